@@ -1,0 +1,55 @@
+# Test discovery: the tier is the folder a test lives in.
+#   tests/<tier>/test_*.c   one cmocka executable each, linked with libergon
+#   tests/<tier>/test_*.sh  a shell test (bash), run with ERGON_BIN set
+# Every test sees ERGON_BIN (the CLI), ERGON_SHARED_DIR (fixtures) and
+# ERGON_SOURCE_DIR, and gets the tier as a ctest label.
+pkg_check_modules(CMOCKA REQUIRED IMPORTED_TARGET cmocka)
+
+# Test helpers shared by all tiers (temporary directories, running the CLI).
+file(GLOB ERGON_TEST_SUPPORT CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/support/*.c)
+add_library(ergon_test_support STATIC ${ERGON_TEST_SUPPORT})
+target_include_directories(ergon_test_support PUBLIC ${CMAKE_SOURCE_DIR}/tests/support
+                           ${CMAKE_SOURCE_DIR}/src)
+target_link_libraries(ergon_test_support PUBLIC ergon_lib PkgConfig::CMOCKA)
+
+set(_ergon_test_env
+    "ERGON_BIN=$<TARGET_FILE:ergon>"
+    "ERGON_SHARED_DIR=${ERGON_SHARED_DIR}"
+    "ERGON_SOURCE_DIR=${CMAKE_SOURCE_DIR}"
+    "ERGON_BUILD_DIR=${CMAKE_BINARY_DIR}"
+    "ASAN_OPTIONS=detect_leaks=1:abort_on_error=0"
+    "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
+
+foreach(tier smoke unit functional security pentest)
+  file(GLOB _c_tests CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/${tier}/test_*.c)
+  foreach(src ${_c_tests})
+    get_filename_component(name ${src} NAME_WE)
+    set(exe ${tier}_${name})
+    add_executable(${exe} ${src})
+    target_link_libraries(${exe} PRIVATE ergon_test_support)
+    add_test(NAME ${tier}/${name} COMMAND ${exe})
+    set_tests_properties(${tier}/${name} PROPERTIES LABELS ${tier}
+                         ENVIRONMENT "${_ergon_test_env}" TIMEOUT 300)
+  endforeach()
+  file(GLOB _sh_tests CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/${tier}/test_*.sh)
+  foreach(src ${_sh_tests})
+    get_filename_component(name ${src} NAME_WE)
+    add_test(NAME ${tier}/${name} COMMAND bash ${src})
+    set_tests_properties(${tier}/${name} PROPERTIES LABELS ${tier}
+                         ENVIRONMENT "${_ergon_test_env}" TIMEOUT 300)
+  endforeach()
+endforeach()
+
+# Fuzz targets also run as regression tests over their seed corpus in the
+# normal (sanitized) build, through a small standalone driver.
+file(GLOB _fuzzers CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/fuzz/fuzz_*.c)
+foreach(src ${_fuzzers})
+  get_filename_component(name ${src} NAME_WE)
+  add_executable(fuzzcorpus_${name} ${src} ${CMAKE_SOURCE_DIR}/tests/fuzz/standalone_main.c)
+  target_link_libraries(fuzzcorpus_${name} PRIVATE ergon_lib)
+  target_include_directories(fuzzcorpus_${name} PRIVATE ${CMAKE_SOURCE_DIR}/src)
+  add_test(NAME fuzz/${name}_corpus
+           COMMAND fuzzcorpus_${name} ${CMAKE_SOURCE_DIR}/tests/fuzz/corpus/${name})
+  set_tests_properties(fuzz/${name}_corpus PROPERTIES LABELS fuzz
+                       ENVIRONMENT "${_ergon_test_env}" TIMEOUT 300)
+endforeach()

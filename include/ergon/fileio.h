@@ -1,0 +1,45 @@
+/* Atomic artifact output and bounded file input.
+ *
+ * Artifacts are written to a temporary file in the destination's folder,
+ * flushed, and then moved into place, so a reader never sees half a report
+ * and a crash never destroys an earlier one. An existing file is never
+ * replaced unless ERGON_WRITE_FORCE is given.
+ */
+#ifndef ERGON_FILEIO_H
+#define ERGON_FILEIO_H
+
+#include <stddef.h>
+
+#include "ergon/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum ergon_write_flags {
+	ERGON_WRITE_FORCE = 1 << 0, /* replace an existing file */
+	ERGON_WRITE_MKDIR = 1 << 1, /* create missing parent folders */
+};
+
+/* Write len bytes to path atomically (temp file, fsync, rename or link). */
+ERGON_API int ergon_file_write_atomic(const char *path, const void *data, size_t len,
+				      unsigned flags, struct ergon_err *err);
+
+/* Check, before any measuring starts, that path can be written: its folder
+ * exists (or can be created with ERGON_WRITE_MKDIR) and is writable, and the
+ * file does not exist unless ERGON_WRITE_FORCE. Creates nothing else. */
+ERGON_API int ergon_file_check_writable(const char *path, unsigned flags,
+					struct ergon_err *err);
+
+/* Read a whole file of at most max_len bytes. *data is malloc'd with a NUL
+ * after the last byte (caller frees). */
+ERGON_API int ergon_file_read_all(const char *path, size_t max_len, char **data, size_t *len,
+				  struct ergon_err *err);
+
+/* mkdir -p. */
+ERGON_API int ergon_mkdir_p(const char *path, struct ergon_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

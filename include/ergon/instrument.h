@@ -1,0 +1,109 @@
+/* The instrument driver interface.
+ *
+ * One `const struct ergon_instrument_driver` per driver, registered in the
+ * table in src/drivers/instruments/registry.c. A driver turns a device into a
+ * sample stream and describes itself with an identity; it never computes
+ * figures. Optional entries may be NULL; the wrappers answer ERGON_ENOTSUP.
+ * A driver written from a datasheet but never run against the part must
+ * refuse to open with ERGON_EUNPORTED.
+ */
+#ifndef ERGON_INSTRUMENT_H
+#define ERGON_INSTRUMENT_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "ergon/error.h"
+#include "ergon/stream.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ERGON_MAX_RAILS 8
+
+/* What an instrument is and how far to trust it. */
+struct ergon_instrument_identity {
+	char vendor[64];
+	char model[64];
+	char serial[64];
+	double accuracy_pct;        /* rated accuracy, % of reading (gain error) */
+	double resolution_w;        /* absolute power floor per reading, W (from LSBs) */
+	double resolution_j;        /* energy accumulator LSB, J (0 if none) */
+	double sample_rate_hz;      /* nominal hardware update rate (0 if unknown) */
+	double averaging_period_s;  /* power readings average over this period (0: instantaneous) */
+	char integrates[32];        /* "none", "energy", "energy+charge" */
+	char clock[32];             /* "host_monotonic" or "instrument" */
+	int provenance;             /* enum ergon_provenance */
+	int n_rails;                /* channels in the stream (>= 1) */
+	int total_rail;             /* index of the module's total input rail, -1 if none */
+	char rails[ERGON_MAX_RAILS][48]; /* rail names, by channel */
+	char notes[512];            /* free text: wiring, wrap time, caveats */
+};
+
+/* Options given on the command line as key=value (--instrument-opt) and the
+ * text after "name:" in --instrument. */
+struct ergon_instrument_options {
+	const char *arg;            /* "VDD_IN,VDD_SOC" in hwmon:VDD_IN,VDD_SOC; may be NULL */
+	const char *const *kv;      /* NULL-terminated "key=value" strings; may be NULL */
+	const char *sysfs_root;     /* root override for sysfs-backed drivers; NULL = "/" */
+	int provenance_override;    /* replay: provenance given by --provenance; 0 = none */
+};
+
+struct ergon_instrument;
+
+struct ergon_instrument_driver {
+	const char *name;
+	const char *longname;
+	/* List usable devices as a JSON array of {id, identity...}; or explain
+	 * in err why none is usable (no device, permission, no library) and how
+	 * to fix it. Optional. */
+	int (*scan)(const struct ergon_instrument_options *opts, json_t **found,
+		    struct ergon_err *err);
+	/* Open the device; fill inst->identity; set inst->priv. */
+	int (*open)(struct ergon_instrument *inst, const struct ergon_instrument_options *opts,
+		    struct ergon_err *err);
+	int (*start)(struct ergon_instrument *inst, struct ergon_err *err);
+	/* Return up to cap samples in buf, *n set. Blocking but bounded: returns
+	 * with *n == 0 rather than waiting long. A driver whose device is
+	 * polled returns one fresh reading per call. */
+	int (*read)(struct ergon_instrument *inst, struct ergon_sample *buf, size_t cap, size_t *n,
+		    struct ergon_err *err);
+	int (*stop)(struct ergon_instrument *inst, struct ergon_err *err);
+	void (*close)(struct ergon_instrument *inst);
+	/* Tell a synthetic/simulated instrument what the workload is doing
+	 * (load level 0..1, phase). Real drivers leave it NULL. */
+	void (*hint_load)(struct ergon_instrument *inst, double load);
+};
+
+struct ergon_instrument {
+	const struct ergon_instrument_driver *driver;
+	struct ergon_instrument_identity identity;
+	void *priv;
+};
+
+/* The driver table. */
+ERGON_API const struct ergon_instrument_driver *const *ergon_instrument_drivers(size_t *count);
+/* Find a driver by the part of spec before ':' ("hwmon:VDD_IN" -> hwmon). */
+ERGON_API const struct ergon_instrument_driver *ergon_instrument_find(const char *spec);
+
+/* Open an instrument from a spec "name[:arg]". On success *out is owned by
+ * the caller (ergon_instrument_close). Unknown names list the drivers. */
+ERGON_API int ergon_instrument_open(const char *spec, const struct ergon_instrument_options *opts,
+				    struct ergon_instrument **out, struct ergon_err *err);
+ERGON_API int ergon_instrument_start(struct ergon_instrument *inst, struct ergon_err *err);
+ERGON_API int ergon_instrument_read(struct ergon_instrument *inst, struct ergon_sample *buf,
+				    size_t cap, size_t *n, struct ergon_err *err);
+ERGON_API int ergon_instrument_stop(struct ergon_instrument *inst, struct ergon_err *err);
+/* Close and free; NULL is a no-op. */
+ERGON_API void ergon_instrument_close(struct ergon_instrument *inst);
+/* The identity as a JSON object (caller owns). */
+ERGON_API json_t *ergon_instrument_identity_json(const struct ergon_instrument *inst);
+/* Look up key in opts->kv; NULL if absent. */
+ERGON_API const char *ergon_options_get(const struct ergon_instrument_options *opts,
+					const char *key);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Install every Debian package that ergon's build, tests and main job need.
+# Idempotent and fast when everything is present: it asks apt only for what
+# dpkg says is missing. Run as root (or with sudo available).
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake ninja-build pkg-config git
+  libjansson-dev libsodium-dev libyaml-dev libserialport-dev libcmocka-dev
+  clang libclang-rt-14-dev       # libFuzzer targets, sanitizer runtimes
+  gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm  # target runtime, Cortex-M55 under QEMU
+  python3                         # bench generators and docs checks
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  [[ "$p" == \#* ]] && continue
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "bootstrap: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+
+echo "bootstrap: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The test command (README, .ci/run): install what is needed, build with
+# AddressSanitizer + UndefinedBehaviorSanitizer, run every test with ctest,
+# then a short smoke pass of every libFuzzer target.
+#   scripts/test.sh             everything
+#   FUZZ_SECONDS=0 scripts/test.sh   skip the fuzz smoke pass
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+scripts/bootstrap.sh
+
+jobs=$(nproc 2>/dev/null || echo 2)
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DERGON_SANITIZE=ON \
+      -DERGON_SHARED_DIR="${ERGON_SHARED_DIR:-$root/../shared}" >/dev/null
+cmake --build build-asan -j "$jobs"
+(cd build-asan && ctest --output-on-failure -j "$jobs")
+
+if [ "${FUZZ_SECONDS:-10}" != "0" ]; then
+  scripts/fuzz.sh "${FUZZ_SECONDS:-10}"
+fi
+echo "test.sh: all tests passed"

@@ -1,0 +1,35 @@
+/* ergon digest: print the report_id an artifact's content hashes to. */
+#include <jansson.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "ergon/artifact.h"
+#include "ergon/jcs.h"
+
+static int run(int argc, char **argv)
+{
+	if (argc != 2)
+		return ergon_cli_usage("digest", "expected one FILE.json");
+	struct ergon_err err = {0};
+	json_t *j = NULL;
+	int rc = ergon_artifact_load(argv[1], (size_t)1 << 31, &j, &err);
+	if (rc)
+		return ergon_cli_fail("digest", &err);
+	char id[72];
+	rc = ergon_report_digest(j, id, &err);
+	json_decref(j);
+	if (rc)
+		return ergon_cli_fail("digest", &err);
+	printf("%s\n", id);
+	return ERGON_EXIT_OK;
+}
+
+const struct ergon_cli_command ergon_cli_cmd_digest = {
+	.name = "digest",
+	.summary = "print the sha256 of a JSON file's RFC 8785 form (without report_id)",
+	.help = "Usage: ergon digest FILE.json\n\n"
+		"Prints sha256:<hex> of the RFC 8785 (JCS) canonical form of the JSON object\n"
+		"in FILE without its member report_id: the report_id ergon would give it.\n\n"
+		"Example:\n  ergon digest run/report.json\n",
+	.run = run,
+};

@@ -1,0 +1,197 @@
+/* Atomic file output (temp + fsync + rename/link) and bounded file input. */
+#include "ergon/fileio.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void dir_of(const char *path, char *dir, size_t cap)
+{
+	const char *slash = strrchr(path, '/');
+	if (slash == NULL) {
+		snprintf(dir, cap, ".");
+	} else if (slash == path) {
+		snprintf(dir, cap, "/");
+	} else {
+		size_t n = (size_t)(slash - path);
+		if (n >= cap)
+			n = cap - 1;
+		memcpy(dir, path, n);
+		dir[n] = '\0';
+	}
+}
+
+int ergon_mkdir_p(const char *path, struct ergon_err *err)
+{
+	char buf[PATH_MAX];
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return ergon_err_set(err, ERGON_ETOOBIG, "%s: path too long", path);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+			return ergon_err_errno(err, errno, "%s: cannot create folder", buf);
+		*p = '/';
+	}
+	if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+		return ergon_err_errno(err, errno, "%s: cannot create folder", buf);
+	return 0;
+}
+
+int ergon_file_check_writable(const char *path, unsigned flags, struct ergon_err *err)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+	if (path == NULL || path[0] == '\0')
+		return ergon_err_set(err, ERGON_EUSAGE, "empty output path");
+	if (stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return ergon_err_set(err, ERGON_EEXIST,
+					     "%s: is a folder; give a file name for the output", path);
+		if (!(flags & ERGON_WRITE_FORCE))
+			return ergon_err_set(err, ERGON_EEXIST,
+					     "%s: already exists; choose another path or pass --force "
+					     "to replace it",
+					     path);
+	}
+	dir_of(path, dir, sizeof(dir));
+	if (stat(dir, &st) != 0) {
+		if (errno == ENOENT && (flags & ERGON_WRITE_MKDIR))
+			return ergon_mkdir_p(dir, err);
+		return ergon_err_errno(err, errno, "%s: output folder %s is not usable", path, dir);
+	}
+	if (!S_ISDIR(st.st_mode))
+		return ergon_err_set(err, ERGON_ENOENT, "%s: %s is not a folder", path, dir);
+	if (access(dir, W_OK | X_OK) != 0)
+		return ergon_err_errno(err, errno,
+				       "%s: cannot write into folder %s (check its permissions or "
+				       "choose another --out)",
+				       path, dir);
+	return 0;
+}
+
+int ergon_file_write_atomic(const char *path, const void *data, size_t len, unsigned flags,
+			    struct ergon_err *err)
+{
+	char dir[PATH_MAX], tmp[PATH_MAX];
+	int fd = -1, rc = 0;
+	rc = ergon_file_check_writable(path, flags, err);
+	if (rc)
+		return rc;
+	dir_of(path, dir, sizeof(dir));
+	if (snprintf(tmp, sizeof(tmp), "%s/.ergon-tmp-XXXXXX", dir) >= (int)sizeof(tmp))
+		return ergon_err_set(err, ERGON_ETOOBIG, "%s: path too long", path);
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return ergon_err_errno(err, errno, "%s: cannot create a temporary file in %s", path,
+				       dir);
+	const char *p = data;
+	size_t left = len;
+	while (left > 0) {
+		ssize_t w = write(fd, p, left);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = ergon_err_errno(err, errno, "%s: write failed", tmp);
+			goto fail;
+		}
+		p += w;
+		left -= (size_t)w;
+	}
+	if (fchmod(fd, 0644) != 0 || fsync(fd) != 0) {
+		rc = ergon_err_errno(err, errno, "%s: flush failed", tmp);
+		goto fail;
+	}
+	if (close(fd) != 0) {
+		fd = -1;
+		rc = ergon_err_errno(err, errno, "%s: close failed", tmp);
+		goto fail;
+	}
+	fd = -1;
+	if (flags & ERGON_WRITE_FORCE) {
+		if (rename(tmp, path) != 0) {
+			rc = ergon_err_errno(err, errno, "%s: cannot move the new file into place",
+					     path);
+			goto fail;
+		}
+	} else {
+		/* link() refuses to replace: a file that appeared since the check
+		 * is not overwritten. */
+		if (link(tmp, path) != 0) {
+			int e = errno;
+			if (e == EEXIST)
+				rc = ergon_err_set(err, ERGON_EEXIST,
+						   "%s: already exists; choose another path or pass "
+						   "--force to replace it",
+						   path);
+			else
+				rc = ergon_err_errno(err, e, "%s: cannot create", path);
+			goto fail;
+		}
+		unlink(tmp);
+	}
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	return rc;
+}
+
+int ergon_file_read_all(const char *path, size_t max_len, char **data, size_t *len,
+			struct ergon_err *err)
+{
+	*data = NULL;
+	*len = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return ergon_err_errno(err, errno, "%s: cannot open", path);
+	size_t cap = 65536, n = 0;
+	char *buf = malloc(cap + 1);
+	int rc = 0;
+	if (buf == NULL) {
+		rc = ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", path);
+		goto out;
+	}
+	for (;;) {
+		if (n == cap) {
+			if (cap >= max_len) {
+				rc = ergon_err_set(err, ERGON_ETOOBIG,
+						   "%s: larger than the %zu-byte limit", path, max_len);
+				goto out;
+			}
+			size_t ncap = cap * 2 > max_len ? max_len : cap * 2;
+			char *nb = realloc(buf, ncap + 1);
+			if (nb == NULL) {
+				rc = ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", path);
+				goto out;
+			}
+			buf = nb;
+			cap = ncap;
+		}
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = ergon_err_errno(err, errno, "%s: read failed", path);
+			goto out;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	buf[n] = '\0';
+	*data = buf;
+	*len = n;
+	buf = NULL;
+out:
+	free(buf);
+	close(fd);
+	return rc;
+}

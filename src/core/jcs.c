@@ -1,0 +1,408 @@
+/* RFC 8785 canonical JSON: see include/ergon/jcs.h and docs/internals/jcs.md. */
+#include "ergon/jcs.h"
+
+#include <math.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The shortest decimal digits that round-trip to v (v > 0, finite), and
+ * the decimal exponent n such that v = 0.d1d2...dk x 10^n. A p-digit
+ * correctly rounded form round-trips for every p above the shortest one,
+ * so a binary search over p in [1, 17] finds the shortest; printf rounds
+ * correctly, which also picks the closest candidate as ECMAScript asks. */
+static int shortest_digits(double v, char digits[20], int *k_out, int *n_out)
+{
+	char buf[40];
+	int lo = 1, hi = 17;
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		snprintf(buf, sizeof(buf), "%.*e", mid - 1, v);
+		if (strtod(buf, NULL) == v)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	snprintf(buf, sizeof(buf), "%.*e", lo - 1, v);
+	/* buf is d[.ddd]e[+-]XX */
+	int k = 0;
+	const char *p = buf;
+	for (; *p != 'e'; p++) {
+		if (*p >= '0' && *p <= '9')
+			digits[k++] = *p;
+	}
+	int exp10 = atoi(p + 1); /* bounded: printf wrote it */
+	while (k > 1 && digits[k - 1] == '0')
+		k--;
+	digits[k] = '\0';
+	*k_out = k;
+	*n_out = exp10 + 1;
+	return 0;
+}
+
+int ergon_jcs_format_number(double v, char out[ERGON_JCS_NUMBER_MAX])
+{
+	if (!isfinite(v))
+		return ERGON_ERANGE;
+	if (v == 0.0) {
+		out[0] = '0';
+		out[1] = '\0';
+		return 1;
+	}
+	char digits[20];
+	int k, n;
+	size_t o = 0;
+	if (v < 0) {
+		out[o++] = '-';
+		v = -v;
+	}
+	shortest_digits(v, digits, &k, &n);
+	if (k <= n && n <= 21) {
+		/* Integer: digits then n-k zeros. */
+		memcpy(out + o, digits, (size_t)k);
+		o += (size_t)k;
+		for (int i = 0; i < n - k; i++)
+			out[o++] = '0';
+	} else if (0 < n && n <= 21) {
+		memcpy(out + o, digits, (size_t)n);
+		o += (size_t)n;
+		out[o++] = '.';
+		memcpy(out + o, digits + n, (size_t)(k - n));
+		o += (size_t)(k - n);
+	} else if (-6 < n && n <= 0) {
+		out[o++] = '0';
+		out[o++] = '.';
+		for (int i = 0; i < -n; i++)
+			out[o++] = '0';
+		memcpy(out + o, digits, (size_t)k);
+		o += (size_t)k;
+	} else {
+		out[o++] = digits[0];
+		if (k > 1) {
+			out[o++] = '.';
+			memcpy(out + o, digits + 1, (size_t)(k - 1));
+			o += (size_t)(k - 1);
+		}
+		int e = n - 1;
+		o += (size_t)snprintf(out + o, ERGON_JCS_NUMBER_MAX - o, "e%c%d", e < 0 ? '-' : '+',
+				      e < 0 ? -e : e);
+	}
+	out[o] = '\0';
+	return (int)o;
+}
+
+/* --- output buffer with a growth limit --------------------------------- */
+
+struct sbuf {
+	char *p;
+	size_t len, cap;
+	int failed;
+};
+
+static void sb_put(struct sbuf *b, const char *s, size_t n)
+{
+	if (b->failed)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		char *np = realloc(b->p, cap);
+		if (np == NULL) {
+			b->failed = ERGON_ENOMEM;
+			return;
+		}
+		b->p = np;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static void sb_putc(struct sbuf *b, char c)
+{
+	sb_put(b, &c, 1);
+}
+
+/* --- UTF-8 helpers ------------------------------------------------------ */
+
+/* Decode one code point at s[*i] (len bytes); -1 on invalid UTF-8. */
+static long utf8_next(const unsigned char *s, size_t len, size_t *i)
+{
+	unsigned char c = s[*i];
+	long cp;
+	size_t need;
+	if (c < 0x80) {
+		(*i)++;
+		return c;
+	} else if ((c & 0xE0) == 0xC0) {
+		cp = c & 0x1F;
+		need = 1;
+	} else if ((c & 0xF0) == 0xE0) {
+		cp = c & 0x0F;
+		need = 2;
+	} else if ((c & 0xF8) == 0xF0) {
+		cp = c & 0x07;
+		need = 3;
+	} else {
+		return -1;
+	}
+	for (size_t j = 1; j <= need; j++) {
+		if (*i + j >= len || (s[*i + j] & 0xC0) != 0x80)
+			return -1;
+		cp = (cp << 6) | (s[*i + j] & 0x3F);
+	}
+	*i += need + 1;
+	return cp;
+}
+
+/* Compare two UTF-8 strings by their UTF-16 code units (RFC 8785 3.2.3). */
+static int utf16_cmp(const char *a, size_t alen, const char *b, size_t blen)
+{
+	size_t i = 0, j = 0;
+	unsigned pa = 0, pb = 0; /* pending low surrogates */
+	for (;;) {
+		unsigned ua, ub;
+		int enda = (pa == 0 && i >= alen), endb = (pb == 0 && j >= blen);
+		if (enda || endb)
+			return enda && endb ? 0 : (enda ? -1 : 1);
+		if (pa) {
+			ua = pa;
+			pa = 0;
+		} else {
+			long cp = utf8_next((const unsigned char *)a, alen, &i);
+			if (cp < 0)
+				cp = 0xFFFD;
+			if (cp >= 0x10000) {
+				ua = (unsigned)(0xD800 + ((cp - 0x10000) >> 10));
+				pa = (unsigned)(0xDC00 + ((cp - 0x10000) & 0x3FF));
+			} else {
+				ua = (unsigned)cp;
+			}
+		}
+		if (pb) {
+			ub = pb;
+			pb = 0;
+		} else {
+			long cp = utf8_next((const unsigned char *)b, blen, &j);
+			if (cp < 0)
+				cp = 0xFFFD;
+			if (cp >= 0x10000) {
+				ub = (unsigned)(0xD800 + ((cp - 0x10000) >> 10));
+				pb = (unsigned)(0xDC00 + ((cp - 0x10000) & 0x3FF));
+			} else {
+				ub = (unsigned)cp;
+			}
+		}
+		if (ua != ub)
+			return ua < ub ? -1 : 1;
+	}
+}
+
+static int put_string(struct sbuf *b, const char *s, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	sb_putc(b, '"');
+	size_t i = 0;
+	while (i < len) {
+		unsigned char c = (unsigned char)s[i];
+		const char *esc = NULL;
+		switch (c) {
+		case '"':
+			esc = "\\\"";
+			break;
+		case '\\':
+			esc = "\\\\";
+			break;
+		case '\b':
+			esc = "\\b";
+			break;
+		case '\f':
+			esc = "\\f";
+			break;
+		case '\n':
+			esc = "\\n";
+			break;
+		case '\r':
+			esc = "\\r";
+			break;
+		case '\t':
+			esc = "\\t";
+			break;
+		default:
+			break;
+		}
+		if (esc == NULL && c >= 0x20) {
+			/* Everything else is written raw, after checking it is UTF-8. */
+			size_t at = i;
+			if (utf8_next((const unsigned char *)s, len, &i) < 0)
+				return ERGON_EPARSE;
+			sb_put(b, s + at, i - at);
+			continue;
+		}
+		if (esc != NULL) {
+			sb_put(b, esc, strlen(esc));
+		} else {
+			char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xF]};
+			sb_put(b, u, 6);
+		}
+		i++;
+	}
+	sb_putc(b, '"');
+	return 0;
+}
+
+struct member {
+	const char *key;
+	size_t key_len;
+	json_t *value;
+};
+
+static int member_cmp(const void *x, const void *y)
+{
+	const struct member *a = x, *b = y;
+	return utf16_cmp(a->key, a->key_len, b->key, b->key_len);
+}
+
+#define JCS_MAX_DEPTH 512
+
+static int put_value(struct sbuf *b, const json_t *v, int depth, struct ergon_err *err)
+{
+	if (depth > JCS_MAX_DEPTH)
+		return ergon_err_set(err, ERGON_ETOOBIG, "JSON nesting deeper than %d levels",
+				     JCS_MAX_DEPTH);
+	switch (json_typeof(v)) {
+	case JSON_NULL:
+		sb_put(b, "null", 4);
+		return 0;
+	case JSON_TRUE:
+		sb_put(b, "true", 4);
+		return 0;
+	case JSON_FALSE:
+		sb_put(b, "false", 5);
+		return 0;
+	case JSON_INTEGER:
+	case JSON_REAL: {
+		char num[ERGON_JCS_NUMBER_MAX];
+		double d = json_number_value(v);
+		int n = ergon_jcs_format_number(d, num);
+		if (n < 0)
+			return ergon_err_set(err, ERGON_ERANGE,
+					     "JSON number is not finite (JCS has no NaN/Infinity)");
+		sb_put(b, num, (size_t)n);
+		return 0;
+	}
+	case JSON_STRING: {
+		/* Write the raw value: string escaping only, the bytes stay. */
+		const char *s = json_string_value(v);
+		size_t len = json_string_length(v);
+		if (put_string(b, s, len) != 0)
+			return ergon_err_set(err, ERGON_EPARSE, "JSON string is not valid UTF-8");
+		return 0;
+	}
+	case JSON_ARRAY: {
+		sb_putc(b, '[');
+		for (size_t i = 0; i < json_array_size(v); i++) {
+			if (i)
+				sb_putc(b, ',');
+			int rc = put_value(b, json_array_get(v, i), depth + 1, err);
+			if (rc)
+				return rc;
+		}
+		sb_putc(b, ']');
+		return 0;
+	}
+	case JSON_OBJECT: {
+		size_t n = json_object_size(v);
+		struct member *m = n ? calloc(n, sizeof(*m)) : NULL;
+		if (n && m == NULL)
+			return ergon_err_set(err, ERGON_ENOMEM, "out of memory canonicalizing JSON");
+		size_t i = 0;
+		const char *key;
+		size_t key_len;
+		json_t *val;
+		void *tmp;
+		json_object_keylen_foreach_safe((json_t *)v, tmp, key, key_len, val)
+		{
+			m[i].key = key;
+			m[i].key_len = key_len;
+			m[i].value = val;
+			i++;
+		}
+		if (n > 1)
+			qsort(m, n, sizeof(*m), member_cmp);
+		sb_putc(b, '{');
+		int rc = 0;
+		for (i = 0; i < n && rc == 0; i++) {
+			if (i)
+				sb_putc(b, ',');
+			rc = put_string(b, m[i].key, m[i].key_len);
+			if (rc) {
+				rc = ergon_err_set(err, ERGON_EPARSE, "JSON key is not valid UTF-8");
+				break;
+			}
+			sb_putc(b, ':');
+			rc = put_value(b, m[i].value, depth + 1, err);
+		}
+		sb_putc(b, '}');
+		free(m);
+		return rc;
+	}
+	}
+	return ergon_err_set(err, ERGON_EPARSE, "unknown JSON value type");
+}
+
+int ergon_jcs_canonicalize(const json_t *value, char **out, size_t *out_len,
+			   struct ergon_err *err)
+{
+	struct sbuf b = {0};
+	*out = NULL;
+	*out_len = 0;
+	int rc = put_value(&b, value, 0, err);
+	if (rc == 0 && b.failed)
+		rc = ergon_err_set(err, ERGON_ENOMEM, "out of memory canonicalizing JSON");
+	if (rc != 0) {
+		free(b.p);
+		return rc;
+	}
+	if (b.p == NULL) {
+		b.p = calloc(1, 1);
+		if (b.p == NULL)
+			return ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+	}
+	*out = b.p;
+	*out_len = b.len;
+	return 0;
+}
+
+void ergon_sha256_hex(const void *data, size_t len, char hex[65])
+{
+	unsigned char h[crypto_hash_sha256_BYTES];
+	crypto_hash_sha256(h, data, len);
+	sodium_bin2hex(hex, 65, h, sizeof(h));
+}
+
+int ergon_report_digest(const json_t *obj, char id[72], struct ergon_err *err)
+{
+	if (!json_is_object(obj))
+		return ergon_err_set(err, ERGON_EPARSE, "report is not a JSON object");
+	/* A shallow copy shares the members; removing report_id from the copy
+	 * leaves the caller's object untouched. */
+	json_t *copy = json_copy((json_t *)obj);
+	if (copy == NULL)
+		return ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+	json_object_del(copy, "report_id");
+	char *canon = NULL;
+	size_t len = 0;
+	int rc = ergon_jcs_canonicalize(copy, &canon, &len, err);
+	json_decref(copy);
+	if (rc)
+		return rc;
+	char hex[65];
+	ergon_sha256_hex(canon, len, hex);
+	free(canon);
+	snprintf(id, 72, "sha256:%s", hex);
+	return 0;
+}

@@ -1,0 +1,127 @@
+/* Instrument wrappers: lookup by spec, lifecycle, identity as JSON. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ergon/artifact.h"
+#include "ergon/instrument.h"
+
+const struct ergon_instrument_driver *ergon_instrument_find(const char *spec)
+{
+	size_t n, len = strcspn(spec, ":");
+	const struct ergon_instrument_driver *const *d = ergon_instrument_drivers(&n);
+	for (size_t i = 0; i < n; i++)
+		if (strlen(d[i]->name) == len && strncmp(d[i]->name, spec, len) == 0)
+			return d[i];
+	return NULL;
+}
+
+const char *ergon_options_get(const struct ergon_instrument_options *opts, const char *key)
+{
+	if (opts == NULL || opts->kv == NULL)
+		return NULL;
+	size_t klen = strlen(key);
+	for (const char *const *p = opts->kv; *p; p++)
+		if (strncmp(*p, key, klen) == 0 && (*p)[klen] == '=')
+			return *p + klen + 1;
+	return NULL;
+}
+
+int ergon_instrument_open(const char *spec, const struct ergon_instrument_options *opts,
+			  struct ergon_instrument **out, struct ergon_err *err)
+{
+	*out = NULL;
+	const struct ergon_instrument_driver *drv = ergon_instrument_find(spec);
+	if (drv == NULL) {
+		char names[512] = "";
+		size_t n, o = 0;
+		const struct ergon_instrument_driver *const *d = ergon_instrument_drivers(&n);
+		for (size_t i = 0; i < n && o < sizeof(names) - 64; i++) {
+			size_t l = strlen(d[i]->name);
+			if (o)
+				names[o++] = ',', names[o++] = ' ';
+			memcpy(names + o, d[i]->name, l);
+			o += l;
+			names[o] = '\0';
+		}
+		return ergon_err_set(err, ERGON_EUSAGE,
+				     "--instrument %s: unknown instrument; known instruments: %s "
+				     "(see `ergon instruments`)",
+				     spec, names);
+	}
+	struct ergon_instrument *inst = calloc(1, sizeof(*inst));
+	if (inst == NULL)
+		return ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+	inst->driver = drv;
+	inst->identity.n_rails = 1;
+	inst->identity.total_rail = 0;
+	struct ergon_instrument_options o = {0};
+	if (opts)
+		o = *opts;
+	const char *colon = strchr(spec, ':');
+	if (o.arg == NULL && colon)
+		o.arg = colon + 1;
+	int rc = drv->open(inst, &o, err);
+	if (rc) {
+		free(inst);
+		return rc;
+	}
+	*out = inst;
+	return 0;
+}
+
+int ergon_instrument_start(struct ergon_instrument *inst, struct ergon_err *err)
+{
+	if (inst->driver->start == NULL)
+		return 0;
+	return inst->driver->start(inst, err);
+}
+
+int ergon_instrument_read(struct ergon_instrument *inst, struct ergon_sample *buf, size_t cap,
+			  size_t *n, struct ergon_err *err)
+{
+	*n = 0;
+	if (inst->driver->read == NULL)
+		return ergon_err_set(err, ERGON_ENOTSUP, "instrument %s: reading is not supported",
+				     inst->driver->name);
+	return inst->driver->read(inst, buf, cap, n, err);
+}
+
+int ergon_instrument_stop(struct ergon_instrument *inst, struct ergon_err *err)
+{
+	if (inst->driver->stop == NULL)
+		return 0;
+	return inst->driver->stop(inst, err);
+}
+
+void ergon_instrument_close(struct ergon_instrument *inst)
+{
+	if (inst == NULL)
+		return;
+	if (inst->driver->close)
+		inst->driver->close(inst);
+	free(inst);
+}
+
+json_t *ergon_instrument_identity_json(const struct ergon_instrument *inst)
+{
+	const struct ergon_instrument_identity *id = &inst->identity;
+	json_t *rails = json_array();
+	for (int i = 0; i < id->n_rails && i < ERGON_MAX_RAILS; i++)
+		json_array_append_new(rails, json_string(id->rails[i]));
+	json_t *o = json_pack(
+		"{s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:s, s:s, s:s, s:o, s:s}",
+		"driver", inst->driver->name, "longname", inst->driver->longname, "vendor",
+		id->vendor, "model", id->model, "serial", id->serial, "accuracy_pct",
+		id->accuracy_pct, "resolution_w", id->resolution_w, "resolution_j",
+		id->resolution_j, "sample_rate_hz", id->sample_rate_hz, "averaging_period_s",
+		id->averaging_period_s, "integrates", id->integrates, "clock", id->clock,
+		"provenance", ergon_provenance_name(id->provenance), "rails", rails, "notes",
+		id->notes);
+	if (o == NULL)
+		return NULL;
+	json_object_set_new(o, "total_rail",
+			    id->total_rail >= 0 && id->total_rail < id->n_rails
+				    ? json_string(id->rails[id->total_rail])
+				    : json_null());
+	return o;
+}

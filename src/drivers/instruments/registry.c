@@ -1,0 +1,17 @@
+/* The instrument driver table: one line per driver, in listing order. */
+#include "ergon/instrument.h"
+
+#include <stddef.h>
+
+/* Each driver folder defines one of these. */
+/* extern const struct ergon_instrument_driver ergon_instrument_synthetic; */
+
+static const struct ergon_instrument_driver *const drivers[] = {
+	NULL, /* sentinel: keep last */
+};
+
+const struct ergon_instrument_driver *const *ergon_instrument_drivers(size_t *count)
+{
+	*count = sizeof(drivers) / sizeof(drivers[0]) - 1;
+	return drivers;
+}

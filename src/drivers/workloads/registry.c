@@ -1,0 +1,16 @@
+/* The workload driver table: one line per driver, in listing order. */
+#include "ergon/workload.h"
+
+#include <stddef.h>
+
+/* extern const struct ergon_workload_driver ergon_workload_builtin; */
+
+static const struct ergon_workload_driver *const drivers[] = {
+	NULL, /* sentinel: keep last */
+};
+
+const struct ergon_workload_driver *const *ergon_workload_drivers(size_t *count)
+{
+	*count = sizeof(drivers) / sizeof(drivers[0]) - 1;
+	return drivers;
+}

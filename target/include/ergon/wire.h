@@ -1,0 +1,101 @@
+/* The HPX wire protocol registry: every token of the line protocol, once.
+ *
+ * Both sides include this header: the target emitter (freestanding) and the
+ * host parser. docs/PROTOCOL.md is checked against it by a test, so the two
+ * sides and the documentation cannot drift. Only macros and plain constants
+ * here: no functions, no libc.
+ *
+ * Stream shape:
+ *   HPX_READY                       (before start; repeated on lossy links)
+ *   --- HPX_START ---
+ *   HPX_<KEY>=<value>               metadata
+ *   --- HPX_PRESET <name> ---       one per counter pass (absent in legacy streams)
+ *   --- HPX_ITER <n> ---
+ *   "Layer","Op",<counters...>,"overflow"
+ *   <index>,<OP_NAME>,<u32...>,<0|1>
+ *   HPX_HEARTBEAT <phase> [k=v ...]
+ *   --- HPX_END ---
+ *   --- HPX_POWER_TERMINAL_START --- ... --- HPX_POWER_TERMINAL_END ---
+ */
+#ifndef ERGON_WIRE_H
+#define ERGON_WIRE_H
+
+/* Version of this registry; emitted as HPX_VERSION by the target. */
+#define HPX_WIRE_VERSION 1
+
+/* Sentinels and markers (whole lines, after trimming whitespace). */
+#define HPX_TOK_READY "HPX_READY"
+#define HPX_TOK_START "--- HPX_START ---"
+#define HPX_TOK_END "--- HPX_END ---"
+#define HPX_TOK_PRESET_PREFIX "--- HPX_PRESET "
+#define HPX_TOK_ITER_PREFIX "--- HPX_ITER "
+#define HPX_TOK_MARKER_SUFFIX " ---"
+#define HPX_TOK_POWER_TERMINAL_START "--- HPX_POWER_TERMINAL_START ---"
+#define HPX_TOK_POWER_TERMINAL_END "--- HPX_POWER_TERMINAL_END ---"
+#define HPX_TOK_ERROR_PREFIX "HPX_ERROR"
+
+/* Metadata lines: HPX_<KEY>=<value>; the host lower-cases KEY. */
+#define HPX_TOK_META_PREFIX "HPX_"
+#define HPX_TOK_META_SEP '='
+
+/* Heartbeats: HPX_HEARTBEAT <phase> [k=v ...]. */
+#define HPX_TOK_HEARTBEAT "HPX_HEARTBEAT"
+#define HPX_HB_INIT "init"
+#define HPX_HB_ALLOC "alloc"
+#define HPX_HB_WARMUP_DONE "warmup_done"
+#define HPX_HB_INFER "infer"
+#define HPX_HB_CLEAN_WINDOW_BEGIN "clean_window_begin"
+#define HPX_HB_CLEAN_WINDOW_END "clean_window_end"
+#define HPX_HB_FLUSHING "flushing"
+#define HPX_HB_KEY_ITERS "iters"
+
+/* CSV block: header row then one row per layer. */
+#define HPX_CSV_COL_LAYER "\"Layer\""
+#define HPX_CSV_COL_OP "\"Op\""
+#define HPX_CSV_COL_OVERFLOW "\"overflow\""
+#define HPX_CSV_SEP ','
+
+/* Metadata keys (upper case on the wire). */
+#define HPX_KEY_VERSION "VERSION"
+#define HPX_KEY_MODEL_SIZE "MODEL_SIZE"
+#define HPX_KEY_ARENA_SIZE "ARENA_SIZE"
+#define HPX_KEY_ALLOCATED_ARENA "ALLOCATED_ARENA"
+#define HPX_KEY_NUM_PRESETS "NUM_PRESETS"
+#define HPX_KEY_PRESETS "PRESETS"
+#define HPX_KEY_ITERATIONS "ITERATIONS"
+#define HPX_KEY_WARMUP "WARMUP"
+#define HPX_KEY_POWER_SYNC "POWER_SYNC"
+#define HPX_KEY_EXTREME_MODE "EXTREME_MODE"
+#define HPX_KEY_CLEAN_INFER_COUNT "CLEAN_INFER_COUNT"
+#define HPX_KEY_CLEAN_INFER_AVG_US "CLEAN_INFER_AVG_US"
+#define HPX_KEY_PROFILED_INFER_PREFIX "PROFILED_INFER_"
+
+/* Power terminal record keys: HPX_POWER_<KEY>=<value> inside the terminal
+ * block (the host lower-cases KEY without the POWER_ prefix). */
+#define HPX_KEY_POWER_PREFIX "POWER_"
+#define HPX_KEY_PT_TERMINAL_VERSION "TERMINAL_VERSION"
+#define HPX_KEY_PT_STATUS "STATUS"
+#define HPX_KEY_PT_REQUESTED_COUNT "REQUESTED_COUNT"
+#define HPX_KEY_PT_COMPLETED_COUNT "COMPLETED_COUNT"
+#define HPX_KEY_PT_ELAPSED_US "ELAPSED_US"
+#define HPX_KEY_PT_FINAL_PHASE "FINAL_PHASE"
+#define HPX_KEY_PT_ERROR_CODE "ERROR_CODE"
+#define HPX_KEY_PT_GATE_ASSERTED "GATE_ASSERTED"
+#define HPX_KEY_PT_GATE_LOWERED "GATE_LOWERED"
+#define HPX_KEY_PT_MEASUREMENT_SOURCE "MEASUREMENT_SOURCE"
+#define HPX_KEY_PT_MEASUREMENT_SCOPE "MEASUREMENT_SCOPE"
+#define HPX_KEY_PT_ENERGY_NJ "ENERGY_NJ"
+#define HPX_KEY_PT_MEASUREMENT_DURATION_US "MEASUREMENT_DURATION_US"
+#define HPX_KEY_PT_MEASUREMENT_COUNT "MEASUREMENT_COUNT"
+#define HPX_KEY_PT_MEASUREMENT_OVERFLOW "MEASUREMENT_OVERFLOW"
+#define HPX_KEY_PT_CHARGE_NC "CHARGE_NC"
+#define HPX_KEY_PT_BUS_VOLTAGE_UV "BUS_VOLTAGE_UV"
+#define HPX_KEY_PT_SAMPLE_COUNT "SAMPLE_COUNT"
+#define HPX_KEY_PT_CALIBRATION_ID "CALIBRATION_ID"
+#define HPX_KEY_PT_INA228_DIAG "INA228_DIAG"
+
+#define HPX_STATUS_OK "ok"
+#define HPX_STATUS_FAILED "failed"
+#define HPX_STATUS_INCOMPLETE "incomplete"
+
+#endif

@@ -1,0 +1,31 @@
+/* Helpers shared by the test tiers: temporary folders, fixture paths,
+ * running the ergon CLI and capturing its output. */
+#ifndef ERGON_TEST_SUPPORT_H
+#define ERGON_TEST_SUPPORT_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+/* cmocka needs the three headers above first. */
+#include <cmocka.h>
+
+/* A fresh temporary folder (mkdtemp under $TMPDIR); removed by
+ * ts_tmpdir_remove. Returns a static-lifetime copy the caller frees. */
+char *ts_tmpdir(void);
+void ts_tmpdir_remove(const char *dir);
+/* "$ERGON_SHARED_DIR/fixtures/<rel>" in a malloc'd string. */
+char *ts_fixture(const char *rel);
+/* Run the ergon CLI (ERGON_BIN) with args (NULL-terminated), capture stdout
+ * and stderr (malloc'd, caller frees; either may be NULL to discard).
+ * Returns the exit status, or -1 on failure to run, 128+sig when killed. */
+int ts_run_ergon(char **out, char **errout, const char *arg0, ...);
+/* Same with an argv array. */
+int ts_run_ergon_argv(char **out, char **errout, const char *const *argv);
+/* Read a whole file (malloc'd, NUL-terminated). NULL on failure. */
+char *ts_read_file(const char *path, size_t *len);
+/* Write a whole file; 0 on success. */
+int ts_write_file(const char *path, const void *data, size_t len);
+/* snprintf into a malloc'd string. */
+char *ts_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif
