@@ -3,9 +3,10 @@
 
 #include <stddef.h>
 
-/* extern const struct ergon_workload_driver ergon_workload_builtin; */
+extern const struct ergon_workload_driver ergon_workload_builtin;
 
 static const struct ergon_workload_driver *const drivers[] = {
+	&ergon_workload_builtin,
 	NULL, /* sentinel: keep last */
 };
 
