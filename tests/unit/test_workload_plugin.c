@@ -79,6 +79,30 @@ static void failing_invocations_are_reported(void **state)
 	ergon_workload_close(wl);
 }
 
+static void slow_invoke_reported_as_timeout(void **state)
+{
+	(void)state;
+	struct ergon_err err = {0};
+	struct ergon_workload *wl = NULL;
+	char *path = build_path("tests/plugins/sleep_plugin.so");
+	char *spec = ts_strf("plugin:%s", path);
+	/* 50 ms per invoke against a 10 ms bound: over by far more than the
+	 * coarse clock's tick. No prepare in this plugin: invoke gets NULL. */
+	struct ergon_workload_options o = {.invoke_timeout_s = 0.01};
+	assert_int_equal(ergon_workload_open(spec, &o, &wl, &err), 0);
+	assert_int_equal(ergon_workload_invoke(wl, &err), ERGON_ETIMEDOUT);
+	assert_non_null(strstr(err.msg, "over the 0.01 s timeout"));
+	ergon_workload_close(wl);
+	/* A 1 s bound is not reached. */
+	o.invoke_timeout_s = 1.0;
+	ergon_err_clear(&err);
+	assert_int_equal(ergon_workload_open(spec, &o, &wl, &err), 0);
+	assert_int_equal(ergon_workload_invoke(wl, &err), 0);
+	ergon_workload_close(wl);
+	free(spec);
+	free(path);
+}
+
 static void wrong_abi_refused(void **state)
 {
 	(void)state;
@@ -121,6 +145,7 @@ int main(void)
 		cmocka_unit_test(noop_plugin_runs),
 		cmocka_unit_test(matmul_plugin_runs_and_checks_arg),
 		cmocka_unit_test(failing_invocations_are_reported),
+		cmocka_unit_test(slow_invoke_reported_as_timeout),
 		cmocka_unit_test(wrong_abi_refused),
 		cmocka_unit_test(missing_symbol_refused),
 		cmocka_unit_test(missing_file_refused),

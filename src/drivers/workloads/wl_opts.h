@@ -29,5 +29,8 @@ int ergon_wl_opt_check_keys(const struct ergon_workload_options *opts, const cha
 
 /* CLOCK_MONOTONIC in seconds. */
 double ergon_wl_now_s(void);
+/* CLOCK_MONOTONIC_COARSE in seconds: resolution of one scheduler tick
+ * (1-10 ms) but far cheaper to read; for bounds checks on the hot path. */
+double ergon_wl_coarse_now_s(void);
 
 #endif

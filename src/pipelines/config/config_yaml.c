@@ -75,7 +75,7 @@ static int unknown_key(struct walk *w, const char *prefix, const char *key,
 		       const yaml_node_t *kn)
 {
 	char names[ERGON_CFG_KEYS_MAX][48];
-	const char *cands[ERGON_CFG_KEYS_MAX];
+	const char *cands[ERGON_CFG_KEYS_MAX] = {0};
 	size_t n = children(prefix, names, ERGON_CFG_KEYS_MAX);
 	char list[768] = "", sug[160] = "";
 	size_t o = 0;

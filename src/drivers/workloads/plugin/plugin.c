@@ -176,7 +176,10 @@ static int plugin_invoke(struct ergon_workload *wl, struct ergon_err *err)
 		if (rc)
 			return rc;
 	}
-	double t0 = p->timeout_s > 0 ? ergon_wl_now_s() : 0;
+	/* The coarse clock: two precise reads would cost more than the rest of
+	 * the harness per invocation (docs/PERFORMANCE.md), and a timeout is
+	 * far longer than the coarse clock's tick. */
+	double t0 = p->timeout_s > 0 ? ergon_wl_coarse_now_s() : 0;
 	int irc = p->api->invoke(p->state);
 	if (irc != 0)
 		return ergon_err_set(err, ERGON_EIO,
@@ -184,7 +187,7 @@ static int plugin_invoke(struct ergon_workload *wl, struct ergon_err *err)
 				     "%d",
 				     wl->description, irc);
 	if (p->timeout_s > 0) {
-		double dt = ergon_wl_now_s() - t0;
+		double dt = ergon_wl_coarse_now_s() - t0;
 		if (dt > p->timeout_s)
 			return ergon_err_set(err, ERGON_ETIMEDOUT,
 					     "--workload %s: invoke took %.3f s, over the %g s "
