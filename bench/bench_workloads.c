@@ -6,15 +6,15 @@
  *   pipe:sed -u ...  vs command:true (what "no fork per op" buys)
  * Usage: bench_workloads [BUILD_DIR]   (BUILD_DIR holds examples/noop_plugin)
  * Figures go to docs/PERFORMANCE.md as ratios. */
+#include "ergon/plugin.h"
+#include "ergon/workload.h"
+
 #include <dlfcn.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <time.h>
-
-#include "ergon/plugin.h"
-#include "ergon/workload.h"
 
 extern char **environ;
 

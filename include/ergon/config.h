@@ -18,11 +18,11 @@
 #ifndef ERGON_CONFIG_H
 #define ERGON_CONFIG_H
 
+#include "ergon/error.h"
+
 #include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include "ergon/error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -38,17 +38,31 @@ enum ergon_cfg_origin {
 	ERGON_CFG_RULE = 6,   /* derived by a rule from other values (see note) */
 };
 
-enum ergon_cfg_transport { ERGON_TRANSPORT_RTT = 0, ERGON_TRANSPORT_UART, ERGON_TRANSPORT_USB_CDC,
-			   ERGON_TRANSPORT_SWO };
-enum ergon_cfg_lifecycle { ERGON_LIFECYCLE_SIM = 0, ERGON_LIFECYCLE_QEMU, ERGON_LIFECYCLE_JLINK,
-			   ERGON_LIFECYCLE_OPENOCD };
+enum ergon_cfg_transport {
+	ERGON_TRANSPORT_RTT = 0,
+	ERGON_TRANSPORT_UART,
+	ERGON_TRANSPORT_USB_CDC,
+	ERGON_TRANSPORT_SWO
+};
+enum ergon_cfg_lifecycle {
+	ERGON_LIFECYCLE_SIM = 0,
+	ERGON_LIFECYCLE_QEMU,
+	ERGON_LIFECYCLE_JLINK,
+	ERGON_LIFECYCLE_OPENOCD
+};
 enum ergon_cfg_window_mode { ERGON_WINDOW_AUTO = 0, ERGON_WINDOW_FIXED };
 enum ergon_cfg_probe { ERGON_PROBE_INFER = 0, ERGON_PROBE_BUSY_LOOP };
 enum ergon_cfg_aggregation { ERGON_AGG_MEDIAN = 0, ERGON_AGG_MEAN, ERGON_AGG_TRIMMED };
 enum ergon_cfg_power_mode { ERGON_POWER_EXTERNAL = 0, ERGON_POWER_INTERNAL };
 enum ergon_cfg_firmware { ERGON_FIRMWARE_DEDICATED = 0, ERGON_FIRMWARE_SHARED };
-enum ergon_cfg_reset { ERGON_RESET_AUTO = 0, ERGON_RESET_POWER_CYCLE, ERGON_RESET_NONE,
-		       ERGON_RESET_DEBUG, ERGON_RESET_SWPOI, ERGON_RESET_DEBUG_SWPOI };
+enum ergon_cfg_reset {
+	ERGON_RESET_AUTO = 0,
+	ERGON_RESET_POWER_CYCLE,
+	ERGON_RESET_NONE,
+	ERGON_RESET_DEBUG,
+	ERGON_RESET_SWPOI,
+	ERGON_RESET_DEBUG_SWPOI
+};
 enum ergon_cfg_format { ERGON_FORMAT_CSV = 0, ERGON_FORMAT_JSON };
 
 /* One board of the registry (src/pipelines/config/boards.c). Pins are
@@ -59,9 +73,9 @@ struct ergon_board {
 	int apollo5_family;    /* defaults to reset debug_reset+swpoi_reset */
 	int wiring_registered; /* 0: sync/state/go must be set by the user */
 	uint32_t sync_gpio_pin, state_gpio_pin, go_gpio_pin;
-	int lifecycle;         /* enum ergon_cfg_lifecycle default */
+	int lifecycle;		  /* enum ergon_cfg_lifecycle default */
 	const char *power_driver; /* default power.driver, NULL = keep */
-	const char *hint;         /* wiring hint for errors, may be NULL */
+	const char *hint;	  /* wiring hint for errors, may be NULL */
 };
 
 /* The board table and a lookup (NULL when unknown). */
@@ -107,8 +121,8 @@ struct ergon_config {
 	struct {
 		int enabled;
 		char driver[32];
-		int mode;          /* enum ergon_cfg_power_mode */
-		int firmware;      /* enum ergon_cfg_firmware */
+		int mode;	   /* enum ergon_cfg_power_mode */
+		int firmware;	   /* enum ergon_cfg_firmware */
 		double duration_s; /* NaN = auto (ergon_config_power_duration_s) */
 		double io_voltage;
 		uint64_t sync_gpio_pin;
@@ -122,7 +136,7 @@ struct ergon_config {
 		int reset_strategy; /* enum ergon_cfg_reset */
 		char serial[64];
 		struct {
-			char board[64]; /* preset: mikroe-power-monitor-click, adafruit-ina228 */
+			char board[64];	   /* preset: mikroe-power-monitor-click, adafruit-ina228 */
 			double shunt_ohms; /* NaN = not set (no default, on purpose) */
 			double max_current_a;
 			uint64_t i2c_iom;
@@ -162,8 +176,8 @@ ERGON_API void ergon_config_cleanup(struct ergon_config *cfg);
 ERGON_API int ergon_config_load_file(struct ergon_config *cfg, const char *path,
 				     struct ergon_err *err);
 /* Same from memory; name is used in messages ("ergon.yml"). */
-ERGON_API int ergon_config_load_yaml(struct ergon_config *cfg, const char *name,
-				     const char *text, size_t len, struct ergon_err *err);
+ERGON_API int ergon_config_load_yaml(struct ergon_config *cfg, const char *name, const char *text,
+				     size_t len, struct ergon_err *err);
 /* Apply one "dotted.key=value" (YAML scalar syntax; "null" unsets a
  * nullable key) with the given origin (normally ERGON_CFG_CLI). */
 ERGON_API int ergon_config_set(struct ergon_config *cfg, const char *assignment, int origin,
@@ -179,8 +193,7 @@ ERGON_API int ergon_config_resolve(struct ergon_config *cfg, struct ergon_err *e
  * from the PMU stage) + margin (docs/internals/config.md). *origin gets
  * the value's origin (ERGON_CFG_RULE when auto-tuned). */
 ERGON_API int ergon_config_power_duration_s(const struct ergon_config *cfg, double est_runtime_s,
-					    double *duration_s, int *origin,
-					    struct ergon_err *err);
+					    double *duration_s, int *origin, struct ergon_err *err);
 #define ERGON_CFG_BOOT_SETTLE_S 2.0
 #define ERGON_CFG_DURATION_MARGIN_FRAC 0.25
 #define ERGON_CFG_DURATION_MARGIN_MIN_S 2.0

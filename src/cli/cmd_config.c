@@ -1,11 +1,11 @@
 /* ergon config: show the effective profile configuration and where each
  * value came from; list the board registry. */
+#include "cli.h"
+#include "ergon/config.h"
+
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
-
-#include "cli.h"
-#include "ergon/config.h"
 
 #define MAX_SETS 64
 
@@ -48,7 +48,8 @@ static int show(int argc, char **argv)
 	if (board) {
 		char set[128];
 		if ((size_t)snprintf(set, sizeof(set), "target.board=%s", board) >= sizeof(set)) {
-			rc = ergon_err_set(&err, ERGON_EUSAGE, "--board %.40s…: name too long", board);
+			rc = ergon_err_set(&err, ERGON_EUSAGE, "--board %.40s…: name too long",
+					   board);
 			goto fail;
 		}
 		if ((rc = ergon_config_set(&cfg, set, ERGON_CFG_CLI, &err)) != 0)
@@ -132,21 +133,21 @@ static int run(int argc, char **argv)
 }
 
 const struct ergon_cli_command ergon_cli_cmd_config = {
-	.name = "config",
-	.summary = "show the effective profile configuration and where each value came from",
-	.help = "Usage: ergon config show [--config FILE.yml] [--board B] [--set KEY=VALUE ...] "
-		"[--json]\n"
-		"       ergon config boards\n\n"
-		"show resolves the configuration as `ergon profile` will: defaults, then the\n"
-		"board registry, INA228 presets, the YAML file, then --board/--set (the command\n"
-		"line wins), then the rules (lock-step auto, power window target). It prints\n"
-		"every key, its effective value, its origin (default, board, preset, config\n"
-		"file, command line, rule) and where it was set. Warnings go to stderr.\n"
-		"Keys and rules: docs/internals/config.md. boards lists the board registry.\n\n"
-		"Exit codes: 0 ok, 2 configuration or usage error, 3 unreadable file.\n\n"
-		"Examples:\n"
-		"  ergon config show --board apollo510_evb --set power.enabled=true\n"
-		"  ergon config show --config ergon.yml --set profiling.iterations=200 --json\n"
-		"  ergon config boards\n",
-	.run = run,
+    .name = "config",
+    .summary = "show the effective profile configuration and where each value came from",
+    .help = "Usage: ergon config show [--config FILE.yml] [--board B] [--set KEY=VALUE ...] "
+	    "[--json]\n"
+	    "       ergon config boards\n\n"
+	    "show resolves the configuration as `ergon profile` will: defaults, then the\n"
+	    "board registry, INA228 presets, the YAML file, then --board/--set (the command\n"
+	    "line wins), then the rules (lock-step auto, power window target). It prints\n"
+	    "every key, its effective value, its origin (default, board, preset, config\n"
+	    "file, command line, rule) and where it was set. Warnings go to stderr.\n"
+	    "Keys and rules: docs/internals/config.md. boards lists the board registry.\n\n"
+	    "Exit codes: 0 ok, 2 configuration or usage error, 3 unreadable file.\n\n"
+	    "Examples:\n"
+	    "  ergon config show --board apollo510_evb --set power.enabled=true\n"
+	    "  ergon config show --config ergon.yml --set profiling.iterations=200 --json\n"
+	    "  ergon config boards\n",
+    .run = run,
 };

@@ -3,12 +3,12 @@
  * in 0 or a recorded error, never a crash, a leak or a read past the
  * buffer; an accepted file must resolve or fail cleanly, and its effective
  * values must print and serialise. */
+#include "ergon/config.h"
+
 #include <jansson.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "ergon/config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

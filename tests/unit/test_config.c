@@ -2,13 +2,13 @@
  * the YAML loader's errors with file:line:column, --set overrides, the
  * board registry and every rule. Expected values come from issue 7's text
  * and from hand arithmetic in the comments. */
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "ergon/config.h"
 #include "ergon/issues.h"
 #include "test_support.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 static struct ergon_config cfg;
 static struct ergon_err err;
@@ -192,7 +192,8 @@ static void yaml_type_errors(void **state)
 	expect_msg("t.yml:2:12: power.enabled: 'maybe' is not a boolean");
 	ergon_err_clear(&err);
 	assert_int_equal(load("profiling:\n  iterations: \"100\"\n"), ERGON_ECONFIG);
-	expect_msg("profiling.iterations: '100' is not an unsigned integer; write digits without quotes");
+	expect_msg(
+	    "profiling.iterations: '100' is not an unsigned integer; write digits without quotes");
 	ergon_err_clear(&err);
 	assert_int_equal(load("profiling:\n  iterations: -3\n"), ERGON_ECONFIG);
 	expect_msg("not an unsigned integer");
@@ -201,7 +202,8 @@ static void yaml_type_errors(void **state)
 	expect_msg("profiling.iterations: 0 is out of range; use a value in [1, 10000000]");
 	ergon_err_clear(&err);
 	assert_int_equal(load("profiling:\n  aggregation: medain\n"), ERGON_ECONFIG);
-	expect_msg("'medain' is not valid (did you mean 'median'?); use one of median, mean, trimmed");
+	expect_msg(
+	    "'medain' is not valid (did you mean 'median'?); use one of median, mean, trimmed");
 	ergon_err_clear(&err);
 	assert_int_equal(load("power:\n  io_voltage: 1.8V\n"), ERGON_ECONFIG);
 	expect_msg("power.io_voltage: '1.8V' is not a number");
@@ -258,7 +260,8 @@ static void yaml_failure_changes_nothing(void **state)
 static void yaml_file_errors(void **state)
 {
 	(void)state;
-	assert_int_equal(ergon_config_load_file(&cfg, "/nonexistent/ergon.yml", &err), ERGON_ENOENT);
+	assert_int_equal(ergon_config_load_file(&cfg, "/nonexistent/ergon.yml", &err),
+			 ERGON_ENOENT);
 	expect_msg("/nonexistent/ergon.yml");
 	ergon_err_clear(&err);
 	char *big = malloc(ERGON_CFG_FILE_MAX + 2);
@@ -275,7 +278,8 @@ static void cli_wins_over_file(void **state)
 {
 	(void)state;
 	assert_int_equal(load("profiling:\n  iterations: 250\n"), 0);
-	assert_int_equal(ergon_config_set(&cfg, "profiling.iterations=300", ERGON_CFG_CLI, &err), 0);
+	assert_int_equal(ergon_config_set(&cfg, "profiling.iterations=300", ERGON_CFG_CLI, &err),
+			 0);
 	assert_int_equal(cfg.profiling.iterations, 300);
 	assert_int_equal(origin_of("profiling.iterations"), ERGON_CFG_CLI);
 	/* Null unsets a nullable key from the command line. */
@@ -306,10 +310,10 @@ static void board_registry_matches_issue(void **state)
 		uint32_t s, st, g;
 		int apollo5;
 	} want[] = {
-		{"apollo3p_evb", 26, 24, 25, 0},    {"apollo4p_evb", 22, 23, 24, 0},
-		{"apollo4l_evb", 61, 23, 24, 0},    {"apollo4p_blue_kbr_evb", 22, 23, 24, 0},
-		{"apollo510_evb", 29, 36, 14, 1},   {"apollo510b_evb", 29, 36, 14, 1},
-		{"apollo5b_evb", 10, 0, 0, 1},
+	    {"apollo3p_evb", 26, 24, 25, 0},  {"apollo4p_evb", 22, 23, 24, 0},
+	    {"apollo4l_evb", 61, 23, 24, 0},  {"apollo4p_blue_kbr_evb", 22, 23, 24, 0},
+	    {"apollo510_evb", 29, 36, 14, 1}, {"apollo510b_evb", 29, 36, 14, 1},
+	    {"apollo5b_evb", 10, 0, 0, 1},
 	};
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		const struct ergon_board *b = ergon_board_find(want[i].name);
@@ -348,7 +352,8 @@ static void board_fills_unset_values(void **state)
 static void unknown_board_lists_boards(void **state)
 {
 	(void)state;
-	assert_int_equal(ergon_config_set(&cfg, "target.board=apollo51O_evb", ERGON_CFG_CLI, &err), 0);
+	assert_int_equal(ergon_config_set(&cfg, "target.board=apollo51O_evb", ERGON_CFG_CLI, &err),
+			 0);
 	assert_int_equal(ergon_config_resolve(&cfg, &err), ERGON_ECONFIG);
 	expect_msg("--set target.board=apollo51O_evb: target.board: unknown board 'apollo51O_evb' "
 		   "(did you mean 'apollo510_evb'?)");
@@ -481,7 +486,8 @@ static void power_auto_window_at_least_5000(void **state)
 	assert_int_equal(origin_of("profiling.window_target_ms"), ERGON_CFG_RULE);
 	ergon_config_cleanup(&cfg);
 	ergon_config_init(&cfg);
-	assert_int_equal(load("profiling:\n  window_target_ms: 8000\npower:\n  enabled: true\n"), 0);
+	assert_int_equal(load("profiling:\n  window_target_ms: 8000\npower:\n  enabled: true\n"),
+			 0);
 	assert_int_equal(ergon_config_resolve(&cfg, &err), 0);
 	/* max(8000, 5000) = 8000, as written. */
 	assert_int_equal(cfg.profiling.window_target_ms, 8000);
@@ -584,9 +590,10 @@ static void adafruit_preset(void **state)
 	assert_int_equal(origin_of("power.ina228.shunt_ohms"), ERGON_CFG_PRESET);
 	ergon_config_cleanup(&cfg);
 	ergon_config_init(&cfg);
-	assert_int_equal(load("power:\n  ina228:\n    board: adafruit-ina228\n    shunt_ohms: 0.01\n"
-			      "    i2c_address: 0x41\n"),
-			 0);
+	assert_int_equal(
+	    load("power:\n  ina228:\n    board: adafruit-ina228\n    shunt_ohms: 0.01\n"
+		 "    i2c_address: 0x41\n"),
+	    0);
 	assert_int_equal(ergon_config_resolve(&cfg, &err), 0);
 	assert_true(cfg.power.ina228.shunt_ohms == 0.01);
 	assert_int_equal(cfg.power.ina228.i2c_address, 0x41);
@@ -670,42 +677,42 @@ int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	const struct CMUnitTest tests[] = {
-		T(defaults_match_issue),
-		T(yaml_values_origins_and_places),
-		T(yaml_empty_document_is_defaults),
-		T(yaml_syntax_error_has_place),
-		T(yaml_unknown_key_suggests_nearest),
-		T(yaml_type_errors),
-		T(yaml_duplicates_and_documents),
-		T(yaml_failure_changes_nothing),
-		T(yaml_file_errors),
-		T(cli_wins_over_file),
-		T(board_registry_matches_issue),
-		T(board_fills_unset_values),
-		T(unknown_board_lists_boards),
-		T(sim_board_defaults),
-		T(apollo5_reset_default),
-		T(apollo5_reset_explicit_wins),
-		T(apollo330_needs_pins),
-		T(apollo330_with_pins),
-		T(lockstep_auto_on_gated_external),
-		T(lockstep_auto_off_internal),
-		T(lockstep_auto_off_without_power_or_pins),
-		T(lockstep_explicit_wins),
-		T(lockstep_true_without_pins_is_error),
-		T(power_auto_window_at_least_5000),
-		T(no_power_window_untouched),
-		T(fixed_window_kept_and_warned),
-		T(window_min_above_max),
-		T(extreme_and_shared_sram_is_error),
-		T(click_preset_fills_address_and_needs_shunt),
-		T(click_explicit_address_wins_with_warning),
-		T(adafruit_preset),
-		T(ina228_without_shunt_is_error),
-		T(unknown_preset_suggests),
-		T(duration_auto_and_explicit),
-		T(edit_distance_values),
-		T(json_carries_origin),
+	    T(defaults_match_issue),
+	    T(yaml_values_origins_and_places),
+	    T(yaml_empty_document_is_defaults),
+	    T(yaml_syntax_error_has_place),
+	    T(yaml_unknown_key_suggests_nearest),
+	    T(yaml_type_errors),
+	    T(yaml_duplicates_and_documents),
+	    T(yaml_failure_changes_nothing),
+	    T(yaml_file_errors),
+	    T(cli_wins_over_file),
+	    T(board_registry_matches_issue),
+	    T(board_fills_unset_values),
+	    T(unknown_board_lists_boards),
+	    T(sim_board_defaults),
+	    T(apollo5_reset_default),
+	    T(apollo5_reset_explicit_wins),
+	    T(apollo330_needs_pins),
+	    T(apollo330_with_pins),
+	    T(lockstep_auto_on_gated_external),
+	    T(lockstep_auto_off_internal),
+	    T(lockstep_auto_off_without_power_or_pins),
+	    T(lockstep_explicit_wins),
+	    T(lockstep_true_without_pins_is_error),
+	    T(power_auto_window_at_least_5000),
+	    T(no_power_window_untouched),
+	    T(fixed_window_kept_and_warned),
+	    T(window_min_above_max),
+	    T(extreme_and_shared_sram_is_error),
+	    T(click_preset_fills_address_and_needs_shunt),
+	    T(click_explicit_address_wins_with_warning),
+	    T(adafruit_preset),
+	    T(ina228_without_shunt_is_error),
+	    T(unknown_preset_suggests),
+	    T(duration_auto_and_explicit),
+	    T(edit_distance_values),
+	    T(json_carries_origin),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

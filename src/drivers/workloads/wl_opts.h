@@ -4,10 +4,10 @@
 #ifndef ERGON_WL_OPTS_H
 #define ERGON_WL_OPTS_H
 
-#include <stdint.h>
-
 #include "ergon/error.h"
 #include "ergon/workload.h"
+
+#include <stdint.h>
 
 /* Look key up: first in the ",key=value" suffix of suffix (may be NULL),
  * then in opts->kv. A later pair wins over an earlier one in the same list;

@@ -4,13 +4,13 @@
 #ifndef ERGON_WL_PROC_H
 #define ERGON_WL_PROC_H
 
+#include "ergon/error.h"
+
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "ergon/error.h"
-
-#define ERGON_WL_ARGV_MAX 256      /* words in one command line */
-#define ERGON_WL_ARGV_BYTES 8192   /* bytes of one command line */
+#define ERGON_WL_ARGV_MAX 256	 /* words in one command line */
+#define ERGON_WL_ARGV_BYTES 8192 /* bytes of one command line */
 
 struct ergon_wl_argv {
 	char *argv[ERGON_WL_ARGV_MAX + 1]; /* NULL-terminated, pointing into buf */

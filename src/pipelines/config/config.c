@@ -1,13 +1,14 @@
 /* The configuration keys (one table: name, type, range, default) and the
  * typed scalar parser used by the YAML loader and --set. */
+#include "ergon/config.h"
+
+#include "pipelines/config/config_internal.h"
+
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "ergon/config.h"
-#include "pipelines/config/config_internal.h"
 
 #define OFF(field) offsetof(struct ergon_config, field)
 #define SZ(field) sizeof(((struct ergon_config *)0)->field)
@@ -19,15 +20,13 @@ static const char *const probes[] = {"infer", "busy_loop", NULL};
 static const char *const aggregations[] = {"median", "mean", "trimmed", NULL};
 static const char *const power_modes[] = {"external", "internal", NULL};
 static const char *const firmwares[] = {"dedicated", "shared", NULL};
-static const char *const resets[] = {"auto",        "power_cycle",
-				     "none",        "debug_reset",
-				     "swpoi_reset", "debug_reset+swpoi_reset",
-				     NULL};
+static const char *const resets[] = {
+    "auto", "power_cycle", "none", "debug_reset", "swpoi_reset", "debug_reset+swpoi_reset", NULL};
 static const char *const formats[] = {"csv", "json", NULL};
 /* Instrument drivers a profile run can name (DESIGN.md's driver list plus
  * the target's on-board INA228). */
-static const char *const power_drivers[] = {"joulescope", "ina228", "sim",   "ppk2", "hwmon",
-					    "rapl",       "nvml",   "synthetic", NULL};
+static const char *const power_drivers[] = {"joulescope", "ina228", "sim",	 "ppk2", "hwmon",
+					    "rapl",	  "nvml",   "synthetic", NULL};
 static const char *const ina228_boards[] = {"", "mikroe-power-monitor-click", "adafruit-ina228",
 					    NULL};
 /* INA228 datasheet (SBOSA20), ADC_CONFIG register: the conversion times of
@@ -35,72 +34,95 @@ static const char *const ina228_boards[] = {"", "mikroe-power-monitor-click", "a
 static const uint64_t ina228_conv_us[] = {50, 84, 150, 280, 540, 1052, 2074, 4120, 0};
 static const uint64_t ina228_avg[] = {1, 4, 16, 64, 128, 256, 512, 1024, 0};
 
-#define B(n, f, d) {n, KT_BOOL, OFF(f), 0, 0, 0, 0, 0, NULL, NULL, 0, d}
-#define U(n, f, lo, hi, d) {n, KT_UINT, OFF(f), 0, lo, hi, 0, 0, NULL, NULL, 0, d}
-#define UX(n, f, lo, hi, d) {n, KT_UINT, OFF(f), 0, lo, hi, 0, 0, NULL, NULL, 1, d}
-#define UA(n, f, set, d) {n, KT_UINT, OFF(f), 0, 0, UINT64_MAX, 0, 0, NULL, set, 0, d}
-#define D(n, f, lo, hi, d) {n, KT_DOUBLE, OFF(f), 0, 0, 0, lo, hi, NULL, NULL, 0, d}
-#define OD(n, f, lo, hi, d) {n, KT_ODOUBLE, OFF(f), 0, 0, 0, lo, hi, NULL, NULL, 0, d}
-#define E(n, f, vals, d) {n, KT_ENUM, OFF(f), 0, 0, 0, 0, 0, vals, NULL, 0, d}
-#define S(n, f, vals, d) {n, KT_STRING, OFF(f), SZ(f), 0, 0, 0, 0, vals, NULL, 0, d}
+#define B(n, f, d)                                                  \
+	{                                                           \
+		n, KT_BOOL, OFF(f), 0, 0, 0, 0, 0, NULL, NULL, 0, d \
+	}
+#define U(n, f, lo, hi, d)                                            \
+	{                                                             \
+		n, KT_UINT, OFF(f), 0, lo, hi, 0, 0, NULL, NULL, 0, d \
+	}
+#define UX(n, f, lo, hi, d)                                           \
+	{                                                             \
+		n, KT_UINT, OFF(f), 0, lo, hi, 0, 0, NULL, NULL, 1, d \
+	}
+#define UA(n, f, set, d)                                                    \
+	{                                                                   \
+		n, KT_UINT, OFF(f), 0, 0, UINT64_MAX, 0, 0, NULL, set, 0, d \
+	}
+#define D(n, f, lo, hi, d)                                              \
+	{                                                               \
+		n, KT_DOUBLE, OFF(f), 0, 0, 0, lo, hi, NULL, NULL, 0, d \
+	}
+#define OD(n, f, lo, hi, d)                                              \
+	{                                                                \
+		n, KT_ODOUBLE, OFF(f), 0, 0, 0, lo, hi, NULL, NULL, 0, d \
+	}
+#define E(n, f, vals, d)                                            \
+	{                                                           \
+		n, KT_ENUM, OFF(f), 0, 0, 0, 0, 0, vals, NULL, 0, d \
+	}
+#define S(n, f, vals, d)                                                  \
+	{                                                                 \
+		n, KT_STRING, OFF(f), SZ(f), 0, 0, 0, 0, vals, NULL, 0, d \
+	}
 
 /* Ranges are ours where the issue gives none: wide enough for any real
  * setup, narrow enough to catch a unit slip (ms for s, mA for A). */
 const struct cfg_key ergon_cfg_keys[] = {
-	S("target.board", target.board, NULL, "apollo510_evb"),
-	E("target.transport", target.transport, transports, "rtt"),
-	S("target.jlink_serial", target.jlink_serial, NULL, ""),
-	S("target.usb_port", target.usb_port, NULL, ""),
-	E("target.lifecycle", target.lifecycle, lifecycles, "jlink"),
-	U("target.heartbeat.every_n_ops", target.heartbeat.every_n_ops, 0, 1000000, "8"),
-	U("target.heartbeat.every_ms", target.heartbeat.every_ms, 0, 3600000, "2000"),
-	D("target.heartbeat.host_timeout_s", target.heartbeat.host_timeout_s, 0.1, 86400.0, "30"),
-	OD("target.heartbeat.overall_timeout_s", target.heartbeat.overall_timeout_s, 1.0,
-	   604800.0, "null"),
-	S("profiling.pmu_counters.cpu", profiling.pmu_counters_cpu, NULL, "default"),
-	B("profiling.per_layer", profiling.per_layer, "true"),
-	U("profiling.iterations", profiling.iterations, 1, 10000000, "100"),
-	U("profiling.warmup", profiling.warmup, 0, 1000000, "5"),
-	E("profiling.window_mode", profiling.window_mode, window_modes, "auto"),
-	U("profiling.window_target_ms", profiling.window_target_ms, 1, 3600000, "1000"),
-	U("profiling.window_min", profiling.window_min, 1, 1000000000, "10"),
-	U("profiling.window_max", profiling.window_max, 1, 1000000000, "500000"),
-	E("profiling.clean_window_probe", profiling.clean_window_probe, probes, "infer"),
-	B("profiling.clean_window_trace", profiling.clean_window_trace, "false"),
-	E("profiling.aggregation", profiling.aggregation, aggregations, "median"),
-	B("profiling.extreme_mode", profiling.extreme_mode, "false"),
-	B("profiling.force_shared_sram", profiling.force_shared_sram, "false"),
-	B("power.enabled", power.enabled, "false"),
-	S("power.driver", power.driver, power_drivers, "joulescope"),
-	E("power.mode", power.mode, power_modes, "external"),
-	E("power.firmware", power.firmware, firmwares, "dedicated"),
-	OD("power.duration_s", power.duration_s, 0.1, 86400.0, "null"),
-	D("power.io_voltage", power.io_voltage, 1.0, 5.0, "1.8"),
-	U("power.sync_gpio_pin", power.sync_gpio_pin, 0, 255, "0"),
-	U("power.state_gpio_pin", power.state_gpio_pin, 0, 255, "0"),
-	U("power.go_gpio_pin", power.go_gpio_pin, 0, 255, "0"),
-	U("power.sync_input_index", power.sync_input_index, 0, 7, "0"),
-	U("power.state_input_index", power.state_input_index, 0, 7, "1"),
-	U("power.go_output_index", power.go_output_index, 0, 7, "0"),
-	{"power.lockstep", KT_TRIBOOL, OFF(power.lockstep), 0, 0, 0, 0, 0, NULL, NULL, 0, "null"},
-	U("power.stats_rate_hz", power.stats_rate_hz, 1, 2000000, "1000"),
-	E("power.reset_strategy", power.reset_strategy, resets, "auto"),
-	S("power.serial", power.serial, NULL, ""),
-	S("power.ina228.board", power.ina228.board, ina228_boards, ""),
-	OD("power.ina228.shunt_ohms", power.ina228.shunt_ohms, 1e-6, 1000.0, "null"),
-	D("power.ina228.max_current_a", power.ina228.max_current_a, 1e-6, 100.0, "0.5"),
-	U("power.ina228.i2c_iom", power.ina228.i2c_iom, 0, 7, "1"),
-	/* INA228 datasheet table "Address Pins and Target Addresses": A0/A1
-	 * select one of 16 addresses, 0x40..0x4F. */
-	UX("power.ina228.i2c_address", power.ina228.i2c_address, 0x40, 0x4F, "0x40"),
-	U("power.ina228.i2c_speed_hz", power.ina228.i2c_speed_hz, 1000, 3400000, "400000"),
-	UA("power.ina228.conversion_time_us", power.ina228.conversion_time_us, ina228_conv_us,
-	   "540"),
-	UA("power.ina228.averaging_count", power.ina228.averaging_count, ina228_avg, "16"),
-	S("power.ina228.calibration_id", power.ina228.calibration_id, NULL, ""),
-	S("output.dir", output.dir, NULL, "results"),
-	E("output.format", output.format, formats, "csv"),
-	B("output.detailed", output.detailed, "false"),
+    S("target.board", target.board, NULL, "apollo510_evb"),
+    E("target.transport", target.transport, transports, "rtt"),
+    S("target.jlink_serial", target.jlink_serial, NULL, ""),
+    S("target.usb_port", target.usb_port, NULL, ""),
+    E("target.lifecycle", target.lifecycle, lifecycles, "jlink"),
+    U("target.heartbeat.every_n_ops", target.heartbeat.every_n_ops, 0, 1000000, "8"),
+    U("target.heartbeat.every_ms", target.heartbeat.every_ms, 0, 3600000, "2000"),
+    D("target.heartbeat.host_timeout_s", target.heartbeat.host_timeout_s, 0.1, 86400.0, "30"),
+    OD("target.heartbeat.overall_timeout_s", target.heartbeat.overall_timeout_s, 1.0, 604800.0,
+       "null"),
+    S("profiling.pmu_counters.cpu", profiling.pmu_counters_cpu, NULL, "default"),
+    B("profiling.per_layer", profiling.per_layer, "true"),
+    U("profiling.iterations", profiling.iterations, 1, 10000000, "100"),
+    U("profiling.warmup", profiling.warmup, 0, 1000000, "5"),
+    E("profiling.window_mode", profiling.window_mode, window_modes, "auto"),
+    U("profiling.window_target_ms", profiling.window_target_ms, 1, 3600000, "1000"),
+    U("profiling.window_min", profiling.window_min, 1, 1000000000, "10"),
+    U("profiling.window_max", profiling.window_max, 1, 1000000000, "500000"),
+    E("profiling.clean_window_probe", profiling.clean_window_probe, probes, "infer"),
+    B("profiling.clean_window_trace", profiling.clean_window_trace, "false"),
+    E("profiling.aggregation", profiling.aggregation, aggregations, "median"),
+    B("profiling.extreme_mode", profiling.extreme_mode, "false"),
+    B("profiling.force_shared_sram", profiling.force_shared_sram, "false"),
+    B("power.enabled", power.enabled, "false"),
+    S("power.driver", power.driver, power_drivers, "joulescope"),
+    E("power.mode", power.mode, power_modes, "external"),
+    E("power.firmware", power.firmware, firmwares, "dedicated"),
+    OD("power.duration_s", power.duration_s, 0.1, 86400.0, "null"),
+    D("power.io_voltage", power.io_voltage, 1.0, 5.0, "1.8"),
+    U("power.sync_gpio_pin", power.sync_gpio_pin, 0, 255, "0"),
+    U("power.state_gpio_pin", power.state_gpio_pin, 0, 255, "0"),
+    U("power.go_gpio_pin", power.go_gpio_pin, 0, 255, "0"),
+    U("power.sync_input_index", power.sync_input_index, 0, 7, "0"),
+    U("power.state_input_index", power.state_input_index, 0, 7, "1"),
+    U("power.go_output_index", power.go_output_index, 0, 7, "0"),
+    {"power.lockstep", KT_TRIBOOL, OFF(power.lockstep), 0, 0, 0, 0, 0, NULL, NULL, 0, "null"},
+    U("power.stats_rate_hz", power.stats_rate_hz, 1, 2000000, "1000"),
+    E("power.reset_strategy", power.reset_strategy, resets, "auto"),
+    S("power.serial", power.serial, NULL, ""),
+    S("power.ina228.board", power.ina228.board, ina228_boards, ""),
+    OD("power.ina228.shunt_ohms", power.ina228.shunt_ohms, 1e-6, 1000.0, "null"),
+    D("power.ina228.max_current_a", power.ina228.max_current_a, 1e-6, 100.0, "0.5"),
+    U("power.ina228.i2c_iom", power.ina228.i2c_iom, 0, 7, "1"),
+    /* INA228 datasheet table "Address Pins and Target Addresses": A0/A1
+     * select one of 16 addresses, 0x40..0x4F. */
+    UX("power.ina228.i2c_address", power.ina228.i2c_address, 0x40, 0x4F, "0x40"),
+    U("power.ina228.i2c_speed_hz", power.ina228.i2c_speed_hz, 1000, 3400000, "400000"),
+    UA("power.ina228.conversion_time_us", power.ina228.conversion_time_us, ina228_conv_us, "540"),
+    UA("power.ina228.averaging_count", power.ina228.averaging_count, ina228_avg, "16"),
+    S("power.ina228.calibration_id", power.ina228.calibration_id, NULL, ""),
+    S("output.dir", output.dir, NULL, "results"),
+    E("output.format", output.format, formats, "csv"),
+    B("output.detailed", output.detailed, "false"),
 };
 const size_t ergon_cfg_nkeys = sizeof(ergon_cfg_keys) / sizeof(ergon_cfg_keys[0]);
 
@@ -169,8 +191,7 @@ unsigned ergon_edit_distance(const char *a, const char *b)
 	return prev[lb] > 255 ? 255 : prev[lb];
 }
 
-void ergon_cfg_suggest(const char *name, const char *const *cands, size_t n, char *buf,
-		       size_t cap)
+void ergon_cfg_suggest(const char *name, const char *const *cands, size_t n, char *buf, size_t cap)
 {
 	unsigned best = 256;
 	const char *hit = NULL;
@@ -324,8 +345,8 @@ int ergon_cfg_apply(struct ergon_config *cfg, size_t i, const char *text, int qu
 			list[0] = '\0';
 			for (const uint64_t *a = k->allowed; *a; a++) {
 				ok |= (prc == 0 && *a == v);
-				int w = snprintf(list + o, sizeof(list) - o, "%s%llu", o ? ", " : "",
-						 (unsigned long long)*a);
+				int w = snprintf(list + o, sizeof(list) - o, "%s%llu",
+						 o ? ", " : "", (unsigned long long)*a);
 				if (w > 0 && (size_t)w < sizeof(list) - o)
 					o += (size_t)w;
 			}
@@ -364,7 +385,8 @@ int ergon_cfg_apply(struct ergon_config *cfg, size_t i, const char *text, int qu
 					     "%s: %s: '%.64s' is not a number; write a decimal "
 					     "number without quotes%s",
 					     where, k->name, text,
-					     k->type == KT_ODOUBLE ? " (or null for auto/none)" : "");
+					     k->type == KT_ODOUBLE ? " (or null for auto/none)"
+								   : "");
 		if (v < k->dmin || v > k->dmax)
 			return ergon_err_set(err, ERGON_ECONFIG,
 					     "%s: %s: %.64s is out of range; use a value in "
@@ -383,8 +405,9 @@ int ergon_cfg_apply(struct ergon_config *cfg, size_t i, const char *text, int qu
 		char sug[96];
 		ergon_cfg_suggest(text, k->enums, count_list(k->enums), sug, sizeof(sug));
 		join_list(k->enums, list, sizeof(list));
-		return ergon_err_set(err, ERGON_ECONFIG, "%s: %s: '%.64s' is not valid%s; use one of %s",
-				     where, k->name, text, sug, list);
+		return ergon_err_set(err, ERGON_ECONFIG,
+				     "%s: %s: '%.64s' is not valid%s; use one of %s", where,
+				     k->name, text, sug, list);
 	}
 	case KT_STRING: {
 		size_t len = strlen(text);
@@ -409,9 +432,10 @@ int ergon_cfg_apply(struct ergon_config *cfg, size_t i, const char *text, int qu
 				ergon_cfg_suggest(text, k->enums, count_list(k->enums), sug,
 						  sizeof(sug));
 				join_list(k->enums, list, sizeof(list));
-				return ergon_err_set(err, ERGON_ECONFIG,
-						     "%s: %s: '%.64s' is not known%s; use one of %s",
-						     where, k->name, text, sug, list);
+				return ergon_err_set(
+				    err, ERGON_ECONFIG,
+				    "%s: %s: '%.64s' is not known%s; use one of %s", where, k->name,
+				    text, sug, list);
 			}
 		}
 		memcpy(base, text, len + 1);
@@ -564,7 +588,7 @@ json_t *ergon_config_to_json(const struct ergon_config *cfg)
 		if (json_object_set_new(o, k->name, e))
 			goto fail;
 		continue;
-fail_e:
+	fail_e:
 		json_decref(e);
 		goto fail;
 	}

@@ -1,12 +1,12 @@
 /* The YAML configuration loader: libyaml's document API, walked against the
  * key table. Errors carry name:line:column (1-based) of the offending node. */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "ergon/config.h"
 #include "ergon/fileio.h"
 #include "pipelines/config/config_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #ifdef ERGON_HAVE_YAML
 #include <yaml.h>
@@ -41,7 +41,8 @@ static int is_group(const char *path)
 {
 	size_t n = strlen(path);
 	for (size_t i = 0; i < ergon_cfg_nkeys; i++)
-		if (strncmp(ergon_cfg_keys[i].name, path, n) == 0 && ergon_cfg_keys[i].name[n] == '.')
+		if (strncmp(ergon_cfg_keys[i].name, path, n) == 0 &&
+		    ergon_cfg_keys[i].name[n] == '.')
 			return 1;
 	return 0;
 }
@@ -71,8 +72,7 @@ static size_t children(const char *prefix, char names[][48], size_t cap)
 	return n;
 }
 
-static int unknown_key(struct walk *w, const char *prefix, const char *key,
-		       const yaml_node_t *kn)
+static int unknown_key(struct walk *w, const char *prefix, const char *key, const yaml_node_t *kn)
 {
 	char names[ERGON_CFG_KEYS_MAX][48];
 	const char *cands[ERGON_CFG_KEYS_MAX] = {0};
@@ -92,18 +92,18 @@ static int unknown_key(struct walk *w, const char *prefix, const char *key,
 		for (size_t i = 0; i < ergon_cfg_nkeys; i++) {
 			const char *full = ergon_cfg_keys[i].name;
 			size_t fl = strlen(full);
-			if (fl > kl && full[fl - kl - 1] == '.' && strcmp(full + fl - kl, key) == 0) {
+			if (fl > kl && full[fl - kl - 1] == '.' &&
+			    strcmp(full + fl - kl, key) == 0) {
 				snprintf(sug, sizeof(sug), " (it belongs under %.*s)",
 					 (int)(fl - kl - 1), full);
 				break;
 			}
 		}
 	}
-	return ergon_err_set(w->err, ERGON_ECONFIG,
-			     "%s:%lu:%lu: unknown key '%s%s%.64s'%s; valid keys %s%s%s: %s", w->name,
-			     line_of(kn), col_of(kn), prefix, *prefix ? "." : "", key, sug,
-			     *prefix ? "under " : "at the top level", prefix, *prefix ? "" : "",
-			     list);
+	return ergon_err_set(
+	    w->err, ERGON_ECONFIG, "%s:%lu:%lu: unknown key '%s%s%.64s'%s; valid keys %s%s%s: %s",
+	    w->name, line_of(kn), col_of(kn), prefix, *prefix ? "." : "", key, sug,
+	    *prefix ? "under " : "at the top level", prefix, *prefix ? "" : "", list);
 }
 
 /* The scalar's text, NUL-terminated, in buf; refuses embedded NULs. */
@@ -113,8 +113,8 @@ static int scalar_text(struct walk *w, const yaml_node_t *n, const char *what, c
 	size_t len = n->data.scalar.length;
 	if (len >= cap)
 		return ergon_err_set(w->err, ERGON_ECONFIG,
-				     "%s:%lu:%lu: %s is %zu bytes long, above the %zu allowed", w->name,
-				     line_of(n), col_of(n), what, len, cap - 1);
+				     "%s:%lu:%lu: %s is %zu bytes long, above the %zu allowed",
+				     w->name, line_of(n), col_of(n), what, len, cap - 1);
 	if (memchr(n->data.scalar.value, '\0', len))
 		return ergon_err_set(w->err, ERGON_ECONFIG,
 				     "%s:%lu:%lu: %s holds a NUL byte; remove it", w->name,
@@ -126,8 +126,7 @@ static int scalar_text(struct walk *w, const yaml_node_t *n, const char *what, c
 
 static int walk_map(struct walk *w, yaml_node_t *node, const char *prefix, int depth);
 
-static int walk_value(struct walk *w, const char *full, yaml_node_t *kn, yaml_node_t *vn,
-		      int depth)
+static int walk_value(struct walk *w, const char *full, yaml_node_t *kn, yaml_node_t *vn, int depth)
 {
 	int idx = ergon_config_key_index(full);
 	if (idx >= 0) {
@@ -143,8 +142,8 @@ static int walk_value(struct walk *w, const char *full, yaml_node_t *kn, yaml_no
 			return ergon_err_set(w->err, ERGON_ECONFIG,
 					     "%s:%lu:%lu: %s is set a second time (first at line "
 					     "%lu, column %lu); keep one",
-					     w->name, line_of(kn), col_of(kn), full, w->seen_line[idx],
-					     w->seen_col[idx]);
+					     w->name, line_of(kn), col_of(kn), full,
+					     w->seen_line[idx], w->seen_col[idx]);
 		w->seen_line[idx] = line_of(kn);
 		w->seen_col[idx] = col_of(kn);
 		int rc = scalar_text(w, vn, full, text, sizeof(text));
@@ -190,8 +189,7 @@ static int walk_map(struct walk *w, yaml_node_t *node, const char *prefix, int d
 			return rc;
 		snprintf(full, sizeof(full), "%s%s%s", prefix, *prefix ? "." : "", key);
 		/* A dotted key ("power.enabled: true" at the top) is not nesting. */
-		if (strchr(key, '.') ||
-		    (ergon_config_key_index(full) < 0 && !is_group(full)))
+		if (strchr(key, '.') || (ergon_config_key_index(full) < 0 && !is_group(full)))
 			return unknown_key(w, prefix, key, kn);
 		rc = walk_value(w, full, kn, vn, depth);
 		if (rc)
@@ -203,19 +201,21 @@ static int walk_map(struct walk *w, yaml_node_t *node, const char *prefix, int d
 static int yaml_problem(const char *name, const yaml_parser_t *p, struct ergon_err *err)
 {
 	const yaml_mark_t *m = p->problem ? &p->problem_mark : &p->mark;
-	return ergon_err_set(err, ERGON_EPARSE, "%s:%lu:%lu: YAML syntax error: %s%s%s; fix the syntax",
-			     name, (unsigned long)m->line + 1, (unsigned long)m->column + 1,
-			     p->problem ? p->problem : "unknown problem",
-			     p->context ? " " : "", p->context ? p->context : "");
+	return ergon_err_set(err, ERGON_EPARSE,
+			     "%s:%lu:%lu: YAML syntax error: %s%s%s; fix the syntax", name,
+			     (unsigned long)m->line + 1, (unsigned long)m->column + 1,
+			     p->problem ? p->problem : "unknown problem", p->context ? " " : "",
+			     p->context ? p->context : "");
 }
 
-int ergon_config_load_yaml(struct ergon_config *cfg, const char *name, const char *text,
-			   size_t len, struct ergon_err *err)
+int ergon_config_load_yaml(struct ergon_config *cfg, const char *name, const char *text, size_t len,
+			   struct ergon_err *err)
 {
 	if (len > ERGON_CFG_FILE_MAX)
-		return ergon_err_set(err, ERGON_ETOOBIG,
-				     "%s: %zu bytes, above the %d-byte limit of a configuration file",
-				     name, len, ERGON_CFG_FILE_MAX);
+		return ergon_err_set(
+		    err, ERGON_ETOOBIG,
+		    "%s: %zu bytes, above the %d-byte limit of a configuration file", name, len,
+		    ERGON_CFG_FILE_MAX);
 	if (cfg->resolved)
 		return ergon_err_set(err, ERGON_EUSAGE,
 				     "%s: the configuration is already resolved; load files before "
@@ -283,8 +283,8 @@ out:
 	return rc;
 }
 #else
-int ergon_config_load_yaml(struct ergon_config *cfg, const char *name, const char *text,
-			   size_t len, struct ergon_err *err)
+int ergon_config_load_yaml(struct ergon_config *cfg, const char *name, const char *text, size_t len,
+			   struct ergon_err *err)
 {
 	(void)cfg;
 	(void)text;

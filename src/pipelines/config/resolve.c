@@ -2,14 +2,14 @@
  * board registry, INA228 presets, the Apollo5 reset default, lock-step
  * auto, the power window target, and the configuration errors and
  * warnings. docs/internals/config.md states each rule. */
+#include "ergon/config.h"
+#include "ergon/issues.h"
+#include "pipelines/config/config_internal.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-
-#include "ergon/config.h"
-#include "ergon/issues.h"
-#include "pipelines/config/config_internal.h"
 
 /* The gated window engine needs windows of at least this long with power
  * enabled and window_mode auto (issue 7). */
@@ -54,7 +54,7 @@ static void set_u(struct ergon_config *cfg, const char *name, uint64_t v, int or
 }
 
 static void note(struct ergon_config *cfg, size_t i, int origin, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 static void note(struct ergon_config *cfg, size_t i, int origin, const char *fmt, ...)
 {
 	va_list ap;
@@ -79,8 +79,9 @@ static int unknown_board(struct ergon_config *cfg, struct ergon_err *err)
 	}
 	ergon_cfg_suggest(cfg->target.board, names, n < 32 ? n : 32, sug, sizeof(sug));
 	size_t ib = K("target.board");
-	return ergon_err_set(err, ERGON_ECONFIG, "%s: target.board: unknown board '%s'%s; boards: %s",
-			     from(cfg, ib), cfg->target.board, sug, list);
+	return ergon_err_set(err, ERGON_ECONFIG,
+			     "%s: target.board: unknown board '%s'%s; boards: %s", from(cfg, ib),
+			     cfg->target.board, sug, list);
 }
 
 static void apply_board(struct ergon_config *cfg, const struct ergon_board *b)
@@ -111,8 +112,9 @@ static void apply_board(struct ergon_config *cfg, const struct ergon_board *b)
 	if (b->apollo5_family && cfg->power.reset_strategy == ERGON_RESET_AUTO) {
 		cfg->power.reset_strategy = ERGON_RESET_DEBUG_SWPOI;
 		snprintf(cfg->where[ir], sizeof(cfg->where[ir]), "%s", where);
-		note(cfg, ir, ERGON_CFG_BOARD, "auto: Apollo5-family boards reset with "
-					       "debug_reset+swpoi_reset");
+		note(cfg, ir, ERGON_CFG_BOARD,
+		     "auto: Apollo5-family boards reset with "
+		     "debug_reset+swpoi_reset");
 	}
 }
 
@@ -143,11 +145,13 @@ static int check_rules(struct ergon_config *cfg, struct ergon_err *err)
 {
 	const struct ergon_board *b = cfg->board;
 	if (cfg->profiling.extreme_mode && cfg->profiling.force_shared_sram)
-		return ergon_err_set(err, ERGON_ECONFIG,
-				     "%s: profiling.extreme_mode: true cannot be combined with "
-				     "profiling.force_shared_sram: true (%s): extreme mode places "
-				     "code and data in tightly coupled memory; turn one of them off",
-				     from(cfg, K("profiling.extreme_mode")), from(cfg, K("profiling.force_shared_sram")));
+		return ergon_err_set(
+		    err, ERGON_ECONFIG,
+		    "%s: profiling.extreme_mode: true cannot be combined with "
+		    "profiling.force_shared_sram: true (%s): extreme mode places "
+		    "code and data in tightly coupled memory; turn one of them off",
+		    from(cfg, K("profiling.extreme_mode")),
+		    from(cfg, K("profiling.force_shared_sram")));
 	if (cfg->profiling.window_min > cfg->profiling.window_max)
 		return ergon_err_set(err, ERGON_ECONFIG,
 				     "%s: profiling.window_min %llu is above profiling.window_max "
@@ -171,25 +175,26 @@ static int check_rules(struct ergon_config *cfg, struct ergon_err *err)
 	size_t il = K("power.lockstep");
 	if (cfg->power.lockstep == 1 &&
 	    (cfg->power.state_gpio_pin == 0 || cfg->power.go_gpio_pin == 0))
-		return ergon_err_set(err, ERGON_ECONFIG,
-				     "%s: power.lockstep: true requires power.state_gpio_pin > 0 and "
-				     "power.go_gpio_pin > 0 (now %llu from %s and %llu from %s); "
-				     "wire and set both pins, or set power.lockstep: false",
-				     from(cfg, il), (unsigned long long)cfg->power.state_gpio_pin,
-				     from(cfg, K("power.state_gpio_pin")),
-				     (unsigned long long)cfg->power.go_gpio_pin,
-				     from(cfg, K("power.go_gpio_pin")));
+		return ergon_err_set(
+		    err, ERGON_ECONFIG,
+		    "%s: power.lockstep: true requires power.state_gpio_pin > 0 and "
+		    "power.go_gpio_pin > 0 (now %llu from %s and %llu from %s); "
+		    "wire and set both pins, or set power.lockstep: false",
+		    from(cfg, il), (unsigned long long)cfg->power.state_gpio_pin,
+		    from(cfg, K("power.state_gpio_pin")),
+		    (unsigned long long)cfg->power.go_gpio_pin, from(cfg, K("power.go_gpio_pin")));
 	int ina228_used = cfg->power.enabled && (strcmp(cfg->power.driver, "ina228") == 0 ||
 						 cfg->power.mode == ERGON_POWER_INTERNAL);
 	int click = strcmp(cfg->power.ina228.board, "mikroe-power-monitor-click") == 0;
 	if (ina228_used && isnan(cfg->power.ina228.shunt_ohms)) {
 		if (click)
-			return ergon_err_set(err, ERGON_ECONFIG,
-					     "%s: power.ina228.board: mikroe-power-monitor-click needs "
-					     "power.ina228.shunt_ohms: the Click board carries no "
-					     "shunt resistor, so ergon cannot know it; set the value of "
-					     "the shunt you fitted",
-					     from(cfg, K("power.ina228.board")));
+			return ergon_err_set(
+			    err, ERGON_ECONFIG,
+			    "%s: power.ina228.board: mikroe-power-monitor-click needs "
+			    "power.ina228.shunt_ohms: the Click board carries no "
+			    "shunt resistor, so ergon cannot know it; set the value of "
+			    "the shunt you fitted",
+			    from(cfg, K("power.ina228.board")));
 		return ergon_err_set(err, ERGON_ECONFIG,
 				     "power.ina228.shunt_ohms is not set and has no default on "
 				     "purpose (a wrong shunt scales every current); set it to your "
@@ -220,20 +225,21 @@ static int apply_rules(struct ergon_config *cfg)
 		int pins = cfg->power.state_gpio_pin > 0 && cfg->power.go_gpio_pin > 0;
 		cfg->power.lockstep = gated && pins;
 		note(cfg, il, ERGON_CFG_RULE, "auto: %s",
-		     cfg->power.lockstep ? "state and go pins > 0 in a gated external capture"
+		     cfg->power.lockstep   ? "state and go pins > 0 in a gated external capture"
 		     : !cfg->power.enabled ? "power is not enabled"
 		     : cfg->power.mode == ERGON_POWER_INTERNAL ? "internal mode never enables it"
-		     : !pins ? "state or go pin is 0 (not wired)"
+		     : !pins				       ? "state or go pin is 0 (not wired)"
 			     : "no sync pin: not a gated capture");
 	}
 
 	size_t idur = K("power.duration_s");
 	if (isnan(cfg->power.duration_s))
-		snprintf(cfg->note[idur], sizeof(cfg->note[idur]),
-			 "auto: %.1f s boot settle + the PMU stage's runtime estimate + max(%.1f s, "
-			 "%.0f%%)",
-			 ERGON_CFG_BOOT_SETTLE_S, ERGON_CFG_DURATION_MARGIN_MIN_S,
-			 ERGON_CFG_DURATION_MARGIN_FRAC * 100.0);
+		snprintf(
+		    cfg->note[idur], sizeof(cfg->note[idur]),
+		    "auto: %.1f s boot settle + the PMU stage's runtime estimate + max(%.1f s, "
+		    "%.0f%%)",
+		    ERGON_CFG_BOOT_SETTLE_S, ERGON_CFG_DURATION_MARGIN_MIN_S,
+		    ERGON_CFG_DURATION_MARGIN_FRAC * 100.0);
 
 	size_t iw = K("profiling.window_target_ms");
 	if (cfg->power.enabled && cfg->profiling.window_mode == ERGON_WINDOW_AUTO &&
@@ -241,8 +247,9 @@ static int apply_rules(struct ergon_config *cfg)
 		uint64_t was = cfg->profiling.window_target_ms;
 		cfg->profiling.window_target_ms = POWER_WINDOW_MIN_MS;
 		note(cfg, iw, ERGON_CFG_RULE,
-		     "max(%llu from %s, %u): power enabled with window_mode auto", (unsigned long long)was,
-		     cfg->where[iw][0] ? cfg->where[iw] : "default", POWER_WINDOW_MIN_MS);
+		     "max(%llu from %s, %u): power enabled with window_mode auto",
+		     (unsigned long long)was, cfg->where[iw][0] ? cfg->where[iw] : "default",
+		     POWER_WINDOW_MIN_MS);
 	}
 	if (cfg->power.enabled && cfg->profiling.window_mode == ERGON_WINDOW_FIXED &&
 	    cfg->profiling.window_target_ms <= FIXED_WINDOW_WARN_MS &&
@@ -286,10 +293,11 @@ int ergon_config_power_duration_s(const struct ergon_config *cfg, double est_run
 		return 0;
 	}
 	if (!isfinite(est_runtime_s) || est_runtime_s < 0 || est_runtime_s > 86400.0)
-		return ergon_err_set(err, ERGON_ERANGE,
-				     "power.duration_s auto: the estimated firmware runtime %g s is "
-				     "not in [0, 86400]; set power.duration_s explicitly",
-				     est_runtime_s);
+		return ergon_err_set(
+		    err, ERGON_ERANGE,
+		    "power.duration_s auto: the estimated firmware runtime %g s is "
+		    "not in [0, 86400]; set power.duration_s explicitly",
+		    est_runtime_s);
 	double margin = ERGON_CFG_DURATION_MARGIN_FRAC * est_runtime_s;
 	if (margin < ERGON_CFG_DURATION_MARGIN_MIN_S)
 		margin = ERGON_CFG_DURATION_MARGIN_MIN_S;

@@ -1,8 +1,8 @@
 /* Test plugin: every invoke sleeps 50 ms, to exercise the after-the-fact
  * invocation timeout of in-process plugins. */
-#include <time.h>
-
 #include "ergon/plugin.h"
+
+#include <time.h>
 
 static int sleep_invoke(void *state)
 {
@@ -14,7 +14,7 @@ static int sleep_invoke(void *state)
 }
 
 __attribute__((visibility("default"))) const struct ergon_plugin_v1 ergon_workload_plugin_v1 = {
-	.abi_version = ERGON_PLUGIN_ABI_VERSION,
-	.name = "sleep-50ms",
-	.invoke = sleep_invoke,
+    .abi_version = ERGON_PLUGIN_ABI_VERSION,
+    .name = "sleep-50ms",
+    .invoke = sleep_invoke,
 };

@@ -8,14 +8,14 @@
  * the work are folded into a volatile sink so that the compiler cannot drop
  * the loops (see docs/internals/workloads.md).
  */
+#include "drivers/workloads/wl_opts.h"
+#include "ergon/workload.h"
+
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#include "drivers/workloads/wl_opts.h"
-#include "ergon/workload.h"
 
 enum builtin_kind {
 	BUILTIN_SPIN = 1,
@@ -188,8 +188,8 @@ static int builtin_invoke(struct ergon_workload *wl, struct ergon_err *err)
 	}
 	case BUILTIN_PERIODIC:
 		if (b->burst_ms)
-			b->state = spin_until(b->state,
-					      ergon_wl_now_s() + (double)b->burst_ms * 1e-3);
+			b->state =
+			    spin_until(b->state, ergon_wl_now_s() + (double)b->burst_ms * 1e-3);
 		if (b->sleep_ms) {
 			int rc = sleep_ms(b->sleep_ms, wl->description, err);
 			if (rc)
@@ -219,11 +219,11 @@ static void builtin_close(struct ergon_workload *wl)
 }
 
 const struct ergon_workload_driver ergon_workload_builtin = {
-	.name = "builtin",
-	.longname = "built-in synthetic work (spin, memstream, periodic)",
-	.open = builtin_open,
-	.prepare = builtin_prepare,
-	.invoke = builtin_invoke,
-	.teardown = builtin_teardown,
-	.close = builtin_close,
+    .name = "builtin",
+    .longname = "built-in synthetic work (spin, memstream, periodic)",
+    .open = builtin_open,
+    .prepare = builtin_prepare,
+    .invoke = builtin_invoke,
+    .teardown = builtin_teardown,
+    .close = builtin_close,
 };

@@ -8,6 +8,10 @@
  * the timeout kills the whole group and answers ERGON_ETIMEDOUT. Every
  * child is reaped before invoke returns.
  */
+#include "drivers/workloads/wl_opts.h"
+#include "drivers/workloads/wl_proc.h"
+#include "ergon/workload.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -17,10 +21,6 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include "drivers/workloads/wl_opts.h"
-#include "drivers/workloads/wl_proc.h"
-#include "ergon/workload.h"
 
 #define STDERR_TAIL 240 /* bytes of the child's stderr quoted in an error */
 /* Without a pidfd the exit is noticed by polling at this period. */
@@ -191,11 +191,12 @@ static int command_invoke(struct ergon_workload *wl, struct ergon_err *err)
 				   "--workload %s: interrupted by a signal; the command was killed",
 				   wl->description);
 	} else if (timed_out) {
-		rc = ergon_err_set(err, ERGON_ETIMEDOUT,
-				   "--workload %s: still running after the %g s invocation timeout; "
-				   "killed its process group (raise --invoke-timeout-s if it is "
-				   "merely slow)",
-				   wl->description, c->timeout_s);
+		rc =
+		    ergon_err_set(err, ERGON_ETIMEDOUT,
+				  "--workload %s: still running after the %g s invocation timeout; "
+				  "killed its process group (raise --invoke-timeout-s if it is "
+				  "merely slow)",
+				  wl->description, c->timeout_s);
 	} else if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
 		ergon_wl_status_text(status, st, sizeof(st));
 		rc = ergon_err_set(err, ERGON_EIO, "--workload %s: failed invocation: %s%s%s",
@@ -216,9 +217,9 @@ static void command_close(struct ergon_workload *wl)
 }
 
 const struct ergon_workload_driver ergon_workload_command = {
-	.name = "command",
-	.longname = "one process per invocation (fork/exec, no shell)",
-	.open = command_open,
-	.invoke = command_invoke,
-	.close = command_close,
+    .name = "command",
+    .longname = "one process per invocation (fork/exec, no shell)",
+    .open = command_open,
+    .invoke = command_invoke,
+    .close = command_close,
 };

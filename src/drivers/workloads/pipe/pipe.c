@@ -11,6 +11,10 @@
  * the child's process group for the same reason. Protocol:
  * docs/internals/workloads.md.
  */
+#include "drivers/workloads/wl_opts.h"
+#include "drivers/workloads/wl_proc.h"
+#include "ergon/workload.h"
+
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -22,10 +26,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "drivers/workloads/wl_opts.h"
-#include "drivers/workloads/wl_proc.h"
-#include "ergon/workload.h"
-
 #define REPLY_MAX 4096 /* bytes of one reply line, newline included */
 /* At close the child gets this long to exit on EOF before SIGKILL. */
 #define CLOSE_GRACE_S 2.0
@@ -33,9 +33,9 @@
 struct pipe_wl {
 	struct ergon_wl_argv av;
 	double timeout_s;
-	pid_t pid;    /* -1 when no child runs */
-	int fd;       /* our end of the socketpair; -1 when closed */
-	uint64_t seq; /* invocations sent */
+	pid_t pid;	/* -1 when no child runs */
+	int fd;		/* our end of the socketpair; -1 when closed */
+	uint64_t seq;	/* invocations sent */
 	char dead[384]; /* why the child is gone, for every later invoke */
 	char reply[REPLY_MAX + 1];
 };
@@ -168,7 +168,8 @@ static int pipe_invoke(struct ergon_workload *wl, struct ergon_err *err)
 			goto wait_failed;
 		/* MSG_NOSIGNAL: a dead child must give EPIPE, not kill ergon with
 		 * SIGPIPE. */
-		ssize_t n = send(p->fd, req + off, (size_t)reqlen - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+		ssize_t n =
+		    send(p->fd, req + off, (size_t)reqlen - off, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n < 0) {
@@ -216,8 +217,9 @@ static int pipe_invoke(struct ergon_workload *wl, struct ergon_err *err)
 	if (strcmp(r, "ok") == 0 || strncmp(r, "ok ", 3) == 0)
 		return 0;
 	if (strcmp(r, "err") == 0 || strncmp(r, "err ", 4) == 0)
-		return ergon_err_set(err, ERGON_EIO, "--workload %s: invocation %llu failed: %.200s",
-				     spec, (unsigned long long)seq, r);
+		return ergon_err_set(err, ERGON_EIO,
+				     "--workload %s: invocation %llu failed: %.200s", spec,
+				     (unsigned long long)seq, r);
 	/* An unknown word is the child's bug, not a lost stream: fail this
 	 * invocation and keep the child. */
 	return ergon_err_set(err, ERGON_EPARSE,
@@ -290,11 +292,11 @@ static void pipe_close(struct ergon_workload *wl)
 }
 
 const struct ergon_workload_driver ergon_workload_pipe = {
-	.name = "pipe",
-	.longname = "persistent child, one request line and one reply line per invocation",
-	.open = pipe_open,
-	.prepare = pipe_prepare,
-	.invoke = pipe_invoke,
-	.teardown = pipe_teardown,
-	.close = pipe_close,
+    .name = "pipe",
+    .longname = "persistent child, one request line and one reply line per invocation",
+    .open = pipe_open,
+    .prepare = pipe_prepare,
+    .invoke = pipe_invoke,
+    .teardown = pipe_teardown,
+    .close = pipe_close,
 };
