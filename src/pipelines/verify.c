@@ -174,7 +174,7 @@ int ergon_energy_model_build(const json_t *r, const char *const *actions, size_t
 	char src[1400];
 	snprintf(src, sizeof(src),
 		 "%s: %.6g J per operation above idle (± %.2g J) on %s, instrument %s (%s %s), "
-		 "%.0f operations, basis above_idle, report %s; sustained throughput %s",
+		 "%.0f operations, basis above_idle, report %s; sustained throughput: %s",
 		 measured ? "measured" : "synthetic — not measured", j, u, device ? device : "?",
 		 drv ? drv : "?", vendor ? vendor : "?", modelname ? modelname : "?", n_ops,
 		 rid ? rid : "?", verdict ? verdict : "not assessed");
