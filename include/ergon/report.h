@@ -28,8 +28,8 @@ extern "C" {
 /* Embedded power samples above this count are decimated (every k-th sample
  * kept, first and last always) and the exact integrals are embedded. */
 #define ERGON_REPORT_MAX_SAMPLES 200000
-/* Decimated series must integrate to within this fraction (plus the stated
- * uncertainty) of the embedded exact integral. */
+/* A decimated phase's mean power must lie within this fraction (plus the
+ * stated uncertainty) of the mean power of the embedded exact integral. */
 #define ERGON_DECIMATION_TOL 0.05
 
 struct ergon_run_config {
