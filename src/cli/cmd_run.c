@@ -62,7 +62,7 @@ static void si(char *out, size_t cap, double v, double u, const char *unit, int 
 	static const struct {
 		double f;
 		const char *p;
-	} pre[] = {{1, ""}, {1e-3, "m"}, {1e-6, "u"}, {1e-9, "n"}};
+	} pre[] = {{1, ""}, {1e-3, "m"}, {1e-6, "µ"}, {1e-9, "n"}};
 	size_t k = 0;
 	while (k + 1 < sizeof(pre) / sizeof(pre[0]) && fabs(v) < pre[k].f)
 		k++;
@@ -107,7 +107,7 @@ static void print_summary(const json_t *r)
 		printf("latency     : p50 %s, p95 %s, p99 %s\n", p50, p95, p99);
 		const json_t *tp = json_object_get(fig, "throughput");
 		if (json_is_true(json_object_get(tp, "throttled")))
-			printf("sustained   : THROTTLED from t=%.0fs, %.1f -> %.1f ops/s (%+.1f%% "
+			printf("sustained   : THROTTLED from t=%.4gs, %.1f -> %.1f ops/s (%+.1f%% "
 			       "throughput)\n",
 			       num(tp, "onset_t_s"), num(tp, "first_ops_per_s"),
 			       num(tp, "tail_ops_per_s"), num(tp, "change_pct"));
