@@ -147,8 +147,9 @@ static int phase_energy(const struct series *s, double t0, double t1, const json
 		rc = ergon_energy_trapezoid(s->t + a, s->p + a, b - a, acc, res_w, q, out, &e2);
 	}
 	if (rc)
-		return ergon_err_set(err, rc, "series.samples (%s phase, from sample %zu): %s",
-				     name, a, e2.msg);
+		return ergon_err_set(err, ERGON_EVERIFY,
+				     "field series.samples (%s phase, from sample %zu): %s", name, a,
+				     e2.msg);
 	if (accum) {
 		/* Peak from the instantaneous power column, when present. */
 		double peak = NAN;
