@@ -4,9 +4,12 @@
 #include <stddef.h>
 
 /* Each driver folder defines one of these. */
-/* extern const struct ergon_instrument_driver ergon_instrument_synthetic; */
+extern const struct ergon_instrument_driver ergon_instrument_synthetic;
+extern const struct ergon_instrument_driver ergon_instrument_replay;
 
 static const struct ergon_instrument_driver *const drivers[] = {
+	&ergon_instrument_synthetic,
+	&ergon_instrument_replay,
 	NULL, /* sentinel: keep last */
 };
 
