@@ -88,6 +88,9 @@ struct ergon_gated_result {
 	int gate_source;        /* 0 none, 1 digital input, 2 markers */
 	uint64_t samples, packets, nan_samples;
 	struct ergon_window_figures whole;
+	/* All qualifying windows together: sums of energy, charge and
+	 * durations; percentiles over the union of their packets. */
+	struct ergon_window_figures gated;
 	size_t window_count;
 	const struct ergon_window_figures *windows; /* owned by the engine */
 	uint64_t short_gate_pulses_ignored;

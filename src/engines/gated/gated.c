@@ -47,6 +47,7 @@ struct ergon_gated {
 	uint64_t win_r;
 	double win_t0;
 	struct acc win, whole;
+	struct acc gated; /* union of the qualifying windows */
 	struct ergon_window_figures *wins;
 	size_t nwin, capwin;
 	struct ergon_gated_result res;
@@ -54,6 +55,7 @@ struct ergon_gated {
 	uint64_t pkt_index;
 	double prev_t_end, prev_energy, prev_charge;
 	int prev_acc;
+	double gated_span_s; /* edge-to-edge total of the qualifying windows */
 	int finished;
 };
 
@@ -186,6 +188,8 @@ void ergon_gated_free(struct ergon_gated *g)
 	free(g->win.dp.v);
 	free(g->whole.di.v);
 	free(g->whole.dp.v);
+	free(g->gated.di.v);
+	free(g->gated.dp.v);
 	free(g->wins);
 	free(g);
 }
@@ -241,6 +245,23 @@ static int close_window(struct ergon_gated *g, double end_s, uint64_t end_index,
 	w.closed = 1;
 	if (g->mode == 2)
 		raw_integrals(&g->win, g->fs, end_index - g->win_r);
+	/* The union keeps the window's sums and packets before figures_from
+	 * sorts them. */
+	struct acc *u = &g->gated;
+	u->energy_j += g->win.energy_j;
+	u->charge_c += g->win.charge_c;
+	u->integral_s += g->win.integral_s;
+	u->sum_v += g->win.sum_v;
+	u->n += g->win.n;
+	u->from_acc |= g->win.from_acc;
+	if (g->win.have_peak && (!u->have_peak || g->win.peak_i > u->peak_i)) {
+		u->peak_i = g->win.peak_i;
+		u->have_peak = 1;
+	}
+	for (size_t i = 0; i < g->win.di.n; i++)
+		if (dvec_push(&u->di, g->win.di.v[i]) || dvec_push(&u->dp, g->win.dp.v[i]))
+			return ergon_err_set(err, ERGON_ENOMEM, "gated engine: out of memory");
+	g->gated_span_s += dur;
 	figures_from(&w, &g->win);
 	return add_window(g, &w, err);
 }
@@ -590,6 +611,14 @@ int ergon_gated_finish(struct ergon_gated *g, const struct ergon_gated_result **
 		if (g->mode == 1)
 			g->res.whole.duration_s = g->whole.integral_s;
 		g->res.whole.closed = 1;
+		memset(&g->res.gated, 0, sizeof(g->res.gated));
+		if (g->nwin > 0) {
+			figures_from(&g->res.gated, &g->gated);
+			g->res.gated.start_s = g->wins[0].start_s;
+			g->res.gated.end_s = g->wins[g->nwin - 1].end_s;
+			g->res.gated.duration_s = g->gated_span_s;
+			g->res.gated.closed = 1;
+		}
 		g->res.windows = g->wins;
 		g->res.window_count = g->nwin;
 	}
