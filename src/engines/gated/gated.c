@@ -433,7 +433,8 @@ static size_t run_end(struct ergon_gated *g, const uint8_t *bits, size_t bit0, s
 		      int *level)
 {
 	if (g->cfg.marker_count > 0) {
-		uint64_t k = g->index + j;
+		/* g->index is the absolute index of block position j. */
+		uint64_t k = g->index;
 		while (g->mk_pos < g->cfg.marker_count && g->mk_end[g->mk_pos] <= k)
 			g->mk_pos++;
 		uint64_t change;
@@ -448,8 +449,8 @@ static size_t run_end(struct ergon_gated *g, const uint8_t *bits, size_t bit0, s
 			*level = 1;
 			change = g->mk_end[g->mk_pos];
 		}
-		uint64_t end = change - g->index;
-		return end < m ? (size_t)end : m;
+		uint64_t end = change - k;
+		return end < m - j ? j + (size_t)end : m;
 	}
 	if (bits == NULL) {
 		*level = 0;
