@@ -5,8 +5,10 @@
 
 /* Each driver folder defines one of these. */
 /* extern const struct ergon_instrument_driver ergon_instrument_synthetic; */
+extern const struct ergon_instrument_driver ergon_instrument_hwmon;
 
 static const struct ergon_instrument_driver *const drivers[] = {
+	&ergon_instrument_hwmon,
 	NULL, /* sentinel: keep last */
 };
 
