@@ -6,9 +6,11 @@
 /* Each driver folder defines one of these. */
 /* extern const struct ergon_instrument_driver ergon_instrument_synthetic; */
 extern const struct ergon_instrument_driver ergon_instrument_hwmon;
+extern const struct ergon_instrument_driver ergon_instrument_rapl;
 
 static const struct ergon_instrument_driver *const drivers[] = {
 	&ergon_instrument_hwmon,
+	&ergon_instrument_rapl,
 	NULL, /* sentinel: keep last */
 };
 
