@@ -7,10 +7,12 @@
 /* extern const struct ergon_instrument_driver ergon_instrument_synthetic; */
 extern const struct ergon_instrument_driver ergon_instrument_hwmon;
 extern const struct ergon_instrument_driver ergon_instrument_rapl;
+extern const struct ergon_instrument_driver ergon_instrument_nvml;
 
 static const struct ergon_instrument_driver *const drivers[] = {
 	&ergon_instrument_hwmon,
 	&ergon_instrument_rapl,
+	&ergon_instrument_nvml,
 	NULL, /* sentinel: keep last */
 };
 
