@@ -66,3 +66,14 @@ foreach(_v "" _old)
   target_compile_options(ergon_nvml_stub${_v} PRIVATE -Wno-conversion)
 endforeach()
 target_compile_definitions(ergon_nvml_stub_old PRIVATE STUB_OLD=1)
+
+# Test plugins (tests/support/plugins/<name>.c -> <build>/tests/plugins/<name>.so):
+# shared objects that break the plugin ABI on purpose.
+file(GLOB _test_plugins CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/support/plugins/*.c)
+foreach(src ${_test_plugins})
+  get_filename_component(name ${src} NAME_WE)
+  add_library(testplugin_${name} MODULE ${src})
+  target_include_directories(testplugin_${name} PRIVATE ${CMAKE_SOURCE_DIR}/include)
+  set_target_properties(testplugin_${name} PROPERTIES C_VISIBILITY_PRESET hidden PREFIX ""
+                        OUTPUT_NAME ${name} LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/plugins)
+endforeach()

@@ -3,9 +3,16 @@
 
 #include <stddef.h>
 
-/* extern const struct ergon_workload_driver ergon_workload_builtin; */
+extern const struct ergon_workload_driver ergon_workload_builtin;
+extern const struct ergon_workload_driver ergon_workload_command;
+extern const struct ergon_workload_driver ergon_workload_pipe;
+extern const struct ergon_workload_driver ergon_workload_plugin;
 
 static const struct ergon_workload_driver *const drivers[] = {
+	&ergon_workload_builtin,
+	&ergon_workload_command,
+	&ergon_workload_pipe,
+	&ergon_workload_plugin,
 	NULL, /* sentinel: keep last */
 };
 

@@ -1,0 +1,130 @@
+/* The figures engines: pure functions on arrays and streams that turn a
+ * sample stream and invocation timings into energy, energy per operation,
+ * uncertainty, latency, throughput and throttle onset. They open nothing and
+ * print nothing; docs/METHOD.md states every formula used here.
+ */
+#ifndef ERGON_FIGURES_H
+#define ERGON_FIGURES_H
+
+#include <stddef.h>
+
+#include "ergon/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* An energy figure over one phase, with its uncertainty split by source. */
+struct ergon_energy {
+	size_t n_samples;
+	double span_s;        /* t_last - t_first of the samples integrated */
+	double energy_j;      /* trapezoid over the actual timestamps (or accumulator delta) */
+	double u_rated_j;     /* accuracy % of reading + resolution floor, integrated */
+	double u_timing_j;    /* timestamp quantization propagated through the trapezoid */
+	double u_j;           /* u_rated_j + u_timing_j (worst case, linear) */
+	double mean_power_w;  /* energy_j / span_s */
+	double mean_power_u_w;
+	double peak_power_w;
+};
+
+/* Incremental trapezoidal integrator: samples arrive one at a time and the
+ * whole capture is never needed in memory. */
+struct ergon_integrator {
+	double accuracy_frac;    /* rated accuracy as a fraction of reading */
+	double resolution_w;     /* absolute floor per reading */
+	double timing_quantum_s; /* worst-case error of one timestamp */
+	size_t n;
+	double t_first_s, t_last_s;
+	double p_prev_w, p_prev2_w;
+	double energy_j, abs_energy_j;
+	double sens_w;           /* sum of |dE/dt_i| for finalised samples */
+	double first_sens_w;     /* |dE/dt_0| = (|p0 + p1|)/2, known at n == 2 */
+	double peak_w;
+};
+
+ERGON_API void ergon_integrator_init(struct ergon_integrator *ig, double accuracy_pct,
+				     double resolution_w, double timing_quantum_s);
+/* Add one sample. Refuses a non-finite value and a timestamp that does not
+ * strictly increase (ERGON_EPARSE; the message names the sample index). */
+ERGON_API int ergon_integrator_add(struct ergon_integrator *ig, double t_s, double power_w,
+				   struct ergon_err *err);
+/* The figure so far (a phase with fewer than 2 samples has energy 0 and
+ * mean power NaN: the caller reports run.too_few_samples). */
+ERGON_API void ergon_integrator_result(const struct ergon_integrator *ig,
+				       struct ergon_energy *out);
+
+/* Trapezoid over arrays (the integrator run over them). */
+ERGON_API int ergon_energy_trapezoid(const double *t_s, const double *power_w, size_t n,
+				     double accuracy_pct, double resolution_w,
+				     double timing_quantum_s, struct ergon_energy *out,
+				     struct ergon_err *err);
+
+/* Energy from a hardware accumulator: last - first. A decreasing counter is
+ * refused (ERGON_EMEASURE, naming the index). Uncertainty: accuracy % of the
+ * delta plus one accumulator LSB at each end. */
+ERGON_API int ergon_energy_accumulator(const double *t_s, const double *energy_j, size_t n,
+				       double accuracy_pct, double resolution_j,
+				       struct ergon_energy *out, struct ergon_err *err);
+
+/* Latency over every invocation; percentiles by nearest rank
+ * (rank = ceil(p/100 * n), 1-based, on the sorted values). */
+struct ergon_latency {
+	size_t count;
+	double min_s, mean_s, max_s, p50_s, p90_s, p95_s, p99_s;
+};
+ERGON_API int ergon_latency_stats(const double *latency_s, size_t n, struct ergon_latency *out,
+				  struct ergon_err *err);
+/* Nearest-rank percentile of sorted values; pct in (0, 100]. */
+ERGON_API double ergon_percentile_nearest_rank(const double *sorted, size_t n, double pct);
+
+/* Operations per window: an operation belongs to the window in which it
+ * ended; bounds_s holds n_windows + 1 increasing window edges, the last
+ * window includes its end edge. ops_per_s[i] = ops[i] / (bounds[i+1] -
+ * bounds[i]). end_s need not be sorted. */
+ERGON_API int ergon_throughput_windows(const double *end_s, size_t n, const double *bounds_s,
+				       size_t n_windows, size_t *ops, double *ops_per_s,
+				       struct ergon_err *err);
+
+/* Throttle onset. onset = the first window i >= 1 whose throughput is below
+ * (1 - threshold) * first-window throughput and stays below for `consecutive`
+ * windows COUNTING window i itself (windows i .. i+consecutive-1 all below;
+ * all of them must exist). Strictly below: equal is not below. */
+struct ergon_throttle {
+	int throttled;
+	long onset_window;   /* -1 when none */
+	double first_ops_per_s;
+	double tail_ops_per_s; /* mean of the last `consecutive` windows */
+	double change_pct;     /* 100 * (tail - first) / first */
+};
+ERGON_API int ergon_throttle_onset(const double *ops_per_s, size_t n, double threshold,
+				   size_t consecutive, struct ergon_throttle *out,
+				   struct ergon_err *err);
+
+/* Energy per operation. */
+enum ergon_eop_formula {
+	ERGON_EOP_SATURATED = 1, /* mean active power x compute latency */
+	ERGON_EOP_PERIODIC = 2,  /* mean power / release rate (idle gaps folded in) */
+};
+struct ergon_eop_input {
+	int periodic;             /* the run was in periodic mode */
+	double release_hz;        /* requested release rate (periodic) */
+	double achieved_ops_per_s; /* operations / load duration */
+	double latency_mean_s;
+	double latency_quantum_s; /* clock resolution of one latency measurement */
+	double load_power_w, load_power_u_w;
+	double idle_power_w, idle_power_u_w;
+};
+struct ergon_eop {
+	int formula;
+	double duty_cycle;        /* latency_mean_s * release_hz (periodic), 1 saturated */
+	double total_j, total_u_j;
+	double above_idle_j, above_idle_u_j;
+	char reason[160];
+};
+ERGON_API int ergon_energy_per_op(const struct ergon_eop_input *in, struct ergon_eop *out,
+				  struct ergon_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

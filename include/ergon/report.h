@@ -1,0 +1,86 @@
+/* The sustained-load report (schema "ergon.report", version 1): the run
+ * pipeline, figure recomputation from the embedded series, verification,
+ * and the energy-model/v1 export. docs/REPORT_FORMAT.md lists every field.
+ */
+#ifndef ERGON_REPORT_H
+#define ERGON_REPORT_H
+
+#include <jansson.h>
+#include <math.h>
+
+#include "ergon/error.h"
+#include "ergon/instrument.h"
+#include "ergon/session.h"
+#include "ergon/workload.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ERGON_REPORT_SCHEMA "ergon.report"
+#define ERGON_REPORT_VERSION 1
+/* verify: a recomputed figure equals the stored one when
+ * |a - b| <= ERGON_VERIFY_ABS + ERGON_VERIFY_REL * max(|a|, |b|). The
+ * report stores doubles with 17 significant digits, so honest reports agree
+ * exactly; the band only absorbs last-bit differences of libm. */
+#define ERGON_VERIFY_REL 1e-9
+#define ERGON_VERIFY_ABS 1e-12
+/* Embedded power samples above this count are decimated (every k-th sample
+ * kept, first and last always) and the exact integrals are embedded. */
+#define ERGON_REPORT_MAX_SAMPLES 200000
+/* A decimated phase's mean power must lie within this fraction (plus the
+ * stated uncertainty) of the mean power of the embedded exact integral. */
+#define ERGON_DECIMATION_TOL 0.05
+
+struct ergon_run_config {
+	const char *device;
+	const char *instrument_spec;
+	struct ergon_instrument_options instrument_opts;
+	const char *workload_spec;
+	struct ergon_workload_options workload_opts;
+	struct ergon_session_config session; /* stop flag and progress callback inside */
+	double throttle_threshold;           /* e.g. 0.15 */
+	size_t throttle_windows;             /* consecutive windows, e.g. 2 */
+	double ambient_c;                    /* NaN when not given */
+	const char *out_path;
+	unsigned write_flags;                /* ERGON_WRITE_FORCE | ERGON_WRITE_MKDIR */
+	size_t max_embedded_samples;         /* 0 = ERGON_REPORT_MAX_SAMPLES */
+};
+
+/* Run a sustained-load measurement and write its report. The output path is
+ * checked before anything is measured. On return 0 the report was written;
+ * *report (caller owns, json_decref) holds it, and its integrity may still
+ * be invalid (interrupted, instrument failure, ...): the caller maps that
+ * to its exit code. A negative code means nothing was written. */
+ERGON_API int ergon_run(const struct ergon_run_config *cfg, json_t **report,
+			struct ergon_err *err);
+
+/* Build a report from a session result (no I/O). Caller owns *report. */
+ERGON_API int ergon_report_build(const struct ergon_run_config *cfg,
+				 const struct ergon_instrument *inst,
+				 const struct ergon_workload *wl,
+				 const struct ergon_session_result *res, json_t **report,
+				 struct ergon_err *err);
+
+/* Compute every derived figure from the report's plan, uncertainty model
+ * and series. *figures (caller owns) is the "figures" object; *issues
+ * (caller owns) lists the issues the figures raise. */
+ERGON_API int ergon_report_compute_figures(const json_t *report, json_t **figures,
+					   json_t **issues, struct ergon_err *err);
+
+/* Verify: the digest, then every figure recomputed from the series, then
+ * integrity against the issues. ERGON_EVERIFY names the first differing
+ * field. */
+ERGON_API int ergon_report_verify(const json_t *report, struct ergon_err *err);
+
+/* Export energy-model/v1 from a verified report. actions: n names. A
+ * synthetic report is refused (ERGON_EREFUSED) unless allow_synthetic.
+ * Caller owns *model. */
+ERGON_API int ergon_energy_model_build(const json_t *report, const char *const *actions,
+				       size_t n_actions, int allow_synthetic, json_t **model,
+				       struct ergon_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,335 @@
+/* ergon run: the sustained-load harness. Parses flags, installs the
+ * SIGINT/SIGTERM handler, calls ergon_run and prints the summary from the
+ * report it returns (the CLI computes nothing). */
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cli_args.h"
+#include "ergon/artifact.h"
+#include "ergon/fileio.h"
+#include "ergon/issues.h"
+#include "ergon/parse.h"
+#include "ergon/report.h"
+
+#define MAX_KV 64
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+static void progress(void *ctx, const struct ergon_session_progress *p)
+{
+	(void)ctx;
+	if (strcmp(p->phase, "load") == 0)
+		fprintf(stderr, "\r  load   window %zu/%zu  %6.1f s  %zu ops (%zu failed)   ",
+			p->window + 1, p->windows, p->elapsed_s, p->operations, p->failed);
+	else
+		fprintf(stderr, "\r  %-6s %6.1f s                                  ", p->phase,
+			p->phase_s);
+	fflush(stderr);
+}
+
+static double num(const json_t *r, const char *path)
+{
+	const json_t *v = r;
+	char key[64];
+	while (v && *path) {
+		size_t l = strcspn(path, ".");
+		snprintf(key, sizeof(key), "%.*s", (int)l, path);
+		v = json_object_get(v, key);
+		path += l + (path[l] == '.');
+	}
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static const char *str(const json_t *r, const char *a, const char *b)
+{
+	const char *s = json_string_value(json_object_get(json_object_get(r, a), b));
+	return s ? s : "?";
+}
+
+/* value in a unit prefix that puts it in [1, 1000). */
+static void si(char *out, size_t cap, double v, double u, const char *unit, int digits)
+{
+	static const struct {
+		double f;
+		const char *p;
+	} pre[] = {{1, ""}, {1e-3, "m"}, {1e-6, "u"}, {1e-9, "n"}};
+	size_t k = 0;
+	while (k + 1 < sizeof(pre) / sizeof(pre[0]) && fabs(v) < pre[k].f)
+		k++;
+	if (isnan(u))
+		snprintf(out, cap, "%.*f %s%s", digits, v / pre[k].f, pre[k].p, unit);
+	else
+		snprintf(out, cap, "%.*f %s%s above idle ± %.*f %s%s", digits, v / pre[k].f,
+			 pre[k].p, unit, digits, u / pre[k].f, pre[k].p, unit);
+}
+
+static void print_summary(const json_t *r)
+{
+	const json_t *fig = json_object_get(r, "figures");
+	printf("device      : %s\n", str(r, "device", "name"));
+	printf("instrument  : %s (%s)\n", str(r, "instrument", "driver"),
+	       str(r, "provenance", "kind"));
+	printf("sampler     : %s %.0f Hz (achieved %.1f Hz, max gap %.1f ms)\n",
+	       str(r, "sampler", "kind"), num(r, "sampler.target_hz"),
+	       num(fig, "sampler.achieved_hz"), num(fig, "sampler.max_gap_s") * 1e3);
+	printf("operations  : %.0f (%.0f failed)\n", num(fig, "operations.count"),
+	       num(fig, "operations.failed"));
+	const json_t *withheld = json_object_get(fig, "withheld");
+	if (json_is_string(withheld)) {
+		printf("figures     : WITHHELD, %s\n", json_string_value(withheld));
+	} else {
+		printf("idle        : %.3f W ± %.3f\n", num(fig, "idle.mean_power_w"),
+		       num(fig, "idle.mean_power_u_w"));
+		printf("load        : %.3f W mean, %.3f W peak\n", num(fig, "load.mean_power_w"),
+		       num(fig, "load.peak_power_w"));
+		char b[128];
+		if (json_is_object(json_object_get(fig, "energy_per_op"))) {
+			si(b, sizeof(b), num(fig, "energy_per_op.above_idle_j"),
+			   num(fig, "energy_per_op.above_idle_u_j"), "J", 2);
+			printf("energy/op   : %s\n", b);
+		} else {
+			printf("energy/op   : WITHHELD (see issues in the report)\n");
+		}
+		char p50[48], p95[48], p99[48];
+		si(p50, sizeof(p50), num(fig, "latency.p50_s"), NAN, "s", 1);
+		si(p95, sizeof(p95), num(fig, "latency.p95_s"), NAN, "s", 1);
+		si(p99, sizeof(p99), num(fig, "latency.p99_s"), NAN, "s", 1);
+		printf("latency     : p50 %s, p95 %s, p99 %s\n", p50, p95, p99);
+		const json_t *tp = json_object_get(fig, "throughput");
+		if (json_is_true(json_object_get(tp, "throttled")))
+			printf("sustained   : THROTTLED from t=%.0fs, %.1f -> %.1f ops/s (%+.1f%% "
+			       "throughput)\n",
+			       num(tp, "onset_t_s"), num(tp, "first_ops_per_s"),
+			       num(tp, "tail_ops_per_s"), num(tp, "change_pct"));
+		else
+			printf("sustained   : STABLE, %.1f -> %.1f ops/s (%+.1f%% throughput)\n",
+			       num(tp, "first_ops_per_s"), num(tp, "tail_ops_per_s"),
+			       num(tp, "change_pct"));
+	}
+	const char *id = json_string_value(json_object_get(r, "report_id"));
+	printf("report_id   : %.15s…\n", id ? id : "?");
+}
+
+static int run(int argc, char **argv)
+{
+	struct ergon_run_config cfg = {
+		.instrument_spec = "synthetic",
+		.session = {.idle_s = 10,
+			    .windows = 6,
+			    .window_s = 60,
+			    .sampler = ERGON_SAMPLER_THREADED,
+			    .sample_hz = 1000,
+			    .failure_policy = ERGON_ON_FAILURE_CONTINUE},
+		.throttle_threshold = 0.15,
+		.throttle_windows = 2,
+		.ambient_c = NAN,
+		.write_flags = ERGON_WRITE_MKDIR,
+	};
+	const char *ikv[MAX_KV + 1] = {0}, *wkv[MAX_KV + 1] = {0};
+	size_t ni = 0, nw = 0;
+	struct ergon_err err = {0};
+	for (int i = 1; i < argc; i++) {
+		const char *v = NULL;
+		int m;
+		double d;
+		long l;
+#define FLAG(name) ((m = cli_opt(argc, argv, &i, name, &v)) != 0)
+#define NEED()                                                                                   \
+	do {                                                                                     \
+		if (m < 0)                                                                       \
+			return ergon_cli_usage("run", "%s needs a value", argv[i]);              \
+	} while (0)
+#define DBL(name, lo, dst)                                                                       \
+	do {                                                                                     \
+		NEED();                                                                          \
+		if (ergon_parse_double(v, name, &d, &err) || d < (lo))                           \
+			return ergon_cli_usage("run", "%s: '%s' must be a number >= %g", name, v, \
+					       (double)(lo));                                    \
+		dst = d;                                                                         \
+	} while (0)
+		if (FLAG("--device")) {
+			NEED();
+			cfg.device = v;
+		} else if (FLAG("--instrument")) {
+			NEED();
+			cfg.instrument_spec = v;
+		} else if (FLAG("--instrument-opt")) {
+			NEED();
+			if (ni >= MAX_KV)
+				return ergon_cli_usage("run", "too many --instrument-opt");
+			ikv[ni++] = v;
+		} else if (FLAG("--workload")) {
+			NEED();
+			cfg.workload_spec = v;
+		} else if (FLAG("--workload-opt")) {
+			NEED();
+			if (nw >= MAX_KV)
+				return ergon_cli_usage("run", "too many --workload-opt");
+			wkv[nw++] = v;
+		} else if (FLAG("--provenance")) {
+			NEED();
+			cfg.instrument_opts.provenance_override = ergon_provenance_parse(v);
+			if (cfg.instrument_opts.provenance_override != ERGON_PROV_MEASURED &&
+			    cfg.instrument_opts.provenance_override != ERGON_PROV_SYNTHETIC)
+				return ergon_cli_usage("run",
+						       "--provenance %s: use measured or synthetic",
+						       v);
+		} else if (FLAG("--settle-s")) {
+			DBL("--settle-s", 0, cfg.session.settle_s);
+		} else if (FLAG("--idle-s")) {
+			DBL("--idle-s", 0, cfg.session.idle_s);
+		} else if (FLAG("--window-s")) {
+			DBL("--window-s", 0, cfg.session.window_s);
+		} else if (FLAG("--windows")) {
+			NEED();
+			if (ergon_parse_long(v, "--windows", 1, 100000, &l, &err))
+				return ergon_cli_usage("run", "%s", err.msg);
+			cfg.session.windows = (size_t)l;
+		} else if (FLAG("--release-hz")) {
+			DBL("--release-hz", 0, cfg.session.release_hz);
+		} else if (FLAG("--sampler")) {
+			NEED();
+			if (strcmp(v, "inline") == 0)
+				cfg.session.sampler = ERGON_SAMPLER_INLINE;
+			else if (strcmp(v, "threaded") == 0)
+				cfg.session.sampler = ERGON_SAMPLER_THREADED;
+			else
+				return ergon_cli_usage("run", "--sampler %s: use inline or threaded",
+						       v);
+		} else if (FLAG("--sample-hz")) {
+			DBL("--sample-hz", 0, cfg.session.sample_hz);
+		} else if (FLAG("--on-failure")) {
+			NEED();
+			if (strcmp(v, "continue") == 0)
+				cfg.session.failure_policy = ERGON_ON_FAILURE_CONTINUE;
+			else if (strcmp(v, "abort") == 0)
+				cfg.session.failure_policy = ERGON_ON_FAILURE_ABORT;
+			else
+				return ergon_cli_usage("run",
+						       "--on-failure %s: use continue or abort", v);
+		} else if (FLAG("--invoke-timeout-s")) {
+			DBL("--invoke-timeout-s", 0, cfg.session.invoke_timeout_s);
+			cfg.workload_opts.invoke_timeout_s = cfg.session.invoke_timeout_s;
+		} else if (FLAG("--throttle-threshold")) {
+			DBL("--throttle-threshold", 0, cfg.throttle_threshold);
+		} else if (FLAG("--throttle-windows")) {
+			NEED();
+			if (ergon_parse_long(v, "--throttle-windows", 1, 1000, &l, &err))
+				return ergon_cli_usage("run", "%s", err.msg);
+			cfg.throttle_windows = (size_t)l;
+		} else if (FLAG("--ambient-c")) {
+			DBL("--ambient-c", -100, cfg.ambient_c);
+		} else if (FLAG("--max-embedded-samples")) {
+			NEED();
+			if (ergon_parse_long(v, "--max-embedded-samples", 2, 1L << 40, &l, &err))
+				return ergon_cli_usage("run", "%s", err.msg);
+			cfg.max_embedded_samples = (size_t)l;
+		} else if (FLAG("--out")) {
+			NEED();
+			cfg.out_path = v;
+		} else if (strcmp(argv[i], "--force") == 0) {
+			cfg.write_flags |= ERGON_WRITE_FORCE;
+		} else {
+			return ergon_cli_usage("run", "unknown option '%s'", argv[i]);
+		}
+#undef FLAG
+#undef NEED
+#undef DBL
+	}
+	if (cfg.device == NULL || cfg.workload_spec == NULL || cfg.out_path == NULL)
+		return ergon_cli_usage("run", "--device, --workload and --out are required");
+	if (!(cfg.session.idle_s > 0) || !(cfg.session.window_s > 0) ||
+	    !(cfg.session.sample_hz > 0))
+		return ergon_cli_usage("run", "--idle-s, --window-s and --sample-hz must be > 0");
+	if (!(cfg.throttle_threshold > 0 && cfg.throttle_threshold < 1))
+		return ergon_cli_usage("run", "--throttle-threshold must be in (0, 1)");
+	cfg.instrument_opts.kv = ikv;
+	cfg.workload_opts.kv = wkv;
+	cfg.session.stop_flag = &stop_flag;
+	if (isatty(STDERR_FILENO))
+		cfg.session.progress = progress;
+	struct sigaction sa = {0};
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	json_t *rep = NULL;
+	int rc = ergon_run(&cfg, &rep, &err);
+	if (cfg.session.progress)
+		fprintf(stderr, "\r%60s\r", "");
+	if (rc)
+		return ergon_cli_fail("run", &err);
+	print_summary(rep);
+	const char *integ = json_string_value(json_object_get(rep, "integrity"));
+	int exit_code = ERGON_EXIT_OK;
+	if (integ && strcmp(integ, "invalid") == 0) {
+		const char *st = json_string_value(json_object_get(rep, "status"));
+		const char *why = json_string_value(json_object_get(rep, "stop_reason"));
+		fprintf(stderr,
+			"ergon run: the measurement is invalid (status %s%s%s); %s was written and "
+			"says why in its issues\n",
+			st ? st : "?", why ? ": " : "", why ? why : "", cfg.out_path);
+		exit_code = ERGON_EXIT_MEASUREMENT;
+	}
+	json_decref(rep);
+	return exit_code;
+}
+
+const struct ergon_cli_command ergon_cli_cmd_run = {
+	.name = "run",
+	.summary = "sustained-load measurement: idle baseline, N windows, verifiable report",
+	.help =
+		"Usage: ergon run --device NAME --workload SPEC --out FILE [options]\n\n"
+		"Phases: optional settle (no work, no samples), idle baseline (sampled, no\n"
+		"work), then N load windows of W seconds. Every invocation is timed with\n"
+		"CLOCK_MONOTONIC; power is integrated over the real sample timestamps.\n\n"
+		"  --device NAME            what is measured (recorded in the report)\n"
+		"  --instrument SPEC        synthetic (default) | replay:FILE.csv\n"
+		"  --instrument-opt K=V     driver option (synthetic: seed, idle_w, load_w,\n"
+		"                           noise_w, throttle_s, drop, temp_start_c,\n"
+		"                           temp_rate_c_per_s, temp_max_c, accuracy_pct,\n"
+		"                           resolution_w, fail_after; replay: accuracy_pct,\n"
+		"                           resolution_w)\n"
+		"  --provenance KIND        replay: the recording's kind (measured|synthetic)\n"
+		"  --workload SPEC          builtin:spin|memstream|periodic, command:ARGV,\n"
+		"                           pipe:ARGV, plugin:PATH.so\n"
+		"  --workload-opt K=V       workload option\n"
+		"  --settle-s S             wait before the idle baseline (default 0)\n"
+		"  --idle-s S               idle baseline (default 10)\n"
+		"  --windows N              load windows (default 6)\n"
+		"  --window-s S             seconds per window (default 60)\n"
+		"  --release-hz R           periodic mode: release R invocations per second\n"
+		"                           (default: saturated, back to back)\n"
+		"  --sampler inline|threaded  (default threaded)\n"
+		"  --sample-hz HZ           sampling rate (default 1000)\n"
+		"  --on-failure continue|abort  failed invocations (default continue)\n"
+		"  --invoke-timeout-s S     per-invocation bound; longer counts as failed\n"
+		"  --throttle-threshold F   throughput drop that counts (default 0.15)\n"
+		"  --throttle-windows K     consecutive windows it must last (default 2)\n"
+		"  --ambient-c C            ambient temperature, recorded in conditions\n"
+		"  --max-embedded-samples N decimate the embedded power series above N\n"
+		"  --out FILE               report path (checked writable before measuring)\n"
+		"  --force                  replace an existing report\n\n"
+		"Exit: 0 valid (or degraded, e.g. throttled), 1 invalid (interrupted,\n"
+		"instrument failure, no operations: the report is written and says why),\n"
+		"2 usage, 3 I/O or device.\n\n"
+		"Examples:\n"
+		"  ergon run --device demo-board --instrument synthetic --workload builtin:spin \\\n"
+		"      --idle-s 10 --windows 6 --window-s 60 --out run/report.json\n"
+		"  ergon run --device cam --workload builtin:periodic --release-hz 30 \\\n"
+		"      --sampler inline --idle-s 5 --windows 4 --window-s 15 --out cam.json\n"
+		"  ergon run --device pi5 --instrument replay:bench.csv --provenance measured \\\n"
+		"      --workload builtin:spin --idle-s 2 --windows 2 --window-s 3 --out r.json\n",
+	.run = run,
+};

@@ -1,0 +1,286 @@
+/* The run pipeline: open the instrument and workload, check the output
+ * path, run the session, build the report (series, figures, issues) and
+ * write it atomically. Figures come from report_figures.c. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drivers/instruments/synthetic/synthetic.h"
+#include "ergon/artifact.h"
+#include "ergon/fileio.h"
+#include "ergon/issues.h"
+#include "ergon/report.h"
+#include "pipelines/report_internal.h"
+
+static const char *status_name(int st)
+{
+	switch (st) {
+	case ERGON_SESSION_COMPLETE:
+		return "complete";
+	case ERGON_SESSION_INTERRUPTED:
+		return "interrupted";
+	case ERGON_SESSION_INSTRUMENT_FAILED:
+		return "instrument_failed";
+	default:
+		return "aborted";
+	}
+}
+
+static json_t *size_array(const size_t *v, size_t n)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < n; i++)
+		json_array_append_new(a, json_integer((json_int_t)v[i]));
+	return a;
+}
+
+/* Keep every k-th sample and the last one. */
+static json_t *decimate(const double *v, size_t n, size_t k)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < n; i += k)
+		json_array_append_new(a, ergon_jnum(v[i]));
+	if (a && n > 0 && (n - 1) % k != 0)
+		json_array_append_new(a, ergon_jnum(v[n - 1]));
+	return a;
+}
+
+static json_t *samples_json(const struct ergon_session_result *res, size_t k)
+{
+	json_t *s = json_object();
+	json_object_set_new(s, "t_s", decimate(res->sample_t_s, res->n_samples, k));
+	json_object_set_new(s, "power_w", decimate(res->sample_power_w, res->n_samples, k));
+	if (res->has_temp)
+		json_object_set_new(s, "temp_c", decimate(res->sample_temp_c, res->n_samples, k));
+	if (res->has_energy)
+		json_object_set_new(s, "energy_j",
+				    decimate(res->sample_energy_j, res->n_samples, k));
+	return s;
+}
+
+static void session_issues(json_t *issues, const struct ergon_session_result *res)
+{
+	switch (res->status) {
+	case ERGON_SESSION_INTERRUPTED:
+		ergon_issue_add(issues, "run.interrupted", NULL, "%s", res->stop_reason);
+		break;
+	case ERGON_SESSION_INSTRUMENT_FAILED:
+		ergon_issue_add(issues, "run.instrument_read_failed", NULL, "%s",
+				res->stop_reason);
+		break;
+	default:
+		break;
+	}
+	if (res->status != ERGON_SESSION_COMPLETE)
+		ergon_issue_add(issues, "run.incomplete",
+				json_pack("{s:I}", "windows_completed",
+					  (json_int_t)res->windows_completed),
+				"the run stopped early (%s): figures are withheld; the series hold "
+				"what was measured",
+				res->stop_reason);
+	if (res->n_timeouts)
+		ergon_issue_add(issues, "run.invocation_timeout",
+				json_pack("{s:I}", "timeouts", (json_int_t)res->n_timeouts),
+				"%zu invocations exceeded the per-invocation timeout",
+				res->n_timeouts);
+	if (res->sampler_late || res->sampler_missed)
+		ergon_issue_add(issues, "run.sampler_late",
+				json_pack("{s:I, s:I}", "late", (json_int_t)res->sampler_late,
+					  "missed", (json_int_t)res->sampler_missed),
+				"%zu readings were late and %zu missed against the sampling "
+				"schedule",
+				res->sampler_late, res->sampler_missed);
+	if (res->release_overruns)
+		ergon_issue_add(issues, "run.release_overrun",
+				json_pack("{s:I}", "overruns", (json_int_t)res->release_overruns),
+				"%zu invocations ended after the next release time",
+				res->release_overruns);
+}
+
+static int add_figures(json_t *rep, struct ergon_err *err)
+{
+	json_t *fig = NULL, *fissues = NULL;
+	int rc = ergon_report_compute_figures(rep, &fig, &fissues, err);
+	if (rc)
+		return rc;
+	json_object_set_new(rep, "figures", fig);
+	json_t *issues = json_object_get(rep, "issues");
+	json_array_extend(issues, fissues);
+	json_decref(fissues);
+	json_object_set_new(rep, "integrity",
+			    json_string(ergon_integrity_name(ergon_issues_integrity(issues))));
+	return 0;
+}
+
+int ergon_report_build(const struct ergon_run_config *cfg, const struct ergon_instrument *inst,
+		       const struct ergon_workload *wl, const struct ergon_session_result *res,
+		       json_t **out, struct ergon_err *err)
+{
+	*out = NULL;
+	const struct ergon_instrument_identity *id = &inst->identity;
+	json_t *rep = ergon_artifact_new(ERGON_REPORT_SCHEMA, ERGON_REPORT_VERSION, id->provenance);
+	if (rep == NULL)
+		return ergon_err_set(err, ERGON_ENOMEM, "out of memory building the report");
+	json_t *prov = json_object_get(rep, "provenance");
+	json_object_set_new(prov, "source", json_string(inst->driver->name));
+	if (id->provenance == ERGON_PROV_REPLAYED)
+		json_object_set_new(prov, "recording", json_string("measured"));
+	json_object_set_new(rep, "kind", json_string("sustained"));
+	json_object_set_new(rep, "device", json_pack("{s:s}", "name", cfg->device));
+	json_t *idj = ergon_instrument_identity_json(inst);
+	json_object_set_new(rep, "instrument", idj ? idj : json_null());
+	json_object_set_new(rep, "workload",
+			    json_pack("{s:s, s:s}", "spec", cfg->workload_spec, "description",
+				      wl->description));
+	json_t *cond = json_object_get(rep, "conditions");
+	if (cond)
+		json_object_set_new(cond, "ambient_c", ergon_jnum(cfg->ambient_c));
+	const struct ergon_session_config *sc = &cfg->session;
+	int periodic = sc->release_hz > 0;
+	json_object_set_new(rep, "mode",
+			    json_pack("{s:s, s:o}", "kind", periodic ? "periodic" : "saturated",
+				      "release_hz", periodic ? json_real(sc->release_hz)
+							     : json_null()));
+	json_object_set_new(
+		rep, "sampler",
+		json_pack("{s:s, s:f, s:I, s:I, s:f}", "kind",
+			  sc->sampler == ERGON_SAMPLER_INLINE ? "inline" : "threaded", "target_hz",
+			  sc->sample_hz, "late", (json_int_t)res->sampler_late, "missed",
+			  (json_int_t)res->sampler_missed, "max_read_s", res->max_read_s));
+	json_object_set_new(
+		rep, "plan",
+		json_pack("{s:f, s:f, s:I, s:f, s:f, s:I, s:s, s:o}", "settle_s", sc->settle_s,
+			  "idle_s", sc->idle_s, "windows", (json_int_t)sc->windows, "window_s",
+			  sc->window_s, "throttle_threshold", cfg->throttle_threshold,
+			  "throttle_windows", (json_int_t)cfg->throttle_windows, "failure_policy",
+			  sc->failure_policy == ERGON_ON_FAILURE_ABORT ? "abort" : "continue",
+			  "invoke_timeout_s",
+			  sc->invoke_timeout_s > 0 ? json_real(sc->invoke_timeout_s) : json_null()));
+	json_t *emu = ergon_synthetic_scenario_json(inst);
+	json_object_set_new(rep, "emulation", emu ? emu : json_null());
+	json_object_set_new(rep, "status", json_string(status_name(res->status)));
+	json_object_set_new(rep, "stop_reason",
+			    res->status == ERGON_SESSION_COMPLETE ? json_null()
+								  : json_string(res->stop_reason));
+	json_object_set_new(rep, "session",
+			    json_pack("{s:I, s:I, s:I}", "timeouts", (json_int_t)res->n_timeouts,
+				      "release_overruns", (json_int_t)res->release_overruns,
+				      "windows_completed", (json_int_t)res->windows_completed));
+	/* A host-timed reading is stamped when the read returns: its time is
+	 * uncertain by the longest read call, never less than the clock tick. */
+	double q = res->clock_res_s;
+	if (strcmp(id->clock, "host_monotonic") == 0 && res->max_read_s > q)
+		q = res->max_read_s;
+	json_object_set_new(rep, "uncertainty_model",
+			    json_pack("{s:f, s:f, s:f, s:f, s:f, s:s}", "accuracy_pct",
+				      id->accuracy_pct, "resolution_w", id->resolution_w,
+				      "resolution_j", id->resolution_j, "timing_quantum_s", q,
+				      "latency_quantum_s", res->clock_res_s, "combination",
+				      "linear (worst case): rated + timing; above idle adds the "
+				      "idle term"));
+	json_t *series = json_object();
+	json_object_set_new(series, "time_origin",
+			    json_string("seconds since the start of the idle baseline "
+					"(CLOCK_MONOTONIC)"));
+	json_object_set_new(
+		series, "phases",
+		json_pack("{s:{s:f, s:f}, s:{s:o, s:o}}", "idle", "t_start_s", res->idle_start_s,
+			  "t_end_s", res->idle_end_s, "load", "t_start_s",
+			  ergon_jnum(res->n_inv || res->windows_completed ? res->load_start_s : NAN),
+			  "t_end_s",
+			  ergon_jnum(res->n_inv || res->windows_completed ? res->load_end_s : NAN)));
+	json_object_set_new(series, "window_edges_s",
+			    ergon_darray(res->window_edges_s,
+					 res->windows_completed ? res->windows_completed + 1 : 0, 1,
+					 0));
+	json_object_set_new(series, "samples", samples_json(res, 1));
+	json_object_set_new(
+		series, "invocations",
+		json_pack("{s:o, s:o, s:o}", "t_start_s", ergon_darray(res->inv_start_s, res->n_inv, 1, 0),
+			  "latency_s", ergon_darray(res->inv_latency_s, res->n_inv, 1, 0),
+			  "failed_index", size_array(res->failed_index, res->n_failed)));
+	json_object_set_new(rep, "series", series);
+	session_issues(json_object_get(rep, "issues"), res);
+
+	size_t max = cfg->max_embedded_samples ? cfg->max_embedded_samples
+					       : ERGON_REPORT_MAX_SAMPLES;
+	int rc;
+	if (res->n_samples > max && res->status == ERGON_SESSION_COMPLETE) {
+		/* Exact integrals from the full series first, then decimate. */
+		json_t *full = json_deep_copy(rep);
+		json_t *fig = NULL, *fi = NULL;
+		rc = ergon_report_compute_figures(full, &fig, &fi, err);
+		json_decref(full);
+		json_decref(fi);
+		if (rc) {
+			json_decref(rep);
+			return rc;
+		}
+		size_t k = (res->n_samples + max - 1) / max;
+		json_t *exact = json_pack(
+			"{s:O, s:O, s:O, s:s}", "idle", json_object_get(fig, "idle"), "load",
+			json_object_get(fig, "load"), "sampler", json_object_get(fig, "sampler"),
+			"decimation",
+			"every k-th sample kept (k = decimation_factor) plus the last; these "
+			"integrals were computed over all samples");
+		json_object_set_new(exact, "decimation_factor", json_integer((json_int_t)k));
+		json_object_set_new(exact, "samples_total", json_integer((json_int_t)res->n_samples));
+		json_decref(fig);
+		json_object_set_new(series, "samples", samples_json(res, k));
+		json_object_set_new(series, "exact", exact);
+	}
+	rc = add_figures(rep, err);
+	if (rc) {
+		json_decref(rep);
+		return rc;
+	}
+	*out = rep;
+	return 0;
+}
+
+static double synth_slowdown(void *ctx, double t_s)
+{
+	return ergon_synthetic_slowdown(ctx, t_s);
+}
+
+int ergon_run(const struct ergon_run_config *cfg, json_t **report, struct ergon_err *err)
+{
+	struct ergon_instrument *inst = NULL;
+	struct ergon_workload *wl = NULL;
+	struct ergon_session_result res = {0};
+	json_t *rep = NULL;
+	*report = NULL;
+	/* The output must be writable before a second is measured. */
+	int rc = ergon_file_check_writable(cfg->out_path, cfg->write_flags, err);
+	if (rc)
+		return rc;
+	rc = ergon_instrument_open(cfg->instrument_spec, &cfg->instrument_opts, &inst, err);
+	if (rc)
+		goto out;
+	rc = ergon_workload_open(cfg->workload_spec, &cfg->workload_opts, &wl, err);
+	if (rc)
+		goto out;
+	struct ergon_session_config sc = cfg->session;
+	if (strcmp(inst->driver->name, "synthetic") == 0) {
+		sc.slowdown = synth_slowdown;
+		sc.slowdown_ctx = inst;
+	}
+	rc = ergon_session_run(&sc, inst, wl, &res, err);
+	if (rc)
+		goto out;
+	rc = ergon_report_build(cfg, inst, wl, &res, &rep, err);
+	if (rc)
+		goto out;
+	rc = ergon_artifact_write(rep, cfg->out_path, cfg->write_flags, err);
+	if (rc)
+		goto out;
+	*report = rep;
+	rep = NULL;
+out:
+	json_decref(rep);
+	ergon_session_result_cleanup(&res);
+	ergon_workload_close(wl);
+	ergon_instrument_close(inst);
+	return rc;
+}

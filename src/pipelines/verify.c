@@ -1,0 +1,201 @@
+/* ergon verify and the energy-model/v1 export. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ergon/artifact.h"
+#include "ergon/issues.h"
+#include "ergon/jcs.h"
+#include "ergon/report.h"
+#include "pipelines/report_internal.h"
+
+/* First difference between stored (a) and recomputed (b) figures. */
+static int compare(const json_t *a, const json_t *b, const char *path, struct ergon_err *err)
+{
+	if (a == NULL)
+		return ergon_err_set(err, ERGON_EVERIFY,
+				     "field %s: missing from the report; the series give it", path);
+	if (json_is_number(a) && json_is_number(b)) {
+		double x = json_number_value(a), y = json_number_value(b);
+		double band = ERGON_VERIFY_ABS + ERGON_VERIFY_REL * fmax(fabs(x), fabs(y));
+		if (fabs(x - y) <= band)
+			return 0;
+		return ergon_err_set(err, ERGON_EVERIFY,
+				     "field %s: the report says %.17g, the embedded series give "
+				     "%.17g (tolerance %g relative + %g absolute)",
+				     path, x, y, ERGON_VERIFY_REL, ERGON_VERIFY_ABS);
+	}
+	if (json_typeof(a) != json_typeof(b) &&
+	    !(json_is_boolean(a) && json_is_boolean(b)))
+		return ergon_err_set(err, ERGON_EVERIFY,
+				     "field %s: the report holds a different kind of value than "
+				     "the series give (%s)",
+				     path, "type differs");
+	char sub[512];
+	if (json_is_object(b)) {
+		const char *k;
+		json_t *v;
+		json_object_foreach((json_t *)b, k, v)
+		{
+			snprintf(sub, sizeof(sub), "%s.%s", path, k);
+			int rc = compare(json_object_get(a, k), v, sub, err);
+			if (rc)
+				return rc;
+		}
+		json_object_foreach((json_t *)a, k, v)
+		{
+			if (json_object_get(b, k) == NULL)
+				return ergon_err_set(err, ERGON_EVERIFY,
+						     "field %s.%s: not a figure ergon derives; the "
+						     "report was edited",
+						     path, k);
+		}
+		return 0;
+	}
+	if (json_is_array(b)) {
+		if (json_array_size(a) != json_array_size(b))
+			return ergon_err_set(err, ERGON_EVERIFY,
+					     "field %s: %zu entries, the series give %zu", path,
+					     json_array_size(a), json_array_size(b));
+		for (size_t i = 0; i < json_array_size(b); i++) {
+			snprintf(sub, sizeof(sub), "%s[%zu]", path, i);
+			int rc = compare(json_array_get(a, i), json_array_get(b, i), sub, err);
+			if (rc)
+				return rc;
+		}
+		return 0;
+	}
+	if (json_is_string(b)) {
+		if (strcmp(json_string_value(a), json_string_value(b)) != 0)
+			return ergon_err_set(err, ERGON_EVERIFY,
+					     "field %s: says \"%.200s\", the series give \"%.200s\"",
+					     path, json_string_value(a), json_string_value(b));
+		return 0;
+	}
+	if (json_is_boolean(b) && json_is_true(a) != json_is_true(b))
+		return ergon_err_set(err, ERGON_EVERIFY, "field %s: boolean differs", path);
+	return 0;
+}
+
+int ergon_report_verify(const json_t *r, struct ergon_err *err)
+{
+	const char *schema = json_string_value(json_object_get(r, "schema"));
+	if (schema == NULL || strcmp(schema, ERGON_REPORT_SCHEMA) != 0 ||
+	    json_integer_value(json_object_get(r, "schema_version")) != ERGON_REPORT_VERSION)
+		return ergon_err_set(err, ERGON_EVERIFY,
+				     "field schema: not an %s version %d report", ERGON_REPORT_SCHEMA,
+				     ERGON_REPORT_VERSION);
+	int rc = ergon_artifact_check_digest(r, err);
+	if (rc)
+		return rc;
+	json_t *fig = NULL, *fissues = NULL;
+	rc = ergon_report_compute_figures(r, &fig, &fissues, err);
+	if (rc)
+		return rc;
+	rc = compare(json_object_get(r, "figures"), fig, "figures", err);
+	const json_t *issues = json_object_get(r, "issues");
+	size_t i;
+	json_t *x;
+	if (rc == 0) {
+		json_array_foreach(fissues, i, x)
+		{
+			const char *code = json_string_value(json_object_get(x, "code"));
+			if (!ergon_issue_has(issues, code)) {
+				rc = ergon_err_set(err, ERGON_EVERIFY,
+						   "field issues: the series raise %s, the report does "
+						   "not list it",
+						   code);
+				break;
+			}
+		}
+	}
+	if (rc == 0) {
+		const char *integ = json_string_value(json_object_get(r, "integrity"));
+		const char *want = ergon_integrity_name(ergon_issues_integrity(issues));
+		if (integ == NULL || strcmp(integ, want) != 0)
+			rc = ergon_err_set(err, ERGON_EVERIFY,
+					   "field integrity: says %s, its issues make it %s",
+					   integ ? integ : "(missing)", want);
+	}
+	if (rc == 0) {
+		const char *st = json_string_value(json_object_get(r, "status"));
+		if (st && strcmp(st, "complete") != 0 && !ergon_issue_has(issues, "run.incomplete"))
+			rc = ergon_err_set(err, ERGON_EVERIFY,
+					   "field issues: status %s without run.incomplete", st);
+	}
+	json_decref(fig);
+	json_decref(fissues);
+	return rc;
+}
+
+int ergon_energy_model_build(const json_t *r, const char *const *actions, size_t n_actions,
+			     int allow_synthetic, json_t **model, struct ergon_err *err)
+{
+	*model = NULL;
+	if (n_actions == 0)
+		return ergon_err_set(err, ERGON_EUSAGE,
+				     "give at least one --action NAME (what one operation is, e.g. "
+				     "inference)");
+	int rc = ergon_report_verify(r, err);
+	if (rc)
+		return rc;
+	const char *prov = json_string_value(ergon_jpath(r, "provenance.kind"));
+	int kind = ergon_provenance_parse(prov);
+	int measured = kind == ERGON_PROV_MEASURED ||
+		       (kind == ERGON_PROV_REPLAYED &&
+			json_is_string(ergon_jpath(r, "provenance.recording")) &&
+			strcmp(json_string_value(ergon_jpath(r, "provenance.recording")),
+			       "measured") == 0);
+	if (!measured && !allow_synthetic)
+		return ergon_err_set(err, ERGON_EREFUSED,
+				     "the report's provenance is %s, not measured: its figures are "
+				     "not a measurement of a device; pass --allow-synthetic to "
+				     "export them labelled \"synthetic — not measured\"",
+				     prov ? prov : "unknown");
+	const char *integ = json_string_value(json_object_get(r, "integrity"));
+	const json_t *eop = ergon_jpath(r, "figures.energy_per_op");
+	double j = 0, u = 0, n_ops = 0;
+	if (integ == NULL || strcmp(integ, "invalid") == 0 || !json_is_object(eop))
+		return ergon_err_set(err, ERGON_EREFUSED,
+				     "the report's integrity is %s and it publishes no energy per "
+				     "operation; nothing to export",
+				     integ ? integ : "unknown");
+	if ((rc = ergon_jnumber(r, "figures.energy_per_op.above_idle_j", &j, err)) ||
+	    (rc = ergon_jnumber(r, "figures.energy_per_op.above_idle_u_j", &u, err)) ||
+	    (rc = ergon_jnumber(r, "figures.operations.succeeded", &n_ops, err)))
+		return rc;
+	const char *device = json_string_value(ergon_jpath(r, "device.name"));
+	const char *drv = json_string_value(ergon_jpath(r, "instrument.driver"));
+	const char *vendor = json_string_value(ergon_jpath(r, "instrument.vendor"));
+	const char *modelname = json_string_value(ergon_jpath(r, "instrument.model"));
+	const char *rid = json_string_value(json_object_get(r, "report_id"));
+	const char *verdict = json_string_value(ergon_jpath(r, "figures.throughput.verdict"));
+	char src[1400];
+	snprintf(src, sizeof(src),
+		 "%s: %.6g J per operation above idle (± %.2g J) on %s, instrument %s (%s %s), "
+		 "%.0f operations, basis above_idle, report %s; sustained throughput: %s",
+		 measured ? "measured" : "synthetic — not measured", j, u, device ? device : "?",
+		 drv ? drv : "?", vendor ? vendor : "?", modelname ? modelname : "?", n_ops,
+		 rid ? rid : "?", verdict ? verdict : "not assessed");
+	json_t *values = json_object();
+	for (size_t i = 0; i < n_actions; i++) {
+		if (actions[i] == NULL || actions[i][0] == '\0') {
+			json_decref(values);
+			return ergon_err_set(err, ERGON_EUSAGE, "--action: empty name");
+		}
+		json_object_set_new(values, actions[i], json_real(j));
+	}
+	*model = json_pack("{s:s, s:s, s:o, s:s, s:f, s:s, s:s, s:s, s:s}", "schema",
+			   "energy-model/v1", "basis", "above_idle", "values", values, "source",
+			   src, "uncertainty_j_per_operation", u, "unit", "J per operation",
+			   "provenance", measured ? "measured" : "synthetic", "report_id",
+			   rid ? rid : "", "formula",
+			   json_string_value(ergon_jpath(r, "figures.energy_per_op.formula"))
+				   ? json_string_value(
+					     ergon_jpath(r, "figures.energy_per_op.formula"))
+				   : "");
+	if (*model == NULL)
+		return ergon_err_set(err, ERGON_ENOMEM, "cannot build the energy model");
+	return 0;
+}
