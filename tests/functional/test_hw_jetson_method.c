@@ -217,8 +217,6 @@ static void run_case(int periodic)
 		assert_near(num(eop, "total_j", NULL), load_w / rate, 0.02 * load_w / rate);
 		assert_near(num(eop, "above_idle_j", NULL), (load_w - 5.0) / rate,
 				   0.03 * load_w / rate);
-		/* At 33 Hz and about 10 W: about 0.3 J per operation. */
-		assert_true(num(eop, "total_j", NULL) > 0.25 && num(eop, "total_j", NULL) < 0.32);
 	} else {
 		assert_string_equal(json_string_value(json_object_get(eop, "formula")),
 				    "saturated");
@@ -227,8 +225,6 @@ static void run_case(int periodic)
 				   0.02 * load_w * mean_lat);
 		assert_near(num(eop, "above_idle_j", NULL), (load_w - 5.0) * mean_lat,
 				   0.03 * load_w * mean_lat);
-		/* 10 ms bursts at about 10 W: about 0.1 J per operation. */
-		assert_true(num(eop, "total_j", NULL) > 0.08 && num(eop, "total_j", NULL) < 0.12);
 	}
 	json_decref(r.rep);
 	free(out);
