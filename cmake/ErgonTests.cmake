@@ -17,6 +17,8 @@ set(_ergon_test_env
     "ERGON_SHARED_DIR=${ERGON_SHARED_DIR}"
     "ERGON_SOURCE_DIR=${CMAKE_SOURCE_DIR}"
     "ERGON_BUILD_DIR=${CMAKE_BINARY_DIR}"
+    "ERGON_NVML_STUB=${CMAKE_BINARY_DIR}/nvml_stub/libnvidia-ml.so.1"
+    "ERGON_NVML_STUB_OLD=${CMAKE_BINARY_DIR}/nvml_stub_old/libnvidia-ml.so.1"
     "ASAN_OPTIONS=detect_leaks=1:abort_on_error=0"
     "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
 
@@ -53,6 +55,17 @@ foreach(src ${_fuzzers})
   set_tests_properties(fuzz/${name}_corpus PROPERTIES LABELS fuzz
                        ENVIRONMENT "${_ergon_test_env}" TIMEOUT 300)
 endforeach()
+
+# A stub libnvidia-ml.so.1 for the nvml instrument's tests (found through
+# ERGON_NVML_LIB), and an "old driver" variant without the energy counter.
+foreach(_v "" _old)
+  add_library(ergon_nvml_stub${_v} SHARED ${CMAKE_SOURCE_DIR}/tests/support/nvml_stub/nvml_stub.c)
+  set_target_properties(ergon_nvml_stub${_v} PROPERTIES PREFIX "lib" OUTPUT_NAME "nvidia-ml"
+                        SUFFIX ".so.1" C_VISIBILITY_PRESET hidden
+                        LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/nvml_stub${_v})
+  target_compile_options(ergon_nvml_stub${_v} PRIVATE -Wno-conversion)
+endforeach()
+target_compile_definitions(ergon_nvml_stub_old PRIVATE STUB_OLD=1)
 
 # Test plugins (tests/support/plugins/<name>.c -> <build>/tests/plugins/<name>.so):
 # shared objects that break the plugin ABI on purpose.

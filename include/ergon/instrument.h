@@ -74,12 +74,21 @@ struct ergon_instrument_driver {
 	/* Tell a synthetic/simulated instrument what the workload is doing
 	 * (load level 0..1, phase). Real drivers leave it NULL. */
 	void (*hint_load)(struct ergon_instrument *inst, double load);
+	/* What the driver saw while reading, as a JSON object the caller owns:
+	 * per rail the read rate beside the rate of distinct hardware updates,
+	 * device evidence (temperature, throttle reasons). Optional. */
+	json_t *(*stats)(const struct ergon_instrument *inst);
 };
 
 struct ergon_instrument {
 	const struct ergon_instrument_driver *driver;
 	struct ergon_instrument_identity identity;
 	void *priv;
+	/* instrument.* issues the driver found while reading (a counter that
+	 * went backwards, a wrap, stale readings): a JSON array created by
+	 * ergon_instrument_open, freed by ergon_instrument_close. Engines copy
+	 * it into their report. */
+	json_t *issues;
 };
 
 /* The driver table. */
@@ -99,6 +108,15 @@ ERGON_API int ergon_instrument_stop(struct ergon_instrument *inst, struct ergon_
 ERGON_API void ergon_instrument_close(struct ergon_instrument *inst);
 /* The identity as a JSON object (caller owns). */
 ERGON_API json_t *ergon_instrument_identity_json(const struct ergon_instrument *inst);
+/* The driver's reading statistics (caller owns), or NULL if it keeps none. */
+ERGON_API json_t *ergon_instrument_stats(const struct ergon_instrument *inst);
+/* For instruments whose power readings are averages (identity
+ * averaging_period_s > 0): add an instrument.averaged_power warning to
+ * issues when window_s is shorter than ERGON_AVERAGED_MIN_PERIODS averaging
+ * periods. Returns 1 if it warned, 0 if not. */
+#define ERGON_AVERAGED_MIN_PERIODS 5.0
+ERGON_API int ergon_instrument_check_window(const struct ergon_instrument *inst, double window_s,
+					    json_t *issues);
 /* Look up key in opts->kv; NULL if absent. */
 ERGON_API const char *ergon_options_get(const struct ergon_instrument_options *opts,
 					const char *key);

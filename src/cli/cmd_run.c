@@ -168,6 +168,9 @@ static int run(int argc, char **argv)
 			if (ni >= MAX_KV)
 				return ergon_cli_usage("run", "too many --instrument-opt");
 			ikv[ni++] = v;
+		} else if (FLAG("--sysfs-root")) {
+			NEED();
+			cfg.instrument_opts.sysfs_root = v;
 		} else if (FLAG("--workload")) {
 			NEED();
 			cfg.workload_spec = v;
@@ -295,7 +298,10 @@ const struct ergon_cli_command ergon_cli_cmd_run = {
 		"work), then N load windows of W seconds. Every invocation is timed with\n"
 		"CLOCK_MONOTONIC; power is integrated over the real sample timestamps.\n\n"
 		"  --device NAME            what is measured (recorded in the report)\n"
-		"  --instrument SPEC        synthetic (default) | replay:FILE.csv\n"
+		"  --instrument SPEC        synthetic (default) | replay:FILE.csv |\n"
+		"                           hwmon:RAIL | rapl[:DOMAIN] | nvml[:INDEX]\n"
+		"  --sysfs-root DIR         read hwmon/powercap/thermal under DIR, not /\n"
+		"                           (also: ERGON_SYSFS_ROOT)\n"
 		"  --instrument-opt K=V     driver option (synthetic: seed, idle_w, load_w,\n"
 		"                           noise_w, throttle_s, drop, temp_start_c,\n"
 		"                           temp_rate_c_per_s, temp_max_c, accuracy_pct,\n"

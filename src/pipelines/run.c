@@ -202,6 +202,13 @@ int ergon_report_build(const struct ergon_run_config *cfg, const struct ergon_in
 			  "failed_index", size_array(res->failed_index, res->n_failed)));
 	json_object_set_new(rep, "series", series);
 	session_issues(json_object_get(rep, "issues"), res);
+	/* What the instrument itself found (a counter going backwards, stale
+	 * readings) and its read-rate figures go into the report too. */
+	if (inst->issues)
+		json_array_extend(json_object_get(rep, "issues"), inst->issues);
+	json_t *ist = ergon_instrument_stats(inst);
+	if (ist)
+		json_object_set_new(rep, "instrument_stats", ist);
 
 	size_t max = cfg->max_embedded_samples ? cfg->max_embedded_samples
 					       : ERGON_REPORT_MAX_SAMPLES;
@@ -258,6 +265,18 @@ int ergon_run(const struct ergon_run_config *cfg, json_t **report, struct ergon_
 	rc = ergon_instrument_open(cfg->instrument_spec, &cfg->instrument_opts, &inst, err);
 	if (rc)
 		goto out;
+	if (inst->identity.n_rails > 1) {
+		/* The session integrates one power series; rails are never summed. */
+		rc = ergon_err_set(err, ERGON_EUSAGE,
+				   "--instrument %s: %d rails selected, but ergon run measures one "
+				   "rail; name one, e.g. %s:%s%s",
+				   cfg->instrument_spec, inst->identity.n_rails, inst->driver->name,
+				   inst->identity.rails[inst->identity.total_rail >= 0
+								? inst->identity.total_rail
+								: 0],
+				   inst->identity.total_rail >= 0 ? " (the total input)" : "");
+		goto out;
+	}
 	rc = ergon_workload_open(cfg->workload_spec, &cfg->workload_opts, &wl, err);
 	if (rc)
 		goto out;

@@ -4,6 +4,7 @@
 
 #include "ergon/artifact.h"
 #include "ergon/instrument.h"
+#include "ergon/issues.h"
 
 const struct ergon_instrument_driver *ergon_instrument_find(const char *spec)
 {
@@ -52,6 +53,11 @@ int ergon_instrument_open(const char *spec, const struct ergon_instrument_option
 	if (inst == NULL)
 		return ergon_err_set(err, ERGON_ENOMEM, "out of memory");
 	inst->driver = drv;
+	inst->issues = json_array();
+	if (inst->issues == NULL) {
+		free(inst);
+		return ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+	}
 	inst->identity.n_rails = 1;
 	inst->identity.total_rail = 0;
 	struct ergon_instrument_options o = {0};
@@ -62,6 +68,7 @@ int ergon_instrument_open(const char *spec, const struct ergon_instrument_option
 		o.arg = colon + 1;
 	int rc = drv->open(inst, &o, err);
 	if (rc) {
+		json_decref(inst->issues);
 		free(inst);
 		return rc;
 	}
@@ -99,7 +106,36 @@ void ergon_instrument_close(struct ergon_instrument *inst)
 		return;
 	if (inst->driver->close)
 		inst->driver->close(inst);
+	json_decref(inst->issues);
 	free(inst);
+}
+
+json_t *ergon_instrument_stats(const struct ergon_instrument *inst)
+{
+	if (inst == NULL || inst->driver->stats == NULL)
+		return NULL;
+	return inst->driver->stats(inst);
+}
+
+int ergon_instrument_check_window(const struct ergon_instrument *inst, double window_s,
+				  json_t *issues)
+{
+	double period_s = inst->identity.averaging_period_s;
+	if (!(period_s > 0.0) || window_s >= ERGON_AVERAGED_MIN_PERIODS * period_s)
+		return 0;
+	/* Each reading averages the last period_s; a window only a few periods
+	 * long is smeared by the readings that straddle its edges. */
+	ergon_issue_add(issues, "instrument.averaged_power",
+			json_pack("{s:s, s:f, s:f, s:f}", "instrument", inst->driver->name,
+				  "window_s", window_s, "averaging_period_s", period_s,
+				  "min_window_s", ERGON_AVERAGED_MIN_PERIODS * period_s),
+			"%s: the window of %.3f s is shorter than %.0f averaging periods of %.3f s; "
+			"its power readings are averages that straddle the window edges, so the "
+			"figure is not trustworthy. Lengthen the window to at least %.3f s "
+			"(more invocations per window) or use an energy-counter instrument",
+			inst->driver->name, window_s, ERGON_AVERAGED_MIN_PERIODS, period_s,
+			ERGON_AVERAGED_MIN_PERIODS * period_s);
+	return 1;
 }
 
 json_t *ergon_instrument_identity_json(const struct ergon_instrument *inst)

@@ -6,10 +6,16 @@
 /* Each driver folder defines one of these. */
 extern const struct ergon_instrument_driver ergon_instrument_synthetic;
 extern const struct ergon_instrument_driver ergon_instrument_replay;
+extern const struct ergon_instrument_driver ergon_instrument_hwmon;
+extern const struct ergon_instrument_driver ergon_instrument_rapl;
+extern const struct ergon_instrument_driver ergon_instrument_nvml;
 
 static const struct ergon_instrument_driver *const drivers[] = {
 	&ergon_instrument_synthetic,
 	&ergon_instrument_replay,
+	&ergon_instrument_hwmon,
+	&ergon_instrument_rapl,
+	&ergon_instrument_nvml,
 	NULL, /* sentinel: keep last */
 };
 

@@ -1,0 +1,275 @@
+/* The Jetson method end to end through the CLI: `ergon run --instrument
+ * hwmon:VDD_IN` on a fake Orin NX tree whose VDD_IN a writer thread
+ * rewrites in place: 5 W (5.000 V x 1.000 A) while ergon measures idle,
+ * 10 W (5.000 V x 2.000 A) from the moment ergon says the load phase runs.
+ * The expected figures are worked out here from that scripted profile:
+ *   idle mean power = 5 W exactly;
+ *   load mean power = (5 (t_sw - t0) + 10 (t1 - t_sw)) / (t1 - t0), t_sw the
+ *     switch time seen in the series (the writer switches a little after
+ *     the load phase starts, because it waits for ergon's progress line);
+ *   periodic: E/op = load mean power / (operations / load duration);
+ *   saturated: E/op = load mean power x mean latency. */
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fake_sysfs.h"
+#include "test_support.h"
+
+struct run_out {
+	json_t *rep;
+	int status;
+};
+
+/* Run ergon with argv, its stderr on a pseudo-terminal (ergon prints its
+ * phase progress only to a terminal); switch VDD_IN to the load level when
+ * that progress first says "load". */
+static struct run_out run_switching(struct fs_writer *w, const char *const *argv,
+				    const char *out_path)
+{
+	struct run_out r = {NULL, -1};
+	int master = posix_openpt(O_RDWR | O_NOCTTY);
+	assert_true(master >= 0);
+	assert_int_equal(grantpt(master), 0);
+	assert_int_equal(unlockpt(master), 0);
+	char slave_name[128];
+	assert_int_equal(ptsname_r(master, slave_name, sizeof(slave_name)), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int slave = open(slave_name, O_RDWR | O_NOCTTY);
+		if (slave < 0)
+			_exit(126);
+		dup2(slave, 2);
+		close(slave);
+		close(master);
+		int devnull = open("/dev/null", O_WRONLY);
+		if (devnull >= 0)
+			dup2(devnull, 1);
+		execv(getenv("ERGON_BIN"), (char *const *)argv);
+		_exit(127);
+	}
+	int errp[2] = {master, -1};
+	char buf[4096], tail[16] = "";
+	int switched = 0;
+	ssize_t n;
+	/* The master reads EIO once the child has exited and closed the slave. */
+	while ((n = read(errp[0], buf, sizeof(buf) - 1)) > 0) {
+		buf[n] = '\0';
+		/* Catch "load" also when split across two reads. */
+		char joined[4096 + 16];
+		snprintf(joined, sizeof(joined), "%s%s", tail, buf);
+		if (!switched && strstr(joined, "load")) {
+			fs_writer_rail(w, "hwmon0", 1, 5000, 2000);
+			switched = 1;
+		}
+		size_t jl = strlen(joined);
+		snprintf(tail, sizeof(tail), "%s", joined + (jl > 8 ? jl - 8 : 0));
+	}
+	close(errp[0]);
+	waitpid(pid, &r.status, 0);
+	assert_true(switched);
+	json_error_t je;
+	r.rep = json_load_file(out_path, 0, &je);
+	if (r.rep == NULL)
+		fail_msg("%s: %s (ergon status %d)", out_path, je.text, r.status);
+	return r;
+}
+
+/* |got - want| <= tol, in doubles (cmocka's float check narrows to float). */
+#define assert_near(got, want, tol)                                                               \
+	do {                                                                                      \
+		double g_ = (got), w_ = (want), t_ = (tol);                                       \
+		if (!(fabs(g_ - w_) <= t_))                                                       \
+			fail_msg("%s = %.9g, expected %.9g +- %.3g", #got, g_, w_, t_);           \
+	} while (0)
+
+static double num(const json_t *o, const char *a, const char *b)
+{
+	const json_t *x = json_object_get(o, a);
+	if (b)
+		x = json_object_get(x, b);
+	if (!json_is_number(x))
+		fail_msg("missing number %s.%s", a, b ? b : "");
+	return json_number_value(x);
+}
+
+/* The load mean power expected from the scripted profile, and checks that
+ * the series only ever held the two scripted levels. */
+static double expected_load_mean_w(const json_t *rep)
+{
+	const json_t *series = json_object_get(rep, "series");
+	const json_t *ph = json_object_get(series, "phases");
+	double i0 = num(json_object_get(ph, "idle"), "t_start_s", NULL);
+	double i1 = num(json_object_get(ph, "idle"), "t_end_s", NULL);
+	double t0 = num(json_object_get(ph, "load"), "t_start_s", NULL);
+	double t1 = num(json_object_get(ph, "load"), "t_end_s", NULL);
+	const json_t *ts = json_object_get(json_object_get(series, "samples"), "t_s");
+	const json_t *ps = json_object_get(json_object_get(series, "samples"), "power_w");
+	size_t n = json_array_size(ts);
+	assert_true(n > 100);
+	double t_prev = -1, t_sw = -1;
+	for (size_t i = 0; i < n; i++) {
+		double t = json_number_value(json_array_get(ts, i));
+		double p = json_number_value(json_array_get(ps, i));
+		if (p != 5.0 && p != 10.0)
+			fail_msg("sample %zu at %.6f s: %.9f W is not a scripted level", i, t, p);
+		if (t >= i0 && t <= i1 && p != 5.0)
+			fail_msg("idle sample at %.6f s is %.3f W, not 5 W", t, p);
+		if (p == 5.0 && t_sw < 0)
+			t_prev = t;
+		if (p == 10.0 && t_sw < 0)
+			t_sw = t;
+	}
+	assert_true(t_sw > t0 && t_sw < t1);
+	double sw = t_prev > t0 ? 0.5 * (t_prev + t_sw) : t0;
+	return (5.0 * (sw - t0) + 10.0 * (t1 - sw)) / (t1 - t0);
+}
+
+static void check_identity(const json_t *rep)
+{
+	const json_t *inst = json_object_get(rep, "instrument");
+	assert_string_equal(json_string_value(json_object_get(inst, "driver")), "hwmon");
+	assert_string_equal(json_string_value(json_object_get(inst, "model")), "ina3221");
+	assert_string_equal(json_string_value(json_object_get(inst, "total_rail")), "VDD_IN");
+	assert_string_equal(json_string_value(json_object_get(inst, "provenance")), "measured");
+	assert_string_equal(
+		json_string_value(json_object_get(json_object_get(rep, "provenance"), "kind")),
+		"measured");
+	const json_t *r0 = json_array_get(
+		json_object_get(json_object_get(rep, "instrument_stats"), "rails"), 0);
+	assert_string_equal(json_string_value(json_object_get(r0, "rail")), "VDD_IN");
+	json_int_t reads = json_integer_value(json_object_get(r0, "reads"));
+	json_int_t distinct = json_integer_value(json_object_get(r0, "distinct_updates"));
+	assert_true(reads > 100 && distinct >= 2 && distinct <= reads);
+}
+
+static void run_case(int periodic)
+{
+	char *root = ts_tmpdir();
+	assert_int_equal(fs_orin_nx(root, 0), 0);
+	struct fs_writer *w = fs_writer_start(root, 0.001);
+	assert_non_null(w);
+	fs_writer_rail(w, "hwmon0", 1, 5000, 1000);
+	while (fs_writer_ticks(w) < 2)
+		usleep(1000);
+	char *out = ts_strf("%s/report.json", root);
+	const char *argv[40];
+	int a = 0;
+	argv[a++] = "ergon";
+	argv[a++] = "run";
+	argv[a++] = "--device";
+	argv[a++] = "orin-nx-fake";
+	argv[a++] = "--instrument";
+	argv[a++] = "hwmon:VDD_IN";
+	argv[a++] = "--sysfs-root";
+	argv[a++] = root;
+	argv[a++] = "--workload";
+	argv[a++] = "builtin:periodic";
+	argv[a++] = "--workload-opt";
+	argv[a++] = "burst_ms=10";
+	argv[a++] = "--workload-opt";
+	argv[a++] = "sleep_ms=0";
+	if (periodic) {
+		argv[a++] = "--release-hz";
+		argv[a++] = "33";
+	}
+	argv[a++] = "--settle-s";
+	argv[a++] = "0";
+	argv[a++] = "--idle-s";
+	argv[a++] = "1";
+	argv[a++] = "--windows";
+	argv[a++] = "3";
+	argv[a++] = "--window-s";
+	argv[a++] = "1";
+	argv[a++] = "--out";
+	argv[a++] = out;
+	argv[a] = NULL;
+	struct run_out r = run_switching(w, argv, out);
+	fs_writer_stop(w);
+	check_identity(r.rep);
+	const json_t *fig = json_object_get(r.rep, "figures");
+	double load_w = expected_load_mean_w(r.rep);
+	assert_near(num(fig, "idle", "mean_power_w"), 5.0, 1e-9);
+	assert_near(num(fig, "load", "mean_power_w"), load_w, 0.005 * load_w);
+	const json_t *eop = json_object_get(fig, "energy_per_op");
+	assert_true(json_is_object(eop));
+	const json_t *ph = json_object_get(json_object_get(r.rep, "series"), "phases");
+	double t0 = num(json_object_get(ph, "load"), "t_start_s", NULL);
+	double t1 = num(json_object_get(ph, "load"), "t_end_s", NULL);
+	const json_t *inv = json_object_get(json_object_get(r.rep, "series"), "invocations");
+	const json_t *starts = json_object_get(inv, "t_start_s");
+	const json_t *lat = json_object_get(inv, "latency_s");
+	size_t n_inv = json_array_size(starts);
+	assert_true(n_inv > 10);
+	double lat_sum = 0;
+	for (size_t i = 0; i < n_inv; i++)
+		lat_sum += json_number_value(json_array_get(lat, i));
+	if (periodic) {
+		assert_string_equal(json_string_value(json_object_get(eop, "formula")), "periodic");
+		/* Operations per second of load: about 33, and a 10 ms burst in
+		 * a 30.3 ms period leaves the device idle two thirds of it. */
+		double rate = (double)n_inv / (t1 - t0);
+		assert_near(num(eop, "total_j", NULL), load_w / rate, 0.02 * load_w / rate);
+		assert_near(num(eop, "above_idle_j", NULL), (load_w - 5.0) / rate,
+				   0.03 * load_w / rate);
+	} else {
+		assert_string_equal(json_string_value(json_object_get(eop, "formula")),
+				    "saturated");
+		double mean_lat = lat_sum / (double)n_inv;
+		assert_near(num(eop, "total_j", NULL), load_w * mean_lat,
+				   0.02 * load_w * mean_lat);
+		assert_near(num(eop, "above_idle_j", NULL), (load_w - 5.0) * mean_lat,
+				   0.03 * load_w * mean_lat);
+	}
+	json_decref(r.rep);
+	free(out);
+	ts_tmpdir_remove(root);
+	free(root);
+}
+
+static void periodic_33hz(void **state)
+{
+	(void)state;
+	run_case(1);
+}
+
+static void saturated(void **state)
+{
+	(void)state;
+	run_case(0);
+}
+
+static void several_rails_refused_by_run(void **state)
+{
+	(void)state;
+	char *root = ts_tmpdir();
+	assert_int_equal(fs_orin_nx(root, 0), 0);
+	char *out = ts_strf("%s/r.json", root);
+	char *err = NULL;
+	int rc = ts_run_ergon(NULL, &err, "run", "--device", "x", "--instrument",
+			      "hwmon:VDD_SOC,VDD_IN", "--sysfs-root", root, "--workload",
+			      "builtin:spin", "--idle-s", "0.2", "--windows", "1", "--window-s",
+			      "0.2", "--out", out, NULL);
+	assert_int_equal(rc, 2);
+	assert_non_null(strstr(err, "hwmon:VDD_IN (the total input)"));
+	assert_int_equal(access(out, F_OK), -1);
+	free(err);
+	free(out);
+	ts_tmpdir_remove(root);
+	free(root);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(periodic_33hz),
+		cmocka_unit_test(saturated),
+		cmocka_unit_test(several_rails_refused_by_run),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
