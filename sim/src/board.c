@@ -190,7 +190,8 @@ static int hal_cycles(void *ctx, uint32_t *now)
 /* Spend `cycles` of core work (not an inference: the counter is healthy). */
 static void spend_idle_ns(struct sim_board *b, uint64_t ns)
 {
-	double c = (double)ns * 1e-9 * SIM_CORE_HZ * b->f.core_speed;
+	/* ns x Hz / 1e9 keeps whole-µs intervals exact in double. */
+	double c = (double)ns * SIM_CORE_HZ * b->f.core_speed / 1e9;
 	b->cycles += c;
 	b->counter += c;
 	advance(b, ns);
@@ -318,7 +319,7 @@ static const struct scenario scenarios[] = {
 	{"ina228_reversed_sense", ERGON_SIM_FLOW_POWER_INA228, 0,
 	 {NOMINAL, .ina = {.reversed_sense = 1}}},
 	{"ina228_accumulator_overflow", ERGON_SIM_FLOW_POWER_INA228, 0,
-	 {NOMINAL, .ina = {.preload_lsb_below_full = 1000}}},
+	 {NOMINAL, .ina = {.preload_lsb_below_full = 50}}},
 	{"transport_bytes_dropped", ERGON_SIM_FLOW_PROFILE, 0,
 	 {NOMINAL, .drop_from = 400, .drop_len = 37}},
 	{"transport_write_fails", ERGON_SIM_FLOW_PROFILE, 0, {NOMINAL, .fail_after = 300}},

@@ -38,11 +38,21 @@ struct gate_ctx {
 	const struct ert_sync_config *sync;
 	const struct ert_hal *hal;
 	struct ert_power_terminal *t;
+	struct ert_ina228 *ina; /* NULL unless internal mode */
 };
 
 static int gate_open(void *user)
 {
 	struct gate_ctx *g = user;
+	if (g->ina != NULL) {
+		/* Reset the accumulators as late as possible: after the warm
+		 * reference and the rate probe, right before the gate rises. */
+		g->t->final_phase = ERT_PHASE_INA228_ARM;
+		int rc = ert_ina228_arm(g->ina);
+		if (rc != ERT_OK)
+			return rc;
+		g->t->final_phase = ERT_PHASE_WINDOW;
+	}
 	int rc = ert_sync_gate(g->sync, g->hal, 1);
 	if (rc == ERT_OK && g->sync->gate_pin != 0)
 		g->t->gate_asserted = 1;
@@ -118,7 +128,8 @@ int ert_power_run(const struct ert_hal *hal, const struct ert_power_config *cfg,
 	static struct ert_ina228 ina;
 	struct ert_window_result w = {0};
 	uint32_t waited_us = 0;
-	struct gate_ctx g = {&cfg->sync, hal, t};
+	struct gate_ctx g = {&cfg->sync, hal, t,
+			     cfg->source == ERT_SOURCE_INA228 ? &ina : NULL};
 	const struct ert_window_edges edges = {gate_open, gate_close, &g};
 	int rc = ERT_OK;
 
@@ -162,12 +173,6 @@ int ert_power_run(const struct ert_hal *hal, const struct ert_power_config *cfg,
 		rc = ert_sync_wait_go(&cfg->sync, hal, &waited_us);
 	if (rc != ERT_OK)
 		goto done;
-	if (cfg->source == ERT_SOURCE_INA228) {
-		t->final_phase = ERT_PHASE_INA228_ARM;
-		rc = ert_ina228_arm(&ina);
-		if (rc != ERT_OK)
-			goto done;
-	}
 	t->final_phase = ERT_PHASE_WINDOW;
 	rc = ert_window_run(hal, &cfg->window, work, &edges, &w, NULL);
 	t->requested_count = w.requested;
@@ -177,6 +182,8 @@ int ert_power_run(const struct ert_hal *hal, const struct ert_power_config *cfg,
 	t->partial_iters = w.partial_iters;
 	if (rc == ERT_E_GATE_STUCK)
 		t->final_phase = ERT_PHASE_GATE_LOW;
+	if (rc == ERT_OK && cfg->sync.gate_pin != 0 && !t->gate_lowered)
+		rc = ERT_E_GATE_STUCK;
 	if (rc != ERT_OK)
 		goto done;
 	if (cfg->source == ERT_SOURCE_INA228) {
