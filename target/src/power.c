@@ -104,7 +104,9 @@ static void render(struct ert_power_terminal *t)
 	kv_u(&b, HPX_KEY_PT_GATE_LOWERED, t->gate_lowered);
 	kv_s(&b, HPX_KEY_PT_MEASUREMENT_SOURCE,
 	     t->source == ERT_SOURCE_INA228 ? "ina228" : "external");
-	if (t->source == ERT_SOURCE_INA228) {
+	/* Measurement fields only once they were read: a failed bring-up
+	 * must not look like a measured zero. */
+	if (t->source == ERT_SOURCE_INA228 && t->final_phase == ERT_PHASE_DONE) {
 		kv_u(&b, HPX_KEY_PT_ENERGY_NJ, t->energy_nj);
 		kv_u(&b, HPX_KEY_PT_CHARGE_NC, t->charge_nc);
 		kv_u(&b, HPX_KEY_PT_BUS_VOLTAGE_UV, t->bus_voltage_uv);
