@@ -78,7 +78,33 @@ enum ergon_integrity {
 	  "an energy counter went backwards without reaching its wrap range")                   \
 	X("instrument.counter_wrapped", ERGON_SEV_INFO, "an energy counter wrapped and was unwrapped") \
 	X("instrument.stale_readings", ERGON_SEV_INFO,                                             \
-	  "many readings repeated the previous hardware update")
+	  "many readings repeated the previous hardware update")                                    \
+	/* --- power: gated-window analysis (docs/POWER_CHECKS.md) --- */                          \
+	X("power.observation_degraded", ERGON_SEV_WARNING, "no qualifying gate window: free-form capture") \
+	X("power.gate_below_minimum", ERGON_SEV_ERROR, "a gated window integrates to under the floor") \
+	X("power.window_observer_mismatch", ERGON_SEV_ERROR, "firmware window clock and gate disagree") \
+	X("power.gate_duration_mismatch", ERGON_SEV_WARNING, "gate duration misses the reference window") \
+	X("power.gated_window_reference_drift", ERGON_SEV_INFO, "confirmed gate drifts from the reference") \
+	X("power.gated_current_not_above_whole", ERGON_SEV_INFO, "gated mean current not above whole capture") \
+	X("power.terminal_incomplete", ERGON_SEV_WARNING, "the power terminal reported failed or incomplete work") \
+	X("power.device_timing_corrupt", ERGON_SEV_WARNING, "an inference reported zero time") \
+	X("power.window_clock_frozen", ERGON_SEV_WARNING, "inferences completed but elapsed_us is 0") \
+	X("power.window_clock_frozen_internal", ERGON_SEV_ERROR, "internal run: elapsed_us is 0") \
+	X("power.window_clock_mismatch", ERGON_SEV_WARNING, "elapsed_us misses count x reference by >25%") \
+	X("power.window_clock_exceeds_host_time", ERGON_SEV_WARNING, "firmware window longer than host envelope") \
+	X("power.zero_energy_and_charge", ERGON_SEV_ERROR, "INA228 reported exactly zero energy and charge") \
+	X("power.zero_charge", ERGON_SEV_ERROR, "INA228 energy without charge: IN+/IN- reversed") \
+	X("power.accumulator_overflow", ERGON_SEV_ERROR, "INA228 accumulator overflowed (measurement of record)") \
+	X("power.accumulator_overflow_bystander", ERGON_SEV_WARNING, "INA228 bystander accumulator overflowed") \
+	X("power.recording_truncated", ERGON_SEV_WARNING, "recording cut short: samples up to the last intact chunk") \
+	X("power.recording_damaged", ERGON_SEV_WARNING, "recording damaged (CRC, length, link): samples stop there") \
+	X("power.recording_sample_gap", ERGON_SEV_WARNING, "recording sample ids jump or go backwards") \
+	X("power.nan_samples", ERGON_SEV_WARNING, "NaN samples were left out of the sums") \
+	X("power.gate_high_at_start", ERGON_SEV_INFO, "the gate was high from the first sample") \
+	/* --- profile: clean-window checks --- */                                                 \
+	X("profile.clean_window_stalled", ERGON_SEV_WARNING, "clean-window iterations stalled or partial") \
+	X("profile.clean_window_clock_rate_low", ERGON_SEV_WARNING, "rate probe cycles below half the core clock") \
+	X("profile.clean_window_check_inoperative", ERGON_SEV_WARNING, "partial floor is zero: silence is not health")
 
 /* Severity of a registered code; 0 if the code is not registered. */
 ERGON_API int ergon_issue_severity(const char *code);

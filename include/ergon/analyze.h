@@ -1,0 +1,72 @@
+/* Power analysis outputs and the `ergon analyze` pipeline.
+ *
+ * ergon_power_section turns a gated-engine result and the firmware facts
+ * into the `power` section of summary.json (heliaPROFILER-compatible
+ * names); the renderers make detailed/power_summary.csv and the terminal
+ * Power table from that section. ergon_analyze_run wires a recording (JLS,
+ * statistics CSV, raw CSV) and a facts file through them and writes the
+ * artifacts; `ergon profile` can call ergon_power_section directly with an
+ * in-memory stream's result.
+ */
+#ifndef ERGON_ANALYZE_H
+#define ERGON_ANALYZE_H
+
+#include <jansson.h>
+
+#include "ergon/error.h"
+#include "ergon/gated.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Build the power section. res may be NULL (internal runs without a
+ * recording); f may be NULL (no facts); warnings (may be NULL) are
+ * {code, message} objects from the reader, added as issues. The section's
+ * "issues" array holds every issue; *out is a new reference. */
+ERGON_API int ergon_power_section(const struct ergon_gated_result *res, double min_window_s,
+				  const struct ergon_power_facts *f, const json_t *warnings,
+				  json_t **out, struct ergon_err *err);
+/* detailed/power_summary.csv: "scope,metric,value", a block per gated
+ * window (window_1, ...) and a whole_capture_window block. *out malloc'd. */
+ERGON_API int ergon_power_csv_render(const json_t *power, char **out, size_t *len,
+				     struct ergon_err *err);
+/* The terminal Power table: box drawing when utf8, else plain ASCII. */
+ERGON_API int ergon_power_table_render(const json_t *power, int utf8, char **out,
+				       struct ergon_err *err);
+
+/* Facts from JSON: {"clean_infer_count", "clean_infer_avg_us",
+ * "probe_kind": "infer"|"busy_loop", "zero_time_inference", "internal",
+ * "host_envelope_s", "terminal": {...}, "measurement": {...}} (the
+ * terminal/measurement objects use the power terminal record's lower-case
+ * names; docs/POWER_CHECKS.md). */
+ERGON_API int ergon_power_facts_from_json(const json_t *j, const char *name,
+					  struct ergon_power_facts *f, struct ergon_err *err);
+/* Load a facts file (JSON form; HPX logs once the HPX parser is merged). */
+ERGON_API int ergon_power_facts_load(const char *path, struct ergon_power_facts *f,
+				     struct ergon_err *err);
+
+struct ergon_analyze_options {
+	const char *jls_path;     /* one of jls_path, stats_path, raw_path ... */
+	const char *stats_path;
+	const char *raw_path;
+	const char *markers_path; /* software gate (optional) */
+	const char *facts_path;   /* firmware facts (optional) */
+	const char *out_dir;      /* summary.json and detailed/power_summary.csv */
+	unsigned sync_input_index;
+	double stats_rate_hz;     /* 0 = 1000 */
+	double min_window_s;      /* 0 = 1.0 */
+	const char *recording_provenance; /* "measured"/"synthetic"/NULL unknown */
+	int force;                /* replace existing outputs */
+};
+
+/* Analyse and write summary.json + detailed/power_summary.csv. *table gets
+ * the Power table (caller frees). An invalid measurement is not an error:
+ * the artifact says so. Errors are usage or I/O. */
+ERGON_API int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **table,
+				json_t **summary, struct ergon_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

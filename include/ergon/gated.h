@@ -1,0 +1,250 @@
+/* Gated-window power analysis: a stream of statistics packets or raw
+ * samples and a gate in, per-window and whole-capture figures out, and the
+ * checks that decide whether energy per inference may be published.
+ *
+ * The engine is pure: it never opens files. Drivers and pipelines push
+ * packets or raw sample blocks into it (docs/internals/gated.md).
+ */
+#ifndef ERGON_GATED_H
+#define ERGON_GATED_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ergon/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Which optional fields of a statistics packet hold values. */
+enum ergon_packet_field {
+	ERGON_PKT_VOLTAGE = 1u << 0, /* v_* */
+	ERGON_PKT_POWER = 1u << 1,   /* p_* */
+	ERGON_PKT_ACCUM = 1u << 2,   /* charge_c and energy_j accumulators */
+	ERGON_PKT_DIGITAL = 1u << 3, /* digital */
+	ERGON_PKT_MINMAX = 1u << 4,  /* i_min_a/i_max_a (and v, p when present) */
+};
+
+/* One statistics packet, the field set of libjsdrv's statistics payload:
+ * the span it covers, current/voltage/power mean, std, min, max, the
+ * on-instrument charge and energy accumulators at the end of the span, the
+ * polled digital inputs (bit i = INPUTi) and the first sample id. */
+struct ergon_stats_packet {
+	double t_start_s;
+	double t_end_s;
+	double i_avg_a, i_std_a, i_min_a, i_max_a;
+	double v_avg_v, v_std_v, v_min_v, v_max_v;
+	double p_avg_w, p_std_w, p_min_w, p_max_w;
+	double charge_c; /* accumulator, C, not a delta */
+	double energy_j; /* accumulator, J, not a delta */
+	uint64_t sample_id;
+	uint32_t digital;
+	uint32_t fields; /* ergon_packet_field bits */
+};
+
+/* A software gate interval [start_s, end_s). */
+struct ergon_gate_marker {
+	double start_s;
+	double end_s;
+};
+
+struct ergon_gated_config {
+	double stats_rate_hz;      /* packets per second for raw input; 0 = 1000 */
+	double min_window_s;       /* gates shorter than this are glitches; 0 = 1.0 */
+	unsigned sync_input_index; /* digital input carrying the gate (INPUT0 = 0) */
+	/* Software gate: when marker_count > 0 the markers are the gate and the
+	 * digital inputs are ignored. Sorted, non-overlapping; copied. */
+	const struct ergon_gate_marker *markers;
+	size_t marker_count;
+};
+
+/* Figures for one window (or the whole capture). Percentiles are over
+ * statistics packets (spike-robust); has_distribution is 0 when no
+ * complete packet fell inside the window. */
+struct ergon_window_figures {
+	double start_s, end_s;
+	double duration_s;   /* edge to edge */
+	double integral_s;   /* sum of the spans actually observed */
+	uint64_t start_index, end_index; /* raw input: samples [start, end) */
+	uint64_t samples;    /* raw samples used (NaN samples excluded) */
+	uint64_t packets;    /* complete packets in the distribution */
+	double energy_j, charge_c;
+	double avg_current_a, avg_voltage_v, avg_power_w, peak_current_a;
+	int has_distribution;
+	double median_current_a, p95_current_a, p99_current_a;
+	double median_power_w, p95_power_w, p99_power_w;
+	int closed;          /* the gate fell (always 1 for gate windows) */
+	int from_accumulator; /* energy/charge from instrument accumulators */
+};
+
+#define ERGON_GATED_GLITCH_KEEP 16
+
+struct ergon_gated_result {
+	int raw;                /* raw samples (1) or statistics packets (0) */
+	double sample_rate_hz;  /* raw input */
+	double stats_period_s;  /* packet period */
+	int gate_source;        /* 0 none, 1 digital input, 2 markers */
+	uint64_t samples, packets, nan_samples;
+	struct ergon_window_figures whole;
+	/* All qualifying windows together: sums of energy, charge and
+	 * durations; percentiles over the union of their packets. */
+	struct ergon_window_figures gated;
+	size_t window_count;
+	const struct ergon_window_figures *windows; /* owned by the engine */
+	uint64_t short_gate_pulses_ignored;
+	size_t glitch_kept; /* diagnostics of the first ERGON_GATED_GLITCH_KEEP glitches */
+	struct {
+		double start_s, duration_s;
+	} glitches[ERGON_GATED_GLITCH_KEEP];
+	int gate_high_at_start; /* high on the first sample: not a rising edge */
+	int unterminated;       /* a gate rose and never fell */
+	double unterminated_start_s;
+	uint64_t rises;         /* rising edges seen (glitches included) */
+};
+
+struct ergon_gated;
+
+/* A new engine. Caller frees with ergon_gated_free. */
+ERGON_API int ergon_gated_new(const struct ergon_gated_config *cfg, struct ergon_gated **out,
+			      struct ergon_err *err);
+ERGON_API void ergon_gated_free(struct ergon_gated *g);
+
+/* Packet input: push packets in time order. ERGON_EPARSE when time goes
+ * backwards or a packet is malformed (the message names the packet index). */
+ERGON_API int ergon_gated_push_packets(struct ergon_gated *g, const struct ergon_stats_packet *p,
+				       size_t n, struct ergon_err *err);
+
+/* Raw input at a fixed rate: call once before the first block. Samples are
+ * reduced to statistics packets of round(rate / stats_rate_hz) samples as
+ * the instrument would; gate edges keep sample precision. */
+ERGON_API int ergon_gated_raw_begin(struct ergon_gated *g, double sample_rate_hz,
+				    struct ergon_err *err);
+/* n consecutive samples. power may be NULL (then current x voltage);
+ * gate_bits may be NULL (gate from markers, or none), else packed u1:
+ * sample j is bit (bit0 + j) % 8 of byte (bit0 + j) / 8. */
+ERGON_API int ergon_gated_push_raw(struct ergon_gated *g, const float *current_a,
+				   const float *voltage_v, const float *power_w,
+				   const uint8_t *gate_bits, size_t bit0, size_t n,
+				   struct ergon_err *err);
+
+/* End of stream: close the figures. The result stays valid until the
+ * engine is freed. */
+ERGON_API int ergon_gated_finish(struct ergon_gated *g, const struct ergon_gated_result **out,
+				 struct ergon_err *err);
+
+/* ---- Checks on firmware facts (docs/POWER_CHECKS.md) ---------------- */
+
+enum ergon_probe_kind {
+	ERGON_PROBE_UNKNOWN = 0,
+	ERGON_PROBE_INFER = 1,
+	ERGON_PROBE_BUSY_LOOP = 2,
+};
+
+enum ergon_terminal_status {
+	ERGON_TERMINAL_NONE = 0, /* no terminal record */
+	ERGON_TERMINAL_OK = 1,
+	ERGON_TERMINAL_FAILED = 2,
+	ERGON_TERMINAL_INCOMPLETE = 3,
+};
+
+/* The power terminal record (wire.h HPX_KEY_PT_*), filled by whoever parsed it. */
+struct ergon_power_terminal {
+	int status; /* ergon_terminal_status */
+	int version;
+	uint64_t requested_count, completed_count;
+	int have_elapsed;
+	uint64_t elapsed_us; /* the firmware's own window clock */
+	int gate_asserted, gate_lowered;
+	char final_phase[32];
+	int64_t error_code;
+	/* INA228 measurement */
+	char source[32]; /* "ina228", "external", ... */
+	char scope[48];
+	int have_energy, have_charge;
+	double energy_nj, charge_nc;
+	uint64_t duration_us, inference_count;
+	int overflow;
+	double bus_voltage_uv;
+	char calibration_id[64];
+};
+
+struct ergon_power_facts {
+	int have_clean_count;
+	uint64_t clean_infer_count; /* HPX_CLEAN_INFER_COUNT */
+	double clean_infer_avg_us;  /* profile boot's reference; 0 = unknown */
+	int probe_kind;             /* ergon_probe_kind */
+	int zero_time_inference;    /* an inference reported zero time */
+	struct ergon_power_terminal terminal;
+	int internal;               /* the on-board INA228 is the measurement of record */
+	double host_envelope_s;     /* internal: host-timed start-to-record interval; 0 unknown */
+};
+
+/* What the gate analysis saw, for the checks. */
+struct ergon_power_gate_view {
+	size_t window_count;
+	double gate_s;      /* total edge-to-edge duration of the windows */
+	double integral_s;  /* total packet-integral duration */
+	double shortest_integral_s; /* the shortest window's packet-integral duration */
+	double gated_avg_current_a;
+	double whole_avg_current_a;
+	int have_whole;
+	double stats_period_s;
+	double min_window_s;
+};
+
+struct ergon_power_verdict {
+	int suspect;         /* gated_window_duration_suspect */
+	int omit_per_inference;
+	int have_expected;
+	double expected_s;   /* clean count x clean_infer_avg_us */
+	double ratio;        /* gate_s / expected_s */
+	int have_drift;
+	double drift;        /* ratio - 1, published when the observer confirmed */
+	int have_current_ok;
+	int current_ok;      /* gated_vs_whole_current_ok */
+	int observer_checked, observer_ok;
+	double observer_allowance_s;
+	json_t *reasons;     /* array of strings: why suspect/omitted (caller frees) */
+	json_t *ceiling;     /* window_clock_ceiling (internal runs; caller frees) */
+};
+
+/* Observer check: |gate_s - elapsed_s| <= 1% of elapsed + allowance, where
+ * allowance = 2 stats packets (an edge may land anywhere in the packet and
+ * poll period at each end). Returns 1 when they agree. */
+ERGON_API int ergon_power_observer_agrees(double gate_s, double elapsed_s, double stats_period_s,
+					  double *allowance_s);
+/* Tolerance of the reference check when no firmware window arbitrates:
+ * max(2 packets, half an inference when count > 1, 10% of expected for a
+ * counted window or 25% for a busy_loop probe). */
+ERGON_API double ergon_power_reference_tolerance_s(double expected_s, uint64_t count,
+						   double avg_us, double stats_period_s,
+						   int probe_kind);
+
+/* Run every gate/terminal check, appending issues to `issues`; fills v
+ * (caller frees v->reasons and v->ceiling with json_decref). */
+ERGON_API int ergon_power_evaluate(const struct ergon_power_facts *f,
+				   const struct ergon_power_gate_view *gv, json_t *issues,
+				   struct ergon_power_verdict *v);
+
+/* Internal-mode (INA228 terminal record) checks; appends issues, returns
+ * window_clock_ceiling (new reference) or NULL when the record has no window
+ * clock. Part of ergon_power_evaluate when f->internal; public for tests. */
+ERGON_API json_t *ergon_power_check_internal(const struct ergon_power_facts *f, json_t *issues,
+					     int *fail);
+
+/* Clean-window checks on the profile boot's per-iteration cycle deltas.
+ * total_iters 0 = unknown (the number of deltas is used). ref_cycles is the
+ * warm reference. Appends profile.clean_window_stalled and
+ * profile.clean_window_check_inoperative as they apply; returns 1 if any. */
+ERGON_API int ergon_clean_window_check(const uint64_t *deltas, size_t n, uint64_t total_iters,
+				       uint64_t ref_cycles, json_t *issues);
+/* The pre-window rate probe: cycles below half of core_hz x probe_us. */
+ERGON_API int ergon_clean_window_rate_check(double core_hz, double probe_us,
+					    uint64_t probe_cycles, json_t *issues);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,58 @@
+/* CSV recordings for the gated engine (docs/POWER_CHECKS.md has the forms).
+ *
+ * Statistics packets (`ergon analyze --stats FILE.csv`): a header naming
+ * columns, any order, of
+ *   t_start_s,t_end_s,i_avg_a            (required)
+ *   i_std_a,i_min_a,i_max_a,v_avg_v,v_std_v,v_min_v,v_max_v,
+ *   p_avg_w,p_std_w,p_min_w,p_max_w,charge_c,energy_j,sample_id,digital
+ * (the field set of libjsdrv's statistics payload; charge_c/energy_j are the
+ * instrument's accumulators at t_end_s, digital the polled inputs, bit i =
+ * INPUTi). Raw samples (`--raw FILE.csv`): t_s,current_a,voltage_v and
+ * optional power_w and digital, uniformly sampled.
+ * Lines starting with '#' and blank lines are skipped; CRLF is accepted.
+ *
+ * Parsers are incremental (feed any split of the bytes, then end) and push
+ * straight into a gated engine, so the fuzzer drives them with bytes.
+ */
+#ifndef ERGON_POWER_CSV_H
+#define ERGON_POWER_CSV_H
+
+#include <stddef.h>
+
+#include "ergon/error.h"
+#include "ergon/gated.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ERGON_POWER_CSV_LINE_MAX 4096u
+
+enum ergon_power_csv_kind {
+	ERGON_POWER_CSV_STATS = 1,
+	ERGON_POWER_CSV_RAW = 2,
+};
+
+struct ergon_power_csv;
+
+/* A parser feeding g (not owned). name labels messages ("run.csv"). */
+ERGON_API int ergon_power_csv_new(int kind, struct ergon_gated *g, unsigned sync_input_index,
+				  const char *name, struct ergon_power_csv **out,
+				  struct ergon_err *err);
+ERGON_API void ergon_power_csv_free(struct ergon_power_csv *p);
+/* Parse bytes; errors name the line and column and the fix. */
+ERGON_API int ergon_power_csv_feed(struct ergon_power_csv *p, const char *buf, size_t len,
+				   struct ergon_err *err);
+/* The last line (without newline) and any buffered samples. */
+ERGON_API int ergon_power_csv_end(struct ergon_power_csv *p, struct ergon_err *err);
+
+/* Parse a marker file: lines "start_s,end_s" (optional header line naming
+ * them). *out is malloc'd (caller frees); at most 1 Mi markers. */
+ERGON_API int ergon_gate_markers_parse(const char *buf, size_t len, const char *name,
+				       struct ergon_gate_marker **out, size_t *count,
+				       struct ergon_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

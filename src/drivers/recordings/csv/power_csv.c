@@ -1,0 +1,484 @@
+/* CSV recordings (statistics packets, raw samples) and gate marker files,
+ * parsed incrementally into the gated engine. */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ergon/power_csv.h"
+
+#define RAW_BATCH 4096u
+#define STATS_BATCH 256u
+#define COLS_MAX 64
+#define MARKERS_MAX (1u << 20)
+
+enum stats_col {
+	S_T_START,
+	S_T_END,
+	S_I_AVG,
+	S_I_STD,
+	S_I_MIN,
+	S_I_MAX,
+	S_V_AVG,
+	S_V_STD,
+	S_V_MIN,
+	S_V_MAX,
+	S_P_AVG,
+	S_P_STD,
+	S_P_MIN,
+	S_P_MAX,
+	S_CHARGE,
+	S_ENERGY,
+	S_SAMPLE_ID,
+	S_DIGITAL,
+	S_COUNT
+};
+
+static const char *const stats_names[S_COUNT] = {
+	"t_start_s", "t_end_s", "i_avg_a", "i_std_a",  "i_min_a",  "i_max_a",
+	"v_avg_v",   "v_std_v", "v_min_v", "v_max_v",  "p_avg_w",  "p_std_w",
+	"p_min_w",   "p_max_w", "charge_c", "energy_j", "sample_id", "digital"};
+
+enum raw_col { R_T, R_I, R_V, R_P, R_D, R_COUNT };
+static const char *const raw_names[R_COUNT] = {"t_s", "current_a", "voltage_v", "power_w",
+					       "digital"};
+
+struct ergon_power_csv {
+	int kind;
+	struct ergon_gated *g;
+	unsigned sync_index;
+	char name[256];
+	char line[ERGON_POWER_CSV_LINE_MAX + 1];
+	size_t line_len;
+	int line_too_long;
+	uint64_t line_no;
+	int have_header;
+	int ncols;
+	int map[COLS_MAX]; /* CSV column -> field, -1 ignored */
+	int present[S_COUNT];
+	/* raw */
+	float bi[RAW_BATCH], bv[RAW_BATCH], bp[RAW_BATCH];
+	uint8_t bits[RAW_BATCH / 8];
+	size_t bn;
+	uint64_t k;
+	double t0, t_prev, fs;
+	int began;
+	/* stats */
+	struct ergon_stats_packet pk[STATS_BATCH];
+	size_t pn;
+};
+
+int ergon_power_csv_new(int kind, struct ergon_gated *g, unsigned sync_input_index,
+			const char *name, struct ergon_power_csv **out, struct ergon_err *err)
+{
+	*out = NULL;
+	if (kind != ERGON_POWER_CSV_STATS && kind != ERGON_POWER_CSV_RAW)
+		return ergon_err_set(err, ERGON_EUSAGE, "power CSV: unknown kind %d", kind);
+	if (sync_input_index > 31)
+		return ergon_err_set(err, ERGON_ERANGE,
+				     "sync input index %u: digital inputs are 0..31", sync_input_index);
+	struct ergon_power_csv *p = calloc(1, sizeof(*p));
+	if (p == NULL)
+		return ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", name);
+	p->kind = kind;
+	p->g = g;
+	p->sync_index = sync_input_index;
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	*out = p;
+	return 0;
+}
+
+void ergon_power_csv_free(struct ergon_power_csv *p)
+{
+	free(p);
+}
+
+/* Split a line into trimmed fields (optional surrounding double quotes);
+ * returns the count, or -1 when there are more than COLS_MAX. */
+static int split(char *s, char **f, int *col)
+{
+	int n = 0;
+	char *start = s;
+	for (char *c = s;; c++) {
+		if (*c == ',' || *c == 0) {
+			int end = *c == 0;
+			*c = 0;
+			if (n == COLS_MAX)
+				return -1;
+			char *a = start;
+			while (*a == ' ' || *a == '\t')
+				a++;
+			char *b = a + strlen(a);
+			while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
+				*--b = 0;
+			if (b - a >= 2 && *a == '"' && b[-1] == '"') {
+				b[-1] = 0;
+				a++;
+			}
+			col[n] = (int)(start - s) + 1;
+			f[n++] = a;
+			if (end)
+				break;
+			start = c + 1;
+		}
+	}
+	return n;
+}
+
+static int parse_double(struct ergon_power_csv *p, const char *f, int col, const char *what,
+			double *out, struct ergon_err *err)
+{
+	char *end = NULL;
+	errno = 0;
+	double v = strtod(f, &end);
+	if (*f == 0 || end == f || *end != 0)
+		return ergon_err_set(err, ERGON_EPARSE,
+				     "%s:%llu:%d: %s '%.40s' is not a number; write a decimal like "
+				     "0.0125",
+				     p->name, (unsigned long long)p->line_no, col, what, f);
+	*out = v;
+	return 0;
+}
+
+static int parse_u64(struct ergon_power_csv *p, const char *f, int col, const char *what,
+		     uint64_t max, uint64_t *out, struct ergon_err *err)
+{
+	char *end = NULL;
+	errno = 0;
+	if (*f == '-' || *f == '+')
+		end = (char *)f;
+	unsigned long long v = end ? 0 : strtoull(f, &end, 0);
+	if (*f == 0 || end == f || *end != 0 || errno == ERANGE || v > max)
+		return ergon_err_set(err, ERGON_EPARSE,
+				     "%s:%llu:%d: %s '%.40s' is not an unsigned integer <= %llu",
+				     p->name, (unsigned long long)p->line_no, col, what, f,
+				     (unsigned long long)max);
+	*out = v;
+	return 0;
+}
+
+static int header(struct ergon_power_csv *p, char **f, int *col, int n, struct ergon_err *err)
+{
+	const char *const *names = p->kind == ERGON_POWER_CSV_STATS ? stats_names : raw_names;
+	int count = p->kind == ERGON_POWER_CSV_STATS ? S_COUNT : R_COUNT;
+	p->ncols = n;
+	for (int i = 0; i < n; i++) {
+		p->map[i] = -1;
+		for (int k = 0; k < count; k++) {
+			if (strcmp(f[i], names[k]) != 0)
+				continue;
+			if (p->present[k])
+				return ergon_err_set(err, ERGON_EPARSE,
+						     "%s:%llu:%d: column '%s' appears twice",
+						     p->name, (unsigned long long)p->line_no, col[i],
+						     names[k]);
+			p->present[k] = 1;
+			p->map[i] = k;
+		}
+	}
+	int required = p->kind == ERGON_POWER_CSV_STATS ? 3 : 3;
+	for (int k = 0; k < required; k++)
+		if (!p->present[k])
+			return ergon_err_set(
+				err, ERGON_EPARSE,
+				"%s:%llu: the header has no '%s' column; the first line must name "
+				"the columns, e.g. %s",
+				p->name, (unsigned long long)p->line_no, names[k],
+				p->kind == ERGON_POWER_CSV_STATS ?
+					"t_start_s,t_end_s,i_avg_a,v_avg_v,charge_c,energy_j,digital" :
+					"t_s,current_a,voltage_v,power_w,digital");
+	if (p->kind == ERGON_POWER_CSV_STATS && p->present[S_CHARGE] != p->present[S_ENERGY])
+		return ergon_err_set(err, ERGON_EPARSE,
+				     "%s:%llu: charge_c and energy_j come together (the instrument's "
+				     "accumulators); add the missing one or drop both",
+				     p->name, (unsigned long long)p->line_no);
+	p->have_header = 1;
+	return 0;
+}
+
+static int flush_stats(struct ergon_power_csv *p, struct ergon_err *err)
+{
+	int rc = 0;
+	if (p->pn > 0)
+		rc = ergon_gated_push_packets(p->g, p->pk, p->pn, err);
+	p->pn = 0;
+	return rc;
+}
+
+static int flush_raw(struct ergon_power_csv *p, struct ergon_err *err)
+{
+	int rc = 0;
+	if (p->bn > 0 && p->began)
+		rc = ergon_gated_push_raw(p->g, p->bi, p->bv, p->present[R_P] ? p->bp : NULL,
+					  p->present[R_D] ? p->bits : NULL, 0, p->bn, err);
+	if (p->began) {
+		p->bn = 0;
+		memset(p->bits, 0, sizeof(p->bits));
+	}
+	return rc;
+}
+
+static int stats_row(struct ergon_power_csv *p, char **f, int *col, struct ergon_err *err)
+{
+	struct ergon_stats_packet *q = &p->pk[p->pn];
+	memset(q, 0, sizeof(*q));
+	double *dst[S_COUNT] = {&q->t_start_s, &q->t_end_s, &q->i_avg_a, &q->i_std_a, &q->i_min_a,
+				&q->i_max_a,   &q->v_avg_v, &q->v_std_v, &q->v_min_v, &q->v_max_v,
+				&q->p_avg_w,   &q->p_std_w, &q->p_min_w, &q->p_max_w, &q->charge_c,
+				&q->energy_j,  NULL,        NULL};
+	for (int i = 0; i < p->ncols; i++) {
+		int k = p->map[i];
+		if (k < 0)
+			continue;
+		int rc;
+		if (k == S_SAMPLE_ID) {
+			rc = parse_u64(p, f[i], col[i], stats_names[k], UINT64_MAX, &q->sample_id,
+				       err);
+		} else if (k == S_DIGITAL) {
+			uint64_t d = 0;
+			rc = parse_u64(p, f[i], col[i], stats_names[k], 0xffffffffu, &d, err);
+			q->digital = (uint32_t)d;
+		} else {
+			rc = parse_double(p, f[i], col[i], stats_names[k], dst[k], err);
+		}
+		if (rc)
+			return rc;
+	}
+	if (p->present[S_V_AVG])
+		q->fields |= ERGON_PKT_VOLTAGE;
+	if (p->present[S_P_AVG])
+		q->fields |= ERGON_PKT_POWER;
+	if (p->present[S_CHARGE])
+		q->fields |= ERGON_PKT_ACCUM;
+	if (p->present[S_DIGITAL])
+		q->fields |= ERGON_PKT_DIGITAL;
+	if (p->present[S_I_MAX])
+		q->fields |= ERGON_PKT_MINMAX;
+	if (++p->pn == STATS_BATCH)
+		return flush_stats(p, err);
+	return 0;
+}
+
+static int raw_row(struct ergon_power_csv *p, char **f, int *col, struct ergon_err *err)
+{
+	double v[R_COUNT] = {0};
+	uint64_t dig = 0;
+	for (int i = 0; i < p->ncols; i++) {
+		int k = p->map[i];
+		if (k < 0)
+			continue;
+		int rc = k == R_D ? parse_u64(p, f[i], col[i], raw_names[k], 0xffffffffu, &dig, err) :
+				    parse_double(p, f[i], col[i], raw_names[k], &v[k], err);
+		if (rc)
+			return rc;
+	}
+	double t = v[R_T];
+	if (!isfinite(t))
+		return ergon_err_set(err, ERGON_EPARSE, "%s:%llu: t_s is not finite", p->name,
+				     (unsigned long long)p->line_no);
+	if (p->k > 0 && t <= p->t_prev)
+		return ergon_err_set(err, ERGON_EPARSE,
+				     "%s:%llu: t_s %.9g is not after the previous %.9g (time goes "
+				     "backwards or repeats); raw samples must be in time order",
+				     p->name, (unsigned long long)p->line_no, t, p->t_prev);
+	if (p->k == 0) {
+		p->t0 = t;
+	} else if (p->k == 1) {
+		p->fs = 1.0 / (t - p->t0);
+		int rc = ergon_gated_raw_begin(p->g, p->fs, err);
+		if (rc)
+			return rc;
+		p->began = 1;
+	} else {
+		/* Uniform sampling: sample k sits at t0 + k/fs within half a period. */
+		double want = p->t0 + (double)p->k / p->fs;
+		if (fabs(t - want) > 0.5 / p->fs)
+			return ergon_err_set(err, ERGON_EPARSE,
+					     "%s:%llu: t_s %.9g is off the %.6g Hz grid set by the "
+					     "first two samples (expected %.9g); raw CSV must be "
+					     "uniformly sampled (use --stats for packets)",
+					     p->name, (unsigned long long)p->line_no, t, p->fs, want);
+	}
+	p->t_prev = t;
+	p->bi[p->bn] = (float)v[R_I];
+	p->bv[p->bn] = (float)v[R_V];
+	p->bp[p->bn] = (float)v[R_P];
+	if ((dig >> p->sync_index) & 1u)
+		p->bits[p->bn / 8] |= (uint8_t)(1u << (p->bn % 8));
+	p->bn++;
+	p->k++;
+	if (p->bn == RAW_BATCH)
+		return flush_raw(p, err);
+	return 0;
+}
+
+static int do_line(struct ergon_power_csv *p, struct ergon_err *err)
+{
+	p->line_no++;
+	if (p->line_too_long)
+		return ergon_err_set(err, ERGON_ETOOBIG, "%s:%llu: line longer than %u bytes",
+				     p->name, (unsigned long long)p->line_no,
+				     ERGON_POWER_CSV_LINE_MAX);
+	p->line[p->line_len] = 0;
+	if (p->line_len > 0 && p->line[p->line_len - 1] == '\r')
+		p->line[--p->line_len] = 0;
+	if (memchr(p->line, 0, p->line_len) != NULL)
+		return ergon_err_set(err, ERGON_EPARSE, "%s:%llu: NUL byte in a text line", p->name,
+				     (unsigned long long)p->line_no);
+	char *s = p->line;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (*s == 0 || *s == '#')
+		return 0;
+	char *f[COLS_MAX];
+	int col[COLS_MAX];
+	int n = split(p->line, f, col);
+	if (n < 0)
+		return ergon_err_set(err, ERGON_EPARSE, "%s:%llu: more than %d columns", p->name,
+				     (unsigned long long)p->line_no, COLS_MAX);
+	if (!p->have_header)
+		return header(p, f, col, n, err);
+	if (n != p->ncols)
+		return ergon_err_set(err, ERGON_EPARSE,
+				     "%s:%llu: %d fields but the header names %d; every row needs "
+				     "one value per column",
+				     p->name, (unsigned long long)p->line_no, n, p->ncols);
+	return p->kind == ERGON_POWER_CSV_STATS ? stats_row(p, f, col, err) :
+						  raw_row(p, f, col, err);
+}
+
+int ergon_power_csv_feed(struct ergon_power_csv *p, const char *buf, size_t len,
+			 struct ergon_err *err)
+{
+	for (size_t i = 0; i < len; i++) {
+		char c = buf[i];
+		if (c == '\n') {
+			int rc = do_line(p, err);
+			p->line_len = 0;
+			p->line_too_long = 0;
+			if (rc)
+				return rc;
+			continue;
+		}
+		if (p->line_len < ERGON_POWER_CSV_LINE_MAX)
+			p->line[p->line_len++] = c;
+		else
+			p->line_too_long = 1;
+	}
+	return 0;
+}
+
+int ergon_power_csv_end(struct ergon_power_csv *p, struct ergon_err *err)
+{
+	int rc = 0;
+	if (p->line_len > 0 || p->line_too_long) {
+		rc = do_line(p, err);
+		p->line_len = 0;
+		if (rc)
+			return rc;
+	}
+	if (!p->have_header)
+		return ergon_err_set(err, ERGON_EPARSE,
+				     "%s: no header line; the first line must name the columns",
+				     p->name);
+	if (p->kind == ERGON_POWER_CSV_STATS)
+		return flush_stats(p, err);
+	if (p->k == 1)
+		return ergon_err_set(err, ERGON_EPARSE,
+				     "%s: a single raw sample; two are needed to know the rate",
+				     p->name);
+	return flush_raw(p, err);
+}
+
+int ergon_gate_markers_parse(const char *buf, size_t len, const char *name,
+			     struct ergon_gate_marker **out, size_t *count, struct ergon_err *err)
+{
+	*out = NULL;
+	*count = 0;
+	struct ergon_gate_marker *m = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t line_no = 0;
+	int rc = 0;
+	size_t i = 0;
+	while (i < len) {
+		size_t j = i;
+		while (j < len && buf[j] != '\n')
+			j++;
+		line_no++;
+		char line[256];
+		size_t l = j - i;
+		if (l >= sizeof(line)) {
+			rc = ergon_err_set(err, ERGON_EPARSE, "%s:%llu: line longer than %zu bytes",
+					   name, (unsigned long long)line_no, sizeof(line) - 1);
+			goto fail;
+		}
+		memcpy(line, buf + i, l);
+		line[l] = 0;
+		i = j + 1;
+		if (l > 0 && line[l - 1] == '\r')
+			line[--l] = 0;
+		char *s = line;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (*s == 0 || *s == '#')
+			continue;
+		if (memchr(line, 0, l) != NULL) {
+			rc = ergon_err_set(err, ERGON_EPARSE, "%s:%llu: NUL byte", name,
+					   (unsigned long long)line_no);
+			goto fail;
+		}
+		char *f[COLS_MAX];
+		int col[COLS_MAX];
+		int nf = split(line, f, col);
+		if (n == 0 && nf == 2 && strcmp(f[0], "start_s") == 0 && strcmp(f[1], "end_s") == 0)
+			continue;
+		double v[2];
+		char *end;
+		for (int k = 0; k < 2 && nf == 2; k++) {
+			v[k] = strtod(f[k], &end);
+			if (*f[k] == 0 || *end != 0)
+				nf = -1;
+		}
+		if (nf != 2) {
+			rc = ergon_err_set(err, ERGON_EPARSE,
+					   "%s:%llu: expected 'start_s,end_s' (two numbers in seconds "
+					   "on the recording's clock)",
+					   name, (unsigned long long)line_no);
+			goto fail;
+		}
+		if (!isfinite(v[0]) || !isfinite(v[1]) || v[0] < 0 || v[1] <= v[0] ||
+		    (n > 0 && v[0] < m[n - 1].end_s)) {
+			rc = ergon_err_set(err, ERGON_EPARSE,
+					   "%s:%llu: marker [%g, %g) must be finite, start >= 0, end > "
+					   "start, after the previous marker",
+					   name, (unsigned long long)line_no, v[0], v[1]);
+			goto fail;
+		}
+		if (n == cap) {
+			if (cap >= MARKERS_MAX) {
+				rc = ergon_err_set(err, ERGON_ETOOBIG, "%s: more than %u markers",
+						   name, MARKERS_MAX);
+				goto fail;
+			}
+			size_t nc = cap ? cap * 2 : 16;
+			struct ergon_gate_marker *x = realloc(m, nc * sizeof(*m));
+			if (x == NULL) {
+				rc = ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", name);
+				goto fail;
+			}
+			m = x;
+			cap = nc;
+		}
+		m[n].start_s = v[0];
+		m[n].end_s = v[1];
+		n++;
+	}
+	*out = m;
+	*count = n;
+	return 0;
+fail:
+	free(m);
+	return rc;
+}

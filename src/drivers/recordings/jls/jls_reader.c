@@ -1,0 +1,523 @@
+/* The streaming JLS reader: walks chunk headers in file order over a
+ * random-access source and keeps one decoded DATA chunk per streamed
+ * signal, so memory does not depend on the file's length. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ergon/issues.h"
+#include "ergon/jls.h"
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the JLS reader decodes f32 samples by copying little-endian bytes"
+#endif
+
+/* Largest DATA chunk we decode (entries); the JS220 writer uses 8192 f32 or
+ * 65536 u1 entries. Bounds memory per streamed signal. */
+#define JLS_ENTRIES_MAX (1u << 22)
+/* Only definitions are read during open; they are small. */
+#define JLS_DEF_PAYLOAD_MAX (1u << 16)
+
+struct fd_ctx {
+	int fd;
+};
+
+/* The file stays open for the reader's lifetime, owned by the reader. */
+struct jls_file {
+	struct fd_ctx fd;
+	char name[512];
+};
+
+struct ergon_jls_reader {
+	struct ergon_jls_source src;
+	struct ergon_jls_signal signals[ERGON_JLS_SIGNAL_MAX];
+	char source_name[64], vendor[64], model[64], serial[64];
+	uint64_t chunks_end; /* offset after the last intact chunk */
+	uint64_t chunk_count;
+	json_t *warnings;
+	struct jls_file *file_owner; /* set by ergon_jls_file_open */
+};
+
+struct ergon_jls_cursor {
+	const struct ergon_jls_signal *sig;
+	uint64_t off;      /* next chunk header to examine */
+	uint8_t *payload;  /* raw payload of the current chunk */
+	size_t payload_cap;
+	float *f32;        /* decoded f32 entries (f32 signals) */
+	size_t f32_cap;
+	const uint8_t *bits; /* u1 entries, packed (u1 signals) */
+	size_t count;      /* entries in the current chunk */
+	size_t pos;        /* entries already streamed */
+	uint64_t next_index; /* relative index expected next */
+	int64_t id_offset; /* first file sample id = relative index 0 */
+	int started;
+	int done;
+};
+
+static void warn(struct ergon_jls_reader *r, const char *code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void warn(struct ergon_jls_reader *r, const char *code, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	/* Bounded: a file of many damaged chunks must not grow this list forever. */
+	if (json_array_size(r->warnings) >= 64)
+		return;
+	json_array_append_new(r->warnings, json_pack("{s:s,s:s}", "code", code, "message", msg));
+}
+
+static int take_field(const uint8_t *p, size_t len, size_t *at, char *dst, size_t dst_len)
+{
+	for (size_t i = *at; i + 1 < len; i++) {
+		if (p[i] == 0 && p[i + 1] == 0x1f) {
+			size_t n = i - *at;
+			if (n > dst_len - 1)
+				n = dst_len - 1;
+			memcpy(dst, p + *at, n);
+			dst[n] = 0;
+			*at = i + 2;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* SOURCE_DEF: 64 reserved bytes, then name, vendor, model, version, serial. */
+static void source_def(struct ergon_jls_reader *r, const uint8_t *p, size_t len)
+{
+	if (len < 64)
+		return;
+	size_t at = 64;
+	char version[64];
+	if (take_field(p, len, &at, r->source_name, sizeof(r->source_name)) ||
+	    take_field(p, len, &at, r->vendor, sizeof(r->vendor)) ||
+	    take_field(p, len, &at, r->model, sizeof(r->model)) ||
+	    take_field(p, len, &at, version, sizeof(version)) ||
+	    take_field(p, len, &at, r->serial, sizeof(r->serial)))
+		return;
+}
+
+int ergon_jls_reader_open(const struct ergon_jls_source *src, struct ergon_jls_reader **out,
+			  struct ergon_err *err)
+{
+	*out = NULL;
+	struct ergon_jls_reader *r = calloc(1, sizeof(*r));
+	uint8_t *payload = NULL;
+	int rc = 0;
+	if (r == NULL)
+		return ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", src->name);
+	r->src = *src;
+	r->warnings = json_array();
+	if (r->warnings == NULL) {
+		rc = ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", src->name);
+		goto fail;
+	}
+	uint8_t hdr[ERGON_JLS_HEADER_SIZE];
+	if (src->size < ERGON_JLS_HEADER_SIZE) {
+		rc = ergon_err_set(err, ERGON_EPARSE,
+				   "%s: %" PRIu64 " bytes is shorter than the 32-byte JLS header; "
+				   "pass a Joulescope .jls recording",
+				   src->name, src->size);
+		goto fail;
+	}
+	rc = src->read_at(src->ctx, 0, hdr, sizeof(hdr));
+	if (rc) {
+		rc = ergon_err_set(err, rc, "%s: cannot read the file header", src->name);
+		goto fail;
+	}
+	struct ergon_jls_file_header fh;
+	rc = ergon_jls_file_header_decode(hdr, sizeof(hdr), &fh, src->name, err);
+	if (rc)
+		goto fail;
+	if (fh.file_length == 0)
+		warn(r, "power.recording_truncated",
+		     "%s: the writer did not close the file (header length 0); reading the "
+		     "intact chunks",
+		     src->name);
+	else if (fh.file_length != src->size)
+		warn(r, "power.recording_truncated",
+		     "%s: the header says %" PRIu64 " bytes but the file has %" PRIu64
+		     "; reading the intact chunks",
+		     src->name, fh.file_length, src->size);
+
+	payload = malloc(JLS_DEF_PAYLOAD_MAX + 8);
+	if (payload == NULL) {
+		rc = ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", src->name);
+		goto fail;
+	}
+	uint64_t off = ERGON_JLS_HEADER_SIZE;
+	int ended = 0;
+	while (off + ERGON_JLS_CHUNK_HEADER_SIZE <= src->size) {
+		uint8_t ch[ERGON_JLS_CHUNK_HEADER_SIZE];
+		char where[600];
+		snprintf(where, sizeof(where), "%s@%" PRIu64, src->name, off);
+		struct ergon_err cerr = {0};
+		struct ergon_jls_chunk_header h;
+		if (src->read_at(src->ctx, off, ch, sizeof(ch)) != 0 ||
+		    ergon_jls_chunk_header_decode(ch, sizeof(ch), &h, where, &cerr) != 0) {
+			warn(r, "power.recording_damaged", "%s; samples stop at the last intact chunk",
+			     cerr.code ? cerr.msg : where);
+			break;
+		}
+		uint64_t span = ergon_jls_payload_span(h.payload_length);
+		if (off + ERGON_JLS_CHUNK_HEADER_SIZE + span > src->size) {
+			warn(r, "power.recording_truncated",
+			     "%s: chunk payload of %u bytes runs past the end of the file; samples "
+			     "stop at the last intact chunk",
+			     where, h.payload_length);
+			break;
+		}
+		if ((h.item_next != 0 && (h.item_next < ERGON_JLS_HEADER_SIZE ||
+					  h.item_next >= src->size)) ||
+		    h.item_prev >= src->size)
+			warn(r, "power.recording_damaged",
+			     "%s: chunk links point outside the file (next %" PRIu64 ", prev %" PRIu64
+			     "); the reader walks chunks in order and ignores them",
+			     where, h.item_next, h.item_prev);
+		if (h.tag == ERGON_JLS_TAG_SIGNAL_DEF || h.tag == ERGON_JLS_TAG_SOURCE_DEF) {
+			if (span > JLS_DEF_PAYLOAD_MAX + 8) {
+				warn(r, "power.recording_damaged",
+				     "%s: definition payload of %u bytes is implausibly long; ignored",
+				     where, h.payload_length);
+			} else if (src->read_at(src->ctx, off + ERGON_JLS_CHUNK_HEADER_SIZE, payload,
+						(size_t)span) != 0 ||
+				   ergon_jls_payload_check(payload, (size_t)span, h.payload_length,
+							   where, &cerr) != 0) {
+				warn(r, "power.recording_damaged", "%s; samples stop here",
+				     cerr.code ? cerr.msg : where);
+				break;
+			} else if (h.tag == ERGON_JLS_TAG_SOURCE_DEF) {
+				if ((h.chunk_meta & 0xff) != 0)
+					source_def(r, payload, h.payload_length);
+			} else {
+				struct ergon_jls_signal s;
+				if (ergon_jls_signal_def_decode(payload, h.payload_length,
+								(uint16_t)(h.chunk_meta & 0xffu), &s,
+								where, &cerr) != 0)
+					warn(r, "power.recording_damaged", "%s; definition ignored",
+					     cerr.msg);
+				else
+					r->signals[s.signal_id] = s;
+			}
+		}
+		off += ERGON_JLS_CHUNK_HEADER_SIZE + span;
+		r->chunk_count++;
+		if (h.tag == ERGON_JLS_TAG_END) {
+			ended = 1;
+			break;
+		}
+	}
+	r->chunks_end = off;
+	if (!ended && json_array_size(r->warnings) == 0)
+		warn(r, "power.recording_truncated",
+		     "%s: no END chunk; the recording was cut short after %" PRIu64 " bytes",
+		     src->name, off);
+	free(payload);
+	*out = r;
+	return 0;
+fail:
+	free(payload);
+	ergon_jls_reader_free(r);
+	return rc;
+}
+
+void ergon_jls_reader_free(struct ergon_jls_reader *r)
+{
+	if (r == NULL)
+		return;
+	json_decref(r->warnings);
+	r->warnings = NULL;
+	if (r->file_owner != NULL) {
+		close(r->file_owner->fd.fd);
+		free(r->file_owner);
+	}
+	free(r);
+}
+
+const struct ergon_jls_signal *ergon_jls_reader_signal(const struct ergon_jls_reader *r,
+						       const char *name)
+{
+	for (size_t i = 1; i < ERGON_JLS_SIGNAL_MAX; i++)
+		if (r->signals[i].defined && strcmp(r->signals[i].name, name) == 0)
+			return &r->signals[i];
+	return NULL;
+}
+
+const char *ergon_jls_reader_source_field(const struct ergon_jls_reader *r, const char *field)
+{
+	if (strcmp(field, "name") == 0)
+		return r->source_name;
+	if (strcmp(field, "vendor") == 0)
+		return r->vendor;
+	if (strcmp(field, "model") == 0)
+		return r->model;
+	if (strcmp(field, "serial") == 0)
+		return r->serial;
+	return "";
+}
+
+json_t *ergon_jls_reader_warnings(const struct ergon_jls_reader *r)
+{
+	return r->warnings;
+}
+
+uint32_t ergon_jls_reader_sample_rate(const struct ergon_jls_reader *r)
+{
+	const struct ergon_jls_signal *s = ergon_jls_reader_signal(r, "current");
+	return s ? s->sample_rate_hz : 0;
+}
+
+static void cursor_free(struct ergon_jls_cursor *c)
+{
+	free(c->payload);
+	free(c->f32);
+}
+
+/* Load the cursor's next DATA chunk. Sets done at the end of the intact
+ * chunks or at the first damaged, inconsistent or out-of-order chunk. */
+static int cursor_advance(struct ergon_jls_reader *r, struct ergon_jls_cursor *c,
+			  struct ergon_err *err)
+{
+	const struct ergon_jls_source *src = &r->src;
+	while (c->off + ERGON_JLS_CHUNK_HEADER_SIZE <= r->chunks_end) {
+		uint8_t ch[ERGON_JLS_CHUNK_HEADER_SIZE];
+		char where[600];
+		snprintf(where, sizeof(where), "%s@%" PRIu64, src->name, c->off);
+		struct ergon_err cerr = {0};
+		struct ergon_jls_chunk_header h;
+		int rc = src->read_at(src->ctx, c->off, ch, sizeof(ch));
+		if (rc)
+			return ergon_err_set(err, rc, "%s: read failed", where);
+		if (ergon_jls_chunk_header_decode(ch, sizeof(ch), &h, where, &cerr) != 0) {
+			/* The file changed under us since open; stop cleanly. */
+			warn(r, "power.recording_damaged", "%s", cerr.msg);
+			break;
+		}
+		uint64_t span = ergon_jls_payload_span(h.payload_length);
+		uint64_t here = c->off;
+		c->off += ERGON_JLS_CHUNK_HEADER_SIZE + span;
+		if (h.tag != ERGON_JLS_TAG_FSR_DATA || (h.chunk_meta & 0xffu) != c->sig->signal_id ||
+		    (h.chunk_meta >> 12) != 0)
+			continue;
+		if (span > c->payload_cap) {
+			uint8_t *p = realloc(c->payload, (size_t)span);
+			if (p == NULL)
+				return ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", where);
+			c->payload = p;
+			c->payload_cap = (size_t)span;
+		}
+		rc = src->read_at(src->ctx, here + ERGON_JLS_CHUNK_HEADER_SIZE, c->payload,
+				  (size_t)span);
+		if (rc)
+			return ergon_err_set(err, rc, "%s: read failed", where);
+		struct ergon_jls_data d;
+		if (ergon_jls_payload_check(c->payload, (size_t)span, h.payload_length, where,
+					    &cerr) != 0 ||
+		    ergon_jls_data_decode(c->payload, h.payload_length, &d, where, &cerr) != 0) {
+			warn(r, "power.recording_damaged",
+			     "%s; signal '%s' stops at sample %" PRIu64, cerr.msg, c->sig->name,
+			     c->next_index);
+			break;
+		}
+		unsigned want_bits = (c->sig->data_type >> 8) & 0xffu;
+		if (d.entry_size_bits != want_bits || d.entry_count > JLS_ENTRIES_MAX) {
+			warn(r, "power.recording_damaged",
+			     "%s: DATA for '%s' has %u entries of %u bits, expected at most %u of "
+			     "%u; signal stops at sample %" PRIu64,
+			     where, c->sig->name, d.entry_count, d.entry_size_bits, JLS_ENTRIES_MAX,
+			     want_bits, c->next_index);
+			break;
+		}
+		if (!c->started) {
+			/* The first sample id written is the signal's offset. */
+			c->id_offset = d.first_sample_id;
+			c->started = 1;
+		}
+		int64_t rel = (int64_t)((uint64_t)d.first_sample_id - (uint64_t)c->id_offset);
+		if (rel != (int64_t)c->next_index) {
+			warn(r, "power.recording_sample_gap",
+			     "%s: '%s' jumps from sample %" PRIu64 " to %" PRId64
+			     " (time %s); samples stop at the jump",
+			     where, c->sig->name, c->next_index, rel,
+			     rel < (int64_t)c->next_index ? "goes backwards" : "has a gap");
+			break;
+		}
+		if (d.entry_count == 0)
+			continue;
+		if (c->sig->data_type == ERGON_JLS_DT_F32) {
+			if (d.entry_count > c->f32_cap) {
+				float *f = realloc(c->f32, (size_t)d.entry_count * sizeof(float));
+				if (f == NULL)
+					return ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory",
+							     where);
+				c->f32 = f;
+				c->f32_cap = d.entry_count;
+			}
+			memcpy(c->f32, d.entries, (size_t)d.entry_count * sizeof(float));
+		} else {
+			c->bits = d.entries;
+		}
+		c->count = d.entry_count;
+		c->pos = 0;
+		return 0;
+	}
+	c->done = 1;
+	c->count = 0;
+	c->pos = 0;
+	return 0;
+}
+
+int ergon_jls_reader_stream(struct ergon_jls_reader *r, const char *gate_signal,
+			    ergon_jls_block_fn fn, void *ctx, struct ergon_err *err)
+{
+	const char *names[4] = {"current", "voltage", "power", gate_signal};
+	struct ergon_jls_cursor cur[4];
+	int used[4] = {0, 0, 0, 0};
+	int rc = 0;
+	memset(cur, 0, sizeof(cur));
+	for (int i = 0; i < 4; i++) {
+		if (names[i] == NULL)
+			continue;
+		const struct ergon_jls_signal *s = ergon_jls_reader_signal(r, names[i]);
+		if (s == NULL) {
+			if (i < 2) {
+				rc = ergon_err_set(err, ERGON_EPARSE,
+						   "%s: no '%s' signal is defined; a Joulescope "
+						   "recording has current and voltage",
+						   r->src.name, names[i]);
+				goto out;
+			}
+			continue;
+		}
+		uint32_t want = i < 3 ? ERGON_JLS_DT_F32 : ERGON_JLS_DT_U1;
+		if (s->data_type != want || s->signal_type != 0) {
+			rc = ergon_err_set(err, ERGON_ENOTSUP,
+					   "%s: signal '%s' has data type 0x%04x (type %u); ergon reads "
+					   "it as %s FSR (0x%04x)",
+					   r->src.name, names[i], s->data_type, s->signal_type,
+					   i < 3 ? "f32" : "u1", want);
+			goto out;
+		}
+		if (i > 0 && s->sample_rate_hz != cur[0].sig->sample_rate_hz) {
+			rc = ergon_err_set(err, ERGON_ENOTSUP,
+					   "%s: signal '%s' runs at %u Hz but current at %u Hz; "
+					   "mixed rates are not supported",
+					   r->src.name, names[i], s->sample_rate_hz,
+					   cur[0].sig->sample_rate_hz);
+			goto out;
+		}
+		cur[i].sig = s;
+		cur[i].off = ERGON_JLS_HEADER_SIZE;
+		used[i] = 1;
+	}
+	if (cur[0].sig->sample_rate_hz == 0) {
+		rc = ergon_err_set(err, ERGON_EPARSE, "%s: signal 'current' has sample rate 0",
+				   r->src.name);
+		goto out;
+	}
+	uint64_t index = 0;
+	for (;;) {
+		size_t n = SIZE_MAX;
+		for (int i = 0; i < 4; i++) {
+			if (!used[i])
+				continue;
+			if (cur[i].pos == cur[i].count && !cur[i].done) {
+				rc = cursor_advance(r, &cur[i], err);
+				if (rc)
+					goto out;
+			}
+			if (cur[i].done) {
+				n = 0;
+				break;
+			}
+			if (cur[i].count - cur[i].pos < n)
+				n = cur[i].count - cur[i].pos;
+		}
+		if (n == 0 || n == SIZE_MAX)
+			break;
+		struct ergon_jls_block b = {
+			.first_index = index,
+			.n = n,
+			.current_a = cur[0].f32 + cur[0].pos,
+			.voltage_v = cur[1].f32 + cur[1].pos,
+			.power_w = used[2] ? cur[2].f32 + cur[2].pos : NULL,
+			.gate_bits = used[3] ? cur[3].bits : NULL,
+			.gate_bit0 = used[3] ? cur[3].pos : 0,
+		};
+		rc = fn(ctx, &b, err);
+		if (rc)
+			goto out;
+		for (int i = 0; i < 4; i++) {
+			if (used[i]) {
+				cur[i].pos += n;
+				cur[i].next_index += n;
+			}
+		}
+		index += n;
+	}
+out:
+	for (int i = 0; i < 4; i++)
+		cursor_free(&cur[i]);
+	return rc;
+}
+
+static int fd_read_at(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	struct fd_ctx *f = ctx;
+	uint8_t *p = buf;
+	while (len > 0) {
+		ssize_t got = pread(f->fd, p, len, (off_t)off);
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			return ergon_err_from_errno(errno);
+		}
+		if (got == 0)
+			return ERGON_EIO;
+		p += got;
+		len -= (size_t)got;
+		off += (uint64_t)got;
+	}
+	return 0;
+}
+
+int ergon_jls_file_open(const char *path, struct ergon_jls_reader **out, struct ergon_err *err)
+{
+	*out = NULL;
+	struct jls_file *jf = calloc(1, sizeof(*jf));
+	if (jf == NULL)
+		return ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", path);
+	snprintf(jf->name, sizeof(jf->name), "%s", path);
+	jf->fd.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (jf->fd.fd < 0) {
+		int e = errno;
+		free(jf);
+		return ergon_err_errno(err, e, "%s: cannot open the recording", path);
+	}
+	struct stat st;
+	if (fstat(jf->fd.fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(jf->fd.fd);
+		free(jf);
+		return ergon_err_set(err, ERGON_EIO, "%s: not a regular file", path);
+	}
+	struct ergon_jls_source src = {
+		.read_at = fd_read_at, .ctx = &jf->fd, .size = (uint64_t)st.st_size, .name = jf->name};
+	int rc = ergon_jls_reader_open(&src, out, err);
+	if (rc) {
+		close(jf->fd.fd);
+		free(jf);
+		return rc;
+	}
+	(*out)->file_owner = jf;
+	return 0;
+}

@@ -1,0 +1,469 @@
+/* The power section of summary.json and its two derived views (CSV and the
+ * terminal table). Composition only: every figure comes from the engine or
+ * the terminal record, every verdict from power_checks.c. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ergon/analyze.h"
+#include "ergon/issues.h"
+
+static json_t *num(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *window_json(const struct ergon_window_figures *w, int raw)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "start_s", num(w->start_s));
+	json_object_set_new(o, "end_s", num(w->end_s));
+	json_object_set_new(o, "duration_s", num(w->duration_s));
+	json_object_set_new(o, "integral_s", num(w->integral_s));
+	if (raw) {
+		json_object_set_new(o, "start_index", json_integer((json_int_t)w->start_index));
+		json_object_set_new(o, "end_index", json_integer((json_int_t)w->end_index));
+		json_object_set_new(o, "samples", json_integer((json_int_t)w->samples));
+	}
+	json_object_set_new(o, "packets", json_integer((json_int_t)w->packets));
+	json_object_set_new(o, "energy_j", num(w->energy_j));
+	json_object_set_new(o, "charge_c", num(w->charge_c));
+	json_object_set_new(o, "energy_source",
+			    json_string(w->from_accumulator ? "instrument_accumulator" :
+					raw ? "integrated_samples" :
+					      "integrated_packets"));
+	json_object_set_new(o, "avg_current_a", num(w->avg_current_a));
+	json_object_set_new(o, "avg_voltage_v", num(w->avg_voltage_v));
+	json_object_set_new(o, "avg_power_w", num(w->avg_power_w));
+	json_object_set_new(o, "peak_current_a", num(w->peak_current_a));
+	double nan = NAN;
+	int d = w->has_distribution;
+	json_object_set_new(o, "median_current_a", num(d ? w->median_current_a : nan));
+	json_object_set_new(o, "p95_current_a", num(d ? w->p95_current_a : nan));
+	json_object_set_new(o, "p99_current_a", num(d ? w->p99_current_a : nan));
+	json_object_set_new(o, "median_power_w", num(d ? w->median_power_w : nan));
+	json_object_set_new(o, "p95_power_w", num(d ? w->p95_power_w : nan));
+	json_object_set_new(o, "p99_power_w", num(d ? w->p99_power_w : nan));
+	return o;
+}
+
+static const char *status_name(int s)
+{
+	switch (s) {
+	case ERGON_TERMINAL_OK:
+		return "ok";
+	case ERGON_TERMINAL_FAILED:
+		return "failed";
+	case ERGON_TERMINAL_INCOMPLETE:
+		return "incomplete";
+	default:
+		return "none";
+	}
+}
+
+static json_t *terminal_json(const struct ergon_power_terminal *t)
+{
+	if (t->status == ERGON_TERMINAL_NONE)
+		return json_null();
+	json_t *m = json_object();
+	json_object_set_new(m, "source", json_string(t->source));
+	json_object_set_new(m, "scope", json_string(t->scope));
+	json_object_set_new(m, "energy_nj", t->have_energy ? json_real(t->energy_nj) : json_null());
+	json_object_set_new(m, "charge_nc", t->have_charge ? json_real(t->charge_nc) : json_null());
+	json_object_set_new(m, "duration_us", json_integer((json_int_t)t->duration_us));
+	json_object_set_new(m, "inference_count", json_integer((json_int_t)t->inference_count));
+	json_object_set_new(m, "overflow", json_boolean(t->overflow));
+	json_object_set_new(m, "bus_voltage_uv", json_real(t->bus_voltage_uv));
+	json_object_set_new(m, "calibration_id", json_string(t->calibration_id));
+	return json_pack("{s:i,s:s,s:I,s:I,s:o,s:s,s:I,s:b,s:b,s:o}", "version", t->version,
+			 "status", status_name(t->status), "requested_count",
+			 (json_int_t)t->requested_count, "completed_count",
+			 (json_int_t)t->completed_count, "elapsed_us",
+			 t->have_elapsed ? json_integer((json_int_t)t->elapsed_us) : json_null(),
+			 "final_phase", t->final_phase, "error_code", (json_int_t)t->error_code,
+			 "gate_asserted", t->gate_asserted, "gate_lowered", t->gate_lowered,
+			 "measurement", m);
+}
+
+int ergon_power_section(const struct ergon_gated_result *res, double min_window_s,
+			const struct ergon_power_facts *f, const json_t *warnings, json_t **out,
+			struct ergon_err *err)
+{
+	static const struct ergon_power_facts no_facts;
+	if (f == NULL)
+		f = &no_facts;
+	if (!(min_window_s > 0))
+		min_window_s = 1.0;
+	*out = NULL;
+	json_t *p = json_object();
+	json_t *issues = json_array();
+	if (p == NULL || issues == NULL) {
+		json_decref(p);
+		json_decref(issues);
+		return ergon_err_set(err, ERGON_ENOMEM, "power section: out of memory");
+	}
+	size_t i;
+	json_t *w;
+	json_array_foreach(warnings, i, w)
+	{
+		const char *code = json_string_value(json_object_get(w, "code"));
+		const char *msg = json_string_value(json_object_get(w, "message"));
+		if (code && msg)
+			ergon_issue_add(issues, code, NULL, "%s", msg);
+	}
+	if (res == NULL && !f->internal) {
+		json_decref(p);
+		json_decref(issues);
+		return ergon_err_set(err, ERGON_EUSAGE,
+				     "power section: a recording is needed unless the facts say the "
+				     "on-board INA228 measured (internal)");
+	}
+	const char *scope;
+	const char *gate_failure = NULL;
+	struct ergon_window_figures fig;
+	memset(&fig, 0, sizeof(fig));
+	struct ergon_power_gate_view gv;
+	memset(&gv, 0, sizeof(gv));
+	gv.min_window_s = min_window_s;
+	double duration_s = NAN;
+	if (res != NULL) {
+		if (res->nan_samples > 0)
+			ergon_issue_add(issues, "power.nan_samples",
+					json_pack("{s:I}", "count", (json_int_t)res->nan_samples),
+					"%llu NaN %s were left out of the sums (energy covers the "
+					"rest)",
+					(unsigned long long)res->nan_samples,
+					res->raw ? "samples" : "packets");
+		if (res->gate_high_at_start)
+			ergon_issue_add(issues, "power.gate_high_at_start", NULL,
+					"the gate was high from the first sample: that interval has "
+					"no rising edge and is not a window");
+		gv.window_count = res->window_count;
+		gv.gate_s = res->gated.duration_s;
+		gv.integral_s = res->gated.integral_s;
+		gv.shortest_integral_s = INFINITY;
+		for (size_t k = 0; k < res->window_count; k++)
+			if (res->windows[k].integral_s < gv.shortest_integral_s)
+				gv.shortest_integral_s = res->windows[k].integral_s;
+		gv.gated_avg_current_a = res->gated.avg_current_a;
+		gv.whole_avg_current_a = res->whole.avg_current_a;
+		gv.have_whole = res->window_count > 0 && isfinite(res->whole.avg_current_a);
+		gv.stats_period_s = res->stats_period_s;
+		duration_s = res->whole.duration_s;
+	}
+	struct ergon_power_verdict v;
+	int rc = ergon_power_evaluate(f, &gv, issues, &v);
+	if (rc) {
+		json_decref(p);
+		json_decref(issues);
+		return ergon_err_set(err, rc, "power checks: out of memory");
+	}
+	uint64_t count = f->have_clean_count ? f->clean_infer_count : 0;
+	if (f->internal) {
+		/* The target measured itself: figures come from its record. */
+		const struct ergon_power_terminal *t = &f->terminal;
+		scope = "on_device_gated_inference";
+		double dur = t->duration_us > 0   ? (double)t->duration_us * 1e-6 :
+			     t->elapsed_us > 0    ? (double)t->elapsed_us * 1e-6 :
+						    NAN;
+		fig.energy_j = t->have_energy ? t->energy_nj * 1e-9 : NAN;
+		fig.charge_c = t->have_charge ? t->charge_nc * 1e-9 : NAN;
+		fig.integral_s = dur;
+		fig.avg_power_w = fig.energy_j / dur;
+		fig.avg_current_a = fig.charge_c / dur;
+		fig.peak_current_a = NAN;
+		duration_s = dur;
+		if (count == 0 && t->inference_count > 0)
+			count = t->inference_count;
+		if (count > 0 && !f->have_clean_count) {
+			/* The record's own count is the count of the measured window. */
+			json_t *r = v.reasons;
+			for (size_t k = json_array_size(r); k-- > 0;)
+				if (strcmp(json_string_value(json_array_get(r, k)),
+					   "no_clean_inference_count") == 0)
+					json_array_remove(r, k);
+		}
+		v.omit_per_inference = v.suspect || count == 0 || json_array_size(v.reasons) > 0;
+	} else if (res->window_count > 0) {
+		scope = "gpio_gated_clean_window";
+		fig = res->gated;
+	} else {
+		scope = "free_form_capture";
+		fig = res->whole;
+		if (res->unterminated)
+			gate_failure = "no_gate_fall";
+		else if (res->samples == 0 && res->packets == 0)
+			gate_failure = "no_stats_window";
+		else
+			gate_failure = "no_gate_rise";
+		ergon_issue_add(
+			issues, "power.observation_degraded",
+			json_pack("{s:s,s:I}", "gate_failure", gate_failure,
+				  "short_gate_pulses_ignored",
+				  (json_int_t)res->short_gate_pulses_ignored),
+			"no qualifying gate window (%s%s): whole-capture energy kept, "
+			"per-inference figures withheld",
+			strcmp(gate_failure, "no_gate_fall") == 0 ? "the gate rose but did not fall" :
+			strcmp(gate_failure, "no_stats_window") == 0 ? "the recording holds no samples" :
+								      "the gate never rose",
+			res->short_gate_pulses_ignored ? ", only glitches" : "");
+	}
+	double epi = NAN, ipj = NAN;
+	if (!v.omit_per_inference && count > 0 && fig.energy_j > 0 && isfinite(fig.energy_j)) {
+		epi = fig.energy_j / (double)count;
+		ipj = (double)count / fig.energy_j;
+	} else {
+		v.omit_per_inference = 1;
+	}
+	json_object_set_new(p, "measurement_scope", json_string(scope));
+	json_object_set_new(p, "integrity",
+			    json_string(ergon_integrity_name(ergon_issues_integrity(issues))));
+	json_object_set_new(p, "avg_current_a", num(fig.avg_current_a));
+	json_object_set_new(p, "avg_power_w", num(fig.avg_power_w));
+	json_object_set_new(p, "peak_current_a", num(fig.peak_current_a));
+	json_object_set_new(p, "energy_j", num(fig.energy_j));
+	json_object_set_new(p, "charge_c", num(fig.charge_c));
+	json_object_set_new(p, "gated_duration_s", num(fig.integral_s));
+	json_object_set_new(p, "capture_duration_s", num(duration_s));
+	int d = fig.has_distribution;
+	json_object_set_new(p, "median_current_a", num(d ? fig.median_current_a : NAN));
+	json_object_set_new(p, "p95_current_a", num(d ? fig.p95_current_a : NAN));
+	json_object_set_new(p, "p99_current_a", num(d ? fig.p99_current_a : NAN));
+	json_object_set_new(p, "median_power_w", num(d ? fig.median_power_w : NAN));
+	json_object_set_new(p, "p95_power_w", num(d ? fig.p95_power_w : NAN));
+	json_object_set_new(p, "p99_power_w", num(d ? fig.p99_power_w : NAN));
+	json_object_set_new(p, "energy_per_inference_j", num(epi));
+	json_object_set_new(p, "inferences_per_joule", num(ipj));
+	json_object_set_new(p, "inference_count",
+			    count ? json_integer((json_int_t)count) : json_null());
+	json_object_set_new(p, "gated_window_count",
+			    json_integer(res ? (json_int_t)res->window_count : 0));
+	json_object_set_new(p, "gated_window_expected_duration_s",
+			    v.have_expected ? json_real(v.expected_s) : json_null());
+	json_object_set_new(p, "gated_window_duration_ratio",
+			    v.have_expected ? json_real(v.ratio) : json_null());
+	json_object_set_new(p, "gated_window_duration_suspect", json_boolean(v.suspect));
+	json_object_set_new(p, "gated_window_reference_drift",
+			    v.have_drift ? json_real(v.drift) : json_null());
+	json_object_set_new(p, "gated_vs_whole_current_ok",
+			    v.have_current_ok ? json_boolean(v.current_ok) : json_null());
+	json_object_set_new(p, "gate_failure", gate_failure ? json_string(gate_failure) : json_null());
+	json_object_set_new(p, "short_gate_pulses_ignored",
+			    json_integer(res ? (json_int_t)res->short_gate_pulses_ignored : 0));
+	json_object_set_new(p, "per_inference_metrics_omitted", json_boolean(v.omit_per_inference));
+	json_object_set_new(p, "per_inference_omitted_reasons", v.reasons);
+	json_object_set_new(p, "terminal", terminal_json(&f->terminal));
+	json_object_set_new(p, "window_clock_ceiling", v.ceiling ? v.ceiling : json_null());
+	json_object_set_new(p, "observer_check",
+			    v.observer_checked ?
+				    json_pack("{s:b,s:f}", "agrees", v.observer_ok, "allowance_s",
+					      v.observer_allowance_s) :
+				    json_null());
+	if (res != NULL) {
+		json_t *wins = json_array();
+		for (size_t k = 0; k < res->window_count; k++)
+			json_array_append_new(wins, window_json(&res->windows[k], res->raw));
+		json_object_set_new(p, "windows", wins);
+		json_object_set_new(p, "whole_capture_window", window_json(&res->whole, res->raw));
+		json_t *gl = json_array();
+		for (size_t k = 0; k < res->glitch_kept; k++)
+			json_array_append_new(gl, json_pack("{s:f,s:f}", "start_s",
+							    res->glitches[k].start_s, "duration_s",
+							    res->glitches[k].duration_s));
+		json_object_set_new(
+			p, "gate",
+			json_pack("{s:s,s:I,s:b,s:o,s:o,s:f,s:f,s:o,s:I,s:I}", "source",
+				  res->gate_source == 2 ? "markers" : "digital_input", "rising_edges",
+				  (json_int_t)res->rises, "high_at_start", res->gate_high_at_start,
+				  "unterminated_start_s",
+				  res->unterminated ? json_real(res->unterminated_start_s) : json_null(),
+				  "glitches", gl, "min_window_s", min_window_s, "stats_period_s",
+				  res->stats_period_s, "sample_rate_hz",
+				  res->raw ? json_real(res->sample_rate_hz) : json_null(), "samples",
+				  (json_int_t)res->samples, "packets", (json_int_t)res->packets));
+	}
+	json_object_set_new(p, "issues", issues);
+	*out = p;
+	return 0;
+}
+
+/* A growable text buffer with a limit. */
+struct text {
+	char *s;
+	size_t len, cap;
+	int oom;
+};
+
+static void tprintf(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void tprintf(struct text *t, const char *fmt, ...)
+{
+	if (t->oom)
+		return;
+	for (;;) {
+		va_list ap;
+		va_start(ap, fmt);
+		int n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? t->cap - t->len : 0, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			t->oom = 1;
+			return;
+		}
+		if (t->s && (size_t)n < t->cap - t->len) {
+			t->len += (size_t)n;
+			return;
+		}
+		size_t cap = (t->cap ? t->cap * 2 : 1024) + (size_t)n;
+		if (cap > ((size_t)64 << 20)) {
+			t->oom = 1;
+			return;
+		}
+		char *s = realloc(t->s, cap);
+		if (s == NULL) {
+			t->oom = 1;
+			return;
+		}
+		t->s = s;
+		t->cap = cap;
+	}
+}
+
+static void csv_block(struct text *t, const char *scope, const json_t *o)
+{
+	const char *k;
+	json_t *v;
+	json_object_foreach((json_t *)o, k, v)
+	{
+		if (json_is_number(v))
+			tprintf(t, "%s,%s,%.17g\n", scope, k, json_number_value(v));
+		else if (json_is_string(v))
+			tprintf(t, "%s,%s,%s\n", scope, k, json_string_value(v));
+		else if (json_is_null(v))
+			tprintf(t, "%s,%s,\n", scope, k);
+	}
+}
+
+int ergon_power_csv_render(const json_t *power, char **out, size_t *len, struct ergon_err *err)
+{
+	struct text t = {0};
+	tprintf(&t, "scope,metric,value\n");
+	const json_t *wins = json_object_get(power, "windows");
+	size_t i;
+	json_t *w;
+	json_array_foreach(wins, i, w)
+	{
+		char scope[32];
+		snprintf(scope, sizeof(scope), "window_%zu", i + 1);
+		csv_block(&t, scope, w);
+	}
+	const json_t *whole = json_object_get(power, "whole_capture_window");
+	if (whole)
+		csv_block(&t, "whole_capture_window", whole);
+	if (t.oom) {
+		free(t.s);
+		return ergon_err_set(err, ERGON_ENOMEM, "power CSV: out of memory");
+	}
+	*out = t.s;
+	*len = t.len;
+	return 0;
+}
+
+/* "11.925 mA": three decimals in the SI prefix that keeps 1..999. */
+static void si(char *buf, size_t n, double v, const char *unit, int utf8)
+{
+	if (!isfinite(v)) {
+		snprintf(buf, n, "n/a");
+		return;
+	}
+	static const char *const pre_utf8[] = {"n", "\xc2\xb5", "m", "", "k"};
+	static const char *const pre_ascii[] = {"n", "u", "m", "", "k"};
+	double a = fabs(v);
+	int e = 3;
+	double s = v;
+	if (a > 0) {
+		while (e > 0 && fabs(s) < 1.0) {
+			s *= 1000.0;
+			e--;
+		}
+		while (e < 4 && fabs(s) >= 1000.0) {
+			s /= 1000.0;
+			e++;
+		}
+	}
+	snprintf(buf, n, "%.3f %s%s", s, utf8 ? pre_utf8[e] : pre_ascii[e], unit);
+}
+
+/* Display width of UTF-8 text: code points (the table holds no wide ones). */
+static size_t width(const char *s)
+{
+	size_t w = 0;
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			w++;
+	return w;
+}
+
+int ergon_power_table_render(const json_t *power, int utf8, char **out, struct ergon_err *err)
+{
+	struct {
+		const char *label, *key, *unit;
+	} rows[] = {
+		{"Avg current", "avg_current_a", "A"}, {"Avg power", "avg_power_w", "W"},
+		{"Peak current", "peak_current_a", "A"}, {"Energy", "energy_j", "J"},
+		{"Energy/inference", "energy_per_inference_j", "J"},
+	};
+	enum { NROWS = sizeof(rows) / sizeof(rows[0]) };
+	char vals[NROWS][64];
+	size_t w0 = width("Power"), w1 = 0;
+	const char *scope = json_string_value(json_object_get(power, "measurement_scope"));
+	const char *integ = json_string_value(json_object_get(power, "integrity"));
+	char head[96];
+	snprintf(head, sizeof(head), "%s, %s", scope ? scope : "?", integ ? integ : "?");
+	w1 = width(head);
+	for (int r = 0; r < NROWS; r++) {
+		const json_t *v = json_object_get(power, rows[r].key);
+		if (r == NROWS - 1 && json_is_true(json_object_get(power, "per_inference_metrics_omitted")))
+			snprintf(vals[r], sizeof(vals[r]), "withheld");
+		else
+			si(vals[r], sizeof(vals[r]), json_is_number(v) ? json_number_value(v) : NAN,
+			   rows[r].unit, utf8);
+		if (width(rows[r].label) > w0)
+			w0 = width(rows[r].label);
+		if (width(vals[r]) > w1)
+			w1 = width(vals[r]);
+	}
+	const char *h = utf8 ? "\xe2\x94\x80" : "-", *vb = utf8 ? "\xe2\x94\x82" : "|";
+	const char *tl = utf8 ? "\xe2\x94\x8c" : "+", *tm = utf8 ? "\xe2\x94\xac" : "+",
+		   *tr = utf8 ? "\xe2\x94\x90" : "+";
+	const char *ml = utf8 ? "\xe2\x94\x9c" : "+", *mm = utf8 ? "\xe2\x94\xbc" : "+",
+		   *mr = utf8 ? "\xe2\x94\xa4" : "+";
+	const char *bl = utf8 ? "\xe2\x94\x94" : "+", *bm = utf8 ? "\xe2\x94\xb4" : "+",
+		   *br = utf8 ? "\xe2\x94\x98" : "+";
+	struct text t = {0};
+	const char *corners[3][3] = {{tl, tm, tr}, {ml, mm, mr}, {bl, bm, br}};
+	for (int line = 0; line < NROWS + 4; line++) {
+		int rule = line == 0 ? 0 : line == 2 ? 1 : line == NROWS + 3 ? 2 : -1;
+		if (rule >= 0) {
+			tprintf(&t, "%s", corners[rule][0]);
+			for (size_t k = 0; k < w0 + 2; k++)
+				tprintf(&t, "%s", h);
+			tprintf(&t, "%s", corners[rule][1]);
+			for (size_t k = 0; k < w1 + 2; k++)
+				tprintf(&t, "%s", h);
+			tprintf(&t, "%s\n", corners[rule][2]);
+			continue;
+		}
+		const char *a = line == 1 ? "Power" : rows[line - 3].label;
+		const char *b = line == 1 ? head : vals[line - 3];
+		tprintf(&t, "%s %s%*s %s %*s%s %s\n", vb, a, (int)(w0 - width(a)), "", vb,
+			(int)(w1 - width(b)), "", b, vb);
+	}
+	if (t.oom) {
+		free(t.s);
+		return ergon_err_set(err, ERGON_ENOMEM, "power table: out of memory");
+	}
+	*out = t.s;
+	return 0;
+}

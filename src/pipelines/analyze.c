@@ -1,0 +1,223 @@
+/* `ergon analyze`: a recording (JLS, statistics CSV, raw CSV) + optional
+ * gate markers + optional firmware facts -> summary.json (power section),
+ * detailed/power_summary.csv and the Power table. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ergon/analyze.h"
+#include "ergon/artifact.h"
+#include "ergon/fileio.h"
+#include "ergon/jls.h"
+#include "ergon/power_csv.h"
+
+#define MARKERS_MAX_BYTES (64u << 20)
+
+static int feed_jls(void *ctx, const struct ergon_jls_block *b, struct ergon_err *err)
+{
+	return ergon_gated_push_raw(ctx, b->current_a, b->voltage_v, b->power_w, b->gate_bits,
+				    b->gate_bit0, b->n, err);
+}
+
+static int feed_csv(struct ergon_gated *g, int kind, const char *path, unsigned sync,
+		    struct ergon_err *err)
+{
+	FILE *fp = fopen(path, "rb");
+	if (fp == NULL)
+		return ergon_err_errno(err, errno, "%s: cannot open the recording", path);
+	struct ergon_power_csv *p = NULL;
+	int rc = ergon_power_csv_new(kind, g, sync, path, &p, err);
+	char *buf = malloc(1u << 16);
+	if (rc == 0 && buf == NULL)
+		rc = ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", path);
+	while (rc == 0) {
+		size_t n = fread(buf, 1, 1u << 16, fp);
+		if (n > 0)
+			rc = ergon_power_csv_feed(p, buf, n, err);
+		if (n < (1u << 16)) {
+			if (ferror(fp))
+				rc = ergon_err_set(err, ERGON_EIO, "%s: read error", path);
+			break;
+		}
+	}
+	if (rc == 0)
+		rc = ergon_power_csv_end(p, err);
+	free(buf);
+	ergon_power_csv_free(p);
+	fclose(fp);
+	return rc;
+}
+
+static char *path_join(const char *dir, const char *rel)
+{
+	size_t n = strlen(dir) + strlen(rel) + 2;
+	char *s = malloc(n);
+	if (s)
+		snprintf(s, n, "%s/%s", dir, rel);
+	return s;
+}
+
+int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **table,
+		      json_t **summary, struct ergon_err *err)
+{
+	*table = NULL;
+	if (summary)
+		*summary = NULL;
+	int inputs = (o->jls_path != NULL) + (o->stats_path != NULL) + (o->raw_path != NULL);
+	struct ergon_power_facts facts;
+	memset(&facts, 0, sizeof(facts));
+	int have_facts = 0;
+	struct ergon_gate_marker *markers = NULL;
+	size_t nmarkers = 0;
+	struct ergon_gated *g = NULL;
+	struct ergon_jls_reader *jr = NULL;
+	json_t *section = NULL, *art = NULL, *warnings = NULL;
+	char *sum_path = NULL, *csv_path = NULL, *csv = NULL, *mk = NULL;
+	size_t csv_len = 0;
+	int rc = 0;
+	unsigned wflags = ERGON_WRITE_MKDIR | (o->force ? ERGON_WRITE_FORCE : 0);
+
+	if (o->out_dir == NULL)
+		return ergon_err_set(err, ERGON_EUSAGE, "an output folder is required (--out DIR)");
+	if (inputs > 1)
+		return ergon_err_set(err, ERGON_EUSAGE,
+				     "give one recording: --jls, --stats or --raw, not several");
+	if (o->facts_path) {
+		rc = ergon_power_facts_load(o->facts_path, &facts, err);
+		if (rc)
+			return rc;
+		have_facts = 1;
+	}
+	if (inputs == 0 && !(have_facts && facts.internal))
+		return ergon_err_set(err, ERGON_EUSAGE,
+				     "no recording: give --jls FILE.jls, --stats FILE.csv or --raw "
+				     "FILE.csv (or --facts with an internal INA228 record)");
+	sum_path = path_join(o->out_dir, "summary.json");
+	csv_path = path_join(o->out_dir, "detailed/power_summary.csv");
+	if (sum_path == NULL || csv_path == NULL) {
+		rc = ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+		goto out;
+	}
+	/* Refuse before reading a large recording, not after. */
+	rc = ergon_file_check_writable(sum_path, wflags, err);
+	if (rc == 0)
+		rc = ergon_file_check_writable(csv_path, wflags, err);
+	if (rc)
+		goto out;
+	if (o->markers_path) {
+		size_t len = 0;
+		rc = ergon_file_read_all(o->markers_path, MARKERS_MAX_BYTES, &mk, &len, err);
+		if (rc == 0)
+			rc = ergon_gate_markers_parse(mk, len, o->markers_path, &markers, &nmarkers,
+						      err);
+		if (rc)
+			goto out;
+		if (nmarkers == 0) {
+			rc = ergon_err_set(err, ERGON_EPARSE,
+					   "%s: no markers; write one 'start_s,end_s' line per "
+					   "gated window",
+					   o->markers_path);
+			goto out;
+		}
+	}
+	struct ergon_gated_config cfg = {
+		.stats_rate_hz = o->stats_rate_hz,
+		.min_window_s = o->min_window_s,
+		.sync_input_index = o->sync_input_index,
+		.markers = markers,
+		.marker_count = nmarkers,
+	};
+	const struct ergon_gated_result *res = NULL;
+	const char *format = "none";
+	const char *input = o->jls_path ? o->jls_path : o->stats_path ? o->stats_path : o->raw_path;
+	if (inputs == 1) {
+		rc = ergon_gated_new(&cfg, &g, err);
+		if (rc)
+			goto out;
+		if (o->jls_path) {
+			format = "jls";
+			rc = ergon_jls_file_open(o->jls_path, &jr, err);
+			if (rc)
+				goto out;
+			rc = ergon_gated_raw_begin(g, (double)ergon_jls_reader_sample_rate(jr), err);
+			if (rc) {
+				ergon_err_clear(err);
+				rc = ergon_err_set(err, ERGON_EPARSE,
+						   "%s: no usable 'current' signal rate", o->jls_path);
+				goto out;
+			}
+			char gate[16];
+			snprintf(gate, sizeof(gate), "gpi[%u]", o->sync_input_index);
+			rc = ergon_jls_reader_stream(jr, nmarkers ? NULL : gate, feed_jls, g, err);
+			if (rc)
+				goto out;
+			warnings = json_incref(ergon_jls_reader_warnings(jr));
+		} else if (o->stats_path) {
+			format = "stats_csv";
+			rc = feed_csv(g, ERGON_POWER_CSV_STATS, o->stats_path, o->sync_input_index,
+				      err);
+		} else {
+			format = "raw_csv";
+			rc = feed_csv(g, ERGON_POWER_CSV_RAW, o->raw_path, o->sync_input_index, err);
+		}
+		if (rc)
+			goto out;
+		rc = ergon_gated_finish(g, &res, err);
+		if (rc)
+			goto out;
+	}
+	double min_window_s = o->min_window_s > 0 ? o->min_window_s : 1.0;
+	rc = ergon_power_section(res, min_window_s, have_facts ? &facts : NULL, warnings, &section,
+				 err);
+	if (rc)
+		goto out;
+	art = ergon_artifact_new("ergon.profile", 1, ERGON_PROV_REPLAYED);
+	if (art == NULL) {
+		rc = ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+		goto out;
+	}
+	/* A replay names what it replayed and that recording's own provenance. */
+	json_t *prov = json_object_get(art, "provenance");
+	json_object_set_new(
+		prov, "recording",
+		json_pack("{s:s?,s:s,s:s,s:s?}", "path", input, "format", format,
+			  "recording_provenance",
+			  o->recording_provenance ? o->recording_provenance : "unknown",
+			  "facts", o->facts_path));
+	json_object_set(section, "provenance", prov);
+	if (jr != NULL)
+		json_object_set_new(art, "instrument",
+				    json_pack("{s:s,s:s,s:s,s:s}", "name",
+					      ergon_jls_reader_source_field(jr, "name"), "vendor",
+					      ergon_jls_reader_source_field(jr, "vendor"), "model",
+					      ergon_jls_reader_source_field(jr, "model"), "serial",
+					      ergon_jls_reader_source_field(jr, "serial")));
+	json_object_set(art, "issues", json_object_get(section, "issues"));
+	json_object_set(art, "power", section);
+	rc = ergon_power_csv_render(section, &csv, &csv_len, err);
+	if (rc == 0)
+		rc = ergon_power_table_render(section, utf8, table, err);
+	if (rc == 0)
+		rc = ergon_file_write_atomic(csv_path, csv, csv_len, wflags, err);
+	if (rc == 0)
+		rc = ergon_artifact_write(art, sum_path, wflags, err);
+	if (rc == 0 && summary)
+		*summary = json_incref(art);
+out:
+	if (rc) {
+		free(*table);
+		*table = NULL;
+	}
+	json_decref(section);
+	json_decref(art);
+	json_decref(warnings);
+	ergon_jls_reader_free(jr);
+	ergon_gated_free(g);
+	free(markers);
+	free(mk);
+	free(csv);
+	free(sum_path);
+	free(csv_path);
+	return rc;
+}

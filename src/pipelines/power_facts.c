@@ -1,0 +1,204 @@
+/* Firmware facts for the power checks, from their documented JSON form
+ * (docs/POWER_CHECKS.md). HPX logs are read by the HPX parser (branch hpx);
+ * until it is merged an HPX log is refused with a message that says so. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ergon/analyze.h"
+#include "ergon/fileio.h"
+
+#define FACTS_MAX_BYTES (16u << 20)
+
+static int bad(struct ergon_err *err, const char *name, const char *field, const char *want)
+{
+	return ergon_err_set(err, ERGON_EPARSE, "%s: field '%s' must be %s", name, field, want);
+}
+
+static int get_u64(const json_t *o, const char *k, const char *name, int *have, uint64_t *out,
+		   struct ergon_err *err)
+{
+	const json_t *v = json_object_get(o, k);
+	if (v == NULL || json_is_null(v))
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < 0)
+		return bad(err, name, k, "a non-negative integer");
+	*out = (uint64_t)json_integer_value(v);
+	if (have)
+		*have = 1;
+	return 0;
+}
+
+static int get_num(const json_t *o, const char *k, const char *name, int *have, double *out,
+		   struct ergon_err *err)
+{
+	const json_t *v = json_object_get(o, k);
+	if (v == NULL || json_is_null(v))
+		return 0;
+	if (!json_is_number(v) || !isfinite(json_number_value(v)))
+		return bad(err, name, k, "a finite number");
+	*out = json_number_value(v);
+	if (have)
+		*have = 1;
+	return 0;
+}
+
+static int get_bool(const json_t *o, const char *k, const char *name, int *out,
+		    struct ergon_err *err)
+{
+	const json_t *v = json_object_get(o, k);
+	if (v == NULL || json_is_null(v))
+		return 0;
+	if (json_is_boolean(v))
+		*out = json_is_true(v);
+	else if (json_is_integer(v) && (json_integer_value(v) == 0 || json_integer_value(v) == 1))
+		*out = (int)json_integer_value(v);
+	else
+		return bad(err, name, k, "true/false (or 0/1)");
+	return 0;
+}
+
+static int get_str(const json_t *o, const char *k, const char *name, char *dst, size_t n,
+		   struct ergon_err *err)
+{
+	const json_t *v = json_object_get(o, k);
+	if (v == NULL || json_is_null(v))
+		return 0;
+	if (!json_is_string(v) || json_string_length(v) >= n)
+		return bad(err, name, k, "a short string");
+	snprintf(dst, n, "%s", json_string_value(v));
+	return 0;
+}
+
+int ergon_power_facts_from_json(const json_t *j, const char *name, struct ergon_power_facts *f,
+				struct ergon_err *err)
+{
+	memset(f, 0, sizeof(*f));
+	if (!json_is_object(j))
+		return ergon_err_set(err, ERGON_EPARSE, "%s: facts must be a JSON object", name);
+	/* The HPX parser's terminal output ({"result": {"terminal", "measurement"}})
+	 * is accepted as it is. */
+	const json_t *res = json_object_get(j, "result");
+	const json_t *term = json_object_get(json_is_object(res) ? res : j, "terminal");
+	const json_t *meas = json_object_get(json_is_object(res) ? res : j, "measurement");
+	int rc = get_u64(j, "clean_infer_count", name, &f->have_clean_count, &f->clean_infer_count,
+			 err);
+	if (rc == 0)
+		rc = get_num(j, "clean_infer_avg_us", name, NULL, &f->clean_infer_avg_us, err);
+	if (rc == 0 && f->clean_infer_avg_us < 0)
+		rc = bad(err, name, "clean_infer_avg_us", ">= 0");
+	if (rc == 0)
+		rc = get_bool(j, "zero_time_inference", name, &f->zero_time_inference, err);
+	if (rc == 0)
+		rc = get_bool(j, "internal", name, &f->internal, err);
+	if (rc == 0)
+		rc = get_num(j, "host_envelope_s", name, NULL, &f->host_envelope_s, err);
+	if (rc)
+		return rc;
+	const json_t *pk = json_object_get(j, "probe_kind");
+	if (pk != NULL && !json_is_null(pk)) {
+		const char *s = json_string_value(pk);
+		if (s && strcmp(s, "infer") == 0)
+			f->probe_kind = ERGON_PROBE_INFER;
+		else if (s && strcmp(s, "busy_loop") == 0)
+			f->probe_kind = ERGON_PROBE_BUSY_LOOP;
+		else
+			return bad(err, name, "probe_kind", "\"infer\" or \"busy_loop\"");
+	}
+	if (term != NULL && !json_is_null(term)) {
+		struct ergon_power_terminal *t = &f->terminal;
+		if (!json_is_object(term))
+			return bad(err, name, "terminal", "an object");
+		const char *st = json_string_value(json_object_get(term, "status"));
+		if (st && strcmp(st, "ok") == 0)
+			t->status = ERGON_TERMINAL_OK;
+		else if (st && strcmp(st, "failed") == 0)
+			t->status = ERGON_TERMINAL_FAILED;
+		else if (st && strcmp(st, "incomplete") == 0)
+			t->status = ERGON_TERMINAL_INCOMPLETE;
+		else
+			return bad(err, name, "terminal.status", "\"ok\", \"failed\" or \"incomplete\"");
+		uint64_t ver = 0, ec = 0;
+		rc = get_u64(term, "version", name, NULL, &ver, err);
+		t->version = ver > 1000 ? 0 : (int)ver;
+		if (rc == 0)
+			rc = get_u64(term, "requested_count", name, NULL, &t->requested_count, err);
+		if (rc == 0)
+			rc = get_u64(term, "completed_count", name, NULL, &t->completed_count, err);
+		if (rc == 0)
+			rc = get_u64(term, "elapsed_us", name, &t->have_elapsed, &t->elapsed_us, err);
+		if (rc == 0)
+			rc = get_bool(term, "gate_asserted", name, &t->gate_asserted, err);
+		if (rc == 0)
+			rc = get_bool(term, "gate_lowered", name, &t->gate_lowered, err);
+		if (rc == 0)
+			rc = get_str(term, "final_phase", name, t->final_phase, sizeof(t->final_phase),
+				     err);
+		if (rc == 0)
+			rc = get_u64(term, "error_code", name, NULL, &ec, err);
+		t->error_code = (int64_t)ec;
+		if (rc)
+			return rc;
+	}
+	if (meas != NULL && !json_is_null(meas)) {
+		struct ergon_power_terminal *t = &f->terminal;
+		if (!json_is_object(meas))
+			return bad(err, name, "measurement", "an object");
+		rc = get_str(meas, "source", name, t->source, sizeof(t->source), err);
+		if (rc == 0)
+			rc = get_str(meas, "scope", name, t->scope, sizeof(t->scope), err);
+		if (rc == 0)
+			rc = get_num(meas, "energy_nj", name, &t->have_energy, &t->energy_nj, err);
+		if (rc == 0)
+			rc = get_num(meas, "charge_nc", name, &t->have_charge, &t->charge_nc, err);
+		if (rc == 0)
+			rc = get_u64(meas, "duration_us", name, NULL, &t->duration_us, err);
+		if (rc == 0)
+			rc = get_u64(meas, "inference_count", name, NULL, &t->inference_count, err);
+		if (rc == 0)
+			rc = get_bool(meas, "overflow", name, &t->overflow, err);
+		if (rc == 0)
+			rc = get_num(meas, "bus_voltage_uv", name, NULL, &t->bus_voltage_uv, err);
+		if (rc == 0)
+			rc = get_str(meas, "calibration_id", name, t->calibration_id,
+				     sizeof(t->calibration_id), err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int ergon_power_facts_load(const char *path, struct ergon_power_facts *f, struct ergon_err *err)
+{
+	char *data = NULL;
+	size_t len = 0;
+	int rc = ergon_file_read_all(path, FACTS_MAX_BYTES, &data, &len, err);
+	if (rc)
+		return rc;
+	size_t i = 0;
+	while (i < len && (data[i] == ' ' || data[i] == '\n' || data[i] == '\r' || data[i] == '\t'))
+		i++;
+	if (i == len || data[i] != '{') {
+		int hpx = strstr(data, "HPX_") != NULL;
+		free(data);
+		if (hpx)
+			return ergon_err_set(err, ERGON_ENOTSUP,
+					     "%s: HPX logs are read by the HPX parser, which this "
+					     "build does not have yet; pass the JSON facts form "
+					     "(docs/POWER_CHECKS.md)",
+					     path);
+		return ergon_err_set(err, ERGON_EPARSE,
+				     "%s: not a facts file; expected a JSON object "
+				     "(docs/POWER_CHECKS.md)",
+				     path);
+	}
+	json_error_t je;
+	json_t *j = json_loadb(data, len, JSON_REJECT_DUPLICATES, &je);
+	free(data);
+	if (j == NULL)
+		return ergon_err_set(err, ERGON_EPARSE, "%s:%d:%d: %s", path, je.line, je.column,
+				     je.text);
+	rc = ergon_power_facts_from_json(j, path, f, err);
+	json_decref(j);
+	return rc;
+}

@@ -1,0 +1,72 @@
+/* Fuzz the JLS reader on bytes it did not write: decoders, the chunk walk,
+ * the streaming merge, and the gated engine and power section behind it. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ergon/analyze.h"
+#include "ergon/jls.h"
+
+struct membuf {
+	const uint8_t *p;
+	size_t len;
+};
+
+static int mem_read_at(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	const struct membuf *m = ctx;
+	if (off > m->len || len > m->len - off)
+		return ERGON_EIO;
+	memcpy(buf, m->p + off, len);
+	return 0;
+}
+
+static int feed(void *ctx, const struct ergon_jls_block *b, struct ergon_err *err)
+{
+	return ergon_gated_push_raw(ctx, b->current_a, b->voltage_v, b->power_w, b->gate_bits,
+				    b->gate_bit0, b->n, err);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct ergon_err err = {0};
+	/* The buffer decoders on their own. */
+	struct ergon_jls_chunk_header h;
+	struct ergon_jls_signal s;
+	struct ergon_jls_data d;
+	(void)ergon_jls_chunk_header_decode(data, size, &h, "fuzz", &err);
+	(void)ergon_jls_signal_def_decode(data, size, 1, &s, "fuzz", &err);
+	(void)ergon_jls_data_decode(data, size, &d, "fuzz", &err);
+	if (size >= 8)
+		(void)ergon_jls_payload_check(data, size & ~(size_t)7, (uint32_t)(size & ~(size_t)7) - 4,
+					      "fuzz", &err);
+
+	struct membuf m = {data, size};
+	struct ergon_jls_source src = {.read_at = mem_read_at, .ctx = &m, .size = size, .name = "fuzz"};
+	struct ergon_jls_reader *r = NULL;
+	ergon_err_clear(&err);
+	if (ergon_jls_reader_open(&src, &r, &err) != 0)
+		return 0;
+	struct ergon_gated_config cfg = {.stats_rate_hz = 1000, .min_window_s = 0.001};
+	struct ergon_gated *g = NULL;
+	if (ergon_gated_new(&cfg, &g, &err) == 0) {
+		uint32_t rate = ergon_jls_reader_sample_rate(r);
+		if (rate > 0 && ergon_gated_raw_begin(g, (double)rate, &err) == 0 &&
+		    ergon_jls_reader_stream(r, "gpi[0]", feed, g, &err) == 0) {
+			const struct ergon_gated_result *res = NULL;
+			json_t *sec = NULL;
+			if (ergon_gated_finish(g, &res, &err) == 0 &&
+			    ergon_power_section(res, 0.001, NULL, ergon_jls_reader_warnings(r), &sec,
+						&err) == 0) {
+				char *csv = NULL;
+				size_t len = 0;
+				if (ergon_power_csv_render(sec, &csv, &len, &err) == 0)
+					free(csv);
+				json_decref(sec);
+			}
+		}
+		ergon_gated_free(g);
+	}
+	ergon_jls_reader_free(r);
+	return 0;
+}
