@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "ergon/hpx.h"
+#include "ergon/ert_hpx.h"
 
 static uint64_t sink_bytes;
 

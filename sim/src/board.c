@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ergon/layer.h"
-#include "ergon/profile.h"
+#include "ergon/ert_layer.h"
+#include "ergon/ert_profile.h"
 #include "ergon/sim.h"
 #include "sim_internal.h"
 

@@ -5,7 +5,7 @@
  * integrates per ADC conversion, the model continuously. */
 #include <math.h>
 
-#include "ergon/ina228.h"
+#include "ergon/ert_ina228.h"
 #include "sim_internal.h"
 
 #define FULL40 1099511627776.0 /* 2^40 */

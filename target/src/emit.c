@@ -2,7 +2,7 @@
 #ifdef ERT_POWER_BUILD
 #error "emit.c must not be part of the power build: the transport compiles out"
 #endif
-#include "ergon/hpx.h"
+#include "ergon/ert_hpx.h"
 
 int ert_hpx_init(struct ert_hpx *e, const struct ert_hal *hal)
 {

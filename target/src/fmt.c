@@ -1,5 +1,5 @@
 /* Bounded text buffer and integer formatting for a runtime without stdio. */
-#include "ergon/fmt.h"
+#include "ergon/ert_fmt.h"
 
 void ert_buf_init(struct ert_buf *b, char *data, size_t cap)
 {

@@ -1,7 +1,7 @@
 /* INA228 bus I/O: identity, configuration, SHUNT_CAL with readback,
  * accumulator reset, and the post-window read. Register layouts from TI
  * SBOSA20 table 7-4; values are big-endian on the bus. */
-#include "ergon/ina228.h"
+#include "ergon/ert_ina228.h"
 
 static int rd(struct ert_ina228 *dev, uint8_t reg, uint8_t *buf, size_t len)
 {

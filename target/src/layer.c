@@ -1,6 +1,6 @@
 /* Layer hooks: per-operator deltas of the window clock, the cycle counter
  * and one PMU pass. */
-#include "ergon/layer.h"
+#include "ergon/ert_layer.h"
 
 /* The hooks are called from deep inside the user's engine, which knows
  * nothing about us: one attached context, NULL when not profiling. */

@@ -1,8 +1,8 @@
 /* The dedicated power flow and its terminal record. */
-#include "ergon/power.h"
+#include "ergon/ert_power.h"
 
-#include "ergon/fmt.h"
-#include "ergon/hpx.h"
+#include "ergon/ert_fmt.h"
+#include "ergon/ert_hpx.h"
 
 /* The record lives at a fixed symbol so a debug probe can read it even when
  * there is no transport (the power build). Not static on purpose. */

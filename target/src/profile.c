@@ -3,9 +3,9 @@
 #ifdef ERT_POWER_BUILD
 #error "profile.c needs the transport; it is not part of the power build"
 #endif
-#include "ergon/profile.h"
+#include "ergon/ert_profile.h"
 
-#include "ergon/hpx.h"
+#include "ergon/ert_hpx.h"
 
 int ert_profile_validate(const struct ert_profile_config *cfg, const struct ert_hal *hal)
 {

@@ -1,5 +1,5 @@
 /* Stable names of runtime status codes (they travel in terminal records). */
-#include "ergon/hal.h"
+#include "ergon/ert_hal.h"
 
 const char *ert_status_name(int status)
 {

@@ -1,5 +1,5 @@
 /* Gate-only and 3-wire lock-step GPIO synchronisation. */
-#include "ergon/sync.h"
+#include "ergon/ert_sync.h"
 
 int ert_sync_lockstep(const struct ert_sync_config *cfg)
 {

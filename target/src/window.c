@@ -1,9 +1,9 @@
 /* The clean window: warm reference, rate probe, bounded drain wait, then
  * inferences back to back timed by the window clock. Nothing is printed
  * and no I2C happens between the open and close edges unless `trace`. */
-#include "ergon/window.h"
+#include "ergon/ert_window.h"
 
-#include "ergon/hpx.h"
+#include "ergon/ert_hpx.h"
 
 /* Warm inferences measured before the window for the reference delta. */
 #define WARM_REF_RUNS 3u

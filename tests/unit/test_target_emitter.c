@@ -3,11 +3,11 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "ergon/fmt.h"
-#include "ergon/hpx.h"
-#include "ergon/profile.h"
-#include "ergon/sync.h"
-#include "ergon/window.h"
+#include "ergon/ert_fmt.h"
+#include "ergon/ert_hpx.h"
+#include "ergon/ert_profile.h"
+#include "ergon/ert_sync.h"
+#include "ergon/ert_window.h"
 #include "test_support.h"
 
 struct sink {

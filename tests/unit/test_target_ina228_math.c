@@ -8,8 +8,8 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "ergon/hal.h"
-#include "ergon/ina228_math.h"
+#include "ergon/ert_hal.h"
+#include "ergon/ert_ina228_math.h"
 #include "test_support.h"
 
 static void half_ohm_at_20ma_is_10mv_burden(void **state)

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "ergon/error.h"
-#include "ergon/power.h"
+#include "ergon/ert_power.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "ergon/hal.h"
+#include "ergon/ert_hal.h"
 
 /* Fill the HAL: UART0 transport (profile build only), SysTick window
  * clock, DWT/PMU detection, FPGAIO LEDs as GPIO pins 1..8. */

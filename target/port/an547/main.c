@@ -3,8 +3,8 @@
  * transport and leaves the terminal record in RAM. The exit code reaches
  * QEMU through semihosting: 0 ok, 10 + |status| on a runtime failure. */
 #include "an547.h"
-#include "ergon/power.h"
-#include "ergon/profile.h"
+#include "ergon/ert_power.h"
+#include "ergon/ert_profile.h"
 
 static struct ert_hal hal;
 

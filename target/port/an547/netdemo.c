@@ -5,7 +5,7 @@
 #include <stdint.h>
 
 #include "an547.h"
-#include "ergon/layer.h"
+#include "ergon/ert_layer.h"
 
 #define H 8
 #define W 8

@@ -8,10 +8,10 @@
 
 #include <stdint.h>
 
-#include "ergon/hal.h"
-#include "ergon/ina228.h"
-#include "ergon/sync.h"
-#include "ergon/window.h"
+#include "ergon/ert_hal.h"
+#include "ergon/ert_ina228.h"
+#include "ergon/ert_sync.h"
+#include "ergon/ert_window.h"
 
 #define ERT_POWER_TERMINAL_VERSION 1
 #define ERT_POWER_TERMINAL_TEXT_MAX 768

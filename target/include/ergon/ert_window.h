@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "ergon/hal.h"
+#include "ergon/ert_hal.h"
 
 struct ert_hpx;
 

@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "ergon/hal.h"
+#include "ergon/ert_hal.h"
 
 struct ert_sync_config {
 	uint8_t gate_pin;

@@ -10,8 +10,8 @@
 
 #include <stdint.h>
 
-#include "ergon/hal.h"
-#include "ergon/ina228_math.h"
+#include "ergon/ert_hal.h"
+#include "ergon/ert_ina228_math.h"
 
 /* Registers (datasheet table 7-4). */
 #define ERT_INA228_REG_CONFIG 0x00

@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "ergon/hal.h"
+#include "ergon/ert_hal.h"
 
 #ifndef ERT_MAX_LAYERS
 #define ERT_MAX_LAYERS 64

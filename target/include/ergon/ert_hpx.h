@@ -14,8 +14,8 @@
 
 #include <stdint.h>
 
-#include "ergon/fmt.h"
-#include "ergon/hal.h"
+#include "ergon/ert_fmt.h"
+#include "ergon/ert_hal.h"
 #include "ergon/wire.h"
 
 /* Longest line the emitter builds (a CSV row with 6 counters is < 120). */

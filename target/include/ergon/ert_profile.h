@@ -8,9 +8,9 @@
 
 #include <stdint.h>
 
-#include "ergon/hal.h"
-#include "ergon/layer.h"
-#include "ergon/window.h"
+#include "ergon/ert_hal.h"
+#include "ergon/ert_layer.h"
+#include "ergon/ert_window.h"
 
 #ifndef ERT_MAX_PRESETS
 #define ERT_MAX_PRESETS 8
