@@ -87,36 +87,40 @@ static void kv_s(struct ert_buf *b, const char *key, const char *v)
 	ert_buf_char(b, '\n');
 }
 
-/* Render the record as HPX lines into its own text buffer. */
+/* Render the record as HPX lines into its own text buffer, in the form the
+ * host's terminal parser validates (src/engines/hpx/terminal.c): status
+ * "ok" or "error", a numeric error code that is 0 iff ok, and the
+ * measurement fields all together or not at all. */
 static void render(struct ert_power_terminal *t)
 {
 	struct ert_buf b;
 	ert_buf_init(&b, t->text, sizeof t->text);
 	ert_buf_str(&b, HPX_TOK_POWER_TERMINAL_START "\n");
 	kv_u(&b, HPX_KEY_PT_TERMINAL_VERSION, t->version);
-	kv_s(&b, HPX_KEY_PT_STATUS, t->status == ERT_OK ? HPX_STATUS_OK : HPX_STATUS_FAILED);
-	kv_s(&b, HPX_KEY_PT_ERROR_CODE, ert_status_name(t->status));
+	kv_s(&b, HPX_KEY_PT_STATUS, t->status == ERT_OK ? HPX_STATUS_OK : ERT_STATUS_ERROR);
+	/* |ert_status|: ert_status_name() maps it back (2 = timeout, ...). */
+	kv_u(&b, HPX_KEY_PT_ERROR_CODE, (uint64_t)(uint32_t)(-t->status));
 	kv_s(&b, HPX_KEY_PT_FINAL_PHASE, ert_power_phase_name((int)t->final_phase));
 	kv_u(&b, HPX_KEY_PT_REQUESTED_COUNT, t->requested_count);
 	kv_u(&b, HPX_KEY_PT_COMPLETED_COUNT, t->completed_count);
 	kv_u(&b, HPX_KEY_PT_ELAPSED_US, t->elapsed_us);
 	kv_u(&b, HPX_KEY_PT_GATE_ASSERTED, t->gate_asserted);
 	kv_u(&b, HPX_KEY_PT_GATE_LOWERED, t->gate_lowered);
-	kv_s(&b, HPX_KEY_PT_MEASUREMENT_SOURCE,
-	     t->source == ERT_SOURCE_INA228 ? "ina228" : "external");
 	/* Measurement fields only once they were read: a failed bring-up
-	 * must not look like a measured zero. */
+	 * must not look like a measured zero. An external meter's figures are
+	 * not in the record at all. DIAG_ALRT and the charge clamp stay in
+	 * the RAM record (the host parser refuses unknown keys). */
 	if (t->source == ERT_SOURCE_INA228 && t->final_phase == ERT_PHASE_DONE) {
+		kv_s(&b, HPX_KEY_PT_MEASUREMENT_SOURCE, "ina228");
+		kv_s(&b, HPX_KEY_PT_MEASUREMENT_SCOPE, "fixed_n_inference");
 		kv_u(&b, HPX_KEY_PT_ENERGY_NJ, t->energy_nj);
 		kv_u(&b, HPX_KEY_PT_CHARGE_NC, t->charge_nc);
 		kv_u(&b, HPX_KEY_PT_BUS_VOLTAGE_UV, t->bus_voltage_uv);
 		kv_u(&b, HPX_KEY_PT_MEASUREMENT_DURATION_US, t->measurement_duration_us);
 		kv_u(&b, HPX_KEY_PT_MEASUREMENT_COUNT, t->measurement_count);
 		kv_u(&b, HPX_KEY_PT_MEASUREMENT_OVERFLOW, t->measurement_overflow);
-		kv_u(&b, HPX_KEY_PT_INA228_DIAG, t->ina228_diag);
-		kv_u(&b, ERT_KEY_PT_CHARGE_CLAMPED, t->charge_clamped);
+		kv_u(&b, HPX_KEY_PT_CALIBRATION_ID, t->calibration_id);
 	}
-	kv_u(&b, HPX_KEY_PT_CALIBRATION_ID, t->calibration_id);
 	ert_buf_str(&b, HPX_TOK_POWER_TERMINAL_END "\n");
 	/* The buffer is sized for the longest record; an overflow would be a
 	 * build-time sizing bug, flagged by the missing END line. */

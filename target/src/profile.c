@@ -106,7 +106,7 @@ static int metadata(struct ert_hpx *e, const struct ert_profile_config *cfg,
 	if (rc == ERT_OK)
 		rc = ert_hpx_meta_u(e, HPX_KEY_POWER_SYNC, 0);
 	if (rc == ERT_OK)
-		rc = ert_hpx_meta_u(e, ERT_KEY_CORE_CLOCK_HZ, hal->core_clock_hz);
+		rc = ert_hpx_meta_u(e, ERT_KEY_SYSTEM_CLOCK_HZ, hal->core_clock_hz);
 	if (rc == ERT_OK)
 		rc = ert_hpx_meta_s(e, ERT_KEY_CYCLE_COUNTER, L->have_cycles ? "present" : "missing");
 	if (rc == ERT_OK)
@@ -206,6 +206,11 @@ static int clean_window(struct ert_hpx *e, const struct ert_hal *hal,
 	if (rc == ERT_OK && w->have_cycles) {
 		rc = ert_hpx_meta_u(e, ERT_KEY_REF_CYCLES, w->ref_cycles);
 		if (rc == ERT_OK)
+			rc = ert_hpx_meta_u(e, ERT_KEY_CLEAN_TOTAL_CYCLES, w->total_cycles);
+		if (rc == ERT_OK && w->completed > 0)
+			rc = ert_hpx_meta_u(e, ERT_KEY_CLEAN_AVG_CYCLES,
+					    w->total_cycles / w->completed);
+		if (rc == ERT_OK)
 			rc = ert_hpx_meta_u(e, ERT_KEY_STALLED_ITERS, w->stalled_iters);
 		if (rc == ERT_OK)
 			rc = ert_hpx_meta_u(e, ERT_KEY_PARTIAL_ITERS, w->partial_iters);
@@ -249,6 +254,8 @@ int ert_profile_run(const struct ert_hal *hal, const struct ert_profile_config *
 		rc = clean_window(&e, hal, cfg, work, &st);
 	if (rc == ERT_OK)
 		rc = ert_hpx_meta_u(&e, HPX_KEY_PROFILED_INFER_PREFIX "COUNT", st.profiled_iters);
+	if (rc == ERT_OK)
+		rc = ert_hpx_meta_u(&e, ERT_KEY_PROFILED_TOTAL_US, st.profiled_us);
 	if (rc == ERT_OK && st.profiled_iters > 0)
 		rc = ert_hpx_meta_u(&e, HPX_KEY_PROFILED_INFER_PREFIX "AVG_US",
 				    st.profiled_us / st.profiled_iters);

@@ -143,6 +143,7 @@ int ert_window_run(const struct ert_hal *hal, const struct ert_window_config *cf
 		r.completed++;
 		if (r.have_cycles) {
 			uint32_t d = c1 - c0;
+			r.total_cycles += d;
 			if (d == 0)
 				r.stalled_iters++;
 			else if (d < r.ref_cycles / 8u)

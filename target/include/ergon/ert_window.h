@@ -41,6 +41,7 @@ struct ert_window_result {
 	uint32_t elapsed_us;    /* window clock, first to last inference */
 	int have_cycles;
 	uint32_t ref_cycles;    /* warm reference: the largest of 3 warm deltas */
+	uint64_t total_cycles;  /* sum of the window's per-iteration deltas */
 	uint32_t stalled_iters; /* zero cycle delta */
 	uint32_t partial_iters; /* non-zero delta below ref_cycles / 8 */
 	uint32_t rate_probe_us;
