@@ -1,0 +1,90 @@
+/* The virtual bench: the target runtime on a simulated board.
+ *
+ * A virtual clock advanced by a simulated inference workload, GPIO edges
+ * with virtual timestamps, an I2C bus carrying a register-level INA228
+ * model, a simulated Joulescope that watches the gate (INPUT0) and the
+ * current model and emits statistics packets, and named fault scenarios.
+ * `ergon profile --board sim --sim-scenario NAME` is meant to call
+ * ergon_sim_run; the tests in tests/unit/test_sim_*.c call it directly.
+ */
+#ifndef ERGON_SIM_H
+#define ERGON_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ergon/error.h"
+#include "ergon/ert_power.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Which runtime flow a scenario drives. */
+enum ergon_sim_flow {
+	ERGON_SIM_FLOW_PROFILE = 1,
+	ERGON_SIM_FLOW_POWER_EXTERNAL = 2, /* Joulescope on the gate */
+	ERGON_SIM_FLOW_POWER_INA228 = 3,   /* internal INA228 */
+};
+
+/* One Joulescope statistics packet: means over `period_s` ending at t_s,
+ * with the accumulators since the capture started. */
+struct ergon_sim_js_packet {
+	double t_s;
+	double current_a;
+	double voltage_v;
+	double power_w;
+	double charge_c;
+	double energy_j;
+	double in0; /* fraction of the period INPUT0 (the gate) was high */
+};
+
+struct ergon_sim_edge {
+	uint64_t t_ns;
+	uint8_t pin;
+	uint8_t high;
+};
+
+#define ERGON_SIM_MAX_EDGES 256
+
+struct ergon_sim_result {
+	const char *scenario;
+	int flow;
+	int status;          /* the runtime's return (ert_status) */
+	char *stream;        /* bytes the host received (after any drops); malloc'd */
+	size_t stream_len;
+	uint64_t bytes_sent; /* bytes the target handed to the transport */
+	struct ert_power_terminal terminal; /* the RAM record (power flows) */
+	struct ergon_sim_edge edges[ERGON_SIM_MAX_EDGES]; /* first edges, in order */
+	size_t n_edges;
+	struct ergon_sim_js_packet *js; /* malloc'd */
+	size_t n_js;
+	double js_period_s;
+	/* Ground truth of the model, for tests. */
+	double core_hz_nominal;
+	double rail_v;
+	double active_current_a;
+	uint64_t infer_cycles;  /* cycles one inference takes */
+	double true_gate_high_s; /* total time the gate pin was high */
+	double true_window_energy_j; /* energy while the gate was high */
+	uint64_t inferences;    /* all inferences run (warmup included) */
+};
+
+/* The scenario names, NULL-terminated. */
+ERGON_API const char *const *ergon_sim_scenarios(void);
+/* Run one scenario. ERGON_EUSAGE for an unknown name (message lists the
+ * names), ERGON_ENOMEM. A runtime failure is not an error here: it is the
+ * scenario's result (res->status). res is filled; release it with
+ * ergon_sim_result_cleanup. */
+ERGON_API int ergon_sim_run(const char *scenario, struct ergon_sim_result *res,
+			    struct ergon_err *err);
+ERGON_API void ergon_sim_result_cleanup(struct ergon_sim_result *res);
+/* Count rising edges of a pin in the recorded edges. */
+ERGON_API size_t ergon_sim_rising_edges(const struct ergon_sim_result *res, uint8_t pin);
+/* Rising edges of INPUT0 as the Joulescope saw it (a packet with any high time after one with none). */
+ERGON_API size_t ergon_sim_js_in0_rising(const struct ergon_sim_result *res);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

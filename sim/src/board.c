@@ -1,0 +1,499 @@
+/* The simulated board: a virtual clock, a workload that advances it, GPIO
+ * with timestamped edges, an I2C bus with the INA228 model, a Joulescope
+ * watching the gate, and the fault scenarios. Everything is deterministic:
+ * the same scenario gives the same bytes. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ergon/ert_layer.h"
+#include "ergon/ert_profile.h"
+#include "ergon/sim.h"
+#include "sim_internal.h"
+
+#define SIM_CORE_HZ 96000000.0 /* nominal core clock (an Apollo4-class part) */
+#define SIM_RAIL_V 1.8
+#define SIM_IDLE_A 0.001
+#define SIM_ACTIVE_A 0.005
+#define SIM_SHUNT_OHMS 0.5
+#define SIM_MAX_CURRENT_A 0.02
+#define SIM_INA228_ADDR 0x40
+#define SIM_GATE_PIN 3
+#define SIM_STATE_PIN 4
+#define SIM_GO_PIN 5
+#define SIM_GO_DELAY_NS 2000000u /* the host raises GO 2 ms after READY */
+#define SIM_JS_PERIOD_NS 100000u /* 10 kHz statistics */
+#define SIM_JS_MAX_PACKETS 200000u
+#define SIM_STREAM_MAX (1u << 20)
+/* Cycles of the three simulated layers of one inference. */
+static const uint32_t layer_cycles[3] = {48000, 24000, 24000};
+static const char *const layer_ops[3] = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"};
+
+struct sim_faults {
+	int stalled_counter;  /* cycle counter stops during inferences */
+	int slow_counter;     /* every 2nd inference counts 1/16 of its cycles */
+	double core_speed;    /* actual/nominal core rate (uniform slowdown) */
+	int frozen_clock;     /* the window clock stops */
+	double clock_drift;   /* window clock runs (1 + drift) x true time */
+	int gate_stuck_high;  /* the gate pin cannot be driven low once high */
+	int glitches;         /* short pulses on INPUT0 before the window */
+	int go_never;         /* the host never raises GO */
+	int drop_terminal;    /* bytes written after the window are lost */
+	uint64_t drop_from, drop_len; /* silently lose stream bytes [from, from+len) */
+	uint64_t fail_after;  /* transport write fails once this many bytes went */
+	int shunt_cal_nack;   /* the SHUNT_CAL write is not acknowledged */
+	struct sim_ina228_faults ina;
+};
+
+struct sim_board {
+	struct sim_faults f;
+	uint64_t now_ns;           /* true time */
+	double cycles;             /* true cycles since boot (at actual rate) */
+	double counter;            /* what the cycle counter shows */
+	uint64_t counter_frozen_us; /* window clock value when frozen */
+	int pins[16];
+	int go_armed;
+	uint64_t ready_ns;
+	int busy; /* in an inference: active current */
+	int window_over; /* gate has fallen once */
+	uint64_t n_infer;
+	struct sim_ina228 ina;
+	/* Joulescope accumulation of the current packet. */
+	uint64_t js_t0_ns;
+	double js_q, js_e, js_in0_ns, js_total_q, js_total_e;
+	uint64_t next_glitch_ns[2];
+	struct ergon_sim_result *res;
+	size_t stream_cap;
+	int oom;
+};
+
+static int gate_level(const struct sim_board *b, uint64_t t_ns)
+{
+	if (b->pins[SIM_GATE_PIN])
+		return 1;
+	/* Glitch pulses: 20 µs each, on the wire between board and meter. */
+	for (int i = 0; b->f.glitches && i < 2; i++)
+		if (t_ns >= b->next_glitch_ns[i] && t_ns < b->next_glitch_ns[i] + 20000u)
+			return 1;
+	return 0;
+}
+
+static void js_emit(struct sim_board *b)
+{
+	struct ergon_sim_result *r = b->res;
+	if (r->n_js >= SIM_JS_MAX_PACKETS)
+		return;
+	double period = SIM_JS_PERIOD_NS * 1e-9;
+	struct ergon_sim_js_packet *p = &r->js[r->n_js++];
+	b->js_total_q += b->js_q;
+	b->js_total_e += b->js_e;
+	p->t_s = (double)(b->js_t0_ns + SIM_JS_PERIOD_NS) * 1e-9;
+	p->current_a = b->js_q / period;
+	p->voltage_v = SIM_RAIL_V;
+	p->power_w = b->js_e / period;
+	p->charge_c = b->js_total_q;
+	p->energy_j = b->js_total_e;
+	p->in0 = b->js_in0_ns / (double)SIM_JS_PERIOD_NS;
+	b->js_q = b->js_e = b->js_in0_ns = 0.0;
+	b->js_t0_ns += SIM_JS_PERIOD_NS;
+}
+
+/* Advance true time by dt_ns at the present current, feeding the meters. */
+static void advance(struct sim_board *b, uint64_t dt_ns)
+{
+	double i_a = b->busy ? SIM_ACTIVE_A : SIM_IDLE_A;
+	while (dt_ns > 0) {
+		/* Step to the next packet boundary so INPUT0 is sampled finely
+		 * enough to see 20 µs glitches (1 µs steps inside). */
+		uint64_t to_packet = b->js_t0_ns + SIM_JS_PERIOD_NS - b->now_ns;
+		uint64_t step = dt_ns < to_packet ? dt_ns : to_packet;
+		if (step > 1000u)
+			step = 1000u;
+		double s = (double)step * 1e-9;
+		int g = gate_level(b, b->now_ns);
+		b->js_q += i_a * s;
+		b->js_e += i_a * SIM_RAIL_V * s;
+		if (g) {
+			b->js_in0_ns += (double)step;
+			b->res->true_gate_high_s += s;
+			b->res->true_window_energy_j += i_a * SIM_RAIL_V * s;
+		}
+		sim_ina228_advance(&b->ina, i_a, s);
+		b->now_ns += step;
+		dt_ns -= step;
+		if (b->now_ns >= b->js_t0_ns + SIM_JS_PERIOD_NS)
+			js_emit(b);
+	}
+}
+
+static void record_edge(struct sim_board *b, uint8_t pin, int high)
+{
+	struct ergon_sim_result *r = b->res;
+	if (r->n_edges < ERGON_SIM_MAX_EDGES)
+		r->edges[r->n_edges++] = (struct ergon_sim_edge){b->now_ns, pin, (uint8_t)high};
+}
+
+/* --- the HAL ------------------------------------------------------------ */
+
+static int hal_write(void *ctx, const char *data, size_t len)
+{
+	struct sim_board *b = ctx;
+	struct ergon_sim_result *r = b->res;
+	if (b->f.fail_after > 0 && r->bytes_sent + len > b->f.fail_after)
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		uint64_t pos = r->bytes_sent + i;
+		int lost = (b->f.drop_len > 0 && pos >= b->f.drop_from &&
+			    pos < b->f.drop_from + b->f.drop_len) ||
+			   (b->f.drop_terminal && b->window_over);
+		if (lost)
+			continue;
+		if (r->stream_len + 1 >= b->stream_cap) {
+			b->oom = 1;
+			return -1;
+		}
+		r->stream[r->stream_len++] = data[i];
+	}
+	r->stream[r->stream_len] = '\0';
+	r->bytes_sent += len;
+	/* 1 MBd UART: 10 µs per byte, spent in the write. */
+	advance(b, 10000u * (uint64_t)len);
+	return 0;
+}
+
+static int hal_tx_pending(void *ctx, size_t *pending)
+{
+	(void)ctx;
+	*pending = 0;
+	return 0;
+}
+
+static int hal_clock_us(void *ctx, uint32_t *now_us)
+{
+	struct sim_board *b = ctx;
+	if (b->f.frozen_clock) {
+		*now_us = (uint32_t)b->counter_frozen_us;
+		return 0;
+	}
+	double t_us = (double)b->now_ns / 1000.0 * (1.0 + b->f.clock_drift);
+	*now_us = (uint32_t)(uint64_t)t_us;
+	return 0;
+}
+
+static int hal_cycles(void *ctx, uint32_t *now)
+{
+	struct sim_board *b = ctx;
+	*now = (uint32_t)(uint64_t)b->counter;
+	return 0;
+}
+
+/* Spend `cycles` of core work (not an inference: the counter is healthy). */
+static void spend_idle_ns(struct sim_board *b, uint64_t ns)
+{
+	/* ns x Hz / 1e9 keeps whole-µs intervals exact in double. */
+	double c = (double)ns * SIM_CORE_HZ * b->f.core_speed / 1e9;
+	b->cycles += c;
+	b->counter += c;
+	advance(b, ns);
+}
+
+static int hal_delay_us(void *ctx, uint32_t us)
+{
+	struct sim_board *b = ctx;
+	/* delay_us is timed by the window clock: with drift, one "µs" of it
+	 * is 1/(1+drift) true µs. A frozen clock would hang real hardware;
+	 * the model spends the nominal time so the bounds stay testable. */
+	double ns = (double)us * 1000.0 / (1.0 + b->f.clock_drift);
+	spend_idle_ns(b, (uint64_t)ns);
+	return 0;
+}
+
+static int hal_gpio_set(void *ctx, uint8_t pin, int high)
+{
+	struct sim_board *b = ctx;
+	if (pin == 0 || pin >= 16)
+		return -1;
+	if (pin == SIM_GATE_PIN && !high && b->pins[pin])
+		b->window_over = 1;
+	if (pin == SIM_GATE_PIN && !high && b->f.gate_stuck_high && b->pins[pin])
+		return 0; /* the pin does not move; the runtime reads it back */
+	if (b->pins[pin] != (high != 0)) {
+		b->pins[pin] = high != 0;
+		record_edge(b, pin, high != 0);
+	}
+	if (pin == SIM_STATE_PIN && high && !b->go_armed) {
+		b->go_armed = 1;
+		b->ready_ns = b->now_ns;
+	}
+	return 0;
+}
+
+static int hal_gpio_get(void *ctx, uint8_t pin, int *high)
+{
+	struct sim_board *b = ctx;
+	if (pin == 0 || pin >= 16)
+		return -1;
+	if (pin == SIM_GO_PIN) {
+		/* The host raises GO a fixed delay after it sees READY. */
+		*high = !b->f.go_never && b->go_armed && b->now_ns >= b->ready_ns + SIM_GO_DELAY_NS;
+		return 0;
+	}
+	*high = b->pins[pin];
+	return 0;
+}
+
+static int hal_i2c_read(void *ctx, uint8_t addr7, uint8_t reg, uint8_t *data, size_t len)
+{
+	struct sim_board *b = ctx;
+	if (addr7 != SIM_INA228_ADDR)
+		return -1; /* NACK */
+	/* 400 kHz I2C: ~25 µs per byte plus address and register. */
+	spend_idle_ns(b, 25000u * (uint64_t)(len + 2));
+	return sim_ina228_read(&b->ina, reg, data, len);
+}
+
+static int hal_i2c_write(void *ctx, uint8_t addr7, uint8_t reg, const uint8_t *data, size_t len)
+{
+	struct sim_board *b = ctx;
+	if (addr7 != SIM_INA228_ADDR)
+		return -1;
+	spend_idle_ns(b, 25000u * (uint64_t)(len + 2));
+	if (b->f.shunt_cal_nack && reg == ERT_INA228_REG_SHUNT_CAL)
+		return -1;
+	return sim_ina228_write(&b->ina, reg, data, len);
+}
+
+/* --- the workload ---------------------------------------------------------- */
+
+static int sim_infer(void *user)
+{
+	struct sim_board *b = user;
+	b->busy = 1;
+	for (unsigned l = 0; l < 3; l++) {
+		ert_layer_begin((uint16_t)l, layer_ops[l]);
+		double c = layer_cycles[l];
+		double ns = c / (SIM_CORE_HZ * b->f.core_speed) * 1e9;
+		b->cycles += c;
+		double shown = c;
+		if (b->f.stalled_counter)
+			shown = 0.0;
+		else if (b->f.slow_counter && (b->n_infer % 2u) == 1u)
+			shown = c / 16.0;
+		b->counter += shown;
+		advance(b, (uint64_t)ns);
+		ert_layer_end();
+	}
+	b->busy = 0;
+	b->n_infer++;
+	return 0;
+}
+
+/* --- scenarios ----------------------------------------------------------- */
+
+struct scenario {
+	const char *name;
+	int flow;
+	int lockstep;
+	struct sim_faults f;
+};
+
+#define NOMINAL .core_speed = 1.0
+static const struct scenario scenarios[] = {
+	{"baseline_profile", ERGON_SIM_FLOW_PROFILE, 0, {NOMINAL}},
+	{"baseline_power", ERGON_SIM_FLOW_POWER_EXTERNAL, 1, {NOMINAL}},
+	{"baseline_ina228", ERGON_SIM_FLOW_POWER_INA228, 1, {NOMINAL}},
+	{"stalled_counter", ERGON_SIM_FLOW_PROFILE, 0, {NOMINAL, .stalled_counter = 1}},
+	{"slow_counter", ERGON_SIM_FLOW_PROFILE, 0, {NOMINAL, .slow_counter = 1}},
+	{"uniform_slowdown", ERGON_SIM_FLOW_PROFILE, 0, {.core_speed = 0.5}},
+	{"frozen_window_clock", ERGON_SIM_FLOW_POWER_EXTERNAL, 0, {NOMINAL, .frozen_clock = 1}},
+	{"hfrc_drift", ERGON_SIM_FLOW_POWER_EXTERNAL, 0, {NOMINAL, .clock_drift = 0.02}},
+	{"gate_never_falls", ERGON_SIM_FLOW_POWER_EXTERNAL, 0, {NOMINAL, .gate_stuck_high = 1}},
+	{"gate_glitches", ERGON_SIM_FLOW_POWER_EXTERNAL, 0, {NOMINAL, .glitches = 1}},
+	{"go_never_arrives", ERGON_SIM_FLOW_POWER_EXTERNAL, 1, {NOMINAL, .go_never = 1}},
+	{"lost_terminal_record", ERGON_SIM_FLOW_POWER_EXTERNAL, 0, {NOMINAL, .drop_terminal = 1}},
+	{"ina228_wrong_id", ERGON_SIM_FLOW_POWER_INA228, 0,
+	 {NOMINAL, .ina = {.device_id = 0x2271}}},
+	{"ina228_shunt_cal_zero", ERGON_SIM_FLOW_POWER_INA228, 0,
+	 {NOMINAL, .ina = {.shunt_cal_stuck_zero = 1}}},
+	{"ina228_shunt_cal_nack", ERGON_SIM_FLOW_POWER_INA228, 0, {NOMINAL, .shunt_cal_nack = 1}},
+	{"ina228_reversed_sense", ERGON_SIM_FLOW_POWER_INA228, 0,
+	 {NOMINAL, .ina = {.reversed_sense = 1}}},
+	{"ina228_accumulator_overflow", ERGON_SIM_FLOW_POWER_INA228, 0,
+	 {NOMINAL, .ina = {.preload_lsb_below_full = 50}}},
+	{"transport_bytes_dropped", ERGON_SIM_FLOW_PROFILE, 0,
+	 {NOMINAL, .drop_from = 400, .drop_len = 37}},
+	{"transport_write_fails", ERGON_SIM_FLOW_PROFILE, 0, {NOMINAL, .fail_after = 300}},
+};
+#define N_SCENARIOS (sizeof scenarios / sizeof scenarios[0])
+
+const char *const *ergon_sim_scenarios(void)
+{
+	static const char *names[N_SCENARIOS + 1];
+	for (size_t i = 0; i < N_SCENARIOS; i++)
+		names[i] = scenarios[i].name;
+	names[N_SCENARIOS] = NULL;
+	return names;
+}
+
+static void fill_hal(struct ert_hal *h, struct sim_board *b)
+{
+	*h = (struct ert_hal){
+		.ctx = b,
+		.write = hal_write,
+		.tx_pending = hal_tx_pending,
+		.clock_us = hal_clock_us,
+		.cycles = hal_cycles,
+		.delay_us = hal_delay_us,
+		.gpio_set = hal_gpio_set,
+		.gpio_get = hal_gpio_get,
+		.i2c_read = hal_i2c_read,
+		.i2c_write = hal_i2c_write,
+		.core_clock_hz = (uint32_t)SIM_CORE_HZ,
+		.max_gpio_pin = 15,
+	};
+}
+
+static int run_flow(const struct scenario *sc, struct sim_board *b, const struct ert_hal *hal)
+{
+	const struct ert_workload work = {sim_infer, b};
+	if (sc->flow == ERGON_SIM_FLOW_PROFILE) {
+		static struct ert_layers layers;
+		struct ert_profile_config cfg = {
+			.model_size = 1234,
+			.arena_size = 4096,
+			.allocated_arena = 2048,
+			.warmup = 2,
+			.iterations = 3,
+			.heartbeat_every_iters = 2,
+			.clean_window = 1,
+			.window = {.mode = ERT_WINDOW_FIXED,
+				   .iterations = 20,
+				   .rate_probe_us = 1000,
+				   .drain_wait_max_us = 1000},
+			.clock_note = "virtual bench: simulated time",
+		};
+		struct ert_profile_stats st;
+		return ert_profile_run(hal, &cfg, &work, &layers, &st);
+	}
+	struct ert_power_config cfg = {
+		.warmup = 2,
+		.window = {.mode = ERT_WINDOW_FIXED, .iterations = 20, .rate_probe_us = 1000},
+		.sync = {.gate_pin = SIM_GATE_PIN},
+		.source = sc->flow == ERGON_SIM_FLOW_POWER_INA228 ? ERT_SOURCE_INA228
+								 : ERT_SOURCE_EXTERNAL,
+		.ina228 = {.addr7 = SIM_INA228_ADDR,
+			   .shunt_ohms = SIM_SHUNT_OHMS,
+			   .max_current_a = SIM_MAX_CURRENT_A,
+			   .conv_time_us = 50,
+			   .averages = 1},
+		.calibration_id = 7,
+	};
+	if (sc->lockstep) {
+		cfg.sync.state_pin = SIM_STATE_PIN;
+		cfg.sync.go_pin = SIM_GO_PIN;
+		cfg.sync.go_timeout_us = 50000;
+		cfg.sync.go_poll_us = 100;
+	}
+	int rc = ert_power_run(hal, &cfg, &work);
+	b->res->terminal = ert_power_terminal;
+	return rc;
+}
+
+int ergon_sim_run(const char *scenario, struct ergon_sim_result *res, struct ergon_err *err)
+{
+	const struct scenario *sc = NULL;
+	*res = (struct ergon_sim_result){0};
+	for (size_t i = 0; scenario != NULL && i < N_SCENARIOS; i++)
+		if (strcmp(scenarios[i].name, scenario) == 0)
+			sc = &scenarios[i];
+	if (sc == NULL) {
+		char names[1024] = "";
+		size_t used = 0;
+		for (size_t i = 0; i < N_SCENARIOS && used < sizeof names; i++) {
+			size_t n = strlen(scenarios[i].name);
+			if (used + n + 2 >= sizeof names)
+				break;
+			memcpy(names + used, scenarios[i].name, n);
+			used += n;
+			if (i + 1 < N_SCENARIOS) {
+				names[used++] = ',';
+				names[used++] = ' ';
+			}
+			names[used] = '\0';
+		}
+		return ergon_err_set(err, ERGON_EUSAGE,
+				     "--sim-scenario: unknown scenario '%s'; use one of: %s",
+				     scenario ? scenario : "(null)", names);
+	}
+	struct sim_board *b = calloc(1, sizeof *b);
+	res->stream = malloc(SIM_STREAM_MAX);
+	res->js = calloc(SIM_JS_MAX_PACKETS, sizeof *res->js);
+	if (b == NULL || res->stream == NULL || res->js == NULL) {
+		free(b);
+		ergon_sim_result_cleanup(res);
+		return ergon_err_set(err, ERGON_ENOMEM, "virtual bench: out of memory");
+	}
+	res->stream[0] = '\0';
+	res->scenario = sc->name;
+	res->flow = sc->flow;
+	res->js_period_s = SIM_JS_PERIOD_NS * 1e-9;
+	res->core_hz_nominal = SIM_CORE_HZ;
+	res->rail_v = SIM_RAIL_V;
+	res->active_current_a = SIM_ACTIVE_A;
+	res->infer_cycles = (uint64_t)layer_cycles[0] + layer_cycles[1] + layer_cycles[2];
+	b->f = sc->f;
+	b->res = res;
+	b->stream_cap = SIM_STREAM_MAX;
+	/* Glitches at 1 ms and 1.5 ms, during warmup, long before the window. */
+	b->next_glitch_ns[0] = 1000000u;
+	b->next_glitch_ns[1] = 1500000u;
+	sim_ina228_init(&b->ina, SIM_SHUNT_OHMS, SIM_RAIL_V, &sc->f.ina);
+	struct ert_hal hal;
+	fill_hal(&hal, b);
+	res->status = run_flow(sc, b, &hal);
+	/* Let the meter see a little idle tail after the flow ends. */
+	advance(b, 1000000u);
+	res->inferences = b->n_infer;
+	int oom = b->oom;
+	free(b);
+	if (oom) {
+		ergon_sim_result_cleanup(res);
+		return ergon_err_set(err, ERGON_ETOOBIG,
+				     "virtual bench: scenario %s wrote more than %u bytes", sc->name,
+				     SIM_STREAM_MAX);
+	}
+	return 0;
+}
+
+void ergon_sim_result_cleanup(struct ergon_sim_result *res)
+{
+	if (res == NULL)
+		return;
+	free(res->stream);
+	free(res->js);
+	res->stream = NULL;
+	res->js = NULL;
+	res->stream_len = res->n_js = 0;
+}
+
+size_t ergon_sim_rising_edges(const struct ergon_sim_result *res, uint8_t pin)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < res->n_edges; i++)
+		if (res->edges[i].pin == pin && res->edges[i].high)
+			n++;
+	return n;
+}
+
+size_t ergon_sim_js_in0_rising(const struct ergon_sim_result *res)
+{
+	size_t n = 0;
+	int prev = 0;
+	for (size_t i = 0; i < res->n_js; i++) {
+		int hi = res->js[i].in0 > 0.0;
+		if (hi && !prev)
+			n++;
+		prev = hi;
+	}
+	return n;
+}

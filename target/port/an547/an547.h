@@ -1,0 +1,24 @@
+/* AN547 port: the HAL for QEMU's mps3-an547 (Cortex-M55). */
+#ifndef ERT_AN547_H
+#define ERT_AN547_H
+
+#include <stdint.h>
+
+#include "ergon/ert_hal.h"
+
+/* Fill the HAL: UART0 transport (profile build only), SysTick window
+ * clock, DWT/PMU detection, FPGAIO LEDs as GPIO pins 1..8. */
+void an547_hal_init(struct ert_hal *hal);
+/* Semihosting SYS_EXIT_EXTENDED: QEMU exits with `code`. */
+void an547_exit(int code) __attribute__((noreturn));
+/* True when the DWT cycle counter / PMU actually count (QEMU: neither). */
+int an547_have_cyccnt(void);
+int an547_have_pmu(void);
+
+/* The example int8 network (netdemo.c). */
+int netdemo_infer(void *user);
+/* Predicted class of the last inference and a checksum of its output. */
+int netdemo_last_class(void);
+uint32_t netdemo_last_checksum(void);
+
+#endif

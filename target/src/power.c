@@ -1,0 +1,225 @@
+/* The dedicated power flow and its terminal record. */
+#include "ergon/ert_power.h"
+
+#include "ergon/ert_fmt.h"
+#include "ergon/ert_hpx.h"
+
+/* The record lives at a fixed symbol so a debug probe can read it even when
+ * there is no transport (the power build). Not static on purpose. */
+struct ert_power_terminal ert_power_terminal;
+
+const char *ert_power_phase_name(int phase)
+{
+	switch (phase) {
+	case ERT_PHASE_INIT:
+		return "init";
+	case ERT_PHASE_INA228_INIT:
+		return "ina228_init";
+	case ERT_PHASE_WARMUP:
+		return "warmup";
+	case ERT_PHASE_SYNC_GO:
+		return "sync_go";
+	case ERT_PHASE_INA228_ARM:
+		return "ina228_arm";
+	case ERT_PHASE_WINDOW:
+		return "window";
+	case ERT_PHASE_GATE_LOW:
+		return "gate_low";
+	case ERT_PHASE_INA228_READ:
+		return "ina228_read";
+	case ERT_PHASE_DONE:
+		return "done";
+	default:
+		return "unknown";
+	}
+}
+
+struct gate_ctx {
+	const struct ert_sync_config *sync;
+	const struct ert_hal *hal;
+	struct ert_power_terminal *t;
+	struct ert_ina228 *ina; /* NULL unless internal mode */
+};
+
+static int gate_open(void *user)
+{
+	struct gate_ctx *g = user;
+	if (g->ina != NULL) {
+		/* Reset the accumulators as late as possible: after the warm
+		 * reference and the rate probe, right before the gate rises. */
+		g->t->final_phase = ERT_PHASE_INA228_ARM;
+		int rc = ert_ina228_arm(g->ina);
+		if (rc != ERT_OK)
+			return rc;
+		g->t->final_phase = ERT_PHASE_WINDOW;
+	}
+	int rc = ert_sync_gate(g->sync, g->hal, 1);
+	if (rc == ERT_OK && g->sync->gate_pin != 0)
+		g->t->gate_asserted = 1;
+	return rc;
+}
+
+static int gate_close(void *user)
+{
+	struct gate_ctx *g = user;
+	if (g->sync->gate_pin == 0)
+		return ERT_OK;
+	int rc = ert_sync_gate(g->sync, g->hal, 0);
+	g->t->gate_lowered = rc == ERT_OK;
+	return rc;
+}
+
+static void kv_u(struct ert_buf *b, const char *key, uint64_t v)
+{
+	ert_buf_str(b, HPX_TOK_META_PREFIX HPX_KEY_POWER_PREFIX);
+	ert_buf_str(b, key);
+	ert_buf_char(b, '=');
+	ert_buf_u64(b, v);
+	ert_buf_char(b, '\n');
+}
+
+static void kv_s(struct ert_buf *b, const char *key, const char *v)
+{
+	ert_buf_str(b, HPX_TOK_META_PREFIX HPX_KEY_POWER_PREFIX);
+	ert_buf_str(b, key);
+	ert_buf_char(b, '=');
+	ert_buf_str(b, v);
+	ert_buf_char(b, '\n');
+}
+
+/* Render the record as HPX lines into its own text buffer, in the form the
+ * host's terminal parser validates (src/engines/hpx/terminal.c): status
+ * "ok" or "error", a numeric error code that is 0 iff ok, and the
+ * measurement fields all together or not at all. */
+static void render(struct ert_power_terminal *t)
+{
+	struct ert_buf b;
+	ert_buf_init(&b, t->text, sizeof t->text);
+	ert_buf_str(&b, HPX_TOK_POWER_TERMINAL_START "\n");
+	kv_u(&b, HPX_KEY_PT_TERMINAL_VERSION, t->version);
+	kv_s(&b, HPX_KEY_PT_STATUS, t->status == ERT_OK ? HPX_STATUS_OK : ERT_STATUS_ERROR);
+	/* |ert_status|: ert_status_name() maps it back (2 = timeout, ...). */
+	kv_u(&b, HPX_KEY_PT_ERROR_CODE, (uint64_t)(uint32_t)(-t->status));
+	kv_s(&b, HPX_KEY_PT_FINAL_PHASE, ert_power_phase_name((int)t->final_phase));
+	kv_u(&b, HPX_KEY_PT_REQUESTED_COUNT, t->requested_count);
+	kv_u(&b, HPX_KEY_PT_COMPLETED_COUNT, t->completed_count);
+	kv_u(&b, HPX_KEY_PT_ELAPSED_US, t->elapsed_us);
+	kv_u(&b, HPX_KEY_PT_GATE_ASSERTED, t->gate_asserted);
+	kv_u(&b, HPX_KEY_PT_GATE_LOWERED, t->gate_lowered);
+	/* Measurement fields only once they were read: a failed bring-up
+	 * must not look like a measured zero. An external meter's figures are
+	 * not in the record at all. DIAG_ALRT and the charge clamp stay in
+	 * the RAM record (the host parser refuses unknown keys). */
+	if (t->source == ERT_SOURCE_INA228 && t->final_phase == ERT_PHASE_DONE) {
+		kv_s(&b, HPX_KEY_PT_MEASUREMENT_SOURCE, "ina228");
+		kv_s(&b, HPX_KEY_PT_MEASUREMENT_SCOPE, "fixed_n_inference");
+		kv_u(&b, HPX_KEY_PT_ENERGY_NJ, t->energy_nj);
+		kv_u(&b, HPX_KEY_PT_CHARGE_NC, t->charge_nc);
+		kv_u(&b, HPX_KEY_PT_BUS_VOLTAGE_UV, t->bus_voltage_uv);
+		kv_u(&b, HPX_KEY_PT_MEASUREMENT_DURATION_US, t->measurement_duration_us);
+		kv_u(&b, HPX_KEY_PT_MEASUREMENT_COUNT, t->measurement_count);
+		kv_u(&b, HPX_KEY_PT_MEASUREMENT_OVERFLOW, t->measurement_overflow);
+		kv_u(&b, HPX_KEY_PT_CALIBRATION_ID, t->calibration_id);
+	}
+	ert_buf_str(&b, HPX_TOK_POWER_TERMINAL_END "\n");
+	/* The buffer is sized for the longest record; an overflow would be a
+	 * build-time sizing bug, flagged by the missing END line. */
+	t->text_len = (uint32_t)b.len;
+}
+
+int ert_power_run(const struct ert_hal *hal, const struct ert_power_config *cfg,
+		  const struct ert_workload *work)
+{
+	struct ert_power_terminal *t = &ert_power_terminal;
+	static struct ert_ina228 ina;
+	struct ert_window_result w = {0};
+	uint32_t waited_us = 0;
+	struct gate_ctx g = {&cfg->sync, hal, t,
+			     cfg->source == ERT_SOURCE_INA228 ? &ina : NULL};
+	const struct ert_window_edges edges = {gate_open, gate_close, &g};
+	int rc = ERT_OK;
+
+	/* Clear field by field: no libc, and the compiler may not call memset
+	 * on a freestanding target without a libc. */
+	t->magic = 0;
+	t->version = ERT_POWER_TERMINAL_VERSION;
+	t->status = ERT_OK;
+	t->requested_count = t->completed_count = t->elapsed_us = 0;
+	t->gate_asserted = t->gate_lowered = t->measurement_overflow = t->charge_clamped = 0;
+	t->source = (uint32_t)cfg->source;
+	t->energy_nj = t->charge_nc = t->bus_voltage_uv = 0;
+	t->measurement_duration_us = t->measurement_count = t->ina228_diag = 0;
+	t->calibration_id = cfg->calibration_id;
+	t->stalled_iters = t->partial_iters = 0;
+	t->text_len = 0;
+	t->text[0] = '\0';
+
+	t->final_phase = ERT_PHASE_INIT;
+	if (ert_window_validate(&cfg->window) != ERT_OK ||
+	    ert_sync_validate(&cfg->sync, hal) != ERT_OK ||
+	    (cfg->source != ERT_SOURCE_EXTERNAL && cfg->source != ERT_SOURCE_INA228) ||
+	    (cfg->source == ERT_SOURCE_EXTERNAL && cfg->sync.gate_pin == 0) || work == NULL) {
+		rc = ERT_E_CONFIG;
+		goto done;
+	}
+	if (cfg->source == ERT_SOURCE_INA228) {
+		t->final_phase = ERT_PHASE_INA228_INIT;
+		rc = ert_ina228_init(&ina, hal, &cfg->ina228);
+		if (rc != ERT_OK)
+			goto done;
+	}
+	t->final_phase = ERT_PHASE_WARMUP;
+	for (uint32_t i = 0; i < cfg->warmup && rc == ERT_OK; i++)
+		rc = work->infer(work->user) == 0 ? ERT_OK : ERT_E_WORKLOAD;
+	if (rc != ERT_OK)
+		goto done;
+	t->final_phase = ERT_PHASE_SYNC_GO;
+	rc = ert_sync_ready(&cfg->sync, hal);
+	if (rc == ERT_OK)
+		rc = ert_sync_wait_go(&cfg->sync, hal, &waited_us);
+	if (rc != ERT_OK)
+		goto done;
+	t->final_phase = ERT_PHASE_WINDOW;
+	rc = ert_window_run(hal, &cfg->window, work, &edges, &w, NULL);
+	t->requested_count = w.requested;
+	t->completed_count = w.completed;
+	t->elapsed_us = w.elapsed_us;
+	t->stalled_iters = w.stalled_iters;
+	t->partial_iters = w.partial_iters;
+	if (rc == ERT_E_GATE_STUCK)
+		t->final_phase = ERT_PHASE_GATE_LOW;
+	if (rc == ERT_OK && cfg->sync.gate_pin != 0 && !t->gate_lowered)
+		rc = ERT_E_GATE_STUCK;
+	if (rc != ERT_OK)
+		goto done;
+	if (cfg->source == ERT_SOURCE_INA228) {
+		struct ert_ina228_reading r = {0};
+		t->final_phase = ERT_PHASE_INA228_READ;
+		rc = ert_ina228_read(&ina, &r);
+		if (rc != ERT_OK)
+			goto done;
+		t->energy_nj = r.energy_nj;
+		t->charge_nc = r.charge_nc;
+		t->charge_clamped = (uint8_t)r.charge_clamped;
+		t->bus_voltage_uv = r.bus_uv;
+		t->measurement_overflow = (uint8_t)r.overflow;
+		t->ina228_diag = r.diag;
+		t->measurement_duration_us = w.elapsed_us;
+		t->measurement_count = w.completed;
+	}
+	t->final_phase = ERT_PHASE_DONE;
+done:
+	t->status = rc;
+	if (rc == ERT_OK)
+		rc = ert_sync_done(&cfg->sync, hal);
+	else if (ert_sync_validate(&cfg->sync, hal) == ERT_OK)
+		ert_sync_fault_blink(&cfg->sync, hal, (unsigned)-rc);
+	render(t);
+	t->magic = ERT_POWER_TERMINAL_MAGIC;
+#if ERT_HPX_ENABLED
+	/* Only now, with the gate low, may the transport run. */
+	if (hal->write != NULL && t->text_len > 0)
+		(void)hal->write(hal->ctx, t->text, t->text_len);
+#endif
+	return t->status;
+}
