@@ -182,6 +182,17 @@ static void open_errors(void **state)
 	assert_null(wl);
 }
 
+/* The same cases without pidfd: the exit is then noticed by polling. */
+static void without_pidfd(void **state)
+{
+	int was = ergon_wl_pidfd_enable(0);
+	true_succeeds_false_fails(state);
+	exit_status_and_stderr_in_message(state);
+	crash_is_failed_invocation(state);
+	hang_times_out_and_group_dies(state);
+	ergon_wl_pidfd_enable(was);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -192,6 +203,7 @@ int main(void)
 	    cmocka_unit_test(hang_times_out_and_group_dies),
 	    cmocka_unit_test(repeated_invocations_each_reaped),
 	    cmocka_unit_test(open_errors),
+	    cmocka_unit_test(without_pidfd),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
