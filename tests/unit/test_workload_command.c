@@ -180,6 +180,13 @@ static void open_errors(void **state)
 	assert_int_equal(ergon_workload_open("command:true", &o, &wl, &err), ERGON_ERANGE);
 	assert_non_null(strstr(err.msg, "negative"));
 	assert_null(wl);
+	/* A kv option means nothing to a command: refused, not ignored. */
+	ergon_err_clear(&err);
+	const char *kv[] = {"iters=5", NULL};
+	struct ergon_workload_options ko = {.kv = kv};
+	assert_int_equal(ergon_workload_open("command:true", &ko, &wl, &err), ERGON_EUSAGE);
+	assert_non_null(strstr(err.msg, "unknown option 'iters'; valid options: (none)"));
+	assert_null(wl);
 }
 
 /* The same cases without pidfd: the exit is then noticed by polling. */

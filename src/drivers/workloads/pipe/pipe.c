@@ -49,8 +49,11 @@ static int pipe_open(struct ergon_workload *wl, const struct ergon_workload_opti
 				     wl->description);
 	p->pid = -1;
 	p->fd = -1;
-	int rc = 0;
-	if (!(opts->invoke_timeout_s >= 0.0))
+	static const char *const no_keys[] = {NULL};
+	/* Commas belong to the command line here, so options can only come
+	 * through kv, and this driver has none. */
+	int rc = ergon_wl_opt_check_keys(opts, NULL, wl->description, no_keys, err);
+	if (rc == 0 && !(opts->invoke_timeout_s >= 0.0))
 		rc = ergon_err_set(err, ERGON_ERANGE,
 				   "--workload %s: invocation timeout %g s is negative; give 0 "
 				   "(none) or a positive number of seconds",
