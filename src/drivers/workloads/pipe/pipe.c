@@ -33,6 +33,7 @@
 struct pipe_wl {
 	struct ergon_wl_argv av;
 	double timeout_s;
+	const volatile sig_atomic_t *stop;
 	pid_t pid;	/* -1 when no child runs */
 	int fd;		/* our end of the socketpair; -1 when closed */
 	uint64_t seq;	/* invocations sent */
@@ -67,6 +68,7 @@ static int pipe_open(struct ergon_workload *wl, const struct ergon_workload_opti
 		return rc;
 	}
 	p->timeout_s = opts->invoke_timeout_s;
+	p->stop = opts->stop;
 	wl->priv = p;
 	return 0;
 }
@@ -130,21 +132,29 @@ static void pipe_reap_after_eof(struct pipe_wl *p, uint64_t seq)
 }
 
 /* Wait for fd to be ready for events until deadline (0 = none). Returns
- * 1 ready, 0 timed out, -EINTR on a handled signal, another negative errno. */
-static int wait_fd(int fd, short events, double deadline)
+ * 1 ready, 0 timed out, -EINTR when the stop flag is set, another negative
+ * errno on failure. A signal without the stop flag is retried. */
+static int wait_fd(int fd, short events, double deadline, const volatile sig_atomic_t *stop)
 {
-	int wait_ms = -1;
-	if (deadline > 0) {
-		double left = deadline - ergon_wl_now_s();
-		if (left <= 0)
-			return 0;
-		wait_ms = (int)(left * 1000.0) + 1;
+	for (;;) {
+		if (ergon_wl_stopping(stop))
+			return -EINTR;
+		int wait_ms = -1;
+		if (deadline > 0) {
+			double left = deadline - ergon_wl_now_s();
+			if (left <= 0)
+				return 0;
+			wait_ms = (int)(left * 1000.0) + 1;
+		}
+		if (stop && (wait_ms < 0 || wait_ms > ERGON_WL_STOP_SLICE_MS))
+			wait_ms = ERGON_WL_STOP_SLICE_MS;
+		struct pollfd pf = {.fd = fd, .events = events};
+		int n = poll(&pf, 1, wait_ms);
+		if (n > 0)
+			return 1;
+		if (n < 0 && errno != EINTR)
+			return -errno;
 	}
-	struct pollfd pf = {.fd = fd, .events = events};
-	int n = poll(&pf, 1, wait_ms);
-	if (n < 0)
-		return -errno;
-	return n > 0;
 }
 
 static int pipe_invoke(struct ergon_workload *wl, struct ergon_err *err)
@@ -166,7 +176,7 @@ static int pipe_invoke(struct ergon_workload *wl, struct ergon_err *err)
 	int reqlen = snprintf(req, sizeof(req), "invoke %llu\n", (unsigned long long)seq);
 	size_t off = 0;
 	while (off < (size_t)reqlen) {
-		w = wait_fd(p->fd, POLLOUT, deadline);
+		w = wait_fd(p->fd, POLLOUT, deadline, p->stop);
 		if (w <= 0)
 			goto wait_failed;
 		/* MSG_NOSIGNAL: a dead child must give EPIPE, not kill ergon with
@@ -184,7 +194,7 @@ static int pipe_invoke(struct ergon_workload *wl, struct ergon_err *err)
 	size_t len = 0;
 	char *nl = NULL;
 	while (nl == NULL) {
-		w = wait_fd(p->fd, POLLIN, deadline);
+		w = wait_fd(p->fd, POLLIN, deadline, p->stop);
 		if (w <= 0)
 			goto wait_failed;
 		ssize_t n = recv(p->fd, p->reply + len, REPLY_MAX - len, MSG_DONTWAIT);
@@ -242,10 +252,10 @@ wait_failed:
 				     spec, why);
 	}
 	if (w == -EINTR) {
-		/* Only a handled signal (the session's SIGINT/SIGTERM) interrupts
-		 * poll; a reply may still be on its way, so the stream is lost. */
+		/* Stopped on request: a reply may still be on its way, so the
+		 * stream is out of step and the child goes. */
 		snprintf(why, sizeof(why),
-			 "interrupted while waiting for reply %llu; the child was killed",
+			 "stopped on request while waiting for reply %llu; the child was killed",
 			 (unsigned long long)seq);
 		pipe_kill(p, why);
 		return ergon_err_set(err, ERGON_EINTR, "--workload %s: %s", spec, why);
