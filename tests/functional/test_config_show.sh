@@ -67,7 +67,7 @@ check "missing file exit 3" test $? -eq 3
 check "usage exit 2" test $? -eq 2
 
 # JSON output carries value and origin per key.
-"$bin" config show --set power.enabled=true --json >"$tmp/out" 2>&1
+"$bin" config show --power --json >"$tmp/out" 2>&1
 check "json origin" grep -q '"origin": "rule"' "$tmp/out"
 
 "$bin" config boards >"$tmp/out" 2>&1

@@ -180,6 +180,24 @@ static void open_errors(void **state)
 	assert_int_equal(ergon_workload_open("command:true", &o, &wl, &err), ERGON_ERANGE);
 	assert_non_null(strstr(err.msg, "negative"));
 	assert_null(wl);
+	/* A kv option means nothing to a command: refused, not ignored. */
+	ergon_err_clear(&err);
+	const char *kv[] = {"iters=5", NULL};
+	struct ergon_workload_options ko = {.kv = kv};
+	assert_int_equal(ergon_workload_open("command:true", &ko, &wl, &err), ERGON_EUSAGE);
+	assert_non_null(strstr(err.msg, "unknown option 'iters'; valid options: (none)"));
+	assert_null(wl);
+}
+
+/* The same cases without pidfd: the exit is then noticed by polling. */
+static void without_pidfd(void **state)
+{
+	int was = ergon_wl_pidfd_enable(0);
+	true_succeeds_false_fails(state);
+	exit_status_and_stderr_in_message(state);
+	crash_is_failed_invocation(state);
+	hang_times_out_and_group_dies(state);
+	ergon_wl_pidfd_enable(was);
 }
 
 int main(void)
@@ -192,6 +210,7 @@ int main(void)
 	    cmocka_unit_test(hang_times_out_and_group_dies),
 	    cmocka_unit_test(repeated_invocations_each_reaped),
 	    cmocka_unit_test(open_errors),
+	    cmocka_unit_test(without_pidfd),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -189,8 +189,19 @@ out:
 	return rc;
 }
 
+static int pidfd_enabled = 1;
+
+int ergon_wl_pidfd_enable(int on)
+{
+	int was = pidfd_enabled;
+	pidfd_enabled = on;
+	return was;
+}
+
 int ergon_wl_pidfd(pid_t pid)
 {
+	if (!pidfd_enabled)
+		return -1;
 #ifdef SYS_pidfd_open
 	long fd = syscall(SYS_pidfd_open, pid, 0);
 	if (fd >= 0) {

@@ -5,7 +5,7 @@
  * timed invocations) with stdin and stdout on one end of a socketpair. Per
  * invoke ergon writes "invoke <seq>\n" and reads exactly one reply line:
  * "ok[ text]" is success, "err[ text]" a failed invocation, anything else a
- * protocol error. EOF means the child died; it is not restarted (a restart
+ * protocol error that stops the child. EOF means the child died; it is not restarted (a restart
  * would put its start-up inside a timed invocation), so every later invoke
  * fails at once with the cause. A timeout or a desynchronised stream kills
  * the child's process group for the same reason. Protocol:
@@ -33,6 +33,7 @@
 struct pipe_wl {
 	struct ergon_wl_argv av;
 	double timeout_s;
+	const volatile sig_atomic_t *stop;
 	pid_t pid;	/* -1 when no child runs */
 	int fd;		/* our end of the socketpair; -1 when closed */
 	uint64_t seq;	/* invocations sent */
@@ -49,8 +50,11 @@ static int pipe_open(struct ergon_workload *wl, const struct ergon_workload_opti
 				     wl->description);
 	p->pid = -1;
 	p->fd = -1;
-	int rc = 0;
-	if (!(opts->invoke_timeout_s >= 0.0))
+	static const char *const no_keys[] = {NULL};
+	/* Commas belong to the command line here, so options can only come
+	 * through kv, and this driver has none. */
+	int rc = ergon_wl_opt_check_keys(opts, NULL, wl->description, no_keys, err);
+	if (rc == 0 && !(opts->invoke_timeout_s >= 0.0))
 		rc = ergon_err_set(err, ERGON_ERANGE,
 				   "--workload %s: invocation timeout %g s is negative; give 0 "
 				   "(none) or a positive number of seconds",
@@ -64,6 +68,7 @@ static int pipe_open(struct ergon_workload *wl, const struct ergon_workload_opti
 		return rc;
 	}
 	p->timeout_s = opts->invoke_timeout_s;
+	p->stop = opts->stop;
 	wl->priv = p;
 	return 0;
 }
@@ -127,21 +132,29 @@ static void pipe_reap_after_eof(struct pipe_wl *p, uint64_t seq)
 }
 
 /* Wait for fd to be ready for events until deadline (0 = none). Returns
- * 1 ready, 0 timed out, -EINTR on a handled signal, another negative errno. */
-static int wait_fd(int fd, short events, double deadline)
+ * 1 ready, 0 timed out, -EINTR when the stop flag is set, another negative
+ * errno on failure. A signal without the stop flag is retried. */
+static int wait_fd(int fd, short events, double deadline, const volatile sig_atomic_t *stop)
 {
-	int wait_ms = -1;
-	if (deadline > 0) {
-		double left = deadline - ergon_wl_now_s();
-		if (left <= 0)
-			return 0;
-		wait_ms = (int)(left * 1000.0) + 1;
+	for (;;) {
+		if (ergon_wl_stopping(stop))
+			return -EINTR;
+		int wait_ms = -1;
+		if (deadline > 0) {
+			double left = deadline - ergon_wl_now_s();
+			if (left <= 0)
+				return 0;
+			wait_ms = (int)(left * 1000.0) + 1;
+		}
+		if (stop && (wait_ms < 0 || wait_ms > ERGON_WL_STOP_SLICE_MS))
+			wait_ms = ERGON_WL_STOP_SLICE_MS;
+		struct pollfd pf = {.fd = fd, .events = events};
+		int n = poll(&pf, 1, wait_ms);
+		if (n > 0)
+			return 1;
+		if (n < 0 && errno != EINTR)
+			return -errno;
 	}
-	struct pollfd pf = {.fd = fd, .events = events};
-	int n = poll(&pf, 1, wait_ms);
-	if (n < 0)
-		return -errno;
-	return n > 0;
 }
 
 static int pipe_invoke(struct ergon_workload *wl, struct ergon_err *err)
@@ -158,12 +171,39 @@ static int pipe_invoke(struct ergon_workload *wl, struct ergon_err *err)
 	if (p->dead[0])
 		return ergon_err_set(err, ERGON_EIO, "--workload %s: %s", spec, p->dead);
 	uint64_t seq = ++p->seq;
+	/* Nothing may be waiting before a request: unrequested output (a start
+	 * banner, a second reply) would be taken for the next reply, and every
+	 * later latency would be off by one request while all still say ok. */
+	struct pollfd pre = {.fd = p->fd, .events = POLLIN};
+	if (poll(&pre, 1, 0) > 0) {
+		char junk[32];
+		ssize_t n = recv(p->fd, junk, sizeof(junk), MSG_DONTWAIT | MSG_PEEK);
+		if (n == 0) {
+			pipe_reap_after_eof(p, seq);
+			return ergon_err_set(err, ERGON_EIO, "--workload %s: %s", spec, p->dead);
+		}
+		if (n > 0) {
+			size_t shown = 0;
+			char txt[sizeof(junk) + 1];
+			for (ssize_t i = 0; i < n && junk[i] != '\n'; i++)
+				txt[shown++] = (junk[i] >= 0x20 && junk[i] < 0x7f) ? junk[i] : '?';
+			txt[shown] = '\0';
+			snprintf(
+			    why, sizeof(why),
+			    "the child wrote unrequested output before request %llu ('%s...'); the "
+			    "child was stopped: write only reply lines to stdout, diagnostics to "
+			    "stderr",
+			    (unsigned long long)seq, txt);
+			pipe_kill(p, why);
+			return ergon_err_set(err, ERGON_EPARSE, "--workload %s: %s", spec, why);
+		}
+	}
 	double deadline = p->timeout_s > 0 ? ergon_wl_now_s() + p->timeout_s : 0;
 	char req[40];
 	int reqlen = snprintf(req, sizeof(req), "invoke %llu\n", (unsigned long long)seq);
 	size_t off = 0;
 	while (off < (size_t)reqlen) {
-		w = wait_fd(p->fd, POLLOUT, deadline);
+		w = wait_fd(p->fd, POLLOUT, deadline, p->stop);
 		if (w <= 0)
 			goto wait_failed;
 		/* MSG_NOSIGNAL: a dead child must give EPIPE, not kill ergon with
@@ -181,7 +221,7 @@ static int pipe_invoke(struct ergon_workload *wl, struct ergon_err *err)
 	size_t len = 0;
 	char *nl = NULL;
 	while (nl == NULL) {
-		w = wait_fd(p->fd, POLLIN, deadline);
+		w = wait_fd(p->fd, POLLIN, deadline, p->stop);
 		if (w <= 0)
 			goto wait_failed;
 		ssize_t n = recv(p->fd, p->reply + len, REPLY_MAX - len, MSG_DONTWAIT);
@@ -203,14 +243,23 @@ static int pipe_invoke(struct ergon_workload *wl, struct ergon_err *err)
 		}
 	}
 	if ((size_t)(nl - p->reply) + 1 != len) {
-		snprintf(why, sizeof(why),
-			 "the child sent more than one line for request %llu; it was stopped "
-			 "(one request, one reply line)",
-			 (unsigned long long)seq);
+		snprintf(
+		    why, sizeof(why),
+		    "the child sent more than one line for request %llu; the child was stopped "
+		    "(one request, one reply line)",
+		    (unsigned long long)seq);
 		pipe_kill(p, why);
 		return ergon_err_set(err, ERGON_EPARSE, "--workload %s: %s", spec, why);
 	}
 	*nl = '\0';
+	if (memchr(p->reply, '\0', (size_t)(nl - p->reply))) {
+		snprintf(why, sizeof(why),
+			 "reply %llu holds a NUL byte; replies are text lines ('ok ...' or "
+			 "'err ...'); the child was stopped",
+			 (unsigned long long)seq);
+		pipe_kill(p, why);
+		return ergon_err_set(err, ERGON_EPARSE, "--workload %s: %s", spec, why);
+	}
 	if (nl > p->reply && nl[-1] == '\r')
 		nl[-1] = '\0';
 	const char *r = p->reply;
@@ -220,12 +269,15 @@ static int pipe_invoke(struct ergon_workload *wl, struct ergon_err *err)
 		return ergon_err_set(err, ERGON_EIO,
 				     "--workload %s: invocation %llu failed: %.200s", spec,
 				     (unsigned long long)seq, r);
-	/* An unknown word is the child's bug, not a lost stream: fail this
-	 * invocation and keep the child. */
-	return ergon_err_set(err, ERGON_EPARSE,
-			     "--workload %s: reply %llu '%.80s' is neither 'ok ...' nor 'err ...'; "
-			     "see docs/internals/workloads.md for the protocol",
-			     spec, (unsigned long long)seq, r);
+	/* Anything else may be output that was not a reply (a banner, a log
+	 * line): the stream can no longer be matched to requests, so the child
+	 * goes, as for every other protocol error. */
+	snprintf(why, sizeof(why),
+		 "reply %llu '%.80s' is neither 'ok ...' nor 'err ...'; the child was stopped "
+		 "(see docs/internals/workloads.md for the protocol)",
+		 (unsigned long long)seq, r);
+	pipe_kill(p, why);
+	return ergon_err_set(err, ERGON_EPARSE, "--workload %s: %s", spec, why);
 wait_failed:
 	if (w == 0) {
 		snprintf(why, sizeof(why),
@@ -239,10 +291,10 @@ wait_failed:
 				     spec, why);
 	}
 	if (w == -EINTR) {
-		/* Only a handled signal (the session's SIGINT/SIGTERM) interrupts
-		 * poll; a reply may still be on its way, so the stream is lost. */
+		/* Stopped on request: a reply may still be on its way, so the
+		 * stream is out of step and the child goes. */
 		snprintf(why, sizeof(why),
-			 "interrupted while waiting for reply %llu; the child was killed",
+			 "stopped on request while waiting for reply %llu; the child was killed",
 			 (unsigned long long)seq);
 		pipe_kill(p, why);
 		return ergon_err_set(err, ERGON_EINTR, "--workload %s: %s", spec, why);

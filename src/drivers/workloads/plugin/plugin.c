@@ -69,7 +69,12 @@ static int plugin_open(struct ergon_workload *wl, const struct ergon_workload_op
 	struct plugin *p = calloc(1, sizeof(*p));
 	if (p == NULL)
 		return ergon_err_set(err, ERGON_ENOMEM, "--workload %s: out of memory", spec);
-	int rc = 0;
+	static const char *const no_keys[] = {NULL};
+	/* The text after the comma is the plugin's ARG; kv options have no
+	 * meaning here. */
+	int rc = ergon_wl_opt_check_keys(opts, NULL, spec, no_keys, err);
+	if (rc)
+		goto fail;
 	size_t plen = strcspn(a, ",");
 	if (plen == 0) {
 		rc = ergon_err_set(err, ERGON_EUSAGE,
