@@ -206,6 +206,11 @@ int ergon_report_build(const struct ergon_run_config *cfg, const struct ergon_in
 	 * readings) and its read-rate figures go into the report too. */
 	if (inst->issues)
 		json_array_extend(json_object_get(rep, "issues"), inst->issues);
+	/* Averaged power (NVML on Ampere+) smears short phases: check the
+	 * shortest phase the figures come from. */
+	double shortest_s = cfg->session.window_s < cfg->session.idle_s ? cfg->session.window_s
+									: cfg->session.idle_s;
+	ergon_instrument_check_window(inst, shortest_s, json_object_get(rep, "issues"));
 	json_t *ist = ergon_instrument_stats(inst);
 	if (ist)
 		json_object_set_new(rep, "instrument_stats", ist);
