@@ -5,6 +5,8 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ergon/instrument.h"
@@ -360,6 +362,52 @@ static void writer_thread_rewrites_in_place(void **state)
 	free(root);
 }
 
+/* Permission denied as an unprivileged user (the child drops to uid 65534;
+ * root reads any file). */
+static void permission_denied_names_fix(void **state)
+{
+	(void)state;
+	char *root = ts_tmpdir();
+	assert_int_equal(fs_orin_nx(root, 0), 0);
+	char *f = ts_strf("%s/sys/class/hwmon/hwmon0/curr1_input", root);
+	assert_int_equal(chmod(root, 0755), 0);
+	assert_int_equal(chmod(f, 0400), 0);
+	int fds[2];
+	assert_int_equal(pipe(fds), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(fds[0]);
+		if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+			_exit(99);
+		struct ergon_instrument_options o = {.sysfs_root = root};
+		struct ergon_instrument *inst = NULL;
+		struct ergon_err err = {0};
+		int rc = ergon_instrument_open("hwmon:VDD_IN", &o, &inst, &err);
+		ssize_t w = write(fds[1], err.msg, strlen(err.msg));
+		(void)w;
+		_exit(rc == ERGON_EACCES ? 0 : 1);
+	}
+	close(fds[1]);
+	char msg[2048] = "";
+	size_t got = 0;
+	ssize_t r;
+	while ((r = read(fds[0], msg + got, sizeof(msg) - 1 - got)) > 0)
+		got += (size_t)r;
+	msg[got] = '\0';
+	close(fds[0]);
+	int status = 0;
+	waitpid(pid, &status, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		fail_msg("child status %d: %s", status, msg);
+	assert_non_null(strstr(msg, f));
+	assert_non_null(strstr(msg, "permission denied"));
+	assert_non_null(strstr(msg, "udev rule"));
+	free(f);
+	ts_tmpdir_remove(root);
+	free(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -374,6 +422,7 @@ int main(void)
 		cmocka_unit_test(no_device_says_why),
 		cmocka_unit_test(thermal_and_env_root),
 		cmocka_unit_test(writer_thread_rewrites_in_place),
+		cmocka_unit_test(permission_denied_names_fix),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
