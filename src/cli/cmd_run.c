@@ -82,6 +82,20 @@ static void print_summary(const json_t *r)
 	printf("sampler     : %s %.0f Hz (achieved %.1f Hz, max gap %.1f ms)\n",
 	       str(r, "sampler", "kind"), num(r, "sampler.target_hz"),
 	       num(fig, "sampler.achieved_hz"), num(fig, "sampler.max_gap_s") * 1e3);
+	/* Real instruments: how often the hardware really updated. */
+	size_t ri;
+	const json_t *rail;
+	json_array_foreach(json_object_get(json_object_get(r, "instrument_stats"), "rails"), ri,
+			   rail)
+	{
+		const json_t *name = json_object_get(rail, "rail");
+		if (name == NULL)
+			name = json_object_get(rail, "domain");
+		printf("rail        : %s read %.0f Hz, %.0f distinct updates/s\n",
+		       json_is_string(name) ? json_string_value(name) : "?",
+		       json_number_value(json_object_get(rail, "read_rate_hz")),
+		       json_number_value(json_object_get(rail, "distinct_rate_hz")));
+	}
 	printf("operations  : %.0f (%.0f failed)\n", num(fig, "operations.count"),
 	       num(fig, "operations.failed"));
 	const json_t *withheld = json_object_get(fig, "withheld");

@@ -201,9 +201,9 @@ static void fill_identity(struct ergon_instrument *inst, struct hwmon_priv *p,
 		if (r->energy_path[0])
 			has_energy = 1;
 		int w = snprintf(id->notes + no, sizeof(id->notes) - no,
-				 "%s%s: %s %s ch%d, shunt %s%.4g ohm%s; ", no ? "" : "", r->label,
-				 r->chip->name, r->hwmon, r->channel, r->shunt_ohm > 0 ? "" : "?",
-				 r->shunt_ohm, r->shunt_ohm > 0 ? "" : " (not exposed)");
+				 "%s: %s %s ch%d, shunt %.4g ohm%s; ", r->label, r->chip->name,
+				 r->hwmon, r->channel, r->shunt_ohm,
+				 r->shunt_ohm > 0 ? "" : " (not exposed)");
 		if (w > 0 && no + (size_t)w < sizeof(id->notes))
 			no += (size_t)w;
 	}
@@ -216,19 +216,15 @@ static void fill_identity(struct ergon_instrument *inst, struct hwmon_priv *p,
 	}
 	snprintf(id->clock, sizeof(id->clock), "host_monotonic");
 	id->provenance = ERGON_PROV_MEASURED;
-	const char *tail;
-	char buf[256];
 	if (id->total_rail >= 0)
-		snprintf(buf, sizeof(buf),
+		snprintf(id->notes + no, sizeof(id->notes) - no,
 			 "%s is the module's total input; the other rails are nested in it and "
 			 "are never added to it.",
 			 id->rails[id->total_rail]);
 	else
-		snprintf(buf, sizeof(buf),
+		snprintf(id->notes + no, sizeof(id->notes) - no,
 			 "No rail is the module's total input; rails are reported one by one and "
 			 "never summed.");
-	tail = buf;
-	snprintf(id->notes + no, sizeof(id->notes) - no, "%s", tail);
 }
 
 static int hwmon_open(struct ergon_instrument *inst, const struct ergon_instrument_options *opts,
