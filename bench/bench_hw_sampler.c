@@ -14,19 +14,19 @@
  *
  * Usage: bench_hw_sampler [SECONDS_PER_RATE (2)] [ROUNDS (5)] [ROUND_S (1)]
  * The fake tree goes under $TMPDIR_FAST or /dev/shm (tmpfs). */
+#include "ergon/instrument.h"
+#include "ergon/workload.h"
+
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-#include "ergon/instrument.h"
-#include "ergon/workload.h"
 
 static double now_s(void)
 {
@@ -144,8 +144,8 @@ int main(int argc, char **argv)
 	/* Cost per sweep, tight loop: the driver's read vs the bare syscalls
 	 * it cannot avoid (six preads of the same files), in the same run. */
 	{
-		static const char *const rel[6] = {"in1_input", "curr1_input", "in2_input",
-						   "curr2_input", "in3_input", "curr3_input"};
+		static const char *const rel[6] = {"in1_input",	  "curr1_input", "in2_input",
+						   "curr2_input", "in3_input",	 "curr3_input"};
 		int fds[6];
 		for (int i = 0; i < 6; i++) {
 			char p[512];
@@ -176,7 +176,8 @@ int main(int argc, char **argv)
 		printf("| %.2f us | %.2f us | %.2f |\n\n", bare_us, drv_us, drv_us / bare_us);
 	}
 	printf("## hwmon sampler: 3 rails (6 files), fake tree on %s\n\n", base);
-	printf("| target Hz | achieved Hz | gap p50 us | gap p99 us | max gap us | sampler CPU %% of a core | per sweep us CPU |\n");
+	printf("| target Hz | achieved Hz | gap p50 us | gap p99 us | max gap us | sampler CPU %% "
+	       "of a core | per sweep us CPU |\n");
 	printf("|---|---|---|---|---|---|---|\n");
 	static const double targets[3] = {1000, 5000, 20000};
 	for (int k = 0; k < 3; k++) {
@@ -196,7 +197,8 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < ng; i++)
 			g[i] = s.t[i + 1] - s.t[i];
 		qsort(g, ng, sizeof(double), cmp_d);
-		double p50 = g[ng / 2], p99 = g[(size_t)ceil(0.99 * (double)ng) - 1], mx = g[ng - 1];
+		double p50 = g[ng / 2], p99 = g[(size_t)ceil(0.99 * (double)ng) - 1],
+		       mx = g[ng - 1];
 		double achieved = (double)ng / (s.t[s.n - 1] - s.t[0]);
 		printf("| %.0f | %.0f | %.1f | %.1f | %.1f | %.2f | %.2f |\n", targets[k], achieved,
 		       p50 * 1e6, p99 * 1e6, mx * 1e6, 100.0 * s.cpu_s / s.wall_s,

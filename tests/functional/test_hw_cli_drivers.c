@@ -1,20 +1,20 @@
 /* rapl and nvml through `ergon run`, against a fake powercap tree whose
  * energy_uj a writer thread advances, and against the stub NVML. */
+#include "ergon/issues.h"
+#include "fake_sysfs.h"
+#include "test_support.h"
+
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "ergon/issues.h"
-#include "fake_sysfs.h"
-#include "test_support.h"
-
-#define assert_near(got, want, tol)                                                               \
-	do {                                                                                      \
-		double g_ = (got), w_ = (want), t_ = (tol);                                       \
-		if (!(fabs(g_ - w_) <= t_))                                                       \
-			fail_msg("%s = %.9g, expected %.9g +- %.3g", #got, g_, w_, t_);           \
+#define assert_near(got, want, tol)                                                     \
+	do {                                                                            \
+		double g_ = (got), w_ = (want), t_ = (tol);                             \
+		if (!(fabs(g_ - w_) <= t_))                                             \
+			fail_msg("%s = %.9g, expected %.9g +- %.3g", #got, g_, w_, t_); \
 	} while (0)
 
 static json_t *run_report(const char *dir, const char *instrument, const char *root, int *rc)
@@ -32,9 +32,9 @@ static json_t *run_report(const char *dir, const char *instrument, const char *r
 		argv[a++] = "--sysfs-root";
 		argv[a++] = root;
 	}
-	const char *rest[] = {"--workload", "builtin:spin", "--settle-s", "0", "--idle-s", "1",
-			      "--windows",  "2",	    "--window-s", "1", "--out",	   out,
-			      "--force",    NULL};
+	const char *rest[] = {
+	    "--workload", "builtin:spin", "--settle-s", "0",	 "--idle-s", "1",	"--windows",
+	    "2",	  "--window-s",	  "1",		"--out", out,	     "--force", NULL};
 	for (int i = 0; rest[i]; i++)
 		argv[a++] = rest[i];
 	argv[a] = NULL;
@@ -50,7 +50,8 @@ static json_t *run_report(const char *dir, const char *instrument, const char *r
 
 static double fig(const json_t *rep, const char *phase, const char *key)
 {
-	const json_t *x = json_object_get(json_object_get(json_object_get(rep, "figures"), phase), key);
+	const json_t *x =
+	    json_object_get(json_object_get(json_object_get(rep, "figures"), phase), key);
 	if (!json_is_number(x))
 		fail_msg("figures.%s.%s missing", phase, key);
 	return json_number_value(x);
@@ -76,8 +77,8 @@ static void rapl_through_run(void **state)
 	 * of one tick at each end. */
 	assert_near(fig(rep, "idle", "mean_power_w"), 5.0, 0.25);
 	assert_near(fig(rep, "load", "mean_power_w"), 5.0, 0.25);
-	const json_t *r0 = json_array_get(
-		json_object_get(json_object_get(rep, "instrument_stats"), "rails"), 0);
+	const json_t *r0 =
+	    json_array_get(json_object_get(json_object_get(rep, "instrument_stats"), "rails"), 0);
 	assert_string_equal(json_string_value(json_object_get(r0, "domain")), "package-0");
 	json_decref(rep);
 	ts_tmpdir_remove(root);
@@ -129,9 +130,9 @@ static void nvml_averaged_power_flagged(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(rapl_through_run),
-		cmocka_unit_test(nvml_energy_through_run),
-		cmocka_unit_test(nvml_averaged_power_flagged),
+	    cmocka_unit_test(rapl_through_run),
+	    cmocka_unit_test(nvml_energy_through_run),
+	    cmocka_unit_test(nvml_averaged_power_flagged),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,14 +2,14 @@
  * FIFOs, directories and oversized or binary files where attributes should
  * be. Discovery and reading must neither hang nor overrun, and must say
  * what is wrong with which file. */
+#include "ergon/instrument.h"
+#include "fake_sysfs.h"
+#include "test_support.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include "ergon/instrument.h"
-#include "fake_sysfs.h"
-#include "test_support.h"
 
 static int open_spec(const char *root, const char *spec, struct ergon_instrument **inst,
 		     struct ergon_err *err)
@@ -102,7 +102,7 @@ static void rapl_hostile(void **state)
 	/* A negative max range is ignored as no range (backwards stays backwards). */
 	assert_int_equal(fs_put(root, "sys/class/powercap/intel-rapl:0/energy_uj", "100\n"), 0);
 	assert_int_equal(
-		fs_put(root, "sys/class/powercap/intel-rapl:0/max_energy_range_uj", "-5\n"), 0);
+	    fs_put(root, "sys/class/powercap/intel-rapl:0/max_energy_range_uj", "-5\n"), 0);
 	err = (struct ergon_err){0};
 	assert_int_equal(open_spec(root, "rapl", &inst, &err), 0);
 	struct ergon_sample s[4];
@@ -120,9 +120,9 @@ static void rapl_hostile(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(fifo_name_and_value_do_not_hang),
-		cmocka_unit_test(directory_and_oversized_files),
-		cmocka_unit_test(rapl_hostile),
+	    cmocka_unit_test(fifo_name_and_value_do_not_hang),
+	    cmocka_unit_test(directory_and_oversized_files),
+	    cmocka_unit_test(rapl_hostile),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

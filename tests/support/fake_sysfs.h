@@ -14,7 +14,7 @@
 /* Write root/rel with printf-formatted content, creating parent folders.
  * Returns 0 on success. */
 int fs_put(const char *root, const char *rel, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 /* Rewrite root/rel in place with a fixed-width number. */
 int fs_set(const char *root, const char *rel, long long value);
 

@@ -1,14 +1,14 @@
 /* The sysfs integer parser and reader: what the kernel prints is accepted,
  * everything else is refused with the column where it went wrong. */
+#include "drivers/instruments/sysfs/sysfs.h"
+#include "fake_sysfs.h"
+#include "test_support.h"
+
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include "drivers/instruments/sysfs/sysfs.h"
-#include "fake_sysfs.h"
-#include "test_support.h"
 
 static int parse(const char *s, int64_t *v, size_t *stop)
 {
@@ -92,9 +92,9 @@ static void reader_names_file_and_bounds_size(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(accepts_kernel_output),
-		cmocka_unit_test(refuses_the_rest),
-		cmocka_unit_test(reader_names_file_and_bounds_size),
+	    cmocka_unit_test(accepts_kernel_output),
+	    cmocka_unit_test(refuses_the_rest),
+	    cmocka_unit_test(reader_names_file_and_bounds_size),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

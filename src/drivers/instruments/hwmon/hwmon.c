@@ -6,19 +6,19 @@
  * that repeat the previous hardware update are counted so that the rate of
  * distinct updates is reported beside the read rate.
  */
+#include "../sysfs/sysfs.h"
+#include "../sysfs/thermal.h"
+#include "ergon/artifact.h"
+#include "ergon/instrument.h"
+#include "ergon/issues.h"
+#include "hwmon_abi.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include "ergon/artifact.h"
-#include "ergon/instrument.h"
-#include "ergon/issues.h"
-#include "../sysfs/sysfs.h"
-#include "../sysfs/thermal.h"
-#include "hwmon_abi.h"
 
 /* Below this share of distinct readings the run gets a stale_readings note. */
 #define HWMON_STALE_SHARE 0.5
@@ -118,10 +118,11 @@ static int select_rails(const char *root, const char *arg, struct hwmon_rail *al
 		if (found < 0) {
 			char have[1024];
 			list_labels(all, n_all, have, sizeof(have));
-			return ergon_err_set(err, ERGON_ENOENT,
-					     "--instrument hwmon:%s: no rail labelled \"%.*s\" under "
-					     "%s/sys/class/hwmon; the rails that exist are: %s",
-					     arg, (int)len, c, root, have);
+			return ergon_err_set(
+			    err, ERGON_ENOENT,
+			    "--instrument hwmon:%s: no rail labelled \"%.*s\" under "
+			    "%s/sys/class/hwmon; the rails that exist are: %s",
+			    arg, (int)len, c, root, have);
 		}
 		for (int k = 0; k < p->n; k++)
 			if (strcmp(p->rail[k].rail.label, all[found].label) == 0)
@@ -304,8 +305,8 @@ static void note_backwards(struct ergon_instrument *inst, struct hwmon_state *s,
 		return; /* one issue per rail; the count is in the stats */
 	ergon_issue_add(inst->issues, "instrument.counter_backwards",
 			json_pack("{s:s, s:s, s:I, s:I}", "rail", s->rail.label, "file",
-				  s->rail.energy_path, "previous_uj", (json_int_t)prev_uj,
-				  "now_uj", (json_int_t)now_uj),
+				  s->rail.energy_path, "previous_uj", (json_int_t)prev_uj, "now_uj",
+				  (json_int_t)now_uj),
 			"hwmon %s: %s went from %lld to %lld uJ, backwards, with no wrap range "
 			"known; the interval was not added (power readings still cover it). The "
 			"accumulator was reset (by the driver, a reload or RSTACC) during the run",
@@ -402,15 +403,14 @@ static json_t *hwmon_stats(const struct ergon_instrument *inst)
 		const struct hwmon_state *s = &p->rail[i];
 		double span = s->last_t_s - s->first_t_s;
 		json_array_append_new(
-			rails, json_pack("{s:s, s:s, s:s, s:b, s:I, s:I, s:f, s:f, s:f, s:I}",
-					 "rail", s->rail.label, "chip", s->rail.chip->name,
-					 "hwmon", s->rail.hwmon, "total_input", s->rail.is_total,
-					 "reads", (json_int_t)s->reads, "distinct_updates",
-					 (json_int_t)s->distinct, "read_rate_hz",
-					 rate_hz(s->reads, span), "distinct_rate_hz",
-					 rate_hz(s->distinct, span), "update_interval_s",
-					 s->rail.update_interval_s, "counter_backwards",
-					 (json_int_t)s->backwards));
+		    rails,
+		    json_pack(
+			"{s:s, s:s, s:s, s:b, s:I, s:I, s:f, s:f, s:f, s:I}", "rail", s->rail.label,
+			"chip", s->rail.chip->name, "hwmon", s->rail.hwmon, "total_input",
+			s->rail.is_total, "reads", (json_int_t)s->reads, "distinct_updates",
+			(json_int_t)s->distinct, "read_rate_hz", rate_hz(s->reads, span),
+			"distinct_rate_hz", rate_hz(s->distinct, span), "update_interval_s",
+			s->rail.update_interval_s, "counter_backwards", (json_int_t)s->backwards));
 	}
 	json_t *o = json_pack("{s:o}", "rails", rails);
 	if (o && p->use_thermal)
@@ -456,15 +456,14 @@ static int hwmon_scan(const struct ergon_instrument_options *opts, json_t **foun
 			char id[64];
 			snprintf(id, sizeof(id), "hwmon:%s", all[i].label);
 			json_array_append_new(
-				*found,
-				json_pack("{s:s, s:s, s:s, s:i, s:b, s:f, s:f, s:f, s:b, s:s}",
-					  "id", id, "chip", all[i].chip->name, "hwmon",
-					  all[i].hwmon, "channel", all[i].channel, "total_input",
-					  all[i].is_total, "shunt_ohm", all[i].shunt_ohm,
-					  "update_interval_s", all[i].update_interval_s,
-					  "accuracy_pct", all[i].chip->gain_error_pct,
-					  "integrates_energy", all[i].energy_path[0] != '\0',
-					  "lsb", all[i].chip->source));
+			    *found,
+			    json_pack("{s:s, s:s, s:s, s:i, s:b, s:f, s:f, s:f, s:b, s:s}", "id",
+				      id, "chip", all[i].chip->name, "hwmon", all[i].hwmon,
+				      "channel", all[i].channel, "total_input", all[i].is_total,
+				      "shunt_ohm", all[i].shunt_ohm, "update_interval_s",
+				      all[i].update_interval_s, "accuracy_pct",
+				      all[i].chip->gain_error_pct, "integrates_energy",
+				      all[i].energy_path[0] != '\0', "lsb", all[i].chip->source));
 		}
 	}
 	free(all);
@@ -472,13 +471,13 @@ static int hwmon_scan(const struct ergon_instrument_options *opts, json_t **foun
 }
 
 const struct ergon_instrument_driver ergon_instrument_hwmon = {
-	.name = "hwmon",
-	.longname = "INA power monitors via Linux hwmon (ina3221, ina2xx, ina238/ina228)",
-	.scan = hwmon_scan,
-	.open = hwmon_open,
-	.start = hwmon_start,
-	.read = hwmon_read,
-	.stop = hwmon_stop,
-	.close = hwmon_close,
-	.stats = hwmon_stats,
+    .name = "hwmon",
+    .longname = "INA power monitors via Linux hwmon (ina3221, ina2xx, ina238/ina228)",
+    .scan = hwmon_scan,
+    .open = hwmon_open,
+    .start = hwmon_start,
+    .read = hwmon_read,
+    .stop = hwmon_stop,
+    .close = hwmon_close,
+    .stats = hwmon_stats,
 };
