@@ -142,8 +142,18 @@ static void sampler_schedule(struct sampler *sp, double t)
 static void *sampler_main(void *arg)
 {
 	struct sampler *sp = arg;
+	/* Below 100 us per reading the timer wake-up latency (tens of us on a
+	 * VM) would cap the rate, so the thread polls the clock instead of
+	 * sleeping: it then uses one core, which the report's CPU figures in
+	 * docs/PERFORMANCE.md show. */
+	int spin = sp->period_s < 1e-4;
 	while (!atomic_load(&sp->stop)) {
-		sleep_until(sp->next_due_s);
+		if (spin) {
+			while (ergon_now_s() < sp->next_due_s && !atomic_load(&sp->stop))
+				;
+		} else {
+			sleep_until(sp->next_due_s);
+		}
 		if (atomic_load(&sp->stop))
 			break;
 		sampler_schedule(sp, ergon_now_s());

@@ -88,6 +88,15 @@ contains "$P" '"kind": "inline"' "sampler recorded as inline"
 contains "$OUT" "sustained   : STABLE" "no throttle without the scenario"
 expect 0 "verify periodic report" -- "$ERGON_BIN" verify "$TMP/periodic.json"
 
+# With stderr on a terminal a progress line appears (util-linux `script`
+# gives the command a pty).
+if command -v script >/dev/null; then
+  script -qec "$ERGON_BIN run --device tty --workload builtin:spin,iters=20000 --idle-s 0.6 \
+    --windows 2 --window-s 0.4 --out $TMP/tty.json" /dev/null > "$TMP/tty.out" 2>&1
+  grep -q "idle" "$TMP/tty.out" && grep -q "load   window" "$TMP/tty.out" \
+    && ok "progress line on a TTY" || { bad "no progress line on a TTY"; head -c 600 "$TMP/tty.out"; }
+fi
+
 expect 0 "energy-model --help" -- "$ERGON_BIN" energy-model --help
 contains "$OUT" "--allow-synthetic" "help mentions --allow-synthetic"
 expect 0 "run --help" -- "$ERGON_BIN" run --help
