@@ -42,6 +42,8 @@ struct ergon_run_config {
 	double throttle_threshold;           /* e.g. 0.15 */
 	size_t throttle_windows;             /* consecutive windows, e.g. 2 */
 	double ambient_c;                    /* NaN when not given */
+	const char *temp_file;               /* thermal-zone style file (millidegrees C) read
+					      * alongside every sample; NULL = none */
 	const char *out_path;
 	unsigned write_flags;                /* ERGON_WRITE_FORCE | ERGON_WRITE_MKDIR */
 	size_t max_embedded_samples;         /* 0 = ERGON_REPORT_MAX_SAMPLES */

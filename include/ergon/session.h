@@ -88,6 +88,7 @@ struct ergon_session_result {
 	/* sampler health */
 	size_t sampler_late, sampler_missed;
 	double max_read_s;  /* longest instrument read call */
+	double mean_read_s; /* mean instrument read call */
 	double clock_res_s; /* CLOCK_MONOTONIC resolution */
 };
 

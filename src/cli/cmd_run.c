@@ -227,6 +227,9 @@ static int run(int argc, char **argv)
 			if (ergon_parse_long(v, "--throttle-windows", 1, 1000, &l, &err))
 				return ergon_cli_usage("run", "%s", err.msg);
 			cfg.throttle_windows = (size_t)l;
+		} else if (FLAG("--temp-file")) {
+			NEED();
+			cfg.temp_file = v;
 		} else if (FLAG("--ambient-c")) {
 			DBL("--ambient-c", -100, cfg.ambient_c);
 		} else if (FLAG("--max-embedded-samples")) {
@@ -318,6 +321,9 @@ const struct ergon_cli_command ergon_cli_cmd_run = {
 		"  --throttle-threshold F   throughput drop that counts (default 0.15)\n"
 		"  --throttle-windows K     consecutive windows it must last (default 2)\n"
 		"  --ambient-c C            ambient temperature, recorded in conditions\n"
+		"  --temp-file PATH         device temperature file in millidegrees C (e.g.\n"
+		"                           /sys/class/thermal/thermal_zone0/temp), read with\n"
+		"                           the samples: evidence for a throttle verdict\n"
 		"  --max-embedded-samples N decimate the embedded power series above N\n"
 		"  --out FILE               report path (checked writable before measuring)\n"
 		"  --force                  replace an existing report\n\n"

@@ -88,7 +88,8 @@ struct sampler {
 	double period_s;
 	double next_due_s;
 	size_t late, missed;
-	double max_read_s;
+	double max_read_s, sum_read_s;
+	size_t n_reads;
 	atomic_int failed;  /* a read failed: the measuring loop stops */
 	atomic_int stop;
 	struct ergon_err err;
@@ -106,6 +107,8 @@ static int sampler_read(struct sampler *sp)
 	double b = ergon_now_s();
 	if (b - a > sp->max_read_s)
 		sp->max_read_s = b - a;
+	sp->sum_read_s += b - a;
+	sp->n_reads++;
 	if (rc) {
 		atomic_store(&sp->failed, 1);
 		return rc;
@@ -471,6 +474,7 @@ int ergon_session_run(const struct ergon_session_config *cfg, struct ergon_instr
 	res->sampler_late = r.sp.late;
 	res->sampler_missed = r.sp.missed;
 	res->max_read_s = r.sp.max_read_s;
+	res->mean_read_s = r.sp.n_reads ? r.sp.sum_read_s / (double)r.sp.n_reads : 0;
 	return 0;
 fail_started: {
 	struct ergon_err serr = {0};

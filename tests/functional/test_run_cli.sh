@@ -97,6 +97,18 @@ if command -v script >/dev/null; then
     && ok "progress line on a TTY" || { bad "no progress line on a TTY"; head -c 600 "$TMP/tty.out"; }
 fi
 
+# --temp-file: a thermal-zone style file (millidegrees) becomes the
+# temperature series; 45000 -> 45.0 C named as evidence in the verdict.
+echo 45000 > "$TMP/temp"
+expect 0 "run with --temp-file" -- "$ERGON_BIN" run --device dut --instrument-opt throttle_s=0.3 \
+  --instrument-opt drop=0.5 --workload builtin:periodic,burst_ms=0,sleep_ms=2 --temp-file "$TMP/temp" \
+  --idle-s 0.2 --windows 4 --window-s 0.25 --out "$TMP/temp.json"
+grep -q '"first_window_c": 45' "$TMP/temp.json" && ok "temperature from the file is the evidence" || bad "temp evidence"
+echo warm > "$TMP/badtemp"
+expect 3 "unreadable --temp-file fails before measuring" -- timeout 20 "$ERGON_BIN" run --device dut \
+  --workload builtin:spin --temp-file "$TMP/badtemp" --idle-s 60 --out "$TMP/bt.json"
+contains "$ERR" "millidegrees" "says the expected format"
+
 expect 0 "energy-model --help" -- "$ERGON_BIN" energy-model --help
 contains "$OUT" "--allow-synthetic" "help mentions --allow-synthetic"
 expect 0 "run --help" -- "$ERGON_BIN" run --help
