@@ -259,6 +259,7 @@ static int run(int argc, char **argv)
 	cfg.instrument_opts.kv = ikv;
 	cfg.workload_opts.kv = wkv;
 	cfg.session.stop_flag = &stop_flag;
+	cfg.workload_opts.stop = &stop_flag; /* a hanging invoke gives up on SIGINT */
 	if (isatty(STDERR_FILENO))
 		cfg.session.progress = progress;
 	struct sigaction sa = {0};
