@@ -45,6 +45,8 @@ enum ergon_integrity {
 	X("run.samples_decimated", ERGON_SEV_INFO, "the embedded power series is decimated")       \
 	X("run.throttled", ERGON_SEV_WARNING, "sustained throughput regressed (throttle onset)")   \
 	X("run.release_overrun", ERGON_SEV_WARNING, "periodic invocations overran their period")   \
+	X("run.samples_rejected", ERGON_SEV_WARNING,                                                \
+	  "instrument readings refused: non-finite, or time not increasing")                      \
 	/* --- instrument: drivers --- */                                                          \
 	X("instrument.averaged_power", ERGON_SEV_WARNING,                                          \
 	  "power comes from an averaged reading and the window is short against its period")    \

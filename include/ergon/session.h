@@ -87,6 +87,7 @@ struct ergon_session_result {
 	size_t n_failed, n_timeouts, release_overruns;
 	/* sampler health */
 	size_t sampler_late, sampler_missed;
+	size_t samples_rejected; /* non-finite or non-increasing readings refused */
 	double max_read_s;  /* longest instrument read call */
 	double mean_read_s; /* mean instrument read call */
 	double clock_res_s; /* CLOCK_MONOTONIC resolution */

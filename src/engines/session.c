@@ -35,12 +35,21 @@ static void sleep_until(double t_s)
 
 struct samples {
 	double *t, *p, *temp, *e;
-	size_t n, cap, max;
+	size_t n, cap, max, rejected;
 	int has_temp, has_energy;
 };
 
 static int samples_push(struct samples *s, const struct ergon_sample *x, double origin)
 {
+	/* A reading that cannot be integrated is refused at the door and
+	 * counted, so the figures never meet it (and the report still gets
+	 * written with everything else). */
+	double pw = (x->fields & ERGON_F_POWER) ? x->power_w : x->voltage_v * x->current_a;
+	double ts = x->t_s - origin;
+	if (!isfinite(ts) || !isfinite(pw) || (s->n > 0 && !(ts > s->t[s->n - 1]))) {
+		s->rejected++;
+		return 0;
+	}
 	if (s->n == s->cap) {
 		size_t nc = s->cap ? s->cap * 2 : 4096;
 		if (nc > s->max)
@@ -473,6 +482,7 @@ int ergon_session_run(const struct ergon_session_config *cfg, struct ergon_instr
 	res->n_failed = r.n_failed;
 	res->sampler_late = r.sp.late;
 	res->sampler_missed = r.sp.missed;
+	res->samples_rejected = r.sp.s.rejected;
 	res->max_read_s = r.sp.max_read_s;
 	res->mean_read_s = r.sp.n_reads ? r.sp.sum_read_s / (double)r.sp.n_reads : 0;
 	return 0;

@@ -93,6 +93,12 @@ static void session_issues(json_t *issues, const struct ergon_session_result *re
 				"%zu readings were late and %zu missed against the sampling "
 				"schedule",
 				res->sampler_late, res->sampler_missed);
+	if (res->samples_rejected)
+		ergon_issue_add(issues, "run.samples_rejected",
+				json_pack("{s:I}", "rejected", (json_int_t)res->samples_rejected),
+				"%zu instrument readings were refused (non-finite value or a time "
+				"that did not increase)",
+				res->samples_rejected);
 	if (res->release_overruns)
 		ergon_issue_add(issues, "run.release_overrun",
 				json_pack("{s:I}", "overruns", (json_int_t)res->release_overruns),
@@ -149,10 +155,11 @@ int ergon_report_build(const struct ergon_run_config *cfg, const struct ergon_in
 							     : json_null()));
 	json_object_set_new(
 		rep, "sampler",
-		json_pack("{s:s, s:f, s:I, s:I, s:f, s:f}", "kind",
+		json_pack("{s:s, s:f, s:I, s:I, s:I, s:f, s:f}", "kind",
 			  sc->sampler == ERGON_SAMPLER_INLINE ? "inline" : "threaded", "target_hz",
 			  sc->sample_hz, "late", (json_int_t)res->sampler_late, "missed",
-			  (json_int_t)res->sampler_missed, "max_read_s", res->max_read_s,
+			  (json_int_t)res->sampler_missed, "rejected",
+			  (json_int_t)res->samples_rejected, "max_read_s", res->max_read_s,
 			  "mean_read_s", res->mean_read_s));
 	json_object_set_new(
 		rep, "plan",

@@ -12,8 +12,8 @@
 
 /* --- a test instrument: constant 2 W, can fail at read N ---------------- */
 struct tinst {
-	long reads, fail_at;
-	double load;
+	long reads, fail_at, nan_every, bad_returned;
+	double load, last_t;
 };
 
 static int ti_read(struct ergon_instrument *inst, struct ergon_sample *buf, size_t cap,
@@ -31,6 +31,16 @@ static int ti_read(struct ergon_instrument *inst, struct ergon_sample *buf, size
 				       .power_w = 1.0 + t->load,
 				       .fields = ERGON_F_POWER};
 	*n = 1;
+	if (t->nan_every && t->reads % t->nan_every == 0) {
+		/* Alternate a NaN reading and a repeated timestamp. */
+		if ((t->reads / t->nan_every) % 2)
+			buf[0].power_w = NAN;
+		else
+			buf[0].t_s = t->last_t;
+		t->bad_returned++;
+	}
+	if (buf[0].t_s > t->last_t)
+		t->last_t = buf[0].t_s;
 	return 0;
 }
 
@@ -238,6 +248,26 @@ static void periodic_releases(void **state)
 	ergon_session_result_cleanup(&res);
 }
 
+static void bad_readings_refused_and_counted(void **state)
+{
+	(void)state;
+	struct tinst ti = {.nan_every = 7};
+	struct twl tw = {.sleep_s = 0.0005};
+	struct ergon_session_config cfg = base_cfg(ERGON_SAMPLER_THREADED);
+	struct ergon_session_result res;
+	run_session(&cfg, &ti, &tw, &res);
+	assert_int_equal(res.status, ERGON_SESSION_COMPLETE);
+	assert_true(ti.bad_returned > 0);
+	assert_int_equal(res.samples_rejected, (size_t)ti.bad_returned);
+	assert_int_equal(res.n_samples + res.samples_rejected, (size_t)ti.reads);
+	for (size_t i = 0; i < res.n_samples; i++) {
+		assert_true(isfinite(res.sample_power_w[i]) != 0);
+		if (i)
+			assert_true(res.sample_t_s[i] > res.sample_t_s[i - 1]);
+	}
+	ergon_session_result_cleanup(&res);
+}
+
 static void bad_config_refused(void **state)
 {
 	(void)state;
@@ -262,6 +292,7 @@ int main(void)
 		cmocka_unit_test(stop_flag_interrupts),
 		cmocka_unit_test(timeouts_are_failures),
 		cmocka_unit_test(periodic_releases),
+		cmocka_unit_test(bad_readings_refused_and_counted),
 		cmocka_unit_test(bad_config_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
