@@ -57,10 +57,12 @@ struct ergon_session_config {
 	size_t max_samples;     /* memory bound (0 = 50,000,000) */
 	size_t max_invocations; /* memory bound (0 = 100,000,000) */
 	volatile sig_atomic_t *stop_flag; /* raised by the caller's signal handler; may be NULL */
-	/* Emulated throttle (synthetic scenarios): factor >= 1 by which the
-	 * invocation ending at host time t_s is stretched. May be NULL. */
-	double (*slowdown)(void *ctx, double t_s);
-	void *slowdown_ctx;
+	/* Emulation (synthetic scenarios): given an invocation that ran from
+	 * t_start_s to t_end_s (host monotonic), the time it must end at
+	 * (>= t_end_s): per-invocation work and a throttle's slowdown. The
+	 * session busy-waits until then. May be NULL. */
+	double (*stretch)(void *ctx, double t_start_s, double t_end_s);
+	void *stretch_ctx;
 	/* Called about 4 times a second from the measuring thread. May be NULL. */
 	void (*progress)(void *ctx, const struct ergon_session_progress *p);
 	void *progress_ctx;

@@ -310,15 +310,11 @@ static double invoke_once(struct run *r, double *t_start)
 	double a = ergon_now_s();
 	int rc = ergon_workload_invoke(r->wl, &ierr);
 	double b = ergon_now_s();
-	if (cfg->slowdown) {
-		double f = cfg->slowdown(cfg->slowdown_ctx, b);
-		if (f > 1.0) {
-			/* Emulated throttle: stretch this invocation as a slower
-			 * clock would, busy so the load hint stays true. */
-			double until = a + (b - a) * f;
-			while (b < until)
-				b = ergon_now_s();
-		}
+	if (cfg->stretch) {
+		/* Emulated work or throttle: busy, so the load hint stays true. */
+		double until = cfg->stretch(cfg->stretch_ctx, a, b);
+		while (b < until)
+			b = ergon_now_s();
 	}
 	double lat = b - a;
 	int timed_out = rc == ERGON_ETIMEDOUT ||

@@ -327,9 +327,9 @@ static void temp_wrap_hint(struct ergon_instrument *inst, double load)
 		tw->inner->driver->hint_load(tw->inner, load);
 }
 
-static double synth_slowdown(void *ctx, double t_s)
+static double synth_stretch(void *ctx, double t_start_s, double t_end_s)
 {
-	return ergon_synthetic_slowdown(ctx, t_s);
+	return ergon_synthetic_stretch(ctx, t_start_s, t_end_s);
 }
 
 int ergon_run(const struct ergon_run_config *cfg, json_t **report, struct ergon_err *err)
@@ -351,8 +351,8 @@ int ergon_run(const struct ergon_run_config *cfg, json_t **report, struct ergon_
 		goto out;
 	struct ergon_session_config sc = cfg->session;
 	if (strcmp(inst->driver->name, "synthetic") == 0) {
-		sc.slowdown = synth_slowdown;
-		sc.slowdown_ctx = inst;
+		sc.stretch = synth_stretch;
+		sc.stretch_ctx = inst;
 	}
 	struct ergon_instrument *measure = inst;
 	struct temp_wrap tw = {.inner = inst, .path = cfg->temp_file};

@@ -109,6 +109,16 @@ expect 3 "unreadable --temp-file fails before measuring" -- timeout 20 "$ERGON_B
   --workload builtin:spin --temp-file "$TMP/badtemp" --idle-s 60 --out "$TMP/bt.json"
 contains "$ERR" "millidegrees" "says the expected format"
 
+# Per-invocation work of the synthetic scenario: every invocation lasts at
+# least work_s = 10 ms at 3 W against 0.6 W idle (noise 0), so energy per
+# operation above idle is at least 2.4 W x 10 ms = 24 mJ.
+expect 0 "synthetic work_s" -- "$ERGON_BIN" run --device dut --workload builtin:spin,iters=100 \
+  --instrument-opt work_s=0.01 --instrument-opt noise_w=0 "${SHORT[@]}" --out "$TMP/work.json"
+awk '/"above_idle_j":/ { gsub(/[,]/, "", $2); if ($2 + 0 >= 0.024 && $2 + 0 < 1) found = 1 }
+     END { exit !found }' "$TMP/work.json" && ok "energy/op >= 24 mJ" || bad "energy/op below 2.4 W x 10 ms"
+awk '/"p50_s":/ { gsub(/[,]/, "", $2); if ($2 + 0 >= 0.01) found = 1 } END { exit !found }' "$TMP/work.json" \
+  && ok "latency p50 >= work_s" || bad "latency below work_s"
+
 expect 0 "energy-model --help" -- "$ERGON_BIN" energy-model --help
 contains "$OUT" "--allow-synthetic" "help mentions --allow-synthetic"
 expect 0 "run --help" -- "$ERGON_BIN" run --help

@@ -21,6 +21,7 @@
 
 struct synth {
 	double idle_w, load_w, noise_w;
+	double work_s;                    /* per-invocation work: minimum duration */
 	double throttle_s, drop;          /* onset after the first load; fractional throughput drop */
 	double temp_start_c, temp_rate_c_per_s, temp_max_c;
 	double accuracy_pct, resolution_w, voltage_v;
@@ -53,7 +54,7 @@ static double uniform_pm1(uint64_t *s)
 static const char *const known_keys[] = {
 	"seed",       "idle_w",       "load_w",        "noise_w",      "throttle_s",
 	"drop",       "temp_start_c", "temp_rate_c_per_s", "temp_max_c", "accuracy_pct",
-	"resolution_w", "fail_after", NULL,
+	"resolution_w", "fail_after", "work_s", NULL,
 };
 
 static int set_knob(struct synth *s, const char *key, const char *val, struct ergon_err *err)
@@ -79,6 +80,7 @@ static int set_knob(struct synth *s, const char *key, const char *val, struct er
 		{"temp_rate_c_per_s", &s->temp_rate_c_per_s, 0, 100},
 		{"temp_max_c", &s->temp_max_c, -80, 300}, {"accuracy_pct", &s->accuracy_pct, 0, 100},
 		{"resolution_w", &s->resolution_w, 0, 1e3},
+		{"work_s", &s->work_s, 0, 3600},
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		if (strcmp(key, t[i].k) != 0)
@@ -138,7 +140,7 @@ static int synth_open(struct ergon_instrument *inst, const struct ergon_instrume
 					     "--instrument-opt %s: unknown synthetic knob; known: seed, "
 					     "idle_w, load_w, noise_w, throttle_s, drop, temp_start_c, "
 					     "temp_rate_c_per_s, temp_max_c, accuracy_pct, "
-					     "resolution_w, fail_after",
+					     "resolution_w, fail_after, work_s",
 					     key);
 		}
 		int rc = set_knob(s, key, eq + 1, err);
@@ -233,15 +235,18 @@ const struct ergon_instrument_driver ergon_instrument_synthetic = {
 	.hint_load = synth_hint,
 };
 
-double ergon_synthetic_slowdown(struct ergon_instrument *inst, double t_s)
+double ergon_synthetic_stretch(struct ergon_instrument *inst, double t_start_s, double t_end_s)
 {
 	if (inst == NULL || inst->driver != &ergon_instrument_synthetic)
-		return 1.0;
+		return t_end_s;
 	struct synth *s = inst->priv;
+	double d = t_end_s - t_start_s;
+	if (d < s->work_s)
+		d = s->work_s;
 	double t0 = atomic_load(&s->load_start_s);
-	if (t0 > 0 && t_s - t0 >= s->throttle_s && s->drop > 0)
-		return 1.0 / (1.0 - s->drop);
-	return 1.0;
+	if (t0 > 0 && t_end_s - t0 >= s->throttle_s && s->drop > 0)
+		d /= 1.0 - s->drop;
+	return t_start_s + d;
 }
 
 json_t *ergon_synthetic_scenario_json(const struct ergon_instrument *inst)
@@ -249,8 +254,11 @@ json_t *ergon_synthetic_scenario_json(const struct ergon_instrument *inst)
 	if (inst == NULL || inst->driver != &ergon_instrument_synthetic)
 		return NULL;
 	const struct synth *s = inst->priv;
-	return json_pack("{s:s, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:s}", "mechanism",
-			 "invocations stretched by 1/(1-drop) after throttle_s of load",
+	return json_pack("{s:s, s:f, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:s}",
+			 "mechanism",
+			 "each invocation lasts at least work_s, stretched by 1/(1-drop) after "
+			 "throttle_s of load",
+			 "work_s", s->work_s,
 			 "seed", (json_int_t)s->seed, "idle_w", s->idle_w, "load_w", s->load_w,
 			 "noise_w", s->noise_w, "throttle_s", s->throttle_s, "drop", s->drop,
 			 "temp_start_c", s->temp_start_c, "temp_rate_c_per_s",
