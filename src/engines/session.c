@@ -106,11 +106,27 @@ struct sampler {
 	int running;
 };
 
-/* One read call; samples appended. Non-zero on failure (recorded in sp). */
+/* One reading: read calls until the driver has nothing more queued (a
+ * replay or a streaming instrument may hold more than one batch), at most
+ * 16 batches. Non-zero on failure (recorded in sp). */
+static int sampler_read_batch(struct sampler *sp, size_t *got);
+
 static int sampler_read(struct sampler *sp)
+{
+	size_t got = READ_BATCH;
+	for (int i = 0; i < 16 && got == READ_BATCH; i++) {
+		int rc = sampler_read_batch(sp, &got);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int sampler_read_batch(struct sampler *sp, size_t *got)
 {
 	struct ergon_sample buf[READ_BATCH];
 	size_t n = 0;
+	*got = 0;
 	double a = ergon_now_s();
 	int rc = ergon_instrument_read(sp->inst, buf, READ_BATCH, &n, &sp->err);
 	double b = ergon_now_s();
@@ -122,6 +138,7 @@ static int sampler_read(struct sampler *sp)
 		atomic_store(&sp->failed, 1);
 		return rc;
 	}
+	*got = n;
 	for (size_t i = 0; i < n; i++) {
 		rc = samples_push(&sp->s, &buf[i], sp->origin_s);
 		if (rc) {

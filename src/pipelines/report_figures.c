@@ -165,16 +165,16 @@ static int load_series(const json_t *r, struct series *s, struct ergon_err *err)
 {
 	int rc;
 	*s = (struct series){0};
-	size_t n_p;
+	size_t n_p, n_l;
 	if ((rc = ergon_jarray(r, "series.samples.t_s", &s->t, &s->n, err)) ||
 	    (rc = ergon_jarray(r, "series.samples.power_w", &s->p, &n_p, err)) ||
 	    (rc = ergon_jarray(r, "series.invocations.t_start_s", &s->inv_t, &s->n_inv, err)) ||
-	    (rc = ergon_jarray(r, "series.invocations.latency_s", &s->inv_l, &n_p, err)))
+	    (rc = ergon_jarray(r, "series.invocations.latency_s", &s->inv_l, &n_l, err)))
 		return rc;
-	if (n_p != s->n_inv)
+	if (n_l != s->n_inv)
 		return ergon_err_set(err, ERGON_EVERIFY,
 				     "field series.invocations.latency_s: %zu values for %zu starts",
-				     n_p, s->n_inv);
+				     n_l, s->n_inv);
 	if ((rc = ergon_jarray(r, "series.invocations.failed_index", &s->failed, &s->n_failed,
 			       err)) ||
 	    (rc = ergon_jarray(r, "series.window_edges_s", &s->edges, &s->n_edges, err)))
@@ -185,13 +185,7 @@ static int load_series(const json_t *r, struct series *s, struct ergon_err *err)
 	if (json_is_array(ergon_jpath(r, "series.samples.energy_j")) &&
 	    (rc = ergon_jarray(r, "series.samples.energy_j", &s->e, &s->n_e, err)))
 		return rc;
-	size_t np2 = 0;
-	double *tmp = NULL;
-	rc = ergon_jarray(r, "series.samples.power_w", &tmp, &np2, err);
-	free(tmp);
-	if (rc)
-		return rc;
-	if (np2 != s->n || (s->temp && s->n_temp != s->n) || (s->e && s->n_e != s->n))
+	if (n_p != s->n || (s->temp && s->n_temp != s->n) || (s->e && s->n_e != s->n))
 		return ergon_err_set(err, ERGON_EVERIFY,
 				     "field series.samples: the columns differ in length");
 	for (size_t i = 0; i < s->n_failed; i++)
