@@ -3,13 +3,13 @@
  * through the same interface (measured in the same run).
  *   bench_run_overhead PATH/libergon_noop_plugin.so [seconds]
  */
-#include <stdio.h>
-#include <stdlib.h>
-
 #include "ergon/instrument.h"
 #include "ergon/parse.h"
 #include "ergon/session.h"
 #include "ergon/workload.h"
+
+#include <stdio.h>
+#include <stdlib.h>
 
 static double session_ns(const char *spec, int sampler, double secs)
 {

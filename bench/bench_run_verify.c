@@ -3,17 +3,17 @@
  * (jansson) in the same run.
  *   bench_run_verify [invocations] [out.json]
  */
-#include <jansson.h>
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <sys/stat.h>
-
 #include "ergon/artifact.h"
 #include "ergon/fileio.h"
 #include "ergon/parse.h"
 #include "ergon/report.h"
 #include "ergon/session.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 
 static const struct ergon_instrument_driver drv = {.name = "bench", .longname = "bench"};
 static const struct ergon_workload_driver wdrv = {.name = "bench", .longname = "bench"};
@@ -108,8 +108,8 @@ int main(int argc, char **argv)
 	json_decref(j);
 	printf("verify of a %ld-invocation report (%.1f MB):\n", n_inv, mb);
 	printf("  parse only : %.2f s (%.1f MB/s)\n", t_parse, mb / t_parse);
-	printf("  verify     : %.2f s (%.1f MB/s), %.2fx parse alone\n", t_verify,
-	       mb / t_verify, t_verify / t_parse);
+	printf("  verify     : %.2f s (%.1f MB/s), %.2fx parse alone\n", t_verify, mb / t_verify,
+	       t_verify / t_parse);
 	printf("  of which   : digest %.2f s, figures %.2f s\n", t_digest, t_fig);
 	free(res.sample_t_s);
 	free(res.sample_power_w);

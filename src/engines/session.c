@@ -99,7 +99,7 @@ struct sampler {
 	size_t late, missed;
 	double max_read_s, sum_read_s;
 	size_t n_reads;
-	atomic_int failed;  /* a read failed: the measuring loop stops */
+	atomic_int failed; /* a read failed: the measuring loop stops */
 	atomic_int stop;
 	struct ergon_err err;
 	pthread_t thread;
@@ -334,8 +334,8 @@ static double invoke_once(struct run *r, double *t_start)
 			b = ergon_now_s();
 	}
 	double lat = b - a;
-	int timed_out = rc == ERGON_ETIMEDOUT ||
-			(cfg->invoke_timeout_s > 0 && lat > cfg->invoke_timeout_s);
+	int timed_out =
+	    rc == ERGON_ETIMEDOUT || (cfg->invoke_timeout_s > 0 && lat > cfg->invoke_timeout_s);
 	int failed = rc != 0 || timed_out;
 	if (timed_out)
 		r->res->n_timeouts++;
@@ -345,7 +345,8 @@ static double invoke_once(struct run *r, double *t_start)
 		char why[ERGON_ERR_MSG_MAX + 128];
 		snprintf(why, sizeof(why),
 			 "invocation %zu failed (%.900s) and --on-failure abort stops the run",
-			 r->n_inv - 1, ierr.msg[0] ? ierr.msg : ergon_strerror(rc ? rc : ERGON_ETIMEDOUT));
+			 r->n_inv - 1,
+			 ierr.msg[0] ? ierr.msg : ergon_strerror(rc ? rc : ERGON_ETIMEDOUT));
 		abort_run(r, why);
 	}
 	*t_start = a;
@@ -499,7 +500,7 @@ int ergon_session_run(const struct ergon_session_config *cfg, struct ergon_instr
 	res->max_read_s = r.sp.max_read_s;
 	res->mean_read_s = r.sp.n_reads ? r.sp.sum_read_s / (double)r.sp.n_reads : 0;
 	return 0;
-fail_started: {
+fail_started : {
 	struct ergon_err serr = {0};
 	ergon_instrument_stop(inst, &serr);
 }

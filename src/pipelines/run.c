@@ -1,12 +1,6 @@
 /* The run pipeline: open the instrument and workload, check the output
  * path, run the session, build the report (series, figures, issues) and
  * write it atomically. Figures come from report_figures.c. */
-#include <errno.h>
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "drivers/instruments/synthetic/synthetic.h"
 #include "ergon/artifact.h"
 #include "ergon/fileio.h"
@@ -14,6 +8,12 @@
 #include "ergon/parse.h"
 #include "ergon/report.h"
 #include "pipelines/report_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static const char *status_name(int st)
 {
@@ -68,19 +68,18 @@ static void session_issues(json_t *issues, const struct ergon_session_result *re
 		ergon_issue_add(issues, "run.interrupted", NULL, "%s", res->stop_reason);
 		break;
 	case ERGON_SESSION_INSTRUMENT_FAILED:
-		ergon_issue_add(issues, "run.instrument_read_failed", NULL, "%s",
-				res->stop_reason);
+		ergon_issue_add(issues, "run.instrument_read_failed", NULL, "%s", res->stop_reason);
 		break;
 	default:
 		break;
 	}
 	if (res->status != ERGON_SESSION_COMPLETE)
-		ergon_issue_add(issues, "run.incomplete",
-				json_pack("{s:I}", "windows_completed",
-					  (json_int_t)res->windows_completed),
-				"the run stopped early (%s): figures are withheld; the series hold "
-				"what was measured",
-				res->stop_reason);
+		ergon_issue_add(
+		    issues, "run.incomplete",
+		    json_pack("{s:I}", "windows_completed", (json_int_t)res->windows_completed),
+		    "the run stopped early (%s): figures are withheld; the series hold "
+		    "what was measured",
+		    res->stop_reason);
 	if (res->n_timeouts)
 		ergon_issue_add(issues, "run.invocation_timeout",
 				json_pack("{s:I}", "timeouts", (json_int_t)res->n_timeouts),
@@ -138,9 +137,9 @@ int ergon_report_build(const struct ergon_run_config *cfg, const struct ergon_in
 	json_object_set_new(rep, "device", json_pack("{s:s}", "name", cfg->device));
 	json_t *idj = ergon_instrument_identity_json(inst);
 	json_object_set_new(rep, "instrument", idj ? idj : json_null());
-	json_object_set_new(rep, "workload",
-			    json_pack("{s:s, s:s}", "spec", cfg->workload_spec, "description",
-				      wl->description));
+	json_object_set_new(
+	    rep, "workload",
+	    json_pack("{s:s, s:s}", "spec", cfg->workload_spec, "description", wl->description));
 	json_t *cond = json_object_get(rep, "conditions");
 	if (cond) {
 		json_object_set_new(cond, "ambient_c", ergon_jnum(cfg->ambient_c));
@@ -151,25 +150,25 @@ int ergon_report_build(const struct ergon_run_config *cfg, const struct ergon_in
 	int periodic = sc->release_hz > 0;
 	json_object_set_new(rep, "mode",
 			    json_pack("{s:s, s:o}", "kind", periodic ? "periodic" : "saturated",
-				      "release_hz", periodic ? json_real(sc->release_hz)
-							     : json_null()));
+				      "release_hz",
+				      periodic ? json_real(sc->release_hz) : json_null()));
+	json_object_set_new(rep, "sampler",
+			    json_pack("{s:s, s:f, s:I, s:I, s:I, s:f, s:f}", "kind",
+				      sc->sampler == ERGON_SAMPLER_INLINE ? "inline" : "threaded",
+				      "target_hz", sc->sample_hz, "late",
+				      (json_int_t)res->sampler_late, "missed",
+				      (json_int_t)res->sampler_missed, "rejected",
+				      (json_int_t)res->samples_rejected, "max_read_s",
+				      res->max_read_s, "mean_read_s", res->mean_read_s));
 	json_object_set_new(
-		rep, "sampler",
-		json_pack("{s:s, s:f, s:I, s:I, s:I, s:f, s:f}", "kind",
-			  sc->sampler == ERGON_SAMPLER_INLINE ? "inline" : "threaded", "target_hz",
-			  sc->sample_hz, "late", (json_int_t)res->sampler_late, "missed",
-			  (json_int_t)res->sampler_missed, "rejected",
-			  (json_int_t)res->samples_rejected, "max_read_s", res->max_read_s,
-			  "mean_read_s", res->mean_read_s));
-	json_object_set_new(
-		rep, "plan",
-		json_pack("{s:f, s:f, s:I, s:f, s:f, s:I, s:s, s:o}", "settle_s", sc->settle_s,
-			  "idle_s", sc->idle_s, "windows", (json_int_t)sc->windows, "window_s",
-			  sc->window_s, "throttle_threshold", cfg->throttle_threshold,
-			  "throttle_windows", (json_int_t)cfg->throttle_windows, "failure_policy",
-			  sc->failure_policy == ERGON_ON_FAILURE_ABORT ? "abort" : "continue",
-			  "invoke_timeout_s",
-			  sc->invoke_timeout_s > 0 ? json_real(sc->invoke_timeout_s) : json_null()));
+	    rep, "plan",
+	    json_pack("{s:f, s:f, s:I, s:f, s:f, s:I, s:s, s:o}", "settle_s", sc->settle_s,
+		      "idle_s", sc->idle_s, "windows", (json_int_t)sc->windows, "window_s",
+		      sc->window_s, "throttle_threshold", cfg->throttle_threshold,
+		      "throttle_windows", (json_int_t)cfg->throttle_windows, "failure_policy",
+		      sc->failure_policy == ERGON_ON_FAILURE_ABORT ? "abort" : "continue",
+		      "invoke_timeout_s",
+		      sc->invoke_timeout_s > 0 ? json_real(sc->invoke_timeout_s) : json_null()));
 	json_t *emu = ergon_synthetic_scenario_json(inst);
 	json_object_set_new(rep, "emulation", emu ? emu : json_null());
 	json_object_set_new(rep, "status", json_string(status_name(res->status)));
@@ -200,27 +199,28 @@ int ergon_report_build(const struct ergon_run_config *cfg, const struct ergon_in
 			    json_string("seconds since the start of the idle baseline "
 					"(CLOCK_MONOTONIC)"));
 	json_object_set_new(
-		series, "phases",
-		json_pack("{s:{s:f, s:f}, s:{s:o, s:o}}", "idle", "t_start_s", res->idle_start_s,
-			  "t_end_s", res->idle_end_s, "load", "t_start_s",
-			  ergon_jnum(res->n_inv || res->windows_completed ? res->load_start_s : NAN),
-			  "t_end_s",
-			  ergon_jnum(res->n_inv || res->windows_completed ? res->load_end_s : NAN)));
+	    series, "phases",
+	    json_pack("{s:{s:f, s:f}, s:{s:o, s:o}}", "idle", "t_start_s", res->idle_start_s,
+		      "t_end_s", res->idle_end_s, "load", "t_start_s",
+		      ergon_jnum(res->n_inv || res->windows_completed ? res->load_start_s : NAN),
+		      "t_end_s",
+		      ergon_jnum(res->n_inv || res->windows_completed ? res->load_end_s : NAN)));
 	json_object_set_new(series, "window_edges_s",
 			    ergon_darray(res->window_edges_s,
 					 res->windows_completed ? res->windows_completed + 1 : 0, 1,
 					 0));
 	json_object_set_new(series, "samples", samples_json(res, 1));
-	json_object_set_new(
-		series, "invocations",
-		json_pack("{s:o, s:o, s:o}", "t_start_s", ergon_darray(res->inv_start_s, res->n_inv, 1, 0),
-			  "latency_s", ergon_darray(res->inv_latency_s, res->n_inv, 1, 0),
-			  "failed_index", size_array(res->failed_index, res->n_failed)));
+	json_object_set_new(series, "invocations",
+			    json_pack("{s:o, s:o, s:o}", "t_start_s",
+				      ergon_darray(res->inv_start_s, res->n_inv, 1, 0), "latency_s",
+				      ergon_darray(res->inv_latency_s, res->n_inv, 1, 0),
+				      "failed_index",
+				      size_array(res->failed_index, res->n_failed)));
 	json_object_set_new(rep, "series", series);
 	session_issues(json_object_get(rep, "issues"), res);
 
-	size_t max = cfg->max_embedded_samples ? cfg->max_embedded_samples
-					       : ERGON_REPORT_MAX_SAMPLES;
+	size_t max =
+	    cfg->max_embedded_samples ? cfg->max_embedded_samples : ERGON_REPORT_MAX_SAMPLES;
 	int rc;
 	if (res->n_samples > max && res->status == ERGON_SESSION_COMPLETE) {
 		/* Exact integrals from the full series first, then decimate. */
@@ -234,14 +234,15 @@ int ergon_report_build(const struct ergon_run_config *cfg, const struct ergon_in
 			return rc;
 		}
 		size_t k = (res->n_samples + max - 1) / max;
-		json_t *exact = json_pack(
-			"{s:O, s:O, s:O, s:s}", "idle", json_object_get(fig, "idle"), "load",
-			json_object_get(fig, "load"), "sampler", json_object_get(fig, "sampler"),
-			"decimation",
-			"every k-th sample kept (k = decimation_factor) plus the last; these "
-			"integrals were computed over all samples");
+		json_t *exact =
+		    json_pack("{s:O, s:O, s:O, s:s}", "idle", json_object_get(fig, "idle"), "load",
+			      json_object_get(fig, "load"), "sampler",
+			      json_object_get(fig, "sampler"), "decimation",
+			      "every k-th sample kept (k = decimation_factor) plus the last; these "
+			      "integrals were computed over all samples");
 		json_object_set_new(exact, "decimation_factor", json_integer((json_int_t)k));
-		json_object_set_new(exact, "samples_total", json_integer((json_int_t)res->n_samples));
+		json_object_set_new(exact, "samples_total",
+				    json_integer((json_int_t)res->n_samples));
 		json_decref(fig);
 		json_object_set_new(series, "samples", samples_json(res, k));
 		json_object_set_new(series, "exact", exact);
@@ -359,7 +360,8 @@ int ergon_run(const struct ergon_run_config *cfg, json_t **report, struct ergon_
 	/* The wrapper keeps the inner driver's name so the report names the
 	 * real instrument; only read/start/stop/hint pass through it. */
 	struct ergon_instrument_driver tdrv = *inst->driver;
-	struct ergon_instrument wrapped = {.driver = &tdrv, .identity = inst->identity, .priv = &tw};
+	struct ergon_instrument wrapped = {
+	    .driver = &tdrv, .identity = inst->identity, .priv = &tw};
 	if (cfg->temp_file) {
 		rc = temp_read_file(cfg->temp_file, &tw.last_c, err); /* fail before measuring */
 		if (rc)
