@@ -237,6 +237,7 @@ static int stop_requested(struct run *r)
 static void abort_run(struct run *r, const char *why)
 {
 	r->res->status = ERGON_SESSION_ABORTED;
+	/* Bounded: the reason may quote a full error message. */
 	snprintf(r->res->stop_reason, sizeof(r->res->stop_reason), "%.1000s", why);
 	r->stopped = 1;
 }
