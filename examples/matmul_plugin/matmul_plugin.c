@@ -8,11 +8,11 @@
  * same inputs must give the same product: a cheap self-check that a
  * miscompiled or faulty kernel does not go unnoticed).
  */
+#include "ergon/plugin.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "ergon/plugin.h"
 
 struct mm {
 	int n;
@@ -98,9 +98,9 @@ static void mm_teardown(void *state)
 }
 
 __attribute__((visibility("default"))) const struct ergon_plugin_v1 ergon_workload_plugin_v1 = {
-	.abi_version = ERGON_PLUGIN_ABI_VERSION,
-	.name = "int8-matmul",
-	.prepare = mm_prepare,
-	.invoke = mm_invoke,
-	.teardown = mm_teardown,
+    .abi_version = ERGON_PLUGIN_ABI_VERSION,
+    .name = "int8-matmul",
+    .prepare = mm_prepare,
+    .invoke = mm_invoke,
+    .teardown = mm_teardown,
 };

@@ -3,9 +3,9 @@
  * ABI (include/ergon/plugin.h). Build: the CMakeLists.txt beside this file.
  * Run: ergon run --workload plugin:build/examples/noop_plugin/libergon_noop_plugin.so
  */
-#include <stddef.h>
-
 #include "ergon/plugin.h"
+
+#include <stddef.h>
 
 /* Counts invocations, so that a test can see the calls arrive. */
 struct noop_state {
@@ -35,9 +35,9 @@ static void noop_teardown(void *state)
 
 /* The one exported symbol; its name is ERGON_PLUGIN_SYMBOL. */
 __attribute__((visibility("default"))) const struct ergon_plugin_v1 ergon_workload_plugin_v1 = {
-	.abi_version = ERGON_PLUGIN_ABI_VERSION,
-	.name = "noop",
-	.prepare = noop_prepare,
-	.invoke = noop_invoke,
-	.teardown = noop_teardown,
+    .abi_version = ERGON_PLUGIN_ABI_VERSION,
+    .name = "noop",
+    .prepare = noop_prepare,
+    .invoke = noop_invoke,
+    .teardown = noop_teardown,
 };

@@ -45,6 +45,8 @@ enum ergon_integrity {
 	X("run.samples_decimated", ERGON_SEV_INFO, "the embedded power series is decimated")       \
 	X("run.throttled", ERGON_SEV_WARNING, "sustained throughput regressed (throttle onset)")   \
 	X("run.release_overrun", ERGON_SEV_WARNING, "periodic invocations overran their period")   \
+	X("run.samples_rejected", ERGON_SEV_WARNING,                                                \
+	  "instrument readings refused: non-finite, or time not increasing")                      \
 	/* --- instrument: drivers --- */                                                          \
 	X("instrument.averaged_power", ERGON_SEV_WARNING,                                          \
 	  "power comes from an averaged reading and the window is short against its period")    \
@@ -52,7 +54,12 @@ enum ergon_integrity {
 	  "an energy counter went backwards without reaching its wrap range")                   \
 	X("instrument.counter_wrapped", ERGON_SEV_INFO, "an energy counter wrapped and was unwrapped") \
 	X("instrument.stale_readings", ERGON_SEV_INFO,                                             \
-	  "many readings repeated the previous hardware update")
+	  "many readings repeated the previous hardware update")                                     \
+	/* --- config: profile configuration rules --- */                                          \
+	X("config.fixed_window_short", ERGON_SEV_WARNING,                                          \
+	  "a fixed window of about 1 s or less cannot yield a valid gated power run")           \
+	X("config.ina228_address_mismatch", ERGON_SEV_WARNING,                                     \
+	  "the INA228 I2C address differs from the one its board preset wires")
 
 /* Severity of a registered code; 0 if the code is not registered. */
 ERGON_API int ergon_issue_severity(const char *code);

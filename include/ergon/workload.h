@@ -5,6 +5,7 @@
 #define ERGON_WORKLOAD_H
 
 #include <jansson.h>
+#include <signal.h>
 #include <stddef.h>
 
 #include "ergon/error.h"
@@ -17,6 +18,11 @@ struct ergon_workload_options {
 	const char *arg;          /* text after "name:" ("spin", ARGV, PATH.so) */
 	const char *const *kv;    /* NULL-terminated "key=value"; may be NULL */
 	double invoke_timeout_s;  /* per-invocation bound (command, pipe, plugin); 0 = none */
+	/* Optional stop flag (e.g. set by the session's SIGINT handler). While
+	 * it is non-zero, a blocking invoke (command, pipe, builtin:periodic's
+	 * sleep) gives up within ~100 ms with ERGON_EINTR, killing its child.
+	 * NULL: a signal interrupting a wait is retried. */
+	const volatile sig_atomic_t *stop;
 };
 
 struct ergon_workload;

@@ -1,19 +1,22 @@
 /* Workload specs ergon did not produce: plugin paths that are not ELF
  * shared objects, bare names that must not be searched on the library path,
  * and commands that name no program. */
+#include "ergon/workload.h"
+#include "test_support.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ergon/workload.h"
-#include "test_support.h"
-
 static void plugin_not_elf(void **state)
 {
 	(void)state;
 	char *dir = ts_tmpdir();
-	const char *bodies[] = {"#!/bin/sh\necho hi\n", "", "\x7f" "EL", "MZ\x90\x00 not elf"};
+	const char *bodies[] = {"#!/bin/sh\necho hi\n", "",
+				"\x7f"
+				"EL",
+				"MZ\x90\x00 not elf"};
 	/* Lengths without the terminating NUL; the last body holds a NUL. */
 	const size_t lens[] = {sizeof("#!/bin/sh\necho hi\n") - 1, 0, 3,
 			       sizeof("MZ\x90\x00 not elf") - 1};
@@ -64,9 +67,9 @@ static void command_no_such_program(void **state)
 	(void)state;
 	struct ergon_err err = {0};
 	struct ergon_workload *wl = NULL;
-	assert_int_equal(ergon_workload_open("command:ergon-no-such-program-xyz --flag", NULL, &wl,
-					     &err),
-			 ERGON_ENOENT);
+	assert_int_equal(
+	    ergon_workload_open("command:ergon-no-such-program-xyz --flag", NULL, &wl, &err),
+	    ERGON_ENOENT);
 	assert_null(wl);
 	assert_non_null(strstr(err.msg, "no program 'ergon-no-such-program-xyz' on PATH"));
 	ergon_err_clear(&err);
@@ -87,9 +90,9 @@ static void command_no_such_program(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(plugin_not_elf),
-		cmocka_unit_test(plugin_bare_name_not_searched),
-		cmocka_unit_test(command_no_such_program),
+	    cmocka_unit_test(plugin_not_elf),
+	    cmocka_unit_test(plugin_bare_name_not_searched),
+	    cmocka_unit_test(command_no_such_program),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

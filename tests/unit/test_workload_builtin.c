@@ -1,11 +1,11 @@
 /* builtin workloads: spin, memstream and periodic at their boundary (open
  * with options, prepare, invoke, teardown) and every option error. */
+#include "ergon/workload.h"
+#include "test_support.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#include "ergon/workload.h"
-#include "test_support.h"
 
 static double mono_s(void)
 {
@@ -66,7 +66,7 @@ static void periodic_sleeps_at_least_sleep_ms(void **state)
 	struct ergon_err err = {0};
 	struct ergon_workload *wl = NULL;
 	assert_int_equal(
-		ergon_workload_open("builtin:periodic,burst_ms=2,sleep_ms=30", NULL, &wl, &err), 0);
+	    ergon_workload_open("builtin:periodic,burst_ms=2,sleep_ms=30", NULL, &wl, &err), 0);
 	assert_int_equal(ergon_workload_prepare(wl, &err), 0);
 	double t0 = mono_s();
 	assert_int_equal(ergon_workload_invoke(wl, &err), 0);
@@ -108,11 +108,11 @@ static void option_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(spin_invokes),
-		cmocka_unit_test(memstream_invokes),
-		cmocka_unit_test(options_from_kv_win_over_spec),
-		cmocka_unit_test(periodic_sleeps_at_least_sleep_ms),
-		cmocka_unit_test(option_errors),
+	    cmocka_unit_test(spin_invokes),
+	    cmocka_unit_test(memstream_invokes),
+	    cmocka_unit_test(options_from_kv_win_over_spec),
+	    cmocka_unit_test(periodic_sleeps_at_least_sleep_ms),
+	    cmocka_unit_test(option_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,15 +1,15 @@
 /* command workload: argv splitting, success, failure by exit status, by
  * signal, timeout with the process group killed, and no zombie left. */
+#include "drivers/workloads/wl_proc.h"
+#include "ergon/workload.h"
+#include "test_support.h"
+
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include "drivers/workloads/wl_proc.h"
-#include "ergon/workload.h"
-#include "test_support.h"
 
 /* After every invocation the driver must have reaped its child: this
  * process then has no child at all, so waitpid says ECHILD. */
@@ -40,9 +40,9 @@ static void split_rules(void **state)
 	(void)state;
 	struct ergon_wl_argv av;
 	struct ergon_err err = {0};
-	assert_int_equal(ergon_wl_argv_split("  a  'b c'\t\"d \\\" \\\\ e\" f\\ g h'i'\"j\" ",
-					     "t", &av, &err),
-			 0);
+	assert_int_equal(
+	    ergon_wl_argv_split("  a  'b c'\t\"d \\\" \\\\ e\" f\\ g h'i'\"j\" ", "t", &av, &err),
+	    0);
 	assert_int_equal(av.argc, 5);
 	assert_string_equal(av.argv[0], "a");
 	assert_string_equal(av.argv[1], "b c");
@@ -101,9 +101,9 @@ static void exit_status_and_stderr_in_message(void **state)
 {
 	(void)state;
 	struct ergon_err err = {0};
-	assert_int_equal(invoke_once("command:sh -c 'echo first >&2; echo boom here >&2; exit 3'",
-				     5.0, &err),
-			 ERGON_EIO);
+	assert_int_equal(
+	    invoke_once("command:sh -c 'echo first >&2; echo boom here >&2; exit 3'", 5.0, &err),
+	    ERGON_EIO);
 	assert_non_null(strstr(err.msg, "exited with status 3"));
 	/* The last line of stderr is quoted, not the first. */
 	const char *tail = strstr(err.msg, "stderr: ");
@@ -180,18 +180,37 @@ static void open_errors(void **state)
 	assert_int_equal(ergon_workload_open("command:true", &o, &wl, &err), ERGON_ERANGE);
 	assert_non_null(strstr(err.msg, "negative"));
 	assert_null(wl);
+	/* A kv option means nothing to a command: refused, not ignored. */
+	ergon_err_clear(&err);
+	const char *kv[] = {"iters=5", NULL};
+	struct ergon_workload_options ko = {.kv = kv};
+	assert_int_equal(ergon_workload_open("command:true", &ko, &wl, &err), ERGON_EUSAGE);
+	assert_non_null(strstr(err.msg, "unknown option 'iters'; valid options: (none)"));
+	assert_null(wl);
+}
+
+/* The same cases without pidfd: the exit is then noticed by polling. */
+static void without_pidfd(void **state)
+{
+	int was = ergon_wl_pidfd_enable(0);
+	true_succeeds_false_fails(state);
+	exit_status_and_stderr_in_message(state);
+	crash_is_failed_invocation(state);
+	hang_times_out_and_group_dies(state);
+	ergon_wl_pidfd_enable(was);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(split_rules),
-		cmocka_unit_test(true_succeeds_false_fails),
-		cmocka_unit_test(exit_status_and_stderr_in_message),
-		cmocka_unit_test(crash_is_failed_invocation),
-		cmocka_unit_test(hang_times_out_and_group_dies),
-		cmocka_unit_test(repeated_invocations_each_reaped),
-		cmocka_unit_test(open_errors),
+	    cmocka_unit_test(split_rules),
+	    cmocka_unit_test(true_succeeds_false_fails),
+	    cmocka_unit_test(exit_status_and_stderr_in_message),
+	    cmocka_unit_test(crash_is_failed_invocation),
+	    cmocka_unit_test(hang_times_out_and_group_dies),
+	    cmocka_unit_test(repeated_invocations_each_reaped),
+	    cmocka_unit_test(open_errors),
+	    cmocka_unit_test(without_pidfd),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

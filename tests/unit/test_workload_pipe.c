@@ -1,13 +1,13 @@
 /* pipe workload: the request/reply protocol against small shell children:
  * one that answers, one that reports errors, one that dies, one that hangs,
  * one that breaks the protocol; the child is reaped at close. */
+#include "ergon/workload.h"
+#include "test_support.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-
-#include "ergon/workload.h"
-#include "test_support.h"
 
 static void assert_no_children(void)
 {
@@ -55,10 +55,10 @@ static void answers_every_request(void **state)
 static void err_reply_is_failed_invocation(void **state)
 {
 	(void)state;
-	struct ergon_workload *wl = open_pipe(
-		"pipe:sh -c 'while read w n; do if [ $n = 2 ]; then echo \"err model "
-		"missing\"; else echo ok; fi; done'",
-		5.0);
+	struct ergon_workload *wl =
+	    open_pipe("pipe:sh -c 'while read w n; do if [ $n = 2 ]; then echo \"err model "
+		      "missing\"; else echo ok; fi; done'",
+		      5.0);
 	struct ergon_err err = {0};
 	assert_int_equal(ergon_workload_invoke(wl, &err), 0);
 	assert_int_equal(ergon_workload_invoke(wl, &err), ERGON_EIO);
@@ -74,7 +74,7 @@ static void crlf_and_bare_ok(void **state)
 {
 	(void)state;
 	struct ergon_workload *wl =
-		open_pipe("pipe:sh -c 'while read w n; do printf \"ok\\r\\n\"; done'", 5.0);
+	    open_pipe("pipe:sh -c 'while read w n; do printf \"ok\\r\\n\"; done'", 5.0);
 	struct ergon_err err = {0};
 	assert_int_equal(ergon_workload_invoke(wl, &err), 0);
 	assert_int_equal(ergon_workload_invoke(wl, &err), 0);
@@ -85,10 +85,10 @@ static void crlf_and_bare_ok(void **state)
 static void unknown_reply_keeps_child(void **state)
 {
 	(void)state;
-	struct ergon_workload *wl = open_pipe(
-		"pipe:sh -c 'while read w n; do if [ $n = 1 ]; then echo okay; else echo ok; "
-		"fi; done'",
-		5.0);
+	struct ergon_workload *wl =
+	    open_pipe("pipe:sh -c 'while read w n; do if [ $n = 1 ]; then echo okay; else echo ok; "
+		      "fi; done'",
+		      5.0);
 	struct ergon_err err = {0};
 	/* "okay" is neither "ok" nor "ok <text>". */
 	assert_int_equal(ergon_workload_invoke(wl, &err), ERGON_EPARSE);
@@ -103,7 +103,7 @@ static void two_lines_for_one_request_stops_child(void **state)
 {
 	(void)state;
 	struct ergon_workload *wl =
-		open_pipe("pipe:sh -c 'while read w n; do printf \"ok\\nok\\n\"; done'", 5.0);
+	    open_pipe("pipe:sh -c 'while read w n; do printf \"ok\\nok\\n\"; done'", 5.0);
 	struct ergon_err err = {0};
 	assert_int_equal(ergon_workload_invoke(wl, &err), ERGON_EPARSE);
 	assert_non_null(strstr(err.msg, "more than one line"));
@@ -117,8 +117,8 @@ static void child_that_dies(void **state)
 {
 	(void)state;
 	/* Answers once, then exits with 3 on the second request. */
-	struct ergon_workload *wl = open_pipe(
-		"pipe:sh -c 'read w n; echo ok; read w n; exit 3'", 5.0);
+	struct ergon_workload *wl =
+	    open_pipe("pipe:sh -c 'read w n; echo ok; read w n; exit 3'", 5.0);
 	struct ergon_err err = {0};
 	assert_int_equal(ergon_workload_invoke(wl, &err), 0);
 	assert_int_equal(ergon_workload_invoke(wl, &err), ERGON_EIO);
@@ -164,7 +164,7 @@ static void overlong_reply(void **state)
 	(void)state;
 	/* 5000 bytes without a newline exceed the 4096-byte reply limit. */
 	struct ergon_workload *wl = open_pipe(
-		"pipe:sh -c 'read w n; head -c 5000 /dev/zero | tr \"\\\\0\" x; sleep 100'", 5.0);
+	    "pipe:sh -c 'read w n; head -c 5000 /dev/zero | tr \"\\\\0\" x; sleep 100'", 5.0);
 	struct ergon_err err = {0};
 	assert_int_equal(ergon_workload_invoke(wl, &err), ERGON_EPARSE);
 	assert_non_null(strstr(err.msg, "longer than 4096 bytes"));
@@ -175,15 +175,15 @@ static void overlong_reply(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(answers_every_request),
-		cmocka_unit_test(err_reply_is_failed_invocation),
-		cmocka_unit_test(crlf_and_bare_ok),
-		cmocka_unit_test(unknown_reply_keeps_child),
-		cmocka_unit_test(two_lines_for_one_request_stops_child),
-		cmocka_unit_test(child_that_dies),
-		cmocka_unit_test(child_that_hangs),
-		cmocka_unit_test(child_ignoring_eof_is_killed_at_close),
-		cmocka_unit_test(overlong_reply),
+	    cmocka_unit_test(answers_every_request),
+	    cmocka_unit_test(err_reply_is_failed_invocation),
+	    cmocka_unit_test(crlf_and_bare_ok),
+	    cmocka_unit_test(unknown_reply_keeps_child),
+	    cmocka_unit_test(two_lines_for_one_request_stops_child),
+	    cmocka_unit_test(child_that_dies),
+	    cmocka_unit_test(child_that_hangs),
+	    cmocka_unit_test(child_ignoring_eof_is_killed_at_close),
+	    cmocka_unit_test(overlong_reply),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

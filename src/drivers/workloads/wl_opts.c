@@ -131,3 +131,10 @@ double ergon_wl_now_s(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+
+double ergon_wl_coarse_now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}

@@ -4,10 +4,10 @@
 #ifndef ERGON_WL_OPTS_H
 #define ERGON_WL_OPTS_H
 
-#include <stdint.h>
-
 #include "ergon/error.h"
 #include "ergon/workload.h"
+
+#include <stdint.h>
 
 /* Look key up: first in the ",key=value" suffix of suffix (may be NULL),
  * then in opts->kv. A later pair wins over an earlier one in the same list;
@@ -27,7 +27,20 @@ int ergon_wl_opt_u64(const struct ergon_workload_options *opts, const char *suff
 int ergon_wl_opt_check_keys(const struct ergon_workload_options *opts, const char *suffix,
 			    const char *spec, const char *const *known, struct ergon_err *err);
 
+/* While a stop flag is given, blocking waits are cut into slices this
+ * long so that a flag set just before the wait is still seen promptly. */
+#define ERGON_WL_STOP_SLICE_MS 100
+
+/* True when the caller asked to stop. */
+static inline int ergon_wl_stopping(const volatile sig_atomic_t *stop)
+{
+	return stop != NULL && *stop != 0;
+}
+
 /* CLOCK_MONOTONIC in seconds. */
 double ergon_wl_now_s(void);
+/* CLOCK_MONOTONIC_COARSE in seconds: resolution of one scheduler tick
+ * (1-10 ms) but far cheaper to read; for bounds checks on the hot path. */
+double ergon_wl_coarse_now_s(void);
 
 #endif

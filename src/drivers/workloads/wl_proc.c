@@ -31,10 +31,11 @@ int ergon_wl_argv_split(const char *text, const char *spec, struct ergon_wl_argv
 		if (text[i] == '\0')
 			break;
 		if (out->argc == ERGON_WL_ARGV_MAX)
-			return ergon_err_set(err, ERGON_ETOOBIG,
-					     "--workload %s: more than %d words; put the command in "
-					     "a script and run that",
-					     spec, ERGON_WL_ARGV_MAX);
+			return ergon_err_set(
+			    err, ERGON_ETOOBIG,
+			    "--workload %s: more than %d words; put the command in "
+			    "a script and run that",
+			    spec, ERGON_WL_ARGV_MAX);
 		out->argv[out->argc++] = out->buf + o;
 		/* One word: runs of plain, quoted and escaped bytes until a blank.
 		 * Each input byte yields at most one output byte, so buf (as long as
@@ -47,10 +48,11 @@ int ergon_wl_argv_split(const char *text, const char *spec, struct ergon_wl_argv
 				while (text[i] != '\0' && text[i] != '\'')
 					out->buf[o++] = text[i++];
 				if (text[i] != '\'')
-					return ergon_err_set(err, ERGON_EUSAGE,
-							     "--workload %s: column %zu: unterminated "
-							     "' quote; close it with '",
-							     spec, start + 1);
+					return ergon_err_set(
+					    err, ERGON_EUSAGE,
+					    "--workload %s: column %zu: unterminated "
+					    "' quote; close it with '",
+					    spec, start + 1);
 				i++;
 			} else if (c == '"') {
 				size_t start = i++;
@@ -61,18 +63,20 @@ int ergon_wl_argv_split(const char *text, const char *spec, struct ergon_wl_argv
 					out->buf[o++] = text[i++];
 				}
 				if (text[i] != '"')
-					return ergon_err_set(err, ERGON_EUSAGE,
-							     "--workload %s: column %zu: unterminated "
-							     "\" quote; close it with \"",
-							     spec, start + 1);
+					return ergon_err_set(
+					    err, ERGON_EUSAGE,
+					    "--workload %s: column %zu: unterminated "
+					    "\" quote; close it with \"",
+					    spec, start + 1);
 				i++;
 			} else if (c == '\\') {
 				if (text[i + 1] == '\0')
-					return ergon_err_set(err, ERGON_EUSAGE,
-							     "--workload %s: column %zu: a backslash "
-							     "at the end escapes nothing; remove it or "
-							     "write \\\\",
-							     spec, i + 1);
+					return ergon_err_set(
+					    err, ERGON_EUSAGE,
+					    "--workload %s: column %zu: a backslash "
+					    "at the end escapes nothing; remove it or "
+					    "write \\\\",
+					    spec, i + 1);
 				out->buf[o++] = text[i + 1];
 				i += 2;
 			} else {
@@ -101,10 +105,11 @@ int ergon_wl_program_check(const char *prog, const char *spec, struct ergon_err 
 	if (strchr(prog, '/')) {
 		if (is_exec_file(prog))
 			return 0;
-		return ergon_err_set(err, ERGON_ENOENT,
-				     "--workload %s: '%s' is not an executable file; check the path "
-				     "and its x permission",
-				     spec, prog);
+		return ergon_err_set(
+		    err, ERGON_ENOENT,
+		    "--workload %s: '%s' is not an executable file; check the path "
+		    "and its x permission",
+		    spec, prog);
 	}
 	const char *path = getenv("PATH");
 	if (path == NULL || *path == '\0')
@@ -136,7 +141,8 @@ int ergon_wl_spawn(const struct ergon_wl_argv *av, int stdin_fd, int stdout_fd, 
 	*pid_out = -1;
 	e = posix_spawn_file_actions_init(&fa);
 	if (e)
-		return ergon_err_errno(err, e, "--workload %s: posix_spawn_file_actions_init", spec);
+		return ergon_err_errno(err, e, "--workload %s: posix_spawn_file_actions_init",
+				       spec);
 	e = posix_spawnattr_init(&attr);
 	if (e) {
 		posix_spawn_file_actions_destroy(&fa);
@@ -149,7 +155,7 @@ int ergon_wl_spawn(const struct ergon_wl_argv *av, int stdin_fd, int stdout_fd, 
 	sigemptyset(&none);
 	sigfillset(&all);
 	e = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-						    POSIX_SPAWN_SETSIGDEF);
+						POSIX_SPAWN_SETSIGDEF);
 	if (!e)
 		e = posix_spawnattr_setpgroup(&attr, 0);
 	if (!e)
@@ -157,12 +163,13 @@ int ergon_wl_spawn(const struct ergon_wl_argv *av, int stdin_fd, int stdout_fd, 
 	if (!e)
 		e = posix_spawnattr_setsigdefault(&attr, &all);
 	if (!e)
-		e = stdin_fd >= 0 ? posix_spawn_file_actions_adddup2(&fa, stdin_fd, 0)
-				  : posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+		e = stdin_fd >= 0
+			? posix_spawn_file_actions_adddup2(&fa, stdin_fd, 0)
+			: posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	if (!e)
 		e = stdout_fd >= 0
-			    ? posix_spawn_file_actions_adddup2(&fa, stdout_fd, 1)
-			    : posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+			? posix_spawn_file_actions_adddup2(&fa, stdout_fd, 1)
+			: posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
 	if (!e && stderr_fd >= 0)
 		e = posix_spawn_file_actions_adddup2(&fa, stderr_fd, 2);
 	if (e) {
@@ -182,8 +189,19 @@ out:
 	return rc;
 }
 
+static int pidfd_enabled = 1;
+
+int ergon_wl_pidfd_enable(int on)
+{
+	int was = pidfd_enabled;
+	pidfd_enabled = on;
+	return was;
+}
+
 int ergon_wl_pidfd(pid_t pid)
 {
+	if (!pidfd_enabled)
+		return -1;
 #ifdef SYS_pidfd_open
 	long fd = syscall(SYS_pidfd_open, pid, 0);
 	if (fd >= 0) {

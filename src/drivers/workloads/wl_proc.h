@@ -4,13 +4,13 @@
 #ifndef ERGON_WL_PROC_H
 #define ERGON_WL_PROC_H
 
+#include "ergon/error.h"
+
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "ergon/error.h"
-
-#define ERGON_WL_ARGV_MAX 256      /* words in one command line */
-#define ERGON_WL_ARGV_BYTES 8192   /* bytes of one command line */
+#define ERGON_WL_ARGV_MAX 256	 /* words in one command line */
+#define ERGON_WL_ARGV_BYTES 8192 /* bytes of one command line */
 
 struct ergon_wl_argv {
 	char *argv[ERGON_WL_ARGV_MAX + 1]; /* NULL-terminated, pointing into buf */
@@ -37,6 +37,9 @@ int ergon_wl_spawn(const struct ergon_wl_argv *av, int stdin_fd, int stdout_fd, 
 /* Open a descriptor that polls readable when pid exits (pidfd), or -1 when
  * the kernel has none (then callers fall back to short waits). */
 int ergon_wl_pidfd(pid_t pid);
+/* Tests only: 0 makes ergon_wl_pidfd answer -1, so that the fallback path
+ * (kernels before 5.3) is exercised too. Returns the previous setting. */
+int ergon_wl_pidfd_enable(int on);
 
 /* Kill the child's whole process group with SIGKILL and reap the child
  * (blocking; SIGKILL cannot be ignored so this returns promptly). Returns

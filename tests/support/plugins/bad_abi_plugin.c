@@ -1,9 +1,9 @@
 /* Test plugin: exports the right symbol with ABI version 99, which ergon
  * must refuse before calling anything. invoke aborts to prove it is never
  * called. */
-#include <stdlib.h>
-
 #include "ergon/plugin.h"
+
+#include <stdlib.h>
 
 static int bad_invoke(void *state)
 {
@@ -12,7 +12,7 @@ static int bad_invoke(void *state)
 }
 
 __attribute__((visibility("default"))) const struct ergon_plugin_v1 ergon_workload_plugin_v1 = {
-	.abi_version = 99u,
-	.name = "bad-abi",
-	.invoke = bad_invoke,
+    .abi_version = 99u,
+    .name = "bad-abi",
+    .invoke = bad_invoke,
 };

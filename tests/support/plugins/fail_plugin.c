@@ -1,8 +1,8 @@
 /* Test plugin: invoke fails (returns 7) on every third call, and prepare
  * refuses the argument "refuse" with 5, so the failure paths are covered. */
-#include <string.h>
-
 #include "ergon/plugin.h"
+
+#include <string.h>
 
 static unsigned fail_calls;
 
@@ -22,8 +22,8 @@ static int fail_invoke(void *state)
 }
 
 __attribute__((visibility("default"))) const struct ergon_plugin_v1 ergon_workload_plugin_v1 = {
-	.abi_version = ERGON_PLUGIN_ABI_VERSION,
-	.name = "fail-every-third",
-	.prepare = fail_prepare,
-	.invoke = fail_invoke,
+    .abi_version = ERGON_PLUGIN_ABI_VERSION,
+    .name = "fail-every-third",
+    .prepare = fail_prepare,
+    .invoke = fail_invoke,
 };

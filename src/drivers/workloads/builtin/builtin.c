@@ -8,14 +8,14 @@
  * the work are folded into a volatile sink so that the compiler cannot drop
  * the loops (see docs/internals/workloads.md).
  */
+#include "drivers/workloads/wl_opts.h"
+#include "ergon/workload.h"
+
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#include "drivers/workloads/wl_opts.h"
-#include "ergon/workload.h"
 
 enum builtin_kind {
 	BUILTIN_SPIN = 1,
@@ -43,6 +43,7 @@ struct builtin {
 	uint64_t *buf; /* memstream only; allocated in prepare */
 	size_t words;
 	uint64_t state; /* carried between invokes so each depends on the last */
+	const volatile sig_atomic_t *stop;
 };
 
 /* Written after every invoke: a store to a volatile object is an observable
@@ -72,6 +73,7 @@ static int builtin_open(struct ergon_workload *wl, const struct ergon_workload_o
 	if (b == NULL)
 		return ergon_err_set(err, ERGON_ENOMEM, "--workload %s: out of memory", spec);
 	b->state = 0x9e3779b97f4a7c15u;
+	b->stop = opts->stop;
 	int rc;
 	if (klen == 4 && strncmp(arg, "spin", 4) == 0) {
 		static const char *const keys[] = {"iters", NULL};
@@ -150,17 +152,28 @@ static uint64_t spin_until(uint64_t x, double end_s)
 	return x;
 }
 
-static int sleep_ms(uint64_t ms, const char *spec, struct ergon_err *err)
+/* Sleep ms on the monotonic clock, in slices while a stop flag is given so
+ * that a stop request is seen within ERGON_WL_STOP_SLICE_MS. A signal
+ * without the flag set resumes the sleep until the absolute end. */
+static int sleep_ms(uint64_t ms, const volatile sig_atomic_t *stop, const char *spec,
+		    struct ergon_err *err)
 {
-	struct timespec req = {.tv_sec = (time_t)(ms / 1000),
-			       .tv_nsec = (long)(ms % 1000) * 1000000L};
-	/* Resume after a signal with the remaining time: a handled SIGINT is the
-	 * session's business (it checks its flag between invocations). */
-	while (nanosleep(&req, &req) != 0) {
-		if (errno != EINTR)
+	double end_s = ergon_wl_now_s() + (double)ms * 1e-3;
+	for (;;) {
+		if (ergon_wl_stopping(stop))
+			return ergon_err_set(err, ERGON_EINTR,
+					     "--workload %s: stopped on request during the sleep",
+					     spec);
+		double left_s = end_s - ergon_wl_now_s();
+		if (left_s <= 0)
+			return 0;
+		if (stop && left_s > ERGON_WL_STOP_SLICE_MS * 1e-3)
+			left_s = ERGON_WL_STOP_SLICE_MS * 1e-3;
+		struct timespec req = {.tv_sec = (time_t)left_s,
+				       .tv_nsec = (long)((left_s - (double)(time_t)left_s) * 1e9)};
+		if (nanosleep(&req, NULL) != 0 && errno != EINTR)
 			return ergon_err_errno(err, errno, "--workload %s: nanosleep", spec);
 	}
-	return 0;
 }
 
 static int builtin_invoke(struct ergon_workload *wl, struct ergon_err *err)
@@ -188,10 +201,10 @@ static int builtin_invoke(struct ergon_workload *wl, struct ergon_err *err)
 	}
 	case BUILTIN_PERIODIC:
 		if (b->burst_ms)
-			b->state = spin_until(b->state,
-					      ergon_wl_now_s() + (double)b->burst_ms * 1e-3);
+			b->state =
+			    spin_until(b->state, ergon_wl_now_s() + (double)b->burst_ms * 1e-3);
 		if (b->sleep_ms) {
-			int rc = sleep_ms(b->sleep_ms, wl->description, err);
+			int rc = sleep_ms(b->sleep_ms, b->stop, wl->description, err);
 			if (rc)
 				return rc;
 		}
@@ -219,11 +232,11 @@ static void builtin_close(struct ergon_workload *wl)
 }
 
 const struct ergon_workload_driver ergon_workload_builtin = {
-	.name = "builtin",
-	.longname = "built-in synthetic work (spin, memstream, periodic)",
-	.open = builtin_open,
-	.prepare = builtin_prepare,
-	.invoke = builtin_invoke,
-	.teardown = builtin_teardown,
-	.close = builtin_close,
+    .name = "builtin",
+    .longname = "built-in synthetic work (spin, memstream, periodic)",
+    .open = builtin_open,
+    .prepare = builtin_prepare,
+    .invoke = builtin_invoke,
+    .teardown = builtin_teardown,
+    .close = builtin_close,
 };

@@ -8,6 +8,10 @@
  * the timeout kills the whole group and answers ERGON_ETIMEDOUT. Every
  * child is reaped before invoke returns.
  */
+#include "drivers/workloads/wl_opts.h"
+#include "drivers/workloads/wl_proc.h"
+#include "ergon/workload.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -18,10 +22,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "drivers/workloads/wl_opts.h"
-#include "drivers/workloads/wl_proc.h"
-#include "ergon/workload.h"
-
 #define STDERR_TAIL 240 /* bytes of the child's stderr quoted in an error */
 /* Without a pidfd the exit is noticed by polling at this period. */
 #define FALLBACK_POLL_MS 2
@@ -29,6 +29,7 @@
 struct command {
 	struct ergon_wl_argv av;
 	double timeout_s;
+	const volatile sig_atomic_t *stop;
 	char tail[STDERR_TAIL];
 	size_t tail_len;
 };
@@ -40,8 +41,11 @@ static int command_open(struct ergon_workload *wl, const struct ergon_workload_o
 	if (c == NULL)
 		return ergon_err_set(err, ERGON_ENOMEM, "--workload %s: out of memory",
 				     wl->description);
-	int rc = 0;
-	if (!(opts->invoke_timeout_s >= 0.0))
+	static const char *const no_keys[] = {NULL};
+	/* Commas belong to the command line here, so options can only come
+	 * through kv, and this driver has none. */
+	int rc = ergon_wl_opt_check_keys(opts, NULL, wl->description, no_keys, err);
+	if (rc == 0 && !(opts->invoke_timeout_s >= 0.0))
 		rc = ergon_err_set(err, ERGON_ERANGE,
 				   "--workload %s: invocation timeout %g s is negative; give 0 "
 				   "(none) or a positive number of seconds",
@@ -55,6 +59,7 @@ static int command_open(struct ergon_workload *wl, const struct ergon_workload_o
 		return rc;
 	}
 	c->timeout_s = opts->invoke_timeout_s;
+	c->stop = opts->stop;
 	wl->priv = c;
 	return 0;
 }
@@ -148,8 +153,14 @@ static int command_invoke(struct ergon_workload *wl, struct ergon_err *err)
 			}
 			wait_ms = (int)(left * 1000.0) + 1;
 		}
+		if (ergon_wl_stopping(c->stop)) {
+			interrupted = 1;
+			break;
+		}
 		if (pidfd < 0 && (wait_ms < 0 || wait_ms > FALLBACK_POLL_MS))
 			wait_ms = FALLBACK_POLL_MS;
+		if (c->stop && (wait_ms < 0 || wait_ms > ERGON_WL_STOP_SLICE_MS))
+			wait_ms = ERGON_WL_STOP_SLICE_MS;
 		struct pollfd fds[2];
 		nfds_t nf = 0;
 		if (pidfd >= 0)
@@ -158,13 +169,9 @@ static int command_invoke(struct ergon_workload *wl, struct ergon_err *err)
 			fds[nf++] = (struct pollfd){.fd = pfd[0], .events = POLLIN};
 		int n = poll(fds, nf, wait_ms);
 		if (n < 0) {
-			if (errno == EINTR) {
-				/* Only a handled signal (the session's SIGINT/SIGTERM)
-				 * interrupts poll: stop this invocation now rather than
-				 * wait for a command that may never end. */
-				interrupted = 1;
-				break;
-			}
+			/* A handled signal: the loop head checks the stop flag. */
+			if (errno == EINTR)
+				continue;
 			rc = ergon_err_errno(err, errno, "--workload %s: poll", wl->description);
 			break;
 		}
@@ -187,15 +194,17 @@ static int command_invoke(struct ergon_workload *wl, struct ergon_err *err)
 	char tail[STDERR_TAIL + 1], st[96];
 	tail_text(c, tail, sizeof(tail));
 	if (interrupted) {
-		rc = ergon_err_set(err, ERGON_EINTR,
-				   "--workload %s: interrupted by a signal; the command was killed",
-				   wl->description);
+		rc = ergon_err_set(
+		    err, ERGON_EINTR,
+		    "--workload %s: stopped on request (signal); the command was killed",
+		    wl->description);
 	} else if (timed_out) {
-		rc = ergon_err_set(err, ERGON_ETIMEDOUT,
-				   "--workload %s: still running after the %g s invocation timeout; "
-				   "killed its process group (raise --invoke-timeout-s if it is "
-				   "merely slow)",
-				   wl->description, c->timeout_s);
+		rc =
+		    ergon_err_set(err, ERGON_ETIMEDOUT,
+				  "--workload %s: still running after the %g s invocation timeout; "
+				  "killed its process group (raise --invoke-timeout-s if it is "
+				  "merely slow)",
+				  wl->description, c->timeout_s);
 	} else if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
 		ergon_wl_status_text(status, st, sizeof(st));
 		rc = ergon_err_set(err, ERGON_EIO, "--workload %s: failed invocation: %s%s%s",
@@ -216,9 +225,9 @@ static void command_close(struct ergon_workload *wl)
 }
 
 const struct ergon_workload_driver ergon_workload_command = {
-	.name = "command",
-	.longname = "one process per invocation (fork/exec, no shell)",
-	.open = command_open,
-	.invoke = command_invoke,
-	.close = command_close,
+    .name = "command",
+    .longname = "one process per invocation (fork/exec, no shell)",
+    .open = command_open,
+    .invoke = command_invoke,
+    .close = command_close,
 };

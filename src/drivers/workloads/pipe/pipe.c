@@ -11,6 +11,10 @@
  * the child's process group for the same reason. Protocol:
  * docs/internals/workloads.md.
  */
+#include "drivers/workloads/wl_opts.h"
+#include "drivers/workloads/wl_proc.h"
+#include "ergon/workload.h"
+
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -22,10 +26,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "drivers/workloads/wl_opts.h"
-#include "drivers/workloads/wl_proc.h"
-#include "ergon/workload.h"
-
 #define REPLY_MAX 4096 /* bytes of one reply line, newline included */
 /* At close the child gets this long to exit on EOF before SIGKILL. */
 #define CLOSE_GRACE_S 2.0
@@ -33,9 +33,10 @@
 struct pipe_wl {
 	struct ergon_wl_argv av;
 	double timeout_s;
-	pid_t pid;    /* -1 when no child runs */
-	int fd;       /* our end of the socketpair; -1 when closed */
-	uint64_t seq; /* invocations sent */
+	const volatile sig_atomic_t *stop;
+	pid_t pid;	/* -1 when no child runs */
+	int fd;		/* our end of the socketpair; -1 when closed */
+	uint64_t seq;	/* invocations sent */
 	char dead[384]; /* why the child is gone, for every later invoke */
 	char reply[REPLY_MAX + 1];
 };
@@ -49,8 +50,11 @@ static int pipe_open(struct ergon_workload *wl, const struct ergon_workload_opti
 				     wl->description);
 	p->pid = -1;
 	p->fd = -1;
-	int rc = 0;
-	if (!(opts->invoke_timeout_s >= 0.0))
+	static const char *const no_keys[] = {NULL};
+	/* Commas belong to the command line here, so options can only come
+	 * through kv, and this driver has none. */
+	int rc = ergon_wl_opt_check_keys(opts, NULL, wl->description, no_keys, err);
+	if (rc == 0 && !(opts->invoke_timeout_s >= 0.0))
 		rc = ergon_err_set(err, ERGON_ERANGE,
 				   "--workload %s: invocation timeout %g s is negative; give 0 "
 				   "(none) or a positive number of seconds",
@@ -64,6 +68,7 @@ static int pipe_open(struct ergon_workload *wl, const struct ergon_workload_opti
 		return rc;
 	}
 	p->timeout_s = opts->invoke_timeout_s;
+	p->stop = opts->stop;
 	wl->priv = p;
 	return 0;
 }
@@ -127,21 +132,29 @@ static void pipe_reap_after_eof(struct pipe_wl *p, uint64_t seq)
 }
 
 /* Wait for fd to be ready for events until deadline (0 = none). Returns
- * 1 ready, 0 timed out, -EINTR on a handled signal, another negative errno. */
-static int wait_fd(int fd, short events, double deadline)
+ * 1 ready, 0 timed out, -EINTR when the stop flag is set, another negative
+ * errno on failure. A signal without the stop flag is retried. */
+static int wait_fd(int fd, short events, double deadline, const volatile sig_atomic_t *stop)
 {
-	int wait_ms = -1;
-	if (deadline > 0) {
-		double left = deadline - ergon_wl_now_s();
-		if (left <= 0)
-			return 0;
-		wait_ms = (int)(left * 1000.0) + 1;
+	for (;;) {
+		if (ergon_wl_stopping(stop))
+			return -EINTR;
+		int wait_ms = -1;
+		if (deadline > 0) {
+			double left = deadline - ergon_wl_now_s();
+			if (left <= 0)
+				return 0;
+			wait_ms = (int)(left * 1000.0) + 1;
+		}
+		if (stop && (wait_ms < 0 || wait_ms > ERGON_WL_STOP_SLICE_MS))
+			wait_ms = ERGON_WL_STOP_SLICE_MS;
+		struct pollfd pf = {.fd = fd, .events = events};
+		int n = poll(&pf, 1, wait_ms);
+		if (n > 0)
+			return 1;
+		if (n < 0 && errno != EINTR)
+			return -errno;
 	}
-	struct pollfd pf = {.fd = fd, .events = events};
-	int n = poll(&pf, 1, wait_ms);
-	if (n < 0)
-		return -errno;
-	return n > 0;
 }
 
 static int pipe_invoke(struct ergon_workload *wl, struct ergon_err *err)
@@ -163,12 +176,13 @@ static int pipe_invoke(struct ergon_workload *wl, struct ergon_err *err)
 	int reqlen = snprintf(req, sizeof(req), "invoke %llu\n", (unsigned long long)seq);
 	size_t off = 0;
 	while (off < (size_t)reqlen) {
-		w = wait_fd(p->fd, POLLOUT, deadline);
+		w = wait_fd(p->fd, POLLOUT, deadline, p->stop);
 		if (w <= 0)
 			goto wait_failed;
 		/* MSG_NOSIGNAL: a dead child must give EPIPE, not kill ergon with
 		 * SIGPIPE. */
-		ssize_t n = send(p->fd, req + off, (size_t)reqlen - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+		ssize_t n =
+		    send(p->fd, req + off, (size_t)reqlen - off, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n < 0) {
@@ -180,7 +194,7 @@ static int pipe_invoke(struct ergon_workload *wl, struct ergon_err *err)
 	size_t len = 0;
 	char *nl = NULL;
 	while (nl == NULL) {
-		w = wait_fd(p->fd, POLLIN, deadline);
+		w = wait_fd(p->fd, POLLIN, deadline, p->stop);
 		if (w <= 0)
 			goto wait_failed;
 		ssize_t n = recv(p->fd, p->reply + len, REPLY_MAX - len, MSG_DONTWAIT);
@@ -216,8 +230,9 @@ static int pipe_invoke(struct ergon_workload *wl, struct ergon_err *err)
 	if (strcmp(r, "ok") == 0 || strncmp(r, "ok ", 3) == 0)
 		return 0;
 	if (strcmp(r, "err") == 0 || strncmp(r, "err ", 4) == 0)
-		return ergon_err_set(err, ERGON_EIO, "--workload %s: invocation %llu failed: %.200s",
-				     spec, (unsigned long long)seq, r);
+		return ergon_err_set(err, ERGON_EIO,
+				     "--workload %s: invocation %llu failed: %.200s", spec,
+				     (unsigned long long)seq, r);
 	/* An unknown word is the child's bug, not a lost stream: fail this
 	 * invocation and keep the child. */
 	return ergon_err_set(err, ERGON_EPARSE,
@@ -237,10 +252,10 @@ wait_failed:
 				     spec, why);
 	}
 	if (w == -EINTR) {
-		/* Only a handled signal (the session's SIGINT/SIGTERM) interrupts
-		 * poll; a reply may still be on its way, so the stream is lost. */
+		/* Stopped on request: a reply may still be on its way, so the
+		 * stream is out of step and the child goes. */
 		snprintf(why, sizeof(why),
-			 "interrupted while waiting for reply %llu; the child was killed",
+			 "stopped on request while waiting for reply %llu; the child was killed",
 			 (unsigned long long)seq);
 		pipe_kill(p, why);
 		return ergon_err_set(err, ERGON_EINTR, "--workload %s: %s", spec, why);
@@ -290,11 +305,11 @@ static void pipe_close(struct ergon_workload *wl)
 }
 
 const struct ergon_workload_driver ergon_workload_pipe = {
-	.name = "pipe",
-	.longname = "persistent child, one request line and one reply line per invocation",
-	.open = pipe_open,
-	.prepare = pipe_prepare,
-	.invoke = pipe_invoke,
-	.teardown = pipe_teardown,
-	.close = pipe_close,
+    .name = "pipe",
+    .longname = "persistent child, one request line and one reply line per invocation",
+    .open = pipe_open,
+    .prepare = pipe_prepare,
+    .invoke = pipe_invoke,
+    .teardown = pipe_teardown,
+    .close = pipe_close,
 };

@@ -11,6 +11,11 @@
  * invocation timeout, an invoke that returns later than the bound is
  * reported as ERGON_ETIMEDOUT after the fact.
  */
+#include "ergon/plugin.h"
+
+#include "drivers/workloads/wl_opts.h"
+#include "ergon/workload.h"
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -18,10 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include "drivers/workloads/wl_opts.h"
-#include "ergon/plugin.h"
-#include "ergon/workload.h"
 
 struct plugin {
 	void *dl;
@@ -49,7 +50,10 @@ static int check_elf(const char *path, const char *spec, struct ergon_err *err)
 	while (n < 0 && errno == EINTR);
 	close(fd);
 	/* ELF identification: e_ident[EI_MAG0..3] = 0x7f 'E' 'L' 'F' (elf(5)). */
-	if (n != 4 || memcmp(magic, "\x7f" "ELF", 4) != 0)
+	if (n != 4 || memcmp(magic,
+			     "\x7f"
+			     "ELF",
+			     4) != 0)
 		return ergon_err_set(err, ERGON_EPARSE,
 				     "--workload %s: '%s' is not an ELF shared object; build the "
 				     "plugin as a shared library (see examples/noop_plugin)",
@@ -65,7 +69,12 @@ static int plugin_open(struct ergon_workload *wl, const struct ergon_workload_op
 	struct plugin *p = calloc(1, sizeof(*p));
 	if (p == NULL)
 		return ergon_err_set(err, ERGON_ENOMEM, "--workload %s: out of memory", spec);
-	int rc = 0;
+	static const char *const no_keys[] = {NULL};
+	/* The text after the comma is the plugin's ARG; kv options have no
+	 * meaning here. */
+	int rc = ergon_wl_opt_check_keys(opts, NULL, spec, no_keys, err);
+	if (rc)
+		goto fail;
 	size_t plen = strcspn(a, ",");
 	if (plen == 0) {
 		rc = ergon_err_set(err, ERGON_EUSAGE,
@@ -83,8 +92,8 @@ static int plugin_open(struct ergon_workload *wl, const struct ergon_workload_op
 	p->timeout_s = opts->invoke_timeout_s;
 	/* "./" keeps dlopen from searching LD_LIBRARY_PATH and the system
 	 * folders for a bare name (dlopen(3)). */
-	int w = snprintf(p->path, sizeof(p->path), "%s%.*s",
-			 memchr(a, '/', plen) ? "" : "./", (int)plen, a);
+	int w = snprintf(p->path, sizeof(p->path), "%s%.*s", memchr(a, '/', plen) ? "" : "./",
+			 (int)plen, a);
 	if (w < 0 || (size_t)w >= sizeof(p->path)) {
 		rc = ergon_err_set(err, ERGON_ETOOBIG, "--workload %.80s…: plugin path too long",
 				   spec);
@@ -93,9 +102,10 @@ static int plugin_open(struct ergon_workload *wl, const struct ergon_workload_op
 	if (a[plen] == ',') {
 		w = snprintf(p->arg, sizeof(p->arg), "%s", a + plen + 1);
 		if (w < 0 || (size_t)w >= sizeof(p->arg)) {
-			rc = ergon_err_set(err, ERGON_ETOOBIG,
-					   "--workload %.80s…: plugin argument longer than %zu bytes",
-					   spec, sizeof(p->arg) - 1);
+			rc = ergon_err_set(
+			    err, ERGON_ETOOBIG,
+			    "--workload %.80s…: plugin argument longer than %zu bytes", spec,
+			    sizeof(p->arg) - 1);
 			goto fail;
 		}
 		p->has_arg = 1;
@@ -116,11 +126,12 @@ static int plugin_open(struct ergon_workload *wl, const struct ergon_workload_op
 	dlerror();
 	p->api = dlsym(p->dl, ERGON_PLUGIN_SYMBOL);
 	if (p->api == NULL) {
-		rc = ergon_err_set(err, ERGON_ENOENT,
-				   "--workload %s: '%s' exports no symbol %s; define "
-				   "`const struct ergon_plugin_v1 %s = {...}` with default visibility "
-				   "(see examples/noop_plugin)",
-				   spec, p->path, ERGON_PLUGIN_SYMBOL, ERGON_PLUGIN_SYMBOL);
+		rc = ergon_err_set(
+		    err, ERGON_ENOENT,
+		    "--workload %s: '%s' exports no symbol %s; define "
+		    "`const struct ergon_plugin_v1 %s = {...}` with default visibility "
+		    "(see examples/noop_plugin)",
+		    spec, p->path, ERGON_PLUGIN_SYMBOL, ERGON_PLUGIN_SYMBOL);
 		goto fail;
 	}
 	if (p->api->abi_version != ERGON_PLUGIN_ABI_VERSION) {
@@ -176,20 +187,25 @@ static int plugin_invoke(struct ergon_workload *wl, struct ergon_err *err)
 		if (rc)
 			return rc;
 	}
-	double t0 = p->timeout_s > 0 ? ergon_wl_now_s() : 0;
+	/* The coarse clock: two precise reads would cost more than the rest of
+	 * the harness per invocation (docs/PERFORMANCE.md), and a timeout is
+	 * far longer than the coarse clock's tick. */
+	double t0 = p->timeout_s > 0 ? ergon_wl_coarse_now_s() : 0;
 	int irc = p->api->invoke(p->state);
 	if (irc != 0)
-		return ergon_err_set(err, ERGON_EIO,
-				     "--workload %s: failed invocation: the plugin's invoke returned "
-				     "%d",
-				     wl->description, irc);
+		return ergon_err_set(
+		    err, ERGON_EIO,
+		    "--workload %s: failed invocation: the plugin's invoke returned "
+		    "%d",
+		    wl->description, irc);
 	if (p->timeout_s > 0) {
-		double dt = ergon_wl_now_s() - t0;
+		double dt = ergon_wl_coarse_now_s() - t0;
 		if (dt > p->timeout_s)
-			return ergon_err_set(err, ERGON_ETIMEDOUT,
-					     "--workload %s: invoke took %.3f s, over the %g s "
-					     "timeout (an in-process plugin cannot be stopped early)",
-					     wl->description, dt, p->timeout_s);
+			return ergon_err_set(
+			    err, ERGON_ETIMEDOUT,
+			    "--workload %s: invoke took %.3f s, over the %g s "
+			    "timeout (an in-process plugin cannot be stopped early)",
+			    wl->description, dt, p->timeout_s);
 	}
 	return 0;
 }
@@ -215,11 +231,11 @@ static void plugin_close(struct ergon_workload *wl)
 }
 
 const struct ergon_workload_driver ergon_workload_plugin = {
-	.name = "plugin",
-	.longname = "shared object exporting " ERGON_PLUGIN_SYMBOL,
-	.open = plugin_open,
-	.prepare = plugin_prepare,
-	.invoke = plugin_invoke,
-	.teardown = plugin_teardown,
-	.close = plugin_close,
+    .name = "plugin",
+    .longname = "shared object exporting " ERGON_PLUGIN_SYMBOL,
+    .open = plugin_open,
+    .prepare = plugin_prepare,
+    .invoke = plugin_invoke,
+    .teardown = plugin_teardown,
+    .close = plugin_close,
 };

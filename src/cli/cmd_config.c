@@ -1,0 +1,160 @@
+/* ergon config: show the effective profile configuration and where each
+ * value came from; list the board registry. */
+#include "cli.h"
+#include "ergon/config.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_SETS 64
+
+static int show(int argc, char **argv)
+{
+	const char *file = NULL, *board = NULL, *sets[MAX_SETS];
+	size_t nsets = 0;
+	int as_json = 0;
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--json") == 0) {
+			as_json = 1;
+		} else if (strcmp(a, "--power") == 0) {
+			/* Shorthand that `ergon profile --power` shares. */
+			if (nsets == MAX_SETS)
+				return ergon_cli_usage("config", "more than %d --set options",
+						       MAX_SETS);
+			sets[nsets++] = "power.enabled=true";
+		} else if (strcmp(a, "--config") == 0 || strcmp(a, "--board") == 0 ||
+			   strcmp(a, "--set") == 0) {
+			if (i + 1 >= argc)
+				return ergon_cli_usage("config", "%s needs a value", a);
+			const char *v = argv[++i];
+			if (a[2] == 'c')
+				file = v;
+			else if (a[2] == 'b')
+				board = v;
+			else if (nsets == MAX_SETS)
+				return ergon_cli_usage("config", "more than %d --set options",
+						       MAX_SETS);
+			else
+				sets[nsets++] = v;
+		} else {
+			return ergon_cli_usage("config", "unknown argument '%s'", a);
+		}
+	}
+	struct ergon_config cfg;
+	struct ergon_err err = {0};
+	int rc = ergon_config_init(&cfg);
+	if (rc) {
+		ergon_err_set(&err, rc, "cannot initialise the configuration");
+		goto fail;
+	}
+	if (file && (rc = ergon_config_load_file(&cfg, file, &err)) != 0)
+		goto fail;
+	if (board) {
+		char set[128];
+		if ((size_t)snprintf(set, sizeof(set), "target.board=%s", board) >= sizeof(set)) {
+			rc = ergon_err_set(&err, ERGON_EUSAGE, "--board %.40s…: name too long",
+					   board);
+			goto fail;
+		}
+		if ((rc = ergon_config_set(&cfg, set, ERGON_CFG_CLI, &err)) != 0)
+			goto fail;
+	}
+	for (size_t i = 0; i < nsets; i++)
+		if ((rc = ergon_config_set(&cfg, sets[i], ERGON_CFG_CLI, &err)) != 0)
+			goto fail;
+	if ((rc = ergon_config_resolve(&cfg, &err)) != 0)
+		goto fail;
+	if (as_json) {
+		json_t *j = ergon_config_to_json(&cfg);
+		json_t *o = j ? json_pack("{s:o,s:O}", "config", j, "issues", cfg.issues) : NULL;
+		char *s = o ? json_dumps(o, JSON_INDENT(2)) : NULL;
+		json_decref(o);
+		if (s == NULL) {
+			rc = ergon_err_set(&err, ERGON_ENOMEM, "out of memory");
+			goto fail;
+		}
+		printf("%s\n", s);
+		free(s);
+	} else {
+		printf("board       : %s (%s)\n", cfg.board->name, cfg.board->soc);
+		printf("%-36s %-26s %-13s %s\n", "key", "value", "origin", "from");
+		for (size_t i = 0; i < ergon_config_key_count(); i++) {
+			char v[1100];
+			ergon_config_value_text(&cfg, i, v, sizeof(v));
+			const char *where = cfg.where[i];
+			printf("%-36s %-26s %-13s %s%s%s\n", ergon_config_key_name(i),
+			       v[0] ? v : "\"\"", ergon_config_origin_name(cfg.origin[i]), where,
+			       cfg.note[i][0] && where[0] ? "; " : "", cfg.note[i]);
+		}
+	}
+	size_t k;
+	json_t *issue;
+	json_array_foreach(cfg.issues, k, issue)
+	{
+		fprintf(stderr, "ergon config: %s: %s: %s\n",
+			json_string_value(json_object_get(issue, "severity")),
+			json_string_value(json_object_get(issue, "code")),
+			json_string_value(json_object_get(issue, "message")));
+	}
+	ergon_config_cleanup(&cfg);
+	return ERGON_EXIT_OK;
+fail:
+	ergon_config_cleanup(&cfg);
+	return ergon_cli_fail("config", &err);
+}
+
+static int boards(void)
+{
+	size_t n;
+	const struct ergon_board *b = ergon_boards(&n);
+	printf("%-24s %-40s %-14s %s\n", "board", "soc", "sync/state/go", "reset default");
+	for (size_t i = 0; i < n; i++) {
+		char pins[32];
+		if (b[i].wiring_registered)
+			snprintf(pins, sizeof(pins), "%u/%u/%u", b[i].sync_gpio_pin,
+				 b[i].state_gpio_pin, b[i].go_gpio_pin);
+		else
+			snprintf(pins, sizeof(pins), "(must be set)");
+		printf("%-24s %-40s %-14s %s\n", b[i].name, b[i].soc, pins,
+		       b[i].apollo5_family ? "debug_reset+swpoi_reset" : "auto");
+	}
+	return ERGON_EXIT_OK;
+}
+
+static int run(int argc, char **argv)
+{
+	if (argc < 2)
+		return ergon_cli_usage("config", "expected 'show' or 'boards'");
+	if (strcmp(argv[1], "show") == 0)
+		return show(argc, argv);
+	if (strcmp(argv[1], "boards") == 0) {
+		if (argc != 2)
+			return ergon_cli_usage("config", "'boards' takes no arguments");
+		return boards();
+	}
+	return ergon_cli_usage("config", "unknown action '%s'; expected 'show' or 'boards'",
+			       argv[1]);
+}
+
+const struct ergon_cli_command ergon_cli_cmd_config = {
+    .name = "config",
+    .summary = "show the effective profile configuration and where each value came from",
+    .help = "Usage: ergon config show [--config FILE.yml] [--board B] [--power] "
+	    "[--set KEY=VALUE ...] [--json]\n"
+	    "       ergon config boards\n\n"
+	    "show resolves the configuration as `ergon profile` will: defaults, then the\n"
+	    "board registry, INA228 presets, the YAML file, then --board/--set (the command\n"
+	    "line wins), then the rules (lock-step auto, power window target). It prints\n"
+	    "every key, its effective value, its origin (default, board, preset, config\n"
+	    "file, command line, rule) and where it was set. Warnings go to stderr.\n"
+	    "--power is short for --set power.enabled=true.\n"
+	    "Keys and rules: docs/internals/config.md. boards lists the board registry.\n\n"
+	    "Exit codes: 0 ok, 2 configuration or usage error, 3 unreadable file.\n\n"
+	    "Examples:\n"
+	    "  ergon config show --board apollo510_evb --power\n"
+	    "  ergon config show --config ergon.yml --set profiling.iterations=200 --json\n"
+	    "  ergon config boards\n",
+    .run = run,
+};
