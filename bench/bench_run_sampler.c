@@ -5,15 +5,15 @@
  * one synthetic read in a tight loop.
  *   bench_run_sampler [seconds]
  */
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-
 #include "ergon/figures.h"
 #include "ergon/instrument.h"
 #include "ergon/parse.h"
 #include "ergon/session.h"
 #include "ergon/workload.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
 
 static int nop_invoke(struct ergon_workload *wl, struct ergon_err *err)
 {

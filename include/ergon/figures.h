@@ -6,9 +6,9 @@
 #ifndef ERGON_FIGURES_H
 #define ERGON_FIGURES_H
 
-#include <stddef.h>
-
 #include "ergon/error.h"
+
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -17,12 +17,12 @@ extern "C" {
 /* An energy figure over one phase, with its uncertainty split by source. */
 struct ergon_energy {
 	size_t n_samples;
-	double span_s;        /* t_last - t_first of the samples integrated */
-	double energy_j;      /* trapezoid over the actual timestamps (or accumulator delta) */
-	double u_rated_j;     /* accuracy % of reading + resolution floor, integrated */
-	double u_timing_j;    /* timestamp quantization propagated through the trapezoid */
-	double u_j;           /* u_rated_j + u_timing_j (worst case, linear) */
-	double mean_power_w;  /* energy_j / span_s */
+	double span_s;	     /* t_last - t_first of the samples integrated */
+	double energy_j;     /* trapezoid over the actual timestamps (or accumulator delta) */
+	double u_rated_j;    /* accuracy % of reading + resolution floor, integrated */
+	double u_timing_j;   /* timestamp quantization propagated through the trapezoid */
+	double u_j;	     /* u_rated_j + u_timing_j (worst case, linear) */
+	double mean_power_w; /* energy_j / span_s */
 	double mean_power_u_w;
 	double peak_power_w;
 };
@@ -30,15 +30,15 @@ struct ergon_energy {
 /* Incremental trapezoidal integrator: samples arrive one at a time and the
  * whole capture is never needed in memory. */
 struct ergon_integrator {
-	double accuracy_frac;    /* rated accuracy as a fraction of reading */
-	double resolution_w;     /* absolute floor per reading */
+	double accuracy_frac;	 /* rated accuracy as a fraction of reading */
+	double resolution_w;	 /* absolute floor per reading */
 	double timing_quantum_s; /* worst-case error of one timestamp */
 	size_t n;
 	double t_first_s, t_last_s;
 	double p_prev_w, p_prev2_w;
 	double energy_j, abs_energy_j;
-	double sens_w;           /* sum of |dE/dt_i| for finalised samples */
-	double first_sens_w;     /* |dE/dt_0| = (|p0 + p1|)/2, known at n == 2 */
+	double sens_w;	     /* sum of |dE/dt_i| for finalised samples */
+	double first_sens_w; /* |dE/dt_0| = (|p0 + p1|)/2, known at n == 2 */
 	double peak_w;
 };
 
@@ -50,8 +50,7 @@ ERGON_API int ergon_integrator_add(struct ergon_integrator *ig, double t_s, doub
 				   struct ergon_err *err);
 /* The figure so far (a phase with fewer than 2 samples has energy 0 and
  * mean power NaN: the caller reports run.too_few_samples). */
-ERGON_API void ergon_integrator_result(const struct ergon_integrator *ig,
-				       struct ergon_energy *out);
+ERGON_API void ergon_integrator_result(const struct ergon_integrator *ig, struct ergon_energy *out);
 
 /* Trapezoid over arrays (the integrator run over them). */
 ERGON_API int ergon_energy_trapezoid(const double *t_s, const double *power_w, size_t n,
@@ -91,7 +90,7 @@ ERGON_API int ergon_throughput_windows(const double *end_s, size_t n, const doub
  * all of them must exist). Strictly below: equal is not below. */
 struct ergon_throttle {
 	int throttled;
-	long onset_window;   /* -1 when none */
+	long onset_window; /* -1 when none */
 	double first_ops_per_s;
 	double tail_ops_per_s; /* mean of the last `consecutive` windows */
 	double change_pct;     /* 100 * (tail - first) / first */
@@ -103,11 +102,11 @@ ERGON_API int ergon_throttle_onset(const double *ops_per_s, size_t n, double thr
 /* Energy per operation. */
 enum ergon_eop_formula {
 	ERGON_EOP_SATURATED = 1, /* mean active power x compute latency */
-	ERGON_EOP_PERIODIC = 2,  /* mean power / release rate (idle gaps folded in) */
+	ERGON_EOP_PERIODIC = 2,	 /* mean power / release rate (idle gaps folded in) */
 };
 struct ergon_eop_input {
-	int periodic;             /* the run was in periodic mode */
-	double release_hz;        /* requested release rate (periodic) */
+	int periodic;		   /* the run was in periodic mode */
+	double release_hz;	   /* requested release rate (periodic) */
 	double achieved_ops_per_s; /* operations / load duration */
 	double latency_mean_s;
 	double latency_quantum_s; /* clock resolution of one latency measurement */
@@ -116,7 +115,7 @@ struct ergon_eop_input {
 };
 struct ergon_eop {
 	int formula;
-	double duty_cycle;        /* latency_mean_s * release_hz (periodic), 1 saturated */
+	double duty_cycle; /* latency_mean_s * release_hz (periodic), 1 saturated */
 	double total_j, total_u_j;
 	double above_idle_j, above_idle_u_j;
 	char reason[160];

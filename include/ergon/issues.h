@@ -71,6 +71,8 @@ enum ergon_integrity {
 	  "no line arrived within the heartbeat limit")                                         \
 	X("capture.lossy", ERGON_SEV_WARNING,                                                      \
 	  "the link lost or mangled data (SWO overflow or malformed packets): diagnostic only") \
+	X("run.samples_rejected", ERGON_SEV_WARNING,                                                \
+	  "instrument readings refused: non-finite, or time not increasing")
 	/* --- instrument: drivers --- */                                                          \
 	X("instrument.averaged_power", ERGON_SEV_WARNING,                                          \
 	  "power comes from an averaged reading and the window is short against its period")    \

@@ -5,13 +5,13 @@
 #ifndef ERGON_REPORT_H
 #define ERGON_REPORT_H
 
-#include <jansson.h>
-#include <math.h>
-
 #include "ergon/error.h"
 #include "ergon/instrument.h"
 #include "ergon/session.h"
 #include "ergon/workload.h"
+
+#include <jansson.h>
+#include <math.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -39,12 +39,14 @@ struct ergon_run_config {
 	const char *workload_spec;
 	struct ergon_workload_options workload_opts;
 	struct ergon_session_config session; /* stop flag and progress callback inside */
-	double throttle_threshold;           /* e.g. 0.15 */
-	size_t throttle_windows;             /* consecutive windows, e.g. 2 */
-	double ambient_c;                    /* NaN when not given */
+	double throttle_threshold;	     /* e.g. 0.15 */
+	size_t throttle_windows;	     /* consecutive windows, e.g. 2 */
+	double ambient_c;		     /* NaN when not given */
+	const char *temp_file;		     /* thermal-zone style file (millidegrees C) read
+					      * alongside every sample; NULL = none */
 	const char *out_path;
-	unsigned write_flags;                /* ERGON_WRITE_FORCE | ERGON_WRITE_MKDIR */
-	size_t max_embedded_samples;         /* 0 = ERGON_REPORT_MAX_SAMPLES */
+	unsigned write_flags;	     /* ERGON_WRITE_FORCE | ERGON_WRITE_MKDIR */
+	size_t max_embedded_samples; /* 0 = ERGON_REPORT_MAX_SAMPLES */
 };
 
 /* Run a sustained-load measurement and write its report. The output path is
@@ -52,8 +54,7 @@ struct ergon_run_config {
  * *report (caller owns, json_decref) holds it, and its integrity may still
  * be invalid (interrupted, instrument failure, ...): the caller maps that
  * to its exit code. A negative code means nothing was written. */
-ERGON_API int ergon_run(const struct ergon_run_config *cfg, json_t **report,
-			struct ergon_err *err);
+ERGON_API int ergon_run(const struct ergon_run_config *cfg, json_t **report, struct ergon_err *err);
 
 /* Build a report from a session result (no I/O). Caller owns *report. */
 ERGON_API int ergon_report_build(const struct ergon_run_config *cfg,
@@ -65,8 +66,8 @@ ERGON_API int ergon_report_build(const struct ergon_run_config *cfg,
 /* Compute every derived figure from the report's plan, uncertainty model
  * and series. *figures (caller owns) is the "figures" object; *issues
  * (caller owns) lists the issues the figures raise. */
-ERGON_API int ergon_report_compute_figures(const json_t *report, json_t **figures,
-					   json_t **issues, struct ergon_err *err);
+ERGON_API int ergon_report_compute_figures(const json_t *report, json_t **figures, json_t **issues,
+					   struct ergon_err *err);
 
 /* Verify: the digest, then every figure recomputed from the series, then
  * integrity against the issues. ERGON_EVERIFY names the first differing

@@ -9,12 +9,12 @@
 #ifndef ERGON_SESSION_H
 #define ERGON_SESSION_H
 
-#include <signal.h>
-#include <stddef.h>
-
 #include "ergon/error.h"
 #include "ergon/instrument.h"
 #include "ergon/workload.h"
+
+#include <signal.h>
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,9 +32,9 @@ enum ergon_failure_policy {
 
 enum ergon_session_status {
 	ERGON_SESSION_COMPLETE = 1,
-	ERGON_SESSION_INTERRUPTED = 2,       /* the stop flag was raised (SIGINT/SIGTERM) */
+	ERGON_SESSION_INTERRUPTED = 2,	     /* the stop flag was raised (SIGINT/SIGTERM) */
 	ERGON_SESSION_INSTRUMENT_FAILED = 3, /* a read failed mid-run */
-	ERGON_SESSION_ABORTED = 4,           /* failure policy abort, or a limit was reached */
+	ERGON_SESSION_ABORTED = 4,	     /* failure policy abort, or a limit was reached */
 };
 
 struct ergon_session_progress {
@@ -45,22 +45,24 @@ struct ergon_session_progress {
 };
 
 struct ergon_session_config {
-	double settle_s;        /* wait before the idle baseline, no work, no samples */
-	double idle_s;          /* idle baseline: sampled, no work */
-	size_t windows;         /* load windows */
+	double settle_s; /* wait before the idle baseline, no work, no samples */
+	double idle_s;	 /* idle baseline: sampled, no work */
+	size_t windows;	 /* load windows */
 	double window_s;
-	double release_hz;      /* 0: saturated; > 0: periodic releases */
-	int sampler;            /* enum ergon_sampler_kind */
-	double sample_hz;       /* threaded rate; inline: the most readings per second */
-	int failure_policy;     /* enum ergon_failure_policy */
-	double invoke_timeout_s; /* an invocation longer than this failed (0 = none) */
-	size_t max_samples;     /* memory bound (0 = 50,000,000) */
-	size_t max_invocations; /* memory bound (0 = 100,000,000) */
+	double release_hz;		  /* 0: saturated; > 0: periodic releases */
+	int sampler;			  /* enum ergon_sampler_kind */
+	double sample_hz;		  /* threaded rate; inline: the most readings per second */
+	int failure_policy;		  /* enum ergon_failure_policy */
+	double invoke_timeout_s;	  /* an invocation longer than this failed (0 = none) */
+	size_t max_samples;		  /* memory bound (0 = 50,000,000) */
+	size_t max_invocations;		  /* memory bound (0 = 100,000,000) */
 	volatile sig_atomic_t *stop_flag; /* raised by the caller's signal handler; may be NULL */
-	/* Emulated throttle (synthetic scenarios): factor >= 1 by which the
-	 * invocation ending at host time t_s is stretched. May be NULL. */
-	double (*slowdown)(void *ctx, double t_s);
-	void *slowdown_ctx;
+	/* Emulation (synthetic scenarios): given an invocation that ran from
+	 * t_start_s to t_end_s (host monotonic), the time it must end at
+	 * (>= t_end_s): per-invocation work and a throttle's slowdown. The
+	 * session busy-waits until then. May be NULL. */
+	double (*stretch)(void *ctx, double t_start_s, double t_end_s);
+	void *stretch_ctx;
 	/* Called about 4 times a second from the measuring thread. May be NULL. */
 	void (*progress)(void *ctx, const struct ergon_session_progress *p);
 	void *progress_ctx;
@@ -87,8 +89,10 @@ struct ergon_session_result {
 	size_t n_failed, n_timeouts, release_overruns;
 	/* sampler health */
 	size_t sampler_late, sampler_missed;
-	double max_read_s;  /* longest instrument read call */
-	double clock_res_s; /* CLOCK_MONOTONIC resolution */
+	size_t samples_rejected; /* non-finite or non-increasing readings refused */
+	double max_read_s;	 /* longest instrument read call */
+	double mean_read_s;	 /* mean instrument read call */
+	double clock_res_s;	 /* CLOCK_MONOTONIC resolution */
 };
 
 /* Run a session. Returns 0 when the session ran to an end (complete,

@@ -1,16 +1,16 @@
 /* ergon energy-model: export energy-model/v1 from a verified report. The
  * file name maps to the symbol ergon_cli_cmd_energy_model; the command is
  * dispatched by .name, "energy-model". */
-#include <jansson.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "cli.h"
 #include "cli_args.h"
 #include "ergon/artifact.h"
 #include "ergon/fileio.h"
 #include "ergon/report.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define MAX_ACTIONS 32
 
@@ -80,18 +80,18 @@ static int run(int argc, char **argv)
 }
 
 const struct ergon_cli_command ergon_cli_cmd_energy_model = {
-	.name = "energy-model",
-	.summary = "export energy-model/v1 (J per operation above idle) from a report",
-	.help = "Usage: ergon energy-model REPORT.json --action NAME [--action NAME...]\n"
-		"                          [--allow-synthetic] [--out FILE [--force]]\n\n"
-		"Verifies the report, then writes energy-model/v1: schema, basis (above_idle),\n"
-		"values per action (J per operation), source (one sentence to carry verbatim),\n"
-		"uncertainty_j_per_operation and the report_id it came from. Every --action\n"
-		"names the one operation the report measured (aliases share its value).\n"
-		"A synthetic report is refused (exit 1) unless --allow-synthetic is given;\n"
-		"its source sentence then says \"synthetic — not measured\".\n\n"
-		"Examples:\n"
-		"  ergon energy-model run/report.json --action inference --out model.json\n"
-		"  ergon energy-model demo-run/report.json --action inference --allow-synthetic\n",
-	.run = run,
+    .name = "energy-model",
+    .summary = "export energy-model/v1 (J per operation above idle) from a report",
+    .help = "Usage: ergon energy-model REPORT.json --action NAME [--action NAME...]\n"
+	    "                          [--allow-synthetic] [--out FILE [--force]]\n\n"
+	    "Verifies the report, then writes energy-model/v1: schema, basis (above_idle),\n"
+	    "values per action (J per operation), source (one sentence to carry verbatim),\n"
+	    "uncertainty_j_per_operation and the report_id it came from. Every --action\n"
+	    "names the one operation the report measured (aliases share its value).\n"
+	    "A synthetic report is refused (exit 1) unless --allow-synthetic is given;\n"
+	    "its source sentence then says \"synthetic — not measured\".\n\n"
+	    "Examples:\n"
+	    "  ergon energy-model run/report.json --action inference --out model.json\n"
+	    "  ergon energy-model demo-run/report.json --action inference --allow-synthetic\n",
+    .run = run,
 };

@@ -1,11 +1,11 @@
 /* ergon instruments: list the instruments usable on this machine with
  * their identity, and for each one that is not usable, why and the fix. */
+#include "cli.h"
+#include "ergon/instrument.h"
+
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
-
-#include "cli.h"
-#include "ergon/instrument.h"
 
 static void print_found(const struct ergon_instrument_driver *d, json_t *found)
 {
@@ -49,8 +49,8 @@ static int run(int argc, char **argv)
 	for (size_t i = 0; i < n; i++) {
 		json_t *found = NULL;
 		struct ergon_err err = {0};
-		json_t *row = json_pack("{s:s, s:s}", "driver", d[i]->name, "longname",
-					d[i]->longname);
+		json_t *row =
+		    json_pack("{s:s, s:s}", "driver", d[i]->name, "longname", d[i]->longname);
 		if (d[i]->scan == NULL) {
 			json_object_set_new(row, "usable", json_true());
 			json_object_set_new(row, "found", json_array());
@@ -63,8 +63,8 @@ static int run(int argc, char **argv)
 		} else {
 			json_decref(found);
 			json_object_set_new(row, "usable", json_false());
-			json_object_set_new(row, "why", json_string(err.msg[0] ? err.msg
-								  : "no device found"));
+			json_object_set_new(row, "why",
+					    json_string(err.msg[0] ? err.msg : "no device found"));
 			json_object_set_new(row, "error",
 					    json_string(ergon_strerror_name(err.code)));
 		}
@@ -115,20 +115,20 @@ static int run(int argc, char **argv)
 }
 
 const struct ergon_cli_command ergon_cli_cmd_instruments = {
-	.name = "instruments",
-	.summary = "list the instruments usable here, and why the others are not",
-	.help = "Usage: ergon instruments [--sysfs-root DIR] [--json]\n\n"
-		"Looks for every instrument ergon has a driver for and lists the usable ones\n"
-		"with their identity (chip, rails, accuracy); for each one that is not usable\n"
-		"it says why (no device, permission, no library) and how to fix it.\n\n"
-		"Options:\n"
-		"  --sysfs-root DIR  read sysfs (hwmon, powercap, thermal) under DIR instead\n"
-		"                    of / (also: environment variable ERGON_SYSFS_ROOT)\n"
-		"  --json            print the listing as JSON\n\n"
-		"Environment:\n"
-		"  ERGON_NVML_LIB    path of libnvidia-ml.so.1 (default: the loader's search)\n\n"
-		"Examples:\n"
-		"  ergon instruments\n"
-		"  ergon instruments --sysfs-root /tmp/fake-orin --json\n",
-	.run = run,
+    .name = "instruments",
+    .summary = "list the instruments usable here, and why the others are not",
+    .help = "Usage: ergon instruments [--sysfs-root DIR] [--json]\n\n"
+	    "Looks for every instrument ergon has a driver for and lists the usable ones\n"
+	    "with their identity (chip, rails, accuracy); for each one that is not usable\n"
+	    "it says why (no device, permission, no library) and how to fix it.\n\n"
+	    "Options:\n"
+	    "  --sysfs-root DIR  read sysfs (hwmon, powercap, thermal) under DIR instead\n"
+	    "                    of / (also: environment variable ERGON_SYSFS_ROOT)\n"
+	    "  --json            print the listing as JSON\n\n"
+	    "Environment:\n"
+	    "  ERGON_NVML_LIB    path of libnvidia-ml.so.1 (default: the loader's search)\n\n"
+	    "Examples:\n"
+	    "  ergon instruments\n"
+	    "  ergon instruments --sysfs-root /tmp/fake-orin --json\n",
+    .run = run,
 };

@@ -1,12 +1,6 @@
 /* ergon run: the sustained-load harness. Parses flags, installs the
  * SIGINT/SIGTERM handler, calls ergon_run and prints the summary from the
  * report it returns (the CLI computes nothing). */
-#include <math.h>
-#include <signal.h>
-#include <stdio.h>
-#include <string.h>
-#include <unistd.h>
-
 #include "cli.h"
 #include "cli_args.h"
 #include "ergon/artifact.h"
@@ -14,6 +8,12 @@
 #include "ergon/issues.h"
 #include "ergon/parse.h"
 #include "ergon/report.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #define MAX_KV 64
 
@@ -82,6 +82,20 @@ static void print_summary(const json_t *r)
 	printf("sampler     : %s %.0f Hz (achieved %.1f Hz, max gap %.1f ms)\n",
 	       str(r, "sampler", "kind"), num(r, "sampler.target_hz"),
 	       num(fig, "sampler.achieved_hz"), num(fig, "sampler.max_gap_s") * 1e3);
+	/* Real instruments: how often the hardware really updated. */
+	size_t ri;
+	const json_t *rail;
+	json_array_foreach(json_object_get(json_object_get(r, "instrument_stats"), "rails"), ri,
+			   rail)
+	{
+		const json_t *name = json_object_get(rail, "rail");
+		if (name == NULL)
+			name = json_object_get(rail, "domain");
+		printf("rail        : %s read %.0f Hz, %.0f distinct updates/s\n",
+		       json_is_string(name) ? json_string_value(name) : "?",
+		       json_number_value(json_object_get(rail, "read_rate_hz")),
+		       json_number_value(json_object_get(rail, "distinct_rate_hz")));
+	}
 	printf("operations  : %.0f (%.0f failed)\n", num(fig, "operations.count"),
 	       num(fig, "operations.failed"));
 	const json_t *withheld = json_object_get(fig, "withheld");
@@ -123,17 +137,17 @@ static void print_summary(const json_t *r)
 static int run(int argc, char **argv)
 {
 	struct ergon_run_config cfg = {
-		.instrument_spec = "synthetic",
-		.session = {.idle_s = 10,
-			    .windows = 6,
-			    .window_s = 60,
-			    .sampler = ERGON_SAMPLER_THREADED,
-			    .sample_hz = 1000,
-			    .failure_policy = ERGON_ON_FAILURE_CONTINUE},
-		.throttle_threshold = 0.15,
-		.throttle_windows = 2,
-		.ambient_c = NAN,
-		.write_flags = ERGON_WRITE_MKDIR,
+	    .instrument_spec = "synthetic",
+	    .session = {.idle_s = 10,
+			.windows = 6,
+			.window_s = 60,
+			.sampler = ERGON_SAMPLER_THREADED,
+			.sample_hz = 1000,
+			.failure_policy = ERGON_ON_FAILURE_CONTINUE},
+	    .throttle_threshold = 0.15,
+	    .throttle_windows = 2,
+	    .ambient_c = NAN,
+	    .write_flags = ERGON_WRITE_MKDIR,
 	};
 	const char *ikv[MAX_KV + 1] = {0}, *wkv[MAX_KV + 1] = {0};
 	size_t ni = 0, nw = 0;
@@ -144,18 +158,18 @@ static int run(int argc, char **argv)
 		double d;
 		long l;
 #define FLAG(name) ((m = cli_opt(argc, argv, &i, name, &v)) != 0)
-#define NEED()                                                                                   \
-	do {                                                                                     \
-		if (m < 0)                                                                       \
-			return ergon_cli_usage("run", "%s needs a value", argv[i]);              \
+#define NEED()                                                                      \
+	do {                                                                        \
+		if (m < 0)                                                          \
+			return ergon_cli_usage("run", "%s needs a value", argv[i]); \
 	} while (0)
-#define DBL(name, lo, dst)                                                                       \
-	do {                                                                                     \
-		NEED();                                                                          \
-		if (ergon_parse_double(v, name, &d, &err) || d < (lo))                           \
+#define DBL(name, lo, dst)                                                                        \
+	do {                                                                                      \
+		NEED();                                                                           \
+		if (ergon_parse_double(v, name, &d, &err) || d < (lo))                            \
 			return ergon_cli_usage("run", "%s: '%s' must be a number >= %g", name, v, \
-					       (double)(lo));                                    \
-		dst = d;                                                                         \
+					       (double)(lo));                                     \
+		dst = d;                                                                          \
 	} while (0)
 		if (FLAG("--device")) {
 			NEED();
@@ -184,9 +198,8 @@ static int run(int argc, char **argv)
 			cfg.instrument_opts.provenance_override = ergon_provenance_parse(v);
 			if (cfg.instrument_opts.provenance_override != ERGON_PROV_MEASURED &&
 			    cfg.instrument_opts.provenance_override != ERGON_PROV_SYNTHETIC)
-				return ergon_cli_usage("run",
-						       "--provenance %s: use measured or synthetic",
-						       v);
+				return ergon_cli_usage(
+				    "run", "--provenance %s: use measured or synthetic", v);
 		} else if (FLAG("--settle-s")) {
 			DBL("--settle-s", 0, cfg.session.settle_s);
 		} else if (FLAG("--idle-s")) {
@@ -207,8 +220,8 @@ static int run(int argc, char **argv)
 			else if (strcmp(v, "threaded") == 0)
 				cfg.session.sampler = ERGON_SAMPLER_THREADED;
 			else
-				return ergon_cli_usage("run", "--sampler %s: use inline or threaded",
-						       v);
+				return ergon_cli_usage("run",
+						       "--sampler %s: use inline or threaded", v);
 		} else if (FLAG("--sample-hz")) {
 			DBL("--sample-hz", 0, cfg.session.sample_hz);
 		} else if (FLAG("--on-failure")) {
@@ -230,6 +243,9 @@ static int run(int argc, char **argv)
 			if (ergon_parse_long(v, "--throttle-windows", 1, 1000, &l, &err))
 				return ergon_cli_usage("run", "%s", err.msg);
 			cfg.throttle_windows = (size_t)l;
+		} else if (FLAG("--temp-file")) {
+			NEED();
+			cfg.temp_file = v;
 		} else if (FLAG("--ambient-c")) {
 			DBL("--ambient-c", -100, cfg.ambient_c);
 		} else if (FLAG("--max-embedded-samples")) {
@@ -259,6 +275,7 @@ static int run(int argc, char **argv)
 	cfg.instrument_opts.kv = ikv;
 	cfg.workload_opts.kv = wkv;
 	cfg.session.stop_flag = &stop_flag;
+	cfg.workload_opts.stop = &stop_flag; /* a hanging invoke gives up on SIGINT */
 	if (isatty(STDERR_FILENO))
 		cfg.session.progress = progress;
 	struct sigaction sa = {0};
@@ -290,52 +307,55 @@ static int run(int argc, char **argv)
 }
 
 const struct ergon_cli_command ergon_cli_cmd_run = {
-	.name = "run",
-	.summary = "sustained-load measurement: idle baseline, N windows, verifiable report",
-	.help =
-		"Usage: ergon run --device NAME --workload SPEC --out FILE [options]\n\n"
-		"Phases: optional settle (no work, no samples), idle baseline (sampled, no\n"
-		"work), then N load windows of W seconds. Every invocation is timed with\n"
-		"CLOCK_MONOTONIC; power is integrated over the real sample timestamps.\n\n"
-		"  --device NAME            what is measured (recorded in the report)\n"
-		"  --instrument SPEC        synthetic (default) | replay:FILE.csv |\n"
-		"                           hwmon:RAIL | rapl[:DOMAIN] | nvml[:INDEX]\n"
-		"  --sysfs-root DIR         read hwmon/powercap/thermal under DIR, not /\n"
-		"                           (also: ERGON_SYSFS_ROOT)\n"
-		"  --instrument-opt K=V     driver option (synthetic: seed, idle_w, load_w,\n"
-		"                           noise_w, throttle_s, drop, temp_start_c,\n"
-		"                           temp_rate_c_per_s, temp_max_c, accuracy_pct,\n"
-		"                           resolution_w, fail_after; replay: accuracy_pct,\n"
-		"                           resolution_w)\n"
-		"  --provenance KIND        replay: the recording's kind (measured|synthetic)\n"
-		"  --workload SPEC          builtin:spin|memstream|periodic, command:ARGV,\n"
-		"                           pipe:ARGV, plugin:PATH.so\n"
-		"  --workload-opt K=V       workload option\n"
-		"  --settle-s S             wait before the idle baseline (default 0)\n"
-		"  --idle-s S               idle baseline (default 10)\n"
-		"  --windows N              load windows (default 6)\n"
-		"  --window-s S             seconds per window (default 60)\n"
-		"  --release-hz R           periodic mode: release R invocations per second\n"
-		"                           (default: saturated, back to back)\n"
-		"  --sampler inline|threaded  (default threaded)\n"
-		"  --sample-hz HZ           sampling rate (default 1000)\n"
-		"  --on-failure continue|abort  failed invocations (default continue)\n"
-		"  --invoke-timeout-s S     per-invocation bound; longer counts as failed\n"
-		"  --throttle-threshold F   throughput drop that counts (default 0.15)\n"
-		"  --throttle-windows K     consecutive windows it must last (default 2)\n"
-		"  --ambient-c C            ambient temperature, recorded in conditions\n"
-		"  --max-embedded-samples N decimate the embedded power series above N\n"
-		"  --out FILE               report path (checked writable before measuring)\n"
-		"  --force                  replace an existing report\n\n"
-		"Exit: 0 valid (or degraded, e.g. throttled), 1 invalid (interrupted,\n"
-		"instrument failure, no operations: the report is written and says why),\n"
-		"2 usage, 3 I/O or device.\n\n"
-		"Examples:\n"
-		"  ergon run --device demo-board --instrument synthetic --workload builtin:spin \\\n"
-		"      --idle-s 10 --windows 6 --window-s 60 --out run/report.json\n"
-		"  ergon run --device cam --workload builtin:periodic --release-hz 30 \\\n"
-		"      --sampler inline --idle-s 5 --windows 4 --window-s 15 --out cam.json\n"
-		"  ergon run --device pi5 --instrument replay:bench.csv --provenance measured \\\n"
-		"      --workload builtin:spin --idle-s 2 --windows 2 --window-s 3 --out r.json\n",
-	.run = run,
+    .name = "run",
+    .summary = "sustained-load measurement: idle baseline, N windows, verifiable report",
+    .help = "Usage: ergon run --device NAME --workload SPEC --out FILE [options]\n\n"
+	    "Phases: optional settle (no work, no samples), idle baseline (sampled, no\n"
+	    "work), then N load windows of W seconds. Every invocation is timed with\n"
+	    "CLOCK_MONOTONIC; power is integrated over the real sample timestamps.\n\n"
+	    "  --device NAME            what is measured (recorded in the report)\n"
+	    "  --instrument SPEC        synthetic (default) | replay:FILE.csv |\n"
+	    "                           hwmon:RAIL | rapl[:DOMAIN] | nvml[:INDEX]\n"
+	    "  --sysfs-root DIR         read hwmon/powercap/thermal under DIR, not /\n"
+	    "                           (also: ERGON_SYSFS_ROOT)\n"
+	    "  --instrument-opt K=V     driver option (synthetic: seed, idle_w, load_w,\n"
+	    "                           noise_w, throttle_s, drop, temp_start_c,\n"
+	    "                           temp_rate_c_per_s, temp_max_c, accuracy_pct,\n"
+	    "                           resolution_w, fail_after, work_s; replay:\n"
+	    "                           accuracy_pct,\n"
+	    "                           resolution_w)\n"
+	    "  --provenance KIND        replay: the recording's kind (measured|synthetic)\n"
+	    "  --workload SPEC          builtin:spin|memstream|periodic, command:ARGV,\n"
+	    "                           pipe:ARGV, plugin:PATH.so\n"
+	    "  --workload-opt K=V       workload option\n"
+	    "  --settle-s S             wait before the idle baseline (default 0)\n"
+	    "  --idle-s S               idle baseline (default 10)\n"
+	    "  --windows N              load windows (default 6)\n"
+	    "  --window-s S             seconds per window (default 60)\n"
+	    "  --release-hz R           periodic mode: release R invocations per second\n"
+	    "                           (default: saturated, back to back)\n"
+	    "  --sampler inline|threaded  (default threaded)\n"
+	    "  --sample-hz HZ           sampling rate (default 1000)\n"
+	    "  --on-failure continue|abort  failed invocations (default continue)\n"
+	    "  --invoke-timeout-s S     per-invocation bound; longer counts as failed\n"
+	    "  --throttle-threshold F   throughput drop that counts (default 0.15)\n"
+	    "  --throttle-windows K     consecutive windows it must last (default 2)\n"
+	    "  --ambient-c C            ambient temperature, recorded in conditions\n"
+	    "  --temp-file PATH         device temperature file in millidegrees C (e.g.\n"
+	    "                           /sys/class/thermal/thermal_zone0/temp), read with\n"
+	    "                           the samples: evidence for a throttle verdict\n"
+	    "  --max-embedded-samples N decimate the embedded power series above N\n"
+	    "  --out FILE               report path (checked writable before measuring)\n"
+	    "  --force                  replace an existing report\n\n"
+	    "Exit: 0 valid (or degraded, e.g. throttled), 1 invalid (interrupted,\n"
+	    "instrument failure, no operations: the report is written and says why),\n"
+	    "2 usage, 3 I/O or device.\n\n"
+	    "Examples:\n"
+	    "  ergon run --device demo-board --instrument synthetic --workload builtin:spin \\\n"
+	    "      --idle-s 10 --windows 6 --window-s 60 --out run/report.json\n"
+	    "  ergon run --device cam --workload builtin:periodic --release-hz 30 \\\n"
+	    "      --sampler inline --idle-s 5 --windows 4 --window-s 15 --out cam.json\n"
+	    "  ergon run --device pi5 --instrument replay:bench.csv --provenance measured \\\n"
+	    "      --workload builtin:spin --idle-s 2 --windows 2 --window-s 3 --out r.json\n",
+    .run = run,
 };

@@ -1,10 +1,10 @@
 /* ergon verify: the digest and every figure recomputed from the series. */
-#include <jansson.h>
-#include <stdio.h>
-
 #include "cli.h"
 #include "ergon/artifact.h"
 #include "ergon/report.h"
+
+#include <jansson.h>
+#include <stdio.h>
 
 static int run(int argc, char **argv)
 {
@@ -33,15 +33,15 @@ static int run(int argc, char **argv)
 }
 
 const struct ergon_cli_command ergon_cli_cmd_verify = {
-	.name = "verify",
-	.summary = "check a report: digest and every figure recomputed from its series",
-	.help = "Usage: ergon verify REPORT.json\n\n"
-		"Recomputes report_id (sha256 of the RFC 8785 form without report_id) and\n"
-		"every derived figure from the embedded series, and compares them within a\n"
-		"stated tolerance (1e-9 relative + 1e-12 absolute). Exit 0 only when both\n"
-		"hold; otherwise the first field that differs is named (exit 1), or the\n"
-		"byte where the file stops being JSON (exit 3).\n\n"
-		"What this proves and what it does not: docs/THREAT_MODEL.md.\n\n"
-		"Example:\n  ergon verify run/report.json\n",
-	.run = run,
+    .name = "verify",
+    .summary = "check a report: digest and every figure recomputed from its series",
+    .help = "Usage: ergon verify REPORT.json\n\n"
+	    "Recomputes report_id (sha256 of the RFC 8785 form without report_id) and\n"
+	    "every derived figure from the embedded series, and compares them within a\n"
+	    "stated tolerance (1e-9 relative + 1e-12 absolute). Exit 0 only when both\n"
+	    "hold; otherwise the first field that differs is named (exit 1), or the\n"
+	    "byte where the file stops being JSON (exit 3).\n\n"
+	    "What this proves and what it does not: docs/THREAT_MODEL.md.\n\n"
+	    "Example:\n  ergon verify run/report.json\n",
+    .run = run,
 };

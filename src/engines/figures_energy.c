@@ -1,9 +1,9 @@
 /* Energy over a phase: trapezoid over the actual sample timestamps or
  * hardware accumulator deltas, with the uncertainty of docs/METHOD.md. */
+#include "ergon/figures.h"
+
 #include <math.h>
 #include <stddef.h>
-
-#include "ergon/figures.h"
 
 void ergon_integrator_init(struct ergon_integrator *ig, double accuracy_pct, double resolution_w,
 			   double timing_quantum_s)
@@ -76,9 +76,9 @@ void ergon_integrator_result(const struct ergon_integrator *ig, struct ergon_ene
 	out->mean_power_u_w = out->u_j / out->span_s;
 }
 
-int ergon_energy_trapezoid(const double *t_s, const double *power_w, size_t n,
-			   double accuracy_pct, double resolution_w, double timing_quantum_s,
-			   struct ergon_energy *out, struct ergon_err *err)
+int ergon_energy_trapezoid(const double *t_s, const double *power_w, size_t n, double accuracy_pct,
+			   double resolution_w, double timing_quantum_s, struct ergon_energy *out,
+			   struct ergon_err *err)
 {
 	struct ergon_integrator ig;
 	ergon_integrator_init(&ig, accuracy_pct, resolution_w, timing_quantum_s);
@@ -101,10 +101,12 @@ int ergon_energy_accumulator(const double *t_s, const double *energy_j, size_t n
 	for (size_t i = 0; i < n; i++) {
 		if (!isfinite(t_s[i]) || !isfinite(energy_j[i]))
 			return ergon_err_set(err, ERGON_EPARSE,
-					     "sample %zu: non-finite time or energy accumulator", i);
+					     "sample %zu: non-finite time or energy accumulator",
+					     i);
 		if (i > 0 && !(t_s[i] > t_s[i - 1]))
 			return ergon_err_set(err, ERGON_EPARSE,
-					     "sample %zu: time %.9f s does not increase", i, t_s[i]);
+					     "sample %zu: time %.9f s does not increase", i,
+					     t_s[i]);
 		if (i > 0 && energy_j[i] < energy_j[i - 1])
 			return ergon_err_set(err, ERGON_EMEASURE,
 					     "sample %zu: energy accumulator went backwards "

@@ -1,10 +1,10 @@
 /* Latency percentiles, throughput per window and throttle onset. */
+#include "ergon/figures.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "ergon/figures.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -97,8 +97,8 @@ int ergon_throughput_windows(const double *end_s, size_t n, const double *bounds
 	return 0;
 }
 
-int ergon_throttle_onset(const double *ops_per_s, size_t n, double threshold,
-			 size_t consecutive, struct ergon_throttle *out, struct ergon_err *err)
+int ergon_throttle_onset(const double *ops_per_s, size_t n, double threshold, size_t consecutive,
+			 struct ergon_throttle *out, struct ergon_err *err)
 {
 	*out = (struct ergon_throttle){.onset_window = -1};
 	if (n == 0)
@@ -114,9 +114,8 @@ int ergon_throttle_onset(const double *ops_per_s, size_t n, double threshold,
 	for (size_t i = n - k; i < n; i++)
 		tail += ops_per_s[i];
 	out->tail_ops_per_s = tail / (double)k;
-	out->change_pct = ops_per_s[0] > 0
-				  ? 100.0 * (out->tail_ops_per_s - ops_per_s[0]) / ops_per_s[0]
-				  : NAN;
+	out->change_pct =
+	    ops_per_s[0] > 0 ? 100.0 * (out->tail_ops_per_s - ops_per_s[0]) / ops_per_s[0] : NAN;
 	double limit = (1.0 - threshold) * ops_per_s[0];
 	for (size_t i = 1; i + consecutive <= n; i++) {
 		size_t j = i;

@@ -35,12 +35,21 @@ static void sleep_until(double t_s)
 
 struct samples {
 	double *t, *p, *temp, *e;
-	size_t n, cap, max;
+	size_t n, cap, max, rejected;
 	int has_temp, has_energy;
 };
 
 static int samples_push(struct samples *s, const struct ergon_sample *x, double origin)
 {
+	/* A reading that cannot be integrated is refused at the door and
+	 * counted, so the figures never meet it (and the report still gets
+	 * written with everything else). */
+	double pw = (x->fields & ERGON_F_POWER) ? x->power_w : x->voltage_v * x->current_a;
+	double ts = x->t_s - origin;
+	if (!isfinite(ts) || !isfinite(pw) || (s->n > 0 && !(ts > s->t[s->n - 1]))) {
+		s->rejected++;
+		return 0;
+	}
 	if (s->n == s->cap) {
 		size_t nc = s->cap ? s->cap * 2 : 4096;
 		if (nc > s->max)
@@ -88,28 +97,48 @@ struct sampler {
 	double period_s;
 	double next_due_s;
 	size_t late, missed;
-	double max_read_s;
-	atomic_int failed;  /* a read failed: the measuring loop stops */
+	double max_read_s, sum_read_s;
+	size_t n_reads;
+	atomic_int failed; /* a read failed: the measuring loop stops */
 	atomic_int stop;
 	struct ergon_err err;
 	pthread_t thread;
 	int running;
 };
 
-/* One read call; samples appended. Non-zero on failure (recorded in sp). */
+/* One reading: read calls until the driver has nothing more queued (a
+ * replay or a streaming instrument may hold more than one batch), at most
+ * 16 batches. Non-zero on failure (recorded in sp). */
+static int sampler_read_batch(struct sampler *sp, size_t *got);
+
 static int sampler_read(struct sampler *sp)
+{
+	size_t got = READ_BATCH;
+	for (int i = 0; i < 16 && got == READ_BATCH; i++) {
+		int rc = sampler_read_batch(sp, &got);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int sampler_read_batch(struct sampler *sp, size_t *got)
 {
 	struct ergon_sample buf[READ_BATCH];
 	size_t n = 0;
+	*got = 0;
 	double a = ergon_now_s();
 	int rc = ergon_instrument_read(sp->inst, buf, READ_BATCH, &n, &sp->err);
 	double b = ergon_now_s();
 	if (b - a > sp->max_read_s)
 		sp->max_read_s = b - a;
+	sp->sum_read_s += b - a;
+	sp->n_reads++;
 	if (rc) {
 		atomic_store(&sp->failed, 1);
 		return rc;
 	}
+	*got = n;
 	for (size_t i = 0; i < n; i++) {
 		rc = samples_push(&sp->s, &buf[i], sp->origin_s);
 		if (rc) {
@@ -142,8 +171,18 @@ static void sampler_schedule(struct sampler *sp, double t)
 static void *sampler_main(void *arg)
 {
 	struct sampler *sp = arg;
+	/* Below 100 us per reading the timer wake-up latency (tens of us on a
+	 * VM) would cap the rate, so the thread polls the clock instead of
+	 * sleeping: it then uses one core, which the report's CPU figures in
+	 * docs/PERFORMANCE.md show. */
+	int spin = sp->period_s < 1e-4;
 	while (!atomic_load(&sp->stop)) {
-		sleep_until(sp->next_due_s);
+		if (spin) {
+			while (ergon_now_s() < sp->next_due_s && !atomic_load(&sp->stop))
+				;
+		} else {
+			sleep_until(sp->next_due_s);
+		}
 		if (atomic_load(&sp->stop))
 			break;
 		sampler_schedule(sp, ergon_now_s());
@@ -281,23 +320,23 @@ static int record_invocation(struct run *r, double t0, double lat, int failed)
 static double invoke_once(struct run *r, double *t_start)
 {
 	const struct ergon_session_config *cfg = r->cfg;
-	struct ergon_err ierr = {0};
+	/* Not zero-filled: clearing 1 KiB per invocation would be most of the
+	 * harness overhead; an empty code and message is all "no error" needs. */
+	struct ergon_err ierr;
+	ierr.code = 0;
+	ierr.msg[0] = '\0';
 	double a = ergon_now_s();
 	int rc = ergon_workload_invoke(r->wl, &ierr);
 	double b = ergon_now_s();
-	if (cfg->slowdown) {
-		double f = cfg->slowdown(cfg->slowdown_ctx, b);
-		if (f > 1.0) {
-			/* Emulated throttle: stretch this invocation as a slower
-			 * clock would, busy so the load hint stays true. */
-			double until = a + (b - a) * f;
-			while (b < until)
-				b = ergon_now_s();
-		}
+	if (cfg->stretch) {
+		/* Emulated work or throttle: busy, so the load hint stays true. */
+		double until = cfg->stretch(cfg->stretch_ctx, a, b);
+		while (b < until)
+			b = ergon_now_s();
 	}
 	double lat = b - a;
-	int timed_out = rc == ERGON_ETIMEDOUT ||
-			(cfg->invoke_timeout_s > 0 && lat > cfg->invoke_timeout_s);
+	int timed_out =
+	    rc == ERGON_ETIMEDOUT || (cfg->invoke_timeout_s > 0 && lat > cfg->invoke_timeout_s);
 	int failed = rc != 0 || timed_out;
 	if (timed_out)
 		r->res->n_timeouts++;
@@ -307,7 +346,8 @@ static double invoke_once(struct run *r, double *t_start)
 		char why[ERGON_ERR_MSG_MAX + 128];
 		snprintf(why, sizeof(why),
 			 "invocation %zu failed (%.900s) and --on-failure abort stops the run",
-			 r->n_inv - 1, ierr.msg[0] ? ierr.msg : ergon_strerror(rc ? rc : ERGON_ETIMEDOUT));
+			 r->n_inv - 1,
+			 ierr.msg[0] ? ierr.msg : ergon_strerror(rc ? rc : ERGON_ETIMEDOUT));
 		abort_run(r, why);
 	}
 	*t_start = a;
@@ -457,9 +497,11 @@ int ergon_session_run(const struct ergon_session_config *cfg, struct ergon_instr
 	res->n_failed = r.n_failed;
 	res->sampler_late = r.sp.late;
 	res->sampler_missed = r.sp.missed;
+	res->samples_rejected = r.sp.s.rejected;
 	res->max_read_s = r.sp.max_read_s;
+	res->mean_read_s = r.sp.n_reads ? r.sp.sum_read_s / (double)r.sp.n_reads : 0;
 	return 0;
-fail_started: {
+fail_started : {
 	struct ergon_err serr = {0};
 	ergon_instrument_stop(inst, &serr);
 }

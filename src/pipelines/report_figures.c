@@ -2,15 +2,15 @@
  * fill "figures" and `ergon verify` calls it again on the file: one code
  * path, so a report verifies exactly when its figures follow from its series
  * (docs/METHOD.md, docs/THREAT_MODEL.md). */
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "ergon/figures.h"
 #include "ergon/issues.h"
 #include "ergon/report.h"
 #include "pipelines/report_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 json_t *ergon_jnum(double v)
 {
@@ -38,10 +38,11 @@ int ergon_jnumber(const json_t *root, const char *path, double *out, struct ergo
 {
 	const json_t *v = ergon_jpath(root, path);
 	if (!json_is_number(v))
-		return ergon_err_set(err, ERGON_EVERIFY,
-				     "field %s: missing or not a number; the report is incomplete or "
-				     "was edited",
-				     path);
+		return ergon_err_set(
+		    err, ERGON_EVERIFY,
+		    "field %s: missing or not a number; the report is incomplete or "
+		    "was edited",
+		    path);
 	*out = json_number_value(v);
 	return 0;
 }
@@ -53,8 +54,7 @@ int ergon_jarray(const json_t *root, const char *path, double **out, size_t *n,
 	*n = 0;
 	const json_t *a = ergon_jpath(root, path);
 	if (!json_is_array(a))
-		return ergon_err_set(err, ERGON_EVERIFY, "field %s: missing or not an array",
-				     path);
+		return ergon_err_set(err, ERGON_EVERIFY, "field %s: missing or not an array", path);
 	size_t len = json_array_size(a);
 	double *d = malloc((len ? len : 1) * sizeof(double));
 	if (d == NULL)
@@ -148,8 +148,8 @@ static int phase_energy(const struct series *s, double t0, double t1, const json
 	}
 	if (rc)
 		return ergon_err_set(err, ERGON_EVERIFY,
-				     "field series.samples (%s phase, from sample %zu): %s", name, a,
-				     e2.msg);
+				     "field series.samples (%s phase, from sample %zu): %s", name,
+				     a, e2.msg);
 	if (accum) {
 		/* Peak from the instantaneous power column, when present. */
 		double peak = NAN;
@@ -165,16 +165,16 @@ static int load_series(const json_t *r, struct series *s, struct ergon_err *err)
 {
 	int rc;
 	*s = (struct series){0};
-	size_t n_p;
+	size_t n_p, n_l;
 	if ((rc = ergon_jarray(r, "series.samples.t_s", &s->t, &s->n, err)) ||
 	    (rc = ergon_jarray(r, "series.samples.power_w", &s->p, &n_p, err)) ||
 	    (rc = ergon_jarray(r, "series.invocations.t_start_s", &s->inv_t, &s->n_inv, err)) ||
-	    (rc = ergon_jarray(r, "series.invocations.latency_s", &s->inv_l, &n_p, err)))
+	    (rc = ergon_jarray(r, "series.invocations.latency_s", &s->inv_l, &n_l, err)))
 		return rc;
-	if (n_p != s->n_inv)
-		return ergon_err_set(err, ERGON_EVERIFY,
-				     "field series.invocations.latency_s: %zu values for %zu starts",
-				     n_p, s->n_inv);
+	if (n_l != s->n_inv)
+		return ergon_err_set(
+		    err, ERGON_EVERIFY,
+		    "field series.invocations.latency_s: %zu values for %zu starts", n_l, s->n_inv);
 	if ((rc = ergon_jarray(r, "series.invocations.failed_index", &s->failed, &s->n_failed,
 			       err)) ||
 	    (rc = ergon_jarray(r, "series.window_edges_s", &s->edges, &s->n_edges, err)))
@@ -185,13 +185,7 @@ static int load_series(const json_t *r, struct series *s, struct ergon_err *err)
 	if (json_is_array(ergon_jpath(r, "series.samples.energy_j")) &&
 	    (rc = ergon_jarray(r, "series.samples.energy_j", &s->e, &s->n_e, err)))
 		return rc;
-	size_t np2 = 0;
-	double *tmp = NULL;
-	rc = ergon_jarray(r, "series.samples.power_w", &tmp, &np2, err);
-	free(tmp);
-	if (rc)
-		return rc;
-	if (np2 != s->n || (s->temp && s->n_temp != s->n) || (s->e && s->n_e != s->n))
+	if (n_p != s->n || (s->temp && s->n_temp != s->n) || (s->e && s->n_e != s->n))
 		return ergon_err_set(err, ERGON_EVERIFY,
 				     "field series.samples: the columns differ in length");
 	for (size_t i = 0; i < s->n_failed; i++)
@@ -226,8 +220,8 @@ static int exact_energy(const json_t *r, const char *phase, struct ergon_energy 
 			struct ergon_err *err)
 {
 	char path[96];
-	const char *f[] = {"duration_s", "energy_j", "energy_u_rated_j", "energy_u_timing_j",
-			   "peak_power_w", "samples"};
+	const char *f[] = {"duration_s",	"energy_j",	"energy_u_rated_j",
+			   "energy_u_timing_j", "peak_power_w", "samples"};
 	double v[6];
 	for (int i = 0; i < 6; i++) {
 		snprintf(path, sizeof(path), "series.exact.%s.%s", phase, f[i]);
@@ -285,7 +279,8 @@ int ergon_report_compute_figures(const json_t *r, json_t **figures_out, json_t *
 	double achieved_hz = NAN, max_gap = NAN, gap50 = NAN, gap99 = NAN;
 	const json_t *exact = ergon_jpath(r, "series.exact");
 	if (json_is_object(exact)) {
-		if ((rc = ergon_jnumber(r, "series.exact.sampler.achieved_hz", &achieved_hz, err)) ||
+		if ((rc =
+			 ergon_jnumber(r, "series.exact.sampler.achieved_hz", &achieved_hz, err)) ||
 		    (rc = ergon_jnumber(r, "series.exact.sampler.max_gap_s", &max_gap, err)) ||
 		    (rc = ergon_jnumber(r, "series.exact.sampler.gap_p50_s", &gap50, err)) ||
 		    (rc = ergon_jnumber(r, "series.exact.sampler.gap_p99_s", &gap99, err)))
@@ -346,21 +341,21 @@ int ergon_report_compute_figures(const json_t *r, json_t **figures_out, json_t *
 		 * than 2 kept samples cannot be checked this way. */
 		double ei = fabs(di.mean_power_w - idle.mean_power_w);
 		double el = fabs(dl.mean_power_w - load.mean_power_w);
-		int bad_i = di.n_samples >= 2 && !(ei <= ERGON_DECIMATION_TOL *
-								 fabs(idle.mean_power_w) +
-							 idle.mean_power_u_w);
-		int bad_l = dl.n_samples >= 2 && !(el <= ERGON_DECIMATION_TOL *
-								 fabs(load.mean_power_w) +
-							 load.mean_power_u_w);
+		int bad_i =
+		    di.n_samples >= 2 &&
+		    !(ei <= ERGON_DECIMATION_TOL * fabs(idle.mean_power_w) + idle.mean_power_u_w);
+		int bad_l =
+		    dl.n_samples >= 2 &&
+		    !(el <= ERGON_DECIMATION_TOL * fabs(load.mean_power_w) + load.mean_power_u_w);
 		if (bad_i || bad_l) {
-			rc = ergon_err_set(err, ERGON_EVERIFY,
-					   "field series.exact.%s: the decimated samples average "
-					   "%.6g W, the exact integral says %.6g W (tolerance %.0f%% "
-					   "+ uncertainty)",
-					   bad_i ? "idle" : "load",
-					   bad_i ? di.mean_power_w : dl.mean_power_w,
-					   bad_i ? idle.mean_power_w : load.mean_power_w,
-					   ERGON_DECIMATION_TOL * 100);
+			rc = ergon_err_set(
+			    err, ERGON_EVERIFY,
+			    "field series.exact.%s: the decimated samples average "
+			    "%.6g W, the exact integral says %.6g W (tolerance %.0f%% "
+			    "+ uncertainty)",
+			    bad_i ? "idle" : "load", bad_i ? di.mean_power_w : dl.mean_power_w,
+			    bad_i ? idle.mean_power_w : load.mean_power_w,
+			    ERGON_DECIMATION_TOL * 100);
 			goto out;
 		}
 		ergon_issue_add(issues, "run.samples_decimated", NULL,
@@ -426,14 +421,14 @@ int ergon_report_compute_figures(const json_t *r, json_t **figures_out, json_t *
 		free(end_ok);
 		goto out;
 	}
-	json_object_set_new(
-		fig, "latency",
-		json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s}", "count",
-			  (json_int_t)lat.count, "min_s", ergon_jnum(lat.min_s), "mean_s",
-			  ergon_jnum(lat.mean_s), "max_s", ergon_jnum(lat.max_s), "p50_s",
-			  ergon_jnum(lat.p50_s), "p90_s", ergon_jnum(lat.p90_s), "p95_s",
-			  ergon_jnum(lat.p95_s), "p99_s", ergon_jnum(lat.p99_s), "method",
-			  "nearest rank over every successful invocation"));
+	json_object_set_new(fig, "latency",
+			    json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s}", "count",
+				      (json_int_t)lat.count, "min_s", ergon_jnum(lat.min_s),
+				      "mean_s", ergon_jnum(lat.mean_s), "max_s",
+				      ergon_jnum(lat.max_s), "p50_s", ergon_jnum(lat.p50_s),
+				      "p90_s", ergon_jnum(lat.p90_s), "p95_s",
+				      ergon_jnum(lat.p95_s), "p99_s", ergon_jnum(lat.p99_s),
+				      "method", "nearest rank over every successful invocation"));
 	if (n_ok == 0)
 		ergon_issue_add(issues, "run.no_operations", NULL,
 				"no invocation succeeded in the load phase");
@@ -474,10 +469,9 @@ int ergon_report_compute_figures(const json_t *r, json_t **figures_out, json_t *
 		json_t *wins = json_array();
 		for (size_t w = 0; w < nw; w++)
 			json_array_append_new(
-				wins, json_pack("{s:f, s:f, s:I, s:f}", "t_start_s",
-						s.edges[w] - lt0, "duration_s",
-						s.edges[w + 1] - s.edges[w], "operations",
-						(json_int_t)ops[w], "ops_per_s", ops_s[w]));
+			    wins, json_pack("{s:f, s:f, s:I, s:f}", "t_start_s", s.edges[w] - lt0,
+					    "duration_s", s.edges[w + 1] - s.edges[w], "operations",
+					    (json_int_t)ops[w], "ops_per_s", ops_s[w]));
 		json_object_set_new(tp, "windows", wins);
 		free(ops);
 		free(ops_s);
@@ -499,20 +493,22 @@ int ergon_report_compute_figures(const json_t *r, json_t **figures_out, json_t *
 	json_t *evidence = json_null();
 	char verdict[512];
 	if (th.throttled) {
-		int n = snprintf(verdict, sizeof(verdict),
-				 "throughput regressed: from window %ld (t=%.1f s) on, below %.0f%% "
-				 "of the first window for %zu consecutive windows",
-				 th.onset_window, onset_t, 100.0 * (1.0 - thr), (size_t)consec_d);
+		int n =
+		    snprintf(verdict, sizeof(verdict),
+			     "throughput regressed: from window %ld (t=%.1f s) on, below %.0f%% "
+			     "of the first window for %zu consecutive windows",
+			     th.onset_window, onset_t, 100.0 * (1.0 - thr), (size_t)consec_d);
 		double tf = mean_temp(&s, s.edges[0], s.edges[1]);
 		double tl = mean_temp(&s, s.edges[nw - 1], s.edges[nw]);
 		if (isfinite(tf) && isfinite(tl) && n > 0 && (size_t)n < sizeof(verdict)) {
-			snprintf(verdict + n, sizeof(verdict) - (size_t)n,
-				 "; temperature %.1f -> %.1f C (first -> last window) is evidence of "
-				 "a thermal limit",
-				 tf, tl);
+			snprintf(
+			    verdict + n, sizeof(verdict) - (size_t)n,
+			    "; temperature %.1f -> %.1f C (first -> last window) is evidence of "
+			    "a thermal limit",
+			    tf, tl);
 			json_decref(evidence);
-			evidence = json_pack("{s:f, s:f}", "first_window_c", tf, "last_window_c",
-					     tl);
+			evidence =
+			    json_pack("{s:f, s:f}", "first_window_c", tf, "last_window_c", tl);
 		}
 		ergon_issue_add(issues, "run.throttled",
 				json_pack("{s:I, s:f}", "onset_window", (json_int_t)th.onset_window,
@@ -539,28 +535,28 @@ int ergon_report_compute_figures(const json_t *r, json_t **figures_out, json_t *
 	json_t *eop_j = json_null();
 	if (energy_ok && n_ok > 0 && lt1 > lt0) {
 		struct ergon_eop_input in = {
-			.periodic = mode && strcmp(mode, "periodic") == 0,
-			.release_hz = release_hz,
-			.achieved_ops_per_s = (double)n_ok / (lt1 - lt0),
-			.latency_mean_s = lat.mean_s,
-			.latency_quantum_s = lq,
-			.load_power_w = load.mean_power_w,
-			.load_power_u_w = load.mean_power_u_w,
-			.idle_power_w = idle.mean_power_w,
-			.idle_power_u_w = idle.mean_power_u_w,
+		    .periodic = mode && strcmp(mode, "periodic") == 0,
+		    .release_hz = release_hz,
+		    .achieved_ops_per_s = (double)n_ok / (lt1 - lt0),
+		    .latency_mean_s = lat.mean_s,
+		    .latency_quantum_s = lq,
+		    .load_power_w = load.mean_power_w,
+		    .load_power_u_w = load.mean_power_u_w,
+		    .idle_power_w = idle.mean_power_w,
+		    .idle_power_u_w = idle.mean_power_u_w,
 		};
 		struct ergon_eop eop;
 		struct ergon_err e2 = {0};
 		if (ergon_energy_per_op(&in, &eop, &e2) == 0) {
 			json_decref(eop_j);
 			eop_j = json_pack(
-				"{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o}", "formula",
-				eop.formula == ERGON_EOP_PERIODIC ? "periodic" : "saturated",
-				"reason", eop.reason, "duty_cycle", ergon_jnum(eop.duty_cycle),
-				"achieved_ops_per_s", ergon_jnum(in.achieved_ops_per_s),
-				"above_idle_j", ergon_jnum(eop.above_idle_j), "above_idle_u_j",
-				ergon_jnum(eop.above_idle_u_j), "total_j", ergon_jnum(eop.total_j),
-				"total_u_j", ergon_jnum(eop.total_u_j));
+			    "{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o}", "formula",
+			    eop.formula == ERGON_EOP_PERIODIC ? "periodic" : "saturated", "reason",
+			    eop.reason, "duty_cycle", ergon_jnum(eop.duty_cycle),
+			    "achieved_ops_per_s", ergon_jnum(in.achieved_ops_per_s), "above_idle_j",
+			    ergon_jnum(eop.above_idle_j), "above_idle_u_j",
+			    ergon_jnum(eop.above_idle_u_j), "total_j", ergon_jnum(eop.total_j),
+			    "total_u_j", ergon_jnum(eop.total_u_j));
 		}
 	}
 	json_object_set_new(fig, "energy_per_op", eop_j);

@@ -2,10 +2,10 @@
 #ifndef ERGON_REPORT_INTERNAL_H
 #define ERGON_REPORT_INTERNAL_H
 
+#include "ergon/error.h"
+
 #include <jansson.h>
 #include <stddef.h>
-
-#include "ergon/error.h"
 
 /* A real, or null for NaN/Inf (JSON has no NaN). New reference. */
 json_t *ergon_jnum(double v);

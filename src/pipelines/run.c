@@ -1,17 +1,19 @@
 /* The run pipeline: open the instrument and workload, check the output
  * path, run the session, build the report (series, figures, issues) and
  * write it atomically. Figures come from report_figures.c. */
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "drivers/instruments/synthetic/synthetic.h"
 #include "ergon/artifact.h"
 #include "ergon/fileio.h"
 #include "ergon/issues.h"
+#include "ergon/parse.h"
 #include "ergon/report.h"
 #include "pipelines/report_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static const char *status_name(int st)
 {
@@ -66,19 +68,18 @@ static void session_issues(json_t *issues, const struct ergon_session_result *re
 		ergon_issue_add(issues, "run.interrupted", NULL, "%s", res->stop_reason);
 		break;
 	case ERGON_SESSION_INSTRUMENT_FAILED:
-		ergon_issue_add(issues, "run.instrument_read_failed", NULL, "%s",
-				res->stop_reason);
+		ergon_issue_add(issues, "run.instrument_read_failed", NULL, "%s", res->stop_reason);
 		break;
 	default:
 		break;
 	}
 	if (res->status != ERGON_SESSION_COMPLETE)
-		ergon_issue_add(issues, "run.incomplete",
-				json_pack("{s:I}", "windows_completed",
-					  (json_int_t)res->windows_completed),
-				"the run stopped early (%s): figures are withheld; the series hold "
-				"what was measured",
-				res->stop_reason);
+		ergon_issue_add(
+		    issues, "run.incomplete",
+		    json_pack("{s:I}", "windows_completed", (json_int_t)res->windows_completed),
+		    "the run stopped early (%s): figures are withheld; the series hold "
+		    "what was measured",
+		    res->stop_reason);
 	if (res->n_timeouts)
 		ergon_issue_add(issues, "run.invocation_timeout",
 				json_pack("{s:I}", "timeouts", (json_int_t)res->n_timeouts),
@@ -91,6 +92,12 @@ static void session_issues(json_t *issues, const struct ergon_session_result *re
 				"%zu readings were late and %zu missed against the sampling "
 				"schedule",
 				res->sampler_late, res->sampler_missed);
+	if (res->samples_rejected)
+		ergon_issue_add(issues, "run.samples_rejected",
+				json_pack("{s:I}", "rejected", (json_int_t)res->samples_rejected),
+				"%zu instrument readings were refused (non-finite value or a time "
+				"that did not increase)",
+				res->samples_rejected);
 	if (res->release_overruns)
 		ergon_issue_add(issues, "run.release_overrun",
 				json_pack("{s:I}", "overruns", (json_int_t)res->release_overruns),
@@ -130,33 +137,38 @@ int ergon_report_build(const struct ergon_run_config *cfg, const struct ergon_in
 	json_object_set_new(rep, "device", json_pack("{s:s}", "name", cfg->device));
 	json_t *idj = ergon_instrument_identity_json(inst);
 	json_object_set_new(rep, "instrument", idj ? idj : json_null());
-	json_object_set_new(rep, "workload",
-			    json_pack("{s:s, s:s}", "spec", cfg->workload_spec, "description",
-				      wl->description));
+	json_object_set_new(
+	    rep, "workload",
+	    json_pack("{s:s, s:s}", "spec", cfg->workload_spec, "description", wl->description));
 	json_t *cond = json_object_get(rep, "conditions");
-	if (cond)
+	if (cond) {
 		json_object_set_new(cond, "ambient_c", ergon_jnum(cfg->ambient_c));
+		json_object_set_new(cond, "temp_file",
+				    cfg->temp_file ? json_string(cfg->temp_file) : json_null());
+	}
 	const struct ergon_session_config *sc = &cfg->session;
 	int periodic = sc->release_hz > 0;
 	json_object_set_new(rep, "mode",
 			    json_pack("{s:s, s:o}", "kind", periodic ? "periodic" : "saturated",
-				      "release_hz", periodic ? json_real(sc->release_hz)
-							     : json_null()));
+				      "release_hz",
+				      periodic ? json_real(sc->release_hz) : json_null()));
+	json_object_set_new(rep, "sampler",
+			    json_pack("{s:s, s:f, s:I, s:I, s:I, s:f, s:f}", "kind",
+				      sc->sampler == ERGON_SAMPLER_INLINE ? "inline" : "threaded",
+				      "target_hz", sc->sample_hz, "late",
+				      (json_int_t)res->sampler_late, "missed",
+				      (json_int_t)res->sampler_missed, "rejected",
+				      (json_int_t)res->samples_rejected, "max_read_s",
+				      res->max_read_s, "mean_read_s", res->mean_read_s));
 	json_object_set_new(
-		rep, "sampler",
-		json_pack("{s:s, s:f, s:I, s:I, s:f}", "kind",
-			  sc->sampler == ERGON_SAMPLER_INLINE ? "inline" : "threaded", "target_hz",
-			  sc->sample_hz, "late", (json_int_t)res->sampler_late, "missed",
-			  (json_int_t)res->sampler_missed, "max_read_s", res->max_read_s));
-	json_object_set_new(
-		rep, "plan",
-		json_pack("{s:f, s:f, s:I, s:f, s:f, s:I, s:s, s:o}", "settle_s", sc->settle_s,
-			  "idle_s", sc->idle_s, "windows", (json_int_t)sc->windows, "window_s",
-			  sc->window_s, "throttle_threshold", cfg->throttle_threshold,
-			  "throttle_windows", (json_int_t)cfg->throttle_windows, "failure_policy",
-			  sc->failure_policy == ERGON_ON_FAILURE_ABORT ? "abort" : "continue",
-			  "invoke_timeout_s",
-			  sc->invoke_timeout_s > 0 ? json_real(sc->invoke_timeout_s) : json_null()));
+	    rep, "plan",
+	    json_pack("{s:f, s:f, s:I, s:f, s:f, s:I, s:s, s:o}", "settle_s", sc->settle_s,
+		      "idle_s", sc->idle_s, "windows", (json_int_t)sc->windows, "window_s",
+		      sc->window_s, "throttle_threshold", cfg->throttle_threshold,
+		      "throttle_windows", (json_int_t)cfg->throttle_windows, "failure_policy",
+		      sc->failure_policy == ERGON_ON_FAILURE_ABORT ? "abort" : "continue",
+		      "invoke_timeout_s",
+		      sc->invoke_timeout_s > 0 ? json_real(sc->invoke_timeout_s) : json_null()));
 	json_t *emu = ergon_synthetic_scenario_json(inst);
 	json_object_set_new(rep, "emulation", emu ? emu : json_null());
 	json_object_set_new(rep, "status", json_string(status_name(res->status)));
@@ -167,11 +179,14 @@ int ergon_report_build(const struct ergon_run_config *cfg, const struct ergon_in
 			    json_pack("{s:I, s:I, s:I}", "timeouts", (json_int_t)res->n_timeouts,
 				      "release_overruns", (json_int_t)res->release_overruns,
 				      "windows_completed", (json_int_t)res->windows_completed));
-	/* A host-timed reading is stamped when the read returns: its time is
-	 * uncertain by the longest read call, never less than the clock tick. */
+	/* A host-timed reading is stamped within its read call: its time is
+	 * uncertain by about one read call, never less than the clock tick.
+	 * The mean call is used; the longest (a preemption outlier, recorded
+	 * as sampler.max_read_s) would inflate every interior term of the
+	 * worst-case sum. */
 	double q = res->clock_res_s;
-	if (strcmp(id->clock, "host_monotonic") == 0 && res->max_read_s > q)
-		q = res->max_read_s;
+	if (strcmp(id->clock, "host_monotonic") == 0 && res->mean_read_s > q)
+		q = res->mean_read_s;
 	json_object_set_new(rep, "uncertainty_model",
 			    json_pack("{s:f, s:f, s:f, s:f, s:f, s:s}", "accuracy_pct",
 				      id->accuracy_pct, "resolution_w", id->resolution_w,
@@ -184,34 +199,40 @@ int ergon_report_build(const struct ergon_run_config *cfg, const struct ergon_in
 			    json_string("seconds since the start of the idle baseline "
 					"(CLOCK_MONOTONIC)"));
 	json_object_set_new(
-		series, "phases",
-		json_pack("{s:{s:f, s:f}, s:{s:o, s:o}}", "idle", "t_start_s", res->idle_start_s,
-			  "t_end_s", res->idle_end_s, "load", "t_start_s",
-			  ergon_jnum(res->n_inv || res->windows_completed ? res->load_start_s : NAN),
-			  "t_end_s",
-			  ergon_jnum(res->n_inv || res->windows_completed ? res->load_end_s : NAN)));
+	    series, "phases",
+	    json_pack("{s:{s:f, s:f}, s:{s:o, s:o}}", "idle", "t_start_s", res->idle_start_s,
+		      "t_end_s", res->idle_end_s, "load", "t_start_s",
+		      ergon_jnum(res->n_inv || res->windows_completed ? res->load_start_s : NAN),
+		      "t_end_s",
+		      ergon_jnum(res->n_inv || res->windows_completed ? res->load_end_s : NAN)));
 	json_object_set_new(series, "window_edges_s",
 			    ergon_darray(res->window_edges_s,
 					 res->windows_completed ? res->windows_completed + 1 : 0, 1,
 					 0));
 	json_object_set_new(series, "samples", samples_json(res, 1));
-	json_object_set_new(
-		series, "invocations",
-		json_pack("{s:o, s:o, s:o}", "t_start_s", ergon_darray(res->inv_start_s, res->n_inv, 1, 0),
-			  "latency_s", ergon_darray(res->inv_latency_s, res->n_inv, 1, 0),
-			  "failed_index", size_array(res->failed_index, res->n_failed)));
+	json_object_set_new(series, "invocations",
+			    json_pack("{s:o, s:o, s:o}", "t_start_s",
+				      ergon_darray(res->inv_start_s, res->n_inv, 1, 0), "latency_s",
+				      ergon_darray(res->inv_latency_s, res->n_inv, 1, 0),
+				      "failed_index",
+				      size_array(res->failed_index, res->n_failed)));
 	json_object_set_new(rep, "series", series);
 	session_issues(json_object_get(rep, "issues"), res);
 	/* What the instrument itself found (a counter going backwards, stale
 	 * readings) and its read-rate figures go into the report too. */
 	if (inst->issues)
 		json_array_extend(json_object_get(rep, "issues"), inst->issues);
+	/* Averaged power (NVML on Ampere+) smears short phases: check the
+	 * shortest phase the figures come from. */
+	double shortest_s = cfg->session.window_s < cfg->session.idle_s ? cfg->session.window_s
+									: cfg->session.idle_s;
+	ergon_instrument_check_window(inst, shortest_s, json_object_get(rep, "issues"));
 	json_t *ist = ergon_instrument_stats(inst);
 	if (ist)
 		json_object_set_new(rep, "instrument_stats", ist);
 
-	size_t max = cfg->max_embedded_samples ? cfg->max_embedded_samples
-					       : ERGON_REPORT_MAX_SAMPLES;
+	size_t max =
+	    cfg->max_embedded_samples ? cfg->max_embedded_samples : ERGON_REPORT_MAX_SAMPLES;
 	int rc;
 	if (res->n_samples > max && res->status == ERGON_SESSION_COMPLETE) {
 		/* Exact integrals from the full series first, then decimate. */
@@ -225,14 +246,15 @@ int ergon_report_build(const struct ergon_run_config *cfg, const struct ergon_in
 			return rc;
 		}
 		size_t k = (res->n_samples + max - 1) / max;
-		json_t *exact = json_pack(
-			"{s:O, s:O, s:O, s:s}", "idle", json_object_get(fig, "idle"), "load",
-			json_object_get(fig, "load"), "sampler", json_object_get(fig, "sampler"),
-			"decimation",
-			"every k-th sample kept (k = decimation_factor) plus the last; these "
-			"integrals were computed over all samples");
+		json_t *exact =
+		    json_pack("{s:O, s:O, s:O, s:s}", "idle", json_object_get(fig, "idle"), "load",
+			      json_object_get(fig, "load"), "sampler",
+			      json_object_get(fig, "sampler"), "decimation",
+			      "every k-th sample kept (k = decimation_factor) plus the last; these "
+			      "integrals were computed over all samples");
 		json_object_set_new(exact, "decimation_factor", json_integer((json_int_t)k));
-		json_object_set_new(exact, "samples_total", json_integer((json_int_t)res->n_samples));
+		json_object_set_new(exact, "samples_total",
+				    json_integer((json_int_t)res->n_samples));
 		json_decref(fig);
 		json_object_set_new(series, "samples", samples_json(res, k));
 		json_object_set_new(series, "exact", exact);
@@ -246,9 +268,81 @@ int ergon_report_build(const struct ergon_run_config *cfg, const struct ergon_in
 	return 0;
 }
 
-static double synth_slowdown(void *ctx, double t_s)
+/* --temp-file: a decorator around the instrument that adds the device
+ * temperature read from a thermal-zone style file (an integer in
+ * millidegrees Celsius, e.g. /sys/class/thermal/thermal_zone0/temp) to every
+ * sample. The file is re-read at most every 100 ms; samples in between carry
+ * the last value. */
+struct temp_wrap {
+	struct ergon_instrument *inner;
+	const char *path;
+	double last_c, next_read_s;
+};
+
+static int temp_read_file(const char *path, double *out_c, struct ergon_err *err)
 {
-	return ergon_synthetic_slowdown(ctx, t_s);
+	char buf[64];
+	FILE *f = fopen(path, "r");
+	if (f == NULL)
+		return ergon_err_errno(err, errno, "--temp-file %s", path);
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	long milli;
+	struct ergon_err perr = {0};
+	if (ergon_parse_long(buf, "--temp-file", -273150, 1000000, &milli, &perr))
+		return ergon_err_set(err, ERGON_EPARSE,
+				     "--temp-file %s: expected an integer in millidegrees Celsius "
+				     "(thermal-zone format), found '%.20s'",
+				     path, buf);
+	*out_c = (double)milli / 1000.0;
+	return 0;
+}
+
+static int temp_wrap_read(struct ergon_instrument *inst, struct ergon_sample *buf, size_t cap,
+			  size_t *n, struct ergon_err *err)
+{
+	struct temp_wrap *tw = inst->priv;
+	int rc = ergon_instrument_read(tw->inner, buf, cap, n, err);
+	if (rc || *n == 0)
+		return rc;
+	double t = ergon_now_s();
+	if (t >= tw->next_read_s) {
+		rc = temp_read_file(tw->path, &tw->last_c, err);
+		if (rc)
+			return rc;
+		tw->next_read_s = t + 0.1;
+	}
+	for (size_t i = 0; i < *n; i++) {
+		buf[i].temp_c = tw->last_c;
+		buf[i].fields |= ERGON_F_TEMP;
+	}
+	return 0;
+}
+
+static int temp_wrap_start(struct ergon_instrument *inst, struct ergon_err *err)
+{
+	struct temp_wrap *tw = inst->priv;
+	return ergon_instrument_start(tw->inner, err);
+}
+
+static int temp_wrap_stop(struct ergon_instrument *inst, struct ergon_err *err)
+{
+	struct temp_wrap *tw = inst->priv;
+	return ergon_instrument_stop(tw->inner, err);
+}
+
+static void temp_wrap_hint(struct ergon_instrument *inst, double load)
+{
+	struct temp_wrap *tw = inst->priv;
+	if (tw->inner->driver->hint_load)
+		tw->inner->driver->hint_load(tw->inner, load);
+}
+
+static double synth_stretch(void *ctx, double t_start_s, double t_end_s)
+{
+	return ergon_synthetic_stretch(ctx, t_start_s, t_end_s);
 }
 
 int ergon_run(const struct ergon_run_config *cfg, json_t **report, struct ergon_err *err)
@@ -282,10 +376,28 @@ int ergon_run(const struct ergon_run_config *cfg, json_t **report, struct ergon_
 		goto out;
 	struct ergon_session_config sc = cfg->session;
 	if (strcmp(inst->driver->name, "synthetic") == 0) {
-		sc.slowdown = synth_slowdown;
-		sc.slowdown_ctx = inst;
+		sc.stretch = synth_stretch;
+		sc.stretch_ctx = inst;
 	}
-	rc = ergon_session_run(&sc, inst, wl, &res, err);
+	struct ergon_instrument *measure = inst;
+	struct temp_wrap tw = {.inner = inst, .path = cfg->temp_file};
+	/* The wrapper keeps the inner driver's name so the report names the
+	 * real instrument; only read/start/stop/hint pass through it. */
+	struct ergon_instrument_driver tdrv = *inst->driver;
+	struct ergon_instrument wrapped = {
+	    .driver = &tdrv, .identity = inst->identity, .priv = &tw};
+	if (cfg->temp_file) {
+		rc = temp_read_file(cfg->temp_file, &tw.last_c, err); /* fail before measuring */
+		if (rc)
+			goto out;
+		tdrv.read = temp_wrap_read;
+		tdrv.start = temp_wrap_start;
+		tdrv.stop = temp_wrap_stop;
+		tdrv.hint_load = inst->driver->hint_load ? temp_wrap_hint : NULL;
+		tdrv.close = NULL;
+		measure = &wrapped;
+	}
+	rc = ergon_session_run(&sc, measure, wl, &res, err);
 	if (rc)
 		goto out;
 	rc = ergon_report_build(cfg, inst, wl, &res, &rep, err);

@@ -1,14 +1,14 @@
 /* ergon verify and the energy-model/v1 export. */
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "ergon/artifact.h"
 #include "ergon/issues.h"
 #include "ergon/jcs.h"
 #include "ergon/report.h"
 #include "pipelines/report_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* First difference between stored (a) and recomputed (b) figures. */
 static int compare(const json_t *a, const json_t *b, const char *path, struct ergon_err *err)
@@ -26,8 +26,7 @@ static int compare(const json_t *a, const json_t *b, const char *path, struct er
 				     "%.17g (tolerance %g relative + %g absolute)",
 				     path, x, y, ERGON_VERIFY_REL, ERGON_VERIFY_ABS);
 	}
-	if (json_typeof(a) != json_typeof(b) &&
-	    !(json_is_boolean(a) && json_is_boolean(b)))
+	if (json_typeof(a) != json_typeof(b) && !(json_is_boolean(a) && json_is_boolean(b)))
 		return ergon_err_set(err, ERGON_EVERIFY,
 				     "field %s: the report holds a different kind of value than "
 				     "the series give (%s)",
@@ -68,9 +67,10 @@ static int compare(const json_t *a, const json_t *b, const char *path, struct er
 	}
 	if (json_is_string(b)) {
 		if (strcmp(json_string_value(a), json_string_value(b)) != 0)
-			return ergon_err_set(err, ERGON_EVERIFY,
-					     "field %s: says \"%.200s\", the series give \"%.200s\"",
-					     path, json_string_value(a), json_string_value(b));
+			return ergon_err_set(
+			    err, ERGON_EVERIFY,
+			    "field %s: says \"%.200s\", the series give \"%.200s\"", path,
+			    json_string_value(a), json_string_value(b));
 		return 0;
 	}
 	if (json_is_boolean(b) && json_is_true(a) != json_is_true(b))
@@ -84,8 +84,8 @@ int ergon_report_verify(const json_t *r, struct ergon_err *err)
 	if (schema == NULL || strcmp(schema, ERGON_REPORT_SCHEMA) != 0 ||
 	    json_integer_value(json_object_get(r, "schema_version")) != ERGON_REPORT_VERSION)
 		return ergon_err_set(err, ERGON_EVERIFY,
-				     "field schema: not an %s version %d report", ERGON_REPORT_SCHEMA,
-				     ERGON_REPORT_VERSION);
+				     "field schema: not an %s version %d report",
+				     ERGON_REPORT_SCHEMA, ERGON_REPORT_VERSION);
 	int rc = ergon_artifact_check_digest(r, err);
 	if (rc)
 		return rc;
@@ -102,10 +102,11 @@ int ergon_report_verify(const json_t *r, struct ergon_err *err)
 		{
 			const char *code = json_string_value(json_object_get(x, "code"));
 			if (!ergon_issue_has(issues, code)) {
-				rc = ergon_err_set(err, ERGON_EVERIFY,
-						   "field issues: the series raise %s, the report does "
-						   "not list it",
-						   code);
+				rc = ergon_err_set(
+				    err, ERGON_EVERIFY,
+				    "field issues: the series raise %s, the report does "
+				    "not list it",
+				    code);
 				break;
 			}
 		}
@@ -142,11 +143,11 @@ int ergon_energy_model_build(const json_t *r, const char *const *actions, size_t
 		return rc;
 	const char *prov = json_string_value(ergon_jpath(r, "provenance.kind"));
 	int kind = ergon_provenance_parse(prov);
-	int measured = kind == ERGON_PROV_MEASURED ||
-		       (kind == ERGON_PROV_REPLAYED &&
-			json_is_string(ergon_jpath(r, "provenance.recording")) &&
-			strcmp(json_string_value(ergon_jpath(r, "provenance.recording")),
-			       "measured") == 0);
+	int measured =
+	    kind == ERGON_PROV_MEASURED ||
+	    (kind == ERGON_PROV_REPLAYED &&
+	     json_is_string(ergon_jpath(r, "provenance.recording")) &&
+	     strcmp(json_string_value(ergon_jpath(r, "provenance.recording")), "measured") == 0);
 	if (!measured && !allow_synthetic)
 		return ergon_err_set(err, ERGON_EREFUSED,
 				     "the report's provenance is %s, not measured: its figures are "
@@ -186,15 +187,14 @@ int ergon_energy_model_build(const json_t *r, const char *const *actions, size_t
 		}
 		json_object_set_new(values, actions[i], json_real(j));
 	}
-	*model = json_pack("{s:s, s:s, s:o, s:s, s:f, s:s, s:s, s:s, s:s}", "schema",
-			   "energy-model/v1", "basis", "above_idle", "values", values, "source",
-			   src, "uncertainty_j_per_operation", u, "unit", "J per operation",
-			   "provenance", measured ? "measured" : "synthetic", "report_id",
-			   rid ? rid : "", "formula",
-			   json_string_value(ergon_jpath(r, "figures.energy_per_op.formula"))
-				   ? json_string_value(
-					     ergon_jpath(r, "figures.energy_per_op.formula"))
-				   : "");
+	*model =
+	    json_pack("{s:s, s:s, s:o, s:s, s:f, s:s, s:s, s:s, s:s}", "schema", "energy-model/v1",
+		      "basis", "above_idle", "values", values, "source", src,
+		      "uncertainty_j_per_operation", u, "unit", "J per operation", "provenance",
+		      measured ? "measured" : "synthetic", "report_id", rid ? rid : "", "formula",
+		      json_string_value(ergon_jpath(r, "figures.energy_per_op.formula"))
+			  ? json_string_value(ergon_jpath(r, "figures.energy_per_op.formula"))
+			  : "");
 	if (*model == NULL)
 		return ergon_err_set(err, ERGON_ENOMEM, "cannot build the energy model");
 	return 0;

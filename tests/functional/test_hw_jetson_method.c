@@ -9,6 +9,9 @@
  *     the load phase starts, because it waits for ergon's progress line);
  *   periodic: E/op = load mean power / (operations / load duration);
  *   saturated: E/op = load mean power x mean latency. */
+#include "fake_sysfs.h"
+#include "test_support.h"
+
 #include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
@@ -16,9 +19,6 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include "fake_sysfs.h"
-#include "test_support.h"
 
 struct run_out {
 	json_t *rep;
@@ -81,11 +81,11 @@ static struct run_out run_switching(struct fs_writer *w, const char *const *argv
 }
 
 /* |got - want| <= tol, in doubles (cmocka's float check narrows to float). */
-#define assert_near(got, want, tol)                                                               \
-	do {                                                                                      \
-		double g_ = (got), w_ = (want), t_ = (tol);                                       \
-		if (!(fabs(g_ - w_) <= t_))                                                       \
-			fail_msg("%s = %.9g, expected %.9g +- %.3g", #got, g_, w_, t_);           \
+#define assert_near(got, want, tol)                                                     \
+	do {                                                                            \
+		double g_ = (got), w_ = (want), t_ = (tol);                             \
+		if (!(fabs(g_ - w_) <= t_))                                             \
+			fail_msg("%s = %.9g, expected %.9g +- %.3g", #got, g_, w_, t_); \
 	} while (0)
 
 static double num(const json_t *o, const char *a, const char *b)
@@ -138,10 +138,10 @@ static void check_identity(const json_t *rep)
 	assert_string_equal(json_string_value(json_object_get(inst, "total_rail")), "VDD_IN");
 	assert_string_equal(json_string_value(json_object_get(inst, "provenance")), "measured");
 	assert_string_equal(
-		json_string_value(json_object_get(json_object_get(rep, "provenance"), "kind")),
-		"measured");
-	const json_t *r0 = json_array_get(
-		json_object_get(json_object_get(rep, "instrument_stats"), "rails"), 0);
+	    json_string_value(json_object_get(json_object_get(rep, "provenance"), "kind")),
+	    "measured");
+	const json_t *r0 =
+	    json_array_get(json_object_get(json_object_get(rep, "instrument_stats"), "rails"), 0);
 	assert_string_equal(json_string_value(json_object_get(r0, "rail")), "VDD_IN");
 	json_int_t reads = json_integer_value(json_object_get(r0, "reads"));
 	json_int_t distinct = json_integer_value(json_object_get(r0, "distinct_updates"));
@@ -216,15 +216,14 @@ static void run_case(int periodic)
 		double rate = (double)n_inv / (t1 - t0);
 		assert_near(num(eop, "total_j", NULL), load_w / rate, 0.02 * load_w / rate);
 		assert_near(num(eop, "above_idle_j", NULL), (load_w - 5.0) / rate,
-				   0.03 * load_w / rate);
+			    0.03 * load_w / rate);
 	} else {
 		assert_string_equal(json_string_value(json_object_get(eop, "formula")),
 				    "saturated");
 		double mean_lat = lat_sum / (double)n_inv;
-		assert_near(num(eop, "total_j", NULL), load_w * mean_lat,
-				   0.02 * load_w * mean_lat);
+		assert_near(num(eop, "total_j", NULL), load_w * mean_lat, 0.02 * load_w * mean_lat);
 		assert_near(num(eop, "above_idle_j", NULL), (load_w - 5.0) * mean_lat,
-				   0.03 * load_w * mean_lat);
+			    0.03 * load_w * mean_lat);
 	}
 	json_decref(r.rep);
 	free(out);
@@ -251,10 +250,10 @@ static void several_rails_refused_by_run(void **state)
 	assert_int_equal(fs_orin_nx(root, 0), 0);
 	char *out = ts_strf("%s/r.json", root);
 	char *err = NULL;
-	int rc = ts_run_ergon(NULL, &err, "run", "--device", "x", "--instrument",
-			      "hwmon:VDD_SOC,VDD_IN", "--sysfs-root", root, "--workload",
-			      "builtin:spin", "--idle-s", "0.2", "--windows", "1", "--window-s",
-			      "0.2", "--out", out, NULL);
+	int rc =
+	    ts_run_ergon(NULL, &err, "run", "--device", "x", "--instrument", "hwmon:VDD_SOC,VDD_IN",
+			 "--sysfs-root", root, "--workload", "builtin:spin", "--idle-s", "0.2",
+			 "--windows", "1", "--window-s", "0.2", "--out", out, NULL);
 	assert_int_equal(rc, 2);
 	assert_non_null(strstr(err, "hwmon:VDD_IN (the total input)"));
 	assert_int_equal(access(out, F_OK), -1);
@@ -267,9 +266,9 @@ static void several_rails_refused_by_run(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(periodic_33hz),
-		cmocka_unit_test(saturated),
-		cmocka_unit_test(several_rails_refused_by_run),
+	    cmocka_unit_test(periodic_33hz),
+	    cmocka_unit_test(saturated),
+	    cmocka_unit_test(several_rails_refused_by_run),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

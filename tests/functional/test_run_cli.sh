@@ -88,6 +88,37 @@ contains "$P" '"kind": "inline"' "sampler recorded as inline"
 contains "$OUT" "sustained   : STABLE" "no throttle without the scenario"
 expect 0 "verify periodic report" -- "$ERGON_BIN" verify "$TMP/periodic.json"
 
+# With stderr on a terminal a progress line appears (util-linux `script`
+# gives the command a pty).
+if command -v script >/dev/null; then
+  script -qec "$ERGON_BIN run --device tty --workload builtin:spin,iters=20000 --idle-s 0.6 \
+    --windows 2 --window-s 0.4 --out $TMP/tty.json" /dev/null > "$TMP/tty.out" 2>&1
+  grep -q "idle" "$TMP/tty.out" && grep -q "load   window" "$TMP/tty.out" \
+    && ok "progress line on a TTY" || { bad "no progress line on a TTY"; head -c 600 "$TMP/tty.out"; }
+fi
+
+# --temp-file: a thermal-zone style file (millidegrees) becomes the
+# temperature series; 45000 -> 45.0 C named as evidence in the verdict.
+echo 45000 > "$TMP/temp"
+expect 0 "run with --temp-file" -- "$ERGON_BIN" run --device dut --instrument-opt throttle_s=0.3 \
+  --instrument-opt drop=0.5 --workload builtin:periodic,burst_ms=0,sleep_ms=2 --temp-file "$TMP/temp" \
+  --idle-s 0.2 --windows 4 --window-s 0.25 --out "$TMP/temp.json"
+grep -q '"first_window_c": 45' "$TMP/temp.json" && ok "temperature from the file is the evidence" || bad "temp evidence"
+echo warm > "$TMP/badtemp"
+expect 3 "unreadable --temp-file fails before measuring" -- timeout 20 "$ERGON_BIN" run --device dut \
+  --workload builtin:spin --temp-file "$TMP/badtemp" --idle-s 60 --out "$TMP/bt.json"
+contains "$ERR" "millidegrees" "says the expected format"
+
+# Per-invocation work of the synthetic scenario: every invocation lasts at
+# least work_s = 10 ms at 3 W against 0.6 W idle (noise 0), so energy per
+# operation above idle is at least 2.4 W x 10 ms = 24 mJ.
+expect 0 "synthetic work_s" -- "$ERGON_BIN" run --device dut --workload builtin:spin,iters=100 \
+  --instrument-opt work_s=0.01 --instrument-opt noise_w=0 "${SHORT[@]}" --out "$TMP/work.json"
+awk '/"above_idle_j":/ { gsub(/[,]/, "", $2); if ($2 + 0 >= 0.024 && $2 + 0 < 1) found = 1 }
+     END { exit !found }' "$TMP/work.json" && ok "energy/op >= 24 mJ" || bad "energy/op below 2.4 W x 10 ms"
+awk '/"p50_s":/ { gsub(/[,]/, "", $2); if ($2 + 0 >= 0.01) found = 1 } END { exit !found }' "$TMP/work.json" \
+  && ok "latency p50 >= work_s" || bad "latency below work_s"
+
 expect 0 "energy-model --help" -- "$ERGON_BIN" energy-model --help
 contains "$OUT" "--allow-synthetic" "help mentions --allow-synthetic"
 expect 0 "run --help" -- "$ERGON_BIN" run --help

@@ -56,6 +56,18 @@ for sig in INT TERM; do
   "$ERGON_BIN" verify "$TMP/sig$sig.json" >/dev/null && ok "SIG$sig: report verifies" || bad "SIG$sig verify"
 done
 
+# SIGINT while a command hangs inside an invocation: the invocation gives
+# up, the run stops promptly and the report says interrupted.
+"$ERGON_BIN" run --device d --workload "command:sleep 30" --idle-s 0.2 --windows 2 --window-s 60 \
+  --out "$TMP/hangint.json" >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+sleep 1.5
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc = 1 ] && ok "SIGINT during a hanging invocation: exit 1" || bad "hang+SIGINT: exit $rc"
+grep -q '"status": "interrupted"' "$TMP/hangint.json" && ok "hang+SIGINT: status interrupted" || bad "hang+SIGINT status"
+
 # Replay recordings with NaN, Inf, negative or non-monotonic time.
 mk() { printf '# provenance: measured\nt_s,voltage_v,current_a\n0,5,0.1\n%s\n' "$1" > "$TMP/$2.csv"; }
 mk "0.01,nan,0.1" nan

@@ -24,6 +24,10 @@ expect 0 "run with --provenance synthetic" -- "$ERGON_BIN" run --device pi --ins
 contains "$OUT" "instrument  : replay (synthetic)" "provenance synthetic"
 expect 1 "energy-model refuses it" -- "$ERGON_BIN" energy-model "$TMP/syn.json" --action inference
 
+expect 2 "unknown replay option refused" -- "$ERGON_BIN" run --device pi --instrument "replay:$TMP/rec.csv" \
+  --instrument-opt acuracy_pct=1 --workload builtin:spin --idle-s 0.2 --windows 1 --window-s 0.2 --out "$TMP/x.json"
+contains "$ERR" "acuracy_pct" "names the unknown option"
+
 # A recording shorter than the run: an instrument failure, never padded.
 head -300 "$TMP/rec.csv" > "$TMP/short.csv"
 expect 1 "recording ends before the run" -- "$ERGON_BIN" run --device pi --instrument "replay:$TMP/short.csv" \

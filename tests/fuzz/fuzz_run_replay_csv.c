@@ -1,11 +1,11 @@
 /* Fuzz the replay CSV parser: a recording is input ergon did not produce.
  * Whatever it accepts must be a finite, strictly increasing, non-negative
  * time series. */
+#include "drivers/instruments/replay/replay.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
-
-#include "drivers/instruments/replay/replay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,10 +1,10 @@
 /* Fuzz `ergon verify`'s figure recomputation on arbitrary JSON: it must
  * refuse with a message or recompute, never crash or loop. */
+#include "ergon/report.h"
+
 #include <jansson.h>
 #include <stdint.h>
 #include <stdlib.h>
-
-#include "ergon/report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,13 +1,13 @@
 /* Fuzz the sysfs integer parser that every hwmon, RAPL and thermal reading
  * goes through, and check it against a reference: a value it accepts must
  * print back to the same digits. */
+#include "drivers/instruments/sysfs/sysfs.h"
+
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "drivers/instruments/sysfs/sysfs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

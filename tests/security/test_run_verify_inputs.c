@@ -1,11 +1,11 @@
 /* ergon verify on input it did not produce: truncated, malformed, edited
  * and structurally wrong reports. Each error names the byte or the field. */
+#include "ergon/artifact.h"
+#include "test_support.h"
+
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "ergon/artifact.h"
-#include "test_support.h"
 
 static char *dir, *report;
 
@@ -82,8 +82,8 @@ static void truncated_names_the_byte(void **state)
 
 static void string_in_series(json_t *r)
 {
-	json_t *p = json_object_get(json_object_get(json_object_get(r, "series"), "samples"),
-				    "power_w");
+	json_t *p =
+	    json_object_get(json_object_get(json_object_get(r, "series"), "samples"), "power_w");
 	json_array_set_new(p, 3, json_string("1.0"));
 }
 
@@ -100,8 +100,8 @@ static void bad_failed_index(json_t *r)
 
 static void backwards_time(json_t *r)
 {
-	json_t *t = json_object_get(json_object_get(json_object_get(r, "series"), "samples"),
-				    "t_s");
+	json_t *t =
+	    json_object_get(json_object_get(json_object_get(r, "series"), "samples"), "t_s");
 	json_array_set_new(t, 5, json_real(-1.0));
 }
 
@@ -130,20 +130,20 @@ static void fields_named(void **state)
 		void (*f)(json_t *);
 		const char *want;
 	} cases[] = {
-		{string_in_series, "series.samples.power_w[3]"},
-		{no_series, "series.samples.t_s"},
-		{bad_failed_index, "series.invocations.failed_index[0]"},
-		{backwards_time, "series.samples"},
-		{extra_figure, "figures.energy_per_op_best_case"},
-		{wrong_schema, "field schema"},
-		{integrity_changed, "field integrity"},
+	    {string_in_series, "series.samples.power_w[3]"},
+	    {no_series, "series.samples.t_s"},
+	    {bad_failed_index, "series.invocations.failed_index[0]"},
+	    {backwards_time, "series.samples"},
+	    {extra_figure, "figures.energy_per_op_best_case"},
+	    {wrong_schema, "field schema"},
+	    {integrity_changed, "field integrity"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *err = NULL;
 		int rc = verify_edited(cases[i].f, &err);
 		if (rc != 1 || strstr(err, cases[i].want) == NULL)
-			fail_msg("case %zu: exit %d, wanted 1 naming %s: %s", i, rc,
-				 cases[i].want, err);
+			fail_msg("case %zu: exit %d, wanted 1 naming %s: %s", i, rc, cases[i].want,
+				 err);
 		free(err);
 	}
 }
@@ -151,8 +151,8 @@ static void fields_named(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(truncated_names_the_byte),
-		cmocka_unit_test(fields_named),
+	    cmocka_unit_test(truncated_names_the_byte),
+	    cmocka_unit_test(fields_named),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -270,6 +270,11 @@ void fs_writer_set(struct fs_writer *w, const char *rel, long long value, long l
 	if (i < FS_MAX_FILES) {
 		w->e[i].value = value;
 		w->e[i].step = step;
+		/* Write now, from the caller: the first fixed-width write grows
+		 * the file, and a reader racing that growth could see the new
+		 * first bytes with the old length ("0000\n"). From here on every
+		 * rewrite has the same length. */
+		set_path(w->e[i].path, value);
 	}
 	pthread_mutex_unlock(&w->mu);
 }

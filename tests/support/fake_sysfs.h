@@ -14,7 +14,7 @@
 /* Write root/rel with printf-formatted content, creating parent folders.
  * Returns 0 on success. */
 int fs_put(const char *root, const char *rel, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 /* Rewrite root/rel in place with a fixed-width number. */
 int fs_set(const char *root, const char *rel, long long value);
 
@@ -44,7 +44,12 @@ int fs_rapl_package(const char *root, int pkg, long long energy_uj, long long ma
  * counters). The test changes values between ticks with fs_writer_set. */
 struct fs_writer;
 struct fs_writer *fs_writer_start(const char *root, double period_s);
-/* Register or change a file's value; step is added every tick. */
+/* Register or change a file's value; step is added every tick. The file is
+ * rewritten at once, in the caller's thread. Sysfs never shows a torn
+ * value; tmpfs can, when a read races a rewrite whose digits differ in
+ * several places: a value that changes in one digit (1000 -> 2000) is safe
+ * to switch while a reader runs, counters stepping across big carries are
+ * a small risk the tests that use them bound with their tolerance. */
 void fs_writer_set(struct fs_writer *w, const char *rel, long long value, long long step);
 /* Script a rail: the ina3221 channel's in/curr files, to mv and ma. */
 void fs_writer_rail(struct fs_writer *w, const char *hwmon, int ch, long long mv, long long ma);

@@ -2,15 +2,17 @@
  * ABI units, ina3221 P = V x I, INA2xx power register, INA228 energy
  * deltas, stale readings, faults mid-run. Expected values are worked out
  * by hand from the values the fake tree holds (tests/support/fake_sysfs.h). */
-#include <jansson.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
 #include "ergon/instrument.h"
 #include "ergon/issues.h"
 #include "fake_sysfs.h"
 #include "test_support.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static struct ergon_instrument *open_ok(const char *root, const char *spec)
 {
@@ -179,8 +181,8 @@ static void ina228_energy_and_backwards(void **state)
 	assert_true(s[0].fields & ERGON_F_POWER);
 	assert_float_equal(s[0].energy_j, 1.5, 1e-9);
 	assert_true(ergon_issue_has(inst->issues, "instrument.counter_backwards"));
-	const char *msg = json_string_value(
-		json_object_get(json_array_get(inst->issues, 0), "message"));
+	const char *msg =
+	    json_string_value(json_object_get(json_array_get(inst->issues, 0), "message"));
 	assert_non_null(strstr(msg, "energy1_input"));
 	/* From there the deltas count again: +0.5 J. */
 	assert_int_equal(fs_set(root, e, 501000), 0);
@@ -205,9 +207,8 @@ static void stale_readings_counted(void **state)
 	 * 4 distinct updates in 40 reads. VDD_SOC never changes: 1 in 40. */
 	for (int i = 0; i < 40; i++) {
 		if (i % 10 == 0)
-			assert_int_equal(fs_set(root, "sys/class/hwmon/hwmon0/curr1_input",
-						1100 + i),
-					 0);
+			assert_int_equal(
+			    fs_set(root, "sys/class/hwmon/hwmon0/curr1_input", 1100 + i), 0);
 		read_sweep(inst, s, 2);
 	}
 	assert_int_equal(ergon_instrument_stop(inst, &err), 0);
@@ -360,20 +361,67 @@ static void writer_thread_rewrites_in_place(void **state)
 	free(root);
 }
 
+/* Permission denied as an unprivileged user (the child drops to uid 65534;
+ * root reads any file). */
+static void permission_denied_names_fix(void **state)
+{
+	(void)state;
+	char *root = ts_tmpdir();
+	assert_int_equal(fs_orin_nx(root, 0), 0);
+	char *f = ts_strf("%s/sys/class/hwmon/hwmon0/curr1_input", root);
+	assert_int_equal(chmod(root, 0755), 0);
+	assert_int_equal(chmod(f, 0400), 0);
+	int fds[2];
+	assert_int_equal(pipe(fds), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(fds[0]);
+		if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+			_exit(99);
+		struct ergon_instrument_options o = {.sysfs_root = root};
+		struct ergon_instrument *inst = NULL;
+		struct ergon_err err = {0};
+		int rc = ergon_instrument_open("hwmon:VDD_IN", &o, &inst, &err);
+		ssize_t w = write(fds[1], err.msg, strlen(err.msg));
+		(void)w;
+		_exit(rc == ERGON_EACCES ? 0 : 1);
+	}
+	close(fds[1]);
+	char msg[2048] = "";
+	size_t got = 0;
+	ssize_t r;
+	while ((r = read(fds[0], msg + got, sizeof(msg) - 1 - got)) > 0)
+		got += (size_t)r;
+	msg[got] = '\0';
+	close(fds[0]);
+	int status = 0;
+	waitpid(pid, &status, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		fail_msg("child status %d: %s", status, msg);
+	assert_non_null(strstr(msg, f));
+	assert_non_null(strstr(msg, "permission denied"));
+	assert_non_null(strstr(msg, "udev rule"));
+	free(f);
+	ts_tmpdir_remove(root);
+	free(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(orin_nx_three_rails),
-		cmocka_unit_test(unknown_label_lists_existing),
-		cmocka_unit_test(agx_orin_has_no_total),
-		cmocka_unit_test(ina226_uses_power_register),
-		cmocka_unit_test(ina228_energy_and_backwards),
-		cmocka_unit_test(stale_readings_counted),
-		cmocka_unit_test(not_a_number_mid_run),
-		cmocka_unit_test(attribute_gone_mid_run),
-		cmocka_unit_test(no_device_says_why),
-		cmocka_unit_test(thermal_and_env_root),
-		cmocka_unit_test(writer_thread_rewrites_in_place),
+	    cmocka_unit_test(orin_nx_three_rails),
+	    cmocka_unit_test(unknown_label_lists_existing),
+	    cmocka_unit_test(agx_orin_has_no_total),
+	    cmocka_unit_test(ina226_uses_power_register),
+	    cmocka_unit_test(ina228_energy_and_backwards),
+	    cmocka_unit_test(stale_readings_counted),
+	    cmocka_unit_test(not_a_number_mid_run),
+	    cmocka_unit_test(attribute_gone_mid_run),
+	    cmocka_unit_test(no_device_says_why),
+	    cmocka_unit_test(thermal_and_env_root),
+	    cmocka_unit_test(writer_thread_rewrites_in_place),
+	    cmocka_unit_test(permission_denied_names_fix),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,21 +5,20 @@
  * The stub's energy answers 1000000 + 250 (k - 1) mJ on its k-th call
  * (the first call is the probe in open), so every expected energy below
  * is a multiple of 0.25 J worked out by hand. */
-#include <jansson.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "ergon/instrument.h"
 #include "ergon/issues.h"
 #include "test_support.h"
 
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
 static int reset_env(void **state)
 {
 	(void)state;
-	static const char *const vars[] = {"STUB_NVML_INIT",	"STUB_NVML_ENERGY",
-					   "STUB_NVML_POWER",	"STUB_NVML_NAME",
-					   "STUB_NVML_ARCH",	"STUB_NVML_BACK_AT",
-					   "STUB_NVML_FAIL_AT", "STUB_NVML_REASONS"};
+	static const char *const vars[] = {
+	    "STUB_NVML_INIT", "STUB_NVML_ENERGY",  "STUB_NVML_POWER",	"STUB_NVML_NAME",
+	    "STUB_NVML_ARCH", "STUB_NVML_BACK_AT", "STUB_NVML_FAIL_AT", "STUB_NVML_REASONS"};
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
 		unsetenv(vars[i]);
 	const char *stub = getenv("ERGON_NVML_STUB");
@@ -259,17 +258,17 @@ static void bad_index(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup(energy_counter_deltas, reset_env),
-		cmocka_unit_test_setup(counter_backwards_reported, reset_env),
-		cmocka_unit_test_setup(fallback_to_averaged_power, reset_env),
-		cmocka_unit_test_setup(ga100_power_is_instantaneous, reset_env),
-		cmocka_unit_test_setup(old_driver_without_energy_symbol, reset_env),
-		cmocka_unit_test_setup(library_absent, reset_env),
-		cmocka_unit_test_setup(init_failure, reset_env),
-		cmocka_unit_test_setup(nothing_supported, reset_env),
-		cmocka_unit_test_setup(gpu_lost_mid_run, reset_env),
-		cmocka_unit_test_setup(throttle_evidence, reset_env),
-		cmocka_unit_test_setup(bad_index, reset_env),
+	    cmocka_unit_test_setup(energy_counter_deltas, reset_env),
+	    cmocka_unit_test_setup(counter_backwards_reported, reset_env),
+	    cmocka_unit_test_setup(fallback_to_averaged_power, reset_env),
+	    cmocka_unit_test_setup(ga100_power_is_instantaneous, reset_env),
+	    cmocka_unit_test_setup(old_driver_without_energy_symbol, reset_env),
+	    cmocka_unit_test_setup(library_absent, reset_env),
+	    cmocka_unit_test_setup(init_failure, reset_env),
+	    cmocka_unit_test_setup(nothing_supported, reset_env),
+	    cmocka_unit_test_setup(gpu_lost_mid_run, reset_env),
+	    cmocka_unit_test_setup(throttle_evidence, reset_env),
+	    cmocka_unit_test_setup(bad_index, reset_env),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,18 +1,18 @@
 /* rapl instrument against fake powercap trees: zones and subzones, the
  * wrap at max_energy_range_uj, a counter going backwards, permission
  * denied. Expected energies are worked out by hand from the raw values. */
+#include "drivers/instruments/rapl/rapl_zone.h"
+#include "ergon/instrument.h"
+#include "ergon/issues.h"
+#include "fake_sysfs.h"
+#include "test_support.h"
+
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include "drivers/instruments/rapl/rapl_zone.h"
-#include "ergon/instrument.h"
-#include "ergon/issues.h"
-#include "fake_sysfs.h"
-#include "test_support.h"
 
 static void counter_step_rules(void **state)
 {
@@ -200,11 +200,11 @@ static void permission_denied_names_remedies(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(counter_step_rules),
-		cmocka_unit_test(package_wrap_and_backwards),
-		cmocka_unit_test(domains_by_name),
-		cmocka_unit_test(no_powercap),
-		cmocka_unit_test(permission_denied_names_remedies),
+	    cmocka_unit_test(counter_step_rules),
+	    cmocka_unit_test(package_wrap_and_backwards),
+	    cmocka_unit_test(domains_by_name),
+	    cmocka_unit_test(no_powercap),
+	    cmocka_unit_test(permission_denied_names_remedies),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,10 +1,10 @@
 /* The figures engines against hand-computed values (each in a comment). */
+#include "ergon/figures.h"
+#include "test_support.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "ergon/figures.h"
-#include "test_support.h"
 
 #define NEAR(a, b) assert_true(fabs((double)(a) - (double)(b)) < 1e-12 * (1 + fabs((double)(b))))
 
@@ -136,8 +136,7 @@ static void throughput_by_end_time(void **state)
 	assert_int_equal(ops[2], 2);
 	NEAR(ops_s[1], 2.0);
 	double bad[] = {0, 1, 1, 3};
-	assert_int_equal(ergon_throughput_windows(ends, 7, bad, 3, ops, ops_s, NULL),
-			 ERGON_EPARSE);
+	assert_int_equal(ergon_throughput_windows(ends, 7, bad, 3, ops, ops_s, NULL), ERGON_EPARSE);
 }
 
 static void throttle_needs_consecutive_windows(void **state)
@@ -230,16 +229,16 @@ static void energy_per_op_formulas(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(trapezoid_over_real_timestamps),
-		cmocka_unit_test(trapezoid_is_not_mean_times_wallclock),
-		cmocka_unit_test(trapezoid_refuses_non_monotonic),
-		cmocka_unit_test(too_few_samples_gives_no_mean),
-		cmocka_unit_test(accumulator_deltas),
-		cmocka_unit_test(latency_nearest_rank),
-		cmocka_unit_test(throughput_by_end_time),
-		cmocka_unit_test(throttle_needs_consecutive_windows),
-		cmocka_unit_test(throttle_onset_window_counts_among_k),
-		cmocka_unit_test(energy_per_op_formulas),
+	    cmocka_unit_test(trapezoid_over_real_timestamps),
+	    cmocka_unit_test(trapezoid_is_not_mean_times_wallclock),
+	    cmocka_unit_test(trapezoid_refuses_non_monotonic),
+	    cmocka_unit_test(too_few_samples_gives_no_mean),
+	    cmocka_unit_test(accumulator_deltas),
+	    cmocka_unit_test(latency_nearest_rank),
+	    cmocka_unit_test(throughput_by_end_time),
+	    cmocka_unit_test(throttle_needs_consecutive_windows),
+	    cmocka_unit_test(throttle_onset_window_counts_among_k),
+	    cmocka_unit_test(energy_per_op_formulas),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

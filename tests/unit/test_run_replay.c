@@ -1,12 +1,12 @@
 /* The replay CSV parser and the synthetic instrument's determinism. */
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "drivers/instruments/replay/replay.h"
 #include "ergon/artifact.h"
 #include "ergon/instrument.h"
 #include "test_support.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 static int parse(const char *text, struct replay_data *d, struct ergon_err *err)
 {
@@ -36,8 +36,7 @@ static void good_file(void **state)
 	assert_true(fabs(d.s[2].temp_c - 41) < 1e-12);
 	ergon_replay_data_free(&d);
 	/* An explicit power_w column wins over v x i. */
-	assert_int_equal(parse("current_a,voltage_v,power_w,t_s\n1,5,4.9,0\n1,5,4.8,1\n", &d,
-			       &err),
+	assert_int_equal(parse("current_a,voltage_v,power_w,t_s\n1,5,4.9,0\n1,5,4.8,1\n", &d, &err),
 			 0);
 	assert_true(fabs(d.s[1].power_w - 4.8) < 1e-12);
 	assert_int_equal(d.header_provenance, 0);
@@ -59,8 +58,10 @@ static void bad_files_name_line_and_column(void **state)
 	(void)state;
 	expect_error("t_s,voltage_v,current_a\n0,5,1\n0.1,nan,1\n", "rec.csv:3:5:");
 	expect_error("t_s,voltage_v,current_a\n0,5,1\n0.1,5,inf\n", "rec.csv:3:7:");
-	expect_error("t_s,voltage_v,current_a\n-0.5,5,1\n0.1,5,1\n", "rec.csv:2:1: t_s = -0.5 is negative");
-	expect_error("voltage_v,t_s,current_a\n5,0.2,1\n5,0.1,1\n", "rec.csv:3:3: t_s = 0.1 does not increase");
+	expect_error("t_s,voltage_v,current_a\n-0.5,5,1\n0.1,5,1\n",
+		     "rec.csv:2:1: t_s = -0.5 is negative");
+	expect_error("voltage_v,t_s,current_a\n5,0.2,1\n5,0.1,1\n",
+		     "rec.csv:3:3: t_s = 0.1 does not increase");
 	expect_error("t_s,voltage_v,current_a\n0,5,1\n0.1,5,1,7\n", "rec.csv:3:9:");
 	expect_error("t_s,voltage_v,current_a\n0,5,1\n0.1,5\n", "rec.csv:3:");
 	expect_error("t_s,voltage_v\n0,5\n", "lacks column current_a");
@@ -134,10 +135,10 @@ static void synthetic_is_seeded(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(good_file),
-		cmocka_unit_test(bad_files_name_line_and_column),
-		cmocka_unit_test(replay_needs_provenance),
-		cmocka_unit_test(synthetic_is_seeded),
+	    cmocka_unit_test(good_file),
+	    cmocka_unit_test(bad_files_name_line_and_column),
+	    cmocka_unit_test(replay_needs_provenance),
+	    cmocka_unit_test(synthetic_is_seeded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,15 +1,15 @@
 /* The report: figures from a hand-built session result (values computed by
  * hand below), verify on the sealed report, named first differing field,
  * decimation with exact integrals. */
-#include <jansson.h>
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "ergon/artifact.h"
 #include "ergon/issues.h"
 #include "ergon/report.h"
 #include "test_support.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define NEAR(a, b) assert_true(fabs((double)(a) - (double)(b)) < 1e-9 * (1 + fabs((double)(b))))
 
@@ -38,21 +38,21 @@ static json_t *build(size_t max_embedded, int with_temp)
 	struct ergon_workload wl = {.driver = &fake_wl_drv};
 	strcpy(wl.description, "fake");
 	struct ergon_session_result res = {
-		.status = ERGON_SESSION_COMPLETE,
-		.idle_start_s = 0,
-		.idle_end_s = 1.0,
-		.load_start_s = 1.5,
-		.load_end_s = 3.5,
-		.window_edges_s = edges,
-		.windows_completed = 2,
-		.sample_t_s = st,
-		.sample_power_w = sp,
-		.sample_temp_c = stemp,
-		.n_samples = 7,
-		.has_temp = with_temp,
-		.inv_start_s = ist,
-		.inv_latency_s = il,
-		.n_inv = 6,
+	    .status = ERGON_SESSION_COMPLETE,
+	    .idle_start_s = 0,
+	    .idle_end_s = 1.0,
+	    .load_start_s = 1.5,
+	    .load_end_s = 3.5,
+	    .window_edges_s = edges,
+	    .windows_completed = 2,
+	    .sample_t_s = st,
+	    .sample_power_w = sp,
+	    .sample_temp_c = stemp,
+	    .n_samples = 7,
+	    .has_temp = with_temp,
+	    .inv_start_s = ist,
+	    .inv_latency_s = il,
+	    .n_inv = 6,
 	};
 	struct ergon_run_config cfg = {.device = "bench",
 				       .workload_spec = "fake:",
@@ -77,7 +77,8 @@ static json_t *build(size_t max_embedded, int with_temp)
 
 static double fig(const json_t *r, const char *a, const char *b)
 {
-	return json_number_value(json_object_get(json_object_get(json_object_get(r, "figures"), a), b));
+	return json_number_value(
+	    json_object_get(json_object_get(json_object_get(r, "figures"), a), b));
 }
 
 static void figures_by_hand(void **state)
@@ -143,8 +144,8 @@ static void verify_names_first_differing_field(void **state)
 	json_decref(r);
 	/* A series value edited (and resealed): the figures no longer follow. */
 	r = build(0, 1);
-	json_t *p = json_object_get(json_object_get(json_object_get(r, "series"), "samples"),
-				    "power_w");
+	json_t *p =
+	    json_object_get(json_object_get(json_object_get(r, "series"), "samples"), "power_w");
 	json_array_set_new(p, 4, json_real(4.0));
 	ergon_err_clear(&err);
 	assert_int_equal(ergon_artifact_seal(r, &err), 0);
@@ -159,8 +160,8 @@ static void decimated_report_keeps_exact_integrals(void **state)
 	/* 7 samples, at most 4 embedded: k = ceil(7/4) = 2, samples 0, 2, 4, 6
 	 * kept; the energies still come from all 7 (exact block). */
 	json_t *r = build(4, 1);
-	const json_t *t = json_object_get(
-		json_object_get(json_object_get(r, "series"), "samples"), "t_s");
+	const json_t *t =
+	    json_object_get(json_object_get(json_object_get(r, "series"), "samples"), "t_s");
 	assert_int_equal(json_array_size(t), 4);
 	NEAR(fig(r, "load", "energy_j"), 6.0);
 	NEAR(fig(r, "idle", "energy_j"), 1.0);
@@ -168,7 +169,8 @@ static void decimated_report_keeps_exact_integrals(void **state)
 	struct ergon_err err = {0};
 	assert_int_equal(ergon_report_verify(r, &err), 0);
 	/* The exact block edited so it disagrees with the kept samples. */
-	json_t *ex = json_object_get(json_object_get(json_object_get(r, "series"), "exact"), "load");
+	json_t *ex =
+	    json_object_get(json_object_get(json_object_get(r, "series"), "exact"), "load");
 	json_object_set_new(ex, "energy_j", json_real(3.0));
 	assert_int_equal(ergon_artifact_seal(r, &err), 0);
 	assert_int_equal(ergon_report_verify(r, &err), ERGON_EVERIFY);
@@ -203,11 +205,11 @@ static void energy_model_refuses_synthetic(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(figures_by_hand),
-		cmocka_unit_test(no_temperature_no_evidence),
-		cmocka_unit_test(verify_names_first_differing_field),
-		cmocka_unit_test(decimated_report_keeps_exact_integrals),
-		cmocka_unit_test(energy_model_refuses_synthetic),
+	    cmocka_unit_test(figures_by_hand),
+	    cmocka_unit_test(no_temperature_no_evidence),
+	    cmocka_unit_test(verify_names_first_differing_field),
+	    cmocka_unit_test(decimated_report_keeps_exact_integrals),
+	    cmocka_unit_test(energy_model_refuses_synthetic),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

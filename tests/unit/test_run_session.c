@@ -2,22 +2,22 @@
  * samplers, windows, failure policy, instrument failure, stop flag,
  * timeouts. No timing assertions: counts are checked against what the test
  * drivers themselves counted. */
+#include "ergon/session.h"
+#include "test_support.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "ergon/session.h"
-#include "test_support.h"
-
 /* --- a test instrument: constant 2 W, can fail at read N ---------------- */
 struct tinst {
-	long reads, fail_at;
-	double load;
+	long reads, fail_at, nan_every, bad_returned;
+	double load, last_t;
 };
 
-static int ti_read(struct ergon_instrument *inst, struct ergon_sample *buf, size_t cap,
-		   size_t *n, struct ergon_err *err)
+static int ti_read(struct ergon_instrument *inst, struct ergon_sample *buf, size_t cap, size_t *n,
+		   struct ergon_err *err)
 {
 	struct tinst *t = inst->priv;
 	*n = 0;
@@ -27,10 +27,19 @@ static int ti_read(struct ergon_instrument *inst, struct ergon_sample *buf, size
 				     t->reads);
 	if (cap == 0)
 		return 0;
-	buf[0] = (struct ergon_sample){.t_s = ergon_now_s(),
-				       .power_w = 1.0 + t->load,
-				       .fields = ERGON_F_POWER};
+	buf[0] = (struct ergon_sample){
+	    .t_s = ergon_now_s(), .power_w = 1.0 + t->load, .fields = ERGON_F_POWER};
 	*n = 1;
+	if (t->nan_every && t->reads % t->nan_every == 0) {
+		/* Alternate a NaN reading and a repeated timestamp. */
+		if ((t->reads / t->nan_every) % 2)
+			buf[0].power_w = NAN;
+		else
+			buf[0].t_s = t->last_t;
+		t->bad_returned++;
+	}
+	if (buf[0].t_s > t->last_t)
+		t->last_t = buf[0].t_s;
 	return 0;
 }
 
@@ -40,7 +49,7 @@ static void ti_hint(struct ergon_instrument *inst, double load)
 }
 
 static const struct ergon_instrument_driver ti_driver = {
-	.name = "test", .longname = "test", .read = ti_read, .hint_load = ti_hint};
+    .name = "test", .longname = "test", .read = ti_read, .hint_load = ti_hint};
 
 /* --- a test workload: fails every fail_every-th, raises stop at stop_at -- */
 struct twl {
@@ -71,7 +80,7 @@ static int tw_invoke(struct ergon_workload *wl, struct ergon_err *err)
 }
 
 static const struct ergon_workload_driver tw_driver = {
-	.name = "test", .longname = "test", .invoke = tw_invoke};
+    .name = "test", .longname = "test", .invoke = tw_invoke};
 
 static struct ergon_session_config base_cfg(int sampler)
 {
@@ -96,7 +105,8 @@ static void check_series_shape(const struct ergon_session_result *res, long call
 {
 	assert_int_equal(res->n_inv, (size_t)calls);
 	for (size_t i = 1; i < res->n_inv; i++)
-		assert_true(res->inv_start_s[i] >= res->inv_start_s[i - 1] + res->inv_latency_s[i - 1]);
+		assert_true(res->inv_start_s[i] >=
+			    res->inv_start_s[i - 1] + res->inv_latency_s[i - 1]);
 	for (size_t i = 1; i < res->n_samples; i++)
 		assert_true(res->sample_t_s[i] > res->sample_t_s[i - 1]);
 	for (size_t w = 0; w < res->windows_completed; w++)
@@ -238,6 +248,26 @@ static void periodic_releases(void **state)
 	ergon_session_result_cleanup(&res);
 }
 
+static void bad_readings_refused_and_counted(void **state)
+{
+	(void)state;
+	struct tinst ti = {.nan_every = 7};
+	struct twl tw = {.sleep_s = 0.0005};
+	struct ergon_session_config cfg = base_cfg(ERGON_SAMPLER_THREADED);
+	struct ergon_session_result res;
+	run_session(&cfg, &ti, &tw, &res);
+	assert_int_equal(res.status, ERGON_SESSION_COMPLETE);
+	assert_true(ti.bad_returned > 0);
+	assert_int_equal(res.samples_rejected, (size_t)ti.bad_returned);
+	assert_int_equal(res.n_samples + res.samples_rejected, (size_t)ti.reads);
+	for (size_t i = 0; i < res.n_samples; i++) {
+		assert_true(isfinite(res.sample_power_w[i]) != 0);
+		if (i)
+			assert_true(res.sample_t_s[i] > res.sample_t_s[i - 1]);
+	}
+	ergon_session_result_cleanup(&res);
+}
+
 static void bad_config_refused(void **state)
 {
 	(void)state;
@@ -256,13 +286,14 @@ static void bad_config_refused(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(inline_and_threaded_complete),
-		cmocka_unit_test(failures_counted_or_abort),
-		cmocka_unit_test(instrument_failure_stops_the_run),
-		cmocka_unit_test(stop_flag_interrupts),
-		cmocka_unit_test(timeouts_are_failures),
-		cmocka_unit_test(periodic_releases),
-		cmocka_unit_test(bad_config_refused),
+	    cmocka_unit_test(inline_and_threaded_complete),
+	    cmocka_unit_test(failures_counted_or_abort),
+	    cmocka_unit_test(instrument_failure_stops_the_run),
+	    cmocka_unit_test(stop_flag_interrupts),
+	    cmocka_unit_test(timeouts_are_failures),
+	    cmocka_unit_test(periodic_releases),
+	    cmocka_unit_test(bad_readings_refused_and_counted),
+	    cmocka_unit_test(bad_config_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,19 +6,19 @@
  * that repeat the previous hardware update are counted so that the rate of
  * distinct updates is reported beside the read rate.
  */
+#include "../sysfs/sysfs.h"
+#include "../sysfs/thermal.h"
+#include "ergon/artifact.h"
+#include "ergon/instrument.h"
+#include "ergon/issues.h"
+#include "hwmon_abi.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include "ergon/artifact.h"
-#include "ergon/instrument.h"
-#include "ergon/issues.h"
-#include "../sysfs/sysfs.h"
-#include "../sysfs/thermal.h"
-#include "hwmon_abi.h"
 
 /* Below this share of distinct readings the run gets a stale_readings note. */
 #define HWMON_STALE_SHARE 0.5
@@ -118,10 +118,11 @@ static int select_rails(const char *root, const char *arg, struct hwmon_rail *al
 		if (found < 0) {
 			char have[1024];
 			list_labels(all, n_all, have, sizeof(have));
-			return ergon_err_set(err, ERGON_ENOENT,
-					     "--instrument hwmon:%s: no rail labelled \"%.*s\" under "
-					     "%s/sys/class/hwmon; the rails that exist are: %s",
-					     arg, (int)len, c, root, have);
+			return ergon_err_set(
+			    err, ERGON_ENOENT,
+			    "--instrument hwmon:%s: no rail labelled \"%.*s\" under "
+			    "%s/sys/class/hwmon; the rails that exist are: %s",
+			    arg, (int)len, c, root, have);
 		}
 		for (int k = 0; k < p->n; k++)
 			if (strcmp(p->rail[k].rail.label, all[found].label) == 0)
@@ -201,9 +202,9 @@ static void fill_identity(struct ergon_instrument *inst, struct hwmon_priv *p,
 		if (r->energy_path[0])
 			has_energy = 1;
 		int w = snprintf(id->notes + no, sizeof(id->notes) - no,
-				 "%s%s: %s %s ch%d, shunt %s%.4g ohm%s; ", no ? "" : "", r->label,
-				 r->chip->name, r->hwmon, r->channel, r->shunt_ohm > 0 ? "" : "?",
-				 r->shunt_ohm, r->shunt_ohm > 0 ? "" : " (not exposed)");
+				 "%s: %s %s ch%d, shunt %.4g ohm%s; ", r->label, r->chip->name,
+				 r->hwmon, r->channel, r->shunt_ohm,
+				 r->shunt_ohm > 0 ? "" : " (not exposed)");
 		if (w > 0 && no + (size_t)w < sizeof(id->notes))
 			no += (size_t)w;
 	}
@@ -216,19 +217,15 @@ static void fill_identity(struct ergon_instrument *inst, struct hwmon_priv *p,
 	}
 	snprintf(id->clock, sizeof(id->clock), "host_monotonic");
 	id->provenance = ERGON_PROV_MEASURED;
-	const char *tail;
-	char buf[256];
 	if (id->total_rail >= 0)
-		snprintf(buf, sizeof(buf),
+		snprintf(id->notes + no, sizeof(id->notes) - no,
 			 "%s is the module's total input; the other rails are nested in it and "
 			 "are never added to it.",
 			 id->rails[id->total_rail]);
 	else
-		snprintf(buf, sizeof(buf),
+		snprintf(id->notes + no, sizeof(id->notes) - no,
 			 "No rail is the module's total input; rails are reported one by one and "
 			 "never summed.");
-	tail = buf;
-	snprintf(id->notes + no, sizeof(id->notes) - no, "%s", tail);
 }
 
 static int hwmon_open(struct ergon_instrument *inst, const struct ergon_instrument_options *opts,
@@ -308,8 +305,8 @@ static void note_backwards(struct ergon_instrument *inst, struct hwmon_state *s,
 		return; /* one issue per rail; the count is in the stats */
 	ergon_issue_add(inst->issues, "instrument.counter_backwards",
 			json_pack("{s:s, s:s, s:I, s:I}", "rail", s->rail.label, "file",
-				  s->rail.energy_path, "previous_uj", (json_int_t)prev_uj,
-				  "now_uj", (json_int_t)now_uj),
+				  s->rail.energy_path, "previous_uj", (json_int_t)prev_uj, "now_uj",
+				  (json_int_t)now_uj),
 			"hwmon %s: %s went from %lld to %lld uJ, backwards, with no wrap range "
 			"known; the interval was not added (power readings still cover it). The "
 			"accumulator was reset (by the driver, a reload or RSTACC) during the run",
@@ -406,15 +403,14 @@ static json_t *hwmon_stats(const struct ergon_instrument *inst)
 		const struct hwmon_state *s = &p->rail[i];
 		double span = s->last_t_s - s->first_t_s;
 		json_array_append_new(
-			rails, json_pack("{s:s, s:s, s:s, s:b, s:I, s:I, s:f, s:f, s:f, s:I}",
-					 "rail", s->rail.label, "chip", s->rail.chip->name,
-					 "hwmon", s->rail.hwmon, "total_input", s->rail.is_total,
-					 "reads", (json_int_t)s->reads, "distinct_updates",
-					 (json_int_t)s->distinct, "read_rate_hz",
-					 rate_hz(s->reads, span), "distinct_rate_hz",
-					 rate_hz(s->distinct, span), "update_interval_s",
-					 s->rail.update_interval_s, "counter_backwards",
-					 (json_int_t)s->backwards));
+		    rails,
+		    json_pack(
+			"{s:s, s:s, s:s, s:b, s:I, s:I, s:f, s:f, s:f, s:I}", "rail", s->rail.label,
+			"chip", s->rail.chip->name, "hwmon", s->rail.hwmon, "total_input",
+			s->rail.is_total, "reads", (json_int_t)s->reads, "distinct_updates",
+			(json_int_t)s->distinct, "read_rate_hz", rate_hz(s->reads, span),
+			"distinct_rate_hz", rate_hz(s->distinct, span), "update_interval_s",
+			s->rail.update_interval_s, "counter_backwards", (json_int_t)s->backwards));
 	}
 	json_t *o = json_pack("{s:o}", "rails", rails);
 	if (o && p->use_thermal)
@@ -460,15 +456,14 @@ static int hwmon_scan(const struct ergon_instrument_options *opts, json_t **foun
 			char id[64];
 			snprintf(id, sizeof(id), "hwmon:%s", all[i].label);
 			json_array_append_new(
-				*found,
-				json_pack("{s:s, s:s, s:s, s:i, s:b, s:f, s:f, s:f, s:b, s:s}",
-					  "id", id, "chip", all[i].chip->name, "hwmon",
-					  all[i].hwmon, "channel", all[i].channel, "total_input",
-					  all[i].is_total, "shunt_ohm", all[i].shunt_ohm,
-					  "update_interval_s", all[i].update_interval_s,
-					  "accuracy_pct", all[i].chip->gain_error_pct,
-					  "integrates_energy", all[i].energy_path[0] != '\0',
-					  "lsb", all[i].chip->source));
+			    *found,
+			    json_pack("{s:s, s:s, s:s, s:i, s:b, s:f, s:f, s:f, s:b, s:s}", "id",
+				      id, "chip", all[i].chip->name, "hwmon", all[i].hwmon,
+				      "channel", all[i].channel, "total_input", all[i].is_total,
+				      "shunt_ohm", all[i].shunt_ohm, "update_interval_s",
+				      all[i].update_interval_s, "accuracy_pct",
+				      all[i].chip->gain_error_pct, "integrates_energy",
+				      all[i].energy_path[0] != '\0', "lsb", all[i].chip->source));
 		}
 	}
 	free(all);
@@ -476,13 +471,13 @@ static int hwmon_scan(const struct ergon_instrument_options *opts, json_t **foun
 }
 
 const struct ergon_instrument_driver ergon_instrument_hwmon = {
-	.name = "hwmon",
-	.longname = "INA power monitors via Linux hwmon (ina3221, ina2xx, ina238/ina228)",
-	.scan = hwmon_scan,
-	.open = hwmon_open,
-	.start = hwmon_start,
-	.read = hwmon_read,
-	.stop = hwmon_stop,
-	.close = hwmon_close,
-	.stats = hwmon_stats,
+    .name = "hwmon",
+    .longname = "INA power monitors via Linux hwmon (ina3221, ina2xx, ina238/ina228)",
+    .scan = hwmon_scan,
+    .open = hwmon_open,
+    .start = hwmon_start,
+    .read = hwmon_read,
+    .stop = hwmon_stop,
+    .close = hwmon_close,
+    .stats = hwmon_stats,
 };

@@ -12,20 +12,20 @@
  * INA230, SBOSA16 INA238, SBOS817 INA228). INA238/INA228 shunt LSBs are
  * for ADCRANGE = 0 (the kernel driver's default). */
 static const struct hwmon_chip chips[] = {
-	{"ina3221", HWMON_INA3221, 40e-6, 8e-3, 0.25,
-	 "INA3221: shunt LSB 40 uV, bus LSB 8 mV, gain error 0.25 % max"},
-	{"ina219", HWMON_INA2XX, 10e-6, 4e-3, 1.0,
-	 "INA219: shunt LSB 10 uV, bus LSB 4 mV, gain error 1 % max (A grade)"},
-	{"ina226", HWMON_INA2XX, 2.5e-6, 1.25e-3, 0.1,
-	 "INA226: shunt LSB 2.5 uV, bus LSB 1.25 mV, gain error 0.1 % max"},
-	{"ina230", HWMON_INA2XX, 2.5e-6, 1.25e-3, 0.5,
-	 "INA230: shunt LSB 2.5 uV, bus LSB 1.25 mV, gain error 0.5 % max"},
-	{"ina231", HWMON_INA2XX, 2.5e-6, 1.25e-3, 0.5,
-	 "INA231: shunt LSB 2.5 uV, bus LSB 1.25 mV, gain error 0.5 % max"},
-	{"ina238", HWMON_INA238, 5e-6, 3.125e-3, 0.1,
-	 "INA238: shunt LSB 5 uV, VBUS LSB 3.125 mV, gain error 0.1 % max"},
-	{"ina228", HWMON_INA238, 312.5e-9, 195.3125e-6, 0.05,
-	 "INA228: shunt LSB 312.5 nV, VBUS LSB 195.3125 uV, gain error 0.05 % max"},
+    {"ina3221", HWMON_INA3221, 40e-6, 8e-3, 0.25,
+     "INA3221: shunt LSB 40 uV, bus LSB 8 mV, gain error 0.25 % max"},
+    {"ina219", HWMON_INA2XX, 10e-6, 4e-3, 1.0,
+     "INA219: shunt LSB 10 uV, bus LSB 4 mV, gain error 1 % max (A grade)"},
+    {"ina226", HWMON_INA2XX, 2.5e-6, 1.25e-3, 0.1,
+     "INA226: shunt LSB 2.5 uV, bus LSB 1.25 mV, gain error 0.1 % max"},
+    {"ina230", HWMON_INA2XX, 2.5e-6, 1.25e-3, 0.5,
+     "INA230: shunt LSB 2.5 uV, bus LSB 1.25 mV, gain error 0.5 % max"},
+    {"ina231", HWMON_INA2XX, 2.5e-6, 1.25e-3, 0.5,
+     "INA231: shunt LSB 2.5 uV, bus LSB 1.25 mV, gain error 0.5 % max"},
+    {"ina238", HWMON_INA238, 5e-6, 3.125e-3, 0.1,
+     "INA238: shunt LSB 5 uV, VBUS LSB 3.125 mV, gain error 0.1 % max"},
+    {"ina228", HWMON_INA238, 312.5e-9, 195.3125e-6, 0.05,
+     "INA228: shunt LSB 312.5 nV, VBUS LSB 195.3125 uV, gain error 0.05 % max"},
 };
 
 const struct hwmon_chip *hwmon_chip_find(const char *name)

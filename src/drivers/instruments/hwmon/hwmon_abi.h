@@ -6,10 +6,10 @@
 #ifndef ERGON_HWMON_ABI_H
 #define ERGON_HWMON_ABI_H
 
-#include <stdint.h>
-
-#include "ergon/error.h"
 #include "../sysfs/sysfs.h"
+#include "ergon/error.h"
+
+#include <stdint.h>
 
 enum hwmon_family {
 	HWMON_INA3221 = 1, /* three channels, no power attribute: P = V x I */
@@ -19,7 +19,7 @@ enum hwmon_family {
 
 /* A chip we know, with its datasheet LSBs. */
 struct hwmon_chip {
-	const char *name;      /* the hwmon `name` attribute */
+	const char *name; /* the hwmon `name` attribute */
 	int family;
 	double shunt_lsb_v;    /* shunt-voltage ADC LSB */
 	double bus_lsb_v;      /* bus-voltage ADC LSB */
@@ -33,15 +33,15 @@ struct hwmon_chip {
 struct hwmon_rail {
 	char label[48];
 	char hwmon[16]; /* "hwmon3" */
-	int channel;    /* ina3221 channel 1..3; 1 for the single-channel chips */
+	int channel;	/* ina3221 channel 1..3; 1 for the single-channel chips */
 	const struct hwmon_chip *chip;
 	char volt_path[ERGON_SYSFS_PATH_MAX];
 	char curr_path[ERGON_SYSFS_PATH_MAX];
 	char power_path[ERGON_SYSFS_PATH_MAX];
 	char energy_path[ERGON_SYSFS_PATH_MAX];
-	double shunt_ohm;         /* 0 when the driver does not expose it */
+	double shunt_ohm;	  /* 0 when the driver does not expose it */
 	double update_interval_s; /* 0 when the driver does not expose it */
-	int is_total;             /* the module's total input rail */
+	int is_total;		  /* the module's total input rail */
 };
 
 /* The chip table entry for a hwmon `name`, or NULL. */

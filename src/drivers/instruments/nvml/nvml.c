@@ -9,16 +9,16 @@
  * temperature and clock-event (throttle) reasons are polled alongside as
  * device evidence. See docs/internals/nvml.md.
  */
+#include "../sysfs/sysfs.h"
+#include "ergon/artifact.h"
+#include "ergon/instrument.h"
+#include "ergon/issues.h"
+#include "nvml_api.h"
+
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "ergon/artifact.h"
-#include "ergon/instrument.h"
-#include "ergon/issues.h"
-#include "../sysfs/sysfs.h"
-#include "nvml_api.h"
 
 /* Temperature and reasons change slowly and each NVML call costs tens of
  * microseconds or more: poll them at most this often. */
@@ -56,19 +56,17 @@ struct nvml_priv {
 
 static int nvml_fail(struct nvml_priv *p, const char *call, int rc, struct ergon_err *err)
 {
-	int code = rc == NVML_ERROR_NOT_SUPPORTED  ? ERGON_ENOTSUP
+	int code = rc == NVML_ERROR_NOT_SUPPORTED   ? ERGON_ENOTSUP
 		   : rc == NVML_ERROR_NO_PERMISSION ? ERGON_EACCES
 						    : ERGON_EDEVICE;
-	const char *fix = rc == NVML_ERROR_DRIVER_NOT_LOADED
-				  ? "load the NVIDIA kernel module (check `nvidia-smi`)"
-			  : rc == NVML_ERROR_NO_PERMISSION
-				  ? "run as a user allowed to query the GPU (root)"
-			  : rc == NVML_ERROR_GPU_IS_LOST
-				  ? "the GPU fell off the bus: check `dmesg` and reset it"
-				  : "check `nvidia-smi -q` for this GPU";
+	const char *fix =
+	    rc == NVML_ERROR_DRIVER_NOT_LOADED
+		? "load the NVIDIA kernel module (check `nvidia-smi`)"
+	    : rc == NVML_ERROR_NO_PERMISSION ? "run as a user allowed to query the GPU (root)"
+	    : rc == NVML_ERROR_GPU_IS_LOST ? "the GPU fell off the bus: check `dmesg` and reset it"
+					   : "check `nvidia-smi -q` for this GPU";
 	return ergon_err_set(err, code, "nvml (%s) device %u: %s failed: %s (NVML %d); %s",
-			     p->api.lib, p->index, call, nvml_api_strerror(&p->api, rc), rc,
-			     fix);
+			     p->api.lib, p->index, call, nvml_api_strerror(&p->api, rc), rc, fix);
 }
 
 static void poll_evidence(struct nvml_priv *p, double now_s)
@@ -215,8 +213,7 @@ static int nvml_open(struct ergon_instrument *inst, const struct ergon_instrumen
 	char name[96] = "NVIDIA GPU", serial[64] = "";
 	if (p->api.get_name && p->api.get_name(p->dev, name, sizeof(name)) != NVML_SUCCESS)
 		snprintf(name, sizeof(name), "NVIDIA GPU");
-	if (p->api.get_serial &&
-	    p->api.get_serial(p->dev, serial, sizeof(serial)) != NVML_SUCCESS)
+	if (p->api.get_serial && p->api.get_serial(p->dev, serial, sizeof(serial)) != NVML_SUCCESS)
 		serial[0] = '\0';
 	if (serial[0] == '\0' && p->api.get_uuid &&
 	    p->api.get_uuid(p->dev, serial, sizeof(serial)) != NVML_SUCCESS)
@@ -251,21 +248,20 @@ static int nvml_open(struct ergon_instrument *inst, const struct ergon_instrumen
 		}
 		nr = p->api.get_power(p->dev, &mw);
 		if (nr != NVML_SUCCESS) {
-			rc = ergon_err_set(err, nr == NVML_ERROR_NOT_SUPPORTED ? ERGON_ENOTSUP
-									       : ERGON_EDEVICE,
-				      "nvml device %u (%s): %s, and nvmlDeviceGetPowerUsage "
-				      "failed: %s (NVML %d); this GPU reports no power through "
-				      "NVML (consumer boards often do not): use a power meter on "
-				      "its supply instead",
-				      p->index, name, p->fallback_why,
-				      nvml_api_strerror(&p->api, nr), nr);
+			rc = ergon_err_set(
+			    err, nr == NVML_ERROR_NOT_SUPPORTED ? ERGON_ENOTSUP : ERGON_EDEVICE,
+			    "nvml device %u (%s): %s, and nvmlDeviceGetPowerUsage "
+			    "failed: %s (NVML %d); this GPU reports no power through "
+			    "NVML (consumer boards often do not): use a power meter on "
+			    "its supply instead",
+			    p->index, name, p->fallback_why, nvml_api_strerror(&p->api, nr), nr);
 			goto fail;
 		}
 		p->mode = NVML_MODE_POWER;
 	}
 	unsigned long long r;
 	p->reasons_supported =
-		p->api.get_reasons != NULL && p->api.get_reasons(p->dev, &r) == NVML_SUCCESS;
+	    p->api.get_reasons != NULL && p->api.get_reasons(p->dev, &r) == NVML_SUCCESS;
 	inst->priv = p;
 	fill_identity(inst, p, name, serial, arch, nvml_power_is_averaged(arch, name));
 	return 0;
@@ -286,8 +282,8 @@ static int nvml_start(struct ergon_instrument *inst, struct ergon_err *err)
 	return 0;
 }
 
-static int nvml_read(struct ergon_instrument *inst, struct ergon_sample *buf, size_t cap,
-		     size_t *n, struct ergon_err *err)
+static int nvml_read(struct ergon_instrument *inst, struct ergon_sample *buf, size_t cap, size_t *n,
+		     struct ergon_err *err)
 {
 	struct nvml_priv *p = inst->priv;
 	*n = 0;
@@ -309,15 +305,14 @@ static int nvml_read(struct ergon_instrument *inst, struct ergon_sample *buf, si
 			/* A 64-bit mJ counter does not wrap: this is a reset. */
 			if (++p->backwards == 1)
 				ergon_issue_add(
-					inst->issues, "instrument.counter_backwards",
-					json_pack("{s:s, s:I, s:I}", "call",
-						  "nvmlDeviceGetTotalEnergyConsumption",
-						  "previous_mj", (json_int_t)p->last_mj, "now_mj",
-						  (json_int_t)mj),
-					"nvml device %u: the total-energy counter went from %llu to "
-					"%llu mJ, backwards (a driver reload or GPU reset); the "
-					"interval was not added",
-					p->index, p->last_mj, mj);
+				    inst->issues, "instrument.counter_backwards",
+				    json_pack("{s:s, s:I, s:I}", "call",
+					      "nvmlDeviceGetTotalEnergyConsumption", "previous_mj",
+					      (json_int_t)p->last_mj, "now_mj", (json_int_t)mj),
+				    "nvml device %u: the total-energy counter went from %llu to "
+				    "%llu mJ, backwards (a driver reload or GPU reset); the "
+				    "interval was not added",
+				    p->index, p->last_mj, mj);
 			o->fields = 0;
 		} else if (p->have_last) {
 			p->total_j += (double)(mj - p->last_mj) * 1e-3;
@@ -371,20 +366,18 @@ static json_t *nvml_stats(const struct ergon_instrument *inst)
 {
 	const struct nvml_priv *p = inst->priv;
 	double span = p->last_t_s - p->first_t_s;
-	json_t *rail = json_pack("{s:s, s:s, s:I, s:I, s:f, s:f, s:I}", "rail",
-				 inst->identity.rails[0], "mode",
-				 p->mode == NVML_MODE_ENERGY ? "energy" : "power", "reads",
-				 (json_int_t)p->reads, "distinct_updates", (json_int_t)p->distinct,
-				 "read_rate_hz", rate_hz(p->reads, span), "distinct_rate_hz",
-				 rate_hz(p->distinct, span), "counter_backwards",
-				 (json_int_t)p->backwards);
-	json_t *ev = json_pack("{s:s, s:b, s:I, s:I, s:I, s:I, s:I}", "reasons_symbol",
-			       p->api.reasons_symbol, "reasons_supported", p->reasons_supported,
-			       "reasons_seen", (json_int_t)p->reasons_seen, "polls",
-			       (json_int_t)p->polls, "polls_power_cap",
-			       (json_int_t)p->polls_power_cap, "polls_thermal",
-			       (json_int_t)p->polls_thermal, "polls_hw_slowdown",
-			       (json_int_t)p->polls_hw_slowdown);
+	json_t *rail =
+	    json_pack("{s:s, s:s, s:I, s:I, s:f, s:f, s:I}", "rail", inst->identity.rails[0],
+		      "mode", p->mode == NVML_MODE_ENERGY ? "energy" : "power", "reads",
+		      (json_int_t)p->reads, "distinct_updates", (json_int_t)p->distinct,
+		      "read_rate_hz", rate_hz(p->reads, span), "distinct_rate_hz",
+		      rate_hz(p->distinct, span), "counter_backwards", (json_int_t)p->backwards);
+	json_t *ev = json_pack(
+	    "{s:s, s:b, s:I, s:I, s:I, s:I, s:I}", "reasons_symbol", p->api.reasons_symbol,
+	    "reasons_supported", p->reasons_supported, "reasons_seen", (json_int_t)p->reasons_seen,
+	    "polls", (json_int_t)p->polls, "polls_power_cap", (json_int_t)p->polls_power_cap,
+	    "polls_thermal", (json_int_t)p->polls_thermal, "polls_hw_slowdown",
+	    (json_int_t)p->polls_hw_slowdown);
 	if (ev && p->have_temp) {
 		json_object_set_new(ev, "temp_first_c", json_real(p->temp_first_c));
 		json_object_set_new(ev, "temp_last_c", json_real(p->temp_c));
@@ -441,10 +434,9 @@ static int nvml_scan(const struct ergon_instrument_options *opts, json_t **found
 				api.get_name(d, name, sizeof(name));
 			int energy = api.get_energy && api.get_energy(d, &mj) == NVML_SUCCESS;
 			snprintf(id, sizeof(id), "nvml:%u", i);
-			json_array_append_new(*found,
-					      json_pack("{s:s, s:s, s:s}", "id", id, "model", name,
-							"reads", energy ? "energy counter (mJ)"
-									: "power (mW)"));
+			json_array_append_new(
+			    *found, json_pack("{s:s, s:s, s:s}", "id", id, "model", name, "reads",
+					      energy ? "energy counter (mJ)" : "power (mW)"));
 		}
 	}
 	api.shutdown();
@@ -453,13 +445,13 @@ static int nvml_scan(const struct ergon_instrument_options *opts, json_t **found
 }
 
 const struct ergon_instrument_driver ergon_instrument_nvml = {
-	.name = "nvml",
-	.longname = "NVIDIA GPU energy/power via NVML (libnvidia-ml.so.1, loaded at run time)",
-	.scan = nvml_scan,
-	.open = nvml_open,
-	.start = nvml_start,
-	.read = nvml_read,
-	.stop = nvml_stop,
-	.close = nvml_close,
-	.stats = nvml_stats,
+    .name = "nvml",
+    .longname = "NVIDIA GPU energy/power via NVML (libnvidia-ml.so.1, loaded at run time)",
+    .scan = nvml_scan,
+    .open = nvml_open,
+    .start = nvml_start,
+    .read = nvml_read,
+    .stop = nvml_stop,
+    .close = nvml_close,
+    .stats = nvml_stats,
 };

@@ -7,10 +7,10 @@
 #include <string.h>
 
 /* dlsym returns an object pointer; copy it into a function pointer. */
-#define BIND(api, field, sym)                                                                     \
-	do {                                                                                      \
-		void *p_ = dlsym((api)->dl, sym);                                                 \
-		memcpy(&(api)->field, &p_, sizeof(p_));                                           \
+#define BIND(api, field, sym)                           \
+	do {                                            \
+		void *p_ = dlsym((api)->dl, sym);       \
+		memcpy(&(api)->field, &p_, sizeof(p_)); \
 	} while (0)
 
 int nvml_api_load(struct nvml_api *api, const char *lib, struct ergon_err *err)
@@ -53,9 +53,9 @@ int nvml_api_load(struct nvml_api *api, const char *lib, struct ergon_err *err)
 	}
 	if (api->get_reasons == NULL)
 		api->reasons_symbol = "";
-	const char *missing = api->init == NULL         ? "nvmlInit_v2"
-			      : api->shutdown == NULL   ? "nvmlShutdown"
-			      : api->get_count == NULL  ? "nvmlDeviceGetCount_v2"
+	const char *missing = api->init == NULL		? "nvmlInit_v2"
+			      : api->shutdown == NULL	? "nvmlShutdown"
+			      : api->get_count == NULL	? "nvmlDeviceGetCount_v2"
 			      : api->get_handle == NULL ? "nvmlDeviceGetHandleByIndex_v2"
 							: NULL;
 	if (missing) {

@@ -45,8 +45,8 @@ struct nvml_api {
 	int (*get_uuid)(nvml_device, char *, unsigned int);
 	int (*get_arch)(nvml_device, unsigned int *);
 	int (*get_energy)(nvml_device, unsigned long long *); /* mJ since driver load */
-	int (*get_power)(nvml_device, unsigned int *);        /* mW */
-	int (*get_temp)(nvml_device, int, unsigned int *);     /* degrees C */
+	int (*get_power)(nvml_device, unsigned int *);	      /* mW */
+	int (*get_temp)(nvml_device, int, unsigned int *);    /* degrees C */
 	int (*get_reasons)(nvml_device, unsigned long long *);
 	const char *reasons_symbol; /* which symbol get_reasons is bound to */
 };

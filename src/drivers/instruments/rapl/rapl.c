@@ -7,18 +7,18 @@
  * since start (J), unwrapped at max_energy_range_uj. See
  * docs/internals/rapl.md for the aliasing limit and the permission story.
  */
+#include "../sysfs/sysfs.h"
+#include "../sysfs/thermal.h"
+#include "ergon/artifact.h"
+#include "ergon/instrument.h"
+#include "ergon/issues.h"
+#include "rapl_zone.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include "ergon/artifact.h"
-#include "ergon/instrument.h"
-#include "ergon/issues.h"
-#include "../sysfs/sysfs.h"
-#include "../sysfs/thermal.h"
-#include "rapl_zone.h"
 
 /* The counter updates about every 1 ms (Intel SDM, MSR_PKG_ENERGY_STATUS;
  * measured ~976 us on most parts) and carries no timestamp. A window must
@@ -124,10 +124,11 @@ static int select_domains(const char *arg, const struct rapl_zone *all, int n_al
 		if (k < 0) {
 			char have[1024];
 			list_names(all, n_all, have, sizeof(have));
-			return ergon_err_set(err, ERGON_ENOENT,
-					     "--instrument rapl:%s: %s domain \"%.*s\"; the domains "
-					     "that exist are: %s",
-					     arg, k == -2 ? "ambiguous" : "no", (int)len, c, have);
+			return ergon_err_set(
+			    err, ERGON_ENOENT,
+			    "--instrument rapl:%s: %s domain \"%.*s\"; the domains "
+			    "that exist are: %s",
+			    arg, k == -2 ? "ambiguous" : "no", (int)len, c, have);
 		}
 		if (p->n >= ERGON_MAX_RAILS)
 			return ergon_err_set(err, ERGON_ERANGE,
@@ -247,10 +248,10 @@ static int rapl_start(struct ergon_instrument *inst, struct ergon_err *err)
 static void report_step(struct ergon_instrument *inst, struct rapl_dom *d, int kind,
 			int64_t prev_uj, int64_t raw_uj)
 {
-	json_t *ctx = json_pack("{s:s, s:s, s:I, s:I, s:I}", "domain", d->zone.name, "file",
-				d->zone.energy_path, "previous_uj", (json_int_t)prev_uj, "now_uj",
-				(json_int_t)raw_uj, "max_energy_range_uj",
-				(json_int_t)d->zone.max_range_uj);
+	json_t *ctx =
+	    json_pack("{s:s, s:s, s:I, s:I, s:I}", "domain", d->zone.name, "file",
+		      d->zone.energy_path, "previous_uj", (json_int_t)prev_uj, "now_uj",
+		      (json_int_t)raw_uj, "max_energy_range_uj", (json_int_t)d->zone.max_range_uj);
 	if (kind == RAPL_STEP_WRAPPED) {
 		if (++d->wraps == 1)
 			ergon_issue_add(inst->issues, "instrument.counter_wrapped", ctx,
@@ -274,8 +275,8 @@ static void report_step(struct ergon_instrument *inst, struct rapl_dom *d, int k
 		json_decref(ctx);
 }
 
-static int rapl_read(struct ergon_instrument *inst, struct ergon_sample *buf, size_t cap,
-		     size_t *n, struct ergon_err *err)
+static int rapl_read(struct ergon_instrument *inst, struct ergon_sample *buf, size_t cap, size_t *n,
+		     struct ergon_err *err)
 {
 	struct rapl_priv *p = inst->priv;
 	double temp_c = 0.0;
@@ -328,14 +329,13 @@ static json_t *rapl_stats(const struct ergon_instrument *inst)
 		const struct rapl_dom *d = &p->dom[i];
 		double span = d->last_t_s - d->first_t_s;
 		json_array_append_new(
-			doms, json_pack("{s:s, s:I, s:I, s:f, s:f, s:I, s:I, s:I}", "domain",
-					d->zone.name, "reads", (json_int_t)d->reads,
-					"distinct_updates", (json_int_t)d->distinct,
-					"read_rate_hz", rate_hz(d->reads, span),
-					"distinct_rate_hz", rate_hz(d->distinct, span),
-					"wraps", (json_int_t)d->wraps, "counter_backwards",
-					(json_int_t)d->backwards, "max_energy_range_uj",
-					(json_int_t)d->zone.max_range_uj));
+		    doms,
+		    json_pack("{s:s, s:I, s:I, s:f, s:f, s:I, s:I, s:I}", "domain", d->zone.name,
+			      "reads", (json_int_t)d->reads, "distinct_updates",
+			      (json_int_t)d->distinct, "read_rate_hz", rate_hz(d->reads, span),
+			      "distinct_rate_hz", rate_hz(d->distinct, span), "wraps",
+			      (json_int_t)d->wraps, "counter_backwards", (json_int_t)d->backwards,
+			      "max_energy_range_uj", (json_int_t)d->zone.max_range_uj));
 	}
 	json_t *o = json_pack("{s:o, s:f}", "rails", doms, "min_window_s", RAPL_MIN_WINDOW_S);
 	if (o && p->use_thermal)
@@ -386,12 +386,12 @@ static int rapl_scan(const struct ergon_instrument_options *opts, json_t **found
 }
 
 const struct ergon_instrument_driver ergon_instrument_rapl = {
-	.name = "rapl",
-	.longname = "CPU energy counters via Linux powercap RAPL (energy_uj)",
-	.scan = rapl_scan,
-	.open = rapl_open,
-	.start = rapl_start,
-	.read = rapl_read,
-	.stats = rapl_stats,
-	.close = rapl_close,
+    .name = "rapl",
+    .longname = "CPU energy counters via Linux powercap RAPL (energy_uj)",
+    .scan = rapl_scan,
+    .open = rapl_open,
+    .start = rapl_start,
+    .read = rapl_read,
+    .stats = rapl_stats,
+    .close = rapl_close,
 };

@@ -87,8 +87,7 @@ static size_t list(const char *dir, const char *prefix, char **names, size_t cap
 	return n;
 }
 
-int rapl_discover(const char *root, struct rapl_zone *zones, int cap, int *n,
-		  struct ergon_err *err)
+int rapl_discover(const char *root, struct rapl_zone *zones, int cap, int *n, struct ergon_err *err)
 {
 	char base[ERGON_SYSFS_PATH_MAX];
 	*n = 0;

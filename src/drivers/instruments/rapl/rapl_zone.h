@@ -4,15 +4,15 @@
 #ifndef ERGON_RAPL_ZONE_H
 #define ERGON_RAPL_ZONE_H
 
-#include <stdint.h>
-
-#include "ergon/error.h"
 #include "../sysfs/sysfs.h"
+#include "ergon/error.h"
+
+#include <stdint.h>
 
 #define RAPL_MAX_ZONES 32
 
 struct rapl_zone {
-	char name[48];       /* "package-0", "psys", or "package-0/core" for a subzone */
+	char name[48]; /* "package-0", "psys", or "package-0/core" for a subzone */
 	char dir[ERGON_SYSFS_PATH_MAX];
 	char energy_path[ERGON_SYSFS_PATH_MAX];
 	int64_t max_range_uj; /* 0 when max_energy_range_uj is absent */
@@ -27,7 +27,7 @@ int rapl_discover(const char *root, struct rapl_zone *zones, int cap, int *n,
 
 enum rapl_step {
 	RAPL_STEP_OK = 0,
-	RAPL_STEP_WRAPPED = 1,   /* the counter passed max_energy_range_uj and restarted */
+	RAPL_STEP_WRAPPED = 1,	 /* the counter passed max_energy_range_uj and restarted */
 	RAPL_STEP_BACKWARDS = 2, /* it went back without a plausible wrap: not added */
 };
 

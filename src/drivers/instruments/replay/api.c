@@ -2,16 +2,16 @@
  * host monotonic clock, sample i being delivered once (t_i - t_0) seconds
  * have passed since start. A recording that ends before the run does is an
  * instrument failure (the run stops, incomplete), never looped or padded. */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-
 #include "drivers/instruments/replay/replay.h"
 #include "ergon/artifact.h"
 #include "ergon/fileio.h"
 #include "ergon/instrument.h"
 #include "ergon/parse.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 struct replay {
 	struct replay_data d;
@@ -33,6 +33,12 @@ static int replay_open(struct ergon_instrument *inst, const struct ergon_instrum
 	if (opts->arg == NULL || opts->arg[0] == '\0')
 		return ergon_err_set(err, ERGON_EUSAGE,
 				     "--instrument replay: give the recording as replay:FILE.csv");
+	for (const char *const *kv = opts->kv; kv && *kv; kv++)
+		if (strncmp(*kv, "accuracy_pct=", 13) != 0 && strncmp(*kv, "resolution_w=", 13) != 0)
+			return ergon_err_set(err, ERGON_EUSAGE,
+					     "--instrument-opt %s: replay knows only accuracy_pct=PCT "
+					     "and resolution_w=W",
+					     *kv);
 	struct replay *r = calloc(1, sizeof(*r));
 	char *text = NULL;
 	size_t len = 0;
@@ -69,14 +75,13 @@ static int replay_open(struct ergon_instrument *inst, const struct ergon_instrum
 	snprintf(id->serial, sizeof(id->serial), "%.63s", opts->arg);
 	const char *acc = ergon_options_get(opts, "accuracy_pct");
 	const char *res = ergon_options_get(opts, "resolution_w");
-	if (acc && (rc = ergon_parse_double(acc, "--instrument-opt accuracy_pct", &id->accuracy_pct,
-					    err)))
+	if (acc &&
+	    (rc = ergon_parse_double(acc, "--instrument-opt accuracy_pct", &id->accuracy_pct, err)))
 		goto fail;
-	if (res && (rc = ergon_parse_double(res, "--instrument-opt resolution_w", &id->resolution_w,
-					    err)))
+	if (res &&
+	    (rc = ergon_parse_double(res, "--instrument-opt resolution_w", &id->resolution_w, err)))
 		goto fail;
-	id->sample_rate_hz =
-		(double)(r->d.n - 1) / (r->d.s[r->d.n - 1].t_s - r->d.s[0].t_s);
+	id->sample_rate_hz = (double)(r->d.n - 1) / (r->d.s[r->d.n - 1].t_s - r->d.s[0].t_s);
 	snprintf(id->integrates, sizeof(id->integrates), "none");
 	snprintf(id->clock, sizeof(id->clock), "instrument");
 	/* DESIGN.md: replays of synthetic files are synthetic; analysis of a
@@ -142,10 +147,10 @@ static void replay_close(struct ergon_instrument *inst)
 }
 
 const struct ergon_instrument_driver ergon_instrument_replay = {
-	.name = "replay",
-	.longname = "replay of a CSV recording (t_s, voltage_v, current_a[, power_w, temperature_c])",
-	.open = replay_open,
-	.start = replay_start,
-	.read = replay_read,
-	.close = replay_close,
+    .name = "replay",
+    .longname = "replay of a CSV recording (t_s, voltage_v, current_a[, power_w, temperature_c])",
+    .open = replay_open,
+    .start = replay_start,
+    .read = replay_read,
+    .close = replay_close,
 };

@@ -1,16 +1,16 @@
 /* The replay CSV format: parsing and validation (no device, no clock). */
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "drivers/instruments/replay/replay.h"
 #include "ergon/artifact.h"
 #include "ergon/fileio.h"
 #include "ergon/parse.h"
 
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
 enum { COL_T, COL_V, COL_I, COL_P, COL_TEMP, COL_N };
 static const char *const col_names[COL_N] = {"t_s", "voltage_v", "current_a", "power_w",
-					      "temperature_c"};
+					     "temperature_c"};
 
 /* "# key: value" header lines. */
 static void header_line(struct replay_data *d, const char *line, size_t len)
@@ -84,9 +84,9 @@ int ergon_replay_parse(const char *path, const char *text, size_t len, struct re
 					    strncmp(f, col_names[c], (size_t)(fe - f)) == 0) {
 						if (map[c] >= 0)
 							return ergon_err_set(
-								err, ERGON_EPARSE,
-								"%s:%zu:%zu: column %s appears twice",
-								path, lineno, column, col_names[c]);
+							    err, ERGON_EPARSE,
+							    "%s:%zu:%zu: column %s appears twice",
+							    path, lineno, column, col_names[c]);
 						map[c] = col;
 					}
 			} else {
@@ -97,17 +97,18 @@ int ergon_replay_parse(const char *path, const char *text, size_t len, struct re
 							     path, lineno, column, ncols);
 				double v;
 				if (ergon_parse_double_n(f, (size_t)(fe - f), &v))
-					return ergon_err_set(err, ERGON_EPARSE,
-							     "%s:%zu:%zu: '%.*s' is not a number",
-							     path, lineno, column,
-							     (int)((fe - f) > 40 ? 40 : (fe - f)), f);
+					return ergon_err_set(
+					    err, ERGON_EPARSE, "%s:%zu:%zu: '%.*s' is not a number",
+					    path, lineno, column,
+					    (int)((fe - f) > 40 ? 40 : (fe - f)), f);
 				if (!isfinite(v))
-					return ergon_err_set(err, ERGON_EPARSE,
-							     "%s:%zu:%zu: %.*s is not finite; a "
-							     "recording with NaN or Inf readings is "
-							     "refused (fix or cut the recording)",
-							     path, lineno, column,
-							     (int)((fe - f) > 40 ? 40 : (fe - f)), f);
+					return ergon_err_set(
+					    err, ERGON_EPARSE,
+					    "%s:%zu:%zu: %.*s is not finite; a "
+					    "recording with NaN or Inf readings is "
+					    "refused (fix or cut the recording)",
+					    path, lineno, column,
+					    (int)((fe - f) > 40 ? 40 : (fe - f)), f);
 				vals[col] = v;
 			}
 			col++;
@@ -120,18 +121,19 @@ int ergon_replay_parse(const char *path, const char *text, size_t len, struct re
 			ncols = col;
 			for (int c = 0; c < COL_P; c++)
 				if (map[c] < 0)
-					return ergon_err_set(err, ERGON_EPARSE,
-							     "%s:%zu:1: header lacks column %s; "
-							     "expected t_s,voltage_v,current_a[,power_w]"
-							     "[,temperature_c]",
-							     path, lineno, col_names[c]);
+					return ergon_err_set(
+					    err, ERGON_EPARSE,
+					    "%s:%zu:1: header lacks column %s; "
+					    "expected t_s,voltage_v,current_a[,power_w]"
+					    "[,temperature_c]",
+					    path, lineno, col_names[c]);
 			d->has_power = map[COL_P] >= 0;
 			d->has_temp = map[COL_TEMP] >= 0;
 		} else {
 			if (col != ncols)
 				return ergon_err_set(err, ERGON_EPARSE,
-						     "%s:%zu:%zu: %d fields, the header has %d", path,
-						     lineno, ll + 1, col, ncols);
+						     "%s:%zu:%zu: %d fields, the header has %d",
+						     path, lineno, ll + 1, col, ncols);
 			double t = vals[map[COL_T]];
 			size_t tcol = 1;
 			{
@@ -147,10 +149,11 @@ int ergon_replay_parse(const char *path, const char *text, size_t len, struct re
 						     "seconds from the start of the recording",
 						     path, lineno, tcol, t);
 			if (d->n > 0 && !(t > d->s[d->n - 1].t_s))
-				return ergon_err_set(err, ERGON_EPARSE,
-						     "%s:%zu:%zu: t_s = %.9g does not increase (previous "
-						     "%.9g); samples must be in strictly increasing time",
-						     path, lineno, tcol, t, d->s[d->n - 1].t_s);
+				return ergon_err_set(
+				    err, ERGON_EPARSE,
+				    "%s:%zu:%zu: t_s = %.9g does not increase (previous "
+				    "%.9g); samples must be in strictly increasing time",
+				    path, lineno, tcol, t, d->s[d->n - 1].t_s);
 			if (d->n == cap) {
 				size_t nc = cap ? cap * 2 : 1024;
 				if (nc > REPLAY_MAX_SAMPLES)

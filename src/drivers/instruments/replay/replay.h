@@ -2,10 +2,10 @@
 #ifndef ERGON_REPLAY_H
 #define ERGON_REPLAY_H
 
-#include <stddef.h>
-
 #include "ergon/error.h"
 #include "ergon/stream.h"
+
+#include <stddef.h>
 
 #define REPLAY_MAX_SAMPLES 50000000
 

@@ -6,6 +6,11 @@
  * noise source, so a reading sequence is reproducible for a given seed and
  * timing. It never claims to be measured: provenance is `synthetic`.
  */
+#include "drivers/instruments/synthetic/synthetic.h"
+#include "ergon/artifact.h"
+#include "ergon/instrument.h"
+#include "ergon/parse.h"
+
 #include <math.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -14,22 +19,18 @@
 #include <string.h>
 #include <time.h>
 
-#include "drivers/instruments/synthetic/synthetic.h"
-#include "ergon/artifact.h"
-#include "ergon/instrument.h"
-#include "ergon/parse.h"
-
 struct synth {
 	double idle_w, load_w, noise_w;
-	double throttle_s, drop;          /* onset after the first load; fractional throughput drop */
+	double work_s;		 /* per-invocation work: minimum duration */
+	double throttle_s, drop; /* onset after the first load; fractional throughput drop */
 	double temp_start_c, temp_rate_c_per_s, temp_max_c;
 	double accuracy_pct, resolution_w, voltage_v;
-	long fail_after;                  /* fault injection: fail the Nth read (0 = never) */
+	long fail_after; /* fault injection: fail the Nth read (0 = never) */
 	long seed;
 	uint64_t rng;
 	long reads;
-	atomic_int load_milli;            /* hinted load x 1000, written by the session */
-	_Atomic double load_start_s;      /* first time load was hinted, 0 = not yet */
+	atomic_int load_milli;	     /* hinted load x 1000, written by the session */
+	_Atomic double load_start_s; /* first time load was hinted, 0 = not yet */
 };
 
 static double now_s(void)
@@ -51,9 +52,10 @@ static double uniform_pm1(uint64_t *s)
 }
 
 static const char *const known_keys[] = {
-	"seed",       "idle_w",       "load_w",        "noise_w",      "throttle_s",
-	"drop",       "temp_start_c", "temp_rate_c_per_s", "temp_max_c", "accuracy_pct",
-	"resolution_w", "fail_after", NULL,
+    "seed",	  "idle_w",	  "load_w",	  "noise_w",
+    "throttle_s", "drop",	  "temp_start_c", "temp_rate_c_per_s",
+    "temp_max_c", "accuracy_pct", "resolution_w", "fail_after",
+    "work_s",	  NULL,
 };
 
 static int set_knob(struct synth *s, const char *key, const char *val, struct ergon_err *err)
@@ -73,12 +75,17 @@ static int set_knob(struct synth *s, const char *key, const char *val, struct er
 		double *p;
 		double lo, hi;
 	} t[] = {
-		{"idle_w", &s->idle_w, 0, 1e6},          {"load_w", &s->load_w, 0, 1e6},
-		{"noise_w", &s->noise_w, 0, 1e6},        {"throttle_s", &s->throttle_s, 0, 1e9},
-		{"drop", &s->drop, 0, 0.95},             {"temp_start_c", &s->temp_start_c, -80, 200},
-		{"temp_rate_c_per_s", &s->temp_rate_c_per_s, 0, 100},
-		{"temp_max_c", &s->temp_max_c, -80, 300}, {"accuracy_pct", &s->accuracy_pct, 0, 100},
-		{"resolution_w", &s->resolution_w, 0, 1e3},
+	    {"idle_w", &s->idle_w, 0, 1e6},
+	    {"load_w", &s->load_w, 0, 1e6},
+	    {"noise_w", &s->noise_w, 0, 1e6},
+	    {"throttle_s", &s->throttle_s, 0, 1e9},
+	    {"drop", &s->drop, 0, 0.95},
+	    {"temp_start_c", &s->temp_start_c, -80, 200},
+	    {"temp_rate_c_per_s", &s->temp_rate_c_per_s, 0, 100},
+	    {"temp_max_c", &s->temp_max_c, -80, 300},
+	    {"accuracy_pct", &s->accuracy_pct, 0, 100},
+	    {"resolution_w", &s->resolution_w, 0, 1e3},
+	    {"work_s", &s->work_s, 0, 3600},
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		if (strcmp(key, t[i].k) != 0)
@@ -134,12 +141,13 @@ static int synth_open(struct ergon_instrument *inst, const struct ergon_instrume
 			known |= strcmp(known_keys[i], key) == 0;
 		if (!known) {
 			free(s);
-			return ergon_err_set(err, ERGON_EUSAGE,
-					     "--instrument-opt %s: unknown synthetic knob; known: seed, "
-					     "idle_w, load_w, noise_w, throttle_s, drop, temp_start_c, "
-					     "temp_rate_c_per_s, temp_max_c, accuracy_pct, "
-					     "resolution_w, fail_after",
-					     key);
+			return ergon_err_set(
+			    err, ERGON_EUSAGE,
+			    "--instrument-opt %s: unknown synthetic knob; known: seed, "
+			    "idle_w, load_w, noise_w, throttle_s, drop, temp_start_c, "
+			    "temp_rate_c_per_s, temp_max_c, accuracy_pct, "
+			    "resolution_w, fail_after, work_s",
+			    key);
 		}
 		int rc = set_knob(s, key, eq + 1, err);
 		if (rc) {
@@ -225,23 +233,26 @@ static void synth_close(struct ergon_instrument *inst)
 }
 
 const struct ergon_instrument_driver ergon_instrument_synthetic = {
-	.name = "synthetic",
-	.longname = "synthetic power model (seeded, not a measurement)",
-	.open = synth_open,
-	.read = synth_read,
-	.close = synth_close,
-	.hint_load = synth_hint,
+    .name = "synthetic",
+    .longname = "synthetic power model (seeded, not a measurement)",
+    .open = synth_open,
+    .read = synth_read,
+    .close = synth_close,
+    .hint_load = synth_hint,
 };
 
-double ergon_synthetic_slowdown(struct ergon_instrument *inst, double t_s)
+double ergon_synthetic_stretch(struct ergon_instrument *inst, double t_start_s, double t_end_s)
 {
 	if (inst == NULL || inst->driver != &ergon_instrument_synthetic)
-		return 1.0;
+		return t_end_s;
 	struct synth *s = inst->priv;
+	double d = t_end_s - t_start_s;
+	if (d < s->work_s)
+		d = s->work_s;
 	double t0 = atomic_load(&s->load_start_s);
-	if (t0 > 0 && t_s - t0 >= s->throttle_s && s->drop > 0)
-		return 1.0 / (1.0 - s->drop);
-	return 1.0;
+	if (t0 > 0 && t_end_s - t0 >= s->throttle_s && s->drop > 0)
+		d /= 1.0 - s->drop;
+	return t_start_s + d;
 }
 
 json_t *ergon_synthetic_scenario_json(const struct ergon_instrument *inst)
@@ -249,11 +260,13 @@ json_t *ergon_synthetic_scenario_json(const struct ergon_instrument *inst)
 	if (inst == NULL || inst->driver != &ergon_instrument_synthetic)
 		return NULL;
 	const struct synth *s = inst->priv;
-	return json_pack("{s:s, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:s}", "mechanism",
-			 "invocations stretched by 1/(1-drop) after throttle_s of load",
-			 "seed", (json_int_t)s->seed, "idle_w", s->idle_w, "load_w", s->load_w,
-			 "noise_w", s->noise_w, "throttle_s", s->throttle_s, "drop", s->drop,
-			 "temp_start_c", s->temp_start_c, "temp_rate_c_per_s",
+	return json_pack("{s:s, s:f, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:s}",
+			 "mechanism",
+			 "each invocation lasts at least work_s, stretched by 1/(1-drop) after "
+			 "throttle_s of load",
+			 "work_s", s->work_s, "seed", (json_int_t)s->seed, "idle_w", s->idle_w,
+			 "load_w", s->load_w, "noise_w", s->noise_w, "throttle_s", s->throttle_s,
+			 "drop", s->drop, "temp_start_c", s->temp_start_c, "temp_rate_c_per_s",
 			 s->temp_rate_c_per_s, "temp_max_c", s->temp_max_c, "note",
 			 "emulated: the synthetic instrument cannot heat the host");
 }

@@ -109,9 +109,12 @@ int ergon_sysfs_read_i64(int fd, const char *path, int64_t *out, struct ergon_er
 	return 0;
 }
 
+/* Attributes are opened O_NONBLOCK: a --sysfs-root tree is user input, and
+ * a FIFO planted where an attribute should be must not hang discovery (a
+ * FIFO without a writer then reads as empty). Regular files ignore it. */
 int ergon_sysfs_open(const char *path, int *fd, struct ergon_err *err)
 {
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (*fd < 0) {
 		int e = errno;
 		*fd = -1;
@@ -123,7 +126,7 @@ int ergon_sysfs_open(const char *path, int *fd, struct ergon_err *err)
 int ergon_sysfs_read_text(const char *path, char *buf, size_t cap, struct ergon_err *err)
 {
 	buf[0] = '\0';
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		int e = errno;
 		if (e == ENOENT)

@@ -4,11 +4,11 @@
 #ifndef ERGON_DRIVERS_SYSFS_H
 #define ERGON_DRIVERS_SYSFS_H
 
-#include <stddef.h>
-#include <stdint.h>
-
 #include "ergon/error.h"
 #include "ergon/instrument.h"
+
+#include <stddef.h>
+#include <stdint.h>
 
 /* Longest path we build under a sysfs root. */
 #define ERGON_SYSFS_PATH_MAX 512
@@ -37,7 +37,7 @@ const char *ergon_sysfs_root(const struct ergon_instrument_options *opts);
 
 /* snprintf into a path buffer; ERGON_ETOOBIG if it does not fit. */
 int ergon_sysfs_path(char *out, size_t cap, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* Host monotonic clock in seconds. */
 double ergon_sysfs_now_s(void);

@@ -1,14 +1,14 @@
 /* thermal_zone temperature reader (see thermal.h). */
 #include "thermal.h"
 
+#include "sysfs.h"
+
 #include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include "sysfs.h"
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -101,11 +101,10 @@ json_t *ergon_thermal_stats(const struct ergon_thermal *t)
 	json_t *zones = json_array();
 	for (int i = 0; i < t->n; i++) {
 		const struct ergon_thermal_zone *z = &t->zone[i];
-		json_array_append_new(zones, json_pack("{s:s, s:f, s:f, s:f, s:I, s:I}", "type",
-						       z->type, "first_c", z->first_c, "last_c",
-						       z->last_c, "max_c", z->max_c, "reads",
-						       (json_int_t)z->reads, "failures",
-						       (json_int_t)z->failures));
+		json_array_append_new(
+		    zones, json_pack("{s:s, s:f, s:f, s:f, s:I, s:I}", "type", z->type, "first_c",
+				     z->first_c, "last_c", z->last_c, "max_c", z->max_c, "reads",
+				     (json_int_t)z->reads, "failures", (json_int_t)z->failures));
 	}
 	return json_pack("{s:o, s:f}", "zones", zones, "interval_s", t->interval_s);
 }

@@ -4,9 +4,9 @@
 #ifndef ERGON_DRIVERS_THERMAL_H
 #define ERGON_DRIVERS_THERMAL_H
 
-#include <jansson.h>
-
 #include "ergon/error.h"
+
+#include <jansson.h>
 
 #define ERGON_THERMAL_MAX_ZONES 16
 
