@@ -17,7 +17,7 @@
 
 /* A sample at or above 2^31 is a uint32 subtraction that wrapped on the
  * target (finish < start), not a count. */
-#define WRAP_THRESHOLD 2147483648.0
+#define WRAP_THRESHOLD HPX_U32_WRAP_MIN
 
 /* Layer of a preset after aggregation: counters in first-seen column order. */
 struct agg_layer {

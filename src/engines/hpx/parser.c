@@ -863,7 +863,7 @@ static int on_line(void *ctx, const char *line, size_t n, uint64_t lineno)
 		if (ok) {
 			if (p->cur < 0) {
 				/* Legacy streams have no preset markers. */
-				if (preset_find_or_add(p, "_default", 8, lineno, err))
+				if (preset_find_or_add(p, HPX_PRESET_LEGACY, strlen(HPX_PRESET_LEGACY), lineno, err))
 					return -1;
 			}
 			return iter_start(p, v, lineno, err) ? -1 : 0;
