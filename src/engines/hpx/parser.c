@@ -697,14 +697,14 @@ static int row_add(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char
 	it->id_off[r] = UINT32_MAX;
 	it->op_off[r] = UINT32_MAX;
 	for (size_t i = 0; i < h->ncols; i++) {
+		if (fast && h->kind[i] == HPX_COL_NUM) {
+			vals[h->slot[i]] = p->fast_vals[h->slot[i]];
+			continue;
+		}
 		const char *f = p->field_base + p->fields[i].off;
 		size_t fl = p->fields[i].len;
 		hpx_strip(&f, &fl);
 		if (h->kind[i] == HPX_COL_NUM) {
-			if (fast) {
-				vals[h->slot[i]] = p->fast_vals[h->slot[i]];
-				continue;
-			}
 			double d;
 			if (!hpx_py_int(f, fl, &d, NULL, NULL) && !hpx_py_float(f, fl, &d)) {
 				d = NAN; /* None: left out of aggregation */
