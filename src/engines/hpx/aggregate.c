@@ -554,13 +554,27 @@ static json_t *meta_json(const struct ergon_hpx_parser *p)
 			v = meta_value(e);
 		json_object_set_new(m, keys[i], v);
 	}
-	/* psram: present only with HPX_PSRAM_CLOCK_HZ; every psram_* key is
-	 * carried with the prefix removed. */
+	/* psram: present only with HPX_PSRAM_CLOCK_HZ, in the reference's
+	 * PsramInfo field order; a missing field is 0 (xip_enabled false). */
 	if (hpx_meta_get(p, "psram_clock_hz")) {
+		static const char *const pk[] = {"size_bytes",       "clock_hz",    "capabilities",
+						 "state",            "last_init_status", "xip_enabled",
+						 "timing_status",    "rxdqs_delay"};
 		json_t *ps = json_object();
-		for (size_t i = 0; ps && i < p->nmeta; i++)
-			if (strncmp(p->meta[i].key, "psram_", 6) == 0)
-				json_object_set_new(ps, p->meta[i].key + 6, meta_value(&p->meta[i]));
+		for (size_t i = 0; ps && i < sizeof(pk) / sizeof(pk[0]); i++) {
+			char key[64];
+			snprintf(key, sizeof(key), "psram_%s", pk[i]);
+			const struct hpx_meta *e = hpx_meta_get(p, key);
+			json_t *v = e ? meta_value(e) : json_integer(0);
+			if (strcmp(pk[i], "xip_enabled") == 0) {
+				bool on = json_is_integer(v) ? json_integer_value(v) != 0
+							     : (json_is_string(v) &&
+								json_string_length(v) > 0);
+				json_decref(v);
+				v = json_boolean(on);
+			}
+			json_object_set_new(ps, pk[i], v);
+		}
 		json_object_set_new(m, "psram", ps ? ps : json_null());
 	} else {
 		json_object_set_new(m, "psram", json_null());
@@ -836,7 +850,9 @@ int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsign
 				"at least one layer reported a PMU counter overflow; its counters "
 				"are lower bounds");
 	const struct hpx_meta *ver = hpx_meta_get(p, "version");
-	if (ver && strcmp(ver->value, "1") != 0)
+	double ver_d = 0;
+	if (ver && !(hpx_py_int(ver->value, ver->vlen, &ver_d, NULL, NULL) &&
+		     ver_d == (double)HPX_WIRE_VERSION))
 		ergon_issue_add(issues, "pmu.version_mismatch",
 				json_pack("{s:I}", "line", (json_int_t)ver->lineno),
 				"HPX_VERSION=%s at line %llu, this host speaks version %d; results "

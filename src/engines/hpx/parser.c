@@ -786,7 +786,12 @@ static int on_line(void *ctx, const char *line, size_t n, uint64_t lineno)
 	/* Fast path for data rows: every sentinel starts with '-' and every
 	 * metadata/heartbeat line with 'H'; anything else inside an iteration
 	 * is CSV (unless a terminal record is open). */
-	if (line[0] != '-' && line[0] != 'H' && !p->term.in_record) {
+	if (line[0] != '-' && line[0] != 'H') {
+		/* The terminal record and the PMU stream are read independently
+		 * (as the reference's two parsers are): the terminal sees every
+		 * line of an open record, the PMU machine sees every line. */
+		if (p->term.in_record)
+			hpx_terminal_line(&p->term, line, n, lineno);
 		if (p->ended || !p->in_session || p->cur < 0)
 			return 0;
 		struct hpx_preset *ps = &p->presets[p->cur];
@@ -796,9 +801,7 @@ static int on_line(void *ctx, const char *line, size_t n, uint64_t lineno)
 			return header_set(p, ps, line, n, lineno, err) ? -1 : 0;
 		return row_add(p, ps, line, n, lineno, err) ? -1 : 0;
 	}
-	if (hpx_terminal_line(&p->term, line, n, lineno)) {
-		return 0;
-	}
+	hpx_terminal_line(&p->term, line, n, lineno);
 	if (p->ended)
 		return 0;
 	if (equals(line, n, HPX_TOK_START)) {
