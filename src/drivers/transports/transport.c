@@ -18,8 +18,12 @@ static const struct ergon_transport_driver *const drivers[] = {
 int ergon_transport_open(const char *spec, struct ergon_transport **out, struct ergon_err *err)
 {
 	*out = NULL;
-	if (strcmp(spec, "-") == 0)
-		return ergon_transport_file.open("-", out, err);
+	if (strcmp(spec, "-") == 0) {
+		int rc = ergon_transport_file.open("-", out, err);
+		if (!rc)
+			(*out)->drv = &ergon_transport_file;
+		return rc;
+	}
 	const char *colon = strchr(spec, ':');
 	size_t n = colon ? (size_t)(colon - spec) : 0;
 	for (size_t i = 0; colon && i < sizeof(drivers) / sizeof(drivers[0]); i++) {
