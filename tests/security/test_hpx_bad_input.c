@@ -1,14 +1,14 @@
 /* Bad input for the HPX parser, one case per item of the issue's list. Every
  * expected value is computed by hand from the stream built in the test. */
+#include "ergon/hpx.h"
+#include "ergon/issues.h"
+#include "test_support.h"
+
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "ergon/hpx.h"
-#include "ergon/issues.h"
-#include "test_support.h"
 
 /* A minimal valid stream: 1 preset, 2 counters, layers/iterations given. */
 #define HDR "\"Layer\",\"Op\",\"ARM_PMU_CPU_CYCLES\",\"ARM_PMU_INST_RETIRED\",\"overflow\"\n"
@@ -23,7 +23,8 @@ static json_t *parse_with(const char *data, size_t len, const struct ergon_hpx_l
 		rc = ergon_hpx_parser_finish(p, err);
 	json_t *res = NULL;
 	if (rc >= 0)
-		assert_int_equal(ergon_hpx_parser_to_json(p, ERGON_HPX_AGG_MEDIAN, 0, &res, err), 0);
+		assert_int_equal(ergon_hpx_parser_to_json(p, ERGON_HPX_AGG_MEDIAN, 0, &res, err),
+				 0);
 	ergon_hpx_parser_free(p);
 	if (rc_out)
 		*rc_out = rc;
@@ -65,9 +66,9 @@ static void empty_stream(void **state)
 	json_t *r = parse("");
 	assert_int_equal(json_array_size(json_object_get(r, "layers")), 0);
 	assert_non_null(issue(r, "pmu.missing"));
-	assert_int_equal(ergon_issues_integrity(
-				 json_object_get(json_object_get(r, "ergon"), "issues")),
-			 ERGON_INTEGRITY_INVALID);
+	assert_int_equal(
+	    ergon_issues_integrity(json_object_get(json_object_get(r, "ergon"), "issues")),
+	    ERGON_INTEGRITY_INVALID);
 	json_decref(r);
 }
 
@@ -143,9 +144,8 @@ static void megabyte_line_is_dropped(void **state)
 	assert_true(fabs(counter(r, 0, "ARM_PMU_CPU_CYCLES") - 100.0) < 1e-9);
 	const json_t *is = issue(r, "pmu.line_too_long");
 	assert_non_null(is);
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(is, "context"),
-							    "first_line")),
-			 4);
+	assert_int_equal(
+	    json_integer_value(json_object_get(json_object_get(is, "context"), "first_line")), 4);
 	json_decref(r);
 	free(s);
 }
@@ -209,7 +209,7 @@ static void duplicate_iter_numbers(void **state)
 	const json_t *is = issue(r, "pmu.iter_order");
 	assert_non_null(is);
 	assert_int_equal(json_integer_value(json_array_get(
-				 json_object_get(json_object_get(is, "context"), "lines"), 0)),
+			     json_object_get(json_object_get(is, "context"), "lines"), 0)),
 			 5);
 	json_decref(r);
 }
@@ -228,7 +228,7 @@ static void preset_twice(void **state)
 	const json_t *is = issue(r, "pmu.duplicate_preset");
 	assert_non_null(is);
 	assert_int_equal(json_integer_value(json_array_get(
-				 json_object_get(json_object_get(is, "context"), "lines"), 0)),
+			     json_object_get(json_object_get(is, "context"), "lines"), 0)),
 			 6);
 	json_decref(r);
 }
@@ -282,18 +282,17 @@ static void terminal_bad_records(void **state)
 		int rc;
 		const char *needle;
 	} cases[] = {
-		{"noise\n", ERGON_ENOENT, "no --- HPX_POWER_TERMINAL_START"},
-		{"--- HPX_POWER_TERMINAL_START ---\nHPX_POWER_STATUS=ok\n", ERGON_EPARSE,
-		 "incomplete"},
-		{"--- HPX_POWER_TERMINAL_START ---\nHPX_POWER_STATUS=ok\nHPX_POWER_STATUS=ok\n"
-		 "--- HPX_POWER_TERMINAL_END ---\n",
-		 ERGON_EPARSE, "line 3: duplicate power terminal field HPX_POWER_STATUS"},
-		{"--- HPX_POWER_TERMINAL_START ---\nnot a field\n--- HPX_POWER_TERMINAL_END ---\n",
-		 ERGON_EPARSE, "line 2: malformed power terminal line"},
-		{"--- HPX_POWER_TERMINAL_END ---\n", ERGON_EPARSE, "before the start marker"},
-		{"--- HPX_POWER_TERMINAL_START ---\nHPX_POWER_STATUS=ok\n"
-		 "--- HPX_POWER_TERMINAL_END ---\n",
-		 ERGON_EPARSE, "missing fields: HPX_POWER_TERMINAL_VERSION"},
+	    {"noise\n", ERGON_ENOENT, "no --- HPX_POWER_TERMINAL_START"},
+	    {"--- HPX_POWER_TERMINAL_START ---\nHPX_POWER_STATUS=ok\n", ERGON_EPARSE, "incomplete"},
+	    {"--- HPX_POWER_TERMINAL_START ---\nHPX_POWER_STATUS=ok\nHPX_POWER_STATUS=ok\n"
+	     "--- HPX_POWER_TERMINAL_END ---\n",
+	     ERGON_EPARSE, "line 3: duplicate power terminal field HPX_POWER_STATUS"},
+	    {"--- HPX_POWER_TERMINAL_START ---\nnot a field\n--- HPX_POWER_TERMINAL_END ---\n",
+	     ERGON_EPARSE, "line 2: malformed power terminal line"},
+	    {"--- HPX_POWER_TERMINAL_END ---\n", ERGON_EPARSE, "before the start marker"},
+	    {"--- HPX_POWER_TERMINAL_START ---\nHPX_POWER_STATUS=ok\n"
+	     "--- HPX_POWER_TERMINAL_END ---\n",
+	     ERGON_EPARSE, "missing fields: HPX_POWER_TERMINAL_VERSION"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct ergon_hpx_terminal t;
@@ -320,17 +319,17 @@ static void terminal_bad_records(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(empty_stream),
-		cmocka_unit_test(no_start),
-		cmocka_unit_test(no_end_keeps_complete_iterations),
-		cmocka_unit_test(garbage_between_lines),
-		cmocka_unit_test(megabyte_line_is_dropped),
-		cmocka_unit_test(wrong_field_counts),
-		cmocka_unit_test(non_numeric_and_negative_cells),
-		cmocka_unit_test(duplicate_iter_numbers),
-		cmocka_unit_test(preset_twice),
-		cmocka_unit_test(ten_thousand_layers),
-		cmocka_unit_test(terminal_bad_records),
+	    cmocka_unit_test(empty_stream),
+	    cmocka_unit_test(no_start),
+	    cmocka_unit_test(no_end_keeps_complete_iterations),
+	    cmocka_unit_test(garbage_between_lines),
+	    cmocka_unit_test(megabyte_line_is_dropped),
+	    cmocka_unit_test(wrong_field_counts),
+	    cmocka_unit_test(non_numeric_and_negative_cells),
+	    cmocka_unit_test(duplicate_iter_numbers),
+	    cmocka_unit_test(preset_twice),
+	    cmocka_unit_test(ten_thousand_layers),
+	    cmocka_unit_test(terminal_bad_records),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

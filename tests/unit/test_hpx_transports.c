@@ -3,6 +3,12 @@
  * packet streams (swo). The byte streams are the shared fixtures; the raw
  * capture log must equal what was sent, byte for byte, up to the end
  * sentinel. */
+#include "ergon/hpx.h"
+#include "ergon/hpx_capture.h"
+#include "ergon/issues.h"
+#include "ergon/transport.h"
+#include "test_support.h"
+
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -16,19 +22,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ergon/hpx.h"
-#include "ergon/hpx_capture.h"
-#include "ergon/issues.h"
-#include "ergon/transport.h"
-#include "test_support.h"
-
 struct sender {
-	int fd;        /* connected fd to write to (pty master or accepted socket) */
+	int fd;	       /* connected fd to write to (pty master or accepted socket) */
 	int listen_fd; /* accept first when >= 0 */
 	const char *data;
 	size_t len;
-	size_t stop_at;  /* stop sending after this many bytes (stall) */
-	int hold_ms;     /* keep the link open this long after sending */
+	size_t stop_at;	 /* stop sending after this many bytes (stall) */
+	int hold_ms;	 /* keep the link open this long after sending */
 	int close_after; /* close the fd when done */
 };
 
@@ -80,7 +80,7 @@ static json_t *capture(const char *spec, const char *log, double hb_s,
 	struct ergon_hpx_parser *p = NULL;
 	assert_int_equal(ergon_hpx_parser_new(NULL, &p, &err), 0);
 	struct ergon_hpx_capture_opts o = {
-		.transport = spec, .log_path = log, .timeout_s = 20, .heartbeat_s = hb_s};
+	    .transport = spec, .log_path = log, .timeout_s = 20, .heartbeat_s = hb_s};
 	int rc = ergon_hpx_capture(&o, p, cr, &err);
 	if (rc)
 		print_error("capture %s: %s\n", spec, err.msg);
@@ -262,13 +262,13 @@ static void overall_timeout_keeps_everything(void **state)
 	char *data = fixture("basic.hpx.txt", &len);
 	int port = 0;
 	int lfd = tcp_listener(&port);
-	/* 300 bytes then silence for 2 s; overall bound 0.5 s, no heartbeat
+	/* 300 bytes then silence for 5 s; overall bound 2 s, no heartbeat
 	 * bound. */
 	struct sender s = {.listen_fd = lfd,
 			   .data = data,
 			   .len = len,
 			   .stop_at = 300,
-			   .hold_ms = 2000,
+			   .hold_ms = 5000,
 			   .close_after = 1};
 	pthread_t th;
 	assert_int_equal(pthread_create(&th, NULL, send_thread, &s), 0);
@@ -278,7 +278,7 @@ static void overall_timeout_keeps_everything(void **state)
 	struct ergon_err err = {0};
 	struct ergon_hpx_parser *p = NULL;
 	assert_int_equal(ergon_hpx_parser_new(NULL, &p, &err), 0);
-	struct ergon_hpx_capture_opts o = {.transport = spec, .log_path = log, .timeout_s = 0.5};
+	struct ergon_hpx_capture_opts o = {.transport = spec, .log_path = log, .timeout_s = 2.0};
 	struct ergon_hpx_capture_result cr;
 	assert_int_equal(ergon_hpx_capture(&o, p, &cr, &err), 0);
 	assert_true(cr.timed_out);
@@ -386,13 +386,14 @@ static void heartbeat_timeout_keeps_everything(void **state)
 	char *data = fixture("basic.hpx.txt", &len);
 	int port = 0;
 	int lfd = tcp_listener(&port);
-	/* Send the first 1200 bytes, then stall with the link open for 3 s; the
-	 * capture's heartbeat bound is 0.5 s. */
+	/* Send the first 1200 bytes, then stall with the link open for 5 s; the
+	 * capture's heartbeat bound is 2 s (generous: the sender thread may start
+	 * late on a loaded host, and the bound runs from the capture's start). */
 	struct sender s = {.listen_fd = lfd,
 			   .data = data,
 			   .len = len,
 			   .stop_at = 1200,
-			   .hold_ms = 3000,
+			   .hold_ms = 5000,
 			   .close_after = 1};
 	pthread_t th;
 	assert_int_equal(pthread_create(&th, NULL, send_thread, &s), 0);
@@ -400,7 +401,7 @@ static void heartbeat_timeout_keeps_everything(void **state)
 	char *dir = ts_tmpdir();
 	char *log = ts_strf("%s/cap.log", dir);
 	struct ergon_hpx_capture_result cr;
-	json_t *res = capture(spec, log, 0.5, &cr);
+	json_t *res = capture(spec, log, 2.0, &cr);
 	assert_false(cr.complete);
 	assert_true(cr.heartbeat_timed_out);
 	assert_true(ergon_issue_has(cr.issues, "capture.heartbeat_timeout"));
@@ -461,9 +462,9 @@ static void itm_decoder_counts(void **state)
 	(void)state;
 	/* sync, "H" (1 byte), "PX" (2 bytes), "_END" (4 bytes), port 2 "ab",
 	 * hardware packet 0x05 + 1 byte, overflow, reserved header 0x04. */
-	static const unsigned char in[] = {0,   0,   0,   0,   0,   0x80, 0x01, 'H',  0x02, 'P',
-					   'X', 0x03, '_', 'E', 'N', 'D',  0x12, 'a',  'b',  0x05,
-					   0x7f, 0x70, 0x04};
+	static const unsigned char in[] = {0,	 0,   0,   0,	 0,    0x80, 0x01, 'H',
+					   0x02, 'P', 'X', 0x03, '_',  'E',  'N',  'D',
+					   0x12, 'a', 'b', 0x05, 0x7f, 0x70, 0x04};
 	unsigned char out[64];
 	struct ergon_itm d = {0};
 	size_t n = ergon_itm_decode(&d, in, sizeof(in), out, sizeof(out));
@@ -527,15 +528,15 @@ static void bad_specs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(serial_over_pty),
-		cmocka_unit_test(tcp_server_thread),
-		cmocka_unit_test(unix_server_thread),
-		cmocka_unit_test(heartbeat_timeout_keeps_everything),
-		cmocka_unit_test(itm_decoder_counts),
-		cmocka_unit_test(swo_capture_is_diagnostic_when_lossy),
-		cmocka_unit_test(bad_specs),
-		cmocka_unit_test(serial_survives_target_reset),
-		cmocka_unit_test(overall_timeout_keeps_everything),
+	    cmocka_unit_test(serial_over_pty),
+	    cmocka_unit_test(tcp_server_thread),
+	    cmocka_unit_test(unix_server_thread),
+	    cmocka_unit_test(heartbeat_timeout_keeps_everything),
+	    cmocka_unit_test(itm_decoder_counts),
+	    cmocka_unit_test(swo_capture_is_diagnostic_when_lossy),
+	    cmocka_unit_test(bad_specs),
+	    cmocka_unit_test(serial_survives_target_reset),
+	    cmocka_unit_test(overall_timeout_keeps_everything),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,9 +2,9 @@
 #ifndef ERGON_HPX_PARSER_H
 #define ERGON_HPX_PARSER_H
 
-#include <jansson.h>
-
 #include "hpx_internal.h"
+
+#include <jansson.h>
 
 #define HPX_MAX_NOTED 16
 
@@ -20,8 +20,8 @@ struct hpx_header {
 	size_t text_len;
 	size_t ncols;
 	struct hpx_span *names; /* into text */
-	uint8_t *kind;          /* HPX_COL_* */
-	size_t *slot;           /* numeric slot of each column, SIZE_MAX for string columns */
+	uint8_t *kind;		/* HPX_COL_* */
+	size_t *slot;		/* numeric slot of each column, SIZE_MAX for string columns */
 	size_t nnum;
 	long col_layer, col_op, col_tag, col_ovf; /* last column of that name, or -1 */
 };
@@ -29,9 +29,9 @@ struct hpx_header {
 struct hpx_iter {
 	long hdr; /* index into the preset's headers; -1 before the header line */
 	size_t nrows, cap;
-	size_t cap_hint; /* rows of the previous iteration */
-	double *vals;     /* nrows x nnum of its header; NaN = a refused cell */
-	uint8_t *ovf;     /* overflow cell was not the integer 0 */
+	size_t cap_hint;  /* rows of the previous iteration */
+	double *vals;	  /* nrows x nnum of its header; NaN = a refused cell */
+	uint8_t *ovf;	  /* overflow cell was not the integer 0 */
 	uint32_t *id_off; /* Layer cell in the preset's string arena, UINT32_MAX if none */
 	uint32_t *op_off; /* Op (else tag) cell, UINT32_MAX if none */
 	uint64_t lineno;
@@ -68,9 +68,9 @@ struct hpx_noted {
 struct ergon_hpx_parser {
 	struct ergon_hpx_limits lim;
 	struct hpx_lines lines;
-	char *scratch;          /* unquoted CSV fields of the current line */
+	char *scratch;		/* unquoted CSV fields of the current line */
 	const char *field_base; /* fields are offsets into this: the line or scratch */
-	double *fast_vals;      /* counters of the row_fast path, max_columns */
+	double *fast_vals;	/* counters of the row_fast path, max_columns */
 	size_t fast_cap;
 	struct hpx_span *fields; /* max_columns + 1 */
 	struct ergon_err *feed_err;

@@ -6,13 +6,13 @@
  * allocation happens per line and memory is bounded by layers x iterations x
  * counters. Aggregation and JSON output live in aggregate.c.
  */
+#include "ergon/issues.h"
+#include "hpx_parser.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "ergon/issues.h"
-#include "hpx_parser.h"
 
 #define DEF_LINE_MAX 65536
 #define DEF_PRESETS 64
@@ -306,8 +306,7 @@ static int preset_find_or_add(struct ergon_hpx_parser *p, const char *name, size
 			 * position (reference behaviour); say so. */
 			note_line(&p->dup_preset, lineno);
 			if (!p->dup_preset_name[0])
-				snprintf(p->dup_preset_name, sizeof(p->dup_preset_name), "%s",
-					 key);
+				snprintf(p->dup_preset_name, sizeof(p->dup_preset_name), "%s", key);
 			preset_clear(&p->presets[i]);
 			p->cur = (long)i;
 			return 0;
@@ -479,8 +478,8 @@ static int col_kind(const char *s, size_t n)
 	return HPX_COL_NUM;
 }
 
-static int header_set(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char *line,
-		      size_t n, uint64_t lineno, struct ergon_err *err)
+static int header_set(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char *line, size_t n,
+		      uint64_t lineno, struct ergon_err *err)
 {
 	/* Consecutive iterations repeat the same header: reuse it. */
 	if (ps->nhdrs) {
@@ -690,9 +689,9 @@ static int row_add(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char
 	double *vals = it->vals + r * h->nnum;
 	/* The same row of the previous iteration, whose Layer/Op text is almost
 	 * always identical: shared instead of stored again. */
-	const struct hpx_iter *prev =
-		ps->niters >= 2 && ps->iters[ps->niters - 2].nrows > r ? &ps->iters[ps->niters - 2]
-								       : NULL;
+	const struct hpx_iter *prev = ps->niters >= 2 && ps->iters[ps->niters - 2].nrows > r
+					  ? &ps->iters[ps->niters - 2]
+					  : NULL;
 	it->ovf[r] = 0;
 	it->id_off[r] = UINT32_MAX;
 	it->op_off[r] = UINT32_MAX;
@@ -831,8 +830,9 @@ static int on_line(void *ctx, const char *line, size_t n, uint64_t lineno)
 		while (i < n && is_word((unsigned char)line[i]))
 			i++;
 		if (i > mp && i + 1 < n && line[i] == HPX_TOK_META_SEP)
-			return meta_set(p, line + mp, i - mp, line + i + 1, n - i - 1, lineno,
-					err) ? -1 : 0;
+			return meta_set(p, line + mp, i - mp, line + i + 1, n - i - 1, lineno, err)
+				   ? -1
+				   : 0;
 	}
 	size_t pp = strlen(HPX_TOK_PRESET_PREFIX);
 	size_t sp = strlen(HPX_TOK_MARKER_SUFFIX);
@@ -866,7 +866,8 @@ static int on_line(void *ctx, const char *line, size_t n, uint64_t lineno)
 		if (ok) {
 			if (p->cur < 0) {
 				/* Legacy streams have no preset markers. */
-				if (preset_find_or_add(p, HPX_PRESET_LEGACY, strlen(HPX_PRESET_LEGACY), lineno, err))
+				if (preset_find_or_add(p, HPX_PRESET_LEGACY,
+						       strlen(HPX_PRESET_LEGACY), lineno, err))
 					return -1;
 			}
 			return iter_start(p, v, lineno, err) ? -1 : 0;
