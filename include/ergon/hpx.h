@@ -61,6 +61,7 @@ struct ergon_hpx_limits {
 	size_t max_columns;    /* CSV fields per header, default 256 */
 	size_t max_cells;      /* counter cells kept over the whole stream, default 2^26 */
 	size_t max_meta_keys;  /* distinct HPX_<KEY> metadata keys, default 1024 */
+	size_t max_text_bytes; /* Layer/Op text kept (shared across iterations), default 256 MiB */
 };
 
 struct ergon_hpx_parser;

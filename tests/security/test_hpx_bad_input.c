@@ -274,6 +274,42 @@ static void ten_thousand_layers(void **state)
 	free(s);
 }
 
+static void text_and_header_caps(void **state)
+{
+	(void)state;
+	/* 200 rows with distinct 50-byte op names = 200 x 51 = 10200 bytes of
+	 * text, over a 4096-byte cap: refused with the cap named. */
+	size_t cap = 200 * 96 + 256;
+	char *s = malloc(cap);
+	size_t o = (size_t)snprintf(s, cap, "--- HPX_START ---\n--- HPX_ITER 0 ---\n" HDR);
+	for (int l = 0; l < 200; l++)
+		o += (size_t)snprintf(s + o, cap - o, "%d,OP_%046d,1,2,0\n", l, l);
+	struct ergon_hpx_limits lim = {.max_text_bytes = 4096};
+	struct ergon_err err = {0};
+	int rc = 0;
+	json_t *r = parse_with(s, o, &lim, &rc, &err);
+	assert_null(r);
+	assert_int_equal(rc, ERGON_ETOOBIG);
+	assert_non_null(strstr(err.msg, "4096 bytes of Layer/Op text"));
+	free(s);
+	/* 300 iterations, each with a different header: more than 256 distinct
+	 * headers in one preset is refused. */
+	cap = 300 * 160 + 64;
+	s = malloc(cap);
+	o = (size_t)snprintf(s, cap, "--- HPX_START ---\n");
+	for (int it = 0; it < 300; it++)
+		o += (size_t)snprintf(s + o, cap - o,
+				      "--- HPX_ITER %d ---\n\"Layer\",\"Op\",\"C%d\",\"overflow\"\n"
+				      "0,A,1,0\n",
+				      it, it);
+	ergon_err_clear(&err);
+	r = parse_with(s, o, NULL, &rc, &err);
+	assert_null(r);
+	assert_int_equal(rc, ERGON_ETOOBIG);
+	assert_non_null(strstr(err.msg, "256 distinct CSV headers"));
+	free(s);
+}
+
 static void terminal_bad_records(void **state)
 {
 	(void)state;
@@ -329,6 +365,7 @@ int main(void)
 	    cmocka_unit_test(duplicate_iter_numbers),
 	    cmocka_unit_test(preset_twice),
 	    cmocka_unit_test(ten_thousand_layers),
+	    cmocka_unit_test(text_and_header_caps),
 	    cmocka_unit_test(terminal_bad_records),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

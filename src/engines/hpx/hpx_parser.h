@@ -7,6 +7,8 @@
 #include <jansson.h>
 
 #define HPX_MAX_NOTED 16
+/* Distinct CSV headers kept per preset. */
+#define HPX_MAX_HEADERS 256
 
 enum { HPX_COL_NUM = 0, HPX_COL_LAYER, HPX_COL_OP, HPX_COL_TAG, HPX_COL_NAME, HPX_COL_OVERFLOW };
 
@@ -91,6 +93,7 @@ struct ergon_hpx_parser {
 	size_t npresets, presets_cap;
 	long cur;
 	size_t cells;
+	size_t text_bytes; /* Layer/Op arena bytes over all presets */
 
 	uint64_t parse_errors;
 	struct hpx_noted bad_rows, bad_cells, dup_preset, iter_order, restarts;

@@ -21,6 +21,7 @@
 #define DEF_COLUMNS 256
 #define DEF_CELLS ((size_t)1 << 26)
 #define DEF_META 1024
+#define DEF_TEXT ((size_t)256 << 20)
 #define META_VALUE_MAX 4096
 
 int ergon_hpx_aggregation_parse(const char *name)
@@ -96,6 +97,8 @@ int ergon_hpx_parser_new(const struct ergon_hpx_limits *limits, struct ergon_hpx
 		l.max_cells = DEF_CELLS;
 	if (!l.max_meta_keys)
 		l.max_meta_keys = DEF_META;
+	if (!l.max_text_bytes)
+		l.max_text_bytes = DEF_TEXT;
 	p->lim = l;
 	p->cur = -1;
 	int rc = hpx_lines_init(&p->lines, l.line_max_bytes, err);
@@ -481,11 +484,12 @@ static int col_kind(const char *s, size_t n)
 static int header_set(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char *line, size_t n,
 		      uint64_t lineno, struct ergon_err *err)
 {
-	/* Consecutive iterations repeat the same header: reuse it. */
-	if (ps->nhdrs) {
-		struct hpx_header *last = &ps->hdrs[ps->nhdrs - 1];
-		if (last->text_len == n && memcmp(last->text, line, n) == 0) {
-			ps->cur_hdr = (long)(ps->nhdrs - 1);
+	/* Iterations repeat the same header: reuse a known one (the last one
+	 * first, the usual case). */
+	for (size_t k = ps->nhdrs; k-- > 0;) {
+		const struct hpx_header *known = &ps->hdrs[k];
+		if (known->text_len == n && memcmp(known->text, line, n) == 0) {
+			ps->cur_hdr = (long)k;
 			ps->iters[ps->niters - 1].hdr = ps->cur_hdr;
 			return 0;
 		}
@@ -495,12 +499,13 @@ static int header_set(struct ergon_hpx_parser *p, struct hpx_preset *ps, const c
 		nf = 0;
 	if ((size_t)nf > p->lim.max_columns)
 		return fail_cap(p, ERGON_ETOOBIG, lineno, "CSV columns", p->lim.max_columns, err);
-	/* A header per iteration is bounded by the iteration cap; headers only
-	 * accumulate when they change. */
+	/* Distinct headers in one preset: a real stream has one; a garbled
+	 * one a few. The cap keeps their memory bounded. */
 	int rc = grow((void **)&ps->hdrs, &ps->hdrs_cap, ps->nhdrs + 1, sizeof(*ps->hdrs),
-		      p->lim.max_iterations);
+		      HPX_MAX_HEADERS);
 	if (rc)
-		return fail_cap(p, rc, lineno, "distinct headers", p->lim.max_iterations, err);
+		return fail_cap(p, rc, lineno, "distinct CSV headers in one preset",
+				HPX_MAX_HEADERS, err);
 	struct hpx_header *h = &ps->hdrs[ps->nhdrs];
 	memset(h, 0, sizeof(*h));
 	size_t ncols = (size_t)nf;
@@ -567,10 +572,15 @@ static int header_set(struct ergon_hpx_parser *p, struct hpx_preset *ps, const c
 static int str_add(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char *s, size_t n,
 		   uint32_t *off, uint64_t lineno, struct ergon_err *err)
 {
-	/* Layer and Op cells are short; the arena is capped at 4 GiB offsets. */
+	/* Layer and Op text shared across iterations is stored once; what is
+	 * new counts against max_text_bytes over the whole stream. */
+	if (p->text_bytes + n + 1 > p->lim.max_text_bytes)
+		return fail_cap(p, ERGON_ETOOBIG, lineno, "bytes of Layer/Op text",
+				p->lim.max_text_bytes, err);
 	int rc = grow((void **)&ps->strs, &ps->strs_cap, ps->strs_len + n + 1, 1, UINT32_MAX);
 	if (rc)
-		return fail_cap(p, rc, lineno, "bytes of layer names", UINT32_MAX, err);
+		return fail_cap(p, rc, lineno, "bytes of Layer/Op text", UINT32_MAX, err);
+	p->text_bytes += n + 1;
 	memcpy(ps->strs + ps->strs_len, s, n);
 	ps->strs[ps->strs_len + n] = '\0';
 	*off = (uint32_t)ps->strs_len;
