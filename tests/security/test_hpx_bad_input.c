@@ -310,6 +310,29 @@ static void text_and_header_caps(void **state)
 	free(s);
 }
 
+static void terminal_text_not_utf8(void **state)
+{
+	(void)state;
+	/* Found by fuzz_hpx: a final phase that is not UTF-8 made
+	 * ergon_hpx_terminal_to_json return NULL. The bytes 9d 92 are replaced
+	 * by U+FFFD each (ef bf bd), as Python's decode(errors='replace'). */
+	const char *rec = "--- HPX_POWER_TERMINAL_START ---\n"
+			  "HPX_POWER_TERMINAL_VERSION=1\nHPX_POWER_STATUS=ok\n"
+			  "HPX_POWER_REQUESTED_COUNT=5\nHPX_POWER_COMPLETED_COUNT=5\n"
+			  "HPX_POWER_ELAPSED_US=100\nHPX_POWER_FINAL_PHASE=\x9d\x92mplete\n"
+			  "HPX_POWER_ERROR_CODE=0\nHPX_POWER_GATE_ASSERTED=1\n"
+			  "HPX_POWER_GATE_LOWERED=1\n--- HPX_POWER_TERMINAL_END ---\n";
+	struct ergon_hpx_terminal t;
+	struct ergon_err err = {0};
+	assert_int_equal(ergon_hpx_terminal_parse(rec, strlen(rec), &t, &err), 0);
+	json_t *j = ergon_hpx_terminal_to_json(&t);
+	assert_non_null(j);
+	assert_string_equal(
+	    json_string_value(json_object_get(json_object_get(j, "terminal"), "final_phase")),
+	    "\xef\xbf\xbd\xef\xbf\xbdmplete");
+	json_decref(j);
+}
+
 static void terminal_bad_records(void **state)
 {
 	(void)state;
@@ -366,6 +389,7 @@ int main(void)
 	    cmocka_unit_test(preset_twice),
 	    cmocka_unit_test(ten_thousand_layers),
 	    cmocka_unit_test(text_and_header_caps),
+	    cmocka_unit_test(terminal_text_not_utf8),
 	    cmocka_unit_test(terminal_bad_records),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -150,17 +150,8 @@ static double aggregate(double *v, size_t n, int method)
 	return (lo + hi) / 2.0;
 }
 
-/* A JSON string from bytes that may not be UTF-8: invalid sequences become
- * U+FFFD, as the reference's decode(errors='replace') does. */
-json_t *hpx_json_text(const char *s, size_t n)
+size_t hpx_utf8_fix(const char *s, size_t n, char *out, size_t cap)
 {
-	json_t *j = json_stringn_nocheck("", 0);
-	char *buf = malloc(n * 3 + 1);
-	if (!buf || !j) {
-		free(buf);
-		json_decref(j);
-		return NULL;
-	}
 	size_t o = 0;
 	for (size_t i = 0; i < n;) {
 		unsigned char c = (unsigned char)s[i];
@@ -188,21 +179,48 @@ json_t *hpx_json_text(const char *s, size_t n)
 				ok = false;
 		}
 		if (ok && c == 0)
-			ok = false; /* jansson strings are NUL-free here */
-		if (ok) {
-			memcpy(buf + o, s + i, len);
-			o += len;
-			i += len;
-		} else {
-			memcpy(buf + o, "\xef\xbf\xbd", 3);
-			o += 3;
-			i += 1;
-		}
+			ok = false; /* NUL becomes U+FFFD too: C strings stay whole */
+		const char *src = ok ? s + i : "\xef\xbf\xbd";
+		size_t sl = ok ? len : 3;
+		if (o + sl > cap)
+			break; /* truncate on a character boundary */
+		memcpy(out + o, src, sl);
+		o += sl;
+		i += ok ? len : 1;
 	}
-	json_decref(j);
-	j = json_stringn(buf, o);
+	return o;
+}
+
+/* A JSON string from bytes that may not be UTF-8: invalid sequences become
+ * U+FFFD, as the reference's decode(errors='replace') does. */
+json_t *hpx_json_text(const char *s, size_t n)
+{
+	char *buf = malloc(n * 3 + 1);
+	if (!buf)
+		return NULL;
+	size_t o = hpx_utf8_fix(s, n, buf, n * 3);
+	json_t *j = json_stringn(buf, o);
 	free(buf);
 	return j;
+}
+
+/* For messages: printable ASCII only, at most 100 bytes. */
+static const char *plain_n(const char *s, size_t n, char *buf, size_t cap)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < n && o + 1 < cap && o < 100; i++)
+		buf[o++] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
+	buf[o] = '\0';
+	return buf;
+}
+
+static const char *plain(const char *s, char *buf, size_t cap)
+{
+	size_t o = 0;
+	for (; *s && o + 1 < cap && o < 100; s++)
+		buf[o++] = (*s >= 0x20 && *s < 0x7f) ? *s : '?';
+	buf[o] = '\0';
+	return buf;
 }
 
 /* The reference turns Layer/Op cells into int when int() accepts them. */
@@ -414,13 +432,14 @@ static int aggregate_preset(const struct hpx_preset *ps, int method, struct agg_
 				nc = nr;
 				if (nr) {
 					tot->fallback++;
+					char cbuf[128];
 					if (!tot->fallback_where[0])
 						snprintf(tot->fallback_where,
 							 sizeof(tot->fallback_where),
-							 "preset %.100s layer %zu counter %.*s",
+							 "preset %.100s layer %zu counter %s",
 							 ps->name, li,
-							 (int)(cs.lens[c] > 60 ? 60 : cs.lens[c]),
-							 cs.names[c]);
+							 plain_n(cs.names[c], cs.lens[c], cbuf,
+								 sizeof(cbuf)));
 				}
 			}
 			if (nc == 0)
@@ -855,13 +874,15 @@ int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsign
 				"are lower bounds");
 	const struct hpx_meta *ver = hpx_meta_get(p, "version");
 	double ver_d = 0;
+	char vbuf[128];
 	if (ver && !(hpx_py_int(ver->value, ver->vlen, &ver_d, NULL, NULL) &&
 		     ver_d == (double)HPX_WIRE_VERSION))
 		ergon_issue_add(issues, "pmu.version_mismatch",
 				json_pack("{s:I}", "line", (json_int_t)ver->lineno),
 				"HPX_VERSION=%s at line %llu, this host speaks version %d; results "
 				"may be misparsed",
-				ver->value, (unsigned long long)ver->lineno, HPX_WIRE_VERSION);
+				plain(ver->value, vbuf, sizeof(vbuf)),
+				(unsigned long long)ver->lineno, HPX_WIRE_VERSION);
 	if (p->dup_preset.count)
 		ergon_issue_add(issues, "pmu.duplicate_preset",
 				json_pack("{s:s, s:o}", "preset", p->dup_preset_name, "lines",

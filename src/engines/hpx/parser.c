@@ -298,10 +298,11 @@ static void preset_flush(struct hpx_preset *ps)
 static int preset_find_or_add(struct ergon_hpx_parser *p, const char *name, size_t n,
 			      uint64_t lineno, struct ergon_err *err)
 {
+	/* The reference decodes bytes with errors='replace' before comparing
+	 * names: do the same, so two garbled names that decode alike are one
+	 * preset and every name is valid UTF-8 downstream. */
 	char key[sizeof(p->presets[0].name)];
-	if (n >= sizeof(key))
-		n = sizeof(key) - 1;
-	memcpy(key, name, n);
+	n = hpx_utf8_fix(name, n, key, sizeof(key) - 1);
 	key[n] = '\0';
 	for (size_t i = 0; i < p->npresets; i++) {
 		if (strcmp(p->presets[i].name, key) == 0) {

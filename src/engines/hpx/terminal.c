@@ -9,6 +9,7 @@
  * duration and count equal the terminal's elapsed time and completed count.
  */
 #include "hpx_internal.h"
+#include "hpx_parser.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -331,14 +332,21 @@ static json_t *opt_int(bool has, int64_t v)
 	return has ? json_integer((json_int_t)v) : json_null();
 }
 
+/* Text fields come from the wire and may not be UTF-8: replaced bytes
+ * become U+FFFD, as the reference's decode(errors='replace') does. */
+static json_t *text(const char *s)
+{
+	return hpx_json_text(s, strlen(s));
+}
+
 json_t *ergon_hpx_terminal_to_json(const struct ergon_hpx_terminal *t)
 {
 	json_t *term =
-	    json_pack("{s:I, s:s, s:I, s:I, s:I, s:s, s:I, s:b, s:b}", "version",
-		      (json_int_t)t->version, "status", t->status, "requested_count",
+	    json_pack("{s:I, s:o, s:I, s:I, s:I, s:o, s:I, s:b, s:b}", "version",
+		      (json_int_t)t->version, "status", text(t->status), "requested_count",
 		      (json_int_t)t->requested_count, "completed_count",
 		      (json_int_t)t->completed_count, "elapsed_us", (json_int_t)t->elapsed_us,
-		      "final_phase", t->final_phase, "error_code", (json_int_t)t->error_code,
+		      "final_phase", text(t->final_phase), "error_code", (json_int_t)t->error_code,
 		      "gate_asserted", (int)t->gate_asserted, "gate_lowered", (int)t->gate_lowered);
 	if (!term)
 		return NULL;
@@ -347,14 +355,14 @@ json_t *ergon_hpx_terminal_to_json(const struct ergon_hpx_terminal *t)
 		const struct ergon_hpx_power_measurement *m = &t->measurement;
 		json_decref(meas);
 		meas = json_pack(
-		    "{s:s, s:s, s:I, s:I, s:I, s:b, s:o, s:o, s:o, s:o}", "source", m->source,
-		    "scope", m->scope, "energy_nj", (json_int_t)m->energy_nj, "duration_us",
+		    "{s:o, s:o, s:I, s:I, s:I, s:b, s:o, s:o, s:o, s:o}", "source", text(m->source),
+		    "scope", text(m->scope), "energy_nj", (json_int_t)m->energy_nj, "duration_us",
 		    (json_int_t)m->duration_us, "inference_count", (json_int_t)m->inference_count,
 		    "overflow", (int)m->overflow, "charge_nc",
 		    opt_int(m->has_charge_nc, m->charge_nc), "bus_voltage_uv",
 		    opt_int(m->has_bus_voltage_uv, m->bus_voltage_uv), "sample_count",
 		    opt_int(m->has_sample_count, m->sample_count), "calibration_id",
-		    m->has_calibration_id ? json_string(m->calibration_id) : json_null());
+		    m->has_calibration_id ? text(m->calibration_id) : json_null());
 		if (!meas) {
 			json_decref(term);
 			return NULL;
