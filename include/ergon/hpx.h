@@ -74,9 +74,10 @@ ERGON_API int ergon_hpx_parser_new(const struct ergon_hpx_limits *limits,
 ERGON_API void ergon_hpx_parser_free(struct ergon_hpx_parser *p);
 
 /* Feed len bytes. Returns ERGON_HPX_NEED_MORE, ERGON_HPX_DONE once the PMU
- * END sentinel has been seen (further bytes are counted and ignored), or a
- * negative ERGON_E* code (a cap was exceeded, out of memory); after an error
- * the parser refuses further input. */
+ * END sentinel has been seen (later PMU lines are ignored; a power terminal
+ * record is still collected), or a negative ERGON_E* code (a cap was
+ * exceeded, out of memory); after an error the parser refuses further
+ * input. The terminal record's end is visible in ergon_hpx_parser_stats. */
 ERGON_API int ergon_hpx_parser_feed(struct ergon_hpx_parser *p, const void *data, size_t len,
 				    struct ergon_err *err);
 /* End of input: a last line without '\n' is processed. Idempotent. Returns

@@ -5,11 +5,14 @@
 #include "ergon/fileio.h"
 #include "ergon/issues.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct sbuf {
 	char *p;
@@ -234,11 +237,34 @@ int ergon_hpx_profile_body(const json_t *result, int aggregation, json_t **out,
 	return 0;
 }
 
-static int sha256_file_hex(const char *data, size_t len, char hex[65])
+/* sha256 of a file, streamed in 64 KiB reads (the log may be large). */
+static int sha256_file_hex(const char *path, char hex[65], long long *bytes)
 {
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	crypto_hash_sha256_state st;
+	crypto_hash_sha256_init(&st);
+	unsigned char buf[1 << 16];
+	long long total = 0;
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			close(fd);
+			return -1;
+		}
+		if (n == 0)
+			break;
+		crypto_hash_sha256_update(&st, buf, (unsigned long long)n);
+		total += n;
+	}
+	close(fd);
 	unsigned char d[crypto_hash_sha256_BYTES];
-	crypto_hash_sha256(d, (const unsigned char *)data, len);
+	crypto_hash_sha256_final(&st, d);
 	sodium_bin2hex(hex, 65, d, sizeof(d));
+	*bytes = total;
 	return 0;
 }
 
@@ -302,17 +328,12 @@ int ergon_hpx_report_write(const json_t *result, const struct ergon_hpx_report_o
 	/* The recording: where the counters came from. */
 	json_t *rec = json_pack("{s:s, s:s}", "file", o->log_path ? o->log_path : "-", "provenance",
 				o->recording ? o->recording : "unknown");
-	if (o->log_path && strcmp(o->log_path, "-") != 0) {
-		char *data = NULL;
-		size_t len = 0;
-		struct ergon_err e2 = {0};
-		if (ergon_file_read_all(o->log_path, (size_t)1 << 34, &data, &len, &e2) == 0) {
-			char hex[65];
-			sha256_file_hex(data, len, hex);
-			json_object_set_new(rec, "bytes", json_integer((json_int_t)len));
-			json_object_set_new(rec, "sha256", json_string(hex));
-		}
-		free(data);
+	char hex[65];
+	long long nbytes = 0;
+	if (o->log_path && strcmp(o->log_path, "-") != 0 &&
+	    sha256_file_hex(o->log_path, hex, &nbytes) == 0) {
+		json_object_set_new(rec, "bytes", json_integer((json_int_t)nbytes));
+		json_object_set_new(rec, "sha256", json_string(hex));
 	}
 	json_object_set_new(json_object_get(art, "provenance"), "recording", rec);
 	json_object_set_new(art, "instrument",
