@@ -531,22 +531,45 @@ int ergon_gated_push_raw(struct ergon_gated *g, const float *current_a, const fl
 			}
 			g->level = level;
 		}
-		/* Sums of the run in float64, in sample order. */
+		/* Sums of the run in float64, in sample order. The fast loop has no
+		 * branch per sample; a NaN anywhere makes a sum NaN, and only then
+		 * is the run summed again sample by sample, leaving NaNs out. */
 		double si = 0, sv = 0, sp = 0, mx = -INFINITY;
-		uint64_t valid = 0;
-		for (size_t k = j; k < e; k++) {
-			double i = current_a[k], v = voltage_v[k];
-			double p = power_w ? (double)power_w[k] : i * v;
-			if (isnan(i) || isnan(v) || isnan(p)) {
-				g->res.nan_samples++;
-				continue;
+		uint64_t valid = e - j;
+		if (power_w) {
+			for (size_t k = j; k < e; k++) {
+				double i = current_a[k];
+				si += i;
+				sv += voltage_v[k];
+				sp += power_w[k];
+				mx = i > mx ? i : mx;
 			}
-			si += i;
-			sv += v;
-			sp += p;
-			if (i > mx)
-				mx = i;
-			valid++;
+		} else {
+			for (size_t k = j; k < e; k++) {
+				double i = current_a[k], v = voltage_v[k];
+				si += i;
+				sv += v;
+				sp += i * v;
+				mx = i > mx ? i : mx;
+			}
+		}
+		if (isnan(si) || isnan(sv) || isnan(sp)) {
+			si = sv = sp = 0;
+			mx = -INFINITY;
+			valid = 0;
+			for (size_t k = j; k < e; k++) {
+				double i = current_a[k], v = voltage_v[k];
+				double p = power_w ? (double)power_w[k] : i * v;
+				if (isnan(i) || isnan(v) || isnan(p)) {
+					g->res.nan_samples++;
+					continue;
+				}
+				si += i;
+				sv += v;
+				sp += p;
+				mx = i > mx ? i : mx;
+				valid++;
+			}
 		}
 		size_t len = e - j;
 		g->pkt.n += len;
