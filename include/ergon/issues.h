@@ -45,6 +45,32 @@ enum ergon_integrity {
 	X("run.samples_decimated", ERGON_SEV_INFO, "the embedded power series is decimated")       \
 	X("run.throttled", ERGON_SEV_WARNING, "sustained throughput regressed (throttle onset)")   \
 	X("run.release_overrun", ERGON_SEV_WARNING, "periodic invocations overran their period")   \
+	/* --- pmu: HPX profile streams (engines/hpx) --- */                                         \
+	X("pmu.missing", ERGON_SEV_ERROR, "the stream holds no PMU profile data")                  \
+	X("pmu.incomplete", ERGON_SEV_WARNING,                                                     \
+	  "the stream ended without HPX_END; the open iteration was dropped")                   \
+	X("pmu.parse_error", ERGON_SEV_WARNING,                                                    \
+	  "rows with a wrong field count or non-numeric counter cells were left out")           \
+	X("pmu.line_too_long", ERGON_SEV_WARNING, "lines over the parser's length limit were dropped") \
+	X("pmu.counter_wrap", ERGON_SEV_INFO, "counter samples >= 2^31 (uint32 wraps) were rejected") \
+	X("pmu.frozen_rows", ERGON_SEV_INFO, "all-zero (frozen) sample rows were rejected")        \
+	X("pmu.wrap_fallback", ERGON_SEV_WARNING,                                                  \
+	  "a counter had no valid sample; its raw (rejected) samples were aggregated")          \
+	X("pmu.layer_count_mismatch", ERGON_SEV_WARNING,                                           \
+	  "layer counts differ between iterations or presets")                                  \
+	X("pmu.counter_overflow", ERGON_SEV_WARNING, "a PMU counter overflowed in some layer")     \
+	X("pmu.version_mismatch", ERGON_SEV_WARNING, "HPX_VERSION differs from the wire registry") \
+	X("pmu.duplicate_preset", ERGON_SEV_WARNING,                                               \
+	  "a preset appeared twice; the later data replaced the earlier")                       \
+	X("pmu.iter_order", ERGON_SEV_WARNING, "iteration numbers repeat or go backwards")          \
+	X("pmu.restart", ERGON_SEV_WARNING, "a second HPX_START: the target restarted mid-stream") \
+	/* --- capture: HPX transports (drivers/transports) --- */                                 \
+	X("capture.incomplete", ERGON_SEV_ERROR, "the capture stopped before the end sentinel")    \
+	X("capture.timeout", ERGON_SEV_ERROR, "the capture hit its overall time limit")            \
+	X("capture.heartbeat_timeout", ERGON_SEV_ERROR,                                            \
+	  "no line arrived within the heartbeat limit")                                         \
+	X("capture.lossy", ERGON_SEV_WARNING,                                                      \
+	  "the link lost or mangled data (SWO overflow or malformed packets): diagnostic only") \
 	/* --- instrument: drivers --- */                                                          \
 	X("instrument.averaged_power", ERGON_SEV_WARNING,                                          \
 	  "power comes from an averaged reading and the window is short against its period")    \

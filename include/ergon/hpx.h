@@ -1,0 +1,178 @@
+/* The HPX line protocol on the host: one incremental parser for the PMU
+ * profile stream and the power terminal record.
+ *
+ * The parser is an engine: it never opens files or devices. Feed it bytes in
+ * chunks of any size (a line may straddle chunks); it splits lines on '\n',
+ * tolerates CR, drops lines longer than a limit (counted, resynchronised at
+ * the next newline) and keeps memory bounded by explicit caps on layers,
+ * iterations, columns and presets. The tokens come from the wire registry
+ * target/include/ergon/wire.h, shared with the target emitter.
+ *
+ * Semantics match heliaPROFILER's reference parser on valid input (see
+ * docs/PROTOCOL.md for where ergon is stricter, and the issue code it
+ * reports then).
+ *
+ * Typical use:
+ *     struct ergon_hpx_parser *p = NULL;
+ *     ergon_hpx_parser_new(NULL, &p, &err);
+ *     while (read chunk) ergon_hpx_parser_feed(p, buf, n, &err);
+ *     ergon_hpx_parser_finish(p, &err);
+ *     ergon_hpx_parser_to_json(p, ERGON_HPX_AGG_MEDIAN, 0, &result, &err);
+ *     ergon_hpx_parser_free(p);
+ */
+#ifndef ERGON_HPX_H
+#define ERGON_HPX_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ergon/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Answers of ergon_hpx_parser_feed besides negative ERGON_E* codes. */
+enum ergon_hpx_state {
+	ERGON_HPX_NEED_MORE = 0, /* no end sentinel yet: feed more bytes */
+	ERGON_HPX_DONE = 1,      /* `--- HPX_END ---` seen: the profile is complete */
+};
+
+/* Per-layer aggregation across iterations. */
+enum ergon_hpx_aggregation {
+	ERGON_HPX_AGG_MEDIAN = 1,  /* statistics.median: middle, or mean of the two middle */
+	ERGON_HPX_AGG_MEAN = 2,    /* left-to-right sum / n */
+	ERGON_HPX_AGG_TRIMMED = 3, /* drop one min and one max, then mean (n >= 3, else mean) */
+};
+
+/* "median" / "mean" / "trimmed" -> enum; 0 if unknown. */
+ERGON_API int ergon_hpx_aggregation_parse(const char *name);
+ERGON_API const char *ergon_hpx_aggregation_name(int aggregation);
+
+/* Explicit caps; 0 in any field means its default. Exceeding a cap stops the
+ * parse with ERGON_ETOOBIG and a message naming the line and the cap. */
+struct ergon_hpx_limits {
+	size_t line_max_bytes; /* longer lines are dropped and counted (default 65536) */
+	size_t max_presets;    /* default 64 */
+	size_t max_iterations; /* per preset, default 100000 */
+	size_t max_layers;     /* rows per iteration, default 65536 */
+	size_t max_columns;    /* CSV fields per header, default 256 */
+	size_t max_cells;      /* counter cells kept over the whole stream, default 2^26 */
+	size_t max_meta_keys;  /* distinct HPX_<KEY> metadata keys, default 1024 */
+};
+
+struct ergon_hpx_parser;
+
+/* A new parser. limits may be NULL for the defaults. On success *out is owned
+ * by the caller (ergon_hpx_parser_free). */
+ERGON_API int ergon_hpx_parser_new(const struct ergon_hpx_limits *limits,
+				   struct ergon_hpx_parser **out, struct ergon_err *err);
+/* Free a parser; NULL is a no-op. */
+ERGON_API void ergon_hpx_parser_free(struct ergon_hpx_parser *p);
+
+/* Feed len bytes. Returns ERGON_HPX_NEED_MORE, ERGON_HPX_DONE once the PMU
+ * END sentinel has been seen (further bytes are counted and ignored), or a
+ * negative ERGON_E* code (a cap was exceeded, out of memory); after an error
+ * the parser refuses further input. */
+ERGON_API int ergon_hpx_parser_feed(struct ergon_hpx_parser *p, const void *data, size_t len,
+				    struct ergon_err *err);
+/* End of input: a last line without '\n' is processed. Idempotent. Returns
+ * ERGON_HPX_DONE or ERGON_HPX_NEED_MORE (stream ended without END: the data
+ * is kept, the result is marked incomplete), or a negative ERGON_E*. */
+ERGON_API int ergon_hpx_parser_finish(struct ergon_hpx_parser *p, struct ergon_err *err);
+
+/* Counters of what the parser saw (for progress and diagnostics). */
+struct ergon_hpx_stats {
+	uint64_t bytes;
+	uint64_t lines;           /* '\n'-terminated lines plus a final unterminated one */
+	uint64_t lines_too_long;  /* dropped for exceeding line_max_bytes */
+	uint64_t heartbeats;
+	uint64_t parse_errors;    /* wrong field counts and non-numeric counter cells */
+	bool started;             /* `--- HPX_START ---` seen */
+	bool ended;               /* `--- HPX_END ---` seen */
+	bool terminal_started;    /* `--- HPX_POWER_TERMINAL_START ---` seen */
+	bool terminal_ended;      /* `--- HPX_POWER_TERMINAL_END ---` seen */
+};
+ERGON_API void ergon_hpx_parser_stats(const struct ergon_hpx_parser *p,
+				      struct ergon_hpx_stats *out);
+
+/* JSON options for ergon_hpx_parser_to_json. */
+enum ergon_hpx_json_flags {
+	ERGON_HPX_JSON_ITERATIONS = 1 << 0, /* include every iteration's rows per preset */
+};
+
+/* The PMU result in the reference parser's layout:
+ *   {"meta": {...}, "presets": {name: {name, header, [iterations], layers}},
+ *    "layers": [Layer], "overflow_detected": bool, "groups": {group: [Layer]},
+ *    "ergon": {"complete", "parse_errors", "lines", "lines_too_long",
+ *              "heartbeats", "layer_count", "issues": [...]}}
+ * with Layer = {id, op, counters{name: number}, cycles: number|null, overflow}.
+ * "ergon.issues" holds registry issues (pmu.*) with line numbers. Call after
+ * ergon_hpx_parser_finish. *out is owned by the caller (json_decref). */
+ERGON_API int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation,
+				       unsigned flags, json_t **out, struct ergon_err *err);
+
+/* --- the power terminal record ------------------------------------------
+ * `--- HPX_POWER_TERMINAL_START ---`, HPX_POWER_<KEY>=<value> lines,
+ * `--- HPX_POWER_TERMINAL_END ---`: the power firmware's end-of-run status
+ * and its optional on-device measurement (all or none). */
+
+#define ERGON_HPX_TEXT_MAX 128
+
+struct ergon_hpx_power_measurement {
+	char source[ERGON_HPX_TEXT_MAX]; /* e.g. "ina228" */
+	char scope[ERGON_HPX_TEXT_MAX];  /* only "fixed_n_inference" is accepted */
+	int64_t energy_nj;
+	int64_t duration_us; /* equals the terminal's elapsed_us */
+	int64_t inference_count; /* equals the terminal's completed_count */
+	bool overflow;
+	bool has_charge_nc;
+	int64_t charge_nc;
+	bool has_bus_voltage_uv;
+	int64_t bus_voltage_uv;
+	bool has_sample_count;
+	int64_t sample_count;
+	bool has_calibration_id;
+	char calibration_id[ERGON_HPX_TEXT_MAX];
+};
+
+struct ergon_hpx_terminal {
+	int64_t version;                      /* 1 */
+	char status[ERGON_HPX_TEXT_MAX];      /* "ok" or "error" */
+	int64_t requested_count;
+	int64_t completed_count;              /* <= requested_count */
+	int64_t elapsed_us;
+	char final_phase[ERGON_HPX_TEXT_MAX]; /* not empty */
+	int64_t error_code;                   /* 0 iff status is "ok" */
+	bool gate_asserted;
+	bool gate_lowered;
+	bool has_measurement;
+	struct ergon_hpx_power_measurement measurement;
+};
+
+/* The terminal record the parser has seen so far, validated. Returns 0 and
+ * fills *out, or ERGON_ENOENT (no record), ERGON_EPARSE (incomplete, or a
+ * malformed line, a duplicate or unknown key, a failed consistency check),
+ * with the first problem and its line number in err. */
+ERGON_API int ergon_hpx_parser_terminal(const struct ergon_hpx_parser *p,
+					struct ergon_hpx_terminal *out, struct ergon_err *err);
+
+/* One-shot: parse a whole buffer holding a terminal record (lines outside
+ * the record, e.g. diagnostics, are ignored). Same returns as above. */
+ERGON_API int ergon_hpx_terminal_parse(const char *data, size_t len,
+				       struct ergon_hpx_terminal *out, struct ergon_err *err);
+
+/* {"terminal": {...}, "measurement": {...} | null} with the reference field
+ * names (version, status, requested_count, completed_count, elapsed_us,
+ * final_phase, error_code, gate_asserted, gate_lowered; source, scope,
+ * energy_nj, duration_us, inference_count, overflow, charge_nc,
+ * bus_voltage_uv, sample_count, calibration_id; absent optional fields are
+ * null). Caller owns the result; NULL on out of memory. */
+ERGON_API json_t *ergon_hpx_terminal_to_json(const struct ergon_hpx_terminal *t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,56 @@
+/* From a parsed HPX stream to ergon's outputs: the `profile` body of the
+ * artifact (summary.json), profile_results.csv and per-group CSVs.
+ *
+ * Provenance: a parsed log is an analysis of a recording, so the envelope's
+ * provenance.kind is "replayed" and provenance.recording names the log file
+ * (path, bytes, sha256) and the recording's own provenance, which ergon cannot
+ * know from the bytes: "unknown" unless the caller states it (the CLI's
+ * --recording measured|synthetic). See docs/PROTOCOL.md. */
+#ifndef ERGON_HPX_REPORT_H
+#define ERGON_HPX_REPORT_H
+
+#include <jansson.h>
+
+#include "ergon/error.h"
+#include "ergon/hpx.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ERGON_HPX_TOP_LAYERS 5
+
+/* The profile body from a parser result (ergon_hpx_parser_to_json):
+ *   {aggregation, complete, layers, total_cycles, top_layers[{id, op, cycles,
+ *    pct}], overflow_detected, memory{model_size, arena_size,
+ *    allocated_arena}, presets, groups, meta, validity, issues}
+ * result is borrowed. *out is owned by the caller. */
+ERGON_API int ergon_hpx_profile_body(const json_t *result, int aggregation, json_t **out,
+				     struct ergon_err *err);
+
+/* A CSV of layers [{id, op, counters, overflow}]: header `index,op,<every
+ * counter in first-seen order>,overflow`; a counter a layer lacks is an empty
+ * cell, never 0. *csv is malloc'd (caller frees). */
+ERGON_API int ergon_hpx_layers_csv(const json_t *layers, char **csv, size_t *len,
+				   struct ergon_err *err);
+
+struct ergon_hpx_report_opts {
+	const char *out_dir;       /* created if missing */
+	const char *log_path;      /* the recording, named in provenance */
+	const char *recording;     /* "unknown" (default), "measured" or "synthetic" */
+	int aggregation;           /* ERGON_HPX_AGG_* */
+	unsigned write_flags;      /* ERGON_WRITE_FORCE to replace earlier outputs */
+	json_t *extra_issues;      /* borrowed, may be NULL: capture issues to add */
+	json_t *capture;           /* borrowed, may be NULL: capture details for the body */
+};
+
+/* Write <out_dir>/summary.json (envelope + profile body), profile_results.csv
+ * and profile_results_<group>.csv, each atomically. If summary_out is not
+ * NULL it receives the sealed artifact (caller owns). */
+ERGON_API int ergon_hpx_report_write(const json_t *result, const struct ergon_hpx_report_opts *o,
+				     json_t **summary_out, struct ergon_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

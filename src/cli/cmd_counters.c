@@ -1,0 +1,97 @@
+/* ergon counters: the Armv8.1-M PMU event catalog and pass planning. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ergon/pmu.h"
+
+static int list(int argc, char **argv)
+{
+	const char *group = NULL;
+	for (int i = 2; i < argc; i++) {
+		if (strcmp(argv[i], "--group") == 0 && i + 1 < argc)
+			group = argv[++i];
+		else
+			return ergon_cli_usage("counters", "unknown argument %s", argv[i]);
+	}
+	size_t n;
+	const struct ergon_pmu_event *ev = ergon_pmu_events(&n);
+	printf("%-6s  %-40s %-7s %s\n", "id", "name", "group", "description");
+	size_t shown = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (group && strcmp(group, ev[i].group) != 0)
+			continue;
+		printf("0x%04X  %-40s %-7s %s\n", ev[i].id, ev[i].name, ev[i].group,
+		       ev[i].description);
+		shown++;
+	}
+	printf("%zu events. Sets: cpu, memory, mve (4 each), <group>:all.\n", shown);
+	return ERGON_EXIT_OK;
+}
+
+static int plan(int argc, char **argv)
+{
+	if (argc < 3)
+		return ergon_cli_usage("counters", "plan needs counters or sets, e.g. cpu mve:all");
+	/* Items may be given as separate words or comma-separated. */
+	const char *items[256];
+	size_t n = 0;
+	char *copies[64];
+	int ncopies = 0;
+	for (int i = 2; i < argc && ncopies < 64; i++) {
+		char *c = strdup(argv[i]);
+		if (!c)
+			break;
+		copies[ncopies++] = c;
+		for (char *save = NULL, *tok = strtok_r(c, ",", &save); tok && n < 256;
+		     tok = strtok_r(NULL, ",", &save))
+			items[n++] = tok;
+	}
+	struct ergon_err err = {0};
+	struct ergon_pmu_plan p;
+	int rc = ergon_pmu_plan(items, n, &p, &err);
+	for (int i = 0; i < ncopies; i++)
+		free(copies[i]);
+	if (rc)
+		return ergon_cli_fail("counters", &err);
+	printf("%zu pass(es) on a Cortex-M55 (%d chained 32-bit counters per pass)%s\n",
+	       p.npasses, ERGON_PMU_M55_COUNTERS_PER_PASS,
+	       p.cycles ? "; ARM_PMU_CPU_CYCLES from the cycle counter in every pass" : "");
+	for (size_t i = 0; i < p.npasses; i++) {
+		printf("  %-10s", p.passes[i].name);
+		for (size_t k = 0; k < p.passes[i].nevents; k++)
+			printf(" %s(0x%04X)", p.passes[i].events[k]->name, p.passes[i].events[k]->id);
+		printf("\n");
+	}
+	ergon_pmu_plan_cleanup(&p);
+	return ERGON_EXIT_OK;
+}
+
+static int run(int argc, char **argv)
+{
+	if (argc < 2)
+		return ergon_cli_usage("counters", "expected list or plan");
+	if (strcmp(argv[1], "list") == 0)
+		return list(argc, argv);
+	if (strcmp(argv[1], "plan") == 0)
+		return plan(argc, argv);
+	return ergon_cli_usage("counters", "unknown action %s; expected list or plan", argv[1]);
+}
+
+const struct ergon_cli_command ergon_cli_cmd_counters = {
+	.name = "counters",
+	.summary = "list the Armv8.1-M PMU events and plan counter passes",
+	.help = "Usage: ergon counters list [--group cpu|memory|mve]\n"
+		"       ergon counters plan ITEM[,ITEM...] ...\n\n"
+		"list prints the event catalog (id, name, group, description).\n"
+		"plan splits the requested counters into passes for a Cortex-M55: 8 event\n"
+		"counters of 16 bits chained in pairs give 4 counters of 32 bits per pass;\n"
+		"ARM_PMU_CPU_CYCLES comes from the cycle counter and takes no slot. Items are\n"
+		"event names (with or without ARM_PMU_), the sets cpu, memory, mve, or\n"
+		"<group>:all. Passes are named <group>_<n>, the preset names the firmware\n"
+		"emits and `ergon parse` groups by.\n\n"
+		"Examples:\n  ergon counters list --group mve\n  ergon counters plan cpu,memory\n"
+		"  ergon counters plan mve:all\n",
+	.run = run,
+};

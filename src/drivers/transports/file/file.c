@@ -1,0 +1,57 @@
+/* file:PATH and - (stdin): replay a saved log. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../fdio.h"
+#include "ergon/transport.h"
+
+struct file_t {
+	struct ergon_transport base;
+	int fd;
+	char path[512];
+};
+
+static int file_open(const char *arg, struct ergon_transport **out, struct ergon_err *err)
+{
+	if (!*arg)
+		return ergon_err_set(err, ERGON_EUSAGE, "transport file: expected file:PATH");
+	struct file_t *f = calloc(1, sizeof(*f));
+	if (!f)
+		return ergon_err_set(err, ERGON_ENOMEM, "transport file: out of memory");
+	snprintf(f->path, sizeof(f->path), "%s", strcmp(arg, "-") == 0 ? "stdin" : arg);
+	f->fd = strcmp(arg, "-") == 0 ? 0 : open(arg, O_RDONLY | O_CLOEXEC);
+	if (f->fd < 0) {
+		int e = errno;
+		free(f);
+		return ergon_err_errno(err, e, "transport file:%s: cannot open", arg);
+	}
+	*out = &f->base;
+	return 0;
+}
+
+static int file_read(struct ergon_transport *t, void *buf, size_t cap, int timeout_ms,
+		     size_t *got, struct ergon_err *err)
+{
+	struct file_t *f = (struct file_t *)t;
+	return ergon_fd_read(f->fd, f->path, buf, cap, timeout_ms, got, err);
+}
+
+static void file_close(struct ergon_transport *t)
+{
+	struct file_t *f = (struct file_t *)t;
+	if (f->fd > 0)
+		close(f->fd);
+	free(f);
+}
+
+const struct ergon_transport_driver ergon_transport_file = {
+	.name = "file",
+	.longname = "a saved log file, or - for stdin",
+	.open = file_open,
+	.read = file_read,
+	.close = file_close,
+};

@@ -1,0 +1,101 @@
+/* swo:SOURCE: SWO trace bytes (a file, or tcp:HOST:PORT of a trace server
+ * such as OpenOCD's `tpiu ... -output :PORT` or J-Link SWO) decoded as ITM,
+ * stimulus port 0 only. SWO has no flow control: overflow and malformed
+ * packets are counted and the capture is marked diagnostic. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../fdio.h"
+#include "ergon/transport.h"
+
+int ergon_socket_connect_tcp(const char *arg, char *what, size_t what_cap, int *fd_out,
+			     struct ergon_err *err);
+
+#define RAW_CHUNK 4096
+
+struct swo_t {
+	struct ergon_transport base;
+	int fd;
+	char what[300];
+	struct ergon_itm itm;
+	unsigned char raw[RAW_CHUNK];
+	unsigned long long raw_bytes;
+};
+
+static int swo_open(const char *arg, struct ergon_transport **out, struct ergon_err *err)
+{
+	if (!*arg)
+		return ergon_err_set(err, ERGON_EUSAGE,
+				     "transport swo: expected swo:FILE or swo:tcp:HOST:PORT");
+	struct swo_t *s = calloc(1, sizeof(*s));
+	if (!s)
+		return ergon_err_set(err, ERGON_ENOMEM, "transport swo: out of memory");
+	int rc = 0;
+	if (strncmp(arg, "tcp:", 4) == 0) {
+		rc = ergon_socket_connect_tcp(arg + 4, s->what, sizeof(s->what), &s->fd, err);
+	} else {
+		snprintf(s->what, sizeof(s->what), "swo:%s", arg);
+		s->fd = open(arg, O_RDONLY | O_CLOEXEC);
+		if (s->fd < 0)
+			rc = ergon_err_errno(err, errno, "transport swo:%s: cannot open", arg);
+	}
+	if (rc) {
+		free(s);
+		return rc;
+	}
+	*out = &s->base;
+	return 0;
+}
+
+static int swo_read(struct ergon_transport *t, void *buf, size_t cap, int timeout_ms,
+		    size_t *got, struct ergon_err *err)
+{
+	struct swo_t *s = (struct swo_t *)t;
+	*got = 0;
+	/* Port-0 payload is at most the raw size; read no more than fits. */
+	size_t want = cap < RAW_CHUNK ? cap : RAW_CHUNK;
+	size_t n = 0;
+	int rc = ergon_fd_read(s->fd, s->what, s->raw, want, timeout_ms, &n, err);
+	if (rc)
+		return rc;
+	s->raw_bytes += n;
+	*got = ergon_itm_decode(&s->itm, s->raw, n, buf, cap);
+	return 0;
+}
+
+static json_t *swo_stats(const struct ergon_transport *t)
+{
+	const struct swo_t *s = (const struct swo_t *)t;
+	return json_pack("{s:s, s:I, s:I, s:I, s:I, s:I}", "source", s->what, "raw_bytes",
+			 (json_int_t)s->raw_bytes, "overflow_packets",
+			 (json_int_t)s->itm.overflows, "malformed_packets",
+			 (json_int_t)s->itm.malformed, "other_port_bytes",
+			 (json_int_t)s->itm.other_ports, "syncs", (json_int_t)s->itm.syncs);
+}
+
+static bool swo_lossy(const struct ergon_transport *t)
+{
+	const struct swo_t *s = (const struct swo_t *)t;
+	return s->itm.overflows || s->itm.malformed;
+}
+
+static void swo_close(struct ergon_transport *t)
+{
+	struct swo_t *s = (struct swo_t *)t;
+	close(s->fd);
+	free(s);
+}
+
+const struct ergon_transport_driver ergon_transport_swo = {
+	.name = "swo",
+	.longname = "ITM stimulus port 0 from a SWO trace file or tcp:HOST:PORT server",
+	.open = swo_open,
+	.read = swo_read,
+	.stats = swo_stats,
+	.lossy = swo_lossy,
+	.close = swo_close,
+};

@@ -1,0 +1,110 @@
+/* Private state of the HPX parser (parser.c stores, aggregate.c reduces). */
+#ifndef ERGON_HPX_PARSER_H
+#define ERGON_HPX_PARSER_H
+
+#include <jansson.h>
+
+#include "hpx_internal.h"
+
+#define HPX_MAX_NOTED 16
+
+enum { HPX_COL_NUM = 0, HPX_COL_LAYER, HPX_COL_OP, HPX_COL_TAG, HPX_COL_NAME, HPX_COL_OVERFLOW };
+
+struct hpx_span {
+	size_t off;
+	size_t len;
+};
+
+struct hpx_header {
+	char *text; /* the raw header line, then the NUL-separated column names */
+	size_t text_len;
+	size_t ncols;
+	struct hpx_span *names; /* into text */
+	uint8_t *kind;          /* HPX_COL_* */
+	size_t *slot;           /* numeric slot of each column, SIZE_MAX for string columns */
+	size_t nnum;
+	long col_layer, col_op, col_tag, col_ovf; /* last column of that name, or -1 */
+};
+
+struct hpx_iter {
+	long hdr; /* index into the preset's headers; -1 before the header line */
+	size_t nrows, cap;
+	size_t cap_hint; /* rows of the previous iteration */
+	double *vals;     /* nrows x nnum of its header; NaN = a refused cell */
+	uint8_t *ovf;     /* overflow cell was not the integer 0 */
+	uint32_t *id_off; /* Layer cell in the preset's string arena, UINT32_MAX if none */
+	uint32_t *op_off; /* Op (else tag) cell, UINT32_MAX if none */
+	uint64_t lineno;
+};
+
+struct hpx_preset {
+	char name[128];
+	uint64_t first_lineno;
+	struct hpx_header *hdrs;
+	size_t nhdrs, hdrs_cap;
+	struct hpx_iter *iters; /* the last one is open while cur_open */
+	size_t niters, iters_cap;
+	bool cur_open;
+	bool in_iter;
+	long cur_hdr;
+	uint64_t last_iter_no;
+	char *strs;
+	size_t strs_len, strs_cap;
+	uint64_t parse_errors;
+};
+
+struct hpx_meta {
+	char *key; /* lower case */
+	char *value;
+	size_t vlen;
+	uint64_t lineno;
+};
+
+struct hpx_noted {
+	uint64_t count;
+	uint64_t lines[HPX_MAX_NOTED];
+};
+
+struct ergon_hpx_parser {
+	struct ergon_hpx_limits lim;
+	struct hpx_lines lines;
+	char *scratch;          /* unquoted CSV fields of the current line */
+	const char *field_base; /* fields are offsets into this: the line or scratch */
+	double *fast_vals;      /* counters of the row_fast path, max_columns */
+	size_t fast_cap;
+	struct hpx_span *fields; /* max_columns + 1 */
+	struct ergon_err *feed_err;
+	int failed;
+	bool finished;
+	uint64_t bytes;
+
+	bool in_session, ended;
+	uint64_t start_lineno, end_lineno;
+	uint64_t heartbeats;
+	bool has_hb_clean_iters;
+	int64_t hb_clean_iters;
+
+	struct hpx_meta *meta;
+	size_t nmeta, meta_cap;
+
+	struct hpx_preset *presets;
+	size_t npresets, presets_cap;
+	long cur;
+	size_t cells;
+
+	uint64_t parse_errors;
+	struct hpx_noted bad_rows, bad_cells, dup_preset, iter_order, restarts;
+	char bad_rows_detail[96];
+	char dup_preset_name[128];
+	bool dropped_open_iter;
+
+	struct hpx_terminal_state term;
+	json_t *issues;
+};
+
+int hpx_grow(void **buf, size_t *cap, size_t need, size_t elem, size_t max);
+/* A JSON string of bytes that may not be UTF-8 (invalid bytes -> U+FFFD). */
+json_t *hpx_json_text(const char *s, size_t n);
+const struct hpx_meta *hpx_meta_get(const struct ergon_hpx_parser *p, const char *key);
+
+#endif

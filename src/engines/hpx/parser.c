@@ -1,0 +1,943 @@
+/* The HPX stream parser: line classes, CSV rows, per-preset storage.
+ *
+ * Lines are classified in the reference parser's order (heartbeat, metadata,
+ * preset marker, iteration marker, CSV); every stored sample lives in
+ * per-iteration arrays that grow geometrically up to explicit caps, so no
+ * allocation happens per line and memory is bounded by layers x iterations x
+ * counters. Aggregation and JSON output live in aggregate.c.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ergon/issues.h"
+#include "hpx_parser.h"
+
+#define DEF_LINE_MAX 65536
+#define DEF_PRESETS 64
+#define DEF_ITERATIONS 100000
+#define DEF_LAYERS 65536
+#define DEF_COLUMNS 256
+#define DEF_CELLS ((size_t)1 << 26)
+#define DEF_META 1024
+#define META_VALUE_MAX 4096
+
+int ergon_hpx_aggregation_parse(const char *name)
+{
+	if (!name)
+		return 0;
+	if (strcmp(name, "median") == 0)
+		return ERGON_HPX_AGG_MEDIAN;
+	if (strcmp(name, "mean") == 0)
+		return ERGON_HPX_AGG_MEAN;
+	if (strcmp(name, "trimmed") == 0)
+		return ERGON_HPX_AGG_TRIMMED;
+	return 0;
+}
+
+const char *ergon_hpx_aggregation_name(int aggregation)
+{
+	switch (aggregation) {
+	case ERGON_HPX_AGG_MEAN:
+		return "mean";
+	case ERGON_HPX_AGG_TRIMMED:
+		return "trimmed";
+	default:
+		return "median";
+	}
+}
+
+/* Grow *buf (holding *cap elements of size elem) to at least need elements,
+ * doubling; refuses beyond max elements. */
+static int grow(void **buf, size_t *cap, size_t need, size_t elem, size_t max)
+{
+	if (need <= *cap)
+		return 0;
+	if (need > max)
+		return ERGON_ETOOBIG;
+	size_t n = *cap ? *cap : 8;
+	while (n < need)
+		n = n > max / 2 ? max : n * 2;
+	void *p = realloc(*buf, n * elem);
+	if (!p)
+		return ERGON_ENOMEM;
+	*buf = p;
+	*cap = n;
+	return 0;
+}
+
+int hpx_grow(void **buf, size_t *cap, size_t need, size_t elem, size_t max)
+{
+	return grow(buf, cap, need, elem, max);
+}
+
+int ergon_hpx_parser_new(const struct ergon_hpx_limits *limits, struct ergon_hpx_parser **out,
+			 struct ergon_err *err)
+{
+	*out = NULL;
+	struct ergon_hpx_parser *p = calloc(1, sizeof(*p));
+	if (!p)
+		return ergon_err_set(err, ERGON_ENOMEM, "hpx: out of memory");
+	struct ergon_hpx_limits l = {0};
+	if (limits)
+		l = *limits;
+	if (!l.line_max_bytes)
+		l.line_max_bytes = DEF_LINE_MAX;
+	if (!l.max_presets)
+		l.max_presets = DEF_PRESETS;
+	if (!l.max_iterations)
+		l.max_iterations = DEF_ITERATIONS;
+	if (!l.max_layers)
+		l.max_layers = DEF_LAYERS;
+	if (!l.max_columns)
+		l.max_columns = DEF_COLUMNS;
+	if (!l.max_cells)
+		l.max_cells = DEF_CELLS;
+	if (!l.max_meta_keys)
+		l.max_meta_keys = DEF_META;
+	p->lim = l;
+	p->cur = -1;
+	int rc = hpx_lines_init(&p->lines, l.line_max_bytes, err);
+	if (rc)
+		goto fail;
+	p->scratch = malloc(l.line_max_bytes + 1);
+	p->fields = calloc(l.max_columns + 1, sizeof(*p->fields));
+	p->fast_vals = calloc(l.max_columns + 1, sizeof(*p->fast_vals));
+	p->fast_cap = l.max_columns;
+	p->issues = json_array();
+	if (!p->scratch || !p->fields || !p->fast_vals || !p->issues) {
+		rc = ergon_err_set(err, ERGON_ENOMEM, "hpx: out of memory");
+		goto fail;
+	}
+	*out = p;
+	return 0;
+fail:
+	ergon_hpx_parser_free(p);
+	return rc;
+}
+
+static void iter_free(struct hpx_iter *it)
+{
+	free(it->vals);
+	free(it->ovf);
+	free(it->id_off);
+	free(it->op_off);
+	memset(it, 0, sizeof(*it));
+}
+
+static void preset_clear(struct hpx_preset *ps)
+{
+	for (size_t i = 0; i < ps->niters; i++)
+		iter_free(&ps->iters[i]);
+	free(ps->iters);
+	for (size_t i = 0; i < ps->nhdrs; i++) {
+		free(ps->hdrs[i].text);
+		free(ps->hdrs[i].names);
+		free(ps->hdrs[i].kind);
+		free(ps->hdrs[i].slot);
+	}
+	free(ps->hdrs);
+	free(ps->strs);
+	char name[sizeof(ps->name)];
+	memcpy(name, ps->name, sizeof(name));
+	uint64_t line = ps->first_lineno;
+	memset(ps, 0, sizeof(*ps));
+	memcpy(ps->name, name, sizeof(name));
+	ps->first_lineno = line;
+	ps->cur_hdr = -1;
+}
+
+void ergon_hpx_parser_free(struct ergon_hpx_parser *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->npresets; i++)
+		preset_clear(&p->presets[i]);
+	free(p->presets);
+	for (size_t i = 0; i < p->nmeta; i++) {
+		free(p->meta[i].key);
+		free(p->meta[i].value);
+	}
+	free(p->meta);
+	hpx_lines_cleanup(&p->lines);
+	free(p->scratch);
+	free(p->fields);
+	free(p->fast_vals);
+	json_decref(p->issues);
+	free(p);
+}
+
+void ergon_hpx_parser_stats(const struct ergon_hpx_parser *p, struct ergon_hpx_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->bytes = p->bytes;
+	out->lines = p->lines.lineno - 1;
+	out->lines_too_long = p->lines.dropped;
+	out->heartbeats = p->heartbeats;
+	out->parse_errors = p->parse_errors;
+	out->started = p->in_session;
+	out->ended = p->ended;
+	out->terminal_started = p->term.seen_start;
+	out->terminal_ended = p->term.complete;
+}
+
+static bool starts(const char *s, size_t n, const char *prefix)
+{
+	size_t k = strlen(prefix);
+	return n >= k && memcmp(s, prefix, k) == 0;
+}
+
+static bool equals(const char *s, size_t n, const char *tok)
+{
+	size_t k = strlen(tok);
+	return n == k && memcmp(s, tok, k) == 0;
+}
+
+static bool is_word(unsigned char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+	       c == '_';
+}
+
+static bool is_space(unsigned char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r') || (c >= 0x1c && c <= 0x1f);
+}
+
+/* Record a problem with its line; the first HPX_MAX_NOTED line numbers per
+ * kind are kept for the issue context. */
+static void note_line(struct hpx_noted *n, uint64_t lineno)
+{
+	if (n->count < HPX_MAX_NOTED)
+		n->lines[n->count] = lineno;
+	n->count++;
+}
+
+static int fail_cap(struct ergon_hpx_parser *p, int rc, uint64_t lineno, const char *what,
+		    size_t cap, struct ergon_err *err)
+{
+	p->failed = rc;
+	if (rc == ERGON_ENOMEM)
+		return ergon_err_set(err, rc, "hpx: line %llu: out of memory storing %s",
+				     (unsigned long long)lineno, what);
+	return ergon_err_set(err, ERGON_ETOOBIG,
+			     "hpx: line %llu: more than %zu %s; the stream exceeds the parser's "
+			     "cap (raise it in struct ergon_hpx_limits, or check the stream is "
+			     "not corrupt)",
+			     (unsigned long long)lineno, cap, what);
+}
+
+/* --- metadata -------------------------------------------------------------- */
+
+static int meta_set(struct ergon_hpx_parser *p, const char *key, size_t klen, const char *val,
+		    size_t vlen, uint64_t lineno, struct ergon_err *err)
+{
+	if (vlen > META_VALUE_MAX)
+		vlen = META_VALUE_MAX; /* a metadata value is short; keep memory bounded */
+	char lower[256];
+	if (klen >= sizeof(lower))
+		klen = sizeof(lower) - 1;
+	for (size_t i = 0; i < klen; i++) {
+		char c = key[i];
+		lower[i] = (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
+	}
+	lower[klen] = '\0';
+	struct hpx_meta *m = NULL;
+	for (size_t i = 0; i < p->nmeta; i++) {
+		if (strcmp(p->meta[i].key, lower) == 0) {
+			m = &p->meta[i];
+			break;
+		}
+	}
+	if (!m) {
+		int rc = grow((void **)&p->meta, &p->meta_cap, p->nmeta + 1, sizeof(*p->meta),
+			      p->lim.max_meta_keys);
+		if (rc)
+			return fail_cap(p, rc, lineno, "metadata keys", p->lim.max_meta_keys, err);
+		m = &p->meta[p->nmeta];
+		memset(m, 0, sizeof(*m));
+		m->key = strdup(lower);
+		if (!m->key)
+			return fail_cap(p, ERGON_ENOMEM, lineno, "metadata", 0, err);
+		p->nmeta++;
+	}
+	char *v = malloc(vlen + 1);
+	if (!v)
+		return fail_cap(p, ERGON_ENOMEM, lineno, "metadata", 0, err);
+	memcpy(v, val, vlen);
+	v[vlen] = '\0';
+	free(m->value);
+	m->value = v;
+	m->vlen = vlen;
+	m->lineno = lineno;
+	return 0;
+}
+
+const struct hpx_meta *hpx_meta_get(const struct ergon_hpx_parser *p, const char *key)
+{
+	for (size_t i = 0; i < p->nmeta; i++)
+		if (strcmp(p->meta[i].key, key) == 0)
+			return &p->meta[i];
+	return NULL;
+}
+
+/* --- presets and iterations ------------------------------------------------ */
+
+/* The reference appends the open iteration when the next one starts or the
+ * preset ends; here the open iteration is the last element, flagged. */
+static void preset_flush(struct hpx_preset *ps)
+{
+	ps->cur_open = false;
+	ps->in_iter = false;
+}
+
+static int preset_find_or_add(struct ergon_hpx_parser *p, const char *name, size_t n,
+			      uint64_t lineno, struct ergon_err *err)
+{
+	char key[sizeof(p->presets[0].name)];
+	if (n >= sizeof(key))
+		n = sizeof(key) - 1;
+	memcpy(key, name, n);
+	key[n] = '\0';
+	for (size_t i = 0; i < p->npresets; i++) {
+		if (strcmp(p->presets[i].name, key) == 0) {
+			/* A preset seen again replaces the earlier data but keeps its
+			 * position (reference behaviour); say so. */
+			note_line(&p->dup_preset, lineno);
+			if (!p->dup_preset_name[0])
+				snprintf(p->dup_preset_name, sizeof(p->dup_preset_name), "%s",
+					 key);
+			preset_clear(&p->presets[i]);
+			p->cur = (long)i;
+			return 0;
+		}
+	}
+	int rc = grow((void **)&p->presets, &p->presets_cap, p->npresets + 1, sizeof(*p->presets),
+		      p->lim.max_presets);
+	if (rc)
+		return fail_cap(p, rc, lineno, "presets", p->lim.max_presets, err);
+	struct hpx_preset *ps = &p->presets[p->npresets];
+	memset(ps, 0, sizeof(*ps));
+	memcpy(ps->name, key, n + 1);
+	ps->cur_hdr = -1;
+	ps->first_lineno = lineno;
+	p->cur = (long)p->npresets;
+	p->npresets++;
+	return 0;
+}
+
+static int iter_start(struct ergon_hpx_parser *p, uint64_t iter_no, uint64_t lineno,
+		      struct ergon_err *err)
+{
+	struct hpx_preset *ps = &p->presets[p->cur];
+	int rc = grow((void **)&ps->iters, &ps->iters_cap, ps->niters + 1, sizeof(*ps->iters),
+		      p->lim.max_iterations);
+	if (rc)
+		return fail_cap(p, rc, lineno, "iterations in one preset", p->lim.max_iterations,
+				err);
+	if (ps->niters && iter_no <= ps->last_iter_no) {
+		note_line(&p->iter_order, lineno);
+	}
+	ps->last_iter_no = iter_no;
+	/* The previous iteration's row count is the best guess for this one:
+	 * allocate it once instead of doubling from 16. */
+	size_t hint = ps->niters ? ps->iters[ps->niters - 1].nrows : 0;
+	struct hpx_iter *it = &ps->iters[ps->niters++];
+	memset(it, 0, sizeof(*it));
+	it->cap_hint = hint;
+	it->hdr = -1;
+	it->lineno = lineno;
+	ps->cur_open = true;
+	ps->in_iter = true;
+	ps->cur_hdr = -1; /* the first CSV line of every iteration is its header */
+	return 0;
+}
+
+/* --- CSV ------------------------------------------------------------------- */
+
+/* Python csv (excel dialect, strict off) on one line: fields are unquoted
+ * into p->scratch. Returns the field count (fields beyond max_columns are
+ * counted, not stored), or -1 when the row holds a NUL or a bare CR outside
+ * quotes (the reference's csv module raises on both; ergon counts the row as
+ * a parse error instead, see docs/PROTOCOL.md). Only the first record is
+ * read when first_only is set (the header). */
+static long csv_split(struct ergon_hpx_parser *p, const char *s, size_t n, bool first_only)
+{
+	size_t maxf = p->lim.max_columns + 1;
+	/* Fast path, the firmware's rows: no quote, CR or NUL, so the fields
+	 * are the bytes between commas and stay in the line itself. One pass
+	 * finds the commas and bails out to the full state machine on the
+	 * first special byte. */
+	{
+		size_t nf = 0, start = 0, i = 0;
+		for (; i < n; i++) {
+			unsigned char c = (unsigned char)s[i];
+			if (c > ',')
+				continue;
+			if (c == ',') {
+				if (nf < maxf) {
+					p->fields[nf].off = start;
+					p->fields[nf].len = i - start;
+				}
+				nf++;
+				start = i + 1;
+			} else if (c == '"' || c == '\r' || c == '\0') {
+				break;
+			}
+		}
+		if (i == n) {
+			if (nf < maxf) {
+				p->fields[nf].off = start;
+				p->fields[nf].len = n - start;
+			}
+			p->field_base = s;
+			return (long)(nf + 1);
+		}
+	}
+	p->field_base = p->scratch;
+	enum { START, FIELD, QUOTED, QUOTE_IN_QUOTED } st = START;
+	char *out = p->scratch;
+	size_t o = 0, fstart = 0;
+	size_t nf = 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (c == '\0')
+			return -1;
+		switch (st) {
+		case START:
+		case FIELD:
+			if (c == ',') {
+				if (nf < maxf) {
+					p->fields[nf].off = fstart;
+					p->fields[nf].len = o - fstart;
+				}
+				nf++;
+				fstart = o;
+				st = START;
+			} else if (c == '\r') {
+				if (first_only)
+					goto done;
+				return -1;
+			} else if (st == START && c == '"') {
+				st = QUOTED;
+			} else {
+				out[o++] = c;
+				st = FIELD;
+			}
+			break;
+		case QUOTED:
+			if (c == '"')
+				st = QUOTE_IN_QUOTED;
+			else
+				out[o++] = c;
+			break;
+		case QUOTE_IN_QUOTED:
+			if (c == '"') {
+				out[o++] = '"';
+				st = QUOTED;
+			} else if (c == ',') {
+				if (nf < maxf) {
+					p->fields[nf].off = fstart;
+					p->fields[nf].len = o - fstart;
+				}
+				nf++;
+				fstart = o;
+				st = START;
+			} else if (c == '\r') {
+				if (first_only)
+					goto done;
+				return -1;
+			} else {
+				out[o++] = c;
+				st = FIELD;
+			}
+			break;
+		}
+	}
+done:
+	if (nf < maxf) {
+		p->fields[nf].off = fstart;
+		p->fields[nf].len = o - fstart;
+	}
+	nf++;
+	return (long)nf;
+}
+
+static int col_kind(const char *s, size_t n)
+{
+	if (equals(s, n, "Layer"))
+		return HPX_COL_LAYER;
+	if (equals(s, n, "Op"))
+		return HPX_COL_OP;
+	if (equals(s, n, "tag"))
+		return HPX_COL_TAG;
+	if (equals(s, n, "name"))
+		return HPX_COL_NAME;
+	if (equals(s, n, "overflow"))
+		return HPX_COL_OVERFLOW;
+	return HPX_COL_NUM;
+}
+
+static int header_set(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char *line,
+		      size_t n, uint64_t lineno, struct ergon_err *err)
+{
+	/* Consecutive iterations repeat the same header: reuse it. */
+	if (ps->nhdrs) {
+		struct hpx_header *last = &ps->hdrs[ps->nhdrs - 1];
+		if (last->text_len == n && memcmp(last->text, line, n) == 0) {
+			ps->cur_hdr = (long)(ps->nhdrs - 1);
+			ps->iters[ps->niters - 1].hdr = ps->cur_hdr;
+			return 0;
+		}
+	}
+	long nf = csv_split(p, line, n, true);
+	if (nf < 0)
+		nf = 0;
+	if ((size_t)nf > p->lim.max_columns)
+		return fail_cap(p, ERGON_ETOOBIG, lineno, "CSV columns", p->lim.max_columns, err);
+	/* A header per iteration is bounded by the iteration cap; headers only
+	 * accumulate when they change. */
+	int rc = grow((void **)&ps->hdrs, &ps->hdrs_cap, ps->nhdrs + 1, sizeof(*ps->hdrs),
+		      p->lim.max_iterations);
+	if (rc)
+		return fail_cap(p, rc, lineno, "distinct headers", p->lim.max_iterations, err);
+	struct hpx_header *h = &ps->hdrs[ps->nhdrs];
+	memset(h, 0, sizeof(*h));
+	size_t ncols = (size_t)nf;
+	/* Names: each field stripped of whitespace, then of '"' at both ends. */
+	size_t total = 0;
+	for (size_t i = 0; i < ncols; i++)
+		total += p->fields[i].len + 1;
+	h->text = malloc(n + 1 + total);
+	h->names = calloc(ncols ? ncols : 1, sizeof(*h->names));
+	h->kind = calloc(ncols ? ncols : 1, sizeof(*h->kind));
+	h->slot = calloc(ncols ? ncols : 1, sizeof(*h->slot));
+	if (!h->text || !h->names || !h->kind || !h->slot) {
+		free(h->text);
+		free(h->names);
+		free(h->kind);
+		free(h->slot);
+		return fail_cap(p, ERGON_ENOMEM, lineno, "a header", 0, err);
+	}
+	memcpy(h->text, line, n);
+	h->text[n] = '\0';
+	h->text_len = n;
+	char *names = h->text + n + 1;
+	size_t o = 0;
+	h->col_layer = h->col_op = h->col_tag = h->col_ovf = -1;
+	for (size_t i = 0; i < ncols; i++) {
+		const char *f = p->field_base + p->fields[i].off;
+		size_t fl = p->fields[i].len;
+		hpx_strip(&f, &fl);
+		while (fl && f[0] == '"') {
+			f++;
+			fl--;
+		}
+		while (fl && f[fl - 1] == '"')
+			fl--;
+		memcpy(names + o, f, fl);
+		names[o + fl] = '\0';
+		h->names[i].off = (size_t)(names + o - h->text);
+		h->names[i].len = fl;
+		o += fl + 1;
+		int k = col_kind(f, fl);
+		h->kind[i] = (uint8_t)k;
+		if (k == HPX_COL_NUM)
+			h->slot[i] = h->nnum++;
+		else
+			h->slot[i] = SIZE_MAX;
+		/* The reference stores a row as a dict, so the last column of a
+		 * name wins. */
+		if (k == HPX_COL_LAYER)
+			h->col_layer = (long)i;
+		else if (k == HPX_COL_OP)
+			h->col_op = (long)i;
+		else if (k == HPX_COL_TAG)
+			h->col_tag = (long)i;
+		else if (k == HPX_COL_OVERFLOW)
+			h->col_ovf = (long)i;
+	}
+	h->ncols = ncols;
+	ps->nhdrs++;
+	ps->cur_hdr = (long)(ps->nhdrs - 1);
+	ps->iters[ps->niters - 1].hdr = ps->cur_hdr;
+	return 0;
+}
+
+static int str_add(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char *s, size_t n,
+		   uint32_t *off, uint64_t lineno, struct ergon_err *err)
+{
+	/* Layer and Op cells are short; the arena is capped at 4 GiB offsets. */
+	int rc = grow((void **)&ps->strs, &ps->strs_cap, ps->strs_len + n + 1, 1, UINT32_MAX);
+	if (rc)
+		return fail_cap(p, rc, lineno, "bytes of layer names", UINT32_MAX, err);
+	memcpy(ps->strs + ps->strs_len, s, n);
+	ps->strs[ps->strs_len + n] = '\0';
+	*off = (uint32_t)ps->strs_len;
+	ps->strs_len += n + 1;
+	return 0;
+}
+
+static int str_intern(struct ergon_hpx_parser *p, struct hpx_preset *ps, const uint32_t *prev_offs,
+		      size_t r, const char *s, size_t n, uint32_t *off, uint64_t lineno,
+		      struct ergon_err *err)
+{
+	if (prev_offs && prev_offs[r] != UINT32_MAX) {
+		const char *q = ps->strs + prev_offs[r];
+		if (strncmp(q, s, n) == 0 && q[n] == '\0' && !memchr(s, '\0', n)) {
+			*off = prev_offs[r];
+			return 0;
+		}
+	}
+	return str_add(p, ps, s, n, off, lineno, err);
+}
+
+/* One pass over a row made only of unsigned decimal counters (up to 18
+ * digits) and text cells without quotes, CR or NUL. Fills p->fields (with
+ * p->field_base left NULL to say "fast") and p->fast_vals; returns false
+ * when the row needs the general path. */
+static bool row_fast(struct ergon_hpx_parser *p, const struct hpx_header *h, const char *line,
+		     size_t n)
+{
+	const char *c = line, *e = line + n;
+	if (h->ncols > p->lim.max_columns || h->nnum > p->fast_cap)
+		return false;
+	for (size_t i = 0; i < h->ncols; i++) {
+		const char *fs = c;
+		if (h->kind[i] == HPX_COL_NUM) {
+			uint64_t v = 0;
+			size_t digits = 0;
+			while (c < e && (unsigned char)(*c - '0') < 10 && digits < 18) {
+				v = v * 10u + (uint64_t)(*c - '0');
+				c++;
+				digits++;
+			}
+			if (digits == 0 || (c < e && *c != ','))
+				return false;
+			p->fast_vals[h->slot[i]] = (double)v;
+		} else {
+			while (c < e && *c != ',') {
+				unsigned char b = (unsigned char)*c;
+				if (b == '"' || b == '\r' || b == '\0')
+					return false;
+				c++;
+			}
+		}
+		p->fields[i].off = (size_t)(fs - line);
+		p->fields[i].len = (size_t)(c - fs);
+		if (i + 1 < h->ncols) {
+			if (c >= e)
+				return false;
+			c++; /* the comma */
+		} else if (c != e) {
+			return false;
+		}
+	}
+	p->field_base = NULL;
+	return true;
+}
+
+static int row_add(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char *line, size_t n,
+		   uint64_t lineno, struct ergon_err *err)
+{
+	struct hpx_header *h = &ps->hdrs[ps->cur_hdr];
+	struct hpx_iter *it = &ps->iters[ps->niters - 1];
+	/* Fast path for the firmware's own rows: unsigned decimal counters and
+	 * plain text cells, split and converted in one pass. Anything else goes
+	 * through the general CSV and number parsing below. */
+	long nf = row_fast(p, h, line, n) ? (long)h->ncols : csv_split(p, line, n, false);
+	bool fast = p->field_base == NULL;
+	if (fast)
+		p->field_base = line;
+	if (nf < 0 || (size_t)nf != h->ncols) {
+		p->parse_errors++;
+		ps->parse_errors++;
+		note_line(&p->bad_rows, lineno);
+		if (nf >= 0 && !p->bad_rows_detail[0])
+			snprintf(p->bad_rows_detail, sizeof(p->bad_rows_detail),
+				 "expected %zu fields, got %ld", h->ncols, nf);
+		return 0;
+	}
+	if (it->nrows + 1 > p->lim.max_layers)
+		return fail_cap(p, ERGON_ETOOBIG, lineno, "layers in one iteration",
+				p->lim.max_layers, err);
+	if (p->cells + h->nnum + 1 > p->lim.max_cells)
+		return fail_cap(p, ERGON_ETOOBIG, lineno, "stored counter cells", p->lim.max_cells,
+				err);
+	size_t need = it->nrows + 1;
+	if (need > it->cap) {
+		size_t ncap = it->cap ? it->cap * 2 : (it->cap_hint > 16 ? it->cap_hint : 16);
+		if (ncap > p->lim.max_layers)
+			ncap = p->lim.max_layers;
+		double *v = realloc(it->vals, ncap * (h->nnum ? h->nnum : 1) * sizeof(double));
+		if (v)
+			it->vals = v;
+		uint8_t *o = realloc(it->ovf, ncap);
+		if (o)
+			it->ovf = o;
+		uint32_t *a = realloc(it->id_off, ncap * sizeof(uint32_t));
+		if (a)
+			it->id_off = a;
+		uint32_t *b = realloc(it->op_off, ncap * sizeof(uint32_t));
+		if (b)
+			it->op_off = b;
+		if (!v || !o || !a || !b)
+			return fail_cap(p, ERGON_ENOMEM, lineno, "samples", 0, err);
+		it->cap = ncap;
+	}
+	size_t r = it->nrows;
+	double *vals = it->vals + r * h->nnum;
+	/* The same row of the previous iteration, whose Layer/Op text is almost
+	 * always identical: shared instead of stored again. */
+	const struct hpx_iter *prev =
+		ps->niters >= 2 && ps->iters[ps->niters - 2].nrows > r ? &ps->iters[ps->niters - 2]
+								       : NULL;
+	it->ovf[r] = 0;
+	it->id_off[r] = UINT32_MAX;
+	it->op_off[r] = UINT32_MAX;
+	for (size_t i = 0; i < h->ncols; i++) {
+		const char *f = p->field_base + p->fields[i].off;
+		size_t fl = p->fields[i].len;
+		hpx_strip(&f, &fl);
+		if (h->kind[i] == HPX_COL_NUM) {
+			if (fast) {
+				vals[h->slot[i]] = p->fast_vals[h->slot[i]];
+				continue;
+			}
+			double d;
+			if (!hpx_py_int(f, fl, &d, NULL, NULL) && !hpx_py_float(f, fl, &d)) {
+				d = NAN; /* None: left out of aggregation */
+				p->parse_errors++;
+				ps->parse_errors++;
+				note_line(&p->bad_cells, lineno);
+			}
+			vals[h->slot[i]] = d;
+			continue;
+		}
+		if ((long)i == h->col_ovf) {
+			/* overflow is set unless the cell is the integer 0 */
+			double d;
+			it->ovf[r] = !(hpx_py_int(f, fl, &d, NULL, NULL) && d == 0.0);
+		} else if ((long)i == h->col_layer) {
+			int rc = str_intern(p, ps, prev ? prev->id_off : NULL, r, f, fl,
+					    &it->id_off[r], lineno, err);
+			if (rc)
+				return rc;
+		} else if ((long)i == (h->col_op >= 0 ? h->col_op : h->col_tag)) {
+			int rc = str_intern(p, ps, prev ? prev->op_off : NULL, r, f, fl,
+					    &it->op_off[r], lineno, err);
+			if (rc)
+				return rc;
+		}
+	}
+	p->cells += h->nnum + 1;
+	it->nrows++;
+	return 0;
+}
+
+/* --- the line machine ------------------------------------------------------ */
+
+static void heartbeat(struct ergon_hpx_parser *p, const char *s, size_t n)
+{
+	p->heartbeats++;
+	/* `HPX_HEARTBEAT phase=clean_window_begin iters=N`: N is the fallback
+	 * clean-inference count. The bare `HPX_HEARTBEAT clean_window_begin`
+	 * form of the wire registry is accepted too. */
+	const char *ph = NULL;
+	size_t k = strlen(HPX_HB_CLEAN_WINDOW_BEGIN);
+	for (size_t i = 0; i + k <= n; i++) {
+		if (memcmp(s + i, HPX_HB_CLEAN_WINDOW_BEGIN, k) == 0 &&
+		    (i + k == n || is_space((unsigned char)s[i + k]))) {
+			ph = s + i + k;
+			break;
+		}
+	}
+	if (!ph)
+		return;
+	const char *end = s + n;
+	const char *key = HPX_HB_KEY_ITERS "=";
+	size_t kl = strlen(key);
+	for (const char *q = ph; q + kl <= end; q++) {
+		if ((q == s || is_space((unsigned char)q[-1])) && memcmp(q, key, kl) == 0) {
+			const char *v = q + kl;
+			const char *ve = v;
+			while (ve < end && !is_space((unsigned char)*ve))
+				ve++;
+			double d;
+			int64_t iv;
+			bool fits = false;
+			if (hpx_py_int(v, (size_t)(ve - v), &d, &iv, &fits) && fits) {
+				p->hb_clean_iters = iv;
+				p->has_hb_clean_iters = true;
+			}
+			return;
+		}
+	}
+}
+
+static int on_line(void *ctx, const char *line, size_t n, uint64_t lineno)
+{
+	struct ergon_hpx_parser *p = ctx;
+	struct ergon_err *err = p->feed_err;
+	hpx_strip(&line, &n);
+	if (n == 0)
+		return 0;
+	/* Fast path for data rows: every sentinel starts with '-' and every
+	 * metadata/heartbeat line with 'H'; anything else inside an iteration
+	 * is CSV (unless a terminal record is open). */
+	if (line[0] != '-' && line[0] != 'H' && !p->term.in_record) {
+		if (p->ended || !p->in_session || p->cur < 0)
+			return 0;
+		struct hpx_preset *ps = &p->presets[p->cur];
+		if (!ps->in_iter)
+			return 0;
+		if (ps->cur_hdr < 0)
+			return header_set(p, ps, line, n, lineno, err) ? -1 : 0;
+		return row_add(p, ps, line, n, lineno, err) ? -1 : 0;
+	}
+	if (hpx_terminal_line(&p->term, line, n, lineno)) {
+		return 0;
+	}
+	if (p->ended)
+		return 0;
+	if (equals(line, n, HPX_TOK_START)) {
+		if (p->in_session)
+			note_line(&p->restarts, lineno);
+		p->in_session = true;
+		if (!p->start_lineno)
+			p->start_lineno = lineno;
+		return 0;
+	}
+	if (equals(line, n, HPX_TOK_END)) {
+		if (p->cur >= 0)
+			preset_flush(&p->presets[p->cur]);
+		p->ended = true;
+		p->end_lineno = lineno;
+		return 0;
+	}
+	if (!p->in_session)
+		return 0;
+	if (starts(line, n, HPX_TOK_HEARTBEAT)) {
+		heartbeat(p, line, n);
+		return 0;
+	}
+	size_t mp = strlen(HPX_TOK_META_PREFIX);
+	if (starts(line, n, HPX_TOK_META_PREFIX)) {
+		size_t i = mp;
+		while (i < n && is_word((unsigned char)line[i]))
+			i++;
+		if (i > mp && i + 1 < n && line[i] == HPX_TOK_META_SEP)
+			return meta_set(p, line + mp, i - mp, line + i + 1, n - i - 1, lineno,
+					err) ? -1 : 0;
+	}
+	size_t pp = strlen(HPX_TOK_PRESET_PREFIX);
+	size_t sp = strlen(HPX_TOK_MARKER_SUFFIX);
+	if (starts(line, n, HPX_TOK_PRESET_PREFIX) && n > pp + sp &&
+	    memcmp(line + n - sp, HPX_TOK_MARKER_SUFFIX, sp) == 0) {
+		const char *name = line + pp;
+		size_t nl = n - pp - sp;
+		bool ok = true;
+		for (size_t i = 0; i < nl; i++)
+			if (is_space((unsigned char)name[i]))
+				ok = false;
+		if (ok) {
+			if (p->cur >= 0)
+				preset_flush(&p->presets[p->cur]);
+			return preset_find_or_add(p, name, nl, lineno, err) ? -1 : 0;
+		}
+	}
+	size_t ip = strlen(HPX_TOK_ITER_PREFIX);
+	if (starts(line, n, HPX_TOK_ITER_PREFIX) && n > ip + sp &&
+	    memcmp(line + n - sp, HPX_TOK_MARKER_SUFFIX, sp) == 0) {
+		const char *num = line + ip;
+		size_t nl = n - ip - sp;
+		bool ok = true;
+		uint64_t v = 0;
+		for (size_t i = 0; i < nl; i++) {
+			if (num[i] < '0' || num[i] > '9')
+				ok = false;
+			else if (v < UINT64_MAX / 20)
+				v = v * 10u + (uint64_t)(num[i] - '0');
+		}
+		if (ok) {
+			if (p->cur < 0) {
+				/* Legacy streams have no preset markers. */
+				if (preset_find_or_add(p, "_default", 8, lineno, err))
+					return -1;
+			}
+			return iter_start(p, v, lineno, err) ? -1 : 0;
+		}
+	}
+	if (p->cur < 0)
+		return 0;
+	struct hpx_preset *ps = &p->presets[p->cur];
+	if (!ps->in_iter)
+		return 0;
+	if (ps->cur_hdr < 0)
+		return header_set(p, ps, line, n, lineno, err) ? -1 : 0;
+	return row_add(p, ps, line, n, lineno, err) ? -1 : 0;
+}
+
+int ergon_hpx_parser_feed(struct ergon_hpx_parser *p, const void *data, size_t len,
+			  struct ergon_err *err)
+{
+	if (p->failed)
+		return ergon_err_set(err, p->failed, "hpx: the parser stopped at an earlier error");
+	p->bytes += len;
+	p->feed_err = err;
+	int rc = hpx_lines_feed(&p->lines, data, len, on_line, p);
+	p->feed_err = NULL;
+	if (rc)
+		return p->failed ? p->failed : ERGON_EPARSE;
+	return p->ended ? ERGON_HPX_DONE : ERGON_HPX_NEED_MORE;
+}
+
+int ergon_hpx_parser_finish(struct ergon_hpx_parser *p, struct ergon_err *err)
+{
+	if (p->failed)
+		return ergon_err_set(err, p->failed, "hpx: the parser stopped at an earlier error");
+	if (!p->finished) {
+		p->feed_err = err;
+		int rc = hpx_lines_finish(&p->lines, on_line, p);
+		p->feed_err = NULL;
+		if (rc)
+			return p->failed ? p->failed : ERGON_EPARSE;
+		p->finished = true;
+		/* Without END the iteration still open in the last preset is
+		 * dropped whole, as the reference does; earlier ones stay. */
+		if (!p->ended && p->cur >= 0) {
+			struct hpx_preset *ps = &p->presets[p->cur];
+			if (ps->cur_open && ps->niters) {
+				iter_free(&ps->iters[ps->niters - 1]);
+				ps->niters--;
+				p->dropped_open_iter = true;
+			}
+			preset_flush(ps);
+		}
+	}
+	return p->ended ? ERGON_HPX_DONE : ERGON_HPX_NEED_MORE;
+}
+
+int ergon_hpx_parser_terminal(const struct ergon_hpx_parser *p, struct ergon_hpx_terminal *out,
+			      struct ergon_err *err)
+{
+	return hpx_terminal_result(&p->term, out, err);
+}
+
+int ergon_hpx_terminal_parse(const char *data, size_t len, struct ergon_hpx_terminal *out,
+			     struct ergon_err *err)
+{
+	struct ergon_hpx_parser *p = NULL;
+	memset(out, 0, sizeof(*out));
+	int rc = ergon_hpx_parser_new(NULL, &p, err);
+	if (rc)
+		return rc;
+	rc = ergon_hpx_parser_feed(p, data, len, err);
+	if (rc >= 0)
+		rc = ergon_hpx_parser_finish(p, err);
+	if (rc >= 0)
+		rc = ergon_hpx_parser_terminal(p, out, err);
+	ergon_hpx_parser_free(p);
+	return rc < 0 ? rc : 0;
+}

@@ -1,0 +1,170 @@
+/* Transport -> capture log -> HPX parser, with overall and heartbeat
+ * timeouts. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ergon/fileio.h"
+#include "ergon/hpx_capture.h"
+#include "ergon/issues.h"
+#include "ergon/transport.h"
+#include "ergon/wire.h"
+
+#define CHUNK 16384
+#define POLL_MS 100
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int write_all(int fd, const char *path, const unsigned char *b, size_t n,
+		     struct ergon_err *err)
+{
+	while (n) {
+		ssize_t w = write(fd, b, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return ergon_err_errno(err, errno, "%s: cannot write the capture log", path);
+		}
+		b += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+void ergon_hpx_capture_result_cleanup(struct ergon_hpx_capture_result *res)
+{
+	json_decref(res->issues);
+	json_decref(res->details);
+	res->issues = NULL;
+	res->details = NULL;
+}
+
+int ergon_hpx_capture(const struct ergon_hpx_capture_opts *o, struct ergon_hpx_parser *p,
+		      struct ergon_hpx_capture_result *res, struct ergon_err *err)
+{
+	memset(res, 0, sizeof(*res));
+	int rc = ergon_file_check_writable(o->log_path, o->write_flags | ERGON_WRITE_MKDIR, err);
+	if (rc)
+		return rc;
+	struct ergon_transport *t = NULL;
+	rc = ergon_transport_open(o->transport, &t, err);
+	if (rc)
+		return rc;
+	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | ((o->write_flags & ERGON_WRITE_FORCE)
+							       ? O_TRUNC
+							       : O_EXCL);
+	int fd = open(o->log_path, flags, 0644);
+	if (fd < 0) {
+		rc = ergon_err_errno(err, errno, "%s: cannot create the capture log%s", o->log_path,
+				     errno == EEXIST ? " (exists; use --force)" : "");
+		ergon_transport_close(t);
+		return rc;
+	}
+	unsigned char *buf = malloc(CHUNK);
+	res->issues = json_array();
+	if (!buf || !res->issues) {
+		rc = ergon_err_set(err, ERGON_ENOMEM, "capture: out of memory");
+		goto done;
+	}
+	double t0 = now_s();
+	double last_line = t0;
+	const char *end = "sentinel";
+	for (;;) {
+		double now = now_s();
+		if (o->timeout_s > 0 && now - t0 >= o->timeout_s) {
+			res->timed_out = true;
+			end = "timeout";
+			break;
+		}
+		if (o->heartbeat_s > 0 && now - last_line >= o->heartbeat_s) {
+			res->heartbeat_timed_out = true;
+			end = "heartbeat_timeout";
+			break;
+		}
+		size_t got = 0;
+		int r = ergon_transport_read(t, buf, CHUNK, POLL_MS, &got, err);
+		if (r < 0) {
+			rc = r;
+			goto done;
+		}
+		if (got) {
+			/* The log first: a parse failure below loses nothing. */
+			rc = write_all(fd, o->log_path, buf, got, err);
+			if (rc)
+				goto done;
+			res->bytes += got;
+			if (memchr(buf, '\n', got))
+				last_line = now_s();
+			int st = ergon_hpx_parser_feed(p, buf, got, err);
+			if (st < 0) {
+				rc = st;
+				goto done;
+			}
+			struct ergon_hpx_stats s;
+			ergon_hpx_parser_stats(p, &s);
+			if (st == ERGON_HPX_DONE || s.terminal_ended) {
+				res->complete = true;
+				break;
+			}
+		}
+		if (r == ERGON_TRANSPORT_EOF) {
+			res->source_ended = true;
+			end = "end_of_source";
+			break;
+		}
+	}
+	res->elapsed_s = now_s() - t0;
+	if (fsync(fd) != 0 && errno != EINVAL) {
+		rc = ergon_err_errno(err, errno, "%s: cannot flush the capture log", o->log_path);
+		goto done;
+	}
+	int st = ergon_hpx_parser_finish(p, err);
+	if (st < 0) {
+		rc = st;
+		goto done;
+	}
+	struct ergon_hpx_stats s;
+	ergon_hpx_parser_stats(p, &s);
+	if (st == ERGON_HPX_DONE || s.terminal_ended)
+		res->complete = true;
+	res->lossy = ergon_transport_lossy(t);
+	if (res->timed_out)
+		ergon_issue_add(res->issues, "capture.timeout",
+				json_pack("{s:f}", "timeout_s", o->timeout_s),
+				"no end sentinel within %.1f s; %llu bytes kept in %s", o->timeout_s,
+				res->bytes, o->log_path);
+	if (res->heartbeat_timed_out)
+		ergon_issue_add(res->issues, "capture.heartbeat_timeout",
+				json_pack("{s:f}", "heartbeat_s", o->heartbeat_s),
+				"no line for %.1f s (target stalled or link lost); %llu bytes kept "
+				"in %s",
+				o->heartbeat_s, res->bytes, o->log_path);
+	if (!res->complete)
+		ergon_issue_add(res->issues, "capture.incomplete",
+				json_pack("{s:s}", "end", end),
+				"the capture ended (%s) before '%s'; what arrived is parsed and kept",
+				end, HPX_TOK_END);
+	json_t *link = ergon_transport_stats(t);
+	if (res->lossy)
+		ergon_issue_add(res->issues, "capture.lossy", json_deep_copy(link),
+				"the link lost or mangled data; the profile is diagnostic only");
+	res->details = json_pack("{s:s, s:s, s:I, s:f, s:s, s:o}", "transport", o->transport,
+				 "log", o->log_path, "bytes", (json_int_t)res->bytes, "elapsed_s",
+				 res->elapsed_s, "end", res->complete ? "sentinel" : end, "link",
+				 link ? link : json_null());
+	rc = 0;
+done:
+	free(buf);
+	close(fd);
+	ergon_transport_close(t);
+	return rc;
+}

@@ -1,0 +1,346 @@
+/* HPX outputs: the profile body, the CSV views and summary.json. */
+#include <math.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ergon/artifact.h"
+#include "ergon/fileio.h"
+#include "ergon/hpx_report.h"
+#include "ergon/issues.h"
+
+struct sbuf {
+	char *p;
+	size_t len, cap;
+	int oom;
+};
+
+static void sb_add(struct sbuf *b, const char *s, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t c = b->cap ? b->cap : 1024;
+		while (c < b->len + n + 1)
+			c *= 2;
+		char *q = realloc(b->p, c);
+		if (!q) {
+			b->oom = 1;
+			return;
+		}
+		b->p = q;
+		b->cap = c;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static void sb_str(struct sbuf *b, const char *s)
+{
+	sb_add(b, s, strlen(s));
+}
+
+/* RFC 4180 quoting when the cell needs it. */
+static void sb_csv_cell(struct sbuf *b, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		sb_str(b, s);
+		return;
+	}
+	sb_add(b, "\"", 1);
+	for (const char *c = s; *c; c++) {
+		if (*c == '"')
+			sb_add(b, "\"\"", 2);
+		else
+			sb_add(b, c, 1);
+	}
+	sb_add(b, "\"", 1);
+}
+
+/* Shortest decimal that reads back as the same double. */
+static void fmt_num(char *out, size_t cap, double v)
+{
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(out, cap, "%.*g", prec, v);
+		if (strtod(out, NULL) == v)
+			return;
+	}
+}
+
+static void sb_json_scalar(struct sbuf *b, const json_t *v)
+{
+	char tmp[64];
+	if (json_is_string(v)) {
+		sb_csv_cell(b, json_string_value(v));
+	} else if (json_is_integer(v)) {
+		snprintf(tmp, sizeof(tmp), "%lld", (long long)json_integer_value(v));
+		sb_str(b, tmp);
+	} else if (json_is_number(v)) {
+		fmt_num(tmp, sizeof(tmp), json_number_value(v));
+		sb_str(b, tmp);
+	}
+}
+
+int ergon_hpx_layers_csv(const json_t *layers, char **csv, size_t *len, struct ergon_err *err)
+{
+	*csv = NULL;
+	struct sbuf b = {0};
+	json_t *names = json_object(); /* ordered set of counter names */
+	if (!names)
+		return ergon_err_set(err, ERGON_ENOMEM, "csv: out of memory");
+	size_t i;
+	json_t *L;
+	json_array_foreach(layers, i, L)
+	{
+		const char *k;
+		json_t *v;
+		json_object_foreach(json_object_get(L, "counters"), k, v)
+		{
+			if (!json_object_get(names, k))
+				json_object_set_new(names, k, json_true());
+		}
+	}
+	sb_str(&b, "index,op");
+	const char *k;
+	json_t *v;
+	json_object_foreach(names, k, v)
+	{
+		sb_add(&b, ",", 1);
+		sb_csv_cell(&b, k);
+	}
+	sb_str(&b, ",overflow\n");
+	json_array_foreach(layers, i, L)
+	{
+		sb_json_scalar(&b, json_object_get(L, "id"));
+		sb_add(&b, ",", 1);
+		sb_json_scalar(&b, json_object_get(L, "op"));
+		json_t *c = json_object_get(L, "counters");
+		json_object_foreach(names, k, v)
+		{
+			sb_add(&b, ",", 1);
+			json_t *x = json_object_get(c, k);
+			if (x)
+				sb_json_scalar(&b, x);
+		}
+		sb_str(&b, json_is_true(json_object_get(L, "overflow")) ? ",1\n" : ",0\n");
+	}
+	json_decref(names);
+	if (b.oom) {
+		free(b.p);
+		return ergon_err_set(err, ERGON_ENOMEM, "csv: out of memory");
+	}
+	if (!b.p)
+		sb_str(&b, "");
+	*csv = b.p;
+	*len = b.len;
+	return 0;
+}
+
+static int cmp_cycles_desc(const void *a, const void *b)
+{
+	const json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+	double cx = json_number_value(json_object_get(x, "cycles"));
+	double cy = json_number_value(json_object_get(y, "cycles"));
+	return (cx < cy) - (cx > cy);
+}
+
+int ergon_hpx_profile_body(const json_t *result, int aggregation, json_t **out,
+			   struct ergon_err *err)
+{
+	*out = NULL;
+	const json_t *layers = json_object_get(result, "layers");
+	const json_t *meta = json_object_get(result, "meta");
+	const json_t *eg = json_object_get(result, "ergon");
+	if (!json_is_array(layers) || !json_is_object(meta) || !json_is_object(eg))
+		return ergon_err_set(err, ERGON_EUSAGE,
+				     "profile: the result is not an HPX parser result");
+	/* total_cycles: the sum over layers that have a cycle count; null when no
+	 * layer has one (an unsupported counter is never reported as zero). */
+	double total = 0.0;
+	size_t with_cycles = 0, i;
+	json_t *L;
+	json_array_foreach(layers, i, L)
+	{
+		json_t *c = json_object_get(L, "cycles");
+		if (json_is_number(c)) {
+			total += json_number_value(c);
+			with_cycles++;
+		}
+	}
+	json_t **sorted = calloc(with_cycles + 1, sizeof(*sorted));
+	json_t *top = json_array();
+	if (!sorted || !top) {
+		free(sorted);
+		json_decref(top);
+		return ergon_err_set(err, ERGON_ENOMEM, "profile: out of memory");
+	}
+	size_t n = 0;
+	json_array_foreach(layers, i, L)
+	{
+		if (json_is_number(json_object_get(L, "cycles")))
+			sorted[n++] = L;
+	}
+	/* Stable order for equal cycles: qsort is not stable, so ties are broken
+	 * by position through a merge-free insertion (n is a layer count). */
+	for (size_t a = 1; a < n; a++) {
+		json_t *x = sorted[a];
+		size_t b = a;
+		while (b > 0 && cmp_cycles_desc(&sorted[b - 1], &x) > 0) {
+			sorted[b] = sorted[b - 1];
+			b--;
+		}
+		sorted[b] = x;
+	}
+	for (size_t t = 0; t < n && t < ERGON_HPX_TOP_LAYERS; t++) {
+		double cyc = json_number_value(json_object_get(sorted[t], "cycles"));
+		json_array_append_new(top, json_pack("{s:O, s:O, s:f, s:f}", "id",
+						     json_object_get(sorted[t], "id"), "op",
+						     json_object_get(sorted[t], "op"), "cycles", cyc,
+						     "pct", total > 0 ? 100.0 * cyc / total : 0.0));
+	}
+	free(sorted);
+	json_t *issues = json_deep_copy(json_object_get(eg, "issues"));
+	json_t *presets = json_array();
+	const char *pk;
+	json_t *pv;
+	json_object_foreach(json_object_get(result, "presets"), pk, pv)
+	{
+		json_array_append_new(presets, json_string(pk));
+	}
+	json_t *body = json_pack(
+		"{s:s, s:O, s:O, s:o, s:o, s:O, s:{s:O, s:O, s:O}, s:o, s:O, s:O, s:I, s:I, s:I}",
+		"aggregation", ergon_hpx_aggregation_name(aggregation), "complete",
+		json_object_get(eg, "complete"), "layers", layers, "total_cycles",
+		with_cycles ? json_real(total) : json_null(), "top_layers", top,
+		"overflow_detected", json_object_get(result, "overflow_detected"), "memory",
+		"model_size", json_object_get(meta, "model_size"), "arena_size",
+		json_object_get(meta, "arena_size"), "allocated_arena",
+		json_object_get(meta, "allocated_arena"), "presets", presets, "groups",
+		json_object_get(result, "groups"), "meta", meta, "parse_errors",
+		json_integer_value(json_object_get(eg, "parse_errors")), "lines",
+		json_integer_value(json_object_get(eg, "lines")), "heartbeats",
+		json_integer_value(json_object_get(eg, "heartbeats")));
+	if (!body || !issues) {
+		json_decref(body);
+		json_decref(issues);
+		return ergon_err_set(err, ERGON_ENOMEM, "profile: out of memory");
+	}
+	json_object_set_new(body, "validity",
+			    json_string(ergon_integrity_name(ergon_issues_integrity(issues))));
+	json_object_set_new(body, "issues", issues);
+	*out = body;
+	return 0;
+}
+
+static int sha256_file_hex(const char *data, size_t len, char hex[65])
+{
+	unsigned char d[crypto_hash_sha256_BYTES];
+	crypto_hash_sha256(d, (const unsigned char *)data, len);
+	sodium_bin2hex(hex, 65, d, sizeof(d));
+	return 0;
+}
+
+static int write_csv(const char *dir, const char *name, const json_t *layers, unsigned flags,
+		     struct ergon_err *err)
+{
+	char path[4096];
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
+		return ergon_err_set(err, ERGON_EUSAGE, "%s: output path too long", dir);
+	char *csv = NULL;
+	size_t len = 0;
+	int rc = ergon_hpx_layers_csv(layers, &csv, &len, err);
+	if (!rc)
+		rc = ergon_file_write_atomic(path, csv, len, flags, err);
+	free(csv);
+	return rc;
+}
+
+/* A group name is safe in a file name when it is [A-Za-z0-9_.-] only. */
+static bool safe_name(const char *s)
+{
+	if (!*s || s[0] == '.')
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '-' || *s == '.'))
+			return false;
+	return true;
+}
+
+int ergon_hpx_report_write(const json_t *result, const struct ergon_hpx_report_opts *o,
+			   json_t **summary_out, struct ergon_err *err)
+{
+	if (summary_out)
+		*summary_out = NULL;
+	unsigned flags = o->write_flags | ERGON_WRITE_MKDIR;
+	char spath[4096];
+	if ((size_t)snprintf(spath, sizeof(spath), "%s/summary.json", o->out_dir) >= sizeof(spath))
+		return ergon_err_set(err, ERGON_EUSAGE, "%s: output path too long", o->out_dir);
+	/* Refuse before writing anything, so outputs are never half replaced. */
+	int rc = ergon_file_check_writable(spath, flags, err);
+	if (rc)
+		return rc;
+	json_t *body = NULL;
+	rc = ergon_hpx_profile_body(result, o->aggregation, &body, err);
+	if (rc)
+		return rc;
+	if (o->extra_issues) {
+		json_array_extend(json_object_get(body, "issues"), o->extra_issues);
+		json_object_set_new(body, "validity",
+				    json_string(ergon_integrity_name(ergon_issues_integrity(
+					    json_object_get(body, "issues")))));
+	}
+	if (o->capture)
+		json_object_set(body, "capture", o->capture);
+	json_t *art = ergon_artifact_new("ergon.report", 1, ERGON_PROV_REPLAYED);
+	if (!art) {
+		json_decref(body);
+		return ergon_err_set(err, ERGON_ENOMEM, "profile: out of memory");
+	}
+	/* The recording: where the counters came from. */
+	json_t *rec = json_pack("{s:s, s:s}", "file", o->log_path ? o->log_path : "-",
+				"provenance", o->recording ? o->recording : "unknown");
+	if (o->log_path && strcmp(o->log_path, "-") != 0) {
+		char *data = NULL;
+		size_t len = 0;
+		struct ergon_err e2 = {0};
+		if (ergon_file_read_all(o->log_path, (size_t)1 << 34, &data, &len, &e2) == 0) {
+			char hex[65];
+			sha256_file_hex(data, len, hex);
+			json_object_set_new(rec, "bytes", json_integer((json_int_t)len));
+			json_object_set_new(rec, "sha256", json_string(hex));
+		}
+		free(data);
+	}
+	json_object_set_new(json_object_get(art, "provenance"), "recording", rec);
+	json_object_set_new(art, "instrument",
+			    json_pack("{s:s, s:s}", "name", "hpx", "kind", "pmu_counters"));
+	json_array_extend(json_object_get(art, "issues"), json_object_get(body, "issues"));
+	json_object_set_new(art, "integrity",
+			    json_string(ergon_integrity_name(
+				    ergon_issues_integrity(json_object_get(art, "issues")))));
+	json_object_set_new(art, "profile", body);
+
+	rc = write_csv(o->out_dir, "profile_results.csv", json_object_get(result, "layers"), flags,
+		       err);
+	const char *g;
+	json_t *gl;
+	json_object_foreach(json_object_get(result, "groups"), g, gl)
+	{
+		if (rc)
+			break;
+		if (!safe_name(g))
+			continue; /* named in summary.json only */
+		char name[300];
+		snprintf(name, sizeof(name), "profile_results_%.200s.csv", g);
+		rc = write_csv(o->out_dir, name, gl, flags, err);
+	}
+	if (!rc)
+		rc = ergon_artifact_write(art, spath, flags, err);
+	if (!rc && summary_out)
+		*summary_out = json_incref(art);
+	json_decref(art);
+	return rc;
+}
