@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ergon/issues.h"
 #include "test_support.h"
 
 static json_t *load(const char *path)
@@ -172,15 +173,6 @@ static void usage_and_io_errors(void **state)
 			 3);
 	assert_non_null(strstr(se, "/nonexistent/x.jls"));
 	free(se);
-	/* An HPX log as facts: refused until the HPX parser is merged. */
-	char *hpx = ts_fixture("hpx/power_ok.hpx.txt");
-	se = NULL;
-	assert_int_equal(ts_run_ergon(NULL, &se, "analyze", "--jls", jls, "--facts", hpx, "--out",
-				      out, NULL),
-			 3);
-	assert_non_null(strstr(se, "HPX parser"));
-	free(se);
-	free(hpx);
 	/* A facts field of the wrong type names the field. */
 	char *facts = write_facts(dir, "bad.json", "{\"clean_infer_count\": \"many\"}");
 	se = NULL;
@@ -233,6 +225,84 @@ static void stats_csv_with_markers(void **state)
 	free(dir);
 }
 
+/* An HPX log as the facts file, read through the HPX parser: the power
+ * terminal of power_ok.hpx.txt says HPX_POWER_ELAPSED_US=5001234, which the
+ * 2.000 s gate of shared_basic contradicts (observer mismatch). */
+static void hpx_log_as_facts(void **state)
+{
+	(void)state;
+	char *dir = ts_tmpdir();
+	char *jls = ts_fixture("jls/shared_basic.jls");
+	char *hpx = ts_fixture("hpx/power_ok.hpx.txt");
+	char *out = ts_strf("%s/run", dir);
+	assert_int_equal(
+		ts_run_ergon(NULL, NULL, "analyze", "--jls", jls, "--facts", hpx, "--out", out, NULL),
+		0);
+	char *sum = ts_strf("%s/summary.json", out);
+	json_t *s = load(sum);
+	json_t *p = json_object_get(s, "power");
+	json_t *t = json_object_get(p, "terminal");
+	assert_int_equal(json_integer_value(json_object_get(t, "elapsed_us")), 5001234);
+	assert_int_equal(json_integer_value(json_object_get(t, "completed_count")), 237);
+	assert_true(json_is_true(json_object_get(t, "gate_asserted")));
+	assert_true(ergon_issue_has(json_object_get(p, "issues"), "power.window_observer_mismatch"));
+	json_decref(s);
+	free(sum);
+	/* basic.hpx.txt: HPX_CLEAN_INFER_COUNT=50, HPX_CLEAN_INFER_AVG_US=26868:
+	 * expected window 1.3434 s against the 2 s gate, no terminal. */
+	free(hpx);
+	hpx = ts_fixture("hpx/basic.hpx.txt");
+	assert_int_equal(ts_run_ergon(NULL, NULL, "analyze", "--jls", jls, "--facts", hpx, "--out",
+				      out, "--force", NULL),
+			 0);
+	sum = ts_strf("%s/summary.json", out);
+	s = load(sum);
+	p = json_object_get(s, "power");
+	assert_int_equal(json_integer_value(json_object_get(p, "inference_count")), 50);
+	assert_true(fabs(json_number_value(json_object_get(p, "gated_window_expected_duration_s")) -
+			 1.3434) < 1e-12);
+	assert_true(ergon_issue_has(json_object_get(p, "issues"), "power.gate_duration_mismatch"));
+	assert_true(json_is_true(json_object_get(p, "gated_window_duration_suspect")));
+	json_decref(s);
+	free(sum);
+	free(out);
+	free(hpx);
+	free(jls);
+	ts_tmpdir_remove(dir);
+	free(dir);
+}
+
+/* Clean-window counts and the rate probe travel in the facts: 2 stalled
+ * of 100 with ref 8000; 96 MHz x 100 us = 9600 cycles, 4799 < 4800. */
+static void clean_window_facts(void **state)
+{
+	(void)state;
+	char *dir = ts_tmpdir();
+	char *jls = ts_fixture("jls/shared_basic.jls");
+	char *facts = write_facts(dir, "f.json",
+				  "{\"clean_infer_count\": 100, \"clean_infer_avg_us\": 20000,\n"
+				  " \"clean_stalled_iters\": 2, \"clean_partial_iters\": 0,\n"
+				  " \"clean_ref_cycles\": 8000, \"system_clock_hz\": 96000000,\n"
+				  " \"clean_dwt_rate_us\": 100, \"clean_dwt_rate_cyc\": 4799}");
+	char *out = ts_strf("%s/run", dir);
+	assert_int_equal(ts_run_ergon(NULL, NULL, "analyze", "--jls", jls, "--facts", facts,
+				      "--out", out, NULL),
+			 0);
+	char *sum = ts_strf("%s/summary.json", out);
+	json_t *s = load(sum);
+	json_t *is = json_object_get(json_object_get(s, "power"), "issues");
+	assert_true(ergon_issue_has(is, "profile.clean_window_stalled"));
+	assert_true(ergon_issue_has(is, "profile.clean_window_clock_rate_low"));
+	assert_false(ergon_issue_has(is, "profile.clean_window_check_inoperative"));
+	json_decref(s);
+	free(sum);
+	free(out);
+	free(facts);
+	free(jls);
+	ts_tmpdir_remove(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -240,6 +310,8 @@ int main(void)
 		cmocka_unit_test(observer_mismatch_is_an_artifact),
 		cmocka_unit_test(usage_and_io_errors),
 		cmocka_unit_test(stats_csv_with_markers),
+		cmocka_unit_test(hpx_log_as_facts),
+		cmocka_unit_test(clean_window_facts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
