@@ -448,6 +448,51 @@ static void transport_write_fails(void **state)
 	ergon_sim_result_cleanup(&r);
 }
 
+/* Two PMU passes, one per preset (host: no issue). The PMU model counts
+ * INST_RETIRED at 1/2, MEM_ACCESS at 1/4 and L1D_CACHE at 1/8 of the
+ * cycles: the 48000-cycle convolution gives 24000, 12000 and 6000. */
+static void pmu_presets(void **state)
+{
+	(void)state;
+	struct ergon_sim_result r = run("pmu_presets");
+	assert_int_equal(r.status, ERT_OK);
+	const char *s = r.stream;
+	assert_true(has_line(s, "HPX_NUM_PRESETS=2"));
+	assert_true(has_line(s, "HPX_PRESETS=cpu,mem"));
+	assert_true(has_line(s, "HPX_PMU=present"));
+	assert_true(has_line(s, "--- HPX_PRESET cpu ---"));
+	assert_true(has_line(s, "--- HPX_PRESET mem ---"));
+	assert_true(has_line(s, "\"Layer\",\"Op\",\"window_us\",\"ARM_PMU_CPU_CYCLES\","
+				"\"ARM_PMU_INST_RETIRED\",\"ARM_PMU_MEM_ACCESS\",\"overflow\""));
+	assert_true(has_line(s, "0,CONV_2D,500,48000,24000,12000,0"));
+	assert_true(has_line(s, "1,DEPTHWISE_CONV_2D,250,24000,12000,6000,0"));
+	assert_true(has_line(s, "0,CONV_2D,500,48000,6000,0"));
+	/* 2 x (2 warmup + 3 profiled) + 3 warm reference + 20 clean. */
+	assert_int_equal(r.inferences, 33);
+	json_t *prof = NULL;
+	host_codes(&r, &prof, NULL);
+	json_t *l0 = json_array_get(json_object_get(prof, "layers"), 0);
+	json_t *c = json_object_get(l0, "counters");
+	assert_true(json_number_value(json_object_get(c, "ARM_PMU_INST_RETIRED")) == 24000.0);
+	assert_true(json_number_value(json_object_get(c, "ARM_PMU_L1D_CACHE")) == 6000.0);
+	json_decref(prof);
+	ergon_sim_result_cleanup(&r);
+}
+
+/* Counters start 1000 below 2^32: every layer overflows, the rows say
+ * so and the counts wrap (24000 - 1000 = 23000). Host:
+ * pmu.counter_overflow. */
+static void pmu_counter_overflow(void **state)
+{
+	(void)state;
+	struct ergon_sim_result r = run("pmu_counter_overflow");
+	assert_int_equal(r.status, ERT_OK);
+	assert_true(has_line(r.stream, "0,CONV_2D,500,48000,23000,11000,1"));
+	assert_true(has_line(r.stream, "0,CONV_2D,500,48000,5000,1"));
+	host_codes(&r, NULL, "pmu.counter_overflow", NULL);
+	ergon_sim_result_cleanup(&r);
+}
+
 static void every_scenario_is_deterministic(void **state)
 {
 	(void)state;
@@ -482,6 +527,8 @@ int main(void)
 		cmocka_unit_test(ina228_accumulator_overflow),
 		cmocka_unit_test(transport_bytes_dropped),
 		cmocka_unit_test(transport_write_fails),
+		cmocka_unit_test(pmu_presets),
+		cmocka_unit_test(pmu_counter_overflow),
 		cmocka_unit_test(every_scenario_is_deterministic),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
