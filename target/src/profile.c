@@ -15,6 +15,9 @@ int ert_profile_validate(const struct ert_profile_config *cfg, const struct ert_
 		return ERT_E_CONFIG;
 	if (cfg->n_presets > 0 && cfg->presets == NULL)
 		return ERT_E_CONFIG;
+	for (unsigned i = 0; i < cfg->n_extra_meta; i++)
+		if (cfg->extra_meta == NULL || cfg->extra_meta[i].key == NULL)
+			return ERT_E_CONFIG;
 	for (unsigned p = 0; p < cfg->n_presets; p++) {
 		const struct ert_preset *ps = &cfg->presets[p];
 		/* Too many counters for one pass fails here, never mid-run. */
@@ -113,6 +116,8 @@ static int metadata(struct ert_hpx *e, const struct ert_profile_config *cfg,
 		rc = ert_hpx_meta_s(e, ERT_KEY_PMU, L->have_pmu ? "present" : "missing");
 	if (rc == ERT_OK && cfg->clock_note != NULL)
 		rc = ert_hpx_meta_s(e, ERT_KEY_CLOCK_NOTE, cfg->clock_note);
+	for (unsigned i = 0; i < cfg->n_extra_meta && rc == ERT_OK; i++)
+		rc = ert_hpx_meta_u(e, cfg->extra_meta[i].key, cfg->extra_meta[i].value);
 	if (rc == ERT_OK)
 		rc = ert_hpx_heartbeat(e, HPX_HB_INIT, NULL, 0);
 	return rc;

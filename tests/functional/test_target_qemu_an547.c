@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -279,6 +280,26 @@ static void profile_build_streams_hpx(void **state)
 	assert_int_equal(avg, elapsed / count);
 	assert_int_equal(meta_value(lines, n, "HPX_PROFILED_INFER_COUNT"), 3);
 	assert_true(has(lines, n, "HPX_HEARTBEAT warmup_done"));
+	/* The network's answer on the M55 (built with MVE enabled) equals an
+	 * independent Python reference of the same network. */
+	const char *src = getenv("ERGON_SOURCE_DIR");
+	assert_non_null(src);
+	char *cmd = ts_strf("python3 '%s/tests/functional/netdemo_ref.py'", src);
+	FILE *ref = popen(cmd, "r");
+	assert_non_null(ref);
+	long want_class = -1, want_sum = -1;
+	char buf[64] = "";
+	if (fgets(buf, sizeof buf, ref) != NULL) {
+		char *end = NULL;
+		want_class = strtol(buf, &end, 10);
+		want_sum = strtol(end, NULL, 10);
+	}
+	if (pclose(ref) != 0)
+		fail_msg("%s failed: python3 is needed (scripts/bootstrap.sh)", cmd);
+	free(cmd);
+	assert_true(want_class >= 0 && want_sum >= 0);
+	assert_int_equal(meta_value(lines, n, "HPX_EXAMPLE_CLASS"), want_class);
+	assert_int_equal(meta_value(lines, n, "HPX_EXAMPLE_CHECKSUM"), want_sum);
 	assert_true(has(lines, n, "HPX_HEARTBEAT flushing"));
 	free(a.data);
 	free(b.data);
