@@ -17,7 +17,7 @@
 
 /* A sample at or above 2^31 is a uint32 subtraction that wrapped on the
  * target (finish < start), not a count. */
-#define WRAP_THRESHOLD 2147483648.0
+#define WRAP_THRESHOLD HPX_U32_WRAP_MIN
 
 /* Layer of a preset after aggregation: counters in first-seen column order. */
 struct agg_layer {
@@ -32,10 +32,86 @@ struct agg_preset {
 	size_t nlayers;
 };
 
-static int cmp_double(const void *a, const void *b)
+/* Sorting without allocation (glibc's qsort may malloc): quicksort with
+ * insertion sort below 16 elements. */
+static void sort_doubles(double *v, size_t n)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
+	if (n <= 16) {
+		for (size_t i = 1; i < n; i++) {
+			double x = v[i];
+			size_t j = i;
+			while (j > 0 && v[j - 1] > x) {
+				v[j] = v[j - 1];
+				j--;
+			}
+			v[j] = x;
+		}
+		return;
+	}
+	/* Quicksort, median-of-three pivot, recursion on the smaller side. */
+	while (n > 16) {
+		double a = v[0], b = v[n / 2], c = v[n - 1];
+		double piv = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+		size_t i = 0, j = n - 1;
+		for (;;) {
+			while (v[i] < piv)
+				i++;
+			while (v[j] > piv)
+				j--;
+			if (i >= j)
+				break;
+			double t = v[i];
+			v[i] = v[j];
+			v[j] = t;
+			i++;
+			j--;
+		}
+		size_t left = j + 1;
+		if (left < n - left) {
+			sort_doubles(v, left);
+			v += left;
+			n -= left;
+		} else {
+			sort_doubles(v + left, n - left);
+			n = left;
+		}
+	}
+	sort_doubles(v, n);
+}
+
+/* The k-th smallest of v[0..n) (0-based), reordering v: quickselect with
+ * the same partition as sort_doubles. For the median this is O(n) where a
+ * sort is O(n log n); the values are the same. */
+static double select_kth(double *v, size_t n, size_t k)
+{
+	while (n > 16) {
+		double a = v[0], b = v[n / 2], c = v[n - 1];
+		double piv = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+		size_t i = 0, j = n - 1;
+		for (;;) {
+			while (v[i] < piv)
+				i++;
+			while (v[j] > piv)
+				j--;
+			if (i >= j)
+				break;
+			double t = v[i];
+			v[i] = v[j];
+			v[j] = t;
+			i++;
+			j--;
+		}
+		size_t left = j + 1;
+		if (k < left) {
+			n = left;
+		} else {
+			v += left;
+			n -= left;
+			k -= left;
+		}
+	}
+	sort_doubles(v, n);
+	return v[k];
 }
 
 static double aggregate(double *v, size_t n, int method)
@@ -50,7 +126,7 @@ static double aggregate(double *v, size_t n, int method)
 	}
 	if (method == ERGON_HPX_AGG_TRIMMED) {
 		if (n >= 3) {
-			qsort(v, n, sizeof(*v), cmp_double);
+			sort_doubles(v, n);
 			double s = 0.0;
 			for (size_t i = 1; i + 1 < n; i++)
 				s += v[i];
@@ -61,10 +137,17 @@ static double aggregate(double *v, size_t n, int method)
 			s += v[i];
 		return s / (double)n;
 	}
-	qsort(v, n, sizeof(*v), cmp_double);
+	/* median: the middle value, or the mean of the two middle values */
+	double hi = select_kth(v, n, n / 2);
 	if (n % 2)
-		return v[n / 2];
-	return (v[n / 2 - 1] + v[n / 2]) / 2.0;
+		return hi;
+	/* After selection every element left of n/2 is <= hi: the lower middle
+	 * is their maximum. */
+	double lo = v[0];
+	for (size_t i = 1; i < n / 2; i++)
+		if (v[i] > lo)
+			lo = v[i];
+	return (lo + hi) / 2.0;
 }
 
 /* A JSON string from bytes that may not be UTF-8: invalid sequences become
@@ -245,17 +328,22 @@ static int aggregate_preset(const struct hpx_preset *ps, int method, struct agg_
 	int rc = ERGON_ENOMEM;
 	struct colset cs;
 	size_t *map = NULL;
-	double *clean = NULL, *raw = NULL;
+	double *clean = NULL, *raw = NULL, *gather = NULL;
 	bool *frozen = NULL;
 	if (colset_build(final_header(ps), &cs))
 		goto done;
+	size_t ni = ps->niters;
 	map = build_map(ps, &cs);
-	clean = malloc((ps->niters + 1) * sizeof(double));
-	raw = malloc((ps->niters + 1) * sizeof(double));
-	frozen = calloc(ps->niters + 1, sizeof(bool));
+	clean = malloc((ni + 1) * sizeof(double));
+	raw = malloc((ni + 1) * sizeof(double));
+	/* gather[c * ni + it]: counter c of this layer in iteration it (NaN when
+	 * absent). One pass over the iterations per layer keeps the accesses to
+	 * each iteration's row contiguous. */
+	gather = malloc((cs.n * ni + 1) * sizeof(double));
+	frozen = calloc(ni + 1, sizeof(bool));
 	size_t nl = ps->iters[0].nrows;
 	out->layers = calloc(nl ? nl : 1, sizeof(*out->layers));
-	if (!map || !clean || !raw || !frozen || !out->layers)
+	if (!map || !clean || !raw || !gather || !frozen || !out->layers)
 		goto done;
 	out->nlayers = nl;
 	const struct hpx_iter *first = &ps->iters[0];
@@ -271,17 +359,21 @@ static int aggregate_preset(const struct hpx_preset *ps, int method, struct agg_
 		/* A frozen row reads 0 on every counter it has; drop it unless
 		 * every row of the layer is frozen. */
 		size_t nrows = 0, nfrozen = 0;
-		for (size_t it = 0; it < ps->niters; it++) {
+		for (size_t it = 0; it < ni; it++) {
+			const struct hpx_iter *iv = &ps->iters[it];
 			frozen[it] = false;
-			if (li >= ps->iters[it].nrows)
+			if (li >= iv->nrows) {
+				for (size_t c = 0; c < cs.n; c++)
+					gather[c * ni + it] = NAN;
 				continue;
+			}
 			nrows++;
+			const double *row = iv->vals + li * ps->hdrs[iv->hdr].nnum;
+			const size_t *m = map + it * cs.n;
 			bool seen = false, zero = true;
 			for (size_t c = 0; c < cs.n; c++) {
-				size_t s = map[it * cs.n + c];
-				if (s == SIZE_MAX)
-					continue;
-				double v = cell(ps, it, li, s);
+				double v = m[c] == SIZE_MAX ? NAN : row[m[c]];
+				gather[c * ni + it] = v;
 				if (isnan(v))
 					continue;
 				seen = true;
@@ -290,24 +382,19 @@ static int aggregate_preset(const struct hpx_preset *ps, int method, struct agg_
 			}
 			frozen[it] = seen && zero;
 			nfrozen += frozen[it];
-			if (ps->iters[it].ovf[li])
+			if (iv->ovf[li])
 				L->overflow = true;
 		}
 		if (nfrozen >= nrows) {
-			for (size_t it = 0; it < ps->niters; it++)
-				frozen[it] = false;
+			memset(frozen, 0, ni * sizeof(bool));
 			nfrozen = 0;
 		}
 		tot->frozen += nfrozen;
 		for (size_t c = 0; c < cs.n; c++) {
 			size_t nc = 0, nr = 0;
-			for (size_t it = 0; it < ps->niters; it++) {
-				if (li >= ps->iters[it].nrows)
-					continue;
-				size_t s = map[it * cs.n + c];
-				if (s == SIZE_MAX)
-					continue;
-				double v = cell(ps, it, li, s);
+			const double *g = gather + c * ni;
+			for (size_t it = 0; it < ni; it++) {
+				double v = g[it];
 				if (isnan(v))
 					continue;
 				raw[nr++] = v;
@@ -355,6 +442,7 @@ done:
 	free(map);
 	free(clean);
 	free(raw);
+	free(gather);
 	free(frozen);
 	return rc;
 }
@@ -466,13 +554,27 @@ static json_t *meta_json(const struct ergon_hpx_parser *p)
 			v = meta_value(e);
 		json_object_set_new(m, keys[i], v);
 	}
-	/* psram: present only with HPX_PSRAM_CLOCK_HZ; every psram_* key is
-	 * carried with the prefix removed. */
+	/* psram: present only with HPX_PSRAM_CLOCK_HZ, in the reference's
+	 * PsramInfo field order; a missing field is 0 (xip_enabled false). */
 	if (hpx_meta_get(p, "psram_clock_hz")) {
+		static const char *const pk[] = {"size_bytes",       "clock_hz",    "capabilities",
+						 "state",            "last_init_status", "xip_enabled",
+						 "timing_status",    "rxdqs_delay"};
 		json_t *ps = json_object();
-		for (size_t i = 0; ps && i < p->nmeta; i++)
-			if (strncmp(p->meta[i].key, "psram_", 6) == 0)
-				json_object_set_new(ps, p->meta[i].key + 6, meta_value(&p->meta[i]));
+		for (size_t i = 0; ps && i < sizeof(pk) / sizeof(pk[0]); i++) {
+			char key[64];
+			snprintf(key, sizeof(key), "psram_%s", pk[i]);
+			const struct hpx_meta *e = hpx_meta_get(p, key);
+			json_t *v = e ? meta_value(e) : json_integer(0);
+			if (strcmp(pk[i], "xip_enabled") == 0) {
+				bool on = json_is_integer(v) ? json_integer_value(v) != 0
+							     : (json_is_string(v) &&
+								json_string_length(v) > 0);
+				json_decref(v);
+				v = json_boolean(on);
+			}
+			json_object_set_new(ps, pk[i], v);
+		}
 		json_object_set_new(m, "psram", ps ? ps : json_null());
 	} else {
 		json_object_set_new(m, "psram", json_null());
@@ -748,7 +850,9 @@ int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsign
 				"at least one layer reported a PMU counter overflow; its counters "
 				"are lower bounds");
 	const struct hpx_meta *ver = hpx_meta_get(p, "version");
-	if (ver && strcmp(ver->value, "1") != 0)
+	double ver_d = 0;
+	if (ver && !(hpx_py_int(ver->value, ver->vlen, &ver_d, NULL, NULL) &&
+		     ver_d == (double)HPX_WIRE_VERSION))
 		ergon_issue_add(issues, "pmu.version_mismatch",
 				json_pack("{s:I}", "line", (json_int_t)ver->lineno),
 				"HPX_VERSION=%s at line %llu, this host speaks version %d; results "

@@ -29,6 +29,7 @@ struct hpx_header {
 struct hpx_iter {
 	long hdr; /* index into the preset's headers; -1 before the header line */
 	size_t nrows, cap;
+	size_t cap_hint; /* rows of the previous iteration */
 	double *vals;     /* nrows x nnum of its header; NaN = a refused cell */
 	uint8_t *ovf;     /* overflow cell was not the integer 0 */
 	uint32_t *id_off; /* Layer cell in the preset's string arena, UINT32_MAX if none */
@@ -68,6 +69,9 @@ struct ergon_hpx_parser {
 	struct ergon_hpx_limits lim;
 	struct hpx_lines lines;
 	char *scratch;          /* unquoted CSV fields of the current line */
+	const char *field_base; /* fields are offsets into this: the line or scratch */
+	double *fast_vals;      /* counters of the row_fast path, max_columns */
+	size_t fast_cap;
 	struct hpx_span *fields; /* max_columns + 1 */
 	struct ergon_err *feed_err;
 	int failed;

@@ -216,7 +216,7 @@ int hpx_terminal_result(const struct hpx_terminal_state *t, struct ergon_hpx_ter
 				     "power terminal: unsupported version %lld; expected %d",
 				     (long long)out->version, HPX_WIRE_VERSION);
 	const char *status = t->values[K_STATUS];
-	if (strcmp(status, "ok") != 0 && strcmp(status, "error") != 0)
+	if (strcmp(status, HPX_STATUS_OK) != 0 && strcmp(status, HPX_STATUS_ERROR) != 0)
 		return ergon_err_set(err, ERGON_EPARSE,
 				     "power terminal: malformed status '%s'; expected ok or error",
 				     status);
@@ -237,11 +237,11 @@ int hpx_terminal_result(const struct hpx_terminal_state *t, struct ergon_hpx_ter
 				     "power terminal: completed count %lld exceeds requested count "
 				     "%lld",
 				     (long long)out->completed_count, (long long)out->requested_count);
-	if (strcmp(status, "ok") == 0 && out->error_code != 0)
+	if (strcmp(status, HPX_STATUS_OK) == 0 && out->error_code != 0)
 		return ergon_err_set(err, ERGON_EPARSE,
 				     "power terminal: status ok requires error code 0, got %lld",
 				     (long long)out->error_code);
-	if (strcmp(status, "error") == 0 && out->error_code == 0)
+	if (strcmp(status, HPX_STATUS_ERROR) == 0 && out->error_code == 0)
 		return ergon_err_set(err, ERGON_EPARSE,
 				     "power terminal: status error requires a nonzero error code");
 	if (!t->values[K_PHASE][0])
@@ -268,7 +268,7 @@ int hpx_terminal_result(const struct hpx_terminal_state *t, struct ergon_hpx_ter
 			return ergon_err_set(err, ERGON_EPARSE,
 					     "power terminal: measurement payload is missing %s",
 					     pt_keys[need[i]]);
-	if (strcmp(t->values[K_SCOPE], "fixed_n_inference") != 0)
+	if (strcmp(t->values[K_SCOPE], HPX_PT_SCOPE_FIXED_N_INFERENCE) != 0)
 		return ergon_err_set(err, ERGON_EPARSE,
 				     "power terminal: unsupported measurement scope '%s'; expected "
 				     "fixed_n_inference",
