@@ -179,6 +179,13 @@ struct ergon_power_facts {
 	struct ergon_power_terminal terminal;
 	int internal;               /* the on-board INA228 is the measurement of record */
 	double host_envelope_s;     /* internal: host-timed start-to-record interval; 0 unknown */
+	/* Clean-window counts reported by the profile boot (HPX_CLEAN_*). */
+	int have_clean_window;
+	uint64_t clean_stalled_iters, clean_partial_iters, clean_ref_cycles;
+	/* The pre-window rate probe: cycles counted in probe_us at core clock. */
+	int have_rate_probe;
+	double system_clock_hz, rate_probe_us;
+	uint64_t rate_probe_cycles;
 };
 
 /* What the gate analysis saw, for the checks. */
@@ -240,6 +247,11 @@ ERGON_API json_t *ergon_power_check_internal(const struct ergon_power_facts *f, 
  * profile.clean_window_check_inoperative as they apply; returns 1 if any. */
 ERGON_API int ergon_clean_window_check(const uint64_t *deltas, size_t n, uint64_t total_iters,
 				       uint64_t ref_cycles, json_t *issues);
+/* The same check from counts the firmware already made (stalled, partial);
+ * observed = number of deltas looked at, 0 when unknown. */
+ERGON_API int ergon_clean_window_check_counts(uint64_t stalled, uint64_t partial,
+					      uint64_t observed, uint64_t total_iters,
+					      uint64_t ref_cycles, json_t *issues);
 /* The pre-window rate probe: cycles below half of core_hz x probe_us. */
 ERGON_API int ergon_clean_window_rate_check(double core_hz, double probe_us,
 					    uint64_t probe_cycles, json_t *issues);

@@ -49,6 +49,24 @@ static int feed_csv(struct ergon_gated *g, int kind, const char *path, unsigned 
 	return rc;
 }
 
+int ergon_power_analyze_stream(const struct ergon_gated_config *cfg, ergon_power_feed_fn feed,
+			       void *ctx, const struct ergon_power_facts *f, json_t **out,
+			       struct ergon_err *err)
+{
+	*out = NULL;
+	struct ergon_gated *g = NULL;
+	const struct ergon_gated_result *res = NULL;
+	int rc = ergon_gated_new(cfg, &g, err);
+	if (rc == 0)
+		rc = feed(ctx, g, err);
+	if (rc == 0)
+		rc = ergon_gated_finish(g, &res, err);
+	if (rc == 0)
+		rc = ergon_power_section(res, cfg->min_window_s, f, NULL, out, err);
+	ergon_gated_free(g);
+	return rc;
+}
+
 static char *path_join(const char *dir, const char *rel)
 {
 	size_t n = strlen(dir) + strlen(rel) + 2;

@@ -433,7 +433,8 @@ static size_t run_end(struct ergon_gated *g, const uint8_t *bits, size_t bit0, s
 		      int *level)
 {
 	if (g->cfg.marker_count > 0) {
-		uint64_t k = g->index + j;
+		/* g->index is the absolute index of block position j. */
+		uint64_t k = g->index;
 		while (g->mk_pos < g->cfg.marker_count && g->mk_end[g->mk_pos] <= k)
 			g->mk_pos++;
 		uint64_t change;
@@ -448,8 +449,8 @@ static size_t run_end(struct ergon_gated *g, const uint8_t *bits, size_t bit0, s
 			*level = 1;
 			change = g->mk_end[g->mk_pos];
 		}
-		uint64_t end = change - g->index;
-		return end < m ? (size_t)end : m;
+		uint64_t end = change - k;
+		return end < m - j ? j + (size_t)end : m;
 	}
 	if (bits == NULL) {
 		*level = 0;
@@ -530,22 +531,45 @@ int ergon_gated_push_raw(struct ergon_gated *g, const float *current_a, const fl
 			}
 			g->level = level;
 		}
-		/* Sums of the run in float64, in sample order. */
+		/* Sums of the run in float64, in sample order. The fast loop has no
+		 * branch per sample; a NaN anywhere makes a sum NaN, and only then
+		 * is the run summed again sample by sample, leaving NaNs out. */
 		double si = 0, sv = 0, sp = 0, mx = -INFINITY;
-		uint64_t valid = 0;
-		for (size_t k = j; k < e; k++) {
-			double i = current_a[k], v = voltage_v[k];
-			double p = power_w ? (double)power_w[k] : i * v;
-			if (isnan(i) || isnan(v) || isnan(p)) {
-				g->res.nan_samples++;
-				continue;
+		uint64_t valid = e - j;
+		if (power_w) {
+			for (size_t k = j; k < e; k++) {
+				double i = current_a[k];
+				si += i;
+				sv += voltage_v[k];
+				sp += power_w[k];
+				mx = i > mx ? i : mx;
 			}
-			si += i;
-			sv += v;
-			sp += p;
-			if (i > mx)
-				mx = i;
-			valid++;
+		} else {
+			for (size_t k = j; k < e; k++) {
+				double i = current_a[k], v = voltage_v[k];
+				si += i;
+				sv += v;
+				sp += i * v;
+				mx = i > mx ? i : mx;
+			}
+		}
+		if (isnan(si) || isnan(sv) || isnan(sp)) {
+			si = sv = sp = 0;
+			mx = -INFINITY;
+			valid = 0;
+			for (size_t k = j; k < e; k++) {
+				double i = current_a[k], v = voltage_v[k];
+				double p = power_w ? (double)power_w[k] : i * v;
+				if (isnan(i) || isnan(v) || isnan(p)) {
+					g->res.nan_samples++;
+					continue;
+				}
+				si += i;
+				sv += v;
+				sp += p;
+				mx = i > mx ? i : mx;
+				valid++;
+			}
 		}
 		size_t len = e - j;
 		g->pkt.n += len;

@@ -279,23 +279,15 @@ int ergon_power_evaluate(const struct ergon_power_facts *f, const struct ergon_p
 	return 0;
 }
 
-int ergon_clean_window_check(const uint64_t *deltas, size_t n, uint64_t total_iters,
-			     uint64_t ref_cycles, json_t *issues)
+int ergon_clean_window_check_counts(uint64_t stalled, uint64_t partial, uint64_t observed,
+				    uint64_t total_iters, uint64_t ref_cycles, json_t *issues)
 {
-	/* A partial iteration ran under 1/8 of the warm reference: the counter
-	 * froze for most of it. */
 	uint64_t floor_cycles = ref_cycles / 8u;
-	uint64_t stalled = 0, partial = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (deltas[i] == 0)
-			stalled++;
-		else if (deltas[i] < floor_cycles)
-			partial++;
-	}
 	int any = 0;
 	int total_unknown = total_iters == 0;
-	uint64_t total = total_unknown ? (uint64_t)n : total_iters;
-	int inconsistent = !total_unknown && (stalled + partial > total || (uint64_t)n != total);
+	uint64_t total = total_unknown ? observed : total_iters;
+	int inconsistent = !total_unknown && (stalled + partial > total ||
+					      (observed != 0 && observed != total));
 	if (stalled + partial > 0) {
 		double aff = total ? (double)(stalled + partial) / (double)total : 1.0;
 		/* A frozen iteration hides all its time, a partial at least 7/8. */
@@ -329,6 +321,23 @@ int ergon_clean_window_check(const uint64_t *deltas, size_t n, uint64_t total_it
 		any = 1;
 	}
 	return any;
+}
+
+int ergon_clean_window_check(const uint64_t *deltas, size_t n, uint64_t total_iters,
+			     uint64_t ref_cycles, json_t *issues)
+{
+	/* A partial iteration ran under 1/8 of the warm reference: the counter
+	 * froze for most of it. */
+	uint64_t floor_cycles = ref_cycles / 8u;
+	uint64_t stalled = 0, partial = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (deltas[i] == 0)
+			stalled++;
+		else if (deltas[i] < floor_cycles)
+			partial++;
+	}
+	return ergon_clean_window_check_counts(stalled, partial, (uint64_t)n, total_iters,
+					       ref_cycles, issues);
 }
 
 int ergon_clean_window_rate_check(double core_hz, double probe_us, uint64_t probe_cycles,

@@ -155,6 +155,15 @@ int ergon_power_section(const struct ergon_gated_result *res, double min_window_
 	}
 	struct ergon_power_verdict v;
 	int rc = ergon_power_evaluate(f, &gv, issues, &v);
+	/* The profile boot's clean-window health travels with the power figures
+	 * it qualifies (warnings: they degrade, they do not withhold). */
+	if (rc == 0 && f->have_clean_window)
+		ergon_clean_window_check_counts(f->clean_stalled_iters, f->clean_partial_iters, 0,
+						f->have_clean_count ? f->clean_infer_count : 0,
+						f->clean_ref_cycles, issues);
+	if (rc == 0 && f->have_rate_probe)
+		ergon_clean_window_rate_check(f->system_clock_hz, f->rate_probe_us,
+					      f->rate_probe_cycles, issues);
 	if (rc) {
 		json_decref(p);
 		json_decref(issues);

@@ -42,6 +42,7 @@ struct ergon_jls_reader {
 	uint64_t chunk_count;
 	json_t *warnings;
 	struct jls_file *file_owner; /* set by ergon_jls_file_open */
+	uint8_t undefined_warned[ERGON_JLS_SIGNAL_MAX];
 };
 
 struct ergon_jls_cursor {
@@ -184,6 +185,13 @@ int ergon_jls_reader_open(const struct ergon_jls_source *src, struct ergon_jls_r
 			     "%s: chunk links point outside the file (next %" PRIu64 ", prev %" PRIu64
 			     "); the reader walks chunks in order and ignores them",
 			     where, h.item_next, h.item_prev);
+		if (h.tag == ERGON_JLS_TAG_FSR_DATA && !r->signals[h.chunk_meta & 0xffu].defined &&
+		    !r->undefined_warned[h.chunk_meta & 0xffu]) {
+			r->undefined_warned[h.chunk_meta & 0xffu] = 1;
+			warn(r, "power.recording_damaged",
+			     "%s: DATA for signal id %u, which has no definition; ignored", where,
+			     h.chunk_meta & 0xffu);
+		}
 		if (h.tag == ERGON_JLS_TAG_SIGNAL_DEF || h.tag == ERGON_JLS_TAG_SOURCE_DEF) {
 			if (span > JLS_DEF_PAYLOAD_MAX + 8) {
 				warn(r, "power.recording_damaged",
@@ -424,6 +432,23 @@ int ergon_jls_reader_stream(struct ergon_jls_reader *r, const char *gate_signal,
 		rc = ergon_err_set(err, ERGON_EPARSE, "%s: signal 'current' has sample rate 0",
 				   r->src.name);
 		goto out;
+	}
+	/* Every streamed signal must start at the same sample id, or sample k
+	 * of one is not sample k of another. */
+	for (int i = 0; i < 4; i++) {
+		if (!used[i])
+			continue;
+		rc = cursor_advance(r, &cur[i], err);
+		if (rc)
+			goto out;
+		if (cur[i].started && cur[0].started && cur[i].id_offset != cur[0].id_offset) {
+			rc = ergon_err_set(err, ERGON_EPARSE,
+					   "%s: signal '%s' starts at sample id %lld but 'current' "
+					   "at %lld; the recording's signals are not aligned",
+					   r->src.name, names[i], (long long)cur[i].id_offset,
+					   (long long)cur[0].id_offset);
+			goto out;
+		}
 	}
 	uint64_t index = 0;
 	for (;;) {

@@ -1,0 +1,317 @@
+/* `ergon analyze` end to end through the CLI: the shared JLS fixture with
+ * firmware facts, its artifacts and exit codes. Expected energies come from
+ * the fixture's .expected.json (computed by the reference writer). */
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ergon/issues.h"
+#include "test_support.h"
+
+static json_t *load(const char *path)
+{
+	json_error_t je;
+	json_t *j = json_load_file(path, 0, &je);
+	if (j == NULL)
+		fail_msg("%s: %s", path, je.text);
+	return j;
+}
+
+static char *write_facts(const char *dir, const char *name, const char *json)
+{
+	char *p = ts_strf("%s/%s", dir, name);
+	assert_int_equal(ts_write_file(p, json, strlen(json)), 0);
+	return p;
+}
+
+static double expected_window_energy(void)
+{
+	char *exp = ts_fixture("jls/shared_basic.expected.json");
+	json_t *e = load(exp);
+	double v = json_number_value(
+		json_object_get(json_array_get(json_object_get(e, "gate_windows"), 0), "energy_j"));
+	json_decref(e);
+	free(exp);
+	return v;
+}
+
+/* 100 inferences of 20 ms = 2.000 s, the fixture's gate; the firmware clock
+ * says 2.0005 s (within 1 % + 2 ms). */
+static const char *facts_ok =
+	"{\"clean_infer_count\": 100, \"clean_infer_avg_us\": 20000, \"probe_kind\": \"infer\",\n"
+	" \"terminal\": {\"version\": 1, \"status\": \"ok\", \"requested_count\": 100,\n"
+	"   \"completed_count\": 100, \"elapsed_us\": 2000500, \"gate_asserted\": true,\n"
+	"   \"gate_lowered\": true, \"final_phase\": \"complete\", \"error_code\": 0}}\n";
+
+static void analyze_fixture_with_facts(void **state)
+{
+	(void)state;
+	char *dir = ts_tmpdir();
+	char *jls = ts_fixture("jls/shared_basic.jls");
+	char *facts = write_facts(dir, "facts.json", facts_ok);
+	char *out = ts_strf("%s/run", dir);
+	char *so = NULL, *se = NULL;
+	int rc = ts_run_ergon(&so, &se, "analyze", "--jls", jls, "--facts", facts, "--out", out,
+			      NULL);
+	if (rc != 0)
+		fail_msg("exit %d: %s", rc, se);
+	/* stdout is a pipe: the plain ASCII table. */
+	assert_non_null(strstr(so, "+------------------+"));
+	assert_non_null(strstr(so, "| Energy/inference |"));
+	assert_null(strstr(so, "\xe2\x94"));
+	char *sum = ts_strf("%s/summary.json", out);
+	json_t *s = load(sum);
+	json_t *p = json_object_get(s, "power");
+	double e = expected_window_energy();
+	assert_string_equal(json_string_value(json_object_get(p, "measurement_scope")),
+			    "gpio_gated_clean_window");
+	assert_string_equal(json_string_value(json_object_get(p, "integrity")), "valid");
+	double got = json_number_value(json_object_get(p, "energy_j"));
+	assert_true(fabs(got - e) <= 1e-9 * e);
+	double epi = json_number_value(json_object_get(p, "energy_per_inference_j"));
+	assert_true(fabs(epi - e / 100.0) <= 1e-9 * e / 100.0);
+	assert_false(json_is_true(json_object_get(p, "per_inference_metrics_omitted")));
+	assert_int_equal(json_integer_value(json_object_get(p, "short_gate_pulses_ignored")), 2);
+	assert_int_equal(json_integer_value(json_object_get(p, "gated_window_count")), 1);
+	assert_true(json_number_value(json_object_get(p, "gated_window_duration_ratio")) == 1.0);
+	assert_true(json_is_true(json_object_get(json_object_get(p, "observer_check"), "agrees")));
+	assert_string_equal(
+		json_string_value(json_object_get(json_object_get(s, "provenance"), "kind")),
+		"replayed");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(s, "instrument"),
+							      "model")),
+			    "JS220");
+	/* The report_id is what `ergon digest` recomputes. */
+	char *dig = NULL;
+	assert_int_equal(ts_run_ergon(&dig, NULL, "digest", sum, NULL), 0);
+	assert_non_null(strstr(dig, json_string_value(json_object_get(s, "report_id"))));
+	free(dig);
+	char *csvp = ts_strf("%s/detailed/power_summary.csv", out);
+	char *csv = ts_read_file(csvp, NULL);
+	assert_non_null(csv);
+	assert_true(strncmp(csv, "scope,metric,value\n", 19) == 0);
+	assert_non_null(strstr(csv, "window_1,start_index,100000\n"));
+	assert_non_null(strstr(csv, "window_1,end_index,300000\n"));
+	assert_non_null(strstr(csv, "whole_capture_window,samples,400000\n"));
+	/* Running again into the same folder is refused without --force. */
+	char *se2 = NULL;
+	rc = ts_run_ergon(NULL, &se2, "analyze", "--jls", jls, "--out", out, NULL);
+	assert_int_equal(rc, 3);
+	assert_non_null(strstr(se2, "--force"));
+	free(se2);
+	assert_int_equal(ts_run_ergon(NULL, NULL, "analyze", "--jls", jls, "--out", out, "--force",
+				      NULL),
+			 0);
+	free(csv);
+	free(csvp);
+	json_decref(s);
+	free(sum);
+	free(so);
+	free(se);
+	free(out);
+	free(facts);
+	free(jls);
+	ts_tmpdir_remove(dir);
+	free(dir);
+}
+
+/* The firmware clock says 2.5 s against a 2.0 s gate: an invalid run is
+ * still a written artifact (exit 0), with energy per inference withheld. */
+static void observer_mismatch_is_an_artifact(void **state)
+{
+	(void)state;
+	char *dir = ts_tmpdir();
+	char *jls = ts_fixture("jls/shared_basic.jls");
+	char *f = ts_strf("%s", facts_ok);
+	char *at = strstr(f, "2000500");
+	memcpy(at, "2500000", 7);
+	char *facts = write_facts(dir, "facts.json", f);
+	char *out = ts_strf("%s/run", dir);
+	assert_int_equal(
+		ts_run_ergon(NULL, NULL, "analyze", "--jls", jls, "--facts", facts, "--out", out, NULL),
+		0);
+	char *sum = ts_strf("%s/summary.json", out);
+	json_t *s = load(sum);
+	json_t *p = json_object_get(s, "power");
+	assert_string_equal(json_string_value(json_object_get(p, "integrity")), "invalid");
+	assert_true(json_is_null(json_object_get(p, "energy_per_inference_j")));
+	assert_true(json_is_true(json_object_get(p, "per_inference_metrics_omitted")));
+	assert_true(json_is_true(json_object_get(p, "gated_window_duration_suspect")));
+	const char *code = json_string_value(
+		json_object_get(json_array_get(json_object_get(s, "issues"), 0), "code"));
+	assert_string_equal(code, "power.window_observer_mismatch");
+	json_decref(s);
+	free(sum);
+	free(out);
+	free(facts);
+	free(f);
+	free(jls);
+	ts_tmpdir_remove(dir);
+	free(dir);
+}
+
+static void usage_and_io_errors(void **state)
+{
+	(void)state;
+	char *dir = ts_tmpdir();
+	char *jls = ts_fixture("jls/shared_basic.jls");
+	char *out = ts_strf("%s/run", dir);
+	char *se = NULL;
+	assert_int_equal(ts_run_ergon(NULL, &se, "analyze", "--out", out, NULL), 2);
+	assert_non_null(strstr(se, "--jls"));
+	free(se);
+	assert_int_equal(ts_run_ergon(NULL, NULL, "analyze", "--jls", jls, "--stats", jls, "--out",
+				      out, NULL),
+			 2);
+	assert_int_equal(ts_run_ergon(NULL, NULL, "analyze", "--jls", jls, "--sync-input-index",
+				      "40", "--out", out, NULL),
+			 2);
+	se = NULL;
+	assert_int_equal(ts_run_ergon(NULL, &se, "analyze", "--jls", "/nonexistent/x.jls", "--out",
+				      out, NULL),
+			 3);
+	assert_non_null(strstr(se, "/nonexistent/x.jls"));
+	free(se);
+	/* A facts field of the wrong type names the field. */
+	char *facts = write_facts(dir, "bad.json", "{\"clean_infer_count\": \"many\"}");
+	se = NULL;
+	assert_int_equal(ts_run_ergon(NULL, &se, "analyze", "--jls", jls, "--facts", facts, "--out",
+				      out, NULL),
+			 3);
+	assert_non_null(strstr(se, "'clean_infer_count' must be a non-negative integer"));
+	free(se);
+	free(facts);
+	free(out);
+	free(jls);
+	ts_tmpdir_remove(dir);
+	free(dir);
+}
+
+/* Statistics CSV with a software gate from a marker file. */
+static void stats_csv_with_markers(void **state)
+{
+	(void)state;
+	char *dir = ts_tmpdir();
+	char *csv = ts_strf("%s/p.csv", dir);
+	char *mk = ts_strf("%s/gate.csv", dir);
+	/* 0.5 s packets at 1 W (p_avg_w) for 4 s; the marker covers 1.0..3.0 s:
+	 * 2 s x 1 W = 2 J (no accumulators: integrated over packets). */
+	char *text = ts_strf("t_start_s,t_end_s,i_avg_a,p_avg_w\n");
+	for (int k = 0; k < 8; k++) {
+		char *n = ts_strf("%s%.1f,%.1f,0.5,1.0\n", text, 0.5 * k, 0.5 * k + 0.5);
+		free(text);
+		text = n;
+	}
+	assert_int_equal(ts_write_file(csv, text, strlen(text)), 0);
+	assert_int_equal(ts_write_file(mk, "start_s,end_s\n1.0,3.0\n", 22), 0);
+	char *out = ts_strf("%s/run", dir);
+	assert_int_equal(ts_run_ergon(NULL, NULL, "analyze", "--stats", csv, "--markers", mk,
+				      "--out", out, NULL),
+			 0);
+	char *sum = ts_strf("%s/summary.json", out);
+	json_t *s = load(sum);
+	json_t *p = json_object_get(s, "power");
+	assert_true(fabs(json_number_value(json_object_get(p, "energy_j")) - 2.0) < 1e-12);
+	assert_string_equal(
+		json_string_value(json_object_get(json_object_get(p, "gate"), "source")), "markers");
+	json_decref(s);
+	free(sum);
+	free(out);
+	free(text);
+	free(mk);
+	free(csv);
+	ts_tmpdir_remove(dir);
+	free(dir);
+}
+
+/* An HPX log as the facts file, read through the HPX parser: the power
+ * terminal of power_ok.hpx.txt says HPX_POWER_ELAPSED_US=5001234, which the
+ * 2.000 s gate of shared_basic contradicts (observer mismatch). */
+static void hpx_log_as_facts(void **state)
+{
+	(void)state;
+	char *dir = ts_tmpdir();
+	char *jls = ts_fixture("jls/shared_basic.jls");
+	char *hpx = ts_fixture("hpx/power_ok.hpx.txt");
+	char *out = ts_strf("%s/run", dir);
+	assert_int_equal(
+		ts_run_ergon(NULL, NULL, "analyze", "--jls", jls, "--facts", hpx, "--out", out, NULL),
+		0);
+	char *sum = ts_strf("%s/summary.json", out);
+	json_t *s = load(sum);
+	json_t *p = json_object_get(s, "power");
+	json_t *t = json_object_get(p, "terminal");
+	assert_int_equal(json_integer_value(json_object_get(t, "elapsed_us")), 5001234);
+	assert_int_equal(json_integer_value(json_object_get(t, "completed_count")), 237);
+	assert_true(json_is_true(json_object_get(t, "gate_asserted")));
+	assert_true(ergon_issue_has(json_object_get(p, "issues"), "power.window_observer_mismatch"));
+	json_decref(s);
+	free(sum);
+	/* basic.hpx.txt: HPX_CLEAN_INFER_COUNT=50, HPX_CLEAN_INFER_AVG_US=26868:
+	 * expected window 1.3434 s against the 2 s gate, no terminal. */
+	free(hpx);
+	hpx = ts_fixture("hpx/basic.hpx.txt");
+	assert_int_equal(ts_run_ergon(NULL, NULL, "analyze", "--jls", jls, "--facts", hpx, "--out",
+				      out, "--force", NULL),
+			 0);
+	sum = ts_strf("%s/summary.json", out);
+	s = load(sum);
+	p = json_object_get(s, "power");
+	assert_int_equal(json_integer_value(json_object_get(p, "inference_count")), 50);
+	assert_true(fabs(json_number_value(json_object_get(p, "gated_window_expected_duration_s")) -
+			 1.3434) < 1e-12);
+	assert_true(ergon_issue_has(json_object_get(p, "issues"), "power.gate_duration_mismatch"));
+	assert_true(json_is_true(json_object_get(p, "gated_window_duration_suspect")));
+	json_decref(s);
+	free(sum);
+	free(out);
+	free(hpx);
+	free(jls);
+	ts_tmpdir_remove(dir);
+	free(dir);
+}
+
+/* Clean-window counts and the rate probe travel in the facts: 2 stalled
+ * of 100 with ref 8000; 96 MHz x 100 us = 9600 cycles, 4799 < 4800. */
+static void clean_window_facts(void **state)
+{
+	(void)state;
+	char *dir = ts_tmpdir();
+	char *jls = ts_fixture("jls/shared_basic.jls");
+	char *facts = write_facts(dir, "f.json",
+				  "{\"clean_infer_count\": 100, \"clean_infer_avg_us\": 20000,\n"
+				  " \"clean_stalled_iters\": 2, \"clean_partial_iters\": 0,\n"
+				  " \"clean_ref_cycles\": 8000, \"system_clock_hz\": 96000000,\n"
+				  " \"clean_dwt_rate_us\": 100, \"clean_dwt_rate_cyc\": 4799}");
+	char *out = ts_strf("%s/run", dir);
+	assert_int_equal(ts_run_ergon(NULL, NULL, "analyze", "--jls", jls, "--facts", facts,
+				      "--out", out, NULL),
+			 0);
+	char *sum = ts_strf("%s/summary.json", out);
+	json_t *s = load(sum);
+	json_t *is = json_object_get(json_object_get(s, "power"), "issues");
+	assert_true(ergon_issue_has(is, "profile.clean_window_stalled"));
+	assert_true(ergon_issue_has(is, "profile.clean_window_clock_rate_low"));
+	assert_false(ergon_issue_has(is, "profile.clean_window_check_inoperative"));
+	json_decref(s);
+	free(sum);
+	free(out);
+	free(facts);
+	free(jls);
+	ts_tmpdir_remove(dir);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(analyze_fixture_with_facts),
+		cmocka_unit_test(observer_mismatch_is_an_artifact),
+		cmocka_unit_test(usage_and_io_errors),
+		cmocka_unit_test(stats_csv_with_markers),
+		cmocka_unit_test(hpx_log_as_facts),
+		cmocka_unit_test(clean_window_facts),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
