@@ -13,7 +13,6 @@
  * capture pipeline, the HPX parser, the firmware facts, the gated engine)
  * and the test asserts the exact set of issue codes the host reports. The
  * reference inference time is the baseline profile boot's 1000 us.
- * Where the host has no check yet the test says PENDING(host).
  */
 #include <math.h>
 #include <stdarg.h>
@@ -202,9 +201,9 @@ static void baseline_ina228(void **state)
 	ergon_sim_result_cleanup(&r);
 }
 
-/* PENDING(host): no host check turns CLEAN_STALLED_ITERS into
- * profile.clean_window_stalled yet (ergon_clean_window_check takes
- * per-iteration deltas, which the stream does not carry). */
+/* Host: profile.clean_window_stalled, and
+ * profile.clean_window_check_inoperative because the warm reference
+ * stalled too (0 cycles: the partial floor is zero). */
 static void stalled_counter(void **state)
 {
 	(void)state;
@@ -213,10 +212,13 @@ static void stalled_counter(void **state)
 	assert_true(has_line(r.stream, "HPX_CLEAN_STALLED_ITERS=20"));
 	assert_true(has_line(r.stream, "HPX_CLEAN_PARTIAL_ITERS=0"));
 	assert_true(has_line(r.stream, "0,CONV_2D,500,0,0"));
+	assert_true(has_line(r.stream, "HPX_CLEAN_REF_CYCLES=0"));
+	host_codes(&r, NULL, "profile.clean_window_stalled",
+		   "profile.clean_window_check_inoperative", NULL);
 	ergon_sim_result_cleanup(&r);
 }
 
-/* PENDING(host): as for stalled_counter, with CLEAN_PARTIAL_ITERS. */
+/* Host: profile.clean_window_stalled (10 of 20 partial). */
 static void slow_counter(void **state)
 {
 	(void)state;
@@ -228,6 +230,16 @@ static void slow_counter(void **state)
 	assert_true(has_line(r.stream, "HPX_CLEAN_REF_CYCLES=96000"));
 	assert_true(has_line(r.stream, "HPX_CLEAN_PARTIAL_ITERS=10"));
 	assert_true(has_line(r.stream, "HPX_CLEAN_STALLED_ITERS=0"));
+	json_t *issues = NULL;
+	struct ergon_err err = {0};
+	assert_int_equal(ergon_sim_host_issues(&r, 1000.0, &issues, NULL, &err), 0);
+	assert_int_equal(json_array_size(issues), 1);
+	json_t *ctx = json_object_get(json_array_get(issues, 0), "context");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(issues, 0), "code")),
+			    "profile.clean_window_stalled");
+	assert_int_equal(json_integer_value(json_object_get(ctx, "partial_iters")), 10);
+	assert_int_equal(json_integer_value(json_object_get(ctx, "total_iters")), 20);
+	json_decref(issues);
 	ergon_sim_result_cleanup(&r);
 }
 
