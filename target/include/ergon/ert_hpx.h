@@ -19,7 +19,7 @@
 #include "ergon/wire.h"
 
 /* Longest line the emitter builds (a CSV row with 6 counters is < 120). */
-#define ERT_HPX_LINE_MAX 192
+#define ERT_HPX_LINE_MAX 192 /* also the longest HPX_ERROR config line (~150) */
 
 /* Keys this runtime emits that the registry in wire.h does not list yet
  * (HPX_<KEY>=<value> lines, which the host parser accepts generically).
