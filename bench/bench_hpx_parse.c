@@ -10,6 +10,8 @@
  * getrusage (ru_maxrss) after the parse and aggregation. Times are process
  * CPU time (the parser is single-threaded), best of REPEATS.
  */
+#include "ergon/hpx.h"
+
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,8 +19,6 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
-
-#include "ergon/hpx.h"
 
 #define CHUNK (1 << 16)
 
@@ -125,8 +125,8 @@ int main(int argc, char **argv)
 	double mb = (double)bytes / 1e6;
 	printf("stream: %.1f MB, %zu lines, %zu merged layers\n", mb, lines, layers);
 	printf("baseline (memchr line split): %.0f MB/s\n", mb / best_b);
-	printf("hpx parser: %.0f MB/s (%.3f s, best of %d), %.2fx the baseline time\n",
-	       mb / best_p, best_p, reps, best_p / best_b);
+	printf("hpx parser: %.0f MB/s (%.3f s, best of %d), %.2fx the baseline time\n", mb / best_p,
+	       best_p, reps, best_p / best_b);
 	printf("aggregation + JSON (median): %.3f s\n", agg);
 	printf("peak RSS: %ld KiB (at start %ld KiB)\n", rss_kib(), rss0);
 	return 0;

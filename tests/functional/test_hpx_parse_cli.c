@@ -1,13 +1,13 @@
 /* `ergon parse` and `ergon capture` end to end through the CLI, on the
  * shared fixtures. Expected numbers are the reference parser's (fixture
  * expected JSON) and sums of them done by hand in the comments. */
+#include "test_support.h"
+
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "test_support.h"
 
 static json_t *load(const char *path)
 {
@@ -128,12 +128,11 @@ static void empty_log_is_invalid_but_written(void **state)
 	assert_int_equal(ts_run_ergon(NULL, NULL, "parse", log, "--out", out_dir, NULL), 1);
 	char *sp = ts_strf("%s/summary.json", out_dir);
 	json_t *s = load(sp);
-	assert_string_equal(json_string_value(json_object_get(json_object_get(s, "profile"),
-							      "validity")),
-			    "invalid");
-	assert_string_equal(json_string_value(json_object_get(json_array_get(
-				    json_object_get(s, "issues"), 0),
-							      "code")),
+	assert_string_equal(
+	    json_string_value(json_object_get(json_object_get(s, "profile"), "validity")),
+	    "invalid");
+	assert_string_equal(json_string_value(json_object_get(
+				json_array_get(json_object_get(s, "issues"), 0), "code")),
 			    "pmu.missing");
 	json_decref(s);
 	free(sp);
@@ -150,9 +149,9 @@ static void capture_from_file_keeps_the_raw_log(void **state)
 	char *fx = ts_fixture("hpx/multi_preset.hpx.txt");
 	char *spec = ts_strf("file:%s", fx);
 	char *out = NULL;
-	assert_int_equal(ts_run_ergon(&out, NULL, "capture", "--transport", spec, "--out", dir,
-				      "--force", NULL),
-			 0);
+	assert_int_equal(
+	    ts_run_ergon(&out, NULL, "capture", "--transport", spec, "--out", dir, "--force", NULL),
+	    0);
 	char *lp = ts_strf("%s/capture.log", dir);
 	size_t a = 0, b = 0;
 	char *got = ts_read_file(lp, &a);
@@ -184,10 +183,10 @@ static void capture_from_file_keeps_the_raw_log(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(parse_writes_summary_and_csv),
-		cmocka_unit_test(parse_flags_the_wrap_fallback_and_usage_errors),
-		cmocka_unit_test(empty_log_is_invalid_but_written),
-		cmocka_unit_test(capture_from_file_keeps_the_raw_log),
+	    cmocka_unit_test(parse_writes_summary_and_csv),
+	    cmocka_unit_test(parse_flags_the_wrap_fallback_and_usage_errors),
+	    cmocka_unit_test(empty_log_is_invalid_but_written),
+	    cmocka_unit_test(capture_from_file_keeps_the_raw_log),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,13 +1,13 @@
 /* The reference parser's documented behaviour (shared fixtures README,
  * "Semantics observed"), one small stream per rule; every expected value is
  * worked out by hand in the comment next to it. */
-#include <jansson.h>
-#include <math.h>
-#include <string.h>
-
 #include "ergon/hpx.h"
 #include "ergon/issues.h"
 #include "test_support.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <string.h>
 
 #define HDR2 "\"Layer\",\"Op\",\"ARM_PMU_CPU_CYCLES\",\"ARM_PMU_INST_RETIRED\",\"overflow\"\n"
 
@@ -56,9 +56,8 @@ static void glitched_iter_marker_joins_previous_iteration(void **state)
 	assert_int_equal(json_array_size(its), 1);
 	assert_int_equal(json_array_size(json_array_get(its, 0)), 3);
 	assert_true(ctr(r, 0, "ARM_PMU_CPU_CYCLES") == 100.0);
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(r, "ergon"),
-							    "parse_errors")),
-			 3);
+	assert_int_equal(
+	    json_integer_value(json_object_get(json_object_get(r, "ergon"), "parse_errors")), 3);
 	json_decref(r);
 }
 
@@ -71,8 +70,8 @@ static void lost_header_first_row_becomes_header(void **state)
 	 * comes from iteration 0 (1 row). */
 	json_t *r = parse("--- HPX_START ---\n--- HPX_ITER 0 ---\n" HDR2 "0,CONV_2D,100,10,0\n"
 			  "--- HPX_ITER 1 ---\n0,CONV_2D,300,30,0\n--- HPX_END ---\n");
-	json_t *hdr = json_object_get(json_object_get(json_object_get(r, "presets"), "_default"),
-				      "header");
+	json_t *hdr =
+	    json_object_get(json_object_get(json_object_get(r, "presets"), "_default"), "header");
 	assert_string_equal(json_string_value(json_array_get(hdr, 2)), "300");
 	assert_int_equal(json_array_size(json_object_get(r, "layers")), 1);
 	json_decref(r);
@@ -218,13 +217,13 @@ static void pmu_and_terminal_in_one_stream(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(glitched_iter_marker_joins_previous_iteration),
-		cmocka_unit_test(lost_header_first_row_becomes_header),
-		cmocka_unit_test(python_number_leniency),
-		cmocka_unit_test(frozen_rows_and_trimmed),
-		cmocka_unit_test(groups_and_merge),
-		cmocka_unit_test(metadata_rules),
-		cmocka_unit_test(pmu_and_terminal_in_one_stream),
+	    cmocka_unit_test(glitched_iter_marker_joins_previous_iteration),
+	    cmocka_unit_test(lost_header_first_row_becomes_header),
+	    cmocka_unit_test(python_number_leniency),
+	    cmocka_unit_test(frozen_rows_and_trimmed),
+	    cmocka_unit_test(groups_and_merge),
+	    cmocka_unit_test(metadata_rules),
+	    cmocka_unit_test(pmu_and_terminal_in_one_stream),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,13 +7,13 @@
  * middle values of the sorted samples, trimmed drops one minimum and one
  * maximum when there are at least three samples.
  */
+#include "ergon/issues.h"
+#include "hpx_parser.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "ergon/issues.h"
-#include "hpx_parser.h"
 
 /* A sample at or above 2^31 is a uint32 subtraction that wrapped on the
  * target (finish < start), not a count. */
@@ -21,8 +21,8 @@
 
 /* Layer of a preset after aggregation: counters in first-seen column order. */
 struct agg_layer {
-	json_t *id;       /* owned */
-	json_t *op;       /* owned */
+	json_t *id;	  /* owned */
+	json_t *op;	  /* owned */
 	json_t *counters; /* object, owned */
 	bool overflow;
 };
@@ -150,17 +150,8 @@ static double aggregate(double *v, size_t n, int method)
 	return (lo + hi) / 2.0;
 }
 
-/* A JSON string from bytes that may not be UTF-8: invalid sequences become
- * U+FFFD, as the reference's decode(errors='replace') does. */
-json_t *hpx_json_text(const char *s, size_t n)
+size_t hpx_utf8_fix(const char *s, size_t n, char *out, size_t cap)
 {
-	json_t *j = json_stringn_nocheck("", 0);
-	char *buf = malloc(n * 3 + 1);
-	if (!buf || !j) {
-		free(buf);
-		json_decref(j);
-		return NULL;
-	}
 	size_t o = 0;
 	for (size_t i = 0; i < n;) {
 		unsigned char c = (unsigned char)s[i];
@@ -188,21 +179,48 @@ json_t *hpx_json_text(const char *s, size_t n)
 				ok = false;
 		}
 		if (ok && c == 0)
-			ok = false; /* jansson strings are NUL-free here */
-		if (ok) {
-			memcpy(buf + o, s + i, len);
-			o += len;
-			i += len;
-		} else {
-			memcpy(buf + o, "\xef\xbf\xbd", 3);
-			o += 3;
-			i += 1;
-		}
+			ok = false; /* NUL becomes U+FFFD too: C strings stay whole */
+		const char *src = ok ? s + i : "\xef\xbf\xbd";
+		size_t sl = ok ? len : 3;
+		if (o + sl > cap)
+			break; /* truncate on a character boundary */
+		memcpy(out + o, src, sl);
+		o += sl;
+		i += ok ? len : 1;
 	}
-	json_decref(j);
-	j = json_stringn(buf, o);
+	return o;
+}
+
+/* A JSON string from bytes that may not be UTF-8: invalid sequences become
+ * U+FFFD, as the reference's decode(errors='replace') does. */
+json_t *hpx_json_text(const char *s, size_t n)
+{
+	char *buf = malloc(n * 3 + 1);
+	if (!buf)
+		return NULL;
+	size_t o = hpx_utf8_fix(s, n, buf, n * 3);
+	json_t *j = json_stringn(buf, o);
 	free(buf);
 	return j;
+}
+
+/* For messages: printable ASCII only, at most 100 bytes. */
+static const char *plain_n(const char *s, size_t n, char *buf, size_t cap)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < n && o + 1 < cap && o < 100; i++)
+		buf[o++] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
+	buf[o] = '\0';
+	return buf;
+}
+
+static const char *plain(const char *s, char *buf, size_t cap)
+{
+	size_t o = 0;
+	for (; *s && o + 1 < cap && o < 100; s++)
+		buf[o++] = (*s >= 0x20 && *s < 0x7f) ? *s : '?';
+	buf[o] = '\0';
+	return buf;
 }
 
 /* The reference turns Layer/Op cells into int when int() accepts them. */
@@ -350,9 +368,9 @@ static int aggregate_preset(const struct hpx_preset *ps, int method, struct agg_
 	for (size_t li = 0; li < nl; li++) {
 		struct agg_layer *L = &out->layers[li];
 		L->id = first->id_off[li] != UINT32_MAX ? cell_value(ps->strs + first->id_off[li])
-							 : json_integer((json_int_t)li);
+							: json_integer((json_int_t)li);
 		L->op = first->op_off[li] != UINT32_MAX ? cell_value(ps->strs + first->op_off[li])
-							 : json_string("unknown");
+							: json_string("unknown");
 		L->counters = json_object();
 		if (!L->id || !L->op || !L->counters)
 			goto done;
@@ -414,12 +432,14 @@ static int aggregate_preset(const struct hpx_preset *ps, int method, struct agg_
 				nc = nr;
 				if (nr) {
 					tot->fallback++;
+					char cbuf[128];
 					if (!tot->fallback_where[0])
 						snprintf(tot->fallback_where,
 							 sizeof(tot->fallback_where),
-							 "preset %.100s layer %zu counter %.*s", ps->name,
-							 li, (int)(cs.lens[c] > 60 ? 60 : cs.lens[c]),
-							 cs.names[c]);
+							 "preset %.100s layer %zu counter %s",
+							 ps->name, li,
+							 plain_n(cs.names[c], cs.lens[c], cbuf,
+								 sizeof(cbuf)));
 				}
 			}
 			if (nc == 0)
@@ -518,29 +538,29 @@ static json_t *meta_value(const struct hpx_meta *m)
 static json_t *meta_json(const struct ergon_hpx_parser *p)
 {
 	static const char *const keys[] = {
-		"model_size",
-		"arena_size",
-		"allocated_arena",
-		"input_size",
-		"output_size",
-		"num_tensors",
-		"num_inputs",
-		"num_outputs",
-		"num_presets",
-		"system_clock_hz",
-		"profiled_infer_count",
-		"profiled_infer_total_us",
-		"profiled_infer_avg_us",
-		"clean_infer_count",
-		"clean_infer_total_cycles",
-		"clean_infer_avg_cycles",
-		"clean_infer_avg_us",
-		"clean_stalled_iters",
-		"clean_partial_iters",
-		"clean_ref_cycles",
-		"clean_dwt_rate_cyc",
-		"clean_dwt_rate_us",
-		"clean_attach_wait_us",
+	    "model_size",
+	    "arena_size",
+	    "allocated_arena",
+	    "input_size",
+	    "output_size",
+	    "num_tensors",
+	    "num_inputs",
+	    "num_outputs",
+	    "num_presets",
+	    "system_clock_hz",
+	    "profiled_infer_count",
+	    "profiled_infer_total_us",
+	    "profiled_infer_avg_us",
+	    "clean_infer_count",
+	    "clean_infer_total_cycles",
+	    "clean_infer_avg_cycles",
+	    "clean_infer_avg_us",
+	    "clean_stalled_iters",
+	    "clean_partial_iters",
+	    "clean_ref_cycles",
+	    "clean_dwt_rate_cyc",
+	    "clean_dwt_rate_us",
+	    "clean_attach_wait_us",
 	};
 	json_t *m = json_object();
 	if (!m)
@@ -557,9 +577,9 @@ static json_t *meta_json(const struct ergon_hpx_parser *p)
 	/* psram: present only with HPX_PSRAM_CLOCK_HZ, in the reference's
 	 * PsramInfo field order; a missing field is 0 (xip_enabled false). */
 	if (hpx_meta_get(p, "psram_clock_hz")) {
-		static const char *const pk[] = {"size_bytes",       "clock_hz",    "capabilities",
-						 "state",            "last_init_status", "xip_enabled",
-						 "timing_status",    "rxdqs_delay"};
+		static const char *const pk[] = {
+		    "size_bytes",	"clock_hz",    "capabilities",	"state",
+		    "last_init_status", "xip_enabled", "timing_status", "rxdqs_delay"};
 		json_t *ps = json_object();
 		for (size_t i = 0; ps && i < sizeof(pk) / sizeof(pk[0]); i++) {
 			char key[64];
@@ -567,9 +587,9 @@ static json_t *meta_json(const struct ergon_hpx_parser *p)
 			const struct hpx_meta *e = hpx_meta_get(p, key);
 			json_t *v = e ? meta_value(e) : json_integer(0);
 			if (strcmp(pk[i], "xip_enabled") == 0) {
-				bool on = json_is_integer(v) ? json_integer_value(v) != 0
-							     : (json_is_string(v) &&
-								json_string_length(v) > 0);
+				bool on = json_is_integer(v)
+					      ? json_integer_value(v) != 0
+					      : (json_is_string(v) && json_string_length(v) > 0);
 				json_decref(v);
 				v = json_boolean(on);
 			}
@@ -627,15 +647,18 @@ static json_t *iterations_json(const struct hpx_preset *ps)
 				if (isnan(v))
 					continue;
 				char key[512];
-				size_t kl = cs.lens[k] < sizeof(key) - 1 ? cs.lens[k] : sizeof(key) - 1;
+				size_t kl =
+				    cs.lens[k] < sizeof(key) - 1 ? cs.lens[k] : sizeof(key) - 1;
 				memcpy(key, cs.names[k], kl);
 				key[kl] = '\0';
 				json_object_setn_new_nocheck(c, key, kl, json_real(v));
 			}
-			json_t *id = iv->id_off[r] != UINT32_MAX ? cell_value(ps->strs + iv->id_off[r])
-								 : json_integer(0);
-			json_t *op = iv->op_off[r] != UINT32_MAX ? cell_value(ps->strs + iv->op_off[r])
-								 : json_string("unknown");
+			json_t *id = iv->id_off[r] != UINT32_MAX
+					 ? cell_value(ps->strs + iv->id_off[r])
+					 : json_integer(0);
+			json_t *op = iv->op_off[r] != UINT32_MAX
+					 ? cell_value(ps->strs + iv->op_off[r])
+					 : json_string("unknown");
 			json_t *L = c ? layer_json(id, op, c, iv->ovf[r]) : NULL;
 			json_decref(id);
 			json_decref(op);
@@ -677,16 +700,17 @@ int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsign
 		const struct hpx_header *h = final_header(ps);
 		json_t *hdr = json_array();
 		for (size_t c = 0; hdr && h && c < h->ncols; c++)
-			json_array_append_new(hdr, hpx_json_text(h->text + h->names[c].off,
-								 h->names[c].len));
+			json_array_append_new(
+			    hdr, hpx_json_text(h->text + h->names[c].off, h->names[c].len));
 		json_t *layers = json_array();
 		for (size_t li = 0; layers && li < ag[i].nlayers; li++)
-			json_array_append_new(layers, layer_json(ag[i].layers[li].id,
-								 ag[i].layers[li].op,
-								 ag[i].layers[li].counters,
-								 ag[i].layers[li].overflow));
-		json_t *pj = json_pack("{s:o, s:o}", "name", hpx_json_text(ps->name, strlen(ps->name)),
-				       "header", hdr ? hdr : json_array());
+			json_array_append_new(layers,
+					      layer_json(ag[i].layers[li].id, ag[i].layers[li].op,
+							 ag[i].layers[li].counters,
+							 ag[i].layers[li].overflow));
+		json_t *pj =
+		    json_pack("{s:o, s:o}", "name", hpx_json_text(ps->name, strlen(ps->name)),
+			      "header", hdr ? hdr : json_array());
 		if (!pj) {
 			json_decref(layers);
 			goto done;
@@ -716,8 +740,8 @@ int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsign
 		if (mismatch) {
 			json_t *counts = json_array();
 			for (size_t it = 0; counts && it < ps->niters && it < 64; it++)
-				json_array_append_new(counts,
-						      json_integer((json_int_t)ps->iters[it].nrows));
+				json_array_append_new(
+				    counts, json_integer((json_int_t)ps->iters[it].nrows));
 			ergon_issue_add(issues, "pmu.layer_count_mismatch",
 					json_pack("{s:s, s:o}", "preset", ps->name, "layer_counts",
 						  counts ? counts : json_array()),
@@ -771,16 +795,15 @@ int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsign
 	/* Per-layer differences between presets (merge uses the first's count). */
 	for (size_t i = 1; i < p->npresets; i++) {
 		if (ag[i].nlayers != ag[0].nlayers && p->presets[i].niters) {
-			ergon_issue_add(issues, "pmu.layer_count_mismatch",
-					json_pack("{s:s, s:I, s:s, s:I}", "base_preset",
-						  p->presets[0].name, "base_layers",
-						  (json_int_t)ag[0].nlayers, "preset",
-						  p->presets[i].name, "layers",
-						  (json_int_t)ag[i].nlayers),
-					"preset %s has %zu layers but %s has %zu; the merge uses "
-					"%s's layers",
-					p->presets[i].name, ag[i].nlayers, p->presets[0].name,
-					ag[0].nlayers, p->presets[0].name);
+			ergon_issue_add(
+			    issues, "pmu.layer_count_mismatch",
+			    json_pack("{s:s, s:I, s:s, s:I}", "base_preset", p->presets[0].name,
+				      "base_layers", (json_int_t)ag[0].nlayers, "preset",
+				      p->presets[i].name, "layers", (json_int_t)ag[i].nlayers),
+			    "preset %s has %zu layers but %s has %zu; the merge uses "
+			    "%s's layers",
+			    p->presets[i].name, ag[i].nlayers, p->presets[0].name, ag[0].nlayers,
+			    p->presets[0].name);
 		}
 	}
 	/* Issues: what was seen, with line numbers. */
@@ -794,31 +817,31 @@ int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsign
 		ergon_issue_add(issues, "pmu.missing", NULL,
 				"the stream has a START but no complete iteration with layer rows");
 	if (p->in_session && !p->ended)
-		ergon_issue_add(issues, "pmu.incomplete",
-				json_pack("{s:b}", "open_iteration_dropped", (int)p->dropped_open_iter),
-				"no '%s' after %llu lines: the stream is truncated; complete "
-				"iterations are kept%s",
-				HPX_TOK_END, (unsigned long long)(p->lines.lineno - 1),
-				p->dropped_open_iter ? ", the open one was dropped" : "");
+		ergon_issue_add(
+		    issues, "pmu.incomplete",
+		    json_pack("{s:b}", "open_iteration_dropped", (int)p->dropped_open_iter),
+		    "no '%s' after %llu lines: the stream is truncated; complete "
+		    "iterations are kept%s",
+		    HPX_TOK_END, (unsigned long long)(p->lines.lineno - 1),
+		    p->dropped_open_iter ? ", the open one was dropped" : "");
 	if (p->bad_rows.count)
-		ergon_issue_add(issues, "pmu.parse_error",
-				json_pack("{s:s, s:I, s:o}", "kind", "field_count", "count",
-					  (json_int_t)p->bad_rows.count, "lines",
-					  noted_lines(&p->bad_rows)),
-				"%llu row(s) dropped (first at line %llu: %s); check the link for "
-				"lost bytes",
-				(unsigned long long)p->bad_rows.count,
-				(unsigned long long)p->bad_rows.lines[0],
-				p->bad_rows_detail[0] ? p->bad_rows_detail : "NUL or CR inside a row");
+		ergon_issue_add(
+		    issues, "pmu.parse_error",
+		    json_pack("{s:s, s:I, s:o}", "kind", "field_count", "count",
+			      (json_int_t)p->bad_rows.count, "lines", noted_lines(&p->bad_rows)),
+		    "%llu row(s) dropped (first at line %llu: %s); check the link for "
+		    "lost bytes",
+		    (unsigned long long)p->bad_rows.count, (unsigned long long)p->bad_rows.lines[0],
+		    p->bad_rows_detail[0] ? p->bad_rows_detail : "NUL or CR inside a row");
 	if (p->bad_cells.count)
-		ergon_issue_add(issues, "pmu.parse_error",
-				json_pack("{s:s, s:I, s:o}", "kind", "non_numeric", "count",
-					  (json_int_t)p->bad_cells.count, "lines",
-					  noted_lines(&p->bad_cells)),
-				"%llu counter cell(s) are not numbers (first at line %llu) and were "
-				"left out of aggregation",
-				(unsigned long long)p->bad_cells.count,
-				(unsigned long long)p->bad_cells.lines[0]);
+		ergon_issue_add(
+		    issues, "pmu.parse_error",
+		    json_pack("{s:s, s:I, s:o}", "kind", "non_numeric", "count",
+			      (json_int_t)p->bad_cells.count, "lines", noted_lines(&p->bad_cells)),
+		    "%llu counter cell(s) are not numbers (first at line %llu) and were "
+		    "left out of aggregation",
+		    (unsigned long long)p->bad_cells.count,
+		    (unsigned long long)p->bad_cells.lines[0]);
 	if (p->lines.dropped)
 		ergon_issue_add(issues, "pmu.line_too_long",
 				json_pack("{s:I, s:I, s:I}", "count", (json_int_t)p->lines.dropped,
@@ -828,11 +851,11 @@ int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsign
 				(unsigned long long)p->lines.dropped, p->lim.line_max_bytes,
 				(unsigned long long)p->lines.first_dropped_lineno);
 	if (tot.wrap)
-		ergon_issue_add(issues, "pmu.counter_wrap",
-				json_pack("{s:I}", "count", (json_int_t)tot.wrap),
-				"%llu counter sample(s) >= 2^31 rejected as uint32 wraps before %s "
-				"aggregation",
-				(unsigned long long)tot.wrap, ergon_hpx_aggregation_name(aggregation));
+		ergon_issue_add(
+		    issues, "pmu.counter_wrap", json_pack("{s:I}", "count", (json_int_t)tot.wrap),
+		    "%llu counter sample(s) >= 2^31 rejected as uint32 wraps before %s "
+		    "aggregation",
+		    (unsigned long long)tot.wrap, ergon_hpx_aggregation_name(aggregation));
 	if (tot.frozen)
 		ergon_issue_add(issues, "pmu.frozen_rows",
 				json_pack("{s:I}", "count", (json_int_t)tot.frozen),
@@ -851,13 +874,15 @@ int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsign
 				"are lower bounds");
 	const struct hpx_meta *ver = hpx_meta_get(p, "version");
 	double ver_d = 0;
+	char vbuf[128];
 	if (ver && !(hpx_py_int(ver->value, ver->vlen, &ver_d, NULL, NULL) &&
 		     ver_d == (double)HPX_WIRE_VERSION))
 		ergon_issue_add(issues, "pmu.version_mismatch",
 				json_pack("{s:I}", "line", (json_int_t)ver->lineno),
 				"HPX_VERSION=%s at line %llu, this host speaks version %d; results "
 				"may be misparsed",
-				ver->value, (unsigned long long)ver->lineno, HPX_WIRE_VERSION);
+				plain(ver->value, vbuf, sizeof(vbuf)),
+				(unsigned long long)ver->lineno, HPX_WIRE_VERSION);
 	if (p->dup_preset.count)
 		ergon_issue_add(issues, "pmu.duplicate_preset",
 				json_pack("{s:s, s:o}", "preset", p->dup_preset_name, "lines",
@@ -878,12 +903,11 @@ int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsign
 				"a second '%s' at line %llu: the target restarted; data from "
 				"before the restart is kept",
 				HPX_TOK_START, (unsigned long long)p->restarts.lines[0]);
-	json_t *eg = json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:O}", "complete", (int)p->ended,
-			       "parse_errors", (json_int_t)p->parse_errors, "lines",
-			       (json_int_t)(p->lines.lineno - 1), "lines_too_long",
-			       (json_int_t)p->lines.dropped, "heartbeats",
-			       (json_int_t)p->heartbeats, "layer_count", (json_int_t)nlayers,
-			       "issues", issues);
+	json_t *eg = json_pack(
+	    "{s:b, s:I, s:I, s:I, s:I, s:I, s:O}", "complete", (int)p->ended, "parse_errors",
+	    (json_int_t)p->parse_errors, "lines", (json_int_t)(p->lines.lineno - 1),
+	    "lines_too_long", (json_int_t)p->lines.dropped, "heartbeats", (json_int_t)p->heartbeats,
+	    "layer_count", (json_int_t)nlayers, "issues", issues);
 	if (!eg)
 		goto done;
 	json_object_set_new(res, "ergon", eg);

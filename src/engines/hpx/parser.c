@@ -6,13 +6,13 @@
  * allocation happens per line and memory is bounded by layers x iterations x
  * counters. Aggregation and JSON output live in aggregate.c.
  */
+#include "ergon/issues.h"
+#include "hpx_parser.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "ergon/issues.h"
-#include "hpx_parser.h"
 
 #define DEF_LINE_MAX 65536
 #define DEF_PRESETS 64
@@ -21,6 +21,7 @@
 #define DEF_COLUMNS 256
 #define DEF_CELLS ((size_t)1 << 26)
 #define DEF_META 1024
+#define DEF_TEXT ((size_t)256 << 20)
 #define META_VALUE_MAX 4096
 
 int ergon_hpx_aggregation_parse(const char *name)
@@ -96,6 +97,8 @@ int ergon_hpx_parser_new(const struct ergon_hpx_limits *limits, struct ergon_hpx
 		l.max_cells = DEF_CELLS;
 	if (!l.max_meta_keys)
 		l.max_meta_keys = DEF_META;
+	if (!l.max_text_bytes)
+		l.max_text_bytes = DEF_TEXT;
 	p->lim = l;
 	p->cur = -1;
 	int rc = hpx_lines_init(&p->lines, l.line_max_bytes, err);
@@ -295,10 +298,11 @@ static void preset_flush(struct hpx_preset *ps)
 static int preset_find_or_add(struct ergon_hpx_parser *p, const char *name, size_t n,
 			      uint64_t lineno, struct ergon_err *err)
 {
+	/* The reference decodes bytes with errors='replace' before comparing
+	 * names: do the same, so two garbled names that decode alike are one
+	 * preset and every name is valid UTF-8 downstream. */
 	char key[sizeof(p->presets[0].name)];
-	if (n >= sizeof(key))
-		n = sizeof(key) - 1;
-	memcpy(key, name, n);
+	n = hpx_utf8_fix(name, n, key, sizeof(key) - 1);
 	key[n] = '\0';
 	for (size_t i = 0; i < p->npresets; i++) {
 		if (strcmp(p->presets[i].name, key) == 0) {
@@ -306,8 +310,7 @@ static int preset_find_or_add(struct ergon_hpx_parser *p, const char *name, size
 			 * position (reference behaviour); say so. */
 			note_line(&p->dup_preset, lineno);
 			if (!p->dup_preset_name[0])
-				snprintf(p->dup_preset_name, sizeof(p->dup_preset_name), "%s",
-					 key);
+				snprintf(p->dup_preset_name, sizeof(p->dup_preset_name), "%s", key);
 			preset_clear(&p->presets[i]);
 			p->cur = (long)i;
 			return 0;
@@ -479,14 +482,15 @@ static int col_kind(const char *s, size_t n)
 	return HPX_COL_NUM;
 }
 
-static int header_set(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char *line,
-		      size_t n, uint64_t lineno, struct ergon_err *err)
+static int header_set(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char *line, size_t n,
+		      uint64_t lineno, struct ergon_err *err)
 {
-	/* Consecutive iterations repeat the same header: reuse it. */
-	if (ps->nhdrs) {
-		struct hpx_header *last = &ps->hdrs[ps->nhdrs - 1];
-		if (last->text_len == n && memcmp(last->text, line, n) == 0) {
-			ps->cur_hdr = (long)(ps->nhdrs - 1);
+	/* Iterations repeat the same header: reuse a known one (the last one
+	 * first, the usual case). */
+	for (size_t k = ps->nhdrs; k-- > 0;) {
+		const struct hpx_header *known = &ps->hdrs[k];
+		if (known->text_len == n && memcmp(known->text, line, n) == 0) {
+			ps->cur_hdr = (long)k;
 			ps->iters[ps->niters - 1].hdr = ps->cur_hdr;
 			return 0;
 		}
@@ -496,12 +500,13 @@ static int header_set(struct ergon_hpx_parser *p, struct hpx_preset *ps, const c
 		nf = 0;
 	if ((size_t)nf > p->lim.max_columns)
 		return fail_cap(p, ERGON_ETOOBIG, lineno, "CSV columns", p->lim.max_columns, err);
-	/* A header per iteration is bounded by the iteration cap; headers only
-	 * accumulate when they change. */
+	/* Distinct headers in one preset: a real stream has one; a garbled
+	 * one a few. The cap keeps their memory bounded. */
 	int rc = grow((void **)&ps->hdrs, &ps->hdrs_cap, ps->nhdrs + 1, sizeof(*ps->hdrs),
-		      p->lim.max_iterations);
+		      HPX_MAX_HEADERS);
 	if (rc)
-		return fail_cap(p, rc, lineno, "distinct headers", p->lim.max_iterations, err);
+		return fail_cap(p, rc, lineno, "distinct CSV headers in one preset",
+				HPX_MAX_HEADERS, err);
 	struct hpx_header *h = &ps->hdrs[ps->nhdrs];
 	memset(h, 0, sizeof(*h));
 	size_t ncols = (size_t)nf;
@@ -568,10 +573,15 @@ static int header_set(struct ergon_hpx_parser *p, struct hpx_preset *ps, const c
 static int str_add(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char *s, size_t n,
 		   uint32_t *off, uint64_t lineno, struct ergon_err *err)
 {
-	/* Layer and Op cells are short; the arena is capped at 4 GiB offsets. */
+	/* Layer and Op text shared across iterations is stored once; what is
+	 * new counts against max_text_bytes over the whole stream. */
+	if (p->text_bytes + n + 1 > p->lim.max_text_bytes)
+		return fail_cap(p, ERGON_ETOOBIG, lineno, "bytes of Layer/Op text",
+				p->lim.max_text_bytes, err);
 	int rc = grow((void **)&ps->strs, &ps->strs_cap, ps->strs_len + n + 1, 1, UINT32_MAX);
 	if (rc)
-		return fail_cap(p, rc, lineno, "bytes of layer names", UINT32_MAX, err);
+		return fail_cap(p, rc, lineno, "bytes of Layer/Op text", UINT32_MAX, err);
+	p->text_bytes += n + 1;
 	memcpy(ps->strs + ps->strs_len, s, n);
 	ps->strs[ps->strs_len + n] = '\0';
 	*off = (uint32_t)ps->strs_len;
@@ -690,9 +700,9 @@ static int row_add(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char
 	double *vals = it->vals + r * h->nnum;
 	/* The same row of the previous iteration, whose Layer/Op text is almost
 	 * always identical: shared instead of stored again. */
-	const struct hpx_iter *prev =
-		ps->niters >= 2 && ps->iters[ps->niters - 2].nrows > r ? &ps->iters[ps->niters - 2]
-								       : NULL;
+	const struct hpx_iter *prev = ps->niters >= 2 && ps->iters[ps->niters - 2].nrows > r
+					  ? &ps->iters[ps->niters - 2]
+					  : NULL;
 	it->ovf[r] = 0;
 	it->id_off[r] = UINT32_MAX;
 	it->op_off[r] = UINT32_MAX;
@@ -831,8 +841,9 @@ static int on_line(void *ctx, const char *line, size_t n, uint64_t lineno)
 		while (i < n && is_word((unsigned char)line[i]))
 			i++;
 		if (i > mp && i + 1 < n && line[i] == HPX_TOK_META_SEP)
-			return meta_set(p, line + mp, i - mp, line + i + 1, n - i - 1, lineno,
-					err) ? -1 : 0;
+			return meta_set(p, line + mp, i - mp, line + i + 1, n - i - 1, lineno, err)
+				   ? -1
+				   : 0;
 	}
 	size_t pp = strlen(HPX_TOK_PRESET_PREFIX);
 	size_t sp = strlen(HPX_TOK_MARKER_SUFFIX);
@@ -866,7 +877,8 @@ static int on_line(void *ctx, const char *line, size_t n, uint64_t lineno)
 		if (ok) {
 			if (p->cur < 0) {
 				/* Legacy streams have no preset markers. */
-				if (preset_find_or_add(p, HPX_PRESET_LEGACY, strlen(HPX_PRESET_LEGACY), lineno, err))
+				if (preset_find_or_add(p, HPX_PRESET_LEGACY,
+						       strlen(HPX_PRESET_LEGACY), lineno, err))
 					return -1;
 			}
 			return iter_start(p, v, lineno, err) ? -1 : 0;
