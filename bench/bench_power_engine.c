@@ -4,13 +4,13 @@
  * words), so the ratio shows how close the engine is to memory bandwidth.
  *   bench_power_engine [SECONDS]
  */
+#include "ergon/gated.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#include "ergon/gated.h"
 
 static double now_s(void)
 {

@@ -4,6 +4,10 @@
  *   bench_power_jls [SECONDS_SHORT] [DIR]   (default 20 s at 500 kHz, /tmp)
  * The JLS files are written by the test writer (tests/support), a test
  * tool: ergon itself only reads JLS. */
+#include "../tests/support/ts_jls_writer.c"
+#include "ergon/analyze.h"
+#include "ergon/jls.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,10 +16,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-#include "../tests/support/ts_jls_writer.c"
-#include "ergon/analyze.h"
-#include "ergon/jls.h"
 
 static double now_s(void)
 {
@@ -140,8 +140,13 @@ int main(int argc, char **argv)
 	char p1[512], p2[512];
 	snprintf(p1, sizeof(p1), "%s/ergon_bench_%gs.jls", dir, secs);
 	snprintf(p2, sizeof(p2), "%s/ergon_bench_%gs.jls", dir, 2 * secs);
-	struct ts_jls_spec s = {.rate_hz = 500000, .samples_per_data = 8192, .with_power = 1,
-				.with_gate = 1, .current_a = cur, .voltage_v = volt, .gate = gate};
+	struct ts_jls_spec s = {.rate_hz = 500000,
+				.samples_per_data = 8192,
+				.with_power = 1,
+				.with_gate = 1,
+				.current_a = cur,
+				.voltage_v = volt,
+				.gate = gate};
 	s.samples = (uint64_t)(secs * 500000);
 	if (ts_jls_write_file(p1, &s))
 		return 1;

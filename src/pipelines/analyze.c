@@ -1,16 +1,17 @@
 /* `ergon analyze`: a recording (JLS, statistics CSV, raw CSV) + optional
  * gate markers + optional firmware facts -> summary.json (power section),
  * detailed/power_summary.csv and the Power table. */
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "ergon/analyze.h"
+
 #include "ergon/artifact.h"
 #include "ergon/fileio.h"
 #include "ergon/jls.h"
 #include "ergon/power_csv.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define MARKERS_MAX_BYTES (64u << 20)
 
@@ -140,11 +141,11 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 		}
 	}
 	struct ergon_gated_config cfg = {
-		.stats_rate_hz = o->stats_rate_hz,
-		.min_window_s = o->min_window_s,
-		.sync_input_index = o->sync_input_index,
-		.markers = markers,
-		.marker_count = nmarkers,
+	    .stats_rate_hz = o->stats_rate_hz,
+	    .min_window_s = o->min_window_s,
+	    .sync_input_index = o->sync_input_index,
+	    .markers = markers,
+	    .marker_count = nmarkers,
 	};
 	const struct ergon_gated_result *res = NULL;
 	const char *format = "none";
@@ -158,11 +159,13 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 			rc = ergon_jls_file_open(o->jls_path, &jr, err);
 			if (rc)
 				goto out;
-			rc = ergon_gated_raw_begin(g, (double)ergon_jls_reader_sample_rate(jr), err);
+			rc =
+			    ergon_gated_raw_begin(g, (double)ergon_jls_reader_sample_rate(jr), err);
 			if (rc) {
 				ergon_err_clear(err);
 				rc = ergon_err_set(err, ERGON_EPARSE,
-						   "%s: no usable 'current' signal rate", o->jls_path);
+						   "%s: no usable 'current' signal rate",
+						   o->jls_path);
 				goto out;
 			}
 			char gate[16];
@@ -177,7 +180,8 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 				      err);
 		} else {
 			format = "raw_csv";
-			rc = feed_csv(g, ERGON_POWER_CSV_RAW, o->raw_path, o->sync_input_index, err);
+			rc =
+			    feed_csv(g, ERGON_POWER_CSV_RAW, o->raw_path, o->sync_input_index, err);
 		}
 		if (rc)
 			goto out;
@@ -197,12 +201,11 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 	}
 	/* A replay names what it replayed and that recording's own provenance. */
 	json_t *prov = json_object_get(art, "provenance");
-	json_object_set_new(
-		prov, "recording",
-		json_pack("{s:s?,s:s,s:s,s:s?}", "path", input, "format", format,
-			  "recording_provenance",
-			  o->recording_provenance ? o->recording_provenance : "unknown",
-			  "facts", o->facts_path));
+	json_object_set_new(prov, "recording",
+			    json_pack("{s:s?,s:s,s:s,s:s?}", "path", input, "format", format,
+				      "recording_provenance",
+				      o->recording_provenance ? o->recording_provenance : "unknown",
+				      "facts", o->facts_path));
 	json_object_set(section, "provenance", prov);
 	if (jr != NULL)
 		json_object_set_new(art, "instrument",

@@ -1,12 +1,12 @@
 /* Firmware facts for the power checks: their documented JSON form
  * (docs/POWER_CHECKS.md), or an HPX log read through the HPX parser. */
-#include <math.h>
-#include <stdio.h>
-#include <string.h>
-
 #include "ergon/analyze.h"
 #include "ergon/fileio.h"
 #include "ergon/hpx.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 #define FACTS_MAX_BYTES (16u << 20)
 
@@ -81,8 +81,8 @@ int ergon_power_facts_from_json(const json_t *j, const char *name, struct ergon_
 	const json_t *res = json_object_get(j, "result");
 	const json_t *term = json_object_get(json_is_object(res) ? res : j, "terminal");
 	const json_t *meas = json_object_get(json_is_object(res) ? res : j, "measurement");
-	int rc = get_u64(j, "clean_infer_count", name, &f->have_clean_count, &f->clean_infer_count,
-			 err);
+	int rc =
+	    get_u64(j, "clean_infer_count", name, &f->have_clean_count, &f->clean_infer_count, err);
 	if (rc == 0)
 		rc = get_num(j, "clean_infer_avg_us", name, NULL, &f->clean_infer_avg_us, err);
 	if (rc == 0 && f->clean_infer_avg_us < 0)
@@ -146,14 +146,15 @@ int ergon_power_facts_from_json(const json_t *j, const char *name, struct ergon_
 		if (rc == 0)
 			rc = get_u64(term, "completed_count", name, NULL, &t->completed_count, err);
 		if (rc == 0)
-			rc = get_u64(term, "elapsed_us", name, &t->have_elapsed, &t->elapsed_us, err);
+			rc = get_u64(term, "elapsed_us", name, &t->have_elapsed, &t->elapsed_us,
+				     err);
 		if (rc == 0)
 			rc = get_bool(term, "gate_asserted", name, &t->gate_asserted, err);
 		if (rc == 0)
 			rc = get_bool(term, "gate_lowered", name, &t->gate_lowered, err);
 		if (rc == 0)
-			rc = get_str(term, "final_phase", name, t->final_phase, sizeof(t->final_phase),
-				     err);
+			rc = get_str(term, "final_phase", name, t->final_phase,
+				     sizeof(t->final_phase), err);
 		if (rc == 0)
 			rc = get_u64(term, "error_code", name, NULL, &ec, err);
 		t->error_code = (int64_t)ec;

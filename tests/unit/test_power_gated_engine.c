@@ -1,15 +1,15 @@
 /* The gated engine at its boundary: edges, the 1 s glitch floor, gate
  * failures, packet accumulators, markers, NaN, time order; and the power
  * section built from it. Expected values are worked out by hand. */
-#include <jansson.h>
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "ergon/analyze.h"
 #include "ergon/gated.h"
 #include "ergon/issues.h"
 #include "test_support.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define N 6000
 
@@ -32,12 +32,12 @@ static void raw_fill(struct raw *r, size_t n, int (*gate)(size_t))
 }
 
 static const struct ergon_gated_result *run_raw(struct ergon_gated **g, struct raw *r, size_t n,
-						 const struct ergon_gate_marker *mk, size_t nmk,
-						 int use_bits)
+						const struct ergon_gate_marker *mk, size_t nmk,
+						int use_bits)
 {
 	struct ergon_err err = {0};
 	struct ergon_gated_config cfg = {
-		.stats_rate_hz = 100, .min_window_s = 1.0, .markers = mk, .marker_count = nmk};
+	    .stats_rate_hz = 100, .min_window_s = 1.0, .markers = mk, .marker_count = nmk};
 	assert_int_equal(ergon_gated_new(&cfg, g, &err), 0);
 	assert_int_equal(ergon_gated_raw_begin(*g, 1000.0, &err), 0);
 	/* Odd block sizes: edges and packets must not depend on them. */
@@ -195,10 +195,10 @@ static void gate_failures(void **state)
 		size_t n;
 		const char *failure;
 	} cases[] = {
-		{gate_never, N, "no_gate_rise"},
-		{gate_glitches_only, N, "no_gate_rise"},
-		{gate_no_fall, N, "no_gate_fall"},
-		{gate_never, 0, "no_stats_window"},
+	    {gate_never, N, "no_gate_rise"},
+	    {gate_glitches_only, N, "no_gate_rise"},
+	    {gate_no_fall, N, "no_gate_fall"},
+	    {gate_never, 0, "no_stats_window"},
 	};
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		raw_fill(&r, N, cases[c].gate);
@@ -215,9 +215,10 @@ static void gate_failures(void **state)
 				    cases[c].failure);
 		assert_string_equal(json_string_value(json_object_get(sec, "measurement_scope")),
 				    "free_form_capture");
-		assert_string_equal(json_string_value(json_object_get(sec, "integrity")), "degraded");
-		assert_true(ergon_issue_has(json_object_get(sec, "issues"),
-					    "power.observation_degraded"));
+		assert_string_equal(json_string_value(json_object_get(sec, "integrity")),
+				    "degraded");
+		assert_true(
+		    ergon_issue_has(json_object_get(sec, "issues"), "power.observation_degraded"));
 		assert_true(json_is_true(json_object_get(sec, "per_inference_metrics_omitted")));
 		assert_true(json_is_null(json_object_get(sec, "energy_per_inference_j")));
 		if (cases[c].n > 0) {
@@ -299,8 +300,10 @@ static void packet_accumulators(void **state)
 {
 	(void)state;
 	struct ergon_stats_packet p[] = {
-		pkt(0, 1, 0.01, 0.1, 0.05, 0), pkt(1, 1, 0.02, 0.3, 0.15, 2),
-		pkt(2, 1, 0.02, 0.6, 0.30, 2), pkt(3, 1, 0.01, 0.7, 0.35, 0),
+	    pkt(0, 1, 0.01, 0.1, 0.05, 0),
+	    pkt(1, 1, 0.02, 0.3, 0.15, 2),
+	    pkt(2, 1, 0.02, 0.6, 0.30, 2),
+	    pkt(3, 1, 0.01, 0.7, 0.35, 0),
 	};
 	struct ergon_gated_config cfg = {.sync_input_index = 1};
 	struct ergon_gated *g;
@@ -350,7 +353,8 @@ static void packet_gap_gate_below_minimum(void **state)
 		assert_true(res->windows[0].integral_s == 0.125 * present);
 		json_t *sec = NULL;
 		assert_int_equal(ergon_power_section(res, 1.0, NULL, NULL, &sec, &err), 0);
-		int below = ergon_issue_has(json_object_get(sec, "issues"), "power.gate_below_minimum");
+		int below =
+		    ergon_issue_has(json_object_get(sec, "issues"), "power.gate_below_minimum");
 		assert_int_equal(below, present == 7);
 		assert_string_equal(json_string_value(json_object_get(sec, "integrity")),
 				    present == 7 ? "invalid" : "valid");
@@ -433,17 +437,17 @@ static void energy_per_inference_published(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(glitch_floor_near_miss),
-		cmocka_unit_test(gate_high_from_first_sample),
-		cmocka_unit_test(gate_rising_on_second_sample),
-		cmocka_unit_test(analyze_stream_in_memory),
-		cmocka_unit_test(gate_failures),
-		cmocka_unit_test(marker_gate),
-		cmocka_unit_test(nan_samples_counted_and_left_out),
-		cmocka_unit_test(packet_accumulators),
-		cmocka_unit_test(packet_gap_gate_below_minimum),
-		cmocka_unit_test(packet_time_backwards),
-		cmocka_unit_test(energy_per_inference_published),
+	    cmocka_unit_test(glitch_floor_near_miss),
+	    cmocka_unit_test(gate_high_from_first_sample),
+	    cmocka_unit_test(gate_rising_on_second_sample),
+	    cmocka_unit_test(analyze_stream_in_memory),
+	    cmocka_unit_test(gate_failures),
+	    cmocka_unit_test(marker_gate),
+	    cmocka_unit_test(nan_samples_counted_and_left_out),
+	    cmocka_unit_test(packet_accumulators),
+	    cmocka_unit_test(packet_gap_gate_below_minimum),
+	    cmocka_unit_test(packet_time_backwards),
+	    cmocka_unit_test(energy_per_inference_published),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
