@@ -97,7 +97,7 @@ static void render(struct ert_power_terminal *t)
 	ert_buf_init(&b, t->text, sizeof t->text);
 	ert_buf_str(&b, HPX_TOK_POWER_TERMINAL_START "\n");
 	kv_u(&b, HPX_KEY_PT_TERMINAL_VERSION, t->version);
-	kv_s(&b, HPX_KEY_PT_STATUS, t->status == ERT_OK ? HPX_STATUS_OK : ERT_STATUS_ERROR);
+	kv_s(&b, HPX_KEY_PT_STATUS, t->status == ERT_OK ? HPX_STATUS_OK : HPX_STATUS_ERROR);
 	/* |ert_status|: ert_status_name() maps it back (2 = timeout, ...). */
 	kv_u(&b, HPX_KEY_PT_ERROR_CODE, (uint64_t)(uint32_t)(-t->status));
 	kv_s(&b, HPX_KEY_PT_FINAL_PHASE, ert_power_phase_name((int)t->final_phase));
@@ -112,7 +112,7 @@ static void render(struct ert_power_terminal *t)
 	 * the RAM record (the host parser refuses unknown keys). */
 	if (t->source == ERT_SOURCE_INA228 && t->final_phase == ERT_PHASE_DONE) {
 		kv_s(&b, HPX_KEY_PT_MEASUREMENT_SOURCE, "ina228");
-		kv_s(&b, HPX_KEY_PT_MEASUREMENT_SCOPE, "fixed_n_inference");
+		kv_s(&b, HPX_KEY_PT_MEASUREMENT_SCOPE, HPX_PT_SCOPE_FIXED_N_INFERENCE);
 		kv_u(&b, HPX_KEY_PT_ENERGY_NJ, t->energy_nj);
 		kv_u(&b, HPX_KEY_PT_CHARGE_NC, t->charge_nc);
 		kv_u(&b, HPX_KEY_PT_BUS_VOLTAGE_UV, t->bus_voltage_uv);

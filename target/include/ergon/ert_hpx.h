@@ -19,7 +19,7 @@
 #include "ergon/wire.h"
 
 /* Longest line the emitter builds (a CSV row with 6 counters is < 120). */
-#define ERT_HPX_LINE_MAX 192
+#define ERT_HPX_LINE_MAX 192 /* also the longest HPX_ERROR config line (~150) */
 
 /* Keys this runtime emits that the registry in wire.h does not list yet
  * (HPX_<KEY>=<value> lines, which the host parser accepts generically).
@@ -44,12 +44,9 @@
 #define ERT_KEY_PROFILED_TOTAL_US "PROFILED_INFER_TOTAL_US"
 #define ERT_KEY_DRAIN_TIMED_OUT "DRAIN_TIMED_OUT"
 #define ERT_KEY_CLEAN_TRACE "CLEAN_TRACE"         /* "1": lines per iteration (perturbing) */
-/* The host's terminal parser accepts "ok" or "error" (wire.h's
- * HPX_STATUS_FAILED "failed" is refused there). */
-#define ERT_STATUS_ERROR "error"
 #define ERT_HB_CLEAN_ITER "clean_iter"            /* clean_window_trace line */
 #define ERT_CSV_COL_WINDOW_US "\"window_us\""
-#define ERT_CSV_COL_CYCLES "\"cycles\""
+#define ERT_CSV_COL_CYCLES "\"ARM_PMU_CPU_CYCLES\"" /* the host reads cycles from this column */
 
 struct ert_hpx {
 	const struct ert_hal *hal;

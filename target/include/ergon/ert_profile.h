@@ -23,6 +23,12 @@ struct ert_preset {
 	const char *event_names[ERT_PMU_PASS_COUNTERS];
 };
 
+/* Extra HPX_<key>=<value> metadata from the application (model facts). */
+struct ert_meta_u {
+	const char *key;
+	uint64_t value;
+};
+
 struct ert_profile_config {
 	uint32_t model_size;
 	uint32_t arena_size;
@@ -36,6 +42,8 @@ struct ert_profile_config {
 	int clean_window;               /* run a clean window after the presets */
 	struct ert_window_config window;
 	const char *clock_note;         /* port's note on the clocks (may be NULL) */
+	const struct ert_meta_u *extra_meta; /* emitted after the standard keys */
+	unsigned n_extra_meta;
 };
 
 struct ert_profile_stats {
