@@ -72,7 +72,7 @@ enum ergon_integrity {
 	X("capture.lossy", ERGON_SEV_WARNING,                                                      \
 	  "the link lost or mangled data (SWO overflow or malformed packets): diagnostic only") \
 	X("run.samples_rejected", ERGON_SEV_WARNING,                                                \
-	  "instrument readings refused: non-finite, or time not increasing")
+	  "instrument readings refused: non-finite, or time not increasing")                      \
 	/* --- instrument: drivers --- */                                                          \
 	X("instrument.averaged_power", ERGON_SEV_WARNING,                                          \
 	  "power comes from an averaged reading and the window is short against its period")    \
