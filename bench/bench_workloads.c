@@ -120,6 +120,20 @@ int main(int argc, char **argv)
 	       command_ns / spawn_ns);
 	printf("pipe:sed -u s/.*/ok/        : %10.1f ns/invoke (%.3fx command:true)\n", pipe_ns,
 	       pipe_ns / command_ns);
+	/* The builtin work is not optimised away: 10x the iterations or bytes
+	 * must cost ~10x the time. */
+	double spin5 = per_invoke_ns("builtin:spin,iters=100000", 200);
+	double spin6 = per_invoke_ns("builtin:spin,iters=1000000", 20);
+	double mem1 = per_invoke_ns("builtin:memstream,bytes=4194304", 50);
+	double mem2 = per_invoke_ns("builtin:memstream,bytes=41943040", 5);
+	if (spin5 < 0 || spin6 < 0 || mem1 < 0 || mem2 < 0)
+		return 1;
+	printf(
+	    "builtin:spin 1e5 / 1e6 iters: %10.1f / %.1f ns (ratio %.2f, ideal 10; %.2f ns/iter)\n",
+	    spin5, spin6, spin6 / spin5, spin6 / 1e6);
+	printf("builtin:memstream 4 / 40 MiB: %10.1f / %.1f ns (ratio %.2f, ideal 10; %.2f GB/s "
+	       "read+write at 40 MiB)\n",
+	       mem1, mem2, mem2 / mem1, 2.0 * 41943040.0 / mem2);
 	api->teardown(st);
 	dlclose(dl);
 	return 0;

@@ -212,6 +212,12 @@ ERGON_API const char *ergon_config_origin_name(int origin);
  * new reference (caller decrefs), NULL when out of memory. */
 ERGON_API json_t *ergon_config_to_json(const struct ergon_config *cfg);
 
+/* The effective configuration as a text table, one line per key: key,
+ * value, origin, where it was set and a rule's note; a first line names
+ * the board (after resolve). What `ergon config show` and `ergon profile
+ * --dry-run` print. malloc'd (caller frees); NULL when out of memory. */
+ERGON_API char *ergon_config_format(const struct ergon_config *cfg);
+
 /* Levenshtein distance of two strings (bytes), capped at 255. Used for
  * "did you mean" suggestions. */
 ERGON_API unsigned ergon_edit_distance(const char *a, const char *b);

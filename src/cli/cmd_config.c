@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_SETS 64
@@ -78,16 +79,13 @@ static int show(int argc, char **argv)
 		printf("%s\n", s);
 		free(s);
 	} else {
-		printf("board       : %s (%s)\n", cfg.board->name, cfg.board->soc);
-		printf("%-36s %-26s %-13s %s\n", "key", "value", "origin", "from");
-		for (size_t i = 0; i < ergon_config_key_count(); i++) {
-			char v[1100];
-			ergon_config_value_text(&cfg, i, v, sizeof(v));
-			const char *where = cfg.where[i];
-			printf("%-36s %-26s %-13s %s%s%s\n", ergon_config_key_name(i),
-			       v[0] ? v : "\"\"", ergon_config_origin_name(cfg.origin[i]), where,
-			       cfg.note[i][0] && where[0] ? "; " : "", cfg.note[i]);
+		char *text = ergon_config_format(&cfg);
+		if (text == NULL) {
+			rc = ergon_err_set(&err, ERGON_ENOMEM, "out of memory");
+			goto fail;
 		}
+		fputs(text, stdout);
+		free(text);
 	}
 	size_t k;
 	json_t *issue;

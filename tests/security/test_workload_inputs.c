@@ -87,12 +87,29 @@ static void command_no_such_program(void **state)
 	assert_non_null(strstr(err.msg, "'true;rm'"));
 }
 
+static void pipe_reply_with_nul(void **state)
+{
+	(void)state;
+	/* "ok\0junk" must not pass as "ok": strcmp would stop at the NUL. */
+	struct ergon_workload_options o = {.invoke_timeout_s = 5.0};
+	struct ergon_workload *wl = NULL;
+	struct ergon_err err = {0};
+	assert_int_equal(ergon_workload_open("pipe:sh -c 'while read w n; do printf "
+					     "\"ok\\000junk\\n\"; done'",
+					     &o, &wl, &err),
+			 0);
+	assert_int_equal(ergon_workload_invoke(wl, &err), ERGON_EPARSE);
+	assert_non_null(strstr(err.msg, "holds a NUL byte"));
+	ergon_workload_close(wl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(plugin_not_elf),
 	    cmocka_unit_test(plugin_bare_name_not_searched),
 	    cmocka_unit_test(command_no_such_program),
+	    cmocka_unit_test(pipe_reply_with_nul),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

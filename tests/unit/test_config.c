@@ -673,6 +673,37 @@ static void json_carries_origin(void **state)
 	json_decref(j);
 }
 
+static void format_lists_every_key(void **state)
+{
+	(void)state;
+	assert_int_equal(load("profiling:\n  iterations: 42\n"), 0);
+	char *t = ergon_config_format(&cfg);
+	assert_non_null(t);
+	/* Before resolve: header + one line per key, no board line. */
+	size_t lines = 0;
+	for (const char *p = t; *p; p++)
+		lines += *p == '\n';
+	assert_int_equal(lines, ergon_config_key_count() + 1);
+	assert_null(strstr(t, "board       :"));
+	free(t);
+	assert_int_equal(ergon_config_resolve(&cfg, &err), 0);
+	t = ergon_config_format(&cfg);
+	assert_non_null(t);
+	assert_non_null(strstr(t, "board       : apollo510_evb (Apollo510)\n"));
+	const char *line = strstr(t, "\nprofiling.iterations ");
+	assert_non_null(line);
+	const char *end = strchr(line + 1, '\n');
+	assert_non_null(end);
+	char one[256];
+	snprintf(one, sizeof(one), "%.*s", (int)(end - line - 1), line + 1);
+	/* key, value, origin, place in that order. */
+	const char *v = strstr(one, " 42 ");
+	const char *o = strstr(one, "config file");
+	const char *w = strstr(one, "t.yml:2:15");
+	assert_true(v && o && w && v < o && o < w);
+	free(t);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -713,6 +744,7 @@ int main(void)
 	    T(duration_auto_and_explicit),
 	    T(edit_distance_values),
 	    T(json_carries_origin),
+	    T(format_lists_every_key),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

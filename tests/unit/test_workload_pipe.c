@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 static void assert_no_children(void)
 {
@@ -82,21 +83,20 @@ static void crlf_and_bare_ok(void **state)
 	assert_no_children();
 }
 
-static void unknown_reply_keeps_child(void **state)
+static void unknown_reply_stops_child(void **state)
 {
 	(void)state;
 	struct ergon_workload *wl =
-	    open_pipe("pipe:sh -c 'while read w n; do if [ $n = 1 ]; then echo okay; else echo ok; "
-		      "fi; done'",
-		      5.0);
+	    open_pipe("pipe:sh -c 'while read w n; do echo okay; done'", 5.0);
 	struct ergon_err err = {0};
-	/* "okay" is neither "ok" nor "ok <text>". */
+	/* "okay" is neither "ok" nor "ok <text>": the stream cannot be trusted. */
 	assert_int_equal(ergon_workload_invoke(wl, &err), ERGON_EPARSE);
 	assert_non_null(strstr(err.msg, "'okay' is neither"));
-	ergon_err_clear(&err);
-	assert_int_equal(ergon_workload_invoke(wl, &err), 0);
-	ergon_workload_close(wl);
+	assert_non_null(strstr(err.msg, "the child was stopped"));
 	assert_no_children();
+	ergon_err_clear(&err);
+	assert_int_equal(ergon_workload_invoke(wl, &err), ERGON_EIO);
+	ergon_workload_close(wl);
 }
 
 static void two_lines_for_one_request_stops_child(void **state)
@@ -172,18 +172,68 @@ static void overlong_reply(void **state)
 	ergon_workload_close(wl);
 }
 
+static void unrequested_output_stops_child(void **state)
+{
+	(void)state;
+	/* A start banner on stdout. Whether it is caught by the check before
+	 * request 1, read as reply 1, or read together with reply 1, the first
+	 * invocation fails as a protocol error and stops the child. */
+	struct ergon_workload *wl =
+	    open_pipe("pipe:sh -c 'echo hello; while read w n; do echo ok; done'", 5.0);
+	struct ergon_err err = {0};
+	assert_int_equal(ergon_workload_invoke(wl, &err), ERGON_EPARSE);
+	assert_non_null(strstr(err.msg, "the child was stopped"));
+	assert_no_children();
+	ergon_err_clear(&err);
+	assert_int_equal(ergon_workload_invoke(wl, &err), ERGON_EIO);
+	ergon_workload_close(wl);
+}
+
+static void output_between_requests_is_caught(void **state)
+{
+	(void)state;
+	char *dir = ts_tmpdir();
+	char *mark = ts_strf("%s/written", dir);
+	char *go = ts_strf("%s/go", dir);
+	/* After reply 1 the child waits for the test's go file (so reply 1 has
+	 * been read alone), writes an extra line, then a marker file; the test
+	 * waits for the marker, so the extra line is surely waiting when
+	 * request 2 is about to be sent. */
+	char *spec = ts_strf("pipe:sh -c 'read w n; echo ok; while [ ! -e %s ]; do sleep 0.01; "
+			     "done; echo extra; touch %s; while read w n; do echo ok; done'",
+			     go, mark);
+	struct ergon_workload *wl = open_pipe(spec, 5.0);
+	struct ergon_err err = {0};
+	assert_int_equal(ergon_workload_invoke(wl, &err), 0);
+	assert_int_equal(ts_write_file(go, "", 0), 0);
+	for (int i = 0; i < 500 && access(mark, F_OK) != 0; i++)
+		usleep(10000);
+	assert_int_equal(access(mark, F_OK), 0);
+	assert_int_equal(ergon_workload_invoke(wl, &err), ERGON_EPARSE);
+	assert_non_null(strstr(err.msg, "unrequested output before request 2 ('extra...')"));
+	assert_no_children();
+	ergon_workload_close(wl);
+	free(spec);
+	free(go);
+	free(mark);
+	ts_tmpdir_remove(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(answers_every_request),
 	    cmocka_unit_test(err_reply_is_failed_invocation),
 	    cmocka_unit_test(crlf_and_bare_ok),
-	    cmocka_unit_test(unknown_reply_keeps_child),
+	    cmocka_unit_test(unknown_reply_stops_child),
 	    cmocka_unit_test(two_lines_for_one_request_stops_child),
 	    cmocka_unit_test(child_that_dies),
 	    cmocka_unit_test(child_that_hangs),
 	    cmocka_unit_test(child_ignoring_eof_is_killed_at_close),
 	    cmocka_unit_test(overlong_reply),
+	    cmocka_unit_test(unrequested_output_stops_child),
+	    cmocka_unit_test(output_between_requests_is_caught),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,7 +5,7 @@
  * timed invocations) with stdin and stdout on one end of a socketpair. Per
  * invoke ergon writes "invoke <seq>\n" and reads exactly one reply line:
  * "ok[ text]" is success, "err[ text]" a failed invocation, anything else a
- * protocol error. EOF means the child died; it is not restarted (a restart
+ * protocol error that stops the child. EOF means the child died; it is not restarted (a restart
  * would put its start-up inside a timed invocation), so every later invoke
  * fails at once with the cause. A timeout or a desynchronised stream kills
  * the child's process group for the same reason. Protocol:
@@ -171,6 +171,33 @@ static int pipe_invoke(struct ergon_workload *wl, struct ergon_err *err)
 	if (p->dead[0])
 		return ergon_err_set(err, ERGON_EIO, "--workload %s: %s", spec, p->dead);
 	uint64_t seq = ++p->seq;
+	/* Nothing may be waiting before a request: unrequested output (a start
+	 * banner, a second reply) would be taken for the next reply, and every
+	 * later latency would be off by one request while all still say ok. */
+	struct pollfd pre = {.fd = p->fd, .events = POLLIN};
+	if (poll(&pre, 1, 0) > 0) {
+		char junk[32];
+		ssize_t n = recv(p->fd, junk, sizeof(junk), MSG_DONTWAIT | MSG_PEEK);
+		if (n == 0) {
+			pipe_reap_after_eof(p, seq);
+			return ergon_err_set(err, ERGON_EIO, "--workload %s: %s", spec, p->dead);
+		}
+		if (n > 0) {
+			size_t shown = 0;
+			char txt[sizeof(junk) + 1];
+			for (ssize_t i = 0; i < n && junk[i] != '\n'; i++)
+				txt[shown++] = (junk[i] >= 0x20 && junk[i] < 0x7f) ? junk[i] : '?';
+			txt[shown] = '\0';
+			snprintf(
+			    why, sizeof(why),
+			    "the child wrote unrequested output before request %llu ('%s...'); the "
+			    "child was stopped: write only reply lines to stdout, diagnostics to "
+			    "stderr",
+			    (unsigned long long)seq, txt);
+			pipe_kill(p, why);
+			return ergon_err_set(err, ERGON_EPARSE, "--workload %s: %s", spec, why);
+		}
+	}
 	double deadline = p->timeout_s > 0 ? ergon_wl_now_s() + p->timeout_s : 0;
 	char req[40];
 	int reqlen = snprintf(req, sizeof(req), "invoke %llu\n", (unsigned long long)seq);
@@ -216,14 +243,23 @@ static int pipe_invoke(struct ergon_workload *wl, struct ergon_err *err)
 		}
 	}
 	if ((size_t)(nl - p->reply) + 1 != len) {
-		snprintf(why, sizeof(why),
-			 "the child sent more than one line for request %llu; it was stopped "
-			 "(one request, one reply line)",
-			 (unsigned long long)seq);
+		snprintf(
+		    why, sizeof(why),
+		    "the child sent more than one line for request %llu; the child was stopped "
+		    "(one request, one reply line)",
+		    (unsigned long long)seq);
 		pipe_kill(p, why);
 		return ergon_err_set(err, ERGON_EPARSE, "--workload %s: %s", spec, why);
 	}
 	*nl = '\0';
+	if (memchr(p->reply, '\0', (size_t)(nl - p->reply))) {
+		snprintf(why, sizeof(why),
+			 "reply %llu holds a NUL byte; replies are text lines ('ok ...' or "
+			 "'err ...'); the child was stopped",
+			 (unsigned long long)seq);
+		pipe_kill(p, why);
+		return ergon_err_set(err, ERGON_EPARSE, "--workload %s: %s", spec, why);
+	}
 	if (nl > p->reply && nl[-1] == '\r')
 		nl[-1] = '\0';
 	const char *r = p->reply;
@@ -233,12 +269,15 @@ static int pipe_invoke(struct ergon_workload *wl, struct ergon_err *err)
 		return ergon_err_set(err, ERGON_EIO,
 				     "--workload %s: invocation %llu failed: %.200s", spec,
 				     (unsigned long long)seq, r);
-	/* An unknown word is the child's bug, not a lost stream: fail this
-	 * invocation and keep the child. */
-	return ergon_err_set(err, ERGON_EPARSE,
-			     "--workload %s: reply %llu '%.80s' is neither 'ok ...' nor 'err ...'; "
-			     "see docs/internals/workloads.md for the protocol",
-			     spec, (unsigned long long)seq, r);
+	/* Anything else may be output that was not a reply (a banner, a log
+	 * line): the stream can no longer be matched to requests, so the child
+	 * goes, as for every other protocol error. */
+	snprintf(why, sizeof(why),
+		 "reply %llu '%.80s' is neither 'ok ...' nor 'err ...'; the child was stopped "
+		 "(see docs/internals/workloads.md for the protocol)",
+		 (unsigned long long)seq, r);
+	pipe_kill(p, why);
+	return ergon_err_set(err, ERGON_EPARSE, "--workload %s: %s", spec, why);
 wait_failed:
 	if (w == 0) {
 		snprintf(why, sizeof(why),
