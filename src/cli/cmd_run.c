@@ -120,10 +120,13 @@ static void print_summary(const json_t *r)
 		si(p99, sizeof(p99), num(fig, "latency.p99_s"), NAN, "s", 1);
 		printf("latency     : p50 %s, p95 %s, p99 %s\n", p50, p95, p99);
 		const json_t *tp = json_object_get(fig, "throughput");
+		double onset = num(tp, "onset_t_s");
 		if (json_is_true(json_object_get(tp, "throttled")))
-			printf("sustained   : THROTTLED from t=%.4gs, %.1f -> %.1f ops/s (%+.1f%% "
+			/* Whole seconds like the issue's "t=60s"; sub-10 s onsets
+			 * (short test runs) keep two significant digits. */
+			printf("sustained   : THROTTLED from t=%.*fs, %.1f -> %.1f ops/s (%+.1f%% "
 			       "throughput)\n",
-			       num(tp, "onset_t_s"), num(tp, "first_ops_per_s"),
+			       onset >= 10 ? 0 : 2, onset, num(tp, "first_ops_per_s"),
 			       num(tp, "tail_ops_per_s"), num(tp, "change_pct"));
 		else
 			printf("sustained   : STABLE, %.1f -> %.1f ops/s (%+.1f%% throughput)\n",

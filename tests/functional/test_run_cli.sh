@@ -119,6 +119,15 @@ awk '/"above_idle_j":/ { gsub(/[,]/, "", $2); if ($2 + 0 >= 0.024 && $2 + 0 < 1)
 awk '/"p50_s":/ { gsub(/[,]/, "", $2); if ($2 + 0 >= 0.01) found = 1 } END { exit !found }' "$TMP/work.json" \
   && ok "latency p50 >= work_s" || bad "latency below work_s"
 
+# Decimation: at most 100 embedded samples of ~850 (0.85 s at 1 kHz); the
+# exact integrals are embedded and the report still verifies.
+expect 0 "run with --max-embedded-samples 100" -- "$ERGON_BIN" run --device dut \
+  --workload builtin:spin,iters=20000 "${SHORT[@]}" --sample-hz 1000 --max-embedded-samples 100 \
+  --out "$TMP/dec.json"
+grep -q '"code": "run.samples_decimated"' "$TMP/dec.json" && ok "decimation issue" || bad "no decimation issue"
+grep -q '"decimation_factor":' "$TMP/dec.json" && ok "decimation factor recorded" || bad "no factor"
+expect 0 "decimated report verifies" -- "$ERGON_BIN" verify "$TMP/dec.json"
+
 expect 0 "energy-model --help" -- "$ERGON_BIN" energy-model --help
 contains "$OUT" "--allow-synthetic" "help mentions --allow-synthetic"
 expect 0 "run --help" -- "$ERGON_BIN" run --help
