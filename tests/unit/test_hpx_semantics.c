@@ -86,7 +86,10 @@ static void python_number_leniency(void **state)
 	json_t *r = parse("--- HPX_START ---\n--- HPX_ITER 0 ---\n"
 			  "\"Layer\",\"Op\",\"a\",\"b\",\"c\",\"d\",\"e\",\"overflow\"\n"
 			  " 3 ,123, 42 ,+7,1_000,1e3,1.5,yes\n"
-			  "4,\"A,B\",1,2,3,4,5,0\n--- HPX_END ---\n");
+			  "4,\"A,B\",1,2,3,4,5,0\n"
+			  /* Arabic-Indic 4 2 = 42; NBSP around 7; Devanagari 1 5 = 15 */
+			  "5,C,\xd9\xa4\xd9\xa2,\xc2\xa0" "7\xc2\xa0,\xe0\xa5\xa7\xe0\xa5\xab,1,1,0\n"
+			  "--- HPX_END ---\n");
 	assert_int_equal(json_integer_value(json_object_get(layer(r, 0), "id")), 3);
 	assert_int_equal(json_integer_value(json_object_get(layer(r, 0), "op")), 123);
 	assert_true(ctr(r, 0, "a") == 42.0);
@@ -98,6 +101,9 @@ static void python_number_leniency(void **state)
 	assert_true(json_is_true(json_object_get(r, "overflow_detected")));
 	assert_string_equal(json_string_value(json_object_get(layer(r, 1), "op")), "A,B");
 	assert_false(json_is_true(json_object_get(layer(r, 1), "overflow")));
+	assert_true(ctr(r, 2, "a") == 42.0);
+	assert_true(ctr(r, 2, "b") == 7.0);
+	assert_true(ctr(r, 2, "c") == 15.0);
 	json_decref(r);
 }
 

@@ -36,19 +36,20 @@ int hpx_lines_feed(struct hpx_lines *l, const char *data, size_t len, hpx_line_f
 /* Hands out a final unterminated line, if any. */
 int hpx_lines_finish(struct hpx_lines *l, hpx_line_fn fn, void *ctx);
 
-/* Python str.strip() on the ASCII whitespace it strips (space, \t \n \v \f
- * \r and \x1c-\x1f). Adjusts *s and *n. */
+/* Python str.strip(): the ASCII whitespace it strips (space, \t \n \v \f
+ * \r, \x1c-\x1f) and the Unicode spaces encoded in UTF-8 (U+0085, U+00A0,
+ * U+1680, U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000). Adjusts
+ * *s and *n. */
 void hpx_strip(const char **s, size_t *n);
 
-/* Python int(s) for str s (already stripped or not): optional sign, ASCII
- * digits with single '_' between digits, surrounding whitespace. Returns
- * true and the value (as the nearest double; *exact_i64 when it fits) on
- * success. Non-ASCII digits are refused (ergon is stricter; see
- * docs/PROTOCOL.md). */
+/* Python int(s) for str s: optional sign, decimal digits (any Unicode Nd
+ * digit, as Python) with single '_' between digits, surrounding whitespace.
+ * Returns true and the value (as the nearest double; *out_i64 when it fits)
+ * on success. */
 bool hpx_py_int(const char *s, size_t n, double *out, int64_t *out_i64, bool *fits_i64);
-/* Python float(s) restricted to finite decimal numbers: [sign] digits with
- * '_' separators, optional fraction, optional exponent. inf and nan are
- * refused (stricter). */
+/* Python float(s) restricted to finite numbers: [sign] digits with '_'
+ * separators, optional fraction, optional exponent. inf, nan and overflow
+ * to infinity are refused (stricter, see docs/PROTOCOL.md). */
 bool hpx_py_float(const char *s, size_t n, double *out);
 
 /* --- power terminal ------------------------------------------------------- */
