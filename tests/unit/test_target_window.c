@@ -3,6 +3,7 @@
  * frozen clock. Time advances only when the fake says so, so every count
  * below is worked out by hand. */
 #include "ergon/ert_hpx.h"
+#include "ergon/ert_profile.h"
 #include "ergon/ert_window.h"
 #include "test_support.h"
 
@@ -181,6 +182,27 @@ static void frozen_clock_is_bounded_and_refused(void **state)
 	assert_int_equal(r.elapsed_us, 0);
 }
 
+/* Heartbeats every M ms in the profile flow: 400 us per inference and a
+ * 1 ms period give one heartbeat, after the 3rd iteration (1200 us since
+ * the last one); the 4th and 5th reach only 400 and 800 us after it. */
+static void profile_heartbeat_every_ms(void **state)
+{
+	(void)state;
+	struct fake f = {.infer_us = 400};
+	struct ert_hal hal = hal_for(&f);
+	struct ert_workload w = {f_infer, &f};
+	static struct ert_layers L;
+	struct ert_profile_config cfg = {.iterations = 5, .heartbeat_every_ms = 1};
+	struct ert_profile_stats st;
+	assert_int_equal(ert_profile_run(&hal, &cfg, &w, &L, &st), ERT_OK);
+	const char *hb = strstr(f.out, "HPX_HEARTBEAT infer");
+	assert_non_null(hb);
+	assert_true(strncmp(hb, "HPX_HEARTBEAT infer iters=3\n", 28) == 0);
+	assert_null(strstr(hb + 1, "HPX_HEARTBEAT infer"));
+	assert_int_equal(st.profiled_iters, 5);
+	assert_int_equal(st.profiled_us, 2000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -189,6 +211,7 @@ int main(void)
 	    cmocka_unit_test(trace_prints_a_line_per_iteration),
 	    cmocka_unit_test(drain_wait_is_bounded_and_reported),
 	    cmocka_unit_test(frozen_clock_is_bounded_and_refused),
+	    cmocka_unit_test(profile_heartbeat_every_ms),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
