@@ -2,17 +2,17 @@
  * go through the same engines a real capture goes through (capture
  * pipeline, HPX parser, firmware facts from the captured log, gated
  * engine, power section), and the issues they raise are collected. */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
 #include "ergon/analyze.h"
 #include "ergon/fileio.h"
 #include "ergon/hpx.h"
 #include "ergon/hpx_capture.h"
 #include "ergon/issues.h"
 #include "ergon/sim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 /* The simulated windows are 20 ms; the engine's default floor (1 s) is for
  * real benches. Glitches are 100 us packets, well below this. */
@@ -54,7 +54,7 @@ static int capture(const struct ergon_sim_result *r, struct ergon_hpx_parser *p,
 	int rc = ergon_file_write_atomic(in, r->stream, r->stream_len, 0, err);
 	if (rc == 0) {
 		struct ergon_hpx_capture_opts o = {
-			.transport = spec, .log_path = log, .timeout_s = 30.0, .heartbeat_s = 0.0};
+		    .transport = spec, .log_path = log, .timeout_s = 30.0, .heartbeat_s = 0.0};
 		rc = ergon_hpx_capture(&o, p, &res, err);
 	}
 	if (rc == 0)
@@ -94,9 +94,9 @@ static int profile_issues(const struct ergon_sim_result *r, json_t *issues, json
 		 * power section runs them (src/engines/gated/power_report.c). */
 		if (facts.have_clean_window)
 			ergon_clean_window_check_counts(
-				facts.clean_stalled_iters, facts.clean_partial_iters, 0,
-				facts.have_clean_count ? facts.clean_infer_count : 0,
-				facts.clean_ref_cycles, issues);
+			    facts.clean_stalled_iters, facts.clean_partial_iters, 0,
+			    facts.have_clean_count ? facts.clean_infer_count : 0,
+			    facts.clean_ref_cycles, issues);
 		if (facts.have_rate_probe)
 			ergon_clean_window_rate_check(facts.system_clock_hz, facts.rate_probe_us,
 						      facts.rate_probe_cycles, issues);
@@ -110,8 +110,8 @@ static int profile_issues(const struct ergon_sim_result *r, json_t *issues, json
 	return rc;
 }
 
-static int power_issues(const struct ergon_sim_result *r, double reference_avg_us,
-			json_t *issues, json_t **out, struct ergon_err *err)
+static int power_issues(const struct ergon_sim_result *r, double reference_avg_us, json_t *issues,
+			json_t **out, struct ergon_err *err)
 {
 	struct ergon_power_facts facts;
 	struct ergon_gated *g = NULL;
@@ -167,8 +167,8 @@ int ergon_sim_host_issues(const struct ergon_sim_result *res, double reference_a
 	if (detail != NULL)
 		*detail = NULL;
 	int rc = res->flow == ERGON_SIM_FLOW_PROFILE
-			 ? profile_issues(res, list, detail, err)
-			 : power_issues(res, reference_avg_us, list, detail, err);
+		     ? profile_issues(res, list, detail, err)
+		     : power_issues(res, reference_avg_us, list, detail, err);
 	if (rc != 0) {
 		json_decref(list);
 		return rc;

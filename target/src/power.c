@@ -1,8 +1,7 @@
 /* The dedicated power flow and its terminal record. */
-#include "ergon/ert_power.h"
-
 #include "ergon/ert_fmt.h"
 #include "ergon/ert_hpx.h"
+#include "ergon/ert_power.h"
 
 /* The record lives at a fixed symbol so a debug probe can read it even when
  * there is no transport (the power build). Not static on purpose. */
@@ -134,8 +133,7 @@ int ert_power_run(const struct ert_hal *hal, const struct ert_power_config *cfg,
 	static struct ert_ina228 ina;
 	struct ert_window_result w = {0};
 	uint32_t waited_us = 0;
-	struct gate_ctx g = {&cfg->sync, hal, t,
-			     cfg->source == ERT_SOURCE_INA228 ? &ina : NULL};
+	struct gate_ctx g = {&cfg->sync, hal, t, cfg->source == ERT_SOURCE_INA228 ? &ina : NULL};
 	const struct ert_window_edges edges = {gate_open, gate_close, &g};
 	int rc = ERT_OK;
 

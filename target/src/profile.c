@@ -3,9 +3,8 @@
 #ifdef ERT_POWER_BUILD
 #error "profile.c needs the transport; it is not part of the power build"
 #endif
-#include "ergon/ert_profile.h"
-
 #include "ergon/ert_hpx.h"
+#include "ergon/ert_profile.h"
 
 /* The first problem with a configuration, as a line for the host. */
 struct why {
@@ -13,8 +12,7 @@ struct why {
 	const char *name; /* a preset, when it is about one */
 };
 
-static int check(const struct ert_profile_config *cfg, const struct ert_hal *hal,
-		 struct why *why)
+static int check(const struct ert_profile_config *cfg, const struct ert_hal *hal, struct why *why)
 {
 	if (hal->write == NULL || hal->clock_us == NULL || hal->delay_us == NULL) {
 		why->what = "the board lacks a transport, window clock or delay_us";
@@ -146,7 +144,8 @@ static int metadata(struct ert_hpx *e, const struct ert_profile_config *cfg,
 	if (rc == ERT_OK)
 		rc = ert_hpx_meta_u(e, ERT_KEY_SYSTEM_CLOCK_HZ, hal->core_clock_hz);
 	if (rc == ERT_OK)
-		rc = ert_hpx_meta_s(e, ERT_KEY_CYCLE_COUNTER, L->have_cycles ? "present" : "missing");
+		rc = ert_hpx_meta_s(e, ERT_KEY_CYCLE_COUNTER,
+				    L->have_cycles ? "present" : "missing");
 	if (rc == ERT_OK)
 		rc = ert_hpx_meta_s(e, ERT_KEY_PMU, L->have_pmu ? "present" : "missing");
 	if (rc == ERT_OK && cfg->clock_note != NULL)
@@ -230,9 +229,9 @@ static int clean_window(struct ert_hpx *e, const struct ert_hal *hal,
 	if (rc != ERT_OK)
 		return rc;
 	rc = ert_hpx_heartbeat(e, HPX_HB_CLEAN_WINDOW_END, HPX_HB_KEY_ITERS, w->completed);
-	const char *mode = cfg->window.busy_loop ? "busy_loop"
+	const char *mode = cfg->window.busy_loop		  ? "busy_loop"
 			   : cfg->window.mode == ERT_WINDOW_FIXED ? "fixed"
-								   : "auto";
+								  : "auto";
 	if (rc == ERT_OK)
 		rc = ert_hpx_meta_s(e, ERT_KEY_WINDOW_MODE, mode);
 	if (rc == ERT_OK)
@@ -262,7 +261,8 @@ static int clean_window(struct ert_hpx *e, const struct ert_hal *hal,
 	if (rc == ERT_OK && cfg->window.drain_wait_max_us > 0) {
 		rc = ert_hpx_meta_u(e, ERT_KEY_DRAIN_WAIT_US, w->drain_waited_us);
 		if (rc == ERT_OK)
-			rc = ert_hpx_meta_u(e, ERT_KEY_DRAIN_TIMED_OUT, (uint64_t)w->drain_timed_out);
+			rc = ert_hpx_meta_u(e, ERT_KEY_DRAIN_TIMED_OUT,
+					    (uint64_t)w->drain_timed_out);
 	}
 	if (rc == ERT_OK && cfg->window.trace)
 		rc = ert_hpx_meta_u(e, ERT_KEY_CLEAN_TRACE, 1);

@@ -8,9 +8,11 @@
  * hpx), a small reader here stands in for it. Everything is bounded by
  * timeouts; the whole test takes about a second.
  */
+#include "test_support.h"
+
 #include <errno.h>
-#include <jansson.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,8 +24,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-#include "test_support.h"
 
 #define QEMU_TIMEOUT_S 30
 
@@ -328,7 +328,8 @@ static void profile_build_through_ergon_capture(void **state)
 			      "--timeout", "20", "--heartbeat-timeout", "10", NULL);
 	int qemu_rc = reap_qemu(pid, t0);
 	if (rc != 0)
-		fail_msg("ergon capture exited %d:\n%s\n%s", rc, cout ? cout : "", cerr ? cerr : "");
+		fail_msg("ergon capture exited %d:\n%s\n%s", rc, cout ? cout : "",
+			 cerr ? cerr : "");
 	assert_int_equal(qemu_rc, 0);
 	char *path = ts_strf("%s/summary.json", out);
 	json_error_t je;
@@ -348,8 +349,8 @@ static void profile_build_through_ergon_capture(void **state)
 		assert_string_equal(json_string_value(json_object_get(l, "op")), ops[i]);
 		/* No cycle counter under QEMU: the host shows none, not zero. */
 		assert_true(json_is_null(json_object_get(l, "cycles")));
-		assert_true(json_number_value(json_object_get(json_object_get(l, "counters"),
-							      "window_us")) > 0);
+		assert_true(json_number_value(
+				json_object_get(json_object_get(l, "counters"), "window_us")) > 0);
 	}
 	json_t *meta = json_object_get(prof, "meta");
 	assert_int_equal(json_integer_value(json_object_get(meta, "profiled_infer_count")), 3);
@@ -388,9 +389,9 @@ static void power_build_is_silent_and_exits_ok(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(profile_build_streams_hpx),
-		cmocka_unit_test(profile_build_through_ergon_capture),
-		cmocka_unit_test(power_build_is_silent_and_exits_ok),
+	    cmocka_unit_test(profile_build_streams_hpx),
+	    cmocka_unit_test(profile_build_through_ergon_capture),
+	    cmocka_unit_test(power_build_is_silent_and_exits_ok),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

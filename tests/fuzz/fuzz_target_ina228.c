@@ -4,11 +4,11 @@
  * its invariants: negative CHARGE is clamped to 0 (never wrapped), the
  * overflow flag is exactly DIAG_ALRT's ENERGYOF|CHARGEOF|MATHOF, VBUS fits
  * its 20 bits. The first input byte picks the shunt/current plan. */
+#include "ergon/ert_ina228.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
-
-#include "ergon/ert_ina228.h"
 
 struct bus {
 	const uint8_t *data;

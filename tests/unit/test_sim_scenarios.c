@@ -14,15 +14,15 @@
  * and the test asserts the exact set of issue codes the host reports. The
  * reference inference time is the baseline profile boot's 1000 us.
  */
-#include <math.h>
-#include <stdarg.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "ergon/issues.h"
 #include "ergon/sim.h"
 #include "ergon/wire.h"
 #include "test_support.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
 
 static struct ergon_sim_result run(const char *name)
 {
@@ -102,7 +102,8 @@ static void baseline_profile(void **state)
 	assert_true(has_line(s, "HPX_PMU=missing"));
 	assert_true(has_line(s, "HPX_CYCLE_COUNTER=present"));
 	assert_true(has_line(s, "--- HPX_ITER 2 ---"));
-	assert_true(has_line(s, "\"Layer\",\"Op\",\"window_us\",\"ARM_PMU_CPU_CYCLES\",\"overflow\""));
+	assert_true(
+	    has_line(s, "\"Layer\",\"Op\",\"window_us\",\"ARM_PMU_CPU_CYCLES\",\"overflow\""));
 	assert_true(has_line(s, "0,CONV_2D,500,48000,0"));
 	assert_true(has_line(s, "1,DEPTHWISE_CONV_2D,250,24000,0"));
 	assert_true(has_line(s, "2,FULLY_CONNECTED,250,24000,0"));
@@ -375,10 +376,10 @@ static void ina228_bringup_failures(void **state)
 		const char *name;
 		int status;
 	} cases[] = {
-		/* Host: power.terminal_incomplete for each. */
-		{"ina228_wrong_id", ERT_E_INA228_ID},
-		{"ina228_shunt_cal_zero", ERT_E_SHUNT_CAL_READBACK},
-		{"ina228_shunt_cal_nack", ERT_E_SHUNT_CAL_WRITE},
+	    /* Host: power.terminal_incomplete for each. */
+	    {"ina228_wrong_id", ERT_E_INA228_ID},
+	    {"ina228_shunt_cal_zero", ERT_E_SHUNT_CAL_READBACK},
+	    {"ina228_shunt_cal_nack", ERT_E_SHUNT_CAL_WRITE},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct ergon_sim_result r = run(cases[i].name);
@@ -521,27 +522,27 @@ static void every_scenario_is_deterministic(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(unknown_scenario_names_the_choices),
-		cmocka_unit_test(baseline_profile),
-		cmocka_unit_test(baseline_power_lockstep),
-		cmocka_unit_test(baseline_ina228),
-		cmocka_unit_test(stalled_counter),
-		cmocka_unit_test(slow_counter),
-		cmocka_unit_test(uniform_slowdown),
-		cmocka_unit_test(frozen_window_clock),
-		cmocka_unit_test(hfrc_drift),
-		cmocka_unit_test(gate_never_falls),
-		cmocka_unit_test(gate_glitches),
-		cmocka_unit_test(go_never_arrives),
-		cmocka_unit_test(lost_terminal_record),
-		cmocka_unit_test(ina228_bringup_failures),
-		cmocka_unit_test(ina228_reversed_sense),
-		cmocka_unit_test(ina228_accumulator_overflow),
-		cmocka_unit_test(transport_bytes_dropped),
-		cmocka_unit_test(transport_write_fails),
-		cmocka_unit_test(pmu_presets),
-		cmocka_unit_test(pmu_counter_overflow),
-		cmocka_unit_test(every_scenario_is_deterministic),
+	    cmocka_unit_test(unknown_scenario_names_the_choices),
+	    cmocka_unit_test(baseline_profile),
+	    cmocka_unit_test(baseline_power_lockstep),
+	    cmocka_unit_test(baseline_ina228),
+	    cmocka_unit_test(stalled_counter),
+	    cmocka_unit_test(slow_counter),
+	    cmocka_unit_test(uniform_slowdown),
+	    cmocka_unit_test(frozen_window_clock),
+	    cmocka_unit_test(hfrc_drift),
+	    cmocka_unit_test(gate_never_falls),
+	    cmocka_unit_test(gate_glitches),
+	    cmocka_unit_test(go_never_arrives),
+	    cmocka_unit_test(lost_terminal_record),
+	    cmocka_unit_test(ina228_bringup_failures),
+	    cmocka_unit_test(ina228_reversed_sense),
+	    cmocka_unit_test(ina228_accumulator_overflow),
+	    cmocka_unit_test(transport_bytes_dropped),
+	    cmocka_unit_test(transport_write_fails),
+	    cmocka_unit_test(pmu_presets),
+	    cmocka_unit_test(pmu_counter_overflow),
+	    cmocka_unit_test(every_scenario_is_deterministic),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
