@@ -10,6 +10,7 @@
 #define ERGON_ISSUES_H
 
 #include <jansson.h>
+#include <stddef.h>
 
 #include "ergon/error.h"
 
@@ -45,6 +46,8 @@ enum ergon_integrity {
 	X("run.samples_decimated", ERGON_SEV_INFO, "the embedded power series is decimated")       \
 	X("run.throttled", ERGON_SEV_WARNING, "sustained throughput regressed (throttle onset)")   \
 	X("run.release_overrun", ERGON_SEV_WARNING, "periodic invocations overran their period")   \
+	X("run.samples_rejected", ERGON_SEV_WARNING,                                                \
+	  "instrument readings refused: non-finite, or time not increasing")                      \
 	/* --- pmu: HPX profile streams (engines/hpx) --- */                                         \
 	X("pmu.missing", ERGON_SEV_ERROR, "the stream holds no PMU profile data")                  \
 	X("pmu.incomplete", ERGON_SEV_WARNING,                                                     \
@@ -71,8 +74,6 @@ enum ergon_integrity {
 	  "no line arrived within the heartbeat limit")                                         \
 	X("capture.lossy", ERGON_SEV_WARNING,                                                      \
 	  "the link lost or mangled data (SWO overflow or malformed packets): diagnostic only") \
-	X("run.samples_rejected", ERGON_SEV_WARNING,                                                \
-	  "instrument readings refused: non-finite, or time not increasing")                      \
 	/* --- instrument: drivers --- */                                                          \
 	X("instrument.averaged_power", ERGON_SEV_WARNING,                                          \
 	  "power comes from an averaged reading and the window is short against its period")    \
@@ -116,6 +117,9 @@ enum ergon_integrity {
 
 /* Severity of a registered code; 0 if the code is not registered. */
 ERGON_API int ergon_issue_severity(const char *code);
+/* The i-th registered code (0-based) with its severity and meaning; NULL
+ * past the end. For listings and the registry/docs consistency test. */
+ERGON_API const char *ergon_issue_code_at(size_t i, int *severity, const char **meaning);
 /* "info" / "warning" / "error". */
 ERGON_API const char *ergon_severity_name(int severity);
 /* "valid" / "degraded" / "invalid". */

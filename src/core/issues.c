@@ -25,6 +25,17 @@ int ergon_issue_severity(const char *code)
 	return 0;
 }
 
+const char *ergon_issue_code_at(size_t i, int *severity, const char **meaning)
+{
+	if (i >= sizeof(issue_defs) / sizeof(issue_defs[0]))
+		return NULL;
+	if (severity)
+		*severity = issue_defs[i].severity;
+	if (meaning)
+		*meaning = issue_defs[i].meaning;
+	return issue_defs[i].code;
+}
+
 const char *ergon_severity_name(int severity)
 {
 	switch (severity) {
