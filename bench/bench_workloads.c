@@ -104,7 +104,10 @@ int main(int argc, char **argv)
 	double spawn_ns = (now_s() - t0) / (double)n_proc * 1e9;
 	double command_ns = per_invoke_ns("command:true", n_proc);
 	double pipe_ns = per_invoke_ns("pipe:sed -u s/.*/ok/", 20000);
-	if (plugin_ns < 0 || spin_ns < 0 || command_ns < 0 || pipe_ns < 0)
+	char cspec[4200];
+	snprintf(cspec, sizeof(cspec), "pipe:%s/examples/pipe_child/ergon_pipe_child 0", build);
+	double cpipe_ns = per_invoke_ns(cspec, 20000);
+	if (plugin_ns < 0 || spin_ns < 0 || command_ns < 0 || pipe_ns < 0 || cpipe_ns < 0)
 		return 1;
 
 	printf("direct plugin call          : %10.1f ns/invoke (baseline)\n", direct_ns);
@@ -120,6 +123,8 @@ int main(int argc, char **argv)
 	       command_ns / spawn_ns);
 	printf("pipe:sed -u s/.*/ok/        : %10.1f ns/invoke (%.3fx command:true)\n", pipe_ns,
 	       pipe_ns / command_ns);
+	printf("pipe:ergon_pipe_child 0     : %10.1f ns/invoke (%.3fx command:true)\n", cpipe_ns,
+	       cpipe_ns / command_ns);
 	/* The builtin work is not optimised away: 10x the iterations or bytes
 	 * must cost ~10x the time. */
 	double spin5 = per_invoke_ns("builtin:spin,iters=100000", 200);

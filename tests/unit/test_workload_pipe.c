@@ -220,6 +220,23 @@ static void output_between_requests_is_caught(void **state)
 	free(dir);
 }
 
+static void c_helper_child(void **state)
+{
+	(void)state;
+	/* The example C child (examples/pipe_child) with N=8: 50 requests,
+	 * 50 ok replies, reaped at close. */
+	const char *b = getenv("ERGON_BUILD_DIR");
+	assert_non_null(b);
+	char *spec = ts_strf("pipe:%s/examples/pipe_child/ergon_pipe_child 8", b);
+	struct ergon_workload *wl = open_pipe(spec, 5.0);
+	struct ergon_err err = {0};
+	for (int i = 0; i < 50; i++)
+		assert_int_equal(ergon_workload_invoke(wl, &err), 0);
+	ergon_workload_close(wl);
+	assert_no_children();
+	free(spec);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -234,6 +251,7 @@ int main(void)
 	    cmocka_unit_test(overlong_reply),
 	    cmocka_unit_test(unrequested_output_stops_child),
 	    cmocka_unit_test(output_between_requests_is_caught),
+	    cmocka_unit_test(c_helper_child),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

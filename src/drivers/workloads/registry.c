@@ -9,11 +9,11 @@ extern const struct ergon_workload_driver ergon_workload_pipe;
 extern const struct ergon_workload_driver ergon_workload_plugin;
 
 static const struct ergon_workload_driver *const drivers[] = {
-    &ergon_workload_builtin,
-    &ergon_workload_command,
-    &ergon_workload_pipe,
-    &ergon_workload_plugin,
-    NULL, /* sentinel: keep last */
+	&ergon_workload_builtin,
+	&ergon_workload_command,
+	&ergon_workload_pipe,
+	&ergon_workload_plugin,
+	NULL, /* sentinel: keep last */
 };
 
 const struct ergon_workload_driver *const *ergon_workload_drivers(size_t *count)

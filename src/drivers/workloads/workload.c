@@ -1,9 +1,9 @@
 /* Workload wrappers: lookup by spec and lifecycle. */
-#include "ergon/workload.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "ergon/workload.h"
 
 int ergon_workload_open(const char *spec, const struct ergon_workload_options *opts,
 			struct ergon_workload **out, struct ergon_err *err)

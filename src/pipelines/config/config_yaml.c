@@ -208,6 +208,50 @@ static int yaml_problem(const char *name, const yaml_parser_t *p, struct ergon_e
 			     p->context ? p->context : "");
 }
 
+/* Nesting deeper than this cannot be a configuration (the deepest key is
+ * three mappings down) and is refused before libyaml's document loader
+ * sees it: its scanner is quadratic in the flow nesting depth, so a few
+ * hundred kilobytes of "[[[[..." would take minutes. */
+#define NESTING_MAX 16
+
+/* First pass over the events only: stop at the first node nested deeper
+ * than NESTING_MAX. Syntax errors are left to the loader's pass, which
+ * reports them the same way. */
+static int check_nesting(const char *name, const char *text, size_t len, struct ergon_err *err)
+{
+	yaml_parser_t parser;
+	if (!yaml_parser_initialize(&parser))
+		return ergon_err_set(err, ERGON_ENOMEM, "%s: cannot initialise the YAML parser",
+				     name);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	int depth = 0, rc = 0;
+	for (;;) {
+		yaml_event_t ev;
+		if (!yaml_parser_parse(&parser, &ev))
+			break;
+		yaml_event_type_t t = ev.type;
+		unsigned long line = (unsigned long)ev.start_mark.line + 1;
+		unsigned long col = (unsigned long)ev.start_mark.column + 1;
+		yaml_event_delete(&ev);
+		if (t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT) {
+			if (++depth > NESTING_MAX) {
+				rc = ergon_err_set(
+				    err, ERGON_ECONFIG,
+				    "%s:%lu:%lu: nested more than %d levels deep; a "
+				    "configuration has at most 3 (section, group, key)",
+				    name, line, col, NESTING_MAX);
+				break;
+			}
+		} else if (t == YAML_SEQUENCE_END_EVENT || t == YAML_MAPPING_END_EVENT) {
+			depth--;
+		} else if (t == YAML_STREAM_END_EVENT) {
+			break;
+		}
+	}
+	yaml_parser_delete(&parser);
+	return rc;
+}
+
 int ergon_config_load_yaml(struct ergon_config *cfg, const char *name, const char *text, size_t len,
 			   struct ergon_err *err)
 {
@@ -231,6 +275,11 @@ int ergon_config_load_yaml(struct ergon_config *cfg, const char *name, const cha
 	if (tmp == NULL)
 		return ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", name);
 	*tmp = *cfg;
+	rc = check_nesting(name, text, len, err);
+	if (rc) {
+		free(tmp);
+		return rc;
+	}
 	if (!yaml_parser_initialize(&parser)) {
 		free(tmp);
 		return ergon_err_set(err, ERGON_ENOMEM, "%s: cannot initialise the YAML parser",
