@@ -43,6 +43,9 @@ struct ergon_transport_driver {
 	/* True when the link lost or mangled data (the capture is diagnostic). */
 	bool (*lossy)(const struct ergon_transport *t);
 	void (*close)(struct ergon_transport *t);
+	/* Optional, for transports that decode (SWO): write every raw byte read
+	 * to fd before decoding, so a decoder fault loses nothing. */
+	int (*set_raw_sink)(struct ergon_transport *t, int fd);
 };
 
 /* Every transport begins with this header so the generic calls can
@@ -61,6 +64,11 @@ ERGON_API json_t *ergon_transport_stats(const struct ergon_transport *t);
 ERGON_API bool ergon_transport_lossy(const struct ergon_transport *t);
 /* NULL is a no-op. */
 ERGON_API void ergon_transport_close(struct ergon_transport *t);
+/* True when the transport decodes its link and can keep the raw bytes. */
+ERGON_API bool ergon_transport_has_raw(const struct ergon_transport *t);
+/* Give a decoding transport a file descriptor for its raw bytes (the
+ * caller keeps ownership of fd). ERGON_ENOTSUP for plain byte transports. */
+ERGON_API int ergon_transport_set_raw_sink(struct ergon_transport *t, int fd);
 
 /* --- ITM (SWO) decoding, exposed for tests and tools -------------------- */
 struct ergon_itm {

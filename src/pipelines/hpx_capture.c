@@ -63,6 +63,9 @@ int ergon_hpx_capture(const struct ergon_hpx_capture_opts *o, struct ergon_hpx_p
 		return rc;
 	int flags = O_WRONLY | O_CREAT | O_CLOEXEC |
 		    ((o->write_flags & ERGON_WRITE_FORCE) ? O_TRUNC : O_EXCL);
+	int raw_fd = -1;
+	char raw_path[4096] = "";
+	unsigned char *buf = NULL;
 	int fd = open(o->log_path, flags, 0644);
 	if (fd < 0) {
 		rc = ergon_err_errno(err, errno, "%s: cannot create the capture log%s", o->log_path,
@@ -70,7 +73,19 @@ int ergon_hpx_capture(const struct ergon_hpx_capture_opts *o, struct ergon_hpx_p
 		ergon_transport_close(t);
 		return rc;
 	}
-	unsigned char *buf = malloc(CHUNK);
+	/* A decoding link (SWO) also keeps its raw bytes, beside the log. */
+	if (ergon_transport_has_raw(t)) {
+		snprintf(raw_path, sizeof(raw_path), "%s.raw", o->log_path);
+		raw_fd = open(raw_path, flags, 0644);
+		if (raw_fd < 0) {
+			rc = ergon_err_errno(err, errno, "%s: cannot create the raw trace log%s",
+					     raw_path,
+					     errno == EEXIST ? " (exists; use --force)" : "");
+			goto done;
+		}
+		ergon_transport_set_raw_sink(t, raw_fd);
+	}
+	buf = malloc(CHUNK);
 	res->issues = json_array();
 	if (!buf || !res->issues) {
 		rc = ergon_err_set(err, ERGON_ENOMEM, "capture: out of memory");
@@ -158,13 +173,21 @@ int ergon_hpx_capture(const struct ergon_hpx_capture_opts *o, struct ergon_hpx_p
 	if (res->lossy)
 		ergon_issue_add(res->issues, "capture.lossy", json_deep_copy(link),
 				"the link lost or mangled data; the profile is diagnostic only");
+	if (raw_fd >= 0 && fsync(raw_fd) != 0 && errno != EINVAL) {
+		rc = ergon_err_errno(err, errno, "%s: cannot flush the raw trace log", raw_path);
+		goto done;
+	}
 	res->details =
 	    json_pack("{s:s, s:s, s:I, s:f, s:s, s:o}", "transport", o->transport, "log",
 		      o->log_path, "bytes", (json_int_t)res->bytes, "elapsed_s", res->elapsed_s,
 		      "end", res->complete ? "sentinel" : end, "link", link ? link : json_null());
+	if (res->details && raw_fd >= 0)
+		json_object_set_new(res->details, "raw_log", json_string(raw_path));
 	rc = 0;
 done:
 	free(buf);
+	if (raw_fd >= 0)
+		close(raw_fd);
 	close(fd);
 	ergon_transport_close(t);
 	return rc;

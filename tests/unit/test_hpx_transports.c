@@ -496,6 +496,17 @@ static void swo_capture_is_diagnostic_when_lossy(void **state)
 		assert_int_equal(cr.lossy, lossy);
 		assert_int_equal(ergon_issue_has(cr.issues, "capture.lossy"), lossy);
 		assert_log_is_prefix(log, data, len);
+		/* The raw ITM bytes are kept beside the decoded log: the capture
+		 * stops at END, so the raw log is a prefix of the trace file. */
+		char *raw = ts_strf("%s.raw", log);
+		size_t rlen = 0;
+		char *rgot = ts_read_file(raw, &rlen);
+		assert_non_null(rgot);
+		assert_true(rlen > 0 && rlen <= elen);
+		assert_memory_equal(rgot, enc, rlen);
+		assert_string_equal(json_string_value(json_object_get(cr.details, "raw_log")), raw);
+		free(rgot);
+		free(raw);
 		ergon_hpx_capture_result_cleanup(&cr);
 		json_decref(res);
 		free(trace);

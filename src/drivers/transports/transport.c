@@ -62,3 +62,13 @@ void ergon_transport_close(struct ergon_transport *t)
 	if (t)
 		t->drv->close(t);
 }
+
+bool ergon_transport_has_raw(const struct ergon_transport *t)
+{
+	return t->drv->set_raw_sink != NULL;
+}
+
+int ergon_transport_set_raw_sink(struct ergon_transport *t, int fd)
+{
+	return t->drv->set_raw_sink ? t->drv->set_raw_sink(t, fd) : ERGON_ENOTSUP;
+}

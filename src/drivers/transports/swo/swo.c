@@ -24,6 +24,7 @@ struct swo_t {
 	struct ergon_itm itm;
 	unsigned char raw[RAW_CHUNK];
 	unsigned long long raw_bytes;
+	int raw_fd; /* raw trace copy, -1 when none (not owned) */
 };
 
 static int swo_open(const char *arg, struct ergon_transport **out, struct ergon_err *err)
@@ -34,6 +35,7 @@ static int swo_open(const char *arg, struct ergon_transport **out, struct ergon_
 	struct swo_t *s = calloc(1, sizeof(*s));
 	if (!s)
 		return ergon_err_set(err, ERGON_ENOMEM, "transport swo: out of memory");
+	s->raw_fd = -1;
 	int rc = 0;
 	if (strncmp(arg, "tcp:", 4) == 0) {
 		rc = ergon_socket_connect_tcp(arg + 4, s->what, sizeof(s->what), &s->fd, err);
@@ -63,6 +65,16 @@ static int swo_read(struct ergon_transport *t, void *buf, size_t cap, int timeou
 	if (rc)
 		return rc;
 	s->raw_bytes += n;
+	/* The raw trace first: a decoder fault must not lose it. */
+	for (size_t off = 0; s->raw_fd >= 0 && off < n;) {
+		ssize_t w = write(s->raw_fd, s->raw + off, n - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return ergon_err_errno(err, errno, "%s: cannot write the raw trace log",
+					       s->what);
+		off += (size_t)w;
+	}
 	*got = ergon_itm_decode(&s->itm, s->raw, n, buf, cap);
 	return 0;
 }
@@ -82,6 +94,12 @@ static bool swo_lossy(const struct ergon_transport *t)
 	return s->itm.overflows || s->itm.malformed;
 }
 
+static int swo_set_raw_sink(struct ergon_transport *t, int fd)
+{
+	((struct swo_t *)t)->raw_fd = fd;
+	return 0;
+}
+
 static void swo_close(struct ergon_transport *t)
 {
 	struct swo_t *s = (struct swo_t *)t;
@@ -97,4 +115,5 @@ const struct ergon_transport_driver ergon_transport_swo = {
     .stats = swo_stats,
     .lossy = swo_lossy,
     .close = swo_close,
+    .set_raw_sink = swo_set_raw_sink,
 };
