@@ -9,6 +9,7 @@
  * timeouts; the whole test takes about a second.
  */
 #include <errno.h>
+#include <jansson.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -47,6 +48,41 @@ static char *firmware(const char *which)
 	if (stat(p, &st) != 0)
 		fail_msg("%s is missing: the arm build (gcc-arm-none-eabi) must run first", p);
 	return p;
+}
+
+static pid_t start_qemu(const char *elf, const char *sock, const char *log)
+{
+	char *chardev = ts_strf("socket,id=u0,path=%s,server=on,wait=on", sock);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execlp("qemu-system-arm", "qemu-system-arm", "-M", "mps3-an547", "-nographic",
+		       "-monitor", "none", "-semihosting-config", "enable=on,target=native",
+		       "-icount", "shift=4,sleep=off,align=off", "-chardev", chardev, "-serial",
+		       "chardev:u0", "-kernel", elf, (char *)NULL);
+		_exit(127);
+	}
+	free(chardev);
+	return pid;
+}
+
+/* Wait (bounded) for QEMU to exit; its exit code or -1 (killed). */
+static int reap_qemu(pid_t pid, double t0)
+{
+	int status = 0;
+	while (now_s() - t0 < QEMU_TIMEOUT_S) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+		usleep(10000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return -1;
 }
 
 static struct capture boot(const char *elf)
@@ -249,6 +285,72 @@ static void profile_build_streams_hpx(void **state)
 	free(elf);
 }
 
+/* The same boot captured by the host's own `ergon capture --transport
+ * unix:PATH`, which parses the stream and writes summary.json. */
+static void profile_build_through_ergon_capture(void **state)
+{
+	(void)state;
+	char *elf = firmware("profile");
+	char *dir = ts_tmpdir();
+	char *sock = ts_strf("%s/uart0.sock", dir);
+	char *log = ts_strf("%s/qemu.log", dir);
+	char *out = ts_strf("%s/run", dir);
+	char *spec = ts_strf("unix:%s", sock);
+	double t0 = now_s();
+	pid_t pid = start_qemu(elf, sock, log);
+	/* The capture connects as a client: wait for QEMU's listening socket. */
+	struct stat st;
+	while (stat(sock, &st) != 0 && now_s() - t0 < 10.0)
+		usleep(20000);
+	char *cout = NULL, *cerr = NULL;
+	int rc = ts_run_ergon(&cout, &cerr, "capture", "--transport", spec, "--out", out,
+			      "--timeout", "20", "--heartbeat-timeout", "10", NULL);
+	int qemu_rc = reap_qemu(pid, t0);
+	if (rc != 0)
+		fail_msg("ergon capture exited %d:\n%s\n%s", rc, cout ? cout : "", cerr ? cerr : "");
+	assert_int_equal(qemu_rc, 0);
+	char *path = ts_strf("%s/summary.json", out);
+	json_error_t je;
+	json_t *sum = json_load_file(path, 0, &je);
+	assert_non_null(sum);
+	json_t *prof = json_object_get(sum, "profile");
+	/* Complete, valid, no issues: nothing was lost over the socket. */
+	assert_true(json_is_true(json_object_get(prof, "complete")));
+	assert_string_equal(json_string_value(json_object_get(sum, "integrity")), "valid");
+	assert_int_equal(json_array_size(json_object_get(sum, "issues")), 0);
+	json_t *layers = json_object_get(prof, "layers");
+	assert_int_equal(json_array_size(layers), 4);
+	static const char *const ops[4] = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED",
+					   "SOFTMAX"};
+	for (size_t i = 0; i < 4; i++) {
+		json_t *l = json_array_get(layers, i);
+		assert_string_equal(json_string_value(json_object_get(l, "op")), ops[i]);
+		/* No cycle counter under QEMU: the host shows none, not zero. */
+		assert_true(json_is_null(json_object_get(l, "cycles")));
+		assert_true(json_number_value(json_object_get(json_object_get(l, "counters"),
+							      "window_us")) > 0);
+	}
+	json_t *meta = json_object_get(prof, "meta");
+	assert_int_equal(json_integer_value(json_object_get(meta, "profiled_infer_count")), 3);
+	assert_int_equal(json_integer_value(json_object_get(meta, "system_clock_hz")), 32000000);
+	json_decref(sum);
+	free(path);
+	free(cout);
+	free(cerr);
+	unlink(sock);
+	unlink(log);
+	char *cmd = ts_strf("%s/capture.log", out);
+	unlink(cmd);
+	free(cmd);
+	ts_tmpdir_remove(dir);
+	free(dir);
+	free(sock);
+	free(log);
+	free(out);
+	free(spec);
+	free(elf);
+}
+
 static void power_build_is_silent_and_exits_ok(void **state)
 {
 	(void)state;
@@ -266,6 +368,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(profile_build_streams_hpx),
+		cmocka_unit_test(profile_build_through_ergon_capture),
 		cmocka_unit_test(power_build_is_silent_and_exits_ok),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

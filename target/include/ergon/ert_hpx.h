@@ -49,7 +49,7 @@
 #define ERT_STATUS_ERROR "error"
 #define ERT_HB_CLEAN_ITER "clean_iter"            /* clean_window_trace line */
 #define ERT_CSV_COL_WINDOW_US "\"window_us\""
-#define ERT_CSV_COL_CYCLES "\"cycles\""
+#define ERT_CSV_COL_CYCLES "\"ARM_PMU_CPU_CYCLES\"" /* the host reads cycles from this column */
 
 struct ert_hpx {
 	const struct ert_hal *hal;

@@ -1,0 +1,192 @@
+/* The host's view of a virtual-bench run: the scenario's bytes and packets
+ * go through the same engines a real capture goes through, and the issues
+ * they raise are collected. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ergon/analyze.h"
+#include "ergon/fileio.h"
+#include "ergon/hpx.h"
+#include "ergon/hpx_capture.h"
+#include "ergon/issues.h"
+#include "ergon/sim.h"
+
+/* The simulated windows are 20 ms; the engine's default floor (1 s) is for
+ * real benches. Glitches are 100 us packets, well below this. */
+#define SIM_MIN_WINDOW_S 0.005
+
+static int append_all(json_t *dst, const json_t *src)
+{
+	size_t i;
+	json_t *v;
+	if (!json_is_array(src))
+		return 0;
+	json_array_foreach(src, i, v)
+	{
+		if (json_array_append(dst, v) != 0)
+			return ERGON_ENOMEM;
+	}
+	return 0;
+}
+
+/* Run the stream through the host's capture pipeline (file transport, raw
+ * log first), feeding p, and collect the capture.* issues. The bytes pass
+ * through a private temporary folder that is removed afterwards. */
+static int capture(const struct ergon_sim_result *r, struct ergon_hpx_parser *p, json_t *issues,
+		   struct ergon_err *err)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dir[512], in[600], log[600], spec[620];
+	snprintf(dir, sizeof dir, "%s/ergon-sim-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+	if (mkdtemp(dir) == NULL)
+		return ergon_err_set(err, ERGON_EIO, "virtual bench: cannot create a folder in %s; "
+				     "set TMPDIR to a writable folder", tmp ? tmp : "/tmp");
+	snprintf(in, sizeof in, "%s/stream.hpx", dir);
+	snprintf(log, sizeof log, "%s/capture.log", dir);
+	snprintf(spec, sizeof spec, "file:%s", in);
+	struct ergon_hpx_capture_result res = {0};
+	int rc = ergon_file_write_atomic(in, r->stream, r->stream_len, 0, err);
+	if (rc == 0) {
+		struct ergon_hpx_capture_opts o = {
+			.transport = spec, .log_path = log, .timeout_s = 30.0, .heartbeat_s = 0.0};
+		rc = ergon_hpx_capture(&o, p, &res, err);
+	}
+	if (rc == 0)
+		rc = append_all(issues, res.issues);
+	ergon_hpx_capture_result_cleanup(&res);
+	unlink(in);
+	unlink(log);
+	rmdir(dir);
+	return rc;
+}
+
+static int profile_issues(const struct ergon_sim_result *r, json_t *issues, json_t **out,
+			  struct ergon_err *err)
+{
+	struct ergon_hpx_parser *p = NULL;
+	json_t *j = NULL;
+	int rc = ergon_hpx_parser_new(NULL, &p, err);
+	if (rc == 0)
+		rc = capture(r, p, issues, err);
+	if (rc == 0) {
+		/* ERGON_HPX_DONE (1) or NEED_MORE (0): both are answers. */
+		rc = ergon_hpx_parser_finish(p, err);
+		rc = rc < 0 ? rc : 0;
+	}
+	if (rc == 0)
+		rc = ergon_hpx_parser_to_json(p, ERGON_HPX_AGG_MEDIAN, 0, &j, err);
+	if (rc == 0)
+		rc = append_all(issues, json_object_get(json_object_get(j, "ergon"), "issues"));
+	if (rc == 0) {
+		/* The rate probe: only present when the cycle counter counts. */
+		const json_t *m = json_object_get(j, "meta");
+		const json_t *hz = json_object_get(m, "system_clock_hz");
+		const json_t *us = json_object_get(m, "clean_dwt_rate_us");
+		const json_t *cyc = json_object_get(m, "clean_dwt_rate_cyc");
+		if (json_is_number(hz) && json_is_number(us) && json_is_number(cyc))
+			ergon_clean_window_rate_check(json_number_value(hz), json_number_value(us),
+						      (uint64_t)json_number_value(cyc), issues);
+	}
+	if (rc == 0 && out != NULL) {
+		*out = j;
+		j = NULL;
+	}
+	json_decref(j);
+	ergon_hpx_parser_free(p);
+	return rc;
+}
+
+static int power_issues(const struct ergon_sim_result *r, double reference_avg_us,
+			json_t *issues, json_t **out, struct ergon_err *err)
+{
+	struct ergon_power_facts facts;
+	struct ergon_hpx_terminal term;
+	struct ergon_gated *g = NULL;
+	const struct ergon_gated_result *res = NULL;
+	json_t *fj = NULL, *section = NULL;
+	struct ergon_err terr = {0};
+	struct ergon_hpx_parser *p = NULL;
+	int internal = r->flow == ERGON_SIM_FLOW_POWER_INA228;
+	int rc = ergon_hpx_parser_new(NULL, &p, err);
+	if (rc == 0)
+		rc = capture(r, p, issues, err);
+	if (rc == 0)
+		rc = ergon_hpx_parser_finish(p, err);
+	if (rc < 0) {
+		ergon_hpx_parser_free(p);
+		return rc;
+	}
+	rc = ergon_hpx_parser_terminal(p, &term, &terr);
+	ergon_hpx_parser_free(p);
+	if (rc == 0) {
+		fj = ergon_hpx_terminal_to_json(&term);
+		if (fj == NULL)
+			return ergon_err_set(err, ERGON_ENOMEM, "virtual bench: out of memory");
+		/* Contract gap between the host's two engines: the terminal
+		 * parser says "error" where the facts loader wants "failed". */
+		json_t *t = json_object_get(fj, "terminal");
+		const char *st = json_string_value(json_object_get(t, "status"));
+		if (st != NULL && strcmp(st, "error") == 0)
+			json_object_set_new(t, "status", json_string("failed"));
+		json_object_set_new(fj, "clean_infer_count",
+				    json_integer((json_int_t)term.completed_count));
+	} else if (rc == ERGON_ENOENT) {
+		/* No record on the stream: the facts hold no terminal. */
+		fj = json_pack("{}");
+	} else {
+		return ergon_err_set(err, rc, "virtual bench %s: the host refused the terminal "
+				     "record: %s", r->scenario, terr.msg);
+	}
+	if (fj == NULL)
+		return ergon_err_set(err, ERGON_ENOMEM, "virtual bench: out of memory");
+	if (reference_avg_us > 0)
+		json_object_set_new(fj, "clean_infer_avg_us", json_real(reference_avg_us));
+	json_object_set_new(fj, "probe_kind", json_string("infer"));
+	json_object_set_new(fj, "internal", json_boolean(internal));
+	rc = ergon_power_facts_from_json(fj, r->scenario, &facts, err);
+	if (rc == 0 && !internal) {
+		/* External mode: the simulated Joulescope's packets are the
+		 * recording. */
+		struct ergon_gated_config cfg = {.min_window_s = SIM_MIN_WINDOW_S,
+						 .stats_rate_hz = 1.0 / r->js_period_s};
+		rc = ergon_gated_new(&cfg, &g, err);
+		if (rc == 0)
+			rc = ergon_gated_push_packets(g, r->stats, r->n_js, err);
+		if (rc == 0)
+			rc = ergon_gated_finish(g, &res, err);
+	}
+	if (rc == 0)
+		rc = ergon_power_section(res, SIM_MIN_WINDOW_S, &facts, NULL, &section, err);
+	if (rc == 0)
+		rc = append_all(issues, json_object_get(section, "issues"));
+	if (rc == 0 && out != NULL) {
+		*out = section;
+		section = NULL;
+	}
+	json_decref(section);
+	json_decref(fj);
+	ergon_gated_free(g);
+	return rc;
+}
+
+int ergon_sim_host_issues(const struct ergon_sim_result *res, double reference_avg_us,
+			  json_t **issues, json_t **detail, struct ergon_err *err)
+{
+	json_t *list = json_array();
+	if (list == NULL)
+		return ergon_err_set(err, ERGON_ENOMEM, "virtual bench: out of memory");
+	if (detail != NULL)
+		*detail = NULL;
+	int rc = res->flow == ERGON_SIM_FLOW_PROFILE
+			 ? profile_issues(res, list, detail, err)
+			 : power_issues(res, reference_avg_us, list, detail, err);
+	if (rc != 0) {
+		json_decref(list);
+		return rc;
+	}
+	*issues = list;
+	return 0;
+}
