@@ -1,6 +1,7 @@
 /* ergon config: show the effective profile configuration and where each
  * value came from; list the board registry. */
 #include "cli.h"
+#include "config_print.h"
 #include "ergon/config.h"
 
 #include <jansson.h>
@@ -72,26 +73,9 @@ static int show(int argc, char **argv)
 		printf("%s\n", s);
 		free(s);
 	} else {
-		printf("board       : %s (%s)\n", cfg.board->name, cfg.board->soc);
-		printf("%-36s %-26s %-13s %s\n", "key", "value", "origin", "from");
-		for (size_t i = 0; i < ergon_config_key_count(); i++) {
-			char v[1100];
-			ergon_config_value_text(&cfg, i, v, sizeof(v));
-			const char *where = cfg.where[i];
-			printf("%-36s %-26s %-13s %s%s%s\n", ergon_config_key_name(i),
-			       v[0] ? v : "\"\"", ergon_config_origin_name(cfg.origin[i]), where,
-			       cfg.note[i][0] && where[0] ? "; " : "", cfg.note[i]);
-		}
+		ergon_cli_config_print(stdout, &cfg);
 	}
-	size_t k;
-	json_t *issue;
-	json_array_foreach(cfg.issues, k, issue)
-	{
-		fprintf(stderr, "ergon config: %s: %s: %s\n",
-			json_string_value(json_object_get(issue, "severity")),
-			json_string_value(json_object_get(issue, "code")),
-			json_string_value(json_object_get(issue, "message")));
-	}
+	ergon_cli_config_print_issues(stderr, "config", &cfg);
 	ergon_config_cleanup(&cfg);
 	return ERGON_EXIT_OK;
 fail:
