@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "ergon/analyze.h"
+#include "ergon/gated.h"
 #include "ergon/artifact.h"
 #include "ergon/fileio.h"
 #include "ergon/hpx.h"
@@ -108,6 +109,31 @@ int prof_boot_and_capture(struct prof_run *r, const char *dir, const char *image
 
 /* --- PMU stage ------------------------------------------------------------ */
 
+/* The clean window's health as the firmware reported it: the rate probe
+ * (cycles the counter counted over a known delay) and its own counts of
+ * stalled and partial iterations (the per-iteration deltas are not on the
+ * wire, so ergon_clean_window_check cannot run here). */
+static void clean_window_checks(struct prof_run *r, const json_t *meta)
+{
+	const json_t *hz = json_object_get(meta, "system_clock_hz");
+	const json_t *us = json_object_get(meta, "clean_dwt_rate_us");
+	const json_t *cyc = json_object_get(meta, "clean_dwt_rate_cyc");
+	if (json_is_number(hz) && json_is_number(us) && json_is_number(cyc))
+		ergon_clean_window_rate_check(json_number_value(hz), json_number_value(us),
+					      (uint64_t)json_number_value(cyc), r->issues);
+	json_int_t stalled = json_integer_value(json_object_get(meta, "clean_stalled_iters"));
+	json_int_t partial = json_integer_value(json_object_get(meta, "clean_partial_iters"));
+	json_int_t count = json_integer_value(json_object_get(meta, "clean_infer_count"));
+	if ((stalled > 0 || partial > 0) && !ergon_issue_has(r->issues, "profile.clean_window_stalled"))
+		ergon_issue_add(r->issues, "profile.clean_window_stalled",
+				json_pack("{s:I,s:I,s:I}", "stalled_iters", stalled, "partial_iters",
+					  partial, "clean_infer_count", count),
+				"the firmware counted %lld stalled and %lld partial iterations of "
+				"%lld in the clean window: its cycle counts are not trustworthy (a "
+				"core or counter clock that stops or slows during inference)",
+				(long long)stalled, (long long)partial, (long long)count);
+}
+
 static int pmu_stage(struct prof_run *r, json_t *stage)
 {
 	const struct ergon_config *cfg = r->o->cfg;
@@ -163,6 +189,7 @@ static int pmu_stage(struct prof_run *r, json_t *stage)
 		json_array_extend(r->issues, json_object_get(r->profile, "issues"));
 	/* The clean-window reference the power checks compare against. */
 	const json_t *meta = json_object_get(result, "meta");
+	clean_window_checks(r, meta);
 	const json_t *avg = json_object_get(meta, "clean_infer_avg_us");
 	if (json_is_number(avg))
 		r->clean_infer_avg_us = json_number_value(avg);
@@ -331,7 +358,11 @@ int ergon_profile_run(const struct ergon_profile_opts *o, json_t **summary, stru
 	const char *wst = json_string_value(json_object_get(pow, "status"));
 	int stages_ok = strcmp(pst, "ok") == 0 &&
 			(strcmp(wst, "ok") == 0 || strcmp(wst, "disabled") == 0);
-	int valid = stages_ok && !r.interrupted && integrity != ERGON_INTEGRITY_INVALID;
+	/* A power run without a per-inference figure measured nothing usable. */
+	int power_ok = !cfg->power.enabled ||
+		       (json_is_object(r.power) &&
+			json_is_false(json_object_get(r.power, "per_inference_metrics_omitted")));
+	int valid = stages_ok && power_ok && !r.interrupted && integrity != ERGON_INTEGRITY_INVALID;
 	json_object_set_new(art, "integrity", json_string(ergon_integrity_name(integrity)));
 	json_object_set_new(art, "interrupted", json_boolean(r.interrupted));
 	json_object_set_new(art, "valid", json_boolean(valid));
