@@ -96,7 +96,6 @@ static json_t *sync_block(struct prof_run *r, const struct ergon_sim_result *s)
 	}
 	int ready = rising(s, cfg->power.state_gpio_pin) > 0;
 	json_object_set_new(j, "ready_observed", json_boolean(ready));
-	json_object_set_new(j, "go_asserted", json_boolean(rising(s, cfg->power.go_gpio_pin) > 0));
 	json_object_set_new(j, "gate_rising_edges",
 			    json_integer((json_int_t)ergon_sim_js_in0_rising(s)));
 	if (!ready) {
