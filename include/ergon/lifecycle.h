@@ -71,8 +71,8 @@ ERGON_API int ergon_lifecycle_run_tool(const char *const *argv, const char *log_
 /* Start argv in the background (own process group); *pid receives it. */
 ERGON_API int ergon_lifecycle_spawn(const char *const *argv, const char *log_path, int *pid,
 				    struct ergon_err *err);
-/* Wait until 127.0.0.1:port accepts a connection (the probe connection is
- * closed at once), the process pid dies, or timeout_s passes. */
+/* Wait until a socket listens on port (read from /proc/net/tcp, without
+ * connecting), the process pid dies, or timeout_s passes. */
 ERGON_API int ergon_lifecycle_wait_port(unsigned port, int pid, const char *what,
 					const char *log_path, double timeout_s,
 					struct ergon_err *err);

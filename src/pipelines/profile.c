@@ -97,7 +97,8 @@ int prof_boot_and_capture(struct prof_run *r, const char *dir, const char *image
 						    .log_path = log,
 						    .write_flags = r->o->write_flags,
 						    .timeout_s = timeout_s,
-						    .heartbeat_s = hb > 0 ? hb : 0};
+						    .heartbeat_s = hb > 0 ? hb : 0,
+						    .cancel = r->o->interrupted};
 		rc = ergon_hpx_capture(&co, p, cap, err);
 	}
 	if (prof_interrupted(r) && rc == 0)
