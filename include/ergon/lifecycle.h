@@ -15,9 +15,9 @@
 #ifndef ERGON_LIFECYCLE_H
 #define ERGON_LIFECYCLE_H
 
-#include <stddef.h>
-
 #include "ergon/error.h"
+
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -44,8 +44,7 @@ struct ergon_lifecycle_driver {
 	/* Reset and start the target. */
 	int (*reset)(struct ergon_lifecycle *lc, struct ergon_err *err);
 	/* The transport spec the target's stream can be read from. */
-	int (*endpoint)(struct ergon_lifecycle *lc, char *spec, size_t cap,
-			struct ergon_err *err);
+	int (*endpoint)(struct ergon_lifecycle *lc, char *spec, size_t cap, struct ergon_err *err);
 	/* Stop the target and reap helper processes; returns 0 even when the
 	 * target had already stopped. */
 	int (*finish)(struct ergon_lifecycle *lc, struct ergon_err *err);
@@ -60,7 +59,8 @@ ERGON_API const struct ergon_lifecycle_driver *ergon_lifecycle_find(const char *
 /* The virtual bench's last run, for the power stage (the simulated meter's
  * packets and the GPIO edges); NULL before a reset. Borrowed. */
 struct ergon_sim_result;
-ERGON_API const struct ergon_sim_result *ergon_lifecycle_sim_result(const struct ergon_lifecycle *lc);
+ERGON_API const struct ergon_sim_result *
+ergon_lifecycle_sim_result(const struct ergon_lifecycle *lc);
 
 /* Shared by the process-driving drivers (lifecycle_proc.c). Run argv to
  * completion with stdout/stderr to log_path; ERGON_EDEVICE on a non-zero

@@ -16,11 +16,11 @@
 #ifndef ERGON_PROFILE_H
 #define ERGON_PROFILE_H
 
-#include <jansson.h>
-#include <signal.h>
-
 #include "ergon/config.h"
 #include "ergon/error.h"
+
+#include <jansson.h>
+#include <signal.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,8 +40,7 @@ struct ergon_profile_firmware {
  * (power enabled with firmware: dedicated). Errors name the folder, what
  * is missing and the fix. */
 ERGON_API int ergon_profile_firmware_find(const char *dir, int need_power,
-					  struct ergon_profile_firmware *fw,
-					  struct ergon_err *err);
+					  struct ergon_profile_firmware *fw, struct ergon_err *err);
 
 /* The plan of a resolved configuration: counter passes, window, lock-step,
  * power stage settings, each with its origin. *out is a new reference. */
@@ -49,13 +48,13 @@ ERGON_API int ergon_profile_plan(const struct ergon_config *cfg, json_t **out,
 				 struct ergon_err *err);
 
 struct ergon_profile_opts {
-	const struct ergon_config *cfg; /* resolved */
+	const struct ergon_config *cfg;		 /* resolved */
 	const struct ergon_profile_firmware *fw; /* NULL for the sim lifecycle */
-	const char *sim_scenario;	/* sim: a scenario of ergon_sim_scenarios(), or NULL */
+	const char *sim_scenario; /* sim: a scenario of ergon_sim_scenarios(), or NULL */
 	const char *out_dir;
-	unsigned write_flags;		/* ERGON_WRITE_FORCE to replace earlier outputs */
-	unsigned rtt_port;		/* 0: the lifecycle's default */
-	double start_timeout_s;		/* 0: 10 s for the endpoint to appear */
+	unsigned write_flags;		    /* ERGON_WRITE_FORCE to replace earlier outputs */
+	unsigned rtt_port;		    /* 0: the lifecycle's default */
+	double start_timeout_s;		    /* 0: 10 s for the endpoint to appear */
 	volatile sig_atomic_t *interrupted; /* set by a signal handler; may be NULL */
 };
 
@@ -70,7 +69,7 @@ ERGON_API int ergon_profile_run(const struct ergon_profile_opts *o, json_t **sum
 /* The sim scenario a stage runs: a chosen scenario of the stage's flow, or
  * the stage's baseline. power_internal picks baseline_ina228. */
 ERGON_API const char *ergon_profile_sim_stage_scenario(const char *chosen, int power_stage,
-							int power_internal);
+						       int power_internal);
 /* The flow (enum ergon_sim_flow) of a scenario name; 0 when unknown. */
 ERGON_API int ergon_profile_sim_flow(const char *scenario);
 

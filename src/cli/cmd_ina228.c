@@ -1,14 +1,14 @@
 /* ergon ina228 plan: the INA228 calibration for a shunt and a full-scale
  * current, from the same arithmetic the target runs (target/src/
  * ina228_math.c), and what the shunt costs the rail. */
+#include "cli.h"
+#include "ergon/config.h"
+#include "ergon/ert_ina228_math.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "cli.h"
-#include "ergon/config.h"
-#include "ergon/ert_ina228_math.h"
 
 static int parse_pos(const char *s, double *out)
 {
@@ -29,13 +29,15 @@ static int plan(int argc, char **argv)
 		int has = i + 1 < argc;
 		if (strcmp(a, "--shunt-ohms") == 0 && has) {
 			if (parse_pos(argv[++i], &shunt))
-				return ergon_cli_usage("ina228", "--shunt-ohms %s: a resistance > 0 in "
-								 "ohms (e.g. 0.015)",
+				return ergon_cli_usage("ina228",
+						       "--shunt-ohms %s: a resistance > 0 in "
+						       "ohms (e.g. 0.015)",
 						       argv[i]);
 		} else if (strcmp(a, "--max-current-a") == 0 && has) {
 			if (parse_pos(argv[++i], &imax))
-				return ergon_cli_usage("ina228", "--max-current-a %s: a current > 0 "
-								 "in amperes (e.g. 0.5)",
+				return ergon_cli_usage("ina228",
+						       "--max-current-a %s: a current > 0 "
+						       "in amperes (e.g. 0.5)",
 						       argv[i]);
 		} else if (strcmp(a, "--board") == 0 && has) {
 			board = argv[++i];
@@ -101,12 +103,13 @@ static int plan(int argc, char **argv)
 	printf("  POWER LSB    %.15g W; ENERGY LSB %.15g J; CHARGE LSB %.15g C\n", p.power_lsb_w,
 	       p.energy_lsb_j, p.charge_lsb_c);
 	if (p.adcrange == 0)
-		fprintf(stderr,
-			"ergon ina228: warning: %.4f mV at full scale is above the fine +/-40.96 mV "
-			"range, so the ADC uses the wide +/-163.84 mV range (4x coarser shunt "
-			"voltage); if the shunt was rounded up, one of at most %.6g ohm keeps the "
-			"fine range at %.6g A\n",
-			p.burden_v * 1e3, ERT_INA228_RANGE1_FS_V / imax, imax);
+		fprintf(
+		    stderr,
+		    "ergon ina228: warning: %.4f mV at full scale is above the fine +/-40.96 mV "
+		    "range, so the ADC uses the wide +/-163.84 mV range (4x coarser shunt "
+		    "voltage); if the shunt was rounded up, one of at most %.6g ohm keeps the "
+		    "fine range at %.6g A\n",
+		    p.burden_v * 1e3, ERT_INA228_RANGE1_FS_V / imax, imax);
 	return ERGON_EXIT_OK;
 }
 
@@ -118,19 +121,19 @@ static int run(int argc, char **argv)
 }
 
 const struct ergon_cli_command ergon_cli_cmd_ina228 = {
-	.name = "ina228",
-	.summary = "plan an INA228 calibration: CURRENT_LSB, SHUNT_CAL, ADC range, burden",
-	.help = "Usage: ergon ina228 plan --shunt-ohms R --max-current-a I [--board B]\n\n"
-		"Prints CURRENT_LSB, SHUNT_CAL, the ADC range (ADCRANGE 1, +/-40.96 mV, when the\n"
-		"full-scale shunt voltage fits, else 0, +/-163.84 mV), the burden voltage at\n"
-		"the peak current and its share of the rail (power.io_voltage, for the board),\n"
-		"and the POWER/ENERGY/CHARGE LSBs. The arithmetic is the target runtime's\n"
-		"(TI SBOSA20 section 8.1.2). Warns when the shunt puts the ADC on the wide\n"
-		"range (a rounded-up shunt often does) and names the largest shunt that\n"
-		"keeps the fine range.\n\n"
-		"Exit codes: 0 ok, 2 usage or a shunt/current the chip cannot measure.\n\n"
-		"Examples:\n"
-		"  ergon ina228 plan --shunt-ohms 0.015 --max-current-a 0.5\n"
-		"  ergon ina228 plan --shunt-ohms 0.5 --max-current-a 0.02 --board sim\n",
-	.run = run,
+    .name = "ina228",
+    .summary = "plan an INA228 calibration: CURRENT_LSB, SHUNT_CAL, ADC range, burden",
+    .help = "Usage: ergon ina228 plan --shunt-ohms R --max-current-a I [--board B]\n\n"
+	    "Prints CURRENT_LSB, SHUNT_CAL, the ADC range (ADCRANGE 1, +/-40.96 mV, when the\n"
+	    "full-scale shunt voltage fits, else 0, +/-163.84 mV), the burden voltage at\n"
+	    "the peak current and its share of the rail (power.io_voltage, for the board),\n"
+	    "and the POWER/ENERGY/CHARGE LSBs. The arithmetic is the target runtime's\n"
+	    "(TI SBOSA20 section 8.1.2). Warns when the shunt puts the ADC on the wide\n"
+	    "range (a rounded-up shunt often does) and names the largest shunt that\n"
+	    "keeps the fine range.\n\n"
+	    "Exit codes: 0 ok, 2 usage or a shunt/current the chip cannot measure.\n\n"
+	    "Examples:\n"
+	    "  ergon ina228 plan --shunt-ohms 0.015 --max-current-a 0.5\n"
+	    "  ergon ina228 plan --shunt-ohms 0.5 --max-current-a 0.02 --board sim\n",
+    .run = run,
 };

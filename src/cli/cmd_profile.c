@@ -1,12 +1,5 @@
 /* ergon profile: resolve the configuration, plan, run the PMU stage and the
  * power stage on a target, write summary.json and print the tables. */
-#include <limits.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
 #include "cli.h"
 #include "config_print.h"
 #include "ergon/analyze.h"
@@ -15,6 +8,13 @@
 #include "ergon/profile.h"
 #include "ergon/sim.h"
 #include "hpx_cli.h"
+
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #define MAX_SETS 64
 /* The sim board's fitted INA228 shunt and planned full scale
@@ -77,7 +77,8 @@ static void print_layers(const json_t *profile)
 	json_array_foreach(layers, i, L)
 	{
 		if (i == 50) {
-			printf("  ... %zu more in profile_results.csv\n", json_array_size(layers) - i);
+			printf("  ... %zu more in profile_results.csv\n",
+			       json_array_size(layers) - i);
 			break;
 		}
 		const json_t *c = json_object_get(L, "cycles");
@@ -121,8 +122,8 @@ static int run(int argc, char **argv)
 			char *end = NULL;
 			unsigned long v = strtoul(argv[++i], &end, 10);
 			if (!end || *end || v == 0 || v > 65535)
-				return ergon_cli_usage("profile", "--rtt-port %s: a TCP port 1-65535",
-						       argv[i]);
+				return ergon_cli_usage(
+				    "profile", "--rtt-port %s: a TCP port 1-65535", argv[i]);
 			rtt_port = (unsigned)v;
 		} else if (strcmp(a, "--set") == 0 && has) {
 			if (nsets == MAX_SETS)
@@ -135,8 +136,8 @@ static int run(int argc, char **argv)
 		} else if (fwdir == NULL) {
 			fwdir = a;
 		} else {
-			return ergon_cli_usage("profile", "one FIRMWARE_DIR only (got '%s' and '%s')",
-					       fwdir, a);
+			return ergon_cli_usage(
+			    "profile", "one FIRMWARE_DIR only (got '%s' and '%s')", fwdir, a);
 		}
 	}
 	struct ergon_config cfg;
@@ -187,7 +188,8 @@ static int run(int argc, char **argv)
 			if (!rc && key_is_default(&cfg, "power.driver"))
 				rc = set(&cfg, "power.driver=%s", "ina228", &err);
 			if (!rc && key_is_default(&cfg, "power.ina228.shunt_ohms"))
-				rc = set(&cfg, "power.ina228.shunt_ohms=%s", SIM_INA228_SHUNT, &err);
+				rc =
+				    set(&cfg, "power.ina228.shunt_ohms=%s", SIM_INA228_SHUNT, &err);
 			if (!rc && key_is_default(&cfg, "power.ina228.max_current_a"))
 				rc = set(&cfg, "power.ina228.max_current_a=%s", SIM_INA228_MAX_A,
 					 &err);
@@ -203,10 +205,11 @@ static int run(int argc, char **argv)
 	    default_qemu_firmware(qdir, sizeof qdir) == 0)
 		fwdir = qdir;
 	if (!sim && !fwdir) {
-		rc = ergon_err_set(&err, ERGON_EUSAGE,
-				   "board %s runs real firmware: give FIRMWARE_DIR (the folder with "
-				   "the profile and power builds), or use --board sim",
-				   cfg.board->name);
+		rc =
+		    ergon_err_set(&err, ERGON_EUSAGE,
+				  "board %s runs real firmware: give FIRMWARE_DIR (the folder with "
+				  "the profile and power builds), or use --board sim",
+				  cfg.board->name);
 		goto fail;
 	}
 	if (sim && fwdir) {
@@ -217,7 +220,8 @@ static int run(int argc, char **argv)
 		goto fail;
 	}
 	if (!sim) {
-		int need_power = cfg.power.enabled && cfg.power.firmware == ERGON_FIRMWARE_DEDICATED;
+		int need_power =
+		    cfg.power.enabled && cfg.power.firmware == ERGON_FIRMWARE_DEDICATED;
 		if ((rc = ergon_profile_firmware_find(fwdir, need_power, &fw, &err)) != 0)
 			goto fail;
 	}
@@ -306,37 +310,37 @@ fail:
 }
 
 const struct ergon_cli_command ergon_cli_cmd_profile = {
-	.name = "profile",
-	.summary = "profile a target: per-layer PMU counters, then a gated power measurement",
-	.help = "Usage: ergon profile [FIRMWARE_DIR] [--board B] [--config ergon.yml]\n"
-		"         [--set KEY=VALUE ...] [--power] [--sim-scenario NAME] [--dry-run]\n"
-		"         [--out DIR] [--force] [--rtt-port PORT]\n\n"
-		"Resolves the configuration (defaults < board < INA228 preset < --config file <\n"
-		"command line; then the rules: docs/internals/config.md), plans the counter\n"
-		"passes, window, lock-step and power duration, then runs:\n"
-		"  PMU stage    flash the profile firmware, reset, capture the HPX stream to its\n"
-		"               end sentinel (raw log DIR/pmu/capture.log), parse\n"
-		"  power stage  (--power or power.enabled) flash the dedicated power firmware\n"
-		"               (or keep the shared one: power.firmware: shared, recorded as\n"
-		"               transport contamination), gated capture with the arm -> reset ->\n"
-		"               READY -> GO handshake, the terminal record, gated analysis\n"
-		"and writes DIR/summary.json, DIR/profile_results.csv and, with\n"
-		"output.detailed: true, DIR/detailed/. A failed stage keeps its artifacts,\n"
-		"marked; Ctrl-C marks them interrupted.\n\n"
-		"FIRMWARE_DIR holds the builds: a file named *profile* and one named *power*\n"
-		"(.elf, .axf, .bin or .hex). Without FIRMWARE_DIR and --board the virtual bench\n"
-		"(--board sim) runs; --board qemu-an547 uses the an547 builds next to ergon.\n"
-		"--sim-scenario NAME picks a virtual-bench fault scenario (a power scenario\n"
-		"turns the power stage on). --dry-run prints every effective value, where it\n"
-		"came from, and the plan, and runs nothing. Lifecycles: sim, qemu, jlink\n"
-		"(JLinkExe), openocd; the jlink/openocd drivers are not yet run on hardware.\n\n"
-		"Exit codes: 0 valid measurement, 1 invalid, refused or interrupted (see\n"
-		"summary.json), 2 configuration or usage error, 3 I/O or device error.\n\n"
-		"Examples:\n"
-		"  ergon profile --board sim --power\n"
-		"  ergon profile --board sim --sim-scenario gate_glitches --out glitch\n"
-		"  ergon profile --board qemu-an547\n"
-		"  ergon profile build/fw --board apollo510_evb --power --config ergon.yml\n"
-		"  ergon profile --board sim --power --dry-run --set power.lockstep=false\n",
-	.run = run,
+    .name = "profile",
+    .summary = "profile a target: per-layer PMU counters, then a gated power measurement",
+    .help = "Usage: ergon profile [FIRMWARE_DIR] [--board B] [--config ergon.yml]\n"
+	    "         [--set KEY=VALUE ...] [--power] [--sim-scenario NAME] [--dry-run]\n"
+	    "         [--out DIR] [--force] [--rtt-port PORT]\n\n"
+	    "Resolves the configuration (defaults < board < INA228 preset < --config file <\n"
+	    "command line; then the rules: docs/internals/config.md), plans the counter\n"
+	    "passes, window, lock-step and power duration, then runs:\n"
+	    "  PMU stage    flash the profile firmware, reset, capture the HPX stream to its\n"
+	    "               end sentinel (raw log DIR/pmu/capture.log), parse\n"
+	    "  power stage  (--power or power.enabled) flash the dedicated power firmware\n"
+	    "               (or keep the shared one: power.firmware: shared, recorded as\n"
+	    "               transport contamination), gated capture with the arm -> reset ->\n"
+	    "               READY -> GO handshake, the terminal record, gated analysis\n"
+	    "and writes DIR/summary.json, DIR/profile_results.csv and, with\n"
+	    "output.detailed: true, DIR/detailed/. A failed stage keeps its artifacts,\n"
+	    "marked; Ctrl-C marks them interrupted.\n\n"
+	    "FIRMWARE_DIR holds the builds: a file named *profile* and one named *power*\n"
+	    "(.elf, .axf, .bin or .hex). Without FIRMWARE_DIR and --board the virtual bench\n"
+	    "(--board sim) runs; --board qemu-an547 uses the an547 builds next to ergon.\n"
+	    "--sim-scenario NAME picks a virtual-bench fault scenario (a power scenario\n"
+	    "turns the power stage on). --dry-run prints every effective value, where it\n"
+	    "came from, and the plan, and runs nothing. Lifecycles: sim, qemu, jlink\n"
+	    "(JLinkExe), openocd; the jlink/openocd drivers are not yet run on hardware.\n\n"
+	    "Exit codes: 0 valid measurement, 1 invalid, refused or interrupted (see\n"
+	    "summary.json), 2 configuration or usage error, 3 I/O or device error.\n\n"
+	    "Examples:\n"
+	    "  ergon profile --board sim --power\n"
+	    "  ergon profile --board sim --sim-scenario gate_glitches --out glitch\n"
+	    "  ergon profile --board qemu-an547\n"
+	    "  ergon profile build/fw --board apollo510_evb --power --config ergon.yml\n"
+	    "  ergon profile --board sim --power --dry-run --set power.lockstep=false\n",
+    .run = run,
 };

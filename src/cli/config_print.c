@@ -11,8 +11,8 @@ void ergon_cli_config_print(FILE *f, const struct ergon_config *cfg)
 		char v[1100];
 		ergon_config_value_text(cfg, i, v, sizeof(v));
 		const char *where = cfg->where[i];
-		fprintf(f, "%-36s %-26s %-13s %s%s%s\n", ergon_config_key_name(i), v[0] ? v : "\"\"",
-			ergon_config_origin_name(cfg->origin[i]), where,
+		fprintf(f, "%-36s %-26s %-13s %s%s%s\n", ergon_config_key_name(i),
+			v[0] ? v : "\"\"", ergon_config_origin_name(cfg->origin[i]), where,
 			cfg->note[i][0] && where[0] ? "; " : "", cfg->note[i]);
 	}
 }

@@ -1,24 +1,25 @@
 /* `ergon profile`: plan, PMU stage, power stage, outputs (issue 7). Each
  * stage records its status in summary.json; a failed or interrupted stage
  * keeps its raw log and everything written before it. */
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
+#include "ergon/profile.h"
 
 #include "ergon/analyze.h"
-#include "ergon/gated.h"
 #include "ergon/artifact.h"
 #include "ergon/fileio.h"
+#include "ergon/gated.h"
 #include "ergon/hpx.h"
 #include "ergon/hpx_capture.h"
 #include "ergon/hpx_report.h"
 #include "ergon/issues.h"
 #include "ergon/lifecycle.h"
-#include "ergon/profile.h"
 #include "ergon/sim.h"
 #include "profile_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 /* Capture bounds when the configuration leaves them open: a profile boot
  * of the example firmware takes seconds; 120 s is generous. */
@@ -45,12 +46,11 @@ void prof_stage_fail(struct prof_run *r, json_t *stage, const char *status,
 					json_string_value(json_object_get(stage, "name")));
 		r->interrupted = 1;
 	} else {
-		ergon_issue_add(r->issues, "profile.stage_failed",
-				json_pack("{s:s}", "stage",
-					  json_string_value(json_object_get(stage, "name"))),
-				"the %s stage failed: %s",
-				json_string_value(json_object_get(stage, "name")),
-				e && e->msg[0] ? e->msg : "see the stage's log");
+		ergon_issue_add(
+		    r->issues, "profile.stage_failed",
+		    json_pack("{s:s}", "stage", json_string_value(json_object_get(stage, "name"))),
+		    "the %s stage failed: %s", json_string_value(json_object_get(stage, "name")),
+		    e && e->msg[0] ? e->msg : "see the stage's log");
 	}
 }
 
@@ -64,19 +64,18 @@ int prof_stage_dir(struct prof_run *r, const char *name, char *dir, size_t cap,
 
 /* Open the lifecycle for a stage, program `image`, reset, and capture the
  * stream into DIR/capture.log, feeding p. *cap gets the capture result. */
-int prof_boot_and_capture(struct prof_run *r, const char *dir, const char *image,
-			  double timeout_s, struct ergon_hpx_parser *p,
-			  struct ergon_hpx_capture_result *cap, struct ergon_lifecycle **lc_out,
-			  struct ergon_err *err)
+int prof_boot_and_capture(struct prof_run *r, const char *dir, const char *image, double timeout_s,
+			  struct ergon_hpx_parser *p, struct ergon_hpx_capture_result *cap,
+			  struct ergon_lifecycle **lc_out, struct ergon_err *err)
 {
 	const struct ergon_config *cfg = r->o->cfg;
 	struct ergon_lifecycle_opts lo = {
-		.board = cfg->board->name,
-		.device = cfg->board->soc,
-		.probe_serial = cfg->target.jlink_serial,
-		.work_dir = dir,
-		.start_timeout_s = r->o->start_timeout_s,
-		.rtt_port = r->o->rtt_port,
+	    .board = cfg->board->name,
+	    .device = cfg->board->soc,
+	    .probe_serial = cfg->target.jlink_serial,
+	    .work_dir = dir,
+	    .start_timeout_s = r->o->start_timeout_s,
+	    .rtt_port = r->o->rtt_port,
 	};
 	struct ergon_lifecycle *lc = NULL;
 	char spec[1200], log[1200];
@@ -125,10 +124,11 @@ static void clean_window_checks(struct prof_run *r, const json_t *meta)
 	json_int_t stalled = json_integer_value(json_object_get(meta, "clean_stalled_iters"));
 	json_int_t partial = json_integer_value(json_object_get(meta, "clean_partial_iters"));
 	json_int_t count = json_integer_value(json_object_get(meta, "clean_infer_count"));
-	if ((stalled > 0 || partial > 0) && !ergon_issue_has(r->issues, "profile.clean_window_stalled"))
+	if ((stalled > 0 || partial > 0) &&
+	    !ergon_issue_has(r->issues, "profile.clean_window_stalled"))
 		ergon_issue_add(r->issues, "profile.clean_window_stalled",
-				json_pack("{s:I,s:I,s:I}", "stalled_iters", stalled, "partial_iters",
-					  partial, "clean_infer_count", count),
+				json_pack("{s:I,s:I,s:I}", "stalled_iters", stalled,
+					  "partial_iters", partial, "clean_infer_count", count),
 				"the firmware counted %lld stalled and %lld partial iterations of "
 				"%lld in the clean window: its cycle counts are not trustworthy (a "
 				"core or counter clock that stops or slows during inference)",
@@ -145,13 +145,13 @@ static int pmu_stage(struct prof_run *r, json_t *stage)
 	struct ergon_lifecycle *lc = NULL;
 	json_t *result = NULL;
 	int rc = prof_stage_dir(r, "pmu", dir, sizeof dir, &e);
-	const char *image = r->sim ? ergon_profile_sim_stage_scenario(r->o->sim_scenario, 0, 0)
-				   : r->o->fw->profile;
+	const char *image =
+	    r->sim ? ergon_profile_sim_stage_scenario(r->o->sim_scenario, 0, 0) : r->o->fw->profile;
 	json_object_set_new(stage, "image", json_string(image));
 	json_object_set_new(stage, "log", json_sprintf("%s/capture.log", dir));
 	double timeout_s = isnan(cfg->target.heartbeat.overall_timeout_s)
-				   ? PMU_CAPTURE_TIMEOUT_S
-				   : cfg->target.heartbeat.overall_timeout_s;
+			       ? PMU_CAPTURE_TIMEOUT_S
+			       : cfg->target.heartbeat.overall_timeout_s;
 	if (!rc)
 		rc = ergon_hpx_parser_new(NULL, &p, &e);
 	if (!rc)
@@ -171,16 +171,16 @@ static int pmu_stage(struct prof_run *r, json_t *stage)
 		ergon_hpx_parser_stats(p, &st);
 		json_object_set_new(stage, "bytes", json_integer((json_int_t)st.bytes));
 		if (!st.started && rc == 0)
-			ergon_issue_add(r->issues, "profile.no_start_sentinel",
-					json_pack("{s:s,s:I}", "log",
-						  json_string_value(json_object_get(stage, "log")),
-						  "bytes", (json_int_t)st.bytes),
-					"the target's stream never showed `--- HPX_START ---` "
-					"(%llu bytes in %s): check the transport (%s), the firmware "
-					"build (profile, not power) and the baud rate",
-					(unsigned long long)st.bytes,
-					json_string_value(json_object_get(stage, "log")),
-					cfg->board->name);
+			ergon_issue_add(
+			    r->issues, "profile.no_start_sentinel",
+			    json_pack("{s:s,s:I}", "log",
+				      json_string_value(json_object_get(stage, "log")), "bytes",
+				      (json_int_t)st.bytes),
+			    "the target's stream never showed `--- HPX_START ---` "
+			    "(%llu bytes in %s): check the transport (%s), the firmware "
+			    "build (profile, not power) and the baud rate",
+			    (unsigned long long)st.bytes,
+			    json_string_value(json_object_get(stage, "log")), cfg->board->name);
 	}
 	if (cap.issues)
 		json_array_extend(r->issues, cap.issues);
@@ -232,7 +232,8 @@ static int write_outputs(struct prof_run *r, json_t *art, struct ergon_err *err)
 		rc = s ? ergon_file_write_atomic(path, s, strlen(s), flags, err)
 		       : ergon_err_set(err, ERGON_ENOMEM, "out of memory");
 		free(s);
-		if (!rc && json_is_object(r->power) && json_object_get(r->power, "measurement_scope")) {
+		if (!rc && json_is_object(r->power) &&
+		    json_object_get(r->power, "measurement_scope")) {
 			char *csv = NULL;
 			size_t len = 0;
 			snprintf(path, sizeof path, "%s/detailed/power_summary.csv", r->o->out_dir);
@@ -248,7 +249,8 @@ static int write_outputs(struct prof_run *r, json_t *art, struct ergon_err *err)
 			json_t *gl;
 			json_object_foreach(json_object_get(r->profile, "groups"), g, gl)
 			{
-				if (rc || strspn(g, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(g))
+				if (rc ||
+				    strspn(g, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(g))
 					continue;
 				snprintf(path, sizeof path, "%s/detailed/profile_results_%.64s.csv",
 					 r->o->out_dir, g);
@@ -273,7 +275,8 @@ int ergon_profile_run(const struct ergon_profile_opts *o, json_t **summary, stru
 	if (summary)
 		*summary = NULL;
 	if (!cfg->resolved || cfg->board == NULL)
-		return ergon_err_set(err, ERGON_EUSAGE, "profile: the configuration is not resolved");
+		return ergon_err_set(err, ERGON_EUSAGE,
+				     "profile: the configuration is not resolved");
 	static const char *const lifecycles[] = {"sim", "qemu", "jlink", "openocd"};
 	r.drv = ergon_lifecycle_find(lifecycles[cfg->target.lifecycle & 3]);
 	r.sim = cfg->target.lifecycle == ERGON_LIFECYCLE_SIM;
@@ -357,8 +360,8 @@ int ergon_profile_run(const struct ergon_profile_opts *o, json_t **summary, stru
 	int integrity = ergon_issues_integrity(r.issues);
 	const char *pst = json_string_value(json_object_get(pmu, "status"));
 	const char *wst = json_string_value(json_object_get(pow, "status"));
-	int stages_ok = strcmp(pst, "ok") == 0 &&
-			(strcmp(wst, "ok") == 0 || strcmp(wst, "disabled") == 0);
+	int stages_ok =
+	    strcmp(pst, "ok") == 0 && (strcmp(wst, "ok") == 0 || strcmp(wst, "disabled") == 0);
 	/* A power run without a per-inference figure measured nothing usable. */
 	int power_ok = !cfg->power.enabled ||
 		       (json_is_object(r.power) &&

@@ -2,12 +2,12 @@
 #ifndef ERGON_PROFILE_INTERNAL_H
 #define ERGON_PROFILE_INTERNAL_H
 
-#include <jansson.h>
-
 #include "ergon/hpx.h"
 #include "ergon/hpx_capture.h"
 #include "ergon/lifecycle.h"
 #include "ergon/profile.h"
+
+#include <jansson.h>
 
 struct prof_run {
 	const struct ergon_profile_opts *o;
@@ -28,10 +28,9 @@ void prof_stage_fail(struct prof_run *r, json_t *stage, const char *status,
 		     const struct ergon_err *e);
 int prof_stage_dir(struct prof_run *r, const char *name, char *dir, size_t cap,
 		   struct ergon_err *err);
-int prof_boot_and_capture(struct prof_run *r, const char *dir, const char *image,
-			  double timeout_s, struct ergon_hpx_parser *p,
-			  struct ergon_hpx_capture_result *cap, struct ergon_lifecycle **lc_out,
-			  struct ergon_err *err);
+int prof_boot_and_capture(struct prof_run *r, const char *dir, const char *image, double timeout_s,
+			  struct ergon_hpx_parser *p, struct ergon_hpx_capture_result *cap,
+			  struct ergon_lifecycle **lc_out, struct ergon_err *err);
 /* The power stage; pmu_ok: the PMU stage finished (its timing is known). */
 void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_ok);
 

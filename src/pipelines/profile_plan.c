@@ -2,15 +2,15 @@
  * configuration (counter passes from pmu.h, the effective window, the
  * lock-step decision) and where each decision came from. Also the firmware
  * lookup and the virtual bench's scenario choice per stage. */
+#include "ergon/pmu.h"
+#include "ergon/profile.h"
+#include "ergon/sim.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-#include "ergon/pmu.h"
-#include "ergon/profile.h"
-#include "ergon/sim.h"
 
 static int has_fw_ext(const char *name)
 {
@@ -63,9 +63,8 @@ int ergon_profile_firmware_find(const char *dir, int need_power, struct ergon_pr
 	if ((size_t)snprintf(fw->profile, sizeof fw->profile, "%s/%s", dir, best_prof) >=
 	    sizeof fw->profile)
 		return ergon_err_set(err, ERGON_ETOOBIG, "FIRMWARE_DIR %s: path too long", dir);
-	if (best_pow[0] &&
-	    (size_t)snprintf(fw->power, sizeof fw->power, "%s/%s", dir, best_pow) >=
-		    sizeof fw->power)
+	if (best_pow[0] && (size_t)snprintf(fw->power, sizeof fw->power, "%s/%s", dir, best_pow) >=
+			       sizeof fw->power)
 		return ergon_err_set(err, ERGON_ETOOBIG, "FIRMWARE_DIR %s: path too long", dir);
 	return 0;
 }
@@ -84,8 +83,8 @@ int ergon_profile_plan(const struct ergon_config *cfg, json_t **out, struct ergo
 	struct ergon_pmu_plan pp = {0};
 	/* "default" is the CPU preset (heliaPROFILER's `cpu: default`). */
 	const char *item = strcmp(cfg->profiling.pmu_counters_cpu, "default") == 0
-				   ? "cpu"
-				   : cfg->profiling.pmu_counters_cpu;
+			       ? "cpu"
+			       : cfg->profiling.pmu_counters_cpu;
 	int rc = ergon_pmu_plan(&item, 1, &pp, err);
 	if (rc)
 		return rc;
@@ -94,32 +93,33 @@ int ergon_profile_plan(const struct ergon_config *cfg, json_t **out, struct ergo
 		json_t *ev = json_array();
 		for (size_t k = 0; ev && k < pp.passes[i].nevents; k++)
 			json_array_append_new(ev, json_string(pp.passes[i].events[k]->name));
-		json_array_append_new(passes,
-				      json_pack("{s:s,s:o*}", "name", pp.passes[i].name, "events", ev));
+		json_array_append_new(
+		    passes, json_pack("{s:s,s:o*}", "name", pp.passes[i].name, "events", ev));
 	}
 	int cycles = pp.cycles;
 	ergon_pmu_plan_cleanup(&pp);
 	json_t *plan = json_pack(
-		"{s:s,s:s,s:{s:o*,s:b,s:o*},s:{s:s,s:I,s:I,s:I,s:I,s:I,s:o*},s:{s:b,s:s,s:s,s:s,s:b,s:o*,s:o*,s:o*}}",
-		"board", cfg->board ? cfg->board->name : cfg->target.board, "lifecycle",
-		cfg->target.lifecycle == ERGON_LIFECYCLE_SIM	  ? "sim"
-		: cfg->target.lifecycle == ERGON_LIFECYCLE_QEMU	  ? "qemu"
-		: cfg->target.lifecycle == ERGON_LIFECYCLE_JLINK ? "jlink"
-								  : "openocd",
-		"counters", "passes", passes, "cycles", cycles, "from",
-		origin_of(cfg, "profiling.pmu_counters.cpu"), "window", "mode",
-		cfg->profiling.window_mode == ERGON_WINDOW_FIXED ? "fixed" : "auto", "target_ms",
-		(json_int_t)cfg->profiling.window_target_ms, "min", (json_int_t)cfg->profiling.window_min,
-		"max", (json_int_t)cfg->profiling.window_max, "iterations",
-		(json_int_t)cfg->profiling.iterations, "warmup", (json_int_t)cfg->profiling.warmup,
-		"target_ms_from", origin_of(cfg, "profiling.window_target_ms"), "power", "enabled",
-		cfg->power.enabled, "mode",
-		cfg->power.mode == ERGON_POWER_INTERNAL ? "internal" : "external", "firmware",
-		cfg->power.firmware == ERGON_FIRMWARE_SHARED ? "shared" : "dedicated", "driver",
-		cfg->power.driver, "lockstep", cfg->power.lockstep == 1, "lockstep_from",
-		origin_of(cfg, "power.lockstep"), "duration_s",
-		isnan(cfg->power.duration_s) ? json_null() : json_real(cfg->power.duration_s),
-		"duration_from", origin_of(cfg, "power.duration_s"));
+	    "{s:s,s:s,s:{s:o*,s:b,s:o*},s:{s:s,s:I,s:I,s:I,s:I,s:I,s:o*},s:{s:b,s:s,s:s,s:s,s:b,s:"
+	    "o*,s:o*,s:o*}}",
+	    "board", cfg->board ? cfg->board->name : cfg->target.board, "lifecycle",
+	    cfg->target.lifecycle == ERGON_LIFECYCLE_SIM     ? "sim"
+	    : cfg->target.lifecycle == ERGON_LIFECYCLE_QEMU  ? "qemu"
+	    : cfg->target.lifecycle == ERGON_LIFECYCLE_JLINK ? "jlink"
+							     : "openocd",
+	    "counters", "passes", passes, "cycles", cycles, "from",
+	    origin_of(cfg, "profiling.pmu_counters.cpu"), "window", "mode",
+	    cfg->profiling.window_mode == ERGON_WINDOW_FIXED ? "fixed" : "auto", "target_ms",
+	    (json_int_t)cfg->profiling.window_target_ms, "min",
+	    (json_int_t)cfg->profiling.window_min, "max", (json_int_t)cfg->profiling.window_max,
+	    "iterations", (json_int_t)cfg->profiling.iterations, "warmup",
+	    (json_int_t)cfg->profiling.warmup, "target_ms_from",
+	    origin_of(cfg, "profiling.window_target_ms"), "power", "enabled", cfg->power.enabled,
+	    "mode", cfg->power.mode == ERGON_POWER_INTERNAL ? "internal" : "external", "firmware",
+	    cfg->power.firmware == ERGON_FIRMWARE_SHARED ? "shared" : "dedicated", "driver",
+	    cfg->power.driver, "lockstep", cfg->power.lockstep == 1, "lockstep_from",
+	    origin_of(cfg, "power.lockstep"), "duration_s",
+	    isnan(cfg->power.duration_s) ? json_null() : json_real(cfg->power.duration_s),
+	    "duration_from", origin_of(cfg, "power.duration_s"));
 	if (plan == NULL)
 		return ergon_err_set(err, ERGON_ENOMEM, "profile plan: out of memory");
 	*out = plan;

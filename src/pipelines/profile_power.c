@@ -4,17 +4,17 @@
  * input, GO, the gated window, the terminal record, then the gated-window
  * analysis (ergon_power_section). Internal mode: the target's INA228
  * record is the measurement (on_device_summary). */
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "ergon/analyze.h"
 #include "ergon/ert_ina228_math.h"
 #include "ergon/gated.h"
 #include "ergon/issues.h"
 #include "ergon/sim.h"
 #include "profile_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* The virtual bench's windows are 20 ms; the engine's default floor (1 s)
  * is for real benches (same value as sim/src/host_check.c). */
@@ -27,8 +27,8 @@ static void refuse(struct prof_run *r, json_t *stage, const char *code, const ch
 	json_object_set_new(stage, "status", json_string("refused"));
 	json_object_set_new(stage, "error", json_string(why));
 	json_decref(r->power);
-	r->power = json_pack("{s:s,s:s,s:n}", "status", "refused", "reason", why,
-			     "measurement_scope");
+	r->power =
+	    json_pack("{s:s,s:s,s:n}", "status", "refused", "reason", why, "measurement_scope");
 }
 
 /* Facts from the terminal record (the same mapping the virtual bench's
@@ -62,11 +62,11 @@ static int facts_from_parser(struct prof_run *r, struct ergon_hpx_parser *p, int
 		return ergon_err_set(err, ERGON_ENOMEM, "power stage: out of memory");
 	if (r->clean_infer_avg_us > 0)
 		json_object_set_new(fj, "clean_infer_avg_us", json_real(r->clean_infer_avg_us));
-	json_object_set_new(fj, "probe_kind",
-			    json_string(r->o->cfg->profiling.clean_window_probe ==
-						    ERGON_CFG_PROBE_BUSY_LOOP
-					    ? "busy_loop"
-					    : "infer"));
+	json_object_set_new(
+	    fj, "probe_kind",
+	    json_string(r->o->cfg->profiling.clean_window_probe == ERGON_CFG_PROBE_BUSY_LOOP
+			    ? "busy_loop"
+			    : "infer"));
 	json_object_set_new(fj, "internal", json_boolean(internal));
 	rc = ergon_power_facts_from_json(fj, "power terminal record", facts, err);
 	json_decref(fj);
@@ -107,10 +107,10 @@ static json_t *sync_block(struct prof_run *r, const struct ergon_sim_result *s)
 			 (unsigned long long)cfg->power.state_gpio_pin,
 			 (unsigned long long)cfg->power.state_input_index);
 		json_object_set_new(j, "hint", json_string(hint));
-		ergon_issue_add(r->issues, "profile.ready_not_observed",
-				json_pack("{s:I}", "state_gpio_pin",
-					  (json_int_t)cfg->power.state_gpio_pin),
-				"%s", hint);
+		ergon_issue_add(
+		    r->issues, "profile.ready_not_observed",
+		    json_pack("{s:I}", "state_gpio_pin", (json_int_t)cfg->power.state_gpio_pin),
+		    "%s", hint);
 	}
 	return j;
 }
@@ -138,7 +138,7 @@ static void add_uncertainty(struct prof_run *r, json_t *sec, int internal)
 		}
 	} else {
 		double period = json_number_value(
-			json_object_get(json_object_get(sec, "gate"), "stats_period_s"));
+		    json_object_get(json_object_get(sec, "gate"), "stats_period_s"));
 		double ipk = json_number_value(json_object_get(sec, "peak_current_a"));
 		double pw = json_number_value(json_object_get(sec, "avg_power_w"));
 		double ia = json_number_value(json_object_get(sec, "avg_current_a"));
@@ -167,9 +167,9 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 	struct ergon_gated *g = NULL;
 	json_t *terminal = NULL, *sec = NULL;
 	json_object_set_new(stage, "mode", json_string(internal ? "internal" : "external"));
-	json_object_set_new(stage, "firmware", json_pack("{s:s,s:b}", "kind",
-							 shared ? "shared" : "dedicated",
-							 "transport_contamination", shared));
+	json_object_set_new(stage, "firmware",
+			    json_pack("{s:s,s:b}", "kind", shared ? "shared" : "dedicated",
+				      "transport_contamination", shared));
 	if (cfg->target.lifecycle == ERGON_LIFECYCLE_QEMU) {
 		refuse(r, stage, "profile.power_unobservable",
 		       "qemu-an547 is an emulated Cortex-M55: no instrument observes an emulated "
@@ -208,7 +208,8 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 				    json_string(ergon_config_origin_name(dorigin)));
 		json_object_set_new(pp, "estimated_runtime_s", json_real(est_s));
 	}
-	const char *image = r->sim ? ergon_profile_sim_stage_scenario(r->o->sim_scenario, 1, internal)
+	const char *image = r->sim
+				? ergon_profile_sim_stage_scenario(r->o->sim_scenario, 1, internal)
 			    : shared ? r->o->fw->profile
 				     : r->o->fw->power;
 	json_object_set_new(stage, "image", json_string(image));
@@ -239,7 +240,7 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 		struct ergon_gated_config gc = {.min_window_s = min_window_s,
 						.stats_rate_hz = 1.0 / s->js_period_s,
 						.sync_input_index =
-							(unsigned)cfg->power.sync_input_index};
+						    (unsigned)cfg->power.sync_input_index};
 		rc = ergon_gated_new(&gc, &g, &e);
 		if (!rc)
 			rc = ergon_gated_push_packets(g, s->stats, s->n_js, &e);
@@ -253,7 +254,8 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 		json_t *sync = sync_block(r, internal ? NULL : s);
 		if (sync)
 			json_object_set_new(sec, "sync", sync);
-		json_object_set_new(sec, "firmware", json_deep_copy(json_object_get(stage, "firmware")));
+		json_object_set_new(sec, "firmware",
+				    json_deep_copy(json_object_get(stage, "firmware")));
 		if (terminal)
 			json_object_set(sec, "terminal_record", terminal);
 		if (internal) {

@@ -14,15 +14,14 @@
  * lock-step on by rule; and the clean-window codes for the profile-flow
  * scenarios whose firmware counts stalled/partial iterations.
  */
+#include "test_support.h"
+
+#include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-#include <jansson.h>
-
-#include "test_support.h"
 
 static json_t *load_summary(const char *dir)
 {
@@ -63,8 +62,9 @@ static void power_matches_truth(void **state)
 	assert_string_equal(json_string_value(json_object_get(s, "schema")), "ergon.profile");
 	assert_int_equal(json_integer_value(json_object_get(s, "schema_version")), 1);
 	assert_true(json_is_true(json_object_get(s, "valid")));
-	assert_string_equal(json_string_value(json_object_get(json_object_get(s, "provenance"), "kind")),
-			    "synthetic");
+	assert_string_equal(
+	    json_string_value(json_object_get(json_object_get(s, "provenance"), "kind")),
+	    "synthetic");
 	json_t *p = json_object_get(s, "power");
 	assert_string_equal(json_string_value(json_object_get(p, "measurement_scope")),
 			    "gpio_gated_clean_window");
@@ -156,29 +156,31 @@ struct scen {
 /* Exit 1: the measurement is not valid (an error issue, or a power run
  * without a per-inference figure). */
 static const struct scen scenarios[] = {
-	{"baseline_profile", 0, {NULL}},
-	{"baseline_power", 0, {NULL}},
-	{"baseline_ina228", 0, {NULL}},
-	{"stalled_counter", 0, {"profile.clean_window_stalled", NULL}},
-	{"slow_counter", 0, {"profile.clean_window_stalled", NULL}},
-	{"uniform_slowdown", 0, {"profile.clean_window_clock_rate_low", NULL}},
-	{"frozen_window_clock", 1,
-	 {"power.window_clock_frozen", "power.terminal_incomplete", "profile.ready_not_observed",
-	  NULL}},
-	{"hfrc_drift", 1, {"power.window_observer_mismatch", "profile.ready_not_observed", NULL}},
-	{"gate_never_falls", 1,
-	 {"power.terminal_incomplete", "power.observation_degraded", "profile.ready_not_observed",
-	  NULL}},
-	{"gate_glitches", 0, {"profile.ready_not_observed", NULL}},
-	{"go_never_arrives", 1, {"power.terminal_incomplete", "power.observation_degraded", NULL}},
-	{"lost_terminal_record", 1, {"capture.incomplete", "profile.ready_not_observed", NULL}},
-	{"ina228_wrong_id", 1, {"power.terminal_incomplete", NULL}},
-	{"ina228_shunt_cal_zero", 1, {"power.terminal_incomplete", NULL}},
-	{"ina228_shunt_cal_nack", 1, {"power.terminal_incomplete", NULL}},
-	{"ina228_reversed_sense", 1, {"power.zero_charge", NULL}},
-	{"ina228_accumulator_overflow", 1, {"power.accumulator_overflow", NULL}},
-	{"transport_bytes_dropped", 0, {"pmu.layer_count_mismatch", NULL}},
-	{"transport_write_fails", 1, {"capture.incomplete", "pmu.missing", "pmu.incomplete", NULL}},
+    {"baseline_profile", 0, {NULL}},
+    {"baseline_power", 0, {NULL}},
+    {"baseline_ina228", 0, {NULL}},
+    {"stalled_counter", 0, {"profile.clean_window_stalled", NULL}},
+    {"slow_counter", 0, {"profile.clean_window_stalled", NULL}},
+    {"uniform_slowdown", 0, {"profile.clean_window_clock_rate_low", NULL}},
+    {"frozen_window_clock",
+     1,
+     {"power.window_clock_frozen", "power.terminal_incomplete", "profile.ready_not_observed",
+      NULL}},
+    {"hfrc_drift", 1, {"power.window_observer_mismatch", "profile.ready_not_observed", NULL}},
+    {"gate_never_falls",
+     1,
+     {"power.terminal_incomplete", "power.observation_degraded", "profile.ready_not_observed",
+      NULL}},
+    {"gate_glitches", 0, {"profile.ready_not_observed", NULL}},
+    {"go_never_arrives", 1, {"power.terminal_incomplete", "power.observation_degraded", NULL}},
+    {"lost_terminal_record", 1, {"capture.incomplete", "profile.ready_not_observed", NULL}},
+    {"ina228_wrong_id", 1, {"power.terminal_incomplete", NULL}},
+    {"ina228_shunt_cal_zero", 1, {"power.terminal_incomplete", NULL}},
+    {"ina228_shunt_cal_nack", 1, {"power.terminal_incomplete", NULL}},
+    {"ina228_reversed_sense", 1, {"power.zero_charge", NULL}},
+    {"ina228_accumulator_overflow", 1, {"power.accumulator_overflow", NULL}},
+    {"transport_bytes_dropped", 0, {"pmu.layer_count_mismatch", NULL}},
+    {"transport_write_fails", 1, {"capture.incomplete", "pmu.missing", "pmu.incomplete", NULL}},
 };
 
 static void every_scenario_yields_its_codes(void **state)
@@ -205,8 +207,8 @@ static void every_scenario_yields_its_codes(void **state)
 			fail_msg("%s: %zu issues, expected %zu: %s", c->name,
 				 json_array_size(issues), n, json_dumps(issues, JSON_COMPACT));
 		assert_string_equal(json_string_value(json_object_get(
-					    json_object_get(json_object_get(s, "provenance"), "target"),
-					    "sim_scenario")),
+					json_object_get(json_object_get(s, "provenance"), "target"),
+					"sim_scenario")),
 				    c->name);
 		json_decref(s);
 		free(so);
@@ -236,13 +238,14 @@ static void ready_never_observed(void **state)
 	json_decref(s);
 	free(so);
 	free(se);
-	int rc = ts_run_ergon(&so, &se, "profile", "--board", "sim", "--sim-scenario",
-			      "gate_glitches", "--set", "power.lockstep=false", "--out", out2, NULL);
+	int rc =
+	    ts_run_ergon(&so, &se, "profile", "--board", "sim", "--sim-scenario", "gate_glitches",
+			 "--set", "power.lockstep=false", "--out", out2, NULL);
 	assert_int_equal(rc, 0);
 	s = load_summary(out2);
 	assert_int_equal(json_array_size(json_object_get(s, "issues")), 0);
 	assert_true(json_is_null(json_object_get(
-		json_object_get(json_object_get(s, "power"), "sync"), "ready_observed")));
+	    json_object_get(json_object_get(s, "power"), "sync"), "ready_observed")));
 	json_decref(s);
 	free(so);
 	free(se);
@@ -307,12 +310,12 @@ static void detailed_outputs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(power_matches_truth),
-		cmocka_unit_test(internal_ina228_on_device_summary),
-		cmocka_unit_test(every_scenario_yields_its_codes),
-		cmocka_unit_test(ready_never_observed),
-		cmocka_unit_test(shared_firmware_recorded),
-		cmocka_unit_test(detailed_outputs),
+	    cmocka_unit_test(power_matches_truth),
+	    cmocka_unit_test(internal_ina228_on_device_summary),
+	    cmocka_unit_test(every_scenario_yields_its_codes),
+	    cmocka_unit_test(ready_never_observed),
+	    cmocka_unit_test(shared_firmware_recorded),
+	    cmocka_unit_test(detailed_outputs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

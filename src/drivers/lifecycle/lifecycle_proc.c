@@ -2,17 +2,17 @@
  * (JLinkExe, openocd, qemu-system-arm): run to completion with a time
  * bound, or start in the background and stop later. Output goes to a log
  * file in the stage folder so a failure can be diagnosed afterwards. */
+#include "ergon/lifecycle.h"
+
 #include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-#include "ergon/lifecycle.h"
 
 /* Exit status a child uses when exec failed: the program is missing. */
 #define EXEC_FAILED 127
@@ -166,10 +166,11 @@ int ergon_lifecycle_wait_port(unsigned port, int pid, const char *what, const ch
 					     what, port, log_path);
 		}
 		if (now_s() - t0 > timeout_s)
-			return ergon_err_set(err, ERGON_ETIMEDOUT,
-					     "%s: no RTT server on 127.0.0.1:%u within %.0f s; check "
-					     "the probe connection; output in %s",
-					     what, port, timeout_s, log_path);
+			return ergon_err_set(
+			    err, ERGON_ETIMEDOUT,
+			    "%s: no RTT server on 127.0.0.1:%u within %.0f s; check "
+			    "the probe connection; output in %s",
+			    what, port, timeout_s, log_path);
 		usleep(50000);
 	}
 }

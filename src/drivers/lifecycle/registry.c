@@ -1,7 +1,7 @@
 /* The lifecycle driver table: a new lifecycle is a folder plus one line. */
-#include <string.h>
-
 #include "ergon/lifecycle.h"
+
+#include <string.h>
 
 extern const struct ergon_lifecycle_driver ergon_lifecycle_sim;
 extern const struct ergon_lifecycle_driver ergon_lifecycle_qemu;
@@ -9,10 +9,10 @@ extern const struct ergon_lifecycle_driver ergon_lifecycle_jlink;
 extern const struct ergon_lifecycle_driver ergon_lifecycle_openocd;
 
 static const struct ergon_lifecycle_driver *const drivers[] = {
-	&ergon_lifecycle_sim,
-	&ergon_lifecycle_qemu,
-	&ergon_lifecycle_jlink,
-	&ergon_lifecycle_openocd,
+    &ergon_lifecycle_sim,
+    &ergon_lifecycle_qemu,
+    &ergon_lifecycle_jlink,
+    &ergon_lifecycle_openocd,
 };
 
 const struct ergon_lifecycle_driver *const *ergon_lifecycle_drivers(size_t *count)

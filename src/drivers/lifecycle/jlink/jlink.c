@@ -4,12 +4,12 @@
  * the host captures). RTT is read from the telnet port (-RTTTelnetPort).
  * Not yet run on hardware: tested against a fake JLinkExe that records
  * its arguments and command files (tests/functional/test_profile_probes.sh). */
+#include "ergon/fileio.h"
+#include "ergon/lifecycle.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "ergon/fileio.h"
-#include "ergon/lifecycle.h"
 
 #define JLINK_DEFAULT_RTT_PORT 19021u
 #define JLINK_TOOL_TIMEOUT_S 120.0
@@ -127,12 +127,12 @@ static void j_close(struct ergon_lifecycle *lc)
 }
 
 const struct ergon_lifecycle_driver ergon_lifecycle_jlink = {
-	.name = "jlink",
-	.hardware = 1,
-	.open = j_open,
-	.flash = j_flash,
-	.reset = j_reset,
-	.endpoint = j_endpoint,
-	.finish = j_finish,
-	.close = j_close,
+    .name = "jlink",
+    .hardware = 1,
+    .open = j_open,
+    .flash = j_flash,
+    .reset = j_reset,
+    .endpoint = j_endpoint,
+    .finish = j_finish,
+    .close = j_close,
 };

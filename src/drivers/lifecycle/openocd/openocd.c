@@ -6,11 +6,11 @@
  * Cortex-M generic target) because boards differ in their adapters.
  * Not yet run on hardware: tested against a fake openocd that records its
  * arguments (tests/functional/test_profile_probes.sh). */
+#include "ergon/lifecycle.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "ergon/lifecycle.h"
 
 #define OPENOCD_DEFAULT_RTT_PORT 9090u
 #define OPENOCD_TOOL_TIMEOUT_S 120.0
@@ -125,12 +125,12 @@ static void o_close(struct ergon_lifecycle *lc)
 }
 
 const struct ergon_lifecycle_driver ergon_lifecycle_openocd = {
-	.name = "openocd",
-	.hardware = 1,
-	.open = o_open,
-	.flash = o_flash,
-	.reset = o_reset,
-	.endpoint = o_endpoint,
-	.finish = o_finish,
-	.close = o_close,
+    .name = "openocd",
+    .hardware = 1,
+    .open = o_open,
+    .flash = o_flash,
+    .reset = o_reset,
+    .endpoint = o_endpoint,
+    .finish = o_finish,
+    .close = o_close,
 };

@@ -4,6 +4,8 @@
  * connected, so no byte is lost), "finish" reaps QEMU. -icount gives
  * instruction-derived time; the firmware ends with a semihosting exit.
  * No instrument observes an emulated rail: the power stage refuses. */
+#include "ergon/lifecycle.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,8 +14,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-#include "ergon/lifecycle.h"
 
 struct ergon_lifecycle {
 	char work_dir[1024];
@@ -153,12 +153,12 @@ static void q_close(struct ergon_lifecycle *lc)
 }
 
 const struct ergon_lifecycle_driver ergon_lifecycle_qemu = {
-	.name = "qemu",
-	.hardware = 0,
-	.open = q_open,
-	.flash = q_flash,
-	.reset = q_reset,
-	.endpoint = q_endpoint,
-	.finish = q_finish,
-	.close = q_close,
+    .name = "qemu",
+    .hardware = 0,
+    .open = q_open,
+    .flash = q_flash,
+    .reset = q_reset,
+    .endpoint = q_endpoint,
+    .finish = q_finish,
+    .close = q_close,
 };

@@ -1,13 +1,14 @@
 /* Lifecycle of the virtual bench: "flash" selects a scenario, "reset" runs
  * it in-process (ergon_sim_run) and leaves the bytes the target sent in a
  * wire file that the capture pipeline reads like any transport. */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "ergon/sim.h"
 
 #include "ergon/fileio.h"
 #include "ergon/lifecycle.h"
-#include "ergon/sim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 struct ergon_lifecycle {
 	char work_dir[1024];
@@ -85,12 +86,12 @@ const struct ergon_sim_result *ergon_lifecycle_sim_result(const struct ergon_lif
 }
 
 const struct ergon_lifecycle_driver ergon_lifecycle_sim = {
-	.name = "sim",
-	.hardware = 0,
-	.open = sim_open,
-	.flash = sim_flash,
-	.reset = sim_reset,
-	.endpoint = sim_endpoint,
-	.finish = sim_finish,
-	.close = sim_close,
+    .name = "sim",
+    .hardware = 0,
+    .open = sim_open,
+    .flash = sim_flash,
+    .reset = sim_reset,
+    .endpoint = sim_endpoint,
+    .finish = sim_finish,
+    .close = sim_close,
 };
