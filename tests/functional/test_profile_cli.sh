@@ -58,6 +58,19 @@ expect 2 "--sim-scenario needs the sim board" -- "$bin" profile --board qemu-an5
 	--sim-scenario baseline_power
 expect 2 "a real board needs FIRMWARE_DIR" -- "$bin" profile --board apollo510_evb
 
+expect 0 "short fixed window with power is warned about" -- "$bin" profile --board sim --power \
+	--set profiling.window_mode=fixed --set profiling.window_target_ms=800 --dry-run
+has "$tmp/err" "config.fixed_window_short" "fixed-window warning code"
+has "$tmp/out" '^profiling.window_target_ms +800 +command line' "fixed window left as written"
+expect 0 "Click at 0x40" -- "$bin" profile --board sim --power --set power.mode=internal \
+	--set power.driver=ina228 --set power.ina228.board=mikroe-power-monitor-click \
+	--set power.ina228.shunt_ohms=0.01 --set power.ina228.i2c_address=0x40 --dry-run
+has "$tmp/err" "ina228_init will fail; set 0x4A" "Click address warning says to set 0x4A"
+expect 0 "Click preset fills 0x4A" -- "$bin" profile --board sim --power --set power.mode=internal \
+	--set power.driver=ina228 --set power.ina228.board=mikroe-power-monitor-click \
+	--set power.ina228.shunt_ohms=0.01 --dry-run
+has "$tmp/out" '^power.ina228.i2c_address +0x4A +preset' "Click address from the preset"
+
 # --- firmware folders -------------------------------------------------------
 mkdir -p "$tmp/fw_none" "$tmp/fw_prof"
 : >"$tmp/fw_prof/app_profile.elf"

@@ -307,6 +307,44 @@ static void detailed_outputs(void **state)
 	free(out);
 }
 
+/* power.duration_s: auto-tuned from the PMU stage, explicit always wins.
+ * Auto on the bench, by hand: window target max(1000, 5000) ms = 5.0 s,
+ * plus warmup 5 x CLEAN_INFER_AVG_US 1000 us = 5.005 s estimated runtime;
+ * margin max(25 % x 5.005, 2.0) = 2.0 s; boot settle 2.0 s:
+ * 2.0 + 5.005 + 2.0 = 9.005 s. */
+static void duration_auto_and_explicit(void **state)
+{
+	(void)state;
+	char *dir = ts_tmpdir();
+	char *out = ts_strf("%s/a", dir), *out2 = ts_strf("%s/b", dir);
+	char *so = NULL, *se = NULL;
+	assert_int_equal(ts_run_ergon(&so, &se, "profile", "--board", "sim", "--power", "--out",
+				      out, NULL),
+			 0);
+	json_t *s = load_summary(out);
+	json_t *pp = json_object_get(json_object_get(s, "plan"), "power");
+	assert_true(fabs(json_number_value(json_object_get(pp, "duration_s")) - 9.005) < 1e-9);
+	assert_string_equal(json_string_value(json_object_get(pp, "duration_origin")), "rule");
+	json_decref(s);
+	free(so);
+	free(se);
+	assert_int_equal(ts_run_ergon(&so, &se, "profile", "--board", "sim", "--power", "--set",
+				      "power.duration_s=7", "--out", out2, NULL),
+			 0);
+	s = load_summary(out2);
+	pp = json_object_get(json_object_get(s, "plan"), "power");
+	assert_true(json_number_value(json_object_get(pp, "duration_s")) == 7.0);
+	assert_string_equal(json_string_value(json_object_get(pp, "duration_origin")),
+			    "command line");
+	json_decref(s);
+	free(so);
+	free(se);
+	ts_tmpdir_remove(dir);
+	free(dir);
+	free(out);
+	free(out2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -316,6 +354,7 @@ int main(void)
 	    cmocka_unit_test(ready_never_observed),
 	    cmocka_unit_test(shared_firmware_recorded),
 	    cmocka_unit_test(detailed_outputs),
+	    cmocka_unit_test(duration_auto_and_explicit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
