@@ -4,13 +4,13 @@
  * baseline). Prints both rates and their ratio; no figure is asserted.
  *   bench_target_emitter [ROWS]
  */
+#include "ergon/ert_hpx.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#include "ergon/ert_hpx.h"
 
 static uint64_t sink_bytes;
 

@@ -11,10 +11,10 @@
 #ifndef ERGON_ANALYZE_H
 #define ERGON_ANALYZE_H
 
-#include <jansson.h>
-
 #include "ergon/error.h"
 #include "ergon/gated.h"
+
+#include <jansson.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -46,18 +46,28 @@ ERGON_API int ergon_power_facts_from_json(const json_t *j, const char *name,
 ERGON_API int ergon_power_facts_load(const char *path, struct ergon_power_facts *f,
 				     struct ergon_err *err);
 
+/* In-memory analysis for pipelines that hold the stream themselves (`ergon
+ * profile`): a new engine with cfg, feed(ctx, engine, err) pushes packets or
+ * raw blocks into it (ergon_gated_push_*), then the power section is built
+ * as ergon_power_section would. *out is a new reference. */
+typedef int (*ergon_power_feed_fn)(void *ctx, struct ergon_gated *g, struct ergon_err *err);
+ERGON_API int ergon_power_analyze_stream(const struct ergon_gated_config *cfg,
+					 ergon_power_feed_fn feed, void *ctx,
+					 const struct ergon_power_facts *f, json_t **out,
+					 struct ergon_err *err);
+
 struct ergon_analyze_options {
-	const char *jls_path;     /* one of jls_path, stats_path, raw_path ... */
+	const char *jls_path; /* one of jls_path, stats_path, raw_path ... */
 	const char *stats_path;
 	const char *raw_path;
 	const char *markers_path; /* software gate (optional) */
-	const char *facts_path;   /* firmware facts (optional) */
-	const char *out_dir;      /* summary.json and detailed/power_summary.csv */
+	const char *facts_path;	  /* firmware facts (optional) */
+	const char *out_dir;	  /* summary.json and detailed/power_summary.csv */
 	unsigned sync_input_index;
-	double stats_rate_hz;     /* 0 = 1000 */
-	double min_window_s;      /* 0 = 1.0 */
+	double stats_rate_hz;		  /* 0 = 1000 */
+	double min_window_s;		  /* 0 = 1.0 */
 	const char *recording_provenance; /* "measured"/"synthetic"/NULL unknown */
-	int force;                /* replace existing outputs */
+	int force;			  /* replace existing outputs */
 };
 
 /* Analyse and write summary.json + detailed/power_summary.csv. *table gets

@@ -8,11 +8,11 @@
 #ifndef ERGON_GATED_H
 #define ERGON_GATED_H
 
+#include "ergon/error.h"
+
 #include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include "ergon/error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -51,8 +51,8 @@ struct ergon_gate_marker {
 };
 
 struct ergon_gated_config {
-	double stats_rate_hz;      /* packets per second for raw input; 0 = 1000 */
-	double min_window_s;       /* gates shorter than this are glitches; 0 = 1.0 */
+	double stats_rate_hz;	   /* packets per second for raw input; 0 = 1000 */
+	double min_window_s;	   /* gates shorter than this are glitches; 0 = 1.0 */
 	unsigned sync_input_index; /* digital input carrying the gate (INPUT0 = 0) */
 	/* Software gate: when marker_count > 0 the markers are the gate and the
 	 * digital inputs are ignored. Sorted, non-overlapping; copied. */
@@ -65,27 +65,27 @@ struct ergon_gated_config {
  * complete packet fell inside the window. */
 struct ergon_window_figures {
 	double start_s, end_s;
-	double duration_s;   /* edge to edge */
-	double integral_s;   /* sum of the spans actually observed */
+	double duration_s;		 /* edge to edge */
+	double integral_s;		 /* sum of the spans actually observed */
 	uint64_t start_index, end_index; /* raw input: samples [start, end) */
-	uint64_t samples;    /* raw samples used (NaN samples excluded) */
-	uint64_t packets;    /* complete packets in the distribution */
+	uint64_t samples;		 /* raw samples used (NaN samples excluded) */
+	uint64_t packets;		 /* complete packets in the distribution */
 	double energy_j, charge_c;
 	double avg_current_a, avg_voltage_v, avg_power_w, peak_current_a;
 	int has_distribution;
 	double median_current_a, p95_current_a, p99_current_a;
 	double median_power_w, p95_power_w, p99_power_w;
-	int closed;          /* the gate fell (always 1 for gate windows) */
+	int closed;	      /* the gate fell (always 1 for gate windows) */
 	int from_accumulator; /* energy/charge from instrument accumulators */
 };
 
 #define ERGON_GATED_GLITCH_KEEP 16
 
 struct ergon_gated_result {
-	int raw;                /* raw samples (1) or statistics packets (0) */
-	double sample_rate_hz;  /* raw input */
-	double stats_period_s;  /* packet period */
-	int gate_source;        /* 0 none, 1 digital input, 2 markers */
+	int raw;	       /* raw samples (1) or statistics packets (0) */
+	double sample_rate_hz; /* raw input */
+	double stats_period_s; /* packet period */
+	int gate_source;       /* 0 none, 1 digital input, 2 markers */
 	uint64_t samples, packets, nan_samples;
 	struct ergon_window_figures whole;
 	/* All qualifying windows together: sums of energy, charge and
@@ -99,9 +99,9 @@ struct ergon_gated_result {
 		double start_s, duration_s;
 	} glitches[ERGON_GATED_GLITCH_KEEP];
 	int gate_high_at_start; /* high on the first sample: not a rising edge */
-	int unterminated;       /* a gate rose and never fell */
+	int unterminated;	/* a gate rose and never fell */
 	double unterminated_start_s;
-	uint64_t rises;         /* rising edges seen (glitches included) */
+	uint64_t rises; /* rising edges seen (glitches included) */
 };
 
 struct ergon_gated;
@@ -174,18 +174,25 @@ struct ergon_power_facts {
 	int have_clean_count;
 	uint64_t clean_infer_count; /* HPX_CLEAN_INFER_COUNT */
 	double clean_infer_avg_us;  /* profile boot's reference; 0 = unknown */
-	int probe_kind;             /* ergon_probe_kind */
+	int probe_kind;		    /* ergon_probe_kind */
 	int zero_time_inference;    /* an inference reported zero time */
 	struct ergon_power_terminal terminal;
-	int internal;               /* the on-board INA228 is the measurement of record */
-	double host_envelope_s;     /* internal: host-timed start-to-record interval; 0 unknown */
+	int internal;		/* the on-board INA228 is the measurement of record */
+	double host_envelope_s; /* internal: host-timed start-to-record interval; 0 unknown */
+	/* Clean-window counts reported by the profile boot (HPX_CLEAN_*). */
+	int have_clean_window;
+	uint64_t clean_stalled_iters, clean_partial_iters, clean_ref_cycles;
+	/* The pre-window rate probe: cycles counted in probe_us at core clock. */
+	int have_rate_probe;
+	double system_clock_hz, rate_probe_us;
+	uint64_t rate_probe_cycles;
 };
 
 /* What the gate analysis saw, for the checks. */
 struct ergon_power_gate_view {
 	size_t window_count;
-	double gate_s;      /* total edge-to-edge duration of the windows */
-	double integral_s;  /* total packet-integral duration */
+	double gate_s;		    /* total edge-to-edge duration of the windows */
+	double integral_s;	    /* total packet-integral duration */
 	double shortest_integral_s; /* the shortest window's packet-integral duration */
 	double gated_avg_current_a;
 	double whole_avg_current_a;
@@ -195,19 +202,19 @@ struct ergon_power_gate_view {
 };
 
 struct ergon_power_verdict {
-	int suspect;         /* gated_window_duration_suspect */
+	int suspect; /* gated_window_duration_suspect */
 	int omit_per_inference;
 	int have_expected;
-	double expected_s;   /* clean count x clean_infer_avg_us */
-	double ratio;        /* gate_s / expected_s */
+	double expected_s; /* clean count x clean_infer_avg_us */
+	double ratio;	   /* gate_s / expected_s */
 	int have_drift;
-	double drift;        /* ratio - 1, published when the observer confirmed */
+	double drift; /* ratio - 1, published when the observer confirmed */
 	int have_current_ok;
-	int current_ok;      /* gated_vs_whole_current_ok */
+	int current_ok; /* gated_vs_whole_current_ok */
 	int observer_checked, observer_ok;
 	double observer_allowance_s;
-	json_t *reasons;     /* array of strings: why suspect/omitted (caller frees) */
-	json_t *ceiling;     /* window_clock_ceiling (internal runs; caller frees) */
+	json_t *reasons; /* array of strings: why suspect/omitted (caller frees) */
+	json_t *ceiling; /* window_clock_ceiling (internal runs; caller frees) */
 };
 
 /* Observer check: |gate_s - elapsed_s| <= 1% of elapsed + allowance, where
@@ -218,9 +225,8 @@ ERGON_API int ergon_power_observer_agrees(double gate_s, double elapsed_s, doubl
 /* Tolerance of the reference check when no firmware window arbitrates:
  * max(2 packets, half an inference when count > 1, 10% of expected for a
  * counted window or 25% for a busy_loop probe). */
-ERGON_API double ergon_power_reference_tolerance_s(double expected_s, uint64_t count,
-						   double avg_us, double stats_period_s,
-						   int probe_kind);
+ERGON_API double ergon_power_reference_tolerance_s(double expected_s, uint64_t count, double avg_us,
+						   double stats_period_s, int probe_kind);
 
 /* Run every gate/terminal check, appending issues to `issues`; fills v
  * (caller frees v->reasons and v->ceiling with json_decref). */
@@ -240,9 +246,14 @@ ERGON_API json_t *ergon_power_check_internal(const struct ergon_power_facts *f, 
  * profile.clean_window_check_inoperative as they apply; returns 1 if any. */
 ERGON_API int ergon_clean_window_check(const uint64_t *deltas, size_t n, uint64_t total_iters,
 				       uint64_t ref_cycles, json_t *issues);
+/* The same check from counts the firmware already made (stalled, partial);
+ * observed = number of deltas looked at, 0 when unknown. */
+ERGON_API int ergon_clean_window_check_counts(uint64_t stalled, uint64_t partial, uint64_t observed,
+					      uint64_t total_iters, uint64_t ref_cycles,
+					      json_t *issues);
 /* The pre-window rate probe: cycles below half of core_hz x probe_us. */
-ERGON_API int ergon_clean_window_rate_check(double core_hz, double probe_us,
-					    uint64_t probe_cycles, json_t *issues);
+ERGON_API int ergon_clean_window_rate_check(double core_hz, double probe_us, uint64_t probe_cycles,
+					    json_t *issues);
 
 #ifdef __cplusplus
 }

@@ -23,12 +23,12 @@
 #ifndef ERGON_HPX_H
 #define ERGON_HPX_H
 
+#include "ergon/error.h"
+
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include "ergon/error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -37,13 +37,13 @@ extern "C" {
 /* Answers of ergon_hpx_parser_feed besides negative ERGON_E* codes. */
 enum ergon_hpx_state {
 	ERGON_HPX_NEED_MORE = 0, /* no end sentinel yet: feed more bytes */
-	ERGON_HPX_DONE = 1,      /* `--- HPX_END ---` seen: the profile is complete */
+	ERGON_HPX_DONE = 1,	 /* `--- HPX_END ---` seen: the profile is complete */
 };
 
 /* Per-layer aggregation across iterations. */
 enum ergon_hpx_aggregation {
 	ERGON_HPX_AGG_MEDIAN = 1,  /* statistics.median: middle, or mean of the two middle */
-	ERGON_HPX_AGG_MEAN = 2,    /* left-to-right sum / n */
+	ERGON_HPX_AGG_MEAN = 2,	   /* left-to-right sum / n */
 	ERGON_HPX_AGG_TRIMMED = 3, /* drop one min and one max, then mean (n >= 3, else mean) */
 };
 
@@ -61,6 +61,7 @@ struct ergon_hpx_limits {
 	size_t max_columns;    /* CSV fields per header, default 256 */
 	size_t max_cells;      /* counter cells kept over the whole stream, default 2^26 */
 	size_t max_meta_keys;  /* distinct HPX_<KEY> metadata keys, default 1024 */
+	size_t max_text_bytes; /* Layer/Op text kept (shared across iterations), default 256 MiB */
 };
 
 struct ergon_hpx_parser;
@@ -86,14 +87,14 @@ ERGON_API int ergon_hpx_parser_finish(struct ergon_hpx_parser *p, struct ergon_e
 /* Counters of what the parser saw (for progress and diagnostics). */
 struct ergon_hpx_stats {
 	uint64_t bytes;
-	uint64_t lines;           /* '\n'-terminated lines plus a final unterminated one */
-	uint64_t lines_too_long;  /* dropped for exceeding line_max_bytes */
+	uint64_t lines;		 /* '\n'-terminated lines plus a final unterminated one */
+	uint64_t lines_too_long; /* dropped for exceeding line_max_bytes */
 	uint64_t heartbeats;
-	uint64_t parse_errors;    /* wrong field counts and non-numeric counter cells */
-	bool started;             /* `--- HPX_START ---` seen */
-	bool ended;               /* `--- HPX_END ---` seen */
-	bool terminal_started;    /* `--- HPX_POWER_TERMINAL_START ---` seen */
-	bool terminal_ended;      /* `--- HPX_POWER_TERMINAL_END ---` seen */
+	uint64_t parse_errors; /* wrong field counts and non-numeric counter cells */
+	bool started;	       /* `--- HPX_START ---` seen */
+	bool ended;	       /* `--- HPX_END ---` seen */
+	bool terminal_started; /* `--- HPX_POWER_TERMINAL_START ---` seen */
+	bool terminal_ended;   /* `--- HPX_POWER_TERMINAL_END ---` seen */
 };
 ERGON_API void ergon_hpx_parser_stats(const struct ergon_hpx_parser *p,
 				      struct ergon_hpx_stats *out);
@@ -111,8 +112,8 @@ enum ergon_hpx_json_flags {
  * with Layer = {id, op, counters{name: number}, cycles: number|null, overflow}.
  * "ergon.issues" holds registry issues (pmu.*) with line numbers. Call after
  * ergon_hpx_parser_finish. *out is owned by the caller (json_decref). */
-ERGON_API int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation,
-				       unsigned flags, json_t **out, struct ergon_err *err);
+ERGON_API int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsigned flags,
+				       json_t **out, struct ergon_err *err);
 
 /* --- the power terminal record ------------------------------------------
  * `--- HPX_POWER_TERMINAL_START ---`, HPX_POWER_<KEY>=<value> lines,
@@ -123,9 +124,9 @@ ERGON_API int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregati
 
 struct ergon_hpx_power_measurement {
 	char source[ERGON_HPX_TEXT_MAX]; /* e.g. "ina228" */
-	char scope[ERGON_HPX_TEXT_MAX];  /* only "fixed_n_inference" is accepted */
+	char scope[ERGON_HPX_TEXT_MAX];	 /* only "fixed_n_inference" is accepted */
 	int64_t energy_nj;
-	int64_t duration_us; /* equals the terminal's elapsed_us */
+	int64_t duration_us;	 /* equals the terminal's elapsed_us */
 	int64_t inference_count; /* equals the terminal's completed_count */
 	bool overflow;
 	bool has_charge_nc;
@@ -139,13 +140,13 @@ struct ergon_hpx_power_measurement {
 };
 
 struct ergon_hpx_terminal {
-	int64_t version;                      /* 1 */
-	char status[ERGON_HPX_TEXT_MAX];      /* "ok" or "error" */
+	int64_t version;		 /* 1 */
+	char status[ERGON_HPX_TEXT_MAX]; /* "ok" or "error" */
 	int64_t requested_count;
-	int64_t completed_count;              /* <= requested_count */
+	int64_t completed_count; /* <= requested_count */
 	int64_t elapsed_us;
 	char final_phase[ERGON_HPX_TEXT_MAX]; /* not empty */
-	int64_t error_code;                   /* 0 iff status is "ok" */
+	int64_t error_code;		      /* 0 iff status is "ok" */
 	bool gate_asserted;
 	bool gate_lowered;
 	bool has_measurement;
@@ -161,8 +162,8 @@ ERGON_API int ergon_hpx_parser_terminal(const struct ergon_hpx_parser *p,
 
 /* One-shot: parse a whole buffer holding a terminal record (lines outside
  * the record, e.g. diagnostics, are ignored). Same returns as above. */
-ERGON_API int ergon_hpx_terminal_parse(const char *data, size_t len,
-				       struct ergon_hpx_terminal *out, struct ergon_err *err);
+ERGON_API int ergon_hpx_terminal_parse(const char *data, size_t len, struct ergon_hpx_terminal *out,
+				       struct ergon_err *err);
 
 /* {"terminal": {...}, "measurement": {...} | null} with the reference field
  * names (version, status, requested_count, completed_count, elapsed_us,

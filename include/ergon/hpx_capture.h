@@ -7,47 +7,46 @@
 #ifndef ERGON_HPX_CAPTURE_H
 #define ERGON_HPX_CAPTURE_H
 
+#include "ergon/error.h"
+#include "ergon/hpx.h"
+
 #include <jansson.h>
 #include <signal.h>
 #include <stdbool.h>
-
-#include "ergon/error.h"
-#include "ergon/hpx.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 struct ergon_hpx_capture_opts {
-	const char *transport;  /* spec, see ergon/transport.h */
-	const char *log_path;   /* raw bytes go here (created; kept on failure) */
-	unsigned write_flags;   /* ERGON_WRITE_FORCE to replace an existing log */
-	double timeout_s;       /* overall bound; <= 0: none */
-	double heartbeat_s;     /* max gap between complete lines; <= 0: none */
+	const char *transport; /* spec, see ergon/transport.h */
+	const char *log_path;  /* raw bytes go here (created; kept on failure) */
+	unsigned write_flags;  /* ERGON_WRITE_FORCE to replace an existing log */
+	double timeout_s;      /* overall bound; <= 0: none */
+	double heartbeat_s;    /* max gap between complete lines; <= 0: none */
 	volatile sig_atomic_t *cancel; /* may be NULL; set (by a signal handler) to stop
 					* early, keeping what arrived (res->interrupted) */
 };
 
 struct ergon_hpx_capture_result {
-	bool complete;           /* an end sentinel arrived */
-	bool source_ended;       /* EOF (file, stdin, closed socket) */
-	bool timed_out;          /* overall bound hit */
+	bool complete;	   /* an end sentinel arrived */
+	bool source_ended; /* EOF (file, stdin, closed socket) */
+	bool timed_out;	   /* overall bound hit */
 	bool heartbeat_timed_out;
-	bool lossy;              /* the transport lost data (SWO): diagnostic */
+	bool lossy; /* the transport lost data (SWO): diagnostic */
 	double elapsed_s;
 	unsigned long long bytes;
-	json_t *issues;          /* capture.* issues (owned by the result) */
-	json_t *details;         /* {transport, log, bytes, elapsed_s, end, link} (owned) */
-	bool interrupted;        /* stopped by opts.cancel */
+	json_t *issues;	 /* capture.* issues (owned by the result) */
+	json_t *details; /* {transport, log, bytes, elapsed_s, end, link} (owned) */
+	bool interrupted; /* stopped by opts.cancel */
 };
 
 /* Run a capture feeding p (created by the caller). Returns 0 when the
  * capture ran (complete or not: see the result), negative ERGON_E* when it
  * could not start or the log could not be written. Free the result's JSON
  * with ergon_hpx_capture_result_cleanup. */
-ERGON_API int ergon_hpx_capture(const struct ergon_hpx_capture_opts *o,
-				struct ergon_hpx_parser *p, struct ergon_hpx_capture_result *res,
-				struct ergon_err *err);
+ERGON_API int ergon_hpx_capture(const struct ergon_hpx_capture_opts *o, struct ergon_hpx_parser *p,
+				struct ergon_hpx_capture_result *res, struct ergon_err *err);
 ERGON_API void ergon_hpx_capture_result_cleanup(struct ergon_hpx_capture_result *res);
 
 #ifdef __cplusplus

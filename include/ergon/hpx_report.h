@@ -9,10 +9,10 @@
 #ifndef ERGON_HPX_REPORT_H
 #define ERGON_HPX_REPORT_H
 
-#include <jansson.h>
-
 #include "ergon/error.h"
 #include "ergon/hpx.h"
+
+#include <jansson.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -35,13 +35,13 @@ ERGON_API int ergon_hpx_layers_csv(const json_t *layers, char **csv, size_t *len
 				   struct ergon_err *err);
 
 struct ergon_hpx_report_opts {
-	const char *out_dir;       /* created if missing */
-	const char *log_path;      /* the recording, named in provenance */
-	const char *recording;     /* "unknown" (default), "measured" or "synthetic" */
-	int aggregation;           /* ERGON_HPX_AGG_* */
-	unsigned write_flags;      /* ERGON_WRITE_FORCE to replace earlier outputs */
-	json_t *extra_issues;      /* borrowed, may be NULL: capture issues to add */
-	json_t *capture;           /* borrowed, may be NULL: capture details for the body */
+	const char *out_dir;   /* created if missing */
+	const char *log_path;  /* the recording, named in provenance */
+	const char *recording; /* "unknown" (default), "measured" or "synthetic" */
+	int aggregation;       /* ERGON_HPX_AGG_* */
+	unsigned write_flags;  /* ERGON_WRITE_FORCE to replace earlier outputs */
+	json_t *extra_issues;  /* borrowed, may be NULL: capture issues to add */
+	json_t *capture;       /* borrowed, may be NULL: capture details for the body */
 };
 
 /* Write <out_dir>/summary.json (envelope + profile body), profile_results.csv

@@ -65,9 +65,9 @@ enum ergon_integrity {
 	X("pmu.iter_order", ERGON_SEV_WARNING, "iteration numbers repeat or go backwards")          \
 	X("pmu.restart", ERGON_SEV_WARNING, "a second HPX_START: the target restarted mid-stream") \
 	/* --- capture: HPX transports (drivers/transports) --- */                                 \
-	X("capture.incomplete", ERGON_SEV_ERROR, "the capture stopped before the end sentinel")    \
-	X("capture.timeout", ERGON_SEV_ERROR, "the capture hit its overall time limit")            \
-	X("capture.heartbeat_timeout", ERGON_SEV_ERROR,                                            \
+	X("capture.incomplete", ERGON_SEV_WARNING, "the capture stopped before the end sentinel")    \
+	X("capture.timeout", ERGON_SEV_WARNING, "the capture hit its overall time limit")            \
+	X("capture.heartbeat_timeout", ERGON_SEV_WARNING,                                            \
 	  "no line arrived within the heartbeat limit")                                         \
 	X("capture.lossy", ERGON_SEV_WARNING,                                                      \
 	  "the link lost or mangled data (SWO overflow or malformed packets): diagnostic only") \

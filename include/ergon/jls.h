@@ -17,11 +17,11 @@
 #ifndef ERGON_JLS_H
 #define ERGON_JLS_H
 
+#include "ergon/error.h"
+
 #include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include "ergon/error.h"
 
 #ifdef __cplusplus
 extern "C" {

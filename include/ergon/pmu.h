@@ -15,11 +15,11 @@
 #ifndef ERGON_PMU_H
 #define ERGON_PMU_H
 
+#include "ergon/error.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include "ergon/error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,8 +32,8 @@ extern "C" {
 
 struct ergon_pmu_event {
 	uint16_t id;
-	const char *name;        /* "ARM_PMU_CPU_CYCLES" */
-	const char *group;       /* "cpu", "memory" or "mve" */
+	const char *name;	 /* "ARM_PMU_CPU_CYCLES" */
+	const char *group;	 /* "cpu", "memory" or "mve" */
 	const char *description; /* one line */
 };
 

@@ -17,10 +17,10 @@
 #ifndef ERGON_POWER_CSV_H
 #define ERGON_POWER_CSV_H
 
-#include <stddef.h>
-
 #include "ergon/error.h"
 #include "ergon/gated.h"
+
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {

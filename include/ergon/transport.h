@@ -14,11 +14,11 @@
 #ifndef ERGON_TRANSPORT_H
 #define ERGON_TRANSPORT_H
 
+#include "ergon/error.h"
+
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
-
-#include "ergon/error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -55,8 +55,8 @@ struct ergon_transport {
  * known ones. *out is owned by the caller (ergon_transport_close). */
 ERGON_API int ergon_transport_open(const char *spec, struct ergon_transport **out,
 				   struct ergon_err *err);
-ERGON_API int ergon_transport_read(struct ergon_transport *t, void *buf, size_t cap,
-				   int timeout_ms, size_t *got, struct ergon_err *err);
+ERGON_API int ergon_transport_read(struct ergon_transport *t, void *buf, size_t cap, int timeout_ms,
+				   size_t *got, struct ergon_err *err);
 ERGON_API json_t *ergon_transport_stats(const struct ergon_transport *t);
 ERGON_API bool ergon_transport_lossy(const struct ergon_transport *t);
 /* NULL is a no-op. */
@@ -64,14 +64,14 @@ ERGON_API void ergon_transport_close(struct ergon_transport *t);
 
 /* --- ITM (SWO) decoding, exposed for tests and tools -------------------- */
 struct ergon_itm {
-	int state;      /* decoder state */
-	unsigned need;  /* payload/continuation bytes still expected */
-	unsigned port;  /* stimulus port of the current packet */
-	bool hw;        /* current source packet is a hardware (DWT) packet */
+	int state;	/* decoder state */
+	unsigned need;	/* payload/continuation bytes still expected */
+	unsigned port;	/* stimulus port of the current packet */
+	bool hw;	/* current source packet is a hardware (DWT) packet */
 	unsigned zeros; /* consecutive zero bytes (sync detection) */
 	bool synced;
-	unsigned long long overflows;   /* overflow packets (0x70) */
-	unsigned long long malformed;   /* reserved headers */
+	unsigned long long overflows;	/* overflow packets (0x70) */
+	unsigned long long malformed;	/* reserved headers */
 	unsigned long long other_ports; /* payload bytes of ports other than 0 */
 	unsigned long long syncs;
 };

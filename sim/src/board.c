@@ -2,14 +2,14 @@
  * with timestamped edges, an I2C bus with the INA228 model, a Joulescope
  * watching the gate, and the fault scenarios. Everything is deterministic:
  * the same scenario gives the same bytes. */
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "ergon/ert_layer.h"
 #include "ergon/ert_profile.h"
 #include "ergon/sim.h"
 #include "sim_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define SIM_CORE_HZ 96000000.0 /* nominal core clock (an Apollo4-class part) */
 #define SIM_RAIL_V 1.8
@@ -30,31 +30,33 @@ static const uint32_t layer_cycles[3] = {48000, 24000, 24000};
 static const char *const layer_ops[3] = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"};
 
 struct sim_faults {
-	int stalled_counter;  /* cycle counter stops during inferences */
-	int slow_counter;     /* every 2nd inference counts 1/16 of its cycles */
-	double core_speed;    /* actual/nominal core rate (uniform slowdown) */
-	int frozen_clock;     /* the window clock stops */
-	double clock_drift;   /* window clock runs (1 + drift) x true time */
-	int gate_stuck_high;  /* the gate pin cannot be driven low once high */
-	int glitches;         /* short pulses on INPUT0 before the window */
-	int go_never;         /* the host never raises GO */
-	int drop_terminal;    /* bytes written after the window are lost */
+	int stalled_counter;	      /* cycle counter stops during inferences */
+	int slow_counter;	      /* every 2nd inference counts 1/16 of its cycles */
+	double core_speed;	      /* actual/nominal core rate (uniform slowdown) */
+	int frozen_clock;	      /* the window clock stops */
+	double clock_drift;	      /* window clock runs (1 + drift) x true time */
+	int gate_stuck_high;	      /* the gate pin cannot be driven low once high */
+	int glitches;		      /* short pulses on INPUT0 before the window */
+	int go_never;		      /* the host never raises GO */
+	int drop_terminal;	      /* bytes written after the window are lost */
 	uint64_t drop_from, drop_len; /* silently lose stream bytes [from, from+len) */
-	uint64_t fail_after;  /* transport write fails once this many bytes went */
-	int shunt_cal_nack;   /* the SHUNT_CAL write is not acknowledged */
+	uint64_t fail_after;	      /* transport write fails once this many bytes went */
+	int shunt_cal_nack;	      /* the SHUNT_CAL write is not acknowledged */
+	int pmu;		      /* the board has a PMU (two presets are profiled) */
+	uint32_t pmu_preload;	      /* counters start this close below 2^32 (overflow) */
 	struct sim_ina228_faults ina;
 };
 
 struct sim_board {
 	struct sim_faults f;
-	uint64_t now_ns;           /* true time */
-	double cycles;             /* true cycles since boot (at actual rate) */
-	double counter;            /* what the cycle counter shows */
+	uint64_t now_ns;	    /* true time */
+	double cycles;		    /* true cycles since boot (at actual rate) */
+	double counter;		    /* what the cycle counter shows */
 	uint64_t counter_frozen_us; /* window clock value when frozen */
 	int pins[16];
 	int go_armed;
 	uint64_t ready_ns;
-	int busy; /* in an inference: active current */
+	int busy;	 /* in an inference: active current */
 	int window_over; /* gate has fallen once */
 	uint64_t n_infer;
 	struct sim_ina228 ina;
@@ -62,6 +64,9 @@ struct sim_board {
 	uint64_t js_t0_ns;
 	double js_q, js_e, js_in0_ns, js_total_q, js_total_e;
 	uint64_t next_glitch_ns[2];
+	double pmu_base_cycles;
+	uint16_t pmu_events[ERT_PMU_PASS_COUNTERS];
+	unsigned pmu_n;
 	struct ergon_sim_result *res;
 	size_t stream_cap;
 	int oom;
@@ -276,6 +281,49 @@ static int hal_i2c_write(void *ctx, uint8_t addr7, uint8_t reg, const uint8_t *d
 	return sim_ina228_write(&b->ina, reg, data, len);
 }
 
+/* PMU model: each event counts a fixed fraction of the core's cycles. */
+static double pmu_rate(uint16_t event)
+{
+	switch (event) {
+	case 0x0008: /* INST_RETIRED */
+		return 0.5;
+	case 0x0013: /* MEM_ACCESS */
+		return 0.25;
+	case 0x0004: /* L1D_CACHE */
+		return 0.125;
+	default:
+		return 0.0625;
+	}
+}
+
+static int hal_pmu_configure(void *ctx, const uint16_t *events, unsigned n)
+{
+	struct sim_board *b = ctx;
+	if (n > ERT_PMU_PASS_COUNTERS)
+		return -1;
+	for (unsigned i = 0; i < n; i++)
+		b->pmu_events[i] = events[i];
+	b->pmu_n = n;
+	b->pmu_base_cycles = b->cycles;
+	return 0;
+}
+
+static int hal_pmu_read(void *ctx, uint32_t *counts, unsigned n, int *overflow)
+{
+	struct sim_board *b = ctx;
+	*overflow = 0;
+	for (unsigned i = 0; i < n && i < b->pmu_n; i++) {
+		double c = (b->cycles - b->pmu_base_cycles) * pmu_rate(b->pmu_events[i]) +
+			   (b->f.pmu_preload ? 4294967296.0 - b->f.pmu_preload : 0.0);
+		if (c >= 4294967296.0) {
+			*overflow = 1;
+			c -= 4294967296.0;
+		}
+		counts[i] = (uint32_t)c;
+	}
+	return 0;
+}
+
 /* --- the workload ---------------------------------------------------------- */
 
 static int sim_infer(void *user)
@@ -312,30 +360,39 @@ struct scenario {
 
 #define NOMINAL .core_speed = 1.0
 static const struct scenario scenarios[] = {
-	{"baseline_profile", ERGON_SIM_FLOW_PROFILE, 0, {NOMINAL}},
-	{"baseline_power", ERGON_SIM_FLOW_POWER_EXTERNAL, 1, {NOMINAL}},
-	{"baseline_ina228", ERGON_SIM_FLOW_POWER_INA228, 1, {NOMINAL}},
-	{"stalled_counter", ERGON_SIM_FLOW_PROFILE, 0, {NOMINAL, .stalled_counter = 1}},
-	{"slow_counter", ERGON_SIM_FLOW_PROFILE, 0, {NOMINAL, .slow_counter = 1}},
-	{"uniform_slowdown", ERGON_SIM_FLOW_PROFILE, 0, {.core_speed = 0.25}},
-	{"frozen_window_clock", ERGON_SIM_FLOW_POWER_EXTERNAL, 0, {NOMINAL, .frozen_clock = 1}},
-	{"hfrc_drift", ERGON_SIM_FLOW_POWER_EXTERNAL, 0, {NOMINAL, .clock_drift = 0.05}},
-	{"gate_never_falls", ERGON_SIM_FLOW_POWER_EXTERNAL, 0, {NOMINAL, .gate_stuck_high = 1}},
-	{"gate_glitches", ERGON_SIM_FLOW_POWER_EXTERNAL, 0, {NOMINAL, .glitches = 1}},
-	{"go_never_arrives", ERGON_SIM_FLOW_POWER_EXTERNAL, 1, {NOMINAL, .go_never = 1}},
-	{"lost_terminal_record", ERGON_SIM_FLOW_POWER_EXTERNAL, 0, {NOMINAL, .drop_terminal = 1}},
-	{"ina228_wrong_id", ERGON_SIM_FLOW_POWER_INA228, 0,
-	 {NOMINAL, .ina = {.device_id = 0x2271}}},
-	{"ina228_shunt_cal_zero", ERGON_SIM_FLOW_POWER_INA228, 0,
-	 {NOMINAL, .ina = {.shunt_cal_stuck_zero = 1}}},
-	{"ina228_shunt_cal_nack", ERGON_SIM_FLOW_POWER_INA228, 0, {NOMINAL, .shunt_cal_nack = 1}},
-	{"ina228_reversed_sense", ERGON_SIM_FLOW_POWER_INA228, 0,
-	 {NOMINAL, .ina = {.reversed_sense = 1}}},
-	{"ina228_accumulator_overflow", ERGON_SIM_FLOW_POWER_INA228, 0,
-	 {NOMINAL, .ina = {.preload_lsb_below_full = 50}}},
-	{"transport_bytes_dropped", ERGON_SIM_FLOW_PROFILE, 0,
-	 {NOMINAL, .drop_from = 400, .drop_len = 37}},
-	{"transport_write_fails", ERGON_SIM_FLOW_PROFILE, 0, {NOMINAL, .fail_after = 300}},
+    {"baseline_profile", ERGON_SIM_FLOW_PROFILE, 0, {NOMINAL}},
+    {"baseline_power", ERGON_SIM_FLOW_POWER_EXTERNAL, 1, {NOMINAL}},
+    {"baseline_ina228", ERGON_SIM_FLOW_POWER_INA228, 1, {NOMINAL}},
+    {"stalled_counter", ERGON_SIM_FLOW_PROFILE, 0, {NOMINAL, .stalled_counter = 1}},
+    {"slow_counter", ERGON_SIM_FLOW_PROFILE, 0, {NOMINAL, .slow_counter = 1}},
+    {"uniform_slowdown", ERGON_SIM_FLOW_PROFILE, 0, {.core_speed = 0.25}},
+    {"frozen_window_clock", ERGON_SIM_FLOW_POWER_EXTERNAL, 0, {NOMINAL, .frozen_clock = 1}},
+    {"hfrc_drift", ERGON_SIM_FLOW_POWER_EXTERNAL, 0, {NOMINAL, .clock_drift = 0.05}},
+    {"gate_never_falls", ERGON_SIM_FLOW_POWER_EXTERNAL, 0, {NOMINAL, .gate_stuck_high = 1}},
+    {"gate_glitches", ERGON_SIM_FLOW_POWER_EXTERNAL, 0, {NOMINAL, .glitches = 1}},
+    {"go_never_arrives", ERGON_SIM_FLOW_POWER_EXTERNAL, 1, {NOMINAL, .go_never = 1}},
+    {"lost_terminal_record", ERGON_SIM_FLOW_POWER_EXTERNAL, 0, {NOMINAL, .drop_terminal = 1}},
+    {"ina228_wrong_id", ERGON_SIM_FLOW_POWER_INA228, 0, {NOMINAL, .ina = {.device_id = 0x2271}}},
+    {"ina228_shunt_cal_zero",
+     ERGON_SIM_FLOW_POWER_INA228,
+     0,
+     {NOMINAL, .ina = {.shunt_cal_stuck_zero = 1}}},
+    {"ina228_shunt_cal_nack", ERGON_SIM_FLOW_POWER_INA228, 0, {NOMINAL, .shunt_cal_nack = 1}},
+    {"ina228_reversed_sense",
+     ERGON_SIM_FLOW_POWER_INA228,
+     0,
+     {NOMINAL, .ina = {.reversed_sense = 1}}},
+    {"ina228_accumulator_overflow",
+     ERGON_SIM_FLOW_POWER_INA228,
+     0,
+     {NOMINAL, .ina = {.preload_lsb_below_full = 50}}},
+    {"transport_bytes_dropped",
+     ERGON_SIM_FLOW_PROFILE,
+     0,
+     {NOMINAL, .drop_from = 400, .drop_len = 37}},
+    {"transport_write_fails", ERGON_SIM_FLOW_PROFILE, 0, {NOMINAL, .fail_after = 300}},
+    {"pmu_presets", ERGON_SIM_FLOW_PROFILE, 0, {NOMINAL, .pmu = 1}},
+    {"pmu_counter_overflow", ERGON_SIM_FLOW_PROFILE, 0, {NOMINAL, .pmu = 1, .pmu_preload = 1000}},
 };
 #define N_SCENARIOS (sizeof scenarios / sizeof scenarios[0])
 
@@ -351,18 +408,20 @@ const char *const *ergon_sim_scenarios(void)
 static void fill_hal(struct ert_hal *h, struct sim_board *b)
 {
 	*h = (struct ert_hal){
-		.ctx = b,
-		.write = hal_write,
-		.tx_pending = hal_tx_pending,
-		.clock_us = hal_clock_us,
-		.cycles = hal_cycles,
-		.delay_us = hal_delay_us,
-		.gpio_set = hal_gpio_set,
-		.gpio_get = hal_gpio_get,
-		.i2c_read = hal_i2c_read,
-		.i2c_write = hal_i2c_write,
-		.core_clock_hz = (uint32_t)SIM_CORE_HZ,
-		.max_gpio_pin = 15,
+	    .ctx = b,
+	    .write = hal_write,
+	    .tx_pending = hal_tx_pending,
+	    .clock_us = hal_clock_us,
+	    .cycles = hal_cycles,
+	    .delay_us = hal_delay_us,
+	    .gpio_set = hal_gpio_set,
+	    .gpio_get = hal_gpio_get,
+	    .i2c_read = hal_i2c_read,
+	    .i2c_write = hal_i2c_write,
+	    .pmu_configure = b->f.pmu ? hal_pmu_configure : NULL,
+	    .pmu_read = b->f.pmu ? hal_pmu_read : NULL,
+	    .core_clock_hz = (uint32_t)SIM_CORE_HZ,
+	    .max_gpio_pin = 15,
 	};
 }
 
@@ -371,35 +430,48 @@ static int run_flow(const struct scenario *sc, struct sim_board *b, const struct
 	const struct ert_workload work = {sim_infer, b};
 	if (sc->flow == ERGON_SIM_FLOW_PROFILE) {
 		static struct ert_layers layers;
+		/* Two passes, as the host's pass plan would split them. */
+		static const struct ert_preset presets[2] = {
+		    {.name = "cpu",
+		     .n_events = 2,
+		     .events = {0x0008, 0x0013},
+		     .event_names = {"ARM_PMU_INST_RETIRED", "ARM_PMU_MEM_ACCESS"}},
+		    {.name = "mem",
+		     .n_events = 1,
+		     .events = {0x0004},
+		     .event_names = {"ARM_PMU_L1D_CACHE"}},
+		};
 		struct ert_profile_config cfg = {
-			.model_size = 1234,
-			.arena_size = 4096,
-			.allocated_arena = 2048,
-			.warmup = 2,
-			.iterations = 3,
-			.heartbeat_every_iters = 2,
-			.clean_window = 1,
-			.window = {.mode = ERT_WINDOW_FIXED,
-				   .iterations = 20,
-				   .rate_probe_us = 1000,
-				   .drain_wait_max_us = 1000},
-			.clock_note = "virtual bench: simulated time",
+		    .presets = sc->f.pmu ? presets : NULL,
+		    .n_presets = sc->f.pmu ? 2u : 0u,
+		    .model_size = 1234,
+		    .arena_size = 4096,
+		    .allocated_arena = 2048,
+		    .warmup = 2,
+		    .iterations = 3,
+		    .heartbeat_every_iters = 2,
+		    .clean_window = 1,
+		    .window = {.mode = ERT_WINDOW_FIXED,
+			       .iterations = 20,
+			       .rate_probe_us = 1000,
+			       .drain_wait_max_us = 1000},
+		    .clock_note = "virtual bench: simulated time",
 		};
 		struct ert_profile_stats st;
 		return ert_profile_run(hal, &cfg, &work, &layers, &st);
 	}
 	struct ert_power_config cfg = {
-		.warmup = 2,
-		.window = {.mode = ERT_WINDOW_FIXED, .iterations = 20, .rate_probe_us = 1000},
-		.sync = {.gate_pin = SIM_GATE_PIN},
-		.source = sc->flow == ERGON_SIM_FLOW_POWER_INA228 ? ERT_SOURCE_INA228
-								 : ERT_SOURCE_EXTERNAL,
-		.ina228 = {.addr7 = SIM_INA228_ADDR,
-			   .shunt_ohms = SIM_SHUNT_OHMS,
-			   .max_current_a = SIM_MAX_CURRENT_A,
-			   .conv_time_us = 50,
-			   .averages = 1},
-		.calibration_id = 7,
+	    .warmup = 2,
+	    .window = {.mode = ERT_WINDOW_FIXED, .iterations = 20, .rate_probe_us = 1000},
+	    .sync = {.gate_pin = SIM_GATE_PIN},
+	    .source =
+		sc->flow == ERGON_SIM_FLOW_POWER_INA228 ? ERT_SOURCE_INA228 : ERT_SOURCE_EXTERNAL,
+	    .ina228 = {.addr7 = SIM_INA228_ADDR,
+		       .shunt_ohms = SIM_SHUNT_OHMS,
+		       .max_current_a = SIM_MAX_CURRENT_A,
+		       .conv_time_us = 50,
+		       .averages = 1},
+	    .calibration_id = 7,
 	};
 	if (sc->lockstep) {
 		cfg.sync.state_pin = SIM_STATE_PIN;
@@ -473,8 +545,8 @@ int ergon_sim_run(const char *scenario, struct ergon_sim_result *res, struct erg
 	if (oom) {
 		ergon_sim_result_cleanup(res);
 		return ergon_err_set(err, ERGON_ETOOBIG,
-				     "virtual bench: scenario %s wrote more than %u bytes", sc->name,
-				     SIM_STREAM_MAX);
+				     "virtual bench: scenario %s wrote more than %u bytes",
+				     sc->name, SIM_STREAM_MAX);
 	}
 	return 0;
 }

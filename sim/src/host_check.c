@@ -1,18 +1,18 @@
 /* The host's view of a virtual-bench run: the scenario's bytes and packets
- * go through the same engines a real capture goes through, and the issues
- * they raise are collected. */
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
+ * go through the same engines a real capture goes through (capture
+ * pipeline, HPX parser, firmware facts from the captured log, gated
+ * engine, power section), and the issues they raise are collected. */
 #include "ergon/analyze.h"
 #include "ergon/fileio.h"
 #include "ergon/hpx.h"
 #include "ergon/hpx_capture.h"
 #include "ergon/issues.h"
 #include "ergon/sim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 /* The simulated windows are 20 ms; the engine's default floor (1 s) is for
  * real benches. Glitches are 100 us packets, well below this. */
@@ -33,17 +33,20 @@ static int append_all(json_t *dst, const json_t *src)
 }
 
 /* Run the stream through the host's capture pipeline (file transport, raw
- * log first), feeding p, and collect the capture.* issues. The bytes pass
- * through a private temporary folder that is removed afterwards. */
+ * log first) feeding p, collect the capture.* issues, and load the firmware
+ * facts from the captured log as `ergon analyze --facts LOG` does. The
+ * bytes pass through a private temporary folder removed afterwards. */
 static int capture(const struct ergon_sim_result *r, struct ergon_hpx_parser *p, json_t *issues,
-		   struct ergon_err *err)
+		   struct ergon_power_facts *facts, struct ergon_err *err)
 {
 	const char *tmp = getenv("TMPDIR");
 	char dir[512], in[600], log[600], spec[620];
 	snprintf(dir, sizeof dir, "%s/ergon-sim-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
 	if (mkdtemp(dir) == NULL)
-		return ergon_err_set(err, ERGON_EIO, "virtual bench: cannot create a folder in %s; "
-				     "set TMPDIR to a writable folder", tmp ? tmp : "/tmp");
+		return ergon_err_set(err, ERGON_EIO,
+				     "virtual bench: cannot create a folder in %s; set TMPDIR to a "
+				     "writable folder",
+				     tmp ? tmp : "/tmp");
 	snprintf(in, sizeof in, "%s/stream.hpx", dir);
 	snprintf(log, sizeof log, "%s/capture.log", dir);
 	snprintf(spec, sizeof spec, "file:%s", in);
@@ -51,11 +54,16 @@ static int capture(const struct ergon_sim_result *r, struct ergon_hpx_parser *p,
 	int rc = ergon_file_write_atomic(in, r->stream, r->stream_len, 0, err);
 	if (rc == 0) {
 		struct ergon_hpx_capture_opts o = {
-			.transport = spec, .log_path = log, .timeout_s = 30.0, .heartbeat_s = 0.0};
+		    .transport = spec, .log_path = log, .timeout_s = 30.0, .heartbeat_s = 0.0};
 		rc = ergon_hpx_capture(&o, p, &res, err);
 	}
 	if (rc == 0)
 		rc = append_all(issues, res.issues);
+	/* An empty capture holds no facts at all (the loader refuses an
+	 * empty file as "not a facts file"). */
+	memset(facts, 0, sizeof *facts);
+	if (rc == 0 && res.bytes > 0)
+		rc = ergon_power_facts_load(log, facts, err);
 	ergon_hpx_capture_result_cleanup(&res);
 	unlink(in);
 	unlink(log);
@@ -67,10 +75,11 @@ static int profile_issues(const struct ergon_sim_result *r, json_t *issues, json
 			  struct ergon_err *err)
 {
 	struct ergon_hpx_parser *p = NULL;
+	struct ergon_power_facts facts;
 	json_t *j = NULL;
 	int rc = ergon_hpx_parser_new(NULL, &p, err);
 	if (rc == 0)
-		rc = capture(r, p, issues, err);
+		rc = capture(r, p, issues, &facts, err);
 	if (rc == 0) {
 		/* ERGON_HPX_DONE (1) or NEED_MORE (0): both are answers. */
 		rc = ergon_hpx_parser_finish(p, err);
@@ -81,14 +90,16 @@ static int profile_issues(const struct ergon_sim_result *r, json_t *issues, json
 	if (rc == 0)
 		rc = append_all(issues, json_object_get(json_object_get(j, "ergon"), "issues"));
 	if (rc == 0) {
-		/* The rate probe: only present when the cycle counter counts. */
-		const json_t *m = json_object_get(j, "meta");
-		const json_t *hz = json_object_get(m, "system_clock_hz");
-		const json_t *us = json_object_get(m, "clean_dwt_rate_us");
-		const json_t *cyc = json_object_get(m, "clean_dwt_rate_cyc");
-		if (json_is_number(hz) && json_is_number(us) && json_is_number(cyc))
-			ergon_clean_window_rate_check(json_number_value(hz), json_number_value(us),
-						      (uint64_t)json_number_value(cyc), issues);
+		/* The profile boot's clean-window checks, on the facts, as the
+		 * power section runs them (src/engines/gated/power_report.c). */
+		if (facts.have_clean_window)
+			ergon_clean_window_check_counts(
+			    facts.clean_stalled_iters, facts.clean_partial_iters, 0,
+			    facts.have_clean_count ? facts.clean_infer_count : 0,
+			    facts.clean_ref_cycles, issues);
+		if (facts.have_rate_probe)
+			ergon_clean_window_rate_check(facts.system_clock_hz, facts.rate_probe_us,
+						      facts.rate_probe_cycles, issues);
 	}
 	if (rc == 0 && out != NULL) {
 		*out = j;
@@ -99,55 +110,31 @@ static int profile_issues(const struct ergon_sim_result *r, json_t *issues, json
 	return rc;
 }
 
-static int power_issues(const struct ergon_sim_result *r, double reference_avg_us,
-			json_t *issues, json_t **out, struct ergon_err *err)
+static int power_issues(const struct ergon_sim_result *r, double reference_avg_us, json_t *issues,
+			json_t **out, struct ergon_err *err)
 {
 	struct ergon_power_facts facts;
-	struct ergon_hpx_terminal term;
 	struct ergon_gated *g = NULL;
 	const struct ergon_gated_result *res = NULL;
-	json_t *fj = NULL, *section = NULL;
-	struct ergon_err terr = {0};
 	struct ergon_hpx_parser *p = NULL;
-	int internal = r->flow == ERGON_SIM_FLOW_POWER_INA228;
+	json_t *section = NULL;
 	int rc = ergon_hpx_parser_new(NULL, &p, err);
 	if (rc == 0)
-		rc = capture(r, p, issues, err);
-	if (rc == 0)
-		rc = ergon_hpx_parser_finish(p, err);
-	if (rc < 0) {
-		ergon_hpx_parser_free(p);
-		return rc;
-	}
-	rc = ergon_hpx_parser_terminal(p, &term, &terr);
+		rc = capture(r, p, issues, &facts, err);
 	ergon_hpx_parser_free(p);
-	if (rc == 0) {
-		fj = ergon_hpx_terminal_to_json(&term);
-		if (fj == NULL)
-			return ergon_err_set(err, ERGON_ENOMEM, "virtual bench: out of memory");
-		/* Contract gap between the host's two engines: the terminal
-		 * parser says "error" where the facts loader wants "failed". */
-		json_t *t = json_object_get(fj, "terminal");
-		const char *st = json_string_value(json_object_get(t, "status"));
-		if (st != NULL && strcmp(st, "error") == 0)
-			json_object_set_new(t, "status", json_string("failed"));
-		json_object_set_new(fj, "clean_infer_count",
-				    json_integer((json_int_t)term.completed_count));
-	} else if (rc == ERGON_ENOENT) {
-		/* No record on the stream: the facts hold no terminal. */
-		fj = json_pack("{}");
-	} else {
-		return ergon_err_set(err, rc, "virtual bench %s: the host refused the terminal "
-				     "record: %s", r->scenario, terr.msg);
+	if (rc != 0)
+		return rc;
+	/* What the host knows besides the log: the clean count is the
+	 * record's completed count, the reference comes from the profile
+	 * boot, and which mode the bench ran in. */
+	if (!facts.have_clean_count && facts.terminal.status != ERGON_TERMINAL_NONE) {
+		facts.have_clean_count = 1;
+		facts.clean_infer_count = facts.terminal.completed_count;
 	}
-	if (fj == NULL)
-		return ergon_err_set(err, ERGON_ENOMEM, "virtual bench: out of memory");
-	if (reference_avg_us > 0)
-		json_object_set_new(fj, "clean_infer_avg_us", json_real(reference_avg_us));
-	json_object_set_new(fj, "probe_kind", json_string("infer"));
-	json_object_set_new(fj, "internal", json_boolean(internal));
-	rc = ergon_power_facts_from_json(fj, r->scenario, &facts, err);
-	if (rc == 0 && !internal) {
+	facts.clean_infer_avg_us = reference_avg_us > 0 ? reference_avg_us : 0.0;
+	facts.probe_kind = ERGON_PROBE_INFER;
+	facts.internal = r->flow == ERGON_SIM_FLOW_POWER_INA228;
+	if (!facts.internal) {
 		/* External mode: the simulated Joulescope's packets are the
 		 * recording. */
 		struct ergon_gated_config cfg = {.min_window_s = SIM_MIN_WINDOW_S,
@@ -167,7 +154,6 @@ static int power_issues(const struct ergon_sim_result *r, double reference_avg_u
 		section = NULL;
 	}
 	json_decref(section);
-	json_decref(fj);
 	ergon_gated_free(g);
 	return rc;
 }
@@ -181,8 +167,8 @@ int ergon_sim_host_issues(const struct ergon_sim_result *res, double reference_a
 	if (detail != NULL)
 		*detail = NULL;
 	int rc = res->flow == ERGON_SIM_FLOW_PROFILE
-			 ? profile_issues(res, list, detail, err)
-			 : power_issues(res, reference_avg_us, list, detail, err);
+		     ? profile_issues(res, list, detail, err)
+		     : power_issues(res, reference_avg_us, list, detail, err);
 	if (rc != 0) {
 		json_decref(list);
 		return rc;

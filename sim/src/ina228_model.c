@@ -3,10 +3,10 @@
  * the SHUNT_CAL the host programmed, big-endian, 40-bit accumulators with
  * overflow flags in DIAG_ALRT. Idealised in one respect: the chip
  * integrates per ADC conversion, the model continuously. */
-#include <math.h>
-
 #include "ergon/ert_ina228.h"
 #include "sim_internal.h"
+
+#include <math.h>
 
 #define FULL40 1099511627776.0 /* 2^40 */
 
@@ -80,7 +80,8 @@ int sim_ina228_read(struct sim_ina228 *m, uint8_t reg, uint8_t *data, size_t len
 		else if (reg == ERT_INA228_REG_DIAG_ALRT) {
 			v = m->diag;
 			/* Overflow flags clear on read (datasheet 7.6.1.12). */
-			m->diag &= (uint16_t) ~(ERT_INA228_DIAG_ENERGYOF | ERT_INA228_DIAG_CHARGEOF);
+			m->diag &=
+			    (uint16_t) ~(ERT_INA228_DIAG_ENERGYOF | ERT_INA228_DIAG_CHARGEOF);
 		} else if (reg == ERT_INA228_REG_MANUFACTURER_ID)
 			v = ERT_INA228_MANUFACTURER_TI;
 		else
@@ -126,12 +127,12 @@ int sim_ina228_write(struct sim_ina228 *m, uint8_t reg, const uint8_t *data, siz
 		if (v & ERT_INA228_CONFIG_RSTACC) {
 			/* RSTACC clears the accumulators and self-clears. */
 			double pre = m->faults.preload_lsb_below_full > 0
-					     ? FULL40 - (double)m->faults.preload_lsb_below_full
-					     : 0.0;
+					 ? FULL40 - (double)m->faults.preload_lsb_below_full
+					 : 0.0;
 			m->energy_lsb = pre;
 			m->charge_lsb = 0.0;
-			m->diag &= (uint16_t) ~(ERT_INA228_DIAG_ENERGYOF | ERT_INA228_DIAG_CHARGEOF |
-					       ERT_INA228_DIAG_MATHOF);
+			m->diag &= (uint16_t) ~(ERT_INA228_DIAG_ENERGYOF |
+						ERT_INA228_DIAG_CHARGEOF | ERT_INA228_DIAG_MATHOF);
 		}
 		m->config = (uint16_t)(v & ~(ERT_INA228_CONFIG_RSTACC | ERT_INA228_CONFIG_RST));
 		return 0;

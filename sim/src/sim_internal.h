@@ -7,9 +7,9 @@
 
 /* Faults the model can carry. */
 struct sim_ina228_faults {
-	uint16_t device_id;          /* 0: the real 0x2281 */
-	int shunt_cal_stuck_zero;    /* writes to SHUNT_CAL are lost: reads 0 */
-	int reversed_sense;          /* IN+ and IN- swapped: current negative */
+	uint16_t device_id;		 /* 0: the real 0x2281 */
+	int shunt_cal_stuck_zero;	 /* writes to SHUNT_CAL are lost: reads 0 */
+	int reversed_sense;		 /* IN+ and IN- swapped: current negative */
 	uint64_t preload_lsb_below_full; /* after RSTACC, accumulators this close to 2^40 */
 };
 

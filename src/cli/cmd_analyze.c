@@ -1,11 +1,11 @@
 /* ergon analyze: gated-window power analysis of a recording. */
+#include "cli.h"
+#include "ergon/analyze.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include "cli.h"
-#include "ergon/analyze.h"
 
 static int parse_num(const char *opt, const char *s, double lo, double hi, double *out)
 {
@@ -46,8 +46,8 @@ static int run(int argc, char **argv)
 			o.out_dir = v;
 		} else if (strcmp(a, "--recording-provenance") == 0) {
 			if (strcmp(v, "measured") != 0 && strcmp(v, "synthetic") != 0)
-				return ergon_cli_usage("analyze",
-						       "--recording-provenance: measured or synthetic");
+				return ergon_cli_usage(
+				    "analyze", "--recording-provenance: measured or synthetic");
 			o.recording_provenance = v;
 		} else if (strcmp(a, "--sync-input-index") == 0) {
 			if (parse_num(a, v, 0, 31, &d))
@@ -78,27 +78,27 @@ static int run(int argc, char **argv)
 }
 
 const struct ergon_cli_command ergon_cli_cmd_analyze = {
-	.name = "analyze",
-	.summary = "gated-window power analysis of a recording (JLS, statistics or raw CSV)",
-	.help = "Usage: ergon analyze (--jls FILE.jls | --stats FILE.csv | --raw FILE.csv)\n"
-		"                     [--facts FACTS.json] [--markers GATE.csv]\n"
-		"                     [--sync-input-index N] [--stats-rate-hz HZ]\n"
-		"                     [--min-window-s S] [--recording-provenance measured|synthetic]\n"
-		"                     --out DIR [--force]\n\n"
-		"Finds the gate windows (digital input N, INPUT0 by default, or the start_s,end_s\n"
-		"lines of --markers), ignores gates shorter than --min-window-s (1 s) as glitches,\n"
-		"and reports per-window and whole-capture energy, charge, mean/median/p95/p99\n"
-		"current and power. With --facts (clean inference count, reference inference\n"
-		"time, power terminal record; docs/POWER_CHECKS.md) it checks the window and\n"
-		"publishes energy per inference only when the checks pass.\n\n"
-		"Writes DIR/summary.json (power section) and DIR/detailed/power_summary.csv and\n"
-		"prints the Power table. An invalid measurement is still written (integrity says\n"
-		"so); the exit code is non-zero only for usage (2) and I/O (3) errors.\n\n"
-		"CSV forms: --stats columns t_start_s,t_end_s,i_avg_a[,i_std_a,i_min_a,i_max_a,\n"
-		"v_avg_v,...,p_avg_w,...,charge_c,energy_j,sample_id,digital]; --raw columns\n"
-		"t_s,current_a,voltage_v[,power_w,digital], uniformly sampled.\n\n"
-		"Examples:\n"
-		"  ergon analyze --jls capture.jls --facts facts.json --out run1\n"
-		"  ergon analyze --stats packets.csv --sync-input-index 1 --out run2\n",
-	.run = run,
+    .name = "analyze",
+    .summary = "gated-window power analysis of a recording (JLS, statistics or raw CSV)",
+    .help = "Usage: ergon analyze (--jls FILE.jls | --stats FILE.csv | --raw FILE.csv)\n"
+	    "                     [--facts FACTS.json] [--markers GATE.csv]\n"
+	    "                     [--sync-input-index N] [--stats-rate-hz HZ]\n"
+	    "                     [--min-window-s S] [--recording-provenance measured|synthetic]\n"
+	    "                     --out DIR [--force]\n\n"
+	    "Finds the gate windows (digital input N, INPUT0 by default, or the start_s,end_s\n"
+	    "lines of --markers), ignores gates shorter than --min-window-s (1 s) as glitches,\n"
+	    "and reports per-window and whole-capture energy, charge, mean/median/p95/p99\n"
+	    "current and power. With --facts (clean inference count, reference inference\n"
+	    "time, power terminal record; docs/POWER_CHECKS.md) it checks the window and\n"
+	    "publishes energy per inference only when the checks pass.\n\n"
+	    "Writes DIR/summary.json (power section) and DIR/detailed/power_summary.csv and\n"
+	    "prints the Power table. An invalid measurement is still written (integrity says\n"
+	    "so); the exit code is non-zero only for usage (2) and I/O (3) errors.\n\n"
+	    "CSV forms: --stats columns t_start_s,t_end_s,i_avg_a[,i_std_a,i_min_a,i_max_a,\n"
+	    "v_avg_v,...,p_avg_w,...,charge_c,energy_j,sample_id,digital]; --raw columns\n"
+	    "t_s,current_a,voltage_v[,power_w,digital], uniformly sampled.\n\n"
+	    "Examples:\n"
+	    "  ergon analyze --jls capture.jls --facts facts.json --out run1\n"
+	    "  ergon analyze --stats packets.csv --sync-input-index 1 --out run2\n",
+    .run = run,
 };

@@ -1,9 +1,5 @@
 /* ergon capture: collect an HPX stream from a transport, keep the raw log,
  * parse it and write the same outputs as `ergon parse`. */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "cli.h"
 #include "ergon/fileio.h"
 #include "ergon/hpx.h"
@@ -11,6 +7,10 @@
 #include "ergon/hpx_report.h"
 #include "ergon/issues.h"
 #include "hpx_cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static int parse_seconds(const char *s, double *out)
 {
@@ -50,9 +50,8 @@ static int run(int argc, char **argv)
 						       argv[i]);
 		} else if (strcmp(a, "--heartbeat-timeout") == 0 && has) {
 			if (parse_seconds(argv[++i], &heartbeat_s))
-				return ergon_cli_usage("capture",
-						       "--heartbeat-timeout %s: seconds >= 0",
-						       argv[i]);
+				return ergon_cli_usage(
+				    "capture", "--heartbeat-timeout %s: seconds >= 0", argv[i]);
 		} else if (strcmp(a, "--recording") == 0 && has) {
 			recording = argv[++i];
 			if (strcmp(recording, "measured") && strcmp(recording, "synthetic") &&
@@ -108,29 +107,29 @@ static int run(int argc, char **argv)
 	const json_t *profile = json_object_get(summary, "profile");
 	ergon_cli_hpx_print_top(stdout, profile);
 	printf("raw log %s; wrote %s/summary.json\n", log, out_dir);
-	int code = ergon_issues_integrity(json_object_get(profile, "issues")) ==
-				   ERGON_INTEGRITY_INVALID
-			   ? ERGON_EXIT_MEASUREMENT
-			   : ERGON_EXIT_OK;
+	int code =
+	    ergon_issues_integrity(json_object_get(profile, "issues")) == ERGON_INTEGRITY_INVALID
+		? ERGON_EXIT_MEASUREMENT
+		: ERGON_EXIT_OK;
 	json_decref(summary);
 	return code;
 }
 
 const struct ergon_cli_command ergon_cli_cmd_capture = {
-	.name = "capture",
-	.summary = "capture an HPX PMU stream from a board and parse it",
-	.help = "Usage: ergon capture --transport SPEC [--out DIR] [--log FILE]\n"
-		"         [--timeout S] [--heartbeat-timeout S] [--aggregation median|mean|trimmed]\n"
-		"         [--recording measured|synthetic|unknown] [--force]\n\n"
-		"SPEC: file:PATH | - | serial:DEVICE[,BAUD] | tcp:HOST:PORT | unix:PATH |\n"
-		"      swo:FILE | swo:tcp:HOST:PORT\n\n"
-		"Every byte is written to the capture log (default DIR/capture.log) before it\n"
-		"is parsed. The capture ends at `--- HPX_END ---` (or the power terminal\n"
-		"record's end), at the end of the source, after --timeout seconds (default\n"
-		"600) or when no line arrives for --heartbeat-timeout seconds (default 30);\n"
-		"then it is kept and marked incomplete. SWO captures that lost packets are\n"
-		"marked diagnostic. Outputs are those of `ergon parse`.\n\n"
-		"Examples:\n  ergon capture --transport serial:/dev/ttyACM0,115200 --out run1\n"
-		"  ergon capture --transport tcp:127.0.0.1:19021 --timeout 120\n",
-	.run = run,
+    .name = "capture",
+    .summary = "capture an HPX PMU stream from a board and parse it",
+    .help = "Usage: ergon capture --transport SPEC [--out DIR] [--log FILE]\n"
+	    "         [--timeout S] [--heartbeat-timeout S] [--aggregation median|mean|trimmed]\n"
+	    "         [--recording measured|synthetic|unknown] [--force]\n\n"
+	    "SPEC: file:PATH | - | serial:DEVICE[,BAUD] | tcp:HOST:PORT | unix:PATH |\n"
+	    "      swo:FILE | swo:tcp:HOST:PORT\n\n"
+	    "Every byte is written to the capture log (default DIR/capture.log) before it\n"
+	    "is parsed. The capture ends at `--- HPX_END ---` (or the power terminal\n"
+	    "record's end), at the end of the source, after --timeout seconds (default\n"
+	    "600) or when no line arrives for --heartbeat-timeout seconds (default 30);\n"
+	    "then it is kept and marked incomplete. SWO captures that lost packets are\n"
+	    "marked diagnostic. Outputs are those of `ergon parse`.\n\n"
+	    "Examples:\n  ergon capture --transport serial:/dev/ttyACM0,115200 --out run1\n"
+	    "  ergon capture --transport tcp:127.0.0.1:19021 --timeout 120\n",
+    .run = run,
 };

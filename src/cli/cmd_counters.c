@@ -1,10 +1,10 @@
 /* ergon counters: the Armv8.1-M PMU event catalog and pass planning. */
+#include "cli.h"
+#include "ergon/pmu.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "cli.h"
-#include "ergon/pmu.h"
 
 static int list(int argc, char **argv)
 {
@@ -55,13 +55,14 @@ static int plan(int argc, char **argv)
 		free(copies[i]);
 	if (rc)
 		return ergon_cli_fail("counters", &err);
-	printf("%zu pass(es) on a Cortex-M55 (%d chained 32-bit counters per pass)%s\n",
-	       p.npasses, ERGON_PMU_M55_COUNTERS_PER_PASS,
+	printf("%zu pass(es) on a Cortex-M55 (%d chained 32-bit counters per pass)%s\n", p.npasses,
+	       ERGON_PMU_M55_COUNTERS_PER_PASS,
 	       p.cycles ? "; ARM_PMU_CPU_CYCLES from the cycle counter in every pass" : "");
 	for (size_t i = 0; i < p.npasses; i++) {
 		printf("  %-10s", p.passes[i].name);
 		for (size_t k = 0; k < p.passes[i].nevents; k++)
-			printf(" %s(0x%04X)", p.passes[i].events[k]->name, p.passes[i].events[k]->id);
+			printf(" %s(0x%04X)", p.passes[i].events[k]->name,
+			       p.passes[i].events[k]->id);
 		printf("\n");
 	}
 	ergon_pmu_plan_cleanup(&p);
@@ -80,18 +81,18 @@ static int run(int argc, char **argv)
 }
 
 const struct ergon_cli_command ergon_cli_cmd_counters = {
-	.name = "counters",
-	.summary = "list the Armv8.1-M PMU events and plan counter passes",
-	.help = "Usage: ergon counters list [--group cpu|memory|mve]\n"
-		"       ergon counters plan ITEM[,ITEM...] ...\n\n"
-		"list prints the event catalog (id, name, group, description).\n"
-		"plan splits the requested counters into passes for a Cortex-M55: 8 event\n"
-		"counters of 16 bits chained in pairs give 4 counters of 32 bits per pass;\n"
-		"ARM_PMU_CPU_CYCLES comes from the cycle counter and takes no slot. Items are\n"
-		"event names (with or without ARM_PMU_), the sets cpu, memory, mve, or\n"
-		"<group>:all. Passes are named <group>_<n>, the preset names the firmware\n"
-		"emits and `ergon parse` groups by.\n\n"
-		"Examples:\n  ergon counters list --group mve\n  ergon counters plan cpu,memory\n"
-		"  ergon counters plan mve:all\n",
-	.run = run,
+    .name = "counters",
+    .summary = "list the Armv8.1-M PMU events and plan counter passes",
+    .help = "Usage: ergon counters list [--group cpu|memory|mve]\n"
+	    "       ergon counters plan ITEM[,ITEM...] ...\n\n"
+	    "list prints the event catalog (id, name, group, description).\n"
+	    "plan splits the requested counters into passes for a Cortex-M55: 8 event\n"
+	    "counters of 16 bits chained in pairs give 4 counters of 32 bits per pass;\n"
+	    "ARM_PMU_CPU_CYCLES comes from the cycle counter and takes no slot. Items are\n"
+	    "event names (with or without ARM_PMU_), the sets cpu, memory, mve, or\n"
+	    "<group>:all. Passes are named <group>_<n>, the preset names the firmware\n"
+	    "emits and `ergon parse` groups by.\n\n"
+	    "Examples:\n  ergon counters list --group mve\n  ergon counters plan cpu,memory\n"
+	    "  ergon counters plan mve:all\n",
+    .run = run,
 };

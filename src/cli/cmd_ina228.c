@@ -1,139 +1,149 @@
-/* ergon ina228 plan: the INA228 calibration for a shunt and a full-scale
- * current, from the same arithmetic the target runs (target/src/
- * ina228_math.c), and what the shunt costs the rail. */
+/* ergon ina228 plan: the INA228 calibration for a shunt and a maximum
+ * current, from the same arithmetic the target driver runs
+ * (target/src/ina228_math.c), and what the shunt costs the rail. */
 #include "cli.h"
 #include "ergon/config.h"
+#include "ergon/ert_hal.h"
 #include "ergon/ert_ina228_math.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int parse_pos(const char *s, double *out)
+static int number(const char *opt, const char *s, double *out)
 {
 	char *end = NULL;
+	errno = 0;
 	double v = strtod(s, &end);
-	if (!end || end == s || *end || !(v > 0) || !isfinite(v))
-		return -1;
+	if (end == s || *end != '\0' || errno != 0 || !isfinite(v) || v <= 0.0)
+		return ergon_cli_usage("ina228", "%s '%s': expected a positive number", opt, s);
 	*out = v;
 	return 0;
 }
 
-static int plan(int argc, char **argv)
+/* The rail of a board as a profile run would use it (power.io_voltage
+ * after the board registry and rules). */
+static int board_rail(const char *board, double *rail_v, const char **from, char *name,
+		      size_t cap, struct ergon_err *err)
 {
-	double shunt = NAN, imax = NAN;
-	const char *board = NULL;
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i];
-		int has = i + 1 < argc;
-		if (strcmp(a, "--shunt-ohms") == 0 && has) {
-			if (parse_pos(argv[++i], &shunt))
-				return ergon_cli_usage("ina228",
-						       "--shunt-ohms %s: a resistance > 0 in "
-						       "ohms (e.g. 0.015)",
-						       argv[i]);
-		} else if (strcmp(a, "--max-current-a") == 0 && has) {
-			if (parse_pos(argv[++i], &imax))
-				return ergon_cli_usage("ina228",
-						       "--max-current-a %s: a current > 0 "
-						       "in amperes (e.g. 0.5)",
-						       argv[i]);
-		} else if (strcmp(a, "--board") == 0 && has) {
-			board = argv[++i];
-		} else {
-			return ergon_cli_usage("ina228", "unknown argument '%s'", a);
-		}
-	}
-	if (isnan(shunt))
-		return ergon_cli_usage("ina228", "--shunt-ohms is required (it has no default on "
-						 "purpose: a wrong shunt scales every current)");
-	if (isnan(imax))
-		return ergon_cli_usage("ina228", "--max-current-a is required (the largest "
-						 "current the rail draws, e.g. 0.5)");
-	/* The rail comes from the configuration (power.io_voltage), so a
-	 * board's value is the one a profile run would use. */
 	struct ergon_config cfg;
-	struct ergon_err err = {0};
 	int rc = ergon_config_init(&cfg);
 	if (!rc && board) {
 		char set[128];
 		snprintf(set, sizeof set, "target.board=%.100s", board);
-		rc = ergon_config_set(&cfg, set, ERGON_CFG_CLI, &err);
+		rc = ergon_config_set(&cfg, set, ERGON_CFG_CLI, err);
 	}
 	if (!rc)
-		rc = ergon_config_resolve(&cfg, &err);
-	if (rc) {
-		ergon_config_cleanup(&cfg);
-		return ergon_cli_fail("ina228", &err);
+		rc = ergon_config_resolve(&cfg, err);
+	if (!rc) {
+		int vi = ergon_config_key_index("power.io_voltage");
+		*rail_v = cfg.power.io_voltage;
+		*from = vi >= 0 ? ergon_config_origin_name(cfg.origin[vi]) : "default";
+		snprintf(name, cap, "%s", cfg.board->name);
 	}
-	double rail_v = cfg.power.io_voltage;
-	int vi = ergon_config_key_index("power.io_voltage");
-	const char *rail_from = vi >= 0 ? ergon_config_origin_name(cfg.origin[vi]) : "default";
-	char bname[64];
-	snprintf(bname, sizeof bname, "%s", cfg.board->name);
 	ergon_config_cleanup(&cfg);
-
-	struct ert_ina228_plan p;
-	if (ert_ina228_plan(shunt, imax, &p) != 0) {
-		double burden = shunt * imax;
-		if (burden > ERT_INA228_RANGE0_FS_V)
-			fprintf(stderr,
-				"ergon ina228: %.6g ohm x %.6g A = %.3f mV exceeds the widest ADC "
-				"range (163.84 mV); use a shunt of at most %.6g ohm for %.6g A\n",
-				shunt, imax, burden * 1e3, ERT_INA228_RANGE0_FS_V / imax, imax);
-		else
-			fprintf(stderr,
-				"ergon ina228: SHUNT_CAL for %.6g ohm at %.6g A does not fit the "
-				"15-bit register (or rounds to 0); pick a smaller shunt or a lower "
-				"--max-current-a\n",
-				shunt, imax);
-		return ERGON_EXIT_USAGE;
-	}
-	printf("INA228 plan: shunt %.6g ohm, max current %.6g A, board %s\n", shunt, imax, bname);
-	printf("  CURRENT_LSB  %.15g A   (max current / 2^19, datasheet eq. 2)\n", p.current_lsb_a);
-	printf("  SHUNT_CAL    %u (0x%04X)   (13107.2e6 x CURRENT_LSB x R%s, eq. 3)\n",
-	       (unsigned)p.shunt_cal, (unsigned)p.shunt_cal, p.adcrange ? " x 4" : "");
-	printf("  ADC range    ADCRANGE=%d (+/-%.2f mV)\n", p.adcrange ? 1 : 0,
-	       (p.adcrange ? ERT_INA228_RANGE1_FS_V : ERT_INA228_RANGE0_FS_V) * 1e3);
-	printf("  burden       %.4f mV at %.6g A = %.3f %% of the %.3g V rail (power.io_voltage, "
-	       "%s)\n",
-	       p.burden_v * 1e3, imax, 100.0 * ert_ina228_burden_fraction(&p, rail_v), rail_v,
-	       rail_from);
-	printf("  POWER LSB    %.15g W; ENERGY LSB %.15g J; CHARGE LSB %.15g C\n", p.power_lsb_w,
-	       p.energy_lsb_j, p.charge_lsb_c);
-	if (p.adcrange == 0)
-		fprintf(
-		    stderr,
-		    "ergon ina228: warning: %.4f mV at full scale is above the fine +/-40.96 mV "
-		    "range, so the ADC uses the wide +/-163.84 mV range (4x coarser shunt "
-		    "voltage); if the shunt was rounded up, one of at most %.6g ohm keeps the "
-		    "fine range at %.6g A\n",
-		    p.burden_v * 1e3, ERT_INA228_RANGE1_FS_V / imax, imax);
-	return ERGON_EXIT_OK;
+	return rc;
 }
 
 static int run(int argc, char **argv)
 {
 	if (argc < 2 || strcmp(argv[1], "plan") != 0)
-		return ergon_cli_usage("ina228", "expected 'plan'");
-	return plan(argc, argv);
+		return ergon_cli_usage("ina228", "expected the action 'plan'");
+	double shunt = 0, imax = 0, rail = 0;
+	const char *board = NULL;
+	for (int i = 2; i < argc; i++) {
+		const char *o = argv[i];
+		if (i + 1 >= argc)
+			return ergon_cli_usage("ina228", "%s needs a value", o);
+		if (strcmp(o, "--board") == 0) {
+			board = argv[++i];
+			continue;
+		}
+		double *dst = strcmp(o, "--shunt-ohms") == 0	  ? &shunt
+			      : strcmp(o, "--max-current-a") == 0 ? &imax
+			      : strcmp(o, "--rail-v") == 0	  ? &rail
+								  : NULL;
+		if (dst == NULL)
+			return ergon_cli_usage("ina228", "unknown option %s", o);
+		int rc = number(o, argv[++i], dst);
+		if (rc)
+			return rc;
+	}
+	if (shunt == 0)
+		return ergon_cli_usage("ina228", "--shunt-ohms is required (it has no default on "
+						 "purpose: a wrong shunt scales every current)");
+	if (imax == 0)
+		return ergon_cli_usage("ina228", "--max-current-a is required (the largest "
+						 "current the rail draws, e.g. 0.5)");
+	struct ergon_err err = {0};
+	const char *rail_from = "--rail-v";
+	char bname[64] = "";
+	if (rail == 0 || board) {
+		double brail = 0;
+		const char *bfrom = NULL;
+		if (board_rail(board, &brail, &bfrom, bname, sizeof bname, &err) != 0)
+			return ergon_cli_fail("ina228", &err);
+		if (rail == 0) {
+			rail = brail;
+			rail_from = bfrom;
+		}
+	}
+	struct ert_ina228_plan p;
+	if (ert_ina228_plan(shunt, imax, &p) != ERT_OK) {
+		if (shunt * imax > ERT_INA228_RANGE0_FS_V)
+			ergon_err_set(&err, ERGON_ERANGE,
+				      "--shunt-ohms %g x --max-current-a %g = %.3f mV exceeds the "
+				      "INA228's widest range (163.84 mV); use a smaller shunt (at "
+				      "most %.6g ohm for %g A)",
+				      shunt, imax, 1e3 * shunt * imax, ERT_INA228_RANGE0_FS_V / imax,
+				      imax);
+		else
+			ergon_err_set(&err, ERGON_ERANGE,
+				      "--shunt-ohms %g x --max-current-a %g gives SHUNT_CAL below 1 "
+				      "(or above 15 bits): the chip would report zero current; use a "
+				      "larger shunt",
+				      shunt, imax);
+		return ergon_cli_fail("ina228", &err);
+	}
+	printf("shunt_ohms %g\nmax_current_a %g\n", p.shunt_ohms, p.max_current_a);
+	if (bname[0])
+		printf("board %s\n", bname);
+	printf("burden_mv %.4f\n", 1e3 * p.burden_v);
+	printf("rail_v %g (%s)\n", rail, rail_from);
+	printf("burden_percent_of_rail %.2f\n", 100.0 * ert_ina228_burden_fraction(&p, rail));
+	printf("adcrange %d (%s)\n", p.adcrange, p.adcrange ? "+-40.96 mV" : "+-163.84 mV");
+	/* %.15g: CURRENT_LSB is I / 2^19, exact in binary; show all its digits. */
+	printf("current_lsb_a %.15g\nshunt_cal %u\nshunt_cal_hex 0x%04X\n", p.current_lsb_a,
+	       (unsigned)p.shunt_cal, (unsigned)p.shunt_cal);
+	printf("power_lsb_w %.15g\nenergy_lsb_j %.15g\ncharge_lsb_c %.15g\n", p.power_lsb_w,
+	       p.energy_lsb_j, p.charge_lsb_c);
+	if (p.adcrange == 0)
+		fprintf(stderr,
+			"ergon ina228: warning: %.4f mV at full scale is above the fine +-40.96 mV "
+			"range, so the ADC uses the wide +-163.84 mV range (4x coarser shunt "
+			"voltage); if the shunt was rounded up, one of at most %.6g ohm keeps the "
+			"fine range at %g A\n",
+			p.burden_v * 1e3, ERT_INA228_RANGE1_FS_V / imax, imax);
+	return ERGON_EXIT_OK;
 }
 
 const struct ergon_cli_command ergon_cli_cmd_ina228 = {
     .name = "ina228",
-    .summary = "plan an INA228 calibration: CURRENT_LSB, SHUNT_CAL, ADC range, burden",
-    .help = "Usage: ergon ina228 plan --shunt-ohms R --max-current-a I [--board B]\n\n"
-	    "Prints CURRENT_LSB, SHUNT_CAL, the ADC range (ADCRANGE 1, +/-40.96 mV, when the\n"
-	    "full-scale shunt voltage fits, else 0, +/-163.84 mV), the burden voltage at\n"
-	    "the peak current and its share of the rail (power.io_voltage, for the board),\n"
-	    "and the POWER/ENERGY/CHARGE LSBs. The arithmetic is the target runtime's\n"
-	    "(TI SBOSA20 section 8.1.2). Warns when the shunt puts the ADC on the wide\n"
-	    "range (a rounded-up shunt often does) and names the largest shunt that\n"
-	    "keeps the fine range.\n\n"
+    .summary = "plan an INA228 calibration (range, SHUNT_CAL, LSBs, burden)",
+    .help = "Usage: ergon ina228 plan --shunt-ohms R --max-current-a I [--rail-v V] "
+	    "[--board B]\n\n"
+	    "Prints the INA228 calibration the target driver will program: ADC range\n"
+	    "(+-40.96 mV when R x I fits, else +-163.84 mV), CURRENT_LSB = I / 2^19,\n"
+	    "SHUNT_CAL (x4 on the fine range), the power, energy and charge LSBs, and\n"
+	    "the shunt's burden at the peak current as a share of the rail (--rail-v,\n"
+	    "else power.io_voltage of --board). Warns when the shunt puts the ADC on the\n"
+	    "wide range (a rounded-up shunt often does) and names the largest shunt that\n"
+	    "keeps the fine range. Same arithmetic as target/src/ina228_math.c\n"
+	    "(TI SBOSA20 section 8.1.2).\n\n"
 	    "Exit codes: 0 ok, 2 usage or a shunt/current the chip cannot measure.\n\n"
-	    "Examples:\n"
-	    "  ergon ina228 plan --shunt-ohms 0.015 --max-current-a 0.5\n"
-	    "  ergon ina228 plan --shunt-ohms 0.5 --max-current-a 0.02 --board sim\n",
+	    "Examples:\n  ergon ina228 plan --shunt-ohms 0.5 --max-current-a 0.02 --rail-v 1.8\n"
+	    "  ergon ina228 plan --shunt-ohms 0.015 --max-current-a 0.5 --board apollo510_evb\n",
     .run = run,
 };

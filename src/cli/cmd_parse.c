@@ -1,4 +1,11 @@
 /* ergon parse: an HPX log (file or stdin) to summary.json + CSVs. */
+#include "cli.h"
+#include "ergon/fileio.h"
+#include "ergon/hpx.h"
+#include "ergon/hpx_report.h"
+#include "ergon/issues.h"
+#include "hpx_cli.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -6,13 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include "cli.h"
-#include "ergon/hpx.h"
-#include "ergon/fileio.h"
-#include "ergon/hpx_report.h"
-#include "ergon/issues.h"
-#include "hpx_cli.h"
 
 static int run(int argc, char **argv)
 {
@@ -24,9 +24,9 @@ static int run(int argc, char **argv)
 		if (strcmp(a, "--aggregation") == 0 && i + 1 < argc) {
 			agg = ergon_hpx_aggregation_parse(argv[++i]);
 			if (!agg)
-				return ergon_cli_usage("parse",
-						       "--aggregation %s: use median, mean or trimmed",
-						       argv[i]);
+				return ergon_cli_usage(
+				    "parse", "--aggregation %s: use median, mean or trimmed",
+				    argv[i]);
 		} else if (strcmp(a, "--out") == 0 && i + 1 < argc) {
 			out_dir = argv[++i];
 		} else if (strcmp(a, "--recording") == 0 && i + 1 < argc) {
@@ -108,21 +108,21 @@ static int run(int argc, char **argv)
 }
 
 const struct ergon_cli_command ergon_cli_cmd_parse = {
-	.name = "parse",
-	.summary = "parse an HPX PMU log into summary.json and per-layer CSVs",
-	.help = "Usage: ergon parse LOG [--aggregation median|mean|trimmed] [--out DIR]\n"
-		"                   [--recording measured|synthetic|unknown] [--force]\n\n"
-		"Parses an HPX firmware log (a file, or - for stdin) and writes, into DIR\n"
-		"(default ./results): summary.json (the ergon.report envelope with the\n"
-		"`profile` body), profile_results.csv (one row per layer: index, op, every\n"
-		"counter, overflow) and profile_results_<group>.csv per counter group.\n"
-		"Counters are aggregated across iterations after rejecting uint32 wraps\n"
-		"(>= 2^31) and frozen all-zero rows; median is the default.\n\n"
-		"Provenance is `replayed` with the log named; --recording says what the\n"
-		"log itself is (real hardware: measured), default unknown.\n"
-		"Existing outputs are kept unless --force. Exit 1 when the log holds no\n"
-		"usable profile (outputs are still written).\n\n"
-		"Examples:\n  ergon parse capture.log --out run1\n"
-		"  ergon parse - --aggregation trimmed < capture.log\n",
-	.run = run,
+    .name = "parse",
+    .summary = "parse an HPX PMU log into summary.json and per-layer CSVs",
+    .help = "Usage: ergon parse LOG [--aggregation median|mean|trimmed] [--out DIR]\n"
+	    "                   [--recording measured|synthetic|unknown] [--force]\n\n"
+	    "Parses an HPX firmware log (a file, or - for stdin) and writes, into DIR\n"
+	    "(default ./results): summary.json (the ergon.report envelope with the\n"
+	    "`profile` body), profile_results.csv (one row per layer: index, op, every\n"
+	    "counter, overflow) and profile_results_<group>.csv per counter group.\n"
+	    "Counters are aggregated across iterations after rejecting uint32 wraps\n"
+	    "(>= 2^31) and frozen all-zero rows; median is the default.\n\n"
+	    "Provenance is `replayed` with the log named; --recording says what the\n"
+	    "log itself is (real hardware: measured), default unknown.\n"
+	    "Existing outputs are kept unless --force. Exit 1 when the log holds no\n"
+	    "usable profile (outputs are still written).\n\n"
+	    "Examples:\n  ergon parse capture.log --out run1\n"
+	    "  ergon parse - --aggregation trimmed < capture.log\n",
+    .run = run,
 };

@@ -32,7 +32,8 @@ void ergon_cli_hpx_print_top(FILE *f, const json_t *profile)
 			if (json_is_string(op))
 				snprintf(opb, sizeof(opb), "%.28s", json_string_value(op));
 			else
-				snprintf(opb, sizeof(opb), "%lld", (long long)json_integer_value(op));
+				snprintf(opb, sizeof(opb), "%lld",
+					 (long long)json_integer_value(op));
 			fprintf(f, "  %-6s %-28s %14.0f %6.1f%%\n", id, opb,
 				json_number_value(json_object_get(L, "cycles")),
 				json_number_value(json_object_get(L, "pct")));

@@ -1,16 +1,17 @@
 /* `ergon analyze`: a recording (JLS, statistics CSV, raw CSV) + optional
  * gate markers + optional firmware facts -> summary.json (power section),
  * detailed/power_summary.csv and the Power table. */
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "ergon/analyze.h"
+
 #include "ergon/artifact.h"
 #include "ergon/fileio.h"
 #include "ergon/jls.h"
 #include "ergon/power_csv.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define MARKERS_MAX_BYTES (64u << 20)
 
@@ -46,6 +47,24 @@ static int feed_csv(struct ergon_gated *g, int kind, const char *path, unsigned 
 	free(buf);
 	ergon_power_csv_free(p);
 	fclose(fp);
+	return rc;
+}
+
+int ergon_power_analyze_stream(const struct ergon_gated_config *cfg, ergon_power_feed_fn feed,
+			       void *ctx, const struct ergon_power_facts *f, json_t **out,
+			       struct ergon_err *err)
+{
+	*out = NULL;
+	struct ergon_gated *g = NULL;
+	const struct ergon_gated_result *res = NULL;
+	int rc = ergon_gated_new(cfg, &g, err);
+	if (rc == 0)
+		rc = feed(ctx, g, err);
+	if (rc == 0)
+		rc = ergon_gated_finish(g, &res, err);
+	if (rc == 0)
+		rc = ergon_power_section(res, cfg->min_window_s, f, NULL, out, err);
+	ergon_gated_free(g);
 	return rc;
 }
 
@@ -122,11 +141,11 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 		}
 	}
 	struct ergon_gated_config cfg = {
-		.stats_rate_hz = o->stats_rate_hz,
-		.min_window_s = o->min_window_s,
-		.sync_input_index = o->sync_input_index,
-		.markers = markers,
-		.marker_count = nmarkers,
+	    .stats_rate_hz = o->stats_rate_hz,
+	    .min_window_s = o->min_window_s,
+	    .sync_input_index = o->sync_input_index,
+	    .markers = markers,
+	    .marker_count = nmarkers,
 	};
 	const struct ergon_gated_result *res = NULL;
 	const char *format = "none";
@@ -140,11 +159,13 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 			rc = ergon_jls_file_open(o->jls_path, &jr, err);
 			if (rc)
 				goto out;
-			rc = ergon_gated_raw_begin(g, (double)ergon_jls_reader_sample_rate(jr), err);
+			rc =
+			    ergon_gated_raw_begin(g, (double)ergon_jls_reader_sample_rate(jr), err);
 			if (rc) {
 				ergon_err_clear(err);
 				rc = ergon_err_set(err, ERGON_EPARSE,
-						   "%s: no usable 'current' signal rate", o->jls_path);
+						   "%s: no usable 'current' signal rate",
+						   o->jls_path);
 				goto out;
 			}
 			char gate[16];
@@ -159,7 +180,8 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 				      err);
 		} else {
 			format = "raw_csv";
-			rc = feed_csv(g, ERGON_POWER_CSV_RAW, o->raw_path, o->sync_input_index, err);
+			rc =
+			    feed_csv(g, ERGON_POWER_CSV_RAW, o->raw_path, o->sync_input_index, err);
 		}
 		if (rc)
 			goto out;
@@ -179,12 +201,11 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 	}
 	/* A replay names what it replayed and that recording's own provenance. */
 	json_t *prov = json_object_get(art, "provenance");
-	json_object_set_new(
-		prov, "recording",
-		json_pack("{s:s?,s:s,s:s,s:s?}", "path", input, "format", format,
-			  "recording_provenance",
-			  o->recording_provenance ? o->recording_provenance : "unknown",
-			  "facts", o->facts_path));
+	json_object_set_new(prov, "recording",
+			    json_pack("{s:s?,s:s,s:s,s:s?}", "path", input, "format", format,
+				      "recording_provenance",
+				      o->recording_provenance ? o->recording_provenance : "unknown",
+				      "facts", o->facts_path));
 	json_object_set(section, "provenance", prov);
 	if (jr != NULL)
 		json_object_set_new(art, "instrument",

@@ -1,5 +1,12 @@
 /* Transport -> capture log -> HPX parser, with overall and heartbeat
  * timeouts. */
+#include "ergon/hpx_capture.h"
+
+#include "ergon/fileio.h"
+#include "ergon/issues.h"
+#include "ergon/transport.h"
+#include "ergon/wire.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -7,12 +14,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-#include "ergon/fileio.h"
-#include "ergon/hpx_capture.h"
-#include "ergon/issues.h"
-#include "ergon/transport.h"
-#include "ergon/wire.h"
 
 #define CHUNK 16384
 #define POLL_MS 100
@@ -32,7 +33,8 @@ static int write_all(int fd, const char *path, const unsigned char *b, size_t n,
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
-			return ergon_err_errno(err, errno, "%s: cannot write the capture log", path);
+			return ergon_err_errno(err, errno, "%s: cannot write the capture log",
+					       path);
 		}
 		b += w;
 		n -= (size_t)w;
@@ -59,9 +61,8 @@ int ergon_hpx_capture(const struct ergon_hpx_capture_opts *o, struct ergon_hpx_p
 	rc = ergon_transport_open(o->transport, &t, err);
 	if (rc)
 		return rc;
-	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | ((o->write_flags & ERGON_WRITE_FORCE)
-							       ? O_TRUNC
-							       : O_EXCL);
+	int flags = O_WRONLY | O_CREAT | O_CLOEXEC |
+		    ((o->write_flags & ERGON_WRITE_FORCE) ? O_TRUNC : O_EXCL);
 	int fd = open(o->log_path, flags, 0644);
 	if (fd < 0) {
 		rc = ergon_err_errno(err, errno, "%s: cannot create the capture log%s", o->log_path,
@@ -145,8 +146,8 @@ int ergon_hpx_capture(const struct ergon_hpx_capture_opts *o, struct ergon_hpx_p
 	if (res->timed_out)
 		ergon_issue_add(res->issues, "capture.timeout",
 				json_pack("{s:f}", "timeout_s", o->timeout_s),
-				"no end sentinel within %.1f s; %llu bytes kept in %s", o->timeout_s,
-				res->bytes, o->log_path);
+				"no end sentinel within %.1f s; %llu bytes kept in %s",
+				o->timeout_s, res->bytes, o->log_path);
 	if (res->heartbeat_timed_out)
 		ergon_issue_add(res->issues, "capture.heartbeat_timeout",
 				json_pack("{s:f}", "heartbeat_s", o->heartbeat_s),
@@ -154,18 +155,18 @@ int ergon_hpx_capture(const struct ergon_hpx_capture_opts *o, struct ergon_hpx_p
 				"in %s",
 				o->heartbeat_s, res->bytes, o->log_path);
 	if (!res->complete)
-		ergon_issue_add(res->issues, "capture.incomplete",
-				json_pack("{s:s}", "end", end),
-				"the capture ended (%s) before '%s'; what arrived is parsed and kept",
-				end, HPX_TOK_END);
+		ergon_issue_add(
+		    res->issues, "capture.incomplete", json_pack("{s:s}", "end", end),
+		    "the capture ended (%s) before '%s'; what arrived is parsed and kept", end,
+		    HPX_TOK_END);
 	json_t *link = ergon_transport_stats(t);
 	if (res->lossy)
 		ergon_issue_add(res->issues, "capture.lossy", json_deep_copy(link),
 				"the link lost or mangled data; the profile is diagnostic only");
-	res->details = json_pack("{s:s, s:s, s:I, s:f, s:s, s:o}", "transport", o->transport,
-				 "log", o->log_path, "bytes", (json_int_t)res->bytes, "elapsed_s",
-				 res->elapsed_s, "end", res->complete ? "sentinel" : end, "link",
-				 link ? link : json_null());
+	res->details =
+	    json_pack("{s:s, s:s, s:I, s:f, s:s, s:o}", "transport", o->transport, "log",
+		      o->log_path, "bytes", (json_int_t)res->bytes, "elapsed_s", res->elapsed_s,
+		      "end", res->complete ? "sentinel" : end, "link", link ? link : json_null());
 	rc = 0;
 done:
 	free(buf);

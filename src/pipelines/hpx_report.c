@@ -1,14 +1,15 @@
 /* HPX outputs: the profile body, the CSV views and summary.json. */
+#include "ergon/hpx_report.h"
+
+#include "ergon/artifact.h"
+#include "ergon/fileio.h"
+#include "ergon/issues.h"
+
 #include <math.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "ergon/artifact.h"
-#include "ergon/fileio.h"
-#include "ergon/hpx_report.h"
-#include "ergon/issues.h"
 
 struct sbuf {
 	char *p;
@@ -195,10 +196,10 @@ int ergon_hpx_profile_body(const json_t *result, int aggregation, json_t **out,
 	}
 	for (size_t t = 0; t < n && t < ERGON_HPX_TOP_LAYERS; t++) {
 		double cyc = json_number_value(json_object_get(sorted[t], "cycles"));
-		json_array_append_new(top, json_pack("{s:O, s:O, s:f, s:f}", "id",
-						     json_object_get(sorted[t], "id"), "op",
-						     json_object_get(sorted[t], "op"), "cycles", cyc,
-						     "pct", total > 0 ? 100.0 * cyc / total : 0.0));
+		json_array_append_new(
+		    top, json_pack("{s:O, s:O, s:f, s:f}", "id", json_object_get(sorted[t], "id"),
+				   "op", json_object_get(sorted[t], "op"), "cycles", cyc, "pct",
+				   total > 0 ? 100.0 * cyc / total : 0.0));
 	}
 	free(sorted);
 	json_t *issues = json_deep_copy(json_object_get(eg, "issues"));
@@ -210,18 +211,17 @@ int ergon_hpx_profile_body(const json_t *result, int aggregation, json_t **out,
 		json_array_append_new(presets, json_string(pk));
 	}
 	json_t *body = json_pack(
-		"{s:s, s:O, s:O, s:o, s:o, s:O, s:{s:O, s:O, s:O}, s:o, s:O, s:O, s:I, s:I, s:I}",
-		"aggregation", ergon_hpx_aggregation_name(aggregation), "complete",
-		json_object_get(eg, "complete"), "layers", layers, "total_cycles",
-		with_cycles ? json_real(total) : json_null(), "top_layers", top,
-		"overflow_detected", json_object_get(result, "overflow_detected"), "memory",
-		"model_size", json_object_get(meta, "model_size"), "arena_size",
-		json_object_get(meta, "arena_size"), "allocated_arena",
-		json_object_get(meta, "allocated_arena"), "presets", presets, "groups",
-		json_object_get(result, "groups"), "meta", meta, "parse_errors",
-		json_integer_value(json_object_get(eg, "parse_errors")), "lines",
-		json_integer_value(json_object_get(eg, "lines")), "heartbeats",
-		json_integer_value(json_object_get(eg, "heartbeats")));
+	    "{s:s, s:O, s:O, s:o, s:o, s:O, s:{s:O, s:O, s:O}, s:o, s:O, s:O, s:I, s:I, s:I}",
+	    "aggregation", ergon_hpx_aggregation_name(aggregation), "complete",
+	    json_object_get(eg, "complete"), "layers", layers, "total_cycles",
+	    with_cycles ? json_real(total) : json_null(), "top_layers", top, "overflow_detected",
+	    json_object_get(result, "overflow_detected"), "memory", "model_size",
+	    json_object_get(meta, "model_size"), "arena_size", json_object_get(meta, "arena_size"),
+	    "allocated_arena", json_object_get(meta, "allocated_arena"), "presets", presets,
+	    "groups", json_object_get(result, "groups"), "meta", meta, "parse_errors",
+	    json_integer_value(json_object_get(eg, "parse_errors")), "lines",
+	    json_integer_value(json_object_get(eg, "lines")), "heartbeats",
+	    json_integer_value(json_object_get(eg, "heartbeats")));
 	if (!body || !issues) {
 		json_decref(body);
 		json_decref(issues);
@@ -289,8 +289,8 @@ int ergon_hpx_report_write(const json_t *result, const struct ergon_hpx_report_o
 	if (o->extra_issues) {
 		json_array_extend(json_object_get(body, "issues"), o->extra_issues);
 		json_object_set_new(body, "validity",
-				    json_string(ergon_integrity_name(ergon_issues_integrity(
-					    json_object_get(body, "issues")))));
+				    json_string(ergon_integrity_name(
+					ergon_issues_integrity(json_object_get(body, "issues")))));
 	}
 	if (o->capture)
 		json_object_set(body, "capture", o->capture);
@@ -300,8 +300,8 @@ int ergon_hpx_report_write(const json_t *result, const struct ergon_hpx_report_o
 		return ergon_err_set(err, ERGON_ENOMEM, "profile: out of memory");
 	}
 	/* The recording: where the counters came from. */
-	json_t *rec = json_pack("{s:s, s:s}", "file", o->log_path ? o->log_path : "-",
-				"provenance", o->recording ? o->recording : "unknown");
+	json_t *rec = json_pack("{s:s, s:s}", "file", o->log_path ? o->log_path : "-", "provenance",
+				o->recording ? o->recording : "unknown");
 	if (o->log_path && strcmp(o->log_path, "-") != 0) {
 		char *data = NULL;
 		size_t len = 0;
@@ -320,7 +320,7 @@ int ergon_hpx_report_write(const json_t *result, const struct ergon_hpx_report_o
 	json_array_extend(json_object_get(art, "issues"), json_object_get(body, "issues"));
 	json_object_set_new(art, "integrity",
 			    json_string(ergon_integrity_name(
-				    ergon_issues_integrity(json_object_get(art, "issues")))));
+				ergon_issues_integrity(json_object_get(art, "issues")))));
 	json_object_set_new(art, "profile", body);
 
 	rc = write_csv(o->out_dir, "profile_results.csv", json_object_get(result, "layers"), flags,

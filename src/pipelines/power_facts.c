@@ -1,12 +1,12 @@
-/* Firmware facts for the power checks, from their documented JSON form
- * (docs/POWER_CHECKS.md). HPX logs are read by the HPX parser (branch hpx);
- * until it is merged an HPX log is refused with a message that says so. */
+/* Firmware facts for the power checks: their documented JSON form
+ * (docs/POWER_CHECKS.md), or an HPX log read through the HPX parser. */
+#include "ergon/analyze.h"
+#include "ergon/fileio.h"
+#include "ergon/hpx.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-#include "ergon/analyze.h"
-#include "ergon/fileio.h"
 
 #define FACTS_MAX_BYTES (16u << 20)
 
@@ -81,8 +81,8 @@ int ergon_power_facts_from_json(const json_t *j, const char *name, struct ergon_
 	const json_t *res = json_object_get(j, "result");
 	const json_t *term = json_object_get(json_is_object(res) ? res : j, "terminal");
 	const json_t *meas = json_object_get(json_is_object(res) ? res : j, "measurement");
-	int rc = get_u64(j, "clean_infer_count", name, &f->have_clean_count, &f->clean_infer_count,
-			 err);
+	int rc =
+	    get_u64(j, "clean_infer_count", name, &f->have_clean_count, &f->clean_infer_count, err);
 	if (rc == 0)
 		rc = get_num(j, "clean_infer_avg_us", name, NULL, &f->clean_infer_avg_us, err);
 	if (rc == 0 && f->clean_infer_avg_us < 0)
@@ -93,6 +93,25 @@ int ergon_power_facts_from_json(const json_t *j, const char *name, struct ergon_
 		rc = get_bool(j, "internal", name, &f->internal, err);
 	if (rc == 0)
 		rc = get_num(j, "host_envelope_s", name, NULL, &f->host_envelope_s, err);
+	if (rc)
+		return rc;
+	/* Clean-window counts and the rate probe (HPX_CLEAN_* names). */
+	int hs = 0, hp = 0, hr = 0;
+	if (rc == 0)
+		rc = get_u64(j, "clean_stalled_iters", name, &hs, &f->clean_stalled_iters, err);
+	if (rc == 0)
+		rc = get_u64(j, "clean_partial_iters", name, &hp, &f->clean_partial_iters, err);
+	if (rc == 0)
+		rc = get_u64(j, "clean_ref_cycles", name, &hr, &f->clean_ref_cycles, err);
+	f->have_clean_window = (hs || hp) && hr;
+	int hc = 0, hcyc = 0, hus = 0;
+	if (rc == 0)
+		rc = get_num(j, "system_clock_hz", name, &hc, &f->system_clock_hz, err);
+	if (rc == 0)
+		rc = get_u64(j, "clean_dwt_rate_cyc", name, &hcyc, &f->rate_probe_cycles, err);
+	if (rc == 0)
+		rc = get_num(j, "clean_dwt_rate_us", name, &hus, &f->rate_probe_us, err);
+	f->have_rate_probe = hc && hcyc && hus && f->system_clock_hz > 0 && f->rate_probe_us > 0;
 	if (rc)
 		return rc;
 	const json_t *pk = json_object_get(j, "probe_kind");
@@ -112,12 +131,13 @@ int ergon_power_facts_from_json(const json_t *j, const char *name, struct ergon_
 		const char *st = json_string_value(json_object_get(term, "status"));
 		if (st && strcmp(st, "ok") == 0)
 			t->status = ERGON_TERMINAL_OK;
-		else if (st && strcmp(st, "failed") == 0)
+		else if (st && (strcmp(st, "failed") == 0 || strcmp(st, "error") == 0))
 			t->status = ERGON_TERMINAL_FAILED;
 		else if (st && strcmp(st, "incomplete") == 0)
 			t->status = ERGON_TERMINAL_INCOMPLETE;
 		else
-			return bad(err, name, "terminal.status", "\"ok\", \"failed\" or \"incomplete\"");
+			return bad(err, name, "terminal.status",
+				   "\"ok\", \"failed\" (or \"error\") or \"incomplete\"");
 		uint64_t ver = 0, ec = 0;
 		rc = get_u64(term, "version", name, NULL, &ver, err);
 		t->version = ver > 1000 ? 0 : (int)ver;
@@ -126,14 +146,15 @@ int ergon_power_facts_from_json(const json_t *j, const char *name, struct ergon_
 		if (rc == 0)
 			rc = get_u64(term, "completed_count", name, NULL, &t->completed_count, err);
 		if (rc == 0)
-			rc = get_u64(term, "elapsed_us", name, &t->have_elapsed, &t->elapsed_us, err);
+			rc = get_u64(term, "elapsed_us", name, &t->have_elapsed, &t->elapsed_us,
+				     err);
 		if (rc == 0)
 			rc = get_bool(term, "gate_asserted", name, &t->gate_asserted, err);
 		if (rc == 0)
 			rc = get_bool(term, "gate_lowered", name, &t->gate_lowered, err);
 		if (rc == 0)
-			rc = get_str(term, "final_phase", name, t->final_phase, sizeof(t->final_phase),
-				     err);
+			rc = get_str(term, "final_phase", name, t->final_phase,
+				     sizeof(t->final_phase), err);
 		if (rc == 0)
 			rc = get_u64(term, "error_code", name, NULL, &ec, err);
 		t->error_code = (int64_t)ec;
@@ -168,6 +189,67 @@ int ergon_power_facts_from_json(const json_t *j, const char *name, struct ergon_
 	return 0;
 }
 
+/* An HPX log: the HPX parser (one parser for the protocol) gives the
+ * profile boot's metadata and the power terminal record; they become the
+ * JSON facts form. */
+static int facts_from_hpx(const char *data, size_t len, const char *path,
+			  struct ergon_power_facts *f, struct ergon_err *err)
+{
+	struct ergon_hpx_parser *p = NULL;
+	json_t *res = NULL, *facts = NULL;
+	int rc = ergon_hpx_parser_new(NULL, &p, err);
+	if (rc)
+		return rc;
+	rc = ergon_hpx_parser_feed(p, data, len, err);
+	if (rc >= 0)
+		rc = ergon_hpx_parser_finish(p, err);
+	if (rc < 0)
+		goto out;
+	facts = json_object();
+	if (facts == NULL) {
+		rc = ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", path);
+		goto out;
+	}
+	struct ergon_hpx_stats st;
+	ergon_hpx_parser_stats(p, &st);
+	if (st.started) {
+		rc = ergon_hpx_parser_to_json(p, ERGON_HPX_AGG_MEDIAN, 0, &res, err);
+		if (rc < 0)
+			goto out;
+		json_t *meta = json_object_get(res, "meta");
+		const char *k;
+		json_t *v;
+		json_object_foreach(meta, k, v)
+		{
+			if (strncmp(k, "clean_", 6) == 0 || strcmp(k, "system_clock_hz") == 0)
+				if (!json_is_null(v))
+					json_object_set(facts, k, v);
+		}
+	}
+	struct ergon_hpx_terminal t;
+	struct ergon_err terr = {0};
+	rc = ergon_hpx_parser_terminal(p, &t, &terr);
+	if (rc == 0) {
+		json_t *tj = ergon_hpx_terminal_to_json(&t);
+		if (tj == NULL) {
+			rc = ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", path);
+			goto out;
+		}
+		json_object_update(facts, tj);
+		json_decref(tj);
+	} else if (rc != ERGON_ENOENT) {
+		/* A damaged terminal record is an input error, said where. */
+		rc = ergon_err_set(err, rc, "%s: %s", path, terr.msg);
+		goto out;
+	}
+	rc = ergon_power_facts_from_json(facts, path, f, err);
+out:
+	json_decref(res);
+	json_decref(facts);
+	ergon_hpx_parser_free(p);
+	return rc < 0 ? rc : 0;
+}
+
 int ergon_power_facts_load(const char *path, struct ergon_power_facts *f, struct ergon_err *err)
 {
 	char *data = NULL;
@@ -180,15 +262,14 @@ int ergon_power_facts_load(const char *path, struct ergon_power_facts *f, struct
 		i++;
 	if (i == len || data[i] != '{') {
 		int hpx = strstr(data, "HPX_") != NULL;
+		if (hpx) {
+			rc = facts_from_hpx(data, len, path, f, err);
+			free(data);
+			return rc;
+		}
 		free(data);
-		if (hpx)
-			return ergon_err_set(err, ERGON_ENOTSUP,
-					     "%s: HPX logs are read by the HPX parser, which this "
-					     "build does not have yet; pass the JSON facts form "
-					     "(docs/POWER_CHECKS.md)",
-					     path);
 		return ergon_err_set(err, ERGON_EPARSE,
-				     "%s: not a facts file; expected a JSON object "
+				     "%s: not a facts file; expected a JSON object or an HPX log "
 				     "(docs/POWER_CHECKS.md)",
 				     path);
 	}

@@ -89,8 +89,8 @@ int ert_ina228_init(struct ert_ina228 *dev, const struct ert_hal *hal,
 
 int ert_ina228_arm(struct ert_ina228 *dev)
 {
-	int rc = wr16(dev, ERT_INA228_REG_CONFIG,
-		      (uint16_t)(dev->config | ERT_INA228_CONFIG_RSTACC));
+	int rc =
+	    wr16(dev, ERT_INA228_REG_CONFIG, (uint16_t)(dev->config | ERT_INA228_CONFIG_RSTACC));
 	if (rc == ERT_OK)
 		dev->armed = 1;
 	return rc;
@@ -124,9 +124,8 @@ int ert_ina228_read(struct ert_ina228 *dev, struct ert_ina228_reading *out)
 	/* Negative charge means current flowed backwards through the shunt
 	 * (reversed sense wiring): clamp, never wrap into a huge number. */
 	out->charge_clamped = out->charge_raw < 0;
-	out->charge_nc = out->charge_clamped
-				 ? 0
-				 : ert_ina228_charge_nc(&dev->plan, (uint64_t)out->charge_raw);
+	out->charge_nc =
+	    out->charge_clamped ? 0 : ert_ina228_charge_nc(&dev->plan, (uint64_t)out->charge_raw);
 	out->bus_uv = ert_ina228_vbus_uv(out->vbus_raw);
 	out->overflow = (out->diag & (ERT_INA228_DIAG_ENERGYOF | ERT_INA228_DIAG_CHARGEOF |
 				      ERT_INA228_DIAG_MATHOF)) != 0;

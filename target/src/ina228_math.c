@@ -1,8 +1,7 @@
 /* INA228 calibration arithmetic (TI SBOSA20 section 8.1.2), shared by the
  * target and the host planner. */
-#include "ergon/ert_ina228_math.h"
-
 #include "ergon/ert_hal.h"
+#include "ergon/ert_ina228_math.h"
 
 /* 2^19: CURRENT is a 20-bit signed result, so the full scale spans 2^19
  * LSBs (datasheet equation 2). */

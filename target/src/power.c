@@ -1,8 +1,7 @@
 /* The dedicated power flow and its terminal record. */
-#include "ergon/ert_power.h"
-
 #include "ergon/ert_fmt.h"
 #include "ergon/ert_hpx.h"
+#include "ergon/ert_power.h"
 
 /* The record lives at a fixed symbol so a debug probe can read it even when
  * there is no transport (the power build). Not static on purpose. */
@@ -97,7 +96,7 @@ static void render(struct ert_power_terminal *t)
 	ert_buf_init(&b, t->text, sizeof t->text);
 	ert_buf_str(&b, HPX_TOK_POWER_TERMINAL_START "\n");
 	kv_u(&b, HPX_KEY_PT_TERMINAL_VERSION, t->version);
-	kv_s(&b, HPX_KEY_PT_STATUS, t->status == ERT_OK ? HPX_STATUS_OK : ERT_STATUS_ERROR);
+	kv_s(&b, HPX_KEY_PT_STATUS, t->status == ERT_OK ? HPX_STATUS_OK : HPX_STATUS_ERROR);
 	/* |ert_status|: ert_status_name() maps it back (2 = timeout, ...). */
 	kv_u(&b, HPX_KEY_PT_ERROR_CODE, (uint64_t)(uint32_t)(-t->status));
 	kv_s(&b, HPX_KEY_PT_FINAL_PHASE, ert_power_phase_name((int)t->final_phase));
@@ -112,7 +111,7 @@ static void render(struct ert_power_terminal *t)
 	 * the RAM record (the host parser refuses unknown keys). */
 	if (t->source == ERT_SOURCE_INA228 && t->final_phase == ERT_PHASE_DONE) {
 		kv_s(&b, HPX_KEY_PT_MEASUREMENT_SOURCE, "ina228");
-		kv_s(&b, HPX_KEY_PT_MEASUREMENT_SCOPE, "fixed_n_inference");
+		kv_s(&b, HPX_KEY_PT_MEASUREMENT_SCOPE, HPX_PT_SCOPE_FIXED_N_INFERENCE);
 		kv_u(&b, HPX_KEY_PT_ENERGY_NJ, t->energy_nj);
 		kv_u(&b, HPX_KEY_PT_CHARGE_NC, t->charge_nc);
 		kv_u(&b, HPX_KEY_PT_BUS_VOLTAGE_UV, t->bus_voltage_uv);
@@ -134,8 +133,7 @@ int ert_power_run(const struct ert_hal *hal, const struct ert_power_config *cfg,
 	static struct ert_ina228 ina;
 	struct ert_window_result w = {0};
 	uint32_t waited_us = 0;
-	struct gate_ctx g = {&cfg->sync, hal, t,
-			     cfg->source == ERT_SOURCE_INA228 ? &ina : NULL};
+	struct gate_ctx g = {&cfg->sync, hal, t, cfg->source == ERT_SOURCE_INA228 ? &ina : NULL};
 	const struct ert_window_edges edges = {gate_open, gate_close, &g};
 	int rc = ERT_OK;
 

@@ -3,30 +3,66 @@
 #ifdef ERT_POWER_BUILD
 #error "profile.c needs the transport; it is not part of the power build"
 #endif
+#include "ergon/ert_hpx.h"
 #include "ergon/ert_profile.h"
 
-#include "ergon/ert_hpx.h"
+/* The first problem with a configuration, as a line for the host. */
+struct why {
+	const char *what;
+	const char *name; /* a preset, when it is about one */
+};
+
+static int check(const struct ert_profile_config *cfg, const struct ert_hal *hal, struct why *why)
+{
+	if (hal->write == NULL || hal->clock_us == NULL || hal->delay_us == NULL) {
+		why->what = "the board lacks a transport, window clock or delay_us";
+		return ERT_E_UNSUPPORTED;
+	}
+	if (cfg->iterations == 0) {
+		why->what = "iterations must be at least 1";
+		return ERT_E_CONFIG;
+	}
+	if (cfg->n_presets > ERT_MAX_PRESETS || (cfg->n_presets > 0 && cfg->presets == NULL)) {
+		why->what = "presets: more than ERT_MAX_PRESETS, or none given for n_presets";
+		return ERT_E_CONFIG;
+	}
+	for (unsigned i = 0; i < cfg->n_extra_meta; i++)
+		if (cfg->extra_meta == NULL || cfg->extra_meta[i].key == NULL) {
+			why->what = "extra_meta: a key is missing";
+			return ERT_E_CONFIG;
+		}
+	for (unsigned p = 0; p < cfg->n_presets; p++) {
+		const struct ert_preset *ps = &cfg->presets[p];
+		why->name = ps->name;
+		if (ps->name == NULL) {
+			why->what = "a preset has no name";
+			return ERT_E_CONFIG;
+		}
+		/* Too many counters for one pass fails here, never mid-run. */
+		if (ps->n_events > ERT_PMU_PASS_COUNTERS) {
+			why->what = "more counters than one pass holds (4); split the preset "
+				    "as the host's pass plan does";
+			return ERT_E_CONFIG;
+		}
+		for (unsigned i = 0; i < ps->n_events; i++)
+			if (ps->event_names[i] == NULL) {
+				why->what = "an event has no name";
+				return ERT_E_CONFIG;
+			}
+	}
+	why->name = NULL;
+	if (cfg->clean_window && ert_window_validate(&cfg->window) != ERT_OK) {
+		why->what = "clean window: fixed needs iterations > 0; auto needs "
+			    "0 < window_min <= window_max and window_target_ms > 0";
+		return ERT_E_CONFIG;
+	}
+	return ERT_OK;
+}
 
 int ert_profile_validate(const struct ert_profile_config *cfg, const struct ert_hal *hal)
 {
-	if (hal->write == NULL || hal->clock_us == NULL || hal->delay_us == NULL)
-		return ERT_E_UNSUPPORTED;
-	if (cfg->iterations == 0 || cfg->n_presets > ERT_MAX_PRESETS)
-		return ERT_E_CONFIG;
-	if (cfg->n_presets > 0 && cfg->presets == NULL)
-		return ERT_E_CONFIG;
-	for (unsigned p = 0; p < cfg->n_presets; p++) {
-		const struct ert_preset *ps = &cfg->presets[p];
-		/* Too many counters for one pass fails here, never mid-run. */
-		if (ps->name == NULL || ps->n_events > ERT_PMU_PASS_COUNTERS)
-			return ERT_E_CONFIG;
-		for (unsigned i = 0; i < ps->n_events; i++)
-			if (ps->event_names[i] == NULL)
-				return ERT_E_CONFIG;
-	}
-	if (cfg->clean_window)
-		return ert_window_validate(&cfg->window);
-	return ERT_OK;
+	struct why why = {0};
+	return check(cfg, hal, &why);
 }
 
 static int csv_block(struct ert_hpx *e, const struct ert_layers *L, const struct ert_preset *ps)
@@ -108,11 +144,14 @@ static int metadata(struct ert_hpx *e, const struct ert_profile_config *cfg,
 	if (rc == ERT_OK)
 		rc = ert_hpx_meta_u(e, ERT_KEY_SYSTEM_CLOCK_HZ, hal->core_clock_hz);
 	if (rc == ERT_OK)
-		rc = ert_hpx_meta_s(e, ERT_KEY_CYCLE_COUNTER, L->have_cycles ? "present" : "missing");
+		rc = ert_hpx_meta_s(e, ERT_KEY_CYCLE_COUNTER,
+				    L->have_cycles ? "present" : "missing");
 	if (rc == ERT_OK)
 		rc = ert_hpx_meta_s(e, ERT_KEY_PMU, L->have_pmu ? "present" : "missing");
 	if (rc == ERT_OK && cfg->clock_note != NULL)
 		rc = ert_hpx_meta_s(e, ERT_KEY_CLOCK_NOTE, cfg->clock_note);
+	for (unsigned i = 0; i < cfg->n_extra_meta && rc == ERT_OK; i++)
+		rc = ert_hpx_meta_u(e, cfg->extra_meta[i].key, cfg->extra_meta[i].value);
 	if (rc == ERT_OK)
 		rc = ert_hpx_heartbeat(e, HPX_HB_INIT, NULL, 0);
 	return rc;
@@ -190,9 +229,9 @@ static int clean_window(struct ert_hpx *e, const struct ert_hal *hal,
 	if (rc != ERT_OK)
 		return rc;
 	rc = ert_hpx_heartbeat(e, HPX_HB_CLEAN_WINDOW_END, HPX_HB_KEY_ITERS, w->completed);
-	const char *mode = cfg->window.busy_loop ? "busy_loop"
+	const char *mode = cfg->window.busy_loop		  ? "busy_loop"
 			   : cfg->window.mode == ERT_WINDOW_FIXED ? "fixed"
-								   : "auto";
+								  : "auto";
 	if (rc == ERT_OK)
 		rc = ert_hpx_meta_s(e, ERT_KEY_WINDOW_MODE, mode);
 	if (rc == ERT_OK)
@@ -222,7 +261,8 @@ static int clean_window(struct ert_hpx *e, const struct ert_hal *hal,
 	if (rc == ERT_OK && cfg->window.drain_wait_max_us > 0) {
 		rc = ert_hpx_meta_u(e, ERT_KEY_DRAIN_WAIT_US, w->drain_waited_us);
 		if (rc == ERT_OK)
-			rc = ert_hpx_meta_u(e, ERT_KEY_DRAIN_TIMED_OUT, (uint64_t)w->drain_timed_out);
+			rc = ert_hpx_meta_u(e, ERT_KEY_DRAIN_TIMED_OUT,
+					    (uint64_t)w->drain_timed_out);
 	}
 	if (rc == ERT_OK && cfg->window.trace)
 		rc = ert_hpx_meta_u(e, ERT_KEY_CLEAN_TRACE, 1);
@@ -238,9 +278,26 @@ int ert_profile_run(const struct ert_hal *hal, const struct ert_profile_config *
 	e.hal = NULL;
 	e.status = ERT_OK;
 	e.bytes_written = 0;
-	int rc = ert_profile_validate(cfg, hal);
-	if (rc != ERT_OK)
+	struct why why = {0};
+	int rc = check(cfg, hal, &why);
+	if (rc != ERT_OK) {
+		/* Refused before anything ran; say why if there is a transport:
+		 * "HPX_ERROR config: [preset <name>: ]<what>". */
+		if (ert_hpx_init(&e, hal) == ERT_OK) {
+			struct ert_buf *b = ert_hpx_begin(&e);
+			ert_buf_str(b, HPX_TOK_ERROR_PREFIX " ");
+			ert_buf_str(b, ert_status_name(rc));
+			ert_buf_str(b, ": ");
+			if (why.name != NULL) {
+				ert_buf_str(b, "preset ");
+				ert_buf_str(b, why.name);
+				ert_buf_str(b, ": ");
+			}
+			ert_buf_str(b, why.what);
+			(void)ert_hpx_end(&e);
+		}
 		goto out;
+	}
 	rc = ert_layers_init(L, hal);
 	if (rc == ERT_OK)
 		rc = ert_hpx_init(&e, hal);

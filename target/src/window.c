@@ -1,9 +1,8 @@
 /* The clean window: warm reference, rate probe, bounded drain wait, then
  * inferences back to back timed by the window clock. Nothing is printed
  * and no I2C happens between the open and close edges unless `trace`. */
-#include "ergon/ert_window.h"
-
 #include "ergon/ert_hpx.h"
+#include "ergon/ert_window.h"
 
 /* Warm inferences measured before the window for the reference delta. */
 #define WARM_REF_RUNS 3u
@@ -67,7 +66,7 @@ static int prepare(const struct ert_hal *hal, const struct ert_window_config *cf
 			rc = cycles(hal, &c0);
 			if (rc == ERT_OK)
 				rc = hal->delay_us(hal->ctx, cfg->rate_probe_us) == 0 ? ERT_OK
-										   : ERT_E_CLOCK;
+										      : ERT_E_CLOCK;
 			if (rc == ERT_OK)
 				rc = cycles(hal, &c1);
 			if (rc == ERT_OK) {
@@ -113,7 +112,8 @@ int ert_window_run(const struct ert_hal *hal, const struct ert_window_config *cf
 	r.requested = cfg->mode == ERT_WINDOW_FIXED ? cfg->iterations : cfg->window_max;
 	if (hal->cycles != NULL) {
 		uint32_t a = 0, b = 0;
-		r.have_cycles = hal->cycles(hal->ctx, &a) == 0 && hal->delay_us(hal->ctx, 10) == 0 &&
+		r.have_cycles = hal->cycles(hal->ctx, &a) == 0 &&
+				hal->delay_us(hal->ctx, 10) == 0 &&
 				hal->cycles(hal->ctx, &b) == 0 && a != b;
 	}
 	rc = prepare(hal, cfg, work, &r);

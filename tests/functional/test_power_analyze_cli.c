@@ -1,12 +1,13 @@
 /* `ergon analyze` end to end through the CLI: the shared JLS fixture with
  * firmware facts, its artifacts and exit codes. Expected energies come from
  * the fixture's .expected.json (computed by the reference writer). */
+#include "ergon/issues.h"
+#include "test_support.h"
+
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "test_support.h"
 
 static json_t *load(const char *path)
 {
@@ -29,7 +30,7 @@ static double expected_window_energy(void)
 	char *exp = ts_fixture("jls/shared_basic.expected.json");
 	json_t *e = load(exp);
 	double v = json_number_value(
-		json_object_get(json_array_get(json_object_get(e, "gate_windows"), 0), "energy_j"));
+	    json_object_get(json_array_get(json_object_get(e, "gate_windows"), 0), "energy_j"));
 	json_decref(e);
 	free(exp);
 	return v;
@@ -38,10 +39,10 @@ static double expected_window_energy(void)
 /* 100 inferences of 20 ms = 2.000 s, the fixture's gate; the firmware clock
  * says 2.0005 s (within 1 % + 2 ms). */
 static const char *facts_ok =
-	"{\"clean_infer_count\": 100, \"clean_infer_avg_us\": 20000, \"probe_kind\": \"infer\",\n"
-	" \"terminal\": {\"version\": 1, \"status\": \"ok\", \"requested_count\": 100,\n"
-	"   \"completed_count\": 100, \"elapsed_us\": 2000500, \"gate_asserted\": true,\n"
-	"   \"gate_lowered\": true, \"final_phase\": \"complete\", \"error_code\": 0}}\n";
+    "{\"clean_infer_count\": 100, \"clean_infer_avg_us\": 20000, \"probe_kind\": \"infer\",\n"
+    " \"terminal\": {\"version\": 1, \"status\": \"ok\", \"requested_count\": 100,\n"
+    "   \"completed_count\": 100, \"elapsed_us\": 2000500, \"gate_asserted\": true,\n"
+    "   \"gate_lowered\": true, \"final_phase\": \"complete\", \"error_code\": 0}}\n";
 
 static void analyze_fixture_with_facts(void **state)
 {
@@ -51,8 +52,8 @@ static void analyze_fixture_with_facts(void **state)
 	char *facts = write_facts(dir, "facts.json", facts_ok);
 	char *out = ts_strf("%s/run", dir);
 	char *so = NULL, *se = NULL;
-	int rc = ts_run_ergon(&so, &se, "analyze", "--jls", jls, "--facts", facts, "--out", out,
-			      NULL);
+	int rc =
+	    ts_run_ergon(&so, &se, "analyze", "--jls", jls, "--facts", facts, "--out", out, NULL);
 	if (rc != 0)
 		fail_msg("exit %d: %s", rc, se);
 	/* stdout is a pipe: the plain ASCII table. */
@@ -76,11 +77,10 @@ static void analyze_fixture_with_facts(void **state)
 	assert_true(json_number_value(json_object_get(p, "gated_window_duration_ratio")) == 1.0);
 	assert_true(json_is_true(json_object_get(json_object_get(p, "observer_check"), "agrees")));
 	assert_string_equal(
-		json_string_value(json_object_get(json_object_get(s, "provenance"), "kind")),
-		"replayed");
-	assert_string_equal(json_string_value(json_object_get(json_object_get(s, "instrument"),
-							      "model")),
-			    "JS220");
+	    json_string_value(json_object_get(json_object_get(s, "provenance"), "kind")),
+	    "replayed");
+	assert_string_equal(
+	    json_string_value(json_object_get(json_object_get(s, "instrument"), "model")), "JS220");
 	/* The report_id is what `ergon digest` recomputes. */
 	char *dig = NULL;
 	assert_int_equal(ts_run_ergon(&dig, NULL, "digest", sum, NULL), 0);
@@ -99,9 +99,8 @@ static void analyze_fixture_with_facts(void **state)
 	assert_int_equal(rc, 3);
 	assert_non_null(strstr(se2, "--force"));
 	free(se2);
-	assert_int_equal(ts_run_ergon(NULL, NULL, "analyze", "--jls", jls, "--out", out, "--force",
-				      NULL),
-			 0);
+	assert_int_equal(
+	    ts_run_ergon(NULL, NULL, "analyze", "--jls", jls, "--out", out, "--force", NULL), 0);
 	free(csv);
 	free(csvp);
 	json_decref(s);
@@ -128,8 +127,8 @@ static void observer_mismatch_is_an_artifact(void **state)
 	char *facts = write_facts(dir, "facts.json", f);
 	char *out = ts_strf("%s/run", dir);
 	assert_int_equal(
-		ts_run_ergon(NULL, NULL, "analyze", "--jls", jls, "--facts", facts, "--out", out, NULL),
-		0);
+	    ts_run_ergon(NULL, NULL, "analyze", "--jls", jls, "--facts", facts, "--out", out, NULL),
+	    0);
 	char *sum = ts_strf("%s/summary.json", out);
 	json_t *s = load(sum);
 	json_t *p = json_object_get(s, "power");
@@ -138,7 +137,7 @@ static void observer_mismatch_is_an_artifact(void **state)
 	assert_true(json_is_true(json_object_get(p, "per_inference_metrics_omitted")));
 	assert_true(json_is_true(json_object_get(p, "gated_window_duration_suspect")));
 	const char *code = json_string_value(
-		json_object_get(json_array_get(json_object_get(s, "issues"), 0), "code"));
+	    json_object_get(json_array_get(json_object_get(s, "issues"), 0), "code"));
 	assert_string_equal(code, "power.window_observer_mismatch");
 	json_decref(s);
 	free(sum);
@@ -160,33 +159,24 @@ static void usage_and_io_errors(void **state)
 	assert_int_equal(ts_run_ergon(NULL, &se, "analyze", "--out", out, NULL), 2);
 	assert_non_null(strstr(se, "--jls"));
 	free(se);
-	assert_int_equal(ts_run_ergon(NULL, NULL, "analyze", "--jls", jls, "--stats", jls, "--out",
-				      out, NULL),
-			 2);
+	assert_int_equal(
+	    ts_run_ergon(NULL, NULL, "analyze", "--jls", jls, "--stats", jls, "--out", out, NULL),
+	    2);
 	assert_int_equal(ts_run_ergon(NULL, NULL, "analyze", "--jls", jls, "--sync-input-index",
 				      "40", "--out", out, NULL),
 			 2);
 	se = NULL;
-	assert_int_equal(ts_run_ergon(NULL, &se, "analyze", "--jls", "/nonexistent/x.jls", "--out",
-				      out, NULL),
-			 3);
+	assert_int_equal(
+	    ts_run_ergon(NULL, &se, "analyze", "--jls", "/nonexistent/x.jls", "--out", out, NULL),
+	    3);
 	assert_non_null(strstr(se, "/nonexistent/x.jls"));
 	free(se);
-	/* An HPX log as facts: refused until the HPX parser is merged. */
-	char *hpx = ts_fixture("hpx/power_ok.hpx.txt");
-	se = NULL;
-	assert_int_equal(ts_run_ergon(NULL, &se, "analyze", "--jls", jls, "--facts", hpx, "--out",
-				      out, NULL),
-			 3);
-	assert_non_null(strstr(se, "HPX parser"));
-	free(se);
-	free(hpx);
 	/* A facts field of the wrong type names the field. */
 	char *facts = write_facts(dir, "bad.json", "{\"clean_infer_count\": \"many\"}");
 	se = NULL;
-	assert_int_equal(ts_run_ergon(NULL, &se, "analyze", "--jls", jls, "--facts", facts, "--out",
-				      out, NULL),
-			 3);
+	assert_int_equal(
+	    ts_run_ergon(NULL, &se, "analyze", "--jls", jls, "--facts", facts, "--out", out, NULL),
+	    3);
 	assert_non_null(strstr(se, "'clean_infer_count' must be a non-negative integer"));
 	free(se);
 	free(facts);
@@ -222,7 +212,7 @@ static void stats_csv_with_markers(void **state)
 	json_t *p = json_object_get(s, "power");
 	assert_true(fabs(json_number_value(json_object_get(p, "energy_j")) - 2.0) < 1e-12);
 	assert_string_equal(
-		json_string_value(json_object_get(json_object_get(p, "gate"), "source")), "markers");
+	    json_string_value(json_object_get(json_object_get(p, "gate"), "source")), "markers");
 	json_decref(s);
 	free(sum);
 	free(out);
@@ -233,13 +223,94 @@ static void stats_csv_with_markers(void **state)
 	free(dir);
 }
 
+/* An HPX log as the facts file, read through the HPX parser: the power
+ * terminal of power_ok.hpx.txt says HPX_POWER_ELAPSED_US=5001234, which the
+ * 2.000 s gate of shared_basic contradicts (observer mismatch). */
+static void hpx_log_as_facts(void **state)
+{
+	(void)state;
+	char *dir = ts_tmpdir();
+	char *jls = ts_fixture("jls/shared_basic.jls");
+	char *hpx = ts_fixture("hpx/power_ok.hpx.txt");
+	char *out = ts_strf("%s/run", dir);
+	assert_int_equal(
+	    ts_run_ergon(NULL, NULL, "analyze", "--jls", jls, "--facts", hpx, "--out", out, NULL),
+	    0);
+	char *sum = ts_strf("%s/summary.json", out);
+	json_t *s = load(sum);
+	json_t *p = json_object_get(s, "power");
+	json_t *t = json_object_get(p, "terminal");
+	assert_int_equal(json_integer_value(json_object_get(t, "elapsed_us")), 5001234);
+	assert_int_equal(json_integer_value(json_object_get(t, "completed_count")), 237);
+	assert_true(json_is_true(json_object_get(t, "gate_asserted")));
+	assert_true(
+	    ergon_issue_has(json_object_get(p, "issues"), "power.window_observer_mismatch"));
+	json_decref(s);
+	free(sum);
+	/* basic.hpx.txt: HPX_CLEAN_INFER_COUNT=50, HPX_CLEAN_INFER_AVG_US=26868:
+	 * expected window 1.3434 s against the 2 s gate, no terminal. */
+	free(hpx);
+	hpx = ts_fixture("hpx/basic.hpx.txt");
+	assert_int_equal(ts_run_ergon(NULL, NULL, "analyze", "--jls", jls, "--facts", hpx, "--out",
+				      out, "--force", NULL),
+			 0);
+	sum = ts_strf("%s/summary.json", out);
+	s = load(sum);
+	p = json_object_get(s, "power");
+	assert_int_equal(json_integer_value(json_object_get(p, "inference_count")), 50);
+	assert_true(fabs(json_number_value(json_object_get(p, "gated_window_expected_duration_s")) -
+			 1.3434) < 1e-12);
+	assert_true(ergon_issue_has(json_object_get(p, "issues"), "power.gate_duration_mismatch"));
+	assert_true(json_is_true(json_object_get(p, "gated_window_duration_suspect")));
+	json_decref(s);
+	free(sum);
+	free(out);
+	free(hpx);
+	free(jls);
+	ts_tmpdir_remove(dir);
+	free(dir);
+}
+
+/* Clean-window counts and the rate probe travel in the facts: 2 stalled
+ * of 100 with ref 8000; 96 MHz x 100 us = 9600 cycles, 4799 < 4800. */
+static void clean_window_facts(void **state)
+{
+	(void)state;
+	char *dir = ts_tmpdir();
+	char *jls = ts_fixture("jls/shared_basic.jls");
+	char *facts = write_facts(dir, "f.json",
+				  "{\"clean_infer_count\": 100, \"clean_infer_avg_us\": 20000,\n"
+				  " \"clean_stalled_iters\": 2, \"clean_partial_iters\": 0,\n"
+				  " \"clean_ref_cycles\": 8000, \"system_clock_hz\": 96000000,\n"
+				  " \"clean_dwt_rate_us\": 100, \"clean_dwt_rate_cyc\": 4799}");
+	char *out = ts_strf("%s/run", dir);
+	assert_int_equal(
+	    ts_run_ergon(NULL, NULL, "analyze", "--jls", jls, "--facts", facts, "--out", out, NULL),
+	    0);
+	char *sum = ts_strf("%s/summary.json", out);
+	json_t *s = load(sum);
+	json_t *is = json_object_get(json_object_get(s, "power"), "issues");
+	assert_true(ergon_issue_has(is, "profile.clean_window_stalled"));
+	assert_true(ergon_issue_has(is, "profile.clean_window_clock_rate_low"));
+	assert_false(ergon_issue_has(is, "profile.clean_window_check_inoperative"));
+	json_decref(s);
+	free(sum);
+	free(out);
+	free(facts);
+	free(jls);
+	ts_tmpdir_remove(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(analyze_fixture_with_facts),
-		cmocka_unit_test(observer_mismatch_is_an_artifact),
-		cmocka_unit_test(usage_and_io_errors),
-		cmocka_unit_test(stats_csv_with_markers),
+	    cmocka_unit_test(analyze_fixture_with_facts),
+	    cmocka_unit_test(observer_mismatch_is_an_artifact),
+	    cmocka_unit_test(usage_and_io_errors),
+	    cmocka_unit_test(stats_csv_with_markers),
+	    cmocka_unit_test(hpx_log_as_facts),
+	    cmocka_unit_test(clean_window_facts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -135,24 +135,29 @@ fi
 # --- ina228 plan ---------------------------------------------------------------
 # 0.5 ohm, 20 mA (hand-computed): CURRENT_LSB = 0.02 / 2^19 = 3.814697265625e-8 A;
 # burden 10 mV <= 40.96 mV -> ADCRANGE 1; SHUNT_CAL = 13107.2e6 x 3.814697265625e-8
-# x 0.5 x 4 = 1000; 10 mV / 1.8 V = 0.556 %.
+# x 0.5 x 4 = 1000 = 0x03E8; the sim board's rail (power.io_voltage default 1.8 V):
+# 10 mV / 1.8 V = 0.56 %.
 expect 0 "ina228 plan fine range" -- "$bin" ina228 plan --shunt-ohms 0.5 --max-current-a 0.02 \
 	--board sim
-has "$tmp/out" "CURRENT_LSB +3.814697265625e-08 A" "CURRENT_LSB"
-has "$tmp/out" "SHUNT_CAL +1000 \\(0x03E8\\)" "SHUNT_CAL"
-has "$tmp/out" "ADCRANGE=1" "fine range"
-has "$tmp/out" "10.0000 mV at 0.02 A = 0.556 % of the 1.8 V rail" "burden share of the rail"
+has "$tmp/out" "^current_lsb_a 3.814697265625e-08$" "CURRENT_LSB"
+has "$tmp/out" "^shunt_cal_hex 0x03E8$" "SHUNT_CAL"
+has "$tmp/out" "^adcrange 1 " "fine range"
+has "$tmp/out" "^burden_mv 10.0000$" "burden at the peak"
+has "$tmp/out" "^rail_v 1.8 \\(default\\)$" "rail from the board's configuration"
+has "$tmp/out" "^burden_percent_of_rail 0.56$" "burden share of the rail"
 if [ -s "$tmp/err" ]; then bad "no warning on the fine range"; else ok "no warning"; fi
 # 0.1 ohm rounded up from 0.08, 0.5 A: 50 mV > 40.96 mV -> wide range;
 # CURRENT_LSB 0.5/2^19 = 9.5367431640625e-7; SHUNT_CAL = 13107.2e6 x
 # 9.5367431640625e-7 x 0.1 = 1250; largest fine-range shunt 0.04096/0.5 = 0.08192.
 expect 0 "ina228 plan wide range" -- "$bin" ina228 plan --shunt-ohms 0.1 --max-current-a 0.5
-has "$tmp/out" "SHUNT_CAL +1250 " "SHUNT_CAL wide"
-has "$tmp/out" "ADCRANGE=0" "wide range"
+has "$tmp/out" "^shunt_cal 1250$" "SHUNT_CAL wide"
+has "$tmp/out" "^adcrange 0 " "wide range"
 has "$tmp/err" "warning: .*wide.*0.08192 ohm" "wide-range warning names the fine-range shunt"
 expect 2 "ina228 plan beyond the widest range" -- "$bin" ina228 plan --shunt-ohms 1 \
 	--max-current-a 1
 expect 2 "ina228 plan needs the shunt" -- "$bin" ina228 plan --max-current-a 1
+expect 2 "ina228 plan unknown board" -- "$bin" ina228 plan --shunt-ohms 0.1 --max-current-a 0.1 \
+	--board nope
 
 if [ "$fails" -ne 0 ]; then
 	echo "$fails failure(s)"

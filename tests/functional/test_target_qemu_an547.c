@@ -8,11 +8,14 @@
  * hpx), a small reader here stands in for it. Everything is bounded by
  * timeouts; the whole test takes about a second.
  */
+#include "test_support.h"
+
 #include <errno.h>
-#include <jansson.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -21,8 +24,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-#include "test_support.h"
 
 #define QEMU_TIMEOUT_S 30
 
@@ -279,6 +280,26 @@ static void profile_build_streams_hpx(void **state)
 	assert_int_equal(avg, elapsed / count);
 	assert_int_equal(meta_value(lines, n, "HPX_PROFILED_INFER_COUNT"), 3);
 	assert_true(has(lines, n, "HPX_HEARTBEAT warmup_done"));
+	/* The network's answer on the M55 (built with MVE enabled) equals an
+	 * independent Python reference of the same network. */
+	const char *src = getenv("ERGON_SOURCE_DIR");
+	assert_non_null(src);
+	char *cmd = ts_strf("python3 '%s/tests/functional/netdemo_ref.py'", src);
+	FILE *ref = popen(cmd, "r");
+	assert_non_null(ref);
+	long want_class = -1, want_sum = -1;
+	char buf[64] = "";
+	if (fgets(buf, sizeof buf, ref) != NULL) {
+		char *end = NULL;
+		want_class = strtol(buf, &end, 10);
+		want_sum = strtol(end, NULL, 10);
+	}
+	if (pclose(ref) != 0)
+		fail_msg("%s failed: python3 is needed (scripts/bootstrap.sh)", cmd);
+	free(cmd);
+	assert_true(want_class >= 0 && want_sum >= 0);
+	assert_int_equal(meta_value(lines, n, "HPX_EXAMPLE_CLASS"), want_class);
+	assert_int_equal(meta_value(lines, n, "HPX_EXAMPLE_CHECKSUM"), want_sum);
 	assert_true(has(lines, n, "HPX_HEARTBEAT flushing"));
 	free(a.data);
 	free(b.data);
@@ -307,7 +328,8 @@ static void profile_build_through_ergon_capture(void **state)
 			      "--timeout", "20", "--heartbeat-timeout", "10", NULL);
 	int qemu_rc = reap_qemu(pid, t0);
 	if (rc != 0)
-		fail_msg("ergon capture exited %d:\n%s\n%s", rc, cout ? cout : "", cerr ? cerr : "");
+		fail_msg("ergon capture exited %d:\n%s\n%s", rc, cout ? cout : "",
+			 cerr ? cerr : "");
 	assert_int_equal(qemu_rc, 0);
 	char *path = ts_strf("%s/summary.json", out);
 	json_error_t je;
@@ -327,8 +349,8 @@ static void profile_build_through_ergon_capture(void **state)
 		assert_string_equal(json_string_value(json_object_get(l, "op")), ops[i]);
 		/* No cycle counter under QEMU: the host shows none, not zero. */
 		assert_true(json_is_null(json_object_get(l, "cycles")));
-		assert_true(json_number_value(json_object_get(json_object_get(l, "counters"),
-							      "window_us")) > 0);
+		assert_true(json_number_value(
+				json_object_get(json_object_get(l, "counters"), "window_us")) > 0);
 	}
 	json_t *meta = json_object_get(prof, "meta");
 	assert_int_equal(json_integer_value(json_object_get(meta, "profiled_infer_count")), 3);
@@ -367,9 +389,9 @@ static void power_build_is_silent_and_exits_ok(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(profile_build_streams_hpx),
-		cmocka_unit_test(profile_build_through_ergon_capture),
-		cmocka_unit_test(power_build_is_silent_and_exits_ok),
+	    cmocka_unit_test(profile_build_streams_hpx),
+	    cmocka_unit_test(profile_build_through_ergon_capture),
+	    cmocka_unit_test(power_build_is_silent_and_exits_ok),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

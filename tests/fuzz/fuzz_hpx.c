@@ -2,12 +2,12 @@
  * fed in pseudo-random chunk splits. Oracle: whatever the chunking, the
  * result equals the one from a single feed; nothing crashes, leaks or grows
  * without bound (small caps keep the limits reachable). */
+#include "ergon/hpx.h"
+
 #include <jansson.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "ergon/hpx.h"
 
 static json_t *run(const uint8_t *data, size_t size, uint64_t seed, int agg)
 {

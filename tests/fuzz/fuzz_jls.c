@@ -1,11 +1,11 @@
 /* Fuzz the JLS reader on bytes it did not write: decoders, the chunk walk,
  * the streaming merge, and the gated engine and power section behind it. */
+#include "ergon/analyze.h"
+#include "ergon/jls.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "ergon/analyze.h"
-#include "ergon/jls.h"
 
 struct membuf {
 	const uint8_t *p;
@@ -38,11 +38,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void)ergon_jls_signal_def_decode(data, size, 1, &s, "fuzz", &err);
 	(void)ergon_jls_data_decode(data, size, &d, "fuzz", &err);
 	if (size >= 8)
-		(void)ergon_jls_payload_check(data, size & ~(size_t)7, (uint32_t)(size & ~(size_t)7) - 4,
-					      "fuzz", &err);
+		(void)ergon_jls_payload_check(data, size & ~(size_t)7,
+					      (uint32_t)(size & ~(size_t)7) - 4, "fuzz", &err);
 
 	struct membuf m = {data, size};
-	struct ergon_jls_source src = {.read_at = mem_read_at, .ctx = &m, .size = size, .name = "fuzz"};
+	struct ergon_jls_source src = {
+	    .read_at = mem_read_at, .ctx = &m, .size = size, .name = "fuzz"};
 	struct ergon_jls_reader *r = NULL;
 	ergon_err_clear(&err);
 	if (ergon_jls_reader_open(&src, &r, &err) != 0)
@@ -56,8 +57,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			const struct ergon_gated_result *res = NULL;
 			json_t *sec = NULL;
 			if (ergon_gated_finish(g, &res, &err) == 0 &&
-			    ergon_power_section(res, 0.001, NULL, ergon_jls_reader_warnings(r), &sec,
-						&err) == 0) {
+			    ergon_power_section(res, 0.001, NULL, ergon_jls_reader_warnings(r),
+						&sec, &err) == 0) {
 				char *csv = NULL;
 				size_t len = 0;
 				if (ergon_power_csv_render(sec, &csv, &len, &err) == 0)

@@ -2,12 +2,12 @@
  * parser and the gated engine and power section behind them. Byte 0 picks
  * the form and the sync input; byte 1 where the input is split between two
  * feeds (parsers are incremental). */
+#include "ergon/analyze.h"
+#include "ergon/power_csv.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "ergon/analyze.h"
-#include "ergon/power_csv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -45,7 +45,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					size_t n = 0;
 					if (ergon_power_csv_render(sec, &out, &n, &err) == 0)
 						free(out);
-					if (ergon_power_table_render(sec, data[0] & 16, &out, &err) == 0)
+					if (ergon_power_table_render(sec, data[0] & 16, &out,
+								     &err) == 0)
 						free(out);
 					json_decref(sec);
 				}

@@ -3,16 +3,16 @@
  * definition, unknown data types, NaN samples, time going backwards, an
  * empty file, truncation, and a gate high from the first sample. Never a
  * crash; the samples up to the damage and a warning that says where. */
-#include <jansson.h>
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "ergon/gated.h"
 #include "ergon/issues.h"
 #include "ergon/jls.h"
 #include "test_support.h"
 #include "ts_jls_writer.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define SPD 100u      /* f32 entries per DATA chunk */
 #define SAMPLES 4000u /* 1 kHz, 4 s: 40 f32 chunks per signal, 5 u1 chunks */
@@ -98,7 +98,8 @@ static struct outcome analyse(const uint8_t *p, size_t len)
 	struct outcome o;
 	memset(&o, 0, sizeof(o));
 	struct membuf m = {p, len};
-	struct ergon_jls_source src = {.read_at = mem_read_at, .ctx = &m, .size = len, .name = "x.jls"};
+	struct ergon_jls_source src = {
+	    .read_at = mem_read_at, .ctx = &m, .size = len, .name = "x.jls"};
 	struct ergon_jls_reader *r = NULL;
 	struct ergon_err err = {0};
 	o.open_rc = ergon_jls_reader_open(&src, &r, &err);
@@ -378,18 +379,18 @@ static void gate_high_from_first_sample(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(clean_file_reads_fully),
-		cmocka_unit_test(empty_and_foreign_files),
-		cmocka_unit_test(corrupt_payload_crc),
-		cmocka_unit_test(corrupt_header_crc),
-		cmocka_unit_test(chunk_links_outside_and_looping),
-		cmocka_unit_test(huge_payload_length),
-		cmocka_unit_test(signal_without_definition),
-		cmocka_unit_test(unknown_gate_data_type),
-		cmocka_unit_test(nan_samples),
-		cmocka_unit_test(time_going_backwards),
-		cmocka_unit_test(truncated_anywhere),
-		cmocka_unit_test(gate_high_from_first_sample),
+	    cmocka_unit_test(clean_file_reads_fully),
+	    cmocka_unit_test(empty_and_foreign_files),
+	    cmocka_unit_test(corrupt_payload_crc),
+	    cmocka_unit_test(corrupt_header_crc),
+	    cmocka_unit_test(chunk_links_outside_and_looping),
+	    cmocka_unit_test(huge_payload_length),
+	    cmocka_unit_test(signal_without_definition),
+	    cmocka_unit_test(unknown_gate_data_type),
+	    cmocka_unit_test(nan_samples),
+	    cmocka_unit_test(time_going_backwards),
+	    cmocka_unit_test(truncated_anywhere),
+	    cmocka_unit_test(gate_high_from_first_sample),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

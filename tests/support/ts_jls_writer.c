@@ -156,7 +156,9 @@ int ts_jls_write_sink(const struct ts_jls_spec *s, ts_jls_sink sink, void *sink_
 			for (uint32_t j = 0; j < cnt; j++) {
 				double i = s->current_a(k0 + j, s->ctx);
 				double v = s->voltage_v(k0 + j, s->ctx);
-				float f = sig == 1 ? (float)i : sig == 2 ? (float)v : (float)i * (float)v;
+				float f = sig == 1   ? (float)i
+					  : sig == 2 ? (float)v
+						     : (float)i * (float)v;
 				memcpy(buf + 16 + 4 * j, &f, 4);
 			}
 			chunk(&w, 0x22, (uint16_t)sig, buf, 16 + 4 * cnt);

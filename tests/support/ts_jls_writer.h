@@ -22,9 +22,9 @@ struct ts_jls_spec {
 	double (*voltage_v)(uint64_t k, void *ctx);
 	int (*gate)(uint64_t k, void *ctx);
 	void *ctx;
-	uint32_t gate_data_type;   /* 0 = u1; set e.g. 0x0403 to write an unknown type */
-	int no_end;                /* leave out END and the header's length (unclosed) */
-	int backwards_at_chunk;    /* >0: this f32 DATA chunk of current repeats ids */
+	uint32_t gate_data_type; /* 0 = u1; set e.g. 0x0403 to write an unknown type */
+	int no_end;		 /* leave out END and the header's length (unclosed) */
+	int backwards_at_chunk;	 /* >0: this f32 DATA chunk of current repeats ids */
 };
 
 /* Write to a sink: write(ctx, bytes, len) returns 0 on success. */

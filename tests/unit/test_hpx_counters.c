@@ -1,11 +1,11 @@
 /* PMU catalog and pass planning. Expected values come from the CMSIS
  * pmu_armv8.h event list and the Cortex-M55 counter layout (8 x 16-bit
  * counters chained in pairs = 4 x 32-bit per pass, cycles from CCNTR). */
-#include <stdlib.h>
-#include <string.h>
-
 #include "ergon/pmu.h"
 #include "test_support.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 static void catalog_holds_the_issue_examples(void **state)
 {
@@ -80,9 +80,8 @@ static void cli_plan_and_list(void **state)
 	assert_non_null(strstr(out, "0x4008  ARM_PMU_DTCM_ACCESS"));
 	free(out);
 	char *errout = NULL;
-	assert_int_equal(ts_run_ergon(NULL, &errout, "counters", "plan", "cpu,L1D_CACHE_REFIL",
-				      NULL),
-			 2);
+	assert_int_equal(
+	    ts_run_ergon(NULL, &errout, "counters", "plan", "cpu,L1D_CACHE_REFIL", NULL), 2);
 	assert_non_null(strstr(errout, "ARM_PMU_L1D_CACHE_REFILL"));
 	free(errout);
 }
@@ -90,11 +89,11 @@ static void cli_plan_and_list(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(catalog_holds_the_issue_examples),
-		cmocka_unit_test(mve_all_needs_nine_passes),
-		cmocka_unit_test(curated_sets),
-		cmocka_unit_test(unknown_name_suggests_nearest),
-		cmocka_unit_test(cli_plan_and_list),
+	    cmocka_unit_test(catalog_holds_the_issue_examples),
+	    cmocka_unit_test(mve_all_needs_nine_passes),
+	    cmocka_unit_test(curated_sets),
+	    cmocka_unit_test(unknown_name_suggests_nearest),
+	    cmocka_unit_test(cli_plan_and_list),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,15 +7,15 @@
  * stay identical. In these vectors that happens once: `wrap` has a counter
  * that wraps in every iteration; the reference (and ergon) report the mean of
  * its raw samples, 4294967002.5, and ergon also raises pmu.wrap_fallback. */
+#include "ergon/hpx.h"
+#include "ergon/issues.h"
+#include "test_support.h"
+
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "ergon/hpx.h"
-#include "ergon/issues.h"
-#include "test_support.h"
 
 static const char *const cases[] = {"basic", "legacy", "multi_preset", "wrap"};
 static const char *const aggs[] = {"median", "mean", "trimmed"};
@@ -100,7 +100,8 @@ static json_t *parse_stream(const char *data, size_t len, size_t chunk, int agg)
 	}
 	assert_true(ergon_hpx_parser_finish(p, &err) >= 0);
 	json_t *res = NULL;
-	assert_int_equal(ergon_hpx_parser_to_json(p, agg, ERGON_HPX_JSON_ITERATIONS, &res, &err), 0);
+	assert_int_equal(ergon_hpx_parser_to_json(p, agg, ERGON_HPX_JSON_ITERATIONS, &res, &err),
+			 0);
 	ergon_hpx_parser_free(p);
 	return res;
 }
@@ -146,7 +147,7 @@ static long issue_count(const json_t *issues, const char *code)
 	{
 		if (strcmp(json_string_value(json_object_get(is, "code")), code) == 0)
 			return (long)json_integer_value(
-				json_object_get(json_object_get(is, "context"), "count"));
+			    json_object_get(json_object_get(is, "context"), "count"));
 	}
 	return 0;
 }
@@ -162,9 +163,9 @@ static void one_case(const char *name, const char *aggname)
 	snprintf(rel, sizeof(rel), "hpx/%s.%s.expected.json", name, aggname);
 	json_t *exp = load_expected(rel);
 	assert_string_equal(json_string_value(json_object_get(exp, "outcome")), "ok");
-	assert_int_equal((size_t)json_integer_value(json_object_get(
-				 json_object_get(exp, "input"), "bytes")),
-			 len);
+	assert_int_equal(
+	    (size_t)json_integer_value(json_object_get(json_object_get(exp, "input"), "bytes")),
+	    len);
 	int agg = ergon_hpx_aggregation_parse(aggname);
 	assert_true(agg > 0);
 	json_t *got = parse_stream(data, len, 0, agg);
@@ -229,7 +230,7 @@ static void wrap_fallback_is_flagged(void **state)
 	json_t *got = parse_stream(data, len, 0, ERGON_HPX_AGG_MEDIAN);
 	json_t *l4 = json_array_get(json_object_get(got, "layers"), 4);
 	double v = json_number_value(
-		json_object_get(json_object_get(l4, "counters"), "ARM_PMU_STALL_BACKEND"));
+	    json_object_get(json_object_get(l4, "counters"), "ARM_PMU_STALL_BACKEND"));
 	assert_true(fabs(v - 4294967002.5) < 1e-3);
 	const json_t *issues = json_object_get(json_object_get(got, "ergon"), "issues");
 	assert_true(ergon_issue_has(issues, "pmu.wrap_fallback"));
@@ -277,9 +278,9 @@ static void power_terminal_reproduces_reference(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(fixtures_reproduce_reference),
-		cmocka_unit_test(wrap_fallback_is_flagged),
-		cmocka_unit_test(power_terminal_reproduces_reference),
+	    cmocka_unit_test(fixtures_reproduce_reference),
+	    cmocka_unit_test(wrap_fallback_is_flagged),
+	    cmocka_unit_test(power_terminal_reproduces_reference),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

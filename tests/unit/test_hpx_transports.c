@@ -3,6 +3,12 @@
  * packet streams (swo). The byte streams are the shared fixtures; the raw
  * capture log must equal what was sent, byte for byte, up to the end
  * sentinel. */
+#include "ergon/hpx.h"
+#include "ergon/hpx_capture.h"
+#include "ergon/issues.h"
+#include "ergon/transport.h"
+#include "test_support.h"
+
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -10,24 +16,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "ergon/hpx.h"
-#include "ergon/hpx_capture.h"
-#include "ergon/issues.h"
-#include "ergon/transport.h"
-#include "test_support.h"
-
 struct sender {
-	int fd;        /* connected fd to write to (pty master or accepted socket) */
+	int fd;	       /* connected fd to write to (pty master or accepted socket) */
 	int listen_fd; /* accept first when >= 0 */
 	const char *data;
 	size_t len;
-	size_t stop_at;  /* stop sending after this many bytes (stall) */
-	int hold_ms;     /* keep the link open this long after sending */
+	size_t stop_at;	 /* stop sending after this many bytes (stall) */
+	int hold_ms;	 /* keep the link open this long after sending */
 	int close_after; /* close the fd when done */
 };
 
@@ -79,7 +80,7 @@ static json_t *capture(const char *spec, const char *log, double hb_s,
 	struct ergon_hpx_parser *p = NULL;
 	assert_int_equal(ergon_hpx_parser_new(NULL, &p, &err), 0);
 	struct ergon_hpx_capture_opts o = {
-		.transport = spec, .log_path = log, .timeout_s = 20, .heartbeat_s = hb_s};
+	    .transport = spec, .log_path = log, .timeout_s = 20, .heartbeat_s = hb_s};
 	int rc = ergon_hpx_capture(&o, p, cr, &err);
 	if (rc)
 		print_error("capture %s: %s\n", spec, err.msg);
@@ -142,6 +143,156 @@ static void serial_over_pty(void **state)
 	json_decref(res);
 	close(slave);
 	close(m);
+	ts_tmpdir_remove(dir);
+	free(dir);
+	free(log);
+	free(spec);
+	free(data);
+}
+
+static int tcp_listener(int *port);
+
+/* A USB CDC target resetting: the port vanishes mid-stream and comes back
+ * under the same name. Modelled with a symlink to a pty: the first pty
+ * sends half the stream and closes, the link is pointed at a new pty which
+ * sends the rest. The capture reconnects, completes, and the log holds
+ * every byte of both halves. */
+struct reset_ctx {
+	const char *data;
+	size_t len;
+	const char *link;
+	const char *log;
+	int m1, m2;
+};
+
+/* Wait (up to 10 s) until the capture log holds n bytes: the capture has
+ * read them, so closing the link cannot discard unread input. */
+static void wait_log(const char *log, size_t n)
+{
+	for (int i = 0; i < 1000; i++) {
+		struct stat st;
+		if (stat(log, &st) == 0 && (size_t)st.st_size >= n)
+			return;
+		nap(10);
+	}
+}
+
+static void raw_slave(int m)
+{
+	int s = open(ptsname(m), O_RDWR | O_NOCTTY);
+	struct termios tio;
+	tcgetattr(s, &tio);
+	cfmakeraw(&tio);
+	tcsetattr(s, TCSANOW, &tio);
+	close(s);
+}
+
+static void *reset_thread(void *arg)
+{
+	struct reset_ctx *c = arg;
+	size_t half = c->len / 2;
+	nap(200); /* the driver opens the first pty */
+	if (write(c->m1, c->data, half) != (ssize_t)half)
+		return NULL;
+	wait_log(c->log, half);
+	close(c->m1); /* the port disappears */
+	nap(300);
+	unlink(c->link);
+	if (symlink(ptsname(c->m2), c->link) != 0)
+		return NULL;
+	nap(500); /* the driver reopens the link: now the second pty */
+	size_t rest = c->len - half;
+	if (write(c->m2, c->data + half, rest) != (ssize_t)rest)
+		return NULL;
+	nap(300);
+	return NULL;
+}
+
+static void serial_survives_target_reset(void **state)
+{
+	(void)state;
+	size_t len;
+	char *data = fixture("basic.hpx.txt", &len);
+	char *dir = ts_tmpdir();
+	char *link = ts_strf("%s/ttyACM_test", dir);
+	struct reset_ctx c = {.data = data, .len = len, .link = link};
+	c.m1 = posix_openpt(O_RDWR | O_NOCTTY);
+	c.m2 = posix_openpt(O_RDWR | O_NOCTTY);
+	assert_true(c.m1 >= 0 && c.m2 >= 0);
+	grantpt(c.m1);
+	unlockpt(c.m1);
+	grantpt(c.m2);
+	unlockpt(c.m2);
+	raw_slave(c.m1);
+	raw_slave(c.m2);
+	/* Keep a slave of m2 open so its raw settings persist until the driver
+	 * opens it. */
+	int keep2 = open(ptsname(c.m2), O_RDWR | O_NOCTTY);
+	assert_int_equal(symlink(ptsname(c.m1), link), 0);
+	char *spec = ts_strf("serial:%s", link);
+	char *log = ts_strf("%s/cap.log", dir);
+	c.log = log;
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, reset_thread, &c), 0);
+	struct ergon_hpx_capture_result cr;
+	json_t *res = capture(spec, log, 5, &cr);
+	pthread_join(th, NULL);
+	assert_true(cr.complete);
+	assert_int_equal(json_array_size(json_object_get(res, "layers")), 5);
+	assert_log_is_prefix(log, data, len);
+	json_t *link_stats = json_object_get(cr.details, "link");
+	assert_int_equal(json_integer_value(json_object_get(link_stats, "reconnects")), 1);
+	ergon_hpx_capture_result_cleanup(&cr);
+	json_decref(res);
+	close(keep2);
+	close(c.m2);
+	unlink(link);
+	ts_tmpdir_remove(dir);
+	free(dir);
+	free(link);
+	free(log);
+	free(spec);
+	free(data);
+}
+
+static void overall_timeout_keeps_everything(void **state)
+{
+	(void)state;
+	size_t len;
+	char *data = fixture("basic.hpx.txt", &len);
+	int port = 0;
+	int lfd = tcp_listener(&port);
+	/* 300 bytes then silence for 5 s; overall bound 2 s, no heartbeat
+	 * bound. */
+	struct sender s = {.listen_fd = lfd,
+			   .data = data,
+			   .len = len,
+			   .stop_at = 300,
+			   .hold_ms = 5000,
+			   .close_after = 1};
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, send_thread, &s), 0);
+	char *spec = ts_strf("tcp:127.0.0.1:%d", port);
+	char *dir = ts_tmpdir();
+	char *log = ts_strf("%s/cap.log", dir);
+	struct ergon_err err = {0};
+	struct ergon_hpx_parser *p = NULL;
+	assert_int_equal(ergon_hpx_parser_new(NULL, &p, &err), 0);
+	struct ergon_hpx_capture_opts o = {.transport = spec, .log_path = log, .timeout_s = 2.0};
+	struct ergon_hpx_capture_result cr;
+	assert_int_equal(ergon_hpx_capture(&o, p, &cr, &err), 0);
+	assert_true(cr.timed_out);
+	assert_false(cr.complete);
+	assert_true(ergon_issue_has(cr.issues, "capture.timeout"));
+	assert_int_equal(cr.bytes, 300);
+	size_t got_len = 0;
+	char *got = ts_read_file(log, &got_len);
+	assert_int_equal(got_len, 300);
+	free(got);
+	pthread_join(th, NULL);
+	ergon_hpx_parser_free(p);
+	ergon_hpx_capture_result_cleanup(&cr);
+	close(lfd);
 	ts_tmpdir_remove(dir);
 	free(dir);
 	free(log);
@@ -235,13 +386,14 @@ static void heartbeat_timeout_keeps_everything(void **state)
 	char *data = fixture("basic.hpx.txt", &len);
 	int port = 0;
 	int lfd = tcp_listener(&port);
-	/* Send the first 1200 bytes, then stall with the link open for 3 s; the
-	 * capture's heartbeat bound is 0.5 s. */
+	/* Send the first 1200 bytes, then stall with the link open for 5 s; the
+	 * capture's heartbeat bound is 2 s (generous: the sender thread may start
+	 * late on a loaded host, and the bound runs from the capture's start). */
 	struct sender s = {.listen_fd = lfd,
 			   .data = data,
 			   .len = len,
 			   .stop_at = 1200,
-			   .hold_ms = 3000,
+			   .hold_ms = 5000,
 			   .close_after = 1};
 	pthread_t th;
 	assert_int_equal(pthread_create(&th, NULL, send_thread, &s), 0);
@@ -249,7 +401,7 @@ static void heartbeat_timeout_keeps_everything(void **state)
 	char *dir = ts_tmpdir();
 	char *log = ts_strf("%s/cap.log", dir);
 	struct ergon_hpx_capture_result cr;
-	json_t *res = capture(spec, log, 0.5, &cr);
+	json_t *res = capture(spec, log, 2.0, &cr);
 	assert_false(cr.complete);
 	assert_true(cr.heartbeat_timed_out);
 	assert_true(ergon_issue_has(cr.issues, "capture.heartbeat_timeout"));
@@ -310,9 +462,9 @@ static void itm_decoder_counts(void **state)
 	(void)state;
 	/* sync, "H" (1 byte), "PX" (2 bytes), "_END" (4 bytes), port 2 "ab",
 	 * hardware packet 0x05 + 1 byte, overflow, reserved header 0x04. */
-	static const unsigned char in[] = {0,   0,   0,   0,   0,   0x80, 0x01, 'H',  0x02, 'P',
-					   'X', 0x03, '_', 'E', 'N', 'D',  0x12, 'a',  'b',  0x05,
-					   0x7f, 0x70, 0x04};
+	static const unsigned char in[] = {0,	 0,   0,   0,	 0,    0x80, 0x01, 'H',
+					   0x02, 'P', 'X', 0x03, '_',  'E',  'N',  'D',
+					   0x12, 'a', 'b', 0x05, 0x7f, 0x70, 0x04};
 	unsigned char out[64];
 	struct ergon_itm d = {0};
 	size_t n = ergon_itm_decode(&d, in, sizeof(in), out, sizeof(out));
@@ -376,13 +528,15 @@ static void bad_specs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(serial_over_pty),
-		cmocka_unit_test(tcp_server_thread),
-		cmocka_unit_test(unix_server_thread),
-		cmocka_unit_test(heartbeat_timeout_keeps_everything),
-		cmocka_unit_test(itm_decoder_counts),
-		cmocka_unit_test(swo_capture_is_diagnostic_when_lossy),
-		cmocka_unit_test(bad_specs),
+	    cmocka_unit_test(serial_over_pty),
+	    cmocka_unit_test(tcp_server_thread),
+	    cmocka_unit_test(unix_server_thread),
+	    cmocka_unit_test(heartbeat_timeout_keeps_everything),
+	    cmocka_unit_test(itm_decoder_counts),
+	    cmocka_unit_test(swo_capture_is_diagnostic_when_lossy),
+	    cmocka_unit_test(bad_specs),
+	    cmocka_unit_test(serial_survives_target_reset),
+	    cmocka_unit_test(overall_timeout_keeps_everything),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,13 +1,13 @@
 /* Every power/profile check: a case that triggers it and a near miss that
  * just does not. Thresholds are from the issue (docs/POWER_CHECKS.md); the
  * expected numbers are worked out by hand in the comments. */
-#include <jansson.h>
-#include <math.h>
-#include <string.h>
-
 #include "ergon/gated.h"
 #include "ergon/issues.h"
 #include "test_support.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <string.h>
 
 /* One 1 ms-packet gate of gate_s seconds, whole capture lighter. */
 static struct ergon_power_gate_view view(double gate_s)
@@ -183,8 +183,7 @@ static void reference_tolerance_regimes(void **state)
 	assert_true(ergon_power_reference_tolerance_s(2.0, 2, 1e6, 0.001, ERGON_PROBE_INFER) ==
 		    0.5);
 	/* ... but only when more than one inference was counted. */
-	assert_true(fabs(ergon_power_reference_tolerance_s(1.0, 1, 1e6, 0.001,
-							   ERGON_PROBE_INFER) -
+	assert_true(fabs(ergon_power_reference_tolerance_s(1.0, 1, 1e6, 0.001, ERGON_PROBE_INFER) -
 			 0.1) < 1e-15);
 	/* Cross-boot allowance dominates: 25 % of 4 s for a busy loop. */
 	assert_true(ergon_power_reference_tolerance_s(4.0, 1000, 4000, 0.001,
@@ -474,21 +473,21 @@ static void clean_window_clock_rate_low(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(observer_mismatch_trigger_and_near_miss),
-		cmocka_unit_test(reference_drift_and_mismatch_with_observer),
-		cmocka_unit_test(reference_check_without_firmware_window),
-		cmocka_unit_test(reference_tolerance_regimes),
-		cmocka_unit_test(gated_vs_whole_current),
-		cmocka_unit_test(suspect_terminal_and_zero_time),
-		cmocka_unit_test(window_clock_frozen_external_and_internal),
-		cmocka_unit_test(gate_below_minimum),
-		cmocka_unit_test(internal_window_clock_mismatch),
-		cmocka_unit_test(internal_window_clock_ceiling),
-		cmocka_unit_test(internal_zero_energy_and_charge),
-		cmocka_unit_test(accumulator_overflow_record_vs_bystander),
-		cmocka_unit_test(clean_window_stalled),
-		cmocka_unit_test(clean_window_check_inoperative),
-		cmocka_unit_test(clean_window_clock_rate_low),
+	    cmocka_unit_test(observer_mismatch_trigger_and_near_miss),
+	    cmocka_unit_test(reference_drift_and_mismatch_with_observer),
+	    cmocka_unit_test(reference_check_without_firmware_window),
+	    cmocka_unit_test(reference_tolerance_regimes),
+	    cmocka_unit_test(gated_vs_whole_current),
+	    cmocka_unit_test(suspect_terminal_and_zero_time),
+	    cmocka_unit_test(window_clock_frozen_external_and_internal),
+	    cmocka_unit_test(gate_below_minimum),
+	    cmocka_unit_test(internal_window_clock_mismatch),
+	    cmocka_unit_test(internal_window_clock_ceiling),
+	    cmocka_unit_test(internal_zero_energy_and_charge),
+	    cmocka_unit_test(accumulator_overflow_record_vs_bystander),
+	    cmocka_unit_test(clean_window_stalled),
+	    cmocka_unit_test(clean_window_check_inoperative),
+	    cmocka_unit_test(clean_window_clock_rate_low),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,13 +1,13 @@
 /* The power CSV readers and the marker parser: a good file of each form
  * through the engine (values by hand), and every rejection naming the
  * line, column and fix. */
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "ergon/gated.h"
 #include "ergon/power_csv.h"
 #include "test_support.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 static int parse(int kind, const char *text, size_t split, const struct ergon_gated_result **res,
 		 struct ergon_gated **g, struct ergon_err *err)
@@ -33,13 +33,13 @@ static int parse(int kind, const char *text, size_t split, const struct ergon_ga
 /* Four 0.5 s packets, gate (digital bit 0) high in the middle two; the
  * accumulators give the window 0.9 - 0.2 = 0.7 J and 0.35 - 0.1 = 0.25 C. */
 static const char *stats_ok =
-	"# a comment line\r\n"
-	"t_start_s,t_end_s,i_avg_a,i_max_a,v_avg_v,p_avg_w,charge_c,energy_j,digital\r\n"
-	"0.0,0.5,0.1,0.2,2.0,0.2,0.10,0.2,0\r\n"
-	"\r\n"
-	"0.5,1.0,0.3,0.9,2.0,0.6,0.25,0.5,1\r\n"
-	"1.0,1.5,0.2,0.4,2.0,0.4,0.35,0.9,0x1\r\n"
-	"1.5,2.0,0.1,0.2,2.0,0.2,0.40,1.0,0";
+    "# a comment line\r\n"
+    "t_start_s,t_end_s,i_avg_a,i_max_a,v_avg_v,p_avg_w,charge_c,energy_j,digital\r\n"
+    "0.0,0.5,0.1,0.2,2.0,0.2,0.10,0.2,0\r\n"
+    "\r\n"
+    "0.5,1.0,0.3,0.9,2.0,0.6,0.25,0.5,1\r\n"
+    "1.0,1.5,0.2,0.4,2.0,0.4,0.35,0.9,0x1\r\n"
+    "1.5,2.0,0.1,0.2,2.0,0.2,0.40,1.0,0";
 
 static void stats_csv_through_engine(void **state)
 {
@@ -155,10 +155,10 @@ static void markers_parse(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(stats_csv_through_engine),
-		cmocka_unit_test(raw_csv_through_engine),
-		cmocka_unit_test(csv_rejections),
-		cmocka_unit_test(markers_parse),
+	    cmocka_unit_test(stats_csv_through_engine),
+	    cmocka_unit_test(raw_csv_through_engine),
+	    cmocka_unit_test(csv_rejections),
+	    cmocka_unit_test(markers_parse),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

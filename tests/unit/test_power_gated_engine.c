@@ -1,15 +1,15 @@
 /* The gated engine at its boundary: edges, the 1 s glitch floor, gate
  * failures, packet accumulators, markers, NaN, time order; and the power
  * section built from it. Expected values are worked out by hand. */
-#include <jansson.h>
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "ergon/analyze.h"
 #include "ergon/gated.h"
 #include "ergon/issues.h"
 #include "test_support.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define N 6000
 
@@ -32,12 +32,12 @@ static void raw_fill(struct raw *r, size_t n, int (*gate)(size_t))
 }
 
 static const struct ergon_gated_result *run_raw(struct ergon_gated **g, struct raw *r, size_t n,
-						 const struct ergon_gate_marker *mk, size_t nmk,
-						 int use_bits)
+						const struct ergon_gate_marker *mk, size_t nmk,
+						int use_bits)
 {
 	struct ergon_err err = {0};
 	struct ergon_gated_config cfg = {
-		.stats_rate_hz = 100, .min_window_s = 1.0, .markers = mk, .marker_count = nmk};
+	    .stats_rate_hz = 100, .min_window_s = 1.0, .markers = mk, .marker_count = nmk};
 	assert_int_equal(ergon_gated_new(&cfg, g, &err), 0);
 	assert_int_equal(ergon_gated_raw_begin(*g, 1000.0, &err), 0);
 	/* Odd block sizes: edges and packets must not depend on them. */
@@ -84,7 +84,65 @@ static void glitch_floor_near_miss(void **state)
 	 * charge = (1999 x 0.012 + 4001 x 0.002) / 1000 = 0.031990 C. */
 	assert_true(fabs(res->whole.charge_c - 0.031990) < 1e-9);
 	assert_true(fabs(res->whole.duration_s - 6.0) < 1e-12);
+	/* Near miss of observation_degraded: the 1.000 s window qualifies. */
+	json_t *sec = NULL;
+	struct ergon_err err = {0};
+	assert_int_equal(ergon_power_section(res, 1.0, NULL, NULL, &sec, &err), 0);
+	assert_false(ergon_issue_has(json_object_get(sec, "issues"), "power.observation_degraded"));
+	assert_true(json_is_null(json_object_get(sec, "gate_failure")));
+	assert_int_equal(json_integer_value(json_object_get(sec, "short_gate_pulses_ignored")), 1);
+	json_decref(sec);
 	ergon_gated_free(g);
+}
+
+/* Near miss of gate_high_at_start: low on sample 0, high from sample 1. */
+static int gate_from_second(size_t k)
+{
+	return k >= 1 && k < 1500;
+}
+
+static void gate_rising_on_second_sample(void **state)
+{
+	(void)state;
+	static struct raw r;
+	raw_fill(&r, N, gate_from_second);
+	struct ergon_gated *g;
+	const struct ergon_gated_result *res = run_raw(&g, &r, N, NULL, 0, 1);
+	assert_false(res->gate_high_at_start);
+	assert_int_equal(res->window_count, 1);
+	assert_int_equal(res->windows[0].start_index, 1);
+	ergon_gated_free(g);
+}
+
+struct feed_ctx {
+	struct raw *r;
+};
+
+static int feed_memory(void *ctx, struct ergon_gated *g, struct ergon_err *err)
+{
+	struct feed_ctx *c = ctx;
+	int rc = ergon_gated_raw_begin(g, 1000.0, err);
+	if (rc == 0)
+		rc = ergon_gated_push_raw(g, c->r->i, c->r->v, NULL, c->r->bits, 0, N, err);
+	return rc;
+}
+
+/* The in-memory pipeline entry (for `ergon profile`): same section. */
+static void analyze_stream_in_memory(void **state)
+{
+	(void)state;
+	static struct raw r;
+	raw_fill(&r, N, gate_floor);
+	struct feed_ctx c = {&r};
+	struct ergon_gated_config cfg = {.stats_rate_hz = 100, .min_window_s = 1.0};
+	json_t *sec = NULL;
+	struct ergon_err err = {0};
+	assert_int_equal(ergon_power_analyze_stream(&cfg, feed_memory, &c, NULL, &sec, &err), 0);
+	assert_int_equal(json_integer_value(json_object_get(sec, "gated_window_count")), 1);
+	/* 1000 samples x (double)0.012f x 1.5 V / 1000 Hz. */
+	double e_j = (double)0.012f * 1.5;
+	assert_true(fabs(json_number_value(json_object_get(sec, "energy_j")) - e_j) < 1e-15);
+	json_decref(sec);
 }
 
 /* Gate high from the very first sample to 1500, then a real window. */
@@ -137,10 +195,10 @@ static void gate_failures(void **state)
 		size_t n;
 		const char *failure;
 	} cases[] = {
-		{gate_never, N, "no_gate_rise"},
-		{gate_glitches_only, N, "no_gate_rise"},
-		{gate_no_fall, N, "no_gate_fall"},
-		{gate_never, 0, "no_stats_window"},
+	    {gate_never, N, "no_gate_rise"},
+	    {gate_glitches_only, N, "no_gate_rise"},
+	    {gate_no_fall, N, "no_gate_fall"},
+	    {gate_never, 0, "no_stats_window"},
 	};
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		raw_fill(&r, N, cases[c].gate);
@@ -157,9 +215,10 @@ static void gate_failures(void **state)
 				    cases[c].failure);
 		assert_string_equal(json_string_value(json_object_get(sec, "measurement_scope")),
 				    "free_form_capture");
-		assert_string_equal(json_string_value(json_object_get(sec, "integrity")), "degraded");
-		assert_true(ergon_issue_has(json_object_get(sec, "issues"),
-					    "power.observation_degraded"));
+		assert_string_equal(json_string_value(json_object_get(sec, "integrity")),
+				    "degraded");
+		assert_true(
+		    ergon_issue_has(json_object_get(sec, "issues"), "power.observation_degraded"));
 		assert_true(json_is_true(json_object_get(sec, "per_inference_metrics_omitted")));
 		assert_true(json_is_null(json_object_get(sec, "energy_per_inference_j")));
 		if (cases[c].n > 0) {
@@ -241,8 +300,10 @@ static void packet_accumulators(void **state)
 {
 	(void)state;
 	struct ergon_stats_packet p[] = {
-		pkt(0, 1, 0.01, 0.1, 0.05, 0), pkt(1, 1, 0.02, 0.3, 0.15, 2),
-		pkt(2, 1, 0.02, 0.6, 0.30, 2), pkt(3, 1, 0.01, 0.7, 0.35, 0),
+	    pkt(0, 1, 0.01, 0.1, 0.05, 0),
+	    pkt(1, 1, 0.02, 0.3, 0.15, 2),
+	    pkt(2, 1, 0.02, 0.6, 0.30, 2),
+	    pkt(3, 1, 0.01, 0.7, 0.35, 0),
 	};
 	struct ergon_gated_config cfg = {.sync_input_index = 1};
 	struct ergon_gated *g;
@@ -292,7 +353,8 @@ static void packet_gap_gate_below_minimum(void **state)
 		assert_true(res->windows[0].integral_s == 0.125 * present);
 		json_t *sec = NULL;
 		assert_int_equal(ergon_power_section(res, 1.0, NULL, NULL, &sec, &err), 0);
-		int below = ergon_issue_has(json_object_get(sec, "issues"), "power.gate_below_minimum");
+		int below =
+		    ergon_issue_has(json_object_get(sec, "issues"), "power.gate_below_minimum");
 		assert_int_equal(below, present == 7);
 		assert_string_equal(json_string_value(json_object_get(sec, "integrity")),
 				    present == 7 ? "invalid" : "valid");
@@ -375,15 +437,17 @@ static void energy_per_inference_published(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(glitch_floor_near_miss),
-		cmocka_unit_test(gate_high_from_first_sample),
-		cmocka_unit_test(gate_failures),
-		cmocka_unit_test(marker_gate),
-		cmocka_unit_test(nan_samples_counted_and_left_out),
-		cmocka_unit_test(packet_accumulators),
-		cmocka_unit_test(packet_gap_gate_below_minimum),
-		cmocka_unit_test(packet_time_backwards),
-		cmocka_unit_test(energy_per_inference_published),
+	    cmocka_unit_test(glitch_floor_near_miss),
+	    cmocka_unit_test(gate_high_from_first_sample),
+	    cmocka_unit_test(gate_rising_on_second_sample),
+	    cmocka_unit_test(analyze_stream_in_memory),
+	    cmocka_unit_test(gate_failures),
+	    cmocka_unit_test(marker_gate),
+	    cmocka_unit_test(nan_samples_counted_and_left_out),
+	    cmocka_unit_test(packet_accumulators),
+	    cmocka_unit_test(packet_gap_gate_below_minimum),
+	    cmocka_unit_test(packet_time_backwards),
+	    cmocka_unit_test(energy_per_inference_published),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,14 +3,14 @@
  * windows, durations, energies, charges and means the writer computed
  * (the .expected.json beside each file in ../shared/fixtures/jls, read at test
  * time). */
+#include "ergon/gated.h"
+#include "ergon/jls.h"
+#include "test_support.h"
+
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "ergon/gated.h"
-#include "ergon/jls.h"
-#include "test_support.h"
 
 struct feed {
 	struct ergon_gated *g;
@@ -146,8 +146,8 @@ static void shared_two_windows(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(shared_basic),
-		cmocka_unit_test(shared_two_windows),
+	    cmocka_unit_test(shared_basic),
+	    cmocka_unit_test(shared_two_windows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,17 +13,16 @@
  * capture pipeline, the HPX parser, the firmware facts, the gated engine)
  * and the test asserts the exact set of issue codes the host reports. The
  * reference inference time is the baseline profile boot's 1000 us.
- * Where the host has no check yet the test says PENDING(host).
  */
-#include <math.h>
-#include <stdarg.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "ergon/issues.h"
 #include "ergon/sim.h"
 #include "ergon/wire.h"
 #include "test_support.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
 
 static struct ergon_sim_result run(const char *name)
 {
@@ -103,7 +102,8 @@ static void baseline_profile(void **state)
 	assert_true(has_line(s, "HPX_PMU=missing"));
 	assert_true(has_line(s, "HPX_CYCLE_COUNTER=present"));
 	assert_true(has_line(s, "--- HPX_ITER 2 ---"));
-	assert_true(has_line(s, "\"Layer\",\"Op\",\"window_us\",\"ARM_PMU_CPU_CYCLES\",\"overflow\""));
+	assert_true(
+	    has_line(s, "\"Layer\",\"Op\",\"window_us\",\"ARM_PMU_CPU_CYCLES\",\"overflow\""));
 	assert_true(has_line(s, "0,CONV_2D,500,48000,0"));
 	assert_true(has_line(s, "1,DEPTHWISE_CONV_2D,250,24000,0"));
 	assert_true(has_line(s, "2,FULLY_CONNECTED,250,24000,0"));
@@ -202,9 +202,9 @@ static void baseline_ina228(void **state)
 	ergon_sim_result_cleanup(&r);
 }
 
-/* PENDING(host): no host check turns CLEAN_STALLED_ITERS into
- * profile.clean_window_stalled yet (ergon_clean_window_check takes
- * per-iteration deltas, which the stream does not carry). */
+/* Host: profile.clean_window_stalled, and
+ * profile.clean_window_check_inoperative because the warm reference
+ * stalled too (0 cycles: the partial floor is zero). */
 static void stalled_counter(void **state)
 {
 	(void)state;
@@ -213,10 +213,13 @@ static void stalled_counter(void **state)
 	assert_true(has_line(r.stream, "HPX_CLEAN_STALLED_ITERS=20"));
 	assert_true(has_line(r.stream, "HPX_CLEAN_PARTIAL_ITERS=0"));
 	assert_true(has_line(r.stream, "0,CONV_2D,500,0,0"));
+	assert_true(has_line(r.stream, "HPX_CLEAN_REF_CYCLES=0"));
+	host_codes(&r, NULL, "profile.clean_window_stalled",
+		   "profile.clean_window_check_inoperative", NULL);
 	ergon_sim_result_cleanup(&r);
 }
 
-/* PENDING(host): as for stalled_counter, with CLEAN_PARTIAL_ITERS. */
+/* Host: profile.clean_window_stalled (10 of 20 partial). */
 static void slow_counter(void **state)
 {
 	(void)state;
@@ -228,6 +231,16 @@ static void slow_counter(void **state)
 	assert_true(has_line(r.stream, "HPX_CLEAN_REF_CYCLES=96000"));
 	assert_true(has_line(r.stream, "HPX_CLEAN_PARTIAL_ITERS=10"));
 	assert_true(has_line(r.stream, "HPX_CLEAN_STALLED_ITERS=0"));
+	json_t *issues = NULL;
+	struct ergon_err err = {0};
+	assert_int_equal(ergon_sim_host_issues(&r, 1000.0, &issues, NULL, &err), 0);
+	assert_int_equal(json_array_size(issues), 1);
+	json_t *ctx = json_object_get(json_array_get(issues, 0), "context");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(issues, 0), "code")),
+			    "profile.clean_window_stalled");
+	assert_int_equal(json_integer_value(json_object_get(ctx, "partial_iters")), 10);
+	assert_int_equal(json_integer_value(json_object_get(ctx, "total_iters")), 20);
+	json_decref(issues);
 	ergon_sim_result_cleanup(&r);
 }
 
@@ -363,10 +376,10 @@ static void ina228_bringup_failures(void **state)
 		const char *name;
 		int status;
 	} cases[] = {
-		/* Host: power.terminal_incomplete for each. */
-		{"ina228_wrong_id", ERT_E_INA228_ID},
-		{"ina228_shunt_cal_zero", ERT_E_SHUNT_CAL_READBACK},
-		{"ina228_shunt_cal_nack", ERT_E_SHUNT_CAL_WRITE},
+	    /* Host: power.terminal_incomplete for each. */
+	    {"ina228_wrong_id", ERT_E_INA228_ID},
+	    {"ina228_shunt_cal_zero", ERT_E_SHUNT_CAL_READBACK},
+	    {"ina228_shunt_cal_nack", ERT_E_SHUNT_CAL_WRITE},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct ergon_sim_result r = run(cases[i].name);
@@ -448,6 +461,51 @@ static void transport_write_fails(void **state)
 	ergon_sim_result_cleanup(&r);
 }
 
+/* Two PMU passes, one per preset (host: no issue). The PMU model counts
+ * INST_RETIRED at 1/2, MEM_ACCESS at 1/4 and L1D_CACHE at 1/8 of the
+ * cycles: the 48000-cycle convolution gives 24000, 12000 and 6000. */
+static void pmu_presets(void **state)
+{
+	(void)state;
+	struct ergon_sim_result r = run("pmu_presets");
+	assert_int_equal(r.status, ERT_OK);
+	const char *s = r.stream;
+	assert_true(has_line(s, "HPX_NUM_PRESETS=2"));
+	assert_true(has_line(s, "HPX_PRESETS=cpu,mem"));
+	assert_true(has_line(s, "HPX_PMU=present"));
+	assert_true(has_line(s, "--- HPX_PRESET cpu ---"));
+	assert_true(has_line(s, "--- HPX_PRESET mem ---"));
+	assert_true(has_line(s, "\"Layer\",\"Op\",\"window_us\",\"ARM_PMU_CPU_CYCLES\","
+				"\"ARM_PMU_INST_RETIRED\",\"ARM_PMU_MEM_ACCESS\",\"overflow\""));
+	assert_true(has_line(s, "0,CONV_2D,500,48000,24000,12000,0"));
+	assert_true(has_line(s, "1,DEPTHWISE_CONV_2D,250,24000,12000,6000,0"));
+	assert_true(has_line(s, "0,CONV_2D,500,48000,6000,0"));
+	/* 2 x (2 warmup + 3 profiled) + 3 warm reference + 20 clean. */
+	assert_int_equal(r.inferences, 33);
+	json_t *prof = NULL;
+	host_codes(&r, &prof, NULL);
+	json_t *l0 = json_array_get(json_object_get(prof, "layers"), 0);
+	json_t *c = json_object_get(l0, "counters");
+	assert_true(json_number_value(json_object_get(c, "ARM_PMU_INST_RETIRED")) == 24000.0);
+	assert_true(json_number_value(json_object_get(c, "ARM_PMU_L1D_CACHE")) == 6000.0);
+	json_decref(prof);
+	ergon_sim_result_cleanup(&r);
+}
+
+/* Counters start 1000 below 2^32: every layer overflows, the rows say
+ * so and the counts wrap (24000 - 1000 = 23000). Host:
+ * pmu.counter_overflow. */
+static void pmu_counter_overflow(void **state)
+{
+	(void)state;
+	struct ergon_sim_result r = run("pmu_counter_overflow");
+	assert_int_equal(r.status, ERT_OK);
+	assert_true(has_line(r.stream, "0,CONV_2D,500,48000,23000,11000,1"));
+	assert_true(has_line(r.stream, "0,CONV_2D,500,48000,5000,1"));
+	host_codes(&r, NULL, "pmu.counter_overflow", NULL);
+	ergon_sim_result_cleanup(&r);
+}
+
 static void every_scenario_is_deterministic(void **state)
 {
 	(void)state;
@@ -464,25 +522,27 @@ static void every_scenario_is_deterministic(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(unknown_scenario_names_the_choices),
-		cmocka_unit_test(baseline_profile),
-		cmocka_unit_test(baseline_power_lockstep),
-		cmocka_unit_test(baseline_ina228),
-		cmocka_unit_test(stalled_counter),
-		cmocka_unit_test(slow_counter),
-		cmocka_unit_test(uniform_slowdown),
-		cmocka_unit_test(frozen_window_clock),
-		cmocka_unit_test(hfrc_drift),
-		cmocka_unit_test(gate_never_falls),
-		cmocka_unit_test(gate_glitches),
-		cmocka_unit_test(go_never_arrives),
-		cmocka_unit_test(lost_terminal_record),
-		cmocka_unit_test(ina228_bringup_failures),
-		cmocka_unit_test(ina228_reversed_sense),
-		cmocka_unit_test(ina228_accumulator_overflow),
-		cmocka_unit_test(transport_bytes_dropped),
-		cmocka_unit_test(transport_write_fails),
-		cmocka_unit_test(every_scenario_is_deterministic),
+	    cmocka_unit_test(unknown_scenario_names_the_choices),
+	    cmocka_unit_test(baseline_profile),
+	    cmocka_unit_test(baseline_power_lockstep),
+	    cmocka_unit_test(baseline_ina228),
+	    cmocka_unit_test(stalled_counter),
+	    cmocka_unit_test(slow_counter),
+	    cmocka_unit_test(uniform_slowdown),
+	    cmocka_unit_test(frozen_window_clock),
+	    cmocka_unit_test(hfrc_drift),
+	    cmocka_unit_test(gate_never_falls),
+	    cmocka_unit_test(gate_glitches),
+	    cmocka_unit_test(go_never_arrives),
+	    cmocka_unit_test(lost_terminal_record),
+	    cmocka_unit_test(ina228_bringup_failures),
+	    cmocka_unit_test(ina228_reversed_sense),
+	    cmocka_unit_test(ina228_accumulator_overflow),
+	    cmocka_unit_test(transport_bytes_dropped),
+	    cmocka_unit_test(transport_write_fails),
+	    cmocka_unit_test(pmu_presets),
+	    cmocka_unit_test(pmu_counter_overflow),
+	    cmocka_unit_test(every_scenario_is_deterministic),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,12 +5,12 @@
  *   SHUNT_CAL   = 13107.2e6 x CURRENT_LSB x R  (x4 when ADCRANGE = 1)
  *               = 25000 x R x Imax             (x4 when ADCRANGE = 1)
  */
-#include <math.h>
-#include <stdint.h>
-
 #include "ergon/ert_hal.h"
 #include "ergon/ert_ina228_math.h"
 #include "test_support.h"
+
+#include <math.h>
+#include <stdint.h>
 
 static void half_ohm_at_20ma_is_10mv_burden(void **state)
 {
@@ -94,11 +94,11 @@ static void vbus_and_adc_codes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(half_ohm_at_20ma_is_10mv_burden),
-		cmocka_unit_test(fifteen_milliohm_at_20ma_is_300uv),
-		cmocka_unit_test(point82_ohm_at_50ma_takes_wide_range),
-		cmocka_unit_test(refuses_what_the_chip_cannot_do),
-		cmocka_unit_test(vbus_and_adc_codes),
+	    cmocka_unit_test(half_ohm_at_20ma_is_10mv_burden),
+	    cmocka_unit_test(fifteen_milliohm_at_20ma_is_300uv),
+	    cmocka_unit_test(point82_ohm_at_50ma_takes_wide_range),
+	    cmocka_unit_test(refuses_what_the_chip_cannot_do),
+	    cmocka_unit_test(vbus_and_adc_codes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,14 +10,13 @@
 #ifndef ERGON_SIM_H
 #define ERGON_SIM_H
 
-#include <stddef.h>
-#include <stdint.h>
-
-#include <jansson.h>
-
 #include "ergon/error.h"
 #include "ergon/ert_power.h"
 #include "ergon/gated.h"
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -53,14 +52,14 @@ struct ergon_sim_edge {
 struct ergon_sim_result {
 	const char *scenario;
 	int flow;
-	int status;          /* the runtime's return (ert_status) */
-	char *stream;        /* bytes the host received (after any drops); malloc'd */
+	int status;   /* the runtime's return (ert_status) */
+	char *stream; /* bytes the host received (after any drops); malloc'd */
 	size_t stream_len;
-	uint64_t bytes_sent; /* bytes the target handed to the transport */
+	uint64_t bytes_sent;		    /* bytes the target handed to the transport */
 	struct ert_power_terminal terminal; /* the RAM record (power flows) */
 	struct ergon_sim_edge edges[ERGON_SIM_MAX_EDGES]; /* first edges, in order */
 	size_t n_edges;
-	struct ergon_sim_js_packet *js; /* malloc'd */
+	struct ergon_sim_js_packet *js;	  /* malloc'd */
 	struct ergon_stats_packet *stats; /* the same packets as the gated engine
 					   * takes them (digital bit 0 = INPUT0,
 					   * high when INPUT0 was high at any time
@@ -71,10 +70,10 @@ struct ergon_sim_result {
 	double core_hz_nominal;
 	double rail_v;
 	double active_current_a;
-	uint64_t infer_cycles;  /* cycles one inference takes */
-	double true_gate_high_s; /* total time the gate pin was high */
+	uint64_t infer_cycles;	     /* cycles one inference takes */
+	double true_gate_high_s;     /* total time the gate pin was high */
 	double true_window_energy_j; /* energy while the gate was high */
-	uint64_t inferences;    /* all inferences run (warmup included) */
+	uint64_t inferences;	     /* all inferences run (warmup included) */
 };
 
 /* The scenario names, NULL-terminated. */
@@ -100,7 +99,8 @@ ERGON_API int ergon_sim_host_issues(const struct ergon_sim_result *res, double r
 
 /* Count rising edges of a pin in the recorded edges. */
 ERGON_API size_t ergon_sim_rising_edges(const struct ergon_sim_result *res, uint8_t pin);
-/* Rising edges of INPUT0 as the Joulescope saw it (a packet with any high time after one with none). */
+/* Rising edges of INPUT0 as the Joulescope saw it (a packet with any high time after one with
+ * none). */
 ERGON_API size_t ergon_sim_js_in0_rising(const struct ergon_sim_result *res);
 
 #ifdef __cplusplus

@@ -1,11 +1,11 @@
 /* poll + read for the fd-based transports. */
 #include "fdio.h"
 
+#include "ergon/transport.h"
+
 #include <errno.h>
 #include <poll.h>
 #include <unistd.h>
-
-#include "ergon/transport.h"
 
 int ergon_fd_read(int fd, const char *what, void *buf, size_t cap, int timeout_ms, size_t *got,
 		  struct ergon_err *err)

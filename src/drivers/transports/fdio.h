@@ -2,9 +2,9 @@
 #ifndef ERGON_TRANSPORT_FDIO_H
 #define ERGON_TRANSPORT_FDIO_H
 
-#include <stddef.h>
-
 #include "ergon/error.h"
+
+#include <stddef.h>
 
 /* Wait up to timeout_ms for fd to be readable and read at most cap bytes.
  * Returns 0 (*got may be 0 on timeout), ERGON_TRANSPORT_EOF at end of

@@ -1,8 +1,8 @@
 /* Transport table and dispatch: a new transport is a folder plus one line
  * here. */
-#include <string.h>
-
 #include "ergon/transport.h"
+
+#include <string.h>
 
 extern const struct ergon_transport_driver ergon_transport_file;
 extern const struct ergon_transport_driver ergon_transport_serial;
@@ -11,15 +11,19 @@ extern const struct ergon_transport_driver ergon_transport_unix;
 extern const struct ergon_transport_driver ergon_transport_swo;
 
 static const struct ergon_transport_driver *const drivers[] = {
-	&ergon_transport_file, &ergon_transport_serial, &ergon_transport_tcp,
-	&ergon_transport_unix, &ergon_transport_swo,
+    &ergon_transport_file, &ergon_transport_serial, &ergon_transport_tcp,
+    &ergon_transport_unix, &ergon_transport_swo,
 };
 
 int ergon_transport_open(const char *spec, struct ergon_transport **out, struct ergon_err *err)
 {
 	*out = NULL;
-	if (strcmp(spec, "-") == 0)
-		return ergon_transport_file.open("-", out, err);
+	if (strcmp(spec, "-") == 0) {
+		int rc = ergon_transport_file.open("-", out, err);
+		if (!rc)
+			(*out)->drv = &ergon_transport_file;
+		return rc;
+	}
 	const char *colon = strchr(spec, ':');
 	size_t n = colon ? (size_t)(colon - spec) : 0;
 	for (size_t i = 0; colon && i < sizeof(drivers) / sizeof(drivers[0]); i++) {

@@ -1,10 +1,10 @@
 /* The gated-window engine: edges, glitch rejection, windows and their
  * figures from statistics packets or raw samples (docs/internals/gated.md). */
+#include "ergon/gated.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "ergon/gated.h"
 
 /* A distribution keeps one double per packet; this bounds it (16 Mi packets
  * is 4.6 hours at 1 kHz). Beyond it the percentiles use the first packets
@@ -19,7 +19,7 @@ struct dvec {
 
 struct acc {
 	double sum_i, sum_v, sum_p; /* raw: sample sums; packets: time-weighted sums */
-	uint64_t n;                 /* raw samples used */
+	uint64_t n;		    /* raw samples used */
 	double energy_j, charge_c, integral_s;
 	double peak_i;
 	int have_peak;
@@ -36,7 +36,7 @@ struct ergon_gated {
 	double fs;
 	uint64_t spp; /* samples per packet */
 	uint64_t index;
-	int level;        /* gate level of the previous sample/packet */
+	int level;	  /* gate level of the previous sample/packet */
 	int initial_high; /* inside a gate that was high from the start */
 	struct {
 		uint64_t start, n, valid;
@@ -160,10 +160,11 @@ int ergon_gated_new(const struct ergon_gated_config *cfg, struct ergon_gated **o
 			    (i > 0 && m->start_s < cfg->markers[i - 1].end_s)) {
 				free(g->markers);
 				free(g);
-				return ergon_err_set(err, ERGON_EPARSE,
-						     "gate marker %zu [%g, %g): markers must be finite, "
-						     "start >= 0, end > start, sorted and not overlapping",
-						     i + 1, m->start_s, m->end_s);
+				return ergon_err_set(
+				    err, ERGON_EPARSE,
+				    "gate marker %zu [%g, %g): markers must be finite, "
+				    "start >= 0, end > start, sorted and not overlapping",
+				    i + 1, m->start_s, m->end_s);
 			}
 			g->markers[i] = *m;
 		}
@@ -275,8 +276,8 @@ static int marker_level_at(struct ergon_gated *g, double t)
 	return g->mk_pos < g->cfg.marker_count && g->markers[g->mk_pos].start_s <= t;
 }
 
-static void acc_packet(struct acc *a, const struct ergon_stats_packet *p, double span,
-		       double e, double c, int from_acc, double peak)
+static void acc_packet(struct acc *a, const struct ergon_stats_packet *p, double span, double e,
+		       double c, int from_acc, double peak)
 {
 	a->energy_j += e;
 	a->charge_c += c;
@@ -303,11 +304,11 @@ int ergon_gated_push_packets(struct ergon_gated *g, const struct ergon_stats_pac
 	for (size_t k = 0; k < n; k++, g->pkt_index++) {
 		const struct ergon_stats_packet *q = &p[k];
 		if (!isfinite(q->t_start_s) || !isfinite(q->t_end_s) || q->t_end_s < q->t_start_s)
-			return ergon_err_set(err, ERGON_EPARSE,
-					     "statistics packet %llu: span [%g, %g] is not a finite "
-					     "forward interval; fix t_start_s/t_end_s",
-					     (unsigned long long)g->pkt_index + 1, q->t_start_s,
-					     q->t_end_s);
+			return ergon_err_set(
+			    err, ERGON_EPARSE,
+			    "statistics packet %llu: span [%g, %g] is not a finite "
+			    "forward interval; fix t_start_s/t_end_s",
+			    (unsigned long long)g->pkt_index + 1, q->t_start_s, q->t_end_s);
 		/* A few ns of slack: spans printed with finite precision. */
 		if (g->pkt_index > 0 && q->t_start_s < g->prev_t_end - 1e-9)
 			return ergon_err_set(err, ERGON_EPARSE,
@@ -320,9 +321,9 @@ int ergon_gated_push_packets(struct ergon_gated *g, const struct ergon_stats_pac
 		if (g->cfg.marker_count > 0)
 			level = marker_level_at(g, 0.5 * (q->t_start_s + q->t_end_s));
 		else
-			level = (q->fields & ERGON_PKT_DIGITAL) ?
-					(int)((q->digital >> g->cfg.sync_input_index) & 1u) :
-					0;
+			level = (q->fields & ERGON_PKT_DIGITAL)
+				    ? (int)((q->digital >> g->cfg.sync_input_index) & 1u)
+				    : 0;
 		if (level && !g->level) {
 			g->res.rises++;
 			if (g->pkt_index == 0) {
@@ -345,11 +346,11 @@ int ergon_gated_push_packets(struct ergon_gated *g, const struct ergon_stats_pac
 		g->level = level;
 
 		double span = q->t_end_s - q->t_start_s;
-		int have_acc = (q->fields & ERGON_PKT_ACCUM) && isfinite(q->energy_j) &&
-			       isfinite(q->charge_c);
-		double pw = (q->fields & ERGON_PKT_POWER) ? q->p_avg_w :
-			    (q->fields & ERGON_PKT_VOLTAGE) ? q->i_avg_a * q->v_avg_v :
-							    NAN;
+		int have_acc =
+		    (q->fields & ERGON_PKT_ACCUM) && isfinite(q->energy_j) && isfinite(q->charge_c);
+		double pw = (q->fields & ERGON_PKT_POWER)     ? q->p_avg_w
+			    : (q->fields & ERGON_PKT_VOLTAGE) ? q->i_avg_a * q->v_avg_v
+							      : NAN;
 		double e, c;
 		int from_acc = 0;
 		if (have_acc && g->prev_acc) {
@@ -531,22 +532,45 @@ int ergon_gated_push_raw(struct ergon_gated *g, const float *current_a, const fl
 			}
 			g->level = level;
 		}
-		/* Sums of the run in float64, in sample order. */
+		/* Sums of the run in float64, in sample order. The fast loop has no
+		 * branch per sample; a NaN anywhere makes a sum NaN, and only then
+		 * is the run summed again sample by sample, leaving NaNs out. */
 		double si = 0, sv = 0, sp = 0, mx = -INFINITY;
-		uint64_t valid = 0;
-		for (size_t k = j; k < e; k++) {
-			double i = current_a[k], v = voltage_v[k];
-			double p = power_w ? (double)power_w[k] : i * v;
-			if (isnan(i) || isnan(v) || isnan(p)) {
-				g->res.nan_samples++;
-				continue;
+		uint64_t valid = e - j;
+		if (power_w) {
+			for (size_t k = j; k < e; k++) {
+				double i = current_a[k];
+				si += i;
+				sv += voltage_v[k];
+				sp += power_w[k];
+				mx = i > mx ? i : mx;
 			}
-			si += i;
-			sv += v;
-			sp += p;
-			if (i > mx)
-				mx = i;
-			valid++;
+		} else {
+			for (size_t k = j; k < e; k++) {
+				double i = current_a[k], v = voltage_v[k];
+				si += i;
+				sv += v;
+				sp += i * v;
+				mx = i > mx ? i : mx;
+			}
+		}
+		if (isnan(si) || isnan(sv) || isnan(sp)) {
+			si = sv = sp = 0;
+			mx = -INFINITY;
+			valid = 0;
+			for (size_t k = j; k < e; k++) {
+				double i = current_a[k], v = voltage_v[k];
+				double p = power_w ? (double)power_w[k] : i * v;
+				if (isnan(i) || isnan(v) || isnan(p)) {
+					g->res.nan_samples++;
+					continue;
+				}
+				si += i;
+				sv += v;
+				sp += p;
+				mx = i > mx ? i : mx;
+				valid++;
+			}
 		}
 		size_t len = e - j;
 		g->pkt.n += len;

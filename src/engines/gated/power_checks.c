@@ -2,11 +2,11 @@
  * reference inference time, terminal-record and INA228 checks, and the
  * clean-window checks. Pure functions of numbers; every threshold is
  * documented in docs/POWER_CHECKS.md. */
-#include <math.h>
-#include <string.h>
-
 #include "ergon/gated.h"
 #include "ergon/issues.h"
+
+#include <math.h>
+#include <string.h>
 
 /* Observer check relative tolerance: two independent clocks (firmware
  * timer, instrument sample clock), each good to well under 0.5 %. */
@@ -41,9 +41,9 @@ double ergon_power_reference_tolerance_s(double expected_s, uint64_t count, doub
 	double tol = 2.0 * stats_period_s;
 	if (count > 1 && 0.5 * avg_us * 1e-6 > tol)
 		tol = 0.5 * avg_us * 1e-6;
-	double cross = (probe_kind == ERGON_PROBE_BUSY_LOOP ? CROSS_BOOT_BUSY_LOOP :
-							      CROSS_BOOT_COUNTED) *
-		       expected_s;
+	double cross =
+	    (probe_kind == ERGON_PROBE_BUSY_LOOP ? CROSS_BOOT_BUSY_LOOP : CROSS_BOOT_COUNTED) *
+	    expected_s;
 	return cross > tol ? cross : tol;
 }
 
@@ -70,54 +70,59 @@ json_t *ergon_power_check_internal(const struct ergon_power_facts *f, json_t *is
 		 * boot and record transfer. */
 		double env = f->host_envelope_s;
 		double slack = env > 0 ? fmax(0.25, 0.02 * env) : 0;
-		ceiling = json_pack("{s:I,s:f,s:o,s:o,s:o}", "elapsed_us", (json_int_t)t->elapsed_us,
-				    "elapsed_s", elapsed_s, "host_envelope_s",
-				    env > 0 ? json_real(env) : json_null(), "slack_s",
-				    env > 0 ? json_real(slack) : json_null(), "ratio",
+		ceiling = json_pack("{s:I,s:f,s:o,s:o,s:o}", "elapsed_us",
+				    (json_int_t)t->elapsed_us, "elapsed_s", elapsed_s,
+				    "host_envelope_s", env > 0 ? json_real(env) : json_null(),
+				    "slack_s", env > 0 ? json_real(slack) : json_null(), "ratio",
 				    env > 0 ? json_real(elapsed_s / env) : json_null());
 		if (env > 0 && elapsed_s > env + slack)
-			ergon_issue_add(issues, "power.window_clock_exceeds_host_time",
-					json_pack("{s:f,s:f,s:f}", "elapsed_s", elapsed_s,
-						  "host_envelope_s", env, "slack_s", slack),
-					"the firmware window (%.6f s) is longer than the host-timed "
-					"envelope %.6f s + %.3f s slack: the firmware clock runs fast "
-					"or the counter is corrupt",
-					elapsed_s, env, slack);
+			ergon_issue_add(
+			    issues, "power.window_clock_exceeds_host_time",
+			    json_pack("{s:f,s:f,s:f}", "elapsed_s", elapsed_s, "host_envelope_s",
+				      env, "slack_s", slack),
+			    "the firmware window (%.6f s) is longer than the host-timed "
+			    "envelope %.6f s + %.3f s slack: the firmware clock runs fast "
+			    "or the counter is corrupt",
+			    elapsed_s, env, slack);
 	}
 	uint64_t count = reference_count(f);
 	if (t->have_elapsed && t->elapsed_us > 0 && count > 0 && f->clean_infer_avg_us > 0) {
 		double ref_s = (double)count * f->clean_infer_avg_us * 1e-6;
 		if (fabs(elapsed_s - ref_s) > WINDOW_CLOCK_MISMATCH * ref_s)
-			ergon_issue_add(issues, "power.window_clock_mismatch",
-					json_pack("{s:f,s:f,s:I,s:f}", "elapsed_s", elapsed_s,
-						  "reference_s", ref_s, "count", (json_int_t)count,
-						  "clean_infer_avg_us", f->clean_infer_avg_us),
-					"elapsed %.6f s vs %llu x %.3f us = %.6f s: off by more than "
-					"25%%; check the window timer's clock source",
-					elapsed_s, (unsigned long long)count, f->clean_infer_avg_us, ref_s);
+			ergon_issue_add(
+			    issues, "power.window_clock_mismatch",
+			    json_pack("{s:f,s:f,s:I,s:f}", "elapsed_s", elapsed_s, "reference_s",
+				      ref_s, "count", (json_int_t)count, "clean_infer_avg_us",
+				      f->clean_infer_avg_us),
+			    "elapsed %.6f s vs %llu x %.3f us = %.6f s: off by more than "
+			    "25%%; check the window timer's clock source",
+			    elapsed_s, (unsigned long long)count, f->clean_infer_avg_us, ref_s);
 	}
 	if (t->have_energy) {
 		int zero_charge = t->have_charge && t->charge_nc == 0.0;
 		if (t->energy_nj == 0.0 && (zero_charge || !t->have_charge)) {
-			ergon_issue_add(issues, "power.zero_energy_and_charge", NULL,
-					"the INA228 reported exactly zero energy and charge: the sense "
-					"path is dead (shunt or IN+/IN- not connected) or the window "
-					"was shorter than one accumulator update (conversion time x "
-					"averaging count)");
+			ergon_issue_add(
+			    issues, "power.zero_energy_and_charge", NULL,
+			    "the INA228 reported exactly zero energy and charge: the sense "
+			    "path is dead (shunt or IN+/IN- not connected) or the window "
+			    "was shorter than one accumulator update (conversion time x "
+			    "averaging count)");
 			*fail = 1;
 		} else if (zero_charge) {
-			ergon_issue_add(issues, "power.zero_charge", NULL,
-					"the INA228 reported %.0f nJ but zero charge: current reads "
-					"as negative, so IN+ and IN- are probably reversed; swap them",
-					t->energy_nj);
+			ergon_issue_add(
+			    issues, "power.zero_charge", NULL,
+			    "the INA228 reported %.0f nJ but zero charge: current reads "
+			    "as negative, so IN+ and IN- are probably reversed; swap them",
+			    t->energy_nj);
 			*fail = 1;
 		}
 	}
 	if (t->overflow) {
-		ergon_issue_add(issues, "power.accumulator_overflow", NULL,
-				"the INA228 energy/charge accumulator overflowed during the window: "
-				"its total is not the window's; shorten the window or lower the "
-				"current LSB");
+		ergon_issue_add(
+		    issues, "power.accumulator_overflow", NULL,
+		    "the INA228 energy/charge accumulator overflowed during the window: "
+		    "its total is not the window's; shorten the window or lower the "
+		    "current LSB");
 		*fail = 1;
 	}
 	return ceiling;
@@ -138,11 +143,12 @@ int ergon_power_evaluate(const struct ergon_power_facts *f, const struct ergon_p
 
 	if (have_term && t->completed_count > 0 && t->have_elapsed && t->elapsed_us == 0) {
 		if (f->internal) {
-			ergon_issue_add(issues, "power.window_clock_frozen_internal", NULL,
-					"%llu inferences completed but the firmware window clock "
-					"reads 0 us: the timer is not running; the on-device figures "
-					"cannot be timed",
-					(unsigned long long)t->completed_count);
+			ergon_issue_add(
+			    issues, "power.window_clock_frozen_internal", NULL,
+			    "%llu inferences completed but the firmware window clock "
+			    "reads 0 us: the timer is not running; the on-device figures "
+			    "cannot be timed",
+			    (unsigned long long)t->completed_count);
 			v->suspect = 1;
 			reason(v, "window_clock_frozen");
 		} else {
@@ -160,19 +166,19 @@ int ergon_power_evaluate(const struct ergon_power_facts *f, const struct ergon_p
 			reason(v, "ina228_measurement_failed");
 		}
 	} else if (have_term && t->overflow && strcmp(t->source, "ina228") == 0) {
-		ergon_issue_add(issues, "power.accumulator_overflow_bystander", NULL,
-				"the on-board INA228 accumulator overflowed; it is only a bystander "
-				"to this external capture, whose figures stand");
+		ergon_issue_add(
+		    issues, "power.accumulator_overflow_bystander", NULL,
+		    "the on-board INA228 accumulator overflowed; it is only a bystander "
+		    "to this external capture, whose figures stand");
 	}
 	if (have_term && !term_ok) {
-		ergon_issue_add(issues, "power.terminal_incomplete",
-				json_pack("{s:I,s:I}", "requested_count",
-					  (json_int_t)t->requested_count, "completed_count",
-					  (json_int_t)t->completed_count),
-				"the power terminal reported %s work (%llu of %llu inferences)",
-				t->status == ERGON_TERMINAL_FAILED ? "failed" : "incomplete",
-				(unsigned long long)t->completed_count,
-				(unsigned long long)t->requested_count);
+		ergon_issue_add(
+		    issues, "power.terminal_incomplete",
+		    json_pack("{s:I,s:I}", "requested_count", (json_int_t)t->requested_count,
+			      "completed_count", (json_int_t)t->completed_count),
+		    "the power terminal reported %s work (%llu of %llu inferences)",
+		    t->status == ERGON_TERMINAL_FAILED ? "failed" : "incomplete",
+		    (unsigned long long)t->completed_count, (unsigned long long)t->requested_count);
 		v->suspect = 1;
 		reason(v, "terminal_failed_or_incomplete");
 	}
@@ -186,8 +192,9 @@ int ergon_power_evaluate(const struct ergon_power_facts *f, const struct ergon_p
 	if (gv->window_count > 0) {
 		if (gv->shortest_integral_s < gv->min_window_s) {
 			ergon_issue_add(issues, "power.gate_below_minimum",
-					json_pack("{s:f,s:f}", "integral_s", gv->shortest_integral_s,
-						  "minimum_s", gv->min_window_s),
+					json_pack("{s:f,s:f}", "integral_s",
+						  gv->shortest_integral_s, "minimum_s",
+						  gv->min_window_s),
 					"a gate window passed edge extraction but its statistics "
 					"packets cover only %.6f s (< %.3f s): packets are missing "
 					"inside the window; the run is invalid",
@@ -198,17 +205,18 @@ int ergon_power_evaluate(const struct ergon_power_facts *f, const struct ergon_p
 		if (firmware_window) {
 			v->observer_checked = 1;
 			v->observer_ok = ergon_power_observer_agrees(
-				gv->gate_s, elapsed_s, gv->stats_period_s, &v->observer_allowance_s);
+			    gv->gate_s, elapsed_s, gv->stats_period_s, &v->observer_allowance_s);
 			if (!v->observer_ok) {
 				ergon_issue_add(
-					issues, "power.window_observer_mismatch",
-					json_pack("{s:f,s:f,s:f}", "gate_s", gv->gate_s, "elapsed_s",
-						  elapsed_s, "tolerance_s",
-						  OBSERVER_REL * elapsed_s + v->observer_allowance_s),
-					"the instrument saw a %.6f s gate but the firmware's window "
-					"clock says %.6f s (tolerance 1%% + %.6f s): they did not watch "
-					"the same window",
-					gv->gate_s, elapsed_s, v->observer_allowance_s);
+				    issues, "power.window_observer_mismatch",
+				    json_pack("{s:f,s:f,s:f}", "gate_s", gv->gate_s, "elapsed_s",
+					      elapsed_s, "tolerance_s",
+					      OBSERVER_REL * elapsed_s + v->observer_allowance_s),
+				    "the instrument saw a %.6f s gate but the firmware's window "
+				    "clock says %.6f s (tolerance 1%% + %.6f s): they did not "
+				    "watch "
+				    "the same window",
+				    gv->gate_s, elapsed_s, v->observer_allowance_s);
 				v->suspect = 1;
 				reason(v, "window_observer_mismatch");
 			}
@@ -225,35 +233,37 @@ int ergon_power_evaluate(const struct ergon_power_facts *f, const struct ergon_p
 					v->drift = v->ratio - 1.0;
 					if (miss > OBSERVER_REL)
 						ergon_issue_add(
-							issues, "power.gated_window_reference_drift",
-							json_pack("{s:f}", "drift", v->drift),
-							"the confirmed gate runs %+.2f%% against the "
-							"profile boot's reference (clock drift between "
-							"boots)",
-							100.0 * v->drift);
+						    issues, "power.gated_window_reference_drift",
+						    json_pack("{s:f}", "drift", v->drift),
+						    "the confirmed gate runs %+.2f%% against the "
+						    "profile boot's reference (clock drift between "
+						    "boots)",
+						    100.0 * v->drift);
 				} else {
 					ergon_issue_add(
-						issues, "power.gate_duration_mismatch",
-						json_pack("{s:f,s:f,s:f}", "gate_s", gv->gate_s,
-							  "expected_s", v->expected_s, "ratio", v->ratio),
-						"the gate (%.6f s) is %.3f x the reference window "
-						"(%.6f s), beyond 15%% even though the firmware clock "
-						"agrees",
-						gv->gate_s, v->ratio, v->expected_s);
+					    issues, "power.gate_duration_mismatch",
+					    json_pack("{s:f,s:f,s:f}", "gate_s", gv->gate_s,
+						      "expected_s", v->expected_s, "ratio",
+						      v->ratio),
+					    "the gate (%.6f s) is %.3f x the reference window "
+					    "(%.6f s), beyond 15%% even though the firmware clock "
+					    "agrees",
+					    gv->gate_s, v->ratio, v->expected_s);
 				}
 			} else if (!firmware_window) {
 				double tol = ergon_power_reference_tolerance_s(
-					v->expected_s, count, f->clean_infer_avg_us,
-					gv->stats_period_s, f->probe_kind);
+				    v->expected_s, count, f->clean_infer_avg_us, gv->stats_period_s,
+				    f->probe_kind);
 				if (fabs(gv->gate_s - v->expected_s) > tol) {
 					ergon_issue_add(
-						issues, "power.gate_duration_mismatch",
-						json_pack("{s:f,s:f,s:f,s:f}", "gate_s", gv->gate_s,
-							  "expected_s", v->expected_s, "ratio", v->ratio,
-							  "tolerance_s", tol),
-						"the gate (%.6f s) misses count x reference (%.6f s) by "
-						"more than %.6f s and no firmware window arbitrates",
-						gv->gate_s, v->expected_s, tol);
+					    issues, "power.gate_duration_mismatch",
+					    json_pack("{s:f,s:f,s:f,s:f}", "gate_s", gv->gate_s,
+						      "expected_s", v->expected_s, "ratio",
+						      v->ratio, "tolerance_s", tol),
+					    "the gate (%.6f s) misses count x reference (%.6f s) "
+					    "by "
+					    "more than %.6f s and no firmware window arbitrates",
+					    gv->gate_s, v->expected_s, tol);
 					v->suspect = 1;
 					reason(v, "reference_check_failed");
 				}
@@ -263,11 +273,12 @@ int ergon_power_evaluate(const struct ergon_power_facts *f, const struct ergon_p
 			v->have_current_ok = 1;
 			v->current_ok = gv->gated_avg_current_a > gv->whole_avg_current_a;
 			if (!v->current_ok)
-				ergon_issue_add(issues, "power.gated_current_not_above_whole", NULL,
-						"the gated mean current %.9g A is not above the "
-						"whole-capture mean %.9g A (expected for very light "
-						"models; otherwise the gate may be on the wrong input)",
-						gv->gated_avg_current_a, gv->whole_avg_current_a);
+				ergon_issue_add(
+				    issues, "power.gated_current_not_above_whole", NULL,
+				    "the gated mean current %.9g A is not above the "
+				    "whole-capture mean %.9g A (expected for very light "
+				    "models; otherwise the gate may be on the wrong input)",
+				    gv->gated_avg_current_a, gv->whole_avg_current_a);
 		}
 	} else if (!f->internal) {
 		/* Internal runs need no host-side window: the target's INA228
@@ -279,6 +290,51 @@ int ergon_power_evaluate(const struct ergon_power_facts *f, const struct ergon_p
 	v->omit_per_inference = v->omit_per_inference || v->suspect || gv->window_count == 0 ||
 				!f->have_clean_count || f->clean_infer_count == 0;
 	return 0;
+}
+
+int ergon_clean_window_check_counts(uint64_t stalled, uint64_t partial, uint64_t observed,
+				    uint64_t total_iters, uint64_t ref_cycles, json_t *issues)
+{
+	uint64_t floor_cycles = ref_cycles / 8u;
+	int any = 0;
+	int total_unknown = total_iters == 0;
+	uint64_t total = total_unknown ? observed : total_iters;
+	int inconsistent =
+	    !total_unknown && (stalled + partial > total || (observed != 0 && observed != total));
+	if (stalled + partial > 0) {
+		double aff = total ? (double)(stalled + partial) / (double)total : 1.0;
+		/* A frozen iteration hides all its time, a partial at least 7/8. */
+		double under =
+		    total ? ((double)stalled + 0.875 * (double)partial) / (double)total : 1.0;
+		json_t *ctx = json_pack("{s:I,s:I,s:I,s:f,s:f,s:I}", "stalled_iters",
+					(json_int_t)stalled, "partial_iters", (json_int_t)partial,
+					"total_iters", (json_int_t)total, "affected_fraction", aff,
+					"understatement_lower_bound", under, "ref_cycles",
+					(json_int_t)ref_cycles);
+		if (inconsistent)
+			json_object_set_new(ctx, "counts_are_inconsistent", json_true());
+		if (total_unknown)
+			json_object_set_new(ctx, "total_is_unknown", json_true());
+		if (floor_cycles == 0)
+			json_object_set_new(ctx, "partial_check_inoperative", json_true());
+		ergon_issue_add(
+		    issues, "profile.clean_window_stalled", ctx,
+		    "%llu of %llu clean-window iterations stalled and %llu ran partial: "
+		    "the cycle counter stopped, so the clean time is understated by at "
+		    "least %.1f%%",
+		    (unsigned long long)stalled, (unsigned long long)total,
+		    (unsigned long long)partial, 100.0 * under);
+		any = 1;
+	}
+	if (floor_cycles == 0) {
+		ergon_issue_add(issues, "profile.clean_window_check_inoperative",
+				json_pack("{s:I}", "ref_cycles", (json_int_t)ref_cycles),
+				"the warm reference is %llu cycles, so the partial-iteration floor "
+				"(1/8 of it) is zero: a silent check here is not health",
+				(unsigned long long)ref_cycles);
+		any = 1;
+	}
+	return any;
 }
 
 int ergon_clean_window_check(const uint64_t *deltas, size_t n, uint64_t total_iters,
@@ -294,43 +350,8 @@ int ergon_clean_window_check(const uint64_t *deltas, size_t n, uint64_t total_it
 		else if (deltas[i] < floor_cycles)
 			partial++;
 	}
-	int any = 0;
-	int total_unknown = total_iters == 0;
-	uint64_t total = total_unknown ? (uint64_t)n : total_iters;
-	int inconsistent = !total_unknown && (stalled + partial > total || (uint64_t)n != total);
-	if (stalled + partial > 0) {
-		double aff = total ? (double)(stalled + partial) / (double)total : 1.0;
-		/* A frozen iteration hides all its time, a partial at least 7/8. */
-		double under =
-			total ? ((double)stalled + 0.875 * (double)partial) / (double)total : 1.0;
-		json_t *ctx = json_pack("{s:I,s:I,s:I,s:f,s:f,s:I}", "stalled_iters",
-					(json_int_t)stalled, "partial_iters", (json_int_t)partial,
-					"total_iters", (json_int_t)total, "affected_fraction", aff,
-					"understatement_lower_bound", under, "ref_cycles",
-					(json_int_t)ref_cycles);
-		if (inconsistent)
-			json_object_set_new(ctx, "counts_are_inconsistent", json_true());
-		if (total_unknown)
-			json_object_set_new(ctx, "total_is_unknown", json_true());
-		if (floor_cycles == 0)
-			json_object_set_new(ctx, "partial_check_inoperative", json_true());
-		ergon_issue_add(issues, "profile.clean_window_stalled", ctx,
-				"%llu of %llu clean-window iterations stalled and %llu ran partial: "
-				"the cycle counter stopped, so the clean time is understated by at "
-				"least %.1f%%",
-				(unsigned long long)stalled, (unsigned long long)total,
-				(unsigned long long)partial, 100.0 * under);
-		any = 1;
-	}
-	if (floor_cycles == 0) {
-		ergon_issue_add(issues, "profile.clean_window_check_inoperative",
-				json_pack("{s:I}", "ref_cycles", (json_int_t)ref_cycles),
-				"the warm reference is %llu cycles, so the partial-iteration floor "
-				"(1/8 of it) is zero: a silent check here is not health",
-				(unsigned long long)ref_cycles);
-		any = 1;
-	}
-	return any;
+	return ergon_clean_window_check_counts(stalled, partial, (uint64_t)n, total_iters,
+					       ref_cycles, issues);
 }
 
 int ergon_clean_window_rate_check(double core_hz, double probe_us, uint64_t probe_cycles,

@@ -1,14 +1,14 @@
 /* The power section of summary.json and its two derived views (CSV and the
  * terminal table). Composition only: every figure comes from the engine or
  * the terminal record, every verdict from power_checks.c. */
+#include "ergon/analyze.h"
+#include "ergon/issues.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "ergon/analyze.h"
-#include "ergon/issues.h"
 
 static json_t *num(double v)
 {
@@ -31,9 +31,9 @@ static json_t *window_json(const struct ergon_window_figures *w, int raw)
 	json_object_set_new(o, "energy_j", num(w->energy_j));
 	json_object_set_new(o, "charge_c", num(w->charge_c));
 	json_object_set_new(o, "energy_source",
-			    json_string(w->from_accumulator ? "instrument_accumulator" :
-					raw ? "integrated_samples" :
-					      "integrated_packets"));
+			    json_string(w->from_accumulator ? "instrument_accumulator"
+					: raw		    ? "integrated_samples"
+							    : "integrated_packets"));
 	json_object_set_new(o, "avg_current_a", num(w->avg_current_a));
 	json_object_set_new(o, "avg_voltage_v", num(w->avg_voltage_v));
 	json_object_set_new(o, "avg_power_w", num(w->avg_power_w));
@@ -77,14 +77,13 @@ static json_t *terminal_json(const struct ergon_power_terminal *t)
 	json_object_set_new(m, "overflow", json_boolean(t->overflow));
 	json_object_set_new(m, "bus_voltage_uv", json_real(t->bus_voltage_uv));
 	json_object_set_new(m, "calibration_id", json_string(t->calibration_id));
-	return json_pack("{s:i,s:s,s:I,s:I,s:o,s:s,s:I,s:b,s:b,s:o}", "version", t->version,
-			 "status", status_name(t->status), "requested_count",
-			 (json_int_t)t->requested_count, "completed_count",
-			 (json_int_t)t->completed_count, "elapsed_us",
-			 t->have_elapsed ? json_integer((json_int_t)t->elapsed_us) : json_null(),
-			 "final_phase", t->final_phase, "error_code", (json_int_t)t->error_code,
-			 "gate_asserted", t->gate_asserted, "gate_lowered", t->gate_lowered,
-			 "measurement", m);
+	return json_pack(
+	    "{s:i,s:s,s:I,s:I,s:o,s:s,s:I,s:b,s:b,s:o}", "version", t->version, "status",
+	    status_name(t->status), "requested_count", (json_int_t)t->requested_count,
+	    "completed_count", (json_int_t)t->completed_count, "elapsed_us",
+	    t->have_elapsed ? json_integer((json_int_t)t->elapsed_us) : json_null(), "final_phase",
+	    t->final_phase, "error_code", (json_int_t)t->error_code, "gate_asserted",
+	    t->gate_asserted, "gate_lowered", t->gate_lowered, "measurement", m);
 }
 
 int ergon_power_section(const struct ergon_gated_result *res, double min_window_s,
@@ -116,9 +115,10 @@ int ergon_power_section(const struct ergon_gated_result *res, double min_window_
 	if (res == NULL && !f->internal) {
 		json_decref(p);
 		json_decref(issues);
-		return ergon_err_set(err, ERGON_EUSAGE,
-				     "power section: a recording is needed unless the facts say the "
-				     "on-board INA228 measured (internal)");
+		return ergon_err_set(
+		    err, ERGON_EUSAGE,
+		    "power section: a recording is needed unless the facts say the "
+		    "on-board INA228 measured (internal)");
 	}
 	const char *scope;
 	const char *gate_failure = NULL;
@@ -137,9 +137,10 @@ int ergon_power_section(const struct ergon_gated_result *res, double min_window_
 					(unsigned long long)res->nan_samples,
 					res->raw ? "samples" : "packets");
 		if (res->gate_high_at_start)
-			ergon_issue_add(issues, "power.gate_high_at_start", NULL,
-					"the gate was high from the first sample: that interval has "
-					"no rising edge and is not a window");
+			ergon_issue_add(
+			    issues, "power.gate_high_at_start", NULL,
+			    "the gate was high from the first sample: that interval has "
+			    "no rising edge and is not a window");
 		gv.window_count = res->window_count;
 		gv.gate_s = res->gated.duration_s;
 		gv.integral_s = res->gated.integral_s;
@@ -155,6 +156,15 @@ int ergon_power_section(const struct ergon_gated_result *res, double min_window_
 	}
 	struct ergon_power_verdict v;
 	int rc = ergon_power_evaluate(f, &gv, issues, &v);
+	/* The profile boot's clean-window health travels with the power figures
+	 * it qualifies (warnings: they degrade, they do not withhold). */
+	if (rc == 0 && f->have_clean_window)
+		ergon_clean_window_check_counts(f->clean_stalled_iters, f->clean_partial_iters, 0,
+						f->have_clean_count ? f->clean_infer_count : 0,
+						f->clean_ref_cycles, issues);
+	if (rc == 0 && f->have_rate_probe)
+		ergon_clean_window_rate_check(f->system_clock_hz, f->rate_probe_us,
+					      f->rate_probe_cycles, issues);
 	if (rc) {
 		json_decref(p);
 		json_decref(issues);
@@ -165,9 +175,9 @@ int ergon_power_section(const struct ergon_gated_result *res, double min_window_
 		/* The target measured itself: figures come from its record. */
 		const struct ergon_power_terminal *t = &f->terminal;
 		scope = "on_device_gated_inference";
-		double dur = t->duration_us > 0   ? (double)t->duration_us * 1e-6 :
-			     t->elapsed_us > 0    ? (double)t->elapsed_us * 1e-6 :
-						    NAN;
+		double dur = t->duration_us > 0	 ? (double)t->duration_us * 1e-6
+			     : t->elapsed_us > 0 ? (double)t->elapsed_us * 1e-6
+						 : NAN;
 		fig.energy_j = t->have_energy ? t->energy_nj * 1e-9 : NAN;
 		fig.charge_c = t->have_charge ? t->charge_nc * 1e-9 : NAN;
 		fig.integral_s = dur;
@@ -198,17 +208,18 @@ int ergon_power_section(const struct ergon_gated_result *res, double min_window_
 			gate_failure = "no_stats_window";
 		else
 			gate_failure = "no_gate_rise";
-		ergon_issue_add(
-			issues, "power.observation_degraded",
-			json_pack("{s:s,s:I}", "gate_failure", gate_failure,
-				  "short_gate_pulses_ignored",
-				  (json_int_t)res->short_gate_pulses_ignored),
-			"no qualifying gate window (%s%s): whole-capture energy kept, "
-			"per-inference figures withheld",
-			strcmp(gate_failure, "no_gate_fall") == 0 ? "the gate rose but did not fall" :
-			strcmp(gate_failure, "no_stats_window") == 0 ? "the recording holds no samples" :
-								      "the gate never rose",
-			res->short_gate_pulses_ignored ? ", only glitches" : "");
+		ergon_issue_add(issues, "power.observation_degraded",
+				json_pack("{s:s,s:I}", "gate_failure", gate_failure,
+					  "short_gate_pulses_ignored",
+					  (json_int_t)res->short_gate_pulses_ignored),
+				"no qualifying gate window (%s%s): whole-capture energy kept, "
+				"per-inference figures withheld",
+				strcmp(gate_failure, "no_gate_fall") == 0
+				    ? "the gate rose but did not fall"
+				: strcmp(gate_failure, "no_stats_window") == 0
+				    ? "the recording holds no samples"
+				    : "the gate never rose",
+				res->short_gate_pulses_ignored ? ", only glitches" : "");
 	}
 	double epi = NAN, ipj = NAN;
 	if (!v.omit_per_inference && count > 0 && fig.energy_j > 0 && isfinite(fig.energy_j)) {
@@ -249,7 +260,8 @@ int ergon_power_section(const struct ergon_gated_result *res, double min_window_
 			    v.have_drift ? json_real(v.drift) : json_null());
 	json_object_set_new(p, "gated_vs_whole_current_ok",
 			    v.have_current_ok ? json_boolean(v.current_ok) : json_null());
-	json_object_set_new(p, "gate_failure", gate_failure ? json_string(gate_failure) : json_null());
+	json_object_set_new(p, "gate_failure",
+			    gate_failure ? json_string(gate_failure) : json_null());
 	json_object_set_new(p, "short_gate_pulses_ignored",
 			    json_integer(res ? (json_int_t)res->short_gate_pulses_ignored : 0));
 	json_object_set_new(p, "per_inference_metrics_omitted", json_boolean(v.omit_per_inference));
@@ -257,10 +269,9 @@ int ergon_power_section(const struct ergon_gated_result *res, double min_window_
 	json_object_set_new(p, "terminal", terminal_json(&f->terminal));
 	json_object_set_new(p, "window_clock_ceiling", v.ceiling ? v.ceiling : json_null());
 	json_object_set_new(p, "observer_check",
-			    v.observer_checked ?
-				    json_pack("{s:b,s:f}", "agrees", v.observer_ok, "allowance_s",
-					      v.observer_allowance_s) :
-				    json_null());
+			    v.observer_checked ? json_pack("{s:b,s:f}", "agrees", v.observer_ok,
+							   "allowance_s", v.observer_allowance_s)
+					       : json_null());
 	if (res != NULL) {
 		json_t *wins = json_array();
 		for (size_t k = 0; k < res->window_count; k++)
@@ -273,16 +284,17 @@ int ergon_power_section(const struct ergon_gated_result *res, double min_window_
 							    res->glitches[k].start_s, "duration_s",
 							    res->glitches[k].duration_s));
 		json_object_set_new(
-			p, "gate",
-			json_pack("{s:s,s:I,s:b,s:o,s:o,s:f,s:f,s:o,s:I,s:I}", "source",
-				  res->gate_source == 2 ? "markers" : "digital_input", "rising_edges",
-				  (json_int_t)res->rises, "high_at_start", res->gate_high_at_start,
-				  "unterminated_start_s",
-				  res->unterminated ? json_real(res->unterminated_start_s) : json_null(),
-				  "glitches", gl, "min_window_s", min_window_s, "stats_period_s",
-				  res->stats_period_s, "sample_rate_hz",
-				  res->raw ? json_real(res->sample_rate_hz) : json_null(), "samples",
-				  (json_int_t)res->samples, "packets", (json_int_t)res->packets));
+		    p, "gate",
+		    json_pack("{s:s,s:I,s:b,s:o,s:o,s:f,s:f,s:o,s:I,s:I}", "source",
+			      res->gate_source == 2 ? "markers" : "digital_input", "rising_edges",
+			      (json_int_t)res->rises, "high_at_start", res->gate_high_at_start,
+			      "unterminated_start_s",
+			      res->unterminated ? json_real(res->unterminated_start_s)
+						: json_null(),
+			      "glitches", gl, "min_window_s", min_window_s, "stats_period_s",
+			      res->stats_period_s, "sample_rate_hz",
+			      res->raw ? json_real(res->sample_rate_hz) : json_null(), "samples",
+			      (json_int_t)res->samples, "packets", (json_int_t)res->packets));
 	}
 	json_object_set_new(p, "issues", issues);
 	*out = p;
@@ -410,9 +422,11 @@ int ergon_power_table_render(const json_t *power, int utf8, char **out, struct e
 	struct {
 		const char *label, *key, *unit;
 	} rows[] = {
-		{"Avg current", "avg_current_a", "A"}, {"Avg power", "avg_power_w", "W"},
-		{"Peak current", "peak_current_a", "A"}, {"Energy", "energy_j", "J"},
-		{"Energy/inference", "energy_per_inference_j", "J"},
+	    {"Avg current", "avg_current_a", "A"},
+	    {"Avg power", "avg_power_w", "W"},
+	    {"Peak current", "peak_current_a", "A"},
+	    {"Energy", "energy_j", "J"},
+	    {"Energy/inference", "energy_per_inference_j", "J"},
 	};
 	enum { NROWS = sizeof(rows) / sizeof(rows[0]) };
 	char vals[NROWS][64];
@@ -424,7 +438,8 @@ int ergon_power_table_render(const json_t *power, int utf8, char **out, struct e
 	w1 = width(head);
 	for (int r = 0; r < NROWS; r++) {
 		const json_t *v = json_object_get(power, rows[r].key);
-		if (r == NROWS - 1 && json_is_true(json_object_get(power, "per_inference_metrics_omitted")))
+		if (r == NROWS - 1 &&
+		    json_is_true(json_object_get(power, "per_inference_metrics_omitted")))
 			snprintf(vals[r], sizeof(vals[r]), "withheld");
 		else
 			si(vals[r], sizeof(vals[r]), json_is_number(v) ? json_number_value(v) : NAN,

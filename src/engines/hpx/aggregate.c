@@ -7,22 +7,22 @@
  * middle values of the sorted samples, trimmed drops one minimum and one
  * maximum when there are at least three samples.
  */
+#include "ergon/issues.h"
+#include "hpx_parser.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ergon/issues.h"
-#include "hpx_parser.h"
-
 /* A sample at or above 2^31 is a uint32 subtraction that wrapped on the
  * target (finish < start), not a count. */
-#define WRAP_THRESHOLD 2147483648.0
+#define WRAP_THRESHOLD HPX_U32_WRAP_MIN
 
 /* Layer of a preset after aggregation: counters in first-seen column order. */
 struct agg_layer {
-	json_t *id;       /* owned */
-	json_t *op;       /* owned */
+	json_t *id;	  /* owned */
+	json_t *op;	  /* owned */
 	json_t *counters; /* object, owned */
 	bool overflow;
 };
@@ -32,10 +32,86 @@ struct agg_preset {
 	size_t nlayers;
 };
 
-static int cmp_double(const void *a, const void *b)
+/* Sorting without allocation (glibc's qsort may malloc): quicksort with
+ * insertion sort below 16 elements. */
+static void sort_doubles(double *v, size_t n)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
+	if (n <= 16) {
+		for (size_t i = 1; i < n; i++) {
+			double x = v[i];
+			size_t j = i;
+			while (j > 0 && v[j - 1] > x) {
+				v[j] = v[j - 1];
+				j--;
+			}
+			v[j] = x;
+		}
+		return;
+	}
+	/* Quicksort, median-of-three pivot, recursion on the smaller side. */
+	while (n > 16) {
+		double a = v[0], b = v[n / 2], c = v[n - 1];
+		double piv = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+		size_t i = 0, j = n - 1;
+		for (;;) {
+			while (v[i] < piv)
+				i++;
+			while (v[j] > piv)
+				j--;
+			if (i >= j)
+				break;
+			double t = v[i];
+			v[i] = v[j];
+			v[j] = t;
+			i++;
+			j--;
+		}
+		size_t left = j + 1;
+		if (left < n - left) {
+			sort_doubles(v, left);
+			v += left;
+			n -= left;
+		} else {
+			sort_doubles(v + left, n - left);
+			n = left;
+		}
+	}
+	sort_doubles(v, n);
+}
+
+/* The k-th smallest of v[0..n) (0-based), reordering v: quickselect with
+ * the same partition as sort_doubles. For the median this is O(n) where a
+ * sort is O(n log n); the values are the same. */
+static double select_kth(double *v, size_t n, size_t k)
+{
+	while (n > 16) {
+		double a = v[0], b = v[n / 2], c = v[n - 1];
+		double piv = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+		size_t i = 0, j = n - 1;
+		for (;;) {
+			while (v[i] < piv)
+				i++;
+			while (v[j] > piv)
+				j--;
+			if (i >= j)
+				break;
+			double t = v[i];
+			v[i] = v[j];
+			v[j] = t;
+			i++;
+			j--;
+		}
+		size_t left = j + 1;
+		if (k < left) {
+			n = left;
+		} else {
+			v += left;
+			n -= left;
+			k -= left;
+		}
+	}
+	sort_doubles(v, n);
+	return v[k];
 }
 
 static double aggregate(double *v, size_t n, int method)
@@ -50,7 +126,7 @@ static double aggregate(double *v, size_t n, int method)
 	}
 	if (method == ERGON_HPX_AGG_TRIMMED) {
 		if (n >= 3) {
-			qsort(v, n, sizeof(*v), cmp_double);
+			sort_doubles(v, n);
 			double s = 0.0;
 			for (size_t i = 1; i + 1 < n; i++)
 				s += v[i];
@@ -61,23 +137,21 @@ static double aggregate(double *v, size_t n, int method)
 			s += v[i];
 		return s / (double)n;
 	}
-	qsort(v, n, sizeof(*v), cmp_double);
+	/* median: the middle value, or the mean of the two middle values */
+	double hi = select_kth(v, n, n / 2);
 	if (n % 2)
-		return v[n / 2];
-	return (v[n / 2 - 1] + v[n / 2]) / 2.0;
+		return hi;
+	/* After selection every element left of n/2 is <= hi: the lower middle
+	 * is their maximum. */
+	double lo = v[0];
+	for (size_t i = 1; i < n / 2; i++)
+		if (v[i] > lo)
+			lo = v[i];
+	return (lo + hi) / 2.0;
 }
 
-/* A JSON string from bytes that may not be UTF-8: invalid sequences become
- * U+FFFD, as the reference's decode(errors='replace') does. */
-json_t *hpx_json_text(const char *s, size_t n)
+size_t hpx_utf8_fix(const char *s, size_t n, char *out, size_t cap)
 {
-	json_t *j = json_stringn_nocheck("", 0);
-	char *buf = malloc(n * 3 + 1);
-	if (!buf || !j) {
-		free(buf);
-		json_decref(j);
-		return NULL;
-	}
 	size_t o = 0;
 	for (size_t i = 0; i < n;) {
 		unsigned char c = (unsigned char)s[i];
@@ -105,21 +179,48 @@ json_t *hpx_json_text(const char *s, size_t n)
 				ok = false;
 		}
 		if (ok && c == 0)
-			ok = false; /* jansson strings are NUL-free here */
-		if (ok) {
-			memcpy(buf + o, s + i, len);
-			o += len;
-			i += len;
-		} else {
-			memcpy(buf + o, "\xef\xbf\xbd", 3);
-			o += 3;
-			i += 1;
-		}
+			ok = false; /* NUL becomes U+FFFD too: C strings stay whole */
+		const char *src = ok ? s + i : "\xef\xbf\xbd";
+		size_t sl = ok ? len : 3;
+		if (o + sl > cap)
+			break; /* truncate on a character boundary */
+		memcpy(out + o, src, sl);
+		o += sl;
+		i += ok ? len : 1;
 	}
-	json_decref(j);
-	j = json_stringn(buf, o);
+	return o;
+}
+
+/* A JSON string from bytes that may not be UTF-8: invalid sequences become
+ * U+FFFD, as the reference's decode(errors='replace') does. */
+json_t *hpx_json_text(const char *s, size_t n)
+{
+	char *buf = malloc(n * 3 + 1);
+	if (!buf)
+		return NULL;
+	size_t o = hpx_utf8_fix(s, n, buf, n * 3);
+	json_t *j = json_stringn(buf, o);
 	free(buf);
 	return j;
+}
+
+/* For messages: printable ASCII only, at most 100 bytes. */
+static const char *plain_n(const char *s, size_t n, char *buf, size_t cap)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < n && o + 1 < cap && o < 100; i++)
+		buf[o++] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
+	buf[o] = '\0';
+	return buf;
+}
+
+static const char *plain(const char *s, char *buf, size_t cap)
+{
+	size_t o = 0;
+	for (; *s && o + 1 < cap && o < 100; s++)
+		buf[o++] = (*s >= 0x20 && *s < 0x7f) ? *s : '?';
+	buf[o] = '\0';
+	return buf;
 }
 
 /* The reference turns Layer/Op cells into int when int() accepts them. */
@@ -245,43 +346,52 @@ static int aggregate_preset(const struct hpx_preset *ps, int method, struct agg_
 	int rc = ERGON_ENOMEM;
 	struct colset cs;
 	size_t *map = NULL;
-	double *clean = NULL, *raw = NULL;
+	double *clean = NULL, *raw = NULL, *gather = NULL;
 	bool *frozen = NULL;
 	if (colset_build(final_header(ps), &cs))
 		goto done;
+	size_t ni = ps->niters;
 	map = build_map(ps, &cs);
-	clean = malloc((ps->niters + 1) * sizeof(double));
-	raw = malloc((ps->niters + 1) * sizeof(double));
-	frozen = calloc(ps->niters + 1, sizeof(bool));
+	clean = malloc((ni + 1) * sizeof(double));
+	raw = malloc((ni + 1) * sizeof(double));
+	/* gather[c * ni + it]: counter c of this layer in iteration it (NaN when
+	 * absent). One pass over the iterations per layer keeps the accesses to
+	 * each iteration's row contiguous. */
+	gather = malloc((cs.n * ni + 1) * sizeof(double));
+	frozen = calloc(ni + 1, sizeof(bool));
 	size_t nl = ps->iters[0].nrows;
 	out->layers = calloc(nl ? nl : 1, sizeof(*out->layers));
-	if (!map || !clean || !raw || !frozen || !out->layers)
+	if (!map || !clean || !raw || !gather || !frozen || !out->layers)
 		goto done;
 	out->nlayers = nl;
 	const struct hpx_iter *first = &ps->iters[0];
 	for (size_t li = 0; li < nl; li++) {
 		struct agg_layer *L = &out->layers[li];
 		L->id = first->id_off[li] != UINT32_MAX ? cell_value(ps->strs + first->id_off[li])
-							 : json_integer((json_int_t)li);
+							: json_integer((json_int_t)li);
 		L->op = first->op_off[li] != UINT32_MAX ? cell_value(ps->strs + first->op_off[li])
-							 : json_string("unknown");
+							: json_string("unknown");
 		L->counters = json_object();
 		if (!L->id || !L->op || !L->counters)
 			goto done;
 		/* A frozen row reads 0 on every counter it has; drop it unless
 		 * every row of the layer is frozen. */
 		size_t nrows = 0, nfrozen = 0;
-		for (size_t it = 0; it < ps->niters; it++) {
+		for (size_t it = 0; it < ni; it++) {
+			const struct hpx_iter *iv = &ps->iters[it];
 			frozen[it] = false;
-			if (li >= ps->iters[it].nrows)
+			if (li >= iv->nrows) {
+				for (size_t c = 0; c < cs.n; c++)
+					gather[c * ni + it] = NAN;
 				continue;
+			}
 			nrows++;
+			const double *row = iv->vals + li * ps->hdrs[iv->hdr].nnum;
+			const size_t *m = map + it * cs.n;
 			bool seen = false, zero = true;
 			for (size_t c = 0; c < cs.n; c++) {
-				size_t s = map[it * cs.n + c];
-				if (s == SIZE_MAX)
-					continue;
-				double v = cell(ps, it, li, s);
+				double v = m[c] == SIZE_MAX ? NAN : row[m[c]];
+				gather[c * ni + it] = v;
 				if (isnan(v))
 					continue;
 				seen = true;
@@ -290,24 +400,19 @@ static int aggregate_preset(const struct hpx_preset *ps, int method, struct agg_
 			}
 			frozen[it] = seen && zero;
 			nfrozen += frozen[it];
-			if (ps->iters[it].ovf[li])
+			if (iv->ovf[li])
 				L->overflow = true;
 		}
 		if (nfrozen >= nrows) {
-			for (size_t it = 0; it < ps->niters; it++)
-				frozen[it] = false;
+			memset(frozen, 0, ni * sizeof(bool));
 			nfrozen = 0;
 		}
 		tot->frozen += nfrozen;
 		for (size_t c = 0; c < cs.n; c++) {
 			size_t nc = 0, nr = 0;
-			for (size_t it = 0; it < ps->niters; it++) {
-				if (li >= ps->iters[it].nrows)
-					continue;
-				size_t s = map[it * cs.n + c];
-				if (s == SIZE_MAX)
-					continue;
-				double v = cell(ps, it, li, s);
+			const double *g = gather + c * ni;
+			for (size_t it = 0; it < ni; it++) {
+				double v = g[it];
 				if (isnan(v))
 					continue;
 				raw[nr++] = v;
@@ -327,12 +432,14 @@ static int aggregate_preset(const struct hpx_preset *ps, int method, struct agg_
 				nc = nr;
 				if (nr) {
 					tot->fallback++;
+					char cbuf[128];
 					if (!tot->fallback_where[0])
 						snprintf(tot->fallback_where,
 							 sizeof(tot->fallback_where),
-							 "preset %.100s layer %zu counter %.*s", ps->name,
-							 li, (int)(cs.lens[c] > 60 ? 60 : cs.lens[c]),
-							 cs.names[c]);
+							 "preset %.100s layer %zu counter %s",
+							 ps->name, li,
+							 plain_n(cs.names[c], cs.lens[c], cbuf,
+								 sizeof(cbuf)));
 				}
 			}
 			if (nc == 0)
@@ -355,6 +462,7 @@ done:
 	free(map);
 	free(clean);
 	free(raw);
+	free(gather);
 	free(frozen);
 	return rc;
 }
@@ -430,29 +538,29 @@ static json_t *meta_value(const struct hpx_meta *m)
 static json_t *meta_json(const struct ergon_hpx_parser *p)
 {
 	static const char *const keys[] = {
-		"model_size",
-		"arena_size",
-		"allocated_arena",
-		"input_size",
-		"output_size",
-		"num_tensors",
-		"num_inputs",
-		"num_outputs",
-		"num_presets",
-		"system_clock_hz",
-		"profiled_infer_count",
-		"profiled_infer_total_us",
-		"profiled_infer_avg_us",
-		"clean_infer_count",
-		"clean_infer_total_cycles",
-		"clean_infer_avg_cycles",
-		"clean_infer_avg_us",
-		"clean_stalled_iters",
-		"clean_partial_iters",
-		"clean_ref_cycles",
-		"clean_dwt_rate_cyc",
-		"clean_dwt_rate_us",
-		"clean_attach_wait_us",
+	    "model_size",
+	    "arena_size",
+	    "allocated_arena",
+	    "input_size",
+	    "output_size",
+	    "num_tensors",
+	    "num_inputs",
+	    "num_outputs",
+	    "num_presets",
+	    "system_clock_hz",
+	    "profiled_infer_count",
+	    "profiled_infer_total_us",
+	    "profiled_infer_avg_us",
+	    "clean_infer_count",
+	    "clean_infer_total_cycles",
+	    "clean_infer_avg_cycles",
+	    "clean_infer_avg_us",
+	    "clean_stalled_iters",
+	    "clean_partial_iters",
+	    "clean_ref_cycles",
+	    "clean_dwt_rate_cyc",
+	    "clean_dwt_rate_us",
+	    "clean_attach_wait_us",
 	};
 	json_t *m = json_object();
 	if (!m)
@@ -466,13 +574,27 @@ static json_t *meta_json(const struct ergon_hpx_parser *p)
 			v = meta_value(e);
 		json_object_set_new(m, keys[i], v);
 	}
-	/* psram: present only with HPX_PSRAM_CLOCK_HZ; every psram_* key is
-	 * carried with the prefix removed. */
+	/* psram: present only with HPX_PSRAM_CLOCK_HZ, in the reference's
+	 * PsramInfo field order; a missing field is 0 (xip_enabled false). */
 	if (hpx_meta_get(p, "psram_clock_hz")) {
+		static const char *const pk[] = {
+		    "size_bytes",	"clock_hz",    "capabilities",	"state",
+		    "last_init_status", "xip_enabled", "timing_status", "rxdqs_delay"};
 		json_t *ps = json_object();
-		for (size_t i = 0; ps && i < p->nmeta; i++)
-			if (strncmp(p->meta[i].key, "psram_", 6) == 0)
-				json_object_set_new(ps, p->meta[i].key + 6, meta_value(&p->meta[i]));
+		for (size_t i = 0; ps && i < sizeof(pk) / sizeof(pk[0]); i++) {
+			char key[64];
+			snprintf(key, sizeof(key), "psram_%s", pk[i]);
+			const struct hpx_meta *e = hpx_meta_get(p, key);
+			json_t *v = e ? meta_value(e) : json_integer(0);
+			if (strcmp(pk[i], "xip_enabled") == 0) {
+				bool on = json_is_integer(v)
+					      ? json_integer_value(v) != 0
+					      : (json_is_string(v) && json_string_length(v) > 0);
+				json_decref(v);
+				v = json_boolean(on);
+			}
+			json_object_set_new(ps, pk[i], v);
+		}
 		json_object_set_new(m, "psram", ps ? ps : json_null());
 	} else {
 		json_object_set_new(m, "psram", json_null());
@@ -525,15 +647,18 @@ static json_t *iterations_json(const struct hpx_preset *ps)
 				if (isnan(v))
 					continue;
 				char key[512];
-				size_t kl = cs.lens[k] < sizeof(key) - 1 ? cs.lens[k] : sizeof(key) - 1;
+				size_t kl =
+				    cs.lens[k] < sizeof(key) - 1 ? cs.lens[k] : sizeof(key) - 1;
 				memcpy(key, cs.names[k], kl);
 				key[kl] = '\0';
 				json_object_setn_new_nocheck(c, key, kl, json_real(v));
 			}
-			json_t *id = iv->id_off[r] != UINT32_MAX ? cell_value(ps->strs + iv->id_off[r])
-								 : json_integer(0);
-			json_t *op = iv->op_off[r] != UINT32_MAX ? cell_value(ps->strs + iv->op_off[r])
-								 : json_string("unknown");
+			json_t *id = iv->id_off[r] != UINT32_MAX
+					 ? cell_value(ps->strs + iv->id_off[r])
+					 : json_integer(0);
+			json_t *op = iv->op_off[r] != UINT32_MAX
+					 ? cell_value(ps->strs + iv->op_off[r])
+					 : json_string("unknown");
 			json_t *L = c ? layer_json(id, op, c, iv->ovf[r]) : NULL;
 			json_decref(id);
 			json_decref(op);
@@ -575,16 +700,17 @@ int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsign
 		const struct hpx_header *h = final_header(ps);
 		json_t *hdr = json_array();
 		for (size_t c = 0; hdr && h && c < h->ncols; c++)
-			json_array_append_new(hdr, hpx_json_text(h->text + h->names[c].off,
-								 h->names[c].len));
+			json_array_append_new(
+			    hdr, hpx_json_text(h->text + h->names[c].off, h->names[c].len));
 		json_t *layers = json_array();
 		for (size_t li = 0; layers && li < ag[i].nlayers; li++)
-			json_array_append_new(layers, layer_json(ag[i].layers[li].id,
-								 ag[i].layers[li].op,
-								 ag[i].layers[li].counters,
-								 ag[i].layers[li].overflow));
-		json_t *pj = json_pack("{s:o, s:o}", "name", hpx_json_text(ps->name, strlen(ps->name)),
-				       "header", hdr ? hdr : json_array());
+			json_array_append_new(layers,
+					      layer_json(ag[i].layers[li].id, ag[i].layers[li].op,
+							 ag[i].layers[li].counters,
+							 ag[i].layers[li].overflow));
+		json_t *pj =
+		    json_pack("{s:o, s:o}", "name", hpx_json_text(ps->name, strlen(ps->name)),
+			      "header", hdr ? hdr : json_array());
 		if (!pj) {
 			json_decref(layers);
 			goto done;
@@ -614,8 +740,8 @@ int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsign
 		if (mismatch) {
 			json_t *counts = json_array();
 			for (size_t it = 0; counts && it < ps->niters && it < 64; it++)
-				json_array_append_new(counts,
-						      json_integer((json_int_t)ps->iters[it].nrows));
+				json_array_append_new(
+				    counts, json_integer((json_int_t)ps->iters[it].nrows));
 			ergon_issue_add(issues, "pmu.layer_count_mismatch",
 					json_pack("{s:s, s:o}", "preset", ps->name, "layer_counts",
 						  counts ? counts : json_array()),
@@ -669,16 +795,15 @@ int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsign
 	/* Per-layer differences between presets (merge uses the first's count). */
 	for (size_t i = 1; i < p->npresets; i++) {
 		if (ag[i].nlayers != ag[0].nlayers && p->presets[i].niters) {
-			ergon_issue_add(issues, "pmu.layer_count_mismatch",
-					json_pack("{s:s, s:I, s:s, s:I}", "base_preset",
-						  p->presets[0].name, "base_layers",
-						  (json_int_t)ag[0].nlayers, "preset",
-						  p->presets[i].name, "layers",
-						  (json_int_t)ag[i].nlayers),
-					"preset %s has %zu layers but %s has %zu; the merge uses "
-					"%s's layers",
-					p->presets[i].name, ag[i].nlayers, p->presets[0].name,
-					ag[0].nlayers, p->presets[0].name);
+			ergon_issue_add(
+			    issues, "pmu.layer_count_mismatch",
+			    json_pack("{s:s, s:I, s:s, s:I}", "base_preset", p->presets[0].name,
+				      "base_layers", (json_int_t)ag[0].nlayers, "preset",
+				      p->presets[i].name, "layers", (json_int_t)ag[i].nlayers),
+			    "preset %s has %zu layers but %s has %zu; the merge uses "
+			    "%s's layers",
+			    p->presets[i].name, ag[i].nlayers, p->presets[0].name, ag[0].nlayers,
+			    p->presets[0].name);
 		}
 	}
 	/* Issues: what was seen, with line numbers. */
@@ -692,31 +817,31 @@ int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsign
 		ergon_issue_add(issues, "pmu.missing", NULL,
 				"the stream has a START but no complete iteration with layer rows");
 	if (p->in_session && !p->ended)
-		ergon_issue_add(issues, "pmu.incomplete",
-				json_pack("{s:b}", "open_iteration_dropped", (int)p->dropped_open_iter),
-				"no '%s' after %llu lines: the stream is truncated; complete "
-				"iterations are kept%s",
-				HPX_TOK_END, (unsigned long long)(p->lines.lineno - 1),
-				p->dropped_open_iter ? ", the open one was dropped" : "");
+		ergon_issue_add(
+		    issues, "pmu.incomplete",
+		    json_pack("{s:b}", "open_iteration_dropped", (int)p->dropped_open_iter),
+		    "no '%s' after %llu lines: the stream is truncated; complete "
+		    "iterations are kept%s",
+		    HPX_TOK_END, (unsigned long long)(p->lines.lineno - 1),
+		    p->dropped_open_iter ? ", the open one was dropped" : "");
 	if (p->bad_rows.count)
-		ergon_issue_add(issues, "pmu.parse_error",
-				json_pack("{s:s, s:I, s:o}", "kind", "field_count", "count",
-					  (json_int_t)p->bad_rows.count, "lines",
-					  noted_lines(&p->bad_rows)),
-				"%llu row(s) dropped (first at line %llu: %s); check the link for "
-				"lost bytes",
-				(unsigned long long)p->bad_rows.count,
-				(unsigned long long)p->bad_rows.lines[0],
-				p->bad_rows_detail[0] ? p->bad_rows_detail : "NUL or CR inside a row");
+		ergon_issue_add(
+		    issues, "pmu.parse_error",
+		    json_pack("{s:s, s:I, s:o}", "kind", "field_count", "count",
+			      (json_int_t)p->bad_rows.count, "lines", noted_lines(&p->bad_rows)),
+		    "%llu row(s) dropped (first at line %llu: %s); check the link for "
+		    "lost bytes",
+		    (unsigned long long)p->bad_rows.count, (unsigned long long)p->bad_rows.lines[0],
+		    p->bad_rows_detail[0] ? p->bad_rows_detail : "NUL or CR inside a row");
 	if (p->bad_cells.count)
-		ergon_issue_add(issues, "pmu.parse_error",
-				json_pack("{s:s, s:I, s:o}", "kind", "non_numeric", "count",
-					  (json_int_t)p->bad_cells.count, "lines",
-					  noted_lines(&p->bad_cells)),
-				"%llu counter cell(s) are not numbers (first at line %llu) and were "
-				"left out of aggregation",
-				(unsigned long long)p->bad_cells.count,
-				(unsigned long long)p->bad_cells.lines[0]);
+		ergon_issue_add(
+		    issues, "pmu.parse_error",
+		    json_pack("{s:s, s:I, s:o}", "kind", "non_numeric", "count",
+			      (json_int_t)p->bad_cells.count, "lines", noted_lines(&p->bad_cells)),
+		    "%llu counter cell(s) are not numbers (first at line %llu) and were "
+		    "left out of aggregation",
+		    (unsigned long long)p->bad_cells.count,
+		    (unsigned long long)p->bad_cells.lines[0]);
 	if (p->lines.dropped)
 		ergon_issue_add(issues, "pmu.line_too_long",
 				json_pack("{s:I, s:I, s:I}", "count", (json_int_t)p->lines.dropped,
@@ -726,11 +851,11 @@ int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsign
 				(unsigned long long)p->lines.dropped, p->lim.line_max_bytes,
 				(unsigned long long)p->lines.first_dropped_lineno);
 	if (tot.wrap)
-		ergon_issue_add(issues, "pmu.counter_wrap",
-				json_pack("{s:I}", "count", (json_int_t)tot.wrap),
-				"%llu counter sample(s) >= 2^31 rejected as uint32 wraps before %s "
-				"aggregation",
-				(unsigned long long)tot.wrap, ergon_hpx_aggregation_name(aggregation));
+		ergon_issue_add(
+		    issues, "pmu.counter_wrap", json_pack("{s:I}", "count", (json_int_t)tot.wrap),
+		    "%llu counter sample(s) >= 2^31 rejected as uint32 wraps before %s "
+		    "aggregation",
+		    (unsigned long long)tot.wrap, ergon_hpx_aggregation_name(aggregation));
 	if (tot.frozen)
 		ergon_issue_add(issues, "pmu.frozen_rows",
 				json_pack("{s:I}", "count", (json_int_t)tot.frozen),
@@ -748,12 +873,16 @@ int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsign
 				"at least one layer reported a PMU counter overflow; its counters "
 				"are lower bounds");
 	const struct hpx_meta *ver = hpx_meta_get(p, "version");
-	if (ver && strcmp(ver->value, "1") != 0)
+	double ver_d = 0;
+	char vbuf[128];
+	if (ver && !(hpx_py_int(ver->value, ver->vlen, &ver_d, NULL, NULL) &&
+		     ver_d == (double)HPX_WIRE_VERSION))
 		ergon_issue_add(issues, "pmu.version_mismatch",
 				json_pack("{s:I}", "line", (json_int_t)ver->lineno),
 				"HPX_VERSION=%s at line %llu, this host speaks version %d; results "
 				"may be misparsed",
-				ver->value, (unsigned long long)ver->lineno, HPX_WIRE_VERSION);
+				plain(ver->value, vbuf, sizeof(vbuf)),
+				(unsigned long long)ver->lineno, HPX_WIRE_VERSION);
 	if (p->dup_preset.count)
 		ergon_issue_add(issues, "pmu.duplicate_preset",
 				json_pack("{s:s, s:o}", "preset", p->dup_preset_name, "lines",
@@ -774,12 +903,11 @@ int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsign
 				"a second '%s' at line %llu: the target restarted; data from "
 				"before the restart is kept",
 				HPX_TOK_START, (unsigned long long)p->restarts.lines[0]);
-	json_t *eg = json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:O}", "complete", (int)p->ended,
-			       "parse_errors", (json_int_t)p->parse_errors, "lines",
-			       (json_int_t)(p->lines.lineno - 1), "lines_too_long",
-			       (json_int_t)p->lines.dropped, "heartbeats",
-			       (json_int_t)p->heartbeats, "layer_count", (json_int_t)nlayers,
-			       "issues", issues);
+	json_t *eg = json_pack(
+	    "{s:b, s:I, s:I, s:I, s:I, s:I, s:O}", "complete", (int)p->ended, "parse_errors",
+	    (json_int_t)p->parse_errors, "lines", (json_int_t)(p->lines.lineno - 1),
+	    "lines_too_long", (json_int_t)p->lines.dropped, "heartbeats", (json_int_t)p->heartbeats,
+	    "layer_count", (json_int_t)nlayers, "issues", issues);
 	if (!eg)
 		goto done;
 	json_object_set_new(res, "ergon", eg);

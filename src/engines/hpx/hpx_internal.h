@@ -3,13 +3,13 @@
 #ifndef ERGON_HPX_INTERNAL_H
 #define ERGON_HPX_INTERNAL_H
 
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-
 #include "ergon/error.h"
 #include "ergon/hpx.h"
 #include "ergon/wire.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 /* --- line splitter ---------------------------------------------------------
  * Bytes in, complete lines out. A line that fits in one chunk is handed out
@@ -32,8 +32,7 @@ int hpx_lines_init(struct hpx_lines *l, size_t line_max, struct ergon_err *err);
 void hpx_lines_cleanup(struct hpx_lines *l);
 /* Calls fn for every complete line; stops at fn's first nonzero return and
  * returns it. */
-int hpx_lines_feed(struct hpx_lines *l, const char *data, size_t len, hpx_line_fn fn,
-		   void *ctx);
+int hpx_lines_feed(struct hpx_lines *l, const char *data, size_t len, hpx_line_fn fn, void *ctx);
 /* Hands out a final unterminated line, if any. */
 int hpx_lines_finish(struct hpx_lines *l, hpx_line_fn fn, void *ctx);
 
@@ -70,8 +69,7 @@ struct hpx_terminal_state {
 
 /* True when the line (stripped) belongs to the terminal record and was
  * consumed. */
-bool hpx_terminal_line(struct hpx_terminal_state *t, const char *line, size_t n,
-		       uint64_t lineno);
+bool hpx_terminal_line(struct hpx_terminal_state *t, const char *line, size_t n, uint64_t lineno);
 int hpx_terminal_result(const struct hpx_terminal_state *t, struct ergon_hpx_terminal *out,
 			struct ergon_err *err);
 

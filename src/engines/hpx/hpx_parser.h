@@ -2,11 +2,13 @@
 #ifndef ERGON_HPX_PARSER_H
 #define ERGON_HPX_PARSER_H
 
-#include <jansson.h>
-
 #include "hpx_internal.h"
 
+#include <jansson.h>
+
 #define HPX_MAX_NOTED 16
+/* Distinct CSV headers kept per preset. */
+#define HPX_MAX_HEADERS 256
 
 enum { HPX_COL_NUM = 0, HPX_COL_LAYER, HPX_COL_OP, HPX_COL_TAG, HPX_COL_NAME, HPX_COL_OVERFLOW };
 
@@ -20,8 +22,8 @@ struct hpx_header {
 	size_t text_len;
 	size_t ncols;
 	struct hpx_span *names; /* into text */
-	uint8_t *kind;          /* HPX_COL_* */
-	size_t *slot;           /* numeric slot of each column, SIZE_MAX for string columns */
+	uint8_t *kind;		/* HPX_COL_* */
+	size_t *slot;		/* numeric slot of each column, SIZE_MAX for string columns */
 	size_t nnum;
 	long col_layer, col_op, col_tag, col_ovf; /* last column of that name, or -1 */
 };
@@ -29,8 +31,9 @@ struct hpx_header {
 struct hpx_iter {
 	long hdr; /* index into the preset's headers; -1 before the header line */
 	size_t nrows, cap;
-	double *vals;     /* nrows x nnum of its header; NaN = a refused cell */
-	uint8_t *ovf;     /* overflow cell was not the integer 0 */
+	size_t cap_hint;  /* rows of the previous iteration */
+	double *vals;	  /* nrows x nnum of its header; NaN = a refused cell */
+	uint8_t *ovf;	  /* overflow cell was not the integer 0 */
 	uint32_t *id_off; /* Layer cell in the preset's string arena, UINT32_MAX if none */
 	uint32_t *op_off; /* Op (else tag) cell, UINT32_MAX if none */
 	uint64_t lineno;
@@ -67,7 +70,10 @@ struct hpx_noted {
 struct ergon_hpx_parser {
 	struct ergon_hpx_limits lim;
 	struct hpx_lines lines;
-	char *scratch;          /* unquoted CSV fields of the current line */
+	char *scratch;		/* unquoted CSV fields of the current line */
+	const char *field_base; /* fields are offsets into this: the line or scratch */
+	double *fast_vals;	/* counters of the row_fast path, max_columns */
+	size_t fast_cap;
 	struct hpx_span *fields; /* max_columns + 1 */
 	struct ergon_err *feed_err;
 	int failed;
@@ -87,6 +93,7 @@ struct ergon_hpx_parser {
 	size_t npresets, presets_cap;
 	long cur;
 	size_t cells;
+	size_t text_bytes; /* Layer/Op arena bytes over all presets */
 
 	uint64_t parse_errors;
 	struct hpx_noted bad_rows, bad_cells, dup_preset, iter_order, restarts;
@@ -101,6 +108,9 @@ struct ergon_hpx_parser {
 int hpx_grow(void **buf, size_t *cap, size_t need, size_t elem, size_t max);
 /* A JSON string of bytes that may not be UTF-8 (invalid bytes -> U+FFFD). */
 json_t *hpx_json_text(const char *s, size_t n);
+/* Copy s[0..n) to out (at most cap bytes, cut on a character boundary) with
+ * invalid UTF-8 and NUL replaced by U+FFFD; returns the bytes written. */
+size_t hpx_utf8_fix(const char *s, size_t n, char *out, size_t cap);
 const struct hpx_meta *hpx_meta_get(const struct ergon_hpx_parser *p, const char *key);
 
 #endif

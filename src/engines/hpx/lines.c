@@ -1,18 +1,18 @@
 /* HPX line splitter and Python-compatible scalar parsing. */
+#include "hpx_internal.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "hpx_internal.h"
 
 int hpx_lines_init(struct hpx_lines *l, size_t line_max, struct ergon_err *err)
 {
 	memset(l, 0, sizeof(*l));
 	l->buf = malloc(line_max);
 	if (!l->buf)
-		return ergon_err_set(err, ERGON_ENOMEM, "hpx: cannot allocate a %zu-byte line buffer",
-				     line_max);
+		return ergon_err_set(err, ERGON_ENOMEM,
+				     "hpx: cannot allocate a %zu-byte line buffer", line_max);
 	l->cap = line_max;
 	l->lineno = 1;
 	return 0;

@@ -6,13 +6,13 @@
  * allocation happens per line and memory is bounded by layers x iterations x
  * counters. Aggregation and JSON output live in aggregate.c.
  */
+#include "ergon/issues.h"
+#include "hpx_parser.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "ergon/issues.h"
-#include "hpx_parser.h"
 
 #define DEF_LINE_MAX 65536
 #define DEF_PRESETS 64
@@ -21,6 +21,7 @@
 #define DEF_COLUMNS 256
 #define DEF_CELLS ((size_t)1 << 26)
 #define DEF_META 1024
+#define DEF_TEXT ((size_t)256 << 20)
 #define META_VALUE_MAX 4096
 
 int ergon_hpx_aggregation_parse(const char *name)
@@ -96,6 +97,8 @@ int ergon_hpx_parser_new(const struct ergon_hpx_limits *limits, struct ergon_hpx
 		l.max_cells = DEF_CELLS;
 	if (!l.max_meta_keys)
 		l.max_meta_keys = DEF_META;
+	if (!l.max_text_bytes)
+		l.max_text_bytes = DEF_TEXT;
 	p->lim = l;
 	p->cur = -1;
 	int rc = hpx_lines_init(&p->lines, l.line_max_bytes, err);
@@ -103,8 +106,10 @@ int ergon_hpx_parser_new(const struct ergon_hpx_limits *limits, struct ergon_hpx
 		goto fail;
 	p->scratch = malloc(l.line_max_bytes + 1);
 	p->fields = calloc(l.max_columns + 1, sizeof(*p->fields));
+	p->fast_vals = calloc(l.max_columns + 1, sizeof(*p->fast_vals));
+	p->fast_cap = l.max_columns;
 	p->issues = json_array();
-	if (!p->scratch || !p->fields || !p->issues) {
+	if (!p->scratch || !p->fields || !p->fast_vals || !p->issues) {
 		rc = ergon_err_set(err, ERGON_ENOMEM, "hpx: out of memory");
 		goto fail;
 	}
@@ -161,6 +166,7 @@ void ergon_hpx_parser_free(struct ergon_hpx_parser *p)
 	hpx_lines_cleanup(&p->lines);
 	free(p->scratch);
 	free(p->fields);
+	free(p->fast_vals);
 	json_decref(p->issues);
 	free(p);
 }
@@ -292,10 +298,11 @@ static void preset_flush(struct hpx_preset *ps)
 static int preset_find_or_add(struct ergon_hpx_parser *p, const char *name, size_t n,
 			      uint64_t lineno, struct ergon_err *err)
 {
+	/* The reference decodes bytes with errors='replace' before comparing
+	 * names: do the same, so two garbled names that decode alike are one
+	 * preset and every name is valid UTF-8 downstream. */
 	char key[sizeof(p->presets[0].name)];
-	if (n >= sizeof(key))
-		n = sizeof(key) - 1;
-	memcpy(key, name, n);
+	n = hpx_utf8_fix(name, n, key, sizeof(key) - 1);
 	key[n] = '\0';
 	for (size_t i = 0; i < p->npresets; i++) {
 		if (strcmp(p->presets[i].name, key) == 0) {
@@ -303,8 +310,7 @@ static int preset_find_or_add(struct ergon_hpx_parser *p, const char *name, size
 			 * position (reference behaviour); say so. */
 			note_line(&p->dup_preset, lineno);
 			if (!p->dup_preset_name[0])
-				snprintf(p->dup_preset_name, sizeof(p->dup_preset_name), "%s",
-					 key);
+				snprintf(p->dup_preset_name, sizeof(p->dup_preset_name), "%s", key);
 			preset_clear(&p->presets[i]);
 			p->cur = (long)i;
 			return 0;
@@ -337,8 +343,12 @@ static int iter_start(struct ergon_hpx_parser *p, uint64_t iter_no, uint64_t lin
 		note_line(&p->iter_order, lineno);
 	}
 	ps->last_iter_no = iter_no;
+	/* The previous iteration's row count is the best guess for this one:
+	 * allocate it once instead of doubling from 16. */
+	size_t hint = ps->niters ? ps->iters[ps->niters - 1].nrows : 0;
 	struct hpx_iter *it = &ps->iters[ps->niters++];
 	memset(it, 0, sizeof(*it));
+	it->cap_hint = hint;
 	it->hdr = -1;
 	it->lineno = lineno;
 	ps->cur_open = true;
@@ -357,11 +367,42 @@ static int iter_start(struct ergon_hpx_parser *p, uint64_t iter_no, uint64_t lin
  * read when first_only is set (the header). */
 static long csv_split(struct ergon_hpx_parser *p, const char *s, size_t n, bool first_only)
 {
+	size_t maxf = p->lim.max_columns + 1;
+	/* Fast path, the firmware's rows: no quote, CR or NUL, so the fields
+	 * are the bytes between commas and stay in the line itself. One pass
+	 * finds the commas and bails out to the full state machine on the
+	 * first special byte. */
+	{
+		size_t nf = 0, start = 0, i = 0;
+		for (; i < n; i++) {
+			unsigned char c = (unsigned char)s[i];
+			if (c > ',')
+				continue;
+			if (c == ',') {
+				if (nf < maxf) {
+					p->fields[nf].off = start;
+					p->fields[nf].len = i - start;
+				}
+				nf++;
+				start = i + 1;
+			} else if (c == '"' || c == '\r' || c == '\0') {
+				break;
+			}
+		}
+		if (i == n) {
+			if (nf < maxf) {
+				p->fields[nf].off = start;
+				p->fields[nf].len = n - start;
+			}
+			p->field_base = s;
+			return (long)(nf + 1);
+		}
+	}
+	p->field_base = p->scratch;
 	enum { START, FIELD, QUOTED, QUOTE_IN_QUOTED } st = START;
 	char *out = p->scratch;
 	size_t o = 0, fstart = 0;
 	size_t nf = 0;
-	size_t maxf = p->lim.max_columns + 1;
 	for (size_t i = 0; i < n; i++) {
 		char c = s[i];
 		if (c == '\0')
@@ -441,14 +482,15 @@ static int col_kind(const char *s, size_t n)
 	return HPX_COL_NUM;
 }
 
-static int header_set(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char *line,
-		      size_t n, uint64_t lineno, struct ergon_err *err)
+static int header_set(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char *line, size_t n,
+		      uint64_t lineno, struct ergon_err *err)
 {
-	/* Consecutive iterations repeat the same header: reuse it. */
-	if (ps->nhdrs) {
-		struct hpx_header *last = &ps->hdrs[ps->nhdrs - 1];
-		if (last->text_len == n && memcmp(last->text, line, n) == 0) {
-			ps->cur_hdr = (long)(ps->nhdrs - 1);
+	/* Iterations repeat the same header: reuse a known one (the last one
+	 * first, the usual case). */
+	for (size_t k = ps->nhdrs; k-- > 0;) {
+		const struct hpx_header *known = &ps->hdrs[k];
+		if (known->text_len == n && memcmp(known->text, line, n) == 0) {
+			ps->cur_hdr = (long)k;
 			ps->iters[ps->niters - 1].hdr = ps->cur_hdr;
 			return 0;
 		}
@@ -458,12 +500,13 @@ static int header_set(struct ergon_hpx_parser *p, struct hpx_preset *ps, const c
 		nf = 0;
 	if ((size_t)nf > p->lim.max_columns)
 		return fail_cap(p, ERGON_ETOOBIG, lineno, "CSV columns", p->lim.max_columns, err);
-	/* A header per iteration is bounded by the iteration cap; headers only
-	 * accumulate when they change. */
+	/* Distinct headers in one preset: a real stream has one; a garbled
+	 * one a few. The cap keeps their memory bounded. */
 	int rc = grow((void **)&ps->hdrs, &ps->hdrs_cap, ps->nhdrs + 1, sizeof(*ps->hdrs),
-		      p->lim.max_iterations);
+		      HPX_MAX_HEADERS);
 	if (rc)
-		return fail_cap(p, rc, lineno, "distinct headers", p->lim.max_iterations, err);
+		return fail_cap(p, rc, lineno, "distinct CSV headers in one preset",
+				HPX_MAX_HEADERS, err);
 	struct hpx_header *h = &ps->hdrs[ps->nhdrs];
 	memset(h, 0, sizeof(*h));
 	size_t ncols = (size_t)nf;
@@ -489,7 +532,7 @@ static int header_set(struct ergon_hpx_parser *p, struct hpx_preset *ps, const c
 	size_t o = 0;
 	h->col_layer = h->col_op = h->col_tag = h->col_ovf = -1;
 	for (size_t i = 0; i < ncols; i++) {
-		const char *f = p->scratch + p->fields[i].off;
+		const char *f = p->field_base + p->fields[i].off;
 		size_t fl = p->fields[i].len;
 		hpx_strip(&f, &fl);
 		while (fl && f[0] == '"') {
@@ -530,10 +573,15 @@ static int header_set(struct ergon_hpx_parser *p, struct hpx_preset *ps, const c
 static int str_add(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char *s, size_t n,
 		   uint32_t *off, uint64_t lineno, struct ergon_err *err)
 {
-	/* Layer and Op cells are short; the arena is capped at 4 GiB offsets. */
+	/* Layer and Op text shared across iterations is stored once; what is
+	 * new counts against max_text_bytes over the whole stream. */
+	if (p->text_bytes + n + 1 > p->lim.max_text_bytes)
+		return fail_cap(p, ERGON_ETOOBIG, lineno, "bytes of Layer/Op text",
+				p->lim.max_text_bytes, err);
 	int rc = grow((void **)&ps->strs, &ps->strs_cap, ps->strs_len + n + 1, 1, UINT32_MAX);
 	if (rc)
-		return fail_cap(p, rc, lineno, "bytes of layer names", UINT32_MAX, err);
+		return fail_cap(p, rc, lineno, "bytes of Layer/Op text", UINT32_MAX, err);
+	p->text_bytes += n + 1;
 	memcpy(ps->strs + ps->strs_len, s, n);
 	ps->strs[ps->strs_len + n] = '\0';
 	*off = (uint32_t)ps->strs_len;
@@ -541,12 +589,77 @@ static int str_add(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char
 	return 0;
 }
 
+static int str_intern(struct ergon_hpx_parser *p, struct hpx_preset *ps, const uint32_t *prev_offs,
+		      size_t r, const char *s, size_t n, uint32_t *off, uint64_t lineno,
+		      struct ergon_err *err)
+{
+	if (prev_offs && prev_offs[r] != UINT32_MAX) {
+		const char *q = ps->strs + prev_offs[r];
+		if (strncmp(q, s, n) == 0 && q[n] == '\0' && !memchr(s, '\0', n)) {
+			*off = prev_offs[r];
+			return 0;
+		}
+	}
+	return str_add(p, ps, s, n, off, lineno, err);
+}
+
+/* One pass over a row made only of unsigned decimal counters (up to 18
+ * digits) and text cells without quotes, CR or NUL. Fills p->fields (with
+ * p->field_base left NULL to say "fast") and p->fast_vals; returns false
+ * when the row needs the general path. */
+static bool row_fast(struct ergon_hpx_parser *p, const struct hpx_header *h, const char *line,
+		     size_t n)
+{
+	const char *c = line, *e = line + n;
+	if (h->ncols > p->lim.max_columns || h->nnum > p->fast_cap)
+		return false;
+	for (size_t i = 0; i < h->ncols; i++) {
+		const char *fs = c;
+		if (h->kind[i] == HPX_COL_NUM) {
+			uint64_t v = 0;
+			size_t digits = 0;
+			while (c < e && (unsigned char)(*c - '0') < 10 && digits < 18) {
+				v = v * 10u + (uint64_t)(*c - '0');
+				c++;
+				digits++;
+			}
+			if (digits == 0 || (c < e && *c != ','))
+				return false;
+			p->fast_vals[h->slot[i]] = (double)v;
+		} else {
+			while (c < e && *c != ',') {
+				unsigned char b = (unsigned char)*c;
+				if (b == '"' || b == '\r' || b == '\0')
+					return false;
+				c++;
+			}
+		}
+		p->fields[i].off = (size_t)(fs - line);
+		p->fields[i].len = (size_t)(c - fs);
+		if (i + 1 < h->ncols) {
+			if (c >= e)
+				return false;
+			c++; /* the comma */
+		} else if (c != e) {
+			return false;
+		}
+	}
+	p->field_base = NULL;
+	return true;
+}
+
 static int row_add(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char *line, size_t n,
 		   uint64_t lineno, struct ergon_err *err)
 {
 	struct hpx_header *h = &ps->hdrs[ps->cur_hdr];
 	struct hpx_iter *it = &ps->iters[ps->niters - 1];
-	long nf = csv_split(p, line, n, false);
+	/* Fast path for the firmware's own rows: unsigned decimal counters and
+	 * plain text cells, split and converted in one pass. Anything else goes
+	 * through the general CSV and number parsing below. */
+	long nf = row_fast(p, h, line, n) ? (long)h->ncols : csv_split(p, line, n, false);
+	bool fast = p->field_base == NULL;
+	if (fast)
+		p->field_base = line;
 	if (nf < 0 || (size_t)nf != h->ncols) {
 		p->parse_errors++;
 		ps->parse_errors++;
@@ -564,7 +677,7 @@ static int row_add(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char
 				err);
 	size_t need = it->nrows + 1;
 	if (need > it->cap) {
-		size_t ncap = it->cap ? it->cap * 2 : 16;
+		size_t ncap = it->cap ? it->cap * 2 : (it->cap_hint > 16 ? it->cap_hint : 16);
 		if (ncap > p->lim.max_layers)
 			ncap = p->lim.max_layers;
 		double *v = realloc(it->vals, ncap * (h->nnum ? h->nnum : 1) * sizeof(double));
@@ -585,11 +698,20 @@ static int row_add(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char
 	}
 	size_t r = it->nrows;
 	double *vals = it->vals + r * h->nnum;
+	/* The same row of the previous iteration, whose Layer/Op text is almost
+	 * always identical: shared instead of stored again. */
+	const struct hpx_iter *prev = ps->niters >= 2 && ps->iters[ps->niters - 2].nrows > r
+					  ? &ps->iters[ps->niters - 2]
+					  : NULL;
 	it->ovf[r] = 0;
 	it->id_off[r] = UINT32_MAX;
 	it->op_off[r] = UINT32_MAX;
 	for (size_t i = 0; i < h->ncols; i++) {
-		const char *f = p->scratch + p->fields[i].off;
+		if (fast && h->kind[i] == HPX_COL_NUM) {
+			vals[h->slot[i]] = p->fast_vals[h->slot[i]];
+			continue;
+		}
+		const char *f = p->field_base + p->fields[i].off;
 		size_t fl = p->fields[i].len;
 		hpx_strip(&f, &fl);
 		if (h->kind[i] == HPX_COL_NUM) {
@@ -608,11 +730,13 @@ static int row_add(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char
 			double d;
 			it->ovf[r] = !(hpx_py_int(f, fl, &d, NULL, NULL) && d == 0.0);
 		} else if ((long)i == h->col_layer) {
-			int rc = str_add(p, ps, f, fl, &it->id_off[r], lineno, err);
+			int rc = str_intern(p, ps, prev ? prev->id_off : NULL, r, f, fl,
+					    &it->id_off[r], lineno, err);
 			if (rc)
 				return rc;
 		} else if ((long)i == (h->col_op >= 0 ? h->col_op : h->col_tag)) {
-			int rc = str_add(p, ps, f, fl, &it->op_off[r], lineno, err);
+			int rc = str_intern(p, ps, prev ? prev->op_off : NULL, r, f, fl,
+					    &it->op_off[r], lineno, err);
 			if (rc)
 				return rc;
 		}
@@ -669,9 +793,25 @@ static int on_line(void *ctx, const char *line, size_t n, uint64_t lineno)
 	hpx_strip(&line, &n);
 	if (n == 0)
 		return 0;
-	if (hpx_terminal_line(&p->term, line, n, lineno)) {
-		return 0;
+	/* Fast path for data rows: every sentinel starts with '-' and every
+	 * metadata/heartbeat line with 'H'; anything else inside an iteration
+	 * is CSV (unless a terminal record is open). */
+	if (line[0] != '-' && line[0] != 'H') {
+		/* The terminal record and the PMU stream are read independently
+		 * (as the reference's two parsers are): the terminal sees every
+		 * line of an open record, the PMU machine sees every line. */
+		if (p->term.in_record)
+			hpx_terminal_line(&p->term, line, n, lineno);
+		if (p->ended || !p->in_session || p->cur < 0)
+			return 0;
+		struct hpx_preset *ps = &p->presets[p->cur];
+		if (!ps->in_iter)
+			return 0;
+		if (ps->cur_hdr < 0)
+			return header_set(p, ps, line, n, lineno, err) ? -1 : 0;
+		return row_add(p, ps, line, n, lineno, err) ? -1 : 0;
 	}
+	hpx_terminal_line(&p->term, line, n, lineno);
 	if (p->ended)
 		return 0;
 	if (equals(line, n, HPX_TOK_START)) {
@@ -701,8 +841,9 @@ static int on_line(void *ctx, const char *line, size_t n, uint64_t lineno)
 		while (i < n && is_word((unsigned char)line[i]))
 			i++;
 		if (i > mp && i + 1 < n && line[i] == HPX_TOK_META_SEP)
-			return meta_set(p, line + mp, i - mp, line + i + 1, n - i - 1, lineno,
-					err) ? -1 : 0;
+			return meta_set(p, line + mp, i - mp, line + i + 1, n - i - 1, lineno, err)
+				   ? -1
+				   : 0;
 	}
 	size_t pp = strlen(HPX_TOK_PRESET_PREFIX);
 	size_t sp = strlen(HPX_TOK_MARKER_SUFFIX);
@@ -736,7 +877,8 @@ static int on_line(void *ctx, const char *line, size_t n, uint64_t lineno)
 		if (ok) {
 			if (p->cur < 0) {
 				/* Legacy streams have no preset markers. */
-				if (preset_find_or_add(p, "_default", 8, lineno, err))
+				if (preset_find_or_add(p, HPX_PRESET_LEGACY,
+						       strlen(HPX_PRESET_LEGACY), lineno, err))
 					return -1;
 			}
 			return iter_start(p, v, lineno, err) ? -1 : 0;

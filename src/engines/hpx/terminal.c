@@ -8,35 +8,36 @@
  * ok|error with a matching error code, and an all-or-none measurement whose
  * duration and count equal the terminal's elapsed time and completed count.
  */
+#include "hpx_internal.h"
+#include "hpx_parser.h"
+
 #include <stdio.h>
 #include <string.h>
 
-#include "hpx_internal.h"
-
 /* The record's keys, in wire order; the first nine are required. */
 static const char *const pt_keys[HPX_PT_NKEYS] = {
-	"HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_TERMINAL_VERSION,
-	"HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_STATUS,
-	"HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_REQUESTED_COUNT,
-	"HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_COMPLETED_COUNT,
-	"HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_ELAPSED_US,
-	"HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_FINAL_PHASE,
-	"HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_ERROR_CODE,
-	"HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_GATE_ASSERTED,
-	"HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_GATE_LOWERED,
-	"HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_MEASUREMENT_SOURCE,
-	"HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_MEASUREMENT_SCOPE,
-	"HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_ENERGY_NJ,
-	"HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_MEASUREMENT_DURATION_US,
-	"HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_MEASUREMENT_COUNT,
-	"HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_MEASUREMENT_OVERFLOW,
-	"HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_CHARGE_NC,
-	"HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_BUS_VOLTAGE_UV,
-	"HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_SAMPLE_COUNT,
-	"HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_CALIBRATION_ID,
-	/* Not part of the record: accepted names that are refused inside it. */
-	NULL,
-	NULL,
+    "HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_TERMINAL_VERSION,
+    "HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_STATUS,
+    "HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_REQUESTED_COUNT,
+    "HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_COMPLETED_COUNT,
+    "HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_ELAPSED_US,
+    "HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_FINAL_PHASE,
+    "HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_ERROR_CODE,
+    "HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_GATE_ASSERTED,
+    "HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_GATE_LOWERED,
+    "HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_MEASUREMENT_SOURCE,
+    "HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_MEASUREMENT_SCOPE,
+    "HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_ENERGY_NJ,
+    "HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_MEASUREMENT_DURATION_US,
+    "HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_MEASUREMENT_COUNT,
+    "HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_MEASUREMENT_OVERFLOW,
+    "HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_CHARGE_NC,
+    "HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_BUS_VOLTAGE_UV,
+    "HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_SAMPLE_COUNT,
+    "HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_CALIBRATION_ID,
+    /* Not part of the record: accepted names that are refused inside it. */
+    NULL,
+    NULL,
 };
 
 enum {
@@ -107,7 +108,8 @@ bool hpx_terminal_line(struct hpx_terminal_state *t, const char *line, size_t n,
 		size_t k = n < sizeof(shown) - 1 ? n : sizeof(shown) - 1;
 		memcpy(shown, line, k);
 		shown[k] = '\0';
-		t_fail(t, lineno, "malformed power terminal line '%s': expected HPX_POWER_<KEY>=<value>",
+		t_fail(t, lineno,
+		       "malformed power terminal line '%s': expected HPX_POWER_<KEY>=<value>",
 		       shown);
 		return true;
 	}
@@ -172,8 +174,9 @@ static int get_bool(const struct hpx_terminal_state *t, int k, bool *out, struct
 		*out = true;
 		return 0;
 	}
-	return ergon_err_set(err, ERGON_EPARSE, "power terminal: malformed boolean %s=%s; expected 0 or 1",
-			     pt_keys[k], t->values[k]);
+	return ergon_err_set(err, ERGON_EPARSE,
+			     "power terminal: malformed boolean %s=%s; expected 0 or 1", pt_keys[k],
+			     t->values[k]);
 }
 
 int hpx_terminal_result(const struct hpx_terminal_state *t, struct ergon_hpx_terminal *out,
@@ -188,10 +191,11 @@ int hpx_terminal_result(const struct hpx_terminal_state *t, struct ergon_hpx_ter
 				     "power firmware reached its end of run",
 				     HPX_TOK_POWER_TERMINAL_START);
 	if (t->in_record || !t->complete)
-		return ergon_err_set(err, ERGON_EPARSE,
-				     "power terminal: record starting at line %llu is incomplete (no "
-				     "%s); capture until the end marker",
-				     (unsigned long long)t->start_lineno, HPX_TOK_POWER_TERMINAL_END);
+		return ergon_err_set(
+		    err, ERGON_EPARSE,
+		    "power terminal: record starting at line %llu is incomplete (no "
+		    "%s); capture until the end marker",
+		    (unsigned long long)t->start_lineno, HPX_TOK_POWER_TERMINAL_END);
 	char missing[400] = "";
 	for (int i = 0; i < K_N_REQUIRED; i++) {
 		if (t->present[i])
@@ -201,8 +205,8 @@ int hpx_terminal_result(const struct hpx_terminal_state *t, struct ergon_hpx_ter
 			 pt_keys[i]);
 	}
 	if (missing[0])
-		return ergon_err_set(err, ERGON_EPARSE, "power terminal: record is missing fields: %s",
-				     missing);
+		return ergon_err_set(err, ERGON_EPARSE,
+				     "power terminal: record is missing fields: %s", missing);
 	if (t->n_unknown)
 		return ergon_err_set(err, ERGON_EPARSE,
 				     "power terminal: record has %u unknown field(s), first %s; "
@@ -216,7 +220,7 @@ int hpx_terminal_result(const struct hpx_terminal_state *t, struct ergon_hpx_ter
 				     "power terminal: unsupported version %lld; expected %d",
 				     (long long)out->version, HPX_WIRE_VERSION);
 	const char *status = t->values[K_STATUS];
-	if (strcmp(status, "ok") != 0 && strcmp(status, "error") != 0)
+	if (strcmp(status, HPX_STATUS_OK) != 0 && strcmp(status, HPX_STATUS_ERROR) != 0)
 		return ergon_err_set(err, ERGON_EPARSE,
 				     "power terminal: malformed status '%s'; expected ok or error",
 				     status);
@@ -236,12 +240,13 @@ int hpx_terminal_result(const struct hpx_terminal_state *t, struct ergon_hpx_ter
 		return ergon_err_set(err, ERGON_EPARSE,
 				     "power terminal: completed count %lld exceeds requested count "
 				     "%lld",
-				     (long long)out->completed_count, (long long)out->requested_count);
-	if (strcmp(status, "ok") == 0 && out->error_code != 0)
+				     (long long)out->completed_count,
+				     (long long)out->requested_count);
+	if (strcmp(status, HPX_STATUS_OK) == 0 && out->error_code != 0)
 		return ergon_err_set(err, ERGON_EPARSE,
 				     "power terminal: status ok requires error code 0, got %lld",
 				     (long long)out->error_code);
-	if (strcmp(status, "error") == 0 && out->error_code == 0)
+	if (strcmp(status, HPX_STATUS_ERROR) == 0 && out->error_code == 0)
 		return ergon_err_set(err, ERGON_EPARSE,
 				     "power terminal: status error requires a nonzero error code");
 	if (!t->values[K_PHASE][0])
@@ -268,7 +273,7 @@ int hpx_terminal_result(const struct hpx_terminal_state *t, struct ergon_hpx_ter
 			return ergon_err_set(err, ERGON_EPARSE,
 					     "power terminal: measurement payload is missing %s",
 					     pt_keys[need[i]]);
-	if (strcmp(t->values[K_SCOPE], "fixed_n_inference") != 0)
+	if (strcmp(t->values[K_SCOPE], HPX_PT_SCOPE_FIXED_N_INFERENCE) != 0)
 		return ergon_err_set(err, ERGON_EPARSE,
 				     "power terminal: unsupported measurement scope '%s'; expected "
 				     "fixed_n_inference",
@@ -293,19 +298,21 @@ int hpx_terminal_result(const struct hpx_terminal_state *t, struct ergon_hpx_ter
 		return ergon_err_set(err, ERGON_EPARSE,
 				     "power terminal: measurement fields must be non-negative");
 	if (ovf != 0 && ovf != 1)
-		return ergon_err_set(err, ERGON_EPARSE,
-				     "power terminal: measurement overflow must be 0 or 1, got %lld",
-				     (long long)ovf);
+		return ergon_err_set(
+		    err, ERGON_EPARSE,
+		    "power terminal: measurement overflow must be 0 or 1, got %lld",
+		    (long long)ovf);
 	m->overflow = ovf == 1;
 	if (m->inference_count > 0 && m->duration_us == 0)
 		return ergon_err_set(err, ERGON_EPARSE,
 				     "power terminal: measurement duration must be positive for "
 				     "completed work");
 	if (m->inference_count != out->completed_count)
-		return ergon_err_set(err, ERGON_EPARSE,
-				     "power terminal: measurement count %lld does not match completed "
-				     "count %lld",
-				     (long long)m->inference_count, (long long)out->completed_count);
+		return ergon_err_set(
+		    err, ERGON_EPARSE,
+		    "power terminal: measurement count %lld does not match completed "
+		    "count %lld",
+		    (long long)m->inference_count, (long long)out->completed_count);
 	if (m->duration_us != out->elapsed_us)
 		return ergon_err_set(err, ERGON_EPARSE,
 				     "power terminal: measurement duration %lld us does not match "
@@ -325,30 +332,37 @@ static json_t *opt_int(bool has, int64_t v)
 	return has ? json_integer((json_int_t)v) : json_null();
 }
 
+/* Text fields come from the wire and may not be UTF-8: replaced bytes
+ * become U+FFFD, as the reference's decode(errors='replace') does. */
+static json_t *text(const char *s)
+{
+	return hpx_json_text(s, strlen(s));
+}
+
 json_t *ergon_hpx_terminal_to_json(const struct ergon_hpx_terminal *t)
 {
-	json_t *term = json_pack("{s:I, s:s, s:I, s:I, s:I, s:s, s:I, s:b, s:b}", "version",
-				 (json_int_t)t->version, "status", t->status, "requested_count",
-				 (json_int_t)t->requested_count, "completed_count",
-				 (json_int_t)t->completed_count, "elapsed_us",
-				 (json_int_t)t->elapsed_us, "final_phase", t->final_phase,
-				 "error_code", (json_int_t)t->error_code, "gate_asserted",
-				 (int)t->gate_asserted, "gate_lowered", (int)t->gate_lowered);
+	json_t *term =
+	    json_pack("{s:I, s:o, s:I, s:I, s:I, s:o, s:I, s:b, s:b}", "version",
+		      (json_int_t)t->version, "status", text(t->status), "requested_count",
+		      (json_int_t)t->requested_count, "completed_count",
+		      (json_int_t)t->completed_count, "elapsed_us", (json_int_t)t->elapsed_us,
+		      "final_phase", text(t->final_phase), "error_code", (json_int_t)t->error_code,
+		      "gate_asserted", (int)t->gate_asserted, "gate_lowered", (int)t->gate_lowered);
 	if (!term)
 		return NULL;
 	json_t *meas = json_null();
 	if (t->has_measurement) {
 		const struct ergon_hpx_power_measurement *m = &t->measurement;
 		json_decref(meas);
-		meas = json_pack("{s:s, s:s, s:I, s:I, s:I, s:b, s:o, s:o, s:o, s:o}", "source",
-				 m->source, "scope", m->scope, "energy_nj", (json_int_t)m->energy_nj,
-				 "duration_us", (json_int_t)m->duration_us, "inference_count",
-				 (json_int_t)m->inference_count, "overflow", (int)m->overflow,
-				 "charge_nc", opt_int(m->has_charge_nc, m->charge_nc),
-				 "bus_voltage_uv", opt_int(m->has_bus_voltage_uv, m->bus_voltage_uv),
-				 "sample_count", opt_int(m->has_sample_count, m->sample_count),
-				 "calibration_id",
-				 m->has_calibration_id ? json_string(m->calibration_id) : json_null());
+		meas = json_pack(
+		    "{s:o, s:o, s:I, s:I, s:I, s:b, s:o, s:o, s:o, s:o}", "source", text(m->source),
+		    "scope", text(m->scope), "energy_nj", (json_int_t)m->energy_nj, "duration_us",
+		    (json_int_t)m->duration_us, "inference_count", (json_int_t)m->inference_count,
+		    "overflow", (int)m->overflow, "charge_nc",
+		    opt_int(m->has_charge_nc, m->charge_nc), "bus_voltage_uv",
+		    opt_int(m->has_bus_voltage_uv, m->bus_voltage_uv), "sample_count",
+		    opt_int(m->has_sample_count, m->sample_count), "calibration_id",
+		    m->has_calibration_id ? text(m->calibration_id) : json_null());
 		if (!meas) {
 			json_decref(term);
 			return NULL;

@@ -1,11 +1,11 @@
 /* Counter pass planning for a Cortex-M55 PMU (4 chained 32-bit counters per
  * pass; cycles from the cycle counter). */
+#include "ergon/pmu.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-#include "ergon/pmu.h"
 
 static const char *const groups[] = {"cpu", "memory", "mve"};
 
@@ -14,8 +14,8 @@ static const char *const set_cpu[] = {"CPU_CYCLES", "INST_RETIRED", "STALL_FRONT
 				      "STALL_BACKEND"};
 static const char *const set_memory[] = {"MEM_ACCESS", "L1D_CACHE_REFILL", "BUS_ACCESS",
 					 "BUS_CYCLES"};
-static const char *const set_mve[] = {"MVE_INST_RETIRED", "MVE_INT_MAC_RETIRED",
-				      "MVE_LDST_RETIRED", "MVE_STALL"};
+static const char *const set_mve[] = {"MVE_INST_RETIRED", "MVE_INT_MAC_RETIRED", "MVE_LDST_RETIRED",
+				      "MVE_STALL"};
 
 /* Case-insensitive edit distance on short names (both <= 64 chars). */
 static size_t distance(const char *a, const char *b)
@@ -123,7 +123,8 @@ int ergon_pmu_plan(const char *const *items, size_t nitems, struct ergon_pmu_pla
 			size_t gl = (size_t)(colon - it);
 			bool found = false;
 			for (size_t g = 0; g < 3; g++) {
-				if (strlen(groups[g]) == gl && strncasecmp(groups[g], it, gl) == 0 &&
+				if (strlen(groups[g]) == gl &&
+				    strncasecmp(groups[g], it, gl) == 0 &&
 				    strcasecmp(colon + 1, "all") == 0) {
 					found = true;
 					for (size_t k = 0; k < ncat && !rc; k++)

@@ -16,19 +16,19 @@
  * code, so the host can name the failure. */
 enum ert_status {
 	ERT_OK = 0,
-	ERT_E_TRANSPORT = -1,        /* the transport refused or failed a write */
-	ERT_E_TIMEOUT = -2,          /* a bounded wait ran out (GO, drain) */
-	ERT_E_I2C = -3,              /* an I2C transfer failed */
-	ERT_E_CONFIG = -4,           /* a configuration the runtime cannot honour */
-	ERT_E_GPIO = -5,             /* a GPIO call failed or read back wrong */
-	ERT_E_UNSUPPORTED = -6,      /* the board lacks a required HAL entry */
-	ERT_E_INA228_ID = -7,        /* manufacturer or device id mismatch */
-	ERT_E_SHUNT_CAL_WRITE = -8,  /* writing SHUNT_CAL failed on the bus */
+	ERT_E_TRANSPORT = -1,	       /* the transport refused or failed a write */
+	ERT_E_TIMEOUT = -2,	       /* a bounded wait ran out (GO, drain) */
+	ERT_E_I2C = -3,		       /* an I2C transfer failed */
+	ERT_E_CONFIG = -4,	       /* a configuration the runtime cannot honour */
+	ERT_E_GPIO = -5,	       /* a GPIO call failed or read back wrong */
+	ERT_E_UNSUPPORTED = -6,	       /* the board lacks a required HAL entry */
+	ERT_E_INA228_ID = -7,	       /* manufacturer or device id mismatch */
+	ERT_E_SHUNT_CAL_WRITE = -8,    /* writing SHUNT_CAL failed on the bus */
 	ERT_E_SHUNT_CAL_READBACK = -9, /* SHUNT_CAL read back different */
-	ERT_E_CLOCK = -10,           /* the window clock failed or did not advance */
-	ERT_E_WORKLOAD = -11,        /* the user's inference returned an error */
-	ERT_E_LAYERS = -12,          /* layer hooks misused (nesting, too many) */
-	ERT_E_GATE_STUCK = -13,      /* the gate pin read back high after lowering */
+	ERT_E_CLOCK = -10,	       /* the window clock failed or did not advance */
+	ERT_E_WORKLOAD = -11,	       /* the user's inference returned an error */
+	ERT_E_LAYERS = -12,	       /* layer hooks misused (nesting, too many) */
+	ERT_E_GATE_STUCK = -13,	       /* the gate pin read back high after lowering */
 };
 
 /* Short stable name of a status ("timeout"), never NULL. */

@@ -8,10 +8,10 @@
 #ifndef ERT_INA228_H
 #define ERT_INA228_H
 
-#include <stdint.h>
-
 #include "ergon/ert_hal.h"
 #include "ergon/ert_ina228_math.h"
+
+#include <stdint.h>
 
 /* Registers (datasheet table 7-4). */
 #define ERT_INA228_REG_CONFIG 0x00
@@ -34,7 +34,7 @@
 #define ERT_INA228_DIAG_CHARGEOF (1u << 10)
 #define ERT_INA228_DIAG_MATHOF (1u << 9)
 #define ERT_INA228_MANUFACTURER_TI 0x5449u /* "TI" */
-#define ERT_INA228_DEVICE_ID 0x228u        /* DEVICE_ID bits 15:4 */
+#define ERT_INA228_DEVICE_ID 0x228u	   /* DEVICE_ID bits 15:4 */
 /* ADC_CONFIG.MODE = 0xF: continuous shunt, bus and temperature. */
 #define ERT_INA228_MODE_CONT_ALL 0xFu
 
@@ -56,15 +56,15 @@ struct ert_ina228 {
 };
 
 struct ert_ina228_reading {
-	uint64_t energy_raw;  /* 40-bit unsigned */
-	int64_t charge_raw;   /* 40-bit signed, sign-extended */
-	uint32_t vbus_raw;    /* 20-bit */
-	uint16_t diag;        /* DIAG_ALRT */
+	uint64_t energy_raw; /* 40-bit unsigned */
+	int64_t charge_raw;  /* 40-bit signed, sign-extended */
+	uint32_t vbus_raw;   /* 20-bit */
+	uint16_t diag;	     /* DIAG_ALRT */
 	uint64_t energy_nj;
-	uint64_t charge_nc;   /* negative charge clamped to 0 */
-	int charge_clamped;   /* CHARGE read negative (reversed sense wiring?) */
+	uint64_t charge_nc; /* negative charge clamped to 0 */
+	int charge_clamped; /* CHARGE read negative (reversed sense wiring?) */
 	uint64_t bus_uv;
-	int overflow;         /* ENERGYOF, CHARGEOF or MATHOF */
+	int overflow; /* ENERGYOF, CHARGEOF or MATHOF */
 };
 
 /* Check identity, configure ADC and CONFIG.ADCRANGE, write SHUNT_CAL and

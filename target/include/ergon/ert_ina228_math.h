@@ -20,13 +20,13 @@
 struct ert_ina228_plan {
 	double shunt_ohms;
 	double max_current_a;
-	int adcrange;          /* 1: ±40.96 mV (high resolution), 0: ±163.84 mV */
-	double current_lsb_a;  /* max_current_a / 2^19 */
-	uint16_t shunt_cal;    /* rounded register value (×4 applied for ADCRANGE 1) */
-	double burden_v;       /* shunt_ohms × max_current_a */
-	double power_lsb_w;    /* 3.2 × CURRENT_LSB */
-	double energy_lsb_j;   /* 16 × 3.2 × CURRENT_LSB */
-	double charge_lsb_c;   /* CURRENT_LSB */
+	int adcrange;	      /* 1: ±40.96 mV (high resolution), 0: ±163.84 mV */
+	double current_lsb_a; /* max_current_a / 2^19 */
+	uint16_t shunt_cal;   /* rounded register value (×4 applied for ADCRANGE 1) */
+	double burden_v;      /* shunt_ohms × max_current_a */
+	double power_lsb_w;   /* 3.2 × CURRENT_LSB */
+	double energy_lsb_j;  /* 16 × 3.2 × CURRENT_LSB */
+	double charge_lsb_c;  /* CURRENT_LSB */
 };
 
 /* Plan the calibration. Returns 0, or ERT_E_CONFIG when an input is not

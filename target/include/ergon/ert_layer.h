@@ -9,9 +9,9 @@
 #ifndef ERT_LAYER_H
 #define ERT_LAYER_H
 
-#include <stdint.h>
-
 #include "ergon/ert_hal.h"
+
+#include <stdint.h>
 
 #ifndef ERT_MAX_LAYERS
 #define ERT_MAX_LAYERS 64

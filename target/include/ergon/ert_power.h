@@ -6,12 +6,12 @@
 #ifndef ERT_POWER_H
 #define ERT_POWER_H
 
-#include <stdint.h>
-
 #include "ergon/ert_hal.h"
 #include "ergon/ert_ina228.h"
 #include "ergon/ert_sync.h"
 #include "ergon/ert_window.h"
+
+#include <stdint.h>
 
 #define ERT_POWER_TERMINAL_VERSION 1
 #define ERT_POWER_TERMINAL_TEXT_MAX 768
@@ -21,7 +21,7 @@
 
 enum ert_power_source {
 	ERT_SOURCE_EXTERNAL = 1, /* a Joulescope-class meter watching the gate */
-	ERT_SOURCE_INA228 = 2,   /* internal mode */
+	ERT_SOURCE_INA228 = 2,	 /* internal mode */
 };
 
 /* Phases, in order; the terminal record keeps the last one reached. */
@@ -48,9 +48,9 @@ struct ert_power_config {
 };
 
 struct ert_power_terminal {
-	uint32_t magic;   /* ERT_POWER_TERMINAL_MAGIC once complete */
+	uint32_t magic; /* ERT_POWER_TERMINAL_MAGIC once complete */
 	uint32_t version;
-	int32_t status;   /* 0 ok, else the ert_status of the failure */
+	int32_t status; /* 0 ok, else the ert_status of the failure */
 	uint32_t final_phase;
 	uint32_t requested_count;
 	uint32_t completed_count;

@@ -6,11 +6,11 @@
 #ifndef ERT_PROFILE_H
 #define ERT_PROFILE_H
 
-#include <stdint.h>
-
 #include "ergon/ert_hal.h"
 #include "ergon/ert_layer.h"
 #include "ergon/ert_window.h"
+
+#include <stdint.h>
 
 #ifndef ERT_MAX_PRESETS
 #define ERT_MAX_PRESETS 8
@@ -23,6 +23,12 @@ struct ert_preset {
 	const char *event_names[ERT_PMU_PASS_COUNTERS];
 };
 
+/* Extra HPX_<key>=<value> metadata from the application (model facts). */
+struct ert_meta_u {
+	const char *key;
+	uint64_t value;
+};
+
 struct ert_profile_config {
 	uint32_t model_size;
 	uint32_t arena_size;
@@ -30,12 +36,14 @@ struct ert_profile_config {
 	uint32_t warmup;
 	uint32_t iterations;
 	const struct ert_preset *presets;
-	unsigned n_presets; /* 0: one pass without PMU events */
+	unsigned n_presets;		/* 0: one pass without PMU events */
 	uint32_t heartbeat_every_iters; /* 0 = off */
-	uint32_t heartbeat_every_ms;    /* 0 = off */
-	int clean_window;               /* run a clean window after the presets */
+	uint32_t heartbeat_every_ms;	/* 0 = off */
+	int clean_window;		/* run a clean window after the presets */
 	struct ert_window_config window;
-	const char *clock_note;         /* port's note on the clocks (may be NULL) */
+	const char *clock_note;		     /* port's note on the clocks (may be NULL) */
+	const struct ert_meta_u *extra_meta; /* emitted after the standard keys */
+	unsigned n_extra_meta;
 };
 
 struct ert_profile_stats {

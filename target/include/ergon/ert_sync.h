@@ -8,14 +8,14 @@
 #ifndef ERT_SYNC_H
 #define ERT_SYNC_H
 
-#include <stdint.h>
-
 #include "ergon/ert_hal.h"
+
+#include <stdint.h>
 
 struct ert_sync_config {
 	uint8_t gate_pin;
 	uint8_t state_pin; /* lock-step only */
-	uint8_t go_pin;    /* lock-step only */
+	uint8_t go_pin;	   /* lock-step only */
 	uint32_t go_timeout_us;
 	uint32_t go_poll_us;
 };

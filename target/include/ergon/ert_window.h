@@ -5,9 +5,9 @@
 #ifndef ERT_WINDOW_H
 #define ERT_WINDOW_H
 
-#include <stdint.h>
-
 #include "ergon/ert_hal.h"
+
+#include <stdint.h>
 
 struct ert_hpx;
 
@@ -25,23 +25,23 @@ enum ert_window_mode {
 struct ert_window_config {
 	int mode;
 	uint32_t window_target_ms;
-	uint32_t window_min;  /* inferences, auto mode */
-	uint32_t window_max;  /* inferences, auto mode; also the record bound */
-	uint32_t iterations;  /* fixed mode */
-	uint32_t rate_probe_us; /* delay_us interval timed with the cycle counter; 0 = off */
+	uint32_t window_min;	    /* inferences, auto mode */
+	uint32_t window_max;	    /* inferences, auto mode; also the record bound */
+	uint32_t iterations;	    /* fixed mode */
+	uint32_t rate_probe_us;	    /* delay_us interval timed with the cycle counter; 0 = off */
 	uint32_t drain_wait_max_us; /* wait for the transport to drain; 0 = off */
-	int busy_loop;        /* a calibrated spin instead of inference */
-	uint32_t busy_loop_us; /* spin length per "inference" */
-	int trace;            /* a line per iteration (perturbs the window) */
+	int busy_loop;		    /* a calibrated spin instead of inference */
+	uint32_t busy_loop_us;	    /* spin length per "inference" */
+	int trace;		    /* a line per iteration (perturbs the window) */
 };
 
 struct ert_window_result {
-	uint32_t requested;     /* fixed: iterations; auto: window_max */
+	uint32_t requested; /* fixed: iterations; auto: window_max */
 	uint32_t completed;
-	uint32_t elapsed_us;    /* window clock, first to last inference */
+	uint32_t elapsed_us; /* window clock, first to last inference */
 	int have_cycles;
-	uint32_t ref_cycles;    /* warm reference: the largest of 3 warm deltas */
-	uint64_t total_cycles;  /* sum of the window's per-iteration deltas */
+	uint32_t ref_cycles;	/* warm reference: the largest of 3 warm deltas */
+	uint64_t total_cycles;	/* sum of the window's per-iteration deltas */
 	uint32_t stalled_iters; /* zero cycle delta */
 	uint32_t partial_iters; /* non-zero delta below ref_cycles / 8 */
 	uint32_t rate_probe_us;

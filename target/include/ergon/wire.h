@@ -94,8 +94,31 @@
 #define HPX_KEY_PT_CALIBRATION_ID "CALIBRATION_ID"
 #define HPX_KEY_PT_INA228_DIAG "INA228_DIAG"
 
+#define HPX_KEY_PT_INA228_BYSTANDER_FAILED "INA228_BYSTANDER_FAILED"
+
+/* HPX_POWER_STATUS values. The host accepts exactly ok and error (with a
+ * nonzero HPX_POWER_ERROR_CODE); "failed" and "incomplete" were in the first
+ * draft of this registry and are refused by the host parser: an emitter
+ * reports them as status error with its own error code. */
 #define HPX_STATUS_OK "ok"
+#define HPX_STATUS_ERROR "error"
 #define HPX_STATUS_FAILED "failed"
 #define HPX_STATUS_INCOMPLETE "incomplete"
+
+/* HPX_POWER_MEASUREMENT_SCOPE: the only scope the host accepts. */
+#define HPX_PT_SCOPE_FIXED_N_INFERENCE "fixed_n_inference"
+
+/* CSV cells the host treats as text, not counters (besides Layer, Op and
+ * overflow above): AOT streams may tag rows. */
+#define HPX_CSV_COL_TAG "\"tag\""
+#define HPX_CSV_COL_NAME "\"name\""
+
+/* Preset given to iterations without any HPX_PRESET marker (legacy streams).
+ * Presets whose names start with '_' are merged but not grouped. */
+#define HPX_PRESET_LEGACY "_default"
+
+/* A per-layer counter delta at or above this value is a uint32 subtraction
+ * that wrapped on the target (finish < start), not a count. */
+#define HPX_U32_WRAP_MIN 2147483648.0
 
 #endif

@@ -2,9 +2,9 @@
 #ifndef ERT_AN547_H
 #define ERT_AN547_H
 
-#include <stdint.h>
-
 #include "ergon/ert_hal.h"
+
+#include <stdint.h>
 
 /* Fill the HAL: UART0 transport (profile build only), SysTick window
  * clock, DWT/PMU detection, FPGAIO LEDs as GPIO pins 1..8. */

@@ -10,34 +10,39 @@ static struct ert_hal hal;
 
 #ifndef ERT_POWER_BUILD
 static struct ert_layers layers;
+/* The network's answer on the fixed input, for the host to check against
+ * an independent reference (tests/functional/netdemo_ref.py). */
+static struct ert_meta_u example_meta[2] = {{"EXAMPLE_CLASS", 0}, {"EXAMPLE_CHECKSUM", 0}};
 
-static const struct ert_profile_config profile_cfg = {
-	.model_size = (uint32_t)(4 * 9 * 2 + 10 * 256), /* weight bytes */
-	.arena_size = 8 * 8 * 4 * 2,
-	.allocated_arena = 8 * 8 * 4 * 2,
-	.warmup = 2,
-	.iterations = 3,
-	.presets = 0,
-	.n_presets = 0, /* one pass; PMU presets need a PMU (QEMU has none) */
-	.heartbeat_every_iters = 2,
-	.heartbeat_every_ms = 0,
-	.clean_window = 1,
-	.window = {.mode = ERT_WINDOW_AUTO,
-		   .window_target_ms = 20,
-		   .window_min = 5,
-		   .window_max = 500,
-		   .rate_probe_us = 1000,
-		   .drain_wait_max_us = 2000},
-	.clock_note = "an547 SysTick at 32 MHz nominal; under QEMU -icount time is "
-		      "instruction-derived, not M55 cycles",
+static struct ert_profile_config profile_cfg = {
+    .model_size = (uint32_t)(4 * 9 * 2 + 10 * 256), /* weight bytes */
+    .arena_size = 8 * 8 * 4 * 2,
+    .allocated_arena = 8 * 8 * 4 * 2,
+    .warmup = 2,
+    .iterations = 3,
+    .presets = 0,
+    .n_presets = 0, /* one pass; PMU presets need a PMU (QEMU has none) */
+    .heartbeat_every_iters = 2,
+    .heartbeat_every_ms = 0,
+    .clean_window = 1,
+    .window = {.mode = ERT_WINDOW_AUTO,
+	       .window_target_ms = 20,
+	       .window_min = 5,
+	       .window_max = 500,
+	       .rate_probe_us = 1000,
+	       .drain_wait_max_us = 2000},
+    .clock_note = "an547 SysTick at 32 MHz nominal; under QEMU -icount time is "
+		  "instruction-derived, not M55 cycles",
+    .extra_meta = example_meta,
+    .n_extra_meta = 2,
 };
 #else
 static const struct ert_power_config power_cfg = {
-	.warmup = 2,
-	.window = {.mode = ERT_WINDOW_FIXED, .iterations = 50},
-	.sync = {.gate_pin = 1}, /* FPGAIO LED0 */
-	.source = ERT_SOURCE_EXTERNAL,
-	.calibration_id = 0,
+    .warmup = 2,
+    .window = {.mode = ERT_WINDOW_FIXED, .iterations = 50},
+    .sync = {.gate_pin = 1}, /* FPGAIO LED0 */
+    .source = ERT_SOURCE_EXTERNAL,
+    .calibration_id = 0,
 };
 #endif
 
@@ -47,6 +52,9 @@ int main(void)
 	const struct ert_workload work = {netdemo_infer, 0};
 #ifndef ERT_POWER_BUILD
 	struct ert_profile_stats stats;
+	(void)netdemo_infer(0);
+	example_meta[0].value = (uint64_t)netdemo_last_class();
+	example_meta[1].value = netdemo_last_checksum();
 	int rc = ert_profile_run(&hal, &profile_cfg, &work, &layers, &stats);
 #else
 	int rc = ert_power_run(&hal, &power_cfg, &work);

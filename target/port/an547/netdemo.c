@@ -2,10 +2,10 @@
  * 3x3 convolution (1 -> 4 channels), 3x3 depthwise, fully connected
  * (256 -> 10) and softmax, each bracketed by the layer hooks. Weights are
  * generated deterministically at first use (no model file on this board). */
-#include <stdint.h>
-
 #include "an547.h"
 #include "ergon/ert_layer.h"
+
+#include <stdint.h>
 
 #define H 8
 #define W 8

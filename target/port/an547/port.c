@@ -147,8 +147,8 @@ static int pmu_read(void *ctx, uint32_t *counts, unsigned n, int *overflow)
 	uint32_t ovs = PMU_OVSSET;
 	*overflow = 0;
 	for (unsigned i = 0; i < n; i++) {
-		counts[i] = ((PMU_EVCNTR(2u * i + 1u) & 0xFFFFu) << 16) |
-			    (PMU_EVCNTR(2u * i) & 0xFFFFu);
+		counts[i] =
+		    ((PMU_EVCNTR(2u * i + 1u) & 0xFFFFu) << 16) | (PMU_EVCNTR(2u * i) & 0xFFFFu);
 		if (ovs & (1u << (2u * i + 1u)))
 			*overflow = 1;
 	}

@@ -1,13 +1,13 @@
 /* CSV recordings (statistics packets, raw samples) and gate marker files,
  * parsed incrementally into the gated engine. */
+#include "ergon/power_csv.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "ergon/power_csv.h"
 
 #define RAW_BATCH 4096u
 #define STATS_BATCH 256u
@@ -37,9 +37,9 @@ enum stats_col {
 };
 
 static const char *const stats_names[S_COUNT] = {
-	"t_start_s", "t_end_s", "i_avg_a", "i_std_a",  "i_min_a",  "i_max_a",
-	"v_avg_v",   "v_std_v", "v_min_v", "v_max_v",  "p_avg_w",  "p_std_w",
-	"p_min_w",   "p_max_w", "charge_c", "energy_j", "sample_id", "digital"};
+    "t_start_s", "t_end_s", "i_avg_a",	"i_std_a",  "i_min_a",	 "i_max_a",
+    "v_avg_v",	 "v_std_v", "v_min_v",	"v_max_v",  "p_avg_w",	 "p_std_w",
+    "p_min_w",	 "p_max_w", "charge_c", "energy_j", "sample_id", "digital"};
 
 enum raw_col { R_T, R_I, R_V, R_P, R_D, R_COUNT };
 static const char *const raw_names[R_COUNT] = {"t_s", "current_a", "voltage_v", "power_w",
@@ -78,7 +78,8 @@ int ergon_power_csv_new(int kind, struct ergon_gated *g, unsigned sync_input_ind
 		return ergon_err_set(err, ERGON_EUSAGE, "power CSV: unknown kind %d", kind);
 	if (sync_input_index > 31)
 		return ergon_err_set(err, ERGON_ERANGE,
-				     "sync input index %u: digital inputs are 0..31", sync_input_index);
+				     "sync input index %u: digital inputs are 0..31",
+				     sync_input_index);
 	struct ergon_power_csv *p = calloc(1, sizeof(*p));
 	if (p == NULL)
 		return ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", name);
@@ -151,10 +152,9 @@ static int parse_u64(struct ergon_power_csv *p, const char *f, int col, const ch
 		end = (char *)f;
 	unsigned long long v = end ? 0 : strtoull(f, &end, 0);
 	if (*f == 0 || end == f || *end != 0 || errno == ERANGE || v > max)
-		return ergon_err_set(err, ERGON_EPARSE,
-				     "%s:%llu:%d: %s '%.40s' is not an unsigned integer <= %llu",
-				     p->name, (unsigned long long)p->line_no, col, what, f,
-				     (unsigned long long)max);
+		return ergon_err_set(
+		    err, ERGON_EPARSE, "%s:%llu:%d: %s '%.40s' is not an unsigned integer <= %llu",
+		    p->name, (unsigned long long)p->line_no, col, what, f, (unsigned long long)max);
 	*out = v;
 	return 0;
 }
@@ -170,10 +170,9 @@ static int header(struct ergon_power_csv *p, char **f, int *col, int n, struct e
 			if (strcmp(f[i], names[k]) != 0)
 				continue;
 			if (p->present[k])
-				return ergon_err_set(err, ERGON_EPARSE,
-						     "%s:%llu:%d: column '%s' appears twice",
-						     p->name, (unsigned long long)p->line_no, col[i],
-						     names[k]);
+				return ergon_err_set(
+				    err, ERGON_EPARSE, "%s:%llu:%d: column '%s' appears twice",
+				    p->name, (unsigned long long)p->line_no, col[i], names[k]);
 			p->present[k] = 1;
 			p->map[i] = k;
 		}
@@ -182,18 +181,19 @@ static int header(struct ergon_power_csv *p, char **f, int *col, int n, struct e
 	for (int k = 0; k < required; k++)
 		if (!p->present[k])
 			return ergon_err_set(
-				err, ERGON_EPARSE,
-				"%s:%llu: the header has no '%s' column; the first line must name "
-				"the columns, e.g. %s",
-				p->name, (unsigned long long)p->line_no, names[k],
-				p->kind == ERGON_POWER_CSV_STATS ?
-					"t_start_s,t_end_s,i_avg_a,v_avg_v,charge_c,energy_j,digital" :
-					"t_s,current_a,voltage_v,power_w,digital");
+			    err, ERGON_EPARSE,
+			    "%s:%llu: the header has no '%s' column; the first line must name "
+			    "the columns, e.g. %s",
+			    p->name, (unsigned long long)p->line_no, names[k],
+			    p->kind == ERGON_POWER_CSV_STATS
+				? "t_start_s,t_end_s,i_avg_a,v_avg_v,charge_c,energy_j,digital"
+				: "t_s,current_a,voltage_v,power_w,digital");
 	if (p->kind == ERGON_POWER_CSV_STATS && p->present[S_CHARGE] != p->present[S_ENERGY])
-		return ergon_err_set(err, ERGON_EPARSE,
-				     "%s:%llu: charge_c and energy_j come together (the instrument's "
-				     "accumulators); add the missing one or drop both",
-				     p->name, (unsigned long long)p->line_no);
+		return ergon_err_set(
+		    err, ERGON_EPARSE,
+		    "%s:%llu: charge_c and energy_j come together (the instrument's "
+		    "accumulators); add the missing one or drop both",
+		    p->name, (unsigned long long)p->line_no);
 	p->have_header = 1;
 	return 0;
 }
@@ -227,7 +227,7 @@ static int stats_row(struct ergon_power_csv *p, char **f, int *col, struct ergon
 	double *dst[S_COUNT] = {&q->t_start_s, &q->t_end_s, &q->i_avg_a, &q->i_std_a, &q->i_min_a,
 				&q->i_max_a,   &q->v_avg_v, &q->v_std_v, &q->v_min_v, &q->v_max_v,
 				&q->p_avg_w,   &q->p_std_w, &q->p_min_w, &q->p_max_w, &q->charge_c,
-				&q->energy_j,  NULL,        NULL};
+				&q->energy_j,  NULL,	    NULL};
 	for (int i = 0; i < p->ncols; i++) {
 		int k = p->map[i];
 		if (k < 0)
@@ -269,8 +269,8 @@ static int raw_row(struct ergon_power_csv *p, char **f, int *col, struct ergon_e
 		int k = p->map[i];
 		if (k < 0)
 			continue;
-		int rc = k == R_D ? parse_u64(p, f[i], col[i], raw_names[k], 0xffffffffu, &dig, err) :
-				    parse_double(p, f[i], col[i], raw_names[k], &v[k], err);
+		int rc = k == R_D ? parse_u64(p, f[i], col[i], raw_names[k], 0xffffffffu, &dig, err)
+				  : parse_double(p, f[i], col[i], raw_names[k], &v[k], err);
 		if (rc)
 			return rc;
 	}
@@ -299,7 +299,8 @@ static int raw_row(struct ergon_power_csv *p, char **f, int *col, struct ergon_e
 					     "%s:%llu: t_s %.9g is off the %.6g Hz grid set by the "
 					     "first two samples (expected %.9g); raw CSV must be "
 					     "uniformly sampled (use --stats for packets)",
-					     p->name, (unsigned long long)p->line_no, t, p->fs, want);
+					     p->name, (unsigned long long)p->line_no, t, p->fs,
+					     want);
 	}
 	p->t_prev = t;
 	p->bi[p->bn] = (float)v[R_I];
@@ -345,8 +346,8 @@ static int do_line(struct ergon_power_csv *p, struct ergon_err *err)
 				     "%s:%llu: %d fields but the header names %d; every row needs "
 				     "one value per column",
 				     p->name, (unsigned long long)p->line_no, n, p->ncols);
-	return p->kind == ERGON_POWER_CSV_STATS ? stats_row(p, f, col, err) :
-						  raw_row(p, f, col, err);
+	return p->kind == ERGON_POWER_CSV_STATS ? stats_row(p, f, col, err)
+						: raw_row(p, f, col, err);
 }
 
 int ergon_power_csv_feed(struct ergon_power_csv *p, const char *buf, size_t len,
@@ -442,18 +443,20 @@ int ergon_gate_markers_parse(const char *buf, size_t len, const char *name,
 				nf = -1;
 		}
 		if (nf != 2) {
-			rc = ergon_err_set(err, ERGON_EPARSE,
-					   "%s:%llu: expected 'start_s,end_s' (two numbers in seconds "
-					   "on the recording's clock)",
-					   name, (unsigned long long)line_no);
+			rc = ergon_err_set(
+			    err, ERGON_EPARSE,
+			    "%s:%llu: expected 'start_s,end_s' (two numbers in seconds "
+			    "on the recording's clock)",
+			    name, (unsigned long long)line_no);
 			goto fail;
 		}
 		if (!isfinite(v[0]) || !isfinite(v[1]) || v[0] < 0 || v[1] <= v[0] ||
 		    (n > 0 && v[0] < m[n - 1].end_s)) {
-			rc = ergon_err_set(err, ERGON_EPARSE,
-					   "%s:%llu: marker [%g, %g) must be finite, start >= 0, end > "
-					   "start, after the previous marker",
-					   name, (unsigned long long)line_no, v[0], v[1]);
+			rc = ergon_err_set(
+			    err, ERGON_EPARSE,
+			    "%s:%llu: marker [%g, %g) must be finite, start >= 0, end > "
+			    "start, after the previous marker",
+			    name, (unsigned long long)line_no, v[0], v[1]);
 			goto fail;
 		}
 		if (n == cap) {

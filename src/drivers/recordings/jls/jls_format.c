@@ -1,9 +1,9 @@
 /* JLS wire format: CRC32C and the decoders of headers and payloads. They
  * work on byte buffers only, so tests and the fuzzer drive them directly. */
+#include "ergon/jls.h"
+
 #include <stdint.h>
 #include <string.h>
-
-#include "ergon/jls.h"
 
 static const uint8_t jls_ident[16] = {0x6a, 0x6c, 0x73, 0x66, 0x6d, 0x74, 0x0d, 0x0a,
 				      0x20, 0x0a, 0x20, 0x1a, 0x20, 0x20, 0xb2, 0x1c};
@@ -37,8 +37,8 @@ static void crc_table_init(void)
 	}
 	for (uint32_t i = 0; i < 256; i++)
 		for (int t = 1; t < 8; t++)
-			crc_table[t][i] = (crc_table[t - 1][i] >> 8) ^
-					  crc_table[0][crc_table[t - 1][i] & 0xffu];
+			crc_table[t][i] =
+			    (crc_table[t - 1][i] >> 8) ^ crc_table[0][crc_table[t - 1][i] & 0xffu];
 	crc_table_ready = 1;
 }
 
@@ -128,14 +128,14 @@ int ergon_jls_chunk_header_decode(const uint8_t *b, size_t len, struct ergon_jls
 				  const char *where, struct ergon_err *err)
 {
 	if (len < ERGON_JLS_CHUNK_HEADER_SIZE)
-		return ergon_err_set(err, ERGON_EPARSE, "%s: chunk header cut short (%zu of 32 bytes)",
-				     where, len);
+		return ergon_err_set(err, ERGON_EPARSE,
+				     "%s: chunk header cut short (%zu of 32 bytes)", where, len);
 	uint32_t crc = rd_u32(b + 28);
 	uint32_t got = ergon_jls_crc32c(0, b, 28);
 	if (crc != got)
 		return ergon_err_set(err, ERGON_EVERIFY,
-				     "%s: chunk header CRC32C is 0x%08x, expected 0x%08x", where, crc,
-				     got);
+				     "%s: chunk header CRC32C is 0x%08x, expected 0x%08x", where,
+				     crc, got);
 	h->item_next = rd_u64(b);
 	h->item_prev = rd_u64(b + 8);
 	h->tag = b[16];
@@ -155,15 +155,17 @@ int ergon_jls_payload_check(const uint8_t *b, size_t span, uint32_t payload_leng
 	if (payload_length == 0)
 		return 0;
 	if (span != ergon_jls_payload_span(payload_length))
-		return ergon_err_set(err, ERGON_EPARSE, "%s: payload span %zu does not fit length %u",
-				     where, span, payload_length);
+		return ergon_err_set(err, ERGON_EPARSE,
+				     "%s: payload span %zu does not fit length %u", where, span,
+				     payload_length);
 	/* Padding comes first: the CRC (of the payload bytes only) is the last
 	 * four bytes of the span, on the 8-byte boundary. */
 	uint32_t crc = rd_u32(b + span - 4);
 	uint32_t got = ergon_jls_crc32c(0, b, payload_length);
 	if (crc != got)
 		return ergon_err_set(err, ERGON_EVERIFY,
-				     "%s: payload CRC32C is 0x%08x, expected 0x%08x", where, crc, got);
+				     "%s: payload CRC32C is 0x%08x, expected 0x%08x", where, crc,
+				     got);
 	return 0;
 }
 
@@ -187,13 +189,14 @@ static size_t take_str(const uint8_t *p, size_t len, char *dst, size_t dst_len)
  * terminated strings; the signal id is the chunk's chunk_meta (offsets read
  * from the reference writer's output in ../shared/fixtures/jls). */
 int ergon_jls_signal_def_decode(const uint8_t *p, size_t len, uint16_t signal_id,
-				struct ergon_jls_signal *s, const char *where, struct ergon_err *err)
+				struct ergon_jls_signal *s, const char *where,
+				struct ergon_err *err)
 {
 	memset(s, 0, sizeof(*s));
 	if (len < 128)
 		return ergon_err_set(err, ERGON_EPARSE,
-				     "%s: SIGNAL_DEF payload of %zu bytes is shorter than 128", where,
-				     len);
+				     "%s: SIGNAL_DEF payload of %zu bytes is shorter than 128",
+				     where, len);
 	s->signal_id = signal_id;
 	s->source_id = rd_u16(p);
 	s->signal_type = p[2];
@@ -213,13 +216,13 @@ int ergon_jls_signal_def_decode(const uint8_t *p, size_t len, uint16_t signal_id
 	return 0;
 }
 
-int ergon_jls_data_decode(const uint8_t *p, size_t len, struct ergon_jls_data *d,
-			  const char *where, struct ergon_err *err)
+int ergon_jls_data_decode(const uint8_t *p, size_t len, struct ergon_jls_data *d, const char *where,
+			  struct ergon_err *err)
 {
 	if (len < 16)
-		return ergon_err_set(err, ERGON_EPARSE,
-				     "%s: DATA payload of %zu bytes is shorter than its 16-byte header",
-				     where, len);
+		return ergon_err_set(
+		    err, ERGON_EPARSE,
+		    "%s: DATA payload of %zu bytes is shorter than its 16-byte header", where, len);
 	d->first_sample_id = (int64_t)rd_u64(p);
 	d->entry_count = rd_u32(p + 8);
 	d->entry_size_bits = rd_u16(p + 12);
@@ -229,10 +232,10 @@ int ergon_jls_data_decode(const uint8_t *p, size_t len, struct ergon_jls_data *d
 	uint64_t bits = (uint64_t)d->entry_count * d->entry_size_bits;
 	uint64_t need = (bits + 7u) / 8u;
 	if (need > len - 16)
-		return ergon_err_set(err, ERGON_EPARSE,
-				     "%s: DATA claims %u entries of %u bits (%llu bytes) but holds %zu",
-				     where, d->entry_count, d->entry_size_bits,
-				     (unsigned long long)need, len - 16);
+		return ergon_err_set(
+		    err, ERGON_EPARSE,
+		    "%s: DATA claims %u entries of %u bits (%llu bytes) but holds %zu", where,
+		    d->entry_count, d->entry_size_bits, (unsigned long long)need, len - 16);
 	d->entries = p + 16;
 	d->entries_len = (size_t)need;
 	return 0;

@@ -1,6 +1,9 @@
 /* The streaming JLS reader: walks chunk headers in file order over a
  * random-access source and keeps one decoded DATA chunk per streamed
  * signal, so memory does not depend on the file's length. */
+#include "ergon/issues.h"
+#include "ergon/jls.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -10,9 +13,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include "ergon/issues.h"
-#include "ergon/jls.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the JLS reader decodes f32 samples by copying little-endian bytes"
@@ -47,22 +47,22 @@ struct ergon_jls_reader {
 
 struct ergon_jls_cursor {
 	const struct ergon_jls_signal *sig;
-	uint64_t off;      /* next chunk header to examine */
-	uint8_t *payload;  /* raw payload of the current chunk */
+	uint64_t off;	  /* next chunk header to examine */
+	uint8_t *payload; /* raw payload of the current chunk */
 	size_t payload_cap;
-	float *f32;        /* decoded f32 entries (f32 signals) */
+	float *f32; /* decoded f32 entries (f32 signals) */
 	size_t f32_cap;
 	const uint8_t *bits; /* u1 entries, packed (u1 signals) */
-	size_t count;      /* entries in the current chunk */
-	size_t pos;        /* entries already streamed */
+	size_t count;	     /* entries in the current chunk */
+	size_t pos;	     /* entries already streamed */
 	uint64_t next_index; /* relative index expected next */
-	int64_t id_offset; /* first file sample id = relative index 0 */
+	int64_t id_offset;   /* first file sample id = relative index 0 */
 	int started;
 	int done;
 };
 
 static void warn(struct ergon_jls_reader *r, const char *code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static void warn(struct ergon_jls_reader *r, const char *code, const char *fmt, ...)
 {
@@ -166,7 +166,8 @@ int ergon_jls_reader_open(const struct ergon_jls_source *src, struct ergon_jls_r
 		struct ergon_jls_chunk_header h;
 		if (src->read_at(src->ctx, off, ch, sizeof(ch)) != 0 ||
 		    ergon_jls_chunk_header_decode(ch, sizeof(ch), &h, where, &cerr) != 0) {
-			warn(r, "power.recording_damaged", "%s; samples stop at the last intact chunk",
+			warn(r, "power.recording_damaged",
+			     "%s; samples stop at the last intact chunk",
 			     cerr.code ? cerr.msg : where);
 			break;
 		}
@@ -178,11 +179,12 @@ int ergon_jls_reader_open(const struct ergon_jls_source *src, struct ergon_jls_r
 			     where, h.payload_length);
 			break;
 		}
-		if ((h.item_next != 0 && (h.item_next < ERGON_JLS_HEADER_SIZE ||
-					  h.item_next >= src->size)) ||
+		if ((h.item_next != 0 &&
+		     (h.item_next < ERGON_JLS_HEADER_SIZE || h.item_next >= src->size)) ||
 		    h.item_prev >= src->size)
 			warn(r, "power.recording_damaged",
-			     "%s: chunk links point outside the file (next %" PRIu64 ", prev %" PRIu64
+			     "%s: chunk links point outside the file (next %" PRIu64
+			     ", prev %" PRIu64
 			     "); the reader walks chunks in order and ignores them",
 			     where, h.item_next, h.item_prev);
 		if (h.tag == ERGON_JLS_TAG_FSR_DATA && !r->signals[h.chunk_meta & 0xffu].defined &&
@@ -195,10 +197,11 @@ int ergon_jls_reader_open(const struct ergon_jls_source *src, struct ergon_jls_r
 		if (h.tag == ERGON_JLS_TAG_SIGNAL_DEF || h.tag == ERGON_JLS_TAG_SOURCE_DEF) {
 			if (span > JLS_DEF_PAYLOAD_MAX + 8) {
 				warn(r, "power.recording_damaged",
-				     "%s: definition payload of %u bytes is implausibly long; ignored",
+				     "%s: definition payload of %u bytes is implausibly long; "
+				     "ignored",
 				     where, h.payload_length);
-			} else if (src->read_at(src->ctx, off + ERGON_JLS_CHUNK_HEADER_SIZE, payload,
-						(size_t)span) != 0 ||
+			} else if (src->read_at(src->ctx, off + ERGON_JLS_CHUNK_HEADER_SIZE,
+						payload, (size_t)span) != 0 ||
 				   ergon_jls_payload_check(payload, (size_t)span, h.payload_length,
 							   where, &cerr) != 0) {
 				warn(r, "power.recording_damaged", "%s; samples stop here",
@@ -210,8 +213,8 @@ int ergon_jls_reader_open(const struct ergon_jls_source *src, struct ergon_jls_r
 			} else {
 				struct ergon_jls_signal s;
 				if (ergon_jls_signal_def_decode(payload, h.payload_length,
-								(uint16_t)(h.chunk_meta & 0xffu), &s,
-								where, &cerr) != 0)
+								(uint16_t)(h.chunk_meta & 0xffu),
+								&s, where, &cerr) != 0)
 					warn(r, "power.recording_damaged", "%s; definition ignored",
 					     cerr.msg);
 				else
@@ -314,8 +317,8 @@ static int cursor_advance(struct ergon_jls_reader *r, struct ergon_jls_cursor *c
 		uint64_t span = ergon_jls_payload_span(h.payload_length);
 		uint64_t here = c->off;
 		c->off += ERGON_JLS_CHUNK_HEADER_SIZE + span;
-		if (h.tag != ERGON_JLS_TAG_FSR_DATA || (h.chunk_meta & 0xffu) != c->sig->signal_id ||
-		    (h.chunk_meta >> 12) != 0)
+		if (h.tag != ERGON_JLS_TAG_FSR_DATA ||
+		    (h.chunk_meta & 0xffu) != c->sig->signal_id || (h.chunk_meta >> 12) != 0)
 			continue;
 		if (span > c->payload_cap) {
 			uint8_t *p = realloc(c->payload, (size_t)span);
@@ -409,11 +412,12 @@ int ergon_jls_reader_stream(struct ergon_jls_reader *r, const char *gate_signal,
 		}
 		uint32_t want = i < 3 ? ERGON_JLS_DT_F32 : ERGON_JLS_DT_U1;
 		if (s->data_type != want || s->signal_type != 0) {
-			rc = ergon_err_set(err, ERGON_ENOTSUP,
-					   "%s: signal '%s' has data type 0x%04x (type %u); ergon reads "
-					   "it as %s FSR (0x%04x)",
-					   r->src.name, names[i], s->data_type, s->signal_type,
-					   i < 3 ? "f32" : "u1", want);
+			rc = ergon_err_set(
+			    err, ERGON_ENOTSUP,
+			    "%s: signal '%s' has data type 0x%04x (type %u); ergon reads "
+			    "it as %s FSR (0x%04x)",
+			    r->src.name, names[i], s->data_type, s->signal_type,
+			    i < 3 ? "f32" : "u1", want);
 			goto out;
 		}
 		if (i > 0 && s->sample_rate_hz != cur[0].sig->sample_rate_hz) {
@@ -471,13 +475,13 @@ int ergon_jls_reader_stream(struct ergon_jls_reader *r, const char *gate_signal,
 		if (n == 0 || n == SIZE_MAX)
 			break;
 		struct ergon_jls_block b = {
-			.first_index = index,
-			.n = n,
-			.current_a = cur[0].f32 + cur[0].pos,
-			.voltage_v = cur[1].f32 + cur[1].pos,
-			.power_w = used[2] ? cur[2].f32 + cur[2].pos : NULL,
-			.gate_bits = used[3] ? cur[3].bits : NULL,
-			.gate_bit0 = used[3] ? cur[3].pos : 0,
+		    .first_index = index,
+		    .n = n,
+		    .current_a = cur[0].f32 + cur[0].pos,
+		    .voltage_v = cur[1].f32 + cur[1].pos,
+		    .power_w = used[2] ? cur[2].f32 + cur[2].pos : NULL,
+		    .gate_bits = used[3] ? cur[3].bits : NULL,
+		    .gate_bit0 = used[3] ? cur[3].pos : 0,
 		};
 		rc = fn(ctx, &b, err);
 		if (rc)
@@ -536,7 +540,7 @@ int ergon_jls_file_open(const char *path, struct ergon_jls_reader **out, struct 
 		return ergon_err_set(err, ERGON_EIO, "%s: not a regular file", path);
 	}
 	struct ergon_jls_source src = {
-		.read_at = fd_read_at, .ctx = &jf->fd, .size = (uint64_t)st.st_size, .name = jf->name};
+	    .read_at = fd_read_at, .ctx = &jf->fd, .size = (uint64_t)st.st_size, .name = jf->name};
 	int rc = ergon_jls_reader_open(&src, out, err);
 	if (rc) {
 		close(jf->fd.fd);

@@ -1,13 +1,13 @@
 /* file:PATH and - (stdin): replay a saved log. */
+#include "../fdio.h"
+#include "ergon/transport.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include "../fdio.h"
-#include "ergon/transport.h"
 
 struct file_t {
 	struct ergon_transport base;
@@ -33,8 +33,8 @@ static int file_open(const char *arg, struct ergon_transport **out, struct ergon
 	return 0;
 }
 
-static int file_read(struct ergon_transport *t, void *buf, size_t cap, int timeout_ms,
-		     size_t *got, struct ergon_err *err)
+static int file_read(struct ergon_transport *t, void *buf, size_t cap, int timeout_ms, size_t *got,
+		     struct ergon_err *err)
 {
 	struct file_t *f = (struct file_t *)t;
 	return ergon_fd_read(f->fd, f->path, buf, cap, timeout_ms, got, err);
@@ -49,9 +49,9 @@ static void file_close(struct ergon_transport *t)
 }
 
 const struct ergon_transport_driver ergon_transport_file = {
-	.name = "file",
-	.longname = "a saved log file, or - for stdin",
-	.open = file_open,
-	.read = file_read,
-	.close = file_close,
+    .name = "file",
+    .longname = "a saved log file, or - for stdin",
+    .open = file_open,
+    .read = file_read,
+    .close = file_close,
 };

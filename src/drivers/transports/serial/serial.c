@@ -230,7 +230,8 @@ static int serial_read(struct ergon_transport *t, void *buf, size_t cap, int tim
 	}
 #ifdef ERGON_HAVE_SERIALPORT
 	if (s->sp) {
-		int n = sp_blocking_read(s->sp, buf, cap, (unsigned)(timeout_ms > 0 ? timeout_ms : 1));
+		int n =
+		    sp_blocking_read(s->sp, buf, cap, (unsigned)(timeout_ms > 0 ? timeout_ms : 1));
 		if (n < 0) {
 			close_port(s);
 			return 0;
@@ -266,10 +267,10 @@ static void serial_close(struct ergon_transport *t)
 }
 
 const struct ergon_transport_driver ergon_transport_serial = {
-	.name = "serial",
-	.longname = "a serial port (UART, J-Link VCOM, USB CDC; DTR asserted)",
-	.open = serial_open,
-	.read = serial_read,
-	.stats = serial_stats,
-	.close = serial_close,
+    .name = "serial",
+    .longname = "a serial port (UART, J-Link VCOM, USB CDC; DTR asserted)",
+    .open = serial_open,
+    .read = serial_read,
+    .stats = serial_stats,
+    .close = serial_close,
 };

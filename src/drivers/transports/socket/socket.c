@@ -1,5 +1,8 @@
 /* tcp:HOST:PORT and unix:PATH: RTT telnet servers (J-Link, OpenOCD) and QEMU
  * character devices. */
+#include "../fdio.h"
+#include "ergon/transport.h"
+
 #include <errno.h>
 #include <netdb.h>
 #include <stdio.h>
@@ -8,9 +11,6 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
-
-#include "../fdio.h"
-#include "ergon/transport.h"
 
 struct sock_t {
 	struct ergon_transport base;
@@ -63,8 +63,9 @@ int ergon_socket_connect_tcp(const char *arg, char *what, size_t what_cap, int *
 	}
 	freeaddrinfo(res);
 	if (fd < 0)
-		return ergon_err_errno(err, e, "%s: cannot connect (is the RTT/trace server "
-					       "running?)",
+		return ergon_err_errno(err, e,
+				       "%s: cannot connect (is the RTT/trace server "
+				       "running?)",
 				       what);
 	*fd_out = fd;
 	return 0;
@@ -108,8 +109,8 @@ static int unix_open(const char *arg, struct ergon_transport **out, struct ergon
 	return 0;
 }
 
-static int sock_read(struct ergon_transport *t, void *buf, size_t cap, int timeout_ms,
-		     size_t *got, struct ergon_err *err)
+static int sock_read(struct ergon_transport *t, void *buf, size_t cap, int timeout_ms, size_t *got,
+		     struct ergon_err *err)
 {
 	struct sock_t *s = (struct sock_t *)t;
 	return ergon_fd_read(s->fd, s->what, buf, cap, timeout_ms, got, err);
@@ -123,17 +124,17 @@ static void sock_close(struct ergon_transport *t)
 }
 
 const struct ergon_transport_driver ergon_transport_tcp = {
-	.name = "tcp",
-	.longname = "a TCP byte stream (RTT telnet, OpenOCD rtt server, QEMU chardev)",
-	.open = tcp_open,
-	.read = sock_read,
-	.close = sock_close,
+    .name = "tcp",
+    .longname = "a TCP byte stream (RTT telnet, OpenOCD rtt server, QEMU chardev)",
+    .open = tcp_open,
+    .read = sock_read,
+    .close = sock_close,
 };
 
 const struct ergon_transport_driver ergon_transport_unix = {
-	.name = "unix",
-	.longname = "a unix-domain stream socket (QEMU chardev)",
-	.open = unix_open,
-	.read = sock_read,
-	.close = sock_close,
+    .name = "unix",
+    .longname = "a unix-domain stream socket (QEMU chardev)",
+    .open = unix_open,
+    .read = sock_read,
+    .close = sock_close,
 };

@@ -2,15 +2,15 @@
  * such as OpenOCD's `tpiu ... -output :PORT` or J-Link SWO) decoded as ITM,
  * stimulus port 0 only. SWO has no flow control: overflow and malformed
  * packets are counted and the capture is marked diagnostic. */
+#include "../fdio.h"
+#include "ergon/transport.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include "../fdio.h"
-#include "ergon/transport.h"
 
 int ergon_socket_connect_tcp(const char *arg, char *what, size_t what_cap, int *fd_out,
 			     struct ergon_err *err);
@@ -51,8 +51,8 @@ static int swo_open(const char *arg, struct ergon_transport **out, struct ergon_
 	return 0;
 }
 
-static int swo_read(struct ergon_transport *t, void *buf, size_t cap, int timeout_ms,
-		    size_t *got, struct ergon_err *err)
+static int swo_read(struct ergon_transport *t, void *buf, size_t cap, int timeout_ms, size_t *got,
+		    struct ergon_err *err)
 {
 	struct swo_t *s = (struct swo_t *)t;
 	*got = 0;
@@ -71,9 +71,8 @@ static json_t *swo_stats(const struct ergon_transport *t)
 {
 	const struct swo_t *s = (const struct swo_t *)t;
 	return json_pack("{s:s, s:I, s:I, s:I, s:I, s:I}", "source", s->what, "raw_bytes",
-			 (json_int_t)s->raw_bytes, "overflow_packets",
-			 (json_int_t)s->itm.overflows, "malformed_packets",
-			 (json_int_t)s->itm.malformed, "other_port_bytes",
+			 (json_int_t)s->raw_bytes, "overflow_packets", (json_int_t)s->itm.overflows,
+			 "malformed_packets", (json_int_t)s->itm.malformed, "other_port_bytes",
 			 (json_int_t)s->itm.other_ports, "syncs", (json_int_t)s->itm.syncs);
 }
 
@@ -91,11 +90,11 @@ static void swo_close(struct ergon_transport *t)
 }
 
 const struct ergon_transport_driver ergon_transport_swo = {
-	.name = "swo",
-	.longname = "ITM stimulus port 0 from a SWO trace file or tcp:HOST:PORT server",
-	.open = swo_open,
-	.read = swo_read,
-	.stats = swo_stats,
-	.lossy = swo_lossy,
-	.close = swo_close,
+    .name = "swo",
+    .longname = "ITM stimulus port 0 from a SWO trace file or tcp:HOST:PORT server",
+    .open = swo_open,
+    .read = swo_read,
+    .stats = swo_stats,
+    .lossy = swo_lossy,
+    .close = swo_close,
 };

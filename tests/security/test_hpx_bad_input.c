@@ -1,14 +1,14 @@
 /* Bad input for the HPX parser, one case per item of the issue's list. Every
  * expected value is computed by hand from the stream built in the test. */
+#include "ergon/hpx.h"
+#include "ergon/issues.h"
+#include "test_support.h"
+
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "ergon/hpx.h"
-#include "ergon/issues.h"
-#include "test_support.h"
 
 /* A minimal valid stream: 1 preset, 2 counters, layers/iterations given. */
 #define HDR "\"Layer\",\"Op\",\"ARM_PMU_CPU_CYCLES\",\"ARM_PMU_INST_RETIRED\",\"overflow\"\n"
@@ -23,7 +23,8 @@ static json_t *parse_with(const char *data, size_t len, const struct ergon_hpx_l
 		rc = ergon_hpx_parser_finish(p, err);
 	json_t *res = NULL;
 	if (rc >= 0)
-		assert_int_equal(ergon_hpx_parser_to_json(p, ERGON_HPX_AGG_MEDIAN, 0, &res, err), 0);
+		assert_int_equal(ergon_hpx_parser_to_json(p, ERGON_HPX_AGG_MEDIAN, 0, &res, err),
+				 0);
 	ergon_hpx_parser_free(p);
 	if (rc_out)
 		*rc_out = rc;
@@ -65,9 +66,9 @@ static void empty_stream(void **state)
 	json_t *r = parse("");
 	assert_int_equal(json_array_size(json_object_get(r, "layers")), 0);
 	assert_non_null(issue(r, "pmu.missing"));
-	assert_int_equal(ergon_issues_integrity(
-				 json_object_get(json_object_get(r, "ergon"), "issues")),
-			 ERGON_INTEGRITY_INVALID);
+	assert_int_equal(
+	    ergon_issues_integrity(json_object_get(json_object_get(r, "ergon"), "issues")),
+	    ERGON_INTEGRITY_INVALID);
 	json_decref(r);
 }
 
@@ -143,9 +144,8 @@ static void megabyte_line_is_dropped(void **state)
 	assert_true(fabs(counter(r, 0, "ARM_PMU_CPU_CYCLES") - 100.0) < 1e-9);
 	const json_t *is = issue(r, "pmu.line_too_long");
 	assert_non_null(is);
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(is, "context"),
-							    "first_line")),
-			 4);
+	assert_int_equal(
+	    json_integer_value(json_object_get(json_object_get(is, "context"), "first_line")), 4);
 	json_decref(r);
 	free(s);
 }
@@ -209,7 +209,7 @@ static void duplicate_iter_numbers(void **state)
 	const json_t *is = issue(r, "pmu.iter_order");
 	assert_non_null(is);
 	assert_int_equal(json_integer_value(json_array_get(
-				 json_object_get(json_object_get(is, "context"), "lines"), 0)),
+			     json_object_get(json_object_get(is, "context"), "lines"), 0)),
 			 5);
 	json_decref(r);
 }
@@ -228,7 +228,7 @@ static void preset_twice(void **state)
 	const json_t *is = issue(r, "pmu.duplicate_preset");
 	assert_non_null(is);
 	assert_int_equal(json_integer_value(json_array_get(
-				 json_object_get(json_object_get(is, "context"), "lines"), 0)),
+			     json_object_get(json_object_get(is, "context"), "lines"), 0)),
 			 6);
 	json_decref(r);
 }
@@ -274,6 +274,65 @@ static void ten_thousand_layers(void **state)
 	free(s);
 }
 
+static void text_and_header_caps(void **state)
+{
+	(void)state;
+	/* 200 rows with distinct 50-byte op names = 200 x 51 = 10200 bytes of
+	 * text, over a 4096-byte cap: refused with the cap named. */
+	size_t cap = 200 * 96 + 256;
+	char *s = malloc(cap);
+	size_t o = (size_t)snprintf(s, cap, "--- HPX_START ---\n--- HPX_ITER 0 ---\n" HDR);
+	for (int l = 0; l < 200; l++)
+		o += (size_t)snprintf(s + o, cap - o, "%d,OP_%046d,1,2,0\n", l, l);
+	struct ergon_hpx_limits lim = {.max_text_bytes = 4096};
+	struct ergon_err err = {0};
+	int rc = 0;
+	json_t *r = parse_with(s, o, &lim, &rc, &err);
+	assert_null(r);
+	assert_int_equal(rc, ERGON_ETOOBIG);
+	assert_non_null(strstr(err.msg, "4096 bytes of Layer/Op text"));
+	free(s);
+	/* 300 iterations, each with a different header: more than 256 distinct
+	 * headers in one preset is refused. */
+	cap = 300 * 160 + 64;
+	s = malloc(cap);
+	o = (size_t)snprintf(s, cap, "--- HPX_START ---\n");
+	for (int it = 0; it < 300; it++)
+		o += (size_t)snprintf(s + o, cap - o,
+				      "--- HPX_ITER %d ---\n\"Layer\",\"Op\",\"C%d\",\"overflow\"\n"
+				      "0,A,1,0\n",
+				      it, it);
+	ergon_err_clear(&err);
+	r = parse_with(s, o, NULL, &rc, &err);
+	assert_null(r);
+	assert_int_equal(rc, ERGON_ETOOBIG);
+	assert_non_null(strstr(err.msg, "256 distinct CSV headers"));
+	free(s);
+}
+
+static void terminal_text_not_utf8(void **state)
+{
+	(void)state;
+	/* Found by fuzz_hpx: a final phase that is not UTF-8 made
+	 * ergon_hpx_terminal_to_json return NULL. The bytes 9d 92 are replaced
+	 * by U+FFFD each (ef bf bd), as Python's decode(errors='replace'). */
+	const char *rec = "--- HPX_POWER_TERMINAL_START ---\n"
+			  "HPX_POWER_TERMINAL_VERSION=1\nHPX_POWER_STATUS=ok\n"
+			  "HPX_POWER_REQUESTED_COUNT=5\nHPX_POWER_COMPLETED_COUNT=5\n"
+			  "HPX_POWER_ELAPSED_US=100\nHPX_POWER_FINAL_PHASE=\x9d\x92mplete\n"
+			  "HPX_POWER_ERROR_CODE=0\nHPX_POWER_GATE_ASSERTED=1\n"
+			  "HPX_POWER_GATE_LOWERED=1\n--- HPX_POWER_TERMINAL_END ---\n";
+	struct ergon_hpx_terminal t;
+	struct ergon_err err = {0};
+	assert_int_equal(ergon_hpx_terminal_parse(rec, strlen(rec), &t, &err), 0);
+	json_t *j = ergon_hpx_terminal_to_json(&t);
+	assert_non_null(j);
+	assert_string_equal(
+	    json_string_value(json_object_get(json_object_get(j, "terminal"), "final_phase")),
+	    "\xef\xbf\xbd\xef\xbf\xbdmplete");
+	json_decref(j);
+}
+
 static void terminal_bad_records(void **state)
 {
 	(void)state;
@@ -282,18 +341,17 @@ static void terminal_bad_records(void **state)
 		int rc;
 		const char *needle;
 	} cases[] = {
-		{"noise\n", ERGON_ENOENT, "no --- HPX_POWER_TERMINAL_START"},
-		{"--- HPX_POWER_TERMINAL_START ---\nHPX_POWER_STATUS=ok\n", ERGON_EPARSE,
-		 "incomplete"},
-		{"--- HPX_POWER_TERMINAL_START ---\nHPX_POWER_STATUS=ok\nHPX_POWER_STATUS=ok\n"
-		 "--- HPX_POWER_TERMINAL_END ---\n",
-		 ERGON_EPARSE, "line 3: duplicate power terminal field HPX_POWER_STATUS"},
-		{"--- HPX_POWER_TERMINAL_START ---\nnot a field\n--- HPX_POWER_TERMINAL_END ---\n",
-		 ERGON_EPARSE, "line 2: malformed power terminal line"},
-		{"--- HPX_POWER_TERMINAL_END ---\n", ERGON_EPARSE, "before the start marker"},
-		{"--- HPX_POWER_TERMINAL_START ---\nHPX_POWER_STATUS=ok\n"
-		 "--- HPX_POWER_TERMINAL_END ---\n",
-		 ERGON_EPARSE, "missing fields: HPX_POWER_TERMINAL_VERSION"},
+	    {"noise\n", ERGON_ENOENT, "no --- HPX_POWER_TERMINAL_START"},
+	    {"--- HPX_POWER_TERMINAL_START ---\nHPX_POWER_STATUS=ok\n", ERGON_EPARSE, "incomplete"},
+	    {"--- HPX_POWER_TERMINAL_START ---\nHPX_POWER_STATUS=ok\nHPX_POWER_STATUS=ok\n"
+	     "--- HPX_POWER_TERMINAL_END ---\n",
+	     ERGON_EPARSE, "line 3: duplicate power terminal field HPX_POWER_STATUS"},
+	    {"--- HPX_POWER_TERMINAL_START ---\nnot a field\n--- HPX_POWER_TERMINAL_END ---\n",
+	     ERGON_EPARSE, "line 2: malformed power terminal line"},
+	    {"--- HPX_POWER_TERMINAL_END ---\n", ERGON_EPARSE, "before the start marker"},
+	    {"--- HPX_POWER_TERMINAL_START ---\nHPX_POWER_STATUS=ok\n"
+	     "--- HPX_POWER_TERMINAL_END ---\n",
+	     ERGON_EPARSE, "missing fields: HPX_POWER_TERMINAL_VERSION"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct ergon_hpx_terminal t;
@@ -320,17 +378,19 @@ static void terminal_bad_records(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(empty_stream),
-		cmocka_unit_test(no_start),
-		cmocka_unit_test(no_end_keeps_complete_iterations),
-		cmocka_unit_test(garbage_between_lines),
-		cmocka_unit_test(megabyte_line_is_dropped),
-		cmocka_unit_test(wrong_field_counts),
-		cmocka_unit_test(non_numeric_and_negative_cells),
-		cmocka_unit_test(duplicate_iter_numbers),
-		cmocka_unit_test(preset_twice),
-		cmocka_unit_test(ten_thousand_layers),
-		cmocka_unit_test(terminal_bad_records),
+	    cmocka_unit_test(empty_stream),
+	    cmocka_unit_test(no_start),
+	    cmocka_unit_test(no_end_keeps_complete_iterations),
+	    cmocka_unit_test(garbage_between_lines),
+	    cmocka_unit_test(megabyte_line_is_dropped),
+	    cmocka_unit_test(wrong_field_counts),
+	    cmocka_unit_test(non_numeric_and_negative_cells),
+	    cmocka_unit_test(duplicate_iter_numbers),
+	    cmocka_unit_test(preset_twice),
+	    cmocka_unit_test(ten_thousand_layers),
+	    cmocka_unit_test(text_and_header_caps),
+	    cmocka_unit_test(terminal_text_not_utf8),
+	    cmocka_unit_test(terminal_bad_records),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
