@@ -45,7 +45,7 @@ cat >"$tmp/bin/JLinkExe" <<EOF2
 echo "ARGV \$*" >>"$tmp/jlink.calls"
 cf=""; while [ \$# -gt 0 ]; do [ "\$1" = -CommandFile ] && cf=\$2; shift; done
 sed 's/^/CMD /' "\$cf" >>"$tmp/jlink.calls"
-if grep -qx g "\$cf"; then exec python3 "$src/tests/support/fake_probe/rtt_server.py" $port "\$FAKE_RTT_MODE" "$stream"; fi
+if grep -qx g "\$cf"; then exec python3 "$src/tests/support/fake_probe/rtt_server.py" $port "\$FAKE_RTT_MODE" "\${FAKE_RTT_FILE:-$stream}"; fi
 exit 0
 EOF2
 cat >"$tmp/bin/openocd" <<EOF2
@@ -96,6 +96,16 @@ if [ $rc -eq 1 ]; then ok "no START: exit 1"; else bad "no START: exit $rc"; fi
 has "$tmp/j2/summary.json" "profile.no_start_sentinel" "no-start issue"
 has "$tmp/j2/summary.json" "capture.timeout" "capture timed out"
 has "$tmp/j2/pmu/capture.log" "bootloader v1 waiting" "raw log kept"
+
+# --- a hostile stream: random bytes, no sentinel, no newline discipline ------
+head -c 300000 /dev/urandom >"$tmp/garbage.bin"
+FAKE_RTT_FILE="$tmp/garbage.bin" FAKE_RTT_MODE=replay "$bin" profile "$tmp/fw" \
+	--board apollo510_evb --rtt-port $port --out "$tmp/jg" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 1 ]; then ok "random bytes: exit 1"; else bad "random bytes: exit $rc"; cat "$tmp/err"; fi
+has "$tmp/jg/summary.json" "profile.no_start_sentinel" "random bytes: no START"
+if [ "$(wc -c <"$tmp/jg/pmu/capture.log")" -eq 300000 ]; then ok "every byte kept in the raw log"
+else bad "raw log holds $(wc -c <"$tmp/jg/pmu/capture.log") of 300000 bytes"; fi
 
 # --- Ctrl-C mid-stage: artifacts kept, marked interrupted ---------------------
 FAKE_RTT_MODE=stall "$bin" profile "$tmp/fw" --board apollo510_evb --rtt-port $port \
