@@ -198,7 +198,9 @@ static int stop_requested(struct run *r)
 static void abort_run(struct run *r, const char *why)
 {
 	r->res->status = ERGON_SESSION_ABORTED;
-	snprintf(r->res->stop_reason, sizeof(r->res->stop_reason), "%s", why);
+	/* Bounded precision: a longer reason is cut, and -O3 can see it is. */
+	snprintf(r->res->stop_reason, sizeof(r->res->stop_reason), "%.*s",
+		 (int)sizeof(r->res->stop_reason) - 1, why);
 	r->stopped = 1;
 }
 
