@@ -25,8 +25,8 @@ static int number(const char *opt, const char *s, double *out)
 
 /* The rail of a board as a profile run would use it (power.io_voltage
  * after the board registry and rules). */
-static int board_rail(const char *board, double *rail_v, const char **from, char *name,
-		      size_t cap, struct ergon_err *err)
+static int board_rail(const char *board, double *rail_v, const char **from, char *name, size_t cap,
+		      struct ergon_err *err)
 {
 	struct ergon_config cfg;
 	int rc = ergon_config_init(&cfg);
@@ -97,14 +97,15 @@ static int run(int argc, char **argv)
 				      "--shunt-ohms %g x --max-current-a %g = %.3f mV exceeds the "
 				      "INA228's widest range (163.84 mV); use a smaller shunt (at "
 				      "most %.6g ohm for %g A)",
-				      shunt, imax, 1e3 * shunt * imax, ERT_INA228_RANGE0_FS_V / imax,
-				      imax);
+				      shunt, imax, 1e3 * shunt * imax,
+				      ERT_INA228_RANGE0_FS_V / imax, imax);
 		else
-			ergon_err_set(&err, ERGON_ERANGE,
-				      "--shunt-ohms %g x --max-current-a %g gives SHUNT_CAL below 1 "
-				      "(or above 15 bits): the chip would report zero current; use a "
-				      "larger shunt",
-				      shunt, imax);
+			ergon_err_set(
+			    &err, ERGON_ERANGE,
+			    "--shunt-ohms %g x --max-current-a %g gives SHUNT_CAL below 1 "
+			    "(or above 15 bits): the chip would report zero current; use a "
+			    "larger shunt",
+			    shunt, imax);
 		return ergon_cli_fail("ina228", &err);
 	}
 	printf("shunt_ohms %g\nmax_current_a %g\n", p.shunt_ohms, p.max_current_a);

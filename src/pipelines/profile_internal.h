@@ -31,6 +31,13 @@ int prof_stage_dir(struct prof_run *r, const char *name, char *dir, size_t cap,
 int prof_boot_and_capture(struct prof_run *r, const char *dir, const char *image, double timeout_s,
 			  struct ergon_hpx_parser *p, struct ergon_hpx_capture_result *cap,
 			  struct ergon_lifecycle **lc_out, struct ergon_err *err);
+/* Firmware facts from the terminal record the parser saw (also used by
+ * tests/fuzz/fuzz_profile_terminal.c). *terminal gets the record as JSON
+ * (NULL when there was none; caller decrefs). */
+struct ergon_power_facts;
+int prof_terminal_facts(struct ergon_hpx_parser *p, double clean_infer_avg_us, int busy_loop_probe,
+			int internal, struct ergon_power_facts *facts, json_t **terminal,
+			struct ergon_err *err);
 /* The power stage; pmu_ok: the PMU stage finished (its timing is known). */
 void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_ok);
 

@@ -33,10 +33,11 @@ static void refuse(struct prof_run *r, json_t *stage, const char *code, const ch
 
 /* Facts from the terminal record (the same mapping the virtual bench's
  * host check uses: the parser says "error" where the facts say "failed"). */
-static int facts_from_parser(struct prof_run *r, struct ergon_hpx_parser *p, int internal,
-			     struct ergon_power_facts *facts, json_t **terminal,
-			     struct ergon_err *err)
+int prof_terminal_facts(struct ergon_hpx_parser *p, double clean_infer_avg_us, int busy_loop_probe,
+			int internal, struct ergon_power_facts *facts, json_t **terminal,
+			struct ergon_err *err)
 {
+	*terminal = NULL;
 	struct ergon_hpx_terminal term;
 	struct ergon_err terr = {0};
 	json_t *fj = NULL;
@@ -60,13 +61,9 @@ static int facts_from_parser(struct prof_run *r, struct ergon_hpx_parser *p, int
 	}
 	if (fj == NULL)
 		return ergon_err_set(err, ERGON_ENOMEM, "power stage: out of memory");
-	if (r->clean_infer_avg_us > 0)
-		json_object_set_new(fj, "clean_infer_avg_us", json_real(r->clean_infer_avg_us));
-	json_object_set_new(
-	    fj, "probe_kind",
-	    json_string(r->o->cfg->profiling.clean_window_probe == ERGON_CFG_PROBE_BUSY_LOOP
-			    ? "busy_loop"
-			    : "infer"));
+	if (clean_infer_avg_us > 0)
+		json_object_set_new(fj, "clean_infer_avg_us", json_real(clean_infer_avg_us));
+	json_object_set_new(fj, "probe_kind", json_string(busy_loop_probe ? "busy_loop" : "infer"));
 	json_object_set_new(fj, "internal", json_boolean(internal));
 	rc = ergon_power_facts_from_json(fj, "power terminal record", facts, err);
 	json_decref(fj);
@@ -231,7 +228,10 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 	}
 	struct ergon_power_facts facts;
 	if (!rc)
-		rc = facts_from_parser(r, p, internal, &facts, &terminal, &e);
+		rc = prof_terminal_facts(p, r->clean_infer_avg_us,
+					 cfg->profiling.clean_window_probe ==
+					     ERGON_CFG_PROBE_BUSY_LOOP,
+					 internal, &facts, &terminal, &e);
 	const struct ergon_gated_result *gres = NULL;
 	const struct ergon_sim_result *s = r->sim && lc ? ergon_lifecycle_sim_result(lc) : NULL;
 	double min_window_s = r->sim ? SIM_MIN_WINDOW_S : BENCH_MIN_WINDOW_S;

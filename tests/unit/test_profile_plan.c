@@ -1,12 +1,12 @@
 /* The profile pipeline's pure parts: firmware lookup in FIRMWARE_DIR, the
  * plan of a resolved configuration, and the sim scenario each stage runs. */
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "ergon/config.h"
 #include "ergon/profile.h"
 #include "test_support.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 static void touch(const char *dir, const char *name)
 {
@@ -79,9 +79,9 @@ static void plan_of_sim_power(void **state)
 	json_t *w = json_object_get(plan, "window");
 	/* Power on, auto: max(1000, 5000) by rule. */
 	assert_int_equal(json_integer_value(json_object_get(w, "target_ms")), 5000);
-	assert_string_equal(json_string_value(json_object_get(json_object_get(w, "target_ms_from"),
-							      "origin")),
-			    "rule");
+	assert_string_equal(
+	    json_string_value(json_object_get(json_object_get(w, "target_ms_from"), "origin")),
+	    "rule");
 	json_t *pw = json_object_get(plan, "power");
 	/* Sim wiring state 4 / go 5 > 0, gated external: lock-step by rule. */
 	assert_true(json_is_true(json_object_get(pw, "lockstep")));
