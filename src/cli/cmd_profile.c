@@ -154,8 +154,13 @@ static int run(int argc, char **argv)
 		goto fail;
 	/* With neither a FIRMWARE_DIR nor a board anywhere, the built-in
 	 * default is the virtual bench. */
-	if (!board && !fwdir && key_is_default(&cfg, "target.board"))
-		board = "sim";
+	if (!board && !fwdir && key_is_default(&cfg, "target.board")) {
+		if ((rc = ergon_config_set(&cfg, "target.board=sim", ERGON_CFG_DEFAULT, &err)) != 0)
+			goto fail;
+		int bi = ergon_config_key_index("target.board");
+		snprintf(cfg.where[bi], sizeof cfg.where[bi],
+			 "ergon profile's built-in default (no FIRMWARE_DIR, no --board)");
+	}
 	if (board && (rc = set(&cfg, "target.board=%s", board, &err)) != 0)
 		goto fail;
 	if (power && (rc = set(&cfg, "power.enabled=%s", "true", &err)) != 0)

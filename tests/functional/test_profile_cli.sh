@@ -101,6 +101,9 @@ if [ -e results/summary.json ] && [ results/summary.json -nt "$tmp/ergon.yml" ];
 	bad "dry run wrote results"
 else ok "dry run wrote nothing"; fi
 
+expect 0 "no FIRMWARE_DIR, no board: the virtual bench" -- "$bin" profile --dry-run
+has "$tmp/out" "^target.board +sim +default +ergon profile's built-in default" "built-in default board"
+
 # --- QEMU an547 --------------------------------------------------------------
 if ! command -v qemu-system-arm >/dev/null; then
 	echo "SKIP: qemu-system-arm is not installed (scripts/bootstrap.sh installs it)"
