@@ -31,6 +31,40 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* True when a unix socket at path is listening. The socket file appears at
+ * bind(), before listen(): connecting in between is refused. Read from
+ * /proc/net/unix (flag __SO_ACCEPTCON, 0x10000) rather than by connecting,
+ * because QEMU (wait=on) starts the guest on its first client. */
+static int unix_listening(const char *path)
+{
+	FILE *f = fopen("/proc/net/unix", "re");
+	if (f == NULL)
+		return 1; /* cannot tell: fall back to the file's presence */
+	char line[1400];
+	size_t plen = strlen(path);
+	int found = 0;
+	while (!found && fgets(line, sizeof line, f) != NULL) {
+		/* "Num: RefCount Protocol Flags Type St Inode Path" */
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		size_t n = strlen(line);
+		if (n <= plen || strcmp(line + n - plen, path) != 0 || line[n - plen - 1] != ' ')
+			continue;
+		char *c = strchr(line, ':');
+		if (c == NULL)
+			continue;
+		char *end = NULL;
+		strtoul(c + 1, &end, 16); /* RefCount */
+		strtoul(end, &end, 16);	  /* Protocol */
+		unsigned long flags = strtoul(end, &end, 16);
+		if (flags & 0x10000ul)
+			found = 1;
+	}
+	fclose(f);
+	return found;
+}
+
 static int q_open(const struct ergon_lifecycle_opts *o, struct ergon_lifecycle **out,
 		  struct ergon_err *err)
 {
@@ -89,7 +123,7 @@ static int q_reset(struct ergon_lifecycle *lc, struct ergon_err *err)
 	/* Wait for QEMU's listening socket (or its early death). */
 	double t0 = now_s();
 	struct stat st;
-	while (stat(lc->sock, &st) != 0) {
+	while (stat(lc->sock, &st) != 0 || !unix_listening(lc->sock)) {
 		int status;
 		if (waitpid((pid_t)lc->pid, &status, WNOHANG) == (pid_t)lc->pid) {
 			lc->pid = 0;
