@@ -277,8 +277,14 @@ int ergon_profile_run(const struct ergon_profile_opts *o, json_t **summary, stru
 	if (!cfg->resolved || cfg->board == NULL)
 		return ergon_err_set(err, ERGON_EUSAGE,
 				     "profile: the configuration is not resolved");
-	static const char *const lifecycles[] = {"sim", "qemu", "jlink", "openocd"};
-	r.drv = ergon_lifecycle_find(lifecycles[cfg->target.lifecycle & 3]);
+	const char *lifecycle = cfg->target.lifecycle == ERGON_LIFECYCLE_QEMU	   ? "qemu"
+				: cfg->target.lifecycle == ERGON_LIFECYCLE_JLINK   ? "jlink"
+				: cfg->target.lifecycle == ERGON_LIFECYCLE_OPENOCD ? "openocd"
+										   : "sim";
+	r.drv = ergon_lifecycle_find(lifecycle);
+	if (r.drv == NULL)
+		return ergon_err_set(err, ERGON_EUSAGE, "profile: no lifecycle driver %s",
+				     lifecycle);
 	r.sim = cfg->target.lifecycle == ERGON_LIFECYCLE_SIM;
 	if (!r.sim && o->fw == NULL)
 		return ergon_err_set(err, ERGON_EUSAGE,
