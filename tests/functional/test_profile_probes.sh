@@ -37,6 +37,9 @@ printf 'ELF' >"$tmp/fw/app_power.elf"
 # The stream the fake target sends: the virtual bench's profile boot.
 "$bin" profile --board sim --out "$tmp/simref" >/dev/null 2>&1
 stream="$tmp/simref/pmu/capture.log"
+# The power build's terminal record with an on-board INA228 measurement.
+"$bin" profile --board sim --sim-scenario baseline_ina228 --out "$tmp/simina" >/dev/null 2>&1
+power_stream="$tmp/simina/power/capture.log"
 
 # Fake JLinkExe: logs its argv and command file; a command file that
 # resumes the core (`g`) starts the RTT server in the chosen mode.
@@ -45,7 +48,10 @@ cat >"$tmp/bin/JLinkExe" <<EOF2
 echo "ARGV \$*" >>"$tmp/jlink.calls"
 cf=""; while [ \$# -gt 0 ]; do [ "\$1" = -CommandFile ] && cf=\$2; shift; done
 sed 's/^/CMD /' "\$cf" >>"$tmp/jlink.calls"
-if grep -qx g "\$cf"; then exec python3 "$src/tests/support/fake_probe/rtt_server.py" $port "\$FAKE_RTT_MODE" "\${FAKE_RTT_FILE:-$stream}"; fi
+img=\$(sed -n 's/^loadfile //p' "\$cf"); [ -n "\$img" ] && echo "\$img" >"$tmp/last_image"
+file=\${FAKE_RTT_FILE:-$stream}
+case "\$(cat "$tmp/last_image" 2>/dev/null)" in *power*) file=\${FAKE_RTT_POWER_FILE:-\$file};; esac
+if grep -qx g "\$cf"; then exec python3 "$src/tests/support/fake_probe/rtt_server.py" $port "\$FAKE_RTT_MODE" "\$file"; fi
 exit 0
 EOF2
 cat >"$tmp/bin/openocd" <<EOF2
@@ -73,6 +79,23 @@ has "$tmp/out" "CONV_2D" "per-layer table from the RTT stream"
 has "$tmp/j1/summary.json" '"hardware": true' "summary marks a hardware lifecycle"
 has "$tmp/j1/summary.json" "not yet been run on hardware" "summary says it is untested on hardware"
 has "$tmp/j1/summary.json" '"kind": "measured"' "provenance measured"
+
+# --- jlink, internal INA228 mode: the terminal record over RTT ---------------
+# The record is the virtual bench's (0.5 ohm, 20 mA plan): 179688 nJ over 20
+# inferences = 8984.4 nJ each; the bench's truth 5 mA x 1.8 V x 1 ms = 9 uJ.
+FAKE_RTT_MODE=replay FAKE_RTT_POWER_FILE="$power_stream" "$bin" profile "$tmp/fw" \
+	--board apollo510_evb --rtt-port $port --power --set power.mode=internal \
+	--set power.driver=ina228 --set power.ina228.shunt_ohms=0.5 \
+	--set power.ina228.max_current_a=0.02 --out "$tmp/ji" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 0 ]; then ok "jlink internal power run (exit 0)"; else
+	bad "jlink internal power run: exit $rc"
+	cat "$tmp/err" "$tmp/out"
+fi
+has "$tmp/jlink.calls" "CMD loadfile $tmp/fw/app_power.elf" "power stage flashes the power build"
+has "$tmp/ji/summary.json" '"measurement_scope": "on_device_gated_inference"' "on-device scope"
+has "$tmp/ji/summary.json" '"energy_per_inference_j": 8\.984(4|39999)' "energy per inference from the record"
+has "$tmp/out" "Energy/inference" "Power table printed"
 
 # --- openocd: program, then rtt server --------------------------------------
 FAKE_RTT_MODE=replay ERGON_OPENOCD_TARGET=target/fake.cfg "$bin" profile "$tmp/fw" \
