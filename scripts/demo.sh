@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The main job on the built-in default: build ergon, run a one-minute
 # sustained-load measurement on the synthetic instrument with a built-in
-# workload, print the terminal summary, write the report and verify it.
+# workload, print the terminal summary, write the report and verify it;
+# then `ergon profile --board sim --power` (PMU stage + gated power stage on
+# the virtual bench) and its Power table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
@@ -12,3 +14,6 @@ mkdir -p "$out"
 build/ergon run --device demo-board --instrument synthetic --workload builtin:spin \
   --idle-s 5 --windows 6 --window-s 9 --out "$out/report.json" --force
 build/ergon verify "$out/report.json"
+# The other half: the two-stage profile (per-layer PMU counters, then the
+# gated power measurement) on the virtual bench, with its Power table.
+build/ergon profile --board sim --power --out "$out/profile" --force

@@ -51,7 +51,7 @@ enum ergon_cfg_lifecycle {
 	ERGON_LIFECYCLE_OPENOCD
 };
 enum ergon_cfg_window_mode { ERGON_WINDOW_AUTO = 0, ERGON_WINDOW_FIXED };
-enum ergon_cfg_probe { ERGON_PROBE_INFER = 0, ERGON_PROBE_BUSY_LOOP };
+enum ergon_cfg_probe { ERGON_CFG_PROBE_INFER = 0, ERGON_CFG_PROBE_BUSY_LOOP };
 enum ergon_cfg_aggregation { ERGON_AGG_MEDIAN = 0, ERGON_AGG_MEAN, ERGON_AGG_TRIMMED };
 enum ergon_cfg_power_mode { ERGON_POWER_EXTERNAL = 0, ERGON_POWER_INTERNAL };
 enum ergon_cfg_firmware { ERGON_FIRMWARE_DEDICATED = 0, ERGON_FIRMWARE_SHARED };

@@ -11,6 +11,7 @@
 #include "ergon/hpx.h"
 
 #include <jansson.h>
+#include <signal.h>
 #include <stdbool.h>
 
 #ifdef __cplusplus
@@ -23,6 +24,8 @@ struct ergon_hpx_capture_opts {
 	unsigned write_flags;  /* ERGON_WRITE_FORCE to replace an existing log */
 	double timeout_s;      /* overall bound; <= 0: none */
 	double heartbeat_s;    /* max gap between complete lines; <= 0: none */
+	volatile sig_atomic_t *cancel; /* may be NULL; set (by a signal handler) to stop
+					* early, keeping what arrived (res->interrupted) */
 };
 
 struct ergon_hpx_capture_result {
@@ -35,6 +38,7 @@ struct ergon_hpx_capture_result {
 	unsigned long long bytes;
 	json_t *issues;	 /* capture.* issues (owned by the result) */
 	json_t *details; /* {transport, log, bytes, elapsed_s, end, link} (owned) */
+	bool interrupted; /* stopped by opts.cancel */
 };
 
 /* Run a capture feeding p (created by the caller). Returns 0 when the

@@ -113,6 +113,14 @@ enum ergon_integrity {
 	X("profile.clean_window_stalled", ERGON_SEV_WARNING, "clean-window iterations stalled or partial") \
 	X("profile.clean_window_clock_rate_low", ERGON_SEV_WARNING, "rate probe cycles below half the core clock") \
 	X("profile.clean_window_check_inoperative", ERGON_SEV_WARNING, "partial floor is zero: silence is not health") \
+	/* --- profile: the `ergon profile` pipeline (stages, sync, lifecycle) --- */                \
+	X("profile.interrupted", ERGON_SEV_ERROR, "the profile run was interrupted (Ctrl-C)")       \
+	X("profile.stage_failed", ERGON_SEV_ERROR, "a pipeline stage could not complete")           \
+	X("profile.no_start_sentinel", ERGON_SEV_ERROR, "the transport never showed HPX_START")      \
+	X("profile.power_unobservable", ERGON_SEV_ERROR, "no instrument observes this target's rail") \
+	X("profile.power_instrument_unavailable", ERGON_SEV_ERROR, "the power instrument has no live driver here") \
+	X("profile.ready_not_observed", ERGON_SEV_WARNING, "lock-step READY never seen on the state input") \
+	X("profile.firmware_shared", ERGON_SEV_WARNING, "power stage ran the profile build: transport contamination") \
 	/* end of the registry: add codes above this line, each line ending in a backslash */
 
 /* Severity of a registered code; 0 if the code is not registered. */

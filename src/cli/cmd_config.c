@@ -1,11 +1,11 @@
 /* ergon config: show the effective profile configuration and where each
  * value came from; list the board registry. */
 #include "cli.h"
+#include "config_print.h"
 #include "ergon/config.h"
 
 #include <jansson.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #define MAX_SETS 64
@@ -19,12 +19,6 @@ static int show(int argc, char **argv)
 		const char *a = argv[i];
 		if (strcmp(a, "--json") == 0) {
 			as_json = 1;
-		} else if (strcmp(a, "--power") == 0) {
-			/* Shorthand that `ergon profile --power` shares. */
-			if (nsets == MAX_SETS)
-				return ergon_cli_usage("config", "more than %d --set options",
-						       MAX_SETS);
-			sets[nsets++] = "power.enabled=true";
 		} else if (strcmp(a, "--config") == 0 || strcmp(a, "--board") == 0 ||
 			   strcmp(a, "--set") == 0) {
 			if (i + 1 >= argc)
@@ -79,23 +73,9 @@ static int show(int argc, char **argv)
 		printf("%s\n", s);
 		free(s);
 	} else {
-		char *text = ergon_config_format(&cfg);
-		if (text == NULL) {
-			rc = ergon_err_set(&err, ERGON_ENOMEM, "out of memory");
-			goto fail;
-		}
-		fputs(text, stdout);
-		free(text);
+		ergon_cli_config_print(stdout, &cfg);
 	}
-	size_t k;
-	json_t *issue;
-	json_array_foreach(cfg.issues, k, issue)
-	{
-		fprintf(stderr, "ergon config: %s: %s: %s\n",
-			json_string_value(json_object_get(issue, "severity")),
-			json_string_value(json_object_get(issue, "code")),
-			json_string_value(json_object_get(issue, "message")));
-	}
+	ergon_cli_config_print_issues(stderr, "config", &cfg);
 	ergon_config_cleanup(&cfg);
 	return ERGON_EXIT_OK;
 fail:
@@ -139,19 +119,18 @@ static int run(int argc, char **argv)
 const struct ergon_cli_command ergon_cli_cmd_config = {
     .name = "config",
     .summary = "show the effective profile configuration and where each value came from",
-    .help = "Usage: ergon config show [--config FILE.yml] [--board B] [--power] "
-	    "[--set KEY=VALUE ...] [--json]\n"
+    .help = "Usage: ergon config show [--config FILE.yml] [--board B] [--set KEY=VALUE ...] "
+	    "[--json]\n"
 	    "       ergon config boards\n\n"
 	    "show resolves the configuration as `ergon profile` will: defaults, then the\n"
 	    "board registry, INA228 presets, the YAML file, then --board/--set (the command\n"
 	    "line wins), then the rules (lock-step auto, power window target). It prints\n"
 	    "every key, its effective value, its origin (default, board, preset, config\n"
 	    "file, command line, rule) and where it was set. Warnings go to stderr.\n"
-	    "--power is short for --set power.enabled=true.\n"
 	    "Keys and rules: docs/internals/config.md. boards lists the board registry.\n\n"
 	    "Exit codes: 0 ok, 2 configuration or usage error, 3 unreadable file.\n\n"
 	    "Examples:\n"
-	    "  ergon config show --board apollo510_evb --power\n"
+	    "  ergon config show --board apollo510_evb --set power.enabled=true\n"
 	    "  ergon config show --config ergon.yml --set profiling.iterations=200 --json\n"
 	    "  ergon config boards\n",
     .run = run,

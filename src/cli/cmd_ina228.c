@@ -1,7 +1,8 @@
 /* ergon ina228 plan: the INA228 calibration for a shunt and a maximum
  * current, from the same arithmetic the target driver runs
- * (target/src/ina228_math.c). */
+ * (target/src/ina228_math.c), and what the shunt costs the rail. */
 #include "cli.h"
+#include "ergon/config.h"
 #include "ergon/ert_hal.h"
 #include "ergon/ert_ina228_math.h"
 
@@ -22,15 +23,44 @@ static int number(const char *opt, const char *s, double *out)
 	return 0;
 }
 
+/* The rail of a board as a profile run would use it (power.io_voltage
+ * after the board registry and rules). */
+static int board_rail(const char *board, double *rail_v, const char **from, char *name, size_t cap,
+		      struct ergon_err *err)
+{
+	struct ergon_config cfg;
+	int rc = ergon_config_init(&cfg);
+	if (!rc && board) {
+		char set[128];
+		snprintf(set, sizeof set, "target.board=%.100s", board);
+		rc = ergon_config_set(&cfg, set, ERGON_CFG_CLI, err);
+	}
+	if (!rc)
+		rc = ergon_config_resolve(&cfg, err);
+	if (!rc) {
+		int vi = ergon_config_key_index("power.io_voltage");
+		*rail_v = cfg.power.io_voltage;
+		*from = vi >= 0 ? ergon_config_origin_name(cfg.origin[vi]) : "default";
+		snprintf(name, cap, "%s", cfg.board->name);
+	}
+	ergon_config_cleanup(&cfg);
+	return rc;
+}
+
 static int run(int argc, char **argv)
 {
 	if (argc < 2 || strcmp(argv[1], "plan") != 0)
 		return ergon_cli_usage("ina228", "expected the action 'plan'");
 	double shunt = 0, imax = 0, rail = 0;
+	const char *board = NULL;
 	for (int i = 2; i < argc; i++) {
 		const char *o = argv[i];
 		if (i + 1 >= argc)
 			return ergon_cli_usage("ina228", "%s needs a value", o);
+		if (strcmp(o, "--board") == 0) {
+			board = argv[++i];
+			continue;
+		}
 		double *dst = strcmp(o, "--shunt-ohms") == 0	  ? &shunt
 			      : strcmp(o, "--max-current-a") == 0 ? &imax
 			      : strcmp(o, "--rail-v") == 0	  ? &rail
@@ -41,46 +71,80 @@ static int run(int argc, char **argv)
 		if (rc)
 			return rc;
 	}
-	if (shunt == 0 || imax == 0)
-		return ergon_cli_usage("ina228", "--shunt-ohms and --max-current-a are required");
+	if (shunt == 0)
+		return ergon_cli_usage("ina228", "--shunt-ohms is required (it has no default on "
+						 "purpose: a wrong shunt scales every current)");
+	if (imax == 0)
+		return ergon_cli_usage("ina228", "--max-current-a is required (the largest "
+						 "current the rail draws, e.g. 0.5)");
+	struct ergon_err err = {0};
+	const char *rail_from = "--rail-v";
+	char bname[64] = "";
+	if (rail == 0 || board) {
+		double brail = 0;
+		const char *bfrom = NULL;
+		if (board_rail(board, &brail, &bfrom, bname, sizeof bname, &err) != 0)
+			return ergon_cli_fail("ina228", &err);
+		if (rail == 0) {
+			rail = brail;
+			rail_from = bfrom;
+		}
+	}
 	struct ert_ina228_plan p;
 	if (ert_ina228_plan(shunt, imax, &p) != ERT_OK) {
-		struct ergon_err err = {0};
 		if (shunt * imax > ERT_INA228_RANGE0_FS_V)
 			ergon_err_set(&err, ERGON_ERANGE,
 				      "--shunt-ohms %g x --max-current-a %g = %.3f mV exceeds the "
-				      "INA228's widest range (163.84 mV); use a smaller shunt",
-				      shunt, imax, 1e3 * shunt * imax);
+				      "INA228's widest range (163.84 mV); use a smaller shunt (at "
+				      "most %.6g ohm for %g A)",
+				      shunt, imax, 1e3 * shunt * imax,
+				      ERT_INA228_RANGE0_FS_V / imax, imax);
 		else
 			ergon_err_set(
 			    &err, ERGON_ERANGE,
-			    "--shunt-ohms %g x --max-current-a %g gives SHUNT_CAL below 1: "
-			    "the chip would report zero current; use a larger shunt",
+			    "--shunt-ohms %g x --max-current-a %g gives SHUNT_CAL below 1 "
+			    "(or above 15 bits): the chip would report zero current; use a "
+			    "larger shunt",
 			    shunt, imax);
 		return ergon_cli_fail("ina228", &err);
 	}
 	printf("shunt_ohms %g\nmax_current_a %g\n", p.shunt_ohms, p.max_current_a);
+	if (bname[0])
+		printf("board %s\n", bname);
 	printf("burden_mv %.4f\n", 1e3 * p.burden_v);
-	if (rail > 0)
-		printf("burden_percent_of_rail %.2f\n",
-		       100.0 * ert_ina228_burden_fraction(&p, rail));
+	printf("rail_v %g (%s)\n", rail, rail_from);
+	printf("burden_percent_of_rail %.2f\n", 100.0 * ert_ina228_burden_fraction(&p, rail));
 	printf("adcrange %d (%s)\n", p.adcrange, p.adcrange ? "+-40.96 mV" : "+-163.84 mV");
-	printf("current_lsb_a %.6e\nshunt_cal %u\n", p.current_lsb_a, (unsigned)p.shunt_cal);
-	printf("power_lsb_w %.6e\nenergy_lsb_j %.6e\ncharge_lsb_c %.6e\n", p.power_lsb_w,
+	/* %.15g: CURRENT_LSB is I / 2^19, exact in binary; show all its digits. */
+	printf("current_lsb_a %.15g\nshunt_cal %u\nshunt_cal_hex 0x%04X\n", p.current_lsb_a,
+	       (unsigned)p.shunt_cal, (unsigned)p.shunt_cal);
+	printf("power_lsb_w %.15g\nenergy_lsb_j %.15g\ncharge_lsb_c %.15g\n", p.power_lsb_w,
 	       p.energy_lsb_j, p.charge_lsb_c);
+	if (p.adcrange == 0)
+		fprintf(stderr,
+			"ergon ina228: warning: %.4f mV at full scale is above the fine +-40.96 mV "
+			"range, so the ADC uses the wide +-163.84 mV range (4x coarser shunt "
+			"voltage); if the shunt was rounded up, one of at most %.6g ohm keeps the "
+			"fine range at %g A\n",
+			p.burden_v * 1e3, ERT_INA228_RANGE1_FS_V / imax, imax);
 	return ERGON_EXIT_OK;
 }
 
 const struct ergon_cli_command ergon_cli_cmd_ina228 = {
     .name = "ina228",
     .summary = "plan an INA228 calibration (range, SHUNT_CAL, LSBs, burden)",
-    .help = "Usage: ergon ina228 plan --shunt-ohms R --max-current-a I [--rail-v V]\n\n"
+    .help = "Usage: ergon ina228 plan --shunt-ohms R --max-current-a I [--rail-v V] "
+	    "[--board B]\n\n"
 	    "Prints the INA228 calibration the target driver will program: ADC range\n"
 	    "(+-40.96 mV when R x I fits, else +-163.84 mV), CURRENT_LSB = I / 2^19,\n"
 	    "SHUNT_CAL (x4 on the fine range), the power, energy and charge LSBs, and\n"
-	    "the shunt's burden (as a share of the rail with --rail-v). Same arithmetic\n"
-	    "as target/src/ina228_math.c.\n\n"
+	    "the shunt's burden at the peak current as a share of the rail (--rail-v,\n"
+	    "else power.io_voltage of --board). Warns when the shunt puts the ADC on the\n"
+	    "wide range (a rounded-up shunt often does) and names the largest shunt that\n"
+	    "keeps the fine range. Same arithmetic as target/src/ina228_math.c\n"
+	    "(TI SBOSA20 section 8.1.2).\n\n"
+	    "Exit codes: 0 ok, 2 usage or a shunt/current the chip cannot measure.\n\n"
 	    "Examples:\n  ergon ina228 plan --shunt-ohms 0.5 --max-current-a 0.02 --rail-v 1.8\n"
-	    "  ergon ina228 plan --shunt-ohms 0.82 --max-current-a 0.05\n",
+	    "  ergon ina228 plan --shunt-ohms 0.015 --max-current-a 0.5 --board apollo510_evb\n",
     .run = run,
 };

@@ -96,6 +96,11 @@ int ergon_hpx_capture(const struct ergon_hpx_capture_opts *o, struct ergon_hpx_p
 	const char *end = "sentinel";
 	for (;;) {
 		double now = now_s();
+		if (o->cancel != NULL && *o->cancel) {
+			res->interrupted = true;
+			end = "interrupted";
+			break;
+		}
 		if (o->timeout_s > 0 && now - t0 >= o->timeout_s) {
 			res->timed_out = true;
 			end = "timeout";

@@ -73,7 +73,7 @@ static void defaults_match_issue(void **state)
 	assert_int_equal(cfg.profiling.window_target_ms, 1000);
 	assert_int_equal(cfg.profiling.window_min, 10);
 	assert_int_equal(cfg.profiling.window_max, 500000);
-	assert_int_equal(cfg.profiling.clean_window_probe, ERGON_PROBE_INFER);
+	assert_int_equal(cfg.profiling.clean_window_probe, ERGON_CFG_PROBE_INFER);
 	assert_int_equal(cfg.profiling.clean_window_trace, 0);
 	assert_int_equal(cfg.profiling.aggregation, ERGON_AGG_MEDIAN);
 	assert_int_equal(cfg.profiling.extreme_mode, 0);

@@ -25,8 +25,9 @@ static const struct ergon_board boards[] = {
     {"apollo330mP_evb", "Apollo330M Plus", 1, 0, 0, 0, 0, ERGON_LIFECYCLE_JLINK, NULL,
      "the validated J8 header pins are sync 5, state 6, go 7: set power.sync_gpio_pin: 5, "
      "power.state_gpio_pin: 6, power.go_gpio_pin: 7"},
-    /* The virtual bench: simulated GPIOs 1/2/3 and the simulated instrument. */
-    {"sim", "virtual bench (ergon-target on hostsim)", 0, 1, 1, 2, 3, ERGON_LIFECYCLE_SIM, "sim",
+    /* The virtual bench: its fixed wiring (sim/src/board.c: gate 3, state 4,
+     * go 5) and the simulated instrument. */
+    {"sim", "virtual bench (ergon-target on hostsim)", 0, 1, 3, 4, 5, ERGON_LIFECYCLE_SIM, "sim",
      NULL},
     /* Emulated Cortex-M55: PMU stage only, no rail to measure. */
     {"qemu-an547", "Cortex-M55 (QEMU mps3-an547)", 0, 1, 0, 0, 0, ERGON_LIFECYCLE_QEMU, NULL, NULL},

@@ -1,0 +1,85 @@
+/* Target lifecycle drivers: how `ergon profile` flashes firmware onto a
+ * target, resets it and where the target's byte stream can be read.
+ *
+ *   sim      the virtual bench (sim/), in-process; "flashing" selects the
+ *            scenario that the next reset runs
+ *   qemu     qemu-system-arm -M mps3-an547 on the firmware ELF, UART0 on a
+ *            unix-socket chardev
+ *   jlink    SEGGER JLinkExe with a command file; RTT on its telnet port
+ *   openocd  openocd -c commands; RTT through `rtt server start`
+ *
+ * One call sequence per stage: open, flash, reset (the target runs),
+ * endpoint (a transport spec for ergon_hpx_capture), finish (stop the
+ * target, reap helpers), close. Drivers never compute figures.
+ */
+#ifndef ERGON_LIFECYCLE_H
+#define ERGON_LIFECYCLE_H
+
+#include "ergon/error.h"
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ergon_lifecycle_opts {
+	const char *board;	  /* registry name, for messages */
+	const char *device;	  /* the debugger's device name (SoC), may be NULL */
+	const char *probe_serial; /* J-Link serial / adapter serial, may be "" */
+	const char *work_dir;	  /* a folder the driver may write (command files, sockets) */
+	double start_timeout_s;	  /* how long to wait for the endpoint to appear */
+	unsigned rtt_port;	  /* RTT TCP port (jlink 19021, openocd 9090 when 0) */
+};
+
+struct ergon_lifecycle;
+
+struct ergon_lifecycle_driver {
+	const char *name;
+	int hardware; /* 1: drives a real probe (not yet run on hardware here) */
+	int (*open)(const struct ergon_lifecycle_opts *o, struct ergon_lifecycle **out,
+		    struct ergon_err *err);
+	/* Program an image (a file; for sim a scenario name). */
+	int (*flash)(struct ergon_lifecycle *lc, const char *image, struct ergon_err *err);
+	/* Reset and start the target. */
+	int (*reset)(struct ergon_lifecycle *lc, struct ergon_err *err);
+	/* The transport spec the target's stream can be read from. */
+	int (*endpoint)(struct ergon_lifecycle *lc, char *spec, size_t cap, struct ergon_err *err);
+	/* Stop the target and reap helper processes; returns 0 even when the
+	 * target had already stopped. */
+	int (*finish)(struct ergon_lifecycle *lc, struct ergon_err *err);
+	void (*close)(struct ergon_lifecycle *lc);
+};
+
+/* The driver table (src/drivers/lifecycle/registry.c) and a lookup (NULL if
+ * unknown). */
+ERGON_API const struct ergon_lifecycle_driver *const *ergon_lifecycle_drivers(size_t *count);
+ERGON_API const struct ergon_lifecycle_driver *ergon_lifecycle_find(const char *name);
+
+/* The virtual bench's last run, for the power stage (the simulated meter's
+ * packets and the GPIO edges); NULL before a reset. Borrowed. */
+struct ergon_sim_result;
+ERGON_API const struct ergon_sim_result *
+ergon_lifecycle_sim_result(const struct ergon_lifecycle *lc);
+
+/* Shared by the process-driving drivers (lifecycle_proc.c). Run argv to
+ * completion with stdout/stderr to log_path; ERGON_EDEVICE on a non-zero
+ * exit, ERGON_ENOENT when the program is not on PATH (message names it and
+ * the package to install). */
+ERGON_API int ergon_lifecycle_run_tool(const char *const *argv, const char *log_path,
+				       double timeout_s, struct ergon_err *err);
+/* Start argv in the background (own process group); *pid receives it. */
+ERGON_API int ergon_lifecycle_spawn(const char *const *argv, const char *log_path, int *pid,
+				    struct ergon_err *err);
+/* Wait until a socket listens on port (read from /proc/net/tcp, without
+ * connecting), the process pid dies, or timeout_s passes. */
+ERGON_API int ergon_lifecycle_wait_port(unsigned port, int pid, const char *what,
+					const char *log_path, double timeout_s,
+					struct ergon_err *err);
+/* Stop a spawned process (SIGTERM, then SIGKILL after grace_s) and reap it. */
+ERGON_API void ergon_lifecycle_stop(int pid, double grace_s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

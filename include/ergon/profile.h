@@ -1,0 +1,79 @@
+/* `ergon profile`: the two-stage pipeline on a target (issue 7).
+ *
+ *   1. plan       counter passes (pmu.h), window, lock-step, duration
+ *   2. PMU stage  flash the profile firmware, reset, capture to the end
+ *                 sentinel (raw log kept in OUT/pmu/capture.log), parse
+ *   3. power      flash the power firmware (or keep the shared one and say
+ *                 so), instrument stream + gate, reset, READY, GO, gate,
+ *                 terminal record (OUT/power/capture.log), gated analysis
+ *   4. outputs    OUT/summary.json, OUT/profile_results.csv, OUT/detailed/
+ *
+ * A stage that fails leaves what it has, marked in summary.json
+ * ("stages": {"pmu": {"status": "failed", "error": ...}}); an interrupt
+ * (the flag set by the caller's signal handler) marks it "interrupted".
+ * docs/internals/profile.md.
+ */
+#ifndef ERGON_PROFILE_H
+#define ERGON_PROFILE_H
+
+#include "ergon/config.h"
+#include "ergon/error.h"
+
+#include <jansson.h>
+#include <signal.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Firmware binaries are found by name in FIRMWARE_DIR: the profile build
+ * contains "profile", the power build "power", with one of these endings. */
+#define ERGON_PROFILE_FW_EXTS ".elf, .axf, .bin, .hex"
+#define ERGON_PROFILE_PATH_MAX 1024
+
+struct ergon_profile_firmware {
+	char profile[ERGON_PROFILE_PATH_MAX];
+	char power[ERGON_PROFILE_PATH_MAX]; /* "" when not needed */
+};
+
+/* Find the binaries in dir. need_power: the power binary is required
+ * (power enabled with firmware: dedicated). Errors name the folder, what
+ * is missing and the fix. */
+ERGON_API int ergon_profile_firmware_find(const char *dir, int need_power,
+					  struct ergon_profile_firmware *fw, struct ergon_err *err);
+
+/* The plan of a resolved configuration: counter passes, window, lock-step,
+ * power stage settings, each with its origin. *out is a new reference. */
+ERGON_API int ergon_profile_plan(const struct ergon_config *cfg, json_t **out,
+				 struct ergon_err *err);
+
+struct ergon_profile_opts {
+	const struct ergon_config *cfg;		 /* resolved */
+	const struct ergon_profile_firmware *fw; /* NULL for the sim lifecycle */
+	const char *sim_scenario; /* sim: a scenario of ergon_sim_scenarios(), or NULL */
+	const char *out_dir;
+	unsigned write_flags;		    /* ERGON_WRITE_FORCE to replace earlier outputs */
+	unsigned rtt_port;		    /* 0: the lifecycle's default */
+	double start_timeout_s;		    /* 0: 10 s for the endpoint to appear */
+	volatile sig_atomic_t *interrupted; /* set by a signal handler; may be NULL */
+};
+
+/* Run the pipeline and write the artifacts. Returns 0 when the pipeline
+ * ran (the measurement may still be invalid: see summary "valid"), or a
+ * negative ERGON_E* when summary.json itself could not be written. A stage
+ * failure is recorded in the summary, its first error also in err.
+ * *summary (may be NULL) gets the sealed artifact (caller decrefs). */
+ERGON_API int ergon_profile_run(const struct ergon_profile_opts *o, json_t **summary,
+				struct ergon_err *err);
+
+/* The sim scenario a stage runs: a chosen scenario of the stage's flow, or
+ * the stage's baseline. power_internal picks baseline_ina228. */
+ERGON_API const char *ergon_profile_sim_stage_scenario(const char *chosen, int power_stage,
+						       int power_internal);
+/* The flow (enum ergon_sim_flow) of a scenario name; 0 when unknown. */
+ERGON_API int ergon_profile_sim_flow(const char *scenario);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,351 @@
+/* ergon profile: resolve the configuration, plan, run the PMU stage and the
+ * power stage on a target, write summary.json and print the tables. */
+#include "cli.h"
+#include "config_print.h"
+#include "ergon/analyze.h"
+#include "ergon/config.h"
+#include "ergon/issues.h"
+#include "ergon/profile.h"
+#include "ergon/sim.h"
+#include "hpx_cli.h"
+
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_SETS 64
+/* The sim board's fitted INA228 shunt and planned full scale
+ * (sim/src/board.c SIM_SHUNT_OHMS, SIM_MAX_CURRENT_A). */
+#define SIM_INA228_SHUNT "0.5"
+#define SIM_INA228_MAX_A "0.02"
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+/* Apply one assignment with the command line as origin. */
+static int set(struct ergon_config *cfg, const char *fmt, const char *v, struct ergon_err *err)
+{
+	char a[1200];
+	if ((size_t)snprintf(a, sizeof a, fmt, v) >= sizeof a)
+		return ergon_err_set(err, ERGON_EUSAGE, "%.60s...: value too long", v);
+	return ergon_config_set(cfg, a, ERGON_CFG_CLI, err);
+}
+
+static int key_is_default(const struct ergon_config *cfg, const char *key)
+{
+	int i = ergon_config_key_index(key);
+	return i >= 0 && cfg->origin[i] == ERGON_CFG_DEFAULT;
+}
+
+/* The an547 firmware the build made, next to this executable. */
+static int default_qemu_firmware(char *dir, size_t cap)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		return -1;
+	exe[n] = '\0';
+	char *slash = strrchr(exe, '/');
+	if (slash == NULL)
+		return -1;
+	*slash = '\0';
+	if ((size_t)snprintf(dir, cap, "%s/target/an547", exe) >= cap)
+		return -1;
+	return access(dir, R_OK) == 0 ? 0 : -1;
+}
+
+static void print_layers(const json_t *profile)
+{
+	const json_t *layers = json_object_get(profile, "layers");
+	if (!json_is_array(layers))
+		return;
+	ergon_cli_hpx_print_top(stdout, profile);
+	/* The whole per-layer table: cycles when the counter counts, and the
+	 * layer's window time (present also where no cycle counter exists,
+	 * such as QEMU). */
+	printf("  %-6s %-28s %14s %12s\n", "layer", "op", "cycles", "window_us");
+	size_t i;
+	json_t *L;
+	json_array_foreach(layers, i, L)
+	{
+		if (i == 50) {
+			printf("  ... %zu more in profile_results.csv\n",
+			       json_array_size(layers) - i);
+			break;
+		}
+		const json_t *c = json_object_get(L, "cycles");
+		const json_t *w = json_object_get(json_object_get(L, "counters"), "window_us");
+		char cyc[32] = "-", win[32] = "-";
+		if (json_is_number(c))
+			snprintf(cyc, sizeof cyc, "%.0f", json_number_value(c));
+		if (json_is_number(w))
+			snprintf(win, sizeof win, "%.0f", json_number_value(w));
+		printf("  %-6lld %-28.28s %14s %12s\n",
+		       (long long)json_integer_value(json_object_get(L, "id")),
+		       json_string_value(json_object_get(L, "op")), cyc, win);
+	}
+}
+
+static int run(int argc, char **argv)
+{
+	const char *fwdir = NULL, *file = NULL, *board = NULL, *scenario = NULL, *out = NULL;
+	const char *sets[MAX_SETS];
+	size_t nsets = 0;
+	int power = 0, dry = 0;
+	unsigned flags = 0, rtt_port = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int has = i + 1 < argc;
+		if (strcmp(a, "--power") == 0) {
+			power = 1;
+		} else if (strcmp(a, "--dry-run") == 0) {
+			dry = 1;
+		} else if (strcmp(a, "--force") == 0) {
+			flags |= 1u; /* ERGON_WRITE_FORCE */
+		} else if (strcmp(a, "--board") == 0 && has) {
+			board = argv[++i];
+		} else if (strcmp(a, "--config") == 0 && has) {
+			file = argv[++i];
+		} else if (strcmp(a, "--sim-scenario") == 0 && has) {
+			scenario = argv[++i];
+		} else if (strcmp(a, "--out") == 0 && has) {
+			out = argv[++i];
+		} else if (strcmp(a, "--rtt-port") == 0 && has) {
+			char *end = NULL;
+			unsigned long v = strtoul(argv[++i], &end, 10);
+			if (!end || *end || v == 0 || v > 65535)
+				return ergon_cli_usage(
+				    "profile", "--rtt-port %s: a TCP port 1-65535", argv[i]);
+			rtt_port = (unsigned)v;
+		} else if (strcmp(a, "--set") == 0 && has) {
+			if (nsets == MAX_SETS)
+				return ergon_cli_usage("profile", "more than %d --set options",
+						       MAX_SETS);
+			sets[nsets++] = argv[++i];
+		} else if (a[0] == '-') {
+			return ergon_cli_usage("profile", "unknown argument '%s'%s", a,
+					       has ? "" : " (or it needs a value)");
+		} else if (fwdir == NULL) {
+			fwdir = a;
+		} else {
+			return ergon_cli_usage(
+			    "profile", "one FIRMWARE_DIR only (got '%s' and '%s')", fwdir, a);
+		}
+	}
+	struct ergon_config cfg;
+	struct ergon_err err = {0};
+	struct ergon_profile_firmware fw;
+	json_t *summary = NULL;
+	int code = ERGON_EXIT_OK;
+	int rc = ergon_config_init(&cfg);
+	if (rc) {
+		ergon_err_set(&err, rc, "cannot initialise the configuration");
+		goto fail;
+	}
+	if (file && (rc = ergon_config_load_file(&cfg, file, &err)) != 0)
+		goto fail;
+	/* With neither a FIRMWARE_DIR nor a board anywhere, the built-in
+	 * default is the virtual bench. */
+	if (!board && !fwdir && key_is_default(&cfg, "target.board")) {
+		if ((rc = ergon_config_set(&cfg, "target.board=sim", ERGON_CFG_DEFAULT, &err)) != 0)
+			goto fail;
+		int bi = ergon_config_key_index("target.board");
+		snprintf(cfg.where[bi], sizeof cfg.where[bi],
+			 "ergon profile's built-in default (no FIRMWARE_DIR, no --board)");
+	}
+	if (board && (rc = set(&cfg, "target.board=%s", board, &err)) != 0)
+		goto fail;
+	if (power && (rc = set(&cfg, "power.enabled=%s", "true", &err)) != 0)
+		goto fail;
+	if (out && (rc = set(&cfg, "output.dir=%s", out, &err)) != 0)
+		goto fail;
+	for (size_t i = 0; i < nsets; i++)
+		if ((rc = ergon_config_set(&cfg, sets[i], ERGON_CFG_CLI, &err)) != 0)
+			goto fail;
+	if (scenario) {
+		if (strcmp(cfg.target.board, "sim") != 0) {
+			rc = ergon_err_set(&err, ERGON_EUSAGE,
+					   "--sim-scenario %s needs --board sim (the board is %s)",
+					   scenario, cfg.target.board);
+			goto fail;
+		}
+		int flow = ergon_profile_sim_flow(scenario);
+		if (flow == 0) {
+			struct ergon_sim_result r;
+			rc = ergon_sim_run(scenario, &r, &err); /* its message lists the names */
+			goto fail;
+		}
+		/* A power scenario runs the power stage; an INA228 one in
+		 * internal mode with the sim board's fitted shunt. */
+		if (flow != ERGON_SIM_FLOW_PROFILE && !cfg.power.enabled)
+			rc = set(&cfg, "power.enabled=%s", "true", &err);
+		if (!rc && flow == ERGON_SIM_FLOW_POWER_INA228) {
+			if (key_is_default(&cfg, "power.mode"))
+				rc = set(&cfg, "power.mode=%s", "internal", &err);
+			if (!rc && key_is_default(&cfg, "power.driver"))
+				rc = set(&cfg, "power.driver=%s", "ina228", &err);
+			if (!rc && key_is_default(&cfg, "power.ina228.shunt_ohms"))
+				rc =
+				    set(&cfg, "power.ina228.shunt_ohms=%s", SIM_INA228_SHUNT, &err);
+			if (!rc && key_is_default(&cfg, "power.ina228.max_current_a"))
+				rc = set(&cfg, "power.ina228.max_current_a=%s", SIM_INA228_MAX_A,
+					 &err);
+		}
+		if (rc)
+			goto fail;
+	}
+	if ((rc = ergon_config_resolve(&cfg, &err)) != 0)
+		goto fail;
+	int sim = cfg.target.lifecycle == ERGON_LIFECYCLE_SIM;
+	char qdir[PATH_MAX];
+	if (!sim && !fwdir && cfg.target.lifecycle == ERGON_LIFECYCLE_QEMU &&
+	    default_qemu_firmware(qdir, sizeof qdir) == 0)
+		fwdir = qdir;
+	if (!sim && !fwdir) {
+		rc =
+		    ergon_err_set(&err, ERGON_EUSAGE,
+				  "board %s runs real firmware: give FIRMWARE_DIR (the folder with "
+				  "the profile and power builds), or use --board sim",
+				  cfg.board->name);
+		goto fail;
+	}
+	if (sim && fwdir) {
+		rc = ergon_err_set(&err, ERGON_EUSAGE,
+				   "FIRMWARE_DIR %s: the virtual bench runs its own firmware; drop "
+				   "the folder or pick a real board with --board",
+				   fwdir);
+		goto fail;
+	}
+	if (!sim) {
+		int need_power =
+		    cfg.power.enabled && cfg.power.firmware == ERGON_FIRMWARE_DEDICATED;
+		if ((rc = ergon_profile_firmware_find(fwdir, need_power, &fw, &err)) != 0)
+			goto fail;
+	}
+	if (dry) {
+		json_t *plan = NULL;
+		if ((rc = ergon_profile_plan(&cfg, &plan, &err)) != 0)
+			goto fail;
+		ergon_cli_config_print(stdout, &cfg);
+		char *s = json_dumps(plan, JSON_INDENT(2));
+		printf("plan:\n%s\n", s ? s : "(out of memory)");
+		if (!sim)
+			printf("firmware: profile %s; power %s\n", fw.profile,
+			       fw.power[0] ? fw.power : "(not needed)");
+		free(s);
+		json_decref(plan);
+		ergon_cli_config_print_issues(stderr, "profile", &cfg);
+		ergon_config_cleanup(&cfg);
+		return ERGON_EXIT_OK;
+	}
+	ergon_cli_config_print_issues(stderr, "profile", &cfg);
+
+	/* Ctrl-C: no SA_RESTART, so a blocked read returns and the stage ends
+	 * with what it has; the pipeline marks it interrupted. */
+	struct sigaction sa = {0}, old_int, old_term;
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	struct ergon_profile_opts po = {.cfg = &cfg,
+					.fw = sim ? NULL : &fw,
+					.sim_scenario = scenario,
+					.out_dir = cfg.output.dir,
+					.write_flags = flags,
+					.rtt_port = rtt_port,
+					.interrupted = &interrupted};
+	rc = ergon_profile_run(&po, &summary, &err);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	if (rc && summary == NULL)
+		goto fail;
+
+	const json_t *stages = json_object_get(summary, "stages");
+	const char *k;
+	json_t *st;
+	json_object_foreach((json_t *)stages, k, st)
+	{
+		const char *e = json_string_value(json_object_get(st, "error"));
+		printf("stage %-5s: %s%s%s\n", k, json_string_value(json_object_get(st, "status")),
+		       e ? " - " : "", e ? e : "");
+	}
+	print_layers(json_object_get(summary, "profile"));
+	const json_t *pw = json_object_get(summary, "power");
+	if (json_is_object(pw) && json_object_get(pw, "measurement_scope") &&
+	    !json_is_null(json_object_get(pw, "measurement_scope"))) {
+		char *table = NULL;
+		struct ergon_err te = {0};
+		if (ergon_power_table_render(pw, 0, &table, &te) == 0)
+			printf("%s", table);
+		free(table);
+		const json_t *u = json_object_get(pw, "energy_per_inference_uncertainty_j");
+		if (json_is_number(u))
+			printf("energy per inference uncertainty: +/- %.4g J (%s)\n",
+			       json_number_value(u),
+			       json_string_value(json_object_get(pw, "uncertainty_basis")));
+	}
+	size_t i;
+	json_t *issue;
+	json_array_foreach(json_object_get(summary, "issues"), i, issue)
+	{
+		fprintf(stderr, "ergon profile: %s: %s: %s\n",
+			json_string_value(json_object_get(issue, "severity")),
+			json_string_value(json_object_get(issue, "code")),
+			json_string_value(json_object_get(issue, "message")));
+	}
+	int valid = json_is_true(json_object_get(summary, "valid"));
+	printf("%s: %s/summary.json (integrity %s%s)\n", valid ? "valid" : "NOT VALID",
+	       cfg.output.dir, json_string_value(json_object_get(summary, "integrity")),
+	       json_is_true(json_object_get(summary, "interrupted")) ? ", interrupted" : "");
+	code = valid ? ERGON_EXIT_OK : ERGON_EXIT_MEASUREMENT;
+	json_decref(summary);
+	ergon_config_cleanup(&cfg);
+	return code;
+fail:
+	ergon_config_cleanup(&cfg);
+	return ergon_cli_fail("profile", &err);
+}
+
+const struct ergon_cli_command ergon_cli_cmd_profile = {
+    .name = "profile",
+    .summary = "profile a target: per-layer PMU counters, then a gated power measurement",
+    .help = "Usage: ergon profile [FIRMWARE_DIR] [--board B] [--config ergon.yml]\n"
+	    "         [--set KEY=VALUE ...] [--power] [--sim-scenario NAME] [--dry-run]\n"
+	    "         [--out DIR] [--force] [--rtt-port PORT]\n\n"
+	    "Resolves the configuration (defaults < board < INA228 preset < --config file <\n"
+	    "command line; then the rules: docs/internals/config.md), plans the counter\n"
+	    "passes, window, lock-step and power duration, then runs:\n"
+	    "  PMU stage    flash the profile firmware, reset, capture the HPX stream to its\n"
+	    "               end sentinel (raw log DIR/pmu/capture.log), parse\n"
+	    "  power stage  (--power or power.enabled) flash the dedicated power firmware\n"
+	    "               (or keep the shared one: power.firmware: shared, recorded as\n"
+	    "               transport contamination), gated capture with the arm -> reset ->\n"
+	    "               READY -> GO handshake, the terminal record, gated analysis\n"
+	    "and writes DIR/summary.json, DIR/profile_results.csv and, with\n"
+	    "output.detailed: true, DIR/detailed/. A failed stage keeps its artifacts,\n"
+	    "marked; Ctrl-C marks them interrupted.\n\n"
+	    "FIRMWARE_DIR holds the builds: a file named *profile* and one named *power*\n"
+	    "(.elf, .axf, .bin or .hex). Without FIRMWARE_DIR and --board the virtual bench\n"
+	    "(--board sim) runs; --board qemu-an547 uses the an547 builds next to ergon.\n"
+	    "--sim-scenario NAME picks a virtual-bench fault scenario (a power scenario\n"
+	    "turns the power stage on). --dry-run prints every effective value, where it\n"
+	    "came from, and the plan, and runs nothing. Lifecycles: sim, qemu, jlink\n"
+	    "(JLinkExe), openocd; the jlink/openocd drivers are not yet run on hardware.\n\n"
+	    "Exit codes: 0 valid measurement, 1 invalid, refused or interrupted (see\n"
+	    "summary.json), 2 configuration or usage error, 3 I/O or device error.\n\n"
+	    "Examples:\n"
+	    "  ergon profile --board sim --power\n"
+	    "  ergon profile --board sim --sim-scenario gate_glitches --out glitch\n"
+	    "  ergon profile --board qemu-an547\n"
+	    "  ergon profile build/fw --board apollo510_evb --power --config ergon.yml\n"
+	    "  ergon profile --board sim --power --dry-run --set power.lockstep=false\n",
+    .run = run,
+};

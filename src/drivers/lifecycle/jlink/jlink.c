@@ -1,0 +1,138 @@
+/* Lifecycle through SEGGER J-Link: JLinkExe runs command files (flash:
+ * reset, halt, loadfile, reset, exit; run: reset, go, then a long sleep so
+ * the J-Link session, and with it the RTT telnet server, stays up while
+ * the host captures). RTT is read from the telnet port (-RTTTelnetPort).
+ * Not yet run on hardware: tested against a fake JLinkExe that records
+ * its arguments and command files (tests/functional/test_profile_probes.sh). */
+#include "ergon/fileio.h"
+#include "ergon/lifecycle.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define JLINK_DEFAULT_RTT_PORT 19021u
+#define JLINK_TOOL_TIMEOUT_S 120.0
+/* The run command file keeps the session for at most this long (ms). */
+#define JLINK_SESSION_MS "3600000"
+
+struct ergon_lifecycle {
+	char work_dir[1024];
+	char device[64];
+	char serial[64];
+	char log[1100];
+	unsigned port;
+	double start_timeout_s;
+	int pid;
+};
+
+static int j_open(const struct ergon_lifecycle_opts *o, struct ergon_lifecycle **out,
+		  struct ergon_err *err)
+{
+	struct ergon_lifecycle *lc = calloc(1, sizeof *lc);
+	if (lc == NULL)
+		return ergon_err_set(err, ERGON_ENOMEM, "jlink: out of memory");
+	snprintf(lc->work_dir, sizeof lc->work_dir, "%s", o->work_dir);
+	snprintf(lc->device, sizeof lc->device, "%s", o->device ? o->device : "Cortex-M4");
+	snprintf(lc->serial, sizeof lc->serial, "%s", o->probe_serial ? o->probe_serial : "");
+	snprintf(lc->log, sizeof lc->log, "%s/jlink.log", o->work_dir);
+	lc->port = o->rtt_port ? o->rtt_port : JLINK_DEFAULT_RTT_PORT;
+	lc->start_timeout_s = o->start_timeout_s > 0 ? o->start_timeout_s : 10.0;
+	*out = lc;
+	return 0;
+}
+
+/* Write a command file and build JLinkExe's argument vector around it. */
+static int run_jlink(struct ergon_lifecycle *lc, const char *name, const char *commands,
+		     int background, struct ergon_err *err)
+{
+	char path[1200], port[16];
+	snprintf(path, sizeof path, "%s/%s", lc->work_dir, name);
+	snprintf(port, sizeof port, "%u", lc->port);
+	int rc = ergon_file_write_atomic(path, commands, strlen(commands), ERGON_WRITE_FORCE, err);
+	if (rc)
+		return rc;
+	const char *argv[20];
+	size_t n = 0;
+	argv[n++] = "JLinkExe";
+	if (lc->serial[0]) {
+		argv[n++] = "-USB";
+		argv[n++] = lc->serial;
+	}
+	argv[n++] = "-device";
+	argv[n++] = lc->device;
+	argv[n++] = "-if";
+	argv[n++] = "SWD";
+	argv[n++] = "-speed";
+	argv[n++] = "4000";
+	argv[n++] = "-autoconnect";
+	argv[n++] = "1";
+	argv[n++] = "-NoGui";
+	argv[n++] = "1";
+	argv[n++] = "-ExitOnError";
+	argv[n++] = "1";
+	argv[n++] = "-RTTTelnetPort";
+	argv[n++] = port;
+	argv[n++] = "-CommandFile";
+	argv[n++] = path;
+	argv[n] = NULL;
+	if (!background)
+		return ergon_lifecycle_run_tool(argv, lc->log, JLINK_TOOL_TIMEOUT_S, err);
+	rc = ergon_lifecycle_spawn(argv, lc->log, &lc->pid, err);
+	if (rc == 0)
+		rc = ergon_lifecycle_wait_port(lc->port, lc->pid, "JLinkExe", lc->log,
+					       lc->start_timeout_s, err);
+	return rc;
+}
+
+static int j_flash(struct ergon_lifecycle *lc, const char *image, struct ergon_err *err)
+{
+	char cmds[1400];
+	if ((size_t)snprintf(cmds, sizeof cmds, "r\nh\nloadfile %s\nr\nexit\n", image) >=
+	    sizeof cmds)
+		return ergon_err_set(err, ERGON_ETOOBIG, "jlink: firmware path too long: %s",
+				     image);
+	return run_jlink(lc, "flash.jlink", cmds, 0, err);
+}
+
+static int j_reset(struct ergon_lifecycle *lc, struct ergon_err *err)
+{
+	if (lc->pid > 0)
+		ergon_lifecycle_stop(lc->pid, 1.0);
+	lc->pid = 0;
+	return run_jlink(lc, "run.jlink", "r\ng\nsleep " JLINK_SESSION_MS "\nexit\n", 1, err);
+}
+
+static int j_endpoint(struct ergon_lifecycle *lc, char *spec, size_t cap, struct ergon_err *err)
+{
+	if ((size_t)snprintf(spec, cap, "tcp:127.0.0.1:%u", lc->port) >= cap)
+		return ergon_err_set(err, ERGON_ETOOBIG, "jlink: endpoint too long");
+	return 0;
+}
+
+static int j_finish(struct ergon_lifecycle *lc, struct ergon_err *err)
+{
+	(void)err;
+	ergon_lifecycle_stop(lc->pid, 2.0);
+	lc->pid = 0;
+	return 0;
+}
+
+static void j_close(struct ergon_lifecycle *lc)
+{
+	if (lc == NULL)
+		return;
+	ergon_lifecycle_stop(lc->pid, 2.0);
+	free(lc);
+}
+
+const struct ergon_lifecycle_driver ergon_lifecycle_jlink = {
+    .name = "jlink",
+    .hardware = 1,
+    .open = j_open,
+    .flash = j_flash,
+    .reset = j_reset,
+    .endpoint = j_endpoint,
+    .finish = j_finish,
+    .close = j_close,
+};

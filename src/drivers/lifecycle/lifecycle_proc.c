@@ -1,0 +1,176 @@
+/* Child processes for the lifecycle drivers that drive vendor tools
+ * (JLinkExe, openocd, qemu-system-arm): run to completion with a time
+ * bound, or start in the background and stop later. Output goes to a log
+ * file in the stage folder so a failure can be diagnosed afterwards. */
+#include "ergon/lifecycle.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Exit status a child uses when exec failed: the program is missing. */
+#define EXEC_FAILED 127
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int ergon_lifecycle_spawn(const char *const *argv, const char *log_path, int *pid,
+			  struct ergon_err *err)
+{
+	int fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return ergon_err_errno(err, errno, "cannot open the tool log %s", log_path);
+	pid_t p = fork();
+	if (p < 0) {
+		int e = errno;
+		close(fd);
+		return ergon_err_errno(err, e, "cannot start %s", argv[0]);
+	}
+	if (p == 0) {
+		/* Own process group, so stopping it stops its helpers too. */
+		setpgid(0, 0);
+		int nul = open("/dev/null", O_RDONLY);
+		if (nul >= 0)
+			dup2(nul, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execvp(argv[0], (char *const *)argv);
+		_exit(EXEC_FAILED);
+	}
+	close(fd);
+	*pid = (int)p;
+	return 0;
+}
+
+void ergon_lifecycle_stop(int pid, double grace_s)
+{
+	if (pid <= 0)
+		return;
+	kill(-(pid_t)pid, SIGTERM);
+	kill((pid_t)pid, SIGTERM);
+	double t0 = now_s();
+	for (;;) {
+		pid_t r = waitpid((pid_t)pid, NULL, WNOHANG);
+		if (r == (pid_t)pid || (r < 0 && errno != EINTR))
+			return;
+		if (now_s() - t0 > grace_s) {
+			kill(-(pid_t)pid, SIGKILL);
+			kill((pid_t)pid, SIGKILL);
+			waitpid((pid_t)pid, NULL, 0);
+			return;
+		}
+		usleep(10000);
+	}
+}
+
+int ergon_lifecycle_run_tool(const char *const *argv, const char *log_path, double timeout_s,
+			     struct ergon_err *err)
+{
+	int pid = 0;
+	int rc = ergon_lifecycle_spawn(argv, log_path, &pid, err);
+	if (rc)
+		return rc;
+	double t0 = now_s();
+	int status = 0;
+	for (;;) {
+		pid_t r = waitpid((pid_t)pid, &status, WNOHANG);
+		if (r == (pid_t)pid)
+			break;
+		if (r < 0 && errno != EINTR)
+			return ergon_err_errno(err, errno, "waiting for %s", argv[0]);
+		if (now_s() - t0 > timeout_s) {
+			ergon_lifecycle_stop(pid, 1.0);
+			return ergon_err_set(err, ERGON_ETIMEDOUT,
+					     "%s did not finish within %.0f s; its output is in %s",
+					     argv[0], timeout_s, log_path);
+		}
+		usleep(10000);
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == EXEC_FAILED)
+		return ergon_err_set(err, ERGON_ENOENT,
+				     "%s: not found on PATH; install it (docs/USAGE.md lists the "
+				     "vendor tools) or put it on PATH",
+				     argv[0]);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return ergon_err_set(err, ERGON_EDEVICE,
+				     "%s failed (exit status %d); its output is in %s", argv[0],
+				     WIFEXITED(status) ? WEXITSTATUS(status) : -1, log_path);
+	return 0;
+}
+
+/* True when a socket listens on 127.0.0.1/0.0.0.0 (or ::) at port. Read
+ * from /proc/net/tcp{,6} rather than by connecting: a probe connection to
+ * an RTT server would consume the first bytes of the target's stream. */
+static int port_listening(unsigned port)
+{
+	static const char *const tables[] = {"/proc/net/tcp", "/proc/net/tcp6"};
+	for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
+		FILE *f = fopen(tables[t], "re");
+		if (f == NULL)
+			continue;
+		char line[512];
+		int found = 0;
+		while (!found && fgets(line, sizeof line, f) != NULL) {
+			/* "  sl  local_address rem_address   st ..." with
+			 * local_address = HEXADDR:HEXPORT and st 0A = LISTEN. */
+			char *colon = strchr(line, ':');
+			char *local = colon ? colon + 1 : NULL;
+			while (local && *local == ' ')
+				local++;
+			char *pc = local ? strchr(local, ':') : NULL;
+			if (pc == NULL)
+				continue;
+			char *end = NULL;
+			unsigned long lp = strtoul(pc + 1, &end, 16);
+			if (end == NULL || *end != ' ')
+				continue;
+			char *rem = end + 1;
+			char *st = strchr(rem, ' ');
+			if (st && lp == port && strncmp(st + 1, "0A", 2) == 0)
+				found = 1;
+		}
+		fclose(f);
+		if (found)
+			return 1;
+	}
+	return 0;
+}
+
+int ergon_lifecycle_wait_port(unsigned port, int pid, const char *what, const char *log_path,
+			      double timeout_s, struct ergon_err *err)
+{
+	double t0 = now_s();
+	for (;;) {
+		if (port_listening(port))
+			return 0;
+		int status;
+		if (waitpid((pid_t)pid, &status, WNOHANG) == (pid_t)pid) {
+			if (WIFEXITED(status) && WEXITSTATUS(status) == EXEC_FAILED)
+				return ergon_err_set(err, ERGON_ENOENT,
+						     "%s: not found on PATH; install it or put it "
+						     "on PATH (docs/USAGE.md)",
+						     what);
+			return ergon_err_set(err, ERGON_EDEVICE,
+					     "%s exited before its RTT server listened on port %u; "
+					     "its output is in %s",
+					     what, port, log_path);
+		}
+		if (now_s() - t0 > timeout_s)
+			return ergon_err_set(
+			    err, ERGON_ETIMEDOUT,
+			    "%s: no RTT server on 127.0.0.1:%u within %.0f s; check "
+			    "the probe connection; output in %s",
+			    what, port, timeout_s, log_path);
+		usleep(50000);
+	}
+}

@@ -1,0 +1,391 @@
+/* `ergon profile`: plan, PMU stage, power stage, outputs (issue 7). Each
+ * stage records its status in summary.json; a failed or interrupted stage
+ * keeps its raw log and everything written before it. */
+#include "ergon/profile.h"
+
+#include "ergon/analyze.h"
+#include "ergon/artifact.h"
+#include "ergon/fileio.h"
+#include "ergon/gated.h"
+#include "ergon/hpx.h"
+#include "ergon/hpx_capture.h"
+#include "ergon/hpx_report.h"
+#include "ergon/issues.h"
+#include "ergon/lifecycle.h"
+#include "ergon/sim.h"
+#include "profile_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Capture bounds when the configuration leaves them open: a profile boot
+ * of the example firmware takes seconds; 120 s is generous. */
+#define PMU_CAPTURE_TIMEOUT_S 120.0
+
+int prof_interrupted(const struct prof_run *r)
+{
+	return r->o->interrupted != NULL && *r->o->interrupted != 0;
+}
+
+void prof_stage_fail(struct prof_run *r, json_t *stage, const char *status,
+		     const struct ergon_err *e)
+{
+	json_object_set_new(stage, "status", json_string(status));
+	if (e != NULL && e->msg[0]) {
+		json_object_set_new(stage, "error", json_string(e->msg));
+		ergon_err_set(&r->first, e->code ? e->code : ERGON_EIO, "%s", e->msg);
+	}
+	if (strcmp(status, "interrupted") == 0) {
+		if (!ergon_issue_has(r->issues, "profile.interrupted"))
+			ergon_issue_add(r->issues, "profile.interrupted", NULL,
+					"interrupted during the %s stage; the artifacts so far are "
+					"kept and marked",
+					json_string_value(json_object_get(stage, "name")));
+		r->interrupted = 1;
+	} else {
+		ergon_issue_add(
+		    r->issues, "profile.stage_failed",
+		    json_pack("{s:s}", "stage", json_string_value(json_object_get(stage, "name"))),
+		    "the %s stage failed: %s", json_string_value(json_object_get(stage, "name")),
+		    e && e->msg[0] ? e->msg : "see the stage's log");
+	}
+}
+
+int prof_stage_dir(struct prof_run *r, const char *name, char *dir, size_t cap,
+		   struct ergon_err *err)
+{
+	if ((size_t)snprintf(dir, cap, "%s/%s", r->o->out_dir, name) >= cap)
+		return ergon_err_set(err, ERGON_ETOOBIG, "--out %s: path too long", r->o->out_dir);
+	return ergon_mkdir_p(dir, err);
+}
+
+/* Open the lifecycle for a stage, program `image`, reset, and capture the
+ * stream into DIR/capture.log, feeding p. *cap gets the capture result. */
+int prof_boot_and_capture(struct prof_run *r, const char *dir, const char *image, double timeout_s,
+			  struct ergon_hpx_parser *p, struct ergon_hpx_capture_result *cap,
+			  struct ergon_lifecycle **lc_out, struct ergon_err *err)
+{
+	const struct ergon_config *cfg = r->o->cfg;
+	struct ergon_lifecycle_opts lo = {
+	    .board = cfg->board->name,
+	    .device = cfg->board->soc,
+	    .probe_serial = cfg->target.jlink_serial,
+	    .work_dir = dir,
+	    .start_timeout_s = r->o->start_timeout_s,
+	    .rtt_port = r->o->rtt_port,
+	};
+	struct ergon_lifecycle *lc = NULL;
+	char spec[1200], log[1200];
+	snprintf(log, sizeof log, "%s/capture.log", dir);
+	int rc = r->drv->open(&lo, &lc, err);
+	if (rc)
+		return rc;
+	*lc_out = lc;
+	if (!rc && !prof_interrupted(r))
+		rc = r->drv->flash(lc, image, err);
+	if (!rc && !prof_interrupted(r))
+		rc = r->drv->reset(lc, err);
+	if (!rc && !prof_interrupted(r))
+		rc = r->drv->endpoint(lc, spec, sizeof spec, err);
+	if (!rc && !prof_interrupted(r)) {
+		double hb = cfg->target.heartbeat.host_timeout_s;
+		struct ergon_hpx_capture_opts co = {.transport = spec,
+						    .log_path = log,
+						    .write_flags = r->o->write_flags,
+						    .timeout_s = timeout_s,
+						    .heartbeat_s = hb > 0 ? hb : 0,
+						    .cancel = r->o->interrupted};
+		rc = ergon_hpx_capture(&co, p, cap, err);
+	}
+	if (prof_interrupted(r) && rc == 0)
+		rc = ERGON_EINTR;
+	struct ergon_err fe = {0};
+	r->drv->finish(lc, &fe);
+	return rc;
+}
+
+/* --- PMU stage ------------------------------------------------------------ */
+
+/* The clean window's health as the firmware reported it: the rate probe
+ * (cycles the counter counted over a known delay) and its own counts of
+ * stalled and partial iterations (the per-iteration deltas are not on the
+ * wire, so ergon_clean_window_check cannot run here). */
+static void clean_window_checks(struct prof_run *r, const json_t *meta)
+{
+	const json_t *hz = json_object_get(meta, "system_clock_hz");
+	const json_t *us = json_object_get(meta, "clean_dwt_rate_us");
+	const json_t *cyc = json_object_get(meta, "clean_dwt_rate_cyc");
+	if (json_is_number(hz) && json_is_number(us) && json_is_number(cyc))
+		ergon_clean_window_rate_check(json_number_value(hz), json_number_value(us),
+					      (uint64_t)json_number_value(cyc), r->issues);
+	json_int_t stalled = json_integer_value(json_object_get(meta, "clean_stalled_iters"));
+	json_int_t partial = json_integer_value(json_object_get(meta, "clean_partial_iters"));
+	json_int_t count = json_integer_value(json_object_get(meta, "clean_infer_count"));
+	if ((stalled > 0 || partial > 0) &&
+	    !ergon_issue_has(r->issues, "profile.clean_window_stalled"))
+		ergon_issue_add(r->issues, "profile.clean_window_stalled",
+				json_pack("{s:I,s:I,s:I}", "stalled_iters", stalled,
+					  "partial_iters", partial, "clean_infer_count", count),
+				"the firmware counted %lld stalled and %lld partial iterations of "
+				"%lld in the clean window: its cycle counts are not trustworthy (a "
+				"core or counter clock that stops or slows during inference)",
+				(long long)stalled, (long long)partial, (long long)count);
+}
+
+static int pmu_stage(struct prof_run *r, json_t *stage)
+{
+	const struct ergon_config *cfg = r->o->cfg;
+	char dir[1100];
+	struct ergon_err e = {0};
+	struct ergon_hpx_parser *p = NULL;
+	struct ergon_hpx_capture_result cap = {0};
+	struct ergon_lifecycle *lc = NULL;
+	json_t *result = NULL;
+	int rc = prof_stage_dir(r, "pmu", dir, sizeof dir, &e);
+	const char *image =
+	    r->sim ? ergon_profile_sim_stage_scenario(r->o->sim_scenario, 0, 0) : r->o->fw->profile;
+	json_object_set_new(stage, "image", json_string(image));
+	json_object_set_new(stage, "log", json_sprintf("%s/capture.log", dir));
+	double timeout_s = isnan(cfg->target.heartbeat.overall_timeout_s)
+			       ? PMU_CAPTURE_TIMEOUT_S
+			       : cfg->target.heartbeat.overall_timeout_s;
+	if (!rc)
+		rc = ergon_hpx_parser_new(NULL, &p, &e);
+	if (!rc)
+		rc = prof_boot_and_capture(r, dir, image, timeout_s, p, &cap, &lc, &e);
+	if (p != NULL && (rc == 0 || rc == ERGON_EINTR)) {
+		/* Parse what arrived, also after an interrupt: it is kept. */
+		struct ergon_err pe = {0};
+		int frc = ergon_hpx_parser_finish(p, &pe);
+		if (frc >= 0 && ergon_hpx_parser_to_json(p, r->aggregation, 0, &result, &pe) == 0) {
+			json_t *body = NULL;
+			if (ergon_hpx_profile_body(result, r->aggregation, &body, &pe) == 0) {
+				json_decref(r->profile);
+				r->profile = body;
+			}
+		}
+		struct ergon_hpx_stats st;
+		ergon_hpx_parser_stats(p, &st);
+		json_object_set_new(stage, "bytes", json_integer((json_int_t)st.bytes));
+		if (!st.started && rc == 0)
+			ergon_issue_add(
+			    r->issues, "profile.no_start_sentinel",
+			    json_pack("{s:s,s:I}", "log",
+				      json_string_value(json_object_get(stage, "log")), "bytes",
+				      (json_int_t)st.bytes),
+			    "the target's stream never showed `--- HPX_START ---` "
+			    "(%llu bytes in %s): check the transport (%s), the firmware "
+			    "build (profile, not power) and the baud rate",
+			    (unsigned long long)st.bytes,
+			    json_string_value(json_object_get(stage, "log")), cfg->board->name);
+	}
+	if (cap.issues)
+		json_array_extend(r->issues, cap.issues);
+	if (cap.details)
+		json_object_set(stage, "capture", cap.details);
+	if (r->profile)
+		json_array_extend(r->issues, json_object_get(r->profile, "issues"));
+	/* The clean-window reference the power checks compare against. */
+	const json_t *meta = json_object_get(result, "meta");
+	clean_window_checks(r, meta);
+	const json_t *avg = json_object_get(meta, "clean_infer_avg_us");
+	if (json_is_number(avg))
+		r->clean_infer_avg_us = json_number_value(avg);
+	if (rc == ERGON_EINTR || prof_interrupted(r))
+		prof_stage_fail(r, stage, "interrupted", NULL);
+	else if (rc)
+		prof_stage_fail(r, stage, "failed", &e);
+	else
+		json_object_set_new(stage, "status", json_string(r->profile ? "ok" : "failed"));
+	if (lc)
+		r->drv->close(lc);
+	ergon_hpx_parser_free(p);
+	ergon_hpx_capture_result_cleanup(&cap);
+	json_decref(result);
+	return rc;
+}
+
+/* --- outputs -------------------------------------------------------------- */
+
+static int write_outputs(struct prof_run *r, json_t *art, struct ergon_err *err)
+{
+	const struct ergon_config *cfg = r->o->cfg;
+	unsigned flags = ERGON_WRITE_FORCE | ERGON_WRITE_MKDIR;
+	char path[1200];
+	int rc = 0;
+	const json_t *layers = json_object_get(r->profile, "layers");
+	if (json_is_array(layers)) {
+		char *csv = NULL;
+		size_t len = 0;
+		snprintf(path, sizeof path, "%s/profile_results.csv", r->o->out_dir);
+		rc = ergon_hpx_layers_csv(layers, &csv, &len, err);
+		if (!rc)
+			rc = ergon_file_write_atomic(path, csv, len, flags, err);
+		free(csv);
+	}
+	if (!rc && cfg->output.detailed) {
+		snprintf(path, sizeof path, "%s/detailed/plan.json", r->o->out_dir);
+		char *s = json_dumps(json_object_get(art, "plan"), JSON_INDENT(2));
+		rc = s ? ergon_file_write_atomic(path, s, strlen(s), flags, err)
+		       : ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+		free(s);
+		if (!rc && json_is_object(r->power) &&
+		    json_object_get(r->power, "measurement_scope")) {
+			char *csv = NULL;
+			size_t len = 0;
+			snprintf(path, sizeof path, "%s/detailed/power_summary.csv", r->o->out_dir);
+			rc = ergon_power_csv_render(r->power, &csv, &len, err);
+			if (!rc)
+				rc = ergon_file_write_atomic(path, csv, len, flags, err);
+			free(csv);
+		}
+		if (!rc && json_is_array(layers)) {
+			char *csv = NULL;
+			size_t len = 0;
+			const char *g;
+			json_t *gl;
+			json_object_foreach(json_object_get(r->profile, "groups"), g, gl)
+			{
+				if (rc ||
+				    strspn(g, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(g))
+					continue;
+				snprintf(path, sizeof path, "%s/detailed/profile_results_%.64s.csv",
+					 r->o->out_dir, g);
+				rc = ergon_hpx_layers_csv(gl, &csv, &len, err);
+				if (!rc)
+					rc = ergon_file_write_atomic(path, csv, len, flags, err);
+				free(csv);
+				csv = NULL;
+			}
+		}
+	}
+	snprintf(path, sizeof path, "%s/summary.json", r->o->out_dir);
+	/* summary.json is written even when a CSV failed: it says what happened. */
+	int wrc = ergon_artifact_write(art, path, flags, err);
+	return rc ? rc : wrc;
+}
+
+int ergon_profile_run(const struct ergon_profile_opts *o, json_t **summary, struct ergon_err *err)
+{
+	const struct ergon_config *cfg = o->cfg;
+	struct prof_run r = {.o = o, .aggregation = ERGON_HPX_AGG_MEDIAN};
+	if (summary)
+		*summary = NULL;
+	if (!cfg->resolved || cfg->board == NULL)
+		return ergon_err_set(err, ERGON_EUSAGE,
+				     "profile: the configuration is not resolved");
+	const char *lifecycle = cfg->target.lifecycle == ERGON_LIFECYCLE_QEMU	   ? "qemu"
+				: cfg->target.lifecycle == ERGON_LIFECYCLE_JLINK   ? "jlink"
+				: cfg->target.lifecycle == ERGON_LIFECYCLE_OPENOCD ? "openocd"
+										   : "sim";
+	r.drv = ergon_lifecycle_find(lifecycle);
+	if (r.drv == NULL)
+		return ergon_err_set(err, ERGON_EUSAGE, "profile: no lifecycle driver %s",
+				     lifecycle);
+	r.sim = cfg->target.lifecycle == ERGON_LIFECYCLE_SIM;
+	if (!r.sim && o->fw == NULL)
+		return ergon_err_set(err, ERGON_EUSAGE,
+				     "profile: board %s needs FIRMWARE_DIR (the profile and power "
+				     "builds)",
+				     cfg->board->name);
+	if (cfg->profiling.aggregation == ERGON_AGG_MEAN)
+		r.aggregation = ERGON_HPX_AGG_MEAN;
+	else if (cfg->profiling.aggregation == ERGON_AGG_TRIMMED)
+		r.aggregation = ERGON_HPX_AGG_TRIMMED;
+	int rc = ergon_mkdir_p(o->out_dir, err);
+	if (rc)
+		return rc;
+	char spath[1200];
+	snprintf(spath, sizeof spath, "%s/summary.json", o->out_dir);
+	rc = ergon_file_check_writable(spath, o->write_flags | ERGON_WRITE_MKDIR, err);
+	if (rc)
+		return rc;
+
+	r.issues = json_deep_copy(cfg->issues);
+	json_t *plan = NULL;
+	rc = ergon_profile_plan(cfg, &plan, err);
+	if (rc) {
+		json_decref(r.issues);
+		return rc;
+	}
+	int prov = r.sim || cfg->target.lifecycle == ERGON_LIFECYCLE_QEMU ? ERGON_PROV_SYNTHETIC
+									  : ERGON_PROV_MEASURED;
+	json_t *art = ergon_artifact_new("ergon.profile", 1, prov);
+	json_t *stages = json_object();
+	json_t *pmu = json_pack("{s:s,s:s}", "name", "pmu", "status", "not_run");
+	json_t *pow = json_pack("{s:s,s:s}", "name", "power", "status",
+				cfg->power.enabled ? "not_run" : "disabled");
+	if (!art || !stages || !pmu || !pow || !r.issues) {
+		json_decref(art);
+		json_decref(stages);
+		json_decref(pmu);
+		json_decref(pow);
+		json_decref(plan);
+		json_decref(r.issues);
+		return ergon_err_set(err, ERGON_ENOMEM, "profile: out of memory");
+	}
+	json_object_set_new(json_object_get(art, "provenance"), "target",
+			    json_pack("{s:s,s:s,s:s,s:b,s:s?}", "board", cfg->board->name, "soc",
+				      cfg->board->soc, "lifecycle", r.drv->name, "hardware",
+				      r.drv->hardware, "sim_scenario", o->sim_scenario));
+	if (r.drv->hardware)
+		json_object_set_new(json_object_get(art, "provenance"), "note",
+				    json_string("this lifecycle driver has not yet been run on "
+						"hardware (tested against fake vendor tools)"));
+
+	int prc = pmu_stage(&r, pmu);
+	if (cfg->power.enabled) {
+		if (prof_interrupted(&r))
+			prof_stage_fail(&r, pow, "interrupted", NULL);
+		else
+			prof_power_stage(&r, pow, plan, prc == 0);
+	}
+	json_object_set(stages, "pmu", pmu);
+	json_object_set(stages, "power", pow);
+	json_object_set_new(art, "board",
+			    json_pack("{s:s,s:s,s:I,s:I,s:I}", "name", cfg->board->name, "soc",
+				      cfg->board->soc, "sync_gpio_pin",
+				      (json_int_t)cfg->power.sync_gpio_pin, "state_gpio_pin",
+				      (json_int_t)cfg->power.state_gpio_pin, "go_gpio_pin",
+				      (json_int_t)cfg->power.go_gpio_pin));
+	json_object_set_new(art, "config", ergon_config_to_json(cfg));
+	json_object_set_new(art, "plan", plan);
+	json_object_set_new(art, "stages", stages);
+	if (r.profile)
+		json_object_set(art, "profile", r.profile);
+	else
+		json_object_set_new(art, "profile", json_null());
+	if (r.power)
+		json_object_set(art, "power", r.power);
+	else
+		json_object_set_new(art, "power", json_null());
+	json_array_extend(json_object_get(art, "issues"), r.issues);
+	int integrity = ergon_issues_integrity(r.issues);
+	const char *pst = json_string_value(json_object_get(pmu, "status"));
+	const char *wst = json_string_value(json_object_get(pow, "status"));
+	int stages_ok =
+	    strcmp(pst, "ok") == 0 && (strcmp(wst, "ok") == 0 || strcmp(wst, "disabled") == 0);
+	/* A power run without a per-inference figure measured nothing usable. */
+	int power_ok = !cfg->power.enabled ||
+		       (json_is_object(r.power) &&
+			json_is_false(json_object_get(r.power, "per_inference_metrics_omitted")));
+	int valid = stages_ok && power_ok && !r.interrupted && integrity != ERGON_INTEGRITY_INVALID;
+	json_object_set_new(art, "integrity", json_string(ergon_integrity_name(integrity)));
+	json_object_set_new(art, "interrupted", json_boolean(r.interrupted));
+	json_object_set_new(art, "valid", json_boolean(valid));
+	rc = write_outputs(&r, art, err);
+	if (rc == 0 && r.first.code)
+		ergon_err_set(err, r.first.code, "%s", r.first.msg);
+	if (rc == 0 && summary)
+		*summary = json_incref(art);
+	json_decref(art);
+	json_decref(pmu);
+	json_decref(pow);
+	json_decref(r.profile);
+	json_decref(r.power);
+	json_decref(r.issues);
+	return rc;
+}

@@ -1,0 +1,44 @@
+/* Private to the profile pipeline (profile.c, profile_power.c). */
+#ifndef ERGON_PROFILE_INTERNAL_H
+#define ERGON_PROFILE_INTERNAL_H
+
+#include "ergon/hpx.h"
+#include "ergon/hpx_capture.h"
+#include "ergon/lifecycle.h"
+#include "ergon/profile.h"
+
+#include <jansson.h>
+
+struct prof_run {
+	const struct ergon_profile_opts *o;
+	const struct ergon_lifecycle_driver *drv;
+	int sim;
+	int aggregation;
+	int interrupted;
+	double clean_infer_avg_us; /* the PMU stage's CLEAN_INFER_AVG_US; 0 unknown */
+	json_t *issues;		   /* every issue, in stage order (owned) */
+	json_t *profile;	   /* the profile body (owned) or NULL */
+	json_t *power;		   /* the power section (owned) or NULL */
+	struct ergon_err first;	   /* the first stage error */
+};
+
+int prof_interrupted(const struct prof_run *r);
+/* Mark a stage "failed" or "interrupted", with the error and an issue. */
+void prof_stage_fail(struct prof_run *r, json_t *stage, const char *status,
+		     const struct ergon_err *e);
+int prof_stage_dir(struct prof_run *r, const char *name, char *dir, size_t cap,
+		   struct ergon_err *err);
+int prof_boot_and_capture(struct prof_run *r, const char *dir, const char *image, double timeout_s,
+			  struct ergon_hpx_parser *p, struct ergon_hpx_capture_result *cap,
+			  struct ergon_lifecycle **lc_out, struct ergon_err *err);
+/* Firmware facts from the terminal record the parser saw (also used by
+ * tests/fuzz/fuzz_profile_terminal.c). *terminal gets the record as JSON
+ * (NULL when there was none; caller decrefs). */
+struct ergon_power_facts;
+int prof_terminal_facts(struct ergon_hpx_parser *p, double clean_infer_avg_us, int busy_loop_probe,
+			int internal, struct ergon_power_facts *facts, json_t **terminal,
+			struct ergon_err *err);
+/* The power stage; pmu_ok: the PMU stage finished (its timing is known). */
+void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_ok);
+
+#endif

@@ -1,0 +1,151 @@
+/* The profile plan: what `ergon profile` will do, derived from the resolved
+ * configuration (counter passes from pmu.h, the effective window, the
+ * lock-step decision) and where each decision came from. Also the firmware
+ * lookup and the virtual bench's scenario choice per stage. */
+#include "ergon/pmu.h"
+#include "ergon/profile.h"
+#include "ergon/sim.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static int has_fw_ext(const char *name)
+{
+	static const char *const exts[] = {".elf", ".axf", ".bin", ".hex"};
+	size_t n = strlen(name);
+	for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
+		size_t e = strlen(exts[i]);
+		if (n > e && strcmp(name + n - e, exts[i]) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+int ergon_profile_firmware_find(const char *dir, int need_power, struct ergon_profile_firmware *fw,
+				struct ergon_err *err)
+{
+	*fw = (struct ergon_profile_firmware){0};
+	DIR *d = opendir(dir);
+	if (d == NULL)
+		return ergon_err_errno(err, errno,
+				       "FIRMWARE_DIR %s: cannot open it; give the folder holding "
+				       "the profile and power builds",
+				       dir);
+	/* Sorted choice: the lexically smallest match, so the pick does not
+	 * depend on directory order. */
+	char best_prof[256] = "", best_pow[256] = "";
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		const char *n = e->d_name;
+		if (n[0] == '.' || !has_fw_ext(n) || strlen(n) >= sizeof best_prof)
+			continue;
+		if (strstr(n, "profile") && (!best_prof[0] || strcmp(n, best_prof) < 0))
+			snprintf(best_prof, sizeof best_prof, "%s", n);
+		else if (strstr(n, "power") && (!best_pow[0] || strcmp(n, best_pow) < 0))
+			snprintf(best_pow, sizeof best_pow, "%s", n);
+	}
+	closedir(d);
+	if (!best_prof[0])
+		return ergon_err_set(err, ERGON_ENOENT,
+				     "FIRMWARE_DIR %s: no profile firmware (a file named *profile* "
+				     "ending in %s); build the profile firmware into this folder",
+				     dir, ERGON_PROFILE_FW_EXTS);
+	if (need_power && !best_pow[0])
+		return ergon_err_set(err, ERGON_ENOENT,
+				     "FIRMWARE_DIR %s: no power firmware (a file named *power* "
+				     "ending in %s); build the dedicated power firmware, or set "
+				     "power.firmware: shared to reuse the profile build (its "
+				     "transport contamination is then recorded)",
+				     dir, ERGON_PROFILE_FW_EXTS);
+	if ((size_t)snprintf(fw->profile, sizeof fw->profile, "%s/%s", dir, best_prof) >=
+	    sizeof fw->profile)
+		return ergon_err_set(err, ERGON_ETOOBIG, "FIRMWARE_DIR %s: path too long", dir);
+	if (best_pow[0] && (size_t)snprintf(fw->power, sizeof fw->power, "%s/%s", dir, best_pow) >=
+			       sizeof fw->power)
+		return ergon_err_set(err, ERGON_ETOOBIG, "FIRMWARE_DIR %s: path too long", dir);
+	return 0;
+}
+
+static json_t *origin_of(const struct ergon_config *cfg, const char *key)
+{
+	int i = ergon_config_key_index(key);
+	if (i < 0)
+		return json_null();
+	return json_pack("{s:s,s:s,s:s}", "origin", ergon_config_origin_name(cfg->origin[i]),
+			 "where", cfg->where[i], "note", cfg->note[i]);
+}
+
+int ergon_profile_plan(const struct ergon_config *cfg, json_t **out, struct ergon_err *err)
+{
+	struct ergon_pmu_plan pp = {0};
+	/* "default" is the CPU preset (heliaPROFILER's `cpu: default`). */
+	const char *item = strcmp(cfg->profiling.pmu_counters_cpu, "default") == 0
+			       ? "cpu"
+			       : cfg->profiling.pmu_counters_cpu;
+	int rc = ergon_pmu_plan(&item, 1, &pp, err);
+	if (rc)
+		return rc;
+	json_t *passes = json_array();
+	for (size_t i = 0; passes && i < pp.npasses; i++) {
+		json_t *ev = json_array();
+		for (size_t k = 0; ev && k < pp.passes[i].nevents; k++)
+			json_array_append_new(ev, json_string(pp.passes[i].events[k]->name));
+		json_array_append_new(
+		    passes, json_pack("{s:s,s:o*}", "name", pp.passes[i].name, "events", ev));
+	}
+	int cycles = pp.cycles;
+	ergon_pmu_plan_cleanup(&pp);
+	json_t *plan = json_pack(
+	    "{s:s,s:s,s:{s:o*,s:b,s:o*},s:{s:s,s:I,s:I,s:I,s:I,s:I,s:o*},s:{s:b,s:s,s:s,s:s,s:b,s:"
+	    "o*,s:o*,s:o*}}",
+	    "board", cfg->board ? cfg->board->name : cfg->target.board, "lifecycle",
+	    cfg->target.lifecycle == ERGON_LIFECYCLE_SIM     ? "sim"
+	    : cfg->target.lifecycle == ERGON_LIFECYCLE_QEMU  ? "qemu"
+	    : cfg->target.lifecycle == ERGON_LIFECYCLE_JLINK ? "jlink"
+							     : "openocd",
+	    "counters", "passes", passes, "cycles", cycles, "from",
+	    origin_of(cfg, "profiling.pmu_counters.cpu"), "window", "mode",
+	    cfg->profiling.window_mode == ERGON_WINDOW_FIXED ? "fixed" : "auto", "target_ms",
+	    (json_int_t)cfg->profiling.window_target_ms, "min",
+	    (json_int_t)cfg->profiling.window_min, "max", (json_int_t)cfg->profiling.window_max,
+	    "iterations", (json_int_t)cfg->profiling.iterations, "warmup",
+	    (json_int_t)cfg->profiling.warmup, "target_ms_from",
+	    origin_of(cfg, "profiling.window_target_ms"), "power", "enabled", cfg->power.enabled,
+	    "mode", cfg->power.mode == ERGON_POWER_INTERNAL ? "internal" : "external", "firmware",
+	    cfg->power.firmware == ERGON_FIRMWARE_SHARED ? "shared" : "dedicated", "driver",
+	    cfg->power.driver, "lockstep", cfg->power.lockstep == 1, "lockstep_from",
+	    origin_of(cfg, "power.lockstep"), "duration_s",
+	    isnan(cfg->power.duration_s) ? json_null() : json_real(cfg->power.duration_s),
+	    "duration_from", origin_of(cfg, "power.duration_s"));
+	if (plan == NULL)
+		return ergon_err_set(err, ERGON_ENOMEM, "profile plan: out of memory");
+	*out = plan;
+	return 0;
+}
+
+int ergon_profile_sim_flow(const char *scenario)
+{
+	struct ergon_sim_result r;
+	struct ergon_err e = {0};
+	/* Scenarios are cheap (milliseconds of simulated time); the flow is
+	 * the sim's own answer, not a copy of its table. */
+	if (scenario == NULL || ergon_sim_run(scenario, &r, &e) != 0)
+		return 0;
+	int flow = r.flow;
+	ergon_sim_result_cleanup(&r);
+	return flow;
+}
+
+const char *ergon_profile_sim_stage_scenario(const char *chosen, int power_stage,
+					     int power_internal)
+{
+	int flow = chosen ? ergon_profile_sim_flow(chosen) : 0;
+	if (!power_stage)
+		return flow == ERGON_SIM_FLOW_PROFILE ? chosen : "baseline_profile";
+	if (flow == ERGON_SIM_FLOW_POWER_EXTERNAL || flow == ERGON_SIM_FLOW_POWER_INA228)
+		return chosen;
+	return power_internal ? "baseline_ina228" : "baseline_power";
+}

@@ -1,0 +1,286 @@
+/* The power stage of `ergon profile`: program the power firmware (or keep
+ * the shared build and record its transport contamination), start the
+ * instrument stream and the gate observation, reset, READY on the state
+ * input, GO, the gated window, the terminal record, then the gated-window
+ * analysis (ergon_power_section). Internal mode: the target's INA228
+ * record is the measurement (on_device_summary). */
+#include "ergon/analyze.h"
+#include "ergon/ert_ina228_math.h"
+#include "ergon/gated.h"
+#include "ergon/issues.h"
+#include "ergon/sim.h"
+#include "profile_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The virtual bench's windows are 20 ms; the engine's default floor (1 s)
+ * is for real benches (same value as sim/src/host_check.c). */
+#define SIM_MIN_WINDOW_S 0.005
+#define BENCH_MIN_WINDOW_S 1.0
+
+static void refuse(struct prof_run *r, json_t *stage, const char *code, const char *why)
+{
+	ergon_issue_add(r->issues, code, NULL, "%s", why);
+	json_object_set_new(stage, "status", json_string("refused"));
+	json_object_set_new(stage, "error", json_string(why));
+	json_decref(r->power);
+	r->power =
+	    json_pack("{s:s,s:s,s:n}", "status", "refused", "reason", why, "measurement_scope");
+}
+
+/* Facts from the terminal record (the same mapping the virtual bench's
+ * host check uses: the parser says "error" where the facts say "failed"). */
+int prof_terminal_facts(struct ergon_hpx_parser *p, double clean_infer_avg_us, int busy_loop_probe,
+			int internal, struct ergon_power_facts *facts, json_t **terminal,
+			struct ergon_err *err)
+{
+	*terminal = NULL;
+	struct ergon_hpx_terminal term;
+	struct ergon_err terr = {0};
+	json_t *fj = NULL;
+	int rc = ergon_hpx_parser_terminal(p, &term, &terr);
+	if (rc == 0) {
+		fj = ergon_hpx_terminal_to_json(&term);
+		if (fj == NULL)
+			return ergon_err_set(err, ERGON_ENOMEM, "power stage: out of memory");
+		*terminal = json_deep_copy(fj);
+		json_t *t = json_object_get(fj, "terminal");
+		const char *st = json_string_value(json_object_get(t, "status"));
+		if (st != NULL && strcmp(st, "error") == 0)
+			json_object_set_new(t, "status", json_string("failed"));
+		json_object_set_new(fj, "clean_infer_count",
+				    json_integer((json_int_t)term.completed_count));
+	} else if (rc == ERGON_ENOENT) {
+		fj = json_object(); /* no record: the facts hold no terminal */
+	} else {
+		return ergon_err_set(err, rc, "power stage: the terminal record was refused: %s",
+				     terr.msg);
+	}
+	if (fj == NULL)
+		return ergon_err_set(err, ERGON_ENOMEM, "power stage: out of memory");
+	if (clean_infer_avg_us > 0)
+		json_object_set_new(fj, "clean_infer_avg_us", json_real(clean_infer_avg_us));
+	json_object_set_new(fj, "probe_kind", json_string(busy_loop_probe ? "busy_loop" : "infer"));
+	json_object_set_new(fj, "internal", json_boolean(internal));
+	rc = ergon_power_facts_from_json(fj, "power terminal record", facts, err);
+	json_decref(fj);
+	return rc;
+}
+
+static size_t rising(const struct ergon_sim_result *s, uint64_t pin)
+{
+	return pin > 0 && pin < 256 ? ergon_sim_rising_edges(s, (uint8_t)pin) : 0;
+}
+
+/* The lock-step handshake as the instrument's inputs saw it. */
+static json_t *sync_block(struct prof_run *r, const struct ergon_sim_result *s)
+{
+	const struct ergon_config *cfg = r->o->cfg;
+	int lock = cfg->power.lockstep == 1;
+	json_t *j = json_pack("{s:b,s:I,s:I,s:I}", "lockstep", lock, "sync_gpio_pin",
+			      (json_int_t)cfg->power.sync_gpio_pin, "state_gpio_pin",
+			      (json_int_t)cfg->power.state_gpio_pin, "go_gpio_pin",
+			      (json_int_t)cfg->power.go_gpio_pin);
+	if (j == NULL)
+		return NULL;
+	if (s == NULL || !lock) {
+		/* Not observed by this lifecycle / not part of this run. */
+		json_object_set_new(j, "ready_observed", json_null());
+		return j;
+	}
+	int ready = rising(s, cfg->power.state_gpio_pin) > 0;
+	json_object_set_new(j, "ready_observed", json_boolean(ready));
+	json_object_set_new(j, "gate_rising_edges",
+			    json_integer((json_int_t)ergon_sim_js_in0_rising(s)));
+	if (!ready) {
+		char hint[512];
+		snprintf(hint, sizeof hint,
+			 "READY was never observed on the state input (target pin %llu -> "
+			 "instrument input %llu): check that wire, that the power firmware was "
+			 "built with lock-step (state and go pins), or set power.lockstep: false",
+			 (unsigned long long)cfg->power.state_gpio_pin,
+			 (unsigned long long)cfg->power.state_input_index);
+		json_object_set_new(j, "hint", json_string(hint));
+		ergon_issue_add(
+		    r->issues, "profile.ready_not_observed",
+		    json_pack("{s:I}", "state_gpio_pin", (json_int_t)cfg->power.state_gpio_pin),
+		    "%s", hint);
+	}
+	return j;
+}
+
+/* Stated uncertainty of the energy per inference. External: each window
+ * edge is known to one statistics period, so the window's energy is off by
+ * at most 2 periods at the peak power. Internal: one ENERGY LSB of the
+ * INA228's accumulator (datasheet 7.6.1.x, 16 x 3.2 x CURRENT_LSB). */
+static void add_uncertainty(struct prof_run *r, json_t *sec, int internal)
+{
+	const struct ergon_config *cfg = r->o->cfg;
+	const json_t *epi = json_object_get(sec, "energy_per_inference_j");
+	const json_t *cnt = json_object_get(sec, "inference_count");
+	if (!json_is_number(epi) || !json_is_number(cnt) || !(json_number_value(cnt) > 0))
+		return;
+	double n = json_number_value(cnt);
+	double u = NAN;
+	const char *basis = NULL;
+	if (internal) {
+		struct ert_ina228_plan plan;
+		if (ert_ina228_plan(cfg->power.ina228.shunt_ohms, cfg->power.ina228.max_current_a,
+				    &plan) == 0) {
+			u = plan.energy_lsb_j / n;
+			basis = "one INA228 ENERGY LSB over the window's inference count";
+		}
+	} else {
+		double period = json_number_value(
+		    json_object_get(json_object_get(sec, "gate"), "stats_period_s"));
+		double ipk = json_number_value(json_object_get(sec, "peak_current_a"));
+		double pw = json_number_value(json_object_get(sec, "avg_power_w"));
+		double ia = json_number_value(json_object_get(sec, "avg_current_a"));
+		/* Peak power = peak current x the window's mean voltage (P/I). */
+		if (period > 0 && ipk > 0 && pw > 0 && ia > 0) {
+			u = 2.0 * period * ipk * (pw / ia) / n;
+			basis = "two statistics periods at the peak power over the inference count";
+		}
+	}
+	if (isfinite(u)) {
+		json_object_set_new(sec, "energy_per_inference_uncertainty_j", json_real(u));
+		json_object_set_new(sec, "uncertainty_basis", json_string(basis));
+	}
+}
+
+void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_ok)
+{
+	const struct ergon_config *cfg = r->o->cfg;
+	int internal = cfg->power.mode == ERGON_POWER_INTERNAL;
+	int shared = cfg->power.firmware == ERGON_FIRMWARE_SHARED;
+	struct ergon_err e = {0};
+	char dir[1100];
+	struct ergon_hpx_parser *p = NULL;
+	struct ergon_hpx_capture_result cap = {0};
+	struct ergon_lifecycle *lc = NULL;
+	struct ergon_gated *g = NULL;
+	json_t *terminal = NULL, *sec = NULL;
+	json_object_set_new(stage, "mode", json_string(internal ? "internal" : "external"));
+	json_object_set_new(stage, "firmware",
+			    json_pack("{s:s,s:b}", "kind", shared ? "shared" : "dedicated",
+				      "transport_contamination", shared));
+	if (cfg->target.lifecycle == ERGON_LIFECYCLE_QEMU) {
+		refuse(r, stage, "profile.power_unobservable",
+		       "qemu-an547 is an emulated Cortex-M55: no instrument observes an emulated "
+		       "rail, so there is no energy to report; run the power stage on a real "
+		       "board or on --board sim");
+		return;
+	}
+	if (!r->sim && !internal) {
+		char why[400];
+		snprintf(why, sizeof why,
+			 "power.driver %s: external gated capture needs a live instrument stream, "
+			 "which this build does not drive yet; record with the vendor tool and run "
+			 "`ergon analyze`, or use power.mode: internal with an INA228",
+			 cfg->power.driver);
+		refuse(r, stage, "profile.power_instrument_unavailable", why);
+		return;
+	}
+	if (shared)
+		ergon_issue_add(r->issues, "profile.firmware_shared", NULL,
+				"power.firmware: shared: the power stage runs the profile build, "
+				"whose transport traffic draws current inside the measured window");
+
+	/* Duration: explicit wins; else boot settle + the firmware's runtime
+	 * estimated from the PMU stage's clean-window timing + margin. */
+	double window_s = (double)cfg->profiling.window_target_ms * 1e-3;
+	double est_s = window_s;
+	if (pmu_ok && r->clean_infer_avg_us > 0)
+		est_s += (double)cfg->profiling.warmup * r->clean_infer_avg_us * 1e-6;
+	double duration_s = NAN;
+	int dorigin = 0;
+	int rc = ergon_config_power_duration_s(cfg, est_s, &duration_s, &dorigin, &e);
+	if (!rc) {
+		json_t *pp = json_object_get(plan, "power");
+		json_object_set_new(pp, "duration_s", json_real(duration_s));
+		json_object_set_new(pp, "duration_origin",
+				    json_string(ergon_config_origin_name(dorigin)));
+		json_object_set_new(pp, "estimated_runtime_s", json_real(est_s));
+	}
+	const char *image = r->sim
+				? ergon_profile_sim_stage_scenario(r->o->sim_scenario, 1, internal)
+			    : shared ? r->o->fw->profile
+				     : r->o->fw->power;
+	json_object_set_new(stage, "image", json_string(image));
+	if (!rc)
+		rc = prof_stage_dir(r, "power", dir, sizeof dir, &e);
+	if (!rc)
+		json_object_set_new(stage, "log", json_sprintf("%s/capture.log", dir));
+	if (!rc)
+		rc = ergon_hpx_parser_new(NULL, &p, &e);
+	if (!rc)
+		rc = prof_boot_and_capture(r, dir, image, duration_s, p, &cap, &lc, &e);
+	if (cap.issues)
+		json_array_extend(r->issues, cap.issues);
+	if (cap.details)
+		json_object_set(stage, "capture", cap.details);
+	if (!rc) {
+		int frc = ergon_hpx_parser_finish(p, &e);
+		rc = frc < 0 ? frc : 0;
+	}
+	struct ergon_power_facts facts;
+	if (!rc)
+		rc = prof_terminal_facts(p, r->clean_infer_avg_us,
+					 cfg->profiling.clean_window_probe ==
+					     ERGON_CFG_PROBE_BUSY_LOOP,
+					 internal, &facts, &terminal, &e);
+	const struct ergon_gated_result *gres = NULL;
+	const struct ergon_sim_result *s = r->sim && lc ? ergon_lifecycle_sim_result(lc) : NULL;
+	double min_window_s = r->sim ? SIM_MIN_WINDOW_S : BENCH_MIN_WINDOW_S;
+	if (!rc && !internal && s != NULL) {
+		/* The simulated Joulescope's statistics packets are the stream. */
+		struct ergon_gated_config gc = {.min_window_s = min_window_s,
+						.stats_rate_hz = 1.0 / s->js_period_s,
+						.sync_input_index =
+						    (unsigned)cfg->power.sync_input_index};
+		rc = ergon_gated_new(&gc, &g, &e);
+		if (!rc)
+			rc = ergon_gated_push_packets(g, s->stats, s->n_js, &e);
+		if (!rc)
+			rc = ergon_gated_finish(g, &gres, &e);
+	}
+	if (!rc)
+		rc = ergon_power_section(gres, min_window_s, &facts, NULL, &sec, &e);
+	if (!rc) {
+		json_array_extend(r->issues, json_object_get(sec, "issues"));
+		json_t *sync = sync_block(r, internal ? NULL : s);
+		if (sync)
+			json_object_set_new(sec, "sync", sync);
+		json_object_set_new(sec, "firmware",
+				    json_deep_copy(json_object_get(stage, "firmware")));
+		if (terminal)
+			json_object_set(sec, "terminal_record", terminal);
+		if (internal) {
+			json_t *m = json_object_get(terminal, "measurement");
+			json_t *ods = json_is_object(m) ? json_deep_copy(m) : json_object();
+			json_object_set_new(ods, "measurement_scope",
+					    json_string("on_device_gated_inference"));
+			json_object_set_new(sec, "on_device_summary", ods);
+		}
+		add_uncertainty(r, sec, internal);
+		json_decref(r->power);
+		r->power = sec;
+		sec = NULL;
+	}
+	if (rc == ERGON_EINTR || prof_interrupted(r))
+		prof_stage_fail(r, stage, "interrupted", NULL);
+	else if (rc)
+		prof_stage_fail(r, stage, "failed", &e);
+	else
+		json_object_set_new(stage, "status", json_string("ok"));
+	if (lc)
+		r->drv->close(lc);
+	json_decref(sec);
+	json_decref(terminal);
+	ergon_gated_free(g);
+	ergon_hpx_parser_free(p);
+	ergon_hpx_capture_result_cleanup(&cap);
+}

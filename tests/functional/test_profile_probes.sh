@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# The jlink and openocd lifecycles against fake vendor tools on PATH that
+# record what they were asked (nobody here has the hardware; the drivers
+# are documented as not yet run on hardware). The fake's RTT server
+# (tests/support/fake_probe/rtt_server.py) replays the virtual bench's
+# profile boot, chatters without HPX_START, or stalls mid-stream so Ctrl-C
+# can be tested.
+set -u
+bin=${ERGON_BIN:?ERGON_BIN not set}
+src=${ERGON_SOURCE_DIR:?ERGON_SOURCE_DIR not set}
+if ! command -v python3 >/dev/null; then
+	echo "SKIP: python3 is needed for the fake RTT server"
+	exit 0
+fi
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+fails=0
+ok() { echo "ok   - $*"; }
+bad() { echo "FAIL - $*"; fails=$((fails + 1)); }
+has() {
+	if grep -qE -- "$2" "$1"; then ok "$3"; else
+		bad "$3: /$2/ not in $1"
+		head -30 "$1"
+	fi
+}
+port=$((20000 + RANDOM % 20000))
+
+# A firmware folder (contents do not matter to the fakes).
+mkdir -p "$tmp/fw" "$tmp/bin"
+printf 'ELF' >"$tmp/fw/app_profile.elf"
+printf 'ELF' >"$tmp/fw/app_power.elf"
+# The stream the fake target sends: the virtual bench's profile boot.
+"$bin" profile --board sim --out "$tmp/simref" >/dev/null 2>&1
+stream="$tmp/simref/pmu/capture.log"
+# The power build's terminal record with an on-board INA228 measurement.
+"$bin" profile --board sim --sim-scenario baseline_ina228 --out "$tmp/simina" >/dev/null 2>&1
+power_stream="$tmp/simina/power/capture.log"
+
+# Fake JLinkExe: logs its argv and command file; a command file that
+# resumes the core (`g`) starts the RTT server in the chosen mode.
+cat >"$tmp/bin/JLinkExe" <<EOF2
+#!/usr/bin/env bash
+echo "ARGV \$*" >>"$tmp/jlink.calls"
+cf=""; while [ \$# -gt 0 ]; do [ "\$1" = -CommandFile ] && cf=\$2; shift; done
+sed 's/^/CMD /' "\$cf" >>"$tmp/jlink.calls"
+img=\$(sed -n 's/^loadfile //p' "\$cf"); [ -n "\$img" ] && echo "\$img" >"$tmp/last_image"
+file=\${FAKE_RTT_FILE:-$stream}
+case "\$(cat "$tmp/last_image" 2>/dev/null)" in *power*) file=\${FAKE_RTT_POWER_FILE:-\$file};; esac
+if grep -qx g "\$cf"; then exec python3 "$src/tests/support/fake_probe/rtt_server.py" $port "\$FAKE_RTT_MODE" "\$file"; fi
+exit 0
+EOF2
+cat >"$tmp/bin/openocd" <<EOF2
+#!/usr/bin/env bash
+for a in "\$@"; do echo "ARG \$a"; done >>"$tmp/openocd.calls"
+echo "--" >>"$tmp/openocd.calls"
+case "\$*" in *"rtt server start"*) exec python3 "$src/tests/support/fake_probe/rtt_server.py" $port "\$FAKE_RTT_MODE" "$stream";; esac
+exit 0
+EOF2
+chmod +x "$tmp/bin/JLinkExe" "$tmp/bin/openocd"
+export PATH="$tmp/bin:$PATH"
+
+# --- jlink: flash, reset, RTT capture of a whole profile boot ----------------
+FAKE_RTT_MODE=replay "$bin" profile "$tmp/fw" --board apollo510_evb --rtt-port $port \
+	--set target.jlink_serial=123456 --out "$tmp/j1" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 0 ]; then ok "jlink profile run (exit 0)"; else
+	bad "jlink profile run: exit $rc"
+	cat "$tmp/err"
+fi
+has "$tmp/jlink.calls" "ARGV -USB 123456 -device Apollo510 -if SWD .*-RTTTelnetPort $port -CommandFile .*/flash.jlink" "JLinkExe flash arguments"
+has "$tmp/jlink.calls" "CMD loadfile $tmp/fw/app_profile.elf" "flash command file loads the profile build"
+has "$tmp/jlink.calls" "CMD g" "run command file resumes the core"
+has "$tmp/out" "CONV_2D" "per-layer table from the RTT stream"
+has "$tmp/j1/summary.json" '"hardware": true' "summary marks a hardware lifecycle"
+has "$tmp/j1/summary.json" "not yet been run on hardware" "summary says it is untested on hardware"
+has "$tmp/j1/summary.json" '"kind": "measured"' "provenance measured"
+
+# --- jlink, internal INA228 mode: the terminal record over RTT ---------------
+# The record is the virtual bench's (0.5 ohm, 20 mA plan): 179688 nJ over 20
+# inferences = 8984.4 nJ each; the bench's truth 5 mA x 1.8 V x 1 ms = 9 uJ.
+FAKE_RTT_MODE=replay FAKE_RTT_POWER_FILE="$power_stream" "$bin" profile "$tmp/fw" \
+	--board apollo510_evb --rtt-port $port --power --set power.mode=internal \
+	--set power.driver=ina228 --set power.ina228.shunt_ohms=0.5 \
+	--set power.ina228.max_current_a=0.02 --out "$tmp/ji" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 0 ]; then ok "jlink internal power run (exit 0)"; else
+	bad "jlink internal power run: exit $rc"
+	cat "$tmp/err" "$tmp/out"
+fi
+has "$tmp/jlink.calls" "CMD loadfile $tmp/fw/app_power.elf" "power stage flashes the power build"
+has "$tmp/ji/summary.json" '"measurement_scope": "on_device_gated_inference"' "on-device scope"
+has "$tmp/ji/summary.json" '"energy_per_inference_j": 8\.984(4|39999)' "energy per inference from the record"
+has "$tmp/out" "Energy/inference" "Power table printed"
+
+# --- openocd: program, then rtt server --------------------------------------
+FAKE_RTT_MODE=replay ERGON_OPENOCD_TARGET=target/fake.cfg "$bin" profile "$tmp/fw" \
+	--board apollo4p_evb --set target.lifecycle=openocd --rtt-port $port --out "$tmp/o1" \
+	>"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 0 ]; then ok "openocd profile run (exit 0)"; else
+	bad "openocd profile run: exit $rc"
+	cat "$tmp/err"
+fi
+has "$tmp/openocd.calls" "^ARG program $tmp/fw/app_profile.elf verify reset exit$" "openocd program command"
+has "$tmp/openocd.calls" "^ARG target/fake.cfg$" "openocd target script from the environment"
+has "$tmp/openocd.calls" "^ARG rtt server start $port 0$" "openocd RTT server command"
+has "$tmp/openocd.calls" "^ARG reset run$" "openocd reset run"
+
+# --- never shows HPX_START: overall timeout, raw log kept --------------------
+FAKE_RTT_MODE=nostart "$bin" profile "$tmp/fw" --board apollo510_evb --rtt-port $port \
+	--set target.heartbeat.overall_timeout_s=1.5 --out "$tmp/j2" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 1 ]; then ok "no START: exit 1"; else bad "no START: exit $rc"; fi
+has "$tmp/j2/summary.json" "profile.no_start_sentinel" "no-start issue"
+has "$tmp/j2/summary.json" "capture.timeout" "capture timed out"
+has "$tmp/j2/pmu/capture.log" "bootloader v1 waiting" "raw log kept"
+
+# --- a hostile stream: random bytes, no sentinel, no newline discipline ------
+head -c 300000 /dev/urandom >"$tmp/garbage.bin"
+FAKE_RTT_FILE="$tmp/garbage.bin" FAKE_RTT_MODE=replay "$bin" profile "$tmp/fw" \
+	--board apollo510_evb --rtt-port $port --out "$tmp/jg" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 1 ]; then ok "random bytes: exit 1"; else bad "random bytes: exit $rc"; cat "$tmp/err"; fi
+has "$tmp/jg/summary.json" "profile.no_start_sentinel" "random bytes: no START"
+if [ "$(wc -c <"$tmp/jg/pmu/capture.log")" -eq 300000 ]; then ok "every byte kept in the raw log"
+else bad "raw log holds $(wc -c <"$tmp/jg/pmu/capture.log") of 300000 bytes"; fi
+
+# --- Ctrl-C mid-stage: artifacts kept, marked interrupted ---------------------
+FAKE_RTT_MODE=stall "$bin" profile "$tmp/fw" --board apollo510_evb --rtt-port $port \
+	--out "$tmp/j3" >"$tmp/out" 2>"$tmp/err" &
+epid=$!
+pids+=($epid)
+for _ in $(seq 1 100); do
+	[ -s "$tmp/j3/pmu/capture.log" ] && break
+	sleep 0.1
+done
+sleep 0.3
+kill -INT $epid
+wait $epid
+rc=$?
+if [ $rc -eq 1 ]; then ok "interrupted: exit 1"; else bad "interrupted: exit $rc"; fi
+has "$tmp/j3/summary.json" '"interrupted": true' "summary marked interrupted"
+has "$tmp/j3/summary.json" '"status": "interrupted"' "stage marked interrupted"
+has "$tmp/j3/summary.json" "profile.interrupted" "interrupted issue"
+has "$tmp/j3/pmu/capture.log" "HPX_START" "raw log so far kept"
+
+# --- a missing vendor tool ------------------------------------------------------
+PATH=/usr/bin:/bin "$bin" profile "$tmp/fw" --board apollo510_evb --out "$tmp/j4" \
+	>"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -ne 0 ]; then ok "missing JLinkExe fails (exit $rc)"; else bad "missing JLinkExe: exit 0"; fi
+has "$tmp/err" "JLinkExe: not found on PATH" "missing tool named"
+has "$tmp/j4/summary.json" '"status": "failed"' "stage marked failed, summary kept"
+
+if [ "$fails" -ne 0 ]; then
+	echo "$fails failure(s)"
+	exit 1
+fi
+echo "all passed"

@@ -1,0 +1,360 @@
+/* `ergon profile --board sim` end to end through the CLI.
+ *
+ * Truth of the virtual bench, computed from its configured model
+ * (sim/src/board.c): one inference = 48000 + 24000 + 24000 = 96000 cycles
+ * at 96 MHz = 1 ms, drawing 5 mA from a 1.8 V rail:
+ *     5e-3 A x 1.8 V x 1e-3 s = 9e-6 J per inference.
+ * summary.json must state an uncertainty and hold the energy per inference
+ * within it of 9 uJ.
+ *
+ * Each fault scenario yields its documented host codes (the list in
+ * tests/unit/test_sim_scenarios.c, written from the scenario's fault),
+ * plus profile.ready_not_observed where the scenario's firmware runs
+ * without lock-step while the sim board's wiring (state 4, go 5) turns
+ * lock-step on by rule; and the clean-window codes for the profile-flow
+ * scenarios whose firmware counts stalled/partial iterations.
+ */
+#include "test_support.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static json_t *load_summary(const char *dir)
+{
+	char *p = ts_strf("%s/summary.json", dir);
+	json_error_t je;
+	json_t *j = json_load_file(p, 0, &je);
+	if (j == NULL)
+		fail_msg("%s: %s", p, je.text);
+	free(p);
+	return j;
+}
+
+static int has_code(const json_t *issues, const char *code)
+{
+	size_t i;
+	json_t *v;
+	json_array_foreach(issues, i, v)
+	{
+		if (strcmp(json_string_value(json_object_get(v, "code")), code) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static void power_matches_truth(void **state)
+{
+	(void)state;
+	char *dir = ts_tmpdir();
+	char *out = ts_strf("%s/run", dir);
+	char *so = NULL, *se = NULL;
+	int rc = ts_run_ergon(&so, &se, "profile", "--board", "sim", "--power", "--out", out, NULL);
+	if (rc != 0)
+		fail_msg("exit %d\n%s\n%s", rc, so, se);
+	/* The terminal shows the per-layer table and the Power table. */
+	assert_non_null(strstr(so, "CONV_2D"));
+	assert_non_null(strstr(so, "Energy/inference"));
+	json_t *s = load_summary(out);
+	assert_string_equal(json_string_value(json_object_get(s, "schema")), "ergon.profile");
+	assert_int_equal(json_integer_value(json_object_get(s, "schema_version")), 1);
+	assert_true(json_is_true(json_object_get(s, "valid")));
+	assert_string_equal(
+	    json_string_value(json_object_get(json_object_get(s, "provenance"), "kind")),
+	    "synthetic");
+	json_t *p = json_object_get(s, "power");
+	assert_string_equal(json_string_value(json_object_get(p, "measurement_scope")),
+			    "gpio_gated_clean_window");
+	double epi = json_number_value(json_object_get(p, "energy_per_inference_j"));
+	double u = json_number_value(json_object_get(p, "energy_per_inference_uncertainty_j"));
+	const double truth_j = 5e-3 * 1.8 * (96000.0 / 96e6);
+	assert_true(u > 0 && u < 0.05 * truth_j);
+	if (!(fabs(epi - truth_j) <= u))
+		fail_msg("energy per inference %.9g J, truth %.9g J, uncertainty %.3g J", epi,
+			 truth_j, u);
+	/* Lock-step was on by rule (sim wiring 3/4/5) and READY was seen. */
+	json_t *sync = json_object_get(p, "sync");
+	assert_true(json_is_true(json_object_get(sync, "lockstep")));
+	assert_true(json_is_true(json_object_get(sync, "ready_observed")));
+	/* Profile: the sim's three layers, cycles from its table. */
+	json_t *layers = json_object_get(json_object_get(s, "profile"), "layers");
+	assert_int_equal(json_array_size(layers), 3);
+	assert_true(json_number_value(json_object_get(json_array_get(layers, 0), "cycles")) ==
+		    48000.0);
+	/* Raw logs kept; CSV written. */
+	struct stat st;
+	char *f = ts_strf("%s/pmu/capture.log", out);
+	assert_int_equal(stat(f, &st), 0);
+	free(f);
+	f = ts_strf("%s/power/capture.log", out);
+	assert_int_equal(stat(f, &st), 0);
+	free(f);
+	f = ts_strf("%s/profile_results.csv", out);
+	char *csv = ts_read_file(f, NULL);
+	assert_non_null(csv);
+	assert_non_null(strstr(csv, "CONV_2D"));
+	free(csv);
+	free(f);
+	/* The artifact's digest verifies. */
+	f = ts_strf("%s/summary.json", out);
+	free(so);
+	free(se);
+	assert_int_equal(ts_run_ergon(&so, &se, "digest", f, NULL), 0);
+	assert_non_null(strstr(so, json_string_value(json_object_get(s, "report_id"))));
+	free(f);
+	json_decref(s);
+	free(so);
+	free(se);
+	ts_tmpdir_remove(dir);
+	free(dir);
+	free(out);
+}
+
+static void internal_ina228_on_device_summary(void **state)
+{
+	(void)state;
+	char *dir = ts_tmpdir();
+	char *out = ts_strf("%s/run", dir);
+	char *so = NULL, *se = NULL;
+	int rc = ts_run_ergon(&so, &se, "profile", "--board", "sim", "--sim-scenario",
+			      "baseline_ina228", "--out", out, NULL);
+	if (rc != 0)
+		fail_msg("exit %d\n%s\n%s", rc, so, se);
+	json_t *s = load_summary(out);
+	json_t *p = json_object_get(s, "power");
+	assert_string_equal(json_string_value(json_object_get(p, "measurement_scope")),
+			    "on_device_gated_inference");
+	json_t *ods = json_object_get(p, "on_device_summary");
+	assert_string_equal(json_string_value(json_object_get(ods, "measurement_scope")),
+			    "on_device_gated_inference");
+	assert_string_equal(json_string_value(json_object_get(ods, "source")), "ina228");
+	/* Truth as above, stated uncertainty one ENERGY LSB / 20 inferences:
+	 * 16 x 3.2 x (0.02 A / 2^19) = 1.953125e-6 J / 20 = 9.765625e-8 J. */
+	double u = json_number_value(json_object_get(p, "energy_per_inference_uncertainty_j"));
+	assert_true(fabs(u - 9.765625e-8) < 1e-15);
+	double epi = json_number_value(json_object_get(p, "energy_per_inference_j"));
+	assert_true(fabs(epi - 9e-6) <= u);
+	/* Internal mode never auto-enables lock-step. */
+	assert_true(json_is_false(json_object_get(json_object_get(p, "sync"), "lockstep")));
+	json_decref(s);
+	free(so);
+	free(se);
+	ts_tmpdir_remove(dir);
+	free(dir);
+	free(out);
+}
+
+struct scen {
+	const char *name;
+	int exit_code;
+	const char *codes[5]; /* exactly these, NULL-terminated */
+};
+
+/* Exit 1: the measurement is not valid (an error issue, or a power run
+ * without a per-inference figure). */
+static const struct scen scenarios[] = {
+    {"baseline_profile", 0, {NULL}},
+    {"baseline_power", 0, {NULL}},
+    {"baseline_ina228", 0, {NULL}},
+    {"stalled_counter", 0, {"profile.clean_window_stalled", NULL}},
+    {"slow_counter", 0, {"profile.clean_window_stalled", NULL}},
+    {"uniform_slowdown", 0, {"profile.clean_window_clock_rate_low", NULL}},
+    {"frozen_window_clock",
+     1,
+     {"power.window_clock_frozen", "power.terminal_incomplete", "profile.ready_not_observed",
+      NULL}},
+    {"hfrc_drift", 1, {"power.window_observer_mismatch", "profile.ready_not_observed", NULL}},
+    {"gate_never_falls",
+     1,
+     {"power.terminal_incomplete", "power.observation_degraded", "profile.ready_not_observed",
+      NULL}},
+    {"gate_glitches", 0, {"profile.ready_not_observed", NULL}},
+    {"go_never_arrives", 1, {"power.terminal_incomplete", "power.observation_degraded", NULL}},
+    {"lost_terminal_record", 1, {"capture.incomplete", "profile.ready_not_observed", NULL}},
+    {"ina228_wrong_id", 1, {"power.terminal_incomplete", NULL}},
+    {"ina228_shunt_cal_zero", 1, {"power.terminal_incomplete", NULL}},
+    {"ina228_shunt_cal_nack", 1, {"power.terminal_incomplete", NULL}},
+    {"ina228_reversed_sense", 1, {"power.zero_charge", NULL}},
+    {"ina228_accumulator_overflow", 1, {"power.accumulator_overflow", NULL}},
+    {"transport_bytes_dropped", 0, {"pmu.layer_count_mismatch", NULL}},
+    {"transport_write_fails", 1, {"capture.incomplete", "pmu.missing", "pmu.incomplete", NULL}},
+};
+
+static void every_scenario_yields_its_codes(void **state)
+{
+	(void)state;
+	char *dir = ts_tmpdir();
+	for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
+		const struct scen *c = &scenarios[i];
+		char *out = ts_strf("%s/%s", dir, c->name);
+		char *so = NULL, *se = NULL;
+		int rc = ts_run_ergon(&so, &se, "profile", "--board", "sim", "--sim-scenario",
+				      c->name, "--out", out, NULL);
+		if (rc != c->exit_code)
+			fail_msg("%s: exit %d, expected %d\n%s\n%s", c->name, rc, c->exit_code, so,
+				 se);
+		json_t *s = load_summary(out);
+		json_t *issues = json_object_get(s, "issues");
+		size_t n = 0;
+		for (; c->codes[n] != NULL; n++)
+			if (!has_code(issues, c->codes[n]))
+				fail_msg("%s: %s missing: %s", c->name, c->codes[n],
+					 json_dumps(issues, JSON_COMPACT));
+		if (json_array_size(issues) != n)
+			fail_msg("%s: %zu issues, expected %zu: %s", c->name,
+				 json_array_size(issues), n, json_dumps(issues, JSON_COMPACT));
+		assert_string_equal(json_string_value(json_object_get(
+					json_object_get(json_object_get(s, "provenance"), "target"),
+					"sim_scenario")),
+				    c->name);
+		json_decref(s);
+		free(so);
+		free(se);
+		free(out);
+	}
+	ts_tmpdir_remove(dir);
+	free(dir);
+}
+
+/* READY never observed: power.sync.ready_observed false with the wiring
+ * hint; an explicit lock-step false turns the check off. */
+static void ready_never_observed(void **state)
+{
+	(void)state;
+	char *dir = ts_tmpdir();
+	char *out = ts_strf("%s/a", dir), *out2 = ts_strf("%s/b", dir);
+	char *so = NULL, *se = NULL;
+	ts_run_ergon(&so, &se, "profile", "--board", "sim", "--sim-scenario", "gate_glitches",
+		     "--out", out, NULL);
+	json_t *s = load_summary(out);
+	json_t *sync = json_object_get(json_object_get(s, "power"), "sync");
+	assert_true(json_is_false(json_object_get(sync, "ready_observed")));
+	const char *hint = json_string_value(json_object_get(sync, "hint"));
+	assert_non_null(hint);
+	assert_non_null(strstr(hint, "target pin 4"));
+	json_decref(s);
+	free(so);
+	free(se);
+	int rc =
+	    ts_run_ergon(&so, &se, "profile", "--board", "sim", "--sim-scenario", "gate_glitches",
+			 "--set", "power.lockstep=false", "--out", out2, NULL);
+	assert_int_equal(rc, 0);
+	s = load_summary(out2);
+	assert_int_equal(json_array_size(json_object_get(s, "issues")), 0);
+	assert_true(json_is_null(json_object_get(
+	    json_object_get(json_object_get(s, "power"), "sync"), "ready_observed")));
+	json_decref(s);
+	free(so);
+	free(se);
+	ts_tmpdir_remove(dir);
+	free(dir);
+	free(out);
+	free(out2);
+}
+
+/* Shared firmware: recorded as transport contamination. */
+static void shared_firmware_recorded(void **state)
+{
+	(void)state;
+	char *dir = ts_tmpdir();
+	char *out = ts_strf("%s/a", dir);
+	char *so = NULL, *se = NULL;
+	int rc = ts_run_ergon(&so, &se, "profile", "--board", "sim", "--power", "--set",
+			      "power.firmware=shared", "--out", out, NULL);
+	assert_int_equal(rc, 0);
+	json_t *s = load_summary(out);
+	assert_true(has_code(json_object_get(s, "issues"), "profile.firmware_shared"));
+	json_t *fw = json_object_get(json_object_get(s, "power"), "firmware");
+	assert_true(json_is_true(json_object_get(fw, "transport_contamination")));
+	json_decref(s);
+	free(so);
+	free(se);
+	ts_tmpdir_remove(dir);
+	free(dir);
+	free(out);
+}
+
+/* detailed/ when asked: plan, power CSV. */
+static void detailed_outputs(void **state)
+{
+	(void)state;
+	char *dir = ts_tmpdir();
+	char *out = ts_strf("%s/a", dir);
+	char *so = NULL, *se = NULL;
+	int rc = ts_run_ergon(&so, &se, "profile", "--board", "sim", "--power", "--set",
+			      "output.detailed=true", "--out", out, NULL);
+	assert_int_equal(rc, 0);
+	char *f = ts_strf("%s/detailed/power_summary.csv", out);
+	char *csv = ts_read_file(f, NULL);
+	assert_non_null(csv);
+	assert_non_null(strstr(csv, "scope,metric,value"));
+	free(csv);
+	free(f);
+	f = ts_strf("%s/detailed/plan.json", out);
+	char *plan = ts_read_file(f, NULL);
+	assert_non_null(plan);
+	/* Power on, auto window: the target becomes max(1000, 5000) ms. */
+	assert_non_null(strstr(plan, "\"target_ms\": 5000"));
+	free(plan);
+	free(f);
+	free(so);
+	free(se);
+	ts_tmpdir_remove(dir);
+	free(dir);
+	free(out);
+}
+
+/* power.duration_s: auto-tuned from the PMU stage, explicit always wins.
+ * Auto on the bench, by hand: window target max(1000, 5000) ms = 5.0 s,
+ * plus warmup 5 x CLEAN_INFER_AVG_US 1000 us = 5.005 s estimated runtime;
+ * margin max(25 % x 5.005, 2.0) = 2.0 s; boot settle 2.0 s:
+ * 2.0 + 5.005 + 2.0 = 9.005 s. */
+static void duration_auto_and_explicit(void **state)
+{
+	(void)state;
+	char *dir = ts_tmpdir();
+	char *out = ts_strf("%s/a", dir), *out2 = ts_strf("%s/b", dir);
+	char *so = NULL, *se = NULL;
+	assert_int_equal(ts_run_ergon(&so, &se, "profile", "--board", "sim", "--power", "--out",
+				      out, NULL),
+			 0);
+	json_t *s = load_summary(out);
+	json_t *pp = json_object_get(json_object_get(s, "plan"), "power");
+	assert_true(fabs(json_number_value(json_object_get(pp, "duration_s")) - 9.005) < 1e-9);
+	assert_string_equal(json_string_value(json_object_get(pp, "duration_origin")), "rule");
+	json_decref(s);
+	free(so);
+	free(se);
+	assert_int_equal(ts_run_ergon(&so, &se, "profile", "--board", "sim", "--power", "--set",
+				      "power.duration_s=7", "--out", out2, NULL),
+			 0);
+	s = load_summary(out2);
+	pp = json_object_get(json_object_get(s, "plan"), "power");
+	assert_true(json_number_value(json_object_get(pp, "duration_s")) == 7.0);
+	assert_string_equal(json_string_value(json_object_get(pp, "duration_origin")),
+			    "command line");
+	json_decref(s);
+	free(so);
+	free(se);
+	ts_tmpdir_remove(dir);
+	free(dir);
+	free(out);
+	free(out2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(power_matches_truth),
+	    cmocka_unit_test(internal_ina228_on_device_summary),
+	    cmocka_unit_test(every_scenario_yields_its_codes),
+	    cmocka_unit_test(ready_never_observed),
+	    cmocka_unit_test(shared_firmware_recorded),
+	    cmocka_unit_test(detailed_outputs),
+	    cmocka_unit_test(duration_auto_and_explicit),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
