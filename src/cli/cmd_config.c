@@ -6,6 +6,7 @@
 
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_SETS 64
@@ -19,6 +20,12 @@ static int show(int argc, char **argv)
 		const char *a = argv[i];
 		if (strcmp(a, "--json") == 0) {
 			as_json = 1;
+		} else if (strcmp(a, "--power") == 0) {
+			/* Shorthand that `ergon profile --power` shares. */
+			if (nsets == MAX_SETS)
+				return ergon_cli_usage("config", "more than %d --set options",
+						       MAX_SETS);
+			sets[nsets++] = "power.enabled=true";
 		} else if (strcmp(a, "--config") == 0 || strcmp(a, "--board") == 0 ||
 			   strcmp(a, "--set") == 0) {
 			if (i + 1 >= argc)
@@ -119,18 +126,19 @@ static int run(int argc, char **argv)
 const struct ergon_cli_command ergon_cli_cmd_config = {
     .name = "config",
     .summary = "show the effective profile configuration and where each value came from",
-    .help = "Usage: ergon config show [--config FILE.yml] [--board B] [--set KEY=VALUE ...] "
-	    "[--json]\n"
+    .help = "Usage: ergon config show [--config FILE.yml] [--board B] [--power] "
+	    "[--set KEY=VALUE ...] [--json]\n"
 	    "       ergon config boards\n\n"
 	    "show resolves the configuration as `ergon profile` will: defaults, then the\n"
 	    "board registry, INA228 presets, the YAML file, then --board/--set (the command\n"
 	    "line wins), then the rules (lock-step auto, power window target). It prints\n"
 	    "every key, its effective value, its origin (default, board, preset, config\n"
 	    "file, command line, rule) and where it was set. Warnings go to stderr.\n"
+	    "--power is short for --set power.enabled=true.\n"
 	    "Keys and rules: docs/internals/config.md. boards lists the board registry.\n\n"
 	    "Exit codes: 0 ok, 2 configuration or usage error, 3 unreadable file.\n\n"
 	    "Examples:\n"
-	    "  ergon config show --board apollo510_evb --set power.enabled=true\n"
+	    "  ergon config show --board apollo510_evb --power\n"
 	    "  ergon config show --config ergon.yml --set profiling.iterations=200 --json\n"
 	    "  ergon config boards\n",
     .run = run,
