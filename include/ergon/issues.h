@@ -73,6 +73,8 @@ enum ergon_integrity {
 	  "the link lost or mangled data (SWO overflow or malformed packets): diagnostic only") \
 	X("run.samples_rejected", ERGON_SEV_WARNING,                                                \
 	  "instrument readings refused: non-finite, or time not increasing")                      \
+	X("run.no_total_rail", ERGON_SEV_WARNING,                                                   \
+	  "no selected rail is the module's total input: headline figures withheld")              \
 	/* --- instrument: drivers --- */                                                          \
 	X("instrument.averaged_power", ERGON_SEV_WARNING,                                          \
 	  "power comes from an averaged reading and the window is short against its period")    \
