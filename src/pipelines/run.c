@@ -84,10 +84,10 @@ static int rail_view(const struct ergon_session_result *res, int c,
 			continue;
 		v->sample_t_s[k] = res->sample_t_s[i];
 		v->sample_power_w[k] = res->sample_power_w[i];
-		v->sample_temp_c[k] = res->sample_temp_c[i];
-		v->sample_energy_j[k] = res->sample_energy_j[i];
+		v->sample_temp_c[k] = res->sample_temp_c ? res->sample_temp_c[i] : NAN;
+		v->sample_energy_j[k] = res->sample_energy_j ? res->sample_energy_j[i] : NAN;
 		/* A rail's energy column exists when that rail integrates. */
-		if (isfinite(res->sample_energy_j[i]))
+		if (isfinite(v->sample_energy_j[k]))
 			v->has_energy = 1;
 		k++;
 	}
