@@ -271,8 +271,8 @@ static int exact_energy(const json_t *r, const char *prefix, const char *phase,
 /* The power figures of one series: the whole single-rail report, or one
  * rail of a multi-rail report. */
 struct power {
-	struct series s;  /* the samples (t, p, temp, e) */
-	json_t *sampler;  /* owned */
+	struct series s; /* the samples (t, p, temp, e) */
+	json_t *sampler; /* owned */
 	struct ergon_energy idle, load;
 	const char *im, *lm;
 	int energy_ok;
@@ -333,10 +333,10 @@ static int power_block(const json_t *r, const char *prefix, const char *rail,
 		free(gaps);
 		achieved_hz = (double)(s->n - 1) / (s->t[s->n - 1] - s->t[0]);
 	}
-	pw->sampler = json_pack("{s:I, s:o, s:o, s:o, s:o}", "samples", (json_int_t)s->n,
-				"achieved_hz", ergon_jnum(achieved_hz), "max_gap_s",
-				ergon_jnum(max_gap), "gap_p50_s", ergon_jnum(gap50), "gap_p99_s",
-				ergon_jnum(gap99));
+	pw->sampler =
+	    json_pack("{s:I, s:o, s:o, s:o, s:o}", "samples", (json_int_t)s->n, "achieved_hz",
+		      ergon_jnum(achieved_hz), "max_gap_s", ergon_jnum(max_gap), "gap_p50_s",
+		      ergon_jnum(gap50), "gap_p99_s", ergon_jnum(gap99));
 	if (isfinite(max_gap) && sh->sample_hz > 0 && max_gap > 10.0 / sh->sample_hz)
 		ergon_issue_add(issues, "run.sampler_gap",
 				with_rail(json_pack("{s:o, s:f}", "max_gap_s", ergon_jnum(max_gap),
@@ -355,7 +355,8 @@ static int power_block(const json_t *r, const char *prefix, const char *rail,
 		 * integrals it summarises. */
 		struct ergon_energy di, dl;
 		const char *m;
-		if ((rc = phase_energy(s, prefix, sh->it0, sh->it1, sh->um, "idle", &di, &m, err)) ||
+		if ((rc =
+			 phase_energy(s, prefix, sh->it0, sh->it1, sh->um, "idle", &di, &m, err)) ||
 		    (rc = phase_energy(s, prefix, sh->lt0, sh->lt1, sh->um, "load", &dl, &m, err)))
 			return rc;
 		/* Compared as mean power: the kept samples span slightly less
@@ -364,19 +365,20 @@ static int power_block(const json_t *r, const char *prefix, const char *rail,
 		const struct ergon_energy *idle = &pw->idle, *load = &pw->load;
 		double ei = fabs(di.mean_power_w - idle->mean_power_w);
 		double el = fabs(dl.mean_power_w - load->mean_power_w);
-		int bad_i = di.n_samples >= 2 &&
-			    !(ei <= ERGON_DECIMATION_TOL * fabs(idle->mean_power_w) +
-					idle->mean_power_u_w);
-		int bad_l = dl.n_samples >= 2 &&
-			    !(el <= ERGON_DECIMATION_TOL * fabs(load->mean_power_w) +
-					load->mean_power_u_w);
+		int bad_i =
+		    di.n_samples >= 2 &&
+		    !(ei <= ERGON_DECIMATION_TOL * fabs(idle->mean_power_w) + idle->mean_power_u_w);
+		int bad_l =
+		    dl.n_samples >= 2 &&
+		    !(el <= ERGON_DECIMATION_TOL * fabs(load->mean_power_w) + load->mean_power_u_w);
 		if (bad_i || bad_l)
 			return ergon_err_set(
 			    err, ERGON_EVERIFY,
 			    "field %s.exact.%s: the decimated samples average "
 			    "%.6g W, the exact integral says %.6g W (tolerance %.0f%% "
 			    "+ uncertainty)",
-			    prefix, bad_i ? "idle" : "load", bad_i ? di.mean_power_w : dl.mean_power_w,
+			    prefix, bad_i ? "idle" : "load",
+			    bad_i ? di.mean_power_w : dl.mean_power_w,
 			    bad_i ? idle->mean_power_w : load->mean_power_w,
 			    ERGON_DECIMATION_TOL * 100);
 		ergon_issue_add(issues, "run.samples_decimated", with_rail(NULL, rail),
@@ -393,14 +395,14 @@ static int power_block(const json_t *r, const char *prefix, const char *rail,
 	pw->energy_ok = 1;
 	if (pw->idle.n_samples < 2 || pw->load.n_samples < 2) {
 		pw->energy_ok = 0;
-		ergon_issue_add(issues, "run.too_few_samples",
-				with_rail(json_pack("{s:I, s:I}", "idle",
-						    (json_int_t)pw->idle.n_samples, "load",
-						    (json_int_t)pw->load.n_samples),
-					  rail),
-				"%s%zu idle and %zu load samples; at least 2 per phase are needed "
-				"to integrate (raise --sample-hz or lengthen the phases)",
-				rp, pw->idle.n_samples, pw->load.n_samples);
+		ergon_issue_add(
+		    issues, "run.too_few_samples",
+		    with_rail(json_pack("{s:I, s:I}", "idle", (json_int_t)pw->idle.n_samples,
+					"load", (json_int_t)pw->load.n_samples),
+			      rail),
+		    "%s%zu idle and %zu load samples; at least 2 per phase are needed "
+		    "to integrate (raise --sample-hz or lengthen the phases)",
+		    rp, pw->idle.n_samples, pw->load.n_samples);
 	} else if (!(pw->load.mean_power_w > pw->idle.mean_power_w)) {
 		ergon_issue_add(issues, "run.power_below_idle",
 				with_rail(json_pack("{s:f, s:f}", "load_w", pw->load.mean_power_w,
@@ -437,8 +439,8 @@ static json_t *eop_block(const struct power *pw, size_t n_ok, const struct share
 		return json_null();
 	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o}", "formula",
 			 eop.formula == ERGON_EOP_PERIODIC ? "periodic" : "saturated", "reason",
-			 eop.reason, "duty_cycle", ergon_jnum(eop.duty_cycle),
-			 "achieved_ops_per_s", ergon_jnum(in.achieved_ops_per_s), "above_idle_j",
+			 eop.reason, "duty_cycle", ergon_jnum(eop.duty_cycle), "achieved_ops_per_s",
+			 ergon_jnum(in.achieved_ops_per_s), "above_idle_j",
 			 ergon_jnum(eop.above_idle_j), "above_idle_u_j",
 			 ergon_jnum(eop.above_idle_u_j), "total_j", ergon_jnum(eop.total_j),
 			 "total_u_j", ergon_jnum(eop.total_u_j));
@@ -661,11 +663,11 @@ int ergon_report_compute_figures(const json_t *r, json_t **figures_out, json_t *
 		}
 		json_t *wins = json_array();
 		for (size_t w = 0; w < nw; w++)
-			json_array_append_new(
-			    wins, json_pack("{s:f, s:f, s:I, s:f}", "t_start_s",
-					    s.edges[w] - sh.lt0, "duration_s",
-					    s.edges[w + 1] - s.edges[w], "operations",
-					    (json_int_t)ops[w], "ops_per_s", ops_s[w]));
+			json_array_append_new(wins,
+					      json_pack("{s:f, s:f, s:I, s:f}", "t_start_s",
+							s.edges[w] - sh.lt0, "duration_s",
+							s.edges[w + 1] - s.edges[w], "operations",
+							(json_int_t)ops[w], "ops_per_s", ops_s[w]));
 		json_object_set_new(tp, "windows", wins);
 		free(ops);
 		free(ops_s);

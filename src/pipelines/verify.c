@@ -173,12 +173,13 @@ int ergon_energy_model_build(const json_t *r, const char *const *actions, size_t
 			if (w > 0 && lo + (size_t)w < sizeof(list))
 				lo += (size_t)w;
 		}
-		return ergon_err_set(err, ERGON_EREFUSED,
-				     "the report measured the rails %s and none is the module's "
-				     "total input: energy-model exports the total input's energy per "
-				     "operation and never a sum of rails; rerun with the total input "
-				     "rail selected (e.g. hwmon:VDD_IN)",
-				     list);
+		return ergon_err_set(
+		    err, ERGON_EREFUSED,
+		    "the report measured the rails %s and none is the module's "
+		    "total input: energy-model exports the total input's energy per "
+		    "operation and never a sum of rails; rerun with the total input "
+		    "rail selected (e.g. hwmon:VDD_IN)",
+		    list);
 	}
 	double j = 0, u = 0, n_ops = 0;
 	if (integ == NULL || strcmp(integ, "invalid") == 0 || !json_is_object(eop))

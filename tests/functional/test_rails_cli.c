@@ -35,22 +35,20 @@ struct board {
 
 /* Levels in W: idle mv x ma / 1e6, load likewise. Changes are one digit of
  * the current file, so a read racing a rewrite never sees a torn value. */
-static const struct board orin_nx = {
-    fs_orin_nx,
-    "hwmon:VDD_IN,VDD_CPU_GPU_CV,VDD_SOC",
-    {"VDD_IN", "VDD_CPU_GPU_CV", "VDD_SOC"},
-    {5000, 5000, 5000},
-    {1000, 300, 250}, /* 5 W, 1.5 W, 1.25 W */
-    {2000, 900, 450}, /* 10 W, 4.5 W, 2.25 W */
-    0};
-static const struct board agx_orin = {
-    fs_agx_orin,
-    "hwmon:VDD_GPU_SOC,VDD_CPU_CV,VIN_SYS_5V0",
-    {"VDD_GPU_SOC", "VDD_CPU_CV", "VIN_SYS_5V0"},
-    {19000, 19000, 5000},
-    {800, 400, 600},  /* 15.2 W, 7.6 W, 3 W */
-    {1800, 900, 700}, /* 34.2 W, 17.1 W, 3.5 W */
-    -1};
+static const struct board orin_nx = {fs_orin_nx,
+				     "hwmon:VDD_IN,VDD_CPU_GPU_CV,VDD_SOC",
+				     {"VDD_IN", "VDD_CPU_GPU_CV", "VDD_SOC"},
+				     {5000, 5000, 5000},
+				     {1000, 300, 250}, /* 5 W, 1.5 W, 1.25 W */
+				     {2000, 900, 450}, /* 10 W, 4.5 W, 2.25 W */
+				     0};
+static const struct board agx_orin = {fs_agx_orin,
+				      "hwmon:VDD_GPU_SOC,VDD_CPU_CV,VIN_SYS_5V0",
+				      {"VDD_GPU_SOC", "VDD_CPU_CV", "VIN_SYS_5V0"},
+				      {19000, 19000, 5000},
+				      {800, 400, 600},	/* 15.2 W, 7.6 W, 3 W */
+				      {1800, 900, 700}, /* 34.2 W, 17.1 W, 3.5 W */
+				      -1};
 
 #define assert_near(got, want, tol)                                                     \
 	do {                                                                            \
@@ -72,9 +70,8 @@ static double num(const json_t *o, const char *a, const char *b)
 /* Run ergon with stderr on a pseudo-terminal (ergon prints its phase
  * progress only to a terminal) and stdout into stdout_path; switch every
  * rail to its load level when the progress first says "load". */
-static json_t *run_switching(struct fs_writer *w, const struct board *b,
-			     const char *const *argv, const char *out_path,
-			     const char *stdout_path)
+static json_t *run_switching(struct fs_writer *w, const struct board *b, const char *const *argv,
+			     const char *out_path, const char *stdout_path)
 {
 	int master = posix_openpt(O_RDWR | O_NOCTTY);
 	assert_true(master >= 0);
@@ -172,11 +169,9 @@ static void assert_absent(const json_t *v, double want, const char *what)
 	const json_t *x;
 	size_t i;
 	if (json_is_object(v)) {
-		json_object_foreach((json_t *)v, k, x)
-		assert_absent(x, want, what);
+		json_object_foreach((json_t *)v, k, x) assert_absent(x, want, what);
 	} else if (json_is_array(v)) {
-		json_array_foreach(v, i, x)
-		assert_absent(x, want, what);
+		json_array_foreach(v, i, x) assert_absent(x, want, what);
 	}
 }
 

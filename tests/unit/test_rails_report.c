@@ -35,8 +35,8 @@ static const struct ergon_workload_driver fake_wl_drv = {.name = "fake", .longna
  * A sum of rails would give idle 1.75 W, above idle 0.4 J: never seen. */
 static double st[] = {0,   0.1, 0.2, 0.5, 0.6, 0.7, 1.0, 1.1, 1.2, 1.5,
 		      1.6, 1.7, 2.0, 2.1, 2.2, 2.5, 2.6, 3.2, 3.5, 3.6};
-static double sp[] = {1, 0.5, 0.25, 1, 0.5, 0.25, 1, 0.5, 0.25, 3,
-		      2, 0.75, 3, 2,   0.75, 3, 2,   0.75, 3, 2};
+static double sp[] = {1, 0.5,  0.25, 1, 0.5,  0.25, 1, 0.5,  0.25, 3,
+		      2, 0.75, 3,    2, 0.75, 3,    2, 0.75, 3,	   2};
 static uint16_t sc[] = {0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1};
 static double ist[] = {1.5, 1.7, 1.9, 2.1, 2.5, 2.9};
 static double il[] = {0.1, 0.1, 0.1, 0.1, 0.1, 0.1};
@@ -123,8 +123,9 @@ static void split_per_rail(void **state)
 		assert_int_equal(json_array_size(t), want_n[c]);
 		NEAR(json_number_value(json_array_get(t, 0)), want_t0[c]);
 		NEAR(json_number_value(json_array_get(t, want_n[c] - 1)), want_tl[c]);
-		assert_int_equal(json_integer_value(json_object_get(json_array_get(sr, c), "channel")),
-				 (json_int_t)c);
+		assert_int_equal(
+		    json_integer_value(json_object_get(json_array_get(sr, c), "channel")),
+		    (json_int_t)c);
 	}
 	assert_true(json_is_true(json_object_get(json_array_get(sr, 0), "total_input")));
 	assert_true(json_is_false(json_object_get(json_array_get(sr, 1), "total_input")));
@@ -302,10 +303,8 @@ static int mr_read(struct ergon_instrument *inst, struct ergon_sample *buf, size
 	m->reads++;
 	double t = ergon_now_s();
 	for (int c = 0; c < 3; c++)
-		buf[c] = (struct ergon_sample){.t_s = t,
-					       .power_w = 1.0 + c,
-					       .fields = ERGON_F_POWER,
-					       .channel = (uint16_t)c};
+		buf[c] = (struct ergon_sample){
+		    .t_s = t, .power_w = 1.0 + c, .fields = ERGON_F_POWER, .channel = (uint16_t)c};
 	*n = 3;
 	if (m->reads % 5 == 0 && m->last_t1 > 0) {
 		buf[1].t_s = m->last_t1;
