@@ -48,6 +48,8 @@ enum ergon_integrity {
 	X("run.release_overrun", ERGON_SEV_WARNING, "periodic invocations overran their period")   \
 	X("run.samples_rejected", ERGON_SEV_WARNING,                                                \
 	  "instrument readings refused: non-finite, or time not increasing")                      \
+	X("run.no_total_rail", ERGON_SEV_WARNING,                                                   \
+	  "no selected rail is the module's total input: headline figures withheld")              \
 	/* --- pmu: HPX profile streams (engines/hpx) --- */                                         \
 	X("pmu.missing", ERGON_SEV_ERROR, "the stream holds no PMU profile data")                  \
 	X("pmu.incomplete", ERGON_SEV_WARNING,                                                     \

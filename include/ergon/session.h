@@ -15,6 +15,7 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -80,7 +81,9 @@ struct ergon_session_result {
 	size_t windows_completed;
 	/* power samples */
 	double *sample_t_s, *sample_power_w, *sample_temp_c, *sample_energy_j;
+	uint16_t *sample_channel; /* rail index of each sample (identity rails[]) */
 	size_t n_samples;
+	int n_channels; /* rails in the stream (>= 1); time increases within each */
 	int has_temp, has_energy;
 	/* invocations in the load phase */
 	double *inv_start_s, *inv_latency_s;

@@ -79,10 +79,16 @@ static void print_summary(const json_t *r)
 	printf("device      : %s\n", str(r, "device", "name"));
 	printf("instrument  : %s (%s)\n", str(r, "instrument", "driver"),
 	       str(r, "provenance", "kind"));
-	printf("sampler     : %s %.0f Hz (achieved %.1f Hz, max gap %.1f ms)\n",
-	       str(r, "sampler", "kind"), num(r, "sampler.target_hz"),
-	       num(fig, "sampler.achieved_hz"), num(fig, "sampler.max_gap_s") * 1e3);
-	/* Real instruments: how often the hardware really updated. */
+	if (json_is_object(json_object_get(fig, "sampler")))
+		printf("sampler     : %s %.0f Hz (achieved %.1f Hz, max gap %.1f ms)\n",
+		       str(r, "sampler", "kind"), num(r, "sampler.target_hz"),
+		       num(fig, "sampler.achieved_hz"), num(fig, "sampler.max_gap_s") * 1e3);
+	else
+		printf("sampler     : %s %.0f Hz (achieved per rail below)\n",
+		       str(r, "sampler", "kind"), num(r, "sampler.target_hz"));
+	/* Real instruments: how often the hardware really updated; with
+	 * several rails, each rail's own figures on the same line. */
+	const json_t *frails = json_object_get(fig, "rails");
 	size_t ri;
 	const json_t *rail;
 	json_array_foreach(json_object_get(json_object_get(r, "instrument_stats"), "rails"), ri,
@@ -91,10 +97,29 @@ static void print_summary(const json_t *r)
 		const json_t *name = json_object_get(rail, "rail");
 		if (name == NULL)
 			name = json_object_get(rail, "domain");
-		printf("rail        : %s read %.0f Hz, %.0f distinct updates/s\n",
-		       json_is_string(name) ? json_string_value(name) : "?",
+		const char *nm = json_is_string(name) ? json_string_value(name) : "?";
+		printf("rail        : %s read %.0f Hz, %.0f distinct updates/s", nm,
 		       json_number_value(json_object_get(rail, "read_rate_hz")),
 		       json_number_value(json_object_get(rail, "distinct_rate_hz")));
+		size_t fi;
+		const json_t *fr;
+		json_array_foreach(frails, fi, fr)
+		{
+			const char *fn = json_string_value(json_object_get(fr, "name"));
+			if (!json_is_string(name) || fn == NULL || strcmp(fn, nm) != 0)
+				continue;
+			printf("%s; idle %.3f W, load %.3f W",
+			       json_is_true(json_object_get(fr, "total_input")) ? " (total input)"
+										: "",
+			       num(fr, "idle.mean_power_w"), num(fr, "load.mean_power_w"));
+			if (json_is_object(json_object_get(fr, "energy_per_op"))) {
+				char b[128];
+				si(b, sizeof(b), num(fr, "energy_per_op.above_idle_j"),
+				   num(fr, "energy_per_op.above_idle_u_j"), "J", 2);
+				printf(", energy/op %s", b);
+			}
+		}
+		printf("\n");
 	}
 	printf("operations  : %.0f (%.0f failed)\n", num(fig, "operations.count"),
 	       num(fig, "operations.failed"));
@@ -102,10 +127,20 @@ static void print_summary(const json_t *r)
 	if (json_is_string(withheld)) {
 		printf("figures     : WITHHELD, %s\n", json_string_value(withheld));
 	} else {
-		printf("idle        : %.3f W ± %.3f\n", num(fig, "idle.mean_power_w"),
-		       num(fig, "idle.mean_power_u_w"));
-		printf("load        : %.3f W mean, %.3f W peak\n", num(fig, "load.mean_power_w"),
-		       num(fig, "load.peak_power_w"));
+		if (json_is_object(json_object_get(fig, "idle"))) {
+			const json_t *hr = json_object_get(fig, "headline_rail");
+			if (json_is_string(hr))
+				printf("headline    : rail %s, the module's total input (rails "
+				       "are never summed)\n",
+				       json_string_value(hr));
+			printf("idle        : %.3f W ± %.3f\n", num(fig, "idle.mean_power_w"),
+			       num(fig, "idle.mean_power_u_w"));
+			printf("load        : %.3f W mean, %.3f W peak\n",
+			       num(fig, "load.mean_power_w"), num(fig, "load.peak_power_w"));
+		} else {
+			printf("headline    : WITHHELD, no selected rail is the module's total "
+			       "input; per-rail figures above (never summed)\n");
+		}
 		char b[128];
 		if (json_is_object(json_object_get(fig, "energy_per_op"))) {
 			si(b, sizeof(b), num(fig, "energy_per_op.above_idle_j"),
@@ -318,7 +353,10 @@ const struct ergon_cli_command ergon_cli_cmd_run = {
 	    "CLOCK_MONOTONIC; power is integrated over the real sample timestamps.\n\n"
 	    "  --device NAME            what is measured (recorded in the report)\n"
 	    "  --instrument SPEC        synthetic (default) | replay:FILE.csv |\n"
-	    "                           hwmon:RAIL | rapl[:DOMAIN] | nvml[:INDEX]\n"
+	    "                           hwmon:RAIL[,RAIL...] | rapl[:DOMAIN] | nvml[:INDEX]\n"
+	    "                           (several rails: figures per rail, the total\n"
+	    "                           input rail, e.g. VDD_IN, is the headline;\n"
+	    "                           rails are never summed)\n"
 	    "  --sysfs-root DIR         read hwmon/powercap/thermal under DIR, not /\n"
 	    "                           (also: ERGON_SYSFS_ROOT)\n"
 	    "  --instrument-opt K=V     driver option (synthetic: seed, idle_w, load_w,\n"

@@ -35,8 +35,15 @@ static void sleep_until(double t_s)
 
 struct samples {
 	double *t, *p, *temp, *e;
+	uint16_t *ch; /* rail index of each sample */
 	size_t n, cap, max, rejected;
 	int has_temp, has_energy;
+	int n_channels; /* channels the instrument emits (identity n_rails, >= 1) */
+	/* Last accepted time per channel: a multi-rail instrument stamps each
+	 * rail's reading on its own, so time must increase within a rail, not
+	 * across rails. */
+	double last_t[ERGON_MAX_RAILS];
+	int have_last[ERGON_MAX_RAILS];
 };
 
 static int samples_push(struct samples *s, const struct ergon_sample *x, double origin)
@@ -46,7 +53,9 @@ static int samples_push(struct samples *s, const struct ergon_sample *x, double 
 	 * written with everything else). */
 	double pw = (x->fields & ERGON_F_POWER) ? x->power_w : x->voltage_v * x->current_a;
 	double ts = x->t_s - origin;
-	if (!isfinite(ts) || !isfinite(pw) || (s->n > 0 && !(ts > s->t[s->n - 1]))) {
+	unsigned c = x->channel;
+	if (c >= (unsigned)s->n_channels || !isfinite(ts) || !isfinite(pw) ||
+	    (s->have_last[c] && !(ts > s->last_t[c]))) {
 		s->rejected++;
 		return 0;
 	}
@@ -71,6 +80,10 @@ static int samples_push(struct samples *s, const struct ergon_sample *x, double 
 			else
 				s->e = na;
 		}
+		uint16_t *nch = realloc(s->ch, nc * sizeof(uint16_t));
+		if (nch == NULL)
+			return ERGON_ENOMEM;
+		s->ch = nch;
 		s->cap = nc;
 	}
 	double p = x->power_w;
@@ -80,6 +93,9 @@ static int samples_push(struct samples *s, const struct ergon_sample *x, double 
 	s->p[s->n] = p;
 	s->temp[s->n] = (x->fields & ERGON_F_TEMP) ? x->temp_c : NAN;
 	s->e[s->n] = (x->fields & ERGON_F_ENERGY) ? x->energy_j : NAN;
+	s->ch[s->n] = (uint16_t)c;
+	s->last_t[c] = ts;
+	s->have_last[c] = 1;
 	if (x->fields & ERGON_F_TEMP)
 		s->has_temp = 1;
 	if (x->fields & ERGON_F_ENERGY)
@@ -433,6 +449,9 @@ int ergon_session_run(const struct ergon_session_config *cfg, struct ergon_instr
 	r.max_inv = cfg->max_invocations ? cfg->max_invocations : 100000000u;
 	r.sp.inst = inst;
 	r.sp.s.max = cfg->max_samples ? cfg->max_samples : 50000000u;
+	r.sp.s.n_channels = inst->identity.n_rails > 1 ? inst->identity.n_rails : 1;
+	if (r.sp.s.n_channels > ERGON_MAX_RAILS)
+		r.sp.s.n_channels = ERGON_MAX_RAILS;
 	r.sp.period_s = 1.0 / cfg->sample_hz;
 	atomic_init(&r.sp.failed, 0);
 	atomic_init(&r.sp.stop, 0);
@@ -487,6 +506,8 @@ int ergon_session_run(const struct ergon_session_config *cfg, struct ergon_instr
 	res->sample_power_w = r.sp.s.p;
 	res->sample_temp_c = r.sp.s.temp;
 	res->sample_energy_j = r.sp.s.e;
+	res->sample_channel = r.sp.s.ch;
+	res->n_channels = r.sp.s.n_channels;
 	res->n_samples = r.sp.s.n;
 	res->has_temp = r.sp.s.has_temp;
 	res->has_energy = r.sp.s.has_energy;
@@ -512,6 +533,7 @@ fail:
 	free(r.sp.s.p);
 	free(r.sp.s.temp);
 	free(r.sp.s.e);
+	free(r.sp.s.ch);
 	free(r.inv_t);
 	free(r.inv_l);
 	free(r.failed);
@@ -529,6 +551,7 @@ void ergon_session_result_cleanup(struct ergon_session_result *res)
 	free(res->sample_power_w);
 	free(res->sample_temp_c);
 	free(res->sample_energy_j);
+	free(res->sample_channel);
 	free(res->inv_start_s);
 	free(res->inv_latency_s);
 	free(res->failed_index);

@@ -28,7 +28,18 @@ const json_t *ergon_jpath(const json_t *root, const char *path)
 			return NULL;
 		memcpy(key, path, l);
 		key[l] = '\0';
-		cur = json_object_get(cur, key);
+		/* "rails[2]": the object member, then the array entry. */
+		char *br = strchr(key, '[');
+		if (br && l > 0 && key[l - 1] == ']') {
+			char *end = NULL;
+			*br = '\0';
+			unsigned long idx = strtoul(br + 1, &end, 10);
+			if (end != key + l - 1 || end == br + 1)
+				return NULL;
+			cur = json_array_get(json_object_get(cur, key), (size_t)idx);
+		} else {
+			cur = json_object_get(cur, key);
+		}
 		path += l + (path[l] == '.');
 	}
 	return cur;
@@ -117,10 +128,11 @@ static void series_free(struct series *s)
 	free(s->edges);
 }
 
-/* Energy of one phase from the samples inside [t0, t1]. */
-static int phase_energy(const struct series *s, double t0, double t1, const json_t *um,
-			const char *name, struct ergon_energy *out, const char **method,
-			struct ergon_err *err)
+/* Energy of one phase from the samples inside [t0, t1]. `prefix` names
+ * where the samples live ("series" or "series.rails[i]") for messages. */
+static int phase_energy(const struct series *s, const char *prefix, double t0, double t1,
+			const json_t *um, const char *name, struct ergon_energy *out,
+			const char **method, struct ergon_err *err)
 {
 	double acc = 0, res_w = 0, res_j = 0, q = 0;
 	int rc;
@@ -148,8 +160,8 @@ static int phase_energy(const struct series *s, double t0, double t1, const json
 	}
 	if (rc)
 		return ergon_err_set(err, ERGON_EVERIFY,
-				     "field series.samples (%s phase, from sample %zu): %s", name,
-				     a, e2.msg);
+				     "field %s.samples (%s phase, from sample %zu): %s", prefix,
+				     name, a, e2.msg);
 	if (accum) {
 		/* Peak from the instantaneous power column, when present. */
 		double peak = NAN;
@@ -161,14 +173,38 @@ static int phase_energy(const struct series *s, double t0, double t1, const json
 	return 0;
 }
 
-static int load_series(const json_t *r, struct series *s, struct ergon_err *err)
+/* The power columns under prefix.samples into s (t, p, temp, e). */
+static int load_samples(const json_t *r, const char *prefix, struct series *s,
+			struct ergon_err *err)
+{
+	char path[128];
+	int rc;
+	size_t n_p;
+	snprintf(path, sizeof(path), "%s.samples.t_s", prefix);
+	if ((rc = ergon_jarray(r, path, &s->t, &s->n, err)))
+		return rc;
+	snprintf(path, sizeof(path), "%s.samples.power_w", prefix);
+	if ((rc = ergon_jarray(r, path, &s->p, &n_p, err)))
+		return rc;
+	snprintf(path, sizeof(path), "%s.samples.temp_c", prefix);
+	if (json_is_array(ergon_jpath(r, path)) &&
+	    (rc = ergon_jarray(r, path, &s->temp, &s->n_temp, err)))
+		return rc;
+	snprintf(path, sizeof(path), "%s.samples.energy_j", prefix);
+	if (json_is_array(ergon_jpath(r, path)) &&
+	    (rc = ergon_jarray(r, path, &s->e, &s->n_e, err)))
+		return rc;
+	if (n_p != s->n || (s->temp && s->n_temp != s->n) || (s->e && s->n_e != s->n))
+		return ergon_err_set(err, ERGON_EVERIFY,
+				     "field %s.samples: the columns differ in length", prefix);
+	return 0;
+}
+
+static int load_invocations(const json_t *r, struct series *s, struct ergon_err *err)
 {
 	int rc;
-	*s = (struct series){0};
-	size_t n_p, n_l;
-	if ((rc = ergon_jarray(r, "series.samples.t_s", &s->t, &s->n, err)) ||
-	    (rc = ergon_jarray(r, "series.samples.power_w", &s->p, &n_p, err)) ||
-	    (rc = ergon_jarray(r, "series.invocations.t_start_s", &s->inv_t, &s->n_inv, err)) ||
+	size_t n_l;
+	if ((rc = ergon_jarray(r, "series.invocations.t_start_s", &s->inv_t, &s->n_inv, err)) ||
 	    (rc = ergon_jarray(r, "series.invocations.latency_s", &s->inv_l, &n_l, err)))
 		return rc;
 	if (n_l != s->n_inv)
@@ -179,15 +215,6 @@ static int load_series(const json_t *r, struct series *s, struct ergon_err *err)
 			       err)) ||
 	    (rc = ergon_jarray(r, "series.window_edges_s", &s->edges, &s->n_edges, err)))
 		return rc;
-	if (json_is_array(ergon_jpath(r, "series.samples.temp_c")) &&
-	    (rc = ergon_jarray(r, "series.samples.temp_c", &s->temp, &s->n_temp, err)))
-		return rc;
-	if (json_is_array(ergon_jpath(r, "series.samples.energy_j")) &&
-	    (rc = ergon_jarray(r, "series.samples.energy_j", &s->e, &s->n_e, err)))
-		return rc;
-	if (n_p != s->n || (s->temp && s->n_temp != s->n) || (s->e && s->n_e != s->n))
-		return ergon_err_set(err, ERGON_EVERIFY,
-				     "field series.samples: the columns differ in length");
 	for (size_t i = 0; i < s->n_failed; i++)
 		if (!(s->failed[i] >= 0 && s->failed[i] < (double)s->n_inv &&
 		      s->failed[i] == floor(s->failed[i])))
@@ -216,15 +243,15 @@ static int cmp_d(const void *a, const void *b)
 }
 
 /* Figures of an embedded exact block (decimated reports). */
-static int exact_energy(const json_t *r, const char *phase, struct ergon_energy *e,
-			struct ergon_err *err)
+static int exact_energy(const json_t *r, const char *prefix, const char *phase,
+			struct ergon_energy *e, struct ergon_err *err)
 {
-	char path[96];
+	char path[160];
 	const char *f[] = {"duration_s",	"energy_j",	"energy_u_rated_j",
 			   "energy_u_timing_j", "peak_power_w", "samples"};
 	double v[6];
 	for (int i = 0; i < 6; i++) {
-		snprintf(path, sizeof(path), "series.exact.%s.%s", phase, f[i]);
+		snprintf(path, sizeof(path), "%s.exact.%s.%s", prefix, phase, f[i]);
 		int rc = ergon_jnumber(r, path, &v[i], err);
 		if (rc)
 			return rc;
@@ -241,15 +268,260 @@ static int exact_energy(const json_t *r, const char *phase, struct ergon_energy 
 	return 0;
 }
 
+/* The power figures of one series: the whole single-rail report, or one
+ * rail of a multi-rail report. */
+struct power {
+	struct series s; /* the samples (t, p, temp, e) */
+	json_t *sampler; /* owned */
+	struct ergon_energy idle, load;
+	const char *im, *lm;
+	int energy_ok;
+};
+
+/* What the report says about the run that every series shares. */
+struct shared {
+	double sample_hz;
+	double it0, it1, lt0, lt1;
+	const json_t *um;
+};
+
+/* An issue context with the rail named (multi-rail reports); ctx may be
+ * NULL. */
+static json_t *with_rail(json_t *ctx, const char *rail)
+{
+	if (rail == NULL)
+		return ctx;
+	if (ctx == NULL)
+		ctx = json_object();
+	json_object_set_new(ctx, "rail", json_string(rail));
+	return ctx;
+}
+
+static int power_block(const json_t *r, const char *prefix, const char *rail,
+		       const struct shared *sh, json_t *issues, struct power *pw,
+		       struct ergon_err *err)
+{
+	char rp[96] = "", path[160];
+	if (rail)
+		snprintf(rp, sizeof(rp), "rail %s: ", rail);
+	int rc = pw->s.t ? 0 : load_samples(r, prefix, &pw->s, err);
+	if (rc)
+		return rc;
+	const struct series *s = &pw->s;
+	/* Sampler figures from the sample timestamps. */
+	double achieved_hz = NAN, max_gap = NAN, gap50 = NAN, gap99 = NAN;
+	snprintf(path, sizeof(path), "%s.exact", prefix);
+	const json_t *exact = ergon_jpath(r, path);
+	if (json_is_object(exact)) {
+		const char *k[4] = {"achieved_hz", "max_gap_s", "gap_p50_s", "gap_p99_s"};
+		double *v[4] = {&achieved_hz, &max_gap, &gap50, &gap99};
+		for (int i = 0; i < 4; i++) {
+			snprintf(path, sizeof(path), "%s.exact.sampler.%s", prefix, k[i]);
+			if ((rc = ergon_jnumber(r, path, v[i], err)))
+				return rc;
+		}
+	} else if (s->n >= 2) {
+		double *gaps = malloc((s->n - 1) * sizeof(double));
+		if (gaps == NULL)
+			return ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+		for (size_t i = 1; i < s->n; i++)
+			gaps[i - 1] = s->t[i] - s->t[i - 1];
+		qsort(gaps, s->n - 1, sizeof(double), cmp_d);
+		max_gap = gaps[s->n - 2];
+		gap50 = ergon_percentile_nearest_rank(gaps, s->n - 1, 50);
+		gap99 = ergon_percentile_nearest_rank(gaps, s->n - 1, 99);
+		free(gaps);
+		achieved_hz = (double)(s->n - 1) / (s->t[s->n - 1] - s->t[0]);
+	}
+	pw->sampler =
+	    json_pack("{s:I, s:o, s:o, s:o, s:o}", "samples", (json_int_t)s->n, "achieved_hz",
+		      ergon_jnum(achieved_hz), "max_gap_s", ergon_jnum(max_gap), "gap_p50_s",
+		      ergon_jnum(gap50), "gap_p99_s", ergon_jnum(gap99));
+	if (isfinite(max_gap) && sh->sample_hz > 0 && max_gap > 10.0 / sh->sample_hz)
+		ergon_issue_add(issues, "run.sampler_gap",
+				with_rail(json_pack("{s:o, s:f}", "max_gap_s", ergon_jnum(max_gap),
+						    "period_s", 1.0 / sh->sample_hz),
+					  rail),
+				"%slargest gap between samples %.6f s is over 10 sample periods",
+				rp, max_gap);
+
+	/* Energy of the idle baseline and of the load phase. */
+	pw->im = pw->lm = "trapezoid";
+	if (json_is_object(exact)) {
+		if ((rc = exact_energy(r, prefix, "idle", &pw->idle, err)) ||
+		    (rc = exact_energy(r, prefix, "load", &pw->load, err)))
+			return rc;
+		/* The decimated series must still agree with the exact
+		 * integrals it summarises. */
+		struct ergon_energy di, dl;
+		const char *m;
+		if ((rc =
+			 phase_energy(s, prefix, sh->it0, sh->it1, sh->um, "idle", &di, &m, err)) ||
+		    (rc = phase_energy(s, prefix, sh->lt0, sh->lt1, sh->um, "load", &dl, &m, err)))
+			return rc;
+		/* Compared as mean power: the kept samples span slightly less
+		 * of each phase than all of them did. A phase left with fewer
+		 * than 2 kept samples cannot be checked this way. */
+		const struct ergon_energy *idle = &pw->idle, *load = &pw->load;
+		double ei = fabs(di.mean_power_w - idle->mean_power_w);
+		double el = fabs(dl.mean_power_w - load->mean_power_w);
+		int bad_i =
+		    di.n_samples >= 2 &&
+		    !(ei <= ERGON_DECIMATION_TOL * fabs(idle->mean_power_w) + idle->mean_power_u_w);
+		int bad_l =
+		    dl.n_samples >= 2 &&
+		    !(el <= ERGON_DECIMATION_TOL * fabs(load->mean_power_w) + load->mean_power_u_w);
+		if (bad_i || bad_l)
+			return ergon_err_set(
+			    err, ERGON_EVERIFY,
+			    "field %s.exact.%s: the decimated samples average "
+			    "%.6g W, the exact integral says %.6g W (tolerance %.0f%% "
+			    "+ uncertainty)",
+			    prefix, bad_i ? "idle" : "load",
+			    bad_i ? di.mean_power_w : dl.mean_power_w,
+			    bad_i ? idle->mean_power_w : load->mean_power_w,
+			    ERGON_DECIMATION_TOL * 100);
+		ergon_issue_add(issues, "run.samples_decimated", with_rail(NULL, rail),
+				"%sthe embedded power series is decimated; energies come from the "
+				"exact integrals in %s.exact",
+				rp, prefix);
+	} else {
+		if ((rc = phase_energy(s, prefix, sh->it0, sh->it1, sh->um, "idle", &pw->idle,
+				       &pw->im, err)) ||
+		    (rc = phase_energy(s, prefix, sh->lt0, sh->lt1, sh->um, "load", &pw->load,
+				       &pw->lm, err)))
+			return rc;
+	}
+	pw->energy_ok = 1;
+	if (pw->idle.n_samples < 2 || pw->load.n_samples < 2) {
+		pw->energy_ok = 0;
+		ergon_issue_add(
+		    issues, "run.too_few_samples",
+		    with_rail(json_pack("{s:I, s:I}", "idle", (json_int_t)pw->idle.n_samples,
+					"load", (json_int_t)pw->load.n_samples),
+			      rail),
+		    "%s%zu idle and %zu load samples; at least 2 per phase are needed "
+		    "to integrate (raise --sample-hz or lengthen the phases)",
+		    rp, pw->idle.n_samples, pw->load.n_samples);
+	} else if (!(pw->load.mean_power_w > pw->idle.mean_power_w)) {
+		ergon_issue_add(issues, "run.power_below_idle",
+				with_rail(json_pack("{s:f, s:f}", "load_w", pw->load.mean_power_w,
+						    "idle_w", pw->idle.mean_power_w),
+					  rail),
+				"%smean load power %.4f W is not above the idle floor %.4f W", rp,
+				pw->load.mean_power_w, pw->idle.mean_power_w);
+	}
+	return 0;
+}
+
+/* Energy per operation of one series; JSON null when none can be
+ * published. */
+static json_t *eop_block(const struct power *pw, size_t n_ok, const struct shared *sh,
+			 const struct ergon_latency *lat, int periodic, double release_hz,
+			 double lq)
+{
+	if (!(pw->energy_ok && n_ok > 0 && sh->lt1 > sh->lt0))
+		return json_null();
+	struct ergon_eop_input in = {
+	    .periodic = periodic,
+	    .release_hz = release_hz,
+	    .achieved_ops_per_s = (double)n_ok / (sh->lt1 - sh->lt0),
+	    .latency_mean_s = lat->mean_s,
+	    .latency_quantum_s = lq,
+	    .load_power_w = pw->load.mean_power_w,
+	    .load_power_u_w = pw->load.mean_power_u_w,
+	    .idle_power_w = pw->idle.mean_power_w,
+	    .idle_power_u_w = pw->idle.mean_power_u_w,
+	};
+	struct ergon_eop eop;
+	struct ergon_err e2 = {0};
+	if (ergon_energy_per_op(&in, &eop, &e2) != 0)
+		return json_null();
+	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o}", "formula",
+			 eop.formula == ERGON_EOP_PERIODIC ? "periodic" : "saturated", "reason",
+			 eop.reason, "duty_cycle", ergon_jnum(eop.duty_cycle), "achieved_ops_per_s",
+			 ergon_jnum(in.achieved_ops_per_s), "above_idle_j",
+			 ergon_jnum(eop.above_idle_j), "above_idle_u_j",
+			 ergon_jnum(eop.above_idle_u_j), "total_j", ergon_jnum(eop.total_j),
+			 "total_u_j", ergon_jnum(eop.total_u_j));
+}
+
+/* A multi-rail report (series.rails[]): check the rails and find the
+ * headline one, the rail instrument.total_rail names (-1: none). Each
+ * series.rails[i].total_input must agree with that name. */
+static int rails_check(const json_t *r, size_t *n, const char **names, int *head,
+		       struct ergon_err *err)
+{
+	const json_t *rails = ergon_jpath(r, "series.rails");
+	*n = json_array_size(rails);
+	*head = -1;
+	if (*n < 2 || *n > ERGON_MAX_RAILS)
+		return ergon_err_set(err, ERGON_EVERIFY,
+				     "field series.rails: %zu rails; a multi-rail report holds 2 "
+				     "to %d",
+				     *n, ERGON_MAX_RAILS);
+	const json_t *tr = ergon_jpath(r, "instrument.total_rail");
+	if (!json_is_string(tr) && !json_is_null(tr))
+		return ergon_err_set(err, ERGON_EVERIFY,
+				     "field instrument.total_rail: missing, or neither a rail name "
+				     "nor null");
+	const char *total = json_string_value(tr);
+	for (size_t i = 0; i < *n; i++) {
+		const json_t *ri = json_array_get(rails, i);
+		names[i] = json_string_value(json_object_get(ri, "name"));
+		const json_t *ti = json_object_get(ri, "total_input");
+		if (names[i] == NULL || !json_is_boolean(ti))
+			return ergon_err_set(err, ERGON_EVERIFY,
+					     "field series.rails[%zu]: needs a name (string) and "
+					     "total_input (boolean)",
+					     i);
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(names[i], names[j]) == 0)
+				return ergon_err_set(err, ERGON_EVERIFY,
+						     "field series.rails[%zu].name: rail %s "
+						     "appears twice",
+						     i, names[i]);
+		int is_total = total && strcmp(names[i], total) == 0;
+		if (json_is_true(ti) != is_total)
+			return ergon_err_set(err, ERGON_EVERIFY,
+					     "field series.rails[%zu].total_input: says %s, but "
+					     "instrument.total_rail is %s",
+					     i, json_is_true(ti) ? "true" : "false",
+					     total ? total : "null");
+		if (is_total)
+			*head = (int)i;
+	}
+	if (total && *head < 0)
+		return ergon_err_set(err, ERGON_EVERIFY,
+				     "field instrument.total_rail: names %s, which no "
+				     "series.rails entry holds",
+				     total);
+	return 0;
+}
+
 int ergon_report_compute_figures(const json_t *r, json_t **figures_out, json_t **issues_out,
 				 struct ergon_err *err)
 {
-	struct series s;
+	struct series s = {0};
+	struct power pw[ERGON_MAX_RAILS];
+	memset(pw, 0, sizeof(pw));
+	size_t n_pw = 0, n_rails = 0;
+	const char *names[ERGON_MAX_RAILS] = {0};
+	int head = -1;
 	json_t *fig = NULL, *issues = json_array();
 	*figures_out = NULL;
 	*issues_out = NULL;
-	int rc = load_series(r, &s, err);
-	if (rc)
+	int multi = json_is_array(ergon_jpath(r, "series.rails"));
+	int rc = 0;
+	if (!multi) {
+		/* The samples first: a report without them is named by them. */
+		n_pw = 1;
+		if ((rc = load_samples(r, "series", &pw[0].s, err)))
+			goto out;
+	}
+	if ((rc = load_invocations(r, &s, err)))
+		goto out;
+	if (multi && (rc = rails_check(r, &n_rails, names, &head, err)))
 		goto out;
 	fig = json_object();
 	const char *status = json_string_value(json_object_get(r, "status"));
@@ -275,115 +547,38 @@ int ergon_report_compute_figures(const json_t *r, json_t **figures_out, json_t *
 		rc = 0;
 		goto out;
 	}
-	/* Sampler figures from the sample timestamps. */
-	double achieved_hz = NAN, max_gap = NAN, gap50 = NAN, gap99 = NAN;
-	const json_t *exact = ergon_jpath(r, "series.exact");
-	if (json_is_object(exact)) {
-		if ((rc =
-			 ergon_jnumber(r, "series.exact.sampler.achieved_hz", &achieved_hz, err)) ||
-		    (rc = ergon_jnumber(r, "series.exact.sampler.max_gap_s", &max_gap, err)) ||
-		    (rc = ergon_jnumber(r, "series.exact.sampler.gap_p50_s", &gap50, err)) ||
-		    (rc = ergon_jnumber(r, "series.exact.sampler.gap_p99_s", &gap99, err)))
-			goto out;
-	} else if (s.n >= 2) {
-		double *gaps = malloc((s.n - 1) * sizeof(double));
-		if (gaps == NULL) {
-			rc = ergon_err_set(err, ERGON_ENOMEM, "out of memory");
-			goto out;
-		}
-		for (size_t i = 1; i < s.n; i++)
-			gaps[i - 1] = s.t[i] - s.t[i - 1];
-		qsort(gaps, s.n - 1, sizeof(double), cmp_d);
-		max_gap = gaps[s.n - 2];
-		gap50 = ergon_percentile_nearest_rank(gaps, s.n - 1, 50);
-		gap99 = ergon_percentile_nearest_rank(gaps, s.n - 1, 99);
-		free(gaps);
-		achieved_hz = (double)(s.n - 1) / (s.t[s.n - 1] - s.t[0]);
-	}
-	json_object_set_new(fig, "sampler",
-			    json_pack("{s:I, s:o, s:o, s:o, s:o}", "samples", (json_int_t)s.n,
-				      "achieved_hz", ergon_jnum(achieved_hz), "max_gap_s",
-				      ergon_jnum(max_gap), "gap_p50_s", ergon_jnum(gap50),
-				      "gap_p99_s", ergon_jnum(gap99)));
-	double sample_hz = 0;
-	if ((rc = ergon_jnumber(r, "sampler.target_hz", &sample_hz, err)))
+	struct shared sh = {.um = json_object_get(r, "uncertainty_model")};
+	if ((rc = ergon_jnumber(r, "sampler.target_hz", &sh.sample_hz, err)) ||
+	    (rc = ergon_jnumber(r, "series.phases.idle.t_start_s", &sh.it0, err)) ||
+	    (rc = ergon_jnumber(r, "series.phases.idle.t_end_s", &sh.it1, err)) ||
+	    (rc = ergon_jnumber(r, "series.phases.load.t_start_s", &sh.lt0, err)) ||
+	    (rc = ergon_jnumber(r, "series.phases.load.t_end_s", &sh.lt1, err)))
 		goto out;
-	if (isfinite(max_gap) && sample_hz > 0 && max_gap > 10.0 / sample_hz)
-		ergon_issue_add(issues, "run.sampler_gap",
-				json_pack("{s:o, s:f}", "max_gap_s", ergon_jnum(max_gap),
-					  "period_s", 1.0 / sample_hz),
-				"largest gap between samples %.6f s is over 10 sample periods",
-				max_gap);
-
-	/* Energy of the idle baseline and of the load phase. */
-	double it0, it1, lt0, lt1;
-	if ((rc = ergon_jnumber(r, "series.phases.idle.t_start_s", &it0, err)) ||
-	    (rc = ergon_jnumber(r, "series.phases.idle.t_end_s", &it1, err)) ||
-	    (rc = ergon_jnumber(r, "series.phases.load.t_start_s", &lt0, err)) ||
-	    (rc = ergon_jnumber(r, "series.phases.load.t_end_s", &lt1, err)))
-		goto out;
-	const json_t *um = json_object_get(r, "uncertainty_model");
-	struct ergon_energy idle, load;
-	const char *im = "trapezoid", *lm = "trapezoid";
-	if (json_is_object(exact)) {
-		if ((rc = exact_energy(r, "idle", &idle, err)) ||
-		    (rc = exact_energy(r, "load", &load, err)))
+	if (!multi) {
+		head = 0;
+		if ((rc = power_block(r, "series", NULL, &sh, issues, &pw[0], err)))
 			goto out;
-		/* The decimated series must still agree with the exact
-		 * integrals it summarises. */
-		struct ergon_energy di, dl;
-		const char *m;
-		if ((rc = phase_energy(&s, it0, it1, um, "idle", &di, &m, err)) ||
-		    (rc = phase_energy(&s, lt0, lt1, um, "load", &dl, &m, err)))
-			goto out;
-		/* Compared as mean power: the kept samples span slightly less
-		 * of each phase than all of them did. A phase left with fewer
-		 * than 2 kept samples cannot be checked this way. */
-		double ei = fabs(di.mean_power_w - idle.mean_power_w);
-		double el = fabs(dl.mean_power_w - load.mean_power_w);
-		int bad_i =
-		    di.n_samples >= 2 &&
-		    !(ei <= ERGON_DECIMATION_TOL * fabs(idle.mean_power_w) + idle.mean_power_u_w);
-		int bad_l =
-		    dl.n_samples >= 2 &&
-		    !(el <= ERGON_DECIMATION_TOL * fabs(load.mean_power_w) + load.mean_power_u_w);
-		if (bad_i || bad_l) {
-			rc = ergon_err_set(
-			    err, ERGON_EVERIFY,
-			    "field series.exact.%s: the decimated samples average "
-			    "%.6g W, the exact integral says %.6g W (tolerance %.0f%% "
-			    "+ uncertainty)",
-			    bad_i ? "idle" : "load", bad_i ? di.mean_power_w : dl.mean_power_w,
-			    bad_i ? idle.mean_power_w : load.mean_power_w,
-			    ERGON_DECIMATION_TOL * 100);
-			goto out;
-		}
-		ergon_issue_add(issues, "run.samples_decimated", NULL,
-				"the embedded power series is decimated; energies come from the "
-				"exact integrals in series.exact");
 	} else {
-		if ((rc = phase_energy(&s, it0, it1, um, "idle", &idle, &im, err)) ||
-		    (rc = phase_energy(&s, lt0, lt1, um, "load", &load, &lm, err)))
-			goto out;
+		/* Each rail integrated over its own timestamps; rails are never
+		 * added together (nested rails would count twice). */
+		for (size_t i = 0; i < n_rails; i++) {
+			char prefix[48];
+			snprintf(prefix, sizeof(prefix), "series.rails[%zu]", i);
+			n_pw = i + 1;
+			if ((rc = power_block(r, prefix, names[i], &sh, issues, &pw[i], err)))
+				goto out;
+		}
 	}
-	json_object_set_new(fig, "idle", energy_json(&idle, im));
-	json_object_set_new(fig, "load", energy_json(&load, lm));
-	int energy_ok = 1;
-	if (idle.n_samples < 2 || load.n_samples < 2) {
-		energy_ok = 0;
-		ergon_issue_add(issues, "run.too_few_samples",
-				json_pack("{s:I, s:I}", "idle", (json_int_t)idle.n_samples, "load",
-					  (json_int_t)load.n_samples),
-				"%zu idle and %zu load samples; at least 2 per phase are needed to "
-				"integrate (raise --sample-hz or lengthen the phases)",
-				idle.n_samples, load.n_samples);
-	} else if (!(load.mean_power_w > idle.mean_power_w)) {
-		ergon_issue_add(issues, "run.power_below_idle",
-				json_pack("{s:f, s:f}", "load_w", load.mean_power_w, "idle_w",
-					  idle.mean_power_w),
-				"mean load power %.4f W is not above the idle floor %.4f W",
-				load.mean_power_w, idle.mean_power_w);
+	/* The headline figures: the only series (single rail) or the total
+	 * input rail. Without a total rail they are withheld. */
+	if (head >= 0) {
+		json_object_set(fig, "sampler", pw[head].sampler);
+		json_object_set_new(fig, "idle", energy_json(&pw[head].idle, pw[head].im));
+		json_object_set_new(fig, "load", energy_json(&pw[head].load, pw[head].lm));
 	}
+	/* Temperature evidence comes with every rail's samples alike; the
+	 * headline rail's (or the first rail's) are used. */
+	const struct series *ts = &pw[head >= 0 ? head : 0].s;
 
 	/* Latency of the invocations that succeeded. */
 	double *lat_ok = malloc((n_ok ? n_ok : 1) * sizeof(double));
@@ -468,10 +663,11 @@ int ergon_report_compute_figures(const json_t *r, json_t **figures_out, json_t *
 		}
 		json_t *wins = json_array();
 		for (size_t w = 0; w < nw; w++)
-			json_array_append_new(
-			    wins, json_pack("{s:f, s:f, s:I, s:f}", "t_start_s", s.edges[w] - lt0,
-					    "duration_s", s.edges[w + 1] - s.edges[w], "operations",
-					    (json_int_t)ops[w], "ops_per_s", ops_s[w]));
+			json_array_append_new(wins,
+					      json_pack("{s:f, s:f, s:I, s:f}", "t_start_s",
+							s.edges[w] - sh.lt0, "duration_s",
+							s.edges[w + 1] - s.edges[w], "operations",
+							(json_int_t)ops[w], "ops_per_s", ops_s[w]));
 		json_object_set_new(tp, "windows", wins);
 		free(ops);
 		free(ops_s);
@@ -483,7 +679,7 @@ int ergon_report_compute_figures(const json_t *r, json_t **figures_out, json_t *
 	json_object_set_new(tp, "throttled", json_boolean(th.throttled));
 	json_object_set_new(tp, "onset_window",
 			    th.throttled ? json_integer(th.onset_window) : json_null());
-	double onset_t = th.throttled ? s.edges[th.onset_window] - lt0 : NAN;
+	double onset_t = th.throttled ? s.edges[th.onset_window] - sh.lt0 : NAN;
 	json_object_set_new(tp, "onset_t_s", ergon_jnum(onset_t));
 	json_object_set_new(tp, "rule",
 			    json_sprintf("onset = first window below (1 - %g) x first-window "
@@ -498,8 +694,8 @@ int ergon_report_compute_figures(const json_t *r, json_t **figures_out, json_t *
 			     "throughput regressed: from window %ld (t=%.1f s) on, below %.0f%% "
 			     "of the first window for %zu consecutive windows",
 			     th.onset_window, onset_t, 100.0 * (1.0 - thr), (size_t)consec_d);
-		double tf = mean_temp(&s, s.edges[0], s.edges[1]);
-		double tl = mean_temp(&s, s.edges[nw - 1], s.edges[nw]);
+		double tf = mean_temp(ts, s.edges[0], s.edges[1]);
+		double tl = mean_temp(ts, s.edges[nw - 1], s.edges[nw]);
 		if (isfinite(tf) && isfinite(tl) && n > 0 && (size_t)n < sizeof(verdict)) {
 			snprintf(
 			    verdict + n, sizeof(verdict) - (size_t)n,
@@ -529,40 +725,58 @@ int ergon_report_compute_figures(const json_t *r, json_t **figures_out, json_t *
 	if (json_is_number(rh))
 		release_hz = json_number_value(rh);
 	const char *mode = json_string_value(ergon_jpath(r, "mode.kind"));
+	int periodic = mode && strcmp(mode, "periodic") == 0;
 	double lq = 0;
 	if ((rc = ergon_jnumber(r, "uncertainty_model.latency_quantum_s", &lq, err)))
 		goto out;
-	json_t *eop_j = json_null();
-	if (energy_ok && n_ok > 0 && lt1 > lt0) {
-		struct ergon_eop_input in = {
-		    .periodic = mode && strcmp(mode, "periodic") == 0,
-		    .release_hz = release_hz,
-		    .achieved_ops_per_s = (double)n_ok / (lt1 - lt0),
-		    .latency_mean_s = lat.mean_s,
-		    .latency_quantum_s = lq,
-		    .load_power_w = load.mean_power_w,
-		    .load_power_u_w = load.mean_power_u_w,
-		    .idle_power_w = idle.mean_power_w,
-		    .idle_power_u_w = idle.mean_power_u_w,
-		};
-		struct ergon_eop eop;
-		struct ergon_err e2 = {0};
-		if (ergon_energy_per_op(&in, &eop, &e2) == 0) {
-			json_decref(eop_j);
-			eop_j = json_pack(
-			    "{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o}", "formula",
-			    eop.formula == ERGON_EOP_PERIODIC ? "periodic" : "saturated", "reason",
-			    eop.reason, "duty_cycle", ergon_jnum(eop.duty_cycle),
-			    "achieved_ops_per_s", ergon_jnum(in.achieved_ops_per_s), "above_idle_j",
-			    ergon_jnum(eop.above_idle_j), "above_idle_u_j",
-			    ergon_jnum(eop.above_idle_u_j), "total_j", ergon_jnum(eop.total_j),
-			    "total_u_j", ergon_jnum(eop.total_u_j));
+	if (!multi) {
+		json_object_set_new(fig, "energy_per_op",
+				    eop_block(&pw[0], n_ok, &sh, &lat, periodic, release_hz, lq));
+	} else {
+		json_t *rails = json_array();
+		for (size_t i = 0; i < n_rails; i++) {
+			json_t *eop = eop_block(&pw[i], n_ok, &sh, &lat, periodic, release_hz, lq);
+			if ((int)i == head)
+				json_object_set(fig, "energy_per_op", eop);
+			json_array_append_new(
+			    rails,
+			    json_pack("{s:s, s:b, s:O, s:o, s:o, s:o}", "name", names[i],
+				      "total_input", (int)i == head, "sampler", pw[i].sampler,
+				      "idle", energy_json(&pw[i].idle, pw[i].im), "load",
+				      energy_json(&pw[i].load, pw[i].lm), "energy_per_op", eop));
+		}
+		json_object_set_new(fig, "rails", rails);
+		json_object_set_new(fig, "headline_rail",
+				    head >= 0 ? json_string(names[head]) : json_null());
+		if (head < 0) {
+			char list[ERGON_MAX_RAILS * 50] = "";
+			size_t lo = 0;
+			json_t *jl = json_array();
+			for (size_t i = 0; i < n_rails; i++) {
+				int w = snprintf(list + lo, sizeof(list) - lo, "%s%s",
+						 i ? ", " : "", names[i]);
+				if (w > 0 && lo + (size_t)w < sizeof(list))
+					lo += (size_t)w;
+				json_array_append_new(jl, json_string(names[i]));
+			}
+			json_object_set_new(fig, "energy_per_op", json_null());
+			ergon_issue_add(
+			    issues, "run.no_total_rail", json_pack("{s:o}", "rails", jl),
+			    "none of the rails %s is the module's total input: the headline "
+			    "figures (idle, load, energy per operation) are withheld and each "
+			    "rail's figures stand alone under figures.rails; rails are never "
+			    "summed, as nested rails would count twice. Select the total input "
+			    "rail (e.g. VDD_IN) to get a headline",
+			    list);
 		}
 	}
-	json_object_set_new(fig, "energy_per_op", eop_j);
 	rc = 0;
 out:
 	series_free(&s);
+	for (size_t i = 0; i < n_pw; i++) {
+		series_free(&pw[i].s);
+		json_decref(pw[i].sampler);
+	}
 	if (rc) {
 		json_decref(fig);
 		json_decref(issues);

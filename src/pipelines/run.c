@@ -61,6 +61,63 @@ static json_t *samples_json(const struct ergon_session_result *res, size_t k)
 	return s;
 }
 
+/* One rail's samples split out of the interleaved stream, as a result
+ * view whose sample arrays the caller frees (rail_view_free); the other
+ * fields are not set. */
+static int rail_view(const struct ergon_session_result *res, int c,
+		     struct ergon_session_result *v)
+{
+	*v = (struct ergon_session_result){0};
+	size_t n = 0;
+	for (size_t i = 0; i < res->n_samples; i++)
+		n += res->sample_channel[i] == c;
+	size_t cap = n ? n : 1;
+	v->sample_t_s = malloc(cap * sizeof(double));
+	v->sample_power_w = malloc(cap * sizeof(double));
+	v->sample_temp_c = malloc(cap * sizeof(double));
+	v->sample_energy_j = malloc(cap * sizeof(double));
+	if (!v->sample_t_s || !v->sample_power_w || !v->sample_temp_c || !v->sample_energy_j)
+		return ERGON_ENOMEM;
+	size_t k = 0;
+	for (size_t i = 0; i < res->n_samples; i++) {
+		if (res->sample_channel[i] != c)
+			continue;
+		v->sample_t_s[k] = res->sample_t_s[i];
+		v->sample_power_w[k] = res->sample_power_w[i];
+		v->sample_temp_c[k] = res->sample_temp_c ? res->sample_temp_c[i] : NAN;
+		v->sample_energy_j[k] = res->sample_energy_j ? res->sample_energy_j[i] : NAN;
+		/* A rail's energy column exists when that rail integrates. */
+		if (isfinite(v->sample_energy_j[k]))
+			v->has_energy = 1;
+		k++;
+	}
+	v->n_samples = n;
+	v->has_temp = res->has_temp;
+	return 0;
+}
+
+static void rail_view_free(struct ergon_session_result *v)
+{
+	free(v->sample_t_s);
+	free(v->sample_power_w);
+	free(v->sample_temp_c);
+	free(v->sample_energy_j);
+	*v = (struct ergon_session_result){0};
+}
+
+/* series.rails[]: one entry per rail with its own samples. */
+static json_t *rails_json(const struct ergon_instrument_identity *id,
+			  const struct ergon_session_result *views, int n)
+{
+	json_t *a = json_array();
+	for (int c = 0; a && c < n; c++)
+		json_array_append_new(a, json_pack("{s:s, s:i, s:b, s:o}", "name", id->rails[c],
+						   "channel", c, "total_input",
+						   c == id->total_rail, "samples",
+						   samples_json(&views[c], 1)));
+	return a;
+}
+
 static void session_issues(json_t *issues, const struct ergon_session_result *res)
 {
 	switch (res->status) {
@@ -209,7 +266,24 @@ int ergon_report_build(const struct ergon_run_config *cfg, const struct ergon_in
 			    ergon_darray(res->window_edges_s,
 					 res->windows_completed ? res->windows_completed + 1 : 0, 1,
 					 0));
-	json_object_set_new(series, "samples", samples_json(res, 1));
+	/* A multi-rail instrument: every rail keeps its own series (time
+	 * increases within a rail, not across rails); a single rail keeps
+	 * series.samples as it always was. */
+	int n_rails = res->n_channels > 1 ? res->n_channels : 1;
+	struct ergon_session_result views[ERGON_MAX_RAILS];
+	memset(views, 0, sizeof(views));
+	int rc;
+	if (n_rails > 1) {
+		for (int c = 0; c < n_rails; c++)
+			if (rail_view(res, c, &views[c])) {
+				rc = ergon_err_set(err, ERGON_ENOMEM,
+						   "out of memory splitting the rails");
+				goto fail;
+			}
+		json_object_set_new(series, "rails", rails_json(id, views, n_rails));
+	} else {
+		json_object_set_new(series, "samples", samples_json(res, 1));
+	}
 	json_object_set_new(series, "invocations",
 			    json_pack("{s:o, s:o, s:o}", "t_start_s",
 				      ergon_darray(res->inv_start_s, res->n_inv, 1, 0), "latency_s",
@@ -233,18 +307,49 @@ int ergon_report_build(const struct ergon_run_config *cfg, const struct ergon_in
 
 	size_t max =
 	    cfg->max_embedded_samples ? cfg->max_embedded_samples : ERGON_REPORT_MAX_SAMPLES;
-	int rc;
-	if (res->n_samples > max && res->status == ERGON_SESSION_COMPLETE) {
+	int decimate_rails = 0;
+	for (int c = 0; n_rails > 1 && c < n_rails; c++)
+		decimate_rails |= views[c].n_samples > max;
+	if (decimate_rails && res->status == ERGON_SESSION_COMPLETE) {
+		/* The limit holds per rail: each rail over it is decimated by
+		 * its own factor, its exact integrals computed over all of its
+		 * samples first. */
+		json_t *full = json_deep_copy(rep);
+		json_t *fig = NULL, *fi = NULL;
+		rc = ergon_report_compute_figures(full, &fig, &fi, err);
+		json_decref(full);
+		json_decref(fi);
+		if (rc)
+			goto fail;
+		json_t *rails = json_object_get(series, "rails");
+		for (int c = 0; c < n_rails; c++) {
+			if (views[c].n_samples <= max)
+				continue;
+			json_t *rf = json_array_get(json_object_get(fig, "rails"), (size_t)c);
+			json_t *rj = json_array_get(rails, (size_t)c);
+			size_t k = (views[c].n_samples + max - 1) / max;
+			json_t *exact = json_pack(
+			    "{s:O, s:O, s:O, s:s, s:I, s:I}", "idle", json_object_get(rf, "idle"),
+			    "load", json_object_get(rf, "load"), "sampler",
+			    json_object_get(rf, "sampler"), "decimation",
+			    "every k-th sample of this rail kept (k = decimation_factor) plus the "
+			    "last; these integrals were computed over all of its samples",
+			    "decimation_factor", (json_int_t)k, "samples_total",
+			    (json_int_t)views[c].n_samples);
+			json_object_set_new(rj, "samples", samples_json(&views[c], k));
+			json_object_set_new(rj, "exact", exact);
+		}
+		json_decref(fig);
+	}
+	if (n_rails == 1 && res->n_samples > max && res->status == ERGON_SESSION_COMPLETE) {
 		/* Exact integrals from the full series first, then decimate. */
 		json_t *full = json_deep_copy(rep);
 		json_t *fig = NULL, *fi = NULL;
 		rc = ergon_report_compute_figures(full, &fig, &fi, err);
 		json_decref(full);
 		json_decref(fi);
-		if (rc) {
-			json_decref(rep);
-			return rc;
-		}
+		if (rc)
+			goto fail;
 		size_t k = (res->n_samples + max - 1) / max;
 		json_t *exact =
 		    json_pack("{s:O, s:O, s:O, s:s}", "idle", json_object_get(fig, "idle"), "load",
@@ -260,12 +365,17 @@ int ergon_report_build(const struct ergon_run_config *cfg, const struct ergon_in
 		json_object_set_new(series, "exact", exact);
 	}
 	rc = add_figures(rep, err);
-	if (rc) {
-		json_decref(rep);
-		return rc;
-	}
+	if (rc)
+		goto fail;
+	for (int c = 0; c < n_rails; c++)
+		rail_view_free(&views[c]);
 	*out = rep;
 	return 0;
+fail:
+	for (int c = 0; c < n_rails; c++)
+		rail_view_free(&views[c]);
+	json_decref(rep);
+	return rc;
 }
 
 /* --temp-file: a decorator around the instrument that adds the device
@@ -359,16 +469,11 @@ int ergon_run(const struct ergon_run_config *cfg, json_t **report, struct ergon_
 	rc = ergon_instrument_open(cfg->instrument_spec, &cfg->instrument_opts, &inst, err);
 	if (rc)
 		goto out;
-	if (inst->identity.n_rails > 1) {
-		/* The session integrates one power series; rails are never summed. */
+	if (inst->identity.n_rails > ERGON_MAX_RAILS) {
 		rc = ergon_err_set(err, ERGON_EUSAGE,
-				   "--instrument %s: %d rails selected, but ergon run measures one "
-				   "rail; name one, e.g. %s:%s%s",
-				   cfg->instrument_spec, inst->identity.n_rails, inst->driver->name,
-				   inst->identity.rails[inst->identity.total_rail >= 0
-								? inst->identity.total_rail
-								: 0],
-				   inst->identity.total_rail >= 0 ? " (the total input)" : "");
+				   "--instrument %s: %d rails selected, at most %d can be measured "
+				   "at once; name fewer",
+				   cfg->instrument_spec, inst->identity.n_rails, ERGON_MAX_RAILS);
 		goto out;
 	}
 	rc = ergon_workload_open(cfg->workload_spec, &cfg->workload_opts, &wl, err);

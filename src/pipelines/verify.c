@@ -156,6 +156,31 @@ int ergon_energy_model_build(const json_t *r, const char *const *actions, size_t
 				     prov ? prov : "unknown");
 	const char *integ = json_string_value(json_object_get(r, "integrity"));
 	const json_t *eop = ergon_jpath(r, "figures.energy_per_op");
+	/* Several rails: the model is the total input rail's figure; without
+	 * one there is nothing to export (a sum of rails would double-count
+	 * nested ones). */
+	const json_t *frails = ergon_jpath(r, "figures.rails");
+	const char *headline = json_string_value(ergon_jpath(r, "figures.headline_rail"));
+	if (json_is_array(frails) && headline == NULL) {
+		char list[400] = "";
+		size_t lo = 0, i;
+		const json_t *fr;
+		json_array_foreach(frails, i, fr)
+		{
+			const char *nm = json_string_value(json_object_get(fr, "name"));
+			int w = snprintf(list + lo, sizeof(list) - lo, "%s%s", i ? ", " : "",
+					 nm ? nm : "?");
+			if (w > 0 && lo + (size_t)w < sizeof(list))
+				lo += (size_t)w;
+		}
+		return ergon_err_set(
+		    err, ERGON_EREFUSED,
+		    "the report measured the rails %s and none is the module's "
+		    "total input: energy-model exports the total input's energy per "
+		    "operation and never a sum of rails; rerun with the total input "
+		    "rail selected (e.g. hwmon:VDD_IN)",
+		    list);
+	}
 	double j = 0, u = 0, n_ops = 0;
 	if (integ == NULL || strcmp(integ, "invalid") == 0 || !json_is_object(eop))
 		return ergon_err_set(err, ERGON_EREFUSED,
@@ -172,13 +197,16 @@ int ergon_energy_model_build(const json_t *r, const char *const *actions, size_t
 	const char *modelname = json_string_value(ergon_jpath(r, "instrument.model"));
 	const char *rid = json_string_value(json_object_get(r, "report_id"));
 	const char *verdict = json_string_value(ergon_jpath(r, "figures.throughput.verdict"));
-	char src[1400];
+	char src[1400], railtxt[128] = "";
+	if (headline)
+		snprintf(railtxt, sizeof(railtxt), ", rail %.60s (the module's total input)",
+			 headline);
 	snprintf(src, sizeof(src),
-		 "%s: %.6g J per operation above idle (± %.2g J) on %s, instrument %s (%s %s), "
+		 "%s: %.6g J per operation above idle (± %.2g J) on %s, instrument %s (%s %s)%s, "
 		 "%.0f operations, basis above_idle, report %s; sustained throughput: %s",
 		 measured ? "measured" : "synthetic — not measured", j, u, device ? device : "?",
-		 drv ? drv : "?", vendor ? vendor : "?", modelname ? modelname : "?", n_ops,
-		 rid ? rid : "?", verdict ? verdict : "not assessed");
+		 drv ? drv : "?", vendor ? vendor : "?", modelname ? modelname : "?", railtxt,
+		 n_ops, rid ? rid : "?", verdict ? verdict : "not assessed");
 	json_t *values = json_object();
 	for (size_t i = 0; i < n_actions; i++) {
 		if (actions[i] == NULL || actions[i][0] == '\0') {

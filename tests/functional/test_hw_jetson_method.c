@@ -243,32 +243,11 @@ static void saturated(void **state)
 	run_case(0);
 }
 
-static void several_rails_refused_by_run(void **state)
-{
-	(void)state;
-	char *root = ts_tmpdir();
-	assert_int_equal(fs_orin_nx(root, 0), 0);
-	char *out = ts_strf("%s/r.json", root);
-	char *err = NULL;
-	int rc =
-	    ts_run_ergon(NULL, &err, "run", "--device", "x", "--instrument", "hwmon:VDD_SOC,VDD_IN",
-			 "--sysfs-root", root, "--workload", "builtin:spin", "--idle-s", "0.2",
-			 "--windows", "1", "--window-s", "0.2", "--out", out, NULL);
-	assert_int_equal(rc, 2);
-	assert_non_null(strstr(err, "hwmon:VDD_IN (the total input)"));
-	assert_int_equal(access(out, F_OK), -1);
-	free(err);
-	free(out);
-	ts_tmpdir_remove(root);
-	free(root);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(periodic_33hz),
 	    cmocka_unit_test(saturated),
-	    cmocka_unit_test(several_rails_refused_by_run),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
