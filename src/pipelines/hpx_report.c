@@ -231,6 +231,7 @@ int ergon_hpx_profile_body(const json_t *result, int aggregation, json_t **out,
 		json_decref(issues);
 		return ergon_err_set(err, ERGON_ENOMEM, "profile: out of memory");
 	}
+	json_object_set(body, "capabilities", json_object_get(eg, "capabilities"));
 	if (!with_cycles) {
 		/* Say why total_cycles is null and top_layers empty. */
 		const char *why = ergon_issue_has(issues, "pmu.cycle_counter_missing")

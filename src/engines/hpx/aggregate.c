@@ -879,24 +879,21 @@ int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsign
 	const struct hpx_meta *cyc_m = meta_wire(p, HPX_KEY_CYCLE_COUNTER);
 	bool no_events = declared_missing(pmu_m), no_cycles = declared_missing(cyc_m);
 	if (no_events || no_cycles) {
-		uint64_t ev = 0, cy = 0;
+		/* Cells are counted on the merged table (one per layer and
+		 * column); the per-preset, per-iteration and group copies are
+		 * cleaned the same way. */
+		json_t *merged_layers = json_object_get(res, "layers");
+		uint64_t cy = strip_layers(merged_layers, no_cycles, false);
+		uint64_t ev = strip_layers(merged_layers, false, no_events);
 		const char *k;
 		json_t *v;
-		/* Count per kind: strip cycles first, then events. */
-		cy += strip_layers(json_object_get(res, "layers"), no_cycles, false);
-		ev += strip_layers(json_object_get(res, "layers"), false, no_events);
 		json_object_foreach(json_object_get(res, "presets"), k, v)
 		{
-			cy += strip_layers(json_object_get(v, "layers"), no_cycles, false);
-			ev += strip_layers(json_object_get(v, "layers"), false, no_events);
-			cy += strip_layers(json_object_get(v, "iterations"), no_cycles, false);
-			ev += strip_layers(json_object_get(v, "iterations"), false, no_events);
+			strip_layers(json_object_get(v, "layers"), no_cycles, no_events);
+			strip_layers(json_object_get(v, "iterations"), no_cycles, no_events);
 		}
 		json_object_foreach(json_object_get(res, "groups"), k, v)
-		{
-			cy += strip_layers(v, no_cycles, false);
-			ev += strip_layers(v, false, no_events);
-		}
+			strip_layers(v, no_cycles, no_events);
 		if (no_cycles)
 			ergon_issue_add(
 			    issues, "pmu.cycle_counter_missing",
@@ -907,7 +904,15 @@ int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsign
 			    "top_layers are absent, not zero%s",
 			    HPX_KEY_CYCLE_COUNTER, HPX_VAL_MISSING, (unsigned long long)cyc_m->lineno,
 			    cy ? "; cycle cells the stream printed anyway were dropped" : "");
-		if (no_events)
+		/* A port without a PMU that was asked for no event counters lost
+		 * nothing (the runtime refuses event presets it cannot count):
+		 * the declaration stays in ergon.capabilities. The code is for a
+		 * stream that carries counter passes or event cells anyway. */
+		bool passes = false;
+		for (size_t i = 0; i < p->npresets; i++)
+			if (strcmp(p->presets[i].name, HPX_PRESET_LEGACY) != 0)
+				passes = true;
+		if (no_events && (ev > 0 || passes))
 			ergon_issue_add(
 			    issues, "pmu.unit_missing",
 			    json_pack("{s:I, s:I}", "line", (json_int_t)pmu_m->lineno,
@@ -1014,13 +1019,21 @@ int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsign
 				"a second '%s' at line %llu: the target restarted; data from "
 				"before the restart is kept",
 				HPX_TOK_START, (unsigned long long)p->restarts.lines[0]);
+	json_t *caps = json_pack("{s:o, s:o}", "pmu",
+				 pmu_m ? hpx_json_text(pmu_m->value, pmu_m->vlen) : json_null(),
+				 "cycle_counter",
+				 cyc_m ? hpx_json_text(cyc_m->value, cyc_m->vlen) : json_null());
 	json_t *eg = json_pack(
 	    "{s:b, s:I, s:I, s:I, s:I, s:I, s:O}", "complete", (int)p->ended, "parse_errors",
 	    (json_int_t)p->parse_errors, "lines", (json_int_t)(p->lines.lineno - 1),
 	    "lines_too_long", (json_int_t)p->lines.dropped, "heartbeats", (json_int_t)p->heartbeats,
 	    "layer_count", (json_int_t)nlayers, "issues", issues);
-	if (!eg)
+	if (!eg || !caps) {
+		json_decref(eg);
+		json_decref(caps);
 		goto done;
+	}
+	json_object_set_new(eg, "capabilities", caps);
 	json_object_set_new(res, "ergon", eg);
 	*out = res;
 	res = NULL;
