@@ -148,7 +148,8 @@ static int metadata(struct ert_hpx *e, const struct ert_profile_config *cfg,
 		rc = ert_hpx_meta_s(e, HPX_KEY_CYCLE_COUNTER,
 				    L->have_cycles ? HPX_VAL_PRESENT : HPX_VAL_MISSING);
 	if (rc == ERT_OK)
-		rc = ert_hpx_meta_s(e, HPX_KEY_PMU, L->have_pmu ? HPX_VAL_PRESENT : HPX_VAL_MISSING);
+		rc =
+		    ert_hpx_meta_s(e, HPX_KEY_PMU, L->have_pmu ? HPX_VAL_PRESENT : HPX_VAL_MISSING);
 	if (rc == ERT_OK && cfg->clock_note != NULL)
 		rc = ert_hpx_meta_s(e, HPX_KEY_CLOCK_NOTE, cfg->clock_note);
 	for (unsigned i = 0; i < cfg->n_extra_meta && rc == ERT_OK; i++)
@@ -257,7 +258,8 @@ static int clean_window(struct ert_hpx *e, const struct ert_hal *hal,
 		if (rc == ERT_OK && w->rate_probe_us > 0)
 			rc = ert_hpx_meta_u(e, HPX_KEY_CLEAN_RATE_PROBE_US, w->rate_probe_us);
 		if (rc == ERT_OK && w->rate_probe_us > 0)
-			rc = ert_hpx_meta_u(e, HPX_KEY_CLEAN_RATE_PROBE_CYCLES, w->rate_probe_cycles);
+			rc = ert_hpx_meta_u(e, HPX_KEY_CLEAN_RATE_PROBE_CYCLES,
+					    w->rate_probe_cycles);
 	}
 	if (rc == ERT_OK && cfg->window.drain_wait_max_us > 0) {
 		rc = ert_hpx_meta_u(e, HPX_KEY_CLEAN_DRAIN_WAIT_US, w->drain_waited_us);
@@ -311,12 +313,16 @@ int ert_profile_run(const struct ert_hal *hal, const struct ert_profile_config *
 	if (rc == ERT_OK && cfg->clean_window)
 		rc = clean_window(&e, hal, cfg, work, &st);
 	if (rc == ERT_OK)
-		rc = ert_hpx_meta_u(&e, HPX_KEY_PROFILED_INFER_PREFIX HPX_KEY_PROFILED_COUNT_SUFFIX, st.profiled_iters);
+		rc = ert_hpx_meta_u(&e, HPX_KEY_PROFILED_INFER_PREFIX HPX_KEY_PROFILED_COUNT_SUFFIX,
+				    st.profiled_iters);
 	if (rc == ERT_OK)
-		rc = ert_hpx_meta_u(&e, HPX_KEY_PROFILED_INFER_PREFIX HPX_KEY_PROFILED_TOTAL_US_SUFFIX, st.profiled_us);
+		rc = ert_hpx_meta_u(&e,
+				    HPX_KEY_PROFILED_INFER_PREFIX HPX_KEY_PROFILED_TOTAL_US_SUFFIX,
+				    st.profiled_us);
 	if (rc == ERT_OK && st.profiled_iters > 0)
-		rc = ert_hpx_meta_u(&e, HPX_KEY_PROFILED_INFER_PREFIX HPX_KEY_PROFILED_AVG_US_SUFFIX,
-				    st.profiled_us / st.profiled_iters);
+		rc =
+		    ert_hpx_meta_u(&e, HPX_KEY_PROFILED_INFER_PREFIX HPX_KEY_PROFILED_AVG_US_SUFFIX,
+				   st.profiled_us / st.profiled_iters);
 	if (rc == ERT_OK)
 		rc = ert_hpx_heartbeat(&e, HPX_HB_FLUSHING, NULL, 0);
 	if (rc == ERT_OK)

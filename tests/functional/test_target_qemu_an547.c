@@ -346,20 +346,19 @@ static void profile_build_through_ergon_capture(void **state)
 	assert_string_equal(json_string_value(json_object_get(sum, "integrity")), "degraded");
 	json_t *issues = json_object_get(sum, "issues");
 	assert_int_equal(json_array_size(issues), 1);
-	assert_string_equal(
-	    json_string_value(json_object_get(json_array_get(issues, 0), "code")),
-	    "pmu.cycle_counter_missing");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(issues, 0), "code")),
+			    "pmu.cycle_counter_missing");
 	json_t *pissues = json_object_get(prof, "issues");
 	assert_int_equal(json_array_size(pissues), 1);
-	assert_string_equal(
-	    json_string_value(json_object_get(json_array_get(pissues, 0), "code")),
-	    "pmu.cycle_counter_missing");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(pissues, 0), "code")),
+			    "pmu.cycle_counter_missing");
 	/* No cycles: total_cycles is null (not 0), no top layers, and the
 	 * body says why. */
 	assert_true(json_is_null(json_object_get(prof, "total_cycles")));
 	assert_int_equal(json_array_size(json_object_get(prof, "top_layers")), 0);
-	assert_non_null(strstr(json_string_value(json_object_get(prof, "total_cycles_absent_reason")),
-			       "pmu.cycle_counter_missing"));
+	assert_non_null(
+	    strstr(json_string_value(json_object_get(prof, "total_cycles_absent_reason")),
+		   "pmu.cycle_counter_missing"));
 	json_t *caps = json_object_get(prof, "capabilities");
 	assert_string_equal(json_string_value(json_object_get(caps, "pmu")), "missing");
 	assert_string_equal(json_string_value(json_object_get(caps, "cycle_counter")), "missing");

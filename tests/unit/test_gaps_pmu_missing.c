@@ -15,9 +15,10 @@
 /* Two layers, two iterations; window_us, cycles and one PMU event column.
  * A port without a cycle counter or PMU that still printed the columns
  * would print zeros there: exactly what must not reach the results. */
-#define HDR "\"Layer\",\"Op\",\"window_us\",\"ARM_PMU_CPU_CYCLES\",\"ARM_PMU_INST_RETIRED\",\"overflow\"\n"
-#define ROWS(n)                                                                                    \
-	"--- HPX_ITER " n " ---\n" HDR "0,CONV_2D,500,0,0,0\n1,SOFTMAX,250,0,0,0\n"
+#define HDR                                                                               \
+	"\"Layer\",\"Op\",\"window_us\",\"ARM_PMU_CPU_CYCLES\",\"ARM_PMU_INST_RETIRED\"," \
+	"\"overflow\"\n"
+#define ROWS(n) "--- HPX_ITER " n " ---\n" HDR "0,CONV_2D,500,0,0,0\n1,SOFTMAX,250,0,0,0\n"
 #define HDR_PLAIN "\"Layer\",\"Op\",\"window_us\",\"overflow\"\n"
 #define ROWS_PLAIN(n) "--- HPX_ITER " n " ---\n" HDR_PLAIN "0,CONV_2D,500,0\n1,SOFTMAX,250,0\n"
 
@@ -62,8 +63,8 @@ static void cycle_counter_missing_drops_the_column(void **state)
 {
 	(void)state;
 	json_t *r = parse("--- HPX_START ---\nHPX_" HPX_KEY_CYCLE_COUNTER "=" HPX_VAL_MISSING
-			  "\nHPX_" HPX_KEY_PMU "=" HPX_VAL_PRESENT "\n" ROWS("0") ROWS("1")
-			      "--- HPX_END ---\n");
+			  "\nHPX_" HPX_KEY_PMU "=" HPX_VAL_PRESENT "\n" ROWS("0")
+			      ROWS("1") "--- HPX_END ---\n");
 	const json_t *it = find(issues_of(r), "pmu.cycle_counter_missing");
 	assert_non_null(it);
 	/* Line 2 of the stream; one cycle cell per merged layer: 2. */
@@ -91,8 +92,9 @@ static void cycle_counter_missing_drops_the_column(void **state)
 	assert_int_equal(ergon_hpx_profile_body(r, ERGON_HPX_AGG_MEDIAN, &body, &err), 0);
 	assert_true(json_is_null(json_object_get(body, "total_cycles")));
 	assert_int_equal(json_array_size(json_object_get(body, "top_layers")), 0);
-	assert_non_null(strstr(json_string_value(json_object_get(body, "total_cycles_absent_reason")),
-			       "pmu.cycle_counter_missing"));
+	assert_non_null(
+	    strstr(json_string_value(json_object_get(body, "total_cycles_absent_reason")),
+		   "pmu.cycle_counter_missing"));
 	assert_string_equal(json_string_value(json_object_get(body, "validity")), "degraded");
 	json_decref(body);
 	json_decref(r);

@@ -47,8 +47,7 @@ static struct ergon_power_facts lost(void)
 	return f;
 }
 
-static json_t *eval(const struct ergon_power_facts *f, double gate_s,
-		    struct ergon_power_verdict *v)
+static json_t *eval(const struct ergon_power_facts *f, double gate_s, struct ergon_power_verdict *v)
 {
 	struct ergon_power_gate_view gv = view(gate_s);
 	json_t *issues = json_array();
@@ -111,9 +110,9 @@ static void lost_record_beyond_tolerance(void **state)
 	assert_non_null(find(is, "power.terminal_missing"));
 	const json_t *gm = find(is, "power.gate_duration_mismatch");
 	assert_non_null(gm);
-	assert_true(fabs(json_real_value(json_object_get(json_object_get(gm, "context"),
-							 "tolerance_s")) -
-			 0.5) < 1e-9);
+	assert_true(
+	    fabs(json_real_value(json_object_get(json_object_get(gm, "context"), "tolerance_s")) -
+		 0.5) < 1e-9);
 	assert_true(v.suspect);
 	assert_true(v.omit_per_inference);
 	done(is, &v);

@@ -342,10 +342,9 @@ static void gate_glitches(void **state)
 			gl = json_object_get(it, "context");
 	}
 	assert_non_null(gl);
-	assert_string_equal(
-	    json_string_value(json_object_get(
-		json_array_get(json_object_get(sec, "issues"), 0), "severity")),
-	    "info");
+	assert_string_equal(json_string_value(json_object_get(
+				json_array_get(json_object_get(sec, "issues"), 0), "severity")),
+			    "info");
 	assert_int_equal(json_integer_value(json_object_get(gl, "count")), 2);
 	json_t *pulses = json_object_get(gl, "pulses");
 	assert_int_equal(json_array_size(pulses), 2);

@@ -543,7 +543,8 @@ static const struct hpx_meta *meta_wire(const struct ergon_hpx_parser *p, const 
 	if (n >= sizeof(key))
 		return NULL;
 	for (size_t i = 0; i <= n; i++)
-		key[i] = (char)(wire_key[i] >= 'A' && wire_key[i] <= 'Z' ? wire_key[i] + 32 : wire_key[i]);
+		key[i] = (char)(wire_key[i] >= 'A' && wire_key[i] <= 'Z' ? wire_key[i] + 32
+									 : wire_key[i]);
 	return hpx_meta_get(p, key);
 }
 
@@ -562,7 +563,8 @@ static uint64_t strip_layer(json_t *L, bool no_cycles, bool no_events)
 	json_t *c = json_object_get(L, "counters");
 	uint64_t n = 0;
 	if (no_cycles) {
-		if (json_object_get(c, HPX_COUNTER_CYCLES) && !json_object_del(c, HPX_COUNTER_CYCLES))
+		if (json_object_get(c, HPX_COUNTER_CYCLES) &&
+		    !json_object_del(c, HPX_COUNTER_CYCLES))
 			n++;
 		json_object_set_new(L, "cycles", json_null());
 	}
@@ -632,7 +634,7 @@ static json_t *meta_json(const struct ergon_hpx_parser *p)
 		size_t n = strlen(keys[i]);
 		for (size_t c = 0; c <= n && c < sizeof(lk); c++)
 			lk[c] = (char)(keys[i][c] >= 'A' && keys[i][c] <= 'Z' ? keys[i][c] + 32
-									  : keys[i][c]);
+									      : keys[i][c]);
 		lk[sizeof(lk) - 1] = '\0';
 		const struct hpx_meta *e = meta_wire(p, keys[i]);
 		json_t *v;
@@ -893,7 +895,7 @@ int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsign
 			strip_layers(json_object_get(v, "iterations"), no_cycles, no_events);
 		}
 		json_object_foreach(json_object_get(res, "groups"), k, v)
-			strip_layers(v, no_cycles, no_events);
+		    strip_layers(v, no_cycles, no_events);
 		if (no_cycles)
 			ergon_issue_add(
 			    issues, "pmu.cycle_counter_missing",
@@ -902,7 +904,8 @@ int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsign
 			    "HPX_%s=%s at line %llu: the port has no CPU cycle counter (QEMU "
 			    "implements no DWT CYCCNT); per-layer cycles, total_cycles and "
 			    "top_layers are absent, not zero%s",
-			    HPX_KEY_CYCLE_COUNTER, HPX_VAL_MISSING, (unsigned long long)cyc_m->lineno,
+			    HPX_KEY_CYCLE_COUNTER, HPX_VAL_MISSING,
+			    (unsigned long long)cyc_m->lineno,
 			    cy ? "; cycle cells the stream printed anyway were dropped" : "");
 		/* A port without a PMU that was asked for no event counters lost
 		 * nothing (the runtime refuses event presets it cannot count):
@@ -1019,10 +1022,9 @@ int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsign
 				"a second '%s' at line %llu: the target restarted; data from "
 				"before the restart is kept",
 				HPX_TOK_START, (unsigned long long)p->restarts.lines[0]);
-	json_t *caps = json_pack("{s:o, s:o}", "pmu",
-				 pmu_m ? hpx_json_text(pmu_m->value, pmu_m->vlen) : json_null(),
-				 "cycle_counter",
-				 cyc_m ? hpx_json_text(cyc_m->value, cyc_m->vlen) : json_null());
+	json_t *caps = json_pack(
+	    "{s:o, s:o}", "pmu", pmu_m ? hpx_json_text(pmu_m->value, pmu_m->vlen) : json_null(),
+	    "cycle_counter", cyc_m ? hpx_json_text(cyc_m->value, cyc_m->vlen) : json_null());
 	json_t *eg = json_pack(
 	    "{s:b, s:I, s:I, s:I, s:I, s:I, s:O}", "complete", (int)p->ended, "parse_errors",
 	    (json_int_t)p->parse_errors, "lines", (json_int_t)(p->lines.lineno - 1),
