@@ -308,6 +308,7 @@ static void gate_never_falls(void **state)
 	/* INPUT0 is still high in the meter's last packet. */
 	assert_true(r.n_js > 0 && r.js[r.n_js - 1].in0 == 1.0);
 	assert_true(has_line(r.stream, "HPX_POWER_GATE_LOWERED=0"));
+	assert_true(has_line(r.stream, "HPX_POWER_STATUS=" HPX_STATUS_ERROR));
 	host_codes(&r, NULL, "power.terminal_incomplete", "power.observation_degraded", NULL);
 	ergon_sim_result_cleanup(&r);
 }
@@ -377,6 +378,11 @@ static void go_never_arrives(void **state)
 	assert_int_equal(ergon_sim_rising_edges(&r, 3), 0);
 	assert_int_equal(ergon_sim_js_in0_rising(&r), 0);
 	assert_true(has_line(r.stream, "HPX_POWER_ERROR_CODE=2"));
+	/* A failure is status error (the host accepts ok/error only), never
+	 * the first draft's failed/incomplete. */
+	assert_true(has_line(r.stream, "HPX_POWER_STATUS=" HPX_STATUS_ERROR));
+	assert_false(has_line(r.stream, "HPX_POWER_STATUS=" HPX_STATUS_FAILED));
+	assert_false(has_line(r.stream, "HPX_POWER_STATUS=" HPX_STATUS_INCOMPLETE));
 	assert_true(has_line(r.stream, "HPX_POWER_FINAL_PHASE=sync_go"));
 	host_codes(&r, NULL, "power.terminal_incomplete", "power.observation_degraded", NULL);
 	ergon_sim_result_cleanup(&r);
