@@ -177,6 +177,12 @@ struct ergon_power_facts {
 	int probe_kind;		    /* ergon_probe_kind */
 	int zero_time_inference;    /* an inference reported zero time */
 	struct ergon_power_terminal terminal;
+	/* A dedicated power build ran, so a terminal record was due: its
+	 * absence is power.terminal_missing, not just an incomplete capture. */
+	int terminal_expected;
+	/* Where clean_infer_count came from when not from the record
+	 * ("profile_boot", "host_configuration"; "" = the record or unknown). */
+	char clean_count_source[24];
 	int internal;		/* the on-board INA228 is the measurement of record */
 	double host_envelope_s; /* internal: host-timed start-to-record interval; 0 unknown */
 	/* Clean-window counts reported by the profile boot (HPX_CLEAN_*). */

@@ -69,6 +69,9 @@ enum ergon_integrity {
 	  "a preset appeared twice; the later data replaced the earlier")                       \
 	X("pmu.iter_order", ERGON_SEV_WARNING, "iteration numbers repeat or go backwards")          \
 	X("pmu.restart", ERGON_SEV_WARNING, "a second HPX_START: the target restarted mid-stream") \
+	X("pmu.unit_missing", ERGON_SEV_INFO, "HPX_PMU=missing: the port has no PMU, no event counts") \
+	X("pmu.cycle_counter_missing", ERGON_SEV_WARNING,                                            \
+	  "HPX_CYCLE_COUNTER=missing: no per-layer cycles, total_cycles null")                     \
 	/* --- capture: HPX transports (drivers/transports) --- */                                 \
 	X("capture.incomplete", ERGON_SEV_WARNING, "the capture stopped before the end sentinel")    \
 	X("capture.timeout", ERGON_SEV_WARNING, "the capture hit its overall time limit")            \
@@ -111,6 +114,8 @@ enum ergon_integrity {
 	X("power.recording_sample_gap", ERGON_SEV_WARNING, "recording sample ids jump or go backwards") \
 	X("power.nan_samples", ERGON_SEV_WARNING, "NaN samples were left out of the sums") \
 	X("power.gate_high_at_start", ERGON_SEV_INFO, "the gate was high from the first sample") \
+	X("power.terminal_missing", ERGON_SEV_WARNING, "no power terminal record: observer check not run") \
+	X("power.short_gate_pulses_ignored", ERGON_SEV_INFO, "gate pulses under the 1 s floor were ignored") \
 	/* --- profile: clean-window checks --- */                                                 \
 	X("profile.clean_window_stalled", ERGON_SEV_WARNING, "clean-window iterations stalled or partial") \
 	X("profile.clean_window_clock_rate_low", ERGON_SEV_WARNING, "rate probe cycles below half the core clock") \

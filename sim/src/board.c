@@ -27,6 +27,9 @@
 #define SIM_STREAM_MAX (1u << 20)
 /* Cycles of the three simulated layers of one inference. */
 static const uint32_t layer_cycles[3] = {48000, 24000, 24000};
+/* Both boots run a fixed clean window of this many inferences. */
+#define SIM_WINDOW_ITERATIONS 20u
+
 static const char *const layer_ops[3] = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"};
 
 struct sim_faults {
@@ -452,7 +455,7 @@ static int run_flow(const struct scenario *sc, struct sim_board *b, const struct
 		    .heartbeat_every_iters = 2,
 		    .clean_window = 1,
 		    .window = {.mode = ERT_WINDOW_FIXED,
-			       .iterations = 20,
+			       .iterations = SIM_WINDOW_ITERATIONS,
 			       .rate_probe_us = 1000,
 			       .drain_wait_max_us = 1000},
 		    .clock_note = "virtual bench: simulated time",
@@ -462,7 +465,9 @@ static int run_flow(const struct scenario *sc, struct sim_board *b, const struct
 	}
 	struct ert_power_config cfg = {
 	    .warmup = 2,
-	    .window = {.mode = ERT_WINDOW_FIXED, .iterations = 20, .rate_probe_us = 1000},
+	    .window = {.mode = ERT_WINDOW_FIXED,
+		       .iterations = SIM_WINDOW_ITERATIONS,
+		       .rate_probe_us = 1000},
 	    .sync = {.gate_pin = SIM_GATE_PIN},
 	    .source =
 		sc->flow == ERGON_SIM_FLOW_POWER_INA228 ? ERT_SOURCE_INA228 : ERT_SOURCE_EXTERNAL,
@@ -525,6 +530,7 @@ int ergon_sim_run(const char *scenario, struct ergon_sim_result *res, struct erg
 	res->js_period_s = SIM_JS_PERIOD_NS * 1e-9;
 	res->core_hz_nominal = SIM_CORE_HZ;
 	res->rail_v = SIM_RAIL_V;
+	res->window_iterations = SIM_WINDOW_ITERATIONS;
 	res->active_current_a = SIM_ACTIVE_A;
 	res->infer_cycles = (uint64_t)layer_cycles[0] + layer_cycles[1] + layer_cycles[2];
 	b->f = sc->f;

@@ -4,6 +4,7 @@
 #include "ergon/artifact.h"
 #include "ergon/fileio.h"
 #include "ergon/issues.h"
+#include "ergon/wire.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -229,6 +230,15 @@ int ergon_hpx_profile_body(const json_t *result, int aggregation, json_t **out,
 		json_decref(body);
 		json_decref(issues);
 		return ergon_err_set(err, ERGON_ENOMEM, "profile: out of memory");
+	}
+	json_object_set(body, "capabilities", json_object_get(eg, "capabilities"));
+	if (!with_cycles) {
+		/* Say why total_cycles is null and top_layers empty. */
+		const char *why = ergon_issue_has(issues, "pmu.cycle_counter_missing")
+				      ? "the target has no CPU cycle counter "
+					"(pmu.cycle_counter_missing)"
+				      : "no layer has an " HPX_COUNTER_CYCLES " column";
+		json_object_set_new(body, "total_cycles_absent_reason", json_string(why));
 	}
 	json_object_set_new(body, "validity",
 			    json_string(ergon_integrity_name(ergon_issues_integrity(issues))));

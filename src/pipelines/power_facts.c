@@ -92,6 +92,11 @@ int ergon_power_facts_from_json(const json_t *j, const char *name, struct ergon_
 	if (rc == 0)
 		rc = get_bool(j, "internal", name, &f->internal, err);
 	if (rc == 0)
+		rc = get_bool(j, "terminal_expected", name, &f->terminal_expected, err);
+	if (rc == 0)
+		rc = get_str(j, "clean_count_source", name, f->clean_count_source,
+			     sizeof f->clean_count_source, err);
+	if (rc == 0)
 		rc = get_num(j, "host_envelope_s", name, NULL, &f->host_envelope_s, err);
 	if (rc)
 		return rc;

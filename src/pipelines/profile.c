@@ -194,6 +194,9 @@ static int pmu_stage(struct prof_run *r, json_t *stage)
 	const json_t *avg = json_object_get(meta, "clean_infer_avg_us");
 	if (json_is_number(avg))
 		r->clean_infer_avg_us = json_number_value(avg);
+	const json_t *cnt = json_object_get(meta, "clean_infer_count");
+	if (json_is_integer(cnt) && json_integer_value(cnt) > 0)
+		r->clean_infer_count = (uint64_t)json_integer_value(cnt);
 	if (rc == ERGON_EINTR || prof_interrupted(r))
 		prof_stage_fail(r, stage, "interrupted", NULL);
 	else if (rc)

@@ -15,11 +15,12 @@ struct prof_run {
 	int sim;
 	int aggregation;
 	int interrupted;
-	double clean_infer_avg_us; /* the PMU stage's CLEAN_INFER_AVG_US; 0 unknown */
-	json_t *issues;		   /* every issue, in stage order (owned) */
-	json_t *profile;	   /* the profile body (owned) or NULL */
-	json_t *power;		   /* the power section (owned) or NULL */
-	struct ergon_err first;	   /* the first stage error */
+	double clean_infer_avg_us;  /* the PMU stage's CLEAN_INFER_AVG_US; 0 unknown */
+	uint64_t clean_infer_count; /* the PMU stage's CLEAN_INFER_COUNT; 0 unknown */
+	json_t *issues;		    /* every issue, in stage order (owned) */
+	json_t *profile;	    /* the profile body (owned) or NULL */
+	json_t *power;		    /* the power section (owned) or NULL */
+	struct ergon_err first;	    /* the first stage error */
 };
 
 int prof_interrupted(const struct prof_run *r);

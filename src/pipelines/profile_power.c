@@ -232,6 +232,19 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 					 cfg->profiling.clean_window_probe ==
 					     ERGON_CFG_PROBE_BUSY_LOOP,
 					 internal, &facts, &terminal, &e);
+	if (!rc && !shared) {
+		/* The dedicated power build always writes a record. Without it
+		 * the count is the profile boot's (a cross-boot count: the ratio
+		 * check's tolerance carries the allowance for that). */
+		facts.terminal_expected = 1;
+		if (facts.terminal.status == ERGON_TERMINAL_NONE && !facts.have_clean_count &&
+		    r->clean_infer_count > 0) {
+			facts.have_clean_count = 1;
+			facts.clean_infer_count = r->clean_infer_count;
+			snprintf(facts.clean_count_source, sizeof facts.clean_count_source, "%s",
+				 "profile_boot");
+		}
+	}
 	const struct ergon_gated_result *gres = NULL;
 	const struct ergon_sim_result *s = r->sim && lc ? ergon_lifecycle_sim_result(lc) : NULL;
 	double min_window_s = r->sim ? SIM_MIN_WINDOW_S : BENCH_MIN_WINDOW_S;

@@ -94,7 +94,7 @@ int ert_hpx_heartbeat(struct ert_hpx *e, const char *phase, const char *key, uin
 	if (key != NULL) {
 		ert_buf_char(b, ' ');
 		ert_buf_str(b, key);
-		ert_buf_char(b, '=');
+		ert_buf_char(b, HPX_TOK_META_SEP);
 		ert_buf_u64(b, value);
 	}
 	return ert_hpx_end(e);

@@ -11,25 +11,25 @@ const char *ert_power_phase_name(int phase)
 {
 	switch (phase) {
 	case ERT_PHASE_INIT:
-		return "init";
+		return HPX_PT_PHASE_INIT;
 	case ERT_PHASE_INA228_INIT:
-		return "ina228_init";
+		return HPX_PT_PHASE_INA228_INIT;
 	case ERT_PHASE_WARMUP:
-		return "warmup";
+		return HPX_PT_PHASE_WARMUP;
 	case ERT_PHASE_SYNC_GO:
-		return "sync_go";
+		return HPX_PT_PHASE_SYNC_GO;
 	case ERT_PHASE_INA228_ARM:
-		return "ina228_arm";
+		return HPX_PT_PHASE_INA228_ARM;
 	case ERT_PHASE_WINDOW:
-		return "window";
+		return HPX_PT_PHASE_WINDOW;
 	case ERT_PHASE_GATE_LOW:
-		return "gate_low";
+		return HPX_PT_PHASE_GATE_LOW;
 	case ERT_PHASE_INA228_READ:
-		return "ina228_read";
+		return HPX_PT_PHASE_INA228_READ;
 	case ERT_PHASE_DONE:
-		return "done";
+		return HPX_PT_PHASE_DONE;
 	default:
-		return "unknown";
+		return HPX_PT_PHASE_UNKNOWN;
 	}
 }
 
@@ -72,7 +72,7 @@ static void kv_u(struct ert_buf *b, const char *key, uint64_t v)
 {
 	ert_buf_str(b, HPX_TOK_META_PREFIX HPX_KEY_POWER_PREFIX);
 	ert_buf_str(b, key);
-	ert_buf_char(b, '=');
+	ert_buf_char(b, HPX_TOK_META_SEP);
 	ert_buf_u64(b, v);
 	ert_buf_char(b, '\n');
 }
@@ -81,7 +81,7 @@ static void kv_s(struct ert_buf *b, const char *key, const char *v)
 {
 	ert_buf_str(b, HPX_TOK_META_PREFIX HPX_KEY_POWER_PREFIX);
 	ert_buf_str(b, key);
-	ert_buf_char(b, '=');
+	ert_buf_char(b, HPX_TOK_META_SEP);
 	ert_buf_str(b, v);
 	ert_buf_char(b, '\n');
 }
@@ -110,7 +110,7 @@ static void render(struct ert_power_terminal *t)
 	 * not in the record at all. DIAG_ALRT and the charge clamp stay in
 	 * the RAM record (the host parser refuses unknown keys). */
 	if (t->source == ERT_SOURCE_INA228 && t->final_phase == ERT_PHASE_DONE) {
-		kv_s(&b, HPX_KEY_PT_MEASUREMENT_SOURCE, "ina228");
+		kv_s(&b, HPX_KEY_PT_MEASUREMENT_SOURCE, HPX_PT_SOURCE_INA228);
 		kv_s(&b, HPX_KEY_PT_MEASUREMENT_SCOPE, HPX_PT_SCOPE_FIXED_N_INFERENCE);
 		kv_u(&b, HPX_KEY_PT_ENERGY_NJ, t->energy_nj);
 		kv_u(&b, HPX_KEY_PT_CHARGE_NC, t->charge_nc);

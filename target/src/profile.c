@@ -72,10 +72,10 @@ static int csv_block(struct ert_hpx *e, const struct ert_layers *L, const struct
 	ert_buf_char(b, HPX_CSV_SEP);
 	ert_buf_str(b, HPX_CSV_COL_OP);
 	ert_buf_char(b, HPX_CSV_SEP);
-	ert_buf_str(b, ERT_CSV_COL_WINDOW_US);
+	ert_buf_str(b, HPX_CSV_COL_WINDOW_US);
 	if (L->have_cycles) {
 		ert_buf_char(b, HPX_CSV_SEP);
-		ert_buf_str(b, ERT_CSV_COL_CYCLES);
+		ert_buf_str(b, HPX_CSV_COL_CYCLES);
 	}
 	for (unsigned i = 0; ps != NULL && i < ps->n_events; i++) {
 		ert_buf_char(b, HPX_CSV_SEP);
@@ -127,7 +127,8 @@ static int metadata(struct ert_hpx *e, const struct ert_profile_config *cfg,
 		rc = ert_hpx_meta_u(e, HPX_KEY_NUM_PRESETS, cfg->n_presets);
 	if (rc == ERT_OK && cfg->n_presets > 0) {
 		struct ert_buf *b = ert_hpx_begin(e);
-		ert_buf_str(b, HPX_TOK_META_PREFIX HPX_KEY_PRESETS "=");
+		ert_buf_str(b, HPX_TOK_META_PREFIX HPX_KEY_PRESETS);
+		ert_buf_char(b, HPX_TOK_META_SEP);
 		for (unsigned p = 0; p < cfg->n_presets; p++) {
 			if (p > 0)
 				ert_buf_char(b, ',');
@@ -142,14 +143,15 @@ static int metadata(struct ert_hpx *e, const struct ert_profile_config *cfg,
 	if (rc == ERT_OK)
 		rc = ert_hpx_meta_u(e, HPX_KEY_POWER_SYNC, 0);
 	if (rc == ERT_OK)
-		rc = ert_hpx_meta_u(e, ERT_KEY_SYSTEM_CLOCK_HZ, hal->core_clock_hz);
+		rc = ert_hpx_meta_u(e, HPX_KEY_SYSTEM_CLOCK_HZ, hal->core_clock_hz);
 	if (rc == ERT_OK)
-		rc = ert_hpx_meta_s(e, ERT_KEY_CYCLE_COUNTER,
-				    L->have_cycles ? "present" : "missing");
+		rc = ert_hpx_meta_s(e, HPX_KEY_CYCLE_COUNTER,
+				    L->have_cycles ? HPX_VAL_PRESENT : HPX_VAL_MISSING);
 	if (rc == ERT_OK)
-		rc = ert_hpx_meta_s(e, ERT_KEY_PMU, L->have_pmu ? "present" : "missing");
+		rc =
+		    ert_hpx_meta_s(e, HPX_KEY_PMU, L->have_pmu ? HPX_VAL_PRESENT : HPX_VAL_MISSING);
 	if (rc == ERT_OK && cfg->clock_note != NULL)
-		rc = ert_hpx_meta_s(e, ERT_KEY_CLOCK_NOTE, cfg->clock_note);
+		rc = ert_hpx_meta_s(e, HPX_KEY_CLOCK_NOTE, cfg->clock_note);
 	for (unsigned i = 0; i < cfg->n_extra_meta && rc == ERT_OK; i++)
 		rc = ert_hpx_meta_u(e, cfg->extra_meta[i].key, cfg->extra_meta[i].value);
 	if (rc == ERT_OK)
@@ -229,43 +231,44 @@ static int clean_window(struct ert_hpx *e, const struct ert_hal *hal,
 	if (rc != ERT_OK)
 		return rc;
 	rc = ert_hpx_heartbeat(e, HPX_HB_CLEAN_WINDOW_END, HPX_HB_KEY_ITERS, w->completed);
-	const char *mode = cfg->window.busy_loop		  ? "busy_loop"
-			   : cfg->window.mode == ERT_WINDOW_FIXED ? "fixed"
-								  : "auto";
+	const char *mode = cfg->window.busy_loop		  ? HPX_WINDOW_MODE_BUSY_LOOP
+			   : cfg->window.mode == ERT_WINDOW_FIXED ? HPX_WINDOW_MODE_FIXED
+								  : HPX_WINDOW_MODE_AUTO;
 	if (rc == ERT_OK)
-		rc = ert_hpx_meta_s(e, ERT_KEY_WINDOW_MODE, mode);
+		rc = ert_hpx_meta_s(e, HPX_KEY_WINDOW_MODE, mode);
 	if (rc == ERT_OK)
-		rc = ert_hpx_meta_u(e, ERT_KEY_CLEAN_REQUESTED, w->requested);
+		rc = ert_hpx_meta_u(e, HPX_KEY_CLEAN_REQUESTED, w->requested);
 	if (rc == ERT_OK)
 		rc = ert_hpx_meta_u(e, HPX_KEY_CLEAN_INFER_COUNT, w->completed);
 	if (rc == ERT_OK)
-		rc = ert_hpx_meta_u(e, ERT_KEY_CLEAN_ELAPSED_US, w->elapsed_us);
+		rc = ert_hpx_meta_u(e, HPX_KEY_CLEAN_ELAPSED_US, w->elapsed_us);
 	if (rc == ERT_OK && w->completed > 0)
 		rc = ert_hpx_meta_u(e, HPX_KEY_CLEAN_INFER_AVG_US, w->elapsed_us / w->completed);
 	if (rc == ERT_OK && w->have_cycles) {
-		rc = ert_hpx_meta_u(e, ERT_KEY_REF_CYCLES, w->ref_cycles);
+		rc = ert_hpx_meta_u(e, HPX_KEY_CLEAN_REF_CYCLES, w->ref_cycles);
 		if (rc == ERT_OK)
-			rc = ert_hpx_meta_u(e, ERT_KEY_CLEAN_TOTAL_CYCLES, w->total_cycles);
+			rc = ert_hpx_meta_u(e, HPX_KEY_CLEAN_TOTAL_CYCLES, w->total_cycles);
 		if (rc == ERT_OK && w->completed > 0)
-			rc = ert_hpx_meta_u(e, ERT_KEY_CLEAN_AVG_CYCLES,
+			rc = ert_hpx_meta_u(e, HPX_KEY_CLEAN_AVG_CYCLES,
 					    w->total_cycles / w->completed);
 		if (rc == ERT_OK)
-			rc = ert_hpx_meta_u(e, ERT_KEY_STALLED_ITERS, w->stalled_iters);
+			rc = ert_hpx_meta_u(e, HPX_KEY_CLEAN_STALLED_ITERS, w->stalled_iters);
 		if (rc == ERT_OK)
-			rc = ert_hpx_meta_u(e, ERT_KEY_PARTIAL_ITERS, w->partial_iters);
+			rc = ert_hpx_meta_u(e, HPX_KEY_CLEAN_PARTIAL_ITERS, w->partial_iters);
 		if (rc == ERT_OK && w->rate_probe_us > 0)
-			rc = ert_hpx_meta_u(e, ERT_KEY_RATE_PROBE_US, w->rate_probe_us);
+			rc = ert_hpx_meta_u(e, HPX_KEY_CLEAN_RATE_PROBE_US, w->rate_probe_us);
 		if (rc == ERT_OK && w->rate_probe_us > 0)
-			rc = ert_hpx_meta_u(e, ERT_KEY_RATE_PROBE_CYCLES, w->rate_probe_cycles);
+			rc = ert_hpx_meta_u(e, HPX_KEY_CLEAN_RATE_PROBE_CYCLES,
+					    w->rate_probe_cycles);
 	}
 	if (rc == ERT_OK && cfg->window.drain_wait_max_us > 0) {
-		rc = ert_hpx_meta_u(e, ERT_KEY_DRAIN_WAIT_US, w->drain_waited_us);
+		rc = ert_hpx_meta_u(e, HPX_KEY_CLEAN_DRAIN_WAIT_US, w->drain_waited_us);
 		if (rc == ERT_OK)
-			rc = ert_hpx_meta_u(e, ERT_KEY_DRAIN_TIMED_OUT,
+			rc = ert_hpx_meta_u(e, HPX_KEY_DRAIN_TIMED_OUT,
 					    (uint64_t)w->drain_timed_out);
 	}
 	if (rc == ERT_OK && cfg->window.trace)
-		rc = ert_hpx_meta_u(e, ERT_KEY_CLEAN_TRACE, 1);
+		rc = ert_hpx_meta_u(e, HPX_KEY_CLEAN_TRACE, 1);
 	return rc;
 }
 
@@ -310,12 +313,16 @@ int ert_profile_run(const struct ert_hal *hal, const struct ert_profile_config *
 	if (rc == ERT_OK && cfg->clean_window)
 		rc = clean_window(&e, hal, cfg, work, &st);
 	if (rc == ERT_OK)
-		rc = ert_hpx_meta_u(&e, HPX_KEY_PROFILED_INFER_PREFIX "COUNT", st.profiled_iters);
+		rc = ert_hpx_meta_u(&e, HPX_KEY_PROFILED_INFER_PREFIX HPX_KEY_PROFILED_COUNT_SUFFIX,
+				    st.profiled_iters);
 	if (rc == ERT_OK)
-		rc = ert_hpx_meta_u(&e, ERT_KEY_PROFILED_TOTAL_US, st.profiled_us);
+		rc = ert_hpx_meta_u(&e,
+				    HPX_KEY_PROFILED_INFER_PREFIX HPX_KEY_PROFILED_TOTAL_US_SUFFIX,
+				    st.profiled_us);
 	if (rc == ERT_OK && st.profiled_iters > 0)
-		rc = ert_hpx_meta_u(&e, HPX_KEY_PROFILED_INFER_PREFIX "AVG_US",
-				    st.profiled_us / st.profiled_iters);
+		rc =
+		    ert_hpx_meta_u(&e, HPX_KEY_PROFILED_INFER_PREFIX HPX_KEY_PROFILED_AVG_US_SUFFIX,
+				   st.profiled_us / st.profiled_iters);
 	if (rc == ERT_OK)
 		rc = ert_hpx_heartbeat(&e, HPX_HB_FLUSHING, NULL, 0);
 	if (rc == ERT_OK)

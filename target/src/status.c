@@ -1,38 +1,39 @@
 /* Stable names of runtime status codes (they travel in terminal records). */
 #include "ergon/ert_hal.h"
+#include "ergon/wire.h"
 
 const char *ert_status_name(int status)
 {
 	switch (status) {
 	case ERT_OK:
-		return "ok";
+		return HPX_ERR_OK;
 	case ERT_E_TRANSPORT:
-		return "transport";
+		return HPX_ERR_TRANSPORT;
 	case ERT_E_TIMEOUT:
-		return "timeout";
+		return HPX_ERR_TIMEOUT;
 	case ERT_E_I2C:
-		return "i2c";
+		return HPX_ERR_I2C;
 	case ERT_E_CONFIG:
-		return "config";
+		return HPX_ERR_CONFIG;
 	case ERT_E_GPIO:
-		return "gpio";
+		return HPX_ERR_GPIO;
 	case ERT_E_UNSUPPORTED:
-		return "unsupported";
+		return HPX_ERR_UNSUPPORTED;
 	case ERT_E_INA228_ID:
-		return "ina228_id";
+		return HPX_ERR_INA228_ID;
 	case ERT_E_SHUNT_CAL_WRITE:
-		return "shunt_cal_write";
+		return HPX_ERR_SHUNT_CAL_WRITE;
 	case ERT_E_SHUNT_CAL_READBACK:
-		return "shunt_cal_readback";
+		return HPX_ERR_SHUNT_CAL_READBACK;
 	case ERT_E_CLOCK:
-		return "window_clock";
+		return HPX_ERR_WINDOW_CLOCK;
 	case ERT_E_WORKLOAD:
-		return "workload";
+		return HPX_ERR_WORKLOAD;
 	case ERT_E_LAYERS:
-		return "layers";
+		return HPX_ERR_LAYERS;
 	case ERT_E_GATE_STUCK:
-		return "gate_stuck";
+		return HPX_ERR_GATE_STUCK;
 	default:
-		return "unknown";
+		return HPX_ERR_UNKNOWN;
 	}
 }

@@ -308,12 +308,17 @@ static void gate_never_falls(void **state)
 	/* INPUT0 is still high in the meter's last packet. */
 	assert_true(r.n_js > 0 && r.js[r.n_js - 1].in0 == 1.0);
 	assert_true(has_line(r.stream, "HPX_POWER_GATE_LOWERED=0"));
+	assert_true(has_line(r.stream, "HPX_POWER_STATUS=" HPX_STATUS_ERROR));
 	host_codes(&r, NULL, "power.terminal_incomplete", "power.observation_degraded", NULL);
 	ergon_sim_result_cleanup(&r);
 }
 
-/* Host: no issue; the two glitches are ignored as short pulses and the
- * one real window is measured. */
+/* Host: power.short_gate_pulses_ignored (info) only; the two glitches are
+ * ignored as short pulses and the one real window is measured. The glitches
+ * start at 1.000 and 1.500 ms (sim/src/board.c) and last 20 us, inside the
+ * 10 kHz packets [1.0, 1.1) and [1.5, 1.6) ms: the packet-fed engine sees
+ * each as one whole packet, 100 us long, starting at the packet's start.
+ * (baseline_power is the near miss: no glitch, no code.) */
 static void gate_glitches(void **state)
 {
 	(void)state;
@@ -325,9 +330,36 @@ static void gate_glitches(void **state)
 	assert_int_equal(ergon_sim_rising_edges(&r, 3), 1);
 	assert_true(fabs(js_gate_high_s(&r) - 0.020040) < 1e-9);
 	json_t *sec = NULL;
-	host_codes(&r, &sec, NULL);
+	host_codes(&r, &sec, "power.short_gate_pulses_ignored", NULL);
 	assert_int_equal(json_integer_value(json_object_get(sec, "gated_window_count")), 1);
 	assert_int_equal(json_integer_value(json_object_get(sec, "short_gate_pulses_ignored")), 2);
+	json_t *gl = NULL;
+	size_t k;
+	json_t *it;
+	json_array_foreach(json_object_get(sec, "issues"), k, it)
+	{
+		if (strcmp(json_string_value(json_object_get(it, "code")),
+			   "power.short_gate_pulses_ignored") == 0)
+			gl = json_object_get(it, "context");
+	}
+	assert_non_null(gl);
+	assert_string_equal(json_string_value(json_object_get(
+				json_array_get(json_object_get(sec, "issues"), 0), "severity")),
+			    "info");
+	assert_int_equal(json_integer_value(json_object_get(gl, "count")), 2);
+	json_t *pulses = json_object_get(gl, "pulses");
+	assert_int_equal(json_array_size(pulses), 2);
+	static const double start_s[2] = {0.0010, 0.0015};
+	for (size_t i = 0; i < 2; i++) {
+		json_t *pu = json_array_get(pulses, i);
+		assert_true(fabs(json_real_value(json_object_get(pu, "start_s")) - start_s[i]) <
+			    1e-9);
+		assert_true(fabs(json_real_value(json_object_get(pu, "duration_s")) - 100e-6) <
+			    1e-9);
+	}
+	/* Ignored pulses do not degrade the measurement. */
+	assert_string_equal(json_string_value(json_object_get(sec, "integrity")), "valid");
+	assert_false(json_is_true(json_object_get(sec, "per_inference_metrics_omitted")));
 	json_decref(sec);
 	ergon_sim_result_cleanup(&r);
 }
@@ -346,13 +378,24 @@ static void go_never_arrives(void **state)
 	assert_int_equal(ergon_sim_rising_edges(&r, 3), 0);
 	assert_int_equal(ergon_sim_js_in0_rising(&r), 0);
 	assert_true(has_line(r.stream, "HPX_POWER_ERROR_CODE=2"));
+	/* A failure is status error (the host accepts ok/error only), never
+	 * the first draft's failed/incomplete. */
+	assert_true(has_line(r.stream, "HPX_POWER_STATUS=" HPX_STATUS_ERROR));
+	assert_false(has_line(r.stream, "HPX_POWER_STATUS=" HPX_STATUS_FAILED));
+	assert_false(has_line(r.stream, "HPX_POWER_STATUS=" HPX_STATUS_INCOMPLETE));
 	assert_true(has_line(r.stream, "HPX_POWER_FINAL_PHASE=sync_go"));
 	host_codes(&r, NULL, "power.terminal_incomplete", "power.observation_degraded", NULL);
 	ergon_sim_result_cleanup(&r);
 }
 
-/* Host: capture.incomplete (no end sentinel), and per-inference figures
- * omitted for want of a count; the record is still in RAM for a probe. */
+/* Host: capture.incomplete (no end sentinel) and power.terminal_missing
+ * (the record never came, so the observer check did not run). The ratio
+ * check is then authoritative: the host's configured fixed window of 20
+ * inferences x the profile boot's 1000 us = 20 ms, against a 20 ms gate,
+ * tolerance max(2 packets = 0.2 ms, half an inference = 0.5 ms, 10 % =
+ * 2 ms) = 2 ms: it passes, so the per-inference figure stands:
+ * 5 mA x 1.8 V x 20 ms / 20 = 9 uJ. The record is still in RAM for a
+ * probe. */
 static void lost_terminal_record(void **state)
 {
 	(void)state;
@@ -363,8 +406,27 @@ static void lost_terminal_record(void **state)
 	assert_int_equal(r.terminal.magic, ERT_POWER_TERMINAL_MAGIC);
 	assert_non_null(strstr(r.terminal.text, "HPX_POWER_STATUS=ok\n"));
 	json_t *sec = NULL;
-	host_codes(&r, &sec, "capture.incomplete", NULL);
-	assert_true(json_is_true(json_object_get(sec, "per_inference_metrics_omitted")));
+	host_codes(&r, &sec, "capture.incomplete", "power.terminal_missing", NULL);
+	json_t *tm = NULL;
+	size_t k;
+	json_t *it;
+	json_array_foreach(json_object_get(sec, "issues"), k, it)
+	{
+		if (strcmp(json_string_value(json_object_get(it, "code")),
+			   "power.terminal_missing") == 0)
+			tm = json_object_get(it, "context");
+	}
+	assert_non_null(tm);
+	assert_string_equal(json_string_value(json_object_get(tm, "observer_check")), "not_run");
+	assert_string_equal(json_string_value(json_object_get(tm, "ratio_check")), "authoritative");
+	assert_int_equal(json_integer_value(json_object_get(tm, "clean_infer_count")), 20);
+	assert_false(json_is_true(json_object_get(sec, "gated_window_duration_suspect")));
+	assert_false(json_is_true(json_object_get(sec, "per_inference_metrics_omitted")));
+	assert_true(fabs(json_number_value(json_object_get(sec, "gated_window_duration_ratio")) -
+			 1.0) < 0.1);
+	assert_true(fabs(json_number_value(json_object_get(sec, "energy_per_inference_j")) - 9e-6) <
+		    0.1e-6);
+	assert_string_equal(json_string_value(json_object_get(sec, "integrity")), "degraded");
 	json_decref(sec);
 	ergon_sim_result_cleanup(&r);
 }

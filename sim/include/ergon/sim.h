@@ -74,6 +74,9 @@ struct ergon_sim_result {
 	double true_gate_high_s;     /* total time the gate pin was high */
 	double true_window_energy_j; /* energy while the gate was high */
 	uint64_t inferences;	     /* all inferences run (warmup included) */
+	/* The fixed clean window the host configured (both boots): what the
+	 * host knows of the count without the terminal record. */
+	uint64_t window_iterations;
 };
 
 /* The scenario names, NULL-terminated. */

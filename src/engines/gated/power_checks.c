@@ -182,6 +182,29 @@ int ergon_power_evaluate(const struct ergon_power_facts *f, const struct ergon_p
 		v->suspect = 1;
 		reason(v, "terminal_failed_or_incomplete");
 	}
+	if (f->terminal_expected && !have_term) {
+		/* The record was lost (link, reset, a capture cut short): the
+		 * observer check has no firmware clock to compare, so the ratio
+		 * check below decides alone, with its cross-boot tolerance. */
+		int ratio = f->have_clean_count && f->clean_infer_count > 0 &&
+			    f->clean_infer_avg_us > 0 && gv->window_count > 0;
+		ergon_issue_add(
+		    issues, "power.terminal_missing",
+		    json_pack("{s:s,s:s,s:o,s:o}", "observer_check", "not_run", "ratio_check",
+			      ratio ? "authoritative" : "not_run", "clean_infer_count",
+			      f->have_clean_count ? json_integer((json_int_t)f->clean_infer_count)
+						  : json_null(),
+			      "clean_count_source",
+			      f->clean_count_source[0] ? json_string(f->clean_count_source)
+						       : json_null()),
+		    "the power build's terminal record never arrived: the firmware's window "
+		    "clock cannot confirm the gate, so %s; read the record through the debug "
+		    "probe (symbol ert_power_terminal) or check the link",
+		    ratio ? "the gate is checked against count x reference alone "
+			    "(power.gate_duration_mismatch if it misses)"
+			  : "with no clean count or reference either, per-inference figures are "
+			    "withheld");
+	}
 	if (f->zero_time_inference) {
 		ergon_issue_add(issues, "power.device_timing_corrupt", NULL,
 				"an inference reported zero time: the device timing is corrupt");

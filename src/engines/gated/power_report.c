@@ -170,6 +170,25 @@ int ergon_power_section(const struct ergon_gated_result *res, double min_window_
 		json_decref(issues);
 		return ergon_err_set(err, rc, "power checks: out of memory");
 	}
+	if (res != NULL && res->short_gate_pulses_ignored > 0) {
+		/* Ignored, but never silently: the artifact's issues list carries
+		 * the count and the kept pulses' start and duration. */
+		json_t *pulses = json_array();
+		for (size_t k = 0; pulses && k < res->glitch_kept; k++)
+			json_array_append_new(
+			    pulses, json_pack("{s:f,s:f}", "start_s", res->glitches[k].start_s,
+					      "duration_s", res->glitches[k].duration_s));
+		ergon_issue_add(issues, "power.short_gate_pulses_ignored",
+				json_pack("{s:I,s:f,s:o}", "count",
+					  (json_int_t)res->short_gate_pulses_ignored,
+					  "min_window_s", min_window_s, "pulses",
+					  pulses ? pulses : json_array()),
+				"%llu gate pulse(s) shorter than %.3f s were ignored as glitches "
+				"(first %zu listed with start and duration); check the sync "
+				"wire for noise if they were not expected",
+				(unsigned long long)res->short_gate_pulses_ignored, min_window_s,
+				res->glitch_kept);
+	}
 	uint64_t count = f->have_clean_count ? f->clean_infer_count : 0;
 	if (f->internal) {
 		/* The target measured itself: figures come from its record. */

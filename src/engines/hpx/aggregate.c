@@ -469,7 +469,7 @@ done:
 
 static json_t *layer_json(json_t *id, json_t *op, json_t *counters, bool overflow)
 {
-	json_t *cyc = json_object_get(counters, "ARM_PMU_CPU_CYCLES");
+	json_t *cyc = json_object_get(counters, HPX_COUNTER_CYCLES);
 	return json_pack("{s:O, s:O, s:O, s:O, s:b}", "id", id, "op", op, "counters", counters,
 			 "cycles", cyc ? cyc : json_null(), "overflow", (int)overflow);
 }
@@ -535,44 +535,114 @@ static json_t *meta_value(const struct hpx_meta *m)
 	return cell_value(m->value);
 }
 
+/* Metadata by its wire.h name (upper case on the wire, lower case here). */
+static const struct hpx_meta *meta_wire(const struct ergon_hpx_parser *p, const char *wire_key)
+{
+	char key[64];
+	size_t n = strlen(wire_key);
+	if (n >= sizeof(key))
+		return NULL;
+	for (size_t i = 0; i <= n; i++)
+		key[i] = (char)(wire_key[i] >= 'A' && wire_key[i] <= 'Z' ? wire_key[i] + 32
+									 : wire_key[i]);
+	return hpx_meta_get(p, key);
+}
+
+/* True when the port declared a capability missing (HPX_<KEY>=missing). */
+static bool declared_missing(const struct hpx_meta *m)
+{
+	return m != NULL && m->vlen == strlen(HPX_VAL_MISSING) &&
+	       memcmp(m->value, HPX_VAL_MISSING, m->vlen) == 0;
+}
+
+/* A port that declared its cycle counter or PMU missing has no such counts:
+ * any column of that kind in its rows (a port printing placeholders) is
+ * removed rather than shown as measured zeros. Returns the cells removed. */
+static uint64_t strip_layer(json_t *L, bool no_cycles, bool no_events)
+{
+	json_t *c = json_object_get(L, "counters");
+	uint64_t n = 0;
+	if (no_cycles) {
+		if (json_object_get(c, HPX_COUNTER_CYCLES) &&
+		    !json_object_del(c, HPX_COUNTER_CYCLES))
+			n++;
+		json_object_set_new(L, "cycles", json_null());
+	}
+	if (no_events) {
+		const size_t plen = strlen(HPX_COUNTER_PMU_PREFIX);
+		const char *k;
+		json_t *v;
+		void *tmp;
+		json_object_foreach_safe(c, tmp, k, v)
+		{
+			if (strncmp(k, HPX_COUNTER_PMU_PREFIX, plen) == 0 &&
+			    strcmp(k, HPX_COUNTER_CYCLES) != 0 && !json_object_del(c, k))
+				n++;
+		}
+	}
+	return n;
+}
+
+static uint64_t strip_layers(json_t *arr, bool no_cycles, bool no_events)
+{
+	uint64_t n = 0;
+	size_t i;
+	json_t *L;
+	json_array_foreach(arr, i, L)
+	{
+		if (json_is_array(L)) /* an iteration's rows */
+			n += strip_layers(L, no_cycles, no_events);
+		else
+			n += strip_layer(L, no_cycles, no_events);
+	}
+	return n;
+}
+
 static json_t *meta_json(const struct ergon_hpx_parser *p)
 {
+	/* Wire names (wire.h); the JSON keys are their lower-case forms. */
 	static const char *const keys[] = {
-	    "model_size",
-	    "arena_size",
-	    "allocated_arena",
-	    "input_size",
-	    "output_size",
-	    "num_tensors",
-	    "num_inputs",
-	    "num_outputs",
-	    "num_presets",
-	    "system_clock_hz",
-	    "profiled_infer_count",
-	    "profiled_infer_total_us",
-	    "profiled_infer_avg_us",
-	    "clean_infer_count",
-	    "clean_infer_total_cycles",
-	    "clean_infer_avg_cycles",
-	    "clean_infer_avg_us",
-	    "clean_stalled_iters",
-	    "clean_partial_iters",
-	    "clean_ref_cycles",
-	    "clean_dwt_rate_cyc",
-	    "clean_dwt_rate_us",
-	    "clean_attach_wait_us",
+	    HPX_KEY_MODEL_SIZE,
+	    HPX_KEY_ARENA_SIZE,
+	    HPX_KEY_ALLOCATED_ARENA,
+	    "INPUT_SIZE",
+	    "OUTPUT_SIZE",
+	    "NUM_TENSORS",
+	    "NUM_INPUTS",
+	    "NUM_OUTPUTS",
+	    HPX_KEY_NUM_PRESETS,
+	    HPX_KEY_SYSTEM_CLOCK_HZ,
+	    HPX_KEY_PROFILED_INFER_PREFIX HPX_KEY_PROFILED_COUNT_SUFFIX,
+	    HPX_KEY_PROFILED_INFER_PREFIX HPX_KEY_PROFILED_TOTAL_US_SUFFIX,
+	    HPX_KEY_PROFILED_INFER_PREFIX HPX_KEY_PROFILED_AVG_US_SUFFIX,
+	    HPX_KEY_CLEAN_INFER_COUNT,
+	    HPX_KEY_CLEAN_TOTAL_CYCLES,
+	    HPX_KEY_CLEAN_AVG_CYCLES,
+	    HPX_KEY_CLEAN_INFER_AVG_US,
+	    HPX_KEY_CLEAN_STALLED_ITERS,
+	    HPX_KEY_CLEAN_PARTIAL_ITERS,
+	    HPX_KEY_CLEAN_REF_CYCLES,
+	    HPX_KEY_CLEAN_RATE_PROBE_CYCLES,
+	    HPX_KEY_CLEAN_RATE_PROBE_US,
+	    HPX_KEY_CLEAN_DRAIN_WAIT_US,
 	};
 	json_t *m = json_object();
 	if (!m)
 		return NULL;
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		const struct hpx_meta *e = hpx_meta_get(p, keys[i]);
+		char lk[64];
+		size_t n = strlen(keys[i]);
+		for (size_t c = 0; c <= n && c < sizeof(lk); c++)
+			lk[c] = (char)(keys[i][c] >= 'A' && keys[i][c] <= 'Z' ? keys[i][c] + 32
+									      : keys[i][c]);
+		lk[sizeof(lk) - 1] = '\0';
+		const struct hpx_meta *e = meta_wire(p, keys[i]);
 		json_t *v;
-		if (!e && strcmp(keys[i], "clean_infer_count") == 0 && p->has_hb_clean_iters)
+		if (!e && strcmp(keys[i], HPX_KEY_CLEAN_INFER_COUNT) == 0 && p->has_hb_clean_iters)
 			v = json_integer((json_int_t)p->hb_clean_iters);
 		else
 			v = meta_value(e);
-		json_object_set_new(m, keys[i], v);
+		json_object_set_new(m, lk, v);
 	}
 	/* psram: present only with HPX_PSRAM_CLOCK_HZ, in the reference's
 	 * PsramInfo field order; a missing field is 0 (xip_enabled false). */
@@ -806,6 +876,55 @@ int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsign
 			    p->presets[0].name);
 		}
 	}
+	/* Capabilities the port declared missing: never shown as zeros. */
+	const struct hpx_meta *pmu_m = meta_wire(p, HPX_KEY_PMU);
+	const struct hpx_meta *cyc_m = meta_wire(p, HPX_KEY_CYCLE_COUNTER);
+	bool no_events = declared_missing(pmu_m), no_cycles = declared_missing(cyc_m);
+	if (no_events || no_cycles) {
+		/* Cells are counted on the merged table (one per layer and
+		 * column); the per-preset, per-iteration and group copies are
+		 * cleaned the same way. */
+		json_t *merged_layers = json_object_get(res, "layers");
+		uint64_t cy = strip_layers(merged_layers, no_cycles, false);
+		uint64_t ev = strip_layers(merged_layers, false, no_events);
+		const char *k;
+		json_t *v;
+		json_object_foreach(json_object_get(res, "presets"), k, v)
+		{
+			strip_layers(json_object_get(v, "layers"), no_cycles, no_events);
+			strip_layers(json_object_get(v, "iterations"), no_cycles, no_events);
+		}
+		json_object_foreach(json_object_get(res, "groups"), k, v)
+		    strip_layers(v, no_cycles, no_events);
+		if (no_cycles)
+			ergon_issue_add(
+			    issues, "pmu.cycle_counter_missing",
+			    json_pack("{s:I, s:I}", "line", (json_int_t)cyc_m->lineno,
+				      "cycle_cells_dropped", (json_int_t)cy),
+			    "HPX_%s=%s at line %llu: the port has no CPU cycle counter (QEMU "
+			    "implements no DWT CYCCNT); per-layer cycles, total_cycles and "
+			    "top_layers are absent, not zero%s",
+			    HPX_KEY_CYCLE_COUNTER, HPX_VAL_MISSING,
+			    (unsigned long long)cyc_m->lineno,
+			    cy ? "; cycle cells the stream printed anyway were dropped" : "");
+		/* A port without a PMU that was asked for no event counters lost
+		 * nothing (the runtime refuses event presets it cannot count):
+		 * the declaration stays in ergon.capabilities. The code is for a
+		 * stream that carries counter passes or event cells anyway. */
+		bool passes = false;
+		for (size_t i = 0; i < p->npresets; i++)
+			if (strcmp(p->presets[i].name, HPX_PRESET_LEGACY) != 0)
+				passes = true;
+		if (no_events && (ev > 0 || passes))
+			ergon_issue_add(
+			    issues, "pmu.unit_missing",
+			    json_pack("{s:I, s:I}", "line", (json_int_t)pmu_m->lineno,
+				      "event_cells_dropped", (json_int_t)ev),
+			    "HPX_%s=%s at line %llu: the port has no PMU, so no per-layer event "
+			    "counts exist (absent, not zero)%s",
+			    HPX_KEY_PMU, HPX_VAL_MISSING, (unsigned long long)pmu_m->lineno,
+			    ev ? "; event cells the stream printed anyway were dropped" : "");
+	}
 	/* Issues: what was seen, with line numbers. */
 	size_t nlayers = json_array_size(json_object_get(res, "layers"));
 	if (!p->in_session)
@@ -903,13 +1022,20 @@ int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsign
 				"a second '%s' at line %llu: the target restarted; data from "
 				"before the restart is kept",
 				HPX_TOK_START, (unsigned long long)p->restarts.lines[0]);
+	json_t *caps = json_pack(
+	    "{s:o, s:o}", "pmu", pmu_m ? hpx_json_text(pmu_m->value, pmu_m->vlen) : json_null(),
+	    "cycle_counter", cyc_m ? hpx_json_text(cyc_m->value, cyc_m->vlen) : json_null());
 	json_t *eg = json_pack(
 	    "{s:b, s:I, s:I, s:I, s:I, s:I, s:O}", "complete", (int)p->ended, "parse_errors",
 	    (json_int_t)p->parse_errors, "lines", (json_int_t)(p->lines.lineno - 1),
 	    "lines_too_long", (json_int_t)p->lines.dropped, "heartbeats", (json_int_t)p->heartbeats,
 	    "layer_count", (json_int_t)nlayers, "issues", issues);
-	if (!eg)
+	if (!eg || !caps) {
+		json_decref(eg);
+		json_decref(caps);
 		goto done;
+	}
+	json_object_set_new(eg, "capabilities", caps);
 	json_object_set_new(res, "ergon", eg);
 	*out = res;
 	res = NULL;

@@ -21,32 +21,7 @@
 /* Longest line the emitter builds (a CSV row with 6 counters is < 120). */
 #define ERT_HPX_LINE_MAX 192 /* also the longest HPX_ERROR config line (~150) */
 
-/* Keys this runtime emits that the registry in wire.h does not list yet
- * (HPX_<KEY>=<value> lines, which the host parser accepts generically).
- * Proposed for wire.h; kept here so wire.h stays owned by the parser. */
-#define ERT_KEY_PMU "PMU"			  /* "present" | "missing" */
-#define ERT_KEY_CYCLE_COUNTER "CYCLE_COUNTER"	  /* "present" | "missing" */
-#define ERT_KEY_CLOCK_NOTE "CLOCK_NOTE"		  /* free text from the port */
-#define ERT_KEY_SYSTEM_CLOCK_HZ "SYSTEM_CLOCK_HZ" /* host meta system_clock_hz */
-#define ERT_KEY_WINDOW_MODE "WINDOW_MODE"	  /* "auto" | "fixed" | "busy_loop" */
-#define ERT_KEY_CLEAN_REQUESTED "CLEAN_INFER_REQUESTED"
-#define ERT_KEY_CLEAN_ELAPSED_US "CLEAN_ELAPSED_US"
-/* Clean-window keys under the names the host parser already reads
- * (src/engines/hpx/aggregate.c meta_json). */
-#define ERT_KEY_STALLED_ITERS "CLEAN_STALLED_ITERS"
-#define ERT_KEY_PARTIAL_ITERS "CLEAN_PARTIAL_ITERS"
-#define ERT_KEY_REF_CYCLES "CLEAN_REF_CYCLES"
-#define ERT_KEY_RATE_PROBE_US "CLEAN_DWT_RATE_US"
-#define ERT_KEY_RATE_PROBE_CYCLES "CLEAN_DWT_RATE_CYC"
-#define ERT_KEY_DRAIN_WAIT_US "CLEAN_ATTACH_WAIT_US"
-#define ERT_KEY_CLEAN_TOTAL_CYCLES "CLEAN_INFER_TOTAL_CYCLES"
-#define ERT_KEY_CLEAN_AVG_CYCLES "CLEAN_INFER_AVG_CYCLES"
-#define ERT_KEY_PROFILED_TOTAL_US "PROFILED_INFER_TOTAL_US"
-#define ERT_KEY_DRAIN_TIMED_OUT "DRAIN_TIMED_OUT"
-#define ERT_KEY_CLEAN_TRACE "CLEAN_TRACE" /* "1": lines per iteration (perturbing) */
-#define ERT_HB_CLEAN_ITER "clean_iter"	  /* clean_window_trace line */
-#define ERT_CSV_COL_WINDOW_US "\"window_us\""
-#define ERT_CSV_COL_CYCLES "\"ARM_PMU_CPU_CYCLES\"" /* the host reads cycles from this column */
+/* Every token this runtime prints is in ergon/wire.h (the one registry). */
 
 struct ert_hpx {
 	const struct ert_hal *hal;

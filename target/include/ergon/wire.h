@@ -70,6 +70,69 @@
 #define HPX_KEY_CLEAN_INFER_AVG_US "CLEAN_INFER_AVG_US"
 #define HPX_KEY_PROFILED_INFER_PREFIX "PROFILED_INFER_"
 
+/* Port capability keys: HPX_<KEY>=present|missing. A port without a PMU or
+ * without a cycle counter (QEMU, some Cortex-M0+/M33 parts) says so; the host
+ * then reports pmu.unit_missing / pmu.cycle_counter_missing and never shows
+ * the absent counters as zeros. */
+#define HPX_KEY_PMU "PMU"
+#define HPX_KEY_CYCLE_COUNTER "CYCLE_COUNTER"
+#define HPX_VAL_PRESENT "present"
+#define HPX_VAL_MISSING "missing"
+/* Free text from the port: what its clocks mean (e.g. QEMU icount time). */
+#define HPX_KEY_CLOCK_NOTE "CLOCK_NOTE"
+#define HPX_KEY_SYSTEM_CLOCK_HZ "SYSTEM_CLOCK_HZ"
+
+/* Clean-window keys of the profile boot (host: power_facts, profile). */
+#define HPX_KEY_WINDOW_MODE "WINDOW_MODE"
+#define HPX_WINDOW_MODE_AUTO "auto"
+#define HPX_WINDOW_MODE_FIXED "fixed"
+#define HPX_WINDOW_MODE_BUSY_LOOP "busy_loop"
+#define HPX_KEY_CLEAN_REQUESTED "CLEAN_INFER_REQUESTED"
+#define HPX_KEY_CLEAN_ELAPSED_US "CLEAN_ELAPSED_US"
+#define HPX_KEY_CLEAN_STALLED_ITERS "CLEAN_STALLED_ITERS"
+#define HPX_KEY_CLEAN_PARTIAL_ITERS "CLEAN_PARTIAL_ITERS"
+#define HPX_KEY_CLEAN_REF_CYCLES "CLEAN_REF_CYCLES"
+#define HPX_KEY_CLEAN_RATE_PROBE_US "CLEAN_DWT_RATE_US"
+#define HPX_KEY_CLEAN_RATE_PROBE_CYCLES "CLEAN_DWT_RATE_CYC"
+#define HPX_KEY_CLEAN_DRAIN_WAIT_US "CLEAN_ATTACH_WAIT_US"
+#define HPX_KEY_CLEAN_TOTAL_CYCLES "CLEAN_INFER_TOTAL_CYCLES"
+#define HPX_KEY_CLEAN_AVG_CYCLES "CLEAN_INFER_AVG_CYCLES"
+#define HPX_KEY_DRAIN_TIMED_OUT "DRAIN_TIMED_OUT"
+/* "1": a heartbeat line per clean iteration (perturbs the window). */
+#define HPX_KEY_CLEAN_TRACE "CLEAN_TRACE"
+#define HPX_HB_CLEAN_ITER "clean_iter"
+/* HPX_PROFILED_INFER_<suffix> (prefix above). */
+#define HPX_KEY_PROFILED_COUNT_SUFFIX "COUNT"
+#define HPX_KEY_PROFILED_TOTAL_US_SUFFIX "TOTAL_US"
+#define HPX_KEY_PROFILED_AVG_US_SUFFIX "AVG_US"
+
+/* Per-layer columns the runtime writes besides the PMU events: the window
+ * clock's microseconds and the cycle counter (the host reads a layer's
+ * cycles from this column). */
+#define HPX_CSV_COL_WINDOW_US "\"window_us\""
+#define HPX_CSV_COL_CYCLES "\"ARM_PMU_CPU_CYCLES\""
+#define HPX_COUNTER_CYCLES "ARM_PMU_CPU_CYCLES"
+/* Event counter columns (PMU) share this prefix; cycles come from the
+ * cycle counter, not the PMU. */
+#define HPX_COUNTER_PMU_PREFIX "ARM_PMU_"
+
+/* HPX_ERROR <status>[: <why>]: why the target stopped (ert_status names). */
+#define HPX_ERR_OK "ok"
+#define HPX_ERR_TRANSPORT "transport"
+#define HPX_ERR_TIMEOUT "timeout"
+#define HPX_ERR_I2C "i2c"
+#define HPX_ERR_CONFIG "config"
+#define HPX_ERR_GPIO "gpio"
+#define HPX_ERR_UNSUPPORTED "unsupported"
+#define HPX_ERR_INA228_ID "ina228_id"
+#define HPX_ERR_SHUNT_CAL_WRITE "shunt_cal_write"
+#define HPX_ERR_SHUNT_CAL_READBACK "shunt_cal_readback"
+#define HPX_ERR_WINDOW_CLOCK "window_clock"
+#define HPX_ERR_WORKLOAD "workload"
+#define HPX_ERR_LAYERS "layers"
+#define HPX_ERR_GATE_STUCK "gate_stuck"
+#define HPX_ERR_UNKNOWN "unknown"
+
 /* Power terminal record keys: HPX_POWER_<KEY>=<value> inside the terminal
  * block (the host lower-cases KEY without the POWER_ prefix). */
 #define HPX_KEY_POWER_PREFIX "POWER_"
@@ -104,6 +167,21 @@
 #define HPX_STATUS_ERROR "error"
 #define HPX_STATUS_FAILED "failed"
 #define HPX_STATUS_INCOMPLETE "incomplete"
+
+/* HPX_POWER_FINAL_PHASE values: where the power flow stopped. */
+#define HPX_PT_PHASE_INIT "init"
+#define HPX_PT_PHASE_INA228_INIT "ina228_init"
+#define HPX_PT_PHASE_WARMUP "warmup"
+#define HPX_PT_PHASE_SYNC_GO "sync_go"
+#define HPX_PT_PHASE_INA228_ARM "ina228_arm"
+#define HPX_PT_PHASE_WINDOW "window"
+#define HPX_PT_PHASE_GATE_LOW "gate_low"
+#define HPX_PT_PHASE_INA228_READ "ina228_read"
+#define HPX_PT_PHASE_DONE "done"
+#define HPX_PT_PHASE_UNKNOWN "unknown"
+
+/* HPX_POWER_MEASUREMENT_SOURCE values. */
+#define HPX_PT_SOURCE_INA228 "ina228"
 
 /* HPX_POWER_MEASUREMENT_SCOPE: the only scope the host accepts. */
 #define HPX_PT_SCOPE_FIXED_N_INFERENCE "fixed_n_inference"
