@@ -1,6 +1,8 @@
 /* RFC 8785 canonical JSON: see include/ergon/jcs.h and docs/internals/jcs.md. */
 #include "ergon/jcs.h"
 
+#include "ergon/dynbuf.h"
+
 #include <math.h>
 #include <sodium.h>
 #include <stdint.h>
@@ -130,39 +132,8 @@ int ergon_jcs_format_number(double v, char out[ERGON_JCS_NUMBER_MAX])
 	return (int)o;
 }
 
-/* --- output buffer with a growth limit --------------------------------- */
-
-struct sbuf {
-	char *p;
-	size_t len, cap;
-	int failed;
-};
-
-static void sb_put(struct sbuf *b, const char *s, size_t n)
-{
-	if (b->failed)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		char *np = realloc(b->p, cap);
-		if (np == NULL) {
-			b->failed = ERGON_ENOMEM;
-			return;
-		}
-		b->p = np;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-static void sb_putc(struct sbuf *b, char c)
-{
-	sb_put(b, &c, 1);
-}
+/* Canonical text is built in a dynbuf; 1 GiB is far above any report. */
+#define JCS_MAX_BYTES ((size_t)1 << 30)
 
 /* --- UTF-8 helpers ------------------------------------------------------ */
 
@@ -239,10 +210,10 @@ static int utf16_cmp(const char *a, size_t alen, const char *b, size_t blen)
 	}
 }
 
-static int put_string(struct sbuf *b, const char *s, size_t len)
+static int put_string(struct ergon_dynbuf *b, const char *s, size_t len)
 {
 	static const char hex[] = "0123456789abcdef";
-	sb_putc(b, '"');
+	ergon_dynbuf_add(b, "\"", 1);
 	size_t i = 0;
 	while (i < len) {
 		unsigned char c = (unsigned char)s[i];
@@ -277,18 +248,18 @@ static int put_string(struct sbuf *b, const char *s, size_t len)
 			size_t at = i;
 			if (utf8_next((const unsigned char *)s, len, &i) < 0)
 				return ERGON_EPARSE;
-			sb_put(b, s + at, i - at);
+			ergon_dynbuf_add(b, s + at, i - at);
 			continue;
 		}
 		if (esc != NULL) {
-			sb_put(b, esc, strlen(esc));
+			ergon_dynbuf_add(b, esc, strlen(esc));
 		} else {
 			char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xF]};
-			sb_put(b, u, 6);
+			ergon_dynbuf_add(b, u, 6);
 		}
 		i++;
 	}
-	sb_putc(b, '"');
+	ergon_dynbuf_add(b, "\"", 1);
 	return 0;
 }
 
@@ -306,20 +277,20 @@ static int member_cmp(const void *x, const void *y)
 
 #define JCS_MAX_DEPTH 512
 
-static int put_value(struct sbuf *b, const json_t *v, int depth, struct ergon_err *err)
+static int put_value(struct ergon_dynbuf *b, const json_t *v, int depth, struct ergon_err *err)
 {
 	if (depth > JCS_MAX_DEPTH)
 		return ergon_err_set(err, ERGON_ETOOBIG, "JSON nesting deeper than %d levels",
 				     JCS_MAX_DEPTH);
 	switch (json_typeof(v)) {
 	case JSON_NULL:
-		sb_put(b, "null", 4);
+		ergon_dynbuf_add(b, "null", 4);
 		return 0;
 	case JSON_TRUE:
-		sb_put(b, "true", 4);
+		ergon_dynbuf_add(b, "true", 4);
 		return 0;
 	case JSON_FALSE:
-		sb_put(b, "false", 5);
+		ergon_dynbuf_add(b, "false", 5);
 		return 0;
 	case JSON_INTEGER:
 	case JSON_REAL: {
@@ -329,7 +300,7 @@ static int put_value(struct sbuf *b, const json_t *v, int depth, struct ergon_er
 		if (n < 0)
 			return ergon_err_set(err, ERGON_ERANGE,
 					     "JSON number is not finite (JCS has no NaN/Infinity)");
-		sb_put(b, num, (size_t)n);
+		ergon_dynbuf_add(b, num, (size_t)n);
 		return 0;
 	}
 	case JSON_STRING: {
@@ -341,15 +312,15 @@ static int put_value(struct sbuf *b, const json_t *v, int depth, struct ergon_er
 		return 0;
 	}
 	case JSON_ARRAY: {
-		sb_putc(b, '[');
+		ergon_dynbuf_add(b, "[", 1);
 		for (size_t i = 0; i < json_array_size(v); i++) {
 			if (i)
-				sb_putc(b, ',');
+				ergon_dynbuf_add(b, ",", 1);
 			int rc = put_value(b, json_array_get(v, i), depth + 1, err);
 			if (rc)
 				return rc;
 		}
-		sb_putc(b, ']');
+		ergon_dynbuf_add(b, "]", 1);
 		return 0;
 	}
 	case JSON_OBJECT: {
@@ -371,20 +342,20 @@ static int put_value(struct sbuf *b, const json_t *v, int depth, struct ergon_er
 		}
 		if (n > 1)
 			qsort(m, n, sizeof(*m), member_cmp);
-		sb_putc(b, '{');
+		ergon_dynbuf_add(b, "{", 1);
 		int rc = 0;
 		for (i = 0; i < n && rc == 0; i++) {
 			if (i)
-				sb_putc(b, ',');
+				ergon_dynbuf_add(b, ",", 1);
 			rc = put_string(b, m[i].key, m[i].key_len);
 			if (rc) {
 				rc = ergon_err_set(err, ERGON_EPARSE, "JSON key is not valid UTF-8");
 				break;
 			}
-			sb_putc(b, ':');
+			ergon_dynbuf_add(b, ":", 1);
 			rc = put_value(b, m[i].value, depth + 1, err);
 		}
-		sb_putc(b, '}');
+		ergon_dynbuf_add(b, "}", 1);
 		free(m);
 		return rc;
 	}
@@ -395,23 +366,22 @@ static int put_value(struct sbuf *b, const json_t *v, int depth, struct ergon_er
 int ergon_jcs_canonicalize(const json_t *value, char **out, size_t *out_len,
 			   struct ergon_err *err)
 {
-	struct sbuf b = {0};
+	struct ergon_dynbuf b;
+	ergon_dynbuf_init(&b, JCS_MAX_BYTES);
 	*out = NULL;
 	*out_len = 0;
 	int rc = put_value(&b, value, 0, err);
-	if (rc == 0 && b.failed)
-		rc = ergon_err_set(err, ERGON_ENOMEM, "out of memory canonicalizing JSON");
+	if (rc == 0 && ergon_dynbuf_error(&b))
+		rc = ergon_err_set(err, ergon_dynbuf_error(&b),
+				   "canonical JSON: %s (limit %zu bytes)",
+				   ergon_strerror(ergon_dynbuf_error(&b)), (size_t)JCS_MAX_BYTES);
 	if (rc != 0) {
-		free(b.p);
+		ergon_dynbuf_free(&b);
 		return rc;
 	}
-	if (b.p == NULL) {
-		b.p = calloc(1, 1);
-		if (b.p == NULL)
-			return ergon_err_set(err, ERGON_ENOMEM, "out of memory");
-	}
-	*out = b.p;
-	*out_len = b.len;
+	*out = ergon_dynbuf_take(&b, out_len);
+	if (*out == NULL)
+		return ergon_err_set(err, ERGON_ENOMEM, "out of memory");
 	return 0;
 }
 

@@ -7,6 +7,8 @@
 #include "ergon/wire.h"
 
 #include <errno.h>
+#include "ergon/dynbuf.h"
+
 #include <fcntl.h>
 #include <math.h>
 #include <sodium.h>
@@ -15,53 +17,21 @@
 #include <string.h>
 #include <unistd.h>
 
-struct sbuf {
-	char *p;
-	size_t len, cap;
-	int oom;
-};
-
-static void sb_add(struct sbuf *b, const char *s, size_t n)
-{
-	if (b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t c = b->cap ? b->cap : 1024;
-		while (c < b->len + n + 1)
-			c *= 2;
-		char *q = realloc(b->p, c);
-		if (!q) {
-			b->oom = 1;
-			return;
-		}
-		b->p = q;
-		b->cap = c;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-static void sb_str(struct sbuf *b, const char *s)
-{
-	sb_add(b, s, strlen(s));
-}
-
 /* RFC 4180 quoting when the cell needs it. */
-static void sb_csv_cell(struct sbuf *b, const char *s)
+static void sb_csv_cell(struct ergon_dynbuf *b, const char *s)
 {
 	if (!strpbrk(s, ",\"\r\n")) {
-		sb_str(b, s);
+		ergon_dynbuf_adds(b, s);
 		return;
 	}
-	sb_add(b, "\"", 1);
+	ergon_dynbuf_add(b, "\"", 1);
 	for (const char *c = s; *c; c++) {
 		if (*c == '"')
-			sb_add(b, "\"\"", 2);
+			ergon_dynbuf_add(b, "\"\"", 2);
 		else
-			sb_add(b, c, 1);
+			ergon_dynbuf_add(b, c, 1);
 	}
-	sb_add(b, "\"", 1);
+	ergon_dynbuf_add(b, "\"", 1);
 }
 
 /* Shortest decimal that reads back as the same double. */
@@ -74,24 +44,26 @@ static void fmt_num(char *out, size_t cap, double v)
 	}
 }
 
-static void sb_json_scalar(struct sbuf *b, const json_t *v)
+static void sb_json_scalar(struct ergon_dynbuf *b, const json_t *v)
 {
 	char tmp[64];
 	if (json_is_string(v)) {
 		sb_csv_cell(b, json_string_value(v));
 	} else if (json_is_integer(v)) {
 		snprintf(tmp, sizeof(tmp), "%lld", (long long)json_integer_value(v));
-		sb_str(b, tmp);
+		ergon_dynbuf_adds(b, tmp);
 	} else if (json_is_number(v)) {
 		fmt_num(tmp, sizeof(tmp), json_number_value(v));
-		sb_str(b, tmp);
+		ergon_dynbuf_adds(b, tmp);
 	}
 }
 
 int ergon_hpx_layers_csv(const json_t *layers, char **csv, size_t *len, struct ergon_err *err)
 {
 	*csv = NULL;
-	struct sbuf b = {0};
+	struct ergon_dynbuf b;
+	/* 10,000 layers x a few dozen counters stay far below this. */
+	ergon_dynbuf_init(&b, (size_t)1 << 30);
 	json_t *names = json_object(); /* ordered set of counter names */
 	if (!names)
 		return ergon_err_set(err, ERGON_ENOMEM, "csv: out of memory");
@@ -107,40 +79,38 @@ int ergon_hpx_layers_csv(const json_t *layers, char **csv, size_t *len, struct e
 				json_object_set_new(names, k, json_true());
 		}
 	}
-	sb_str(&b, "index,op");
+	ergon_dynbuf_adds(&b, "index,op");
 	const char *k;
 	json_t *v;
 	json_object_foreach(names, k, v)
 	{
-		sb_add(&b, ",", 1);
+		ergon_dynbuf_add(&b, ",", 1);
 		sb_csv_cell(&b, k);
 	}
-	sb_str(&b, ",overflow\n");
+	ergon_dynbuf_adds(&b, ",overflow\n");
 	json_array_foreach(layers, i, L)
 	{
 		sb_json_scalar(&b, json_object_get(L, "id"));
-		sb_add(&b, ",", 1);
+		ergon_dynbuf_add(&b, ",", 1);
 		sb_json_scalar(&b, json_object_get(L, "op"));
 		json_t *c = json_object_get(L, "counters");
 		json_object_foreach(names, k, v)
 		{
-			sb_add(&b, ",", 1);
+			ergon_dynbuf_add(&b, ",", 1);
 			json_t *x = json_object_get(c, k);
 			if (x)
 				sb_json_scalar(&b, x);
 		}
-		sb_str(&b, json_is_true(json_object_get(L, "overflow")) ? ",1\n" : ",0\n");
+		ergon_dynbuf_adds(&b, json_is_true(json_object_get(L, "overflow")) ? ",1\n" : ",0\n");
 	}
 	json_decref(names);
-	if (b.oom) {
-		free(b.p);
-		return ergon_err_set(err, ERGON_ENOMEM, "csv: out of memory");
+	if (ergon_dynbuf_error(&b)) {
+		int e = ergon_dynbuf_error(&b);
+		ergon_dynbuf_free(&b);
+		return ergon_err_set(err, e, "csv: %s", ergon_strerror(e));
 	}
-	if (!b.p)
-		sb_str(&b, "");
-	*csv = b.p;
-	*len = b.len;
-	return 0;
+	*csv = ergon_dynbuf_take(&b, len);
+	return *csv ? 0 : ergon_err_set(err, ERGON_ENOMEM, "csv: out of memory");
 }
 
 static int cmp_cycles_desc(const void *a, const void *b)

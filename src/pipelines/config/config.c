@@ -1,6 +1,7 @@
 /* The configuration keys (one table: name, type, range, default) and the
  * typed scalar parser used by the YAML loader and --set. */
 #include "ergon/config.h"
+#include "ergon/dynbuf.h"
 
 #include "pipelines/config/config_internal.h"
 
@@ -599,53 +600,20 @@ fail:
 	return NULL;
 }
 
-/* Append to a growing buffer; on failure the buffer is freed and NULL set. */
-static void cat(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void cat(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
-{
-	if (*buf == NULL)
-		return;
-	for (;;) {
-		va_list ap;
-		va_start(ap, fmt);
-		int w = vsnprintf(*buf + *len, *cap - *len, fmt, ap);
-		va_end(ap);
-		if (w < 0) {
-			free(*buf);
-			*buf = NULL;
-			return;
-		}
-		if ((size_t)w < *cap - *len) {
-			*len += (size_t)w;
-			return;
-		}
-		size_t ncap = *cap * 2 + (size_t)w;
-		char *nb = realloc(*buf, ncap);
-		if (nb == NULL) {
-			free(*buf);
-			*buf = NULL;
-			return;
-		}
-		*buf = nb;
-		*cap = ncap;
-	}
-}
-
 char *ergon_config_format(const struct ergon_config *cfg)
 {
-	size_t len = 0, cap = 8192;
-	char *buf = malloc(cap);
+	struct ergon_dynbuf b;
+	ergon_dynbuf_init(&b, (size_t)1 << 24);
 	if (cfg->board)
-		cat(&buf, &len, &cap, "board       : %s (%s)\n", cfg->board->name, cfg->board->soc);
-	cat(&buf, &len, &cap, "%-36s %-26s %-13s %s\n", "key", "value", "origin", "from");
+		ergon_dynbuf_addf(&b, "board       : %s (%s)\n", cfg->board->name, cfg->board->soc);
+	ergon_dynbuf_addf(&b, "%-36s %-26s %-13s %s\n", "key", "value", "origin", "from");
 	for (size_t i = 0; i < ergon_cfg_nkeys; i++) {
 		char v[1100];
 		ergon_config_value_text(cfg, i, v, sizeof(v));
 		const char *where = cfg->where[i];
-		cat(&buf, &len, &cap, "%-36s %-26s %-13s %s%s%s\n", ergon_cfg_keys[i].name,
-		    v[0] ? v : "\"\"", ergon_config_origin_name(cfg->origin[i]), where,
-		    cfg->note[i][0] && where[0] ? "; " : "", cfg->note[i]);
+		ergon_dynbuf_addf(&b, "%-36s %-26s %-13s %s%s%s\n", ergon_cfg_keys[i].name,
+				  v[0] ? v : "\"\"", ergon_config_origin_name(cfg->origin[i]), where,
+				  cfg->note[i][0] && where[0] ? "; " : "", cfg->note[i]);
 	}
-	return buf;
+	return ergon_dynbuf_take(&b, NULL);
 }
