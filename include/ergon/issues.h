@@ -72,6 +72,8 @@ enum ergon_integrity {
 	X("pmu.unit_missing", ERGON_SEV_INFO, "HPX_PMU=missing: the port has no PMU, no event counts") \
 	X("pmu.cycle_counter_missing", ERGON_SEV_WARNING,                                            \
 	  "HPX_CYCLE_COUNTER=missing: no per-layer cycles, total_cycles null")                     \
+	X("pmu.negative_counter", ERGON_SEV_WARNING, "negative counter cells were kept but flagged") \
+	X("pmu.parser_limit", ERGON_SEV_ERROR, "the parser hit a limit; the log was kept, not parsed") \
 	/* --- capture: HPX transports (drivers/transports) --- */                                 \
 	X("capture.incomplete", ERGON_SEV_WARNING, "the capture stopped before the end sentinel")    \
 	X("capture.timeout", ERGON_SEV_WARNING, "the capture hit its overall time limit")            \
