@@ -228,8 +228,7 @@ int ergon_hpx_capture(const struct ergon_hpx_capture_opts *o, struct ergon_hpx_p
 				json_pack("{s:s, s:s}", "parser_error", res->parse_error, "log",
 					  o->log_path),
 				"%s; parsing stopped there, the whole capture (%llu bytes) is kept "
-				"in %s: raise the limit or fix the stream and re-run "
-				"`ergon parse` on the log",
+				"in %s for `ergon parse`",
 				res->parse_error, res->bytes, o->log_path);
 	res->lossy = ergon_transport_lossy(t);
 	if (res->timed_out)

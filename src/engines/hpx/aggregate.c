@@ -935,7 +935,9 @@ int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsign
 	else if (nlayers == 0)
 		ergon_issue_add(issues, "pmu.missing", NULL,
 				"the stream has a START but no complete iteration with layer rows");
-	if (p->in_session && !p->ended)
+	/* A parser that stopped at a limit did not see the rest: the caller
+	 * reports that (pmu.parser_limit), not a truncated stream. */
+	if (p->in_session && !p->ended && !p->failed)
 		ergon_issue_add(
 		    issues, "pmu.incomplete",
 		    json_pack("{s:b}", "open_iteration_dropped", (int)p->dropped_open_iter),
