@@ -302,6 +302,99 @@ static void clean_window_facts(void **state)
 	free(dir);
 }
 
+/* The issue with this code in the artifact's power section, or NULL. */
+static const json_t *power_issue(const json_t *s, const char *code)
+{
+	size_t i;
+	const json_t *v;
+	json_array_foreach(json_object_get(json_object_get(s, "power"), "issues"), i, v)
+	{
+		if (strcmp(json_string_value(json_object_get(v, "code")), code) == 0)
+			return v;
+	}
+	return NULL;
+}
+
+/* Run analyze on one input; it must write an invalid artifact (exit 0, as
+ * for any written artifact) carrying `code` whose message holds `where`,
+ * with no stats window. */
+static void assert_fault_artifact(const char *opt, const char *input, const char *out,
+				  const char *code, const char *where)
+{
+	char *se = NULL;
+	int rc = ts_run_ergon(NULL, &se, "analyze", opt, input, "--out", out, NULL);
+	if (rc != 0)
+		fail_msg("%s %s: exit %d: %s", opt, input, rc, se ? se : "");
+	free(se);
+	char *sum = ts_strf("%s/summary.json", out);
+	json_t *s = load(sum);
+	const json_t *p = json_object_get(s, "power");
+	assert_string_equal(json_string_value(json_object_get(p, "integrity")), "invalid");
+	assert_string_equal(json_string_value(json_object_get(p, "gate_failure")),
+			    "no_stats_window");
+	const json_t *is = power_issue(s, code);
+	if (is == NULL)
+		fail_msg("%s: no %s issue", input, code);
+	const char *msg = json_string_value(json_object_get(is, "message"));
+	if (strstr(msg, where) == NULL)
+		fail_msg("%s: message '%s' does not name '%s'", code, msg, where);
+	json_decref(s);
+	free(sum);
+}
+
+/* Data faults in the recording are issues on an invalid artifact, named by
+ * file and line; only I/O errors exit 3 (see usage_and_io_errors). */
+static void data_faults_write_an_artifact(void **state)
+{
+	(void)state;
+	char *dir = ts_tmpdir();
+	/* Row 3 (file line 4) starts at 0.4 s, before row 2's end at 1.0 s. */
+	char *csv = ts_strf("%s/back.csv", dir);
+	const char *text = "t_start_s,t_end_s,i_avg_a,p_avg_w\n"
+			   "0.0,0.5,0.5,1.0\n"
+			   "0.5,1.0,0.5,1.0\n"
+			   "0.4,0.9,0.5,1.0\n";
+	assert_int_equal(ts_write_file(csv, text, strlen(text)), 0);
+	char *out = ts_strf("%s/back", dir);
+	char *where = ts_strf("%s:4", csv);
+	assert_fault_artifact("--stats", csv, out, "power.time_backwards", where);
+	free(where);
+	free(out);
+	/* Near miss: the same rows in order are not a fault. */
+	char *ok = ts_strf("%s/ok.csv", dir);
+	const char *okt = "t_start_s,t_end_s,i_avg_a,p_avg_w\n"
+			  "0.0,0.5,0.5,1.0\n"
+			  "0.5,1.0,0.5,1.0\n"
+			  "1.0,1.5,0.5,1.0\n";
+	assert_int_equal(ts_write_file(ok, okt, strlen(okt)), 0);
+	out = ts_strf("%s/ok", dir);
+	assert_int_equal(ts_run_ergon(NULL, NULL, "analyze", "--stats", ok, "--out", out, NULL), 0);
+	char *sum = ts_strf("%s/summary.json", out);
+	json_t *s = load(sum);
+	assert_null(power_issue(s, "power.time_backwards"));
+	assert_null(power_issue(s, "power.recording_unusable"));
+	json_decref(s);
+	free(sum);
+	free(out);
+	free(ok);
+	/* An empty .jls and one cut inside its header: unusable, not I/O. */
+	char *empty = ts_strf("%s/empty.jls", dir);
+	assert_int_equal(ts_write_file(empty, "", 0), 0);
+	out = ts_strf("%s/empty", dir);
+	assert_fault_artifact("--jls", empty, out, "power.recording_unusable", empty);
+	free(out);
+	char *cut = ts_strf("%s/cut.jls", dir);
+	assert_int_equal(ts_write_file(cut, "not a JLS recording at all, 40 bytes..\n", 40), 0);
+	out = ts_strf("%s/cut", dir);
+	assert_fault_artifact("--jls", cut, out, "power.recording_unusable", cut);
+	free(out);
+	free(cut);
+	free(empty);
+	free(csv);
+	ts_tmpdir_remove(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -311,6 +404,7 @@ int main(void)
 	    cmocka_unit_test(stats_csv_with_markers),
 	    cmocka_unit_test(hpx_log_as_facts),
 	    cmocka_unit_test(clean_window_facts),
+	    cmocka_unit_test(data_faults_write_an_artifact),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -68,6 +68,9 @@ struct ergon_power_csv {
 	/* stats */
 	struct ergon_stats_packet pk[STATS_BATCH];
 	size_t pn;
+	uint64_t rows;	       /* statistics rows read */
+	double stats_prev_end; /* t_end_s of the previous row */
+	int time_fault;	       /* the first error was time going backwards */
 };
 
 int ergon_power_csv_new(int kind, struct ergon_gated *g, unsigned sync_input_index,
@@ -246,6 +249,26 @@ static int stats_row(struct ergon_power_csv *p, char **f, int *col, struct ergon
 		if (rc)
 			return rc;
 	}
+	/* Time order is checked here, where the line is known; the engine's
+	 * own check can only name a packet index. Same slack as the engine. */
+	if (!isfinite(q->t_start_s) || !isfinite(q->t_end_s) || q->t_end_s < q->t_start_s) {
+		p->time_fault = 1;
+		return ergon_err_set(err, ERGON_EPARSE,
+				     "%s:%llu: span [%.9g, %.9g] is not a finite forward interval; "
+				     "fix t_start_s/t_end_s",
+				     p->name, (unsigned long long)p->line_no, q->t_start_s,
+				     q->t_end_s);
+	}
+	if (p->rows > 0 && q->t_start_s < p->stats_prev_end - 1e-9) {
+		p->time_fault = 1;
+		return ergon_err_set(err, ERGON_EPARSE,
+				     "%s:%llu: t_start_s %.9g is before the previous row's t_end_s "
+				     "%.9g (time goes backwards); rows must be in time order",
+				     p->name, (unsigned long long)p->line_no, q->t_start_s,
+				     p->stats_prev_end);
+	}
+	p->rows++;
+	p->stats_prev_end = q->t_end_s;
 	if (p->present[S_V_AVG])
 		q->fields |= ERGON_PKT_VOLTAGE;
 	if (p->present[S_P_AVG])
@@ -279,7 +302,7 @@ static int raw_row(struct ergon_power_csv *p, char **f, int *col, struct ergon_e
 		return ergon_err_set(err, ERGON_EPARSE, "%s:%llu: t_s is not finite", p->name,
 				     (unsigned long long)p->line_no);
 	if (p->k > 0 && t <= p->t_prev)
-		return ergon_err_set(err, ERGON_EPARSE,
+		return p->time_fault = 1, ergon_err_set(err, ERGON_EPARSE,
 				     "%s:%llu: t_s %.9g is not after the previous %.9g (time goes "
 				     "backwards or repeats); raw samples must be in time order",
 				     p->name, (unsigned long long)p->line_no, t, p->t_prev);
@@ -484,4 +507,9 @@ int ergon_gate_markers_parse(const char *buf, size_t len, const char *name,
 fail:
 	free(m);
 	return rc;
+}
+
+int ergon_power_csv_time_fault(const struct ergon_power_csv *p)
+{
+	return p != NULL && p->time_fault;
 }
