@@ -183,6 +183,9 @@ struct ergon_power_facts {
 	/* Where clean_infer_count came from when not from the record
 	 * ("profile_boot", "host_configuration"; "" = the record or unknown). */
 	char clean_count_source[24];
+	/* Gate windows the firmware says it drove (facts "gate_windows");
+	 * 0 = not stated, which means the one window of the power firmware. */
+	uint64_t gate_windows_driven;
 	int internal;		/* the on-board INA228 is the measurement of record */
 	double host_envelope_s; /* internal: host-timed start-to-record interval; 0 unknown */
 	/* Clean-window counts reported by the profile boot (HPX_CLEAN_*). */

@@ -395,6 +395,56 @@ static void data_faults_write_an_artifact(void **state)
 	free(dir);
 }
 
+/* shared_two_windows holds two gate windows (0.6..1.8 s, 2.8..5.2 s); the
+ * power firmware drives one. Without a statement in the facts the summed
+ * energy (0.0257 + 0.0514 J) / 36 = 2.141 mJ must not be reported. */
+static void multiple_gate_windows(void **state)
+{
+	(void)state;
+	char *dir = ts_tmpdir();
+	char *two = ts_fixture("jls/shared_two_windows.jls");
+	char *one = ts_fixture("jls/shared_basic.jls");
+	char *facts = write_facts(dir, "f.json", "{\"clean_infer_count\": 36}");
+	char *facts2 =
+	    write_facts(dir, "f2.json", "{\"clean_infer_count\": 36, \"gate_windows\": 2}");
+	const char *jls[3] = {two, one, two};
+	const char *fx[3] = {facts, facts, facts2};
+	for (int k = 0; k < 3; k++) {
+		char *out = ts_strf("%s/run%d", dir, k);
+		assert_int_equal(ts_run_ergon(NULL, NULL, "analyze", "--jls", jls[k], "--facts",
+					      fx[k], "--out", out, NULL),
+				 0);
+		char *sum = ts_strf("%s/summary.json", out);
+		json_t *s = load(sum);
+		const json_t *p = json_object_get(s, "power");
+		const json_t *is = power_issue(s, "power.multiple_gate_windows");
+		if (k == 0) {
+			/* trigger: two windows seen, one driven */
+			assert_non_null(is);
+			assert_string_equal(json_string_value(json_object_get(is, "severity")),
+					    "warning");
+			const json_t *c = json_object_get(is, "context");
+			assert_int_equal(json_integer_value(json_object_get(c, "windows_seen")), 2);
+			assert_int_equal(json_integer_value(json_object_get(c, "windows_driven")), 1);
+			assert_true(json_is_null(json_object_get(p, "energy_per_inference_j")));
+			assert_true(json_is_true(json_object_get(p, "gated_window_duration_suspect")));
+		} else {
+			/* near misses: one window; two windows the facts say were driven */
+			assert_null(is);
+			assert_true(json_is_number(json_object_get(p, "energy_per_inference_j")));
+		}
+		json_decref(s);
+		free(sum);
+		free(out);
+	}
+	free(facts2);
+	free(facts);
+	free(one);
+	free(two);
+	ts_tmpdir_remove(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -405,6 +455,7 @@ int main(void)
 	    cmocka_unit_test(hpx_log_as_facts),
 	    cmocka_unit_test(clean_window_facts),
 	    cmocka_unit_test(data_faults_write_an_artifact),
+	    cmocka_unit_test(multiple_gate_windows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -212,6 +212,22 @@ int ergon_power_evaluate(const struct ergon_power_facts *f, const struct ergon_p
 		reason(v, "device_timing_corrupt");
 	}
 
+	if (gv->window_count > 1 && f->gate_windows_driven != gv->window_count) {
+		/* The power firmware drives exactly one window; the sum of several
+		 * divided by one window's count is not energy per inference. */
+		uint64_t driven = f->gate_windows_driven ? f->gate_windows_driven : 1;
+		ergon_issue_add(issues, "power.multiple_gate_windows",
+				json_pack("{s:I,s:I}", "windows_seen", (json_int_t)gv->window_count,
+					  "windows_driven", (json_int_t)driven),
+				"the recording holds %zu qualifying gate windows but the firmware "
+				"drove %llu%s: their summed energy is not divided by one window's "
+				"count; per-inference figures are withheld (cut the recording to "
+				"one window, or say \"gate_windows\": N in the facts)",
+				gv->window_count, (unsigned long long)driven,
+				f->gate_windows_driven ? "" : " (facts state no gate_windows)");
+		v->suspect = 1;
+		reason(v, "multiple_gate_windows");
+	}
 	if (gv->window_count > 0) {
 		if (gv->shortest_integral_s < gv->min_window_s) {
 			ergon_issue_add(issues, "power.gate_below_minimum",
