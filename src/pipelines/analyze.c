@@ -236,6 +236,18 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 				      "recording_provenance",
 				      o->recording_provenance ? o->recording_provenance : "unknown",
 				      "facts", o->facts_path));
+	/* Wall-clock anchor of sample 0 from the recording's UTC track; null
+	 * when it has none (CSV inputs, or a JLS written without UTC). */
+	json_t *start_utc = json_null();
+	int64_t q30 = 0;
+	char iso[40];
+	if (jr != NULL && ergon_jls_reader_start_utc(jr, &q30) == 0 &&
+	    ergon_jls_utc_iso(q30, iso, sizeof iso) == 0) {
+		json_decref(start_utc);
+		start_utc = json_string(iso);
+	}
+	json_object_set(json_object_get(prov, "recording"), "capture_start_utc", start_utc);
+	json_object_set_new(section, "capture_start_utc", start_utc);
 	json_object_set(section, "provenance", prov);
 	if (jr != NULL)
 		json_object_set_new(art, "instrument",

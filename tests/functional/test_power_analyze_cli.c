@@ -433,6 +433,15 @@ static void multiple_gate_windows(void **state)
 			assert_null(is);
 			assert_true(json_is_number(json_object_get(p, "energy_per_inference_j")));
 		}
+		/* The UTC of sample 0, from the fixtures' expected.json "utc" blocks. */
+		assert_string_equal(json_string_value(json_object_get(p, "capture_start_utc")),
+				    k == 1 ? "2025-06-02T15:04:05.000000Z"
+					   : "2025-06-02T16:00:00.000000Z");
+		assert_string_equal(
+		    json_string_value(json_object_get(
+			json_object_get(json_object_get(s, "provenance"), "recording"),
+			"capture_start_utc")),
+		    json_string_value(json_object_get(p, "capture_start_utc")));
 		json_decref(s);
 		free(sum);
 		free(out);
