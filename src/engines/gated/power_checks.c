@@ -61,20 +61,31 @@ json_t *ergon_power_check_internal(const struct ergon_power_facts *f, json_t *is
 	const struct ergon_power_terminal *t = &f->terminal;
 	json_t *ceiling = NULL;
 	*fail = 0;
-	if (t->status == ERGON_TERMINAL_NONE)
-		return NULL;
 	double elapsed_s = (double)t->elapsed_us * 1e-6;
+	double env = f->host_envelope_s;
+	double slack = env > 0 ? fmax(0.25, 0.02 * env) : 0;
+	/* Present on every internal run, so a reader can tell "checked and
+	 * fine" from "could not be checked": the fields it cannot compute are
+	 * null and `reason` says why (null when the check ran in full). */
+	int have = t->status != ERGON_TERMINAL_NONE && t->have_elapsed;
+	const char *why = t->status == ERGON_TERMINAL_NONE ? "no_terminal_record"
+			  : !t->have_elapsed		     ? "record_lacks_elapsed_us"
+			  : !(env > 0)			     ? "host_envelope_unknown"
+							     : NULL;
+	ceiling = json_pack(
+	    "{s:o,s:o,s:o,s:o,s:o,s:o}", "elapsed_us",
+	    have ? json_integer((json_int_t)t->elapsed_us) : json_null(), "elapsed_s",
+	    have ? json_real(elapsed_s) : json_null(), "host_envelope_s",
+	    env > 0 ? json_real(env) : json_null(), "slack_s",
+	    env > 0 ? json_real(slack) : json_null(), "ratio",
+	    have && env > 0 ? json_real(elapsed_s / env) : json_null(), "reason",
+	    why ? json_string(why) : json_null());
+	if (t->status == ERGON_TERMINAL_NONE)
+		return ceiling;
 	if (t->have_elapsed) {
 		/* The host envelope (start of the power binary to collecting its
 		 * record) bounds the firmware window from above; the slack covers
 		 * boot and record transfer. */
-		double env = f->host_envelope_s;
-		double slack = env > 0 ? fmax(0.25, 0.02 * env) : 0;
-		ceiling = json_pack("{s:I,s:f,s:o,s:o,s:o}", "elapsed_us",
-				    (json_int_t)t->elapsed_us, "elapsed_s", elapsed_s,
-				    "host_envelope_s", env > 0 ? json_real(env) : json_null(),
-				    "slack_s", env > 0 ? json_real(slack) : json_null(), "ratio",
-				    env > 0 ? json_real(elapsed_s / env) : json_null());
 		if (env > 0 && elapsed_s > env + slack)
 			ergon_issue_add(
 			    issues, "power.window_clock_exceeds_host_time",
