@@ -120,6 +120,7 @@ enum ergon_integrity {
 	X("power.short_gate_pulses_ignored", ERGON_SEV_INFO, "gate pulses under the 1 s floor were ignored") \
 	X("power.multiple_gate_windows", ERGON_SEV_WARNING, "several gate windows where the firmware drove one") \
 	X("power.distribution_truncated", ERGON_SEV_INFO, "percentiles use only the first packets (capped)") \
+	X("power.packets_dropped", ERGON_SEV_WARNING, "statistics sample_id jumps: packets were dropped") \
 	X("power.time_backwards", ERGON_SEV_ERROR, "recording time goes backwards: nothing measured from it") \
 	X("power.recording_unusable", ERGON_SEV_ERROR, "the recording's content cannot be read as samples") \
 	/* --- profile: clean-window checks --- */                                                 \

@@ -31,7 +31,7 @@ static int is_data_fault(int rc)
 }
 
 static int feed_csv(struct ergon_gated *g, int kind, const char *path, unsigned sync,
-		    int *time_fault, struct ergon_err *err)
+		    int *time_fault, json_t **warnings, struct ergon_err *err)
 {
 	FILE *fp = fopen(path, "rb");
 	if (fp == NULL)
@@ -54,6 +54,7 @@ static int feed_csv(struct ergon_gated *g, int kind, const char *path, unsigned 
 	if (rc == 0)
 		rc = ergon_power_csv_end(p, err);
 	*time_fault = ergon_power_csv_time_fault(p);
+	*warnings = ergon_power_csv_warnings(p);
 	free(buf);
 	ergon_power_csv_free(p);
 	fclose(fp);
@@ -192,11 +193,11 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 		} else if (o->stats_path) {
 			format = "stats_csv";
 			rc = feed_csv(g, ERGON_POWER_CSV_STATS, o->stats_path, o->sync_input_index,
-				      &time_fault, err);
+				      &time_fault, &warnings, err);
 		} else {
 			format = "raw_csv";
 			rc = feed_csv(g, ERGON_POWER_CSV_RAW, o->raw_path, o->sync_input_index,
-				      &time_fault, err);
+				      &time_fault, &warnings, err);
 		}
 		if (rc && is_data_fault(rc)) {
 			/* The recording's content is unusable: the artifact is still
@@ -205,8 +206,11 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 			 * engine is replaced by an empty one so nothing partial is
 			 * reported as measured. */
 			fault_code = time_fault ? "power.time_backwards" : "power.recording_unusable";
+			json_t *fw = json_pack("[{s:s,s:s}]", "code", fault_code, "message", err->msg);
+			if (fw && warnings)
+				json_array_extend(fw, warnings);
 			json_decref(warnings);
-			warnings = json_pack("[{s:s,s:s}]", "code", fault_code, "message", err->msg);
+			warnings = fw;
 			ergon_err_clear(err);
 			ergon_gated_free(g);
 			g = NULL;

@@ -454,6 +454,50 @@ static void multiple_gate_windows(void **state)
 	free(dir);
 }
 
+/* sample_id continuity: 0.5 s packets advance the JS220's 2 MHz sample id
+ * by 0.5 x 2e6 = 1,000,000. Line 5 jumps from 2,000,000 to 4,000,000 = two
+ * packets' worth, so one packet was dropped. Near miss: +1,400,000 is within
+ * the half-packet slack (1.5 x 1,000,000) and is not a drop. */
+static void packets_dropped_from_sample_id(void **state)
+{
+	(void)state;
+	char *dir = ts_tmpdir();
+	const char *ids[2] = {"4000000", "3400000"};
+	for (int k = 0; k < 2; k++) {
+		char *csv = ts_strf("%s/s%d.csv", dir, k);
+		char *text = ts_strf("t_start_s,t_end_s,i_avg_a,p_avg_w,sample_id\n"
+				     "0.0,0.5,0.5,1.0,0\n"
+				     "0.5,1.0,0.5,1.0,1000000\n"
+				     "1.0,1.5,0.5,1.0,2000000\n"
+				     "2.0,2.5,0.5,1.0,%s\n",
+				     ids[k]);
+		assert_int_equal(ts_write_file(csv, text, strlen(text)), 0);
+		char *out = ts_strf("%s/run%d", dir, k);
+		assert_int_equal(
+		    ts_run_ergon(NULL, NULL, "analyze", "--stats", csv, "--out", out, NULL), 0);
+		char *sum = ts_strf("%s/summary.json", out);
+		json_t *s = load(sum);
+		const json_t *is = power_issue(s, "power.packets_dropped");
+		if (k == 0) {
+			assert_non_null(is);
+			const char *msg = json_string_value(json_object_get(is, "message"));
+			char *where = ts_strf("%s:5:", csv);
+			if (strstr(msg, where) == NULL || strstr(msg, "about 1 statistics") == NULL)
+				fail_msg("message '%s' lacks '%s' or the count", msg, where);
+			free(where);
+		} else {
+			assert_null(is);
+		}
+		json_decref(s);
+		free(sum);
+		free(out);
+		free(text);
+		free(csv);
+	}
+	ts_tmpdir_remove(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -465,6 +509,7 @@ int main(void)
 	    cmocka_unit_test(clean_window_facts),
 	    cmocka_unit_test(data_faults_write_an_artifact),
 	    cmocka_unit_test(multiple_gate_windows),
+	    cmocka_unit_test(packets_dropped_from_sample_id),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
