@@ -19,8 +19,8 @@
 
 #include "ergon/error.h"
 #include "ergon/gated.h"
-#include <jansson.h>
 
+#include <jansson.h>
 #include <stddef.h>
 
 #ifdef __cplusplus

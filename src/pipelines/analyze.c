@@ -205,8 +205,10 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 			 * names the file and line) and no stats window. The half-fed
 			 * engine is replaced by an empty one so nothing partial is
 			 * reported as measured. */
-			fault_code = time_fault ? "power.time_backwards" : "power.recording_unusable";
-			json_t *fw = json_pack("[{s:s,s:s}]", "code", fault_code, "message", err->msg);
+			fault_code =
+			    time_fault ? "power.time_backwards" : "power.recording_unusable";
+			json_t *fw =
+			    json_pack("[{s:s,s:s}]", "code", fault_code, "message", err->msg);
 			if (fw && warnings)
 				json_array_extend(fw, warnings);
 			json_decref(warnings);

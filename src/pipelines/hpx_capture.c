@@ -60,7 +60,8 @@ static bool sentinel_seen(unsigned char *scan, unsigned char *tail, size_t *tail
 				break;
 			at = (size_t)(hit - scan);
 			/* at the start of a line, as the parser requires */
-			if (memcmp(hit, sentinels[i], k) == 0 && (at == 0 || scan[at - 1] == '\n')) {
+			if (memcmp(hit, sentinels[i], k) == 0 &&
+			    (at == 0 || scan[at - 1] == '\n')) {
 				found = true;
 				break;
 			}
@@ -224,12 +225,12 @@ int ergon_hpx_capture(const struct ergon_hpx_capture_opts *o, struct ergon_hpx_p
 		}
 	}
 	if (res->parse_failed)
-		ergon_issue_add(res->issues, "pmu.parser_limit",
-				json_pack("{s:s, s:s}", "parser_error", res->parse_error, "log",
-					  o->log_path),
-				"%s; parsing stopped there, the whole capture (%llu bytes) is kept "
-				"in %s for `ergon parse`",
-				res->parse_error, res->bytes, o->log_path);
+		ergon_issue_add(
+		    res->issues, "pmu.parser_limit",
+		    json_pack("{s:s, s:s}", "parser_error", res->parse_error, "log", o->log_path),
+		    "%s; parsing stopped there, the whole capture (%llu bytes) is kept "
+		    "in %s for `ergon parse`",
+		    res->parse_error, res->bytes, o->log_path);
 	res->lossy = ergon_transport_lossy(t);
 	if (res->timed_out)
 		ergon_issue_add(res->issues, "capture.timeout",

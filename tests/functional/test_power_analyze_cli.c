@@ -425,9 +425,11 @@ static void multiple_gate_windows(void **state)
 					    "warning");
 			const json_t *c = json_object_get(is, "context");
 			assert_int_equal(json_integer_value(json_object_get(c, "windows_seen")), 2);
-			assert_int_equal(json_integer_value(json_object_get(c, "windows_driven")), 1);
+			assert_int_equal(json_integer_value(json_object_get(c, "windows_driven")),
+					 1);
 			assert_true(json_is_null(json_object_get(p, "energy_per_inference_j")));
-			assert_true(json_is_true(json_object_get(p, "gated_window_duration_suspect")));
+			assert_true(
+			    json_is_true(json_object_get(p, "gated_window_duration_suspect")));
 		} else {
 			/* near misses: one window; two windows the facts say were driven */
 			assert_null(is);

@@ -364,8 +364,7 @@ static void internal_window_clock_ceiling(void **state)
 	c = ergon_power_check_internal(&f, is, &fail);
 	assert_non_null(c);
 	assert_true(json_is_null(json_object_get(c, "elapsed_s")));
-	assert_string_equal(json_string_value(json_object_get(c, "reason")),
-			    "no_terminal_record");
+	assert_string_equal(json_string_value(json_object_get(c, "reason")), "no_terminal_record");
 	json_decref(c);
 	json_decref(is);
 }

@@ -130,8 +130,7 @@ static void check_fixture(const char *name)
 	size_t nu = ergon_jls_reader_utc(r, "current", ue);
 	assert_int_equal(nu, json_array_size(utc) < 2 ? json_array_size(utc) : 2);
 	for (size_t i = 0; i < nu; i++) {
-		const json_t *u =
-		    json_array_get(utc, i == 0 ? 0 : json_array_size(utc) - 1);
+		const json_t *u = json_array_get(utc, i == 0 ? 0 : json_array_size(utc) - 1);
 		assert_int_equal(ue[i].sample_id,
 				 json_integer_value(json_object_get(u, "sample_id")));
 		assert_int_equal(ue[i].file_sample_id,

@@ -69,17 +69,16 @@ json_t *ergon_power_check_internal(const struct ergon_power_facts *f, json_t *is
 	 * null and `reason` says why (null when the check ran in full). */
 	int have = t->status != ERGON_TERMINAL_NONE && t->have_elapsed;
 	const char *why = t->status == ERGON_TERMINAL_NONE ? "no_terminal_record"
-			  : !t->have_elapsed		     ? "record_lacks_elapsed_us"
-			  : !(env > 0)			     ? "host_envelope_unknown"
-							     : NULL;
-	ceiling = json_pack(
-	    "{s:o,s:o,s:o,s:o,s:o,s:o}", "elapsed_us",
-	    have ? json_integer((json_int_t)t->elapsed_us) : json_null(), "elapsed_s",
-	    have ? json_real(elapsed_s) : json_null(), "host_envelope_s",
-	    env > 0 ? json_real(env) : json_null(), "slack_s",
-	    env > 0 ? json_real(slack) : json_null(), "ratio",
-	    have && env > 0 ? json_real(elapsed_s / env) : json_null(), "reason",
-	    why ? json_string(why) : json_null());
+			  : !t->have_elapsed		   ? "record_lacks_elapsed_us"
+			  : !(env > 0)			   ? "host_envelope_unknown"
+							   : NULL;
+	ceiling = json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}", "elapsed_us",
+			    have ? json_integer((json_int_t)t->elapsed_us) : json_null(),
+			    "elapsed_s", have ? json_real(elapsed_s) : json_null(),
+			    "host_envelope_s", env > 0 ? json_real(env) : json_null(), "slack_s",
+			    env > 0 ? json_real(slack) : json_null(), "ratio",
+			    have && env > 0 ? json_real(elapsed_s / env) : json_null(), "reason",
+			    why ? json_string(why) : json_null());
 	if (t->status == ERGON_TERMINAL_NONE)
 		return ceiling;
 	if (t->have_elapsed) {

@@ -240,8 +240,8 @@ int ergon_power_section(const struct ergon_gated_result *res, double min_window_
 				    : "the gate never rose",
 				res->short_gate_pulses_ignored ? ", only glitches" : "");
 	}
-	if (res != NULL && (fig.packets_total > fig.packets ||
-			    res->whole.packets_total > res->whole.packets))
+	if (res != NULL &&
+	    (fig.packets_total > fig.packets || res->whole.packets_total > res->whole.packets))
 		ergon_issue_add(
 		    issues, "power.distribution_truncated",
 		    json_pack("{s:I,s:I,s:I,s:I}", "retained", (json_int_t)fig.packets, "total",

@@ -352,6 +352,13 @@ static int stats_row(struct ergon_power_csv *p, char **f, int *col, struct ergon
 	return 0;
 }
 
+/* Marks the error being returned as time not moving forward. */
+static int time_error(struct ergon_power_csv *p, int rc)
+{
+	p->time_fault = 1;
+	return rc;
+}
+
 static int raw_row(struct ergon_power_csv *p, char **f, int *col, struct ergon_err *err)
 {
 	double v[R_COUNT] = {0};
@@ -370,10 +377,11 @@ static int raw_row(struct ergon_power_csv *p, char **f, int *col, struct ergon_e
 		return ergon_err_set(err, ERGON_EPARSE, "%s:%llu: t_s is not finite", p->name,
 				     (unsigned long long)p->line_no);
 	if (p->k > 0 && t <= p->t_prev)
-		return p->time_fault = 1, ergon_err_set(err, ERGON_EPARSE,
+		return time_error(
+		    p, ergon_err_set(err, ERGON_EPARSE,
 				     "%s:%llu: t_s %.9g is not after the previous %.9g (time goes "
 				     "backwards or repeats); raw samples must be in time order",
-				     p->name, (unsigned long long)p->line_no, t, p->t_prev);
+				     p->name, (unsigned long long)p->line_no, t, p->t_prev));
 	if (p->k == 0) {
 		p->t0 = t;
 	} else if (p->k == 1) {

@@ -7,12 +7,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <math.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -618,8 +618,9 @@ size_t ergon_jls_reader_utc(const struct ergon_jls_reader *r, const char *signal
 	for (size_t i = 0; i < n; i++) {
 		out[i] = r->utc[s->signal_id][i];
 		/* Without a DATA chunk the file id is the only id there is. */
-		out[i].sample_id = out[i].file_sample_id -
-				   (r->first_sid_known[s->signal_id] ? r->first_sid[s->signal_id] : 0);
+		out[i].sample_id =
+		    out[i].file_sample_id -
+		    (r->first_sid_known[s->signal_id] ? r->first_sid[s->signal_id] : 0);
 	}
 	return n;
 }
