@@ -2,6 +2,7 @@
  * firmware facts, its artifacts and exit codes. Expected energies come from
  * the fixture's .expected.json (computed by the reference writer). */
 #include "ergon/issues.h"
+#include "ergon/jls.h"
 #include "test_support.h"
 
 #include <jansson.h>
@@ -388,6 +389,40 @@ static void data_faults_write_an_artifact(void **state)
 	out = ts_strf("%s/cut", dir);
 	assert_fault_artifact("--jls", cut, out, "power.recording_unusable", cut);
 	free(out);
+	/* The reference fixture with its 'current' signal renamed 'kurrent'
+	 * (payload CRC recomputed, so the file is intact): no usable current. */
+	char *fx = ts_fixture("jls/shared_basic.jls");
+	size_t flen = 0;
+	char *b = ts_read_file(fx, &flen);
+	assert_non_null(b);
+	int renamed = 0;
+	for (size_t off = 32; off + 32 <= flen;) {
+		const uint8_t *h = (const uint8_t *)b + off;
+		uint32_t plen = (uint32_t)h[20] | (uint32_t)h[21] << 8 | (uint32_t)h[22] << 16 |
+				(uint32_t)h[23] << 24;
+		size_t span = (size_t)ergon_jls_payload_span(plen);
+		char *pl = b + off + 32;
+		if (h[16] == ERGON_JLS_TAG_SIGNAL_DEF && plen > 136 &&
+		    memcmp(pl + 128, "current", 8) == 0) {
+			pl[128] = 'k';
+			uint32_t crc = ergon_jls_crc32c(0, pl, plen);
+			for (int i = 0; i < 4; i++)
+				pl[span - 4 + (size_t)i] = (char)(crc >> (8 * i));
+			renamed = 1;
+		}
+		if (h[16] == ERGON_JLS_TAG_END || off + 32 + span > flen)
+			break;
+		off += 32 + span;
+	}
+	assert_true(renamed);
+	char *nocur = ts_strf("%s/nocurrent.jls", dir);
+	assert_int_equal(ts_write_file(nocur, b, flen), 0);
+	out = ts_strf("%s/nocurrent", dir);
+	assert_fault_artifact("--jls", nocur, out, "power.recording_unusable", nocur);
+	free(out);
+	free(nocur);
+	free(b);
+	free(fx);
 	free(cut);
 	free(empty);
 	free(csv);
