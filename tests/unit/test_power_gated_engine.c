@@ -287,6 +287,10 @@ static void gate_failures(void **state)
 		if (cases[c].n > 0) {
 			/* Whole-capture energy is kept. */
 			assert_true(json_number_value(json_object_get(sec, "energy_j")) > 0);
+		} else {
+			/* No samples: nothing measured, energy and charge null (not 0 J). */
+			assert_true(json_is_null(json_object_get(sec, "energy_j")));
+			assert_true(json_is_null(json_object_get(sec, "charge_c")));
 		}
 		json_decref(sec);
 		ergon_gated_free(g);

@@ -223,8 +223,12 @@ int ergon_power_section(const struct ergon_gated_result *res, double min_window_
 		fig = res->whole;
 		if (res->unterminated)
 			gate_failure = "no_gate_fall";
-		else if (res->samples == 0 && res->packets == 0)
+		else if (res->samples == 0 && res->packets == 0) {
 			gate_failure = "no_stats_window";
+			/* Nothing was observed: no energy, not 0 J. */
+			fig.energy_j = NAN;
+			fig.charge_c = NAN;
+		}
 		else
 			gate_failure = "no_gate_rise";
 		ergon_issue_add(issues, "power.observation_degraded",
