@@ -58,6 +58,10 @@ struct ergon_gated_config {
 	 * digital inputs are ignored. Sorted, non-overlapping; copied. */
 	const struct ergon_gate_marker *markers;
 	size_t marker_count;
+	/* Packets kept per distribution (median/p95/p99); 0 = the default of
+	 * 16 Mi. Beyond it the percentiles use the first packets only and
+	 * power.distribution_truncated says so. Lowered only by tests. */
+	size_t distribution_max;
 };
 
 /* Figures for one window (or the whole capture). Percentiles are over
@@ -70,6 +74,7 @@ struct ergon_window_figures {
 	uint64_t start_index, end_index; /* raw input: samples [start, end) */
 	uint64_t samples;		 /* raw samples used (NaN samples excluded) */
 	uint64_t packets;		 /* complete packets in the distribution */
+	uint64_t packets_total;		 /* complete packets seen; > packets when truncated */
 	double energy_j, charge_c;
 	double avg_current_a, avg_voltage_v, avg_power_w, peak_current_a;
 	int has_distribution;
@@ -183,6 +188,9 @@ struct ergon_power_facts {
 	/* Where clean_infer_count came from when not from the record
 	 * ("profile_boot", "host_configuration"; "" = the record or unknown). */
 	char clean_count_source[24];
+	/* Gate windows the firmware says it drove (facts "gate_windows");
+	 * 0 = not stated, which means the one window of the power firmware. */
+	uint64_t gate_windows_driven;
 	int internal;		/* the on-board INA228 is the measurement of record */
 	double host_envelope_s; /* internal: host-timed start-to-record interval; 0 unknown */
 	/* Clean-window counts reported by the profile boot (HPX_CLEAN_*). */

@@ -39,6 +39,12 @@ struct ergon_hpx_capture_result {
 	json_t *issues;	 /* capture.* issues (owned by the result) */
 	json_t *details; /* {transport, log, bytes, elapsed_s, end, link} (owned) */
 	bool interrupted; /* stopped by opts.cancel */
+	/* The parser stopped at a limit (columns, presets, iterations, text):
+	 * the bytes after it were still logged up to the sentinel or timeout,
+	 * and res->issues holds pmu.parser_limit (error: the artifact is
+	 * invalid). parse_error is the parser's message. */
+	bool parse_failed;
+	char parse_error[1024]; /* sized as struct ergon_err.msg */
 };
 
 /* Run a capture feeding p (created by the caller). Returns 0 when the

@@ -72,6 +72,8 @@ enum ergon_integrity {
 	X("pmu.unit_missing", ERGON_SEV_INFO, "HPX_PMU=missing: the port has no PMU, no event counts") \
 	X("pmu.cycle_counter_missing", ERGON_SEV_WARNING,                                            \
 	  "HPX_CYCLE_COUNTER=missing: no per-layer cycles, total_cycles null")                     \
+	X("pmu.negative_counter", ERGON_SEV_WARNING, "negative counter cells were kept but flagged") \
+	X("pmu.parser_limit", ERGON_SEV_ERROR, "the parser hit a limit; the log was kept, not parsed") \
 	/* --- capture: HPX transports (drivers/transports) --- */                                 \
 	X("capture.incomplete", ERGON_SEV_WARNING, "the capture stopped before the end sentinel")    \
 	X("capture.timeout", ERGON_SEV_WARNING, "the capture hit its overall time limit")            \
@@ -116,6 +118,11 @@ enum ergon_integrity {
 	X("power.gate_high_at_start", ERGON_SEV_INFO, "the gate was high from the first sample") \
 	X("power.terminal_missing", ERGON_SEV_WARNING, "no power terminal record: observer check not run") \
 	X("power.short_gate_pulses_ignored", ERGON_SEV_INFO, "gate pulses under the 1 s floor were ignored") \
+	X("power.multiple_gate_windows", ERGON_SEV_WARNING, "several gate windows where the firmware drove one") \
+	X("power.distribution_truncated", ERGON_SEV_INFO, "percentiles use only the first packets (capped)") \
+	X("power.packets_dropped", ERGON_SEV_WARNING, "statistics sample_id jumps: packets were dropped") \
+	X("power.time_backwards", ERGON_SEV_ERROR, "recording time goes backwards: nothing measured from it") \
+	X("power.recording_unusable", ERGON_SEV_ERROR, "the recording's content cannot be read as samples") \
 	/* --- profile: clean-window checks --- */                                                 \
 	X("profile.clean_window_stalled", ERGON_SEV_WARNING, "clean-window iterations stalled or partial") \
 	X("profile.clean_window_clock_rate_low", ERGON_SEV_WARNING, "rate probe cycles below half the core clock") \

@@ -168,6 +168,26 @@ ERGON_API int ergon_jls_reader_stream(struct ergon_jls_reader *r, const char *ga
 /* Sample rate of the streamed signals (from "current"). */
 ERGON_API uint32_t ergon_jls_reader_sample_rate(const struct ergon_jls_reader *r);
 
+/* The UTC track: JLS time is int64 34Q30 seconds since 2018-01-01T00:00:00Z.
+ * Each UTC DATA entry maps a file sample id to a time; sample_id is the
+ * same id relative to the signal's first recorded sample (the streamed
+ * index). */
+struct ergon_jls_utc_entry {
+	int64_t sample_id;
+	int64_t file_sample_id;
+	int64_t utc_q30;
+};
+/* The first and last UTC entries of the named signal, in file order; returns
+ * how many (0 when the signal has no UTC track or no DATA). */
+ERGON_API size_t ergon_jls_reader_utc(const struct ergon_jls_reader *r, const char *signal,
+				      struct ergon_jls_utc_entry out[2]);
+/* JLS time of streamed sample 0 of "current", from its first UTC entry and
+ * the sample rate; ERGON_ENOENT when the recording has no UTC entry. */
+ERGON_API int ergon_jls_reader_start_utc(const struct ergon_jls_reader *r, int64_t *utc_q30);
+/* JLS time as ISO 8601 UTC with microseconds ("2025-06-02T15:04:05.000000Z",
+ * rounded to the nearest microsecond); ERGON_ERANGE when out of range. */
+ERGON_API int ergon_jls_utc_iso(int64_t utc_q30, char *buf, size_t n);
+
 /* Open a file on disk (pread; the file is never written). */
 ERGON_API int ergon_jls_file_open(const char *path, struct ergon_jls_reader **out,
 				  struct ergon_err *err);

@@ -20,6 +20,7 @@
 #include "ergon/error.h"
 #include "ergon/gated.h"
 
+#include <jansson.h>
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -45,6 +46,15 @@ ERGON_API int ergon_power_csv_feed(struct ergon_power_csv *p, const char *buf, s
 				   struct ergon_err *err);
 /* The last line (without newline) and any buffered samples. */
 ERGON_API int ergon_power_csv_end(struct ergon_power_csv *p, struct ergon_err *err);
+/* 1 when the error that stopped the parser was time not moving forward
+ * (t_start_s before the previous t_end_s, a reversed span, raw t_s not
+ * increasing): the caller reports power.time_backwards. */
+ERGON_API int ergon_power_csv_time_fault(const struct ergon_power_csv *p);
+/* Warnings about what was read ({code, message} objects, a new reference):
+ * power.packets_dropped when successive sample_id values jump by more than
+ * the previous packet's span x 2 MHz (Joulescope sample ids), naming the
+ * first line. */
+ERGON_API json_t *ergon_power_csv_warnings(const struct ergon_power_csv *p);
 
 /* Parse a marker file: lines "start_s,end_s" (optional header line naming
  * them). *out is malloc'd (caller frees); at most 1 Mi markers. */

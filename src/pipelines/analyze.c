@@ -21,8 +21,17 @@ static int feed_jls(void *ctx, const struct ergon_jls_block *b, struct ergon_err
 				    b->gate_bit0, b->n, err);
 }
 
+/* A fault of the recording's content, reported as an issue on an invalid
+ * artifact; anything else (cannot open, read or write; out of memory;
+ * usage) stops the command without one. */
+static int is_data_fault(int rc)
+{
+	return rc == ERGON_EPARSE || rc == ERGON_ETOOBIG || rc == ERGON_EVERIFY ||
+	       rc == ERGON_ENOTSUP || rc == ERGON_ERANGE;
+}
+
 static int feed_csv(struct ergon_gated *g, int kind, const char *path, unsigned sync,
-		    struct ergon_err *err)
+		    int *time_fault, json_t **warnings, struct ergon_err *err)
 {
 	FILE *fp = fopen(path, "rb");
 	if (fp == NULL)
@@ -44,6 +53,8 @@ static int feed_csv(struct ergon_gated *g, int kind, const char *path, unsigned 
 	}
 	if (rc == 0)
 		rc = ergon_power_csv_end(p, err);
+	*time_fault = ergon_power_csv_time_fault(p);
+	*warnings = ergon_power_csv_warnings(p);
 	free(buf);
 	ergon_power_csv_free(p);
 	fclose(fp);
@@ -150,38 +161,63 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 	const struct ergon_gated_result *res = NULL;
 	const char *format = "none";
 	const char *input = o->jls_path ? o->jls_path : o->stats_path ? o->stats_path : o->raw_path;
+	const char *fault_code = NULL;
 	if (inputs == 1) {
 		rc = ergon_gated_new(&cfg, &g, err);
 		if (rc)
 			goto out;
+		int time_fault = 0;
 		if (o->jls_path) {
 			format = "jls";
 			rc = ergon_jls_file_open(o->jls_path, &jr, err);
-			if (rc)
-				goto out;
-			rc =
-			    ergon_gated_raw_begin(g, (double)ergon_jls_reader_sample_rate(jr), err);
-			if (rc) {
-				ergon_err_clear(err);
-				rc = ergon_err_set(err, ERGON_EPARSE,
-						   "%s: no usable 'current' signal rate",
-						   o->jls_path);
-				goto out;
+			if (rc == 0) {
+				rc = ergon_gated_raw_begin(
+				    g, (double)ergon_jls_reader_sample_rate(jr), err);
+				if (rc) {
+					ergon_err_clear(err);
+					rc = ergon_err_set(
+					    err, ERGON_EPARSE,
+					    "%s: no usable 'current' signal rate; record the "
+					    "current signal",
+					    o->jls_path);
+				}
 			}
-			char gate[16];
-			snprintf(gate, sizeof(gate), "gpi[%u]", o->sync_input_index);
-			rc = ergon_jls_reader_stream(jr, nmarkers ? NULL : gate, feed_jls, g, err);
-			if (rc)
-				goto out;
-			warnings = json_incref(ergon_jls_reader_warnings(jr));
+			if (rc == 0) {
+				char gate[16];
+				snprintf(gate, sizeof(gate), "gpi[%u]", o->sync_input_index);
+				rc = ergon_jls_reader_stream(jr, nmarkers ? NULL : gate, feed_jls,
+							     g, err);
+			}
+			if (rc == 0)
+				warnings = json_incref(ergon_jls_reader_warnings(jr));
 		} else if (o->stats_path) {
 			format = "stats_csv";
 			rc = feed_csv(g, ERGON_POWER_CSV_STATS, o->stats_path, o->sync_input_index,
-				      err);
+				      &time_fault, &warnings, err);
 		} else {
 			format = "raw_csv";
-			rc =
-			    feed_csv(g, ERGON_POWER_CSV_RAW, o->raw_path, o->sync_input_index, err);
+			rc = feed_csv(g, ERGON_POWER_CSV_RAW, o->raw_path, o->sync_input_index,
+				      &time_fault, &warnings, err);
+		}
+		if (rc && is_data_fault(rc)) {
+			/* The recording's content is unusable: the artifact is still
+			 * written, invalid, with the reason as an issue (its message
+			 * names the file and line) and no stats window. The half-fed
+			 * engine is replaced by an empty one so nothing partial is
+			 * reported as measured. */
+			fault_code =
+			    time_fault ? "power.time_backwards" : "power.recording_unusable";
+			json_t *fw =
+			    json_pack("[{s:s,s:s}]", "code", fault_code, "message", err->msg);
+			if (fw && warnings)
+				json_array_extend(fw, warnings);
+			json_decref(warnings);
+			warnings = fw;
+			ergon_err_clear(err);
+			ergon_gated_free(g);
+			g = NULL;
+			rc = warnings ? ergon_gated_new(&cfg, &g, err)
+				      : ergon_err_set(err, ERGON_ENOMEM, "out of memory");
 		}
 		if (rc)
 			goto out;
@@ -206,6 +242,18 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 				      "recording_provenance",
 				      o->recording_provenance ? o->recording_provenance : "unknown",
 				      "facts", o->facts_path));
+	/* Wall-clock anchor of sample 0 from the recording's UTC track; null
+	 * when it has none (CSV inputs, or a JLS written without UTC). */
+	json_t *start_utc = json_null();
+	int64_t q30 = 0;
+	char iso[40];
+	if (jr != NULL && ergon_jls_reader_start_utc(jr, &q30) == 0 &&
+	    ergon_jls_utc_iso(q30, iso, sizeof iso) == 0) {
+		json_decref(start_utc);
+		start_utc = json_string(iso);
+	}
+	json_object_set(json_object_get(prov, "recording"), "capture_start_utc", start_utc);
+	json_object_set_new(section, "capture_start_utc", start_utc);
 	json_object_set(section, "provenance", prov);
 	if (jr != NULL)
 		json_object_set_new(art, "instrument",

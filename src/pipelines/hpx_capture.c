@@ -42,6 +42,37 @@ static int write_all(int fd, const char *path, const unsigned char *b, size_t n,
 	return 0;
 }
 
+/* Whether one of the sentinels ends a line in tail+data; keeps the last
+ * bytes of data in tail for the next call. scan holds tail_cap + len. */
+static bool sentinel_seen(unsigned char *scan, unsigned char *tail, size_t *tail_len,
+			  size_t tail_cap, const unsigned char *data, size_t len,
+			  const char *const *sentinels, size_t n)
+{
+	memcpy(scan, tail, *tail_len);
+	memcpy(scan + *tail_len, data, len);
+	size_t total = *tail_len + len;
+	bool found = false;
+	for (size_t i = 0; i < n && !found; i++) {
+		size_t k = strlen(sentinels[i]);
+		for (size_t at = 0; at + k <= total; at++) {
+			const unsigned char *hit = memchr(scan + at, sentinels[i][0], total - at);
+			if (!hit || (size_t)(hit - scan) + k > total)
+				break;
+			at = (size_t)(hit - scan);
+			/* at the start of a line, as the parser requires */
+			if (memcmp(hit, sentinels[i], k) == 0 &&
+			    (at == 0 || scan[at - 1] == '\n')) {
+				found = true;
+				break;
+			}
+		}
+	}
+	size_t keep = total < tail_cap ? total : tail_cap;
+	memmove(tail, scan + total - keep, keep);
+	*tail_len = keep;
+	return found;
+}
+
 void ergon_hpx_capture_result_cleanup(struct ergon_hpx_capture_result *res)
 {
 	json_decref(res->issues);
@@ -65,7 +96,7 @@ int ergon_hpx_capture(const struct ergon_hpx_capture_opts *o, struct ergon_hpx_p
 		    ((o->write_flags & ERGON_WRITE_FORCE) ? O_TRUNC : O_EXCL);
 	int raw_fd = -1;
 	char raw_path[4096] = "";
-	unsigned char *buf = NULL;
+	unsigned char *buf = NULL, *scan = NULL;
 	int fd = open(o->log_path, flags, 0644);
 	if (fd < 0) {
 		rc = ergon_err_errno(err, errno, "%s: cannot create the capture log%s", o->log_path,
@@ -88,6 +119,17 @@ int ergon_hpx_capture(const struct ergon_hpx_capture_opts *o, struct ergon_hpx_p
 	buf = malloc(CHUNK);
 	res->issues = json_array();
 	if (!buf || !res->issues) {
+		rc = ergon_err_set(err, ERGON_ENOMEM, "capture: out of memory");
+		goto done;
+	}
+	/* After a parse failure the sentinels are found by a byte search over
+	 * the tail of the previous chunk plus the new one (a sentinel can
+	 * straddle reads). */
+	const char *const sentinels[] = {HPX_TOK_END, HPX_TOK_POWER_TERMINAL_END};
+	unsigned char tail[64];
+	size_t tail_len = 0;
+	scan = malloc(CHUNK + sizeof(tail));
+	if (!scan) {
 		rc = ergon_err_set(err, ERGON_ENOMEM, "capture: out of memory");
 		goto done;
 	}
@@ -125,18 +167,39 @@ int ergon_hpx_capture(const struct ergon_hpx_capture_opts *o, struct ergon_hpx_p
 			res->bytes += got;
 			if (memchr(buf, '\n', got))
 				last_line = now_s();
-			int st = ergon_hpx_parser_feed(p, buf, got, err);
-			if (st < 0) {
-				rc = st;
-				goto done;
-			}
-			struct ergon_hpx_stats s;
-			ergon_hpx_parser_stats(p, &s);
-			if (st == ERGON_HPX_DONE || s.terminal_ended) {
-				res->complete = true;
-				break;
+			if (res->parse_failed) {
+				if (sentinel_seen(scan, tail, &tail_len, sizeof(tail), buf, got,
+						  sentinels, 2)) {
+					res->complete = true;
+					break;
+				}
+			} else {
+				struct ergon_err perr = {0};
+				int st = ergon_hpx_parser_feed(p, buf, got, &perr);
+				if (st < 0) {
+					/* A parser limit is a fault of the data, not of
+					 * the link: stop parsing, keep logging. */
+					res->parse_failed = true;
+					snprintf(res->parse_error, sizeof(res->parse_error), "%s",
+						 perr.msg);
+					/* The sentinel may be in this very chunk, after
+					 * the line that failed. */
+					if (sentinel_seen(scan, tail, &tail_len, sizeof(tail), buf,
+							  got, sentinels, 2)) {
+						res->complete = true;
+						break;
+					}
+					goto next;
+				}
+				struct ergon_hpx_stats s;
+				ergon_hpx_parser_stats(p, &s);
+				if (st == ERGON_HPX_DONE || s.terminal_ended) {
+					res->complete = true;
+					break;
+				}
 			}
 		}
+	next:
 		if (r == ERGON_TRANSPORT_EOF) {
 			res->source_ended = true;
 			end = "end_of_source";
@@ -148,15 +211,26 @@ int ergon_hpx_capture(const struct ergon_hpx_capture_opts *o, struct ergon_hpx_p
 		rc = ergon_err_errno(err, errno, "%s: cannot flush the capture log", o->log_path);
 		goto done;
 	}
-	int st = ergon_hpx_parser_finish(p, err);
-	if (st < 0) {
-		rc = st;
-		goto done;
+	if (!res->parse_failed) {
+		struct ergon_err perr = {0};
+		int st = ergon_hpx_parser_finish(p, &perr);
+		if (st < 0) {
+			res->parse_failed = true;
+			snprintf(res->parse_error, sizeof(res->parse_error), "%s", perr.msg);
+		} else {
+			struct ergon_hpx_stats s;
+			ergon_hpx_parser_stats(p, &s);
+			if (st == ERGON_HPX_DONE || s.terminal_ended)
+				res->complete = true;
+		}
 	}
-	struct ergon_hpx_stats s;
-	ergon_hpx_parser_stats(p, &s);
-	if (st == ERGON_HPX_DONE || s.terminal_ended)
-		res->complete = true;
+	if (res->parse_failed)
+		ergon_issue_add(
+		    res->issues, "pmu.parser_limit",
+		    json_pack("{s:s, s:s}", "parser_error", res->parse_error, "log", o->log_path),
+		    "%s; parsing stopped there, the whole capture (%llu bytes) is kept "
+		    "in %s for `ergon parse`",
+		    res->parse_error, res->bytes, o->log_path);
 	res->lossy = ergon_transport_lossy(t);
 	if (res->timed_out)
 		ergon_issue_add(res->issues, "capture.timeout",
@@ -190,6 +264,7 @@ int ergon_hpx_capture(const struct ergon_hpx_capture_opts *o, struct ergon_hpx_p
 		json_object_set_new(res->details, "raw_log", json_string(raw_path));
 	rc = 0;
 done:
+	free(scan);
 	free(buf);
 	if (raw_fd >= 0)
 		close(raw_fd);

@@ -98,6 +98,8 @@ int ergon_power_facts_from_json(const json_t *j, const char *name, struct ergon_
 			     sizeof f->clean_count_source, err);
 	if (rc == 0)
 		rc = get_num(j, "host_envelope_s", name, NULL, &f->host_envelope_s, err);
+	if (rc == 0)
+		rc = get_u64(j, "gate_windows", name, NULL, &f->gate_windows_driven, err);
 	if (rc)
 		return rc;
 	/* Clean-window counts and the rate probe (HPX_CLEAN_* names). */

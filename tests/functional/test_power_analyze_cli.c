@@ -2,6 +2,7 @@
  * firmware facts, its artifacts and exit codes. Expected energies come from
  * the fixture's .expected.json (computed by the reference writer). */
 #include "ergon/issues.h"
+#include "ergon/jls.h"
 #include "test_support.h"
 
 #include <jansson.h>
@@ -302,6 +303,238 @@ static void clean_window_facts(void **state)
 	free(dir);
 }
 
+/* The issue with this code in the artifact's power section, or NULL. */
+static const json_t *power_issue(const json_t *s, const char *code)
+{
+	size_t i;
+	const json_t *v;
+	json_array_foreach(json_object_get(json_object_get(s, "power"), "issues"), i, v)
+	{
+		if (strcmp(json_string_value(json_object_get(v, "code")), code) == 0)
+			return v;
+	}
+	return NULL;
+}
+
+/* Run analyze on one input; it must write an invalid artifact (exit 0, as
+ * for any written artifact) carrying `code` whose message holds `where`,
+ * with no stats window. */
+static void assert_fault_artifact(const char *opt, const char *input, const char *out,
+				  const char *code, const char *where)
+{
+	char *se = NULL;
+	int rc = ts_run_ergon(NULL, &se, "analyze", opt, input, "--out", out, NULL);
+	if (rc != 0)
+		fail_msg("%s %s: exit %d: %s", opt, input, rc, se ? se : "");
+	free(se);
+	char *sum = ts_strf("%s/summary.json", out);
+	json_t *s = load(sum);
+	const json_t *p = json_object_get(s, "power");
+	assert_string_equal(json_string_value(json_object_get(p, "integrity")), "invalid");
+	assert_string_equal(json_string_value(json_object_get(p, "gate_failure")),
+			    "no_stats_window");
+	const json_t *is = power_issue(s, code);
+	if (is == NULL)
+		fail_msg("%s: no %s issue", input, code);
+	const char *msg = json_string_value(json_object_get(is, "message"));
+	if (strstr(msg, where) == NULL)
+		fail_msg("%s: message '%s' does not name '%s'", code, msg, where);
+	json_decref(s);
+	free(sum);
+}
+
+/* Data faults in the recording are issues on an invalid artifact, named by
+ * file and line; only I/O errors exit 3 (see usage_and_io_errors). */
+static void data_faults_write_an_artifact(void **state)
+{
+	(void)state;
+	char *dir = ts_tmpdir();
+	/* Row 3 (file line 4) starts at 0.4 s, before row 2's end at 1.0 s. */
+	char *csv = ts_strf("%s/back.csv", dir);
+	const char *text = "t_start_s,t_end_s,i_avg_a,p_avg_w\n"
+			   "0.0,0.5,0.5,1.0\n"
+			   "0.5,1.0,0.5,1.0\n"
+			   "0.4,0.9,0.5,1.0\n";
+	assert_int_equal(ts_write_file(csv, text, strlen(text)), 0);
+	char *out = ts_strf("%s/back", dir);
+	char *where = ts_strf("%s:4", csv);
+	assert_fault_artifact("--stats", csv, out, "power.time_backwards", where);
+	free(where);
+	free(out);
+	/* Near miss: the same rows in order are not a fault. */
+	char *ok = ts_strf("%s/ok.csv", dir);
+	const char *okt = "t_start_s,t_end_s,i_avg_a,p_avg_w\n"
+			  "0.0,0.5,0.5,1.0\n"
+			  "0.5,1.0,0.5,1.0\n"
+			  "1.0,1.5,0.5,1.0\n";
+	assert_int_equal(ts_write_file(ok, okt, strlen(okt)), 0);
+	out = ts_strf("%s/ok", dir);
+	assert_int_equal(ts_run_ergon(NULL, NULL, "analyze", "--stats", ok, "--out", out, NULL), 0);
+	char *sum = ts_strf("%s/summary.json", out);
+	json_t *s = load(sum);
+	assert_null(power_issue(s, "power.time_backwards"));
+	assert_null(power_issue(s, "power.recording_unusable"));
+	json_decref(s);
+	free(sum);
+	free(out);
+	free(ok);
+	/* An empty .jls and one cut inside its header: unusable, not I/O. */
+	char *empty = ts_strf("%s/empty.jls", dir);
+	assert_int_equal(ts_write_file(empty, "", 0), 0);
+	out = ts_strf("%s/empty", dir);
+	assert_fault_artifact("--jls", empty, out, "power.recording_unusable", empty);
+	free(out);
+	char *cut = ts_strf("%s/cut.jls", dir);
+	assert_int_equal(ts_write_file(cut, "not a JLS recording at all, 40 bytes..\n", 40), 0);
+	out = ts_strf("%s/cut", dir);
+	assert_fault_artifact("--jls", cut, out, "power.recording_unusable", cut);
+	free(out);
+	/* The reference fixture with its 'current' signal renamed 'kurrent'
+	 * (payload CRC recomputed, so the file is intact): no usable current. */
+	char *fx = ts_fixture("jls/shared_basic.jls");
+	size_t flen = 0;
+	char *b = ts_read_file(fx, &flen);
+	assert_non_null(b);
+	int renamed = 0;
+	for (size_t off = 32; off + 32 <= flen;) {
+		const uint8_t *h = (const uint8_t *)b + off;
+		uint32_t plen = (uint32_t)h[20] | (uint32_t)h[21] << 8 | (uint32_t)h[22] << 16 |
+				(uint32_t)h[23] << 24;
+		size_t span = (size_t)ergon_jls_payload_span(plen);
+		char *pl = b + off + 32;
+		if (h[16] == ERGON_JLS_TAG_SIGNAL_DEF && plen > 136 &&
+		    memcmp(pl + 128, "current", 8) == 0) {
+			pl[128] = 'k';
+			uint32_t crc = ergon_jls_crc32c(0, pl, plen);
+			for (int i = 0; i < 4; i++)
+				pl[span - 4 + (size_t)i] = (char)(crc >> (8 * i));
+			renamed = 1;
+		}
+		if (h[16] == ERGON_JLS_TAG_END || off + 32 + span > flen)
+			break;
+		off += 32 + span;
+	}
+	assert_true(renamed);
+	char *nocur = ts_strf("%s/nocurrent.jls", dir);
+	assert_int_equal(ts_write_file(nocur, b, flen), 0);
+	out = ts_strf("%s/nocurrent", dir);
+	assert_fault_artifact("--jls", nocur, out, "power.recording_unusable", nocur);
+	free(out);
+	free(nocur);
+	free(b);
+	free(fx);
+	free(cut);
+	free(empty);
+	free(csv);
+	ts_tmpdir_remove(dir);
+	free(dir);
+}
+
+/* shared_two_windows holds two gate windows (0.6..1.8 s, 2.8..5.2 s); the
+ * power firmware drives one. Without a statement in the facts the summed
+ * energy (0.0257 + 0.0514 J) / 36 = 2.141 mJ must not be reported. */
+static void multiple_gate_windows(void **state)
+{
+	(void)state;
+	char *dir = ts_tmpdir();
+	char *two = ts_fixture("jls/shared_two_windows.jls");
+	char *one = ts_fixture("jls/shared_basic.jls");
+	char *facts = write_facts(dir, "f.json", "{\"clean_infer_count\": 36}");
+	char *facts2 =
+	    write_facts(dir, "f2.json", "{\"clean_infer_count\": 36, \"gate_windows\": 2}");
+	const char *jls[3] = {two, one, two};
+	const char *fx[3] = {facts, facts, facts2};
+	for (int k = 0; k < 3; k++) {
+		char *out = ts_strf("%s/run%d", dir, k);
+		assert_int_equal(ts_run_ergon(NULL, NULL, "analyze", "--jls", jls[k], "--facts",
+					      fx[k], "--out", out, NULL),
+				 0);
+		char *sum = ts_strf("%s/summary.json", out);
+		json_t *s = load(sum);
+		const json_t *p = json_object_get(s, "power");
+		const json_t *is = power_issue(s, "power.multiple_gate_windows");
+		if (k == 0) {
+			/* trigger: two windows seen, one driven */
+			assert_non_null(is);
+			assert_string_equal(json_string_value(json_object_get(is, "severity")),
+					    "warning");
+			const json_t *c = json_object_get(is, "context");
+			assert_int_equal(json_integer_value(json_object_get(c, "windows_seen")), 2);
+			assert_int_equal(json_integer_value(json_object_get(c, "windows_driven")),
+					 1);
+			assert_true(json_is_null(json_object_get(p, "energy_per_inference_j")));
+			assert_true(
+			    json_is_true(json_object_get(p, "gated_window_duration_suspect")));
+		} else {
+			/* near misses: one window; two windows the facts say were driven */
+			assert_null(is);
+			assert_true(json_is_number(json_object_get(p, "energy_per_inference_j")));
+		}
+		/* The UTC of sample 0, from the fixtures' expected.json "utc" blocks. */
+		assert_string_equal(json_string_value(json_object_get(p, "capture_start_utc")),
+				    k == 1 ? "2025-06-02T15:04:05.000000Z"
+					   : "2025-06-02T16:00:00.000000Z");
+		assert_string_equal(
+		    json_string_value(json_object_get(
+			json_object_get(json_object_get(s, "provenance"), "recording"),
+			"capture_start_utc")),
+		    json_string_value(json_object_get(p, "capture_start_utc")));
+		json_decref(s);
+		free(sum);
+		free(out);
+	}
+	free(facts2);
+	free(facts);
+	free(one);
+	free(two);
+	ts_tmpdir_remove(dir);
+	free(dir);
+}
+
+/* sample_id continuity: 0.5 s packets advance the JS220's 2 MHz sample id
+ * by 0.5 x 2e6 = 1,000,000. Line 5 jumps from 2,000,000 to 4,000,000 = two
+ * packets' worth, so one packet was dropped. Near miss: +1,400,000 is within
+ * the half-packet slack (1.5 x 1,000,000) and is not a drop. */
+static void packets_dropped_from_sample_id(void **state)
+{
+	(void)state;
+	char *dir = ts_tmpdir();
+	const char *ids[2] = {"4000000", "3400000"};
+	for (int k = 0; k < 2; k++) {
+		char *csv = ts_strf("%s/s%d.csv", dir, k);
+		char *text = ts_strf("t_start_s,t_end_s,i_avg_a,p_avg_w,sample_id\n"
+				     "0.0,0.5,0.5,1.0,0\n"
+				     "0.5,1.0,0.5,1.0,1000000\n"
+				     "1.0,1.5,0.5,1.0,2000000\n"
+				     "2.0,2.5,0.5,1.0,%s\n",
+				     ids[k]);
+		assert_int_equal(ts_write_file(csv, text, strlen(text)), 0);
+		char *out = ts_strf("%s/run%d", dir, k);
+		assert_int_equal(
+		    ts_run_ergon(NULL, NULL, "analyze", "--stats", csv, "--out", out, NULL), 0);
+		char *sum = ts_strf("%s/summary.json", out);
+		json_t *s = load(sum);
+		const json_t *is = power_issue(s, "power.packets_dropped");
+		if (k == 0) {
+			assert_non_null(is);
+			const char *msg = json_string_value(json_object_get(is, "message"));
+			char *where = ts_strf("%s:5:", csv);
+			if (strstr(msg, where) == NULL || strstr(msg, "about 1 statistics") == NULL)
+				fail_msg("message '%s' lacks '%s' or the count", msg, where);
+			free(where);
+		} else {
+			assert_null(is);
+		}
+		json_decref(s);
+		free(sum);
+		free(out);
+		free(text);
+		free(csv);
+	}
+	ts_tmpdir_remove(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -311,6 +544,9 @@ int main(void)
 	    cmocka_unit_test(stats_csv_with_markers),
 	    cmocka_unit_test(hpx_log_as_facts),
 	    cmocka_unit_test(clean_window_facts),
+	    cmocka_unit_test(data_faults_write_an_artifact),
+	    cmocka_unit_test(multiple_gate_windows),
+	    cmocka_unit_test(packets_dropped_from_sample_id),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -186,13 +186,28 @@ static void non_numeric_and_negative_cells(void **state)
 	json_array_foreach(json_object_get(json_object_get(r, "ergon"), "issues"), i, is)
 	{
 		const json_t *c = json_object_get(is, "context");
-		if (strcmp(json_string_value(json_object_get(c, "kind")), "non_numeric") == 0)
+		const char *kind = json_string_value(json_object_get(c, "kind"));
+		if (kind && strcmp(kind, "non_numeric") == 0)
 			ctx = c;
 	}
 	assert_non_null(ctx);
 	assert_int_equal(json_integer_value(json_object_get(ctx, "count")), 2);
 	assert_int_equal(json_integer_value(json_array_get(json_object_get(ctx, "lines"), 0)), 4);
 	assert_int_equal(json_integer_value(json_array_get(json_object_get(ctx, "lines"), 1)), 10);
+	/* "-5" sits on line 7 (START 1, ITER 2, header 3, row 4, ITER 5,
+	 * header 6, row 7): kept in the median above, but flagged. */
+	const json_t *neg = issue(r, "pmu.negative_counter");
+	assert_non_null(neg);
+	assert_string_equal(json_string_value(json_object_get(neg, "severity")), "warning");
+	const json_t *nctx = json_object_get(neg, "context");
+	assert_int_equal(json_integer_value(json_object_get(nctx, "count")), 1);
+	assert_int_equal(json_integer_value(json_array_get(json_object_get(nctx, "lines"), 0)), 7);
+	json_decref(r);
+	/* Near miss: a zero cell is not negative. */
+	r = parse("--- HPX_START ---\n"
+		  "--- HPX_ITER 0 ---\n" HDR "0,CONV_2D,300,0,0\n"
+		  "--- HPX_END ---\n");
+	assert_null(issue(r, "pmu.negative_counter"));
 	json_decref(r);
 }
 

@@ -536,6 +536,73 @@ static void bad_specs(void **state)
 	assert_non_null(strstr(err.msg, "/nonexistent/x.log"));
 }
 
+/* A header of 300 columns is over the parser's 256-column cap: the parser
+ * stops at line 3, but the capture keeps logging every byte up to the END
+ * sentinel and reports pmu.parser_limit instead of failing. */
+static void parser_limit_keeps_whole_log(void **state)
+{
+	(void)state;
+	size_t cap = 64 * 1024, len = 0;
+	char *data = malloc(cap);
+	assert_non_null(data);
+	len += (size_t)snprintf(data + len, cap - len,
+				"--- HPX_START ---\n--- HPX_ITER 0 ---\n\"Layer\",\"Op\"");
+	for (int c = 0; c < 297; c++)
+		len += (size_t)snprintf(data + len, cap - len, ",\"C%d\"", c);
+	len += (size_t)snprintf(data + len, cap - len, ",\"overflow\"\n");
+	for (int r = 0; r < 200; r++)
+		len += (size_t)snprintf(data + len, cap - len, "%d,CONV_2D,1,2,3,0\n", r);
+	len += (size_t)snprintf(data + len, cap - len, "--- HPX_END ---\n");
+	int port = 0;
+	int lfd = tcp_listener(&port);
+	struct sender s = {.listen_fd = lfd, .data = data, .len = len, .close_after = 1};
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, send_thread, &s), 0);
+	char *spec = ts_strf("tcp:127.0.0.1:%d", port);
+	char *dir = ts_tmpdir();
+	char *log = ts_strf("%s/cap.log", dir);
+	struct ergon_err err = {0};
+	struct ergon_hpx_parser *p = NULL;
+	assert_int_equal(ergon_hpx_parser_new(NULL, &p, &err), 0);
+	struct ergon_hpx_capture_opts o = {
+	    .transport = spec, .log_path = log, .timeout_s = 20, .heartbeat_s = 5};
+	struct ergon_hpx_capture_result cr;
+	assert_int_equal(ergon_hpx_capture(&o, p, &cr, &err), 0);
+	pthread_join(th, NULL);
+	assert_true(cr.parse_failed);
+	assert_true(cr.complete); /* the END sentinel was seen after the failure */
+	/* every byte sent, up to and including the END line, is in the log */
+	size_t got_len = 0;
+	char *got = ts_read_file(log, &got_len);
+	assert_non_null(got);
+	assert_int_equal(got_len, len);
+	assert_memory_equal(got, data, len);
+	assert_int_equal(cr.bytes, len);
+	const json_t *is = NULL;
+	size_t i;
+	json_t *v;
+	json_array_foreach(cr.issues, i, v)
+	{
+		if (strcmp(json_string_value(json_object_get(v, "code")), "pmu.parser_limit") == 0)
+			is = v;
+	}
+	assert_non_null(is);
+	assert_int_equal(ergon_issues_integrity(cr.issues), ERGON_INTEGRITY_INVALID);
+	/* the message names the line of the header (3) and the cap */
+	const char *msg = json_string_value(json_object_get(is, "message"));
+	assert_non_null(strstr(msg, "line 3"));
+	assert_non_null(strstr(msg, log));
+	free(got);
+	ergon_hpx_capture_result_cleanup(&cr);
+	ergon_hpx_parser_free(p);
+	close(lfd);
+	ts_tmpdir_remove(dir);
+	free(dir);
+	free(log);
+	free(spec);
+	free(data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -546,6 +613,7 @@ int main(void)
 	    cmocka_unit_test(itm_decoder_counts),
 	    cmocka_unit_test(swo_capture_is_diagnostic_when_lossy),
 	    cmocka_unit_test(bad_specs),
+	    cmocka_unit_test(parser_limit_keeps_whole_log),
 	    cmocka_unit_test(serial_survives_target_reset),
 	    cmocka_unit_test(overall_timeout_keeps_everything),
 	};

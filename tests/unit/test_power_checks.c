@@ -258,6 +258,12 @@ static void window_clock_frozen_external_and_internal(void **state)
 	assert_true(ergon_issue_has(is, "power.window_clock_frozen_internal"));
 	assert_int_equal(ergon_issues_integrity(is), ERGON_INTEGRITY_INVALID);
 	done(is, &v);
+	/* Near miss, internal: 1 us is a running clock, no frozen code. */
+	with_terminal(&f, 1);
+	is = eval(&f, &gv, &v);
+	assert_false(ergon_issue_has(is, "power.window_clock_frozen_internal"));
+	assert_false(ergon_issue_has(is, "power.window_clock_frozen"));
+	done(is, &v);
 }
 
 static void gate_below_minimum(void **state)
@@ -342,6 +348,23 @@ static void internal_window_clock_ceiling(void **state)
 	c = ergon_power_check_internal(&f, is, &fail);
 	assert_false(ergon_issue_has(is, "power.window_clock_exceeds_host_time"));
 	assert_true(json_real_value(json_object_get(c, "slack_s")) == 2.0);
+	json_decref(c);
+	/* The ceiling is there on every internal run: a record without
+	 * elapsed_us, and no record at all, give nulls and the reason. */
+	f.terminal.have_elapsed = 0;
+	c = ergon_power_check_internal(&f, is, &fail);
+	assert_non_null(c);
+	assert_true(json_is_null(json_object_get(c, "elapsed_us")));
+	assert_true(json_is_null(json_object_get(c, "ratio")));
+	assert_true(json_real_value(json_object_get(c, "host_envelope_s")) == 100.0);
+	assert_string_equal(json_string_value(json_object_get(c, "reason")),
+			    "record_lacks_elapsed_us");
+	json_decref(c);
+	f.terminal.status = ERGON_TERMINAL_NONE;
+	c = ergon_power_check_internal(&f, is, &fail);
+	assert_non_null(c);
+	assert_true(json_is_null(json_object_get(c, "elapsed_s")));
+	assert_string_equal(json_string_value(json_object_get(c, "reason")), "no_terminal_record");
 	json_decref(c);
 	json_decref(is);
 }

@@ -115,7 +115,7 @@ static void csv_rejections(void **state)
 	expect_error(ERGON_POWER_CSV_STATS, "t_start_s,t_end_s,i_avg_a,digital\n0,1,1,-1\n",
 		     ERGON_EPARSE, "t.csv:2:7", "unsigned integer");
 	expect_error(ERGON_POWER_CSV_STATS, "t_start_s,t_end_s,i_avg_a\n0,1,1\n0.5,1.5,1\n",
-		     ERGON_EPARSE, "packet 2", "backwards");
+		     ERGON_EPARSE, "t.csv:3", "backwards");
 	expect_error(ERGON_POWER_CSV_STATS, "", ERGON_EPARSE, "t.csv", "no header");
 	expect_error(ERGON_POWER_CSV_RAW, "t_s,current_a,voltage_v\n0,1,1\n0.1,1,1\n0.05,1,1\n",
 		     ERGON_EPARSE, "t.csv:4", "time goes backwards");

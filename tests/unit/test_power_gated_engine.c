@@ -95,6 +95,69 @@ static void glitch_floor_near_miss(void **state)
 	ergon_gated_free(g);
 }
 
+/* The percentile cap, lowered to 30 packets through the engine's
+ * distribution_max: gate_floor's 6 s at 1 kHz give 600 packets of 10
+ * samples (100 Hz), the window [2000, 3000) 100 of them. The window keeps
+ * its first 30 (all 12 mA, median 12 mA), the whole capture its first 30
+ * of 600 (packets 0..29: samples 0..299, of which [100, 300) are in the
+ * 12 mA glitch: 10 packets at 2 mA then 20 at 12 mA -> nearest-rank median
+ * rank ceil(15) = 15 -> 12 mA). With the cap at 600 nothing is dropped. */
+static void distribution_cap(void **state)
+{
+	(void)state;
+	static struct raw r;
+	raw_fill(&r, N, gate_floor);
+	for (int pass = 0; pass < 2; pass++) {
+		size_t cap = pass == 0 ? 30 : 600;
+		struct ergon_err err = {0};
+		struct ergon_gated_config cfg = {
+		    .stats_rate_hz = 100, .min_window_s = 1.0, .distribution_max = cap};
+		struct ergon_gated *g;
+		assert_int_equal(ergon_gated_new(&cfg, &g, &err), 0);
+		assert_int_equal(ergon_gated_raw_begin(g, 1000.0, &err), 0);
+		assert_int_equal(ergon_gated_push_raw(g, r.i, r.v, NULL, r.bits, 0, N, &err), 0);
+		const struct ergon_gated_result *res = NULL;
+		assert_int_equal(ergon_gated_finish(g, &res, &err), 0);
+		assert_int_equal(res->window_count, 1);
+		assert_int_equal(res->windows[0].packets_total, 100);
+		assert_int_equal(res->whole.packets_total, 600);
+		/* energy is not capped: 1000 x 12 mA x 1.5 V / 1 kHz = 18 mJ */
+		assert_true(fabs(res->windows[0].energy_j - 0.018) < 1e-9);
+		json_t *sec = NULL;
+		assert_int_equal(ergon_power_section(res, 1.0, NULL, NULL, &sec, &err), 0);
+		const json_t *is = NULL;
+		size_t i;
+		json_t *v;
+		json_array_foreach(json_object_get(sec, "issues"), i, v)
+		{
+			if (strcmp(json_string_value(json_object_get(v, "code")),
+				   "power.distribution_truncated") == 0)
+				is = v;
+		}
+		if (pass == 0) {
+			assert_int_equal(res->windows[0].packets, 30);
+			assert_int_equal(res->whole.packets, 30);
+			assert_true(fabs(res->whole.median_current_a - 0.012) < 1e-9);
+			assert_non_null(is);
+			assert_string_equal(json_string_value(json_object_get(is, "severity")),
+					    "info");
+			const json_t *c = json_object_get(is, "context");
+			assert_int_equal(json_integer_value(json_object_get(c, "retained")), 30);
+			assert_int_equal(json_integer_value(json_object_get(c, "total")), 100);
+			assert_int_equal(json_integer_value(json_object_get(c, "whole_retained")),
+					 30);
+			assert_int_equal(json_integer_value(json_object_get(c, "whole_total")),
+					 600);
+		} else {
+			assert_int_equal(res->windows[0].packets, 100);
+			assert_int_equal(res->whole.packets, 600);
+			assert_null(is);
+		}
+		json_decref(sec);
+		ergon_gated_free(g);
+	}
+}
+
 /* Near miss of gate_high_at_start: low on sample 0, high from sample 1. */
 static int gate_from_second(size_t k)
 {
@@ -224,6 +287,10 @@ static void gate_failures(void **state)
 		if (cases[c].n > 0) {
 			/* Whole-capture energy is kept. */
 			assert_true(json_number_value(json_object_get(sec, "energy_j")) > 0);
+		} else {
+			/* No samples: nothing measured, energy and charge null (not 0 J). */
+			assert_true(json_is_null(json_object_get(sec, "energy_j")));
+			assert_true(json_is_null(json_object_get(sec, "charge_c")));
 		}
 		json_decref(sec);
 		ergon_gated_free(g);
@@ -437,6 +504,7 @@ static void energy_per_inference_published(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(distribution_cap),
 	    cmocka_unit_test(glitch_floor_near_miss),
 	    cmocka_unit_test(gate_high_from_first_sample),
 	    cmocka_unit_test(gate_rising_on_second_sample),

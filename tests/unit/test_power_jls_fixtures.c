@@ -122,6 +122,31 @@ static void check_fixture(const char *name)
 	assert_false(res->unterminated);
 	assert_false(res->gate_high_at_start);
 
+	/* UTC track: the writer's entries (first and last) with their relative
+	 * and file sample ids and JLS times, and the ISO time of sample 0. */
+	const json_t *utc = json_object_get(ex, "utc");
+	assert_true(json_array_size(utc) >= 1);
+	struct ergon_jls_utc_entry ue[2];
+	size_t nu = ergon_jls_reader_utc(r, "current", ue);
+	assert_int_equal(nu, json_array_size(utc) < 2 ? json_array_size(utc) : 2);
+	for (size_t i = 0; i < nu; i++) {
+		const json_t *u = json_array_get(utc, i == 0 ? 0 : json_array_size(utc) - 1);
+		assert_int_equal(ue[i].sample_id,
+				 json_integer_value(json_object_get(u, "sample_id")));
+		assert_int_equal(ue[i].file_sample_id,
+				 json_integer_value(json_object_get(u, "file_sample_id")));
+		assert_int_equal(ue[i].utc_q30,
+				 json_integer_value(json_object_get(u, "utc_jls_q30")));
+		char iso[40];
+		assert_int_equal(ergon_jls_utc_iso(ue[i].utc_q30, iso, sizeof iso), 0);
+		assert_string_equal(iso, json_string_value(json_object_get(u, "utc_iso")));
+	}
+	const json_t *u0 = json_array_get(utc, 0);
+	assert_int_equal(json_integer_value(json_object_get(u0, "sample_id")), 0);
+	int64_t start_q30 = 0;
+	assert_int_equal(ergon_jls_reader_start_utc(r, &start_q30), 0);
+	assert_int_equal(start_q30, json_integer_value(json_object_get(u0, "utc_jls_q30")));
+
 	ergon_gated_free(f.g);
 	ergon_jls_reader_free(r);
 	json_decref(ex);
@@ -129,6 +154,25 @@ static void check_fixture(const char *name)
 	free(exp);
 	free(jls_path);
 	free(exp_path);
+}
+
+/* ISO formatting by hand: 2^30 q30 units = 1 s, so 0 is the epoch
+ * 2018-01-01T00:00:00Z; 1.5 s later is 1.5 x 2^30; one second before the
+ * epoch is -2^30 (the floor, not truncation toward zero). */
+static void utc_iso_by_hand(void **state)
+{
+	(void)state;
+	char iso[40];
+	assert_int_equal(ergon_jls_utc_iso(0, iso, sizeof iso), 0);
+	assert_string_equal(iso, "2018-01-01T00:00:00.000000Z");
+	assert_int_equal(ergon_jls_utc_iso(INT64_C(3) << 29, iso, sizeof iso), 0);
+	assert_string_equal(iso, "2018-01-01T00:00:01.500000Z");
+	assert_int_equal(ergon_jls_utc_iso(-(INT64_C(1) << 30), iso, sizeof iso), 0);
+	assert_string_equal(iso, "2017-12-31T23:59:59.000000Z");
+	/* 86400 s = one day later */
+	assert_int_equal(ergon_jls_utc_iso(INT64_C(86400) << 30, iso, sizeof iso), 0);
+	assert_string_equal(iso, "2018-01-02T00:00:00.000000Z");
+	assert_int_not_equal(ergon_jls_utc_iso(0, iso, 10), 0); /* buffer too small */
 }
 
 static void shared_basic(void **state)
@@ -148,6 +192,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(shared_basic),
 	    cmocka_unit_test(shared_two_windows),
+	    cmocka_unit_test(utc_iso_by_hand),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

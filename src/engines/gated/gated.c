@@ -8,13 +8,15 @@
 
 /* A distribution keeps one double per packet; this bounds it (16 Mi packets
  * is 4.6 hours at 1 kHz). Beyond it the percentiles use the first packets
- * only and the result says so through `packets`. */
+ * only; `packets` < `packets_total` says so (power.distribution_truncated). */
 #define DVEC_MAX (1u << 24)
 #define WINDOWS_MAX (1u << 20)
 
 struct dvec {
 	double *v;
 	size_t n, cap;
+	size_t max;	  /* 0 = DVEC_MAX */
+	uint64_t dropped; /* values past max, not kept */
 };
 
 struct acc {
@@ -61,10 +63,15 @@ struct ergon_gated {
 
 static int dvec_push(struct dvec *d, double x)
 {
+	size_t max = d->max ? d->max : DVEC_MAX;
+	if (d->n >= max) {
+		d->dropped++;
+		return 0;
+	}
 	if (d->n == d->cap) {
-		if (d->cap >= DVEC_MAX)
-			return 0;
 		size_t cap = d->cap ? d->cap * 2 : 1024;
+		if (cap > max)
+			cap = max;
 		double *v = realloc(d->v, cap * sizeof(double));
 		if (v == NULL)
 			return ERGON_ENOMEM;
@@ -81,6 +88,8 @@ static void acc_reset(struct acc *a)
 	memset(a, 0, sizeof(*a));
 	di.n = 0;
 	dp.n = 0;
+	di.dropped = 0;
+	dp.dropped = 0;
 	a->di = di;
 	a->dp = dp;
 }
@@ -116,6 +125,7 @@ static void figures_from(struct ergon_window_figures *w, struct acc *a)
 	else if (a->integral_s > 0)
 		w->avg_voltage_v = a->sum_v / a->integral_s;
 	w->packets = a->di.n;
+	w->packets_total = a->di.n + a->di.dropped;
 	w->has_distribution = a->di.n > 0;
 	if (w->has_distribution) {
 		qsort(a->di.v, a->di.n, sizeof(double), cmp_double);
@@ -141,6 +151,11 @@ int ergon_gated_new(const struct ergon_gated_config *cfg, struct ergon_gated **o
 		g->cfg.stats_rate_hz = 1000.0;
 	if (!(g->cfg.min_window_s > 0))
 		g->cfg.min_window_s = 1.0;
+	struct acc *accs[3] = {&g->win, &g->whole, &g->gated};
+	for (size_t k = 0; k < 3; k++) {
+		accs[k]->di.max = cfg->distribution_max;
+		accs[k]->dp.max = cfg->distribution_max;
+	}
 	if (g->cfg.sync_input_index > 31) {
 		free(g);
 		return ergon_err_set(err, ERGON_ERANGE,
@@ -262,6 +277,9 @@ static int close_window(struct ergon_gated *g, double end_s, uint64_t end_index,
 	for (size_t i = 0; i < g->win.di.n; i++)
 		if (dvec_push(&u->di, g->win.di.v[i]) || dvec_push(&u->dp, g->win.dp.v[i]))
 			return ergon_err_set(err, ERGON_ENOMEM, "gated engine: out of memory");
+	/* What the window itself could not keep is missing from the union too. */
+	u->di.dropped += g->win.di.dropped;
+	u->dp.dropped += g->win.dp.dropped;
 	g->gated_span_s += dur;
 	figures_from(&w, &g->win);
 	return add_window(g, &w, err);

@@ -61,20 +61,30 @@ json_t *ergon_power_check_internal(const struct ergon_power_facts *f, json_t *is
 	const struct ergon_power_terminal *t = &f->terminal;
 	json_t *ceiling = NULL;
 	*fail = 0;
-	if (t->status == ERGON_TERMINAL_NONE)
-		return NULL;
 	double elapsed_s = (double)t->elapsed_us * 1e-6;
+	double env = f->host_envelope_s;
+	double slack = env > 0 ? fmax(0.25, 0.02 * env) : 0;
+	/* Present on every internal run, so a reader can tell "checked and
+	 * fine" from "could not be checked": the fields it cannot compute are
+	 * null and `reason` says why (null when the check ran in full). */
+	int have = t->status != ERGON_TERMINAL_NONE && t->have_elapsed;
+	const char *why = t->status == ERGON_TERMINAL_NONE ? "no_terminal_record"
+			  : !t->have_elapsed		   ? "record_lacks_elapsed_us"
+			  : !(env > 0)			   ? "host_envelope_unknown"
+							   : NULL;
+	ceiling = json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}", "elapsed_us",
+			    have ? json_integer((json_int_t)t->elapsed_us) : json_null(),
+			    "elapsed_s", have ? json_real(elapsed_s) : json_null(),
+			    "host_envelope_s", env > 0 ? json_real(env) : json_null(), "slack_s",
+			    env > 0 ? json_real(slack) : json_null(), "ratio",
+			    have && env > 0 ? json_real(elapsed_s / env) : json_null(), "reason",
+			    why ? json_string(why) : json_null());
+	if (t->status == ERGON_TERMINAL_NONE)
+		return ceiling;
 	if (t->have_elapsed) {
 		/* The host envelope (start of the power binary to collecting its
 		 * record) bounds the firmware window from above; the slack covers
 		 * boot and record transfer. */
-		double env = f->host_envelope_s;
-		double slack = env > 0 ? fmax(0.25, 0.02 * env) : 0;
-		ceiling = json_pack("{s:I,s:f,s:o,s:o,s:o}", "elapsed_us",
-				    (json_int_t)t->elapsed_us, "elapsed_s", elapsed_s,
-				    "host_envelope_s", env > 0 ? json_real(env) : json_null(),
-				    "slack_s", env > 0 ? json_real(slack) : json_null(), "ratio",
-				    env > 0 ? json_real(elapsed_s / env) : json_null());
 		if (env > 0 && elapsed_s > env + slack)
 			ergon_issue_add(
 			    issues, "power.window_clock_exceeds_host_time",
@@ -212,6 +222,22 @@ int ergon_power_evaluate(const struct ergon_power_facts *f, const struct ergon_p
 		reason(v, "device_timing_corrupt");
 	}
 
+	if (gv->window_count > 1 && f->gate_windows_driven != gv->window_count) {
+		/* The power firmware drives exactly one window; the sum of several
+		 * divided by one window's count is not energy per inference. */
+		uint64_t driven = f->gate_windows_driven ? f->gate_windows_driven : 1;
+		ergon_issue_add(issues, "power.multiple_gate_windows",
+				json_pack("{s:I,s:I}", "windows_seen", (json_int_t)gv->window_count,
+					  "windows_driven", (json_int_t)driven),
+				"the recording holds %zu qualifying gate windows but the firmware "
+				"drove %llu%s: their summed energy is not divided by one window's "
+				"count; per-inference figures are withheld (cut the recording to "
+				"one window, or say \"gate_windows\": N in the facts)",
+				gv->window_count, (unsigned long long)driven,
+				f->gate_windows_driven ? "" : " (facts state no gate_windows)");
+		v->suspect = 1;
+		reason(v, "multiple_gate_windows");
+	}
 	if (gv->window_count > 0) {
 		if (gv->shortest_integral_s < gv->min_window_s) {
 			ergon_issue_add(issues, "power.gate_below_minimum",

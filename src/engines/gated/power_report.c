@@ -223,8 +223,12 @@ int ergon_power_section(const struct ergon_gated_result *res, double min_window_
 		fig = res->whole;
 		if (res->unterminated)
 			gate_failure = "no_gate_fall";
-		else if (res->samples == 0 && res->packets == 0)
+		else if (res->samples == 0 && res->packets == 0) {
 			gate_failure = "no_stats_window";
+			/* Nothing was observed: no energy, not 0 J. */
+			fig.energy_j = NAN;
+			fig.charge_c = NAN;
+		}
 		else
 			gate_failure = "no_gate_rise";
 		ergon_issue_add(issues, "power.observation_degraded",
@@ -240,6 +244,20 @@ int ergon_power_section(const struct ergon_gated_result *res, double min_window_
 				    : "the gate never rose",
 				res->short_gate_pulses_ignored ? ", only glitches" : "");
 	}
+	if (res != NULL &&
+	    (fig.packets_total > fig.packets || res->whole.packets_total > res->whole.packets))
+		ergon_issue_add(
+		    issues, "power.distribution_truncated",
+		    json_pack("{s:I,s:I,s:I,s:I}", "retained", (json_int_t)fig.packets, "total",
+			      (json_int_t)fig.packets_total, "whole_retained",
+			      (json_int_t)res->whole.packets, "whole_total",
+			      (json_int_t)res->whole.packets_total),
+		    "median/p95/p99 use the first %llu of %llu packets (whole capture: %llu of "
+		    "%llu): the distribution is capped; energy, charge and means cover "
+		    "every packet",
+		    (unsigned long long)fig.packets, (unsigned long long)fig.packets_total,
+		    (unsigned long long)res->whole.packets,
+		    (unsigned long long)res->whole.packets_total);
 	double epi = NAN, ipj = NAN;
 	if (!v.omit_per_inference && count > 0 && fig.energy_j > 0 && isfinite(fig.energy_j)) {
 		epi = fig.energy_j / (double)count;

@@ -935,7 +935,9 @@ int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsign
 	else if (nlayers == 0)
 		ergon_issue_add(issues, "pmu.missing", NULL,
 				"the stream has a START but no complete iteration with layer rows");
-	if (p->in_session && !p->ended)
+	/* A parser that stopped at a limit did not see the rest: the caller
+	 * reports that (pmu.parser_limit), not a truncated stream. */
+	if (p->in_session && !p->ended && !p->failed)
 		ergon_issue_add(
 		    issues, "pmu.incomplete",
 		    json_pack("{s:b}", "open_iteration_dropped", (int)p->dropped_open_iter),
@@ -961,6 +963,16 @@ int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsign
 		    "left out of aggregation",
 		    (unsigned long long)p->bad_cells.count,
 		    (unsigned long long)p->bad_cells.lines[0]);
+	if (p->neg_cells.count)
+		ergon_issue_add(
+		    issues, "pmu.negative_counter",
+		    json_pack("{s:I, s:o}", "count", (json_int_t)p->neg_cells.count, "lines",
+			      noted_lines(&p->neg_cells)),
+		    "%llu counter cell(s) are negative (first at line %llu); a u32 PMU counter "
+		    "cannot be, so the row was printed with a signed format or the link "
+		    "corrupted it; the values were kept as the reference parser keeps them",
+		    (unsigned long long)p->neg_cells.count,
+		    (unsigned long long)p->neg_cells.lines[0]);
 	if (p->lines.dropped)
 		ergon_issue_add(issues, "pmu.line_too_long",
 				json_pack("{s:I, s:I, s:I}", "count", (json_int_t)p->lines.dropped,

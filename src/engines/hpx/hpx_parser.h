@@ -97,6 +97,8 @@ struct ergon_hpx_parser {
 
 	uint64_t parse_errors;
 	struct hpx_noted bad_rows, bad_cells, dup_preset, iter_order, restarts;
+	/* Negative counter cells: kept (as the reference does) but flagged. */
+	struct hpx_noted neg_cells;
 	char bad_rows_detail[96];
 	char dup_preset_name[128];
 	bool dropped_open_iter;

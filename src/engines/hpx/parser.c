@@ -721,6 +721,10 @@ static int row_add(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char
 				p->parse_errors++;
 				ps->parse_errors++;
 				note_line(&p->bad_cells, lineno);
+			} else if (d < 0.0) {
+				/* A u32 counter cannot be negative: the value is kept
+				 * (the reference aggregates it) but flagged. */
+				note_line(&p->neg_cells, lineno);
 			}
 			vals[h->slot[i]] = d;
 			continue;

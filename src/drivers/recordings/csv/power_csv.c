@@ -68,7 +68,76 @@ struct ergon_power_csv {
 	/* stats */
 	struct ergon_stats_packet pk[STATS_BATCH];
 	size_t pn;
+	uint64_t rows;	       /* statistics rows read */
+	double stats_prev_end; /* t_end_s of the previous row */
+	int time_fault;	       /* the first error was time going backwards */
+	/* sample_id continuity (statistics CSV with a sample_id column) */
+	int have_prev_id;
+	uint64_t prev_id;
+	double prev_span_s;
+	uint64_t id_jumps, id_dropped, id_backwards;
+	uint64_t id_first_line, id_first_from, id_first_to;
+	double id_first_expected;
 };
+
+/* Joulescope sample ids count samples at the instrument's native rate: 2 MHz
+ * on the JS220 (and JS110), whatever the statistics rate. */
+#define SAMPLE_ID_HZ 2e6
+
+static void check_sample_id(struct ergon_power_csv *p, const struct ergon_stats_packet *q)
+{
+	if (p->have_prev_id) {
+		/* The previous packet spans prev_span_s, so the next id is
+		 * prev_id + prev_span_s x 2 MHz; half a packet of slack. */
+		double want = p->prev_span_s * SAMPLE_ID_HZ;
+		if (q->sample_id <= p->prev_id) {
+			p->id_backwards++;
+		} else if (want >= 1.0 && (double)(q->sample_id - p->prev_id) > 1.5 * want) {
+			double d = (double)(q->sample_id - p->prev_id);
+			if (p->id_jumps == 0) {
+				p->id_first_line = p->line_no;
+				p->id_first_from = p->prev_id;
+				p->id_first_to = q->sample_id;
+				p->id_first_expected = want;
+			}
+			p->id_jumps++;
+			p->id_dropped += (uint64_t)llround(d / want) - 1u;
+		}
+	}
+	p->have_prev_id = 1;
+	p->prev_id = q->sample_id;
+	p->prev_span_s = q->t_end_s - q->t_start_s;
+}
+
+json_t *ergon_power_csv_warnings(const struct ergon_power_csv *p)
+{
+	json_t *w = json_array();
+	char msg[512];
+	if (w == NULL || p == NULL)
+		return w;
+	if (p->id_jumps > 0) {
+		snprintf(msg, sizeof msg,
+			 "%s:%llu: sample_id jumps from %llu to %llu (expected +%.0f at 2 MHz); "
+			 "%llu jump(s) in all, about %llu statistics packet(s) dropped by the "
+			 "instrument or the host: the figures do not cover them; re-record with "
+			 "a lower statistics rate or a less loaded host",
+			 p->name, (unsigned long long)p->id_first_line,
+			 (unsigned long long)p->id_first_from, (unsigned long long)p->id_first_to,
+			 p->id_first_expected, (unsigned long long)p->id_jumps,
+			 (unsigned long long)p->id_dropped);
+		json_array_append_new(
+		    w, json_pack("{s:s,s:s}", "code", "power.packets_dropped", "message", msg));
+	}
+	if (p->id_backwards > 0) {
+		snprintf(msg, sizeof msg,
+			 "%s: sample_id repeats or goes backwards %llu time(s) while time moves "
+			 "forward: the sample_id column does not belong to these rows",
+			 p->name, (unsigned long long)p->id_backwards);
+		json_array_append_new(
+		    w, json_pack("{s:s,s:s}", "code", "power.packets_dropped", "message", msg));
+	}
+	return w;
+}
 
 int ergon_power_csv_new(int kind, struct ergon_gated *g, unsigned sync_input_index,
 			const char *name, struct ergon_power_csv **out, struct ergon_err *err)
@@ -246,6 +315,28 @@ static int stats_row(struct ergon_power_csv *p, char **f, int *col, struct ergon
 		if (rc)
 			return rc;
 	}
+	/* Time order is checked here, where the line is known; the engine's
+	 * own check can only name a packet index. Same slack as the engine. */
+	if (!isfinite(q->t_start_s) || !isfinite(q->t_end_s) || q->t_end_s < q->t_start_s) {
+		p->time_fault = 1;
+		return ergon_err_set(err, ERGON_EPARSE,
+				     "%s:%llu: span [%.9g, %.9g] is not a finite forward interval; "
+				     "fix t_start_s/t_end_s",
+				     p->name, (unsigned long long)p->line_no, q->t_start_s,
+				     q->t_end_s);
+	}
+	if (p->rows > 0 && q->t_start_s < p->stats_prev_end - 1e-9) {
+		p->time_fault = 1;
+		return ergon_err_set(err, ERGON_EPARSE,
+				     "%s:%llu: t_start_s %.9g is before the previous row's t_end_s "
+				     "%.9g (time goes backwards); rows must be in time order",
+				     p->name, (unsigned long long)p->line_no, q->t_start_s,
+				     p->stats_prev_end);
+	}
+	p->rows++;
+	p->stats_prev_end = q->t_end_s;
+	if (p->present[S_SAMPLE_ID])
+		check_sample_id(p, q);
 	if (p->present[S_V_AVG])
 		q->fields |= ERGON_PKT_VOLTAGE;
 	if (p->present[S_P_AVG])
@@ -259,6 +350,13 @@ static int stats_row(struct ergon_power_csv *p, char **f, int *col, struct ergon
 	if (++p->pn == STATS_BATCH)
 		return flush_stats(p, err);
 	return 0;
+}
+
+/* Marks the error being returned as time not moving forward. */
+static int time_error(struct ergon_power_csv *p, int rc)
+{
+	p->time_fault = 1;
+	return rc;
 }
 
 static int raw_row(struct ergon_power_csv *p, char **f, int *col, struct ergon_err *err)
@@ -279,10 +377,11 @@ static int raw_row(struct ergon_power_csv *p, char **f, int *col, struct ergon_e
 		return ergon_err_set(err, ERGON_EPARSE, "%s:%llu: t_s is not finite", p->name,
 				     (unsigned long long)p->line_no);
 	if (p->k > 0 && t <= p->t_prev)
-		return ergon_err_set(err, ERGON_EPARSE,
+		return time_error(
+		    p, ergon_err_set(err, ERGON_EPARSE,
 				     "%s:%llu: t_s %.9g is not after the previous %.9g (time goes "
 				     "backwards or repeats); raw samples must be in time order",
-				     p->name, (unsigned long long)p->line_no, t, p->t_prev);
+				     p->name, (unsigned long long)p->line_no, t, p->t_prev));
 	if (p->k == 0) {
 		p->t0 = t;
 	} else if (p->k == 1) {
@@ -484,4 +583,9 @@ int ergon_gate_markers_parse(const char *buf, size_t len, const char *name,
 fail:
 	free(m);
 	return rc;
+}
+
+int ergon_power_csv_time_fault(const struct ergon_power_csv *p)
+{
+	return p != NULL && p->time_fault;
 }

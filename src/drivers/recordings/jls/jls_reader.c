@@ -7,11 +7,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -43,22 +45,12 @@ struct ergon_jls_reader {
 	json_t *warnings;
 	struct jls_file *file_owner; /* set by ergon_jls_file_open */
 	uint8_t undefined_warned[ERGON_JLS_SIGNAL_MAX];
-};
-
-struct ergon_jls_cursor {
-	const struct ergon_jls_signal *sig;
-	uint64_t off;	  /* next chunk header to examine */
-	uint8_t *payload; /* raw payload of the current chunk */
-	size_t payload_cap;
-	float *f32; /* decoded f32 entries (f32 signals) */
-	size_t f32_cap;
-	const uint8_t *bits; /* u1 entries, packed (u1 signals) */
-	size_t count;	     /* entries in the current chunk */
-	size_t pos;	     /* entries already streamed */
-	uint64_t next_index; /* relative index expected next */
-	int64_t id_offset;   /* first file sample id = relative index 0 */
-	int started;
-	int done;
+	/* Per signal: the first DATA chunk's file sample id (relative index 0)
+	 * and the first and last UTC entries. */
+	int64_t first_sid[ERGON_JLS_SIGNAL_MAX];
+	uint8_t first_sid_known[ERGON_JLS_SIGNAL_MAX];
+	struct ergon_jls_utc_entry utc[ERGON_JLS_SIGNAL_MAX][2];
+	uint8_t utc_count[ERGON_JLS_SIGNAL_MAX];
 };
 
 static void warn(struct ergon_jls_reader *r, const char *code, const char *fmt, ...)
@@ -76,6 +68,59 @@ static void warn(struct ergon_jls_reader *r, const char *code, const char *fmt, 
 		return;
 	json_array_append_new(r->warnings, json_pack("{s:s,s:s}", "code", code, "message", msg));
 }
+
+static int64_t rd_i64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return (int64_t)v;
+}
+
+/* A UTC DATA chunk: the payload header's sample id and one 64-bit JLS time
+ * per entry (the writer puts one entry per chunk; the first is used). */
+static void utc_data(struct ergon_jls_reader *r, const struct ergon_jls_source *src, uint64_t off,
+		     const struct ergon_jls_chunk_header *h, uint64_t span, uint8_t *payload,
+		     const char *where)
+{
+	unsigned sig = h->chunk_meta & 0xffu;
+	struct ergon_err cerr = {0};
+	struct ergon_jls_data d;
+	if (span > JLS_DEF_PAYLOAD_MAX + 8 ||
+	    src->read_at(src->ctx, off + ERGON_JLS_CHUNK_HEADER_SIZE, payload, (size_t)span) != 0 ||
+	    ergon_jls_payload_check(payload, (size_t)span, h->payload_length, where, &cerr) != 0 ||
+	    ergon_jls_data_decode(payload, h->payload_length, &d, where, &cerr) != 0 ||
+	    d.entry_count < 1 || d.entry_size_bits != 64) {
+		warn(r, "power.recording_damaged", "%s; UTC entry ignored",
+		     cerr.code ? cerr.msg : where);
+		return;
+	}
+	struct ergon_jls_utc_entry e = {.file_sample_id = d.first_sample_id,
+					.utc_q30 = rd_i64(d.entries)};
+	if (r->utc_count[sig] == 0) {
+		r->utc[sig][0] = e;
+		r->utc_count[sig] = 1;
+	} else {
+		r->utc[sig][1] = e;
+		r->utc_count[sig] = 2;
+	}
+}
+
+struct ergon_jls_cursor {
+	const struct ergon_jls_signal *sig;
+	uint64_t off;	  /* next chunk header to examine */
+	uint8_t *payload; /* raw payload of the current chunk */
+	size_t payload_cap;
+	float *f32; /* decoded f32 entries (f32 signals) */
+	size_t f32_cap;
+	const uint8_t *bits; /* u1 entries, packed (u1 signals) */
+	size_t count;	     /* entries in the current chunk */
+	size_t pos;	     /* entries already streamed */
+	uint64_t next_index; /* relative index expected next */
+	int64_t id_offset;   /* first file sample id = relative index 0 */
+	int started;
+	int done;
+};
 
 static int take_field(const uint8_t *p, size_t len, size_t *at, char *dst, size_t dst_len)
 {
@@ -194,6 +239,18 @@ int ergon_jls_reader_open(const struct ergon_jls_source *src, struct ergon_jls_r
 			     "%s: DATA for signal id %u, which has no definition; ignored", where,
 			     h.chunk_meta & 0xffu);
 		}
+		if (h.tag == ERGON_JLS_TAG_FSR_DATA && !r->first_sid_known[h.chunk_meta & 0xffu] &&
+		    h.payload_length >= 16) {
+			/* Only the id (CRC-checked later, when streamed): it anchors
+			 * UTC entries to the streamed index. */
+			uint8_t b[8];
+			if (src->read_at(src->ctx, off + ERGON_JLS_CHUNK_HEADER_SIZE, b, 8) == 0) {
+				r->first_sid[h.chunk_meta & 0xffu] = rd_i64(b);
+				r->first_sid_known[h.chunk_meta & 0xffu] = 1;
+			}
+		}
+		if (h.tag == ERGON_JLS_TAG_UTC_DATA)
+			utc_data(r, src, off, &h, span, payload, where);
 		if (h.tag == ERGON_JLS_TAG_SIGNAL_DEF || h.tag == ERGON_JLS_TAG_SOURCE_DEF) {
 			if (span > JLS_DEF_PAYLOAD_MAX + 8) {
 				warn(r, "power.recording_damaged",
@@ -549,4 +606,57 @@ int ergon_jls_file_open(const char *path, struct ergon_jls_reader **out, struct 
 	}
 	(*out)->file_owner = jf;
 	return 0;
+}
+
+size_t ergon_jls_reader_utc(const struct ergon_jls_reader *r, const char *signal,
+			    struct ergon_jls_utc_entry out[2])
+{
+	const struct ergon_jls_signal *s = ergon_jls_reader_signal(r, signal);
+	if (s == NULL)
+		return 0;
+	size_t n = r->utc_count[s->signal_id];
+	for (size_t i = 0; i < n; i++) {
+		out[i] = r->utc[s->signal_id][i];
+		/* Without a DATA chunk the file id is the only id there is. */
+		out[i].sample_id =
+		    out[i].file_sample_id -
+		    (r->first_sid_known[s->signal_id] ? r->first_sid[s->signal_id] : 0);
+	}
+	return n;
+}
+
+int ergon_jls_reader_start_utc(const struct ergon_jls_reader *r, int64_t *utc_q30)
+{
+	struct ergon_jls_utc_entry e[2];
+	const struct ergon_jls_signal *s = ergon_jls_reader_signal(r, "current");
+	if (ergon_jls_reader_utc(r, "current", e) == 0 || s == NULL || s->sample_rate_hz == 0)
+		return ERGON_ENOENT;
+	/* Back from the first entry to sample 0 at the nominal rate. */
+	double back_q30 = (double)e[0].sample_id / (double)s->sample_rate_hz * 1073741824.0;
+	*utc_q30 = e[0].utc_q30 - (int64_t)llround(back_q30);
+	return 0;
+}
+
+int ergon_jls_utc_iso(int64_t utc_q30, char *buf, size_t n)
+{
+	/* 2018-01-01T00:00:00Z as a Unix time. */
+	const int64_t epoch_2018 = 1514764800;
+	const int64_t one = INT64_C(1) << 30;
+	int64_t sec = utc_q30 / one, frac = utc_q30 % one;
+	if (frac < 0) { /* floor, for times before 2018 */
+		sec--;
+		frac += one;
+	}
+	int64_t us = (frac * 1000000 + (INT64_C(1) << 29)) >> 30;
+	if (us >= 1000000) {
+		sec++;
+		us -= 1000000;
+	}
+	time_t t = (time_t)(epoch_2018 + sec);
+	struct tm tm;
+	if (gmtime_r(&t, &tm) == NULL || tm.tm_year + 1900 > 9999 || tm.tm_year + 1900 < 0)
+		return ERGON_ERANGE;
+	int w = snprintf(buf, n, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", tm.tm_year + 1900,
+			 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)us);
+	return w < 0 || (size_t)w >= n ? ERGON_ERANGE : 0;
 }
