@@ -123,6 +123,10 @@ static void inline_and_threaded_complete(void **state)
 		struct tinst ti = {0};
 		struct twl tw = {.sleep_s = 0.001};
 		struct ergon_session_config cfg = base_cfg(kinds[k]);
+		/* A longer idle phase than the other tests: the check below wants
+		 * samples in both phases, and a loaded CI machine can starve the
+		 * sampler thread for tens of milliseconds. */
+		cfg.idle_s = 0.25;
 		struct ergon_session_result res;
 		run_session(&cfg, &ti, &tw, &res);
 		assert_int_equal(res.status, ERGON_SESSION_COMPLETE);
