@@ -14,7 +14,12 @@ jobs=$(nproc 2>/dev/null || echo 2)
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DERGON_SANITIZE=ON \
       -DERGON_SHARED_DIR="${ERGON_SHARED_DIR:-$root/../shared}" >/dev/null
 cmake --build build-asan -j "$jobs"
-(cd build-asan && ctest --output-on-failure -j "$jobs")
+# Tests that run real sessions (sub-second idle and load phases, a pty reset
+# after a pause) depend on the scheduler: on a starved machine a sampler
+# thread can miss a whole phase. Each failing test is run once more; a test
+# that fails twice fails the run. (Their assertions do not depend on timing
+# values; only on the phases having happened.)
+(cd build-asan && ctest --output-on-failure -j "$jobs" --repeat until-pass:2)
 
 # The main job (scripts/demo.sh) builds with -O3, where GCC's warnings differ
 # (format truncation, maybe-uninitialized); -Werror makes them build breaks,
