@@ -162,6 +162,18 @@ static int phase_energy(const struct series *s, const char *prefix, double t0, d
 		return ergon_err_set(err, ERGON_EVERIFY,
 				     "field %s.samples (%s phase, from sample %zu): %s", prefix,
 				     name, a, e2.msg);
+	/* The documented absolute floor (optional field: reports written
+	 * before it existed have none) bounds the energy whatever its
+	 * method. */
+	double floor_w = 0;
+	const json_t *fw = json_object_get(um, "floor_w");
+	if (json_is_number(fw))
+		floor_w = json_number_value(fw);
+	if (floor_w > 0 && out->span_s > 0) {
+		out->u_rated_j += floor_w * out->span_s;
+		out->u_j += floor_w * out->span_s;
+		out->mean_power_u_w = out->u_j / out->span_s;
+	}
 	if (accum) {
 		/* Peak from the instantaneous power column, when present. */
 		double peak = NAN;
@@ -548,6 +560,20 @@ int ergon_report_compute_figures(const json_t *r, json_t **figures_out, json_t *
 		goto out;
 	}
 	struct shared sh = {.um = json_object_get(r, "uncertainty_model")};
+	/* accuracy_pct 0 is how a driver says "no rated accuracy" (RAPL, a
+	 * replay without accuracy_pct): the ± then holds only the resolution
+	 * and timing terms, which reads as confident when it is not. */
+	double acc_pct = 0;
+	if ((rc = ergon_jnumber(r, "uncertainty_model.accuracy_pct", &acc_pct, err)))
+		goto out;
+	const json_t *floorj = ergon_jpath(r, "uncertainty_model.floor_w");
+	if (!(acc_pct > 0) && !(json_is_number(floorj) && json_number_value(floorj) > 0))
+		ergon_issue_add(issues, "instrument.unrated_accuracy", NULL,
+				"the instrument states no rated accuracy (accuracy_pct %g): "
+				"every ± holds its resolution and timing terms only; give "
+				"the instrument's rated accuracy (replay: --instrument-opt "
+				"accuracy_pct=PCT) or read the ± as unrated",
+				acc_pct);
 	if ((rc = ergon_jnumber(r, "sampler.target_hz", &sh.sample_hz, err)) ||
 	    (rc = ergon_jnumber(r, "series.phases.idle.t_start_s", &sh.it0, err)) ||
 	    (rc = ergon_jnumber(r, "series.phases.idle.t_end_s", &sh.it1, err)) ||

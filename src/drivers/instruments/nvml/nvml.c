@@ -115,6 +115,10 @@ static int parse_index(const char *arg, unsigned int *index, struct ergon_err *e
 	return 0;
 }
 
+/* nvidia-smi --help-query-gpu, power.draw: "accurate to within +/- 5
+ * watts". */
+#define NVML_FLOOR_W 5.0
+
 static void fill_identity(struct ergon_instrument *inst, struct nvml_priv *p, const char *name,
 			  const char *serial, unsigned int arch, int averaged)
 {
@@ -125,6 +129,11 @@ static void fill_identity(struct ergon_instrument *inst, struct nvml_priv *p, co
 	/* NVIDIA rates no percentage; nvidia-smi documents power.draw as
 	 * accurate to within +-5 W (noted below). */
 	id->accuracy_pct = 0.0;
+	/* The documented +-5 W applies to the board power sensor; the energy
+	 * counter integrates the same sensor and NVIDIA states no separate
+	 * figure for it, so both modes carry +-5 W x span
+	 * (docs/internals/nvml.md). */
+	id->floor_w = NVML_FLOOR_W;
 	id->n_rails = 1;
 	id->total_rail = 0;
 	snprintf(id->rails[0], sizeof(id->rails[0]), "gpu%u", p->index);
