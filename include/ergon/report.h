@@ -81,6 +81,11 @@ ERGON_API int ergon_report_verify(const json_t *report, struct ergon_err *err);
  * unless it has ERGON_MODEL_ALLOW_REPLAYED. Only a report whose
  * provenance.kind is measured is ever labelled measured. Caller owns
  * *model. */
+/* The throttle verdict names temperature as evidence only when the
+ * last window's mean temperature exceeds the first's by more than this
+ * (docs/METHOD.md): three steps of the 1 C resolution common to thermal
+ * zones and GPU sensors, so one-step sensor noise never counts. */
+#define ERGON_THROTTLE_TEMP_RISE_C 3.0
 #define ERGON_MODEL_ALLOW_SYNTHETIC 1
 /* The label a replayed figure carries in the report and the model. */
 #define ERGON_REPLAYED_LABEL "replayed — power not recorded during this workload"
