@@ -783,7 +783,12 @@ int ergon_report_compute_figures(const json_t *r, json_t **figures_out, json_t *
 			 "consecutive windows",
 			 100.0 * (1.0 - thr), (size_t)consec_d);
 	}
-	json_object_set_new(tp, "device_evidence", devev);
+	/* Only when present, so that reports written before this field
+	 * existed (and instruments without such a record) still verify. */
+	if (json_is_object(devev))
+		json_object_set_new(tp, "device_evidence", devev);
+	else
+		json_decref(devev);
 	json_object_set_new(tp, "verdict", json_string(verdict));
 	json_object_set_new(tp, "temperature_evidence", evidence);
 
