@@ -66,6 +66,7 @@ static void orin_nx_three_rails(void **state)
 	 * dV = 8 mV: 5 * 0.008 + 1 * 0.008 = 0.048 W. */
 	assert_float_equal(id->resolution_w, 0.048, 1e-9);
 	assert_non_null(strstr(id->notes, "VDD_IN is the module's total input"));
+	assert_non_null(strstr(id->notes, "validated against fake sysfs trees only"));
 	json_t *idj = ergon_instrument_identity_json(inst);
 	assert_string_equal(json_string_value(json_object_get(idj, "total_rail")), "VDD_IN");
 	assert_string_equal(json_string_value(json_object_get(idj, "provenance")), "measured");

@@ -205,6 +205,12 @@ static void fill_identity(struct ergon_instrument *inst, struct hwmon_priv *p,
 	int has_energy = 0;
 	size_t mo = 0, no = 0;
 	id->model[0] = '\0';
+	/* First, so a long rail list never truncates it: the reader of a
+	 * report must know how far this driver has been checked. */
+	int vw = snprintf(id->notes, sizeof(id->notes),
+			  "Driver validated against fake sysfs trees only, not yet on a board. ");
+	if (vw > 0 && (size_t)vw < sizeof(id->notes))
+		no = (size_t)vw;
 	for (int i = 0; i < p->n; i++) {
 		const struct hwmon_rail *r = &p->rail[i].rail;
 		snprintf(id->rails[i], sizeof(id->rails[i]), "%s", r->label);

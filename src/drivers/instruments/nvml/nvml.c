@@ -152,6 +152,7 @@ static void fill_identity(struct ergon_instrument *inst, struct nvml_priv *p, co
 		id->averaging_period_s = 0.0;
 		snprintf(id->integrates, sizeof(id->integrates), "energy");
 		snprintf(id->notes, sizeof(id->notes),
+			 "Driver validated against a stub libnvidia-ml only, not yet on a GPU. "
 			 "Whole-board GPU energy from nvmlDeviceGetTotalEnergyConsumption (mJ "
 			 "since driver load), differenced from start. Architecture %s. "
 			 "Throttle evidence from %s and the GPU temperature.",
@@ -163,6 +164,7 @@ static void fill_identity(struct ergon_instrument *inst, struct nvml_priv *p, co
 		id->averaging_period_s = averaged ? NVML_AVERAGING_S : 0.0;
 		snprintf(id->integrates, sizeof(id->integrates), "none");
 		snprintf(id->notes, sizeof(id->notes),
+			 "Driver validated against a stub libnvidia-ml only, not yet on a GPU. "
 			 "Power from nvmlDeviceGetPowerUsage (mW) because %s. Architecture %s: "
 			 "%s. nvidia-smi documents power.draw as accurate to within +-5 W. "
 			 "Throttle evidence from %s and the GPU temperature.",
