@@ -120,7 +120,7 @@ static struct run_out run_switching(struct fs_writer *w, struct toggler *tg,
 		_exit(127);
 	}
 	int errp[2] = {master, -1};
-	char buf[4096], tail[16] = "";
+	char buf[4096], tail[16] = "", last[600] = "";
 	int switched = 0;
 	ssize_t n;
 	/* The master reads EIO once the child has exited and closed the slave. */
@@ -137,6 +137,11 @@ static struct run_out run_switching(struct fs_writer *w, struct toggler *tg,
 				fs_writer_rail(w, "hwmon0", 1, 5000, 2000);
 			switched = 1;
 		}
+		/* Keep the end of ergon's stderr for a failure message. */
+		char both[sizeof(last) + sizeof(buf)];
+		snprintf(both, sizeof(both), "%s%s", last, buf);
+		size_t bl = strlen(both);
+		snprintf(last, sizeof(last), "%s", both + (bl > sizeof(last) - 1 ? bl - (sizeof(last) - 1) : 0));
 		size_t jl = strlen(joined);
 		snprintf(tail, sizeof(tail), "%s", joined + (jl > 8 ? jl - 8 : 0));
 	}
@@ -152,7 +157,8 @@ static struct run_out run_switching(struct fs_writer *w, struct toggler *tg,
 	json_error_t je;
 	r.rep = json_load_file(out_path, 0, &je);
 	if (r.rep == NULL)
-		fail_msg("%s: %s (ergon status %d)", out_path, je.text, r.status);
+		fail_msg("%s: %s (ergon status %d); its stderr ended: %s", out_path, je.text,
+			 r.status, last);
 	return r;
 }
 
@@ -317,38 +323,44 @@ static void run_case(int periodic)
 		lat_sum += json_number_value(json_array_get(lat, i));
 	if (periodic) {
 		assert_string_equal(json_string_value(json_object_get(eop, "formula")), "periodic");
-		/* From the script and --release-hz alone: 201.5 mJ total, 50 mJ
-		 * above idle. The band allows the toggler's wake-up jitter
-		 * (up to ~1 ms on an edge of a 10 ms high under ASan on shared
-		 * cores, averaging out over ~99 periods) and the late start
-		 * of the script (it begins when ergon prints "load", up to
-		 * ~0.1 s of 5 W into a 3 s load: -0.06 W on the mean):
-		 * 5 % above idle, 2 % total. */
-		double total_script = (5.0 + 5.0 * DUTY_HIGH_S * DUTY_HZ) / 33.0;
-		double above_script = 5.0 * DUTY_HIGH_S * DUTY_HZ / 33.0;
-		assert_near(num(eop, "above_idle_j", NULL), above_script, 0.05 * above_script);
-		assert_near(num(eop, "total_j", NULL), total_script, 0.02 * total_script);
-		/* From the edges the toggler actually wrote: what is left is
-		 * the 1 kHz sampling of each edge (at most 5 W x 1 ms / 2 per
-		 * edge, random in sign over ~200 edges: ~0.3 % of the ~5 J
-		 * above idle) and the clock mapping (one sampler period at the
-		 * first edge: 5 W x 1 ms = 5 mJ, 0.1 %): 1.5 % above idle,
-		 * 0.5 % total. */
-		double load_w = scripted_load_mean_w(r.rep, &tg);
-		assert_near(num(fig, "load", "mean_power_w"), load_w, 0.005 * load_w);
-		/* Per operation means per achieved release: the operations
-		 * must be what --release-hz 33 over the load phase allows
-		 * (33 x D, +-1 for where the phase edges fall, +-0.5 more
-		 * for a release cut by the end), and the energy is shared
-		 * among exactly those. */
+		/* Per operation means per achieved release: the operations can
+		 * never exceed what --release-hz 33 over the load phase allows
+		 * (33 x D, +1.5 for where the phase edges fall); on a loaded
+		 * machine releases are lost (seen: 81 in 3.5 s with ASan and
+		 * four tests on two cores), so the lower bound is only a
+		 * sanity check. */
 		const json_t *ph = json_object_get(json_object_get(r.rep, "series"), "phases");
 		double d = num(json_object_get(ph, "load"), "t_end_s", NULL) -
 			   num(json_object_get(ph, "load"), "t_start_s", NULL);
-		assert_near((double)n_inv, 33.0 * d, 1.5);
+		if (!((double)n_inv <= 33.0 * d + 1.5 && (double)n_inv >= 0.5 * 33.0 * d))
+			fail_msg("%zu operations in %.3f s at 33 Hz", n_inv, d);
+		/* From the script alone: 201.5 mJ total, 50 mJ above idle per
+		 * 1/33 s release, scaled by 33 D / n when releases were lost
+		 * (the load energy is shared among the operations that ran).
+		 * The band allows the toggler's wake-up jitter on shared
+		 * cores under ASan (each 10 ms high can stretch or shrink by a
+		 * few ms; seen: +11 % above idle at load average 5) and the
+		 * late start of the script (it begins when ergon prints
+		 * "load"): 15 % above idle, 5 % total. A formula that did not
+		 * fold the idle gaps in gives 16.5 mJ above idle and 66.5 mJ
+		 * total ((6.65 - 5) W and 6.65 W x 10 ms), far outside both. */
+		double lost = 33.0 * d / (double)n_inv;
+		double total_script = (5.0 + 5.0 * DUTY_HIGH_S * DUTY_HZ) / 33.0 * lost;
+		double above_script = 5.0 * DUTY_HIGH_S * DUTY_HZ / 33.0 * lost;
+		assert_near(num(eop, "above_idle_j", NULL), above_script, 0.15 * above_script);
+		assert_near(num(eop, "total_j", NULL), total_script, 0.05 * total_script);
+		/* From the edges the toggler actually wrote (its jitter is then
+		 * not charged to ergon): what is left is the sampling of each
+		 * edge (5 W x half a sampler gap, random in sign over ~200
+		 * edges) and the clock mapping at the first edge (one sampler
+		 * gap, up to ~8 ms on a loaded VM: 40 mJ of ~5 J above idle,
+		 * 0.8 %): 3 % above idle, 1 % total and mean power. */
+		double load_w = scripted_load_mean_w(r.rep, &tg);
+		assert_near(num(fig, "load", "mean_power_w"), load_w, 0.01 * load_w);
 		double rate = (double)n_inv / d;
-		assert_near(num(eop, "total_j", NULL), load_w / rate, 0.005 * load_w / rate);
+		assert_near(num(eop, "total_j", NULL), load_w / rate, 0.01 * load_w / rate);
 		assert_near(num(eop, "above_idle_j", NULL), (load_w - 5.0) / rate,
-			    0.015 * (load_w - 5.0) / rate);
+			    0.03 * (load_w - 5.0) / rate);
 	} else {
 		double load_w = expected_load_mean_w(r.rep);
 		assert_near(num(fig, "load", "mean_power_w"), load_w, 0.005 * load_w);
