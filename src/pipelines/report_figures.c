@@ -251,8 +251,9 @@ static json_t *device_evidence(const json_t *r)
 	json_int_t hw = json_integer_value(json_object_get(ev, "polls_hw_slowdown"));
 	if (th <= 0 && pc <= 0 && hw <= 0)
 		return json_null();
-	return json_pack("{s:I, s:I, s:I, s:I, s:I}", "polls", polls, "polls_thermal", th, "polls_power_cap", pc, "polls_hw_slowdown", hw,
-			 "reasons_seen", json_integer_value(json_object_get(ev, "reasons_seen")));
+	return json_pack("{s:I, s:I, s:I, s:I, s:I}", "polls", polls, "polls_thermal", th,
+			 "polls_power_cap", pc, "polls_hw_slowdown", hw, "reasons_seen",
+			 json_integer_value(json_object_get(ev, "reasons_seen")));
 }
 
 /* Mean temperature of the samples within [t0, t1]; NaN when none. */

@@ -241,7 +241,10 @@ int ergon_energy_model_build(const json_t *r, const char *const *actions, size_t
 	    json_pack("{s:s, s:s, s:o, s:s, s:f, s:s, s:s, s:s, s:s}", "schema", "energy-model/v1",
 		      "basis", "above_idle", "values", values, "source", src,
 		      "uncertainty_j_per_operation", u, "unit", "J per operation", "provenance",
-		      measured ? "measured" : replayed ? "replayed" : "synthetic", "report_id", rid ? rid : "", "formula",
+		      measured	 ? "measured"
+		      : replayed ? "replayed"
+				 : "synthetic",
+		      "report_id", rid ? rid : "", "formula",
 		      json_string_value(ergon_jpath(r, "figures.energy_per_op.formula"))
 			  ? json_string_value(ergon_jpath(r, "figures.energy_per_op.formula"))
 			  : "");

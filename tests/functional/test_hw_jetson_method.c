@@ -24,10 +24,10 @@
 #include <jansson.h>
 #include <math.h>
 #include <pthread.h>
-#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 struct run_out {
@@ -131,8 +131,8 @@ static struct run_out run_switching(struct fs_writer *w, struct toggler *tg,
 		snprintf(joined, sizeof(joined), "%s%s", tail, buf);
 		if (!switched && strstr(joined, "load")) {
 			if (tg)
-				assert_int_equal(pthread_create(&tg->thread, NULL, toggler_main, tg),
-						 0);
+				assert_int_equal(
+				    pthread_create(&tg->thread, NULL, toggler_main, tg), 0);
 			else
 				fs_writer_rail(w, "hwmon0", 1, 5000, 2000);
 			switched = 1;
@@ -141,7 +141,8 @@ static struct run_out run_switching(struct fs_writer *w, struct toggler *tg,
 		char both[sizeof(last) + sizeof(buf)];
 		snprintf(both, sizeof(both), "%s%s", last, buf);
 		size_t bl = strlen(both);
-		snprintf(last, sizeof(last), "%s", both + (bl > sizeof(last) - 1 ? bl - (sizeof(last) - 1) : 0));
+		snprintf(last, sizeof(last), "%s",
+			 both + (bl > sizeof(last) - 1 ? bl - (sizeof(last) - 1) : 0));
 		size_t jl = strlen(joined);
 		snprintf(tail, sizeof(tail), "%s", joined + (jl > 8 ? jl - 8 : 0));
 	}

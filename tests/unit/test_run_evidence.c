@@ -99,8 +99,8 @@ static double fig(const json_t *r, const char *a, const char *b)
 
 static const char *verdict(const json_t *r)
 {
-	return json_string_value(
-	    json_object_get(json_object_get(json_object_get(r, "figures"), "throughput"), "verdict"));
+	return json_string_value(json_object_get(
+	    json_object_get(json_object_get(r, "figures"), "throughput"), "verdict"));
 }
 
 /* accuracy_pct 0 and no floor: the ± is resolution only (idle 0.01 W x
@@ -186,8 +186,8 @@ static void temperature_evidence_only_when_it_rose(void **state)
 	assert_non_null(strstr(verdict(r), "evidence of a thermal limit"));
 	assert_null(strstr(verdict(r), "not evidence"));
 	const json_t *tp = json_object_get(json_object_get(r, "figures"), "throughput");
-	NEAR(json_number_value(json_object_get(json_object_get(tp, "temperature_evidence"),
-					       "last_window_c")),
+	NEAR(json_number_value(
+		 json_object_get(json_object_get(tp, "temperature_evidence"), "last_window_c")),
 	     65.0);
 	json_decref(r);
 
@@ -251,7 +251,7 @@ static void nvml_thermal_reasons_reach_the_verdict(void **state)
 	assert_non_null(strstr(verdict(r), "throughput regressed"));
 	assert_non_null(strstr(verdict(r), "did not rise"));
 	assert_non_null(strstr(verdict(r), "device reported clock slowdown (of 1 polls: thermal "
-					    "in 1, power cap in 0, hardware slowdown in 0)"));
+					   "in 1, power cap in 0, hardware slowdown in 0)"));
 	/* NVML carries its +-5 W floor: rated, not flagged. */
 	assert_false(ergon_issue_has(json_object_get(r, "issues"), "instrument.unrated_accuracy"));
 	json_decref(r);
