@@ -9,8 +9,10 @@
  *    as a ratio against the "off" rounds of the same run.
  *
  * The sampler loop here is the bench's own (absolute deadlines with
- * clock_nanosleep, like the session engine's threaded sampler), because
- * `ergon run` integrates one rail and this measures three.
+ * clock_nanosleep, like the session engine's threaded sampler): it
+ * isolates the driver's cost. bench_hw_session_sampler.c measures the same
+ * three rails through the session engine's threaded sampler, the one
+ * `ergon run` ships.
  *
  * Usage: bench_hw_sampler [SECONDS_PER_RATE (2)] [ROUNDS (5)] [ROUND_S (1)]
  * The fake tree goes under $TMPDIR_FAST or /dev/shm (tmpfs). */

@@ -30,6 +30,7 @@ struct ergon_instrument_identity {
 	double accuracy_pct;        /* rated accuracy, % of reading (gain error) */
 	double resolution_w;        /* absolute power floor per reading, W (from LSBs) */
 	double resolution_j;        /* energy accumulator LSB, J (0 if none) */
+	double floor_w;             /* documented absolute power accuracy, W, on every energy (0: none) */
 	double sample_rate_hz;      /* nominal hardware update rate (0 if unknown) */
 	double averaging_period_s;  /* power readings average over this period (0: instantaneous) */
 	char integrates[32];        /* "none", "energy", "energy+charge" */

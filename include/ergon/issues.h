@@ -89,6 +89,8 @@ enum ergon_integrity {
 	X("instrument.counter_wrapped", ERGON_SEV_INFO, "an energy counter wrapped and was unwrapped") \
 	X("instrument.stale_readings", ERGON_SEV_INFO,                                             \
 	  "many readings repeated the previous hardware update")                                     \
+	X("instrument.unrated_accuracy", ERGON_SEV_WARNING,                                        \
+	  "the instrument states no rated accuracy: every ± holds resolution and timing only") \
 	/* --- config: profile configuration rules --- */                                          \
 	X("config.fixed_window_short", ERGON_SEV_WARNING,                                          \
 	  "a fixed window of about 1 s or less cannot yield a valid gated power run")           \

@@ -75,10 +75,23 @@ ERGON_API int ergon_report_compute_figures(const json_t *report, json_t **figure
 ERGON_API int ergon_report_verify(const json_t *report, struct ergon_err *err);
 
 /* Export energy-model/v1 from a verified report. actions: n names. A
- * synthetic report is refused (ERGON_EREFUSED) unless allow_synthetic.
- * Caller owns *model. */
+ * synthetic report is refused (ERGON_EREFUSED) unless allow has
+ * ERGON_MODEL_ALLOW_SYNTHETIC; a replayed one (power recorded at another
+ * time than this workload ran, whatever the recording's own provenance)
+ * unless it has ERGON_MODEL_ALLOW_REPLAYED. Only a report whose
+ * provenance.kind is measured is ever labelled measured. Caller owns
+ * *model. */
+/* The throttle verdict names temperature as evidence only when the
+ * last window's mean temperature exceeds the first's by more than this
+ * (docs/METHOD.md): three steps of the 1 C resolution common to thermal
+ * zones and GPU sensors, so one-step sensor noise never counts. */
+#define ERGON_THROTTLE_TEMP_RISE_C 3.0
+#define ERGON_MODEL_ALLOW_SYNTHETIC 1
+/* The label a replayed figure carries in the report and the model. */
+#define ERGON_REPLAYED_LABEL "replayed — power not recorded during this workload"
+#define ERGON_MODEL_ALLOW_REPLAYED 2
 ERGON_API int ergon_energy_model_build(const json_t *report, const char *const *actions,
-				       size_t n_actions, int allow_synthetic, json_t **model,
+				       size_t n_actions, int allow, json_t **model,
 				       struct ergon_err *err);
 
 #ifdef __cplusplus

@@ -35,7 +35,9 @@ static int run(int argc, char **argv)
 				return ergon_cli_usage("energy-model", "--out needs a FILE");
 			out = v;
 		} else if (strcmp(argv[i], "--allow-synthetic") == 0) {
-			allow = 1;
+			allow |= ERGON_MODEL_ALLOW_SYNTHETIC;
+		} else if (strcmp(argv[i], "--allow-replayed") == 0) {
+			allow |= ERGON_MODEL_ALLOW_REPLAYED;
 		} else if (strcmp(argv[i], "--force") == 0) {
 			flags |= ERGON_WRITE_FORCE;
 		} else if (argv[i][0] == '-') {
@@ -83,13 +85,17 @@ const struct ergon_cli_command ergon_cli_cmd_energy_model = {
     .name = "energy-model",
     .summary = "export energy-model/v1 (J per operation above idle) from a report",
     .help = "Usage: ergon energy-model REPORT.json --action NAME [--action NAME...]\n"
-	    "                          [--allow-synthetic] [--out FILE [--force]]\n\n"
+	    "                          [--allow-synthetic] [--allow-replayed]\n"
+	    "                          [--out FILE [--force]]\n\n"
 	    "Verifies the report, then writes energy-model/v1: schema, basis (above_idle),\n"
 	    "values per action (J per operation), source (one sentence to carry verbatim),\n"
 	    "uncertainty_j_per_operation and the report_id it came from. Every --action\n"
 	    "names the one operation the report measured (aliases share its value).\n"
 	    "A synthetic report is refused (exit 1) unless --allow-synthetic is given;\n"
-	    "its source sentence then says \"synthetic — not measured\".\n\n"
+	    "its source sentence then says \"synthetic — not measured\". A replayed report\n"
+	    "(ergon run --instrument replay:FILE) is refused unless --allow-replayed is\n"
+	    "given, even when the recording was measured: its power was not recorded\n"
+	    "while the workload ran; it is then labelled \"" ERGON_REPLAYED_LABEL "\".\n\n"
 	    "Examples:\n"
 	    "  ergon energy-model run/report.json --action inference --out model.json\n"
 	    "  ergon energy-model demo-run/report.json --action inference --allow-synthetic\n",

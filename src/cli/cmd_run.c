@@ -57,17 +57,29 @@ static const char *str(const json_t *r, const char *a, const char *b)
 }
 
 /* value in a unit prefix that puts it in [1, 1000). */
-static void si(char *out, size_t cap, double v, double u, const char *unit, int digits)
+/* One prefix for the value and its ±, chosen from the larger of the two:
+ * "0.00 nJ ± 191382.22 nJ" hides the value's scale, "0.00 ± 0.19 mJ" does
+ * not. u = NaN: no ± at all (latency); unrated: the instrument states no
+ * accuracy, so the ± is printed as "unrated" rather than a confident
+ * resolution-only figure. */
+static void si(char *out, size_t cap, double v, double u, const char *unit, int digits,
+	       int unrated)
 {
 	static const struct {
 		double f;
 		const char *p;
 	} pre[] = {{1, ""}, {1e-3, "m"}, {1e-6, "µ"}, {1e-9, "n"}};
+	double mag = fabs(v);
+	if (!isnan(u) && fabs(u) > mag)
+		mag = fabs(u);
 	size_t k = 0;
-	while (k + 1 < sizeof(pre) / sizeof(pre[0]) && fabs(v) < pre[k].f)
+	while (k + 1 < sizeof(pre) / sizeof(pre[0]) && mag < pre[k].f)
 		k++;
 	if (isnan(u))
 		snprintf(out, cap, "%.*f %s%s", digits, v / pre[k].f, pre[k].p, unit);
+	else if (unrated)
+		snprintf(out, cap, "%.*f %s%s above idle ± unrated (the instrument states no "
+			 "accuracy)", digits, v / pre[k].f, pre[k].p, unit);
 	else
 		snprintf(out, cap, "%.*f %s%s above idle ± %.*f %s%s", digits, v / pre[k].f,
 			 pre[k].p, unit, digits, u / pre[k].f, pre[k].p, unit);
@@ -76,6 +88,9 @@ static void si(char *out, size_t cap, double v, double u, const char *unit, int 
 static void print_summary(const json_t *r)
 {
 	const json_t *fig = json_object_get(r, "figures");
+	int unrated = ergon_issue_has(json_object_get(r, "issues"), "instrument.unrated_accuracy");
+	const char *prov = str(r, "provenance", "kind");
+	int replayed = strcmp(prov, "replayed") == 0;
 	printf("device      : %s\n", str(r, "device", "name"));
 	printf("instrument  : %s (%s)\n", str(r, "instrument", "driver"),
 	       str(r, "provenance", "kind"));
@@ -115,7 +130,7 @@ static void print_summary(const json_t *r)
 			if (json_is_object(json_object_get(fr, "energy_per_op"))) {
 				char b[128];
 				si(b, sizeof(b), num(fr, "energy_per_op.above_idle_j"),
-				   num(fr, "energy_per_op.above_idle_u_j"), "J", 2);
+				   num(fr, "energy_per_op.above_idle_u_j"), "J", 2, unrated);
 				printf(", energy/op %s", b);
 			}
 		}
@@ -133,8 +148,12 @@ static void print_summary(const json_t *r)
 				printf("headline    : rail %s, the module's total input (rails "
 				       "are never summed)\n",
 				       json_string_value(hr));
-			printf("idle        : %.3f W ± %.3f\n", num(fig, "idle.mean_power_w"),
-			       num(fig, "idle.mean_power_u_w"));
+			if (unrated)
+				printf("idle        : %.3f W ± unrated\n",
+				       num(fig, "idle.mean_power_w"));
+			else
+				printf("idle        : %.3f W ± %.3f\n", num(fig, "idle.mean_power_w"),
+				       num(fig, "idle.mean_power_u_w"));
 			printf("load        : %.3f W mean, %.3f W peak\n",
 			       num(fig, "load.mean_power_w"), num(fig, "load.peak_power_w"));
 		} else {
@@ -144,15 +163,16 @@ static void print_summary(const json_t *r)
 		char b[128];
 		if (json_is_object(json_object_get(fig, "energy_per_op"))) {
 			si(b, sizeof(b), num(fig, "energy_per_op.above_idle_j"),
-			   num(fig, "energy_per_op.above_idle_u_j"), "J", 2);
-			printf("energy/op   : %s\n", b);
+			   num(fig, "energy_per_op.above_idle_u_j"), "J", 2, unrated);
+			printf("energy/op   : %s%s\n", b,
+			       replayed ? " (" ERGON_REPLAYED_LABEL ")" : "");
 		} else {
 			printf("energy/op   : WITHHELD (see issues in the report)\n");
 		}
 		char p50[48], p95[48], p99[48];
-		si(p50, sizeof(p50), num(fig, "latency.p50_s"), NAN, "s", 1);
-		si(p95, sizeof(p95), num(fig, "latency.p95_s"), NAN, "s", 1);
-		si(p99, sizeof(p99), num(fig, "latency.p99_s"), NAN, "s", 1);
+		si(p50, sizeof(p50), num(fig, "latency.p50_s"), NAN, "s", 1, 0);
+		si(p95, sizeof(p95), num(fig, "latency.p95_s"), NAN, "s", 1, 0);
+		si(p99, sizeof(p99), num(fig, "latency.p99_s"), NAN, "s", 1, 0);
 		printf("latency     : p50 %s, p95 %s, p99 %s\n", p50, p95, p99);
 		const json_t *tp = json_object_get(fig, "throughput");
 		double onset = num(tp, "onset_t_s");

@@ -162,6 +162,18 @@ static int phase_energy(const struct series *s, const char *prefix, double t0, d
 		return ergon_err_set(err, ERGON_EVERIFY,
 				     "field %s.samples (%s phase, from sample %zu): %s", prefix,
 				     name, a, e2.msg);
+	/* The documented absolute floor (optional field: reports written
+	 * before it existed have none) bounds the energy whatever its
+	 * method. */
+	double floor_w = 0;
+	const json_t *fw = json_object_get(um, "floor_w");
+	if (json_is_number(fw))
+		floor_w = json_number_value(fw);
+	if (floor_w > 0 && out->span_s > 0) {
+		out->u_rated_j += floor_w * out->span_s;
+		out->u_j += floor_w * out->span_s;
+		out->mean_power_u_w = out->u_j / out->span_s;
+	}
 	if (accum) {
 		/* Peak from the instantaneous power column, when present. */
 		double peak = NAN;
@@ -223,6 +235,25 @@ static int load_invocations(const json_t *r, struct series *s, struct ergon_err 
 					     "invocation index",
 					     i);
 	return 0;
+}
+
+/* The device's throttle record from instrument_stats.evidence (NVML:
+ * polls that saw a power cap, thermal or hardware slowdown); JSON null
+ * when the instrument keeps none or saw none. */
+static json_t *device_evidence(const json_t *r)
+{
+	const json_t *ev = ergon_jpath(r, "instrument_stats.evidence");
+	if (!json_is_object(ev))
+		return json_null();
+	json_int_t polls = json_integer_value(json_object_get(ev, "polls"));
+	json_int_t th = json_integer_value(json_object_get(ev, "polls_thermal"));
+	json_int_t pc = json_integer_value(json_object_get(ev, "polls_power_cap"));
+	json_int_t hw = json_integer_value(json_object_get(ev, "polls_hw_slowdown"));
+	if (th <= 0 && pc <= 0 && hw <= 0)
+		return json_null();
+	return json_pack("{s:I, s:I, s:I, s:I, s:I}", "polls", polls, "polls_thermal", th,
+			 "polls_power_cap", pc, "polls_hw_slowdown", hw, "reasons_seen",
+			 json_integer_value(json_object_get(ev, "reasons_seen")));
 }
 
 /* Mean temperature of the samples within [t0, t1]; NaN when none. */
@@ -548,6 +579,20 @@ int ergon_report_compute_figures(const json_t *r, json_t **figures_out, json_t *
 		goto out;
 	}
 	struct shared sh = {.um = json_object_get(r, "uncertainty_model")};
+	/* accuracy_pct 0 is how a driver says "no rated accuracy" (RAPL, a
+	 * replay without accuracy_pct): the ± then holds only the resolution
+	 * and timing terms, which reads as confident when it is not. */
+	double acc_pct = 0;
+	if ((rc = ergon_jnumber(r, "uncertainty_model.accuracy_pct", &acc_pct, err)))
+		goto out;
+	const json_t *floorj = ergon_jpath(r, "uncertainty_model.floor_w");
+	if (!(acc_pct > 0) && !(json_is_number(floorj) && json_number_value(floorj) > 0))
+		ergon_issue_add(issues, "instrument.unrated_accuracy", NULL,
+				"the instrument states no rated accuracy (accuracy_pct %g): "
+				"every ± holds its resolution and timing terms only; give "
+				"the instrument's rated accuracy (replay: --instrument-opt "
+				"accuracy_pct=PCT) or read the ± as unrated",
+				acc_pct);
 	if ((rc = ergon_jnumber(r, "sampler.target_hz", &sh.sample_hz, err)) ||
 	    (rc = ergon_jnumber(r, "series.phases.idle.t_start_s", &sh.it0, err)) ||
 	    (rc = ergon_jnumber(r, "series.phases.idle.t_end_s", &sh.it1, err)) ||
@@ -687,7 +732,10 @@ int ergon_report_compute_figures(const json_t *r, json_t **figures_out, json_t *
 					 "the onset window counted among them",
 					 thr, (size_t)consec_d));
 	json_t *evidence = json_null();
-	char verdict[512];
+	char verdict[1024];
+	/* The device's own throttle record (NVML clock-event reasons), from
+	 * the instrument's stats in the report: named only when it saw one. */
+	json_t *devev = device_evidence(r);
 	if (th.throttled) {
 		int n =
 		    snprintf(verdict, sizeof(verdict),
@@ -697,15 +745,35 @@ int ergon_report_compute_figures(const json_t *r, json_t **figures_out, json_t *
 		double tf = mean_temp(ts, s.edges[0], s.edges[1]);
 		double tl = mean_temp(ts, s.edges[nw - 1], s.edges[nw]);
 		if (isfinite(tf) && isfinite(tl) && n > 0 && (size_t)n < sizeof(verdict)) {
-			snprintf(
+			/* A temperature is evidence only when it rose: a flat
+			 * series beside a regression points elsewhere. */
+			int rose = tl - tf > ERGON_THROTTLE_TEMP_RISE_C;
+			int m = snprintf(
 			    verdict + n, sizeof(verdict) - (size_t)n,
-			    "; temperature %.1f -> %.1f C (first -> last window) is evidence of "
-			    "a thermal limit",
-			    tf, tl);
-			json_decref(evidence);
-			evidence =
-			    json_pack("{s:f, s:f}", "first_window_c", tf, "last_window_c", tl);
+			    rose ? "; temperature %.1f -> %.1f C (first -> last window) rose by "
+				   "more than %g C: evidence of a thermal limit"
+				 : "; temperature %.1f -> %.1f C (first -> last window) did not "
+				   "rise by more than %g C: not evidence of a thermal limit",
+			    tf, tl, ERGON_THROTTLE_TEMP_RISE_C);
+			if (m > 0)
+				n += m;
+			if (rose) {
+				json_decref(evidence);
+				evidence = json_pack("{s:f, s:f}", "first_window_c", tf,
+						     "last_window_c", tl);
+			}
 		}
+		if (json_is_object(devev) && n > 0 && (size_t)n < sizeof(verdict))
+			snprintf(verdict + n, sizeof(verdict) - (size_t)n,
+				 "; the device reported clock slowdown (of %" JSON_INTEGER_FORMAT
+				 " polls: thermal in %" JSON_INTEGER_FORMAT
+				 ", power cap in %" JSON_INTEGER_FORMAT
+				 ", hardware slowdown in %" JSON_INTEGER_FORMAT
+				 "): evidence of a device limit",
+				 json_integer_value(json_object_get(devev, "polls")),
+				 json_integer_value(json_object_get(devev, "polls_thermal")),
+				 json_integer_value(json_object_get(devev, "polls_power_cap")),
+				 json_integer_value(json_object_get(devev, "polls_hw_slowdown")));
 		ergon_issue_add(issues, "run.throttled",
 				json_pack("{s:I, s:f}", "onset_window", (json_int_t)th.onset_window,
 					  "onset_t_s", onset_t),
@@ -716,6 +784,12 @@ int ergon_report_compute_figures(const json_t *r, json_t **figures_out, json_t *
 			 "consecutive windows",
 			 100.0 * (1.0 - thr), (size_t)consec_d);
 	}
+	/* Only when present, so that reports written before this field
+	 * existed (and instruments without such a record) still verify. */
+	if (json_is_object(devev))
+		json_object_set_new(tp, "device_evidence", devev);
+	else
+		json_decref(devev);
 	json_object_set_new(tp, "verdict", json_string(verdict));
 	json_object_set_new(tp, "temperature_evidence", evidence);
 

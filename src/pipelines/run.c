@@ -188,8 +188,13 @@ int ergon_report_build(const struct ergon_run_config *cfg, const struct ergon_in
 		return ergon_err_set(err, ERGON_ENOMEM, "out of memory building the report");
 	json_t *prov = json_object_get(rep, "provenance");
 	json_object_set_new(prov, "source", json_string(inst->driver->name));
-	if (id->provenance == ERGON_PROV_REPLAYED)
+	/* The recording's own kind is kept, but the report's figures are
+	 * never a measurement of this workload: the power was recorded at
+	 * another time. The note says so wherever the report is read. */
+	if (id->provenance == ERGON_PROV_REPLAYED) {
 		json_object_set_new(prov, "recording", json_string("measured"));
+		json_object_set_new(prov, "note", json_string(ERGON_REPLAYED_LABEL));
+	}
 	json_object_set_new(rep, "kind", json_string("sustained"));
 	json_object_set_new(rep, "device", json_pack("{s:s}", "name", cfg->device));
 	json_t *idj = ergon_instrument_identity_json(inst);
@@ -251,6 +256,10 @@ int ergon_report_build(const struct ergon_run_config *cfg, const struct ergon_in
 				      "latency_quantum_s", res->clock_res_s, "combination",
 				      "linear (worst case): rated + timing; above idle adds the "
 				      "idle term"));
+	/* A documented absolute accuracy (NVML's +-5 W) bounds every energy,
+	 * accumulator deltas included: floor_w x span. */
+	json_object_set_new(json_object_get(rep, "uncertainty_model"), "floor_w",
+			    json_real(id->floor_w));
 	json_t *series = json_object();
 	json_object_set_new(series, "time_origin",
 			    json_string("seconds since the start of the idle baseline "

@@ -131,7 +131,7 @@ int ergon_report_verify(const json_t *r, struct ergon_err *err)
 }
 
 int ergon_energy_model_build(const json_t *r, const char *const *actions, size_t n_actions,
-			     int allow_synthetic, json_t **model, struct ergon_err *err)
+			     int allow, json_t **model, struct ergon_err *err)
 {
 	*model = NULL;
 	if (n_actions == 0)
@@ -143,17 +143,29 @@ int ergon_energy_model_build(const json_t *r, const char *const *actions, size_t
 		return rc;
 	const char *prov = json_string_value(ergon_jpath(r, "provenance.kind"));
 	int kind = ergon_provenance_parse(prov);
-	int measured =
-	    kind == ERGON_PROV_MEASURED ||
-	    (kind == ERGON_PROV_REPLAYED &&
-	     json_is_string(ergon_jpath(r, "provenance.recording")) &&
-	     strcmp(json_string_value(ergon_jpath(r, "provenance.recording")), "measured") == 0);
-	if (!measured && !allow_synthetic)
+	/* Only power recorded while this workload ran is a measurement of its
+	 * energy per operation. A replay pairs a recording made at another
+	 * time with a live workload: even a recording that was itself
+	 * measured says nothing about this workload, so it is never
+	 * labelled measured. */
+	int measured = kind == ERGON_PROV_MEASURED;
+	int replayed = kind == ERGON_PROV_REPLAYED;
+	if (replayed && !(allow & ERGON_MODEL_ALLOW_REPLAYED))
+		return ergon_err_set(err, ERGON_EREFUSED,
+				     "the report's provenance is replayed: its power comes from a "
+				     "recording, not from the device while this workload ran, so its "
+				     "energy per operation is not a measurement; pass "
+				     "--allow-replayed to export it labelled \"%s\"",
+				     ERGON_REPLAYED_LABEL);
+	if (!measured && !replayed && !(allow & ERGON_MODEL_ALLOW_SYNTHETIC))
 		return ergon_err_set(err, ERGON_EREFUSED,
 				     "the report's provenance is %s, not measured: its figures are "
 				     "not a measurement of a device; pass --allow-synthetic to "
 				     "export them labelled \"synthetic — not measured\"",
 				     prov ? prov : "unknown");
+	const char *label = measured ? "measured"
+			    : replayed ? ERGON_REPLAYED_LABEL
+				       : "synthetic — not measured";
 	const char *integ = json_string_value(json_object_get(r, "integrity"));
 	const json_t *eop = ergon_jpath(r, "figures.energy_per_op");
 	/* Several rails: the model is the total input rail's figure; without
@@ -197,14 +209,24 @@ int ergon_energy_model_build(const json_t *r, const char *const *actions, size_t
 	const char *modelname = json_string_value(ergon_jpath(r, "instrument.model"));
 	const char *rid = json_string_value(json_object_get(r, "report_id"));
 	const char *verdict = json_string_value(ergon_jpath(r, "figures.throughput.verdict"));
-	char src[1400], railtxt[128] = "";
+	/* No rated accuracy: the ± is resolution and timing only, so the
+	 * sentence says "unrated" and the model carries the flag. */
+	int unrated = ergon_issue_has(json_object_get(r, "issues"), "instrument.unrated_accuracy");
+	char src[1400], railtxt[128] = "", utxt[160];
+	if (unrated)
+		snprintf(utxt, sizeof(utxt),
+			 "± unrated: the instrument states no accuracy; resolution and timing "
+			 "alone give %.2g J",
+			 u);
+	else
+		snprintf(utxt, sizeof(utxt), "± %.2g J", u);
 	if (headline)
 		snprintf(railtxt, sizeof(railtxt), ", rail %.60s (the module's total input)",
 			 headline);
 	snprintf(src, sizeof(src),
-		 "%s: %.6g J per operation above idle (± %.2g J) on %s, instrument %s (%s %s)%s, "
+		 "%s: %.6g J per operation above idle (%s) on %s, instrument %s (%s %s)%s, "
 		 "%.0f operations, basis above_idle, report %s; sustained throughput: %s",
-		 measured ? "measured" : "synthetic — not measured", j, u, device ? device : "?",
+		 label, j, utxt, device ? device : "?",
 		 drv ? drv : "?", vendor ? vendor : "?", modelname ? modelname : "?", railtxt,
 		 n_ops, rid ? rid : "?", verdict ? verdict : "not assessed");
 	json_t *values = json_object();
@@ -219,11 +241,15 @@ int ergon_energy_model_build(const json_t *r, const char *const *actions, size_t
 	    json_pack("{s:s, s:s, s:o, s:s, s:f, s:s, s:s, s:s, s:s}", "schema", "energy-model/v1",
 		      "basis", "above_idle", "values", values, "source", src,
 		      "uncertainty_j_per_operation", u, "unit", "J per operation", "provenance",
-		      measured ? "measured" : "synthetic", "report_id", rid ? rid : "", "formula",
+		      measured	 ? "measured"
+		      : replayed ? "replayed"
+				 : "synthetic",
+		      "report_id", rid ? rid : "", "formula",
 		      json_string_value(ergon_jpath(r, "figures.energy_per_op.formula"))
 			  ? json_string_value(ergon_jpath(r, "figures.energy_per_op.formula"))
 			  : "");
 	if (*model == NULL)
 		return ergon_err_set(err, ERGON_ENOMEM, "cannot build the energy model");
+	json_object_set_new(*model, "accuracy_rated", json_boolean(!unrated));
 	return 0;
 }

@@ -80,6 +80,8 @@ static void rapl_through_run(void **state)
 	const json_t *r0 =
 	    json_array_get(json_object_get(json_object_get(rep, "instrument_stats"), "rails"), 0);
 	assert_string_equal(json_string_value(json_object_get(r0, "domain")), "package-0");
+	/* Neither Intel nor AMD rates RAPL: the report says the ± is unrated. */
+	assert_true(ergon_issue_has(json_object_get(rep, "issues"), "instrument.unrated_accuracy"));
 	json_decref(rep);
 	ts_tmpdir_remove(root);
 	free(root);
@@ -98,6 +100,9 @@ static void nvml_energy_through_run(void **state)
 	assert_string_equal(json_string_value(json_object_get(inst, "model")), "NVIDIA H200");
 	assert_string_equal(json_string_value(json_object_get(inst, "integrates")), "energy");
 	assert_false(ergon_issue_has(json_object_get(rep, "issues"), "instrument.averaged_power"));
+	/* nvidia-smi's documented +-5 W is the floor: rated, not flagged. */
+	assert_near(json_number_value(json_object_get(inst, "floor_w")), 5.0, 0.0);
+	assert_false(ergon_issue_has(json_object_get(rep, "issues"), "instrument.unrated_accuracy"));
 	json_decref(rep);
 	ts_tmpdir_remove(dir);
 	free(dir);

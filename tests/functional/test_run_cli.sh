@@ -98,12 +98,29 @@ if command -v script >/dev/null; then
 fi
 
 # --temp-file: a thermal-zone style file (millidegrees) becomes the
-# temperature series; 45000 -> 45.0 C named as evidence in the verdict.
+# temperature series. A flat 45000 (45.0 C) file beside a throttled run is
+# not evidence: the verdict says the temperature did not rise.
 echo 45000 > "$TMP/temp"
-expect 0 "run with --temp-file" -- "$ERGON_BIN" run --device dut --instrument-opt throttle_s=0.3 \
+expect 0 "run with a flat --temp-file" -- "$ERGON_BIN" run --device dut --instrument-opt throttle_s=0.3 \
   --instrument-opt drop=0.5 --workload builtin:periodic,burst_ms=0,sleep_ms=2 --temp-file "$TMP/temp" \
   --idle-s 0.2 --windows 4 --window-s 0.25 --out "$TMP/temp.json"
-grep -q '"first_window_c": 45' "$TMP/temp.json" && ok "temperature from the file is the evidence" || bad "temp evidence"
+grep -q '"temperature_evidence": null' "$TMP/temp.json" && ok "a flat temperature is not evidence" \
+  || bad "flat temp named as evidence"
+grep -q '45.0 -> 45.0 C (first -> last window) did not rise by more than 3 C' "$TMP/temp.json" \
+  && ok "the verdict says the temperature did not rise" || bad "flat temp verdict"
+# A rising file: +1 C every 20 ms (writer in the background, renamed into
+# place so a read never sees half a line) over a 1.2 s run: the last window
+# is tens of degrees warmer than the first, far above the 3 C threshold.
+( for i in $(seq 0 150); do echo $((45000 + i * 1000)) > "$TMP/rtemp.tmp" && mv "$TMP/rtemp.tmp" "$TMP/rtemp"
+  sleep 0.02; done ) &
+writer=$!
+while [ ! -f "$TMP/rtemp" ]; do sleep 0.01; done
+expect 0 "run with a rising --temp-file" -- "$ERGON_BIN" run --device dut --instrument-opt throttle_s=0.3 \
+  --instrument-opt drop=0.5 --workload builtin:periodic,burst_ms=0,sleep_ms=2 --temp-file "$TMP/rtemp" \
+  --idle-s 0.2 --windows 4 --window-s 0.25 --out "$TMP/rtemp.json"
+kill "$writer" 2>/dev/null; wait "$writer" 2>/dev/null
+grep -q '"first_window_c": ' "$TMP/rtemp.json" && grep -q 'rose by more than 3 C: evidence of a thermal limit' \
+  "$TMP/rtemp.json" && ok "a rising temperature is the evidence" || bad "rising temp evidence"
 echo warm > "$TMP/badtemp"
 expect 3 "unreadable --temp-file fails before measuring" -- timeout 20 "$ERGON_BIN" run --device dut \
   --workload builtin:spin --temp-file "$TMP/badtemp" --idle-s 60 --out "$TMP/bt.json"

@@ -66,6 +66,7 @@ static void orin_nx_three_rails(void **state)
 	 * dV = 8 mV: 5 * 0.008 + 1 * 0.008 = 0.048 W. */
 	assert_float_equal(id->resolution_w, 0.048, 1e-9);
 	assert_non_null(strstr(id->notes, "VDD_IN is the module's total input"));
+	assert_non_null(strstr(id->notes, "validated against fake sysfs trees only"));
 	json_t *idj = ergon_instrument_identity_json(inst);
 	assert_string_equal(json_string_value(json_object_get(idj, "total_rail")), "VDD_IN");
 	assert_string_equal(json_string_value(json_object_get(idj, "provenance")), "measured");
@@ -407,10 +408,64 @@ static void permission_denied_names_fix(void **state)
 	free(root);
 }
 
+/* The resolution floor must not depend on the load at open. INA3221
+ * (SBOS576: shunt LSB 40 uV, bus LSB 8 mV), VDD_IN shunt 5 mOhm: dI =
+ * 40 uV / 5 mOhm = 8 mA, dV = 8 mV. At open 5 V, 1 A: 5 x 0.008 + 1 x
+ * 0.008 = 0.048 W. The load then draws 4 A: after stop the floor is the
+ * load's, 5 x 0.008 + 4 x 0.008 = 0.072 W (the open reading alone would
+ * keep 0.048 W). */
+static void ina3221_floor_follows_the_load(void **state)
+{
+	(void)state;
+	char *root = ts_tmpdir();
+	assert_int_equal(fs_orin_nx(root, 0), 0);
+	struct ergon_instrument *inst = open_ok(root, "hwmon:VDD_IN");
+	assert_float_equal(inst->identity.resolution_w, 0.048, 1e-12);
+	struct ergon_err err = {0};
+	assert_int_equal(ergon_instrument_start(inst, &err), 0);
+	struct ergon_sample s[8];
+	read_sweep(inst, s, 1);
+	assert_int_equal(fs_set(root, "sys/class/hwmon/hwmon0/curr1_input", 4000), 0);
+	read_sweep(inst, s, 1);
+	/* Back to idle: the floor keeps the largest reading. */
+	assert_int_equal(fs_set(root, "sys/class/hwmon/hwmon0/curr1_input", 1000), 0);
+	read_sweep(inst, s, 1);
+	assert_int_equal(ergon_instrument_stop(inst, &err), 0);
+	assert_float_equal(inst->identity.resolution_w, 0.072, 1e-12);
+	ergon_instrument_close(inst);
+	ts_tmpdir_remove(root);
+	free(root);
+}
+
+/* INA226 (SBOS547: shunt LSB 2.5 uV, bus LSB 1.25 mV), shunt 10 mOhm:
+ * dI = 0.25 mA, below the ABI's 1 mA quantum, so dI = 1 mA; dV = 1.25 mV.
+ * Open at 12 V, 0.5 A: 12 x 0.001 + 0.5 x 0.00125 = 0.012625 W. Loaded at
+ * 12 V, 2 A: 12 x 0.001 + 2 x 0.00125 = 0.0145 W. */
+static void ina226_floor_follows_the_load(void **state)
+{
+	(void)state;
+	char *root = ts_tmpdir();
+	assert_int_equal(fs_ina226(root, 0, 2), 0);
+	struct ergon_instrument *inst = open_ok(root, "hwmon");
+	assert_float_equal(inst->identity.resolution_w, 0.012625, 1e-12);
+	struct ergon_err err = {0};
+	assert_int_equal(ergon_instrument_start(inst, &err), 0);
+	struct ergon_sample s[8];
+	assert_int_equal(fs_set(root, "sys/class/hwmon/hwmon0/curr1_input", 2000), 0);
+	read_sweep(inst, s, 1);
+	assert_int_equal(ergon_instrument_stop(inst, &err), 0);
+	assert_float_equal(inst->identity.resolution_w, 0.0145, 1e-12);
+	ergon_instrument_close(inst);
+	ts_tmpdir_remove(root);
+	free(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(orin_nx_three_rails),
+	    cmocka_unit_test(ina3221_floor_follows_the_load),
+	    cmocka_unit_test(ina226_floor_follows_the_load),
 	    cmocka_unit_test(unknown_label_lists_existing),
 	    cmocka_unit_test(agx_orin_has_no_total),
 	    cmocka_unit_test(ina226_uses_power_register),

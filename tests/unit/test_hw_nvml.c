@@ -59,6 +59,11 @@ static void energy_counter_deltas(void **state)
 	assert_float_equal(id->averaging_period_s, 0.0, 0.0);
 	assert_string_equal(id->rails[0], "gpu0");
 	assert_non_null(strstr(id->notes, "nvmlDeviceGetCurrentClocksEventReasons"));
+	/* The report tells its reader how far the driver has been checked. */
+	assert_non_null(strstr(id->notes, "validated against a stub libnvidia-ml only"));
+	/* nvidia-smi's documented +-5 W, no percentage. */
+	assert_float_equal(id->floor_w, 5.0, 0.0);
+	assert_float_equal(id->accuracy_pct, 0.0, 0.0);
 	struct ergon_sample s[4];
 	read1(inst, s); /* call 2: 1000250 mJ, the start */
 	assert_true(s[0].fields & ERGON_F_ENERGY);
@@ -113,6 +118,8 @@ static void fallback_to_averaged_power(void **state)
 	assert_float_equal(id->resolution_w, 1e-3, 1e-15);
 	assert_non_null(strstr(id->notes, "1 s average"));
 	assert_non_null(strstr(id->notes, "Not Supported"));
+	assert_non_null(strstr(id->notes, "validated against a stub libnvidia-ml only"));
+	assert_float_equal(id->floor_w, 5.0, 0.0);
 	struct ergon_sample s[4];
 	read1(inst, s);
 	assert_true(s[0].fields & ERGON_F_POWER);

@@ -155,6 +155,7 @@ json_t *ergon_instrument_identity_json(const struct ergon_instrument *inst)
 		id->notes);
 	if (o == NULL)
 		return NULL;
+	json_object_set_new(o, "floor_w", json_real(id->floor_w));
 	json_object_set_new(o, "total_rail",
 			    id->total_rail >= 0 && id->total_rail < id->n_rails
 				    ? json_string(id->rails[id->total_rail])

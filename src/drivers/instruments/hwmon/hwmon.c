@@ -33,6 +33,9 @@ struct hwmon_state {
 	/* Energy accumulator unwrapping: energy_j = raw_uj * 1e-6 + offset_j. */
 	double offset_j;
 	long backwards;
+	/* Largest |V| and |I| read so far (open included): the resolution
+	 * floor V·dI + I·dV of every reading is bounded by theirs. */
+	double max_v, max_a;
 };
 
 struct hwmon_priv {
@@ -158,6 +161,34 @@ static int read_raw(struct hwmon_state *s, struct hwmon_raw *raw, struct ergon_e
 	return 0;
 }
 
+/* Keep the largest |V| and |I| a rail has read. */
+static void track_max(struct hwmon_state *s, const struct hwmon_raw *raw)
+{
+	double v = fabs((double)raw->mv) * 1e-3, a = fabs((double)raw->ma) * 1e-3;
+	if (v > s->max_v)
+		s->max_v = v;
+	if (a > s->max_a)
+		s->max_a = a;
+}
+
+/* The instrument's absolute floor: the worst rail's V·dI + I·dV at the
+ * largest voltage and current it has read. At open that is the single
+ * reading taken there; stop() widens it to every reading of the run, so
+ * the floor of a run that idled at open and loaded later is the load's,
+ * not the idle current's. */
+static double resolution_w(const struct hwmon_priv *p)
+{
+	double worst = 0.0;
+	for (int i = 0; i < p->n; i++) {
+		double di, dv;
+		hwmon_rail_resolution(&p->rail[i].rail, &di, &dv);
+		double res_w = p->rail[i].max_v * di + p->rail[i].max_a * dv;
+		if (res_w > worst)
+			worst = res_w;
+	}
+	return worst;
+}
+
 static void fill_identity(struct ergon_instrument *inst, struct hwmon_priv *p,
 			  const struct hwmon_raw *first)
 {
@@ -174,6 +205,12 @@ static void fill_identity(struct ergon_instrument *inst, struct hwmon_priv *p,
 	int has_energy = 0;
 	size_t mo = 0, no = 0;
 	id->model[0] = '\0';
+	/* First, so a long rail list never truncates it: the reader of a
+	 * report must know how far this driver has been checked. */
+	int vw = snprintf(id->notes, sizeof(id->notes),
+			  "Driver validated against fake sysfs trees only, not yet on a board. ");
+	if (vw > 0 && (size_t)vw < sizeof(id->notes))
+		no = (size_t)vw;
 	for (int i = 0; i < p->n; i++) {
 		const struct hwmon_rail *r = &p->rail[i].rail;
 		snprintf(id->rails[i], sizeof(id->rails[i]), "%s", r->label);
@@ -188,12 +225,7 @@ static void fill_identity(struct ergon_instrument *inst, struct hwmon_priv *p,
 		/* The worst rail decides the instrument's accuracy and floor. */
 		if (r->chip->gain_error_pct > id->accuracy_pct)
 			id->accuracy_pct = r->chip->gain_error_pct;
-		double di, dv;
-		hwmon_rail_resolution(r, &di, &dv);
-		double v = fabs((double)first[i].mv) * 1e-3, a = fabs((double)first[i].ma) * 1e-3;
-		double res_w = v * di + a * dv;
-		if (res_w > id->resolution_w)
-			id->resolution_w = res_w;
+		track_max(&p->rail[i], &first[i]);
 		if (r->update_interval_s > 0.0) {
 			double hz = 1.0 / r->update_interval_s;
 			if (id->sample_rate_hz == 0.0 || hz < id->sample_rate_hz)
@@ -208,6 +240,7 @@ static void fill_identity(struct ergon_instrument *inst, struct hwmon_priv *p,
 		if (w > 0 && no + (size_t)w < sizeof(id->notes))
 			no += (size_t)w;
 	}
+	id->resolution_w = resolution_w(p);
 	if (has_energy) {
 		/* energy1_input is in whole microjoules (ABI). */
 		id->resolution_j = 1e-6;
@@ -355,6 +388,7 @@ static int hwmon_read(struct ergon_instrument *inst, struct ergon_sample *buf, s
 			o->temp_c = temp_c;
 			o->fields |= ERGON_F_TEMP;
 		}
+		track_max(s, &raw);
 		if (!s->have_last || memcmp(&raw, &s->last, sizeof(raw)) != 0)
 			s->distinct++;
 		if (s->reads == 0)
@@ -376,6 +410,8 @@ static int hwmon_stop(struct ergon_instrument *inst, struct ergon_err *err)
 {
 	(void)err;
 	struct hwmon_priv *p = inst->priv;
+	/* The floor covers every reading of the run, not the one at open. */
+	inst->identity.resolution_w = resolution_w(p);
 	for (int i = 0; i < p->n; i++) {
 		struct hwmon_state *s = &p->rail[i];
 		if (s->reads < 20 || (double)s->distinct >= HWMON_STALE_SHARE * (double)s->reads)

@@ -115,6 +115,10 @@ static int parse_index(const char *arg, unsigned int *index, struct ergon_err *e
 	return 0;
 }
 
+/* nvidia-smi --help-query-gpu, power.draw: "accurate to within +/- 5
+ * watts". */
+#define NVML_FLOOR_W 5.0
+
 static void fill_identity(struct ergon_instrument *inst, struct nvml_priv *p, const char *name,
 			  const char *serial, unsigned int arch, int averaged)
 {
@@ -125,6 +129,11 @@ static void fill_identity(struct ergon_instrument *inst, struct nvml_priv *p, co
 	/* NVIDIA rates no percentage; nvidia-smi documents power.draw as
 	 * accurate to within +-5 W (noted below). */
 	id->accuracy_pct = 0.0;
+	/* The documented +-5 W applies to the board power sensor; the energy
+	 * counter integrates the same sensor and NVIDIA states no separate
+	 * figure for it, so both modes carry +-5 W x span
+	 * (docs/internals/nvml.md). */
+	id->floor_w = NVML_FLOOR_W;
 	id->n_rails = 1;
 	id->total_rail = 0;
 	snprintf(id->rails[0], sizeof(id->rails[0]), "gpu%u", p->index);
@@ -143,6 +152,7 @@ static void fill_identity(struct ergon_instrument *inst, struct nvml_priv *p, co
 		id->averaging_period_s = 0.0;
 		snprintf(id->integrates, sizeof(id->integrates), "energy");
 		snprintf(id->notes, sizeof(id->notes),
+			 "Driver validated against a stub libnvidia-ml only, not yet on a GPU. "
 			 "Whole-board GPU energy from nvmlDeviceGetTotalEnergyConsumption (mJ "
 			 "since driver load), differenced from start. Architecture %s. "
 			 "Throttle evidence from %s and the GPU temperature.",
@@ -154,6 +164,7 @@ static void fill_identity(struct ergon_instrument *inst, struct nvml_priv *p, co
 		id->averaging_period_s = averaged ? NVML_AVERAGING_S : 0.0;
 		snprintf(id->integrates, sizeof(id->integrates), "none");
 		snprintf(id->notes, sizeof(id->notes),
+			 "Driver validated against a stub libnvidia-ml only, not yet on a GPU. "
 			 "Power from nvmlDeviceGetPowerUsage (mW) because %s. Architecture %s: "
 			 "%s. nvidia-smi documents power.draw as accurate to within +-5 W. "
 			 "Throttle evidence from %s and the GPU temperature.",

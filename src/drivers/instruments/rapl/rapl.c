@@ -172,6 +172,7 @@ static void fill_identity(struct ergon_instrument *inst, const struct rapl_priv 
 			wrap_s = s;
 	}
 	snprintf(id->notes, sizeof(id->notes),
+		 "Driver validated against fake powercap trees only, not yet on a CPU. "
 		 "energy_uj updates about every %.0f ms with no timestamp: readings closer "
 		 "than that are aliased, and a window shorter than %.0f ms carries more than "
 		 "1 %% quantization. The counter wraps at max_energy_range_uj: at the zone's "
