@@ -77,6 +77,12 @@ int prof_boot_and_capture(struct prof_run *r, const char *dir, const char *image
 	    .start_timeout_s = r->o->start_timeout_s,
 	    .rtt_port = r->o->rtt_port,
 	};
+	/* The virtual firmware is "built" with the resolved configuration. */
+	struct ergon_sim_options so;
+	if (r->sim) {
+		ergon_profile_sim_options(cfg, &so);
+		lo.sim_options = &so;
+	}
 	struct ergon_lifecycle *lc = NULL;
 	char spec[1200], log[1200];
 	snprintf(log, sizeof log, "%s/capture.log", dir);

@@ -112,6 +112,46 @@ static json_t *sync_block(struct prof_run *r, const struct ergon_sim_result *s)
 	return j;
 }
 
+/* The INA228 bring-up failed on the target: say which address the
+ * firmware used and, on a board preset with a strapped address, the fix. */
+static void ina228_init_hint(struct prof_run *r, const json_t *terminal)
+{
+	const struct ergon_config *cfg = r->o->cfg;
+	const json_t *t = json_object_get(terminal, "terminal");
+	const char *phase = json_string_value(json_object_get(t, "final_phase"));
+	if (phase == NULL || strcmp(phase, "ina228_init") != 0)
+		return;
+	unsigned long long addr = (unsigned long long)cfg->power.ina228.i2c_address;
+	int click = strcmp(cfg->power.ina228.board, "mikroe-power-monitor-click") == 0;
+	long long code = (long long)json_integer_value(json_object_get(t, "error_code"));
+	char hint[400];
+	/* The record carries the runtime's status as a positive number. */
+	long long st = -code;
+	if (st != ERT_E_I2C)
+		snprintf(hint, sizeof hint,
+			 "the target's INA228 at 0x%llX answered but its bring-up failed (phase "
+			 "ina228_init, error %lld: %s): see the terminal record",
+			 addr, code,
+			 st == ERT_E_INA228_ID		  ? "wrong manufacturer or device ID"
+			 : st == ERT_E_SHUNT_CAL_WRITE	  ? "SHUNT_CAL write not acknowledged"
+			 : st == ERT_E_SHUNT_CAL_READBACK ? "SHUNT_CAL read back differs"
+							    : "see the runtime's status codes");
+	else if (click && addr != 0x4A)
+		snprintf(hint, sizeof hint,
+			 "the target's INA228 did not come up at power.ina228.i2c_address 0x%llX "
+			 "(phase ina228_init, error %lld): the MikroE Power Monitor Click answers "
+			 "at 0x4A; set power.ina228.i2c_address: 0x4A",
+			 addr, (long long)json_integer_value(json_object_get(t, "error_code")));
+	else
+		snprintf(hint, sizeof hint,
+			 "the target's INA228 did not come up at power.ina228.i2c_address 0x%llX "
+			 "(phase ina228_init, error %lld): check the address straps (A0/A1), the "
+			 "I2C wiring and power.ina228.i2c_iom",
+			 addr, (long long)json_integer_value(json_object_get(t, "error_code")));
+	ergon_issue_add(r->issues, "profile.ina228_init_failed",
+			json_pack("{s:I}", "i2c_address", (json_int_t)addr), "%s", hint);
+}
+
 /* Stated uncertainty of the energy per inference. External: each window
  * edge is known to one statistics period, so the window's energy is off by
  * at most 2 periods at the peak power. Internal: one ENERGY LSB of the
@@ -271,6 +311,8 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 				    json_deep_copy(json_object_get(stage, "firmware")));
 		if (terminal)
 			json_object_set(sec, "terminal_record", terminal);
+		if (internal)
+			ina228_init_hint(r, terminal);
 		if (internal) {
 			json_t *m = json_object_get(terminal, "measurement");
 			json_t *ods = json_is_object(m) ? json_deep_copy(m) : json_object();
