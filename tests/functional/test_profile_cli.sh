@@ -156,6 +156,16 @@ expect 0 "ina228 plan wide range" -- "$bin" ina228 plan --shunt-ohms 0.1 --max-c
 has "$tmp/out" "^shunt_cal 1250$" "SHUNT_CAL wide"
 has "$tmp/out" "^adcrange 0 " "wide range"
 has "$tmp/err" "warning: .*wide.*0.08192 ohm" "wide-range warning names the fine-range shunt"
+# 15 mOhm at 7 mA: exact SHUNT_CAL 25000 x 0.015 x 0.007 x 4 = 10.5 rounds to 11
+# (+4.7619 %): effective CURRENT_LSB 11 / (13107.2e6 x 0.015 x 4) =
+# 1.39872233072917e-08 A, nominal 0.007 / 2^19 = 1.33514404296875e-08 A.
+expect 0 "ina228 plan SHUNT_CAL rounding" -- "$bin" ina228 plan --shunt-ohms 0.015 \
+	--max-current-a 0.007
+has "$tmp/out" "^shunt_cal 11$" "SHUNT_CAL rounded"
+has "$tmp/out" "^current_lsb_a 1.39872233072917e-08$" "effective CURRENT_LSB"
+has "$tmp/out" "^current_lsb_nominal_a 1.33514404296875e-08$" "nominal CURRENT_LSB"
+has "$tmp/out" "^shunt_cal_rounding_percent 4.7619$" "rounding share"
+has "$tmp/err" "warning: SHUNT_CAL 10.5 rounds to 11 .*1.39872233072917e-08" "rounding warning with the effective LSB"
 expect 2 "ina228 plan beyond the widest range" -- "$bin" ina228 plan --shunt-ohms 1 \
 	--max-current-a 1
 expect 2 "ina228 plan needs the shunt" -- "$bin" ina228 plan --max-current-a 1
