@@ -20,6 +20,9 @@
  * is for real benches (same value as sim/src/host_check.c). */
 #define SIM_MIN_WINDOW_S 0.005
 #define BENCH_MIN_WINDOW_S 1.0
+/* A fixed gated window this short cannot pass the gated engine's 1 s floor
+ * on a real bench. */
+#define FIXED_WINDOW_WARN_S 1.0
 
 static void refuse(struct prof_run *r, json_t *stage, const char *code, const char *why)
 {
@@ -229,11 +232,31 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 				"power.firmware: shared: the power stage runs the profile build, "
 				"whose transport traffic draws current inside the measured window");
 
-	/* Duration: explicit wins; else boot settle + the firmware's runtime
-	 * estimated from the PMU stage's clean-window timing + margin. */
+	/* The window's length: auto runs to window_target_ms; fixed runs
+	 * exactly `iterations`, so its length is iterations x the PMU stage's
+	 * CLEAN_INFER_AVG_US (unknown without it: the target is the fallback). */
+	int known = pmu_ok && r->clean_infer_avg_us > 0;
 	double window_s = (double)cfg->profiling.window_target_ms * 1e-3;
+	if (cfg->profiling.window_mode == ERGON_WINDOW_FIXED && known) {
+		window_s = (double)cfg->profiling.iterations * r->clean_infer_avg_us * 1e-6;
+		if (window_s <= FIXED_WINDOW_WARN_S)
+			ergon_issue_add(
+			    r->issues, "config.fixed_window_short",
+			    json_pack("{s:I,s:f,s:f}", "iterations",
+				      (json_int_t)cfg->profiling.iterations, "clean_infer_avg_us",
+				      r->clean_infer_avg_us, "window_s", window_s),
+			    "profiling.iterations %llu with window_mode fixed: %llu x %.1f us "
+			    "(the PMU stage's CLEAN_INFER_AVG_US) = %.4g s, a window of about 1 s "
+			    "or less cannot yield a valid gated run; use window_mode auto or at "
+			    "least %.0f iterations",
+			    (unsigned long long)cfg->profiling.iterations,
+			    (unsigned long long)cfg->profiling.iterations, r->clean_infer_avg_us,
+			    window_s, floor(FIXED_WINDOW_WARN_S / (r->clean_infer_avg_us * 1e-6)) + 1);
+	}
+	/* Duration: explicit wins; else boot settle + the firmware's runtime
+	 * (window + warmup, from the PMU stage's timing) + margin. */
 	double est_s = window_s;
-	if (pmu_ok && r->clean_infer_avg_us > 0)
+	if (known)
 		est_s += (double)cfg->profiling.warmup * r->clean_infer_avg_us * 1e-6;
 	double duration_s = NAN;
 	int dorigin = 0;
@@ -243,6 +266,12 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 		json_object_set_new(pp, "duration_s", json_real(duration_s));
 		json_object_set_new(pp, "duration_origin",
 				    json_string(ergon_config_origin_name(dorigin)));
+		/* duration_from said "default" (the unset key) while the value
+		 * came from the rule: both now name the same origin. */
+		json_t *from = json_object_get(pp, "duration_from");
+		if (json_is_object(from))
+			json_object_set_new(from, "origin",
+					    json_string(ergon_config_origin_name(dorigin)));
 		json_object_set_new(pp, "estimated_runtime_s", json_real(est_s));
 	}
 	const char *image = r->sim

@@ -336,6 +336,9 @@ static void duration_auto_and_explicit(void **state)
 	json_t *pp = json_object_get(json_object_get(s, "plan"), "power");
 	assert_true(fabs(json_number_value(json_object_get(pp, "duration_s")) - 9.005) < 1e-9);
 	assert_string_equal(json_string_value(json_object_get(pp, "duration_origin")), "rule");
+	assert_string_equal(
+	    json_string_value(json_object_get(json_object_get(pp, "duration_from"), "origin")),
+	    "rule");
 	json_decref(s);
 	free(so);
 	free(se);
@@ -347,7 +350,27 @@ static void duration_auto_and_explicit(void **state)
 	assert_true(json_number_value(json_object_get(pp, "duration_s")) == 7.0);
 	assert_string_equal(json_string_value(json_object_get(pp, "duration_origin")),
 			    "command line");
+	assert_string_equal(
+	    json_string_value(json_object_get(json_object_get(pp, "duration_from"), "origin")),
+	    "command line");
 	json_decref(s);
+	free(so);
+	free(se);
+	/* Fixed window: its length is iterations x CLEAN_INFER_AVG_US, not
+	 * window_target_ms. 2000 x 1000 us = 2.0 s + warmup 5 x 1000 us =
+	 * 2.005 s; margin max(25 % x 2.005, 2.0) = 2.0 s; settle 2.0 s:
+	 * 2.0 + 2.005 + 2.0 = 6.005 s (the target's 5 s would give 9.005). */
+	char *out3 = ts_strf("%s/c", dir);
+	assert_int_equal(ts_run_ergon(&so, &se, "profile", "--board", "sim", "--power", "--set",
+				      "profiling.window_mode=fixed", "--set",
+				      "profiling.iterations=2000", "--out", out3, NULL),
+			 0);
+	s = load_summary(out3);
+	pp = json_object_get(json_object_get(s, "plan"), "power");
+	assert_true(fabs(json_number_value(json_object_get(pp, "duration_s")) - 6.005) < 1e-9);
+	assert_false(has_code(json_object_get(s, "issues"), "config.fixed_window_short"));
+	json_decref(s);
+	free(out3);
 	free(so);
 	free(se);
 	ts_tmpdir_remove(dir);
