@@ -170,11 +170,21 @@ static void add_uncertainty(struct prof_run *r, json_t *sec, int internal)
 	double u = NAN;
 	const char *basis = NULL;
 	if (internal) {
+		/* The accumulator also only moves once per conversion cycle
+		 * (VBUS, VSHUNT and DIETEMP, each conversion_time x averaging),
+		 * so the window's edges are known to one cycle at the window's
+		 * mean power, on top of the ENERGY register's LSB. */
 		struct ert_ina228_plan plan;
+		double pw = json_number_value(json_object_get(sec, "avg_power_w"));
+		double cycle_s = 3.0 * (double)cfg->power.ina228.conversion_time_us *
+				 (double)cfg->power.ina228.averaging_count * 1e-6;
 		if (ert_ina228_plan(cfg->power.ina228.shunt_ohms, cfg->power.ina228.max_current_a,
-				    &plan) == 0) {
-			u = plan.energy_lsb_j / n;
-			basis = "one INA228 ENERGY LSB over the window's inference count";
+				    &plan) == 0 &&
+		    pw > 0) {
+			u = (plan.energy_lsb_j + cycle_s * pw) / n;
+			basis = "one INA228 ENERGY LSB plus one conversion cycle (3 x "
+				"conversion_time x averaging) at the mean power, over the "
+				"window's inference count";
 		}
 	} else {
 		double period = json_number_value(
