@@ -481,6 +481,22 @@ static void config_reaches_firmware(void **state)
 	json_t *sync = json_object_get(json_object_get(s, "power"), "sync");
 	assert_true(json_is_true(json_object_get(sync, "ready_observed")));
 	json_decref(s);
+
+	/* Every power record names its source: external on the meter flow. */
+	s = run_summary(dir, "ext", 0, "--power", NULL);
+	t = json_object_get(json_object_get(json_object_get(s, "power"), "terminal_record"),
+			    "terminal");
+	assert_string_equal(json_string_value(json_object_get(t, "measurement_source")),
+			    "external");
+	json_decref(s);
+	/* Reversed sense: the firmware clamped the negative CHARGE and says so
+	 * (DIAG_ALRT 0: no overflow); the host gives the reversed-wiring hint. */
+	s = run_summary(dir, "rev", 1, "--sim-scenario", "ina228_reversed_sense", NULL);
+	json_t *m = json_object_get(json_object_get(json_object_get(s, "power"), "terminal_record"),
+				    "measurement");
+	assert_true(json_is_true(json_object_get(m, "charge_clamped")));
+	assert_int_equal(json_integer_value(json_object_get(m, "ina228_diag")), 0);
+	json_decref(s);
 	ts_tmpdir_remove(dir);
 	free(dir);
 }
