@@ -296,7 +296,11 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 	if (!rc)
 		rc = ergon_hpx_parser_new(NULL, &p, &e);
 	if (!rc)
-		rc = prof_boot_and_capture(r, dir, image, duration_s, p, &cap, &lc, &e);
+		/* The power build prints nothing from boot to its record: the
+		 * heartbeat bound must cover the whole planned run. */
+		rc = prof_boot_and_capture(r, dir, image, duration_s, duration_s,
+					   prof_planned_window_hb_s(cfg, r->clean_infer_avg_us), p,
+					   &cap, &lc, &e);
 	if (cap.issues)
 		json_array_extend(r->issues, cap.issues);
 	if (cap.details)
