@@ -98,6 +98,10 @@ struct ergon_sim_options {
 	uint8_t ina228_board_addr7;	     /* where the chip on the board answers */
 	double shunt_ohms, max_current_a;    /* the firmware's calibration = the fitted shunt */
 	uint32_t conv_time_us, averages;
+	/* Profile flow heartbeats (0 = off): every N iterations (the
+	 * scenarios' own 2), every N operators, every M ms of the window clock
+	 * (target.heartbeat.every_n_ops / every_ms). */
+	uint32_t heartbeat_every_iters, heartbeat_every_ops, heartbeat_every_ms;
 };
 
 /* The scenarios' own settings: a fixed window of 20 inferences, warmup 2,

@@ -42,6 +42,7 @@
 #define HPX_TOK_HEARTBEAT "HPX_HEARTBEAT"
 #define HPX_HB_INIT "init"
 #define HPX_HB_ALLOC "alloc"
+#define HPX_HB_WARMUP "warmup"
 #define HPX_HB_WARMUP_DONE "warmup_done"
 #define HPX_HB_INFER "infer"
 #define HPX_HB_CLEAN_WINDOW_BEGIN "clean_window_begin"
