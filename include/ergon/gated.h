@@ -169,6 +169,8 @@ struct ergon_power_terminal {
 	char scope[48];
 	int have_energy, have_charge;
 	double energy_nj, charge_nc;
+	int have_charge_clamped; /* the firmware said whether CHARGE was clamped */
+	int charge_clamped;	 /* CHARGE read negative and was clamped to 0 */
 	uint64_t duration_us, inference_count;
 	int overflow;
 	double bus_voltage_uv;

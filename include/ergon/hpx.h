@@ -132,6 +132,10 @@ struct ergon_hpx_power_measurement {
 	bool overflow;
 	bool has_charge_nc;
 	int64_t charge_nc;
+	bool has_charge_clamped; /* CHARGE read negative and was clamped to 0 */
+	bool charge_clamped;
+	bool has_ina228_diag; /* DIAG_ALRT as read after the window */
+	int64_t ina228_diag;
 	bool has_bus_voltage_uv;
 	int64_t bus_voltage_uv;
 	bool has_sample_count;
@@ -150,6 +154,8 @@ struct ergon_hpx_terminal {
 	int64_t error_code;		      /* 0 iff status is "ok" */
 	bool gate_asserted;
 	bool gate_lowered;
+	bool has_source; /* HPX_POWER_MEASUREMENT_SOURCE (every record of a current emitter) */
+	char source[ERGON_HPX_TEXT_MAX];
 	bool has_measurement;
 	struct ergon_hpx_power_measurement measurement;
 };

@@ -24,6 +24,10 @@ struct ergon_hpx_capture_opts {
 	unsigned write_flags;  /* ERGON_WRITE_FORCE to replace an existing log */
 	double timeout_s;      /* overall bound; <= 0: none */
 	double heartbeat_s;    /* max gap between complete lines; <= 0: none */
+	/* The bound inside the clean window (between the clean_window_begin
+	 * and clean_window_end heartbeats), where the target prints nothing
+	 * on purpose: max(heartbeat_s, this). <= 0: heartbeat_s applies. */
+	double window_heartbeat_s;
 	volatile sig_atomic_t *cancel; /* may be NULL; set (by a signal handler) to stop
 					* early, keeping what arrived (res->interrupted) */
 };

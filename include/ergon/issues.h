@@ -137,6 +137,7 @@ enum ergon_integrity {
 	X("profile.power_instrument_unavailable", ERGON_SEV_ERROR, "the power instrument has no live driver here") \
 	X("profile.ready_not_observed", ERGON_SEV_WARNING, "lock-step READY never seen on the state input") \
 	X("profile.firmware_shared", ERGON_SEV_WARNING, "power stage ran the profile build: transport contamination") \
+	X("profile.ina228_init_failed", ERGON_SEV_ERROR, "the target's INA228 bring-up failed (address, ID, SHUNT_CAL)") \
 	/* end of the registry: add codes above this line, each line ending in a backslash */
 
 /* Severity of a registered code; 0 if the code is not registered. */

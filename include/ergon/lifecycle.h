@@ -30,6 +30,9 @@ struct ergon_lifecycle_opts {
 	const char *work_dir;	  /* a folder the driver may write (command files, sockets) */
 	double start_timeout_s;	  /* how long to wait for the endpoint to appear */
 	unsigned rtt_port;	  /* RTT TCP port (jlink 19021, openocd 9090 when 0) */
+	/* sim: the resolved configuration the virtual firmware is "built"
+	 * with (NULL: the scenario's own settings). */
+	const struct ergon_sim_options *sim_options;
 };
 
 struct ergon_lifecycle;

@@ -70,6 +70,15 @@ ERGON_API int ergon_profile_run(const struct ergon_profile_opts *o, json_t **sum
  * the stage's baseline. power_internal picks baseline_ina228. */
 ERGON_API const char *ergon_profile_sim_stage_scenario(const char *chosen, int power_stage,
 						       int power_internal);
+/* The virtual bench's settings from a resolved configuration: window
+ * (mode, target, min, max, iterations, warmup), pins, lock-step and the
+ * INA228 (address, shunt, full scale, conversion time, averaging); the
+ * board's INA228 answers where the preset's strap puts it (0x4A on the
+ * MikroE Click, 0x40 on the Adafruit breakout), else at the configured
+ * address. */
+struct ergon_sim_options;
+ERGON_API void ergon_profile_sim_options(const struct ergon_config *cfg,
+					 struct ergon_sim_options *o);
 /* The flow (enum ergon_sim_flow) of a scenario name; 0 when unknown. */
 ERGON_API int ergon_profile_sim_flow(const char *scenario);
 

@@ -42,6 +42,7 @@ struct sim_faults {
 	int glitches;		      /* short pulses on INPUT0 before the window */
 	int go_never;		      /* the host never raises GO */
 	int drop_terminal;	      /* bytes written after the window are lost */
+	int ready_wire_open;	      /* the state pin's wire to the instrument is cut */
 	uint64_t drop_from, drop_len; /* silently lose stream bytes [from, from+len) */
 	uint64_t fail_after;	      /* transport write fails once this many bytes went */
 	int shunt_cal_nack;	      /* the SHUNT_CAL write is not acknowledged */
@@ -52,6 +53,7 @@ struct sim_faults {
 
 struct sim_board {
 	struct sim_faults f;
+	struct ergon_sim_options o;
 	uint64_t now_ns;	    /* true time */
 	double cycles;		    /* true cycles since boot (at actual rate) */
 	double counter;		    /* what the cycle counter shows */
@@ -77,7 +79,7 @@ struct sim_board {
 
 static int gate_level(const struct sim_board *b, uint64_t t_ns)
 {
-	if (b->pins[SIM_GATE_PIN])
+	if (b->o.gate_pin > 0 && b->o.gate_pin < 16 && b->pins[b->o.gate_pin])
 		return 1;
 	/* Glitch pulses: 20 µs each, on the wire between board and meter. */
 	for (int i = 0; b->f.glitches && i < 2; i++)
@@ -234,15 +236,20 @@ static int hal_gpio_set(void *ctx, uint8_t pin, int high)
 	struct sim_board *b = ctx;
 	if (pin == 0 || pin >= 16)
 		return -1;
-	if (pin == SIM_GATE_PIN && !high && b->pins[pin])
+	int gate = pin == b->o.gate_pin;
+	int state = pin == b->o.state_pin;
+	if (gate && !high && b->pins[pin])
 		b->window_over = 1;
-	if (pin == SIM_GATE_PIN && !high && b->f.gate_stuck_high && b->pins[pin])
+	if (gate && !high && b->f.gate_stuck_high && b->pins[pin])
 		return 0; /* the pin does not move; the runtime reads it back */
 	if (b->pins[pin] != (high != 0)) {
 		b->pins[pin] = high != 0;
-		record_edge(b, pin, high != 0);
+		/* The edges are what the instrument's inputs see: an open
+		 * state wire shows nothing, and the host never sends GO. */
+		if (!(state && b->f.ready_wire_open))
+			record_edge(b, pin, high != 0);
 	}
-	if (pin == SIM_STATE_PIN && high && !b->go_armed) {
+	if (state && high && !b->go_armed && !b->f.ready_wire_open) {
 		b->go_armed = 1;
 		b->ready_ns = b->now_ns;
 	}
@@ -254,7 +261,7 @@ static int hal_gpio_get(void *ctx, uint8_t pin, int *high)
 	struct sim_board *b = ctx;
 	if (pin == 0 || pin >= 16)
 		return -1;
-	if (pin == SIM_GO_PIN) {
+	if (pin == b->o.go_pin) {
 		/* The host raises GO a fixed delay after it sees READY. */
 		*high = !b->f.go_never && b->go_armed && b->now_ns >= b->ready_ns + SIM_GO_DELAY_NS;
 		return 0;
@@ -266,8 +273,8 @@ static int hal_gpio_get(void *ctx, uint8_t pin, int *high)
 static int hal_i2c_read(void *ctx, uint8_t addr7, uint8_t reg, uint8_t *data, size_t len)
 {
 	struct sim_board *b = ctx;
-	if (addr7 != SIM_INA228_ADDR)
-		return -1; /* NACK */
+	if (addr7 != b->o.ina228_board_addr7)
+		return -1; /* NACK: no device answers at that address */
 	/* 400 kHz I2C: ~25 µs per byte plus address and register. */
 	spend_idle_ns(b, 25000u * (uint64_t)(len + 2));
 	return sim_ina228_read(&b->ina, reg, data, len);
@@ -276,7 +283,7 @@ static int hal_i2c_read(void *ctx, uint8_t addr7, uint8_t reg, uint8_t *data, si
 static int hal_i2c_write(void *ctx, uint8_t addr7, uint8_t reg, const uint8_t *data, size_t len)
 {
 	struct sim_board *b = ctx;
-	if (addr7 != SIM_INA228_ADDR)
+	if (addr7 != b->o.ina228_board_addr7)
 		return -1;
 	spend_idle_ns(b, 25000u * (uint64_t)(len + 2));
 	if (b->f.shunt_cal_nack && reg == ERT_INA228_REG_SHUNT_CAL)
@@ -375,6 +382,7 @@ static const struct scenario scenarios[] = {
     {"gate_glitches", ERGON_SIM_FLOW_POWER_EXTERNAL, 0, {NOMINAL, .glitches = 1}},
     {"go_never_arrives", ERGON_SIM_FLOW_POWER_EXTERNAL, 1, {NOMINAL, .go_never = 1}},
     {"lost_terminal_record", ERGON_SIM_FLOW_POWER_EXTERNAL, 0, {NOMINAL, .drop_terminal = 1}},
+    {"ready_wire_open", ERGON_SIM_FLOW_POWER_EXTERNAL, 1, {NOMINAL, .ready_wire_open = 1}},
     {"ina228_wrong_id", ERGON_SIM_FLOW_POWER_INA228, 0, {NOMINAL, .ina = {.device_id = 0x2271}}},
     {"ina228_shunt_cal_zero",
      ERGON_SIM_FLOW_POWER_INA228,
@@ -450,12 +458,17 @@ static int run_flow(const struct scenario *sc, struct sim_board *b, const struct
 		    .model_size = 1234,
 		    .arena_size = 4096,
 		    .allocated_arena = 2048,
-		    .warmup = 2,
-		    .iterations = 3,
-		    .heartbeat_every_iters = 2,
+		    .warmup = b->o.warmup,
+		    .iterations = b->o.profile_iterations,
+		    .heartbeat_every_iters = b->o.heartbeat_every_iters,
+		    .heartbeat_every_ops = b->o.heartbeat_every_ops,
+		    .heartbeat_every_ms = b->o.heartbeat_every_ms,
 		    .clean_window = 1,
-		    .window = {.mode = ERT_WINDOW_FIXED,
-			       .iterations = SIM_WINDOW_ITERATIONS,
+		    .window = {.mode = b->o.window_mode,
+			       .window_target_ms = b->o.window_target_ms,
+			       .window_min = b->o.window_min,
+			       .window_max = b->o.window_max,
+			       .iterations = b->o.iterations,
 			       .rate_probe_us = 1000,
 			       .drain_wait_max_us = 1000},
 		    .clock_note = "virtual bench: simulated time",
@@ -464,23 +477,29 @@ static int run_flow(const struct scenario *sc, struct sim_board *b, const struct
 		return ert_profile_run(hal, &cfg, &work, &layers, &st);
 	}
 	struct ert_power_config cfg = {
-	    .warmup = 2,
-	    .window = {.mode = ERT_WINDOW_FIXED,
-		       .iterations = SIM_WINDOW_ITERATIONS,
+	    .warmup = b->o.warmup,
+	    .window = {.mode = b->o.window_mode,
+		       .window_target_ms = b->o.window_target_ms,
+		       .window_min = b->o.window_min,
+		       .window_max = b->o.window_max,
+		       .iterations = b->o.iterations,
 		       .rate_probe_us = 1000},
-	    .sync = {.gate_pin = SIM_GATE_PIN},
+	    .sync = {.gate_pin = b->o.gate_pin},
 	    .source =
 		sc->flow == ERGON_SIM_FLOW_POWER_INA228 ? ERT_SOURCE_INA228 : ERT_SOURCE_EXTERNAL,
-	    .ina228 = {.addr7 = SIM_INA228_ADDR,
-		       .shunt_ohms = SIM_SHUNT_OHMS,
-		       .max_current_a = SIM_MAX_CURRENT_A,
-		       .conv_time_us = 50,
-		       .averages = 1},
+	    .ina228 = {.addr7 = b->o.ina228_addr7,
+		       .shunt_ohms = b->o.shunt_ohms,
+		       .max_current_a = b->o.max_current_a,
+		       .conv_time_us = b->o.conv_time_us,
+		       .averages = b->o.averages},
 	    .calibration_id = 7,
 	};
-	if (sc->lockstep) {
-		cfg.sync.state_pin = SIM_STATE_PIN;
-		cfg.sync.go_pin = SIM_GO_PIN;
+	/* Lock-step as configured; the scenarios about the handshake need it. */
+	int lockstep = b->o.lockstep < 0 ? sc->lockstep
+				       : b->o.lockstep || sc->f.go_never || sc->f.ready_wire_open;
+	if (lockstep) {
+		cfg.sync.state_pin = b->o.state_pin;
+		cfg.sync.go_pin = b->o.go_pin;
 		cfg.sync.go_timeout_us = 50000;
 		cfg.sync.go_poll_us = 100;
 	}
@@ -489,7 +508,37 @@ static int run_flow(const struct scenario *sc, struct sim_board *b, const struct
 	return rc;
 }
 
+void ergon_sim_options_default(struct ergon_sim_options *o)
+{
+	*o = (struct ergon_sim_options){
+	    .window_mode = ERT_WINDOW_FIXED,
+	    .window_target_ms = 1000,
+	    .window_min = 10,
+	    .window_max = 500000,
+	    .iterations = SIM_WINDOW_ITERATIONS,
+	    .warmup = 2,
+	    .profile_iterations = 3,
+	    .heartbeat_every_iters = 2,
+	    .gate_pin = SIM_GATE_PIN,
+	    .state_pin = SIM_STATE_PIN,
+	    .go_pin = SIM_GO_PIN,
+	    .lockstep = -1,
+	    .ina228_addr7 = SIM_INA228_ADDR,
+	    .ina228_board_addr7 = SIM_INA228_ADDR,
+	    .shunt_ohms = SIM_SHUNT_OHMS,
+	    .max_current_a = SIM_MAX_CURRENT_A,
+	    .conv_time_us = 50,
+	    .averages = 1,
+	};
+}
+
 int ergon_sim_run(const char *scenario, struct ergon_sim_result *res, struct ergon_err *err)
+{
+	return ergon_sim_run_opts(scenario, NULL, res, err);
+}
+
+int ergon_sim_run_opts(const char *scenario, const struct ergon_sim_options *opts,
+		       struct ergon_sim_result *res, struct ergon_err *err)
 {
 	const struct scenario *sc = NULL;
 	*res = (struct ergon_sim_result){0};
@@ -530,7 +579,12 @@ int ergon_sim_run(const char *scenario, struct ergon_sim_result *res, struct erg
 	res->js_period_s = SIM_JS_PERIOD_NS * 1e-9;
 	res->core_hz_nominal = SIM_CORE_HZ;
 	res->rail_v = SIM_RAIL_V;
-	res->window_iterations = SIM_WINDOW_ITERATIONS;
+	if (opts != NULL)
+		b->o = *opts;
+	else
+		ergon_sim_options_default(&b->o);
+	/* What the host knows of the count without the terminal record. */
+	res->window_iterations = b->o.window_mode == ERT_WINDOW_FIXED ? b->o.iterations : 0;
 	res->active_current_a = SIM_ACTIVE_A;
 	res->infer_cycles = (uint64_t)layer_cycles[0] + layer_cycles[1] + layer_cycles[2];
 	b->f = sc->f;
@@ -539,7 +593,7 @@ int ergon_sim_run(const char *scenario, struct ergon_sim_result *res, struct erg
 	/* Glitches at 1 ms and 1.5 ms, during warmup, long before the window. */
 	b->next_glitch_ns[0] = 1000000u;
 	b->next_glitch_ns[1] = 1500000u;
-	sim_ina228_init(&b->ina, SIM_SHUNT_OHMS, SIM_RAIL_V, &sc->f.ina);
+	sim_ina228_init(&b->ina, b->o.shunt_ohms, SIM_RAIL_V, &sc->f.ina);
 	struct ert_hal hal;
 	fill_hal(&hal, b);
 	res->status = run_flow(sc, b, &hal);

@@ -116,10 +116,20 @@ static int run(int argc, char **argv)
 	printf("burden_percent_of_rail %.2f\n", 100.0 * ert_ina228_burden_fraction(&p, rail));
 	printf("adcrange %d (%s)\n", p.adcrange, p.adcrange ? "+-40.96 mV" : "+-163.84 mV");
 	/* %.15g: CURRENT_LSB is I / 2^19, exact in binary; show all its digits. */
-	printf("current_lsb_a %.15g\nshunt_cal %u\nshunt_cal_hex 0x%04X\n", p.current_lsb_a,
-	       (unsigned)p.shunt_cal, (unsigned)p.shunt_cal);
+	printf("current_lsb_a %.15g\ncurrent_lsb_nominal_a %.15g\nshunt_cal %u\nshunt_cal_hex "
+	       "0x%04X\nshunt_cal_rounding_percent %.4f\n",
+	       p.current_lsb_a, p.current_lsb_nominal_a, (unsigned)p.shunt_cal,
+	       (unsigned)p.shunt_cal, 100.0 * p.shunt_cal_rounding);
 	printf("power_lsb_w %.15g\nenergy_lsb_j %.15g\ncharge_lsb_c %.15g\n", p.power_lsb_w,
 	       p.energy_lsb_j, p.charge_lsb_c);
+	if (fabs(p.shunt_cal_rounding) > ERT_INA228_SHUNT_CAL_ROUNDING_WARN)
+		fprintf(stderr,
+			"ergon ina228: warning: SHUNT_CAL %.6g rounds to %u (%+.2f %%): the chip's "
+			"effective CURRENT_LSB is %.15g A, not the nominal %.15g A; ergon converts "
+			"with the effective LSB, so full scale becomes %.6g A\n",
+			p.shunt_cal / (1.0 + p.shunt_cal_rounding), (unsigned)p.shunt_cal,
+			100.0 * p.shunt_cal_rounding, p.current_lsb_a, p.current_lsb_nominal_a,
+			p.current_lsb_a * 524288.0);
 	if (p.adcrange == 0)
 		fprintf(stderr,
 			"ergon ina228: warning: %.4f mV at full scale is above the fine +-40.96 mV "

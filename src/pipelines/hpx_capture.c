@@ -135,6 +135,12 @@ int ergon_hpx_capture(const struct ergon_hpx_capture_opts *o, struct ergon_hpx_p
 	}
 	double t0 = now_s();
 	double last_line = t0;
+	/* The clean window is silent by design: track whether the last
+	 * heartbeat opened it, from the completed lines. */
+	char line[96];
+	size_t line_len = 0;
+	int in_window = 0;
+	double hb_used = o->heartbeat_s;
 	const char *end = "sentinel";
 	for (;;) {
 		double now = now_s();
@@ -148,7 +154,11 @@ int ergon_hpx_capture(const struct ergon_hpx_capture_opts *o, struct ergon_hpx_p
 			end = "timeout";
 			break;
 		}
-		if (o->heartbeat_s > 0 && now - last_line >= o->heartbeat_s) {
+		double hb_s = o->heartbeat_s;
+		if (in_window && hb_s > 0 && o->window_heartbeat_s > hb_s)
+			hb_s = o->window_heartbeat_s;
+		if (hb_s > 0 && now - last_line >= hb_s) {
+			hb_used = hb_s;
 			res->heartbeat_timed_out = true;
 			end = "heartbeat_timeout";
 			break;
@@ -167,6 +177,22 @@ int ergon_hpx_capture(const struct ergon_hpx_capture_opts *o, struct ergon_hpx_p
 			res->bytes += got;
 			if (memchr(buf, '\n', got))
 				last_line = now_s();
+			for (size_t i = 0; i < got; i++) {
+				if (buf[i] != '\n') {
+					if (line_len < sizeof line - 1)
+						line[line_len++] = (char)buf[i];
+					continue;
+				}
+				line[line_len] = '\0';
+				if (strncmp(line, HPX_TOK_HEARTBEAT " ", strlen(HPX_TOK_HEARTBEAT) + 1) ==
+				    0) {
+					if (strstr(line, HPX_HB_CLEAN_WINDOW_BEGIN))
+						in_window = 1;
+					else if (strstr(line, HPX_HB_CLEAN_WINDOW_END))
+						in_window = 0;
+				}
+				line_len = 0;
+			}
 			if (res->parse_failed) {
 				if (sentinel_seen(scan, tail, &tail_len, sizeof(tail), buf, got,
 						  sentinels, 2)) {
@@ -239,10 +265,10 @@ int ergon_hpx_capture(const struct ergon_hpx_capture_opts *o, struct ergon_hpx_p
 				o->timeout_s, res->bytes, o->log_path);
 	if (res->heartbeat_timed_out)
 		ergon_issue_add(res->issues, "capture.heartbeat_timeout",
-				json_pack("{s:f}", "heartbeat_s", o->heartbeat_s),
+				json_pack("{s:f}", "heartbeat_s", hb_used),
 				"no line for %.1f s (target stalled or link lost); %llu bytes kept "
 				"in %s",
-				o->heartbeat_s, res->bytes, o->log_path);
+				hb_used, res->bytes, o->log_path);
 	if (!res->complete)
 		ergon_issue_add(
 		    res->issues, "capture.incomplete", json_pack("{s:s}", "end", end),

@@ -179,6 +179,11 @@ int ergon_power_facts_from_json(const json_t *j, const char *name, struct ergon_
 			rc = get_num(meas, "energy_nj", name, &t->have_energy, &t->energy_nj, err);
 		if (rc == 0)
 			rc = get_num(meas, "charge_nc", name, &t->have_charge, &t->charge_nc, err);
+		if (rc == 0 && json_object_get(meas, "charge_clamped") != NULL &&
+		    !json_is_null(json_object_get(meas, "charge_clamped"))) {
+			t->have_charge_clamped = 1;
+			rc = get_bool(meas, "charge_clamped", name, &t->charge_clamped, err);
+		}
 		if (rc == 0)
 			rc = get_u64(meas, "duration_us", name, NULL, &t->duration_us, err);
 		if (rc == 0)

@@ -65,6 +65,7 @@ int prof_stage_dir(struct prof_run *r, const char *name, char *dir, size_t cap,
 /* Open the lifecycle for a stage, program `image`, reset, and capture the
  * stream into DIR/capture.log, feeding p. *cap gets the capture result. */
 int prof_boot_and_capture(struct prof_run *r, const char *dir, const char *image, double timeout_s,
+			  double hb_floor_s, double window_hb_s,
 			  struct ergon_hpx_parser *p, struct ergon_hpx_capture_result *cap,
 			  struct ergon_lifecycle **lc_out, struct ergon_err *err)
 {
@@ -77,6 +78,12 @@ int prof_boot_and_capture(struct prof_run *r, const char *dir, const char *image
 	    .start_timeout_s = r->o->start_timeout_s,
 	    .rtt_port = r->o->rtt_port,
 	};
+	/* The virtual firmware is "built" with the resolved configuration. */
+	struct ergon_sim_options so;
+	if (r->sim) {
+		ergon_profile_sim_options(cfg, &so);
+		lo.sim_options = &so;
+	}
 	struct ergon_lifecycle *lc = NULL;
 	char spec[1200], log[1200];
 	snprintf(log, sizeof log, "%s/capture.log", dir);
@@ -92,11 +99,14 @@ int prof_boot_and_capture(struct prof_run *r, const char *dir, const char *image
 		rc = r->drv->endpoint(lc, spec, sizeof spec, err);
 	if (!rc && !prof_interrupted(r)) {
 		double hb = cfg->target.heartbeat.host_timeout_s;
+		if (hb > 0 && hb_floor_s > hb)
+			hb = hb_floor_s;
 		struct ergon_hpx_capture_opts co = {.transport = spec,
 						    .log_path = log,
 						    .write_flags = r->o->write_flags,
 						    .timeout_s = timeout_s,
 						    .heartbeat_s = hb > 0 ? hb : 0,
+						    .window_heartbeat_s = window_hb_s,
 						    .cancel = r->o->interrupted};
 		rc = ergon_hpx_capture(&co, p, cap, err);
 	}
@@ -105,6 +115,24 @@ int prof_boot_and_capture(struct prof_run *r, const char *dir, const char *image
 	struct ergon_err fe = {0};
 	r->drv->finish(lc, &fe);
 	return rc;
+}
+
+/* The heartbeat bound inside the clean window, which the target keeps
+ * silent: the planned window plus a margin of max(2 s, 25 %). Auto runs to
+ * window_target_ms (longer only by the last inference); fixed runs
+ * `iterations` x the inference time, known after the PMU stage
+ * (avg_us > 0); unknown: 0, and only the overall bound applies there. */
+double prof_planned_window_hb_s(const struct ergon_config *cfg, double avg_us)
+{
+	double w = 0.0;
+	if (cfg->profiling.window_mode == ERGON_WINDOW_AUTO)
+		w = (double)cfg->profiling.window_target_ms * 1e-3;
+	else if (avg_us > 0)
+		w = (double)cfg->profiling.iterations * avg_us * 1e-6;
+	if (!(w > 0))
+		return 0.0;
+	double margin = 0.25 * w;
+	return w + (margin < 2.0 ? 2.0 : margin);
 }
 
 /* --- PMU stage ------------------------------------------------------------ */
@@ -155,7 +183,8 @@ static int pmu_stage(struct prof_run *r, json_t *stage)
 	if (!rc)
 		rc = ergon_hpx_parser_new(NULL, &p, &e);
 	if (!rc)
-		rc = prof_boot_and_capture(r, dir, image, timeout_s, p, &cap, &lc, &e);
+		rc = prof_boot_and_capture(r, dir, image, timeout_s, 0.0,
+					   prof_planned_window_hb_s(cfg, 0.0), p, &cap, &lc, &e);
 	if (p != NULL && (rc == 0 || rc == ERGON_EINTR)) {
 		/* Parse what arrived, also after an interrupt: it is kept. */
 		struct ergon_err pe = {0};

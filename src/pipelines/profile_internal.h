@@ -29,7 +29,11 @@ void prof_stage_fail(struct prof_run *r, json_t *stage, const char *status,
 		     const struct ergon_err *e);
 int prof_stage_dir(struct prof_run *r, const char *name, char *dir, size_t cap,
 		   struct ergon_err *err);
+/* hb_floor_s: the heartbeat bound is at least this for the whole capture
+ * (the power build is silent from boot to its record); window_hb_s: the
+ * bound inside the clean window (0: none beyond the host's). */
 int prof_boot_and_capture(struct prof_run *r, const char *dir, const char *image, double timeout_s,
+			  double hb_floor_s, double window_hb_s,
 			  struct ergon_hpx_parser *p, struct ergon_hpx_capture_result *cap,
 			  struct ergon_lifecycle **lc_out, struct ergon_err *err);
 /* Firmware facts from the terminal record the parser saw (also used by
@@ -39,6 +43,7 @@ struct ergon_power_facts;
 int prof_terminal_facts(struct ergon_hpx_parser *p, double clean_infer_avg_us, int busy_loop_probe,
 			int internal, struct ergon_power_facts *facts, json_t **terminal,
 			struct ergon_err *err);
+double prof_planned_window_hb_s(const struct ergon_config *cfg, double avg_us);
 /* The power stage; pmu_ok: the PMU stage finished (its timing is known). */
 void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_ok);
 

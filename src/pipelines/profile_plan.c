@@ -4,11 +4,13 @@
  * lookup and the virtual bench's scenario choice per stage. */
 #include "ergon/pmu.h"
 #include "ergon/profile.h"
+#include "ergon/ert_window.h"
 #include "ergon/sim.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -137,6 +139,55 @@ int ergon_profile_sim_flow(const char *scenario)
 	int flow = r.flow;
 	ergon_sim_result_cleanup(&r);
 	return flow;
+}
+
+static uint32_t u32(uint64_t v)
+{
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+/* Pins beyond 255 cannot be a GPIO; 255 is beyond the board's 15, so the
+ * runtime refuses it at init (ERT_E_CONFIG) as real firmware would. */
+static uint8_t pin8(uint64_t v)
+{
+	return v > 255u ? 255u : (uint8_t)v;
+}
+
+void ergon_profile_sim_options(const struct ergon_config *cfg, struct ergon_sim_options *o)
+{
+	ergon_sim_options_default(o);
+	const struct ergon_sim_options d = *o;
+	o->window_mode =
+	    cfg->profiling.window_mode == ERGON_WINDOW_FIXED ? ERT_WINDOW_FIXED : ERT_WINDOW_AUTO;
+	o->window_target_ms = u32(cfg->profiling.window_target_ms);
+	o->window_min = u32(cfg->profiling.window_min);
+	o->window_max = u32(cfg->profiling.window_max);
+	o->iterations = u32(cfg->profiling.iterations);
+	o->profile_iterations = o->iterations;
+	o->warmup = u32(cfg->profiling.warmup);
+	o->gate_pin = pin8(cfg->power.sync_gpio_pin);
+	o->state_pin = pin8(cfg->power.state_gpio_pin);
+	o->go_pin = pin8(cfg->power.go_gpio_pin);
+	o->lockstep = cfg->power.lockstep == 1;
+	o->ina228_addr7 = cfg->power.ina228.i2c_address > 0x7F ? 0xFF : (uint8_t)cfg->power.ina228.i2c_address;
+	if (strcmp(cfg->power.ina228.board, "mikroe-power-monitor-click") == 0)
+		o->ina228_board_addr7 = 0x4A; /* strapped on the Click */
+	else if (strcmp(cfg->power.ina228.board, "adafruit-ina228") == 0)
+		o->ina228_board_addr7 = 0x40;
+	else
+		o->ina228_board_addr7 = o->ina228_addr7;
+	/* External mode may leave the shunt unset: the firmware does not
+	 * touch the INA228 then, the default only keeps the model defined. */
+	o->shunt_ohms = isfinite(cfg->power.ina228.shunt_ohms) && cfg->power.ina228.shunt_ohms > 0 ? cfg->power.ina228.shunt_ohms
+									  : d.shunt_ohms;
+	o->max_current_a = isfinite(cfg->power.ina228.max_current_a) && cfg->power.ina228.max_current_a > 0
+			       ? cfg->power.ina228.max_current_a
+			       : d.max_current_a;
+	o->heartbeat_every_iters = 0; /* the configuration speaks in ops and ms */
+	o->heartbeat_every_ops = u32(cfg->target.heartbeat.every_n_ops);
+	o->heartbeat_every_ms = u32(cfg->target.heartbeat.every_ms);
+	o->conv_time_us = u32(cfg->power.ina228.conversion_time_us);
+	o->averages = u32(cfg->power.ina228.averaging_count);
 }
 
 const char *ergon_profile_sim_stage_scenario(const char *chosen, int power_stage,

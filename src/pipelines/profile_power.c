@@ -20,6 +20,9 @@
  * is for real benches (same value as sim/src/host_check.c). */
 #define SIM_MIN_WINDOW_S 0.005
 #define BENCH_MIN_WINDOW_S 1.0
+/* A fixed gated window this short cannot pass the gated engine's 1 s floor
+ * on a real bench. */
+#define FIXED_WINDOW_WARN_S 1.0
 
 static void refuse(struct prof_run *r, json_t *stage, const char *code, const char *why)
 {
@@ -112,6 +115,46 @@ static json_t *sync_block(struct prof_run *r, const struct ergon_sim_result *s)
 	return j;
 }
 
+/* The INA228 bring-up failed on the target: say which address the
+ * firmware used and, on a board preset with a strapped address, the fix. */
+static void ina228_init_hint(struct prof_run *r, const json_t *terminal)
+{
+	const struct ergon_config *cfg = r->o->cfg;
+	const json_t *t = json_object_get(terminal, "terminal");
+	const char *phase = json_string_value(json_object_get(t, "final_phase"));
+	if (phase == NULL || strcmp(phase, "ina228_init") != 0)
+		return;
+	unsigned long long addr = (unsigned long long)cfg->power.ina228.i2c_address;
+	int click = strcmp(cfg->power.ina228.board, "mikroe-power-monitor-click") == 0;
+	long long code = (long long)json_integer_value(json_object_get(t, "error_code"));
+	char hint[400];
+	/* The record carries the runtime's status as a positive number. */
+	long long st = -code;
+	if (st != ERT_E_I2C)
+		snprintf(hint, sizeof hint,
+			 "the target's INA228 at 0x%llX answered but its bring-up failed (phase "
+			 "ina228_init, error %lld: %s): see the terminal record",
+			 addr, code,
+			 st == ERT_E_INA228_ID		  ? "wrong manufacturer or device ID"
+			 : st == ERT_E_SHUNT_CAL_WRITE	  ? "SHUNT_CAL write not acknowledged"
+			 : st == ERT_E_SHUNT_CAL_READBACK ? "SHUNT_CAL read back differs"
+							    : "see the runtime's status codes");
+	else if (click && addr != 0x4A)
+		snprintf(hint, sizeof hint,
+			 "the target's INA228 did not come up at power.ina228.i2c_address 0x%llX "
+			 "(phase ina228_init, error %lld): the MikroE Power Monitor Click answers "
+			 "at 0x4A; set power.ina228.i2c_address: 0x4A",
+			 addr, (long long)json_integer_value(json_object_get(t, "error_code")));
+	else
+		snprintf(hint, sizeof hint,
+			 "the target's INA228 did not come up at power.ina228.i2c_address 0x%llX "
+			 "(phase ina228_init, error %lld): check the address straps (A0/A1), the "
+			 "I2C wiring and power.ina228.i2c_iom",
+			 addr, (long long)json_integer_value(json_object_get(t, "error_code")));
+	ergon_issue_add(r->issues, "profile.ina228_init_failed",
+			json_pack("{s:I}", "i2c_address", (json_int_t)addr), "%s", hint);
+}
+
 /* Stated uncertainty of the energy per inference. External: each window
  * edge is known to one statistics period, so the window's energy is off by
  * at most 2 periods at the peak power. Internal: one ENERGY LSB of the
@@ -127,11 +170,21 @@ static void add_uncertainty(struct prof_run *r, json_t *sec, int internal)
 	double u = NAN;
 	const char *basis = NULL;
 	if (internal) {
+		/* The accumulator also only moves once per conversion cycle
+		 * (VBUS, VSHUNT and DIETEMP, each conversion_time x averaging),
+		 * so the window's edges are known to one cycle at the window's
+		 * mean power, on top of the ENERGY register's LSB. */
 		struct ert_ina228_plan plan;
+		double pw = json_number_value(json_object_get(sec, "avg_power_w"));
+		double cycle_s = 3.0 * (double)cfg->power.ina228.conversion_time_us *
+				 (double)cfg->power.ina228.averaging_count * 1e-6;
 		if (ert_ina228_plan(cfg->power.ina228.shunt_ohms, cfg->power.ina228.max_current_a,
-				    &plan) == 0) {
-			u = plan.energy_lsb_j / n;
-			basis = "one INA228 ENERGY LSB over the window's inference count";
+				    &plan) == 0 &&
+		    pw > 0) {
+			u = (plan.energy_lsb_j + cycle_s * pw) / n;
+			basis = "one INA228 ENERGY LSB plus one conversion cycle (3 x "
+				"conversion_time x averaging) at the mean power, over the "
+				"window's inference count";
 		}
 	} else {
 		double period = json_number_value(
@@ -189,11 +242,31 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 				"power.firmware: shared: the power stage runs the profile build, "
 				"whose transport traffic draws current inside the measured window");
 
-	/* Duration: explicit wins; else boot settle + the firmware's runtime
-	 * estimated from the PMU stage's clean-window timing + margin. */
+	/* The window's length: auto runs to window_target_ms; fixed runs
+	 * exactly `iterations`, so its length is iterations x the PMU stage's
+	 * CLEAN_INFER_AVG_US (unknown without it: the target is the fallback). */
+	int known = pmu_ok && r->clean_infer_avg_us > 0;
 	double window_s = (double)cfg->profiling.window_target_ms * 1e-3;
+	if (cfg->profiling.window_mode == ERGON_WINDOW_FIXED && known) {
+		window_s = (double)cfg->profiling.iterations * r->clean_infer_avg_us * 1e-6;
+		if (window_s <= FIXED_WINDOW_WARN_S)
+			ergon_issue_add(
+			    r->issues, "config.fixed_window_short",
+			    json_pack("{s:I,s:f,s:f}", "iterations",
+				      (json_int_t)cfg->profiling.iterations, "clean_infer_avg_us",
+				      r->clean_infer_avg_us, "window_s", window_s),
+			    "profiling.iterations %llu with window_mode fixed: %llu x %.1f us "
+			    "(the PMU stage's CLEAN_INFER_AVG_US) = %.4g s, a window of about 1 s "
+			    "or less cannot yield a valid gated run; use window_mode auto or at "
+			    "least %.0f iterations",
+			    (unsigned long long)cfg->profiling.iterations,
+			    (unsigned long long)cfg->profiling.iterations, r->clean_infer_avg_us,
+			    window_s, floor(FIXED_WINDOW_WARN_S / (r->clean_infer_avg_us * 1e-6)) + 1);
+	}
+	/* Duration: explicit wins; else boot settle + the firmware's runtime
+	 * (window + warmup, from the PMU stage's timing) + margin. */
 	double est_s = window_s;
-	if (pmu_ok && r->clean_infer_avg_us > 0)
+	if (known)
 		est_s += (double)cfg->profiling.warmup * r->clean_infer_avg_us * 1e-6;
 	double duration_s = NAN;
 	int dorigin = 0;
@@ -203,6 +276,12 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 		json_object_set_new(pp, "duration_s", json_real(duration_s));
 		json_object_set_new(pp, "duration_origin",
 				    json_string(ergon_config_origin_name(dorigin)));
+		/* duration_from said "default" (the unset key) while the value
+		 * came from the rule: both now name the same origin. */
+		json_t *from = json_object_get(pp, "duration_from");
+		if (json_is_object(from))
+			json_object_set_new(from, "origin",
+					    json_string(ergon_config_origin_name(dorigin)));
 		json_object_set_new(pp, "estimated_runtime_s", json_real(est_s));
 	}
 	const char *image = r->sim
@@ -217,7 +296,11 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 	if (!rc)
 		rc = ergon_hpx_parser_new(NULL, &p, &e);
 	if (!rc)
-		rc = prof_boot_and_capture(r, dir, image, duration_s, p, &cap, &lc, &e);
+		/* The power build prints nothing from boot to its record: the
+		 * heartbeat bound must cover the whole planned run. */
+		rc = prof_boot_and_capture(r, dir, image, duration_s, duration_s,
+					   prof_planned_window_hb_s(cfg, r->clean_infer_avg_us), p,
+					   &cap, &lc, &e);
 	if (cap.issues)
 		json_array_extend(r->issues, cap.issues);
 	if (cap.details)
@@ -271,6 +354,8 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 				    json_deep_copy(json_object_get(stage, "firmware")));
 		if (terminal)
 			json_object_set(sec, "terminal_record", terminal);
+		if (internal)
+			ina228_init_hint(r, terminal);
 		if (internal) {
 			json_t *m = json_object_get(terminal, "measurement");
 			json_t *ods = json_is_object(m) ? json_deep_copy(m) : json_object();

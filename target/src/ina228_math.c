@@ -22,14 +22,19 @@ int ert_ina228_plan(double shunt_ohms, double max_current_a, struct ert_ina228_p
 	/* The ±40.96 mV range has 4x the resolution; use it whenever the
 	 * largest expected shunt voltage fits. */
 	plan->adcrange = plan->burden_v <= ERT_INA228_RANGE1_FS_V ? 1 : 0;
-	plan->current_lsb_a = max_current_a / INA228_CURRENT_STEPS;
-	double cal = INA228_SHUNT_CAL_K * plan->current_lsb_a * shunt_ohms;
-	if (plan->adcrange == 1)
-		cal *= 4.0; /* datasheet equation 3, ADCRANGE = 1 */
+	plan->current_lsb_nominal_a = max_current_a / INA228_CURRENT_STEPS;
+	double k = INA228_SHUNT_CAL_K * shunt_ohms * (plan->adcrange == 1 ? 4.0 : 1.0);
+	/* datasheet equation 3 (x4 with ADCRANGE = 1) */
+	double cal = k * plan->current_lsb_nominal_a;
 	double rounded = cal + 0.5;
 	if (!(rounded >= 1.0) || rounded >= (double)ERT_INA228_SHUNT_CAL_MAX + 1.0)
 		return ERT_E_CONFIG;
 	plan->shunt_cal = (uint16_t)rounded;
+	/* The chip scales by the register, so its LSB is the rounded
+	 * SHUNT_CAL's: converting with the nominal LSB would carry the
+	 * rounding (4.8 % at 15 mOhm / 7 mA) into every figure. */
+	plan->current_lsb_a = (double)plan->shunt_cal / k;
+	plan->shunt_cal_rounding = ((double)plan->shunt_cal - cal) / cal;
 	plan->power_lsb_w = 3.2 * plan->current_lsb_a;
 	plan->energy_lsb_j = 16.0 * 3.2 * plan->current_lsb_a;
 	plan->charge_lsb_c = plan->current_lsb_a;

@@ -5,6 +5,12 @@
 /* The hooks are called from deep inside the user's engine, which knows
  * nothing about us: one attached context, NULL when not profiling. */
 static struct ert_layers *attached;
+static uint32_t ops_begun;
+
+uint32_t ert_layer_ops(void)
+{
+	return ops_begun;
+}
 
 int ert_layers_init(struct ert_layers *L, const struct ert_hal *hal)
 {
@@ -63,6 +69,7 @@ static void fail(struct ert_layers *L, int status)
 
 void ert_layer_begin(uint16_t layer_index, const char *op_name)
 {
+	ops_begun++;
 	struct ert_layers *L = attached;
 	if (L == NULL)
 		return;

@@ -105,12 +105,12 @@ static void render(struct ert_power_terminal *t)
 	kv_u(&b, HPX_KEY_PT_ELAPSED_US, t->elapsed_us);
 	kv_u(&b, HPX_KEY_PT_GATE_ASSERTED, t->gate_asserted);
 	kv_u(&b, HPX_KEY_PT_GATE_LOWERED, t->gate_lowered);
+	kv_s(&b, HPX_KEY_PT_MEASUREMENT_SOURCE,
+	     t->source == ERT_SOURCE_INA228 ? HPX_PT_SOURCE_INA228 : HPX_PT_SOURCE_EXTERNAL);
 	/* Measurement fields only once they were read: a failed bring-up
 	 * must not look like a measured zero. An external meter's figures are
-	 * not in the record at all. DIAG_ALRT and the charge clamp stay in
-	 * the RAM record (the host parser refuses unknown keys). */
+	 * not in the record at all. */
 	if (t->source == ERT_SOURCE_INA228 && t->final_phase == ERT_PHASE_DONE) {
-		kv_s(&b, HPX_KEY_PT_MEASUREMENT_SOURCE, HPX_PT_SOURCE_INA228);
 		kv_s(&b, HPX_KEY_PT_MEASUREMENT_SCOPE, HPX_PT_SCOPE_FIXED_N_INFERENCE);
 		kv_u(&b, HPX_KEY_PT_ENERGY_NJ, t->energy_nj);
 		kv_u(&b, HPX_KEY_PT_CHARGE_NC, t->charge_nc);
@@ -119,6 +119,8 @@ static void render(struct ert_power_terminal *t)
 		kv_u(&b, HPX_KEY_PT_MEASUREMENT_COUNT, t->measurement_count);
 		kv_u(&b, HPX_KEY_PT_MEASUREMENT_OVERFLOW, t->measurement_overflow);
 		kv_u(&b, HPX_KEY_PT_CALIBRATION_ID, t->calibration_id);
+		kv_u(&b, HPX_KEY_PT_CHARGE_CLAMPED, t->charge_clamped);
+		kv_u(&b, HPX_KEY_PT_INA228_DIAG, t->ina228_diag);
 	}
 	ert_buf_str(&b, HPX_TOK_POWER_TERMINAL_END "\n");
 	/* The buffer is sized for the longest record; an overflow would be a

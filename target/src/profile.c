@@ -164,6 +164,21 @@ static int infer(const struct ert_workload *work)
 	return work->infer(work->user) == 0 ? ERT_OK : ERT_E_WORKLOAD;
 }
 
+/* A heartbeat is due by operator count or by the window clock; *now gets
+ * the clock when read. */
+static int hb_due(const struct ert_profile_config *cfg, const struct ert_hal *hal, uint32_t hb_t,
+		  uint32_t hb_ops, uint32_t *now)
+{
+	if (cfg->heartbeat_every_ops > 0 && ert_layer_ops() - hb_ops >= cfg->heartbeat_every_ops) {
+		if (hal->clock_us(hal->ctx, now) != 0)
+			*now = hb_t;
+		return 1;
+	}
+	if (cfg->heartbeat_every_ms == 0 || hal->clock_us(hal->ctx, now) != 0)
+		return 0;
+	return *now - hb_t >= cfg->heartbeat_every_ms * 1000u;
+}
+
 static int run_pass(struct ert_hpx *e, const struct ert_hal *hal,
 		    const struct ert_profile_config *cfg, const struct ert_preset *ps,
 		    const struct ert_workload *work, struct ert_layers *L,
@@ -176,13 +191,25 @@ static int run_pass(struct ert_hpx *e, const struct ert_hal *hal,
 			rc = ert_layers_set_pass(L, ps->events, ps->n_events);
 	}
 	ert_layers_attach(NULL);
-	for (uint32_t w = 0; w < cfg->warmup && rc == ERT_OK; w++)
-		rc = infer(work);
-	if (rc == ERT_OK)
-		rc = ert_hpx_heartbeat(e, HPX_HB_WARMUP_DONE, NULL, 0);
 	uint32_t hb_t = 0, t0 = 0, t1 = 0;
 	if (rc == ERT_OK && hal->clock_us(hal->ctx, &hb_t) != 0)
 		rc = ERT_E_CLOCK;
+	uint32_t hb_ops = ert_layer_ops();
+	/* Warmup keeps the host's heartbeat bound alive too; the last warmup
+	 * inference is followed by warmup_done anyway. */
+	for (uint32_t w = 0; w < cfg->warmup && rc == ERT_OK; w++) {
+		rc = infer(work);
+		if (rc == ERT_OK && w + 1u < cfg->warmup && hb_due(cfg, hal, hb_t, hb_ops, &t1)) {
+			rc = ert_hpx_heartbeat(e, HPX_HB_WARMUP, HPX_HB_KEY_ITERS, w + 1u);
+			hb_t = t1;
+			hb_ops = ert_layer_ops();
+		}
+	}
+	if (rc == ERT_OK)
+		rc = ert_hpx_heartbeat(e, HPX_HB_WARMUP_DONE, NULL, 0);
+	if (rc == ERT_OK && hal->clock_us(hal->ctx, &hb_t) != 0)
+		rc = ERT_E_CLOCK;
+	hb_ops = ert_layer_ops();
 	uint32_t since_hb = 0;
 	for (uint32_t it = 0; it < cfg->iterations && rc == ERT_OK; it++) {
 		rc = ert_hpx_marker_u(e, HPX_TOK_ITER_PREFIX, it);
@@ -210,10 +237,14 @@ static int run_pass(struct ert_hpx *e, const struct ert_hal *hal,
 		int due = cfg->heartbeat_every_iters > 0 && since_hb >= cfg->heartbeat_every_iters;
 		if (cfg->heartbeat_every_ms > 0 && t1 - hb_t >= cfg->heartbeat_every_ms * 1000u)
 			due = 1;
+		if (cfg->heartbeat_every_ops > 0 &&
+		    ert_layer_ops() - hb_ops >= cfg->heartbeat_every_ops)
+			due = 1;
 		if (rc == ERT_OK && due) {
 			rc = ert_hpx_heartbeat(e, HPX_HB_INFER, HPX_HB_KEY_ITERS, it + 1u);
 			since_hb = 0;
 			hb_t = t1;
+			hb_ops = ert_layer_ops();
 		}
 	}
 	return rc;

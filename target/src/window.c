@@ -162,6 +162,11 @@ int ert_window_run(const struct ert_hal *hal, const struct ert_window_config *cf
 		} else if (r.completed >= cfg->window_max ||
 			   (r.completed >= cfg->window_min && t - t0 >= target_us)) {
 			break;
+		} else if (t == t0 && r.completed >= ERT_WINDOW_FROZEN_ITERS) {
+			/* A µs clock that has not moved across this many
+			 * inferences is frozen; the target would never be
+			 * reached (the check below reports it). */
+			break;
 		}
 	}
 	/* Close the gate even after a failure: a gate left high would make

@@ -45,10 +45,15 @@ check "lockstep auto" grep -qE '^power.lockstep +true +rule +auto: state and go 
 check "--board wins" grep -qE '^target.board +apollo3p_evb +command line' "$tmp/out"
 check "--board pins (26)" grep -qE '^power.sync_gpio_pin +26 +board' "$tmp/out"
 
-# A warning goes to stderr, the exit stays 0.
-"$bin" config show --set power.enabled=true --set profiling.window_mode=fixed >"$tmp/out" 2>"$tmp/err"
+# A warning goes to stderr, the exit stays 0 (Click left at 0x40).
+"$bin" config show --set power.enabled=true --set power.mode=internal \
+	--set power.ina228.board=mikroe-power-monitor-click --set power.ina228.shunt_ohms=0.1 \
+	--set power.ina228.i2c_address=0x40 >"$tmp/out" 2>"$tmp/err"
 check "warning exit 0" test $? -eq 0
-check "warning on stderr" grep -q 'warning: config.fixed_window_short' "$tmp/err"
+check "warning on stderr" grep -q 'warning: config.ina228_address_mismatch' "$tmp/err"
+# A fixed window's length is not decidable from the configuration: no warning.
+"$bin" config show --set power.enabled=true --set profiling.window_mode=fixed >"$tmp/out" 2>"$tmp/err"
+check "no fixed-window warning at config time" sh -c "! grep -q fixed_window_short '$tmp/err'"
 
 # Configuration errors: exit 2 and a message with the place and the fix.
 printf 'power:\n  enabeld: true\n' >"$tmp/bad.yml"

@@ -58,9 +58,20 @@ expect 2 "--sim-scenario needs the sim board" -- "$bin" profile --board qemu-an5
 	--sim-scenario baseline_power
 expect 2 "a real board needs FIRMWARE_DIR" -- "$bin" profile --board apollo510_evb
 
+# Fixed runs exactly `iterations`: 7 x 1000 us (the bench's CLEAN_INFER_AVG_US)
+# = 7 ms <= 1 s is warned about once, whatever window_target_ms says.
 expect 0 "short fixed window with power is warned about" -- "$bin" profile --board sim --power \
+	--set profiling.window_mode=fixed --set profiling.iterations=7 \
+	--set profiling.window_target_ms=60000 --out "$tmp/fw7"
+n=$(grep -c "config.fixed_window_short" "$tmp/err")
+if [ "$n" -eq 1 ]; then ok "fixed-window warning once"; else bad "fixed-window warning $n times"; fi
+has "$tmp/err" "7 x 1000.0 us" "warning from iterations x inference time"
+# 2000 x 1000 us = 2 s: no warning, although window_target_ms stays 1000.
+expect 0 "long fixed window is not warned about" -- "$bin" profile --board sim --power \
+	--set profiling.window_mode=fixed --set profiling.iterations=2000 --out "$tmp/fw2000"
+if grep -q fixed_window_short "$tmp/err"; then bad "long fixed window warned"; else ok "no warning for 2 s"; fi
+expect 0 "fixed window left as written" -- "$bin" profile --board sim --power \
 	--set profiling.window_mode=fixed --set profiling.window_target_ms=800 --dry-run
-has "$tmp/err" "config.fixed_window_short" "fixed-window warning code"
 has "$tmp/out" '^profiling.window_target_ms +800 +command line' "fixed window left as written"
 expect 0 "Click at 0x40" -- "$bin" profile --board sim --power --set power.mode=internal \
 	--set power.driver=ina228 --set power.ina228.board=mikroe-power-monitor-click \
@@ -156,6 +167,16 @@ expect 0 "ina228 plan wide range" -- "$bin" ina228 plan --shunt-ohms 0.1 --max-c
 has "$tmp/out" "^shunt_cal 1250$" "SHUNT_CAL wide"
 has "$tmp/out" "^adcrange 0 " "wide range"
 has "$tmp/err" "warning: .*wide.*0.08192 ohm" "wide-range warning names the fine-range shunt"
+# 15 mOhm at 7 mA: exact SHUNT_CAL 25000 x 0.015 x 0.007 x 4 = 10.5 rounds to 11
+# (+4.7619 %): effective CURRENT_LSB 11 / (13107.2e6 x 0.015 x 4) =
+# 1.39872233072917e-08 A, nominal 0.007 / 2^19 = 1.33514404296875e-08 A.
+expect 0 "ina228 plan SHUNT_CAL rounding" -- "$bin" ina228 plan --shunt-ohms 0.015 \
+	--max-current-a 0.007
+has "$tmp/out" "^shunt_cal 11$" "SHUNT_CAL rounded"
+has "$tmp/out" "^current_lsb_a 1.39872233072917e-08$" "effective CURRENT_LSB"
+has "$tmp/out" "^current_lsb_nominal_a 1.33514404296875e-08$" "nominal CURRENT_LSB"
+has "$tmp/out" "^shunt_cal_rounding_percent 4.7619$" "rounding share"
+has "$tmp/err" "warning: SHUNT_CAL 10.5 rounds to 11 .*1.39872233072917e-08" "rounding warning with the effective LSB"
 expect 2 "ina228 plan beyond the widest range" -- "$bin" ina228 plan --shunt-ohms 1 \
 	--max-current-a 1
 expect 2 "ina228 plan needs the shunt" -- "$bin" ina228 plan --max-current-a 1

@@ -38,7 +38,9 @@ printf 'ELF' >"$tmp/fw/app_power.elf"
 "$bin" profile --board sim --out "$tmp/simref" >/dev/null 2>&1
 stream="$tmp/simref/pmu/capture.log"
 # The power build's terminal record with an on-board INA228 measurement.
-"$bin" profile --board sim --sim-scenario baseline_ina228 --out "$tmp/simina" >/dev/null 2>&1
+# (a fixed window of 20, as the numbers below are computed for it)
+"$bin" profile --board sim --sim-scenario baseline_ina228 --set profiling.window_mode=fixed \
+	--set profiling.iterations=20 --out "$tmp/simina" >/dev/null 2>&1
 power_stream="$tmp/simina/power/capture.log"
 
 # Fake JLinkExe: logs its argv and command file; a command file that

@@ -9,9 +9,9 @@
  *
  * Each fault scenario yields its documented host codes (the list in
  * tests/unit/test_sim_scenarios.c, written from the scenario's fault),
- * plus profile.ready_not_observed where the scenario's firmware runs
- * without lock-step while the sim board's wiring (state 4, go 5) turns
- * lock-step on by rule; and the clean-window codes for the profile-flow
+ * (the scenario firmware runs lock-step whenever the configuration has it,
+ * so profile.ready_not_observed comes only from ready_wire_open); and the
+ * clean-window codes for the profile-flow
  * scenarios whose firmware counts stalled/partial iterations.
  */
 #include "test_support.h"
@@ -131,10 +131,16 @@ static void internal_ina228_on_device_summary(void **state)
 	assert_string_equal(json_string_value(json_object_get(ods, "measurement_scope")),
 			    "on_device_gated_inference");
 	assert_string_equal(json_string_value(json_object_get(ods, "source")), "ina228");
-	/* Truth as above, stated uncertainty one ENERGY LSB / 20 inferences:
-	 * 16 x 3.2 x (0.02 A / 2^19) = 1.953125e-6 J / 20 = 9.765625e-8 J. */
+	/* The auto window (power on: max(1000, 5000) ms) of 1 ms inferences
+	 * runs 5000 of them. Truth as above. Stated uncertainty: one ENERGY
+	 * LSB, 16 x 3.2 x (0.02 A / 2^19) = 1.953125e-6 J, plus one conversion
+	 * cycle (defaults 540 us x 16 averages, 3 conversions: 25.92 ms) at
+	 * the mean 5 mA x 1.8 V = 9 mW: 2.3328e-4 J; together 2.35233125e-4 J
+	 * over 5000 = 4.7046625e-8 J. */
+	assert_int_equal(json_integer_value(json_object_get(p, "inference_count")), 5000);
 	double u = json_number_value(json_object_get(p, "energy_per_inference_uncertainty_j"));
-	assert_true(fabs(u - 9.765625e-8) < 1e-15);
+	if (!(fabs(u - 4.7046625e-8) < 1e-14))
+		fail_msg("uncertainty %.12g J, expected 4.7046625e-8 J", u);
 	double epi = json_number_value(json_object_get(p, "energy_per_inference_j"));
 	assert_true(fabs(epi - 9e-6) <= u);
 	/* Internal mode never auto-enables lock-step. */
@@ -162,26 +168,28 @@ static const struct scen scenarios[] = {
     {"stalled_counter", 0, {"profile.clean_window_stalled", NULL}},
     {"slow_counter", 0, {"profile.clean_window_stalled", NULL}},
     {"uniform_slowdown", 0, {"profile.clean_window_clock_rate_low", NULL}},
-    {"frozen_window_clock",
-     1,
-     {"power.window_clock_frozen", "power.terminal_incomplete", "profile.ready_not_observed",
-      NULL}},
-    {"hfrc_drift", 1, {"power.window_observer_mismatch", "profile.ready_not_observed", NULL}},
-    {"gate_never_falls",
+    {"frozen_window_clock", 1, {"power.window_clock_frozen", "power.terminal_incomplete", NULL}},
+    {"hfrc_drift", 1, {"power.window_observer_mismatch", NULL}},
+    {"gate_never_falls", 1, {"power.terminal_incomplete", "power.observation_degraded", NULL}},
+    {"gate_glitches", 0, {"power.short_gate_pulses_ignored", NULL}},
+    {"go_never_arrives", 1, {"power.terminal_incomplete", "power.observation_degraded", NULL}},
+    /* READY raised but its wire is open: the host never sees it, never
+     * sends GO, the target times out at sync_go. */
+    {"ready_wire_open",
      1,
      {"power.terminal_incomplete", "power.observation_degraded", "profile.ready_not_observed",
       NULL}},
-    {"gate_glitches", 0, {"power.short_gate_pulses_ignored", "profile.ready_not_observed", NULL}},
-    {"go_never_arrives", 1, {"power.terminal_incomplete", "power.observation_degraded", NULL}},
-    {"lost_terminal_record",
-     0,
-     {"capture.incomplete", "power.terminal_missing", "profile.ready_not_observed", NULL}},
-    {"ina228_wrong_id", 1, {"power.terminal_incomplete", NULL}},
-    {"ina228_shunt_cal_zero", 1, {"power.terminal_incomplete", NULL}},
-    {"ina228_shunt_cal_nack", 1, {"power.terminal_incomplete", NULL}},
+    {"lost_terminal_record", 0, {"capture.incomplete", "power.terminal_missing", NULL}},
+    {"ina228_wrong_id", 1, {"power.terminal_incomplete", "profile.ina228_init_failed", NULL}},
+    {"ina228_shunt_cal_zero", 1, {"power.terminal_incomplete", "profile.ina228_init_failed", NULL}},
+    {"ina228_shunt_cal_nack", 1, {"power.terminal_incomplete", "profile.ina228_init_failed", NULL}},
     {"ina228_reversed_sense", 1, {"power.zero_charge", NULL}},
     {"ina228_accumulator_overflow", 1, {"power.accumulator_overflow", NULL}},
-    {"transport_bytes_dropped", 0, {"pmu.layer_count_mismatch", NULL}},
+    /* With the default configuration (warmup 5, 100 iterations) byte 400
+     * falls in the metadata and the first CSV rows. */
+    {"transport_bytes_dropped",
+     1,
+     {"pmu.layer_count_mismatch", "pmu.missing", "pmu.parse_error", NULL}},
     {"transport_write_fails", 1, {"capture.incomplete", "pmu.missing", "pmu.incomplete", NULL}},
 };
 
@@ -229,7 +237,7 @@ static void ready_never_observed(void **state)
 	char *dir = ts_tmpdir();
 	char *out = ts_strf("%s/a", dir), *out2 = ts_strf("%s/b", dir);
 	char *so = NULL, *se = NULL;
-	ts_run_ergon(&so, &se, "profile", "--board", "sim", "--sim-scenario", "gate_glitches",
+	ts_run_ergon(&so, &se, "profile", "--board", "sim", "--sim-scenario", "ready_wire_open",
 		     "--out", out, NULL);
 	json_t *s = load_summary(out);
 	json_t *sync = json_object_get(json_object_get(s, "power"), "sync");
@@ -331,6 +339,9 @@ static void duration_auto_and_explicit(void **state)
 	json_t *pp = json_object_get(json_object_get(s, "plan"), "power");
 	assert_true(fabs(json_number_value(json_object_get(pp, "duration_s")) - 9.005) < 1e-9);
 	assert_string_equal(json_string_value(json_object_get(pp, "duration_origin")), "rule");
+	assert_string_equal(
+	    json_string_value(json_object_get(json_object_get(pp, "duration_from"), "origin")),
+	    "rule");
 	json_decref(s);
 	free(so);
 	free(se);
@@ -342,13 +353,152 @@ static void duration_auto_and_explicit(void **state)
 	assert_true(json_number_value(json_object_get(pp, "duration_s")) == 7.0);
 	assert_string_equal(json_string_value(json_object_get(pp, "duration_origin")),
 			    "command line");
+	assert_string_equal(
+	    json_string_value(json_object_get(json_object_get(pp, "duration_from"), "origin")),
+	    "command line");
 	json_decref(s);
+	free(so);
+	free(se);
+	/* Fixed window: its length is iterations x CLEAN_INFER_AVG_US, not
+	 * window_target_ms. 2000 x 1000 us = 2.0 s + warmup 5 x 1000 us =
+	 * 2.005 s; margin max(25 % x 2.005, 2.0) = 2.0 s; settle 2.0 s:
+	 * 2.0 + 2.005 + 2.0 = 6.005 s (the target's 5 s would give 9.005). */
+	char *out3 = ts_strf("%s/c", dir);
+	assert_int_equal(ts_run_ergon(&so, &se, "profile", "--board", "sim", "--power", "--set",
+				      "profiling.window_mode=fixed", "--set",
+				      "profiling.iterations=2000", "--out", out3, NULL),
+			 0);
+	s = load_summary(out3);
+	pp = json_object_get(json_object_get(s, "plan"), "power");
+	assert_true(fabs(json_number_value(json_object_get(pp, "duration_s")) - 6.005) < 1e-9);
+	assert_false(has_code(json_object_get(s, "issues"), "config.fixed_window_short"));
+	json_decref(s);
+	free(out3);
 	free(so);
 	free(se);
 	ts_tmpdir_remove(dir);
 	free(dir);
 	free(out);
 	free(out2);
+}
+
+/* The resolved configuration reaches the virtual firmware. */
+static json_t *run_summary(const char *dir, const char *name, int want_rc, ...)
+{
+	const char *argv[32];
+	size_t n = 0;
+	argv[n++] = "profile";
+	argv[n++] = "--board";
+	argv[n++] = "sim";
+	va_list ap;
+	va_start(ap, want_rc);
+	const char *a;
+	while ((a = va_arg(ap, const char *)) != NULL && n < 28)
+		argv[n++] = a;
+	va_end(ap);
+	char *out = ts_strf("%s/%s", dir, name);
+	argv[n++] = "--out";
+	argv[n++] = out;
+	argv[n] = NULL;
+	char *so = NULL, *se = NULL;
+	int rc = ts_run_ergon_argv(&so, &se, argv);
+	if (rc != want_rc)
+		fail_msg("%s: exit %d, expected %d\n%s\n%s", name, rc, want_rc, so, se);
+	json_t *s = load_summary(out);
+	free(so);
+	free(se);
+	free(out);
+	return s;
+}
+
+static void config_reaches_firmware(void **state)
+{
+	(void)state;
+	char *dir = ts_tmpdir();
+	/* Fixed window of 7: the firmware runs exactly 7 (it ran 20 before). */
+	json_t *s = run_summary(dir, "fixed7", 0, "--power", "--set", "profiling.iterations=7",
+				"--set", "profiling.window_mode=fixed", NULL);
+	json_t *p = json_object_get(s, "power");
+	assert_int_equal(json_integer_value(json_object_get(p, "inference_count")), 7);
+	json_t *t = json_object_get(json_object_get(p, "terminal_record"), "terminal");
+	assert_int_equal(json_integer_value(json_object_get(t, "requested_count")), 7);
+	json_decref(s);
+
+	/* Internal, 0.1 Ohm at 0.3 A, fixed 7: CURRENT_LSB = 0.3 / 2^19 =
+	 * 5.7220458984375e-7 A (SHUNT_CAL 13107.2e6 x that x 0.1 = 750 exactly,
+	 * 0.1 x 0.3 = 30 mV: the +-40.96 mV range); ENERGY LSB = 51.2 x
+	 * CURRENT_LSB = 2.9296875e-5 J. The window's 7 x 9 uJ = 63 uJ is
+	 * 2.15 LSB: the chip reports 2 LSB = 58593.75 nJ. With the sim's old
+	 * built-in 0.5 Ohm / 20 mA (LSB 1.953125 uJ) it would read 32 LSB =
+	 * 62500 nJ. */
+	s = run_summary(dir, "ina", 0, "--sim-scenario", "baseline_ina228", "--set",
+			"power.ina228.shunt_ohms=0.1", "--set", "power.ina228.max_current_a=0.3",
+			"--set", "profiling.iterations=7", "--set", "profiling.window_mode=fixed",
+			NULL);
+	p = json_object_get(s, "power");
+	json_t *ods = json_object_get(p, "on_device_summary");
+	double nj = json_number_value(json_object_get(ods, "energy_nj"));
+	if (!(fabs(nj - 58593.75) <= 1.0))
+		fail_msg("energy %.3f nJ, expected 58593.75", nj);
+	json_decref(s);
+
+	/* A Click board left at 0x40: its INA228 answers at 0x4A, the firmware
+	 * gets a NACK at ina228_init, the run is invalid with the hint. */
+	s = run_summary(dir, "click", 1, "--sim-scenario", "baseline_ina228", "--set",
+			"power.ina228.board=mikroe-power-monitor-click", "--set",
+			"power.ina228.i2c_address=0x40", "--set", "power.ina228.shunt_ohms=0.5",
+			NULL);
+	assert_true(json_is_false(json_object_get(s, "valid")));
+	p = json_object_get(s, "power");
+	t = json_object_get(json_object_get(p, "terminal_record"), "terminal");
+	assert_string_equal(json_string_value(json_object_get(t, "final_phase")), "ina228_init");
+	json_t *issues = json_object_get(s, "issues");
+	assert_true(has_code(issues, "config.ina228_address_mismatch"));
+	assert_true(has_code(issues, "profile.ina228_init_failed"));
+	size_t i;
+	json_t *v;
+	int hinted = 0;
+	json_array_foreach(issues, i, v)
+	{
+		if (strcmp(json_string_value(json_object_get(v, "code")),
+			   "profile.ina228_init_failed") == 0)
+			hinted = strstr(json_string_value(json_object_get(v, "message")),
+					"set power.ina228.i2c_address: 0x4A") != NULL;
+	}
+	assert_true(hinted);
+	json_decref(s);
+	/* ... and at 0x4A it comes up. */
+	s = run_summary(dir, "click4a", 0, "--sim-scenario", "baseline_ina228", "--set",
+			"power.ina228.board=mikroe-power-monitor-click", "--set",
+			"power.ina228.shunt_ohms=0.5", NULL);
+	assert_true(json_is_true(json_object_get(s, "valid")));
+	json_decref(s);
+
+	/* Pins from the configuration: state 6 / go 9 instead of the board's
+	 * 4 / 5. The firmware raises READY on 6, where the host watches. */
+	s = run_summary(dir, "pins", 0, "--power", "--set", "power.state_gpio_pin=6", "--set",
+			"power.go_gpio_pin=9", NULL);
+	json_t *sync = json_object_get(json_object_get(s, "power"), "sync");
+	assert_true(json_is_true(json_object_get(sync, "ready_observed")));
+	json_decref(s);
+
+	/* Every power record names its source: external on the meter flow. */
+	s = run_summary(dir, "ext", 0, "--power", NULL);
+	t = json_object_get(json_object_get(json_object_get(s, "power"), "terminal_record"),
+			    "terminal");
+	assert_string_equal(json_string_value(json_object_get(t, "measurement_source")),
+			    "external");
+	json_decref(s);
+	/* Reversed sense: the firmware clamped the negative CHARGE and says so
+	 * (DIAG_ALRT 0: no overflow); the host gives the reversed-wiring hint. */
+	s = run_summary(dir, "rev", 1, "--sim-scenario", "ina228_reversed_sense", NULL);
+	json_t *m = json_object_get(json_object_get(json_object_get(s, "power"), "terminal_record"),
+				    "measurement");
+	assert_true(json_is_true(json_object_get(m, "charge_clamped")));
+	assert_int_equal(json_integer_value(json_object_get(m, "ina228_diag")), 0);
+	json_decref(s);
+	ts_tmpdir_remove(dir);
+	free(dir);
 }
 
 int main(void)
@@ -361,6 +511,7 @@ int main(void)
 	    cmocka_unit_test(shared_firmware_recorded),
 	    cmocka_unit_test(detailed_outputs),
 	    cmocka_unit_test(duration_auto_and_explicit),
+	    cmocka_unit_test(config_reaches_firmware),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

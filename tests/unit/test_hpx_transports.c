@@ -422,6 +422,62 @@ static void heartbeat_timeout_keeps_everything(void **state)
 	free(data);
 }
 
+/* The clean window is silent on purpose: inside it (after the
+ * clean_window_begin heartbeat) the bound is window_heartbeat_s, not the
+ * host's heartbeat_s. The sender goes quiet for 3 s right after the
+ * heartbeat, then closes: with a 1 s host bound and a 10 s window bound the
+ * capture runs to the end of the source; with no window bound it stops at
+ * the 1 s heartbeat bound. */
+static void silent_window_heartbeat(double window_hb_s, int want_timeout)
+{
+	static const char data[] = "--- HPX_START ---\nHPX_HEARTBEAT init\n"
+				   "HPX_HEARTBEAT clean_window_begin\n";
+	size_t len = sizeof data - 1;
+	int port = 0;
+	int lfd = tcp_listener(&port);
+	struct sender s = {.listen_fd = lfd,
+			   .data = data,
+			   .len = len,
+			   .stop_at = len,
+			   .hold_ms = 3000,
+			   .close_after = 1};
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, send_thread, &s), 0);
+	char *spec = ts_strf("tcp:127.0.0.1:%d", port);
+	char *dir = ts_tmpdir();
+	char *log = ts_strf("%s/cap.log", dir);
+	struct ergon_err err = {0};
+	struct ergon_hpx_parser *p = NULL;
+	assert_int_equal(ergon_hpx_parser_new(NULL, &p, &err), 0);
+	struct ergon_hpx_capture_opts o = {.transport = spec,
+					   .log_path = log,
+					   .timeout_s = 20,
+					   .heartbeat_s = 1.0,
+					   .window_heartbeat_s = window_hb_s};
+	struct ergon_hpx_capture_result cr;
+	assert_int_equal(ergon_hpx_capture(&o, p, &cr, &err), 0);
+	assert_int_equal(cr.heartbeat_timed_out, want_timeout);
+	assert_int_equal(ergon_issue_has(cr.issues, "capture.heartbeat_timeout"), want_timeout);
+	if (!want_timeout)
+		assert_true(cr.source_ended);
+	assert_int_equal(cr.bytes, len);
+	pthread_join(th, NULL);
+	ergon_hpx_parser_free(p);
+	ergon_hpx_capture_result_cleanup(&cr);
+	close(lfd);
+	ts_tmpdir_remove(dir);
+	free(dir);
+	free(log);
+	free(spec);
+}
+
+static void window_heartbeat_covers_the_silent_window(void **state)
+{
+	(void)state;
+	silent_window_heartbeat(10.0, 0);
+	silent_window_heartbeat(0.0, 1);
+}
+
 /* Encode text as ITM port-0 packets cycling through 1-, 2- and 4-byte
  * payloads, with a port-1 packet, a local timestamp and (optionally) an
  * overflow packet interleaved. */
@@ -610,6 +666,7 @@ int main(void)
 	    cmocka_unit_test(tcp_server_thread),
 	    cmocka_unit_test(unix_server_thread),
 	    cmocka_unit_test(heartbeat_timeout_keeps_everything),
+	    cmocka_unit_test(window_heartbeat_covers_the_silent_window),
 	    cmocka_unit_test(itm_decoder_counts),
 	    cmocka_unit_test(swo_capture_is_diagnostic_when_lossy),
 	    cmocka_unit_test(bad_specs),

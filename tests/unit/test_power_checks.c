@@ -397,6 +397,25 @@ static void internal_zero_energy_and_charge(void **state)
 	json_t *m = json_object_get(json_array_get(is, 0), "message");
 	assert_non_null(strstr(json_string_value(m), "IN+ and IN-"));
 	json_decref(is);
+	/* The firmware says it clamped a negative CHARGE: the reversed hint. */
+	is = json_array();
+	f.terminal.have_charge_clamped = 1;
+	f.terminal.charge_clamped = 1;
+	json_decref(ergon_power_check_internal(&f, is, &fail));
+	assert_true(fail);
+	m = json_object_get(json_array_get(is, 0), "message");
+	assert_non_null(strstr(json_string_value(m), "IN+ and IN-"));
+	json_decref(is);
+	/* ... and says it did not: a true zero net charge, no reversed hint. */
+	is = json_array();
+	f.terminal.charge_clamped = 0;
+	json_decref(ergon_power_check_internal(&f, is, &fail));
+	assert_true(fail);
+	assert_true(ergon_issue_has(is, "power.zero_charge"));
+	m = json_object_get(json_array_get(is, 0), "message");
+	assert_null(strstr(json_string_value(m), "reversed"));
+	assert_non_null(strstr(json_string_value(m), "not clamped"));
+	json_decref(is);
 }
 
 static void accumulator_overflow_record_vs_bystander(void **state)

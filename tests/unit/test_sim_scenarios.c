@@ -162,8 +162,10 @@ static void baseline_power_lockstep(void **state)
 	assert_true(has_line(r.stream, "--- HPX_POWER_TERMINAL_START ---"));
 	assert_true(has_line(r.stream, "HPX_POWER_STATUS=ok"));
 	assert_true(has_line(r.stream, "HPX_POWER_ELAPSED_US=20000"));
-	/* An external meter's figures are not part of the record. */
-	assert_null(strstr(r.stream, "MEASUREMENT_SOURCE"));
+	/* An external meter's figures are not part of the record; its
+	 * source is. */
+	assert_true(has_line(r.stream, "HPX_POWER_MEASUREMENT_SOURCE=external"));
+	assert_null(strstr(r.stream, "ENERGY_NJ"));
 	assert_true(has_line(r.stream, "--- HPX_POWER_TERMINAL_END ---"));
 	json_t *sec = NULL;
 	host_codes(&r, &sec, NULL);

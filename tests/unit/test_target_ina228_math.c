@@ -58,6 +58,32 @@ static void point82_ohm_at_50ma_takes_wide_range(void **state)
 	assert_int_equal(p.shunt_cal, 1025);
 }
 
+/* SHUNT_CAL rounding: 15 mOhm at 7 mA. By hand: exact SHUNT_CAL = 25000 x
+ * 0.015 x 0.007 x 4 = 10.5 (105 uV: the fine range), the register holds
+ * 11, so the chip's CURRENT_LSB is 11 / (13107.2e6 x 0.015 x 4) =
+ * 11 / 786432000 = 1.3987223307291667e-8 A, not the nominal
+ * 0.007 / 2^19 = 1.33514404296875e-8 A (+4.7619 %, 0.5 / 10.5). 1000
+ * ENERGY counts are 1000 x 51.2 x 1.3987223307e-8 J = 716145.83 nJ
+ * (the nominal LSB would say 683593.75 nJ). */
+static void shunt_cal_rounding_uses_the_effective_lsb(void **state)
+{
+	(void)state;
+	struct ert_ina228_plan p;
+	assert_int_equal(ert_ina228_plan(0.015, 0.007, &p), ERT_OK);
+	assert_int_equal(p.adcrange, 1);
+	assert_int_equal(p.shunt_cal, 11);
+	assert_true(fabs(p.current_lsb_nominal_a - 1.33514404296875e-8) < 1e-22);
+	assert_true(fabs(p.current_lsb_a - 1.3987223307291667e-8) < 1e-20);
+	assert_true(fabs(p.shunt_cal_rounding - 0.5 / 10.5) < 1e-12);
+	assert_int_equal(ert_ina228_energy_nj(&p, 1000), 716146);
+	/* charge LSB = CURRENT_LSB: 1e6 counts = 1e6 x 1.39872233e-8 C = 13987223 nC. */
+	assert_int_equal(ert_ina228_charge_nc(&p, 1000000), 13987223);
+	/* An exact SHUNT_CAL has no rounding (0.5 ohm, 20 mA: 1000). */
+	assert_int_equal(ert_ina228_plan(0.5, 0.020, &p), ERT_OK);
+	assert_true(p.shunt_cal_rounding == 0.0);
+	assert_true(p.current_lsb_a == p.current_lsb_nominal_a);
+}
+
 static void refuses_what_the_chip_cannot_do(void **state)
 {
 	(void)state;
@@ -97,6 +123,7 @@ int main(void)
 	    cmocka_unit_test(half_ohm_at_20ma_is_10mv_burden),
 	    cmocka_unit_test(fifteen_milliohm_at_20ma_is_300uv),
 	    cmocka_unit_test(point82_ohm_at_50ma_takes_wide_range),
+	    cmocka_unit_test(shunt_cal_rounding_uses_the_effective_lsb),
 	    cmocka_unit_test(refuses_what_the_chip_cannot_do),
 	    cmocka_unit_test(vbus_and_adc_codes),
 	};

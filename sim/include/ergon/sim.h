@@ -79,6 +79,40 @@ struct ergon_sim_result {
 	uint64_t window_iterations;
 };
 
+/* The resolved configuration a run honours, as the firmware would be built
+ * with it (ergon_sim_options_default gives the scenarios' own settings,
+ * which ergon_sim_run uses). The board is the virtual bench: the INA228
+ * fitted on it carries the configured shunt (nothing else could tell the
+ * model which shunt a user fitted) and answers at `ina228_board_addr7`
+ * (a board preset's strap: 0x4A on the MikroE Click), so a firmware
+ * configured with another address sees a NACK at ina228_init. */
+struct ergon_sim_options {
+	int window_mode; /* enum ert_window_mode */
+	uint32_t window_target_ms, window_min, window_max;
+	uint32_t iterations;	     /* the fixed window's count */
+	uint32_t profile_iterations; /* the profile flow's per-layer (CSV) iterations */
+	uint32_t warmup;
+	uint8_t gate_pin, state_pin, go_pin; /* 0 = absent; the board has pins 1..15 */
+	int lockstep;			     /* the firmware waits for GO (state and go pins) */
+	uint8_t ina228_addr7;		     /* the firmware's configured address */
+	uint8_t ina228_board_addr7;	     /* where the chip on the board answers */
+	double shunt_ohms, max_current_a;    /* the firmware's calibration = the fitted shunt */
+	uint32_t conv_time_us, averages;
+	/* Profile flow heartbeats (0 = off): every N iterations (the
+	 * scenarios' own 2), every N operators, every M ms of the window clock
+	 * (target.heartbeat.every_n_ops / every_ms). */
+	uint32_t heartbeat_every_iters, heartbeat_every_ops, heartbeat_every_ms;
+};
+
+/* The scenarios' own settings: a fixed window of 20 inferences, warmup 2,
+ * 3 profiled iterations, gate 3 / state 4 / go 5, 0.5 Ohm at 20 mA, 50 us x 1 at 0x40.
+ * lockstep -1: as the scenario's table says. */
+ERGON_API void ergon_sim_options_default(struct ergon_sim_options *o);
+/* Run a scenario with the given settings (NULL: the defaults). Scenarios
+ * that need lock-step (go_never_arrives, ready_wire_open) force it on. */
+ERGON_API int ergon_sim_run_opts(const char *scenario, const struct ergon_sim_options *o,
+				 struct ergon_sim_result *res, struct ergon_err *err);
+
 /* The scenario names, NULL-terminated. */
 ERGON_API const char *const *ergon_sim_scenarios(void);
 /* Run one scenario. ERGON_EUSAGE for an unknown name (message lists the

@@ -118,6 +118,17 @@ json_t *ergon_power_check_internal(const struct ergon_power_facts *f, json_t *is
 			    "was shorter than one accumulator update (conversion time x "
 			    "averaging count)");
 			*fail = 1;
+		} else if (zero_charge && t->have_charge_clamped && !t->charge_clamped) {
+			/* The firmware read a true zero, not a clamped negative:
+			 * the wiring is not reversed, the net charge cancelled. */
+			ergon_issue_add(
+			    issues, "power.zero_charge", NULL,
+			    "the INA228 reported %.0f nJ but a net charge of exactly zero "
+			    "(not clamped: the current was not negative on the whole): "
+			    "current flowed both ways in equal measure, so charge-based "
+			    "figures cannot be trusted; check for back-feeding on the rail",
+			    t->energy_nj);
+			*fail = 1;
 		} else if (zero_charge) {
 			ergon_issue_add(
 			    issues, "power.zero_charge", NULL,

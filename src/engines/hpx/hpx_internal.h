@@ -53,7 +53,7 @@ bool hpx_py_int(const char *s, size_t n, double *out, int64_t *out_i64, bool *fi
 bool hpx_py_float(const char *s, size_t n, double *out);
 
 /* --- power terminal ------------------------------------------------------- */
-enum { HPX_PT_NKEYS = 21 };
+enum { HPX_PT_NKEYS = 23 };
 
 struct hpx_terminal_state {
 	bool in_record;

@@ -35,6 +35,8 @@ static const char *const pt_keys[HPX_PT_NKEYS] = {
     "HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_BUS_VOLTAGE_UV,
     "HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_SAMPLE_COUNT,
     "HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_CALIBRATION_ID,
+    "HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_CHARGE_CLAMPED,
+    "HPX_" HPX_KEY_POWER_PREFIX HPX_KEY_PT_INA228_DIAG,
     /* Not part of the record: accepted names that are refused inside it. */
     NULL,
     NULL,
@@ -61,6 +63,8 @@ enum {
 	K_BUS_V,
 	K_SAMPLES,
 	K_CALIB,
+	K_CLAMPED,
+	K_DIAG,
 };
 
 static void t_fail(struct hpx_terminal_state *t, uint64_t lineno, const char *fmt, const char *a)
@@ -257,16 +261,28 @@ int hpx_terminal_result(const struct hpx_terminal_state *t, struct ergon_hpx_ter
 	    (rc = get_bool(t, K_GATE_LOWERED, &out->gate_lowered, err)))
 		return rc;
 
-	if (t->present[K_SOURCE] != t->present[K_ENERGY])
+	/* Every record names its source (an external meter's has no figures;
+	 * a failed INA228 bring-up has none yet); figures need a source. */
+	if (t->present[K_ENERGY] && !t->present[K_SOURCE])
 		return ergon_err_set(err, ERGON_EPARSE,
-				     "power terminal: measurement source and energy fields must be "
-				     "provided together");
-	if (!t->present[K_SOURCE])
-		return 0;
-	struct ergon_hpx_power_measurement *m = &out->measurement;
-	if (!t->values[K_SOURCE][0])
+				     "power terminal: energy fields need HPX_POWER_MEASUREMENT_SOURCE");
+	if (t->present[K_SOURCE] && !t->values[K_SOURCE][0])
 		return ergon_err_set(err, ERGON_EPARSE,
 				     "power terminal: measurement source must not be empty");
+	out->has_source = t->present[K_SOURCE];
+	if (out->has_source)
+		snprintf(out->source, sizeof(out->source), "%s", t->values[K_SOURCE]);
+	if (!t->present[K_ENERGY]) {
+		const int meas_only[] = {K_SCOPE, K_DURATION, K_COUNT, K_OVERFLOW, K_CHARGE,
+					 K_BUS_V, K_SAMPLES, K_CLAMPED, K_DIAG};
+		for (size_t i = 0; i < sizeof(meas_only) / sizeof(meas_only[0]); i++)
+			if (t->present[meas_only[i]])
+				return ergon_err_set(err, ERGON_EPARSE,
+						     "power terminal: %s without the energy field",
+						     pt_keys[meas_only[i]]);
+		return 0;
+	}
+	struct ergon_hpx_power_measurement *m = &out->measurement;
 	const int need[] = {K_SCOPE, K_DURATION, K_COUNT, K_OVERFLOW};
 	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
 		if (!t->present[need[i]])
@@ -287,6 +303,21 @@ int hpx_terminal_result(const struct hpx_terminal_state *t, struct ergon_hpx_ter
 	m->has_charge_nc = t->present[K_CHARGE];
 	m->has_bus_voltage_uv = t->present[K_BUS_V];
 	m->has_sample_count = t->present[K_SAMPLES];
+	m->has_charge_clamped = t->present[K_CLAMPED];
+	m->has_ina228_diag = t->present[K_DIAG];
+	int64_t clamped = 0;
+	if ((m->has_charge_clamped && (rc = get_int(t, K_CLAMPED, &clamped, err))) ||
+	    (m->has_ina228_diag && (rc = get_int(t, K_DIAG, &m->ina228_diag, err))))
+		return rc;
+	if (clamped != 0 && clamped != 1)
+		return ergon_err_set(err, ERGON_EPARSE,
+				     "power terminal: charge clamped must be 0 or 1, got %lld",
+				     (long long)clamped);
+	if (m->has_ina228_diag && (m->ina228_diag < 0 || m->ina228_diag > 0xFFFF))
+		return ergon_err_set(err, ERGON_EPARSE,
+				     "power terminal: INA228 DIAG_ALRT %lld is not a 16-bit register",
+				     (long long)m->ina228_diag);
+	m->charge_clamped = clamped == 1;
 	if ((m->has_charge_nc && (rc = get_int(t, K_CHARGE, &m->charge_nc, err))) ||
 	    (m->has_bus_voltage_uv && (rc = get_int(t, K_BUS_V, &m->bus_voltage_uv, err))) ||
 	    (m->has_sample_count && (rc = get_int(t, K_SAMPLES, &m->sample_count, err))))
@@ -350,6 +381,11 @@ json_t *ergon_hpx_terminal_to_json(const struct ergon_hpx_terminal *t)
 		      "gate_asserted", (int)t->gate_asserted, "gate_lowered", (int)t->gate_lowered);
 	if (!term)
 		return NULL;
+	/* Fields the reference parser does not know appear only when the
+	 * record carried them, so reference records convert unchanged; the
+	 * source sits in the measurement when there is one. */
+	if (t->has_source && !t->has_measurement)
+		json_object_set_new(term, "measurement_source", text(t->source));
 	json_t *meas = json_null();
 	if (t->has_measurement) {
 		const struct ergon_hpx_power_measurement *m = &t->measurement;
@@ -363,6 +399,11 @@ json_t *ergon_hpx_terminal_to_json(const struct ergon_hpx_terminal *t)
 		    opt_int(m->has_bus_voltage_uv, m->bus_voltage_uv), "sample_count",
 		    opt_int(m->has_sample_count, m->sample_count), "calibration_id",
 		    m->has_calibration_id ? text(m->calibration_id) : json_null());
+		if (meas && m->has_charge_clamped)
+			json_object_set_new(meas, "charge_clamped", json_boolean(m->charge_clamped));
+		if (meas && m->has_ina228_diag)
+			json_object_set_new(meas, "ina228_diag",
+					    json_integer((json_int_t)m->ina228_diag));
 		if (!meas) {
 			json_decref(term);
 			return NULL;

@@ -16,13 +16,20 @@
 #define ERT_INA228_VBUS_LSB_UV 195.3125
 /* SHUNT_CAL is a 15-bit field. */
 #define ERT_INA228_SHUNT_CAL_MAX 0x7FFFu
+/* Rounding of SHUNT_CAL the planner warns about (0.1 %). */
+#define ERT_INA228_SHUNT_CAL_ROUNDING_WARN 0.001
 
 struct ert_ina228_plan {
 	double shunt_ohms;
 	double max_current_a;
 	int adcrange;	      /* 1: ±40.96 mV (high resolution), 0: ±163.84 mV */
-	double current_lsb_a; /* max_current_a / 2^19 */
-	uint16_t shunt_cal;   /* rounded register value (×4 applied for ADCRANGE 1) */
+	/* The LSB the chip actually uses: SHUNT_CAL is rounded to an integer,
+	 * so CURRENT_LSB = SHUNT_CAL / (13107.2e6 × R × (4 if ADCRANGE 1)),
+	 * not the nominal max_current_a / 2^19. Every conversion uses it. */
+	double current_lsb_a;
+	double current_lsb_nominal_a; /* max_current_a / 2^19 */
+	double shunt_cal_rounding;    /* (rounded - exact) / exact SHUNT_CAL */
+	uint16_t shunt_cal;	      /* rounded register value (×4 applied for ADCRANGE 1) */
 	double burden_v;      /* shunt_ohms × max_current_a */
 	double power_lsb_w;   /* 3.2 × CURRENT_LSB */
 	double energy_lsb_j;  /* 16 × 3.2 × CURRENT_LSB */

@@ -53,5 +53,8 @@ int ert_layers_status(const struct ert_layers *L);
 /* The hooks. */
 void ert_layer_begin(uint16_t layer_index, const char *op_name);
 void ert_layer_end(void);
+/* Operators begun since boot, attached or not (warmup included): what the
+ * profile flow's every-N-ops heartbeat counts. Wraps at 2^32. */
+uint32_t ert_layer_ops(void);
 
 #endif

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #define ERT_POWER_TERMINAL_VERSION 1
-#define ERT_POWER_TERMINAL_TEXT_MAX 768
+#define ERT_POWER_TERMINAL_TEXT_MAX 1024
 /* Marks a record as complete (written last), so a probe can tell a record
  * from RAM left over by a crash. */
 #define ERT_POWER_TERMINAL_MAGIC 0x45525450u /* "ERTP" */

@@ -38,7 +38,11 @@ struct ert_profile_config {
 	const struct ert_preset *presets;
 	unsigned n_presets;		/* 0: one pass without PMU events */
 	uint32_t heartbeat_every_iters; /* 0 = off */
-	uint32_t heartbeat_every_ms;	/* 0 = off */
+	/* Every N operators (layer hooks) / M ms of the window clock, checked
+	 * between inferences, never inside one or inside the clean window
+	 * (target.heartbeat.every_n_ops / every_ms on the host). 0 = off. */
+	uint32_t heartbeat_every_ops;
+	uint32_t heartbeat_every_ms;
 	int clean_window;		/* run a clean window after the presets */
 	struct ert_window_config window;
 	const char *clock_note;		     /* port's note on the clocks (may be NULL) */

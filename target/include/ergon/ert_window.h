@@ -22,6 +22,10 @@ enum ert_window_mode {
 	ERT_WINDOW_FIXED = 2, /* run exactly `iterations` */
 };
 
+/* Auto mode stops early when the window clock has not advanced after this
+ * many inferences (a frozen clock; the window then fails as ERT_E_CLOCK). */
+#define ERT_WINDOW_FROZEN_ITERS 1000u
+
 struct ert_window_config {
 	int mode;
 	uint32_t window_target_ms;

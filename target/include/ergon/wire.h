@@ -42,6 +42,7 @@
 #define HPX_TOK_HEARTBEAT "HPX_HEARTBEAT"
 #define HPX_HB_INIT "init"
 #define HPX_HB_ALLOC "alloc"
+#define HPX_HB_WARMUP "warmup"
 #define HPX_HB_WARMUP_DONE "warmup_done"
 #define HPX_HB_INFER "infer"
 #define HPX_HB_CLEAN_WINDOW_BEGIN "clean_window_begin"
@@ -156,6 +157,9 @@
 #define HPX_KEY_PT_SAMPLE_COUNT "SAMPLE_COUNT"
 #define HPX_KEY_PT_CALIBRATION_ID "CALIBRATION_ID"
 #define HPX_KEY_PT_INA228_DIAG "INA228_DIAG"
+/* 1 when the INA228's CHARGE read negative and was clamped to 0 (reversed
+ * sense wiring), so the host can tell it from a true zero. */
+#define HPX_KEY_PT_CHARGE_CLAMPED "CHARGE_CLAMPED"
 
 #define HPX_KEY_PT_INA228_BYSTANDER_FAILED "INA228_BYSTANDER_FAILED"
 
@@ -182,6 +186,8 @@
 
 /* HPX_POWER_MEASUREMENT_SOURCE values. */
 #define HPX_PT_SOURCE_INA228 "ina228"
+/* An external meter watches the gate; the record carries no figures. */
+#define HPX_PT_SOURCE_EXTERNAL "external"
 
 /* HPX_POWER_MEASUREMENT_SCOPE: the only scope the host accepts. */
 #define HPX_PT_SCOPE_FIXED_N_INFERENCE "fixed_n_inference"

@@ -11,6 +11,8 @@
 void an547_hal_init(struct ert_hal *hal);
 /* Semihosting SYS_EXIT_EXTENDED: QEMU exits with `code`. */
 void an547_exit(int code) __attribute__((noreturn));
+/* Write the buffered stream to UART0 (called by an547_exit). */
+void an547_flush(void);
 /* True when the DWT cycle counter / PMU actually count (QEMU: neither). */
 int an547_have_cyccnt(void);
 int an547_have_pmu(void);

@@ -12,6 +12,16 @@ static struct ert_hal hal;
 static struct ert_layers layers;
 /* The network's answer on the fixed input, for the host to check against
  * an independent reference (tests/functional/netdemo_ref.py). */
+/* target.heartbeat.every_n_ops / every_ms of the host configuration reach
+ * real firmware at build time: -DERT_HEARTBEAT_EVERY_N_OPS=N
+ * -DERT_HEARTBEAT_EVERY_MS=M (the configuration's defaults otherwise). */
+#ifndef ERT_HEARTBEAT_EVERY_N_OPS
+#define ERT_HEARTBEAT_EVERY_N_OPS 8u
+#endif
+#ifndef ERT_HEARTBEAT_EVERY_MS
+#define ERT_HEARTBEAT_EVERY_MS 2000u
+#endif
+
 static struct ert_meta_u example_meta[2] = {{"EXAMPLE_CLASS", 0}, {"EXAMPLE_CHECKSUM", 0}};
 
 static struct ert_profile_config profile_cfg = {
@@ -22,8 +32,9 @@ static struct ert_profile_config profile_cfg = {
     .iterations = 3,
     .presets = 0,
     .n_presets = 0, /* one pass; PMU presets need a PMU (QEMU has none) */
-    .heartbeat_every_iters = 2,
-    .heartbeat_every_ms = 0,
+    .heartbeat_every_iters = 0,
+    .heartbeat_every_ops = ERT_HEARTBEAT_EVERY_N_OPS,
+    .heartbeat_every_ms = ERT_HEARTBEAT_EVERY_MS,
     .clean_window = 1,
     .window = {.mode = ERT_WINDOW_AUTO,
 	       .window_target_ms = 20,

@@ -15,6 +15,8 @@ struct ergon_lifecycle {
 	char scenario[64];
 	char wire[1100];
 	int have_result;
+	int have_options;
+	struct ergon_sim_options options;
 	struct ergon_sim_result res;
 };
 
@@ -25,6 +27,10 @@ static int sim_open(const struct ergon_lifecycle_opts *o, struct ergon_lifecycle
 	if (lc == NULL)
 		return ergon_err_set(err, ERGON_ENOMEM, "virtual bench: out of memory");
 	snprintf(lc->work_dir, sizeof lc->work_dir, "%s", o->work_dir);
+	if (o->sim_options != NULL) {
+		lc->options = *o->sim_options;
+		lc->have_options = 1;
+	}
 	*out = lc;
 	return 0;
 }
@@ -43,7 +49,8 @@ static int sim_reset(struct ergon_lifecycle *lc, struct ergon_err *err)
 	if (lc->have_result)
 		ergon_sim_result_cleanup(&lc->res);
 	lc->have_result = 0;
-	int rc = ergon_sim_run(lc->scenario, &lc->res, err);
+	int rc = ergon_sim_run_opts(lc->scenario, lc->have_options ? &lc->options : NULL,
+				    &lc->res, err);
 	if (rc)
 		return rc;
 	lc->have_result = 1;
