@@ -24,6 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_hw_tree.h"
+
 static int nop_invoke(struct ergon_workload *wl, struct ergon_err *err)
 {
 	(void)wl;
@@ -45,38 +47,6 @@ static int cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int put(const char *root, const char *rel, const char *val)
-{
-	char path[1024];
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	for (char *p = path + strlen(root) + 1; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			mkdir(path, 0755);
-			*p = '/';
-		}
-	FILE *f = fopen(path, "w");
-	if (f == NULL)
-		return -1;
-	fputs(val, f);
-	return fclose(f);
-}
-
-static int make_tree(const char *root)
-{
-	static const char *const labels[3] = {"VDD_IN\n", "VDD_CPU_GPU_CV\n", "VDD_SOC\n"};
-	int rc = put(root, "sys/class/hwmon/hwmon0/name", "ina3221\n");
-	for (int ch = 1; ch <= 3; ch++) {
-		char rel[128];
-		snprintf(rel, sizeof(rel), "sys/class/hwmon/hwmon0/in%d_label", ch);
-		rc |= put(root, rel, labels[ch - 1]);
-		snprintf(rel, sizeof(rel), "sys/class/hwmon/hwmon0/in%d_input", ch);
-		rc |= put(root, rel, "5000\n");
-		snprintf(rel, sizeof(rel), "sys/class/hwmon/hwmon0/curr%d_input", ch);
-		rc |= put(root, rel, "1000\n");
-	}
-	return rc;
-}
 
 int main(int argc, char **argv)
 {
