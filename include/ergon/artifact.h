@@ -6,7 +6,8 @@
  *   "provenance": {"kind": "measured" | "synthetic" | "replayed", ...},
  *   "instrument": {...}, "conditions": {...}, "issues": [...],
  *   ...body...,
- *   "report_id": "sha256:<hex of the JCS form without report_id>"
+ *   "report_id": "sha256:<hex of the JCS form without report_id>",
+ *   "signature": {...}   (optional, signature.h; not covered by report_id)
  * }
  */
 #ifndef ERGON_ARTIFACT_H
@@ -37,6 +38,11 @@ ERGON_API json_t *ergon_artifact_new(const char *schema, int schema_version, int
 
 /* Host conditions: host name, kernel, CPU model, cpufreq governor. */
 ERGON_API json_t *ergon_conditions_collect(void);
+
+/* "sha256:<hex>" of the JCS form of the artifact without its members
+ * report_id and signature (a signature signs report_id, so it cannot be
+ * part of it). */
+ERGON_API int ergon_artifact_digest(const json_t *artifact, char id[72], struct ergon_err *err);
 
 /* Compute and set report_id. */
 ERGON_API int ergon_artifact_seal(json_t *artifact, struct ergon_err *err);

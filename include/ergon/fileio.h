@@ -19,6 +19,7 @@ extern "C" {
 enum ergon_write_flags {
 	ERGON_WRITE_FORCE = 1 << 0, /* replace an existing file */
 	ERGON_WRITE_MKDIR = 1 << 1, /* create missing parent folders */
+	ERGON_WRITE_PRIVATE = 1 << 2, /* mode 0600: only the owner reads it (secret keys) */
 };
 
 /* Write len bytes to path atomically (temp file, fsync, rename or link). */

@@ -1,5 +1,6 @@
 /* ergon analyze: gated-window power analysis of a recording. */
 #include "cli.h"
+#include "cli_sign.h"
 #include "ergon/analyze.h"
 
 #include <stdio.h>
@@ -21,6 +22,7 @@ static int parse_num(const char *opt, const char *s, double lo, double hi, doubl
 static int run(int argc, char **argv)
 {
 	struct ergon_analyze_options o;
+	const char *sign_key = NULL;
 	memset(&o, 0, sizeof(o));
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -44,6 +46,8 @@ static int run(int argc, char **argv)
 			o.facts_path = v;
 		} else if (strcmp(a, "--out") == 0) {
 			o.out_dir = v;
+		} else if (strcmp(a, "--sign") == 0) {
+			sign_key = v;
 		} else if (strcmp(a, "--recording-provenance") == 0) {
 			if (strcmp(v, "measured") != 0 && strcmp(v, "synthetic") != 0)
 				return ergon_cli_usage(
@@ -67,14 +71,22 @@ static int run(int argc, char **argv)
 		i += takes;
 	}
 	struct ergon_err err = {0};
+	struct ergon_secret_key skey = {0};
 	char *table = NULL;
-	int rc = ergon_analyze_run(&o, isatty(STDOUT_FILENO), &table, NULL, &err);
+	int rc = ergon_cli_sign_load("analyze", sign_key, &skey);
 	if (rc)
+		return rc;
+	rc = ergon_analyze_run(&o, isatty(STDOUT_FILENO), &table, NULL, &err);
+	if (rc) {
+		ergon_secret_key_wipe(&skey);
 		return ergon_cli_fail("analyze", &err);
+	}
 	fputs(table, stdout);
 	free(table);
 	printf("wrote %s/summary.json and %s/detailed/power_summary.csv\n", o.out_dir, o.out_dir);
-	return ERGON_EXIT_OK;
+	char spath[4096];
+	snprintf(spath, sizeof spath, "%s/summary.json", o.out_dir ? o.out_dir : ".");
+	return ergon_cli_sign_written("analyze", sign_key, spath, &skey);
 }
 
 const struct ergon_cli_command ergon_cli_cmd_analyze = {
@@ -84,7 +96,7 @@ const struct ergon_cli_command ergon_cli_cmd_analyze = {
 	    "                     [--facts FACTS.json] [--markers GATE.csv]\n"
 	    "                     [--sync-input-index N] [--stats-rate-hz HZ]\n"
 	    "                     [--min-window-s S] [--recording-provenance measured|synthetic]\n"
-	    "                     --out DIR [--force]\n\n"
+	    "                     --out DIR [--force] [--sign KEY]\n\n"
 	    "Finds the gate windows (digital input N, INPUT0 by default, or the start_s,end_s\n"
 	    "lines of --markers), ignores gates shorter than --min-window-s (1 s) as glitches,\n"
 	    "and reports per-window and whole-capture energy, charge, mean/median/p95/p99\n"

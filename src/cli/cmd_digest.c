@@ -16,7 +16,7 @@ static int run(int argc, char **argv)
 	if (rc)
 		return ergon_cli_fail("digest", &err);
 	char id[72];
-	rc = ergon_report_digest(j, id, &err);
+	rc = ergon_artifact_digest(j, id, &err);
 	json_decref(j);
 	if (rc)
 		return ergon_cli_fail("digest", &err);
@@ -29,7 +29,8 @@ const struct ergon_cli_command ergon_cli_cmd_digest = {
 	.summary = "print the sha256 of a JSON file's RFC 8785 form (without report_id)",
 	.help = "Usage: ergon digest FILE.json\n\n"
 		"Prints sha256:<hex> of the RFC 8785 (JCS) canonical form of the JSON object\n"
-		"in FILE without its member report_id: the report_id ergon would give it.\n\n"
+		"in FILE without its members report_id and signature: the report_id ergon\n"
+		"would give it.\n\n"
 		"Example:\n  ergon digest run/report.json\n",
 	.run = run,
 };

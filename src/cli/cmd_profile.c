@@ -1,6 +1,7 @@
 /* ergon profile: resolve the configuration, plan, run the PMU stage and the
  * power stage on a target, write summary.json and print the tables. */
 #include "cli.h"
+#include "cli_sign.h"
 #include "config_print.h"
 #include "ergon/analyze.h"
 #include "ergon/config.h"
@@ -97,6 +98,7 @@ static void print_layers(const json_t *profile)
 static int run(int argc, char **argv)
 {
 	const char *fwdir = NULL, *file = NULL, *board = NULL, *scenario = NULL, *out = NULL;
+	const char *sign_key = NULL;
 	const char *sets[MAX_SETS];
 	size_t nsets = 0;
 	int power = 0, dry = 0;
@@ -118,6 +120,8 @@ static int run(int argc, char **argv)
 			scenario = argv[++i];
 		} else if (strcmp(a, "--out") == 0 && has) {
 			out = argv[++i];
+		} else if (strcmp(a, "--sign") == 0 && has) {
+			sign_key = argv[++i];
 		} else if (strcmp(a, "--rtt-port") == 0 && has) {
 			char *end = NULL;
 			unsigned long v = strtoul(argv[++i], &end, 10);
@@ -247,6 +251,11 @@ static int run(int argc, char **argv)
 		return ERGON_EXIT_OK;
 	}
 	ergon_cli_config_print_issues(stderr, "profile", &cfg);
+	struct ergon_secret_key skey = {0};
+	if ((code = ergon_cli_sign_load("profile", sign_key, &skey)) != 0) {
+		ergon_config_cleanup(&cfg);
+		return code;
+	}
 
 	/* Ctrl-C: no SA_RESTART, so a blocked read returns and the stage ends
 	 * with what it has; the pipeline marks it interrupted. */
@@ -265,8 +274,10 @@ static int run(int argc, char **argv)
 	rc = ergon_profile_run(&po, &summary, &err);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
-	if (rc && summary == NULL)
+	if (rc && summary == NULL) {
+		ergon_secret_key_wipe(&skey);
 		goto fail;
+	}
 
 	const json_t *stages = json_object_get(summary, "stages");
 	const char *k;
@@ -306,6 +317,11 @@ static int run(int argc, char **argv)
 	       cfg.output.dir, json_string_value(json_object_get(summary, "integrity")),
 	       json_is_true(json_object_get(summary, "interrupted")) ? ", interrupted" : "");
 	code = valid ? ERGON_EXIT_OK : ERGON_EXIT_MEASUREMENT;
+	char spath[PATH_MAX + 16];
+	snprintf(spath, sizeof spath, "%s/summary.json", cfg.output.dir);
+	int src = ergon_cli_sign_written("profile", sign_key, spath, &skey);
+	if (src && code == ERGON_EXIT_OK)
+		code = src;
 	json_decref(summary);
 	ergon_config_cleanup(&cfg);
 	return code;
@@ -319,7 +335,7 @@ const struct ergon_cli_command ergon_cli_cmd_profile = {
     .summary = "profile a target: per-layer PMU counters, then a gated power measurement",
     .help = "Usage: ergon profile [FIRMWARE_DIR] [--board B] [--config ergon.yml]\n"
 	    "         [--set KEY=VALUE ...] [--power] [--sim-scenario NAME] [--dry-run]\n"
-	    "         [--out DIR] [--force] [--rtt-port PORT]\n\n"
+	    "         [--out DIR] [--force] [--rtt-port PORT] [--sign KEY]\n\n"
 	    "Resolves the configuration (defaults < board < INA228 preset < --config file <\n"
 	    "command line; then the rules: docs/internals/config.md), plans the counter\n"
 	    "passes, window, lock-step and power duration, then runs:\n"

@@ -3,6 +3,7 @@
  * report it returns (the CLI computes nothing). */
 #include "cli.h"
 #include "cli_args.h"
+#include "cli_sign.h"
 #include "ergon/artifact.h"
 #include "ergon/fileio.h"
 #include "ergon/issues.h"
@@ -210,6 +211,7 @@ static int run(int argc, char **argv)
 	const char *ikv[MAX_KV + 1] = {0}, *wkv[MAX_KV + 1] = {0};
 	size_t ni = 0, nw = 0;
 	struct ergon_err err = {0};
+	const char *sign_key = NULL;
 	for (int i = 1; i < argc; i++) {
 		const char *v = NULL;
 		int m;
@@ -316,6 +318,9 @@ static int run(int argc, char **argv)
 			cfg.out_path = v;
 		} else if (strcmp(argv[i], "--force") == 0) {
 			cfg.write_flags |= ERGON_WRITE_FORCE;
+		} else if (FLAG("--sign")) {
+			NEED();
+			sign_key = v;
 		} else {
 			return ergon_cli_usage("run", "unknown option '%s'", argv[i]);
 		}
@@ -330,6 +335,10 @@ static int run(int argc, char **argv)
 		return ergon_cli_usage("run", "--idle-s, --window-s and --sample-hz must be > 0");
 	if (!(cfg.throttle_threshold > 0 && cfg.throttle_threshold < 1))
 		return ergon_cli_usage("run", "--throttle-threshold must be in (0, 1)");
+	struct ergon_secret_key skey = {0};
+	int src = ergon_cli_sign_load("run", sign_key, &skey);
+	if (src)
+		return src;
 	cfg.instrument_opts.kv = ikv;
 	cfg.workload_opts.kv = wkv;
 	cfg.session.stop_flag = &stop_flag;
@@ -346,9 +355,12 @@ static int run(int argc, char **argv)
 	int rc = ergon_run(&cfg, &rep, &err);
 	if (cfg.session.progress)
 		fprintf(stderr, "\r%60s\r", "");
-	if (rc)
+	if (rc) {
+		ergon_secret_key_wipe(&skey);
 		return ergon_cli_fail("run", &err);
+	}
 	print_summary(rep);
+	src = ergon_cli_sign_written("run", sign_key, cfg.out_path, &skey);
 	const char *integ = json_string_value(json_object_get(rep, "integrity"));
 	int exit_code = ERGON_EXIT_OK;
 	if (integ && strcmp(integ, "invalid") == 0) {
@@ -360,6 +372,8 @@ static int run(int argc, char **argv)
 			st ? st : "?", why ? ": " : "", why ? why : "", cfg.out_path);
 		exit_code = ERGON_EXIT_MEASUREMENT;
 	}
+	if (src && exit_code == ERGON_EXIT_OK)
+		exit_code = src;
 	json_decref(rep);
 	return exit_code;
 }
@@ -407,7 +421,9 @@ const struct ergon_cli_command ergon_cli_cmd_run = {
 	    "                           the samples: evidence for a throttle verdict\n"
 	    "  --max-embedded-samples N decimate the embedded power series above N\n"
 	    "  --out FILE               report path (checked writable before measuring)\n"
-	    "  --force                  replace an existing report\n\n"
+	    "  --force                  replace an existing report\n"
+	    "  --sign KEY               sign the report with KEY (ergon keygen; loaded\n"
+	    "                           before measuring)\n\n"
 	    "Exit: 0 valid (or degraded, e.g. throttled), 1 invalid (interrupted,\n"
 	    "instrument failure, no operations: the report is written and says why),\n"
 	    "2 usage, 3 I/O or device.\n\n"

@@ -114,10 +114,25 @@ json_t *ergon_artifact_new(const char *schema, int schema_version, int provenanc
 	return a;
 }
 
+int ergon_artifact_digest(const json_t *artifact, char id[72], struct ergon_err *err)
+{
+	if (json_object_get(artifact, "signature") == NULL)
+		return ergon_report_digest(artifact, id, err);
+	/* The signature signs report_id, so report_id cannot cover it: a
+	 * shallow copy without it (members shared, the artifact untouched). */
+	json_t *copy = json_copy((json_t *)artifact);
+	if (copy == NULL)
+		return ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+	json_object_del(copy, "signature");
+	int rc = ergon_report_digest(copy, id, err);
+	json_decref(copy);
+	return rc;
+}
+
 int ergon_artifact_seal(json_t *artifact, struct ergon_err *err)
 {
 	char id[72];
-	int rc = ergon_report_digest(artifact, id, err);
+	int rc = ergon_artifact_digest(artifact, id, err);
 	if (rc)
 		return rc;
 	json_object_set_new(artifact, "report_id", json_string(id));
@@ -180,7 +195,7 @@ int ergon_artifact_check_digest(const json_t *artifact, struct ergon_err *err)
 				     "field report_id: missing or not a string; the artifact was "
 				     "never sealed");
 	char id[72];
-	int rc = ergon_report_digest(artifact, id, err);
+	int rc = ergon_artifact_digest(artifact, id, err);
 	if (rc)
 		return rc;
 	if (strcmp(id, claimed) != 0)

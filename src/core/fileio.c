@@ -104,7 +104,7 @@ int ergon_file_write_atomic(const char *path, const void *data, size_t len, unsi
 		p += w;
 		left -= (size_t)w;
 	}
-	if (fchmod(fd, 0644) != 0 || fsync(fd) != 0) {
+	if (fchmod(fd, (flags & ERGON_WRITE_PRIVATE) ? 0600 : 0644) != 0 || fsync(fd) != 0) {
 		rc = ergon_err_errno(err, errno, "%s: flush failed", tmp);
 		goto fail;
 	}

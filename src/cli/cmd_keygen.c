@@ -1,0 +1,50 @@
+/* ergon keygen: make an Ed25519 key pair for signing artifacts. */
+#include "cli.h"
+#include "cli_args.h"
+#include "ergon/fileio.h"
+#include "ergon/signature.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int run(int argc, char **argv)
+{
+	const char *out = NULL;
+	unsigned flags = 0;
+	for (int i = 1; i < argc; i++) {
+		int m = cli_opt(argc, argv, &i, "--out", &out);
+		if (m < 0)
+			return ergon_cli_usage("keygen",
+					       "--out needs a value (the secret key file)");
+		if (m > 0)
+			continue;
+		if (strcmp(argv[i], "--force") == 0)
+			flags |= ERGON_WRITE_FORCE;
+		else
+			return ergon_cli_usage("keygen", "unknown argument '%s'", argv[i]);
+	}
+	if (out == NULL)
+		return ergon_cli_usage("keygen", "give --out KEY (the secret key file)");
+	struct ergon_err err = {0};
+	char key_id[ERGON_KEY_ID_MAX];
+	if (ergon_keygen(out, flags, key_id, &err) != 0)
+		return ergon_cli_fail("keygen", &err);
+	printf("wrote %s (secret key, mode 0600) and %s.pub (public key)\nkey id %s\n", out, out,
+	       key_id);
+	return ERGON_EXIT_OK;
+}
+
+const struct ergon_cli_command ergon_cli_cmd_keygen = {
+    .name = "keygen",
+    .summary = "make an Ed25519 key pair for signing artifacts",
+    .help = "Usage: ergon keygen --out KEY [--force]\n\n"
+	    "Writes the secret key to KEY (mode 0600: keep it on the bench) and the public\n"
+	    "key to KEY.pub (give it to whoever checks your artifacts). Both are one line\n"
+	    "of text; the key id is ed25519:<first 16 bytes of sha256(public key)>.\n"
+	    "Refuses to replace an existing file unless --force.\n\n"
+	    "What a signature proves and what it does not: docs/THREAT_MODEL.md.\n\n"
+	    "Example:\n  ergon keygen --out bench.key\n"
+	    "  ergon run ... --sign bench.key\n"
+	    "  ergon verify run/report.json --pubkey bench.key.pub\n",
+    .run = run,
+};
