@@ -64,6 +64,11 @@ ERGON_API int ergon_secret_key_load(const char *path, struct ergon_secret_key *k
 				    struct ergon_err *err);
 ERGON_API void ergon_secret_key_wipe(struct ergon_secret_key *key);
 
+/* Parse a public key from text (len bytes, at most ERGON_KEY_FILE_MAX; name
+ * is used in messages): the parser behind ergon_public_key_load. */
+ERGON_API int ergon_public_key_parse(const char *text, size_t len, const char *name,
+				     struct ergon_public_key *key, struct ergon_err *err);
+
 /* Load a public key file; errors as for the secret key. */
 ERGON_API int ergon_public_key_load(const char *path, struct ergon_public_key *key,
 				    struct ergon_err *err);

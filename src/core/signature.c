@@ -32,6 +32,19 @@ static void key_id_of(const unsigned char pk[32], char id[ERGON_KEY_ID_MAX])
 	sodium_bin2hex(id + 8, ERGON_KEY_ID_MAX - 8, h, 16);
 }
 
+/* The id of pk into id; the claimed id from the file must equal it. */
+static int check_key_id(const unsigned char pk[32], const char *claimed, const char *path,
+			char id[ERGON_KEY_ID_MAX], struct ergon_err *err)
+{
+	key_id_of(pk, id);
+	if (strcmp(id, claimed) == 0)
+		return 0;
+	return ergon_err_set(err, ERGON_EPARSE,
+			     "%s: field 3: key id %.48s does not match the key (%s): the file "
+			     "was edited or is corrupt",
+			     path, claimed, id);
+}
+
 /* "TAG ed25519 KEY_ID BASE64\n" */
 static int key_line(char *out, size_t cap, const char *tag, const char *key_id,
 		    const unsigned char *bin, size_t n)
@@ -90,8 +103,67 @@ void ergon_secret_key_wipe(struct ergon_secret_key *key)
 		sodium_memzero(key, sizeof *key);
 }
 
-/* Read a key file and split its one line into tag, algorithm, key id and
- * decoded key bytes (exactly want bytes). */
+/* Split a key file's one line into tag, algorithm, key id and decoded key
+ * bytes (exactly want bytes). text is the file's content (len bytes,
+ * modified in place: it must be writable and NUL-terminated at len). */
+static int key_text_parse(char *data, size_t len, const char *path, const char *tag,
+			  const char *other_tag, const char *what, unsigned char *bin, size_t want,
+			  char key_id[ERGON_KEY_ID_MAX], struct ergon_err *err)
+{
+	/* Fields are separated by single spaces; the line ends in one newline. */
+	char *f[4] = {NULL, NULL, NULL, NULL};
+	size_t nf = 0;
+	char *p = data;
+	if (len > ERGON_KEY_FILE_MAX)
+		return ergon_err_set(err, ERGON_EPARSE,
+				     "%s: over %d bytes, not an ergon key file (make one with "
+				     "ergon keygen --out KEY)",
+				     path, ERGON_KEY_FILE_MAX);
+	if (len > 0 && data[len - 1] == '\n')
+		data[--len] = '\0';
+	if (memchr(data, '\0', len) != NULL || strchr(data, '\n') != NULL)
+		return ergon_err_set(err, ERGON_EPARSE,
+				     "%s: more than one line or a NUL byte; not an ergon key file",
+				     path);
+	while (nf < 4 && p != NULL) {
+		f[nf++] = p;
+		p = strchr(p, ' ');
+		if (p)
+			*p++ = '\0';
+	}
+	if (nf > 0 && other_tag && strcmp(f[0], other_tag) == 0)
+		return ergon_err_set(
+		    err, ERGON_EUSAGE,
+		    "%s: this is %s key, expected the %s key (keygen writes the "
+		    "secret key to KEY and the public key to KEY.pub)",
+		    path, strcmp(other_tag, SECRET_TAG) == 0 ? "a secret" : "a public", what);
+	if (nf != 4 || p != NULL || strcmp(f[0], tag) != 0)
+		return ergon_err_set(err, ERGON_EPARSE,
+				     "%s: not an ergon %s key file: expected one line \"%s %s "
+				     "KEY_ID BASE64\" (made by ergon keygen)",
+				     path, what, tag, ERGON_SIG_ALGORITHM);
+	if (strcmp(f[1], ERGON_SIG_ALGORITHM) != 0)
+		return ergon_err_set(err, ERGON_EPARSE,
+				     "%s: field 2: algorithm \"%.40s\" is not supported; ergon "
+				     "signs with %s only",
+				     path, f[1], ERGON_SIG_ALGORITHM);
+	size_t got = 0;
+	const char *end = NULL;
+	if (sodium_base642bin(bin, want, f[3], strlen(f[3]), NULL, &got, &end,
+			      sodium_base64_VARIANT_ORIGINAL) != 0 ||
+	    got != want || end == NULL || *end != '\0')
+		return ergon_err_set(
+		    err, ERGON_EPARSE,
+		    "%s: field 4: not the base64 of a %zu-byte ed25519 %s key (the "
+		    "file is corrupt; make a new pair with ergon keygen)",
+		    path, want, what);
+	if (strlen(f[2]) >= ERGON_KEY_ID_MAX)
+		return ergon_err_set(err, ERGON_EPARSE, "%s: field 3: key id too long", path);
+	snprintf(key_id, ERGON_KEY_ID_MAX, "%s", f[2]);
+	return 0;
+}
+
+/* key_text_parse over a file's content. */
 static int key_file_parse(const char *path, const char *tag, const char *other_tag,
 			  const char *what, unsigned char *bin, size_t want,
 			  char key_id[ERGON_KEY_ID_MAX], struct ergon_err *err)
@@ -108,65 +180,31 @@ static int key_file_parse(const char *path, const char *tag, const char *other_t
 	}
 	if (rc)
 		return rc;
-	/* Fields are separated by single spaces; the line ends in one newline. */
-	char *f[4] = {NULL, NULL, NULL, NULL};
-	size_t nf = 0;
-	char *p = data;
-	if (len > 0 && data[len - 1] == '\n')
-		data[--len] = '\0';
-	if (memchr(data, '\0', len) != NULL || strchr(data, '\n') != NULL) {
-		rc = ergon_err_set(err, ERGON_EPARSE,
-				   "%s: more than one line or a NUL byte; not an ergon key file",
-				   path);
-		goto out;
-	}
-	while (nf < 4 && p != NULL) {
-		f[nf++] = p;
-		p = strchr(p, ' ');
-		if (p)
-			*p++ = '\0';
-	}
-	if (nf > 0 && other_tag && strcmp(f[0], other_tag) == 0) {
-		rc = ergon_err_set(
-		    err, ERGON_EUSAGE,
-		    "%s: this is %s key, expected the %s key (keygen writes the "
-		    "secret key to KEY and the public key to KEY.pub)",
-		    path, strcmp(other_tag, SECRET_TAG) == 0 ? "a secret" : "a public", what);
-		goto out;
-	}
-	if (nf != 4 || p != NULL || strcmp(f[0], tag) != 0) {
-		rc = ergon_err_set(err, ERGON_EPARSE,
-				   "%s: not an ergon %s key file: expected one line \"%s %s KEY_ID "
-				   "BASE64\" (made by ergon keygen)",
-				   path, what, tag, ERGON_SIG_ALGORITHM);
-		goto out;
-	}
-	if (strcmp(f[1], ERGON_SIG_ALGORITHM) != 0) {
-		rc = ergon_err_set(err, ERGON_EPARSE,
-				   "%s: field 2: algorithm \"%.40s\" is not supported; ergon signs "
-				   "with %s only",
-				   path, f[1], ERGON_SIG_ALGORITHM);
-		goto out;
-	}
-	size_t got = 0;
-	const char *end = NULL;
-	if (sodium_base642bin(bin, want, f[3], strlen(f[3]), NULL, &got, &end,
-			      sodium_base64_VARIANT_ORIGINAL) != 0 ||
-	    got != want || end == NULL || *end != '\0') {
-		rc = ergon_err_set(err, ERGON_EPARSE,
-				   "%s: field 4: not the base64 of a %zu-byte ed25519 %s key (the "
-				   "file is corrupt; make a new pair with ergon keygen)",
-				   path, want, what);
-		goto out;
-	}
-	if (strlen(f[2]) >= ERGON_KEY_ID_MAX) {
-		rc = ergon_err_set(err, ERGON_EPARSE, "%s: field 3: key id too long", path);
-		goto out;
-	}
-	snprintf(key_id, ERGON_KEY_ID_MAX, "%s", f[2]);
-out:
+	rc = key_text_parse(data, len, path, tag, other_tag, what, bin, want, key_id, err);
 	sodium_memzero(data, len);
 	free(data);
+	return rc;
+}
+
+int ergon_public_key_parse(const char *text, size_t len, const char *name,
+			   struct ergon_public_key *key, struct ergon_err *err)
+{
+	memset(key, 0, sizeof *key);
+	int rc = sodium_ready(err);
+	if (rc)
+		return rc;
+	if (len > ERGON_KEY_FILE_MAX)
+		return ergon_err_set(err, ERGON_EPARSE, "%s: over %d bytes, not an ergon key", name,
+				     ERGON_KEY_FILE_MAX);
+	char buf[ERGON_KEY_FILE_MAX + 1], claimed[ERGON_KEY_ID_MAX];
+	memcpy(buf, text, len);
+	buf[len] = '\0';
+	rc = key_text_parse(buf, len, name, PUBLIC_TAG, SECRET_TAG, "public", key->pk,
+			    sizeof key->pk, claimed, err);
+	if (rc == 0)
+		rc = check_key_id(key->pk, claimed, name, key->key_id, err);
+	if (rc)
+		memset(key, 0, sizeof *key);
 	return rc;
 }
 
@@ -212,14 +250,9 @@ int ergon_secret_key_load(const char *path, struct ergon_secret_key *key, struct
 		goto fail;
 	}
 	memcpy(key->pk, pk, sizeof pk);
-	key_id_of(key->pk, key->key_id);
-	if (strcmp(key->key_id, claimed) != 0) {
-		rc = ergon_err_set(err, ERGON_EPARSE,
-				   "%s: field 3: key id %s does not match the key (%s): the file "
-				   "was edited or is corrupt",
-				   path, claimed, key->key_id);
+	rc = check_key_id(key->pk, claimed, path, key->key_id, err);
+	if (rc)
 		goto fail;
-	}
 	return 0;
 fail:
 	ergon_secret_key_wipe(key);
@@ -235,16 +268,10 @@ int ergon_public_key_load(const char *path, struct ergon_public_key *key, struct
 		return rc;
 	rc = key_file_parse(path, PUBLIC_TAG, SECRET_TAG, "public", key->pk, sizeof key->pk,
 			    claimed, err);
+	if (rc == 0)
+		rc = check_key_id(key->pk, claimed, path, key->key_id, err);
 	if (rc)
-		return rc;
-	key_id_of(key->pk, key->key_id);
-	if (strcmp(key->key_id, claimed) != 0) {
-		rc = ergon_err_set(err, ERGON_EPARSE,
-				   "%s: field 3: key id %s does not match the key (%s): the file "
-				   "was edited or is corrupt",
-				   path, claimed, key->key_id);
 		memset(key, 0, sizeof *key);
-	}
 	return rc;
 }
 
