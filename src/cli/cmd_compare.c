@@ -1,0 +1,153 @@
+/* ergon compare: comparability first, then the figures, per-layer diff and
+ * a regression verdict for CI. */
+#include "cli.h"
+#include "cli_args.h"
+#include "ergon/artifact.h"
+#include "ergon/compare.h"
+#include "ergon/fileio.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Exit code for a refused comparison (incomparable, different kinds). */
+#define EXIT_INCOMPARABLE 4
+
+static int write_outputs(const char *dir, json_t *res, unsigned flags, struct ergon_err *err)
+{
+	char path[4096];
+	int rc = ergon_mkdir_p(dir, err);
+	if (rc)
+		return rc;
+	snprintf(path, sizeof path, "%s/compare.json", dir);
+	if ((rc = ergon_artifact_write(res, path, flags, err)) != 0)
+		return rc;
+	if (!json_is_array(json_object_get(res, "layers")))
+		return 0;
+	char *csv = NULL;
+	size_t len = 0;
+	if ((rc = ergon_compare_layer_csv(res, &csv, &len, err)) != 0)
+		return rc;
+	snprintf(path, sizeof path, "%s/layer_diff.csv", dir);
+	rc = ergon_file_write_atomic(path, csv, len, flags, err);
+	free(csv);
+	return rc;
+}
+
+static int run(int argc, char **argv)
+{
+	const char *paths[ERGON_COMPARE_MAX], *out = NULL, *thr = NULL;
+	size_t n = 0;
+	int as_json = 0;
+	unsigned flags = 0;
+	struct ergon_compare_options o = {.threshold_pct = NAN};
+	for (int i = 1; i < argc; i++) {
+		int m;
+		if ((m = cli_opt(argc, argv, &i, "--out", &out)) != 0 ||
+		    (m = cli_opt(argc, argv, &i, "--threshold", &thr)) != 0) {
+			if (m < 0)
+				return ergon_cli_usage("compare", "%s needs a value", argv[i]);
+			continue;
+		}
+		if (strcmp(argv[i], "--json") == 0)
+			as_json = 1;
+		else if (strcmp(argv[i], "--force-incomparable") == 0)
+			o.force_incomparable = 1;
+		else if (strcmp(argv[i], "--force") == 0)
+			flags |= ERGON_WRITE_FORCE;
+		else if (argv[i][0] == '-' && argv[i][1] != '\0')
+			return ergon_cli_usage("compare", "unknown option '%s'", argv[i]);
+		else if (n == ERGON_COMPARE_MAX)
+			return ergon_cli_usage("compare", "at most %d artifacts",
+					       ERGON_COMPARE_MAX);
+		else
+			paths[n++] = argv[i];
+	}
+	if (n < 2)
+		return ergon_cli_usage("compare", "expected at least two artifacts: A B [C ...]");
+	if (thr) {
+		char *end = NULL;
+		o.threshold_pct = strtod(thr, &end);
+		if (end == thr || *end != '\0' || !(o.threshold_pct >= 0 && o.threshold_pct <= 1e6))
+			return ergon_cli_usage("compare",
+					       "--threshold %s: a percentage >= 0, e.g. 2.5", thr);
+	}
+	struct ergon_err err = {0};
+	json_t *a[ERGON_COMPARE_MAX] = {0}, *res = NULL;
+	int code = ERGON_EXIT_OK, rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		if ((rc = ergon_artifact_load(paths[i], (size_t)4 << 30, &a[i], &err)) != 0) {
+			code = ergon_cli_fail("compare", &err);
+			goto out;
+		}
+		/* A changed artifact is not compared: its figures are not its own. */
+		if ((rc = ergon_artifact_check_digest(a[i], &err)) != 0) {
+			fprintf(stderr, "ergon compare: %s: %s; not compared\n", paths[i], err.msg);
+			code = EXIT_INCOMPARABLE;
+			goto out;
+		}
+	}
+	rc = ergon_compare((const json_t *const *)a, paths, n, &o, &res, &err);
+	if (rc && res == NULL) {
+		fprintf(stderr, "ergon compare: %s\n", err.msg);
+		code = rc == ERGON_EREFUSED ? EXIT_INCOMPARABLE : ergon_exit_code(rc);
+		goto out;
+	}
+	if (as_json) {
+		char *s = json_dumps(res, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
+		if (s)
+			puts(s);
+		free(s);
+	} else {
+		char *text = NULL;
+		struct ergon_err te = {0};
+		if (ergon_compare_text(res, &text, &te) == 0)
+			fputs(text, stdout);
+		free(text);
+	}
+	if (out) {
+		struct ergon_err we = {0};
+		if (write_outputs(out, res, flags, &we) != 0) {
+			code = ergon_cli_fail("compare", &we);
+			goto out;
+		}
+	}
+	if (rc) {
+		fprintf(stderr, "ergon compare: %s\n", err.msg);
+		code = EXIT_INCOMPARABLE;
+	} else if (ergon_compare_regressed(res)) {
+		code = ERGON_EXIT_MEASUREMENT;
+	}
+out:
+	for (size_t i = 0; i < n; i++)
+		json_decref(a[i]);
+	json_decref(res);
+	return code;
+}
+
+const struct ergon_cli_command ergon_cli_cmd_compare = {
+    .name = "compare",
+    .summary = "compare artifacts: comparability first, then figures with their ±",
+    .help = "Usage: ergon compare A B [C ...] [--threshold PCT] [--json] [--out DIR [--force]]\n"
+	    "                     [--force-incomparable]\n\n"
+	    "Checks first that the artifacts (all run reports, all profile summaries or all\n"
+	    "analyze summaries) are comparable: instrument identity (model, rated accuracy,\n"
+	    "resolution), sampler and rate, provenance, conditions, board/device, aggregation,\n"
+	    "window configuration. Every field that differs is listed, classed as breaks\n"
+	    "(refuses unless --force-incomparable), subject (what is compared, e.g. the\n"
+	    "workload or the firmware build) or note. Then for each figure: every value, and\n"
+	    "versus A the difference, ratio and verdict: higher/lower when the difference\n"
+	    "exceeds the combined ± (the sum of both), not distinguishable otherwise, or no\n"
+	    "± stated. --threshold PCT: a headline figure (marked *) worse than A by more\n"
+	    "than PCT %, and distinguishable, is a regression.\n\n"
+	    "--out DIR writes DIR/compare.json (an ergon.compare artifact) and, for profiles,\n"
+	    "DIR/layer_diff.csv (layer_id,op,counter,a,b,diff_b,ratio_b,...).\n\n"
+	    "Exit: 0 comparable and no regression, 1 regression (with --threshold),\n"
+	    "2 usage, 3 I/O or an artifact whose digest does not match, 4 refused: not\n"
+	    "comparable, or artifacts of different kinds. docs/COMPARE.md.\n\n"
+	    "Examples:\n"
+	    "  ergon compare base/report.json new/report.json --threshold 2\n"
+	    "  ergon compare v1/summary.json v2/summary.json --out diff\n",
+    .run = run,
+};
