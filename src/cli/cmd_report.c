@@ -1,0 +1,82 @@
+/* ergon report: one self-contained HTML file for one or more artifacts. */
+#include "cli.h"
+#include "cli_args.h"
+#include "ergon/fileio.h"
+#include "ergon/report_html.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int run(int argc, char **argv)
+{
+	struct ergon_html_input in[ERGON_HTML_INPUTS_MAX];
+	struct ergon_html_options o = {0};
+	const char *out = NULL;
+	unsigned flags = 0;
+	size_t n = 0;
+	memset(in, 0, sizeof in);
+	for (int i = 1; i < argc; i++) {
+		const char *v = NULL;
+		int m;
+		if ((m = cli_opt(argc, argv, &i, "--out", &v)) != 0) {
+			if (m < 0)
+				return ergon_cli_usage("report",
+						       "--out needs a value (report.html)");
+			out = v;
+		} else if ((m = cli_opt(argc, argv, &i, "--jls", &v)) != 0) {
+			if (m < 0)
+				return ergon_cli_usage("report", "--jls needs a recording");
+			if (n == 0)
+				return ergon_cli_usage("report",
+						       "--jls %s: give it after the summary it "
+						       "belongs to",
+						       v);
+			in[n - 1].jls_path = v;
+		} else if ((m = cli_opt(argc, argv, &i, "--pubkey", &v)) != 0) {
+			if (m < 0)
+				return ergon_cli_usage("report",
+						       "--pubkey needs a public key file");
+			o.pubkey_path = v;
+		} else if (strcmp(argv[i], "--force") == 0) {
+			flags |= ERGON_WRITE_FORCE;
+		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+			return ergon_cli_usage("report", "unknown option '%s'", argv[i]);
+		} else if (n == ERGON_HTML_INPUTS_MAX) {
+			return ergon_cli_usage("report", "at most %d artifacts",
+					       ERGON_HTML_INPUTS_MAX);
+		} else {
+			in[n++].path = argv[i];
+		}
+	}
+	if (n == 0 || out == NULL)
+		return ergon_cli_usage("report", "expected ARTIFACT... --out report.html");
+	struct ergon_err err = {0};
+	if (ergon_report_html_write(in, n, &o, out, flags, &err) != 0)
+		return ergon_cli_fail("report", &err);
+	printf("wrote %s (%zu artifact%s)\n", out, n, n > 1 ? "s" : "");
+	return ERGON_EXIT_OK;
+}
+
+const struct ergon_cli_command ergon_cli_cmd_report = {
+    .name = "report",
+    .summary = "render artifacts as one self-contained HTML file with plots",
+    .help = "Usage: ergon report ARTIFACT [--jls REC.jls] [ARTIFACT ...] --out report.html\n"
+	    "                    [--pubkey PUB] [--force]\n\n"
+	    "One HTML file with everything inline (no network, no other files): for a run\n"
+	    "report the power over time with its idle and load phases, window edges and\n"
+	    "throttle onset, throughput per window with temperature, the latency histogram\n"
+	    "and CDF with p50/p90/p95/p99, every figure with its ±; for a profile or analyze\n"
+	    "summary the power figures, checks, per-window table, per-layer table, one bar\n"
+	    "chart per counter group and the top layers, and with --jls (after the summary\n"
+	    "it belongs to) the current trace around the gate with the windows shaded and\n"
+	    "the current distribution with median/p95/p99. Long series are drawn as a\n"
+	    "min/max envelope. Every artifact also gets its issues, provenance, instrument\n"
+	    "identity, conditions, report_id and digest/figures/signature status (--pubkey\n"
+	    "checks signatures). A truncated or changed artifact is rendered from what it\n"
+	    "holds, marked; an unknown schema is refused (exit 2); an existing --out is\n"
+	    "refused without --force (exit 3).\n\n"
+	    "Examples:\n"
+	    "  ergon report run/report.json --out run.html\n"
+	    "  ergon report an/summary.json --jls capture.jls --out power.html\n",
+    .run = run,
+};

@@ -1,0 +1,436 @@
+/* Inline SVG plots and min/max decimation for ergon report (html_plot.h). */
+#include "pipelines/html_plot.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Margins of the drawing area inside the SVG (px). */
+#define ML 78.0
+#define MR 70.0
+#define MT 14.0
+#define MB 34.0
+#define PW ((double)HP_W - ML - MR)
+#define PH ((double)HP_H - MT - MB)
+
+void hp_escape(struct ergon_dynbuf *b, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '<':
+			ergon_dynbuf_adds(b, "&lt;");
+			break;
+		case '>':
+			ergon_dynbuf_adds(b, "&gt;");
+			break;
+		case '&':
+			ergon_dynbuf_adds(b, "&amp;");
+			break;
+		case '"':
+			ergon_dynbuf_adds(b, "&quot;");
+			break;
+		case '\'':
+			ergon_dynbuf_adds(b, "&#39;");
+			break;
+		default:
+			ergon_dynbuf_add(b, s, 1);
+		}
+	}
+}
+
+int hp_decim_init(struct hp_decim *d, double x0, double x1, size_t buckets)
+{
+	memset(d, 0, sizeof *d);
+	d->x0 = x0;
+	d->x1 = x1 > x0 ? x1 : x0 + 1;
+	d->buckets = buckets;
+	d->mn = malloc(buckets * sizeof(double));
+	d->mx = malloc(buckets * sizeof(double));
+	d->sum = calloc(buckets, sizeof(double));
+	d->cnt = calloc(buckets, sizeof(size_t));
+	d->rx = malloc(HP_MAX_RAW * sizeof(double));
+	d->ry = malloc(HP_MAX_RAW * sizeof(double));
+	if (!d->mn || !d->mx || !d->sum || !d->cnt || !d->rx || !d->ry) {
+		hp_decim_free(d);
+		return -1;
+	}
+	return 0;
+}
+
+void hp_decim_add(struct hp_decim *d, double x, double y)
+{
+	if (!isfinite(x) || !isfinite(y) || x < d->x0 || x > d->x1)
+		return;
+	if (d->nraw < HP_MAX_RAW) {
+		d->rx[d->nraw] = x;
+		d->ry[d->nraw] = y;
+		d->nraw++;
+	}
+	size_t k = (size_t)((x - d->x0) / (d->x1 - d->x0) * (double)d->buckets);
+	if (k >= d->buckets)
+		k = d->buckets - 1;
+	if (d->cnt[k] == 0 || y < d->mn[k])
+		d->mn[k] = y;
+	if (d->cnt[k] == 0 || y > d->mx[k])
+		d->mx[k] = y;
+	d->sum[k] += y;
+	d->cnt[k]++;
+	d->total++;
+}
+
+void hp_decim_free(struct hp_decim *d)
+{
+	free(d->mn);
+	free(d->mx);
+	free(d->sum);
+	free(d->cnt);
+	free(d->rx);
+	free(d->ry);
+	memset(d, 0, sizeof *d);
+}
+
+void hp_range(const double *v, size_t n, double *lo, double *hi)
+{
+	*lo = NAN;
+	*hi = NAN;
+	for (size_t i = 0; i < n; i++) {
+		if (!isfinite(v[i]))
+			continue;
+		if (isnan(*lo) || v[i] < *lo)
+			*lo = v[i];
+		if (isnan(*hi) || v[i] > *hi)
+			*hi = v[i];
+	}
+}
+
+void hp_begin(struct hp_plot *p, const char *id, double x0, double x1, double y0, double y1)
+{
+	memset(p, 0, sizeof *p);
+	ergon_dynbuf_init(&p->body, (size_t)64 << 20);
+	ergon_dynbuf_init(&p->legend, (size_t)1 << 20);
+	ergon_dynbuf_init(&p->axes, (size_t)1 << 20);
+	p->id = id;
+	if (!isfinite(x0) || !isfinite(x1)) {
+		x0 = 0;
+		x1 = 1;
+	}
+	if (!isfinite(y0) || !isfinite(y1)) {
+		y0 = 0;
+		y1 = 1;
+	}
+	if (x1 <= x0)
+		x1 = x0 + (x0 != 0 ? fabs(x0) * 0.01 : 1);
+	if (y1 <= y0) {
+		double pad = y0 != 0 ? fabs(y0) * 0.05 : 1;
+		y0 -= pad;
+		y1 += pad;
+	} else {
+		double pad = (y1 - y0) * 0.06;
+		y1 += pad;
+		y0 = y0 >= 0 && y0 - pad < 0 ? 0 : y0 - pad;
+	}
+	p->x0 = x0;
+	p->x1 = x1;
+	p->y0 = y0;
+	p->y1 = y1;
+}
+
+static double px(const struct hp_plot *p, double x)
+{
+	return ML + (x - p->x0) / (p->x1 - p->x0) * PW;
+}
+
+static double py_in(double y, double y0, double y1)
+{
+	double v = MT + PH - (y - y0) / (y1 - y0) * PH;
+	/* Clamp far outliers so a point never lands kilometres off the page. */
+	return v < -PH ? -PH : v > 2 * PH ? 2 * PH : v;
+}
+
+static double py(const struct hp_plot *p, double y)
+{
+	return py_in(y, p->y0, p->y1);
+}
+
+static void legend(struct hp_plot *p, const char *cls, const char *label)
+{
+	if (label == NULL)
+		return;
+	ergon_dynbuf_addf(&p->legend, "<li><span class=\"sw %s\"></span>", cls);
+	hp_escape(&p->legend, label);
+	ergon_dynbuf_adds(&p->legend, "</li>");
+	p->legend_n++;
+}
+
+static void series_open(struct hp_plot *p, const char *tag, const char *cls, const char *label,
+			size_t n)
+{
+	ergon_dynbuf_addf(&p->body, "<%s class=\"series %s\" data-n=\"%zu\" data-label=\"", tag,
+			  cls, n);
+	hp_escape(&p->body, label ? label : "");
+	ergon_dynbuf_adds(&p->body, "\" ");
+	p->series++;
+	p->points += n;
+}
+
+static size_t finite_pairs(const double *x, const double *y, size_t n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(x[i]) && isfinite(y[i]))
+			k++;
+	return k;
+}
+
+static void line_in(struct hp_plot *p, const double *x, const double *y, size_t n, double y0,
+		    double y1, const char *cls, const char *label, int steps)
+{
+	size_t k = finite_pairs(x, y, n);
+	size_t drawn = steps && k > 0 ? 2 * k - 1 : k;
+	series_open(p, "polyline", cls, label, drawn);
+	ergon_dynbuf_adds(&p->body, "points=\"");
+	double prev_y = NAN;
+	for (size_t i = 0; i < n; i++) {
+		if (!isfinite(x[i]) || !isfinite(y[i]))
+			continue;
+		if (steps && !isnan(prev_y))
+			ergon_dynbuf_addf(&p->body, "%.1f,%.1f ", px(p, x[i]),
+					  py_in(prev_y, y0, y1));
+		ergon_dynbuf_addf(&p->body, "%.1f,%.1f ", px(p, x[i]), py_in(y[i], y0, y1));
+		prev_y = y[i];
+	}
+	ergon_dynbuf_adds(&p->body, "\"/>\n");
+	legend(p, cls, label);
+}
+
+void hp_line(struct hp_plot *p, const double *x, const double *y, size_t n, const char *cls,
+	     const char *label)
+{
+	line_in(p, x, y, n, p->y0, p->y1, cls, label, 0);
+}
+
+void hp_steps(struct hp_plot *p, const double *x, const double *y, size_t n, const char *cls,
+	      const char *label)
+{
+	line_in(p, x, y, n, p->y0, p->y1, cls, label, 1);
+}
+
+size_t hp_decimated(struct hp_plot *p, const struct hp_decim *d, const char *cls, const char *label)
+{
+	if (d->total <= HP_MAX_RAW) {
+		hp_line(p, d->rx, d->ry, d->nraw, cls, label);
+		return 1;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < d->buckets; i++)
+		k += d->cnt[i] > 0;
+	double w = (d->x1 - d->x0) / (double)d->buckets;
+	char band[64], bl[200];
+	snprintf(band, sizeof band, "band %s", cls);
+	snprintf(bl, sizeof bl, "%s: min/max of every %.3g-wide bucket", label ? label : "", w);
+	series_open(p, "polygon", band, bl, 2 * k);
+	ergon_dynbuf_adds(&p->body, "points=\"");
+	for (size_t i = 0; i < d->buckets; i++)
+		if (d->cnt[i])
+			ergon_dynbuf_addf(&p->body, "%.1f,%.1f ",
+					  px(p, d->x0 + ((double)i + 0.5) * w), py(p, d->mx[i]));
+	for (size_t i = d->buckets; i-- > 0;)
+		if (d->cnt[i])
+			ergon_dynbuf_addf(&p->body, "%.1f,%.1f ",
+					  px(p, d->x0 + ((double)i + 0.5) * w), py(p, d->mn[i]));
+	ergon_dynbuf_adds(&p->body, "\"/>\n");
+	legend(p, band, bl);
+	snprintf(bl, sizeof bl, "%s: bucket mean", label ? label : "");
+	series_open(p, "polyline", cls, bl, k);
+	ergon_dynbuf_adds(&p->body, "points=\"");
+	for (size_t i = 0; i < d->buckets; i++)
+		if (d->cnt[i])
+			ergon_dynbuf_addf(&p->body, "%.1f,%.1f ",
+					  px(p, d->x0 + ((double)i + 0.5) * w),
+					  py(p, d->sum[i] / (double)d->cnt[i]));
+	ergon_dynbuf_adds(&p->body, "\"/>\n");
+	legend(p, cls, bl);
+	return 2;
+}
+
+void hp_bars(struct hp_plot *p, const double *x, const double *w, const double *y, size_t n,
+	     const char *cls, const char *label)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		k += isfinite(x[i]) && isfinite(w[i]) && isfinite(y[i]);
+	char c[64];
+	snprintf(c, sizeof c, "bars %s", cls);
+	series_open(p, "path", c, label, k);
+	ergon_dynbuf_adds(&p->body, "d=\"");
+	double base = py(p, p->y0 > 0 ? p->y0 : 0);
+	for (size_t i = 0; i < n; i++) {
+		if (!isfinite(x[i]) || !isfinite(w[i]) || !isfinite(y[i]))
+			continue;
+		double a = px(p, x[i]), b = px(p, x[i] + w[i]), top = py(p, y[i]);
+		double gap = (b - a) > 4 ? 1.0 : 0.0;
+		ergon_dynbuf_addf(&p->body, "M%.1f %.1fH%.1fV%.1fH%.1fZ", a + gap, base, b - gap,
+				  top, a + gap);
+	}
+	ergon_dynbuf_adds(&p->body, "\"/>\n");
+	legend(p, c, label);
+}
+
+void hp_span(struct hp_plot *p, double xa, double xb, const char *cls, const char *label)
+{
+	if (!isfinite(xa) || !isfinite(xb))
+		return;
+	double a = px(p, fmax(xa, p->x0)), b = px(p, fmin(xb, p->x1));
+	if (b <= a)
+		return;
+	ergon_dynbuf_addf(&p->body,
+			  "<rect class=\"span %s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+			  "height=\"%.1f\"><title>",
+			  cls, a, MT, b - a, PH);
+	hp_escape(&p->body, label);
+	ergon_dynbuf_adds(&p->body, "</title></rect>\n");
+	if (label && b - a > 40) {
+		ergon_dynbuf_addf(&p->body, "<text class=\"spanlabel\" x=\"%.1f\" y=\"%.1f\">",
+				  a + 4, MT + 12);
+		hp_escape(&p->body, label);
+		ergon_dynbuf_adds(&p->body, "</text>\n");
+	}
+}
+
+void hp_vline(struct hp_plot *p, double x, const char *cls, const char *label)
+{
+	if (!isfinite(x) || x < p->x0 || x > p->x1)
+		return;
+	double a = px(p, x);
+	ergon_dynbuf_addf(&p->body,
+			  "<line class=\"mark %s\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
+			  "y2=\"%.1f\"><title>",
+			  cls, a, a, MT, MT + PH);
+	hp_escape(&p->body, label);
+	ergon_dynbuf_adds(&p->body, "</title></line>\n");
+	if (label) {
+		ergon_dynbuf_addf(&p->body,
+				  "<text class=\"marklabel %s\" x=\"%.1f\" y=\"%.1f\" "
+				  "text-anchor=\"end\" transform=\"rotate(-90 %.1f %.1f)\">",
+				  cls, a - 3, MT + 4, a - 3, MT + 4);
+		hp_escape(&p->body, label);
+		ergon_dynbuf_adds(&p->body, "</text>\n");
+	}
+}
+
+/* 1, 2 or 5 times a power of ten, about n steps over the span. */
+static double nice_step(double span, int n)
+{
+	double raw = span / n;
+	double mag = pow(10, floor(log10(raw)));
+	double f = raw / mag;
+	return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * mag;
+}
+
+static void axis_ticks(struct ergon_dynbuf *b, double v0, double v1, int vertical, double pos,
+		       int right)
+{
+	double step = nice_step(v1 - v0, vertical ? 5 : 8);
+	if (!(step > 0) || !isfinite(step))
+		return;
+	for (double t = ceil(v0 / step) * step; t <= v1 + step * 1e-9; t += step) {
+		double v = fabs(t) < step * 1e-9 ? 0 : t;
+		if (vertical) {
+			double y = MT + PH - (v - v0) / (v1 - v0) * PH;
+			if (!right)
+				ergon_dynbuf_addf(b,
+						  "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" "
+						  "y1=\"%.1f\" y2=\"%.1f\"/>",
+						  ML, ML + PW, y, y);
+			ergon_dynbuf_addf(b,
+					  "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" "
+					  "text-anchor=\"%s\">%.4g</text>\n",
+					  right ? pos + 6 : pos - 6, y + 4, right ? "start" : "end",
+					  v);
+		} else {
+			double x = ML + (v - v0) / (v1 - v0) * PW;
+			ergon_dynbuf_addf(
+			    b,
+			    "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
+			    "y2=\"%.1f\"/><text class=\"tick\" x=\"%.1f\" y=\"%.1f\" "
+			    "text-anchor=\"middle\">%.4g</text>\n",
+			    x, x, MT, MT + PH, x, MT + PH + 16, v);
+		}
+	}
+}
+
+void hp_line_right(struct hp_plot *p, const double *x, const double *y, size_t n, double y0,
+		   double y1, const char *cls, const char *label, const char *unit)
+{
+	if (!(y1 > y0)) {
+		y0 -= 1;
+		y1 += 1;
+	}
+	line_in(p, x, y, n, y0, y1, cls, label, 0);
+	axis_ticks(&p->axes, y0, y1, 1, ML + PW, 1);
+	ergon_dynbuf_addf(&p->axes,
+			  "<text class=\"axislabel %s\" x=\"%.1f\" y=\"%.1f\" "
+			  "transform=\"rotate(90 %.1f %.1f)\" text-anchor=\"middle\">",
+			  cls, (double)HP_W - 12, MT + PH / 2, (double)HP_W - 12, MT + PH / 2);
+	hp_escape(&p->axes, unit);
+	ergon_dynbuf_adds(&p->axes, "</text>\n");
+}
+
+void hp_end(struct hp_plot *p, struct ergon_dynbuf *out, const char *title, const char *xlabel,
+	    const char *ylabel, const char *caption)
+{
+	ergon_dynbuf_addf(out, "<figure class=\"plotbox\" id=\"%s\"><figcaption class=\"title\">",
+			  p->id);
+	hp_escape(out, title);
+	ergon_dynbuf_addf(out,
+			  "</figcaption>\n<svg class=\"plot\" viewBox=\"0 0 %d %d\" "
+			  "data-series=\"%zu\" data-points=\"%zu\" role=\"img\" aria-label=\"",
+			  HP_W, HP_H, p->series, p->points);
+	hp_escape(out, title);
+	ergon_dynbuf_addf(out,
+			  "\">\n<defs><clipPath id=\"%s-clip\"><rect x=\"%.1f\" y=\"%.1f\" "
+			  "width=\"%.1f\" height=\"%.1f\"/></clipPath></defs>\n",
+			  p->id, ML, MT - 2, PW, PH + 4);
+	axis_ticks(out, p->y0, p->y1, 1, ML, 0);
+	axis_ticks(out, p->x0, p->x1, 0, 0, 0);
+	ergon_dynbuf_addf(out,
+			  "<rect class=\"frame\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+			  "height=\"%.1f\"/>\n<g clip-path=\"url(#%s-clip)\">\n",
+			  ML, MT, PW, PH, p->id);
+	if (p->body.len)
+		ergon_dynbuf_add(out, p->body.p, p->body.len);
+	ergon_dynbuf_adds(out, "</g>\n");
+	if (p->axes.len)
+		ergon_dynbuf_add(out, p->axes.p, p->axes.len);
+	ergon_dynbuf_addf(out,
+			  "<text class=\"axislabel\" x=\"%.1f\" y=\"%.1f\" "
+			  "text-anchor=\"middle\">",
+			  ML + PW / 2, (double)HP_H - 2);
+	hp_escape(out, xlabel);
+	ergon_dynbuf_addf(out,
+			  "</text><text class=\"axislabel\" x=\"14\" y=\"%.1f\" "
+			  "transform=\"rotate(-90 14 %.1f)\" text-anchor=\"middle\">",
+			  MT + PH / 2, MT + PH / 2);
+	hp_escape(out, ylabel);
+	ergon_dynbuf_adds(out, "</text>\n</svg>\n");
+	if (p->legend_n) {
+		ergon_dynbuf_adds(out, "<ul class=\"legend\">");
+		ergon_dynbuf_add(out, p->legend.p, p->legend.len);
+		ergon_dynbuf_adds(out, "</ul>\n");
+	}
+	if (caption) {
+		ergon_dynbuf_adds(out, "<p class=\"caption\">");
+		hp_escape(out, caption);
+		ergon_dynbuf_adds(out, "</p>\n");
+	}
+	ergon_dynbuf_adds(out, "</figure>\n");
+	hp_discard(p);
+}
+
+void hp_discard(struct hp_plot *p)
+{
+	ergon_dynbuf_free(&p->body);
+	ergon_dynbuf_free(&p->legend);
+	ergon_dynbuf_free(&p->axes);
+}
