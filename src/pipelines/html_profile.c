@@ -193,7 +193,8 @@ static void window_table(struct ergon_dynbuf *b, const json_t *pw)
 		first = whole;
 	if (!json_is_object(first))
 		return;
-	ergon_dynbuf_adds(b, "<table class=\"wide\"><caption>gated windows</caption><tr><th>"
+	ergon_dynbuf_adds(b, "<div class=\"scroll\"><table class=\"wide\"><caption>gated "
+			     "windows</caption><tr><th>"
 			     "window</th>");
 	const char *k;
 	json_t *v;
@@ -225,7 +226,7 @@ static void window_table(struct ergon_dynbuf *b, const json_t *pw)
 		}
 		ergon_dynbuf_adds(b, "</tr>\n");
 	}
-	ergon_dynbuf_adds(b, "</table>\n");
+	ergon_dynbuf_adds(b, "</table></div>\n");
 }
 
 static void checks_table(struct ergon_dynbuf *b, const json_t *a, const json_t *pw)
@@ -296,7 +297,7 @@ static void layer_table(struct ergon_dynbuf *b, const json_t *layers, const char
 			const char *title)
 {
 	json_t *names = counter_names(layers);
-	ergon_dynbuf_adds(b, "<table class=\"wide\"><caption>");
+	ergon_dynbuf_adds(b, "<div class=\"scroll\"><table class=\"wide\"><caption>");
 	hp_escape(b, title);
 	ergon_dynbuf_adds(b, "</caption><tr><th>layer</th><th>op</th><th>cycles</th>");
 	size_t i, j;
@@ -327,7 +328,7 @@ static void layer_table(struct ergon_dynbuf *b, const json_t *layers, const char
 		hd_figure_cell(b, "", json_object_get(l, "overflow"), "");
 		ergon_dynbuf_adds(b, "</tr>\n");
 	}
-	ergon_dynbuf_adds(b, "</table>\n");
+	ergon_dynbuf_adds(b, "</table></div>\n");
 	json_decref(names);
 }
 
@@ -351,7 +352,7 @@ static void group_chart(struct ergon_dynbuf *b, const struct html_doc *d, const 
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-'))
 			*p = '_';
 	hd_id(id, sizeof id, d, gid);
-	hp_begin(&pl, id, 0, (double)nl, 0, 100);
+	hp_begin(&pl, id, -0.5, (double)nl - 0.5, 0, 100);
 	for (size_t c = 0; x && w && y && c < nc; c++) {
 		const char *cn =
 		    c == 0 ? "cycles" : json_string_value(json_array_get(names, c - 1));
@@ -367,7 +368,7 @@ static void group_chart(struct ergon_dynbuf *b, const struct html_doc *d, const 
 		}
 		for (size_t i = 0; i < nl; i++) {
 			y[i] = total > 0 ? 100 * y[i] / total : NAN;
-			x[i] = (double)i + 0.1 + 0.8 * (double)c / (double)nc;
+			x[i] = (double)i - 0.4 + 0.8 * (double)c / (double)nc;
 			w[i] = 0.8 / (double)nc;
 		}
 		char cls[8];
@@ -379,8 +380,8 @@ static void group_chart(struct ergon_dynbuf *b, const struct html_doc *d, const 
 		 group);
 	char cap[200];
 	snprintf(cap, sizeof cap,
-		 "Layers 0..%zu left to right (ids as in the table); bar height = the layer's "
-		 "share of the counter's total over all layers.",
+		 "Layers 0..%zu left to right (positions as in the table); bar height = the "
+		 "layer's share of the counter's total over all layers.",
 		 nl - 1);
 	hp_end(&pl, b, label, "layer", "share of the total (%)", cap);
 	free(x);

@@ -369,7 +369,7 @@ static const char css[] =
     "th,td{border-bottom:1px solid var(--line);padding:3px 8px;text-align:left;"
     "vertical-align:top}th{color:var(--mut);font-weight:500}td.num{text-align:right;"
     "font-variant-numeric:tabular-nums;white-space:nowrap}td.na{color:#9aa3b2}\n"
-    "table.kv td{word-break:break-all}table.wide td,table.wide th{text-align:right}"
+    ".scroll{overflow-x:auto}table.kv td{word-break:break-all}table.wide td,table.wide th{text-align:right}"
     "table.wide th:first-child,table.wide td:first-child{text-align:left}\n"
     "tr.sev-error td{background:#fdeaea}tr.sev-warning td{background:#fff6df}"
     "td.ok{color:#17603a}\n"

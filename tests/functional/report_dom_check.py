@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""Check a DOM dumped by headless Chromium from an `ergon report` page
+against the artifacts it was made from (read here with Python's json, not
+through ergon).
+
+    report_dom_check.py DOM.html ARTIFACT[:JLS_SAMPLES] ...
+
+For section a<i> (the i-th artifact):
+  - every table cell with data-path/data-value holds exactly the artifact's
+    value at that path, and its text shows it (4 significant digits, SI
+    prefix parsed here independently);
+  - the page's own self-check ran and says ok;
+  - the plots exist with the number of series and points the artifact
+    implies (computed here from the artifact's arrays).
+Exit 0 when everything holds; otherwise every finding is printed.
+"""
+import json
+import math
+import re
+import sys
+from html.parser import HTMLParser
+
+HP_MAX_RAW = 2400  # src/pipelines/html_plot.h: raw points drawn as they are
+PREFIX = {"G": 1e9, "M": 1e6, "k": 1e3, "m": 1e-3, "µ": 1e-6, "n": 1e-9, "p": 1e-12}
+
+
+class Dom(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.section = None
+        self.cells = []  # (section, path, value, text)
+        self.plots = {}  # id -> {"series": n, "points": n, "elems": [(tag, n, count)]}
+        self.fig = None
+        self.plot = None
+        self.cell = None
+        self.selfcheck = None
+        self.external = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        for k in ("src", "href"):
+            if k in a:
+                self.external.append((tag, k, a[k]))
+        if tag == "section" and a.get("class") == "artifact":
+            self.section = a["id"]
+        if tag == "figure" and "plotbox" in a.get("class", ""):
+            self.fig = a["id"]
+        if tag == "svg" and a.get("class") == "plot":
+            self.plot = {"series": int(a["data-series"]), "points": int(a["data-points"]),
+                         "elems": []}
+            self.plots[self.fig] = self.plot
+        if self.plot is not None and "series" in a.get("class", "").split():
+            if tag == "path":
+                count = a["d"].count("M")
+            else:
+                pts = a.get("points", "").split()
+                count = len(pts)
+            self.plot["elems"].append((tag, a.get("class"), int(a["data-n"]), count))
+        if tag == "td" and "data-path" in a and "data-value" in a:
+            self.cell = [self.section, a["data-path"], a["data-value"], ""]
+        if tag == "div" and a.get("id") == "ergon-selfcheck":
+            self.selfcheck = a
+
+    def handle_endtag(self, tag):
+        if tag == "svg":
+            self.plot = None
+        if tag == "td" and self.cell is not None:
+            self.cells.append(tuple(self.cell))
+            self.cell = None
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell[3] += data
+
+
+def jpath(root, path):
+    cur = root
+    for part in path.split("."):
+        m = re.fullmatch(r"([^\[]+)((?:\[\d+\])*)", part)
+        if m is None or not isinstance(cur, dict):
+            return None
+        cur = cur.get(m.group(1))
+        for idx in re.findall(r"\[(\d+)\]", m.group(2)):
+            if not isinstance(cur, list) or int(idx) >= len(cur):
+                return None
+            cur = cur[int(idx)]
+    return cur
+
+
+def shown(text):
+    """The number a cell shows, with its SI prefix applied."""
+    parts = text.strip().split()
+    x = float(parts[0])
+    if len(parts) > 1 and len(parts[1]) > 1 and parts[1][0] in PREFIX:
+        x *= PREFIX[parts[1][0]]
+    return x
+
+
+def expected_plots(i, art, jls_samples):
+    """{plot id: (series, points or None)} implied by the artifact."""
+    exp = {}
+    pre = "a%d-" % i
+    if art.get("schema") == "ergon.report":
+        s = art.get("series", {})
+        rails = s.get("rails")
+        series = points = 0
+        for r in (rails or [s]):
+            n = len(r.get("samples", {}).get("t_s", []))
+            if n <= HP_MAX_RAW:
+                series += 1
+                points += n
+            else:
+                series += 2
+                points = None
+        exp[pre + "power"] = (series, points)
+        w = art.get("figures", {}).get("throughput", {}).get("windows", [])
+        if w:
+            ns, np_ = 1, len(w)
+            th = art["figures"]["throughput"]
+            if th.get("first_ops_per_s") is not None:
+                ns, np_ = ns + 1, np_ + 2
+            if s.get("samples", {}).get("temp_c"):
+                ns, np_ = ns + 1, np_ + len(w)
+            exp[pre + "throughput"] = (ns, np_)
+        inv = s.get("invocations", {})
+        failed = set(inv.get("failed_index", []))
+        ok = [x for k, x in enumerate(inv.get("latency_s", [])) if k not in failed]
+        if ok:
+            exp[pre + "latency-hist"] = (1, 50)
+            m = len(ok) if len(ok) <= HP_MAX_RAW else 1200
+            exp[pre + "latency-cdf"] = (1, 2 * m - 1)
+    elif art.get("schema") == "ergon.profile":
+        if jls_samples is not None:
+            exp[pre + "trace"] = (1, jls_samples) if jls_samples <= HP_MAX_RAW else (2, None)
+            exp[pre + "distribution"] = (1, 60)
+        prof = art.get("profile")
+        if isinstance(prof, dict):
+            groups = prof.get("groups") or {"all": prof.get("layers", [])}
+            for g, layers in groups.items():
+                names = []
+                for l in layers:
+                    for k, v in l.get("counters", {}).items():
+                        if k not in names and isinstance(v, (int, float)):
+                            names.append(k)
+                nc = len(names) + 1
+                exp[pre + "layers-" + re.sub(r"[^a-z0-9-]", "_", g)] = (nc, nc * len(layers))
+    return exp
+
+
+def main():
+    dom_path, specs = sys.argv[1], sys.argv[2:]
+    with open(dom_path, encoding="utf-8") as f:
+        dom = Dom()
+        dom.feed(f.read())
+    bad = []
+    arts = []
+    for spec in specs:
+        path, _, jls = spec.partition(":")
+        with open(path, encoding="utf-8") as f:
+            arts.append((json.load(f), int(jls) if jls else None))
+    if dom.external:
+        bad.append("external references: %s" % dom.external[:5])
+    sc = dom.selfcheck or {}
+    if sc.get("data-status") != "ok":
+        bad.append("page self-check: %s" % sc.get("data-status"))
+    checked = 0
+    for section, path, value, text in dom.cells:
+        i = int(section[1:])
+        want = jpath(arts[i][0], path)
+        if not isinstance(want, (int, float)) or isinstance(want, bool):
+            bad.append("%s %s: the artifact holds %r" % (section, path, want))
+            continue
+        if float(value) != float(want):
+            bad.append("%s %s: data-value %s, artifact %r" % (section, path, value, want))
+        try:
+            x = shown(text)
+        except (ValueError, IndexError):
+            bad.append("%s %s: shows %r" % (section, path, text))
+            continue
+        if not math.isclose(x, want, rel_tol=6e-4, abs_tol=0):
+            bad.append("%s %s: shows %r for %r" % (section, path, text, want))
+        checked += 1
+    plots = 0
+    for i, (art, jls) in enumerate(arts):
+        for pid, (ns, npts) in expected_plots(i, art, jls).items():
+            p = dom.plots.get(pid)
+            if p is None:
+                bad.append("plot %s missing" % pid)
+                continue
+            plots += 1
+            if p["series"] != ns or len(p["elems"]) != ns:
+                bad.append("plot %s: %d series (%d drawn), expected %d" %
+                           (pid, p["series"], len(p["elems"]), ns))
+            if npts is not None and p["points"] != npts:
+                bad.append("plot %s: %d points, expected %d" % (pid, p["points"], npts))
+            for tag, cls, n, count in p["elems"]:
+                if n != count:
+                    bad.append("plot %s: %s.%s says %d points, holds %d" % (pid, tag, cls, n, count))
+    for b in bad:
+        print("FAIL -", b)
+    print("checked %d figure cells and %d plots against %d artifacts" % (checked, plots, len(arts)))
+    if checked == 0:
+        print("FAIL - no figure cells at all")
+        return 1
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

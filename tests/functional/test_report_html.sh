@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# ergon report in a real browser: headless Chromium (Debian `chromium`,
+# scripts/bootstrap.sh) loads each page with the network disabled; the
+# page's self-check must say ok, no console error may appear, the plots
+# must hold the series and points the artifacts imply and every figure
+# cell must equal the artifact's value (report_dom_check.py reads the
+# artifacts itself). Screenshots are kept under
+# $ERGON_BUILD_DIR/test-artifacts/report_html/. Then the bad inputs: a
+# truncated and a tampered artifact still render, marked; an unknown schema
+# and an existing output are refused.
+source "$(dirname "$0")/run_lib.sh"
+E=$ERGON_BIN
+HERE=$(cd "$(dirname "$0")" && pwd)
+SHOTS=${ERGON_BUILD_DIR:?}/test-artifacts/report_html
+mkdir -p "$SHOTS"
+JLS=$ERGON_SHARED_DIR/fixtures/jls/shared_two_windows.jls
+if ! command -v chromium >/dev/null; then
+  bad "chromium is not installed: run scripts/bootstrap.sh (this test needs a real browser)"
+  finish
+fi
+# One browser run: --dump-dom to $2.dom, console to $2.log, screenshot to $2.png.
+browse() { # browse PAGE NAME
+  local flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run
+    --disable-background-networking --disable-component-update --disable-sync
+    --proxy-server=127.0.0.1:9 --host-resolver-rules="MAP * ~NOTFOUND"
+    --virtual-time-budget=5000 --enable-logging=stderr --v=0)
+  timeout 120 chromium "${flags[@]}" --user-data-dir="$(mktemp -d "$TMP/chr-XXXXXX")" \
+    --dump-dom "file://$1" >"$TMP/$2.dom" 2>"$TMP/$2.log" || bad "$2: chromium --dump-dom failed"
+  timeout 120 chromium "${flags[@]}" --user-data-dir="$(mktemp -d "$TMP/chr-XXXXXX")" \
+    --window-size=1280,3000 --hide-scrollbars --screenshot="$SHOTS/$2.png" "file://$1" \
+    >>"$TMP/$2.log" 2>&1 || bad "$2: chromium --screenshot failed"
+  [ -s "$SHOTS/$2.png" ] && ok "$2: screenshot $SHOTS/$2.png" || bad "$2: no screenshot"
+  grep -q 'ergon-selfcheck ok' "$TMP/$2.log" && ok "$2: the page's self-check logged ok" ||
+    { bad "$2: no 'ergon-selfcheck ok' on the console"; grep -i console "$TMP/$2.log" | head; }
+  if grep -E 'CONSOLE.*(error|Uncaught)|:ERROR:CONSOLE|Refused to' "$TMP/$2.log" | grep -v 'ergon-selfcheck ok' >/dev/null; then
+    bad "$2: console errors"; grep -E 'CONSOLE|Refused' "$TMP/$2.log" | head
+  else ok "$2: no console errors"; fi
+}
+
+# A run report with a throttle (synthetic scenario) and temperature.
+expect 0 "run" -- "$E" run --device d --workload builtin:spin --idle-s 0.3 --windows 4 --window-s 0.3 \
+  --instrument-opt throttle_s=0.6 --out "$TMP/run.json"
+expect 0 "analyze" -- "$E" analyze --jls "$JLS" --out "$TMP/an"
+expect 0 "profile" -- "$E" profile --board sim --sim-scenario pmu_presets --out "$TMP/prof"
+expect 0 "profile with power" -- "$E" profile --board sim --power --out "$TMP/profpow"
+# A run report decimated in the report itself (envelope in the plot).
+expect 0 "decimated run" -- "$E" run --device d --workload builtin:spin --idle-s 0.5 --windows 2 --window-s 1 \
+  --sample-hz 5000 --max-embedded-samples 3000 --out "$TMP/dec.json"
+
+expect 0 "report run" -- "$E" report "$TMP/run.json" --out "$TMP/run.html"
+browse "$TMP/run.html" run
+python3 "$HERE/report_dom_check.py" "$TMP/run.dom" "$TMP/run.json" && ok "run: DOM equals the artifact" || bad "run: DOM check"
+
+JLS_N=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['power']['gate']['samples'])" "$TMP/an/summary.json")
+expect 0 "report analyze + profiles" -- "$E" report "$TMP/an/summary.json" --jls "$JLS" "$TMP/prof/summary.json" \
+  "$TMP/profpow/summary.json" "$TMP/dec.json" --out "$TMP/multi.html"
+browse "$TMP/multi.html" multi
+python3 "$HERE/report_dom_check.py" "$TMP/multi.dom" "$TMP/an/summary.json:$JLS_N" "$TMP/prof/summary.json" \
+  "$TMP/profpow/summary.json" "$TMP/dec.json" && ok "multi: DOM equals the artifacts" || bad "multi: DOM check"
+grep -q 'data-points' "$TMP/multi.dom" && ok "multi: plots present" || bad "multi: no plots"
+
+# Truncated: the first 60 % of the file. Tampered: one figure changed.
+head -c $(( $(stat -c %s "$TMP/run.json") * 6 / 10 )) "$TMP/run.json" >"$TMP/trunc.json"
+sed 's/"mean_power_w": \([0-9]\)/"mean_power_w": 9\1/' "$TMP/run.json" >"$TMP/tampered.json"
+expect 0 "report of a truncated and a tampered artifact" -- "$E" report "$TMP/trunc.json" "$TMP/tampered.json" --out "$TMP/bad.html"
+contains "$(cat "$TMP/bad.html")" "TRUNCATED OR DAMAGED" "the truncated one is marked"
+contains "$(cat "$TMP/bad.html")" "CHANGED OR DAMAGED: field report_id: digest mismatch" "the tampered one is marked"
+browse "$TMP/bad.html" bad
+grep -q 'data-status="ok"' "$TMP/bad.dom" && ok "bad: still renders (self-check ok)" || bad "bad: self-check"
+
+echo '{"schema": "somebody.else", "x": 1}' >"$TMP/unknown.json"
+expect 2 "unknown schema refused" -- "$E" report "$TMP/unknown.json" --out "$TMP/u.html"
+contains "$ERR" "schema somebody.else is not one ergon writes" "the schema is named"
+[ ! -e "$TMP/u.html" ] && ok "nothing written" || bad "wrote a page for an unknown schema"
+expect 3 "existing output refused" -- "$E" report "$TMP/run.json" --out "$TMP/run.html"
+contains "$ERR" "--force" "the refusal names --force"
+expect 0 "--force replaces" -- "$E" report "$TMP/run.json" --out "$TMP/run.html" --force
+expect 2 "--jls before any artifact" -- "$E" report --jls "$JLS" "$TMP/run.json" --out "$TMP/x.html"
+expect 2 "--jls with a run report" -- "$E" report "$TMP/run.json" --jls "$JLS" --out "$TMP/x.html"
+echo '{"schema": "ergon.repo' >"$TMP/garbage.json"
+expect 3 "nothing recoverable" -- "$E" report "$TMP/garbage.json" --out "$TMP/x.html"
+finish
