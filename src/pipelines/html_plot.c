@@ -45,6 +45,7 @@ int hp_decim_init(struct hp_decim *d, double x0, double x1, size_t buckets)
 	d->x0 = x0;
 	d->x1 = x1 > x0 ? x1 : x0 + 1;
 	d->buckets = buckets;
+	d->scale = (double)buckets / (d->x1 - d->x0);
 	d->mn = malloc(buckets * sizeof(double));
 	d->mx = malloc(buckets * sizeof(double));
 	d->sum = calloc(buckets, sizeof(double));
@@ -67,7 +68,7 @@ void hp_decim_add(struct hp_decim *d, double x, double y)
 		d->ry[d->nraw] = y;
 		d->nraw++;
 	}
-	size_t k = (size_t)((x - d->x0) / (d->x1 - d->x0) * (double)d->buckets);
+	size_t k = (size_t)((x - d->x0) * d->scale);
 	if (k >= d->buckets)
 		k = d->buckets - 1;
 	if (d->cnt[k] == 0 || y < d->mn[k])

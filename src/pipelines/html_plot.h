@@ -26,6 +26,7 @@ void hp_escape(struct ergon_dynbuf *b, const char *s);
 /* Streaming min/max/mean decimation over a fixed x range [x0, x1]. */
 struct hp_decim {
 	double x0, x1;
+	double scale; /* buckets per unit of x */
 	size_t buckets;
 	double *mn, *mx, *sum;
 	size_t *cnt;

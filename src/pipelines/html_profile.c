@@ -29,8 +29,10 @@ static int on_block(void *ctx, const struct ergon_jls_block *blk, struct ergon_e
 {
 	(void)err;
 	struct trace_ctx *c = ctx;
+	const double dt = 1.0 / c->rate_hz, hscale = DIST_BINS / (c->hi_a - c->lo_a);
+	const double t0 = (double)blk->first_index * dt;
 	for (size_t i = 0; i < blk->n; i++) {
-		double t = (double)(blk->first_index + i) / c->rate_hz;
+		double t = t0 + (double)i * dt;
 		double ia = blk->current_a[i];
 		hp_decim_add(&c->cur, t, ia);
 		c->total++;
@@ -41,7 +43,7 @@ static int on_block(void *ctx, const struct ergon_jls_block *blk, struct ergon_e
 		if (!in || !isfinite(ia))
 			continue;
 		c->gated++;
-		double pos = (ia - c->lo_a) / (c->hi_a - c->lo_a) * DIST_BINS;
+		double pos = (ia - c->lo_a) * hscale;
 		size_t k = pos < 0 ? 0 : pos >= DIST_BINS ? DIST_BINS - 1 : (size_t)pos;
 		c->hist[k] += 1;
 	}
