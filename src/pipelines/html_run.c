@@ -21,6 +21,18 @@ static double *arr(const json_t *a, const char *path, size_t *n)
 	return v;
 }
 
+/* Rail r's (or the single rail's) sample times and powers. Caller frees. */
+static void rail_series(const json_t *a, size_t nr, size_t r, double **t, size_t *n, double **p,
+			size_t *m)
+{
+	char path[128];
+	snprintf(path, sizeof path, nr ? "series.rails[%zu].samples.t_s" : "series.samples.t_s", r);
+	*t = arr(a, path, n);
+	snprintf(path, sizeof path,
+		 nr ? "series.rails[%zu].samples.power_w" : "series.samples.power_w", r);
+	*p = arr(a, path, m);
+}
+
 static void power_plot(struct ergon_dynbuf *b, const struct html_doc *d)
 {
 	const json_t *a = d->a;
@@ -32,12 +44,8 @@ static void power_plot(struct ergon_dynbuf *b, const struct html_doc *d)
 	/* Ranges first: over every rail. */
 	for (size_t r = 0; r < nseries; r++) {
 		size_t n = 0, m = 0;
-		snprintf(path, sizeof path,
-			 nr ? "series.rails[%zu].samples.t_s" : "series.samples.t_s", r);
-		double *t = arr(a, path, &n);
-		snprintf(path, sizeof path,
-			 nr ? "series.rails[%zu].samples.power_w" : "series.samples.power_w", r);
-		double *p = arr(a, path, &m);
+		double *t, *p;
+		rail_series(a, nr, r, &t, &n, &p, &m);
 		double l, h, tl, th;
 		hp_range(p, m, &l, &h);
 		hp_range(t, n, &tl, &th);
@@ -59,8 +67,8 @@ static void power_plot(struct ergon_dynbuf *b, const struct html_doc *d)
 	struct hp_plot pl;
 	hd_id(id, sizeof id, d, "power");
 	hp_begin(&pl, id, 0, tmax, fmin(lo, 0), hi);
-	hp_span(&pl, hd_num(a, "series.phases.idle.t_start_s"), hd_num(a, "series.phases.idle.t_end_s"), "idle",
-		"idle baseline");
+	hp_span(&pl, hd_num(a, "series.phases.idle.t_start_s"),
+		hd_num(a, "series.phases.idle.t_end_s"), "idle", "idle baseline");
 	double load0 = hd_num(a, "series.phases.load.t_start_s");
 	hp_span(&pl, load0, t_end, "load", "load");
 	size_t ne = 0;
@@ -77,12 +85,8 @@ static void power_plot(struct ergon_dynbuf *b, const struct html_doc *d)
 	int decimated = 0;
 	for (size_t r = 0; r < nseries; r++) {
 		size_t n = 0, m = 0;
-		snprintf(path, sizeof path,
-			 nr ? "series.rails[%zu].samples.t_s" : "series.samples.t_s", r);
-		double *t = arr(a, path, &n);
-		snprintf(path, sizeof path,
-			 nr ? "series.rails[%zu].samples.power_w" : "series.samples.power_w", r);
-		double *p = arr(a, path, &m);
+		double *t, *p;
+		rail_series(a, nr, r, &t, &n, &p, &m);
 		struct hp_decim dm;
 		if (hp_decim_init(&dm, 0, tmax, HP_BUCKETS) == 0) {
 			for (size_t i = 0; i < n && i < m; i++)

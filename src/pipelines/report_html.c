@@ -451,7 +451,7 @@ static void status_banners(struct ergon_dynbuf *b, const struct html_doc *d,
 	else {
 		ergon_dynbuf_adds(b, "CHANGED OR DAMAGED: ");
 		add_esc(b, e.msg);
-		ergon_dynbuf_adds(b, " Figures below are what the file says, not verified.");
+		ergon_dynbuf_adds(b, " — the figures below are what the file says, not verified.");
 	}
 	ergon_dynbuf_adds(b, "</div>\n");
 	if (k == K_RUN && digest_ok) {

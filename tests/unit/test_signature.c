@@ -51,6 +51,19 @@ static char *keypair(const char *name, char key_id[ERGON_KEY_ID_MAX])
 	return p;
 }
 
+/* A new pair named name, loaded into sk and pk. */
+static void loaded_pair(const char *name, char key_id[ERGON_KEY_ID_MAX],
+			struct ergon_secret_key *sk, struct ergon_public_key *pk)
+{
+	char *skp = keypair(name, key_id);
+	char *pkp = ts_strf("%s.pub", skp);
+	struct ergon_err e = {0};
+	assert_int_equal(ergon_secret_key_load(skp, sk, &e), 0);
+	assert_int_equal(ergon_public_key_load(pkp, pk, &e), 0);
+	free(pkp);
+	free(skp);
+}
+
 static void keygen_writes_private_secret_and_public(void **state)
 {
 	(void)state;
@@ -90,13 +103,10 @@ static void sign_keeps_digest_and_verifies_independently(void **state)
 {
 	(void)state;
 	char id[ERGON_KEY_ID_MAX];
-	char *skp = keypair("k2", id);
-	char *pkp = ts_strf("%s.pub", skp);
 	struct ergon_secret_key sk;
 	struct ergon_public_key pk;
 	struct ergon_err e = {0};
-	assert_int_equal(ergon_secret_key_load(skp, &sk, &e), 0);
-	assert_int_equal(ergon_public_key_load(pkp, &pk, &e), 0);
+	loaded_pair("k2", id, &sk, &pk);
 	json_t *a = sealed_artifact(1.25);
 	char before[80];
 	snprintf(before, sizeof before, "%s", json_string_value(json_object_get(a, "report_id")));
@@ -138,8 +148,6 @@ static void sign_keeps_digest_and_verifies_independently(void **state)
 	assert_non_null(strstr(e.msg, "does not verify"));
 	ergon_secret_key_wipe(&sk);
 	json_decref(a);
-	free(pkp);
-	free(skp);
 }
 
 static void tampered_artifact_is_never_signed(void **state)
@@ -305,13 +313,10 @@ static void malformed_signature_members_are_refused(void **state)
 {
 	(void)state;
 	char id[ERGON_KEY_ID_MAX];
-	char *skp = keypair("k5", id);
-	char *pkp = ts_strf("%s.pub", skp);
 	struct ergon_secret_key sk;
 	struct ergon_public_key pk;
 	struct ergon_err e = {0};
-	assert_int_equal(ergon_secret_key_load(skp, &sk, &e), 0);
-	assert_int_equal(ergon_public_key_load(pkp, &pk, &e), 0);
+	loaded_pair("k5", id, &sk, &pk);
 	json_t *a = sealed_artifact(4.0);
 	assert_int_equal(ergon_artifact_check_signature(a, &pk, &e), ERGON_EVERIFY);
 	assert_non_null(strstr(e.msg, "not signed"));
@@ -330,8 +335,6 @@ static void malformed_signature_members_are_refused(void **state)
 	}
 	ergon_secret_key_wipe(&sk);
 	json_decref(a);
-	free(pkp);
-	free(skp);
 }
 
 int main(void)
