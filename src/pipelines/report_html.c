@@ -256,10 +256,11 @@ static json_t *salvage(const char *s, size_t len, size_t *kept)
 			value_done = 1;
 		} else {
 			size_t j = i;
-			while (j < len && strchr(" \n\r\t,]}", s[j]) == NULL)
+			/* strchr finds the terminator too: a NUL byte is no delimiter. */
+			while (j < len && s[j] != '\0' && strchr(" \n\r\t,]}", s[j]) == NULL)
 				j++;
-			if (j >= len)
-				break; /* may have been cut */
+			if (j >= len || j == i)
+				break; /* may have been cut, or a byte no JSON value starts with */
 			i = j;
 			value_done = 1;
 		}
@@ -369,7 +370,8 @@ static const char css[] =
     "th,td{border-bottom:1px solid var(--line);padding:3px 8px;text-align:left;"
     "vertical-align:top}th{color:var(--mut);font-weight:500}td.num{text-align:right;"
     "font-variant-numeric:tabular-nums;white-space:nowrap}td.na{color:#9aa3b2}\n"
-    ".scroll{overflow-x:auto}table.kv td{word-break:break-all}table.wide td,table.wide th{text-align:right}"
+    ".scroll{overflow-x:auto}table.kv td{word-break:break-all}table.wide td,table.wide "
+    "th{text-align:right}"
     "table.wide th:first-child,table.wide td:first-child{text-align:left}\n"
     "tr.sev-error td{background:#fdeaea}tr.sev-warning td{background:#fff6df}"
     "td.ok{color:#17603a}\n"
