@@ -463,10 +463,13 @@ int hd_profile_section(struct ergon_dynbuf *b, struct html_doc *d, struct ergon_
 	}
 	if (json_is_object(json_object_get(d->a, "profile")))
 		profile_part(b, d);
-	ergon_dynbuf_adds(b, "<h3>Stages and plan</h3><div class=\"grid\">");
-	hd_kv_table(b, json_object_get(d->a, "stages"), "stages");
-	hd_kv_table(b, json_object_get(d->a, "plan"), "plan");
-	hd_kv_table(b, json_object_get(d->a, "board"), "board");
-	ergon_dynbuf_adds(b, "</div>\n");
+	/* An analyze summary has no stages, plan or board. */
+	if (json_object_get(d->a, "stages") || json_object_get(d->a, "plan")) {
+		ergon_dynbuf_adds(b, "<h3>Stages and plan</h3><div class=\"grid\">");
+		hd_kv_table(b, json_object_get(d->a, "stages"), "stages");
+		hd_kv_table(b, json_object_get(d->a, "plan"), "plan");
+		hd_kv_table(b, json_object_get(d->a, "board"), "board");
+		ergon_dynbuf_adds(b, "</div>\n");
+	}
 	return 0;
 }
