@@ -43,5 +43,6 @@ void hd_id(char *out, size_t cap, const struct html_doc *d, const char *name);
 /* Sections. */
 void hd_run_section(struct ergon_dynbuf *b, const struct html_doc *d);
 int hd_profile_section(struct ergon_dynbuf *b, struct html_doc *d, struct ergon_err *err);
+void hd_compare_section(struct ergon_dynbuf *b, const struct html_doc *d);
 
 #endif

@@ -166,10 +166,15 @@ void hd_kv_table(struct ergon_dynbuf *b, const json_t *obj, const char *title)
 	ergon_dynbuf_adds(b, "<table class=\"kv\"><caption>");
 	add_esc(b, title);
 	ergon_dynbuf_adds(b, "</caption>\n");
-	if (json_is_object(obj) && json_object_size(obj))
+	if (json_is_object(obj) && json_object_size(obj)) {
 		kv_rows(b, obj, "", 0);
-	else
+	} else if (json_is_string(obj)) {
+		ergon_dynbuf_adds(b, "<tr><th>value</th><td>");
+		add_esc(b, json_string_value(obj));
+		ergon_dynbuf_adds(b, "</td></tr>\n");
+	} else {
 		ergon_dynbuf_adds(b, "<tr><td class=\"na\">not in the artifact</td></tr>\n");
+	}
 	ergon_dynbuf_adds(b, "</table>\n");
 }
 
@@ -370,9 +375,8 @@ static const char css[] =
     "th,td{border-bottom:1px solid var(--line);padding:3px 8px;text-align:left;"
     "vertical-align:top}th{color:var(--mut);font-weight:500}td.num{text-align:right;"
     "font-variant-numeric:tabular-nums;white-space:nowrap}td.na{color:#9aa3b2}\n"
-    ".scroll{overflow-x:auto}table.kv td{word-break:break-all}table.wide td,table.wide "
-    "th{text-align:right}"
-    "table.wide th:first-child,table.wide td:first-child{text-align:left}\n"
+    ".scroll{overflow-x:auto}table.kv td{word-break:break-all}"
+    "table.wide th{white-space:nowrap}\n"
     "tr.sev-error td{background:#fdeaea}tr.sev-warning td{background:#fff6df}"
     "td.ok{color:#17603a}\n"
     "figure.plotbox{margin:10px 0 18px;padding:0}figure.plotbox figcaption.title{font-weight:"
@@ -444,6 +448,16 @@ static void status_banners(struct ergon_dynbuf *b, const struct html_doc *d,
 		ergon_dynbuf_adds(b, "<div class=\"banner bad\" data-check=\"truncated\">");
 		add_esc(b, d->note);
 		ergon_dynbuf_adds(b, "</div>\n");
+	}
+	if (k == K_MODEL) {
+		/* energy-model/v1 names the report it was exported from; it has no
+		 * digest of its own. */
+		ergon_dynbuf_adds(
+		    b, "<div class=\"banner warn\" data-check=\"digest\" "
+		       "data-ok=\"0\">An energy model carries the report_id of the "
+		       "report it was exported from, not a digest of itself: verify that "
+		       "report (ergon verify) to trust these values.</div>\n");
+		return;
 	}
 	int digest_ok = ergon_artifact_check_digest(d->a, &e) == 0;
 	ergon_dynbuf_addf(b, "<div class=\"banner %s\" data-check=\"digest\" data-ok=\"%d\">",
@@ -640,6 +654,8 @@ static int render(const struct ergon_html_input *in, size_t n, const struct ergo
 		} else if (k == K_PROFILE) {
 			if ((rc = hd_profile_section(b, d, err)) != 0)
 				goto out;
+		} else if (k == K_COMPARE) {
+			hd_compare_section(b, d);
 		} else {
 			generic_section(b, d);
 		}

@@ -59,6 +59,16 @@ python3 "$HERE/report_dom_check.py" "$TMP/multi.dom" "$TMP/an/summary.json:$JLS_
   "$TMP/profpow/summary.json" "$TMP/dec.json" && ok "multi: DOM equals the artifacts" || bad "multi: DOM check"
 grep -q 'data-points' "$TMP/multi.dom" && ok "multi: plots present" || bad "multi: no plots"
 
+# A comparison (ergon.compare) and an energy model.
+"$E" compare "$TMP/prof/summary.json" "$TMP/prof/summary.json" --out "$TMP/cmp" >/dev/null ||
+  bad "compare for the report"
+expect 0 "energy model" -- "$E" energy-model "$TMP/run.json" --action inference --allow-synthetic --out "$TMP/model.json"
+expect 0 "report compare + model" -- "$E" report "$TMP/cmp/compare.json" "$TMP/model.json" --out "$TMP/cmp.html"
+browse "$TMP/cmp.html" compare
+python3 "$HERE/report_dom_check.py" "$TMP/compare.dom" "$TMP/cmp/compare.json" "$TMP/model.json" &&
+  ok "compare: DOM equals the artifacts" || bad "compare: DOM check"
+contains "$(cat "$TMP/cmp.html")" "not a digest of itself" "the model's report_id is explained, not called a mismatch"
+
 # Truncated: the first 60 % of the file. Tampered: one figure changed.
 head -c $(( $(stat -c %s "$TMP/run.json") * 6 / 10 )) "$TMP/run.json" >"$TMP/trunc.json"
 sed 's/"mean_power_w": \([0-9]\)/"mean_power_w": 9\1/' "$TMP/run.json" >"$TMP/tampered.json"
