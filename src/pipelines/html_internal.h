@@ -37,6 +37,10 @@ void hd_scalar_table(struct ergon_dynbuf *b, const json_t *obj, const char *path
 void hd_kv_table(struct ergon_dynbuf *b, const json_t *obj, const char *title);
 /* The issues array as a table. */
 void hd_issues(struct ergon_dynbuf *b, const json_t *issues, const char *title);
+/* Vertical marks at the values of root at marks[i][0] (times scale), each
+ * labelled marks[i][1] and the value in unit ("p99 24.17 ms"). */
+void hd_value_marks(struct hp_plot *pl, const json_t *root, const char *const (*marks)[2], size_t n,
+		    const char *unit, double scale);
 /* A plot id: "a<index>-<name>" into out. */
 void hd_id(char *out, size_t cap, const struct html_doc *d, const char *name);
 

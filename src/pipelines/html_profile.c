@@ -65,13 +65,7 @@ static void quantile_marks(struct hp_plot *pl, const json_t *pw, double scale)
 {
 	static const char *const q[][2] = {
 	    {"median_current_a", "median"}, {"p95_current_a", "p95"}, {"p99_current_a", "p99"}};
-	for (size_t i = 0; i < 3; i++) {
-		char label[64], v[48];
-		double x = hd_num(pw, q[i][0]);
-		hd_fmt(v, sizeof v, x, "A");
-		snprintf(label, sizeof label, "%s %s", q[i][1], v);
-		hp_vline(pl, x * scale, "pct", label);
-	}
+	hd_value_marks(pl, pw, q, 3, "A", scale);
 }
 
 /* The trace and the distribution from the recording. */

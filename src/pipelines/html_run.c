@@ -229,13 +229,7 @@ static void percentile_marks(struct hp_plot *pl, const json_t *a, double scale)
 					   {"figures.latency.p90_s", "p90"},
 					   {"figures.latency.p95_s", "p95"},
 					   {"figures.latency.p99_s", "p99"}};
-	for (size_t i = 0; i < 4; i++) {
-		char label[64], v[48];
-		double x = hd_num(a, p[i][0]);
-		hd_fmt(v, sizeof v, x, "s");
-		snprintf(label, sizeof label, "%s %s", p[i][1], v);
-		hp_vline(pl, x * scale, "pct", label);
-	}
+	hd_value_marks(pl, a, p, 4, "s", scale);
 }
 
 static void latency_plots(struct ergon_dynbuf *b, const struct html_doc *d)

@@ -24,6 +24,18 @@ double hd_num(const json_t *root, const char *path)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+void hd_value_marks(struct hp_plot *pl, const json_t *root, const char *const (*marks)[2], size_t n,
+		    const char *unit, double scale)
+{
+	for (size_t i = 0; i < n; i++) {
+		char label[64], v[48];
+		double x = hd_num(root, marks[i][0]);
+		hd_fmt(v, sizeof v, x, unit);
+		snprintf(label, sizeof label, "%s %s", marks[i][1], v);
+		hp_vline(pl, x * scale, "pct", label);
+	}
+}
+
 void hd_id(char *out, size_t cap, const struct html_doc *d, const char *name)
 {
 	snprintf(out, cap, "a%d-%s", d->index, name);
