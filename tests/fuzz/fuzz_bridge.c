@@ -36,12 +36,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			struct ergon_err e = {0};
 			int r = bridge_wire_decode(line, len, off, no, &m, &e);
 			if (r != 0 && (e.msg[0] == '\0' || (r == ERGON_EPARSE &&
-							     strstr(e.msg, "stdout byte ") == NULL)))
+							    strstr(e.msg, "stdout byte ") == NULL)))
 				abort();
 			if (r == 0 && m.type == BRIDGE_MSG_RAW &&
-			    (m.raw.n == 0 || m.raw.n > ERGON_BRIDGE_RAW_MAX || m.raw.current_a == NULL))
+			    (m.raw.n == 0 || m.raw.n > ERGON_BRIDGE_RAW_MAX ||
+			     m.raw.current_a == NULL))
 				abort();
-			if (r == 0 && m.type == BRIDGE_MSG_STATS && !(m.stats.t_end_s > m.stats.t_start_s))
+			if (r == 0 && m.type == BRIDGE_MSG_STATS &&
+			    !(m.stats.t_end_s > m.stats.t_start_s))
 				abort();
 			bridge_msg_cleanup(&m);
 		}

@@ -9,10 +9,11 @@
  * failure is kept; packets that arrived before it are still handed out,
  * then the failure, so nothing measured is lost. */
 
+#include "ergon/bridge.h"
+
 #include "drivers/instruments/bridge/bridge_priv.h"
 #include "drivers/instruments/bridge/bridge_wire.h"
 #include "ergon/artifact.h"
-#include "ergon/bridge.h"
 #include "ergon/issues.h"
 #include "ergon/parse.h"
 
@@ -30,7 +31,7 @@
 #include <unistd.h>
 
 #define READ_CHUNK ERGON_BRIDGE_APPEND_MAX
-#define QUEUE_MAX ((size_t)1 << 18) /* packets held for a slow reader: 262 s at 1 kHz */
+#define QUEUE_MAX ((size_t)1 << 18)  /* packets held for a slow reader: 262 s at 1 kHz */
 #define RQUEUE_MAX ((size_t)1 << 22) /* raw samples held */
 #define ERRTAIL 1024
 #define CLOSE_GRACE_S 2.0
@@ -280,8 +281,8 @@ static void on_stats(struct bridge *b, struct bridge_msg *m, uint64_t line_no, u
 	p.t_end_s = map_t(b, p.t_end_s);
 	int rc = q_push(b, &p);
 	if (rc)
-		fail(b, rc, 1, "%s: the packet queue is full (%zu packets); read faster",
-		     b->label, QUEUE_MAX);
+		fail(b, rc, 1, "%s: the packet queue is full (%zu packets); read faster", b->label,
+		     QUEUE_MAX);
 	b->packets++;
 }
 
@@ -297,8 +298,7 @@ static void on_raw(struct bridge *b, struct bridge_msg *m, uint64_t line_no, uin
 		return;
 	}
 	if (!b->have_offset && !b->hello.clock_host) {
-		b->offset_s =
-		    now_s() - (r->t_s + (double)(r->n - 1) / b->hello.sample_rate_hz);
+		b->offset_s = now_s() - (r->t_s + (double)(r->n - 1) / b->hello.sample_rate_hz);
 		b->have_offset = 1;
 	}
 	for (size_t k = 0; k < r->n; k++) {
@@ -509,10 +509,10 @@ static void check_end(struct bridge *b)
 	stderr_last(b, last, sizeof(last));
 	fail(b, ERGON_EDEVICE, 0,
 	     "%s: the bridge ended %s (%s)%s%s; what it measured before is kept", b->label,
-	     !b->have_hello  ? "before its hello"
-	     : !b->started ? "before start"
-	     : b->stopped  ? "after stop"
-			   : "mid-run",
+	     !b->have_hello ? "before its hello"
+	     : !b->started  ? "before start"
+	     : b->stopped   ? "after stop"
+			    : "mid-run",
 	     st, last[0] ? "; its last stderr line: " : "", last);
 }
 
@@ -564,7 +564,8 @@ static int command(struct bridge *b, const char *cmd, const char *extra, double 
 			check_end(b);
 			if (b->fail_code)
 				return failure(b, err);
-			return ergon_err_errno(err, e, "%s: sending %s to the bridge", b->label, cmd);
+			return ergon_err_errno(err, e, "%s: sending %s to the bridge", b->label,
+					       cmd);
 		}
 		off += (size_t)w;
 	}
@@ -699,26 +700,38 @@ static void fill_identity(struct ergon_instrument *inst, const struct bridge *b)
 	id->total_rail = 0;
 	snprintf(id->rails[0], sizeof(id->rails[0]), "bridge");
 	snprintf(id->notes, sizeof(id->notes),
-		 "bridge protocol %d (%.60s); validated against: %.150s; %s stream, base rate "
-		 "%g Hz, %d inputs, %d outputs%s; provenance as the bridge states it%s%.100s%s",
-		 h->protocol, b->label, h->validated_against,
-		 h->stream_stats ? "statistics" : "raw", h->sample_rate_hz, h->inputs, h->outputs,
-		 h->clock_host ? ""
-			       : "; instrument time mapped to the host clock at the first "
-				 "packet (lags by its delivery latency)",
-		 h->notes[0] ? "; " : "", h->notes, h->resolution_a > 0 ? "" : "");
+		 "%.60s, bridge protocol %d; validated against: %.150s; %.160s%s%s stream on a "
+		 "%g Hz base, %d in/%d out; provenance: the bridge's word",
+		 b->label, h->protocol, h->validated_against, h->notes, h->notes[0] ? "; " : "",
+		 h->stream_stats ? "statistics" : "raw", h->sample_rate_hz, h->inputs, h->outputs);
+	if (!h->clock_host) {
+		size_t l = strlen(id->notes);
+		snprintf(id->notes + l, sizeof(id->notes) - l,
+			 "; time mapped to the host clock at the first packet (lags by its "
+			 "delivery latency)");
+	}
 }
 
 int ergon_bridge_open_argv(struct ergon_instrument *inst, const struct ergon_wl_argv *av,
 			   const char *label, const struct ergon_instrument_options *opts,
-			   struct ergon_err *err)
+			   const char *const *extra, struct ergon_err *err)
 {
-	for (const char *const *kv = opts->kv; kv && *kv; kv++)
-		if (strncmp(*kv, "hello_timeout_s=", 16) != 0 && strncmp(*kv, "heartbeat_s=", 12) != 0)
-			return ergon_err_set(err, ERGON_EUSAGE,
-					     "--instrument-opt %s: %s knows only hello_timeout_s=S "
-					     "and heartbeat_s=S",
-					     *kv, label);
+	static const char *const keys[] = {"hello_timeout_s", "heartbeat_s", "accuracy_pct", NULL};
+	for (const char *const *kv = opts->kv; kv && *kv; kv++) {
+		int ok = 0;
+		size_t kl = strcspn(*kv, "=");
+		for (const char *const *k = keys; *k && !ok; k++)
+			ok = strlen(*k) == kl && strncmp(*kv, *k, kl) == 0;
+		for (const char *const *k = extra; k && *k && !ok; k++)
+			ok = strlen(*k) == kl && strncmp(*kv, *k, kl) == 0;
+		if (!ok || (*kv)[kl] != '=')
+			return ergon_err_set(
+			    err, ERGON_EUSAGE,
+			    "--instrument-opt %s: %s knows only hello_timeout_s=S, "
+			    "heartbeat_s=S and accuracy_pct=PCT%s%s",
+			    *kv, label, extra && extra[0] ? " and " : "",
+			    extra && extra[0] ? extra[0] : "");
+	}
 	struct bridge *b = calloc(1, sizeof(*b));
 	if (b == NULL)
 		return ergon_err_set(err, ERGON_ENOMEM, "out of memory");
@@ -752,8 +765,8 @@ int ergon_bridge_open_argv(struct ergon_instrument *inst, const struct ergon_wl_
 				char st[160];
 				status_text(b, st, sizeof(st));
 				size_t l = strlen(b->fail_msg);
-				snprintf(b->fail_msg + l, sizeof(b->fail_msg) - l, " (the bridge %s)",
-					 st);
+				snprintf(b->fail_msg + l, sizeof(b->fail_msg) - l,
+					 " (the bridge %s)", st);
 			}
 		}
 		rc = failure(b, err);
@@ -766,12 +779,29 @@ int ergon_bridge_open_argv(struct ergon_instrument *inst, const struct ergon_wl_
 				   "%s: no hello within %.1f s; a bridge's first line must be its "
 				   "hello (docs/BRIDGE.md)%s%s; raise --instrument-opt "
 				   "hello_timeout_s=S if the device is slow to open",
-				   label, b->hello_timeout_s, last[0] ? "; its last stderr line: " : "",
-				   last);
+				   label, b->hello_timeout_s,
+				   last[0] ? "; its last stderr line: " : "", last);
 		goto fail;
 	}
 	b->heartbeat_s = hb > 0 ? hb : b->hello.heartbeat_s;
 	fill_identity(inst, b);
+	const char *acc = ergon_options_get(opts, "accuracy_pct");
+	if (acc) {
+		double pct = 0;
+		char what[96];
+		snprintf(what, sizeof(what), "--instrument-opt accuracy_pct (%s)", label);
+		rc = ergon_parse_double(acc, what, &pct, err);
+		if (rc == 0 && !(pct > 0 && pct <= 100))
+			rc = ergon_err_set(err, ERGON_ERANGE,
+					   "%s: %g is not a percentage in (0, 100]", what, pct);
+		if (rc)
+			goto fail;
+		inst->identity.accuracy_pct = pct;
+		size_t l = strlen(inst->identity.notes);
+		snprintf(inst->identity.notes + l, sizeof(inst->identity.notes) - l,
+			 "; accuracy %g %% from --instrument-opt (bridge: %g %%)", pct,
+			 b->hello.accuracy_pct);
+	}
 	inst->priv = b;
 	return 0;
 fail:
@@ -796,7 +826,7 @@ static int bridge_open(struct ergon_instrument *inst, const struct ergon_instrum
 		as_instrument(err);
 		return rc;
 	}
-	return ergon_bridge_open_argv(inst, &av, label, opts, err);
+	return ergon_bridge_open_argv(inst, &av, label, opts, NULL, err);
 }
 
 int ergon_bridge_drv_start(struct ergon_instrument *inst, struct ergon_err *err)
@@ -944,7 +974,8 @@ int ergon_bridge_drv_stop(struct ergon_instrument *inst, struct ergon_err *err)
 		b->gap_summary = 1;
 		ergon_issue_add(b->issues, "instrument.bridge_samples_dropped",
 				json_pack("{s:s, s:I, s:I}", "instrument", b->label, "gaps",
-					  (json_int_t)b->gaps, "samples", (json_int_t)b->dropped_samples),
+					  (json_int_t)b->gaps, "samples",
+					  (json_int_t)b->dropped_samples),
 				"%s: %llu gaps lost %llu samples in all (the first %d are listed)",
 				b->label, (unsigned long long)b->gaps,
 				(unsigned long long)b->dropped_samples, GAP_ISSUES_MAX);
@@ -967,14 +998,15 @@ json_t *ergon_bridge_drv_stats(const struct ergon_instrument *inst)
 	const struct bridge *b = inst->priv;
 	if (b == NULL)
 		return NULL;
-	json_t *o = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f}", "bridge", b->label,
-			      "bytes", (json_int_t)b->bytes, "lines", (json_int_t)b->lines_n,
-			      "packets", (json_int_t)b->packets, "raw_samples",
-			      (json_int_t)b->raw_samples, "gaps", (json_int_t)b->gaps,
-			      "dropped_samples", (json_int_t)b->dropped_samples,
-			      "max_silence_s", b->max_silence_s, "heartbeat_bound_s", b->heartbeat_s);
+	json_t *o =
+	    json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f}", "bridge", b->label, "bytes",
+		      (json_int_t)b->bytes, "lines", (json_int_t)b->lines_n, "packets",
+		      (json_int_t)b->packets, "raw_samples", (json_int_t)b->raw_samples, "gaps",
+		      (json_int_t)b->gaps, "dropped_samples", (json_int_t)b->dropped_samples,
+		      "max_silence_s", b->max_silence_s, "heartbeat_bound_s", b->heartbeat_s);
 	if (o && b->raw_ignored)
-		json_object_set_new(o, "raw_samples_ignored", json_integer((json_int_t)b->raw_ignored));
+		json_object_set_new(o, "raw_samples_ignored",
+				    json_integer((json_int_t)b->raw_ignored));
 	if (o && b->have_offset)
 		json_object_set_new(o, "clock_offset_s", json_real(b->offset_s));
 	return o;
@@ -1060,9 +1092,9 @@ int ergon_bridge_passthrough(struct ergon_instrument *inst, int on, struct ergon
 		return ergon_err_set(err, ERGON_ENOTSUP, "not a bridge instrument");
 	if (!b->hello.passthrough)
 		return ergon_err_set(err, ERGON_ENOTSUP,
-				     "%s: the instrument cannot switch the target supply", b->label);
-	return command(b, "passthrough", on ? "\"on\":true" : "\"on\":false", b->heartbeat_s,
-		       err);
+				     "%s: the instrument cannot switch the target supply",
+				     b->label);
+	return command(b, "passthrough", on ? "\"on\":true" : "\"on\":false", b->heartbeat_s, err);
 }
 
 int ergon_bridge_caps(const struct ergon_instrument *inst, struct ergon_bridge_caps *out)
@@ -1070,9 +1102,9 @@ int ergon_bridge_caps(const struct ergon_instrument *inst, struct ergon_bridge_c
 	const struct bridge *b = bridge_of(inst);
 	if (b == NULL)
 		return ERGON_ENOTSUP;
-	*out = (struct ergon_bridge_caps){b->hello.inputs,	b->hello.outputs,
-					  b->hello.passthrough,	b->hello.stream_stats,
-					  b->hello.stream_raw,	b->hello.stats_rate_hz,
+	*out = (struct ergon_bridge_caps){b->hello.inputs,	   b->hello.outputs,
+					  b->hello.passthrough,	   b->hello.stream_stats,
+					  b->hello.stream_raw,	   b->hello.stats_rate_hz,
 					  b->hello.sample_rate_hz, b->heartbeat_s};
 	return 0;
 }

@@ -8,10 +8,12 @@
 
 /* Spawn av as a bridge, wait for its hello and fill inst->identity.
  * label names the instrument in messages ("bridge:ARGV", "joulescope").
- * opts->kv may hold hello_timeout_s=S and heartbeat_s=S. */
+ * opts->kv may hold hello_timeout_s=S, heartbeat_s=S, accuracy_pct=PCT
+ * (overrides the hello's, noted in the identity) and the keys in extra
+ * (NULL-terminated, may be NULL), which the caller handles. */
 int ergon_bridge_open_argv(struct ergon_instrument *inst, const struct ergon_wl_argv *av,
 			   const char *label, const struct ergon_instrument_options *opts,
-			   struct ergon_err *err);
+			   const char *const *extra, struct ergon_err *err);
 int ergon_bridge_drv_start(struct ergon_instrument *inst, struct ergon_err *err);
 int ergon_bridge_drv_read(struct ergon_instrument *inst, struct ergon_sample *buf, size_t cap,
 			  size_t *n, struct ergon_err *err);

@@ -2,6 +2,7 @@
  * messages (docs/BRIDGE.md). Every error names the byte offset in the
  * bridge's stdout, the line and the field. */
 #include "drivers/instruments/bridge/bridge_wire.h"
+
 #include "ergon/artifact.h"
 
 #include <jansson.h>
@@ -145,7 +146,8 @@ static int check_keys(const struct wctx *c, json_t *o, const char *const *known)
 		for (const char *const *p = known; *p && !ok; p++)
 			ok = strcmp(k, *p) == 0;
 		if (!ok)
-			return FAIL_FIELD(c, k, "unknown field (protocol %d)", ERGON_BRIDGE_PROTOCOL);
+			return FAIL_FIELD(c, k, "unknown field (protocol %d)",
+					  ERGON_BRIDGE_PROTOCOL);
 	}
 	return 0;
 }
@@ -206,8 +208,7 @@ static int get_f32(const struct wctx *c, json_t *o, const char *k, int required,
 	if (v == NULL)
 		return required ? FAIL_FIELD(c, k, "missing (required)") : 0;
 	if (!json_is_string(v))
-		return FAIL_FIELD(c, k, "expected a base64 string of %zu little-endian float32",
-				  n);
+		return FAIL_FIELD(c, k, "expected a base64 string of %zu little-endian float32", n);
 	uint8_t *bytes = malloc(n * 4);
 	float *f = malloc(n * sizeof(float));
 	int rc = 0;
@@ -217,8 +218,9 @@ static int get_f32(const struct wctx *c, json_t *o, const char *k, int required,
 	}
 	long bad = b64_decode(json_string_value(v), json_string_length(v), bytes, n * 4);
 	if (bad < 0) {
-		rc = FAIL_FIELD(c, k, "base64 of %zu characters does not hold %zu float32 (%zu "
-				      "bytes, %zu characters padded)",
+		rc = FAIL_FIELD(c, k,
+				"base64 of %zu characters does not hold %zu float32 (%zu "
+				"bytes, %zu characters padded)",
 				json_string_length(v), n, n * 4, (n * 4 + 2) / 3 * 4);
 		goto done;
 	}
@@ -249,12 +251,17 @@ done:
 
 static int decode_hello(const struct wctx *c, json_t *o, struct bridge_hello *h)
 {
-	static const char *const keys[] = {
-	    "type",	    "protocol",	      "vendor",	     "model",	       "serial",
-	    "accuracy_pct", "resolution_a",   "resolution_w", "resolution_j", "sample_rate_hz",
-	    "stats_rate_hz", "integrates",    "provenance",  "clock",	       "streams",
-	    "inputs",	    "outputs",	      "passthrough", "heartbeat_s",   "validated_against",
-	    "notes",	    NULL};
+	static const char *const keys[] = {"type",	    "protocol",
+					   "vendor",	    "model",
+					   "serial",	    "accuracy_pct",
+					   "resolution_a",  "resolution_w",
+					   "resolution_j",  "sample_rate_hz",
+					   "stats_rate_hz", "integrates",
+					   "provenance",    "clock",
+					   "streams",	    "inputs",
+					   "outputs",	    "passthrough",
+					   "heartbeat_s",   "validated_against",
+					   "notes",	    NULL};
 	int rc = check_keys(c, o, keys);
 	uint64_t u = 0;
 	char buf[32] = "";
@@ -264,7 +271,8 @@ static int decode_hello(const struct wctx *c, json_t *o, struct bridge_hello *h)
 		return FAIL_FIELD(c, "protocol",
 				  "protocol %llu is not spoken here (this ergon speaks %d); "
 				  "upgrade ergon or run the bridge in protocol %d",
-				  (unsigned long long)u, ERGON_BRIDGE_PROTOCOL, ERGON_BRIDGE_PROTOCOL);
+				  (unsigned long long)u, ERGON_BRIDGE_PROTOCOL,
+				  ERGON_BRIDGE_PROTOCOL);
 	h->protocol = (int)u;
 	if ((rc = get_str(c, o, "vendor", 1, h->vendor, sizeof(h->vendor))) ||
 	    (rc = get_str(c, o, "model", 1, h->model, sizeof(h->model))) ||
@@ -286,9 +294,10 @@ static int decode_hello(const struct wctx *c, json_t *o, struct bridge_hello *h)
 		return FAIL_FIELD(c, "accuracy_pct", "%g is not a percentage in 0..100",
 				  h->accuracy_pct);
 	if (h->resolution_a < 0 || h->resolution_w < 0 || h->resolution_j < 0)
-		return FAIL_FIELD(c, h->resolution_a < 0	   ? "resolution_a"
-				     : h->resolution_w < 0 ? "resolution_w"
-							   : "resolution_j",
+		return FAIL_FIELD(c,
+				  h->resolution_a < 0	? "resolution_a"
+				  : h->resolution_w < 0 ? "resolution_w"
+							: "resolution_j",
 				  "a resolution cannot be negative");
 	if (!(h->sample_rate_hz > 0) || h->sample_rate_hz > 1e10)
 		return FAIL_FIELD(c, "sample_rate_hz", "%g Hz is not in (0, 1e10]",
@@ -394,9 +403,8 @@ static int decode_stats(const struct wctx *c, json_t *o, struct bridge_msg *m)
 
 static int decode_raw(const struct wctx *c, json_t *o, struct bridge_msg *m)
 {
-	static const char *const keys[] = {"type",    "sample_id", "t_s",     "n",
-					   "current_a", "voltage_v", "power_w", "digital",
-					   NULL};
+	static const char *const keys[] = {"type",	"sample_id", "t_s",	"n", "current_a",
+					   "voltage_v", "power_w",   "digital", NULL};
 	struct bridge_raw *r = &m->raw;
 	uint64_t n = 0;
 	int rc = check_keys(c, o, keys);
@@ -490,9 +498,9 @@ int bridge_wire_decode(const char *line, size_t len, uint64_t offset, uint64_t l
 		const char *name;
 		int type;
 	} types[] = {
-	    {"hello", BRIDGE_MSG_HELLO},	 {"stats", BRIDGE_MSG_STATS},
-	    {"raw", BRIDGE_MSG_RAW},		 {"gpi", BRIDGE_MSG_GPI},
-	    {"ack", BRIDGE_MSG_ACK},		 {"heartbeat", BRIDGE_MSG_HEARTBEAT},
+	    {"hello", BRIDGE_MSG_HELLO},     {"stats", BRIDGE_MSG_STATS},
+	    {"raw", BRIDGE_MSG_RAW},	     {"gpi", BRIDGE_MSG_GPI},
+	    {"ack", BRIDGE_MSG_ACK},	     {"heartbeat", BRIDGE_MSG_HEARTBEAT},
 	    {"dropped", BRIDGE_MSG_DROPPED}, {"error", BRIDGE_MSG_ERROR},
 	};
 	struct wctx c = {line, len, offset, line_no, NULL, err};
@@ -603,8 +611,8 @@ int bridge_lines_append(struct bridge_lines *l, const char *data, size_t n, stru
 		return ergon_err_set(err, ERGON_ETOOBIG,
 				     "bridge: stdout byte %llu (line %llu): a line is longer than "
 				     "%zu bytes; split raw blocks into smaller ones",
-				     (unsigned long long)(l->offset + tail), (unsigned long long)line,
-				     ERGON_BRIDGE_LINE_MAX);
+				     (unsigned long long)(l->offset + tail),
+				     (unsigned long long)line, ERGON_BRIDGE_LINE_MAX);
 	}
 	return 0;
 }

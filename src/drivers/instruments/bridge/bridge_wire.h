@@ -37,8 +37,8 @@ struct bridge_hello {
 	double sample_rate_hz, stats_rate_hz;
 	double heartbeat_s;
 	char integrates[32];
-	int provenance;	 /* enum ergon_provenance: measured or synthetic */
-	int clock_host;	 /* 1: times are host CLOCK_MONOTONIC; 0: instrument clock */
+	int provenance; /* enum ergon_provenance: measured or synthetic */
+	int clock_host; /* 1: times are host CLOCK_MONOTONIC; 0: instrument clock */
 	int stream_stats, stream_raw;
 	int inputs, outputs, passthrough;
 	char validated_against[192];

@@ -9,6 +9,7 @@
  * that is not installed); Python is $ERGON_PYTHON or python3 on PATH. */
 #include "drivers/instruments/bridge/bridge_priv.h"
 #include "ergon/instrument.h"
+#include "ergon/parse.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -32,10 +33,11 @@ static int find_script(char *out, size_t cap, struct ergon_err *err)
 	const char *env = getenv("ERGON_JOULESCOPE_BRIDGE");
 	if (env && env[0]) {
 		if (access(env, R_OK) != 0)
-			return ergon_err_set(err, ERGON_ENOENT,
-					     "joulescope: ERGON_JOULESCOPE_BRIDGE=%s is not a readable "
-					     "file; unset it or point it at joulescope_bridge.py",
-					     env);
+			return ergon_err_set(
+			    err, ERGON_ENOENT,
+			    "joulescope: ERGON_JOULESCOPE_BRIDGE=%s is not a readable "
+			    "file; unset it or point it at joulescope_bridge.py",
+			    env);
 		snprintf(out, cap, "%s", env);
 		return 0;
 	}
@@ -53,24 +55,27 @@ static int find_script(char *out, size_t cap, struct ergon_err *err)
 			     SCRIPT, ERGON_BRIDGE_INSTALL_DIR, ERGON_BRIDGE_SOURCE_DIR);
 }
 
-/* argv = python3 SCRIPT [extra] [serial] */
-static int build_argv(struct ergon_wl_argv *av, const char *extra, const char *serial,
-		      struct ergon_err *err)
+/* argv = python3 SCRIPT [words...]; words NULL-terminated. */
+static int build_argv(struct ergon_wl_argv *av, const char *const *args, struct ergon_err *err)
 {
 	char script[512];
 	int rc = find_script(script, sizeof(script), err);
 	if (rc)
 		return rc;
 	const char *py = getenv("ERGON_PYTHON");
-	const char *words[4] = {py && py[0] ? py : "python3", script, extra, serial};
+	const char *words[10] = {py && py[0] ? py : "python3", script};
+	size_t nw = 2;
+	for (const char *const *a = args; a && *a && nw < 10; a++)
+		words[nw++] = *a;
 	size_t o = 0;
 	av->argc = 0;
-	for (size_t i = 0; i < 4; i++) {
+	for (size_t i = 0; i < nw; i++) {
 		if (words[i] == NULL || words[i][0] == '\0')
 			continue;
 		size_t l = strlen(words[i]);
 		if (o + l + 1 > sizeof(av->buf))
-			return ergon_err_set(err, ERGON_ETOOBIG, "joulescope: command line too long");
+			return ergon_err_set(err, ERGON_ETOOBIG,
+					     "joulescope: command line too long");
 		memcpy(av->buf + o, words[i], l + 1);
 		av->argv[av->argc++] = av->buf + o;
 		o += l + 1;
@@ -84,18 +89,41 @@ static int js_open(struct ergon_instrument *inst, const struct ergon_instrument_
 {
 	static struct ergon_wl_argv av;
 	const char *serial = opts->arg && opts->arg[0] ? opts->arg : NULL;
-	if (serial && strspn(serial, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") !=
-			  strlen(serial))
+	if (serial &&
+	    strspn(serial, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") !=
+		strlen(serial))
 		return ergon_err_set(err, ERGON_EUSAGE,
 				     "--instrument joulescope:%s: a serial number is letters, "
 				     "digits, '-' and '_' (see `ergon instruments`)",
 				     serial);
 	char label[96];
-	snprintf(label, sizeof(label), "joulescope%s%.60s", serial ? ":" : "", serial ? serial : "");
-	int rc = build_argv(&av, serial ? "--serial" : NULL, serial, err);
+	snprintf(label, sizeof(label), "joulescope%s%.60s", serial ? ":" : "",
+		 serial ? serial : "");
+	const char *args[8];
+	size_t na = 0;
+	if (serial)
+		args[na++] = "--serial", args[na++] = serial;
+	/* The statistics rate is the bridge's to set on the instrument. */
+	const char *rate = ergon_options_get(opts, "stats_rate_hz");
+	double hz = 0;
+	if (rate) {
+		int prc = ergon_parse_double(rate, "--instrument-opt stats_rate_hz (joulescope)",
+					     &hz, err);
+		if (prc)
+			return prc;
+		if (!(hz >= 1 && hz <= 100000))
+			return ergon_err_set(err, ERGON_ERANGE,
+					     "--instrument-opt stats_rate_hz=%s (joulescope): give "
+					     "1..100000 statistics per second",
+					     rate);
+		args[na++] = "--stats-rate", args[na++] = rate;
+	}
+	args[na] = NULL;
+	int rc = build_argv(&av, args, err);
 	if (rc)
 		return rc;
-	return ergon_bridge_open_argv(inst, &av, label, opts, err);
+	static const char *const extra[] = {"stats_rate_hz", NULL};
+	return ergon_bridge_open_argv(inst, &av, label, opts, extra, err);
 }
 
 static int js_scan(const struct ergon_instrument_options *opts, json_t **found,
@@ -104,7 +132,8 @@ static int js_scan(const struct ergon_instrument_options *opts, json_t **found,
 	(void)opts;
 	*found = NULL;
 	static struct ergon_wl_argv av;
-	int rc = build_argv(&av, "--scan", NULL, err);
+	static const char *const scan_args[] = {"--scan", NULL};
+	int rc = build_argv(&av, scan_args, err);
 	if (rc)
 		return rc;
 	char out[8192];
@@ -148,9 +177,9 @@ static int js_scan(const struct ergon_instrument_options *opts, json_t **found,
 		const char *model = json_string_value(json_object_get(d, "model"));
 		char id[128];
 		snprintf(id, sizeof(id), "joulescope:%.100s", serial ? serial : "?");
-		json_array_append_new(*found, json_pack("{s:s, s:s, s:s}", "id", id, "path",
-							path ? path : "", "model",
-							model ? model : ""));
+		json_array_append_new(*found,
+				      json_pack("{s:s, s:s, s:s}", "id", id, "path",
+						path ? path : "", "model", model ? model : ""));
 	}
 done:
 	json_decref(o);
