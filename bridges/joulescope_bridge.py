@@ -26,6 +26,7 @@ Validated against ergon's stub pyjoulescope_driver only
 (tests/support/pyjoulescope_stub): never run against a real Joulescope.
 """
 import argparse
+import collections
 import json
 import math
 import os
@@ -84,6 +85,14 @@ class Bridge:
         self.gpo = 0
         self.last_stats = time.monotonic()
         self.events = queue.Queue()  # ("cmd", obj) | ("eof", None) | ("removed", path)
+        # The statistics carry no inputs: packets wait here until an input
+        # snapshot taken after their midpoint (on the host clock) arrives,
+        # and get the snapshot nearest to it.
+        self.lock = threading.Lock()
+        self.offset = None  # host = instrument time + offset (smallest latency seen)
+        self.pending = collections.deque()
+        self.snaps = collections.deque()  # (host time, value), oldest first
+        self.req_t = None
 
     # --- callbacks: on the driver's thread --------------------------------
     def on_stats(self, topic, value):
@@ -110,8 +119,6 @@ class Bridge:
             if "charge" in acc and "energy" in acc:
                 msg["charge_c"] = float(acc["charge"]["value"])
                 msg["energy_j"] = float(acc["energy"]["value"])
-            if not self.js110:
-                msg["digital"] = int(self.gpi)
         except (KeyError, TypeError, ValueError) as e:
             fatal("joulescope: statistics value of unexpected shape (%s); this bridge "
                   "was written for pyjoulescope_driver's s/stats/value dict" % e, 1)
@@ -122,12 +129,46 @@ class Bridge:
             send({"type": "dropped", "sample_id": msg["sample_id"],
                   "count": msg["sample_count"]})
             return
-        self.last_stats = time.monotonic()
-        send(msg)
+        recv = self.last_stats = time.monotonic()
+        if self.js110:
+            send(msg)
+            return
+        with self.lock:
+            lat = recv - msg["t_end_s"]
+            if self.offset is None or lat < self.offset:
+                self.offset = lat
+            self.pending.append(msg)
+            self.flush(False)
 
     def on_gpi(self, topic, value):
-        self.gpi = int(value)
+        now = time.monotonic()
+        with self.lock:
+            # The inputs were sampled between the request and this answer.
+            t = (self.req_t + now) / 2 if self.req_t is not None else now
+            self.gpi = int(value)
+            self.snaps.append((t, self.gpi))
+            self.flush(False)
         self.gpi_event.set()
+
+    def flush(self, final):
+        """Send the packets a snapshot brackets (all of them when final).
+        Called with self.lock held."""
+        while self.pending:
+            m = self.pending[0]
+            mid = (m["t_start_s"] + m["t_end_s"]) / 2 + self.offset
+            if not final and (not self.snaps or self.snaps[-1][0] < mid):
+                return
+            while len(self.snaps) >= 2 and self.snaps[1][0] <= mid:
+                self.snaps.popleft()
+            if not self.snaps:
+                m["digital"] = self.gpi
+            elif len(self.snaps) == 1 or self.snaps[0][0] > mid:
+                m["digital"] = self.snaps[0][1]
+            else:  # snaps[0] <= mid < snaps[1]: the nearer one
+                a, b = self.snaps[0], self.snaps[1]
+                m["digital"] = a[1] if mid - a[0] <= b[0] - mid else b[1]
+            send(m)
+            self.pending.popleft()
 
     def on_remove(self, topic, value):
         if value == self.path or (isinstance(value, str) and value.startswith(self.path)):
@@ -161,7 +202,8 @@ class Bridge:
         if self.js110 and not self.sensor_side:
             notes += "; JS110: host-side stats and accumulators (on-instrument: 2 Hz only)"
         if not self.js110:
-            notes += "; digital = input snapshot polled every %g s" % self.args.gpi_poll_s
+            notes += ("; digital = the input snapshot (polled every %g s) nearest each "
+                      "packet on the host clock" % self.args.gpi_poll_s)
         send({"type": "hello", "protocol": PROTOCOL, "vendor": "Jetperch",
               "model": self.model.upper(), "serial": serial_of(self.path),
               "accuracy_pct": 0.0,  # ergon --instrument-opt accuracy_pct=PCT
@@ -190,9 +232,18 @@ class Bridge:
         if clear_mask:
             self.pub("s/gpo/+/!clr", clear_mask)
 
-    def snapshot(self):
+    def last_snap_wait(self):
+        """Host time of the oldest waiting packet's midpoint."""
+        m = self.pending[0]
+        return (m["t_start_s"] + m["t_end_s"]) / 2 + self.offset
+
+    def request_inputs(self):
         self.gpi_event.clear()
+        self.req_t = time.monotonic()
         self.pub("s/gpi/+/!req", 0)
+
+    def snapshot(self):
+        self.request_inputs()
         if not self.gpi_event.wait(1.0):
             raise RuntimeError("no answer on s/gpi/+/!value within 1 s")
         return self.gpi
@@ -208,6 +259,8 @@ class Bridge:
             elif c == "stop":
                 self.set_stats(False)
                 self.streaming = False
+                with self.lock:
+                    self.flush(True)
             elif c == "gpo":
                 self.set_outputs(int(cmd.get("set", 0)), int(cmd.get("clear", 0)))
             elif c == "gpi":
@@ -262,10 +315,12 @@ class Bridge:
             if self.streaming and not self.js110 and now >= next_poll:
                 next_poll = now + self.args.gpi_poll_s
                 try:
-                    self.gpi_event.clear()
-                    self.pub("s/gpi/+/!req", 0)
+                    self.request_inputs()
                 except Exception as e:
                     fatal("joulescope: %s: %s" % (self.path, e), 1)
+                with self.lock:  # no snapshot for long: do not hold packets back
+                    if self.pending and now - self.last_snap_wait() > 0.25:
+                        self.flush(True)
             if now >= next_hb:
                 next_hb = now + self.args.heartbeat_s / 4
                 send({"type": "heartbeat"})

@@ -16,6 +16,12 @@ min,max}, accumulators.{charge,energy}) and simulates a JS220:
 - an unplug after unplug_after_s: statistics stop, '@/!remove' subscribers
   are called, later publishes raise.
 
+A device path with "/js110/" simulates a JS110 instead: sensor-side
+statistics on s/sstats/value at a fixed 2 Hz from open (no standard
+deviation), host-side statistics on s/stats/value when s/stats/ctrl is on
+(s/stats/scnt counted at 2 MHz), outputs through s/gpo/N/value, current
+range through s/i/range/select; no input snapshots.
+
 Configuration: the JSON object in $ERGON_JS_STUB (inline JSON or @path).
 Every publish is appended to $ERGON_JS_STUB_LOG (one JSON line each) when
 set, so that tests can check what the bridge asked for. Nothing here is
@@ -68,6 +74,9 @@ class _Device:
         self.t0 = None  # host time of simulated t = 0 (stats start)
         self.thread = None
         self.unplugged = False
+        self.sstats_on = False
+        self.js110 = "/js110/" in path
+        self.sstats = None  # JS110 sensor-side statistics thread
 
     # The simulated signals at simulated time t (seconds since stats on).
     def gate(self, t):
@@ -82,20 +91,28 @@ class _Device:
     def sim_t(self):
         return 0.0 if self.t0 is None else time.monotonic() - self.t0
 
-    def run_stats(self):
+    def run_stats(self, sensor_side=False):
         c = self.cfg
-        freq = c["sample_freq"]
-        span_s = self.scnt / 1e6  # scnt counts at 1 MHz on a JS220
+        if self.js110:
+            freq = 2000000
+            span_s = 0.5 if sensor_side else self.scnt / 2e6
+            topic = self.path + ("/s/sstats/value" if sensor_side else "/s/stats/value")
+        else:
+            freq = c["sample_freq"]
+            span_s = self.scnt / 1e6  # scnt counts at 1 MHz on a JS220
+            topic = self.path + "/s/stats/value"
         spp = int(round(span_s * freq))
         k = 0
         charge = energy = 0.0
-        while self.ctrl and not self.unplugged:
+        t0 = time.monotonic()
+        running = (lambda: self.sstats_on) if sensor_side else (lambda: self.ctrl)
+        while running() and not self.unplugged:
             if c["unplug_after_s"] is not None and self.sim_t() >= c["unplug_after_s"]:
                 self.unplugged = True
                 self.driver._deliver("@/!remove", self.path)
                 return
-            due = int(self.sim_t() / span_s)
-            while k < due and self.ctrl:
+            due = int((time.monotonic() - t0) / span_s)
+            while k < due and running():
                 t_mid = (k + 0.5) * span_s
                 i = c["active_a"] if self.gate(t_mid) else c["idle_a"]
                 v = c["voltage_v"]
@@ -103,8 +120,11 @@ class _Device:
                 energy += i * v * span_s
                 if k not in c["drop_packets"]:
                     sid = c["first_sample_id"] + k * spp
-                    self.driver._deliver(self.path + "/s/stats/value",
-                                         _stats_value(sid, spp, freq, i, v, charge, energy))
+                    value = _stats_value(sid, spp, freq, i, v, charge, energy)
+                    if sensor_side:
+                        for sig in value["signals"].values():
+                            del sig["std"]
+                    self.driver._deliver(topic, value)
                 k += 1
             time.sleep(0.005)
 
@@ -152,6 +172,7 @@ class Driver:
     def finalize(self):
         for dev in list(self._open.values()):
             dev.ctrl = 0
+            dev.sstats_on = False
             if dev.thread:
                 dev.thread.join(1.0)
         self._open = {}
@@ -162,12 +183,19 @@ class Driver:
     def open(self, device_prefix, mode=None, timeout=None):
         if device_prefix not in self._cfg["devices"]:
             raise RuntimeError("device not found: " + device_prefix)
-        self._open[device_prefix] = _Device(self, device_prefix, self._cfg)
+        dev = _Device(self, device_prefix, self._cfg)
+        self._open[device_prefix] = dev
+        if dev.js110:
+            dev.sstats_on = True
+            dev.t0 = time.monotonic()
+            dev.sstats = threading.Thread(target=dev.run_stats, args=(True,), daemon=True)
+            dev.sstats.start()
 
     def close(self, device_prefix, timeout=None):
         dev = self._open.pop(device_prefix, None)
         if dev:
             dev.ctrl = 0
+            dev.sstats_on = False
 
     def subscribe(self, topic, flags, fn, timeout=None):
         with self._lock:
@@ -199,7 +227,9 @@ class Driver:
         if dev.unplugged:
             raise RuntimeError("device removed: " + dev.path)
         self._record(topic, value)
-        if sub == "s/i/range/mode":
+        if sub in ("s/i/range/mode", "s/i/range/select"):
+            if (sub == "s/i/range/select") != dev.js110:
+                raise RuntimeError("topic not supported by this model: " + topic)
             dev.range_mode = value
         elif sub == "s/stats/scnt":
             dev.scnt = int(value)
@@ -214,6 +244,11 @@ class Driver:
                 dev.ctrl = 0
                 if dev.thread is not threading.current_thread():
                     dev.thread.join(1.0)
+        elif dev.js110 and sub.startswith("s/gpo/") and sub.endswith("/value"):
+            bit = int(sub.split("/")[2])
+            dev.gpo = (dev.gpo & ~(1 << bit)) | ((1 if value else 0) << bit)
+        elif dev.js110 and sub.startswith("s/gpi/"):
+            raise RuntimeError("topic not supported by this model: " + topic)
         elif sub == "s/gpi/+/!req":
             # Answered from another thread, as the vendor's driver does.
             snap = dev.inputs(dev.sim_t())
