@@ -96,6 +96,10 @@ class Bridge:
 
     # --- callbacks: on the driver's thread --------------------------------
     def on_stats(self, topic, value):
+        with self.lock:  # so that no packet follows the ack of stop
+            self._on_stats(value)
+
+    def _on_stats(self, value):
         if not self.streaming:
             return
         try:
@@ -133,12 +137,11 @@ class Bridge:
         if self.js110:
             send(msg)
             return
-        with self.lock:
-            lat = recv - msg["t_end_s"]
-            if self.offset is None or lat < self.offset:
-                self.offset = lat
-            self.pending.append(msg)
-            self.flush(False)
+        lat = recv - msg["t_end_s"]
+        if self.offset is None or lat < self.offset:
+            self.offset = lat
+        self.pending.append(msg)
+        self.flush(False)
 
     def on_gpi(self, topic, value):
         now = time.monotonic()
@@ -258,8 +261,8 @@ class Bridge:
                 self.set_stats(True)
             elif c == "stop":
                 self.set_stats(False)
-                self.streaming = False
                 with self.lock:
+                    self.streaming = False
                     self.flush(True)
             elif c == "gpo":
                 self.set_outputs(int(cmd.get("set", 0)), int(cmd.get("clear", 0)))

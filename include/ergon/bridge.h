@@ -5,7 +5,10 @@
  *
  * Every function takes an instrument opened with ergon_instrument_open
  * whose driver is `bridge` or `joulescope` and answers ERGON_ENOTSUP for
- * any other. */
+ * any other. An instrument is not thread-safe: read and command it from one
+ * thread (a sampler thread that reads must also be the one that drives the
+ * outputs). A bridge measures once: after ergon_instrument_stop it has been
+ * asked to quit. */
 #ifndef ERGON_BRIDGE_H
 #define ERGON_BRIDGE_H
 

@@ -72,6 +72,19 @@ static int collect(struct ergon_instrument *inst, double wall_s, struct ergon_st
 	return rc;
 }
 
+/* Open the Joulescope on a stub configured by stub_json and start it. */
+static struct ergon_instrument *start_js(const char *stub_json,
+					 const struct ergon_instrument_options *opts)
+{
+	stub(stub_json);
+	struct ergon_instrument *inst = NULL;
+	struct ergon_err err = {0};
+	if (ergon_instrument_open("joulescope", opts, &inst, &err) != 0 ||
+	    ergon_instrument_start(inst, &err) != 0)
+		fail_msg("joulescope on stub %s: %s", stub_json, err.msg);
+	return inst;
+}
+
 static void test_scan_and_two_devices(void **state)
 {
 	(void)state;
@@ -134,11 +147,8 @@ static void test_driver_missing(void **state)
 static void test_stream_gate_state_go(void **state)
 {
 	(void)state;
-	stub("{}");
-	struct ergon_instrument *inst = NULL;
 	struct ergon_err err = {0};
-	assert_int_equal(ergon_instrument_open("joulescope", NULL, &inst, &err), 0);
-	assert_int_equal(ergon_instrument_start(inst, &err), 0);
+	struct ergon_instrument *inst = start_js("{}", NULL);
 	struct ergon_stats_packet *p = NULL;
 	size_t n = 0;
 	assert_int_equal(collect(inst, 0.5, &p, &n, &err), 0);
@@ -184,11 +194,8 @@ static void test_stream_gate_state_go(void **state)
 static void test_dropped_sample_ids(void **state)
 {
 	(void)state;
-	stub("{\"drop_packets\":[100,101,102]}");
-	struct ergon_instrument *inst = NULL;
 	struct ergon_err err = {0};
-	assert_int_equal(ergon_instrument_open("joulescope", NULL, &inst, &err), 0);
-	assert_int_equal(ergon_instrument_start(inst, &err), 0);
+	struct ergon_instrument *inst = start_js("{\"drop_packets\":[100,101,102]}", NULL);
 	struct ergon_stats_packet *p = NULL;
 	size_t n = 0;
 	assert_int_equal(collect(inst, 0.4, &p, &n, &err), 0);
@@ -208,11 +215,8 @@ static void test_dropped_sample_ids(void **state)
 static void test_unplugged_mid_run(void **state)
 {
 	(void)state;
-	stub("{\"unplug_after_s\":0.5}");
-	struct ergon_instrument *inst = NULL;
 	struct ergon_err err = {0};
-	assert_int_equal(ergon_instrument_open("joulescope", NULL, &inst, &err), 0);
-	assert_int_equal(ergon_instrument_start(inst, &err), 0);
+	struct ergon_instrument *inst = start_js("{\"unplug_after_s\":0.5}", NULL);
 	struct ergon_stats_packet *p = NULL;
 	size_t n = 0;
 	int rc = collect(inst, 5.0, &p, &n, &err);

@@ -38,6 +38,12 @@
 #define GAP_ISSUES_MAX 16
 #define READ_WAIT_S 0.01 /* longest a read waits for a line */
 
+/* A ring of fixed-size elements that grows by doubling up to max. */
+struct ring {
+	unsigned char *buf;
+	size_t head, len, cap, max, esize;
+};
+
 struct bridge {
 	struct ergon_wl_argv av;
 	char label[160];
@@ -56,12 +62,8 @@ struct bridge {
 	/* The first failure, returned once the queue is empty. */
 	int fail_code;
 	char fail_msg[ERGON_ERR_MSG_MAX];
-	/* Statistics packets, a ring. */
-	struct ergon_stats_packet *q;
-	size_t q_head, q_len, q_cap;
-	/* Raw samples as instrument samples, a ring. */
-	struct ergon_sample *rq;
-	size_t r_head, r_len, r_cap;
+	struct ring q;	/* statistics packets */
+	struct ring rq; /* raw samples as instrument samples */
 	/* Instrument time -> host monotonic. */
 	int have_offset;
 	double offset_s;
@@ -81,7 +83,7 @@ struct bridge {
 	uint32_t gpi_value;
 	int have_gpi;
 	/* Counters for stats(). */
-	uint64_t packets, raw_samples, raw_ignored, bytes, lines_n;
+	uint64_t packets, raw_samples, raw_ignored, late_ignored, bytes, lines_n;
 	double max_silence_s;
 	json_t *issues; /* inst->issues, borrowed */
 };
@@ -165,53 +167,45 @@ static void status_text(const struct bridge *b, char *buf, size_t cap)
 
 /* --- the queues -------------------------------------------------------- */
 
-static int q_push(struct bridge *b, const struct ergon_stats_packet *p)
+static int ring_push(struct ring *r, const void *e)
 {
-	if (b->q_len == b->q_cap) {
-		size_t nc = b->q_cap ? b->q_cap * 2 : 1024;
-		if (nc > QUEUE_MAX)
+	if (r->len == r->cap) {
+		size_t nc = r->cap ? r->cap * 2 : 1024;
+		if (nc > r->max)
 			return ERGON_ETOOBIG;
-		struct ergon_stats_packet *nq = malloc(nc * sizeof(*nq));
-		if (nq == NULL)
+		unsigned char *nb = malloc(nc * r->esize);
+		if (nb == NULL)
 			return ERGON_ENOMEM;
-		for (size_t i = 0; i < b->q_len; i++)
-			nq[i] = b->q[(b->q_head + i) % b->q_cap];
-		free(b->q);
-		b->q = nq;
-		b->q_cap = nc;
-		b->q_head = 0;
+		for (size_t i = 0; i < r->len; i++)
+			memcpy(nb + i * r->esize, r->buf + ((r->head + i) % r->cap) * r->esize,
+			       r->esize);
+		free(r->buf);
+		r->buf = nb;
+		r->cap = nc;
+		r->head = 0;
 	}
-	b->q[(b->q_head + b->q_len) % b->q_cap] = *p;
-	b->q_len++;
+	memcpy(r->buf + ((r->head + r->len) % r->cap) * r->esize, e, r->esize);
+	r->len++;
 	return 0;
 }
 
-static int r_push(struct bridge *b, const struct ergon_sample *s)
+/* Move up to cap elements into out; returns how many. */
+static size_t ring_take(struct ring *r, void *out, size_t cap)
 {
-	if (b->r_len == b->r_cap) {
-		size_t nc = b->r_cap ? b->r_cap * 2 : 65536;
-		if (nc > RQUEUE_MAX)
-			return ERGON_ETOOBIG;
-		struct ergon_sample *nq = malloc(nc * sizeof(*nq));
-		if (nq == NULL)
-			return ERGON_ENOMEM;
-		for (size_t i = 0; i < b->r_len; i++)
-			nq[i] = b->rq[(b->r_head + i) % b->r_cap];
-		free(b->rq);
-		b->rq = nq;
-		b->r_cap = nc;
-		b->r_head = 0;
+	size_t n = 0;
+	for (; n < cap && r->len > 0; n++) {
+		memcpy((unsigned char *)out + n * r->esize, r->buf + r->head * r->esize, r->esize);
+		r->head = (r->head + 1) % r->cap;
+		r->len--;
 	}
-	b->rq[(b->r_head + b->r_len) % b->r_cap] = *s;
-	b->r_len++;
-	return 0;
+	return n;
 }
 
 /* A full queue stops reading from the bridge (it then blocks on its
  * writes), which is back-pressure, not a stall. */
 static int queue_full(const struct bridge *b)
 {
-	return b->q_len + 1 >= QUEUE_MAX || b->r_len + ERGON_BRIDGE_RAW_MAX >= RQUEUE_MAX;
+	return b->q.len + 1 >= QUEUE_MAX || b->rq.len + ERGON_BRIDGE_RAW_MAX >= RQUEUE_MAX;
 }
 
 /* --- messages ---------------------------------------------------------- */
@@ -279,7 +273,7 @@ static void on_stats(struct bridge *b, struct bridge_msg *m, uint64_t line_no, u
 	}
 	p.t_start_s = map_t(b, p.t_start_s);
 	p.t_end_s = map_t(b, p.t_end_s);
-	int rc = q_push(b, &p);
+	int rc = ring_push(&b->q, &p);
 	if (rc)
 		fail(b, rc, 1, "%s: the packet queue is full (%zu packets); read faster", b->label,
 		     QUEUE_MAX);
@@ -318,7 +312,7 @@ static void on_raw(struct bridge *b, struct bridge_msg *m, uint64_t line_no, uin
 			s.digital = r->digital[k];
 			s.fields |= ERGON_F_DIGITAL;
 		}
-		int rc = r_push(b, &s);
+		int rc = ring_push(&b->rq, &s);
 		if (rc) {
 			fail(b, rc, 1, "%s: the sample queue is full (%zu samples); read faster",
 			     b->label, RQUEUE_MAX);
@@ -359,28 +353,29 @@ static void on_line(struct bridge *b, const char *line, size_t len, uint64_t off
 		b->have_hello = 1;
 		break;
 	case BRIDGE_MSG_STATS:
-	case BRIDGE_MSG_RAW:
-		if (!b->started || b->stopped) {
-			fail(b, ERGON_EPARSE, 1,
-			     "bridge: stdout byte %llu (line %llu): %s data %s; send data only "
-			     "between the acks of start and stop (%s)",
-			     (unsigned long long)offset, (unsigned long long)line_no,
-			     m.type == BRIDGE_MSG_STATS ? "stats" : "raw",
-			     b->started ? "after stop was acknowledged" : "before start", b->label);
+	case BRIDGE_MSG_RAW: {
+		const char *kind = m.type == BRIDGE_MSG_STATS ? "stats" : "raw";
+		if (b->stopped || b->stopping) {
+			/* A packet in flight when stop was sent: counted, not used. */
+			b->late_ignored++;
 			break;
 		}
-		if (m.type == BRIDGE_MSG_STATS && !b->hello.stream_stats) {
-			fail(b, ERGON_EPARSE, 1,
-			     "bridge: stdout byte %llu (line %llu): stats sent but the hello's "
-			     "streams do not list \"stats\" (%s)",
-			     (unsigned long long)offset, (unsigned long long)line_no, b->label);
+		if (!b->started) {
+			fail(
+			    b, ERGON_EPARSE, 1,
+			    "bridge: stdout byte %llu (line %llu): %s data before start; send data "
+			    "only after the ack of start (%s)",
+			    (unsigned long long)offset, (unsigned long long)line_no, kind,
+			    b->label);
 			break;
 		}
-		if (m.type == BRIDGE_MSG_RAW && !b->hello.stream_raw) {
-			fail(b, ERGON_EPARSE, 1,
-			     "bridge: stdout byte %llu (line %llu): raw sent but the hello's "
-			     "streams do not list \"raw\" (%s)",
-			     (unsigned long long)offset, (unsigned long long)line_no, b->label);
+		if (!(m.type == BRIDGE_MSG_STATS ? b->hello.stream_stats : b->hello.stream_raw)) {
+			fail(
+			    b, ERGON_EPARSE, 1,
+			    "bridge: stdout byte %llu (line %llu): %s sent but the hello's streams "
+			    "do not list \"%s\" (%s)",
+			    (unsigned long long)offset, (unsigned long long)line_no, kind, kind,
+			    b->label);
 			break;
 		}
 		if (m.type == BRIDGE_MSG_STATS)
@@ -388,6 +383,7 @@ static void on_line(struct bridge *b, const char *line, size_t len, uint64_t off
 		else
 			on_raw(b, &m, line_no, offset);
 		break;
+	}
 	case BRIDGE_MSG_GPI:
 		b->gpi_value = m.value;
 		b->have_gpi = 1;
@@ -663,6 +659,25 @@ fail:
 	return rc;
 }
 
+/* A bridge not yet spawned; NULL when out of memory. Free: bridge_free. */
+static struct bridge *bridge_new(const struct ergon_wl_argv *av, const char *label)
+{
+	struct bridge *b = calloc(1, sizeof(*b));
+	if (b == NULL)
+		return NULL;
+	b->pid = -1;
+	b->fd = b->efd = -1;
+	b->q = (struct ring){.esize = sizeof(struct ergon_stats_packet), .max = QUEUE_MAX};
+	b->rq = (struct ring){.esize = sizeof(struct ergon_sample), .max = RQUEUE_MAX};
+	b->av = *av;
+	/* argv points into av.buf: rebase the pointers onto the copy. */
+	for (size_t i = 0; i < av->argc; i++)
+		b->av.argv[i] = b->av.buf + (av->argv[i] - av->buf);
+	b->av.argv[av->argc] = NULL;
+	snprintf(b->label, sizeof(b->label), "%s", label);
+	return b;
+}
+
 static void bridge_free(struct bridge *b)
 {
 	if (b == NULL)
@@ -674,8 +689,8 @@ static void bridge_free(struct bridge *b)
 	if (b->efd >= 0)
 		close(b->efd);
 	bridge_lines_free(&b->lines);
-	free(b->q);
-	free(b->rq);
+	free(b->q.buf);
+	free(b->rq.buf);
 	free(b);
 }
 
@@ -732,18 +747,10 @@ int ergon_bridge_open_argv(struct ergon_instrument *inst, const struct ergon_wl_
 			    *kv, label, extra && extra[0] ? " and " : "",
 			    extra && extra[0] ? extra[0] : "");
 	}
-	struct bridge *b = calloc(1, sizeof(*b));
+	struct bridge *b = bridge_new(av, label);
 	if (b == NULL)
 		return ergon_err_set(err, ERGON_ENOMEM, "out of memory");
-	b->pid = -1;
-	b->fd = b->efd = -1;
-	b->av = *av;
-	/* argv points into av.buf: rebase the pointers onto the copy. */
-	for (size_t i = 0; i < av->argc; i++)
-		b->av.argv[i] = b->av.buf + (av->argv[i] - av->buf);
-	b->av.argv[av->argc] = NULL;
 	b->issues = inst->issues;
-	snprintf(b->label, sizeof(b->label), "%s", label);
 	b->hello_timeout_s = 10.0;
 	double hb = 0;
 	int rc = opt_seconds(opts, "hello_timeout_s", label, 0.1, 600, &b->hello_timeout_s, err);
@@ -844,24 +851,27 @@ int ergon_bridge_drv_start(struct ergon_instrument *inst, struct ergon_err *err)
 	return rc;
 }
 
-/* Hand out queued packets; then the failure, if any. */
-static int take_packets(struct bridge *b, struct ergon_stats_packet *buf, size_t cap, size_t *n,
-			struct ergon_err *err)
+/* Hand out what a queue holds (waiting a little for the bridge when it is
+ * empty); then the failure, if any. */
+static int take(struct bridge *b, struct ring *r, void *buf, size_t cap, size_t *n,
+		struct ergon_err *err)
 {
-	*n = 0;
-	if (b->q_len == 0 && b->fail_code == 0 && !b->stopped) {
+	if (r->len == 0 && b->fail_code == 0 && !b->stopped) {
 		pump(b, READ_WAIT_S);
 		check_end(b);
 		check_stall(b);
 	}
-	while (*n < cap && b->q_len > 0) {
-		buf[(*n)++] = b->q[b->q_head];
-		b->q_head = (b->q_head + 1) % b->q_cap;
-		b->q_len--;
-	}
+	*n = ring_take(r, buf, cap);
 	if (*n == 0 && b->fail_code)
 		return failure(b, err);
 	return 0;
+}
+
+/* Hand out queued packets; then the failure, if any. */
+static int take_packets(struct bridge *b, struct ergon_stats_packet *buf, size_t cap, size_t *n,
+			struct ergon_err *err)
+{
+	return take(b, &b->q, buf, cap, n, err);
 }
 
 int ergon_bridge_drv_read(struct ergon_instrument *inst, struct ergon_sample *buf, size_t cap,
@@ -903,19 +913,7 @@ int ergon_bridge_drv_read(struct ergon_instrument *inst, struct ergon_sample *bu
 		}
 		return rc;
 	}
-	if (b->r_len == 0 && b->fail_code == 0 && !b->stopped) {
-		pump(b, READ_WAIT_S);
-		check_end(b);
-		check_stall(b);
-	}
-	while (*n < cap && b->r_len > 0) {
-		buf[(*n)++] = b->rq[b->r_head];
-		b->r_head = (b->r_head + 1) % b->r_cap;
-		b->r_len--;
-	}
-	if (*n == 0 && b->fail_code)
-		return failure(b, err);
-	return 0;
+	return take(b, &b->rq, buf, cap, n, err);
 }
 
 /* Ask the bridge to quit and reap it; a non-zero exit becomes an issue. */
@@ -1007,6 +1005,9 @@ json_t *ergon_bridge_drv_stats(const struct ergon_instrument *inst)
 	if (o && b->raw_ignored)
 		json_object_set_new(o, "raw_samples_ignored",
 				    json_integer((json_int_t)b->raw_ignored));
+	if (o && b->late_ignored)
+		json_object_set_new(o, "after_stop_ignored",
+				    json_integer((json_int_t)b->late_ignored));
 	if (o && b->have_offset)
 		json_object_set_new(o, "clock_offset_s", json_real(b->offset_s));
 	return o;
@@ -1114,16 +1115,9 @@ int ergon_bridge_caps(const struct ergon_instrument *inst, struct ergon_bridge_c
 int ergon_bridge_run_once(const struct ergon_wl_argv *av, const char *label, double timeout_s,
 			  char *out, size_t cap, int *status, struct ergon_err *err)
 {
-	struct bridge *b = calloc(1, sizeof(*b));
+	struct bridge *b = bridge_new(av, label);
 	if (b == NULL)
 		return ergon_err_set(err, ERGON_ENOMEM, "out of memory");
-	b->pid = -1;
-	b->fd = b->efd = -1;
-	b->av = *av;
-	for (size_t i = 0; i < av->argc; i++)
-		b->av.argv[i] = b->av.buf + (av->argv[i] - av->buf);
-	b->av.argv[av->argc] = NULL;
-	snprintf(b->label, sizeof(b->label), "%s", label);
 	size_t n = 0;
 	int rc = spawn(b, err);
 	if (rc)

@@ -4,9 +4,11 @@
  * finds the script and builds its command line; the protocol is the
  * bridge driver's (docs/BRIDGE.md).
  *
- * The script is looked up as $ERGON_JOULESCOPE_BRIDGE, then the installed
- * copy (ERGON_BRIDGE_INSTALL_DIR), then the source tree's (for a build
- * that is not installed); Python is $ERGON_PYTHON or python3 on PATH. */
+ * The script is looked up as $ERGON_JOULESCOPE_BRIDGE, then beside the
+ * running ergon (<bindir>/../share/ergon/bridges, so that an installed tree
+ * that was moved still finds it), then the configured install folder
+ * (ERGON_BRIDGE_INSTALL_DIR), then the source tree's (for a build that is
+ * not installed); Python is $ERGON_PYTHON or python3 on PATH. */
 #include "drivers/instruments/bridge/bridge_priv.h"
 #include "ergon/instrument.h"
 #include "ergon/parse.h"
@@ -41,8 +43,18 @@ static int find_script(char *out, size_t cap, struct ergon_err *err)
 		snprintf(out, cap, "%s", env);
 		return 0;
 	}
-	const char *dirs[] = {ERGON_BRIDGE_INSTALL_DIR, ERGON_BRIDGE_SOURCE_DIR};
-	for (size_t i = 0; i < 2; i++) {
+	char exe[512], beside[600] = "";
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(beside, sizeof(beside), "%s/../share/ergon/bridges", exe);
+		}
+	}
+	const char *dirs[] = {beside, ERGON_BRIDGE_INSTALL_DIR, ERGON_BRIDGE_SOURCE_DIR};
+	for (size_t i = 0; i < 3; i++) {
 		if (dirs[i][0] == '\0')
 			continue;
 		snprintf(out, cap, "%s/%s", dirs[i], SCRIPT);
