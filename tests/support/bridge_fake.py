@@ -7,7 +7,8 @@ packets at --rate Hz on a base clock of 1 MHz. Packet k covers samples
 [k*S, (k+1)*S) with S = 1e6 / rate. Every figure a test asserts is computed
 by hand from that description, not from this program's output.
 
-Faults: --garbage-after N, --nan-after N, --stall-after N, --exit-after N
+Faults: --garbage-after N, --nan-after N, --stall-after N, --exit-after N,
+--huge-line-after N (a 2 MiB line), --stderr-flood BYTES
 (with --status S), --error-after N, --gap-at N (--gap-len K packets),
 --no-hello, --devices A,B (no --serial: error listing them), --raw (raw
 blocks instead of statistics), --realtime (pace packets to the host clock,
@@ -53,6 +54,8 @@ def main():
     ap.add_argument("--devices", default="")
     ap.add_argument("--serial", default="")
     ap.add_argument("--quit-status", type=int, default=0)
+    ap.add_argument("--huge-line-after", type=int, default=-1)
+    ap.add_argument("--stderr-flood", type=int, default=0, help="bytes to stderr at start")
     a = ap.parse_args()
 
     if a.no_hello:
@@ -65,6 +68,11 @@ def main():
               % (len(devices), ", ".join(devices))})
         sys.exit(2)
 
+    if a.stderr_flood:
+        chunk = b"x" * 65535 + b"\n"
+        for _ in range(a.stderr_flood // len(chunk)):
+            os.write(2, chunk)
+        os.write(2, b"fake: flood done\n")
     spp = int(round(1e6 / a.rate))  # samples per packet
     send({"type": "hello", "protocol": 1, "vendor": "ergon-tests", "model": "fake-meter",
           "serial": a.serial or "FAKE0001", "accuracy_pct": 0.5, "resolution_a": 1e-9,
@@ -132,6 +140,10 @@ def main():
                 send({"type": "stats", "sample_id": sid, "sample_count": spp,
                       "t_start_s": 1.0, "t_end_s": 1.001, "i_avg_a": float("nan")},
                      allow_nan=True)
+            if k == a.huge_line_after:
+                sys.stdout.write("{\"type\":\"error\",\"message\":\"" + "y" * (2 << 20))
+                sys.stdout.flush()
+                time.sleep(3600)
             if k == a.stall_after:
                 time.sleep(3600)
             if k == a.exit_after:

@@ -338,6 +338,29 @@ static void test_fault_unplugged(void **state)
 	fault_case("--error-after 20", ERGON_EDEVICE, "the device was unplugged", NULL);
 }
 
+static void test_fault_huge_line(void **state)
+{
+	(void)state;
+	fault_case("--huge-line-after 20", ERGON_ETOOBIG, "a line is longer than 1048576 bytes",
+		   "stdout byte ");
+}
+
+/* 10 MB of stderr before the hello: kept to its last 1 KiB, the bridge
+ * works (stderr is drained while waiting, so it never blocks). */
+static void test_stderr_flood(void **state)
+{
+	(void)state;
+	struct ergon_instrument *inst = NULL;
+	struct ergon_err err = {0};
+	assert_int_equal(open_fake("--packets 10 --stderr-flood 10000000", &inst, &err), 0);
+	assert_int_equal(ergon_instrument_start(inst, &err), 0);
+	static struct ergon_stats_packet p[10];
+	size_t got = 0;
+	assert_int_equal(read_n(inst, p, 10, &got, &err), 0);
+	assert_int_equal(ergon_instrument_stop(inst, &err), 0);
+	ergon_instrument_close(inst);
+}
+
 static void test_fault_no_hello(void **state)
 {
 	(void)state;
@@ -409,6 +432,8 @@ int main(void)
 	    cmocka_unit_test(test_fault_stall),
 	    cmocka_unit_test(test_fault_exit),
 	    cmocka_unit_test(test_fault_unplugged),
+	    cmocka_unit_test(test_fault_huge_line),
+	    cmocka_unit_test(test_stderr_flood),
 	    cmocka_unit_test(test_fault_no_hello),
 	    cmocka_unit_test(test_fault_two_devices),
 	    cmocka_unit_test(test_quit_status),

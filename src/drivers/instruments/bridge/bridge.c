@@ -430,7 +430,7 @@ static void pump(struct bridge *b, double timeout_s)
 	if (pr <= 0)
 		return;
 	if (iefd >= 0 && (pf[iefd].revents & (POLLIN | POLLHUP | POLLERR))) {
-		char tmp[512];
+		char tmp[4096];
 		ssize_t r = read(b->efd, tmp, sizeof(tmp));
 		if (r <= 0) {
 			close(b->efd);
