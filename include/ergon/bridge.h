@@ -38,6 +38,18 @@ ERGON_API int ergon_bridge_read_packets(struct ergon_instrument *inst,
 					struct ergon_stats_packet *buf, size_t cap, size_t *n,
 					struct ergon_err *err);
 
+/* Up to cap consecutive raw samples (a bridge whose hello's streams are
+ * ["raw"]): current, voltage (NaN when the bridge sends none) and the
+ * inputs (bit i = input i, inputs 0-7), one per sample at the hello's
+ * sample_rate_hz, for ergon_gated_push_raw. Samples lost in a sample-id
+ * gap keep their places as NaN (never interpolated; the engine leaves them
+ * out of its sums) with the inputs held at their last level, and the gap
+ * is an instrument.bridge_samples_dropped issue. Same blocking, failure and
+ * stop rules as ergon_bridge_read_packets. */
+ERGON_API int ergon_bridge_read_raw(struct ergon_instrument *inst, float *current_a,
+				    float *voltage_v, uint8_t *digital, size_t cap, size_t *n,
+				    struct ergon_err *err);
+
 /* Drive outputs (bit i = output i) high (set) or low (clear) and wait for
  * the bridge's acknowledgement that the level changed (lock-step GO). */
 ERGON_API int ergon_bridge_gpo(struct ergon_instrument *inst, uint32_t set_mask,

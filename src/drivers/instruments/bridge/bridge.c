@@ -36,7 +36,8 @@
 #define ERRTAIL 1024
 #define CLOSE_GRACE_S 2.0
 #define GAP_ISSUES_MAX 16
-#define READ_WAIT_S 0.01 /* longest a read waits for a line */
+#define RAW_GAP_MAX ((uint64_t)1 << 20) /* lost raw samples kept in place as NaN, at once */
+#define READ_WAIT_S 0.01		/* longest a read waits for a line */
 
 /* A ring of fixed-size elements that grows by doubling up to max. */
 struct ring {
@@ -64,6 +65,7 @@ struct bridge {
 	char fail_msg[ERGON_ERR_MSG_MAX];
 	struct ring q;	/* statistics packets */
 	struct ring rq; /* raw samples as instrument samples */
+	struct ergon_sample last_raw;
 	/* Instrument time -> host monotonic. */
 	int have_offset;
 	double offset_s;
@@ -283,8 +285,34 @@ static void on_stats(struct bridge *b, struct bridge_msg *m, uint64_t line_no, u
 static void on_raw(struct bridge *b, struct bridge_msg *m, uint64_t line_no, uint64_t offset)
 {
 	const struct bridge_raw *r = &m->raw;
+	uint64_t gap = b->have_next_id && r->sample_id > b->next_id ? r->sample_id - b->next_id : 0;
 	if (check_ids(b, r->sample_id, r->n, line_no, offset))
 		return;
+	if (gap > 0 && !b->hello.stream_stats) {
+		/* The lost samples keep their places as NaN, so that the raw
+		 * stream stays on its sample clock: consumers leave them out of
+		 * every sum (never interpolated); the inputs hold their last
+		 * level so that a gap makes no gate edge. */
+		if (gap > RAW_GAP_MAX) {
+			fail(b, ERGON_EDEVICE, 1,
+			     "%s: %llu raw samples were lost at once (more than %llu): the stream "
+			     "cannot be kept on its sample clock; check the USB link",
+			     b->label, (unsigned long long)gap, (unsigned long long)RAW_GAP_MAX);
+			return;
+		}
+		double t_gap = r->t_s - (double)gap / b->hello.sample_rate_hz;
+		for (uint64_t k = 0; k < gap; k++) {
+			struct ergon_sample s = b->last_raw;
+			s.t_s = map_t(b, t_gap + (double)k / b->hello.sample_rate_hz);
+			s.current_a = s.voltage_v = s.power_w = NAN;
+			s.fields |= ERGON_F_CURRENT | ERGON_F_VOLTAGE;
+			if (ring_push(&b->rq, &s)) {
+				fail(b, ERGON_ETOOBIG, 1,
+				     "%s: the sample queue is full; read faster", b->label);
+				return;
+			}
+		}
+	}
 	if (b->hello.stream_stats) {
 		/* The instrument stream is the statistics; raw blocks beside
 		 * them are counted, not mixed in (times would interleave). */
@@ -312,6 +340,7 @@ static void on_raw(struct bridge *b, struct bridge_msg *m, uint64_t line_no, uin
 			s.digital = r->digital[k];
 			s.fields |= ERGON_F_DIGITAL;
 		}
+		b->last_raw = s;
 		int rc = ring_push(&b->rq, &s);
 		if (rc) {
 			fail(b, rc, 1, "%s: the sample queue is full (%zu samples); read faster",
@@ -1040,6 +1069,32 @@ int ergon_bridge_read_packets(struct ergon_instrument *inst, struct ergon_stats_
 	if (!b->started)
 		return ergon_err_set(err, ERGON_EUSAGE, "%s: read before start", b->label);
 	return take_packets(b, buf, cap, n, err);
+}
+
+int ergon_bridge_read_raw(struct ergon_instrument *inst, float *current_a, float *voltage_v,
+			  uint8_t *digital, size_t cap, size_t *n, struct ergon_err *err)
+{
+	struct bridge *b = bridge_of(inst);
+	*n = 0;
+	if (b == NULL)
+		return ergon_err_set(err, ERGON_ENOTSUP, "not a bridge instrument");
+	if (!b->hello.stream_raw || b->hello.stream_stats)
+		return ergon_err_set(err, ERGON_ENOTSUP,
+				     "%s: the bridge sends no raw stream of its own (its hello's "
+				     "streams must be [\"raw\"] alone)",
+				     b->label);
+	if (!b->started)
+		return ergon_err_set(err, ERGON_EUSAGE, "%s: read before start", b->label);
+	struct ergon_sample s[256];
+	if (cap > 256)
+		cap = 256;
+	int rc = take(b, &b->rq, s, cap, n, err);
+	for (size_t i = 0; i < *n; i++) {
+		current_a[i] = (float)s[i].current_a;
+		voltage_v[i] = (s[i].fields & ERGON_F_VOLTAGE) ? (float)s[i].voltage_v : NAN;
+		digital[i] = (uint8_t)s[i].digital;
+	}
+	return rc;
 }
 
 static int need_outputs(struct bridge *b, uint32_t mask, struct ergon_err *err)
