@@ -13,6 +13,12 @@ Faults: --garbage-after N, --nan-after N, --stall-after N, --exit-after N,
 --no-hello, --devices A,B (no --serial: error listing them), --raw (raw
 blocks instead of statistics), --realtime (pace packets to the host clock,
 clock host_monotonic), --quit-status S (exit status after quit).
+
+--lockstep (with --realtime) simulates a target in lock-step instead: its
+reset is the start; input 0 glitches (toggles every 5 packets) for the
+first 50 ms, input 1 (READY) is high from 100 ms (never with --no-ready);
+once output 0 (GO) is set the gate (input 0) rises 20 ms later and stays
+high for 1.2 s at 30 mA; 5 mA otherwise.
 """
 import argparse
 import base64
@@ -55,6 +61,8 @@ def main():
     ap.add_argument("--serial", default="")
     ap.add_argument("--quit-status", type=int, default=0)
     ap.add_argument("--huge-line-after", type=int, default=-1)
+    ap.add_argument("--lockstep", action="store_true")
+    ap.add_argument("--no-ready", action="store_true")
     ap.add_argument("--stderr-flood", type=int, default=0, help="bytes to stderr at start")
     a = ap.parse_args()
 
@@ -90,6 +98,7 @@ def main():
     charge = energy = 0.0
     t0 = 0.0
     gpo = 0
+    t_go = None  # lock-step: simulated time at which GO was set
     last_hb = time.monotonic()
     stdin = sys.stdin.fileno()
     buf = b""
@@ -112,6 +121,8 @@ def main():
                     streaming = False
                     send({"type": "ack", "id": cid, "ok": True})
                 elif c == "gpo":
+                    if cmd.get("set", 0) & 1 and t_go is None:
+                        t_go = time.monotonic() - t0
                     gpo |= cmd.get("set", 0)
                     gpo &= ~cmd.get("clear", 0)
                     send({"type": "ack", "id": cid, "ok": True})
@@ -154,7 +165,13 @@ def main():
                 sys.exit(1)
             if k == a.gap_at:
                 sid += a.gap_len * spp  # these samples never arrive
-            i = current_a(k)
+            i, dig = current_a(k), (k // 100) % 2
+            if a.lockstep:
+                tm = (k + 0.5) / a.rate
+                gate = t_go is not None and t_go + 0.02 <= tm < t_go + 0.02 + 1.2
+                glitch = tm < 0.05 and (k // 5) % 2
+                dig = (1 if gate or glitch else 0) | ((0 if a.no_ready or tm < 0.1 else 1) << 1)
+                i = 0.030 if gate else 0.005
             dt = spp / 1e6
             ts = sid / 1e6 + (t0 if a.realtime else 0.0)
             charge += i * dt
@@ -169,7 +186,7 @@ def main():
                 send({"type": "stats", "sample_id": sid, "sample_count": spp,
                       "t_start_s": ts, "t_end_s": ts + dt, "i_avg_a": i, "i_std_a": 0.0,
                       "i_min_a": i, "i_max_a": i, "v_avg_v": V, "p_avg_w": i * V,
-                      "charge_c": charge, "energy_j": energy, "digital": (k // 100) % 2})
+                      "charge_c": charge, "energy_j": energy, "digital": dig})
             sid += spp
             k += 1
 
