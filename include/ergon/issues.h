@@ -84,6 +84,11 @@ enum ergon_integrity {
 	/* --- instrument: drivers --- */                                                          \
 	X("instrument.averaged_power", ERGON_SEV_WARNING,                                          \
 	  "power comes from an averaged reading and the window is short against its period")    \
+	/* instrument bridges (docs/BRIDGE.md) */                                                 \
+	X("instrument.bridge_exit_status", ERGON_SEV_WARNING,                                      \
+	  "the instrument bridge exited non-zero or had to be killed at the end")               \
+	X("instrument.bridge_samples_dropped", ERGON_SEV_WARNING,                                  \
+	  "the instrument bridge lost samples (a sample-id gap): not interpolated")             \
 	X("instrument.counter_backwards", ERGON_SEV_WARNING,                                       \
 	  "an energy counter went backwards without reaching its wrap range")                   \
 	X("instrument.counter_wrapped", ERGON_SEV_INFO, "an energy counter wrapped and was unwrapped") \

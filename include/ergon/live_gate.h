@@ -1,0 +1,67 @@
+/* A live gated capture from a bridge instrument (include/ergon/bridge.h):
+ * arm the stream, reset the target, discard what the inputs do during the
+ * reset grace period, wait for READY on the state input, set GO, and feed
+ * every later statistics packet to the gated engine as it arrives (memory
+ * bounded by the engine, not by the window's length) until the expected
+ * number of gate windows has closed. The piece `ergon profile --power`
+ * needs for an external capture on a live instrument; tested against the
+ * fake lock-step bridge (tests/support/bridge_fake.py --lockstep). */
+#ifndef ERGON_LIVE_GATE_H
+#define ERGON_LIVE_GATE_H
+
+#include "ergon/error.h"
+#include "ergon/gated.h"
+#include "ergon/instrument.h"
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ergon_live_config {
+	unsigned sync_input_index;  /* the gate (INPUT0 = 0) */
+	unsigned state_input_index; /* READY, with lockstep */
+	unsigned go_output_index;   /* GO, with lockstep */
+	int lockstep;		    /* wait for READY, then set GO */
+	double reset_grace_s;	    /* packets ending this soon after the reset are discarded */
+	double ready_timeout_s;	    /* lockstep: READY within this after the grace; 0 = 5 s */
+	double timeout_s;	    /* the whole capture; 0 = 60 s */
+	double min_window_s;	    /* a high shorter than this closes no window; 0 = 1 s */
+	size_t windows;		    /* stop once this many windows closed; 0 = 1 */
+	/* Reset the target once the stream runs (NULL: no reset). */
+	int (*reset)(void *ctx, struct ergon_err *err);
+	void *reset_ctx;
+	const volatile sig_atomic_t *stop; /* set by a signal handler; may be NULL */
+};
+
+enum ergon_live_end {
+	ERGON_LIVE_WINDOWS = 1, /* the expected windows closed */
+	ERGON_LIVE_TIMEOUT = 2, /* timeout_s passed first */
+	ERGON_LIVE_SIGNAL = 3,	/* *stop was set */
+};
+
+struct ergon_live_result {
+	int end; /* enum ergon_live_end */
+	int ready_observed;
+	double ready_after_reset_s;
+	int go_set;
+	size_t windows_closed;
+	uint64_t packets_fed, packets_discarded;
+};
+
+/* Run the capture on inst (a bridge instrument, opened, not started),
+ * feeding g (packet input, never raw). Stops the instrument before it
+ * returns and clears GO when it set it. 0 when the capture ran (see
+ * res->end); ERGON_ETIMEDOUT when lockstep READY never came (the packets
+ * seen are fed all the same); an instrument failure's code otherwise. */
+ERGON_API int ergon_live_gated_capture(struct ergon_instrument *inst,
+				       const struct ergon_live_config *cfg, struct ergon_gated *g,
+				       struct ergon_live_result *res, struct ergon_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

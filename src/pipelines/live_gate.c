@@ -1,0 +1,144 @@
+/* A live gated capture from a bridge instrument (include/ergon/live_gate.h):
+ * start, reset, grace, READY, GO, then packets into the gated engine as
+ * they arrive until the expected windows have closed. */
+#include "ergon/live_gate.h"
+
+#include "ergon/bridge.h"
+
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#define BATCH 256
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+struct live {
+	const struct ergon_live_config *c;
+	struct ergon_gated *g;
+	struct ergon_live_result *res;
+	double t_reset_s;
+	int high;      /* the gate level of the last fed packet */
+	double rise_s; /* when it rose */
+	double min_window_s;
+};
+
+/* Feed a batch: drop the grace period, follow READY and the gate. */
+static int feed(struct live *l, struct ergon_instrument *inst, const struct ergon_stats_packet *p,
+		size_t n, struct ergon_err *err)
+{
+	const struct ergon_live_config *c = l->c;
+	size_t first = 0;
+	/* GPIO seen while the target is flashed or reset is noise: only what
+	 * ends after the grace period takes part in READY, GO and the gate. */
+	while (first < n && p[first].t_end_s < l->t_reset_s + c->reset_grace_s)
+		first++;
+	l->res->packets_discarded += first;
+	for (size_t k = first; k < n; k++) {
+		uint32_t d = p[k].digital;
+		if (c->lockstep && !l->res->go_set && (d >> c->state_input_index) & 1u) {
+			l->res->ready_observed = 1;
+			l->res->ready_after_reset_s = p[k].t_end_s - l->t_reset_s;
+			int rc = ergon_bridge_gpo(inst, 1u << c->go_output_index, 0, err);
+			if (rc)
+				return rc;
+			l->res->go_set = 1;
+		}
+		int high = (int)((d >> c->sync_input_index) & 1u);
+		if (high && !l->high)
+			l->rise_s = p[k].t_start_s;
+		if (!high && l->high && p[k].t_start_s - l->rise_s >= l->min_window_s)
+			l->res->windows_closed++;
+		l->high = high;
+	}
+	if (n > first) {
+		int rc = ergon_gated_push_packets(l->g, p + first, n - first, err);
+		if (rc)
+			return rc;
+		l->res->packets_fed += n - first;
+	}
+	return 0;
+}
+
+int ergon_live_gated_capture(struct ergon_instrument *inst, const struct ergon_live_config *cfg,
+			     struct ergon_gated *g, struct ergon_live_result *res,
+			     struct ergon_err *err)
+{
+	memset(res, 0, sizeof(*res));
+	if (!ergon_bridge_is(inst))
+		return ergon_err_set(err, ERGON_ENOTSUP,
+				     "live capture: instrument %s is not a bridge instrument",
+				     inst->driver->name);
+	struct ergon_bridge_caps caps;
+	ergon_bridge_caps(inst, &caps);
+	if (cfg->sync_input_index >= 32 ||
+	    (cfg->lockstep && ((int)cfg->state_input_index >= caps.inputs ||
+			       (int)cfg->go_output_index >= caps.outputs)))
+		return ergon_err_set(err, ERGON_ECONFIG,
+				     "live capture: lock-step needs input %u and output %u; %s "
+				     "has %d inputs and %d outputs",
+				     cfg->state_input_index, cfg->go_output_index,
+				     inst->driver->name, caps.inputs, caps.outputs);
+	struct live l = {.c = cfg, .g = g, .res = res};
+	l.min_window_s = cfg->min_window_s > 0 ? cfg->min_window_s : 1.0;
+	double timeout_s = cfg->timeout_s > 0 ? cfg->timeout_s : 60.0;
+	double ready_s = cfg->ready_timeout_s > 0 ? cfg->ready_timeout_s : 5.0;
+	size_t want = cfg->windows ? cfg->windows : 1;
+	int rc = ergon_instrument_start(inst, err);
+	if (rc)
+		return rc;
+	double t0 = now_s();
+	l.t_reset_s = t0;
+	if (cfg->reset) {
+		rc = cfg->reset(cfg->reset_ctx, err);
+		l.t_reset_s = now_s();
+	}
+	struct ergon_stats_packet p[BATCH];
+	while (rc == 0) {
+		if (cfg->stop && *cfg->stop) {
+			res->end = ERGON_LIVE_SIGNAL;
+			break;
+		}
+		double t = now_s();
+		if (t - t0 > timeout_s) {
+			res->end = ERGON_LIVE_TIMEOUT;
+			break;
+		}
+		if (cfg->lockstep && !res->go_set &&
+		    t - l.t_reset_s > cfg->reset_grace_s + ready_s) {
+			rc =
+			    ergon_err_set(err, ERGON_ETIMEDOUT,
+					  "live capture: READY (input %u) not observed within %.1f "
+					  "s after the reset grace period; GO was not set. Check "
+					  "the state wire (target pin -> instrument INPUT%u)",
+					  cfg->state_input_index, ready_s, cfg->state_input_index);
+			break;
+		}
+		size_t n = 0;
+		rc = ergon_bridge_read_packets(inst, p, BATCH, &n, err);
+		if (rc == 0)
+			rc = feed(&l, inst, p, n, err);
+		if (rc == 0 && res->windows_closed >= want) {
+			res->end = ERGON_LIVE_WINDOWS;
+			break;
+		}
+	}
+	/* Clear GO and stop; the packets still queued are fed too. */
+	struct ergon_err e2 = {0};
+	if (res->go_set)
+		ergon_bridge_gpo(inst, 0, 1u << cfg->go_output_index, &e2);
+	int src = ergon_instrument_stop(inst, &e2);
+	for (size_t n = BATCH; rc == 0 && src == 0 && n > 0;) {
+		src = ergon_bridge_read_packets(inst, p, BATCH, &n, &e2);
+		if (src == 0)
+			rc = feed(&l, inst, p, n, err);
+	}
+	if (rc == 0 && src != 0)
+		rc = ergon_err_set(err, src, "%s", e2.msg);
+	return rc;
+}

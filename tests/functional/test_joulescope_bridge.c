@@ -1,0 +1,371 @@
+/* The Joulescope instrument (bridges/joulescope_bridge.py) against the stub
+ * pyjoulescope_driver in tests/support/pyjoulescope_stub, which simulates a
+ * JS220 at 3.3 V: 5 mA idle, 30 mA while INPUT0 (the gate) is high, gate
+ * windows of 1.2 s every 2.0 s from 0.3 s, INPUT1 high from 0.1 s, 1 ms
+ * statistics packets. Expected values are computed by hand from that:
+ * a gate window holds 0.030 A x 3.3 V x 1.2 s = 0.1188 J. */
+#include "ergon/artifact.h"
+#include "ergon/bridge.h"
+#include "ergon/gated.h"
+#include "ergon/instrument.h"
+#include "ergon/issues.h"
+#include "test_support.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define WINDOW_J (0.030 * 3.3 * 1.2)
+#define IDLE_W (0.005 * 3.3)
+#define ACTIVE_W (0.030 * 3.3)
+
+static char *stub_log;
+
+static int setup(void **state)
+{
+	(void)state;
+	const char *src = getenv("ERGON_SOURCE_DIR");
+	char *pp = ts_strf("%s/tests/support/pyjoulescope_stub", src ? src : ".");
+	setenv("PYTHONPATH", pp, 1);
+	free(pp);
+	char *dir = ts_tmpdir();
+	stub_log = ts_strf("%s/stub.log", dir);
+	free(dir);
+	setenv("ERGON_JS_STUB_LOG", stub_log, 1);
+	return 0;
+}
+
+static void stub(const char *json)
+{
+	setenv("ERGON_JS_STUB", json, 1);
+	unlink(stub_log);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Read packets for wall seconds (or until an error) into a growing array. */
+static int collect(struct ergon_instrument *inst, double wall_s, struct ergon_stats_packet **out,
+		   size_t *n, struct ergon_err *err)
+{
+	size_t cap = 8192;
+	*out = malloc(cap * sizeof(**out));
+	*n = 0;
+	double until = now_s() + wall_s;
+	int rc = 0;
+	while (now_s() < until && rc == 0) {
+		if (*n + 256 > cap) {
+			cap *= 2;
+			*out = realloc(*out, cap * sizeof(**out));
+		}
+		size_t got = 0;
+		rc = ergon_bridge_read_packets(inst, *out + *n, 256, &got, err);
+		*n += got;
+	}
+	return rc;
+}
+
+/* Open the Joulescope on a stub configured by stub_json and start it. */
+static struct ergon_instrument *start_js(const char *stub_json,
+					 const struct ergon_instrument_options *opts)
+{
+	stub(stub_json);
+	struct ergon_instrument *inst = NULL;
+	struct ergon_err err = {0};
+	if (ergon_instrument_open("joulescope", opts, &inst, &err) != 0 ||
+	    ergon_instrument_start(inst, &err) != 0)
+		fail_msg("joulescope on stub %s: %s", stub_json, err.msg);
+	return inst;
+}
+
+static void test_scan_and_two_devices(void **state)
+{
+	(void)state;
+	stub("{\"devices\":[\"u/js220/000415\",\"u/js220/002557\"]}");
+	const struct ergon_instrument_driver *d = ergon_instrument_find("joulescope");
+	assert_non_null(d);
+	json_t *found = NULL;
+	struct ergon_err err = {0};
+	assert_int_equal(d->scan(NULL, &found, &err), 0);
+	assert_int_equal(json_array_size(found), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(found, 1), "id")),
+			    "joulescope:002557");
+	json_decref(found);
+	struct ergon_instrument *inst = NULL;
+	assert_int_equal(ergon_instrument_open("joulescope", NULL, &inst, &err), ERGON_EDEVICE);
+	assert_non_null(strstr(err.msg, "2 Joulescopes and no serial given"));
+	assert_non_null(strstr(err.msg, "u/js220/000415 (serial 000415)"));
+	assert_non_null(strstr(err.msg, "u/js220/002557 (serial 002557)"));
+	err = (struct ergon_err){0};
+	assert_int_equal(ergon_instrument_open("joulescope:002557", NULL, &inst, &err), 0);
+	assert_string_equal(inst->identity.serial, "002557");
+	assert_string_equal(inst->identity.model, "JS220");
+	/* The stub is a simulation: never labelled measured. */
+	assert_int_equal(inst->identity.provenance, ERGON_PROV_SYNTHETIC);
+	assert_non_null(strstr(inst->identity.notes, "never run on a real JS220"));
+	ergon_instrument_close(inst);
+	err = (struct ergon_err){0};
+	assert_int_equal(ergon_instrument_open("joulescope:999999", NULL, &inst, &err),
+			 ERGON_EDEVICE);
+	assert_non_null(strstr(err.msg, "no Joulescope with serial 999999"));
+}
+
+static void test_driver_missing(void **state)
+{
+	(void)state;
+	stub("{}");
+	char *saved = strdup(getenv("PYTHONPATH"));
+	setenv("PYTHONPATH", "/nonexistent", 1);
+	const struct ergon_instrument_driver *d = ergon_instrument_find("joulescope");
+	json_t *found = NULL;
+	struct ergon_err err = {0};
+	assert_int_equal(d->scan(NULL, &found, &err), ERGON_ENOENT);
+	assert_non_null(strstr(err.msg, "pyjoulescope_driver is not installed"));
+	assert_non_null(strstr(err.msg, "-m pip install pyjoulescope_driver"));
+	struct ergon_instrument *inst = NULL;
+	err = (struct ergon_err){0};
+	assert_int_equal(ergon_instrument_open("joulescope", NULL, &inst, &err), ERGON_EDEVICE);
+	assert_non_null(strstr(err.msg, "pyjoulescope_driver is not installed"));
+	/* And `ergon instruments` says so, with the fix. */
+	char *out = NULL;
+	int rc = ts_run_ergon(&out, NULL, "instruments", NULL);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(out, "pyjoulescope_driver is not installed"));
+	assert_non_null(strstr(out, "pip install pyjoulescope_driver"));
+	free(out);
+	setenv("PYTHONPATH", saved, 1);
+	free(saved);
+}
+
+static void test_stream_gate_state_go(void **state)
+{
+	(void)state;
+	struct ergon_err err = {0};
+	struct ergon_instrument *inst = start_js("{}", NULL);
+	struct ergon_stats_packet *p = NULL;
+	size_t n = 0;
+	assert_int_equal(collect(inst, 0.5, &p, &n, &err), 0);
+	assert_true(n > 100);
+	/* The first packet: sample ids from 1,000,000 at 1 MHz, 1000 per
+	 * packet; idle current; accumulators of one packet. */
+	assert_int_equal(p[0].sample_id, 1000000);
+	assert_int_equal(p[1].sample_id, 1001000);
+	assert_true(fabs(p[0].i_avg_a - 0.005) < 1e-12);
+	assert_true(fabs(p[0].v_avg_v - 3.3) < 1e-12);
+	assert_true(fabs(p[0].energy_j - IDLE_W * 0.001) < 1e-12);
+	/* Packet 350 (0.350 s) is inside the first gate: 30 mA. */
+	assert_true(n > 351);
+	assert_true(fabs(p[350].i_avg_a - 0.030) < 1e-12);
+	/* GO on OUTPUT0, then the state line INPUT1 (high from 0.1 s) and the
+	 * gate INPUT0 (high in [0.3, 1.5)) in a snapshot. */
+	assert_int_equal(ergon_bridge_gpo(inst, 1, 0, &err), 0);
+	uint32_t gpi = 0;
+	assert_int_equal(ergon_bridge_gpi(inst, &gpi, &err), 0);
+	assert_int_equal(gpi & 2, 2);
+	assert_int_equal(ergon_bridge_gpo(inst, 0, 1, &err), 0);
+	assert_int_equal(ergon_instrument_stop(inst, &err), 0);
+	ergon_instrument_close(inst);
+	free(p);
+	/* What the bridge asked of the driver, in the vendor's topics. */
+	char *log = ts_read_file(stub_log, NULL);
+	assert_non_null(log);
+	const char *want[] = {
+	    "{\"topic\": \"u/js220/000415/s/i/range/mode\", \"value\": \"auto\"}",
+	    "{\"topic\": \"u/js220/000415/s/stats/scnt\", \"value\": 1000}",
+	    "{\"topic\": \"u/js220/000415/s/stats/ctrl\", \"value\": 1}",
+	    "{\"topic\": \"u/js220/000415/s/gpi/+/!req\", \"value\": 0}",
+	    "{\"topic\": \"u/js220/000415/s/gpo/+/!set\", \"value\": 1}",
+	    "{\"topic\": \"u/js220/000415/s/gpo/+/!clr\", \"value\": 1}",
+	    "{\"topic\": \"u/js220/000415/s/stats/ctrl\", \"value\": 0}",
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (strstr(log, want[i]) == NULL)
+			fail_msg("stub log lacks %s", want[i]);
+	free(log);
+}
+
+static void test_dropped_sample_ids(void **state)
+{
+	(void)state;
+	struct ergon_err err = {0};
+	struct ergon_instrument *inst = start_js("{\"drop_packets\":[100,101,102]}", NULL);
+	struct ergon_stats_packet *p = NULL;
+	size_t n = 0;
+	assert_int_equal(collect(inst, 0.4, &p, &n, &err), 0);
+	assert_int_equal(ergon_instrument_stop(inst, &err), 0);
+	assert_true(n > 150);
+	assert_int_equal(p[100].sample_id, 1000000 + 103 * 1000);
+	json_t *iss = json_array_get(inst->issues, 0);
+	assert_string_equal(json_string_value(json_object_get(iss, "code")),
+			    "instrument.bridge_samples_dropped");
+	json_t *ctx = json_object_get(iss, "context");
+	assert_int_equal(json_integer_value(json_object_get(ctx, "first_sample_id")), 1100000);
+	assert_int_equal(json_integer_value(json_object_get(ctx, "samples")), 3000);
+	ergon_instrument_close(inst);
+	free(p);
+}
+
+static void test_unplugged_mid_run(void **state)
+{
+	(void)state;
+	struct ergon_err err = {0};
+	struct ergon_instrument *inst = start_js("{\"unplug_after_s\":0.5}", NULL);
+	struct ergon_stats_packet *p = NULL;
+	size_t n = 0;
+	int rc = collect(inst, 5.0, &p, &n, &err);
+	assert_int_equal(rc, ERGON_EDEVICE);
+	assert_non_null(strstr(err.msg, "the Joulescope u/js220/000415 was unplugged"));
+	/* What was measured before the unplug is kept: about 500 packets. */
+	assert_true(n >= 400 && n <= 500);
+	assert_true(
+	    fabs(p[n - 1].energy_j - (IDLE_W * 0.3 + ACTIVE_W * ((double)n * 0.001 - 0.3))) < 1e-9);
+	ergon_instrument_stop(inst, &(struct ergon_err){0});
+	ergon_instrument_close(inst);
+	free(p);
+}
+
+/* The gated engine fed from the bridge's stream, gated by software markers
+ * placed on the stub's gate schedule: energy per inference within its
+ * stated uncertainty of the hand-computed truth. */
+static void test_gated_energy_per_inference(void **state)
+{
+	(void)state;
+	stub("{\"first_gate_s\":0.3,\"gate_s\":1.2,\"period_s\":2.0}");
+	const char *kv[] = {"accuracy_pct=0.3", NULL};
+	struct ergon_instrument_options opts = {.kv = kv};
+	struct ergon_instrument *inst = NULL;
+	struct ergon_err err = {0};
+	assert_int_equal(ergon_instrument_open("joulescope", &opts, &inst, &err), 0);
+	assert_true(inst->identity.accuracy_pct == 0.3);
+	assert_int_equal(ergon_instrument_start(inst, &err), 0);
+	struct ergon_stats_packet *p = NULL;
+	size_t n = 0;
+	assert_int_equal(collect(inst, 4.0, &p, &n, &err), 0);
+	assert_int_equal(ergon_instrument_stop(inst, &err), 0);
+	assert_true(n > 3600);
+	/* Instrument time is 1.0 s + stub time (first sample id 1,000,000 at
+	 * 1 MHz); the driver adds its clock offset. */
+	json_t *st = ergon_instrument_stats(inst);
+	double off = json_real_value(json_object_get(st, "clock_offset_s"));
+	json_decref(st);
+	struct ergon_gate_marker mk[2] = {{1.3 + off, 2.5 + off}, {3.3 + off, 4.5 + off}};
+	struct ergon_gated_config cfg = {.markers = mk, .marker_count = 2};
+	struct ergon_gated *g = NULL;
+	assert_int_equal(ergon_gated_new(&cfg, &g, &err), 0);
+	assert_int_equal(ergon_gated_push_packets(g, p, n, &err), 0);
+	const struct ergon_gated_result *res = NULL;
+	assert_int_equal(ergon_gated_finish(g, &res, &err), 0);
+	assert_int_equal(res->window_count, 2);
+	/* 100 inferences per window (the workload's count, by construction). */
+	const double per_inf_truth = WINDOW_J / 100.0; /* 1.188 mJ */
+	for (size_t w = 0; w < 2; w++) {
+		double e = res->windows[w].energy_j / 100.0;
+		/* Stated uncertainty: the rated accuracy of the reading plus two
+		 * statistics packets at the window's power (an edge may fall
+		 * anywhere in a packet at each end: ergon_power_observer_agrees). */
+		double u = 0.003 * e + 2.0 * res->stats_period_s * ACTIVE_W / 100.0;
+		if (fabs(e - per_inf_truth) > u)
+			fail_msg("window %zu: %.9g J per inference, truth %.9g +- %.3g", w, e,
+				 per_inf_truth, u);
+	}
+	/* The accumulator delta agrees as well. */
+	assert_true(fabs(res->windows[0].duration_s - 1.2) < 1e-6);
+	ergon_gated_free(g);
+
+	/* The same stream gated by INPUT0 as the bridge snapshots it (every
+	 * 5 ms, each packet given the snapshot nearest its midpoint on the host
+	 * clock): an edge is placed to half a poll period plus the scheduling
+	 * jitter of the threads on a busy machine; the tolerance allows 25 ms
+	 * per edge: 2 edges x 25 ms x (active - idle) power. (Measured here:
+	 * within 4 ms per edge in three runs.) */
+	struct ergon_gated_config dcfg = {.sync_input_index = 0};
+	assert_int_equal(ergon_gated_new(&dcfg, &g, &err), 0);
+	assert_int_equal(ergon_gated_push_packets(g, p, n, &err), 0);
+	assert_int_equal(ergon_gated_finish(g, &res, &err), 0);
+	assert_int_equal(res->window_count, 2);
+	double tol = 2 * 0.025 * (ACTIVE_W - IDLE_W);
+	for (size_t w = 0; w < 2; w++)
+		if (fabs(res->windows[w].energy_j - WINDOW_J) > tol)
+			fail_msg("digital window %zu: %.9g J, truth %.9g +- %.3g", w,
+				 res->windows[w].energy_j, WINDOW_J, tol);
+	ergon_gated_free(g);
+	ergon_instrument_close(inst);
+	free(p);
+}
+
+/* A JS110: sensor-side statistics at a fixed 2 Hz (0.5 s = 1,000,000
+ * samples at 2 MHz), outputs through s/gpo/N/value, no input snapshots;
+ * host-side statistics at any other rate. */
+static void test_js110(void **state)
+{
+	(void)state;
+	stub("{\"devices\":[\"u/js110/000123\"],\"first_gate_s\":1000}");
+	struct ergon_instrument *inst = NULL;
+	struct ergon_err err = {0};
+	assert_int_equal(ergon_instrument_open("joulescope", NULL, &inst, &err), 0);
+	assert_string_equal(inst->identity.model, "JS110");
+	assert_true(inst->identity.sample_rate_hz == 2.0);
+	assert_non_null(strstr(inst->identity.notes, "sensor-side"));
+	assert_int_equal(ergon_instrument_start(inst, &err), 0);
+	struct ergon_stats_packet *p = NULL;
+	size_t n = 0;
+	assert_int_equal(collect(inst, 1.4, &p, &n, &err), 0);
+	assert_true(n >= 2);
+	assert_int_equal(p[1].sample_id - p[0].sample_id, 1000000);
+	assert_true(fabs(p[0].i_avg_a - 0.005) < 1e-12);
+	assert_true(fabs((p[0].t_end_s - p[0].t_start_s) - 0.5) < 1e-9);
+	assert_int_equal(ergon_bridge_gpo(inst, 1, 0, &err), 0);
+	assert_int_equal(ergon_bridge_passthrough(inst, 0, &err), 0);
+	uint32_t gpi = 0;
+	assert_int_equal(ergon_bridge_gpi(inst, &gpi, &err), ERGON_ENOTSUP);
+	err = (struct ergon_err){0};
+	assert_int_equal(ergon_instrument_stop(inst, &err), 0);
+	ergon_instrument_close(inst);
+	free(p);
+	char *log = ts_read_file(stub_log, NULL);
+	assert_non_null(log);
+	assert_non_null(strstr(log, "\"u/js110/000123/s/i/range/select\", \"value\": \"auto\""));
+	assert_non_null(strstr(log, "\"u/js110/000123/s/gpo/0/value\", \"value\": 1"));
+	assert_non_null(strstr(log, "\"u/js110/000123/s/i/range/select\", \"value\": \"off\""));
+	assert_null(strstr(log, "s/stats/ctrl")); /* sensor-side needs no switch */
+	free(log);
+
+	/* Host-side statistics at 100 Hz: 20,000 samples per packet at 2 MHz. */
+	stub("{\"devices\":[\"u/js110/000123\"],\"first_gate_s\":1000}");
+	const char *kv[] = {"stats_rate_hz=100", NULL};
+	struct ergon_instrument_options opts = {.kv = kv};
+	assert_int_equal(ergon_instrument_open("joulescope", &opts, &inst, &err), 0);
+	assert_non_null(strstr(inst->identity.notes, "host-side"));
+	assert_int_equal(ergon_instrument_start(inst, &err), 0);
+	assert_int_equal(collect(inst, 0.5, &p, &n, &err), 0);
+	assert_true(n >= 10);
+	assert_int_equal(p[1].sample_id - p[0].sample_id, 20000);
+	assert_int_equal(ergon_instrument_stop(inst, &err), 0);
+	ergon_instrument_close(inst);
+	free(p);
+	log = ts_read_file(stub_log, NULL);
+	assert_non_null(strstr(log, "\"u/js110/000123/s/stats/scnt\", \"value\": 20000"));
+	assert_non_null(strstr(log, "\"u/js110/000123/s/i/ctrl\", \"value\": \"on\""));
+	free(log);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_scan_and_two_devices),
+	    cmocka_unit_test(test_driver_missing),
+	    cmocka_unit_test(test_stream_gate_state_go),
+	    cmocka_unit_test(test_dropped_sample_ids),
+	    cmocka_unit_test(test_unplugged_mid_run),
+	    cmocka_unit_test(test_gated_energy_per_inference),
+	    cmocka_unit_test(test_js110),
+	};
+	return cmocka_run_group_tests(tests, setup, NULL);
+}

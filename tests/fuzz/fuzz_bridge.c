@@ -1,0 +1,53 @@
+/* Fuzz the bridge protocol's decoder (docs/BRIDGE.md): any bytes, split
+ * into chunks of varying size, go through the line splitter and every
+ * complete line through the message decoder. Every failure must carry a
+ * message naming a stdout byte offset inside the input; nothing may read
+ * past a buffer (ASan) or leak. */
+#include "drivers/instruments/bridge/bridge_wire.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct bridge_lines l = {0};
+	size_t pos = 0;
+	/* The first byte picks the chunk size, so that lines split across
+	 * appends are exercised. */
+	size_t chunk = size ? (size_t)data[0] % 61 + 1 : 1;
+	while (pos < size) {
+		size_t n = size - pos < chunk ? size - pos : chunk;
+		struct ergon_err err = {0};
+		int rc = bridge_lines_append(&l, (const char *)data + pos, n, &err);
+		pos += n;
+		if (rc) {
+			if (err.msg[0] == '\0' || strstr(err.msg, "stdout byte ") == NULL)
+				abort();
+			break;
+		}
+		const char *line;
+		size_t len;
+		uint64_t off, no;
+		while (bridge_lines_next(&l, &line, &len, &off, &no)) {
+			if (off + len >= pos + 1 || line < l.buf || line + len > l.buf + l.len)
+				abort();
+			struct bridge_msg m;
+			struct ergon_err e = {0};
+			int r = bridge_wire_decode(line, len, off, no, &m, &e);
+			if (r != 0 && (e.msg[0] == '\0' || (r == ERGON_EPARSE &&
+							    strstr(e.msg, "stdout byte ") == NULL)))
+				abort();
+			if (r == 0 && m.type == BRIDGE_MSG_RAW &&
+			    (m.raw.n == 0 || m.raw.n > ERGON_BRIDGE_RAW_MAX ||
+			     m.raw.current_a == NULL))
+				abort();
+			if (r == 0 && m.type == BRIDGE_MSG_STATS &&
+			    !(m.stats.t_end_s > m.stats.t_start_s))
+				abort();
+			bridge_msg_cleanup(&m);
+		}
+	}
+	bridge_lines_free(&l);
+	return 0;
+}

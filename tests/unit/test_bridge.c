@@ -1,0 +1,490 @@
+/* The bridge instrument (docs/BRIDGE.md): the wire decoder on hand-made
+ * lines, and the driver against tests/support/bridge_fake.py, whose
+ * waveform (3.3 V; 10 mA for packets 0-99, 20 mA for 100-199, ...; 1 ms
+ * packets of 1000 samples at 1 MHz) gives every expected value by hand. */
+#include "drivers/instruments/bridge/bridge_wire.h"
+#include "ergon/bridge.h"
+#include "ergon/gated.h"
+#include "ergon/instrument.h"
+#include "ergon/issues.h"
+#include "test_support.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *fake_py(void)
+{
+	static char path[512];
+	const char *src = getenv("ERGON_SOURCE_DIR");
+	snprintf(path, sizeof(path), "%s/tests/support/bridge_fake.py", src ? src : ".");
+	return path;
+}
+
+static int open_fake(const char *args, struct ergon_instrument **inst, struct ergon_err *err)
+{
+	char spec[1024];
+	snprintf(spec, sizeof(spec), "bridge:python3 %s %s", fake_py(), args);
+	return ergon_instrument_open(spec, NULL, inst, err);
+}
+
+/* Read packets until want arrived, an error, or 10 s. */
+static int read_n(struct ergon_instrument *inst, struct ergon_stats_packet *out, size_t want,
+		  size_t *got, struct ergon_err *err)
+{
+	*got = 0;
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (*got < want) {
+		size_t n = 0;
+		int rc = ergon_bridge_read_packets(inst, out + *got, want - *got, &n, err);
+		*got += n;
+		if (rc)
+			return rc;
+		struct timespec t;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((double)(t.tv_sec - t0.tv_sec) > 10.0)
+			fail_msg("timed out after %zu packets", *got);
+	}
+	return 0;
+}
+
+/* --- the wire decoder ----------------------------------------------------- */
+
+static const char hello[] =
+    "{\"type\":\"hello\",\"protocol\":1,\"vendor\":\"V\",\"model\":\"M\",\"serial\":\"S\","
+    "\"accuracy_pct\":0.5,\"sample_rate_hz\":1000000,\"stats_rate_hz\":1000,"
+    "\"integrates\":\"energy+charge\",\"provenance\":\"measured\",\"clock\":\"instrument\","
+    "\"streams\":[\"stats\"],\"inputs\":2,\"outputs\":1,\"heartbeat_s\":2,"
+    "\"validated_against\":\"x\"}";
+
+static void test_wire_hello(void **state)
+{
+	(void)state;
+	struct bridge_msg m;
+	struct ergon_err err = {0};
+	assert_int_equal(bridge_wire_decode(hello, strlen(hello), 0, 1, &m, &err), 0);
+	assert_int_equal(m.type, BRIDGE_MSG_HELLO);
+	assert_string_equal(m.hello.vendor, "V");
+	assert_true(m.hello.sample_rate_hz == 1e6);
+	assert_int_equal(m.hello.outputs, 1);
+	assert_int_equal(m.hello.stream_stats, 1);
+	assert_int_equal(m.hello.stream_raw, 0);
+	bridge_msg_cleanup(&m);
+}
+
+static void test_wire_nan_names_offset(void **state)
+{
+	(void)state;
+	/* "NaN" starts at index 57 of this line (counted by hand: 1 + 7 + 1 +
+	 * 7 + 1 + 12 + 1 + 15 + 1 + 10 + 1); the line starts at stream byte
+	 * 1000, so the error must name byte 1057, column 58. */
+	const char *l = "{\"type\":\"stats\",\"sample_id\":0,\"sample_count\":1,\"i_avg_a\":NaN}";
+	assert_int_equal(strstr(l, "NaN") - l, 57);
+	struct bridge_msg m;
+	struct ergon_err err = {0};
+	assert_int_equal(bridge_wire_decode(l, strlen(l), 1000, 7, &m, &err), ERGON_EPARSE);
+	assert_non_null(strstr(err.msg, "byte 1057 (line 7, column 58)"));
+	assert_non_null(strstr(err.msg, "NaN"));
+	bridge_msg_cleanup(&m);
+}
+
+static void test_wire_errors(void **state)
+{
+	(void)state;
+	struct {
+		const char *line, *want;
+	} cases[] = {
+	    {"hello", "not a JSON object"},
+	    {"[1]", "expected a JSON object"},
+	    {"{\"type\":\"nope\"}", "'nope' is not a message type"},
+	    {"{\"type\":\"heartbeat\",\"extra\":1}", "heartbeat.extra: unknown field"},
+	    {"{\"type\":\"stats\",\"sample_id\":0,\"sample_count\":1,\"t_start_s\":1,"
+	     "\"t_end_s\":1,\"i_avg_a\":0}",
+	     "stats.t_end_s: 1 is not after t_start_s 1"},
+	    {"{\"type\":\"stats\",\"sample_id\":0,\"sample_count\":1,\"t_start_s\":0,"
+	     "\"t_end_s\":1,\"i_avg_a\":0,\"energy_j\":1}",
+	     "come as a pair"},
+	    {"{\"type\":\"raw\",\"sample_id\":0,\"t_s\":0,\"n\":1,\"current_a\":\"AAAA\"}",
+	     "does not hold 1 float32"},
+	    /* 0x7fc00000 little-endian = NaN */
+	    {"{\"type\":\"raw\",\"sample_id\":0,\"t_s\":0,\"n\":1,\"current_a\":\"AADAfw==\"}",
+	     "sample 0 is NaN"},
+	    {"{\"type\":\"ack\",\"id\":-1,\"ok\":true}", "ack.id: expected an integer"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct bridge_msg m;
+		struct ergon_err err = {0};
+		int rc = bridge_wire_decode(cases[i].line, strlen(cases[i].line), 0, 1, &m, &err);
+		bridge_msg_cleanup(&m);
+		if (rc != ERGON_EPARSE || strstr(err.msg, cases[i].want) == NULL)
+			fail_msg("case %zu: rc %d, message '%s', wanted '%s'", i, rc, err.msg,
+				 cases[i].want);
+	}
+}
+
+static void test_wire_raw_base64(void **state)
+{
+	(void)state;
+	/* 1.0f = 0x3f800000 -> bytes 00 00 80 3f; 2.0f = 0x40000000 -> 00 00 00 40:
+	 * base64 of 00 00 80 3f 00 00 00 40 is "AACAPwAAAEA=". */
+	const char *l = "{\"type\":\"raw\",\"sample_id\":5,\"t_s\":0,\"n\":2,"
+			"\"current_a\":\"AACAPwAAAEA=\",\"digital\":\"AQI=\"}";
+	struct bridge_msg m;
+	struct ergon_err err = {0};
+	assert_int_equal(bridge_wire_decode(l, strlen(l), 0, 1, &m, &err), 0);
+	assert_int_equal(m.raw.n, 2);
+	assert_true(m.raw.current_a[0] == 1.0f && m.raw.current_a[1] == 2.0f);
+	assert_int_equal(m.raw.digital[0], 1);
+	assert_int_equal(m.raw.digital[1], 2);
+	assert_null(m.raw.voltage_v);
+	bridge_msg_cleanup(&m);
+}
+
+static void test_lines_split_and_limit(void **state)
+{
+	(void)state;
+	struct bridge_lines l = {0};
+	struct ergon_err err = {0};
+	const char *line;
+	size_t len;
+	uint64_t off, no;
+	assert_int_equal(bridge_lines_append(&l, "ab\ncd", 5, &err), 0);
+	assert_int_equal(bridge_lines_next(&l, &line, &len, &off, &no), 1);
+	assert_int_equal(len, 2);
+	assert_int_equal(off, 0);
+	assert_int_equal(no, 1);
+	assert_int_equal(bridge_lines_next(&l, &line, &len, &off, &no), 0);
+	assert_int_equal(bridge_lines_append(&l, "e\n", 2, &err), 0);
+	assert_int_equal(bridge_lines_next(&l, &line, &len, &off, &no), 1);
+	assert_int_equal(len, 3);
+	assert_memory_equal(line, "cde", 3);
+	assert_int_equal(off, 3);
+	/* An endless line: refused once it passes the limit, naming where it
+	 * started (byte 7: "ab" and "cde" with their newlines came first). */
+	char *blob = malloc(ERGON_BRIDGE_APPEND_MAX);
+	memset(blob, 'x', ERGON_BRIDGE_APPEND_MAX);
+	int rc = 0;
+	for (size_t i = 0; i < 20 && rc == 0; i++)
+		rc = bridge_lines_append(&l, blob, ERGON_BRIDGE_APPEND_MAX, &err);
+	free(blob);
+	assert_int_equal(rc, ERGON_ETOOBIG);
+	if (strstr(err.msg, "stdout byte 7 (line 3)") == NULL)
+		fail_msg("%s", err.msg);
+	bridge_lines_free(&l);
+}
+
+/* --- the driver against the fake ----------------------------------------- */
+
+static void test_packets_by_hand(void **state)
+{
+	(void)state;
+	struct ergon_instrument *inst = NULL;
+	struct ergon_err err = {0};
+	assert_int_equal(open_fake("--packets 300", &inst, &err), 0);
+	assert_string_equal(inst->identity.model, "fake-meter");
+	assert_true(inst->identity.accuracy_pct == 0.5);
+	assert_true(inst->identity.sample_rate_hz == 1000.0);
+	assert_true(fabs(inst->identity.averaging_period_s - 0.001) < 1e-12);
+	assert_non_null(strstr(inst->identity.notes, "validated against: nothing"));
+	assert_int_equal(ergon_instrument_start(inst, &err), 0);
+	static struct ergon_stats_packet p[300];
+	size_t got = 0;
+	assert_int_equal(read_n(inst, p, 300, &got, &err), 0);
+	assert_int_equal(p[0].sample_id, 0);
+	assert_int_equal(p[150].sample_id, 150000);
+	assert_true(fabs(p[0].i_avg_a - 0.010) < 1e-12);
+	assert_true(fabs(p[150].i_avg_a - 0.020) < 1e-12);
+	assert_int_equal(p[50].digital, 0);
+	assert_int_equal(p[150].digital, 1);
+	assert_true(p[0].fields & ERGON_PKT_ACCUM);
+	/* 100 ms at 10 mA, 100 ms at 20 mA, 100 ms at 10 mA: 4 mC; at 3.3 V
+	 * 13.2 mJ. */
+	assert_true(fabs(p[299].charge_c - 0.004) < 1e-9);
+	assert_true(fabs(p[299].energy_j - 0.0132) < 1e-9);
+	/* Instrument time is mapped to the host clock: 1 ms apart still. */
+	assert_true(fabs((p[299].t_end_s - p[0].t_end_s) - 0.299) < 1e-9);
+	uint32_t gpi = 0;
+	assert_int_equal(ergon_bridge_gpo(inst, 1, 0, &err), 0);
+	assert_int_equal(ergon_bridge_gpi(inst, &gpi, &err), 0);
+	assert_int_equal(gpi, 3); /* input 0 high, output 0 echoed on bit 1 */
+	assert_int_equal(ergon_bridge_passthrough(inst, 1, &err), 0);
+	assert_int_equal(ergon_bridge_gpo(inst, 4, 0, &err), ERGON_ENOTSUP);
+	err = (struct ergon_err){0};
+	assert_int_equal(ergon_instrument_stop(inst, &err), 0);
+	assert_int_equal(json_array_size(inst->issues), 0);
+	ergon_instrument_close(inst);
+}
+
+static void test_samples_stream(void **state)
+{
+	(void)state;
+	struct ergon_instrument *inst = NULL;
+	struct ergon_err err = {0};
+	assert_int_equal(open_fake("--packets 120", &inst, &err), 0);
+	assert_int_equal(ergon_instrument_start(inst, &err), 0);
+	struct ergon_sample s[200];
+	size_t got = 0;
+	for (int tries = 0; got < 120 && tries < 2000; tries++) {
+		size_t n = 0;
+		assert_int_equal(ergon_instrument_read(inst, s + got, 120 - got, &n, &err), 0);
+		got += n;
+	}
+	assert_int_equal(got, 120);
+	assert_true(s[0].fields & ERGON_F_ENERGY);
+	assert_true(fabs(s[0].power_w - 0.033) < 1e-12);
+	assert_true(fabs(s[110].current_a - 0.020) < 1e-12);
+	/* After packet 119: 100 ms at 10 mA + 20 ms at 20 mA = 1.4 mC. */
+	assert_true(fabs(s[119].charge_c - 0.0014) < 1e-9);
+	assert_int_equal(s[110].digital, 1);
+	ergon_instrument_stop(inst, &err);
+	ergon_instrument_close(inst);
+}
+
+static void test_raw_blocks(void **state)
+{
+	(void)state;
+	struct ergon_instrument *inst = NULL;
+	struct ergon_err err = {0};
+	assert_int_equal(open_fake("--raw --packets 3", &inst, &err), 0);
+	assert_true(inst->identity.sample_rate_hz == 1e6);
+	assert_int_equal(ergon_instrument_start(inst, &err), 0);
+	static struct ergon_sample s[3000];
+	size_t got = 0;
+	for (int tries = 0; got < 3000 && tries < 5000; tries++) {
+		size_t n = 0;
+		assert_int_equal(ergon_instrument_read(inst, s + got, 3000 - got, &n, &err), 0);
+		got += n;
+	}
+	assert_int_equal(got, 3000);
+	assert_true(s[0].current_a == 0.010f ? 1 : fabs(s[0].current_a - 0.010) < 1e-9);
+	assert_true(fabs(s[2999].voltage_v - 3.3) < 1e-6); /* float32 of 3.3 */
+	assert_true(fabs((s[2999].t_s - s[0].t_s) - 2999e-6) < 1e-9);
+	ergon_instrument_stop(inst, &err);
+	ergon_instrument_close(inst);
+}
+
+/* Raw blocks into the gated engine, gated by input 0 as a raw JLS
+ * recording would be: the fake's gate is high for packets 100-199 and
+ * 300-399 (100 ms each at 20 mA, 3.3 V: 6.6 mJ per window, by hand), and
+ * 2 packets (2000 samples) are lost at packet 350, inside the second
+ * window: kept in place as NaN, left out of the sums, the window is 2 ms
+ * longer edge to edge but holds the same 6.6 mJ. */
+static void test_raw_gated(void **state)
+{
+	(void)state;
+	struct ergon_instrument *inst = NULL;
+	struct ergon_err err = {0};
+	assert_int_equal(open_fake("--raw --packets 450 --gap-at 350 --gap-len 2", &inst, &err), 0);
+	assert_int_equal(ergon_instrument_start(inst, &err), 0);
+	struct ergon_gated_config cfg = {.min_window_s = 0.05};
+	struct ergon_gated *g = NULL;
+	assert_int_equal(ergon_gated_new(&cfg, &g, &err), 0);
+	assert_int_equal(ergon_gated_raw_begin(g, 1e6, &err), 0);
+	static float cur[256], volt[256];
+	static uint8_t dig[256], bits[32];
+	size_t total = 0;
+	for (int tries = 0; total < 452000 && tries < 100000; tries++) {
+		size_t n = 0;
+		assert_int_equal(ergon_bridge_read_raw(inst, cur, volt, dig, 256, &n, &err), 0);
+		memset(bits, 0, sizeof(bits));
+		for (size_t j = 0; j < n; j++)
+			bits[j / 8] |= (uint8_t)((dig[j] & 1u) << (j % 8));
+		assert_int_equal(ergon_gated_push_raw(g, cur, volt, NULL, bits, 0, n, &err), 0);
+		total += n;
+	}
+	assert_int_equal(total, 452000); /* 450 packets + the 2 lost, in place */
+	const struct ergon_gated_result *res = NULL;
+	assert_int_equal(ergon_gated_finish(g, &res, &err), 0);
+	assert_int_equal(res->window_count, 2);
+	assert_int_equal(res->nan_samples, 2000);
+	for (size_t w = 0; w < 2; w++)
+		if (fabs(res->windows[w].energy_j - 0.0066) > 1e-8)
+			fail_msg("window %zu: %.9g J, wanted 0.0066", w, res->windows[w].energy_j);
+	assert_true(fabs(res->windows[0].duration_s - 0.100) < 1e-9);
+	assert_true(fabs(res->windows[1].duration_s - 0.102) < 1e-9);
+	assert_true(ergon_issue_has(inst->issues, "instrument.bridge_samples_dropped"));
+	ergon_gated_free(g);
+	ergon_instrument_stop(inst, &err);
+	ergon_instrument_close(inst);
+}
+
+static void test_gap_reported(void **state)
+{
+	(void)state;
+	struct ergon_instrument *inst = NULL;
+	struct ergon_err err = {0};
+	assert_int_equal(open_fake("--packets 40 --gap-at 10 --gap-len 5", &inst, &err), 0);
+	assert_int_equal(ergon_instrument_start(inst, &err), 0);
+	static struct ergon_stats_packet p[40];
+	size_t got = 0;
+	assert_int_equal(read_n(inst, p, 40, &got, &err), 0);
+	assert_int_equal(p[10].sample_id, 15000); /* 5 packets of 1000 samples skipped */
+	json_t *iss = json_array_get(inst->issues, 0);
+	assert_non_null(iss);
+	assert_string_equal(json_string_value(json_object_get(iss, "code")),
+			    "instrument.bridge_samples_dropped");
+	json_t *ctx = json_object_get(iss, "context");
+	assert_int_equal(json_integer_value(json_object_get(ctx, "first_sample_id")), 10000);
+	assert_int_equal(json_integer_value(json_object_get(ctx, "samples")), 5000);
+	assert_true(fabs(json_real_value(json_object_get(ctx, "duration_s")) - 0.005) < 1e-12);
+	ergon_instrument_stop(inst, &err);
+	ergon_instrument_close(inst);
+}
+
+/* A fault after 20 packets: the 20 arrive, then the error with want. */
+static void fault_case(const char *args, int want_rc, const char *want1, const char *want2)
+{
+	struct ergon_instrument *inst = NULL;
+	struct ergon_err err = {0};
+	assert_int_equal(open_fake(args, &inst, &err), 0);
+	assert_int_equal(ergon_instrument_start(inst, &err), 0);
+	static struct ergon_stats_packet p[100];
+	size_t got = 0;
+	int rc = read_n(inst, p, 100, &got, &err);
+	if (rc != want_rc || got != 20 || strstr(err.msg, want1) == NULL ||
+	    (want2 && strstr(err.msg, want2) == NULL))
+		fail_msg("%s: rc %d (wanted %d) after %zu packets (wanted 20): %s", args, rc,
+			 want_rc, got, err.msg);
+	ergon_instrument_stop(inst, &(struct ergon_err){0});
+	ergon_instrument_close(inst);
+}
+
+static void test_fault_garbage(void **state)
+{
+	(void)state;
+	fault_case("--garbage-after 20", ERGON_EPARSE, "stdout byte ", "not a JSON object");
+}
+
+static void test_fault_nan(void **state)
+{
+	(void)state;
+	fault_case("--nan-after 20", ERGON_EPARSE, "NaN or Infinity is refused", "stdout byte ");
+}
+
+static void test_fault_stall(void **state)
+{
+	(void)state;
+	fault_case("--stall-after 20 --heartbeat 0.3", ERGON_ETIMEDOUT, "stalled",
+		   "heartbeat bound 0.30 s");
+}
+
+static void test_fault_exit(void **state)
+{
+	(void)state;
+	fault_case("--exit-after 20 --status 3", ERGON_EDEVICE, "mid-run (exited with status 3)",
+		   "exiting with status 3");
+}
+
+static void test_fault_unplugged(void **state)
+{
+	(void)state;
+	fault_case("--error-after 20", ERGON_EDEVICE, "the device was unplugged", NULL);
+}
+
+static void test_fault_huge_line(void **state)
+{
+	(void)state;
+	fault_case("--huge-line-after 20", ERGON_ETOOBIG, "a line is longer than 1048576 bytes",
+		   "stdout byte ");
+}
+
+/* 10 MB of stderr before the hello: kept to its last 1 KiB, the bridge
+ * works (stderr is drained while waiting, so it never blocks). */
+static void test_stderr_flood(void **state)
+{
+	(void)state;
+	struct ergon_instrument *inst = NULL;
+	struct ergon_err err = {0};
+	assert_int_equal(open_fake("--packets 10 --stderr-flood 10000000", &inst, &err), 0);
+	assert_int_equal(ergon_instrument_start(inst, &err), 0);
+	static struct ergon_stats_packet p[10];
+	size_t got = 0;
+	assert_int_equal(read_n(inst, p, 10, &got, &err), 0);
+	assert_int_equal(ergon_instrument_stop(inst, &err), 0);
+	ergon_instrument_close(inst);
+}
+
+static void test_fault_no_hello(void **state)
+{
+	(void)state;
+	struct ergon_instrument *inst = NULL;
+	struct ergon_err err = {0};
+	assert_int_equal(open_fake("--no-hello", &inst, &err), ERGON_EDEVICE);
+	assert_non_null(strstr(err.msg, "before its hello (exited with status 3)"));
+	assert_non_null(strstr(err.msg, "cannot open the device"));
+}
+
+static void test_fault_two_devices(void **state)
+{
+	(void)state;
+	struct ergon_instrument *inst = NULL;
+	struct ergon_err err = {0};
+	assert_int_equal(open_fake("--devices JS1,JS2", &inst, &err), ERGON_EDEVICE);
+	assert_non_null(strstr(err.msg, "2 devices and no serial given: JS1, JS2"));
+	assert_non_null(strstr(err.msg, "exited with status 2"));
+	assert_int_equal(open_fake("--devices JS1,JS2 --serial JS2", &inst, &err), 0);
+	assert_string_equal(inst->identity.serial, "JS2");
+	ergon_instrument_close(inst);
+}
+
+static void test_quit_status(void **state)
+{
+	(void)state;
+	struct ergon_instrument *inst = NULL;
+	struct ergon_err err = {0};
+	assert_int_equal(open_fake("--packets 5 --quit-status 4", &inst, &err), 0);
+	assert_int_equal(ergon_instrument_start(inst, &err), 0);
+	static struct ergon_stats_packet p[5];
+	size_t got = 0;
+	assert_int_equal(read_n(inst, p, 5, &got, &err), 0);
+	assert_int_equal(ergon_instrument_stop(inst, &err), 0);
+	assert_true(ergon_issue_has(inst->issues, "instrument.bridge_exit_status"));
+	json_t *ctx = json_object_get(json_array_get(inst->issues, 0), "context");
+	assert_string_equal(json_string_value(json_object_get(ctx, "status")),
+			    "exited with status 4");
+	ergon_instrument_close(inst);
+}
+
+static void test_bad_spec(void **state)
+{
+	(void)state;
+	struct ergon_instrument *inst = NULL;
+	struct ergon_err err = {0};
+	assert_int_equal(ergon_instrument_open("bridge:", NULL, &inst, &err), ERGON_EUSAGE);
+	assert_non_null(strstr(err.msg, "docs/BRIDGE.md"));
+	err = (struct ergon_err){0};
+	assert_int_equal(ergon_instrument_open("bridge:/nonexistent/meter", NULL, &inst, &err),
+			 ERGON_ENOENT);
+	assert_non_null(strstr(err.msg, "--instrument bridge:/nonexistent/meter"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_wire_hello),
+	    cmocka_unit_test(test_wire_nan_names_offset),
+	    cmocka_unit_test(test_wire_errors),
+	    cmocka_unit_test(test_wire_raw_base64),
+	    cmocka_unit_test(test_lines_split_and_limit),
+	    cmocka_unit_test(test_packets_by_hand),
+	    cmocka_unit_test(test_samples_stream),
+	    cmocka_unit_test(test_raw_blocks),
+	    cmocka_unit_test(test_raw_gated),
+	    cmocka_unit_test(test_gap_reported),
+	    cmocka_unit_test(test_fault_garbage),
+	    cmocka_unit_test(test_fault_nan),
+	    cmocka_unit_test(test_fault_stall),
+	    cmocka_unit_test(test_fault_exit),
+	    cmocka_unit_test(test_fault_unplugged),
+	    cmocka_unit_test(test_fault_huge_line),
+	    cmocka_unit_test(test_stderr_flood),
+	    cmocka_unit_test(test_fault_no_hello),
+	    cmocka_unit_test(test_fault_two_devices),
+	    cmocka_unit_test(test_quit_status),
+	    cmocka_unit_test(test_bad_spec),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
