@@ -9,6 +9,7 @@ extern const struct ergon_instrument_driver ergon_instrument_replay;
 extern const struct ergon_instrument_driver ergon_instrument_hwmon;
 extern const struct ergon_instrument_driver ergon_instrument_rapl;
 extern const struct ergon_instrument_driver ergon_instrument_nvml;
+extern const struct ergon_instrument_driver ergon_instrument_ppk2;
 
 static const struct ergon_instrument_driver *const drivers[] = {
 	&ergon_instrument_synthetic,
@@ -16,6 +17,7 @@ static const struct ergon_instrument_driver *const drivers[] = {
 	&ergon_instrument_hwmon,
 	&ergon_instrument_rapl,
 	&ergon_instrument_nvml,
+	&ergon_instrument_ppk2,
 	NULL, /* sentinel: keep last */
 };
 
