@@ -278,6 +278,10 @@ struct ts_ppk2_sim *ts_ppk2_sim_start(const struct ts_ppk2_sim_cfg *cfg, const c
 	cfmakeraw(&tio);
 	if (tcsetattr(s->slave_keep, TCSANOW, &tio) != 0)
 		goto fail;
+	/* Not inherited by the programs a test starts: a child holding the
+	 * master open would keep the pty alive after an "unplug". */
+	(void)fcntl(s->master, F_SETFD, FD_CLOEXEC);
+	(void)fcntl(s->slave_keep, F_SETFD, FD_CLOEXEC);
 	int fl = fcntl(s->master, F_GETFL);
 	(void)fcntl(s->master, F_SETFL, fl | O_NONBLOCK);
 	if (pthread_create(&s->thread, NULL, sim_main, s) != 0)

@@ -589,8 +589,10 @@ int ergon_jls_writer_open(const struct ergon_jls_writer_config *cfg, struct ergo
 			s->u1 = 1;
 			s->name = digital_names[line];
 			s->units = "";
-			/* One u1 chunk per level-1 summary chunk. */
-			s->spd = DECIMATE_SAMPLES * ENTRIES_PER_SUMMARY;
+			/* The same samples per chunk as the f32 signals, so
+			 * that a killed recording loses the same span of
+			 * every signal. */
+			s->spd = spd;
 		}
 		s->chunk_first_id = w->id0;
 		s->buf = calloc(1, 16 + (s->u1 ? (s->spd + 7) / 8 : 4 * (size_t)s->spd));
