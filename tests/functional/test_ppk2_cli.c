@@ -330,6 +330,29 @@ static void selection_instruments_and_power_on(void **state)
 	assert_int_equal(st.dut_power, 0); /* on, then off on release */
 	free(out);
 	free(err);
+	/* Ctrl-C releases a held power-on (power stays on). */
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execl(getenv("ERGON_BIN"), "ergon", "power-on", "--instrument",
+		      "ppk2:serial=AAA111", "--vdd-mv", "2500", (char *)NULL);
+		_exit(127);
+	}
+	struct timespec nap = {0, 500 * 1000 * 1000};
+	nanosleep(&nap, NULL);
+	ts_ppk2_sim_state(s1, &st);
+	assert_int_equal(st.vdd_mv, 2500);
+	assert_int_equal(st.dut_power, 1);
+	kill(pid, SIGINT);
+	int wst = 0;
+	while (waitpid(pid, &wst, 0) < 0 && errno == EINTR)
+		;
+	assert_true(WIFEXITED(wst));
+	assert_int_equal(WEXITSTATUS(wst), 0);
+	ts_ppk2_sim_state(s1, &st);
+	assert_int_equal(st.dut_power, 1);
 	rc = ts_run_ergon(NULL, &err, "power-on", "--instrument", "ppk2:serial=AAA111", "--hold-s",
 			  "0.1", NULL);
 	assert_int_equal(rc, 2);

@@ -429,6 +429,17 @@ static void sim_bad_calibration_issue(void **state)
 	assert_true(ergon_issue_has(inst->issues, "instrument.calibration_defaulted"));
 	ergon_instrument_close(inst);
 	ts_ppk2_sim_stop(sim);
+	/* All shunts 0 (the all-zero calibration): every range falls back. */
+	const double rz[5] = {0, 0, 0, 0, 0};
+	cfg.metadata = ts_ppk2_identity_metadata(rz);
+	sim = ts_ppk2_sim_start(&cfg, &path);
+	err = (struct ergon_err){0};
+	inst = open_sim(path, kv, &rc, &err);
+	assert_int_equal(rc, 0);
+	json_t *ctx = json_object_get(json_array_get(inst->issues, 0), "context");
+	assert_int_equal(json_integer_value(json_object_get(ctx, "ranges_mask")), 0x1f);
+	ergon_instrument_close(inst);
+	ts_ppk2_sim_stop(sim);
 	/* Garbled: open refuses and names the line. */
 	cfg.metadata = "Calibrated: 1\nR0 1031\nEND\n";
 	sim = ts_ppk2_sim_start(&cfg, &path);

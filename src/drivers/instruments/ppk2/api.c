@@ -322,7 +322,7 @@ static int ppk2_scan(const struct ergon_instrument_options *opts, json_t **found
 	*found = json_array();
 	for (size_t i = 0; i < n; i++) {
 		char id[300];
-		snprintf(id, sizeof(id), "ppk2:%s", f[i].path);
+		snprintf(id, sizeof(id), "ppk2:%.255s", f[i].path);
 		json_array_append_new(*found, json_pack("{s:s, s:s, s:s}", "id", id, "serial",
 							f[i].serial, "model", "PPK2"));
 	}
@@ -350,7 +350,7 @@ static int pick_port(const char *arg, char *path, size_t cap, char *serial, size
 	for (size_t i = 0; i < n; i++) {
 		if (lo + 300 < sizeof(list))
 			lo += (size_t)snprintf(list + lo, sizeof(list) - lo,
-					       "%sppk2:%s (serial %s)", lo ? ", " : "", f[i].path,
+					       "%sppk2:%.255s (serial %.63s)", lo ? ", " : "", f[i].path,
 					       f[i].serial[0] ? f[i].serial : "unknown");
 		if (want == NULL || strcmp(f[i].serial, want) == 0) {
 			match = i;
@@ -371,8 +371,8 @@ static int pick_port(const char *arg, char *path, size_t cap, char *serial, size
 				     "--instrument %s: %d PPK2s found, pick one with "
 				     "ppk2:serial=SN or ppk2:PORT: %s",
 				     want ? arg : "ppk2", matches, list);
-	snprintf(path, cap, "%s", f[match].path);
-	snprintf(serial, scap, "%s", f[match].serial);
+	snprintf(path, cap, "%.255s", f[match].path);
+	snprintf(serial, scap, "%.63s", f[match].serial);
 	return 0;
 }
 

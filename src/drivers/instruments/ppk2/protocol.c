@@ -302,7 +302,7 @@ size_t ppk2_decode(struct ppk2_decoder *d, const uint8_t *bytes, size_t len,
 		   void *gap_ctx)
 {
 	size_t n = 0, p = 0;
-	while (n < cap && d->rem_len > 0 && p < len) {
+	while (n < cap && d->rem_len > 0 && d->rem_len < 4 && p < len) {
 		d->rem[d->rem_len++] = bytes[p++];
 		if (d->rem_len == 4) {
 			decode_word(d, rd_le32(d->rem), &out[n++], gap, gap_ctx);
