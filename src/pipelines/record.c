@@ -320,7 +320,7 @@ stop_inst : {
 			 "%s(no sample arrived: nothing was written)",
 			 res->stop_reason[0] ? " " : "");
 	}
-	res->elapsed_s = (double)res->samples / r->rate_hz;
+	res->elapsed_s = (double)res->samples_kept / r->rate_hz;
 	res->mean_current_a = r->i_n ? r->i_sum / (double)r->i_n : NAN;
 out:
 	if (r && r->w)
