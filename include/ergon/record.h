@@ -73,8 +73,11 @@ struct ergon_record_result {
 /* Record. Returns 0 when a file was written and closed, whatever stopped
  * the recording (res->stop and res->complete say what; the file's closing
  * note says it too); a negative ERGON_E* when nothing could be recorded
- * (bad spec, existing file without force, not a streaming instrument) or
- * when the disk filled (ERGON_EIO; the file is valid up to what fit).
+ * (bad spec, existing file without force, not a streaming instrument, no
+ * sample before the stop: ERGON_EINTR or ERGON_EDEVICE, no file) or when
+ * the disk filled (ERGON_EIO; the file is valid up to what fit). An
+ * instrument that sends nothing for 2 s has stalled: the recording stops,
+ * incomplete.
  * The caller frees res->identity and res->issues (json_decref). */
 ERGON_API int ergon_record_run(const struct ergon_record_options *o,
 			       struct ergon_record_result *res, struct ergon_err *err);

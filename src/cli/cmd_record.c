@@ -104,7 +104,7 @@ static int run(int argc, char **argv)
 	int rc = ergon_record_run(&o, &res, &err);
 	if (tty && o.progress)
 		fprintf(stderr, "\n");
-	if (rc && res.samples_kept == 0 && res.stop == 0) {
+	if (rc && res.samples_kept == 0) {
 		json_decref(res.identity);
 		json_decref(res.issues);
 		return ergon_cli_fail("record", &err);

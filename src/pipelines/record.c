@@ -16,6 +16,8 @@
 /* A gap longer than this is not a counter gap but a clock jump: refuse
  * to fill it with NaN (it would be gigabytes). */
 #define GAP_MAX_S 10.0
+/* A streaming instrument that sends nothing for this long has stalled. */
+#define STALL_S 2.0
 
 static double now_s(void)
 {
@@ -206,7 +208,7 @@ int ergon_record_run(const struct ergon_record_options *o, struct ergon_record_r
 	rc = ergon_instrument_start(r->inst, err);
 	if (rc)
 		goto out;
-	double last_progress = now_s(), last_utc = last_progress;
+	double last_progress = now_s(), last_utc = last_progress, last_data = last_progress;
 	uint64_t limit = o->duration_s > 0 ? (uint64_t)llround(o->duration_s * r->rate_hz) : 0;
 	struct ergon_err ierr = {0};
 	for (;;) {
@@ -242,6 +244,17 @@ int ergon_record_run(const struct ergon_record_options *o, struct ergon_record_r
 		if (irc) {
 			res->stop = ERGON_RECORD_INSTRUMENT;
 			snprintf(res->stop_reason, sizeof(res->stop_reason), "%s", ierr.msg);
+			break;
+		}
+		double tn = now_s();
+		if (n > 0)
+			last_data = tn;
+		else if (tn - last_data > STALL_S) {
+			res->stop = ERGON_RECORD_INSTRUMENT;
+			snprintf(res->stop_reason, sizeof(res->stop_reason),
+				 "%s sent no sample for %.0f s after %llu samples (stalled, or "
+				 "its stream was stopped by another program)",
+				 o->instrument_spec, STALL_S, (unsigned long long)r->next_index);
 			break;
 		}
 		if (limit && r->next_index >= limit) {
@@ -314,11 +327,11 @@ stop_inst : {
 		struct stat fst;
 		if (stat(o->out_path, &fst) == 0)
 			res->bytes = (uint64_t)fst.st_size;
-	} else if (rc == 0 && res->stop != 0) {
-		snprintf(res->stop_reason + strlen(res->stop_reason),
-			 sizeof(res->stop_reason) - strlen(res->stop_reason),
-			 "%s(no sample arrived: nothing was written)",
-			 res->stop_reason[0] ? " " : "");
+	} else if (rc == 0) {
+		rc = ergon_err_set(err,
+				   res->stop == ERGON_RECORD_STOPPED ? ERGON_EINTR : ERGON_EDEVICE,
+				   "%s: no sample arrived (%s); nothing was written to %s",
+				   o->instrument_spec, res->stop_reason, o->out_path);
 	}
 	res->elapsed_s = (double)res->samples_kept / r->rate_hz;
 	res->mean_current_a = r->i_n ? r->i_sum / (double)r->i_n : NAN;

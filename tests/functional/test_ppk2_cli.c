@@ -215,6 +215,33 @@ static void gaps_unplug_and_gate_fall(void **state)
 	free(out);
 	free(err);
 	ts_ppk2_sim_stop(s);
+	/* Stalled: 1000 samples, then silence; stops after 2 s, incomplete. */
+	s = sim(1000, &path);
+	free(spec);
+	spec = ts_strf("ppk2:%s", path);
+	rc = ts_run_ergon(&out, &err, "record", "--instrument", spec, "--instrument-opt",
+			  "vdd_mv=3000", "--duration-s", "5", "--out", jls, "--force", NULL);
+	assert_int_equal(rc, 1);
+	assert_non_null(strstr(err, "sent no sample for 2 s after 1000 samples"));
+	sc = scan_file(jls);
+	assert_int_equal(sc.n, 1000);
+	free(out);
+	free(err);
+	ts_ppk2_sim_stop(s);
+	/* Silent from the start: nothing is written, no file. */
+	char *none = ts_strf("%s/none.jls", dir);
+	struct ts_ppk2_sim_cfg q = {.current_a = cur, .silent = 1};
+	s = ts_ppk2_sim_start(&q, &path);
+	free(spec);
+	spec = ts_strf("ppk2:%s", path);
+	rc = ts_run_ergon(NULL, &err, "record", "--instrument", spec, "--instrument-opt",
+			  "vdd_mv=3000", "--duration-s", "5", "--out", none, NULL);
+	assert_int_equal(rc, 3);
+	assert_non_null(strstr(err, "no sample arrived"));
+	assert_int_equal(access(none, F_OK), -1);
+	free(err);
+	free(none);
+	ts_ppk2_sim_stop(s);
 	/* --until-gate-falls: stops at the first low sample after the gate. */
 	s = sim(0, &path);
 	free(spec);

@@ -207,7 +207,7 @@ static void *sim_main(void *arg)
 			memmove(in, in + used, in_len - used);
 			in_len -= used;
 		}
-		if (!s->streaming)
+		if (!s->streaming || s->cfg.silent)
 			continue;
 		size_t max = sizeof(out) / 4;
 		if (s->cfg.realtime) {

@@ -35,6 +35,7 @@ struct ts_ppk2_sim_cfg {
 	uint64_t disconnect_after; /* close the port after this many sent samples (0 = never) */
 	int realtime;		   /* pace at 100 kSPS instead of as fast as read */
 	int mute;		   /* never answer GetMetadata */
+	int silent;		   /* answer commands but never stream a sample */
 };
 
 struct ts_ppk2_sim;
