@@ -144,7 +144,7 @@ static void roundtrip_identical_and_crcs(void **state)
 	assert_int_equal(rd32(f + 28), ts_crc32c(f, 28));
 	uint64_t hdr_len = (uint64_t)rd32(f + 16) | (uint64_t)rd32(f + 20) << 32;
 	assert_int_equal(hdr_len, len);
-	size_t off = 32, chunks = 0, l1 = 0, l2 = 0, utc = 0, ends = 0, user = 0;
+	size_t off = 32, chunks = 0, l1 = 0, l2 = 0, utc = 0, ends = 0, user = 0, utc_summaries = 0;
 	size_t first_l1_summary = 0;
 	while (off + 32 <= len) {
 		assert_int_equal(rd32(f + off + 28), ts_crc32c(f + off, 28));
@@ -162,6 +162,7 @@ static void roundtrip_identical_and_crcs(void **state)
 		}
 		l2 += tag == 0x24 && (meta >> 12) == 2;
 		utc += tag == 0x3a;
+		utc_summaries += tag == 0x3c && (meta >> 12) == 1;
 		ends += tag == 0xff;
 		user += tag == 0x40;
 		chunks++;
@@ -169,12 +170,13 @@ static void roundtrip_identical_and_crcs(void **state)
 	}
 	assert_int_equal(off, len);
 	assert_int_equal(ends, 1);
-	assert_int_equal(user, 2);
+	assert_int_equal(user, 3); /* the empty list head, the opening and closing notes */
 	/* 6 signals x ceil(300000 / 81920) = 4 level-1 summary chunks; each
 	 * has one level-2 chunk (the partial one written at close). */
 	assert_int_equal(l1, 6 * 4);
 	assert_int_equal(l2, 6);
 	assert_int_equal(utc, 6);
+	assert_int_equal(utc_summaries, 6);
 	/* Level-1 entry 0 of current: samples 0..127 are 0,1,2,3 mA x 32:
 	 * mean 1.5 mA, min 0, max 3 mA, std sqrt(14/4 - 2.25) mA = 1.118 mA. */
 	const uint8_t *e = f + first_l1_summary + 32 + 16;

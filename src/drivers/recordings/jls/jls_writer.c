@@ -75,6 +75,12 @@ struct sig {
 	uint64_t head[4][16]; /* per track: offsets of the first chunk per level */
 	struct list data_list, utc_list;
 	struct level lv[LEVELS];
+	/* UTC level 1: (sample id, UTC DATA offset) and (sample id, time)
+	 * pairs, written as INDEX + SUMMARY every DECIMATE_UTC entries. */
+	int64_t utc_id[DECIMATE_UTC], utc_t[DECIMATE_UTC];
+	uint64_t utc_off[DECIMATE_UTC];
+	uint32_t n_utc;
+	struct list utc_index_list, utc_summary_list;
 };
 
 struct ergon_jls_writer {
@@ -508,6 +514,37 @@ int ergon_jls_writer_push(struct ergon_jls_writer *w, const float *current_a,
 	return 0;
 }
 
+/* Write the pending UTC level-1 INDEX (sample id, offset) and SUMMARY
+ * (sample id, time) pairs of one signal. */
+static int utc_flush(struct ergon_jls_writer *w, struct sig *s)
+{
+	if (s->n_utc == 0)
+		return 0;
+	uint8_t p[16 + 16 * DECIMATE_UTC];
+	uint16_t meta = (uint16_t)(s->id | (1u << 12));
+	uint32_t len = 16 + 16 * s->n_utc;
+	put64(p, (uint64_t)s->utc_id[0]);
+	put32(p + 8, s->n_utc);
+	put16(p + 12, 128);
+	put16(p + 14, 0);
+	for (uint32_t i = 0; i < s->n_utc; i++) {
+		put64(p + 16 + 16 * i, (uint64_t)s->utc_id[i]);
+		put64(p + 24 + 16 * i, s->utc_off[i]);
+	}
+	uint64_t ioff = 0;
+	int rc = chunk(w, &s->utc_index_list, TAG(TRACK_UTC, CH_INDEX), meta, p, len, &ioff);
+	for (uint32_t i = 0; rc == 0 && i < s->n_utc; i++)
+		put64(p + 24 + 16 * i, (uint64_t)s->utc_t[i]);
+	if (rc == 0)
+		rc = chunk(w, &s->utc_summary_list, TAG(TRACK_UTC, CH_SUMMARY), meta, p, len, NULL);
+	if (rc == 0 && s->head[TRACK_UTC][1] == 0) {
+		s->head[TRACK_UTC][1] = ioff;
+		rc = patch_head(w, s, TRACK_UTC);
+	}
+	s->n_utc = 0;
+	return rc;
+}
+
 int ergon_jls_writer_utc(struct ergon_jls_writer *w, uint64_t index, int64_t utc_q30,
 			 struct ergon_err *err)
 {
@@ -526,6 +563,14 @@ int ergon_jls_writer_utc(struct ergon_jls_writer *w, uint64_t index, int64_t utc
 		if (s->head[TRACK_UTC][0] == 0) {
 			s->head[TRACK_UTC][0] = off;
 			rc = patch_head(w, s, TRACK_UTC);
+			if (rc)
+				return ergon_err_set(err, rc, "%s", w->first_err.msg);
+		}
+		s->utc_id[s->n_utc] = w->id0 + (int64_t)index;
+		s->utc_t[s->n_utc] = utc_q30;
+		s->utc_off[s->n_utc] = off;
+		if (++s->n_utc == DECIMATE_UTC) {
+			rc = utc_flush(w, s);
 			if (rc)
 				return ergon_err_set(err, rc, "%s", w->first_err.msg);
 		}
@@ -627,6 +672,10 @@ int ergon_jls_writer_open(const struct ergon_jls_writer_config *cfg, struct ergo
 	put32(fh + 28, ergon_jls_crc32c(0, fh, 28));
 	rc = write_at(w, fh, sizeof(fh), 0);
 	w->end = w->good_end = sizeof(fh);
+	/* The user-data list starts with an empty chunk, as the reference
+	 * writer's does (its reader skips the first). */
+	if (rc == 0)
+		rc = chunk(w, &w->user, ERGON_JLS_TAG_USER_DATA, 0, NULL, 0, NULL);
 	if (rc == 0)
 		rc = user_data(w, cfg->note_json);
 	/* Source 0 and signal 0: the global annotations the format reserves. */
@@ -683,6 +732,7 @@ int ergon_jls_writer_close(struct ergon_jls_writer *w, const char *note_json, st
 			}
 			level_flush(w, s, l);
 		}
+		utc_flush(w, s);
 	}
 	if (!w->failed)
 		user_data(w, note_json);
