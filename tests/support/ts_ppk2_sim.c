@@ -300,6 +300,17 @@ fail:
 
 void ts_ppk2_sim_state(struct ts_ppk2_sim *s, struct ts_ppk2_sim_state *out)
 {
+	/* Let the thread take what the host already sent: no unread input
+	 * for 5 checks 10 ms apart (the thread polls every 20 ms at most). */
+	for (int i = 0, quiet = 0; i < 300 && quiet < 5; i++) {
+		int q = 0;
+		int fd = s->master;
+		if (fd < 0 || ioctl(fd, FIONREAD, &q) != 0)
+			break;
+		quiet = q == 0 ? quiet + 1 : 0;
+		struct timespec ts = {0, 10 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
 	pthread_mutex_lock(&s->mu);
 	*out = s->st;
 	pthread_mutex_unlock(&s->mu);

@@ -46,7 +46,8 @@ struct ts_ppk2_sim *ts_ppk2_sim_start(const struct ts_ppk2_sim_cfg *cfg, const c
 /* Stop the thread, close the pty, free. NULL is a no-op. */
 void ts_ppk2_sim_stop(struct ts_ppk2_sim *s);
 
-/* What the host set (read after the host is done). */
+/* What the host set (read after the host is done; waits until the
+ * simulator has taken every byte the host already sent). */
 struct ts_ppk2_sim_state {
 	int mode;      /* last SetPowerMode argument, 0 = never */
 	int vdd_mv;    /* last RegulatorSet, 0 = never */
