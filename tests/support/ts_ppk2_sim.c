@@ -284,6 +284,10 @@ struct ts_ppk2_sim *ts_ppk2_sim_start(const struct ts_ppk2_sim_cfg *cfg, const c
 	(void)fcntl(s->slave_keep, F_SETFD, FD_CLOEXEC);
 	int fl = fcntl(s->master, F_GETFL);
 	(void)fcntl(s->master, F_SETFL, fl | O_NONBLOCK);
+	if (cfg->streaming_at_start) {
+		s->streaming = 1;
+		s->t_start_s = now_s();
+	}
 	if (pthread_create(&s->thread, NULL, sim_main, s) != 0)
 		goto fail;
 	*path = s->path;

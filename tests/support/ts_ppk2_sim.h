@@ -36,6 +36,7 @@ struct ts_ppk2_sim_cfg {
 	int realtime;		   /* pace at 100 kSPS instead of as fast as read */
 	int mute;		   /* never answer GetMetadata */
 	int silent;		   /* answer commands but never stream a sample */
+	int streaming_at_start;	   /* already streaming (an earlier session left it on) */
 };
 
 struct ts_ppk2_sim;

@@ -440,6 +440,15 @@ static void sim_bad_calibration_issue(void **state)
 	assert_int_equal(json_integer_value(json_object_get(ctx, "ranges_mask")), 0x1f);
 	ergon_instrument_close(inst);
 	ts_ppk2_sim_stop(sim);
+	/* Still streaming from an earlier session: stopped and drained. */
+	struct ts_ppk2_sim_cfg busy = {.current_a = wave_current, .streaming_at_start = 1};
+	sim = ts_ppk2_sim_start(&busy, &path);
+	err = (struct ergon_err){0};
+	inst = open_sim(path, kv, &rc, &err);
+	if (rc)
+		fail_msg("open of a streaming PPK2: %s", err.msg);
+	ergon_instrument_close(inst);
+	ts_ppk2_sim_stop(sim);
 	/* Garbled: open refuses and names the line. */
 	cfg.metadata = "Calibrated: 1\nR0 1031\nEND\n";
 	sim = ts_ppk2_sim_start(&cfg, &path);

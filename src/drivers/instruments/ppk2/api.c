@@ -228,11 +228,14 @@ static int port_read(struct ppk2_port *p, uint8_t *b, size_t cap, int timeout_ms
 	return ERGON_EDEVICE; /* EOF or EIO: the other end is gone */
 }
 
+/* Discard what is queued (a stream from an earlier session) until the
+ * port has been quiet for 10 ms, for at most 1 s. */
 static void port_drain(struct ppk2_port *p)
 {
 	uint8_t junk[4096];
 	size_t got = 0;
-	for (int i = 0; i < 64; i++) {
+	double until = now_s() + 1.0;
+	while (now_s() < until) {
 		if (port_read(p, junk, sizeof(junk), 10, &got) != 0 || got == 0)
 			break;
 	}
