@@ -23,13 +23,15 @@ static double now_s(void)
 
 static long rss_kib(void)
 {
+	/* /proc/self/statm: size resident ... (pages). */
+	char buf[128] = "";
 	FILE *f = fopen("/proc/self/statm", "r");
-	long pages = 0, res = 0;
-	if (f) {
-		if (fscanf(f, "%ld %ld", &pages, &res) != 2)
-			res = 0;
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	if (f)
 		fclose(f);
-	}
+	buf[n] = '\0';
+	char *p = strchr(buf, ' ');
+	long res = p ? strtol(p + 1, NULL, 10) : 0;
 	return res * (sysconf(_SC_PAGESIZE) / 1024);
 }
 

@@ -145,7 +145,7 @@ static void roundtrip_identical_and_crcs(void **state)
 	uint64_t hdr_len = (uint64_t)rd32(f + 16) | (uint64_t)rd32(f + 20) << 32;
 	assert_int_equal(hdr_len, len);
 	size_t off = 32, chunks = 0, l1 = 0, l2 = 0, utc = 0, ends = 0, user = 0, utc_summaries = 0;
-	size_t first_l1_summary = 0;
+	size_t first_l1_summary = 0, first_l1_gpi0 = 0, first_l1_gpi1 = 0;
 	while (off + 32 <= len) {
 		assert_int_equal(rd32(f + off + 28), ts_crc32c(f + off, 28));
 		uint32_t plen = rd32(f + off + 20);
@@ -159,6 +159,10 @@ static void roundtrip_identical_and_crcs(void **state)
 			l1++;
 			if ((meta & 0xff) == 1 && first_l1_summary == 0)
 				first_l1_summary = off;
+			if ((meta & 0xff) == 4 && first_l1_gpi0 == 0)
+				first_l1_gpi0 = off;
+			if ((meta & 0xff) == 5 && first_l1_gpi1 == 0)
+				first_l1_gpi1 = off;
 		}
 		l2 += tag == 0x24 && (meta >> 12) == 2;
 		utc += tag == 0x3a;
@@ -189,6 +193,14 @@ static void roundtrip_identical_and_crcs(void **state)
 	assert_true(fabs(sd - sqrt(1.25) * 1e-3) < 1e-8);
 	assert_true(mn == 0.0f);
 	assert_true(fabs(mx - 3e-3) < 1e-9);
+	/* gpi[0] toggles: entry 0 is mean 0.5, std 0.5, min 0, max 1; gpi[1]
+	 * is low until sample 100000: entry 0 is all 0. */
+	const uint8_t *g0 = f + first_l1_gpi0 + 32 + 16, *g1 = f + first_l1_gpi1 + 32 + 16;
+	float gv[4], hv[4];
+	memcpy(gv, g0, 16);
+	memcpy(hv, g1, 16);
+	assert_true(gv[0] == 0.5f && gv[1] == 0.5f && gv[2] == 0.0f && gv[3] == 1.0f);
+	assert_true(hv[0] == 0.0f && hv[1] == 0.0f && hv[2] == 0.0f && hv[3] == 0.0f);
 	/* The UTC track: sample 0 at JLS time 1000 s. */
 	struct ergon_jls_reader *r = NULL;
 	assert_int_equal(ergon_jls_file_open(path, &r, &err), 0);

@@ -294,25 +294,6 @@ static int user_data(struct ergon_jls_writer *w, const char *json)
 		     (const uint8_t *)json, (uint32_t)n, NULL);
 }
 
-static void acc_add(struct accum *a, double x, int64_t id)
-{
-	if (a->n == 0) {
-		a->min = INFINITY;
-		a->max = -INFINITY;
-		a->first_id = id;
-	}
-	a->n++;
-	if (!isfinite(x))
-		return;
-	a->valid++;
-	a->sum += x;
-	a->sumsq += x * x;
-	if (x < a->min)
-		a->min = x;
-	if (x > a->max)
-		a->max = x;
-}
-
 /* Combine an entry (mean, std, min, max over `w` valid values) into a. */
 static void acc_add_entry(struct accum *a, const float e[4], int64_t id)
 {
@@ -452,29 +433,89 @@ static int data_flush(struct ergon_jls_writer *w, struct sig *s)
 	return 0;
 }
 
-static int sample(struct ergon_jls_writer *w, struct sig *s, double x, int64_t id)
+/* Append m samples to signal s: f32 values x, or (u1) bit `bit` of dig
+ * (NULL: all 0). Runs up to the next DATA chunk or level-1 entry boundary
+ * are copied and summarised in one tight loop. */
+static int run(struct ergon_jls_writer *w, struct sig *s, const float *x, const uint32_t *dig,
+	       unsigned bit, size_t m, int64_t id)
 {
-	if (s->u1) {
-		if (x != 0)
-			s->buf[16 + s->count / 8] |= (uint8_t)(1u << (s->count % 8));
-	} else {
-		float f = (float)x;
-		memcpy(s->buf + 16 + 4 * (size_t)s->count, &f, 4);
-	}
-	s->count++;
-	int rc = 0;
-	if (s->count == s->spd)
-		rc = data_flush(w, s);
 	struct accum *a = &s->lv[0].acc;
-	acc_add(a, x, id);
-	if (rc == 0 && a->n == DECIMATE_SAMPLES) {
-		float e[4];
-		acc_entry(a, e);
-		int64_t first = a->first_id;
-		memset(a, 0, sizeof(*a));
-		rc = level_push(w, s, 0, e, first);
+	while (m > 0) {
+		size_t take = m;
+		if (take > s->spd - s->count)
+			take = s->spd - s->count;
+		if (take > DECIMATE_SAMPLES - a->n)
+			take = DECIMATE_SAMPLES - a->n;
+		if (a->n == 0) {
+			a->min = INFINITY;
+			a->max = -INFINITY;
+			a->first_id = id;
+		}
+		double sum = 0, sumsq = 0, mn = a->min, mx = a->max;
+		uint32_t valid = 0;
+		if (s->u1) {
+			uint8_t *bits = s->buf + 16;
+			for (size_t i = 0; i < take; i++) {
+				unsigned v = dig ? (dig[i] >> bit) & 1u : 0u;
+				size_t at = s->count + i;
+				bits[at / 8] |= (uint8_t)(v << (at % 8));
+				sum += v;
+			}
+			/* Bits are finite: every sample counts; 0/1 squared is itself. */
+			valid = (uint32_t)take;
+			sumsq = sum;
+			/* Fold the values present (1 if any bit was set, 0 if
+			 * any was clear) into min and max. */
+			if (sum > 0) {
+				mx = 1.0 > mx ? 1.0 : mx;
+				mn = 1.0 < mn ? 1.0 : mn;
+			}
+			if (sum < (double)take) {
+				mx = 0.0 > mx ? 0.0 : mx;
+				mn = 0.0 < mn ? 0.0 : mn;
+			}
+		} else {
+			memcpy(s->buf + 16 + 4 * (size_t)s->count, x, 4 * take);
+			for (size_t i = 0; i < take; i++) {
+				double v = x[i];
+				if (!isfinite(v))
+					continue;
+				valid++;
+				sum += v;
+				sumsq += v * v;
+				if (v < mn)
+					mn = v;
+				if (v > mx)
+					mx = v;
+			}
+		}
+		a->sum += sum;
+		a->sumsq += sumsq;
+		a->min = mn;
+		a->max = mx;
+		a->valid += valid;
+		a->n += (uint32_t)take;
+		s->count += (uint32_t)take;
+		int rc = 0;
+		if (s->count == s->spd)
+			rc = data_flush(w, s);
+		if (rc == 0 && a->n == DECIMATE_SAMPLES) {
+			float e[4];
+			acc_entry(a, e);
+			int64_t first = a->first_id;
+			memset(a, 0, sizeof(*a));
+			rc = level_push(w, s, 0, e, first);
+		}
+		if (rc)
+			return rc;
+		if (x)
+			x += take;
+		if (dig)
+			dig += take;
+		id += (int64_t)take;
+		m -= take;
 	}
-	return rc;
+	return 0;
 }
 
 int ergon_jls_writer_push(struct ergon_jls_writer *w, const float *current_a,
@@ -484,19 +525,26 @@ int ergon_jls_writer_push(struct ergon_jls_writer *w, const float *current_a,
 	if (w->failed)
 		return ergon_err_set(err, w->first_err.code, "%s", w->first_err.msg);
 	int rc = 0;
+	int64_t id = w->id0 + (int64_t)w->pushed;
 	for (unsigned k = 0; k < w->nsig && rc == 0; k++) {
 		struct sig *s = &w->sig[k];
-		for (size_t j = 0; j < n && rc == 0; j++) {
-			double x;
-			if (k == 0)
-				x = current_a[j];
-			else if (k == 1)
-				x = voltage_v[j];
-			else if (!s->u1)
-				x = power_w ? power_w[j] : (double)(current_a[j] * voltage_v[j]);
-			else
-				x = digital ? (digital[j] >> (s->id - 4u)) & 1u : 0;
-			rc = sample(w, s, x, w->id0 + (int64_t)(w->pushed + j));
+		if (k == 0)
+			rc = run(w, s, current_a, NULL, 0, n, id);
+		else if (k == 1)
+			rc = run(w, s, voltage_v, NULL, 0, n, id);
+		else if (s->u1)
+			rc = run(w, s, NULL, digital, s->id - 4u, n, id);
+		else if (power_w)
+			rc = run(w, s, power_w, NULL, 0, n, id);
+		else {
+			/* current x voltage, as f32, in pieces. */
+			float p[1024];
+			for (size_t j = 0; j < n && rc == 0; j += 1024) {
+				size_t m = n - j < 1024 ? n - j : 1024;
+				for (size_t i = 0; i < m; i++)
+					p[i] = current_a[j + i] * voltage_v[j + i];
+				rc = run(w, s, p, NULL, 0, m, id + (int64_t)j);
+			}
 		}
 	}
 	if (rc) {
