@@ -139,30 +139,23 @@ static void metadata_faults(void **state)
 	assert_non_null(strstr(err.msg, "UG1"));
 	free(m);
 	free(m2);
-	/* Garbled line. */
-	err = (struct ergon_err){0};
-	m = replace(good_meta, "O3: 0", "O3 0 \x01\x02");
-	assert_int_equal(ppk2_meta_parse(m, strlen(m), &c, "sim", &err), ERGON_EPARSE);
-	assert_non_null(strstr(err.msg, "line 20"));
-	free(m);
-	/* Not a number. */
-	err = (struct ergon_err){0};
-	m = replace(good_meta, "GI3: 1", "GI3: inf");
-	assert_int_equal(ppk2_meta_parse(m, strlen(m), &c, "sim", &err), ERGON_EPARSE);
-	assert_non_null(strstr(err.msg, "GI3"));
-	free(m);
-	/* Duplicate. */
-	err = (struct ergon_err){0};
-	m = replace(good_meta, "S1: 0\n", "S1: 0\nS1: 0.5\n");
-	assert_int_equal(ppk2_meta_parse(m, strlen(m), &c, "sim", &err), ERGON_EPARSE);
-	assert_non_null(strstr(err.msg, "twice"));
-	free(m);
-	/* All-zero gains on range 3. */
-	err = (struct ergon_err){0};
-	m = replace(good_meta, "UG3: 1", "UG3: 0");
-	assert_int_equal(ppk2_meta_parse(m, strlen(m), &c, "sim", &err), ERGON_EPARSE);
-	assert_non_null(strstr(err.msg, "range 3"));
-	free(m);
+	/* One damaged line each: refused, the message names what and where. */
+	static const struct {
+		const char *from, *to, *says;
+	} bad[] = {
+	    {"O3: 0", "O3 0 \x01\x02", "line 20"},    /* garbled line */
+	    {"GI3: 1", "GI3: inf", "GI3"},	      /* not a number */
+	    {"S1: 0\n", "S1: 0\nS1: 0.5\n", "twice"}, /* duplicate */
+	    {"UG3: 1", "UG3: 0", "range 3"},	      /* all-zero gain */
+	};
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		err = (struct ergon_err){0};
+		m = replace(good_meta, bad[k].from, bad[k].to);
+		assert_int_equal(ppk2_meta_parse(m, strlen(m), &c, "sim", &err), ERGON_EPARSE);
+		if (strstr(err.msg, bad[k].says) == NULL)
+			fail_msg("case %zu: '%s' not in: %s", k, bad[k].says, err.msg);
+		free(m);
+	}
 	/* No END within the limit. */
 	char *big = malloc(PPK2_META_MAX + 10);
 	memset(big, 'x', PPK2_META_MAX + 10);
