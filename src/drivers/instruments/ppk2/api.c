@@ -353,8 +353,8 @@ static int pick_port(const char *arg, char *path, size_t cap, char *serial, size
 	for (size_t i = 0; i < n; i++) {
 		if (lo + 300 < sizeof(list))
 			lo += (size_t)snprintf(list + lo, sizeof(list) - lo,
-					       "%sppk2:%.255s (serial %.63s)", lo ? ", " : "", f[i].path,
-					       f[i].serial[0] ? f[i].serial : "unknown");
+					       "%sppk2:%.255s (serial %.63s)", lo ? ", " : "",
+					       f[i].path, f[i].serial[0] ? f[i].serial : "unknown");
 		if (want == NULL || strcmp(f[i].serial, want) == 0) {
 			match = i;
 			matches++;
