@@ -77,3 +77,8 @@ foreach(src ${_test_plugins})
   set_target_properties(testplugin_${name} PROPERTIES C_VISIBILITY_PRESET hidden PREFIX ""
                         OUTPUT_NAME ${name} LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/plugins)
 endforeach()
+
+# The PPK2 protocol simulator as a program (shell tests, benchmarks, trying
+# the ppk2 driver without a PPK2): <build>/ergon_ppk2_sim.
+add_executable(ergon_ppk2_sim ${CMAKE_SOURCE_DIR}/tests/support/ppk2_sim/ppk2_sim_main.c)
+target_link_libraries(ergon_ppk2_sim PRIVATE ergon_test_support)

@@ -96,6 +96,13 @@ enum ergon_integrity {
 	  "many readings repeated the previous hardware update")                                     \
 	X("instrument.unrated_accuracy", ERGON_SEV_WARNING,                                        \
 	  "the instrument states no rated accuracy: every ± holds resolution and timing only") \
+	/* instrument: streaming meters (ppk2, JLS recording) */                                  \
+	X("instrument.samples_dropped", ERGON_SEV_WARNING,                                         \
+	  "the instrument lost samples (a sample-counter gap): missing, never interpolated")     \
+	X("instrument.calibration_defaulted", ERGON_SEV_WARNING,                                   \
+	  "the instrument's calibration was bad or absent; documented defaults were used")       \
+	X("instrument.disconnected", ERGON_SEV_ERROR,                                              \
+	  "the instrument went away mid-run; what was measured before is kept, incomplete")      \
 	/* --- config: profile configuration rules --- */                                          \
 	X("config.fixed_window_short", ERGON_SEV_WARNING,                                          \
 	  "a fixed window of about 1 s or less cannot yield a valid gated power run")           \

@@ -11,6 +11,7 @@ extern const struct ergon_instrument_driver ergon_instrument_rapl;
 extern const struct ergon_instrument_driver ergon_instrument_nvml;
 extern const struct ergon_instrument_driver ergon_instrument_bridge;
 extern const struct ergon_instrument_driver ergon_instrument_joulescope;
+extern const struct ergon_instrument_driver ergon_instrument_ppk2;
 
 static const struct ergon_instrument_driver *const drivers[] = {
 	&ergon_instrument_synthetic,
@@ -20,6 +21,7 @@ static const struct ergon_instrument_driver *const drivers[] = {
 	&ergon_instrument_nvml,
 	&ergon_instrument_bridge,
 	&ergon_instrument_joulescope,
+	&ergon_instrument_ppk2,
 	NULL, /* sentinel: keep last */
 };
 

@@ -1,0 +1,88 @@
+/* `ergon record`: a streaming instrument to a JLS v2 file, bounded by a
+ * duration, the fall of a gate line, or the caller's stop flag (Ctrl-C).
+ *
+ * Samples are placed by their instrument timestamps at the identity's
+ * sample rate: a sample that arrives after a gap (a counter gap the driver
+ * reported) leaves the missing samples as NaN current/voltage/power, never
+ * interpolated; digital lines hold their last value across the gap so that
+ * a gap does not fake a gate edge (the NaN samples carry no energy). What
+ * was recorded is kept whatever stops the recording: a disconnect keeps
+ * everything before it (marked incomplete in the file's closing note), a
+ * full disk keeps what fits as a valid JLS file.
+ */
+#ifndef ERGON_RECORD_H
+#define ERGON_RECORD_H
+
+#include "ergon/error.h"
+#include "ergon/instrument.h"
+#include "ergon/jls_writer.h"
+
+#include <jansson.h>
+#include <signal.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ergon_record_progress {
+	double elapsed_s;      /* recorded time (samples / rate) */
+	uint64_t samples;      /* samples written (gaps included) */
+	uint64_t dropped;      /* samples lost (NaN in the file) */
+	double mean_current_a; /* over the finite samples so far */
+};
+
+struct ergon_record_options {
+	const char *instrument_spec;
+	struct ergon_instrument_options instrument_opts;
+	const char *out_path;
+	int force;
+	double duration_s;		  /* > 0: stop after this much recorded time */
+	int until_gate_falls;		  /* stop when sync_input_index falls after rising */
+	unsigned sync_input_index;	  /* digital line of the gate (D0/INPUT0 = 0) */
+	volatile sig_atomic_t *stop_flag; /* raised by the caller (SIGINT); may be NULL */
+	/* About 4 times a second; may be NULL. */
+	void (*progress)(void *ctx, const struct ergon_record_progress *p);
+	void *progress_ctx;
+	ergon_jls_pwrite_fn pwrite_fn; /* NULL = pwrite (tests inject faults) */
+};
+
+enum ergon_record_stop {
+	ERGON_RECORD_DURATION = 1,   /* the duration was reached */
+	ERGON_RECORD_GATE_FELL = 2,  /* --until-gate-falls */
+	ERGON_RECORD_STOPPED = 3,    /* the stop flag (Ctrl-C) */
+	ERGON_RECORD_INSTRUMENT = 4, /* the instrument failed or went away */
+	ERGON_RECORD_WRITE = 5,	     /* the file could not take more (disk full) */
+};
+
+struct ergon_record_result {
+	int stop;	       /* enum ergon_record_stop; 0 if nothing was recorded */
+	int complete;	       /* 1 unless the instrument or the disk cut it short */
+	uint64_t samples;      /* written, gaps included */
+	uint64_t samples_kept; /* in complete chunks on disk */
+	uint64_t dropped;      /* lost samples (NaN) */
+	uint64_t out_of_order; /* samples whose timestamp went backwards: not written */
+	uint64_t bytes;
+	double elapsed_s;
+	double mean_current_a;
+	char stop_reason[ERGON_ERR_MSG_MAX];
+	json_t *identity; /* the instrument identity (caller frees) */
+	json_t *issues;	  /* what the instrument reported (caller frees) */
+};
+
+/* Record. Returns 0 when a file was written and closed, whatever stopped
+ * the recording (res->stop and res->complete say what; the file's closing
+ * note says it too); a negative ERGON_E* when nothing could be recorded
+ * (bad spec, existing file without force, not a streaming instrument, no
+ * sample before the stop: ERGON_EINTR or ERGON_EDEVICE, no file) or when
+ * the disk filled (ERGON_EIO; the file is valid up to what fit). An
+ * instrument that sends nothing for 2 s has stalled: the recording stops,
+ * incomplete.
+ * The caller frees res->identity and res->issues (json_decref). */
+ERGON_API int ergon_record_run(const struct ergon_record_options *o,
+			       struct ergon_record_result *res, struct ergon_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,120 @@
+/* ergon power-on: turn the target's supply on through the instrument (PPK2
+ * source meter: DUT power) and hold it until Ctrl-C. Releasing leaves the
+ * power on unless --off-on-exit. */
+#include "cli.h"
+#include "cli_args.h"
+#include "ergon/instrument.h"
+#include "ergon/parse.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+static int run(int argc, char **argv)
+{
+	const char *spec = NULL;
+	char vdd[32] = "";
+	int off_on_exit = 0;
+	double hold_s = 0;
+	struct ergon_err err = {0};
+	for (int i = 1; i < argc; i++) {
+		const char *v = NULL;
+		int m = cli_opt(argc, argv, &i, "--instrument", &v);
+		if (m < 0)
+			return ergon_cli_usage("power-on", "--instrument needs a value");
+		if (m > 0) {
+			spec = v;
+			continue;
+		}
+		m = cli_opt(argc, argv, &i, "--vdd-mv", &v);
+		if (m < 0)
+			return ergon_cli_usage("power-on", "--vdd-mv needs a value");
+		if (m > 0) {
+			long l = 0;
+			if (ergon_parse_long(v, "--vdd-mv", 800, 5000, &l, &err))
+				return ergon_cli_usage("power-on",
+						       "--vdd-mv: '%s' must be 800..5000 (mV)", v);
+			snprintf(vdd, sizeof(vdd), "vdd_mv=%ld", l);
+			continue;
+		}
+		m = cli_opt(argc, argv, &i, "--hold-s", &v);
+		if (m < 0)
+			return ergon_cli_usage("power-on", "--hold-s needs a value");
+		if (m > 0) {
+			if (ergon_parse_double(v, "--hold-s", &hold_s, &err) || !(hold_s > 0))
+				return ergon_cli_usage("power-on", "--hold-s: '%s' must be > 0", v);
+			continue;
+		}
+		if (strcmp(argv[i], "--off-on-exit") == 0)
+			off_on_exit = 1;
+		else
+			return ergon_cli_usage("power-on", "unknown argument '%s'", argv[i]);
+	}
+	if (spec == NULL)
+		return ergon_cli_usage("power-on", "--instrument SPEC is required (e.g. ppk2)");
+	const char *kv[6] = {
+	    "mode=source", "dut_power=on", off_on_exit ? "off_on_exit=1" : "off_on_exit=0",
+	    NULL,	   NULL,	   NULL};
+	if (vdd[0])
+		kv[3] = vdd;
+	struct ergon_instrument_options opts = {.kv = kv};
+	struct ergon_instrument *inst = NULL;
+	struct sigaction sa = {0};
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	int rc = ergon_instrument_open(spec, &opts, &inst, &err);
+	if (rc) {
+		if (rc == ERGON_EUSAGE && strstr(err.msg, "vdd_mv") && !vdd[0])
+			return ergon_cli_usage(
+			    "power-on", "%s: give the target's supply voltage with --vdd-mv N",
+			    spec);
+		return ergon_cli_fail("power-on", &err);
+	}
+	printf("target power on through %s (%s %s, %s); %s\n", spec, inst->identity.vendor,
+	       inst->identity.model, vdd[0] ? vdd : "its own supply",
+	       hold_s > 0 ? "holding" : "press Ctrl-C to release");
+	printf("on release the power %s\n",
+	       off_on_exit ? "is switched off (--off-on-exit)" : "stays on");
+	fflush(stdout);
+	struct timespec nap = {0, 50 * 1000 * 1000};
+	double held = 0;
+	while (!stop_flag && (hold_s <= 0 || held < hold_s)) {
+		nanosleep(&nap, NULL);
+		held += 0.05;
+	}
+	ergon_instrument_close(inst);
+	printf("released%s\n", off_on_exit ? "; target power off" : "; target power left on");
+	return ERGON_EXIT_OK;
+}
+
+const struct ergon_cli_command ergon_cli_cmd_power_on = {
+    .name = "power-on",
+    .summary = "turn the target's supply on through the instrument and hold it",
+    .help = "Usage: ergon power-on --instrument SPEC [--vdd-mv N] [--off-on-exit]\n"
+	    "                      [--hold-s S]\n\n"
+	    "Turns the target's supply on through the instrument and holds it until\n"
+	    "Ctrl-C (or S seconds with --hold-s), e.g. to flash or debug a board that the\n"
+	    "meter powers. With a PPK2 this is source-meter mode at --vdd-mv (required:\n"
+	    "the PPK2 would otherwise drive a voltage you did not choose) and DUT power\n"
+	    "on. Releasing leaves the power on unless --off-on-exit.\n\n"
+	    "Options:\n"
+	    "  --instrument SPEC  ppk2 | ppk2:PORT | ppk2:serial=SN\n"
+	    "  --vdd-mv N         supply voltage, 800..5000 mV\n"
+	    "  --off-on-exit      switch the target's power off on release\n"
+	    "  --hold-s S         release after S seconds instead of waiting for Ctrl-C\n\n"
+	    "Examples:\n"
+	    "  ergon power-on --instrument ppk2 --vdd-mv 3300\n"
+	    "  ergon power-on --instrument ppk2:serial=C0FFEE1234 --vdd-mv 1800 --off-on-exit\n",
+    .run = run,
+};

@@ -1,0 +1,171 @@
+/* ergon record: a streaming instrument (ppk2, a raw-sample bridge) to a
+ * JLS v2 file that our reader, the reference JLS reader and the Joulescope
+ * UI read. */
+#include "cli.h"
+#include "cli_args.h"
+#include "ergon/parse.h"
+#include "ergon/record.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_KV 32
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+static void progress(void *ctx, const struct ergon_record_progress *p)
+{
+	(void)ctx;
+	fprintf(stderr, "\r  %8.2f s  %10llu samples  %6llu dropped  mean %.6g A   ", p->elapsed_s,
+		(unsigned long long)p->samples, (unsigned long long)p->dropped, p->mean_current_a);
+	fflush(stderr);
+}
+
+static int run(int argc, char **argv)
+{
+	struct ergon_record_options o = {0};
+	const char *kv[MAX_KV + 1] = {0};
+	size_t nkv = 0;
+	struct ergon_err err = {0};
+	for (int i = 1; i < argc; i++) {
+		const char *v = NULL;
+		int m;
+		double d;
+#define FLAG(name) ((m = cli_opt(argc, argv, &i, name, &v)) != 0)
+#define NEED()                                                                         \
+	do {                                                                           \
+		if (m < 0)                                                             \
+			return ergon_cli_usage("record", "%s needs a value", argv[i]); \
+	} while (0)
+		if (FLAG("--instrument")) {
+			NEED();
+			o.instrument_spec = v;
+		} else if (FLAG("--instrument-opt")) {
+			NEED();
+			if (nkv >= MAX_KV)
+				return ergon_cli_usage("record", "too many --instrument-opt");
+			kv[nkv++] = v;
+		} else if (FLAG("--duration-s")) {
+			NEED();
+			if (ergon_parse_double(v, "--duration-s", &d, &err) || !(d > 0) || d > 1e7)
+				return ergon_cli_usage("record",
+						       "--duration-s: '%s' must be a number of "
+						       "seconds > 0",
+						       v);
+			o.duration_s = d;
+		} else if (FLAG("--out")) {
+			NEED();
+			o.out_path = v;
+		} else if (FLAG("--sync-input-index")) {
+			NEED();
+			long l = 0;
+			if (ergon_parse_long(v, "--sync-input-index", 0, 7, &l, &err))
+				return ergon_cli_usage("record",
+						       "--sync-input-index: '%s' must be 0..7", v);
+			o.sync_input_index = (unsigned)l;
+		} else if (strcmp(argv[i], "--until-gate-falls") == 0) {
+			o.until_gate_falls = 1;
+		} else if (strcmp(argv[i], "--force") == 0) {
+			o.force = 1;
+		} else {
+			return ergon_cli_usage("record", "unknown argument '%s'", argv[i]);
+		}
+#undef FLAG
+#undef NEED
+	}
+	if (o.instrument_spec == NULL)
+		return ergon_cli_usage("record", "--instrument SPEC is required (e.g. ppk2)");
+	if (o.out_path == NULL)
+		return ergon_cli_usage("record", "--out FILE.jls is required");
+	if (o.duration_s == 0 && !o.until_gate_falls && !isatty(0))
+		return ergon_cli_usage("record",
+				       "give --duration-s S or --until-gate-falls (or run it on a "
+				       "terminal and stop it with Ctrl-C)");
+	o.instrument_opts.kv = nkv ? kv : NULL;
+	o.stop_flag = &stop_flag;
+	int tty = isatty(2);
+	if (tty)
+		o.progress = progress;
+	struct sigaction sa = {0};
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	struct ergon_record_result res;
+	int rc = ergon_record_run(&o, &res, &err);
+	if (tty && o.progress)
+		fprintf(stderr, "\n");
+	if (rc && res.samples_kept == 0) {
+		json_decref(res.identity);
+		json_decref(res.issues);
+		return ergon_cli_fail("record", &err);
+	}
+	printf("recorded %llu samples (%.3f s, %llu dropped, mean %.6g A) to %s: %s\n",
+	       (unsigned long long)res.samples_kept,
+	       (double)res.samples_kept > 0 ? res.elapsed_s : 0.0, (unsigned long long)res.dropped,
+	       res.mean_current_a, o.out_path, res.stop_reason[0] ? res.stop_reason : "done");
+	size_t i;
+	json_t *is;
+	json_array_foreach(res.issues, i, is)
+	{
+		fprintf(stderr, "ergon record: %s: %s\n",
+			json_string_value(json_object_get(is, "code")),
+			json_string_value(json_object_get(is, "message")));
+	}
+	json_decref(res.identity);
+	json_decref(res.issues);
+	if (rc) {
+		fprintf(stderr, "ergon record: %s\n", err.msg);
+		return ergon_exit_code(rc);
+	}
+	if (!res.complete) {
+		fprintf(stderr,
+			"ergon record: the recording is incomplete (%s); everything before is "
+			"kept in %s\n",
+			res.stop_reason, o.out_path);
+		return ERGON_EXIT_MEASUREMENT;
+	}
+	return ERGON_EXIT_OK;
+}
+
+const struct ergon_cli_command ergon_cli_cmd_record = {
+    .name = "record",
+    .summary = "record a live instrument (ppk2) to a JLS file",
+    .help = "Usage: ergon record --instrument SPEC --out FILE.jls\n"
+	    "                    (--duration-s S | --until-gate-falls | Ctrl-C)\n"
+	    "                    [--sync-input-index N] [--instrument-opt K=V]... [--force]\n\n"
+	    "Records every sample of a streaming instrument to a JLS v2 file (current,\n"
+	    "voltage, power as f32; the digital lines as gpi[0]..gpi[7]), with CRC32C on\n"
+	    "every chunk, summaries and a UTC track. `ergon analyze --jls FILE.jls` reads\n"
+	    "it like a Joulescope recording. Lost samples (a PPK2 counter gap) are NaN,\n"
+	    "never interpolated. If the recording is killed, the file is valid up to its\n"
+	    "last complete chunk; a full disk keeps what fits.\n\n"
+	    "Options:\n"
+	    "  --instrument SPEC     ppk2 | ppk2:PORT | ppk2:serial=SN\n"
+	    "  --instrument-opt K=V  ppk2: vdd_mv=N (required), mode=ampere|source,\n"
+	    "                        dut_power=on|off, spike_filter=0|1\n"
+	    "  --duration-s S        stop after S seconds of samples\n"
+	    "  --until-gate-falls    stop when the gate line falls after it rose\n"
+	    "  --sync-input-index N  the digital line of the gate (default 0 = D0)\n"
+	    "  --out FILE.jls        the recording (refused if it exists)\n"
+	    "  --force               replace an existing FILE.jls\n\n"
+	    "On a terminal a progress line shows elapsed time, samples, drops and the\n"
+	    "mean current. Exit: 0 recorded, 1 incomplete (the instrument went away; the\n"
+	    "file keeps everything before), 2 usage, 3 I/O (e.g. disk full: the file is\n"
+	    "valid up to what fit).\n\n"
+	    "Examples:\n"
+	    "  ergon record --instrument ppk2 --instrument-opt vdd_mv=3300 \\\n"
+	    "      --instrument-opt mode=source --duration-s 10 --out boot.jls\n"
+	    "  ergon record --instrument ppk2:serial=C0FFEE1234 --instrument-opt vdd_mv=1800 \\\n"
+	    "      --until-gate-falls --sync-input-index 3 --out infer.jls\n",
+    .run = run,
+};

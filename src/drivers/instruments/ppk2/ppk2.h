@@ -1,0 +1,148 @@
+/* Nordic Power Profiler Kit II: the device's wire format (protocol.c),
+ * private to the ppk2 driver, its tests, fuzzers and benchmarks.
+ *
+ * Written clean-room from the protocol facts in docs/USAGE.md ("PPK2"):
+ * single-byte commands with arguments, an ASCII calibration answer ending
+ * in END, and a stream of little-endian u32 samples at 100 kSPS.
+ */
+#ifndef ERGON_PPK2_H
+#define ERGON_PPK2_H
+
+#include "ergon/error.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PPK2_USB_VID 0x1915u
+#define PPK2_USB_PID 0xC00Au
+#define PPK2_SAMPLE_RATE_HZ 100000.0
+#define PPK2_RANGES 5
+#define PPK2_VDD_MIN_MV 800
+#define PPK2_VDD_MAX_MV 5000
+/* The calibration answer is a few hundred bytes; more is not a PPK2. */
+#define PPK2_META_MAX 4096u
+
+/* Commands: one byte, then its arguments. */
+enum ppk2_cmd {
+	PPK2_CMD_AVERAGE_START = 0x06,
+	PPK2_CMD_AVERAGE_STOP = 0x07,
+	PPK2_CMD_DEVICE_RUNNING_SET = 0x0C, /* [0|1]: DUT power */
+	PPK2_CMD_REGULATOR_SET = 0x0D,	    /* [mV >> 8, mV & 0xFF] */
+	PPK2_CMD_SET_POWER_MODE = 0x11,	    /* [1 ampere meter | 2 source meter] */
+	PPK2_CMD_GET_METADATA = 0x19,
+	PPK2_CMD_RESET = 0x20,
+};
+
+enum ppk2_mode {
+	PPK2_MODE_AMPERE = 1,
+	PPK2_MODE_SOURCE = 2,
+};
+
+/* The shunt resistances used when the device reports R = 0 or none (a
+ * known bad calibration), ohms, ranges 0..4 (protocol facts). */
+extern const double ppk2_default_r_ohm[PPK2_RANGES];
+
+/* Calibration from GetMetadata. Parallel arrays by range. */
+struct ppk2_cal {
+	double r[PPK2_RANGES], gs[PPK2_RANGES], gi[PPK2_RANGES], o[PPK2_RANGES];
+	double s[PPK2_RANGES], i[PPK2_RANGES], ug[PPK2_RANGES];
+	int have_calibrated;
+	int calibrated; /* "Calibrated" key */
+	int have_hw;
+	long hw; /* "HW" key */
+	int have_ia;
+	double ia;	      /* "IA" key, kept as reported */
+	unsigned r_defaulted; /* bit r: R[r] was 0 or absent, the default is used */
+	size_t unknown_keys;  /* keys we do not know, ignored */
+};
+
+/* Parse the GetMetadata answer held in buf[0..len). Returns 1 while no END
+ * line has arrived (need more), 0 when cal is complete, ERGON_EPARSE for a
+ * garbled line, a bad number, a duplicate or missing key, or an unusable
+ * (all-zero) gain, ERGON_ETOOBIG past PPK2_META_MAX. `where` names the
+ * device in messages; the message names the line and the fix. */
+int ppk2_meta_parse(const char *buf, size_t len, struct ppk2_cal *cal, const char *where,
+		    struct ergon_err *err);
+
+/* One sample word: ADC bits 0..13, range 14..16, counter 18..23 (wraps
+ * at 64), logic D0..D7 in bits 24..31. */
+struct ppk2_word {
+	uint16_t adc14;
+	uint8_t range;
+	uint8_t counter;
+	uint8_t logic;
+};
+
+static inline struct ppk2_word ppk2_word_unpack(uint32_t w)
+{
+	struct ppk2_word s = {
+	    .adc14 = (uint16_t)(w & 0x3fffu),
+	    .range = (uint8_t)((w >> 14) & 0x7u),
+	    .counter = (uint8_t)((w >> 18) & 0x3fu),
+	    .logic = (uint8_t)(w >> 24),
+	};
+	return s;
+}
+
+static inline uint32_t ppk2_word_pack(struct ppk2_word s)
+{
+	return (uint32_t)(s.adc14 & 0x3fffu) | ((uint32_t)(s.range & 7u) << 14) |
+	       ((uint32_t)(s.counter & 0x3fu) << 18) | ((uint32_t)s.logic << 24);
+}
+
+/* Current in amperes for range r (0..4) from the 14-bit ADC value:
+ * adc = raw14 * 4; x = (adc - O) * (1.8 / 163840) / R;
+ * I = UG * (x * (GS * x + GI) + S * (vdd_mv / 1000) + I). */
+double ppk2_current_a(const struct ppk2_cal *c, unsigned r, unsigned adc14, double vdd_mv);
+
+/* Resolution of range r in amperes: one raw14 step (4 ADC counts of
+ * 1.8 V / 163840) across that range's shunt, with unit gain. */
+double ppk2_resolution_a(const struct ppk2_cal *c, unsigned r);
+
+/* The decoder: words in, samples out, with the post-range-switch spike
+ * filter (alpha 0.18, 0.06 on range 4, on the switching sample and the 2
+ * after it: y = alpha * x + (1 - alpha) * y_prev) and counter-gap
+ * accounting. Plain state; ppk2_decoder_init before use. */
+struct ppk2_decoder {
+	const struct ppk2_cal *cal;
+	double vdd_mv;
+	int spike_filter; /* 1 = apply (default) */
+	/* state */
+	int have_prev;
+	uint8_t prev_range, prev_counter;
+	double prev_out_a;
+	unsigned filter_left;
+	uint8_t rem[4];
+	size_t rem_len;
+	uint64_t index; /* sample index of the next word, dropped samples included */
+	uint64_t dropped;
+	uint64_t gaps;
+	uint64_t bad_range; /* words whose range field was 5..7: current NaN */
+	uint64_t filtered;  /* samples the spike filter changed */
+};
+
+void ppk2_decoder_init(struct ppk2_decoder *d, const struct ppk2_cal *cal, double vdd_mv);
+
+/* A decoded sample. */
+struct ppk2_sample {
+	uint64_t index; /* position at 100 kSPS from the first word */
+	float current_a;
+	uint8_t logic;
+	uint8_t range;
+};
+
+/* Called for each counter gap before the sample after it: `missing`
+ * samples were lost, starting at sample index `at`. */
+typedef void (*ppk2_gap_fn)(void *ctx, uint64_t at, uint64_t missing);
+
+/* Decode bytes (any split; a partial word is kept for the next call) into
+ * out, at most cap samples. *consumed is set to the bytes of `bytes` used;
+ * the caller passes the rest again. The counter advances by one per sample
+ * (mod 64): a jump of k > 1 means k - 1 samples were lost; they get no
+ * sample, only the gap callback and the index advance. Returns the number
+ * of samples written. */
+size_t ppk2_decode(struct ppk2_decoder *d, const uint8_t *bytes, size_t len,
+		   struct ppk2_sample *out, size_t cap, size_t *consumed, ppk2_gap_fn gap,
+		   void *gap_ctx);
+
+#endif

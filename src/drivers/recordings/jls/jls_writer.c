@@ -1,0 +1,836 @@
+/* The JLS v2 writer (include/ergon/jls_writer.h, docs/internals/jls_writer.md).
+ *
+ * Chunk layouts follow the format's public header (jetperch/jls
+ * include/jls/format.h, Apache-2.0, read for the facts only) and the
+ * reference writer's output in ../shared/fixtures/jls: file header
+ * version 1.0.0, SIGNAL_DEF with samples_per_data 8192, 128 samples per
+ * level-1 summary entry, 640 entries per summary chunk, 20 entries per
+ * entry above level 1, 100 for annotation and UTC decimation.
+ *
+ * Every byte goes out through one function (emit) that appends at the
+ * end; the only in-place rewrites are whole chunk headers (item_next of
+ * the previous chunk of a list) and TRACK_HEAD payloads (the first chunk
+ * of each level), each one pwrite of a CRC-sealed unit.
+ */
+#include "ergon/jls_writer.h"
+
+#include "ergon/jls.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SPD_F32_DEFAULT 8192u
+#define DECIMATE_SAMPLES 128u
+#define ENTRIES_PER_SUMMARY 640u
+#define DECIMATE_SUMMARY 20u
+#define DECIMATE_ANNOTATION 100u
+#define DECIMATE_UTC 100u
+#define LEVELS 5 /* summary levels 1..LEVELS */
+#define SIGNALS_MAX (3u + ERGON_JLS_WRITER_DIGITAL_MAX)
+#define INDEX_MAX 64u /* index entries per summary chunk (10 or 20 in practice) */
+
+enum { TRACK_FSR = 0, TRACK_VSR = 1, TRACK_ANNOTATION = 2, TRACK_UTC = 3 };
+enum { CH_DEF = 0, CH_HEAD = 1, CH_DATA = 2, CH_INDEX = 3, CH_SUMMARY = 4 };
+#define TAG(track, ch) ((uint8_t)(0x20u | ((unsigned)(track) << 3) | (unsigned)(ch)))
+
+/* A doubly linked list of chunks: the last one's header is rewritten to
+ * point at the next. */
+struct list {
+	uint64_t last_off;
+	uint8_t last_hdr[ERGON_JLS_CHUNK_HEADER_SIZE];
+	int have;
+};
+
+struct accum {
+	double sum, sumsq, min, max;
+	uint32_t n, valid;
+	int64_t first_id; /* sample id of the first sample covered */
+};
+
+struct level {
+	float (*entries)[4]; /* ENTRIES_PER_SUMMARY */
+	uint32_t n;
+	int64_t first_id; /* sample id of the first entry */
+	uint64_t index[INDEX_MAX];
+	uint32_t n_index;
+	struct accum acc; /* the entry being built (from the level below) */
+	struct list index_list, summary_list;
+};
+
+struct sig {
+	uint16_t id;
+	int u1;
+	const char *name, *units;
+	uint32_t spd; /* samples per DATA chunk */
+	uint8_t *buf; /* 16-byte payload header + entries */
+	uint32_t count;
+	int64_t chunk_first_id;
+	uint64_t kept; /* samples in complete chunks on disk */
+	uint64_t head_off[4];
+	uint64_t head[4][16]; /* per track: offsets of the first chunk per level */
+	struct list data_list, utc_list;
+	struct level lv[LEVELS];
+	/* UTC level 1: (sample id, UTC DATA offset) and (sample id, time)
+	 * pairs, written as INDEX + SUMMARY every DECIMATE_UTC entries. */
+	int64_t utc_id[DECIMATE_UTC], utc_t[DECIMATE_UTC];
+	uint64_t utc_off[DECIMATE_UTC];
+	uint32_t n_utc;
+	struct list utc_index_list, utc_summary_list;
+};
+
+struct ergon_jls_writer {
+	int fd;
+	char path[512];
+	ergon_jls_pwrite_fn pw;
+	uint64_t end;	   /* bytes written: the next chunk goes here */
+	uint64_t good_end; /* end of the last complete chunk */
+	uint32_t prev_len; /* payload length of the chunk before */
+	int failed;
+	struct ergon_err first_err;
+	uint32_t rate_hz;
+	int64_t id0;
+	uint64_t pushed;
+	unsigned nsig;
+	struct sig sig[SIGNALS_MAX];
+	struct list defs, sources, user;
+	uint8_t *scratch; /* payload staging */
+	size_t scratch_cap;
+};
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static int fail(struct ergon_jls_writer *w, int code, int errnum, const char *what)
+{
+	if (!w->failed) {
+		w->failed = 1;
+		if (errnum)
+			ergon_err_errno(&w->first_err, errnum, "%s: %s", w->path, what);
+		else
+			ergon_err_set(&w->first_err, code, "%s: %s", w->path, what);
+	}
+	return w->first_err.code ? w->first_err.code : code;
+}
+
+static int write_at(struct ergon_jls_writer *w, const void *b, size_t n, uint64_t off)
+{
+	const uint8_t *p = b;
+	while (n > 0) {
+		ssize_t r = w->pw(w->fd, p, n, (off_t)off);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return fail(w, ERGON_EIO, r < 0 ? errno : ENOSPC,
+				    "cannot write the recording");
+		p += r;
+		n -= (size_t)r;
+		off += (uint64_t)r;
+	}
+	return 0;
+}
+
+static void seal_header(uint8_t *h)
+{
+	put32(h + 28, ergon_jls_crc32c(0, h, 28));
+}
+
+/* Append a chunk; link it into list (may be NULL). Returns 0 and its
+ * offset in *at, or the first error (the file keeps what was complete). */
+static int chunk(struct ergon_jls_writer *w, struct list *list, uint8_t tag, uint16_t meta,
+		 const uint8_t *payload, uint32_t len, uint64_t *at)
+{
+	if (w->failed)
+		return w->first_err.code;
+	uint8_t h[ERGON_JLS_CHUNK_HEADER_SIZE];
+	memset(h, 0, sizeof(h));
+	uint64_t off = w->end;
+	put64(h, 0);
+	put64(h + 8, list && list->have ? list->last_off : 0);
+	h[16] = tag;
+	put16(h + 18, meta);
+	put32(h + 20, len);
+	put32(h + 24, w->prev_len);
+	seal_header(h);
+	uint64_t span = ergon_jls_payload_span(len);
+	size_t total = ERGON_JLS_CHUNK_HEADER_SIZE + (size_t)span;
+	if (total > w->scratch_cap) {
+		uint8_t *s = realloc(w->scratch, total);
+		if (s == NULL)
+			return fail(w, ERGON_ENOMEM, 0, "out of memory");
+		w->scratch = s;
+		w->scratch_cap = total;
+	}
+	uint8_t *b = w->scratch;
+	memcpy(b, h, sizeof(h));
+	if (len > 0) {
+		memcpy(b + ERGON_JLS_CHUNK_HEADER_SIZE, payload, len);
+		memset(b + ERGON_JLS_CHUNK_HEADER_SIZE + len, 0, (size_t)span - len - 4);
+		put32(b + total - 4, ergon_jls_crc32c(0, payload, len));
+	}
+	int rc = write_at(w, b, total, off);
+	if (rc)
+		return rc;
+	w->end = off + total;
+	w->good_end = w->end;
+	w->prev_len = len;
+	if (list) {
+		if (list->have) {
+			put64(list->last_hdr, off);
+			seal_header(list->last_hdr);
+			rc = write_at(w, list->last_hdr, sizeof(list->last_hdr), list->last_off);
+			if (rc)
+				return rc;
+		}
+		memcpy(list->last_hdr, h, sizeof(h));
+		list->last_off = off;
+		list->have = 1;
+	}
+	if (at)
+		*at = off;
+	return 0;
+}
+
+/* Rewrite a TRACK_HEAD payload (16 u64 offsets) and its CRC in place. */
+static int patch_head(struct ergon_jls_writer *w, struct sig *s, int track)
+{
+	uint8_t p[128 + 8];
+	memset(p, 0, sizeof(p));
+	for (int i = 0; i < 16; i++)
+		put64(p + 8 * i, s->head[track][i]);
+	/* payload 128 bytes: span 136 = 128 + 4 padding + CRC. */
+	put32(p + 132, ergon_jls_crc32c(0, p, 128));
+	return write_at(w, p, sizeof(p), s->head_off[track] + ERGON_JLS_CHUNK_HEADER_SIZE);
+}
+
+static uint32_t str_field(uint8_t *p, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (n > 200)
+		n = 200;
+	if (n)
+		memcpy(p, s, n);
+	p[n] = 0;
+	p[n + 1] = 0x1f;
+	return (uint32_t)n + 2;
+}
+
+static int source_def(struct ergon_jls_writer *w, uint16_t id, const char *name, const char *vendor,
+		      const char *model, const char *version, const char *serial)
+{
+	uint8_t p[64 + 5 * 202];
+	memset(p, 0, sizeof(p));
+	uint32_t n = 64;
+	n += str_field(p + n, name);
+	n += str_field(p + n, vendor);
+	n += str_field(p + n, model);
+	n += str_field(p + n, version);
+	n += str_field(p + n, serial);
+	return chunk(w, &w->sources, ERGON_JLS_TAG_SOURCE_DEF, id, p, n, NULL);
+}
+
+static int signal_def(struct ergon_jls_writer *w, uint16_t id, uint16_t source, uint8_t type,
+		      uint32_t dtype, uint32_t rate, uint32_t spd, const char *name,
+		      const char *units)
+{
+	uint8_t p[128 + 2 * 202];
+	memset(p, 0, sizeof(p));
+	put16(p, source);
+	p[2] = type;
+	put32(p + 4, dtype);
+	put32(p + 8, rate);
+	put32(p + 12, spd);
+	put32(p + 16, DECIMATE_SAMPLES);
+	put32(p + 20, ENTRIES_PER_SUMMARY);
+	put32(p + 24, DECIMATE_SUMMARY);
+	put32(p + 28, DECIMATE_ANNOTATION);
+	put32(p + 32, DECIMATE_UTC);
+	uint32_t n = 128;
+	n += str_field(p + n, name);
+	n += str_field(p + n, units);
+	return chunk(w, &w->defs, ERGON_JLS_TAG_SIGNAL_DEF, id, p, n, NULL);
+}
+
+/* TRACK DEF (empty) + HEAD (16 offsets, patched later) for one track. */
+static int track_defs(struct ergon_jls_writer *w, struct sig *s, uint16_t id, int track)
+{
+	uint8_t head[128];
+	memset(head, 0, sizeof(head));
+	int rc = chunk(w, &w->defs, TAG(track, CH_DEF), id, NULL, 0, NULL);
+	if (rc == 0)
+		rc = chunk(w, &w->defs, TAG(track, CH_HEAD), id, head, sizeof(head),
+			   s ? &s->head_off[track] : NULL);
+	return rc;
+}
+
+static int user_data(struct ergon_jls_writer *w, const char *json)
+{
+	if (json == NULL)
+		return 0;
+	size_t n = strlen(json) + 1;
+	if (n > 65536)
+		return ergon_err_set(&w->first_err, ERGON_ETOOBIG, "%s: note too long", w->path);
+	/* chunk_meta[15:12] = storage type 3 (JSON, NUL-terminated). */
+	return chunk(w, &w->user, ERGON_JLS_TAG_USER_DATA, (uint16_t)(3u << 12),
+		     (const uint8_t *)json, (uint32_t)n, NULL);
+}
+
+/* Combine an entry (mean, std, min, max over `w` valid values) into a. */
+static void acc_add_entry(struct accum *a, const float e[4], int64_t id)
+{
+	if (a->n == 0) {
+		a->min = INFINITY;
+		a->max = -INFINITY;
+		a->first_id = id;
+	}
+	a->n++;
+	if (!isfinite(e[0]))
+		return;
+	/* Equal weights per entry (every entry below covers the same number
+	 * of samples but the last): mean of means, pooled variance. */
+	double m = e[0], sd = e[1];
+	a->valid++;
+	a->sum += m;
+	a->sumsq += sd * sd + m * m;
+	if (e[2] < a->min)
+		a->min = e[2];
+	if (e[3] > a->max)
+		a->max = e[3];
+}
+
+static void acc_entry(const struct accum *a, float e[4])
+{
+	if (a->valid == 0) {
+		e[0] = e[1] = e[2] = e[3] = NAN;
+		return;
+	}
+	double mean = a->sum / a->valid;
+	double var = a->sumsq / a->valid - mean * mean;
+	e[0] = (float)mean;
+	e[1] = (float)sqrt(var > 0 ? var : 0);
+	e[2] = (float)a->min;
+	e[3] = (float)a->max;
+}
+
+static int level_flush(struct ergon_jls_writer *w, struct sig *s, int k);
+
+/* A finished entry at level k (0-based: level k+1). */
+static int level_push(struct ergon_jls_writer *w, struct sig *s, int k, const float e[4],
+		      int64_t first_id)
+{
+	struct level *L = &s->lv[k];
+	if (L->n == 0)
+		L->first_id = first_id;
+	memcpy(L->entries[L->n++], e, sizeof(float) * 4);
+	if (k + 1 < LEVELS) {
+		struct accum *ua = &s->lv[k + 1].acc;
+		acc_add_entry(ua, e, first_id);
+		if (ua->n == DECIMATE_SUMMARY) {
+			float ue[4];
+			acc_entry(ua, ue);
+			int64_t uid = ua->first_id;
+			memset(ua, 0, sizeof(*ua));
+			int rc = level_push(w, s, k + 1, ue, uid);
+			if (rc)
+				return rc;
+		}
+	}
+	if (L->n == ENTRIES_PER_SUMMARY)
+		return level_flush(w, s, k);
+	return 0;
+}
+
+/* Write INDEX + SUMMARY for level k's pending entries. */
+static int level_flush(struct ergon_jls_writer *w, struct sig *s, int k)
+{
+	struct level *L = &s->lv[k];
+	if (L->n == 0)
+		return 0;
+	uint16_t meta = (uint16_t)(s->id | (uint16_t)((k + 1) << 12));
+	size_t ilen = 16 + 8 * (size_t)L->n_index;
+	size_t slen = 16 + 16 * (size_t)L->n;
+	uint8_t *p = malloc(ilen > slen ? ilen : slen);
+	if (p == NULL)
+		return fail(w, ERGON_ENOMEM, 0, "out of memory");
+	put64(p, (uint64_t)L->first_id);
+	put32(p + 8, L->n_index);
+	put16(p + 12, 64);
+	put16(p + 14, 0);
+	for (uint32_t i = 0; i < L->n_index; i++)
+		put64(p + 16 + 8 * i, L->index[i]);
+	uint64_t ioff = 0;
+	int rc = chunk(w, &L->index_list, TAG(TRACK_FSR, CH_INDEX), meta, p, (uint32_t)ilen, &ioff);
+	if (rc == 0) {
+		put64(p, (uint64_t)L->first_id);
+		put32(p + 8, L->n);
+		put16(p + 12, 128);
+		put16(p + 14, 0);
+		memcpy(p + 16, L->entries, 16 * (size_t)L->n);
+		rc = chunk(w, &L->summary_list, TAG(TRACK_FSR, CH_SUMMARY), meta, p, (uint32_t)slen,
+			   NULL);
+	}
+	free(p);
+	if (rc)
+		return rc;
+	if (s->head[TRACK_FSR][k + 1] == 0) {
+		s->head[TRACK_FSR][k + 1] = ioff;
+		rc = patch_head(w, s, TRACK_FSR);
+		if (rc)
+			return rc;
+	}
+	if (k + 1 < LEVELS && s->lv[k + 1].n_index < INDEX_MAX)
+		s->lv[k + 1].index[s->lv[k + 1].n_index++] = ioff;
+	L->n = 0;
+	L->n_index = 0;
+	return 0;
+}
+
+static int data_flush(struct ergon_jls_writer *w, struct sig *s)
+{
+	if (s->count == 0)
+		return 0;
+	put64(s->buf, (uint64_t)s->chunk_first_id);
+	put32(s->buf + 8, s->count);
+	put16(s->buf + 12, s->u1 ? 1 : 32);
+	put16(s->buf + 14, 0);
+	uint32_t len = 16 + (s->u1 ? (s->count + 7) / 8 : 4 * s->count);
+	uint64_t off = 0;
+	int rc = chunk(w, &s->data_list, TAG(TRACK_FSR, CH_DATA), s->id, s->buf, len, &off);
+	if (rc)
+		return rc;
+	s->kept += s->count;
+	if (s->lv[0].n_index < INDEX_MAX)
+		s->lv[0].index[s->lv[0].n_index++] = off;
+	if (s->head[TRACK_FSR][0] == 0) {
+		s->head[TRACK_FSR][0] = off;
+		rc = patch_head(w, s, TRACK_FSR);
+		if (rc)
+			return rc;
+	}
+	s->chunk_first_id += s->count;
+	s->count = 0;
+	if (s->u1)
+		memset(s->buf + 16, 0, (s->spd + 7) / 8);
+	return 0;
+}
+
+/* Append m samples to signal s: f32 values x, or (u1) bit `bit` of dig
+ * (NULL: all 0). Runs up to the next DATA chunk or level-1 entry boundary
+ * are copied and summarised in one tight loop. */
+static int run(struct ergon_jls_writer *w, struct sig *s, const float *x, const uint32_t *dig,
+	       unsigned bit, size_t m, int64_t id)
+{
+	struct accum *a = &s->lv[0].acc;
+	while (m > 0) {
+		size_t take = m;
+		if (take > s->spd - s->count)
+			take = s->spd - s->count;
+		if (take > DECIMATE_SAMPLES - a->n)
+			take = DECIMATE_SAMPLES - a->n;
+		if (a->n == 0) {
+			a->min = INFINITY;
+			a->max = -INFINITY;
+			a->first_id = id;
+		}
+		double sum = 0, sumsq = 0, mn = a->min, mx = a->max;
+		uint32_t valid = 0;
+		if (s->u1) {
+			uint8_t *bits = s->buf + 16;
+			for (size_t i = 0; i < take; i++) {
+				unsigned v = dig ? (dig[i] >> bit) & 1u : 0u;
+				size_t at = s->count + i;
+				bits[at / 8] |= (uint8_t)(v << (at % 8));
+				sum += v;
+			}
+			/* Bits are finite: every sample counts; 0/1 squared is itself. */
+			valid = (uint32_t)take;
+			sumsq = sum;
+			/* Fold the values present (1 if any bit was set, 0 if
+			 * any was clear) into min and max. */
+			if (sum > 0) {
+				mx = 1.0 > mx ? 1.0 : mx;
+				mn = 1.0 < mn ? 1.0 : mn;
+			}
+			if (sum < (double)take) {
+				mx = 0.0 > mx ? 0.0 : mx;
+				mn = 0.0 < mn ? 0.0 : mn;
+			}
+		} else {
+			memcpy(s->buf + 16 + 4 * (size_t)s->count, x, 4 * take);
+			for (size_t i = 0; i < take; i++) {
+				double v = x[i];
+				if (!isfinite(v))
+					continue;
+				valid++;
+				sum += v;
+				sumsq += v * v;
+				if (v < mn)
+					mn = v;
+				if (v > mx)
+					mx = v;
+			}
+		}
+		a->sum += sum;
+		a->sumsq += sumsq;
+		a->min = mn;
+		a->max = mx;
+		a->valid += valid;
+		a->n += (uint32_t)take;
+		s->count += (uint32_t)take;
+		int rc = 0;
+		if (s->count == s->spd)
+			rc = data_flush(w, s);
+		if (rc == 0 && a->n == DECIMATE_SAMPLES) {
+			float e[4];
+			acc_entry(a, e);
+			int64_t first = a->first_id;
+			memset(a, 0, sizeof(*a));
+			rc = level_push(w, s, 0, e, first);
+		}
+		if (rc)
+			return rc;
+		if (x)
+			x += take;
+		if (dig)
+			dig += take;
+		id += (int64_t)take;
+		m -= take;
+	}
+	return 0;
+}
+
+int ergon_jls_writer_push(struct ergon_jls_writer *w, const float *current_a,
+			  const float *voltage_v, const float *power_w, const uint32_t *digital,
+			  size_t n, struct ergon_err *err)
+{
+	if (w->failed)
+		return ergon_err_set(err, w->first_err.code, "%s", w->first_err.msg);
+	int rc = 0;
+	int64_t id = w->id0 + (int64_t)w->pushed;
+	for (unsigned k = 0; k < w->nsig && rc == 0; k++) {
+		struct sig *s = &w->sig[k];
+		if (k == 0)
+			rc = run(w, s, current_a, NULL, 0, n, id);
+		else if (k == 1)
+			rc = run(w, s, voltage_v, NULL, 0, n, id);
+		else if (s->u1)
+			rc = run(w, s, NULL, digital, s->id - 4u, n, id);
+		else if (power_w)
+			rc = run(w, s, power_w, NULL, 0, n, id);
+		else {
+			/* current x voltage, as f32, in pieces. */
+			float p[1024];
+			for (size_t j = 0; j < n && rc == 0; j += 1024) {
+				size_t m = n - j < 1024 ? n - j : 1024;
+				for (size_t i = 0; i < m; i++)
+					p[i] = current_a[j + i] * voltage_v[j + i];
+				rc = run(w, s, p, NULL, 0, m, id + (int64_t)j);
+			}
+		}
+	}
+	if (rc) {
+		/* Disk full or a write error: cut back to the last complete
+		 * chunk so the file stays valid. */
+		if (w->good_end > 0)
+			(void)ftruncate(w->fd, (off_t)w->good_end);
+		return ergon_err_set(err, w->first_err.code,
+				     "%s; the recording keeps the %llu samples in complete chunks "
+				     "(valid JLS up to there)",
+				     w->first_err.msg,
+				     (unsigned long long)ergon_jls_writer_samples_kept(w));
+	}
+	w->pushed += n;
+	return 0;
+}
+
+/* Write the pending UTC level-1 INDEX (sample id, offset) and SUMMARY
+ * (sample id, time) pairs of one signal. */
+static int utc_flush(struct ergon_jls_writer *w, struct sig *s)
+{
+	if (s->n_utc == 0)
+		return 0;
+	uint8_t p[16 + 16 * DECIMATE_UTC];
+	uint16_t meta = (uint16_t)(s->id | (1u << 12));
+	uint32_t len = 16 + 16 * s->n_utc;
+	put64(p, (uint64_t)s->utc_id[0]);
+	put32(p + 8, s->n_utc);
+	put16(p + 12, 128);
+	put16(p + 14, 0);
+	for (uint32_t i = 0; i < s->n_utc; i++) {
+		put64(p + 16 + 16 * i, (uint64_t)s->utc_id[i]);
+		put64(p + 24 + 16 * i, s->utc_off[i]);
+	}
+	uint64_t ioff = 0;
+	int rc = chunk(w, &s->utc_index_list, TAG(TRACK_UTC, CH_INDEX), meta, p, len, &ioff);
+	for (uint32_t i = 0; rc == 0 && i < s->n_utc; i++)
+		put64(p + 24 + 16 * i, (uint64_t)s->utc_t[i]);
+	if (rc == 0)
+		rc = chunk(w, &s->utc_summary_list, TAG(TRACK_UTC, CH_SUMMARY), meta, p, len, NULL);
+	if (rc == 0 && s->head[TRACK_UTC][1] == 0) {
+		s->head[TRACK_UTC][1] = ioff;
+		rc = patch_head(w, s, TRACK_UTC);
+	}
+	s->n_utc = 0;
+	return rc;
+}
+
+int ergon_jls_writer_utc(struct ergon_jls_writer *w, uint64_t index, int64_t utc_q30,
+			 struct ergon_err *err)
+{
+	uint8_t p[24];
+	put64(p, (uint64_t)(w->id0 + (int64_t)index));
+	put32(p + 8, 1);
+	put16(p + 12, 64);
+	put16(p + 14, 0);
+	put64(p + 16, (uint64_t)utc_q30);
+	for (unsigned k = 0; k < w->nsig; k++) {
+		struct sig *s = &w->sig[k];
+		uint64_t off = 0;
+		int rc = chunk(w, &s->utc_list, TAG(TRACK_UTC, CH_DATA), s->id, p, sizeof(p), &off);
+		if (rc)
+			return ergon_err_set(err, rc, "%s", w->first_err.msg);
+		if (s->head[TRACK_UTC][0] == 0) {
+			s->head[TRACK_UTC][0] = off;
+			rc = patch_head(w, s, TRACK_UTC);
+			if (rc)
+				return ergon_err_set(err, rc, "%s", w->first_err.msg);
+		}
+		s->utc_id[s->n_utc] = w->id0 + (int64_t)index;
+		s->utc_t[s->n_utc] = utc_q30;
+		s->utc_off[s->n_utc] = off;
+		if (++s->n_utc == DECIMATE_UTC) {
+			rc = utc_flush(w, s);
+			if (rc)
+				return ergon_err_set(err, rc, "%s", w->first_err.msg);
+		}
+	}
+	return 0;
+}
+
+static void writer_free(struct ergon_jls_writer *w)
+{
+	if (w == NULL)
+		return;
+	for (unsigned k = 0; k < SIGNALS_MAX; k++) {
+		free(w->sig[k].buf);
+		for (int l = 0; l < LEVELS; l++)
+			free(w->sig[k].lv[l].entries);
+	}
+	free(w->scratch);
+	if (w->fd >= 0)
+		close(w->fd);
+	free(w);
+}
+
+void ergon_jls_writer_abandon(struct ergon_jls_writer *w)
+{
+	writer_free(w);
+}
+
+static const char *digital_names[ERGON_JLS_WRITER_DIGITAL_MAX] = {
+    "gpi[0]", "gpi[1]", "gpi[2]", "gpi[3]", "gpi[4]", "gpi[5]", "gpi[6]", "gpi[7]"};
+
+int ergon_jls_writer_open(const struct ergon_jls_writer_config *cfg, struct ergon_jls_writer **out,
+			  struct ergon_err *err)
+{
+	*out = NULL;
+	if (cfg->sample_rate_hz == 0 || cfg->digital_lines > ERGON_JLS_WRITER_DIGITAL_MAX)
+		return ergon_err_set(err, ERGON_EUSAGE,
+				     "%s: a JLS recording needs a sample rate > 0 and at most 8 "
+				     "digital lines",
+				     cfg->path);
+	struct ergon_jls_writer *w = calloc(1, sizeof(*w));
+	if (w == NULL)
+		return ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+	w->fd = -1;
+	snprintf(w->path, sizeof(w->path), "%s", cfg->path);
+	w->pw = cfg->pwrite_fn ? cfg->pwrite_fn : pwrite;
+	w->rate_hz = cfg->sample_rate_hz;
+	w->id0 = cfg->sample_id_offset;
+	uint32_t spd = cfg->samples_per_data ? cfg->samples_per_data : SPD_F32_DEFAULT;
+	int rc = 0;
+	w->nsig = 2u + (cfg->with_power ? 1u : 0u) + cfg->digital_lines;
+	for (unsigned k = 0; k < w->nsig; k++) {
+		struct sig *s = &w->sig[k];
+		if (k < 2 || (k == 2 && cfg->with_power)) {
+			s->id = (uint16_t)(k + 1);
+			s->name = k == 0 ? "current" : k == 1 ? "voltage" : "power";
+			s->units = k == 0 ? "A" : k == 1 ? "V" : "W";
+			s->spd = spd;
+		} else {
+			unsigned line = k - (cfg->with_power ? 3u : 2u);
+			s->id = (uint16_t)(4u + line);
+			s->u1 = 1;
+			s->name = digital_names[line];
+			s->units = "";
+			/* The same samples per chunk as the f32 signals, so
+			 * that a killed recording loses the same span of
+			 * every signal. */
+			s->spd = spd;
+		}
+		s->chunk_first_id = w->id0;
+		s->buf = calloc(1, 16 + (s->u1 ? (s->spd + 7) / 8 : 4 * (size_t)s->spd));
+		for (int l = 0; l < LEVELS && s->buf; l++) {
+			s->lv[l].entries = calloc(ENTRIES_PER_SUMMARY, sizeof(float[4]));
+			if (s->lv[l].entries == NULL) {
+				free(s->buf);
+				s->buf = NULL;
+			}
+		}
+		if (s->buf == NULL) {
+			writer_free(w);
+			return ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", cfg->path);
+		}
+	}
+	int flags = O_RDWR | O_CREAT | O_CLOEXEC | (cfg->force ? O_TRUNC : O_EXCL);
+	w->fd = open(cfg->path, flags, 0644);
+	if (w->fd < 0) {
+		int e = errno;
+		writer_free(w);
+		if (e == EEXIST)
+			return ergon_err_set(err, ERGON_EEXIST,
+					     "%s: already exists; give another --out or --force to "
+					     "replace it",
+					     cfg->path);
+		return ergon_err_errno(err, e, "%s: cannot create the recording", cfg->path);
+	}
+	uint8_t fh[32] = {0x6a, 0x6c, 0x73, 0x66, 0x6d, 0x74, 0x0d, 0x0a,
+			  0x20, 0x0a, 0x20, 0x1a, 0x20, 0x20, 0xb2, 0x1c};
+	put64(fh + 16, 0);	  /* length: 0 until closed */
+	put32(fh + 24, 1u << 24); /* format version 1.0.0 */
+	put32(fh + 28, ergon_jls_crc32c(0, fh, 28));
+	rc = write_at(w, fh, sizeof(fh), 0);
+	w->end = w->good_end = sizeof(fh);
+	/* The user-data list starts with an empty chunk, as the reference
+	 * writer's does (its reader skips the first). */
+	if (rc == 0)
+		rc = chunk(w, &w->user, ERGON_JLS_TAG_USER_DATA, 0, NULL, 0, NULL);
+	if (rc == 0)
+		rc = user_data(w, cfg->note_json);
+	/* Source 0 and signal 0: the global annotations the format reserves. */
+	if (rc == 0)
+		rc = source_def(w, 0, "global_annotation_source", "", "", "", "");
+	if (rc == 0)
+		rc = signal_def(w, 0, 0, 1, 0x0004u | (32u << 8), 0, 0, "global_annotation_signal",
+				"");
+	if (rc == 0)
+		rc = track_defs(w, NULL, 0, TRACK_VSR);
+	if (rc == 0)
+		rc = track_defs(w, NULL, 0, TRACK_ANNOTATION);
+	if (rc == 0)
+		rc = source_def(w, 1, cfg->source_name, cfg->vendor, cfg->model, cfg->version,
+				cfg->serial);
+	for (unsigned k = 0; k < w->nsig && rc == 0; k++) {
+		struct sig *s = &w->sig[k];
+		rc = signal_def(w, s->id, 1, 0, s->u1 ? ERGON_JLS_DT_U1 : ERGON_JLS_DT_F32,
+				w->rate_hz, s->spd, s->name, s->units);
+		if (rc == 0)
+			rc = track_defs(w, s, s->id, TRACK_FSR);
+		if (rc == 0)
+			rc = track_defs(w, s, s->id, TRACK_ANNOTATION);
+		if (rc == 0)
+			rc = track_defs(w, s, s->id, TRACK_UTC);
+	}
+	if (rc == 0)
+		rc = ergon_jls_writer_utc(w, 0, cfg->utc_q30_start, err);
+	if (rc) {
+		ergon_err_set(err, rc, "%s", w->first_err.msg[0] ? w->first_err.msg : err->msg);
+		writer_free(w);
+		return rc;
+	}
+	*out = w;
+	return 0;
+}
+
+int ergon_jls_writer_close(struct ergon_jls_writer *w, const char *note_json, struct ergon_err *err)
+{
+	int rc = w->failed ? w->first_err.code : 0;
+	for (unsigned k = 0; k < w->nsig && !w->failed; k++) {
+		struct sig *s = &w->sig[k];
+		data_flush(w, s);
+		/* The partial entry and chunk at every level, bottom up (a
+		 * partial entry cascades into the level above). */
+		for (int l = 0; l < LEVELS && !w->failed; l++) {
+			struct accum *a = &s->lv[l].acc;
+			if (a->n > 0) {
+				float e[4];
+				acc_entry(a, e);
+				int64_t first = a->first_id;
+				memset(a, 0, sizeof(*a));
+				level_push(w, s, l, e, first);
+			}
+			level_flush(w, s, l);
+		}
+		utc_flush(w, s);
+	}
+	if (!w->failed)
+		user_data(w, note_json);
+	if (!w->failed)
+		chunk(w, NULL, ERGON_JLS_TAG_END, 0, NULL, 0, NULL);
+	if (!w->failed) {
+		uint8_t fh[32] = {0x6a, 0x6c, 0x73, 0x66, 0x6d, 0x74, 0x0d, 0x0a,
+				  0x20, 0x0a, 0x20, 0x1a, 0x20, 0x20, 0xb2, 0x1c};
+		put64(fh + 16, w->end);
+		put32(fh + 24, 1u << 24);
+		put32(fh + 28, ergon_jls_crc32c(0, fh, 28));
+		write_at(w, fh, sizeof(fh), 0);
+	}
+	if (w->failed && w->good_end > 0)
+		(void)ftruncate(w->fd, (off_t)w->good_end);
+	if (rc == 0 && w->failed)
+		rc = w->first_err.code;
+	if (rc == 0 && fsync(w->fd) != 0)
+		rc = ergon_err_errno(err, errno, "%s: cannot flush the recording", w->path);
+	else if (rc)
+		ergon_err_set(err, rc, "%s", w->first_err.msg);
+	if (w->fd >= 0 && close(w->fd) != 0 && rc == 0)
+		rc = ergon_err_errno(err, errno, "%s: cannot close the recording", w->path);
+	w->fd = -1;
+	writer_free(w);
+	return rc;
+}
+
+uint64_t ergon_jls_writer_samples(const struct ergon_jls_writer *w)
+{
+	return w->pushed;
+}
+
+uint64_t ergon_jls_writer_samples_kept(const struct ergon_jls_writer *w)
+{
+	uint64_t m = UINT64_MAX;
+	for (unsigned k = 0; k < w->nsig; k++)
+		if (w->sig[k].kept < m)
+			m = w->sig[k].kept;
+	return w->nsig ? m : 0;
+}
+
+uint64_t ergon_jls_writer_bytes(const struct ergon_jls_writer *w)
+{
+	return w->end;
+}
+
+int64_t ergon_jls_utc_from_unix(int64_t sec, long nsec)
+{
+	const int64_t epoch_2018 = 1514764800;
+	int64_t s = sec - epoch_2018;
+	return s * ((int64_t)1 << 30) + (int64_t)(((double)nsec * 1e-9) * (double)(1 << 30));
+}

@@ -1,0 +1,541 @@
+/* The ppk2 instrument: the sample word and the conversion formula worked
+ * by hand, the calibration answer (good, R = 0, garbled, keys missing,
+ * all zero), counter gaps, the spike filter, and the driver against the
+ * pty protocol simulator (waveform, gate on a logic line, gaps, unplug,
+ * no device, two devices, a port that does not answer). Expected currents
+ * and energies are computed here from the waveform, by hand. */
+#include "drivers/instruments/ppk2/ppk2.h"
+#include "ergon/artifact.h"
+#include "ergon/instrument.h"
+#include "ergon/issues.h"
+#include "test_support.h"
+#include "ts_ppk2_sim.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* |a - b| <= tol, with both values in the message. */
+#define assert_double_equal(a, b, tol)                                                             \
+	do {                                                                                       \
+		double a_ = (a), b_ = (b);                                                         \
+		if (!(fabs(a_ - b_) <= (tol)))                                                     \
+			fail_msg("%s = %.12g, expected %.12g (+- %g)", #a, a_, b_, (double)(tol)); \
+	} while (0)
+
+/* One raw14 step in volts: 4 counts of 1.8 V / 163840. */
+#define STEP_V (4.0 * 1.8 / 163840.0)
+
+static struct ppk2_cal identity_cal(void)
+{
+	struct ppk2_cal c;
+	memset(&c, 0, sizeof(c));
+	const double r[5] = {1031.64, 101.65, 10.15, 0.94, 0.043};
+	for (int i = 0; i < 5; i++) {
+		c.r[i] = r[i];
+		c.gi[i] = 1;
+		c.ug[i] = 1;
+	}
+	return c;
+}
+
+static void word_fields(void **state)
+{
+	(void)state;
+	/* 0xA5 logic, counter 5, range 2, raw14 1000: packed by hand. */
+	uint32_t w = 0xA5u << 24 | 5u << 18 | 2u << 14 | 1000u;
+	assert_int_equal(w, 0xA51483E8u);
+	struct ppk2_word s = ppk2_word_unpack(w);
+	assert_int_equal(s.adc14, 1000);
+	assert_int_equal(s.range, 2);
+	assert_int_equal(s.counter, 5);
+	assert_int_equal(s.logic, 0xA5);
+	assert_int_equal(ppk2_word_pack(s), w);
+}
+
+static void current_formula(void **state)
+{
+	(void)state;
+	struct ppk2_cal c = identity_cal();
+	/* 1000 * 4 * 1.8 / 163840 = 0.0439453125 V over 10.15 ohm. */
+	assert_double_equal(ppk2_current_a(&c, 2, 1000, 3300), 0.0439453125 / 10.15, 1e-15);
+	/* A full calibration on range 1: O 100, GS 0.5, GI 2, S 0.01, I 1e-6,
+	 * UG 1.1, Vdd 3000 mV. x = (4000 - 100) * 1.8 / 163840 / 101.65
+	 * = 0.04284667969 / 101.65 = 4.215118513e-4 V/ohm;
+	 * I = 1.1 * (x * (0.5 x + 2) + 0.03 + 1e-6) = 1.1 * (8.431126e-4 +
+	 * 0.030001) = 0.0339284..., worked out below step by step. */
+	c.o[1] = 100;
+	c.gs[1] = 0.5;
+	c.gi[1] = 2;
+	c.s[1] = 0.01;
+	c.i[1] = 1e-6;
+	c.ug[1] = 1.1;
+	double x = 3900.0 * (1.8 / 163840.0) / 101.65;
+	assert_double_equal(x, 4.2151185e-4, 1e-10);
+	double want = 1.1 * (x * (0.5 * x + 2.0) + 0.01 * 3.0 + 1e-6);
+	assert_double_equal(want, 0.03393, 1e-5);
+	assert_double_equal(ppk2_current_a(&c, 1, 1000, 3000), want, 1e-12);
+	/* Resolution of range 4: one step over 0.043 ohm = 1.022 mA. */
+	assert_double_equal(ppk2_resolution_a(&c, 4), STEP_V / 0.043, 1e-12);
+	assert_double_equal(ppk2_resolution_a(&c, 4), 1.0220e-3, 1e-6);
+}
+
+static const char *good_meta = "Calibrated: 1\n"
+			       "R0: 1000.5\nR1: 100.25\nR2: 10.5\nR3: 1.0\nR4: 0.05\n"
+			       "GS0: 0\nGS1: 0\nGS2: 0\nGS3: 0\nGS4: 0\n"
+			       "GI0: 1\nGI1: 1\nGI2: 1\nGI3: 1\nGI4: 1\n"
+			       "O0: 0\nO1: 0\nO2: 0\nO3: 0\nO4: 0\n"
+			       "S0: 0\nS1: 0\nS2: 0\nS3: 0\nS4: 0\n"
+			       "I0: 0\nI1: 0\nI2: 0\nI3: 0\nI4: 0\n"
+			       "UG0: 1\nUG1: 1\nUG2: 1\nUG3: 1\nUG4: 1\n"
+			       "HW: 9173\nIA: -nan\nFuture: 7\nEND\n";
+
+static char *replace(const char *in, const char *from, const char *to)
+{
+	const char *p = strstr(in, from);
+	assert_non_null(p);
+	return ts_strf("%.*s%s%s", (int)(p - in), in, to, p + strlen(from));
+}
+
+static void metadata_good_and_r_zero(void **state)
+{
+	(void)state;
+	struct ppk2_cal c;
+	struct ergon_err err = {0};
+	assert_int_equal(ppk2_meta_parse(good_meta, strlen(good_meta), &c, "sim", &err), 0);
+	assert_double_equal(c.r[0], 1000.5, 0);
+	assert_double_equal(c.r[4], 0.05, 0);
+	assert_int_equal(c.calibrated, 1);
+	assert_int_equal(c.hw, 9173);
+	assert_int_equal(c.have_ia, 0);
+	assert_int_equal(c.unknown_keys, 1);
+	assert_int_equal(c.r_defaulted, 0);
+	/* Not complete until END has arrived. */
+	assert_int_equal(ppk2_meta_parse(good_meta, 40, &c, "sim", &err), 1);
+	/* R2 = 0 and R4 absent: the documented defaults. */
+	char *m = replace(good_meta, "R2: 10.5", "R2: 0");
+	char *m2 = replace(m, "R4: 0.05", "R4: -nan");
+	assert_int_equal(ppk2_meta_parse(m2, strlen(m2), &c, "sim", &err), 0);
+	assert_int_equal(c.r_defaulted, (1u << 2) | (1u << 4));
+	assert_double_equal(c.r[2], 10.15, 0);
+	assert_double_equal(c.r[4], 0.043, 0);
+	assert_double_equal(c.r[1], 100.25, 0);
+	free(m);
+	free(m2);
+}
+
+static void metadata_faults(void **state)
+{
+	(void)state;
+	struct ppk2_cal c;
+	struct ergon_err err = {0};
+	/* A missing key and a -nan gain: refused, both named. */
+	char *m = replace(good_meta, "GS2: 0\n", "");
+	char *m2 = replace(m, "UG1: 1", "UG1: -nan");
+	assert_int_equal(ppk2_meta_parse(m2, strlen(m2), &c, "sim", &err), ERGON_EPARSE);
+	assert_non_null(strstr(err.msg, "GS2"));
+	assert_non_null(strstr(err.msg, "UG1"));
+	free(m);
+	free(m2);
+	/* One damaged line each: refused, the message names what and where. */
+	static const struct {
+		const char *from, *to, *says;
+	} bad[] = {
+	    {"O3: 0", "O3 0 \x01\x02", "line 20"},    /* garbled line */
+	    {"GI3: 1", "GI3: inf", "GI3"},	      /* not a number */
+	    {"S1: 0\n", "S1: 0\nS1: 0.5\n", "twice"}, /* duplicate */
+	    {"UG3: 1", "UG3: 0", "range 3"},	      /* all-zero gain */
+	};
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		err = (struct ergon_err){0};
+		m = replace(good_meta, bad[k].from, bad[k].to);
+		assert_int_equal(ppk2_meta_parse(m, strlen(m), &c, "sim", &err), ERGON_EPARSE);
+		if (strstr(err.msg, bad[k].says) == NULL)
+			fail_msg("case %zu: '%s' not in: %s", k, bad[k].says, err.msg);
+		free(m);
+	}
+	/* No END within the limit. */
+	char *big = malloc(PPK2_META_MAX + 10);
+	memset(big, 'x', PPK2_META_MAX + 10);
+	assert_int_equal(ppk2_meta_parse(big, PPK2_META_MAX + 10, &c, "sim", &err), ERGON_ETOOBIG);
+	free(big);
+}
+
+static void put(uint8_t *b, uint32_t w)
+{
+	b[0] = (uint8_t)w;
+	b[1] = (uint8_t)(w >> 8);
+	b[2] = (uint8_t)(w >> 16);
+	b[3] = (uint8_t)(w >> 24);
+}
+
+static void decoder_gaps_and_splits(void **state)
+{
+	(void)state;
+	struct ppk2_cal c = identity_cal();
+	struct ppk2_decoder d;
+	ppk2_decoder_init(&d, &c, 3000);
+	/* Counters 62, 63, 0, 3 (two lost), range 2, raw 100, logic = k. */
+	uint8_t b[16];
+	const unsigned ctr[4] = {62, 63, 0, 3};
+	for (int i = 0; i < 4; i++)
+		put(b + 4 * i, (uint32_t)i << 24 | ctr[i] << 18 | 2u << 14 | 100u);
+	struct ppk2_sample out[8];
+	size_t used = 0, n = 0;
+	/* Split mid-word: 6 bytes, then the rest. */
+	n += ppk2_decode(&d, b, 6, out, 8, &used, NULL, NULL);
+	assert_int_equal(used, 6);
+	assert_int_equal(n, 1);
+	n += ppk2_decode(&d, b + 6, 10, out + n, 8 - n, &used, NULL, NULL);
+	assert_int_equal(used, 10);
+	assert_int_equal(n, 4);
+	assert_int_equal(out[2].index, 2);
+	assert_int_equal(out[3].index, 5); /* samples 3 and 4 were lost */
+	assert_int_equal(out[3].logic, 3);
+	assert_int_equal(d.dropped, 2);
+	assert_int_equal(d.gaps, 1);
+	assert_double_equal(out[0].current_a, (float)(100 * STEP_V / 10.15), 1e-9);
+	/* A range field of 5..7 is not a current: NaN, counted. */
+	put(b, 4u << 18 | 6u << 14 | 100u);
+	n = ppk2_decode(&d, b, 4, out, 8, &used, NULL, NULL);
+	assert_int_equal(n, 1);
+	assert_true(isnan(out[0].current_a));
+	assert_int_equal(d.bad_range, 1);
+}
+
+static void spike_filter(void **state)
+{
+	(void)state;
+	struct ppk2_cal c = identity_cal();
+	struct ppk2_decoder d;
+	ppk2_decoder_init(&d, &c, 3000);
+	/* Range 1 raw 1000 twice, then range 4 raw 1000 four times. */
+	uint8_t b[24];
+	for (unsigned i = 0; i < 6; i++)
+		put(b + 4 * i, i << 18 | (i < 2 ? 1u : 4u) << 14 | 1000u);
+	struct ppk2_sample out[6];
+	size_t used;
+	assert_int_equal(ppk2_decode(&d, b, 24, out, 6, &used, NULL, NULL), 6);
+	double a = 1000 * STEP_V / 101.65, z = 1000 * STEP_V / 0.043;
+	/* Three samples after the switch: y = 0.06 z + 0.94 y_prev; the
+	 * fourth is unfiltered. */
+	double y1 = 0.06 * z + 0.94 * a, y2 = 0.06 * z + 0.94 * y1, y3 = 0.06 * z + 0.94 * y2;
+	assert_double_equal(out[1].current_a, (float)a, 1e-9);
+	assert_double_equal(out[2].current_a, (float)y1, 1e-7);
+	assert_double_equal(out[3].current_a, (float)y2, 1e-7);
+	assert_double_equal(out[4].current_a, (float)y3, 1e-7);
+	assert_double_equal(out[5].current_a, (float)z, 1e-7);
+	assert_int_equal(d.filtered, 3);
+}
+
+/* ---- against the simulator ------------------------------------------ */
+
+static double wave_current(uint64_t k, void *ctx)
+{
+	(void)ctx;
+	return k < 50000 ? 0.003 : 0.010;
+}
+
+static int wave_range(uint64_t k, void *ctx)
+{
+	(void)k;
+	(void)ctx;
+	return 2;
+}
+
+static uint8_t wave_logic(uint64_t k, void *ctx)
+{
+	(void)ctx;
+	/* Gate on D3 for samples [20000, 70000); D0 toggles every sample. */
+	return (uint8_t)((k >= 20000 && k < 70000 ? 0x08 : 0) | (k & 1));
+}
+
+static struct ergon_instrument *open_sim(const char *path, const char *const *kv, int *rc,
+					 struct ergon_err *err)
+{
+	char spec[200];
+	snprintf(spec, sizeof(spec), "ppk2:%s", path);
+	struct ergon_instrument_options o = {.kv = kv};
+	struct ergon_instrument *inst = NULL;
+	*rc = ergon_instrument_open(spec, &o, &inst, err);
+	return inst;
+}
+
+/* Read until `want` samples or an error / 2 s of silence. */
+static size_t read_all(struct ergon_instrument *inst, struct ergon_sample *all, size_t want,
+		       int *rc, struct ergon_err *err)
+{
+	size_t total = 0;
+	int idle = 0;
+	*rc = 0;
+	while (total < want && idle < 100) {
+		size_t n = 0;
+		size_t cap = want - total < 4096 ? want - total : 4096;
+		*rc = ergon_instrument_read(inst, all + total, cap, &n, err);
+		if (*rc)
+			break;
+		idle = n ? 0 : idle + 1;
+		total += n;
+	}
+	return total;
+}
+
+static void sim_waveform_energy_and_gate(void **state)
+{
+	(void)state;
+	struct ts_ppk2_sim_cfg cfg = {
+	    .current_a = wave_current, .range = wave_range, .logic = wave_logic, .samples = 100000};
+	const char *path = NULL;
+	struct ts_ppk2_sim *sim = ts_ppk2_sim_start(&cfg, &path);
+	assert_non_null(sim);
+	const char *kv[] = {"vdd_mv=3000", NULL};
+	struct ergon_err err = {0};
+	int rc;
+	struct ergon_instrument *inst = open_sim(path, kv, &rc, &err);
+	assert_int_equal(rc, 0);
+	assert_int_equal(ergon_instrument_start(inst, &err), 0);
+	struct ergon_sample *all = calloc(100000, sizeof(*all));
+	size_t n = read_all(inst, all, 100000, &rc, &err);
+	assert_int_equal(rc, 0);
+	assert_int_equal(n, 100000);
+	assert_int_equal(ergon_instrument_stop(inst, &err), 0);
+	/* By hand: 3 mA on 10.15 ohm is 0.03045 V = 692.9 steps of
+	 * 4.39453125e-5 V -> 693; 10 mA -> 0.1015 V = 2309.7 -> 2310. */
+	double i1 = 693 * STEP_V / 10.15, i2 = 2310 * STEP_V / 10.15;
+	double e_want = (50000 * i1 + 50000 * i2) * 3.0 / 100000.0;
+	double e_gate_want = (30000 * i1 + 20000 * i2) * 3.0 / 100000.0;
+	double e = 0, e_gate = 0;
+	for (size_t k = 0; k < n; k++) {
+		double p = all[k].power_w;
+		e += p / 100000.0;
+		if (all[k].digital & 0x08)
+			e_gate += p / 100000.0;
+		assert_int_equal(all[k].digital & 1, k & 1);
+	}
+	assert_double_equal(e, e_want, 1e-9);
+	assert_double_equal(e_gate, e_gate_want, 1e-9);
+	/* 1.51 s of 3 mA/10 mA at 3 V, roughly: 0.0195 J (a sanity anchor). */
+	assert_double_equal(e_want, 0.0195, 2e-4);
+	assert_double_equal(all[99999].t_s - all[0].t_s, 0.99999, 1e-9);
+	/* Identity. */
+	assert_int_equal(inst->identity.provenance, ERGON_PROV_SYNTHETIC);
+	assert_double_equal(inst->identity.sample_rate_hz, 100000, 0);
+	assert_non_null(
+	    strstr(inst->identity.notes, "validated against a protocol simulator only"));
+	assert_non_null(strstr(inst->identity.notes, "spike filter applied"));
+	assert_non_null(strstr(inst->identity.notes, "ampere meter mode at 3000 mV"));
+	assert_int_equal(json_array_size(inst->issues), 0);
+	ergon_instrument_close(inst);
+	struct ts_ppk2_sim_state st;
+	ts_ppk2_sim_state(sim, &st);
+	assert_int_equal(st.mode, 1);
+	assert_int_equal(st.vdd_mv, 3000);
+	assert_int_equal(st.dut_power, -1); /* ampere mode leaves DUT power alone */
+	assert_int_equal(st.metadata_requests, 1);
+	assert_true(st.stops >= 2);
+	ts_ppk2_sim_stop(sim);
+	free(all);
+}
+
+static void sim_gaps_reported_never_filled(void **state)
+{
+	(void)state;
+	struct ts_ppk2_sim_cfg cfg = {.current_a = wave_current,
+				      .range = wave_range,
+				      .samples = 60000,
+				      .n_gaps = 3,
+				      .gap_at = {30000, 40000, 50000},
+				      .gap_len = {40, 17, 63}};
+	const char *path = NULL;
+	struct ts_ppk2_sim *sim = ts_ppk2_sim_start(&cfg, &path);
+	const char *kv[] = {"vdd_mv=1800", NULL};
+	struct ergon_err err = {0};
+	int rc;
+	struct ergon_instrument *inst = open_sim(path, kv, &rc, &err);
+	assert_int_equal(rc, 0);
+	assert_int_equal(ergon_instrument_start(inst, &err), 0);
+	struct ergon_sample *all = calloc(60000, sizeof(*all));
+	size_t n = read_all(inst, all, 60000, &rc, &err);
+	assert_int_equal(rc, 0);
+	/* 40 lost at 30000, 17 at 40000, and 63 at 50000, which reads as a
+	 * repeated counter (the most a 6-bit counter can tell). */
+	assert_int_equal(n, 60000 - 120);
+	assert_double_equal(all[30000].t_s - all[29999].t_s, 41 / 100000.0, 1e-9);
+	assert_double_equal(all[49943].t_s - all[49942].t_s, 64 / 100000.0, 1e-9);
+	assert_int_equal(ergon_instrument_stop(inst, &err), 0);
+	assert_true(ergon_issue_has(inst->issues, "instrument.samples_dropped"));
+	json_t *iss = json_array_get(inst->issues, 0);
+	json_t *ctx = json_object_get(iss, "context");
+	assert_int_equal(json_integer_value(json_object_get(ctx, "dropped_samples")), 120);
+	json_t *g0 = json_array_get(json_object_get(ctx, "first_gaps"), 0);
+	assert_int_equal(json_integer_value(json_object_get(g0, "sample_index")), 30000);
+	assert_double_equal(json_real_value(json_object_get(g0, "duration_s")), 0.0004, 1e-12);
+	ergon_instrument_close(inst);
+	ts_ppk2_sim_stop(sim);
+	free(all);
+}
+
+static void sim_unplug_keeps_samples(void **state)
+{
+	(void)state;
+	struct ts_ppk2_sim_cfg cfg = {
+	    .current_a = wave_current, .range = wave_range, .disconnect_after = 40000};
+	const char *path = NULL;
+	struct ts_ppk2_sim *sim = ts_ppk2_sim_start(&cfg, &path);
+	const char *kv[] = {"vdd_mv=3300", "mode=source", NULL};
+	struct ergon_err err = {0};
+	int rc;
+	struct ergon_instrument *inst = open_sim(path, kv, &rc, &err);
+	assert_int_equal(rc, 0);
+	assert_int_equal(ergon_instrument_start(inst, &err), 0);
+	struct ergon_sample *all = calloc(100000, sizeof(*all));
+	size_t n = read_all(inst, all, 100000, &rc, &err);
+	assert_int_equal(rc, ERGON_EDEVICE);
+	assert_int_equal(n, 40000);
+	assert_non_null(strstr(err.msg, "disconnected after 40000 samples"));
+	assert_true(ergon_issue_has(inst->issues, "instrument.disconnected"));
+	struct ts_ppk2_sim_state st;
+	ts_ppk2_sim_state(sim, &st);
+	assert_int_equal(st.mode, 2);
+	assert_int_equal(st.vdd_mv, 3300);
+	assert_int_equal(st.dut_power, 1); /* source mode powers the target */
+	assert_non_null(strstr(inst->identity.notes, "source meter mode at 3300 mV"));
+	ergon_instrument_close(inst);
+	ts_ppk2_sim_stop(sim);
+	free(all);
+}
+
+static void sim_bad_calibration_issue(void **state)
+{
+	(void)state;
+	const double r[5] = {1031.64, 0, 10.15, 0.94, 0.043};
+	struct ts_ppk2_sim_cfg cfg = {.metadata = ts_ppk2_identity_metadata(r)};
+	const char *path = NULL;
+	struct ts_ppk2_sim *sim = ts_ppk2_sim_start(&cfg, &path);
+	const char *kv[] = {"vdd_mv=3300", NULL};
+	struct ergon_err err = {0};
+	int rc;
+	struct ergon_instrument *inst = open_sim(path, kv, &rc, &err);
+	assert_int_equal(rc, 0);
+	assert_true(ergon_issue_has(inst->issues, "instrument.calibration_defaulted"));
+	ergon_instrument_close(inst);
+	ts_ppk2_sim_stop(sim);
+	/* All shunts 0 (the all-zero calibration): every range falls back. */
+	const double rz[5] = {0, 0, 0, 0, 0};
+	cfg.metadata = ts_ppk2_identity_metadata(rz);
+	sim = ts_ppk2_sim_start(&cfg, &path);
+	err = (struct ergon_err){0};
+	inst = open_sim(path, kv, &rc, &err);
+	assert_int_equal(rc, 0);
+	json_t *ctx = json_object_get(json_array_get(inst->issues, 0), "context");
+	assert_int_equal(json_integer_value(json_object_get(ctx, "ranges_mask")), 0x1f);
+	ergon_instrument_close(inst);
+	ts_ppk2_sim_stop(sim);
+	/* Still streaming from an earlier session: stopped and drained. */
+	struct ts_ppk2_sim_cfg busy = {.current_a = wave_current, .streaming_at_start = 1};
+	sim = ts_ppk2_sim_start(&busy, &path);
+	err = (struct ergon_err){0};
+	inst = open_sim(path, kv, &rc, &err);
+	if (rc)
+		fail_msg("open of a streaming PPK2: %s", err.msg);
+	ergon_instrument_close(inst);
+	ts_ppk2_sim_stop(sim);
+	/* Garbled: open refuses and names the line. */
+	cfg.metadata = "Calibrated: 1\nR0 1031\nEND\n";
+	sim = ts_ppk2_sim_start(&cfg, &path);
+	err = (struct ergon_err){0};
+	inst = open_sim(path, kv, &rc, &err);
+	assert_int_equal(rc, ERGON_EPARSE);
+	assert_null(inst);
+	assert_non_null(strstr(err.msg, "line 2"));
+	ts_ppk2_sim_stop(sim);
+	/* A port that never answers is not a PPK2. */
+	cfg.metadata = NULL;
+	cfg.mute = 1;
+	sim = ts_ppk2_sim_start(&cfg, &path);
+	err = (struct ergon_err){0};
+	inst = open_sim(path, kv, &rc, &err);
+	assert_int_equal(rc, ERGON_ETIMEDOUT);
+	assert_non_null(strstr(err.msg, "not a PPK2"));
+	ts_ppk2_sim_stop(sim);
+}
+
+static void selection_rules(void **state)
+{
+	(void)state;
+	struct ts_ppk2_sim_cfg cfg = {0};
+	const char *p1 = NULL, *p2 = NULL;
+	struct ts_ppk2_sim *s1 = ts_ppk2_sim_start(&cfg, &p1);
+	struct ts_ppk2_sim *s2 = ts_ppk2_sim_start(&cfg, &p2);
+	const char *kv[] = {"vdd_mv=3300", NULL};
+	struct ergon_instrument_options o = {.kv = kv};
+	struct ergon_instrument *inst = NULL;
+	struct ergon_err err = {0};
+	/* None. */
+	setenv("ERGON_PPK2_PORTS", "", 1);
+	assert_int_equal(ergon_instrument_open("ppk2", &o, &inst, &err), ERGON_ENOENT);
+	assert_non_null(strstr(err.msg, "no PPK2 found"));
+	/* Two, no serial: refused, both listed. */
+	char *env = ts_strf("%s=AAA111,%s=BBB222", p1, p2);
+	setenv("ERGON_PPK2_PORTS", env, 1);
+	err = (struct ergon_err){0};
+	assert_int_equal(ergon_instrument_open("ppk2", &o, &inst, &err), ERGON_EUSAGE);
+	assert_non_null(strstr(err.msg, "2 PPK2s found"));
+	assert_non_null(strstr(err.msg, "AAA111"));
+	assert_non_null(strstr(err.msg, "BBB222"));
+	/* By serial. */
+	err = (struct ergon_err){0};
+	assert_int_equal(ergon_instrument_open("ppk2:serial=BBB222", &o, &inst, &err), 0);
+	assert_string_equal(inst->identity.serial, "BBB222");
+	ergon_instrument_close(inst);
+	struct ts_ppk2_sim_state st1, st2;
+	ts_ppk2_sim_state(s1, &st1);
+	ts_ppk2_sim_state(s2, &st2);
+	assert_int_equal(st1.metadata_requests, 0);
+	assert_int_equal(st2.metadata_requests, 1);
+	err = (struct ergon_err){0};
+	assert_int_equal(ergon_instrument_open("ppk2:serial=CCC", &o, &inst, &err), ERGON_ENOENT);
+	assert_non_null(strstr(err.msg, "AAA111"));
+	/* The scan lists both. */
+	const struct ergon_instrument_driver *d = ergon_instrument_find("ppk2");
+	json_t *found = NULL;
+	assert_int_equal(d->scan(&o, &found, &err), 0);
+	assert_int_equal(json_array_size(found), 2);
+	json_decref(found);
+	/* Options are checked. */
+	const char *bad[] = {"vdd_mv=6000", NULL};
+	struct ergon_instrument_options ob = {.kv = bad};
+	err = (struct ergon_err){0};
+	assert_int_equal(ergon_instrument_open("ppk2:serial=AAA111", &ob, &inst, &err),
+			 ERGON_EUSAGE);
+	assert_non_null(strstr(err.msg, "800..5000"));
+	struct ergon_instrument_options none = {0};
+	err = (struct ergon_err){0};
+	assert_int_equal(ergon_instrument_open("ppk2:serial=AAA111", &none, &inst, &err),
+			 ERGON_EUSAGE);
+	assert_non_null(strstr(err.msg, "vdd_mv"));
+	unsetenv("ERGON_PPK2_PORTS");
+	free(env);
+	ts_ppk2_sim_stop(s1);
+	ts_ppk2_sim_stop(s2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(word_fields),
+	    cmocka_unit_test(current_formula),
+	    cmocka_unit_test(metadata_good_and_r_zero),
+	    cmocka_unit_test(metadata_faults),
+	    cmocka_unit_test(decoder_gaps_and_splits),
+	    cmocka_unit_test(spike_filter),
+	    cmocka_unit_test(sim_waveform_energy_and_gate),
+	    cmocka_unit_test(sim_gaps_reported_never_filled),
+	    cmocka_unit_test(sim_unplug_keeps_samples),
+	    cmocka_unit_test(sim_bad_calibration_issue),
+	    cmocka_unit_test(selection_rules),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
