@@ -93,4 +93,29 @@ export function makeInput(kind, n) {
   return b;
 }
 
-export const INPUT_KINDS = ['zero', 'ramp', 'xs1', 'xs2', 'xs3', 'xs4'];
+export const INPUT_KINDS = ['zero', 'ramp', 'xs1', 'xs2', 'xs3', 'xs4', 'xs5', 'xs6', 'xs7', 'xs8'];
+
+// A copy of a model whose subgraph-0 output 0 is tensor `t` instead: how the
+// logits feeding a SOFTMAX are compared (softmax amplifies small logit
+// differences). Walks root -> subgraphs[0] -> outputs (schema.fbs slots 2
+// and 2) with every offset checked.
+export function withOutput(bytes, t) {
+  const b = Buffer.from(bytes);
+  const u32 = (p) => { if (p < 0 || p + 4 > b.length) throw new Error('bad offset'); return b.readUInt32LE(p); };
+  const field = (tab, slot) => {
+    const vt = tab - b.readInt32LE(tab);
+    const vlen = b.readUInt16LE(vt);
+    if (4 + 2 * slot + 2 > vlen) throw new Error('field absent');
+    const off = b.readUInt16LE(vt + 4 + 2 * slot);
+    if (off === 0) throw new Error('field absent');
+    return tab + off;
+  };
+  const deref = (p) => p + u32(p);
+  const root = u32(0);
+  const sgs = deref(field(root, 2));
+  const sg = deref(sgs + 4);
+  const outs = deref(field(sg, 2));
+  if (u32(outs) < 1) throw new Error('no outputs');
+  b.writeInt32LE(t, outs + 4);
+  return new Uint8Array(b);
+}
