@@ -65,6 +65,12 @@ struct ergon_sim_result;
 ERGON_API const struct ergon_sim_result *
 ergon_lifecycle_sim_result(const struct ergon_lifecycle *lc);
 
+/* QEMU runs with -icount shift=ERGON_QEMU_ICOUNT_SHIFT: every emulated
+ * instruction advances virtual time by 2^shift ns, so a window of T us of
+ * the firmware's clock is T * 1000 / 2^shift emulated instructions. */
+#define ERGON_QEMU_ICOUNT_SHIFT 4
+#define ERGON_QEMU_ICOUNT_ARG "shift=4,sleep=off,align=off"
+
 /* Shared by the process-driving drivers (lifecycle_proc.c). Run argv to
  * completion with stdout/stderr to log_path; ERGON_EDEVICE on a non-zero
  * exit, ERGON_ENOENT when the program is not on PATH (message names it and

@@ -5,6 +5,7 @@
 #include "cli_args.h"
 #include "ergon/fileio.h"
 #include "ergon/model.h"
+#include "ergon/model_fw.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,7 +112,7 @@ static int infer(int argc, char **argv)
 			out_path = v;
 		} else if ((r = cli_opt(argc, argv, &i, "--board", &v)) != 0) {
 			if (r < 0)
-				return ergon_cli_usage("model", "--board needs a value (host)");
+				return ergon_cli_usage("model", "--board needs host or qemu-an547");
 			board = v;
 		} else if (strcmp(argv[i], "--force") == 0) {
 			force = 1;
@@ -128,9 +129,9 @@ static int infer(int argc, char **argv)
 	if (path == NULL || in_path == NULL || out_path == NULL)
 		return ergon_cli_usage("model", "model infer needs MODEL.tflite --input IN.bin "
 						"--out OUT.bin");
-	int on_qemu = 0;
-	if (strcmp(board, "host") != 0)
-		return ergon_cli_usage("model", "--board %s: expected host", board);
+	int on_qemu = strcmp(board, "qemu-an547") == 0;
+	if (!on_qemu && strcmp(board, "host") != 0)
+		return ergon_cli_usage("model", "--board %s: expected host or qemu-an547", board);
 	struct ergon_err err = {0};
 	struct ergon_model *m = NULL;
 	char *in = NULL;
@@ -144,9 +145,17 @@ static int infer(int argc, char **argv)
 	if (!rc)
 		rc = ergon_model_set_input(m, in, in_len, in_path, &err);
 	const uint8_t *out = NULL;
+	char work[4096];
+	snprintf(work, sizeof work, "%s.an547", out_path);
 	if (!rc && !on_qemu) {
 		rc = ergon_model_invoke(m, &err);
 		out = ergon_model_output(m, &out_len);
+	} else if (!rc) {
+		/* The firmware, its build record and QEMU's log stay beside
+		 * the output (OUT.bin.an547/). */
+		rc = ergon_model_fw_infer_qemu(m, (const uint8_t *)in, in_len, work, &qemu_out,
+					       &out_len, &err);
+		out = qemu_out;
 	}
 	if (!rc)
 		rc = ergon_file_write_atomic(out_path, out, out_len, force ? ERGON_WRITE_FORCE : 0,
@@ -174,14 +183,18 @@ const struct ergon_cli_command ergon_cli_cmd_model = {
     .summary = "describe or run an int8 TFLite model (ergon-target's interpreter)",
     .help = "Usage: ergon model info MODEL.tflite [--json]\n"
 	    "       ergon model infer MODEL.tflite --input IN.bin --out OUT.bin\n"
-	    "                         [--board host] [--force]\n\n"
+	    "                         [--board host|qemu-an547] [--force]\n\n"
 	    "info: every operator with its index, type, input/weights/output shapes,\n"
 	    "output quantization, MACs and parameter bytes; totals and the arena the\n"
 	    "interpreter needs (activations planned by tensor lifetime, plus per-channel\n"
 	    "requantization and bias). --json prints the same with full quantization.\n\n"
 	    "infer: IN.bin holds the raw bytes of input 0 (its size must match the\n"
 	    "model's input exactly); OUT.bin gets the raw bytes of output 0. --board\n"
-	    "host (the default) runs the interpreter here.\n\n"
+	    "host (the default) runs the interpreter here; qemu-an547 builds the\n"
+	    "Cortex-M55 firmware with the model and input embedded (arm-none-eabi-gcc,\n"
+	    "the same interpreter sources) and runs it under qemu-system-arm; the\n"
+	    "firmware, its build record (compiler, flags, ELF sha256, link map) and\n"
+	    "QEMU's log stay in OUT.bin.an547/.\n\n"
 	    "Supported: int8 models with CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED,\n"
 	    "AVERAGE_POOL_2D, MAX_POOL_2D, ADD, RESHAPE, SOFTMAX, QUANTIZE, DEQUANTIZE\n"
 	    "(docs/internals/tflite.md). Anything else is refused at load with the\n"

@@ -109,7 +109,7 @@ static int q_reset(struct ergon_lifecycle *lc, struct ergon_err *err)
 			      "-semihosting-config",
 			      "enable=on,target=native",
 			      "-icount",
-			      "shift=4,sleep=off,align=off",
+			      ERGON_QEMU_ICOUNT_ARG,
 			      "-chardev",
 			      chardev,
 			      "-serial",
