@@ -46,6 +46,14 @@ ERGON_API int ergon_model_fw_infer_qemu(const struct ergon_model *m, const uint8
 					size_t input_len, const char *work_dir, uint8_t **out,
 					size_t *out_len, struct ergon_err *err);
 
+/* For `ergon profile MODEL.tflite --board qemu-an547`: open the model at
+ * path, run the host interpreter on the deterministic input pattern "xs1",
+ * build the profile firmware (and the power build when with_power) with
+ * that input embedded into fw_dir, and describe it all in *model (new
+ * reference: the ergon_profile_opts.model object). */
+ERGON_API int ergon_model_fw_prepare_profile(const char *path, const char *fw_dir, int with_power,
+					     json_t **model, struct ergon_err *err);
+
 /* FNV-1a 64 of bytes: what the profile firmware reports of its output
  * (HPX_MODEL_OUTPUT_FNV1A64). */
 ERGON_API uint64_t ergon_model_fnv1a64(const uint8_t *p, size_t n);

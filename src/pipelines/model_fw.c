@@ -411,3 +411,60 @@ int ergon_model_fw_infer_qemu(const struct ergon_model *m, const uint8_t *input,
 	json_decref(build);
 	return rc;
 }
+
+int ergon_model_fw_prepare_profile(const char *path, const char *fw_dir, int with_power,
+				   json_t **model, struct ergon_err *err)
+{
+	*model = NULL;
+	struct ergon_model *m = NULL;
+	json_t *builds = json_array(), *b = NULL;
+	uint8_t *input = NULL;
+	int rc = ergon_model_open(path, &m, err);
+	if (rc)
+		goto out;
+	const struct ert_tfl_model *t = ergon_model_tfl(m);
+	uint32_t in_len = 0;
+	(void)ert_tfl_input(t, 0, &in_len);
+	input = malloc(in_len > 0 ? in_len : 1);
+	if (input == NULL || builds == NULL) {
+		rc = ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+		goto out;
+	}
+	rc = ergon_model_pattern("xs1", input, in_len, err);
+	if (!rc)
+		rc = ergon_model_set_input(m, input, in_len, "the pattern", err);
+	if (!rc)
+		rc = ergon_model_invoke(m, err);
+	if (rc)
+		goto out;
+	size_t out_len = 0;
+	const uint8_t *out = ergon_model_output(m, &out_len);
+	char fnv[24];
+	snprintf(fnv, sizeof fnv, "%016llx", (unsigned long long)ergon_model_fnv1a64(out, out_len));
+	rc = ergon_model_fw_build(m, fw_dir, ERGON_MODEL_FW_PROFILE, input, in_len, &b, err);
+	if (rc)
+		goto out;
+	json_array_append_new(builds, b);
+	if (with_power) {
+		rc = ergon_model_fw_build(m, fw_dir, ERGON_MODEL_FW_POWER, input, in_len, &b, err);
+		if (rc)
+			goto out;
+		json_array_append_new(builds, b);
+	}
+	size_t mlen = 0;
+	(void)ergon_model_bytes(m, &mlen);
+	*model = json_pack(
+	    "{s:s,s:s?,s:I,s:I,s:I,s:I,s:{s:s,s:I},s:{s:I,s:s},s:O}", "path", path, "sha256",
+	    json_string_value(json_object_get(json_array_get(builds, 0), "model_sha256")), "bytes",
+	    (json_int_t)mlen, "operators", (json_int_t)t->n_ops, "macs", (json_int_t)t->total_macs,
+	    "arena_bytes", (json_int_t)t->arena_bytes, "input", "pattern",
+	    "xs1 (xorshift32 seeded 1, byte = state >> 24)", "bytes", (json_int_t)in_len,
+	    "host_output", "bytes", (json_int_t)out_len, "fnv1a64", fnv, "builds", builds);
+	if (*model == NULL)
+		rc = ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+out:
+	json_decref(builds);
+	free(input);
+	ergon_model_free(m);
+	return rc;
+}
