@@ -218,7 +218,7 @@ int tfl_vector(struct tfl_fb *fb, const struct tfl_tab *t, unsigned slot, const 
 	v->pos = 0;
 	v->n = 0;
 	v->present = 0;
-	uint32_t p, to;
+	uint32_t p = 0, to = 0;
 	int rc = field_pos(fb, t, slot, field, 4, &p);
 	if (rc != 0 || p == 0)
 		return rc;
@@ -256,7 +256,7 @@ int tfl_subtable(struct tfl_fb *fb, const struct tfl_tab *t, unsigned slot, cons
 		 const char *name, struct tfl_tab *out, int *present)
 {
 	*present = 0;
-	uint32_t p, to;
+	uint32_t p = 0, to = 0;
 	int rc = field_pos(fb, t, slot, field, 4, &p);
 	if (rc != 0 || p == 0)
 		return rc;
