@@ -88,8 +88,8 @@ static int info(int argc, char **argv)
 	}
 	printf("\ntotal  %u operators, %llu MACs, %u parameter bytes\n", (unsigned)t->n_ops,
 	       (unsigned long long)t->total_macs, (unsigned)t->total_param_bytes);
-	printf("arena  %u bytes (%u activations, planned by lifetime; %u requantization and "
-	       "bias)\n",
+	printf("arena  %u bytes (%u activations, planned by lifetime; %u per-channel "
+	       "requantization, bias and filter sums)\n",
 	       (unsigned)t->arena_bytes, (unsigned)t->activation_bytes, (unsigned)t->persist_bytes);
 	ergon_model_free(m);
 	return ERGON_EXIT_OK;
@@ -181,27 +181,28 @@ static int run(int argc, char **argv)
 const struct ergon_cli_command ergon_cli_cmd_model = {
     .name = "model",
     .summary = "describe or run an int8 TFLite model (ergon-target's interpreter)",
-    .help = "Usage: ergon model info MODEL.tflite [--json]\n"
-	    "       ergon model infer MODEL.tflite --input IN.bin --out OUT.bin\n"
-	    "                         [--board host|qemu-an547] [--force]\n\n"
-	    "info: every operator with its index, type, input/weights/output shapes,\n"
-	    "output quantization, MACs and parameter bytes; totals and the arena the\n"
-	    "interpreter needs (activations planned by tensor lifetime, plus per-channel\n"
-	    "requantization and bias). --json prints the same with full quantization.\n\n"
-	    "infer: IN.bin holds the raw bytes of input 0 (its size must match the\n"
-	    "model's input exactly); OUT.bin gets the raw bytes of output 0. --board\n"
-	    "host (the default) runs the interpreter here; qemu-an547 builds the\n"
-	    "Cortex-M55 firmware with the model and input embedded (arm-none-eabi-gcc,\n"
-	    "the same interpreter sources) and runs it under qemu-system-arm; the\n"
-	    "firmware, its build record (compiler, flags, ELF sha256, link map) and\n"
-	    "QEMU's log stay in OUT.bin.an547/.\n\n"
-	    "Supported: int8 models with CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED,\n"
-	    "AVERAGE_POOL_2D, MAX_POOL_2D, ADD, RESHAPE, SOFTMAX, QUANTIZE, DEQUANTIZE\n"
-	    "(docs/internals/tflite.md). Anything else is refused at load with the\n"
-	    "operator's name and index.\n\n"
-	    "Exit codes: 0 ok, 2 usage (wrong input size), 3 a model refused or an I/O error.\n\n"
-	    "Examples:\n"
-	    "  ergon model info vww_96_int8.tflite\n"
-	    "  ergon model infer kws_ref_model.tflite --input mfcc.bin --out scores.bin\n",
+    .help =
+	"Usage: ergon model info MODEL.tflite [--json]\n"
+	"       ergon model infer MODEL.tflite --input IN.bin --out OUT.bin\n"
+	"                         [--board host|qemu-an547] [--force]\n\n"
+	"info: every operator with its index, type, input/weights/output shapes,\n"
+	"output quantization, MACs and parameter bytes; totals and the arena the\n"
+	"interpreter needs (activations planned by tensor lifetime, plus per-channel\n"
+	"requantization, bias and filter sums). --json prints the same with full quantization.\n\n"
+	"infer: IN.bin holds the raw bytes of input 0 (its size must match the\n"
+	"model's input exactly); OUT.bin gets the raw bytes of output 0. --board\n"
+	"host (the default) runs the interpreter here; qemu-an547 builds the\n"
+	"Cortex-M55 firmware with the model and input embedded (arm-none-eabi-gcc,\n"
+	"the same interpreter sources) and runs it under qemu-system-arm; the\n"
+	"firmware, its build record (compiler, flags, ELF sha256, link map) and\n"
+	"QEMU's log stay in OUT.bin.an547/.\n\n"
+	"Supported: int8 models with CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED,\n"
+	"AVERAGE_POOL_2D, MAX_POOL_2D, ADD, RESHAPE, SOFTMAX, QUANTIZE, DEQUANTIZE\n"
+	"(docs/internals/tflite.md). Anything else is refused at load with the\n"
+	"operator's name and index.\n\n"
+	"Exit codes: 0 ok, 2 usage (wrong input size), 3 a model refused or an I/O error.\n\n"
+	"Examples:\n"
+	"  ergon model info vww_96_int8.tflite\n"
+	"  ergon model infer kws_ref_model.tflite --input mfcc.bin --out scores.bin\n",
     .run = run,
 };

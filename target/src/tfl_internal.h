@@ -92,6 +92,7 @@ struct tfl_conv_args {
 	const int32_t *bias; /* out_c entries (zeros when the model has none) */
 	const int32_t *mult; /* out_c requantization multipliers */
 	const int32_t *shift;
+	const int32_t *fsum; /* out_c sums of each channel's filter taps */
 	int8_t *out;
 	int32_t batches, in_h, in_w, in_c;
 	int32_t out_h, out_w, out_c;
@@ -109,6 +110,7 @@ struct tfl_fc_args {
 	const int32_t *bias;
 	const int32_t *mult;
 	const int32_t *shift;
+	const int32_t *fsum; /* units sums of each row of weights (or NULL) */
 	int8_t *out;
 	int32_t batches, accum, units;
 	int32_t in_offset, filter_offset, out_offset;

@@ -51,6 +51,7 @@ static void conv_args(const struct ert_tfl_model *m, const struct ert_tfl_op *op
 	a->mult = pers;
 	a->shift = pers + op->n_channels;
 	a->bias = pers + 2u * op->n_channels;
+	a->fsum = pers + 3u * op->n_channels;
 	a->out = (int8_t *)wdata(m, op->out);
 	a->batches = in->dims[0];
 	a->in_h = in->dims[1];
@@ -87,6 +88,7 @@ static void run_fc(const struct ert_tfl_model *m, const struct ert_tfl_op *op)
 	a.mult = pers;
 	a.shift = pers + op->n_channels;
 	a.bias = pers + 2u * op->n_channels;
+	a.fsum = pers + 3u * op->n_channels;
 	a.out = (int8_t *)wdata(m, op->out);
 	a.accum = f->dims[1];
 	a.units = f->dims[0];

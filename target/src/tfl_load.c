@@ -979,7 +979,7 @@ static void plan(struct ert_tfl_model *m)
 	for (unsigned i = 0; i < m->n_ops; i++) {
 		struct ert_tfl_op *op = &m->ops[i];
 		op->persist_off = m->activation_bytes + persist;
-		persist += align_up(op->n_channels * 12u);
+		persist += align_up(op->n_channels * 16u);
 	}
 	m->persist_bytes = persist;
 	m->arena_bytes = m->activation_bytes + persist;
@@ -1145,7 +1145,17 @@ int ert_tfl_bind(struct ert_tfl_model *m, void *arena, size_t len, struct ert_tf
 		int32_t *mult = (int32_t *)(void *)(m->arena + op->persist_off);
 		int32_t *shift = mult + op->n_channels;
 		int32_t *bias = shift + op->n_channels;
+		int32_t *fsum = bias + op->n_channels;
+		/* Taps per output channel: a depthwise filter [1,h,w,C] holds
+		 * channel c at every C-th byte, the others are [C][taps]. */
+		const int dw = op->opcode == ERT_TFL_OP_DEPTHWISE_CONV_2D;
+		const uint32_t taps = f->elems / op->n_channels;
+		const int8_t *fd = (const int8_t *)f->data;
 		for (uint32_t c = 0; c < op->n_channels; c++) {
+			int32_t sum = 0;
+			for (uint32_t k = 0; k < taps; k++)
+				sum += fd[dw ? k * op->n_channels + c : c * taps + k];
+			fsum[c] = sum;
 			float fs =
 			    f->n_scale > 1 ? tfl_rdf32(m->buf + f->scale_pos + 4u * c) : f->scale;
 			/* PopulateConvolutionQuantizationParams: in double. */
