@@ -357,19 +357,7 @@ int ergon_model_fw_infer_qemu(const struct ergon_model *m, const uint8_t *input,
 	char log[PATH_MAX];
 	snprintf(log, sizeof log, "%s/qemu-infer.log", work_dir);
 	remove(log);
-	const char *argv[] = {"qemu-system-arm",
-			      "-M",
-			      "mps3-an547",
-			      "-nographic",
-			      "-monitor",
-			      "none",
-			      "-semihosting-config",
-			      "enable=on,target=native",
-			      "-icount",
-			      ERGON_QEMU_ICOUNT_ARG,
-			      "-kernel",
-			      elf,
-			      NULL};
+	const char *argv[] = {ERGON_QEMU_AN547_ARGV, "-kernel", elf, NULL};
 	rc = ergon_lifecycle_run_tool(argv, log, QEMU_TIMEOUT_S, err);
 	char *text = NULL;
 	size_t tl = 0;

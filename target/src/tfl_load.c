@@ -530,20 +530,33 @@ static int same_quant(const struct ert_tfl_tensor *a, const struct ert_tfl_tenso
 	return a->scale == b->scale && a->zero_point == b->zero_point;
 }
 
+/* What CONV, DWCONV and FC share: int8 input of rank in_dims (0: any),
+ * constant int8 weights of rank f_dims, int8 output, scales present. */
+static int weighted_op(struct loader *L, unsigned i, uint8_t in_dims, uint8_t f_dims,
+		       struct ert_tfl_tensor **in, struct ert_tfl_tensor **f,
+		       struct ert_tfl_tensor **out)
+{
+	struct ert_tfl_op *op = &L->m->ops[i];
+	int rc;
+	*out = T(L, op->out);
+	if ((rc = need(L, i, 0, ERT_TFL_INT8, in_dims, "input", in)) != 0 ||
+	    (rc = need(L, i, 1, ERT_TFL_INT8, f_dims, "filter", f)) != 0)
+		return rc;
+	if ((*out)->type != ERT_TFL_INT8)
+		return type_fail(L, i, "output", (*out)->type, ERT_TFL_INT8);
+	if (!(*f)->is_const)
+		return op_fail(L, ERT_TFL_E_UNSUPPORTED, i, "filter is not constant", 0, NULL);
+	if ((rc = need_quant(L, i, *in, "input")) != 0)
+		return rc;
+	return need_quant(L, i, *out, "output");
+}
+
 static int validate_conv(struct loader *L, unsigned i, int depthwise)
 {
 	struct ert_tfl_op *op = &L->m->ops[i];
-	struct ert_tfl_tensor *in, *f, *out = T(L, op->out);
-	int rc;
-	if ((rc = need(L, i, 0, ERT_TFL_INT8, 4, "input", &in)) != 0 ||
-	    (rc = need(L, i, 1, ERT_TFL_INT8, 4, "filter", &f)) != 0)
-		return rc;
-	if (out->type != ERT_TFL_INT8)
-		return type_fail(L, i, "output", out->type, ERT_TFL_INT8);
-	if (!f->is_const)
-		return op_fail(L, ERT_TFL_E_UNSUPPORTED, i, "filter is not constant", 0, NULL);
-	if ((rc = need_quant(L, i, in, "input")) != 0 ||
-	    (rc = need_quant(L, i, out, "output")) != 0)
+	struct ert_tfl_tensor *in, *f, *out;
+	int rc = weighted_op(L, i, 4, 4, &in, &f, &out);
+	if (rc != 0)
 		return rc;
 	const int32_t c = in->dims[3];
 	int32_t oc, fh = f->dims[1], fw = f->dims[2], taps;
@@ -586,17 +599,9 @@ static int validate_conv(struct loader *L, unsigned i, int depthwise)
 static int validate_fc(struct loader *L, unsigned i)
 {
 	struct ert_tfl_op *op = &L->m->ops[i];
-	struct ert_tfl_tensor *in, *f, *out = T(L, op->out);
-	int rc;
-	if ((rc = need(L, i, 0, ERT_TFL_INT8, 0, "input", &in)) != 0 ||
-	    (rc = need(L, i, 1, ERT_TFL_INT8, 2, "filter", &f)) != 0)
-		return rc;
-	if (out->type != ERT_TFL_INT8)
-		return type_fail(L, i, "output", out->type, ERT_TFL_INT8);
-	if (!f->is_const)
-		return op_fail(L, ERT_TFL_E_UNSUPPORTED, i, "weights are not constant", 0, NULL);
-	if ((rc = need_quant(L, i, in, "input")) != 0 ||
-	    (rc = need_quant(L, i, out, "output")) != 0)
+	struct ert_tfl_tensor *in, *f, *out;
+	int rc = weighted_op(L, i, 0, 2, &in, &f, &out);
+	if (rc != 0)
 		return rc;
 	const int32_t units = f->dims[0], accum = f->dims[1];
 	if (accum > MAX_TAPS)
