@@ -72,8 +72,8 @@ ergon_lifecycle_sim_result(const struct ergon_lifecycle *lc);
 #define ERGON_QEMU_ICOUNT_ARG "shift=4,sleep=off,align=off"
 /* The head of every qemu-system-arm command line for the an547: machine,
  * no display or monitor, semihosting (the firmware's exit code), -icount. */
-#define ERGON_QEMU_AN547_ARGV                                                                  \
-	"qemu-system-arm", "-M", "mps3-an547", "-nographic", "-monitor", "none",               \
+#define ERGON_QEMU_AN547_ARGV                                                    \
+	"qemu-system-arm", "-M", "mps3-an547", "-nographic", "-monitor", "none", \
 	    "-semihosting-config", "enable=on,target=native", "-icount", ERGON_QEMU_ICOUNT_ARG
 
 /* Shared by the process-driving drivers (lifecycle_proc.c). Run argv to
