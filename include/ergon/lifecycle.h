@@ -65,6 +65,17 @@ struct ergon_sim_result;
 ERGON_API const struct ergon_sim_result *
 ergon_lifecycle_sim_result(const struct ergon_lifecycle *lc);
 
+/* QEMU runs with -icount shift=ERGON_QEMU_ICOUNT_SHIFT: every emulated
+ * instruction advances virtual time by 2^shift ns, so a window of T us of
+ * the firmware's clock is T * 1000 / 2^shift emulated instructions. */
+#define ERGON_QEMU_ICOUNT_SHIFT 4
+#define ERGON_QEMU_ICOUNT_ARG "shift=4,sleep=off,align=off"
+/* The head of every qemu-system-arm command line for the an547: machine,
+ * no display or monitor, semihosting (the firmware's exit code), -icount. */
+#define ERGON_QEMU_AN547_ARGV                                                    \
+	"qemu-system-arm", "-M", "mps3-an547", "-nographic", "-monitor", "none", \
+	    "-semihosting-config", "enable=on,target=native", "-icount", ERGON_QEMU_ICOUNT_ARG
+
 /* Shared by the process-driving drivers (lifecycle_proc.c). Run argv to
  * completion with stdout/stderr to log_path; ERGON_EDEVICE on a non-zero
  * exit, ERGON_ENOENT when the program is not on PATH (message names it and

@@ -56,6 +56,12 @@ struct ergon_profile_opts {
 	unsigned rtt_port;		    /* 0: the lifecycle's default */
 	double start_timeout_s;		    /* 0: 10 s for the endpoint to appear */
 	volatile sig_atomic_t *interrupted; /* set by a signal handler; may be NULL */
+	/* The firmware runs this TFLite model (ergon profile MODEL.tflite):
+	 * {path, sha256, operators, macs, arena_bytes, input, host_output:
+	 * {bytes, fnv1a64}, builds}; NULL otherwise. Adds "model" and
+	 * "correctness" to the summary and, under QEMU, per-layer
+	 * pmu.emulated_instruction_count. Borrowed. */
+	const json_t *model;
 };
 
 /* Run the pipeline and write the artifacts. Returns 0 when the pipeline

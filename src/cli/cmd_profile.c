@@ -6,6 +6,7 @@
 #include "ergon/analyze.h"
 #include "ergon/config.h"
 #include "ergon/issues.h"
+#include "ergon/model_fw.h"
 #include "ergon/profile.h"
 #include "ergon/sim.h"
 #include "hpx_cli.h"
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define MAX_SETS 64
@@ -72,7 +74,13 @@ static void print_layers(const json_t *profile)
 	/* The whole per-layer table: cycles when the counter counts, and the
 	 * layer's window time (present also where no cycle counter exists,
 	 * such as QEMU). */
-	printf("  %-6s %-28s %14s %12s\n", "layer", "op", "cycles", "window_us");
+	const json_t *emu = json_object_get(profile, "emulated_instruction_count");
+	if (json_is_object(emu))
+		printf("  emulated_insns: QEMU -icount emulated instructions per layer (not "
+		       "cycles; +/- %.1f): profile.emulated_instruction_count in summary.json\n",
+		       json_number_value(json_object_get(emu, "resolution_instructions")));
+	printf("  %-6s %-28s %14s %12s%s\n", "layer", "op", "cycles", "window_us",
+	       json_is_object(emu) ? "  emulated_insns" : "");
 	size_t i;
 	json_t *L;
 	json_array_foreach(layers, i, L)
@@ -89,9 +97,13 @@ static void print_layers(const json_t *profile)
 			snprintf(cyc, sizeof cyc, "%.0f", json_number_value(c));
 		if (json_is_number(w))
 			snprintf(win, sizeof win, "%.0f", json_number_value(w));
-		printf("  %-6lld %-28.28s %14s %12s\n",
+		const json_t *ei = json_object_get(L, "pmu.emulated_instruction_count");
+		char emi[32] = "";
+		if (json_is_integer(ei))
+			snprintf(emi, sizeof emi, "  %14lld", (long long)json_integer_value(ei));
+		printf("  %-6lld %-28.28s %14s %12s%s\n",
 		       (long long)json_integer_value(json_object_get(L, "id")),
-		       json_string_value(json_object_get(L, "op")), cyc, win);
+		       json_string_value(json_object_get(L, "op")), cyc, win, emi);
 	}
 }
 
@@ -148,6 +160,7 @@ static int run(int argc, char **argv)
 	struct ergon_err err = {0};
 	struct ergon_profile_firmware fw;
 	json_t *summary = NULL;
+	json_t *model_json = NULL;
 	int code = ERGON_EXIT_OK;
 	int rc = ergon_config_init(&cfg);
 	if (rc) {
@@ -228,7 +241,37 @@ static int run(int argc, char **argv)
 				   fwdir);
 		goto fail;
 	}
-	if (!sim) {
+	/* A .tflite model instead of a firmware folder: build the firmware
+	 * with it embedded (an547 only), then profile that. */
+	struct stat mst;
+	char mdir[PATH_MAX];
+	const char *model_path = NULL;
+	if (!sim && fwdir && stat(fwdir, &mst) == 0 && S_ISREG(mst.st_mode)) {
+		model_path = fwdir;
+		if (cfg.target.lifecycle != ERGON_LIFECYCLE_QEMU) {
+			rc =
+			    ergon_err_set(&err, ERGON_EUSAGE,
+					  "%s: ergon builds model firmware for --board qemu-an547 "
+					  "only; for board %s link ergon-target's interpreter into "
+					  "your firmware (docs/internals/tflite.md) and give its "
+					  "FIRMWARE_DIR",
+					  model_path, cfg.board->name);
+			goto fail;
+		}
+		snprintf(mdir, sizeof mdir, "%s/firmware", cfg.output.dir);
+		if (!dry) {
+			fprintf(stderr, "ergon profile: building the an547 firmware for %s in %s\n",
+				model_path, mdir);
+			rc = ergon_model_fw_prepare_profile(
+			    model_path, mdir,
+			    cfg.power.enabled && cfg.power.firmware == ERGON_FIRMWARE_DEDICATED,
+			    &model_json, &err);
+			if (rc)
+				goto fail;
+		}
+		fwdir = mdir;
+	}
+	if (!sim && !(dry && model_path)) {
 		int need_power =
 		    cfg.power.enabled && cfg.power.firmware == ERGON_FIRMWARE_DEDICATED;
 		if ((rc = ergon_profile_firmware_find(fwdir, need_power, &fw, &err)) != 0)
@@ -241,7 +284,10 @@ static int run(int argc, char **argv)
 		ergon_cli_config_print(stdout, &cfg);
 		char *s = json_dumps(plan, JSON_INDENT(2));
 		printf("plan:\n%s\n", s ? s : "(out of memory)");
-		if (!sim)
+		if (model_path)
+			printf("firmware: built from %s into %s when the run starts\n", model_path,
+			       mdir);
+		else if (!sim)
 			printf("firmware: profile %s; power %s\n", fw.profile,
 			       fw.power[0] ? fw.power : "(not needed)");
 		free(s);
@@ -270,7 +316,8 @@ static int run(int argc, char **argv)
 					.out_dir = cfg.output.dir,
 					.write_flags = flags,
 					.rtt_port = rtt_port,
-					.interrupted = &interrupted};
+					.interrupted = &interrupted,
+					.model = model_json};
 	rc = ergon_profile_run(&po, &summary, &err);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
@@ -289,6 +336,14 @@ static int run(int argc, char **argv)
 		       e ? " - " : "", e ? e : "");
 	}
 	print_layers(json_object_get(summary, "profile"));
+	const json_t *corr = json_object_get(summary, "correctness");
+	if (json_is_object(corr)) {
+		const json_t *be = json_object_get(corr, "bit_exact");
+		printf("correctness: on-target output vs host interpreter: %s\n",
+		       json_is_true(be)	   ? "bit-exact"
+		       : json_is_false(be) ? "MISMATCH"
+					   : "not reported by the firmware");
+	}
 	const json_t *pw = json_object_get(summary, "power");
 	if (json_is_object(pw) && json_object_get(pw, "measurement_scope") &&
 	    !json_is_null(json_object_get(pw, "measurement_scope"))) {
@@ -323,9 +378,11 @@ static int run(int argc, char **argv)
 	if (src && code == ERGON_EXIT_OK)
 		code = src;
 	json_decref(summary);
+	json_decref(model_json);
 	ergon_config_cleanup(&cfg);
 	return code;
 fail:
+	json_decref(model_json);
 	ergon_config_cleanup(&cfg);
 	return ergon_cli_fail("profile", &err);
 }

@@ -394,6 +394,7 @@ int ergon_profile_run(const struct ergon_profile_opts *o, json_t **summary, stru
 		json_object_set(art, "power", r.power);
 	else
 		json_object_set_new(art, "power", json_null());
+	prof_model_annotate(&r, art, pmu);
 	json_array_extend(json_object_get(art, "issues"), r.issues);
 	int integrity = ergon_issues_integrity(r.issues);
 	const char *pst = json_string_value(json_object_get(pmu, "status"));

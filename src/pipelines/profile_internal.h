@@ -44,6 +44,9 @@ int prof_terminal_facts(struct ergon_hpx_parser *p, double clean_infer_avg_us, i
 			int internal, struct ergon_power_facts *facts, json_t **terminal,
 			struct ergon_err *err);
 double prof_planned_window_hb_s(const struct ergon_config *cfg, double avg_us);
+/* ergon profile MODEL.tflite: model, correctness, emulated instruction
+ * counts (profile_model.c); a no-op without o->model. */
+void prof_model_annotate(struct prof_run *r, json_t *art, json_t *pmu_stage);
 /* The power stage; pmu_ok: the PMU stage finished (its timing is known). */
 void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_ok);
 

@@ -100,23 +100,8 @@ static int q_reset(struct ergon_lifecycle *lc, struct ergon_err *err)
 	snprintf(lc->log, sizeof lc->log, "%s/qemu.log", lc->work_dir);
 	char chardev[1200];
 	snprintf(chardev, sizeof chardev, "socket,id=u0,path=%s,server=on,wait=on", lc->sock);
-	const char *argv[] = {"qemu-system-arm",
-			      "-M",
-			      "mps3-an547",
-			      "-nographic",
-			      "-monitor",
-			      "none",
-			      "-semihosting-config",
-			      "enable=on,target=native",
-			      "-icount",
-			      "shift=4,sleep=off,align=off",
-			      "-chardev",
-			      chardev,
-			      "-serial",
-			      "chardev:u0",
-			      "-kernel",
-			      lc->elf,
-			      NULL};
+	const char *argv[] = {ERGON_QEMU_AN547_ARGV, "-chardev", chardev, "-serial",
+			      "chardev:u0",	     "-kernel",	 lc->elf, NULL};
 	int rc = ergon_lifecycle_spawn(argv, lc->log, &lc->pid, err);
 	if (rc)
 		return rc;

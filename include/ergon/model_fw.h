@@ -1,0 +1,64 @@
+/* Firmware with a TFLite model embedded, for the emulated Cortex-M55 (QEMU
+ * mps3-an547): built with arm-none-eabi-gcc from ergon-target's sources
+ * (the same interpreter as the host's), checked to fit the board's memory
+ * before compiling, and described (compiler, flags, ELF sha256, link map)
+ * beside the results.
+ */
+#ifndef ERGON_MODEL_FW_H
+#define ERGON_MODEL_FW_H
+
+#include "ergon/error.h"
+#include "ergon/model.h"
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum ergon_model_fw_kind {
+	ERGON_MODEL_FW_PROFILE = 1, /* the profile flow over the model's layers */
+	ERGON_MODEL_FW_POWER = 2,   /* the dedicated power build */
+	ERGON_MODEL_FW_INFER = 3,   /* one inference, output on the UART */
+};
+
+/* The an547 memory the firmware links into (target/port/an547/an547.ld). */
+#define ERGON_AN547_ITCM_BYTES (512u * 1024u)
+#define ERGON_AN547_DTCM_BYTES (512u * 1024u)
+
+/* Build one firmware into dir (created) as ergon_an547_<kind>.elf with its
+ * .map, embedding the model and `input` (input 0's bytes). A model that
+ * cannot fit is refused before compiling (ERGON_ETOOBIG, with the sizes).
+ * *build receives the provenance (compiler version, flags, ELF sha256, map
+ * path and sha256, section sizes): a new reference, caller decrefs; it is
+ * also written to dir/build-<kind>.json. The target sources are
+ * ERGON_TARGET_DIR (environment) or the source tree ergon was built from. */
+ERGON_API int ergon_model_fw_build(const struct ergon_model *m, const char *dir,
+				   enum ergon_model_fw_kind kind, const uint8_t *input,
+				   size_t input_len, json_t **build, struct ergon_err *err);
+
+/* Build the infer firmware in work_dir and run it under qemu-system-arm
+ * (-icount); *out (malloc'd, caller frees) receives output 0's bytes as the
+ * emulated Cortex-M55 computed them. */
+ERGON_API int ergon_model_fw_infer_qemu(const struct ergon_model *m, const uint8_t *input,
+					size_t input_len, const char *work_dir, uint8_t **out,
+					size_t *out_len, struct ergon_err *err);
+
+/* For `ergon profile MODEL.tflite --board qemu-an547`: open the model at
+ * path, run the host interpreter on the deterministic input pattern "xs1",
+ * build the profile firmware (and the power build when with_power) with
+ * that input embedded into fw_dir, and describe it all in *model (new
+ * reference: the ergon_profile_opts.model object). */
+ERGON_API int ergon_model_fw_prepare_profile(const char *path, const char *fw_dir, int with_power,
+					     json_t **model, struct ergon_err *err);
+
+/* FNV-1a 64 of bytes: what the profile firmware reports of its output
+ * (HPX_MODEL_OUTPUT_FNV1A64). */
+ERGON_API uint64_t ergon_model_fnv1a64(const uint8_t *p, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,208 @@
+/* ergon model info | infer: what a TFLite model is (operators, shapes,
+ * quantization, MACs, parameter bytes, arena) and what it answers on a
+ * given input, through ergon-target's own interpreter. */
+#include "cli.h"
+#include "cli_args.h"
+#include "ergon/fileio.h"
+#include "ergon/model.h"
+#include "ergon/model_fw.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void quant_str(const struct ert_tfl_tensor *t, char *buf, size_t cap)
+{
+	if (t->n_scale == 0)
+		snprintf(buf, cap, "-");
+	else if (t->n_scale > 1)
+		snprintf(buf, cap, "per-channel x%u", (unsigned)t->n_scale);
+	else
+		snprintf(buf, cap, "s=%.6g zp=%d", (double)t->scale, (int)t->zero_point);
+}
+
+static void print_io(const char *what, const struct ert_tfl_model *t, int16_t idx, unsigned k)
+{
+	const struct ert_tfl_tensor *x = &t->tensors[idx];
+	char shape[96], q[48];
+	ergon_model_shape_str(x, shape, sizeof shape);
+	quant_str(x, q, sizeof q);
+	printf("%-6s %u: %s %s, %s, %u bytes\n", what, k, ert_tfl_type_name(x->type), shape, q,
+	       (unsigned)x->bytes);
+}
+
+static int info(int argc, char **argv)
+{
+	const char *path = NULL;
+	int json = 0;
+	for (int i = 2; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0)
+			json = 1;
+		else if (argv[i][0] == '-' && argv[i][1] != '\0')
+			return ergon_cli_usage("model", "unknown option %s for 'model info'",
+					       argv[i]);
+		else if (path == NULL)
+			path = argv[i];
+		else
+			return ergon_cli_usage("model", "one model file only ('%s' is extra)",
+					       argv[i]);
+	}
+	if (path == NULL)
+		return ergon_cli_usage("model", "model info needs MODEL.tflite");
+	struct ergon_err err = {0};
+	struct ergon_model *m = NULL;
+	if (ergon_model_open(path, &m, &err) != 0)
+		return ergon_cli_fail("model", &err);
+	const struct ert_tfl_model *t = ergon_model_tfl(m);
+	if (json) {
+		json_t *j = ergon_model_info_json(m);
+		char *s = json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(9));
+		json_decref(j);
+		if (s != NULL)
+			puts(s);
+		free(s);
+		ergon_model_free(m);
+		return s != NULL ? ERGON_EXIT_OK : ERGON_EXIT_IO;
+	}
+	size_t len = 0;
+	(void)ergon_model_bytes(m, &len);
+	printf("model  %s (%zu bytes, schema %u)\n", path, len, (unsigned)t->version);
+	for (unsigned k = 0; k < t->n_inputs; k++)
+		print_io("input", t, t->inputs[k], k);
+	for (unsigned k = 0; k < t->n_outputs; k++)
+		print_io("output", t, t->outputs[k], k);
+	printf("\n%3s  %-18s %-16s %-16s %-16s %-22s %10s %8s\n", "#", "operator", "input",
+	       "weights", "output", "output quantization", "MACs", "params");
+	for (unsigned i = 0; i < t->n_ops; i++) {
+		const struct ert_tfl_op *op = &t->ops[i];
+		char in[96] = "-", w[96] = "-", out[96], q[48];
+		if (op->n_in > 0 && op->in[0] >= 0)
+			ergon_model_shape_str(&t->tensors[op->in[0]], in, sizeof in);
+		if (op->n_in > 1 && op->in[1] >= 0 && t->tensors[op->in[1]].is_const)
+			ergon_model_shape_str(&t->tensors[op->in[1]], w, sizeof w);
+		ergon_model_shape_str(&t->tensors[op->out], out, sizeof out);
+		quant_str(&t->tensors[op->out], q, sizeof q);
+		printf("%3u  %-18s %-16s %-16s %-16s %-22s %10llu %8u\n", i,
+		       ert_tfl_op_name(op->opcode), in, w, out, q, (unsigned long long)op->macs,
+		       (unsigned)op->param_bytes);
+	}
+	printf("\ntotal  %u operators, %llu MACs, %u parameter bytes\n", (unsigned)t->n_ops,
+	       (unsigned long long)t->total_macs, (unsigned)t->total_param_bytes);
+	printf("arena  %u bytes (%u activations, planned by lifetime; %u per-channel "
+	       "requantization, bias and filter sums)\n",
+	       (unsigned)t->arena_bytes, (unsigned)t->activation_bytes, (unsigned)t->persist_bytes);
+	ergon_model_free(m);
+	return ERGON_EXIT_OK;
+}
+
+static int infer(int argc, char **argv)
+{
+	const char *path = NULL, *in_path = NULL, *out_path = NULL, *board = "host";
+	int force = 0;
+	for (int i = 2; i < argc; i++) {
+		const char *v = NULL;
+		int r;
+		if ((r = cli_opt(argc, argv, &i, "--input", &v)) != 0) {
+			if (r < 0)
+				return ergon_cli_usage("model", "--input needs a file");
+			in_path = v;
+		} else if ((r = cli_opt(argc, argv, &i, "--out", &v)) != 0) {
+			if (r < 0)
+				return ergon_cli_usage("model", "--out needs a file");
+			out_path = v;
+		} else if ((r = cli_opt(argc, argv, &i, "--board", &v)) != 0) {
+			if (r < 0)
+				return ergon_cli_usage("model", "--board needs host or qemu-an547");
+			board = v;
+		} else if (strcmp(argv[i], "--force") == 0) {
+			force = 1;
+		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+			return ergon_cli_usage("model", "unknown option %s for 'model infer'",
+					       argv[i]);
+		} else if (path == NULL) {
+			path = argv[i];
+		} else {
+			return ergon_cli_usage("model", "one model file only ('%s' is extra)",
+					       argv[i]);
+		}
+	}
+	if (path == NULL || in_path == NULL || out_path == NULL)
+		return ergon_cli_usage("model", "model infer needs MODEL.tflite --input IN.bin "
+						"--out OUT.bin");
+	int on_qemu = strcmp(board, "qemu-an547") == 0;
+	if (!on_qemu && strcmp(board, "host") != 0)
+		return ergon_cli_usage("model", "--board %s: expected host or qemu-an547", board);
+	struct ergon_err err = {0};
+	struct ergon_model *m = NULL;
+	char *in = NULL;
+	size_t in_len = 0, out_len = 0;
+	uint8_t *qemu_out = NULL;
+	int rc = ergon_file_check_writable(out_path, force ? ERGON_WRITE_FORCE : 0, &err);
+	if (!rc)
+		rc = ergon_model_open(path, &m, &err);
+	if (!rc)
+		rc = ergon_file_read_all(in_path, ERGON_MODEL_MAX_BYTES, &in, &in_len, &err);
+	if (!rc)
+		rc = ergon_model_set_input(m, in, in_len, in_path, &err);
+	const uint8_t *out = NULL;
+	char work[4096];
+	snprintf(work, sizeof work, "%s.an547", out_path);
+	if (!rc && !on_qemu) {
+		rc = ergon_model_invoke(m, &err);
+		out = ergon_model_output(m, &out_len);
+	} else if (!rc) {
+		/* The firmware, its build record and QEMU's log stay beside
+		 * the output (OUT.bin.an547/). */
+		rc = ergon_model_fw_infer_qemu(m, (const uint8_t *)in, in_len, work, &qemu_out,
+					       &out_len, &err);
+		out = qemu_out;
+	}
+	if (!rc)
+		rc = ergon_file_write_atomic(out_path, out, out_len, force ? ERGON_WRITE_FORCE : 0,
+					     &err);
+	if (!rc)
+		fprintf(stderr, "ergon model: %s: wrote %zu output bytes to %s (%s)\n", path,
+			out_len, out_path, on_qemu ? "qemu-an547 firmware" : "host interpreter");
+	free(qemu_out);
+	free(in);
+	ergon_model_free(m);
+	return rc ? ergon_cli_fail("model", &err) : ERGON_EXIT_OK;
+}
+
+static int run(int argc, char **argv)
+{
+	if (argc >= 2 && strcmp(argv[1], "info") == 0)
+		return info(argc, argv);
+	if (argc >= 2 && strcmp(argv[1], "infer") == 0)
+		return infer(argc, argv);
+	return ergon_cli_usage("model", "expected the action 'info' or 'infer'");
+}
+
+const struct ergon_cli_command ergon_cli_cmd_model = {
+    .name = "model",
+    .summary = "describe or run an int8 TFLite model (ergon-target's interpreter)",
+    .help =
+	"Usage: ergon model info MODEL.tflite [--json]\n"
+	"       ergon model infer MODEL.tflite --input IN.bin --out OUT.bin\n"
+	"                         [--board host|qemu-an547] [--force]\n\n"
+	"info: every operator with its index, type, input/weights/output shapes,\n"
+	"output quantization, MACs and parameter bytes; totals and the arena the\n"
+	"interpreter needs (activations planned by tensor lifetime, plus per-channel\n"
+	"requantization, bias and filter sums). --json prints the same with full quantization.\n\n"
+	"infer: IN.bin holds the raw bytes of input 0 (its size must match the\n"
+	"model's input exactly); OUT.bin gets the raw bytes of output 0. --board\n"
+	"host (the default) runs the interpreter here; qemu-an547 builds the\n"
+	"Cortex-M55 firmware with the model and input embedded (arm-none-eabi-gcc,\n"
+	"the same interpreter sources) and runs it under qemu-system-arm; the\n"
+	"firmware, its build record (compiler, flags, ELF sha256, link map) and\n"
+	"QEMU's log stay in OUT.bin.an547/.\n\n"
+	"Supported: int8 models with CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED,\n"
+	"AVERAGE_POOL_2D, MAX_POOL_2D, ADD, RESHAPE, SOFTMAX, QUANTIZE, DEQUANTIZE\n"
+	"(docs/internals/tflite.md). Anything else is refused at load with the\n"
+	"operator's name and index.\n\n"
+	"Exit codes: 0 ok, 2 usage (wrong input size), 3 a model refused or an I/O error.\n\n"
+	"Examples:\n"
+	"  ergon model info vww_96_int8.tflite\n"
+	"  ergon model infer kws_ref_model.tflite --input mfcc.bin --out scores.bin\n",
+    .run = run,
+};

@@ -1,0 +1,50 @@
+/* The TFLite model reader and interpreter on arbitrary bytes: loading must
+ * never read outside the buffer, and whatever it accepts must bind and run
+ * without touching memory outside the model, the arena and the tensors
+ * (ASan/UBSan watch). A refused model always carries a message. Models
+ * that would take long to run (many MACs) are loaded but not invoked. */
+#include "ergon/ert_tfl.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct ert_tfl_model model;
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	/* A private copy so that reads past `size` are caught exactly. */
+	uint8_t *buf = malloc(size > 0 ? size : 1);
+	if (buf == NULL)
+		return 0;
+	memcpy(buf, data, size);
+	struct ert_tfl_err err;
+	int rc = ert_tfl_load(&model, buf, size, &err);
+	if (rc != 0) {
+		if (err.code != rc || err.msg[0] == '\0')
+			abort();
+		free(buf);
+		return 0;
+	}
+	if (model.arena_bytes <= (8u << 20) && model.total_macs <= 2000000u) {
+		uint8_t *arena = malloc(model.arena_bytes > 0 ? model.arena_bytes : 1);
+		if (arena != NULL) {
+			if (model.arena_bytes > 0 &&
+			    ert_tfl_bind(&model, arena, model.arena_bytes - 1, &err) !=
+				ERT_TFL_E_ARENA)
+				abort(); /* one byte short must be refused */
+			if (ert_tfl_bind(&model, arena, model.arena_bytes, &err) != 0)
+				abort();
+			uint32_t n = 0;
+			uint8_t *in = ert_tfl_input(&model, 0, &n);
+			if (in != NULL)
+				memset(in, 0x5a, n);
+			if (ert_tfl_invoke(&model) != 0)
+				abort();
+			free(arena);
+		}
+	}
+	free(buf);
+	return 0;
+}
