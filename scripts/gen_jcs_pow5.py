@@ -7,7 +7,8 @@ numbers (low, high 64-bit halves).
   POW5[i]     = floor(5^i / 2^(bitlen(5^i) - 125))            for i in 0..325
 
 (the tables of Ulf Adams' Ryu, PLDI 2018, section 3, with 125-bit
-precision). Run: python3 scripts/gen_jcs_pow5.py > src/core/jcs_pow5.h
+precision), and the 128-bit powers of five of the Eisel-Lemire decimal
+reader (jcs_pow5_128, see below). Run: python3 scripts/gen_jcs_pow5.py > src/core/jcs_pow5.h
 tests/unit/test_jcs_pow5.sh regenerates it and compares.
 """
 
@@ -40,6 +41,33 @@ def main():
         s = p.bit_length() - BITS
         v = p >> s if s >= 0 else p << -s
         out.append("\t" + split(v) + ",")
+    out.append("};")
+    out.append("")
+    # Decimal -> double (Eisel-Lemire, src/core/jcs_stream.c): 5^q for
+    # q in -342..308 normalised to 128 bits (top bit set); truncated for
+    # q >= 0, rounded up for q < 0 (D. Lemire, "Number parsing at a
+    # gigabyte per second", 2021, section 5).
+    out.append("#define JCS_POW10_MIN (-342)")
+    out.append("#define JCS_POW10_MAX 308")
+    out.append("static const uint64_t jcs_pow5_128[651][2] = {")
+    for q in range(-342, 309):
+        if q < 0:
+            p = 5 ** -q
+            z = p.bit_length() if p & (p - 1) else p.bit_length() - 1
+            if q >= -27:
+                c = (1 << (z + 127)) // p + 1
+            else:
+                c = (1 << (2 * z + 128)) // p + 1
+                while c >= (1 << 128):
+                    c //= 2
+        else:
+            c = 5 ** q
+            while c < (1 << 127):
+                c *= 2
+            while c >= (1 << 128):
+                c //= 2
+        assert (1 << 127) <= c < (1 << 128)
+        out.append("\t" + split(c) + ",")
     out.append("};")
     out.append("")
     out.append("#endif")
