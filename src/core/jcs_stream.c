@@ -948,7 +948,6 @@ static int canon_object(struct js *s, int depth, int top, json_t **out)
 		s->pack = pack0;
 		s->mute = mute0;
 		if (rc == 0) {
-			skip_ws(s);
 			if (s->pos != m[i].vend)
 				rc = fail(s, ERGON_EPARSE, s->pos, "',' or '}' expected");
 		}

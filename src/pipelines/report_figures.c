@@ -4,6 +4,7 @@
  * (docs/METHOD.md, docs/THREAT_MODEL.md). */
 #include "ergon/figures.h"
 #include "ergon/issues.h"
+#include "ergon/jcs.h"
 #include "ergon/report.h"
 #include "pipelines/report_internal.h"
 
@@ -84,6 +85,22 @@ int ergon_jarray(const json_t *root, const char *path, double **out, size_t *n,
 	}
 	*out = d;
 	*n = len;
+	return 0;
+}
+
+/* An array of numbers at a path: the doubles the streaming reader packed
+ * (taken, not copied: each series is read once), or from the JSON. */
+static int get_array(const json_t *r, struct ergon_jcs_stream_result *pk, const char *path,
+		     double **out, size_t *n, struct ergon_err *err)
+{
+	struct ergon_jcs_packed *p = pk ? ergon_jcs_packed_find(pk, ergon_jpath(r, path)) : NULL;
+	if (p == NULL || p->taken)
+		return ergon_jarray(r, path, out, n, err);
+	*out = p->v ? p->v : malloc(sizeof(double));
+	if (*out == NULL)
+		return ergon_err_set(err, ERGON_ENOMEM, "field %s: out of memory", path);
+	*n = p->n;
+	p->taken = 1;
 	return 0;
 }
 
@@ -186,25 +203,25 @@ static int phase_energy(const struct series *s, const char *prefix, double t0, d
 }
 
 /* The power columns under prefix.samples into s (t, p, temp, e). */
-static int load_samples(const json_t *r, const char *prefix, struct series *s,
-			struct ergon_err *err)
+static int load_samples(const json_t *r, struct ergon_jcs_stream_result *pk, const char *prefix,
+			struct series *s, struct ergon_err *err)
 {
 	char path[128];
 	int rc;
 	size_t n_p;
 	snprintf(path, sizeof(path), "%s.samples.t_s", prefix);
-	if ((rc = ergon_jarray(r, path, &s->t, &s->n, err)))
+	if ((rc = get_array(r, pk, path, &s->t, &s->n, err)))
 		return rc;
 	snprintf(path, sizeof(path), "%s.samples.power_w", prefix);
-	if ((rc = ergon_jarray(r, path, &s->p, &n_p, err)))
+	if ((rc = get_array(r, pk, path, &s->p, &n_p, err)))
 		return rc;
 	snprintf(path, sizeof(path), "%s.samples.temp_c", prefix);
 	if (json_is_array(ergon_jpath(r, path)) &&
-	    (rc = ergon_jarray(r, path, &s->temp, &s->n_temp, err)))
+	    (rc = get_array(r, pk, path, &s->temp, &s->n_temp, err)))
 		return rc;
 	snprintf(path, sizeof(path), "%s.samples.energy_j", prefix);
 	if (json_is_array(ergon_jpath(r, path)) &&
-	    (rc = ergon_jarray(r, path, &s->e, &s->n_e, err)))
+	    (rc = get_array(r, pk, path, &s->e, &s->n_e, err)))
 		return rc;
 	if (n_p != s->n || (s->temp && s->n_temp != s->n) || (s->e && s->n_e != s->n))
 		return ergon_err_set(err, ERGON_EVERIFY,
@@ -212,20 +229,21 @@ static int load_samples(const json_t *r, const char *prefix, struct series *s,
 	return 0;
 }
 
-static int load_invocations(const json_t *r, struct series *s, struct ergon_err *err)
+static int load_invocations(const json_t *r, struct ergon_jcs_stream_result *pk, struct series *s,
+			    struct ergon_err *err)
 {
 	int rc;
 	size_t n_l;
-	if ((rc = ergon_jarray(r, "series.invocations.t_start_s", &s->inv_t, &s->n_inv, err)) ||
-	    (rc = ergon_jarray(r, "series.invocations.latency_s", &s->inv_l, &n_l, err)))
+	if ((rc = get_array(r, pk, "series.invocations.t_start_s", &s->inv_t, &s->n_inv, err)) ||
+	    (rc = get_array(r, pk, "series.invocations.latency_s", &s->inv_l, &n_l, err)))
 		return rc;
 	if (n_l != s->n_inv)
 		return ergon_err_set(
 		    err, ERGON_EVERIFY,
 		    "field series.invocations.latency_s: %zu values for %zu starts", n_l, s->n_inv);
-	if ((rc = ergon_jarray(r, "series.invocations.failed_index", &s->failed, &s->n_failed,
-			       err)) ||
-	    (rc = ergon_jarray(r, "series.window_edges_s", &s->edges, &s->n_edges, err)))
+	if ((rc = get_array(r, pk, "series.invocations.failed_index", &s->failed, &s->n_failed,
+			    err)) ||
+	    (rc = get_array(r, pk, "series.window_edges_s", &s->edges, &s->n_edges, err)))
 		return rc;
 	for (size_t i = 0; i < s->n_failed; i++)
 		if (!(s->failed[i] >= 0 && s->failed[i] < (double)s->n_inv &&
@@ -328,14 +346,14 @@ static json_t *with_rail(json_t *ctx, const char *rail)
 	return ctx;
 }
 
-static int power_block(const json_t *r, const char *prefix, const char *rail,
-		       const struct shared *sh, json_t *issues, struct power *pw,
+static int power_block(const json_t *r, struct ergon_jcs_stream_result *pk, const char *prefix,
+		       const char *rail, const struct shared *sh, json_t *issues, struct power *pw,
 		       struct ergon_err *err)
 {
 	char rp[96] = "", path[160];
 	if (rail)
 		snprintf(rp, sizeof(rp), "rail %s: ", rail);
-	int rc = pw->s.t ? 0 : load_samples(r, prefix, &pw->s, err);
+	int rc = pw->s.t ? 0 : load_samples(r, pk, prefix, &pw->s, err);
 	if (rc)
 		return rc;
 	const struct series *s = &pw->s;
@@ -533,6 +551,13 @@ static int rails_check(const json_t *r, size_t *n, const char **names, int *head
 int ergon_report_compute_figures(const json_t *r, json_t **figures_out, json_t **issues_out,
 				 struct ergon_err *err)
 {
+	return ergon_report_compute_figures_packed(r, NULL, figures_out, issues_out, err);
+}
+
+int ergon_report_compute_figures_packed(const json_t *r, struct ergon_jcs_stream_result *pk,
+					json_t **figures_out, json_t **issues_out,
+					struct ergon_err *err)
+{
 	struct series s = {0};
 	struct power pw[ERGON_MAX_RAILS];
 	memset(pw, 0, sizeof(pw));
@@ -547,10 +572,10 @@ int ergon_report_compute_figures(const json_t *r, json_t **figures_out, json_t *
 	if (!multi) {
 		/* The samples first: a report without them is named by them. */
 		n_pw = 1;
-		if ((rc = load_samples(r, "series", &pw[0].s, err)))
+		if ((rc = load_samples(r, pk, "series", &pw[0].s, err)))
 			goto out;
 	}
-	if ((rc = load_invocations(r, &s, err)))
+	if ((rc = load_invocations(r, pk, &s, err)))
 		goto out;
 	if (multi && (rc = rails_check(r, &n_rails, names, &head, err)))
 		goto out;
@@ -601,7 +626,7 @@ int ergon_report_compute_figures(const json_t *r, json_t **figures_out, json_t *
 		goto out;
 	if (!multi) {
 		head = 0;
-		if ((rc = power_block(r, "series", NULL, &sh, issues, &pw[0], err)))
+		if ((rc = power_block(r, pk, "series", NULL, &sh, issues, &pw[0], err)))
 			goto out;
 	} else {
 		/* Each rail integrated over its own timestamps; rails are never
@@ -610,7 +635,7 @@ int ergon_report_compute_figures(const json_t *r, json_t **figures_out, json_t *
 			char prefix[48];
 			snprintf(prefix, sizeof(prefix), "series.rails[%zu]", i);
 			n_pw = i + 1;
-			if ((rc = power_block(r, prefix, names[i], &sh, issues, &pw[i], err)))
+			if ((rc = power_block(r, pk, prefix, names[i], &sh, issues, &pw[i], err)))
 				goto out;
 		}
 	}
