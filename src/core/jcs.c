@@ -189,21 +189,39 @@ static void ryu_d2d(double v, uint64_t *output, int32_t *exp10)
  * the decimal exponent n such that v = 0.d1d2...dk x 10^n. */
 static void shortest_digits(double v, char digits[20], int *k_out, int *n_out)
 {
+	static const char pairs[201] = "00010203040506070809101112131415161718192021222324"
+				       "25262728293031323334353637383940414243444546474849"
+				       "50515253545556575859606162636465666768697071727374"
+				       "75767778798081828384858687888990919293949596979899";
 	uint64_t out;
 	int32_t e10;
 	ryu_d2d(v, &out, &e10);
-	char tmp[24];
-	int len = 0;
-	while (out) {
-		tmp[len++] = (char)('0' + (out % 10));
-		out /= 10;
+	/* Ryu's output has at most 17 digits; write them right to left, two
+	 * at a time. */
+	int len = out >= 10000000000000000ull ? 17 : 1;
+	if (len == 1) {
+		uint64_t p10 = 10;
+		while (len < 17 && out >= p10) {
+			len++;
+			p10 *= 10;
+		}
 	}
-	int k = 0;
-	for (int i = 0; i < len; i++)
-		digits[k++] = tmp[len - 1 - i];
-	/* The integer output can still end in zeros (e.g. 1e21 is "1" with
-	 * exponent 21, but 100 is output 1 and e10 2 or output 100 and 0). */
-	int n = len + e10;
+	int i = len;
+	while (out >= 100) {
+		uint32_t r = (uint32_t)(out % 100);
+		out /= 100;
+		i -= 2;
+		memcpy(digits + i, pairs + 2 * r, 2);
+	}
+	if (out >= 10) {
+		i -= 2;
+		memcpy(digits + i, pairs + 2 * out, 2);
+	} else {
+		digits[--i] = (char)('0' + out);
+	}
+	/* The integer output can still end in zeros (100 may come out as 100
+	 * with exponent 0). */
+	int k = len, n = len + e10;
 	while (k > 1 && digits[k - 1] == '0')
 		k--;
 	digits[k] = '\0';

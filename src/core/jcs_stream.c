@@ -550,107 +550,166 @@ static int decimal_to_double(uint64_t w, int64_t q, double *out)
 	return 0;
 }
 
+/* Scan a number token in p[0..avail): RFC 8259's grammar, with the first
+ * 19 significant digits in *w and the decimal exponent of w in *dexp.
+ * Returns the token length, 0 when p does not start a valid number (*why
+ * says what is wrong), or avail + 1 when the token may run past avail. */
+struct numscan {
+	uint64_t w;
+	int64_t dexp;
+	int digits, neg, many, frac, expo;
+};
+
+static size_t scan_number(const unsigned char *p, size_t avail, struct numscan *ns,
+			  const char **why)
+{
+	size_t i = 0;
+	*ns = (struct numscan){0};
+#define AT(k) ((k) < avail ? p[k] : -1)
+#define DIGIT(c) ((c) >= '0' && (c) <= '9')
+	int c = AT(i);
+	if (c == '-') {
+		ns->neg = 1;
+		c = AT(i + 1), i++;
+	}
+	if (c == '0') {
+		c = AT(i + 1), i++;
+		if (DIGIT(c)) {
+			*why = "invalid number (leading zero)";
+			return 0;
+		}
+	} else if (c >= '1' && c <= '9') {
+		while (DIGIT(c)) {
+			if (ns->digits < 19)
+				ns->w = ns->w * 10 + (uint64_t)(c - '0');
+			else
+				ns->many = 1;
+			ns->digits++;
+			c = AT(i + 1), i++;
+		}
+		if (ns->digits > 19)
+			ns->dexp += ns->digits - 19;
+	} else {
+		*why = "invalid token";
+		return c < 0 && i >= avail ? avail + 1 : 0;
+	}
+	if (c == '.') {
+		ns->frac = 1;
+		c = AT(i + 1), i++;
+		if (!DIGIT(c)) {
+			*why = "invalid number (no digit after '.')";
+			return i >= avail ? avail + 1 : 0;
+		}
+		while (DIGIT(c)) {
+			if (ns->w == 0 && c == '0') {
+				ns->dexp--; /* leading zeros of a fraction carry no digit */
+			} else if (ns->digits < 19) {
+				ns->w = ns->w * 10 + (uint64_t)(c - '0');
+				ns->digits++;
+				ns->dexp--;
+			} else {
+				ns->many = 1;
+			}
+			c = AT(i + 1), i++;
+		}
+	}
+	if (c == 'e' || c == 'E') {
+		ns->expo = 1;
+		c = AT(i + 1), i++;
+		int eneg = 0;
+		if (c == '+' || c == '-') {
+			eneg = c == '-';
+			c = AT(i + 1), i++;
+		}
+		if (!DIGIT(c)) {
+			*why = "invalid number (no exponent digits)";
+			return i >= avail ? avail + 1 : 0;
+		}
+		int64_t e = 0;
+		while (DIGIT(c)) {
+			if (e < 100000)
+				e = e * 10 + (c - '0');
+			c = AT(i + 1), i++;
+		}
+		ns->dexp += eneg ? -e : e;
+	}
+	/* The token ends at the window's end: it may go on. */
+	if (i >= avail)
+		return avail + 1;
+	return i;
+#undef AT
+#undef DIGIT
+}
+
 /* The number at pos: checked against RFC 8259's grammar, read as the
  * nearest double (and as an integer when it is written as one, as jansson
  * does), and written out in ECMAScript form. */
 static int read_number(struct js *s, double *d, int *is_int, long long *iv)
 {
-	char tok[NUM_MAX + 1];
-	size_t n = 0;
 	uint64_t start = s->pos;
-	uint64_t w = 0;
-	int digits = 0, neg = 0, many = 0, frac = 0, expo = 0;
-	int64_t dexp = 0; /* decimal exponent of w */
-	int c = peek(s);
-#define TAKE()                                                                                   \
-	do {                                                                                     \
-		if (n >= NUM_MAX)                                                                \
-			return fail(s, ERGON_ETOOBIG, start, "number longer than %d characters", \
-				    NUM_MAX);                                                    \
-		tok[n++] = (char)c;                                                              \
-		s->pos++;                                                                        \
-		c = peek(s);                                                                     \
-	} while (0)
-	if (c == '-') {
-		neg = 1;
-		TAKE();
-	}
-	if (c == '0') {
-		TAKE();
-		if (c >= '0' && c <= '9')
-			return fail(s, ERGON_EPARSE, start, "invalid number (leading zero)");
-	} else if (c >= '1' && c <= '9') {
-		while (c >= '0' && c <= '9') {
-			if (digits < 19)
-				w = w * 10 + (uint64_t)(c - '0');
-			else
-				many = 1;
-			digits++;
-			TAKE();
+	unsigned char tok[NUM_MAX + 2];
+	const unsigned char *p;
+	size_t avail;
+	if (peek(s) < 0)
+		return fail(s, ERGON_EPARSE, start, "unexpected end of file");
+	uint64_t off = s->pos - s->boff;
+	p = s->buf + off;
+	avail = s->blen - (size_t)off;
+	struct numscan ns;
+	const char *why = "invalid number";
+	size_t len = scan_number(p, avail, &ns, &why);
+	if (len == avail + 1 && (s->boff + s->blen < s->size)) {
+		/* Across the window's edge: gather the token (bounded). */
+		size_t n = 0;
+		while (n <= NUM_MAX) {
+			int c = peek(s);
+			if (c < 0 || !(c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E' ||
+				       (c >= '0' && c <= '9')))
+				break;
+			tok[n++] = (unsigned char)c;
+			s->pos++;
 		}
-		if (digits > 19)
-			dexp += digits - 19;
-	} else {
-		return fail(s, ERGON_EPARSE, start, "invalid token");
+		s->pos = start;
+		if (n > NUM_MAX)
+			return fail(s, ERGON_ETOOBIG, start, "number longer than %d characters",
+				    NUM_MAX);
+		tok[n] = ' '; /* a delimiter, so the scan knows where it ends */
+		p = tok;
+		avail = n + 1;
+		len = scan_number(p, avail, &ns, &why);
 	}
-	if (c == '.') {
-		frac = 1;
-		TAKE();
-		if (!(c >= '0' && c <= '9'))
-			return fail(s, ERGON_EPARSE, start, "invalid number (no digit after '.')");
-		while (c >= '0' && c <= '9') {
-			if (w == 0 && c == '0') {
-				dexp--; /* leading zeros of a fraction carry no digit */
-			} else if (digits < 19) {
-				w = w * 10 + (uint64_t)(c - '0');
-				digits++;
-				dexp--;
-			} else {
-				many = 1;
-			}
-			TAKE();
-		}
-	}
-	if (c == 'e' || c == 'E') {
-		expo = 1;
-		TAKE();
-		int eneg = 0;
-		if (c == '+' || c == '-') {
-			eneg = c == '-';
-			TAKE();
-		}
-		if (!(c >= '0' && c <= '9'))
-			return fail(s, ERGON_EPARSE, start, "invalid number (no exponent digits)");
-		int64_t e = 0;
-		while (c >= '0' && c <= '9') {
-			if (e < 100000)
-				e = e * 10 + (c - '0');
-			TAKE();
-		}
-		dexp += eneg ? -e : e;
-	}
-#undef TAKE
-	tok[n] = '\0';
-	*is_int = !frac && !expo;
+	if (len == avail + 1)
+		len = avail; /* ends at the end of the text */
+	if (len == 0)
+		return fail(s, ERGON_EPARSE, start, "%s", why);
+	if (len > NUM_MAX)
+		return fail(s, ERGON_ETOOBIG, start, "number longer than %d characters", NUM_MAX);
+	*is_int = !ns.frac && !ns.expo;
 	if (*is_int) {
-		errno = 0;
-		long long v = strtoll(tok, NULL, 10);
-		if (errno == ERANGE)
+		/* As jansson: an integer must fit in 64 bits. */
+		uint64_t lim = ns.neg ? (1ull << 63) : (1ull << 63) - 1;
+		if (ns.digits > 19 || ns.w > lim)
 			return fail(s, ERGON_EPARSE, start, "too big integer");
-		*iv = v;
-		*d = (double)v;
-	} else if (w == 0) {
-		*d = neg ? -0.0 : 0.0;
-	} else if (many || decimal_to_double(w, dexp, d) != 0) {
-		*d = strtod(tok, NULL);
-	} else if (neg) {
+		*iv = ns.neg ? (long long)(0 - ns.w) : (long long)ns.w;
+		if (ns.neg && ns.w == (1ull << 63))
+			*iv = LLONG_MIN;
+		*d = (double)*iv;
+	} else if (ns.w == 0) {
+		*d = ns.neg ? -0.0 : 0.0;
+	} else if (ns.many || decimal_to_double(ns.w, ns.dexp, d) != 0) {
+		char z[NUM_MAX + 1];
+		memcpy(z, p, len);
+		z[len] = '\0';
+		*d = strtod(z, NULL);
+	} else if (ns.neg) {
 		*d = -*d;
 	}
+	s->pos = start + len;
 	if (!isfinite(*d))
 		return fail(s, ERGON_EPARSE, start, "real number overflow");
 	char txt[ERGON_JCS_NUMBER_MAX];
-	int len = ergon_jcs_format_number(*d, txt);
-	emit(s, txt, (size_t)len);
+	int n = ergon_jcs_format_number(*d, txt);
+	emit(s, txt, (size_t)n);
 	return 0;
 }
 
@@ -743,7 +802,10 @@ static int skip_value(struct js *s, int depth)
 	for (;;) {
 		c = peek(s);
 		if (c < 0)
-			return fail(s, ERGON_EPARSE, open_at[0], "unexpected end of file");
+			return fail(s, ERGON_EPARSE, s->pos,
+				    "unexpected end of file (the value opened at byte %llu is not "
+				    "closed)",
+				    (unsigned long long)open_at[0]);
 		if (c == '"') {
 			if (skip_string(s))
 				return s->rc;
