@@ -54,7 +54,9 @@ static int child(const char *mode, const char *path)
 					   &err);
 		ergon_jcs_stream_result_free(&res);
 	} else {
-		rc = ergon_report_verify_file(path, (size_t)4 << 30, NULL, &err);
+		rc = ergon_report_verify_file(
+		    path, (size_t)4 << 30, strcmp(mode, "spill") == 0 ? ERGON_VERIFY_SPILL_ALL : 0,
+		    NULL, &err);
 	}
 	double t = ergon_now_s() - t0;
 	if (rc) {
@@ -168,9 +170,9 @@ int main(int argc, char **argv)
 	struct stat st;
 	stat(path, &st);
 	double mb = (double)st.st_size / 1e6;
-	const char *modes[] = {"tree", "parse", "digest", "stream"};
-	double t[4], m[4];
-	for (int i = 0; i < 4; i++) {
+	const char *modes[] = {"tree", "parse", "digest", "stream", "spill"};
+	double t[5], m[5];
+	for (int i = 0; i < 5; i++) {
 		/* Best of three: the machine is shared. */
 		t[i] = INFINITY;
 		m[i] = 0;
@@ -187,7 +189,7 @@ int main(int argc, char **argv)
 		}
 	}
 	printf("verify of a %ld-invocation report (%.1f MB), best of 3, peak RSS:\n", n_inv, mb);
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		printf("  %-6s : %6.3f s  %7.1f MB/s  %6.3f s per 10 MB  RSS %7.1f MB\n", modes[i],
 		       t[i], mb / t[i], t[i] * 10 / mb, m[i]);
 	printf("  stream vs tree: %.1fx faster, %.1fx less memory\n", t[0] / t[3], m[0] / m[3]);

@@ -66,13 +66,23 @@ ERGON_API int ergon_report_digest(const json_t *obj, char id[72], struct ergon_e
 #define ERGON_JCS_PACK_SERIES 4u
 /* Keep a copy of the canonical text in res->canon (tests; up to 1 GiB). */
 #define ERGON_JCS_KEEP_CANON 8u
+/* With PACK_SERIES on a file: spill every packed array, not only those
+ * above ERGON_JCS_SPILL_MIN values (tests, and the lowest memory). */
+#define ERGON_JCS_SPILL_ALL 16u
+/* A packed array of a file with more values than this is spilled: its
+ * values are not kept, only where it is; a cursor reads them again. */
+#define ERGON_JCS_SPILL_MIN ((size_t)1 << 20)
 
 /* One packed series array: the placeholder in the tree, its n values. */
 struct ergon_jcs_packed {
 	const json_t *placeholder;
-	double *v; /* owned by the result until taken */
+	double *v; /* owned by the result until taken; NULL when spilled */
 	size_t n;
-	int taken; /* a consumer took v (and frees it) */
+	int taken;	   /* a consumer took v (and frees it) */
+	int spilled;	   /* v not kept: read it with a cursor */
+	uint64_t file_pos; /* byte offset of the array's '[' */
+	int bad;	   /* spilled, and element bad_index is not a number */
+	size_t bad_index;
 };
 
 struct ergon_jcs_stream_result {
@@ -83,6 +93,7 @@ struct ergon_jcs_stream_result {
 	char *canon; /* ERGON_JCS_KEEP_CANON, NUL-terminated */
 	size_t canon_len;
 	uint64_t bytes_in, bytes_out; /* the text read, the canonical form hashed */
+	int fd, has_fd;		      /* kept open while a spilled series needs it */
 };
 
 /* Canonicalize the JSON file at path (at most max_len bytes) with flags
@@ -98,6 +109,16 @@ ERGON_API int ergon_jcs_stream_mem(const void *data, size_t len, const char *nam
 				   struct ergon_jcs_stream_result *res, struct ergon_err *err);
 /* Release a result (a zeroed or freed one is a no-op). */
 ERGON_API void ergon_jcs_stream_result_free(struct ergon_jcs_stream_result *res);
+/* A cursor over a spilled series: ergon_jcs_cursor_next gives its values
+ * in order (1), then 0 at the end, or a negative code. The result must
+ * outlive the cursor. Caller frees with ergon_jcs_cursor_free. */
+struct ergon_jcs_cursor;
+ERGON_API int ergon_jcs_cursor_open(const struct ergon_jcs_stream_result *res,
+				    const struct ergon_jcs_packed *pk,
+				    struct ergon_jcs_cursor **cur, struct ergon_err *err);
+ERGON_API int ergon_jcs_cursor_next(struct ergon_jcs_cursor *cur, double *v, struct ergon_err *err);
+ERGON_API void ergon_jcs_cursor_free(struct ergon_jcs_cursor *cur);
+
 /* The packed values behind a placeholder array of res->tree, or NULL. A
  * consumer may take v (set taken, then it frees v). */
 ERGON_API struct ergon_jcs_packed *ergon_jcs_packed_find(struct ergon_jcs_stream_result *res,

@@ -89,12 +89,16 @@ ERGON_API int ergon_report_verify(const json_t *report, struct ergon_err *err);
 /* Verify the report file at path (at most max_len bytes) in bounded
  * memory: the digest is streamed from the file (never the canonical text
  * in memory) and the series are read once as doubles
- * (docs/internals/verify.md). Errors as ergon_report_verify, plus those of
+ * (docs/internals/verify.md): series longer than ERGON_JCS_SPILL_MIN values
+ * are not held but read again from the file. Errors as ergon_report_verify, plus those of
  * ergon_jcs_stream_file (ERGON_EPARSE naming the byte, ERGON_ENOMEM said as
  * out of memory). On success *report (may be NULL; caller json_decref's)
  * is the report without its series values. */
-ERGON_API int ergon_report_verify_file(const char *path, size_t max_len, json_t **report,
-				       struct ergon_err *err);
+ERGON_API int ergon_report_verify_file(const char *path, size_t max_len, unsigned flags,
+				       json_t **report, struct ergon_err *err);
+/* flags: re-read every series from the file instead of holding the short
+ * ones (by default only series above ERGON_JCS_SPILL_MIN values are). */
+#define ERGON_VERIFY_SPILL_ALL 1u
 
 /* Export energy-model/v1 from a verified report. actions: n names. A
  * synthetic report is refused (ERGON_EREFUSED) unless allow has

@@ -14,7 +14,7 @@ static int run(int argc, char **argv)
 	json_t *r = NULL;
 	/* Streamed: the digest and the figures in bounded memory, whatever
 	 * the report's size (docs/internals/verify.md). */
-	int rc = ergon_report_verify_file(argv[1], (size_t)4 << 30, &r, &err);
+	int rc = ergon_report_verify_file(argv[1], (size_t)4 << 30, 0, &r, &err);
 	if (rc == ERGON_EVERIFY) {
 		fprintf(stderr, "ergon verify: %s: FAILED: %s\n", argv[1], err.msg);
 		return ergon_exit_code(rc);

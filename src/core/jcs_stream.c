@@ -707,9 +707,11 @@ static int read_number(struct js *s, double *d, int *is_int, long long *iv)
 	s->pos = start + len;
 	if (!isfinite(*d))
 		return fail(s, ERGON_EPARSE, start, "real number overflow");
-	char txt[ERGON_JCS_NUMBER_MAX];
-	int n = ergon_jcs_format_number(*d, txt);
-	emit(s, txt, (size_t)n);
+	if (!s->mute) {
+		char txt[ERGON_JCS_NUMBER_MAX];
+		int n = ergon_jcs_format_number(*d, txt);
+		emit(s, txt, (size_t)n);
+	}
 	return 0;
 }
 
@@ -1041,8 +1043,9 @@ out:
 }
 
 /* Keep a fully numeric series array as doubles (null -> NaN) behind an
- * empty placeholder array in the tree. */
-static int pack_add(struct js *s, json_t *placeholder, double *v, size_t n)
+ * empty placeholder array in the tree; a spilled one keeps only where it
+ * is in the file. */
+static int pack_add(struct js *s, const struct ergon_jcs_packed *pk)
 {
 	struct ergon_jcs_stream_result *r = s->res;
 	if (r->n_packed == r->cap_packed) {
@@ -1053,7 +1056,7 @@ static int pack_add(struct js *s, json_t *placeholder, double *v, size_t n)
 		r->packed = g;
 		r->cap_packed = nc;
 	}
-	r->packed[r->n_packed++] = (struct ergon_jcs_packed){placeholder, v, n, 0};
+	r->packed[r->n_packed++] = *pk;
 	return 0;
 }
 
@@ -1073,6 +1076,12 @@ static int canon_array(struct js *s, int depth, json_t **out)
 	double *v = NULL;
 	size_t n = 0, cap = 0;
 	int packing = s->pack && out != NULL;
+	/* Spilled: past the threshold (file input only) the values are not
+	 * kept; the figures read them again from the file. A non-number
+	 * found later is recorded, not unpacked. */
+	int spilled = 0, bad = 0;
+	size_t bad_index = 0, spill_at = (s->flags & ERGON_JCS_SPILL_ALL) ? 0 : ERGON_JCS_SPILL_MIN;
+	uint64_t start = s->pos;
 	int rc = 0;
 	if (out) {
 		arr = json_array();
@@ -1090,7 +1099,8 @@ static int canon_array(struct js *s, int depth, json_t **out)
 				emit1(s, ',');
 			skip_ws(s);
 			int c = peek(s);
-			if (packing && (c == '-' || (c >= '0' && c <= '9') || c == 'n')) {
+			int num = c == '-' || (c >= '0' && c <= '9') || c == 'n';
+			if (packing && num) {
 				double d = NAN;
 				int is_int;
 				long long iv;
@@ -1100,17 +1110,33 @@ static int canon_array(struct js *s, int depth, json_t **out)
 					rc = read_number(s, &d, &is_int, &iv);
 				if (rc)
 					goto out;
-				if (n == cap) {
-					size_t nc = cap ? cap * 2 : 256;
-					double *g = realloc(v, nc * sizeof(*v));
-					if (g == NULL) {
-						rc = oom(s, "keeping a series");
-						goto out;
-					}
-					v = g;
-					cap = nc;
+				if (!spilled && n >= spill_at && s->fd >= 0) {
+					spilled = 1;
+					free(v);
+					v = NULL;
 				}
-				v[n++] = d;
+				if (!spilled) {
+					if (n == cap) {
+						size_t nc = cap ? cap * 2 : 256;
+						double *g = realloc(v, nc * sizeof(*v));
+						if (g == NULL) {
+							rc = oom(s, "keeping a series");
+							goto out;
+						}
+						v = g;
+						cap = nc;
+					}
+					v[n] = d;
+				}
+				n++;
+			} else if (packing && spilled) {
+				if (!bad) {
+					bad = 1;
+					bad_index = i;
+				}
+				if ((rc = canon_value(s, depth + 1, NULL)))
+					goto out;
+				n++;
 			} else {
 				if (packing) {
 					packing = 0;
@@ -1140,7 +1166,14 @@ static int canon_array(struct js *s, int depth, json_t **out)
 	}
 	emit1(s, ']');
 	if (packing) {
-		if ((rc = pack_add(s, arr, v, n)))
+		struct ergon_jcs_packed pk = {.placeholder = arr,
+					      .v = v,
+					      .n = n,
+					      .spilled = spilled,
+					      .file_pos = start,
+					      .bad = bad,
+					      .bad_index = bad_index};
+		if ((rc = pack_add(s, &pk)))
 			goto out;
 		v = NULL;
 	}
@@ -1337,7 +1370,16 @@ int ergon_jcs_stream_file(const char *path, size_t max_len, unsigned flags,
 	int rc = run(s, res);
 	free(win);
 	free(s);
-	close(fd);
+	int keep_fd = 0;
+	for (size_t i = 0; rc == 0 && i < res->n_packed; i++)
+		keep_fd |= res->packed[i].spilled;
+	if (keep_fd) {
+		/* The spilled series are read again from the file. */
+		res->fd = fd;
+		res->has_fd = 1;
+	} else {
+		close(fd);
+	}
 	return rc;
 }
 
@@ -1351,6 +1393,8 @@ void ergon_jcs_stream_result_free(struct ergon_jcs_stream_result *res)
 			free(res->packed[i].v);
 	free(res->packed);
 	free(res->canon);
+	if (res->has_fd)
+		close(res->fd);
 	memset(res, 0, sizeof(*res));
 }
 
@@ -1363,4 +1407,79 @@ struct ergon_jcs_packed *ergon_jcs_packed_find(struct ergon_jcs_stream_result *r
 		if (res->packed[i].placeholder == placeholder)
 			return &res->packed[i];
 	return NULL;
+}
+
+/* --- cursors over spilled series ---------------------------------------- */
+
+struct ergon_jcs_cursor {
+	struct js s;
+	size_t left, index;
+	struct ergon_err err;
+};
+
+int ergon_jcs_cursor_open(const struct ergon_jcs_stream_result *res,
+			  const struct ergon_jcs_packed *pk, struct ergon_jcs_cursor **out,
+			  struct ergon_err *err)
+{
+	*out = NULL;
+	if (!res->has_fd || !pk->spilled)
+		return ergon_err_set(err, ERGON_EUSAGE, "series cursor: the array is not spilled");
+	struct ergon_jcs_cursor *c = calloc(1, sizeof(*c));
+	unsigned char *win = malloc(RD_WINDOW);
+	if (c == NULL || win == NULL) {
+		free(c);
+		free(win);
+		return ergon_err_set(err, ERGON_ENOMEM, "out of memory opening a series cursor");
+	}
+	struct stat st;
+	uint64_t size = fstat(res->fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+	c->s = (struct js){.fd = res->fd,
+			   .name = "series",
+			   .size = size,
+			   .own = win,
+			   .pos = pk->file_pos + 1,
+			   .mute = 1,
+			   .err = &c->err};
+	c->left = pk->n;
+	*out = c;
+	return 0;
+}
+
+int ergon_jcs_cursor_next(struct ergon_jcs_cursor *c, double *v, struct ergon_err *err)
+{
+	if (c->left == 0)
+		return 0;
+	struct js *s = &c->s;
+	skip_ws(s);
+	if (c->index > 0) {
+		if (peek(s) != ',')
+			return ergon_err_set(err, ERGON_EIO,
+					     "series at byte %llu changed since it was read",
+					     (unsigned long long)s->pos);
+		s->pos++;
+		skip_ws(s);
+	}
+	int rc;
+	if (peek(s) == 'n') {
+		rc = expect_literal(s, "null", 4);
+		*v = NAN;
+	} else {
+		int is_int;
+		long long iv;
+		rc = read_number(s, v, &is_int, &iv);
+	}
+	if (rc)
+		return ergon_err_set(err, rc, "%s (re-reading a series: did the file change?)",
+				     c->err.msg);
+	c->index++;
+	c->left--;
+	return 1;
+}
+
+void ergon_jcs_cursor_free(struct ergon_jcs_cursor *c)
+{
+	if (c == NULL)
+		return;
+	free(c->s.own);
+	free(c);
 }

@@ -317,15 +317,16 @@ int ergon_report_verify(const json_t *r, struct ergon_err *err)
 	return run_checks(&c, err);
 }
 
-int ergon_report_verify_file(const char *path, size_t max_len, json_t **report,
+int ergon_report_verify_file(const char *path, size_t max_len, unsigned flags, json_t **report,
 			     struct ergon_err *err)
 {
 	struct ergon_jcs_stream_result res;
 	if (report)
 		*report = NULL;
-	int rc = ergon_jcs_stream_file(
-	    path, max_len, ERGON_JCS_OMIT_REPORT_ID | ERGON_JCS_BUILD_TREE | ERGON_JCS_PACK_SERIES,
-	    &res, err);
+	unsigned jf = ERGON_JCS_OMIT_REPORT_ID | ERGON_JCS_BUILD_TREE | ERGON_JCS_PACK_SERIES;
+	if (flags & ERGON_VERIFY_SPILL_ALL)
+		jf |= ERGON_JCS_SPILL_ALL;
+	int rc = ergon_jcs_stream_file(path, max_len, jf, &res, err);
 	if (rc)
 		return rc;
 	struct verify_ctx c = {.r = res.tree, .stream = &res};
