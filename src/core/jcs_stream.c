@@ -212,7 +212,7 @@ static void flush_out(struct js *s)
 
 static inline void emit(struct js *s, const void *p, size_t n)
 {
-	if (s->mute)
+	if (s->mute || n == 0)
 		return;
 	if (s->on + n > OUT_BUF) {
 		flush_out(s);
@@ -240,6 +240,8 @@ static inline void emit1(struct js *s, char c)
 /* A decoded (valid UTF-8) string with RFC 8785's minimal escaping. */
 static void emit_string(struct js *s, const unsigned char *p, size_t n)
 {
+	if (p == NULL)
+		p = (const unsigned char *)""; /* an empty string never allocated */
 	static const char hex[] = "0123456789abcdef";
 	emit1(s, '"');
 	size_t run = 0; /* bytes written raw since the last escape */
@@ -658,8 +660,10 @@ static int read_number(struct js *s, double *d, int *is_int, long long *iv)
 	struct numscan ns;
 	const char *why = "invalid number";
 	size_t len = scan_number(p, avail, &ns, &why);
-	if (len == avail + 1 && (s->boff + s->blen < s->size)) {
-		/* Across the window's edge: gather the token (bounded). */
+	if (len == avail + 1) {
+		/* Across the window's edge, or at the end of the text: gather
+		 * the token (bounded) and scan it again with a delimiter after
+		 * it, so that "-" or "1e" at the very end is refused. */
 		size_t n = 0;
 		while (n <= NUM_MAX) {
 			int c = peek(s);
@@ -678,8 +682,6 @@ static int read_number(struct js *s, double *d, int *is_int, long long *iv)
 		avail = n + 1;
 		len = scan_number(p, avail, &ns, &why);
 	}
-	if (len == avail + 1)
-		len = avail; /* ends at the end of the text */
 	if (len == 0)
 		return fail(s, ERGON_EPARSE, start, "%s", why);
 	if (len > NUM_MAX)
@@ -938,7 +940,7 @@ static int canon_object(struct js *s, int depth, int top, json_t **out)
 						KEYS_MAX);
 				goto out;
 			}
-			if (memchr(keys.p + m[n].key_off, '\0', m[n].key_len)) {
+			if (m[n].key_len && memchr(keys.p + m[n].key_off, '\0', m[n].key_len)) {
 				rc = fail(s, ERGON_EPARSE, kat,
 					  "NUL byte in object key not supported");
 				goto out;

@@ -150,11 +150,31 @@ static void failure_hides_the_true_value(void **state)
 	free(err);
 }
 
+static void energy_nudged_below_tolerance(json_t *r)
+{
+	json_t *load = at(r, "figures", "load");
+	double e = json_number_value(json_object_get(load, "energy_j"));
+	json_object_set_new(load, "energy_j", json_real(e * (1 + 1e-10)));
+}
+
+/* RESIDUAL RISK: a re-sealed edit of a figure by 1e-10 relative is inside
+ * the 1e-9 tolerance, so it verifies (docs/THREAT_MODEL.md). */
+static void edit_below_tolerance_verifies(void **state)
+{
+	(void)state;
+	char *err = NULL;
+	int rc = verify_edited(energy_nudged_below_tolerance, NULL, &err);
+	if (rc != 0)
+		fail_msg("exit %d: %s", rc, err);
+	free(err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(inconsistent_reports_fail_naming_the_field),
 	    cmocka_unit_test(failure_hides_the_true_value),
+	    cmocka_unit_test(edit_below_tolerance_verifies),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
