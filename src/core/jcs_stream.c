@@ -778,6 +778,9 @@ static int skip_string(struct js *s)
 	}
 }
 
+/* The bytes a skip has to look at inside a container. */
+static const unsigned char skip_stop[256] = {['"'] = 1, ['{'] = 1, ['['] = 1, ['}'] = 1, [']'] = 1};
+
 /* Step over the value at pos: find where it ends. Brackets are counted,
  * not matched; the canonical pass that reads the value later checks it and
  * that it ends exactly here. */
@@ -843,7 +846,7 @@ static int skip_value(struct js *s, int depth)
 		/* Scalars and punctuation: run through the window. */
 		uint64_t off = s->pos - s->boff;
 		const unsigned char *p = s->buf + off, *e = s->buf + s->blen, *q = p;
-		while (q < e && *q != '"' && *q != '{' && *q != '[' && *q != '}' && *q != ']')
+		while (q < e && !skip_stop[*q])
 			q++;
 		s->pos += (uint64_t)(q - p);
 	}

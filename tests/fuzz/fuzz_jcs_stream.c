@@ -2,7 +2,8 @@
  * tree path (jansson's parser + ergon_jcs_canonicalize), which is the
  * independent oracle here:
  *  - it accepts a text exactly when jansson does (apart from its stated
- *    limits, ERGON_ETOOBIG);
+ *    limits, ERGON_ETOOBIG, and jansson's swallowing of a NUL byte after
+ *    a number, which the stream refuses);
  *  - then its canonical text is byte for byte the tree path's, its digest
  *    is SHA-256 of that text, and the tree it builds equals jansson's;
  *  - with the top-level report_id left out, the digest is
@@ -63,6 +64,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc = ergon_jcs_stream_mem(data, size, "fuzz",
 				      ERGON_JCS_BUILD_TREE | ERGON_JCS_KEEP_CANON, &res, NULL);
 	if (rc == ERGON_ETOOBIG) {
+		json_decref(j);
+		return 0;
+	}
+	/* jansson swallows a NUL byte right after a number ("[1\0]" loads
+	 * as [1]); the stream refuses every NUL outside a string, as RFC 8259
+	 * does. That one difference is not a finding. */
+	if (j != NULL && rc == ERGON_EPARSE && memchr(data, 0, size) != NULL) {
 		json_decref(j);
 		return 0;
 	}
