@@ -38,9 +38,13 @@ const struct ergon_cli_command ergon_cli_cmd_verify = {
     .help = "Usage: ergon verify REPORT.json\n\n"
 	    "Recomputes report_id (sha256 of the RFC 8785 form without report_id) and\n"
 	    "every derived figure from the embedded series, and compares them within a\n"
-	    "stated tolerance (1e-9 relative + 1e-12 absolute). Exit 0 only when both\n"
-	    "hold; otherwise the first field that differs is named (exit 1), or the\n"
-	    "byte where the file stops being JSON (exit 3).\n\n"
+	    "stated tolerance (1e-9 relative + 1e-12 absolute); checks that the report\n"
+	    "agrees with itself (provenance against the instrument, the uncertainty\n"
+	    "model, the window counts). Exit 0 only when all hold; otherwise the first\n"
+	    "field that fails is named (exit 1; a figure with how far off it is, in\n"
+	    "decades of the tolerance, never the value the series give), or the byte\n"
+	    "where the file stops being JSON (exit 3). The file is streamed: memory\n"
+	    "stays bounded whatever its size (docs/internals/verify.md).\n\n"
 	    "What this proves and what it does not: docs/THREAT_MODEL.md.\n\n"
 	    "Example:\n  ergon verify run/report.json\n",
     .run = run,
