@@ -430,7 +430,7 @@ static int latency_streamed(const struct series *s, size_t n_ok, const double *e
 		uint64_t prefix, rank;
 		int bits, collect, done;
 		double value;
-		size_t nc;
+		size_t nc, cap;
 		double *c;
 		uint64_t *hist;
 	} tg[4];
@@ -493,9 +493,11 @@ static int latency_streamed(const struct series *s, size_t n_ok, const double *e
 				struct target *g = &tg[t];
 				if (g->done || (g->bits && key >> (64 - g->bits) != g->prefix))
 					continue;
-				if (g->collect)
-					g->c[g->nc++] = l;
-				else
+				if (g->collect) {
+					if (g->nc < g->cap)
+						g->c[g->nc] = l;
+					g->nc++; /* more than counted: the file changed */
+				} else
 					g->hist[(key >> (48 - g->bits)) & 0xFFFF]++;
 			}
 		}
@@ -511,6 +513,13 @@ static int latency_streamed(const struct series *s, size_t n_ok, const double *e
 			if (g->done)
 				continue;
 			if (g->collect) {
+				if (g->nc != g->cap || g->rank > g->nc) {
+					rc = ergon_err_set(
+					    err, ERGON_EIO,
+					    "series.invocations.latency_s changed while "
+					    "it was read");
+					break;
+				}
 				qsort(g->c, g->nc, sizeof(double), cmp_d);
 				g->value = g->c[g->rank - 1];
 				g->done = 1;
@@ -518,8 +527,15 @@ static int latency_streamed(const struct series *s, size_t n_ok, const double *e
 			}
 			uint64_t cum = 0;
 			size_t b = 0;
-			while (cum + g->hist[b] < g->rank)
+			while (b < 65535 && cum + g->hist[b] < g->rank)
 				cum += g->hist[b++];
+			if (cum + g->hist[b] < g->rank) {
+				rc = ergon_err_set(
+				    err, ERGON_EIO,
+				    "series.invocations.latency_s changed while it was "
+				    "read");
+				break;
+			}
 			uint64_t in_bucket = g->hist[b];
 			g->rank -= cum;
 			g->prefix = g->prefix << 16 | b;
@@ -537,7 +553,8 @@ static int latency_streamed(const struct series *s, size_t n_ok, const double *e
 				g->collect = 1;
 			}
 			if (g->collect) {
-				g->c = malloc((size_t)in_bucket * sizeof(double));
+				g->cap = (size_t)in_bucket;
+				g->c = malloc(g->cap * sizeof(double));
 				if (g->c == NULL)
 					rc = ergon_err_set(err, ERGON_ENOMEM,
 							   "latency: out of memory");
