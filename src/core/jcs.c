@@ -198,14 +198,27 @@ static void shortest_digits(double v, char digits[20], int *k_out, int *n_out)
 	ryu_d2d(v, &out, &e10);
 	/* Ryu's output has at most 17 digits; write them right to left, two
 	 * at a time. */
-	int len = out >= 10000000000000000ull ? 17 : 1;
-	if (len == 1) {
-		uint64_t p10 = 10;
-		while (len < 17 && out >= p10) {
-			len++;
-			p10 *= 10;
-		}
-	}
+	static const uint64_t pow10[17] = {1ull,
+					   10ull,
+					   100ull,
+					   1000ull,
+					   10000ull,
+					   100000ull,
+					   1000000ull,
+					   10000000ull,
+					   100000000ull,
+					   1000000000ull,
+					   10000000000ull,
+					   100000000000ull,
+					   1000000000000ull,
+					   10000000000000ull,
+					   100000000000000ull,
+					   1000000000000000ull,
+					   10000000000000000ull};
+	/* Measured values mostly have 15 to 17 digits: count down. */
+	int len = 17;
+	while (len > 1 && out < pow10[len - 1])
+		len--;
 	int i = len;
 	while (out >= 100) {
 		uint32_t r = (uint32_t)(out % 100);
