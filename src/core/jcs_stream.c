@@ -358,7 +358,9 @@ static int read_string(struct js *s, struct ergon_dynbuf *b)
 				    STR_MAX);
 		int c = peek(s);
 		if (c < 0)
-			return fail(s, ERGON_EPARSE, start, "string not terminated");
+			return fail(s, ERGON_EPARSE, s->pos,
+				    "unexpected end of file in a string (opened at byte %llu)",
+				    (unsigned long long)start);
 		if (c == '"') {
 			s->pos++;
 			break;
@@ -766,13 +768,18 @@ static int skip_string(struct js *s)
 		}
 		int c = peek(s);
 		if (c < 0)
-			return fail(s, ERGON_EPARSE, start, "string not terminated");
+			return fail(s, ERGON_EPARSE, s->pos,
+				    "unexpected end of file in a string (opened at byte %llu)",
+				    (unsigned long long)start);
 		s->pos++;
 		if (c == '"')
 			return 0;
 		if (c == '\\') {
 			if (peek(s) < 0)
-				return fail(s, ERGON_EPARSE, start, "string not terminated");
+				return fail(
+				    s, ERGON_EPARSE, s->pos,
+				    "unexpected end of file in a string (opened at byte %llu)",
+				    (unsigned long long)start);
 			s->pos++;
 		}
 	}
