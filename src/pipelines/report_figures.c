@@ -325,6 +325,7 @@ static int cmp_d(const void *a, const void *b);
  * appends in order); anything else ends as "not strictly ascending". */
 struct inv_iter {
 	const struct series *s;
+	int need_end; /* 0: end times not wanted (t_start_s not read) */
 	size_t n_ok, i, fi, k;
 	struct ergon_jcs_cursor *ct, *cl, *cf;
 	double next_failed;
@@ -339,11 +340,12 @@ static void inv_close(struct inv_iter *it)
 	memset(it, 0, sizeof(*it));
 }
 
-static int inv_open(struct inv_iter *it, const struct series *s, size_t n_ok, struct ergon_err *err)
+static int inv_open(struct inv_iter *it, const struct series *s, size_t n_ok, int need_end,
+		    struct ergon_err *err)
 {
-	*it = (struct inv_iter){.s = s, .n_ok = n_ok};
+	*it = (struct inv_iter){.s = s, .n_ok = n_ok, .need_end = need_end};
 	int rc = 0;
-	if (s->sp_t)
+	if (s->sp_t && need_end)
 		rc = ergon_jcs_cursor_open(s->pk, s->sp_t, &it->ct, err);
 	if (rc == 0 && s->sp_l)
 		rc = ergon_jcs_cursor_open(s->pk, s->sp_l, &it->cl, err);
@@ -371,9 +373,9 @@ static int inv_next(struct inv_iter *it, double *lat, double *end, struct ergon_
 	const struct series *s = it->s;
 	while (it->i < s->n_inv) {
 		size_t i = it->i++;
-		double t, l;
+		double t = 0, l;
 		int rc;
-		if ((rc = col_next(it->ct, s->inv_t, i, &t, err)) ||
+		if ((it->need_end && (rc = col_next(it->ct, s->inv_t, i, &t, err))) ||
 		    (rc = col_next(it->cl, s->inv_l, i, &l, err)))
 			return rc;
 		if (!it->have_failed && it->fi < s->n_failed) {
@@ -459,7 +461,8 @@ static int latency_streamed(const struct series *s, size_t n_ok, const double *e
 		if (pass > 0 && !left)
 			break;
 		struct inv_iter it;
-		if ((rc = inv_open(&it, s, n_ok, err)))
+		/* The end times are needed only for the window counts. */
+		if ((rc = inv_open(&it, s, n_ok, pass == 0, err)))
 			goto out;
 		size_t nb = 0, k = 0;
 		double l, e;
@@ -1013,7 +1016,7 @@ int ergon_report_compute_figures_packed(const json_t *r, struct ergon_jcs_stream
 		}
 		size_t k = 0;
 		int got;
-		rc = inv_open(&it, &s, n_ok, err);
+		rc = inv_open(&it, &s, n_ok, 1, err);
 		while (rc == 0 && (got = inv_next(&it, &lat_ok[k], &end_ok[k], err)) == 1)
 			k++;
 		inv_close(&it);
