@@ -72,6 +72,16 @@ static inline uint64_t mul_shift64(uint64_t m, const uint64_t mul[2], int32_t j)
 	return (uint64_t)(((b0 >> 64) + b2) >> (j - 64));
 }
 
+/* Drop the last decimal digit of vr, vp and vm; returns vr's. */
+static inline uint8_t drop_digit(uint64_t *vr, uint64_t *vp, uint64_t *vm)
+{
+	uint8_t last = (uint8_t)(*vr % 10);
+	*vr /= 10;
+	*vp /= 10;
+	*vm /= 10;
+	return last;
+}
+
 /* Shortest digits of v (finite, > 0) as an integer `output` and the decimal
  * exponent: v ~ output x 10^exp10. */
 static void ryu_d2d(double v, uint64_t *output, int32_t *exp10)
@@ -144,19 +154,13 @@ static void ryu_d2d(double v, uint64_t *output, int32_t *exp10)
 		while (vp / 10 > vm / 10) {
 			vm_tz &= vm % 10 == 0;
 			vr_tz &= last == 0;
-			last = (uint8_t)(vr % 10);
-			vr /= 10;
-			vp /= 10;
-			vm /= 10;
+			last = drop_digit(&vr, &vp, &vm);
 			removed++;
 		}
 		if (vm_tz) {
 			while (vm % 10 == 0) {
 				vr_tz &= last == 0;
-				last = (uint8_t)(vr % 10);
-				vr /= 10;
-				vp /= 10;
-				vm /= 10;
+				last = drop_digit(&vr, &vp, &vm);
 				removed++;
 			}
 		}
@@ -173,10 +177,7 @@ static void ryu_d2d(double v, uint64_t *output, int32_t *exp10)
 			removed += 2;
 		}
 		while (vp / 10 > vm / 10) {
-			round_up = vr % 10 >= 5;
-			vr /= 10;
-			vp /= 10;
-			vm /= 10;
+			round_up = drop_digit(&vr, &vp, &vm) >= 5;
 			removed++;
 		}
 		out = vr + (vr == vm || round_up);
