@@ -1,30 +1,141 @@
-/* `ergon verify` on a report holding 1,000,000 invocations: seconds and
- * MB/s for load + digest + figure recomputation, against parsing alone
- * (jansson) in the same run.
- *   bench_run_verify [invocations] [out.json]
+/* `ergon verify` on a report holding 1,000,000 invocations: seconds, MB/s
+ * and peak RSS of each way to verify it, all in the same run, each in a
+ * fresh process (so that one's peak memory is not another's):
+ *   tree      jansson loads the file, the tree canonicalizer digests it,
+ *             the figures are recomputed from the tree (the path verify
+ *             took before it streamed; its numbers now use the Ryu
+ *             formatter, so it is faster than the original)
+ *   parse     jansson load alone (the floor of the tree path)
+ *   digest    the streaming digest alone (no tree)
+ *   stream    what `ergon verify` does now: streaming digest + tree without
+ *             the series values + figures from the packed series
+ * The original (pre-stream, printf-search formatter) CLI is measured by
+ * bench/verify_before_after.sh on the same file.
+ *   spill     the same with every series re-read from the file (the
+ *             bounded-memory path a report above 1 Mi invocations takes)
+ *   bench_run_verify [invocations] [out.json] [--keep] [MODES]
+ * MODES: comma-separated subset (default all; a 1 GB report cannot take
+ * the tree path on a 23 GB machine: run it with digest,stream,spill).
+ *   bench_run_verify --child MODE FILE     (internal)
  */
 #include "ergon/artifact.h"
 #include "ergon/fileio.h"
+#include "ergon/jcs.h"
 #include "ergon/parse.h"
 #include "ergon/report.h"
 #include "ergon/session.h"
 
 #include <jansson.h>
 #include <math.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static const struct ergon_instrument_driver drv = {.name = "bench", .longname = "bench"};
 static const struct ergon_workload_driver wdrv = {.name = "bench", .longname = "bench"};
 
+extern char **environ;
+
+static int child(const char *mode, const char *path)
+{
+	struct ergon_err err = {0};
+	double t0 = ergon_now_s();
+	int rc = 0;
+	if (strcmp(mode, "tree") == 0 || strcmp(mode, "parse") == 0) {
+		json_t *j = NULL;
+		rc = ergon_artifact_load(path, (size_t)4 << 30, &j, &err);
+		if (rc == 0 && strcmp(mode, "tree") == 0)
+			rc = ergon_report_verify(j, &err);
+		json_decref(j);
+	} else if (strcmp(mode, "digest") == 0) {
+		struct ergon_jcs_stream_result res;
+		rc = ergon_jcs_stream_file(path, (size_t)4 << 30, ERGON_JCS_OMIT_REPORT_ID, &res,
+					   &err);
+		ergon_jcs_stream_result_free(&res);
+	} else {
+		rc = ergon_report_verify_file(
+		    path, (size_t)4 << 30, strcmp(mode, "spill") == 0 ? ERGON_VERIFY_SPILL_ALL : 0,
+		    NULL, &err);
+	}
+	double t = ergon_now_s() - t0;
+	if (rc) {
+		fprintf(stderr, "%s: %s\n", mode, err.msg);
+		return 1;
+	}
+	/* This process's own peak (VmHWM belongs to the address space exec
+	 * gave it; ru_maxrss would also count the parent's pages before the
+	 * exec), and its CPU time. */
+	long hwm_kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	while (f && fgets(line, sizeof(line), f))
+		if (strncmp(line, "VmHWM:", 6) == 0)
+			hwm_kb = strtol(line + 6, NULL, 10);
+	if (f)
+		fclose(f);
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+		     (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+	printf("%.6f %.6f %ld\n", t, cpu, hwm_kb);
+	return 0;
+}
+
+/* Run this program again as `--child mode path`; its seconds on the wall
+ * (the verify alone), CPU seconds and peak RSS (the whole process). */
+static int measure(const char *self, const char *mode, const char *path, double *secs,
+		   double *cpu_s, double *rss_mb)
+{
+	int fds[2];
+	if (pipe(fds) != 0)
+		return -1;
+	/* posix_spawn, not fork: a forked child would start with this
+	 * process's pages resident and count them in its peak. */
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+	posix_spawn_file_actions_addclose(&fa, fds[0]);
+	char *args[] = {(char *)self, "--child", (char *)mode, (char *)path, NULL};
+	pid_t pid;
+	int sp = posix_spawn(&pid, self, &fa, NULL, args, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[1]);
+	if (sp != 0) {
+		close(fds[0]);
+		return -1;
+	}
+	char buf[64] = "";
+	ssize_t n = read(fds[0], buf, sizeof(buf) - 1);
+	close(fds[0]);
+	int st = 0;
+	struct rusage ru;
+	if (wait4(pid, &st, 0, &ru) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0 || n <= 0)
+		return -1;
+	buf[n] = '\0';
+	char *e1 = NULL, *e2 = NULL;
+	*secs = strtod(buf, &e1);
+	*cpu_s = strtod(e1, &e2);
+	*rss_mb = strtod(e2, NULL) / 1024.0; /* VmHWM, KiB */
+	(void)ru;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 4 && strcmp(argv[1], "--child") == 0)
+		return child(argv[2], argv[3]);
 	long n_inv = 1000000;
 	struct ergon_err err = {0};
 	if (argc > 1 && ergon_parse_long(argv[1], "invocations", 1, 100000000, &n_inv, &err))
 		return 2;
 	const char *path = argc > 2 ? argv[2] : "/tmp/ergon-bench-verify.json";
+	int keep = argc > 3 && strcmp(argv[3], "--keep") == 0;
+	const char *want = argc > 4 ? argv[4] : "tree,parse,digest,stream,spill";
 	/* 10 s idle + 6 x 10 s load at 1 kHz: 70,000 samples; invocations of
 	 * 60 us spread over the load. */
 	size_t ns = 70001;
@@ -76,45 +187,56 @@ int main(int argc, char **argv)
 		return 3;
 	}
 	json_decref(rep);
-	struct stat st;
-	stat(path, &st);
-	double mb = (double)st.st_size / 1e6;
-	/* Baseline: read + parse only. */
-	double t0 = ergon_now_s();
-	json_t *j = NULL;
-	if (ergon_artifact_load(path, (size_t)4 << 30, &j, &err))
-		return 3;
-	double t_parse = ergon_now_s() - t0;
-	/* Its parts: the digest (JCS + SHA-256) and the figure recomputation. */
-	t0 = ergon_now_s();
-	if (ergon_artifact_check_digest(j, &err))
-		return 1;
-	double t_digest = ergon_now_s() - t0;
-	json_t *fig = NULL, *iss = NULL;
-	t0 = ergon_now_s();
-	if (ergon_report_compute_figures(j, &fig, &iss, &err))
-		return 1;
-	double t_fig = ergon_now_s() - t0;
-	json_decref(fig);
-	json_decref(iss);
-	json_decref(j);
-	/* verify: load + digest + recompute every figure. */
-	t0 = ergon_now_s();
-	if (ergon_artifact_load(path, (size_t)4 << 30, &j, &err) || ergon_report_verify(j, &err)) {
-		fprintf(stderr, "verify: %s\n", err.msg);
-		return 1;
-	}
-	double t_verify = ergon_now_s() - t0;
-	json_decref(j);
-	printf("verify of a %ld-invocation report (%.1f MB):\n", n_inv, mb);
-	printf("  parse only : %.2f s (%.1f MB/s)\n", t_parse, mb / t_parse);
-	printf("  verify     : %.2f s (%.1f MB/s), %.2fx parse alone\n", t_verify, mb / t_verify,
-	       t_verify / t_parse);
-	printf("  of which   : digest %.2f s, figures %.2f s\n", t_digest, t_fig);
 	free(res.sample_t_s);
 	free(res.sample_power_w);
 	free(res.inv_start_s);
 	free(res.inv_latency_s);
-	remove(path);
+	struct stat st;
+	stat(path, &st);
+	double mb = (double)st.st_size / 1e6;
+	const char *modes[] = {"tree", "parse", "digest", "stream", "spill"};
+	double t[5], m[5], c[5];
+	/* BENCH_REPS: how many runs each (best kept); 3 by default. */
+	const char *re = getenv("BENCH_REPS");
+	long reps = 3;
+	if (re && ergon_parse_long(re, "BENCH_REPS", 1, 100, &reps, &err))
+		return 2;
+	int on[5];
+	for (int i = 0; i < 5; i++) {
+		/* Best of three: the machine is shared. */
+		t[i] = INFINITY;
+		c[i] = INFINITY;
+		m[i] = 0;
+		on[i] = strstr(want, modes[i]) != NULL;
+		if (!on[i])
+			continue;
+		for (int k = 0; k < reps; k++) {
+			double s, cs, r;
+			if (measure(argv[0], modes[i], path, &s, &cs, &r) != 0) {
+				fprintf(stderr, "%s failed\n", modes[i]);
+				return 1;
+			}
+			if (s < t[i])
+				t[i] = s;
+			if (cs < c[i])
+				c[i] = cs;
+			if (r > m[i])
+				m[i] = r;
+		}
+	}
+	printf("verify of a %ld-invocation report (%.1f MB), best of %d (wall: the verify "
+	       "itself; cpu: the whole process), peak RSS:\n",
+	       n_inv, mb, (int)reps);
+	for (int i = 0; i < 5; i++)
+		if (on[i])
+			printf(
+			    "  %-6s : wall %6.3f s (%6.1f MB/s, %5.3f s per 10 MB)  cpu %6.3f s  "
+			    "RSS %7.1f MB\n",
+			    modes[i], t[i], mb / t[i], t[i] * 10 / mb, c[i], m[i]);
+	if (on[0] && on[3])
+		printf("  stream vs tree: %.1fx faster (wall), %.1fx less memory\n", t[0] / t[3],
+		       m[0] / m[3]);
+	if (!keep)
+		remove(path);
 	return 0;
 }

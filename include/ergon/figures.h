@@ -75,6 +75,8 @@ ERGON_API int ergon_latency_stats(const double *latency_s, size_t n, struct ergo
 				  struct ergon_err *err);
 /* Nearest-rank percentile of sorted values; pct in (0, 100]. */
 ERGON_API double ergon_percentile_nearest_rank(const double *sorted, size_t n, double pct);
+/* Its 1-based rank among n values (0 when n is 0 or pct is out of range). */
+ERGON_API size_t ergon_percentile_rank(size_t n, double pct);
 
 /* Operations per window: an operation belongs to the window in which it
  * ended; bounds_s holds n_windows + 1 increasing window edges, the last

@@ -69,10 +69,36 @@ ERGON_API int ergon_report_build(const struct ergon_run_config *cfg,
 ERGON_API int ergon_report_compute_figures(const json_t *report, json_t **figures, json_t **issues,
 					   struct ergon_err *err);
 
-/* Verify: the digest, then every figure recomputed from the series, then
- * integrity against the issues. ERGON_EVERIFY names the first differing
- * field. */
+/* The same with the series arrays the streaming reader packed (see
+ * ERGON_JCS_PACK_SERIES in ergon/jcs.h; NULL: read them from the JSON).
+ * The packed arrays it reads are taken from *packed. */
+struct ergon_jcs_stream_result;
+ERGON_API int ergon_report_compute_figures_packed(const json_t *report,
+						  struct ergon_jcs_stream_result *packed,
+						  json_t **figures, json_t **issues,
+						  struct ergon_err *err);
+
+/* Verify: the schema, the digest, every figure recomputed from the series,
+ * integrity against the issues, then the artifact's own consistency
+ * (provenance.kind against the instrument's provenance and driver, the
+ * uncertainty model against the instrument, the window counts).
+ * ERGON_EVERIFY names the first field that fails, and for a figure how far
+ * off it is in units of the tolerance, never the value the series give. */
 ERGON_API int ergon_report_verify(const json_t *report, struct ergon_err *err);
+
+/* Verify the report file at path (at most max_len bytes) in bounded
+ * memory: the digest is streamed from the file (never the canonical text
+ * in memory) and the series are read once as doubles
+ * (docs/internals/verify.md): series longer than ERGON_JCS_SPILL_MIN values
+ * are not held but read again from the file. Errors as ergon_report_verify, plus those of
+ * ergon_jcs_stream_file (ERGON_EPARSE naming the byte, ERGON_ENOMEM said as
+ * out of memory). On success *report (may be NULL; caller json_decref's)
+ * is the report without its series values. */
+ERGON_API int ergon_report_verify_file(const char *path, size_t max_len, unsigned flags,
+				       json_t **report, struct ergon_err *err);
+/* flags: re-read every series from the file instead of holding the short
+ * ones (by default only series above ERGON_JCS_SPILL_MIN values are). */
+#define ERGON_VERIFY_SPILL_ALL 1u
 
 /* Export energy-model/v1 from a verified report. actions: n names. A
  * synthetic report is refused (ERGON_EREFUSED) unless allow has

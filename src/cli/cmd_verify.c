@@ -51,27 +51,43 @@ static int run(int argc, char **argv)
 	struct ergon_err err = {0};
 	char sigtxt[160] = "";
 	json_t *r = NULL;
-	int rc = ergon_artifact_load(path, (size_t)4 << 30, &r, &err);
-	if (rc)
-		return ergon_cli_fail("verify", &err);
-	const char *schema = json_string_value(json_object_get(r, "schema"));
-	/* Other artifacts (profile and analyze summaries) with --pubkey: the
-	 * digest and the signature; their figures are not recomputed. */
-	int other = pubkey && (schema == NULL || strcmp(schema, ERGON_REPORT_SCHEMA) != 0);
-	rc = other ? ergon_artifact_check_digest(r, &err) : ergon_report_verify(r, &err);
-	if (rc == 0)
-		rc = check_signature(r, pubkey, sigtxt, sizeof sigtxt, &err);
-	if (rc == 0 && other) {
-		printf("%s: OK: report_id matches its content; %s\n  figures NOT recomputed: "
-		       "verify recomputes the figures of %s reports only, this is %s\n",
-		       path, sigtxt, ERGON_REPORT_SCHEMA, schema ? schema : "(no schema)");
+	/* Streamed: the digest and the figures in bounded memory, whatever
+	 * the report's size (docs/internals/verify.md). */
+	int rc = ergon_report_verify_file(path, (size_t)4 << 30, 0, &r, &err);
+	if (rc == ERGON_EVERIFY && pubkey && strncmp(err.msg, "field schema:", 13) == 0) {
+		/* Other artifacts (profile and analyze summaries) with --pubkey:
+		 * the digest and the signature; their figures are not recomputed.
+		 * They are small, so they are read whole. */
+		const char *schema;
 		json_decref(r);
-		return ERGON_EXIT_OK;
+		r = NULL;
+		memset(&err, 0, sizeof err);
+		rc = ergon_artifact_load(path, (size_t)1 << 30, &r, &err);
+		if (rc)
+			return ergon_cli_fail("verify", &err);
+		schema = json_string_value(json_object_get(r, "schema"));
+		rc = ergon_artifact_check_digest(r, &err);
+		if (rc == 0)
+			rc = check_signature(r, pubkey, sigtxt, sizeof sigtxt, &err);
+		if (rc == 0) {
+			printf("%s: OK: report_id matches its content; %s\n  figures NOT "
+			       "recomputed: verify recomputes the figures of %s reports only, "
+			       "this is %s\n",
+			       path, sigtxt, ERGON_REPORT_SCHEMA, schema ? schema : "(no schema)");
+			json_decref(r);
+			return ERGON_EXIT_OK;
+		}
+	} else if (rc == 0) {
+		rc = check_signature(r, pubkey, sigtxt, sizeof sigtxt, &err);
 	}
-	if (rc) {
+	if (rc == ERGON_EVERIFY) {
 		json_decref(r);
 		fprintf(stderr, "ergon verify: %s: FAILED: %s\n", path, err.msg);
 		return ergon_exit_code(rc);
+	}
+	if (rc) {
+		json_decref(r);
+		return ergon_cli_fail("verify", &err);
 	}
 	printf("%s: OK: report_id matches its content and every figure follows from the "
 	       "embedded series (tolerance %g relative + %g absolute)\n",
@@ -91,9 +107,13 @@ const struct ergon_cli_command ergon_cli_cmd_verify = {
     .help = "Usage: ergon verify REPORT.json [--pubkey PUB]\n\n"
 	    "Recomputes report_id (sha256 of the RFC 8785 form without report_id) and\n"
 	    "every derived figure from the embedded series, and compares them within a\n"
-	    "stated tolerance (1e-9 relative + 1e-12 absolute). Exit 0 only when both\n"
-	    "hold; otherwise the first field that differs is named (exit 1), or the\n"
-	    "byte where the file stops being JSON (exit 3).\n\n"
+	    "stated tolerance (1e-9 relative + 1e-12 absolute); checks that the report\n"
+	    "agrees with itself (provenance against the instrument, the uncertainty\n"
+	    "model, the window counts). Exit 0 only when all hold; otherwise the first\n"
+	    "field that fails is named (exit 1; a figure with how far off it is, in\n"
+	    "decades of the tolerance, never the value the series give), or the byte\n"
+	    "where the file stops being JSON (exit 3). The file is streamed: memory\n"
+	    "stays bounded whatever its size (docs/internals/verify.md).\n\n"
 	    "--pubkey PUB also checks the signature (ergon sign, ergon keygen): it must be\n"
 	    "made by PUB's key for this report_id; the signer's key id is printed. Without\n"
 	    "--pubkey a signature is named but not checked. Other artifacts (profile and\n"

@@ -2,6 +2,7 @@
 #include "ergon/jcs.h"
 
 #include "ergon/dynbuf.h"
+#include "jcs_pow5.h"
 
 #include <math.h>
 #include <sodium.h>
@@ -10,75 +11,236 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Digits and exponent of v printed with p significant digits; returns 1
- * when that text reads back as exactly v. */
-static int try_precision(double v, int p, char buf[40])
+/* --- Shortest round-trip digits (Ryu) ------------------------------------
+ *
+ * Ulf Adams, "Ryu: fast float-to-string conversion", PLDI 2018. For a
+ * finite v > 0 with IEEE fields (mantissa, exponent), v and the two
+ * midpoints to its neighbours are scaled by a power of ten held as a
+ * 125-bit fixed-point number (src/core/jcs_pow5.h); digits are then removed
+ * while the interval between the midpoints still holds the shortened
+ * value. Exact: the tables carry enough bits that every truncation below
+ * is the truncation of the exact product (the paper's theorem), and the
+ * trailing-zero flags decide the cases the truncation alone cannot. The
+ * result is the shortest decimal that reads back as v (round half to even,
+ * so the interval is closed when the mantissa is even) and, of those, the
+ * closest to v — ECMAScript Number::toString's s, k and n. */
+__extension__ typedef unsigned __int128 jcs_u128;
+
+static inline uint32_t pow5bits(int32_t e)
 {
-	snprintf(buf, 40, "%.*e", p - 1, v);
-	return strtod(buf, NULL) == v;
+	/* ceil(log2(5^e)) for 0 <= e <= 3528; 1 for e = 0. */
+	return (uint32_t)(((uint32_t)e * 1217359u) >> 19) + 1u;
+}
+
+static inline uint32_t log10pow2(int32_t e)
+{
+	/* floor(log10(2^e)) for 0 <= e <= 1650. */
+	return ((uint32_t)e * 78913u) >> 18;
+}
+
+static inline uint32_t log10pow5(int32_t e)
+{
+	/* floor(log10(5^e)) for 0 <= e <= 2620. */
+	return ((uint32_t)e * 732923u) >> 20;
+}
+
+static inline uint32_t pow5factor(uint64_t v)
+{
+	uint32_t count = 0;
+	while (v % 5 == 0) {
+		v /= 5;
+		count++;
+	}
+	return count;
+}
+
+static inline int multiple_of_pow5(uint64_t v, uint32_t p)
+{
+	return pow5factor(v) >= p;
+}
+
+static inline int multiple_of_pow2(uint64_t v, uint32_t p)
+{
+	return (v & ((1ull << p) - 1)) == 0;
+}
+
+/* (m * mul) >> j for the 128-bit mul and 64 < j < 192. */
+static inline uint64_t mul_shift64(uint64_t m, const uint64_t mul[2], int32_t j)
+{
+	jcs_u128 b0 = (jcs_u128)m * mul[0];
+	jcs_u128 b2 = (jcs_u128)m * mul[1];
+	return (uint64_t)(((b0 >> 64) + b2) >> (j - 64));
+}
+
+/* Drop the last decimal digit of vr, vp and vm; returns vr's. */
+static inline uint8_t drop_digit(uint64_t *vr, uint64_t *vp, uint64_t *vm)
+{
+	uint8_t last = (uint8_t)(*vr % 10);
+	*vr /= 10;
+	*vp /= 10;
+	*vm /= 10;
+	return last;
+}
+
+/* Shortest digits of v (finite, > 0) as an integer `output` and the decimal
+ * exponent: v ~ output x 10^exp10. */
+static void ryu_d2d(double v, uint64_t *output, int32_t *exp10)
+{
+	uint64_t bits;
+	memcpy(&bits, &v, sizeof(bits));
+	const uint64_t ieee_m = bits & ((1ull << 52) - 1);
+	const uint32_t ieee_e = (uint32_t)((bits >> 52) & 0x7ffu);
+	int32_t e2;
+	uint64_t m2;
+	if (ieee_e == 0) {
+		e2 = 1 - 1023 - 52 - 2;
+		m2 = ieee_m;
+	} else {
+		e2 = (int32_t)ieee_e - 1023 - 52 - 2;
+		m2 = (1ull << 52) | ieee_m;
+	}
+	const int accept_bounds = (m2 & 1) == 0;
+	/* The interval [mm, mp] of reals that round to v, scaled by 4: mv = 4
+	 * m2, mp = mv + 2, mm = mv - 1 - mm_shift (the lower gap is half as
+	 * wide at a power of two). */
+	const uint64_t mv = 4 * m2;
+	const uint32_t mm_shift = ieee_m != 0 || ieee_e <= 1;
+	uint64_t vr, vp, vm;
+	int32_t e10;
+	int vm_tz = 0, vr_tz = 0;
+	if (e2 >= 0) {
+		const uint32_t q = log10pow2(e2) - (e2 > 3);
+		e10 = (int32_t)q;
+		const int32_t k = JCS_POW5_INV_BITCOUNT + (int32_t)pow5bits((int32_t)q) - 1;
+		const int32_t i = -e2 + (int32_t)q + k;
+		vr = mul_shift64(mv, jcs_pow5_inv[q], i);
+		vp = mul_shift64(mv + 2, jcs_pow5_inv[q], i);
+		vm = mul_shift64(mv - 1 - mm_shift, jcs_pow5_inv[q], i);
+		if (q <= 21) {
+			/* Only one of mp, mv, mm can be a multiple of 5. */
+			if (mv % 5 == 0)
+				vr_tz = multiple_of_pow5(mv, q);
+			else if (accept_bounds)
+				vm_tz = multiple_of_pow5(mv - 1 - mm_shift, q);
+			else
+				vp -= (uint64_t)multiple_of_pow5(mv + 2, q);
+		}
+	} else {
+		const uint32_t q = log10pow5(-e2) - (-e2 > 1);
+		e10 = (int32_t)q + e2;
+		const int32_t i = -e2 - (int32_t)q;
+		const int32_t k = (int32_t)pow5bits(i) - JCS_POW5_BITCOUNT;
+		const int32_t j = (int32_t)q - k;
+		vr = mul_shift64(mv, jcs_pow5[i], j);
+		vp = mul_shift64(mv + 2, jcs_pow5[i], j);
+		vm = mul_shift64(mv - 1 - mm_shift, jcs_pow5[i], j);
+		if (q <= 1) {
+			/* mv = 4 m2 has at least two trailing zero bits. */
+			vr_tz = 1;
+			if (accept_bounds)
+				vm_tz = mm_shift == 1;
+			else
+				--vp;
+		} else if (q < 63) {
+			vr_tz = multiple_of_pow2(mv, q);
+		}
+	}
+	int32_t removed = 0;
+	uint8_t last = 0;
+	uint64_t out;
+	if (vm_tz || vr_tz) {
+		/* The rare general case: exact ties and intervals that end on a
+		 * shortened value. */
+		while (vp / 10 > vm / 10) {
+			vm_tz &= vm % 10 == 0;
+			vr_tz &= last == 0;
+			last = drop_digit(&vr, &vp, &vm);
+			removed++;
+		}
+		if (vm_tz) {
+			while (vm % 10 == 0) {
+				vr_tz &= last == 0;
+				last = drop_digit(&vr, &vp, &vm);
+				removed++;
+			}
+		}
+		if (vr_tz && last == 5 && vr % 2 == 0)
+			last = 4; /* exactly halfway: round to even */
+		out = vr + ((vr == vm && (!accept_bounds || !vm_tz)) || last >= 5);
+	} else {
+		int round_up = 0;
+		if (vp / 100 > vm / 100) {
+			round_up = vr % 100 >= 50;
+			vr /= 100;
+			vp /= 100;
+			vm /= 100;
+			removed += 2;
+		}
+		while (vp / 10 > vm / 10) {
+			round_up = drop_digit(&vr, &vp, &vm) >= 5;
+			removed++;
+		}
+		out = vr + (vr == vm || round_up);
+	}
+	*output = out;
+	*exp10 = e10 + removed;
 }
 
 /* The shortest decimal digits that round-trip to v (v > 0, finite), and
- * the decimal exponent n such that v = 0.d1d2...dk x 10^n.
- *
- * printf rounds correctly, so the p-digit form it prints is the closest
- * p-digit decimal, which is the candidate ECMAScript asks for. A p-digit
- * correctly rounded form round-trips for every p above the shortest one,
- * so the property is monotonic in p. Measured values mostly need 16 or 17
- * digits: test 16, then 15, and only then search 1..15 (two conversions
- * for most numbers instead of five). Integers below 2^53 are exact. */
+ * the decimal exponent n such that v = 0.d1d2...dk x 10^n. */
 static void shortest_digits(double v, char digits[20], int *k_out, int *n_out)
 {
-	char buf[40], best[40];
-	int k = 0, exp10;
-	if (v < 9007199254740992.0 && v == (double)(uint64_t)v) {
-		/* An integer: its decimal digits are exact and shortest. */
-		uint64_t u = (uint64_t)v;
-		char tmp[24];
-		int len = 0;
-		while (u) {
-			tmp[len++] = (char)('0' + (u % 10));
-			u /= 10;
-		}
-		for (int i = 0; i < len; i++)
-			digits[i] = tmp[len - 1 - i];
-		k = len;
-		exp10 = len - 1;
-	} else {
-		int p;
-		if (!try_precision(v, 16, buf)) {
-			p = 17;
-			try_precision(v, 17, best);
-		} else if (!try_precision(v, 15, best)) {
-			p = 16;
-			memcpy(best, buf, sizeof(best));
-		} else {
-			/* 15 works: the shortest is in [1, 15]. */
-			int lo = 1, hi = 15;
-			while (lo < hi) {
-				int mid = (lo + hi) / 2;
-				if (try_precision(v, mid, buf))
-					hi = mid;
-				else
-					lo = mid + 1;
-			}
-			p = lo;
-			try_precision(v, p, best);
-		}
-		(void)p;
-		/* best is d[.ddd]e[+-]XX */
-		const char *q = best;
-		for (; *q != 'e'; q++) {
-			if (*q >= '0' && *q <= '9')
-				digits[k++] = *q;
-		}
-		exp10 = (int)strtol(q + 1, NULL, 10); /* bounded: printf wrote it */
+	static const char pairs[201] = "00010203040506070809101112131415161718192021222324"
+				       "25262728293031323334353637383940414243444546474849"
+				       "50515253545556575859606162636465666768697071727374"
+				       "75767778798081828384858687888990919293949596979899";
+	uint64_t out;
+	int32_t e10;
+	ryu_d2d(v, &out, &e10);
+	/* Ryu's output has at most 17 digits; write them right to left, two
+	 * at a time. */
+	static const uint64_t pow10[17] = {1ull,
+					   10ull,
+					   100ull,
+					   1000ull,
+					   10000ull,
+					   100000ull,
+					   1000000ull,
+					   10000000ull,
+					   100000000ull,
+					   1000000000ull,
+					   10000000000ull,
+					   100000000000ull,
+					   1000000000000ull,
+					   10000000000000ull,
+					   100000000000000ull,
+					   1000000000000000ull,
+					   10000000000000000ull};
+	/* Measured values mostly have 15 to 17 digits: count down. */
+	int len = 17;
+	while (len > 1 && out < pow10[len - 1])
+		len--;
+	int i = len;
+	while (out >= 100) {
+		uint32_t r = (uint32_t)(out % 100);
+		out /= 100;
+		i -= 2;
+		memcpy(digits + i, pairs + 2 * r, 2);
 	}
+	if (out >= 10) {
+		i -= 2;
+		memcpy(digits + i, pairs + 2 * out, 2);
+	} else {
+		digits[--i] = (char)('0' + out);
+	}
+	/* The integer output can still end in zeros (100 may come out as 100
+	 * with exponent 0). */
+	int k = len, n = len + e10;
 	while (k > 1 && digits[k - 1] == '0')
 		k--;
 	digits[k] = '\0';
 	*k_out = k;
-	*n_out = exp10 + 1;
+	*n_out = n;
 }
 
 int ergon_jcs_format_number(double v, char out[ERGON_JCS_NUMBER_MAX])
@@ -125,8 +287,16 @@ int ergon_jcs_format_number(double v, char out[ERGON_JCS_NUMBER_MAX])
 			o += (size_t)(k - 1);
 		}
 		int e = n - 1;
-		o += (size_t)snprintf(out + o, ERGON_JCS_NUMBER_MAX - o, "e%c%d", e < 0 ? '-' : '+',
-				      e < 0 ? -e : e);
+		out[o++] = 'e';
+		out[o++] = e < 0 ? '-' : '+';
+		if (e < 0)
+			e = -e;
+		/* |e| <= 324: at most three digits. */
+		if (e >= 100)
+			out[o++] = (char)('0' + e / 100);
+		if (e >= 10)
+			out[o++] = (char)('0' + e / 10 % 10);
+		out[o++] = (char)('0' + e % 10);
 	}
 	out[o] = '\0';
 	return (int)o;
@@ -327,7 +497,8 @@ static int put_value(struct ergon_dynbuf *b, const json_t *v, int depth, struct 
 		size_t n = json_object_size(v);
 		struct member *m = n ? calloc(n, sizeof(*m)) : NULL;
 		if (n && m == NULL)
-			return ergon_err_set(err, ERGON_ENOMEM, "out of memory canonicalizing JSON");
+			return ergon_err_set(err, ERGON_ENOMEM,
+					     "out of memory canonicalizing JSON");
 		size_t i = 0;
 		const char *key;
 		size_t key_len;
@@ -349,7 +520,8 @@ static int put_value(struct ergon_dynbuf *b, const json_t *v, int depth, struct 
 				ergon_dynbuf_add(b, ",", 1);
 			rc = put_string(b, m[i].key, m[i].key_len);
 			if (rc) {
-				rc = ergon_err_set(err, ERGON_EPARSE, "JSON key is not valid UTF-8");
+				rc =
+				    ergon_err_set(err, ERGON_EPARSE, "JSON key is not valid UTF-8");
 				break;
 			}
 			ergon_dynbuf_add(b, ":", 1);
@@ -363,8 +535,7 @@ static int put_value(struct ergon_dynbuf *b, const json_t *v, int depth, struct 
 	return ergon_err_set(err, ERGON_EPARSE, "unknown JSON value type");
 }
 
-int ergon_jcs_canonicalize(const json_t *value, char **out, size_t *out_len,
-			   struct ergon_err *err)
+int ergon_jcs_canonicalize(const json_t *value, char **out, size_t *out_len, struct ergon_err *err)
 {
 	struct ergon_dynbuf b;
 	ergon_dynbuf_init(&b, JCS_MAX_BYTES);

@@ -12,10 +12,10 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-double ergon_percentile_nearest_rank(const double *sorted, size_t n, double pct)
+size_t ergon_percentile_rank(size_t n, double pct)
 {
 	if (n == 0 || !(pct > 0.0) || pct > 100.0)
-		return NAN;
+		return 0;
 	/* rank = ceil(pct/100 * n), computed so that an exact product (e.g.
 	 * 0.95 * 100 = 95) is not pushed up by binary rounding. */
 	double r = pct / 100.0 * (double)n;
@@ -24,7 +24,13 @@ double ergon_percentile_nearest_rank(const double *sorted, size_t n, double pct)
 		rank = 1.0;
 	if (rank > (double)n)
 		rank = (double)n;
-	return sorted[(size_t)rank - 1];
+	return (size_t)rank;
+}
+
+double ergon_percentile_nearest_rank(const double *sorted, size_t n, double pct)
+{
+	size_t rank = ergon_percentile_rank(n, pct);
+	return rank ? sorted[rank - 1] : NAN;
 }
 
 int ergon_latency_stats(const double *latency_s, size_t n, struct ergon_latency *out,

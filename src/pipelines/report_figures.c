@@ -4,6 +4,7 @@
  * (docs/METHOD.md, docs/THREAT_MODEL.md). */
 #include "ergon/figures.h"
 #include "ergon/issues.h"
+#include "ergon/jcs.h"
 #include "ergon/report.h"
 #include "pipelines/report_internal.h"
 
@@ -87,6 +88,44 @@ int ergon_jarray(const json_t *root, const char *path, double **out, size_t *n,
 	return 0;
 }
 
+/* An array of numbers at a path: the doubles the streaming reader packed
+ * (taken, not copied: each series is read once; a spilled one is read
+ * again from the file), or from the JSON. */
+static int get_array(const json_t *r, struct ergon_jcs_stream_result *pk, const char *path,
+		     double **out, size_t *n, struct ergon_err *err)
+{
+	struct ergon_jcs_packed *p = pk ? ergon_jcs_packed_find(pk, ergon_jpath(r, path)) : NULL;
+	if (p == NULL || p->taken)
+		return ergon_jarray(r, path, out, n, err);
+	if (p->bad)
+		return ergon_err_set(err, ERGON_EVERIFY, "field %s[%zu]: not a number", path,
+				     p->bad_index);
+	if (p->spilled) {
+		double *d = malloc((p->n ? p->n : 1) * sizeof(double));
+		if (d == NULL)
+			return ergon_err_set(err, ERGON_ENOMEM,
+					     "field %s: out of memory for %zu values", path, p->n);
+		struct ergon_jcs_cursor *c = NULL;
+		int rc = ergon_jcs_cursor_open(pk, p, &c, err);
+		for (size_t i = 0; rc == 0 && i < p->n; i++)
+			rc = ergon_jcs_cursor_next(c, &d[i], err) == 1 ? 0 : ERGON_EIO;
+		ergon_jcs_cursor_free(c);
+		if (rc) {
+			free(d);
+			return rc;
+		}
+		*out = d;
+		*n = p->n;
+		return 0;
+	}
+	*out = p->v ? p->v : malloc(sizeof(double));
+	if (*out == NULL)
+		return ergon_err_set(err, ERGON_ENOMEM, "field %s: out of memory", path);
+	*n = p->n;
+	p->taken = 1;
+	return 0;
+}
+
 json_t *ergon_darray(const double *v, size_t n, size_t stride_keep, size_t total)
 {
 	json_t *a = json_array();
@@ -114,6 +153,11 @@ struct series {
 	size_t n, n_temp, n_e;
 	double *inv_t, *inv_l, *failed, *edges;
 	size_t n_inv, n_failed, n_edges;
+	/* Invocation columns too long to hold (spilled by the streaming
+	 * reader): re-read from the file, in order, whenever needed. NULL
+	 * for a column held in inv_t / inv_l / failed. */
+	struct ergon_jcs_stream_result *pk;
+	const struct ergon_jcs_packed *sp_t, *sp_l, *sp_f;
 };
 
 static void series_free(struct series *s)
@@ -186,25 +230,25 @@ static int phase_energy(const struct series *s, const char *prefix, double t0, d
 }
 
 /* The power columns under prefix.samples into s (t, p, temp, e). */
-static int load_samples(const json_t *r, const char *prefix, struct series *s,
-			struct ergon_err *err)
+static int load_samples(const json_t *r, struct ergon_jcs_stream_result *pk, const char *prefix,
+			struct series *s, struct ergon_err *err)
 {
 	char path[128];
 	int rc;
 	size_t n_p;
 	snprintf(path, sizeof(path), "%s.samples.t_s", prefix);
-	if ((rc = ergon_jarray(r, path, &s->t, &s->n, err)))
+	if ((rc = get_array(r, pk, path, &s->t, &s->n, err)))
 		return rc;
 	snprintf(path, sizeof(path), "%s.samples.power_w", prefix);
-	if ((rc = ergon_jarray(r, path, &s->p, &n_p, err)))
+	if ((rc = get_array(r, pk, path, &s->p, &n_p, err)))
 		return rc;
 	snprintf(path, sizeof(path), "%s.samples.temp_c", prefix);
 	if (json_is_array(ergon_jpath(r, path)) &&
-	    (rc = ergon_jarray(r, path, &s->temp, &s->n_temp, err)))
+	    (rc = get_array(r, pk, path, &s->temp, &s->n_temp, err)))
 		return rc;
 	snprintf(path, sizeof(path), "%s.samples.energy_j", prefix);
 	if (json_is_array(ergon_jpath(r, path)) &&
-	    (rc = ergon_jarray(r, path, &s->e, &s->n_e, err)))
+	    (rc = get_array(r, pk, path, &s->e, &s->n_e, err)))
 		return rc;
 	if (n_p != s->n || (s->temp && s->n_temp != s->n) || (s->e && s->n_e != s->n))
 		return ergon_err_set(err, ERGON_EVERIFY,
@@ -212,29 +256,335 @@ static int load_samples(const json_t *r, const char *prefix, struct series *s,
 	return 0;
 }
 
-static int load_invocations(const json_t *r, struct series *s, struct ergon_err *err)
+/* A spilled invocation column at path, or NULL (then it is loaded). */
+static const struct ergon_jcs_packed *
+spilled_at(const json_t *r, struct ergon_jcs_stream_result *pk, const char *path)
+{
+	const struct ergon_jcs_packed *p =
+	    pk ? ergon_jcs_packed_find(pk, ergon_jpath(r, path)) : NULL;
+	return p && p->spilled && !p->bad ? p : NULL;
+}
+
+static int load_invocations(const json_t *r, struct ergon_jcs_stream_result *pk, struct series *s,
+			    struct ergon_err *err)
 {
 	int rc;
 	size_t n_l;
-	if ((rc = ergon_jarray(r, "series.invocations.t_start_s", &s->inv_t, &s->n_inv, err)) ||
-	    (rc = ergon_jarray(r, "series.invocations.latency_s", &s->inv_l, &n_l, err)))
+	s->pk = pk;
+	s->sp_t = spilled_at(r, pk, "series.invocations.t_start_s");
+	s->sp_l = spilled_at(r, pk, "series.invocations.latency_s");
+	s->sp_f = spilled_at(r, pk, "series.invocations.failed_index");
+	if (s->sp_t)
+		s->n_inv = s->sp_t->n;
+	else if ((rc = get_array(r, pk, "series.invocations.t_start_s", &s->inv_t, &s->n_inv, err)))
+		return rc;
+	if (s->sp_l)
+		n_l = s->sp_l->n;
+	else if ((rc = get_array(r, pk, "series.invocations.latency_s", &s->inv_l, &n_l, err)))
 		return rc;
 	if (n_l != s->n_inv)
 		return ergon_err_set(
 		    err, ERGON_EVERIFY,
 		    "field series.invocations.latency_s: %zu values for %zu starts", n_l, s->n_inv);
-	if ((rc = ergon_jarray(r, "series.invocations.failed_index", &s->failed, &s->n_failed,
-			       err)) ||
-	    (rc = ergon_jarray(r, "series.window_edges_s", &s->edges, &s->n_edges, err)))
+	if (s->sp_f)
+		s->n_failed = s->sp_f->n;
+	else if ((rc = get_array(r, pk, "series.invocations.failed_index", &s->failed, &s->n_failed,
+				 err)))
 		return rc;
-	for (size_t i = 0; i < s->n_failed; i++)
-		if (!(s->failed[i] >= 0 && s->failed[i] < (double)s->n_inv &&
-		      s->failed[i] == floor(s->failed[i])))
+	if ((rc = get_array(r, pk, "series.window_edges_s", &s->edges, &s->n_edges, err)))
+		return rc;
+	struct ergon_jcs_cursor *c = NULL;
+	if (s->sp_f && (rc = ergon_jcs_cursor_open(pk, s->sp_f, &c, err)))
+		return rc;
+	for (size_t i = 0; i < s->n_failed; i++) {
+		double f = 0;
+		if (c) {
+			if (ergon_jcs_cursor_next(c, &f, err) != 1) {
+				ergon_jcs_cursor_free(c);
+				return ERGON_EIO;
+			}
+		} else {
+			f = s->failed[i];
+		}
+		if (!(f >= 0 && f < (double)s->n_inv && f == floor(f))) {
+			ergon_jcs_cursor_free(c);
 			return ergon_err_set(err, ERGON_EVERIFY,
 					     "field series.invocations.failed_index[%zu]: not an "
 					     "invocation index",
 					     i);
+		}
+	}
+	ergon_jcs_cursor_free(c);
 	return 0;
+}
+
+static int cmp_d(const void *a, const void *b);
+
+/* The successful invocations in order, from the arrays or from cursors
+ * over the spilled columns. failed_index is ascending (the session
+ * appends in order); anything else ends as "not strictly ascending". */
+struct inv_iter {
+	const struct series *s;
+	int need_end; /* 0: end times not wanted (t_start_s not read) */
+	size_t n_ok, i, fi, k;
+	struct ergon_jcs_cursor *ct, *cl, *cf;
+	double next_failed;
+	int have_failed;
+};
+
+static void inv_close(struct inv_iter *it)
+{
+	ergon_jcs_cursor_free(it->ct);
+	ergon_jcs_cursor_free(it->cl);
+	ergon_jcs_cursor_free(it->cf);
+	memset(it, 0, sizeof(*it));
+}
+
+static int inv_open(struct inv_iter *it, const struct series *s, size_t n_ok, int need_end,
+		    struct ergon_err *err)
+{
+	*it = (struct inv_iter){.s = s, .n_ok = n_ok, .need_end = need_end};
+	int rc = 0;
+	if (s->sp_t && need_end)
+		rc = ergon_jcs_cursor_open(s->pk, s->sp_t, &it->ct, err);
+	if (rc == 0 && s->sp_l)
+		rc = ergon_jcs_cursor_open(s->pk, s->sp_l, &it->cl, err);
+	if (rc == 0 && s->sp_f)
+		rc = ergon_jcs_cursor_open(s->pk, s->sp_f, &it->cf, err);
+	if (rc)
+		inv_close(it);
+	return rc;
+}
+
+static int col_next(struct ergon_jcs_cursor *c, const double *v, size_t i, double *out,
+		    struct ergon_err *err)
+{
+	if (c == NULL) {
+		*out = v[i];
+		return 0;
+	}
+	return ergon_jcs_cursor_next(c, out, err) == 1 ? 0 : ERGON_EIO;
+}
+
+/* 1 with the next successful invocation's latency and end, 0 at the end
+ * (after checking failed_index was used up), or a negative code. */
+static int inv_next(struct inv_iter *it, double *lat, double *end, struct ergon_err *err)
+{
+	const struct series *s = it->s;
+	while (it->i < s->n_inv) {
+		size_t i = it->i++;
+		double t = 0, l;
+		int rc;
+		if ((it->need_end && (rc = col_next(it->ct, s->inv_t, i, &t, err))) ||
+		    (rc = col_next(it->cl, s->inv_l, i, &l, err)))
+			return rc;
+		if (!it->have_failed && it->fi < s->n_failed) {
+			if ((rc = col_next(it->cf, s->failed, it->fi, &it->next_failed, err)))
+				return rc;
+			it->have_failed = 1;
+		}
+		if (it->have_failed && (size_t)it->next_failed == i) {
+			it->have_failed = 0;
+			it->fi++;
+			continue;
+		}
+		if (it->k < it->n_ok) {
+			it->k++;
+			*lat = l;
+			*end = t + l;
+			return 1;
+		}
+	}
+	if (it->fi != s->n_failed || it->k != it->n_ok)
+		return ergon_err_set(
+		    err, ERGON_EVERIFY,
+		    "field series.invocations.failed_index: not strictly ascending");
+	return 0;
+}
+
+/* Operations per window from a batch of end times, added to ops (the
+ * engine's own count, run on batches; a bad edge list is reported later,
+ * where the in-memory path reports it). */
+#define END_BATCH 4096
+static void count_batch(const double *end, size_t m, const double *edges, size_t nw, size_t *ops,
+			size_t *tmp, double *tmp_s)
+{
+	struct ergon_err e2 = {0};
+	if (nw == 0 || m == 0 || ergon_throughput_windows(end, m, edges, nw, tmp, tmp_s, &e2) != 0)
+		return;
+	for (size_t w = 0; w < nw; w++)
+		ops[w] += tmp[w];
+}
+
+/* Latency statistics and per-window operation counts of the successful
+ * invocations in bounded memory, identical to ergon_latency_stats and
+ * ergon_throughput_windows on the whole arrays: the sum runs in the same
+ * order; each nearest-rank percentile is found exactly by radix selection
+ * on the doubles' bits (non-negative doubles order as their bits): a pass
+ * counts 16 bits at a time among the values that share the bits found so
+ * far, until the bucket is small enough to collect and sort. */
+#define RADIX_COLLECT ((size_t)1 << 18)
+static int latency_streamed(const struct series *s, size_t n_ok, const double *edges, size_t nw,
+			    struct ergon_latency *out, size_t *ops, struct ergon_err *err)
+{
+	static const double pct[4] = {50, 90, 95, 99};
+	struct target {
+		uint64_t prefix, rank;
+		int bits, collect, done;
+		double value;
+		size_t nc, cap;
+		double *c;
+		uint64_t *hist;
+	} tg[4];
+	memset(tg, 0, sizeof(tg));
+	*out = (struct ergon_latency){.count = n_ok};
+	double *endb = malloc(END_BATCH * sizeof(double));
+	size_t *tmp = calloc(nw ? nw : 1, sizeof(size_t));
+	double *tmp_s = calloc(nw ? nw : 1, sizeof(double));
+	int rc = 0;
+	for (int t = 0; t < 4; t++) {
+		tg[t].rank = ergon_percentile_rank(n_ok, pct[t]);
+		tg[t].hist = calloc(65536, sizeof(uint64_t));
+		tg[t].done = n_ok == 0;
+		if (tg[t].hist == NULL)
+			rc = ERGON_ENOMEM;
+	}
+	if (endb == NULL || tmp == NULL || tmp_s == NULL || rc) {
+		rc = ergon_err_set(err, ERGON_ENOMEM, "latency: out of memory");
+		goto out;
+	}
+	double sum = 0, mn = INFINITY, mx = -INFINITY;
+	for (int pass = 0; rc == 0; pass++) {
+		int left = 0;
+		for (int t = 0; t < 4; t++)
+			left |= !tg[t].done;
+		if (pass > 0 && !left)
+			break;
+		struct inv_iter it;
+		/* The end times are needed only for the window counts. */
+		if ((rc = inv_open(&it, s, n_ok, pass == 0, err)))
+			goto out;
+		size_t nb = 0, k = 0;
+		double l, e;
+		int got;
+		while ((got = inv_next(&it, &l, &e, err)) == 1) {
+			if (pass == 0) {
+				if (!isfinite(l) || l < 0) {
+					inv_close(&it);
+					rc = ergon_err_set(err, ERGON_EPARSE,
+							   "invocation %zu: latency %g s is not a "
+							   "finite non-negative number",
+							   k, l);
+					goto out;
+				}
+				sum += l;
+				if (l < mn)
+					mn = l;
+				if (l > mx)
+					mx = l;
+				endb[nb++] = e;
+				if (nb == END_BATCH) {
+					count_batch(endb, nb, edges, nw, ops, tmp, tmp_s);
+					nb = 0;
+				}
+			}
+			k++;
+			double lz = l == 0 ? 0.0 : l; /* -0 orders as +0 */
+			uint64_t key;
+			memcpy(&key, &lz, sizeof(key));
+			for (int t = 0; t < 4; t++) {
+				struct target *g = &tg[t];
+				if (g->done || (g->bits && key >> (64 - g->bits) != g->prefix))
+					continue;
+				if (g->collect) {
+					if (g->nc < g->cap)
+						g->c[g->nc] = l;
+					g->nc++; /* more than counted: the file changed */
+				} else
+					g->hist[(key >> (48 - g->bits)) & 0xFFFF]++;
+			}
+		}
+		inv_close(&it);
+		if (got < 0) {
+			rc = got;
+			goto out;
+		}
+		if (pass == 0)
+			count_batch(endb, nb, edges, nw, ops, tmp, tmp_s);
+		for (int t = 0; t < 4 && rc == 0; t++) {
+			struct target *g = &tg[t];
+			if (g->done)
+				continue;
+			if (g->collect) {
+				if (g->nc != g->cap || g->rank > g->nc) {
+					rc = ergon_err_set(
+					    err, ERGON_EIO,
+					    "series.invocations.latency_s changed while "
+					    "it was read");
+					break;
+				}
+				qsort(g->c, g->nc, sizeof(double), cmp_d);
+				g->value = g->c[g->rank - 1];
+				g->done = 1;
+				continue;
+			}
+			uint64_t cum = 0;
+			size_t b = 0;
+			while (b < 65535 && cum + g->hist[b] < g->rank)
+				cum += g->hist[b++];
+			if (cum + g->hist[b] < g->rank) {
+				rc = ergon_err_set(
+				    err, ERGON_EIO,
+				    "series.invocations.latency_s changed while it was "
+				    "read");
+				break;
+			}
+			uint64_t in_bucket = g->hist[b];
+			g->rank -= cum;
+			g->prefix = g->prefix << 16 | b;
+			g->bits += 16;
+			memset(g->hist, 0, 65536 * sizeof(uint64_t));
+			if (g->bits == 64 || in_bucket == 1) {
+				if (g->bits == 64) {
+					memcpy(&g->value, &g->prefix, sizeof(g->value));
+					g->done = 1;
+				} else {
+					/* One value has these bits: collect it. */
+					g->collect = 1;
+				}
+			} else if (in_bucket <= RADIX_COLLECT) {
+				g->collect = 1;
+			}
+			if (g->collect) {
+				g->cap = (size_t)in_bucket;
+				g->c = malloc(g->cap * sizeof(double));
+				if (g->c == NULL)
+					rc = ergon_err_set(err, ERGON_ENOMEM,
+							   "latency: out of memory");
+			}
+		}
+	}
+	if (n_ok == 0) {
+		out->min_s = out->mean_s = out->max_s = NAN;
+		out->p50_s = out->p90_s = out->p95_s = out->p99_s = NAN;
+	} else {
+		out->min_s = mn;
+		out->max_s = mx;
+		out->mean_s = sum / (double)n_ok;
+		out->p50_s = tg[0].value;
+		out->p90_s = tg[1].value;
+		out->p95_s = tg[2].value;
+		out->p99_s = tg[3].value;
+	}
+out:
+	for (int t = 0; t < 4; t++) {
+		free(tg[t].hist);
+		free(tg[t].c);
+	}
+	free(endb);
+	free(tmp);
+	free(tmp_s);
+	return rc;
 }
 
 /* The device's throttle record from instrument_stats.evidence (NVML:
@@ -328,14 +678,14 @@ static json_t *with_rail(json_t *ctx, const char *rail)
 	return ctx;
 }
 
-static int power_block(const json_t *r, const char *prefix, const char *rail,
-		       const struct shared *sh, json_t *issues, struct power *pw,
+static int power_block(const json_t *r, struct ergon_jcs_stream_result *pk, const char *prefix,
+		       const char *rail, const struct shared *sh, json_t *issues, struct power *pw,
 		       struct ergon_err *err)
 {
 	char rp[96] = "", path[160];
 	if (rail)
 		snprintf(rp, sizeof(rp), "rail %s: ", rail);
-	int rc = pw->s.t ? 0 : load_samples(r, prefix, &pw->s, err);
+	int rc = pw->s.t ? 0 : load_samples(r, pk, prefix, &pw->s, err);
 	if (rc)
 		return rc;
 	const struct series *s = &pw->s;
@@ -533,6 +883,13 @@ static int rails_check(const json_t *r, size_t *n, const char **names, int *head
 int ergon_report_compute_figures(const json_t *r, json_t **figures_out, json_t **issues_out,
 				 struct ergon_err *err)
 {
+	return ergon_report_compute_figures_packed(r, NULL, figures_out, issues_out, err);
+}
+
+int ergon_report_compute_figures_packed(const json_t *r, struct ergon_jcs_stream_result *pk,
+					json_t **figures_out, json_t **issues_out,
+					struct ergon_err *err)
+{
 	struct series s = {0};
 	struct power pw[ERGON_MAX_RAILS];
 	memset(pw, 0, sizeof(pw));
@@ -547,10 +904,10 @@ int ergon_report_compute_figures(const json_t *r, json_t **figures_out, json_t *
 	if (!multi) {
 		/* The samples first: a report without them is named by them. */
 		n_pw = 1;
-		if ((rc = load_samples(r, "series", &pw[0].s, err)))
+		if ((rc = load_samples(r, pk, "series", &pw[0].s, err)))
 			goto out;
 	}
-	if ((rc = load_invocations(r, &s, err)))
+	if ((rc = load_invocations(r, pk, &s, err)))
 		goto out;
 	if (multi && (rc = rails_check(r, &n_rails, names, &head, err)))
 		goto out;
@@ -601,7 +958,7 @@ int ergon_report_compute_figures(const json_t *r, json_t **figures_out, json_t *
 		goto out;
 	if (!multi) {
 		head = 0;
-		if ((rc = power_block(r, "series", NULL, &sh, issues, &pw[0], err)))
+		if ((rc = power_block(r, pk, "series", NULL, &sh, issues, &pw[0], err)))
 			goto out;
 	} else {
 		/* Each rail integrated over its own timestamps; rails are never
@@ -610,7 +967,7 @@ int ergon_report_compute_figures(const json_t *r, json_t **figures_out, json_t *
 			char prefix[48];
 			snprintf(prefix, sizeof(prefix), "series.rails[%zu]", i);
 			n_pw = i + 1;
-			if ((rc = power_block(r, prefix, names[i], &sh, issues, &pw[i], err)))
+			if ((rc = power_block(r, pk, prefix, names[i], &sh, issues, &pw[i], err)))
 				goto out;
 		}
 	}
@@ -625,41 +982,53 @@ int ergon_report_compute_figures(const json_t *r, json_t **figures_out, json_t *
 	 * headline rail's (or the first rail's) are used. */
 	const struct series *ts = &pw[head >= 0 ? head : 0].s;
 
-	/* Latency of the invocations that succeeded. */
-	double *lat_ok = malloc((n_ok ? n_ok : 1) * sizeof(double));
-	double *end_ok = malloc((n_ok ? n_ok : 1) * sizeof(double));
-	if (lat_ok == NULL || end_ok == NULL) {
-		free(lat_ok);
-		free(end_ok);
-		rc = ergon_err_set(err, ERGON_ENOMEM, "out of memory");
-		goto out;
-	}
-	size_t k = 0, fi = 0;
-	/* failed_index is ascending (the session appends in order). */
-	for (size_t i = 0; i < s.n_inv; i++) {
-		if (fi < s.n_failed && (size_t)s.failed[fi] == i) {
-			fi++;
-			continue;
-		}
-		if (k < n_ok) {
-			lat_ok[k] = s.inv_l[i];
-			end_ok[k] = s.inv_t[i] + s.inv_l[i];
-			k++;
-		}
-	}
-	if (fi != s.n_failed || k != n_ok) {
-		free(lat_ok);
-		free(end_ok);
-		rc = ergon_err_set(err, ERGON_EVERIFY,
-				   "field series.invocations.failed_index: not strictly ascending");
-		goto out;
-	}
+	/* Latency of the invocations that succeeded, and (streamed) their
+	 * operations per window. */
+	size_t nw = s.n_edges > 0 ? s.n_edges - 1 : 0;
+	/* From a streamed file (verify) the latency figures come from one
+	 * pass plus radix selection, whether the columns are held or spilled:
+	 * exact, and cheaper than sorting a copy. The run pipeline (a tree)
+	 * keeps the engine's sort; test_verify_stream.c checks that the two
+	 * agree exactly. */
+	int streamed = pk != NULL || s.sp_t || s.sp_l || s.sp_f;
 	struct ergon_latency lat;
-	rc = ergon_latency_stats(lat_ok, n_ok, &lat, err);
-	free(lat_ok);
-	if (rc) {
-		free(end_ok);
-		goto out;
+	double *end_ok = NULL;
+	size_t *ops_streamed = NULL;
+	if (streamed) {
+		ops_streamed = calloc(nw ? nw : 1, sizeof(size_t));
+		if (ops_streamed == NULL) {
+			rc = ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+			goto out;
+		}
+		if ((rc = latency_streamed(&s, n_ok, s.edges, nw, &lat, ops_streamed, err))) {
+			free(ops_streamed);
+			goto out;
+		}
+	} else {
+		double *lat_ok = malloc((n_ok ? n_ok : 1) * sizeof(double));
+		end_ok = malloc((n_ok ? n_ok : 1) * sizeof(double));
+		struct inv_iter it = {0};
+		if (lat_ok == NULL || end_ok == NULL) {
+			free(lat_ok);
+			free(end_ok);
+			rc = ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+			goto out;
+		}
+		size_t k = 0;
+		int got;
+		rc = inv_open(&it, &s, n_ok, 1, err);
+		while (rc == 0 && (got = inv_next(&it, &lat_ok[k], &end_ok[k], err)) == 1)
+			k++;
+		inv_close(&it);
+		if (rc == 0 && got < 0)
+			rc = got;
+		if (rc == 0)
+			rc = ergon_latency_stats(lat_ok, n_ok, &lat, err);
+		free(lat_ok);
+		if (rc) {
+			free(end_ok);
+			goto out;
+		}
 	}
 	json_object_set_new(fig, "latency",
 			    json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s}", "count",
@@ -678,9 +1047,9 @@ int ergon_report_compute_figures(const json_t *r, json_t **figures_out, json_t *
 	if ((rc = ergon_jnumber(r, "plan.throttle_threshold", &thr, err)) ||
 	    (rc = ergon_jnumber(r, "plan.throttle_windows", &consec_d, err))) {
 		free(end_ok);
+		free(ops_streamed);
 		goto out;
 	}
-	size_t nw = s.n_edges > 0 ? s.n_edges - 1 : 0;
 	json_t *tp = json_object();
 	json_object_set_new(fig, "throughput", tp);
 	struct ergon_throttle th = {.onset_window = -1};
@@ -691,17 +1060,26 @@ int ergon_report_compute_figures(const json_t *r, json_t **figures_out, json_t *
 			free(ops);
 			free(ops_s);
 			free(end_ok);
+			free(ops_streamed);
 			rc = ergon_err_set(err, ERGON_ENOMEM, "out of memory");
 			goto out;
 		}
 		struct ergon_err e2 = {0};
-		rc = ergon_throughput_windows(end_ok, n_ok, s.edges, nw, ops, ops_s, &e2);
+		/* Streamed: the engine checks the edges; the counts came with
+		 * the latency pass, and the rates are its own expression. */
+		rc = ergon_throughput_windows(end_ok, streamed ? 0 : n_ok, s.edges, nw, ops, ops_s,
+					      &e2);
+		for (size_t w = 0; rc == 0 && streamed && w < nw; w++) {
+			ops[w] = ops_streamed[w];
+			ops_s[w] = (double)ops[w] / (s.edges[w + 1] - s.edges[w]);
+		}
 		if (rc == 0)
 			rc = ergon_throttle_onset(ops_s, nw, thr, (size_t)consec_d, &th, &e2);
 		if (rc) {
 			free(ops);
 			free(ops_s);
 			free(end_ok);
+			free(ops_streamed);
 			rc = ergon_err_set(err, ERGON_EVERIFY, "field series.window_edges_s: %s",
 					   e2.msg);
 			goto out;
@@ -718,6 +1096,7 @@ int ergon_report_compute_figures(const json_t *r, json_t **figures_out, json_t *
 		free(ops_s);
 	}
 	free(end_ok);
+	free(ops_streamed);
 	json_object_set_new(tp, "first_ops_per_s", ergon_jnum(th.first_ops_per_s));
 	json_object_set_new(tp, "tail_ops_per_s", ergon_jnum(th.tail_ops_per_s));
 	json_object_set_new(tp, "change_pct", ergon_jnum(th.change_pct));

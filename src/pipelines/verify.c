@@ -10,6 +10,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* How far apart two numbers are in units of the verify band, as a power
+ * of ten: a failure says "by about 10^k x the tolerance", never the value
+ * the series give (a forger would copy it in and re-seal). */
+static int band_decade(double x, double y)
+{
+	double band = ERGON_VERIFY_ABS + ERGON_VERIFY_REL * fmax(fabs(x), fabs(y));
+	double ratio = fabs(x - y) / band;
+	if (!isfinite(ratio))
+		return 308;
+	return (int)floor(log10(ratio));
+}
+
 /* First difference between stored (a) and recomputed (b) figures. */
 static int compare(const json_t *a, const json_t *b, const char *path, struct ergon_err *err)
 {
@@ -21,10 +33,12 @@ static int compare(const json_t *a, const json_t *b, const char *path, struct er
 		double band = ERGON_VERIFY_ABS + ERGON_VERIFY_REL * fmax(fabs(x), fabs(y));
 		if (fabs(x - y) <= band)
 			return 0;
-		return ergon_err_set(err, ERGON_EVERIFY,
-				     "field %s: the report says %.17g, the embedded series give "
-				     "%.17g (tolerance %g relative + %g absolute)",
-				     path, x, y, ERGON_VERIFY_REL, ERGON_VERIFY_ABS);
+		return ergon_err_set(
+		    err, ERGON_EVERIFY,
+		    "field %s: differs from what the embedded series give by about "
+		    "10^%d times the tolerance (%g relative + %g absolute); the "
+		    "report was edited after its figures were computed",
+		    path, band_decade(x, y), ERGON_VERIFY_REL, ERGON_VERIFY_ABS);
 	}
 	if (json_typeof(a) != json_typeof(b) && !(json_is_boolean(a) && json_is_boolean(b)))
 		return ergon_err_set(err, ERGON_EVERIFY,
@@ -54,9 +68,10 @@ static int compare(const json_t *a, const json_t *b, const char *path, struct er
 	}
 	if (json_is_array(b)) {
 		if (json_array_size(a) != json_array_size(b))
-			return ergon_err_set(err, ERGON_EVERIFY,
-					     "field %s: %zu entries, the series give %zu", path,
-					     json_array_size(a), json_array_size(b));
+			return ergon_err_set(
+			    err, ERGON_EVERIFY, "field %s: %zu entries, %s than the series give",
+			    path, json_array_size(a),
+			    json_array_size(a) > json_array_size(b) ? "more" : "fewer");
 		for (size_t i = 0; i < json_array_size(b); i++) {
 			snprintf(sub, sizeof(sub), "%s[%zu]", path, i);
 			int rc = compare(json_array_get(a, i), json_array_get(b, i), sub, err);
@@ -66,11 +81,16 @@ static int compare(const json_t *a, const json_t *b, const char *path, struct er
 		return 0;
 	}
 	if (json_is_string(b)) {
-		if (strcmp(json_string_value(a), json_string_value(b)) != 0)
-			return ergon_err_set(
-			    err, ERGON_EVERIFY,
-			    "field %s: says \"%.200s\", the series give \"%.200s\"", path,
-			    json_string_value(a), json_string_value(b));
+		const char *x = json_string_value(a), *y = json_string_value(b);
+		if (strcmp(x, y) != 0) {
+			size_t at = 0;
+			while (x[at] && x[at] == y[at])
+				at++;
+			return ergon_err_set(err, ERGON_EVERIFY,
+					     "field %s: the text differs from what the series give "
+					     "from character %zu on",
+					     path, at);
+		}
 		return 0;
 	}
 	if (json_is_boolean(b) && json_is_true(a) != json_is_true(b))
@@ -78,19 +98,52 @@ static int compare(const json_t *a, const json_t *b, const char *path, struct er
 	return 0;
 }
 
-int ergon_report_verify(const json_t *r, struct ergon_err *err)
+/* --- the checks, in the order verify runs them ---------------------------
+ *
+ * Each check names the first field that fails. A new check (a signature,
+ * say) is one more function and one more entry in `checks` below. */
+
+struct verify_ctx {
+	const json_t *r;
+	/* The streaming reader's result (digest and packed series), or NULL
+	 * when the report came as a jansson tree. */
+	struct ergon_jcs_stream_result *stream;
+};
+
+static int check_schema(struct verify_ctx *c, struct ergon_err *err)
 {
-	const char *schema = json_string_value(json_object_get(r, "schema"));
+	const char *schema = json_string_value(json_object_get(c->r, "schema"));
 	if (schema == NULL || strcmp(schema, ERGON_REPORT_SCHEMA) != 0 ||
-	    json_integer_value(json_object_get(r, "schema_version")) != ERGON_REPORT_VERSION)
+	    json_integer_value(json_object_get(c->r, "schema_version")) != ERGON_REPORT_VERSION)
 		return ergon_err_set(err, ERGON_EVERIFY,
 				     "field schema: not an %s version %d report",
 				     ERGON_REPORT_SCHEMA, ERGON_REPORT_VERSION);
-	int rc = ergon_artifact_check_digest(r, err);
-	if (rc)
-		return rc;
+	return 0;
+}
+
+static int check_digest(struct verify_ctx *c, struct ergon_err *err)
+{
+	if (c->stream == NULL)
+		return ergon_artifact_check_digest(c->r, err);
+	const char *claimed = json_string_value(json_object_get(c->r, "report_id"));
+	if (claimed == NULL)
+		return ergon_err_set(err, ERGON_EVERIFY,
+				     "field report_id: missing or not a string; the artifact was "
+				     "never sealed");
+	if (strcmp(c->stream->digest, claimed) != 0)
+		return ergon_err_set(
+		    err, ERGON_EVERIFY,
+		    "field report_id: digest mismatch (file says %s, content hashes "
+		    "to %s): the report was changed after it was written",
+		    claimed, c->stream->digest);
+	return 0;
+}
+
+static int check_figures(struct verify_ctx *c, struct ergon_err *err)
+{
+	const json_t *r = c->r;
 	json_t *fig = NULL, *fissues = NULL;
-	rc = ergon_report_compute_figures(r, &fig, &fissues, err);
+	int rc = ergon_report_compute_figures_packed(r, c->stream, &fig, &fissues, err);
 	if (rc)
 		return rc;
 	rc = compare(json_object_get(r, "figures"), fig, "figures", err);
@@ -130,6 +183,160 @@ int ergon_report_verify(const json_t *r, struct ergon_err *err)
 	return rc;
 }
 
+/* A number the report states twice (the uncertainty model copies the
+ * instrument's identity): both must be present and equal. */
+static int same_number(const json_t *r, const char *a, const char *b, int optional,
+		       struct ergon_err *err)
+{
+	const json_t *x = ergon_jpath(r, a), *y = ergon_jpath(r, b);
+	if (optional && x == NULL && y == NULL)
+		return 0;
+	if (!json_is_number(x) || !json_is_number(y))
+		return ergon_err_set(err, ERGON_EVERIFY,
+				     "field %s: missing or not a number, though %s %s", a, b,
+				     json_is_number(y) ? "states one" : "is missing too");
+	if (json_number_value(x) != json_number_value(y))
+		return ergon_err_set(err, ERGON_EVERIFY,
+				     "field %s: differs from %s, which must state the same value; "
+				     "the report was edited",
+				     a, b);
+	return 0;
+}
+
+/* The artifact agrees with itself: what it says it is (provenance) matches
+ * the instrument that made it, the uncertainty model is the instrument's,
+ * and the counts of the plan, the session and the series agree. */
+static int check_consistency(struct verify_ctx *c, struct ergon_err *err)
+{
+	const json_t *r = c->r;
+	const char *kind = json_string_value(ergon_jpath(r, "provenance.kind"));
+	int k = ergon_provenance_parse(kind);
+	if (k == 0)
+		return ergon_err_set(err, ERGON_EVERIFY,
+				     "field provenance.kind: %s; it must be measured, synthetic or "
+				     "replayed",
+				     kind ? "not a known kind" : "missing or not a string");
+	const json_t *inst = json_object_get(r, "instrument");
+	if (!json_is_object(inst))
+		return ergon_err_set(err, ERGON_EVERIFY,
+				     "field instrument: missing or not an object");
+	const char *iprov = json_string_value(json_object_get(inst, "provenance"));
+	if (iprov == NULL || strcmp(iprov, ergon_provenance_name(k)) != 0)
+		return ergon_err_set(
+		    err, ERGON_EVERIFY,
+		    "field provenance.kind: says %s, but instrument.provenance says "
+		    "%s: the artifact contradicts itself (was provenance.kind "
+		    "edited?)",
+		    kind, iprov ? iprov : "nothing");
+	const char *drv = json_string_value(json_object_get(inst, "driver"));
+	const char *src = json_string_value(ergon_jpath(r, "provenance.source"));
+	if (drv == NULL || src == NULL || strcmp(drv, src) != 0)
+		return ergon_err_set(err, ERGON_EVERIFY,
+				     "field provenance.source: names %s, but instrument.driver is "
+				     "%s; they must name the same driver",
+				     src ? src : "nothing", drv ? drv : "missing");
+	/* Drivers whose provenance is fixed by what they are (DESIGN.md). */
+	if (strcmp(drv, "synthetic") == 0 && k != ERGON_PROV_SYNTHETIC)
+		return ergon_err_set(
+		    err, ERGON_EVERIFY,
+		    "field provenance.kind: says %s, but the synthetic driver only "
+		    "ever produces synthetic figures",
+		    kind);
+	if (strcmp(drv, "replay") == 0 && k == ERGON_PROV_MEASURED)
+		return ergon_err_set(
+		    err, ERGON_EVERIFY,
+		    "field provenance.kind: says measured, but a replay is never a "
+		    "measurement of this run (replayed or synthetic)");
+	if (k == ERGON_PROV_REPLAYED &&
+	    ergon_provenance_parse(json_string_value(ergon_jpath(r, "provenance.recording"))) == 0)
+		return ergon_err_set(err, ERGON_EVERIFY,
+				     "field provenance.recording: a replayed report names the kind "
+				     "of its recording (measured or synthetic); it is missing");
+	if (json_is_object(json_object_get(r, "emulation")) && k != ERGON_PROV_SYNTHETIC)
+		return ergon_err_set(err, ERGON_EVERIFY,
+				     "field provenance.kind: says %s, but the report carries an "
+				     "emulation block (an emulated run is synthetic)",
+				     kind);
+	int rc;
+	if ((rc = same_number(r, "uncertainty_model.accuracy_pct", "instrument.accuracy_pct", 0,
+			      err)) ||
+	    (rc = same_number(r, "uncertainty_model.resolution_w", "instrument.resolution_w", 0,
+			      err)) ||
+	    (rc = same_number(r, "uncertainty_model.resolution_j", "instrument.resolution_j", 0,
+			      err)) ||
+	    (rc = same_number(r, "uncertainty_model.floor_w", "instrument.floor_w", 1, err)))
+		return rc;
+	/* Counts: a complete run completed every planned window, and the
+	 * window edges are one more than the windows. */
+	const json_t *edges = ergon_jpath(r, "series.window_edges_s");
+	const struct ergon_jcs_packed *pe =
+	    c->stream ? ergon_jcs_packed_find(c->stream, edges) : NULL;
+	size_t n_edges = pe ? pe->n : json_array_size(edges);
+	const json_t *wc = ergon_jpath(r, "session.windows_completed");
+	if (json_is_integer(wc)) {
+		json_int_t w = json_integer_value(wc);
+		if ((w == 0 && n_edges != 0) || (w > 0 && n_edges != (size_t)w + 1))
+			return ergon_err_set(
+			    err, ERGON_EVERIFY,
+			    "field session.windows_completed: %" JSON_INTEGER_FORMAT
+			    " windows, but series.window_edges_s holds %zu edges "
+			    "(windows + 1)",
+			    w, n_edges);
+		const char *st = json_string_value(json_object_get(r, "status"));
+		const json_t *pw = ergon_jpath(r, "plan.windows");
+		if (st && strcmp(st, "complete") == 0 && json_is_integer(pw) &&
+		    json_integer_value(pw) != w)
+			return ergon_err_set(
+			    err, ERGON_EVERIFY,
+			    "field session.windows_completed: %" JSON_INTEGER_FORMAT
+			    " windows in a complete run that planned %" JSON_INTEGER_FORMAT,
+			    w, json_integer_value(pw));
+	}
+	return 0;
+}
+
+typedef int (*verify_check)(struct verify_ctx *c, struct ergon_err *err);
+
+/* Schema, then the digest, then the figures against the series (the
+ * messages existing users know), then the artifact's own consistency. */
+static const verify_check checks[] = {check_schema, check_digest, check_figures, check_consistency};
+
+static int run_checks(struct verify_ctx *c, struct ergon_err *err)
+{
+	for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++) {
+		int rc = checks[i](c, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int ergon_report_verify(const json_t *r, struct ergon_err *err)
+{
+	struct verify_ctx c = {.r = r};
+	return run_checks(&c, err);
+}
+
+int ergon_report_verify_file(const char *path, size_t max_len, unsigned flags, json_t **report,
+			     struct ergon_err *err)
+{
+	struct ergon_jcs_stream_result res;
+	if (report)
+		*report = NULL;
+	unsigned jf = ERGON_JCS_OMIT_REPORT_ID | ERGON_JCS_BUILD_TREE | ERGON_JCS_PACK_SERIES;
+	if (flags & ERGON_VERIFY_SPILL_ALL)
+		jf |= ERGON_JCS_SPILL_ALL;
+	int rc = ergon_jcs_stream_file(path, max_len, jf, &res, err);
+	if (rc)
+		return rc;
+	struct verify_ctx c = {.r = res.tree, .stream = &res};
+	rc = run_checks(&c, err);
+	if (rc == 0 && report)
+		*report = json_incref(res.tree);
+	ergon_jcs_stream_result_free(&res);
+	return rc;
+}
+
 int ergon_energy_model_build(const json_t *r, const char *const *actions, size_t n_actions,
 			     int allow, json_t **model, struct ergon_err *err)
 {
@@ -151,19 +358,20 @@ int ergon_energy_model_build(const json_t *r, const char *const *actions, size_t
 	int measured = kind == ERGON_PROV_MEASURED;
 	int replayed = kind == ERGON_PROV_REPLAYED;
 	if (replayed && !(allow & ERGON_MODEL_ALLOW_REPLAYED))
-		return ergon_err_set(err, ERGON_EREFUSED,
-				     "the report's provenance is replayed: its power comes from a "
-				     "recording, not from the device while this workload ran, so its "
-				     "energy per operation is not a measurement; pass "
-				     "--allow-replayed to export it labelled \"%s\"",
-				     ERGON_REPLAYED_LABEL);
+		return ergon_err_set(
+		    err, ERGON_EREFUSED,
+		    "the report's provenance is replayed: its power comes from a "
+		    "recording, not from the device while this workload ran, so its "
+		    "energy per operation is not a measurement; pass "
+		    "--allow-replayed to export it labelled \"%s\"",
+		    ERGON_REPLAYED_LABEL);
 	if (!measured && !replayed && !(allow & ERGON_MODEL_ALLOW_SYNTHETIC))
 		return ergon_err_set(err, ERGON_EREFUSED,
 				     "the report's provenance is %s, not measured: its figures are "
 				     "not a measurement of a device; pass --allow-synthetic to "
 				     "export them labelled \"synthetic — not measured\"",
 				     prov ? prov : "unknown");
-	const char *label = measured ? "measured"
+	const char *label = measured   ? "measured"
 			    : replayed ? ERGON_REPLAYED_LABEL
 				       : "synthetic — not measured";
 	const char *integ = json_string_value(json_object_get(r, "integrity"));
@@ -226,9 +434,9 @@ int ergon_energy_model_build(const json_t *r, const char *const *actions, size_t
 	snprintf(src, sizeof(src),
 		 "%s: %.6g J per operation above idle (%s) on %s, instrument %s (%s %s)%s, "
 		 "%.0f operations, basis above_idle, report %s; sustained throughput: %s",
-		 label, j, utxt, device ? device : "?",
-		 drv ? drv : "?", vendor ? vendor : "?", modelname ? modelname : "?", railtxt,
-		 n_ops, rid ? rid : "?", verdict ? verdict : "not assessed");
+		 label, j, utxt, device ? device : "?", drv ? drv : "?", vendor ? vendor : "?",
+		 modelname ? modelname : "?", railtxt, n_ops, rid ? rid : "?",
+		 verdict ? verdict : "not assessed");
 	json_t *values = json_object();
 	for (size_t i = 0; i < n_actions; i++) {
 		if (actions[i] == NULL || actions[i][0] == '\0') {
