@@ -50,6 +50,10 @@ ERGON_API int ergon_power_facts_load(const char *path, struct ergon_power_facts 
  * profile`): a new engine with cfg, feed(ctx, engine, err) pushes packets or
  * raw blocks into it (ergon_gated_push_*), then the power section is built
  * as ergon_power_section would. *out is a new reference. */
+/* A sink (ergon/stream.h) that pushes what a reader delivers into g (not
+ * owned): the wiring from the recording readers to the gated engine. */
+ERGON_API void ergon_power_sink_gated(struct ergon_gated *g, struct ergon_power_sink *out);
+
 typedef int (*ergon_power_feed_fn)(void *ctx, struct ergon_gated *g, struct ergon_err *err);
 ERGON_API int ergon_power_analyze_stream(const struct ergon_gated_config *cfg,
 					 ergon_power_feed_fn feed, void *ctx,

@@ -9,6 +9,7 @@
 #define ERGON_GATED_H
 
 #include "ergon/error.h"
+#include "ergon/stream.h"
 
 #include <jansson.h>
 #include <stddef.h>
@@ -18,37 +19,8 @@
 extern "C" {
 #endif
 
-/* Which optional fields of a statistics packet hold values. */
-enum ergon_packet_field {
-	ERGON_PKT_VOLTAGE = 1u << 0, /* v_* */
-	ERGON_PKT_POWER = 1u << 1,   /* p_* */
-	ERGON_PKT_ACCUM = 1u << 2,   /* charge_c and energy_j accumulators */
-	ERGON_PKT_DIGITAL = 1u << 3, /* digital */
-	ERGON_PKT_MINMAX = 1u << 4,  /* i_min_a/i_max_a (and v, p when present) */
-};
-
-/* One statistics packet, the field set of libjsdrv's statistics payload:
- * the span it covers, current/voltage/power mean, std, min, max, the
- * on-instrument charge and energy accumulators at the end of the span, the
- * polled digital inputs (bit i = INPUTi) and the first sample id. */
-struct ergon_stats_packet {
-	double t_start_s;
-	double t_end_s;
-	double i_avg_a, i_std_a, i_min_a, i_max_a;
-	double v_avg_v, v_std_v, v_min_v, v_max_v;
-	double p_avg_w, p_std_w, p_min_w, p_max_w;
-	double charge_c; /* accumulator, C, not a delta */
-	double energy_j; /* accumulator, J, not a delta */
-	uint64_t sample_id;
-	uint32_t digital;
-	uint32_t fields; /* ergon_packet_field bits */
-};
-
-/* A software gate interval [start_s, end_s). */
-struct ergon_gate_marker {
-	double start_s;
-	double end_s;
-};
+/* struct ergon_stats_packet and struct ergon_gate_marker, what recording
+ * readers and instruments produce, are in ergon/stream.h. */
 
 struct ergon_gated_config {
 	double stats_rate_hz;	   /* packets per second for raw input; 0 = 1000 */

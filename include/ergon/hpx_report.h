@@ -50,6 +50,14 @@ struct ergon_hpx_report_opts {
 ERGON_API int ergon_hpx_report_write(const json_t *result, const struct ergon_hpx_report_opts *o,
 				     json_t **summary_out, struct ergon_err *err);
 
+/* `ergon parse`: read log (a path, or "-" for standard input) through the
+ * parser in bounded chunks (memory is bounded by the parser's caps, not the
+ * file), aggregate with o->aggregation and write o's outputs as
+ * ergon_hpx_report_write does. *summary (may be NULL) receives the sealed
+ * artifact (caller owns). */
+ERGON_API int ergon_hpx_parse_run(const char *log, const struct ergon_hpx_report_opts *o,
+				  json_t **summary, struct ergon_err *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -24,31 +24,6 @@
 #define DEF_TEXT ((size_t)256 << 20)
 #define META_VALUE_MAX 4096
 
-int ergon_hpx_aggregation_parse(const char *name)
-{
-	if (!name)
-		return 0;
-	if (strcmp(name, "median") == 0)
-		return ERGON_HPX_AGG_MEDIAN;
-	if (strcmp(name, "mean") == 0)
-		return ERGON_HPX_AGG_MEAN;
-	if (strcmp(name, "trimmed") == 0)
-		return ERGON_HPX_AGG_TRIMMED;
-	return 0;
-}
-
-const char *ergon_hpx_aggregation_name(int aggregation)
-{
-	switch (aggregation) {
-	case ERGON_HPX_AGG_MEAN:
-		return "mean";
-	case ERGON_HPX_AGG_TRIMMED:
-		return "trimmed";
-	default:
-		return "median";
-	}
-}
-
 /* Grow *buf (holding *cap elements of size elem) to at least need elements,
  * doubling; refuses beyond max elements. */
 static int grow(void **buf, size_t *cap, size_t need, size_t elem, size_t max)

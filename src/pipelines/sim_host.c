@@ -7,7 +7,7 @@
 #include "ergon/hpx.h"
 #include "ergon/hpx_capture.h"
 #include "ergon/issues.h"
-#include "ergon/sim.h"
+#include "ergon/sim_host.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,7 +91,7 @@ static int profile_issues(const struct ergon_sim_result *r, json_t *issues, json
 		rc = append_all(issues, json_object_get(json_object_get(j, "ergon"), "issues"));
 	if (rc == 0) {
 		/* The profile boot's clean-window checks, on the facts, as the
-		 * power section runs them (src/engines/gated/power_report.c). */
+		 * power section runs them (src/pipelines/power_report.c). */
 		if (facts.have_clean_window)
 			ergon_clean_window_check_counts(
 			    facts.clean_stalled_iters, facts.clean_partial_iters, 0,
