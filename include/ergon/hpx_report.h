@@ -42,6 +42,10 @@ struct ergon_hpx_report_opts {
 	unsigned write_flags;  /* ERGON_WRITE_FORCE to replace earlier outputs */
 	json_t *extra_issues;  /* borrowed, may be NULL: capture issues to add */
 	json_t *capture;       /* borrowed, may be NULL: capture details for the body */
+	/* The log's sha256 (64 hex digits) and size when the caller digested
+	 * it while reading it (NULL: the log is read again to digest it). */
+	const char *log_sha256;
+	unsigned long long log_bytes;
 };
 
 /* Write <out_dir>/summary.json (envelope + profile body), profile_results.csv

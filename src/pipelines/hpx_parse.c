@@ -1,30 +1,92 @@
 /* `ergon parse` and `ergon capture` as pipelines: bytes (a log file,
  * standard input, a transport) through the HPX parser, the result through
- * the report writer. The CLI only parses arguments and prints. */
+ * the report writer. The CLI only parses arguments and prints.
+ *
+ * A regular file is read through windows of a read-only mapping (no copy
+ * into a buffer; each window is unmapped once parsed, so memory does not
+ * grow with the file) while a second thread digests the same file for
+ * provenance.recording.sha256 through its own windows. Anything else (a
+ * pipe, standard input) is read in chunks and digested inline. */
 #include "ergon/hpx_capture.h"
 #include "ergon/hpx_report.h"
+#include "ergon/sha256.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Read size: large enough that a read costs little next to parsing it. */
 #define PARSE_CHUNK ((size_t)1 << 20)
+/* Mapping window: a multiple of every page size in use. */
+#define MAP_WINDOW ((size_t)8 << 20)
 
-int ergon_hpx_parse_run(const char *log, const struct ergon_hpx_report_opts *o, json_t **summary,
-			struct ergon_err *err)
+typedef int (*window_fn)(void *ctx, const char *data, size_t len, struct ergon_err *err);
+
+/* Hand a regular file of `size` bytes to fn window by window. */
+static int map_windows(int fd, uint64_t size, const char *name, window_fn fn, void *ctx,
+		       struct ergon_err *err)
 {
-	int from_stdin = strcmp(log, "-") == 0;
-	int fd = from_stdin ? STDIN_FILENO : open(log, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return ergon_err_errno(err, errno, "%s: cannot open the log", log);
-	struct ergon_hpx_parser *p = NULL;
-	json_t *result = NULL;
+	for (uint64_t off = 0; off < size; off += MAP_WINDOW) {
+		size_t len = size - off < MAP_WINDOW ? (size_t)(size - off) : MAP_WINDOW;
+		void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, (off_t)off);
+		if (m == MAP_FAILED)
+			return ergon_err_errno(err, errno, "%s: cannot map bytes %llu..%llu", name,
+					       (unsigned long long)off,
+					       (unsigned long long)(off + len));
+		(void)madvise(m, len, MADV_SEQUENTIAL | MADV_WILLNEED);
+		int rc = fn(ctx, m, len, err);
+		munmap(m, len);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int feed_window(void *ctx, const char *data, size_t len, struct ergon_err *err)
+{
+	int st = ergon_hpx_parser_feed(ctx, data, len, err);
+	return st < 0 ? st : 0;
+}
+
+static int digest_window(void *ctx, const char *data, size_t len, struct ergon_err *err)
+{
+	return ergon_sha256_update(ctx, data, len, err);
+}
+
+struct digest_job {
+	int fd;
+	uint64_t size;
+	const char *name;
+	char hex[65];
+	int rc;
+	struct ergon_err err;
+};
+
+static void *digest_main(void *arg)
+{
+	struct digest_job *j = arg;
+	struct ergon_sha256 sha = {0};
+	j->rc = ergon_sha256_init(&sha, &j->err);
+	if (!j->rc)
+		j->rc = map_windows(j->fd, j->size, j->name, digest_window, &sha, &j->err);
+	if (!j->rc)
+		j->rc = ergon_sha256_final_hex(&sha, j->hex, &j->err);
+	ergon_sha256_cleanup(&sha);
+	return NULL;
+}
+
+/* Not a regular file: chunks through a buffer, digested inline (sha NULL:
+ * not digested). */
+static int read_chunks(int fd, const char *log, struct ergon_hpx_parser *p,
+		       struct ergon_sha256 *sha, struct ergon_err *err)
+{
 	char *buf = malloc(PARSE_CHUNK);
-	int rc = buf ? ergon_hpx_parser_new(NULL, &p, err)
-		     : ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", log);
+	int rc = buf ? 0 : ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", log);
 	/* Stream the log: memory is bounded by the parser's caps, not the file. */
 	while (!rc) {
 		ssize_t n = read(fd, buf, PARSE_CHUNK);
@@ -36,22 +98,75 @@ int ergon_hpx_parse_run(const char *log, const struct ergon_hpx_report_opts *o, 
 		}
 		if (n == 0)
 			break;
-		int st = ergon_hpx_parser_feed(p, buf, (size_t)n, err);
-		if (st < 0)
-			rc = st;
+		if (sha)
+			rc = ergon_sha256_update(sha, buf, (size_t)n, err);
+		if (!rc)
+			rc = feed_window(p, buf, (size_t)n, err);
+	}
+	free(buf);
+	return rc;
+}
+
+int ergon_hpx_parse_run(const char *log, const struct ergon_hpx_report_opts *o, json_t **summary,
+			struct ergon_err *err)
+{
+	int from_stdin = strcmp(log, "-") == 0;
+	int fd = from_stdin ? STDIN_FILENO : open(log, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return ergon_err_errno(err, errno, "%s: cannot open the log", log);
+	struct ergon_hpx_parser *p = NULL;
+	struct ergon_hpx_report_opts ro = *o;
+	json_t *result = NULL;
+	char hex[65];
+	struct stat st;
+	int mapped = !from_stdin && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+	struct digest_job job = {.fd = fd, .size = mapped ? (uint64_t)st.st_size : 0, .name = log};
+	pthread_t th;
+	int threaded = 0;
+	int rc = ergon_hpx_parser_new(NULL, &p, err);
+	if (!rc && mapped) {
+		/* The digest runs beside the parse; a thread that cannot start
+		 * digests afterwards instead. */
+		threaded = pthread_create(&th, NULL, digest_main, &job) == 0;
+		rc = map_windows(fd, (uint64_t)st.st_size, log, feed_window, p, err);
+		if (threaded)
+			pthread_join(th, NULL);
+		else
+			digest_main(&job);
+		if (!rc && job.rc) {
+			*err = job.err;
+			rc = job.rc;
+		}
+		if (!rc) {
+			memcpy(hex, job.hex, sizeof hex);
+			ro.log_sha256 = hex;
+			ro.log_bytes = job.size;
+		}
+	} else if (!rc) {
+		/* A file is digested as it is read: one pass over the bytes. */
+		struct ergon_sha256 sha = {0};
+		if (!from_stdin)
+			rc = ergon_sha256_init(&sha, err);
+		if (!rc)
+			rc = read_chunks(fd, log, p, from_stdin ? NULL : &sha, err);
+		if (!rc && !from_stdin) {
+			rc = ergon_sha256_final_hex(&sha, hex, err);
+			ro.log_sha256 = hex;
+			ro.log_bytes = sha.bytes;
+		}
+		ergon_sha256_cleanup(&sha);
 	}
 	if (!from_stdin)
 		close(fd);
-	free(buf);
 	if (!rc) {
-		int st = ergon_hpx_parser_finish(p, err);
-		if (st < 0)
-			rc = st;
+		int fin = ergon_hpx_parser_finish(p, err);
+		if (fin < 0)
+			rc = fin;
 	}
 	if (!rc)
 		rc = ergon_hpx_parser_to_json(p, o->aggregation, 0, &result, err);
 	if (!rc)
-		rc = ergon_hpx_report_write(result, o, summary, err);
+		rc = ergon_hpx_report_write(result, &ro, summary, err);
 	ergon_hpx_parser_free(p);
 	json_decref(result);
 	return rc;

@@ -104,36 +104,41 @@ static void sort_doubles(double *v, size_t n)
 	sort_doubles(v, n);
 }
 
-/* The k-th smallest of v[0..n) (0-based), reordering v: quickselect with
- * the same partition as sort_doubles. For the median this is O(n) where a
- * sort is O(n log n); the values are the same. */
+/* The k-th smallest of v[0..n) (0-based), reordering v so that v[0..k)
+ * holds the k smallest: quickselect. For the median this is O(n) where a
+ * sort is O(n log n); the value is the same. The partitions are
+ * branch-free (counter samples are noise around a mean, so a branch on
+ * "below the pivot" is a coin toss the CPU mispredicts half the time):
+ * first the values below the pivot to the front, then, of the rest, those
+ * equal to it (so that runs of equal values end the search). */
 static double select_kth(double *v, size_t n, size_t k)
 {
 	while (n > 16) {
 		double a = v[0], b = v[n / 2], c = v[n - 1];
 		double piv = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
-		size_t i = 0, j = n - 1;
-		for (;;) {
-			while (v[i] < piv)
-				i++;
-			while (v[j] > piv)
-				j--;
-			if (i >= j)
-				break;
-			double t = v[i];
-			v[i] = v[j];
-			v[j] = t;
-			i++;
-			j--;
+		size_t lt = 0;
+		for (size_t i = 0; i < n; i++) {
+			double x = v[i];
+			v[i] = v[lt];
+			v[lt] = x;
+			lt += x < piv;
 		}
-		size_t left = j + 1;
-		if (k < left) {
-			n = left;
-		} else {
-			v += left;
-			n -= left;
-			k -= left;
+		if (k < lt) {
+			n = lt;
+			continue;
 		}
+		size_t eq = lt;
+		for (size_t i = lt; i < n; i++) {
+			double x = v[i];
+			v[i] = v[eq];
+			v[eq] = x;
+			eq += x == piv;
+		}
+		if (k < eq)
+			return piv;
+		v += eq;
+		n -= eq;
+		k -= eq;
 	}
 	sort_doubles(v, n);
 	return v[k];
@@ -308,6 +313,49 @@ static double cell(const struct hpx_preset *ps, size_t it, size_t row, size_t sl
 	return iv->vals[row * h->nnum + slot];
 }
 
+/* Gather layers [l0, l0 + nb) of every iteration (see aggregate_preset):
+ * values, frozen rows (every counter the row has reads 0), rows present
+ * and frozen per layer, and the layers' overflow flags. */
+static void gather_block(const struct hpx_preset *ps, const struct colset *cs, const size_t *map,
+			 size_t l0, size_t nb, size_t per_layer, double *gather, bool *frozen,
+			 size_t *nrows_of, size_t *nfrozen_of, struct agg_layer *layers)
+{
+	size_t ni = ps->niters;
+	memset(nrows_of, 0, nb * sizeof(size_t));
+	memset(nfrozen_of, 0, nb * sizeof(size_t));
+	for (size_t it = 0; it < ni; it++) {
+		const struct hpx_iter *iv = &ps->iters[it];
+		size_t nnum = iv->hdr >= 0 ? ps->hdrs[iv->hdr].nnum : 0;
+		const size_t *m = map + it * cs->n;
+		for (size_t b = 0; b < nb; b++) {
+			size_t li = l0 + b;
+			double *g = gather + b * per_layer + it;
+			frozen[b * ni + it] = false;
+			if (li >= iv->nrows) {
+				for (size_t c = 0; c < cs->n; c++)
+					g[c * ni] = NAN;
+				continue;
+			}
+			nrows_of[b]++;
+			const double *row = iv->vals + li * nnum;
+			bool seen = false, zero = true;
+			for (size_t c = 0; c < cs->n; c++) {
+				double v = m[c] == SIZE_MAX ? NAN : row[m[c]];
+				g[c * ni] = v;
+				if (isnan(v))
+					continue;
+				seen = true;
+				if (v != 0.0)
+					zero = false;
+			}
+			frozen[b * ni + it] = seen && zero;
+			nfrozen_of[b] += frozen[b * ni + it];
+			if (iv->ovf[li])
+				layers[li].overflow = true;
+		}
+	}
+}
+
 static int aggregate_preset(const struct hpx_preset *ps, int method, struct agg_preset *out,
 			    struct agg_totals *tot)
 {
@@ -319,25 +367,41 @@ static int aggregate_preset(const struct hpx_preset *ps, int method, struct agg_
 	size_t *map = NULL;
 	double *clean = NULL, *raw = NULL, *gather = NULL;
 	bool *frozen = NULL;
+	size_t *nrows_of = NULL, *nfrozen_of = NULL;
 	if (colset_build(final_header(ps), &cs))
 		goto done;
 	size_t ni = ps->niters;
 	map = build_map(ps, &cs);
 	clean = malloc((ni + 1) * sizeof(double));
 	raw = malloc((ni + 1) * sizeof(double));
-	/* gather[c * ni + it]: counter c of this layer in iteration it (NaN when
-	 * absent). One pass over the iterations per layer keeps the accesses to
-	 * each iteration's row contiguous. */
-	gather = malloc((cs.n * ni + 1) * sizeof(double));
-	frozen = calloc(ni + 1, sizeof(bool));
+	/* Layers are gathered in blocks of `blk`: one pass over the iterations
+	 * reads blk consecutive rows of each (contiguous memory the prefetcher
+	 * follows) instead of one row per pass (a cache miss per iteration and
+	 * layer). gather[(b * cs.n + c) * ni + it]: counter c of layer
+	 * block_start + b in iteration it (NaN when absent). The block holds at
+	 * most 2^20 values (8 MiB) unless one layer alone needs more. */
+	size_t per_layer = cs.n * ni + 1;
+	size_t blk = ((size_t)1 << 20) / per_layer;
+	blk = blk < 1 ? 1 : (blk > 32 ? 32 : blk);
+	gather = malloc(blk * per_layer * sizeof(double));
+	frozen = calloc(blk * ni + 1, sizeof(bool));
+	nrows_of = calloc(blk, sizeof(size_t));
+	nfrozen_of = calloc(blk, sizeof(size_t));
 	size_t nl = ps->iters[0].nrows;
 	out->layers = calloc(nl ? nl : 1, sizeof(*out->layers));
-	if (!map || !clean || !raw || !gather || !frozen || !out->layers)
+	if (!map || !clean || !raw || !gather || !frozen || !nrows_of || !nfrozen_of ||
+	    !out->layers)
 		goto done;
 	out->nlayers = nl;
 	const struct hpx_iter *first = &ps->iters[0];
 	for (size_t li = 0; li < nl; li++) {
 		struct agg_layer *L = &out->layers[li];
+		size_t b = li % blk;
+		if (b == 0) {
+			size_t nb = nl - li < blk ? nl - li : blk;
+			gather_block(ps, &cs, map, li, nb, per_layer, gather, frozen, nrows_of,
+				     nfrozen_of, out->layers);
+		}
 		L->id = first->id_off[li] != UINT32_MAX ? cell_value(ps->strs + first->id_off[li])
 							: json_integer((json_int_t)li);
 		L->op = first->op_off[li] != UINT32_MAX ? cell_value(ps->strs + first->op_off[li])
@@ -347,41 +411,16 @@ static int aggregate_preset(const struct hpx_preset *ps, int method, struct agg_
 			goto done;
 		/* A frozen row reads 0 on every counter it has; drop it unless
 		 * every row of the layer is frozen. */
-		size_t nrows = 0, nfrozen = 0;
-		for (size_t it = 0; it < ni; it++) {
-			const struct hpx_iter *iv = &ps->iters[it];
-			frozen[it] = false;
-			if (li >= iv->nrows) {
-				for (size_t c = 0; c < cs.n; c++)
-					gather[c * ni + it] = NAN;
-				continue;
-			}
-			nrows++;
-			const double *row = iv->vals + li * ps->hdrs[iv->hdr].nnum;
-			const size_t *m = map + it * cs.n;
-			bool seen = false, zero = true;
-			for (size_t c = 0; c < cs.n; c++) {
-				double v = m[c] == SIZE_MAX ? NAN : row[m[c]];
-				gather[c * ni + it] = v;
-				if (isnan(v))
-					continue;
-				seen = true;
-				if (v != 0.0)
-					zero = false;
-			}
-			frozen[it] = seen && zero;
-			nfrozen += frozen[it];
-			if (iv->ovf[li])
-				L->overflow = true;
-		}
-		if (nfrozen >= nrows) {
-			memset(frozen, 0, ni * sizeof(bool));
+		bool *fz = frozen + b * ni;
+		size_t nfrozen = nfrozen_of[b];
+		if (nfrozen >= nrows_of[b]) {
+			memset(fz, 0, ni * sizeof(bool));
 			nfrozen = 0;
 		}
 		tot->frozen += nfrozen;
 		for (size_t c = 0; c < cs.n; c++) {
 			size_t nc = 0, nr = 0;
-			const double *g = gather + c * ni;
+			const double *g = gather + b * per_layer + c * ni;
 			for (size_t it = 0; it < ni; it++) {
 				double v = g[it];
 				if (isnan(v))
@@ -391,7 +430,7 @@ static int aggregate_preset(const struct hpx_preset *ps, int method, struct agg_
 					tot->wrap++;
 					continue;
 				}
-				if (frozen[it])
+				if (fz[it])
 					continue;
 				clean[nc++] = v;
 			}
@@ -435,6 +474,8 @@ done:
 	free(raw);
 	free(gather);
 	free(frozen);
+	free(nrows_of);
+	free(nfrozen_of);
 	return rc;
 }
 

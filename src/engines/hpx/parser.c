@@ -570,7 +570,18 @@ static int str_intern(struct ergon_hpx_parser *p, struct hpx_preset *ps, const u
 {
 	if (prev_offs && prev_offs[r] != UINT32_MAX) {
 		const char *q = ps->strs + prev_offs[r];
-		if (strncmp(q, s, n) == 0 && q[n] == '\0' && !memchr(s, '\0', n)) {
+		/* The same text as before: q holds s and ends there. Where the
+		 * arena holds n bytes after q, memcmp may read past q's NUL into
+		 * the next string (still inside the arena): a shorter q differs
+		 * at its NUL, since s has none (checked first). */
+		bool same;
+		if (memchr(s, '\0', n) != NULL)
+			same = false;
+		else if ((size_t)prev_offs[r] + n < ps->strs_len)
+			same = memcmp(q, s, n) == 0 && q[n] == '\0';
+		else
+			same = strncmp(q, s, n) == 0 && q[n] == '\0';
+		if (same) {
 			*off = prev_offs[r];
 			return 0;
 		}
@@ -705,9 +716,11 @@ static int row_add(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char
 			continue;
 		}
 		if ((long)i == h->col_ovf) {
-			/* overflow is set unless the cell is the integer 0 */
+			/* overflow is set unless the cell is the integer 0 (the
+			 * firmware's plain "0" needs no number parser) */
 			double d;
-			it->ovf[r] = !(hpx_py_int(f, fl, &d, NULL, NULL) && d == 0.0);
+			it->ovf[r] = !((fl == 1 && f[0] == '0') ||
+				       (hpx_py_int(f, fl, &d, NULL, NULL) && d == 0.0));
 		} else if ((long)i == h->col_layer) {
 			int rc = str_intern(p, ps, prev ? prev->id_off : NULL, r, f, fl,
 					    &it->id_off[r], lineno, err);
