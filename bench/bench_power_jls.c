@@ -172,8 +172,13 @@ int main(int argc, char **argv)
 		return 1;
 	printf("reader only: %.1f MB/s, %.1f MB/s; peak RSS %ld KiB, %ld KiB (ratio %.3f)\n", m1,
 	       m2, r1, r2, (double)r2 / (double)r1);
-	unlink(p1);
-	unlink(p2);
+	/* ERGON_BENCH_KEEP=1 keeps the recordings (to profile `ergon analyze
+	 * --jls` on them). */
+	const char *keep = getenv("ERGON_BENCH_KEEP");
+	if (keep == NULL || strcmp(keep, "1") != 0) {
+		unlink(p1);
+		unlink(p2);
+	}
 	unlink("/tmp/ergon_bench_jls.time");
 	return 0;
 }
