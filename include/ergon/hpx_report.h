@@ -20,6 +20,21 @@ extern "C" {
 
 #define ERGON_HPX_TOP_LAYERS 5
 
+/* The PMU result in the reference parser's layout:
+ *   {"meta": {...}, "presets": {name: {name, header, [iterations], layers}},
+ *    "layers": [Layer], "overflow_detected": bool, "groups": {group: [Layer]},
+ *    "ergon": {"complete", "parse_errors", "lines", "lines_too_long",
+ *              "heartbeats", "layer_count", "issues": [...],
+ *              "capabilities": {pmu, cycle_counter}}}
+ * with Layer = {id, op, counters{name: number}, cycles: number|null, overflow}.
+ * The one place this JSON is made. *out is owned by the caller. */
+ERGON_API int ergon_pmu_result_to_json(const struct ergon_pmu_result *r, json_t **out,
+				       struct ergon_err *err);
+/* ergon_hpx_parser_result + ergon_pmu_result_to_json. Call after
+ * ergon_hpx_parser_finish. *out is owned by the caller (json_decref). */
+ERGON_API int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsigned flags,
+				       json_t **out, struct ergon_err *err);
+
 /* The profile body from a parser result (ergon_hpx_parser_to_json):
  *   {aggregation, complete, layers, total_cycles, top_layers[{id, op, cycles,
  *    pct}], overflow_detected, memory{model_size, arena_size,

@@ -5,6 +5,7 @@
 #include "ergon/analyze.h"
 #include "ergon/fileio.h"
 #include "ergon/hpx.h"
+#include "ergon/hpx_report.h"
 #include "ergon/hpx_capture.h"
 #include "ergon/issues.h"
 #include "ergon/sim_host.h"
