@@ -27,6 +27,9 @@ extern "C" {
 ERGON_API int ergon_power_section(const struct ergon_gated_result *res, double min_window_s,
 				  const struct ergon_power_facts *f, const json_t *warnings,
 				  json_t **out, struct ergon_err *err);
+/* The power section's window_clock_ceiling object from the checks' typed
+ * ceiling (new reference; null when it cannot be made). */
+ERGON_API json_t *ergon_power_ceiling_json(const struct ergon_power_ceiling *c);
 /* detailed/power_summary.csv: "scope,metric,value", a block per gated
  * window (window_1, ...) and a whole_capture_window block. *out malloc'd. */
 ERGON_API int ergon_power_csv_render(const json_t *power, char **out, size_t *len,

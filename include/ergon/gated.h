@@ -9,9 +9,9 @@
 #define ERGON_GATED_H
 
 #include "ergon/error.h"
+#include "ergon/issue_list.h"
 #include "ergon/stream.h"
 
-#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -189,6 +189,22 @@ struct ergon_power_gate_view {
 	double min_window_s;
 };
 
+/* window_clock_ceiling (internal runs): the firmware window against the
+ * host-timed envelope. The have_ flags say which figures could be made;
+ * reason says why not (NULL when the check ran in full; static text). */
+struct ergon_power_ceiling {
+	int have_elapsed;
+	uint64_t elapsed_us;
+	double elapsed_s;
+	int have_envelope;
+	double host_envelope_s, slack_s;
+	int have_ratio;
+	double ratio; /* elapsed_s / host_envelope_s */
+	const char *reason;
+};
+
+#define ERGON_POWER_REASONS_MAX 16
+
 struct ergon_power_verdict {
 	int suspect; /* gated_window_duration_suspect */
 	int omit_per_inference;
@@ -201,8 +217,11 @@ struct ergon_power_verdict {
 	int current_ok; /* gated_vs_whole_current_ok */
 	int observer_checked, observer_ok;
 	double observer_allowance_s;
-	json_t *reasons; /* array of strings: why suspect/omitted (caller frees) */
-	json_t *ceiling; /* window_clock_ceiling (internal runs; caller frees) */
+	/* Why suspect/omitted, in the order found (static text). */
+	const char *reasons[ERGON_POWER_REASONS_MAX];
+	size_t nreasons;
+	int have_ceiling; /* internal runs */
+	struct ergon_power_ceiling ceiling;
 };
 
 /* Observer check: |gate_s - elapsed_s| <= 1% of elapsed + allowance, where
@@ -216,32 +235,34 @@ ERGON_API int ergon_power_observer_agrees(double gate_s, double elapsed_s, doubl
 ERGON_API double ergon_power_reference_tolerance_s(double expected_s, uint64_t count, double avg_us,
 						   double stats_period_s, int probe_kind);
 
-/* Run every gate/terminal check, appending issues to `issues`; fills v
- * (caller frees v->reasons and v->ceiling with json_decref). */
+/* Run every gate/terminal check, appending issues to `issues` (the
+ * caller's list); fills v (nothing in it to free). */
 ERGON_API int ergon_power_evaluate(const struct ergon_power_facts *f,
-				   const struct ergon_power_gate_view *gv, json_t *issues,
-				   struct ergon_power_verdict *v);
+				   const struct ergon_power_gate_view *gv,
+				   struct ergon_issue_list *issues, struct ergon_power_verdict *v);
 
-/* Internal-mode (INA228 terminal record) checks; appends issues, returns
- * window_clock_ceiling (new reference) or NULL when the record has no window
- * clock. Part of ergon_power_evaluate when f->internal; public for tests. */
-ERGON_API json_t *ergon_power_check_internal(const struct ergon_power_facts *f, json_t *issues,
-					     int *fail);
+/* Internal-mode (INA228 terminal record) checks; appends issues and fills
+ * *ceiling (always: its have_ flags and reason say what could be made).
+ * *fail: the measurement failed. Part of ergon_power_evaluate when
+ * f->internal; public for tests. */
+ERGON_API void ergon_power_check_internal(const struct ergon_power_facts *f,
+					  struct ergon_issue_list *issues, int *fail,
+					  struct ergon_power_ceiling *ceiling);
 
 /* Clean-window checks on the profile boot's per-iteration cycle deltas.
  * total_iters 0 = unknown (the number of deltas is used). ref_cycles is the
  * warm reference. Appends profile.clean_window_stalled and
  * profile.clean_window_check_inoperative as they apply; returns 1 if any. */
 ERGON_API int ergon_clean_window_check(const uint64_t *deltas, size_t n, uint64_t total_iters,
-				       uint64_t ref_cycles, json_t *issues);
+				       uint64_t ref_cycles, struct ergon_issue_list *issues);
 /* The same check from counts the firmware already made (stalled, partial);
  * observed = number of deltas looked at, 0 when unknown. */
 ERGON_API int ergon_clean_window_check_counts(uint64_t stalled, uint64_t partial, uint64_t observed,
 					      uint64_t total_iters, uint64_t ref_cycles,
-					      json_t *issues);
+					      struct ergon_issue_list *issues);
 /* The pre-window rate probe: cycles below half of core_hz x probe_us. */
 ERGON_API int ergon_clean_window_rate_check(double core_hz, double probe_us, uint64_t probe_cycles,
-					    json_t *issues);
+					    struct ergon_issue_list *issues);
 
 #ifdef __cplusplus
 }

@@ -29,7 +29,6 @@
 #include "ergon/error.h"
 #include "ergon/issue_list.h"
 
-#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -275,13 +274,6 @@ ERGON_API int ergon_hpx_parser_terminal(const struct ergon_hpx_parser *p,
 ERGON_API int ergon_hpx_terminal_parse(const char *data, size_t len, struct ergon_hpx_terminal *out,
 				       struct ergon_err *err);
 
-/* {"terminal": {...}, "measurement": {...} | null} with the reference field
- * names (version, status, requested_count, completed_count, elapsed_us,
- * final_phase, error_code, gate_asserted, gate_lowered; source, scope,
- * energy_nj, duration_us, inference_count, overflow, charge_nc,
- * bus_voltage_uv, sample_count, calibration_id; absent optional fields are
- * null). Caller owns the result; NULL on out of memory. */
-ERGON_API json_t *ergon_hpx_terminal_to_json(const struct ergon_hpx_terminal *t);
 
 #ifdef __cplusplus
 }

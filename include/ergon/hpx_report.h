@@ -30,6 +30,13 @@ extern "C" {
  * The one place this JSON is made. *out is owned by the caller. */
 ERGON_API int ergon_pmu_result_to_json(const struct ergon_pmu_result *r, json_t **out,
 				       struct ergon_err *err);
+/* {"terminal": {...}, "measurement": {...} | null} with the reference field
+ * names (version, status, requested_count, completed_count, elapsed_us,
+ * final_phase, error_code, gate_asserted, gate_lowered; source, scope,
+ * energy_nj, duration_us, inference_count, overflow, charge_nc,
+ * bus_voltage_uv, sample_count, calibration_id; absent optional fields are
+ * null). Caller owns the result; NULL on out of memory. */
+ERGON_API json_t *ergon_hpx_terminal_to_json(const struct ergon_hpx_terminal *t);
 /* ergon_hpx_parser_result + ergon_pmu_result_to_json. Call after
  * ergon_hpx_parser_finish. *out is owned by the caller (json_decref). */
 ERGON_API int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsigned flags,

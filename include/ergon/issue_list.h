@@ -25,6 +25,7 @@ enum ergon_issue_field_kind {
 	ERGON_IF_BOOL = 3,
 	ERGON_IF_TEXT = 4, /* bytes as given; not valid UTF-8 makes the JSON context {} */
 	ERGON_IF_INTS = 5, /* a list of integers */
+	ERGON_IF_NULL = 6, /* null: a value that could not be known */
 };
 
 struct ergon_issue_field {
@@ -57,6 +58,9 @@ struct ergon_issue_list {
 	((struct ergon_issue_field){.key = (k), .kind = ERGON_IF_INT, .i = (int64_t)(v)})
 #define ERGON_ISSUE_BOOL(k, v) \
 	((struct ergon_issue_field){.key = (k), .kind = ERGON_IF_BOOL, .i = (v) ? 1 : 0})
+#define ERGON_ISSUE_REAL(k, v) \
+	((struct ergon_issue_field){.key = (k), .kind = ERGON_IF_REAL, .d = (v)})
+#define ERGON_ISSUE_NULL(k) ((struct ergon_issue_field){.key = (k), .kind = ERGON_IF_NULL})
 #define ERGON_ISSUE_TEXT(k, v) \
 	((struct ergon_issue_field){.key = (k), .kind = ERGON_IF_TEXT, .text = (v)})
 #define ERGON_ISSUE_INTS(k, v, n) \

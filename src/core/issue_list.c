@@ -137,6 +137,9 @@ static json_t *context_json(const struct ergon_issue_entry *e)
 		case ERGON_IF_TEXT:
 			v = json_string(f->text);
 			break;
+		case ERGON_IF_NULL:
+			v = json_null();
+			break;
 		case ERGON_IF_INTS:
 			v = json_array();
 			for (size_t k = 0; v && k < f->nints; k++)

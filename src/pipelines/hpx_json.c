@@ -2,8 +2,82 @@
  * that JSON is made (the engine returns struct ergon_pmu_result). */
 #include "ergon/hpx_report.h"
 #include "ergon/issue_list.h"
+#include "ergon/utf8.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+/* --- the power terminal record ------------------------------------------ */
+
+/* A JSON string from bytes that may not be UTF-8: invalid sequences become
+ * U+FFFD, as the reference's decode(errors='replace') does. */
+static json_t *hpx_json_text(const char *s, size_t n)
+{
+	char *buf = malloc(n * 3 + 1);
+	if (!buf)
+		return NULL;
+	size_t o = ergon_utf8_repair(s, n, buf, n * 3);
+	json_t *j = json_stringn(buf, o);
+	free(buf);
+	return j;
+}
+
+static json_t *opt_int(bool has, int64_t v)
+{
+	return has ? json_integer((json_int_t)v) : json_null();
+}
+
+/* Text fields come from the wire and may not be UTF-8: replaced bytes
+ * become U+FFFD, as the reference's decode(errors='replace') does. */
+static json_t *text(const char *s)
+{
+	return hpx_json_text(s, strlen(s));
+}
+
+json_t *ergon_hpx_terminal_to_json(const struct ergon_hpx_terminal *t)
+{
+	json_t *term =
+	    json_pack("{s:I, s:o, s:I, s:I, s:I, s:o, s:I, s:b, s:b}", "version",
+		      (json_int_t)t->version, "status", text(t->status), "requested_count",
+		      (json_int_t)t->requested_count, "completed_count",
+		      (json_int_t)t->completed_count, "elapsed_us", (json_int_t)t->elapsed_us,
+		      "final_phase", text(t->final_phase), "error_code", (json_int_t)t->error_code,
+		      "gate_asserted", (int)t->gate_asserted, "gate_lowered", (int)t->gate_lowered);
+	if (!term)
+		return NULL;
+	/* Fields the reference parser does not know appear only when the
+	 * record carried them, so reference records convert unchanged; the
+	 * source sits in the measurement when there is one. */
+	if (t->has_source && !t->has_measurement)
+		json_object_set_new(term, "measurement_source", text(t->source));
+	json_t *meas = json_null();
+	if (t->has_measurement) {
+		const struct ergon_hpx_power_measurement *m = &t->measurement;
+		json_decref(meas);
+		meas = json_pack(
+		    "{s:o, s:o, s:I, s:I, s:I, s:b, s:o, s:o, s:o, s:o}", "source", text(m->source),
+		    "scope", text(m->scope), "energy_nj", (json_int_t)m->energy_nj, "duration_us",
+		    (json_int_t)m->duration_us, "inference_count", (json_int_t)m->inference_count,
+		    "overflow", (int)m->overflow, "charge_nc",
+		    opt_int(m->has_charge_nc, m->charge_nc), "bus_voltage_uv",
+		    opt_int(m->has_bus_voltage_uv, m->bus_voltage_uv), "sample_count",
+		    opt_int(m->has_sample_count, m->sample_count), "calibration_id",
+		    m->has_calibration_id ? text(m->calibration_id) : json_null());
+		if (meas && m->has_charge_clamped)
+			json_object_set_new(meas, "charge_clamped",
+					    json_boolean(m->charge_clamped));
+		if (meas && m->has_ina228_diag)
+			json_object_set_new(meas, "ina228_diag",
+					    json_integer((json_int_t)m->ina228_diag));
+		if (!meas) {
+			json_decref(term);
+			return NULL;
+		}
+	}
+	return json_pack("{s:o, s:o}", "terminal", term, "measurement", meas);
+}
+
+/* --- the PMU result ------------------------------------------------------ */
 
 static json_t *value_json(const struct ergon_pmu_value *v)
 {

@@ -10,6 +10,7 @@
 #include "ergon/hpx.h"
 #include "ergon/hpx_capture.h"
 #include "ergon/hpx_report.h"
+#include "ergon/issue_list.h"
 #include "ergon/issues.h"
 #include "ergon/lifecycle.h"
 #include "ergon/sim.h"
@@ -36,9 +37,13 @@ static void clean_window_checks(struct prof_run *r, const json_t *meta)
 	const json_t *hz = json_object_get(meta, "system_clock_hz");
 	const json_t *us = json_object_get(meta, "clean_dwt_rate_us");
 	const json_t *cyc = json_object_get(meta, "clean_dwt_rate_cyc");
-	if (json_is_number(hz) && json_is_number(us) && json_is_number(cyc))
+	if (json_is_number(hz) && json_is_number(us) && json_is_number(cyc)) {
+		struct ergon_issue_list l = {0};
 		ergon_clean_window_rate_check(json_number_value(hz), json_number_value(us),
-					      (uint64_t)json_number_value(cyc), r->issues);
+					      (uint64_t)json_number_value(cyc), &l);
+		ergon_issue_list_to_json(&l, r->issues);
+		ergon_issue_list_cleanup(&l);
+	}
 	json_int_t stalled = json_integer_value(json_object_get(meta, "clean_stalled_iters"));
 	json_int_t partial = json_integer_value(json_object_get(meta, "clean_partial_iters"));
 	json_int_t count = json_integer_value(json_object_get(meta, "clean_infer_count"));

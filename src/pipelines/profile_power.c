@@ -7,6 +7,7 @@
 #include "ergon/analyze.h"
 #include "ergon/ert_ina228_math.h"
 #include "ergon/gated.h"
+#include "ergon/hpx_report.h"
 #include "ergon/issues.h"
 #include "ergon/sim.h"
 #include "profile_internal.h"

@@ -7,6 +7,7 @@
 #include "ergon/hpx.h"
 #include "ergon/hpx_report.h"
 #include "ergon/hpx_capture.h"
+#include "ergon/issue_list.h"
 #include "ergon/issues.h"
 #include "ergon/sim_host.h"
 
@@ -93,14 +94,17 @@ static int profile_issues(const struct ergon_sim_result *r, json_t *issues, json
 	if (rc == 0) {
 		/* The profile boot's clean-window checks, on the facts, as the
 		 * power section runs them (src/pipelines/power_report.c). */
+		struct ergon_issue_list l = {0};
 		if (facts.have_clean_window)
 			ergon_clean_window_check_counts(
 			    facts.clean_stalled_iters, facts.clean_partial_iters, 0,
 			    facts.have_clean_count ? facts.clean_infer_count : 0,
-			    facts.clean_ref_cycles, issues);
+			    facts.clean_ref_cycles, &l);
 		if (facts.have_rate_probe)
 			ergon_clean_window_rate_check(facts.system_clock_hz, facts.rate_probe_us,
-						      facts.rate_probe_cycles, issues);
+						      facts.rate_probe_cycles, &l);
+		rc = l.oom ? ERGON_ENOMEM : ergon_issue_list_to_json(&l, issues);
+		ergon_issue_list_cleanup(&l);
 	}
 	if (rc == 0 && out != NULL) {
 		*out = j;

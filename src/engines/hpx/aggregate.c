@@ -378,7 +378,7 @@ static int st_text(struct store *st, const char *s, size_t n, struct ergon_pmu_v
 	char *buf = st_alloc(st, n * 3 + 1);
 	if (buf == NULL)
 		return ERGON_ENOMEM;
-	size_t o = hpx_utf8_fix(s, n, buf, n * 3);
+	size_t o = ergon_utf8_repair(s, n, buf, n * 3);
 	buf[o] = '\0';
 	v->kind = ERGON_PMU_TEXT;
 	v->text = buf;

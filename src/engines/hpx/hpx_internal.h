@@ -5,9 +5,9 @@
 
 #include "ergon/error.h"
 #include "ergon/hpx.h"
+#include "ergon/utf8.h"
 #include "ergon/wire.h"
 
-#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -53,11 +53,6 @@ bool hpx_py_int(const char *s, size_t n, double *out, int64_t *out_i64, bool *fi
  * to infinity are refused (stricter, see docs/PROTOCOL.md). */
 bool hpx_py_float(const char *s, size_t n, double *out);
 
-/* A JSON string of bytes that may not be UTF-8 (invalid bytes -> U+FFFD). */
-json_t *hpx_json_text(const char *s, size_t n);
-/* Copy s[0..n) to out (at most cap bytes, cut on a character boundary) with
- * invalid UTF-8 and NUL replaced by U+FFFD; returns the bytes written. */
-size_t hpx_utf8_fix(const char *s, size_t n, char *out, size_t cap);
 
 /* --- power terminal ------------------------------------------------------- */
 enum { HPX_PT_NKEYS = 23 };

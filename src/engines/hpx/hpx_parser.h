@@ -4,8 +4,6 @@
 
 #include "hpx_internal.h"
 
-#include <jansson.h>
-
 #define HPX_MAX_NOTED 16
 /* Distinct CSV headers kept per preset. */
 #define HPX_MAX_HEADERS 256
@@ -104,7 +102,6 @@ struct ergon_hpx_parser {
 	bool dropped_open_iter;
 
 	struct hpx_terminal_state term;
-	json_t *issues;
 };
 
 int hpx_grow(void **buf, size_t *cap, size_t need, size_t elem, size_t max);

@@ -1,9 +1,7 @@
-/* HPX line splitter, Python-compatible scalar parsing and the UTF-8 repair
- * every text field goes through. */
+/* HPX line splitter and Python-compatible scalar parsing. */
 #include "hpx_internal.h"
 
 #include <errno.h>
-#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -402,58 +400,4 @@ bool hpx_py_float(const char *s, size_t n, double *out)
 	char buf[512];
 	size_t m = 0;
 	return to_ascii(s, n, buf, sizeof(buf), &m) && py_float_ascii(buf, m, out);
-}
-
-size_t hpx_utf8_fix(const char *s, size_t n, char *out, size_t cap)
-{
-	size_t o = 0;
-	for (size_t i = 0; i < n;) {
-		unsigned char c = (unsigned char)s[i];
-		size_t len = 0;
-		if (c < 0x80)
-			len = 1;
-		else if (c >= 0xc2 && c <= 0xdf)
-			len = 2;
-		else if (c >= 0xe0 && c <= 0xef)
-			len = 3;
-		else if (c >= 0xf0 && c <= 0xf4)
-			len = 4;
-		bool ok = len > 0 && i + len <= n;
-		for (size_t k = 1; ok && k < len; k++)
-			if (((unsigned char)s[i + k] & 0xc0) != 0x80)
-				ok = false;
-		if (ok && len == 3) {
-			unsigned char c1 = (unsigned char)s[i + 1];
-			if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 >= 0xa0))
-				ok = false;
-		}
-		if (ok && len == 4) {
-			unsigned char c1 = (unsigned char)s[i + 1];
-			if ((c == 0xf0 && c1 < 0x90) || (c == 0xf4 && c1 >= 0x90))
-				ok = false;
-		}
-		if (ok && c == 0)
-			ok = false; /* NUL becomes U+FFFD too: C strings stay whole */
-		const char *src = ok ? s + i : "\xef\xbf\xbd";
-		size_t sl = ok ? len : 3;
-		if (o + sl > cap)
-			break; /* truncate on a character boundary */
-		memcpy(out + o, src, sl);
-		o += sl;
-		i += ok ? len : 1;
-	}
-	return o;
-}
-
-/* A JSON string from bytes that may not be UTF-8: invalid sequences become
- * U+FFFD, as the reference's decode(errors='replace') does. */
-json_t *hpx_json_text(const char *s, size_t n)
-{
-	char *buf = malloc(n * 3 + 1);
-	if (!buf)
-		return NULL;
-	size_t o = hpx_utf8_fix(s, n, buf, n * 3);
-	json_t *j = json_stringn(buf, o);
-	free(buf);
-	return j;
 }

@@ -83,8 +83,7 @@ int ergon_hpx_parser_new(const struct ergon_hpx_limits *limits, struct ergon_hpx
 	p->fields = calloc(l.max_columns + 1, sizeof(*p->fields));
 	p->fast_vals = calloc(l.max_columns + 1, sizeof(*p->fast_vals));
 	p->fast_cap = l.max_columns;
-	p->issues = json_array();
-	if (!p->scratch || !p->fields || !p->fast_vals || !p->issues) {
+	if (!p->scratch || !p->fields || !p->fast_vals) {
 		rc = ergon_err_set(err, ERGON_ENOMEM, "hpx: out of memory");
 		goto fail;
 	}
@@ -142,7 +141,6 @@ void ergon_hpx_parser_free(struct ergon_hpx_parser *p)
 	free(p->scratch);
 	free(p->fields);
 	free(p->fast_vals);
-	json_decref(p->issues);
 	free(p);
 }
 
@@ -277,7 +275,7 @@ static int preset_find_or_add(struct ergon_hpx_parser *p, const char *name, size
 	 * names: do the same, so two garbled names that decode alike are one
 	 * preset and every name is valid UTF-8 downstream. */
 	char key[sizeof(p->presets[0].name)];
-	n = hpx_utf8_fix(name, n, key, sizeof(key) - 1);
+	n = ergon_utf8_repair(name, n, key, sizeof(key) - 1);
 	key[n] = '\0';
 	for (size_t i = 0; i < p->npresets; i++) {
 		if (strcmp(p->presets[i].name, key) == 0) {
