@@ -2,11 +2,12 @@
  * standard input, a transport) through the HPX parser, the result through
  * the report writer. The CLI only parses arguments and prints.
  *
- * A regular file is read through windows of a read-only mapping (no copy
- * into a buffer; each window is unmapped once parsed, so memory does not
- * grow with the file) while a second thread digests the same file for
- * provenance.recording.sha256 through its own windows. Anything else (a
- * pipe, standard input) is read in chunks and digested inline. */
+ * A regular file is read in 1 MiB chunks while a second thread digests the
+ * same file for provenance.recording.sha256 (its own pread offsets), so the
+ * digest is off the parse's path; anything else (a pipe, standard input)
+ * is read in chunks and digested inline. Reads, not a mapping: a log
+ * truncated while it is read ends the read with an error, where a mapping
+ * would raise SIGBUS. */
 #include "ergon/hpx_capture.h"
 #include "ergon/hpx_report.h"
 #include "ergon/sha256.h"
@@ -16,35 +17,45 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 /* Read size: large enough that a read costs little next to parsing it. */
 #define PARSE_CHUNK ((size_t)1 << 20)
-/* Mapping window: a multiple of every page size in use. */
-#define MAP_WINDOW ((size_t)8 << 20)
-
 typedef int (*window_fn)(void *ctx, const char *data, size_t len, struct ergon_err *err);
 
-/* Hand a regular file of `size` bytes to fn window by window. */
-static int map_windows(int fd, uint64_t size, const char *name, window_fn fn, void *ctx,
-		       struct ergon_err *err)
+/* Hand the first `size` bytes of a regular file to fn chunk by chunk
+ * (pread: the offset of fd is not used). A file shorter than it was at the
+ * start is an error naming the byte. */
+static int read_windows(int fd, uint64_t size, const char *name, window_fn fn, void *ctx,
+			struct ergon_err *err)
 {
-	for (uint64_t off = 0; off < size; off += MAP_WINDOW) {
-		size_t len = size - off < MAP_WINDOW ? (size_t)(size - off) : MAP_WINDOW;
-		void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, (off_t)off);
-		if (m == MAP_FAILED)
-			return ergon_err_errno(err, errno, "%s: cannot map bytes %llu..%llu", name,
-					       (unsigned long long)off,
-					       (unsigned long long)(off + len));
-		(void)madvise(m, len, MADV_SEQUENTIAL | MADV_WILLNEED);
-		int rc = fn(ctx, m, len, err);
-		munmap(m, len);
-		if (rc)
-			return rc;
+	char *buf = malloc(PARSE_CHUNK);
+	if (buf == NULL)
+		return ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", name);
+	int rc = 0;
+	for (uint64_t off = 0; rc == 0 && off < size;) {
+		size_t want = size - off < PARSE_CHUNK ? (size_t)(size - off) : PARSE_CHUNK;
+		ssize_t n = pread(fd, buf, want, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = ergon_err_errno(err, errno, "%s: read failed at byte %llu", name,
+					     (unsigned long long)off);
+			break;
+		}
+		if (n == 0) {
+			rc = ergon_err_set(err, ERGON_EIO,
+					   "%s: the file shrank while it was read (ends at byte "
+					   "%llu of %llu); parse a copy that is not being written",
+					   name, (unsigned long long)off, (unsigned long long)size);
+			break;
+		}
+		rc = fn(ctx, buf, (size_t)n, err);
+		off += (uint64_t)n;
 	}
-	return 0;
+	free(buf);
+	return rc;
 }
 
 static int feed_window(void *ctx, const char *data, size_t len, struct ergon_err *err)
@@ -73,7 +84,7 @@ static void *digest_main(void *arg)
 	struct ergon_sha256 sha = {0};
 	j->rc = ergon_sha256_init(&sha, &j->err);
 	if (!j->rc)
-		j->rc = map_windows(j->fd, j->size, j->name, digest_window, &sha, &j->err);
+		j->rc = read_windows(j->fd, j->size, j->name, digest_window, &sha, &j->err);
 	if (!j->rc)
 		j->rc = ergon_sha256_final_hex(&sha, j->hex, &j->err);
 	ergon_sha256_cleanup(&sha);
@@ -87,7 +98,6 @@ static int read_chunks(int fd, const char *log, struct ergon_hpx_parser *p,
 {
 	char *buf = malloc(PARSE_CHUNK);
 	int rc = buf ? 0 : ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", log);
-	/* Stream the log: memory is bounded by the parser's caps, not the file. */
 	while (!rc) {
 		ssize_t n = read(fd, buf, PARSE_CHUNK);
 		if (n < 0 && errno == EINTR)
@@ -119,16 +129,16 @@ int ergon_hpx_parse_run(const char *log, const struct ergon_hpx_report_opts *o, 
 	json_t *result = NULL;
 	char hex[65];
 	struct stat st;
-	int mapped = !from_stdin && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
-	struct digest_job job = {.fd = fd, .size = mapped ? (uint64_t)st.st_size : 0, .name = log};
+	int regular = !from_stdin && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+	struct digest_job job = {.fd = fd, .size = regular ? (uint64_t)st.st_size : 0, .name = log};
 	pthread_t th;
 	int threaded = 0;
 	int rc = ergon_hpx_parser_new(NULL, &p, err);
-	if (!rc && mapped) {
+	if (!rc && regular) {
 		/* The digest runs beside the parse; a thread that cannot start
 		 * digests afterwards instead. */
 		threaded = pthread_create(&th, NULL, digest_main, &job) == 0;
-		rc = map_windows(fd, (uint64_t)st.st_size, log, feed_window, p, err);
+		rc = read_windows(fd, (uint64_t)st.st_size, log, feed_window, p, err);
 		if (threaded)
 			pthread_join(th, NULL);
 		else

@@ -697,7 +697,12 @@ static int row_add(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char
 		}
 		const char *f = p->field_base + p->fields[i].off;
 		size_t fl = p->fields[i].len;
-		hpx_strip(&f, &fl);
+		/* Everything str.strip() strips is <= 0x20 or starts a multi-byte
+		 * character (>= 0x80): a cell that begins and ends with other
+		 * bytes has nothing to strip. */
+		if (fl == 0 || (unsigned char)(f[0] - 0x21) >= 0x5f ||
+		    (unsigned char)(f[fl - 1] - 0x21) >= 0x5f)
+			hpx_strip(&f, &fl);
 		if (h->kind[i] == HPX_COL_NUM) {
 			double d;
 			if (!hpx_py_int(f, fl, &d, NULL, NULL) && !hpx_py_float(f, fl, &d)) {
