@@ -32,21 +32,45 @@
  * (cycles the counter counted over a known delay) and its own counts of
  * stalled and partial iterations (the per-iteration deltas are not on the
  * wire, so ergon_clean_window_check cannot run here). */
-static void clean_window_checks(struct prof_run *r, const json_t *meta)
+/* A metadata value of the typed PMU result (NULL: absent, or no result). */
+static const struct ergon_pmu_value *meta_get(const struct ergon_pmu_result *res,
+					      const char *key)
 {
-	const json_t *hz = json_object_get(meta, "system_clock_hz");
-	const json_t *us = json_object_get(meta, "clean_dwt_rate_us");
-	const json_t *cyc = json_object_get(meta, "clean_dwt_rate_cyc");
-	if (json_is_number(hz) && json_is_number(us) && json_is_number(cyc)) {
+	for (size_t i = 0; res != NULL && i < res->nmeta; i++)
+		if (strcmp(res->meta[i].key, key) == 0)
+			return &res->meta[i].value;
+	return NULL;
+}
+
+static int meta_number(const struct ergon_pmu_result *res, const char *key, double *out)
+{
+	const struct ergon_pmu_value *v = meta_get(res, key);
+	if (v == NULL || (v->kind != ERGON_PMU_INT && v->kind != ERGON_PMU_REAL))
+		return 0;
+	*out = v->kind == ERGON_PMU_INT ? (double)v->i : v->d;
+	return 1;
+}
+
+/* The integer value, 0 when absent or not an integer. */
+static int64_t meta_int(const struct ergon_pmu_result *res, const char *key)
+{
+	const struct ergon_pmu_value *v = meta_get(res, key);
+	return v != NULL && v->kind == ERGON_PMU_INT ? v->i : 0;
+}
+
+static void clean_window_checks(struct prof_run *r, const struct ergon_pmu_result *res)
+{
+	double hz, us, cyc;
+	if (meta_number(res, "system_clock_hz", &hz) && meta_number(res, "clean_dwt_rate_us", &us) &&
+	    meta_number(res, "clean_dwt_rate_cyc", &cyc)) {
 		struct ergon_issue_list l = {0};
-		ergon_clean_window_rate_check(json_number_value(hz), json_number_value(us),
-					      (uint64_t)json_number_value(cyc), &l);
+		ergon_clean_window_rate_check(hz, us, (uint64_t)cyc, &l);
 		ergon_issue_list_to_json(&l, r->issues);
 		ergon_issue_list_cleanup(&l);
 	}
-	json_int_t stalled = json_integer_value(json_object_get(meta, "clean_stalled_iters"));
-	json_int_t partial = json_integer_value(json_object_get(meta, "clean_partial_iters"));
-	json_int_t count = json_integer_value(json_object_get(meta, "clean_infer_count"));
+	json_int_t stalled = (json_int_t)meta_int(res, "clean_stalled_iters");
+	json_int_t partial = (json_int_t)meta_int(res, "clean_partial_iters");
+	json_int_t count = (json_int_t)meta_int(res, "clean_infer_count");
 	if ((stalled > 0 || partial > 0) &&
 	    !ergon_issue_has(r->issues, "profile.clean_window_stalled"))
 		ergon_issue_add(r->issues, "profile.clean_window_stalled",
@@ -66,6 +90,7 @@ static int pmu_stage(struct prof_run *r, json_t *stage)
 	struct ergon_hpx_parser *p = NULL;
 	struct ergon_hpx_capture_result cap = {0};
 	struct ergon_lifecycle *lc = NULL;
+	struct ergon_pmu_result *res = NULL;
 	json_t *result = NULL;
 	int rc = prof_stage_dir(r, "pmu", dir, sizeof dir, &e);
 	const char *image =
@@ -84,7 +109,8 @@ static int pmu_stage(struct prof_run *r, json_t *stage)
 		/* Parse what arrived, also after an interrupt: it is kept. */
 		struct ergon_err pe = {0};
 		int frc = ergon_hpx_parser_finish(p, &pe);
-		if (frc >= 0 && ergon_hpx_parser_to_json(p, r->aggregation, 0, &result, &pe) == 0) {
+		if (frc >= 0 && ergon_hpx_parser_result(p, r->aggregation, 0, &res, &pe) == 0 &&
+		    ergon_pmu_result_to_json(res, &result, &pe) == 0) {
 			json_t *body = NULL;
 			if (ergon_hpx_profile_body(result, r->aggregation, &body, &pe) == 0) {
 				json_decref(r->profile);
@@ -112,15 +138,14 @@ static int pmu_stage(struct prof_run *r, json_t *stage)
 		json_object_set(stage, "capture", cap.details);
 	if (r->profile)
 		json_array_extend(r->issues, json_object_get(r->profile, "issues"));
-	/* The clean-window reference the power checks compare against. */
-	const json_t *meta = json_object_get(result, "meta");
-	clean_window_checks(r, meta);
-	const json_t *avg = json_object_get(meta, "clean_infer_avg_us");
-	if (json_is_number(avg))
-		r->clean_infer_avg_us = json_number_value(avg);
-	const json_t *cnt = json_object_get(meta, "clean_infer_count");
-	if (json_is_integer(cnt) && json_integer_value(cnt) > 0)
-		r->clean_infer_count = (uint64_t)json_integer_value(cnt);
+	/* The clean-window reference the power checks compare against, from
+	 * the typed result. */
+	clean_window_checks(r, res);
+	double avg;
+	if (meta_number(res, "clean_infer_avg_us", &avg))
+		r->clean_infer_avg_us = avg;
+	if (meta_int(res, "clean_infer_count") > 0)
+		r->clean_infer_count = (uint64_t)meta_int(res, "clean_infer_count");
 	if (rc == ERGON_EINTR || prof_interrupted(r))
 		prof_stage_fail(r, stage, "interrupted", NULL);
 	else if (rc)
@@ -132,6 +157,7 @@ static int pmu_stage(struct prof_run *r, json_t *stage)
 	ergon_hpx_parser_free(p);
 	ergon_hpx_capture_result_cleanup(&cap);
 	json_decref(result);
+	ergon_pmu_result_free(res);
 	return rc;
 }
 
