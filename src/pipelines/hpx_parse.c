@@ -2,12 +2,13 @@
  * standard input, a transport) through the HPX parser, the result through
  * the report writer. The CLI only parses arguments and prints.
  *
- * A regular file is read in 1 MiB chunks while a second thread digests the
- * same file for provenance.recording.sha256 (its own pread offsets), so the
- * digest is off the parse's path; anything else (a pipe, standard input)
- * is read in chunks and digested inline. Reads, not a mapping: a log
- * truncated while it is read ends the read with an error, where a mapping
- * would raise SIGBUS. */
+ * A regular file is read in 1 MiB chunks; a second thread digests the same
+ * chunks for provenance.recording.sha256 while the parser reads them, so
+ * the digest is off the parse's path and the log is read once. Anything
+ * else (a pipe, standard input) is read in chunks, digested inline for a
+ * named file, not at all for standard input. Reads, not a mapping: a log
+ * truncated while it is read ends with an error, where a mapping would
+ * raise SIGBUS. */
 #include "ergon/hpx_capture.h"
 #include "ergon/hpx_report.h"
 #include "ergon/sha256.h"
@@ -22,23 +23,68 @@
 
 /* Read size: large enough that a read costs little next to parsing it. */
 #define PARSE_CHUNK ((size_t)1 << 20)
-typedef int (*window_fn)(void *ctx, const char *data, size_t len, struct ergon_err *err);
+/* Chunks in flight between the reader and the digest thread. */
+#define RING 4
 
-/* Hand the first `size` bytes of a regular file to fn chunk by chunk
- * (pread: the offset of fd is not used). A file shorter than it was at the
- * start is an error naming the byte. */
-static int read_windows(int fd, uint64_t size, const char *name, window_fn fn, void *ctx,
-			struct ergon_err *err)
+/* The digest of a regular file, made beside the parse from the parser's
+ * own chunks: the reader fills ring slots, the digest thread hashes them
+ * in order, and a slot is refilled only once hashed (the parse of a slot
+ * always ends before the reader moves on). */
+struct digest_job {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	char *buf[RING];
+	size_t len[RING];
+	uint64_t filled, hashed; /* chunks posted by the reader, chunks hashed */
+	int eof;
+	struct ergon_sha256 sha;
+	int rc;
+	struct ergon_err err;
+};
+
+static void *digest_main(void *arg)
 {
-	char *buf = malloc(PARSE_CHUNK);
-	if (buf == NULL)
-		return ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", name);
+	struct digest_job *j = arg;
+	for (;;) {
+		pthread_mutex_lock(&j->mu);
+		while (j->hashed == j->filled && !j->eof)
+			pthread_cond_wait(&j->cv, &j->mu);
+		int done = j->hashed == j->filled;
+		size_t slot = (size_t)(j->hashed % RING);
+		pthread_mutex_unlock(&j->mu);
+		if (done)
+			break;
+		if (!j->rc)
+			j->rc = ergon_sha256_update(&j->sha, j->buf[slot], j->len[slot], &j->err);
+		pthread_mutex_lock(&j->mu);
+		j->hashed++;
+		pthread_cond_broadcast(&j->cv);
+		pthread_mutex_unlock(&j->mu);
+	}
+	return NULL;
+}
+
+/* Read the first `size` bytes of a regular file in chunks (pread), parse
+ * each and have it digested (threaded: by the digest thread, else here).
+ * A file shorter than it was at the start is an error naming the byte. */
+static int read_regular(int fd, uint64_t size, const char *name, struct ergon_hpx_parser *p,
+			struct digest_job *j, int threaded, struct ergon_err *err)
+{
 	int rc = 0;
-	for (uint64_t off = 0; rc == 0 && off < size;) {
+	uint64_t i = 0;
+	for (uint64_t off = 0; rc == 0 && off < size; i++) {
+		size_t slot = (size_t)(i % RING);
+		if (threaded) {
+			pthread_mutex_lock(&j->mu);
+			while (i - j->hashed >= RING)
+				pthread_cond_wait(&j->cv, &j->mu);
+			pthread_mutex_unlock(&j->mu);
+		}
 		size_t want = size - off < PARSE_CHUNK ? (size_t)(size - off) : PARSE_CHUNK;
-		ssize_t n = pread(fd, buf, want, (off_t)off);
-		if (n < 0 && errno == EINTR)
-			continue;
+		ssize_t n;
+		do
+			n = pread(fd, j->buf[slot], want, (off_t)off);
+		while (n < 0 && errno == EINTR);
 		if (n < 0) {
 			rc = ergon_err_errno(err, errno, "%s: read failed at byte %llu", name,
 					     (unsigned long long)off);
@@ -51,44 +97,67 @@ static int read_windows(int fd, uint64_t size, const char *name, window_fn fn, v
 					   name, (unsigned long long)off, (unsigned long long)size);
 			break;
 		}
-		rc = fn(ctx, buf, (size_t)n, err);
+		j->len[slot] = (size_t)n;
+		if (threaded) {
+			pthread_mutex_lock(&j->mu);
+			j->filled = i + 1;
+			pthread_cond_broadcast(&j->cv);
+			pthread_mutex_unlock(&j->mu);
+		} else if (!j->rc) {
+			j->rc = ergon_sha256_update(&j->sha, j->buf[slot], (size_t)n, &j->err);
+		}
+		int st = ergon_hpx_parser_feed(p, j->buf[slot], (size_t)n, err);
+		rc = st < 0 ? st : 0;
 		off += (uint64_t)n;
 	}
-	free(buf);
 	return rc;
 }
 
-static int feed_window(void *ctx, const char *data, size_t len, struct ergon_err *err)
+/* Parse and digest a regular file of `size` bytes; hex gets the digest. */
+static int parse_regular(int fd, uint64_t size, const char *name, struct ergon_hpx_parser *p,
+			 char hex[65], struct ergon_err *err)
 {
-	int st = ergon_hpx_parser_feed(ctx, data, len, err);
-	return st < 0 ? st : 0;
-}
-
-static int digest_window(void *ctx, const char *data, size_t len, struct ergon_err *err)
-{
-	return ergon_sha256_update(ctx, data, len, err);
-}
-
-struct digest_job {
-	int fd;
-	uint64_t size;
-	const char *name;
-	char hex[65];
-	int rc;
-	struct ergon_err err;
-};
-
-static void *digest_main(void *arg)
-{
-	struct digest_job *j = arg;
-	struct ergon_sha256 sha = {0};
-	j->rc = ergon_sha256_init(&sha, &j->err);
-	if (!j->rc)
-		j->rc = read_windows(j->fd, j->size, j->name, digest_window, &sha, &j->err);
-	if (!j->rc)
-		j->rc = ergon_sha256_final_hex(&sha, j->hex, &j->err);
-	ergon_sha256_cleanup(&sha);
-	return NULL;
+	struct digest_job j;
+	memset(&j, 0, sizeof j);
+	int rc = ergon_sha256_init(&j.sha, err);
+	for (size_t k = 0; rc == 0 && k < RING; k++) {
+		j.buf[k] = malloc(PARSE_CHUNK);
+		if (j.buf[k] == NULL)
+			rc = ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", name);
+	}
+	int threaded = 0;
+	pthread_t th;
+	if (rc == 0 && pthread_mutex_init(&j.mu, NULL) == 0) {
+		if (pthread_cond_init(&j.cv, NULL) == 0) {
+			/* A thread that cannot start: the digest is made inline. */
+			threaded = pthread_create(&th, NULL, digest_main, &j) == 0;
+			if (!threaded)
+				pthread_cond_destroy(&j.cv);
+		}
+		if (!threaded)
+			pthread_mutex_destroy(&j.mu);
+	}
+	if (rc == 0)
+		rc = read_regular(fd, size, name, p, &j, threaded, err);
+	if (threaded) {
+		pthread_mutex_lock(&j.mu);
+		j.eof = 1;
+		pthread_cond_broadcast(&j.cv);
+		pthread_mutex_unlock(&j.mu);
+		pthread_join(th, NULL);
+		pthread_cond_destroy(&j.cv);
+		pthread_mutex_destroy(&j.mu);
+	}
+	if (rc == 0 && j.rc) {
+		*err = j.err;
+		rc = j.rc;
+	}
+	if (rc == 0)
+		rc = ergon_sha256_final_hex(&j.sha, hex, err);
+	ergon_sha256_cleanup(&j.sha);
+	for (size_t k = 0; k < RING; k++)
+		free(j.buf[k]);
+	return rc;
 }
 
 /* Not a regular file: chunks through a buffer, digested inline (sha NULL:
@@ -110,8 +179,10 @@ static int read_chunks(int fd, const char *log, struct ergon_hpx_parser *p,
 			break;
 		if (sha)
 			rc = ergon_sha256_update(sha, buf, (size_t)n, err);
-		if (!rc)
-			rc = feed_window(p, buf, (size_t)n, err);
+		if (!rc) {
+			int st = ergon_hpx_parser_feed(p, buf, (size_t)n, err);
+			rc = st < 0 ? st : 0;
+		}
 	}
 	free(buf);
 	return rc;
@@ -130,28 +201,11 @@ int ergon_hpx_parse_run(const char *log, const struct ergon_hpx_report_opts *o, 
 	char hex[65];
 	struct stat st;
 	int regular = !from_stdin && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
-	struct digest_job job = {.fd = fd, .size = regular ? (uint64_t)st.st_size : 0, .name = log};
-	pthread_t th;
-	int threaded = 0;
 	int rc = ergon_hpx_parser_new(NULL, &p, err);
 	if (!rc && regular) {
-		/* The digest runs beside the parse; a thread that cannot start
-		 * digests afterwards instead. */
-		threaded = pthread_create(&th, NULL, digest_main, &job) == 0;
-		rc = read_windows(fd, (uint64_t)st.st_size, log, feed_window, p, err);
-		if (threaded)
-			pthread_join(th, NULL);
-		else
-			digest_main(&job);
-		if (!rc && job.rc) {
-			*err = job.err;
-			rc = job.rc;
-		}
-		if (!rc) {
-			memcpy(hex, job.hex, sizeof hex);
-			ro.log_sha256 = hex;
-			ro.log_bytes = job.size;
-		}
+		rc = parse_regular(fd, (uint64_t)st.st_size, log, p, hex, err);
+		ro.log_sha256 = hex;
+		ro.log_bytes = (unsigned long long)st.st_size;
 	} else if (!rc) {
 		/* A file is digested as it is read: one pass over the bytes. */
 		struct ergon_sha256 sha = {0};

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# `ergon parse` of a regular file is read in 1 MiB chunks with the digest
-# in a second thread; standard input goes through a read loop, digested
-# nowhere. A 10 MB stream (many chunks, lines straddling their ends) must
+# `ergon parse` of a regular file is read in 1 MiB chunks that a second
+# thread digests while the parser reads them; standard input goes through
+# a read loop, digested nowhere. A 10 MB stream (many chunks, lines straddling their ends) must
 # give the same outputs both ways, and the file's provenance.recording must
 # carry the digest sha256sum computes and its size.
 set -euo pipefail
