@@ -11,6 +11,7 @@
  * CPU time (the parser is single-threaded), best of REPEATS.
  */
 #include "ergon/hpx.h"
+#include "ergon/hpx_report.h"
 
 #include <fcntl.h>
 #include <stdio.h>

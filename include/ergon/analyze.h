@@ -27,6 +27,9 @@ extern "C" {
 ERGON_API int ergon_power_section(const struct ergon_gated_result *res, double min_window_s,
 				  const struct ergon_power_facts *f, const json_t *warnings,
 				  json_t **out, struct ergon_err *err);
+/* The power section's window_clock_ceiling object from the checks' typed
+ * ceiling (new reference; null when it cannot be made). */
+ERGON_API json_t *ergon_power_ceiling_json(const struct ergon_power_ceiling *c);
 /* detailed/power_summary.csv: "scope,metric,value", a block per gated
  * window (window_1, ...) and a whole_capture_window block. *out malloc'd. */
 ERGON_API int ergon_power_csv_render(const json_t *power, char **out, size_t *len,
@@ -50,6 +53,10 @@ ERGON_API int ergon_power_facts_load(const char *path, struct ergon_power_facts 
  * profile`): a new engine with cfg, feed(ctx, engine, err) pushes packets or
  * raw blocks into it (ergon_gated_push_*), then the power section is built
  * as ergon_power_section would. *out is a new reference. */
+/* A sink (ergon/stream.h) that pushes what a reader delivers into g (not
+ * owned): the wiring from the recording readers to the gated engine. */
+ERGON_API void ergon_power_sink_gated(struct ergon_gated *g, struct ergon_power_sink *out);
+
 typedef int (*ergon_power_feed_fn)(void *ctx, struct ergon_gated *g, struct ergon_err *err);
 ERGON_API int ergon_power_analyze_stream(const struct ergon_gated_config *cfg,
 					 ergon_power_feed_fn feed, void *ctx,

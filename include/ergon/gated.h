@@ -9,8 +9,9 @@
 #define ERGON_GATED_H
 
 #include "ergon/error.h"
+#include "ergon/issue_list.h"
+#include "ergon/stream.h"
 
-#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,37 +19,8 @@
 extern "C" {
 #endif
 
-/* Which optional fields of a statistics packet hold values. */
-enum ergon_packet_field {
-	ERGON_PKT_VOLTAGE = 1u << 0, /* v_* */
-	ERGON_PKT_POWER = 1u << 1,   /* p_* */
-	ERGON_PKT_ACCUM = 1u << 2,   /* charge_c and energy_j accumulators */
-	ERGON_PKT_DIGITAL = 1u << 3, /* digital */
-	ERGON_PKT_MINMAX = 1u << 4,  /* i_min_a/i_max_a (and v, p when present) */
-};
-
-/* One statistics packet, the field set of libjsdrv's statistics payload:
- * the span it covers, current/voltage/power mean, std, min, max, the
- * on-instrument charge and energy accumulators at the end of the span, the
- * polled digital inputs (bit i = INPUTi) and the first sample id. */
-struct ergon_stats_packet {
-	double t_start_s;
-	double t_end_s;
-	double i_avg_a, i_std_a, i_min_a, i_max_a;
-	double v_avg_v, v_std_v, v_min_v, v_max_v;
-	double p_avg_w, p_std_w, p_min_w, p_max_w;
-	double charge_c; /* accumulator, C, not a delta */
-	double energy_j; /* accumulator, J, not a delta */
-	uint64_t sample_id;
-	uint32_t digital;
-	uint32_t fields; /* ergon_packet_field bits */
-};
-
-/* A software gate interval [start_s, end_s). */
-struct ergon_gate_marker {
-	double start_s;
-	double end_s;
-};
+/* struct ergon_stats_packet and struct ergon_gate_marker, what recording
+ * readers and instruments produce, are in ergon/stream.h. */
 
 struct ergon_gated_config {
 	double stats_rate_hz;	   /* packets per second for raw input; 0 = 1000 */
@@ -217,6 +189,22 @@ struct ergon_power_gate_view {
 	double min_window_s;
 };
 
+/* window_clock_ceiling (internal runs): the firmware window against the
+ * host-timed envelope. The have_ flags say which figures could be made;
+ * reason says why not (NULL when the check ran in full; static text). */
+struct ergon_power_ceiling {
+	int have_elapsed;
+	uint64_t elapsed_us;
+	double elapsed_s;
+	int have_envelope;
+	double host_envelope_s, slack_s;
+	int have_ratio;
+	double ratio; /* elapsed_s / host_envelope_s */
+	const char *reason;
+};
+
+#define ERGON_POWER_REASONS_MAX 16
+
 struct ergon_power_verdict {
 	int suspect; /* gated_window_duration_suspect */
 	int omit_per_inference;
@@ -229,8 +217,11 @@ struct ergon_power_verdict {
 	int current_ok; /* gated_vs_whole_current_ok */
 	int observer_checked, observer_ok;
 	double observer_allowance_s;
-	json_t *reasons; /* array of strings: why suspect/omitted (caller frees) */
-	json_t *ceiling; /* window_clock_ceiling (internal runs; caller frees) */
+	/* Why suspect/omitted, in the order found (static text). */
+	const char *reasons[ERGON_POWER_REASONS_MAX];
+	size_t nreasons;
+	int have_ceiling; /* internal runs */
+	struct ergon_power_ceiling ceiling;
 };
 
 /* Observer check: |gate_s - elapsed_s| <= 1% of elapsed + allowance, where
@@ -244,32 +235,34 @@ ERGON_API int ergon_power_observer_agrees(double gate_s, double elapsed_s, doubl
 ERGON_API double ergon_power_reference_tolerance_s(double expected_s, uint64_t count, double avg_us,
 						   double stats_period_s, int probe_kind);
 
-/* Run every gate/terminal check, appending issues to `issues`; fills v
- * (caller frees v->reasons and v->ceiling with json_decref). */
+/* Run every gate/terminal check, appending issues to `issues` (the
+ * caller's list); fills v (nothing in it to free). */
 ERGON_API int ergon_power_evaluate(const struct ergon_power_facts *f,
-				   const struct ergon_power_gate_view *gv, json_t *issues,
-				   struct ergon_power_verdict *v);
+				   const struct ergon_power_gate_view *gv,
+				   struct ergon_issue_list *issues, struct ergon_power_verdict *v);
 
-/* Internal-mode (INA228 terminal record) checks; appends issues, returns
- * window_clock_ceiling (new reference) or NULL when the record has no window
- * clock. Part of ergon_power_evaluate when f->internal; public for tests. */
-ERGON_API json_t *ergon_power_check_internal(const struct ergon_power_facts *f, json_t *issues,
-					     int *fail);
+/* Internal-mode (INA228 terminal record) checks; appends issues and fills
+ * *ceiling (always: its have_ flags and reason say what could be made).
+ * *fail: the measurement failed. Part of ergon_power_evaluate when
+ * f->internal; public for tests. */
+ERGON_API void ergon_power_check_internal(const struct ergon_power_facts *f,
+					  struct ergon_issue_list *issues, int *fail,
+					  struct ergon_power_ceiling *ceiling);
 
 /* Clean-window checks on the profile boot's per-iteration cycle deltas.
  * total_iters 0 = unknown (the number of deltas is used). ref_cycles is the
  * warm reference. Appends profile.clean_window_stalled and
  * profile.clean_window_check_inoperative as they apply; returns 1 if any. */
 ERGON_API int ergon_clean_window_check(const uint64_t *deltas, size_t n, uint64_t total_iters,
-				       uint64_t ref_cycles, json_t *issues);
+				       uint64_t ref_cycles, struct ergon_issue_list *issues);
 /* The same check from counts the firmware already made (stalled, partial);
  * observed = number of deltas looked at, 0 when unknown. */
 ERGON_API int ergon_clean_window_check_counts(uint64_t stalled, uint64_t partial, uint64_t observed,
 					      uint64_t total_iters, uint64_t ref_cycles,
-					      json_t *issues);
+					      struct ergon_issue_list *issues);
 /* The pre-window rate probe: cycles below half of core_hz x probe_us. */
 ERGON_API int ergon_clean_window_rate_check(double core_hz, double probe_us, uint64_t probe_cycles,
-					    json_t *issues);
+					    struct ergon_issue_list *issues);
 
 #ifdef __cplusplus
 }

@@ -17,15 +17,18 @@
  *     ergon_hpx_parser_new(NULL, &p, &err);
  *     while (read chunk) ergon_hpx_parser_feed(p, buf, n, &err);
  *     ergon_hpx_parser_finish(p, &err);
- *     ergon_hpx_parser_to_json(p, ERGON_HPX_AGG_MEDIAN, 0, &result, &err);
+ *     ergon_hpx_parser_result(p, ERGON_HPX_AGG_MEDIAN, 0, &result, &err);
  *     ergon_hpx_parser_free(p);
+ *     ... result->layers.layers[i].counters ...
+ *     ergon_pmu_result_free(result);
+ * The pipelines make the JSON from the result (ergon/hpx_report.h).
  */
 #ifndef ERGON_HPX_H
 #define ERGON_HPX_H
 
 #include "ergon/error.h"
+#include "ergon/issue_list.h"
 
-#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -100,21 +103,120 @@ struct ergon_hpx_stats {
 ERGON_API void ergon_hpx_parser_stats(const struct ergon_hpx_parser *p,
 				      struct ergon_hpx_stats *out);
 
-/* JSON options for ergon_hpx_parser_to_json. */
+/* Options for ergon_hpx_parser_result (and the pipelines'
+ * ergon_hpx_parser_to_json, ergon/hpx_report.h). */
 enum ergon_hpx_json_flags {
-	ERGON_HPX_JSON_ITERATIONS = 1 << 0, /* include every iteration's rows per preset */
+	ERGON_HPX_JSON_ITERATIONS = 1 << 0, /* keep every iteration's rows per preset */
 };
 
-/* The PMU result in the reference parser's layout:
- *   {"meta": {...}, "presets": {name: {name, header, [iterations], layers}},
- *    "layers": [Layer], "overflow_detected": bool, "groups": {group: [Layer]},
- *    "ergon": {"complete", "parse_errors", "lines", "lines_too_long",
- *              "heartbeats", "layer_count", "issues": [...]}}
- * with Layer = {id, op, counters{name: number}, cycles: number|null, overflow}.
- * "ergon.issues" holds registry issues (pmu.*) with line numbers. Call after
- * ergon_hpx_parser_finish. *out is owned by the caller (json_decref). */
-ERGON_API int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsigned flags,
-				       json_t **out, struct ergon_err *err);
+/* ---- The PMU result (the method's PmuResult) ---------------------------
+ * What the engine makes of a stream: metadata, presets with their
+ * aggregated layers (and optionally every iteration's rows), the layers of
+ * all presets merged by position, per-group merges, the overflow flag,
+ * what the parser saw, and the issues (pmu.*). Every pointer in it points
+ * into memory the result owns: it stays valid until ergon_pmu_result_free,
+ * and the parser may be freed first. Text is valid UTF-8 (invalid bytes
+ * and NUL became U+FFFD, as the reference's decode(errors='replace')). */
+
+/* A Layer/Op cell or a metadata value as the reference reads it: an
+ * integer when int() accepts it, else text. */
+enum ergon_pmu_value_kind {
+	ERGON_PMU_NONE = 0, /* absent (null) */
+	ERGON_PMU_INT = 1,  /* i */
+	ERGON_PMU_REAL = 2, /* d: an integer too large for int64 */
+	ERGON_PMU_TEXT = 3, /* text, len bytes (NUL-terminated) */
+	ERGON_PMU_BOOL = 4, /* i: 0 or 1 */
+};
+
+struct ergon_pmu_value {
+	int kind; /* enum ergon_pmu_value_kind */
+	int64_t i;
+	double d;
+	const char *text;
+	size_t len;
+};
+
+/* One aggregated counter of a layer. The name is the CSV column's, as
+ * bytes (name_len; NUL-terminated; not repaired: names come from the
+ * header line). */
+struct ergon_pmu_counter {
+	const char *name;
+	size_t name_len;
+	double value;
+};
+
+struct ergon_pmu_layer {
+	struct ergon_pmu_value id; /* Layer cell (default: the row index, or 0 in iterations) */
+	struct ergon_pmu_value op; /* Op (else tag) cell (default: text "unknown") */
+	struct ergon_pmu_counter *counters; /* first-seen column order */
+	size_t ncounters;
+	bool has_cycles; /* an ARM_PMU_CPU_CYCLES counter (cycles) */
+	double cycles;
+	bool overflow;
+};
+
+struct ergon_pmu_table {
+	struct ergon_pmu_layer *layers;
+	size_t n;
+};
+
+struct ergon_pmu_preset {
+	const char *name;
+	const char **columns; /* the final CSV header's column names */
+	size_t ncolumns;
+	struct ergon_pmu_table layers;	   /* aggregated across iterations */
+	struct ergon_pmu_table *iterations; /* with ERGON_HPX_JSON_ITERATIONS, else NULL */
+	size_t niterations;
+};
+
+/* `<group>_<n>` presets merged (a name of another form is its own group);
+ * presets whose name starts with '_' are in no group. */
+struct ergon_pmu_group {
+	const char *name;
+	struct ergon_pmu_table layers;
+};
+
+struct ergon_pmu_meta_item {
+	const char *key; /* lower case */
+	struct ergon_pmu_value value;
+};
+
+#define ERGON_PMU_PSRAM_FIELDS 8
+
+struct ergon_pmu_result {
+	int aggregation; /* enum ergon_hpx_aggregation */
+	/* The metadata the reference reports, in its order (model_size,
+	 * arena_size, ..., clean_drain_wait_us); NONE when absent. */
+	struct ergon_pmu_meta_item *meta;
+	size_t nmeta;
+	bool has_psram; /* HPX_PSRAM_CLOCK_HZ seen: psram[] in PsramInfo order */
+	struct ergon_pmu_meta_item psram[ERGON_PMU_PSRAM_FIELDS];
+	struct ergon_pmu_value *preset_list; /* HPX_PRESETS, split on ',' */
+	size_t npreset_list;
+	struct ergon_pmu_preset *presets; /* in order of first appearance */
+	size_t npresets;
+	struct ergon_pmu_table layers; /* merged by layer position */
+	struct ergon_pmu_group *groups; /* in order of first appearance */
+	size_t ngroups;
+	bool overflow_detected; /* any row of any kept iteration */
+	/* What the parser saw. */
+	bool complete; /* `--- HPX_END ---` */
+	uint64_t parse_errors, lines, lines_too_long, heartbeats;
+	/* HPX_PMU and HPX_CYCLE_COUNTER as declared (NONE when not). */
+	struct ergon_pmu_value cap_pmu, cap_cycle_counter;
+	struct ergon_issue_list issues; /* pmu.* with line numbers */
+	void *priv;			/* the storage all of the above points into */
+};
+
+/* The result of a finished parse (call after ergon_hpx_parser_finish).
+ * flags: ERGON_HPX_JSON_ITERATIONS. *out is owned by the caller
+ * (ergon_pmu_result_free). ERGON_EUSAGE for an unknown aggregation,
+ * ERGON_ENOMEM. */
+ERGON_API int ergon_hpx_parser_result(struct ergon_hpx_parser *p, int aggregation,
+				      unsigned flags, struct ergon_pmu_result **out,
+				      struct ergon_err *err);
+/* Free a result; NULL is a no-op. */
+ERGON_API void ergon_pmu_result_free(struct ergon_pmu_result *r);
 
 /* --- the power terminal record ------------------------------------------
  * `--- HPX_POWER_TERMINAL_START ---`, HPX_POWER_<KEY>=<value> lines,
@@ -172,13 +274,6 @@ ERGON_API int ergon_hpx_parser_terminal(const struct ergon_hpx_parser *p,
 ERGON_API int ergon_hpx_terminal_parse(const char *data, size_t len, struct ergon_hpx_terminal *out,
 				       struct ergon_err *err);
 
-/* {"terminal": {...}, "measurement": {...} | null} with the reference field
- * names (version, status, requested_count, completed_count, elapsed_us,
- * final_phase, error_code, gate_asserted, gate_lowered; source, scope,
- * energy_nj, duration_us, inference_count, overflow, charge_nc,
- * bus_voltage_uv, sample_count, calibration_id; absent optional fields are
- * null). Caller owns the result; NULL on out of memory. */
-ERGON_API json_t *ergon_hpx_terminal_to_json(const struct ergon_hpx_terminal *t);
 
 #ifdef __cplusplus
 }

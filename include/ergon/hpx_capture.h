@@ -59,6 +59,15 @@ ERGON_API int ergon_hpx_capture(const struct ergon_hpx_capture_opts *o, struct e
 				struct ergon_hpx_capture_result *res, struct ergon_err *err);
 ERGON_API void ergon_hpx_capture_result_cleanup(struct ergon_hpx_capture_result *res);
 
+struct ergon_hpx_report_opts;
+/* `ergon capture`: capture as ergon_hpx_capture does into a new parser,
+ * then write the outputs as ergon_hpx_report_write does (o->extra_issues
+ * and o->capture are replaced by the capture's own). *summary (may be
+ * NULL) receives the sealed artifact (caller owns). */
+ERGON_API int ergon_hpx_capture_run(const struct ergon_hpx_capture_opts *co,
+				    const struct ergon_hpx_report_opts *o, json_t **summary,
+				    struct ergon_err *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -11,14 +11,16 @@
  * optional power_w and digital, uniformly sampled.
  * Lines starting with '#' and blank lines are skipped; CRLF is accepted.
  *
- * Parsers are incremental (feed any split of the bytes, then end) and push
- * straight into a gated engine, so the fuzzer drives them with bytes.
+ * Parsers are incremental (feed any split of the bytes, then end) and hand
+ * what they read to a sink (ergon/stream.h; the pipeline's
+ * ergon_power_sink_gated feeds the gated engine), so the fuzzer drives them
+ * with bytes.
  */
 #ifndef ERGON_POWER_CSV_H
 #define ERGON_POWER_CSV_H
 
 #include "ergon/error.h"
-#include "ergon/gated.h"
+#include "ergon/stream.h"
 
 #include <jansson.h>
 #include <stddef.h>
@@ -36,10 +38,12 @@ enum ergon_power_csv_kind {
 
 struct ergon_power_csv;
 
-/* A parser feeding g (not owned). name labels messages ("run.csv"). */
-ERGON_API int ergon_power_csv_new(int kind, struct ergon_gated *g, unsigned sync_input_index,
-				  const char *name, struct ergon_power_csv **out,
-				  struct ergon_err *err);
+/* A parser delivering to sink (copied; sink->ctx not owned): packets for
+ * ERGON_POWER_CSV_STATS, raw_begin and raw for ERGON_POWER_CSV_RAW
+ * (ERGON_EUSAGE when missing). name labels messages ("run.csv"). */
+ERGON_API int ergon_power_csv_new(int kind, const struct ergon_power_sink *sink,
+				  unsigned sync_input_index, const char *name,
+				  struct ergon_power_csv **out, struct ergon_err *err);
 ERGON_API void ergon_power_csv_free(struct ergon_power_csv *p);
 /* Parse bytes; errors name the line and column and the fix. */
 ERGON_API int ergon_power_csv_feed(struct ergon_power_csv *p, const char *buf, size_t len,

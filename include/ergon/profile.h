@@ -87,6 +87,9 @@ ERGON_API void ergon_profile_sim_options(const struct ergon_config *cfg,
 					 struct ergon_sim_options *o);
 /* The flow (enum ergon_sim_flow) of a scenario name; 0 when unknown. */
 ERGON_API int ergon_profile_sim_flow(const char *scenario);
+/* The same with the reason: ERGON_EUSAGE for an unknown name, the message
+ * listing the scenarios. */
+ERGON_API int ergon_profile_sim_flow_check(const char *scenario, int *flow, struct ergon_err *err);
 
 #ifdef __cplusplus
 }

@@ -75,34 +75,18 @@ static int run(int argc, char **argv)
 		log = logbuf;
 	}
 	struct ergon_err err = {0};
-	struct ergon_hpx_parser *p = NULL;
-	struct ergon_hpx_capture_result cr = {0};
-	json_t *result = NULL, *summary = NULL;
-	int rc = ergon_hpx_parser_new(NULL, &p, &err);
-	if (!rc) {
-		struct ergon_hpx_capture_opts co = {.transport = transport,
-						    .log_path = log,
-						    .write_flags = flags,
-						    .timeout_s = timeout_s,
-						    .heartbeat_s = heartbeat_s};
-		rc = ergon_hpx_capture(&co, p, &cr, &err);
-	}
-	if (!rc)
-		rc = ergon_hpx_parser_to_json(p, agg, 0, &result, &err);
-	if (!rc) {
-		struct ergon_hpx_report_opts o = {.out_dir = out_dir,
-						  .log_path = log,
-						  .recording = recording,
-						  .aggregation = agg,
-						  .write_flags = flags,
-						  .extra_issues = cr.issues,
-						  .capture = cr.details};
-		rc = ergon_hpx_report_write(result, &o, &summary, &err);
-	}
-	ergon_hpx_parser_free(p);
-	ergon_hpx_capture_result_cleanup(&cr);
-	json_decref(result);
-	if (rc)
+	json_t *summary = NULL;
+	struct ergon_hpx_capture_opts co = {.transport = transport,
+					    .log_path = log,
+					    .write_flags = flags,
+					    .timeout_s = timeout_s,
+					    .heartbeat_s = heartbeat_s};
+	struct ergon_hpx_report_opts o = {.out_dir = out_dir,
+					  .log_path = log,
+					  .recording = recording,
+					  .aggregation = agg,
+					  .write_flags = flags};
+	if (ergon_hpx_capture_run(&co, &o, &summary, &err) != 0)
 		return ergon_cli_fail("capture", &err);
 	const json_t *profile = json_object_get(summary, "profile");
 	ergon_cli_hpx_print_top(stdout, profile);

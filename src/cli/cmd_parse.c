@@ -6,13 +6,10 @@
 #include "ergon/issues.h"
 #include "hpx_cli.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static int run(int argc, char **argv)
 {
@@ -50,52 +47,14 @@ static int run(int argc, char **argv)
 	if (!log)
 		return ergon_cli_usage("parse", "expected a LOG file (or - for stdin)");
 	struct ergon_err err = {0};
-	int fd = strcmp(log, "-") == 0 ? 0 : open(log, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ergon_err_errno(&err, errno, "%s: cannot open the log", log);
+	json_t *summary = NULL;
+	struct ergon_hpx_report_opts o = {.out_dir = out_dir,
+					  .log_path = log,
+					  .recording = recording,
+					  .aggregation = agg,
+					  .write_flags = flags};
+	if (ergon_hpx_parse_run(log, &o, &summary, &err) != 0)
 		return ergon_cli_fail("parse", &err);
-	}
-	struct ergon_hpx_parser *p = NULL;
-	json_t *result = NULL, *summary = NULL;
-	int rc = ergon_hpx_parser_new(NULL, &p, &err);
-	/* Stream the log: memory is bounded by the parser's caps, not the file. */
-	static char buf[1 << 16];
-	while (!rc) {
-		ssize_t n = read(fd, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rc = ergon_err_errno(&err, errno, "%s: read failed", log);
-			break;
-		}
-		if (n == 0)
-			break;
-		int st = ergon_hpx_parser_feed(p, buf, (size_t)n, &err);
-		if (st < 0)
-			rc = st;
-	}
-	if (fd > 0)
-		close(fd);
-	if (!rc) {
-		int st = ergon_hpx_parser_finish(p, &err);
-		if (st < 0)
-			rc = st;
-	}
-	if (!rc)
-		rc = ergon_hpx_parser_to_json(p, agg, 0, &result, &err);
-	if (!rc) {
-		struct ergon_hpx_report_opts o = {.out_dir = out_dir,
-						  .log_path = log,
-						  .recording = recording,
-						  .aggregation = agg,
-						  .write_flags = flags};
-		rc = ergon_hpx_report_write(result, &o, &summary, &err);
-	}
-	ergon_hpx_parser_free(p);
-	if (rc) {
-		json_decref(result);
-		return ergon_cli_fail("parse", &err);
-	}
 	const json_t *profile = json_object_get(summary, "profile");
 	ergon_cli_hpx_print_top(stdout, profile);
 	printf("wrote %s/summary.json and %s/profile_results.csv\n", out_dir, out_dir);
@@ -103,7 +62,6 @@ static int run(int argc, char **argv)
 	if (ergon_issues_integrity(json_object_get(profile, "issues")) == ERGON_INTEGRITY_INVALID)
 		exit_code = ERGON_EXIT_MEASUREMENT;
 	json_decref(summary);
-	json_decref(result);
 	return exit_code;
 }
 

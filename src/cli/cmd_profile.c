@@ -194,12 +194,10 @@ static int run(int argc, char **argv)
 					   scenario, cfg.target.board);
 			goto fail;
 		}
-		int flow = ergon_profile_sim_flow(scenario);
-		if (flow == 0) {
-			struct ergon_sim_result r;
-			rc = ergon_sim_run(scenario, &r, &err); /* its message lists the names */
+		int flow = 0;
+		rc = ergon_profile_sim_flow_check(scenario, &flow, &err);
+		if (rc != 0)
 			goto fail;
-		}
 		/* A power scenario runs the power stage; an INA228 one in
 		 * internal mode with the sim board's fitted shunt. */
 		if (flow != ERGON_SIM_FLOW_PROFILE && !cfg.power.enabled)

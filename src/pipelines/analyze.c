@@ -21,6 +21,31 @@ static int feed_jls(void *ctx, const struct ergon_jls_block *b, struct ergon_err
 				    b->gate_bit0, b->n, err);
 }
 
+static int sink_packets(void *ctx, const struct ergon_stats_packet *p, size_t n,
+			struct ergon_err *err)
+{
+	return ergon_gated_push_packets(ctx, p, n, err);
+}
+
+static int sink_raw_begin(void *ctx, double sample_rate_hz, struct ergon_err *err)
+{
+	return ergon_gated_raw_begin(ctx, sample_rate_hz, err);
+}
+
+static int sink_raw(void *ctx, const float *current_a, const float *voltage_v, const float *power_w,
+		    const uint8_t *gate_bits, size_t bit0, size_t n, struct ergon_err *err)
+{
+	return ergon_gated_push_raw(ctx, current_a, voltage_v, power_w, gate_bits, bit0, n, err);
+}
+
+void ergon_power_sink_gated(struct ergon_gated *g, struct ergon_power_sink *out)
+{
+	out->ctx = g;
+	out->packets = sink_packets;
+	out->raw_begin = sink_raw_begin;
+	out->raw = sink_raw;
+}
+
 /* A fault of the recording's content, reported as an issue on an invalid
  * artifact; anything else (cannot open, read or write; out of memory;
  * usage) stops the command without one. */
@@ -37,7 +62,9 @@ static int feed_csv(struct ergon_gated *g, int kind, const char *path, unsigned 
 	if (fp == NULL)
 		return ergon_err_errno(err, errno, "%s: cannot open the recording", path);
 	struct ergon_power_csv *p = NULL;
-	int rc = ergon_power_csv_new(kind, g, sync, path, &p, err);
+	struct ergon_power_sink sink;
+	ergon_power_sink_gated(g, &sink);
+	int rc = ergon_power_csv_new(kind, &sink, sync, path, &p, err);
 	char *buf = malloc(1u << 16);
 	if (rc == 0 && buf == NULL)
 		rc = ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", path);

@@ -4,6 +4,7 @@
 #include "ergon/artifact.h"
 #include "ergon/fileio.h"
 #include "ergon/issues.h"
+#include "ergon/sha256.h"
 #include "ergon/wire.h"
 
 #include <errno.h>
@@ -11,7 +12,6 @@
 
 #include <fcntl.h>
 #include <math.h>
-#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,37 +217,6 @@ int ergon_hpx_profile_body(const json_t *result, int aggregation, json_t **out,
 	return 0;
 }
 
-/* sha256 of a file, streamed in 64 KiB reads (the log may be large). */
-static int sha256_file_hex(const char *path, char hex[65], long long *bytes)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	crypto_hash_sha256_state st;
-	crypto_hash_sha256_init(&st);
-	unsigned char buf[1 << 16];
-	long long total = 0;
-	for (;;) {
-		ssize_t n = read(fd, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			close(fd);
-			return -1;
-		}
-		if (n == 0)
-			break;
-		crypto_hash_sha256_update(&st, buf, (unsigned long long)n);
-		total += n;
-	}
-	close(fd);
-	unsigned char d[crypto_hash_sha256_BYTES];
-	crypto_hash_sha256_final(&st, d);
-	sodium_bin2hex(hex, 65, d, sizeof(d));
-	*bytes = total;
-	return 0;
-}
-
 static int write_csv(const char *dir, const char *name, const json_t *layers, unsigned flags,
 		     struct ergon_err *err)
 {
@@ -309,9 +278,13 @@ int ergon_hpx_report_write(const json_t *result, const struct ergon_hpx_report_o
 	json_t *rec = json_pack("{s:s, s:s}", "file", o->log_path ? o->log_path : "-", "provenance",
 				o->recording ? o->recording : "unknown");
 	char hex[65];
-	long long nbytes = 0;
-	if (o->log_path && strcmp(o->log_path, "-") != 0 &&
-	    sha256_file_hex(o->log_path, hex, &nbytes) == 0) {
+	uint64_t nbytes = 0;
+	struct ergon_err se = {0};
+	if (o->log_path && strcmp(o->log_path, "-") != 0 && o->log_sha256 != NULL) {
+		json_object_set_new(rec, "bytes", json_integer((json_int_t)o->log_bytes));
+		json_object_set_new(rec, "sha256", json_string(o->log_sha256));
+	} else if (o->log_path && strcmp(o->log_path, "-") != 0 &&
+		   ergon_sha256_file_hex(o->log_path, hex, &nbytes, &se) == 0) {
 		json_object_set_new(rec, "bytes", json_integer((json_int_t)nbytes));
 		json_object_set_new(rec, "sha256", json_string(hex));
 	}

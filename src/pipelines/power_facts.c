@@ -3,6 +3,7 @@
 #include "ergon/analyze.h"
 #include "ergon/fileio.h"
 #include "ergon/hpx.h"
+#include "ergon/hpx_report.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -10,6 +10,7 @@
 #include "ergon/hpx.h"
 #include "ergon/hpx_capture.h"
 #include "ergon/hpx_report.h"
+#include "ergon/issue_list.h"
 #include "ergon/issues.h"
 #include "ergon/lifecycle.h"
 #include "ergon/sim.h"
@@ -25,133 +26,51 @@
  * of the example firmware takes seconds; 120 s is generous. */
 #define PMU_CAPTURE_TIMEOUT_S 120.0
 
-int prof_interrupted(const struct prof_run *r)
-{
-	return r->o->interrupted != NULL && *r->o->interrupted != 0;
-}
-
-void prof_stage_fail(struct prof_run *r, json_t *stage, const char *status,
-		     const struct ergon_err *e)
-{
-	json_object_set_new(stage, "status", json_string(status));
-	if (e != NULL && e->msg[0]) {
-		json_object_set_new(stage, "error", json_string(e->msg));
-		ergon_err_set(&r->first, e->code ? e->code : ERGON_EIO, "%s", e->msg);
-	}
-	if (strcmp(status, "interrupted") == 0) {
-		if (!ergon_issue_has(r->issues, "profile.interrupted"))
-			ergon_issue_add(r->issues, "profile.interrupted", NULL,
-					"interrupted during the %s stage; the artifacts so far are "
-					"kept and marked",
-					json_string_value(json_object_get(stage, "name")));
-		r->interrupted = 1;
-	} else {
-		ergon_issue_add(
-		    r->issues, "profile.stage_failed",
-		    json_pack("{s:s}", "stage", json_string_value(json_object_get(stage, "name"))),
-		    "the %s stage failed: %s", json_string_value(json_object_get(stage, "name")),
-		    e && e->msg[0] ? e->msg : "see the stage's log");
-	}
-}
-
-int prof_stage_dir(struct prof_run *r, const char *name, char *dir, size_t cap,
-		   struct ergon_err *err)
-{
-	if ((size_t)snprintf(dir, cap, "%s/%s", r->o->out_dir, name) >= cap)
-		return ergon_err_set(err, ERGON_ETOOBIG, "--out %s: path too long", r->o->out_dir);
-	return ergon_mkdir_p(dir, err);
-}
-
-/* Open the lifecycle for a stage, program `image`, reset, and capture the
- * stream into DIR/capture.log, feeding p. *cap gets the capture result. */
-int prof_boot_and_capture(struct prof_run *r, const char *dir, const char *image, double timeout_s,
-			  double hb_floor_s, double window_hb_s,
-			  struct ergon_hpx_parser *p, struct ergon_hpx_capture_result *cap,
-			  struct ergon_lifecycle **lc_out, struct ergon_err *err)
-{
-	const struct ergon_config *cfg = r->o->cfg;
-	struct ergon_lifecycle_opts lo = {
-	    .board = cfg->board->name,
-	    .device = cfg->board->soc,
-	    .probe_serial = cfg->target.jlink_serial,
-	    .work_dir = dir,
-	    .start_timeout_s = r->o->start_timeout_s,
-	    .rtt_port = r->o->rtt_port,
-	};
-	/* The virtual firmware is "built" with the resolved configuration. */
-	struct ergon_sim_options so;
-	if (r->sim) {
-		ergon_profile_sim_options(cfg, &so);
-		lo.sim_options = &so;
-	}
-	struct ergon_lifecycle *lc = NULL;
-	char spec[1200], log[1200];
-	snprintf(log, sizeof log, "%s/capture.log", dir);
-	int rc = r->drv->open(&lo, &lc, err);
-	if (rc)
-		return rc;
-	*lc_out = lc;
-	if (!rc && !prof_interrupted(r))
-		rc = r->drv->flash(lc, image, err);
-	if (!rc && !prof_interrupted(r))
-		rc = r->drv->reset(lc, err);
-	if (!rc && !prof_interrupted(r))
-		rc = r->drv->endpoint(lc, spec, sizeof spec, err);
-	if (!rc && !prof_interrupted(r)) {
-		double hb = cfg->target.heartbeat.host_timeout_s;
-		if (hb > 0 && hb_floor_s > hb)
-			hb = hb_floor_s;
-		struct ergon_hpx_capture_opts co = {.transport = spec,
-						    .log_path = log,
-						    .write_flags = r->o->write_flags,
-						    .timeout_s = timeout_s,
-						    .heartbeat_s = hb > 0 ? hb : 0,
-						    .window_heartbeat_s = window_hb_s,
-						    .cancel = r->o->interrupted};
-		rc = ergon_hpx_capture(&co, p, cap, err);
-	}
-	if (prof_interrupted(r) && rc == 0)
-		rc = ERGON_EINTR;
-	struct ergon_err fe = {0};
-	r->drv->finish(lc, &fe);
-	return rc;
-}
-
-/* The heartbeat bound inside the clean window, which the target keeps
- * silent: the planned window plus a margin of max(2 s, 25 %). Auto runs to
- * window_target_ms (longer only by the last inference); fixed runs
- * `iterations` x the inference time, known after the PMU stage
- * (avg_us > 0); unknown: 0, and only the overall bound applies there. */
-double prof_planned_window_hb_s(const struct ergon_config *cfg, double avg_us)
-{
-	double w = 0.0;
-	if (cfg->profiling.window_mode == ERGON_WINDOW_AUTO)
-		w = (double)cfg->profiling.window_target_ms * 1e-3;
-	else if (avg_us > 0)
-		w = (double)cfg->profiling.iterations * avg_us * 1e-6;
-	if (!(w > 0))
-		return 0.0;
-	double margin = 0.25 * w;
-	return w + (margin < 2.0 ? 2.0 : margin);
-}
-
 /* --- PMU stage ------------------------------------------------------------ */
 
 /* The clean window's health as the firmware reported it: the rate probe
  * (cycles the counter counted over a known delay) and its own counts of
  * stalled and partial iterations (the per-iteration deltas are not on the
  * wire, so ergon_clean_window_check cannot run here). */
-static void clean_window_checks(struct prof_run *r, const json_t *meta)
+/* A metadata value of the typed PMU result (NULL: absent, or no result). */
+static const struct ergon_pmu_value *meta_get(const struct ergon_pmu_result *res,
+					      const char *key)
 {
-	const json_t *hz = json_object_get(meta, "system_clock_hz");
-	const json_t *us = json_object_get(meta, "clean_dwt_rate_us");
-	const json_t *cyc = json_object_get(meta, "clean_dwt_rate_cyc");
-	if (json_is_number(hz) && json_is_number(us) && json_is_number(cyc))
-		ergon_clean_window_rate_check(json_number_value(hz), json_number_value(us),
-					      (uint64_t)json_number_value(cyc), r->issues);
-	json_int_t stalled = json_integer_value(json_object_get(meta, "clean_stalled_iters"));
-	json_int_t partial = json_integer_value(json_object_get(meta, "clean_partial_iters"));
-	json_int_t count = json_integer_value(json_object_get(meta, "clean_infer_count"));
+	for (size_t i = 0; res != NULL && i < res->nmeta; i++)
+		if (strcmp(res->meta[i].key, key) == 0)
+			return &res->meta[i].value;
+	return NULL;
+}
+
+static int meta_number(const struct ergon_pmu_result *res, const char *key, double *out)
+{
+	const struct ergon_pmu_value *v = meta_get(res, key);
+	if (v == NULL || (v->kind != ERGON_PMU_INT && v->kind != ERGON_PMU_REAL))
+		return 0;
+	*out = v->kind == ERGON_PMU_INT ? (double)v->i : v->d;
+	return 1;
+}
+
+/* The integer value, 0 when absent or not an integer. */
+static int64_t meta_int(const struct ergon_pmu_result *res, const char *key)
+{
+	const struct ergon_pmu_value *v = meta_get(res, key);
+	return v != NULL && v->kind == ERGON_PMU_INT ? v->i : 0;
+}
+
+static void clean_window_checks(struct prof_run *r, const struct ergon_pmu_result *res)
+{
+	double hz, us, cyc;
+	if (meta_number(res, "system_clock_hz", &hz) && meta_number(res, "clean_dwt_rate_us", &us) &&
+	    meta_number(res, "clean_dwt_rate_cyc", &cyc)) {
+		struct ergon_issue_list l = {0};
+		ergon_clean_window_rate_check(hz, us, (uint64_t)cyc, &l);
+		ergon_issue_list_to_json(&l, r->issues);
+		ergon_issue_list_cleanup(&l);
+	}
+	json_int_t stalled = (json_int_t)meta_int(res, "clean_stalled_iters");
+	json_int_t partial = (json_int_t)meta_int(res, "clean_partial_iters");
+	json_int_t count = (json_int_t)meta_int(res, "clean_infer_count");
 	if ((stalled > 0 || partial > 0) &&
 	    !ergon_issue_has(r->issues, "profile.clean_window_stalled"))
 		ergon_issue_add(r->issues, "profile.clean_window_stalled",
@@ -171,6 +90,7 @@ static int pmu_stage(struct prof_run *r, json_t *stage)
 	struct ergon_hpx_parser *p = NULL;
 	struct ergon_hpx_capture_result cap = {0};
 	struct ergon_lifecycle *lc = NULL;
+	struct ergon_pmu_result *res = NULL;
 	json_t *result = NULL;
 	int rc = prof_stage_dir(r, "pmu", dir, sizeof dir, &e);
 	const char *image =
@@ -189,7 +109,8 @@ static int pmu_stage(struct prof_run *r, json_t *stage)
 		/* Parse what arrived, also after an interrupt: it is kept. */
 		struct ergon_err pe = {0};
 		int frc = ergon_hpx_parser_finish(p, &pe);
-		if (frc >= 0 && ergon_hpx_parser_to_json(p, r->aggregation, 0, &result, &pe) == 0) {
+		if (frc >= 0 && ergon_hpx_parser_result(p, r->aggregation, 0, &res, &pe) == 0 &&
+		    ergon_pmu_result_to_json(res, &result, &pe) == 0) {
 			json_t *body = NULL;
 			if (ergon_hpx_profile_body(result, r->aggregation, &body, &pe) == 0) {
 				json_decref(r->profile);
@@ -217,15 +138,14 @@ static int pmu_stage(struct prof_run *r, json_t *stage)
 		json_object_set(stage, "capture", cap.details);
 	if (r->profile)
 		json_array_extend(r->issues, json_object_get(r->profile, "issues"));
-	/* The clean-window reference the power checks compare against. */
-	const json_t *meta = json_object_get(result, "meta");
-	clean_window_checks(r, meta);
-	const json_t *avg = json_object_get(meta, "clean_infer_avg_us");
-	if (json_is_number(avg))
-		r->clean_infer_avg_us = json_number_value(avg);
-	const json_t *cnt = json_object_get(meta, "clean_infer_count");
-	if (json_is_integer(cnt) && json_integer_value(cnt) > 0)
-		r->clean_infer_count = (uint64_t)json_integer_value(cnt);
+	/* The clean-window reference the power checks compare against, from
+	 * the typed result. */
+	clean_window_checks(r, res);
+	double avg;
+	if (meta_number(res, "clean_infer_avg_us", &avg))
+		r->clean_infer_avg_us = avg;
+	if (meta_int(res, "clean_infer_count") > 0)
+		r->clean_infer_count = (uint64_t)meta_int(res, "clean_infer_count");
 	if (rc == ERGON_EINTR || prof_interrupted(r))
 		prof_stage_fail(r, stage, "interrupted", NULL);
 	else if (rc)
@@ -237,6 +157,7 @@ static int pmu_stage(struct prof_run *r, json_t *stage)
 	ergon_hpx_parser_free(p);
 	ergon_hpx_capture_result_cleanup(&cap);
 	json_decref(result);
+	ergon_pmu_result_free(res);
 	return rc;
 }
 

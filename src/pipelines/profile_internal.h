@@ -1,4 +1,4 @@
-/* Private to the profile pipeline (profile.c, profile_power.c). */
+/* Private to the profile pipeline (profile.c, profile_power.c, profile_stage.c). */
 #ifndef ERGON_PROFILE_INTERNAL_H
 #define ERGON_PROFILE_INTERNAL_H
 

@@ -141,6 +141,17 @@ int ergon_profile_sim_flow(const char *scenario)
 	return flow;
 }
 
+int ergon_profile_sim_flow_check(const char *scenario, int *flow, struct ergon_err *err)
+{
+	struct ergon_sim_result r;
+	int rc = ergon_sim_run(scenario, &r, err); /* its message lists the names */
+	if (rc != 0)
+		return rc;
+	*flow = r.flow;
+	ergon_sim_result_cleanup(&r);
+	return 0;
+}
+
 static uint32_t u32(uint64_t v)
 {
 	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;

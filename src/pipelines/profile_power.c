@@ -7,6 +7,7 @@
 #include "ergon/analyze.h"
 #include "ergon/ert_ina228_math.h"
 #include "ergon/gated.h"
+#include "ergon/hpx_report.h"
 #include "ergon/issues.h"
 #include "ergon/sim.h"
 #include "profile_internal.h"
@@ -17,7 +18,7 @@
 #include <string.h>
 
 /* The virtual bench's windows are 20 ms; the engine's default floor (1 s)
- * is for real benches (same value as sim/src/host_check.c). */
+ * is for real benches (same value as src/pipelines/sim_host.c). */
 #define SIM_MIN_WINDOW_S 0.005
 #define BENCH_MIN_WINDOW_S 1.0
 /* A fixed gated window this short cannot pass the gated engine's 1 s floor

@@ -3,6 +3,7 @@
  * result equals the one from a single feed; nothing crashes, leaks or grows
  * without bound (small caps keep the limits reachable). */
 #include "ergon/hpx.h"
+#include "ergon/hpx_report.h"
 
 #include <jansson.h>
 #include <stdint.h>

@@ -33,7 +33,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ergon_err_clear(&err);
 	if (ergon_gated_new(&cfg, &g, &err) == 0) {
 		struct ergon_power_csv *p = NULL;
-		if (ergon_power_csv_new(kind, g, sync, "fuzz.csv", &p, &err) == 0) {
+		struct ergon_power_sink sink;
+		ergon_power_sink_gated(g, &sink);
+		if (ergon_power_csv_new(kind, &sink, sync, "fuzz.csv", &p, &err) == 0) {
 			if (ergon_power_csv_feed(p, text, cut, &err) == 0 &&
 			    ergon_power_csv_feed(p, text + cut, len - cut, &err) == 0 &&
 			    ergon_power_csv_end(p, &err) == 0) {

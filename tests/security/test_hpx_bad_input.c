@@ -1,6 +1,7 @@
 /* Bad input for the HPX parser, one case per item of the issue's list. Every
  * expected value is computed by hand from the stream built in the test. */
 #include "ergon/hpx.h"
+#include "ergon/hpx_report.h"
 #include "ergon/issues.h"
 #include "test_support.h"
 

@@ -8,6 +8,7 @@
  * that wraps in every iteration; the reference (and ergon) report the mean of
  * its raw samples, 4294967002.5, and ergon also raises pmu.wrap_fallback. */
 #include "ergon/hpx.h"
+#include "ergon/hpx_report.h"
 #include "ergon/issues.h"
 #include "test_support.h"
 

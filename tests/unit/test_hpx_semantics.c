@@ -2,6 +2,7 @@
  * "Semantics observed"), one small stream per rule; every expected value is
  * worked out by hand in the comment next to it. */
 #include "ergon/hpx.h"
+#include "ergon/hpx_report.h"
 #include "ergon/issues.h"
 #include "test_support.h"
 

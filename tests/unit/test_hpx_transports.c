@@ -4,6 +4,7 @@
  * capture log must equal what was sent, byte for byte, up to the end
  * sentinel. */
 #include "ergon/hpx.h"
+#include "ergon/hpx_report.h"
 #include "ergon/hpx_capture.h"
 #include "ergon/issues.h"
 #include "ergon/transport.h"

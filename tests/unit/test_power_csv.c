@@ -1,6 +1,7 @@
 /* The power CSV readers and the marker parser: a good file of each form
  * through the engine (values by hand), and every rejection naming the
  * line, column and fix. */
+#include "ergon/analyze.h"
 #include "ergon/gated.h"
 #include "ergon/power_csv.h"
 #include "test_support.h"
@@ -15,7 +16,9 @@ static int parse(int kind, const char *text, size_t split, const struct ergon_ga
 	struct ergon_gated_config cfg = {.stats_rate_hz = 100, .min_window_s = 1.0};
 	assert_int_equal(ergon_gated_new(&cfg, g, err), 0);
 	struct ergon_power_csv *p = NULL;
-	assert_int_equal(ergon_power_csv_new(kind, *g, 0, "t.csv", &p, err), 0);
+	struct ergon_power_sink sink;
+	ergon_power_sink_gated(*g, &sink);
+	assert_int_equal(ergon_power_csv_new(kind, &sink, 0, "t.csv", &p, err), 0);
 	size_t len = strlen(text);
 	if (split > len)
 		split = len;

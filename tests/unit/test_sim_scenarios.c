@@ -16,6 +16,7 @@
  */
 #include "ergon/issues.h"
 #include "ergon/sim.h"
+#include "ergon/sim_host.h"
 #include "ergon/wire.h"
 #include "test_support.h"
 

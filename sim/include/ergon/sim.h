@@ -12,9 +12,8 @@
 
 #include "ergon/error.h"
 #include "ergon/ert_power.h"
-#include "ergon/gated.h"
+#include "ergon/stream.h"
 
-#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -122,18 +121,6 @@ ERGON_API const char *const *ergon_sim_scenarios(void);
 ERGON_API int ergon_sim_run(const char *scenario, struct ergon_sim_result *res,
 			    struct ergon_err *err);
 ERGON_API void ergon_sim_result_cleanup(struct ergon_sim_result *res);
-/* What the host reports about a scenario's output, through the host's own
- * engines: power flows go through the HPX terminal parser, the firmware
- * facts and the gated engine (with the simulated Joulescope's packets for
- * external mode, without a recording for INA228 mode) into
- * ergon_power_section; profile flows through the HPX parser plus the
- * clean-window rate check. reference_avg_us is the profile boot's
- * CLEAN_INFER_AVG_US (0: unknown). *issues (new reference) is the list of
- * issues the host raised; *detail (may be NULL; new reference) gets the
- * power section (power flows) or the parsed profile (profile flows). */
-ERGON_API int ergon_sim_host_issues(const struct ergon_sim_result *res, double reference_avg_us,
-				    json_t **issues, json_t **detail, struct ergon_err *err);
-
 /* Count rising edges of a pin in the recorded edges. */
 ERGON_API size_t ergon_sim_rising_edges(const struct ergon_sim_result *res, uint8_t pin);
 /* Rising edges of INPUT0 as the Joulescope saw it (a packet with any high time after one with

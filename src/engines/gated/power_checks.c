@@ -3,7 +3,7 @@
  * clean-window checks. Pure functions of numbers; every threshold is
  * documented in docs/POWER_CHECKS.md. */
 #include "ergon/gated.h"
-#include "ergon/issues.h"
+#include "ergon/issue_list.h"
 
 #include <math.h>
 #include <string.h>
@@ -21,7 +21,8 @@
 
 static void reason(struct ergon_power_verdict *v, const char *why)
 {
-	json_array_append_new(v->reasons, json_string(why));
+	if (v->nreasons < ERGON_POWER_REASONS_MAX)
+		v->reasons[v->nreasons++] = why;
 }
 
 int ergon_power_observer_agrees(double gate_s, double elapsed_s, double stats_period_s,
@@ -56,10 +57,11 @@ static uint64_t reference_count(const struct ergon_power_facts *f)
 	return 0;
 }
 
-json_t *ergon_power_check_internal(const struct ergon_power_facts *f, json_t *issues, int *fail)
+void ergon_power_check_internal(const struct ergon_power_facts *f,
+				struct ergon_issue_list *issues, int *fail,
+				struct ergon_power_ceiling *ceiling)
 {
 	const struct ergon_power_terminal *t = &f->terminal;
-	json_t *ceiling = NULL;
 	*fail = 0;
 	double elapsed_s = (double)t->elapsed_us * 1e-6;
 	double env = f->host_envelope_s;
@@ -72,47 +74,54 @@ json_t *ergon_power_check_internal(const struct ergon_power_facts *f, json_t *is
 			  : !t->have_elapsed		   ? "record_lacks_elapsed_us"
 			  : !(env > 0)			   ? "host_envelope_unknown"
 							   : NULL;
-	ceiling = json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}", "elapsed_us",
-			    have ? json_integer((json_int_t)t->elapsed_us) : json_null(),
-			    "elapsed_s", have ? json_real(elapsed_s) : json_null(),
-			    "host_envelope_s", env > 0 ? json_real(env) : json_null(), "slack_s",
-			    env > 0 ? json_real(slack) : json_null(), "ratio",
-			    have && env > 0 ? json_real(elapsed_s / env) : json_null(), "reason",
-			    why ? json_string(why) : json_null());
+	memset(ceiling, 0, sizeof(*ceiling));
+	ceiling->have_elapsed = have;
+	ceiling->elapsed_us = have ? t->elapsed_us : 0;
+	ceiling->elapsed_s = have ? elapsed_s : 0;
+	ceiling->have_envelope = env > 0;
+	ceiling->host_envelope_s = env > 0 ? env : 0;
+	ceiling->slack_s = env > 0 ? slack : 0;
+	ceiling->have_ratio = have && env > 0;
+	ceiling->ratio = have && env > 0 ? elapsed_s / env : 0;
+	ceiling->reason = why;
 	if (t->status == ERGON_TERMINAL_NONE)
-		return ceiling;
+		return;
 	if (t->have_elapsed) {
 		/* The host envelope (start of the power binary to collecting its
 		 * record) bounds the firmware window from above; the slack covers
 		 * boot and record transfer. */
-		if (env > 0 && elapsed_s > env + slack)
-			ergon_issue_add(
-			    issues, "power.window_clock_exceeds_host_time",
-			    json_pack("{s:f,s:f,s:f}", "elapsed_s", elapsed_s, "host_envelope_s",
-				      env, "slack_s", slack),
+		if (env > 0 && elapsed_s > env + slack) {
+			struct ergon_issue_field c[] = {ERGON_ISSUE_REAL("elapsed_s", elapsed_s),
+							ERGON_ISSUE_REAL("host_envelope_s", env),
+							ERGON_ISSUE_REAL("slack_s", slack)};
+			ergon_issue_list_add(
+			    issues, "power.window_clock_exceeds_host_time", c, 3,
 			    "the firmware window (%.6f s) is longer than the host-timed "
 			    "envelope %.6f s + %.3f s slack: the firmware clock runs fast "
 			    "or the counter is corrupt",
 			    elapsed_s, env, slack);
+		}
 	}
 	uint64_t count = reference_count(f);
 	if (t->have_elapsed && t->elapsed_us > 0 && count > 0 && f->clean_infer_avg_us > 0) {
 		double ref_s = (double)count * f->clean_infer_avg_us * 1e-6;
-		if (fabs(elapsed_s - ref_s) > WINDOW_CLOCK_MISMATCH * ref_s)
-			ergon_issue_add(
-			    issues, "power.window_clock_mismatch",
-			    json_pack("{s:f,s:f,s:I,s:f}", "elapsed_s", elapsed_s, "reference_s",
-				      ref_s, "count", (json_int_t)count, "clean_infer_avg_us",
-				      f->clean_infer_avg_us),
+		if (fabs(elapsed_s - ref_s) > WINDOW_CLOCK_MISMATCH * ref_s) {
+			struct ergon_issue_field c[] = {
+			    ERGON_ISSUE_REAL("elapsed_s", elapsed_s),
+			    ERGON_ISSUE_REAL("reference_s", ref_s), ERGON_ISSUE_INT("count", count),
+			    ERGON_ISSUE_REAL("clean_infer_avg_us", f->clean_infer_avg_us)};
+			ergon_issue_list_add(
+			    issues, "power.window_clock_mismatch", c, 4,
 			    "elapsed %.6f s vs %llu x %.3f us = %.6f s: off by more than "
 			    "25%%; check the window timer's clock source",
 			    elapsed_s, (unsigned long long)count, f->clean_infer_avg_us, ref_s);
+		}
 	}
 	if (t->have_energy) {
 		int zero_charge = t->have_charge && t->charge_nc == 0.0;
 		if (t->energy_nj == 0.0 && (zero_charge || !t->have_charge)) {
-			ergon_issue_add(
-			    issues, "power.zero_energy_and_charge", NULL,
+			ergon_issue_list_add(
+			    issues, "power.zero_energy_and_charge", NULL, 0,
 			    "the INA228 reported exactly zero energy and charge: the sense "
 			    "path is dead (shunt or IN+/IN- not connected) or the window "
 			    "was shorter than one accumulator update (conversion time x "
@@ -121,8 +130,8 @@ json_t *ergon_power_check_internal(const struct ergon_power_facts *f, json_t *is
 		} else if (zero_charge && t->have_charge_clamped && !t->charge_clamped) {
 			/* The firmware read a true zero, not a clamped negative:
 			 * the wiring is not reversed, the net charge cancelled. */
-			ergon_issue_add(
-			    issues, "power.zero_charge", NULL,
+			ergon_issue_list_add(
+			    issues, "power.zero_charge", NULL, 0,
 			    "the INA228 reported %.0f nJ but a net charge of exactly zero "
 			    "(not clamped: the current was not negative on the whole): "
 			    "current flowed both ways in equal measure, so charge-based "
@@ -130,8 +139,8 @@ json_t *ergon_power_check_internal(const struct ergon_power_facts *f, json_t *is
 			    t->energy_nj);
 			*fail = 1;
 		} else if (zero_charge) {
-			ergon_issue_add(
-			    issues, "power.zero_charge", NULL,
+			ergon_issue_list_add(
+			    issues, "power.zero_charge", NULL, 0,
 			    "the INA228 reported %.0f nJ but zero charge: current reads "
 			    "as negative, so IN+ and IN- are probably reversed; swap them",
 			    t->energy_nj);
@@ -139,23 +148,19 @@ json_t *ergon_power_check_internal(const struct ergon_power_facts *f, json_t *is
 		}
 	}
 	if (t->overflow) {
-		ergon_issue_add(
-		    issues, "power.accumulator_overflow", NULL,
+		ergon_issue_list_add(
+		    issues, "power.accumulator_overflow", NULL, 0,
 		    "the INA228 energy/charge accumulator overflowed during the window: "
 		    "its total is not the window's; shorten the window or lower the "
 		    "current LSB");
 		*fail = 1;
 	}
-	return ceiling;
 }
 
 int ergon_power_evaluate(const struct ergon_power_facts *f, const struct ergon_power_gate_view *gv,
-			 json_t *issues, struct ergon_power_verdict *v)
+			 struct ergon_issue_list *issues, struct ergon_power_verdict *v)
 {
 	memset(v, 0, sizeof(*v));
-	v->reasons = json_array();
-	if (v->reasons == NULL)
-		return ERGON_ENOMEM;
 	const struct ergon_power_terminal *t = &f->terminal;
 	int have_term = t->status != ERGON_TERMINAL_NONE;
 	int term_ok = t->status == ERGON_TERMINAL_OK;
@@ -164,8 +169,8 @@ int ergon_power_evaluate(const struct ergon_power_facts *f, const struct ergon_p
 
 	if (have_term && t->completed_count > 0 && t->have_elapsed && t->elapsed_us == 0) {
 		if (f->internal) {
-			ergon_issue_add(
-			    issues, "power.window_clock_frozen_internal", NULL,
+			ergon_issue_list_add(
+			    issues, "power.window_clock_frozen_internal", NULL, 0,
 			    "%llu inferences completed but the firmware window clock "
 			    "reads 0 us: the timer is not running; the on-device figures "
 			    "cannot be timed",
@@ -173,7 +178,7 @@ int ergon_power_evaluate(const struct ergon_power_facts *f, const struct ergon_p
 			v->suspect = 1;
 			reason(v, "window_clock_frozen");
 		} else {
-			ergon_issue_add(issues, "power.window_clock_frozen", NULL,
+			ergon_issue_list_add(issues, "power.window_clock_frozen", NULL, 0,
 					"%llu inferences completed but the firmware window clock "
 					"reads 0 us: no firmware window to check the gate against",
 					(unsigned long long)t->completed_count);
@@ -181,22 +186,24 @@ int ergon_power_evaluate(const struct ergon_power_facts *f, const struct ergon_p
 	}
 	if (f->internal) {
 		int fail = 0;
-		v->ceiling = ergon_power_check_internal(f, issues, &fail);
+		v->have_ceiling = 1;
+		ergon_power_check_internal(f, issues, &fail, &v->ceiling);
 		if (fail) {
 			v->omit_per_inference = 1;
 			reason(v, "ina228_measurement_failed");
 		}
 	} else if (have_term && t->overflow && strcmp(t->source, "ina228") == 0) {
-		ergon_issue_add(
-		    issues, "power.accumulator_overflow_bystander", NULL,
+		ergon_issue_list_add(
+		    issues, "power.accumulator_overflow_bystander", NULL, 0,
 		    "the on-board INA228 accumulator overflowed; it is only a bystander "
 		    "to this external capture, whose figures stand");
 	}
 	if (have_term && !term_ok) {
-		ergon_issue_add(
-		    issues, "power.terminal_incomplete",
-		    json_pack("{s:I,s:I}", "requested_count", (json_int_t)t->requested_count,
-			      "completed_count", (json_int_t)t->completed_count),
+		struct ergon_issue_field c[] = {
+		    ERGON_ISSUE_INT("requested_count", t->requested_count),
+		    ERGON_ISSUE_INT("completed_count", t->completed_count)};
+		ergon_issue_list_add(
+		    issues, "power.terminal_incomplete", c, 2,
 		    "the power terminal reported %s work (%llu of %llu inferences)",
 		    t->status == ERGON_TERMINAL_FAILED ? "failed" : "incomplete",
 		    (unsigned long long)t->completed_count, (unsigned long long)t->requested_count);
@@ -209,15 +216,16 @@ int ergon_power_evaluate(const struct ergon_power_facts *f, const struct ergon_p
 		 * check below decides alone, with its cross-boot tolerance. */
 		int ratio = f->have_clean_count && f->clean_infer_count > 0 &&
 			    f->clean_infer_avg_us > 0 && gv->window_count > 0;
-		ergon_issue_add(
-		    issues, "power.terminal_missing",
-		    json_pack("{s:s,s:s,s:o,s:o}", "observer_check", "not_run", "ratio_check",
-			      ratio ? "authoritative" : "not_run", "clean_infer_count",
-			      f->have_clean_count ? json_integer((json_int_t)f->clean_infer_count)
-						  : json_null(),
-			      "clean_count_source",
-			      f->clean_count_source[0] ? json_string(f->clean_count_source)
-						       : json_null()),
+		struct ergon_issue_field c[] = {
+		    ERGON_ISSUE_TEXT("observer_check", "not_run"),
+		    ERGON_ISSUE_TEXT("ratio_check", ratio ? "authoritative" : "not_run"),
+		    f->have_clean_count ? ERGON_ISSUE_INT("clean_infer_count", f->clean_infer_count)
+					: ERGON_ISSUE_NULL("clean_infer_count"),
+		    f->clean_count_source[0]
+			? ERGON_ISSUE_TEXT("clean_count_source", f->clean_count_source)
+			: ERGON_ISSUE_NULL("clean_count_source")};
+		ergon_issue_list_add(
+		    issues, "power.terminal_missing", c, 4,
 		    "the power build's terminal record never arrived: the firmware's window "
 		    "clock cannot confirm the gate, so %s; read the record through the debug "
 		    "probe (symbol ert_power_terminal) or check the link",
@@ -227,7 +235,7 @@ int ergon_power_evaluate(const struct ergon_power_facts *f, const struct ergon_p
 			    "withheld");
 	}
 	if (f->zero_time_inference) {
-		ergon_issue_add(issues, "power.device_timing_corrupt", NULL,
+		ergon_issue_list_add(issues, "power.device_timing_corrupt", NULL, 0,
 				"an inference reported zero time: the device timing is corrupt");
 		v->suspect = 1;
 		reason(v, "device_timing_corrupt");
@@ -237,9 +245,9 @@ int ergon_power_evaluate(const struct ergon_power_facts *f, const struct ergon_p
 		/* The power firmware drives exactly one window; the sum of several
 		 * divided by one window's count is not energy per inference. */
 		uint64_t driven = f->gate_windows_driven ? f->gate_windows_driven : 1;
-		ergon_issue_add(issues, "power.multiple_gate_windows",
-				json_pack("{s:I,s:I}", "windows_seen", (json_int_t)gv->window_count,
-					  "windows_driven", (json_int_t)driven),
+		struct ergon_issue_field c[] = {ERGON_ISSUE_INT("windows_seen", gv->window_count),
+						ERGON_ISSUE_INT("windows_driven", driven)};
+		ergon_issue_list_add(issues, "power.multiple_gate_windows", c, 2,
 				"the recording holds %zu qualifying gate windows but the firmware "
 				"drove %llu%s: their summed energy is not divided by one window's "
 				"count; per-inference figures are withheld (cut the recording to "
@@ -251,10 +259,10 @@ int ergon_power_evaluate(const struct ergon_power_facts *f, const struct ergon_p
 	}
 	if (gv->window_count > 0) {
 		if (gv->shortest_integral_s < gv->min_window_s) {
-			ergon_issue_add(issues, "power.gate_below_minimum",
-					json_pack("{s:f,s:f}", "integral_s",
-						  gv->shortest_integral_s, "minimum_s",
-						  gv->min_window_s),
+			struct ergon_issue_field c[] = {
+			    ERGON_ISSUE_REAL("integral_s", gv->shortest_integral_s),
+			    ERGON_ISSUE_REAL("minimum_s", gv->min_window_s)};
+			ergon_issue_list_add(issues, "power.gate_below_minimum", c, 2,
 					"a gate window passed edge extraction but its statistics "
 					"packets cover only %.6f s (< %.3f s): packets are missing "
 					"inside the window; the run is invalid",
@@ -267,11 +275,13 @@ int ergon_power_evaluate(const struct ergon_power_facts *f, const struct ergon_p
 			v->observer_ok = ergon_power_observer_agrees(
 			    gv->gate_s, elapsed_s, gv->stats_period_s, &v->observer_allowance_s);
 			if (!v->observer_ok) {
-				ergon_issue_add(
-				    issues, "power.window_observer_mismatch",
-				    json_pack("{s:f,s:f,s:f}", "gate_s", gv->gate_s, "elapsed_s",
-					      elapsed_s, "tolerance_s",
-					      OBSERVER_REL * elapsed_s + v->observer_allowance_s),
+				struct ergon_issue_field c[] = {
+				    ERGON_ISSUE_REAL("gate_s", gv->gate_s),
+				    ERGON_ISSUE_REAL("elapsed_s", elapsed_s),
+				    ERGON_ISSUE_REAL("tolerance_s",
+						     OBSERVER_REL * elapsed_s + v->observer_allowance_s)};
+				ergon_issue_list_add(
+				    issues, "power.window_observer_mismatch", c, 3,
 				    "the instrument saw a %.6f s gate but the firmware's window "
 				    "clock says %.6f s (tolerance 1%% + %.6f s): they did not "
 				    "watch "
@@ -291,20 +301,23 @@ int ergon_power_evaluate(const struct ergon_power_facts *f, const struct ergon_p
 				if (miss <= REFERENCE_DRIFT_MAX) {
 					v->have_drift = 1;
 					v->drift = v->ratio - 1.0;
-					if (miss > OBSERVER_REL)
-						ergon_issue_add(
-						    issues, "power.gated_window_reference_drift",
-						    json_pack("{s:f}", "drift", v->drift),
+					if (miss > OBSERVER_REL) {
+						struct ergon_issue_field c[] = {
+						    ERGON_ISSUE_REAL("drift", v->drift)};
+						ergon_issue_list_add(
+						    issues, "power.gated_window_reference_drift", c, 1,
 						    "the confirmed gate runs %+.2f%% against the "
 						    "profile boot's reference (clock drift between "
 						    "boots)",
 						    100.0 * v->drift);
+					}
 				} else {
-					ergon_issue_add(
-					    issues, "power.gate_duration_mismatch",
-					    json_pack("{s:f,s:f,s:f}", "gate_s", gv->gate_s,
-						      "expected_s", v->expected_s, "ratio",
-						      v->ratio),
+					struct ergon_issue_field c[] = {
+					    ERGON_ISSUE_REAL("gate_s", gv->gate_s),
+					    ERGON_ISSUE_REAL("expected_s", v->expected_s),
+					    ERGON_ISSUE_REAL("ratio", v->ratio)};
+					ergon_issue_list_add(
+					    issues, "power.gate_duration_mismatch", c, 3,
 					    "the gate (%.6f s) is %.3f x the reference window "
 					    "(%.6f s), beyond 15%% even though the firmware clock "
 					    "agrees",
@@ -315,11 +328,13 @@ int ergon_power_evaluate(const struct ergon_power_facts *f, const struct ergon_p
 				    v->expected_s, count, f->clean_infer_avg_us, gv->stats_period_s,
 				    f->probe_kind);
 				if (fabs(gv->gate_s - v->expected_s) > tol) {
-					ergon_issue_add(
-					    issues, "power.gate_duration_mismatch",
-					    json_pack("{s:f,s:f,s:f,s:f}", "gate_s", gv->gate_s,
-						      "expected_s", v->expected_s, "ratio",
-						      v->ratio, "tolerance_s", tol),
+					struct ergon_issue_field c[] = {
+					    ERGON_ISSUE_REAL("gate_s", gv->gate_s),
+					    ERGON_ISSUE_REAL("expected_s", v->expected_s),
+					    ERGON_ISSUE_REAL("ratio", v->ratio),
+					    ERGON_ISSUE_REAL("tolerance_s", tol)};
+					ergon_issue_list_add(
+					    issues, "power.gate_duration_mismatch", c, 4,
 					    "the gate (%.6f s) misses count x reference (%.6f s) "
 					    "by "
 					    "more than %.6f s and no firmware window arbitrates",
@@ -333,8 +348,8 @@ int ergon_power_evaluate(const struct ergon_power_facts *f, const struct ergon_p
 			v->have_current_ok = 1;
 			v->current_ok = gv->gated_avg_current_a > gv->whole_avg_current_a;
 			if (!v->current_ok)
-				ergon_issue_add(
-				    issues, "power.gated_current_not_above_whole", NULL,
+				ergon_issue_list_add(
+				    issues, "power.gated_current_not_above_whole", NULL, 0,
 				    "the gated mean current %.9g A is not above the "
 				    "whole-capture mean %.9g A (expected for very light "
 				    "models; otherwise the gate may be on the wrong input)",
@@ -353,7 +368,8 @@ int ergon_power_evaluate(const struct ergon_power_facts *f, const struct ergon_p
 }
 
 int ergon_clean_window_check_counts(uint64_t stalled, uint64_t partial, uint64_t observed,
-				    uint64_t total_iters, uint64_t ref_cycles, json_t *issues)
+				    uint64_t total_iters, uint64_t ref_cycles,
+				    struct ergon_issue_list *issues)
 {
 	uint64_t floor_cycles = ref_cycles / 8u;
 	int any = 0;
@@ -366,19 +382,22 @@ int ergon_clean_window_check_counts(uint64_t stalled, uint64_t partial, uint64_t
 		/* A frozen iteration hides all its time, a partial at least 7/8. */
 		double under =
 		    total ? ((double)stalled + 0.875 * (double)partial) / (double)total : 1.0;
-		json_t *ctx = json_pack("{s:I,s:I,s:I,s:f,s:f,s:I}", "stalled_iters",
-					(json_int_t)stalled, "partial_iters", (json_int_t)partial,
-					"total_iters", (json_int_t)total, "affected_fraction", aff,
-					"understatement_lower_bound", under, "ref_cycles",
-					(json_int_t)ref_cycles);
+		struct ergon_issue_field c[9] = {
+		    ERGON_ISSUE_INT("stalled_iters", stalled),
+		    ERGON_ISSUE_INT("partial_iters", partial),
+		    ERGON_ISSUE_INT("total_iters", total),
+		    ERGON_ISSUE_REAL("affected_fraction", aff),
+		    ERGON_ISSUE_REAL("understatement_lower_bound", under),
+		    ERGON_ISSUE_INT("ref_cycles", ref_cycles)};
+		size_t nc = 6;
 		if (inconsistent)
-			json_object_set_new(ctx, "counts_are_inconsistent", json_true());
+			c[nc++] = ERGON_ISSUE_BOOL("counts_are_inconsistent", 1);
 		if (total_unknown)
-			json_object_set_new(ctx, "total_is_unknown", json_true());
+			c[nc++] = ERGON_ISSUE_BOOL("total_is_unknown", 1);
 		if (floor_cycles == 0)
-			json_object_set_new(ctx, "partial_check_inoperative", json_true());
-		ergon_issue_add(
-		    issues, "profile.clean_window_stalled", ctx,
+			c[nc++] = ERGON_ISSUE_BOOL("partial_check_inoperative", 1);
+		ergon_issue_list_add(
+		    issues, "profile.clean_window_stalled", c, nc,
 		    "%llu of %llu clean-window iterations stalled and %llu ran partial: "
 		    "the cycle counter stopped, so the clean time is understated by at "
 		    "least %.1f%%",
@@ -387,8 +406,8 @@ int ergon_clean_window_check_counts(uint64_t stalled, uint64_t partial, uint64_t
 		any = 1;
 	}
 	if (floor_cycles == 0) {
-		ergon_issue_add(issues, "profile.clean_window_check_inoperative",
-				json_pack("{s:I}", "ref_cycles", (json_int_t)ref_cycles),
+		struct ergon_issue_field c[] = {ERGON_ISSUE_INT("ref_cycles", ref_cycles)};
+		ergon_issue_list_add(issues, "profile.clean_window_check_inoperative", c, 1,
 				"the warm reference is %llu cycles, so the partial-iteration floor "
 				"(1/8 of it) is zero: a silent check here is not health",
 				(unsigned long long)ref_cycles);
@@ -398,7 +417,7 @@ int ergon_clean_window_check_counts(uint64_t stalled, uint64_t partial, uint64_t
 }
 
 int ergon_clean_window_check(const uint64_t *deltas, size_t n, uint64_t total_iters,
-			     uint64_t ref_cycles, json_t *issues)
+			     uint64_t ref_cycles, struct ergon_issue_list *issues)
 {
 	/* A partial iteration ran under 1/8 of the warm reference: the counter
 	 * froze for most of it. */
@@ -415,13 +434,14 @@ int ergon_clean_window_check(const uint64_t *deltas, size_t n, uint64_t total_it
 }
 
 int ergon_clean_window_rate_check(double core_hz, double probe_us, uint64_t probe_cycles,
-				  json_t *issues)
+				  struct ergon_issue_list *issues)
 {
 	double expect = core_hz * probe_us * 1e-6;
 	if ((double)probe_cycles < 0.5 * expect) {
-		ergon_issue_add(issues, "profile.clean_window_clock_rate_low",
-				json_pack("{s:I,s:f,s:f}", "probe_cycles", (json_int_t)probe_cycles,
-					  "core_clock_hz", core_hz, "probe_us", probe_us),
+		struct ergon_issue_field c[] = {ERGON_ISSUE_INT("probe_cycles", probe_cycles),
+						ERGON_ISSUE_REAL("core_clock_hz", core_hz),
+						ERGON_ISSUE_REAL("probe_us", probe_us)};
+		ergon_issue_list_add(issues, "profile.clean_window_clock_rate_low", c, 3,
 				"the rate probe counted %llu cycles in %.3f us, under half of the "
 				"%.0f expected at %.0f Hz: the counter runs slow or stalls",
 				(unsigned long long)probe_cycles, probe_us, expect, core_hz);

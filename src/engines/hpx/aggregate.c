@@ -1,13 +1,15 @@
 /* HPX aggregation: structurally invalid samples out (uint32 wraps, frozen
  * rows), one value per layer and counter (median / mean / trimmed), presets
- * merged by layer position, per-group tables, and the JSON result.
+ * merged by layer position, per-group tables: the typed PMU result
+ * (struct ergon_pmu_result, ergon/hpx.h). The JSON is made from it in the
+ * pipelines (src/pipelines/hpx_json.c).
  *
  * Arithmetic follows the reference exactly so that results agree to the last
  * bit: mean is a left-to-right sum divided by n, median averages the two
  * middle values of the sorted samples, trimmed drops one minimum and one
  * maximum when there are at least three samples.
  */
-#include "ergon/issues.h"
+#include "ergon/issue_list.h"
 #include "hpx_parser.h"
 
 #include <math.h>
@@ -19,18 +21,30 @@
  * target (finish < start), not a count. */
 #define WRAP_THRESHOLD HPX_U32_WRAP_MIN
 
-/* Layer of a preset after aggregation: counters in first-seen column order. */
-struct agg_layer {
-	json_t *id;	  /* owned */
-	json_t *op;	  /* owned */
-	json_t *counters; /* object, owned */
-	bool overflow;
-};
+int ergon_hpx_aggregation_parse(const char *name)
+{
+	if (!name)
+		return 0;
+	if (strcmp(name, "median") == 0)
+		return ERGON_HPX_AGG_MEDIAN;
+	if (strcmp(name, "mean") == 0)
+		return ERGON_HPX_AGG_MEAN;
+	if (strcmp(name, "trimmed") == 0)
+		return ERGON_HPX_AGG_TRIMMED;
+	return 0;
+}
 
-struct agg_preset {
-	struct agg_layer *layers;
-	size_t nlayers;
-};
+const char *ergon_hpx_aggregation_name(int aggregation)
+{
+	switch (aggregation) {
+	case ERGON_HPX_AGG_MEAN:
+		return "mean";
+	case ERGON_HPX_AGG_TRIMMED:
+		return "trimmed";
+	default:
+		return "median";
+	}
+}
 
 /* Sorting without allocation (glibc's qsort may malloc): quicksort with
  * insertion sort below 16 elements. */
@@ -79,36 +93,41 @@ static void sort_doubles(double *v, size_t n)
 	sort_doubles(v, n);
 }
 
-/* The k-th smallest of v[0..n) (0-based), reordering v: quickselect with
- * the same partition as sort_doubles. For the median this is O(n) where a
- * sort is O(n log n); the values are the same. */
+/* The k-th smallest of v[0..n) (0-based), reordering v so that v[0..k)
+ * holds the k smallest: quickselect. For the median this is O(n) where a
+ * sort is O(n log n); the value is the same. The partitions are
+ * branch-free (counter samples are noise around a mean, so a branch on
+ * "below the pivot" is a coin toss the CPU mispredicts half the time):
+ * first the values below the pivot to the front, then, of the rest, those
+ * equal to it (so that runs of equal values end the search). */
 static double select_kth(double *v, size_t n, size_t k)
 {
 	while (n > 16) {
 		double a = v[0], b = v[n / 2], c = v[n - 1];
 		double piv = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
-		size_t i = 0, j = n - 1;
-		for (;;) {
-			while (v[i] < piv)
-				i++;
-			while (v[j] > piv)
-				j--;
-			if (i >= j)
-				break;
-			double t = v[i];
-			v[i] = v[j];
-			v[j] = t;
-			i++;
-			j--;
+		size_t lt = 0;
+		for (size_t i = 0; i < n; i++) {
+			double x = v[i];
+			v[i] = v[lt];
+			v[lt] = x;
+			lt += x < piv;
 		}
-		size_t left = j + 1;
-		if (k < left) {
-			n = left;
-		} else {
-			v += left;
-			n -= left;
-			k -= left;
+		if (k < lt) {
+			n = lt;
+			continue;
 		}
+		size_t eq = lt;
+		for (size_t i = lt; i < n; i++) {
+			double x = v[i];
+			v[i] = v[eq];
+			v[eq] = x;
+			eq += x == piv;
+		}
+		if (k < eq)
+			return piv;
+		v += eq;
+		n -= eq;
+		k -= eq;
 	}
 	sort_doubles(v, n);
 	return v[k];
@@ -150,60 +169,6 @@ static double aggregate(double *v, size_t n, int method)
 	return (lo + hi) / 2.0;
 }
 
-size_t hpx_utf8_fix(const char *s, size_t n, char *out, size_t cap)
-{
-	size_t o = 0;
-	for (size_t i = 0; i < n;) {
-		unsigned char c = (unsigned char)s[i];
-		size_t len = 0;
-		if (c < 0x80)
-			len = 1;
-		else if (c >= 0xc2 && c <= 0xdf)
-			len = 2;
-		else if (c >= 0xe0 && c <= 0xef)
-			len = 3;
-		else if (c >= 0xf0 && c <= 0xf4)
-			len = 4;
-		bool ok = len > 0 && i + len <= n;
-		for (size_t k = 1; ok && k < len; k++)
-			if (((unsigned char)s[i + k] & 0xc0) != 0x80)
-				ok = false;
-		if (ok && len == 3) {
-			unsigned char c1 = (unsigned char)s[i + 1];
-			if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 >= 0xa0))
-				ok = false;
-		}
-		if (ok && len == 4) {
-			unsigned char c1 = (unsigned char)s[i + 1];
-			if ((c == 0xf0 && c1 < 0x90) || (c == 0xf4 && c1 >= 0x90))
-				ok = false;
-		}
-		if (ok && c == 0)
-			ok = false; /* NUL becomes U+FFFD too: C strings stay whole */
-		const char *src = ok ? s + i : "\xef\xbf\xbd";
-		size_t sl = ok ? len : 3;
-		if (o + sl > cap)
-			break; /* truncate on a character boundary */
-		memcpy(out + o, src, sl);
-		o += sl;
-		i += ok ? len : 1;
-	}
-	return o;
-}
-
-/* A JSON string from bytes that may not be UTF-8: invalid sequences become
- * U+FFFD, as the reference's decode(errors='replace') does. */
-json_t *hpx_json_text(const char *s, size_t n)
-{
-	char *buf = malloc(n * 3 + 1);
-	if (!buf)
-		return NULL;
-	size_t o = hpx_utf8_fix(s, n, buf, n * 3);
-	json_t *j = json_stringn(buf, o);
-	free(buf);
-	return j;
-}
-
 /* For messages: printable ASCII only, at most 100 bytes. */
 static const char *plain_n(const char *s, size_t n, char *buf, size_t cap)
 {
@@ -221,26 +186,6 @@ static const char *plain(const char *s, char *buf, size_t cap)
 		buf[o++] = (*s >= 0x20 && *s < 0x7f) ? *s : '?';
 	buf[o] = '\0';
 	return buf;
-}
-
-/* The reference turns Layer/Op cells into int when int() accepts them. */
-static json_t *cell_value(const char *s)
-{
-	double d;
-	int64_t iv;
-	bool fits = false;
-	size_t n = strlen(s);
-	if (hpx_py_int(s, n, &d, &iv, &fits)) {
-		if (fits)
-			return json_integer((json_int_t)iv);
-		return json_real(d);
-	}
-	return hpx_json_text(s, n);
-}
-
-static json_t *num_value(double v)
-{
-	return json_real(v);
 }
 
 /* Slot of the column called name (last of that name) in header h, or
@@ -299,17 +244,6 @@ struct agg_totals {
 	char fallback_where[320];
 };
 
-static void agg_preset_free(struct agg_preset *a)
-{
-	for (size_t i = 0; i < a->nlayers; i++) {
-		json_decref(a->layers[i].id);
-		json_decref(a->layers[i].op);
-		json_decref(a->layers[i].counters);
-	}
-	free(a->layers);
-	memset(a, 0, sizeof(*a));
-}
-
 static const struct hpx_header *final_header(const struct hpx_preset *ps)
 {
 	return ps->cur_hdr >= 0 ? &ps->hdrs[ps->cur_hdr] : NULL;
@@ -337,8 +271,198 @@ static double cell(const struct hpx_preset *ps, size_t it, size_t row, size_t sl
 	return iv->vals[row * h->nnum + slot];
 }
 
-static int aggregate_preset(const struct hpx_preset *ps, int method, struct agg_preset *out,
-			    struct agg_totals *tot)
+/* Gather layers [l0, l0 + nb) of every iteration (see aggregate_preset):
+ * values, frozen rows (every counter the row has reads 0), rows present
+ * and frozen per layer, and the layers' overflow flags. */
+static void gather_block(const struct hpx_preset *ps, const struct colset *cs, const size_t *map,
+			 size_t l0, size_t nb, size_t per_layer, double *gather, bool *frozen,
+			 size_t *nrows_of, size_t *nfrozen_of, struct ergon_pmu_layer *layers)
+{
+	size_t ni = ps->niters;
+	memset(nrows_of, 0, nb * sizeof(size_t));
+	memset(nfrozen_of, 0, nb * sizeof(size_t));
+	for (size_t it = 0; it < ni; it++) {
+		const struct hpx_iter *iv = &ps->iters[it];
+		size_t nnum = iv->hdr >= 0 ? ps->hdrs[iv->hdr].nnum : 0;
+		const size_t *m = map + it * cs->n;
+		for (size_t b = 0; b < nb; b++) {
+			size_t li = l0 + b;
+			double *g = gather + b * per_layer + it;
+			frozen[b * ni + it] = false;
+			if (li >= iv->nrows) {
+				for (size_t c = 0; c < cs->n; c++)
+					g[c * ni] = NAN;
+				continue;
+			}
+			nrows_of[b]++;
+			const double *row = iv->vals + li * nnum;
+			bool seen = false, zero = true;
+			for (size_t c = 0; c < cs->n; c++) {
+				double v = m[c] == SIZE_MAX ? NAN : row[m[c]];
+				g[c * ni] = v;
+				if (isnan(v))
+					continue;
+				seen = true;
+				if (v != 0.0)
+					zero = false;
+			}
+			frozen[b * ni + it] = seen && zero;
+			nfrozen_of[b] += frozen[b * ni + it];
+			if (iv->ovf[li])
+				layers[li].overflow = true;
+		}
+	}
+}
+
+/* --- the result's storage ---------------------------------------------------
+ * Everything a result points to lives in blocks freed together. */
+
+struct store_block {
+	struct store_block *next;
+	size_t used, cap;
+	max_align_t data[];
+};
+
+struct store {
+	struct store_block *head;
+};
+
+#define STORE_BLOCK ((size_t)1 << 20)
+
+static void *st_alloc(struct store *st, size_t n)
+{
+	n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+	if (n == 0)
+		n = sizeof(max_align_t);
+	struct store_block *b = st->head;
+	if (b == NULL || b->cap - b->used < n) {
+		size_t cap = n > STORE_BLOCK ? n : STORE_BLOCK;
+		b = malloc(sizeof(*b) + cap);
+		if (b == NULL)
+			return NULL;
+		b->cap = cap;
+		b->used = 0;
+		b->next = st->head;
+		st->head = b;
+	}
+	void *p = (char *)b->data + b->used;
+	b->used += n;
+	return p;
+}
+
+static void *st_calloc(struct store *st, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	void *p = st_alloc(st, n * size);
+	if (p)
+		memset(p, 0, n * size);
+	return p;
+}
+
+static void st_free(struct store *st)
+{
+	struct store_block *b = st->head;
+	while (b) {
+		struct store_block *n = b->next;
+		free(b);
+		b = n;
+	}
+	st->head = NULL;
+}
+
+/* Bytes that may not be UTF-8 as text (invalid sequences become U+FFFD, as
+ * the reference's decode(errors='replace') does). */
+static int st_text(struct store *st, const char *s, size_t n, struct ergon_pmu_value *v)
+{
+	char *buf = st_alloc(st, n * 3 + 1);
+	if (buf == NULL)
+		return ERGON_ENOMEM;
+	size_t o = ergon_utf8_repair(s, n, buf, n * 3);
+	buf[o] = '\0';
+	v->kind = ERGON_PMU_TEXT;
+	v->text = buf;
+	v->len = o;
+	return 0;
+}
+
+/* The reference turns Layer/Op cells into int when int() accepts them. */
+static int cell_value(struct store *st, const char *s, struct ergon_pmu_value *v)
+{
+	double d;
+	int64_t iv;
+	bool fits = false;
+	size_t n = strlen(s);
+	memset(v, 0, sizeof(*v));
+	if (hpx_py_int(s, n, &d, &iv, &fits)) {
+		if (fits) {
+			v->kind = ERGON_PMU_INT;
+			v->i = iv;
+		} else {
+			v->kind = ERGON_PMU_REAL;
+			v->d = d;
+		}
+		return 0;
+	}
+	return st_text(st, s, n, v);
+}
+
+static void int_value(struct ergon_pmu_value *v, int64_t i)
+{
+	memset(v, 0, sizeof(*v));
+	v->kind = ERGON_PMU_INT;
+	v->i = i;
+}
+
+static void unknown_op(struct ergon_pmu_value *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->kind = ERGON_PMU_TEXT;
+	v->text = "unknown";
+	v->len = strlen("unknown");
+}
+
+static bool is_cycles(const struct ergon_pmu_counter *c)
+{
+	size_t n = strlen(HPX_COUNTER_CYCLES);
+	return c->name_len == n && memcmp(c->name, HPX_COUNTER_CYCLES, n) == 0;
+}
+
+/* cycles: the ARM_PMU_CPU_CYCLES counter, if the layer has one. */
+static void layer_cycles(struct ergon_pmu_layer *L)
+{
+	L->has_cycles = false;
+	for (size_t k = 0; k < L->ncounters; k++) {
+		if (is_cycles(&L->counters[k])) {
+			L->has_cycles = true;
+			L->cycles = L->counters[k].value;
+			return;
+		}
+	}
+}
+
+/* The counter names of a column set, copied (at most 511 bytes each). */
+static const char **colset_names(struct store *st, const struct colset *cs, size_t **lens)
+{
+	const char **names = st_calloc(st, cs->n + 1, sizeof(*names));
+	*lens = st_calloc(st, cs->n + 1, sizeof(size_t));
+	if (names == NULL || *lens == NULL)
+		return NULL;
+	for (size_t c = 0; c < cs->n; c++) {
+		size_t kl = cs->lens[c] < 511 ? cs->lens[c] : 511;
+		char *k = st_alloc(st, kl + 1);
+		if (k == NULL)
+			return NULL;
+		memcpy(k, cs->names[c], kl);
+		k[kl] = '\0';
+		names[c] = k;
+		(*lens)[c] = kl;
+	}
+	return names;
+}
+
+static int aggregate_preset(struct store *st, const struct hpx_preset *ps, int method,
+			    struct ergon_pmu_table *out, struct agg_totals *tot)
 {
 	memset(out, 0, sizeof(*out));
 	if (ps->niters == 0)
@@ -348,69 +472,70 @@ static int aggregate_preset(const struct hpx_preset *ps, int method, struct agg_
 	size_t *map = NULL;
 	double *clean = NULL, *raw = NULL, *gather = NULL;
 	bool *frozen = NULL;
+	size_t *nrows_of = NULL, *nfrozen_of = NULL;
 	if (colset_build(final_header(ps), &cs))
 		goto done;
 	size_t ni = ps->niters;
+	size_t *name_lens = NULL;
+	const char **names = colset_names(st, &cs, &name_lens);
 	map = build_map(ps, &cs);
 	clean = malloc((ni + 1) * sizeof(double));
 	raw = malloc((ni + 1) * sizeof(double));
-	/* gather[c * ni + it]: counter c of this layer in iteration it (NaN when
-	 * absent). One pass over the iterations per layer keeps the accesses to
-	 * each iteration's row contiguous. */
-	gather = malloc((cs.n * ni + 1) * sizeof(double));
-	frozen = calloc(ni + 1, sizeof(bool));
+	/* Layers are gathered in blocks of `blk`: one pass over the iterations
+	 * reads blk consecutive rows of each (contiguous memory the prefetcher
+	 * follows) instead of one row per pass (a cache miss per iteration and
+	 * layer). gather[(b * cs.n + c) * ni + it]: counter c of layer
+	 * block_start + b in iteration it (NaN when absent). The block holds at
+	 * most 2^20 values (8 MiB) unless one layer alone needs more. */
+	size_t per_layer = cs.n * ni + 1;
+	size_t blk = ((size_t)1 << 20) / per_layer;
+	blk = blk < 1 ? 1 : (blk > 32 ? 32 : blk);
+	gather = malloc(blk * per_layer * sizeof(double));
+	frozen = calloc(blk * ni + 1, sizeof(bool));
+	nrows_of = calloc(blk, sizeof(size_t));
+	nfrozen_of = calloc(blk, sizeof(size_t));
 	size_t nl = ps->iters[0].nrows;
-	out->layers = calloc(nl ? nl : 1, sizeof(*out->layers));
-	if (!map || !clean || !raw || !gather || !frozen || !out->layers)
+	out->layers = st_calloc(st, nl ? nl : 1, sizeof(*out->layers));
+	if (!names || !map || !clean || !raw || !gather || !frozen || !nrows_of || !nfrozen_of ||
+	    !out->layers)
 		goto done;
-	out->nlayers = nl;
+	out->n = nl;
 	const struct hpx_iter *first = &ps->iters[0];
 	for (size_t li = 0; li < nl; li++) {
-		struct agg_layer *L = &out->layers[li];
-		L->id = first->id_off[li] != UINT32_MAX ? cell_value(ps->strs + first->id_off[li])
-							: json_integer((json_int_t)li);
-		L->op = first->op_off[li] != UINT32_MAX ? cell_value(ps->strs + first->op_off[li])
-							: json_string("unknown");
-		L->counters = json_object();
-		if (!L->id || !L->op || !L->counters)
+		struct ergon_pmu_layer *L = &out->layers[li];
+		size_t b = li % blk;
+		if (b == 0) {
+			size_t nb = nl - li < blk ? nl - li : blk;
+			gather_block(ps, &cs, map, li, nb, per_layer, gather, frozen, nrows_of,
+				     nfrozen_of, out->layers);
+		}
+		if (first->id_off[li] != UINT32_MAX) {
+			if (cell_value(st, ps->strs + first->id_off[li], &L->id))
+				goto done;
+		} else {
+			int_value(&L->id, (int64_t)li);
+		}
+		if (first->op_off[li] != UINT32_MAX) {
+			if (cell_value(st, ps->strs + first->op_off[li], &L->op))
+				goto done;
+		} else {
+			unknown_op(&L->op);
+		}
+		L->counters = st_calloc(st, cs.n + 1, sizeof(*L->counters));
+		if (!L->counters)
 			goto done;
 		/* A frozen row reads 0 on every counter it has; drop it unless
 		 * every row of the layer is frozen. */
-		size_t nrows = 0, nfrozen = 0;
-		for (size_t it = 0; it < ni; it++) {
-			const struct hpx_iter *iv = &ps->iters[it];
-			frozen[it] = false;
-			if (li >= iv->nrows) {
-				for (size_t c = 0; c < cs.n; c++)
-					gather[c * ni + it] = NAN;
-				continue;
-			}
-			nrows++;
-			const double *row = iv->vals + li * ps->hdrs[iv->hdr].nnum;
-			const size_t *m = map + it * cs.n;
-			bool seen = false, zero = true;
-			for (size_t c = 0; c < cs.n; c++) {
-				double v = m[c] == SIZE_MAX ? NAN : row[m[c]];
-				gather[c * ni + it] = v;
-				if (isnan(v))
-					continue;
-				seen = true;
-				if (v != 0.0)
-					zero = false;
-			}
-			frozen[it] = seen && zero;
-			nfrozen += frozen[it];
-			if (iv->ovf[li])
-				L->overflow = true;
-		}
-		if (nfrozen >= nrows) {
-			memset(frozen, 0, ni * sizeof(bool));
+		bool *fz = frozen + b * ni;
+		size_t nfrozen = nfrozen_of[b];
+		if (nfrozen >= nrows_of[b]) {
+			memset(fz, 0, ni * sizeof(bool));
 			nfrozen = 0;
 		}
 		tot->frozen += nfrozen;
 		for (size_t c = 0; c < cs.n; c++) {
 			size_t nc = 0, nr = 0;
-			const double *g = gather + c * ni;
+			const double *g = gather + b * per_layer + c * ni;
 			for (size_t it = 0; it < ni; it++) {
 				double v = g[it];
 				if (isnan(v))
@@ -420,7 +545,7 @@ static int aggregate_preset(const struct hpx_preset *ps, int method, struct agg_
 					tot->wrap++;
 					continue;
 				}
-				if (frozen[it])
+				if (fz[it])
 					continue;
 				clean[nc++] = v;
 			}
@@ -444,19 +569,15 @@ static int aggregate_preset(const struct hpx_preset *ps, int method, struct agg_
 			}
 			if (nc == 0)
 				continue;
-			json_t *key_val = num_value(aggregate(use, nc, method));
-			char key[512];
-			size_t kl = cs.lens[c] < sizeof(key) - 1 ? cs.lens[c] : sizeof(key) - 1;
-			memcpy(key, cs.names[c], kl);
-			key[kl] = '\0';
-			if (!key_val || json_object_setn_new_nocheck(L->counters, key, kl, key_val))
-				goto done;
+			struct ergon_pmu_counter *k = &L->counters[L->ncounters++];
+			k->name = names[c];
+			k->name_len = name_lens[c];
+			k->value = aggregate(use, nc, method);
 		}
+		layer_cycles(L);
 	}
 	rc = 0;
 done:
-	if (rc)
-		agg_preset_free(out);
 	if (cs.names || cs.lens)
 		colset_free(&cs);
 	free(map);
@@ -464,53 +585,63 @@ done:
 	free(raw);
 	free(gather);
 	free(frozen);
+	free(nrows_of);
+	free(nfrozen_of);
 	return rc;
 }
 
-static json_t *layer_json(json_t *id, json_t *op, json_t *counters, bool overflow)
+static bool has_counter(const struct ergon_pmu_layer *L, const struct ergon_pmu_counter *c)
 {
-	json_t *cyc = json_object_get(counters, HPX_COUNTER_CYCLES);
-	return json_pack("{s:O, s:O, s:O, s:O, s:b}", "id", id, "op", op, "counters", counters,
-			 "cycles", cyc ? cyc : json_null(), "overflow", (int)overflow);
+	for (size_t k = 0; k < L->ncounters; k++)
+		if (L->counters[k].name_len == c->name_len &&
+		    memcmp(L->counters[k].name, c->name, c->name_len) == 0)
+			return true;
+	return false;
 }
 
 /* Merge presets (indices idx[0..n)) by layer position: the first preset's
  * layer count, ids and ops; later presets only add counter names that are
  * not there yet; overflow is OR-ed. */
-static json_t *merge(const struct agg_preset *ag, const size_t *idx, size_t n)
+static int merge(struct store *st, const struct ergon_pmu_table *ag, const size_t *idx, size_t n,
+		 struct ergon_pmu_table *out)
 {
-	json_t *arr = json_array();
-	if (!arr || n == 0)
-		return arr;
-	const struct agg_preset *base = &ag[idx[0]];
-	for (size_t li = 0; li < base->nlayers; li++) {
-		json_t *counters = json_deep_copy(base->layers[li].counters);
-		bool ovf = base->layers[li].overflow;
-		if (!counters)
-			goto fail;
+	memset(out, 0, sizeof(*out));
+	if (n == 0)
+		return 0;
+	const struct ergon_pmu_table *base = &ag[idx[0]];
+	out->layers = st_calloc(st, base->n + 1, sizeof(*out->layers));
+	if (!out->layers)
+		return ERGON_ENOMEM;
+	out->n = base->n;
+	for (size_t li = 0; li < base->n; li++) {
+		const struct ergon_pmu_layer *B = &base->layers[li];
+		struct ergon_pmu_layer *L = &out->layers[li];
+		size_t cap = 0;
+		for (size_t k = 0; k < n; k++)
+			if (li < ag[idx[k]].n)
+				cap += ag[idx[k]].layers[li].ncounters;
+		L->id = B->id;
+		L->op = B->op;
+		L->overflow = B->overflow;
+		L->counters = st_calloc(st, cap + 1, sizeof(*L->counters));
+		if (!L->counters)
+			return ERGON_ENOMEM;
+		for (size_t c = 0; c < B->ncounters; c++)
+			L->counters[L->ncounters++] = B->counters[c];
 		for (size_t k = 0; k < n; k++) {
-			const struct agg_preset *a = &ag[idx[k]];
-			if (li >= a->nlayers)
+			const struct ergon_pmu_table *a = &ag[idx[k]];
+			if (li >= a->n)
 				continue;
-			const char *key;
-			json_t *v;
-			json_object_foreach(a->layers[li].counters, key, v)
-			{
-				if (!json_object_get(counters, key))
-					json_object_set(counters, key, v);
-			}
-			if (a->layers[li].overflow)
-				ovf = true;
+			const struct ergon_pmu_layer *A = &a->layers[li];
+			for (size_t c = 0; c < A->ncounters; c++)
+				if (!has_counter(L, &A->counters[c]))
+					L->counters[L->ncounters++] = A->counters[c];
+			if (A->overflow)
+				L->overflow = true;
 		}
-		json_t *L = layer_json(base->layers[li].id, base->layers[li].op, counters, ovf);
-		json_decref(counters);
-		if (!L || json_array_append_new(arr, L))
-			goto fail;
+		layer_cycles(L);
 	}
-	return arr;
-fail:
-	json_decref(arr);
-	return NULL;
+	return 0;
 }
 
 /* `<group>_<n>` with a lower-case group gives the group; any other name is
@@ -528,11 +659,12 @@ static size_t group_len(const char *name)
 	return name[j] == '\0' ? i : strlen(name);
 }
 
-static json_t *meta_value(const struct hpx_meta *m)
+static int meta_value(struct store *st, const struct hpx_meta *m, struct ergon_pmu_value *v)
 {
+	memset(v, 0, sizeof(*v));
 	if (!m)
-		return json_null();
-	return cell_value(m->value);
+		return 0;
+	return cell_value(st, m->value, v);
 }
 
 /* Metadata by its wire.h name (upper case on the wire, lower case here). */
@@ -558,49 +690,41 @@ static bool declared_missing(const struct hpx_meta *m)
 /* A port that declared its cycle counter or PMU missing has no such counts:
  * any column of that kind in its rows (a port printing placeholders) is
  * removed rather than shown as measured zeros. Returns the cells removed. */
-static uint64_t strip_layer(json_t *L, bool no_cycles, bool no_events)
+static uint64_t strip_layer(struct ergon_pmu_layer *L, bool no_cycles, bool no_events)
 {
-	json_t *c = json_object_get(L, "counters");
 	uint64_t n = 0;
-	if (no_cycles) {
-		if (json_object_get(c, HPX_COUNTER_CYCLES) &&
-		    !json_object_del(c, HPX_COUNTER_CYCLES))
+	const size_t plen = strlen(HPX_COUNTER_PMU_PREFIX);
+	size_t w = 0;
+	for (size_t k = 0; k < L->ncounters; k++) {
+		const struct ergon_pmu_counter *c = &L->counters[k];
+		bool cyc = is_cycles(c);
+		bool drop = (no_cycles && cyc) ||
+			    (no_events && !cyc && c->name_len >= plen &&
+			     memcmp(c->name, HPX_COUNTER_PMU_PREFIX, plen) == 0);
+		if (drop) {
 			n++;
-		json_object_set_new(L, "cycles", json_null());
-	}
-	if (no_events) {
-		const size_t plen = strlen(HPX_COUNTER_PMU_PREFIX);
-		const char *k;
-		json_t *v;
-		void *tmp;
-		json_object_foreach_safe(c, tmp, k, v)
-		{
-			if (strncmp(k, HPX_COUNTER_PMU_PREFIX, plen) == 0 &&
-			    strcmp(k, HPX_COUNTER_CYCLES) != 0 && !json_object_del(c, k))
-				n++;
+			continue;
 		}
+		L->counters[w++] = *c;
 	}
+	L->ncounters = w;
+	if (no_cycles)
+		L->has_cycles = false;
 	return n;
 }
 
-static uint64_t strip_layers(json_t *arr, bool no_cycles, bool no_events)
+static uint64_t strip_table(struct ergon_pmu_table *t, bool no_cycles, bool no_events)
 {
 	uint64_t n = 0;
-	size_t i;
-	json_t *L;
-	json_array_foreach(arr, i, L)
-	{
-		if (json_is_array(L)) /* an iteration's rows */
-			n += strip_layers(L, no_cycles, no_events);
-		else
-			n += strip_layer(L, no_cycles, no_events);
-	}
+	for (size_t i = 0; i < t->n; i++)
+		n += strip_layer(&t->layers[i], no_cycles, no_events);
 	return n;
 }
 
-static json_t *meta_json(const struct ergon_hpx_parser *p)
+static int meta_build(struct store *st, const struct ergon_hpx_parser *p,
+		      struct ergon_pmu_result *r)
 {
-	/* Wire names (wire.h); the JSON keys are their lower-case forms. */
+	/* Wire names (wire.h); the keys are their lower-case forms. */
 	static const char *const keys[] = {
 	    HPX_KEY_MODEL_SIZE,
 	    HPX_KEY_ARENA_SIZE,
@@ -626,181 +750,363 @@ static json_t *meta_json(const struct ergon_hpx_parser *p)
 	    HPX_KEY_CLEAN_RATE_PROBE_US,
 	    HPX_KEY_CLEAN_DRAIN_WAIT_US,
 	};
-	json_t *m = json_object();
-	if (!m)
-		return NULL;
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+	size_t nk = sizeof(keys) / sizeof(keys[0]);
+	r->meta = st_calloc(st, nk, sizeof(*r->meta));
+	if (!r->meta)
+		return ERGON_ENOMEM;
+	r->nmeta = nk;
+	for (size_t i = 0; i < nk; i++) {
 		char lk[64];
 		size_t n = strlen(keys[i]);
 		for (size_t c = 0; c <= n && c < sizeof(lk); c++)
 			lk[c] = (char)(keys[i][c] >= 'A' && keys[i][c] <= 'Z' ? keys[i][c] + 32
 									      : keys[i][c]);
 		lk[sizeof(lk) - 1] = '\0';
+		char *k = st_alloc(st, strlen(lk) + 1);
+		if (!k)
+			return ERGON_ENOMEM;
+		memcpy(k, lk, strlen(lk) + 1);
+		r->meta[i].key = k;
 		const struct hpx_meta *e = meta_wire(p, keys[i]);
-		json_t *v;
 		if (!e && strcmp(keys[i], HPX_KEY_CLEAN_INFER_COUNT) == 0 && p->has_hb_clean_iters)
-			v = json_integer((json_int_t)p->hb_clean_iters);
-		else
-			v = meta_value(e);
-		json_object_set_new(m, lk, v);
+			int_value(&r->meta[i].value, p->hb_clean_iters);
+		else if (meta_value(st, e, &r->meta[i].value))
+			return ERGON_ENOMEM;
 	}
 	/* psram: present only with HPX_PSRAM_CLOCK_HZ, in the reference's
 	 * PsramInfo field order; a missing field is 0 (xip_enabled false). */
 	if (hpx_meta_get(p, "psram_clock_hz")) {
-		static const char *const pk[] = {
+		static const char *const pk[ERGON_PMU_PSRAM_FIELDS] = {
 		    "size_bytes",	"clock_hz",    "capabilities",	"state",
 		    "last_init_status", "xip_enabled", "timing_status", "rxdqs_delay"};
-		json_t *ps = json_object();
-		for (size_t i = 0; ps && i < sizeof(pk) / sizeof(pk[0]); i++) {
+		r->has_psram = true;
+		for (size_t i = 0; i < ERGON_PMU_PSRAM_FIELDS; i++) {
 			char key[64];
 			snprintf(key, sizeof(key), "psram_%s", pk[i]);
 			const struct hpx_meta *e = hpx_meta_get(p, key);
-			json_t *v = e ? meta_value(e) : json_integer(0);
-			if (strcmp(pk[i], "xip_enabled") == 0) {
-				bool on = json_is_integer(v)
-					      ? json_integer_value(v) != 0
-					      : (json_is_string(v) && json_string_length(v) > 0);
-				json_decref(v);
-				v = json_boolean(on);
+			struct ergon_pmu_value *v = &r->psram[i].value;
+			r->psram[i].key = pk[i];
+			if (e) {
+				if (meta_value(st, e, v))
+					return ERGON_ENOMEM;
+			} else {
+				int_value(v, 0);
 			}
-			json_object_set_new(ps, pk[i], v);
+			if (strcmp(pk[i], "xip_enabled") == 0) {
+				bool on = v->kind == ERGON_PMU_INT    ? v->i != 0
+					  : v->kind == ERGON_PMU_TEXT ? v->len > 0
+								      : false;
+				memset(v, 0, sizeof(*v));
+				v->kind = ERGON_PMU_BOOL;
+				v->i = on;
+			}
 		}
-		json_object_set_new(m, "psram", ps ? ps : json_null());
-	} else {
-		json_object_set_new(m, "psram", json_null());
 	}
-	json_t *presets = json_array();
 	const struct hpx_meta *pm = hpx_meta_get(p, "presets");
 	double d;
-	if (presets && pm && !hpx_py_int(pm->value, pm->vlen, &d, NULL, NULL)) {
+	if (pm && !hpx_py_int(pm->value, pm->vlen, &d, NULL, NULL)) {
+		size_t cap = 1;
+		for (const char *q = pm->value; *q; q++)
+			cap += *q == ',';
+		r->preset_list = st_calloc(st, cap, sizeof(*r->preset_list));
+		if (!r->preset_list)
+			return ERGON_ENOMEM;
 		const char *s = pm->value;
 		for (;;) {
 			const char *c = strchr(s, ',');
 			size_t n = c ? (size_t)(c - s) : strlen(s);
-			json_array_append_new(presets, hpx_json_text(s, n));
+			if (st_text(st, s, n, &r->preset_list[r->npreset_list++]))
+				return ERGON_ENOMEM;
 			if (!c)
 				break;
 			s = c + 1;
 		}
 	}
-	json_object_set_new(m, "presets", presets ? presets : json_null());
-	return m;
+	return 0;
 }
 
-static json_t *noted_lines(const struct hpx_noted *n)
+static int iterations_build(struct store *st, const struct hpx_preset *ps,
+			    struct ergon_pmu_preset *out)
 {
-	json_t *a = json_array();
-	for (uint64_t i = 0; a && i < n->count && i < HPX_MAX_NOTED; i++)
-		json_array_append_new(a, json_integer((json_int_t)n->lines[i]));
-	return a;
-}
-
-static json_t *iterations_json(const struct hpx_preset *ps)
-{
-	json_t *its = json_array();
 	struct colset cs;
-	if (!its || colset_build(final_header(ps), &cs)) {
-		json_decref(its);
-		return NULL;
-	}
+	if (colset_build(final_header(ps), &cs))
+		return ERGON_ENOMEM;
+	int rc = ERGON_ENOMEM;
+	size_t *name_lens = NULL;
+	const char **names = colset_names(st, &cs, &name_lens);
 	size_t *map = build_map(ps, &cs);
-	for (size_t it = 0; map && it < ps->niters; it++) {
+	out->iterations = st_calloc(st, ps->niters + 1, sizeof(*out->iterations));
+	if (!names || !map || !out->iterations)
+		goto done;
+	out->niterations = ps->niters;
+	for (size_t it = 0; it < ps->niters; it++) {
 		const struct hpx_iter *iv = &ps->iters[it];
-		json_t *rows = json_array();
-		for (size_t r = 0; rows && r < iv->nrows; r++) {
-			json_t *c = json_object();
-			for (size_t k = 0; c && k < cs.n; k++) {
+		struct ergon_pmu_table *t = &out->iterations[it];
+		t->layers = st_calloc(st, iv->nrows + 1, sizeof(*t->layers));
+		if (!t->layers)
+			goto done;
+		t->n = iv->nrows;
+		for (size_t r = 0; r < iv->nrows; r++) {
+			struct ergon_pmu_layer *L = &t->layers[r];
+			L->counters = st_calloc(st, cs.n + 1, sizeof(*L->counters));
+			if (!L->counters)
+				goto done;
+			for (size_t k = 0; k < cs.n; k++) {
 				size_t s = map[it * cs.n + k];
 				if (s == SIZE_MAX)
 					continue;
 				double v = cell(ps, it, r, s);
 				if (isnan(v))
 					continue;
-				char key[512];
-				size_t kl =
-				    cs.lens[k] < sizeof(key) - 1 ? cs.lens[k] : sizeof(key) - 1;
-				memcpy(key, cs.names[k], kl);
-				key[kl] = '\0';
-				json_object_setn_new_nocheck(c, key, kl, json_real(v));
+				struct ergon_pmu_counter *c = &L->counters[L->ncounters++];
+				c->name = names[k];
+				c->name_len = name_lens[k];
+				c->value = v;
 			}
-			json_t *id = iv->id_off[r] != UINT32_MAX
-					 ? cell_value(ps->strs + iv->id_off[r])
-					 : json_integer(0);
-			json_t *op = iv->op_off[r] != UINT32_MAX
-					 ? cell_value(ps->strs + iv->op_off[r])
-					 : json_string("unknown");
-			json_t *L = c ? layer_json(id, op, c, iv->ovf[r]) : NULL;
-			json_decref(id);
-			json_decref(op);
-			json_decref(c);
-			json_array_append_new(rows, L);
+			if (iv->id_off[r] != UINT32_MAX) {
+				if (cell_value(st, ps->strs + iv->id_off[r], &L->id))
+					goto done;
+			} else {
+				int_value(&L->id, 0);
+			}
+			if (iv->op_off[r] != UINT32_MAX) {
+				if (cell_value(st, ps->strs + iv->op_off[r], &L->op))
+					goto done;
+			} else {
+				unknown_op(&L->op);
+			}
+			L->overflow = iv->ovf[r];
+			layer_cycles(L);
 		}
-		json_array_append_new(its, rows);
 	}
+	rc = 0;
+done:
 	free(map);
 	colset_free(&cs);
-	return its;
+	return rc;
 }
 
-int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsigned flags,
-			     json_t **out, struct ergon_err *err)
+/* The first noted line numbers of a count. */
+static size_t noted(const struct hpx_noted *n, int64_t out[HPX_MAX_NOTED])
+{
+	size_t k = 0;
+	for (uint64_t i = 0; i < n->count && i < HPX_MAX_NOTED; i++)
+		out[k++] = (int64_t)n->lines[i];
+	return k;
+}
+
+void ergon_pmu_result_free(struct ergon_pmu_result *r)
+{
+	if (r == NULL)
+		return;
+	ergon_issue_list_cleanup(&r->issues);
+	struct store *st = r->priv;
+	if (st) {
+		st_free(st);
+		free(st);
+	}
+	free(r);
+}
+
+/* The issues of what was seen, with line numbers (after the per-preset
+ * and capability ones). */
+static void stream_issues(const struct ergon_hpx_parser *p, const struct agg_totals *tot,
+			  int aggregation, bool overflow_detected, size_t nlayers,
+			  struct ergon_issue_list *issues)
+{
+	int64_t lines[HPX_MAX_NOTED];
+	size_t nl;
+	if (!p->in_session)
+		ergon_issue_list_add(issues, "pmu.missing", NULL, 0,
+				     "no '%s' line in %llu lines: not an HPX profile stream, or the "
+				     "capture started too late",
+				     HPX_TOK_START, (unsigned long long)(p->lines.lineno - 1));
+	else if (nlayers == 0)
+		ergon_issue_list_add(
+		    issues, "pmu.missing", NULL, 0,
+		    "the stream has a START but no complete iteration with layer rows");
+	/* A parser that stopped at a limit did not see the rest: the caller
+	 * reports that (pmu.parser_limit), not a truncated stream. */
+	if (p->in_session && !p->ended && !p->failed) {
+		struct ergon_issue_field f[] = {
+		    ERGON_ISSUE_BOOL("open_iteration_dropped", p->dropped_open_iter)};
+		ergon_issue_list_add(issues, "pmu.incomplete", f, 1,
+				     "no '%s' after %llu lines: the stream is truncated; complete "
+				     "iterations are kept%s",
+				     HPX_TOK_END, (unsigned long long)(p->lines.lineno - 1),
+				     p->dropped_open_iter ? ", the open one was dropped" : "");
+	}
+	if (p->bad_rows.count) {
+		nl = noted(&p->bad_rows, lines);
+		struct ergon_issue_field f[] = {ERGON_ISSUE_TEXT("kind", "field_count"),
+						ERGON_ISSUE_INT("count", p->bad_rows.count),
+						ERGON_ISSUE_INTS("lines", lines, nl)};
+		ergon_issue_list_add(
+		    issues, "pmu.parse_error", f, 3,
+		    "%llu row(s) dropped (first at line %llu: %s); check the link for "
+		    "lost bytes",
+		    (unsigned long long)p->bad_rows.count, (unsigned long long)p->bad_rows.lines[0],
+		    p->bad_rows_detail[0] ? p->bad_rows_detail : "NUL or CR inside a row");
+	}
+	if (p->bad_cells.count) {
+		nl = noted(&p->bad_cells, lines);
+		struct ergon_issue_field f[] = {ERGON_ISSUE_TEXT("kind", "non_numeric"),
+						ERGON_ISSUE_INT("count", p->bad_cells.count),
+						ERGON_ISSUE_INTS("lines", lines, nl)};
+		ergon_issue_list_add(issues, "pmu.parse_error", f, 3,
+				     "%llu counter cell(s) are not numbers (first at line %llu) and "
+				     "were left out of aggregation",
+				     (unsigned long long)p->bad_cells.count,
+				     (unsigned long long)p->bad_cells.lines[0]);
+	}
+	if (p->neg_cells.count) {
+		nl = noted(&p->neg_cells, lines);
+		struct ergon_issue_field f[] = {ERGON_ISSUE_INT("count", p->neg_cells.count),
+						ERGON_ISSUE_INTS("lines", lines, nl)};
+		ergon_issue_list_add(
+		    issues, "pmu.negative_counter", f, 2,
+		    "%llu counter cell(s) are negative (first at line %llu); a u32 PMU counter "
+		    "cannot be, so the row was printed with a signed format or the link "
+		    "corrupted it; the values were kept as the reference parser keeps them",
+		    (unsigned long long)p->neg_cells.count,
+		    (unsigned long long)p->neg_cells.lines[0]);
+	}
+	if (p->lines.dropped) {
+		struct ergon_issue_field f[] = {
+		    ERGON_ISSUE_INT("count", p->lines.dropped),
+		    ERGON_ISSUE_INT("first_line", p->lines.first_dropped_lineno),
+		    ERGON_ISSUE_INT("line_max_bytes", p->lim.line_max_bytes)};
+		ergon_issue_list_add(issues, "pmu.line_too_long", f, 3,
+				     "%llu line(s) longer than %zu bytes dropped (first: line %llu)",
+				     (unsigned long long)p->lines.dropped, p->lim.line_max_bytes,
+				     (unsigned long long)p->lines.first_dropped_lineno);
+	}
+	if (tot->wrap) {
+		struct ergon_issue_field f[] = {ERGON_ISSUE_INT("count", tot->wrap)};
+		ergon_issue_list_add(issues, "pmu.counter_wrap", f, 1,
+				     "%llu counter sample(s) >= 2^31 rejected as uint32 wraps before "
+				     "%s aggregation",
+				     (unsigned long long)tot->wrap,
+				     ergon_hpx_aggregation_name(aggregation));
+	}
+	if (tot->frozen) {
+		struct ergon_issue_field f[] = {ERGON_ISSUE_INT("count", tot->frozen)};
+		ergon_issue_list_add(issues, "pmu.frozen_rows", f, 1,
+				     "%llu all-zero (frozen) sample row(s) rejected before "
+				     "aggregation",
+				     (unsigned long long)tot->frozen);
+	}
+	if (tot->fallback) {
+		struct ergon_issue_field f[] = {ERGON_ISSUE_INT("count", tot->fallback),
+						ERGON_ISSUE_TEXT("first", tot->fallback_where)};
+		ergon_issue_list_add(issues, "pmu.wrap_fallback", f, 2,
+				     "%llu counter(s) had no valid sample and report the aggregate "
+				     "of their rejected raw samples (first: %s); do not trust those "
+				     "values",
+				     (unsigned long long)tot->fallback, tot->fallback_where);
+	}
+	if (overflow_detected)
+		ergon_issue_list_add(issues, "pmu.counter_overflow", NULL, 0,
+				     "at least one layer reported a PMU counter overflow; its "
+				     "counters are lower bounds");
+	const struct hpx_meta *ver = hpx_meta_get(p, "version");
+	double ver_d = 0;
+	char vbuf[128];
+	if (ver && !(hpx_py_int(ver->value, ver->vlen, &ver_d, NULL, NULL) &&
+		     ver_d == (double)HPX_WIRE_VERSION)) {
+		struct ergon_issue_field f[] = {ERGON_ISSUE_INT("line", ver->lineno)};
+		ergon_issue_list_add(issues, "pmu.version_mismatch", f, 1,
+				     "HPX_VERSION=%s at line %llu, this host speaks version %d; "
+				     "results may be misparsed",
+				     plain(ver->value, vbuf, sizeof(vbuf)),
+				     (unsigned long long)ver->lineno, HPX_WIRE_VERSION);
+	}
+	if (p->dup_preset.count) {
+		nl = noted(&p->dup_preset, lines);
+		struct ergon_issue_field f[] = {ERGON_ISSUE_TEXT("preset", p->dup_preset_name),
+						ERGON_ISSUE_INTS("lines", lines, nl)};
+		ergon_issue_list_add(issues, "pmu.duplicate_preset", f, 2,
+				     "preset %s appeared again at line %llu; its earlier data was "
+				     "replaced",
+				     p->dup_preset_name, (unsigned long long)p->dup_preset.lines[0]);
+	}
+	if (p->iter_order.count) {
+		nl = noted(&p->iter_order, lines);
+		struct ergon_issue_field f[] = {ERGON_ISSUE_INTS("lines", lines, nl)};
+		ergon_issue_list_add(issues, "pmu.iter_order", f, 1,
+				     "%llu HPX_ITER marker(s) repeat or go back (first at line %llu); "
+				     "every iteration is still aggregated",
+				     (unsigned long long)p->iter_order.count,
+				     (unsigned long long)p->iter_order.lines[0]);
+	}
+	if (p->restarts.count) {
+		nl = noted(&p->restarts, lines);
+		struct ergon_issue_field f[] = {ERGON_ISSUE_INTS("lines", lines, nl)};
+		ergon_issue_list_add(issues, "pmu.restart", f, 1,
+				     "a second '%s' at line %llu: the target restarted; data from "
+				     "before the restart is kept",
+				     HPX_TOK_START, (unsigned long long)p->restarts.lines[0]);
+	}
+}
+
+static int capability(struct store *st, const struct hpx_meta *m, struct ergon_pmu_value *v)
+{
+	memset(v, 0, sizeof(*v));
+	return m ? st_text(st, m->value, m->vlen, v) : 0;
+}
+
+int ergon_hpx_parser_result(struct ergon_hpx_parser *p, int aggregation, unsigned flags,
+			    struct ergon_pmu_result **out, struct ergon_err *err)
 {
 	*out = NULL;
-	if (!ergon_hpx_aggregation_parse(ergon_hpx_aggregation_name(aggregation)) ||
-	    (aggregation != ERGON_HPX_AGG_MEDIAN && aggregation != ERGON_HPX_AGG_MEAN &&
-	     aggregation != ERGON_HPX_AGG_TRIMMED))
+	if (aggregation != ERGON_HPX_AGG_MEDIAN && aggregation != ERGON_HPX_AGG_MEAN &&
+	    aggregation != ERGON_HPX_AGG_TRIMMED)
 		return ergon_err_set(err, ERGON_EUSAGE,
 				     "hpx: unknown aggregation %d; use median, mean or trimmed",
 				     aggregation);
 	int rc = ERGON_ENOMEM;
 	struct agg_totals tot = {0};
-	struct agg_preset *ag = calloc(p->npresets + 1, sizeof(*ag));
+	struct ergon_pmu_result *r = calloc(1, sizeof(*r));
+	struct store *st = calloc(1, sizeof(*st));
+	struct ergon_pmu_table *ag = calloc(p->npresets + 1, sizeof(*ag));
 	size_t *idx = calloc(p->npresets + 1, sizeof(*idx));
-	json_t *res = json_object();
-	json_t *issues = json_array();
-	json_t *presets = json_object();
-	json_t *groups = json_object();
-	if (!ag || !idx || !res || !issues || !presets || !groups)
+	bool *used = calloc(p->npresets + 1, sizeof(bool));
+	if (!r || !st || !ag || !idx || !used)
 		goto done;
+	r->priv = st;
+	r->aggregation = aggregation;
+	r->presets = st_calloc(st, p->npresets + 1, sizeof(*r->presets));
+	r->groups = st_calloc(st, p->npresets + 1, sizeof(*r->groups));
+	if (!r->presets || !r->groups)
+		goto done;
+	struct ergon_issue_list *issues = &r->issues;
 	bool overflow_detected = false;
 	for (size_t i = 0; i < p->npresets; i++) {
 		const struct hpx_preset *ps = &p->presets[i];
-		if (aggregate_preset(ps, aggregation, &ag[i], &tot))
+		struct ergon_pmu_preset *rp = &r->presets[r->npresets++];
+		if (aggregate_preset(st, ps, aggregation, &ag[i], &tot))
 			goto done;
+		rp->layers = ag[i];
+		struct ergon_pmu_value nv;
+		if (st_text(st, ps->name, strlen(ps->name), &nv))
+			goto done;
+		rp->name = nv.text;
 		const struct hpx_header *h = final_header(ps);
-		json_t *hdr = json_array();
-		for (size_t c = 0; hdr && h && c < h->ncols; c++)
-			json_array_append_new(
-			    hdr, hpx_json_text(h->text + h->names[c].off, h->names[c].len));
-		json_t *layers = json_array();
-		for (size_t li = 0; layers && li < ag[i].nlayers; li++)
-			json_array_append_new(layers,
-					      layer_json(ag[i].layers[li].id, ag[i].layers[li].op,
-							 ag[i].layers[li].counters,
-							 ag[i].layers[li].overflow));
-		json_t *pj =
-		    json_pack("{s:o, s:o}", "name", hpx_json_text(ps->name, strlen(ps->name)),
-			      "header", hdr ? hdr : json_array());
-		if (!pj) {
-			json_decref(layers);
+		rp->columns = st_calloc(st, (h ? h->ncols : 0) + 1, sizeof(*rp->columns));
+		if (!rp->columns)
 			goto done;
-		}
-		if (flags & ERGON_HPX_JSON_ITERATIONS) {
-			json_t *its = iterations_json(ps);
-			if (!its) {
-				json_decref(pj);
-				json_decref(layers);
+		for (size_t c = 0; h && c < h->ncols; c++) {
+			struct ergon_pmu_value cv;
+			if (st_text(st, h->text + h->names[c].off, h->names[c].len, &cv))
 				goto done;
-			}
-			json_object_set_new(pj, "iterations", its);
+			rp->columns[rp->ncolumns++] = cv.text;
 		}
-		json_object_set_new(pj, "layers", layers ? layers : json_array());
-		json_t *pname = json_object_get(pj, "name");
-		json_object_set_new(presets, json_string_value(pname), pj);
+		if ((flags & ERGON_HPX_JSON_ITERATIONS) && iterations_build(st, ps, rp))
+			goto done;
 		/* overflow_detected: any row of any kept iteration */
 		for (size_t it = 0; it < ps->niters; it++)
-			for (size_t r = 0; r < ps->iters[it].nrows; r++)
-				if (ps->iters[it].ovf[r])
+			for (size_t row = 0; row < ps->iters[it].nrows; row++)
+				if (ps->iters[it].ovf[row])
 					overflow_detected = true;
 		/* inconsistent layer counts within a preset */
 		bool mismatch = false;
@@ -808,33 +1114,25 @@ int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsign
 			if (ps->iters[it].nrows != ps->iters[0].nrows)
 				mismatch = true;
 		if (mismatch) {
-			json_t *counts = json_array();
-			for (size_t it = 0; counts && it < ps->niters && it < 64; it++)
-				json_array_append_new(
-				    counts, json_integer((json_int_t)ps->iters[it].nrows));
-			ergon_issue_add(issues, "pmu.layer_count_mismatch",
-					json_pack("{s:s, s:o}", "preset", ps->name, "layer_counts",
-						  counts ? counts : json_array()),
-					"preset %s: layer counts differ between iterations; the "
-					"first iteration's %zu layers are aggregated, extra rows "
-					"ignored",
-					ps->name, ps->iters[0].nrows);
+			int64_t counts[64];
+			size_t nc = 0;
+			for (size_t it = 0; it < ps->niters && it < 64; it++)
+				counts[nc++] = (int64_t)ps->iters[it].nrows;
+			struct ergon_issue_field f[] = {ERGON_ISSUE_TEXT("preset", ps->name),
+							ERGON_ISSUE_INTS("layer_counts", counts, nc)};
+			ergon_issue_list_add(issues, "pmu.layer_count_mismatch", f, 2,
+					     "preset %s: layer counts differ between iterations; "
+					     "the first iteration's %zu layers are aggregated, extra "
+					     "rows ignored",
+					     ps->name, ps->iters[0].nrows);
 		}
 	}
 	for (size_t i = 0; i < p->npresets; i++)
 		idx[i] = i;
-	json_t *merged = merge(ag, idx, p->npresets);
-	if (!merged)
+	if (merge(st, ag, idx, p->npresets, &r->layers) || meta_build(st, p, r))
 		goto done;
-	json_object_set_new(res, "meta", meta_json(p));
-	json_object_set_new(res, "presets", presets);
-	presets = NULL;
-	json_object_set_new(res, "layers", merged);
-	json_object_set_new(res, "overflow_detected", json_boolean(overflow_detected));
+	r->overflow_detected = overflow_detected;
 	/* Groups in order of first appearance. */
-	bool *used = calloc(p->npresets + 1, sizeof(bool));
-	if (!used)
-		goto done;
 	for (size_t i = 0; i < p->npresets; i++) {
 		const char *ni = p->presets[i].name;
 		if (used[i] || ni[0] == '_')
@@ -850,30 +1148,25 @@ int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsign
 				idx[n++] = k;
 			}
 		}
-		json_t *g = merge(ag, idx, n);
-		json_t *gname = hpx_json_text(ni, gl);
-		if (gname)
-			json_object_set_new(groups, json_string_value(gname), g ? g : json_array());
-		else
-			json_decref(g);
-		json_decref(gname);
+		struct ergon_pmu_group *g = &r->groups[r->ngroups++];
+		struct ergon_pmu_value gv;
+		if (st_text(st, ni, gl, &gv) || merge(st, ag, idx, n, &g->layers))
+			goto done;
+		g->name = gv.text;
 	}
-	free(used);
-	json_object_set_new(res, "groups", groups);
-	groups = NULL;
-
 	/* Per-layer differences between presets (merge uses the first's count). */
 	for (size_t i = 1; i < p->npresets; i++) {
-		if (ag[i].nlayers != ag[0].nlayers && p->presets[i].niters) {
-			ergon_issue_add(
-			    issues, "pmu.layer_count_mismatch",
-			    json_pack("{s:s, s:I, s:s, s:I}", "base_preset", p->presets[0].name,
-				      "base_layers", (json_int_t)ag[0].nlayers, "preset",
-				      p->presets[i].name, "layers", (json_int_t)ag[i].nlayers),
-			    "preset %s has %zu layers but %s has %zu; the merge uses "
-			    "%s's layers",
-			    p->presets[i].name, ag[i].nlayers, p->presets[0].name, ag[0].nlayers,
-			    p->presets[0].name);
+		if (ag[i].n != ag[0].n && p->presets[i].niters) {
+			struct ergon_issue_field f[] = {
+			    ERGON_ISSUE_TEXT("base_preset", p->presets[0].name),
+			    ERGON_ISSUE_INT("base_layers", ag[0].n),
+			    ERGON_ISSUE_TEXT("preset", p->presets[i].name),
+			    ERGON_ISSUE_INT("layers", ag[i].n)};
+			ergon_issue_list_add(issues, "pmu.layer_count_mismatch", f, 4,
+					     "preset %s has %zu layers but %s has %zu; the merge uses "
+					     "%s's layers",
+					     p->presets[i].name, ag[i].n, p->presets[0].name, ag[0].n,
+					     p->presets[0].name);
 		}
 	}
 	/* Capabilities the port declared missing: never shown as zeros. */
@@ -884,29 +1177,27 @@ int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsign
 		/* Cells are counted on the merged table (one per layer and
 		 * column); the per-preset, per-iteration and group copies are
 		 * cleaned the same way. */
-		json_t *merged_layers = json_object_get(res, "layers");
-		uint64_t cy = strip_layers(merged_layers, no_cycles, false);
-		uint64_t ev = strip_layers(merged_layers, false, no_events);
-		const char *k;
-		json_t *v;
-		json_object_foreach(json_object_get(res, "presets"), k, v)
-		{
-			strip_layers(json_object_get(v, "layers"), no_cycles, no_events);
-			strip_layers(json_object_get(v, "iterations"), no_cycles, no_events);
+		uint64_t cy = strip_table(&r->layers, no_cycles, false);
+		uint64_t ev = strip_table(&r->layers, false, no_events);
+		for (size_t i = 0; i < r->npresets; i++) {
+			strip_table(&r->presets[i].layers, no_cycles, no_events);
+			for (size_t it = 0; it < r->presets[i].niterations; it++)
+				strip_table(&r->presets[i].iterations[it], no_cycles, no_events);
 		}
-		json_object_foreach(json_object_get(res, "groups"), k, v)
-		    strip_layers(v, no_cycles, no_events);
-		if (no_cycles)
-			ergon_issue_add(
-			    issues, "pmu.cycle_counter_missing",
-			    json_pack("{s:I, s:I}", "line", (json_int_t)cyc_m->lineno,
-				      "cycle_cells_dropped", (json_int_t)cy),
+		for (size_t i = 0; i < r->ngroups; i++)
+			strip_table(&r->groups[i].layers, no_cycles, no_events);
+		if (no_cycles) {
+			struct ergon_issue_field f[] = {ERGON_ISSUE_INT("line", cyc_m->lineno),
+							ERGON_ISSUE_INT("cycle_cells_dropped", cy)};
+			ergon_issue_list_add(
+			    issues, "pmu.cycle_counter_missing", f, 2,
 			    "HPX_%s=%s at line %llu: the port has no CPU cycle counter (QEMU "
 			    "implements no DWT CYCCNT); per-layer cycles, total_cycles and "
 			    "top_layers are absent, not zero%s",
 			    HPX_KEY_CYCLE_COUNTER, HPX_VAL_MISSING,
 			    (unsigned long long)cyc_m->lineno,
 			    cy ? "; cycle cells the stream printed anyway were dropped" : "");
+		}
 		/* A port without a PMU that was asked for no event counters lost
 		 * nothing (the runtime refuses event presets it cannot count):
 		 * the declaration stays in ergon.capabilities. The code is for a
@@ -915,152 +1206,42 @@ int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsign
 		for (size_t i = 0; i < p->npresets; i++)
 			if (strcmp(p->presets[i].name, HPX_PRESET_LEGACY) != 0)
 				passes = true;
-		if (no_events && (ev > 0 || passes))
-			ergon_issue_add(
-			    issues, "pmu.unit_missing",
-			    json_pack("{s:I, s:I}", "line", (json_int_t)pmu_m->lineno,
-				      "event_cells_dropped", (json_int_t)ev),
+		if (no_events && (ev > 0 || passes)) {
+			struct ergon_issue_field f[] = {ERGON_ISSUE_INT("line", pmu_m->lineno),
+							ERGON_ISSUE_INT("event_cells_dropped", ev)};
+			ergon_issue_list_add(
+			    issues, "pmu.unit_missing", f, 2,
 			    "HPX_%s=%s at line %llu: the port has no PMU, so no per-layer event "
 			    "counts exist (absent, not zero)%s",
 			    HPX_KEY_PMU, HPX_VAL_MISSING, (unsigned long long)pmu_m->lineno,
 			    ev ? "; event cells the stream printed anyway were dropped" : "");
+		}
 	}
-	/* Issues: what was seen, with line numbers. */
-	size_t nlayers = json_array_size(json_object_get(res, "layers"));
-	if (!p->in_session)
-		ergon_issue_add(issues, "pmu.missing", NULL,
-				"no '%s' line in %llu lines: not an HPX profile stream, or the "
-				"capture started too late",
-				HPX_TOK_START, (unsigned long long)(p->lines.lineno - 1));
-	else if (nlayers == 0)
-		ergon_issue_add(issues, "pmu.missing", NULL,
-				"the stream has a START but no complete iteration with layer rows");
-	/* A parser that stopped at a limit did not see the rest: the caller
-	 * reports that (pmu.parser_limit), not a truncated stream. */
-	if (p->in_session && !p->ended && !p->failed)
-		ergon_issue_add(
-		    issues, "pmu.incomplete",
-		    json_pack("{s:b}", "open_iteration_dropped", (int)p->dropped_open_iter),
-		    "no '%s' after %llu lines: the stream is truncated; complete "
-		    "iterations are kept%s",
-		    HPX_TOK_END, (unsigned long long)(p->lines.lineno - 1),
-		    p->dropped_open_iter ? ", the open one was dropped" : "");
-	if (p->bad_rows.count)
-		ergon_issue_add(
-		    issues, "pmu.parse_error",
-		    json_pack("{s:s, s:I, s:o}", "kind", "field_count", "count",
-			      (json_int_t)p->bad_rows.count, "lines", noted_lines(&p->bad_rows)),
-		    "%llu row(s) dropped (first at line %llu: %s); check the link for "
-		    "lost bytes",
-		    (unsigned long long)p->bad_rows.count, (unsigned long long)p->bad_rows.lines[0],
-		    p->bad_rows_detail[0] ? p->bad_rows_detail : "NUL or CR inside a row");
-	if (p->bad_cells.count)
-		ergon_issue_add(
-		    issues, "pmu.parse_error",
-		    json_pack("{s:s, s:I, s:o}", "kind", "non_numeric", "count",
-			      (json_int_t)p->bad_cells.count, "lines", noted_lines(&p->bad_cells)),
-		    "%llu counter cell(s) are not numbers (first at line %llu) and were "
-		    "left out of aggregation",
-		    (unsigned long long)p->bad_cells.count,
-		    (unsigned long long)p->bad_cells.lines[0]);
-	if (p->neg_cells.count)
-		ergon_issue_add(
-		    issues, "pmu.negative_counter",
-		    json_pack("{s:I, s:o}", "count", (json_int_t)p->neg_cells.count, "lines",
-			      noted_lines(&p->neg_cells)),
-		    "%llu counter cell(s) are negative (first at line %llu); a u32 PMU counter "
-		    "cannot be, so the row was printed with a signed format or the link "
-		    "corrupted it; the values were kept as the reference parser keeps them",
-		    (unsigned long long)p->neg_cells.count,
-		    (unsigned long long)p->neg_cells.lines[0]);
-	if (p->lines.dropped)
-		ergon_issue_add(issues, "pmu.line_too_long",
-				json_pack("{s:I, s:I, s:I}", "count", (json_int_t)p->lines.dropped,
-					  "first_line", (json_int_t)p->lines.first_dropped_lineno,
-					  "line_max_bytes", (json_int_t)p->lim.line_max_bytes),
-				"%llu line(s) longer than %zu bytes dropped (first: line %llu)",
-				(unsigned long long)p->lines.dropped, p->lim.line_max_bytes,
-				(unsigned long long)p->lines.first_dropped_lineno);
-	if (tot.wrap)
-		ergon_issue_add(
-		    issues, "pmu.counter_wrap", json_pack("{s:I}", "count", (json_int_t)tot.wrap),
-		    "%llu counter sample(s) >= 2^31 rejected as uint32 wraps before %s "
-		    "aggregation",
-		    (unsigned long long)tot.wrap, ergon_hpx_aggregation_name(aggregation));
-	if (tot.frozen)
-		ergon_issue_add(issues, "pmu.frozen_rows",
-				json_pack("{s:I}", "count", (json_int_t)tot.frozen),
-				"%llu all-zero (frozen) sample row(s) rejected before aggregation",
-				(unsigned long long)tot.frozen);
-	if (tot.fallback)
-		ergon_issue_add(issues, "pmu.wrap_fallback",
-				json_pack("{s:I, s:s}", "count", (json_int_t)tot.fallback, "first",
-					  tot.fallback_where),
-				"%llu counter(s) had no valid sample and report the aggregate of "
-				"their rejected raw samples (first: %s); do not trust those values",
-				(unsigned long long)tot.fallback, tot.fallback_where);
-	if (overflow_detected)
-		ergon_issue_add(issues, "pmu.counter_overflow", NULL,
-				"at least one layer reported a PMU counter overflow; its counters "
-				"are lower bounds");
-	const struct hpx_meta *ver = hpx_meta_get(p, "version");
-	double ver_d = 0;
-	char vbuf[128];
-	if (ver && !(hpx_py_int(ver->value, ver->vlen, &ver_d, NULL, NULL) &&
-		     ver_d == (double)HPX_WIRE_VERSION))
-		ergon_issue_add(issues, "pmu.version_mismatch",
-				json_pack("{s:I}", "line", (json_int_t)ver->lineno),
-				"HPX_VERSION=%s at line %llu, this host speaks version %d; results "
-				"may be misparsed",
-				plain(ver->value, vbuf, sizeof(vbuf)),
-				(unsigned long long)ver->lineno, HPX_WIRE_VERSION);
-	if (p->dup_preset.count)
-		ergon_issue_add(issues, "pmu.duplicate_preset",
-				json_pack("{s:s, s:o}", "preset", p->dup_preset_name, "lines",
-					  noted_lines(&p->dup_preset)),
-				"preset %s appeared again at line %llu; its earlier data was "
-				"replaced",
-				p->dup_preset_name, (unsigned long long)p->dup_preset.lines[0]);
-	if (p->iter_order.count)
-		ergon_issue_add(issues, "pmu.iter_order",
-				json_pack("{s:o}", "lines", noted_lines(&p->iter_order)),
-				"%llu HPX_ITER marker(s) repeat or go back (first at line %llu); "
-				"every iteration is still aggregated",
-				(unsigned long long)p->iter_order.count,
-				(unsigned long long)p->iter_order.lines[0]);
-	if (p->restarts.count)
-		ergon_issue_add(issues, "pmu.restart",
-				json_pack("{s:o}", "lines", noted_lines(&p->restarts)),
-				"a second '%s' at line %llu: the target restarted; data from "
-				"before the restart is kept",
-				HPX_TOK_START, (unsigned long long)p->restarts.lines[0]);
-	json_t *caps = json_pack(
-	    "{s:o, s:o}", "pmu", pmu_m ? hpx_json_text(pmu_m->value, pmu_m->vlen) : json_null(),
-	    "cycle_counter", cyc_m ? hpx_json_text(cyc_m->value, cyc_m->vlen) : json_null());
-	json_t *eg = json_pack(
-	    "{s:b, s:I, s:I, s:I, s:I, s:I, s:O}", "complete", (int)p->ended, "parse_errors",
-	    (json_int_t)p->parse_errors, "lines", (json_int_t)(p->lines.lineno - 1),
-	    "lines_too_long", (json_int_t)p->lines.dropped, "heartbeats", (json_int_t)p->heartbeats,
-	    "layer_count", (json_int_t)nlayers, "issues", issues);
-	if (!eg || !caps) {
-		json_decref(eg);
-		json_decref(caps);
+	stream_issues(p, &tot, aggregation, overflow_detected, r->layers.n, issues);
+	if (issues->oom || capability(st, pmu_m, &r->cap_pmu) ||
+	    capability(st, cyc_m, &r->cap_cycle_counter))
 		goto done;
-	}
-	json_object_set_new(eg, "capabilities", caps);
-	json_object_set_new(res, "ergon", eg);
-	*out = res;
-	res = NULL;
+	r->complete = p->ended;
+	r->parse_errors = p->parse_errors;
+	r->lines = p->lines.lineno - 1;
+	r->lines_too_long = p->lines.dropped;
+	r->heartbeats = p->heartbeats;
+	*out = r;
+	r = NULL;
 	rc = 0;
 done:
-	for (size_t i = 0; ag && i < p->npresets; i++)
-		agg_preset_free(&ag[i]);
+	if (r) {
+		r->priv = st;
+		ergon_pmu_result_free(r);
+	} else if (rc) {
+		if (st) {
+			st_free(st);
+			free(st);
+		}
+	}
 	free(ag);
 	free(idx);
-	json_decref(res);
-	json_decref(issues);
-	json_decref(presets);
-	json_decref(groups);
+	free(used);
 	if (rc)
 		return ergon_err_set(err, rc, "hpx: out of memory building the result");
 	return 0;

@@ -5,6 +5,7 @@
 
 #include "ergon/error.h"
 #include "ergon/hpx.h"
+#include "ergon/utf8.h"
 #include "ergon/wire.h"
 
 #include <stdbool.h>
@@ -51,6 +52,7 @@ bool hpx_py_int(const char *s, size_t n, double *out, int64_t *out_i64, bool *fi
  * separators, optional fraction, optional exponent. inf, nan and overflow
  * to infinity are refused (stricter, see docs/PROTOCOL.md). */
 bool hpx_py_float(const char *s, size_t n, double *out);
+
 
 /* --- power terminal ------------------------------------------------------- */
 enum { HPX_PT_NKEYS = 23 };

@@ -4,8 +4,6 @@
 
 #include "hpx_internal.h"
 
-#include <jansson.h>
-
 #define HPX_MAX_NOTED 16
 /* Distinct CSV headers kept per preset. */
 #define HPX_MAX_HEADERS 256
@@ -104,15 +102,9 @@ struct ergon_hpx_parser {
 	bool dropped_open_iter;
 
 	struct hpx_terminal_state term;
-	json_t *issues;
 };
 
 int hpx_grow(void **buf, size_t *cap, size_t need, size_t elem, size_t max);
-/* A JSON string of bytes that may not be UTF-8 (invalid bytes -> U+FFFD). */
-json_t *hpx_json_text(const char *s, size_t n);
-/* Copy s[0..n) to out (at most cap bytes, cut on a character boundary) with
- * invalid UTF-8 and NUL replaced by U+FFFD; returns the bytes written. */
-size_t hpx_utf8_fix(const char *s, size_t n, char *out, size_t cap);
 const struct hpx_meta *hpx_meta_get(const struct ergon_hpx_parser *p, const char *key);
 
 #endif

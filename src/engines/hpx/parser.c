@@ -24,31 +24,6 @@
 #define DEF_TEXT ((size_t)256 << 20)
 #define META_VALUE_MAX 4096
 
-int ergon_hpx_aggregation_parse(const char *name)
-{
-	if (!name)
-		return 0;
-	if (strcmp(name, "median") == 0)
-		return ERGON_HPX_AGG_MEDIAN;
-	if (strcmp(name, "mean") == 0)
-		return ERGON_HPX_AGG_MEAN;
-	if (strcmp(name, "trimmed") == 0)
-		return ERGON_HPX_AGG_TRIMMED;
-	return 0;
-}
-
-const char *ergon_hpx_aggregation_name(int aggregation)
-{
-	switch (aggregation) {
-	case ERGON_HPX_AGG_MEAN:
-		return "mean";
-	case ERGON_HPX_AGG_TRIMMED:
-		return "trimmed";
-	default:
-		return "median";
-	}
-}
-
 /* Grow *buf (holding *cap elements of size elem) to at least need elements,
  * doubling; refuses beyond max elements. */
 static int grow(void **buf, size_t *cap, size_t need, size_t elem, size_t max)
@@ -108,8 +83,7 @@ int ergon_hpx_parser_new(const struct ergon_hpx_limits *limits, struct ergon_hpx
 	p->fields = calloc(l.max_columns + 1, sizeof(*p->fields));
 	p->fast_vals = calloc(l.max_columns + 1, sizeof(*p->fast_vals));
 	p->fast_cap = l.max_columns;
-	p->issues = json_array();
-	if (!p->scratch || !p->fields || !p->fast_vals || !p->issues) {
+	if (!p->scratch || !p->fields || !p->fast_vals) {
 		rc = ergon_err_set(err, ERGON_ENOMEM, "hpx: out of memory");
 		goto fail;
 	}
@@ -167,7 +141,6 @@ void ergon_hpx_parser_free(struct ergon_hpx_parser *p)
 	free(p->scratch);
 	free(p->fields);
 	free(p->fast_vals);
-	json_decref(p->issues);
 	free(p);
 }
 
@@ -302,7 +275,7 @@ static int preset_find_or_add(struct ergon_hpx_parser *p, const char *name, size
 	 * names: do the same, so two garbled names that decode alike are one
 	 * preset and every name is valid UTF-8 downstream. */
 	char key[sizeof(p->presets[0].name)];
-	n = hpx_utf8_fix(name, n, key, sizeof(key) - 1);
+	n = ergon_utf8_repair(name, n, key, sizeof(key) - 1);
 	key[n] = '\0';
 	for (size_t i = 0; i < p->npresets; i++) {
 		if (strcmp(p->presets[i].name, key) == 0) {
@@ -595,7 +568,18 @@ static int str_intern(struct ergon_hpx_parser *p, struct hpx_preset *ps, const u
 {
 	if (prev_offs && prev_offs[r] != UINT32_MAX) {
 		const char *q = ps->strs + prev_offs[r];
-		if (strncmp(q, s, n) == 0 && q[n] == '\0' && !memchr(s, '\0', n)) {
+		/* The same text as before: q holds s and ends there. Where the
+		 * arena holds n bytes after q, memcmp may read past q's NUL into
+		 * the next string (still inside the arena): a shorter q differs
+		 * at its NUL, since s has none (checked first). */
+		bool same;
+		if (memchr(s, '\0', n) != NULL)
+			same = false;
+		else if ((size_t)prev_offs[r] + n < ps->strs_len)
+			same = memcmp(q, s, n) == 0 && q[n] == '\0';
+		else
+			same = strncmp(q, s, n) == 0 && q[n] == '\0';
+		if (same) {
 			*off = prev_offs[r];
 			return 0;
 		}
@@ -713,7 +697,12 @@ static int row_add(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char
 		}
 		const char *f = p->field_base + p->fields[i].off;
 		size_t fl = p->fields[i].len;
-		hpx_strip(&f, &fl);
+		/* Everything str.strip() strips is <= 0x20 or starts a multi-byte
+		 * character (>= 0x80): a cell that begins and ends with other
+		 * bytes has nothing to strip. */
+		if (fl == 0 || (unsigned char)(f[0] - 0x21) >= 0x5f ||
+		    (unsigned char)(f[fl - 1] - 0x21) >= 0x5f)
+			hpx_strip(&f, &fl);
 		if (h->kind[i] == HPX_COL_NUM) {
 			double d;
 			if (!hpx_py_int(f, fl, &d, NULL, NULL) && !hpx_py_float(f, fl, &d)) {
@@ -730,9 +719,11 @@ static int row_add(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char
 			continue;
 		}
 		if ((long)i == h->col_ovf) {
-			/* overflow is set unless the cell is the integer 0 */
+			/* overflow is set unless the cell is the integer 0 (the
+			 * firmware's plain "0" needs no number parser) */
 			double d;
-			it->ovf[r] = !(hpx_py_int(f, fl, &d, NULL, NULL) && d == 0.0);
+			it->ovf[r] = !((fl == 1 && f[0] == '0') ||
+				       (hpx_py_int(f, fl, &d, NULL, NULL) && d == 0.0));
 		} else if ((long)i == h->col_layer) {
 			int rc = str_intern(p, ps, prev ? prev->id_off : NULL, r, f, fl,
 					    &it->id_off[r], lineno, err);

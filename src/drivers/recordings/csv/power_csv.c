@@ -1,5 +1,6 @@
 /* CSV recordings (statistics packets, raw samples) and gate marker files,
- * parsed incrementally into the gated engine. */
+ * parsed incrementally into a sink (the pipeline wires the sink to the
+ * gated engine; a reader computes no figure). */
 #include "ergon/power_csv.h"
 
 #include <errno.h>
@@ -47,7 +48,7 @@ static const char *const raw_names[R_COUNT] = {"t_s", "current_a", "voltage_v", 
 
 struct ergon_power_csv {
 	int kind;
-	struct ergon_gated *g;
+	struct ergon_power_sink sink;
 	unsigned sync_index;
 	char name[256];
 	char line[ERGON_POWER_CSV_LINE_MAX + 1];
@@ -139,7 +140,7 @@ json_t *ergon_power_csv_warnings(const struct ergon_power_csv *p)
 	return w;
 }
 
-int ergon_power_csv_new(int kind, struct ergon_gated *g, unsigned sync_input_index,
+int ergon_power_csv_new(int kind, const struct ergon_power_sink *sink, unsigned sync_input_index,
 			const char *name, struct ergon_power_csv **out, struct ergon_err *err)
 {
 	*out = NULL;
@@ -149,11 +150,18 @@ int ergon_power_csv_new(int kind, struct ergon_gated *g, unsigned sync_input_ind
 		return ergon_err_set(err, ERGON_ERANGE,
 				     "sync input index %u: digital inputs are 0..31",
 				     sync_input_index);
+	if (sink == NULL || (kind == ERGON_POWER_CSV_STATS && sink->packets == NULL) ||
+	    (kind == ERGON_POWER_CSV_RAW && (sink->raw_begin == NULL || sink->raw == NULL)))
+		return ergon_err_set(
+		    err, ERGON_EUSAGE,
+		    "%s: the power CSV reader needs a sink for what it reads "
+		    "(ergon_power_sink_gated makes one that feeds the gated engine)",
+		    name);
 	struct ergon_power_csv *p = calloc(1, sizeof(*p));
 	if (p == NULL)
 		return ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", name);
 	p->kind = kind;
-	p->g = g;
+	p->sink = *sink;
 	p->sync_index = sync_input_index;
 	snprintf(p->name, sizeof(p->name), "%s", name);
 	*out = p;
@@ -271,7 +279,7 @@ static int flush_stats(struct ergon_power_csv *p, struct ergon_err *err)
 {
 	int rc = 0;
 	if (p->pn > 0)
-		rc = ergon_gated_push_packets(p->g, p->pk, p->pn, err);
+		rc = p->sink.packets(p->sink.ctx, p->pk, p->pn, err);
 	p->pn = 0;
 	return rc;
 }
@@ -280,8 +288,8 @@ static int flush_raw(struct ergon_power_csv *p, struct ergon_err *err)
 {
 	int rc = 0;
 	if (p->bn > 0 && p->began)
-		rc = ergon_gated_push_raw(p->g, p->bi, p->bv, p->present[R_P] ? p->bp : NULL,
-					  p->present[R_D] ? p->bits : NULL, 0, p->bn, err);
+		rc = p->sink.raw(p->sink.ctx, p->bi, p->bv, p->present[R_P] ? p->bp : NULL,
+				 p->present[R_D] ? p->bits : NULL, 0, p->bn, err);
 	if (p->began) {
 		p->bn = 0;
 		memset(p->bits, 0, sizeof(p->bits));
@@ -386,7 +394,7 @@ static int raw_row(struct ergon_power_csv *p, char **f, int *col, struct ergon_e
 		p->t0 = t;
 	} else if (p->k == 1) {
 		p->fs = 1.0 / (t - p->t0);
-		int rc = ergon_gated_raw_begin(p->g, p->fs, err);
+		int rc = p->sink.raw_begin(p->sink.ctx, p->fs, err);
 		if (rc)
 			return rc;
 		p->began = 1;

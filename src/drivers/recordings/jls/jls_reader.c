@@ -111,8 +111,9 @@ struct ergon_jls_cursor {
 	uint64_t off;	  /* next chunk header to examine */
 	uint8_t *payload; /* raw payload of the current chunk */
 	size_t payload_cap;
-	float *f32; /* decoded f32 entries (f32 signals) */
+	float *f32; /* f32 entries copied when the payload's are not aligned */
 	size_t f32_cap;
+	const float *f32v; /* the current chunk's f32 entries: in the payload, or f32 */
 	const uint8_t *bits; /* u1 entries, packed (u1 signals) */
 	size_t count;	     /* entries in the current chunk */
 	size_t pos;	     /* entries already streamed */
@@ -422,7 +423,12 @@ static int cursor_advance(struct ergon_jls_reader *r, struct ergon_jls_cursor *c
 		}
 		if (d.entry_count == 0)
 			continue;
-		if (c->sig->data_type == ERGON_JLS_DT_F32) {
+		if (c->sig->data_type == ERGON_JLS_DT_F32 &&
+		    (uintptr_t)d.entries % _Alignof(float) == 0) {
+			/* Little-endian f32 as the host's (x86-64, AArch64): used in
+			 * place, without a copy per chunk. */
+			c->f32v = (const float *)(const void *)d.entries;
+		} else if (c->sig->data_type == ERGON_JLS_DT_F32) {
 			if (d.entry_count > c->f32_cap) {
 				float *f = realloc(c->f32, (size_t)d.entry_count * sizeof(float));
 				if (f == NULL)
@@ -432,6 +438,7 @@ static int cursor_advance(struct ergon_jls_reader *r, struct ergon_jls_cursor *c
 				c->f32_cap = d.entry_count;
 			}
 			memcpy(c->f32, d.entries, (size_t)d.entry_count * sizeof(float));
+			c->f32v = c->f32;
 		} else {
 			c->bits = d.entries;
 		}
@@ -534,9 +541,9 @@ int ergon_jls_reader_stream(struct ergon_jls_reader *r, const char *gate_signal,
 		struct ergon_jls_block b = {
 		    .first_index = index,
 		    .n = n,
-		    .current_a = cur[0].f32 + cur[0].pos,
-		    .voltage_v = cur[1].f32 + cur[1].pos,
-		    .power_w = used[2] ? cur[2].f32 + cur[2].pos : NULL,
+		    .current_a = cur[0].f32v + cur[0].pos,
+		    .voltage_v = cur[1].f32v + cur[1].pos,
+		    .power_w = used[2] ? cur[2].f32v + cur[2].pos : NULL,
 		    .gate_bits = used[3] ? cur[3].bits : NULL,
 		    .gate_bit0 = used[3] ? cur[3].pos : 0,
 		};

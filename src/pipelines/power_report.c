@@ -2,6 +2,7 @@
  * terminal table). Composition only: every figure comes from the engine or
  * the terminal record, every verdict from power_checks.c. */
 #include "ergon/analyze.h"
+#include "ergon/issue_list.h"
 #include "ergon/issues.h"
 
 #include <math.h>
@@ -13,6 +14,19 @@
 static json_t *num(double v)
 {
 	return isfinite(v) ? json_real(v) : json_null();
+}
+
+json_t *ergon_power_ceiling_json(const struct ergon_power_ceiling *c)
+{
+	json_t *o = json_pack(
+	    "{s:o,s:o,s:o,s:o,s:o,s:o}", "elapsed_us",
+	    c->have_elapsed ? json_integer((json_int_t)c->elapsed_us) : json_null(), "elapsed_s",
+	    c->have_elapsed ? json_real(c->elapsed_s) : json_null(), "host_envelope_s",
+	    c->have_envelope ? json_real(c->host_envelope_s) : json_null(), "slack_s",
+	    c->have_envelope ? json_real(c->slack_s) : json_null(), "ratio",
+	    c->have_ratio ? json_real(c->ratio) : json_null(), "reason",
+	    c->reason ? json_string(c->reason) : json_null());
+	return o ? o : json_null();
 }
 
 static json_t *window_json(const struct ergon_window_figures *w, int raw)
@@ -155,16 +169,20 @@ int ergon_power_section(const struct ergon_gated_result *res, double min_window_
 		duration_s = res->whole.duration_s;
 	}
 	struct ergon_power_verdict v;
-	int rc = ergon_power_evaluate(f, &gv, issues, &v);
+	struct ergon_issue_list checked = {0};
+	int rc = ergon_power_evaluate(f, &gv, &checked, &v);
 	/* The profile boot's clean-window health travels with the power figures
 	 * it qualifies (warnings: they degrade, they do not withhold). */
 	if (rc == 0 && f->have_clean_window)
 		ergon_clean_window_check_counts(f->clean_stalled_iters, f->clean_partial_iters, 0,
 						f->have_clean_count ? f->clean_infer_count : 0,
-						f->clean_ref_cycles, issues);
+						f->clean_ref_cycles, &checked);
 	if (rc == 0 && f->have_rate_probe)
 		ergon_clean_window_rate_check(f->system_clock_hz, f->rate_probe_us,
-					      f->rate_probe_cycles, issues);
+					      f->rate_probe_cycles, &checked);
+	if (rc == 0)
+		rc = checked.oom ? ERGON_ENOMEM : ergon_issue_list_to_json(&checked, issues);
+	ergon_issue_list_cleanup(&checked);
 	if (rc) {
 		json_decref(p);
 		json_decref(issues);
@@ -208,13 +226,13 @@ int ergon_power_section(const struct ergon_gated_result *res, double min_window_
 			count = t->inference_count;
 		if (count > 0 && !f->have_clean_count) {
 			/* The record's own count is the count of the measured window. */
-			json_t *r = v.reasons;
-			for (size_t k = json_array_size(r); k-- > 0;)
-				if (strcmp(json_string_value(json_array_get(r, k)),
-					   "no_clean_inference_count") == 0)
-					json_array_remove(r, k);
+			size_t w = 0;
+			for (size_t k = 0; k < v.nreasons; k++)
+				if (strcmp(v.reasons[k], "no_clean_inference_count") != 0)
+					v.reasons[w++] = v.reasons[k];
+			v.nreasons = w;
 		}
-		v.omit_per_inference = v.suspect || count == 0 || json_array_size(v.reasons) > 0;
+		v.omit_per_inference = v.suspect || count == 0 || v.nreasons > 0;
 	} else if (res->window_count > 0) {
 		scope = "gpio_gated_clean_window";
 		fig = res->gated;
@@ -302,9 +320,13 @@ int ergon_power_section(const struct ergon_gated_result *res, double min_window_
 	json_object_set_new(p, "short_gate_pulses_ignored",
 			    json_integer(res ? (json_int_t)res->short_gate_pulses_ignored : 0));
 	json_object_set_new(p, "per_inference_metrics_omitted", json_boolean(v.omit_per_inference));
-	json_object_set_new(p, "per_inference_omitted_reasons", v.reasons);
+	json_t *reasons = json_array();
+	for (size_t k = 0; reasons && k < v.nreasons; k++)
+		json_array_append_new(reasons, json_string(v.reasons[k]));
+	json_object_set_new(p, "per_inference_omitted_reasons", reasons);
 	json_object_set_new(p, "terminal", terminal_json(&f->terminal));
-	json_object_set_new(p, "window_clock_ceiling", v.ceiling ? v.ceiling : json_null());
+	json_object_set_new(p, "window_clock_ceiling",
+			    v.have_ceiling ? ergon_power_ceiling_json(&v.ceiling) : json_null());
 	json_object_set_new(p, "observer_check",
 			    v.observer_checked ? json_pack("{s:b,s:f}", "agrees", v.observer_ok,
 							   "allowance_s", v.observer_allowance_s)

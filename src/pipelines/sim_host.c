@@ -5,9 +5,11 @@
 #include "ergon/analyze.h"
 #include "ergon/fileio.h"
 #include "ergon/hpx.h"
+#include "ergon/hpx_report.h"
 #include "ergon/hpx_capture.h"
+#include "ergon/issue_list.h"
 #include "ergon/issues.h"
-#include "ergon/sim.h"
+#include "ergon/sim_host.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,15 +93,18 @@ static int profile_issues(const struct ergon_sim_result *r, json_t *issues, json
 		rc = append_all(issues, json_object_get(json_object_get(j, "ergon"), "issues"));
 	if (rc == 0) {
 		/* The profile boot's clean-window checks, on the facts, as the
-		 * power section runs them (src/engines/gated/power_report.c). */
+		 * power section runs them (src/pipelines/power_report.c). */
+		struct ergon_issue_list l = {0};
 		if (facts.have_clean_window)
 			ergon_clean_window_check_counts(
 			    facts.clean_stalled_iters, facts.clean_partial_iters, 0,
 			    facts.have_clean_count ? facts.clean_infer_count : 0,
-			    facts.clean_ref_cycles, issues);
+			    facts.clean_ref_cycles, &l);
 		if (facts.have_rate_probe)
 			ergon_clean_window_rate_check(facts.system_clock_hz, facts.rate_probe_us,
-						      facts.rate_probe_cycles, issues);
+						      facts.rate_probe_cycles, &l);
+		rc = l.oom ? ERGON_ENOMEM : ergon_issue_list_to_json(&l, issues);
+		ergon_issue_list_cleanup(&l);
 	}
 	if (rc == 0 && out != NULL) {
 		*out = j;

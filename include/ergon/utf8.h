@@ -1,0 +1,21 @@
+/* UTF-8 repair for text from devices and logs. */
+#ifndef ERGON_UTF8_H
+#define ERGON_UTF8_H
+
+#include "ergon/error.h"
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Copy s[0..n) to out (at most cap bytes, cut on a character boundary) with
+ * invalid UTF-8 and NUL replaced by U+FFFD (3 bytes: cap = 3 n always
+ * suffices); returns the bytes written. out is not NUL-terminated. */
+ERGON_API size_t ergon_utf8_repair(const char *s, size_t n, char *out, size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

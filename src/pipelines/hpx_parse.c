@@ -1,0 +1,261 @@
+/* `ergon parse` and `ergon capture` as pipelines: bytes (a log file,
+ * standard input, a transport) through the HPX parser, the result through
+ * the report writer. The CLI only parses arguments and prints.
+ *
+ * A regular file is read in 1 MiB chunks; a second thread digests the same
+ * chunks for provenance.recording.sha256 while the parser reads them, so
+ * the digest is off the parse's path and the log is read once. Anything
+ * else (a pipe, standard input) is read in chunks, digested inline for a
+ * named file, not at all for standard input. Reads, not a mapping: a log
+ * truncated while it is read ends with an error, where a mapping would
+ * raise SIGBUS. */
+#include "ergon/hpx_capture.h"
+#include "ergon/hpx_report.h"
+#include "ergon/sha256.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Read size: large enough that a read costs little next to parsing it. */
+#define PARSE_CHUNK ((size_t)1 << 20)
+/* Chunks in flight between the reader and the digest thread. */
+#define RING 4
+
+/* The digest of a regular file, made beside the parse from the parser's
+ * own chunks: the reader fills ring slots, the digest thread hashes them
+ * in order, and a slot is refilled only once hashed (the parse of a slot
+ * always ends before the reader moves on). */
+struct digest_job {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	char *buf[RING];
+	size_t len[RING];
+	uint64_t filled, hashed; /* chunks posted by the reader, chunks hashed */
+	int eof;
+	struct ergon_sha256 sha;
+	int rc;
+	struct ergon_err err;
+};
+
+static void *digest_main(void *arg)
+{
+	struct digest_job *j = arg;
+	for (;;) {
+		pthread_mutex_lock(&j->mu);
+		while (j->hashed == j->filled && !j->eof)
+			pthread_cond_wait(&j->cv, &j->mu);
+		int done = j->hashed == j->filled;
+		size_t slot = (size_t)(j->hashed % RING);
+		pthread_mutex_unlock(&j->mu);
+		if (done)
+			break;
+		if (!j->rc)
+			j->rc = ergon_sha256_update(&j->sha, j->buf[slot], j->len[slot], &j->err);
+		pthread_mutex_lock(&j->mu);
+		j->hashed++;
+		pthread_cond_broadcast(&j->cv);
+		pthread_mutex_unlock(&j->mu);
+	}
+	return NULL;
+}
+
+/* Read the first `size` bytes of a regular file in chunks (pread), parse
+ * each and have it digested (threaded: by the digest thread, else here).
+ * A file shorter than it was at the start is an error naming the byte. */
+static int read_regular(int fd, uint64_t size, const char *name, struct ergon_hpx_parser *p,
+			struct digest_job *j, int threaded, struct ergon_err *err)
+{
+	int rc = 0;
+	uint64_t i = 0;
+	for (uint64_t off = 0; rc == 0 && off < size; i++) {
+		size_t slot = (size_t)(i % RING);
+		if (threaded) {
+			pthread_mutex_lock(&j->mu);
+			while (i - j->hashed >= RING)
+				pthread_cond_wait(&j->cv, &j->mu);
+			pthread_mutex_unlock(&j->mu);
+		}
+		size_t want = size - off < PARSE_CHUNK ? (size_t)(size - off) : PARSE_CHUNK;
+		ssize_t n;
+		do
+			n = pread(fd, j->buf[slot], want, (off_t)off);
+		while (n < 0 && errno == EINTR);
+		if (n < 0) {
+			rc = ergon_err_errno(err, errno, "%s: read failed at byte %llu", name,
+					     (unsigned long long)off);
+			break;
+		}
+		if (n == 0) {
+			rc = ergon_err_set(err, ERGON_EIO,
+					   "%s: the file shrank while it was read (ends at byte "
+					   "%llu of %llu); parse a copy that is not being written",
+					   name, (unsigned long long)off, (unsigned long long)size);
+			break;
+		}
+		j->len[slot] = (size_t)n;
+		if (threaded) {
+			pthread_mutex_lock(&j->mu);
+			j->filled = i + 1;
+			pthread_cond_broadcast(&j->cv);
+			pthread_mutex_unlock(&j->mu);
+		} else if (!j->rc) {
+			j->rc = ergon_sha256_update(&j->sha, j->buf[slot], (size_t)n, &j->err);
+		}
+		int st = ergon_hpx_parser_feed(p, j->buf[slot], (size_t)n, err);
+		rc = st < 0 ? st : 0;
+		off += (uint64_t)n;
+	}
+	return rc;
+}
+
+/* Parse and digest a regular file of `size` bytes; hex gets the digest. */
+static int parse_regular(int fd, uint64_t size, const char *name, struct ergon_hpx_parser *p,
+			 char hex[65], struct ergon_err *err)
+{
+	struct digest_job j;
+	memset(&j, 0, sizeof j);
+	int rc = ergon_sha256_init(&j.sha, err);
+	for (size_t k = 0; rc == 0 && k < RING; k++) {
+		j.buf[k] = malloc(PARSE_CHUNK);
+		if (j.buf[k] == NULL)
+			rc = ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", name);
+	}
+	int threaded = 0;
+	pthread_t th;
+	if (rc == 0 && pthread_mutex_init(&j.mu, NULL) == 0) {
+		if (pthread_cond_init(&j.cv, NULL) == 0) {
+			/* A thread that cannot start: the digest is made inline. */
+			threaded = pthread_create(&th, NULL, digest_main, &j) == 0;
+			if (!threaded)
+				pthread_cond_destroy(&j.cv);
+		}
+		if (!threaded)
+			pthread_mutex_destroy(&j.mu);
+	}
+	if (rc == 0)
+		rc = read_regular(fd, size, name, p, &j, threaded, err);
+	if (threaded) {
+		pthread_mutex_lock(&j.mu);
+		j.eof = 1;
+		pthread_cond_broadcast(&j.cv);
+		pthread_mutex_unlock(&j.mu);
+		pthread_join(th, NULL);
+		pthread_cond_destroy(&j.cv);
+		pthread_mutex_destroy(&j.mu);
+	}
+	if (rc == 0 && j.rc) {
+		*err = j.err;
+		rc = j.rc;
+	}
+	if (rc == 0)
+		rc = ergon_sha256_final_hex(&j.sha, hex, err);
+	ergon_sha256_cleanup(&j.sha);
+	for (size_t k = 0; k < RING; k++)
+		free(j.buf[k]);
+	return rc;
+}
+
+/* Not a regular file: chunks through a buffer, digested inline (sha NULL:
+ * not digested). */
+static int read_chunks(int fd, const char *log, struct ergon_hpx_parser *p,
+		       struct ergon_sha256 *sha, struct ergon_err *err)
+{
+	char *buf = malloc(PARSE_CHUNK);
+	int rc = buf ? 0 : ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", log);
+	while (!rc) {
+		ssize_t n = read(fd, buf, PARSE_CHUNK);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = ergon_err_errno(err, errno, "%s: read failed", log);
+			break;
+		}
+		if (n == 0)
+			break;
+		if (sha)
+			rc = ergon_sha256_update(sha, buf, (size_t)n, err);
+		if (!rc) {
+			int st = ergon_hpx_parser_feed(p, buf, (size_t)n, err);
+			rc = st < 0 ? st : 0;
+		}
+	}
+	free(buf);
+	return rc;
+}
+
+int ergon_hpx_parse_run(const char *log, const struct ergon_hpx_report_opts *o, json_t **summary,
+			struct ergon_err *err)
+{
+	int from_stdin = strcmp(log, "-") == 0;
+	int fd = from_stdin ? STDIN_FILENO : open(log, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return ergon_err_errno(err, errno, "%s: cannot open the log", log);
+	struct ergon_hpx_parser *p = NULL;
+	struct ergon_hpx_report_opts ro = *o;
+	json_t *result = NULL;
+	char hex[65];
+	struct stat st;
+	int regular = !from_stdin && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+	int rc = ergon_hpx_parser_new(NULL, &p, err);
+	if (!rc && regular) {
+		rc = parse_regular(fd, (uint64_t)st.st_size, log, p, hex, err);
+		ro.log_sha256 = hex;
+		ro.log_bytes = (unsigned long long)st.st_size;
+	} else if (!rc) {
+		/* A file is digested as it is read: one pass over the bytes. */
+		struct ergon_sha256 sha = {0};
+		if (!from_stdin)
+			rc = ergon_sha256_init(&sha, err);
+		if (!rc)
+			rc = read_chunks(fd, log, p, from_stdin ? NULL : &sha, err);
+		if (!rc && !from_stdin) {
+			rc = ergon_sha256_final_hex(&sha, hex, err);
+			ro.log_sha256 = hex;
+			ro.log_bytes = sha.bytes;
+		}
+		ergon_sha256_cleanup(&sha);
+	}
+	if (!from_stdin)
+		close(fd);
+	if (!rc) {
+		int fin = ergon_hpx_parser_finish(p, err);
+		if (fin < 0)
+			rc = fin;
+	}
+	if (!rc)
+		rc = ergon_hpx_parser_to_json(p, o->aggregation, 0, &result, err);
+	if (!rc)
+		rc = ergon_hpx_report_write(result, &ro, summary, err);
+	ergon_hpx_parser_free(p);
+	json_decref(result);
+	return rc;
+}
+
+int ergon_hpx_capture_run(const struct ergon_hpx_capture_opts *co,
+			  const struct ergon_hpx_report_opts *o, json_t **summary,
+			  struct ergon_err *err)
+{
+	struct ergon_hpx_parser *p = NULL;
+	struct ergon_hpx_capture_result cr = {0};
+	json_t *result = NULL;
+	int rc = ergon_hpx_parser_new(NULL, &p, err);
+	if (!rc)
+		rc = ergon_hpx_capture(co, p, &cr, err);
+	if (!rc)
+		rc = ergon_hpx_parser_to_json(p, o->aggregation, 0, &result, err);
+	if (!rc) {
+		struct ergon_hpx_report_opts ro = *o;
+		ro.extra_issues = cr.issues;
+		ro.capture = cr.details;
+		rc = ergon_hpx_report_write(result, &ro, summary, err);
+	}
+	ergon_hpx_parser_free(p);
+	ergon_hpx_capture_result_cleanup(&cr);
+	json_decref(result);
+	return rc;
+}

@@ -1,0 +1,120 @@
+/* What every stage of `ergon profile` does alike: the stage's folder, its
+ * failure record, and booting the board to capture its stream (the PMU and
+ * the power stage, profile.c and profile_power.c, both use these). */
+#include "ergon/fileio.h"
+#include "ergon/issues.h"
+#include "ergon/sim.h"
+#include "profile_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int prof_interrupted(const struct prof_run *r)
+{
+	return r->o->interrupted != NULL && *r->o->interrupted != 0;
+}
+
+void prof_stage_fail(struct prof_run *r, json_t *stage, const char *status,
+		     const struct ergon_err *e)
+{
+	json_object_set_new(stage, "status", json_string(status));
+	if (e != NULL && e->msg[0]) {
+		json_object_set_new(stage, "error", json_string(e->msg));
+		ergon_err_set(&r->first, e->code ? e->code : ERGON_EIO, "%s", e->msg);
+	}
+	if (strcmp(status, "interrupted") == 0) {
+		if (!ergon_issue_has(r->issues, "profile.interrupted"))
+			ergon_issue_add(r->issues, "profile.interrupted", NULL,
+					"interrupted during the %s stage; the artifacts so far are "
+					"kept and marked",
+					json_string_value(json_object_get(stage, "name")));
+		r->interrupted = 1;
+	} else {
+		ergon_issue_add(
+		    r->issues, "profile.stage_failed",
+		    json_pack("{s:s}", "stage", json_string_value(json_object_get(stage, "name"))),
+		    "the %s stage failed: %s", json_string_value(json_object_get(stage, "name")),
+		    e && e->msg[0] ? e->msg : "see the stage's log");
+	}
+}
+
+int prof_stage_dir(struct prof_run *r, const char *name, char *dir, size_t cap,
+		   struct ergon_err *err)
+{
+	if ((size_t)snprintf(dir, cap, "%s/%s", r->o->out_dir, name) >= cap)
+		return ergon_err_set(err, ERGON_ETOOBIG, "--out %s: path too long", r->o->out_dir);
+	return ergon_mkdir_p(dir, err);
+}
+
+/* Open the lifecycle for a stage, program `image`, reset, and capture the
+ * stream into DIR/capture.log, feeding p. *cap gets the capture result. */
+int prof_boot_and_capture(struct prof_run *r, const char *dir, const char *image, double timeout_s,
+			  double hb_floor_s, double window_hb_s, struct ergon_hpx_parser *p,
+			  struct ergon_hpx_capture_result *cap, struct ergon_lifecycle **lc_out,
+			  struct ergon_err *err)
+{
+	const struct ergon_config *cfg = r->o->cfg;
+	struct ergon_lifecycle_opts lo = {
+	    .board = cfg->board->name,
+	    .device = cfg->board->soc,
+	    .probe_serial = cfg->target.jlink_serial,
+	    .work_dir = dir,
+	    .start_timeout_s = r->o->start_timeout_s,
+	    .rtt_port = r->o->rtt_port,
+	};
+	/* The virtual firmware is "built" with the resolved configuration. */
+	struct ergon_sim_options so;
+	if (r->sim) {
+		ergon_profile_sim_options(cfg, &so);
+		lo.sim_options = &so;
+	}
+	struct ergon_lifecycle *lc = NULL;
+	char spec[1200], log[1200];
+	snprintf(log, sizeof log, "%s/capture.log", dir);
+	int rc = r->drv->open(&lo, &lc, err);
+	if (rc)
+		return rc;
+	*lc_out = lc;
+	if (!rc && !prof_interrupted(r))
+		rc = r->drv->flash(lc, image, err);
+	if (!rc && !prof_interrupted(r))
+		rc = r->drv->reset(lc, err);
+	if (!rc && !prof_interrupted(r))
+		rc = r->drv->endpoint(lc, spec, sizeof spec, err);
+	if (!rc && !prof_interrupted(r)) {
+		double hb = cfg->target.heartbeat.host_timeout_s;
+		if (hb > 0 && hb_floor_s > hb)
+			hb = hb_floor_s;
+		struct ergon_hpx_capture_opts co = {.transport = spec,
+						    .log_path = log,
+						    .write_flags = r->o->write_flags,
+						    .timeout_s = timeout_s,
+						    .heartbeat_s = hb > 0 ? hb : 0,
+						    .window_heartbeat_s = window_hb_s,
+						    .cancel = r->o->interrupted};
+		rc = ergon_hpx_capture(&co, p, cap, err);
+	}
+	if (prof_interrupted(r) && rc == 0)
+		rc = ERGON_EINTR;
+	struct ergon_err fe = {0};
+	r->drv->finish(lc, &fe);
+	return rc;
+}
+
+/* The heartbeat bound inside the clean window, which the target keeps
+ * silent: the planned window plus a margin of max(2 s, 25 %). Auto runs to
+ * window_target_ms (longer only by the last inference); fixed runs
+ * `iterations` x the inference time, known after the PMU stage
+ * (avg_us > 0); unknown: 0, and only the overall bound applies there. */
+double prof_planned_window_hb_s(const struct ergon_config *cfg, double avg_us)
+{
+	double w = 0.0;
+	if (cfg->profiling.window_mode == ERGON_WINDOW_AUTO)
+		w = (double)cfg->profiling.window_target_ms * 1e-3;
+	else if (avg_us > 0)
+		w = (double)cfg->profiling.iterations * avg_us * 1e-6;
+	if (!(w > 0))
+		return 0.0;
+	double margin = 0.25 * w;
+	return w + (margin < 2.0 ? 2.0 : margin);
+}
