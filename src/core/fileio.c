@@ -1,6 +1,8 @@
 /* Atomic file output (temp + fsync + rename/link) and bounded file input. */
 #include "ergon/fileio.h"
 
+#include "ergon/reserve.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -85,11 +87,10 @@ int ergon_file_write_atomic(const char *path, const void *data, size_t len, unsi
 	if (rc)
 		return rc;
 	dir_of(path, dir, sizeof(dir));
-	if (snprintf(tmp, sizeof(tmp), "%s/.ergon-tmp-XXXXXX", dir) >= (int)sizeof(tmp))
-		return ergon_err_set(err, ERGON_ETOOBIG, "%s: path too long", path);
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return ergon_err_errno(err, errno, "%s: cannot create a temporary file in %s", path,
+	/* Locked while it lives, so a stale-file scan (--clean) leaves it. */
+	int e = ergon_tmp_create_locked(dir, tmp, sizeof(tmp), &fd);
+	if (e)
+		return ergon_err_errno(err, -e, "%s: cannot create a temporary file in %s", path,
 				       dir);
 	const char *p = data;
 	size_t left = len;
