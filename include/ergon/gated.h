@@ -64,6 +64,36 @@ struct ergon_gated_config {
 	size_t distribution_max;
 };
 
+/* Accumulator cross-check sums over the packets whose energy came from the
+ * instrument's accumulator (docs/POWER_CHECKS.md, "Accumulator
+ * cross-checks"; src/engines/gated/accum_check.c). */
+struct ergon_accum_xcheck {
+	uint64_t packets;    /* packets with an accumulator delta */
+	double acc_j;	     /* sum of the energy_j deltas */
+	uint64_t p_packets;  /* of those, packets with p_avg_w */
+	double pdt_j;	     /* sum of p_avg_w x span */
+	uint64_t iv_packets; /* of those, packets with v_avg_v */
+	double ivdt_j;	     /* sum of i_avg_a x v_avg_v x span */
+	uint64_t cov_packets; /* of the iv packets, those with a covariance bound */
+	double cov_j;	      /* sum of |cov(i, v)| bounds x span */
+	double gap_j;	      /* sum of gap x peak-power bound (spans between packets) */
+	double acc_max_abs;   /* largest |energy_j| accumulator value (its precision) */
+};
+
+/* Add one packet to x: span_s its span, gap_s the time since the previous
+ * packet's end (the accumulator delta covers it too), delta_j the
+ * accumulator's delta. */
+ERGON_API void ergon_accum_xcheck_add(struct ergon_accum_xcheck *x,
+				      const struct ergon_stats_packet *q, double span_s,
+				      double gap_s, double delta_j);
+/* x += y. */
+ERGON_API void ergon_accum_xcheck_merge(struct ergon_accum_xcheck *x,
+					const struct ergon_accum_xcheck *y);
+/* The tolerance of comparing x's accumulator sum with other_j (another
+ * integral of the same packets), before any covariance allowance. */
+ERGON_API double ergon_accum_xcheck_tolerance_j(const struct ergon_accum_xcheck *x,
+						double other_j);
+
 /* Figures for one window (or the whole capture). Percentiles are over
  * statistics packets (spike-robust); has_distribution is 0 when no
  * complete packet fell inside the window. */
@@ -82,6 +112,7 @@ struct ergon_window_figures {
 	double median_power_w, p95_power_w, p99_power_w;
 	int closed;	      /* the gate fell (always 1 for gate windows) */
 	int from_accumulator; /* energy/charge from instrument accumulators */
+	struct ergon_accum_xcheck xcheck; /* statistics packets with accumulators */
 };
 
 #define ERGON_GATED_GLITCH_KEEP 16
@@ -249,6 +280,12 @@ ERGON_API double ergon_power_reference_tolerance_s(double expected_s, uint64_t c
 ERGON_API int ergon_power_evaluate(const struct ergon_power_facts *f,
 				   const struct ergon_power_gate_view *gv, json_t *issues,
 				   struct ergon_power_verdict *v);
+
+/* Accumulator cross-checks over every gate window and the whole capture
+ * (statistics packets with accumulators; docs/POWER_CHECKS.md). Adds
+ * power.accumulator_inconsistent for the first mismatch and returns 1, else
+ * 0. Raw input has no accumulator: 0. */
+ERGON_API int ergon_accum_check(const struct ergon_gated_result *res, json_t *issues);
 
 /* Internal-mode (INA228 terminal record) checks; appends issues, returns
  * window_clock_ceiling (new reference) or NULL when the record has no window

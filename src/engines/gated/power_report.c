@@ -132,7 +132,7 @@ int ergon_power_section(const struct ergon_gated_result *res, double min_window_
 		if (res->nan_samples > 0)
 			ergon_issue_add(issues, "power.nan_samples",
 					json_pack("{s:I}", "count", (json_int_t)res->nan_samples),
-					"%llu NaN %s were left out of the sums (energy covers the "
+					"%llu NaN or infinite %s were left out of the sums (energy covers the "
 					"rest)",
 					(unsigned long long)res->nan_samples,
 					res->raw ? "samples" : "packets");
@@ -165,6 +165,11 @@ int ergon_power_section(const struct ergon_gated_result *res, double min_window_
 	if (rc == 0 && f->have_rate_probe)
 		ergon_clean_window_rate_check(f->system_clock_hz, f->rate_probe_us,
 					      f->rate_probe_cycles, issues);
+	/* The accumulator's figure stands only when the packets agree with it. */
+	if (rc == 0 && res != NULL && !f->internal && ergon_accum_check(res, issues)) {
+		v.omit_per_inference = 1;
+		json_array_append_new(v.reasons, json_string("accumulator_inconsistent"));
+	}
 	if (rc) {
 		json_decref(p);
 		json_decref(issues);
@@ -441,7 +446,10 @@ static void si(char *buf, size_t n, double v, const char *unit, int utf8)
 			e++;
 		}
 	}
-	snprintf(buf, n, "%.3f %s%s", s, utf8 ? pre_utf8[e] : pre_ascii[e], unit);
+	if (fabs(s) >= 1000.0) /* beyond kilo: an exponent, never a 300-digit number */
+		snprintf(buf, n, "%.3e %s", v, unit);
+	else
+		snprintf(buf, n, "%.3f %s%s", s, utf8 ? pre_utf8[e] : pre_ascii[e], unit);
 }
 
 /* Display width of UTF-8 text: code points (the table holds no wide ones). */
