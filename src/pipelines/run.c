@@ -508,7 +508,7 @@ static int rescue_raw(struct ergon_out_slot *slot, const struct ergon_run_config
 				     .wl = wl,
 				     .res = res};
 	char why[ERGON_ERR_MSG_MAX / 2];
-	snprintf(why, sizeof(why), "%s", r.reason);
+	snprintf(why, sizeof(why), "%.500s", r.reason);
 	r.reason = why;
 	struct ergon_err rerr = {0};
 	int k = ergon_out_rescue(slot, ergon_run_rescue_emit, &r, &rerr);
