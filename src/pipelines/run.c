@@ -5,6 +5,7 @@
 #include "ergon/artifact.h"
 #include "ergon/fileio.h"
 #include "ergon/issues.h"
+#include "ergon/json_alloc.h"
 #include "ergon/parse.h"
 #include "ergon/report.h"
 #include "ergon/reserve.h"
@@ -589,9 +590,17 @@ int ergon_run(const struct ergon_run_config *cfg, json_t **report, struct ergon_
 	if (rc)
 		goto out;
 	phase_mark("ergon-report");
+	/* A value jansson dropped on a failed allocation would leave a report
+	 * that lies by omission: count them, and rescue the raw data instead. */
+	ergon_json_alloc_watch();
+	unsigned long jfail = ergon_json_alloc_failures();
 	rc = ergon_report_build(cfg, inst, wl, &res, &rep, err);
 	if (rc == 0)
 		rc = ergon_artifact_serialize(rep, cfg->out_path, &text, &text_len, err);
+	if (rc == 0 && ergon_json_alloc_failures() != jfail)
+		rc = ergon_err_set(err, ERGON_ENOMEM,
+				   "out of memory while building the report (an allocation "
+				   "inside the JSON library failed)");
 	if (rc) {
 		rc = rescue_raw(&slot, cfg, inst, wl, &res, rc, err);
 		goto out;

@@ -39,8 +39,14 @@ static void put(struct out *o, const char *fmt, ...)
 	va_start(ap, fmt);
 	int n = vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	if (n < 0)
+	if (n < 0) {
+		/* Formatting can need memory (long conversions): a rescue with
+		 * a line missing must not pass for complete, so fail it and let
+		 * the caller try the next place. */
+		if (o->err == 0)
+			o->err = -ENOMEM;
 		return;
+	}
 	size_t len = (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1;
 	if (o->used + len > sizeof(o->buf))
 		flush(o);
@@ -77,7 +83,7 @@ int ergon_run_rescue_emit(void *ctx, int fd)
 	put_text(&o, "instrument", r->inst->driver->name);
 	put_text(&o, "workload", r->wl ? r->wl->description : "?");
 	put_text(&o, "stop_reason", res->stop_reason);
-	put(&o, "# status: %d (0 complete, 1 interrupted, 2 instrument failed, 3 aborted)\n",
+	put(&o, "# status: %d (1 complete, 2 interrupted, 3 instrument failed, 4 aborted)\n",
 	    res->status);
 	put(&o, "# phases_s: idle %.17g %.17g load %.17g %.17g\n", res->idle_start_s,
 	    res->idle_end_s, res->load_start_s, res->load_end_s);
