@@ -88,4 +88,5 @@ set_target_properties(ergon_faultinj PROPERTIES PREFIX "lib" OUTPUT_NAME ergon_f
                       COMPILE_OPTIONS "-Wall;-Wextra;-Werror;-O1" LINK_OPTIONS "")
 target_link_libraries(ergon_faultinj PRIVATE ${CMAKE_DL_LIBS})
 # It runs the command once per counted call (about 600 for `ergon run`).
-set_tests_properties(functional/test_reliab_faultinj_run PROPERTIES TIMEOUT 1200)
+# Alone: two runs at a time would starve the timing-sensitive tests beside it.
+set_tests_properties(functional/test_reliab_faultinj_run PROPERTIES TIMEOUT 1200 RUN_SERIAL TRUE)

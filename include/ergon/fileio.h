@@ -36,6 +36,10 @@ ERGON_API int ergon_file_check_writable(const char *path, unsigned flags,
 ERGON_API int ergon_file_read_all(const char *path, size_t max_len, char **data, size_t *len,
 				  struct ergon_err *err);
 
+/* The folder of path into dir (cap bytes; "." without a slash, "/" for a
+ * file in the root) and *base pointing at its last component in path. */
+ERGON_API void ergon_path_split(const char *path, char *dir, size_t cap, const char **base);
+
 /* mkdir -p. */
 ERGON_API int ergon_mkdir_p(const char *path, struct ergon_err *err);
 

@@ -12,20 +12,25 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void dir_of(const char *path, char *dir, size_t cap)
+void ergon_path_split(const char *path, char *dir, size_t cap, const char **base)
 {
 	const char *slash = strrchr(path, '/');
 	if (slash == NULL) {
 		snprintf(dir, cap, ".");
+		*base = path;
 	} else if (slash == path) {
 		snprintf(dir, cap, "/");
+		*base = slash + 1;
 	} else {
-		size_t n = (size_t)(slash - path);
-		if (n >= cap)
-			n = cap - 1;
-		memcpy(dir, path, n);
-		dir[n] = '\0';
+		snprintf(dir, cap, "%.*s", (int)(slash - path), path);
+		*base = slash + 1;
 	}
+}
+
+static void dir_of(const char *path, char *dir, size_t cap)
+{
+	const char *base;
+	ergon_path_split(path, dir, cap, &base);
 }
 
 int ergon_mkdir_p(const char *path, struct ergon_err *err)

@@ -18,21 +18,6 @@
  * between our open and our flock (see lock_open). */
 #define RESERVE_RETRIES 8
 
-static void split_path(const char *path, char *dir, size_t dcap, const char **base)
-{
-	const char *slash = strrchr(path, '/');
-	if (slash == NULL) {
-		snprintf(dir, dcap, ".");
-		*base = path;
-	} else if (slash == path) {
-		snprintf(dir, dcap, "/");
-		*base = slash + 1;
-	} else {
-		snprintf(dir, dcap, "%.*s", (int)(slash - path), path);
-		*base = slash + 1;
-	}
-}
-
 /* The file open as fd is still the one named path (nobody unlinked or
  * replaced it between our open and our flock). */
 static int same_file(int fd, const char *path)
@@ -163,7 +148,7 @@ int ergon_out_reserve(struct ergon_out_slot *s, const char *path, size_t estimat
 	int rc = ergon_file_check_writable(path, flags, err);
 	if (rc)
 		return rc;
-	split_path(path, dir, sizeof(dir), &base);
+	ergon_path_split(path, dir, sizeof(dir), &base);
 	if (base[0] == '\0')
 		return ergon_err_set(err, ERGON_EUSAGE, "%s: give a file name for the output",
 				     path);
@@ -396,7 +381,7 @@ int ergon_out_scan_stale(const char *path, int remove, ergon_stale_fn found, voi
 	char dir[PATH_MAX], full[PATH_MAX];
 	const char *base;
 	const size_t plen = strlen(ERGON_RESERVE_TMP_PREFIX);
-	split_path(path, dir, sizeof(dir), &base);
+	ergon_path_split(path, dir, sizeof(dir), &base);
 	DIR *d = opendir(dir);
 	if (d == NULL) {
 		if (errno == ENOENT)

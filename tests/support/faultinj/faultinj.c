@@ -120,8 +120,8 @@ __attribute__((destructor)) static void report(void)
 	if (report_path[0] == '\0')
 		return;
 	/* Raw syscalls: stdio may be gone, and our own write is counted. */
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, report_path, O_WRONLY | O_CREAT | O_TRUNC,
-			      0644);
+	int fd =
+	    (int)syscall(SYS_openat, AT_FDCWD, report_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
 		return;
 	char buf[128];
@@ -132,10 +132,10 @@ __attribute__((destructor)) static void report(void)
 	syscall(SYS_close, fd);
 }
 
-#define REAL(ret, name, ...)                                                          \
-	static ret (*real_##name)(__VA_ARGS__);                                       \
-	if (real_##name == NULL)                                                      \
-		real_##name = (ret(*)(__VA_ARGS__))dlsym(RTLD_NEXT, #name)
+#define REAL(ret, name, ...)                    \
+	static ret (*real_##name)(__VA_ARGS__); \
+	if (real_##name == NULL)                \
+	real_##name = (ret(*)(__VA_ARGS__))dlsym(RTLD_NEXT, #name)
 
 EXPORT int prctl(int option, ...)
 {
@@ -203,96 +203,37 @@ EXPORT void free(void *p)
 	real_free(p);
 }
 
-EXPORT ssize_t write(int fd, const void *b, size_t n)
-{
-	REAL(ssize_t, write, int, const void *, size_t);
-	if (hit("write", 0)) {
-		errno = ENOSPC;
-		return -1;
+/* A wrapper that fails with errno e when its call is the Nth. */
+#define WRAP(ret, name, e, params, args, ...) \
+	EXPORT ret name params                \
+	{                                     \
+		REAL(ret, name, __VA_ARGS__); \
+		if (hit(#name, 0)) {          \
+			errno = e;            \
+			return -1;            \
+		}                             \
+		return real_##name args;      \
 	}
-	return real_write(fd, b, n);
-}
 
-EXPORT ssize_t pwrite(int fd, const void *b, size_t n, off_t o)
-{
-	REAL(ssize_t, pwrite, int, const void *, size_t, off_t);
-	if (hit("pwrite", 0)) {
-		errno = ENOSPC;
-		return -1;
-	}
-	return real_pwrite(fd, b, n, o);
-}
+WRAP(ssize_t, write, ENOSPC, (int fd, const void *b, size_t n), (fd, b, n), int, const void *,
+     size_t)
+WRAP(ssize_t, pwrite, ENOSPC, (int fd, const void *b, size_t n, off_t o), (fd, b, n, o), int,
+     const void *, size_t, off_t)
+WRAP(ssize_t, pwrite64, ENOSPC, (int fd, const void *b, size_t n, off_t o), (fd, b, n, o), int,
+     const void *, size_t, off_t)
+WRAP(ssize_t, writev, ENOSPC, (int fd, const struct iovec *v, int n), (fd, v, n), int,
+     const struct iovec *, int)
+WRAP(int, fsync, EIO, (int fd), (fd), int)
+WRAP(int, fdatasync, EIO, (int fd), (fd), int)
+WRAP(int, ftruncate, EIO, (int fd, off_t len), (fd, len), int, off_t)
+WRAP(int, ftruncate64, EIO, (int fd, off_t len), (fd, len), int, off_t)
+WRAP(int, fchmod, EIO, (int fd, mode_t m), (fd, m), int, mode_t)
+WRAP(int, link, ENOSPC, (const char *a, const char *b), (a, b), const char *, const char *)
+WRAP(int, rename, ENOSPC, (const char *a, const char *b), (a, b), const char *, const char *)
+WRAP(int, mkostemp, ENOSPC, (char *t, int flags), (t, flags), char *, int)
+WRAP(int, mkstemp, ENOSPC, (char *t), (t), char *)
 
-EXPORT ssize_t pwrite64(int fd, const void *b, size_t n, off_t o)
-{
-	REAL(ssize_t, pwrite64, int, const void *, size_t, off_t);
-	if (hit("pwrite64", 0)) {
-		errno = ENOSPC;
-		return -1;
-	}
-	return real_pwrite64(fd, b, n, o);
-}
-
-EXPORT ssize_t writev(int fd, const struct iovec *v, int n)
-{
-	REAL(ssize_t, writev, int, const struct iovec *, int);
-	if (hit("writev", 0)) {
-		errno = ENOSPC;
-		return -1;
-	}
-	return real_writev(fd, v, n);
-}
-
-EXPORT int fsync(int fd)
-{
-	REAL(int, fsync, int);
-	if (hit("fsync", 0)) {
-		errno = EIO;
-		return -1;
-	}
-	return real_fsync(fd);
-}
-
-EXPORT int fdatasync(int fd)
-{
-	REAL(int, fdatasync, int);
-	if (hit("fdatasync", 0)) {
-		errno = EIO;
-		return -1;
-	}
-	return real_fdatasync(fd);
-}
-
-EXPORT int ftruncate(int fd, off_t len)
-{
-	REAL(int, ftruncate, int, off_t);
-	if (hit("ftruncate", 0)) {
-		errno = EIO;
-		return -1;
-	}
-	return real_ftruncate(fd, len);
-}
-
-EXPORT int ftruncate64(int fd, off_t len)
-{
-	REAL(int, ftruncate64, int, off_t);
-	if (hit("ftruncate64", 0)) {
-		errno = EIO;
-		return -1;
-	}
-	return real_ftruncate64(fd, len);
-}
-
-EXPORT int fchmod(int fd, mode_t m)
-{
-	REAL(int, fchmod, int, mode_t);
-	if (hit("fchmod", 0)) {
-		errno = EIO;
-		return -1;
-	}
-	return real_fchmod(fd, m);
-}
-
+/* posix_fallocate returns the error number instead of setting errno. */
 EXPORT int posix_fallocate(int fd, off_t o, off_t n)
 {
 	REAL(int, posix_fallocate, int, off_t, off_t);
@@ -309,82 +250,29 @@ EXPORT int posix_fallocate64(int fd, off_t o, off_t n)
 	return real_posix_fallocate64(fd, o, n);
 }
 
-EXPORT int link(const char *a, const char *b)
-{
-	REAL(int, link, const char *, const char *);
-	if (hit("link", 0)) {
-		errno = ENOSPC;
-		return -1;
-	}
-	return real_link(a, b);
-}
-
-EXPORT int rename(const char *a, const char *b)
-{
-	REAL(int, rename, const char *, const char *);
-	if (hit("rename", 0)) {
-		errno = ENOSPC;
-		return -1;
-	}
-	return real_rename(a, b);
-}
-
 /* Opening for writing is a write-side call (creating OUT.partial). */
 static int opens_for_write(int flags)
 {
 	return (flags & (O_WRONLY | O_RDWR | O_CREAT)) != 0;
 }
 
-EXPORT int open(const char *path, int flags, ...)
-{
-	REAL(int, open, const char *, int, ...);
-	mode_t mode = 0;
-	if (flags & (O_CREAT | O_TMPFILE)) {
-		va_list ap;
-		va_start(ap, flags);
-		mode = (mode_t)va_arg(ap, int);
-		va_end(ap);
+#define WRAP_OPEN(name)                                        \
+	EXPORT int name(const char *path, int flags, ...)      \
+	{                                                      \
+		REAL(int, name, const char *, int, ...);       \
+		mode_t mode = 0;                               \
+		if (flags & (O_CREAT | O_TMPFILE)) {           \
+			va_list ap;                            \
+			va_start(ap, flags);                   \
+			mode = (mode_t)va_arg(ap, int);        \
+			va_end(ap);                            \
+		}                                              \
+		if (opens_for_write(flags) && hit(#name, 0)) { \
+			errno = ENOSPC;                        \
+			return -1;                             \
+		}                                              \
+		return real_##name(path, flags, mode);         \
 	}
-	if (opens_for_write(flags) && hit("open", 0)) {
-		errno = ENOSPC;
-		return -1;
-	}
-	return real_open(path, flags, mode);
-}
 
-EXPORT int open64(const char *path, int flags, ...)
-{
-	REAL(int, open64, const char *, int, ...);
-	mode_t mode = 0;
-	if (flags & (O_CREAT | O_TMPFILE)) {
-		va_list ap;
-		va_start(ap, flags);
-		mode = (mode_t)va_arg(ap, int);
-		va_end(ap);
-	}
-	if (opens_for_write(flags) && hit("open64", 0)) {
-		errno = ENOSPC;
-		return -1;
-	}
-	return real_open64(path, flags, mode);
-}
-
-EXPORT int mkostemp(char *tmpl, int flags)
-{
-	REAL(int, mkostemp, char *, int);
-	if (hit("mkostemp", 0)) {
-		errno = ENOSPC;
-		return -1;
-	}
-	return real_mkostemp(tmpl, flags);
-}
-
-EXPORT int mkstemp(char *tmpl)
-{
-	REAL(int, mkstemp, char *);
-	if (hit("mkstemp", 0)) {
-		errno = ENOSPC;
-		return -1;
-	}
-	return real_mkstemp(tmpl);
-}
+WRAP_OPEN(open)
+WRAP_OPEN(open64)
