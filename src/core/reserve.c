@@ -174,6 +174,13 @@ int ergon_out_reserve(struct ergon_out_slot *s, const char *path, size_t estimat
 		want = ERGON_RESERVE_MAX_BYTES;
 	/* posix_fallocate returns the error number; it does not set errno. */
 	e = posix_fallocate(s->fd, 0, (off_t)want);
+	if (e == EOPNOTSUPP || e == ENOSYS || e == EINVAL) {
+		/* A file system that cannot preallocate (some FUSE and network
+		 * ones): the lock and the temporary file still hold, the space
+		 * is not guaranteed; the commit's rescue path covers the rest. */
+		s->reserved_bytes = 0;
+		return 0;
+	}
 	if (e != 0) {
 		rc = ergon_err_errno(err, e,
 				     "%s: cannot reserve %zu bytes for the output in %s before "
