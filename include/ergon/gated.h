@@ -42,6 +42,11 @@ struct ergon_stats_packet {
 	uint64_t sample_id;
 	uint32_t digital;
 	uint32_t fields; /* ergon_packet_field bits */
+	/* Resolution of energy_j, p_avg_w, i_avg_a, v_avg_v as recorded (a
+	 * CSV's printed digits: the place value of the last significant
+	 * digit the column shows); 0 for exact binary values. The
+	 * accumulator cross-check's tolerance. */
+	double energy_res_j, p_res_w, i_res_a, v_res_v;
 };
 
 /* A software gate interval [start_s, end_s). */
@@ -78,6 +83,9 @@ struct ergon_accum_xcheck {
 	double cov_j;	      /* sum of |cov(i, v)| bounds x span */
 	double gap_j;	      /* sum of gap x peak-power bound (spans between packets) */
 	double acc_max_abs;   /* largest |energy_j| accumulator value (its precision) */
+	double acc_res_j;     /* recorded resolution of the largest energy_j total */
+	double pres_j;	      /* sum of span x half the resolution of p_avg_w */
+	double ivres_j;	      /* sum of span x the rounding bound of i_avg_a x v_avg_v */
 };
 
 /* Add one packet to x: span_s its span, gap_s the time since the previous

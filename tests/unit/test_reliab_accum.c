@@ -50,6 +50,18 @@ static void sums_and_tolerance_by_hand(void **state)
 	/* tol = 1e-6 (|1.1| + |1.0|) + 2e-6 x 1.1 + 0.13 + 1e-12 */
 	double want = 1e-6 * 2.1 + 2e-6 * 1.1 + 0.13 + 1e-12;
 	assert_true(fabs(ergon_accum_xcheck_tolerance_j(&x, 1.0) - want) < 1e-15);
+	/* Printed with 4 decimals (energy_j "1.1000", p_avg_w "1.0000"): the
+	 * total's two roundings are within 1e-4 J, each p within 5e-5 W. */
+	struct ergon_accum_xcheck y;
+	memset(&y, 0, sizeof(y));
+	a.energy_res_j = b.energy_res_j = 1e-4;
+	a.p_res_w = b.p_res_w = 1e-4;
+	ergon_accum_xcheck_add(&y, &a, 0.5, 0.0, 0.5);
+	ergon_accum_xcheck_add(&y, &b, 0.5, 0.1, 0.6);
+	assert_true(y.acc_res_j == 1e-4);
+	assert_true(fabs(y.pres_j - 2 * 0.5 * 0.5e-4) < 1e-18);
+	want = 1e-6 * 2.1 + 1e-4 + 0.13 + 1e-12;
+	assert_true(fabs(ergon_accum_xcheck_tolerance_j(&y, 1.0) - want) < 1e-15);
 }
 
 /* 300 packets of 10 ms at 1 W, gate high 0.5..2.5 s: the window's

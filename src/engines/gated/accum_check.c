@@ -13,8 +13,8 @@
 #include <stdio.h>
 
 /* Relative agreement of two float sums of the same samples: the packets'
- * means are float32 (about 6e-8 relative) and CSV exports print at least 7
- * significant digits; 1e-6 covers both with margin. */
+ * means are float32 (about 6e-8 relative); 1e-6 covers that with margin.
+ * Printed values add their own resolution (energy_res_j, p_res_w, ...). */
 #define XCHECK_REL 1e-6
 /* The accumulator is a running total: its start and end values each carry
  * the printing precision of the largest total seen (2 roundings). */
@@ -27,8 +27,16 @@ void ergon_accum_xcheck_add(struct ergon_accum_xcheck *x, const struct ergon_sta
 {
 	x->packets++;
 	x->acc_j += delta_j;
-	if (fabs(q->energy_j) > x->acc_max_abs)
+	/* The window's delta is end minus start of the running total: both
+	 * roundings are bounded by the resolution of the largest total. */
+	if (fabs(q->energy_j) >= x->acc_max_abs) {
 		x->acc_max_abs = fabs(q->energy_j);
+		x->acc_res_j = q->energy_res_j;
+	}
+	/* Printed values are off by at most half their last digit. */
+	x->pres_j += span_s * 0.5 * q->p_res_w;
+	x->ivres_j +=
+	    span_s * 0.5 * (fabs(q->v_avg_v) * q->i_res_a + fabs(q->i_avg_a) * q->v_res_v);
 	double p = NAN;
 	if (q->fields & ERGON_PKT_POWER) {
 		p = q->p_avg_w;
@@ -79,14 +87,20 @@ void ergon_accum_xcheck_merge(struct ergon_accum_xcheck *x, const struct ergon_a
 	x->cov_packets += y->cov_packets;
 	x->cov_j += y->cov_j;
 	x->gap_j += y->gap_j;
+	x->pres_j += y->pres_j;
+	x->ivres_j += y->ivres_j;
 	if (y->acc_max_abs > x->acc_max_abs)
 		x->acc_max_abs = y->acc_max_abs;
+	x->acc_res_j = fmax(x->acc_res_j, y->acc_res_j);
 }
 
 double ergon_accum_xcheck_tolerance_j(const struct ergon_accum_xcheck *x, double other_j)
 {
-	return XCHECK_REL * (fabs(x->acc_j) + fabs(other_j)) +
-	       XCHECK_ACC_ROUNDINGS * XCHECK_REL * x->acc_max_abs + x->gap_j + XCHECK_ABS_J;
+	/* The window's delta is end minus start of the running total: two
+	 * roundings, each within half its resolution (or float32-like
+	 * precision when the values were exact binary). */
+	double acc_round = fmax(x->acc_res_j, XCHECK_ACC_ROUNDINGS * XCHECK_REL * x->acc_max_abs);
+	return XCHECK_REL * (fabs(x->acc_j) + fabs(other_j)) + acc_round + x->gap_j + XCHECK_ABS_J;
 }
 
 /* One comparison; adds the issue and returns 1 on a mismatch. */
@@ -119,9 +133,10 @@ static int check_one(const struct ergon_accum_xcheck *x, const char *where, json
 	 * (and, for i x v, a bound on the covariance). */
 	int bad = 0;
 	if (x->p_packets == x->packets)
-		bad = compare(x, where, "p_avg_w", x->pdt_j, 0.0, issues);
+		bad = compare(x, where, "p_avg_w", x->pdt_j, x->pres_j, issues);
 	if (!bad && x->iv_packets == x->packets && x->cov_packets == x->packets)
-		bad = compare(x, where, "i_avg_a x v_avg_v", x->ivdt_j, x->cov_j, issues);
+		bad = compare(x, where, "i_avg_a x v_avg_v", x->ivdt_j, x->cov_j + x->ivres_j,
+			      issues);
 	return bad;
 }
 

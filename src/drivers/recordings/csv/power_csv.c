@@ -79,6 +79,7 @@ struct ergon_power_csv {
 	uint64_t id_jumps, id_dropped, id_backwards;
 	uint64_t id_first_line, id_first_from, id_first_to;
 	double id_first_expected;
+	int sig_max[S_COUNT]; /* most significant digits a column printed */
 	/* accumulator plausibility (statistics) */
 	int have_prev_acc;
 	double prev_energy_j, prev_charge_c;
@@ -221,6 +222,48 @@ static int parse_double(struct ergon_power_csv *p, const char *f, int col, const
 				     p->name, (unsigned long long)p->line_no, col, what, f);
 	*out = v;
 	return 0;
+}
+
+/* Significant digits of a printed decimal ("0.000252" -> 3, "12.30" -> 4,
+ * "1.23457e-05" -> 6); 0 for a cell that is not one (inf, nan, hex). */
+static int printed_digits(const char *f)
+{
+	const char *c = f;
+	int sig = 0, lead = 1, any = 0;
+	if (*c == '+' || *c == '-')
+		c++;
+	for (; (*c >= '0' && *c <= '9') || *c == '.'; c++) {
+		if (*c == '.')
+			continue;
+		any = 1;
+		if (*c != '0')
+			lead = 0;
+		if (!lead)
+			sig++;
+	}
+	if (!any)
+		return 0;
+	if (*c == 'e' || *c == 'E') {
+		c++;
+		if (*c == '+' || *c == '-')
+			c++;
+		while (*c >= '0' && *c <= '9')
+			c++;
+	}
+	return *c == '\0' ? sig : 0;
+}
+
+/* The resolution a column prints v with: %g-style exports drop trailing
+ * zeros ("0.0432" from 9 digits), so the column's precision is the most
+ * significant digits any of its cells showed, not this cell's. */
+static double printed_resolution(struct ergon_power_csv *p, int k, const char *f, double v)
+{
+	int d = printed_digits(f);
+	if (d > p->sig_max[k])
+		p->sig_max[k] = d;
+	if (d == 0 || !(fabs(v) > 0) || !isfinite(v))
+		return 0;
+	return pow(10.0, floor(log10(fabs(v))) - p->sig_max[k] + 1);
 }
 
 static int parse_u64(struct ergon_power_csv *p, const char *f, int col, const char *what,
@@ -407,6 +450,14 @@ static int stats_row(struct ergon_power_csv *p, char **f, int *col, struct ergon
 			q->digital = (uint32_t)d;
 		} else {
 			rc = parse_double(p, f[i], col[i], stats_names[k], dst[k], err);
+			if (rc == 0 && k == S_ENERGY)
+				q->energy_res_j = printed_resolution(p, k, f[i], q->energy_j);
+			else if (rc == 0 && k == S_P_AVG)
+				q->p_res_w = printed_resolution(p, k, f[i], q->p_avg_w);
+			else if (rc == 0 && k == S_I_AVG)
+				q->i_res_a = printed_resolution(p, k, f[i], q->i_avg_a);
+			else if (rc == 0 && k == S_V_AVG)
+				q->v_res_v = printed_resolution(p, k, f[i], q->v_avg_v);
 		}
 		if (rc)
 			return rc;
