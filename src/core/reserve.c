@@ -289,6 +289,25 @@ static int emit_into(int fd, ergon_out_emit_fn emit, void *ctx)
 	return flush_fd(fd);
 }
 
+/* emit into a file just created as fd (fd < 0: its creation failed, errno
+ * says why) named path; on success it becomes the kept path, on failure it
+ * is removed. Returns 0 or a negative errno. */
+static int emit_new(struct ergon_out_slot *s, int fd, const char *path, ergon_out_emit_fn emit,
+		    void *ctx)
+{
+	if (fd < 0)
+		return -errno;
+	int e = emit_into(fd, emit, ctx);
+	if (close(fd) != 0 && e == 0)
+		e = -errno;
+	if (e) {
+		unlink(path);
+		return e;
+	}
+	snprintf(s->kept_path, sizeof(s->kept_path), "%s", path);
+	return 0;
+}
+
 int ergon_out_rescue(struct ergon_out_slot *s, ergon_out_emit_fn emit, void *ctx,
 		     struct ergon_err *err)
 {
@@ -313,19 +332,10 @@ int ergon_out_rescue(struct ergon_out_slot *s, ergon_out_emit_fn emit, void *ctx
 	}
 	/* 2. A new OUT.partial beside the output. */
 	if (have_partial) {
-		int fd = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-		if (fd >= 0) {
-			e = emit_into(fd, emit, ctx);
-			if (close(fd) != 0 && e == 0)
-				e = -errno;
-			if (e == 0) {
-				snprintf(s->kept_path, sizeof(s->kept_path), "%s", partial);
-				return 0;
-			}
-			unlink(partial);
-		} else {
-			e = -errno;
-		}
+		e = emit_new(s, open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644),
+			     partial, emit, ctx);
+		if (e == 0)
+			return 0;
 	}
 	/* 3. The temporary folder. */
 	const char *tdir = getenv("TMPDIR");
@@ -333,19 +343,9 @@ int ergon_out_rescue(struct ergon_out_slot *s, ergon_out_emit_fn emit, void *ctx
 	if (tdir == NULL || tdir[0] == '\0')
 		tdir = "/tmp";
 	if (snprintf(fb, sizeof(fb), "%s/ergon-rescue-XXXXXX", tdir) < (int)sizeof(fb)) {
-		int fd = mkostemp(fb, O_CLOEXEC);
-		if (fd >= 0) {
-			e = emit_into(fd, emit, ctx);
-			if (close(fd) != 0 && e == 0)
-				e = -errno;
-			if (e == 0) {
-				snprintf(s->kept_path, sizeof(s->kept_path), "%s", fb);
-				return 0;
-			}
-			unlink(fb);
-		} else {
-			e = -errno;
-		}
+		e = emit_new(s, mkostemp(fb, O_CLOEXEC), fb, emit, ctx);
+		if (e == 0)
+			return 0;
 	}
 	/* 4. The reserved file itself, when it got the data but could not be
 	 * renamed: keep it (release will not remove it). */
