@@ -82,3 +82,16 @@ endforeach()
 # the ppk2 driver without a PPK2): <build>/ergon_ppk2_sim.
 add_executable(ergon_ppk2_sim ${CMAKE_SOURCE_DIR}/tests/support/ppk2_sim/ppk2_sim_main.c)
 target_link_libraries(ergon_ppk2_sim PRIVATE ergon_test_support)
+
+# Fault-injection shim (tests/support/faultinj/, docs/RELIABILITY.md): an
+# LD_PRELOAD library that fails the Nth allocation or write-side call, at
+# <build>/faultinj/libergon_faultinj.so. Built without the sanitizer flags:
+# it sits in front of libasan and forwards to it.
+add_library(ergon_faultinj MODULE ${CMAKE_SOURCE_DIR}/tests/support/faultinj/faultinj.c)
+set_target_properties(ergon_faultinj PROPERTIES PREFIX "lib" OUTPUT_NAME ergon_faultinj
+                      LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/faultinj
+                      COMPILE_OPTIONS "-Wall;-Wextra;-Werror;-O1" LINK_OPTIONS "")
+target_link_libraries(ergon_faultinj PRIVATE ${CMAKE_DL_LIBS})
+# It runs the command once per counted call (about 600 for `ergon run`).
+# Alone: two runs at a time would starve the timing-sensitive tests beside it.
+set_tests_properties(functional/test_reliab_faultinj_run PROPERTIES TIMEOUT 1200 RUN_SERIAL TRUE)

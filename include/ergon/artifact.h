@@ -13,9 +13,9 @@
 #ifndef ERGON_ARTIFACT_H
 #define ERGON_ARTIFACT_H
 
-#include <jansson.h>
-
 #include "ergon/error.h"
+
+#include <jansson.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -46,6 +46,12 @@ ERGON_API int ergon_artifact_digest(const json_t *artifact, char id[72], struct 
 
 /* Compute and set report_id. */
 ERGON_API int ergon_artifact_seal(json_t *artifact, struct ergon_err *err);
+
+/* Seal and serialise (indented, numbers that round-trip, one final
+ * newline). *text (caller frees) holds *len bytes and a NUL; path only
+ * names the output in messages. */
+ERGON_API int ergon_artifact_serialize(json_t *artifact, const char *path, char **text, size_t *len,
+				       struct ergon_err *err);
 
 /* Seal, serialise (indented, numbers that round-trip) and write atomically.
  * flags: ERGON_WRITE_* from fileio.h. */

@@ -25,6 +25,10 @@ enum ergon_write_flags {
 /* Write len bytes to path atomically (temp file, fsync, rename or link). */
 ERGON_API int ergon_file_write_atomic(const char *path, const void *data, size_t len,
 				      unsigned flags, struct ergon_err *err);
+/* 1 when the file open as fd is still the one named path (nobody unlinked
+ * or replaced it between an open and a flock), else 0. */
+ERGON_API int ergon_fd_is_path(int fd, const char *path);
+
 
 /* Check, before any measuring starts, that path can be written: its folder
  * exists (or can be created with ERGON_WRITE_MKDIR) and is writable, and the
@@ -36,6 +40,10 @@ ERGON_API int ergon_file_check_writable(const char *path, unsigned flags,
  * after the last byte (caller frees). */
 ERGON_API int ergon_file_read_all(const char *path, size_t max_len, char **data, size_t *len,
 				  struct ergon_err *err);
+
+/* The folder of path into dir (cap bytes; "." without a slash, "/" for a
+ * file in the root) and *base pointing at its last component in path. */
+ERGON_API void ergon_path_split(const char *path, char *dir, size_t cap, const char **base);
 
 /* mkdir -p. */
 ERGON_API int ergon_mkdir_p(const char *path, struct ergon_err *err);

@@ -36,6 +36,38 @@ struct ergon_gated_config {
 	size_t distribution_max;
 };
 
+/* Accumulator cross-check sums over the packets whose energy came from the
+ * instrument's accumulator (docs/POWER_CHECKS.md, "Accumulator
+ * cross-checks"; src/engines/gated/accum_check.c). */
+struct ergon_accum_xcheck {
+	uint64_t packets;     /* packets with an accumulator delta */
+	double acc_j;	      /* sum of the energy_j deltas */
+	uint64_t p_packets;   /* of those, packets with p_avg_w */
+	double pdt_j;	      /* sum of p_avg_w x span */
+	uint64_t iv_packets;  /* of those, packets with v_avg_v */
+	double ivdt_j;	      /* sum of i_avg_a x v_avg_v x span */
+	uint64_t cov_packets; /* of the iv packets, those with a covariance bound */
+	double cov_j;	      /* sum of |cov(i, v)| bounds x span */
+	double gap_j;	      /* sum of gap x peak-power bound (spans between packets) */
+	double acc_max_abs;   /* largest |energy_j| accumulator value (its precision) */
+	double acc_res_j;     /* recorded resolution of the largest energy_j total */
+	double pres_j;	      /* sum of span x half the resolution of p_avg_w */
+	double ivres_j;	      /* sum of span x the rounding bound of i_avg_a x v_avg_v */
+};
+
+/* Add one packet to x: span_s its span, gap_s the time since the previous
+ * packet's end (the accumulator delta covers it too), delta_j the
+ * accumulator's delta. */
+ERGON_API void ergon_accum_xcheck_add(struct ergon_accum_xcheck *x,
+				      const struct ergon_stats_packet *q, double span_s,
+				      double gap_s, double delta_j);
+/* x += y. */
+ERGON_API void ergon_accum_xcheck_merge(struct ergon_accum_xcheck *x,
+					const struct ergon_accum_xcheck *y);
+/* The tolerance of comparing x's accumulator sum with other_j (another
+ * integral of the same packets), before any covariance allowance. */
+ERGON_API double ergon_accum_xcheck_tolerance_j(const struct ergon_accum_xcheck *x, double other_j);
+
 /* Figures for one window (or the whole capture). Percentiles are over
  * statistics packets (spike-robust); has_distribution is 0 when no
  * complete packet fell inside the window. */
@@ -52,8 +84,9 @@ struct ergon_window_figures {
 	int has_distribution;
 	double median_current_a, p95_current_a, p99_current_a;
 	double median_power_w, p95_power_w, p99_power_w;
-	int closed;	      /* the gate fell (always 1 for gate windows) */
-	int from_accumulator; /* energy/charge from instrument accumulators */
+	int closed;			  /* the gate fell (always 1 for gate windows) */
+	int from_accumulator;		  /* energy/charge from instrument accumulators */
+	struct ergon_accum_xcheck xcheck; /* statistics packets with accumulators */
 };
 
 #define ERGON_GATED_GLITCH_KEEP 16
@@ -248,6 +281,13 @@ ERGON_API int ergon_power_evaluate(const struct ergon_power_facts *f,
 ERGON_API void ergon_power_check_internal(const struct ergon_power_facts *f,
 					  struct ergon_issue_list *issues, int *fail,
 					  struct ergon_power_ceiling *ceiling);
+
+/* Accumulator cross-checks over every gate window and the whole capture
+ * (statistics packets with accumulators; docs/POWER_CHECKS.md). Adds
+ * power.accumulator_inconsistent for the first mismatch and returns 1, else
+ * 0. Raw input has no accumulator: 0. */
+ERGON_API int ergon_accum_check(const struct ergon_gated_result *res,
+				struct ergon_issue_list *issues);
 
 /* Clean-window checks on the profile boot's per-iteration cycle deltas.
  * total_iters 0 = unknown (the number of deltas is used). ref_cycles is the

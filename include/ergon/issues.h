@@ -128,7 +128,7 @@ enum ergon_integrity {
 	X("power.recording_truncated", ERGON_SEV_WARNING, "recording cut short: samples up to the last intact chunk") \
 	X("power.recording_damaged", ERGON_SEV_WARNING, "recording damaged (CRC, length, link): samples stop there") \
 	X("power.recording_sample_gap", ERGON_SEV_WARNING, "recording sample ids jump or go backwards") \
-	X("power.nan_samples", ERGON_SEV_WARNING, "NaN samples were left out of the sums") \
+	X("power.nan_samples", ERGON_SEV_WARNING, "NaN or infinite samples were left out of the sums") \
 	X("power.gate_high_at_start", ERGON_SEV_INFO, "the gate was high from the first sample") \
 	X("power.terminal_missing", ERGON_SEV_WARNING, "no power terminal record: observer check not run") \
 	X("power.short_gate_pulses_ignored", ERGON_SEV_INFO, "gate pulses under the 1 s floor were ignored") \
@@ -137,6 +137,8 @@ enum ergon_integrity {
 	X("power.packets_dropped", ERGON_SEV_WARNING, "statistics sample_id jumps: packets were dropped") \
 	X("power.time_backwards", ERGON_SEV_ERROR, "recording time goes backwards: nothing measured from it") \
 	X("power.recording_unusable", ERGON_SEV_ERROR, "the recording's content cannot be read as samples") \
+	/* --- power: accumulator cross-checks (docs/POWER_CHECKS.md) --- */                       \
+	X("power.accumulator_inconsistent", ERGON_SEV_ERROR, "the energy accumulator disagrees with the packets' power") \
 	/* --- profile: clean-window checks --- */                                                 \
 	X("profile.clean_window_stalled", ERGON_SEV_WARNING, "clean-window iterations stalled or partial") \
 	X("profile.clean_window_clock_rate_low", ERGON_SEV_WARNING, "rate probe cycles below half the core clock") \

@@ -53,7 +53,10 @@ struct ergon_run_config {
  * checked before anything is measured. On return 0 the report was written;
  * *report (caller owns, json_decref) holds it, and its integrity may still
  * be invalid (interrupted, instrument failure, ...): the caller maps that
- * to its exit code. A negative code means nothing was written. */
+ * to its exit code. A negative code means no report is at out_path: the
+ * run failed before measuring (nothing was measured), or the report or the
+ * raw measurement was kept elsewhere and err's message says where
+ * (OUT.partial or $TMPDIR/ergon-rescue-*; docs/RELIABILITY.md). */
 ERGON_API int ergon_run(const struct ergon_run_config *cfg, json_t **report, struct ergon_err *err);
 
 /* Build a report from a session result (no I/O). Caller owns *report. */

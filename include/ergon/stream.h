@@ -15,22 +15,22 @@ extern "C" {
 #endif
 
 enum ergon_sample_field {
-	ERGON_F_CURRENT = 1u << 0,  /* current_a */
-	ERGON_F_VOLTAGE = 1u << 1,  /* voltage_v */
-	ERGON_F_POWER = 1u << 2,    /* power_w (instantaneous unless the identity says averaged) */
-	ERGON_F_ENERGY = 1u << 3,   /* energy_j: hardware accumulator, monotonic */
-	ERGON_F_CHARGE = 1u << 4,   /* charge_c: hardware accumulator */
-	ERGON_F_DIGITAL = 1u << 5,  /* digital: bit i = input i */
-	ERGON_F_TEMP = 1u << 6,     /* temp_c: device temperature, evidence for throttling */
+	ERGON_F_CURRENT = 1u << 0, /* current_a */
+	ERGON_F_VOLTAGE = 1u << 1, /* voltage_v */
+	ERGON_F_POWER = 1u << 2,   /* power_w (instantaneous unless the identity says averaged) */
+	ERGON_F_ENERGY = 1u << 3,  /* energy_j: hardware accumulator, monotonic */
+	ERGON_F_CHARGE = 1u << 4,  /* charge_c: hardware accumulator */
+	ERGON_F_DIGITAL = 1u << 5, /* digital: bit i = input i */
+	ERGON_F_TEMP = 1u << 6,	   /* temp_c: device temperature, evidence for throttling */
 };
 
 struct ergon_sample {
-	double t_s;       /* monotonic seconds (instrument or host clock, per identity) */
+	double t_s; /* monotonic seconds (instrument or host clock, per identity) */
 	double current_a;
 	double voltage_v;
 	double power_w;
-	double energy_j;  /* accumulator value, not a delta */
-	double charge_c;  /* accumulator value, not a delta */
+	double energy_j; /* accumulator value, not a delta */
+	double charge_c; /* accumulator value, not a delta */
 	double temp_c;
 	uint32_t digital;
 	uint16_t fields;  /* ergon_sample_field bits */
@@ -66,6 +66,11 @@ struct ergon_stats_packet {
 	uint64_t sample_id;
 	uint32_t digital;
 	uint32_t fields; /* ergon_packet_field bits */
+	/* Resolution of energy_j, p_avg_w, i_avg_a, v_avg_v as recorded (a
+	 * CSV's printed digits: the place value of the last significant
+	 * digit the column shows); 0 for exact binary values. The
+	 * accumulator cross-check's tolerance. */
+	double energy_res_j, p_res_w, i_res_a, v_res_v;
 };
 
 /* A software gate interval [start_s, end_s). */

@@ -2,6 +2,7 @@
  * power stage on a target, write summary.json and print the tables. */
 #include "cli.h"
 #include "cli_sign.h"
+#include "cli_reliab.h"
 #include "config_print.h"
 #include "ergon/analyze.h"
 #include "ergon/config.h"
@@ -303,11 +304,8 @@ static int run(int argc, char **argv)
 
 	/* Ctrl-C: no SA_RESTART, so a blocked read returns and the stage ends
 	 * with what it has; the pipeline marks it interrupted. */
-	struct sigaction sa = {0}, old_int, old_term;
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	struct ergon_cli_signals old_sig; /* also SIGHUP, SIGQUIT; SIGPIPE ignored */
+	ergon_cli_signals_install(on_signal, 0, &old_sig);
 	struct ergon_profile_opts po = {.cfg = &cfg,
 					.fw = sim ? NULL : &fw,
 					.sim_scenario = scenario,
@@ -317,8 +315,7 @@ static int run(int argc, char **argv)
 					.interrupted = &interrupted,
 					.model = model_json};
 	rc = ergon_profile_run(&po, &summary, &err);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	ergon_cli_signals_restore(&old_sig);
 	if (rc && summary == NULL) {
 		ergon_secret_key_wipe(&skey);
 		goto fail;

@@ -1,9 +1,10 @@
 /* ergon run: the sustained-load harness. Parses flags, installs the
- * SIGINT/SIGTERM handler, calls ergon_run and prints the summary from the
+ * SIGINT/SIGTERM/SIGHUP/SIGQUIT handler, calls ergon_run and prints the summary from the
  * report it returns (the CLI computes nothing). */
 #include "cli.h"
 #include "cli_args.h"
 #include "cli_sign.h"
+#include "cli_reliab.h"
 #include "ergon/artifact.h"
 #include "ergon/fileio.h"
 #include "ergon/issues.h"
@@ -212,6 +213,8 @@ static int run(int argc, char **argv)
 	size_t ni = 0, nw = 0;
 	struct ergon_err err = {0};
 	const char *sign_key = NULL;
+	const char *log_path = NULL;
+	int clean = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *v = NULL;
 		int m;
@@ -321,6 +324,11 @@ static int run(int argc, char **argv)
 		} else if (FLAG("--sign")) {
 			NEED();
 			sign_key = v;
+		} else if (FLAG("--log")) {
+			NEED();
+			log_path = v;
+		} else if (strcmp(argv[i], "--clean") == 0) {
+			clean = 1;
 		} else {
 			return ergon_cli_usage("run", "unknown option '%s'", argv[i]);
 		}
@@ -343,13 +351,17 @@ static int run(int argc, char **argv)
 	cfg.workload_opts.kv = wkv;
 	cfg.session.stop_flag = &stop_flag;
 	cfg.workload_opts.stop = &stop_flag; /* a hanging invoke gives up on SIGINT */
+	if (log_path) {
+		int lrc = ergon_cli_log_to("run", log_path);
+		if (lrc)
+			return lrc;
+	}
 	if (isatty(STDERR_FILENO))
 		cfg.session.progress = progress;
-	struct sigaction sa = {0};
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	/* SIGHUP and SIGQUIT end the run like SIGINT (report kept); --log
+	 * detaches it, so a closed terminal no longer stops it. */
+	ergon_cli_signals_install(on_signal, log_path != NULL, NULL);
+	ergon_cli_stale_report("run", cfg.out_path, clean);
 
 	json_t *rep = NULL;
 	int rc = ergon_run(&cfg, &rep, &err);
@@ -428,6 +440,13 @@ const struct ergon_cli_command ergon_cli_cmd_run = {
 	    "  --force                  replace an existing report\n"
 	    "  --sign KEY               sign the report with KEY (ergon keygen; loaded\n"
 	    "                           before measuring)\n\n"
+	    "  --log FILE               append the summary and messages to FILE, not the\n"
+	    "                           terminal, and ignore SIGHUP: a long run survives\n"
+	    "                           a closed terminal or SSH session (start it with &)\n"
+	    "  --clean                  remove stale .ergon-tmp-* files of killed runs\n"
+	    "                           in the output folder (reported otherwise)\n\n"
+	    "Signals: SIGINT, SIGTERM, SIGHUP and SIGQUIT stop the run early; the report\n"
+	    "is written, marked interrupted. SIGPIPE is ignored.\n\n"
 	    "Exit: 0 valid (or degraded, e.g. throttled), 1 invalid (interrupted,\n"
 	    "instrument failure, no operations: the report is written and says why),\n"
 	    "2 usage, 3 I/O or device.\n\n"
@@ -436,6 +455,8 @@ const struct ergon_cli_command ergon_cli_cmd_run = {
 	    "      --idle-s 10 --windows 6 --window-s 60 --out run/report.json\n"
 	    "  ergon run --device cam --workload builtin:periodic --release-hz 30 \\\n"
 	    "      --sampler inline --idle-s 5 --windows 4 --window-s 15 --out cam.json\n"
+	    "  ergon run --device jetson --workload command:./infer --windows 60 \\\n"
+	    "      --out long.json --log long.log &\n"
 	    "  ergon run --device pi5 --instrument replay:bench.csv --provenance measured \\\n"
 	    "      --workload builtin:spin --idle-s 2 --windows 2 --window-s 3 --out r.json\n",
     .run = run,

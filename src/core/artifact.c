@@ -139,27 +139,41 @@ int ergon_artifact_seal(json_t *artifact, struct ergon_err *err)
 	return 0;
 }
 
-int ergon_artifact_write(json_t *artifact, const char *path, unsigned flags,
-			 struct ergon_err *err)
+int ergon_artifact_serialize(json_t *artifact, const char *path, char **text, size_t *len,
+			     struct ergon_err *err)
 {
+	*text = NULL;
+	*len = 0;
 	int rc = ergon_artifact_seal(artifact, err);
 	if (rc)
 		return rc;
 	/* 17 significant digits: every double survives the round trip, so the
 	 * digest recomputed from the file equals the one computed here. */
-	char *text = json_dumps(artifact, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
-	if (text == NULL)
+	char *t = json_dumps(artifact, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
+	if (t == NULL)
 		return ergon_err_set(err, ERGON_ENOMEM, "%s: cannot serialise the artifact", path);
-	size_t len = strlen(text);
-	char *withnl = realloc(text, len + 2);
+	size_t n = strlen(t);
+	char *withnl = realloc(t, n + 2);
 	if (withnl == NULL) {
-		free(text);
+		free(t);
 		return ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", path);
 	}
-	withnl[len] = '\n';
-	withnl[len + 1] = '\0';
-	rc = ergon_file_write_atomic(path, withnl, len + 1, flags, err);
-	free(withnl);
+	withnl[n] = '\n';
+	withnl[n + 1] = '\0';
+	*text = withnl;
+	*len = n + 1;
+	return 0;
+}
+
+int ergon_artifact_write(json_t *artifact, const char *path, unsigned flags, struct ergon_err *err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int rc = ergon_artifact_serialize(artifact, path, &text, &len, err);
+	if (rc)
+		return rc;
+	rc = ergon_file_write_atomic(path, text, len, flags, err);
+	free(text);
 	return rc;
 }
 

@@ -1,29 +1,37 @@
 /* Atomic file output (temp + fsync + rename/link) and bounded file input. */
 #include "ergon/fileio.h"
 
+#include "ergon/reserve.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void dir_of(const char *path, char *dir, size_t cap)
+void ergon_path_split(const char *path, char *dir, size_t cap, const char **base)
 {
 	const char *slash = strrchr(path, '/');
 	if (slash == NULL) {
 		snprintf(dir, cap, ".");
+		*base = path;
 	} else if (slash == path) {
 		snprintf(dir, cap, "/");
+		*base = slash + 1;
 	} else {
-		size_t n = (size_t)(slash - path);
-		if (n >= cap)
-			n = cap - 1;
-		memcpy(dir, path, n);
-		dir[n] = '\0';
+		snprintf(dir, cap, "%.*s", (int)(slash - path), path);
+		*base = slash + 1;
 	}
+}
+
+static void dir_of(const char *path, char *dir, size_t cap)
+{
+	const char *base;
+	ergon_path_split(path, dir, cap, &base);
 }
 
 int ergon_mkdir_p(const char *path, struct ergon_err *err)
@@ -44,6 +52,38 @@ int ergon_mkdir_p(const char *path, struct ergon_err *err)
 	return 0;
 }
 
+/* Attempts at a temporary file whose name another process removed between
+ * our open and our flock. */
+#define TMP_RETRIES 8
+
+int ergon_fd_is_path(int fd, const char *path)
+{
+	struct stat a, b;
+	if (fstat(fd, &a) != 0 || stat(path, &b) != 0)
+		return 0;
+	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+int ergon_tmp_create_locked(const char *dir, char *tmp, size_t cap, int *fd_out)
+{
+	*fd_out = -1;
+	for (int attempt = 0; attempt < TMP_RETRIES; attempt++) {
+		if (snprintf(tmp, cap, "%s/" ERGON_RESERVE_TMP_PREFIX "XXXXXX", dir) >= (int)cap)
+			return -ENAMETOOLONG;
+		int fd = mkostemp(tmp, O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		/* A scan in another process may have locked and removed the
+		 * file between mkostemp and flock: then take a new name. */
+		if (flock(fd, LOCK_EX) == 0 && ergon_fd_is_path(fd, tmp)) {
+			*fd_out = fd;
+			return 0;
+		}
+		close(fd);
+	}
+	return -EAGAIN;
+}
+
 int ergon_file_check_writable(const char *path, unsigned flags, struct ergon_err *err)
 {
 	char dir[PATH_MAX];
@@ -53,12 +93,14 @@ int ergon_file_check_writable(const char *path, unsigned flags, struct ergon_err
 	if (stat(path, &st) == 0) {
 		if (S_ISDIR(st.st_mode))
 			return ergon_err_set(err, ERGON_EEXIST,
-					     "%s: is a folder; give a file name for the output", path);
-		if (!(flags & ERGON_WRITE_FORCE))
-			return ergon_err_set(err, ERGON_EEXIST,
-					     "%s: already exists; choose another path or pass --force "
-					     "to replace it",
+					     "%s: is a folder; give a file name for the output",
 					     path);
+		if (!(flags & ERGON_WRITE_FORCE))
+			return ergon_err_set(
+			    err, ERGON_EEXIST,
+			    "%s: already exists; choose another path or pass --force "
+			    "to replace it",
+			    path);
 	}
 	dir_of(path, dir, sizeof(dir));
 	if (stat(dir, &st) != 0) {
@@ -85,11 +127,10 @@ int ergon_file_write_atomic(const char *path, const void *data, size_t len, unsi
 	if (rc)
 		return rc;
 	dir_of(path, dir, sizeof(dir));
-	if (snprintf(tmp, sizeof(tmp), "%s/.ergon-tmp-XXXXXX", dir) >= (int)sizeof(tmp))
-		return ergon_err_set(err, ERGON_ETOOBIG, "%s: path too long", path);
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return ergon_err_errno(err, errno, "%s: cannot create a temporary file in %s", path,
+	/* Locked while it lives, so a stale-file scan (--clean) leaves it. */
+	int e = ergon_tmp_create_locked(dir, tmp, sizeof(tmp), &fd);
+	if (e)
+		return ergon_err_errno(err, -e, "%s: cannot create a temporary file in %s", path,
 				       dir);
 	const char *p = data;
 	size_t left = len;
@@ -126,10 +167,11 @@ int ergon_file_write_atomic(const char *path, const void *data, size_t len, unsi
 		if (link(tmp, path) != 0) {
 			int e = errno;
 			if (e == EEXIST)
-				rc = ergon_err_set(err, ERGON_EEXIST,
-						   "%s: already exists; choose another path or pass "
-						   "--force to replace it",
-						   path);
+				rc =
+				    ergon_err_set(err, ERGON_EEXIST,
+						  "%s: already exists; choose another path or pass "
+						  "--force to replace it",
+						  path);
 			else
 				rc = ergon_err_errno(err, e, "%s: cannot create", path);
 			goto fail;
@@ -163,7 +205,8 @@ int ergon_file_read_all(const char *path, size_t max_len, char **data, size_t *l
 		if (n == cap) {
 			if (cap >= max_len) {
 				rc = ergon_err_set(err, ERGON_ETOOBIG,
-						   "%s: larger than the %zu-byte limit", path, max_len);
+						   "%s: larger than the %zu-byte limit", path,
+						   max_len);
 				goto out;
 			}
 			size_t ncap = cap * 2 > max_len ? max_len : cap * 2;

@@ -7,6 +7,7 @@
 #include "ergon/fileio.h"
 #include "ergon/jls.h"
 #include "ergon/power_csv.h"
+#include "ergon/reserve.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -14,6 +15,8 @@
 #include <string.h>
 
 #define MARKERS_MAX_BYTES (64u << 20)
+/* summary.json holds per-window figures, not the samples: 1 MiB is ample. */
+#define ANALYZE_SUMMARY_RESERVE_BYTES ((size_t)1 << 20)
 
 static int feed_jls(void *ctx, const struct ergon_jls_block *b, struct ergon_err *err)
 {
@@ -134,6 +137,7 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 	size_t csv_len = 0;
 	int rc = 0;
 	unsigned wflags = ERGON_WRITE_MKDIR | (o->force ? ERGON_WRITE_FORCE : 0);
+	struct ergon_out_slot slot = {.fd = -1, .lock_fd = -1};
 
 	if (o->out_dir == NULL)
 		return ergon_err_set(err, ERGON_EUSAGE, "an output folder is required (--out DIR)");
@@ -157,9 +161,9 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 		goto out;
 	}
 	/* Refuse before reading a large recording, not after. */
-	rc = ergon_file_check_writable(sum_path, wflags, err);
-	if (rc == 0)
-		rc = ergon_file_check_writable(csv_path, wflags, err);
+	rc = ergon_file_check_writable(csv_path, wflags, err);
+	if (rc == 0) /* summary.json: its place and space, held to the end */
+		rc = ergon_out_reserve(&slot, sum_path, ANALYZE_SUMMARY_RESERVE_BYTES, wflags, err);
 	if (rc)
 		goto out;
 	if (o->markers_path) {
@@ -296,11 +300,18 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 		rc = ergon_power_table_render(section, utf8, table, err);
 	if (rc == 0)
 		rc = ergon_file_write_atomic(csv_path, csv, csv_len, wflags, err);
-	if (rc == 0)
-		rc = ergon_artifact_write(art, sum_path, wflags, err);
+	if (rc == 0) {
+		char *text = NULL;
+		size_t len = 0;
+		rc = ergon_artifact_serialize(art, sum_path, &text, &len, err);
+		if (rc == 0)
+			rc = ergon_out_commit(&slot, text, len, err);
+		free(text);
+	}
 	if (rc == 0 && summary)
 		*summary = json_incref(art);
 out:
+	ergon_out_release(&slot);
 	if (rc) {
 		free(*table);
 		*table = NULL;

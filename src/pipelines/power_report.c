@@ -144,12 +144,12 @@ int ergon_power_section(const struct ergon_gated_result *res, double min_window_
 	double duration_s = NAN;
 	if (res != NULL) {
 		if (res->nan_samples > 0)
-			ergon_issue_add(issues, "power.nan_samples",
-					json_pack("{s:I}", "count", (json_int_t)res->nan_samples),
-					"%llu NaN %s were left out of the sums (energy covers the "
-					"rest)",
-					(unsigned long long)res->nan_samples,
-					res->raw ? "samples" : "packets");
+			ergon_issue_add(
+			    issues, "power.nan_samples",
+			    json_pack("{s:I}", "count", (json_int_t)res->nan_samples),
+			    "%llu NaN or infinite %s were left out of the sums (energy covers the "
+			    "rest)",
+			    (unsigned long long)res->nan_samples, res->raw ? "samples" : "packets");
 		if (res->gate_high_at_start)
 			ergon_issue_add(
 			    issues, "power.gate_high_at_start", NULL,
@@ -180,6 +180,12 @@ int ergon_power_section(const struct ergon_gated_result *res, double min_window_
 	if (rc == 0 && f->have_rate_probe)
 		ergon_clean_window_rate_check(f->system_clock_hz, f->rate_probe_us,
 					      f->rate_probe_cycles, &checked);
+	/* The accumulator's figure stands only when the packets agree with it. */
+	if (rc == 0 && res != NULL && !f->internal && ergon_accum_check(res, &checked)) {
+		v.omit_per_inference = 1;
+		if (v.nreasons < ERGON_POWER_REASONS_MAX)
+			v.reasons[v.nreasons++] = "accumulator_inconsistent";
+	}
 	if (rc == 0)
 		rc = checked.oom ? ERGON_ENOMEM : ergon_issue_list_to_json(&checked, issues);
 	ergon_issue_list_cleanup(&checked);
@@ -246,8 +252,7 @@ int ergon_power_section(const struct ergon_gated_result *res, double min_window_
 			/* Nothing was observed: no energy, not 0 J. */
 			fig.energy_j = NAN;
 			fig.charge_c = NAN;
-		}
-		else
+		} else
 			gate_failure = "no_gate_rise";
 		ergon_issue_add(issues, "power.observation_degraded",
 				json_pack("{s:s,s:I}", "gate_failure", gate_failure,
@@ -463,7 +468,10 @@ static void si(char *buf, size_t n, double v, const char *unit, int utf8)
 			e++;
 		}
 	}
-	snprintf(buf, n, "%.3f %s%s", s, utf8 ? pre_utf8[e] : pre_ascii[e], unit);
+	if (fabs(s) >= 1000.0) /* beyond kilo: an exponent, never a 300-digit number */
+		snprintf(buf, n, "%.3e %s", v, unit);
+	else
+		snprintf(buf, n, "%.3f %s%s", s, utf8 ? pre_utf8[e] : pre_ascii[e], unit);
 }
 
 /* Display width of UTF-8 text: code points (the table holds no wide ones). */

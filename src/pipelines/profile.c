@@ -13,6 +13,7 @@
 #include "ergon/issue_list.h"
 #include "ergon/issues.h"
 #include "ergon/lifecycle.h"
+#include "ergon/reserve.h"
 #include "ergon/sim.h"
 #include "profile_internal.h"
 
@@ -25,6 +26,9 @@
 /* Capture bounds when the configuration leaves them open: a profile boot
  * of the example firmware takes seconds; 120 s is generous. */
 #define PMU_CAPTURE_TIMEOUT_S 120.0
+/* summary.json space claimed before the stages: per-layer PMU tables of a
+ * large model stay well under this; a larger one is kept by the rescue. */
+#define PROFILE_SUMMARY_RESERVE_BYTES ((size_t)4 << 20)
 
 /* --- PMU stage ------------------------------------------------------------ */
 
@@ -163,7 +167,8 @@ static int pmu_stage(struct prof_run *r, json_t *stage)
 
 /* --- outputs -------------------------------------------------------------- */
 
-static int write_outputs(struct prof_run *r, json_t *art, struct ergon_err *err)
+static int write_outputs(struct prof_run *r, json_t *art, struct ergon_out_slot *slot,
+			 struct ergon_err *err)
 {
 	const struct ergon_config *cfg = r->o->cfg;
 	unsigned flags = ERGON_WRITE_FORCE | ERGON_WRITE_MKDIR;
@@ -216,8 +221,18 @@ static int write_outputs(struct prof_run *r, json_t *art, struct ergon_err *err)
 		}
 	}
 	snprintf(path, sizeof path, "%s/summary.json", r->o->out_dir);
-	/* summary.json is written even when a CSV failed: it says what happened. */
-	int wrc = ergon_artifact_write(art, path, flags, err);
+	/* summary.json is written even when a CSV failed: it says what
+	 * happened. It goes into the space reserved before the stages ran;
+	 * a failed commit keeps it in summary.json.partial (or $TMPDIR). */
+	char *text = NULL;
+	size_t len = 0;
+	struct ergon_err werr = {0};
+	int wrc = ergon_artifact_serialize(art, path, &text, &len, &werr);
+	if (wrc == 0)
+		wrc = ergon_out_commit(slot, text, len, &werr);
+	free(text);
+	if (wrc)
+		ergon_err_set(err, werr.code, "%s", werr.msg);
 	return rc ? rc : wrc;
 }
 
@@ -256,12 +271,20 @@ int ergon_profile_run(const struct ergon_profile_opts *o, json_t **summary, stru
 	rc = ergon_file_check_writable(spath, o->write_flags | ERGON_WRITE_MKDIR, err);
 	if (rc)
 		return rc;
+	/* Claim summary.json and its space before a stage runs (a full disk or
+	 * a second profile into the same folder fails here). */
+	struct ergon_out_slot slot;
+	rc = ergon_out_reserve(&slot, spath, PROFILE_SUMMARY_RESERVE_BYTES,
+			       ERGON_WRITE_FORCE | ERGON_WRITE_MKDIR, err);
+	if (rc)
+		return rc;
 
 	r.issues = json_deep_copy(cfg->issues);
 	json_t *plan = NULL;
 	rc = ergon_profile_plan(cfg, &plan, err);
 	if (rc) {
 		json_decref(r.issues);
+		ergon_out_release(&slot);
 		return rc;
 	}
 	int prov = r.sim || cfg->target.lifecycle == ERGON_LIFECYCLE_QEMU ? ERGON_PROV_SYNTHETIC
@@ -278,6 +301,7 @@ int ergon_profile_run(const struct ergon_profile_opts *o, json_t **summary, stru
 		json_decref(pow);
 		json_decref(plan);
 		json_decref(r.issues);
+		ergon_out_release(&slot);
 		return ergon_err_set(err, ERGON_ENOMEM, "profile: out of memory");
 	}
 	json_object_set_new(json_object_get(art, "provenance"), "target",
@@ -330,7 +354,8 @@ int ergon_profile_run(const struct ergon_profile_opts *o, json_t **summary, stru
 	json_object_set_new(art, "integrity", json_string(ergon_integrity_name(integrity)));
 	json_object_set_new(art, "interrupted", json_boolean(r.interrupted));
 	json_object_set_new(art, "valid", json_boolean(valid));
-	rc = write_outputs(&r, art, err);
+	rc = write_outputs(&r, art, &slot, err);
+	ergon_out_release(&slot);
 	if (rc == 0 && r.first.code)
 		ergon_err_set(err, r.first.code, "%s", r.first.msg);
 	if (rc == 0 && summary)

@@ -19,4 +19,21 @@ int ergon_jarray(const json_t *root, const char *path, double **out, size_t *n,
 /* JSON array of v[0], v[k], v[2k], ... New reference. */
 json_t *ergon_darray(const double *v, size_t n, size_t stride_keep, size_t total);
 
+/* What the rescue file (run_rescue.c) holds: the session's raw series and
+ * enough context to say what they are. All borrowed. */
+struct ergon_session_result;
+struct ergon_instrument;
+struct ergon_workload;
+struct ergon_run_rescue {
+	const char *reason; /* why the report is not there */
+	const char *out_path;
+	const char *device;
+	const struct ergon_instrument *inst;
+	const struct ergon_workload *wl;
+	const struct ergon_session_result *res;
+};
+/* An ergon_out_emit_fn (ergon/reserve.h) for ctx = struct ergon_run_rescue:
+ * CSV through a static buffer, no allocation. */
+int ergon_run_rescue_emit(void *ctx, int fd);
+
 #endif

@@ -5,8 +5,10 @@
 #include "ergon/artifact.h"
 #include "ergon/fileio.h"
 #include "ergon/issues.h"
+#include "ergon/json_alloc.h"
 #include "ergon/parse.h"
 #include "ergon/report.h"
+#include "ergon/reserve.h"
 #include "pipelines/report_internal.h"
 
 #include <errno.h>
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 static const char *status_name(int st)
 {
@@ -464,14 +467,79 @@ static double synth_stretch(void *ctx, double t_start_s, double t_end_s)
 	return ergon_synthetic_stretch(ctx, t_start_s, t_end_s);
 }
 
+/* A conservative (upper) estimate of the report's size, reserved before
+ * measuring: every embedded sample with all five of its fields and every
+ * invocation at about 32 bytes per number (17 digits, indentation), for
+ * the planned phases at the planned rates; a saturated workload is counted
+ * at 1000 operations/s. A faster one can outgrow it: ergon_out_commit then
+ * still keeps the report (OUT.partial or the temporary folder). */
+static size_t report_estimate_bytes(const struct ergon_run_config *cfg, int n_rails)
+{
+	const struct ergon_session_config *s = &cfg->session;
+	double load_s = (double)s->windows * s->window_s;
+	double per_rail = (s->idle_s + load_s) * s->sample_hz;
+	double cap = (double)(cfg->max_embedded_samples ? cfg->max_embedded_samples
+							: ERGON_REPORT_MAX_SAMPLES);
+	if (per_rail > cap)
+		per_rail = cap;
+	double ops = load_s * (s->release_hz > 0 ? s->release_hz : 1000.0);
+	double bytes = 65536.0 + per_rail * (n_rails > 0 ? n_rails : 1) * 5 * 32 + ops * 2 * 32;
+	if (!(bytes < (double)ERGON_RESERVE_MAX_BYTES))
+		return ERGON_RESERVE_MAX_BYTES;
+	return (size_t)bytes;
+}
+
+/* Name the thread after the phase: `ps -L` shows what a long run is doing,
+ * and the fault-injection shim (tests/support/faultinj/) arms on it. */
+static void phase_mark(const char *name)
+{
+	prctl(PR_SET_NAME, (unsigned long)name, 0UL, 0UL, 0UL);
+}
+
+/* Keep the raw series when no report can be produced (see run_rescue.c).
+ * Returns rc with a message that says where the measurement went. */
+static int rescue_raw(struct ergon_out_slot *slot, const struct ergon_run_config *cfg,
+		      const struct ergon_instrument *inst, const struct ergon_workload *wl,
+		      const struct ergon_session_result *res, int rc, struct ergon_err *err)
+{
+	struct ergon_run_rescue r = {.reason = err->msg[0] ? err->msg : ergon_strerror(rc),
+				     .out_path = cfg->out_path,
+				     .device = cfg->device,
+				     .inst = inst,
+				     .wl = wl,
+				     .res = res};
+	char why[ERGON_ERR_MSG_MAX / 2];
+	snprintf(why, sizeof(why), "%.500s", r.reason);
+	r.reason = why;
+	struct ergon_err rerr = {0};
+	int k = ergon_out_rescue(slot, ergon_run_rescue_emit, &r, &rerr);
+	ergon_err_clear(err);
+	if (k == 0)
+		return ergon_err_set(
+		    err, rc,
+		    "%s: the report could not be produced (%s); the raw measurement "
+		    "is kept in %s",
+		    cfg->out_path, why, slot->kept_path);
+	return ergon_err_set(err, rc,
+			     "%s: the report could not be produced (%s), and keeping the raw "
+			     "measurement failed too: %s",
+			     cfg->out_path, why, rerr.msg);
+}
+
 int ergon_run(const struct ergon_run_config *cfg, json_t **report, struct ergon_err *err)
 {
+	struct ergon_out_slot slot;
+	char *text = NULL;
+	size_t text_len = 0;
 	struct ergon_instrument *inst = NULL;
 	struct ergon_workload *wl = NULL;
 	struct ergon_session_result res = {0};
 	json_t *rep = NULL;
 	*report = NULL;
-	/* The output must be writable before a second is measured. */
+	/* The output must be writable before a second is measured (cheap
+	 * checks first; the reservation follows once the rails are known). */
+	slot.fd = slot.lock_fd = -1;
+	slot.tmp[0] = '\0';
 	int rc = ergon_file_check_writable(cfg->out_path, cfg->write_flags, err);
 	if (rc)
 		return rc;
@@ -485,6 +553,13 @@ int ergon_run(const struct ergon_run_config *cfg, json_t **report, struct ergon_
 				   cfg->instrument_spec, inst->identity.n_rails, ERGON_MAX_RAILS);
 		goto out;
 	}
+	/* Claim the output and its space before the first sample: a full
+	 * disk or a second run on the same --out fails here, not at the end. */
+	rc = ergon_out_reserve(&slot, cfg->out_path,
+			       report_estimate_bytes(cfg, inst->identity.n_rails), cfg->write_flags,
+			       err);
+	if (rc)
+		goto out;
 	rc = ergon_workload_open(cfg->workload_spec, &cfg->workload_opts, &wl, err);
 	if (rc)
 		goto out;
@@ -514,15 +589,30 @@ int ergon_run(const struct ergon_run_config *cfg, json_t **report, struct ergon_
 	rc = ergon_session_run(&sc, measure, wl, &res, err);
 	if (rc)
 		goto out;
+	phase_mark("ergon-report");
+	/* A value jansson dropped on a failed allocation would leave a report
+	 * that lies by omission: count them, and rescue the raw data instead. */
+	ergon_json_alloc_watch();
+	unsigned long jfail = ergon_json_alloc_failures();
 	rc = ergon_report_build(cfg, inst, wl, &res, &rep, err);
-	if (rc)
+	if (rc == 0)
+		rc = ergon_artifact_serialize(rep, cfg->out_path, &text, &text_len, err);
+	if (rc == 0 && ergon_json_alloc_failures() != jfail)
+		rc = ergon_err_set(err, ERGON_ENOMEM,
+				   "out of memory while building the report (an allocation "
+				   "inside the JSON library failed)");
+	if (rc) {
+		rc = rescue_raw(&slot, cfg, inst, wl, &res, rc, err);
 		goto out;
-	rc = ergon_artifact_write(rep, cfg->out_path, cfg->write_flags, err);
+	}
+	rc = ergon_out_commit(&slot, text, text_len, err);
 	if (rc)
 		goto out;
 	*report = rep;
 	rep = NULL;
 out:
+	free(text);
+	ergon_out_release(&slot);
 	json_decref(rep);
 	ergon_session_result_cleanup(&res);
 	ergon_workload_close(wl);

@@ -26,6 +26,7 @@ struct acc {
 	double peak_i;
 	int have_peak;
 	int from_acc;
+	struct ergon_accum_xcheck xc; /* accumulator cross-check (accum_check.c) */
 	struct dvec di, dp;
 };
 
@@ -116,6 +117,7 @@ static void figures_from(struct ergon_window_figures *w, struct acc *a)
 	w->integral_s = a->integral_s;
 	w->samples = a->n;
 	w->from_accumulator = a->from_acc;
+	w->xcheck = a->xc;
 	w->avg_current_a = a->integral_s > 0 ? a->charge_c / a->integral_s : NAN;
 	w->avg_power_w = a->integral_s > 0 ? a->energy_j / a->integral_s : NAN;
 	w->peak_current_a = a->have_peak ? a->peak_i : NAN;
@@ -270,6 +272,7 @@ static int close_window(struct ergon_gated *g, double end_s, uint64_t end_index,
 	u->sum_v += g->win.sum_v;
 	u->n += g->win.n;
 	u->from_acc |= g->win.from_acc;
+	ergon_accum_xcheck_merge(&u->xc, &g->win.xc);
 	if (g->win.have_peak && (!u->have_peak || g->win.peak_i > u->peak_i)) {
 		u->peak_i = g->win.peak_i;
 		u->have_peak = 1;
@@ -295,8 +298,10 @@ static int marker_level_at(struct ergon_gated *g, double t)
 }
 
 static void acc_packet(struct acc *a, const struct ergon_stats_packet *p, double span, double e,
-		       double c, int from_acc, double peak)
+		       double c, int from_acc, double peak, double gap)
 {
+	if (from_acc)
+		ergon_accum_xcheck_add(&a->xc, p, span, gap, e);
 	a->energy_j += e;
 	a->charge_c += c;
 	a->integral_s += span;
@@ -371,6 +376,9 @@ int ergon_gated_push_packets(struct ergon_gated *g, const struct ergon_stats_pac
 							      : NAN;
 		double e, c;
 		int from_acc = 0;
+		double gap = g->pkt_index > 0 && q->t_start_s > g->prev_t_end
+				 ? q->t_start_s - g->prev_t_end
+				 : 0.0;
 		if (have_acc && g->prev_acc) {
 			/* The instrument integrated this span itself. */
 			e = q->energy_j - g->prev_energy;
@@ -393,12 +401,12 @@ int ergon_gated_push_packets(struct ergon_gated *g, const struct ergon_stats_pac
 			continue;
 		}
 		double peak = (q->fields & ERGON_PKT_MINMAX) ? q->i_max_a : q->i_avg_a;
-		acc_packet(&g->whole, q, span, e, c, from_acc, peak);
+		acc_packet(&g->whole, q, span, e, c, from_acc, peak, gap);
 		int rc = dvec_push(&g->whole.di, q->i_avg_a);
 		if (rc == 0)
 			rc = dvec_push(&g->whole.dp, isfinite(pw) ? pw : 0.0);
 		if (rc == 0 && level && g->win_active) {
-			acc_packet(&g->win, q, span, e, c, from_acc, peak);
+			acc_packet(&g->win, q, span, e, c, from_acc, peak, gap);
 			rc = dvec_push(&g->win.di, q->i_avg_a);
 			if (rc == 0)
 				rc = dvec_push(&g->win.dp, isfinite(pw) ? pw : 0.0);
@@ -551,8 +559,9 @@ int ergon_gated_push_raw(struct ergon_gated *g, const float *current_a, const fl
 			g->level = level;
 		}
 		/* Sums of the run in float64, in sample order. The fast loop has no
-		 * branch per sample; a NaN anywhere makes a sum NaN, and only then
-		 * is the run summed again sample by sample, leaving NaNs out. */
+		 * branch per sample; a NaN or an infinity anywhere makes a sum
+		 * non-finite, and only then is the run summed again sample by
+		 * sample, leaving those out (counted like NaN). */
 		double si = 0, sv = 0, sp = 0, mx = -INFINITY;
 		uint64_t valid = e - j;
 		if (power_w) {
@@ -572,14 +581,14 @@ int ergon_gated_push_raw(struct ergon_gated *g, const float *current_a, const fl
 				mx = i > mx ? i : mx;
 			}
 		}
-		if (isnan(si) || isnan(sv) || isnan(sp)) {
+		if (!isfinite(si) || !isfinite(sv) || !isfinite(sp)) {
 			si = sv = sp = 0;
 			mx = -INFINITY;
 			valid = 0;
 			for (size_t k = j; k < e; k++) {
 				double i = current_a[k], v = voltage_v[k];
 				double p = power_w ? (double)power_w[k] : i * v;
-				if (isnan(i) || isnan(v) || isnan(p)) {
+				if (!isfinite(i) || !isfinite(v) || !isfinite(p)) {
 					g->res.nan_samples++;
 					continue;
 				}

@@ -4,6 +4,7 @@
 #include "ergon/power_csv.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -79,7 +80,18 @@ struct ergon_power_csv {
 	uint64_t id_jumps, id_dropped, id_backwards;
 	uint64_t id_first_line, id_first_from, id_first_to;
 	double id_first_expected;
+	int sig_max[S_COUNT]; /* most significant digits a column printed */
+	/* accumulator plausibility (statistics) */
+	int have_prev_acc;
+	double prev_energy_j, prev_charge_c;
 };
+
+/* The widest instrument these CSV columns come from (Joulescope JS220: 10 A,
+ * 15 V full scale, datasheet) with 25 % headroom for over-range readings:
+ * beyond this a value is not a reading but a corrupt file. */
+#define CSV_MAX_ABS_A (10.0 * 1.25)
+#define CSV_MAX_ABS_V (15.0 * 1.25)
+#define CSV_MAX_ABS_W (CSV_MAX_ABS_A * CSV_MAX_ABS_V)
 
 /* Joulescope sample ids count samples at the instrument's native rate: 2 MHz
  * on the JS220 (and JS110), whatever the statistics rate. */
@@ -220,6 +232,48 @@ static int parse_double(struct ergon_power_csv *p, const char *f, int col, const
 	return 0;
 }
 
+/* Significant digits of a printed decimal ("0.000252" -> 3, "12.30" -> 4,
+ * "1.23457e-05" -> 6); 0 for a cell that is not one (inf, nan, hex). */
+static int printed_digits(const char *f)
+{
+	const char *c = f;
+	int sig = 0, lead = 1, any = 0;
+	if (*c == '+' || *c == '-')
+		c++;
+	for (; (*c >= '0' && *c <= '9') || *c == '.'; c++) {
+		if (*c == '.')
+			continue;
+		any = 1;
+		if (*c != '0')
+			lead = 0;
+		if (!lead)
+			sig++;
+	}
+	if (!any)
+		return 0;
+	if (*c == 'e' || *c == 'E') {
+		c++;
+		if (*c == '+' || *c == '-')
+			c++;
+		while (*c >= '0' && *c <= '9')
+			c++;
+	}
+	return *c == '\0' ? sig : 0;
+}
+
+/* The resolution a column prints v with: %g-style exports drop trailing
+ * zeros ("0.0432" from 9 digits), so the column's precision is the most
+ * significant digits any of its cells showed, not this cell's. */
+static double printed_resolution(struct ergon_power_csv *p, int k, const char *f, double v)
+{
+	int d = printed_digits(f);
+	if (d > p->sig_max[k])
+		p->sig_max[k] = d;
+	if (d == 0 || !(fabs(v) > 0) || !isfinite(v))
+		return 0;
+	return pow(10.0, floor(log10(fabs(v))) - p->sig_max[k] + 1);
+}
+
 static int parse_u64(struct ergon_power_csv *p, const char *f, int col, const char *what,
 		     uint64_t max, uint64_t *out, struct ergon_err *err)
 {
@@ -297,6 +351,89 @@ static int flush_raw(struct ergon_power_csv *p, struct ergon_err *err)
 	return rc;
 }
 
+/* Physically impossible statistics (docs/POWER_CHECKS.md): a finite
+ * current, voltage or power beyond the instrument's range, a negative
+ * standard deviation, an accumulator that moves faster than full scale
+ * allows, or energy that runs backwards while the row's own power is
+ * positive. Non-finite values stay: the engine counts them like NaN. */
+static int stats_plausible(struct ergon_power_csv *p, const struct ergon_stats_packet *q,
+			   const int *colk, struct ergon_err *err)
+{
+	static const struct {
+		int k;
+		double max;
+		const char *unit;
+	} lim[] = {{S_I_AVG, CSV_MAX_ABS_A, "A"}, {S_I_MIN, CSV_MAX_ABS_A, "A"},
+		   {S_I_MAX, CSV_MAX_ABS_A, "A"}, {S_I_STD, CSV_MAX_ABS_A, "A"},
+		   {S_V_AVG, CSV_MAX_ABS_V, "V"}, {S_V_MIN, CSV_MAX_ABS_V, "V"},
+		   {S_V_MAX, CSV_MAX_ABS_V, "V"}, {S_V_STD, CSV_MAX_ABS_V, "V"},
+		   {S_P_AVG, CSV_MAX_ABS_W, "W"}, {S_P_MIN, CSV_MAX_ABS_W, "W"},
+		   {S_P_MAX, CSV_MAX_ABS_W, "W"}, {S_P_STD, CSV_MAX_ABS_W, "W"}};
+	const double *val[S_COUNT] = {
+	    [S_I_AVG] = &q->i_avg_a, [S_I_STD] = &q->i_std_a, [S_I_MIN] = &q->i_min_a,
+	    [S_I_MAX] = &q->i_max_a, [S_V_AVG] = &q->v_avg_v, [S_V_STD] = &q->v_std_v,
+	    [S_V_MIN] = &q->v_min_v, [S_V_MAX] = &q->v_max_v, [S_P_AVG] = &q->p_avg_w,
+	    [S_P_STD] = &q->p_std_w, [S_P_MIN] = &q->p_min_w, [S_P_MAX] = &q->p_max_w};
+	unsigned long long ln = (unsigned long long)p->line_no;
+	for (size_t j = 0; j < sizeof(lim) / sizeof(lim[0]); j++) {
+		int k = lim[j].k;
+		double v = *val[k];
+		if (!p->present[k] || !isfinite(v))
+			continue;
+		int is_std = k == S_I_STD || k == S_V_STD || k == S_P_STD;
+		if (fabs(v) > lim[j].max || (is_std && v < 0))
+			return ergon_err_set(err, ERGON_EPARSE,
+					     "%s:%llu:%d: %s %.6g %s is physically impossible "
+					     "(%s; the instrument's range is +/-%.4g %s): the row "
+					     "is corrupt; fix or drop it",
+					     p->name, ln, colk[k], stats_names[k], v, lim[j].unit,
+					     is_std && v < 0 ? "a negative standard deviation"
+							     : "beyond full scale",
+					     lim[j].max, lim[j].unit);
+	}
+	if (!p->present[S_ENERGY])
+		return 0;
+	int acc_ok = isfinite(q->energy_j) && isfinite(q->charge_c);
+	if (acc_ok && p->have_prev_acc) {
+		/* The accumulators cover the span since the previous row's end. */
+		double dt = q->t_end_s - p->stats_prev_end;
+		double de = q->energy_j - p->prev_energy_j, dc = q->charge_c - p->prev_charge_c;
+		double slack_j = 1e-6 * fmax(fabs(q->energy_j), fabs(p->prev_energy_j)) + 1e-12;
+		double slack_c = 1e-6 * fmax(fabs(q->charge_c), fabs(p->prev_charge_c)) + 1e-12;
+		if (fabs(de) > CSV_MAX_ABS_W * dt + slack_j)
+			return ergon_err_set(err, ERGON_EPARSE,
+					     "%s:%llu:%d: energy_j %.6g J moves the accumulator by "
+					     "%.3g J in %.3g s, more than the instrument's %.4g W "
+					     "full scale allows: the accumulator is corrupt",
+					     p->name, ln, colk[S_ENERGY], q->energy_j, de, dt,
+					     CSV_MAX_ABS_W);
+		if (fabs(dc) > CSV_MAX_ABS_A * dt + slack_c)
+			return ergon_err_set(err, ERGON_EPARSE,
+					     "%s:%llu:%d: charge_c %.6g C moves the accumulator by "
+					     "%.3g C in %.3g s, more than the instrument's %.4g A "
+					     "full scale allows: the accumulator is corrupt",
+					     p->name, ln, colk[S_CHARGE], q->charge_c, dc, dt,
+					     CSV_MAX_ABS_A);
+		double pw = p->present[S_P_AVG]	  ? q->p_avg_w
+			    : p->present[S_V_AVG] ? q->i_avg_a * q->v_avg_v
+						  : NAN;
+		/* Backwards by more than the row's whole span at its own power
+		 * (plus the rounding): negative energy for a load drawing power. */
+		if (pw > 0 && de < -(pw * dt + slack_j))
+			return ergon_err_set(err, ERGON_EPARSE,
+					     "%s:%llu:%d: energy_j runs backwards by %.3g J while "
+					     "the row's power is +%.4g W: negative energy is "
+					     "physically impossible here; the accumulator is corrupt",
+					     p->name, ln, colk[S_ENERGY], -de, pw);
+	}
+	if (acc_ok) {
+		p->have_prev_acc = 1;
+		p->prev_energy_j = q->energy_j;
+		p->prev_charge_c = q->charge_c;
+	}
+	return 0;
+}
+
 static int stats_row(struct ergon_power_csv *p, char **f, int *col, struct ergon_err *err)
 {
 	struct ergon_stats_packet *q = &p->pk[p->pn];
@@ -305,11 +442,13 @@ static int stats_row(struct ergon_power_csv *p, char **f, int *col, struct ergon
 				&q->i_max_a,   &q->v_avg_v, &q->v_std_v, &q->v_min_v, &q->v_max_v,
 				&q->p_avg_w,   &q->p_std_w, &q->p_min_w, &q->p_max_w, &q->charge_c,
 				&q->energy_j,  NULL,	    NULL};
+	int colk[S_COUNT] = {0};
 	for (int i = 0; i < p->ncols; i++) {
 		int k = p->map[i];
 		if (k < 0)
 			continue;
 		int rc;
+		colk[k] = col[i];
 		if (k == S_SAMPLE_ID) {
 			rc = parse_u64(p, f[i], col[i], stats_names[k], UINT64_MAX, &q->sample_id,
 				       err);
@@ -319,6 +458,14 @@ static int stats_row(struct ergon_power_csv *p, char **f, int *col, struct ergon
 			q->digital = (uint32_t)d;
 		} else {
 			rc = parse_double(p, f[i], col[i], stats_names[k], dst[k], err);
+			if (rc == 0 && k == S_ENERGY)
+				q->energy_res_j = printed_resolution(p, k, f[i], q->energy_j);
+			else if (rc == 0 && k == S_P_AVG)
+				q->p_res_w = printed_resolution(p, k, f[i], q->p_avg_w);
+			else if (rc == 0 && k == S_I_AVG)
+				q->i_res_a = printed_resolution(p, k, f[i], q->i_avg_a);
+			else if (rc == 0 && k == S_V_AVG)
+				q->v_res_v = printed_resolution(p, k, f[i], q->v_avg_v);
 		}
 		if (rc)
 			return rc;
@@ -341,6 +488,9 @@ static int stats_row(struct ergon_power_csv *p, char **f, int *col, struct ergon
 				     p->name, (unsigned long long)p->line_no, q->t_start_s,
 				     p->stats_prev_end);
 	}
+	int prc = stats_plausible(p, q, colk, err);
+	if (prc)
+		return prc;
 	p->rows++;
 	p->stats_prev_end = q->t_end_s;
 	if (p->present[S_SAMPLE_ID])
@@ -410,6 +560,24 @@ static int raw_row(struct ergon_power_csv *p, char **f, int *col, struct ergon_e
 					     want);
 	}
 	p->t_prev = t;
+	static const double lim[R_COUNT] = {0, CSV_MAX_ABS_A, CSV_MAX_ABS_V, CSV_MAX_ABS_W, 0};
+	for (int i = 0; i < p->ncols; i++) {
+		int k = p->map[i];
+		if (k != R_I && k != R_V && k != R_P)
+			continue;
+		/* Beyond float32, a sample is no reading (like NaN or an
+		 * infinity: counted by the engine); a finite one beyond the
+		 * instrument's range is a corrupt row. */
+		if (!isfinite(v[k]) || fabs(v[k]) > FLT_MAX)
+			v[k] = isnan(v[k]) ? v[k] : copysign(INFINITY, v[k]);
+		else if (fabs(v[k]) > lim[k])
+			return ergon_err_set(err, ERGON_EPARSE,
+					     "%s:%llu:%d: %s %.6g is physically impossible (the "
+					     "instrument's range is +/-%.4g): the row is corrupt; "
+					     "fix or drop it",
+					     p->name, (unsigned long long)p->line_no, col[i],
+					     raw_names[k], v[k], lim[k]);
+	}
 	p->bi[p->bn] = (float)v[R_I];
 	p->bv[p->bn] = (float)v[R_V];
 	p->bp[p->bn] = (float)v[R_P];

@@ -1,0 +1,104 @@
+/* Stop signals, --log FILE and the stale temporary-file report for the
+ * measuring subcommands (see cli_reliab.h). */
+#include "cli_reliab.h"
+
+#include "cli.h"
+#include "ergon/reserve.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+void ergon_cli_signals_install(void (*handler)(int), int ignore_hup,
+			       struct ergon_cli_signals *saved)
+{
+	struct ergon_cli_signals dummy;
+	struct sigaction sa = {0}, ign = {0};
+	if (saved == NULL)
+		saved = &dummy;
+	sa.sa_handler = handler;
+	sigemptyset(&sa.sa_mask);
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGINT, &sa, &saved->old_int);
+	sigaction(SIGTERM, &sa, &saved->old_term);
+	sigaction(SIGHUP, ignore_hup ? &ign : &sa, &saved->old_hup);
+	sigaction(SIGQUIT, &sa, &saved->old_quit);
+	sigaction(SIGPIPE, &ign, &saved->old_pipe);
+}
+
+void ergon_cli_signals_restore(const struct ergon_cli_signals *saved)
+{
+	sigaction(SIGINT, &saved->old_int, NULL);
+	sigaction(SIGTERM, &saved->old_term, NULL);
+	sigaction(SIGHUP, &saved->old_hup, NULL);
+	sigaction(SIGQUIT, &saved->old_quit, NULL);
+	sigaction(SIGPIPE, &saved->old_pipe, NULL);
+}
+
+int ergon_cli_log_to(const char *cmd, const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "ergon %s: --log %s: cannot open: %s (choose another file)\n", cmd,
+			path, strerror(errno));
+		return ERGON_EXIT_IO;
+	}
+	int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	fflush(stdout);
+	fflush(stderr);
+	if (in < 0 || dup2(in, STDIN_FILENO) < 0 || dup2(fd, STDOUT_FILENO) < 0 ||
+	    dup2(fd, STDERR_FILENO) < 0) {
+		int e = errno;
+		fprintf(stderr, "ergon %s: --log %s: cannot redirect the output: %s\n", cmd, path,
+			strerror(e));
+		if (in >= 0)
+			close(in);
+		close(fd);
+		return ERGON_EXIT_IO;
+	}
+	close(in);
+	close(fd);
+	/* Line-buffered: the log shows the summary as it is printed. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	return 0;
+}
+
+struct stale_ctx {
+	const char *cmd;
+	const char *out;
+	int clean;
+};
+
+static void on_stale(void *ctx, const char *file, long long size, int removed)
+{
+	const struct stale_ctx *c = ctx;
+	char dir[4096];
+	const char *slash = strrchr(c->out, '/');
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - c->out) : 1, slash ? c->out : ".");
+	if (c->clean)
+		fprintf(stderr,
+			"ergon %s: %s %s/%s (%lld bytes), a stale temporary file of an "
+			"earlier ergon run\n",
+			c->cmd, removed ? "removed" : "could not remove", dir, file, size);
+	else
+		fprintf(stderr,
+			"ergon %s: warning: %s/%s (%lld bytes) is a stale temporary file of an "
+			"earlier ergon run that was killed while writing; it may hold a complete "
+			"report: look at it, rename it, or pass --clean to remove it\n",
+			c->cmd, dir, file, size);
+}
+
+int ergon_cli_stale_report(const char *cmd, const char *out_path, int clean)
+{
+	struct ergon_err err = {0};
+	struct stale_ctx c = {cmd, out_path, clean};
+	int n = ergon_out_scan_stale(out_path, clean, on_stale, &c, &err);
+	if (n < 0) {
+		fprintf(stderr, "ergon %s: warning: %s\n", cmd, err.msg);
+		return 0;
+	}
+	return n;
+}

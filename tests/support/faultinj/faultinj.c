@@ -1,0 +1,278 @@
+/* Fault-injection shim (LD_PRELOAD) in the style of curl's torture mode and
+ * nanopb's io_errors: count every allocation and every write-side file
+ * call, and make the Nth fail. docs/RELIABILITY.md ("Fault injection").
+ *
+ * Environment:
+ *   FAULTINJ_ARM=NAME    start counting when the process names a thread NAME
+ *                        (prctl PR_SET_NAME; ergon run names its report
+ *                        phase "ergon-report"); unset: count from the start
+ *   FAULTINJ_FAIL_AT=N   fail the Nth counted call (1-based); 0/unset: count only
+ *   FAULTINJ_KINDS=alloc,write   what is counted (default both)
+ *   FAULTINJ_REPORT=FILE at exit, write "calls N\nfailed NAME\n" to FILE
+ *
+ * A failed allocation returns NULL with ENOMEM; a failed write-side call
+ * returns -1 (or the error number for posix_fallocate) with ENOSPC for
+ * data, EIO for flush, ENOSPC for open/link/rename. Only the Nth call
+ * fails: the code's retries and fallbacks then succeed, which is what
+ * "one fault at a time" tests.
+ *
+ * With AddressSanitizer the shim sits before libasan (set
+ * ASAN_OPTIONS=verify_asan_link_order=0): its malloc forwards to ASan's,
+ * so the sanitizer still sees every allocation.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+static int armed = -1; /* -1 not initialised */
+static int count_alloc = 1, count_write = 1;
+static unsigned long fail_at;
+static unsigned long calls;
+static char failed_name[32];
+static char report_path[512];
+static char arm_name[32];
+
+/* dlsym may allocate: serve that from a static arena, never freed. */
+static char arena[8192];
+static size_t arena_used;
+static int resolving;
+
+static void *(*real_malloc)(size_t);
+static void *(*real_calloc)(size_t, size_t);
+static void *(*real_realloc)(void *, size_t);
+static void (*real_free)(void *);
+
+static void resolve_alloc(void)
+{
+	if (real_malloc)
+		return;
+	resolving = 1;
+	real_malloc = (void *(*)(size_t))dlsym(RTLD_NEXT, "malloc");
+	real_calloc = (void *(*)(size_t, size_t))dlsym(RTLD_NEXT, "calloc");
+	real_realloc = (void *(*)(void *, size_t))dlsym(RTLD_NEXT, "realloc");
+	real_free = (void (*)(void *))dlsym(RTLD_NEXT, "free");
+	resolving = 0;
+}
+
+extern char **environ;
+
+static void init(void)
+{
+	if (armed >= 0)
+		return;
+	/* Sanitizer runtimes call in (prctl, malloc) before the C library
+	 * has set up the environment: decide only once it is there. */
+	if (environ == NULL)
+		return;
+	const char *a = getenv("FAULTINJ_ARM");
+	const char *n = getenv("FAULTINJ_FAIL_AT");
+	const char *k = getenv("FAULTINJ_KINDS");
+	const char *r = getenv("FAULTINJ_REPORT");
+	if (n) {
+		char *end = NULL;
+		fail_at = strtoul(n, &end, 10);
+	}
+	if (k) {
+		count_alloc = strstr(k, "alloc") != NULL;
+		count_write = strstr(k, "write") != NULL;
+	}
+	if (r)
+		snprintf(report_path, sizeof(report_path), "%s", r);
+	if (a && a[0]) {
+		snprintf(arm_name, sizeof(arm_name), "%s", a);
+		armed = 0;
+	} else {
+		armed = 1;
+	}
+}
+
+/* 1 when this call is the one to fail. */
+static int hit(const char *name, int is_alloc)
+{
+	if (armed < 0)
+		init();
+	if (armed != 1 || (is_alloc ? !count_alloc : !count_write))
+		return 0;
+	unsigned long c = __atomic_add_fetch(&calls, 1, __ATOMIC_SEQ_CST);
+	if (fail_at == 0 || c != fail_at)
+		return 0;
+	snprintf(failed_name, sizeof(failed_name), "%s", name);
+	return 1;
+}
+
+__attribute__((destructor)) static void report(void)
+{
+	if (report_path[0] == '\0')
+		return;
+	/* Raw syscalls: stdio may be gone, and our own write is counted. */
+	int fd =
+	    (int)syscall(SYS_openat, AT_FDCWD, report_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return;
+	char buf[128];
+	int len = snprintf(buf, sizeof(buf), "calls %lu\nfailed %s\n", calls,
+			   failed_name[0] ? failed_name : "-");
+	if (len > 0)
+		syscall(SYS_write, fd, buf, (size_t)len);
+	syscall(SYS_close, fd);
+}
+
+#define REAL(ret, name, ...)                    \
+	static ret (*real_##name)(__VA_ARGS__); \
+	if (real_##name == NULL)                \
+	real_##name = (ret(*)(__VA_ARGS__))dlsym(RTLD_NEXT, #name)
+
+EXPORT int prctl(int option, ...)
+{
+	va_list ap;
+	va_start(ap, option);
+	unsigned long a2 = va_arg(ap, unsigned long), a3 = va_arg(ap, unsigned long),
+		      a4 = va_arg(ap, unsigned long), a5 = va_arg(ap, unsigned long);
+	va_end(ap);
+	if (armed < 0)
+		init();
+	if (option == PR_SET_NAME && armed == 0 && a2 &&
+	    strncmp((const char *)a2, arm_name, sizeof(arm_name)) == 0)
+		armed = 1;
+	return (int)syscall(SYS_prctl, option, a2, a3, a4, a5);
+}
+
+EXPORT void *malloc(size_t n)
+{
+	if (resolving) {
+		size_t at = (arena_used + 15) & ~(size_t)15;
+		if (at + n > sizeof(arena))
+			return NULL;
+		arena_used = at + n;
+		return arena + at;
+	}
+	resolve_alloc();
+	if (hit("malloc", 1)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return real_malloc(n);
+}
+
+EXPORT void *calloc(size_t m, size_t n)
+{
+	if (resolving) {
+		void *p = malloc(m * n);
+		if (p)
+			memset(p, 0, m * n);
+		return p;
+	}
+	resolve_alloc();
+	if (hit("calloc", 1)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return real_calloc(m, n);
+}
+
+EXPORT void *realloc(void *p, size_t n)
+{
+	resolve_alloc();
+	if (hit("realloc", 1)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return real_realloc(p, n);
+}
+
+EXPORT void free(void *p)
+{
+	if ((char *)p >= arena && (char *)p < arena + sizeof(arena))
+		return;
+	resolve_alloc();
+	real_free(p);
+}
+
+/* A wrapper that fails with errno e when its call is the Nth. */
+#define WRAP(ret, name, e, params, args, ...) \
+	EXPORT ret name params                \
+	{                                     \
+		REAL(ret, name, __VA_ARGS__); \
+		if (hit(#name, 0)) {          \
+			errno = e;            \
+			return -1;            \
+		}                             \
+		return real_##name args;      \
+	}
+
+WRAP(ssize_t, write, ENOSPC, (int fd, const void *b, size_t n), (fd, b, n), int, const void *,
+     size_t)
+WRAP(ssize_t, pwrite, ENOSPC, (int fd, const void *b, size_t n, off_t o), (fd, b, n, o), int,
+     const void *, size_t, off_t)
+WRAP(ssize_t, pwrite64, ENOSPC, (int fd, const void *b, size_t n, off_t o), (fd, b, n, o), int,
+     const void *, size_t, off_t)
+WRAP(ssize_t, writev, ENOSPC, (int fd, const struct iovec *v, int n), (fd, v, n), int,
+     const struct iovec *, int)
+WRAP(int, fsync, EIO, (int fd), (fd), int)
+WRAP(int, fdatasync, EIO, (int fd), (fd), int)
+WRAP(int, ftruncate, EIO, (int fd, off_t len), (fd, len), int, off_t)
+WRAP(int, ftruncate64, EIO, (int fd, off_t len), (fd, len), int, off_t)
+WRAP(int, fchmod, EIO, (int fd, mode_t m), (fd, m), int, mode_t)
+WRAP(int, link, ENOSPC, (const char *a, const char *b), (a, b), const char *, const char *)
+WRAP(int, rename, ENOSPC, (const char *a, const char *b), (a, b), const char *, const char *)
+WRAP(int, mkostemp, ENOSPC, (char *t, int flags), (t, flags), char *, int)
+WRAP(int, mkstemp, ENOSPC, (char *t), (t), char *)
+
+/* posix_fallocate returns the error number instead of setting errno. */
+EXPORT int posix_fallocate(int fd, off_t o, off_t n)
+{
+	REAL(int, posix_fallocate, int, off_t, off_t);
+	if (hit("posix_fallocate", 0))
+		return ENOSPC;
+	return real_posix_fallocate(fd, o, n);
+}
+
+EXPORT int posix_fallocate64(int fd, off_t o, off_t n)
+{
+	REAL(int, posix_fallocate64, int, off_t, off_t);
+	if (hit("posix_fallocate64", 0))
+		return ENOSPC;
+	return real_posix_fallocate64(fd, o, n);
+}
+
+/* Opening for writing is a write-side call (creating OUT.partial). */
+static int opens_for_write(int flags)
+{
+	return (flags & (O_WRONLY | O_RDWR | O_CREAT)) != 0;
+}
+
+#define WRAP_OPEN(name)                                        \
+	EXPORT int name(const char *path, int flags, ...)      \
+	{                                                      \
+		REAL(int, name, const char *, int, ...);       \
+		mode_t mode = 0;                               \
+		if (flags & (O_CREAT | O_TMPFILE)) {           \
+			va_list ap;                            \
+			va_start(ap, flags);                   \
+			mode = (mode_t)va_arg(ap, int);        \
+			va_end(ap);                            \
+		}                                              \
+		if (opens_for_write(flags) && hit(#name, 0)) { \
+			errno = ENOSPC;                        \
+			return -1;                             \
+		}                                              \
+		return real_##name(path, flags, mode);         \
+	}
+
+WRAP_OPEN(open)
+WRAP_OPEN(open64)
