@@ -729,21 +729,14 @@ static void rtt_free(struct rtt *r)
 	free(r);
 }
 
-int ergon_rtt_gdb_open_fd(int fd, const char *what, const char *opts, struct ergon_transport **out,
-			  struct ergon_err *err)
+/* A transport with its options parsed, not yet connected (fd -1). */
+static int rtt_new(const char *what, const char *opts, struct rtt **out, struct ergon_err *err)
 {
-	extern const struct ergon_transport_driver ergon_transport_rtt;
 	*out = NULL;
 	struct rtt *r = calloc(1, sizeof *r);
-	if (!r) {
-		close(fd);
+	if (!r)
 		return ergon_err_set(err, ERGON_ENOMEM, "transport rtt: out of memory");
-	}
-	r->fd = fd;
-	/* Small request/reply packets: Nagle plus delayed ACKs would add 40 ms
-	 * to every round trip. Fails harmlessly on a non-TCP fd. */
-	int one = 1;
-	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	r->fd = -1;
 	snprintf(r->what, sizeof r->what, "%s", what);
 	r->start = DEFAULT_START;
 	r->len = DEFAULT_LEN;
@@ -752,8 +745,23 @@ int ergon_rtt_gdb_open_fd(int fd, const char *what, const char *opts, struct erg
 	r->poll_max_ms = 20;
 	r->max_read = 196; /* (400 - 8) / 2 until qSupported says more */
 	int rc = parse_opts(r, opts, err);
-	if (!rc)
-		rc = handshake(r, err);
+	if (rc) {
+		free(r);
+		return rc;
+	}
+	*out = r;
+	return 0;
+}
+
+/* Handshake and find the block on r->fd; frees r on failure. */
+static int rtt_attach(struct rtt *r, struct ergon_transport **out, struct ergon_err *err)
+{
+	extern const struct ergon_transport_driver ergon_transport_rtt;
+	/* Small request/reply packets: Nagle plus delayed ACKs would add 40 ms
+	 * to every round trip. Fails harmlessly on a non-TCP fd. */
+	int one = 1;
+	(void)setsockopt(r->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	int rc = handshake(r, err);
 	if (!rc)
 		rc = find_block(r, err);
 	if (rc) {
@@ -763,6 +771,20 @@ int ergon_rtt_gdb_open_fd(int fd, const char *what, const char *opts, struct erg
 	r->base.drv = &ergon_transport_rtt;
 	*out = &r->base;
 	return 0;
+}
+
+int ergon_rtt_gdb_open_fd(int fd, const char *what, const char *opts, struct ergon_transport **out,
+			  struct ergon_err *err)
+{
+	*out = NULL;
+	struct rtt *r = NULL;
+	int rc = rtt_new(what, opts, &r, err);
+	if (rc) {
+		close(fd);
+		return rc;
+	}
+	r->fd = fd;
+	return rtt_attach(r, out, err);
 }
 
 static int rtt_open(const char *arg, struct ergon_transport **out, struct ergon_err *err)
@@ -781,14 +803,20 @@ static int rtt_open(const char *arg, struct ergon_transport **out, struct ergon_
 				     arg);
 	memcpy(host, hp, n);
 	host[n] = '\0';
-	char tcpwhat[300];
-	int fd = -1;
-	int rc = ergon_socket_connect_tcp(host, tcpwhat, sizeof tcpwhat, &fd, err);
-	if (rc)
-		return rc;
 	char what[320];
 	snprintf(what, sizeof what, "rtt:gdb=%s", host);
-	return ergon_rtt_gdb_open_fd(fd, what, hp + n, out, err);
+	/* Options first: a bad spec never touches the server. */
+	struct rtt *r = NULL;
+	int rc = rtt_new(what, hp + n, &r, err);
+	if (rc)
+		return rc;
+	char tcpwhat[300];
+	rc = ergon_socket_connect_tcp(host, tcpwhat, sizeof tcpwhat, &r->fd, err);
+	if (rc) {
+		free(r);
+		return rc;
+	}
+	return rtt_attach(r, out, err);
 }
 
 static int rtt_read(struct ergon_transport *t, void *buf, size_t cap, int timeout_ms, size_t *got,
