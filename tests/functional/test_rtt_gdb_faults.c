@@ -287,6 +287,19 @@ static long long stat_int(struct ergon_transport *t, const char *key)
 	return v;
 }
 
+/* Start the fake, open the transport (failing the test on error) and
+ * drain up to want bytes. */
+static char *start_and_drain(struct fake *f, struct ergon_transport **t, size_t want, size_t *len,
+			     int *lrc)
+{
+	fake_start(f);
+	struct ergon_err err = {0};
+	*t = NULL;
+	if (open_rtt(f, "", t, &err) != 0)
+		fail_msg("%s", err.msg);
+	return drain(*t, want, len, lrc);
+}
+
 /* A stream longer than the 64-byte ring: it wraps several times. */
 static const char STREAM[] = "HPX_READY\n--- HPX_START ---\nHPX_VERSION=1\n"
 			     "0123456789abcdefghijklmnopqrstuvwxyz\n--- HPX_END ---\n";
@@ -411,13 +424,10 @@ static void server_close_keeps_what_arrived(void **state)
 	make_block(f);
 	f->stream = STREAM;
 	f->close_after_c = 3; /* two chunks of 10 bytes, then gone */
-	fake_start(f);
 	struct ergon_transport *t = NULL;
-	struct ergon_err err = {0};
-	assert_int_equal(open_rtt(f, "", &t, &err), 0);
 	size_t len = 0;
 	int lrc = 0;
-	char *got = drain(t, sizeof STREAM, &len, &lrc);
+	char *got = start_and_drain(f, &t, sizeof STREAM, &len, &lrc);
 	assert_int_equal(lrc, ERGON_TRANSPORT_EOF);
 	/* The find's continue wrote chunk 1, the first poll's chunk 2; the
 	 * third continue's chunk was written but the server closed before it
@@ -439,13 +449,10 @@ static void naks_are_retransmitted_then_refused(void **state)
 	make_block(f);
 	f->stream = STREAM;
 	f->nak_first = 2;
-	fake_start(f);
 	struct ergon_transport *t = NULL;
-	struct ergon_err err = {0};
-	assert_int_equal(open_rtt(f, "", &t, &err), 0);
 	size_t len = 0;
 	int lrc = 0;
-	char *got = drain(t, strlen(STREAM), &len, &lrc);
+	char *got = start_and_drain(f, &t, strlen(STREAM), &len, &lrc);
 	assert_int_equal(len, strlen(STREAM));
 	assert_int_equal(stat_int(t, "naks"), 2);
 	ergon_transport_close(t);
@@ -457,6 +464,7 @@ static void naks_are_retransmitted_then_refused(void **state)
 	f->nak_all = true;
 	fake_start(f);
 	t = NULL;
+	struct ergon_err err = {0};
 	int rc = open_rtt(f, "", &t, &err);
 	assert_int_equal(rc, ERGON_EIO);
 	assert_non_null(strstr(err.msg, "NAKed packet 'qSupported"));
@@ -470,15 +478,10 @@ static void bad_checksums_are_nakked_and_resent(void **state)
 	make_block(f);
 	f->stream = STREAM;
 	f->bad_csum_first = 3;
-	fake_start(f);
 	struct ergon_transport *t = NULL;
-	struct ergon_err err = {0};
-	int rc = open_rtt(f, "", &t, &err);
-	if (rc)
-		fail_msg("%s", err.msg);
 	size_t len = 0;
 	int lrc = 0;
-	char *got = drain(t, strlen(STREAM), &len, &lrc);
+	char *got = start_and_drain(f, &t, strlen(STREAM), &len, &lrc);
 	assert_int_equal(len, strlen(STREAM));
 	assert_memory_equal(got, STREAM, len);
 	assert_int_equal(stat_int(t, "bad_checksums"), 3);
@@ -494,13 +497,10 @@ static void dropped_bytes_are_reported(void **state)
 	make_block(f);
 	f->stream = STREAM;
 	f->drop_at_c = 37;
-	fake_start(f);
 	struct ergon_transport *t = NULL;
-	struct ergon_err err = {0};
-	assert_int_equal(open_rtt(f, "", &t, &err), 0);
 	size_t len = 0;
 	int lrc = 0;
-	char *got = drain(t, strlen(STREAM), &len, &lrc);
+	char *got = start_and_drain(f, &t, strlen(STREAM), &len, &lrc);
 	assert_int_equal(stat_int(t, "dropped_bytes"), 37);
 	assert_true(ergon_transport_lossy(t));
 	ergon_transport_close(t);
@@ -515,13 +515,10 @@ static void target_reset_is_detected(void **state)
 	make_block(f);
 	f->stream = STREAM;
 	f->reset_at_c = 3; /* the block is rebuilt: rd = wr = 0 */
-	fake_start(f);
 	struct ergon_transport *t = NULL;
-	struct ergon_err err = {0};
-	assert_int_equal(open_rtt(f, "", &t, &err), 0);
 	size_t len = 0;
 	int lrc = 0;
-	char *got = drain(t, strlen(STREAM), &len, &lrc);
+	char *got = start_and_drain(f, &t, strlen(STREAM), &len, &lrc);
 	/* Everything was drained before the reset rewrote the ring, and
 	 * the stream went on after it. */
 	assert_int_equal(len, strlen(STREAM));
