@@ -811,10 +811,15 @@ static int rtt_open(const char *arg, struct ergon_transport **out, struct ergon_
 	if (rc)
 		return rc;
 	char tcpwhat[300];
-	rc = ergon_socket_connect_tcp(host, tcpwhat, sizeof tcpwhat, &r->fd, err);
+	struct ergon_err cerr = {0};
+	rc = ergon_socket_connect_tcp(host, tcpwhat, sizeof tcpwhat, &r->fd, &cerr);
 	if (rc) {
 		free(r);
-		return rc;
+		return ergon_err_set(err, rc,
+				     "%s: %s; start the GDB server first (qemu-system-arm -gdb "
+				     "tcp:127.0.0.1:PORT -S, openocd: 3333, pyocd gdbserver: 3333, "
+				     "JLinkGDBServer: 2331)",
+				     what, cerr.msg);
 	}
 	return rtt_attach(r, out, err);
 }
