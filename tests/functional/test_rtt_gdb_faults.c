@@ -287,6 +287,26 @@ static long long stat_int(struct ergon_transport *t, const char *key)
 	return v;
 }
 
+/* A stream longer than the 64-byte ring: it wraps several times. */
+static const char STREAM[] = "HPX_READY\n--- HPX_START ---\nHPX_VERSION=1\n"
+			     "0123456789abcdefghijklmnopqrstuvwxyz\n--- HPX_END ---\n";
+
+/* A fake with the standard block and STREAM to emit. */
+static struct fake *fake_stream(void)
+{
+	struct fake *f = fake_new();
+	make_block(f);
+	f->stream = STREAM;
+	return f;
+}
+
+static void finish(struct ergon_transport *t, struct fake *f, char *got)
+{
+	ergon_transport_close(t);
+	fake_free(f);
+	free(got);
+}
+
 /* Start the fake, open the transport (failing the test on error) and
  * drain up to want bytes. */
 static char *start_and_drain(struct fake *f, struct ergon_transport **t, size_t want, size_t *len,
@@ -299,10 +319,6 @@ static char *start_and_drain(struct fake *f, struct ergon_transport **t, size_t 
 		fail_msg("%s", err.msg);
 	return drain(*t, want, len, lrc);
 }
-
-/* A stream longer than the 64-byte ring: it wraps several times. */
-static const char STREAM[] = "HPX_READY\n--- HPX_START ---\nHPX_VERSION=1\n"
-			     "0123456789abcdefghijklmnopqrstuvwxyz\n--- HPX_END ---\n";
 
 static void drains_whole_stream_across_wraps(void **state)
 {
@@ -420,9 +436,7 @@ static void corrupt_block_names_the_field(void **state)
 static void server_close_keeps_what_arrived(void **state)
 {
 	(void)state;
-	struct fake *f = fake_new();
-	make_block(f);
-	f->stream = STREAM;
+	struct fake *f = fake_stream();
 	f->close_after_c = 3; /* two chunks of 10 bytes, then gone */
 	struct ergon_transport *t = NULL;
 	size_t len = 0;
@@ -437,17 +451,13 @@ static void server_close_keeps_what_arrived(void **state)
 	json_t *s = ergon_transport_stats(t);
 	assert_string_equal(json_string_value(json_object_get(s, "end")), "server_closed");
 	json_decref(s);
-	ergon_transport_close(t);
-	fake_free(f);
-	free(got);
+	finish(t, f, got);
 }
 
 static void naks_are_retransmitted_then_refused(void **state)
 {
 	(void)state;
-	struct fake *f = fake_new();
-	make_block(f);
-	f->stream = STREAM;
+	struct fake *f = fake_stream();
 	f->nak_first = 2;
 	struct ergon_transport *t = NULL;
 	size_t len = 0;
@@ -455,9 +465,7 @@ static void naks_are_retransmitted_then_refused(void **state)
 	char *got = start_and_drain(f, &t, strlen(STREAM), &len, &lrc);
 	assert_int_equal(len, strlen(STREAM));
 	assert_int_equal(stat_int(t, "naks"), 2);
-	ergon_transport_close(t);
-	fake_free(f);
-	free(got);
+	finish(t, f, got);
 
 	f = fake_new();
 	make_block(f);
@@ -474,9 +482,7 @@ static void naks_are_retransmitted_then_refused(void **state)
 static void bad_checksums_are_nakked_and_resent(void **state)
 {
 	(void)state;
-	struct fake *f = fake_new();
-	make_block(f);
-	f->stream = STREAM;
+	struct fake *f = fake_stream();
 	f->bad_csum_first = 3;
 	struct ergon_transport *t = NULL;
 	size_t len = 0;
@@ -485,17 +491,13 @@ static void bad_checksums_are_nakked_and_resent(void **state)
 	assert_int_equal(len, strlen(STREAM));
 	assert_memory_equal(got, STREAM, len);
 	assert_int_equal(stat_int(t, "bad_checksums"), 3);
-	ergon_transport_close(t);
-	fake_free(f);
-	free(got);
+	finish(t, f, got);
 }
 
 static void dropped_bytes_are_reported(void **state)
 {
 	(void)state;
-	struct fake *f = fake_new();
-	make_block(f);
-	f->stream = STREAM;
+	struct fake *f = fake_stream();
 	f->drop_at_c = 37;
 	struct ergon_transport *t = NULL;
 	size_t len = 0;
@@ -503,17 +505,13 @@ static void dropped_bytes_are_reported(void **state)
 	char *got = start_and_drain(f, &t, strlen(STREAM), &len, &lrc);
 	assert_int_equal(stat_int(t, "dropped_bytes"), 37);
 	assert_true(ergon_transport_lossy(t));
-	ergon_transport_close(t);
-	fake_free(f);
-	free(got);
+	finish(t, f, got);
 }
 
 static void target_reset_is_detected(void **state)
 {
 	(void)state;
-	struct fake *f = fake_new();
-	make_block(f);
-	f->stream = STREAM;
+	struct fake *f = fake_stream();
 	f->reset_at_c = 3; /* the block is rebuilt: rd = wr = 0 */
 	struct ergon_transport *t = NULL;
 	size_t len = 0;
@@ -525,9 +523,7 @@ static void target_reset_is_detected(void **state)
 	assert_memory_equal(got, STREAM, len);
 	assert_int_equal(stat_int(t, "target_resets"), 1);
 	assert_true(ergon_transport_lossy(t));
-	ergon_transport_close(t);
-	fake_free(f);
-	free(got);
+	finish(t, f, got);
 }
 
 static void bad_specs_are_usage_errors(void **state)
