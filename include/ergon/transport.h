@@ -7,6 +7,7 @@
  *   unix:PATH                QEMU chardev unix socket
  *   swo:SOURCE               ITM stimulus port 0 decoded from SOURCE, a file
  *                            or tcp:HOST:PORT trace server (lossy: diagnostic)
+ *   rtt:gdb=HOST:PORT[,...]  SEGGER RTT read through a GDB server (ergon/rtt_gdb.h)
  *
  * Drivers never compute figures: they return bytes. Lines and the end
  * sentinel are the HPX parser's business (pipelines/hpx_capture.c).

@@ -106,7 +106,9 @@ const struct ergon_cli_command ergon_cli_cmd_capture = {
 	    "         [--timeout S] [--heartbeat-timeout S] [--aggregation median|mean|trimmed]\n"
 	    "         [--recording measured|synthetic|unknown] [--force]\n\n"
 	    "SPEC: file:PATH | - | serial:DEVICE[,BAUD] | tcp:HOST:PORT | unix:PATH |\n"
-	    "      swo:FILE | swo:tcp:HOST:PORT\n\n"
+	    "      swo:FILE | swo:tcp:HOST:PORT |\n"
+	    "      rtt:gdb=HOST:PORT[,addr=0x...|search=START:LEN][,find_s=S][,poll_max_ms=M]\n"
+	    "      (SEGGER RTT through a GDB server: QEMU -gdb, OpenOCD, pyOCD, J-Link)\n\n"
 	    "Every byte is written to the capture log (default DIR/capture.log) before it\n"
 	    "is parsed. The capture ends at `--- HPX_END ---` (or the power terminal\n"
 	    "record's end), at the end of the source, after --timeout seconds (default\n"
@@ -114,6 +116,7 @@ const struct ergon_cli_command ergon_cli_cmd_capture = {
 	    "then it is kept and marked incomplete. SWO captures that lost packets are\n"
 	    "marked diagnostic. Outputs are those of `ergon parse`.\n\n"
 	    "Examples:\n  ergon capture --transport serial:/dev/ttyACM0,115200 --out run1\n"
-	    "  ergon capture --transport tcp:127.0.0.1:19021 --timeout 120\n",
+	    "  ergon capture --transport tcp:127.0.0.1:19021 --timeout 120\n"
+	    "  ergon capture --transport rtt:gdb=127.0.0.1:1234 --out run2\n",
     .run = run,
 };

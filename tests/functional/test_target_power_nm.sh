@@ -14,7 +14,9 @@ profile="$dir/ergon_an547_profile.elf"
 for f in "$power" "$profile"; do
   [ -f "$f" ] || { echo "missing $f: build the ergon_an547_firmware target" >&2; exit 1; }
 done
-transport='ert_hpx_|uart_write|uart_pending|ert_profile_'
+rtt="$dir/ergon_an547_profile_rtt.elf"
+[ -f "$rtt" ] || { echo "missing $rtt: build the ergon_an547_firmware target" >&2; exit 1; }
+transport='ert_hpx_|uart_write|uart_pending|ert_profile_|ert_rtt_|rtt_write|_SEGGER_RTT'
 if arm-none-eabi-nm "$power" | grep -E "$transport"; then
   echo "FAIL: transport code in the power build (symbols above)" >&2
   exit 1
@@ -22,6 +24,12 @@ fi
 n=$(arm-none-eabi-nm "$profile" | grep -cE "$transport" || true)
 if [ "$n" -lt 3 ]; then
   echo "FAIL: the profile build should contain the transport ($n symbols)" >&2
+  exit 1
+fi
+# The RTT build carries the RTT ring (and so can fail the check above).
+nr=$(arm-none-eabi-nm "$rtt" | grep -cE 'ert_rtt_write|_SEGGER_RTT$' || true)
+if [ "$nr" -lt 2 ]; then
+  echo "FAIL: the RTT build should contain ert_rtt_write and _SEGGER_RTT ($nr symbols)" >&2
   exit 1
 fi
 arm-none-eabi-nm "$power" | grep -E ' [BbDd] ert_power_terminal$' >/dev/null || {

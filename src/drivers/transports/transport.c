@@ -9,10 +9,11 @@ extern const struct ergon_transport_driver ergon_transport_serial;
 extern const struct ergon_transport_driver ergon_transport_tcp;
 extern const struct ergon_transport_driver ergon_transport_unix;
 extern const struct ergon_transport_driver ergon_transport_swo;
+extern const struct ergon_transport_driver ergon_transport_rtt;
 
 static const struct ergon_transport_driver *const drivers[] = {
     &ergon_transport_file, &ergon_transport_serial, &ergon_transport_tcp,
-    &ergon_transport_unix, &ergon_transport_swo,
+    &ergon_transport_unix, &ergon_transport_swo,    &ergon_transport_rtt,
 };
 
 int ergon_transport_open(const char *spec, struct ergon_transport **out, struct ergon_err *err)
@@ -36,7 +37,7 @@ int ergon_transport_open(const char *spec, struct ergon_transport **out, struct 
 	}
 	return ergon_err_set(err, ERGON_EUSAGE,
 			     "transport '%s': unknown; use file:PATH, -, serial:DEV[,BAUD], "
-			     "tcp:HOST:PORT, unix:PATH or swo:SOURCE",
+			     "tcp:HOST:PORT, unix:PATH, swo:SOURCE or rtt:gdb=HOST:PORT",
 			     spec);
 }
 

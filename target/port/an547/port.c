@@ -81,7 +81,49 @@ static int cycles(void *ctx, uint32_t *now)
 	return 0;
 }
 
-#ifndef ERT_POWER_BUILD
+#if !defined(ERT_POWER_BUILD) && defined(ERT_AN547_RTT)
+/* -DERT_AN547_RTT=1: the stream goes into an RTT up buffer in DTCM instead
+ * of UART0, drained by the host over the debug port (QEMU's gdbstub, a
+ * probe's GDB server). The up buffer holds the whole stream of the example,
+ * so no write waits inside a timed region and, under -icount, the figures
+ * equal the UART build's. Mode: ERT_AN547_RTT_MODE (ERT_RTT_BLOCK default,
+ * ERT_RTT_DROP to drop and count). */
+#include "ergon/ert_rtt.h"
+#ifndef ERT_AN547_RTT_UP
+#define ERT_AN547_RTT_UP 49152u
+#endif
+#ifndef ERT_AN547_RTT_MODE
+#define ERT_AN547_RTT_MODE ERT_RTT_BLOCK
+#endif
+/* At exit, wait at most this long (virtual ms) for the host to drain. */
+#define AN547_RTT_EXIT_WAIT_MS 60000u
+struct ert_rtt _SEGGER_RTT;
+static char rtt_up[ERT_AN547_RTT_UP];
+static char rtt_down[64];
+
+static int rtt_write(void *ctx, const char *data, size_t len)
+{
+	(void)ctx;
+	return ert_rtt_write(&_SEGGER_RTT, data, len);
+}
+
+/* Nothing goes on a wire: the host reads the RAM ring over the debug port
+ * (halting the core on QEMU), not the CPU, so the clean window's drain wait
+ * has nothing to wait for. */
+static int rtt_pending(void *ctx, size_t *pending)
+{
+	(void)ctx;
+	*pending = 0;
+	return 0;
+}
+
+void an547_flush(void)
+{
+	for (uint32_t ms = 0; ms < AN547_RTT_EXIT_WAIT_MS && ert_rtt_pending(&_SEGGER_RTT) != 0;
+	     ms++)
+		(void)delay_us(0, 1000u);
+}
+#elif !defined(ERT_POWER_BUILD)
 static int uart_put(const char *data, size_t len)
 {
 	for (size_t i = 0; i < len; i++) {
@@ -198,7 +240,12 @@ static int pmu_read(void *ctx, uint32_t *counts, unsigned n, int *overflow)
 
 void an547_hal_init(struct ert_hal *hal)
 {
-#ifndef ERT_POWER_BUILD
+#if !defined(ERT_POWER_BUILD) && defined(ERT_AN547_RTT)
+	ert_rtt_init(&_SEGGER_RTT, rtt_up, sizeof rtt_up, rtt_down, sizeof rtt_down,
+		     ERT_AN547_RTT_MODE, 0);
+	hal->write = rtt_write;
+	hal->tx_pending = rtt_pending;
+#elif !defined(ERT_POWER_BUILD)
 	UART_BAUDDIV = 16u; /* the minimum the CMSDK UART accepts */
 	UART_CTRL = 1u;
 	hal->write = uart_write;

@@ -1,0 +1,45 @@
+/* rtt:gdb=HOST:PORT[,addr=0x...|search=START:LEN][,find_s=S][,poll_max_ms=M]
+ *
+ * SEGGER RTT read over the GDB remote serial protocol: works with every
+ * GDB server (QEMU's gdbstub, OpenOCD, pyOCD, Black Magic Probe, J-Link GDB
+ * server). The driver halts the target (0x03) only for the reads and writes
+ * and continues it (`c`) right after: a plain all-stop GDB server (QEMU's
+ * gdbstub stops the VM on any byte received while it runs) cannot read
+ * memory while the core runs. The control block is found at addr= (the
+ * `_SEGGER_RTT` symbol: `arm-none-eabi-nm FW.elf | grep _SEGGER_RTT`) or by
+ * searching search=START:LEN (default 0x20000000:0x80000) for its ID, and is
+ * validated against that region before any buffer is read.
+ *
+ * Link statistics (ergon_transport_stats): bytes drained, polls, halts,
+ * NAKs, bad checksums, dropped bytes the target counted, target resets
+ * seen, and how the link ended. Dropped bytes or a reset make the capture
+ * lossy (diagnostic), never silent.
+ */
+#ifndef ERGON_RTT_GDB_H
+#define ERGON_RTT_GDB_H
+
+#include "ergon/error.h"
+#include "ergon/transport.h"
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Open over an already-connected stream fd (tests, the fuzzer); arg is the
+ * part after "gdb=HOST:PORT" (",addr=..." or ""). Takes ownership of fd,
+ * also on failure. */
+ERGON_API int ergon_rtt_gdb_open_fd(int fd, const char *what, const char *opts,
+				    struct ergon_transport **out, struct ergon_err *err);
+/* Write host commands into the down buffer (halting the target for it).
+ * *written < len when the buffer is full. ERGON_EUSAGE for another
+ * transport; ENOTSUP when the block has no down buffer. */
+ERGON_API int ergon_rtt_gdb_write_down(struct ergon_transport *t, const void *data, size_t len,
+				       size_t *written, struct ergon_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,54 @@
+/* The rtt:gdb= client on arbitrary server replies: the input is everything
+ * the "GDB server" sends (acks, packets, stop replies, memory contents), fed
+ * through one end of a socketpair that is then closed. The client must
+ * fail cleanly (bad checksums, wrong lengths, corrupt control blocks, a
+ * closed link) and never read or write outside its buffers. */
+#include "ergon/rtt_gdb.h"
+#include "ergon/transport.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size > 60000)
+		return 0;
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+		return 0;
+	int big = 1 << 20;
+	setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &big, sizeof big);
+	setsockopt(sv[1], SOL_SOCKET, SO_RCVBUF, &big, sizeof big);
+	size_t off = 0;
+	while (off < size) {
+		ssize_t n = write(sv[0], data + off, size - off);
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+	}
+	shutdown(sv[0], SHUT_WR);
+	struct ergon_transport *t = NULL;
+	struct ergon_err err = {0};
+	/* A small region and no retry: every input ends quickly. */
+	int rc =
+	    ergon_rtt_gdb_open_fd(sv[1], "fuzz", ",search=0x20000000:0x400,find_s=0", &t, &err);
+	if (rc == 0) {
+		unsigned char buf[4096];
+		for (int i = 0; i < 4; i++) {
+			size_t got = 0;
+			if (ergon_transport_read(t, buf, sizeof buf, 0, &got, &err) != 0)
+				break;
+		}
+		size_t w = 0;
+		(void)ergon_rtt_gdb_write_down(t, "GO\n", 3, &w, &err);
+		json_decref(ergon_transport_stats(t));
+		ergon_transport_close(t);
+	}
+	close(sv[0]);
+	return 0;
+}
