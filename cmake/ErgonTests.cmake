@@ -37,24 +37,60 @@ foreach(tier smoke unit functional security pentest)
   foreach(src ${_sh_tests})
     get_filename_component(name ${src} NAME_WE)
     add_test(NAME ${tier}/${name} COMMAND bash ${src})
+    # Exit 77: the test (or a section of it) cannot run here; ctest reports
+    # it as skipped, and scripts/test.sh fails on a skip it did not expect.
     set_tests_properties(${tier}/${name} PROPERTIES LABELS ${tier}
-                         ENVIRONMENT "${_ergon_test_env}" TIMEOUT 300)
+                         ENVIRONMENT "${_ergon_test_env}" TIMEOUT 300 SKIP_RETURN_CODE 77)
   endforeach()
 endforeach()
 
 # Fuzz targets also run as regression tests over their seed corpus in the
-# normal (sanitized) build, through a small standalone driver.
+# normal (sanitized) build, through a small standalone driver. A replay fails
+# when the corpus folder is missing, a seed is unreadable, or it replayed
+# fewer seeds than the target's minimum (ERGON_FUZZ_MIN_SEEDS_<name>, set
+# here to the seeds committed; 1 for a target not listed).
+set(ERGON_FUZZ_MIN_SEEDS_fuzz_artifact 5)
+set(ERGON_FUZZ_MIN_SEEDS_fuzz_bridge 6)
+set(ERGON_FUZZ_MIN_SEEDS_fuzz_compare 3)
+set(ERGON_FUZZ_MIN_SEEDS_fuzz_config 7)
+set(ERGON_FUZZ_MIN_SEEDS_fuzz_hpx 8)
+set(ERGON_FUZZ_MIN_SEEDS_fuzz_jls 4)
+set(ERGON_FUZZ_MIN_SEEDS_fuzz_power_csv 3)
+set(ERGON_FUZZ_MIN_SEEDS_fuzz_ppk2_decode 3)
+set(ERGON_FUZZ_MIN_SEEDS_fuzz_ppk2_meta 6)
+set(ERGON_FUZZ_MIN_SEEDS_fuzz_profile_terminal 3)
+set(ERGON_FUZZ_MIN_SEEDS_fuzz_report_html 7)
+set(ERGON_FUZZ_MIN_SEEDS_fuzz_run_replay_csv 4)
+set(ERGON_FUZZ_MIN_SEEDS_fuzz_run_report 3)
+set(ERGON_FUZZ_MIN_SEEDS_fuzz_signature 4)
+set(ERGON_FUZZ_MIN_SEEDS_fuzz_sysfs 9)
+set(ERGON_FUZZ_MIN_SEEDS_fuzz_target_ina228 4)
+set(ERGON_FUZZ_MIN_SEEDS_fuzz_workload_argv 5)
 file(GLOB _fuzzers CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/fuzz/fuzz_*.c)
 foreach(src ${_fuzzers})
   get_filename_component(name ${src} NAME_WE)
   add_executable(fuzzcorpus_${name} ${src} ${CMAKE_SOURCE_DIR}/tests/fuzz/standalone_main.c)
   target_link_libraries(fuzzcorpus_${name} PRIVATE ergon_lib)
   target_include_directories(fuzzcorpus_${name} PRIVATE ${CMAKE_SOURCE_DIR}/src)
+  if(DEFINED ERGON_FUZZ_MIN_SEEDS_${name})
+    set(_min ${ERGON_FUZZ_MIN_SEEDS_${name}})
+  else()
+    set(_min 1)
+  endif()
   add_test(NAME fuzz/${name}_corpus
-           COMMAND fuzzcorpus_${name} ${CMAKE_SOURCE_DIR}/tests/fuzz/corpus/${name})
+           COMMAND fuzzcorpus_${name} --min-seeds ${_min}
+                   ${CMAKE_SOURCE_DIR}/tests/fuzz/corpus/${name})
   set_tests_properties(fuzz/${name}_corpus PROPERTIES LABELS fuzz
                        ENVIRONMENT "${_ergon_test_env}" TIMEOUT 300)
 endforeach()
+# The replay driver itself: a missing corpus and too few seeds must fail.
+add_test(NAME fuzz/replay_fails_on_missing_corpus
+         COMMAND fuzzcorpus_fuzz_config ${CMAKE_BINARY_DIR}/no-such-corpus)
+add_test(NAME fuzz/replay_fails_below_min_seeds
+         COMMAND fuzzcorpus_fuzz_config --min-seeds 1000
+                 ${CMAKE_SOURCE_DIR}/tests/fuzz/corpus/fuzz_config)
+set_tests_properties(fuzz/replay_fails_on_missing_corpus fuzz/replay_fails_below_min_seeds
+                     PROPERTIES LABELS fuzz WILL_FAIL TRUE)
 
 # A stub libnvidia-ml.so.1 for the nvml instrument's tests (found through
 # ERGON_NVML_LIB), and an "old driver" variant without the energy counter.
