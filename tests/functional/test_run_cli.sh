@@ -95,6 +95,8 @@ if command -v script >/dev/null; then
     --windows 2 --window-s 0.4 --out $TMP/tty.json" /dev/null > "$TMP/tty.out" 2>&1
   grep -q "idle" "$TMP/tty.out" && grep -q "load   window" "$TMP/tty.out" \
     && ok "progress line on a TTY" || { bad "no progress line on a TTY"; head -c 600 "$TMP/tty.out"; }
+else
+  skip_section "TTY progress check: 'script' (bsdutils) is not installed (scripts/bootstrap.sh installs it)"
 fi
 
 # --temp-file: a thermal-zone style file (millidegrees) becomes the
