@@ -44,6 +44,17 @@ foreach(tier smoke unit functional security pentest)
   endforeach()
 endforeach()
 
+# build/sanitizers: passes only in a sanitized build; in a plain build it is
+# reported as skipped ("NOT SANITIZED"), so a default `ctest` does not pass
+# as if the suite had run under ASan/UBSan. scripts/test.sh fails on it.
+add_executable(ergon_sanitizer_probe ${CMAKE_SOURCE_DIR}/tests/support/sanitizer_probe/sanitizer_probe.c)
+add_test(NAME build/sanitizers COMMAND ergon_sanitizer_probe)
+set_tests_properties(build/sanitizers PROPERTIES LABELS smoke SKIP_RETURN_CODE 77)
+if(NOT ERGON_SANITIZE)
+  message(STATUS "ergon: tests are built WITHOUT sanitizers (ERGON_SANITIZE=OFF); "
+                 "build/sanitizers will report it. scripts/test.sh builds the sanitized suite.")
+endif()
+
 # Extra tiers (scripts/test.sh runs each on its own; no test is retried
 # except those listed as flaky):
 #   ERGON_FLAKY_TESTS     known-flaky tests, label "flaky": run once, and a
@@ -52,7 +63,9 @@ endforeach()
 #   ERGON_WALLTIME_TESTS  tests that truly need wall-clock time, label
 #                         "walltime": run once and reported separately.
 set(ERGON_FLAKY_TESTS)
-set(ERGON_WALLTIME_TESTS)
+# test_hw_jetson_method: a real sampler thread on a fake sysfs tree rewritten
+# by a wall-clock 33 Hz toggler; its bands allow scheduling jitter.
+set(ERGON_WALLTIME_TESTS functional/test_hw_jetson_method)
 foreach(t ${ERGON_FLAKY_TESTS})
   set_property(TEST ${t} APPEND PROPERTY LABELS flaky)
 endforeach()
@@ -61,7 +74,8 @@ foreach(t ${ERGON_WALLTIME_TESTS})
 endforeach()
 
 # Fuzz targets also run as regression tests over their seed corpus in the
-# normal (sanitized) build, through a small standalone driver. A replay fails
+# normal test build (sanitized when ERGON_SANITIZE=ON, as scripts/test.sh
+# builds it), through a small standalone driver. A replay fails
 # when the corpus folder is missing, a seed is unreadable, or it replayed
 # fewer seeds than the target's minimum (ERGON_FUZZ_MIN_SEEDS_<name>, set
 # here to the seeds committed; 1 for a target not listed).

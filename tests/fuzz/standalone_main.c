@@ -1,6 +1,6 @@
 /* Runs a libFuzzer target over every file of a corpus folder, so that the
- * normal (sanitized) test build replays the seed corpus and past findings
- * without clang's libFuzzer.
+ * normal test build (sanitized under scripts/test.sh) replays the seed
+ * corpus and past findings without clang's libFuzzer.
  *   Usage: fuzzcorpus_<name> [--min-seeds N] DIR|FILE [DIR|FILE...]
  * It fails (exit 1) when a folder is missing or cannot be read, when a file
  * cannot be opened or read in full, or when fewer than N seed files were
