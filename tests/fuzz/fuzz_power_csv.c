@@ -59,13 +59,6 @@ static void run(const uint8_t *data, const char *text, size_t len, size_t cut,
 	ergon_gated_free(g);
 }
 
-static int same_text(const char *a, const char *b)
-{
-	if (a == NULL || b == NULL)
-		return a == b;
-	return strcmp(a, b) == 0;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 2)
@@ -89,8 +82,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	run(data, text, len, cut, &cfg, &split);
 	run(data, text, len, len, &cfg, &whole);
 	FUZZ_REQUIRE(split.stage == whole.stage);
-	FUZZ_REQUIRE(same_text(split.csv, whole.csv));
-	FUZZ_REQUIRE(same_text(split.table, whole.table));
+	FUZZ_REQUIRE(fuzz_same_text(split.csv, whole.csv));
+	FUZZ_REQUIRE(fuzz_same_text(split.table, whole.table));
 	free(split.csv);
 	free(split.table);
 	free(whole.csv);

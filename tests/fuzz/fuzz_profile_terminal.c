@@ -55,13 +55,6 @@ static void run(const uint8_t *data, size_t size, size_t cut, int internal, stru
 	ergon_hpx_parser_free(p);
 }
 
-static int same_text(const char *a, const char *b)
-{
-	if (a == NULL || b == NULL)
-		return a == b;
-	return strcmp(a, b) == 0;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	size_t cut = size ? data[0] % (size + 1) : 0;
@@ -70,8 +63,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		run(data, size, size, internal, &whole);
 		run(data, size, cut, internal, &split);
 		FUZZ_REQUIRE(whole.stage == split.stage);
-		FUZZ_REQUIRE(same_text(whole.term, split.term));
-		FUZZ_REQUIRE(same_text(whole.sec, split.sec));
+		FUZZ_REQUIRE(fuzz_same_text(whole.term, split.term));
+		FUZZ_REQUIRE(fuzz_same_text(whole.sec, split.sec));
 		free(whole.term);
 		free(whole.sec);
 		free(split.term);

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define FUZZ_REQUIRE(cond)                                                                 \
 	do {                                                                               \
@@ -18,6 +19,14 @@
 			abort();                                                           \
 		}                                                                          \
 	} while (0)
+
+/* Two optional texts are the same: both absent, or equal bytes. */
+static inline int fuzz_same_text(const char *a, const char *b)
+{
+	if (a == NULL || b == NULL)
+		return a == b;
+	return strcmp(a, b) == 0;
+}
 
 /* Invariants of a gated result, whatever the input: counts are bounded by
  * what was seen, every window ends after it starts; windows cut from one
