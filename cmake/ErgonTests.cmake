@@ -62,10 +62,17 @@ endif()
 #                         rerun once. Each entry is a bug, named with why.
 #   ERGON_WALLTIME_TESTS  tests that truly need wall-clock time, label
 #                         "walltime": run once and reported separately.
-set(ERGON_FLAKY_TESTS)
-# test_hw_jetson_method: a real sampler thread on a fake sysfs tree rewritten
-# by a wall-clock 33 Hz toggler; its bands allow scheduling jitter.
-set(ERGON_WALLTIME_TESTS functional/test_hw_jetson_method)
+# Wall-clock tests:
+#   test_hw_jetson_method: a real sampler thread on a fake sysfs tree
+#     rewritten by a wall-clock 33 Hz toggler; its bands allow jitter.
+#   test_live_gate: a --realtime bridge fake; READY must be seen within
+#     0.09..0.5 s of the reset.
+# Both failed once in three full runs on the shared 2-vCPU VM (load ~14,
+# with fuzzers running): jetson's above-idle energy 41.0 mJ vs 50.0 +- 7.5,
+# live_gate's READY later than 0.5 s. Known-flaky until they stop depending
+# on the scheduler: retried once, printed as FLAKY.
+set(ERGON_FLAKY_TESTS functional/test_hw_jetson_method functional/test_live_gate)
+set(ERGON_WALLTIME_TESTS functional/test_hw_jetson_method functional/test_live_gate)
 foreach(t ${ERGON_FLAKY_TESTS})
   set_property(TEST ${t} APPEND PROPERTY LABELS flaky)
 endforeach()
@@ -85,7 +92,7 @@ set(ERGON_FUZZ_MIN_SEEDS_fuzz_compare 3)
 set(ERGON_FUZZ_MIN_SEEDS_fuzz_config 7)
 set(ERGON_FUZZ_MIN_SEEDS_fuzz_hpx 8)
 set(ERGON_FUZZ_MIN_SEEDS_fuzz_jls 4)
-set(ERGON_FUZZ_MIN_SEEDS_fuzz_power_csv 4)
+set(ERGON_FUZZ_MIN_SEEDS_fuzz_power_csv 5)
 set(ERGON_FUZZ_MIN_SEEDS_fuzz_ppk2_decode 3)
 set(ERGON_FUZZ_MIN_SEEDS_fuzz_ppk2_meta 6)
 set(ERGON_FUZZ_MIN_SEEDS_fuzz_profile_terminal 3)

@@ -53,6 +53,9 @@ check_skips
 flaky_rc=0
 if (cd build-asan && ctest -N -L '^flaky$' | grep -q 'Test *#'); then
   echo "test.sh: flaky tier (known-flaky tests, each one a bug: ERGON_FLAKY_TESTS)"
+  for t in $(cd build-asan && ctest -N -L '^flaky$' | sed -nE 's/^ *Test *#[0-9]+: (.+)$/\1/p'); do
+    echo "FLAKY (known, retried once on failure): $t"
+  done
   tier -L '^flaky$'
   check_skips
   if [ "$tier_rc" -ne 0 ]; then
@@ -65,9 +68,9 @@ if (cd build-asan && ctest -N -L '^flaky$' | grep -q 'Test *#'); then
 fi
 
 walltime_rc=0
-if (cd build-asan && ctest -N -L '^walltime$' | grep -q 'Test *#'); then
+if (cd build-asan && ctest -N -L '^walltime$' -LE '^flaky$' | grep -q 'Test *#'); then
   echo "test.sh: walltime tier (tests that need real wall-clock time, run once)"
-  tier -L '^walltime$'
+  tier -L '^walltime$' -LE '^flaky$'
   walltime_rc=$tier_rc
   check_skips
 fi
