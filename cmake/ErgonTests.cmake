@@ -37,24 +37,97 @@ foreach(tier smoke unit functional security pentest)
   foreach(src ${_sh_tests})
     get_filename_component(name ${src} NAME_WE)
     add_test(NAME ${tier}/${name} COMMAND bash ${src})
+    # Exit 77: the test (or a section of it) cannot run here; ctest reports
+    # it as skipped, and scripts/test.sh fails on a skip it did not expect.
     set_tests_properties(${tier}/${name} PROPERTIES LABELS ${tier}
-                         ENVIRONMENT "${_ergon_test_env}" TIMEOUT 300)
+                         ENVIRONMENT "${_ergon_test_env}" TIMEOUT 300 SKIP_RETURN_CODE 77)
   endforeach()
 endforeach()
 
+# build/sanitizers: passes only in a sanitized build; in a plain build it is
+# reported as skipped ("NOT SANITIZED"), so a default `ctest` does not pass
+# as if the suite had run under ASan/UBSan. scripts/test.sh fails on it.
+add_executable(ergon_sanitizer_probe ${CMAKE_SOURCE_DIR}/tests/support/sanitizer_probe/sanitizer_probe.c)
+add_test(NAME build/sanitizers COMMAND ergon_sanitizer_probe)
+set_tests_properties(build/sanitizers PROPERTIES LABELS smoke SKIP_RETURN_CODE 77)
+if(NOT ERGON_SANITIZE)
+  message(STATUS "ergon: tests are built WITHOUT sanitizers (ERGON_SANITIZE=OFF); "
+                 "build/sanitizers will report it. scripts/test.sh builds the sanitized suite.")
+endif()
+
+# Extra tiers (scripts/test.sh runs each on its own; no test is retried
+# except those listed as flaky):
+#   ERGON_FLAKY_TESTS     known-flaky tests, label "flaky": run once, and a
+#                         failure is printed "FLAKY test.flaky: NAME" and
+#                         rerun once. Each entry is a bug, named with why.
+#   ERGON_WALLTIME_TESTS  tests that truly need wall-clock time, label
+#                         "walltime": run once and reported separately.
+# Wall-clock tests:
+#   test_hw_jetson_method: a real sampler thread on a fake sysfs tree
+#     rewritten by a wall-clock 33 Hz toggler; its bands allow jitter.
+#   test_live_gate: a --realtime bridge fake; READY must be seen within
+#     0.09..0.5 s of the reset.
+# Both failed once in three full runs on the shared 2-vCPU VM (load ~14,
+# with fuzzers running): jetson's above-idle energy 41.0 mJ vs 50.0 +- 7.5,
+# live_gate's READY later than 0.5 s. Known-flaky until they stop depending
+# on the scheduler: retried once, printed as FLAKY.
+set(ERGON_FLAKY_TESTS functional/test_hw_jetson_method functional/test_live_gate)
+set(ERGON_WALLTIME_TESTS functional/test_hw_jetson_method functional/test_live_gate)
+foreach(t ${ERGON_FLAKY_TESTS})
+  set_property(TEST ${t} APPEND PROPERTY LABELS flaky)
+endforeach()
+foreach(t ${ERGON_WALLTIME_TESTS})
+  set_property(TEST ${t} APPEND PROPERTY LABELS walltime)
+endforeach()
+
 # Fuzz targets also run as regression tests over their seed corpus in the
-# normal (sanitized) build, through a small standalone driver.
+# normal test build (sanitized when ERGON_SANITIZE=ON, as scripts/test.sh
+# builds it), through a small standalone driver. A replay fails
+# when the corpus folder is missing, a seed is unreadable, or it replayed
+# fewer seeds than the target's minimum (ERGON_FUZZ_MIN_SEEDS_<name>, set
+# here to the seeds committed; 1 for a target not listed).
+set(ERGON_FUZZ_MIN_SEEDS_fuzz_artifact 5)
+set(ERGON_FUZZ_MIN_SEEDS_fuzz_bridge 6)
+set(ERGON_FUZZ_MIN_SEEDS_fuzz_compare 3)
+set(ERGON_FUZZ_MIN_SEEDS_fuzz_config 7)
+set(ERGON_FUZZ_MIN_SEEDS_fuzz_hpx 8)
+set(ERGON_FUZZ_MIN_SEEDS_fuzz_jls 4)
+set(ERGON_FUZZ_MIN_SEEDS_fuzz_power_csv 5)
+set(ERGON_FUZZ_MIN_SEEDS_fuzz_ppk2_decode 3)
+set(ERGON_FUZZ_MIN_SEEDS_fuzz_ppk2_meta 6)
+set(ERGON_FUZZ_MIN_SEEDS_fuzz_profile_terminal 3)
+set(ERGON_FUZZ_MIN_SEEDS_fuzz_report_html 7)
+set(ERGON_FUZZ_MIN_SEEDS_fuzz_run_replay_csv 4)
+set(ERGON_FUZZ_MIN_SEEDS_fuzz_run_report 3)
+set(ERGON_FUZZ_MIN_SEEDS_fuzz_signature 4)
+set(ERGON_FUZZ_MIN_SEEDS_fuzz_sysfs 9)
+set(ERGON_FUZZ_MIN_SEEDS_fuzz_target_ina228 4)
+set(ERGON_FUZZ_MIN_SEEDS_fuzz_workload_argv 5)
 file(GLOB _fuzzers CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/fuzz/fuzz_*.c)
 foreach(src ${_fuzzers})
   get_filename_component(name ${src} NAME_WE)
   add_executable(fuzzcorpus_${name} ${src} ${CMAKE_SOURCE_DIR}/tests/fuzz/standalone_main.c)
   target_link_libraries(fuzzcorpus_${name} PRIVATE ergon_lib)
   target_include_directories(fuzzcorpus_${name} PRIVATE ${CMAKE_SOURCE_DIR}/src)
+  if(DEFINED ERGON_FUZZ_MIN_SEEDS_${name})
+    set(_min ${ERGON_FUZZ_MIN_SEEDS_${name}})
+  else()
+    set(_min 1)
+  endif()
   add_test(NAME fuzz/${name}_corpus
-           COMMAND fuzzcorpus_${name} ${CMAKE_SOURCE_DIR}/tests/fuzz/corpus/${name})
+           COMMAND fuzzcorpus_${name} --min-seeds ${_min}
+                   ${CMAKE_SOURCE_DIR}/tests/fuzz/corpus/${name})
   set_tests_properties(fuzz/${name}_corpus PROPERTIES LABELS fuzz
                        ENVIRONMENT "${_ergon_test_env}" TIMEOUT 300)
 endforeach()
+# The replay driver itself: a missing corpus and too few seeds must fail.
+add_test(NAME fuzz/replay_fails_on_missing_corpus
+         COMMAND fuzzcorpus_fuzz_config ${CMAKE_BINARY_DIR}/no-such-corpus)
+add_test(NAME fuzz/replay_fails_below_min_seeds
+         COMMAND fuzzcorpus_fuzz_config --min-seeds 1000
+                 ${CMAKE_SOURCE_DIR}/tests/fuzz/corpus/fuzz_config)
+set_tests_properties(fuzz/replay_fails_on_missing_corpus fuzz/replay_fails_below_min_seeds
+                     PROPERTIES LABELS fuzz WILL_FAIL TRUE)
 
 # A stub libnvidia-ml.so.1 for the nvml instrument's tests (found through
 # ERGON_NVML_LIB), and an "old driver" variant without the energy counter.

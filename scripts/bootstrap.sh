@@ -10,6 +10,7 @@ PACKAGES=(
   clang libclang-rt-14-dev       # libFuzzer targets, sanitizer runtimes
   gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm  # target runtime, Cortex-M55 under QEMU
   python3                         # bench generators and docs checks
+  bsdutils                        # script(1): the TTY progress test (tests/functional/test_run_cli.sh)
   chromium                        # ergon report's browser test (headless, network disabled)
 
   libssl-dev                      # libcrypto: SHA-256 with the CPU's SHA instructions

@@ -14,12 +14,75 @@ jobs=$(nproc 2>/dev/null || echo 2)
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DERGON_SANITIZE=ON \
       -DERGON_SHARED_DIR="${ERGON_SHARED_DIR:-$root/../shared}" >/dev/null
 cmake --build build-asan -j "$jobs"
-# Tests that run real sessions (sub-second idle and load phases, a pty reset
-# after a pause) depend on the scheduler: on a starved machine a sampler
-# thread can miss a whole phase. Each failing test is run once more; a test
-# that fails twice fails the run. (Their assertions do not depend on timing
-# values; only on the phases having happened.)
-(cd build-asan && ctest --output-on-failure -j "$jobs" --repeat until-pass:2)
+# No blanket retry: a test passes on its first run or the run fails. The
+# tiers (ctest labels, cmake/ErgonTests.cmake):
+#   main      everything not labelled flaky or walltime, run once;
+#   flaky     the named list ERGON_FLAKY_TESTS: run once, a failure is
+#             printed as "FLAKY test.flaky: NAME" and rerun once; failing
+#             twice fails the run. Each one is a bug to fix, not a pass;
+#   walltime  tests that truly need wall-clock time, run once and reported
+#             on their own.
+# A test that reports itself skipped (exit 77, SKIP_RETURN_CODE) fails the
+# run unless its name is in ERGON_ALLOWED_SKIPS (space-separated): the
+# bootstrap installs python3, qemu-system-arm and script(1), so on CI
+# nothing is expected to skip.
+tier() { # tier LABEL-ARGS...: runs ctest, keeps its output in $tier_log
+  tier_log=$(mktemp)
+  set +e
+  (cd build-asan && ctest --output-on-failure -j "$jobs" "$@") 2>&1 | tee "$tier_log"
+  tier_rc=${PIPESTATUS[0]}
+  set -e
+}
+# Names ctest lists under "did not run" / "FAILED" with the given status.
+listed() { sed -nE "s/^[[:space:]]+[0-9]+ - (.+) \(($1)\)\$/\1/p" "$tier_log"; }
+unexpected_skips=""
+check_skips() {
+  for t in $(listed 'Skipped|Not Run'); do
+    case " ${ERGON_ALLOWED_SKIPS:-} " in
+      *" $t "*) echo "test.sh: $t skipped (allowed by ERGON_ALLOWED_SKIPS)" ;;
+      *) echo "test.sh: UNEXPECTED SKIP: $t (install what it names: scripts/bootstrap.sh)"
+         unexpected_skips="$unexpected_skips $t" ;;
+    esac
+  done
+}
+
+tier -LE '^(flaky|walltime)$'
+main_rc=$tier_rc
+check_skips
+
+flaky_rc=0
+if (cd build-asan && ctest -N -L '^flaky$' | grep -q 'Test *#'); then
+  echo "test.sh: flaky tier (known-flaky tests, each one a bug: ERGON_FLAKY_TESTS)"
+  for t in $(cd build-asan && ctest -N -L '^flaky$' | sed -nE 's/^ *Test *#[0-9]+: (.+)$/\1/p'); do
+    echo "FLAKY (known, retried once on failure): $t"
+  done
+  tier -L '^flaky$'
+  check_skips
+  if [ "$tier_rc" -ne 0 ]; then
+    for t in $(listed 'Failed|Timeout|SEGFAULT|Subprocess aborted|Exception|Child aborted'); do
+      echo "FLAKY test.flaky: $t failed on its first run; rerunning it once"
+    done
+    tier --rerun-failed
+    flaky_rc=$tier_rc
+  fi
+fi
+
+walltime_rc=0
+if (cd build-asan && ctest -N -L '^walltime$' -LE '^flaky$' | grep -q 'Test *#'); then
+  echo "test.sh: walltime tier (tests that need real wall-clock time, run once)"
+  tier -L '^walltime$' -LE '^flaky$'
+  walltime_rc=$tier_rc
+  check_skips
+fi
+echo "test.sh: main tier rc=$main_rc, flaky tier rc=$flaky_rc, walltime tier rc=$walltime_rc"
+if [ "$main_rc" -ne 0 ] || [ "$flaky_rc" -ne 0 ] || [ "$walltime_rc" -ne 0 ]; then
+  echo "test.sh: tests failed"
+  exit 1
+fi
+if [ -n "$unexpected_skips" ]; then
+  echo "test.sh: tests that should have run were skipped:$unexpected_skips"
+  exit 1
+fi
 
 # The main job (scripts/demo.sh) builds with -O3, where GCC's warnings differ
 # (format truncation, maybe-uninitialized); -Werror makes them build breaks,

@@ -16,7 +16,13 @@
  * The test checks that, and, more tightly, the same figures from the edge
  * times the toggler actually wrote (so its scheduling jitter is not
  * charged to ergon). A formula that did not fold the idle gaps in (mean
- * active power x latency, ~66 mJ total) is far outside either band. */
+ * active power x latency, ~66 mJ total) is far outside either band.
+ *
+ * This test needs wall-clock time (ergon's sampler and the toggler are real
+ * threads on CLOCK_MONOTONIC; there is no clock to inject through the CLI),
+ * so it is in the ctest label "walltime" (ERGON_WALLTIME_TESTS in
+ * cmake/ErgonTests.cmake), which scripts/test.sh runs once, without retry,
+ * and reports on its own. Its bands are jitter allowances, not proof. */
 #include "fake_sysfs.h"
 #include "test_support.h"
 

@@ -7,8 +7,9 @@
  * summary.json must state an uncertainty and hold the energy per inference
  * within it of 9 uJ.
  *
- * Each fault scenario yields its documented host codes (the list in
- * tests/unit/test_sim_scenarios.c, written from the scenario's fault),
+ * Each fault scenario yields exactly its documented codes: the table is
+ * docs/internals/sim.md's "Codes through `ergon profile`", read at run
+ * time and required to list the same scenarios as the doc's scenario list,
  * (the scenario firmware runs lock-step whenever the configuration has it,
  * so profile.ready_not_observed comes only from ready_wire_open); and the
  * clean-window codes for the profile-flow
@@ -19,6 +20,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -153,51 +155,122 @@ static void internal_ina228_on_device_summary(void **state)
 	free(out);
 }
 
+#define SCEN_MAX 64
+#define SCEN_CODES_MAX 8
+
 struct scen {
-	const char *name;
+	char name[64];
 	int exit_code;
-	const char *codes[5]; /* exactly these, NULL-terminated */
+	size_t ncodes;
+	char codes[SCEN_CODES_MAX][64]; /* exactly these */
 };
 
-/* Exit 1: the measurement is not valid (an error issue, or a power run
- * without a per-inference figure). */
-static const struct scen scenarios[] = {
-    {"baseline_profile", 0, {NULL}},
-    {"baseline_power", 0, {NULL}},
-    {"baseline_ina228", 0, {NULL}},
-    {"stalled_counter", 0, {"profile.clean_window_stalled", NULL}},
-    {"slow_counter", 0, {"profile.clean_window_stalled", NULL}},
-    {"uniform_slowdown", 0, {"profile.clean_window_clock_rate_low", NULL}},
-    {"frozen_window_clock", 1, {"power.window_clock_frozen", "power.terminal_incomplete", NULL}},
-    {"hfrc_drift", 1, {"power.window_observer_mismatch", NULL}},
-    {"gate_never_falls", 1, {"power.terminal_incomplete", "power.observation_degraded", NULL}},
-    {"gate_glitches", 0, {"power.short_gate_pulses_ignored", NULL}},
-    {"go_never_arrives", 1, {"power.terminal_incomplete", "power.observation_degraded", NULL}},
-    /* READY raised but its wire is open: the host never sees it, never
-     * sends GO, the target times out at sync_go. */
-    {"ready_wire_open",
-     1,
-     {"power.terminal_incomplete", "power.observation_degraded", "profile.ready_not_observed",
-      NULL}},
-    {"lost_terminal_record", 0, {"capture.incomplete", "power.terminal_missing", NULL}},
-    {"ina228_wrong_id", 1, {"power.terminal_incomplete", "profile.ina228_init_failed", NULL}},
-    {"ina228_shunt_cal_zero", 1, {"power.terminal_incomplete", "profile.ina228_init_failed", NULL}},
-    {"ina228_shunt_cal_nack", 1, {"power.terminal_incomplete", "profile.ina228_init_failed", NULL}},
-    {"ina228_reversed_sense", 1, {"power.zero_charge", NULL}},
-    {"ina228_accumulator_overflow", 1, {"power.accumulator_overflow", NULL}},
-    /* With the default configuration (warmup 5, 100 iterations) byte 400
-     * falls in the metadata and the first CSV rows. */
-    {"transport_bytes_dropped",
-     1,
-     {"pmu.layer_count_mismatch", "pmu.missing", "pmu.parse_error", NULL}},
-    {"transport_write_fails", 1, {"capture.incomplete", "pmu.missing", "pmu.incomplete", NULL}},
-};
+/* The cells of a Markdown table row "| a | b | c |", trimmed, into cell[]
+ * (at most max, each < 512 bytes); returns the count, 0 for a non-row. */
+static size_t row_cells(const char *line, size_t len, char cell[][512], size_t max)
+{
+	if (len == 0 || line[0] != '|')
+		return 0;
+	size_t n = 0, i = 1;
+	while (i < len && n < max) {
+		size_t j = i;
+		while (j < len && line[j] != '|')
+			j++;
+		if (j >= len)
+			break;
+		size_t s0 = i, e0 = j;
+		while (s0 < e0 && line[s0] == ' ')
+			s0++;
+		while (e0 > s0 && line[e0 - 1] == ' ')
+			e0--;
+		assert_true(e0 - s0 < 512);
+		memcpy(cell[n], line + s0, e0 - s0);
+		cell[n][e0 - s0] = '\0';
+		n++;
+		i = j + 1;
+	}
+	return n;
+}
+
+/* docs/internals/sim.md's two scenario tables: the scenario list (first
+ * column of "| name | fault | ...") and the `ergon profile` codes table
+ * between the profile-codes markers, which is this test's table. Fails
+ * unless both list the same scenarios. */
+static size_t load_scenarios(struct scen *out)
+{
+	const char *src = getenv("ERGON_SOURCE_DIR");
+	assert_non_null(src);
+	char *path = ts_strf("%s/docs/internals/sim.md", src);
+	size_t len = 0;
+	char *doc = ts_read_file(path, &len);
+	if (doc == NULL)
+		fail_msg("%s: cannot read the documented scenario table", path);
+	char listed[SCEN_MAX][64];
+	size_t nlisted = 0, n = 0;
+	int in_list = 0, in_codes = 0;
+	char cell[4][512];
+	for (char *line = doc; line < doc + len;) {
+		char *nl = memchr(line, '\n', (size_t)(doc + len - line));
+		size_t ll = nl ? (size_t)(nl - line) : (size_t)(doc + len - line);
+		size_t nc = row_cells(line, ll, cell, 4);
+		if (strncmp(line, "<!-- profile-codes:begin -->", 28) == 0)
+			in_codes = 1;
+		else if (strncmp(line, "<!-- profile-codes:end -->", 26) == 0)
+			in_codes = 0;
+		else if (nc >= 2 && strcmp(cell[0], "name") == 0 && strcmp(cell[1], "fault") == 0)
+			in_list = 1;
+		else if (nc == 0)
+			in_list = 0;
+		else if (cell[0][0] == '-' || strcmp(cell[0], "scenario") == 0)
+			; /* separator or header */
+		else if (in_list) {
+			assert_true(nlisted < SCEN_MAX && strlen(cell[0]) < 64);
+			snprintf(listed[nlisted++], sizeof listed[0], "%.63s", cell[0]);
+		} else if (in_codes) {
+			if (nc != 3)
+				fail_msg("%s: profile-codes row '%.*s' needs 3 cells", path,
+					 (int)ll, line);
+			assert_true(n < SCEN_MAX && strlen(cell[0]) < 64);
+			struct scen *c = &out[n++];
+			memset(c, 0, sizeof *c);
+			snprintf(c->name, sizeof c->name, "%.63s", cell[0]);
+			assert_true(strcmp(cell[1], "0") == 0 || strcmp(cell[1], "1") == 0);
+			c->exit_code = cell[1][0] - '0';
+			if (strcmp(cell[2], "none") != 0) {
+				for (char *tok = strtok(cell[2], ", "); tok != NULL;
+				     tok = strtok(NULL, ", ")) {
+					assert_true(c->ncodes < SCEN_CODES_MAX && strlen(tok) < 64);
+					snprintf(c->codes[c->ncodes++], sizeof c->codes[0], "%s",
+						 tok);
+				}
+			}
+		}
+		line = nl ? nl + 1 : doc + len;
+	}
+	if (nlisted == 0 || n == 0)
+		fail_msg("%s: scenario list (%zu rows) or profile-codes table (%zu rows) not found",
+			 path, nlisted, n);
+	/* One table: the same scenarios, in the same order. */
+	if (nlisted != n)
+		fail_msg("%s: %zu scenarios listed but %zu in the profile-codes table", path,
+			 nlisted, n);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(listed[i], out[i].name) != 0)
+			fail_msg("%s: scenario %zu is %s in the list but %s in the profile-codes "
+				 "table",
+				 path, i + 1, listed[i], out[i].name);
+	free(doc);
+	free(path);
+	return n;
+}
 
 static void every_scenario_yields_its_codes(void **state)
 {
 	(void)state;
+	static struct scen scenarios[SCEN_MAX];
+	size_t nscen = load_scenarios(scenarios);
 	char *dir = ts_tmpdir();
-	for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
+	for (size_t i = 0; i < nscen; i++) {
 		const struct scen *c = &scenarios[i];
 		char *out = ts_strf("%s/%s", dir, c->name);
 		char *so = NULL, *se = NULL;
@@ -208,10 +281,10 @@ static void every_scenario_yields_its_codes(void **state)
 				 se);
 		json_t *s = load_summary(out);
 		json_t *issues = json_object_get(s, "issues");
-		size_t n = 0;
-		for (; c->codes[n] != NULL; n++)
-			if (!has_code(issues, c->codes[n]))
-				fail_msg("%s: %s missing: %s", c->name, c->codes[n],
+		size_t n = c->ncodes;
+		for (size_t k = 0; k < n; k++)
+			if (!has_code(issues, c->codes[k]))
+				fail_msg("%s: %s missing: %s", c->name, c->codes[k],
 					 json_dumps(issues, JSON_COMPACT));
 		if (json_array_size(issues) != n)
 			fail_msg("%s: %zu issues, expected %zu: %s", c->name,
@@ -332,9 +405,8 @@ static void duration_auto_and_explicit(void **state)
 	char *dir = ts_tmpdir();
 	char *out = ts_strf("%s/a", dir), *out2 = ts_strf("%s/b", dir);
 	char *so = NULL, *se = NULL;
-	assert_int_equal(ts_run_ergon(&so, &se, "profile", "--board", "sim", "--power", "--out",
-				      out, NULL),
-			 0);
+	assert_int_equal(
+	    ts_run_ergon(&so, &se, "profile", "--board", "sim", "--power", "--out", out, NULL), 0);
 	json_t *s = load_summary(out);
 	json_t *pp = json_object_get(json_object_get(s, "plan"), "power");
 	assert_true(fabs(json_number_value(json_object_get(pp, "duration_s")) - 9.005) < 1e-9);

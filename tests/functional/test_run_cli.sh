@@ -95,6 +95,8 @@ if command -v script >/dev/null; then
     --windows 2 --window-s 0.4 --out $TMP/tty.json" /dev/null > "$TMP/tty.out" 2>&1
   grep -q "idle" "$TMP/tty.out" && grep -q "load   window" "$TMP/tty.out" \
     && ok "progress line on a TTY" || { bad "no progress line on a TTY"; head -c 600 "$TMP/tty.out"; }
+else
+  skip_section "TTY progress check: 'script' (bsdutils) is not installed (scripts/bootstrap.sh installs it)"
 fi
 
 # --temp-file: a thermal-zone style file (millidegrees) becomes the
@@ -108,11 +110,15 @@ grep -q '"temperature_evidence": null' "$TMP/temp.json" && ok "a flat temperatur
   || bad "flat temp named as evidence"
 grep -q '45.0 -> 45.0 C (first -> last window) did not rise by more than 3 C' "$TMP/temp.json" \
   && ok "the verdict says the temperature did not rise" || bad "flat temp verdict"
-# A rising file: +1 C every 20 ms (writer in the background, renamed into
-# place so a read never sees half a line) over a 1.2 s run: the last window
-# is tens of degrees warmer than the first, far above the 3 C threshold.
-( for i in $(seq 0 150); do echo $((45000 + i * 1000)) > "$TMP/rtemp.tmp" && mv "$TMP/rtemp.tmp" "$TMP/rtemp"
-  sleep 0.02; done ) &
+# A rising file: +2 C every 20 ms (writer in the background, renamed into
+# place so a read never sees half a line) until the run is over (kept under
+# --temp-file's 1000 C limit): two writes between the first and the last
+# window are already above the 3 C threshold. (The writer used to stop after
+# 151 steps, ~3 s: on a starved machine the run could start after it and see
+# a flat file.)
+( i=0; while :; do t=$((45000 + i * 2000)); [ "$t" -le 950000 ] || t=950000
+  echo "$t" > "$TMP/rtemp.tmp" && mv "$TMP/rtemp.tmp" "$TMP/rtemp"
+  i=$((i + 1)); sleep 0.02; done ) &
 writer=$!
 while [ ! -f "$TMP/rtemp" ]; do sleep 0.01; done
 expect 0 "run with a rising --temp-file" -- "$ERGON_BIN" run --device dut --instrument-opt throttle_s=0.3 \

@@ -1,7 +1,11 @@
 /* Fuzz the JLS reader on bytes it did not write: decoders, the chunk walk,
- * the streaming merge, and the gated engine and power section behind it. */
+ * the streaming merge, and the gated engine and power section behind it.
+ * Properties: streamed blocks are contiguous and in order (each starts where
+ * the last ended), the engine counted exactly the samples streamed, and the
+ * result's invariants hold (fuzz_props.h). */
 #include "ergon/analyze.h"
 #include "ergon/jls.h"
+#include "fuzz_props.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -21,10 +25,23 @@ static int mem_read_at(void *ctx, uint64_t off, void *buf, size_t len)
 	return 0;
 }
 
+struct feed_ctx {
+	struct ergon_gated *g;
+	uint64_t next_index; /* where the next block must start */
+	uint64_t streamed;   /* samples handed to the engine */
+};
+
 static int feed(void *ctx, const struct ergon_jls_block *b, struct ergon_err *err)
 {
-	return ergon_gated_push_raw(ctx, b->current_a, b->voltage_v, b->power_w, b->gate_bits,
-				    b->gate_bit0, b->n, err);
+	struct feed_ctx *c = ctx;
+	FUZZ_REQUIRE(b->first_index == c->next_index);
+	FUZZ_REQUIRE(b->n == 0 || (b->current_a != NULL && b->voltage_v != NULL));
+	c->next_index = b->first_index + b->n;
+	int rc = ergon_gated_push_raw(c->g, b->current_a, b->voltage_v, b->power_w, b->gate_bits,
+				      b->gate_bit0, b->n, err);
+	if (rc == 0)
+		c->streamed += b->n;
+	return rc;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -52,11 +69,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ergon_gated *g = NULL;
 	if (ergon_gated_new(&cfg, &g, &err) == 0) {
 		uint32_t rate = ergon_jls_reader_sample_rate(r);
+		struct feed_ctx fc = {.g = g};
 		if (rate > 0 && ergon_gated_raw_begin(g, (double)rate, &err) == 0 &&
-		    ergon_jls_reader_stream(r, "gpi[0]", feed, g, &err) == 0) {
+		    ergon_jls_reader_stream(r, "gpi[0]", feed, &fc, &err) == 0) {
 			const struct ergon_gated_result *res = NULL;
 			json_t *sec = NULL;
-			if (ergon_gated_finish(g, &res, &err) == 0 &&
+			int fin = ergon_gated_finish(g, &res, &err);
+			if (fin == 0) {
+				FUZZ_REQUIRE(res->raw == 1);
+				FUZZ_REQUIRE(res->samples == fc.streamed);
+				fuzz_check_gated_result(res);
+			}
+			if (fin == 0 &&
 			    ergon_power_section(res, 0.001, NULL, ergon_jls_reader_warnings(r),
 						&sec, &err) == 0) {
 				char *csv = NULL;
