@@ -2,7 +2,8 @@
  * interpreter of ergon-target (target/include/ergon/ert_tfl.h), describe it
  * and run it. The same interpreter code runs in the firmware, so what
  * `ergon model info` reports (operators, MACs, arena) is what the board
- * will run.
+ * will run. A driver (src/drivers/model/model.c): the tflite: workload
+ * runs it; `ergon model` reaches it through include/ergon/model_run.h.
  */
 #ifndef ERGON_MODEL_H
 #define ERGON_MODEL_H
@@ -10,7 +11,6 @@
 #include "ergon/error.h"
 #include "ergon/ert_tfl.h"
 
-#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,13 +43,6 @@ ERGON_API int ergon_model_set_input(struct ergon_model *m, const void *data, siz
 ERGON_API int ergon_model_invoke(struct ergon_model *m, struct ergon_err *err);
 /* Graph output 0 after an invoke (owned by m). */
 ERGON_API const uint8_t *ergon_model_output(const struct ergon_model *m, size_t *len);
-/* The description `ergon model info --json` prints: per operator its
- * index, type, input/output tensors (shape, type, quantization), MACs and
- * parameter bytes; totals and the arena size. New reference (caller
- * json_decref's). */
-ERGON_API json_t *ergon_model_info_json(const struct ergon_model *m);
-/* "[1,96,96,3]" into buf (always terminated). */
-ERGON_API void ergon_model_shape_str(const struct ert_tfl_tensor *t, char *buf, size_t cap);
 /* Fill buf with the deterministic test input of the given kind: "zero",
  * "ramp" (byte i = i mod 256) or "xsN" (xorshift32 seeded N, byte = state
  * >> 24 after each step), as tests/oracle/litert.mjs makes them.

@@ -3,9 +3,8 @@
  * given input, through ergon-target's own interpreter. */
 #include "cli.h"
 #include "cli_args.h"
-#include "ergon/fileio.h"
-#include "ergon/model.h"
-#include "ergon/model_fw.h"
+#include "ergon/model_run.h"
+#include "ergon/model_shape.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,22 +49,21 @@ static int info(int argc, char **argv)
 	if (path == NULL)
 		return ergon_cli_usage("model", "model info needs MODEL.tflite");
 	struct ergon_err err = {0};
-	struct ergon_model *m = NULL;
-	if (ergon_model_open(path, &m, &err) != 0)
+	struct ergon_model_info mi;
+	if (ergon_model_info_load(path, &mi, &err) != 0)
 		return ergon_cli_fail("model", &err);
-	const struct ert_tfl_model *t = ergon_model_tfl(m);
+	const struct ert_tfl_model *t = mi.tfl;
 	if (json) {
-		json_t *j = ergon_model_info_json(m);
+		json_t *j = ergon_model_info_json(mi.model);
 		char *s = json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(9));
 		json_decref(j);
 		if (s != NULL)
 			puts(s);
 		free(s);
-		ergon_model_free(m);
+		ergon_model_info_release(&mi);
 		return s != NULL ? ERGON_EXIT_OK : ERGON_EXIT_IO;
 	}
-	size_t len = 0;
-	(void)ergon_model_bytes(m, &len);
+	size_t len = mi.model_bytes;
 	printf("model  %s (%zu bytes, schema %u)\n", path, len, (unsigned)t->version);
 	for (unsigned k = 0; k < t->n_inputs; k++)
 		print_io("input", t, t->inputs[k], k);
@@ -91,7 +89,7 @@ static int info(int argc, char **argv)
 	printf("arena  %u bytes (%u activations, planned by lifetime; %u per-channel "
 	       "requantization, bias and filter sums)\n",
 	       (unsigned)t->arena_bytes, (unsigned)t->activation_bytes, (unsigned)t->persist_bytes);
-	ergon_model_free(m);
+	ergon_model_info_release(&mi);
 	return ERGON_EXIT_OK;
 }
 
@@ -133,39 +131,18 @@ static int infer(int argc, char **argv)
 	if (!on_qemu && strcmp(board, "host") != 0)
 		return ergon_cli_usage("model", "--board %s: expected host or qemu-an547", board);
 	struct ergon_err err = {0};
-	struct ergon_model *m = NULL;
-	char *in = NULL;
-	size_t in_len = 0, out_len = 0;
-	uint8_t *qemu_out = NULL;
-	int rc = ergon_file_check_writable(out_path, force ? ERGON_WRITE_FORCE : 0, &err);
-	if (!rc)
-		rc = ergon_model_open(path, &m, &err);
-	if (!rc)
-		rc = ergon_file_read_all(in_path, ERGON_MODEL_MAX_BYTES, &in, &in_len, &err);
-	if (!rc)
-		rc = ergon_model_set_input(m, in, in_len, in_path, &err);
-	const uint8_t *out = NULL;
-	char work[4096];
-	snprintf(work, sizeof work, "%s.an547", out_path);
-	if (!rc && !on_qemu) {
-		rc = ergon_model_invoke(m, &err);
-		out = ergon_model_output(m, &out_len);
-	} else if (!rc) {
-		/* The firmware, its build record and QEMU's log stay beside
-		 * the output (OUT.bin.an547/). */
-		rc = ergon_model_fw_infer_qemu(m, (const uint8_t *)in, in_len, work, &qemu_out,
-					       &out_len, &err);
-		out = qemu_out;
-	}
-	if (!rc)
-		rc = ergon_file_write_atomic(out_path, out, out_len, force ? ERGON_WRITE_FORCE : 0,
-					     &err);
+	size_t out_len = 0;
+	const struct ergon_model_infer_opts io = {
+	    .model_path = path,
+	    .input_path = in_path,
+	    .out_path = out_path,
+	    .on_qemu = on_qemu,
+	    .force = force,
+	};
+	int rc = ergon_model_infer_run(&io, &out_len, &err);
 	if (!rc)
 		fprintf(stderr, "ergon model: %s: wrote %zu output bytes to %s (%s)\n", path,
 			out_len, out_path, on_qemu ? "qemu-an547 firmware" : "host interpreter");
-	free(qemu_out);
-	free(in);
-	ergon_model_free(m);
 	return rc ? ergon_cli_fail("model", &err) : ERGON_EXIT_OK;
 }
 

@@ -3,13 +3,12 @@
  * power on unless --off-on-exit. */
 #include "cli.h"
 #include "cli_args.h"
-#include "ergon/instrument.h"
 #include "ergon/parse.h"
+#include "ergon/power_on.h"
 
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 static volatile sig_atomic_t stop_flag;
 
@@ -17,6 +16,24 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stop_flag = 1;
+}
+
+struct powered_ctx {
+	const char *spec;
+	const char *vdd;
+	int off_on_exit;
+	double hold_s;
+};
+
+static void on_powered(void *ctx, const struct ergon_instrument_identity *id)
+{
+	const struct powered_ctx *c = ctx;
+	printf("target power on through %s (%s %s, %s); %s\n", c->spec, id->vendor, id->model,
+	       c->vdd[0] ? c->vdd : "its own supply",
+	       c->hold_s > 0 ? "holding" : "press Ctrl-C to release");
+	printf("on release the power %s\n",
+	       c->off_on_exit ? "is switched off (--off-on-exit)" : "stays on");
+	fflush(stdout);
 }
 
 static int run(int argc, char **argv)
@@ -61,19 +78,22 @@ static int run(int argc, char **argv)
 	}
 	if (spec == NULL)
 		return ergon_cli_usage("power-on", "--instrument SPEC is required (e.g. ppk2)");
-	const char *kv[6] = {
-	    "mode=source", "dut_power=on", off_on_exit ? "off_on_exit=1" : "off_on_exit=0",
-	    NULL,	   NULL,	   NULL};
-	if (vdd[0])
-		kv[3] = vdd;
-	struct ergon_instrument_options opts = {.kv = kv};
-	struct ergon_instrument *inst = NULL;
 	struct sigaction sa = {0};
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	int rc = ergon_instrument_open(spec, &opts, &inst, &err);
+	struct powered_ctx pc = {spec, vdd, off_on_exit, hold_s};
+	const struct ergon_power_on_opts po = {
+	    .spec = spec,
+	    .vdd_kv = vdd[0] ? vdd : NULL,
+	    .off_on_exit = off_on_exit,
+	    .hold_s = hold_s,
+	    .stop = &stop_flag,
+	    .on_powered = on_powered,
+	    .ctx = &pc,
+	};
+	int rc = ergon_power_on_run(&po, &err);
 	if (rc) {
 		if (rc == ERGON_EUSAGE && strstr(err.msg, "vdd_mv") && !vdd[0])
 			return ergon_cli_usage(
@@ -81,19 +101,6 @@ static int run(int argc, char **argv)
 			    spec);
 		return ergon_cli_fail("power-on", &err);
 	}
-	printf("target power on through %s (%s %s, %s); %s\n", spec, inst->identity.vendor,
-	       inst->identity.model, vdd[0] ? vdd : "its own supply",
-	       hold_s > 0 ? "holding" : "press Ctrl-C to release");
-	printf("on release the power %s\n",
-	       off_on_exit ? "is switched off (--off-on-exit)" : "stays on");
-	fflush(stdout);
-	struct timespec nap = {0, 50 * 1000 * 1000};
-	double held = 0;
-	while (!stop_flag && (hold_s <= 0 || held < hold_s)) {
-		nanosleep(&nap, NULL);
-		held += 0.05;
-	}
-	ergon_instrument_close(inst);
 	printf("released%s\n", off_on_exit ? "; target power off" : "; target power left on");
 	return ERGON_EXIT_OK;
 }

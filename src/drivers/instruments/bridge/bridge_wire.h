@@ -6,7 +6,7 @@
 #define ERGON_BRIDGE_WIRE_H
 
 #include "ergon/error.h"
-#include "ergon/gated.h"
+#include "ergon/stream.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,8 +1,12 @@
-/* Host wrapper of the target's TFLite interpreter: file in, arena out of
- * the heap, errors into struct ergon_err with the file name in front. */
+/* Host wrapper of the target's TFLite interpreter (a driver: a model file
+ * in, the interpreter bound to a heap arena, run on the host CPU), errors
+ * into struct ergon_err with the file name in front. What a command makes
+ * of a model (the info JSON, an inference written to a file) is
+ * src/pipelines/model_run.c. */
 #include "ergon/model.h"
 
 #include "ergon/fileio.h"
+#include "ergon/model_shape.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,19 +114,6 @@ const char *ergon_model_path(const struct ergon_model *m)
 	return m->path;
 }
 
-void ergon_model_shape_str(const struct ert_tfl_tensor *t, char *buf, size_t cap)
-{
-	size_t n = 0;
-	if (cap == 0)
-		return;
-	buf[0] = '\0';
-	n += (size_t)snprintf(buf + n, cap - n, "[");
-	for (unsigned d = 0; d < t->n_dims && n < cap; d++)
-		n += (size_t)snprintf(buf + n, cap - n, "%s%d", d ? "," : "", (int)t->dims[d]);
-	if (n < cap)
-		snprintf(buf + n, cap - n, "]");
-}
-
 int ergon_model_set_input(struct ergon_model *m, const void *data, size_t len, const char *what,
 			  struct ergon_err *err)
 {
@@ -157,80 +148,6 @@ const uint8_t *ergon_model_output(const struct ergon_model *m, size_t *len)
 	const uint8_t *p = ert_tfl_output(&m->tfl, 0, &n);
 	*len = n;
 	return p;
-}
-
-static json_t *tensor_json(const struct ert_tfl_model *t, int16_t idx)
-{
-	const struct ert_tfl_tensor *x = &t->tensors[idx];
-	json_t *o = json_object();
-	json_t *shape = json_array();
-	for (unsigned d = 0; d < x->n_dims; d++)
-		json_array_append_new(shape, json_integer(x->dims[d]));
-	json_object_set_new(o, "index", json_integer(idx));
-	if (x->name_len > 0) {
-		json_object_set_new(o, "name",
-				    json_stringn((const char *)t->buf + x->name_pos, x->name_len));
-	}
-	json_object_set_new(o, "type", json_string(ert_tfl_type_name(x->type)));
-	json_object_set_new(o, "shape", shape);
-	json_object_set_new(o, "bytes", json_integer(x->bytes));
-	json_object_set_new(o, "constant", json_boolean(x->is_const));
-	if (x->n_scale > 0) {
-		json_t *q = json_object();
-		json_object_set_new(q, "scale", json_real(x->scale));
-		json_object_set_new(q, "zero_point", json_integer(x->zero_point));
-		if (x->n_scale > 1) {
-			json_object_set_new(q, "per_channel", json_integer(x->n_scale));
-			json_object_set_new(q, "quantized_dimension", json_integer(x->quant_dim));
-		}
-		json_object_set_new(o, "quantization", q);
-	}
-	return o;
-}
-
-json_t *ergon_model_info_json(const struct ergon_model *m)
-{
-	const struct ert_tfl_model *t = &m->tfl;
-	json_t *root = json_object();
-	json_object_set_new(root, "model", json_string(m->path));
-	json_object_set_new(root, "model_bytes", json_integer((json_int_t)m->len));
-	json_object_set_new(root, "schema_version", json_integer(t->version));
-	json_t *ops = json_array();
-	for (unsigned i = 0; i < t->n_ops; i++) {
-		const struct ert_tfl_op *op = &t->ops[i];
-		json_t *o = json_object();
-		json_object_set_new(o, "index", json_integer(i));
-		json_object_set_new(o, "type", json_string(ert_tfl_op_name(op->opcode)));
-		json_t *ins = json_array();
-		for (unsigned k = 0; k < op->n_in; k++)
-			if (op->in[k] >= 0)
-				json_array_append_new(ins, tensor_json(t, op->in[k]));
-		json_object_set_new(o, "inputs", ins);
-		json_t *outs = json_array();
-		json_array_append_new(outs, tensor_json(t, op->out));
-		json_object_set_new(o, "outputs", outs);
-		json_object_set_new(o, "macs", json_integer((json_int_t)op->macs));
-		json_object_set_new(o, "param_bytes", json_integer(op->param_bytes));
-		json_array_append_new(ops, o);
-	}
-	json_object_set_new(root, "operators", ops);
-	json_t *gi = json_array(), *go = json_array();
-	for (unsigned k = 0; k < t->n_inputs; k++)
-		json_array_append_new(gi, tensor_json(t, t->inputs[k]));
-	for (unsigned k = 0; k < t->n_outputs; k++)
-		json_array_append_new(go, tensor_json(t, t->outputs[k]));
-	json_object_set_new(root, "inputs", gi);
-	json_object_set_new(root, "outputs", go);
-	json_t *tot = json_object();
-	json_object_set_new(tot, "operators", json_integer(t->n_ops));
-	json_object_set_new(tot, "tensors", json_integer(t->n_tensors));
-	json_object_set_new(tot, "macs", json_integer((json_int_t)t->total_macs));
-	json_object_set_new(tot, "param_bytes", json_integer(t->total_param_bytes));
-	json_object_set_new(tot, "arena_bytes", json_integer(t->arena_bytes));
-	json_object_set_new(tot, "arena_activation_bytes", json_integer(t->activation_bytes));
-	json_object_set_new(tot, "arena_persistent_bytes", json_integer(t->persist_bytes));
-	json_object_set_new(root, "totals", tot);
-	return root;
 }
 
 int ergon_model_pattern(const char *kind, uint8_t *buf, size_t len, struct ergon_err *err)

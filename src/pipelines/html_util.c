@@ -1,0 +1,209 @@
+/* ergon report: the helpers every section renderer shares (numbers at a
+ * dotted path, SI formatting, figure cells, scalar/key-value/issue tables,
+ * plot ids). Called by report_html.c and the section files html_run.c,
+ * html_profile.c and html_compare.c; calls only html_plot.c, so that no
+ * circle runs through the document renderer. */
+#include "pipelines/html_util.h"
+#include "pipelines/report_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+double hd_num(const json_t *root, const char *path)
+{
+	const json_t *v = ergon_jpath(root, path);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+void hd_value_marks(struct hp_plot *pl, const json_t *root, const char *const (*marks)[2], size_t n,
+		    const char *unit, double scale)
+{
+	for (size_t i = 0; i < n; i++) {
+		char label[64], v[48];
+		double x = hd_num(root, marks[i][0]);
+		hd_fmt(v, sizeof v, x, unit);
+		snprintf(label, sizeof label, "%s %s", marks[i][1], v);
+		hp_vline(pl, x * scale, "pct", label);
+	}
+}
+
+void hd_id(char *out, size_t cap, const struct html_doc *d, const char *name)
+{
+	snprintf(out, cap, "a%d-%s", d->index, name);
+}
+
+const char *hd_unit_of(const char *key)
+{
+	static const struct {
+		const char *suffix, *unit;
+	} u[] = {{"_per_s", "/s"}, {"_pct", "%"}, {"_hz", "Hz"}, {"_us", "us"}, {"_j", "J"},
+		 {"_w", "W"},	   {"_a", "A"},	  {"_v", "V"},	 {"_c", "C"},	{"_s", "s"}};
+	size_t kl = strlen(key);
+	for (size_t i = 0; i < sizeof u / sizeof u[0]; i++) {
+		size_t sl = strlen(u[i].suffix);
+		if (kl > sl && strcmp(key + kl - sl, u[i].suffix) == 0)
+			return u[i].unit;
+	}
+	return "";
+}
+
+void hd_fmt(char *out, size_t cap, double v, const char *unit)
+{
+	static const struct {
+		double f;
+		const char *p;
+	} pre[] = {{1e9, "G"},	{1e6, "M"},  {1e3, "k"},  {1, ""},
+		   {1e-3, "m"}, {1e-6, "µ"}, {1e-9, "n"}, {1e-12, "p"}};
+	if (!isfinite(v)) {
+		snprintf(out, cap, "—");
+		return;
+	}
+	int si = strcmp(unit, "J") == 0 || strcmp(unit, "W") == 0 || strcmp(unit, "A") == 0 ||
+		 strcmp(unit, "V") == 0 || strcmp(unit, "s") == 0 || strcmp(unit, "C") == 0;
+	if (!si || v == 0) {
+		snprintf(out, cap, "%.6g%s%s", v, unit[0] ? " " : "", unit);
+		return;
+	}
+	size_t k = 0;
+	/* Seconds and the rest never go above the base unit (no "ks"). */
+	size_t first = 3;
+	for (k = first; k + 1 < sizeof pre / sizeof pre[0] && fabs(v) < pre[k].f * 0.9995; k++)
+		;
+	snprintf(out, cap, "%.4g %s%s", v / pre[k].f, pre[k].p, unit);
+}
+
+void hd_figure_cell(struct ergon_dynbuf *b, const char *path, const json_t *v, const char *unit)
+{
+	char txt[96];
+	if (json_is_number(v)) {
+		hd_fmt(txt, sizeof txt, json_number_value(v), unit);
+		ergon_dynbuf_adds(b, "<td class=\"num\" data-path=\"");
+		hp_escape(b, path);
+		ergon_dynbuf_addf(b, "\" data-value=\"%.17g\">", json_number_value(v));
+		hp_escape(b, txt);
+		ergon_dynbuf_adds(b, "</td>");
+	} else if (json_is_string(v)) {
+		ergon_dynbuf_adds(b, "<td class=\"text\">");
+		hp_escape(b, json_string_value(v));
+		ergon_dynbuf_adds(b, "</td>");
+	} else if (json_is_boolean(v)) {
+		ergon_dynbuf_addf(b, "<td class=\"text\">%s</td>", json_is_true(v) ? "yes" : "no");
+	} else {
+		ergon_dynbuf_adds(b, "<td class=\"na\">—</td>");
+	}
+}
+
+void hd_scalar_table(struct ergon_dynbuf *b, const json_t *obj, const char *path, const char *title)
+{
+	if (!json_is_object(obj))
+		return;
+	ergon_dynbuf_adds(b, "<table class=\"figures\"><caption>");
+	hp_escape(b, title);
+	ergon_dynbuf_adds(b, "</caption><tr><th>figure</th><th>value</th><th>±</th></tr>\n");
+	const char *k;
+	json_t *v;
+	json_object_foreach((json_t *)obj, k, v)
+	{
+		if (json_is_object(v) || json_is_array(v) || strstr(k, "_u_") != NULL)
+			continue;
+		const char *unit = hd_unit_of(k);
+		char sub[256], ukey[128], upath[384];
+		snprintf(sub, sizeof sub, "%s.%s", path, k);
+		/* energy_j -> energy_u_j, mean_power_w -> mean_power_u_w */
+		const char *us = strrchr(k, '_');
+		const json_t *u = NULL;
+		if (us && unit[0]) {
+			snprintf(ukey, sizeof ukey, "%.*s_u%s", (int)(us - k), k, us);
+			u = json_object_get(obj, ukey);
+			snprintf(upath, sizeof upath, "%s.%s", path, ukey);
+		}
+		ergon_dynbuf_adds(b, "<tr><th>");
+		hp_escape(b, k);
+		ergon_dynbuf_adds(b, "</th>");
+		hd_figure_cell(b, sub, v, unit);
+		if (u)
+			hd_figure_cell(b, upath, u, unit);
+		else
+			ergon_dynbuf_adds(b, "<td></td>");
+		ergon_dynbuf_adds(b, "</tr>\n");
+	}
+	ergon_dynbuf_adds(b, "</table>\n");
+}
+
+static void kv_rows(struct ergon_dynbuf *b, const json_t *obj, const char *prefix, int depth)
+{
+	const char *k;
+	json_t *v;
+	json_object_foreach((json_t *)obj, k, v)
+	{
+		char key[256];
+		snprintf(key, sizeof key, "%s%s%s", prefix, prefix[0] ? "." : "", k);
+		if (json_is_object(v) && depth < 3 && json_object_size(v) > 0) {
+			kv_rows(b, v, key, depth + 1);
+			continue;
+		}
+		ergon_dynbuf_adds(b, "<tr><th>");
+		hp_escape(b, key);
+		ergon_dynbuf_adds(b, "</th><td>");
+		if (json_is_string(v)) {
+			hp_escape(b, json_string_value(v));
+		} else {
+			char *s =
+			    json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(10));
+			if (s && strlen(s) > 300)
+				memcpy(s + 290, " …", sizeof " …"); /* s is longer than 300 */
+			hp_escape(b, s ? s : "?");
+			free(s);
+		}
+		ergon_dynbuf_adds(b, "</td></tr>\n");
+	}
+}
+
+void hd_kv_table(struct ergon_dynbuf *b, const json_t *obj, const char *title)
+{
+	ergon_dynbuf_adds(b, "<table class=\"kv\"><caption>");
+	hp_escape(b, title);
+	ergon_dynbuf_adds(b, "</caption>\n");
+	if (json_is_object(obj) && json_object_size(obj)) {
+		kv_rows(b, obj, "", 0);
+	} else if (json_is_string(obj)) {
+		ergon_dynbuf_adds(b, "<tr><th>value</th><td>");
+		hp_escape(b, json_string_value(obj));
+		ergon_dynbuf_adds(b, "</td></tr>\n");
+	} else {
+		ergon_dynbuf_adds(b, "<tr><td class=\"na\">not in the artifact</td></tr>\n");
+	}
+	ergon_dynbuf_adds(b, "</table>\n");
+}
+
+void hd_issues(struct ergon_dynbuf *b, const json_t *issues, const char *title)
+{
+	ergon_dynbuf_adds(b, "<table class=\"issues\"><caption>");
+	hp_escape(b, title);
+	ergon_dynbuf_adds(b, "</caption>\n");
+	if (json_array_size(issues) == 0) {
+		ergon_dynbuf_adds(b, "<tr><td class=\"ok\">no issues</td></tr></table>\n");
+		return;
+	}
+	ergon_dynbuf_adds(b, "<tr><th>severity</th><th>code</th><th>message</th></tr>\n");
+	size_t i;
+	json_t *x;
+	json_array_foreach(issues, i, x)
+	{
+		const char *sev = json_string_value(json_object_get(x, "severity"));
+		const char *code = json_string_value(json_object_get(x, "code"));
+		const char *msg = json_string_value(json_object_get(x, "message"));
+		ergon_dynbuf_adds(b, "<tr class=\"sev-");
+		hp_escape(b, sev ? sev : "unknown");
+		ergon_dynbuf_adds(b, "\"><td>");
+		hp_escape(b, sev ? sev : "?");
+		ergon_dynbuf_adds(b, "</td><td><code>");
+		hp_escape(b, code ? code : "?");
+		ergon_dynbuf_adds(b, "</code></td><td>");
+		hp_escape(b, msg ? msg : "");
+		ergon_dynbuf_adds(b, "</td></tr>\n");
+	}
+	ergon_dynbuf_adds(b, "</table>\n");
+}
