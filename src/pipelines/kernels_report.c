@@ -63,10 +63,10 @@ cleanup:
 	return rc;
 }
 
-int ergon_kernels_write(json_t *artifact, const char *dir, unsigned flags, char **table,
-			struct ergon_err *err)
+int ergon_kernels_write(json_t *artifact, const char *dir, unsigned flags, const char *samples,
+			size_t samples_len, char **table, struct ergon_err *err)
 {
-	char path[4096];
+	char path[4096], samples_path[4096];
 	char *csv = NULL;
 	size_t len = 0;
 	int rc;
@@ -83,6 +83,12 @@ int ergon_kernels_write(json_t *artifact, const char *dir, unsigned flags, char 
 		rc = ergon_file_check_writable(path, flags, err);
 	if (rc == 0)
 		rc = ergon_file_check_writable(csv_path, flags, err);
+	snprintf(samples_path, sizeof samples_path, "%s/samples.csv", dir);
+	if (rc == 0 && samples != NULL)
+		rc = ergon_file_check_writable(samples_path, flags, err);
+	/* The samples first: nothing measured is lost if a later write fails. */
+	if (rc == 0 && samples != NULL)
+		rc = ergon_file_write_atomic(samples_path, samples, samples_len, flags, err);
 	if (rc == 0)
 		rc = ergon_kernels_csv_render(sec, &csv, &len, err);
 	if (rc == 0)

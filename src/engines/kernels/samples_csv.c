@@ -80,8 +80,8 @@ static int parse_u64(const struct cell *c, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-#define CELLERR(code, c, colname, fmt, ...)                                                \
-	ergon_err_set(err, code, "%s:%zu:%zu: %s: " fmt, name, line, (c)->col, colname,           \
+#define CELLERR(code, c, colname, fmt, ...)                                             \
+	ergon_err_set(err, code, "%s:%zu:%zu: %s: " fmt, name, line, (c)->col, colname, \
 		      ##__VA_ARGS__)
 
 static int row(struct ergon_kernels_data *d, const int *idx, const struct cell *cells,
