@@ -58,7 +58,14 @@ static json_t *build_json(void)
 #ifdef __ARM_FEATURE_MVE
 	json_array_append_new(defs, json_string("__ARM_FEATURE_MVE"));
 #endif
-	return json_pack("{s:s, s:s, s:s, s:o, s:s}", "compiler", __VERSION__, "flags",
+#if defined(__clang__)
+	const char *compiler = "clang " __clang_version__;
+#elif defined(__GNUC__)
+	const char *compiler = "gcc " __VERSION__;
+#else
+	const char *compiler = "unknown C compiler " __VERSION__;
+#endif
+	return json_pack("{s:s, s:s, s:s, s:o, s:s}", "compiler", compiler, "flags",
 			 ERGON_KERNELS_CFLAGS, "kernel_flags",
 			 "the flags above plus -ffreestanding (ert_host, target/CMakeLists.txt)",
 			 "feature_defines", defs, "kernels", "ref (the interpreter's portable C)");

@@ -197,6 +197,10 @@ static void bad_input(void **state)
 	refused("case,impl,correct,count,count\nk,ref,pass,1,1\n", ERGON_EPARSE,
 		"column 'count' appears twice");
 	refused("case,impl,correct,count\n\"k\",ref,pass,1\n", ERGON_EPARSE, "quoted cells");
+	/* Found by fuzz_kernels_csv: a name that is not UTF-8 cannot become a
+	 * JSON string. */
+	refused("case,impl,correct,count\nk,m\xff\xff,pass,1\n", ERGON_EPARSE,
+		"bad.csv:2: impl is not valid UTF-8");
 }
 
 static void baseline_absent(void **state)

@@ -56,6 +56,17 @@ static int name_ok(const char *s, const char *what, struct ergon_err *err)
 	if (l > ERGON_KERNELS_NAME_MAX)
 		return ergon_err_set(err, ERGON_ETOOBIG, "%s is %zu bytes long (at most %d)", what,
 				     l, ERGON_KERNELS_NAME_MAX);
+	/* Names go into JSON strings and CSV cells: UTF-8, no commas, no
+	 * control characters. */
+	for (size_t i = 0; i < l; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == ',' || s[i] == 0x7f)
+			return ergon_err_set(err, ERGON_EPARSE,
+					     "%s has a comma or control character at byte %zu",
+					     what, i + 1);
+	json_t *t = json_stringn(s, l);
+	if (t == NULL)
+		return ergon_err_set(err, ERGON_EPARSE, "%s is not valid UTF-8", what);
+	json_decref(t);
 	return 0;
 }
 

@@ -188,7 +188,7 @@ int ergon_kernels_csv_parse(const char *text, size_t len, const char *name,
 {
 	struct ergon_kernels_data *d = NULL;
 	struct cell cells[MAX_FIELDS];
-	int idx[C_N];
+	int idx[C_N] = {0};
 	size_t n_cols = 0, line = 0, pos = 0, rows = 0;
 	int have_header = 0, rc;
 	*out = NULL;
@@ -213,7 +213,7 @@ int ergon_kernels_csv_parse(const char *text, size_t len, const char *name,
 			k++;
 		if (k == l || p[k] == '#')
 			continue;
-		size_t n;
+		size_t n = 0;
 		rc = split(p, l, cells, &n, name, line, err);
 		if (rc != 0)
 			goto cleanup;
