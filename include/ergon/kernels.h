@@ -1,0 +1,141 @@
+/* The kernel measurement method (docs/METHOD.md, "Kernels"): correctness
+ * before timing, every sample kept, distributions, speedup ratios with the
+ * counts beside them, and a geometric mean that is not a model latency.
+ *
+ * A struct ergon_kernels_data collects, per case (one kernel on one
+ * workload) and implementation (ref, mve, ...), whether the output matched
+ * the reference and the timed samples. It is filled by the samples CSV
+ * reader (`ergon kernels report`) or by the host runner (`ergon kernels
+ * run`); ergon_kernels_summarize() turns it into the statistics.
+ *
+ * Samples CSV (one row per sample, header row first, any column order):
+ *   case      the case name (at most ERGON_KERNELS_NAME_MAX bytes)
+ *   impl      the implementation (same limit)
+ *   correct   pass|fail (also true/false, 1/0): required on every row
+ *   count     the measured count of one iteration, > 0; or instead
+ *   start,end raw reads of a free-running counter; the count is
+ *             (end - start) mod 2^counter_bits, so one wrap is handled
+ *   counter_bits  optional, 1..64 (default 32), with start/end
+ *   overhead  optional: the timing-read overhead of this row's count, in
+ *             the same unit; subtracted when given
+ * A row whose correct is fail may leave count/start/end empty: a case that
+ * failed correctness is reported and never timed.
+ */
+#ifndef ERGON_KERNELS_H
+#define ERGON_KERNELS_H
+
+#include "ergon/error.h"
+
+#include <jansson.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ERGON_KERNELS_SCHEMA "ergon.kernels"
+#define ERGON_KERNELS_VERSION 1
+#define ERGON_KERNELS_NAME_MAX 128
+#define ERGON_KERNELS_MAX_CASES 4096
+#define ERGON_KERNELS_MAX_IMPLS 8
+/* At most this many samples in all (every one is kept in memory). */
+#define ERGON_KERNELS_MAX_SAMPLES 4000000
+/* A samples CSV larger than this is refused. */
+#define ERGON_KERNELS_CSV_MAX (256u * 1024u * 1024u)
+
+struct ergon_kernels_data;
+
+/* A new, empty collection (caller frees with ergon_kernels_data_free). */
+ERGON_API int ergon_kernels_data_new(struct ergon_kernels_data **out, struct ergon_err *err);
+ERGON_API void ergon_kernels_data_free(struct ergon_kernels_data *d);
+
+/* Record one observation of case/impl. correct: 1 pass, 0 fail. count: the
+ * net count of one timed iteration (> 0, finite), or NaN for "not timed"
+ * (a correctness-only row). Counts of an implementation that failed
+ * correctness on a case are never used. */
+ERGON_API int ergon_kernels_add(struct ergon_kernels_data *d, const char *case_name,
+				const char *impl, int correct, double count, struct ergon_err *err);
+
+/* Parse a samples CSV (format above) into a new collection. name labels
+ * errors ("samples.csv:4:3: count: ..."). Caller frees *out. *overhead_rows
+ * is set to the number of rows that had an overhead subtracted. */
+ERGON_API int ergon_kernels_csv_parse(const char *text, size_t len, const char *name,
+				      struct ergon_kernels_data **out, size_t *overhead_rows,
+				      struct ergon_err *err);
+
+/* Statistics of n values (n >= 1): min, median (mean of the two middle
+ * values when n is even), mean. The values are not modified. */
+ERGON_API int ergon_kernels_stats(const double *v, size_t n, double *min, double *median,
+				  double *mean, struct ergon_err *err);
+
+/* exp(mean(log r)) of n ratios (each > 0). */
+ERGON_API int ergon_kernels_geomean(const double *r, size_t n, double *out, struct ergon_err *err);
+
+/* The "kernels" section: baseline, cases[] {case, impls[] {impl, correct,
+ * timed, n, min, median, mean}, speedups[] {impl, baseline_mean,
+ * candidate_mean, speedup}}, geomean[] {impl, cases, speedup, note},
+ * failures[] {case, impl}. baseline: the implementation ratios are taken
+ * against ("ref" when NULL); unit labels the counts. Caller owns
+ * *section. ERGON_EPARSE when there is no case at all or the baseline is
+ * absent from every case. */
+ERGON_API int ergon_kernels_summarize(const struct ergon_kernels_data *d, const char *baseline,
+				      const char *unit, json_t **section, struct ergon_err *err);
+
+/* kernels.csv of a section: case,impl,correct,n,min,median,mean,
+ * baseline_mean,speedup (empty cells where not timed). Caller frees *out. */
+ERGON_API int ergon_kernels_csv_render(const json_t *section, char **out, size_t *len,
+				       struct ergon_err *err);
+
+/* The terminal table of a section. Caller frees *out. */
+ERGON_API int ergon_kernels_table_render(const json_t *section, char **out, struct ergon_err *err);
+
+/* The whole `ergon kernels report`: read the samples CSV at path, compute
+ * the section, and build the "ergon.kernels" artifact (provenance
+ * "replayed": the samples were measured elsewhere; source names the file,
+ * its size and sha256; the timing-read overhead is stated as subtracted on
+ * N rows or as included). Caller owns *artifact (not sealed yet). */
+ERGON_API int ergon_kernels_report(const char *path, const char *baseline, const char *unit,
+				   json_t **artifact, struct ergon_err *err);
+
+/* Write DIR/kernels.json (sealed, digested), DIR/kernels.csv, when
+ * samples is not NULL DIR/samples.csv (every sample, in the samples CSV
+ * format, so `ergon kernels report` re-reads it), and, when table is not
+ * NULL, set *table to the terminal text (caller frees). Every file is
+ * written atomically; flags: ERGON_WRITE_* (fileio.h). */
+ERGON_API int ergon_kernels_write(json_t *artifact, const char *dir, unsigned flags,
+				  const char *samples, size_t samples_len, char **table,
+				  struct ergon_err *err);
+
+enum ergon_kernels_suite {
+	ERGON_KERNELS_CONV = 1,
+	ERGON_KERNELS_DWCONV = 2,
+	ERGON_KERNELS_FC = 4,
+};
+
+struct ergon_kernels_run_options {
+	const char *board;	 /* "host" (qemu-an547 is refused in this build) */
+	int suites;		 /* ERGON_KERNELS_* mask; 0: all three */
+	const char *shapes_path; /* a shapes file, or */
+	const char *model_path;	 /* a .tflite model's own layers */
+	const char *impls;	 /* comma list; "ref" when NULL */
+	long iterations;	 /* timed iterations per case, >= 1 */
+	long warmup;		 /* untimed iterations after the correctness run */
+	/* Test builds only: corrupt one output byte of the first case's REF
+	 * run, to show that a correctness failure is reported and never timed. */
+	int inject_mismatch;
+};
+
+/* `ergon kernels run`: build the cases, check each implementation's
+ * output bit-exact against the oracle (a case that fails is reported and
+ * never timed), then time options->iterations iterations, output buffer
+ * re-initialized before each, every sample kept. *artifact: the
+ * ergon.kernels artifact (provenance measured; workloads[], refused[],
+ * timing, build); *samples: samples.csv text (caller frees both). A case
+ * the kernels cannot take is refused in refused[] and the run goes on. */
+ERGON_API int ergon_kernels_run(const struct ergon_kernels_run_options *o, json_t **artifact,
+				char **samples, size_t *samples_len, struct ergon_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,347 @@
+/* The kernel method's statistics: per case and implementation the
+ * correctness verdict and the kept samples, then min/median/mean, speedup
+ * ratios against a baseline and their geometric mean (include/ergon/kernels.h). */
+#include "ergon/kernels.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct kimpl {
+	char name[ERGON_KERNELS_NAME_MAX + 1];
+	int failed;    /* a row said the output did not match the reference */
+	size_t checks; /* rows seen (timed or not) */
+	double *v;     /* timed counts, in arrival order */
+	size_t n, cap;
+};
+
+struct kcase {
+	char name[ERGON_KERNELS_NAME_MAX + 1];
+	struct kimpl impl[ERGON_KERNELS_MAX_IMPLS];
+	size_t n_impl;
+};
+
+struct ergon_kernels_data {
+	struct kcase *cases;
+	size_t n_cases, cap_cases;
+	size_t n_samples;
+	size_t last; /* the case of the previous add: rows arrive grouped */
+};
+
+int ergon_kernels_data_new(struct ergon_kernels_data **out, struct ergon_err *err)
+{
+	*out = calloc(1, sizeof **out);
+	if (*out == NULL)
+		return ergon_err_set(err, ERGON_ENOMEM, "kernels: out of memory");
+	return 0;
+}
+
+void ergon_kernels_data_free(struct ergon_kernels_data *d)
+{
+	if (d == NULL)
+		return;
+	for (size_t i = 0; i < d->n_cases; i++)
+		for (size_t k = 0; k < d->cases[i].n_impl; k++)
+			free(d->cases[i].impl[k].v);
+	free(d->cases);
+	free(d);
+}
+
+static int name_ok(const char *s, const char *what, struct ergon_err *err)
+{
+	size_t l = strlen(s);
+	if (l == 0)
+		return ergon_err_set(err, ERGON_EPARSE, "%s is empty: name every case and impl",
+				     what);
+	if (l > ERGON_KERNELS_NAME_MAX)
+		return ergon_err_set(err, ERGON_ETOOBIG, "%s is %zu bytes long (at most %d)", what,
+				     l, ERGON_KERNELS_NAME_MAX);
+	/* Names go into JSON strings and CSV cells: UTF-8, no commas, no
+	 * control characters. */
+	for (size_t i = 0; i < l; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == ',' || s[i] == 0x7f)
+			return ergon_err_set(err, ERGON_EPARSE,
+					     "%s has a comma or control character at byte %zu",
+					     what, i + 1);
+	json_t *t = json_stringn(s, l);
+	if (t == NULL)
+		return ergon_err_set(err, ERGON_EPARSE, "%s is not valid UTF-8", what);
+	json_decref(t);
+	return 0;
+}
+
+static struct kcase *find_case(struct ergon_kernels_data *d, const char *name,
+			       struct ergon_err *err)
+{
+	if (d->last < d->n_cases && strcmp(d->cases[d->last].name, name) == 0)
+		return &d->cases[d->last];
+	for (size_t i = 0; i < d->n_cases; i++)
+		if (strcmp(d->cases[i].name, name) == 0) {
+			d->last = i;
+			return &d->cases[i];
+		}
+	if (d->n_cases >= ERGON_KERNELS_MAX_CASES) {
+		ergon_err_set(err, ERGON_ETOOBIG, "more than %d cases", ERGON_KERNELS_MAX_CASES);
+		return NULL;
+	}
+	if (d->n_cases == d->cap_cases) {
+		size_t cap = d->cap_cases ? d->cap_cases * 2 : 16;
+		struct kcase *c = realloc(d->cases, cap * sizeof *c);
+		if (c == NULL) {
+			ergon_err_set(err, ERGON_ENOMEM, "kernels: out of memory");
+			return NULL;
+		}
+		d->cases = c;
+		d->cap_cases = cap;
+	}
+	struct kcase *c = &d->cases[d->n_cases];
+	memset(c, 0, sizeof *c);
+	memcpy(c->name, name, strlen(name) + 1);
+	d->last = d->n_cases++;
+	return c;
+}
+
+int ergon_kernels_add(struct ergon_kernels_data *d, const char *case_name, const char *impl,
+		      int correct, double count, struct ergon_err *err)
+{
+	int rc = name_ok(case_name, "case", err);
+	if (rc == 0)
+		rc = name_ok(impl, "impl", err);
+	if (rc != 0)
+		return rc;
+	if (!isnan(count) && !(isfinite(count) && count > 0))
+		return ergon_err_set(err, ERGON_ERANGE,
+				     "%s/%s: count %g is not > 0: a count that did not advance is "
+				     "unsupported or broken, never a zero-cost iteration",
+				     case_name, impl, count);
+	struct kcase *c = find_case(d, case_name, err);
+	if (c == NULL)
+		return err ? err->code : ERGON_ENOMEM;
+	struct kimpl *m = NULL;
+	for (size_t k = 0; k < c->n_impl; k++)
+		if (strcmp(c->impl[k].name, impl) == 0)
+			m = &c->impl[k];
+	if (m == NULL) {
+		if (c->n_impl >= ERGON_KERNELS_MAX_IMPLS)
+			return ergon_err_set(err, ERGON_ETOOBIG,
+					     "case %s: more than %d implementations", case_name,
+					     ERGON_KERNELS_MAX_IMPLS);
+		m = &c->impl[c->n_impl++];
+		memcpy(m->name, impl, strlen(impl) + 1);
+	}
+	m->checks++;
+	if (!correct)
+		m->failed = 1;
+	if (isnan(count))
+		return 0;
+	if (d->n_samples >= ERGON_KERNELS_MAX_SAMPLES)
+		return ergon_err_set(err, ERGON_ETOOBIG, "more than %d samples",
+				     ERGON_KERNELS_MAX_SAMPLES);
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 64;
+		double *v = realloc(m->v, cap * sizeof *v);
+		if (v == NULL)
+			return ergon_err_set(err, ERGON_ENOMEM, "kernels: out of memory");
+		m->v = v;
+		m->cap = cap;
+	}
+	m->v[m->n++] = count;
+	d->n_samples++;
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+int ergon_kernels_stats(const double *v, size_t n, double *min, double *median, double *mean,
+			struct ergon_err *err)
+{
+	if (n == 0)
+		return ergon_err_set(err, ERGON_EUSAGE, "kernels: statistics of no samples");
+	double *s = malloc(n * sizeof *s);
+	if (s == NULL)
+		return ergon_err_set(err, ERGON_ENOMEM, "kernels: out of memory");
+	memcpy(s, v, n * sizeof *s);
+	qsort(s, n, sizeof *s, cmp_double);
+	*min = s[0];
+	*median = (n % 2) ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2.0;
+	/* Kahan summation: a million counts of ~1e6 keep their last digit. */
+	double sum = 0.0, c = 0.0;
+	for (size_t i = 0; i < n; i++) {
+		double y = s[i] - c;
+		double t = sum + y;
+		c = (t - sum) - y;
+		sum = t;
+	}
+	*mean = sum / (double)n;
+	free(s);
+	return 0;
+}
+
+int ergon_kernels_geomean(const double *r, size_t n, double *out, struct ergon_err *err)
+{
+	if (n == 0)
+		return ergon_err_set(err, ERGON_EUSAGE, "kernels: geometric mean of no ratios");
+	double acc = 0.0;
+	for (size_t i = 0; i < n; i++) {
+		if (!(isfinite(r[i]) && r[i] > 0))
+			return ergon_err_set(err, ERGON_ERANGE,
+					     "kernels: ratio %g is not a positive number", r[i]);
+		acc += log(r[i]);
+	}
+	*out = exp(acc / (double)n);
+	return 0;
+}
+
+static const char GEOMEAN_NOTE[] =
+    "geometric mean of the per-case speedups (each case weighs the same); not a model "
+    "latency and not a speedup of any one model";
+
+/* One implementation's entry; *mean_out is NaN when it was not timed. */
+static int impl_json(const struct kimpl *m, json_t *arr, double *mean_out, struct ergon_err *err)
+{
+	json_t *o = json_object();
+	*mean_out = NAN;
+	json_object_set_new(o, "impl", json_string(m->name));
+	json_object_set_new(o, "correct", json_boolean(!m->failed));
+	if (m->failed) {
+		json_object_set_new(o, "timed", json_false());
+		json_object_set_new(o, "why",
+				    json_string("output differs from the reference: not timed"));
+	} else if (m->n == 0) {
+		json_object_set_new(o, "timed", json_false());
+		json_object_set_new(o, "why", json_string("no timed samples"));
+	} else {
+		double mn, md, me;
+		int rc = ergon_kernels_stats(m->v, m->n, &mn, &md, &me, err);
+		if (rc != 0) {
+			json_decref(o);
+			return rc;
+		}
+		json_object_set_new(o, "timed", json_true());
+		json_object_set_new(o, "n", json_integer((json_int_t)m->n));
+		json_object_set_new(o, "min", json_real(mn));
+		json_object_set_new(o, "median", json_real(md));
+		json_object_set_new(o, "mean", json_real(me));
+		*mean_out = me;
+	}
+	json_array_append_new(arr, o);
+	return 0;
+}
+
+int ergon_kernels_summarize(const struct ergon_kernels_data *d, const char *baseline,
+			    const char *unit, json_t **section, struct ergon_err *err)
+{
+	int rc = 0;
+	json_t *sec = NULL;
+	double *ratios = NULL;
+	*section = NULL;
+	if (baseline == NULL)
+		baseline = "ref";
+	if (d->n_cases == 0)
+		return ergon_err_set(err, ERGON_EPARSE, "kernels: no case at all (no sample rows)");
+	int have_base = 0;
+	for (size_t i = 0; i < d->n_cases && !have_base; i++)
+		for (size_t k = 0; k < d->cases[i].n_impl; k++)
+			if (strcmp(d->cases[i].impl[k].name, baseline) == 0)
+				have_base = 1;
+	if (!have_base)
+		return ergon_err_set(err, ERGON_EPARSE,
+				     "kernels: the baseline implementation '%s' is in no case; "
+				     "name the baseline with --baseline IMPL",
+				     baseline);
+	/* Candidate names in order of first appearance, for the geometric means. */
+	char names[ERGON_KERNELS_MAX_IMPLS * 4][ERGON_KERNELS_NAME_MAX + 1];
+	size_t n_names = 0;
+	ratios = malloc(d->n_cases * ERGON_KERNELS_MAX_IMPLS * sizeof *ratios);
+	sec = json_object();
+	json_t *cases = json_array(), *fails = json_array();
+	if (ratios == NULL || sec == NULL || cases == NULL || fails == NULL) {
+		json_decref(cases);
+		json_decref(fails);
+		rc = ergon_err_set(err, ERGON_ENOMEM, "kernels: out of memory");
+		goto cleanup;
+	}
+	json_object_set_new(sec, "baseline", json_string(baseline));
+	json_object_set_new(sec, "unit", json_string(unit ? unit : "counts"));
+	json_object_set_new(sec, "speedup_definition",
+			    json_string("baseline mean / candidate mean; > 1 means the "
+					"candidate is faster"));
+	json_object_set_new(sec, "cases", cases);
+	json_object_set_new(sec, "failures", fails);
+	for (size_t i = 0; i < d->n_cases; i++) {
+		const struct kcase *c = &d->cases[i];
+		json_t *co = json_object(), *im = json_array(), *sp = json_array();
+		json_object_set_new(co, "case", json_string(c->name));
+		json_object_set_new(co, "impls", im);
+		json_object_set_new(co, "speedups", sp);
+		json_array_append_new(cases, co);
+		double means[ERGON_KERNELS_MAX_IMPLS];
+		double base_mean = NAN;
+		for (size_t k = 0; k < c->n_impl; k++) {
+			rc = impl_json(&c->impl[k], im, &means[k], err);
+			if (rc != 0)
+				goto cleanup;
+			if (c->impl[k].failed) {
+				json_t *f = json_object();
+				json_object_set_new(f, "case", json_string(c->name));
+				json_object_set_new(f, "impl", json_string(c->impl[k].name));
+				json_array_append_new(fails, f);
+			}
+			if (strcmp(c->impl[k].name, baseline) == 0)
+				base_mean = means[k];
+		}
+		for (size_t k = 0; k < c->n_impl; k++) {
+			if (strcmp(c->impl[k].name, baseline) == 0 || isnan(means[k]) ||
+			    isnan(base_mean))
+				continue;
+			double r = base_mean / means[k];
+			json_t *s = json_object();
+			json_object_set_new(s, "impl", json_string(c->impl[k].name));
+			json_object_set_new(s, "baseline_mean", json_real(base_mean));
+			json_object_set_new(s, "candidate_mean", json_real(means[k]));
+			json_object_set_new(s, "speedup", json_real(r));
+			json_array_append_new(sp, s);
+			size_t j = 0;
+			while (j < n_names && strcmp(names[j], c->impl[k].name) != 0)
+				j++;
+			if (j == n_names && n_names < sizeof names / sizeof names[0])
+				memcpy(names[n_names++], c->impl[k].name,
+				       strlen(c->impl[k].name) + 1);
+		}
+	}
+	json_t *gm = json_array();
+	json_object_set_new(sec, "geomean", gm);
+	for (size_t j = 0; j < n_names; j++) {
+		size_t n = 0;
+		for (size_t i = 0; i < json_array_size(cases); i++) {
+			json_t *sp = json_object_get(json_array_get(cases, i), "speedups");
+			for (size_t k = 0; k < json_array_size(sp); k++) {
+				json_t *s = json_array_get(sp, k);
+				if (strcmp(json_string_value(json_object_get(s, "impl")),
+					   names[j]) == 0)
+					ratios[n++] =
+					    json_real_value(json_object_get(s, "speedup"));
+			}
+		}
+		double g;
+		rc = ergon_kernels_geomean(ratios, n, &g, err);
+		if (rc != 0)
+			goto cleanup;
+		json_t *o = json_object();
+		json_object_set_new(o, "impl", json_string(names[j]));
+		json_object_set_new(o, "cases", json_integer((json_int_t)n));
+		json_object_set_new(o, "speedup", json_real(g));
+		json_object_set_new(o, "note", json_string(GEOMEAN_NOTE));
+		json_array_append_new(gm, o);
+	}
+	*section = sec;
+	sec = NULL;
+cleanup:
+	json_decref(sec);
+	free(ratios);
+	return rc;
+}

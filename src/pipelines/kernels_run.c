@@ -1,0 +1,288 @@
+/* `ergon kernels run --board host`: correctness first, then timing, every
+ * sample kept (docs/METHOD.md, "Kernels"). */
+#include "../engines/kernels/kernels_internal.h"
+#include "ergon/artifact.h"
+#include "ergon/dynbuf.h"
+#include "ergon/fileio.h"
+#include "ergon/kernels.h"
+#include "ergon/model.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifndef ERGON_KERNELS_CFLAGS
+#define ERGON_KERNELS_CFLAGS "unknown (not passed by the build)"
+#endif
+
+#define SHAPES_MAX (1024u * 1024u)
+#define ITER_MAX 1000000L
+#define OVERHEAD_READS 1000
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The cost of one timing read: the least of many back-to-back pairs. */
+static uint64_t read_overhead_ns(void)
+{
+	uint64_t best = UINT64_MAX;
+	for (int i = 0; i < OVERHEAD_READS; i++) {
+		uint64_t a = now_ns(), b = now_ns();
+		if (b - a < best)
+			best = b - a;
+	}
+	return best;
+}
+
+static json_t *build_json(void)
+{
+	json_t *defs = json_array();
+#ifdef __OPTIMIZE__
+	json_array_append_new(defs, json_string("__OPTIMIZE__"));
+#endif
+#ifdef __SANITIZE_ADDRESS__
+	json_array_append_new(defs, json_string("__SANITIZE_ADDRESS__"));
+#endif
+#ifdef __AVX2__
+	json_array_append_new(defs, json_string("__AVX2__"));
+#endif
+#ifdef __SSE4_2__
+	json_array_append_new(defs, json_string("__SSE4_2__"));
+#endif
+#ifdef __ARM_FEATURE_MVE
+	json_array_append_new(defs, json_string("__ARM_FEATURE_MVE"));
+#endif
+#if defined(__clang__)
+	const char *compiler = "clang " __clang_version__;
+#elif defined(__GNUC__)
+	const char *compiler = "gcc " __VERSION__;
+#else
+	const char *compiler = "unknown C compiler " __VERSION__;
+#endif
+	return json_pack("{s:s, s:s, s:s, s:o, s:s}", "compiler", compiler, "flags",
+			 ERGON_KERNELS_CFLAGS, "kernel_flags",
+			 "the flags above plus -ffreestanding (ert_host, target/CMakeLists.txt)",
+			 "feature_defines", defs, "kernels", "ref (the interpreter's portable C)");
+}
+
+static int impl_list_ok(const struct ergon_kernels_run_options *o, struct ergon_err *err)
+{
+	const char *s = o->impls ? o->impls : "ref";
+	const char *p = s;
+	while (*p != '\0') {
+		const char *e = strchr(p, ',');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+		if (l == 3 && memcmp(p, "ref", 3) == 0) {
+			/* the only implementation of this build */
+		} else if (l == 3 && memcmp(p, "mve", 3) == 0) {
+			return ergon_err_set(
+			    err, ERGON_EREFUSED,
+			    "--impl mve: board %s has no Helium (MVE): the MVE "
+			    "kernels run only on a Cortex-M55 (--board qemu-an547, "
+			    "not implemented in this build)",
+			    o->board);
+		} else {
+			return ergon_err_set(err, ERGON_EUSAGE,
+					     "--impl %.*s: unknown implementation (ref)", (int)l,
+					     p);
+		}
+		p += l;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
+/* Check, warm up and time one case; adds to d, samples and refused. */
+static int run_case(struct kcase *c, const struct ergon_kernels_run_options *o, size_t idx,
+		    uint64_t overhead, struct ergon_kernels_data *d, struct ergon_dynbuf *samples,
+		    json_t *refused, uint64_t *raw, struct ergon_err *err)
+{
+	kcase_prepare(c, (uint32_t)idx + 1u);
+	memset(c->out, 0x55, c->out_len);
+	kcase_run_ref(c);
+	if (o->inject_mismatch && idx == 0)
+		c->out[c->out_len / 2] = (int8_t)(c->out[c->out_len / 2] ^ 1);
+	size_t bad = c->out_len;
+	for (size_t i = 0; i < c->out_len && bad == c->out_len; i++)
+		if (c->out[i] != c->expect[i])
+			bad = i;
+	if (bad != c->out_len) {
+		json_object_set_new(c->record, "first_mismatch",
+				    json_pack("{s:I, s:i, s:i}", "byte", (json_int_t)bad, "got",
+					      (int)c->out[bad], "expected", (int)c->expect[bad]));
+		ergon_dynbuf_addf(samples, "%s,ref,fail,,\n", c->name);
+		return ergon_kernels_add(d, c->name, "ref", 0, NAN, err);
+	}
+	for (long w = 0; w < o->warmup; w++)
+		kcase_run_ref(c);
+	for (long it = 0; it < o->iterations; it++) {
+		/* The kernel writes only its output: re-initialize it. */
+		memset(c->out, 0x55, c->out_len);
+		uint64_t t0 = now_ns();
+		kcase_run_ref(c);
+		uint64_t t1 = now_ns();
+		raw[it] = t1 - t0;
+	}
+	for (long it = 0; it < o->iterations; it++)
+		if (raw[it] <= overhead) {
+			json_array_append_new(
+			    refused, json_pack("{s:s, s:s}", "case", c->name, "why",
+					       "a sample is not above the timing-read overhead: "
+					       "the kernel is too short for this clock"));
+			return 0;
+		}
+	int rc = 0;
+	for (long it = 0; it < o->iterations && rc == 0; it++) {
+		ergon_dynbuf_addf(samples, "%s,ref,pass,%llu,%llu\n", c->name,
+				  (unsigned long long)raw[it], (unsigned long long)overhead);
+		rc = ergon_kernels_add(d, c->name, "ref", 1, (double)(raw[it] - overhead), err);
+	}
+	return rc;
+}
+
+int ergon_kernels_run(const struct ergon_kernels_run_options *o, json_t **artifact,
+		      char **samples_out, size_t *samples_len, struct ergon_err *err)
+{
+	struct kcase *cases = NULL;
+	size_t n = 0;
+	json_t *refused = NULL, *sec = NULL, *art = NULL;
+	struct ergon_model *model = NULL;
+	struct ergon_kernels_data *d = NULL;
+	char *text = NULL;
+	uint64_t *raw = NULL;
+	struct ergon_dynbuf samples;
+	int rc;
+	ergon_dynbuf_init(&samples, 512u * 1024u * 1024u);
+	*artifact = NULL;
+	*samples_out = NULL;
+	int suites = o->suites ? o->suites : (KC_CONV | KC_DWCONV | KC_FC);
+	if (o->board == NULL || strcmp(o->board, "host") != 0) {
+		rc = ergon_err_set(err, ERGON_ENOTSUP,
+				   "--board %s: only host is implemented in this build "
+				   "(qemu-an547 is not yet)",
+				   o->board ? o->board : "(none)");
+		goto cleanup;
+	}
+	if (o->iterations < 1 || o->iterations > ITER_MAX || o->warmup < 0 ||
+	    o->warmup > ITER_MAX) {
+		rc = ergon_err_set(err, ERGON_ERANGE,
+				   "--iterations must be 1..%ld and the warm-up 0..%ld", ITER_MAX,
+				   ITER_MAX);
+		goto cleanup;
+	}
+	rc = impl_list_ok(o, err);
+	if (rc != 0)
+		goto cleanup;
+	if ((o->shapes_path == NULL) == (o->model_path == NULL)) {
+		rc = ergon_err_set(
+		    err, ERGON_EUSAGE,
+		    "give exactly one of --shapes FILE and --from-model MODEL.tflite");
+		goto cleanup;
+	}
+	if (o->shapes_path != NULL) {
+		size_t len = 0;
+		rc = ergon_file_read_all(o->shapes_path, SHAPES_MAX, &text, &len, err);
+		if (rc == 0)
+			rc = kcases_from_shapes(text, len, o->shapes_path, suites, &cases, &n,
+						&refused, err);
+	} else {
+		rc = ergon_model_open(o->model_path, &model, err);
+		if (rc == 0)
+			rc = kcases_from_model(ergon_model_tfl(model), o->model_path, suites,
+					       &cases, &n, &refused, err);
+	}
+	if (rc != 0)
+		goto cleanup;
+	if (n == 0) {
+		rc = ergon_err_set(err, ERGON_EREFUSED,
+				   "%s: no conv/dwconv/fc case to run (%zu refused, see above; "
+				   "or none in --suite)",
+				   o->shapes_path ? o->shapes_path : o->model_path,
+				   json_array_size(refused));
+		goto cleanup;
+	}
+	raw = malloc((size_t)o->iterations * sizeof *raw);
+	rc = ergon_kernels_data_new(&d, err);
+	if (rc == 0 && raw == NULL)
+		rc = ergon_err_set(err, ERGON_ENOMEM, "kernels: out of memory");
+	if (rc != 0)
+		goto cleanup;
+	struct timespec res;
+	clock_getres(CLOCK_MONOTONIC_RAW, &res);
+	uint64_t overhead = read_overhead_ns();
+	ergon_dynbuf_adds(&samples, "case,impl,correct,count,overhead\n");
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = run_case(&cases[i], o, i, overhead, d, &samples, refused, raw, err);
+	if (rc == 0 && ergon_dynbuf_error(&samples) != 0)
+		rc = ergon_err_set(err, ergon_dynbuf_error(&samples),
+				   "kernels: the samples do not fit in memory");
+	if (rc == 0)
+		rc = ergon_kernels_summarize(d, "ref", "ns", &sec, err);
+	if (rc != 0)
+		goto cleanup;
+	json_object_set_new(sec, "overhead_note",
+			    json_string("measured (the least of 1000 back-to-back clock reads) "
+					"and subtracted from every sample"));
+	art = ergon_artifact_new(ERGON_KERNELS_SCHEMA, ERGON_KERNELS_VERSION, ERGON_PROV_MEASURED);
+	if (art == NULL) {
+		rc = ergon_err_set(err, ERGON_ENOMEM, "kernels: out of memory");
+		goto cleanup;
+	}
+	json_t *prov = json_object_get(art, "provenance");
+	json_object_set_new(prov, "board", json_string("host"));
+	json_object_set_new(
+	    prov, "note",
+	    json_string("wall-clock nanoseconds of the host build of the kernels on this "
+			"machine (a user process: preemption shows as outliers); not a "
+			"Cortex-M figure"));
+	json_object_set_new(
+	    art, "timing",
+	    json_pack("{s:s, s:I, s:I, s:b, s:I, s:I, s:s, s:s, s:s}", "clock",
+		      "CLOCK_MONOTONIC_RAW", "resolution_ns",
+		      (json_int_t)((uint64_t)res.tv_sec * 1000000000u + (uint64_t)res.tv_nsec),
+		      "overhead_ns", (json_int_t)overhead, "overhead_subtracted", 1, "iterations",
+		      (json_int_t)o->iterations, "warmup", (json_int_t)o->warmup, "correctness",
+		      "bit-exact against the oracle (TFLite reference_integer_ops loops), "
+		      "before any timing; the correctness run is also the first warm-up",
+		      "inputs",
+		      "the input is written once per case; the output, the only buffer the "
+		      "kernel writes, is re-initialized before every iteration, outside the "
+		      "timed region",
+		      "interrupts", "not masked (host user process)"));
+	json_object_set_new(art, "build", build_json());
+	json_object_set_new(art, "source",
+			    json_pack("{s:s, s:s}", "form", o->shapes_path ? "shapes" : "model",
+				      "path", o->shapes_path ? o->shapes_path : o->model_path));
+	json_t *wl = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append(wl, cases[i].record);
+	json_object_set_new(art, "workloads", wl);
+	json_object_set(art, "refused", refused);
+	json_object_set_new(art, "kernels", sec);
+	sec = NULL;
+	*samples_out = ergon_dynbuf_take(&samples, samples_len);
+	if (*samples_out == NULL) {
+		rc = ergon_err_set(err, ERGON_ENOMEM, "kernels: out of memory");
+		goto cleanup;
+	}
+	*artifact = art;
+	art = NULL;
+cleanup:
+	ergon_dynbuf_free(&samples);
+	json_decref(sec);
+	json_decref(art);
+	json_decref(refused);
+	ergon_kernels_data_free(d);
+	kcases_free(cases, n);
+	ergon_model_free(model);
+	free(text);
+	free(raw);
+	return rc;
+}

@@ -1,0 +1,27 @@
+/* Fuzz the kernels samples CSV reader and everything behind it: the
+ * statistics, the speedups, the CSV view and the terminal table. */
+#include "ergon/kernels.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct ergon_kernels_data *d = NULL;
+	struct ergon_err err = {0};
+	size_t ov = 0;
+	if (ergon_kernels_csv_parse((const char *)data, size, "fuzz.csv", &d, &ov, &err) != 0)
+		return 0;
+	json_t *sec = NULL;
+	if (ergon_kernels_summarize(d, "ref", NULL, &sec, &err) == 0) {
+		char *out = NULL;
+		size_t len = 0;
+		if (ergon_kernels_csv_render(sec, &out, &len, &err) == 0)
+			free(out);
+		if (ergon_kernels_table_render(sec, &out, &err) == 0)
+			free(out);
+		json_decref(sec);
+	}
+	ergon_kernels_data_free(d);
+	return 0;
+}

@@ -1,0 +1,248 @@
+/* The kernel method's statistics against figures worked out by hand on a
+ * small sample file, and the samples CSV reader's refusals (each names the
+ * place and the column). */
+#include "ergon/kernels.h"
+#include "test_support.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Hand-made samples. By hand:
+ *   fc_a   ref 100,110,130     min 100, median 110, mean 340/3
+ *          mve 40,50           min 40, median 45, mean 45
+ *          speedup (340/3)/45 = 68/27
+ *   conv_b ref 1000..1300      min 1000, median 1150, mean 1150
+ *          mve 250,260,240,250 min 240, median 250, mean 250
+ *          speedup 1150/250 = 4.6
+ *   dw_c   ref 500; mve failed correctness: not timed, no speedup
+ *   geomean of mve = sqrt(68/27 * 4.6) */
+static const char SAMPLES[] = "case,impl,correct,count\n"
+			      "fc_a,ref,pass,100\n"
+			      "fc_a,ref,pass,110\n"
+			      "fc_a,ref,pass,130\n"
+			      "fc_a,mve,pass,40\n"
+			      "fc_a,mve,pass,50\n"
+			      "# a comment line\n"
+			      "conv_b,ref,pass,1000\r\n"
+			      "conv_b,ref,pass,1200\n"
+			      "conv_b,ref,pass,1100\n"
+			      "conv_b,ref,pass,1300\n"
+			      "conv_b,mve,pass,250\n"
+			      "conv_b,mve,pass,260\n"
+			      "conv_b,mve,pass,240\n"
+			      "conv_b,mve,pass,250\n"
+			      "dw_c,ref,pass,500\n"
+			      "dw_c,mve,fail,\n";
+
+static json_t *section_of(const char *text, const char *baseline)
+{
+	struct ergon_kernels_data *d = NULL;
+	struct ergon_err err = {0};
+	size_t ov = 0;
+	json_t *sec = NULL;
+	assert_int_equal(ergon_kernels_csv_parse(text, strlen(text), "s.csv", &d, &ov, &err), 0);
+	assert_int_equal(ergon_kernels_summarize(d, baseline, "counts", &sec, &err), 0);
+	ergon_kernels_data_free(d);
+	return sec;
+}
+
+static const json_t *get_case(const json_t *sec, const char *name)
+{
+	const json_t *cs = json_object_get(sec, "cases");
+	for (size_t i = 0; i < json_array_size(cs); i++)
+		if (strcmp(json_string_value(json_object_get(json_array_get(cs, i), "case")),
+			   name) == 0)
+			return json_array_get(cs, i);
+	fail_msg("no case %s", name);
+	return NULL;
+}
+
+static const json_t *get_impl(const json_t *c, const char *impl)
+{
+	const json_t *im = json_object_get(c, "impls");
+	for (size_t i = 0; i < json_array_size(im); i++)
+		if (strcmp(json_string_value(json_object_get(json_array_get(im, i), "impl")),
+			   impl) == 0)
+			return json_array_get(im, i);
+	fail_msg("no impl %s", impl);
+	return NULL;
+}
+
+static double num(const json_t *o, const char *k)
+{
+	const json_t *v = json_object_get(o, k);
+	assert_non_null(v);
+	return json_number_value(v);
+}
+
+static void hand_computed_statistics(void **state)
+{
+	(void)state;
+	json_t *sec = section_of(SAMPLES, "ref");
+	const json_t *fc = get_case(sec, "fc_a");
+	const json_t *r = get_impl(fc, "ref"), *m = get_impl(fc, "mve");
+	assert_int_equal(json_integer_value(json_object_get(r, "n")), 3);
+	assert_true(num(r, "min") == 100.0);
+	assert_true(num(r, "median") == 110.0);
+	assert_true(fabs(num(r, "mean") - 340.0 / 3.0) < 1e-12);
+	assert_true(num(m, "median") == 45.0);
+	assert_true(num(m, "mean") == 45.0);
+	const json_t *s = json_array_get(json_object_get(fc, "speedups"), 0);
+	assert_true(fabs(num(s, "speedup") - 68.0 / 27.0) < 1e-12);
+	assert_true(fabs(num(s, "baseline_mean") - 340.0 / 3.0) < 1e-12);
+	assert_true(num(s, "candidate_mean") == 45.0);
+
+	const json_t *cv = get_case(sec, "conv_b");
+	assert_true(num(get_impl(cv, "ref"), "median") == 1150.0);
+	assert_true(num(get_impl(cv, "mve"), "min") == 240.0);
+	assert_true(num(get_impl(cv, "mve"), "median") == 250.0);
+	s = json_array_get(json_object_get(cv, "speedups"), 0);
+	assert_true(fabs(num(s, "speedup") - 4.6) < 1e-12);
+
+	/* The failed implementation is reported and not timed. */
+	const json_t *dw = get_case(sec, "dw_c");
+	const json_t *f = get_impl(dw, "mve");
+	assert_true(json_is_false(json_object_get(f, "correct")));
+	assert_true(json_is_false(json_object_get(f, "timed")));
+	assert_null(json_object_get(f, "mean"));
+	assert_int_equal(json_array_size(json_object_get(dw, "speedups")), 0);
+	assert_int_equal(json_array_size(json_object_get(sec, "failures")), 1);
+
+	const json_t *g = json_array_get(json_object_get(sec, "geomean"), 0);
+	assert_int_equal(json_integer_value(json_object_get(g, "cases")), 2);
+	assert_true(fabs(num(g, "speedup") - sqrt(68.0 / 27.0 * 4.6)) < 1e-12);
+	assert_non_null(strstr(json_string_value(json_object_get(g, "note")), "not a model"));
+	json_decref(sec);
+}
+
+/* A failed row anywhere poisons that implementation's case, even when its
+ * other rows carry counts: it is never timed. */
+static void failure_is_never_timed(void **state)
+{
+	(void)state;
+	json_t *sec = section_of("case,impl,correct,count\nk,ref,pass,10\nk,mve,pass,5\n"
+				 "k,mve,fail,4\n",
+				 "ref");
+	const json_t *m = get_impl(get_case(sec, "k"), "mve");
+	assert_true(json_is_false(json_object_get(m, "timed")));
+	assert_int_equal(json_array_size(json_object_get(sec, "geomean")), 0);
+	json_decref(sec);
+}
+
+/* start/end reads of a 32-bit and a 16-bit counter that wrapped: the
+ * counts are (end - start) mod 2^bits = 16 and 10; overhead 2 subtracted
+ * from the 16. */
+static void wraparound_and_overhead(void **state)
+{
+	(void)state;
+	const char *t = "case,impl,correct,start,end,counter_bits,overhead\n"
+			"w,ref,pass,4294967290,10,,2\n"
+			"w,ref,pass,65530,4,16,\n";
+	struct ergon_kernels_data *d = NULL;
+	struct ergon_err err = {0};
+	size_t ov = 0;
+	json_t *sec = NULL;
+	assert_int_equal(ergon_kernels_csv_parse(t, strlen(t), "w.csv", &d, &ov, &err), 0);
+	assert_int_equal(ov, 1);
+	assert_int_equal(ergon_kernels_summarize(d, "ref", NULL, &sec, &err), 0);
+	const json_t *r = get_impl(get_case(sec, "w"), "ref");
+	assert_true(num(r, "min") == 10.0);
+	assert_true(num(r, "mean") == 12.0); /* (14 + 10) / 2 */
+	json_decref(sec);
+	ergon_kernels_data_free(d);
+}
+
+static void refused(const char *text, int code, const char *needle)
+{
+	struct ergon_kernels_data *d = NULL;
+	struct ergon_err err = {0};
+	size_t ov = 0;
+	int rc = ergon_kernels_csv_parse(text, strlen(text), "bad.csv", &d, &ov, &err);
+	if (rc != code || strstr(err.msg, needle) == NULL)
+		fail_msg("wanted %d with '%s', got %d: %s", code, needle, rc, err.msg);
+	assert_null(d);
+}
+
+static void bad_input(void **state)
+{
+	(void)state;
+	refused("case,impl,count\nk,ref,10\n", ERGON_EPARSE,
+		"bad.csv:1: missing column 'correct' (the correctness verdict is required");
+	refused("case,correct,count\nk,pass,10\n", ERGON_EPARSE, "missing column 'impl'");
+	refused("impl,correct,count\nref,pass,10\n", ERGON_EPARSE, "missing column 'case'");
+	refused("case,impl,correct\nk,ref,pass\n", ERGON_EPARSE, "missing column 'count'");
+	refused("case,impl,correct,start\nk,ref,pass,1\n", ERGON_EPARSE, "missing column 'end'");
+	refused("case,impl,correct,count\nk,ref,pass,10\nk,ref,pass,0\n", ERGON_EPARSE,
+		"bad.csv:3:12: count: 0 is not > 0");
+	refused("case,impl,correct,count\nk,ref,pass,-3\n", ERGON_EPARSE, "bad.csv:2:12: count");
+	refused("case,impl,correct,count\nk,ref,pass,12x\n", ERGON_EPARSE,
+		"bad.csv:2:12: count: '12x' is not a finite number");
+	refused("case,impl,correct,count\nk,ref,pass,nan\n", ERGON_EPARSE, "bad.csv:2:12: count");
+	refused("case,impl,correct,count\nk,ref,,10\n", ERGON_EPARSE,
+		"bad.csv:2:7: correct: empty");
+	refused("case,impl,correct,count\nk,ref,maybe,10\n", ERGON_EPARSE,
+		"bad.csv:2:7: correct: 'maybe' is not pass or fail");
+	refused("case,impl,correct,start,end\nk,ref,pass,7,7\n", ERGON_EPARSE,
+		"bad.csv:2:14: end: equal to start");
+	refused("case,impl,correct,start,end,counter_bits\nk,ref,pass,70000,1,16\n", ERGON_EPARSE,
+		"bad.csv:2:12: start: not an unsigned integer below 2^16");
+	refused("case,impl,correct,count,overhead\nk,ref,pass,10,10\n", ERGON_EPARSE,
+		"bad.csv:2:15: overhead: 10 is not below the count 10");
+	refused("case,impl,correct,count\nk,ref,pass\n", ERGON_EPARSE,
+		"bad.csv:2: 3 cells, the header has 4");
+	refused("case,impl,correct,count\n", ERGON_EPARSE, "no sample rows");
+	refused("", ERGON_EPARSE, "bad.csv: empty");
+	refused("case,impl,correct,count,count\nk,ref,pass,1,1\n", ERGON_EPARSE,
+		"column 'count' appears twice");
+	refused("case,impl,correct,count\n\"k\",ref,pass,1\n", ERGON_EPARSE, "quoted cells");
+	/* Found by fuzz_kernels_csv: a name that is not UTF-8 cannot become a
+	 * JSON string. */
+	refused("case,impl,correct,count\nk,m\xff\xff,pass,1\n", ERGON_EPARSE,
+		"bad.csv:2: impl is not valid UTF-8");
+}
+
+static void baseline_absent(void **state)
+{
+	(void)state;
+	struct ergon_kernels_data *d = NULL;
+	struct ergon_err err = {0};
+	size_t ov = 0;
+	json_t *sec = NULL;
+	const char *t = "case,impl,correct,count\nk,mve,pass,3\n";
+	assert_int_equal(ergon_kernels_csv_parse(t, strlen(t), "b.csv", &d, &ov, &err), 0);
+	assert_int_equal(ergon_kernels_summarize(d, "ref", NULL, &sec, &err), ERGON_EPARSE);
+	assert_non_null(strstr(err.msg, "--baseline"));
+	assert_null(sec);
+	ergon_kernels_data_free(d);
+}
+
+/* The CSV view carries the figures of the section, hand values again. */
+static void csv_view(void **state)
+{
+	(void)state;
+	json_t *sec = section_of("case,impl,correct,count\nk,ref,pass,9\nk,ref,pass,11\n"
+				 "k,mve,pass,5\nk,x,fail,\n",
+				 "ref");
+	char *csv = NULL;
+	size_t len = 0;
+	struct ergon_err err = {0};
+	assert_int_equal(ergon_kernels_csv_render(sec, &csv, &len, &err), 0);
+	assert_string_equal(csv, "case,impl,correct,timed,n,min,median,mean,baseline_mean,speedup\n"
+				 "k,ref,pass,yes,2,9,10,10,,\n"
+				 "k,mve,pass,yes,1,5,5,5,10,2\n"
+				 "k,x,fail,no,,,,,,\n");
+	free(csv);
+	json_decref(sec);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(hand_computed_statistics), cmocka_unit_test(failure_is_never_timed),
+	    cmocka_unit_test(wraparound_and_overhead),	cmocka_unit_test(bad_input),
+	    cmocka_unit_test(baseline_absent),		cmocka_unit_test(csv_view),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
