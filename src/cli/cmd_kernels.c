@@ -3,7 +3,7 @@
 #include "cli.h"
 #include "cli_args.h"
 #include "ergon/fileio.h"
-#include "ergon/kernels.h"
+#include "ergon/kernels_run.h"
 #include "ergon/parse.h"
 
 #include <stdio.h>

@@ -3,7 +3,7 @@
 #include "ergon/artifact.h"
 #include "ergon/fileio.h"
 #include "ergon/jcs.h"
-#include "ergon/kernels.h"
+#include "ergon/kernels_run.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
 #include "ergon/artifact.h"
 #include "ergon/dynbuf.h"
 #include "ergon/fileio.h"
-#include "ergon/kernels.h"
+#include "ergon/kernels_run.h"
 #include "ergon/model.h"
 
 #include <math.h>

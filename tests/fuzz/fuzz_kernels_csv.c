@@ -1,6 +1,6 @@
 /* Fuzz the kernels samples CSV reader and everything behind it: the
  * statistics, the speedups, the CSV view and the terminal table. */
-#include "ergon/kernels.h"
+#include "ergon/kernels_run.h"
 
 #include <stdint.h>
 #include <stdlib.h>

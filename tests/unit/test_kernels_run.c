@@ -2,7 +2,7 @@
  * an injected correctness failure reported and never timed, refused shapes
  * lines that do not stop the run, and MVE refused on a target without it. */
 #include "engines/kernels/kernels_internal.h"
-#include "ergon/kernels.h"
+#include "ergon/kernels_run.h"
 #include "test_support.h"
 
 #include <jansson.h>

@@ -1,7 +1,7 @@
 /* The kernel method's statistics against figures worked out by hand on a
  * small sample file, and the samples CSV reader's refusals (each names the
  * place and the column). */
-#include "ergon/kernels.h"
+#include "ergon/kernels_run.h"
 #include "test_support.h"
 
 #include <jansson.h>

@@ -1,6 +1,6 @@
 /* kernels.csv and the terminal table of a "kernels" section. */
 #include "ergon/dynbuf.h"
-#include "ergon/kernels.h"
+#include "ergon/kernels_run.h"
 
 #include <stdlib.h>
 #include <string.h>
