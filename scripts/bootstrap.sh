@@ -10,6 +10,7 @@ PACKAGES=(
   clang libclang-rt-14-dev       # libFuzzer targets, sanitizer runtimes
   gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm  # target runtime, Cortex-M55 under QEMU
   python3                         # bench generators and docs checks
+  man-db                          # man pages (tests/functional/test_man_pages.sh reads them)
 )
 
 missing=()

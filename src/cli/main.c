@@ -82,6 +82,11 @@ int main(int argc, char **argv)
 		print_help(stdout);
 		return ERGON_EXIT_OK;
 	}
+	if (strncmp(name, "__", 2) == 0) {
+		int rc = ergon_cli_meta(commands, print_help, argc - 1, argv + 1);
+		if (rc >= 0)
+			return rc;
+	}
 	if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
 		printf("ergon %s\n", ERGON_VERSION);
 		return ERGON_EXIT_OK;
