@@ -124,8 +124,9 @@ static void man_main(FILE *f, const struct ergon_cli_command *const *cmds,
 		return;
 	print_help(m);
 	fclose(m);
-	fprintf(f, ".TH ERGON 1 \"\" \"ergon %s\" \"ergon manual\"\n.SH NAME\n"
-		   "ergon \\- measure what a unit of work really costs on a real device\n",
+	fprintf(f,
+		".TH ERGON 1 \"\" \"ergon %s\" \"ergon manual\"\n.SH NAME\n"
+		"ergon \\- measure what a unit of work really costs on a real device\n",
 		ERGON_VERSION);
 	/* print_help's first line is the title; the rest is the body. */
 	const char *body = strchr(text, '\n');
@@ -163,8 +164,8 @@ static int write_page(const char *dir, const char *name, const struct ergon_cli_
 	return ERGON_EXIT_OK;
 }
 
-static int man(const struct ergon_cli_command *const *cmds, void (*print_help)(FILE *),
-	       int argc, char **argv)
+static int man(const struct ergon_cli_command *const *cmds, void (*print_help)(FILE *), int argc,
+	       char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "--out-dir") == 0) {
 		int rc = write_page(argv[2], "ergon", NULL, cmds, print_help);

@@ -1,4 +1,5 @@
 /* ergon: entry point and subcommand dispatch. */
+#include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -66,6 +67,9 @@ static void print_help(FILE *f)
 
 int main(int argc, char **argv)
 {
+	/* Only the character set: it decides UTF-8 symbols or their ASCII
+	 * fallback (cli_sym); numbers keep the C locale's format. */
+	setlocale(LC_CTYPE, "");
 	if (argc < 2) {
 		print_help(stderr);
 		return ERGON_EXIT_USAGE;
