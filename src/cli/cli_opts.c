@@ -3,6 +3,8 @@
 #include "cli_opts.h"
 
 #include "cli.h"
+#include "ergon/parse.h"
+#include "ergon/suggest.h"
 
 #include <langinfo.h>
 #include <math.h>
@@ -22,6 +24,38 @@ void cli_init(struct cli_parser *p, const char *cmd, int argc, char **argv)
 	p->argc = argc;
 	p->argv = argv;
 	p->i = 0;
+}
+
+void cli_init_from(struct cli_parser *p, const char *cmd, int argc, char **argv, int first)
+{
+	cli_init(p, cmd, argc, argv);
+	p->i = first - 1;
+}
+
+int cli_action(struct cli_parser *p, const char *const *actions)
+{
+	char list[256] = "";
+	size_t used = 0;
+	for (const char *const *a = actions; *a; a++) {
+		int n = snprintf(list + used, sizeof(list) - used, "%s'%s'",
+				 a == actions ? "" : (a[1] ? ", " : " or "), *a);
+		if (n < 0 || (size_t)n >= sizeof(list) - used)
+			break;
+		used += (size_t)n;
+	}
+	if (p->argc < 2) {
+		cli_error(p, "missing action: expected %s", list);
+		return -1;
+	}
+	for (int k = 0; actions[k]; k++)
+		if (strcmp(p->argv[1], actions[k]) == 0)
+			return k;
+	const char *near = cli_nearest_list(p->argv[1], actions);
+	if (near)
+		cli_error(p, "unknown action '%s'; did you mean '%s'?", p->argv[1], near);
+	else
+		cli_error(p, "unknown action '%s'; expected %s", p->argv[1], list);
+	return -1;
 }
 
 int cli_error(struct cli_parser *p, const char *fmt, ...)
@@ -162,9 +196,9 @@ int cli_num(struct cli_parser *p, const char *name, enum cli_rule rule, double l
 		return 0;
 	if (p->rc)
 		return 1;
-	char *end = NULL;
-	double d = strtod(v, &end);
-	int ok = *v != '\0' && end && *end == '\0' && isfinite(d) &&
+	double d = NAN;
+	struct ergon_err e = {0};
+	int ok = ergon_parse_double(v, name, &d, &e) == 0 && isfinite(d) &&
 		 (rule == CLI_GT ? d > lo : d >= lo) && d <= hi;
 	if (!ok) {
 		char r[96];
@@ -183,9 +217,9 @@ int cli_long(struct cli_parser *p, const char *name, long lo, long hi, long *dst
 		return 0;
 	if (p->rc)
 		return 1;
-	char *end = NULL;
-	long l = strtol(v, &end, 10);
-	if (*v == '\0' || end == NULL || *end != '\0' || l < lo || l > hi) {
+	long l = 0;
+	struct ergon_err e = {0};
+	if (ergon_parse_long(v, name, lo, hi, &l, &e) != 0) {
 		char r[96];
 		rule_text(r, sizeof(r), CLI_GE, (double)lo, (double)hi, 1);
 		cli_error(p, "%s '%s': must be %s", name, v, r);
@@ -220,73 +254,53 @@ void cli_unknown(struct cli_parser *p)
 	char opt[CLI_NAME_MAX];
 	snprintf(opt, sizeof(opt), "%.*s", (int)strcspn(a, "="), a);
 	const char *near = cli_nearest(opt, p->names, p->n_names);
-	if (near)
+	if (near) {
 		cli_error(p, "unknown option '%s'; did you mean '%s'?", opt, near);
+		return;
+	}
+	char list[512] = "";
+	size_t used = 0;
+	for (size_t k = 0; k < p->n_names; k++) {
+		int n = snprintf(list + used, sizeof(list) - used, "%s%s", k ? " " : "",
+				 p->names[k]);
+		if (n < 0 || (size_t)n >= sizeof(list) - used)
+			break;
+		used += (size_t)n;
+	}
+	if (p->n_names)
+		cli_error(p, "unknown option '%s'; the options are: %s", opt, list);
 	else
-		cli_error(p, "unknown option '%s'", opt);
+		cli_error(p, "unknown option '%s' (this command takes no options)", opt);
 }
 
 int cli_require(struct cli_parser *p, const char *name, const void *value)
 {
 	if (p->rc == 0 && value == NULL)
-		cli_error(p, "missing required option %s", name);
+		cli_error(p, "missing required %s %s", name[0] == '-' ? "option" : "argument",
+			  name);
 	return p->rc;
-}
-
-/* Optimal string alignment distance (Levenshtein + adjacent swaps), bounded
- * inputs. */
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	if (la > CLI_NAME_MAX || lb > CLI_NAME_MAX)
-		return (size_t)-1;
-	size_t d[CLI_NAME_MAX + 1][CLI_NAME_MAX + 1];
-	for (size_t i = 0; i <= la; i++)
-		d[i][0] = i;
-	for (size_t j = 0; j <= lb; j++)
-		d[0][j] = j;
-	for (size_t i = 1; i <= la; i++)
-		for (size_t j = 1; j <= lb; j++) {
-			size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-			size_t best = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < best)
-				best = d[i][j - 1] + 1;
-			if (d[i - 1][j - 1] + cost < best)
-				best = d[i - 1][j - 1] + cost;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-			    d[i - 2][j - 2] + 1 < best)
-				best = d[i - 2][j - 2] + 1;
-			d[i][j] = best;
-		}
-	return d[la][lb];
 }
 
 const char *cli_nearest(const char *given, const char *const *names, size_t n)
 {
-	const char *best = NULL;
-	size_t best_d = (size_t)-1;
-	size_t lg = strlen(given);
+	/* Options are compared without their leading "--", so the tolerance
+	 * (a third of the name) is that of the word. */
+	const char *core = strncmp(given, "--", 2) == 0 ? given + 2 : given;
+	const char *stripped[CLI_OPTS_MAX] = {0};
+	size_t m = 0, lg = strlen(core), n_prefix = 0;
 	const char *prefix = NULL;
-	size_t n_prefix = 0;
-	for (size_t i = 0; i < n; i++) {
-		size_t dist = edit_distance(given, names[i]);
-		if (dist < best_d) {
-			best_d = dist;
-			best = names[i];
-		}
-		if (lg >= 3 && strncmp(names[i], given, lg) == 0) {
+	for (size_t i = 0; i < n && m < CLI_OPTS_MAX; i++) {
+		stripped[m++] = strncmp(names[i], "--", 2) == 0 ? names[i] + 2 : names[i];
+		if (lg >= 2 && strncmp(stripped[m - 1], core, lg) == 0) {
 			prefix = names[i];
 			n_prefix++;
 		}
 	}
-	/* Strip a leading "--" from the length that sets the tolerance. */
-	size_t core = lg > 2 && given[0] == '-' && given[1] == '-' ? lg - 2 : lg;
-	size_t tol = core / 3 > 2 ? core / 3 : 2;
-	if (best && best_d <= tol && best_d < core)
-		return best;
-	if (n_prefix == 1)
-		return prefix;
-	return NULL;
+	const char *hit = lg > 1 ? ergon_suggest_nearest(core, stripped, m) : NULL;
+	for (size_t k = 0; hit && k < m; k++)
+		if (stripped[k] == hit)
+			return names[k];
+	return n_prefix == 1 ? prefix : NULL;
 }
 
 const char *cli_nearest_list(const char *given, const char *const *names)
@@ -315,4 +329,16 @@ const char *cli_sym(const char *utf8, const char *ascii)
 int cli_progress_ok(void)
 {
 	return isatty(STDERR_FILENO);
+}
+
+int cli_print_json(const json_t *value)
+{
+	if (value == NULL)
+		return ERGON_EXIT_OK;
+	if (json_dumpf(value, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) != 0 ||
+	    fputc('\n', stdout) == EOF || fflush(stdout) != 0) {
+		fprintf(stderr, "ergon: cannot write the JSON summary to stdout\n");
+		return ERGON_EXIT_IO;
+	}
+	return ERGON_EXIT_OK;
 }

@@ -45,6 +45,12 @@ struct cli_parser {
 enum cli_rule { CLI_GT, CLI_GE };
 
 void cli_init(struct cli_parser *p, const char *cmd, int argc, char **argv);
+/* For actions ("config show ..."): options start at argv[first]. */
+void cli_init_from(struct cli_parser *p, const char *cmd, int argc, char **argv, int first);
+/* An action word (argv[1]) one of actions (NULL-terminated): returns its
+ * index, or -1 after printing "unknown action 'x'; did you mean 'y'?" /
+ * "missing action" (p->rc set). */
+int cli_action(struct cli_parser *p, const char *const *actions);
 /* 1 while there is an argument to match and no error so far. */
 int cli_next(struct cli_parser *p);
 /* --name (no value): sets *dst = 1. */
@@ -82,6 +88,10 @@ const char *cli_nearest_list(const char *given, const char *const *names);
 int cli_utf8(void);
 /* utf8 when the terminal can show it, ascii otherwise ("±" / "+/-"). */
 const char *cli_sym(const char *utf8, const char *ascii);
+/* --json: print value (indented, doubles round-trip) and a newline on
+ * stdout. Returns ERGON_EXIT_IO when stdout fails. */
+#include <jansson.h>
+int cli_print_json(const json_t *value);
 /* 1 when progress may be drawn: stderr is a terminal. */
 int cli_progress_ok(void);
 

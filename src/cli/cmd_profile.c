@@ -1,6 +1,7 @@
 /* ergon profile: resolve the configuration, plan, run the PMU stage and the
  * power stage on a target, write summary.json and print the tables. */
 #include "cli.h"
+#include "cli_opts.h"
 #include "config_print.h"
 #include "ergon/analyze.h"
 #include "ergon/config.h"
@@ -10,6 +11,7 @@
 #include "hpx_cli.h"
 
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +96,61 @@ static void print_layers(const json_t *profile)
 	}
 }
 
+/* The terminal summary: stages, layers, the Power table, and what kind of
+ * result this is (the virtual bench and QEMU are not measurements). */
+static void print_result(const json_t *summary)
+{
+	const json_t *prov = json_object_get(summary, "provenance");
+	const char *kind = json_string_value(json_object_get(prov, "kind"));
+	const char *lc =
+	    json_string_value(json_object_get(json_object_get(prov, "target"), "lifecycle"));
+	if (lc && strcmp(lc, "sim") == 0)
+		printf("result     : SYNTHETIC - the virtual bench (simulated board and "
+		       "instrument), not a measurement\n");
+	else if (lc && strcmp(lc, "qemu") == 0)
+		printf("result     : EMULATED - QEMU mps3-an547 (no cycle counter, no power "
+		       "rail), not a measurement of hardware\n");
+	else if (kind)
+		printf("result     : %s\n", kind);
+	const json_t *stages = json_object_get(summary, "stages");
+	const char *k;
+	json_t *st;
+	json_object_foreach((json_t *)stages, k, st)
+	{
+		const char *e = json_string_value(json_object_get(st, "error"));
+		printf("stage %-5s: %s%s%s\n", k, json_string_value(json_object_get(st, "status")),
+		       e ? " - " : "", e ? e : "");
+	}
+	print_layers(json_object_get(summary, "profile"));
+	const json_t *pw = json_object_get(summary, "power");
+	if (json_is_object(pw) && json_object_get(pw, "measurement_scope") &&
+	    !json_is_null(json_object_get(pw, "measurement_scope"))) {
+		char *table = NULL;
+		struct ergon_err te = {0};
+		/* UTF-8 (µ, box rules) only on a terminal whose locale has it. */
+		int utf8 = isatty(STDOUT_FILENO) && cli_utf8();
+		if (ergon_power_table_render(pw, utf8, &table, &te) == 0)
+			printf("%s", table);
+		free(table);
+		const json_t *u = json_object_get(pw, "energy_per_inference_uncertainty_j");
+		const json_t *e = json_object_get(pw, "energy_per_inference_j");
+		if (json_is_number(u)) {
+			/* The unit the table shows energy/inference in (the table
+			 * picks mJ/uJ/nJ from the value), so the two read together. */
+			double ref = json_is_number(e) ? fabs(json_number_value(e))
+						       : fabs(json_number_value(u));
+			double f = ref >= 1 ? 1 : ref >= 1e-3 ? 1e-3 : ref >= 1e-6 ? 1e-6 : 1e-9;
+			const char *unit = f == 1      ? "J"
+					   : f == 1e-3 ? "mJ"
+					   : f == 1e-6 ? (utf8 ? "µJ" : "uJ")
+						       : "nJ";
+			printf("energy per inference uncertainty: %s %.3g %s (%s)\n",
+			       utf8 ? "±" : "+/-", json_number_value(u) / f, unit,
+			       json_string_value(json_object_get(pw, "uncertainty_basis")));
+		}
+	}
+}
+
 static int run(int argc, char **argv)
 {
 	const char *fwdir = NULL, *file = NULL, *board = NULL, *scenario = NULL, *out = NULL;
@@ -101,45 +158,36 @@ static int run(int argc, char **argv)
 	size_t nsets = 0;
 	int power = 0, dry = 0;
 	unsigned flags = 0, rtt_port = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int has = i + 1 < argc;
-		if (strcmp(a, "--power") == 0) {
-			power = 1;
-		} else if (strcmp(a, "--dry-run") == 0) {
-			dry = 1;
-		} else if (strcmp(a, "--force") == 0) {
-			flags |= 1u; /* ERGON_WRITE_FORCE */
-		} else if (strcmp(a, "--board") == 0 && has) {
-			board = argv[++i];
-		} else if (strcmp(a, "--config") == 0 && has) {
-			file = argv[++i];
-		} else if (strcmp(a, "--sim-scenario") == 0 && has) {
-			scenario = argv[++i];
-		} else if (strcmp(a, "--out") == 0 && has) {
-			out = argv[++i];
-		} else if (strcmp(a, "--rtt-port") == 0 && has) {
-			char *end = NULL;
-			unsigned long v = strtoul(argv[++i], &end, 10);
-			if (!end || *end || v == 0 || v > 65535)
-				return ergon_cli_usage(
-				    "profile", "--rtt-port %s: a TCP port 1-65535", argv[i]);
-			rtt_port = (unsigned)v;
-		} else if (strcmp(a, "--set") == 0 && has) {
-			if (nsets == MAX_SETS)
-				return ergon_cli_usage("profile", "more than %d --set options",
-						       MAX_SETS);
-			sets[nsets++] = argv[++i];
-		} else if (a[0] == '-') {
-			return ergon_cli_usage("profile", "unknown argument '%s'%s", a,
-					       has ? "" : " (or it needs a value)");
-		} else if (fwdir == NULL) {
-			fwdir = a;
+	int force = 0, as_json = 0;
+	long port = 0;
+	struct cli_parser p;
+	cli_init(&p, "profile", argc, argv);
+	while (cli_next(&p)) {
+		const char *set_kv = NULL;
+		if (cli_flag(&p, "--power", &power)) {
+		} else if (cli_flag(&p, "--dry-run", &dry)) {
+		} else if (cli_flag(&p, "--force", &force)) {
+		} else if (cli_flag(&p, "--json", &as_json)) {
+		} else if (cli_str(&p, "--board", &board)) {
+		} else if (cli_str(&p, "--config", &file)) {
+		} else if (cli_str(&p, "--sim-scenario", &scenario)) {
+		} else if (cli_str(&p, "--out", &out)) {
+		} else if (cli_long(&p, "--rtt-port", 1, 65535, &port)) {
+			rtt_port = (unsigned)port;
+		} else if (cli_str(&p, "--set", &set_kv)) {
+			if (set_kv && nsets == MAX_SETS)
+				cli_error(&p, "more than %d --set options", MAX_SETS);
+			else if (set_kv)
+				sets[nsets++] = set_kv;
+		} else if (cli_positional(&p, &fwdir)) {
 		} else {
-			return ergon_cli_usage(
-			    "profile", "one FIRMWARE_DIR only (got '%s' and '%s')", fwdir, a);
+			cli_unknown(&p);
 		}
 	}
+	if (p.rc)
+		return p.rc;
+	if (force)
+		flags |= 1u; /* ERGON_WRITE_FORCE */
 	struct ergon_config cfg;
 	struct ergon_err err = {0};
 	struct ergon_profile_firmware fw;
@@ -268,30 +316,10 @@ static int run(int argc, char **argv)
 	if (rc && summary == NULL)
 		goto fail;
 
-	const json_t *stages = json_object_get(summary, "stages");
-	const char *k;
-	json_t *st;
-	json_object_foreach((json_t *)stages, k, st)
-	{
-		const char *e = json_string_value(json_object_get(st, "error"));
-		printf("stage %-5s: %s%s%s\n", k, json_string_value(json_object_get(st, "status")),
-		       e ? " - " : "", e ? e : "");
-	}
-	print_layers(json_object_get(summary, "profile"));
-	const json_t *pw = json_object_get(summary, "power");
-	if (json_is_object(pw) && json_object_get(pw, "measurement_scope") &&
-	    !json_is_null(json_object_get(pw, "measurement_scope"))) {
-		char *table = NULL;
-		struct ergon_err te = {0};
-		if (ergon_power_table_render(pw, 0, &table, &te) == 0)
-			printf("%s", table);
-		free(table);
-		const json_t *u = json_object_get(pw, "energy_per_inference_uncertainty_j");
-		if (json_is_number(u))
-			printf("energy per inference uncertainty: +/- %.4g J (%s)\n",
-			       json_number_value(u),
-			       json_string_value(json_object_get(pw, "uncertainty_basis")));
-	}
+	if (as_json)
+		cli_print_json(summary);
+	else
+		print_result(summary);
 	size_t i;
 	json_t *issue;
 	json_array_foreach(json_object_get(summary, "issues"), i, issue)
@@ -302,9 +330,11 @@ static int run(int argc, char **argv)
 			json_string_value(json_object_get(issue, "message")));
 	}
 	int valid = json_is_true(json_object_get(summary, "valid"));
-	printf("%s: %s/summary.json (integrity %s%s)\n", valid ? "valid" : "NOT VALID",
-	       cfg.output.dir, json_string_value(json_object_get(summary, "integrity")),
-	       json_is_true(json_object_get(summary, "interrupted")) ? ", interrupted" : "");
+	if (!as_json)
+		printf("%s: %s/summary.json (integrity %s%s)\n", valid ? "valid" : "NOT VALID",
+		       cfg.output.dir, json_string_value(json_object_get(summary, "integrity")),
+		       json_is_true(json_object_get(summary, "interrupted")) ? ", interrupted"
+									      : "");
 	code = valid ? ERGON_EXIT_OK : ERGON_EXIT_MEASUREMENT;
 	json_decref(summary);
 	ergon_config_cleanup(&cfg);

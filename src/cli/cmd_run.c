@@ -2,7 +2,7 @@
  * SIGINT/SIGTERM handler, calls ergon_run and prints the summary from the
  * report it returns (the CLI computes nothing). */
 #include "cli.h"
-#include "cli_args.h"
+#include "cli_opts.h"
 #include "ergon/artifact.h"
 #include "ergon/fileio.h"
 #include "ergon/issues.h"
@@ -210,126 +210,74 @@ static int run(int argc, char **argv)
 	const char *ikv[MAX_KV + 1] = {0}, *wkv[MAX_KV + 1] = {0};
 	size_t ni = 0, nw = 0;
 	struct ergon_err err = {0};
-	for (int i = 1; i < argc; i++) {
-		const char *v = NULL;
-		int m;
-		double d;
-		long l;
-#define FLAG(name) ((m = cli_opt(argc, argv, &i, name, &v)) != 0)
-#define NEED()                                                                      \
-	do {                                                                        \
-		if (m < 0)                                                          \
-			return ergon_cli_usage("run", "%s needs a value", argv[i]); \
-	} while (0)
-#define DBL(name, lo, dst)                                                                        \
-	do {                                                                                      \
-		NEED();                                                                           \
-		if (ergon_parse_double(v, name, &d, &err) || d < (lo))                            \
-			return ergon_cli_usage("run", "%s: '%s' must be a number >= %g", name, v, \
-					       (double)(lo));                                     \
-		dst = d;                                                                          \
-	} while (0)
-		if (FLAG("--device")) {
-			NEED();
-			cfg.device = v;
-		} else if (FLAG("--instrument")) {
-			NEED();
-			cfg.instrument_spec = v;
-		} else if (FLAG("--instrument-opt")) {
-			NEED();
-			if (ni >= MAX_KV)
-				return ergon_cli_usage("run", "too many --instrument-opt");
-			ikv[ni++] = v;
-		} else if (FLAG("--sysfs-root")) {
-			NEED();
-			cfg.instrument_opts.sysfs_root = v;
-		} else if (FLAG("--workload")) {
-			NEED();
-			cfg.workload_spec = v;
-		} else if (FLAG("--workload-opt")) {
-			NEED();
-			if (nw >= MAX_KV)
-				return ergon_cli_usage("run", "too many --workload-opt");
-			wkv[nw++] = v;
-		} else if (FLAG("--provenance")) {
-			NEED();
-			cfg.instrument_opts.provenance_override = ergon_provenance_parse(v);
-			if (cfg.instrument_opts.provenance_override != ERGON_PROV_MEASURED &&
-			    cfg.instrument_opts.provenance_override != ERGON_PROV_SYNTHETIC)
-				return ergon_cli_usage(
-				    "run", "--provenance %s: use measured or synthetic", v);
-		} else if (FLAG("--settle-s")) {
-			DBL("--settle-s", 0, cfg.session.settle_s);
-		} else if (FLAG("--idle-s")) {
-			DBL("--idle-s", 0, cfg.session.idle_s);
-		} else if (FLAG("--window-s")) {
-			DBL("--window-s", 0, cfg.session.window_s);
-		} else if (FLAG("--windows")) {
-			NEED();
-			if (ergon_parse_long(v, "--windows", 1, 100000, &l, &err))
-				return ergon_cli_usage("run", "%s", err.msg);
-			cfg.session.windows = (size_t)l;
-		} else if (FLAG("--release-hz")) {
-			DBL("--release-hz", 0, cfg.session.release_hz);
-		} else if (FLAG("--sampler")) {
-			NEED();
-			if (strcmp(v, "inline") == 0)
-				cfg.session.sampler = ERGON_SAMPLER_INLINE;
-			else if (strcmp(v, "threaded") == 0)
-				cfg.session.sampler = ERGON_SAMPLER_THREADED;
-			else
-				return ergon_cli_usage("run",
-						       "--sampler %s: use inline or threaded", v);
-		} else if (FLAG("--sample-hz")) {
-			DBL("--sample-hz", 0, cfg.session.sample_hz);
-		} else if (FLAG("--on-failure")) {
-			NEED();
-			if (strcmp(v, "continue") == 0)
-				cfg.session.failure_policy = ERGON_ON_FAILURE_CONTINUE;
-			else if (strcmp(v, "abort") == 0)
-				cfg.session.failure_policy = ERGON_ON_FAILURE_ABORT;
-			else
-				return ergon_cli_usage("run",
-						       "--on-failure %s: use continue or abort", v);
-		} else if (FLAG("--invoke-timeout-s")) {
-			DBL("--invoke-timeout-s", 0, cfg.session.invoke_timeout_s);
-			cfg.workload_opts.invoke_timeout_s = cfg.session.invoke_timeout_s;
-		} else if (FLAG("--throttle-threshold")) {
-			DBL("--throttle-threshold", 0, cfg.throttle_threshold);
-		} else if (FLAG("--throttle-windows")) {
-			NEED();
-			if (ergon_parse_long(v, "--throttle-windows", 1, 1000, &l, &err))
-				return ergon_cli_usage("run", "%s", err.msg);
-			cfg.throttle_windows = (size_t)l;
-		} else if (FLAG("--temp-file")) {
-			NEED();
-			cfg.temp_file = v;
-		} else if (FLAG("--ambient-c")) {
-			DBL("--ambient-c", -100, cfg.ambient_c);
-		} else if (FLAG("--max-embedded-samples")) {
-			NEED();
-			if (ergon_parse_long(v, "--max-embedded-samples", 2, 1L << 40, &l, &err))
-				return ergon_cli_usage("run", "%s", err.msg);
-			cfg.max_embedded_samples = (size_t)l;
-		} else if (FLAG("--out")) {
-			NEED();
-			cfg.out_path = v;
-		} else if (strcmp(argv[i], "--force") == 0) {
-			cfg.write_flags |= ERGON_WRITE_FORCE;
+	static const char *const samplers[] = {"inline", "threaded", NULL};
+	static const char *const policies[] = {"continue", "abort", NULL};
+	static const char *const provs[] = {"measured", "synthetic", NULL};
+	const char *sampler = NULL, *policy = NULL, *prov = NULL;
+	long windows = 0, tw = 0, maxemb = 0;
+	int force = 0, as_json = 0;
+	struct cli_parser p;
+	cli_init(&p, "run", argc, argv);
+	while (cli_next(&p)) {
+		const char *kv = NULL;
+		double d = NAN;
+		if (cli_str(&p, "--device", &cfg.device)) {
+		} else if (cli_str(&p, "--instrument", &cfg.instrument_spec)) {
+		} else if (cli_str(&p, "--instrument-opt", &kv)) {
+			if (kv && ni >= MAX_KV)
+				cli_error(&p, "too many --instrument-opt (at most %d)", MAX_KV);
+			else if (kv)
+				ikv[ni++] = kv;
+		} else if (cli_str(&p, "--sysfs-root", &cfg.instrument_opts.sysfs_root)) {
+		} else if (cli_str(&p, "--workload", &cfg.workload_spec)) {
+		} else if (cli_str(&p, "--workload-opt", &kv)) {
+			if (kv && nw >= MAX_KV)
+				cli_error(&p, "too many --workload-opt (at most %d)", MAX_KV);
+			else if (kv)
+				wkv[nw++] = kv;
+		} else if (cli_choice(&p, "--provenance", provs, &prov)) {
+		} else if (cli_num(&p, "--settle-s", CLI_GE, 0, 1e6, &cfg.session.settle_s)) {
+		} else if (cli_num(&p, "--idle-s", CLI_GT, 0, 1e6, &cfg.session.idle_s)) {
+		} else if (cli_num(&p, "--window-s", CLI_GT, 0, 1e6, &cfg.session.window_s)) {
+		} else if (cli_long(&p, "--windows", 1, 100000, &windows)) {
+			cfg.session.windows = (size_t)windows;
+		} else if (cli_num(&p, "--release-hz", CLI_GT, 0, 1e6, &cfg.session.release_hz)) {
+		} else if (cli_choice(&p, "--sampler", samplers, &sampler)) {
+		} else if (cli_num(&p, "--sample-hz", CLI_GT, 0, 1e6, &cfg.session.sample_hz)) {
+		} else if (cli_choice(&p, "--on-failure", policies, &policy)) {
+		} else if (cli_num(&p, "--invoke-timeout-s", CLI_GT, 0, 1e6, &d)) {
+			cfg.session.invoke_timeout_s = d;
+			cfg.workload_opts.invoke_timeout_s = d;
+		} else if (cli_num(&p, "--throttle-threshold", CLI_GT, 0, 0.999999,
+				   &cfg.throttle_threshold)) {
+		} else if (cli_long(&p, "--throttle-windows", 1, 1000, &tw)) {
+			cfg.throttle_windows = (size_t)tw;
+		} else if (cli_str(&p, "--temp-file", &cfg.temp_file)) {
+		} else if (cli_num(&p, "--ambient-c", CLI_GE, -100, 200, &cfg.ambient_c)) {
+		} else if (cli_long(&p, "--max-embedded-samples", 2, 1L << 40, &maxemb)) {
+			cfg.max_embedded_samples = (size_t)maxemb;
+		} else if (cli_str(&p, "--out", &cfg.out_path)) {
+		} else if (cli_flag(&p, "--force", &force)) {
+		} else if (cli_flag(&p, "--json", &as_json)) {
 		} else {
-			return ergon_cli_usage("run", "unknown option '%s'", argv[i]);
+			cli_unknown(&p);
 		}
-#undef FLAG
-#undef NEED
-#undef DBL
 	}
-	if (cfg.device == NULL || cfg.workload_spec == NULL || cfg.out_path == NULL)
-		return ergon_cli_usage("run", "--device, --workload and --out are required");
-	if (!(cfg.session.idle_s > 0) || !(cfg.session.window_s > 0) ||
-	    !(cfg.session.sample_hz > 0))
-		return ergon_cli_usage("run", "--idle-s, --window-s and --sample-hz must be > 0");
-	if (!(cfg.throttle_threshold > 0 && cfg.throttle_threshold < 1))
-		return ergon_cli_usage("run", "--throttle-threshold must be in (0, 1)");
+	if (p.rc || cli_require(&p, "--device", cfg.device) ||
+	    cli_require(&p, "--workload", cfg.workload_spec) ||
+	    cli_require(&p, "--out", cfg.out_path))
+		return p.rc;
+	if (force)
+		cfg.write_flags |= ERGON_WRITE_FORCE;
+	if (prov)
+		cfg.instrument_opts.provenance_override = ergon_provenance_parse(prov);
+	if (sampler)
+		cfg.session.sampler =
+		    strcmp(sampler, "inline") == 0 ? ERGON_SAMPLER_INLINE : ERGON_SAMPLER_THREADED;
+	if (policy)
+		cfg.session.failure_policy = strcmp(policy, "abort") == 0
+						 ? ERGON_ON_FAILURE_ABORT
+						 : ERGON_ON_FAILURE_CONTINUE;
 	cfg.instrument_opts.kv = ikv;
 	cfg.workload_opts.kv = wkv;
 	cfg.session.stop_flag = &stop_flag;
