@@ -19,6 +19,9 @@ set(_ergon_test_env
     "ERGON_BUILD_DIR=${CMAKE_BINARY_DIR}"
     "ERGON_NVML_STUB=${CMAKE_BINARY_DIR}/nvml_stub/libnvidia-ml.so.1"
     "ERGON_NVML_STUB_OLD=${CMAKE_BINARY_DIR}/nvml_stub_old/libnvidia-ml.so.1"
+    # Terminal output is UTF-8 only when the locale is (ASCII otherwise);
+    # tests assert the UTF-8 forms unless they set LC_ALL=C themselves.
+    "LC_ALL=C.UTF-8"
     "ASAN_OPTIONS=detect_leaks=1:abort_on_error=0"
     "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
 

@@ -26,6 +26,21 @@ void cli_init(struct cli_parser *p, const char *cmd, int argc, char **argv)
 	p->i = 0;
 }
 
+/* "a, b or c" (quoted when quote) into out. */
+static void join_names(char *out, size_t cap, const char *const *names, int quote)
+{
+	size_t used = 0;
+	out[0] = '\0';
+	for (const char *const *a = names; *a; a++) {
+		int n = snprintf(out + used, cap - used, "%s%s%s%s",
+				 a == names ? "" : (a[1] ? ", " : " or "), quote ? "'" : "", *a,
+				 quote ? "'" : "");
+		if (n < 0 || (size_t)n >= cap - used)
+			break;
+		used += (size_t)n;
+	}
+}
+
 void cli_init_from(struct cli_parser *p, const char *cmd, int argc, char **argv, int first)
 {
 	cli_init(p, cmd, argc, argv);
@@ -34,15 +49,8 @@ void cli_init_from(struct cli_parser *p, const char *cmd, int argc, char **argv,
 
 int cli_action(struct cli_parser *p, const char *const *actions)
 {
-	char list[256] = "";
-	size_t used = 0;
-	for (const char *const *a = actions; *a; a++) {
-		int n = snprintf(list + used, sizeof(list) - used, "%s'%s'",
-				 a == actions ? "" : (a[1] ? ", " : " or "), *a);
-		if (n < 0 || (size_t)n >= sizeof(list) - used)
-			break;
-		used += (size_t)n;
-	}
+	char list[256];
+	join_names(list, sizeof(list), actions, 1);
 	if (p->argc < 2) {
 		cli_error(p, "missing action: expected %s", list);
 		return -1;
@@ -158,20 +166,13 @@ int cli_choice(struct cli_parser *p, const char *name, const char *const *choice
 			*dst = *c;
 			return 1;
 		}
-	char list[512] = "";
-	size_t used = 0;
-	for (const char *const *c = choices; *c; c++) {
-		int n = snprintf(list + used, sizeof(list) - used, "%s%s", c == choices ? "" : ", ",
-				 *c);
-		if (n < 0 || (size_t)n >= sizeof(list) - used)
-			break;
-		used += (size_t)n;
-	}
+	char list[512];
+	join_names(list, sizeof(list), choices, 0);
 	const char *near = cli_nearest_list(v, choices);
 	if (near)
-		cli_error(p, "%s '%s': did you mean '%s'? (one of: %s)", name, v, near, list);
+		cli_error(p, "%s '%s': did you mean '%s'? (use %s)", name, v, near, list);
 	else
-		cli_error(p, "%s '%s': use one of: %s", name, v, list);
+		cli_error(p, "%s '%s': use %s", name, v, list);
 	return 1;
 }
 

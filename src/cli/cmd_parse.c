@@ -20,16 +20,14 @@ static int run(int argc, char **argv)
 	const char *log = NULL, *out_dir = "results", *recording = "unknown";
 	int agg = ERGON_HPX_AGG_MEDIAN;
 	unsigned flags = 0;
-	static const char *const aggs[] = {"median", "mean", "trimmed", NULL};
-	static const char *const recs[] = {"measured", "synthetic", "unknown", NULL};
 	const char *agg_name = NULL;
 	int force = 0, as_json = 0;
 	struct cli_parser cp;
 	cli_init(&cp, "parse", argc, argv);
 	while (cli_next(&cp)) {
-		if (cli_choice(&cp, "--aggregation", aggs, &agg_name)) {
+		if (cli_choice(&cp, "--aggregation", ergon_cli_hpx_aggregations, &agg_name)) {
 		} else if (cli_str(&cp, "--out", &out_dir)) {
-		} else if (cli_choice(&cp, "--recording", recs, &recording)) {
+		} else if (cli_choice(&cp, "--recording", ergon_cli_hpx_recordings, &recording)) {
 		} else if (cli_flag(&cp, "--force", &force)) {
 		} else if (cli_flag(&cp, "--json", &as_json)) {
 		} else if (cli_positional(&cp, &log)) {

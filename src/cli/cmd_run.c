@@ -65,10 +65,10 @@ static const char *str(const json_t *r, const char *a, const char *b)
 static void si(char *out, size_t cap, double v, double u, const char *unit, int digits,
 	       int unrated)
 {
-	static const struct {
+	const struct {
 		double f;
 		const char *p;
-	} pre[] = {{1, ""}, {1e-3, "m"}, {1e-6, "µ"}, {1e-9, "n"}};
+	} pre[] = {{1, ""}, {1e-3, "m"}, {1e-6, cli_sym("µ", "u")}, {1e-9, "n"}};
 	double mag = fabs(v);
 	if (!isnan(u) && fabs(u) > mag)
 		mag = fabs(u);
@@ -78,11 +78,12 @@ static void si(char *out, size_t cap, double v, double u, const char *unit, int 
 	if (isnan(u))
 		snprintf(out, cap, "%.*f %s%s", digits, v / pre[k].f, pre[k].p, unit);
 	else if (unrated)
-		snprintf(out, cap, "%.*f %s%s above idle ± unrated (the instrument states no "
-			 "accuracy)", digits, v / pre[k].f, pre[k].p, unit);
+		snprintf(out, cap, "%.*f %s%s above idle %s unrated (the instrument states no "
+			 "accuracy)", digits, v / pre[k].f, pre[k].p, unit, cli_sym("±", "+/-"));
 	else
-		snprintf(out, cap, "%.*f %s%s above idle ± %.*f %s%s", digits, v / pre[k].f,
-			 pre[k].p, unit, digits, u / pre[k].f, pre[k].p, unit);
+		snprintf(out, cap, "%.*f %s%s above idle %s %.*f %s%s", digits, v / pre[k].f,
+			 pre[k].p, unit, cli_sym("±", "+/-"), digits, u / pre[k].f, pre[k].p,
+			 unit);
 }
 
 static void print_summary(const json_t *r)
@@ -94,6 +95,14 @@ static void print_summary(const json_t *r)
 	printf("device      : %s\n", str(r, "device", "name"));
 	printf("instrument  : %s (%s)\n", str(r, "instrument", "driver"),
 	       str(r, "provenance", "kind"));
+	/* Not a measurement: said here, not only in the JSON. */
+	if (strcmp(prov, "synthetic") == 0)
+		printf("result      : SYNTHETIC - a seeded power model, not a measurement%s\n",
+		       json_is_object(json_object_get(r, "emulation"))
+			   ? "; the throttle is emulated (it cannot heat the host)"
+			   : "");
+	else if (replayed)
+		printf("result      : REPLAYED - %s\n", ERGON_REPLAYED_LABEL);
 	if (json_is_object(json_object_get(fig, "sampler")))
 		printf("sampler     : %s %.0f Hz (achieved %.1f Hz, max gap %.1f ms)\n",
 		       str(r, "sampler", "kind"), num(r, "sampler.target_hz"),
@@ -149,11 +158,11 @@ static void print_summary(const json_t *r)
 				       "are never summed)\n",
 				       json_string_value(hr));
 			if (unrated)
-				printf("idle        : %.3f W ± unrated\n",
-				       num(fig, "idle.mean_power_w"));
+				printf("idle        : %.3f W %s unrated\n",
+				       num(fig, "idle.mean_power_w"), cli_sym("±", "+/-"));
 			else
-				printf("idle        : %.3f W ± %.3f\n", num(fig, "idle.mean_power_w"),
-				       num(fig, "idle.mean_power_u_w"));
+				printf("idle        : %.3f W %s %.3f\n", num(fig, "idle.mean_power_w"),
+				       cli_sym("±", "+/-"), num(fig, "idle.mean_power_u_w"));
 			printf("load        : %.3f W mean, %.3f W peak\n",
 			       num(fig, "load.mean_power_w"), num(fig, "load.peak_power_w"));
 		} else {
@@ -188,8 +197,22 @@ static void print_summary(const json_t *r)
 			       num(tp, "first_ops_per_s"), num(tp, "tail_ops_per_s"),
 			       num(tp, "change_pct"));
 	}
+	const char *integ = json_string_value(json_object_get(r, "integrity"));
+	printf("integrity   : %s\n", integ ? integ : "?");
+	/* The issues that decided it: every error and warning (infos are in
+	 * the report). */
+	size_t ii;
+	const json_t *is;
+	json_array_foreach(json_object_get(r, "issues"), ii, is)
+	{
+		const char *sev = json_string_value(json_object_get(is, "severity"));
+		if (sev == NULL || strcmp(sev, "info") == 0)
+			continue;
+		printf("  %-8s %s: %s\n", sev, json_string_value(json_object_get(is, "code")),
+		       json_string_value(json_object_get(is, "message")));
+	}
 	const char *id = json_string_value(json_object_get(r, "report_id"));
-	printf("report_id   : %.15s…\n", id ? id : "?");
+	printf("report_id   : %.15s%s\n", id ? id : "?", cli_sym("…", "..."));
 }
 
 static int run(int argc, char **argv)
@@ -282,7 +305,7 @@ static int run(int argc, char **argv)
 	cfg.workload_opts.kv = wkv;
 	cfg.session.stop_flag = &stop_flag;
 	cfg.workload_opts.stop = &stop_flag; /* a hanging invoke gives up on SIGINT */
-	if (isatty(STDERR_FILENO))
+	if (cli_progress_ok())
 		cfg.session.progress = progress;
 	struct sigaction sa = {0};
 	sa.sa_handler = on_signal;
@@ -290,13 +313,35 @@ static int run(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
+	/* How long it will take, before it starts (a run with the defaults is
+	 * over six minutes): on a terminal always, otherwise from 10 s on. */
+	double total_s = cfg.session.settle_s + cfg.session.idle_s +
+			 (double)cfg.session.windows * cfg.session.window_s;
+	if (!as_json && (cli_progress_ok() || total_s >= 10))
+		fprintf(stderr,
+			"ergon run: about %.0f s (settle %g s + idle %g s + %zu windows x %g s); "
+			"Ctrl-C stops early and keeps what was measured\n",
+			total_s, cfg.session.settle_s, cfg.session.idle_s, cfg.session.windows,
+			cfg.session.window_s);
 	json_t *rep = NULL;
 	int rc = ergon_run(&cfg, &rep, &err);
 	if (cfg.session.progress)
 		fprintf(stderr, "\r%60s\r", "");
 	if (rc)
 		return ergon_cli_fail("run", &err);
-	print_summary(rep);
+	if (as_json) {
+		json_t *o = json_pack(
+		    "{s:s, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?}", "report", cfg.out_path,
+		    "report_id", json_object_get(rep, "report_id"), "provenance",
+		    json_object_get(rep, "provenance"), "integrity",
+		    json_object_get(rep, "integrity"), "status", json_object_get(rep, "status"),
+		    "device", json_object_get(rep, "device"), "figures",
+		    json_object_get(rep, "figures"), "issues", json_object_get(rep, "issues"));
+		cli_print_json(o);
+		json_decref(o);
+	} else {
+		print_summary(rep);
+	}
 	const char *integ = json_string_value(json_object_get(rep, "integrity"));
 	int exit_code = ERGON_EXIT_OK;
 	if (integ && strcmp(integ, "invalid") == 0) {
@@ -355,7 +400,10 @@ const struct ergon_cli_command ergon_cli_cmd_run = {
 	    "                           the samples: evidence for a throttle verdict\n"
 	    "  --max-embedded-samples N decimate the embedded power series above N\n"
 	    "  --out FILE               report path (checked writable before measuring)\n"
-	    "  --force                  replace an existing report\n\n"
+	    "  --force                  replace an existing report\n"
+	    "  --json                   print the summary (report path, report_id,\n"
+	    "                           provenance, integrity, figures, issues) as JSON\n"
+	    "                           on stdout instead of the terminal summary\n\n"
 	    "Exit: 0 valid (or degraded, e.g. throttled), 1 invalid (interrupted,\n"
 	    "instrument failure, no operations: the report is written and says why),\n"
 	    "2 usage, 3 I/O or device.\n\n"
