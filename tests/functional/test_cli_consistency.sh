@@ -18,7 +18,7 @@ for c in $("$E" __complete commands); do
   if [ -n "$opt" ]; then
     typo=${opt%?}
     "$E" "$c" "${pre[@]}" "$typo" >/dev/null 2>"$TMP/err"
-    e=$(cat "$TMP/err")
+    e=$(head -1 "$TMP/err")
     case "$e" in *"did you mean '--"*) ok "$c: $typo -> a suggestion (${e#*did you mean })";;
       *) bad "$c: no suggestion for $typo: $e";; esac
   fi
