@@ -154,6 +154,18 @@ int cli_str(struct cli_parser *p, const char *name, const char **dst)
 	return 1;
 }
 
+int cli_outdir(struct cli_parser *p, const char *name, const char **dst)
+{
+	const char *v = NULL;
+	if (!match(p, name, 1, &v))
+		return 0;
+	if (!p->rc) {
+		/* v points into argv (writable, by the C standard). */
+		*dst = cli_dir((char *)v);
+	}
+	return 1;
+}
+
 int cli_choice(struct cli_parser *p, const char *name, const char *const *choices, const char **dst)
 {
 	const char *v = NULL;
@@ -342,4 +354,14 @@ int cli_print_json(const json_t *value)
 		return ERGON_EXIT_IO;
 	}
 	return ERGON_EXIT_OK;
+}
+
+char *cli_dir(char *dir)
+{
+	if (dir == NULL)
+		return NULL;
+	size_t l = strlen(dir);
+	while (l > 1 && dir[l - 1] == '/')
+		dir[--l] = '\0';
+	return dir;
 }

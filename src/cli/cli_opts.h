@@ -57,6 +57,8 @@ int cli_next(struct cli_parser *p);
 int cli_flag(struct cli_parser *p, const char *name, int *dst);
 /* --name VALUE: *dst points into argv. */
 int cli_str(struct cli_parser *p, const char *name, const char **dst);
+/* --name DIR, an output folder: trailing slashes dropped (cli_dir). */
+int cli_outdir(struct cli_parser *p, const char *name, const char **dst);
 /* --name VALUE, VALUE one of choices (NULL-terminated); a mistyped one names
  * the nearest. */
 int cli_choice(struct cli_parser *p, const char *name, const char *const *choices,
@@ -82,6 +84,11 @@ int cli_error(struct cli_parser *p, const char *fmt, ...) __attribute__((format(
 const char *cli_nearest(const char *given, const char *const *names, size_t n);
 /* Same for a NULL-terminated list. */
 const char *cli_nearest_list(const char *given, const char *const *names);
+
+/* An output folder as given, without trailing slashes ("run1/" -> "run1",
+ * "/" stays), so no "run1//summary.json" is ever printed or recorded.
+ * Rewrites the string in place (argv strings are writable); NULL-safe. */
+char *cli_dir(char *dir);
 
 /* Terminal output conventions (docs/internals/cli.md): */
 /* 1 when the locale's character set is UTF-8 (main calls setlocale). */

@@ -26,7 +26,7 @@ static int run(int argc, char **argv)
 		} else if (cli_str(&p, "--raw", &o.raw_path)) {
 		} else if (cli_str(&p, "--markers", &o.markers_path)) {
 		} else if (cli_str(&p, "--facts", &o.facts_path)) {
-		} else if (cli_str(&p, "--out", &o.out_dir)) {
+		} else if (cli_outdir(&p, "--out", &o.out_dir)) {
 		} else if (cli_choice(&p, "--recording-provenance", provenances,
 				      &o.recording_provenance)) {
 		} else if (cli_long(&p, "--sync-input-index", 0, 31, &idx)) {

@@ -26,7 +26,7 @@ static int run(int argc, char **argv)
 	cli_init(&cp, "parse", argc, argv);
 	while (cli_next(&cp)) {
 		if (cli_choice(&cp, "--aggregation", ergon_cli_hpx_aggregations, &agg_name)) {
-		} else if (cli_str(&cp, "--out", &out_dir)) {
+		} else if (cli_outdir(&cp, "--out", &out_dir)) {
 		} else if (cli_choice(&cp, "--recording", ergon_cli_hpx_recordings, &recording)) {
 		} else if (cli_flag(&cp, "--force", &force)) {
 		} else if (cli_flag(&cp, "--json", &as_json)) {

@@ -171,7 +171,7 @@ static int run(int argc, char **argv)
 		} else if (cli_str(&p, "--board", &board)) {
 		} else if (cli_str(&p, "--config", &file)) {
 		} else if (cli_str(&p, "--sim-scenario", &scenario)) {
-		} else if (cli_str(&p, "--out", &out)) {
+		} else if (cli_outdir(&p, "--out", &out)) {
 		} else if (cli_long(&p, "--rtt-port", 1, 65535, &port)) {
 			rtt_port = (unsigned)port;
 		} else if (cli_str(&p, "--set", &set_kv)) {
@@ -188,6 +188,8 @@ static int run(int argc, char **argv)
 		return p.rc;
 	if (force)
 		flags |= 1u; /* ERGON_WRITE_FORCE */
+	if (fwdir)
+		fwdir = cli_dir((char *)fwdir); /* argv: "fw/" names files fw/x, not fw//x */
 	struct ergon_config cfg;
 	struct ergon_err err = {0};
 	struct ergon_profile_firmware fw;
