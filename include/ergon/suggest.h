@@ -3,9 +3,9 @@
 #ifndef ERGON_SUGGEST_H
 #define ERGON_SUGGEST_H
 
-#include <stddef.h>
-
 #include "ergon/error.h"
+
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {

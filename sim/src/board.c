@@ -564,8 +564,8 @@ int ergon_sim_run_opts(const char *scenario, const struct ergon_sim_options *opt
 		const char *cands[N_SCENARIOS];
 		for (size_t i = 0; i < N_SCENARIOS; i++)
 			cands[i] = scenarios[i].name;
-		const char *near = scenario ? ergon_suggest_nearest(scenario, cands, N_SCENARIOS)
-					    : NULL;
+		const char *near =
+		    scenario ? ergon_suggest_nearest(scenario, cands, N_SCENARIOS) : NULL;
 		return ergon_err_set(err, ERGON_EUSAGE,
 				     "--sim-scenario: unknown scenario '%s'%s%s%s; use one of: %s",
 				     scenario ? scenario : "(null)", near ? " (did you mean '" : "",

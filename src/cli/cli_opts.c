@@ -274,8 +274,8 @@ void cli_unknown(struct cli_parser *p)
 	char list[512] = "";
 	size_t used = 0;
 	for (size_t k = 0; k < p->n_names; k++) {
-		int n = snprintf(list + used, sizeof(list) - used, "%s%s", k ? " " : "",
-				 p->names[k]);
+		int n =
+		    snprintf(list + used, sizeof(list) - used, "%s%s", k ? " " : "", p->names[k]);
 		if (n < 0 || (size_t)n >= sizeof(list) - used)
 			break;
 		used += (size_t)n;

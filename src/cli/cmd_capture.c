@@ -27,7 +27,8 @@ static int run(int argc, char **argv)
 		if (cli_str(&cp, "--transport", &transport)) {
 		} else if (cli_outdir(&cp, "--out", &out_dir)) {
 		} else if (cli_str(&cp, "--log", &log)) {
-		} else if (cli_choice(&cp, "--aggregation", ergon_cli_hpx_aggregations, &agg_name)) {
+		} else if (cli_choice(&cp, "--aggregation", ergon_cli_hpx_aggregations,
+				      &agg_name)) {
 		} else if (cli_num(&cp, "--timeout", CLI_GE, 0, 1e7, &timeout_s)) {
 		} else if (cli_num(&cp, "--heartbeat-timeout", CLI_GE, 0, 1e7, &heartbeat_s)) {
 		} else if (cli_choice(&cp, "--recording", ergon_cli_hpx_recordings, &recording)) {

@@ -1,11 +1,11 @@
 /* ergon digest: print the report_id an artifact's content hashes to. */
-#include <jansson.h>
-#include <stdio.h>
-
 #include "cli.h"
 #include "cli_opts.h"
 #include "ergon/artifact.h"
 #include "ergon/jcs.h"
+
+#include <jansson.h>
+#include <stdio.h>
 
 static int run(int argc, char **argv)
 {

@@ -336,7 +336,7 @@ static int run(int argc, char **argv)
 		printf("%s: %s/summary.json (integrity %s%s)\n", valid ? "valid" : "NOT VALID",
 		       cfg.output.dir, json_string_value(json_object_get(summary, "integrity")),
 		       json_is_true(json_object_get(summary, "interrupted")) ? ", interrupted"
-									      : "");
+									     : "");
 	code = valid ? ERGON_EXIT_OK : ERGON_EXIT_MEASUREMENT;
 	json_decref(summary);
 	ergon_config_cleanup(&cfg);

@@ -78,12 +78,13 @@ static void si(char *out, size_t cap, double v, double u, const char *unit, int 
 	if (isnan(u))
 		snprintf(out, cap, "%.*f %s%s", digits, v / pre[k].f, pre[k].p, unit);
 	else if (unrated)
-		snprintf(out, cap, "%.*f %s%s above idle %s unrated (the instrument states no "
-			 "accuracy)", digits, v / pre[k].f, pre[k].p, unit, cli_sym("±", "+/-"));
+		snprintf(out, cap,
+			 "%.*f %s%s above idle %s unrated (the instrument states no "
+			 "accuracy)",
+			 digits, v / pre[k].f, pre[k].p, unit, cli_sym("±", "+/-"));
 	else
 		snprintf(out, cap, "%.*f %s%s above idle %s %.*f %s%s", digits, v / pre[k].f,
-			 pre[k].p, unit, cli_sym("±", "+/-"), digits, u / pre[k].f, pre[k].p,
-			 unit);
+			 pre[k].p, unit, cli_sym("±", "+/-"), digits, u / pre[k].f, pre[k].p, unit);
 }
 
 static void print_summary(const json_t *r)
@@ -161,8 +162,9 @@ static void print_summary(const json_t *r)
 				printf("idle        : %.3f W %s unrated\n",
 				       num(fig, "idle.mean_power_w"), cli_sym("±", "+/-"));
 			else
-				printf("idle        : %.3f W %s %.3f\n", num(fig, "idle.mean_power_w"),
-				       cli_sym("±", "+/-"), num(fig, "idle.mean_power_u_w"));
+				printf("idle        : %.3f W %s %.3f\n",
+				       num(fig, "idle.mean_power_w"), cli_sym("±", "+/-"),
+				       num(fig, "idle.mean_power_u_w"));
 			printf("load        : %.3f W mean, %.3f W peak\n",
 			       num(fig, "load.mean_power_w"), num(fig, "load.peak_power_w"));
 		} else {

@@ -14,9 +14,8 @@ static void verify_json(int as_json, const char *path, const json_t *r, int rc,
 {
 	if (!as_json)
 		return;
-	json_t *o = json_pack("{s:s, s:b, s:{s:f, s:f}}", "file", path, "ok", rc == 0,
-			      "tolerance", "relative", ERGON_VERIFY_REL, "absolute",
-			      ERGON_VERIFY_ABS);
+	json_t *o = json_pack("{s:s, s:b, s:{s:f, s:f}}", "file", path, "ok", rc == 0, "tolerance",
+			      "relative", ERGON_VERIFY_REL, "absolute", ERGON_VERIFY_ABS);
 	if (o == NULL)
 		return;
 	if (r) {
@@ -26,8 +25,8 @@ static void verify_json(int as_json, const char *path, const json_t *r, int rc,
 		json_object_set(o, "integrity", json_object_get(r, "integrity"));
 	}
 	if (rc)
-		json_object_set_new(o, "error", json_string(err->msg[0] ? err->msg
-								       : ergon_strerror(rc)));
+		json_object_set_new(o, "error",
+				    json_string(err->msg[0] ? err->msg : ergon_strerror(rc)));
 	cli_print_json(o);
 	json_decref(o);
 }

@@ -1,10 +1,10 @@
 /* ergon: entry point and subcommand dispatch. */
+#include "cli.h"
+
 #include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-
-#include "cli.h"
 
 #define ERGON_CLI_CMD(n) extern const struct ergon_cli_command ergon_cli_cmd_##n;
 #include "ergon_cli_commands.inc"

@@ -53,11 +53,12 @@ int ergon_instrument_open(const char *spec, const struct ergon_instrument_option
 		char want[64];
 		snprintf(want, sizeof(want), "%.*s", (int)strcspn(spec, ":"), spec);
 		const char *near = ergon_suggest_nearest(want, cands, nc);
-		return ergon_err_set(err, ERGON_EUSAGE,
-				     "--instrument %s: unknown instrument%s%s%s; known instruments: %s "
-				     "(see `ergon instruments`)",
-				     spec, near ? " (did you mean '" : "", near ? near : "",
-				     near ? "'?)" : "", names);
+		return ergon_err_set(
+		    err, ERGON_EUSAGE,
+		    "--instrument %s: unknown instrument%s%s%s; known instruments: %s "
+		    "(see `ergon instruments`)",
+		    spec, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "",
+		    names);
 	}
 	struct ergon_instrument *inst = calloc(1, sizeof(*inst));
 	if (inst == NULL)
