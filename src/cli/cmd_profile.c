@@ -96,6 +96,20 @@ static void print_layers(const json_t *profile)
 	}
 }
 
+/* 1 when list holds an issue with issue's code and message. */
+static int issue_in(const json_t *list, const json_t *issue)
+{
+	size_t i;
+	const json_t *x;
+	json_array_foreach(list, i, x)
+	{
+		if (json_equal(json_object_get(x, "code"), json_object_get(issue, "code")) &&
+		    json_equal(json_object_get(x, "message"), json_object_get(issue, "message")))
+			return 1;
+	}
+	return 0;
+}
+
 /* The terminal summary: stages, layers, the Power table, and what kind of
  * result this is (the virtual bench and QEMU are not measurements). */
 static void print_result(const json_t *summary)
@@ -326,6 +340,10 @@ static int run(int argc, char **argv)
 	json_t *issue;
 	json_array_foreach(json_object_get(summary, "issues"), i, issue)
 	{
+		/* The configuration's own issues were printed before the run
+		 * (the summary repeats them): once is enough. */
+		if (issue_in(cfg.issues, issue))
+			continue;
 		fprintf(stderr, "ergon profile: %s: %s: %s\n",
 			json_string_value(json_object_get(issue, "severity")),
 			json_string_value(json_object_get(issue, "code")),

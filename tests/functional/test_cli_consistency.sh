@@ -152,4 +152,12 @@ contains "$ERR" "power.short_gate_pulses_ignored" "the issue is on stderr"
 case "$OUT" in *"power.short_gate_pulses_ignored"*) bad "issue also on stdout";; *) ok "not on stdout";; esac
 dups=$(printf '%s\n' "$ERR" | sort | uniq -d)
 [ -z "$dups" ] && ok "no stderr line twice" || bad "repeated on stderr: $dups"
+# A configuration warning is reported before the run and copied into the
+# summary: printed once.
+"$E" profile --board sim --sim-scenario baseline_ina228 --set power.ina228.board=mikroe-power-monitor-click \
+  --set power.ina228.shunt_ohms=0.015 --set power.ina228.i2c_address=0x40 --out "$TMP/w2" >/dev/null 2>"$TMP/w2.err"
+n=$(grep -c "config.ina228_address_mismatch" "$TMP/w2.err")
+[ "$n" = 1 ] && ok "a configuration warning is printed once" || bad "config warning printed $n times"
+dups=$(sort "$TMP/w2.err" | uniq -d)
+[ -z "$dups" ] && ok "no stderr line twice (config warning case)" || bad "repeated on stderr: $dups"
 finish
