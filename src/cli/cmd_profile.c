@@ -326,7 +326,15 @@ static int run(int argc, char **argv)
 					.write_flags = flags,
 					.rtt_port = rtt_port,
 					.interrupted = &interrupted};
+	/* On a terminal, say what runs while it runs (the pipeline has no
+	 * progress callback yet: one line, cleared when the stages end). */
+	int progress = cli_progress_ok() && !as_json;
+	if (progress)
+		fprintf(stderr, "ergon profile: running the PMU stage%s on %s ...",
+			cfg.power.enabled ? " and the power stage" : "", cfg.board->name);
 	rc = ergon_profile_run(&po, &summary, &err);
+	if (progress)
+		fprintf(stderr, "\r%78s\r", "");
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	if (rc && summary == NULL)
