@@ -128,7 +128,11 @@ out=$(PATH=$P/bin:$PATH bash -c '. "$1"; COMP_WORDS=(ergon profile --board qemu)
 [ "$out" = "qemu-an547" ] && ok "bash completes a board" || bad "bash board completion gave '$out'"
 if command -v zsh >/dev/null; then
   zsh -n "$P/share/zsh/site-functions/_ergon" && ok "zsh completion parses" || bad "zsh completion syntax"
-fi
+  # Loaded into a zsh with compinit, the function is defined for ergon.
+  out=$(HOME=$TMP ZDOTDIR=$TMP zsh -fc 'fpath=("$1" $fpath); autoload -Uz compinit; compinit -u -d "$2"; print -r -- ${_comps[ergon]}' _ \
+    "$P/share/zsh/site-functions" "$TMP/zcompdump" 2>&1)
+  [ "$out" = "_ergon" ] && ok "zsh compinit binds _ergon to ergon" || bad "zsh compinit: '$out'"
+else bad "zsh is not installed (scripts/bootstrap.sh installs it)"; fi
 
 if [ "$fails" -ne 0 ]; then echo "$fails failure(s)"; exit 1; fi
 echo "all passed"
