@@ -14,13 +14,14 @@ static void print_human(json_t *doc, const char *flow)
 {
 	size_t i;
 	json_t *c;
-	const char *ok = cli_sym("✓", "ok");
-	const char *no = cli_sym("✗", "--");
+	/* Two columns wide in both forms. */
+	const char *ok = cli_sym("✓ ", "ok");
+	const char *no = cli_sym("✗ ", "--");
 	printf("Capabilities:\n");
 	json_array_foreach(json_object_get(doc, "capabilities"), i, c)
 	{
 		int good = json_is_true(json_object_get(c, "ok"));
-		printf("  %-2s %-28s %s\n", good ? ok : no,
+		printf("  %s %-28s %s\n", good ? ok : no,
 		       json_string_value(json_object_get(c, "id")),
 		       json_string_value(json_object_get(c, "reason")));
 		const char *fix = json_string_value(json_object_get(c, "fix"));
@@ -34,7 +35,7 @@ static void print_human(json_t *doc, const char *flow)
 	{
 		if (flow && strcmp(flow, k) != 0)
 			continue;
-		printf("  %-2s %-14s %s\n", json_is_true(json_object_get(f, "ok")) ? ok : no, k,
+		printf("  %s %-14s %s\n", json_is_true(json_object_get(f, "ok")) ? ok : no, k,
 		       json_string_value(json_object_get(f, "reason")));
 	}
 }
