@@ -59,7 +59,14 @@ static int run(int argc, char **argv)
 						    .write_flags = flags,
 						    .timeout_s = timeout_s,
 						    .heartbeat_s = heartbeat_s};
+		/* On a terminal, one line while the stream is read (cleared after). */
+		int progress = cli_progress_ok();
+		if (progress)
+			fprintf(stderr, "ergon capture: reading %s until HPX_END (timeout %g s) ...",
+				transport, timeout_s);
 		rc = ergon_hpx_capture(&co, p, &cr, &err);
+		if (progress)
+			fprintf(stderr, "\r%78s\r", "");
 	}
 	if (!rc)
 		rc = ergon_hpx_parser_to_json(p, agg, 0, &result, &err);
