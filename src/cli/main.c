@@ -1,5 +1,6 @@
 /* ergon: entry point and subcommand dispatch. */
 #include "cli.h"
+#include "ergon/suggest.h"
 
 #include <locale.h>
 #include <stdarg.h>
@@ -104,6 +105,13 @@ int main(int argc, char **argv)
 		}
 		return commands[i]->run(argc - 1, argv + 1);
 	}
+	const char *names[64];
+	size_t nn = 0;
+	for (size_t i = 0; commands[i] && nn < 64; i++)
+		names[nn++] = commands[i]->name;
+	const char *near = ergon_suggest_nearest(name, names, nn);
+	if (near)
+		fprintf(stderr, "ergon: unknown command '%s'; did you mean '%s'?\n", name, near);
 	fprintf(stderr, "ergon: unknown command '%s'. Commands:", name);
 	for (size_t i = 0; commands[i]; i++)
 		fprintf(stderr, " %s", commands[i]->name);

@@ -46,6 +46,8 @@ expect 2 "mistyped workload kind" -- "$E" run --device d --workload comand:true 
 contains "$ERR" "did you mean 'command:'?" "workload kind suggestion"
 expect 2 "mistyped choice value" -- "$E" run --device d --workload builtin:spin --out "$TMP/r0.json" --sampler inlin
 contains "$ERR" "did you mean 'inline'?" "choice suggestion"
+expect 2 "mistyped command" -- "$E" prfile --board sim
+contains "$ERR" "did you mean 'profile'?" "command suggestion"
 expect 2 "mistyped action" -- "$E" counters plna
 contains "$ERR" "unknown action 'plna'; did you mean 'plan'?" "action suggestion"
 
