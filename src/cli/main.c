@@ -111,8 +111,10 @@ int main(int argc, char **argv)
 		names[nn++] = commands[i]->name;
 	const char *near = ergon_suggest_nearest(name, names, nn);
 	if (near)
-		fprintf(stderr, "ergon: unknown command '%s'; did you mean '%s'?\n", name, near);
-	fprintf(stderr, "ergon: unknown command '%s'. Commands:", name);
+		fprintf(stderr, "ergon: unknown command '%s'; did you mean '%s'? Commands:", name,
+			near);
+	else
+		fprintf(stderr, "ergon: unknown command '%s'. Commands:", name);
 	for (size_t i = 0; commands[i]; i++)
 		fprintf(stderr, " %s", commands[i]->name);
 	fprintf(stderr, "\nTry 'ergon --help'.\n");
