@@ -11,6 +11,8 @@ PACKAGES=(
   gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm  # target runtime, Cortex-M55 under QEMU
   python3                         # bench generators and docs checks
   chromium                        # ergon report's browser test (headless, network disabled)
+  man-db                          # man pages (tests/functional/test_man_pages.sh reads them)
+  zsh                             # the zsh completion's syntax check (test_install.sh)
 )
 
 missing=()
