@@ -190,13 +190,33 @@ static int man(const struct ergon_cli_command *const *cmds, void (*print_help)(F
 	return ERGON_EXIT_USAGE;
 }
 
-/* Every "--word" in a command's help text, once, in order of appearance. */
-static void help_options(const char *help)
+/* 1 when the "--word" at p follows "ergon OTHER" on its line: an option of
+ * another subcommand that the help text mentions ("check it with ergon
+ * verify ARTIFACT --pubkey PUB"), not one of cmd's own. */
+static int other_cmds_option(const char *help, const char *p, const char *cmd)
+{
+	const char *line = p;
+	while (line > help && line[-1] != '\n')
+		line--;
+	const char *last = NULL;
+	for (const char *e = strstr(line, "ergon "); e && e < p; e = strstr(e + 6, "ergon "))
+		last = e + 6;
+	if (last == NULL || *last == '-')
+		return 0;
+	size_t l = strlen(cmd);
+	return !(strncmp(last, cmd, l) == 0 && (last[l] == ' ' || last[l] == '\n'));
+}
+
+/* Every "--word" of cmd's own in its help text, once, in order of
+ * appearance. */
+static void help_options(const char *help, const char *cmd)
 {
 	char seen[META_OPTS_MAX][48];
 	size_t n = 0;
 	for (const char *p = strstr(help, "--"); p; p = strstr(p + 2, "--")) {
 		if (p > help && (isalnum((unsigned char)p[-1]) || p[-1] == '-'))
+			continue;
+		if (other_cmds_option(help, p, cmd))
 			continue;
 		size_t l = 2;
 		while (isalnum((unsigned char)p[l]) || p[l] == '-')
@@ -225,7 +245,7 @@ static int complete(const struct ergon_cli_command *const *cmds, int argc, char 
 	} else if (strcmp(what, "options") == 0 && argc == 3) {
 		for (size_t i = 0; cmds[i]; i++)
 			if (strcmp(cmds[i]->name, argv[2]) == 0)
-				help_options(cmds[i]->help);
+				help_options(cmds[i]->help, cmds[i]->name);
 	} else if (strcmp(what, "boards") == 0) {
 		const struct ergon_board *b = ergon_boards(&n);
 		for (size_t i = 0; i < n; i++)
