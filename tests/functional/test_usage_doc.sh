@@ -21,6 +21,10 @@ printf 'ELF' >"$W/fw/app_profile.elf"
 printf 'ELF' >"$W/fw/app_power.elf"
 cp "$ERGON_SHARED_DIR/fixtures/jls/shared_basic.jls" "$W/capture.jls" 2>/dev/null ||
   bad "shared fixture shared_basic.jls not found under $ERGON_SHARED_DIR"
+# The guide's model commands name the shared fixtures as ../shared (from
+# the source tree), and feed kws_ref_model an MFCC input (49x10 int8).
+ln -s "$ERGON_SHARED_DIR" "$TMP/shared"
+head -c 490 /dev/zero >"$W/mfcc.bin"
 cat >"$W/facts.json" <<'J'
 {"clean_infer_count": 100, "clean_infer_avg_us": 20000, "probe_kind": "infer",
  "terminal": {"version": 1, "status": "ok", "requested_count": 100,
@@ -35,6 +39,9 @@ listed() {
     "cmake --install build"*) echo "install into a prefix; tests/functional/test_install.sh installs into a temporary one";;
     "man ergon-profile"*) echo "reads the installed page; tests/functional/test_install.sh runs man ergon-run from its prefix";;
     "build/ergon profile fw/ --config ergon.yml --out run1"*) echo "needs an Apollo510 EVB and a J-Link; tests/functional/test_profile_probes.sh runs the jlink/openocd lifecycles against fake vendor tools";;
+    "build/ergon run --device host --workload tflite:"*) echo "a 370 s run with the default windows; tests/functional/test_model_cli.sh runs the tflite: workload with short windows";;
+    "build/ergon record --instrument ppk2 "*|"build/ergon run --device nrf-dk --instrument ppk2 "*|"build/ergon power-on --instrument ppk2 "*) echo "needs a PPK2; tests/functional/test_ppk2_cli runs record, run and power-on against the PPK2 simulator (test_ppk2_record_cli.sh: record on a terminal)";;
+    "build/ergon analyze --jls run.jls "*) echo "analyzes the PPK2 recording above; tests/functional/test_ppk2_cli records from the simulator and analyzes it with --sync-input-index 3";;
     *) return 1;;
   esac
 }
@@ -48,6 +55,10 @@ while i < len(lines):
     if m and not re.match(r"^\s*[|#]", l):
         cmd = m.group(2)
         if cmd.startswith(("build/", "scripts/", "cmake ", "man ", "cat > ")):
+            # A command continued with a trailing backslash: one command.
+            while cmd.endswith("\\") and i + 1 < len(lines):
+                i += 1
+                cmd = cmd[:-1].rstrip() + " " + lines[i].strip()
             if cmd.startswith("cat > ") and "<<'" in cmd:
                 tag = cmd.split("<<'")[1].rstrip("'")
                 body = [cmd]
