@@ -5,6 +5,15 @@
 # ERGON_SOURCE_DIR, and gets the tier as a ctest label.
 pkg_check_modules(CMOCKA REQUIRED IMPORTED_TARGET cmocka)
 
+# The fixtures live outside the repository (../shared by default). Without
+# them the fixture tests fail with a message naming the path; say so once,
+# here, too.
+if(NOT EXISTS "${ERGON_SHARED_DIR}/fixtures")
+  message(WARNING "ERGON_SHARED_DIR=${ERGON_SHARED_DIR}: no fixtures/ folder there. "
+          "Tests that read fixtures will fail naming the missing path; clone the shared "
+          "fixtures beside the checkout (../shared) or pass -DERGON_SHARED_DIR=/path/to/shared.")
+endif()
+
 # Test helpers shared by all tiers (temporary directories, running the CLI).
 file(GLOB ERGON_TEST_SUPPORT CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/support/*.c)
 add_library(ergon_test_support STATIC ${ERGON_TEST_SUPPORT})
@@ -19,6 +28,9 @@ set(_ergon_test_env
     "ERGON_BUILD_DIR=${CMAKE_BINARY_DIR}"
     "ERGON_NVML_STUB=${CMAKE_BINARY_DIR}/nvml_stub/libnvidia-ml.so.1"
     "ERGON_NVML_STUB_OLD=${CMAKE_BINARY_DIR}/nvml_stub_old/libnvidia-ml.so.1"
+    # Terminal output is UTF-8 only when the locale is (ASCII otherwise);
+    # tests assert the UTF-8 forms unless they set LC_ALL=C themselves.
+    "LC_ALL=C.UTF-8"
     "ASAN_OPTIONS=detect_leaks=1:abort_on_error=0"
     "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
 

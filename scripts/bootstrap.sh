@@ -14,6 +14,9 @@ PACKAGES=(
   chromium                        # ergon report's browser test (headless, network disabled)
 
   libssl-dev                      # libcrypto: SHA-256 with the CPU's SHA instructions
+
+  man-db                          # man pages (tests/functional/test_man_pages.sh reads them)
+  zsh                             # the zsh completion's syntax check (test_install.sh)
 )
 
 missing=()

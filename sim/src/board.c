@@ -5,6 +5,7 @@
 #include "ergon/ert_layer.h"
 #include "ergon/ert_profile.h"
 #include "ergon/sim.h"
+#include "ergon/suggest.h"
 #include "sim_internal.h"
 
 #include <math.h>
@@ -560,9 +561,15 @@ int ergon_sim_run_opts(const char *scenario, const struct ergon_sim_options *opt
 			}
 			names[used] = '\0';
 		}
+		const char *cands[N_SCENARIOS];
+		for (size_t i = 0; i < N_SCENARIOS; i++)
+			cands[i] = scenarios[i].name;
+		const char *near =
+		    scenario ? ergon_suggest_nearest(scenario, cands, N_SCENARIOS) : NULL;
 		return ergon_err_set(err, ERGON_EUSAGE,
-				     "--sim-scenario: unknown scenario '%s'; use one of: %s",
-				     scenario ? scenario : "(null)", names);
+				     "--sim-scenario: unknown scenario '%s'%s%s%s; use one of: %s",
+				     scenario ? scenario : "(null)", near ? " (did you mean '" : "",
+				     near ? near : "", near ? "'?)" : "", names);
 	}
 	struct sim_board *b = calloc(1, sizeof *b);
 	res->stream = malloc(SIM_STREAM_MAX);

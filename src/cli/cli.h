@@ -34,5 +34,9 @@ int ergon_cli_fail(const char *cmd, const struct ergon_err *err);
 int ergon_cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* True when argv holds -h or --help before any "--". */
 int ergon_cli_wants_help(int argc, char **argv);
+/* The hidden __man and __complete subcommands (cli_meta.c); argv[0] is
+ * "__man" or "__complete". Returns an exit code, -1 for another name. */
+int ergon_cli_meta(const struct ergon_cli_command *const *cmds, void (*print_help)(FILE *),
+		   int argc, char **argv);
 
 #endif

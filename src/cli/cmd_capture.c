@@ -1,6 +1,7 @@
 /* ergon capture: collect an HPX stream from a transport, keep the raw log,
  * parse it and write the same outputs as `ergon parse`. */
 #include "cli.h"
+#include "cli_opts.h"
 #include "ergon/fileio.h"
 #include "ergon/hpx.h"
 #include "ergon/hpx_capture.h"
@@ -12,63 +13,36 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int parse_seconds(const char *s, double *out)
-{
-	char *end = NULL;
-	double v = strtod(s, &end);
-	if (!end || *end || !(v >= 0) || v > 1e7)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static int run(int argc, char **argv)
 {
 	const char *transport = NULL, *out_dir = "results", *log = NULL, *recording = "unknown";
 	int agg = ERGON_HPX_AGG_MEDIAN;
 	unsigned flags = 0;
 	double timeout_s = 600, heartbeat_s = 30;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		bool has = i + 1 < argc;
-		if (strcmp(a, "--transport") == 0 && has) {
-			transport = argv[++i];
-		} else if (strcmp(a, "--out") == 0 && has) {
-			out_dir = argv[++i];
-		} else if (strcmp(a, "--log") == 0 && has) {
-			log = argv[++i];
-		} else if (strcmp(a, "--aggregation") == 0 && has) {
-			agg = ergon_hpx_aggregation_parse(argv[++i]);
-			if (!agg)
-				return ergon_cli_usage("capture",
-						       "--aggregation %s: use median, mean or "
-						       "trimmed",
-						       argv[i]);
-		} else if (strcmp(a, "--timeout") == 0 && has) {
-			if (parse_seconds(argv[++i], &timeout_s))
-				return ergon_cli_usage("capture", "--timeout %s: seconds >= 0",
-						       argv[i]);
-		} else if (strcmp(a, "--heartbeat-timeout") == 0 && has) {
-			if (parse_seconds(argv[++i], &heartbeat_s))
-				return ergon_cli_usage(
-				    "capture", "--heartbeat-timeout %s: seconds >= 0", argv[i]);
-		} else if (strcmp(a, "--recording") == 0 && has) {
-			recording = argv[++i];
-			if (strcmp(recording, "measured") && strcmp(recording, "synthetic") &&
-			    strcmp(recording, "unknown"))
-				return ergon_cli_usage("capture",
-						       "--recording %s: use measured, synthetic or "
-						       "unknown",
-						       recording);
-		} else if (strcmp(a, "--force") == 0) {
-			flags |= ERGON_WRITE_FORCE;
+	const char *agg_name = NULL;
+	int force = 0;
+	struct cli_parser cp;
+	cli_init(&cp, "capture", argc, argv);
+	while (cli_next(&cp)) {
+		if (cli_str(&cp, "--transport", &transport)) {
+		} else if (cli_outdir(&cp, "--out", &out_dir)) {
+		} else if (cli_str(&cp, "--log", &log)) {
+		} else if (cli_choice(&cp, "--aggregation", ergon_cli_hpx_aggregations,
+				      &agg_name)) {
+		} else if (cli_num(&cp, "--timeout", CLI_GE, 0, 1e7, &timeout_s)) {
+		} else if (cli_num(&cp, "--heartbeat-timeout", CLI_GE, 0, 1e7, &heartbeat_s)) {
+		} else if (cli_choice(&cp, "--recording", ergon_cli_hpx_recordings, &recording)) {
+		} else if (cli_flag(&cp, "--force", &force)) {
 		} else {
-			return ergon_cli_usage("capture", "unknown argument %s", a);
+			cli_unknown(&cp);
 		}
 	}
-	if (!transport)
-		return ergon_cli_usage("capture", "--transport is required (e.g. "
-						  "serial:/dev/ttyACM0,115200)");
+	if (cp.rc || cli_require(&cp, "--transport (e.g. serial:/dev/ttyACM0,115200)", transport))
+		return cp.rc;
+	if (agg_name)
+		agg = ergon_hpx_aggregation_parse(agg_name);
+	if (force)
+		flags |= ERGON_WRITE_FORCE;
 	char logbuf[4096];
 	if (!log) {
 		snprintf(logbuf, sizeof(logbuf), "%s/capture.log", out_dir);
@@ -86,7 +60,15 @@ static int run(int argc, char **argv)
 					  .recording = recording,
 					  .aggregation = agg,
 					  .write_flags = flags};
-	if (ergon_hpx_capture_run(&co, &o, &summary, &err) != 0)
+	/* On a terminal, one line while the stream is read (cleared after). */
+	int progress = cli_progress_ok();
+	if (progress)
+		fprintf(stderr, "ergon capture: reading %s until HPX_END (timeout %g s) ...",
+			transport, timeout_s);
+	int rc = ergon_hpx_capture_run(&co, &o, &summary, &err);
+	if (progress)
+		fprintf(stderr, "\r%78s\r", "");
+	if (rc != 0)
 		return ergon_cli_fail("capture", &err);
 	const json_t *profile = json_object_get(summary, "profile");
 	ergon_cli_hpx_print_top(stdout, profile);

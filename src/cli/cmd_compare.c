@@ -1,7 +1,7 @@
 /* ergon compare: comparability first, then the figures, per-layer diff and
  * a regression verdict for CI. */
 #include "cli.h"
-#include "cli_args.h"
+#include "cli_opts.h"
 #include "ergon/artifact.h"
 #include "ergon/compare.h"
 #include "ergon/fileio.h"
@@ -37,42 +37,36 @@ static int write_outputs(const char *dir, json_t *res, unsigned flags, struct er
 
 static int run(int argc, char **argv)
 {
-	const char *paths[ERGON_COMPARE_MAX], *out = NULL, *thr = NULL;
+	const char *paths[ERGON_COMPARE_MAX];
+	const char *out = NULL;
 	size_t n = 0;
-	int as_json = 0;
+	int as_json = 0, force = 0;
 	unsigned flags = 0;
 	struct ergon_compare_options o = {.threshold_pct = NAN};
-	for (int i = 1; i < argc; i++) {
-		int m;
-		if ((m = cli_opt(argc, argv, &i, "--out", &out)) != 0 ||
-		    (m = cli_opt(argc, argv, &i, "--threshold", &thr)) != 0) {
-			if (m < 0)
-				return ergon_cli_usage("compare", "%s needs a value", argv[i]);
-			continue;
+	struct cli_parser p;
+	cli_init(&p, "compare", argc, argv);
+	while (cli_next(&p)) {
+		const char *path = NULL;
+		if (cli_outdir(&p, "--out", &out)) {
+		} else if (cli_num(&p, "--threshold", CLI_GE, 0, 1e6, &o.threshold_pct)) {
+		} else if (cli_flag(&p, "--json", &as_json)) {
+		} else if (cli_flag(&p, "--force-incomparable", &o.force_incomparable)) {
+		} else if (cli_flag(&p, "--force", &force)) {
+		} else if (cli_positional(&p, &path)) {
+			if (n == ERGON_COMPARE_MAX)
+				cli_error(&p, "at most %d artifacts", ERGON_COMPARE_MAX);
+			else
+				paths[n++] = path;
+		} else {
+			cli_unknown(&p);
 		}
-		if (strcmp(argv[i], "--json") == 0)
-			as_json = 1;
-		else if (strcmp(argv[i], "--force-incomparable") == 0)
-			o.force_incomparable = 1;
-		else if (strcmp(argv[i], "--force") == 0)
-			flags |= ERGON_WRITE_FORCE;
-		else if (argv[i][0] == '-' && argv[i][1] != '\0')
-			return ergon_cli_usage("compare", "unknown option '%s'", argv[i]);
-		else if (n == ERGON_COMPARE_MAX)
-			return ergon_cli_usage("compare", "at most %d artifacts",
-					       ERGON_COMPARE_MAX);
-		else
-			paths[n++] = argv[i];
 	}
+	if (p.rc)
+		return p.rc;
 	if (n < 2)
-		return ergon_cli_usage("compare", "expected at least two artifacts: A B [C ...]");
-	if (thr) {
-		char *end = NULL;
-		o.threshold_pct = strtod(thr, &end);
-		if (end == thr || *end != '\0' || !(o.threshold_pct >= 0 && o.threshold_pct <= 1e6))
-			return ergon_cli_usage("compare",
-					       "--threshold %s: a percentage >= 0, e.g. 2.5", thr);
-	}
+		return cli_error(&p, "expected at least two artifacts: A B [C ...]");
+	if (force)
+		flags |= ERGON_WRITE_FORCE;
 	struct ergon_err err = {0};
 	json_t *a[ERGON_COMPARE_MAX] = {0}, *res = NULL;
 	int code = ERGON_EXIT_OK, rc = 0;
@@ -95,10 +89,7 @@ static int run(int argc, char **argv)
 		goto out;
 	}
 	if (as_json) {
-		char *s = json_dumps(res, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
-		if (s)
-			puts(s);
-		free(s);
+		cli_print_json(res);
 	} else {
 		char *text = NULL;
 		struct ergon_err te = {0};

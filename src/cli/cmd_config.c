@@ -1,6 +1,7 @@
 /* ergon config: show the effective profile configuration and where each
  * value came from; list the board registry. */
 #include "cli.h"
+#include "cli_opts.h"
 #include "config_print.h"
 #include "ergon/config.h"
 
@@ -16,34 +17,28 @@ static int show(int argc, char **argv)
 	const char *file = NULL, *board = NULL, *sets[MAX_SETS];
 	size_t nsets = 0;
 	int as_json = 0;
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--json") == 0) {
-			as_json = 1;
-		} else if (strcmp(a, "--power") == 0) {
+	struct cli_parser p;
+	cli_init_from(&p, "config", argc, argv, 2);
+	while (cli_next(&p)) {
+		int power = 0;
+		const char *set = NULL;
+		if (cli_flag(&p, "--json", &as_json)) {
+		} else if (cli_flag(&p, "--power", &power)) {
 			/* Shorthand that `ergon profile --power` shares. */
-			if (nsets == MAX_SETS)
-				return ergon_cli_usage("config", "more than %d --set options",
-						       MAX_SETS);
-			sets[nsets++] = "power.enabled=true";
-		} else if (strcmp(a, "--config") == 0 || strcmp(a, "--board") == 0 ||
-			   strcmp(a, "--set") == 0) {
-			if (i + 1 >= argc)
-				return ergon_cli_usage("config", "%s needs a value", a);
-			const char *v = argv[++i];
-			if (a[2] == 'c')
-				file = v;
-			else if (a[2] == 'b')
-				board = v;
-			else if (nsets == MAX_SETS)
-				return ergon_cli_usage("config", "more than %d --set options",
-						       MAX_SETS);
-			else
-				sets[nsets++] = v;
+			set = "power.enabled=true";
+		} else if (cli_str(&p, "--config", &file)) {
+		} else if (cli_str(&p, "--board", &board)) {
+		} else if (cli_str(&p, "--set", &set)) {
 		} else {
-			return ergon_cli_usage("config", "unknown argument '%s'", a);
+			cli_unknown(&p);
 		}
+		if (set && nsets == MAX_SETS)
+			cli_error(&p, "more than %d --set options", MAX_SETS);
+		else if (set)
+			sets[nsets++] = set;
 	}
+	if (p.rc)
+		return p.rc;
 	struct ergon_config cfg;
 	struct ergon_err err = {0};
 	int rc = ergon_config_init(&cfg);
@@ -110,17 +105,17 @@ static int boards(void)
 
 static int run(int argc, char **argv)
 {
-	if (argc < 2)
-		return ergon_cli_usage("config", "expected 'show' or 'boards'");
-	if (strcmp(argv[1], "show") == 0)
+	static const char *const actions[] = {"show", "boards", NULL};
+	struct cli_parser p;
+	cli_init_from(&p, "config", argc, argv, 2);
+	int a = cli_action(&p, actions);
+	if (a < 0)
+		return p.rc;
+	if (a == 0)
 		return show(argc, argv);
-	if (strcmp(argv[1], "boards") == 0) {
-		if (argc != 2)
-			return ergon_cli_usage("config", "'boards' takes no arguments");
-		return boards();
-	}
-	return ergon_cli_usage("config", "unknown action '%s'; expected 'show' or 'boards'",
-			       argv[1]);
+	while (cli_next(&p))
+		cli_unknown(&p);
+	return p.rc ? p.rc : boards();
 }
 
 const struct ergon_cli_command ergon_cli_cmd_config = {

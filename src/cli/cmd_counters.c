@@ -1,5 +1,6 @@
 /* ergon counters: the Armv8.1-M PMU event catalog and pass planning. */
 #include "cli.h"
+#include "cli_opts.h"
 #include "ergon/pmu.h"
 
 #include <stdio.h>
@@ -9,12 +10,13 @@
 static int list(int argc, char **argv)
 {
 	const char *group = NULL;
-	for (int i = 2; i < argc; i++) {
-		if (strcmp(argv[i], "--group") == 0 && i + 1 < argc)
-			group = argv[++i];
-		else
-			return ergon_cli_usage("counters", "unknown argument %s", argv[i]);
-	}
+	struct cli_parser p;
+	cli_init_from(&p, "counters", argc, argv, 2);
+	while (cli_next(&p))
+		if (!cli_str(&p, "--group", &group))
+			cli_unknown(&p);
+	if (p.rc)
+		return p.rc;
 	size_t n;
 	const struct ergon_pmu_event *ev = ergon_pmu_events(&n);
 	printf("%-6s  %-40s %-7s %s\n", "id", "name", "group", "description");
@@ -71,13 +73,13 @@ static int plan(int argc, char **argv)
 
 static int run(int argc, char **argv)
 {
-	if (argc < 2)
-		return ergon_cli_usage("counters", "expected list or plan");
-	if (strcmp(argv[1], "list") == 0)
-		return list(argc, argv);
-	if (strcmp(argv[1], "plan") == 0)
-		return plan(argc, argv);
-	return ergon_cli_usage("counters", "unknown action %s; expected list or plan", argv[1]);
+	static const char *const actions[] = {"list", "plan", NULL};
+	struct cli_parser p;
+	cli_init_from(&p, "counters", argc, argv, 2);
+	int a = cli_action(&p, actions);
+	if (a < 0)
+		return p.rc;
+	return a == 0 ? list(argc, argv) : plan(argc, argv);
 }
 
 const struct ergon_cli_command ergon_cli_cmd_counters = {

@@ -1,18 +1,25 @@
 /* ergon digest: print the report_id an artifact's content hashes to. */
-#include <jansson.h>
-#include <stdio.h>
-
 #include "cli.h"
+#include "cli_opts.h"
 #include "ergon/artifact.h"
 #include "ergon/jcs.h"
 
+#include <jansson.h>
+#include <stdio.h>
+
 static int run(int argc, char **argv)
 {
-	if (argc != 2)
-		return ergon_cli_usage("digest", "expected one FILE.json");
+	const char *path = NULL;
+	struct cli_parser p;
+	cli_init(&p, "digest", argc, argv);
+	while (cli_next(&p))
+		if (!cli_positional(&p, &path))
+			cli_unknown(&p);
+	if (p.rc || cli_require(&p, "FILE.json", path))
+		return p.rc;
 	struct ergon_err err = {0};
 	json_t *j = NULL;
-	int rc = ergon_artifact_load(argv[1], (size_t)1 << 31, &j, &err);
+	int rc = ergon_artifact_load(path, (size_t)1 << 31, &j, &err);
 	if (rc)
 		return ergon_cli_fail("digest", &err);
 	char id[72];

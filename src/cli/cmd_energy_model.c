@@ -2,7 +2,7 @@
  * file name maps to the symbol ergon_cli_cmd_energy_model; the command is
  * dispatched by .name, "energy-model". */
 #include "cli.h"
-#include "cli_args.h"
+#include "cli_opts.h"
 #include "ergon/artifact.h"
 #include "ergon/fileio.h"
 #include "ergon/report.h"
@@ -21,35 +21,34 @@ static int run(int argc, char **argv)
 	const char *in = NULL, *out = NULL;
 	int allow = 0;
 	unsigned flags = ERGON_WRITE_MKDIR;
-	for (int i = 1; i < argc; i++) {
-		const char *v = NULL;
-		int m;
-		if ((m = cli_opt(argc, argv, &i, "--action", &v)) != 0) {
-			if (m < 0)
-				return ergon_cli_usage("energy-model", "--action needs a NAME");
+	int allow_syn = 0, allow_rep = 0, force = 0;
+	struct cli_parser p;
+	cli_init(&p, "energy-model", argc, argv);
+	while (cli_next(&p)) {
+		const char *act = NULL;
+		if (cli_str(&p, "--action", &act)) {
 			if (na >= MAX_ACTIONS)
-				return ergon_cli_usage("energy-model", "too many --action");
-			actions[na++] = v;
-		} else if ((m = cli_opt(argc, argv, &i, "--out", &v)) != 0) {
-			if (m < 0)
-				return ergon_cli_usage("energy-model", "--out needs a FILE");
-			out = v;
-		} else if (strcmp(argv[i], "--allow-synthetic") == 0) {
-			allow |= ERGON_MODEL_ALLOW_SYNTHETIC;
-		} else if (strcmp(argv[i], "--allow-replayed") == 0) {
-			allow |= ERGON_MODEL_ALLOW_REPLAYED;
-		} else if (strcmp(argv[i], "--force") == 0) {
-			flags |= ERGON_WRITE_FORCE;
-		} else if (argv[i][0] == '-') {
-			return ergon_cli_usage("energy-model", "unknown option '%s'", argv[i]);
-		} else if (in == NULL) {
-			in = argv[i];
+				cli_error(&p, "too many --action (at most %d)", MAX_ACTIONS);
+			else if (act)
+				actions[na++] = act;
+		} else if (cli_str(&p, "--out", &out)) {
+		} else if (cli_flag(&p, "--allow-synthetic", &allow_syn)) {
+		} else if (cli_flag(&p, "--allow-replayed", &allow_rep)) {
+		} else if (cli_flag(&p, "--force", &force)) {
+		} else if (cli_positional(&p, &in)) {
 		} else {
-			return ergon_cli_usage("energy-model", "one REPORT.json only");
+			cli_unknown(&p);
 		}
 	}
-	if (in == NULL || na == 0)
-		return ergon_cli_usage("energy-model", "expected REPORT.json and --action NAME");
+	if (p.rc || cli_require(&p, "REPORT.json", in) ||
+	    cli_require(&p, "--action", na ? actions[0] : NULL))
+		return p.rc;
+	if (allow_syn)
+		allow |= ERGON_MODEL_ALLOW_SYNTHETIC;
+	if (allow_rep)
+		allow |= ERGON_MODEL_ALLOW_REPLAYED;
+	if (force)
+		flags |= ERGON_WRITE_FORCE;
 	struct ergon_err err = {0};
 	json_t *r = NULL, *model = NULL;
 	char *text = NULL;

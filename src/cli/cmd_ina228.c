@@ -2,6 +2,7 @@
  * current, from the same arithmetic the target driver runs
  * (target/src/ina228_math.c), and what the shunt costs the rail. */
 #include "cli.h"
+#include "cli_opts.h"
 #include "ergon/config.h"
 #include "ergon/ert_hal.h"
 #include "ergon/ert_ina228_math.h"
@@ -11,17 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int number(const char *opt, const char *s, double *out)
-{
-	char *end = NULL;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (end == s || *end != '\0' || errno != 0 || !isfinite(v) || v <= 0.0)
-		return ergon_cli_usage("ina228", "%s '%s': expected a positive number", opt, s);
-	*out = v;
-	return 0;
-}
 
 /* The rail of a board as a profile run would use it (power.io_voltage
  * after the board registry and rules). */
@@ -49,28 +39,24 @@ static int board_rail(const char *board, double *rail_v, const char **from, char
 
 static int run(int argc, char **argv)
 {
-	if (argc < 2 || strcmp(argv[1], "plan") != 0)
-		return ergon_cli_usage("ina228", "expected the action 'plan'");
+	static const char *const actions[] = {"plan", NULL};
 	double shunt = 0, imax = 0, rail = 0;
 	const char *board = NULL;
-	for (int i = 2; i < argc; i++) {
-		const char *o = argv[i];
-		if (i + 1 >= argc)
-			return ergon_cli_usage("ina228", "%s needs a value", o);
-		if (strcmp(o, "--board") == 0) {
-			board = argv[++i];
-			continue;
+	struct cli_parser cp;
+	cli_init_from(&cp, "ina228", argc, argv, 2);
+	if (cli_action(&cp, actions) < 0)
+		return cp.rc;
+	while (cli_next(&cp)) {
+		if (cli_str(&cp, "--board", &board)) {
+		} else if (cli_num(&cp, "--shunt-ohms", CLI_GT, 0, HUGE_VAL, &shunt)) {
+		} else if (cli_num(&cp, "--max-current-a", CLI_GT, 0, HUGE_VAL, &imax)) {
+		} else if (cli_num(&cp, "--rail-v", CLI_GT, 0, HUGE_VAL, &rail)) {
+		} else {
+			cli_unknown(&cp);
 		}
-		double *dst = strcmp(o, "--shunt-ohms") == 0	  ? &shunt
-			      : strcmp(o, "--max-current-a") == 0 ? &imax
-			      : strcmp(o, "--rail-v") == 0	  ? &rail
-								  : NULL;
-		if (dst == NULL)
-			return ergon_cli_usage("ina228", "unknown option %s", o);
-		int rc = number(o, argv[++i], dst);
-		if (rc)
-			return rc;
 	}
+	if (cp.rc)
+		return cp.rc;
 	if (shunt == 0)
 		return ergon_cli_usage("ina228", "--shunt-ohms is required (it has no default on "
 						 "purpose: a wrong shunt scales every current)");

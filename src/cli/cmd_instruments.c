@@ -1,6 +1,7 @@
 /* ergon instruments: list the instruments usable on this machine with
  * their identity, and for each one that is not usable, why and the fix. */
 #include "cli.h"
+#include "cli_opts.h"
 #include "ergon/instrument.h"
 
 #include <jansson.h>
@@ -35,14 +36,17 @@ static int run(int argc, char **argv)
 {
 	struct ergon_instrument_options opts = {0};
 	int as_json = 0;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--sysfs-root") == 0 && i + 1 < argc)
-			opts.sysfs_root = argv[++i];
-		else if (strcmp(argv[i], "--json") == 0)
-			as_json = 1;
-		else
-			return ergon_cli_usage("instruments", "unknown argument '%s'", argv[i]);
+	struct cli_parser p;
+	cli_init(&p, "instruments", argc, argv);
+	while (cli_next(&p)) {
+		if (cli_str(&p, "--sysfs-root", &opts.sysfs_root)) {
+		} else if (cli_flag(&p, "--json", &as_json)) {
+		} else {
+			cli_unknown(&p);
+		}
 	}
+	if (p.rc)
+		return p.rc;
 	size_t n;
 	const struct ergon_instrument_driver *const *d = ergon_instrument_drivers(&n);
 	json_t *all = json_array();

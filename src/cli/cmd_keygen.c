@@ -1,6 +1,6 @@
 /* ergon keygen: make an Ed25519 key pair for signing artifacts. */
 #include "cli.h"
-#include "cli_args.h"
+#include "cli_opts.h"
 #include "ergon/fileio.h"
 #include "ergon/signature.h"
 
@@ -11,20 +11,20 @@ static int run(int argc, char **argv)
 {
 	const char *out = NULL;
 	unsigned flags = 0;
-	for (int i = 1; i < argc; i++) {
-		int m = cli_opt(argc, argv, &i, "--out", &out);
-		if (m < 0)
-			return ergon_cli_usage("keygen",
-					       "--out needs a value (the secret key file)");
-		if (m > 0)
-			continue;
-		if (strcmp(argv[i], "--force") == 0)
-			flags |= ERGON_WRITE_FORCE;
-		else
-			return ergon_cli_usage("keygen", "unknown argument '%s'", argv[i]);
+	int force = 0;
+	struct cli_parser p;
+	cli_init(&p, "keygen", argc, argv);
+	while (cli_next(&p)) {
+		if (cli_str(&p, "--out", &out)) {
+		} else if (cli_flag(&p, "--force", &force)) {
+		} else {
+			cli_unknown(&p);
+		}
 	}
-	if (out == NULL)
-		return ergon_cli_usage("keygen", "give --out KEY (the secret key file)");
+	if (p.rc || cli_require(&p, "--out", out))
+		return p.rc;
+	if (force)
+		flags |= ERGON_WRITE_FORCE;
 	struct ergon_err err = {0};
 	char key_id[ERGON_KEY_ID_MAX];
 	if (ergon_keygen(out, flags, key_id, &err) != 0)

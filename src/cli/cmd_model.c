@@ -2,7 +2,8 @@
  * quantization, MACs, parameter bytes, arena) and what it answers on a
  * given input, through ergon-target's own interpreter. */
 #include "cli.h"
-#include "cli_args.h"
+#include "cli_opts.h"
+#include "ergon/fileio.h"
 #include "ergon/model_run.h"
 #include "ergon/model_shape.h"
 
@@ -30,24 +31,19 @@ static void print_io(const char *what, const struct ert_tfl_model *t, int16_t id
 	       (unsigned)x->bytes);
 }
 
-static int info(int argc, char **argv)
+static int info(struct cli_parser *p)
 {
 	const char *path = NULL;
 	int json = 0;
-	for (int i = 2; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0)
-			json = 1;
-		else if (argv[i][0] == '-' && argv[i][1] != '\0')
-			return ergon_cli_usage("model", "unknown option %s for 'model info'",
-					       argv[i]);
-		else if (path == NULL)
-			path = argv[i];
-		else
-			return ergon_cli_usage("model", "one model file only ('%s' is extra)",
-					       argv[i]);
+	while (cli_next(p)) {
+		if (cli_flag(p, "--json", &json)) {
+		} else if (cli_positional(p, &path)) {
+		} else {
+			cli_unknown(p);
+		}
 	}
-	if (path == NULL)
-		return ergon_cli_usage("model", "model info needs MODEL.tflite");
+	if (p->rc || cli_require(p, "MODEL.tflite", path))
+		return p->rc;
 	struct ergon_err err = {0};
 	struct ergon_model_info mi;
 	if (ergon_model_info_load(path, &mi, &err) != 0)
@@ -93,43 +89,25 @@ static int info(int argc, char **argv)
 	return ERGON_EXIT_OK;
 }
 
-static int infer(int argc, char **argv)
+static int infer(struct cli_parser *p)
 {
+	static const char *const boards[] = {"host", "qemu-an547", NULL};
 	const char *path = NULL, *in_path = NULL, *out_path = NULL, *board = "host";
 	int force = 0;
-	for (int i = 2; i < argc; i++) {
-		const char *v = NULL;
-		int r;
-		if ((r = cli_opt(argc, argv, &i, "--input", &v)) != 0) {
-			if (r < 0)
-				return ergon_cli_usage("model", "--input needs a file");
-			in_path = v;
-		} else if ((r = cli_opt(argc, argv, &i, "--out", &v)) != 0) {
-			if (r < 0)
-				return ergon_cli_usage("model", "--out needs a file");
-			out_path = v;
-		} else if ((r = cli_opt(argc, argv, &i, "--board", &v)) != 0) {
-			if (r < 0)
-				return ergon_cli_usage("model", "--board needs host or qemu-an547");
-			board = v;
-		} else if (strcmp(argv[i], "--force") == 0) {
-			force = 1;
-		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-			return ergon_cli_usage("model", "unknown option %s for 'model infer'",
-					       argv[i]);
-		} else if (path == NULL) {
-			path = argv[i];
+	while (cli_next(p)) {
+		if (cli_str(p, "--input", &in_path)) {
+		} else if (cli_str(p, "--out", &out_path)) {
+		} else if (cli_choice(p, "--board", boards, &board)) {
+		} else if (cli_flag(p, "--force", &force)) {
+		} else if (cli_positional(p, &path)) {
 		} else {
-			return ergon_cli_usage("model", "one model file only ('%s' is extra)",
-					       argv[i]);
+			cli_unknown(p);
 		}
 	}
-	if (path == NULL || in_path == NULL || out_path == NULL)
-		return ergon_cli_usage("model", "model infer needs MODEL.tflite --input IN.bin "
-						"--out OUT.bin");
+	if (p->rc || cli_require(p, "MODEL.tflite", path) || cli_require(p, "--input", in_path) ||
+	    cli_require(p, "--out", out_path))
+		return p->rc;
 	int on_qemu = strcmp(board, "qemu-an547") == 0;
-	if (!on_qemu && strcmp(board, "host") != 0)
-		return ergon_cli_usage("model", "--board %s: expected host or qemu-an547", board);
 	struct ergon_err err = {0};
 	size_t out_len = 0;
 	const struct ergon_model_infer_opts io = {
@@ -148,11 +126,13 @@ static int infer(int argc, char **argv)
 
 static int run(int argc, char **argv)
 {
-	if (argc >= 2 && strcmp(argv[1], "info") == 0)
-		return info(argc, argv);
-	if (argc >= 2 && strcmp(argv[1], "infer") == 0)
-		return infer(argc, argv);
-	return ergon_cli_usage("model", "expected the action 'info' or 'infer'");
+	static const char *const actions[] = {"info", "infer", NULL};
+	struct cli_parser p;
+	cli_init_from(&p, "model", argc, argv, 2);
+	int a = cli_action(&p, actions);
+	if (a < 0)
+		return p.rc;
+	return a == 0 ? info(&p) : infer(&p);
 }
 
 const struct ergon_cli_command ergon_cli_cmd_model = {

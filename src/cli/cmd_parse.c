@@ -1,5 +1,6 @@
 /* ergon parse: an HPX log (file or stdin) to summary.json + CSVs. */
 #include "cli.h"
+#include "cli_opts.h"
 #include "ergon/fileio.h"
 #include "ergon/hpx.h"
 #include "ergon/hpx_report.h"
@@ -16,36 +17,27 @@ static int run(int argc, char **argv)
 	const char *log = NULL, *out_dir = "results", *recording = "unknown";
 	int agg = ERGON_HPX_AGG_MEDIAN;
 	unsigned flags = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--aggregation") == 0 && i + 1 < argc) {
-			agg = ergon_hpx_aggregation_parse(argv[++i]);
-			if (!agg)
-				return ergon_cli_usage(
-				    "parse", "--aggregation %s: use median, mean or trimmed",
-				    argv[i]);
-		} else if (strcmp(a, "--out") == 0 && i + 1 < argc) {
-			out_dir = argv[++i];
-		} else if (strcmp(a, "--recording") == 0 && i + 1 < argc) {
-			recording = argv[++i];
-			if (strcmp(recording, "measured") && strcmp(recording, "synthetic") &&
-			    strcmp(recording, "unknown"))
-				return ergon_cli_usage("parse",
-						       "--recording %s: use measured, synthetic or "
-						       "unknown",
-						       recording);
-		} else if (strcmp(a, "--force") == 0) {
-			flags |= ERGON_WRITE_FORCE;
-		} else if (a[0] == '-' && a[1] != '\0') {
-			return ergon_cli_usage("parse", "unknown option %s", a);
-		} else if (!log) {
-			log = a;
+	const char *agg_name = NULL;
+	int force = 0, as_json = 0;
+	struct cli_parser cp;
+	cli_init(&cp, "parse", argc, argv);
+	while (cli_next(&cp)) {
+		if (cli_choice(&cp, "--aggregation", ergon_cli_hpx_aggregations, &agg_name)) {
+		} else if (cli_outdir(&cp, "--out", &out_dir)) {
+		} else if (cli_choice(&cp, "--recording", ergon_cli_hpx_recordings, &recording)) {
+		} else if (cli_flag(&cp, "--force", &force)) {
+		} else if (cli_flag(&cp, "--json", &as_json)) {
+		} else if (cli_positional(&cp, &log)) {
 		} else {
-			return ergon_cli_usage("parse", "expected one LOG, got %s too", a);
+			cli_unknown(&cp);
 		}
 	}
-	if (!log)
-		return ergon_cli_usage("parse", "expected a LOG file (or - for stdin)");
+	if (cp.rc || cli_require(&cp, "LOG (a file, or - for stdin)", log))
+		return cp.rc;
+	if (agg_name)
+		agg = ergon_hpx_aggregation_parse(agg_name);
+	if (force)
+		flags |= ERGON_WRITE_FORCE;
 	struct ergon_err err = {0};
 	json_t *summary = NULL;
 	struct ergon_hpx_report_opts o = {.out_dir = out_dir,
@@ -56,8 +48,12 @@ static int run(int argc, char **argv)
 	if (ergon_hpx_parse_run(log, &o, &summary, &err) != 0)
 		return ergon_cli_fail("parse", &err);
 	const json_t *profile = json_object_get(summary, "profile");
-	ergon_cli_hpx_print_top(stdout, profile);
-	printf("wrote %s/summary.json and %s/profile_results.csv\n", out_dir, out_dir);
+	if (as_json) {
+		cli_print_json(summary);
+	} else {
+		ergon_cli_hpx_print_top(stdout, profile);
+		printf("wrote %s/summary.json and %s/profile_results.csv\n", out_dir, out_dir);
+	}
 	int exit_code = ERGON_EXIT_OK;
 	if (ergon_issues_integrity(json_object_get(profile, "issues")) == ERGON_INTEGRITY_INVALID)
 		exit_code = ERGON_EXIT_MEASUREMENT;
@@ -69,7 +65,7 @@ const struct ergon_cli_command ergon_cli_cmd_parse = {
     .name = "parse",
     .summary = "parse an HPX PMU log into summary.json and per-layer CSVs",
     .help = "Usage: ergon parse LOG [--aggregation median|mean|trimmed] [--out DIR]\n"
-	    "                   [--recording measured|synthetic|unknown] [--force]\n\n"
+	    "                   [--recording measured|synthetic|unknown] [--force] [--json]\n\n"
 	    "Parses an HPX firmware log (a file, or - for stdin) and writes, into DIR\n"
 	    "(default ./results): summary.json (the ergon.report envelope with the\n"
 	    "`profile` body), profile_results.csv (one row per layer: index, op, every\n"
@@ -78,6 +74,7 @@ const struct ergon_cli_command ergon_cli_cmd_parse = {
 	    "(>= 2^31) and frozen all-zero rows; median is the default.\n\n"
 	    "Provenance is `replayed` with the log named; --recording says what the\n"
 	    "log itself is (real hardware: measured), default unknown.\n"
+	    "--json prints summary.json on stdout instead of the table.\n"
 	    "Existing outputs are kept unless --force. Exit 1 when the log holds no\n"
 	    "usable profile (outputs are still written).\n\n"
 	    "Examples:\n  ergon parse capture.log --out run1\n"

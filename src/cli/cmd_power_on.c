@@ -2,8 +2,7 @@
  * source meter: DUT power) and hold it until Ctrl-C. Releasing leaves the
  * power on unless --off-on-exit. */
 #include "cli.h"
-#include "cli_args.h"
-#include "ergon/parse.h"
+#include "cli_opts.h"
 #include "ergon/power_on.h"
 
 #include <signal.h>
@@ -43,41 +42,21 @@ static int run(int argc, char **argv)
 	int off_on_exit = 0;
 	double hold_s = 0;
 	struct ergon_err err = {0};
-	for (int i = 1; i < argc; i++) {
-		const char *v = NULL;
-		int m = cli_opt(argc, argv, &i, "--instrument", &v);
-		if (m < 0)
-			return ergon_cli_usage("power-on", "--instrument needs a value");
-		if (m > 0) {
-			spec = v;
-			continue;
+	long vdd_mv = 0;
+	struct cli_parser p;
+	cli_init(&p, "power-on", argc, argv);
+	while (cli_next(&p)) {
+		if (cli_str(&p, "--instrument", &spec)) {
+		} else if (cli_long(&p, "--vdd-mv", 800, 5000, &vdd_mv)) {
+			snprintf(vdd, sizeof(vdd), "vdd_mv=%ld", vdd_mv);
+		} else if (cli_num(&p, "--hold-s", CLI_GT, 0, 1e7, &hold_s)) {
+		} else if (cli_flag(&p, "--off-on-exit", &off_on_exit)) {
+		} else {
+			cli_unknown(&p);
 		}
-		m = cli_opt(argc, argv, &i, "--vdd-mv", &v);
-		if (m < 0)
-			return ergon_cli_usage("power-on", "--vdd-mv needs a value");
-		if (m > 0) {
-			long l = 0;
-			if (ergon_parse_long(v, "--vdd-mv", 800, 5000, &l, &err))
-				return ergon_cli_usage("power-on",
-						       "--vdd-mv: '%s' must be 800..5000 (mV)", v);
-			snprintf(vdd, sizeof(vdd), "vdd_mv=%ld", l);
-			continue;
-		}
-		m = cli_opt(argc, argv, &i, "--hold-s", &v);
-		if (m < 0)
-			return ergon_cli_usage("power-on", "--hold-s needs a value");
-		if (m > 0) {
-			if (ergon_parse_double(v, "--hold-s", &hold_s, &err) || !(hold_s > 0))
-				return ergon_cli_usage("power-on", "--hold-s: '%s' must be > 0", v);
-			continue;
-		}
-		if (strcmp(argv[i], "--off-on-exit") == 0)
-			off_on_exit = 1;
-		else
-			return ergon_cli_usage("power-on", "unknown argument '%s'", argv[i]);
 	}
-	if (spec == NULL)
-		return ergon_cli_usage("power-on", "--instrument SPEC is required (e.g. ppk2)");
+	if (p.rc || cli_require(&p, "--instrument", spec))
+		return p.rc;
 	struct sigaction sa = {0};
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
@@ -96,9 +75,8 @@ static int run(int argc, char **argv)
 	int rc = ergon_power_on_run(&po, &err);
 	if (rc) {
 		if (rc == ERGON_EUSAGE && strstr(err.msg, "vdd_mv") && !vdd[0])
-			return ergon_cli_usage(
-			    "power-on", "%s: give the target's supply voltage with --vdd-mv N",
-			    spec);
+			return cli_error(&p, "%s: give the target's supply voltage with --vdd-mv N",
+					 spec);
 		return ergon_cli_fail("power-on", &err);
 	}
 	printf("released%s\n", off_on_exit ? "; target power off" : "; target power left on");

@@ -1,8 +1,9 @@
 /* ergon profile: resolve the configuration, plan, run the PMU stage and the
  * power stage on a target, write summary.json and print the tables. */
 #include "cli.h"
-#include "cli_sign.h"
+#include "cli_opts.h"
 #include "cli_reliab.h"
+#include "cli_sign.h"
 #include "config_print.h"
 #include "ergon/analyze.h"
 #include "ergon/config.h"
@@ -13,6 +14,7 @@
 #include "hpx_cli.h"
 
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,6 +110,83 @@ static void print_layers(const json_t *profile)
 	}
 }
 
+/* 1 when list holds an issue with issue's code and message. */
+static int issue_in(const json_t *list, const json_t *issue)
+{
+	size_t i;
+	const json_t *x;
+	json_array_foreach(list, i, x)
+	{
+		if (json_equal(json_object_get(x, "code"), json_object_get(issue, "code")) &&
+		    json_equal(json_object_get(x, "message"), json_object_get(issue, "message")))
+			return 1;
+	}
+	return 0;
+}
+
+/* The terminal summary: stages, layers, the Power table, and what kind of
+ * result this is (the virtual bench and QEMU are not measurements). */
+static void print_result(const json_t *summary)
+{
+	const json_t *prov = json_object_get(summary, "provenance");
+	const char *kind = json_string_value(json_object_get(prov, "kind"));
+	const char *lc =
+	    json_string_value(json_object_get(json_object_get(prov, "target"), "lifecycle"));
+	if (lc && strcmp(lc, "sim") == 0)
+		printf("result     : SYNTHETIC - the virtual bench (simulated board and "
+		       "instrument), not a measurement\n");
+	else if (lc && strcmp(lc, "qemu") == 0)
+		printf("result     : EMULATED - QEMU mps3-an547 (no cycle counter, no power "
+		       "rail), not a measurement of hardware\n");
+	else if (kind)
+		printf("result     : %s\n", kind);
+	const json_t *stages = json_object_get(summary, "stages");
+	const char *k;
+	json_t *st;
+	json_object_foreach((json_t *)stages, k, st)
+	{
+		const char *e = json_string_value(json_object_get(st, "error"));
+		printf("stage %-5s: %s%s%s\n", k, json_string_value(json_object_get(st, "status")),
+		       e ? " - " : "", e ? e : "");
+	}
+	print_layers(json_object_get(summary, "profile"));
+	const json_t *corr = json_object_get(summary, "correctness");
+	if (json_is_object(corr)) {
+		const json_t *be = json_object_get(corr, "bit_exact");
+		printf("correctness: on-target output vs host interpreter: %s\n",
+		       json_is_true(be)	   ? "bit-exact"
+		       : json_is_false(be) ? "MISMATCH"
+					   : "not reported by the firmware");
+	}
+	const json_t *pw = json_object_get(summary, "power");
+	if (json_is_object(pw) && json_object_get(pw, "measurement_scope") &&
+	    !json_is_null(json_object_get(pw, "measurement_scope"))) {
+		char *table = NULL;
+		struct ergon_err te = {0};
+		/* UTF-8 (µ, box rules) only on a terminal whose locale has it. */
+		int utf8 = isatty(STDOUT_FILENO) && cli_utf8();
+		if (ergon_power_table_render(pw, utf8, &table, &te) == 0)
+			printf("%s", table);
+		free(table);
+		const json_t *u = json_object_get(pw, "energy_per_inference_uncertainty_j");
+		const json_t *e = json_object_get(pw, "energy_per_inference_j");
+		if (json_is_number(u)) {
+			/* The unit the table shows energy/inference in (the table
+			 * picks mJ/uJ/nJ from the value), so the two read together. */
+			double ref = json_is_number(e) ? fabs(json_number_value(e))
+						       : fabs(json_number_value(u));
+			double f = ref >= 1 ? 1 : ref >= 1e-3 ? 1e-3 : ref >= 1e-6 ? 1e-6 : 1e-9;
+			const char *unit = f == 1      ? "J"
+					   : f == 1e-3 ? "mJ"
+					   : f == 1e-6 ? (utf8 ? "µJ" : "uJ")
+						       : "nJ";
+			printf("energy per inference uncertainty: %s %.3g %s (%s)\n",
+			       utf8 ? "±" : "+/-", json_number_value(u) / f, unit,
+			       json_string_value(json_object_get(pw, "uncertainty_basis")));
+		}
+	}
+}
+
 static int run(int argc, char **argv)
 {
 	const char *fwdir = NULL, *file = NULL, *board = NULL, *scenario = NULL, *out = NULL;
@@ -116,47 +195,39 @@ static int run(int argc, char **argv)
 	size_t nsets = 0;
 	int power = 0, dry = 0;
 	unsigned flags = 0, rtt_port = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int has = i + 1 < argc;
-		if (strcmp(a, "--power") == 0) {
-			power = 1;
-		} else if (strcmp(a, "--dry-run") == 0) {
-			dry = 1;
-		} else if (strcmp(a, "--force") == 0) {
-			flags |= 1u; /* ERGON_WRITE_FORCE */
-		} else if (strcmp(a, "--board") == 0 && has) {
-			board = argv[++i];
-		} else if (strcmp(a, "--config") == 0 && has) {
-			file = argv[++i];
-		} else if (strcmp(a, "--sim-scenario") == 0 && has) {
-			scenario = argv[++i];
-		} else if (strcmp(a, "--out") == 0 && has) {
-			out = argv[++i];
-		} else if (strcmp(a, "--sign") == 0 && has) {
-			sign_key = argv[++i];
-		} else if (strcmp(a, "--rtt-port") == 0 && has) {
-			char *end = NULL;
-			unsigned long v = strtoul(argv[++i], &end, 10);
-			if (!end || *end || v == 0 || v > 65535)
-				return ergon_cli_usage(
-				    "profile", "--rtt-port %s: a TCP port 1-65535", argv[i]);
-			rtt_port = (unsigned)v;
-		} else if (strcmp(a, "--set") == 0 && has) {
-			if (nsets == MAX_SETS)
-				return ergon_cli_usage("profile", "more than %d --set options",
-						       MAX_SETS);
-			sets[nsets++] = argv[++i];
-		} else if (a[0] == '-') {
-			return ergon_cli_usage("profile", "unknown argument '%s'%s", a,
-					       has ? "" : " (or it needs a value)");
-		} else if (fwdir == NULL) {
-			fwdir = a;
+	int force = 0, as_json = 0;
+	long port = 0;
+	struct cli_parser p;
+	cli_init(&p, "profile", argc, argv);
+	while (cli_next(&p)) {
+		const char *set_kv = NULL;
+		if (cli_flag(&p, "--power", &power)) {
+		} else if (cli_flag(&p, "--dry-run", &dry)) {
+		} else if (cli_flag(&p, "--force", &force)) {
+		} else if (cli_flag(&p, "--json", &as_json)) {
+		} else if (cli_str(&p, "--board", &board)) {
+		} else if (cli_str(&p, "--config", &file)) {
+		} else if (cli_str(&p, "--sim-scenario", &scenario)) {
+		} else if (cli_outdir(&p, "--out", &out)) {
+		} else if (cli_str(&p, "--sign", &sign_key)) {
+		} else if (cli_long(&p, "--rtt-port", 1, 65535, &port)) {
+			rtt_port = (unsigned)port;
+		} else if (cli_str(&p, "--set", &set_kv)) {
+			if (set_kv && nsets == MAX_SETS)
+				cli_error(&p, "more than %d --set options", MAX_SETS);
+			else if (set_kv)
+				sets[nsets++] = set_kv;
+		} else if (cli_positional(&p, &fwdir)) {
 		} else {
-			return ergon_cli_usage(
-			    "profile", "one FIRMWARE_DIR only (got '%s' and '%s')", fwdir, a);
+			cli_unknown(&p);
 		}
 	}
+	if (p.rc)
+		return p.rc;
+	if (force)
+		flags |= 1u; /* ERGON_WRITE_FORCE */
+	if (fwdir)
+		fwdir = cli_dir((char *)fwdir); /* argv: "fw/" names files fw/x, not fw//x */
 	struct ergon_config cfg;
 	struct ergon_err err = {0};
 	struct ergon_profile_firmware fw;
@@ -314,58 +385,44 @@ static int run(int argc, char **argv)
 					.rtt_port = rtt_port,
 					.interrupted = &interrupted,
 					.model = model_json};
+	/* On a terminal, say what runs while it runs (the pipeline has no
+	 * progress callback yet: one line, cleared when the stages end). */
+	int progress = cli_progress_ok() && !as_json;
+	if (progress)
+		fprintf(stderr, "ergon profile: running the PMU stage%s on %s ...",
+			cfg.power.enabled ? " and the power stage" : "", cfg.board->name);
 	rc = ergon_profile_run(&po, &summary, &err);
+	if (progress)
+		fprintf(stderr, "\r%78s\r", "");
 	ergon_cli_signals_restore(&old_sig);
 	if (rc && summary == NULL) {
 		ergon_secret_key_wipe(&skey);
 		goto fail;
 	}
 
-	const json_t *stages = json_object_get(summary, "stages");
-	const char *k;
-	json_t *st;
-	json_object_foreach((json_t *)stages, k, st)
-	{
-		const char *e = json_string_value(json_object_get(st, "error"));
-		printf("stage %-5s: %s%s%s\n", k, json_string_value(json_object_get(st, "status")),
-		       e ? " - " : "", e ? e : "");
-	}
-	print_layers(json_object_get(summary, "profile"));
-	const json_t *corr = json_object_get(summary, "correctness");
-	if (json_is_object(corr)) {
-		const json_t *be = json_object_get(corr, "bit_exact");
-		printf("correctness: on-target output vs host interpreter: %s\n",
-		       json_is_true(be)	   ? "bit-exact"
-		       : json_is_false(be) ? "MISMATCH"
-					   : "not reported by the firmware");
-	}
-	const json_t *pw = json_object_get(summary, "power");
-	if (json_is_object(pw) && json_object_get(pw, "measurement_scope") &&
-	    !json_is_null(json_object_get(pw, "measurement_scope"))) {
-		char *table = NULL;
-		struct ergon_err te = {0};
-		if (ergon_power_table_render(pw, 0, &table, &te) == 0)
-			printf("%s", table);
-		free(table);
-		const json_t *u = json_object_get(pw, "energy_per_inference_uncertainty_j");
-		if (json_is_number(u))
-			printf("energy per inference uncertainty: +/- %.4g J (%s)\n",
-			       json_number_value(u),
-			       json_string_value(json_object_get(pw, "uncertainty_basis")));
-	}
+	if (as_json)
+		cli_print_json(summary);
+	else
+		print_result(summary);
 	size_t i;
 	json_t *issue;
 	json_array_foreach(json_object_get(summary, "issues"), i, issue)
 	{
+		/* The configuration's own issues were printed before the run
+		 * (the summary repeats them): once is enough. */
+		if (issue_in(cfg.issues, issue))
+			continue;
 		fprintf(stderr, "ergon profile: %s: %s: %s\n",
 			json_string_value(json_object_get(issue, "severity")),
 			json_string_value(json_object_get(issue, "code")),
 			json_string_value(json_object_get(issue, "message")));
 	}
 	int valid = json_is_true(json_object_get(summary, "valid"));
-	printf("%s: %s/summary.json (integrity %s%s)\n", valid ? "valid" : "NOT VALID",
-	       cfg.output.dir, json_string_value(json_object_get(summary, "integrity")),
-	       json_is_true(json_object_get(summary, "interrupted")) ? ", interrupted" : "");
+	if (!as_json)
+		printf("%s: %s/summary.json (integrity %s%s)\n", valid ? "valid" : "NOT VALID",
+		       cfg.output.dir, json_string_value(json_object_get(summary, "integrity")),
+		       json_is_true(json_object_get(summary, "interrupted")) ? ", interrupted"
+									     : "");
 	code = valid ? ERGON_EXIT_OK : ERGON_EXIT_MEASUREMENT;
 	char spath[PATH_MAX + 16];
 	snprintf(spath, sizeof spath, "%s/summary.json", cfg.output.dir);
@@ -387,7 +444,7 @@ const struct ergon_cli_command ergon_cli_cmd_profile = {
     .summary = "profile a target: per-layer PMU counters, then a gated power measurement",
     .help = "Usage: ergon profile [FIRMWARE_DIR] [--board B] [--config ergon.yml]\n"
 	    "         [--set KEY=VALUE ...] [--power] [--sim-scenario NAME] [--dry-run]\n"
-	    "         [--out DIR] [--force] [--rtt-port PORT] [--sign KEY]\n\n"
+	    "         [--out DIR] [--force] [--rtt-port PORT] [--json] [--sign KEY]\n\n"
 	    "Resolves the configuration (defaults < board < INA228 preset < --config file <\n"
 	    "command line; then the rules: docs/internals/config.md), plans the counter\n"
 	    "passes, window, lock-step and power duration, then runs:\n"
@@ -406,7 +463,9 @@ const struct ergon_cli_command ergon_cli_cmd_profile = {
 	    "--sim-scenario NAME picks a virtual-bench fault scenario (a power scenario\n"
 	    "turns the power stage on). --dry-run prints every effective value, where it\n"
 	    "came from, and the plan, and runs nothing. Lifecycles: sim, qemu, jlink\n"
-	    "(JLinkExe), openocd; the jlink/openocd drivers are not yet run on hardware.\n\n"
+	    "(JLinkExe), openocd; the jlink/openocd drivers are not yet run on hardware.\n"
+	    "--json prints the summary on stdout instead of the tables. --sign KEY (ergon\n"
+	    "keygen) signs DIR/summary.json; the key is loaded before anything runs.\n\n"
 	    "Exit codes: 0 valid measurement, 1 invalid, refused or interrupted (see\n"
 	    "summary.json), 2 configuration or usage error, 3 I/O or device error.\n\n"
 	    "Examples:\n"

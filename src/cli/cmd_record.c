@@ -2,8 +2,7 @@
  * JLS v2 file that our reader, the reference JLS reader and the Joulescope
  * UI read. */
 #include "cli.h"
-#include "cli_args.h"
-#include "ergon/parse.h"
+#include "cli_opts.h"
 #include "ergon/record.h"
 
 #include <math.h>
@@ -36,60 +35,33 @@ static int run(int argc, char **argv)
 	const char *kv[MAX_KV + 1] = {0};
 	size_t nkv = 0;
 	struct ergon_err err = {0};
-	for (int i = 1; i < argc; i++) {
+	long idx = 0;
+	struct cli_parser p;
+	cli_init(&p, "record", argc, argv);
+	while (cli_next(&p)) {
 		const char *v = NULL;
-		int m;
-		double d;
-#define FLAG(name) ((m = cli_opt(argc, argv, &i, name, &v)) != 0)
-#define NEED()                                                                         \
-	do {                                                                           \
-		if (m < 0)                                                             \
-			return ergon_cli_usage("record", "%s needs a value", argv[i]); \
-	} while (0)
-		if (FLAG("--instrument")) {
-			NEED();
-			o.instrument_spec = v;
-		} else if (FLAG("--instrument-opt")) {
-			NEED();
-			if (nkv >= MAX_KV)
-				return ergon_cli_usage("record", "too many --instrument-opt");
-			kv[nkv++] = v;
-		} else if (FLAG("--duration-s")) {
-			NEED();
-			if (ergon_parse_double(v, "--duration-s", &d, &err) || !(d > 0) || d > 1e7)
-				return ergon_cli_usage("record",
-						       "--duration-s: '%s' must be a number of "
-						       "seconds > 0",
-						       v);
-			o.duration_s = d;
-		} else if (FLAG("--out")) {
-			NEED();
-			o.out_path = v;
-		} else if (FLAG("--sync-input-index")) {
-			NEED();
-			long l = 0;
-			if (ergon_parse_long(v, "--sync-input-index", 0, 7, &l, &err))
-				return ergon_cli_usage("record",
-						       "--sync-input-index: '%s' must be 0..7", v);
-			o.sync_input_index = (unsigned)l;
-		} else if (strcmp(argv[i], "--until-gate-falls") == 0) {
-			o.until_gate_falls = 1;
-		} else if (strcmp(argv[i], "--force") == 0) {
-			o.force = 1;
+		if (cli_str(&p, "--instrument", &o.instrument_spec)) {
+		} else if (cli_str(&p, "--instrument-opt", &v)) {
+			if (v && nkv >= MAX_KV)
+				cli_error(&p, "too many --instrument-opt (at most %d)", MAX_KV);
+			else if (v)
+				kv[nkv++] = v;
+		} else if (cli_num(&p, "--duration-s", CLI_GT, 0, 1e7, &o.duration_s)) {
+		} else if (cli_str(&p, "--out", &o.out_path)) {
+		} else if (cli_long(&p, "--sync-input-index", 0, 7, &idx)) {
+			o.sync_input_index = (unsigned)idx;
+		} else if (cli_flag(&p, "--until-gate-falls", &o.until_gate_falls)) {
+		} else if (cli_flag(&p, "--force", &o.force)) {
 		} else {
-			return ergon_cli_usage("record", "unknown argument '%s'", argv[i]);
+			cli_unknown(&p);
 		}
-#undef FLAG
-#undef NEED
 	}
-	if (o.instrument_spec == NULL)
-		return ergon_cli_usage("record", "--instrument SPEC is required (e.g. ppk2)");
-	if (o.out_path == NULL)
-		return ergon_cli_usage("record", "--out FILE.jls is required");
+	if (p.rc || cli_require(&p, "--instrument", o.instrument_spec) ||
+	    cli_require(&p, "--out", o.out_path))
+		return p.rc;
 	if (o.duration_s == 0 && !o.until_gate_falls && !isatty(0))
-		return ergon_cli_usage("record",
-				       "give --duration-s S or --until-gate-falls (or run it on a "
-				       "terminal and stop it with Ctrl-C)");
+		return cli_error(&p, "give --duration-s S or --until-gate-falls (or run it on a "
+				     "terminal and stop it with Ctrl-C)");
 	o.instrument_opts.kv = nkv ? kv : NULL;
 	o.stop_flag = &stop_flag;
 	int tty = isatty(2);

@@ -1,6 +1,6 @@
 /* ergon report: one self-contained HTML file for one or more artifacts. */
 #include "cli.h"
-#include "cli_args.h"
+#include "cli_opts.h"
 #include "ergon/fileio.h"
 #include "ergon/report_html.h"
 
@@ -15,41 +15,33 @@ static int run(int argc, char **argv)
 	unsigned flags = 0;
 	size_t n = 0;
 	memset(in, 0, sizeof in);
-	for (int i = 1; i < argc; i++) {
+	int force = 0;
+	struct cli_parser p;
+	cli_init(&p, "report", argc, argv);
+	while (cli_next(&p)) {
 		const char *v = NULL;
-		int m;
-		if ((m = cli_opt(argc, argv, &i, "--out", &v)) != 0) {
-			if (m < 0)
-				return ergon_cli_usage("report",
-						       "--out needs a value (report.html)");
-			out = v;
-		} else if ((m = cli_opt(argc, argv, &i, "--jls", &v)) != 0) {
-			if (m < 0)
-				return ergon_cli_usage("report", "--jls needs a recording");
-			if (n == 0)
-				return ergon_cli_usage("report",
-						       "--jls %s: give it after the summary it "
-						       "belongs to",
-						       v);
-			in[n - 1].jls_path = v;
-		} else if ((m = cli_opt(argc, argv, &i, "--pubkey", &v)) != 0) {
-			if (m < 0)
-				return ergon_cli_usage("report",
-						       "--pubkey needs a public key file");
-			o.pubkey_path = v;
-		} else if (strcmp(argv[i], "--force") == 0) {
-			flags |= ERGON_WRITE_FORCE;
-		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-			return ergon_cli_usage("report", "unknown option '%s'", argv[i]);
-		} else if (n == ERGON_HTML_INPUTS_MAX) {
-			return ergon_cli_usage("report", "at most %d artifacts",
-					       ERGON_HTML_INPUTS_MAX);
+		if (cli_str(&p, "--out", &out)) {
+		} else if (cli_str(&p, "--jls", &v)) {
+			if (v && n == 0)
+				cli_error(&p, "--jls %s: give it after the summary it belongs to",
+					  v);
+			else if (v)
+				in[n - 1].jls_path = v;
+		} else if (cli_str(&p, "--pubkey", &o.pubkey_path)) {
+		} else if (cli_flag(&p, "--force", &force)) {
+		} else if (cli_positional(&p, &v)) {
+			if (n == ERGON_HTML_INPUTS_MAX)
+				cli_error(&p, "at most %d artifacts", ERGON_HTML_INPUTS_MAX);
+			else
+				in[n++].path = v;
 		} else {
-			in[n++].path = argv[i];
+			cli_unknown(&p);
 		}
 	}
-	if (n == 0 || out == NULL)
-		return ergon_cli_usage("report", "expected ARTIFACT... --out report.html");
+	if (p.rc || cli_require(&p, "ARTIFACT", in[0].path) || cli_require(&p, "--out", out))
+		return p.rc;
+	if (force)
+		flags |= ERGON_WRITE_FORCE;
 	struct ergon_err err = {0};
 	if (ergon_report_html_write(in, n, &o, out, flags, &err) != 0)
 		return ergon_cli_fail("report", &err);

@@ -2,9 +2,9 @@
  * SIGINT/SIGTERM/SIGHUP/SIGQUIT handler, calls ergon_run and prints the summary from the
  * report it returns (the CLI computes nothing). */
 #include "cli.h"
-#include "cli_args.h"
-#include "cli_sign.h"
+#include "cli_opts.h"
 #include "cli_reliab.h"
+#include "cli_sign.h"
 #include "ergon/artifact.h"
 #include "ergon/fileio.h"
 #include "ergon/issues.h"
@@ -64,13 +64,12 @@ static const char *str(const json_t *r, const char *a, const char *b)
  * not. u = NaN: no ± at all (latency); unrated: the instrument states no
  * accuracy, so the ± is printed as "unrated" rather than a confident
  * resolution-only figure. */
-static void si(char *out, size_t cap, double v, double u, const char *unit, int digits,
-	       int unrated)
+static void si(char *out, size_t cap, double v, double u, const char *unit, int digits, int unrated)
 {
-	static const struct {
+	const struct {
 		double f;
 		const char *p;
-	} pre[] = {{1, ""}, {1e-3, "m"}, {1e-6, "µ"}, {1e-9, "n"}};
+	} pre[] = {{1, ""}, {1e-3, "m"}, {1e-6, cli_sym("µ", "u")}, {1e-9, "n"}};
 	double mag = fabs(v);
 	if (!isnan(u) && fabs(u) > mag)
 		mag = fabs(u);
@@ -80,11 +79,13 @@ static void si(char *out, size_t cap, double v, double u, const char *unit, int 
 	if (isnan(u))
 		snprintf(out, cap, "%.*f %s%s", digits, v / pre[k].f, pre[k].p, unit);
 	else if (unrated)
-		snprintf(out, cap, "%.*f %s%s above idle ± unrated (the instrument states no "
-			 "accuracy)", digits, v / pre[k].f, pre[k].p, unit);
+		snprintf(out, cap,
+			 "%.*f %s%s above idle %s unrated (the instrument states no "
+			 "accuracy)",
+			 digits, v / pre[k].f, pre[k].p, unit, cli_sym("±", "+/-"));
 	else
-		snprintf(out, cap, "%.*f %s%s above idle ± %.*f %s%s", digits, v / pre[k].f,
-			 pre[k].p, unit, digits, u / pre[k].f, pre[k].p, unit);
+		snprintf(out, cap, "%.*f %s%s above idle %s %.*f %s%s", digits, v / pre[k].f,
+			 pre[k].p, unit, cli_sym("±", "+/-"), digits, u / pre[k].f, pre[k].p, unit);
 }
 
 static void print_summary(const json_t *r)
@@ -96,6 +97,14 @@ static void print_summary(const json_t *r)
 	printf("device      : %s\n", str(r, "device", "name"));
 	printf("instrument  : %s (%s)\n", str(r, "instrument", "driver"),
 	       str(r, "provenance", "kind"));
+	/* Not a measurement: said here, not only in the JSON. */
+	if (strcmp(prov, "synthetic") == 0)
+		printf("result      : SYNTHETIC - a seeded power model, not a measurement%s\n",
+		       json_is_object(json_object_get(r, "emulation"))
+			   ? "; the throttle is emulated (it cannot heat the host)"
+			   : "");
+	else if (replayed)
+		printf("result      : REPLAYED - %s\n", ERGON_REPLAYED_LABEL);
 	if (json_is_object(json_object_get(fig, "sampler")))
 		printf("sampler     : %s %.0f Hz (achieved %.1f Hz, max gap %.1f ms)\n",
 		       str(r, "sampler", "kind"), num(r, "sampler.target_hz"),
@@ -151,10 +160,11 @@ static void print_summary(const json_t *r)
 				       "are never summed)\n",
 				       json_string_value(hr));
 			if (unrated)
-				printf("idle        : %.3f W ± unrated\n",
-				       num(fig, "idle.mean_power_w"));
+				printf("idle        : %.3f W %s unrated\n",
+				       num(fig, "idle.mean_power_w"), cli_sym("±", "+/-"));
 			else
-				printf("idle        : %.3f W ± %.3f\n", num(fig, "idle.mean_power_w"),
+				printf("idle        : %.3f W %s %.3f\n",
+				       num(fig, "idle.mean_power_w"), cli_sym("±", "+/-"),
 				       num(fig, "idle.mean_power_u_w"));
 			printf("load        : %.3f W mean, %.3f W peak\n",
 			       num(fig, "load.mean_power_w"), num(fig, "load.peak_power_w"));
@@ -190,8 +200,22 @@ static void print_summary(const json_t *r)
 			       num(tp, "first_ops_per_s"), num(tp, "tail_ops_per_s"),
 			       num(tp, "change_pct"));
 	}
+	const char *integ = json_string_value(json_object_get(r, "integrity"));
+	printf("integrity   : %s\n", integ ? integ : "?");
+	/* The issues that decided it: every error and warning (infos are in
+	 * the report). */
+	size_t ii;
+	const json_t *is;
+	json_array_foreach(json_object_get(r, "issues"), ii, is)
+	{
+		const char *sev = json_string_value(json_object_get(is, "severity"));
+		if (sev == NULL || strcmp(sev, "info") == 0)
+			continue;
+		printf("  %-8s %s: %s\n", sev, json_string_value(json_object_get(is, "code")),
+		       json_string_value(json_object_get(is, "message")));
+	}
 	const char *id = json_string_value(json_object_get(r, "report_id"));
-	printf("report_id   : %.15s…\n", id ? id : "?");
+	printf("report_id   : %.15s%s\n", id ? id : "?", cli_sym("…", "..."));
 }
 
 static int run(int argc, char **argv)
@@ -215,134 +239,77 @@ static int run(int argc, char **argv)
 	const char *sign_key = NULL;
 	const char *log_path = NULL;
 	int clean = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *v = NULL;
-		int m;
-		double d;
-		long l;
-#define FLAG(name) ((m = cli_opt(argc, argv, &i, name, &v)) != 0)
-#define NEED()                                                                      \
-	do {                                                                        \
-		if (m < 0)                                                          \
-			return ergon_cli_usage("run", "%s needs a value", argv[i]); \
-	} while (0)
-#define DBL(name, lo, dst)                                                                        \
-	do {                                                                                      \
-		NEED();                                                                           \
-		if (ergon_parse_double(v, name, &d, &err) || d < (lo))                            \
-			return ergon_cli_usage("run", "%s: '%s' must be a number >= %g", name, v, \
-					       (double)(lo));                                     \
-		dst = d;                                                                          \
-	} while (0)
-		if (FLAG("--device")) {
-			NEED();
-			cfg.device = v;
-		} else if (FLAG("--instrument")) {
-			NEED();
-			cfg.instrument_spec = v;
-		} else if (FLAG("--instrument-opt")) {
-			NEED();
-			if (ni >= MAX_KV)
-				return ergon_cli_usage("run", "too many --instrument-opt");
-			ikv[ni++] = v;
-		} else if (FLAG("--sysfs-root")) {
-			NEED();
-			cfg.instrument_opts.sysfs_root = v;
-		} else if (FLAG("--workload")) {
-			NEED();
-			cfg.workload_spec = v;
-		} else if (FLAG("--workload-opt")) {
-			NEED();
-			if (nw >= MAX_KV)
-				return ergon_cli_usage("run", "too many --workload-opt");
-			wkv[nw++] = v;
-		} else if (FLAG("--provenance")) {
-			NEED();
-			cfg.instrument_opts.provenance_override = ergon_provenance_parse(v);
-			if (cfg.instrument_opts.provenance_override != ERGON_PROV_MEASURED &&
-			    cfg.instrument_opts.provenance_override != ERGON_PROV_SYNTHETIC)
-				return ergon_cli_usage(
-				    "run", "--provenance %s: use measured or synthetic", v);
-		} else if (FLAG("--settle-s")) {
-			DBL("--settle-s", 0, cfg.session.settle_s);
-		} else if (FLAG("--idle-s")) {
-			DBL("--idle-s", 0, cfg.session.idle_s);
-		} else if (FLAG("--window-s")) {
-			DBL("--window-s", 0, cfg.session.window_s);
-		} else if (FLAG("--windows")) {
-			NEED();
-			if (ergon_parse_long(v, "--windows", 1, 100000, &l, &err))
-				return ergon_cli_usage("run", "%s", err.msg);
-			cfg.session.windows = (size_t)l;
-		} else if (FLAG("--release-hz")) {
-			DBL("--release-hz", 0, cfg.session.release_hz);
-		} else if (FLAG("--sampler")) {
-			NEED();
-			if (strcmp(v, "inline") == 0)
-				cfg.session.sampler = ERGON_SAMPLER_INLINE;
-			else if (strcmp(v, "threaded") == 0)
-				cfg.session.sampler = ERGON_SAMPLER_THREADED;
-			else
-				return ergon_cli_usage("run",
-						       "--sampler %s: use inline or threaded", v);
-		} else if (FLAG("--sample-hz")) {
-			DBL("--sample-hz", 0, cfg.session.sample_hz);
-		} else if (FLAG("--on-failure")) {
-			NEED();
-			if (strcmp(v, "continue") == 0)
-				cfg.session.failure_policy = ERGON_ON_FAILURE_CONTINUE;
-			else if (strcmp(v, "abort") == 0)
-				cfg.session.failure_policy = ERGON_ON_FAILURE_ABORT;
-			else
-				return ergon_cli_usage("run",
-						       "--on-failure %s: use continue or abort", v);
-		} else if (FLAG("--invoke-timeout-s")) {
-			DBL("--invoke-timeout-s", 0, cfg.session.invoke_timeout_s);
-			cfg.workload_opts.invoke_timeout_s = cfg.session.invoke_timeout_s;
-		} else if (FLAG("--throttle-threshold")) {
-			DBL("--throttle-threshold", 0, cfg.throttle_threshold);
-		} else if (FLAG("--throttle-windows")) {
-			NEED();
-			if (ergon_parse_long(v, "--throttle-windows", 1, 1000, &l, &err))
-				return ergon_cli_usage("run", "%s", err.msg);
-			cfg.throttle_windows = (size_t)l;
-		} else if (FLAG("--temp-file")) {
-			NEED();
-			cfg.temp_file = v;
-		} else if (FLAG("--ambient-c")) {
-			DBL("--ambient-c", -100, cfg.ambient_c);
-		} else if (FLAG("--max-embedded-samples")) {
-			NEED();
-			if (ergon_parse_long(v, "--max-embedded-samples", 2, 1L << 40, &l, &err))
-				return ergon_cli_usage("run", "%s", err.msg);
-			cfg.max_embedded_samples = (size_t)l;
-		} else if (FLAG("--out")) {
-			NEED();
-			cfg.out_path = v;
-		} else if (strcmp(argv[i], "--force") == 0) {
-			cfg.write_flags |= ERGON_WRITE_FORCE;
-		} else if (FLAG("--sign")) {
-			NEED();
-			sign_key = v;
-		} else if (FLAG("--log")) {
-			NEED();
-			log_path = v;
-		} else if (strcmp(argv[i], "--clean") == 0) {
-			clean = 1;
+	static const char *const samplers[] = {"inline", "threaded", NULL};
+	static const char *const policies[] = {"continue", "abort", NULL};
+	static const char *const provs[] = {"measured", "synthetic", NULL};
+	const char *sampler = NULL, *policy = NULL, *prov = NULL;
+	long windows = 0, tw = 0, maxemb = 0;
+	int force = 0, as_json = 0;
+	struct cli_parser p;
+	cli_init(&p, "run", argc, argv);
+	while (cli_next(&p)) {
+		const char *kv = NULL;
+		double d = NAN;
+		if (cli_str(&p, "--device", &cfg.device)) {
+		} else if (cli_str(&p, "--instrument", &cfg.instrument_spec)) {
+		} else if (cli_str(&p, "--instrument-opt", &kv)) {
+			if (kv && ni >= MAX_KV)
+				cli_error(&p, "too many --instrument-opt (at most %d)", MAX_KV);
+			else if (kv)
+				ikv[ni++] = kv;
+		} else if (cli_str(&p, "--sysfs-root", &cfg.instrument_opts.sysfs_root)) {
+		} else if (cli_str(&p, "--workload", &cfg.workload_spec)) {
+		} else if (cli_str(&p, "--workload-opt", &kv)) {
+			if (kv && nw >= MAX_KV)
+				cli_error(&p, "too many --workload-opt (at most %d)", MAX_KV);
+			else if (kv)
+				wkv[nw++] = kv;
+		} else if (cli_choice(&p, "--provenance", provs, &prov)) {
+		} else if (cli_num(&p, "--settle-s", CLI_GE, 0, 1e6, &cfg.session.settle_s)) {
+		} else if (cli_num(&p, "--idle-s", CLI_GT, 0, 1e6, &cfg.session.idle_s)) {
+		} else if (cli_num(&p, "--window-s", CLI_GT, 0, 1e6, &cfg.session.window_s)) {
+		} else if (cli_long(&p, "--windows", 1, 100000, &windows)) {
+			cfg.session.windows = (size_t)windows;
+		} else if (cli_num(&p, "--release-hz", CLI_GT, 0, 1e6, &cfg.session.release_hz)) {
+		} else if (cli_choice(&p, "--sampler", samplers, &sampler)) {
+		} else if (cli_num(&p, "--sample-hz", CLI_GT, 0, 1e6, &cfg.session.sample_hz)) {
+		} else if (cli_choice(&p, "--on-failure", policies, &policy)) {
+		} else if (cli_num(&p, "--invoke-timeout-s", CLI_GT, 0, 1e6, &d)) {
+			cfg.session.invoke_timeout_s = d;
+			cfg.workload_opts.invoke_timeout_s = d;
+		} else if (cli_num(&p, "--throttle-threshold", CLI_GT, 0, 0.999999,
+				   &cfg.throttle_threshold)) {
+		} else if (cli_long(&p, "--throttle-windows", 1, 1000, &tw)) {
+			cfg.throttle_windows = (size_t)tw;
+		} else if (cli_str(&p, "--temp-file", &cfg.temp_file)) {
+		} else if (cli_num(&p, "--ambient-c", CLI_GE, -100, 200, &cfg.ambient_c)) {
+		} else if (cli_long(&p, "--max-embedded-samples", 2, 1L << 40, &maxemb)) {
+			cfg.max_embedded_samples = (size_t)maxemb;
+		} else if (cli_str(&p, "--out", &cfg.out_path)) {
+		} else if (cli_flag(&p, "--force", &force)) {
+		} else if (cli_flag(&p, "--json", &as_json)) {
+		} else if (cli_str(&p, "--sign", &sign_key)) {
+		} else if (cli_str(&p, "--log", &log_path)) {
+		} else if (cli_flag(&p, "--clean", &clean)) {
 		} else {
-			return ergon_cli_usage("run", "unknown option '%s'", argv[i]);
+			cli_unknown(&p);
 		}
-#undef FLAG
-#undef NEED
-#undef DBL
 	}
-	if (cfg.device == NULL || cfg.workload_spec == NULL || cfg.out_path == NULL)
-		return ergon_cli_usage("run", "--device, --workload and --out are required");
-	if (!(cfg.session.idle_s > 0) || !(cfg.session.window_s > 0) ||
-	    !(cfg.session.sample_hz > 0))
-		return ergon_cli_usage("run", "--idle-s, --window-s and --sample-hz must be > 0");
-	if (!(cfg.throttle_threshold > 0 && cfg.throttle_threshold < 1))
-		return ergon_cli_usage("run", "--throttle-threshold must be in (0, 1)");
+	if (p.rc || cli_require(&p, "--device", cfg.device) ||
+	    cli_require(&p, "--workload", cfg.workload_spec) ||
+	    cli_require(&p, "--out", cfg.out_path))
+		return p.rc;
+	if (force)
+		cfg.write_flags |= ERGON_WRITE_FORCE;
+	if (prov)
+		cfg.instrument_opts.provenance_override = ergon_provenance_parse(prov);
+	if (sampler)
+		cfg.session.sampler =
+		    strcmp(sampler, "inline") == 0 ? ERGON_SAMPLER_INLINE : ERGON_SAMPLER_THREADED;
+	if (policy)
+		cfg.session.failure_policy = strcmp(policy, "abort") == 0
+						 ? ERGON_ON_FAILURE_ABORT
+						 : ERGON_ON_FAILURE_CONTINUE;
 	struct ergon_secret_key skey = {0};
 	int src = ergon_cli_sign_load("run", sign_key, &skey);
 	if (src)
@@ -356,13 +323,23 @@ static int run(int argc, char **argv)
 		if (lrc)
 			return lrc;
 	}
-	if (isatty(STDERR_FILENO))
+	if (cli_progress_ok())
 		cfg.session.progress = progress;
 	/* SIGHUP and SIGQUIT end the run like SIGINT (report kept); --log
 	 * detaches it, so a closed terminal no longer stops it. */
 	ergon_cli_signals_install(on_signal, log_path != NULL, NULL);
 	ergon_cli_stale_report("run", cfg.out_path, clean);
 
+	/* How long it will take, before it starts (a run with the defaults is
+	 * over six minutes): on a terminal always, otherwise from 10 s on. */
+	double total_s = cfg.session.settle_s + cfg.session.idle_s +
+			 (double)cfg.session.windows * cfg.session.window_s;
+	if (!as_json && (cli_progress_ok() || total_s >= 10))
+		fprintf(stderr,
+			"ergon run: about %.0f s (settle %g s + idle %g s + %zu windows x %g s); "
+			"Ctrl-C stops early and keeps what was measured\n",
+			total_s, cfg.session.settle_s, cfg.session.idle_s, cfg.session.windows,
+			cfg.session.window_s);
 	json_t *rep = NULL;
 	int rc = ergon_run(&cfg, &rep, &err);
 	if (cfg.session.progress)
@@ -371,7 +348,19 @@ static int run(int argc, char **argv)
 		ergon_secret_key_wipe(&skey);
 		return ergon_cli_fail("run", &err);
 	}
-	print_summary(rep);
+	if (as_json) {
+		json_t *o = json_pack(
+		    "{s:s, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?}", "report", cfg.out_path,
+		    "report_id", json_object_get(rep, "report_id"), "provenance",
+		    json_object_get(rep, "provenance"), "integrity",
+		    json_object_get(rep, "integrity"), "status", json_object_get(rep, "status"),
+		    "device", json_object_get(rep, "device"), "figures",
+		    json_object_get(rep, "figures"), "issues", json_object_get(rep, "issues"));
+		cli_print_json(o);
+		json_decref(o);
+	} else {
+		print_summary(rep);
+	}
 	src = ergon_cli_sign_written("run", sign_key, cfg.out_path, &skey);
 	const char *integ = json_string_value(json_object_get(rep, "integrity"));
 	int exit_code = ERGON_EXIT_OK;
@@ -439,7 +428,10 @@ const struct ergon_cli_command ergon_cli_cmd_run = {
 	    "  --out FILE               report path (checked writable before measuring)\n"
 	    "  --force                  replace an existing report\n"
 	    "  --sign KEY               sign the report with KEY (ergon keygen; loaded\n"
-	    "                           before measuring)\n\n"
+	    "                           before measuring)\n"
+	    "  --json                   print the summary (report path, report_id,\n"
+	    "                           provenance, integrity, figures, issues) as JSON\n"
+	    "                           on stdout instead of the terminal summary\n"
 	    "  --log FILE               append the summary and messages to FILE, not the\n"
 	    "                           terminal, and ignore SIGHUP: a long run survives\n"
 	    "                           a closed terminal or SSH session (start it with &)\n"

@@ -1,6 +1,6 @@
 /* ergon sign: sign an artifact's report_id with an Ed25519 key. */
 #include "cli.h"
-#include "cli_args.h"
+#include "cli_opts.h"
 #include "cli_sign.h"
 
 #include <stdio.h>
@@ -9,21 +9,17 @@
 static int run(int argc, char **argv)
 {
 	const char *key = NULL, *path = NULL;
-	for (int i = 1; i < argc; i++) {
-		int m = cli_opt(argc, argv, &i, "--key", &key);
-		if (m < 0)
-			return ergon_cli_usage("sign", "--key needs a value (the secret key file)");
-		if (m > 0)
-			continue;
-		if (argv[i][0] == '-' && argv[i][1] != '\0')
-			return ergon_cli_usage("sign", "unknown option '%s'", argv[i]);
-		if (path != NULL)
-			return ergon_cli_usage("sign", "expected one ARTIFACT, got '%s' too",
-					       argv[i]);
-		path = argv[i];
+	struct cli_parser p;
+	cli_init(&p, "sign", argc, argv);
+	while (cli_next(&p)) {
+		if (cli_str(&p, "--key", &key)) {
+		} else if (cli_positional(&p, &path)) {
+		} else {
+			cli_unknown(&p);
+		}
 	}
-	if (path == NULL || key == NULL)
-		return ergon_cli_usage("sign", "expected ARTIFACT --key KEY");
+	if (p.rc || cli_require(&p, "ARTIFACT", path) || cli_require(&p, "--key", key))
+		return p.rc;
 	struct ergon_secret_key k;
 	int rc = ergon_cli_sign_load("sign", key, &k);
 	if (rc)

@@ -1,5 +1,6 @@
 /* ergon verify: the digest and every figure recomputed from the series. */
 #include "cli.h"
+#include "cli_opts.h"
 #include "ergon/artifact.h"
 #include "ergon/report.h"
 #include "ergon/signature.h"
@@ -31,73 +32,93 @@ static int check_signature(const json_t *r, const char *pubkey, char *said, size
 	return rc;
 }
 
+/* --json: {"file", "ok", "report_id", "provenance", "integrity", "error",
+ * "tolerance", "figures_recomputed", "signature"} on stdout; the human lines stay off stdout. */
+static void verify_json(int as_json, const char *path, const json_t *r, int rc,
+			const struct ergon_err *err, const char *sigtxt, int figures)
+{
+	if (!as_json)
+		return;
+	json_t *o = json_pack("{s:s, s:b, s:{s:f, s:f}}", "file", path, "ok", rc == 0, "tolerance",
+			      "relative", ERGON_VERIFY_REL, "absolute", ERGON_VERIFY_ABS);
+	if (o == NULL)
+		return;
+	if (r) {
+		json_object_set(o, "report_id", json_object_get(r, "report_id"));
+		json_object_set(o, "provenance",
+				json_object_get(json_object_get(r, "provenance"), "kind"));
+		json_object_set(o, "integrity", json_object_get(r, "integrity"));
+	}
+	json_object_set_new(o, "figures_recomputed", json_boolean(figures));
+	if (sigtxt && sigtxt[0])
+		json_object_set_new(o, "signature", json_string(sigtxt));
+	if (rc)
+		json_object_set_new(o, "error",
+				    json_string(err->msg[0] ? err->msg : ergon_strerror(rc)));
+	cli_print_json(o);
+	json_decref(o);
+}
+
 static int run(int argc, char **argv)
 {
 	const char *path = NULL, *pubkey = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--pubkey") == 0 && i + 1 < argc)
-			pubkey = argv[++i];
-		else if (strncmp(argv[i], "--pubkey=", 9) == 0)
-			pubkey = argv[i] + 9;
-		else if (argv[i][0] == '-')
-			return ergon_cli_usage("verify", "unknown option or missing value '%s'",
-					       argv[i]);
-		else if (path == NULL)
-			path = argv[i];
-		else
-			return ergon_cli_usage("verify", "expected one REPORT.json");
+	int as_json = 0;
+	struct cli_parser p;
+	cli_init(&p, "verify", argc, argv);
+	while (cli_next(&p)) {
+		if (cli_flag(&p, "--json", &as_json)) {
+		} else if (cli_str(&p, "--pubkey", &pubkey)) {
+		} else if (cli_positional(&p, &path)) {
+		} else {
+			cli_unknown(&p);
+		}
 	}
-	if (path == NULL)
-		return ergon_cli_usage("verify", "expected one REPORT.json");
+	if (p.rc || cli_require(&p, "REPORT.json", path))
+		return p.rc;
 	struct ergon_err err = {0};
 	char sigtxt[160] = "";
 	json_t *r = NULL;
 	/* Streamed: the digest and the figures in bounded memory, whatever
 	 * the report's size (docs/internals/verify.md). */
 	int rc = ergon_report_verify_file(path, (size_t)4 << 30, 0, &r, &err);
+	int figures = 1;
 	struct stat st;
 	/* A report fails its own checks; a smaller file may be another kind of
-	 * artifact (profile, parse and analyze summaries, energy models): then
-	 * the digest, and the signature with --pubkey; their figures are not
-	 * recomputed. They are small: read whole. */
+	 * artifact (profile, parse and analyze summaries, kernels, energy
+	 * models): then the digest, and the signature with --pubkey; their
+	 * figures are not recomputed. They are small: read whole. */
 	if (rc == ERGON_EVERIFY && stat(path, &st) == 0 && st.st_size < ((off_t)64 << 20)) {
 		struct ergon_err first = err;
 		json_decref(r);
 		r = NULL;
 		memset(&err, 0, sizeof err);
+		figures = 0;
 		rc = ergon_artifact_load(path, (size_t)64 << 20, &r, &err);
-		if (rc)
+		if (rc) {
+			verify_json(as_json, path, NULL, rc, &err, NULL, figures);
 			return ergon_cli_fail("verify", &err);
+		}
 		const char *schema = json_string_value(json_object_get(r, "schema"));
 		/* A sustained report (it has series: any version), or no schema
-		 * at all, stays failed; a profile body (summary.json of parse,
-		 * profile and analyze) or another artifact kind goes on. */
-		if (schema == NULL ||
+		 * at all, stays failed with its first finding; a profile body
+		 * (summary.json) or another artifact kind goes on. */
+		if (schema == NULL || json_object_get(r, "series") != NULL ||
 		    (strcmp(schema, ERGON_REPORT_SCHEMA) == 0 &&
 		     json_object_get(r, "profile") == NULL &&
-		     json_object_get(r, "power") == NULL) ||
-		    json_object_get(r, "series") != NULL) {
+		     json_object_get(r, "power") == NULL)) {
+			err = first;
+			rc = ERGON_EVERIFY;
+			figures = 1;
+			verify_json(as_json, path, NULL, rc, &err, NULL, figures);
 			json_decref(r);
-			fprintf(stderr, "ergon verify: %s: FAILED: %s\n", path, first.msg);
-			return ergon_exit_code(ERGON_EVERIFY);
+			fprintf(stderr, "ergon verify: %s: FAILED: %s\n", path, err.msg);
+			return ergon_exit_code(rc);
 		}
 		rc = ergon_artifact_check_digest(r, &err);
-		if (rc == 0)
-			rc = check_signature(r, pubkey, sigtxt, sizeof sigtxt, &err);
-		if (rc == 0) {
-			printf("%s: OK: report_id matches its content; %s\n  figures NOT "
-			       "recomputed: verify recomputes the figures of sustained (ergon run) "
-			       "reports only, this is %s with a %s body\n",
-			       path, sigtxt, schema,
-			       json_object_get(r, "profile") ? "profile"
-			       : json_object_get(r, "power") ? "power"
-							     : "non-sustained");
-			json_decref(r);
-			return ERGON_EXIT_OK;
-		}
-	} else if (rc == 0) {
-		rc = check_signature(r, pubkey, sigtxt, sizeof sigtxt, &err);
 	}
+	if (rc == 0)
+		rc = check_signature(r, pubkey, sigtxt, sizeof sigtxt, &err);
+	verify_json(as_json, path, r, rc, &err, sigtxt, figures);
 	if (rc == ERGON_EVERIFY) {
 		json_decref(r);
 		fprintf(stderr, "ergon verify: %s: FAILED: %s\n", path, err.msg);
@@ -106,6 +127,22 @@ static int run(int argc, char **argv)
 	if (rc) {
 		json_decref(r);
 		return ergon_cli_fail("verify", &err);
+	}
+	if (as_json) {
+		json_decref(r);
+		return ERGON_EXIT_OK;
+	}
+	if (!figures) {
+		const char *schema = json_string_value(json_object_get(r, "schema"));
+		printf("%s: OK: report_id matches its content; %s\n  figures NOT "
+		       "recomputed: verify recomputes the figures of sustained (ergon run) "
+		       "reports only, this is %s with a %s body\n",
+		       path, sigtxt, schema ? schema : "(no schema)",
+		       json_object_get(r, "profile") ? "profile"
+		       : json_object_get(r, "power") ? "power"
+						     : "non-sustained");
+		json_decref(r);
+		return ERGON_EXIT_OK;
 	}
 	printf("%s: OK: report_id matches its content and every figure follows from the "
 	       "embedded series (tolerance %g relative + %g absolute)\n",
@@ -122,7 +159,7 @@ static int run(int argc, char **argv)
 const struct ergon_cli_command ergon_cli_cmd_verify = {
     .name = "verify",
     .summary = "check a report: digest and every figure recomputed from its series",
-    .help = "Usage: ergon verify REPORT.json [--pubkey PUB]\n\n"
+    .help = "Usage: ergon verify [--json] [--pubkey PUB] REPORT.json\n\n"
 	    "Recomputes report_id (sha256 of the RFC 8785 form without report_id) and\n"
 	    "every derived figure from the embedded series, and compares them within a\n"
 	    "stated tolerance (1e-9 relative + 1e-12 absolute); checks that the report\n"
@@ -134,9 +171,12 @@ const struct ergon_cli_command ergon_cli_cmd_verify = {
 	    "stays bounded whatever its size (docs/internals/verify.md).\n\n"
 	    "--pubkey PUB also checks the signature (ergon sign, ergon keygen): it must be\n"
 	    "made by PUB's key for this report_id; the signer's key id is printed. Without\n"
-	    "--pubkey a signature is named but not checked. Other artifacts (profile and\n"
-	    "analyze summary.json) are checked with --pubkey for digest and signature only;\n"
-	    "the output says their figures were not recomputed.\n\n"
+	    "--pubkey a signature is named but not checked. Other artifacts (profile,\n"
+	    "parse and analyze summary.json, kernels.json) get their digest checked, and\n"
+	    "their signature with --pubkey; the output says their figures were not\n"
+	    "recomputed.\n\n"
+	    "With --json the result (file, ok, report_id, provenance, integrity, error,\n"
+	    "tolerance, signature) is printed as JSON on stdout instead.\n\n"
 	    "What this proves and what it does not: docs/THREAT_MODEL.md.\n\n"
 	    "Example:\n  ergon verify run/report.json\n"
 	    "  ergon verify run/report.json --pubkey bench.key.pub\n",

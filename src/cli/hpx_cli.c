@@ -3,6 +3,9 @@
 
 #include <string.h>
 
+const char *const ergon_cli_hpx_aggregations[] = {"median", "mean", "trimmed", NULL};
+const char *const ergon_cli_hpx_recordings[] = {"measured", "synthetic", "unknown", NULL};
+
 void ergon_cli_hpx_print_top(FILE *f, const json_t *profile)
 {
 	const json_t *top = json_object_get(profile, "top_layers");

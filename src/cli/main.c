@@ -1,9 +1,11 @@
 /* ergon: entry point and subcommand dispatch. */
+#include "cli.h"
+#include "ergon/suggest.h"
+
+#include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-
-#include "cli.h"
 
 #define ERGON_CLI_CMD(n) extern const struct ergon_cli_command ergon_cli_cmd_##n;
 #include "ergon_cli_commands.inc"
@@ -66,6 +68,9 @@ static void print_help(FILE *f)
 
 int main(int argc, char **argv)
 {
+	/* Only the character set: it decides UTF-8 symbols or their ASCII
+	 * fallback (cli_sym); numbers keep the C locale's format. */
+	setlocale(LC_CTYPE, "");
 	if (argc < 2) {
 		print_help(stderr);
 		return ERGON_EXIT_USAGE;
@@ -82,6 +87,11 @@ int main(int argc, char **argv)
 		print_help(stdout);
 		return ERGON_EXIT_OK;
 	}
+	if (strncmp(name, "__", 2) == 0) {
+		int rc = ergon_cli_meta(commands, print_help, argc - 1, argv + 1);
+		if (rc >= 0)
+			return rc;
+	}
 	if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
 		printf("ergon %s\n", ERGON_VERSION);
 		return ERGON_EXIT_OK;
@@ -95,7 +105,16 @@ int main(int argc, char **argv)
 		}
 		return commands[i]->run(argc - 1, argv + 1);
 	}
-	fprintf(stderr, "ergon: unknown command '%s'. Commands:", name);
+	const char *names[64];
+	size_t nn = 0;
+	for (size_t i = 0; commands[i] && nn < 64; i++)
+		names[nn++] = commands[i]->name;
+	const char *near = ergon_suggest_nearest(name, names, nn);
+	if (near)
+		fprintf(stderr, "ergon: unknown command '%s'; did you mean '%s'? Commands:", name,
+			near);
+	else
+		fprintf(stderr, "ergon: unknown command '%s'. Commands:", name);
 	for (size_t i = 0; commands[i]; i++)
 		fprintf(stderr, " %s", commands[i]->name);
 	fprintf(stderr, "\nTry 'ergon --help'.\n");

@@ -6,6 +6,8 @@ set -euo pipefail
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 fx="$ERGON_SHARED_DIR/fixtures/hpx/legacy.hpx.txt"
+[ -e "$fx" ] || { echo "FAIL - shared fixture not found: $fx; clone the shared fixtures beside" \
+  "the checkout (../shared) or configure with -DERGON_SHARED_DIR=/path/to/shared" >&2; exit 1; }
 "$ERGON_BIN" capture --transport - --out "$tmp/a" < "$fx" > "$tmp/a.out"
 cmp "$tmp/a/capture.log" <(head -c "$(stat -c %s "$tmp/a/capture.log")" "$fx")
 grep -q '"end": "sentinel"' "$tmp/a/summary.json"

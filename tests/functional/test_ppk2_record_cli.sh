@@ -27,9 +27,9 @@ expect 0 "record off a TTY" -- "$ERGON_BIN" record --instrument "ppk2:$PORT" \
 case "$ERR" in *$'\r'*) bad "progress line off a TTY";; *) ok "no progress line off a TTY";; esac
 # Usage errors name the fix.
 expect 2 "unknown flag" -- "$ERGON_BIN" record --instrument "ppk2:$PORT" --durration 1 --out x.jls
-contains "$ERR" "unknown argument '--durration'" "names the bad flag"
+contains "$ERR" "unknown option '--durration'; did you mean '--duration-s'?" "names the bad flag and the nearest"
 expect 2 "no --out" -- "$ERGON_BIN" record --instrument "ppk2:$PORT" --duration-s 1
-contains "$ERR" "--out FILE.jls is required" "asks for --out"
+contains "$ERR" "missing required option --out" "asks for --out"
 expect 2 "no voltage" -- "$ERGON_BIN" record --instrument "ppk2:$PORT" --duration-s 1 \
   --out "$TMP/v.jls"
 contains "$ERR" "vdd_mv=N" "asks for vdd_mv"

@@ -209,8 +209,9 @@ static void profile_build_streams_hpx(void **state)
 	assert_int_equal(a.len, b.len);
 	assert_memory_equal(a.data, b.data, a.len);
 
-	char *lines[512];
+	char *lines[512] = {0};
 	size_t n = split(a.data, lines, 512);
+	assert_true(n >= 3);
 	assert_string_equal(lines[0], "HPX_READY");
 	assert_string_equal(lines[1], "--- HPX_START ---");
 	assert_string_equal(lines[n - 1], "--- HPX_END ---");

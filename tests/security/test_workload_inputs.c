@@ -14,8 +14,7 @@ static void plugin_not_elf(void **state)
 	(void)state;
 	char *dir = ts_tmpdir();
 	const char *bodies[] = {"#!/bin/sh\necho hi\n", "",
-				"\x7f"
-				"EL",
+				"\x7f\x45L", /* 0x7f 'E' 'L': a truncated ELF magic */
 				"MZ\x90\x00 not elf"};
 	/* Lengths without the terminating NUL; the last body holds a NUL. */
 	const size_t lens[] = {sizeof("#!/bin/sh\necho hi\n") - 1, 0, 3,

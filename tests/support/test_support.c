@@ -46,7 +46,20 @@ void ts_tmpdir_remove(const char *dir)
 char *ts_fixture(const char *rel)
 {
 	const char *shared = getenv("ERGON_SHARED_DIR");
-	return ts_strf("%s/fixtures/%s", shared ? shared : "../shared", rel);
+	char *path = ts_strf("%s/fixtures/%s", shared ? shared : "../shared", rel);
+	/* A missing fixtures folder is a set-up problem, not a failed
+	 * assertion somewhere later: say which path and how to point at it. */
+	if (access(path, F_OK) != 0) {
+		char *dir = ts_strf("%s/fixtures", shared ? shared : "../shared");
+		if (access(dir, F_OK) != 0)
+			fail_msg("shared fixtures not found: %s does not exist; clone the shared "
+				 "fixtures beside the checkout (../shared) or configure with "
+				 "-DERGON_SHARED_DIR=/path/to/shared (the tests read "
+				 "ERGON_SHARED_DIR)",
+				 dir);
+		free(dir);
+	}
+	return path;
 }
 
 char *ts_read_file(const char *path, size_t *len)

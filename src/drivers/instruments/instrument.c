@@ -5,6 +5,7 @@
 #include "ergon/artifact.h"
 #include "ergon/instrument.h"
 #include "ergon/issues.h"
+#include "ergon/suggest.h"
 
 const struct ergon_instrument_driver *ergon_instrument_find(const char *spec)
 {
@@ -44,10 +45,20 @@ int ergon_instrument_open(const char *spec, const struct ergon_instrument_option
 			o += l;
 			names[o] = '\0';
 		}
-		return ergon_err_set(err, ERGON_EUSAGE,
-				     "--instrument %s: unknown instrument; known instruments: %s "
-				     "(see `ergon instruments`)",
-				     spec, names);
+		/* A typo gets the nearest name: "synthtic" -> "synthetic". */
+		const char *cands[32];
+		size_t nc = 0;
+		for (size_t i = 0; i < n && nc < 32; i++)
+			cands[nc++] = d[i]->name;
+		char want[64];
+		snprintf(want, sizeof(want), "%.*s", (int)strcspn(spec, ":"), spec);
+		const char *near = ergon_suggest_nearest(want, cands, nc);
+		return ergon_err_set(
+		    err, ERGON_EUSAGE,
+		    "--instrument %s: unknown instrument%s%s%s; known instruments: %s "
+		    "(see `ergon instruments`)",
+		    spec, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "",
+		    names);
 	}
 	struct ergon_instrument *inst = calloc(1, sizeof(*inst));
 	if (inst == NULL)

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ergon/suggest.h"
 #include "ergon/workload.h"
 
 int ergon_workload_open(const char *spec, const struct ergon_workload_options *opts,
@@ -21,10 +22,19 @@ int ergon_workload_open(const char *spec, const struct ergon_workload_options *o
 			o += (size_t)snprintf(names + o, sizeof(names) - o, "%s%s:…", o ? ", " : "",
 					      d[i]->name);
 	}
-	if (drv == NULL)
+	if (drv == NULL) {
+		const char *cands[32];
+		size_t nc = 0;
+		for (size_t i = 0; i < n && nc < 32; i++)
+			cands[nc++] = d[i]->name;
+		char want[64];
+		snprintf(want, sizeof(want), "%.*s", (int)(len < 63 ? len : 63), spec);
+		const char *near = ergon_suggest_nearest(want, cands, nc);
 		return ergon_err_set(err, ERGON_EUSAGE,
-				     "--workload %s: unknown workload kind; known kinds: %s", spec,
-				     names);
+				     "--workload %s: unknown workload kind%s%s%s; known kinds: %s",
+				     spec, near ? " (did you mean '" : "", near ? near : "",
+				     near ? ":'?)" : "", names);
+	}
 	struct ergon_workload *wl = calloc(1, sizeof(*wl));
 	if (wl == NULL)
 		return ergon_err_set(err, ERGON_ENOMEM, "out of memory");

@@ -124,8 +124,10 @@ static void fill_identity(struct ergon_instrument *inst, struct nvml_priv *p, co
 {
 	struct ergon_instrument_identity *id = &inst->identity;
 	snprintf(id->vendor, sizeof(id->vendor), "NVIDIA");
-	snprintf(id->model, sizeof(id->model), "%s", name);
-	snprintf(id->serial, sizeof(id->serial), "%s", serial);
+	/* Bounded copies (the names NVML returns may be longer than the
+	 * identity's fields): -Os sees the truncation -O3 does not. */
+	snprintf(id->model, sizeof(id->model), "%.*s", (int)sizeof(id->model) - 1, name);
+	snprintf(id->serial, sizeof(id->serial), "%.*s", (int)sizeof(id->serial) - 1, serial);
 	/* NVIDIA rates no percentage; nvidia-smi documents power.draw as
 	 * accurate to within +-5 W (noted below). */
 	id->accuracy_pct = 0.0;

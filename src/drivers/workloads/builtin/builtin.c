@@ -9,6 +9,7 @@
  * the loops (see docs/internals/workloads.md).
  */
 #include "drivers/workloads/wl_opts.h"
+#include "ergon/suggest.h"
 #include "ergon/workload.h"
 
 #include <errno.h>
@@ -112,10 +113,15 @@ static int builtin_open(struct ergon_workload *wl, const struct ergon_workload_o
 					   "all; set at least one above 0",
 					   spec);
 	} else {
+		static const char *const kinds[] = {"spin", "memstream", "periodic", NULL};
+		char want[65];
+		snprintf(want, sizeof(want), "%.*s", (int)(klen > 64 ? 64 : klen), arg);
+		const char *near = ergon_suggest_nearest_list(want, kinds);
 		rc = ergon_err_set(err, ERGON_EUSAGE,
-				   "--workload %s: unknown builtin '%.*s'; use builtin:spin, "
+				   "--workload %s: unknown builtin '%s'%s%s%s; use builtin:spin, "
 				   "builtin:memstream or builtin:periodic",
-				   spec, (int)(klen > 64 ? 64 : klen), arg);
+				   spec, want, near ? " (did you mean 'builtin:" : "",
+				   near ? near : "", near ? "'?)" : "");
 	}
 	if (rc) {
 		free(b);

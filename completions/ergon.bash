@@ -1,0 +1,34 @@
+# bash completion for ergon. Subcommands, options, boards, scenarios,
+# instruments and workloads come from the ergon binary itself
+# (`ergon __complete ...`), so this file never lists them and never drifts.
+_ergon() {
+  local cur prev cmd
+  cur=${COMP_WORDS[COMP_CWORD]}
+  prev=${COMP_WORDS[COMP_CWORD-1]}
+  local ergon=${COMP_WORDS[0]}
+  if [ "$COMP_CWORD" -eq 1 ]; then
+    COMPREPLY=($(compgen -W "$("$ergon" __complete commands 2>/dev/null) --help --version" -- "$cur"))
+    return
+  fi
+  cmd=${COMP_WORDS[1]}
+  local list=""
+  case "$prev" in
+    --board) list=$("$ergon" __complete boards 2>/dev/null) ;;
+    --sim-scenario|--scenario) list=$("$ergon" __complete scenarios 2>/dev/null) ;;
+    --instrument) list=$("$ergon" __complete instruments 2>/dev/null) ;;
+    --workload) list=$("$ergon" __complete workloads 2>/dev/null) ;;
+    --for) list="run profile-power" ;;
+    --out|--config|--jls|--stats|--raw|--markers|--facts|--temp-file|--sysfs-root|--out-dir)
+      COMPREPLY=($(compgen -f -- "$cur")); return ;;
+  esac
+  if [ -n "$list" ]; then
+    COMPREPLY=($(compgen -W "$list" -- "$cur"))
+    return
+  fi
+  if [[ "$cur" == -* ]]; then
+    COMPREPLY=($(compgen -W "$("$ergon" __complete options "$cmd" 2>/dev/null)" -- "$cur"))
+    return
+  fi
+  COMPREPLY=($(compgen -f -- "$cur"))
+}
+complete -F _ergon ergon

@@ -1,0 +1,105 @@
+/* The one option parser every subcommand uses (docs/internals/cli.md).
+ *
+ *     struct cli_parser p;
+ *     cli_init(&p, "analyze", argc, argv);
+ *     while (cli_next(&p)) {
+ *             if (cli_str(&p, "--out", &out)) {
+ *             } else if (cli_num(&p, "--min-window-s", CLI_GT, 0, 1e6, &win)) {
+ *             } else if (cli_flag(&p, "--json", &as_json)) {
+ *             } else if (cli_positional(&p, &file)) {
+ *             } else {
+ *                     cli_unknown(&p);
+ *             }
+ *     }
+ *     if (p.rc || cli_require(&p, "--out", out))
+ *             return p.rc;
+ *
+ * Every matcher records its option name, so by the time the chain reaches
+ * cli_unknown() the parser knows every option the command accepts and names
+ * the nearest one: "unknown option '--jsn'; did you mean '--json'?". One
+ * error is printed (stderr, "ergon CMD: ...", then a pointer to --help),
+ * p.rc becomes ERGON_EXIT_USAGE and cli_next() stops. "--opt VALUE" and
+ * "--opt=VALUE" both work; "--" ends the options. */
+#ifndef ERGON_CLI_OPTS_H
+#define ERGON_CLI_OPTS_H
+
+#include <stddef.h>
+
+#define CLI_OPTS_MAX 96
+
+struct cli_parser {
+	const char *cmd;
+	int argc;
+	char **argv;
+	int i;				 /* the argument being matched */
+	int rc;				 /* 0, or the exit code of the error already printed */
+	int matched;			 /* argv[i] was consumed by a matcher */
+	int started;			 /* cli_next was called */
+	int dashdash;			 /* after "--": only positionals */
+	int positionals;		 /* how many cli_positional accepted */
+	const char *names[CLI_OPTS_MAX]; /* every option name tried so far */
+	size_t n_names;
+};
+
+/* Numeric rules: the value must be > lo, or >= lo; always <= hi. */
+enum cli_rule { CLI_GT, CLI_GE };
+
+void cli_init(struct cli_parser *p, const char *cmd, int argc, char **argv);
+/* For actions ("config show ..."): options start at argv[first]. */
+void cli_init_from(struct cli_parser *p, const char *cmd, int argc, char **argv, int first);
+/* An action word (argv[1]) one of actions (NULL-terminated): returns its
+ * index, or -1 after printing "unknown action 'x'; did you mean 'y'?" /
+ * "missing action" (p->rc set). */
+int cli_action(struct cli_parser *p, const char *const *actions);
+/* 1 while there is an argument to match and no error so far. */
+int cli_next(struct cli_parser *p);
+/* --name (no value): sets *dst = 1. */
+int cli_flag(struct cli_parser *p, const char *name, int *dst);
+/* --name VALUE: *dst points into argv. */
+int cli_str(struct cli_parser *p, const char *name, const char **dst);
+/* --name DIR, an output folder: trailing slashes dropped (cli_dir). */
+int cli_outdir(struct cli_parser *p, const char *name, const char **dst);
+/* --name VALUE, VALUE one of choices (NULL-terminated); a mistyped one names
+ * the nearest. */
+int cli_choice(struct cli_parser *p, const char *name, const char *const *choices,
+	       const char **dst);
+/* --name NUMBER, a finite number obeying rule with lo, and <= hi. */
+int cli_num(struct cli_parser *p, const char *name, enum cli_rule rule, double lo, double hi,
+	    double *dst);
+/* --name INTEGER in [lo, hi]. */
+int cli_long(struct cli_parser *p, const char *name, long lo, long hi, long *dst);
+/* An argument that is not an option, when *dst is still NULL (one per
+ * call site; a second file is "unexpected argument"). */
+int cli_positional(struct cli_parser *p, const char **dst);
+/* The current argument matched nothing: "unknown option '--x'; did you mean
+ * '--y'?" (or "unexpected argument 'x'"). */
+void cli_unknown(struct cli_parser *p);
+/* Missing required option: "missing required option --out". Returns p->rc. */
+int cli_require(struct cli_parser *p, const char *name, const void *value);
+/* A usage error in the parser's command (sets p->rc); returns p->rc. */
+int cli_error(struct cli_parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The name in names[0..n) nearest to given (edit distance, at most about a
+ * third of its length, or a unique prefix), or NULL. */
+const char *cli_nearest(const char *given, const char *const *names, size_t n);
+/* Same for a NULL-terminated list. */
+const char *cli_nearest_list(const char *given, const char *const *names);
+
+/* An output folder as given, without trailing slashes ("run1/" -> "run1",
+ * "/" stays), so no "run1//summary.json" is ever printed or recorded.
+ * Rewrites the string in place (argv strings are writable); NULL-safe. */
+char *cli_dir(char *dir);
+
+/* Terminal output conventions (docs/internals/cli.md): */
+/* 1 when the locale's character set is UTF-8 (main calls setlocale). */
+int cli_utf8(void);
+/* utf8 when the terminal can show it, ascii otherwise ("±" / "+/-"). */
+const char *cli_sym(const char *utf8, const char *ascii);
+/* --json: print value (indented, doubles round-trip) and a newline on
+ * stdout. Returns ERGON_EXIT_IO when stdout fails. */
+#include <jansson.h>
+int cli_print_json(const json_t *value);
+/* 1 when progress may be drawn: stderr is a terminal. */
+int cli_progress_ok(void);
+
+#endif

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# `cmake --install` into a temporary prefix, then three projects outside the
+# tree use it the way a user would: a C program through
+# `pkg-config --cflags --libs ergon` (shared libergon, run with the prefix's
+# lib/ on LD_LIBRARY_PATH), a CMake project through find_package(ergon)
+# (shared and static), and a firmware-style project through
+# find_package(ergon-target). Also checks the SONAME, that only ergon_*
+# symbols are exported and all carry the version node, the man pages (one
+# per subcommand, readable by man) and the completion scripts.
+set -u
+: "${ERGON_BUILD_DIR:?}" "${ERGON_SOURCE_DIR:?}" "${ERGON_BIN:?}"
+TMP=$(mktemp -d /tmp/ergon-install-XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+fails=0
+ok() { echo "ok   - $*"; }
+bad() { echo "FAIL - $*"; fails=$((fails + 1)); }
+P=$TMP/prefix
+CONS=$ERGON_SOURCE_DIR/tests/support/install_consumers
+# A sanitized build's libergon needs the sanitizer runtime in its consumers.
+extra=()
+if grep -q '^ERGON_SANITIZE:BOOL=ON' "$ERGON_BUILD_DIR/CMakeCache.txt"; then
+  extra=(-fsanitize=address,undefined)
+fi
+cc=$(sed -n 's/^CMAKE_C_COMPILER:[A-Z]*=//p' "$ERGON_BUILD_DIR/CMakeCache.txt")
+: "${cc:=cc}"
+
+if cmake --install "$ERGON_BUILD_DIR" --prefix "$P" >"$TMP/install.log" 2>&1; then
+  ok "cmake --install into a temporary prefix"
+else bad "cmake --install"; tail -20 "$TMP/install.log"; fi
+libdir=$(dirname "$(find "$P" -name ergon.pc | head -1)")/..
+libdir=$(cd "$libdir" && pwd)
+for f in bin/ergon include/ergon/error.h include/ergon/report.h \
+  share/bash-completion/completions/ergon share/zsh/site-functions/_ergon \
+  share/ergon-target/ergon-targetConfig.cmake share/ergon-target/include/ergon/wire.h \
+  share/man/man1/ergon.1; do
+  [ -e "$P/$f" ] && ok "installed $f" || bad "missing $f"
+done
+for f in libergon.a libergon.so pkgconfig/ergon.pc cmake/ergon/ergonConfig.cmake \
+  cmake/ergon/ergonConfigVersion.cmake cmake/ergon/ergonTargets.cmake; do
+  [ -e "$libdir/$f" ] && ok "installed lib/$f" || bad "missing lib/$f"
+done
+if [ -d "$ERGON_SOURCE_DIR/bridges" ]; then
+  for b in "$ERGON_SOURCE_DIR"/bridges/*; do
+    [ -f "$b" ] || continue
+    n=$(basename "$b")
+    [ -x "$P/share/ergon/bridges/$n" ] && ok "bridge $n installed executable" ||
+      bad "bridge $n not installed under share/ergon/bridges"
+  done
+fi
+
+# The library: SONAME libergon.so.<major>, only ergon_* exported, versioned.
+so=$(readlink -f "$libdir/libergon.so")
+soname=$(readelf -d "$so" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
+[ "$soname" = "libergon.so.0" ] && ok "SONAME libergon.so.0" || bad "SONAME is '$soname'"
+others=$(nm -D --defined-only "$so" | awk '$2 ~ /[TDBR]/ && $3 !~ /^ergon_/ {print $3}')
+[ -z "$others" ] && ok "only ergon_* symbols exported" || bad "also exported: $(echo $others | head -c 300)"
+unver=$(objdump -T "$so" | awk '/ g .*\.(text|data|rodata|bss)/ && !/ERGON_0\./ {print $NF}')
+[ -z "$unver" ] && ok "every exported symbol has an ERGON_ version node" || bad "unversioned: $unver"
+# Every ERGON_API function declared in an installed header is exported.
+missing=""
+nm -D --defined-only "$so" | awk '{print $3}' | sed 's/@.*//' >"$TMP/exported"
+api=$(grep -ho 'ERGON_API[^;(]*\bergon_[a-z0-9_]*(' "$P"/include/ergon/*.h | grep -o 'ergon_[a-z0-9_]*($' | tr -d '(')
+napi=$(echo "$api" | wc -w)
+for fn in $api; do
+  grep -qx "$fn" "$TMP/exported" || missing="$missing $fn"
+done
+[ "$napi" -gt 100 ] && [ -z "$missing" ] && ok "all $napi ERGON_API functions in the installed headers are exported" ||
+  bad "of $napi ERGON_API functions, not exported:$missing"
+
+check_out() { # FILE WHAT
+  local want_sha=ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad
+  grep -qx "sha256(abc)=$want_sha" "$1" && grep -qx 'jcs={"a":\[true,null\],"b":1}' "$1" &&
+    grep -qx "ENOENT=ENOENT" "$1" && ok "$2 prints the expected values" ||
+    { bad "$2 output"; cat "$1"; }
+}
+
+# 1. pkg-config consumer (shared).
+export PKG_CONFIG_PATH=$libdir/pkgconfig
+flags=$(pkg-config --cflags --libs ergon 2>"$TMP/pc.err") && ok "pkg-config --cflags --libs ergon: $flags" ||
+  { bad "pkg-config"; cat "$TMP/pc.err"; }
+inc=$(pkg-config --variable=includedir ergon)
+[ "$(readlink -f "$inc")" = "$(readlink -f "$P/include")" ] && ok "pkg-config includedir is the prefix's include/" ||
+  bad "pkg-config includedir is $inc"
+if "$cc" "${extra[@]}" -o "$TMP/consumer_pc" "$CONS/c/consumer.c" $flags 2>"$TMP/cc.err"; then
+  ok "C consumer built with pkg-config"
+  LD_LIBRARY_PATH=$libdir "$TMP/consumer_pc" >"$TMP/pc.out" 2>&1 && ok "C consumer runs" || bad "C consumer failed"
+  check_out "$TMP/pc.out" "pkg-config consumer"
+  ldd_line=$(LD_LIBRARY_PATH=$libdir ldd "$TMP/consumer_pc" | grep libergon)
+  case "$ldd_line" in *"$libdir/libergon.so.0"*) ok "consumer loads the installed libergon.so.0";;
+    *) bad "consumer does not load the installed library: $ldd_line";; esac
+else bad "C consumer did not build"; cat "$TMP/cc.err"; fi
+
+# 2. CMake consumer through find_package(ergon), shared and static.
+if cmake -S "$CONS/cmake" -B "$TMP/cm" -G Ninja -DCMAKE_PREFIX_PATH="$P" -DCMAKE_C_COMPILER="$cc" \
+     -DCMAKE_C_FLAGS="${extra[*]}" >"$TMP/cm.log" 2>&1 && cmake --build "$TMP/cm" >>"$TMP/cm.log" 2>&1; then
+  ok "CMake consumer built with find_package(ergon)"
+  LD_LIBRARY_PATH=$libdir "$TMP/cm/consumer_shared" >"$TMP/cms.out" 2>&1 && ok "CMake shared consumer runs" || bad "shared consumer failed"
+  check_out "$TMP/cms.out" "find_package(ergon) ergon::ergon"
+  "$TMP/cm/consumer_static" >"$TMP/cmt.out" 2>&1 && ok "CMake static consumer runs" || bad "static consumer failed"
+  check_out "$TMP/cmt.out" "find_package(ergon) ergon::ergon_static"
+  readelf -d "$TMP/cm/consumer_static" | grep -q 'libergon' && bad "static consumer needs libergon.so" ||
+    ok "static consumer is self-contained (no libergon.so needed)"
+else bad "CMake consumer"; tail -30 "$TMP/cm.log"; fi
+
+# 3. find_package(ergon-target): the runtime compiled from installed sources.
+if cmake -S "$CONS/target" -B "$TMP/tg" -G Ninja -DCMAKE_PREFIX_PATH="$P" -DCMAKE_C_COMPILER="$cc" \
+     >"$TMP/tg.log" 2>&1 && cmake --build "$TMP/tg" >>"$TMP/tg.log" 2>&1; then
+  ok "firmware-style project built with find_package(ergon-target)"
+  out=$("$TMP/tg/fw") && [ "$out" = "vbus_uv(5120)=1000000" ] && ok "target runtime: $out" || bad "target runtime printed '$out'"
+  out=$("$TMP/tg/fw_power") && [ "$out" = "vbus_uv(5120)=1000000" ] && ok "power build: $out" || bad "power build printed '$out'"
+else bad "find_package(ergon-target)"; tail -30 "$TMP/tg.log"; fi
+
+# Man pages: one per subcommand, and man renders them.
+for c in $("$ERGON_BIN" __complete commands); do
+  [ -f "$P/share/man/man1/ergon-$c.1" ] || bad "no man page for ergon $c"
+done
+ok "a man page per subcommand"
+if command -v man >/dev/null; then
+  MANPATH=$P/share/man MANWIDTH=200 man ergon-run 2>"$TMP/man.err" | grep -q -- "--idle-s" &&
+    ok "man ergon-run works from the prefix" || { bad "man ergon-run"; cat "$TMP/man.err"; }
+else bad "man is not installed (scripts/bootstrap.sh installs man-db)"; fi
+# Completion: bash loads it and completes a subcommand and an option.
+out=$(PATH=$P/bin:$PATH bash -c '. "$1"; COMP_WORDS=(ergon ver); COMP_CWORD=1; _ergon; echo "${COMPREPLY[@]}"' _ "$P/share/bash-completion/completions/ergon")
+[ "$out" = "verify" ] && ok "bash completes 'ergon ver' to verify" || bad "bash completion gave '$out'"
+out=$(PATH=$P/bin:$PATH bash -c '. "$1"; COMP_WORDS=(ergon run --idle); COMP_CWORD=2; _ergon; echo "${COMPREPLY[@]}"' _ "$P/share/bash-completion/completions/ergon")
+[ "$out" = "--idle-s" ] && ok "bash completes 'ergon run --idle' to --idle-s" || bad "bash option completion gave '$out'"
+out=$(PATH=$P/bin:$PATH bash -c '. "$1"; COMP_WORDS=(ergon profile --board qemu); COMP_CWORD=3; _ergon; echo "${COMPREPLY[@]}"' _ "$P/share/bash-completion/completions/ergon")
+[ "$out" = "qemu-an547" ] && ok "bash completes a board" || bad "bash board completion gave '$out'"
+if command -v zsh >/dev/null; then
+  zsh -n "$P/share/zsh/site-functions/_ergon" && ok "zsh completion parses" || bad "zsh completion syntax"
+  # Loaded into a zsh with compinit, the function is defined for ergon.
+  out=$(HOME=$TMP ZDOTDIR=$TMP zsh -fc 'fpath=("$1" $fpath); autoload -Uz compinit; compinit -u -d "$2"; print -r -- ${_comps[ergon]}' _ \
+    "$P/share/zsh/site-functions" "$TMP/zcompdump" 2>&1)
+  [ "$out" = "_ergon" ] && ok "zsh compinit binds _ergon to ergon" || bad "zsh compinit: '$out'"
+else bad "zsh is not installed (scripts/bootstrap.sh installs it)"; fi
+
+if [ "$fails" -ne 0 ]; then echo "$fails failure(s)"; exit 1; fi
+echo "all passed"
