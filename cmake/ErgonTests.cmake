@@ -77,3 +77,9 @@ foreach(src ${_test_plugins})
   set_target_properties(testplugin_${name} PROPERTIES C_VISIBILITY_PRESET hidden PREFIX ""
                         OUTPUT_NAME ${name} LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/plugins)
 endforeach()
+
+# ergon db: the PostgreSQL test exits 77 when no server is given
+# (ERGON_PG_URL unset): ctest reports it skipped, never passed.
+if(TEST functional/test_db_postgresql)
+  set_tests_properties(functional/test_db_postgresql PROPERTIES SKIP_RETURN_CODE 77)
+endif()

@@ -10,6 +10,7 @@ PACKAGES=(
   clang libclang-rt-14-dev       # libFuzzer targets, sanitizer runtimes
   gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm  # target runtime, Cortex-M55 under QEMU
   python3                         # bench generators and docs checks
+  libsqlite3-dev libpq-dev postgresql  # ergon db backends; CI's loopback PostgreSQL
 )
 
 missing=()
