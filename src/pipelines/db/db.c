@@ -148,16 +148,11 @@ static int schema_prepare(struct ergon_db *db, int want, struct ergon_err *err)
 					     "schema_version table; it has tables %s): point --db "
 					     "at an ergon database or a new path",
 					     db->target, names);
-	} else {
-		int runs = db->be->has_table(db->h, "runs", err);
-		if (runs < 0)
-			return runs;
-		if (runs)
-			return ergon_err_set(err, ERGON_EREFUSED,
-					     "%s: has a table runs but no schema_version: not an "
-					     "ergon database; use another database",
-					     db->target);
 	}
+	/* PostgreSQL: no pre-check for foreign tables here; another ingest may
+	 * be creating the schema right now. The migration re-reads the version
+	 * under the schema lock, and a foreign table named runs makes its
+	 * CREATE TABLE fail with the server's "already exists". */
 	if (have > ERGON_DB_SCHEMA_VERSION)
 		return ergon_err_set(err, ERGON_EREFUSED,
 				     "%s: schema version %d was written by a newer ergon; this "
