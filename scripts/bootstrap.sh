@@ -12,11 +12,10 @@ PACKAGES=(
   python3                         # bench generators and docs checks
   bsdutils                        # script(1): the TTY progress test (tests/functional/test_run_cli.sh)
   chromium                        # ergon report's browser test (headless, network disabled)
-
   libssl-dev                      # libcrypto: SHA-256 with the CPU's SHA instructions
-
   man-db                          # man pages (tests/functional/test_man_pages.sh reads them)
   zsh                             # the zsh completion's syntax check (test_install.sh)
+  libsqlite3-dev libpq-dev postgresql  # ergon db backends; CI's loopback PostgreSQL
 )
 
 missing=()

@@ -10,6 +10,13 @@ root=$(pwd)
 
 scripts/bootstrap.sh
 
+# A throw-away PostgreSQL server on loopback (scripts/pg_start.sh) for the
+# `ergon db` PostgreSQL tests, unless ERGON_PG_URL already names one.
+if [ -z "${ERGON_PG_URL:-}" ]; then
+  eval "$(scripts/pg_start.sh)"
+  trap 'scripts/pg_stop.sh "$ERGON_PG_DIR"' EXIT
+fi
+
 jobs=$(nproc 2>/dev/null || echo 2)
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DERGON_SANITIZE=ON \
       -DERGON_SHARED_DIR="${ERGON_SHARED_DIR:-$root/../shared}" >/dev/null

@@ -1,0 +1,127 @@
+/* ergon db: ingest rate of N run reports (artifacts/s, MB/s) and the time
+ * of one `trend` over them, with a baseline measured in the same run:
+ * loading and verifying the same files without storing them (the part of
+ * ingest that is not the database).
+ *
+ *   bench_db REPORT.json N DB WORKDIR
+ * REPORT.json is any ergon run report; N copies differing in one
+ * conditions field are sealed into WORKDIR (not timed), then ingested into
+ * DB (an SQLite path or a postgresql:// URL, which should be empty).
+ */
+#include "ergon/artifact.h"
+#include "ergon/db.h"
+#include "ergon/fileio.h"
+#include "ergon/report.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int count_row(void *ctx, int n, const char *const *names, const char *const *vals)
+{
+	(void)n;
+	(void)names;
+	(void)vals;
+	(*(long *)ctx)++;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 5) {
+		fprintf(stderr, "usage: bench_db REPORT.json N DB WORKDIR\n");
+		return 2;
+	}
+	char *end = NULL;
+	long n = strtol(argv[2], &end, 10);
+	if (!end || *end || n < 1 || n > 1000000) {
+		fprintf(stderr, "bench_db: N must be 1..1000000\n");
+		return 2;
+	}
+	struct ergon_err err = {0};
+	json_t *base = NULL;
+	if (ergon_artifact_load(argv[1], (size_t)1 << 30, &base, &err)) {
+		fprintf(stderr, "bench_db: %s\n", err.msg);
+		return 3;
+	}
+	const char *dev =
+	    json_string_value(json_object_get(json_object_get(base, "device"), "name"));
+	char devname[128];
+	snprintf(devname, sizeof devname, "%s", dev ? dev : "dut");
+	double bytes = 0;
+	for (long i = 0; i < n; i++) {
+		json_object_set_new(json_object_get(base, "conditions"), "bench_seq",
+				    json_integer(i));
+		char path[1024];
+		snprintf(path, sizeof path, "%s/r%06ld.json", argv[4], i);
+		if (ergon_artifact_write(base, path, ERGON_WRITE_FORCE | ERGON_WRITE_MKDIR, &err)) {
+			fprintf(stderr, "bench_db: %s\n", err.msg);
+			return 3;
+		}
+		struct stat st;
+		if (stat(path, &st) == 0)
+			bytes += (double)st.st_size;
+	}
+	json_decref(base);
+
+	/* Baseline: load + verify every file, store nothing. */
+	double t0 = now_s();
+	for (long i = 0; i < n; i++) {
+		char path[1024];
+		snprintf(path, sizeof path, "%s/r%06ld.json", argv[4], i);
+		json_t *j = NULL;
+		if (ergon_artifact_load(path, (size_t)1 << 30, &j, &err) ||
+		    ergon_report_verify(j, &err)) {
+			fprintf(stderr, "bench_db: %s\n", err.msg);
+			return 3;
+		}
+		json_decref(j);
+	}
+	double t_verify = now_s() - t0;
+
+	struct ergon_db *db = NULL;
+	if (ergon_db_open(argv[3], ERGON_DB_SCHEMA_VERSION, &db, &err)) {
+		fprintf(stderr, "bench_db: %s\n", err.msg);
+		return 3;
+	}
+	t0 = now_s();
+	long stored = 0;
+	for (long i = 0; i < n; i++) {
+		char path[1024];
+		snprintf(path, sizeof path, "%s/r%06ld.json", argv[4], i);
+		int res = 0;
+		if (ergon_db_ingest_file(db, path, &res, NULL, &err)) {
+			fprintf(stderr, "bench_db: %s\n", err.msg);
+			return 3;
+		}
+		stored += res == ERGON_DB_INGESTED;
+	}
+	double t_ingest = now_s() - t0;
+	long rows = 0;
+	t0 = now_s();
+	if (ergon_db_trend(db, "load.mean_power_w", devname, NULL, count_row, &rows, &err)) {
+		fprintf(stderr, "bench_db: %s\n", err.msg);
+		return 3;
+	}
+	double t_trend = now_s() - t0;
+	printf("backend %s, %ld run reports of %.1f kB each (%ld newly stored)\n",
+	       ergon_db_backend_name(db), n, bytes / (double)n / 1e3, stored);
+	printf("baseline load+verify : %.2f s  %.0f artifacts/s  %.1f MB/s\n", t_verify,
+	       (double)n / t_verify, bytes / t_verify / 1e6);
+	printf("ingest               : %.2f s  %.0f artifacts/s  %.1f MB/s  (%.2fx the baseline "
+	       "time)\n",
+	       t_ingest, (double)n / t_ingest, bytes / t_ingest / 1e6, t_ingest / t_verify);
+	printf("trend load.mean_power_w --device %s: %ld rows in %.3f s\n", devname, rows, t_trend);
+	ergon_db_close(db);
+	return 0;
+}

@@ -1,0 +1,91 @@
+/* ergon db: results over time in SQLite (default) or PostgreSQL.
+ *
+ * One schema (docs/DB.md), versioned in the table schema_version, written by
+ * the same SQL text on both backends. Artifacts are verified (report_id
+ * digest) before they are stored, keyed by report_id (ingesting twice
+ * changes nothing) and stored in one transaction each, so that a failure
+ * leaves either the whole artifact or nothing.
+ */
+#ifndef ERGON_DB_H
+#define ERGON_DB_H
+
+#include "ergon/error.h"
+
+#include <stddef.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The schema version this ergon writes and the newest it reads. */
+#define ERGON_DB_SCHEMA_VERSION 2
+/* Longest database location (path or postgresql:// URL), with NUL. */
+#define ERGON_DB_TARGET_MAX 1024
+
+struct ergon_db;
+
+/* Default database path: $XDG_DATA_HOME/ergon/results.db, else
+ * $HOME/.local/share/ergon/results.db. ERGON_ENOENT when neither variable
+ * is set. Creates nothing. */
+ERGON_API int ergon_db_default_path(char out[ERGON_DB_TARGET_MAX], struct ergon_err *err);
+
+/* Open (and create or migrate up to schema_version) the database at target:
+ * a postgresql:// or postgres:// URL, else an SQLite file path (its folder
+ * is created). schema_version is ERGON_DB_SCHEMA_VERSION except in tests of
+ * migrations. Refuses a file that is not an SQLite database, an SQLite
+ * database that is not ergon's, and a schema newer than this ergon reads.
+ * *out is the caller's; free with ergon_db_close. */
+ERGON_API int ergon_db_open(const char *target, int schema_version, struct ergon_db **out,
+			    struct ergon_err *err);
+/* Close; NULL is a no-op. */
+ERGON_API void ergon_db_close(struct ergon_db *db);
+/* Backend name ("sqlite" or "postgresql") and schema version in use. */
+ERGON_API const char *ergon_db_backend_name(const struct ergon_db *db);
+ERGON_API int ergon_db_schema_version(const struct ergon_db *db);
+
+/* What ingesting one artifact did. */
+enum ergon_db_ingest_result {
+	ERGON_DB_INGESTED = 1,	/* stored */
+	ERGON_DB_DUPLICATE = 2, /* already stored under its key: nothing changed */
+};
+
+/* Verify and store one artifact file. *result says stored or duplicate;
+ * key (may be NULL) receives the key it is stored under. On failure
+ * nothing of this artifact is stored and err names the file and the check
+ * that failed. */
+ERGON_API int ergon_db_ingest_file(struct ergon_db *db, const char *path, int *result, char key[80],
+				   struct ergon_err *err);
+
+/* Row callback for queries: ncols columns, names and values as text (a
+ * value is NULL for SQL NULL). Return nonzero to stop. */
+typedef int (*ergon_db_row_fn)(void *ctx, int ncols, const char *const *names,
+			       const char *const *values);
+
+/* Run one read-only SQL query with text parameters $1..$n (NULL: SQL NULL). */
+ERGON_API int ergon_db_query(struct ergon_db *db, const char *sql, int nparams,
+			     const char *const *params, ergon_db_row_fn fn, void *ctx,
+			     struct ergon_err *err);
+
+/* Runs, newest first, filtered by device (NULL: any) and ingested at or
+ * after since (ISO 8601 UTC prefix, NULL: any). */
+ERGON_API int ergon_db_list(struct ergon_db *db, const char *device, const char *since,
+			    ergon_db_row_fn fn, void *ctx, struct ergon_err *err);
+
+/* The stored artifact JSON of key (a report_id or an unambiguous prefix of
+ * one). *json is malloc'd, the caller frees it. ERGON_ENOENT when absent. */
+ERGON_API int ergon_db_show(struct ergon_db *db, const char *key, char **json,
+			    struct ergon_err *err);
+
+/* One figure over time on device (and board when not NULL), oldest first:
+ * columns time, report_id, provenance, counted ("yes" only for measured
+ * results with integrity other than invalid), value, u, unit. An unknown
+ * figure fails with ERGON_EUSAGE and the nearest stored name in err. */
+ERGON_API int ergon_db_trend(struct ergon_db *db, const char *figure, const char *device,
+			     const char *board, ergon_db_row_fn fn, void *ctx,
+			     struct ergon_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

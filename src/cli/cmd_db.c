@@ -1,0 +1,450 @@
+/* ergon db: keep results in SQLite (default) or PostgreSQL and query them.
+ *
+ *   ergon db [--db PATH|URL] ingest FILE|DIR...
+ *   ergon db [--db ...] list [--device D] [--since T]
+ *   ergon db [--db ...] show ID
+ *   ergon db [--db ...] trend FIGURE --device D [--board B]
+ *   ergon db [--db ...] export --csv|--json QUERY
+ *
+ * The library verifies and stores; this file walks folders, prints tables
+ * and maps errors to exit codes.
+ */
+#include "cli.h"
+#include "cli_args.h"
+#include "ergon/db.h"
+
+#include <dirent.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#define DB_DIR_DEPTH_MAX 16
+#define DB_DIR_ENTRIES_MAX 100000
+
+struct ingest_tally {
+	struct ergon_db *db;
+	unsigned ingested, duplicates, refused, skipped;
+	int fatal; /* a database error: stop */
+	struct ergon_err fatal_err;
+};
+
+/* Errors that belong to the artifact (refuse it, go on) rather than to
+ * the database (stop). */
+static int artifact_fault(int code)
+{
+	return code == ERGON_EVERIFY || code == ERGON_EREFUSED || code == ERGON_EPARSE ||
+	       code == ERGON_ETOOBIG || code == ERGON_ENOENT || code == ERGON_EACCES ||
+	       code == ERGON_ERANGE;
+}
+
+static void ingest_one(struct ingest_tally *t, const char *path, int from_dir)
+{
+	struct ergon_err err = {0};
+	int result = 0;
+	char key[80] = "";
+	int rc = ergon_db_ingest_file(t->db, path, &result, key, &err);
+	if (rc == 0) {
+		if (result == ERGON_DB_INGESTED)
+			t->ingested++;
+		else
+			t->duplicates++;
+		printf("%-9s %s  %s\n", result == ERGON_DB_INGESTED ? "ingested" : "duplicate", key,
+		       path);
+		return;
+	}
+	/* Inside a folder, JSON files that are not ergon artifacts at all
+	 * (a profile's detailed/ tables) are skipped, not refused. */
+	if (from_dir && rc == ERGON_EREFUSED && strstr(err.msg, "schema")) {
+		t->skipped++;
+		return;
+	}
+	if (artifact_fault(rc)) {
+		t->refused++;
+		printf("REFUSED   %s: %s\n", path, err.msg);
+		return;
+	}
+	t->fatal = rc;
+	t->fatal_err = err;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int has_json_suffix(const char *name)
+{
+	size_t n = strlen(name);
+	return n > 5 && strcmp(name + n - 5, ".json") == 0;
+}
+
+/* Every *.json under dir, in name order, folders depth-first. */
+static void ingest_dir(struct ingest_tally *t, const char *dir, int depth)
+{
+	if (depth > DB_DIR_DEPTH_MAX) {
+		printf("REFUSED   %s: folders nested deeper than %d; ingest it directly\n", dir,
+		       DB_DIR_DEPTH_MAX);
+		t->refused++;
+		return;
+	}
+	DIR *d = opendir(dir);
+	if (!d) {
+		printf("REFUSED   %s: cannot open folder\n", dir);
+		t->refused++;
+		return;
+	}
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *e;
+	for (e = readdir(d); e; e = readdir(d)) {
+		if (e->d_name[0] == '.' || n >= DB_DIR_ENTRIES_MAX)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			char **nn = realloc(names, cap * sizeof *nn);
+			if (!nn)
+				break;
+			names = nn;
+		}
+		names[n] = strdup(e->d_name);
+		if (names[n])
+			n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(names, n, sizeof *names, cmp_str);
+	for (size_t i = 0; i < n && !t->fatal; i++) {
+		char path[4096];
+		int len = snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+		struct stat st;
+		if (len < 0 || (size_t)len >= sizeof path || stat(path, &st) != 0)
+			continue;
+		if (S_ISDIR(st.st_mode))
+			ingest_dir(t, path, depth + 1);
+		else if (S_ISREG(st.st_mode) && has_json_suffix(names[i]))
+			ingest_one(t, path, 1);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+static int do_ingest(struct ergon_db *db, int argc, char **argv)
+{
+	if (argc < 1)
+		return ergon_cli_usage("db", "ingest: expected FILE or DIR...");
+	struct ingest_tally t = {.db = db};
+	for (int i = 0; i < argc && !t.fatal; i++) {
+		if (argv[i][0] == '-')
+			return ergon_cli_usage("db", "ingest: unknown option '%s'", argv[i]);
+		struct stat st;
+		if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode))
+			ingest_dir(&t, argv[i], 0);
+		else
+			ingest_one(&t, argv[i], 0);
+	}
+	printf("ingest: %u ingested, %u duplicate, %u refused%s", t.ingested, t.duplicates,
+	       t.refused, t.refused ? " (listed above)" : "");
+	if (t.skipped)
+		printf(", %u non-artifact JSON file(s) skipped", t.skipped);
+	printf("\n");
+	if (t.fatal)
+		return ergon_cli_fail("db", &t.fatal_err);
+	return t.refused ? ERGON_EXIT_MEASUREMENT : ERGON_EXIT_OK;
+}
+
+/* A column of a result row by name, "" for NULL or missing. */
+static const char *col(int n, const char *const *names, const char *const *vals, const char *c)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(names[i], c) == 0)
+			return vals[i] ? vals[i] : "";
+	return "";
+}
+
+static int list_row(void *ctx, int n, const char *const *names, const char *const *vals)
+{
+	unsigned *count = ctx;
+	if (*count == 0)
+		printf("%-27s %-19s %-15s %-10s %-12s %-10s %-9s %s\n", "time", "report_id",
+		       "schema", "kind", "device", "board", "provenance", "integrity");
+	(*count)++;
+	printf("%-27s %-19.19s %-15s %-10s %-12s %-10s %-9s %s\n", col(n, names, vals, "time"),
+	       col(n, names, vals, "report_id"), col(n, names, vals, "schema"),
+	       col(n, names, vals, "kind"), col(n, names, vals, "device"),
+	       col(n, names, vals, "board"), col(n, names, vals, "provenance"),
+	       col(n, names, vals, "integrity"));
+	return 0;
+}
+
+struct trend_ctx {
+	unsigned points, counted;
+};
+
+static int trend_row(void *ctx, int n, const char *const *names, const char *const *vals)
+{
+	struct trend_ctx *t = ctx;
+	if (t->points == 0)
+		printf("%-27s %-19s %-10s %-7s %s\n", "time", "report_id", "provenance", "counted",
+		       "value");
+	t->points++;
+	const char *counted = col(n, names, vals, "counted");
+	if (strcmp(counted, "yes") == 0)
+		t->counted++;
+	const char *u = col(n, names, vals, "u");
+	char mark[40] = "";
+	if (strcmp(counted, "yes") != 0)
+		snprintf(mark, sizeof mark, "  [%s: not a measurement]",
+			 strcmp(col(n, names, vals, "provenance"), "measured") == 0
+			     ? "invalid"
+			     : col(n, names, vals, "provenance"));
+	printf("%-27s %-19.19s %-10s %-7s %s%s%s %s%s\n", col(n, names, vals, "time"),
+	       col(n, names, vals, "report_id"), col(n, names, vals, "provenance"), counted,
+	       col(n, names, vals, "value"), u[0] ? " ± " : "", u, col(n, names, vals, "unit"),
+	       mark);
+	return 0;
+}
+
+/* CSV per RFC 4180: quote a field holding a comma, quote or line break. */
+static void csv_field(const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, stdout);
+		return;
+	}
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"')
+			putchar('"');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+struct export_ctx {
+	int json;
+	unsigned rows;
+	json_t *arr;
+};
+
+static int export_row(void *ctx, int n, const char *const *names, const char *const *vals)
+{
+	struct export_ctx *x = ctx;
+	if (x->json) {
+		json_t *o = json_object();
+		for (int i = 0; i < n; i++) {
+			json_t *v;
+			char *end = NULL, *iend = NULL;
+			double d = vals[i] ? strtod(vals[i], &end) : 0;
+			long long ll = vals[i] ? strtoll(vals[i], &iend, 10) : 0;
+			if (!vals[i])
+				v = json_null();
+			else if (vals[i][0] && iend && *iend == '\0')
+				v = json_integer(ll);
+			else if (vals[i][0] && end && *end == '\0' && isfinite(d))
+				v = json_real(d);
+			else
+				v = json_string(vals[i]);
+			json_object_set_new(o, names[i], v);
+		}
+		json_array_append_new(x->arr, o);
+		x->rows++;
+		return 0;
+	}
+	if (x->rows++ == 0) {
+		for (int i = 0; i < n; i++) {
+			if (i)
+				putchar(',');
+			csv_field(names[i]);
+		}
+		putchar('\n');
+	}
+	for (int i = 0; i < n; i++) {
+		if (i)
+			putchar(',');
+		csv_field(vals[i] ? vals[i] : "");
+	}
+	putchar('\n');
+	return 0;
+}
+
+/* QUERY: one SELECT (or WITH) statement, or the name of a table or view. */
+static int export_sql(const char *q, char *buf, size_t cap)
+{
+	static const char *const tables[] = {
+	    "runs",	 "figures",	     "issues",	     "windows",	      "layers",
+	    "artifacts", "measured_figures", "run_overview", "schema_version"};
+	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
+		if (strcmp(q, tables[i]) == 0) {
+			snprintf(buf, cap, "SELECT * FROM %s", q);
+			return 0;
+		}
+	while (*q == ' ' || *q == '\t' || *q == '\n')
+		q++;
+	if (strncasecmp(q, "select", 6) != 0 && strncasecmp(q, "with", 4) != 0)
+		return -1;
+	const char *semi = strchr(q, ';');
+	if (semi && semi[strspn(semi, "; \t\n")] != '\0')
+		return -1;
+	if (strlen(q) >= cap)
+		return -1;
+	snprintf(buf, cap, "%.*s", semi ? (int)(semi - q) : (int)strlen(q), q);
+	return 0;
+}
+
+static int run(int argc, char **argv)
+{
+	const char *target = NULL, *device = NULL, *since = NULL, *board = NULL;
+	int csv = 0, json = 0;
+	char *pos[256];
+	int npos = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *v = NULL;
+		int m;
+		if ((m = cli_opt(argc, argv, &i, "--db", &v)) != 0) {
+			if (m < 0)
+				return ergon_cli_usage("db",
+						       "--db needs a PATH or postgresql:// URL");
+			target = v;
+		} else if ((m = cli_opt(argc, argv, &i, "--device", &v)) != 0) {
+			if (m < 0)
+				return ergon_cli_usage("db", "--device needs a NAME");
+			device = v;
+		} else if ((m = cli_opt(argc, argv, &i, "--board", &v)) != 0) {
+			if (m < 0)
+				return ergon_cli_usage("db", "--board needs a NAME");
+			board = v;
+		} else if ((m = cli_opt(argc, argv, &i, "--since", &v)) != 0) {
+			if (m < 0)
+				return ergon_cli_usage("db", "--since needs a time (2026-12-01 or "
+							     "2026-12-01T10:00:00Z)");
+			since = v;
+		} else if (strcmp(argv[i], "--csv") == 0) {
+			csv = 1;
+		} else if (strcmp(argv[i], "--json") == 0) {
+			json = 1;
+		} else if (strcmp(argv[i], "--") == 0) {
+			while (++i < argc && npos < 256)
+				pos[npos++] = argv[i];
+		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+			return ergon_cli_usage("db", "unknown option '%s'", argv[i]);
+		} else if (npos < 256) {
+			pos[npos++] = argv[i];
+		} else {
+			return ergon_cli_usage("db", "more than 256 arguments");
+		}
+	}
+	if (npos == 0)
+		return ergon_cli_usage("db", "expected ingest, list, show, trend or export");
+	const char *sub = pos[0];
+	int known = strcmp(sub, "ingest") == 0 || strcmp(sub, "list") == 0 ||
+		    strcmp(sub, "show") == 0 || strcmp(sub, "trend") == 0 ||
+		    strcmp(sub, "export") == 0;
+	if (!known)
+		return ergon_cli_usage("db",
+				       "unknown subcommand '%s' (ingest, list, show, trend, "
+				       "export)",
+				       sub);
+	if (strcmp(sub, "trend") == 0 && (npos != 2 || !device))
+		return ergon_cli_usage("db", "trend: expected FIGURE --device D [--board B]");
+	if (strcmp(sub, "show") == 0 && npos != 2)
+		return ergon_cli_usage("db", "show: expected one report_id");
+	if (strcmp(sub, "export") == 0 && (npos != 2 || csv + json != 1))
+		return ergon_cli_usage("db", "export: expected --csv or --json and one QUERY");
+	if (strcmp(sub, "list") == 0 && npos != 1)
+		return ergon_cli_usage("db", "list: unexpected argument '%s'", pos[1]);
+
+	struct ergon_err err = {0};
+	char def[ERGON_DB_TARGET_MAX];
+	if (!target) {
+		if (ergon_db_default_path(def, &err))
+			return ergon_cli_fail("db", &err);
+		target = def;
+	}
+	struct ergon_db *db = NULL;
+	if (ergon_db_open(target, ERGON_DB_SCHEMA_VERSION, &db, &err))
+		return ergon_cli_fail("db", &err);
+	int rc = 0, exit_code = ERGON_EXIT_OK;
+	if (strcmp(sub, "ingest") == 0) {
+		exit_code = do_ingest(db, npos - 1, pos + 1);
+	} else if (strcmp(sub, "list") == 0) {
+		unsigned count = 0;
+		rc = ergon_db_list(db, device, since, list_row, &count, &err);
+		if (rc == 0)
+			printf("%u run(s) in %s\n", count,
+			       strcmp(ergon_db_backend_name(db), "sqlite") == 0 ? target
+										: "PostgreSQL");
+	} else if (strcmp(sub, "show") == 0) {
+		char *text = NULL;
+		rc = ergon_db_show(db, pos[1], &text, &err);
+		if (rc == 0) {
+			json_error_t je;
+			json_t *j = json_loads(text, 0, &je);
+			char *pretty =
+			    j ? json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) : NULL;
+			printf("%s\n", pretty ? pretty : text);
+			free(pretty);
+			json_decref(j);
+		}
+		free(text);
+	} else if (strcmp(sub, "trend") == 0) {
+		struct trend_ctx t = {0};
+		rc = ergon_db_trend(db, pos[1], device, board, trend_row, &t, &err);
+		if (rc == 0)
+			printf("%u point(s) for %s on %s%s%s: %u measured (counted), %u "
+			       "synthetic, replayed or invalid (shown, never counted)\n",
+			       t.points, pos[1], device, board ? " board " : "", board ? board : "",
+			       t.counted, t.points - t.counted);
+	} else {
+		char sql[8192];
+		if (export_sql(pos[1], sql, sizeof sql)) {
+			ergon_db_close(db);
+			return ergon_cli_usage(
+			    "db", "export: QUERY must be one SELECT or WITH statement "
+				  "(under 8 KiB) or a table or view name (runs, figures, "
+				  "issues, windows, layers, measured_figures, "
+				  "run_overview)");
+		}
+		struct export_ctx x = {.json = json, .arr = json ? json_array() : NULL};
+		rc = ergon_db_query(db, sql, 0, NULL, export_row, &x, &err);
+		if (rc == 0 && json) {
+			char *s = json_dumps(x.arr, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+			printf("%s\n", s ? s : "[]");
+			free(s);
+		}
+		json_decref(x.arr);
+	}
+	ergon_db_close(db);
+	if (rc)
+		return ergon_cli_fail("db", &err);
+	return exit_code;
+}
+
+const struct ergon_cli_command ergon_cli_cmd_db = {
+    .name = "db",
+    .summary = "keep results in SQLite (default) or PostgreSQL; list, show, trend, export",
+    .help = "Usage: ergon db [--db PATH|postgresql://...] SUBCOMMAND ...\n\n"
+	    "  ingest FILE|DIR...                 verify and store artifacts (ergon.report,\n"
+	    "                                     ergon.profile summary.json, energy-model/v1);\n"
+	    "                                     keyed by report_id: twice changes nothing\n"
+	    "  list [--device D] [--since T]      runs, newest first (T: 2026-12-01[THH:MM:SSZ])\n"
+	    "  show ID                            the stored artifact (ID: report_id or a prefix)\n"
+	    "  trend FIGURE --device D [--board B]\n"
+	    "                                     one figure over time; synthetic, replayed and\n"
+	    "                                     invalid points are shown and never counted\n"
+	    "  export --csv|--json QUERY          one SELECT, or a table or view name\n\n"
+	    "--db defaults to $XDG_DATA_HOME/ergon/results.db (else\n"
+	    "~/.local/share/ergon/results.db), created with its folder. The schema is in\n"
+	    "docs/DB.md; `sqlite3 results.db` and psql work on it directly.\n\n"
+	    "Exit codes: 0 ok, 1 an artifact refused (listed), 2 usage, 3 database or I/O.\n\n"
+	    "Examples:\n"
+	    "  ergon db ingest runs/\n"
+	    "  ergon db trend load.mean_power_w --device dut\n"
+	    "  ergon db --db postgresql://ergon@localhost/lab list --device board7\n"
+	    "  ergon db export --csv measured_figures > figures.csv\n",
+    .run = run,
+};

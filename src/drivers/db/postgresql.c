@@ -1,0 +1,164 @@
+/* The PostgreSQL backend of `ergon db` (libpq): one server for a lab.
+ *
+ * The same SQL text as SQLite, sent with PQexecParams (text parameters).
+ * A lost connection fails the statement; the server rolls back the open
+ * transaction, so an artifact is either committed whole or absent. Messages
+ * name host, port and database, never the password of the URL.
+ */
+#include "db_backend.h"
+
+#include <libpq-fe.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PG_COLS_MAX 64
+
+struct pg_h {
+	PGconn *conn;
+	char where[300];
+};
+
+static void pg_quiet(void *arg, const char *message)
+{
+	/* The library never prints: server NOTICEs are dropped. */
+	(void)arg;
+	(void)message;
+}
+
+/* libpq messages end with a newline; keep the first line. */
+static const char *first_line(const char *msg, char buf[512])
+{
+	snprintf(buf, 512, "%s", msg ? msg : "");
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
+static int pg_fail(struct pg_h *p, const PGresult *res, struct ergon_err *err)
+{
+	char line[512];
+	const char *msg = res ? PQresultErrorMessage(res) : PQerrorMessage(p->conn);
+	if (PQstatus(p->conn) != CONNECTION_OK)
+		return ergon_err_set(err, ERGON_EIO,
+				     "PostgreSQL %s: connection lost: %s (the open transaction is "
+				     "rolled back by the server: nothing of this artifact is "
+				     "stored; ingest it again)",
+				     p->where, first_line(msg, line));
+	return ergon_err_set(err, ERGON_EIO, "PostgreSQL %s: %s", p->where, first_line(msg, line));
+}
+
+static int pg_open(const char *target, void **h, struct ergon_err *err)
+{
+	struct pg_h *p = calloc(1, sizeof *p);
+	if (!p)
+		return ergon_err_set(err, ERGON_ENOMEM, "db: out of memory");
+	p->conn = PQconnectdb(target);
+	if (!p->conn) {
+		free(p);
+		return ergon_err_set(err, ERGON_ENOMEM, "db: out of memory");
+	}
+	const char *host = PQhost(p->conn), *port = PQport(p->conn), *db = PQdb(p->conn);
+	snprintf(p->where, sizeof p->where, "(host %s, port %s, database %s)",
+		 host && host[0] ? host : "default", port && port[0] ? port : "default",
+		 db ? db : "?");
+	if (PQstatus(p->conn) != CONNECTION_OK) {
+		char line[512];
+		int rc = ergon_err_set(err, ERGON_EIO,
+				       "PostgreSQL %s unreachable: %s; start the server or fix "
+				       "--db postgresql://USER@HOST:PORT/DB",
+				       p->where, first_line(PQerrorMessage(p->conn), line));
+		PQfinish(p->conn);
+		free(p);
+		return rc;
+	}
+	PQsetNoticeProcessor(p->conn, pg_quiet, NULL);
+	*h = p;
+	return 0;
+}
+
+static void pg_close(void *h)
+{
+	struct pg_h *p = h;
+	if (!p)
+		return;
+	PQfinish(p->conn);
+	free(p);
+}
+
+static int pg_exec(void *h, const char *sql, struct ergon_err *err)
+{
+	struct pg_h *p = h;
+	PGresult *res = PQexec(p->conn, sql);
+	ExecStatusType st = PQresultStatus(res);
+	int rc = 0;
+	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
+		rc = pg_fail(p, res, err);
+	PQclear(res);
+	return rc;
+}
+
+static int pg_query(void *h, const char *sql, int nparams, const char *const *params,
+		    ergon_db_row_fn fn, void *ctx, struct ergon_err *err)
+{
+	struct pg_h *p = h;
+	PGresult *res = PQexecParams(p->conn, sql, nparams, NULL, params, NULL, NULL, 0);
+	ExecStatusType st = PQresultStatus(res);
+	int rc = 0;
+	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+		rc = pg_fail(p, res, err);
+	} else if (fn && st == PGRES_TUPLES_OK) {
+		int n = PQnfields(res);
+		if (n > PG_COLS_MAX)
+			n = PG_COLS_MAX;
+		const char *names[PG_COLS_MAX], *vals[PG_COLS_MAX];
+		for (int c = 0; c < n; c++)
+			names[c] = PQfname(res, c);
+		int rows = PQntuples(res);
+		for (int r = 0; r < rows; r++) {
+			for (int c = 0; c < n; c++)
+				vals[c] = PQgetisnull(res, r, c) ? NULL : PQgetvalue(res, r, c);
+			if (fn(ctx, n, names, vals))
+				break;
+		}
+	}
+	PQclear(res);
+	return rc;
+}
+
+static int pg_begin(void *h, struct ergon_err *err)
+{
+	return pg_exec(h, "BEGIN", err);
+}
+
+static int pg_row(void *ctx, int n, const char *const *names, const char *const *vals)
+{
+	(void)n;
+	(void)names;
+	(void)vals;
+	*(int *)ctx = 1;
+	return 1;
+}
+
+static int pg_has_table(void *h, const char *table, struct ergon_err *err)
+{
+	int found = 0;
+	const char *p[1] = {table};
+	int rc = pg_query(h,
+			  "SELECT 1 FROM information_schema.tables WHERE table_schema ="
+			  " current_schema() AND table_name = $1",
+			  1, p, pg_row, &found, err);
+	return rc ? rc : found;
+}
+
+const struct ergon_db_backend ergon_db_backend_postgresql = {
+    .name = "postgresql",
+    .open = pg_open,
+    .close = pg_close,
+    .exec = pg_exec,
+    .query = pg_query,
+    .begin = pg_begin,
+    .has_table = pg_has_table,
+    /* Two ingests into an empty database must not both create the schema:
+     * a transaction-scoped advisory lock serialises migrations only. */
+    .schema_lock = "SELECT pg_advisory_xact_lock(7270111)",
+};

@@ -1,0 +1,122 @@
+# The `ergon db` test suite, run against one backend (sourced by
+# test_db_sqlite.sh and test_db_postgresql.sh, not a test itself).
+# Needs: ERGON_BIN, $TMP, $DB (the --db target) and sql() printing the rows
+# of a query through the backend's own client (python3's sqlite3 or psql),
+# so that what ergon stored is checked without going through ergon.
+# Expected values come from the artifact files themselves, read by python3.
+
+E=$ERGON_BIN
+A=$TMP/art
+mkdir -p "$A"
+# Artifacts of every kind ergon writes today.
+"$E" run --device dut --workload builtin:spin,iters=20000 "${SHORT[@]}" --out "$A/r1.json" >/dev/null ||
+  bad "ergon run"
+"$E" energy-model "$A/r1.json" --action inference --allow-synthetic --out "$A/em.json" >/dev/null ||
+  bad "energy-model"
+"$E" profile --board sim --power --out "$A/prof" >/dev/null 2>&1 || bad "profile --board sim"
+"$E" analyze --jls "$ERGON_SHARED_DIR/fixtures/jls/shared_basic.jls" --out "$A/an" >/dev/null 2>&1 ||
+  bad "analyze"
+# The same run relabelled measured and re-sealed (ergon digest gives the new
+# report_id; verify recomputes the figures and passes): a measured point for
+# the trend. A test fixture only; nothing was measured.
+reseal() { # reseal IN OUT PYTHON-EXPR-ON-d
+  python3 - "$1" "$2" "$3" <<'PY'
+import json, subprocess, sys, os
+d = json.load(open(sys.argv[1]))
+exec(sys.argv[3])
+d.pop("report_id", None)
+json.dump(d, open(sys.argv[2], "w"), indent=1)
+rid = subprocess.check_output([os.environ["ERGON_BIN"], "digest", sys.argv[2]]).decode().strip()
+d["report_id"] = rid
+json.dump(d, open(sys.argv[2], "w"), indent=1)
+PY
+}
+reseal "$A/r1.json" "$A/m1.json" 'd["provenance"]["kind"] = "measured"'
+"$E" verify "$A/m1.json" >/dev/null && ok "relabelled fixture verifies" || bad "fixture m1 does not verify"
+
+py() { python3 -c "$@"; }
+rid() { py "import json,sys; print(json.load(open(sys.argv[1]))['report_id'])" "$1"; }
+R1=$(rid "$A/r1.json")
+M1=$(rid "$A/m1.json")
+PR=$(rid "$A/prof/summary.json")
+
+expect 0 "ingest a folder of every kind" -- "$E" db --db "$DB" ingest "$A"
+contains "$OUT" "ingest: 5 ingested, 0 duplicate, 0 refused" "5 artifacts stored"
+[ "$(sql "SELECT COUNT(*) FROM runs")" = 5 ] && ok "5 runs rows" || bad "runs rows: $(sql "SELECT COUNT(*) FROM runs")"
+[ "$(sql "SELECT COUNT(*) FROM artifacts")" = 5 ] && ok "5 artifacts rows" || bad "artifacts rows"
+
+# Figures hold the report's own numbers and their ±.
+want=$(py "import json; f=json.load(open('$A/r1.json'))['figures']['load']; print(repr(f['mean_power_w']), repr(f['mean_power_u_w']))")
+got=$(sql "SELECT value, u FROM figures WHERE report_id = '$R1' AND name = 'load.mean_power_w'")
+py "import sys; w=[float(x) for x in '$want'.split()]; g=[float(x) for x in '$got'.replace('|',' ').split()]; sys.exit(0 if w==g else 1)" &&
+  ok "load.mean_power_w and its ± stored exactly" || bad "load.mean_power_w: want $want got $got"
+unit=$(sql "SELECT unit FROM figures WHERE report_id = '$R1' AND name = 'load.energy_j'")
+[ "$unit" = J ] && ok "unit from the field name" || bad "unit of load.energy_j: $unit"
+want=$(py "import json; print(len(json.load(open('$A/r1.json'))['issues']))")
+[ "$(sql "SELECT COUNT(*) FROM issues WHERE report_id = '$R1'")" = "$want" ] && ok "issues: $want rows" ||
+  bad "issues rows"
+want=$(py "import json; print(len(json.load(open('$A/r1.json'))['figures']['throughput']['windows']))")
+[ "$(sql "SELECT COUNT(*) FROM windows WHERE report_id = '$R1'")" = "$want" ] && ok "windows: $want rows" ||
+  bad "windows rows"
+want=$(py "import json; p=json.load(open('$A/prof/summary.json'))['profile']; print(sum(1+len([k for k in l['counters'] if k!='cycles']) for l in p['layers']))")
+[ "$(sql "SELECT COUNT(*) FROM layers WHERE report_id = '$PR'")" = "$want" ] && ok "layers: $want counter rows" ||
+  bad "layers rows: want $want"
+want=$(py "import json; print(repr(json.load(open('$A/prof/summary.json'))['power']['energy_per_inference_j']))")
+got=$(sql "SELECT value FROM figures WHERE report_id = '$PR' AND name = 'power.energy_per_inference_j'")
+py "import sys; sys.exit(0 if float('$want')==float('$got') else 1)" && ok "profile energy per inference stored" ||
+  bad "power.energy_per_inference_j: want $want got $got"
+want=$(py "import json; print(repr(json.load(open('$A/em.json'))['values']['inference']))")
+got=$(sql "SELECT value FROM figures WHERE name = 'values.inference'")
+py "import sys; sys.exit(0 if float('$want')==float('$got') else 1)" && ok "energy model value stored" ||
+  bad "values.inference: want $want got $got"
+[ "$(sql "SELECT device FROM runs WHERE schema = 'energy-model/v1'")" = dut ] &&
+  ok "energy model takes its source report's device" || bad "energy model device"
+[ "$(sql "SELECT provenance FROM runs WHERE report_id = '$R1'")" = synthetic ] && ok "provenance kept" ||
+  bad "provenance"
+
+# Twice changes nothing.
+before=$(sql "SELECT COUNT(*) FROM figures")
+expect 0 "ingest the same folder again" -- "$E" db --db "$DB" ingest "$A"
+contains "$OUT" "0 ingested, 5 duplicate" "all duplicates"
+[ "$(sql "SELECT COUNT(*) FROM figures")" = "$before" ] && ok "figures unchanged ($before)" || bad "figures changed"
+
+# An artifact that fails verification is refused and listed; the others go in.
+sed 's/"achieved_hz": \([0-9]\)/"achieved_hz": 9\1/' "$A/r1.json" >"$TMP/forged.json"
+cmp -s "$A/r1.json" "$TMP/forged.json" && bad "forgery did not change the file"
+reseal "$A/r1.json" "$TMP/r2.json" 'd["device"]["name"] = "dut2"'
+expect 1 "a forged artifact is refused" -- "$E" db --db "$DB" ingest "$TMP/forged.json" "$TMP/r2.json"
+contains "$OUT" "REFUSED   $TMP/forged.json" "refusal lists the file"
+contains "$OUT" "fails verification" "refusal says why"
+contains "$OUT" "1 ingested, 0 duplicate, 1 refused" "the good one still ingested"
+[ "$(sql "SELECT COUNT(*) FROM runs")" = 6 ] && ok "6 runs now" || bad "runs after refusal"
+expect 1 "a non-artifact file named directly is refused" -- "$E" db --db "$DB" ingest "$ERGON_SHARED_DIR/fixtures/jls/shared_basic.expected.json"
+contains "$OUT" "REFUSED" "listed"
+
+# list / show / trend / export.
+expect 0 "list --device dut" -- "$E" db --db "$DB" list --device dut
+contains "$OUT" "3 run(s)" "dut: run, relabelled run, energy model"
+expect 0 "list --since the future" -- "$E" db --db "$DB" list --since 2999-01-01
+contains "$OUT" "0 run(s)" "nothing after 2999"
+expect 0 "show by prefix" -- "$E" db --db "$DB" show "${PR:0:20}"
+echo "$OUT" >"$TMP/shown.json"
+[ "$("$E" digest "$TMP/shown.json")" = "$PR" ] && ok "the stored artifact still digests to its report_id" ||
+  bad "stored artifact digest differs"
+expect 0 "trend load.mean_power_w" -- "$E" db --db "$DB" trend load.mean_power_w --device dut
+contains "$OUT" "2 point(s) for load.mean_power_w on dut: 1 measured (counted), 1 synthetic" "trend counts only the measured point"
+contains "$OUT" "[synthetic: not a measurement]" "the synthetic point is marked"
+line=$(echo "$OUT" | grep "${M1:0:19}")
+contains "$line" "measured   yes" "the measured point is counted"
+expect 2 "trend of an unknown figure" -- "$E" db --db "$DB" trend load.mean_powr_w --device dut
+contains "$ERR" "nearest: 'load.mean_power_w'" "suggests the nearest name"
+expect 2 "trend without --device" -- "$E" db --db "$DB" trend load.mean_power_w
+expect 0 "export --csv" -- "$E" db --db "$DB" export --csv "SELECT report_id, name, unit FROM figures WHERE name = 'load.energy_j' ORDER BY report_id"
+contains "$OUT" "report_id,name,unit" "csv header"
+[ "$(echo "$OUT" | wc -l)" = 4 ] && ok "csv: header + 3 rows" || bad "csv rows: $OUT"
+expect 0 "export --json a view" -- "$E" db --db "$DB" export --json run_overview
+py "import json,sys; a=json.loads(sys.stdin.read()); sys.exit(0 if len(a)==6 and all('issues' in r for r in a) else 1)" <<<"$OUT" &&
+  ok "json: 6 rows of run_overview" || bad "json export"
+expect 2 "export refuses a write" -- "$E" db --db "$DB" export --csv "DELETE FROM runs"
+expect 2 "export refuses two statements" -- "$E" db --db "$DB" export --csv "SELECT 1; DELETE FROM runs"
+[ "$(sql "SELECT COUNT(*) FROM runs")" = 6 ] && ok "nothing deleted" || bad "export changed the database"
+expect 2 "unknown subcommand" -- "$E" db --db "$DB" frobnicate
+expect 2 "unknown option" -- "$E" db --db "$DB" list --frobnicate
