@@ -54,6 +54,8 @@ PUBLIC_DIRS = ["include", "target/include", "sim/include"]
 # Lower-layer functions the CLI may call: vocabularies and catalogues (they
 # look names up; they compute no figure and drive no device).
 CLI_MAY_CALL = {
+    "ergon_sim_scenarios": "the scenario names (completion, `ergon __complete`)",
+    "ergon_workload_drivers": "the workload kinds (completion, `ergon __complete`)",
     "ergon_hpx_aggregation_parse": "a name to its enum (--aggregation)",
     "ergon_instrument_drivers": "the driver table (`ergon instruments`)",
     "ergon_pmu_events": "the PMU event catalogue (`ergon counters list`)",

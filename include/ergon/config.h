@@ -19,6 +19,7 @@
 #define ERGON_CONFIG_H
 
 #include "ergon/error.h"
+#include "ergon/suggest.h"
 
 #include <jansson.h>
 #include <stddef.h>
@@ -217,10 +218,6 @@ ERGON_API json_t *ergon_config_to_json(const struct ergon_config *cfg);
  * the board (after resolve). What `ergon config show` and `ergon profile
  * --dry-run` print. malloc'd (caller frees); NULL when out of memory. */
 ERGON_API char *ergon_config_format(const struct ergon_config *cfg);
-
-/* Levenshtein distance of two strings (bytes), capped at 255. Used for
- * "did you mean" suggestions. */
-ERGON_API unsigned ergon_edit_distance(const char *a, const char *b);
 
 #ifdef __cplusplus
 }

@@ -41,7 +41,8 @@ struct ergon_issue_field {
 /* One issue; everything is owned by the list. */
 struct ergon_issue_entry {
 	const char *code; /* the registry's own string (static) */
-	int severity;	  /* enum ergon_severity */
+	int severity;	  /* enum ergon_severity; the registry's, unless a check whose
+			   * code follows the mode raised it (kept by to_json) */
 	char *message;
 	struct ergon_issue_field *fields;
 	size_t nfields;

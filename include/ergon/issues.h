@@ -117,8 +117,7 @@ enum ergon_integrity {
 	X("power.gated_current_not_above_whole", ERGON_SEV_INFO, "gated mean current not above whole capture") \
 	X("power.terminal_incomplete", ERGON_SEV_WARNING, "the power terminal reported failed or incomplete work") \
 	X("power.device_timing_corrupt", ERGON_SEV_WARNING, "an inference reported zero time") \
-	X("power.window_clock_frozen", ERGON_SEV_WARNING, "inferences completed but elapsed_us is 0") \
-	X("power.window_clock_frozen_internal", ERGON_SEV_ERROR, "internal run: elapsed_us is 0") \
+	X("power.window_clock_frozen", ERGON_SEV_WARNING, "elapsed_us is 0 (error in internal mode)") \
 	X("power.window_clock_mismatch", ERGON_SEV_WARNING, "elapsed_us misses count x reference by >25%") \
 	X("power.window_clock_exceeds_host_time", ERGON_SEV_WARNING, "firmware window longer than host envelope") \
 	X("power.zero_energy_and_charge", ERGON_SEV_ERROR, "INA228 reported exactly zero energy and charge") \

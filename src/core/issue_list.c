@@ -164,6 +164,14 @@ int ergon_issue_list_to_json(const struct ergon_issue_list *l, json_t *arr)
 		int rc = ergon_issue_add(arr, e->code, context_json(e), "%s", e->message);
 		if (rc)
 			return rc;
+		/* A code whose severity follows the mode (raised by its check)
+		 * keeps the severity the check gave it. */
+		if (e->severity != ergon_issue_severity(e->code)) {
+			json_t *o = json_array_get(arr, json_array_size(arr) - 1);
+			if (json_object_set_new(o, "severity",
+						json_string(ergon_severity_name(e->severity))) != 0)
+				return ERGON_ENOMEM;
+		}
 	}
 	return 0;
 }

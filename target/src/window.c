@@ -178,8 +178,10 @@ int ert_window_run(const struct ert_hal *hal, const struct ert_window_config *cf
 		rc = rc_close;
 	/* A window that ran inferences in zero time means the window clock is
 	 * frozen: no duration can be trusted. */
-	if (rc == ERT_OK && r.completed > 0 && r.elapsed_us == 0)
+	if (rc == ERT_OK && r.completed > 0 && r.elapsed_us == 0) {
+		r.clock_frozen = 1;
 		rc = ERT_E_CLOCK;
+	}
 out:
 	*res_out = r;
 	return rc;

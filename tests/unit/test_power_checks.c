@@ -34,8 +34,8 @@ static json_t *check_internal(const struct ergon_power_facts *f, json_t *issues,
 	return j;
 }
 
-static int window_check(const uint64_t *deltas, size_t n, uint64_t total_iters,
-			uint64_t ref_cycles, json_t *issues)
+static int window_check(const uint64_t *deltas, size_t n, uint64_t total_iters, uint64_t ref_cycles,
+			json_t *issues)
 {
 	struct ergon_issue_list l = {0};
 	int any = ergon_clean_window_check(deltas, n, total_iters, ref_cycles, &l);
@@ -295,16 +295,27 @@ static void window_clock_frozen_external_and_internal(void **state)
 	assert_int_equal(ergon_issues_integrity(is), ERGON_INTEGRITY_DEGRADED);
 	/* The instrument owns the figures: not suspect on this alone. */
 	assert_false(v.suspect);
+	/* The issue itself says warning in external mode. */
+	assert_string_equal(json_string_value(json_object_get(json_array_get(is, 0), "severity")),
+			    "warning");
 	done(is, &v);
+	/* Internal: the same code (the method's one name), now an error. */
 	f.internal = 1;
 	is = eval(&f, &gv, &v);
-	assert_true(ergon_issue_has(is, "power.window_clock_frozen_internal"));
+	assert_true(ergon_issue_has(is, "power.window_clock_frozen"));
+	assert_true(v.suspect);
 	assert_int_equal(ergon_issues_integrity(is), ERGON_INTEGRITY_INVALID);
+	for (size_t i = 0; i < json_array_size(is); i++) {
+		json_t *e = json_array_get(is, i);
+		if (strcmp(json_string_value(json_object_get(e, "code")),
+			   "power.window_clock_frozen") == 0)
+			assert_string_equal(json_string_value(json_object_get(e, "severity")),
+					    "error");
+	}
 	done(is, &v);
 	/* Near miss, internal: 1 us is a running clock, no frozen code. */
 	with_terminal(&f, 1);
 	is = eval(&f, &gv, &v);
-	assert_false(ergon_issue_has(is, "power.window_clock_frozen_internal"));
 	assert_false(ergon_issue_has(is, "power.window_clock_frozen"));
 	done(is, &v);
 }

@@ -4,6 +4,7 @@
  * documented in docs/POWER_CHECKS.md. */
 #include "ergon/gated.h"
 #include "ergon/issue_list.h"
+#include "ergon/issues.h"
 
 #include <math.h>
 #include <string.h>
@@ -57,9 +58,8 @@ static uint64_t reference_count(const struct ergon_power_facts *f)
 	return 0;
 }
 
-void ergon_power_check_internal(const struct ergon_power_facts *f,
-				struct ergon_issue_list *issues, int *fail,
-				struct ergon_power_ceiling *ceiling)
+void ergon_power_check_internal(const struct ergon_power_facts *f, struct ergon_issue_list *issues,
+				int *fail, struct ergon_power_ceiling *ceiling)
 {
 	const struct ergon_power_terminal *t = &f->terminal;
 	*fail = 0;
@@ -168,20 +168,22 @@ int ergon_power_evaluate(const struct ergon_power_facts *f, const struct ergon_p
 	int firmware_window = have_term && term_ok && t->have_elapsed && t->elapsed_us > 0;
 
 	if (have_term && t->completed_count > 0 && t->have_elapsed && t->elapsed_us == 0) {
-		if (f->internal) {
-			ergon_issue_list_add(
-			    issues, "power.window_clock_frozen_internal", NULL, 0,
-			    "%llu inferences completed but the firmware window clock "
-			    "reads 0 us: the timer is not running; the on-device figures "
-			    "cannot be timed",
-			    (unsigned long long)t->completed_count);
+		/* One code, as the method names it; its severity follows the
+		 * mode: external (the instrument owns the figures) a warning that
+		 * degrades the run, internal (no other clock) an error. */
+		if (ergon_issue_list_add(issues, "power.window_clock_frozen", NULL, 0,
+					 "%llu inferences completed but the firmware window "
+					 "clock reads 0 us: %s",
+					 (unsigned long long)t->completed_count,
+					 f->internal
+					     ? "the timer is not running; the on-device "
+					       "figures cannot be timed"
+					     : "no firmware window to check the gate "
+					       "against; the instrument's figures stand") == 0 &&
+		    f->internal) {
+			issues->items[issues->n - 1].severity = ERGON_SEV_ERROR;
 			v->suspect = 1;
 			reason(v, "window_clock_frozen");
-		} else {
-			ergon_issue_list_add(issues, "power.window_clock_frozen", NULL, 0,
-					"%llu inferences completed but the firmware window clock "
-					"reads 0 us: no firmware window to check the gate against",
-					(unsigned long long)t->completed_count);
 		}
 	}
 	if (f->internal) {
@@ -235,8 +237,9 @@ int ergon_power_evaluate(const struct ergon_power_facts *f, const struct ergon_p
 			    "withheld");
 	}
 	if (f->zero_time_inference) {
-		ergon_issue_list_add(issues, "power.device_timing_corrupt", NULL, 0,
-				"an inference reported zero time: the device timing is corrupt");
+		ergon_issue_list_add(
+		    issues, "power.device_timing_corrupt", NULL, 0,
+		    "an inference reported zero time: the device timing is corrupt");
 		v->suspect = 1;
 		reason(v, "device_timing_corrupt");
 	}
@@ -247,13 +250,14 @@ int ergon_power_evaluate(const struct ergon_power_facts *f, const struct ergon_p
 		uint64_t driven = f->gate_windows_driven ? f->gate_windows_driven : 1;
 		struct ergon_issue_field c[] = {ERGON_ISSUE_INT("windows_seen", gv->window_count),
 						ERGON_ISSUE_INT("windows_driven", driven)};
-		ergon_issue_list_add(issues, "power.multiple_gate_windows", c, 2,
-				"the recording holds %zu qualifying gate windows but the firmware "
-				"drove %llu%s: their summed energy is not divided by one window's "
-				"count; per-inference figures are withheld (cut the recording to "
-				"one window, or say \"gate_windows\": N in the facts)",
-				gv->window_count, (unsigned long long)driven,
-				f->gate_windows_driven ? "" : " (facts state no gate_windows)");
+		ergon_issue_list_add(
+		    issues, "power.multiple_gate_windows", c, 2,
+		    "the recording holds %zu qualifying gate windows but the firmware "
+		    "drove %llu%s: their summed energy is not divided by one window's "
+		    "count; per-inference figures are withheld (cut the recording to "
+		    "one window, or say \"gate_windows\": N in the facts)",
+		    gv->window_count, (unsigned long long)driven,
+		    f->gate_windows_driven ? "" : " (facts state no gate_windows)");
 		v->suspect = 1;
 		reason(v, "multiple_gate_windows");
 	}
@@ -262,11 +266,12 @@ int ergon_power_evaluate(const struct ergon_power_facts *f, const struct ergon_p
 			struct ergon_issue_field c[] = {
 			    ERGON_ISSUE_REAL("integral_s", gv->shortest_integral_s),
 			    ERGON_ISSUE_REAL("minimum_s", gv->min_window_s)};
-			ergon_issue_list_add(issues, "power.gate_below_minimum", c, 2,
-					"a gate window passed edge extraction but its statistics "
-					"packets cover only %.6f s (< %.3f s): packets are missing "
-					"inside the window; the run is invalid",
-					gv->shortest_integral_s, gv->min_window_s);
+			ergon_issue_list_add(
+			    issues, "power.gate_below_minimum", c, 2,
+			    "a gate window passed edge extraction but its statistics "
+			    "packets cover only %.6f s (< %.3f s): packets are missing "
+			    "inside the window; the run is invalid",
+			    gv->shortest_integral_s, gv->min_window_s);
 			v->suspect = 1;
 			reason(v, "gate_below_minimum");
 		}
@@ -278,8 +283,8 @@ int ergon_power_evaluate(const struct ergon_power_facts *f, const struct ergon_p
 				struct ergon_issue_field c[] = {
 				    ERGON_ISSUE_REAL("gate_s", gv->gate_s),
 				    ERGON_ISSUE_REAL("elapsed_s", elapsed_s),
-				    ERGON_ISSUE_REAL("tolerance_s",
-						     OBSERVER_REL * elapsed_s + v->observer_allowance_s)};
+				    ERGON_ISSUE_REAL("tolerance_s", OBSERVER_REL * elapsed_s +
+									v->observer_allowance_s)};
 				ergon_issue_list_add(
 				    issues, "power.window_observer_mismatch", c, 3,
 				    "the instrument saw a %.6f s gate but the firmware's window "
@@ -305,7 +310,8 @@ int ergon_power_evaluate(const struct ergon_power_facts *f, const struct ergon_p
 						struct ergon_issue_field c[] = {
 						    ERGON_ISSUE_REAL("drift", v->drift)};
 						ergon_issue_list_add(
-						    issues, "power.gated_window_reference_drift", c, 1,
+						    issues, "power.gated_window_reference_drift", c,
+						    1,
 						    "the confirmed gate runs %+.2f%% against the "
 						    "profile boot's reference (clock drift between "
 						    "boots)",
@@ -407,10 +413,11 @@ int ergon_clean_window_check_counts(uint64_t stalled, uint64_t partial, uint64_t
 	}
 	if (floor_cycles == 0) {
 		struct ergon_issue_field c[] = {ERGON_ISSUE_INT("ref_cycles", ref_cycles)};
-		ergon_issue_list_add(issues, "profile.clean_window_check_inoperative", c, 1,
-				"the warm reference is %llu cycles, so the partial-iteration floor "
-				"(1/8 of it) is zero: a silent check here is not health",
-				(unsigned long long)ref_cycles);
+		ergon_issue_list_add(
+		    issues, "profile.clean_window_check_inoperative", c, 1,
+		    "the warm reference is %llu cycles, so the partial-iteration floor "
+		    "(1/8 of it) is zero: a silent check here is not health",
+		    (unsigned long long)ref_cycles);
 		any = 1;
 	}
 	return any;
@@ -441,10 +448,11 @@ int ergon_clean_window_rate_check(double core_hz, double probe_us, uint64_t prob
 		struct ergon_issue_field c[] = {ERGON_ISSUE_INT("probe_cycles", probe_cycles),
 						ERGON_ISSUE_REAL("core_clock_hz", core_hz),
 						ERGON_ISSUE_REAL("probe_us", probe_us)};
-		ergon_issue_list_add(issues, "profile.clean_window_clock_rate_low", c, 3,
-				"the rate probe counted %llu cycles in %.3f us, under half of the "
-				"%.0f expected at %.0f Hz: the counter runs slow or stalls",
-				(unsigned long long)probe_cycles, probe_us, expect, core_hz);
+		ergon_issue_list_add(
+		    issues, "profile.clean_window_clock_rate_low", c, 3,
+		    "the rate probe counted %llu cycles in %.3f us, under half of the "
+		    "%.0f expected at %.0f Hz: the counter runs slow or stalls",
+		    (unsigned long long)probe_cycles, probe_us, expect, core_hz);
 		return 1;
 	}
 	return 0;

@@ -52,6 +52,7 @@ struct ert_window_result {
 	uint32_t rate_probe_cycles; /* cycles counted across the probe; 0 if none */
 	uint32_t drain_waited_us;
 	int drain_timed_out;
+	int clock_frozen; /* inferences completed in 0 us: the window clock is stopped */
 };
 
 /* Check a configuration before anything runs (ERT_E_CONFIG). */
