@@ -103,6 +103,8 @@ int prof_live_capture(struct prof_run *r, const char *dir, const char *image, do
 	    .lockstep = cfg->power.lockstep == 1,
 	    .reset_grace_s = LIVE_RESET_GRACE_S,
 	    .timeout_s = duration_s > 0 ? duration_s : 60.0,
+	    /* READY must be judged before the whole capture's bound ends it. */
+	    .ready_timeout_s = duration_s > 0 && duration_s < 10.0 ? duration_s / 2 : 5.0,
 	    .min_window_s = LIVE_MIN_WINDOW_S,
 	    .windows = 1,
 	    .reset = reset_target,
