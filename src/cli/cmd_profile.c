@@ -1,8 +1,8 @@
 /* ergon profile: resolve the configuration, plan, run the PMU stage and the
  * power stage on a target, write summary.json and print the tables. */
 #include "cli.h"
-#include "cli_sign.h"
 #include "cli_reliab.h"
+#include "cli_sign.h"
 #include "config_print.h"
 #include "ergon/analyze.h"
 #include "ergon/config.h"
@@ -142,6 +142,14 @@ static int run(int argc, char **argv)
 				return ergon_cli_usage(
 				    "profile", "--rtt-port %s: a TCP port 1-65535", argv[i]);
 			rtt_port = (unsigned)v;
+		} else if (strcmp(a, "--power-serial") == 0 && has) {
+			/* Same as --set power.serial=S (the live instrument's serial). */
+			static char power_serial[96];
+			if (nsets == MAX_SETS)
+				return ergon_cli_usage("profile", "more than %d --set options",
+						       MAX_SETS);
+			snprintf(power_serial, sizeof power_serial, "power.serial=%s", argv[++i]);
+			sets[nsets++] = power_serial;
 		} else if (strcmp(a, "--set") == 0 && has) {
 			if (nsets == MAX_SETS)
 				return ergon_cli_usage("profile", "more than %d --set options",
@@ -387,7 +395,8 @@ const struct ergon_cli_command ergon_cli_cmd_profile = {
     .summary = "profile a target: per-layer PMU counters, then a gated power measurement",
     .help = "Usage: ergon profile [FIRMWARE_DIR] [--board B] [--config ergon.yml]\n"
 	    "         [--set KEY=VALUE ...] [--power] [--sim-scenario NAME] [--dry-run]\n"
-	    "         [--out DIR] [--force] [--rtt-port PORT] [--sign KEY]\n\n"
+	    "         [--out DIR] [--force] [--rtt-port PORT] [--sign KEY]\n"
+	    "         [--power-serial SERIAL]\n\n"
 	    "Resolves the configuration (defaults < board < INA228 preset < --config file <\n"
 	    "command line; then the rules: docs/internals/config.md), plans the counter\n"
 	    "passes, window, lock-step and power duration, then runs:\n"
@@ -396,7 +405,10 @@ const struct ergon_cli_command ergon_cli_cmd_profile = {
 	    "  power stage  (--power or power.enabled) flash the dedicated power firmware\n"
 	    "               (or keep the shared one: power.firmware: shared, recorded as\n"
 	    "               transport contamination), gated capture with the arm -> reset ->\n"
-	    "               READY -> GO handshake, the terminal record, gated analysis\n"
+	    "               READY -> GO handshake, the terminal record, gated analysis;\n"
+	    "               on a real board in external mode the live instrument is\n"
+	    "               power.driver joulescope (power.serial or --power-serial);\n"
+	    "               ppk2 is refused (not driven by profile yet)\n"
 	    "and writes DIR/summary.json, DIR/profile_results.csv and, with\n"
 	    "output.detailed: true, DIR/detailed/. A failed stage keeps its artifacts,\n"
 	    "marked; Ctrl-C marks them interrupted.\n\n"

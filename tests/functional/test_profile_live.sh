@@ -103,7 +103,7 @@ PY
 
 # --- 1. joulescope driver on the fake bridge's lock-step target -------------
 ERGON_JOULESCOPE_BRIDGE=$tmp/lockstep_bridge.py "$bin" profile "$tmp/fw" "${board[@]}" --power \
-	--set power.driver=joulescope --set power.serial=FAKE0001 --out "$tmp/ls" \
+	--set power.driver=joulescope --power-serial FAKE0001 --out "$tmp/ls" \
 	>"$tmp/out" 2>"$tmp/err"
 rc=$?
 if [ $rc -eq 0 ]; then ok "lock-step live profile run (exit 0)"; else
