@@ -20,6 +20,10 @@
 /* GPIO seen this soon after the reset is flash/reset noise. */
 #define LIVE_RESET_GRACE_S 0.06
 #define LIVE_MIN_WINDOW_S 1.0
+/* Allowance for the lifecycle's reset inside the capture's bound. */
+#define LIVE_RESET_ALLOWANCE_S 10.0
+/* READY within this after the grace period. */
+#define LIVE_READY_TIMEOUT_S 5.0
 
 int prof_live_driver(const struct ergon_config *cfg)
 {
@@ -102,9 +106,10 @@ int prof_live_capture(struct prof_run *r, const char *dir, const char *image, do
 	    .go_output_index = (unsigned)cfg->power.go_output_index,
 	    .lockstep = cfg->power.lockstep == 1,
 	    .reset_grace_s = LIVE_RESET_GRACE_S,
-	    .timeout_s = duration_s > 0 ? duration_s : 60.0,
-	    /* READY must be judged before the whole capture's bound ends it. */
-	    .ready_timeout_s = duration_s > 0 && duration_s < 10.0 ? duration_s / 2 : 5.0,
+	    /* The bound counts from before the reset: the probe's reset
+	     * (JLinkExe, openocd) takes seconds of its own. */
+	    .timeout_s = (duration_s > 0 ? duration_s : 60.0) + LIVE_RESET_ALLOWANCE_S,
+	    .ready_timeout_s = LIVE_READY_TIMEOUT_S,
 	    .min_window_s = LIVE_MIN_WINDOW_S,
 	    .windows = 1,
 	    .reset = reset_target,

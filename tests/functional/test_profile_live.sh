@@ -106,6 +106,7 @@ ERGON_JOULESCOPE_BRIDGE=$tmp/lockstep_bridge.py "$bin" profile "$tmp/fw" "${boar
 	--set power.driver=joulescope --power-serial FAKE0001 --out "$tmp/ls" \
 	>"$tmp/out" 2>"$tmp/err"
 rc=$?
+cp "$tmp/err" "$tmp/err.ls"
 if [ $rc -eq 0 ]; then ok "lock-step live profile run (exit 0)"; else
 	bad "lock-step live profile run: exit $rc"
 	cat "$tmp/err"
@@ -121,6 +122,7 @@ FAKE_BRIDGE_ARGS=--no-ready ERGON_JOULESCOPE_BRIDGE=$tmp/lockstep_bridge.py "$bi
 	"$tmp/fw" "${board[@]}" --power --set power.driver=joulescope --out "$tmp/nr" \
 	>"$tmp/out" 2>"$tmp/err"
 rc=$?
+cp "$tmp/err" "$tmp/err.nr"
 if [ $rc -ne 0 ] && grep -q "READY (input 1) not observed" "$tmp/err"; then
 	ok "no READY: exit $rc, names the state wire"
 else
@@ -148,4 +150,6 @@ grep -q "gate-only" "$tmp/cfg" && ok "ppk2: lock-step auto is gate-only" || {
 	grep -i lockstep "$tmp/cfg"
 }
 
+# No sanitizer report in any run (the failure paths included).
+if grep -l "Sanitizer" "$tmp"/err* >/dev/null 2>&1; then bad "sanitizer report"; fi
 [ $fails -eq 0 ] || exit 1
