@@ -36,6 +36,12 @@ int prof_boot_and_capture(struct prof_run *r, const char *dir, const char *image
 			  double hb_floor_s, double window_hb_s,
 			  struct ergon_hpx_parser *p, struct ergon_hpx_capture_result *cap,
 			  struct ergon_lifecycle **lc_out, struct ergon_err *err);
+/* Endpoint, then the HPX capture into p (raw log DIR/capture.log), on a
+ * lifecycle already reset (also the live capture's, profile_live.c). */
+int prof_capture_endpoint(struct prof_run *r, struct ergon_lifecycle *lc, const char *dir,
+			  double timeout_s, double hb_floor_s, double window_hb_s,
+			  struct ergon_hpx_parser *p, struct ergon_hpx_capture_result *cap,
+			  struct ergon_err *err);
 /* Firmware facts from the terminal record the parser saw (also used by
  * tests/fuzz/fuzz_profile_terminal.c). *terminal gets the record as JSON
  * (NULL when there was none; caller decrefs). */

@@ -131,23 +131,9 @@ int prof_live_capture(struct prof_run *r, const char *dir, const char *image, do
 		    (unsigned long long)cfg->power.sync_input_index);
 	if (!rc && res.end == ERGON_LIVE_SIGNAL)
 		rc = ERGON_EINTR;
-	char tspec[1200], log[1200];
-	snprintf(log, sizeof log, "%s/capture.log", dir);
 	if (!rc && !prof_interrupted(r))
-		rc = r->drv->endpoint(lc, tspec, sizeof tspec, err);
-	if (!rc && !prof_interrupted(r)) {
-		double hb = cfg->target.heartbeat.host_timeout_s;
-		if (hb > 0 && duration_s > hb)
-			hb = duration_s;
-		struct ergon_hpx_capture_opts co = {.transport = tspec,
-						    .log_path = log,
-						    .write_flags = r->o->write_flags,
-						    .timeout_s = duration_s,
-						    .heartbeat_s = hb > 0 ? hb : 0,
-						    .window_heartbeat_s = window_hb_s,
-						    .cancel = r->o->interrupted};
-		rc = ergon_hpx_capture(&co, p, cap, err);
-	}
+		rc = prof_capture_endpoint(r, lc, dir, duration_s, duration_s, window_hb_s, p, cap,
+					   err);
 	if (prof_interrupted(r) && rc == 0)
 		rc = ERGON_EINTR;
 	if (inst) {
