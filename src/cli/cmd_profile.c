@@ -200,7 +200,7 @@ static int run(int argc, char **argv)
 	struct cli_parser p;
 	cli_init(&p, "profile", argc, argv);
 	while (cli_next(&p)) {
-		const char *set_kv = NULL;
+		const char *set_kv = NULL, *power_serial = NULL;
 		if (cli_flag(&p, "--power", &power)) {
 		} else if (cli_flag(&p, "--dry-run", &dry)) {
 		} else if (cli_flag(&p, "--force", &force)) {
@@ -212,6 +212,16 @@ static int run(int argc, char **argv)
 		} else if (cli_str(&p, "--sign", &sign_key)) {
 		} else if (cli_long(&p, "--rtt-port", 1, 65535, &port)) {
 			rtt_port = (unsigned)port;
+		} else if (cli_str(&p, "--power-serial", &power_serial)) {
+			/* Same as --set power.serial=S (the live instrument's serial). */
+			static char power_serial_kv[96];
+			if (power_serial && nsets == MAX_SETS)
+				cli_error(&p, "more than %d --set options", MAX_SETS);
+			else if (power_serial) {
+				snprintf(power_serial_kv, sizeof power_serial_kv, "power.serial=%s",
+					 power_serial);
+				sets[nsets++] = power_serial_kv;
+			}
 		} else if (cli_str(&p, "--set", &set_kv)) {
 			if (set_kv && nsets == MAX_SETS)
 				cli_error(&p, "more than %d --set options", MAX_SETS);
@@ -444,7 +454,8 @@ const struct ergon_cli_command ergon_cli_cmd_profile = {
     .summary = "profile a target: per-layer PMU counters, then a gated power measurement",
     .help = "Usage: ergon profile [FIRMWARE_DIR] [--board B] [--config ergon.yml]\n"
 	    "         [--set KEY=VALUE ...] [--power] [--sim-scenario NAME] [--dry-run]\n"
-	    "         [--out DIR] [--force] [--rtt-port PORT] [--json] [--sign KEY]\n\n"
+	    "         [--out DIR] [--force] [--rtt-port PORT] [--json] [--sign KEY]\n"
+	    "         [--power-serial SERIAL]\n\n"
 	    "Resolves the configuration (defaults < board < INA228 preset < --config file <\n"
 	    "command line; then the rules: docs/internals/config.md), plans the counter\n"
 	    "passes, window, lock-step and power duration, then runs:\n"
@@ -453,7 +464,10 @@ const struct ergon_cli_command ergon_cli_cmd_profile = {
 	    "  power stage  (--power or power.enabled) flash the dedicated power firmware\n"
 	    "               (or keep the shared one: power.firmware: shared, recorded as\n"
 	    "               transport contamination), gated capture with the arm -> reset ->\n"
-	    "               READY -> GO handshake, the terminal record, gated analysis\n"
+	    "               READY -> GO handshake, the terminal record, gated analysis;\n"
+	    "               on a real board in external mode the live instrument is\n"
+	    "               power.driver joulescope (power.serial or --power-serial);\n"
+	    "               ppk2 is refused (not driven by profile yet)\n"
 	    "and writes DIR/summary.json, DIR/profile_results.csv and, with\n"
 	    "output.detailed: true, DIR/detailed/. A failed stage keeps its artifacts,\n"
 	    "marked; Ctrl-C marks them interrupted.\n\n"

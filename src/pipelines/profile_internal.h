@@ -36,6 +36,12 @@ int prof_boot_and_capture(struct prof_run *r, const char *dir, const char *image
 			  double hb_floor_s, double window_hb_s,
 			  struct ergon_hpx_parser *p, struct ergon_hpx_capture_result *cap,
 			  struct ergon_lifecycle **lc_out, struct ergon_err *err);
+/* Endpoint, then the HPX capture into p (raw log DIR/capture.log), on a
+ * lifecycle already reset (also the live capture's, profile_live.c). */
+int prof_capture_endpoint(struct prof_run *r, struct ergon_lifecycle *lc, const char *dir,
+			  double timeout_s, double hb_floor_s, double window_hb_s,
+			  struct ergon_hpx_parser *p, struct ergon_hpx_capture_result *cap,
+			  struct ergon_err *err);
 /* Firmware facts from the terminal record the parser saw (also used by
  * tests/fuzz/fuzz_profile_terminal.c). *terminal gets the record as JSON
  * (NULL when there was none; caller decrefs). */
@@ -49,5 +55,18 @@ double prof_planned_window_hb_s(const struct ergon_config *cfg, double avg_us);
 void prof_model_annotate(struct prof_run *r, json_t *art, json_t *pmu_stage);
 /* The power stage; pmu_ok: the PMU stage finished (its timing is known). */
 void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_ok);
+
+/* The live external capture (profile_live.c): power.driver joulescope or
+ * ppk2 on a real board. *g_out gets the gated engine fed with the window
+ * (caller finishes and frees), *live_out the capture's facts (caller
+ * decrefs); both may be set when rc != 0. */
+struct ergon_gated;
+int prof_live_driver(const struct ergon_config *cfg);
+int prof_live_capture(struct prof_run *r, const char *dir, const char *image, double duration_s,
+		      double window_hb_s, struct ergon_hpx_parser *p,
+		      struct ergon_hpx_capture_result *cap, struct ergon_lifecycle **lc_out,
+		      struct ergon_gated **g_out, json_t **live_out, struct ergon_err *err);
+/* What the live capture saw of the lock-step handshake, into the sync block. */
+void prof_live_sync(json_t *sync, const json_t *live);
 
 #endif

@@ -139,7 +139,7 @@ static void ina228_init_hint(struct prof_run *r, const json_t *terminal)
 			 st == ERT_E_INA228_ID		  ? "wrong manufacturer or device ID"
 			 : st == ERT_E_SHUNT_CAL_WRITE	  ? "SHUNT_CAL write not acknowledged"
 			 : st == ERT_E_SHUNT_CAL_READBACK ? "SHUNT_CAL read back differs"
-							    : "see the runtime's status codes");
+							  : "see the runtime's status codes");
 	else if (click && addr != 0x4A)
 		snprintf(hint, sizeof hint,
 			 "the target's INA228 did not come up at power.ina228.i2c_address 0x%llX "
@@ -228,7 +228,8 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 		       "board or on --board sim");
 		return;
 	}
-	if (!r->sim && !internal) {
+	int live = !r->sim && !internal && prof_live_driver(cfg);
+	if (!r->sim && !internal && !live) {
 		char why[400];
 		snprintf(why, sizeof why,
 			 "power.driver %s: external gated capture needs a live instrument stream, "
@@ -262,7 +263,8 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 			    "least %.0f iterations",
 			    (unsigned long long)cfg->profiling.iterations,
 			    (unsigned long long)cfg->profiling.iterations, r->clean_infer_avg_us,
-			    window_s, floor(FIXED_WINDOW_WARN_S / (r->clean_infer_avg_us * 1e-6)) + 1);
+			    window_s,
+			    floor(FIXED_WINDOW_WARN_S / (r->clean_infer_avg_us * 1e-6)) + 1);
 	}
 	/* Duration: explicit wins; else boot settle + the firmware's runtime
 	 * (window + warmup, from the PMU stage's timing) + margin. */
@@ -296,7 +298,12 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 		json_object_set_new(stage, "log", json_sprintf("%s/capture.log", dir));
 	if (!rc)
 		rc = ergon_hpx_parser_new(NULL, &p, &e);
-	if (!rc)
+	json_t *live_facts = NULL;
+	if (!rc && live)
+		rc = prof_live_capture(r, dir, image, duration_s,
+				       prof_planned_window_hb_s(cfg, r->clean_infer_avg_us), p,
+				       &cap, &lc, &g, &live_facts, &e);
+	else if (!rc)
 		/* The power build prints nothing from boot to its record: the
 		 * heartbeat bound must cover the whole planned run. */
 		rc = prof_boot_and_capture(r, dir, image, duration_s, duration_s,
@@ -344,13 +351,19 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 		if (!rc)
 			rc = ergon_gated_finish(g, &gres, &e);
 	}
+	if (!rc && g != NULL && s == NULL)
+		rc = ergon_gated_finish(g, &gres, &e); /* the live stream fed it */
 	if (!rc)
 		rc = ergon_power_section(gres, min_window_s, &facts, NULL, &sec, &e);
 	if (!rc) {
 		json_array_extend(r->issues, json_object_get(sec, "issues"));
 		json_t *sync = sync_block(r, internal ? NULL : s);
+		if (sync && live_facts)
+			prof_live_sync(sync, live_facts);
 		if (sync)
 			json_object_set_new(sec, "sync", sync);
+		if (live_facts)
+			json_object_set(sec, "live_capture", live_facts);
 		json_object_set_new(sec, "firmware",
 				    json_deep_copy(json_object_get(stage, "firmware")));
 		if (terminal)
@@ -378,6 +391,7 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 	if (lc)
 		r->drv->close(lc);
 	json_decref(sec);
+	json_decref(live_facts);
 	json_decref(terminal);
 	ergon_gated_free(g);
 	ergon_hpx_parser_free(p);

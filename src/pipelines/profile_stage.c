@@ -48,6 +48,31 @@ int prof_stage_dir(struct prof_run *r, const char *name, char *dir, size_t cap,
 
 /* Open the lifecycle for a stage, program `image`, reset, and capture the
  * stream into DIR/capture.log, feeding p. *cap gets the capture result. */
+int prof_capture_endpoint(struct prof_run *r, struct ergon_lifecycle *lc, const char *dir,
+			  double timeout_s, double hb_floor_s, double window_hb_s,
+			  struct ergon_hpx_parser *p, struct ergon_hpx_capture_result *cap,
+			  struct ergon_err *err)
+{
+	const struct ergon_config *cfg = r->o->cfg;
+	char spec[1200], log[1200];
+	snprintf(log, sizeof log, "%s/capture.log", dir);
+	int rc = r->drv->endpoint(lc, spec, sizeof spec, err);
+	if (!rc && !prof_interrupted(r)) {
+		double hb = cfg->target.heartbeat.host_timeout_s;
+		if (hb > 0 && hb_floor_s > hb)
+			hb = hb_floor_s;
+		struct ergon_hpx_capture_opts co = {.transport = spec,
+						    .log_path = log,
+						    .write_flags = r->o->write_flags,
+						    .timeout_s = timeout_s,
+						    .heartbeat_s = hb > 0 ? hb : 0,
+						    .window_heartbeat_s = window_hb_s,
+						    .cancel = r->o->interrupted};
+		rc = ergon_hpx_capture(&co, p, cap, err);
+	}
+	return rc;
+}
+
 int prof_boot_and_capture(struct prof_run *r, const char *dir, const char *image, double timeout_s,
 			  double hb_floor_s, double window_hb_s, struct ergon_hpx_parser *p,
 			  struct ergon_hpx_capture_result *cap, struct ergon_lifecycle **lc_out,
@@ -69,8 +94,6 @@ int prof_boot_and_capture(struct prof_run *r, const char *dir, const char *image
 		lo.sim_options = &so;
 	}
 	struct ergon_lifecycle *lc = NULL;
-	char spec[1200], log[1200];
-	snprintf(log, sizeof log, "%s/capture.log", dir);
 	int rc = r->drv->open(&lo, &lc, err);
 	if (rc)
 		return rc;
@@ -80,20 +103,8 @@ int prof_boot_and_capture(struct prof_run *r, const char *dir, const char *image
 	if (!rc && !prof_interrupted(r))
 		rc = r->drv->reset(lc, err);
 	if (!rc && !prof_interrupted(r))
-		rc = r->drv->endpoint(lc, spec, sizeof spec, err);
-	if (!rc && !prof_interrupted(r)) {
-		double hb = cfg->target.heartbeat.host_timeout_s;
-		if (hb > 0 && hb_floor_s > hb)
-			hb = hb_floor_s;
-		struct ergon_hpx_capture_opts co = {.transport = spec,
-						    .log_path = log,
-						    .write_flags = r->o->write_flags,
-						    .timeout_s = timeout_s,
-						    .heartbeat_s = hb > 0 ? hb : 0,
-						    .window_heartbeat_s = window_hb_s,
-						    .cancel = r->o->interrupted};
-		rc = ergon_hpx_capture(&co, p, cap, err);
-	}
+		rc = prof_capture_endpoint(r, lc, dir, timeout_s, hb_floor_s, window_hb_s, p, cap,
+					   err);
 	if (prof_interrupted(r) && rc == 0)
 		rc = ERGON_EINTR;
 	struct ergon_err fe = {0};

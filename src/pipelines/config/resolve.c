@@ -222,10 +222,14 @@ static int apply_rules(struct ergon_config *cfg)
 		int gated = cfg->power.enabled && cfg->power.mode == ERGON_POWER_EXTERNAL &&
 			    cfg->power.sync_gpio_pin > 0;
 		int pins = cfg->power.state_gpio_pin > 0 && cfg->power.go_gpio_pin > 0;
-		cfg->power.lockstep = gated && pins;
+		/* A PPK2 has no outputs to set GO with: gate-only. */
+		int no_go = strcmp(cfg->power.driver, "ppk2") == 0;
+		cfg->power.lockstep = gated && pins && !no_go;
 		note(cfg, il, ERGON_CFG_RULE, "auto: %s",
 		     cfg->power.lockstep   ? "state and go pins > 0 in a gated external capture"
 		     : !cfg->power.enabled ? "power is not enabled"
+		     : gated && pins && no_go
+			 ? "power.driver ppk2 has no outputs for GO: the run is gate-only"
 		     : cfg->power.mode == ERGON_POWER_INTERNAL ? "internal mode never enables it"
 		     : !pins				       ? "state or go pin is 0 (not wired)"
 			     : "no sync pin: not a gated capture");

@@ -1,0 +1,163 @@
+/* The external power stage on a real board with a live instrument
+ * (power.driver joulescope | ppk2, power.serial): open the lifecycle, flash
+ * the power build, open the instrument, then ergon_live_gated_capture arms
+ * the stream, resets the target through the lifecycle, drops the reset
+ * grace period, waits for READY and sets GO (lock-step), and feeds the
+ * stream to the gated engine as it arrives. The target's terminal record
+ * is read from the lifecycle's endpoint after the window closed (the power
+ * build is silent until then; the probe's RTT buffer holds the record).
+ * A PPK2 is not yet driven here: the live capture takes statistics packets
+ * from a bridge instrument only, so power.driver: ppk2 is refused with a
+ * message that says so. */
+#include "ergon/gated.h"
+#include "ergon/instrument.h"
+#include "ergon/live_gate.h"
+#include "profile_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* GPIO seen this soon after the reset is flash/reset noise. */
+#define LIVE_RESET_GRACE_S 0.06
+#define LIVE_MIN_WINDOW_S 1.0
+/* Allowance for the lifecycle's reset inside the capture's bound. */
+#define LIVE_RESET_ALLOWANCE_S 10.0
+/* READY within this after the grace period. */
+#define LIVE_READY_TIMEOUT_S 5.0
+
+int prof_live_driver(const struct ergon_config *cfg)
+{
+	return strcmp(cfg->power.driver, "joulescope") == 0 ||
+	       strcmp(cfg->power.driver, "ppk2") == 0;
+}
+
+struct reset_ctx {
+	struct prof_run *r;
+	struct ergon_lifecycle *lc;
+};
+
+static int reset_target(void *ctx, struct ergon_err *err)
+{
+	struct reset_ctx *c = ctx;
+	return c->r->drv->reset(c->lc, err);
+}
+
+static json_t *live_json(const struct ergon_live_config *lc, const struct ergon_live_result *res,
+			 const char *spec, int gate_only)
+{
+	const char *end = res->end == ERGON_LIVE_WINDOWS   ? "windows_closed"
+			  : res->end == ERGON_LIVE_TIMEOUT ? "timeout"
+			  : res->end == ERGON_LIVE_SIGNAL  ? "signal"
+							   : "error";
+	return json_pack("{s:s,s:s,s:b,s:b,s:f,s:b,s:s,s:I,s:I,s:I,s:f}", "instrument", spec,
+			 "source", "measured", "lockstep", lc->lockstep, "gate_only", gate_only,
+			 "reset_grace_s", lc->reset_grace_s, "go_set", res->go_set, "end", end,
+			 "windows_closed", (json_int_t)res->windows_closed, "packets_fed",
+			 (json_int_t)res->packets_fed, "packets_discarded",
+			 (json_int_t)res->packets_discarded, "ready_after_reset_s",
+			 res->ready_observed ? res->ready_after_reset_s : -1.0);
+}
+
+int prof_live_capture(struct prof_run *r, const char *dir, const char *image, double duration_s,
+		      double window_hb_s, struct ergon_hpx_parser *p,
+		      struct ergon_hpx_capture_result *cap, struct ergon_lifecycle **lc_out,
+		      struct ergon_gated **g_out, json_t **live_out, struct ergon_err *err)
+{
+	const struct ergon_config *cfg = r->o->cfg;
+	*g_out = NULL;
+	*live_out = NULL;
+	if (strcmp(cfg->power.driver, "ppk2") == 0)
+		return ergon_err_set(
+		    err, ERGON_ENOTSUP,
+		    "power.driver ppk2: the live gated capture takes statistics packets from a "
+		    "bridge instrument only, so a PPK2 is not driven by `ergon profile` yet; "
+		    "record with `ergon record --instrument ppk2` and run `ergon analyze`, or "
+		    "use power.driver: joulescope");
+	char spec[128];
+	snprintf(spec, sizeof spec, "%s%s%s", cfg->power.driver, cfg->power.serial[0] ? ":" : "",
+		 cfg->power.serial);
+	struct ergon_lifecycle_opts lo = {
+	    .board = cfg->board->name,
+	    .device = cfg->board->soc,
+	    .probe_serial = cfg->target.jlink_serial,
+	    .work_dir = dir,
+	    .start_timeout_s = r->o->start_timeout_s,
+	    .rtt_port = r->o->rtt_port,
+	};
+	struct ergon_lifecycle *lc = NULL;
+	struct ergon_instrument *inst = NULL;
+	struct ergon_gated *g = NULL;
+	int rc = r->drv->open(&lo, &lc, err);
+	if (rc)
+		return rc;
+	*lc_out = lc;
+	rc = r->drv->flash(lc, image, err);
+	if (!rc)
+		rc = ergon_instrument_open(spec, NULL, &inst, err);
+	struct ergon_gated_config gc = {.min_window_s = LIVE_MIN_WINDOW_S,
+					.sync_input_index = (unsigned)cfg->power.sync_input_index};
+	if (!rc)
+		rc = ergon_gated_new(&gc, &g, err);
+	struct reset_ctx rctx = {.r = r, .lc = lc};
+	/* Duration bounds the whole capture; the window's end stops it. */
+	struct ergon_live_config lcfg = {
+	    .sync_input_index = (unsigned)cfg->power.sync_input_index,
+	    .state_input_index = (unsigned)cfg->power.state_input_index,
+	    .go_output_index = (unsigned)cfg->power.go_output_index,
+	    .lockstep = cfg->power.lockstep == 1,
+	    .reset_grace_s = LIVE_RESET_GRACE_S,
+	    /* The bound counts from before the reset: the probe's reset
+	     * (JLinkExe, openocd) takes seconds of its own. */
+	    .timeout_s = (duration_s > 0 ? duration_s : 60.0) + LIVE_RESET_ALLOWANCE_S,
+	    .ready_timeout_s = LIVE_READY_TIMEOUT_S,
+	    .min_window_s = LIVE_MIN_WINDOW_S,
+	    .windows = 1,
+	    .reset = reset_target,
+	    .reset_ctx = &rctx,
+	};
+	struct ergon_live_result res = {0};
+	if (!rc && !prof_interrupted(r))
+		rc = ergon_live_gated_capture(inst, &lcfg, g, &res, err);
+	if (inst)
+		*live_out = live_json(&lcfg, &res, spec, !lcfg.lockstep);
+	if (!rc && res.end == ERGON_LIVE_TIMEOUT)
+		rc = ergon_err_set(
+		    err, ERGON_ETIMEDOUT,
+		    "power stage: %s: no gate window of at least %.1f s closed within "
+		    "%.1f s (%llu packets seen); check the gate wire (target pin "
+		    "%llu -> instrument INPUT%llu) or raise power.duration_s",
+		    spec, LIVE_MIN_WINDOW_S, lcfg.timeout_s, (unsigned long long)res.packets_fed,
+		    (unsigned long long)cfg->power.sync_gpio_pin,
+		    (unsigned long long)cfg->power.sync_input_index);
+	if (!rc && res.end == ERGON_LIVE_SIGNAL)
+		rc = ERGON_EINTR;
+	if (!rc && !prof_interrupted(r))
+		rc = prof_capture_endpoint(r, lc, dir, duration_s, duration_s, window_hb_s, p, cap,
+					   err);
+	if (prof_interrupted(r) && rc == 0)
+		rc = ERGON_EINTR;
+	if (inst) {
+		json_t *id = ergon_instrument_identity_json(inst);
+		if (id && *live_out)
+			json_object_set_new(*live_out, "identity", id);
+		else
+			json_decref(id);
+	}
+	ergon_instrument_close(inst);
+	struct ergon_err fe = {0};
+	r->drv->finish(lc, &fe);
+	*g_out = g;
+	return rc;
+}
+
+void prof_live_sync(json_t *sync, const json_t *live)
+{
+	json_t *lock = json_object_get(live, "lockstep");
+	if (json_is_true(lock)) {
+		double ra = json_number_value(json_object_get(live, "ready_after_reset_s"));
+		json_object_set_new(sync, "ready_observed", json_boolean(ra >= 0));
+		json_object_set_new(sync, "go_set", json_copy(json_object_get(live, "go_set")));
+	}
+	json_object_set_new(sync, "gate_only", json_boolean(!json_is_true(lock)));
+	json_object_set_new(sync, "observed_by", json_string("live_instrument"));
+}
