@@ -9,6 +9,7 @@
 #ifndef ERGON_DB_H
 #define ERGON_DB_H
 
+#include "ergon/db_types.h"
 #include "ergon/error.h"
 
 #include <stddef.h>
@@ -20,8 +21,8 @@ extern "C" {
 
 /* The schema version this ergon writes and the newest it reads. */
 #define ERGON_DB_SCHEMA_VERSION 2
-/* Longest database location (path or postgresql:// URL), with NUL. */
-#define ERGON_DB_TARGET_MAX 1024
+/* ERGON_DB_TARGET_MAX, the longest database location (path or
+ * postgresql:// URL) with its NUL: ergon/db_types.h. */
 
 struct ergon_db;
 
@@ -57,10 +58,7 @@ enum ergon_db_ingest_result {
 ERGON_API int ergon_db_ingest_file(struct ergon_db *db, const char *path, int *result, char key[80],
 				   struct ergon_err *err);
 
-/* Row callback for queries: ncols columns, names and values as text (a
- * value is NULL for SQL NULL). Return nonzero to stop. */
-typedef int (*ergon_db_row_fn)(void *ctx, int ncols, const char *const *names,
-			       const char *const *values);
+/* ergon_db_row_fn: the row callback of queries (ergon/db_types.h). */
 
 /* Run one read-only SQL query with text parameters $1..$n (NULL: SQL NULL). */
 ERGON_API int ergon_db_query(struct ergon_db *db, const char *sql, int nparams,

@@ -10,7 +10,7 @@
  * and maps errors to exit codes.
  */
 #include "cli.h"
-#include "cli_args.h"
+#include "cli_opts.h"
 #include "ergon/db.h"
 
 #include <dirent.h>
@@ -135,12 +135,8 @@ static void ingest_dir(struct ingest_tally *t, const char *dir, int depth)
 
 static int do_ingest(struct ergon_db *db, int argc, char **argv)
 {
-	if (argc < 1)
-		return ergon_cli_usage("db", "ingest: expected FILE or DIR...");
 	struct ingest_tally t = {.db = db};
 	for (int i = 0; i < argc && !t.fatal; i++) {
-		if (argv[i][0] == '-')
-			return ergon_cli_usage("db", "ingest: unknown option '%s'", argv[i]);
 		struct stat st;
 		if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode))
 			ingest_dir(&t, argv[i], 0);
@@ -296,67 +292,59 @@ static int export_sql(const char *q, char *buf, size_t cap)
 	return 0;
 }
 
+#define DB_ARGS_MAX 256
+
 static int run(int argc, char **argv)
 {
+	static const char *const actions[] = {"ingest", "list", "show", "trend", "export", NULL};
 	const char *target = NULL, *device = NULL, *since = NULL, *board = NULL;
 	int csv = 0, json = 0;
-	char *pos[256];
+	char *pos[DB_ARGS_MAX];
 	int npos = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *v = NULL;
-		int m;
-		if ((m = cli_opt(argc, argv, &i, "--db", &v)) != 0) {
-			if (m < 0)
-				return ergon_cli_usage("db",
-						       "--db needs a PATH or postgresql:// URL");
-			target = v;
-		} else if ((m = cli_opt(argc, argv, &i, "--device", &v)) != 0) {
-			if (m < 0)
-				return ergon_cli_usage("db", "--device needs a NAME");
-			device = v;
-		} else if ((m = cli_opt(argc, argv, &i, "--board", &v)) != 0) {
-			if (m < 0)
-				return ergon_cli_usage("db", "--board needs a NAME");
-			board = v;
-		} else if ((m = cli_opt(argc, argv, &i, "--since", &v)) != 0) {
-			if (m < 0)
-				return ergon_cli_usage("db", "--since needs a time (2026-12-01 or "
-							     "2026-12-01T10:00:00Z)");
-			since = v;
-		} else if (strcmp(argv[i], "--csv") == 0) {
-			csv = 1;
-		} else if (strcmp(argv[i], "--json") == 0) {
-			json = 1;
-		} else if (strcmp(argv[i], "--") == 0) {
-			while (++i < argc && npos < 256)
-				pos[npos++] = argv[i];
-		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-			return ergon_cli_usage("db", "unknown option '%s'", argv[i]);
-		} else if (npos < 256) {
-			pos[npos++] = argv[i];
+	struct cli_parser p;
+	cli_init(&p, "db", argc, argv);
+	while (cli_next(&p)) {
+		const char *arg = NULL;
+		if (cli_str(&p, "--db", &target)) {
+		} else if (cli_str(&p, "--device", &device)) {
+		} else if (cli_str(&p, "--board", &board)) {
+		} else if (cli_str(&p, "--since", &since)) {
+		} else if (cli_flag(&p, "--csv", &csv)) {
+		} else if (cli_flag(&p, "--json", &json)) {
+		} else if (cli_positional(&p, &arg)) {
+			if (npos >= DB_ARGS_MAX)
+				return cli_error(&p, "more than %d arguments", DB_ARGS_MAX);
+			pos[npos++] = argv[p.i];
 		} else {
-			return ergon_cli_usage("db", "more than 256 arguments");
+			cli_unknown(&p);
 		}
 	}
+	if (p.rc)
+		return p.rc;
 	if (npos == 0)
-		return ergon_cli_usage("db", "expected ingest, list, show, trend or export");
+		return cli_error(&p,
+				 "missing action: expected ingest, list, show, trend or export");
 	const char *sub = pos[0];
-	int known = strcmp(sub, "ingest") == 0 || strcmp(sub, "list") == 0 ||
-		    strcmp(sub, "show") == 0 || strcmp(sub, "trend") == 0 ||
-		    strcmp(sub, "export") == 0;
-	if (!known)
-		return ergon_cli_usage("db",
-				       "unknown subcommand '%s' (ingest, list, show, trend, "
-				       "export)",
-				       sub);
-	if (strcmp(sub, "trend") == 0 && (npos != 2 || !device))
-		return ergon_cli_usage("db", "trend: expected FIGURE --device D [--board B]");
+	int known = 0;
+	for (int k = 0; actions[k]; k++)
+		known |= strcmp(sub, actions[k]) == 0;
+	if (!known) {
+		const char *near = cli_nearest_list(sub, actions);
+		if (near)
+			return cli_error(&p, "unknown action '%s'; did you mean '%s'?", sub, near);
+		return cli_error(
+		    &p, "unknown action '%s'; expected ingest, list, show, trend or export", sub);
+	}
+	if (strcmp(sub, "trend") == 0 && (npos != 2 || cli_require(&p, "--device", device)))
+		return p.rc ? p.rc : cli_error(&p, "trend: expected one FIGURE");
 	if (strcmp(sub, "show") == 0 && npos != 2)
-		return ergon_cli_usage("db", "show: expected one report_id");
+		return cli_error(&p, "show: expected one report_id");
 	if (strcmp(sub, "export") == 0 && (npos != 2 || csv + json != 1))
-		return ergon_cli_usage("db", "export: expected --csv or --json and one QUERY");
+		return cli_error(&p, "export: expected --csv or --json and one QUERY");
 	if (strcmp(sub, "list") == 0 && npos != 1)
-		return ergon_cli_usage("db", "list: unexpected argument '%s'", pos[1]);
+		return cli_error(&p, "unexpected argument '%s'", pos[1]);
+	if (strcmp(sub, "ingest") == 0 && npos < 2)
+		return cli_error(&p, "missing required argument FILE|DIR");
 
 	struct ergon_err err = {0};
 	char def[ERGON_DB_TARGET_MAX];
@@ -403,11 +391,11 @@ static int run(int argc, char **argv)
 		char sql[8192];
 		if (export_sql(pos[1], sql, sizeof sql)) {
 			ergon_db_close(db);
-			return ergon_cli_usage(
-			    "db", "export: QUERY must be one SELECT or WITH statement "
-				  "(under 8 KiB) or a table or view name (runs, figures, "
-				  "issues, windows, layers, measured_figures, "
-				  "run_overview)");
+			return cli_error(&p,
+					 "export: QUERY must be one SELECT or WITH statement "
+					 "(under 8 KiB) or a table or view name (runs, figures, "
+					 "issues, windows, layers, measured_figures, "
+					 "run_overview)");
 		}
 		struct export_ctx x = {.json = json, .arr = json ? json_array() : NULL};
 		rc = ergon_db_query(db, sql, 0, NULL, export_row, &x, &err);

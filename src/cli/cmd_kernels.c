@@ -1,49 +1,37 @@
 /* ergon kernels report | run: the kernel measurement method
  * (docs/METHOD.md, "Kernels"). */
 #include "cli.h"
-#include "cli_args.h"
+#include "cli_opts.h"
 #include "ergon/fileio.h"
 #include "ergon/kernels_run.h"
-#include "ergon/parse.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int report(int argc, char **argv)
+static int report(struct cli_parser *p)
 {
 	const char *path = NULL, *out = NULL, *baseline = "ref", *unit = "counts";
 	unsigned flags = ERGON_WRITE_MKDIR;
-	for (int i = 2; i < argc; i++) {
-		const char *v = NULL;
-		int r;
-		if ((r = cli_opt(argc, argv, &i, "--out", &v)) != 0) {
-			if (r < 0)
-				return ergon_cli_usage("kernels", "--out needs a folder");
-			out = v;
-		} else if ((r = cli_opt(argc, argv, &i, "--baseline", &v)) != 0) {
-			if (r < 0 || v[0] == '\0')
-				return ergon_cli_usage("kernels", "--baseline needs an impl name");
-			baseline = v;
-		} else if ((r = cli_opt(argc, argv, &i, "--unit", &v)) != 0) {
-			if (r < 0 || v[0] == '\0')
-				return ergon_cli_usage("kernels",
-						       "--unit needs a name (cycles, icount, ns)");
-			unit = v;
-		} else if (strcmp(argv[i], "--force") == 0) {
-			flags |= ERGON_WRITE_FORCE;
-		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-			return ergon_cli_usage("kernels", "unknown option %s for 'kernels report'",
-					       argv[i]);
-		} else if (path == NULL) {
-			path = argv[i];
+	int force = 0;
+	while (cli_next(p)) {
+		if (cli_outdir(p, "--out", &out)) {
+		} else if (cli_str(p, "--baseline", &baseline)) {
+		} else if (cli_str(p, "--unit", &unit)) {
+		} else if (cli_flag(p, "--force", &force)) {
+		} else if (cli_positional(p, &path)) {
 		} else {
-			return ergon_cli_usage("kernels", "one samples file only ('%s' is extra)",
-					       argv[i]);
+			cli_unknown(p);
 		}
 	}
-	if (path == NULL)
-		return ergon_cli_usage("kernels", "kernels report needs SAMPLES.csv");
+	if (p->rc || cli_require(p, "SAMPLES.csv", path))
+		return p->rc;
+	if (baseline[0] == '\0')
+		return cli_error(p, "option '--baseline' needs an impl name");
+	if (unit[0] == '\0')
+		return cli_error(p, "option '--unit' needs a name (cycles, icount, ns)");
+	if (force)
+		flags |= ERGON_WRITE_FORCE;
 	struct ergon_err err = {0};
 	json_t *art = NULL;
 	char *table = NULL;
@@ -64,98 +52,61 @@ static int report(int argc, char **argv)
 	return ERGON_EXIT_OK;
 }
 
-static int parse_suites(const char *v, int *mask)
+static int parse_suites(struct cli_parser *p, const char *v, int *mask)
 {
 	*mask = 0;
-	const char *p = v;
-	while (*p != '\0') {
-		const char *e = strchr(p, ',');
-		size_t l = e ? (size_t)(e - p) : strlen(p);
-		if (l == 4 && memcmp(p, "conv", 4) == 0)
+	const char *s = v;
+	while (*s != '\0') {
+		const char *e = strchr(s, ',');
+		size_t l = e ? (size_t)(e - s) : strlen(s);
+		if (l == 4 && memcmp(s, "conv", 4) == 0)
 			*mask |= ERGON_KERNELS_CONV;
-		else if (l == 6 && memcmp(p, "dwconv", 6) == 0)
+		else if (l == 6 && memcmp(s, "dwconv", 6) == 0)
 			*mask |= ERGON_KERNELS_DWCONV;
-		else if (l == 2 && memcmp(p, "fc", 2) == 0)
+		else if (l == 2 && memcmp(s, "fc", 2) == 0)
 			*mask |= ERGON_KERNELS_FC;
 		else
-			return ergon_cli_usage("kernels", "--suite %.*s: conv, dwconv or fc",
-					       (int)l, p);
-		p += l;
-		if (*p == ',')
-			p++;
+			return cli_error(p, "--suite '%.*s': must be conv, dwconv or fc", (int)l,
+					 s);
+		s += l;
+		if (*s == ',')
+			s++;
 	}
 	if (*mask == 0)
-		return ergon_cli_usage("kernels", "--suite needs conv, dwconv and/or fc");
+		return cli_error(p, "--suite '%s': must be conv, dwconv and/or fc", v);
 	return 0;
 }
 
-/* A count option's value: min..1000000. */
-static int count_opt(int r, const char *flag, const char *v, long min, long *out)
-{
-	struct ergon_err err = {0};
-	if (r < 0)
-		return ergon_cli_usage("kernels", "%s needs a number", flag);
-	if (ergon_parse_long(v, flag, min, 1000000, out, &err) != 0)
-		return ergon_cli_usage("kernels", "%s", err.msg);
-	return 0;
-}
-
-static int run_cmd(int argc, char **argv)
+static int run_cmd(struct cli_parser *p)
 {
 	struct ergon_kernels_run_options o = {.board = NULL, .iterations = 100, .warmup = 5};
-	const char *out = NULL;
+	const char *out = NULL, *suite = NULL;
 	unsigned flags = ERGON_WRITE_MKDIR;
+	int force = 0;
 	struct ergon_err err = {0};
-	for (int i = 2; i < argc; i++) {
-		const char *v = NULL;
-		int r;
-		if ((r = cli_opt(argc, argv, &i, "--out", &v)) != 0) {
-			if (r < 0)
-				return ergon_cli_usage("kernels", "--out needs a folder");
-			out = v;
-		} else if ((r = cli_opt(argc, argv, &i, "--board", &v)) != 0) {
-			if (r < 0)
-				return ergon_cli_usage("kernels", "--board needs host");
-			o.board = v;
-		} else if ((r = cli_opt(argc, argv, &i, "--suite", &v)) != 0) {
-			if (r < 0)
-				return ergon_cli_usage("kernels", "--suite needs conv,dwconv,fc");
-			if (parse_suites(v, &o.suites) != 0)
-				return ERGON_EXIT_USAGE;
-		} else if ((r = cli_opt(argc, argv, &i, "--shapes", &v)) != 0) {
-			if (r < 0)
-				return ergon_cli_usage("kernels", "--shapes needs a file");
-			o.shapes_path = v;
-		} else if ((r = cli_opt(argc, argv, &i, "--from-model", &v)) != 0) {
-			if (r < 0)
-				return ergon_cli_usage("kernels",
-						       "--from-model needs MODEL.tflite");
-			o.model_path = v;
-		} else if ((r = cli_opt(argc, argv, &i, "--impl", &v)) != 0) {
-			if (r < 0)
-				return ergon_cli_usage("kernels", "--impl needs ref");
-			o.impls = v;
-		} else if ((r = cli_opt(argc, argv, &i, "--iterations", &v)) != 0) {
-			if (count_opt(r, "--iterations", v, 1, &o.iterations) != 0)
-				return ERGON_EXIT_USAGE;
-		} else if ((r = cli_opt(argc, argv, &i, "--warmup", &v)) != 0) {
-			if (count_opt(r, "--warmup", v, 0, &o.warmup) != 0)
-				return ERGON_EXIT_USAGE;
-		} else if (strcmp(argv[i], "--force") == 0) {
-			flags |= ERGON_WRITE_FORCE;
+	while (cli_next(p)) {
+		if (cli_outdir(p, "--out", &out)) {
+		} else if (cli_str(p, "--board", &o.board)) {
+		} else if (cli_str(p, "--suite", &suite)) {
+		} else if (cli_str(p, "--shapes", &o.shapes_path)) {
+		} else if (cli_str(p, "--from-model", &o.model_path)) {
+		} else if (cli_str(p, "--impl", &o.impls)) {
+		} else if (cli_long(p, "--iterations", 1, 1000000, &o.iterations)) {
+		} else if (cli_long(p, "--warmup", 0, 1000000, &o.warmup)) {
+		} else if (cli_flag(p, "--force", &force)) {
 		} else {
-			return ergon_cli_usage("kernels", "unknown option %s for 'kernels run'",
-					       argv[i]);
+			cli_unknown(p);
 		}
 	}
-	if (o.board == NULL)
-		return ergon_cli_usage("kernels", "kernels run needs --board host");
-	if (out == NULL)
-		return ergon_cli_usage("kernels", "kernels run needs --out DIR");
+	if (p->rc || cli_require(p, "--board", o.board) || cli_require(p, "--out", out))
+		return p->rc;
+	if (suite != NULL && parse_suites(p, suite, &o.suites) != 0)
+		return p->rc;
+	if (force)
+		flags |= ERGON_WRITE_FORCE;
 	if ((o.shapes_path == NULL) == (o.model_path == NULL))
-		return ergon_cli_usage("kernels",
-				       "kernels run needs one of --shapes FILE or --from-model "
-				       "MODEL.tflite");
+		return cli_error(p, "run needs exactly one of --shapes FILE or --from-model "
+				    "MODEL.tflite");
 	/* Refuse an unwritable or existing output before measuring anything. */
 	char path[4096];
 	snprintf(path, sizeof path, "%s/kernels.json", out);
@@ -194,13 +145,13 @@ static int run_cmd(int argc, char **argv)
 
 static int run(int argc, char **argv)
 {
-	if (argc < 2)
-		return ergon_cli_usage("kernels", "kernels needs a subcommand: report or run");
-	if (strcmp(argv[1], "report") == 0)
-		return report(argc, argv);
-	if (strcmp(argv[1], "run") == 0)
-		return run_cmd(argc, argv);
-	return ergon_cli_usage("kernels", "unknown subcommand '%s' (report or run)", argv[1]);
+	static const char *const actions[] = {"report", "run", NULL};
+	struct cli_parser p;
+	cli_init_from(&p, "kernels", argc, argv, 2);
+	int a = cli_action(&p, actions);
+	if (a < 0)
+		return p.rc;
+	return a == 0 ? report(&p) : run_cmd(&p);
 }
 
 const struct ergon_cli_command ergon_cli_cmd_kernels = {
@@ -222,6 +173,24 @@ const struct ergon_cli_command ergon_cli_cmd_kernels = {
 	    "                   DIR/kernels.csv\n"
 	    "  --baseline IMPL  the implementation ratios are taken against (ref)\n"
 	    "  --unit NAME      what the counts are (cycles, icount, ns; default counts)\n"
+	    "\n"
+	    "  --force          replace an existing DIR/kernels.json\n"
+	    "\n"
+	    "usage: ergon kernels run --board host --out DIR\n"
+	    "                         (--shapes FILE | --from-model MODEL.tflite)\n"
+	    "                         [--suite conv,dwconv,fc] [--impl ref,...]\n"
+	    "                         [--iterations N] [--warmup N] [--force]\n"
+	    "\n"
+	    "run: measure the kernels here (docs/METHOD.md, \"Kernels\").\n"
+	    "  --board NAME       where to run (host)\n"
+	    "  --out DIR          write kernels.json, kernels.csv and samples.csv\n"
+	    "  --shapes FILE      the cases, one per line\n"
+	    "  --from-model FILE  the cases of an int8 TFLite model's layers\n"
+	    "  --suite LIST       conv, dwconv and/or fc (default: all three)\n"
+	    "  --impl LIST        implementations to time (default ref)\n"
+	    "  --iterations N     timed iterations per case, 1..1000000 (100)\n"
+	    "  --warmup N         untimed iterations, 0..1000000 (5)\n"
+	    "  --force            replace an existing DIR/kernels.json\n"
 	    "\n"
 	    "example: ergon kernels report board_samples.csv --unit cycles --out k/\n",
     .run = run,

@@ -31,7 +31,11 @@ d["report_id"] = rid
 json.dump(d, open(sys.argv[2], "w"), indent=1)
 PY
 }
-reseal "$A/r1.json" "$A/m1.json" 'd["provenance"]["kind"] = "measured"'
+# verify refuses a synthetic driver or an emulation block labelled measured,
+# so the fixture names a made-up driver ("test-fixture") and drops the block.
+reseal "$A/r1.json" "$A/m1.json" 'd["provenance"]["kind"] = d["instrument"]["provenance"] = "measured"
+d["instrument"]["driver"] = d["provenance"]["source"] = "test-fixture"
+d.pop("emulation", None)'
 "$E" verify "$A/m1.json" >/dev/null && ok "relabelled fixture verifies" || bad "fixture m1 does not verify"
 
 py() { python3 -c "$@"; }

@@ -10,7 +10,7 @@ SYN=(--instrument synthetic --instrument-opt noise_w=0 --workload builtin:period
 #    and a one-letter typo of one of its own options names that option.
 for c in $("$E" __complete commands); do
   pre=()
-  case $c in config) pre=(show);; counters) pre=(list);; ina228) pre=(plan);; model) pre=(infer);; esac
+  case $c in config) pre=(show);; counters) pre=(list);; kernels) pre=(report);; ina228) pre=(plan);; model) pre=(infer);; esac
   expect 2 "$c: --bogus-opt is a usage error" -- "$E" "$c" "${pre[@]}" --bogus-opt
   contains "$ERR" "unknown option '--bogus-opt'" "$c: says 'unknown option'"
   # A real option of the command (from its --help) with its last letter dropped.

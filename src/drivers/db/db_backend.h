@@ -9,7 +9,7 @@
 #ifndef ERGON_DB_BACKEND_H
 #define ERGON_DB_BACKEND_H
 
-#include "ergon/db.h"
+#include "ergon/db_types.h"
 #include "ergon/error.h"
 
 struct ergon_db_backend {
