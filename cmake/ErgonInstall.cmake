@@ -25,8 +25,9 @@ endif()
 # static library (ergon_lib, which tests and the CLI use) is made of: nothing
 # is compiled twice. The in-tree one leaves ert_host as a separate archive;
 # the installed libergon.a carries both, so `-lergon` is enough.
-set(_ergon_private_deps PkgConfig::SODIUM Threads::Threads m ${CMAKE_DL_LIBS})
-set(_ergon_pc_requires_private "libsodium")
+set(_ergon_private_deps PkgConfig::SODIUM PkgConfig::CRYPTO PkgConfig::SQLITE3 PkgConfig::LIBPQ
+    Threads::Threads m ${CMAKE_DL_LIBS})
+set(_ergon_pc_requires_private "libsodium libcrypto sqlite3 libpq")
 if(YAML_FOUND)
   list(APPEND _ergon_private_deps PkgConfig::YAML)
   string(APPEND _ergon_pc_requires_private " yaml-0.1")

@@ -132,15 +132,17 @@ expect 3 "unreadable --temp-file fails before measuring" -- timeout 20 "$ERGON_B
   --workload builtin:spin --temp-file "$TMP/badtemp" --idle-s 60 --out "$TMP/bt.json"
 contains "$ERR" "millidegrees" "says the expected format"
 
-# Per-invocation work of the synthetic scenario: every invocation lasts at
-# least work_s = 10 ms at 3 W against 0.6 W idle (noise 0), so energy per
-# operation above idle is at least 2.4 W x 10 ms = 24 mJ.
+# Per-invocation work of the synthetic scenario: invocations keep to a
+# work_s = 10 ms grid (a late one is followed by a shorter one, so the mean
+# is work_s whatever the machine's load) at 3 W against 0.6 W idle (noise
+# 0), so energy per operation above idle is 2.4 W x 10 ms = 24 mJ; the
+# window's first and last invocations may be cut, hence +-2 %.
 expect 0 "synthetic work_s" -- "$ERGON_BIN" run --device dut --workload builtin:spin,iters=100 \
   --instrument-opt work_s=0.01 --instrument-opt noise_w=0 "${SHORT[@]}" --out "$TMP/work.json"
-awk '/"above_idle_j":/ { gsub(/[,]/, "", $2); if ($2 + 0 >= 0.024 && $2 + 0 < 1) found = 1 }
-     END { exit !found }' "$TMP/work.json" && ok "energy/op >= 24 mJ" || bad "energy/op below 2.4 W x 10 ms"
-awk '/"p50_s":/ { gsub(/[,]/, "", $2); if ($2 + 0 >= 0.01) found = 1 } END { exit !found }' "$TMP/work.json" \
-  && ok "latency p50 >= work_s" || bad "latency below work_s"
+awk '/"above_idle_j":/ { gsub(/[,]/, "", $2); if ($2 + 0 >= 0.02352 && $2 + 0 <= 0.02448) found = 1 }
+     END { exit !found }' "$TMP/work.json" && ok "energy/op = 24 mJ +- 2 %" || bad "energy/op not 2.4 W x 10 ms +- 2 %"
+awk '/"p50_s":/ { gsub(/[,]/, "", $2); if ($2 + 0 >= 0.0098 && $2 + 0 <= 0.0102) found = 1 } END { exit !found }' "$TMP/work.json" \
+  && ok "latency p50 = work_s +- 2 %" || bad "latency p50 not work_s +- 2 %"
 
 # Decimation: at most 100 embedded samples of ~850 (0.85 s at 1 kHz); the
 # exact integrals are embedded and the report still verifies.
