@@ -185,3 +185,15 @@ int ts_run_ergon(char **out, char **errout, const char *arg0, ...)
 	argv[n] = NULL;
 	return ts_run_ergon_argv(out, errout, argv);
 }
+
+int ts_make_short_report(const char *path)
+{
+	char *err = NULL;
+	int rc = ts_run_ergon(NULL, &err, "run", "--device", "d", "--workload",
+			      "builtin:spin,iters=20000", "--idle-s", "0.2", "--windows", "2",
+			      "--window-s", "0.2", "--sample-hz", "500", "--out", path, NULL);
+	if (rc != 0)
+		fprintf(stderr, "setup run failed (%d): %s\n", rc, err ? err : "");
+	free(err);
+	return rc;
+}

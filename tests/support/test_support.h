@@ -21,6 +21,10 @@ char *ts_fixture(const char *rel);
 int ts_run_ergon(char **out, char **errout, const char *arg0, ...);
 /* Same with an argv array. */
 int ts_run_ergon_argv(char **out, char **errout, const char *const *argv);
+/* A short synthetic `ergon run` report (2 windows of 0.2 s after a 0.2 s
+ * idle phase at 500 Hz) written to path: the input the verify tests edit.
+ * Returns ergon's exit code (0 on success; the error is printed). */
+int ts_make_short_report(const char *path);
 /* Read a whole file (malloc'd, NUL-terminated). NULL on failure. */
 char *ts_read_file(const char *path, size_t *len);
 /* Write a whole file; 0 on success. */
