@@ -12,7 +12,7 @@
  * form. */
 #include "tfl_internal.h"
 
-static int8_t requant(int32_t acc, const struct tfl_conv_args *a, int32_t oc)
+static inline int8_t requant(int32_t acc, const struct tfl_conv_args *a, int32_t oc)
 {
 	acc = tfl_mbqm(acc, a->mult[oc], a->shift[oc]) + a->out_offset;
 	if (acc < a->act_min)
@@ -71,8 +71,137 @@ static int32_t border_acc(const struct tfl_conv_args *a, const int8_t *in_b, con
 	return acc;
 }
 
+/* Host builds (anything but an M-profile core) take a widened path: the
+ * filters of a block of output channels, and then each inside pixel's
+ * window (padding included), are widened to int16 once in a stack scratch, so every dot
+ * product is an int16 x int16 -> int32 sum, which compilers map to
+ * multiply-add pairs (pmaddwd with plain x86-64 SSE2). Each widened filter
+ * value serves every pixel of the image and each widened window every
+ * channel of the block. The integers are the same as the int8 form's:
+ * only the order of exact additions changes. M-profile builds keep the
+ * int8 loops below (a few KiB of stack, and their own vector kernels). */
+#if !defined(__ARM_ARCH_PROFILE) || __ARM_ARCH_PROFILE != 'M'
+#define TFL_WIDE_SCRATCH 16384 /* int16 elements: 32 KiB of stack */
+#else
+#define TFL_WIDE_SCRATCH 0
+#endif
+
+#if TFL_WIDE_SCRATCH
+static int32_t dot_s16(const int16_t *x, const int16_t *f, int32_t n)
+{
+	int32_t s = 0;
+	for (int32_t i = 0; i < n; i++)
+		s += (int32_t)x[i] * (int32_t)f[i];
+	return s;
+}
+
+/* Four consecutive widened filters of n taps each against one window. */
+static void dot4_s16(const int16_t *x, const int16_t *f, int32_t n, int32_t acc[4])
+{
+	const int16_t *f0 = f, *f1 = f + n, *f2 = f + 2 * n, *f3 = f + 3 * n;
+	int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+	for (int32_t i = 0; i < n; i++) {
+		const int32_t v = x[i];
+		s0 += v * f0[i];
+		s1 += v * f1[i];
+		s2 += v * f2[i];
+		s3 += v * f3[i];
+	}
+	acc[0] += s0;
+	acc[1] += s1;
+	acc[2] += s2;
+	acc[3] += s3;
+}
+
+/* The window of a pixel, widened, in filter tap order. A tap outside the
+ * image holds the input zero point (-in_offset), so its term
+ * filter * (input + in_offset) is 0 as in the reference, and every pixel,
+ * border or not, is sum(filter * input) + in_offset * sum(filter). */
+static void widen_window(const struct tfl_conv_args *a, const int8_t *in_b, int32_t iy0,
+			 int32_t ix0, int16_t *xw)
+{
+	const int16_t pad = (int16_t)-a->in_offset;
+	for (int32_t fy = 0; fy < a->f_h; fy++) {
+		const int32_t iy = iy0 + a->dil_h * fy;
+		for (int32_t fx = 0; fx < a->f_w; fx++) {
+			const int32_t ix = ix0 + a->dil_w * fx;
+			if (iy < 0 || iy >= a->in_h || ix < 0 || ix >= a->in_w) {
+				for (int32_t ic = 0; ic < a->f_c; ic++)
+					*xw++ = pad;
+				continue;
+			}
+			const int8_t *ip = in_b + ((int64_t)iy * a->in_w + ix) * a->in_c;
+			for (int32_t ic = 0; ic < a->f_c; ic++)
+				*xw++ = ip[ic];
+		}
+	}
+}
+
+/* The whole convolution on the widened path; 0 when the shape does not
+ * fit it (grouped, or a window too deep for the scratch). */
+static int conv_wide(const struct tfl_conv_args *a)
+{
+	const int32_t taps = a->f_h * a->f_w * a->f_c;
+	if (a->in_c != a->f_c || taps <= 0 || taps > TFL_WIDE_SCRATCH / 5)
+		return 0;
+	int32_t block = ((TFL_WIDE_SCRATCH - taps) / taps) & ~3;
+	if (block > a->out_c)
+		block = a->out_c;
+	int16_t scratch[TFL_WIDE_SCRATCH];
+	int16_t *xw = scratch, *fw = scratch + taps;
+	for (int32_t oc0 = 0; oc0 < a->out_c; oc0 += block) {
+		const int32_t n = a->out_c - oc0 < block ? a->out_c - oc0 : block;
+		const int8_t *f8 = a->filter + (int64_t)oc0 * taps;
+		for (int32_t i = 0; i < n * taps; i++)
+			fw[i] = f8[i];
+		for (int32_t b = 0; b < a->batches; b++) {
+			const int8_t *in_b = a->in + (int64_t)b * a->in_h * a->in_w * a->in_c;
+			for (int32_t oy = 0; oy < a->out_h; oy++) {
+				const int32_t iy0 = oy * a->stride_h - a->pad_h;
+				for (int32_t ox = 0; ox < a->out_w; ox++) {
+					const int32_t ix0 = ox * a->stride_w - a->pad_w;
+					int8_t *o = a->out +
+						    (((int64_t)b * a->out_h + oy) * a->out_w + ox) *
+							a->out_c +
+						    oc0;
+					widen_window(a, in_b, iy0, ix0, xw);
+					int32_t k = 0;
+					for (; k + 4 <= n; k += 4) {
+						int32_t acc[4];
+						for (int j = 0; j < 4; j++)
+							acc[j] =
+							    a->in_offset * a->fsum[oc0 + k + j];
+						dot4_s16(xw, fw + (int64_t)k * taps, taps, acc);
+						for (int j = 0; j < 4; j++) {
+							int32_t v =
+							    (int32_t)((uint32_t)acc[j] +
+								      (uint32_t)
+									  a->bias[oc0 + k + j]);
+							o[k + j] = requant(v, a, oc0 + k + j);
+						}
+					}
+					for (; k < n; k++) {
+						int32_t acc =
+						    a->in_offset * a->fsum[oc0 + k] +
+						    dot_s16(xw, fw + (int64_t)k * taps, taps);
+						acc = (int32_t)((uint32_t)acc +
+								(uint32_t)a->bias[oc0 + k]);
+						o[k] = requant(acc, a, oc0 + k);
+					}
+				}
+			}
+		}
+	}
+	return 1;
+}
+#endif
+
 void tfl_conv_s8(const struct tfl_conv_args *a)
 {
+#if TFL_WIDE_SCRATCH
+	if (conv_wide(a))
+		return;
+#endif
 	const int32_t groups = a->in_c / a->f_c;
 	const int32_t per_group = a->out_c / groups;
 	const int32_t taps = a->f_h * a->f_w * a->f_c;

@@ -1,37 +1,10 @@
 /* Fixed-point arithmetic as TFLite's reference kernels do it
  * (tensorflow/lite/kernels/internal/common.h and gemmlowp's fixedpoint.h,
  * the non-single-rounding variant): SaturatingRoundingDoublingHighMul,
- * RoundingDivideByPOT, MultiplyByQuantizedMultiplier, QuantizeMultiplier
- * and the int8 softmax. Written without libm. Wrapping additions go
- * through uint32_t, because gemmlowp relies on two's-complement wrap. */
+ * RoundingDivideByPOT and MultiplyByQuantizedMultiplier (inline, in
+ * tfl_internal.h), QuantizeMultiplier and the int8 softmax. Written without libm. Wrapping
+ * additions go through uint32_t, because gemmlowp relies on two's-complement wrap. */
 #include "tfl_internal.h"
-
-int32_t tfl_srdhm(int32_t a, int32_t b)
-{
-	if (a == INT32_MIN && b == INT32_MIN)
-		return INT32_MAX;
-	int64_t ab = (int64_t)a * (int64_t)b;
-	int64_t nudge = ab >= 0 ? (1 << 30) : (1 - (1 << 30));
-	/* C division truncates toward zero, as in the reference. */
-	return (int32_t)((ab + nudge) / ((int64_t)1 << 31));
-}
-
-int32_t tfl_rdivpot(int32_t x, int exponent)
-{
-	if (exponent <= 0)
-		return x;
-	const int32_t mask = (int32_t)(((uint32_t)1 << exponent) - 1u);
-	const int32_t remainder = x & mask;
-	const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
-	return (x >> exponent) + (remainder > threshold ? 1 : 0);
-}
-
-int32_t tfl_mbqm(int32_t x, int32_t mult, int shift)
-{
-	int left = shift > 0 ? shift : 0;
-	int right = shift > 0 ? 0 : -shift;
-	return tfl_rdivpot(tfl_srdhm((int32_t)((uint32_t)x << left), mult), right);
-}
 
 void tfl_quantize_multiplier(double m, int32_t *q, int32_t *shift)
 {
