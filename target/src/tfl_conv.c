@@ -78,9 +78,10 @@ static int32_t border_acc(const struct tfl_conv_args *a, const int8_t *in_b, con
  * multiply-add pairs (pmaddwd with plain x86-64 SSE2). Each widened filter
  * value serves every pixel of the image and each widened window every
  * channel of the block. The integers are the same as the int8 form's:
- * only the order of exact additions changes. M-profile builds keep the
- * int8 loops below (a few KiB of stack, and their own vector kernels). */
-#if !defined(__ARM_ARCH_PROFILE) || __ARM_ARCH_PROFILE != 'M'
+ * only the order of exact additions changes. A pixel's block of outputs is
+ * requantized together (tfl_requant_block). M-profile builds keep the int8
+ * loops below (a few KiB of stack, and their own vector kernels). */
+#if TFL_HOST_FAST
 #define TFL_WIDE_SCRATCH 16384 /* int16 elements: 32 KiB of stack */
 #else
 #define TFL_WIDE_SCRATCH 0
@@ -113,7 +114,7 @@ static void dot4_s16(const int16_t *x, const int16_t *f, int32_t n, int32_t acc[
 	acc[3] += s3;
 }
 
-/* The window of a pixel, widened, in filter tap order. A tap outside the
+/* The window of a pixel, widened, in filter tap order (taps entries). A tap outside the
  * image holds the input zero point (-in_offset), so its term
  * filter * (input + in_offset) is 0 as in the reference, and every pixel,
  * border or not, is sum(filter * input) + in_offset * sum(filter). */
@@ -131,6 +132,14 @@ static void widen_window(const struct tfl_conv_args *a, const int8_t *in_b, int3
 				continue;
 			}
 			const int8_t *ip = in_b + ((int64_t)iy * a->in_w + ix) * a->in_c;
+			if (a->dil_w == 1 && ix + (a->f_w - 1 - fx) < a->in_w) {
+				/* The rest of this filter row is inside: one run. */
+				const int32_t len = (a->f_w - fx) * a->f_c;
+				for (int32_t i = 0; i < len; i++)
+					xw[i] = ip[i];
+				xw += len;
+				break;
+			}
 			for (int32_t ic = 0; ic < a->f_c; ic++)
 				*xw++ = ip[ic];
 		}
@@ -142,18 +151,31 @@ static void widen_window(const struct tfl_conv_args *a, const int8_t *in_b, int3
 static int conv_wide(const struct tfl_conv_args *a)
 {
 	const int32_t taps = a->f_h * a->f_w * a->f_c;
-	if (a->in_c != a->f_c || taps <= 0 || taps > TFL_WIDE_SCRATCH / 5)
+	/* Windows and filters padded with zeros to a multiple of 8 taps, so
+	 * the dot products have no scalar remainder (27 taps: 32). */
+	const int32_t tp = (taps + 7) & ~7;
+	if (a->in_c != a->f_c || taps <= 0 || tp > TFL_WIDE_SCRATCH / 5)
 		return 0;
-	int32_t block = ((TFL_WIDE_SCRATCH - taps) / taps) & ~3;
+	int32_t block = ((TFL_WIDE_SCRATCH - tp) / tp) & ~3;
+	if (block > TFL_RQ_MAX)
+		block = TFL_RQ_MAX;
 	if (block > a->out_c)
 		block = a->out_c;
 	int16_t scratch[TFL_WIDE_SCRATCH];
-	int16_t *xw = scratch, *fw = scratch + taps;
+	int32_t accb[TFL_RQ_MAX];
+	struct tfl_rq_scale sc;
+	const int fast = a->out_c <= TFL_RQ_MAX;
+	if (fast)
+		tfl_requant_scales(a->mult, a->shift, a->out_c, &sc);
+	int16_t *xw = scratch, *fw = scratch + tp;
+	for (int32_t i = taps; i < tp; i++)
+		xw[i] = 0;
 	for (int32_t oc0 = 0; oc0 < a->out_c; oc0 += block) {
 		const int32_t n = a->out_c - oc0 < block ? a->out_c - oc0 : block;
 		const int8_t *f8 = a->filter + (int64_t)oc0 * taps;
-		for (int32_t i = 0; i < n * taps; i++)
-			fw[i] = f8[i];
+		for (int32_t k = 0; k < n; k++)
+			for (int32_t i = 0; i < tp; i++)
+				fw[(int64_t)k * tp + i] = i < taps ? f8[(int64_t)k * taps + i] : 0;
 		for (int32_t b = 0; b < a->batches; b++) {
 			const int8_t *in_b = a->in + (int64_t)b * a->in_h * a->in_w * a->in_c;
 			for (int32_t oy = 0; oy < a->out_h; oy++) {
@@ -167,27 +189,23 @@ static int conv_wide(const struct tfl_conv_args *a)
 					widen_window(a, in_b, iy0, ix0, xw);
 					int32_t k = 0;
 					for (; k + 4 <= n; k += 4) {
-						int32_t acc[4];
+						int32_t *q = accb + k;
 						for (int j = 0; j < 4; j++)
-							acc[j] =
-							    a->in_offset * a->fsum[oc0 + k + j];
-						dot4_s16(xw, fw + (int64_t)k * taps, taps, acc);
-						for (int j = 0; j < 4; j++) {
-							int32_t v =
-							    (int32_t)((uint32_t)acc[j] +
-								      (uint32_t)
-									  a->bias[oc0 + k + j]);
-							o[k + j] = requant(v, a, oc0 + k + j);
-						}
+							q[j] = a->in_offset * a->fsum[oc0 + k + j];
+						dot4_s16(xw, fw + (int64_t)k * tp, tp, q);
 					}
-					for (; k < n; k++) {
-						int32_t acc =
-						    a->in_offset * a->fsum[oc0 + k] +
-						    dot_s16(xw, fw + (int64_t)k * taps, taps);
-						acc = (int32_t)((uint32_t)acc +
-								(uint32_t)a->bias[oc0 + k]);
-						o[k] = requant(acc, a, oc0 + k);
-					}
+					for (; k < n; k++)
+						accb[k] = a->in_offset * a->fsum[oc0 + k] +
+							  dot_s16(xw, fw + (int64_t)k * tp, tp);
+					for (k = 0; k < n; k++)
+						accb[k] = (int32_t)((uint32_t)accb[k] +
+								    (uint32_t)a->bias[oc0 + k]);
+					if (fast &&
+					    tfl_requant_block(accb, &sc, oc0, n, a->out_offset,
+							      a->act_min, a->act_max, o))
+						continue;
+					for (k = 0; k < n; k++)
+						o[k] = requant(accb[k], a, oc0 + k);
 				}
 			}
 		}

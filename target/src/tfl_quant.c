@@ -194,3 +194,51 @@ void tfl_softmax_row_s8(const int8_t *in, int8_t *out, int32_t depth, int32_t mu
 		out[c] = (int8_t)v;
 	}
 }
+
+#if TFL_HOST_FAST
+void tfl_requant_scales(const int32_t *mult, const int32_t *shift, int32_t n,
+			struct tfl_rq_scale *sc)
+{
+	for (int32_t k = 0; k < n; k++) {
+		const int left = shift[k] > 0 ? shift[k] : 0;
+		const int right = shift[k] > 0 ? 0 : -shift[k];
+		const int64_t m = (int64_t)mult[k] * ((int64_t)1 << left);
+		sc->m2[k] = (double)m;
+		sc->r2[k] = 1.0 / (double)((int64_t)1 << right);
+		/* Exact integer division: lim * |m| <= 2^52 - 1. */
+		const int64_t am = m < 0 ? -m : m;
+		const int64_t lim = am == 0 ? INT32_MAX : (((int64_t)1 << 52) - 1) / am;
+		sc->lim[k] = lim > INT32_MAX - 1 ? INT32_MAX - 1 : (int32_t)lim;
+	}
+}
+
+/* The two roundings of tfl_mbqm in double precision: t = ab + nudge is an
+ * integer below 2^53; t * 2^-31 truncated toward zero (the conversion to
+ * int32) is SaturatingRoundingDoublingHighMul; h * 2^-right has at most 31
+ * significant bits, so adding +-0.5 and truncating is exact and rounds half
+ * away from zero, as RoundingDivideByPOT does (and is h itself for
+ * right = 0). The a == b == INT32_MIN case cannot pass the range check. */
+int tfl_requant_block(const int32_t *acc, const struct tfl_rq_scale *sc, int32_t first, int32_t n,
+		      int32_t out_offset, int32_t act_min, int32_t act_max, int8_t *o)
+{
+	const double *m2 = sc->m2 + first, *r2 = sc->r2 + first;
+	const int32_t *lim = sc->lim + first;
+	/* The range check in int32 lanes, so that it vectorizes too. */
+	int32_t bad = 0;
+	for (int32_t k = 0; k < n; k++)
+		bad |= (acc[k] > lim[k]) | (acc[k] < -lim[k]);
+	if (bad)
+		return 0;
+	for (int32_t k = 0; k < n; k++) {
+		const double ab = (double)acc[k] * m2[k];
+		const double t = ab + (ab >= 0 ? 0x1p30 : 1.0 - 0x1p30);
+		const double h = (double)(int32_t)(t * 0x1p-31);
+		const double v = h * r2[k];
+		int32_t r = (int32_t)(v + (v >= 0 ? 0.5 : -0.5)) + out_offset;
+		r = r < act_min ? act_min : r;
+		r = r > act_max ? act_max : r;
+		o[k] = (int8_t)r;
+	}
+	return 1;
+}
+#endif

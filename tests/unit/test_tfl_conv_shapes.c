@@ -200,6 +200,85 @@ static void run_shapes(int depthwise)
 	free(s);
 }
 
+/* The one-expression requantization against TFLite's two-step form on
+ * edge values and a million seeded random triples. */
+static void mbqm_matches_two_step_form(void **state)
+{
+	(void)state;
+	static const int32_t edge[] = {INT32_MIN, INT32_MIN + 1, -65536,   -3, -2, -1, 0, 1, 2, 3,
+				       65535,	  INT32_MAX - 1, INT32_MAX};
+	const size_t n_edge = sizeof edge / sizeof edge[0];
+	for (int32_t shift = -31; shift <= 30; shift++)
+		for (size_t i = 0; i < n_edge; i++)
+			for (size_t j = 0; j < n_edge; j++) {
+				int32_t x = edge[i], m = edge[j];
+				int left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
+				int32_t want = tfl_rdivpot(
+				    tfl_srdhm((int32_t)((uint32_t)x << left), m), right);
+				if (tfl_mbqm(x, m, shift) != want)
+					fail_msg("mbqm(%d, %d, %d) = %d, two-step form %d", x, m,
+						 shift, tfl_mbqm(x, m, shift), want);
+			}
+	for (int k = 0; k < 1000000; k++) {
+		int32_t x = (int32_t)(((uint32_t)rnd(0, 65535) << 16) | (uint32_t)rnd(0, 65535));
+		if (k % 2)
+			x >>= rnd(0, 24); /* accumulator-sized values too */
+		int32_t m =
+		    (int32_t)(((uint32_t)rnd(16384, 32767) << 16) | (uint32_t)rnd(0, 65535));
+		int32_t shift = rnd(-31, 30);
+		int left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
+		int32_t want = tfl_rdivpot(tfl_srdhm((int32_t)((uint32_t)x << left), m), right);
+		if (tfl_mbqm(x, m, shift) != want)
+			fail_msg("mbqm(%d, %d, %d) = %d, two-step form %d", x, m, shift,
+				 tfl_mbqm(x, m, shift), want);
+	}
+}
+
+#if TFL_HOST_FAST
+/* The double-precision block requantization against tfl_mbqm: exact where
+ * it accepts the block, and refusing (writing nothing) where a product
+ * reaches 2^52. */
+static void requant_block_matches_mbqm(void **state)
+{
+	(void)state;
+	enum { n = 64 };
+	int32_t acc[n], mult[n], shift[n];
+	static struct tfl_rq_scale sc;
+	int8_t o[n], want[n];
+	int accepted = 0, refused = 0;
+	for (int round = 0; round < 20000; round++) {
+		const int big = round % 10 == 0;
+		for (int k = 0; k < n; k++) {
+			int32_t x =
+			    (int32_t)(((uint32_t)rnd(0, 65535) << 16) | (uint32_t)rnd(0, 65535));
+			acc[k] = big ? x : x >> rnd(12, 31);
+			mult[k] = (int32_t)(((uint32_t)rnd(16384, 32767) << 16) |
+					    (uint32_t)rnd(0, 65535));
+			shift[k] = rnd(-31, big ? 30 : 0);
+		}
+		const int32_t off = rnd(-128, 127), lo = rnd(-128, -100), hi = rnd(100, 127);
+		for (int k = 0; k < n; k++) {
+			int64_t v = (int64_t)tfl_mbqm(acc[k], mult[k], shift[k]) + off;
+			want[k] = (int8_t)(v < lo ? lo : v > hi ? hi : v);
+		}
+		tfl_requant_scales(mult, shift, n, &sc);
+		memset(o, 0x5a, sizeof o);
+		if (tfl_requant_block(acc, &sc, 0, n, off, lo, hi, o)) {
+			accepted++;
+			assert_memory_equal(o, want, n);
+		} else {
+			refused++;
+			for (int k = 0; k < n; k++)
+				assert_int_equal(o[k], 0x5a);
+		}
+	}
+	/* Both outcomes happened: the check can fail both ways. */
+	print_message("requant blocks: %d accepted, %d refused\n", accepted, refused);
+	assert_true(accepted > 10000);
+	assert_true(refused > 100);
+}
+#endif
+
 static void conv_random_shapes(void **state)
 {
 	(void)state;
@@ -215,8 +294,12 @@ static void depthwise_random_shapes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(conv_random_shapes),
-	    cmocka_unit_test(depthwise_random_shapes),
+		cmocka_unit_test(mbqm_matches_two_step_form),
+#if TFL_HOST_FAST
+		cmocka_unit_test(requant_block_matches_mbqm),
+#endif
+		cmocka_unit_test(conv_random_shapes),
+		cmocka_unit_test(depthwise_random_shapes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
