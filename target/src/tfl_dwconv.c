@@ -2,12 +2,14 @@
  * reference_integer_ops::DepthwiseConvPerChannel: output channel
  * ic * depth_mult + m reads input channel ic; filter [1, f_h, f_w, out_c].
  *
- * With depth multiplier 1 the window is clipped once per pixel and the
- * channels of a pixel are accumulated together along contiguous memory
- * (pixel_dm1); other multipliers take the reference loops. */
+ * With depth multiplier 1 and the window inside the image, the channels of
+ * a pixel are accumulated together (sum(filter * input) + in_offset *
+ * sum(filter), the same integer as the reference form) in blocks of
+ * DW_BLOCK, so the inner loop runs along contiguous channels; host builds
+ * take whole rows instead (dw_rows). */
 #include "tfl_internal.h"
 
-#define DW_VEC 8
+#define DW_BLOCK 64
 
 static inline int8_t requant_nobias(int32_t acc, const struct tfl_conv_args *a, int32_t oc)
 {
@@ -51,59 +53,28 @@ static void pixel_direct(const struct tfl_conv_args *a, const int8_t *in_b, int3
 	}
 }
 
-/* Depth multiplier 1: the window is clipped to the image once per pixel,
- * and the channels are accumulated together in blocks of DW_VEC, a fixed
- * length the compiler keeps in vector registers across the taps. Each
- * term is filter * (input + in_offset), the reference form: the factor
- * input + in_offset lies in [-255, 255] and the filter in [-128, 127], so
- * the product itself fits int16 (|p| <= 32640) and is widened only when
- * added. */
-static void pixel_dm1(const struct tfl_conv_args *a, const int8_t *in_b, int32_t iy0, int32_t ix0,
-		      int8_t *o)
+static void pixel_inside(const struct tfl_conv_args *a, const int8_t *in_b, int32_t iy0,
+			 int32_t ix0, int8_t *o)
 {
-	int32_t fy0 = 0, fy1 = a->f_h, fx0 = 0, fx1 = a->f_w;
-	while (fy0 < fy1 && iy0 + a->dil_h * fy0 < 0)
-		fy0++;
-	while (fy1 > fy0 && iy0 + a->dil_h * (fy1 - 1) >= a->in_h)
-		fy1--;
-	while (fx0 < fx1 && ix0 + a->dil_w * fx0 < 0)
-		fx0++;
-	while (fx1 > fx0 && ix0 + a->dil_w * (fx1 - 1) >= a->in_w)
-		fx1--;
-	const int16_t off = (int16_t)a->in_offset;
-	int32_t c0 = 0;
-	for (; c0 + DW_VEC <= a->in_c; c0 += DW_VEC) {
-		int32_t acc[DW_VEC] = {0};
-		for (int32_t fy = fy0; fy < fy1; fy++) {
+	int32_t acc[DW_BLOCK];
+	for (int32_t c0 = 0; c0 < a->in_c; c0 += DW_BLOCK) {
+		const int32_t n = a->in_c - c0 < DW_BLOCK ? a->in_c - c0 : DW_BLOCK;
+		for (int32_t c = 0; c < n; c++)
+			acc[c] = a->in_offset * a->fsum[c0 + c];
+		for (int32_t fy = 0; fy < a->f_h; fy++) {
 			const int32_t iy = iy0 + a->dil_h * fy;
-			for (int32_t fx = fx0; fx < fx1; fx++) {
+			for (int32_t fx = 0; fx < a->f_w; fx++) {
 				const int32_t ix = ix0 + a->dil_w * fx;
 				const int8_t *ip =
 				    in_b + ((int64_t)iy * a->in_w + ix) * a->in_c + c0;
 				const int8_t *fp =
 				    a->filter + ((int64_t)fy * a->f_w + fx) * a->out_c + c0;
-				for (int c = 0; c < DW_VEC; c++) {
-					const int16_t x = (int16_t)(ip[c] + off);
-					acc[c] += (int16_t)(fp[c] * x);
-				}
+				for (int32_t c = 0; c < n; c++)
+					acc[c] += (int32_t)fp[c] * (int32_t)ip[c];
 			}
 		}
-		for (int c = 0; c < DW_VEC; c++)
+		for (int32_t c = 0; c < n; c++)
 			o[c0 + c] = requant(acc[c], a, c0 + c);
-	}
-	for (; c0 < a->in_c; c0++) {
-		int32_t acc = 0;
-		for (int32_t fy = fy0; fy < fy1; fy++) {
-			const int32_t iy = iy0 + a->dil_h * fy;
-			for (int32_t fx = fx0; fx < fx1; fx++) {
-				const int32_t ix = ix0 + a->dil_w * fx;
-				acc += (int32_t)
-					   a->filter[((int64_t)fy * a->f_w + fx) * a->out_c + c0] *
-				       ((int32_t)in_b[((int64_t)iy * a->in_w + ix) * a->in_c + c0] +
-					a->in_offset);
-			}
-		}
-		o[c0] = requant(acc, a, c0);
 	}
 }
 
@@ -142,7 +113,8 @@ static void widen_row(const struct tfl_conv_args *a, const int8_t *row, int32_t 
 	}
 }
 
-/* acc[j] += f[j] * x[j] over a row; the product fits int16 (see pixel_dm1).
+/* acc[j] += f[j] * x[j] over a row. x is input + in_offset, in [-255, 255],
+ * and f in [-128, 127], so the product itself fits int16 (|p| <= 32640).
  * restrict: the three runs never overlap, so no runtime alias check keeps
  * the vector loop from running. Not inlined: inlined, gcc 12 fuses the
  * taps' loops into one it no longer vectorizes (5x slower). */
@@ -225,6 +197,7 @@ void tfl_dwconv_s8(const struct tfl_conv_args *a)
 	if (dw_rows(a))
 		return;
 #endif
+	const int32_t span_h = (a->f_h - 1) * a->dil_h, span_w = (a->f_w - 1) * a->dil_w;
 	for (int32_t b = 0; b < a->batches; b++) {
 		const int8_t *in_b = a->in + (int64_t)b * a->in_h * a->in_w * a->in_c;
 		for (int32_t oy = 0; oy < a->out_h; oy++) {
@@ -234,8 +207,10 @@ void tfl_dwconv_s8(const struct tfl_conv_args *a)
 				int8_t *o =
 				    a->out +
 				    (((int64_t)b * a->out_h + oy) * a->out_w + ox) * a->out_c;
-				if (a->depth_mult == 1)
-					pixel_dm1(a, in_b, iy0, ix0, o);
+				const int inside = iy0 >= 0 && ix0 >= 0 && iy0 + span_h < a->in_h &&
+						   ix0 + span_w < a->in_w;
+				if (inside && a->depth_mult == 1)
+					pixel_inside(a, in_b, iy0, ix0, o);
 				else
 					pixel_direct(a, in_b, iy0, ix0, o);
 			}
