@@ -27,15 +27,18 @@ int prof_interrupted(const struct prof_run *r);
 /* Mark a stage "failed" or "interrupted", with the error and an issue. */
 void prof_stage_fail(struct prof_run *r, json_t *stage, const char *status,
 		     const struct ergon_err *e);
+/* The lifecycle stream (enum ergon_lifecycle_stream) of a configuration:
+ * target.transport rtt on QEMU or with target.probe gdb:// is RTT_GDB. */
+int prof_lifecycle_stream(const struct ergon_config *cfg);
 int prof_stage_dir(struct prof_run *r, const char *name, char *dir, size_t cap,
 		   struct ergon_err *err);
 /* hb_floor_s: the heartbeat bound is at least this for the whole capture
  * (the power build is silent from boot to its record); window_hb_s: the
  * bound inside the clean window (0: none beyond the host's). */
 int prof_boot_and_capture(struct prof_run *r, const char *dir, const char *image, double timeout_s,
-			  double hb_floor_s, double window_hb_s,
-			  struct ergon_hpx_parser *p, struct ergon_hpx_capture_result *cap,
-			  struct ergon_lifecycle **lc_out, struct ergon_err *err);
+			  double hb_floor_s, double window_hb_s, struct ergon_hpx_parser *p,
+			  struct ergon_hpx_capture_result *cap, struct ergon_lifecycle **lc_out,
+			  struct ergon_err *err);
 /* Endpoint, then the HPX capture into p (raw log DIR/capture.log), on a
  * lifecycle already reset (also the live capture's, profile_live.c). */
 int prof_capture_endpoint(struct prof_run *r, struct ergon_lifecycle *lc, const char *dir,

@@ -38,6 +38,16 @@ void prof_stage_fail(struct prof_run *r, json_t *stage, const char *status,
 	}
 }
 
+int prof_lifecycle_stream(const struct ergon_config *cfg)
+{
+	/* RTT through a GDB server: QEMU's gdbstub, or the one target.probe
+	 * names; otherwise the lifecycle's own link (a probe's RTT server). */
+	if (cfg->target.transport == ERGON_TRANSPORT_RTT &&
+	    (cfg->target.lifecycle == ERGON_LIFECYCLE_QEMU || cfg->target.probe[0]))
+		return ERGON_LC_STREAM_RTT_GDB;
+	return ERGON_LC_STREAM_DEFAULT;
+}
+
 int prof_stage_dir(struct prof_run *r, const char *name, char *dir, size_t cap,
 		   struct ergon_err *err)
 {
@@ -86,6 +96,8 @@ int prof_boot_and_capture(struct prof_run *r, const char *dir, const char *image
 	    .work_dir = dir,
 	    .start_timeout_s = r->o->start_timeout_s,
 	    .rtt_port = r->o->rtt_port,
+	    .stream = prof_lifecycle_stream(cfg),
+	    .gdb_server = cfg->target.probe[0] ? cfg->target.probe + 6 : NULL,
 	};
 	/* The virtual firmware is "built" with the resolved configuration. */
 	struct ergon_sim_options so;

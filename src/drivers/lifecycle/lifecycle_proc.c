@@ -4,6 +4,7 @@
  * file in the stage folder so a failure can be diagnosed afterwards. */
 #include "ergon/lifecycle.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -172,5 +173,101 @@ int ergon_lifecycle_wait_port(unsigned port, int pid, const char *what, const ch
 			    "the probe connection; output in %s",
 			    what, port, timeout_s, log_path);
 		usleep(50000);
+	}
+}
+
+/* The socket inodes of pid's open files, at most cap. */
+static size_t socket_inodes(int pid, unsigned long *ino, size_t cap)
+{
+	char dir[64];
+	snprintf(dir, sizeof dir, "/proc/%d/fd", pid);
+	DIR *d = opendir(dir);
+	if (d == NULL)
+		return 0;
+	size_t n = 0;
+	struct dirent *e;
+	while (n < cap && (e = readdir(d)) != NULL) {
+		char path[128], target[64];
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "%s/%.32s", dir, e->d_name);
+		ssize_t k = readlink(path, target, sizeof target - 1);
+		if (k <= 0)
+			continue;
+		target[k] = '\0';
+		if (strncmp(target, "socket:[", 8) != 0)
+			continue;
+		char *end = NULL;
+		unsigned long v = strtoul(target + 8, &end, 10);
+		if (end != NULL && *end == ']')
+			ino[n++] = v;
+	}
+	closedir(d);
+	return n;
+}
+
+/* The port of a LISTEN entry of /proc/net/tcp whose inode is in ino; 0
+ * when none. Line: "sl: local rem st tx:rx tr:tm retrnsmt uid timeout
+ * inode ...", local = HEXADDR:HEXPORT, st 0A = LISTEN. */
+static unsigned listening_port_of(const unsigned long *ino, size_t nino)
+{
+	FILE *f = fopen("/proc/net/tcp", "re");
+	if (f == NULL)
+		return 0;
+	char line[512];
+	unsigned found = 0;
+	while (!found && fgets(line, sizeof line, f) != NULL) {
+		char *tok[10];
+		size_t nt = 0;
+		char *save = NULL;
+		for (char *t = strtok_r(line, " \n", &save); t != NULL && nt < 10;
+		     t = strtok_r(NULL, " \n", &save))
+			tok[nt++] = t;
+		if (nt < 10 || strcmp(tok[3], "0A") != 0)
+			continue;
+		char *pc = strchr(tok[1], ':');
+		char *end = NULL;
+		unsigned long in = strtoul(tok[9], &end, 10);
+		if (pc == NULL || end == NULL || *end != '\0')
+			continue;
+		for (size_t i = 0; i < nino; i++)
+			if (ino[i] == in)
+				found = (unsigned)strtoul(pc + 1, NULL, 16);
+	}
+	fclose(f);
+	return found;
+}
+
+int ergon_lifecycle_listen_port(int pid, const char *what, const char *log_path, double timeout_s,
+				unsigned *port, struct ergon_err *err)
+{
+	double t0 = now_s();
+	*port = 0;
+	for (;;) {
+		unsigned long ino[64];
+		size_t n = socket_inodes(pid, ino, sizeof ino / sizeof ino[0]);
+		unsigned p = n ? listening_port_of(ino, n) : 0;
+		if (p) {
+			*port = p;
+			return 0;
+		}
+		int status;
+		if (waitpid((pid_t)pid, &status, WNOHANG) == (pid_t)pid) {
+			if (WIFEXITED(status) && WEXITSTATUS(status) == EXEC_FAILED)
+				return ergon_err_set(err, ERGON_ENOENT,
+						     "%s: not found on PATH; install it or put it "
+						     "on PATH (docs/USAGE.md)",
+						     what);
+			return ergon_err_set(err, ERGON_EDEVICE,
+					     "%s exited before it listened on a TCP port; its "
+					     "output is in %s",
+					     what, log_path);
+		}
+		if (now_s() - t0 > timeout_s)
+			return ergon_err_set(err, ERGON_ETIMEDOUT,
+					     "%s did not listen on a TCP port within %.0f s; its "
+					     "output is in %s",
+					     what, timeout_s, log_path);
+		usleep(20000);
 	}
 }
