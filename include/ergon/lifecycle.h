@@ -41,6 +41,20 @@ struct ergon_lifecycle_opts {
 	 * target.probe gdb://HOST:PORT); NULL or "": the driver's own (QEMU: a
 	 * free loopback port; OpenOCD: 127.0.0.1:3333). */
 	const char *gdb_server;
+	/* The reset strategy (enum ergon_lifecycle_reset, from power.
+	 * reset_strategy); 0 is auto. The openocd driver maps each one to a
+	 * documented command sequence. */
+	int reset_strategy;
+};
+
+/* How a lifecycle resets the target (power.reset_strategy's values). */
+enum ergon_lifecycle_reset {
+	ERGON_LC_RESET_AUTO = 0,
+	ERGON_LC_RESET_POWER_CYCLE,
+	ERGON_LC_RESET_NONE,
+	ERGON_LC_RESET_DEBUG,
+	ERGON_LC_RESET_SWPOI,
+	ERGON_LC_RESET_DEBUG_SWPOI,
 };
 
 /* The stream a lifecycle hands to the capture. */
@@ -107,9 +121,11 @@ ERGON_API int ergon_lifecycle_wait_port(unsigned port, int pid, const char *what
 /* Wait until the process pid listens on a loopback TCP port of its own
  * (found through its socket inodes in /proc/PID/fd and /proc/net/tcp; the
  * port was chosen by the kernel, "tcp:127.0.0.1:0"); *port receives it.
- * ERGON_ETIMEDOUT after timeout_s, ERGON_EDEVICE when pid died first. */
-ERGON_API int ergon_lifecycle_listen_port(int pid, const char *what, const char *log_path,
-					  double timeout_s, unsigned *port, struct ergon_err *err);
+ * A port equal to skip_port (0: none) is not it. ERGON_ETIMEDOUT after
+ * timeout_s, ERGON_EDEVICE when pid died first. */
+ERGON_API int ergon_lifecycle_listen_port(int pid, unsigned skip_port, const char *what,
+					  const char *log_path, double timeout_s, unsigned *port,
+					  struct ergon_err *err);
 /* Stop a spawned process (SIGTERM, then SIGKILL after grace_s) and reap it. */
 ERGON_API void ergon_lifecycle_stop(int pid, double grace_s);
 

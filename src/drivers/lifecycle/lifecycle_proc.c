@@ -209,7 +209,7 @@ static size_t socket_inodes(int pid, unsigned long *ino, size_t cap)
 /* The port of a LISTEN entry of /proc/net/tcp whose inode is in ino; 0
  * when none. Line: "sl: local rem st tx:rx tr:tm retrnsmt uid timeout
  * inode ...", local = HEXADDR:HEXPORT, st 0A = LISTEN. */
-static unsigned listening_port_of(const unsigned long *ino, size_t nino)
+static unsigned listening_port_of(const unsigned long *ino, size_t nino, unsigned skip)
 {
 	FILE *f = fopen("/proc/net/tcp", "re");
 	if (f == NULL)
@@ -230,23 +230,24 @@ static unsigned listening_port_of(const unsigned long *ino, size_t nino)
 		unsigned long in = strtoul(tok[9], &end, 10);
 		if (pc == NULL || end == NULL || *end != '\0')
 			continue;
+		unsigned port = (unsigned)strtoul(pc + 1, NULL, 16);
 		for (size_t i = 0; i < nino; i++)
-			if (ino[i] == in)
-				found = (unsigned)strtoul(pc + 1, NULL, 16);
+			if (ino[i] == in && port != skip)
+				found = port;
 	}
 	fclose(f);
 	return found;
 }
 
-int ergon_lifecycle_listen_port(int pid, const char *what, const char *log_path, double timeout_s,
-				unsigned *port, struct ergon_err *err)
+int ergon_lifecycle_listen_port(int pid, unsigned skip_port, const char *what, const char *log_path,
+				double timeout_s, unsigned *port, struct ergon_err *err)
 {
 	double t0 = now_s();
 	*port = 0;
 	for (;;) {
 		unsigned long ino[64];
 		size_t n = socket_inodes(pid, ino, sizeof ino / sizeof ino[0]);
-		unsigned p = n ? listening_port_of(ino, n) : 0;
+		unsigned p = n ? listening_port_of(ino, n, skip_port) : 0;
 		if (p) {
 			*port = p;
 			return 0;

@@ -121,7 +121,7 @@ static int q_reset_gdb(struct ergon_lifecycle *lc, struct ergon_err *err)
 		rc = ergon_lifecycle_wait_port(lc->gdb_port, lc->pid, "qemu-system-arm", lc->log,
 					       lc->start_timeout_s, err);
 	else
-		rc = ergon_lifecycle_listen_port(lc->pid, "qemu-system-arm", lc->log,
+		rc = ergon_lifecycle_listen_port(lc->pid, 0, "qemu-system-arm", lc->log,
 						 lc->start_timeout_s, &port, err);
 	if (rc) {
 		if (rc != ERGON_ETIMEDOUT)
