@@ -82,6 +82,14 @@ has "$tmp/j1/summary.json" '"hardware": true' "summary marks a hardware lifecycl
 has "$tmp/j1/summary.json" "not yet been run on hardware" "summary says it is untested on hardware"
 has "$tmp/j1/summary.json" '"kind": "measured"' "provenance measured"
 
+# target.probe gdb://: RTT through a JLinkGDBServer the user runs (none
+# here: the capture fails, naming the server it tried).
+gport=$((port + 2))
+FAKE_RTT_MODE=replay "$bin" profile "$tmp/fw" --board apollo510_evb --rtt-port $port \
+	--set target.probe=gdb://127.0.0.1:$gport --out "$tmp/jp" >"$tmp/out" 2>"$tmp/err"
+has "$tmp/jp/summary.json" "rtt:gdb=127.0.0.1:$gport" "jlink + target.probe reads rtt:gdb= there"
+has "$tmp/jlink.calls" "CMD g" "jlink + target.probe still flashes and runs the core"
+
 # --- jlink, internal INA228 mode: the terminal record over RTT ---------------
 # The record is the virtual bench's (0.5 ohm, 20 mA plan): 179688 nJ over 20
 # inferences = 8984.4 nJ each; the bench's truth 5 mA x 1.8 V x 1 ms = 9 uJ.
