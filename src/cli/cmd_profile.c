@@ -342,6 +342,17 @@ static int run(int argc, char **argv)
 					  model_path, cfg.board->name);
 			goto fail;
 		}
+		if (cfg.target.transport == ERGON_TRANSPORT_RTT) {
+			rc =
+			    ergon_err_set(&err, ERGON_EUSAGE,
+					  "%s: ergon builds model firmware with UART0 only; "
+					  "target.transport rtt with a .tflite model is not built "
+					  "yet: drop --transport rtt (the results are identical on "
+					  "QEMU), or build an RTT firmware yourself and give its "
+					  "FIRMWARE_DIR",
+					  model_path);
+			goto fail;
+		}
 		snprintf(mdir, sizeof mdir, "%s/firmware", cfg.output.dir);
 		if (!dry) {
 			fprintf(stderr, "ergon profile: building the an547 firmware for %s in %s\n",

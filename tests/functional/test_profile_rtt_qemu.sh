@@ -123,5 +123,18 @@ check "swo on QEMU: names what QEMU carries" grep -q "the QEMU lifecycle carries
 check "unknown transport: exit 2" test $? -eq 2
 check "unknown transport: suggests rtt" grep -q "rtt" "$tmp/o"
 
+# A .tflite model: ergon builds only UART firmware for it; refused before
+# building anything.
+model=${ERGON_SHARED_DIR:-/nonexistent}/fixtures/models/ad01_int8.tflite
+if [ -f "$model" ]; then
+	"$bin" profile "$model" --board qemu-an547 --transport rtt --out "$tmp/x6" >"$tmp/o" 2>&1
+	check "model + rtt: exit 2" test $? -eq 2
+	check "model + rtt: says what is not built" grep -q "target.transport rtt with a .tflite model is not built" "$tmp/o"
+	check "model + rtt: nothing built" test ! -e "$tmp/x6/firmware"
+else
+	echo "FAIL: $model is missing (the shared fixtures)"
+	fails=$((fails + 1))
+fi
+
 [ "$fails" -eq 0 ] && echo "ok: profile over RTT through QEMU's gdbstub equals the UART run"
 exit $((fails > 0))
