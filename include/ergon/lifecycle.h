@@ -126,6 +126,10 @@ ERGON_API int ergon_lifecycle_wait_port(unsigned port, int pid, const char *what
 ERGON_API int ergon_lifecycle_listen_port(int pid, unsigned skip_port, const char *what,
 					  const char *log_path, double timeout_s, unsigned *port,
 					  struct ergon_err *err);
+/* Split "HOST:PORT" (port 1..65535, host shorter than cap) into host and
+ * *port; -1 when it is not that. */
+ERGON_API int ergon_lifecycle_parse_hostport(const char *hp, char *host, size_t cap,
+					     unsigned *port);
 /* Stop a spawned process (SIGTERM, then SIGKILL after grace_s) and reap it. */
 ERGON_API void ergon_lifecycle_stop(int pid, double grace_s);
 

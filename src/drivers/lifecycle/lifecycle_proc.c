@@ -147,6 +147,24 @@ static int port_listening(unsigned port)
 	return 0;
 }
 
+/* True (err set, the child reaped) when pid has exited: ENOENT when exec
+ * failed (the tool is missing), else EDEVICE "WHAT exited before BEFORE". */
+static int child_died(int pid, const char *what, const char *before, const char *log_path,
+		      struct ergon_err *err)
+{
+	int status;
+	if (waitpid((pid_t)pid, &status, WNOHANG) != (pid_t)pid)
+		return 0;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == EXEC_FAILED)
+		ergon_err_set(err, ERGON_ENOENT,
+			      "%s: not found on PATH; install it or put it on PATH (docs/USAGE.md)",
+			      what);
+	else
+		ergon_err_set(err, ERGON_EDEVICE, "%s exited before %s; its output is in %s", what,
+			      before, log_path);
+	return 1;
+}
+
 int ergon_lifecycle_wait_port(unsigned port, int pid, const char *what, const char *log_path,
 			      double timeout_s, struct ergon_err *err)
 {
@@ -154,18 +172,10 @@ int ergon_lifecycle_wait_port(unsigned port, int pid, const char *what, const ch
 	for (;;) {
 		if (port_listening(port))
 			return 0;
-		int status;
-		if (waitpid((pid_t)pid, &status, WNOHANG) == (pid_t)pid) {
-			if (WIFEXITED(status) && WEXITSTATUS(status) == EXEC_FAILED)
-				return ergon_err_set(err, ERGON_ENOENT,
-						     "%s: not found on PATH; install it or put it "
-						     "on PATH (docs/USAGE.md)",
-						     what);
-			return ergon_err_set(err, ERGON_EDEVICE,
-					     "%s exited before its RTT server listened on port %u; "
-					     "its output is in %s",
-					     what, port, log_path);
-		}
+		char before[64];
+		snprintf(before, sizeof before, "its RTT server listened on port %u", port);
+		if (child_died(pid, what, before, log_path, err))
+			return err->code;
 		if (now_s() - t0 > timeout_s)
 			return ergon_err_set(
 			    err, ERGON_ETIMEDOUT,
@@ -252,18 +262,8 @@ int ergon_lifecycle_listen_port(int pid, unsigned skip_port, const char *what, c
 			*port = p;
 			return 0;
 		}
-		int status;
-		if (waitpid((pid_t)pid, &status, WNOHANG) == (pid_t)pid) {
-			if (WIFEXITED(status) && WEXITSTATUS(status) == EXEC_FAILED)
-				return ergon_err_set(err, ERGON_ENOENT,
-						     "%s: not found on PATH; install it or put it "
-						     "on PATH (docs/USAGE.md)",
-						     what);
-			return ergon_err_set(err, ERGON_EDEVICE,
-					     "%s exited before it listened on a TCP port; its "
-					     "output is in %s",
-					     what, log_path);
-		}
+		if (child_died(pid, what, "it listened on a TCP port", log_path, err))
+			return err->code;
 		if (now_s() - t0 > timeout_s)
 			return ergon_err_set(err, ERGON_ETIMEDOUT,
 					     "%s did not listen on a TCP port within %.0f s; its "
@@ -271,4 +271,18 @@ int ergon_lifecycle_listen_port(int pid, unsigned skip_port, const char *what, c
 					     what, timeout_s, log_path);
 		usleep(20000);
 	}
+}
+
+int ergon_lifecycle_parse_hostport(const char *hp, char *host, size_t cap, unsigned *port)
+{
+	const char *c = strrchr(hp, ':');
+	size_t hl = c ? (size_t)(c - hp) : 0;
+	char *end = NULL;
+	unsigned long p = c ? strtoul(c + 1, &end, 10) : 0;
+	if (hl == 0 || hl >= cap || end == NULL || end == c + 1 || *end || p == 0 || p > 65535)
+		return -1;
+	memcpy(host, hp, hl);
+	host[hl] = '\0';
+	*port = (unsigned)p;
+	return 0;
 }

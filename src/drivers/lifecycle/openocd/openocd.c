@@ -91,21 +91,14 @@ static int o_open(const struct ergon_lifecycle_opts *o, struct ergon_lifecycle *
 	snprintf(lc->gdb_host, sizeof lc->gdb_host, "127.0.0.1");
 	lc->gdb_port = OPENOCD_DEFAULT_GDB_PORT;
 	if (lc->rtt_gdb && o->gdb_server && o->gdb_server[0]) {
-		const char *c = strrchr(o->gdb_server, ':');
-		size_t hl = c ? (size_t)(c - o->gdb_server) : 0;
-		char *end = NULL;
-		unsigned long port = c ? strtoul(c + 1, &end, 10) : 0;
-		if (hl == 0 || hl >= sizeof lc->gdb_host || end == NULL || *end || port == 0 ||
-		    port > 65535) {
+		if (ergon_lifecycle_parse_hostport(o->gdb_server, lc->gdb_host, sizeof lc->gdb_host,
+						   &lc->gdb_port) != 0) {
 			free(lc);
 			return ergon_err_set(err, ERGON_EUSAGE,
 					     "openocd: gdb server '%s': expected HOST:PORT "
 					     "(target.probe: gdb://127.0.0.1:3333)",
 					     o->gdb_server);
 		}
-		memcpy(lc->gdb_host, o->gdb_server, hl);
-		lc->gdb_host[hl] = '\0';
-		lc->gdb_port = (unsigned)port;
 	}
 	if (lc->reset_strategy == ERGON_LC_RESET_POWER_CYCLE) {
 		free(lc);

@@ -84,12 +84,8 @@ static int q_open(const struct ergon_lifecycle_opts *o, struct ergon_lifecycle *
 	snprintf(lc->gdb_host, sizeof lc->gdb_host, "127.0.0.1");
 	if (lc->rtt && o->gdb_server && o->gdb_server[0]) {
 		/* "HOST:PORT", checked by the configuration (target.probe). */
-		const char *c = strrchr(o->gdb_server, ':');
-		size_t hl = c ? (size_t)(c - o->gdb_server) : 0;
-		char *end = NULL;
-		unsigned long port = c ? strtoul(c + 1, &end, 10) : 0;
-		if (hl == 0 || hl >= sizeof lc->gdb_host || end == NULL || *end || port == 0 ||
-		    port > 65535) {
+		if (ergon_lifecycle_parse_hostport(o->gdb_server, lc->gdb_host, sizeof lc->gdb_host,
+						   &lc->gdb_port) != 0) {
 			free(lc);
 			return ergon_err_set(
 			    err, ERGON_EUSAGE,
@@ -97,9 +93,6 @@ static int q_open(const struct ergon_lifecycle_opts *o, struct ergon_lifecycle *
 			    "gdb://127.0.0.1:1234)",
 			    o->gdb_server);
 		}
-		memcpy(lc->gdb_host, o->gdb_server, hl);
-		lc->gdb_host[hl] = '\0';
-		lc->gdb_port = (unsigned)port;
 	}
 	*out = lc;
 	return 0;
