@@ -38,9 +38,9 @@ int prof_stage_dir(struct prof_run *r, const char *name, char *dir, size_t cap,
  * (the power build is silent from boot to its record); window_hb_s: the
  * bound inside the clean window (0: none beyond the host's). */
 int prof_boot_and_capture(struct prof_run *r, const char *dir, const char *image, double timeout_s,
-			  double hb_floor_s, double window_hb_s, struct ergon_hpx_parser *p,
-			  struct ergon_hpx_capture_result *cap, struct ergon_lifecycle **lc_out,
-			  struct ergon_err *err);
+			  double hb_floor_s, double window_hb_s,
+			  struct ergon_hpx_parser *p, struct ergon_hpx_capture_result *cap,
+			  struct ergon_lifecycle **lc_out, struct ergon_err *err);
 /* Endpoint, then the HPX capture into p (raw log DIR/capture.log), on a
  * lifecycle already reset (also the live capture's, profile_live.c). */
 int prof_capture_endpoint(struct prof_run *r, struct ergon_lifecycle *lc, const char *dir,

@@ -2,9 +2,9 @@
  * configuration (counter passes from pmu.h, the effective window, the
  * lock-step decision) and where each decision came from. Also the firmware
  * lookup and the virtual bench's scenario choice per stage. */
-#include "ergon/ert_window.h"
 #include "ergon/pmu.h"
 #include "ergon/profile.h"
+#include "ergon/ert_window.h"
 #include "ergon/sim.h"
 
 #include <dirent.h>

@@ -698,9 +698,9 @@ static uint64_t strip_layer(struct ergon_pmu_layer *L, bool no_cycles, bool no_e
 	for (size_t k = 0; k < L->ncounters; k++) {
 		const struct ergon_pmu_counter *c = &L->counters[k];
 		bool cyc = is_cycles(c);
-		bool drop =
-		    (no_cycles && cyc) || (no_events && !cyc && c->name_len >= plen &&
-					   memcmp(c->name, HPX_COUNTER_PMU_PREFIX, plen) == 0);
+		bool drop = (no_cycles && cyc) ||
+			    (no_events && !cyc && c->name_len >= plen &&
+			     memcmp(c->name, HPX_COUNTER_PMU_PREFIX, plen) == 0);
 		if (drop) {
 			n++;
 			continue;
@@ -917,11 +917,10 @@ static void stream_issues(const struct ergon_hpx_parser *p, const struct agg_tot
 	int64_t lines[HPX_MAX_NOTED];
 	size_t nl;
 	if (!p->in_session)
-		ergon_issue_list_add(
-		    issues, "pmu.missing", NULL, 0,
-		    "no '%s' line in %llu lines: not an HPX profile stream, or the "
-		    "capture started too late",
-		    HPX_TOK_START, (unsigned long long)(p->lines.lineno - 1));
+		ergon_issue_list_add(issues, "pmu.missing", NULL, 0,
+				     "no '%s' line in %llu lines: not an HPX profile stream, or the "
+				     "capture started too late",
+				     HPX_TOK_START, (unsigned long long)(p->lines.lineno - 1));
 	else if (nlayers == 0)
 		ergon_issue_list_add(
 		    issues, "pmu.missing", NULL, 0,
@@ -954,12 +953,11 @@ static void stream_issues(const struct ergon_hpx_parser *p, const struct agg_tot
 		struct ergon_issue_field f[] = {ERGON_ISSUE_TEXT("kind", "non_numeric"),
 						ERGON_ISSUE_INT("count", p->bad_cells.count),
 						ERGON_ISSUE_INTS("lines", lines, nl)};
-		ergon_issue_list_add(
-		    issues, "pmu.parse_error", f, 3,
-		    "%llu counter cell(s) are not numbers (first at line %llu) and "
-		    "were left out of aggregation",
-		    (unsigned long long)p->bad_cells.count,
-		    (unsigned long long)p->bad_cells.lines[0]);
+		ergon_issue_list_add(issues, "pmu.parse_error", f, 3,
+				     "%llu counter cell(s) are not numbers (first at line %llu) and "
+				     "were left out of aggregation",
+				     (unsigned long long)p->bad_cells.count,
+				     (unsigned long long)p->bad_cells.lines[0]);
 	}
 	if (p->neg_cells.count) {
 		nl = noted(&p->neg_cells, lines);
@@ -978,19 +976,18 @@ static void stream_issues(const struct ergon_hpx_parser *p, const struct agg_tot
 		    ERGON_ISSUE_INT("count", p->lines.dropped),
 		    ERGON_ISSUE_INT("first_line", p->lines.first_dropped_lineno),
 		    ERGON_ISSUE_INT("line_max_bytes", p->lim.line_max_bytes)};
-		ergon_issue_list_add(
-		    issues, "pmu.line_too_long", f, 3,
-		    "%llu line(s) longer than %zu bytes dropped (first: line %llu)",
-		    (unsigned long long)p->lines.dropped, p->lim.line_max_bytes,
-		    (unsigned long long)p->lines.first_dropped_lineno);
+		ergon_issue_list_add(issues, "pmu.line_too_long", f, 3,
+				     "%llu line(s) longer than %zu bytes dropped (first: line %llu)",
+				     (unsigned long long)p->lines.dropped, p->lim.line_max_bytes,
+				     (unsigned long long)p->lines.first_dropped_lineno);
 	}
 	if (tot->wrap) {
 		struct ergon_issue_field f[] = {ERGON_ISSUE_INT("count", tot->wrap)};
-		ergon_issue_list_add(
-		    issues, "pmu.counter_wrap", f, 1,
-		    "%llu counter sample(s) >= 2^31 rejected as uint32 wraps before "
-		    "%s aggregation",
-		    (unsigned long long)tot->wrap, ergon_hpx_aggregation_name(aggregation));
+		ergon_issue_list_add(issues, "pmu.counter_wrap", f, 1,
+				     "%llu counter sample(s) >= 2^31 rejected as uint32 wraps before "
+				     "%s aggregation",
+				     (unsigned long long)tot->wrap,
+				     ergon_hpx_aggregation_name(aggregation));
 	}
 	if (tot->frozen) {
 		struct ergon_issue_field f[] = {ERGON_ISSUE_INT("count", tot->frozen)};
@@ -1002,12 +999,11 @@ static void stream_issues(const struct ergon_hpx_parser *p, const struct agg_tot
 	if (tot->fallback) {
 		struct ergon_issue_field f[] = {ERGON_ISSUE_INT("count", tot->fallback),
 						ERGON_ISSUE_TEXT("first", tot->fallback_where)};
-		ergon_issue_list_add(
-		    issues, "pmu.wrap_fallback", f, 2,
-		    "%llu counter(s) had no valid sample and report the aggregate "
-		    "of their rejected raw samples (first: %s); do not trust those "
-		    "values",
-		    (unsigned long long)tot->fallback, tot->fallback_where);
+		ergon_issue_list_add(issues, "pmu.wrap_fallback", f, 2,
+				     "%llu counter(s) had no valid sample and report the aggregate "
+				     "of their rejected raw samples (first: %s); do not trust those "
+				     "values",
+				     (unsigned long long)tot->fallback, tot->fallback_where);
 	}
 	if (overflow_detected)
 		ergon_issue_list_add(issues, "pmu.counter_overflow", NULL, 0,
@@ -1032,18 +1028,16 @@ static void stream_issues(const struct ergon_hpx_parser *p, const struct agg_tot
 		ergon_issue_list_add(issues, "pmu.duplicate_preset", f, 2,
 				     "preset %s appeared again at line %llu; its earlier data was "
 				     "replaced",
-				     p->dup_preset_name,
-				     (unsigned long long)p->dup_preset.lines[0]);
+				     p->dup_preset_name, (unsigned long long)p->dup_preset.lines[0]);
 	}
 	if (p->iter_order.count) {
 		nl = noted(&p->iter_order, lines);
 		struct ergon_issue_field f[] = {ERGON_ISSUE_INTS("lines", lines, nl)};
-		ergon_issue_list_add(
-		    issues, "pmu.iter_order", f, 1,
-		    "%llu HPX_ITER marker(s) repeat or go back (first at line %llu); "
-		    "every iteration is still aggregated",
-		    (unsigned long long)p->iter_order.count,
-		    (unsigned long long)p->iter_order.lines[0]);
+		ergon_issue_list_add(issues, "pmu.iter_order", f, 1,
+				     "%llu HPX_ITER marker(s) repeat or go back (first at line %llu); "
+				     "every iteration is still aggregated",
+				     (unsigned long long)p->iter_order.count,
+				     (unsigned long long)p->iter_order.lines[0]);
 	}
 	if (p->restarts.count) {
 		nl = noted(&p->restarts, lines);
@@ -1139,15 +1133,13 @@ int ergon_hpx_parser_result(struct ergon_hpx_parser *p, int aggregation, unsigne
 			size_t nc = 0;
 			for (size_t it = 0; it < ps->niters && it < 64; it++)
 				counts[nc++] = (int64_t)ps->iters[it].nrows;
-			struct ergon_issue_field f[] = {
-			    ERGON_ISSUE_TEXT("preset", ps->name),
-			    ERGON_ISSUE_INTS("layer_counts", counts, nc)};
-			ergon_issue_list_add(
-			    issues, "pmu.layer_count_mismatch", f, 2,
-			    "preset %s: layer counts differ between iterations; "
-			    "the first iteration's %zu layers are aggregated, extra "
-			    "rows ignored",
-			    ps->name, ps->iters[0].nrows);
+			struct ergon_issue_field f[] = {ERGON_ISSUE_TEXT("preset", ps->name),
+							ERGON_ISSUE_INTS("layer_counts", counts, nc)};
+			ergon_issue_list_add(issues, "pmu.layer_count_mismatch", f, 2,
+					     "preset %s: layer counts differ between iterations; "
+					     "the first iteration's %zu layers are aggregated, extra "
+					     "rows ignored",
+					     ps->name, ps->iters[0].nrows);
 		}
 	}
 	for (size_t i = 0; i < p->npresets; i++)
@@ -1185,12 +1177,11 @@ int ergon_hpx_parser_result(struct ergon_hpx_parser *p, int aggregation, unsigne
 			    ERGON_ISSUE_INT("base_layers", ag[0].n),
 			    ERGON_ISSUE_TEXT("preset", p->presets[i].name),
 			    ERGON_ISSUE_INT("layers", ag[i].n)};
-			ergon_issue_list_add(
-			    issues, "pmu.layer_count_mismatch", f, 4,
-			    "preset %s has %zu layers but %s has %zu; the merge uses "
-			    "%s's layers",
-			    p->presets[i].name, ag[i].n, p->presets[0].name, ag[0].n,
-			    p->presets[0].name);
+			ergon_issue_list_add(issues, "pmu.layer_count_mismatch", f, 4,
+					     "preset %s has %zu layers but %s has %zu; the merge uses "
+					     "%s's layers",
+					     p->presets[i].name, ag[i].n, p->presets[0].name, ag[0].n,
+					     p->presets[0].name);
 		}
 	}
 	/* Capabilities the port declared missing: never shown as zeros. */

@@ -1,9 +1,9 @@
 /* The configuration keys (one table: name, type, range, default) and the
  * typed scalar parser used by the YAML loader and --set. */
 #include "ergon/config.h"
-
 #include "ergon/dynbuf.h"
 #include "ergon/suggest.h"
+
 #include "pipelines/config/config_internal.h"
 
 #include <math.h>
@@ -575,8 +575,8 @@ char *ergon_config_format(const struct ergon_config *cfg)
 		ergon_config_value_text(cfg, i, v, sizeof(v));
 		const char *where = cfg->where[i];
 		ergon_dynbuf_addf(&b, "%-36s %-26s %-13s %s%s%s\n", ergon_cfg_keys[i].name,
-				  v[0] ? v : "\"\"", ergon_config_origin_name(cfg->origin[i]),
-				  where, cfg->note[i][0] && where[0] ? "; " : "", cfg->note[i]);
+				  v[0] ? v : "\"\"", ergon_config_origin_name(cfg->origin[i]), where,
+				  cfg->note[i][0] && where[0] ? "; " : "", cfg->note[i]);
 	}
 	return ergon_dynbuf_take(&b, NULL);
 }
