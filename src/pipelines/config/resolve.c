@@ -4,12 +4,12 @@
  * warnings. docs/internals/config.md states each rule. */
 #include "ergon/config.h"
 #include "ergon/issues.h"
+#include "ergon/lifecycle.h"
 #include "pipelines/config/config_internal.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* The gated window engine needs windows of at least this long with power
@@ -160,11 +160,10 @@ static int check_target(struct ergon_config *cfg, struct ergon_err *err)
 	const char *probe = cfg->target.probe;
 	if (probe[0]) {
 		const char *hp = strncmp(probe, "gdb://", 6) == 0 ? probe + 6 : NULL;
-		const char *c = hp ? strrchr(hp, ':') : NULL;
-		char *end = NULL;
-		unsigned long port = c ? strtoul(c + 1, &end, 10) : 0;
-		if (c == NULL || c == hp || c[1] == '\0' || end == NULL || *end || port == 0 ||
-		    port > 65535 || strchr(hp, '/') != NULL)
+		char host[256];
+		unsigned port = 0;
+		if (hp == NULL || strchr(hp, '/') != NULL ||
+		    ergon_lifecycle_parse_hostport(hp, host, sizeof host, &port) != 0)
 			return ergon_err_set(
 			    err, ERGON_ECONFIG,
 			    "%s: target.probe: '%s' is not gdb://HOST:PORT; give the "
