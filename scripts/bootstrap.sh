@@ -16,6 +16,7 @@ PACKAGES=(
   man-db                          # man pages (tests/functional/test_man_pages.sh reads them)
   zsh                             # the zsh completion's syntax check (test_install.sh)
   libsqlite3-dev libpq-dev postgresql  # ergon db backends; CI's loopback PostgreSQL
+  openocd                         # the openocd lifecycle's TCL client, tested against the real one
 )
 
 missing=()

@@ -77,6 +77,7 @@ struct ergon_board {
 	int lifecycle;		  /* enum ergon_cfg_lifecycle default */
 	const char *power_driver; /* default power.driver, NULL = keep */
 	const char *hint;	  /* wiring hint for errors, may be NULL */
+	const char *transport;	  /* default target.transport, NULL = keep */
 };
 
 /* The board table and a lookup (NULL when unknown). */
@@ -97,6 +98,9 @@ struct ergon_config {
 		char jlink_serial[64];
 		char usb_port[256];
 		int lifecycle; /* enum ergon_cfg_lifecycle */
+		/* "" (the lifecycle's own link) or "gdb://HOST:PORT": read RTT
+		 * through that GDB server (target.transport: rtt). */
+		char probe[288];
 		struct {
 			uint64_t every_n_ops;
 			uint64_t every_ms;

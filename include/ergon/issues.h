@@ -69,6 +69,8 @@ enum ergon_integrity {
 	  "a preset appeared twice; the later data replaced the earlier")                       \
 	X("pmu.iter_order", ERGON_SEV_WARNING, "iteration numbers repeat or go backwards")          \
 	X("pmu.restart", ERGON_SEV_WARNING, "a second HPX_START: the target restarted mid-stream") \
+	X("pmu.target_dropped", ERGON_SEV_WARNING,                                                 \
+	  "the target reported bytes its RTT buffer dropped (drop mode): rows are missing")     \
 	X("pmu.unit_missing", ERGON_SEV_INFO, "HPX_PMU=missing: the port has no PMU, no event counts") \
 	X("pmu.cycle_counter_missing", ERGON_SEV_WARNING,                                            \
 	  "HPX_CYCLE_COUNTER=missing: no per-layer cycles, total_cycles null")                     \

@@ -4,9 +4,11 @@
  *   sim      the virtual bench (sim/), in-process; "flashing" selects the
  *            scenario that the next reset runs
  *   qemu     qemu-system-arm -M mps3-an547 on the firmware ELF, UART0 on a
- *            unix-socket chardev
+ *            unix-socket chardev, or (stream RTT_GDB) halted behind its
+ *            gdbstub (-gdb -S) with RTT read through it
  *   jlink    SEGGER JLinkExe with a command file; RTT on its telnet port
- *   openocd  openocd -c commands; RTT through `rtt server start`
+ *   openocd  openocd -c commands; RTT through `rtt server start`, or
+ *            (stream RTT_GDB) through OpenOCD's own GDB port
  *
  * One call sequence per stage: open, flash, reset (the target runs),
  * endpoint (a transport spec for ergon_hpx_capture), finish (stop the
@@ -33,6 +35,32 @@ struct ergon_lifecycle_opts {
 	/* sim: the resolved configuration the virtual firmware is "built"
 	 * with (NULL: the scenario's own settings). */
 	const struct ergon_sim_options *sim_options;
+	/* How the target's stream is read (enum ergon_lifecycle_stream). */
+	int stream;
+	/* ERGON_LC_STREAM_RTT_GDB: "HOST:PORT" of the GDB server (from
+	 * target.probe gdb://HOST:PORT); NULL or "": the driver's own (QEMU: a
+	 * free loopback port; OpenOCD: 127.0.0.1:3333). */
+	const char *gdb_server;
+	/* The reset strategy (enum ergon_lifecycle_reset, from power.
+	 * reset_strategy); 0 is auto. The openocd driver maps each one to a
+	 * documented command sequence. */
+	int reset_strategy;
+};
+
+/* How a lifecycle resets the target (power.reset_strategy's values). */
+enum ergon_lifecycle_reset {
+	ERGON_LC_RESET_AUTO = 0,
+	ERGON_LC_RESET_POWER_CYCLE,
+	ERGON_LC_RESET_NONE,
+	ERGON_LC_RESET_DEBUG,
+	ERGON_LC_RESET_SWPOI,
+	ERGON_LC_RESET_DEBUG_SWPOI,
+};
+
+/* The stream a lifecycle hands to the capture. */
+enum ergon_lifecycle_stream {
+	ERGON_LC_STREAM_DEFAULT = 0, /* the driver's own: QEMU UART0, the probe's RTT server */
+	ERGON_LC_STREAM_RTT_GDB = 1, /* RTT over the GDB remote protocol (rtt:gdb=) */
 };
 
 struct ergon_lifecycle;
@@ -90,6 +118,18 @@ ERGON_API int ergon_lifecycle_spawn(const char *const *argv, const char *log_pat
 ERGON_API int ergon_lifecycle_wait_port(unsigned port, int pid, const char *what,
 					const char *log_path, double timeout_s,
 					struct ergon_err *err);
+/* Wait until the process pid listens on a loopback TCP port of its own
+ * (found through its socket inodes in /proc/PID/fd and /proc/net/tcp; the
+ * port was chosen by the kernel, "tcp:127.0.0.1:0"); *port receives it.
+ * A port equal to skip_port (0: none) is not it. ERGON_ETIMEDOUT after
+ * timeout_s, ERGON_EDEVICE when pid died first. */
+ERGON_API int ergon_lifecycle_listen_port(int pid, unsigned skip_port, const char *what,
+					  const char *log_path, double timeout_s, unsigned *port,
+					  struct ergon_err *err);
+/* Split "HOST:PORT" (port 1..65535, host shorter than cap) into host and
+ * *port; -1 when it is not that. */
+ERGON_API int ergon_lifecycle_parse_hostport(const char *hp, char *host, size_t cap,
+					     unsigned *port);
 /* Stop a spawned process (SIGTERM, then SIGKILL after grace_s) and reap it. */
 ERGON_API void ergon_lifecycle_stop(int pid, double grace_s);
 

@@ -41,6 +41,16 @@ struct ergon_profile_firmware {
  * is missing and the fix. */
 ERGON_API int ergon_profile_firmware_find(const char *dir, int need_power,
 					  struct ergon_profile_firmware *fw, struct ergon_err *err);
+/* The same for a link: ERGON_PROFILE_FW_RTT takes only a profile build with
+ * "rtt" in its name (ergon_an547_profile_rtt.elf), ERGON_PROFILE_FW_UART
+ * only one without; each says so when the folder has only the other. */
+enum { ERGON_PROFILE_FW_ANY = 0, ERGON_PROFILE_FW_UART = 1, ERGON_PROFILE_FW_RTT = 2 };
+ERGON_API int ergon_profile_firmware_find_link(const char *dir, int need_power, int link,
+					       struct ergon_profile_firmware *fw,
+					       struct ergon_err *err);
+/* The link a resolved configuration needs from the firmware (QEMU: the
+ * build's transport; other lifecycles: any). */
+ERGON_API int ergon_profile_firmware_link(const struct ergon_config *cfg);
 
 /* The plan of a resolved configuration: counter passes, window, lock-step,
  * power stage settings, each with its origin. *out is a new reference. */

@@ -190,7 +190,7 @@ static void print_result(const json_t *summary)
 static int run(int argc, char **argv)
 {
 	const char *fwdir = NULL, *file = NULL, *board = NULL, *scenario = NULL, *out = NULL;
-	const char *sign_key = NULL;
+	const char *sign_key = NULL, *transport = NULL;
 	const char *sets[MAX_SETS];
 	size_t nsets = 0;
 	int power = 0, dry = 0;
@@ -210,6 +210,8 @@ static int run(int argc, char **argv)
 		} else if (cli_str(&p, "--sim-scenario", &scenario)) {
 		} else if (cli_outdir(&p, "--out", &out)) {
 		} else if (cli_str(&p, "--sign", &sign_key)) {
+		} else if (cli_str(&p, "--transport", &transport)) {
+			/* Same as --set target.transport=T (rtt or uart on QEMU). */
 		} else if (cli_long(&p, "--rtt-port", 1, 65535, &port)) {
 			rtt_port = (unsigned)port;
 		} else if (cli_str(&p, "--power-serial", &power_serial)) {
@@ -261,6 +263,8 @@ static int run(int argc, char **argv)
 			 "ergon profile's built-in default (no FIRMWARE_DIR, no --board)");
 	}
 	if (board && (rc = set(&cfg, "target.board=%s", board, &err)) != 0)
+		goto fail;
+	if (transport && (rc = set(&cfg, "target.transport=%s", transport, &err)) != 0)
 		goto fail;
 	if (power && (rc = set(&cfg, "power.enabled=%s", "true", &err)) != 0)
 		goto fail;
@@ -338,6 +342,17 @@ static int run(int argc, char **argv)
 					  model_path, cfg.board->name);
 			goto fail;
 		}
+		if (cfg.target.transport == ERGON_TRANSPORT_RTT) {
+			rc =
+			    ergon_err_set(&err, ERGON_EUSAGE,
+					  "%s: ergon builds model firmware with UART0 only; "
+					  "target.transport rtt with a .tflite model is not built "
+					  "yet: drop --transport rtt (the results are identical on "
+					  "QEMU), or build an RTT firmware yourself and give its "
+					  "FIRMWARE_DIR",
+					  model_path);
+			goto fail;
+		}
 		snprintf(mdir, sizeof mdir, "%s/firmware", cfg.output.dir);
 		if (!dry) {
 			fprintf(stderr, "ergon profile: building the an547 firmware for %s in %s\n",
@@ -354,7 +369,8 @@ static int run(int argc, char **argv)
 	if (!sim && !(dry && model_path)) {
 		int need_power =
 		    cfg.power.enabled && cfg.power.firmware == ERGON_FIRMWARE_DEDICATED;
-		if ((rc = ergon_profile_firmware_find(fwdir, need_power, &fw, &err)) != 0)
+		if ((rc = ergon_profile_firmware_find_link(
+			 fwdir, need_power, ergon_profile_firmware_link(&cfg), &fw, &err)) != 0)
 			goto fail;
 	}
 	if (dry) {
@@ -455,7 +471,7 @@ const struct ergon_cli_command ergon_cli_cmd_profile = {
     .help = "Usage: ergon profile [FIRMWARE_DIR] [--board B] [--config ergon.yml]\n"
 	    "         [--set KEY=VALUE ...] [--power] [--sim-scenario NAME] [--dry-run]\n"
 	    "         [--out DIR] [--force] [--rtt-port PORT] [--json] [--sign KEY]\n"
-	    "         [--power-serial SERIAL]\n\n"
+	    "         [--power-serial SERIAL] [--transport rtt|uart]\n\n"
 	    "Resolves the configuration (defaults < board < INA228 preset < --config file <\n"
 	    "command line; then the rules: docs/internals/config.md), plans the counter\n"
 	    "passes, window, lock-step and power duration, then runs:\n"
@@ -478,6 +494,10 @@ const struct ergon_cli_command ergon_cli_cmd_profile = {
 	    "turns the power stage on). --dry-run prints every effective value, where it\n"
 	    "came from, and the plan, and runs nothing. Lifecycles: sim, qemu, jlink\n"
 	    "(JLinkExe), openocd; the jlink/openocd drivers are not yet run on hardware.\n"
+	    "--transport rtt|uart (target.transport): on qemu-an547, rtt runs the RTT build\n"
+	    "(*profile*rtt*) halted behind QEMU's gdbstub on a free loopback port and reads\n"
+	    "the stream through it; target.probe: gdb://HOST:PORT reads RTT through that\n"
+	    "GDB server instead (OpenOCD, pyOCD, Black Magic Probe, JLinkGDBServer).\n"
 	    "--json prints the summary on stdout instead of the tables. --sign KEY (ergon\n"
 	    "keygen) signs DIR/summary.json; the key is loaded before anything runs.\n\n"
 	    "Exit codes: 0 valid measurement, 1 invalid, refused or interrupted (see\n"
@@ -486,6 +506,7 @@ const struct ergon_cli_command ergon_cli_cmd_profile = {
 	    "  ergon profile --board sim --power\n"
 	    "  ergon profile --board sim --sim-scenario gate_glitches --out glitch\n"
 	    "  ergon profile --board qemu-an547\n"
+	    "  ergon profile --board qemu-an547 --transport rtt\n"
 	    "  ergon profile build/fw --board apollo510_evb --power --config ergon.yml\n"
 	    "  ergon profile --board sim --power --dry-run --set power.lockstep=false\n",
     .run = run,

@@ -27,6 +27,11 @@ int prof_interrupted(const struct prof_run *r);
 /* Mark a stage "failed" or "interrupted", with the error and an issue. */
 void prof_stage_fail(struct prof_run *r, json_t *stage, const char *status,
 		     const struct ergon_err *e);
+/* The lifecycle stream (enum ergon_lifecycle_stream) of a configuration:
+ * target.transport rtt on QEMU or with target.probe gdb:// is RTT_GDB. */
+int prof_lifecycle_stream(const struct ergon_config *cfg);
+/* power.reset_strategy as enum ergon_lifecycle_reset. */
+int prof_lifecycle_reset(const struct ergon_config *cfg);
 int prof_stage_dir(struct prof_run *r, const char *name, char *dir, size_t cap,
 		   struct ergon_err *err);
 /* hb_floor_s: the heartbeat bound is at least this for the whole capture

@@ -26,8 +26,8 @@ static int has_fw_ext(const char *name)
 	return 0;
 }
 
-int ergon_profile_firmware_find(const char *dir, int need_power, struct ergon_profile_firmware *fw,
-				struct ergon_err *err)
+int ergon_profile_firmware_find_link(const char *dir, int need_power, int link,
+				     struct ergon_profile_firmware *fw, struct ergon_err *err)
 {
 	*fw = (struct ergon_profile_firmware){0};
 	DIR *d = opendir(dir);
@@ -38,18 +38,38 @@ int ergon_profile_firmware_find(const char *dir, int need_power, struct ergon_pr
 				       dir);
 	/* Sorted choice: the lexically smallest match, so the pick does not
 	 * depend on directory order. */
-	char best_prof[256] = "", best_pow[256] = "";
+	char best_prof[256] = "", best_pow[256] = "", other[256] = "";
 	struct dirent *e;
 	while ((e = readdir(d)) != NULL) {
 		const char *n = e->d_name;
 		if (n[0] == '.' || !has_fw_ext(n) || strlen(n) >= sizeof best_prof)
 			continue;
-		if (strstr(n, "profile") && (!best_prof[0] || strcmp(n, best_prof) < 0))
-			snprintf(best_prof, sizeof best_prof, "%s", n);
-		else if (strstr(n, "power") && (!best_pow[0] || strcmp(n, best_pow) < 0))
+		if (strstr(n, "profile")) {
+			/* The link the build speaks: "rtt" in its name. */
+			int is_rtt = strstr(n, "rtt") != NULL;
+			int fits = link == ERGON_PROFILE_FW_ANY ||
+				   (link == ERGON_PROFILE_FW_RTT) == is_rtt;
+			char *slot = fits ? best_prof : other;
+			if (!slot[0] || strcmp(n, slot) < 0)
+				snprintf(slot, sizeof best_prof, "%s", n);
+		} else if (strstr(n, "power") && (!best_pow[0] || strcmp(n, best_pow) < 0))
 			snprintf(best_pow, sizeof best_pow, "%s", n);
 	}
 	closedir(d);
+	if (!best_prof[0] && link == ERGON_PROFILE_FW_RTT)
+		return ergon_err_set(err, ERGON_ENOENT,
+				     "FIRMWARE_DIR %s: target.transport is rtt but there is no "
+				     "RTT profile firmware (a file named *profile*rtt* ending in "
+				     "%s)%s%s; build the RTT profile firmware (the an547 one: "
+				     "ergon_an547_profile_rtt.elf) or set target.transport: uart",
+				     dir, ERGON_PROFILE_FW_EXTS, other[0] ? "; found only " : "",
+				     other);
+	if (!best_prof[0] && link == ERGON_PROFILE_FW_UART && other[0])
+		return ergon_err_set(err, ERGON_ENOENT,
+				     "FIRMWARE_DIR %s: target.transport is uart but the only "
+				     "profile firmware, %s, is an RTT build; set target.transport: "
+				     "rtt or build the UART profile firmware",
+				     dir, other);
 	if (!best_prof[0])
 		return ergon_err_set(err, ERGON_ENOENT,
 				     "FIRMWARE_DIR %s: no profile firmware (a file named *profile* "
@@ -69,6 +89,22 @@ int ergon_profile_firmware_find(const char *dir, int need_power, struct ergon_pr
 			       sizeof fw->power)
 		return ergon_err_set(err, ERGON_ETOOBIG, "FIRMWARE_DIR %s: path too long", dir);
 	return 0;
+}
+
+int ergon_profile_firmware_find(const char *dir, int need_power, struct ergon_profile_firmware *fw,
+				struct ergon_err *err)
+{
+	return ergon_profile_firmware_find_link(dir, need_power, ERGON_PROFILE_FW_ANY, fw, err);
+}
+
+int ergon_profile_firmware_link(const struct ergon_config *cfg)
+{
+	/* Only QEMU's link is fixed by the build (UART0 or the RTT ring); a
+	 * probe's firmware speaks what it was built for, whatever its name. */
+	if (cfg->target.lifecycle != ERGON_LIFECYCLE_QEMU)
+		return ERGON_PROFILE_FW_ANY;
+	return cfg->target.transport == ERGON_TRANSPORT_RTT ? ERGON_PROFILE_FW_RTT
+							    : ERGON_PROFILE_FW_UART;
 }
 
 static json_t *origin_of(const struct ergon_config *cfg, const char *key)
@@ -180,7 +216,8 @@ void ergon_profile_sim_options(const struct ergon_config *cfg, struct ergon_sim_
 	o->state_pin = pin8(cfg->power.state_gpio_pin);
 	o->go_pin = pin8(cfg->power.go_gpio_pin);
 	o->lockstep = cfg->power.lockstep == 1;
-	o->ina228_addr7 = cfg->power.ina228.i2c_address > 0x7F ? 0xFF : (uint8_t)cfg->power.ina228.i2c_address;
+	o->ina228_addr7 =
+	    cfg->power.ina228.i2c_address > 0x7F ? 0xFF : (uint8_t)cfg->power.ina228.i2c_address;
 	if (strcmp(cfg->power.ina228.board, "mikroe-power-monitor-click") == 0)
 		o->ina228_board_addr7 = 0x4A; /* strapped on the Click */
 	else if (strcmp(cfg->power.ina228.board, "adafruit-ina228") == 0)
@@ -189,11 +226,13 @@ void ergon_profile_sim_options(const struct ergon_config *cfg, struct ergon_sim_
 		o->ina228_board_addr7 = o->ina228_addr7;
 	/* External mode may leave the shunt unset: the firmware does not
 	 * touch the INA228 then, the default only keeps the model defined. */
-	o->shunt_ohms = isfinite(cfg->power.ina228.shunt_ohms) && cfg->power.ina228.shunt_ohms > 0 ? cfg->power.ina228.shunt_ohms
-									  : d.shunt_ohms;
-	o->max_current_a = isfinite(cfg->power.ina228.max_current_a) && cfg->power.ina228.max_current_a > 0
-			       ? cfg->power.ina228.max_current_a
-			       : d.max_current_a;
+	o->shunt_ohms = isfinite(cfg->power.ina228.shunt_ohms) && cfg->power.ina228.shunt_ohms > 0
+			    ? cfg->power.ina228.shunt_ohms
+			    : d.shunt_ohms;
+	o->max_current_a =
+	    isfinite(cfg->power.ina228.max_current_a) && cfg->power.ina228.max_current_a > 0
+		? cfg->power.ina228.max_current_a
+		: d.max_current_a;
 	o->heartbeat_every_iters = 0; /* the configuration speaks in ops and ms */
 	o->heartbeat_every_ops = u32(cfg->target.heartbeat.every_n_ops);
 	o->heartbeat_every_ms = u32(cfg->target.heartbeat.every_ms);

@@ -38,6 +38,34 @@ void prof_stage_fail(struct prof_run *r, json_t *stage, const char *status,
 	}
 }
 
+int prof_lifecycle_stream(const struct ergon_config *cfg)
+{
+	/* RTT through a GDB server: QEMU's gdbstub, or the one target.probe
+	 * names; otherwise the lifecycle's own link (a probe's RTT server). */
+	if (cfg->target.transport == ERGON_TRANSPORT_RTT &&
+	    (cfg->target.lifecycle == ERGON_LIFECYCLE_QEMU || cfg->target.probe[0]))
+		return ERGON_LC_STREAM_RTT_GDB;
+	return ERGON_LC_STREAM_DEFAULT;
+}
+
+int prof_lifecycle_reset(const struct ergon_config *cfg)
+{
+	switch (cfg->power.reset_strategy) {
+	case ERGON_RESET_POWER_CYCLE:
+		return ERGON_LC_RESET_POWER_CYCLE;
+	case ERGON_RESET_NONE:
+		return ERGON_LC_RESET_NONE;
+	case ERGON_RESET_DEBUG:
+		return ERGON_LC_RESET_DEBUG;
+	case ERGON_RESET_SWPOI:
+		return ERGON_LC_RESET_SWPOI;
+	case ERGON_RESET_DEBUG_SWPOI:
+		return ERGON_LC_RESET_DEBUG_SWPOI;
+	default:
+		return ERGON_LC_RESET_AUTO;
+	}
+}
+
 int prof_stage_dir(struct prof_run *r, const char *name, char *dir, size_t cap,
 		   struct ergon_err *err)
 {
@@ -86,6 +114,10 @@ int prof_boot_and_capture(struct prof_run *r, const char *dir, const char *image
 	    .work_dir = dir,
 	    .start_timeout_s = r->o->start_timeout_s,
 	    .rtt_port = r->o->rtt_port,
+	    .stream = prof_lifecycle_stream(cfg),
+	    /* target.probe is checked to be gdb://HOST:PORT (resolve.c). */
+	    .gdb_server = cfg->target.probe[0] ? cfg->target.probe + 6 : NULL,
+	    .reset_strategy = prof_lifecycle_reset(cfg),
 	};
 	/* The virtual firmware is "built" with the resolved configuration. */
 	struct ergon_sim_options so;

@@ -1,5 +1,6 @@
 /* RTT control block and ring buffers (see ergon/ert_rtt.h). */
 #include "ergon/ert_rtt.h"
+#include "ergon/wire.h"
 
 #define BARRIER() __asm volatile("" ::: "memory")
 
@@ -68,7 +69,8 @@ static void put(struct ert_rtt_buffer *b, const char *data, uint32_t len)
 /* "HPX_HEARTBEAT rtt_dropped bytes=N\n" into out (>= 48 bytes). */
 static uint32_t drop_line(char *out, uint32_t n)
 {
-	static const char head[] = "HPX_HEARTBEAT rtt_dropped bytes=";
+	static const char head[] =
+	    HPX_TOK_HEARTBEAT " " HPX_HB_RTT_DROPPED " " HPX_HB_KEY_BYTES "=";
 	uint32_t k = 0;
 	for (; head[k]; k++)
 		out[k] = head[k];

@@ -56,12 +56,12 @@ case "\$(cat "$tmp/last_image" 2>/dev/null)" in *power*) file=\${FAKE_RTT_POWER_
 if grep -qx g "\$cf"; then exec python3 "$src/tests/support/fake_probe/rtt_server.py" $port "\$FAKE_RTT_MODE" "\$file"; fi
 exit 0
 EOF2
+# Fake openocd: records its arguments and TCL commands, serves the TCL port
+# and, on `rtt server start`, the profile stream (fake_openocd.py).
 cat >"$tmp/bin/openocd" <<EOF2
 #!/usr/bin/env bash
-for a in "\$@"; do echo "ARG \$a"; done >>"$tmp/openocd.calls"
-echo "--" >>"$tmp/openocd.calls"
-case "\$*" in *"rtt server start"*) exec python3 "$src/tests/support/fake_probe/rtt_server.py" $port "\$FAKE_RTT_MODE" "$stream";; esac
-exit 0
+export FAKE_OCD_CALLS="$tmp/openocd.calls" FAKE_OCD_STREAM="$stream"
+exec python3 "$src/tests/support/fake_probe/fake_openocd.py" "\$@"
 EOF2
 chmod +x "$tmp/bin/JLinkExe" "$tmp/bin/openocd"
 export PATH="$tmp/bin:$PATH"
@@ -82,6 +82,14 @@ has "$tmp/j1/summary.json" '"hardware": true' "summary marks a hardware lifecycl
 has "$tmp/j1/summary.json" "not yet been run on hardware" "summary says it is untested on hardware"
 has "$tmp/j1/summary.json" '"kind": "measured"' "provenance measured"
 
+# target.probe gdb://: RTT through a JLinkGDBServer the user runs (none
+# here: the capture fails, naming the server it tried).
+gport=$((port + 2))
+FAKE_RTT_MODE=replay "$bin" profile "$tmp/fw" --board apollo510_evb --rtt-port $port \
+	--set target.probe=gdb://127.0.0.1:$gport --out "$tmp/jp" >"$tmp/out" 2>"$tmp/err"
+has "$tmp/jp/summary.json" "rtt:gdb=127.0.0.1:$gport" "jlink + target.probe reads rtt:gdb= there"
+has "$tmp/jlink.calls" "CMD g" "jlink + target.probe still flashes and runs the core"
+
 # --- jlink, internal INA228 mode: the terminal record over RTT ---------------
 # The record is the virtual bench's (0.5 ohm, 20 mA plan): 179688 nJ over 20
 # inferences = 8984.4 nJ each; the bench's truth 5 mA x 1.8 V x 1 ms = 9 uJ.
@@ -99,8 +107,8 @@ has "$tmp/ji/summary.json" '"measurement_scope": "on_device_gated_inference"' "o
 has "$tmp/ji/summary.json" '"energy_per_inference_j": 8\.984(4|39999)' "energy per inference from the record"
 has "$tmp/out" "Energy/inference" "Power table printed"
 
-# --- openocd: program, then rtt server --------------------------------------
-FAKE_RTT_MODE=replay ERGON_OPENOCD_TARGET=target/fake.cfg "$bin" profile "$tmp/fw" \
+# --- openocd: one session, TCL commands: program, reset, RTT server --------
+FAKE_OCD_CB_AFTER=3 ERGON_OPENOCD_TARGET=target/fake.cfg "$bin" profile "$tmp/fw" \
 	--board apollo4p_evb --set target.lifecycle=openocd --rtt-port $port --out "$tmp/o1" \
 	>"$tmp/out" 2>"$tmp/err"
 rc=$?
@@ -108,10 +116,67 @@ if [ $rc -eq 0 ]; then ok "openocd profile run (exit 0)"; else
 	bad "openocd profile run: exit $rc"
 	cat "$tmp/err"
 fi
-has "$tmp/openocd.calls" "^ARG program $tmp/fw/app_profile.elf verify reset exit$" "openocd program command"
 has "$tmp/openocd.calls" "^ARG target/fake.cfg$" "openocd target script from the environment"
-has "$tmp/openocd.calls" "^ARG rtt server start $port 0$" "openocd RTT server command"
-has "$tmp/openocd.calls" "^ARG reset run$" "openocd reset run"
+has "$tmp/openocd.calls" "^ARG tcl_port 0$" "openocd TCL port picked by the kernel"
+has "$tmp/openocd.calls" "^ARG gdb_port disabled$" "openocd GDB port off for its own RTT"
+has "$tmp/out" "CONV_2D" "per-layer table from OpenOCD's RTT server"
+# The command sequence of auto (= debug_reset), in order.
+grep '^TCL ' "$tmp/openocd.calls" >"$tmp/ocd.seq"
+cat >"$tmp/ocd.want" <<EOF2
+TCL program {$tmp/fw/app_profile.elf} verify
+TCL reset halt
+TCL rtt setup 0x20000000 0x100000 "SEGGER RTT"
+TCL resume
+TCL rtt start
+TCL rtt channels
+TCL rtt start
+TCL rtt channels
+TCL rtt start
+TCL rtt channels
+TCL rtt server start $port 0
+TCL rtt server stop $port
+TCL rtt stop
+TCL shutdown
+EOF2
+if cmp -s "$tmp/ocd.seq" "$tmp/ocd.want"; then ok "openocd debug_reset sequence, rtt start until found"
+else bad "openocd sequence differs:"; diff "$tmp/ocd.want" "$tmp/ocd.seq"; fi
+
+# none: no reset command at all; swpoi_reset: the target script's proc.
+: >"$tmp/openocd.calls"
+"$bin" profile "$tmp/fw" --board apollo4p_evb --set target.lifecycle=openocd --rtt-port $port \
+	--set power.reset_strategy=none --out "$tmp/o2" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 0 ]; then ok "openocd reset none (exit 0)"; else bad "reset none: exit $rc"; cat "$tmp/err"; fi
+if grep -q '^TCL reset' "$tmp/openocd.calls"; then bad "reset none sent a reset"; else ok "reset none sends no reset"; fi
+has "$tmp/openocd.calls" "^TCL resume$" "reset none resumes the core"
+: >"$tmp/openocd.calls"
+FAKE_OCD_SWPOI=1 "$bin" profile "$tmp/fw" --board apollo4p_evb --set target.lifecycle=openocd \
+	--rtt-port $port --set power.reset_strategy=debug_reset+swpoi_reset --out "$tmp/o3" \
+	>"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 0 ]; then ok "openocd debug_reset+swpoi_reset (exit 0)"; else bad "swpoi: exit $rc"; cat "$tmp/err"; fi
+grep -E '^TCL (reset|ergon_swpoi|resume)' "$tmp/openocd.calls" | tr '\n' '|' >"$tmp/seq"
+if [ "$(cat "$tmp/seq")" = "TCL reset halt|TCL ergon_swpoi_reset|" ]; then ok "swpoi: reset halt, then the proc"
+else bad "swpoi sequence: $(cat "$tmp/seq")"; fi
+"$bin" profile "$tmp/fw" --board apollo4p_evb --set target.lifecycle=openocd --rtt-port $port \
+	--set power.reset_strategy=swpoi_reset --out "$tmp/o4" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -ne 0 ]; then ok "swpoi without the proc fails (exit $rc)"; else bad "swpoi without the proc: exit 0"; fi
+has "$tmp/err" "needs a TCL proc ergon_swpoi_reset in the target script" "missing proc named with the fix"
+"$bin" profile "$tmp/fw" --board apollo4p_evb --set target.lifecycle=openocd --rtt-port $port \
+	--set power.reset_strategy=power_cycle --out "$tmp/o5" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -ne 0 ]; then ok "power_cycle refused (exit $rc)"; else bad "power_cycle: exit 0"; fi
+has "$tmp/err" "power_cycle needs something that switches the target's rail" "power_cycle refusal says why"
+# target.probe gdb://: OpenOCD's own GDB port, no RTT commands; the fake has
+# no GDB server, so the capture fails naming it.
+: >"$tmp/openocd.calls"
+gport=$((port + 1))
+"$bin" profile "$tmp/fw" --board apollo4p_evb --set target.lifecycle=openocd \
+	--set target.probe=gdb://127.0.0.1:$gport --out "$tmp/o6" >"$tmp/out" 2>"$tmp/err"
+has "$tmp/openocd.calls" "^ARG gdb_port $gport$" "target.probe sets OpenOCD's GDB port"
+if grep -q '^TCL rtt' "$tmp/openocd.calls"; then bad "gdb:// path sent rtt commands"; else ok "gdb:// path leaves OpenOCD's rtt alone"; fi
+has "$tmp/o6/summary.json" "rtt:gdb=127.0.0.1:$gport" "capture went to rtt:gdb= on that port"
 
 # --- never shows HPX_START: overall timeout, raw log kept --------------------
 FAKE_RTT_MODE=nostart "$bin" profile "$tmp/fw" --board apollo510_evb --rtt-port $port \

@@ -40,13 +40,14 @@ struct fake {
 	pthread_t th;
 	/* behaviour */
 	bool offer_noack;
-	int nak_first;	    /* NAK this many packets */
-	bool nak_all;	    /* NAK every packet */
-	int bad_csum_first; /* corrupt this many replies' checksums */
-	int close_after_c;  /* close the link at this continue (0: never) */
-	int reset_at_c;	    /* re-initialise the block at this continue */
-	uint32_t drop_at_c; /* at continue 2, set the dropped counter to this */
-	const char *stream; /* what the target writes, chunk bytes per continue */
+	int nak_first;	     /* NAK this many packets */
+	bool nak_all;	     /* NAK every packet */
+	int bad_csum_first;  /* corrupt this many replies' checksums */
+	int close_after_c;   /* close the link at this continue (0: never) */
+	int reset_at_c;	     /* re-initialise the block at this continue */
+	int reset_same_at_c; /* the same, landing on the offsets the host had */
+	uint32_t drop_at_c;  /* at continue 2, set the dropped counter to this */
+	const char *stream;  /* what the target writes, chunk bytes per continue */
 	size_t chunk, pos;
 	/* state */
 	bool noack, running;
@@ -90,6 +91,16 @@ static void target_runs(struct fake *f)
 	f->continues++;
 	if (f->reset_at_c && f->continues == f->reset_at_c) {
 		make_block(f); /* rd = wr = 0 again, as after a reboot */
+	}
+	if (f->reset_same_at_c && f->continues == f->reset_same_at_c) {
+		/* A reboot that rebuilds the block (the ID's padding zeroed like
+		 * every byte of it) and whose stream happens to reach the read
+		 * offset the host last wrote: buffer, size and rd_off are all
+		 * unchanged. */
+		uint32_t rd = get32(f, CB + 40);
+		make_block(f);
+		put32(f, CB + 36, rd);
+		put32(f, CB + 40, rd);
 	}
 	if (f->drop_at_c && f->continues == 2)
 		put32(f, CB + 76, f->drop_at_c);
@@ -526,6 +537,26 @@ static void target_reset_is_detected(void **state)
 	finish(t, f, got);
 }
 
+static void reset_on_the_same_offset_is_detected(void **state)
+{
+	(void)state;
+	struct fake *f = fake_stream();
+	f->reset_same_at_c = 3;
+	struct ergon_transport *t = NULL;
+	size_t len = 0;
+	int lrc = 0;
+	char *got = start_and_drain(f, &t, strlen(STREAM), &len, &lrc);
+	assert_int_equal(len, strlen(STREAM));
+	assert_memory_equal(got, STREAM, len);
+	/* Only the host's mark in the ID's padding (bytes 12..15) tells. */
+	assert_int_equal(stat_int(t, "target_resets"), 1);
+	assert_true(ergon_transport_lossy(t));
+	/* The mark is back in place on the rebuilt block. */
+	assert_memory_equal(f->mem + (CB - BASE), "SEGGER RTT", 11);
+	assert_true(f->mem[CB - BASE + 12] != 0 || f->mem[CB - BASE + 13] != 0);
+	finish(t, f, got);
+}
+
 static void bad_specs_are_usage_errors(void **state)
 {
 	(void)state;
@@ -565,6 +596,7 @@ int main(void)
 	    cmocka_unit_test(bad_checksums_are_nakked_and_resent),
 	    cmocka_unit_test(dropped_bytes_are_reported),
 	    cmocka_unit_test(target_reset_is_detected),
+	    cmocka_unit_test(reset_on_the_same_offset_is_detected),
 	    cmocka_unit_test(bad_specs_are_usage_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,6 +4,7 @@
  * file in the stage folder so a failure can be diagnosed afterwards. */
 #include "ergon/lifecycle.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -146,6 +147,24 @@ static int port_listening(unsigned port)
 	return 0;
 }
 
+/* True (err set, the child reaped) when pid has exited: ENOENT when exec
+ * failed (the tool is missing), else EDEVICE "WHAT exited before BEFORE". */
+static int child_died(int pid, const char *what, const char *before, const char *log_path,
+		      struct ergon_err *err)
+{
+	int status;
+	if (waitpid((pid_t)pid, &status, WNOHANG) != (pid_t)pid)
+		return 0;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == EXEC_FAILED)
+		ergon_err_set(err, ERGON_ENOENT,
+			      "%s: not found on PATH; install it or put it on PATH (docs/USAGE.md)",
+			      what);
+	else
+		ergon_err_set(err, ERGON_EDEVICE, "%s exited before %s; its output is in %s", what,
+			      before, log_path);
+	return 1;
+}
+
 int ergon_lifecycle_wait_port(unsigned port, int pid, const char *what, const char *log_path,
 			      double timeout_s, struct ergon_err *err)
 {
@@ -153,18 +172,10 @@ int ergon_lifecycle_wait_port(unsigned port, int pid, const char *what, const ch
 	for (;;) {
 		if (port_listening(port))
 			return 0;
-		int status;
-		if (waitpid((pid_t)pid, &status, WNOHANG) == (pid_t)pid) {
-			if (WIFEXITED(status) && WEXITSTATUS(status) == EXEC_FAILED)
-				return ergon_err_set(err, ERGON_ENOENT,
-						     "%s: not found on PATH; install it or put it "
-						     "on PATH (docs/USAGE.md)",
-						     what);
-			return ergon_err_set(err, ERGON_EDEVICE,
-					     "%s exited before its RTT server listened on port %u; "
-					     "its output is in %s",
-					     what, port, log_path);
-		}
+		char before[64];
+		snprintf(before, sizeof before, "its RTT server listened on port %u", port);
+		if (child_died(pid, what, before, log_path, err))
+			return err->code;
 		if (now_s() - t0 > timeout_s)
 			return ergon_err_set(
 			    err, ERGON_ETIMEDOUT,
@@ -173,4 +184,105 @@ int ergon_lifecycle_wait_port(unsigned port, int pid, const char *what, const ch
 			    what, port, timeout_s, log_path);
 		usleep(50000);
 	}
+}
+
+/* The socket inodes of pid's open files, at most cap. */
+static size_t socket_inodes(int pid, unsigned long *ino, size_t cap)
+{
+	char dir[64];
+	snprintf(dir, sizeof dir, "/proc/%d/fd", pid);
+	DIR *d = opendir(dir);
+	if (d == NULL)
+		return 0;
+	size_t n = 0;
+	struct dirent *e;
+	while (n < cap && (e = readdir(d)) != NULL) {
+		char path[128], target[64];
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "%s/%.32s", dir, e->d_name);
+		ssize_t k = readlink(path, target, sizeof target - 1);
+		if (k <= 0)
+			continue;
+		target[k] = '\0';
+		if (strncmp(target, "socket:[", 8) != 0)
+			continue;
+		char *end = NULL;
+		unsigned long v = strtoul(target + 8, &end, 10);
+		if (end != NULL && *end == ']')
+			ino[n++] = v;
+	}
+	closedir(d);
+	return n;
+}
+
+/* The port of a LISTEN entry of /proc/net/tcp whose inode is in ino; 0
+ * when none. Line: "sl: local rem st tx:rx tr:tm retrnsmt uid timeout
+ * inode ...", local = HEXADDR:HEXPORT, st 0A = LISTEN. */
+static unsigned listening_port_of(const unsigned long *ino, size_t nino, unsigned skip)
+{
+	FILE *f = fopen("/proc/net/tcp", "re");
+	if (f == NULL)
+		return 0;
+	char line[512];
+	unsigned found = 0;
+	while (!found && fgets(line, sizeof line, f) != NULL) {
+		char *tok[10];
+		size_t nt = 0;
+		char *save = NULL;
+		for (char *t = strtok_r(line, " \n", &save); t != NULL && nt < 10;
+		     t = strtok_r(NULL, " \n", &save))
+			tok[nt++] = t;
+		if (nt < 10 || strcmp(tok[3], "0A") != 0)
+			continue;
+		char *pc = strchr(tok[1], ':');
+		char *end = NULL;
+		unsigned long in = strtoul(tok[9], &end, 10);
+		if (pc == NULL || end == NULL || *end != '\0')
+			continue;
+		unsigned port = (unsigned)strtoul(pc + 1, NULL, 16);
+		for (size_t i = 0; i < nino; i++)
+			if (ino[i] == in && port != skip)
+				found = port;
+	}
+	fclose(f);
+	return found;
+}
+
+int ergon_lifecycle_listen_port(int pid, unsigned skip_port, const char *what, const char *log_path,
+				double timeout_s, unsigned *port, struct ergon_err *err)
+{
+	double t0 = now_s();
+	*port = 0;
+	for (;;) {
+		unsigned long ino[64];
+		size_t n = socket_inodes(pid, ino, sizeof ino / sizeof ino[0]);
+		unsigned p = n ? listening_port_of(ino, n, skip_port) : 0;
+		if (p) {
+			*port = p;
+			return 0;
+		}
+		if (child_died(pid, what, "it listened on a TCP port", log_path, err))
+			return err->code;
+		if (now_s() - t0 > timeout_s)
+			return ergon_err_set(err, ERGON_ETIMEDOUT,
+					     "%s did not listen on a TCP port within %.0f s; its "
+					     "output is in %s",
+					     what, timeout_s, log_path);
+		usleep(20000);
+	}
+}
+
+int ergon_lifecycle_parse_hostport(const char *hp, char *host, size_t cap, unsigned *port)
+{
+	const char *c = strrchr(hp, ':');
+	size_t hl = c ? (size_t)(c - hp) : 0;
+	char *end = NULL;
+	unsigned long p = c ? strtoul(c + 1, &end, 10) : 0;
+	if (hl == 0 || hl >= cap || end == NULL || end == c + 1 || *end || p == 0 || p > 65535)
+		return -1;
+	memcpy(host, hp, hl);
+	host[hl] = '\0';
+	*port = (unsigned)p;
+	return 0;
 }

@@ -1047,6 +1047,21 @@ static void stream_issues(const struct ergon_hpx_parser *p, const struct agg_tot
 				     "before the restart is kept",
 				     HPX_TOK_START, (unsigned long long)p->restarts.lines[0]);
 	}
+	if (p->target_drops.count) {
+		nl = noted(&p->target_drops, lines);
+		struct ergon_issue_field f[] = {
+		    ERGON_ISSUE_INTS("lines", lines, nl),
+		    ERGON_ISSUE_INT("dropped_bytes", (int64_t)p->target_dropped_bytes)};
+		ergon_issue_list_add(issues, "pmu.target_dropped", f, 2,
+				     "the target dropped %llu bytes of its stream (%llu '%s %s' "
+				     "report(s), first at line %llu): its RTT buffer was full in "
+				     "drop mode, so rows are missing; drain faster, enlarge the up "
+				     "buffer or build with ERT_RTT_BLOCK",
+				     (unsigned long long)p->target_dropped_bytes,
+				     (unsigned long long)p->target_drops.count, HPX_TOK_HEARTBEAT,
+				     HPX_HB_RTT_DROPPED,
+				     (unsigned long long)p->target_drops.lines[0]);
+	}
 }
 
 static int capability(struct store *st, const struct hpx_meta *m, struct ergon_pmu_value *v)

@@ -97,6 +97,9 @@ struct ergon_hpx_parser {
 	struct hpx_noted bad_rows, bad_cells, dup_preset, iter_order, restarts;
 	/* Negative counter cells: kept (as the reference does) but flagged. */
 	struct hpx_noted neg_cells;
+	/* `HPX_HEARTBEAT rtt_dropped bytes=N` reports and their sum. */
+	struct hpx_noted target_drops;
+	uint64_t target_dropped_bytes;
 	char bad_rows_detail[96];
 	char dup_preset_name[128];
 	bool dropped_open_iter;

@@ -743,9 +743,36 @@ static int row_add(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char
 
 /* --- the line machine ------------------------------------------------------ */
 
-static void heartbeat(struct ergon_hpx_parser *p, const char *s, size_t n)
+/* `HPX_HEARTBEAT rtt_dropped bytes=N`: true when s is one (noted, N
+ * summed; a malformed N is noted with 0 bytes: a drop is never silent). */
+static bool drop_report(struct ergon_hpx_parser *p, const char *s, size_t n, uint64_t lineno)
+{
+	static const char head[] = HPX_TOK_HEARTBEAT " " HPX_HB_RTT_DROPPED;
+	static const char key[] = " " HPX_HB_KEY_BYTES "=";
+	size_t hl = sizeof head - 1, kl = sizeof key - 1;
+	if (n < hl || memcmp(s, head, hl) != 0 || (n > hl && !is_space((unsigned char)s[hl])))
+		return false;
+	note_line(&p->target_drops, lineno);
+	if (n > hl + kl && memcmp(s + hl, key, kl) == 0) {
+		const char *v = s + hl + kl;
+		size_t vl = 0;
+		while (hl + kl + vl < n && !is_space((unsigned char)v[vl]))
+			vl++;
+		double d;
+		int64_t iv;
+		bool fits = false;
+		if (hpx_py_int(v, vl, &d, &iv, &fits) && fits && iv > 0 &&
+		    p->target_dropped_bytes + (uint64_t)iv >= p->target_dropped_bytes)
+			p->target_dropped_bytes += (uint64_t)iv;
+	}
+	return true;
+}
+
+static void heartbeat(struct ergon_hpx_parser *p, const char *s, size_t n, uint64_t lineno)
 {
 	p->heartbeats++;
+	if (drop_report(p, s, n, lineno))
+		return;
 	/* `HPX_HEARTBEAT phase=clean_window_begin iters=N`: N is the fallback
 	 * clean-inference count. The bare `HPX_HEARTBEAT clean_window_begin`
 	 * form of the wire registry is accepted too. */
@@ -827,7 +854,7 @@ static int on_line(void *ctx, const char *line, size_t n, uint64_t lineno)
 	if (!p->in_session)
 		return 0;
 	if (starts(line, n, HPX_TOK_HEARTBEAT)) {
-		heartbeat(p, line, n);
+		heartbeat(p, line, n, lineno);
 		return 0;
 	}
 	size_t mp = strlen(HPX_TOK_META_PREFIX);

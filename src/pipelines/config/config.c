@@ -78,6 +78,7 @@ const struct cfg_key ergon_cfg_keys[] = {
     S("target.jlink_serial", target.jlink_serial, NULL, ""),
     S("target.usb_port", target.usb_port, NULL, ""),
     E("target.lifecycle", target.lifecycle, lifecycles, "jlink"),
+    S("target.probe", target.probe, NULL, ""),
     U("target.heartbeat.every_n_ops", target.heartbeat.every_n_ops, 0, 1000000, "8"),
     U("target.heartbeat.every_ms", target.heartbeat.every_ms, 0, 3600000, "2000"),
     D("target.heartbeat.host_timeout_s", target.heartbeat.host_timeout_s, 0.1, 86400.0, "30"),

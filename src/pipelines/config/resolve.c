@@ -4,6 +4,7 @@
  * warnings. docs/internals/config.md states each rule. */
 #include "ergon/config.h"
 #include "ergon/issues.h"
+#include "ergon/lifecycle.h"
 #include "pipelines/config/config_internal.h"
 
 #include <math.h>
@@ -101,6 +102,17 @@ static void apply_board(struct ergon_config *cfg, const struct ergon_board *b)
 		cfg->origin[il] = ERGON_CFG_BOARD;
 		snprintf(cfg->where[il], sizeof(cfg->where[il]), "%s", where);
 	}
+	size_t it = K("target.transport");
+	if (b->transport && cfg->origin[it] == ERGON_CFG_DEFAULT) {
+		/* The board's link; the names are the table's (a typo fails the
+		 * unit tests, which resolve every board). */
+		static const char *const names[] = {"rtt", "uart", "usb_cdc", "swo"};
+		for (size_t j = 0; j < sizeof names / sizeof names[0]; j++)
+			if (strcmp(b->transport, names[j]) == 0)
+				cfg->target.transport = (int)j;
+		cfg->origin[it] = ERGON_CFG_BOARD;
+		snprintf(cfg->where[it], sizeof(cfg->where[it]), "%s", where);
+	}
 	size_t id = K("power.driver");
 	if (b->power_driver && cfg->origin[id] == ERGON_CFG_DEFAULT) {
 		snprintf(cfg->power.driver, sizeof(cfg->power.driver), "%s", b->power_driver);
@@ -140,9 +152,49 @@ static void apply_ina228_preset(struct ergon_config *cfg)
 	}
 }
 
+/* target.probe: "" or gdb://HOST:PORT with a port in 1..65535, and only
+ * with target.transport: rtt; QEMU carries uart or rtt. */
+static int check_target(struct ergon_config *cfg, struct ergon_err *err)
+{
+	size_t ip = K("target.probe"), it = K("target.transport");
+	const char *probe = cfg->target.probe;
+	if (probe[0]) {
+		const char *hp = strncmp(probe, "gdb://", 6) == 0 ? probe + 6 : NULL;
+		char host[256];
+		unsigned port = 0;
+		if (hp == NULL || strchr(hp, '/') != NULL ||
+		    ergon_lifecycle_parse_hostport(hp, host, sizeof host, &port) != 0)
+			return ergon_err_set(
+			    err, ERGON_ECONFIG,
+			    "%s: target.probe: '%s' is not gdb://HOST:PORT; give the "
+			    "GDB server that reads the target (gdb://127.0.0.1:3333 "
+			    "for OpenOCD or pyOCD, gdb://127.0.0.1:2331 for "
+			    "JLinkGDBServer), or leave it empty",
+			    from(cfg, ip), probe);
+		if (cfg->target.transport != ERGON_TRANSPORT_RTT)
+			return ergon_err_set(err, ERGON_ECONFIG,
+					     "%s: target.probe: %s reads RTT through a GDB server, "
+					     "but target.transport is not rtt (%s); set "
+					     "target.transport: rtt or drop target.probe",
+					     from(cfg, ip), probe, from(cfg, it));
+	}
+	if (cfg->target.lifecycle == ERGON_LIFECYCLE_QEMU &&
+	    cfg->target.transport != ERGON_TRANSPORT_RTT &&
+	    cfg->target.transport != ERGON_TRANSPORT_UART)
+		return ergon_err_set(err, ERGON_ECONFIG,
+				     "%s: target.transport: the QEMU lifecycle carries uart (UART0 "
+				     "on a socket) or rtt (RTT through QEMU's gdbstub); set one "
+				     "of them",
+				     from(cfg, it));
+	return 0;
+}
+
 static int check_rules(struct ergon_config *cfg, struct ergon_err *err)
 {
 	const struct ergon_board *b = cfg->board;
+	int trc = check_target(cfg, err);
+	if (trc)
+		return trc;
 	if (cfg->profiling.extreme_mode && cfg->profiling.force_shared_sram)
 		return ergon_err_set(
 		    err, ERGON_ECONFIG,

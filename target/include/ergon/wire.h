@@ -49,6 +49,11 @@
 #define HPX_HB_CLEAN_WINDOW_END "clean_window_end"
 #define HPX_HB_FLUSHING "flushing"
 #define HPX_HB_KEY_ITERS "iters"
+/* `HPX_HEARTBEAT rtt_dropped bytes=N`: the RTT up buffer (drop mode) was
+ * full and N more bytes were dropped since the last such report
+ * (target/src/rtt.c); the host raises pmu.target_dropped. */
+#define HPX_HB_RTT_DROPPED "rtt_dropped"
+#define HPX_HB_KEY_BYTES "bytes"
 
 /* CSV block: header row then one row per layer. */
 #define HPX_CSV_COL_LAYER "\"Layer\""

@@ -84,9 +84,7 @@ static int cycles(void *ctx, uint32_t *now)
 #if !defined(ERT_POWER_BUILD) && defined(ERT_AN547_RTT)
 /* -DERT_AN547_RTT=1: the stream goes into an RTT up buffer in DTCM instead
  * of UART0, drained by the host over the debug port (QEMU's gdbstub, a
- * probe's GDB server). The up buffer holds the whole stream of the example,
- * so no write waits inside a timed region and, under -icount, the figures
- * equal the UART build's. Mode: ERT_AN547_RTT_MODE (ERT_RTT_BLOCK default,
+ * probe's GDB server). Mode: ERT_AN547_RTT_MODE (ERT_RTT_BLOCK default,
  * ERT_RTT_DROP to drop and count). */
 #include "ergon/ert_rtt.h"
 #ifndef ERT_AN547_RTT_UP
@@ -101,30 +99,42 @@ struct ert_rtt _SEGGER_RTT;
 static char rtt_up[ERT_AN547_RTT_UP];
 static char rtt_down[64];
 
-static int rtt_write(void *ctx, const char *data, size_t len)
+/* Into the ring one line at a time, so that in drop mode a drop loses
+ * whole lines and its report lands at a line start. */
+__attribute__((noipa)) static int link_put(const char *data, size_t len)
 {
-	(void)ctx;
-	return ert_rtt_write(&_SEGGER_RTT, data, len);
+	size_t i = 0;
+	while (i < len) {
+		size_t j = i;
+		while (j < len && data[j] != '\n')
+			j++;
+		if (j < len)
+			j++;
+		if (ert_rtt_write(&_SEGGER_RTT, data + i, j - i) != 0)
+			return -1;
+		i = j;
+	}
+	return 0;
 }
 
 /* Nothing goes on a wire: the host reads the RAM ring over the debug port
  * (halting the core on QEMU), not the CPU, so the clean window's drain wait
  * has nothing to wait for. */
-static int rtt_pending(void *ctx, size_t *pending)
+/* noipa: the caller's code must not depend on what this returns (see
+ * stage_pending). */
+__attribute__((noipa)) static size_t link_busy(void)
 {
-	(void)ctx;
-	*pending = 0;
 	return 0;
 }
 
-void an547_flush(void)
+static void link_drain(void)
 {
 	for (uint32_t ms = 0; ms < AN547_RTT_EXIT_WAIT_MS && ert_rtt_pending(&_SEGGER_RTT) != 0;
 	     ms++)
 		(void)delay_us(0, 1000u);
 }
 #elif !defined(ERT_POWER_BUILD)
-static int uart_put(const char *data, size_t len)
+__attribute__((noipa)) static int link_put(const char *data, size_t len)
 {
 	for (size_t i = 0; i < len; i++) {
 		uint32_t spins = 0;
@@ -137,36 +147,60 @@ static int uart_put(const char *data, size_t len)
 	return 0;
 }
 
-/* Under -icount, time is the instruction count, and the TX-full polling
- * above spins for as long as the host's socket pushes back: a run's
- * absolute times, and so the µs rounding of later deltas, would depend on
- * host I/O. The port therefore keeps the stream in RAM and writes it to the
- * UART only when the buffer is full (then runs are no longer exactly
- * repeatable) and at exit (an547_flush), after every timed region. */
+__attribute__((noipa)) static size_t link_busy(void)
+{
+	return (UART_STATE & 1u) ? 1u : 0u;
+}
+
+static void link_drain(void)
+{
+}
+#endif
+
+#if !defined(ERT_POWER_BUILD)
+/* Under -icount, time is the instruction count. Both the UART and the RTT
+ * build therefore keep the stream in RAM and hand it to the link (UART0, or
+ * the RTT ring) only when this buffer is full and at exit (an547_flush),
+ * after every timed region, through the same code: the instructions
+ * executed up to the end sentinel are the same in both builds, so their
+ * clocks, and every per-layer figure, are identical (the TX-full polling
+ * of a UART, or a blocking RTT write waiting for the host, would otherwise
+ * put host I/O into the emulated time). The link's functions are noipa:
+ * the staging code must compile to the same instructions in both builds,
+ * whatever the link's code looks like. A stream larger than the buffer
+ * flushes mid-run: then runs are no longer exactly repeatable. */
 #define AN547_TX_BUF 49152u
 static char tx_buf[AN547_TX_BUF];
 static size_t tx_len;
 static int tx_failed;
+static int tx_flushed; /* the link has carried bytes before the exit */
+
+__attribute__((noipa)) static void stage_flush(void)
+{
+	if (tx_len > 0 && !tx_failed && link_put(tx_buf, tx_len) != 0)
+		tx_failed = 1;
+	tx_len = 0;
+	tx_flushed = 1;
+}
 
 void an547_flush(void)
 {
-	if (tx_len > 0 && !tx_failed && uart_put(tx_buf, tx_len) != 0)
-		tx_failed = 1;
-	tx_len = 0;
+	stage_flush();
+	link_drain();
 }
 
-static int uart_write(void *ctx, const char *data, size_t len)
+static int stage_write(void *ctx, const char *data, size_t len)
 {
 	(void)ctx;
 	if (tx_failed)
 		return -1;
 	if (tx_len + len > AN547_TX_BUF) {
-		an547_flush();
+		stage_flush();
 		if (tx_failed)
 			return -1;
 	}
 	if (len > AN547_TX_BUF)
-		return uart_put(data, len);
+		return link_put(data, len);
 	for (size_t i = 0; i < len; i++)
 		tx_buf[tx_len + i] = data[i];
 	tx_len += len;
@@ -174,11 +208,12 @@ static int uart_write(void *ctx, const char *data, size_t len)
 }
 
 /* Nothing is on the wire while the stream sits in RAM: the clean window's
- * drain wait finds the UART idle. */
-static int uart_pending(void *ctx, size_t *pending)
+ * drain wait finds the link idle until a mid-run flush. link_busy is
+ * noipa so that this compiles to the same instructions in both builds. */
+static int stage_pending(void *ctx, size_t *pending)
 {
 	(void)ctx;
-	*pending = (UART_STATE & 1u) ? 1u : 0u;
+	*pending = tx_flushed ? link_busy() : 0u;
 	return 0;
 }
 #else
@@ -243,13 +278,13 @@ void an547_hal_init(struct ert_hal *hal)
 #if !defined(ERT_POWER_BUILD) && defined(ERT_AN547_RTT)
 	ert_rtt_init(&_SEGGER_RTT, rtt_up, sizeof rtt_up, rtt_down, sizeof rtt_down,
 		     ERT_AN547_RTT_MODE, 0);
-	hal->write = rtt_write;
-	hal->tx_pending = rtt_pending;
+	hal->write = stage_write;
+	hal->tx_pending = stage_pending;
 #elif !defined(ERT_POWER_BUILD)
 	UART_BAUDDIV = 16u; /* the minimum the CMSDK UART accepts */
 	UART_CTRL = 1u;
-	hal->write = uart_write;
-	hal->tx_pending = uart_pending;
+	hal->write = stage_write;
+	hal->tx_pending = stage_pending;
 #else
 	/* The power build has no transport at all. */
 	hal->write = 0;

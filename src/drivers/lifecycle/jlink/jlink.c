@@ -2,6 +2,9 @@
  * reset, halt, loadfile, reset, exit; run: reset, go, then a long sleep so
  * the J-Link session, and with it the RTT telnet server, stays up while
  * the host captures). RTT is read from the telnet port (-RTTTelnetPort).
+ * With stream RTT_GDB (target.probe gdb://HOST:PORT) the endpoint is
+ * rtt:gdb=HOST:PORT instead: a JLinkGDBServer the user started (J-Link
+ * allows it beside the JLinkExe session).
  * Not yet run on hardware: tested against a fake JLinkExe that records
  * its arguments and command files (tests/functional/test_profile_probes.sh). */
 #include "ergon/fileio.h"
@@ -21,6 +24,7 @@ struct ergon_lifecycle {
 	char device[64];
 	char serial[64];
 	char log[1100];
+	char gdb_server[300]; /* RTT_GDB: "HOST:PORT"; "" otherwise */
 	unsigned port;
 	double start_timeout_s;
 	int pid;
@@ -38,6 +42,8 @@ static int j_open(const struct ergon_lifecycle_opts *o, struct ergon_lifecycle *
 	snprintf(lc->log, sizeof lc->log, "%s/jlink.log", o->work_dir);
 	lc->port = o->rtt_port ? o->rtt_port : JLINK_DEFAULT_RTT_PORT;
 	lc->start_timeout_s = o->start_timeout_s > 0 ? o->start_timeout_s : 10.0;
+	if (o->stream == ERGON_LC_STREAM_RTT_GDB && o->gdb_server)
+		snprintf(lc->gdb_server, sizeof lc->gdb_server, "%s", o->gdb_server);
 	*out = lc;
 	return 0;
 }
@@ -105,7 +111,9 @@ static int j_reset(struct ergon_lifecycle *lc, struct ergon_err *err)
 
 static int j_endpoint(struct ergon_lifecycle *lc, char *spec, size_t cap, struct ergon_err *err)
 {
-	if ((size_t)snprintf(spec, cap, "tcp:127.0.0.1:%u", lc->port) >= cap)
+	int n = lc->gdb_server[0] ? snprintf(spec, cap, "rtt:gdb=%s", lc->gdb_server)
+				  : snprintf(spec, cap, "tcp:127.0.0.1:%u", lc->port);
+	if (n < 0 || (size_t)n >= cap)
 		return ergon_err_set(err, ERGON_ETOOBIG, "jlink: endpoint too long");
 	return 0;
 }

@@ -3,6 +3,10 @@
  * chardev (server, wait=on: the guest does not run until the host has
  * connected, so no byte is lost), "finish" reaps QEMU. -icount gives
  * instruction-derived time; the firmware ends with a semihosting exit.
+ * With stream RTT_GDB (target.transport: rtt), "reset" starts QEMU halted
+ * (-S) behind its gdbstub on a loopback port the kernel picks (or the one
+ * target.probe gdb://HOST:PORT names) with UART0 discarded, and the
+ * endpoint is rtt:gdb=HOST:PORT: the firmware must be the RTT build.
  * No instrument observes an emulated rail: the power stage refuses. */
 #include "ergon/lifecycle.h"
 
@@ -20,6 +24,9 @@ struct ergon_lifecycle {
 	char elf[1024];
 	char sock[1100];
 	char log[1100];
+	char gdb_host[256]; /* RTT_GDB: the gdbstub's host and port */
+	unsigned gdb_port;
+	int rtt;
 	double start_timeout_s;
 	int pid;
 };
@@ -73,7 +80,49 @@ static int q_open(const struct ergon_lifecycle_opts *o, struct ergon_lifecycle *
 		return ergon_err_set(err, ERGON_ENOMEM, "qemu: out of memory");
 	snprintf(lc->work_dir, sizeof lc->work_dir, "%s", o->work_dir);
 	lc->start_timeout_s = o->start_timeout_s > 0 ? o->start_timeout_s : 10.0;
+	lc->rtt = o->stream == ERGON_LC_STREAM_RTT_GDB;
+	snprintf(lc->gdb_host, sizeof lc->gdb_host, "127.0.0.1");
+	if (lc->rtt && o->gdb_server && o->gdb_server[0]) {
+		/* "HOST:PORT", checked by the configuration (target.probe). */
+		if (ergon_lifecycle_parse_hostport(o->gdb_server, lc->gdb_host, sizeof lc->gdb_host,
+						   &lc->gdb_port) != 0) {
+			free(lc);
+			return ergon_err_set(
+			    err, ERGON_EUSAGE,
+			    "qemu: gdb server '%s': expected HOST:PORT (target.probe: "
+			    "gdb://127.0.0.1:1234)",
+			    o->gdb_server);
+		}
+	}
 	*out = lc;
+	return 0;
+}
+
+/* QEMU halted (-S) behind its gdbstub, UART0 discarded; the port is the
+ * configured one or the kernel's pick (port 0), read back from /proc. */
+static int q_reset_gdb(struct ergon_lifecycle *lc, struct ergon_err *err)
+{
+	char gdb[300];
+	snprintf(gdb, sizeof gdb, "tcp:%s:%u", lc->gdb_host, lc->gdb_port);
+	const char *argv[] = {
+	    ERGON_QEMU_AN547_ARGV, "-serial", "null", "-gdb", gdb, "-S", "-kernel", lc->elf, NULL};
+	int rc = ergon_lifecycle_spawn(argv, lc->log, &lc->pid, err);
+	if (rc)
+		return rc;
+	unsigned port = 0;
+	if (lc->gdb_port)
+		rc = ergon_lifecycle_wait_port(lc->gdb_port, lc->pid, "qemu-system-arm", lc->log,
+					       lc->start_timeout_s, err);
+	else
+		rc = ergon_lifecycle_listen_port(lc->pid, 0, "qemu-system-arm", lc->log,
+						 lc->start_timeout_s, &port, err);
+	if (rc) {
+		if (rc != ERGON_ETIMEDOUT)
+			lc->pid = 0; /* reaped by the wait */
+		return rc;
+	}
+	if (!lc->gdb_port)
+		lc->gdb_port = port;
 	return 0;
 }
 
@@ -98,6 +147,8 @@ static int q_reset(struct ergon_lifecycle *lc, struct ergon_err *err)
 		snprintf(lc->sock, sizeof lc->sock, "/tmp/ergon-qemu-%ld.sock", (long)getpid());
 	remove(lc->sock);
 	snprintf(lc->log, sizeof lc->log, "%s/qemu.log", lc->work_dir);
+	if (lc->rtt)
+		return q_reset_gdb(lc, err);
 	char chardev[1200];
 	snprintf(chardev, sizeof chardev, "socket,id=u0,path=%s,server=on,wait=on", lc->sock);
 	const char *argv[] = {ERGON_QEMU_AN547_ARGV, "-chardev", chardev, "-serial",
@@ -134,6 +185,13 @@ static int q_reset(struct ergon_lifecycle *lc, struct ergon_err *err)
 
 static int q_endpoint(struct ergon_lifecycle *lc, char *spec, size_t cap, struct ergon_err *err)
 {
+	if (lc->rtt) {
+		/* The block is found by searching the an547's DTCM (the
+		 * transport's default range, 0x20000000 + 512 KiB). */
+		if ((size_t)snprintf(spec, cap, "rtt:gdb=%s:%u", lc->gdb_host, lc->gdb_port) >= cap)
+			return ergon_err_set(err, ERGON_ETOOBIG, "qemu: endpoint too long");
+		return 0;
+	}
 	if ((size_t)snprintf(spec, cap, "unix:%s", lc->sock) >= cap)
 		return ergon_err_set(err, ERGON_ETOOBIG, "qemu: socket path too long");
 	return 0;

@@ -4,7 +4,15 @@
  * Memory is read with `m` and written with `M`; the target is interrupted
  * (0x03) for each poll and continued (`c`) after it, because an all-stop
  * server accepts no packet while the target runs (QEMU's gdbstub stops the
- * VM on any byte it receives then). */
+ * VM on any byte it receives then).
+ *
+ * A reset is detected three ways: the ID is gone; the up buffer moved,
+ * changed size or its read offset is not the one the host wrote; or the
+ * host's mark is gone. The mark is four bytes the host writes into the ID's
+ * NUL padding (bytes 12..15, which no tool reads) when it finds the block;
+ * a reboot rebuilds the block (ert_rtt_init clears all 16 ID bytes, and
+ * SEGGER's own block lives in .bss, zeroed at boot), so a reset whose
+ * stream lands on the same read offset is still seen. */
 #include "ergon/rtt_gdb.h"
 
 #include <errno.h>
@@ -33,6 +41,7 @@ int ergon_socket_connect_tcp(const char *arg, char *what, size_t what_cap, int *
 #define DEFAULT_START 0x20000000u
 #define DEFAULT_LEN 0x80000u
 #define EXT_MAGIC 0x44475245u /* ergon's extension after the block (ert_rtt.h) */
+#define MARK_OFF 12u	      /* the host's mark: ID bytes 12..15 (NUL padding) */
 
 static const char rtt_id[ID_LEN] = "SEGGER RTT";
 
@@ -56,6 +65,9 @@ struct rtt {
 	int max_up, max_down;
 	struct desc up, down;
 	uint32_t last_rd;
+	unsigned char mark[4]; /* "erg" + an epoch byte that is never 0 */
+	bool marked;	       /* the mark was written into the block */
+	bool mark_seen;	       /* load_block found it */
 	bool have_ext;
 	uint32_t ext_dropped;
 	double find_s;
@@ -442,6 +454,7 @@ static int load_block(struct rtt *r, bool *gone, struct ergon_err *err)
 		*gone = true;
 		return 0;
 	}
+	r->mark_seen = r->marked && memcmp(img + MARK_OFF, r->mark, sizeof r->mark) == 0;
 	int32_t mu = (int32_t)le32(img + 16), md = (int32_t)le32(img + 20);
 	if (mu < 1 || mu > CB_MAX_BUFS)
 		return ergon_err_set(err, ERGON_EPARSE,
@@ -483,6 +496,18 @@ static int load_block(struct rtt *r, bool *gone, struct ergon_err *err)
 		r->ext_dropped = d;
 	}
 	return 0;
+}
+
+/* Write a fresh mark into the block just found (target halted). */
+static int stamp(struct rtt *r, struct ergon_err *err)
+{
+	r->mark[0] = 'e';
+	r->mark[1] = 'r';
+	r->mark[2] = 'g';
+	r->mark[3] = (unsigned char)(r->mark[3] == 0xFF ? 1 : r->mark[3] + 1);
+	int rc = write_mem(r, r->cb_addr + MARK_OFF, r->mark, sizeof r->mark, err);
+	r->marked = rc == 0;
+	return rc;
 }
 
 /* Look for the ID in [start, start+len), target halted. */
@@ -534,6 +559,8 @@ static int find_block(struct rtt *r, struct ergon_err *err)
 		if (hit) {
 			r->found = true;
 			r->last_rd = r->up.rd;
+			if ((rc = stamp(r, err)))
+				return rc;
 			return resume(r, err);
 		}
 		if ((rc = resume(r, err)))
@@ -572,11 +599,13 @@ static int poll_once(struct rtt *r, unsigned char *buf, size_t cap, size_t *got,
 		rc = load_block(r, &gone, err);
 		if (rc)
 			return rc;
-		if (!gone &&
-		    (r->up.buf != old_buf || r->up.size != old_size || r->up.rd != r->last_rd)) {
+		if (!gone && (r->up.buf != old_buf || r->up.size != old_size ||
+			      r->up.rd != r->last_rd || (r->marked && !r->mark_seen))) {
 			/* Re-initialised under us (a reset): take its state. */
 			r->resets++;
 			r->last_rd = r->up.rd;
+			if ((rc = stamp(r, err)))
+				return rc;
 		}
 	}
 	if (!r->found || gone) {
@@ -591,6 +620,8 @@ static int poll_once(struct rtt *r, unsigned char *buf, size_t cap, size_t *got,
 			return resume(r, err);
 		r->found = true;
 		r->last_rd = r->up.rd;
+		if ((rc = stamp(r, err)))
+			return rc;
 	}
 	struct desc *u = &r->up;
 	uint32_t pending = u->wr >= u->rd ? u->wr - u->rd : u->size - u->rd + u->wr;

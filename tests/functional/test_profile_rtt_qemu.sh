@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# `ergon profile --board qemu-an547 --transport rtt` (issue 18): the whole
+# profile runs over RTT through QEMU's gdbstub (the lifecycle starts QEMU
+# halted with -gdb on a loopback port the kernel picks; the firmware finder
+# takes ergon_an547_profile_rtt.elf) and its per-layer results are
+# identical to the UART run's: the an547 port stages the stream through the
+# same code in both builds, so under -icount both execute the same
+# instructions up to the end sentinel (target/port/an547/port.c). Also the
+# config form (target.transport: rtt + target.probe: gdb://HOST:PORT) and
+# the errors: no RTT build in FIRMWARE_DIR, a malformed probe, a probe
+# without rtt, a transport QEMU does not carry.
+set -u
+bin=${ERGON_BIN:?ERGON_BIN not set}
+fw=$(dirname "$bin")/target/an547
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+check() { # check DESCRIPTION COMMAND...
+	local what=$1
+	shift
+	if ! "$@"; then
+		echo "FAIL: $what"
+		fails=$((fails + 1))
+	fi
+}
+for f in ergon_an547_profile.elf ergon_an547_profile_rtt.elf; do
+	if [ ! -f "$fw/$f" ]; then
+		echo "FAIL: $fw/$f is missing: the arm build (gcc-arm-none-eabi) must run first"
+		exit 1
+	fi
+done
+command -v qemu-system-arm >/dev/null || {
+	echo "FAIL: qemu-system-arm not on PATH (scripts/bootstrap.sh installs it)"
+	exit 1
+}
+
+"$bin" profile --board qemu-an547 --out "$tmp/uart" >"$tmp/uart.out" 2>&1
+check "UART profile exits 0 ($(tail -3 "$tmp/uart.out"))" test $? -eq 0
+"$bin" profile --board qemu-an547 --transport rtt --out "$tmp/rtt" >"$tmp/rtt.out" 2>&1
+check "RTT profile exits 0 ($(tail -3 "$tmp/rtt.out"))" test $? -eq 0
+
+# The per-layer table and the raw stream are byte-identical.
+check "profile_results.csv identical" cmp "$tmp/uart/profile_results.csv" \
+	"$tmp/rtt/profile_results.csv"
+check "capture.log identical" cmp "$tmp/uart/pmu/capture.log" "$tmp/rtt/pmu/capture.log"
+
+# A free loopback port nobody listens on (for the target.probe form).
+port=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')
+cat >"$tmp/ergon.yml" <<YML
+target:
+  board: qemu-an547
+  transport: rtt
+  probe: gdb://127.0.0.1:$port
+YML
+"$bin" profile --config "$tmp/ergon.yml" --out "$tmp/cfg" >"$tmp/cfg.out" 2>&1
+check "config-form RTT profile exits 0 ($(tail -3 "$tmp/cfg.out"))" test $? -eq 0
+check "config-form profile_results.csv identical" cmp "$tmp/uart/profile_results.csv" \
+	"$tmp/cfg/profile_results.csv"
+
+python3 - "$tmp" "$port" <<'PY' || fails=$((fails + 1))
+import json, os, sys
+tmp, port = sys.argv[1], sys.argv[2]
+load = lambda n: json.load(open(os.path.join(tmp, n, "summary.json")))
+u, r, c = load("uart"), load("rtt"), load("cfg")
+bad = []
+def want(cond, what):
+    if not cond:
+        bad.append(what)
+# The network of target/port/an547/netdemo.c: four operators in this order.
+ops = ["CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "SOFTMAX"]
+for name, s in (("uart", u), ("rtt", r), ("cfg", c)):
+    want(s["valid"] is True, name + ": valid")
+    want([l["op"] for l in s["profile"]["layers"]] == ops, name + ": the four operators")
+want(r["profile"]["layers"] == u["profile"]["layers"], "rtt layers == uart layers")
+want(c["profile"]["layers"] == u["profile"]["layers"], "cfg layers == uart layers")
+want(r["profile"]["meta"] == u["profile"]["meta"], "rtt meta == uart meta")
+for name, s, server in (("rtt", r, None), ("cfg", c, "rtt:gdb=127.0.0.1:" + port)):
+    st = s["stages"]["pmu"]
+    want(st["image"].endswith("/ergon_an547_profile_rtt.elf"), name + ": the RTT build ran")
+    cap = st["capture"]
+    link = cap["link"]
+    want(link["kind"] == "rtt_gdb", name + ": the link is rtt_gdb")
+    want(cap["transport"].startswith("rtt:gdb=127.0.0.1:"), name + ": through loopback")
+    if server:
+        want(cap["transport"] == server, name + ": through the port target.probe names")
+    want(link["bytes"] == cap["bytes"] == os.path.getsize(cap["log"]),
+         name + ": every drained byte is in the log")
+    want(link["dropped_bytes"] == 0 and link["target_resets"] == 0, name + ": lossless")
+    want(link["halts"] >= 1, name + ": QEMU's all-stop gdbstub was halted to read")
+    want(s["config"]["target.transport"]["value"] == "rtt", name + ": target.transport rtt")
+ust = u["stages"]["pmu"]
+want(ust["image"].endswith("/ergon_an547_profile.elf"), "uart: the UART build ran")
+want(ust["capture"]["transport"].startswith("unix:"), "uart: UART0 on a unix socket")
+want(u["config"]["target.transport"]["value"] == "uart"
+     and u["config"]["target.transport"]["origin"] == "board", "uart: the board's default")
+want(r["config"]["target.transport"]["origin"] == "command line", "rtt: --transport is the command line's")
+want(c["config"]["target.probe"]["value"] == "gdb://127.0.0.1:" + port, "cfg: target.probe")
+for b in bad:
+    print("FAIL:", b)
+sys.exit(1 if bad else 0)
+PY
+
+# FIRMWARE_DIR without an RTT build: refused before anything runs.
+mkdir "$tmp/fw"
+cp "$fw/ergon_an547_profile.elf" "$tmp/fw/"
+"$bin" profile "$tmp/fw" --board qemu-an547 --transport rtt --out "$tmp/x1" >"$tmp/o" 2>&1
+check "no RTT build: exit 3 (a missing file, like a missing profile build)" test $? -eq 3
+check "no RTT build: names the file pattern and the fix" \
+	grep -q "no RTT profile firmware (a file named \*profile\*rtt\*.*found only ergon_an547_profile.elf" "$tmp/o"
+check "no RTT build: nothing ran" test ! -e "$tmp/x1/summary.json"
+"$bin" profile --board qemu-an547 --set target.probe=tcp://127.0.0.1:1 --transport rtt \
+	--out "$tmp/x2" >"$tmp/o" 2>&1
+check "malformed probe: exit 2" test $? -eq 2
+check "malformed probe: names the key and the form" grep -q "target.probe: 'tcp://127.0.0.1:1' is not gdb://HOST:PORT" "$tmp/o"
+"$bin" profile --board qemu-an547 --set target.probe=gdb://127.0.0.1:1234 --out "$tmp/x3" \
+	>"$tmp/o" 2>&1
+check "probe with uart: exit 2" test $? -eq 2
+check "probe with uart: says to set rtt" grep -q "set target.transport: rtt or drop target.probe" "$tmp/o"
+"$bin" profile --board qemu-an547 --transport swo --out "$tmp/x4" >"$tmp/o" 2>&1
+check "swo on QEMU: exit 2" test $? -eq 2
+check "swo on QEMU: names what QEMU carries" grep -q "the QEMU lifecycle carries uart" "$tmp/o"
+"$bin" profile --board qemu-an547 --transport rt --out "$tmp/x5" >"$tmp/o" 2>&1
+check "unknown transport: exit 2" test $? -eq 2
+check "unknown transport: suggests rtt" grep -q "rtt" "$tmp/o"
+
+# A .tflite model: ergon builds only UART firmware for it; refused before
+# building anything.
+model=${ERGON_SHARED_DIR:-/nonexistent}/fixtures/models/ad01_int8.tflite
+if [ -f "$model" ]; then
+	"$bin" profile "$model" --board qemu-an547 --transport rtt --out "$tmp/x6" >"$tmp/o" 2>&1
+	check "model + rtt: exit 2" test $? -eq 2
+	check "model + rtt: says what is not built" grep -q "target.transport rtt with a .tflite model is not built" "$tmp/o"
+	check "model + rtt: nothing built" test ! -e "$tmp/x6/firmware"
+else
+	echo "FAIL: $model is missing (the shared fixtures)"
+	fails=$((fails + 1))
+fi
+
+[ "$fails" -eq 0 ] && echo "ok: profile over RTT through QEMU's gdbstub equals the UART run"
+exit $((fails > 0))
