@@ -61,10 +61,13 @@ ERGON_API void ergon_hpx_capture_result_cleanup(struct ergon_hpx_capture_result 
 
 /* What `ergon capture` reserves in its --out folder before the first byte
  * is read (include/ergon/reserve.h): room for the summary and the CSVs
- * written after the stream, which hold per-layer aggregates, not samples
- * (the 147.8 MB reference stream gives a summary of a few kB; 4 MiB is
- * far above any layer count the parser accepts). The capture log itself
- * streams to disk as it arrives and keeps whatever fits. */
+ * written after the stream. They hold per-layer aggregates, not samples:
+ * for the shared fixtures they are 6-14 kB in all (measured), so 4 MiB
+ * leaves a wide margin. The reservation is freed just before they are
+ * written; one that outgrows it is still written where the disk has room,
+ * and when it cannot be, the capture log (streamed to disk as it arrives,
+ * keeping whatever fits) still holds the whole measurement for `ergon
+ * parse`. */
 #define ERGON_CAPTURE_RESERVE_BYTES ((size_t)4 << 20)
 
 struct ergon_hpx_report_opts;
