@@ -89,6 +89,12 @@ static int run(int argc, char **argv)
 	       (unsigned long long)res.samples_kept,
 	       (double)res.samples_kept > 0 ? res.elapsed_s : 0.0, (unsigned long long)res.dropped,
 	       res.mean_current_a, o.out_path, res.stop_reason[0] ? res.stop_reason : "done");
+	if (res.write_retries > 0)
+		fprintf(stderr,
+			"ergon record: warning: %llu write(s) of %s failed (%s) and succeeded once "
+			"the space reserved before the recording was released\n",
+			(unsigned long long)res.write_retries, o.out_path,
+			strerror(res.write_errno));
 	size_t i;
 	json_t *is;
 	json_array_foreach(res.issues, i, is)
