@@ -71,11 +71,9 @@ static int run(int argc, char **argv)
 	int tty = isatty(2);
 	if (tty)
 		o.progress = progress;
-	struct sigaction sa = {0};
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	/* SIGINT, SIGTERM, SIGHUP (a closed SSH session) and SIGQUIT stop the
+	 * recording with the file closed and kept; SIGPIPE is ignored. */
+	ergon_cli_signals_install(on_signal, 0, NULL);
 	struct ergon_record_result res;
 	int rc = ergon_record_run(&o, &res, &err);
 	if (tty && o.progress)

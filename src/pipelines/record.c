@@ -290,7 +290,7 @@ int ergon_record_run(const struct ergon_record_options *o, struct ergon_record_r
 		if (o->stop_flag && *o->stop_flag) {
 			res->stop = ERGON_RECORD_STOPPED;
 			snprintf(res->stop_reason, sizeof(res->stop_reason),
-				 "stopped by the user (SIGINT/SIGTERM)");
+				 "stopped by a signal (SIGINT, SIGTERM, SIGHUP or SIGQUIT)");
 			break;
 		}
 		size_t n = 0;

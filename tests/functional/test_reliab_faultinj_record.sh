@@ -72,11 +72,18 @@ contains "$ERR" "already exists" "the refusal says the file is there"
 expect 1 "--force on a file another recording writes is refused" -- timeout 60 "$ERGON_BIN" record \
   --instrument "ppk2:$PORT" --instrument-opt vdd_mv=3000 --duration-s 0.05 --force --out "$TMP/one.jls"
 contains "$ERR" "pid $first" "the refusal names the first recording"
-kill -INT $first
+# SIGHUP (a closed SSH session) stops it like Ctrl-C: the file is closed
+# and holds every sample the summary line counts.
+kill -HUP $first
 wait $first
 rc=$?
-[ $rc = 0 ] && ok "the first recording stopped on SIGINT and kept its samples" ||
+[ $rc = 0 ] && ok "the first recording stopped on SIGHUP" ||
   bad "the first recording: exit $rc: $(cat "$TMP/one.err")"
+n1=$(sed -n 's/^recorded \([0-9]*\) samples .*stopped by a signal.*/\1/p' "$TMP/one.out")
+"$ERGON_BIN" analyze --jls "$TMP/one.jls" --out "$TMP/one-an" >/dev/null 2>&1
+got1=$(tr -d ' \n' <"$TMP/one-an/summary.json" | sed -n 's/.*"gate":{[^}]*"samples":\([0-9]*\).*/\1/p')
+[ -n "$n1" ] && [ "$n1" = "$got1" ] && ok "it kept all $n1 samples it counted" ||
+  bad "SIGHUP: counted '$n1', the file holds '$got1': $(cat "$TMP/one.out")"
 exec 5>&-
 wait $SIM2
 ls -A "$TMP" | grep -q 'one.jls.ergon-lock\|^\.ergon-tmp-' && bad "reservation left behind" ||
