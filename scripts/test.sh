@@ -23,12 +23,10 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DERGON_SANITIZE=ON \
 cmake --build build-asan -j "$jobs"
 # No blanket retry: a test passes on its first run or the run fails. The
 # tiers (ctest labels, cmake/ErgonTests.cmake):
-#   main      everything not labelled flaky or walltime, run once;
-#   flaky     the named list ERGON_FLAKY_TESTS: run once, a failure is
-#             printed as "FLAKY test.flaky: NAME" and rerun once; failing
-#             twice fails the run. Each one is a bug to fix, not a pass;
-#   walltime  tests that truly need wall-clock time, run once and reported
-#             on their own.
+#   main      everything not labelled walltime, run once;
+#   walltime  tests that truly need wall-clock time (ERGON_WALLTIME_TESTS,
+#             empty today), run once and reported on their own.
+# There is no flaky tier: no test is retried, ever.
 # A test that reports itself skipped (exit 77, SKIP_RETURN_CODE) fails the
 # run unless its name is in ERGON_ALLOWED_SKIPS (space-separated): the
 # bootstrap installs python3, qemu-system-arm and script(1), so on CI
@@ -53,36 +51,19 @@ check_skips() {
   done
 }
 
-tier -LE '^(flaky|walltime)$'
+tier -LE '^walltime$'
 main_rc=$tier_rc
 check_skips
 
-flaky_rc=0
-if (cd build-asan && ctest -N -L '^flaky$' | grep -q 'Test *#'); then
-  echo "test.sh: flaky tier (known-flaky tests, each one a bug: ERGON_FLAKY_TESTS)"
-  for t in $(cd build-asan && ctest -N -L '^flaky$' | sed -nE 's/^ *Test *#[0-9]+: (.+)$/\1/p'); do
-    echo "FLAKY (known, retried once on failure): $t"
-  done
-  tier -L '^flaky$'
-  check_skips
-  if [ "$tier_rc" -ne 0 ]; then
-    for t in $(listed 'Failed|Timeout|SEGFAULT|Subprocess aborted|Exception|Child aborted'); do
-      echo "FLAKY test.flaky: $t failed on its first run; rerunning it once"
-    done
-    tier --rerun-failed
-    flaky_rc=$tier_rc
-  fi
-fi
-
 walltime_rc=0
-if (cd build-asan && ctest -N -L '^walltime$' -LE '^flaky$' | grep -q 'Test *#'); then
+if (cd build-asan && ctest -N -L '^walltime$' | grep -q 'Test *#'); then
   echo "test.sh: walltime tier (tests that need real wall-clock time, run once)"
-  tier -L '^walltime$' -LE '^flaky$'
+  tier -L '^walltime$'
   walltime_rc=$tier_rc
   check_skips
 fi
-echo "test.sh: main tier rc=$main_rc, flaky tier rc=$flaky_rc, walltime tier rc=$walltime_rc"
-if [ "$main_rc" -ne 0 ] || [ "$flaky_rc" -ne 0 ] || [ "$walltime_rc" -ne 0 ]; then
+echo "test.sh: main tier rc=$main_rc, walltime tier rc=$walltime_rc"
+if [ "$main_rc" -ne 0 ] || [ "$walltime_rc" -ne 0 ]; then
   echo "test.sh: tests failed"
   exit 1
 fi

@@ -112,6 +112,11 @@ struct ergon_gated_result {
 	int unterminated;	/* a gate rose and never fell */
 	double unterminated_start_s;
 	uint64_t rises; /* rising edges seen (glitches included) */
+	/* Packets whose energy accumulator ran backwards while their power
+	 * (or current and charge) says the load drew energy: negative energy
+	 * (ergon/plausible.h). The first one's index (1-based) and step. */
+	uint64_t energy_backwards, energy_backwards_first;
+	double energy_backwards_j;
 };
 
 struct ergon_gated;

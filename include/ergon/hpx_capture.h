@@ -40,8 +40,8 @@ struct ergon_hpx_capture_result {
 	bool lossy; /* the transport lost data (SWO): diagnostic */
 	double elapsed_s;
 	unsigned long long bytes;
-	json_t *issues;	 /* capture.* issues (owned by the result) */
-	json_t *details; /* {transport, log, bytes, elapsed_s, end, link} (owned) */
+	json_t *issues;	  /* capture.* issues (owned by the result) */
+	json_t *details;  /* {transport, log, bytes, elapsed_s, end, link} (owned) */
 	bool interrupted; /* stopped by opts.cancel */
 	/* The parser stopped at a limit (columns, presets, iterations, text):
 	 * the bytes after it were still logged up to the sentinel or timeout,
@@ -59,11 +59,23 @@ ERGON_API int ergon_hpx_capture(const struct ergon_hpx_capture_opts *o, struct e
 				struct ergon_hpx_capture_result *res, struct ergon_err *err);
 ERGON_API void ergon_hpx_capture_result_cleanup(struct ergon_hpx_capture_result *res);
 
+/* What `ergon capture` reserves in its --out folder before the first byte
+ * is read (include/ergon/reserve.h): room for the summary and the CSVs
+ * written after the stream. They hold per-layer aggregates, not samples:
+ * for the shared fixtures they are 6-14 kB in all (measured), so 4 MiB
+ * leaves a wide margin. The reservation is freed just before they are
+ * written; one that outgrows it is still written where the disk has room,
+ * and when it cannot be, the capture log (streamed to disk as it arrives,
+ * keeping whatever fits) still holds the whole measurement for `ergon
+ * parse`. */
+#define ERGON_CAPTURE_RESERVE_BYTES ((size_t)4 << 20)
+
 struct ergon_hpx_report_opts;
-/* `ergon capture`: capture as ergon_hpx_capture does into a new parser,
- * then write the outputs as ergon_hpx_report_write does (o->extra_issues
- * and o->capture are replaced by the capture's own). *summary (may be
- * NULL) receives the sealed artifact (caller owns). */
+/* `ergon capture`: reserve the output (a full disk, an unwritable folder
+ * or a second capture on the same --out is refused before streaming), then capture as
+ * ergon_hpx_capture does into a new parser, then write the outputs as ergon_hpx_report_write does
+ * (o->extra_issues and o->capture are replaced by the capture's own). *summary (may be NULL)
+ * receives the sealed artifact (caller owns). */
 ERGON_API int ergon_hpx_capture_run(const struct ergon_hpx_capture_opts *co,
 				    const struct ergon_hpx_report_opts *o, json_t **summary,
 				    struct ergon_err *err);

@@ -48,6 +48,12 @@ struct ergon_jls_writer_config {
 	const char *note_json;	       /* USER_DATA note at the start (JSON text); may be NULL */
 	uint32_t samples_per_data;     /* f32 samples per DATA chunk; 0 = 8192 */
 	ergon_jls_pwrite_fn pwrite_fn; /* NULL = pwrite */
+	/* May be NULL. Called when a write fails, with its errno: return 1
+	 * to have the same write tried again (after making room, e.g. by
+	 * releasing space reserved before the recording), 0 to give up.
+	 * It must return 0 eventually (the writer asks after every failure). */
+	int (*on_write_error)(void *ctx, int errno_value);
+	void *on_write_error_ctx;
 };
 
 struct ergon_jls_writer;

@@ -35,6 +35,15 @@ struct ergon_live_config {
 	int (*reset)(void *ctx, struct ergon_err *err);
 	void *reset_ctx;
 	const volatile sig_atomic_t *stop; /* set by a signal handler; may be NULL */
+	/* 1: the reset instant, the grace period and the READY timeout are
+	 * taken on the packets' own clock instead of the host's: the reset is
+	 * the start of the first packet (the stream starts with the target's
+	 * reset), "now" is the end of the latest packet. For a bridge on an
+	 * instrument clock that delivers faster than real time (a simulator,
+	 * a replay), where the host clock says nothing about the target; every
+	 * decision then follows from the stream alone. timeout_s stays on the
+	 * host clock (a stream that stops must still end the capture). */
+	int packet_clock;
 };
 
 enum ergon_live_end {

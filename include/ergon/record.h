@@ -66,6 +66,10 @@ struct ergon_record_result {
 	double elapsed_s;
 	double mean_current_a;
 	char stop_reason[ERGON_ERR_MSG_MAX];
+	/* Writes that failed and succeeded once the space reserved before the
+	 * recording was released (and the errno of the last). */
+	uint64_t write_retries;
+	int write_errno;
 	json_t *identity; /* the instrument identity (caller frees) */
 	json_t *issues;	  /* what the instrument reported (caller frees) */
 };

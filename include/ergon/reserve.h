@@ -73,6 +73,13 @@ typedef int (*ergon_out_emit_fn)(void *ctx, int fd);
 ERGON_API int ergon_out_rescue(struct ergon_out_slot *slot, ergon_out_emit_fn emit, void *ctx,
 			       struct ergon_err *err);
 
+/* Give the reserved space back (remove the temporary file) but keep the
+ * lock: for a writer that then writes its files itself (ergon capture's
+ * summary and CSVs, right after the stream ends), so that the space proven
+ * free before streaming is there for them and no second run takes the
+ * output meanwhile. Safe on a slot without a temporary file. */
+ERGON_API void ergon_out_free_space(struct ergon_out_slot *slot);
+
 /* Unlock, remove the reserved temporary file unless it holds kept data, and
  * close. Safe on a zeroed or already released slot. */
 ERGON_API void ergon_out_release(struct ergon_out_slot *slot);

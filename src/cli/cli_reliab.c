@@ -93,6 +93,8 @@ static void on_stale(void *ctx, const char *file, long long size, int removed)
 
 int ergon_cli_stale_report(const char *cmd, const char *out_path, int clean)
 {
+	if (out_path == NULL || out_path[0] == '\0')
+		return 0;
 	struct ergon_err err = {0};
 	struct stale_ctx c = {cmd, out_path, clean};
 	int n = ergon_out_scan_stale(out_path, clean, on_stale, &c, &err);
@@ -101,4 +103,17 @@ int ergon_cli_stale_report(const char *cmd, const char *out_path, int clean)
 		return 0;
 	}
 	return n;
+}
+
+int ergon_cli_stale_report_dir(const char *cmd, const char *out_dir, int clean)
+{
+	char inside[4096];
+	if (out_dir == NULL || out_dir[0] == '\0')
+		return 0;
+	/* The scan looks in the folder of a path: name a file inside DIR. */
+	size_t n = strlen(out_dir);
+	if (snprintf(inside, sizeof(inside), "%s%s.", out_dir, out_dir[n - 1] == '/' ? "" : "/") >=
+	    (int)sizeof(inside))
+		return 0;
+	return ergon_cli_stale_report(cmd, inside, clean);
 }

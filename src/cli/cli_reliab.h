@@ -29,5 +29,8 @@ int ergon_cli_log_to(const char *cmd, const char *path);
 /* Report stale .ergon-tmp-XXXXXX files in the folder of out_path on stderr
  * (with clean: remove them and say so). Returns the number found. */
 int ergon_cli_stale_report(const char *cmd, const char *out_path, int clean);
+/* The same for an output folder (--out DIR of profile, analyze, parse,
+ * capture, kernels, compare): the stale files inside DIR. NULL: nothing. */
+int ergon_cli_stale_report_dir(const char *cmd, const char *out_dir, int clean);
 
 #endif

@@ -1,6 +1,7 @@
 /* ergon analyze: gated-window power analysis of a recording. */
 #include "cli.h"
 #include "cli_opts.h"
+#include "cli_reliab.h"
 #include "cli_sign.h"
 #include "ergon/analyze.h"
 
@@ -20,8 +21,10 @@ static int run(int argc, char **argv)
 	long idx = 0;
 	int as_json = 0;
 	cli_init(&p, "analyze", argc, argv);
+	int clean = 0;
 	while (cli_next(&p)) {
-		if (cli_flag(&p, "--force", &o.force)) {
+		if (cli_flag(&p, "--clean", &clean)) {
+		} else if (cli_flag(&p, "--force", &o.force)) {
 		} else if (cli_flag(&p, "--json", &as_json)) {
 		} else if (cli_str(&p, "--jls", &o.jls_path)) {
 		} else if (cli_str(&p, "--stats", &o.stats_path)) {
@@ -44,6 +47,7 @@ static int run(int argc, char **argv)
 		return p.rc;
 	if (!o.jls_path && !o.stats_path && !o.raw_path)
 		return cli_error(&p, "missing the recording: give --jls, --stats or --raw");
+	ergon_cli_stale_report_dir("analyze", o.out_dir, clean);
 	struct ergon_err err = {0};
 	struct ergon_secret_key skey = {0};
 	char *table = NULL;
@@ -78,7 +82,7 @@ const struct ergon_cli_command ergon_cli_cmd_analyze = {
 	    "                     [--facts FACTS.json] [--markers GATE.csv]\n"
 	    "                     [--sync-input-index N] [--stats-rate-hz HZ]\n"
 	    "                     [--min-window-s S] [--recording-provenance measured|synthetic]\n"
-	    "                     --out DIR [--force] [--json] [--sign KEY]\n\n"
+	    "                     --out DIR [--force] [--clean] [--json] [--sign KEY]\n\n"
 	    "Finds the gate windows (digital input N, INPUT0 by default, or the start_s,end_s\n"
 	    "lines of --markers), ignores gates shorter than --min-window-s (1 s) as glitches,\n"
 	    "and reports per-window and whole-capture energy, charge, mean/median/p95/p99\n"

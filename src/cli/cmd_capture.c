@@ -2,6 +2,7 @@
  * parse it and write the same outputs as `ergon parse`. */
 #include "cli.h"
 #include "cli_opts.h"
+#include "cli_reliab.h"
 #include "ergon/fileio.h"
 #include "ergon/hpx.h"
 #include "ergon/hpx_capture.h"
@@ -23,6 +24,7 @@ static int run(int argc, char **argv)
 	int force = 0;
 	struct cli_parser cp;
 	cli_init(&cp, "capture", argc, argv);
+	int clean = 0;
 	while (cli_next(&cp)) {
 		if (cli_str(&cp, "--transport", &transport)) {
 		} else if (cli_outdir(&cp, "--out", &out_dir)) {
@@ -32,6 +34,7 @@ static int run(int argc, char **argv)
 		} else if (cli_num(&cp, "--timeout", CLI_GE, 0, 1e7, &timeout_s)) {
 		} else if (cli_num(&cp, "--heartbeat-timeout", CLI_GE, 0, 1e7, &heartbeat_s)) {
 		} else if (cli_choice(&cp, "--recording", ergon_cli_hpx_recordings, &recording)) {
+		} else if (cli_flag(&cp, "--clean", &clean)) {
 		} else if (cli_flag(&cp, "--force", &force)) {
 		} else {
 			cli_unknown(&cp);
@@ -43,6 +46,7 @@ static int run(int argc, char **argv)
 		agg = ergon_hpx_aggregation_parse(agg_name);
 	if (force)
 		flags |= ERGON_WRITE_FORCE;
+	ergon_cli_stale_report_dir("capture", out_dir, clean);
 	char logbuf[4096];
 	if (!log) {
 		snprintf(logbuf, sizeof(logbuf), "%s/capture.log", out_dir);
@@ -86,7 +90,7 @@ const struct ergon_cli_command ergon_cli_cmd_capture = {
     .summary = "capture an HPX PMU stream from a board and parse it",
     .help = "Usage: ergon capture --transport SPEC [--out DIR] [--log FILE]\n"
 	    "         [--timeout S] [--heartbeat-timeout S] [--aggregation median|mean|trimmed]\n"
-	    "         [--recording measured|synthetic|unknown] [--force]\n\n"
+	    "         [--recording measured|synthetic|unknown] [--force] [--clean]\n\n"
 	    "SPEC: file:PATH | - | serial:DEVICE[,BAUD] | tcp:HOST:PORT | unix:PATH |\n"
 	    "      swo:FILE | swo:tcp:HOST:PORT |\n"
 	    "      rtt:gdb=HOST:PORT[,addr=0x...|search=START:LEN][,find_s=S][,poll_max_ms=M]\n"

@@ -2,6 +2,7 @@
  * a regression verdict for CI. */
 #include "cli.h"
 #include "cli_opts.h"
+#include "cli_reliab.h"
 #include "ergon/artifact.h"
 #include "ergon/compare.h"
 #include "ergon/fileio.h"
@@ -45,12 +46,14 @@ static int run(int argc, char **argv)
 	struct ergon_compare_options o = {.threshold_pct = NAN};
 	struct cli_parser p;
 	cli_init(&p, "compare", argc, argv);
+	int clean = 0;
 	while (cli_next(&p)) {
 		const char *path = NULL;
 		if (cli_outdir(&p, "--out", &out)) {
 		} else if (cli_num(&p, "--threshold", CLI_GE, 0, 1e6, &o.threshold_pct)) {
 		} else if (cli_flag(&p, "--json", &as_json)) {
 		} else if (cli_flag(&p, "--force-incomparable", &o.force_incomparable)) {
+		} else if (cli_flag(&p, "--clean", &clean)) {
 		} else if (cli_flag(&p, "--force", &force)) {
 		} else if (cli_positional(&p, &path)) {
 			if (n == ERGON_COMPARE_MAX)
@@ -67,6 +70,7 @@ static int run(int argc, char **argv)
 		return cli_error(&p, "expected at least two artifacts: A B [C ...]");
 	if (force)
 		flags |= ERGON_WRITE_FORCE;
+	ergon_cli_stale_report_dir("compare", out, clean);
 	struct ergon_err err = {0};
 	json_t *a[ERGON_COMPARE_MAX] = {0}, *res = NULL;
 	int code = ERGON_EXIT_OK, rc = 0;
@@ -121,7 +125,7 @@ const struct ergon_cli_command ergon_cli_cmd_compare = {
     .name = "compare",
     .summary = "compare artifacts: comparability first, then figures with their ±",
     .help = "Usage: ergon compare A B [C ...] [--threshold PCT] [--json] [--out DIR [--force]]\n"
-	    "                     [--force-incomparable]\n\n"
+	    "                     [--force-incomparable] [--clean]\n\n"
 	    "Checks first that the artifacts (all run reports, all profile summaries or all\n"
 	    "analyze summaries) are comparable: instrument identity (model, rated accuracy,\n"
 	    "resolution), sampler and rate, provenance, conditions, board/device, aggregation,\n"

@@ -32,12 +32,12 @@ static int run(int argc, char **argv)
 }
 
 const struct ergon_cli_command ergon_cli_cmd_digest = {
-	.name = "digest",
-	.summary = "print the sha256 of a JSON file's RFC 8785 form (without report_id, signature)",
-	.help = "Usage: ergon digest FILE.json\n\n"
-		"Prints sha256:<hex> of the RFC 8785 (JCS) canonical form of the JSON object\n"
-		"in FILE without its members report_id and signature: the report_id ergon\n"
-		"would give it.\n\n"
-		"Example:\n  ergon digest run/report.json\n",
-	.run = run,
+    .name = "digest",
+    .summary = "print the sha256 of a JSON file's RFC 8785 form (without report_id, signature)",
+    .help = "Usage: ergon digest FILE.json\n\n"
+	    "Prints sha256:<hex> of the RFC 8785 (JCS) canonical form of the JSON object\n"
+	    "in FILE without its members report_id and signature: the report_id ergon\n"
+	    "would give it.\n\n"
+	    "Example:\n  ergon digest run/report.json\n",
+    .run = run,
 };

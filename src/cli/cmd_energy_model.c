@@ -3,6 +3,7 @@
  * dispatched by .name, "energy-model". */
 #include "cli.h"
 #include "cli_opts.h"
+#include "cli_reliab.h"
 #include "ergon/artifact.h"
 #include "ergon/fileio.h"
 #include "ergon/report.h"
@@ -24,6 +25,7 @@ static int run(int argc, char **argv)
 	int allow_syn = 0, allow_rep = 0, force = 0;
 	struct cli_parser p;
 	cli_init(&p, "energy-model", argc, argv);
+	int clean = 0;
 	while (cli_next(&p)) {
 		const char *act = NULL;
 		if (cli_str(&p, "--action", &act)) {
@@ -34,6 +36,7 @@ static int run(int argc, char **argv)
 		} else if (cli_str(&p, "--out", &out)) {
 		} else if (cli_flag(&p, "--allow-synthetic", &allow_syn)) {
 		} else if (cli_flag(&p, "--allow-replayed", &allow_rep)) {
+		} else if (cli_flag(&p, "--clean", &clean)) {
 		} else if (cli_flag(&p, "--force", &force)) {
 		} else if (cli_positional(&p, &in)) {
 		} else {
@@ -49,6 +52,7 @@ static int run(int argc, char **argv)
 		allow |= ERGON_MODEL_ALLOW_REPLAYED;
 	if (force)
 		flags |= ERGON_WRITE_FORCE;
+	ergon_cli_stale_report("energy-model", out, clean);
 	struct ergon_err err = {0};
 	json_t *r = NULL, *model = NULL;
 	char *text = NULL;
@@ -85,7 +89,7 @@ const struct ergon_cli_command ergon_cli_cmd_energy_model = {
     .summary = "export energy-model/v1 (J per operation above idle) from a report",
     .help = "Usage: ergon energy-model REPORT.json --action NAME [--action NAME...]\n"
 	    "                          [--allow-synthetic] [--allow-replayed]\n"
-	    "                          [--out FILE [--force]]\n\n"
+	    "                          [--out FILE [--force] [--clean]]\n\n"
 	    "Verifies the report, then writes energy-model/v1: schema, basis (above_idle),\n"
 	    "values per action (J per operation), source (one sentence to carry verbatim),\n"
 	    "uncertainty_j_per_operation and the report_id it came from. Every --action\n"

@@ -2,6 +2,7 @@
  * (docs/METHOD.md, "Kernels"). */
 #include "cli.h"
 #include "cli_opts.h"
+#include "cli_reliab.h"
 #include "ergon/fileio.h"
 #include "ergon/kernels_run.h"
 
@@ -13,11 +14,12 @@ static int report(struct cli_parser *p)
 {
 	const char *path = NULL, *out = NULL, *baseline = "ref", *unit = "counts";
 	unsigned flags = ERGON_WRITE_MKDIR;
-	int force = 0;
+	int force = 0, clean = 0;
 	while (cli_next(p)) {
 		if (cli_outdir(p, "--out", &out)) {
 		} else if (cli_str(p, "--baseline", &baseline)) {
 		} else if (cli_str(p, "--unit", &unit)) {
+		} else if (cli_flag(p, "--clean", &clean)) {
 		} else if (cli_flag(p, "--force", &force)) {
 		} else if (cli_positional(p, &path)) {
 		} else {
@@ -32,6 +34,7 @@ static int report(struct cli_parser *p)
 		return cli_error(p, "option '--unit' needs a name (cycles, icount, ns)");
 	if (force)
 		flags |= ERGON_WRITE_FORCE;
+	ergon_cli_stale_report_dir("kernels", out, clean);
 	struct ergon_err err = {0};
 	json_t *art = NULL;
 	char *table = NULL;
@@ -82,7 +85,7 @@ static int run_cmd(struct cli_parser *p)
 	struct ergon_kernels_run_options o = {.board = NULL, .iterations = 100, .warmup = 5};
 	const char *out = NULL, *suite = NULL;
 	unsigned flags = ERGON_WRITE_MKDIR;
-	int force = 0;
+	int force = 0, clean = 0;
 	struct ergon_err err = {0};
 	while (cli_next(p)) {
 		if (cli_outdir(p, "--out", &out)) {
@@ -93,6 +96,7 @@ static int run_cmd(struct cli_parser *p)
 		} else if (cli_str(p, "--impl", &o.impls)) {
 		} else if (cli_long(p, "--iterations", 1, 1000000, &o.iterations)) {
 		} else if (cli_long(p, "--warmup", 0, 1000000, &o.warmup)) {
+		} else if (cli_flag(p, "--clean", &clean)) {
 		} else if (cli_flag(p, "--force", &force)) {
 		} else {
 			cli_unknown(p);
@@ -104,6 +108,7 @@ static int run_cmd(struct cli_parser *p)
 		return p->rc;
 	if (force)
 		flags |= ERGON_WRITE_FORCE;
+	ergon_cli_stale_report_dir("kernels", out, clean);
 	if ((o.shapes_path == NULL) == (o.model_path == NULL))
 		return cli_error(p, "run needs exactly one of --shapes FILE or --from-model "
 				    "MODEL.tflite");
@@ -158,7 +163,7 @@ const struct ergon_cli_command ergon_cli_cmd_kernels = {
     .name = "kernels",
     .summary = "kernel statistics: correctness first, distributions, speedups",
     .help = "usage: ergon kernels report SAMPLES.csv [--out DIR] [--baseline IMPL]\n"
-	    "                              [--unit NAME] [--force]\n"
+	    "                              [--unit NAME] [--force] [--clean]\n"
 	    "\n"
 	    "report: statistics of samples measured elsewhere (a real board,\n"
 	    "another harness). SAMPLES.csv has a header row with the columns\n"
@@ -175,11 +180,12 @@ const struct ergon_cli_command ergon_cli_cmd_kernels = {
 	    "  --unit NAME      what the counts are (cycles, icount, ns; default counts)\n"
 	    "\n"
 	    "  --force          replace an existing DIR/kernels.json\n"
+	    "  --clean          remove stale .ergon-tmp-* files of killed writes in DIR\n"
 	    "\n"
 	    "usage: ergon kernels run --board host --out DIR\n"
 	    "                         (--shapes FILE | --from-model MODEL.tflite)\n"
 	    "                         [--suite conv,dwconv,fc] [--impl ref,...]\n"
-	    "                         [--iterations N] [--warmup N] [--force]\n"
+	    "                         [--iterations N] [--warmup N] [--force] [--clean]\n"
 	    "\n"
 	    "run: measure the kernels here (docs/METHOD.md, \"Kernels\").\n"
 	    "  --board NAME       where to run (host)\n"
@@ -191,6 +197,7 @@ const struct ergon_cli_command ergon_cli_cmd_kernels = {
 	    "  --iterations N     timed iterations per case, 1..1000000 (100)\n"
 	    "  --warmup N         untimed iterations, 0..1000000 (5)\n"
 	    "  --force            replace an existing DIR/kernels.json\n"
+	    "  --clean            remove stale .ergon-tmp-* files of killed writes in DIR\n"
 	    "\n"
 	    "example: ergon kernels report board_samples.csv --unit cycles --out k/\n",
     .run = run,

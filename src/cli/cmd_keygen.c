@@ -1,6 +1,7 @@
 /* ergon keygen: make an Ed25519 key pair for signing artifacts. */
 #include "cli.h"
 #include "cli_opts.h"
+#include "cli_reliab.h"
 #include "ergon/fileio.h"
 #include "ergon/signature.h"
 
@@ -14,8 +15,10 @@ static int run(int argc, char **argv)
 	int force = 0;
 	struct cli_parser p;
 	cli_init(&p, "keygen", argc, argv);
+	int clean = 0;
 	while (cli_next(&p)) {
 		if (cli_str(&p, "--out", &out)) {
+		} else if (cli_flag(&p, "--clean", &clean)) {
 		} else if (cli_flag(&p, "--force", &force)) {
 		} else {
 			cli_unknown(&p);
@@ -25,6 +28,7 @@ static int run(int argc, char **argv)
 		return p.rc;
 	if (force)
 		flags |= ERGON_WRITE_FORCE;
+	ergon_cli_stale_report("keygen", out, clean);
 	struct ergon_err err = {0};
 	char key_id[ERGON_KEY_ID_MAX];
 	if (ergon_keygen(out, flags, key_id, &err) != 0)
@@ -37,7 +41,7 @@ static int run(int argc, char **argv)
 const struct ergon_cli_command ergon_cli_cmd_keygen = {
     .name = "keygen",
     .summary = "make an Ed25519 key pair for signing artifacts",
-    .help = "Usage: ergon keygen --out KEY [--force]\n\n"
+    .help = "Usage: ergon keygen --out KEY [--force] [--clean]\n\n"
 	    "Writes the secret key to KEY (mode 0600: keep it on the bench) and the public\n"
 	    "key to KEY.pub (give it to whoever checks your artifacts). Both are one line\n"
 	    "of text; the key id is ed25519:<first 16 bytes of sha256(public key)>.\n"

@@ -3,6 +3,7 @@
  * given input, through ergon-target's own interpreter. */
 #include "cli.h"
 #include "cli_opts.h"
+#include "cli_reliab.h"
 #include "ergon/fileio.h"
 #include "ergon/model_run.h"
 #include "ergon/model_shape.h"
@@ -94,10 +95,12 @@ static int infer(struct cli_parser *p)
 	static const char *const boards[] = {"host", "qemu-an547", NULL};
 	const char *path = NULL, *in_path = NULL, *out_path = NULL, *board = "host";
 	int force = 0;
+	int clean = 0;
 	while (cli_next(p)) {
 		if (cli_str(p, "--input", &in_path)) {
 		} else if (cli_str(p, "--out", &out_path)) {
 		} else if (cli_choice(p, "--board", boards, &board)) {
+		} else if (cli_flag(p, "--clean", &clean)) {
 		} else if (cli_flag(p, "--force", &force)) {
 		} else if (cli_positional(p, &path)) {
 		} else {
@@ -107,6 +110,7 @@ static int infer(struct cli_parser *p)
 	if (p->rc || cli_require(p, "MODEL.tflite", path) || cli_require(p, "--input", in_path) ||
 	    cli_require(p, "--out", out_path))
 		return p->rc;
+	ergon_cli_stale_report("model", out_path, clean);
 	int on_qemu = strcmp(board, "qemu-an547") == 0;
 	struct ergon_err err = {0};
 	size_t out_len = 0;
@@ -141,7 +145,7 @@ const struct ergon_cli_command ergon_cli_cmd_model = {
     .help =
 	"Usage: ergon model info MODEL.tflite [--json]\n"
 	"       ergon model infer MODEL.tflite --input IN.bin --out OUT.bin\n"
-	"                         [--board host|qemu-an547] [--force]\n\n"
+	"                         [--board host|qemu-an547] [--force] [--clean]\n\n"
 	"info: every operator with its index, type, input/weights/output shapes,\n"
 	"output quantization, MACs and parameter bytes; totals and the arena the\n"
 	"interpreter needs (activations planned by tensor lifetime, plus per-channel\n"

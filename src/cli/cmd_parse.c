@@ -1,6 +1,7 @@
 /* ergon parse: an HPX log (file or stdin) to summary.json + CSVs. */
 #include "cli.h"
 #include "cli_opts.h"
+#include "cli_reliab.h"
 #include "ergon/fileio.h"
 #include "ergon/hpx.h"
 #include "ergon/hpx_report.h"
@@ -21,10 +22,12 @@ static int run(int argc, char **argv)
 	int force = 0, as_json = 0;
 	struct cli_parser cp;
 	cli_init(&cp, "parse", argc, argv);
+	int clean = 0;
 	while (cli_next(&cp)) {
 		if (cli_choice(&cp, "--aggregation", ergon_cli_hpx_aggregations, &agg_name)) {
 		} else if (cli_outdir(&cp, "--out", &out_dir)) {
 		} else if (cli_choice(&cp, "--recording", ergon_cli_hpx_recordings, &recording)) {
+		} else if (cli_flag(&cp, "--clean", &clean)) {
 		} else if (cli_flag(&cp, "--force", &force)) {
 		} else if (cli_flag(&cp, "--json", &as_json)) {
 		} else if (cli_positional(&cp, &log)) {
@@ -38,6 +41,7 @@ static int run(int argc, char **argv)
 		agg = ergon_hpx_aggregation_parse(agg_name);
 	if (force)
 		flags |= ERGON_WRITE_FORCE;
+	ergon_cli_stale_report_dir("parse", out_dir, clean);
 	struct ergon_err err = {0};
 	json_t *summary = NULL;
 	struct ergon_hpx_report_opts o = {.out_dir = out_dir,
@@ -65,7 +69,8 @@ const struct ergon_cli_command ergon_cli_cmd_parse = {
     .name = "parse",
     .summary = "parse an HPX PMU log into summary.json and per-layer CSVs",
     .help = "Usage: ergon parse LOG [--aggregation median|mean|trimmed] [--out DIR]\n"
-	    "                   [--recording measured|synthetic|unknown] [--force] [--json]\n\n"
+	    "                   [--recording measured|synthetic|unknown] [--force] [--clean] "
+	    "[--json]\n\n"
 	    "Parses an HPX firmware log (a file, or - for stdin) and writes, into DIR\n"
 	    "(default ./results): summary.json (the ergon.report envelope with the\n"
 	    "`profile` body), profile_results.csv (one row per layer: index, op, every\n"

@@ -199,10 +199,12 @@ static int run(int argc, char **argv)
 	long port = 0;
 	struct cli_parser p;
 	cli_init(&p, "profile", argc, argv);
+	int clean = 0;
 	while (cli_next(&p)) {
 		const char *set_kv = NULL, *power_serial = NULL;
 		if (cli_flag(&p, "--power", &power)) {
 		} else if (cli_flag(&p, "--dry-run", &dry)) {
+		} else if (cli_flag(&p, "--clean", &clean)) {
 		} else if (cli_flag(&p, "--force", &force)) {
 		} else if (cli_flag(&p, "--json", &as_json)) {
 		} else if (cli_str(&p, "--board", &board)) {
@@ -238,6 +240,7 @@ static int run(int argc, char **argv)
 		return p.rc;
 	if (force)
 		flags |= 1u; /* ERGON_WRITE_FORCE */
+	ergon_cli_stale_report_dir("profile", out, clean);
 	if (fwdir)
 		fwdir = cli_dir((char *)fwdir); /* argv: "fw/" names files fw/x, not fw//x */
 	struct ergon_config cfg;
@@ -470,7 +473,7 @@ const struct ergon_cli_command ergon_cli_cmd_profile = {
     .summary = "profile a target: per-layer PMU counters, then a gated power measurement",
     .help = "Usage: ergon profile [FIRMWARE_DIR] [--board B] [--config ergon.yml]\n"
 	    "         [--set KEY=VALUE ...] [--power] [--sim-scenario NAME] [--dry-run]\n"
-	    "         [--out DIR] [--force] [--rtt-port PORT] [--json] [--sign KEY]\n"
+	    "         [--out DIR] [--force] [--clean] [--rtt-port PORT] [--json] [--sign KEY]\n"
 	    "         [--power-serial SERIAL] [--transport rtt|uart]\n\n"
 	    "Resolves the configuration (defaults < board < INA228 preset < --config file <\n"
 	    "command line; then the rules: docs/internals/config.md), plans the counter\n"

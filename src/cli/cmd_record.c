@@ -3,6 +3,7 @@
  * UI read. */
 #include "cli.h"
 #include "cli_opts.h"
+#include "cli_reliab.h"
 #include "ergon/record.h"
 
 #include <math.h>
@@ -38,6 +39,7 @@ static int run(int argc, char **argv)
 	long idx = 0;
 	struct cli_parser p;
 	cli_init(&p, "record", argc, argv);
+	int clean = 0;
 	while (cli_next(&p)) {
 		const char *v = NULL;
 		if (cli_str(&p, "--instrument", &o.instrument_spec)) {
@@ -51,6 +53,7 @@ static int run(int argc, char **argv)
 		} else if (cli_long(&p, "--sync-input-index", 0, 7, &idx)) {
 			o.sync_input_index = (unsigned)idx;
 		} else if (cli_flag(&p, "--until-gate-falls", &o.until_gate_falls)) {
+		} else if (cli_flag(&p, "--clean", &clean)) {
 		} else if (cli_flag(&p, "--force", &o.force)) {
 		} else {
 			cli_unknown(&p);
@@ -59,6 +62,7 @@ static int run(int argc, char **argv)
 	if (p.rc || cli_require(&p, "--instrument", o.instrument_spec) ||
 	    cli_require(&p, "--out", o.out_path))
 		return p.rc;
+	ergon_cli_stale_report("record", o.out_path, clean);
 	if (o.duration_s == 0 && !o.until_gate_falls && !isatty(0))
 		return cli_error(&p, "give --duration-s S or --until-gate-falls (or run it on a "
 				     "terminal and stop it with Ctrl-C)");
@@ -67,11 +71,9 @@ static int run(int argc, char **argv)
 	int tty = isatty(2);
 	if (tty)
 		o.progress = progress;
-	struct sigaction sa = {0};
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	/* SIGINT, SIGTERM, SIGHUP (a closed SSH session) and SIGQUIT stop the
+	 * recording with the file closed and kept; SIGPIPE is ignored. */
+	ergon_cli_signals_install(on_signal, 0, NULL);
 	struct ergon_record_result res;
 	int rc = ergon_record_run(&o, &res, &err);
 	if (tty && o.progress)
@@ -85,6 +87,12 @@ static int run(int argc, char **argv)
 	       (unsigned long long)res.samples_kept,
 	       (double)res.samples_kept > 0 ? res.elapsed_s : 0.0, (unsigned long long)res.dropped,
 	       res.mean_current_a, o.out_path, res.stop_reason[0] ? res.stop_reason : "done");
+	if (res.write_retries > 0)
+		fprintf(stderr,
+			"ergon record: warning: %llu write(s) of %s failed (%s) and succeeded once "
+			"the space reserved before the recording was released\n",
+			(unsigned long long)res.write_retries, o.out_path,
+			strerror(res.write_errno));
 	size_t i;
 	json_t *is;
 	json_array_foreach(res.issues, i, is)
@@ -114,7 +122,8 @@ const struct ergon_cli_command ergon_cli_cmd_record = {
     .summary = "record a live instrument (ppk2) to a JLS file",
     .help = "Usage: ergon record --instrument SPEC --out FILE.jls\n"
 	    "                    (--duration-s S | --until-gate-falls | Ctrl-C)\n"
-	    "                    [--sync-input-index N] [--instrument-opt K=V]... [--force]\n\n"
+	    "                    [--sync-input-index N] [--instrument-opt K=V]... [--force] "
+	    "[--clean]\n\n"
 	    "Records every sample of a streaming instrument to a JLS v2 file (current,\n"
 	    "voltage, power as f32; the digital lines as gpi[0]..gpi[7]), with CRC32C on\n"
 	    "every chunk, summaries and a UTC track. `ergon analyze --jls FILE.jls` reads\n"
@@ -129,7 +138,8 @@ const struct ergon_cli_command ergon_cli_cmd_record = {
 	    "  --until-gate-falls    stop when the gate line falls after it rose\n"
 	    "  --sync-input-index N  the digital line of the gate (default 0 = D0)\n"
 	    "  --out FILE.jls        the recording (refused if it exists)\n"
-	    "  --force               replace an existing FILE.jls\n\n"
+	    "  --force               replace an existing FILE.jls\n"
+	    "  --clean               remove stale .ergon-tmp-* files of killed writes\n\n"
 	    "On a terminal a progress line shows elapsed time, samples, drops and the\n"
 	    "mean current. Exit: 0 recorded, 1 incomplete (the instrument went away; the\n"
 	    "file keeps everything before), 2 usage, 3 I/O (e.g. disk full: the file is\n"

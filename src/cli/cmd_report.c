@@ -1,6 +1,7 @@
 /* ergon report: one self-contained HTML file for one or more artifacts. */
 #include "cli.h"
 #include "cli_opts.h"
+#include "cli_reliab.h"
 #include "ergon/fileio.h"
 #include "ergon/report_html.h"
 
@@ -18,6 +19,7 @@ static int run(int argc, char **argv)
 	int force = 0;
 	struct cli_parser p;
 	cli_init(&p, "report", argc, argv);
+	int clean = 0;
 	while (cli_next(&p)) {
 		const char *v = NULL;
 		if (cli_str(&p, "--out", &out)) {
@@ -28,6 +30,7 @@ static int run(int argc, char **argv)
 			else if (v)
 				in[n - 1].jls_path = v;
 		} else if (cli_str(&p, "--pubkey", &o.pubkey_path)) {
+		} else if (cli_flag(&p, "--clean", &clean)) {
 		} else if (cli_flag(&p, "--force", &force)) {
 		} else if (cli_positional(&p, &v)) {
 			if (n == ERGON_HTML_INPUTS_MAX)
@@ -42,6 +45,7 @@ static int run(int argc, char **argv)
 		return p.rc;
 	if (force)
 		flags |= ERGON_WRITE_FORCE;
+	ergon_cli_stale_report("report", out, clean);
 	struct ergon_err err = {0};
 	if (ergon_report_html_write(in, n, &o, out, flags, &err) != 0)
 		return ergon_cli_fail("report", &err);
@@ -53,7 +57,7 @@ const struct ergon_cli_command ergon_cli_cmd_report = {
     .name = "report",
     .summary = "render artifacts as one self-contained HTML file with plots",
     .help = "Usage: ergon report ARTIFACT [--jls REC.jls] [ARTIFACT ...] --out report.html\n"
-	    "                    [--pubkey PUB] [--force]\n\n"
+	    "                    [--pubkey PUB] [--force] [--clean]\n\n"
 	    "One HTML file with everything inline (no network, no other files): for a run\n"
 	    "report the power over time with its idle and load phases, window edges and\n"
 	    "throttle onset, throughput per window with temperature, the latency histogram\n"

@@ -338,6 +338,18 @@ int ergon_out_rescue(struct ergon_out_slot *s, ergon_out_emit_fn emit, void *ctx
 			       s->path, have_partial ? partial : "OUT.partial", tdir);
 }
 
+void ergon_out_free_space(struct ergon_out_slot *s)
+{
+	if (s == NULL || s->fd < 0)
+		return;
+	if (s->tmp[0])
+		unlink(s->tmp);
+	close(s->fd);
+	s->fd = -1;
+	s->tmp[0] = '\0';
+	s->reserved_bytes = 0;
+}
+
 void ergon_out_release(struct ergon_out_slot *s)
 {
 	if (s == NULL)

@@ -2,6 +2,8 @@
  * threaded samplers. docs/internals/session.md explains the loop. */
 #include "ergon/session.h"
 
+#include "ergon/clock.h"
+
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -15,20 +17,12 @@
 
 double ergon_now_s(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return ergon_clock_now_s();
 }
 
 static void sleep_until(double t_s)
 {
-	struct timespec ts;
-	ts.tv_sec = (time_t)t_s;
-	ts.tv_nsec = (long)((t_s - (double)ts.tv_sec) * 1e9);
-	if (ts.tv_nsec >= 1000000000L)
-		ts.tv_sec++, ts.tv_nsec -= 1000000000L;
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		; /* a signal: the caller checks its stop flag after we return */
+	ergon_clock_sleep_until(t_s);
 }
 
 /* --- growable series --------------------------------------------------- */
@@ -445,6 +439,10 @@ int ergon_session_run(const struct ergon_session_config *cfg, struct ergon_instr
 				     "session: idle_s, windows, window_s and sample_hz must be "
 				     "positive, settle_s and release_hz not negative, and the "
 				     "sampler inline or threaded");
+	if (cfg->sampler == ERGON_SAMPLER_THREADED && ergon_clock_simulated())
+		return ergon_err_set(err, ERGON_EUSAGE,
+				     "session: a simulated clock is installed (ergon_clock_set); "
+				     "only the inline sampler runs on it");
 	struct run r = {.cfg = cfg, .inst = inst, .wl = wl, .res = res};
 	r.max_inv = cfg->max_invocations ? cfg->max_invocations : 100000000u;
 	r.sp.inst = inst;

@@ -9,12 +9,15 @@
  * named file, not at all for standard input. Reads, not a mapping: a log
  * truncated while it is read ends with an error, where a mapping would
  * raise SIGBUS. */
+#include "ergon/fileio.h"
 #include "ergon/hpx_capture.h"
 #include "ergon/hpx_report.h"
+#include "ergon/reserve.h"
 #include "ergon/sha256.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -243,7 +246,25 @@ int ergon_hpx_capture_run(const struct ergon_hpx_capture_opts *co,
 	struct ergon_hpx_parser *p = NULL;
 	struct ergon_hpx_capture_result cr = {0};
 	json_t *result = NULL;
-	int rc = ergon_hpx_parser_new(NULL, &p, err);
+	struct ergon_out_slot slot;
+	char sum_path[PATH_MAX];
+	slot.fd = slot.lock_fd = -1;
+	slot.tmp[0] = '\0';
+	/* Claim the output folder and the space of what is written at the end
+	 * before the first byte is read (reserve.h): a full disk, an
+	 * unwritable folder or a second capture on the same --out fails here,
+	 * not after the stream. The lock is held until the files are written;
+	 * the space is handed back just before they are. */
+	if (snprintf(sum_path, sizeof(sum_path), "%s/summary.json", o->out_dir) >=
+	    (int)sizeof(sum_path))
+		return ergon_err_set(err, ERGON_ETOOBIG, "--out %s: path too long", o->out_dir);
+	int rc = ergon_out_reserve(&slot, sum_path, ERGON_CAPTURE_RESERVE_BYTES,
+				   o->write_flags | ERGON_WRITE_MKDIR, err);
+	if (rc) {
+		ergon_out_release(&slot);
+		return rc;
+	}
+	rc = ergon_hpx_parser_new(NULL, &p, err);
 	if (!rc)
 		rc = ergon_hpx_capture(co, p, &cr, err);
 	if (!rc)
@@ -252,8 +273,10 @@ int ergon_hpx_capture_run(const struct ergon_hpx_capture_opts *co,
 		struct ergon_hpx_report_opts ro = *o;
 		ro.extra_issues = cr.issues;
 		ro.capture = cr.details;
+		ergon_out_free_space(&slot);
 		rc = ergon_hpx_report_write(result, &ro, summary, err);
 	}
+	ergon_out_release(&slot);
 	ergon_hpx_parser_free(p);
 	ergon_hpx_capture_result_cleanup(&cr);
 	json_decref(result);

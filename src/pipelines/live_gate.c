@@ -23,8 +23,10 @@ struct live {
 	struct ergon_gated *g;
 	struct ergon_live_result *res;
 	double t_reset_s;
-	int high;      /* the gate level of the last fed packet */
-	double rise_s; /* when it rose */
+	int have_packet;   /* packet_clock: a packet was seen, t_reset_s is its start */
+	double t_latest_s; /* packet_clock: the end of the latest packet */
+	int high;	   /* the gate level of the last fed packet */
+	double rise_s;	   /* when it rose */
 	double min_window_s;
 };
 
@@ -34,6 +36,12 @@ static int feed(struct live *l, struct ergon_instrument *inst, const struct ergo
 {
 	const struct ergon_live_config *c = l->c;
 	size_t first = 0;
+	if (c->packet_clock && n > 0) {
+		if (!l->have_packet)
+			l->t_reset_s = p[0].t_start_s;
+		l->have_packet = 1;
+		l->t_latest_s = p[n - 1].t_end_s;
+	}
 	/* GPIO seen while the target is flashed or reset is noise: only what
 	 * ends after the grace period takes part in READY, GO and the gate. */
 	while (first < n && p[first].t_end_s < l->t_reset_s + c->reset_grace_s)
@@ -109,8 +117,10 @@ int ergon_live_gated_capture(struct ergon_instrument *inst, const struct ergon_l
 			res->end = ERGON_LIVE_TIMEOUT;
 			break;
 		}
-		if (cfg->lockstep && !res->go_set &&
-		    t - l.t_reset_s > cfg->reset_grace_s + ready_s) {
+		/* READY's deadline, on the host clock or the packets'. */
+		double t_ready = cfg->packet_clock ? l.t_latest_s : t;
+		if (cfg->lockstep && !res->go_set && (!cfg->packet_clock || l.have_packet) &&
+		    t_ready - l.t_reset_s > cfg->reset_grace_s + ready_s) {
 			rc =
 			    ergon_err_set(err, ERGON_ETIMEDOUT,
 					  "live capture: READY (input %u) not observed within %.1f "

@@ -2,15 +2,20 @@
 #include "ergon/record.h"
 
 #include "ergon/artifact.h"
+#include "ergon/fileio.h"
 #include "ergon/issues.h"
+#include "ergon/jls.h"
+#include "ergon/reserve.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #define BATCH 4096u
 /* A gap longer than this is not a counter gap but a clock jump: refuse
@@ -44,6 +49,11 @@ struct rec {
 	uint32_t last_digital;
 	int gate_was_high;
 	int gate_fell;
+	int started; /* the instrument was asked to start */
+	int opened;  /* the JLS file was created */
+	/* The output claimed before the first sample (reserve.h): a lock and
+	 * preallocated space, released to make room when a write fails. */
+	struct ergon_out_slot slot;
 	double i_sum;
 	uint64_t i_n;
 	/* staging */
@@ -99,6 +109,53 @@ static char *note(const struct rec *r, int closing)
 	return s;
 }
 
+/* A write of the recording failed: give back the space reserved before
+ * the recording (once) and have the writer try the same write again. */
+static int on_write_error(void *ctx, int errno_value)
+{
+	struct rec *r = ctx;
+	if (r->slot.fd < 0)
+		return 0;
+	ergon_out_free_space(&r->slot);
+	r->res->write_retries++;
+	r->res->write_errno = errno_value;
+	return 1;
+}
+
+/* A conservative size of the recording: per sample three f32 signals,
+ * eight u1 lines, their summaries (4 floats per 128 samples per level) and
+ * chunk headers: under 16 bytes; a recording without a duration reserves
+ * what 10 s take. */
+static size_t record_estimate_bytes(const struct ergon_record_options *o, double rate_hz)
+{
+	double s = (o->duration_s > 0 ? o->duration_s : 10.0) * rate_hz;
+	double bytes = 65536.0 + 16.0 * s;
+	if (!(bytes < (double)ERGON_RESERVE_MAX_BYTES))
+		return ERGON_RESERVE_MAX_BYTES;
+	return (size_t)bytes;
+}
+
+static int count_block(void *ctx, const struct ergon_jls_block *b, struct ergon_err *err)
+{
+	(void)err;
+	*(uint64_t *)ctx += b->n;
+	return 0;
+}
+
+/* What the file holds, as our reader reads it (0 when it cannot). */
+static uint64_t samples_on_disk(const char *path)
+{
+	struct ergon_jls_reader *jr = NULL;
+	struct ergon_err e = {0};
+	uint64_t n = 0;
+	if (ergon_jls_file_open(path, &jr, &e) != 0)
+		return 0;
+	if (ergon_jls_reader_stream(jr, NULL, count_block, &n, &e) != 0)
+		n = 0;
+	ergon_jls_reader_free(jr);
+	return n;
+}
+
 static int open_writer(struct rec *r, const struct ergon_sample *first, struct ergon_err *err)
 {
 	const struct ergon_instrument_identity *id = &r->inst->identity;
@@ -120,9 +177,15 @@ static int open_writer(struct rec *r, const struct ergon_sample *first, struct e
 	    .utc_q30_start = utc_now(),
 	    .note_json = n0,
 	    .pwrite_fn = r->o->pwrite_fn,
+	    .on_write_error = on_write_error,
+	    .on_write_error_ctx = r,
 	};
 	int rc = ergon_jls_writer_open(&cfg, &r->w, err);
 	free(n0);
+	if (rc == 0)
+		r->opened = 1;
+	else
+		unlink(r->o->out_path); /* definitions only, no sample: not a recording */
 	return rc;
 }
 
@@ -178,6 +241,7 @@ int ergon_record_run(const struct ergon_record_options *o, struct ergon_record_r
 	}
 	r->o = o;
 	r->res = res;
+	r->slot.fd = r->slot.lock_fd = -1;
 	struct stat st;
 	if (!o->force && stat(o->out_path, &st) == 0) {
 		rc = ergon_err_set(
@@ -204,7 +268,18 @@ int ergon_record_run(const struct ergon_record_options *o, struct ergon_record_r
 		goto out;
 	}
 	r->rate_hz = id->sample_rate_hz;
+	/* Claim the output and its space before the first sample: a full
+	 * disk, an unwritable folder or a second recording on the same --out
+	 * fails here, with nothing measured. */
+	rc = ergon_out_reserve(&r->slot, o->out_path, record_estimate_bytes(o, r->rate_hz),
+			       o->force ? ERGON_WRITE_FORCE : 0, err);
+	if (rc)
+		goto out;
 	res->identity = ergon_instrument_identity_json(r->inst);
+	/* Name the thread after the phase: `ps -L` shows it, and the
+	 * fault-injection shim (tests/support/faultinj/) arms on it. */
+	prctl(PR_SET_NAME, (unsigned long)"ergon-record", 0UL, 0UL, 0UL);
+	r->started = 1;
 	rc = ergon_instrument_start(r->inst, err);
 	if (rc)
 		goto out;
@@ -215,7 +290,7 @@ int ergon_record_run(const struct ergon_record_options *o, struct ergon_record_r
 		if (o->stop_flag && *o->stop_flag) {
 			res->stop = ERGON_RECORD_STOPPED;
 			snprintf(res->stop_reason, sizeof(res->stop_reason),
-				 "stopped by the user (SIGINT/SIGTERM)");
+				 "stopped by a signal (SIGINT, SIGTERM, SIGHUP or SIGQUIT)");
 			break;
 		}
 		size_t n = 0;
@@ -310,7 +385,6 @@ stop_inst : {
 		if (r->next_index > 0 && rc == 0)
 			(void)ergon_jls_writer_utc(r->w, r->next_index - 1, utc_now(), err);
 		res->samples = ergon_jls_writer_samples(r->w);
-		uint64_t kept_before = ergon_jls_writer_samples_kept(r->w);
 		char *n1 = note(r, 1);
 		struct ergon_err cerr = {0};
 		int crc = ergon_jls_writer_close(r->w, n1, &cerr);
@@ -320,9 +394,10 @@ stop_inst : {
 			rc = crc;
 			*err = cerr;
 		}
-		/* A clean close puts every sample on disk; after a write
-		 * failure only the complete chunks before it are there. */
-		res->samples_kept = (crc == 0 && rc == 0) ? res->samples : kept_before;
+		/* A clean close puts every sample on disk; after a failure
+		 * what is kept is what the file holds, read back. */
+		res->samples_kept =
+		    (crc == 0 && rc == 0) ? res->samples : samples_on_disk(o->out_path);
 		res->bytes = 0;
 		struct stat fst;
 		if (stat(o->out_path, &fst) == 0)
@@ -336,10 +411,23 @@ stop_inst : {
 	res->elapsed_s = (double)res->samples_kept / r->rate_hz;
 	res->mean_current_a = r->i_n ? r->i_sum / (double)r->i_n : NAN;
 out:
+	if (rc && r && r->started && !r->opened &&
+	    strstr(err->msg, "nothing was written") == NULL) {
+		/* Failed before the first sample reached the file: say that
+		 * nothing was recorded, so no one looks for a partial file. */
+		char why[ERGON_ERR_MSG_MAX];
+		snprintf(why, sizeof(why), "%s", err->msg);
+		ergon_err_clear(err);
+		ergon_err_set(err, rc,
+			      "%.800s; no sample was recorded and nothing was written to %s", why,
+			      o->out_path);
+	}
 	if (r && r->w)
 		ergon_jls_writer_abandon(r->w);
-	if (r)
+	if (r) {
+		ergon_out_release(&r->slot);
 		ergon_instrument_close(r->inst);
+	}
 	free(r);
 	free(buf);
 	return rc;

@@ -52,6 +52,7 @@ struct model {
 	int huge_row;	    /* energy_j = 1e308 on this data row; 0 none */
 	int impossible_row; /* i_avg_a = 50 A on this data row; 0 none */
 	int backwards_row;  /* energy_j drops by 1 mJ on this data row; 0 none */
+	int no_v;	    /* no v_avg_v column (then neither power nor voltage) */
 };
 
 static char *stats_csv(const char *dir, const char *name, const struct model *m)
@@ -59,8 +60,9 @@ static char *stats_csv(const char *dir, const char *name, const struct model *m)
 	char *path = ts_strf("%s/%s", dir, name);
 	FILE *f = fopen(path, "w");
 	assert_non_null(f);
-	fprintf(f, "t_start_s,t_end_s,i_avg_a,v_avg_v%s%s,charge_c,energy_j,digital\n",
-		m->with_p ? ",p_avg_w" : "", m->with_std ? ",i_std_a,v_std_v" : "");
+	fprintf(f, "t_start_s,t_end_s,i_avg_a%s%s%s,charge_c,energy_j,digital\n",
+		m->no_v ? "" : ",v_avg_v", m->with_p ? ",p_avg_w" : "",
+		m->with_std ? ",i_std_a,v_std_v" : "");
 	double p_true = P_W + m->cov_w;
 	for (int r = 1; r <= ROWS; r++) {
 		double t0 = (r - 1) * SPAN_S, t1 = r * SPAN_S;
@@ -74,7 +76,9 @@ static char *stats_csv(const char *dir, const char *name, const struct model *m)
 		if (m->drop_row == r)
 			continue;
 		double i = m->impossible_row == r ? 50.0 : I_A;
-		fprintf(f, "%.9f,%.9f,%.9g,%.9g", t0, t1, i, V_V);
+		fprintf(f, "%.9f,%.9f,%.9g", t0, t1, i);
+		if (!m->no_v)
+			fprintf(f, ",%.9g", V_V);
 		if (m->with_p)
 			fprintf(f, ",%.9g", p_true);
 		if (m->with_std) /* sd_i x sd_v = 1 mA x 0.1 V = 0.1 mW >= |cov| */
@@ -251,11 +255,18 @@ static void impossible_rows_are_rejected_with_row_and_column(void **state)
 	    {{.with_p = 1, .huge_row = 250}, "huge.csv:251:", "energy_j 1e+308 J moves"},
 	    {{.with_p = 1, .impossible_row = 7}, "amps.csv:8:", "i_avg_a 50 A is physically"},
 	    {{.with_p = 1, .backwards_row = 120}, "back.csv:121:", "runs backwards"},
+	    /* Neither power nor voltage: t_start_s,t_end_s,i_avg_a,charge_c,
+	     * energy_j. The row's current (12 mA) and charge_c (+0.12 mC
+	     * per row) say the load draws; energy_j drops by 1 mJ. */
+	    {{.no_v = 1, .backwards_row = 90},
+	     "backi.csv:91:",
+	     "runs backwards by 0.000784 J while the row's current is +0.012 A"},
 	};
-	const char *names[] = {"huge.csv", "amps.csv", "back.csv"};
-	const char *cols[] = {":251:", ":8:", ":121:"};
-	const int lines[] = {251, 8, 121};
-	for (size_t k = 0; k < 3; k++) {
+	const char *names[] = {"huge.csv", "amps.csv", "back.csv", "backi.csv"};
+	const char *cols[] = {":251:", ":8:", ":121:", ":91:"};
+	const int lines[] = {251, 8, 121, 91};
+	const int fields[] = {7, 3, 7, 5}; /* energy_j, i_avg_a, energy_j, energy_j */
+	for (size_t k = 0; k < 4; k++) {
 		char *csv = stats_csv(dir, names[k], &cases[k].m);
 		char *so = NULL;
 		json_t *s = analyze(dir, csv, "--stats", names[k], &so);
@@ -268,7 +279,7 @@ static void impossible_rows_are_rejected_with_row_and_column(void **state)
 				 cases[k].where, cases[k].what);
 		/* The column (a character column, 1-based): where energy_j (the
 		 * 7th field) or i_avg_a (the 3rd) starts on that line. */
-		char *col = ts_strf("%s%d: ", cols[k], field_column(csv, lines[k], k == 1 ? 3 : 7));
+		char *col = ts_strf("%s%d: ", cols[k], field_column(csv, lines[k], fields[k]));
 		if (strstr(msg, col) == NULL)
 			fail_msg("%s: message '%s' lacks column '%s'", names[k], msg, col);
 		free(col);

@@ -14,11 +14,16 @@ Faults: --garbage-after N, --nan-after N, --stall-after N, --exit-after N,
 blocks instead of statistics), --realtime (pace packets to the host clock,
 clock host_monotonic), --quit-status S (exit status after quit).
 
---lockstep (with --realtime) simulates a target in lock-step instead: its
-reset is the start; input 0 glitches (toggles every 5 packets) for the
-first 50 ms, input 1 (READY) is high from 100 ms (never with --no-ready);
-once output 0 (GO) is set the gate (input 0) rises 20 ms later and stays
-high for 1.2 s at 30 mA; 5 mA otherwise.
+--lockstep simulates a target in lock-step instead: its reset is the
+start; input 0 glitches (toggles every 5 packets) for the first 50 ms,
+input 1 (READY) is high from 100 ms (never with --no-ready); once output 0
+(GO) is set the gate (input 0) rises 20 ms later and stays high for 1.2 s
+at 30 mA; 5 mA otherwise. With --realtime, GO's time is the host clock's.
+Without it the stream is on its own clock, as fast as the pipe takes it,
+and holds after the first READY packet until GO arrives, as if the host
+answered within that packet: GO is then at the end of packet 100 (0.101 s
+at 1 kHz), the gate is high for exactly packets 121..1320, and nothing
+depends on the scheduler.
 """
 import argparse
 import base64
@@ -99,6 +104,7 @@ def main():
     t0 = 0.0
     gpo = 0
     t_go = None  # lock-step: simulated time at which GO was set
+    ready_sent = False  # lock-step: a packet with READY went out
     last_hb = time.monotonic()
     stdin = sys.stdin.fileno()
     buf = b""
@@ -122,7 +128,7 @@ def main():
                     send({"type": "ack", "id": cid, "ok": True})
                 elif c == "gpo":
                     if cmd.get("set", 0) & 1 and t_go is None:
-                        t_go = time.monotonic() - t0
+                        t_go = time.monotonic() - t0 if a.realtime else sid / 1e6
                     gpo |= cmd.get("set", 0)
                     gpo &= ~cmd.get("clear", 0)
                     send({"type": "ack", "id": cid, "ok": True})
@@ -144,6 +150,8 @@ def main():
         # Emit what is due: everything at once, or paced to the clock.
         due = int((now - t0) * a.rate) if a.realtime else k + 50
         while k < due and (a.packets < 0 or k < a.packets):
+            if a.lockstep and not a.realtime and ready_sent and t_go is None:
+                break  # the target waits for GO; so does its simulated clock
             if k == a.garbage_after:
                 sys.stdout.write("this is not json\n")
                 sys.stdout.flush()
@@ -171,6 +179,7 @@ def main():
                 gate = t_go is not None and t_go + 0.02 <= tm < t_go + 0.02 + 1.2
                 glitch = tm < 0.05 and (k // 5) % 2
                 dig = (1 if gate or glitch else 0) | ((0 if a.no_ready or tm < 0.1 else 1) << 1)
+                ready_sent = ready_sent or bool(dig & 2)
                 i = 0.030 if gate else 0.005
             dt = spp / 1e6
             ts = sid / 1e6 + (t0 if a.realtime else 0.0)

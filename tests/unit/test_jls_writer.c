@@ -36,6 +36,9 @@ static uint32_t dig_at(uint64_t k)
 	return (uint32_t)((k & 1) | (k >= 100000 && k < 200000 ? 2u : 0u) | (k % 3 == 0 ? 4u : 0u));
 }
 
+/* The writer's on_write_error hook for the next write_file (NULL: none). */
+static int (*next_on_write_error)(void *ctx, int errno_value);
+
 static int write_file(const char *path, uint64_t n, int close_it, ergon_jls_pwrite_fn pw,
 		      struct ergon_err *err, uint64_t *kept)
 {
@@ -50,7 +53,8 @@ static int write_file(const char *path, uint64_t n, int close_it, ergon_jls_pwri
 					      .with_power = 1,
 					      .utc_q30_start = (int64_t)1000 << 30,
 					      .note_json = "{\"ergon\":\"test\"}",
-					      .pwrite_fn = pw};
+					      .pwrite_fn = pw,
+					      .on_write_error = next_on_write_error};
 	struct ergon_jls_writer *w = NULL;
 	int rc = ergon_jls_writer_open(&cfg, &w, err);
 	if (rc)
@@ -287,12 +291,51 @@ static void full_disk_keeps_what_fits(void **state)
 	free(dir);
 }
 
+/* Room is made on the first failure (as ergon record does by releasing
+ * the space it reserved before recording): the failed write is tried again
+ * and the recording completes with every sample. */
+static int made_room, room_errno;
+static int make_room_once(void *ctx, int errno_value)
+{
+	(void)ctx;
+	if (made_room++)
+		return 0;
+	room_errno = errno_value;
+	fail_at = (off_t)1 << 40;
+	return 1;
+}
+
+static void room_made_on_failure_keeps_everything(void **state)
+{
+	(void)state;
+	char *dir = ts_tmpdir();
+	char *path = ts_strf("%s/r.jls", dir);
+	struct ergon_err err = {0};
+	fail_at = 200000 * 13;
+	made_room = 0;
+	next_on_write_error = make_room_once;
+	uint64_t kept = 0;
+	int rc = write_file(path, N_SAMPLES, 1, full_disk, &err, &kept);
+	next_on_write_error = NULL;
+	if (rc)
+		fail_msg("%s", err.msg);
+	assert_int_equal(made_room, 1);
+	assert_int_equal(room_errno, ENOSPC);
+	size_t warnings = 0;
+	assert_int_equal(read_back(path, 2, &warnings), N_SAMPLES);
+	assert_int_equal(warnings, 0);
+	free(path);
+	ts_tmpdir_remove(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(roundtrip_identical_and_crcs),
 	    cmocka_unit_test(killed_and_cut_stay_valid),
 	    cmocka_unit_test(full_disk_keeps_what_fits),
+	    cmocka_unit_test(room_made_on_failure_keeps_everything),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

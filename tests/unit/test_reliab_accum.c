@@ -4,6 +4,7 @@
 #include "ergon/analyze.h"
 #include "ergon/gated.h"
 #include "ergon/issue_list.h"
+#include "ergon/plausible.h"
 #include "test_support.h"
 
 #include <jansson.h>
@@ -105,6 +106,80 @@ static void engine_check_and_near_miss(void **state)
 	assert_int_equal(engine_flags(0.02), 1);
 }
 
+/* The negative-energy rule (ergon/plausible.h) by hand. */
+static void negative_energy_rule_by_hand(void **state)
+{
+	(void)state;
+	/* With power: 1 W over 10 ms is 10 mJ; backwards by more than that
+	 * (plus the slack) is impossible, by less it is rounding. */
+	assert_int_equal(ergon_energy_step_negative(-0.011, NAN, 0.01, 1.0, 0.5, 1e-6, 1e-6), 1);
+	assert_int_equal(ergon_energy_step_negative(-0.009, NAN, 0.01, 1.0, 0.5, 1e-6, 1e-6), 0);
+	/* A source (negative power) may run its energy backwards. */
+	assert_int_equal(ergon_energy_step_negative(-1.0, -0.5, 0.01, -1.0, -0.5, 1e-6, 1e-6), 0);
+	/* Without power or voltage: current and charge both forward. */
+	assert_int_equal(ergon_energy_step_negative(-2e-6, 1e-4, 0.01, NAN, 0.01, 1e-6, 1e-6), 1);
+	/* ... backwards within the slack: rounding. */
+	assert_int_equal(ergon_energy_step_negative(-5e-7, 1e-4, 0.01, NAN, 0.01, 1e-6, 1e-6), 0);
+	/* ... the charge does not advance (a reversed current): no claim. */
+	assert_int_equal(ergon_energy_step_negative(-2e-6, -1e-4, 0.01, NAN, 0.01, 1e-6, 1e-6), 0);
+	assert_int_equal(ergon_energy_step_negative(-2e-6, 1e-4, 0.01, NAN, -0.01, 1e-6, 1e-6), 0);
+	/* Non-finite steps are counted as NaN elsewhere, not judged here. */
+	assert_int_equal(ergon_energy_step_negative(NAN, 1e-4, 0.01, 1.0, 0.01, 1e-6, 1e-6), 0);
+}
+
+/* The engine applies it to every packet stream (a live bridge's too): 300
+ * packets of 10 ms at 1 W (0.5 A), the accumulator lowered by drop_j from
+ * the 121st packet on, whose step is then 0.01 J - drop_j. */
+static void engine_counts_negative_energy(int with_power, double drop_j, uint64_t want,
+					  int want_flagged)
+{
+	struct ergon_gated_config cfg = {0};
+	struct ergon_gated *g = NULL;
+	struct ergon_err err = {0};
+	assert_int_equal(ergon_gated_new(&cfg, &g, &err), 0);
+	struct ergon_stats_packet pk[300];
+	for (int k = 0; k < 300; k++) {
+		pk[k] = packet(k * 0.01, (k + 1) * 0.01, (k + 1) * 0.01 - (k >= 120 ? drop_j : 0));
+		if (!with_power) /* current and charge only */
+			pk[k].fields &= ~(unsigned)(ERGON_PKT_VOLTAGE | ERGON_PKT_POWER);
+	}
+	assert_int_equal(ergon_gated_push_packets(g, pk, 300, &err), 0);
+	const struct ergon_gated_result *res = NULL;
+	assert_int_equal(ergon_gated_finish(g, &res, &err), 0);
+	if (res->energy_backwards != want)
+		fail_msg("with_power %d, drop %g J: %llu packets counted, want %llu", with_power,
+			 drop_j, (unsigned long long)res->energy_backwards,
+			 (unsigned long long)want);
+	struct ergon_issue_list issues = {0};
+	int bad = ergon_accum_check(res, &issues);
+	assert_int_equal(bad, want_flagged);
+	if (want) {
+		assert_int_equal(res->energy_backwards_first, 121);
+		assert_true(fabs(res->energy_backwards_j - (drop_j - 0.01)) < 1e-12);
+		assert_string_equal(issues.items[0].code, "power.accumulator_inconsistent");
+		assert_non_null(strstr(issues.items[0].message, "statistics packet 121"));
+	}
+	ergon_issue_list_cleanup(&issues);
+	ergon_gated_free(g);
+}
+
+static void engine_negative_energy(void **state)
+{
+	(void)state;
+	/* -15 mJ while the packet's own energy is +10 mJ at 1 W: impossible,
+	 * and named first. */
+	engine_counts_negative_energy(1, 0.025, 1, 1);
+	/* -5 mJ: within the packet's own energy, which the rule allows; the
+	 * cross-check against the integral of p_avg_w still flags the drop. */
+	engine_counts_negative_energy(1, 0.015, 0, 1);
+	/* No power or voltage, so no cross-check: 0.5 A and +5 mC of charge,
+	 * -5 mJ of energy is caught by the rule alone ... */
+	engine_counts_negative_energy(0, 0.015, 1, 1);
+	/* ... while a drop that leaves the step forward (+5 mJ) is nothing
+	 * either check can see. */
+	engine_counts_negative_energy(0, 0.005, 0, 0);
+}
+
 static void table_never_prints_a_huge_number_in_full(void **state)
 {
 	(void)state;
@@ -133,6 +208,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(sums_and_tolerance_by_hand),
 	    cmocka_unit_test(engine_check_and_near_miss),
+	    cmocka_unit_test(negative_energy_rule_by_hand),
+	    cmocka_unit_test(engine_negative_energy),
 	    cmocka_unit_test(table_never_prints_a_huge_number_in_full),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

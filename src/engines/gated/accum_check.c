@@ -150,6 +150,25 @@ int ergon_accum_check(const struct ergon_gated_result *res, struct ergon_issue_l
 {
 	if (res == NULL || res->raw)
 		return 0;
+	if (res->energy_backwards > 0) {
+		/* Negative energy for a load (ergon/plausible.h, counted by
+		 * the engine): the accumulator cannot be right. */
+		struct ergon_issue_field ctx[] = {
+		    ERGON_ISSUE_TEXT("compared_with", "the packets' own power or current"),
+		    ERGON_ISSUE_INT("first_packet", res->energy_backwards_first),
+		    ERGON_ISSUE_REAL("backwards_j", res->energy_backwards_j),
+		    ERGON_ISSUE_INT("packets", res->energy_backwards),
+		};
+		ergon_issue_list_add(
+		    issues, "power.accumulator_inconsistent", ctx, sizeof ctx / sizeof ctx[0],
+		    "statistics packet %llu: energy_j runs backwards by %.3g J while the "
+		    "packet's power (or current and charge) says the load drew energy, in %llu "
+		    "packet(s): negative energy is physically impossible, so the accumulator's "
+		    "energy is not valid; check the instrument or its bridge",
+		    (unsigned long long)res->energy_backwards_first, res->energy_backwards_j,
+		    (unsigned long long)res->energy_backwards);
+		return 1;
+	}
 	char where[48];
 	for (size_t k = 0; k < res->window_count; k++) {
 		snprintf(where, sizeof(where), "gate window %zu", k + 1);

@@ -2,6 +2,8 @@
  * figures from statistics packets or raw samples (docs/internals/gated.md). */
 #include "ergon/gated.h"
 
+#include "ergon/plausible.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -384,6 +386,17 @@ int ergon_gated_push_packets(struct ergon_gated *g, const struct ergon_stats_pac
 			e = q->energy_j - g->prev_energy;
 			c = q->charge_c - g->prev_charge;
 			from_acc = 1;
+			/* Negative energy for a load (ergon/plausible.h): kept in
+			 * the sums (nothing measured is dropped) and counted, so
+			 * the accumulator's figure is not published as valid. */
+			double sj = 1e-6 * fmax(fabs(q->energy_j), fabs(g->prev_energy)) + 1e-12;
+			double sc = 1e-6 * fmax(fabs(q->charge_c), fabs(g->prev_charge)) + 1e-12;
+			if (ergon_energy_step_negative(e, c, span + gap, pw, q->i_avg_a, sj, sc)) {
+				if (g->res.energy_backwards++ == 0) {
+					g->res.energy_backwards_first = g->pkt_index + 1;
+					g->res.energy_backwards_j = -e;
+				}
+			}
 		} else {
 			e = pw * span;
 			c = q->i_avg_a * span;

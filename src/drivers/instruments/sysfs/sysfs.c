@@ -2,6 +2,8 @@
  * descriptors (see sysfs.h). */
 #include "sysfs.h"
 
+#include "ergon/clock.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -168,7 +170,5 @@ int ergon_sysfs_path(char *out, size_t cap, const char *fmt, ...)
 
 double ergon_sysfs_now_s(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return ergon_clock_now_s();
 }

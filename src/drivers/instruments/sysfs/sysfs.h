@@ -39,7 +39,8 @@ const char *ergon_sysfs_root(const struct ergon_instrument_options *opts);
 int ergon_sysfs_path(char *out, size_t cap, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Host monotonic clock in seconds. */
+/* The measuring clock in seconds (ergon/clock.h: CLOCK_MONOTONIC unless a
+ * simulated clock is installed), for sample timestamps. */
 double ergon_sysfs_now_s(void);
 
 #endif

@@ -3,6 +3,8 @@
  * gated engine; a reader computes no figure). */
 #include "ergon/power_csv.h"
 
+#include "ergon/plausible.h"
+
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -417,14 +419,25 @@ static int stats_plausible(struct ergon_power_csv *p, const struct ergon_stats_p
 		double pw = p->present[S_P_AVG]	  ? q->p_avg_w
 			    : p->present[S_V_AVG] ? q->i_avg_a * q->v_avg_v
 						  : NAN;
-		/* Backwards by more than the row's whole span at its own power
-		 * (plus the rounding): negative energy for a load drawing power. */
-		if (pw > 0 && de < -(pw * dt + slack_j))
-			return ergon_err_set(err, ERGON_EPARSE,
-					     "%s:%llu:%d: energy_j runs backwards by %.3g J while "
-					     "the row's power is +%.4g W: negative energy is "
-					     "physically impossible here; the accumulator is corrupt",
-					     p->name, ln, colk[S_ENERGY], -de, pw);
+		/* Negative energy for a load (ergon/plausible.h): judged by the
+		 * row's own power, or without a power or voltage column by its
+		 * current and the charge accumulator. */
+		if (ergon_energy_step_negative(de, dc, dt, pw, q->i_avg_a, slack_j, slack_c)) {
+			if (isfinite(pw))
+				return ergon_err_set(
+				    err, ERGON_EPARSE,
+				    "%s:%llu:%d: energy_j runs backwards by %.3g J while "
+				    "the row's power is +%.4g W: negative energy is "
+				    "physically impossible here; the accumulator is corrupt",
+				    p->name, ln, colk[S_ENERGY], -de, pw);
+			return ergon_err_set(
+			    err, ERGON_EPARSE,
+			    "%s:%llu:%d: energy_j runs backwards by %.3g J while the row's "
+			    "current is +%.4g A and charge_c advances by %.3g C: negative energy "
+			    "for a load is physically impossible; the accumulator is corrupt (a "
+			    "negative rail needs a v_avg_v or p_avg_w column)",
+			    p->name, ln, colk[S_ENERGY], -de, q->i_avg_a, dc);
+		}
 	}
 	if (acc_ok) {
 		p->have_prev_acc = 1;

@@ -33,6 +33,12 @@
 #define LEVELS 5 /* summary levels 1..LEVELS */
 #define SIGNALS_MAX (3u + ERGON_JLS_WRITER_DIGITAL_MAX)
 #define INDEX_MAX 64u /* index entries per summary chunk (10 or 20 in practice) */
+/* The largest INDEX or SUMMARY payload: allocated once at open, so that the
+ * write path allocates nothing (an allocation failure mid-recording would
+ * otherwise end it; only a note larger than the staging buffer grows it). */
+#define LVBUF_BYTES                                                                               \
+	(16u + 16u * ENTRIES_PER_SUMMARY > 16u + 8u * INDEX_MAX ? 16u + 16u * ENTRIES_PER_SUMMARY \
+								: 16u + 8u * INDEX_MAX)
 
 enum { TRACK_FSR = 0, TRACK_VSR = 1, TRACK_ANNOTATION = 2, TRACK_UTC = 3 };
 enum { CH_DEF = 0, CH_HEAD = 1, CH_DATA = 2, CH_INDEX = 3, CH_SUMMARY = 4 };
@@ -87,6 +93,8 @@ struct ergon_jls_writer {
 	int fd;
 	char path[512];
 	ergon_jls_pwrite_fn pw;
+	int (*on_write_error)(void *ctx, int errno_value);
+	void *on_write_error_ctx;
 	uint64_t end;	   /* bytes written: the next chunk goes here */
 	uint64_t good_end; /* end of the last complete chunk */
 	uint32_t prev_len; /* payload length of the chunk before */
@@ -100,6 +108,7 @@ struct ergon_jls_writer {
 	struct list defs, sources, user;
 	uint8_t *scratch; /* payload staging */
 	size_t scratch_cap;
+	uint8_t *lvbuf; /* INDEX / SUMMARY payloads (LVBUF_BYTES) */
 };
 
 static void put16(uint8_t *p, uint16_t v)
@@ -138,6 +147,11 @@ static int write_at(struct ergon_jls_writer *w, const void *b, size_t n, uint64_
 	while (n > 0) {
 		ssize_t r = w->pw(w->fd, p, n, (off_t)off);
 		if (r < 0 && errno == EINTR)
+			continue;
+		/* The owner may make room (release reserved space) and ask
+		 * for the same write again. */
+		if (r <= 0 && w->on_write_error &&
+		    w->on_write_error(w->on_write_error_ctx, r < 0 ? errno : ENOSPC))
 			continue;
 		if (r <= 0)
 			return fail(w, ERGON_EIO, r < 0 ? errno : ENOSPC,
@@ -368,9 +382,7 @@ static int level_flush(struct ergon_jls_writer *w, struct sig *s, int k)
 	uint16_t meta = (uint16_t)(s->id | (uint16_t)((k + 1) << 12));
 	size_t ilen = 16 + 8 * (size_t)L->n_index;
 	size_t slen = 16 + 16 * (size_t)L->n;
-	uint8_t *p = malloc(ilen > slen ? ilen : slen);
-	if (p == NULL)
-		return fail(w, ERGON_ENOMEM, 0, "out of memory");
+	uint8_t *p = w->lvbuf; /* ilen, slen <= LVBUF_BYTES */
 	put64(p, (uint64_t)L->first_id);
 	put32(p + 8, L->n_index);
 	put16(p + 12, 64);
@@ -388,7 +400,6 @@ static int level_flush(struct ergon_jls_writer *w, struct sig *s, int k)
 		rc = chunk(w, &L->summary_list, TAG(TRACK_FSR, CH_SUMMARY), meta, p, (uint32_t)slen,
 			   NULL);
 	}
-	free(p);
 	if (rc)
 		return rc;
 	if (s->head[TRACK_FSR][k + 1] == 0) {
@@ -636,6 +647,7 @@ static void writer_free(struct ergon_jls_writer *w)
 			free(w->sig[k].lv[l].entries);
 	}
 	free(w->scratch);
+	free(w->lvbuf);
 	if (w->fd >= 0)
 		close(w->fd);
 	free(w);
@@ -664,9 +676,23 @@ int ergon_jls_writer_open(const struct ergon_jls_writer_config *cfg, struct ergo
 	w->fd = -1;
 	snprintf(w->path, sizeof(w->path), "%s", cfg->path);
 	w->pw = cfg->pwrite_fn ? cfg->pwrite_fn : pwrite;
+	w->on_write_error = cfg->on_write_error;
+	w->on_write_error_ctx = cfg->on_write_error_ctx;
 	w->rate_hz = cfg->sample_rate_hz;
 	w->id0 = cfg->sample_id_offset;
 	uint32_t spd = cfg->samples_per_data ? cfg->samples_per_data : SPD_F32_DEFAULT;
+	/* Staging for the largest chunk the write path makes: a DATA chunk
+	 * of spd f32 samples, or an INDEX / SUMMARY chunk. */
+	size_t data_payload = 16 + 4 * (size_t)spd;
+	size_t stage = data_payload > LVBUF_BYTES ? data_payload : LVBUF_BYTES;
+	w->scratch_cap =
+	    ERGON_JLS_CHUNK_HEADER_SIZE + (size_t)ergon_jls_payload_span((uint32_t)stage);
+	w->scratch = malloc(w->scratch_cap);
+	w->lvbuf = malloc(LVBUF_BYTES);
+	if (w->scratch == NULL || w->lvbuf == NULL) {
+		writer_free(w);
+		return ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", cfg->path);
+	}
 	int rc = 0;
 	w->nsig = 2u + (cfg->with_power ? 1u : 0u) + cfg->digital_lines;
 	for (unsigned k = 0; k < w->nsig; k++) {

@@ -1,0 +1,48 @@
+/* The host's measuring clock, with one seam for simulated time.
+ *
+ * Everything that times a measurement on the host (the session engine's
+ * phases, releases, invocation latencies and inline sampler; the sysfs
+ * drivers' sample timestamps: hwmon, RAPL, NVML) reads this clock. By
+ * default it is CLOCK_MONOTONIC and sleeping is clock_nanosleep(2) on it.
+ * ergon_clock_set() replaces both with a simulated clock, so a test or a
+ * virtual bench can run a whole session in simulated time and assert
+ * figures worked out by hand instead of bands around scheduler jitter
+ * (tests/functional/test_hw_jetson_method.c).
+ *
+ * A simulated clock must only be installed while no measuring thread runs,
+ * and only with the inline sampler: a threaded sampler would wait on a
+ * clock that no one advances. The session refuses the threaded sampler
+ * while a simulated clock is installed.
+ */
+#ifndef ERGON_CLOCK_H
+#define ERGON_CLOCK_H
+
+#include "ergon/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ergon_clock {
+	/* The current time in seconds (monotonic, never decreasing). */
+	double (*now_s)(void *ctx);
+	/* Return once now_s() >= t_s (a simulated clock advances to t_s). */
+	void (*sleep_until)(void *ctx, double t_s);
+	void *ctx;
+};
+
+/* Install clock (borrowed: it must outlive its use), or NULL for
+ * CLOCK_MONOTONIC. Not thread-safe: call it while nothing measures. */
+ERGON_API void ergon_clock_set(const struct ergon_clock *clock);
+/* 1 when a simulated clock is installed. */
+ERGON_API int ergon_clock_simulated(void);
+/* Seconds on the measuring clock. */
+ERGON_API double ergon_clock_now_s(void);
+/* Sleep until the measuring clock reads t_s (an interrupted sleep is
+ * resumed; callers check their stop flag after it returns). */
+ERGON_API void ergon_clock_sleep_until(double t_s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
