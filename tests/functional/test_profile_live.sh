@@ -16,8 +16,8 @@
 #    stated uncertainty is 2 x 0.001 x 0.030 x 3.3 / 1200 = 1.65e-7 J.
 # 2. READY never comes (--no-ready): the stage fails naming the state
 #    wire, GO is never set, no figure is reported.
-# 3. power.driver: ppk2 is refused with the reason (not driven yet), and
-#    the lock-step auto rule makes a PPK2 run gate-only.
+# 3. The lock-step auto rule makes a PPK2 run gate-only (the PPK2 profile
+#    itself: test_profile_live_ppk2.sh).
 # The stub-backed Joulescope bridge (bridges/joulescope_bridge.py on
 # tests/support/pyjoulescope_stub) is not run here: it maps its inputs by
 # host-clock snapshots and stalls under load, so on a shared CI machine
@@ -35,37 +35,8 @@ trap 'rm -rf "$tmp"' EXIT
 fails=0
 ok() { echo "ok   - $*"; }
 bad() { echo "FAIL - $*"; fails=$((fails + 1)); }
-port=$((20000 + RANDOM % 20000))
-
-mkdir -p "$tmp/fw" "$tmp/bin"
-printf 'ELF' >"$tmp/fw/app_profile.elf"
-printf 'ELF' >"$tmp/fw/app_power.elf"
-# The streams the fake target sends: the virtual bench's boots with a
-# fixed window of 1500 inferences.
-fixed=(--set profiling.window_mode=fixed --set profiling.iterations=1200)
-"$bin" profile --board sim --power "${fixed[@]}" --out "$tmp/simref" >/dev/null 2>&1 ||
-	bad "virtual bench reference run"
-stream="$tmp/simref/pmu/capture.log"
-power_stream="$tmp/simref/power/capture.log"
-grep -q '^HPX_POWER_COMPLETED_COUNT=1200$' "$power_stream" ||
-	bad "the replayed power boot does not complete 1200 inferences"
-
-cat >"$tmp/bin/JLinkExe" <<EOF2
-#!/usr/bin/env bash
-echo "ARGV \$*" >>"$tmp/jlink.calls"
-cf=""; while [ \$# -gt 0 ]; do [ "\$1" = -CommandFile ] && cf=\$2; shift; done
-sed 's/^/CMD /' "\$cf" >>"$tmp/jlink.calls"
-img=\$(sed -n 's/^loadfile //p' "\$cf"); [ -n "\$img" ] && echo "\$img" >"$tmp/last_image"
-file=$stream
-case "\$(cat "$tmp/last_image" 2>/dev/null)" in *power*) file=$power_stream;; esac
-if grep -qx g "\$cf"; then exec python3 "$src/tests/support/fake_probe/rtt_server.py" $port replay "\$file"; fi
-exit 0
-EOF2
-chmod +x "$tmp/bin/JLinkExe"
-export PATH="$tmp/bin:$PATH"
-board=(--board apollo510_evb --rtt-port "$port" --set target.jlink_serial=123456
-	--set power.sync_gpio_pin=5 --set power.state_gpio_pin=6 --set power.go_gpio_pin=7
-	--set power.mode=external --set power.firmware=dedicated "${fixed[@]}")
+. "$src/tests/support/live_bench/fake_jlink_bench.sh"
+live_bench_setup || bad "virtual bench reference run (1200 inferences)"
 
 cat >"$tmp/lockstep_bridge.py" <<EOF2
 import os, sys
@@ -85,7 +56,10 @@ e, u = p.get("energy_per_inference_j"), p.get("energy_per_inference_uncertainty_
 errs = []
 lc, s = p.get("live_capture", {}), p.get("sync", {})
 if p.get("inference_count") != 1200: errs.append("inference_count %r" % p.get("inference_count"))
-if lc.get("source") != "measured" or lc.get("instrument") != sys.argv[2]: errs.append("live %r" % lc)
+# The fake bridge's hello says synthetic: the figures are not measured.
+if lc.get("source") != "synthetic" or lc.get("instrument") != sys.argv[2]: errs.append("live %r" % lc)
+prov = json.load(open(sys.argv[1])).get("provenance", {}).get("kind")
+if prov != "synthetic": errs.append("artifact provenance %r with a synthetic instrument" % prov)
 if lc.get("packets_discarded", 0) < 50: errs.append("grace period dropped %r packets" % lc.get("packets_discarded"))
 if not (s.get("lockstep") is True and s.get("ready_observed") is True and s.get("go_set") is True and s.get("gate_only") is False):
     errs.append("sync %r" % s)
@@ -133,16 +107,7 @@ if python3 -c "import json,sys; p=json.load(open('$tmp/nr/summary.json')).get('p
 	ok "no READY: no energy per inference"
 else bad "no READY: a figure was reported"; fi
 
-# --- ppk2: refused with the reason (not driven by profile yet) -------------
-"$bin" profile "$tmp/fw" "${board[@]}" --power --set power.driver=ppk2 --out "$tmp/pp" \
-	>"$tmp/out" 2>"$tmp/err"
-rc=$?
-if [ $rc -ne 0 ] && grep -q "a PPK2 is not driven by .ergon profile. yet" "$tmp/err"; then
-	ok "ppk2: refused, exit $rc"
-else
-	bad "ppk2: exit $rc"
-	cat "$tmp/err"
-fi
+# --- ppk2: the lock-step auto rule makes a PPK2 run gate-only -------------
 "$bin" config show --board apollo510_evb --set power.driver=ppk2 --set power.sync_gpio_pin=5 \
 	--set power.state_gpio_pin=6 --set power.go_gpio_pin=7 --power >"$tmp/cfg" 2>&1
 grep -q "gate-only" "$tmp/cfg" && ok "ppk2: lock-step auto is gate-only" || {
