@@ -4,6 +4,7 @@
 #include "ergon/live_raw.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -14,9 +15,6 @@
 /* A jump longer than this is a clock fault, not a counter gap: filling it
  * with NaN would push gigabytes. */
 #define GAP_MAX_S 10.0
-/* The first samples after start arrive within this, or the reset goes
- * ahead without them (the timeout then says nothing came). */
-#define FIRST_SAMPLE_S 2.0
 
 static double mono_s(void)
 {
@@ -42,6 +40,28 @@ struct lraw {
 	uint8_t bits[STAGE / 8];
 	size_t n;
 };
+
+struct reset_job {
+	const struct ergon_live_config *c;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	int done, rc;
+	double t_done_s;
+	struct ergon_err err;
+};
+
+static void *reset_main(void *arg)
+{
+	struct reset_job *j = arg;
+	int rc = j->c->reset(j->c->reset_ctx, &j->err);
+	double t = mono_s();
+	pthread_mutex_lock(&j->mu);
+	j->rc = rc;
+	j->t_done_s = t;
+	j->done = 1;
+	pthread_mutex_unlock(&j->mu);
+	return NULL;
+}
 
 static int flush(struct lraw *l, struct ergon_err *err)
 {
@@ -165,26 +185,42 @@ int ergon_live_raw_capture(struct ergon_instrument *inst, const struct ergon_liv
 		goto out;
 	double t0 = mono_s();
 	struct ergon_err ierr = {0};
-	/* The instrument stamps sample k as (arrival of its first bytes) +
-	 * k / rate. Wait for those first bytes before the reset, so that
-	 * what streams while the reset runs (seconds, for a probe) carries
-	 * its own time instead of the time it was read, and the grace period
-	 * is measured against the device's clock. */
-	size_t n0 = 0;
 	int irc = 0;
-	while (rc == 0 && irc == 0 && n0 == 0 && mono_s() - t0 < FIRST_SAMPLE_S &&
-	       !(cfg->stop && *cfg->stop))
-		irc = ergon_instrument_read(inst, buf, READ_BATCH, &n0, &ierr);
-	/* Without a reset everything since the start counts. */
-	double t_reset = t0;
-	if (rc == 0 && irc == 0 && cfg->reset) {
-		t_reset = mono_s();
-		rc = cfg->reset(cfg->reset_ctx, err);
-		t_reset = mono_s();
+	/* The reset runs on its own thread while this one keeps reading: a
+	 * probe's reset takes seconds, and an instrument that is not drained
+	 * meanwhile loses samples (a PPK2's USB buffer overflows). What
+	 * arrives before the reset has ended is reset noise: discarded. */
+	l->t_keep_s = t0 + cfg->reset_grace_s;
+	if (cfg->reset) {
+		struct reset_job job = {.c = cfg};
+		pthread_mutex_init(&job.mu, NULL);
+		l->t_keep_s = INFINITY;
+		if (pthread_create(&job.thread, NULL, reset_main, &job) != 0) {
+			rc = ergon_err_set(err, ERGON_ENOMEM,
+					   "live capture: cannot start the reset thread");
+		} else {
+			for (;;) {
+				pthread_mutex_lock(&job.mu);
+				int done = job.done;
+				pthread_mutex_unlock(&job.mu);
+				if (done)
+					break;
+				size_t n = 0;
+				if (irc == 0)
+					irc =
+					    ergon_instrument_read(inst, buf, READ_BATCH, &n, &ierr);
+				else
+					nanosleep(&(struct timespec){0, 10000000}, NULL);
+				for (size_t k = 0; k < n && rc == 0; k++)
+					rc = take(l, &buf[k], err);
+			}
+			pthread_join(job.thread, NULL);
+			l->t_keep_s = job.t_done_s + cfg->reset_grace_s;
+			if (rc == 0 && job.rc)
+				rc = ergon_err_set(err, job.rc, "%s", job.err.msg);
+		}
+		pthread_mutex_destroy(&job.mu);
 	}
-	l->t_keep_s = t_reset + cfg->reset_grace_s;
-	for (size_t k = 0; k < n0 && rc == 0; k++)
-		rc = take(l, &buf[k], err);
 	if (rc == 0 && irc)
 		res->instrument_failed = 1;
 	while (rc == 0 && !res->instrument_failed) {

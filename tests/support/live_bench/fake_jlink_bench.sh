@@ -6,9 +6,9 @@
 #  - a fake JLinkExe first on PATH that records its calls in
 #    $tmp/jlink.calls, remembers the flashed image and, on a run command
 #    file (reset + go) after the power build was flashed, creates
-#    $tmp/reset_seen (what a simulated
-#    instrument watches to start its gate, as firmware does after a reset)
-#    and serves the image's stream on the RTT port through
+#    $tmp/reset_seen once its RTT port answers, that is when the reset is
+#    done (a simulated instrument watches for it to start its gate, as
+#    firmware does after a reset), and serves the image's stream on the RTT port through
 #    tests/support/fake_probe/rtt_server.py;
 #  - board: the ergon profile arguments for that bench (apollo510_evb, the
 #    J8 wiring, external mode, the dedicated power build, the fixed window).
@@ -33,7 +33,11 @@ img=\$(sed -n 's/^loadfile //p' "\$cf"); [ -n "\$img" ] && echo "\$img" >"$tmp/l
 file=$stream; power=0
 case "\$(cat "$tmp/last_image" 2>/dev/null)" in *power*) file=$power_stream; power=1;; esac
 if grep -qx g "\$cf"; then
-	[ \$power = 1 ] && touch "$tmp/reset_seen"
+	# The target runs once the probe's session is up: reset_seen appears
+	# when the RTT port answers (as the host's own wait for it ends).
+	[ \$power = 1 ] && ( for i in \$(seq 1 600); do
+		if (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then touch "$tmp/reset_seen"; break; fi
+		sleep 0.02; done ) &
 	exec python3 "$src/tests/support/fake_probe/rtt_server.py" $port replay "\$file"
 fi
 exit 0

@@ -4,7 +4,8 @@
  *   ergon_ppk2_sim [--current-a A] [--burst-a A] [--gate-line N]
  *                  [--period-s S] [--duty D] [--samples N] [--gap-at K:LEN]
  *                  [--disconnect-after N] [--r-zero] [--garbled] [--fast]
- *                  [--gate-after FILE --gate-delay-s D --gate-s W]
+ *                  [--gate-after FILE --gate-delay-s D --gate-s W
+ *                   [--unplug-in-gate F]]
  *
  * Prints the pty path on stdout (one line), then serves until SIGTERM,
  * SIGINT or stdin closing. The waveform: --current-a at rest and
@@ -18,7 +19,9 @@
  * high for samples k + D x 100 kHz .. k + (D + W) x 100 kHz - 1, at
  * --burst-a, and low (--current-a) before and after. A test's fake probe
  * creates FILE when it resets the target. The window is W x 100,000
- * samples whatever the host's load: its energy is exact in device time. */
+ * samples whatever the host's load: its energy is exact in device time.
+ * --unplug-in-gate F unplugs the simulated PPK2 at fraction F of that
+ * window (0 < F < 1), wherever the window falls. */
 #include "ts_ppk2_sim.h"
 
 #include <signal.h>
@@ -33,8 +36,9 @@ struct wave {
 	int line;
 	const char *trigger; /* --gate-after FILE */
 	double delay_s, width_s;
-	int triggered;
+	volatile sig_atomic_t triggered;
 	uint64_t k_trig;
+	double unplug_frac; /* --unplug-in-gate */
 };
 
 static volatile sig_atomic_t stop;
@@ -62,8 +66,8 @@ static double cur(uint64_t k, void *ctx)
 {
 	struct wave *w = ctx;
 	if (w->trigger && !w->triggered && k % 1000 == 0 && access(w->trigger, F_OK) == 0) {
-		w->triggered = 1;
 		w->k_trig = k;
+		w->triggered = 1;
 	}
 	return gate_high(w, k) ? w->burst_a : w->rest_a;
 }
@@ -133,6 +137,8 @@ int main(int argc, char **argv)
 			w.delay_s = d;
 		} else if (strcmp(a, "--gate-s") == 0) {
 			w.width_s = d;
+		} else if (strcmp(a, "--unplug-in-gate") == 0) {
+			w.unplug_frac = d;
 		} else if (strcmp(a, "--duty") == 0) {
 			w.duty = d;
 		} else if (strcmp(a, "--samples") == 0) {
@@ -156,7 +162,15 @@ int main(int argc, char **argv)
 	printf("%s\n", path);
 	fflush(stdout);
 	char b;
+	int unplug_set = 0;
 	while (!stop) {
+		if (w.unplug_frac > 0 && w.triggered && !unplug_set) {
+			/* No gaps in this mode: samples sent = device index. */
+			double at =
+			    (double)w.k_trig + (w.delay_s + w.unplug_frac * w.width_s) * 1e5;
+			ts_ppk2_sim_disconnect_at(s, (uint64_t)at);
+			unplug_set = 1;
+		}
 		fd_set rs;
 		FD_ZERO(&rs);
 		FD_SET(0, &rs);
