@@ -51,16 +51,22 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Read packets for wall seconds (or until an error) into a growing array. */
+/* Read packets covering wall_s seconds of stream (or until an error) into
+ * a growing array. */
 static int collect(struct ergon_instrument *inst, double wall_s, struct ergon_stats_packet **out,
 		   size_t *n, struct ergon_err *err)
 {
 	size_t cap = 8192;
 	*out = malloc(cap * sizeof(**out));
 	*n = 0;
-	double until = now_s() + wall_s;
+	/* Until the packets span stream_s of the instrument's time (the stub
+	 * paces them on the host clock, so a loaded machine delivers them
+	 * late, never fewer), an error, or a hard bound. */
+	double stream_s = wall_s;
+	double until = now_s() + 10.0 * wall_s + 20.0;
 	int rc = 0;
-	while (now_s() < until && rc == 0) {
+	while (now_s() < until && rc == 0 &&
+	       (*n == 0 || (*out)[*n - 1].t_end_s - (*out)[0].t_start_s < stream_s)) {
 		if (*n + 256 > cap) {
 			cap *= 2;
 			*out = realloc(*out, cap * sizeof(**out));
