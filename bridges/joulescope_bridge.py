@@ -11,21 +11,32 @@ ergon's bridge protocol (JSON Lines) on stdin/stdout.
 
 JS220/JS320: on-instrument statistics (s/stats/scnt = 1e6 / rate,
 s/stats/ctrl 1, values on s/stats/value) with the on-instrument charge and
-energy accumulators; passthrough is s/i/range/mode auto/off; input
-snapshots s/gpi/+/!req -> s/gpi/+/!value; outputs s/gpo/+/!set / !clr.
+energy accumulators; passthrough is s/i/range/mode auto/off; outputs
+s/gpo/+/!set / !clr.
 
 JS110: 2 MHz base rate, s/i/range/select auto/off, outputs through
 s/gpo/N/value. Its on-instrument (sensor-side) statistics come at a fixed
 2 Hz (s/sstats/value, no standard deviation); at any other rate the
 statistics and the charge/energy accumulators are computed on the host
 from the streamed samples (host-side statistics), so a JS110 cannot give
-on-instrument statistics or accumulators at 1 kHz. Input snapshots are not
-implemented for the JS110 here.
+on-instrument statistics or accumulators at 1 kHz.
+
+Inputs, both models: a packet's `digital` comes from the inputs the
+instrument streams beside its samples (s/gpi/0/!data and s/gpi/1/!data,
+u1, enabled with s/gpi/N/ctrl; the vendor's driver has streamed them since
+0.2.2, on a JS110 since 0.2.7): each input's level at the packet's middle
+sample id. So the gate and READY are placed by sample id, on the
+instrument's clock, never by when the host happened to look. This assumes
+the statistics' and the input streams' sample ids count the same sample
+clock (libjsdrv documents both as sample ids of the device). The `gpi`
+command (a snapshot) is s/gpi/+/!req -> s/gpi/+/!value on both (on a JS110
+from pyjoulescope_driver 1.1.4, which added it).
 
 Validated against ergon's stub pyjoulescope_driver only
 (tests/support/pyjoulescope_stub): never run against a real Joulescope.
 """
 import argparse
+import bisect
 import collections
 import json
 import math
@@ -43,6 +54,57 @@ INSTALL = ("install the vendor's driver with `%s -m pip install pyjoulescope_dri
 MODELS = ("js220", "js320", "js110")
 
 _out_lock = threading.Lock()
+# Packets wait at most this long (host seconds) for the input streams.
+INPUT_WAIT_S = 2.0
+
+
+class InputTrack:
+    """One input's streamed levels: its edges by sample id (in the hello's
+    sample_rate_hz units) and how far the stream has covered."""
+
+    def __init__(self):
+        self.edges = []  # [(sample id, level from there on)], ascending
+        self.first = 0  # level before the first edge
+        self.end = None  # sample ids below this are covered
+
+    def add(self, sid, step, data):
+        # A block starting inside the covered span (a resend, or the pad
+        # bits of a block whose count was not a multiple of 8): it wins.
+        while self.edges and self.edges[-1][0] >= sid:
+            self.edges.pop()
+        if self.end is None:
+            self.first = data[0] & 1 if data else 0
+        lvl = self.edges[-1][1] if self.edges else self.first
+        i, n = 0, len(data)
+        while i < n:
+            fill = b"\xff" if lvl else b"\x00"
+            j = n - len(data[i:].lstrip(fill))  # the first byte with an edge
+            if j >= n:
+                break
+            byte = data[j]
+            for bit in range(8):
+                v = (byte >> bit) & 1
+                if v != lvl:
+                    lvl = v
+                    self.edges.append((sid + (8 * j + bit) * step, v))
+            i = j + 1
+        self.end = sid + 8 * n * step
+
+    def covers(self, sid):
+        return self.end is not None and sid < self.end
+
+    def level_at(self, sid):
+        k = bisect.bisect_right(self.edges, (sid, 2)) - 1
+        return self.edges[k][1] if k >= 0 else self.first
+
+    def prune(self, low):
+        """Forget edges before the last one at or below low."""
+        if low is None or len(self.edges) < 2:
+            return
+        k = bisect.bisect_right(self.edges, (low, 2)) - 1
+        if k > 0:
+            self.first = self.edges[k - 1][1]
+            del self.edges[:k]
 
 
 def send(obj):
@@ -85,14 +147,11 @@ class Bridge:
         self.gpo = 0
         self.last_stats = time.monotonic()
         self.events = queue.Queue()  # ("cmd", obj) | ("eof", None) | ("removed", path)
-        # The statistics carry no inputs: packets wait here until an input
-        # snapshot taken after their midpoint (on the host clock) arrives,
-        # and get the snapshot nearest to it.
+        # The statistics carry no inputs: packets wait here until both input
+        # streams cover their middle sample id.
         self.lock = threading.Lock()
-        self.offset = None  # host = instrument time + offset (smallest latency seen)
-        self.pending = collections.deque()
-        self.snaps = collections.deque()  # (host time, value), oldest first
-        self.req_t = None
+        self.pending = collections.deque()  # (msg, host time it arrived)
+        self.tracks = [InputTrack(), InputTrack()]
 
     # --- callbacks: on the driver's thread --------------------------------
     def on_stats(self, topic, value):
@@ -133,45 +192,53 @@ class Bridge:
             send({"type": "dropped", "sample_id": msg["sample_id"],
                   "count": msg["sample_count"]})
             return
-        recv = self.last_stats = time.monotonic()
-        if self.js110:
-            send(msg)
-            return
-        lat = recv - msg["t_end_s"]
-        if self.offset is None or lat < self.offset:
-            self.offset = lat
-        self.pending.append(msg)
+        self.last_stats = time.monotonic()
+        self.pending.append((msg, self.last_stats))
         self.flush(False)
 
     def on_gpi(self, topic, value):
-        now = time.monotonic()
         with self.lock:
-            # The inputs were sampled between the request and this answer.
-            t = (self.req_t + now) / 2 if self.req_t is not None else now
             self.gpi = int(value)
-            self.snaps.append((t, self.gpi))
-            self.flush(False)
         self.gpi_event.set()
 
+    def on_gpi_data(self, topic, value):
+        """A block of one input's streamed levels (u1, LSB first)."""
+        try:
+            n = int(topic.rsplit("/", 2)[-2])
+            sid = int(value["sample_id"])
+            k = self.base_hz / float(value["sample_rate"])
+            step = float(value.get("decimate_factor", 1)) * k
+            data = bytes(value["data"])
+        except (KeyError, TypeError, ValueError, IndexError) as e:
+            fatal("joulescope: input stream value of unexpected shape (%s); this bridge "
+                  "was written for pyjoulescope_driver's s/gpi/N/!data dict" % e, 1)
+            return
+        with self.lock:
+            if n < len(self.tracks):
+                self.tracks[n].add(sid * k, step, data)
+                self.flush(False)
+
     def flush(self, final):
-        """Send the packets a snapshot brackets (all of them when final).
-        Called with self.lock held."""
+        """Send the packets whose middle sample both input streams cover
+        (all of them when final: an input not covered reads as its last
+        level). Called with self.lock held."""
         while self.pending:
-            m = self.pending[0]
-            mid = (m["t_start_s"] + m["t_end_s"]) / 2 + self.offset
-            if not final and (not self.snaps or self.snaps[-1][0] < mid):
+            m = self.pending[0][0]
+            mid = m["sample_id"] + m["sample_count"] / 2.0
+            if not final and not all(t.covers(mid) for t in self.tracks):
                 return
-            while len(self.snaps) >= 2 and self.snaps[1][0] <= mid:
-                self.snaps.popleft()
-            if not self.snaps:
-                m["digital"] = self.gpi
-            elif len(self.snaps) == 1 or self.snaps[0][0] > mid:
-                m["digital"] = self.snaps[0][1]
-            else:  # snaps[0] <= mid < snaps[1]: the nearer one
-                a, b = self.snaps[0], self.snaps[1]
-                m["digital"] = a[1] if mid - a[0] <= b[0] - mid else b[1]
+            m["digital"] = sum(t.level_at(mid) << i for i, t in enumerate(self.tracks))
             send(m)
             self.pending.popleft()
+        low = None
+        if self.pending:
+            m = self.pending[0][0]
+            low = m["sample_id"]
+        for t in self.tracks:
+            t.prune(low)
+
+    def oldest_wait_s(self, now):
+        return now - self.pending[0][1] if self.pending else 0.0
 
     def on_remove(self, topic, value):
         if value == self.path or (isinstance(value, str) and value.startswith(self.path)):
@@ -183,6 +250,9 @@ class Bridge:
 
     def setup(self):
         self.d.subscribe("@/!remove", "pub", self.on_remove)
+        for n in range(len(self.tracks)):
+            self.d.subscribe(self.path + "/s/gpi/%d/!data" % n, "pub", self.on_gpi_data)
+        self.d.subscribe(self.path + "/s/gpi/+/!value", "pub", self.on_gpi)
         if self.js110:
             self.pub("s/i/range/select", "auto")
             if self.sensor_side:
@@ -196,7 +266,6 @@ class Bridge:
             self.pub("s/i/range/mode", "auto")
             self.pub("s/stats/scnt", int(round(1e6 / self.rate)))
             self.stats_topic = "s/stats/value"
-            self.d.subscribe(self.path + "/s/gpi/+/!value", "pub", self.on_gpi)
         self.d.subscribe(self.path + "/" + self.stats_topic, "pub", self.on_stats)
 
     def hello(self):
@@ -204,9 +273,7 @@ class Bridge:
                                       "sensor-side" if self.sensor_side else "host-side"))
         if self.js110 and not self.sensor_side:
             notes += "; JS110: host-side stats and accumulators (on-instrument: 2 Hz only)"
-        if not self.js110:
-            notes += ("; digital = the input snapshot (polled every %g s) nearest each "
-                      "packet on the host clock" % self.args.gpi_poll_s)
+        notes += "; digital = streamed inputs 0-1 at each packet's middle sample id"
         send({"type": "hello", "protocol": PROTOCOL, "vendor": "Jetperch",
               "model": self.model.upper(), "serial": serial_of(self.path),
               "accuracy_pct": 0.0,  # ergon --instrument-opt accuracy_pct=PCT
@@ -214,11 +281,13 @@ class Bridge:
               "integrates": "energy+charge",
               "provenance": "synthetic" if self.stub else "measured",
               "clock": "instrument", "streams": ["stats"],
-              "inputs": 0 if self.js110 else 4, "outputs": 2,
+              "inputs": 2, "outputs": 2,
               "passthrough": True, "heartbeat_s": self.args.heartbeat_s,
               "validated_against": VALIDATED, "notes": notes[:250]})
 
     def set_stats(self, on):
+        for n in range(len(self.tracks)):
+            self.pub("s/gpi/%d/ctrl" % n, 1 if on else 0)
         if self.js110 and self.sensor_side:
             return  # sensor-side statistics always run
         self.pub("s/stats/ctrl", 1 if on else 0)
@@ -235,20 +304,13 @@ class Bridge:
         if clear_mask:
             self.pub("s/gpo/+/!clr", clear_mask)
 
-    def last_snap_wait(self):
-        """Host time of the oldest waiting packet's midpoint."""
-        m = self.pending[0]
-        return (m["t_start_s"] + m["t_end_s"]) / 2 + self.offset
-
-    def request_inputs(self):
-        self.gpi_event.clear()
-        self.req_t = time.monotonic()
-        self.pub("s/gpi/+/!req", 0)
-
     def snapshot(self):
-        self.request_inputs()
+        self.gpi_event.clear()
+        self.pub("s/gpi/+/!req", 0)
         if not self.gpi_event.wait(1.0):
-            raise RuntimeError("no answer on s/gpi/+/!value within 1 s")
+            raise RuntimeError("no answer on s/gpi/+/!value within 1 s%s" % (
+                " (a JS110 answers it from pyjoulescope_driver 1.1.4 on)"
+                if self.js110 else ""))
         return self.gpi
 
     # --- the protocol -----------------------------------------------------------
@@ -267,8 +329,6 @@ class Bridge:
             elif c == "gpo":
                 self.set_outputs(int(cmd.get("set", 0)), int(cmd.get("clear", 0)))
             elif c == "gpi":
-                if self.js110:
-                    raise RuntimeError("input snapshots are not implemented for the JS110")
                 send({"type": "gpi", "id": cid, "t_s": time.monotonic(),
                       "value": self.snapshot()})
                 return True
@@ -298,8 +358,8 @@ class Bridge:
             self.events.put(("eof", None))
 
         threading.Thread(target=reader, daemon=True).start()
-        tick = min(self.args.heartbeat_s / 4, self.args.gpi_poll_s)
-        next_hb = next_poll = time.monotonic()
+        tick = min(self.args.heartbeat_s / 4, 0.05)
+        next_hb = time.monotonic()
         while True:
             try:
                 kind, obj = self.events.get(timeout=tick)
@@ -315,15 +375,15 @@ class Bridge:
             if self.streaming and now - self.last_stats > 1.0 + 2.0 / self.rate:
                 fatal("joulescope: no statistics from %s for %.1f s (unplugged or USB "
                       "stalled?)" % (self.path, now - self.last_stats), 1)
-            if self.streaming and not self.js110 and now >= next_poll:
-                next_poll = now + self.args.gpi_poll_s
-                try:
-                    self.request_inputs()
-                except Exception as e:
-                    fatal("joulescope: %s: %s" % (self.path, e), 1)
-                with self.lock:  # no snapshot for long: do not hold packets back
-                    if self.pending and now - self.last_snap_wait() > 0.25:
-                        self.flush(True)
+            with self.lock:
+                wait = self.oldest_wait_s(now)
+            if self.streaming and wait > INPUT_WAIT_S:
+                # Never invent a level: without the input streams the
+                # packets cannot be gated.
+                fatal("joulescope: %s: the input streams s/gpi/0/!data and s/gpi/1/!data "
+                      "did not cover a statistics packet within %.0f s; this "
+                      "pyjoulescope_driver or firmware does not stream the inputs (update "
+                      "both), or the USB link drops them" % (self.path, INPUT_WAIT_S), 1)
             if now >= next_hb:
                 next_hb = now + self.args.heartbeat_s / 4
                 send({"type": "heartbeat"})
@@ -336,7 +396,6 @@ def main():
     ap.add_argument("--stats-rate", type=float, default=0.0,
                     help="statistics per second (JS220 default 1000; JS110 default 2)")
     ap.add_argument("--heartbeat-s", type=float, default=2.0)
-    ap.add_argument("--gpi-poll-s", type=float, default=0.005)
     args = ap.parse_args()
     try:
         import pyjoulescope_driver

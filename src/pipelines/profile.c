@@ -37,8 +37,7 @@
  * stalled and partial iterations (the per-iteration deltas are not on the
  * wire, so ergon_clean_window_check cannot run here). */
 /* A metadata value of the typed PMU result (NULL: absent, or no result). */
-static const struct ergon_pmu_value *meta_get(const struct ergon_pmu_result *res,
-					      const char *key)
+static const struct ergon_pmu_value *meta_get(const struct ergon_pmu_result *res, const char *key)
 {
 	for (size_t i = 0; res != NULL && i < res->nmeta; i++)
 		if (strcmp(res->meta[i].key, key) == 0)
@@ -65,7 +64,8 @@ static int64_t meta_int(const struct ergon_pmu_result *res, const char *key)
 static void clean_window_checks(struct prof_run *r, const struct ergon_pmu_result *res)
 {
 	double hz, us, cyc;
-	if (meta_number(res, "system_clock_hz", &hz) && meta_number(res, "clean_dwt_rate_us", &us) &&
+	if (meta_number(res, "system_clock_hz", &hz) &&
+	    meta_number(res, "clean_dwt_rate_us", &us) &&
 	    meta_number(res, "clean_dwt_rate_cyc", &cyc)) {
 		struct ergon_issue_list l = {0};
 		ergon_clean_window_rate_check(hz, us, (uint64_t)cyc, &l);
@@ -319,6 +319,18 @@ int ergon_profile_run(const struct ergon_profile_opts *o, json_t **summary, stru
 			prof_stage_fail(&r, pow, "interrupted", NULL);
 		else
 			prof_power_stage(&r, pow, plan, prc == 0);
+	}
+	/* A live instrument that is a simulator or a stub (its identity says
+	 * so) makes the power figures synthetic, whatever the board. */
+	const char *lsrc =
+	    json_string_value(json_object_get(json_object_get(r.power, "live_capture"), "source"));
+	if (lsrc != NULL && strcmp(lsrc, "measured") != 0) {
+		json_t *pv = json_object_get(art, "provenance");
+		json_object_set_new(pv, "kind", json_string(lsrc));
+		json_object_set_new(pv, "instrument_note",
+				    json_string("the live power instrument's identity is not "
+						"measured (a simulator or a stub): the power "
+						"figures are not measurements"));
 	}
 	json_object_set(stages, "pmu", pmu);
 	json_object_set(stages, "power", pow);

@@ -1,19 +1,24 @@
 /* The external power stage on a real board with a live instrument
  * (power.driver joulescope | ppk2, power.serial): open the lifecycle, flash
- * the power build, open the instrument, then ergon_live_gated_capture arms
- * the stream, resets the target through the lifecycle, drops the reset
- * grace period, waits for READY and sets GO (lock-step), and feeds the
- * stream to the gated engine as it arrives. The target's terminal record
- * is read from the lifecycle's endpoint after the window closed (the power
- * build is silent until then; the probe's RTT buffer holds the record).
- * A PPK2 is not yet driven here: the live capture takes statistics packets
- * from a bridge instrument only, so power.driver: ppk2 is refused with a
- * message that says so. */
+ * the power build, open the instrument, then the live capture arms the
+ * stream, resets the target through the lifecycle, drops the reset grace
+ * period and feeds the stream to the gated engine as it arrives. The
+ * Joulescope (a bridge with statistics packets) waits for READY and sets
+ * GO (lock-step; ergon/live_gate.h); the PPK2 (raw 100 kSPS samples with
+ * D0-D7, no outputs) is gate-only, its samples reduced to packets by the
+ * engine's raw input with sample-precise edges (ergon/live_raw.h). The
+ * target's terminal record is read from the lifecycle's endpoint after the
+ * window closed (the power build is silent until then; the probe's RTT
+ * buffer holds the record). On SIGINT the capture stops, what was fed is
+ * kept in the engine and the live facts say `end: signal`. */
+#include "ergon/artifact.h"
 #include "ergon/gated.h"
 #include "ergon/instrument.h"
 #include "ergon/live_gate.h"
+#include "ergon/live_raw.h"
 #include "profile_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -42,20 +47,69 @@ static int reset_target(void *ctx, struct ergon_err *err)
 	return c->r->drv->reset(c->lc, err);
 }
 
-static json_t *live_json(const struct ergon_live_config *lc, const struct ergon_live_result *res,
-			 const char *spec, int gate_only)
+static const char *end_name(int end)
 {
-	const char *end = res->end == ERGON_LIVE_WINDOWS   ? "windows_closed"
-			  : res->end == ERGON_LIVE_TIMEOUT ? "timeout"
-			  : res->end == ERGON_LIVE_SIGNAL  ? "signal"
-							   : "error";
-	return json_pack("{s:s,s:s,s:b,s:b,s:f,s:b,s:s,s:I,s:I,s:I,s:f}", "instrument", spec,
-			 "source", "measured", "lockstep", lc->lockstep, "gate_only", gate_only,
-			 "reset_grace_s", lc->reset_grace_s, "go_set", res->go_set, "end", end,
-			 "windows_closed", (json_int_t)res->windows_closed, "packets_fed",
-			 (json_int_t)res->packets_fed, "packets_discarded",
+	return end == ERGON_LIVE_WINDOWS   ? "windows_closed"
+	       : end == ERGON_LIVE_TIMEOUT ? "timeout"
+	       : end == ERGON_LIVE_SIGNAL  ? "signal"
+					   : "error";
+}
+
+/* The capture's facts. source is the instrument's own provenance: a
+ * simulator or a stub behind a real driver is never "measured". */
+static json_t *live_json(const struct ergon_live_config *lc, const struct ergon_live_result *res,
+			 const char *spec, const struct ergon_instrument *inst)
+{
+	return json_pack("{s:s,s:s,s:s,s:b,s:b,s:f,s:b,s:s,s:I,s:I,s:I,s:f}", "instrument", spec,
+			 "source", ergon_provenance_name(inst->identity.provenance), "stream",
+			 "statistics_packets", "lockstep", lc->lockstep, "gate_only", !lc->lockstep,
+			 "reset_grace_s", lc->reset_grace_s, "go_set", res->go_set, "end",
+			 end_name(res->end), "windows_closed", (json_int_t)res->windows_closed,
+			 "packets_fed", (json_int_t)res->packets_fed, "packets_discarded",
 			 (json_int_t)res->packets_discarded, "ready_after_reset_s",
 			 res->ready_observed ? res->ready_after_reset_s : -1.0);
+}
+
+static json_t *live_raw_json(const struct ergon_live_config *lc,
+			     const struct ergon_live_raw_result *res, const char *spec,
+			     const struct ergon_instrument *inst, double stats_rate_hz,
+			     double vdd_v)
+{
+	json_t *o = json_pack(
+	    "{s:s,s:s,s:s,s:b,s:b,s:f,s:b,s:s,s:I,s:f,s:f,s:I,s:I,s:I,s:I,s:I}", "instrument", spec,
+	    "source", ergon_provenance_name(inst->identity.provenance), "stream", "raw_samples",
+	    "lockstep", 0, "gate_only", 1, "reset_grace_s", lc->reset_grace_s, "go_set", 0, "end",
+	    res->instrument_failed ? "instrument_failed" : end_name(res->end), "windows_closed",
+	    (json_int_t)res->windows_closed, "sample_rate_hz", res->sample_rate_hz, "stats_rate_hz",
+	    stats_rate_hz, "samples_fed", (json_int_t)res->samples_fed, "samples_discarded",
+	    (json_int_t)res->samples_discarded, "samples_lost", (json_int_t)res->samples_lost,
+	    "samples_out_of_order", (json_int_t)res->out_of_order, "gate_rises",
+	    (json_int_t)res->rises);
+	if (o && vdd_v > 0)
+		json_object_set_new(
+		    o, "rail_voltage",
+		    json_pack("{s:f,s:s,s:s}", "v", vdd_v, "from", "power.io_voltage", "note",
+			      "a PPK2 in ampere mode does not measure voltage: power and "
+			      "energy use this stated rail voltage"));
+	return o;
+}
+
+/* power.driver ppk2: the PPK2 in ampere mode (in series with the board's
+ * supply) on the rail power.io_voltage states. */
+static int open_ppk2(const char *spec, const struct ergon_config *cfg,
+		     struct ergon_instrument **inst, struct ergon_err *err)
+{
+	char vdd[32];
+	long mv = lround(cfg->power.io_voltage * 1000.0);
+	if (mv < 800 || mv > 5000)
+		return ergon_err_set(err, ERGON_ECONFIG,
+				     "power.io_voltage %.3f V: a PPK2 works on 0.8..5 V rails; "
+				     "set power.io_voltage to the voltage of the measured rail",
+				     cfg->power.io_voltage);
+	snprintf(vdd, sizeof vdd, "vdd_mv=%ld", mv);
+	const char *kv[] = {vdd, "mode=ampere", NULL};
+	struct ergon_instrument_options o = {.kv = kv};
+	return ergon_instrument_open(spec, &o, inst, err);
 }
 
 int prof_live_capture(struct prof_run *r, const char *dir, const char *image, double duration_s,
@@ -66,13 +120,7 @@ int prof_live_capture(struct prof_run *r, const char *dir, const char *image, do
 	const struct ergon_config *cfg = r->o->cfg;
 	*g_out = NULL;
 	*live_out = NULL;
-	if (strcmp(cfg->power.driver, "ppk2") == 0)
-		return ergon_err_set(
-		    err, ERGON_ENOTSUP,
-		    "power.driver ppk2: the live gated capture takes statistics packets from a "
-		    "bridge instrument only, so a PPK2 is not driven by `ergon profile` yet; "
-		    "record with `ergon record --instrument ppk2` and run `ergon analyze`, or "
-		    "use power.driver: joulescope");
+	int raw = strcmp(cfg->power.driver, "ppk2") == 0;
 	char spec[128];
 	snprintf(spec, sizeof spec, "%s%s%s", cfg->power.driver, cfg->power.serial[0] ? ":" : "",
 		 cfg->power.serial);
@@ -93,8 +141,12 @@ int prof_live_capture(struct prof_run *r, const char *dir, const char *image, do
 	*lc_out = lc;
 	rc = r->drv->flash(lc, image, err);
 	if (!rc)
-		rc = ergon_instrument_open(spec, NULL, &inst, err);
+		rc = raw ? open_ppk2(spec, cfg, &inst, err)
+			 : ergon_instrument_open(spec, NULL, &inst, err);
+	/* Raw samples are reduced to packets at power.stats_rate_hz (1 ms by
+	 * default, as the Joulescope's statistics). */
 	struct ergon_gated_config gc = {.min_window_s = LIVE_MIN_WINDOW_S,
+					.stats_rate_hz = raw ? (double)cfg->power.stats_rate_hz : 0,
 					.sync_input_index = (unsigned)cfg->power.sync_input_index};
 	if (!rc)
 		rc = ergon_gated_new(&gc, &g, err);
@@ -114,34 +166,45 @@ int prof_live_capture(struct prof_run *r, const char *dir, const char *image, do
 	    .windows = 1,
 	    .reset = reset_target,
 	    .reset_ctx = &rctx,
+	    .stop = r->o->interrupted,
 	};
 	struct ergon_live_result res = {0};
-	if (!rc && !prof_interrupted(r))
-		rc = ergon_live_gated_capture(inst, &lcfg, g, &res, err);
+	struct ergon_live_raw_result rres = {0};
+	if (!rc && !prof_interrupted(r)) {
+		if (raw)
+			rc = ergon_live_raw_capture(inst, &lcfg, g, &rres, err);
+		else
+			rc = ergon_live_gated_capture(inst, &lcfg, g, &res, err);
+	}
+	int end = raw ? rres.end : res.end;
+	unsigned long long fed = raw ? rres.samples_fed : res.packets_fed;
 	if (inst)
-		*live_out = live_json(&lcfg, &res, spec, !lcfg.lockstep);
-	if (!rc && res.end == ERGON_LIVE_TIMEOUT)
+		*live_out =
+		    raw ? live_raw_json(&lcfg, &rres, spec, inst, (double)cfg->power.stats_rate_hz,
+					cfg->power.io_voltage)
+			: live_json(&lcfg, &res, spec, inst);
+	if (!rc && end == ERGON_LIVE_TIMEOUT)
 		rc = ergon_err_set(
 		    err, ERGON_ETIMEDOUT,
 		    "power stage: %s: no gate window of at least %.1f s closed within "
-		    "%.1f s (%llu packets seen); check the gate wire (target pin "
-		    "%llu -> instrument INPUT%llu) or raise power.duration_s",
-		    spec, LIVE_MIN_WINDOW_S, lcfg.timeout_s, (unsigned long long)res.packets_fed,
-		    (unsigned long long)cfg->power.sync_gpio_pin,
+		    "%.1f s (%llu %s seen); check the gate wire (target pin "
+		    "%llu -> instrument %s%llu) or raise power.duration_s",
+		    spec, LIVE_MIN_WINDOW_S, lcfg.timeout_s, fed, raw ? "samples" : "packets",
+		    (unsigned long long)cfg->power.sync_gpio_pin, raw ? "D" : "INPUT",
 		    (unsigned long long)cfg->power.sync_input_index);
-	if (!rc && res.end == ERGON_LIVE_SIGNAL)
+	if (!rc && end == ERGON_LIVE_SIGNAL)
 		rc = ERGON_EINTR;
 	if (!rc && !prof_interrupted(r))
 		rc = prof_capture_endpoint(r, lc, dir, duration_s, duration_s, window_hb_s, p, cap,
 					   err);
 	if (prof_interrupted(r) && rc == 0)
 		rc = ERGON_EINTR;
-	if (inst) {
+	if (inst && *live_out) {
 		json_t *id = ergon_instrument_identity_json(inst);
-		if (id && *live_out)
+		if (id)
 			json_object_set_new(*live_out, "identity", id);
-		else
-			json_decref(id);
+		/* What the driver saw (lost samples, an unplug) decides too. */
+		json_array_extend(r->issues, inst->issues);
 	}
 	ergon_instrument_close(inst);
 	struct ergon_err fe = {0};

@@ -205,6 +205,33 @@ static void add_uncertainty(struct prof_run *r, json_t *sec, int internal)
 	}
 }
 
+/* A live capture that ended early (Ctrl-C, an unplug, no terminal record):
+ * what the engine was fed is kept as a partial power section, the whole
+ * capture's figures and any window that closed, with no per-inference
+ * figure (the firmware's count is missing or the window is incomplete). */
+static void live_partial(struct prof_run *r, struct ergon_gated *g, double min_window_s,
+			 json_t *live_facts, const char *why)
+{
+	const struct ergon_gated_result *gres = NULL;
+	struct ergon_err e = {0};
+	json_t *sec = NULL;
+	if (ergon_gated_finish(g, &gres, &e) != 0 ||
+	    ergon_power_section(gres, min_window_s, NULL, NULL, &sec, &e) != 0)
+		return;
+	json_object_set_new(sec, "partial", json_true());
+	json_object_set_new(sec, "partial_reason",
+			    json_sprintf("%s: the figures cover the samples captured until then; "
+					 "no per-inference figure is published",
+					 why));
+	json_object_set_new(sec, "energy_per_inference_j", json_null());
+	json_object_set_new(sec, "per_inference_metrics_omitted", json_true());
+	json_array_extend(r->issues, json_object_get(sec, "issues"));
+	if (live_facts)
+		json_object_set(sec, "live_capture", live_facts);
+	json_decref(r->power);
+	r->power = sec;
+}
+
 void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_ok)
 {
 	const struct ergon_config *cfg = r->o->cfg;
@@ -382,6 +409,11 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 		r->power = sec;
 		sec = NULL;
 	}
+	if (rc != 0 && live && g != NULL && r->power == NULL)
+		live_partial(r, g, min_window_s, live_facts,
+			     rc == ERGON_EINTR || prof_interrupted(r)
+				 ? "interrupted (SIGINT) during the live capture"
+				 : e.msg);
 	if (rc == ERGON_EINTR || prof_interrupted(r))
 		prof_stage_fail(r, stage, "interrupted", NULL);
 	else if (rc)

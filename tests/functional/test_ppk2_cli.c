@@ -367,9 +367,15 @@ static void selection_instruments_and_power_on(void **state)
 		      "ppk2:serial=AAA111", "--vdd-mv", "2500", (char *)NULL);
 		_exit(127);
 	}
-	struct timespec nap = {0, 500 * 1000 * 1000};
-	nanosleep(&nap, NULL);
-	ts_ppk2_sim_state(s1, &st);
+	/* Wait (up to 20 s: an ASan build on a loaded machine starts slowly)
+	 * until the simulator has seen the voltage, then interrupt. */
+	struct timespec nap = {0, 50 * 1000 * 1000};
+	for (int i = 0; i < 400; i++) {
+		ts_ppk2_sim_state(s1, &st);
+		if (st.vdd_mv == 2500 && st.dut_power == 1)
+			break;
+		nanosleep(&nap, NULL);
+	}
 	assert_int_equal(st.vdd_mv, 2500);
 	assert_int_equal(st.dut_power, 1);
 	kill(pid, SIGINT);

@@ -42,6 +42,7 @@ listed() {
     "build/ergon run --device host --workload tflite:"*) echo "a 370 s run with the default windows; tests/functional/test_model_cli.sh runs the tflite: workload with short windows";;
     "build/ergon record --instrument ppk2 "*|"build/ergon run --device nrf-dk --instrument ppk2 "*|"build/ergon power-on --instrument ppk2 "*) echo "needs a PPK2; tests/functional/test_ppk2_cli runs record, run and power-on against the PPK2 simulator (test_ppk2_record_cli.sh: record on a terminal)";;
     "build/ergon profile build/fw --board apollo510_evb --power --set power.driver=joulescope"*) echo "needs an Apollo510 EVB, a J-Link and a Joulescope; tests/functional/test_profile_live.sh runs this external power stage end to end against a fake J-Link and a lock-step bridge";;
+    "build/ergon profile build/fw --board apollo510_evb --power --set power.driver=ppk2"*) echo "needs an Apollo510 EVB, a J-Link and a PPK2; tests/functional/test_profile_live_ppk2.sh runs this gate-only power stage end to end against a fake J-Link and the PPK2 protocol simulator";;
     "build/ergon capture --transport rtt:gdb="*) echo "needs a GDB server with a target running RTT; tests/functional/test_rtt_gdb_qemu runs it against QEMU's gdbstub (test_rtt_gdb_faults: a fake server)";;
     "build/ergon analyze --jls run.jls "*) echo "analyzes the PPK2 recording above; tests/functional/test_ppk2_cli records from the simulator and analyzes it with --sync-input-index 3";;
     *) return 1;;

@@ -25,6 +25,7 @@ struct ts_ppk2_sim {
 	char path[128];
 	pthread_t thread;
 	atomic_int stop;
+	atomic_ullong late_disconnect; /* ts_ppk2_sim_disconnect_at; 0 = none */
 	pthread_mutex_t mu;
 	struct ts_ppk2_sim_state st;
 	int streaming;
@@ -217,8 +218,12 @@ static void *sim_main(void *arg)
 			if (max > sizeof(out) / 4)
 				max = sizeof(out) / 4;
 		}
-		if (s->cfg.disconnect_after && s->st.sent + max >= s->cfg.disconnect_after)
-			max = (size_t)(s->cfg.disconnect_after - s->st.sent);
+		uint64_t da = s->cfg.disconnect_after;
+		uint64_t late = (uint64_t)atomic_load(&s->late_disconnect);
+		if (late && (da == 0 || late < da))
+			da = late < s->st.sent ? s->st.sent : late;
+		if (da && s->st.sent + max >= da)
+			max = (size_t)(da - s->st.sent);
 		size_t n = make_words(s, out, max);
 		if (n > 0) {
 			write_all(s->master, out, 4 * n, &s->stop);
@@ -226,7 +231,7 @@ static void *sim_main(void *arg)
 			s->st.sent += n;
 			pthread_mutex_unlock(&s->mu);
 		}
-		if (s->cfg.disconnect_after && s->st.sent >= s->cfg.disconnect_after) {
+		if (da && s->st.sent >= da) {
 			/* Unplugged: both ends of the pty go away, once the host
 			 * has read what was sent (closing the master drops
 			 * unread bytes; a real unplug may lose them too, but a
@@ -332,4 +337,9 @@ void ts_ppk2_sim_stop(struct ts_ppk2_sim *s)
 		close(s->slave_keep);
 	pthread_mutex_destroy(&s->mu);
 	free(s);
+}
+
+void ts_ppk2_sim_disconnect_at(struct ts_ppk2_sim *s, uint64_t sent)
+{
+	atomic_store(&s->late_disconnect, (unsigned long long)sent);
 }

@@ -47,6 +47,11 @@ struct ts_ppk2_sim *ts_ppk2_sim_start(const struct ts_ppk2_sim_cfg *cfg, const c
 /* Stop the thread, close the pty, free. NULL is a no-op. */
 void ts_ppk2_sim_stop(struct ts_ppk2_sim *s);
 
+/* Unplug once `sent` samples were sent in all (or at once if already past),
+ * decided while running (from any thread): for a disconnect placed
+ * relative to something the simulator saw, as --unplug-in-gate does. */
+void ts_ppk2_sim_disconnect_at(struct ts_ppk2_sim *s, uint64_t sent);
+
 /* What the host set (read after the host is done; waits until the
  * simulator has taken every byte the host already sent). */
 struct ts_ppk2_sim_state {

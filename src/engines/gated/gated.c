@@ -643,12 +643,15 @@ int ergon_gated_push_raw(struct ergon_gated *g, const float *current_a, const fl
 }
 
 /* Raw sums become integrals at the end: energy = sum(p) / fs over exactly
- * the samples in [rise, fall). */
+ * the samples in [rise, fall). integral_s is the time those samples
+ * observed: a NaN sample (one the instrument lost) is time without an
+ * observation, as a missing packet is in packet input, so averages are
+ * over what was seen and a window thinned by losses shows as shorter. */
 static void raw_integrals(struct acc *a, double fs, uint64_t span_samples)
 {
 	a->energy_j = a->sum_p / fs;
 	a->charge_c = a->sum_i / fs;
-	a->integral_s = (double)span_samples / fs;
+	a->integral_s = (double)(a->n < span_samples ? a->n : span_samples) / fs;
 }
 
 int ergon_gated_finish(struct ergon_gated *g, const struct ergon_gated_result **out,

@@ -4,12 +4,24 @@
  *   ergon_ppk2_sim [--current-a A] [--burst-a A] [--gate-line N]
  *                  [--period-s S] [--duty D] [--samples N] [--gap-at K:LEN]
  *                  [--disconnect-after N] [--r-zero] [--garbled] [--fast]
+ *                  [--gate-after FILE --gate-delay-s D --gate-s W
+ *                   [--unplug-in-gate F]]
  *
  * Prints the pty path on stdout (one line), then serves until SIGTERM,
  * SIGINT or stdin closing. The waveform: --current-a at rest and
  * --burst-a while logic line --gate-line is high, for the first duty x
  * period of each period (gate from the start of every period). Samples are
- * paced at 100 kSPS unless --fast. */
+ * paced at 100 kSPS unless --fast.
+ *
+ * --gate-after FILE replaces the periodic gate by one window, as firmware
+ * after a reset draws it: the simulator looks for FILE every 1000 samples
+ * (10 ms); from the sample k at which it first exists, the gate line is
+ * high for samples k + D x 100 kHz .. k + (D + W) x 100 kHz - 1, at
+ * --burst-a, and low (--current-a) before and after. A test's fake probe
+ * creates FILE when it resets the target. The window is W x 100,000
+ * samples whatever the host's load: its energy is exact in device time.
+ * --unplug-in-gate F unplugs the simulated PPK2 at fraction F of that
+ * window (0 < F < 1), wherever the window falls. */
 #include "ts_ppk2_sim.h"
 
 #include <signal.h>
@@ -22,6 +34,11 @@
 struct wave {
 	double rest_a, burst_a, period_s, duty;
 	int line;
+	const char *trigger; /* --gate-after FILE */
+	double delay_s, width_s;
+	volatile sig_atomic_t triggered;
+	uint64_t k_trig;
+	double unplug_frac; /* --unplug-in-gate */
 };
 
 static volatile sig_atomic_t stop;
@@ -33,6 +50,11 @@ static void on_sig(int s)
 
 static int gate_high(const struct wave *w, uint64_t k)
 {
+	if (w->trigger) {
+		uint64_t a = w->k_trig + (uint64_t)(w->delay_s * 100000.0 + 0.5);
+		uint64_t b = a + (uint64_t)(w->width_s * 100000.0 + 0.5);
+		return w->triggered && k >= a && k < b;
+	}
 	if (w->period_s <= 0)
 		return 0;
 	uint64_t per = (uint64_t)(w->period_s * 100000.0 + 0.5);
@@ -42,7 +64,11 @@ static int gate_high(const struct wave *w, uint64_t k)
 
 static double cur(uint64_t k, void *ctx)
 {
-	const struct wave *w = ctx;
+	struct wave *w = ctx;
+	if (w->trigger && !w->triggered && k % 1000 == 0 && access(w->trigger, F_OK) == 0) {
+		w->k_trig = k;
+		w->triggered = 1;
+	}
 	return gate_high(w, k) ? w->burst_a : w->rest_a;
 }
 
@@ -82,6 +108,8 @@ int main(int argc, char **argv)
 		} else if (v == NULL) {
 			fprintf(stderr, "ergon_ppk2_sim: %s needs a value\n", a);
 			return 2;
+		} else if (strcmp(a, "--gate-after") == 0) {
+			w.trigger = v;
 		} else if (strcmp(a, "--gap-at") == 0) {
 			const char *c = strchr(v, ':');
 			double at = 0, len = 0;
@@ -105,6 +133,12 @@ int main(int argc, char **argv)
 			w.line = (int)d & 7;
 		} else if (strcmp(a, "--period-s") == 0) {
 			w.period_s = d;
+		} else if (strcmp(a, "--gate-delay-s") == 0) {
+			w.delay_s = d;
+		} else if (strcmp(a, "--gate-s") == 0) {
+			w.width_s = d;
+		} else if (strcmp(a, "--unplug-in-gate") == 0) {
+			w.unplug_frac = d;
 		} else if (strcmp(a, "--duty") == 0) {
 			w.duty = d;
 		} else if (strcmp(a, "--samples") == 0) {
@@ -128,7 +162,15 @@ int main(int argc, char **argv)
 	printf("%s\n", path);
 	fflush(stdout);
 	char b;
+	int unplug_set = 0;
 	while (!stop) {
+		if (w.unplug_frac > 0 && w.triggered && !unplug_set) {
+			/* No gaps in this mode: samples sent = device index. */
+			double at =
+			    (double)w.k_trig + (w.delay_s + w.unplug_frac * w.width_s) * 1e5;
+			ts_ppk2_sim_disconnect_at(s, (uint64_t)at);
+			unplug_set = 1;
+		}
 		fd_set rs;
 		FD_ZERO(&rs);
 		FD_SET(0, &rs);

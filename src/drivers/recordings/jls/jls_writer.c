@@ -262,9 +262,19 @@ static int source_def(struct ergon_jls_writer *w, uint16_t id, const char *name,
 	return chunk(w, &w->sources, ERGON_JLS_TAG_SOURCE_DEF, id, p, n, NULL);
 }
 
+/* Our FSR signals' decimation: sample_decimate_factor, entries_per_summary,
+ * summary_decimate_factor, annotation_decimate_factor, utc_decimate_factor. */
+static const uint32_t fsr_factors[5] = {DECIMATE_SAMPLES, ENTRIES_PER_SUMMARY, DECIMATE_SUMMARY,
+					DECIMATE_ANNOTATION, DECIMATE_UTC};
+/* The global annotation signal 0 as the reference writer (jetperch/jls
+ * 0.17) defines it, byte for byte (../shared/fixtures/jls): it holds no
+ * samples, its factors only size its annotation summaries. */
+static const uint32_t signal0_factors[5] = {16, 10, 10, 100, 100};
+#define SIGNAL0_SAMPLES_PER_DATA 16u
+
 static int signal_def(struct ergon_jls_writer *w, uint16_t id, uint16_t source, uint8_t type,
-		      uint32_t dtype, uint32_t rate, uint32_t spd, const char *name,
-		      const char *units)
+		      uint32_t dtype, uint32_t rate, uint32_t spd, const uint32_t *factors,
+		      const char *name, const char *units)
 {
 	uint8_t p[128 + 2 * 202];
 	memset(p, 0, sizeof(p));
@@ -273,11 +283,8 @@ static int signal_def(struct ergon_jls_writer *w, uint16_t id, uint16_t source, 
 	put32(p + 4, dtype);
 	put32(p + 8, rate);
 	put32(p + 12, spd);
-	put32(p + 16, DECIMATE_SAMPLES);
-	put32(p + 20, ENTRIES_PER_SUMMARY);
-	put32(p + 24, DECIMATE_SUMMARY);
-	put32(p + 28, DECIMATE_ANNOTATION);
-	put32(p + 32, DECIMATE_UTC);
+	for (unsigned k = 0; k < 5; k++)
+		put32(p + 16 + 4 * k, factors[k]);
 	uint32_t n = 128;
 	n += str_field(p + n, name);
 	n += str_field(p + n, units);
@@ -754,10 +761,10 @@ int ergon_jls_writer_open(const struct ergon_jls_writer_config *cfg, struct ergo
 		rc = user_data(w, cfg->note_json);
 	/* Source 0 and signal 0: the global annotations the format reserves. */
 	if (rc == 0)
-		rc = source_def(w, 0, "global_annotation_source", "", "", "", "");
+		rc = source_def(w, 0, "global_annotation_source", "jls", "-", "1.0.0", "-");
 	if (rc == 0)
-		rc = signal_def(w, 0, 0, 1, 0x0004u | (32u << 8), 0, 0, "global_annotation_signal",
-				"");
+		rc = signal_def(w, 0, 0, 1, 0x0004u | (32u << 8), 0, SIGNAL0_SAMPLES_PER_DATA,
+				signal0_factors, "global_annotation_signal", "");
 	if (rc == 0)
 		rc = track_defs(w, NULL, 0, TRACK_VSR);
 	if (rc == 0)
@@ -768,7 +775,7 @@ int ergon_jls_writer_open(const struct ergon_jls_writer_config *cfg, struct ergo
 	for (unsigned k = 0; k < w->nsig && rc == 0; k++) {
 		struct sig *s = &w->sig[k];
 		rc = signal_def(w, s->id, 1, 0, s->u1 ? ERGON_JLS_DT_U1 : ERGON_JLS_DT_F32,
-				w->rate_hz, s->spd, s->name, s->units);
+				w->rate_hz, s->spd, fsr_factors, s->name, s->units);
 		if (rc == 0)
 			rc = track_defs(w, s, s->id, TRACK_FSR);
 		if (rc == 0)

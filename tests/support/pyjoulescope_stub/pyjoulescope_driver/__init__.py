@@ -9,18 +9,31 @@ min,max}, accumulators.{charge,energy}) and simulates a JS220:
 
 - a current waveform at a fixed voltage: idle_a, and active_a while
   INPUT0 (the gate) is high: gate windows of gate_s every period_s from
-  first_gate_s;
+  first_gate_s; or, with go_gate_delay_s set, one window of gate_s that
+  starts go_gate_delay_s after OUTPUT0 (GO) was set (lock-step firmware),
+  on the first packet boundary at or after it;
 - INPUT1 (the target's state line) high from ready_s;
 - OUTPUT0 (GO) through s/gpo/+/!set and !clr;
+- the inputs streamed in the sample stream, as the vendor's driver does:
+  s/gpi/0/!data and s/gpi/1/!data (u1, 8 samples per byte, little-endian
+  bit order) once s/gpi/N/ctrl is on, one block per statistics packet with
+  the packet's sample ids; input snapshots s/gpi/+/!req -> s/gpi/+/!value;
 - dropped sample ids: the packets listed in drop_packets never arrive;
 - an unplug after unplug_after_s: statistics stop, '@/!remove' subscribers
   are called, later publishes raise.
+
+Simulated time is the sample counter (sample id / sample rate since the
+statistics started), never the host's clock: the gate, the state line and
+the unplug happen at fixed sample ids however loaded the host is, so a
+test's expected figures are exact. Only the pacing (how fast packets are
+delivered) follows the host's clock.
 
 A device path with "/js110/" simulates a JS110 instead: sensor-side
 statistics on s/sstats/value at a fixed 2 Hz from open (no standard
 deviation), host-side statistics on s/stats/value when s/stats/ctrl is on
 (s/stats/scnt counted at 2 MHz), outputs through s/gpo/N/value, current
-range through s/i/range/select; no input snapshots.
+range through s/i/range/select; inputs streamed and snapshotted as above
+(the vendor's driver answers s/gpi/+/!req on a JS110 from its 1.1.4).
 
 Configuration: the JSON object in $ERGON_JS_STUB (inline JSON or @path).
 Every publish is appended to $ERGON_JS_STUB_LOG (one JSON line each) when
@@ -48,6 +61,7 @@ _DEFAULTS = {
     "unplug_after_s": None,
     "sample_freq": 1000000,
     "first_sample_id": 1000000,
+    "go_gate_delay_s": None,
 }
 
 
@@ -70,35 +84,85 @@ class _Device:
         self.scnt = 1000
         self.ctrl = 0
         self.gpo = 0
+        self.gpi_ctrl = 0  # bit N: s/gpi/N/ctrl on
         self.range_mode = "off"
-        self.t0 = None  # host time of simulated t = 0 (stats start)
         self.thread = None
         self.unplugged = False
         self.sstats_on = False
         self.js110 = "/js110/" in path
+        self.freq = 2000000 if self.js110 else cfg["sample_freq"]
         self.sstats = None  # JS110 sensor-side statistics thread
+        self.pos = 0  # samples generated since the statistics started
+        self.go_window = None  # [start, end) in samples, from GO
 
-    # The simulated signals at simulated time t (seconds since stats on).
-    def gate(self, t):
-        c = self.cfg
-        if t < c["first_gate_s"]:
-            return 0
-        return 1 if (t - c["first_gate_s"]) % c["period_s"] < c["gate_s"] else 0
+    # The simulated signals, by sample index since the statistics started.
+    def gate_intervals(self, a, b):
+        """The gate's high intervals that overlap samples [a, b)."""
+        c, f = self.cfg, self.freq
+        g = int(round(c["gate_s"] * f))
+        if c["go_gate_delay_s"] is not None:
+            w = self.go_window
+            return [w] if w and w[0] < b and w[1] > a else []
+        first, per = int(round(c["first_gate_s"] * f)), int(round(c["period_s"] * f))
+        out = []
+        n = max(0, (a - first) // per) if per > 0 else 0
+        while True:
+            s0 = first + n * per
+            if s0 >= b:
+                break
+            if s0 + g > a:
+                out.append((s0, s0 + g))
+            if per <= 0:
+                break
+            n += 1
+        return out
 
-    def inputs(self, t):
-        return self.gate(t) | ((1 if t >= self.cfg["ready_s"] else 0) << 1)
+    def level_bits(self, index, a, b):
+        """Input `index` over samples [a, b): (bytes packed LSB first, high count)."""
+        if index == 1:
+            r = int(round(self.cfg["ready_s"] * self.freq))
+            iv = [(r, b)] if r < b else []
+        else:
+            iv = self.gate_intervals(a, b)
+        n = b - a
+        bits = bytearray((n + 7) // 8)
+        high = 0
+        for s0, s1 in iv:
+            lo, hi = max(s0, a) - a, min(s1, b) - a
+            high += max(0, hi - lo)
+            j = lo
+            while j < hi:  # whole bytes at once where possible
+                if j % 8 == 0 and hi - j >= 8:
+                    k = (hi - j) // 8
+                    bits[j // 8:j // 8 + k] = b"\xff" * k
+                    j += 8 * k
+                else:
+                    bits[j // 8] |= 1 << (j % 8)
+                    j += 1
+        return bytes(bits), high
 
-    def sim_t(self):
-        return 0.0 if self.t0 is None else time.monotonic() - self.t0
+    def inputs(self):
+        """The inputs at the last generated sample (a snapshot)."""
+        k = max(self.pos - 1, 0)
+        return (self.level_bits(0, k, k + 1)[1]) | (self.level_bits(1, k, k + 1)[1] << 1)
+
+    def set_go(self, mask):
+        was = self.gpo & 1
+        self.gpo |= mask
+        d = self.cfg["go_gate_delay_s"]
+        if d is not None and not was and self.gpo & 1 and self.go_window is None:
+            spp = max(1, int(round(self.scnt / 1e6 * self.freq))) if not self.js110 else 1
+            start = self.pos + int(round(d * self.freq))
+            start = -(-start // spp) * spp  # the next packet boundary
+            self.go_window = (start, start + int(round(self.cfg["gate_s"] * self.freq)))
 
     def run_stats(self, sensor_side=False):
         c = self.cfg
+        freq = self.freq
         if self.js110:
-            freq = 2000000
             span_s = 0.5 if sensor_side else self.scnt / 2e6
             topic = self.path + ("/s/sstats/value" if sensor_side else "/s/stats/value")
         else:
-            freq = c["sample_freq"]
             span_s = self.scnt / 1e6  # scnt counts at 1 MHz on a JS220
             topic = self.path + "/s/stats/value"
         spp = int(round(span_s * freq))
@@ -106,20 +170,37 @@ class _Device:
         charge = energy = 0.0
         t0 = time.monotonic()
         running = (lambda: self.sstats_on) if sensor_side else (lambda: self.ctrl)
+        unplug = None if c["unplug_after_s"] is None else int(round(c["unplug_after_s"] * freq))
         while running() and not self.unplugged:
-            if c["unplug_after_s"] is not None and self.sim_t() >= c["unplug_after_s"]:
-                self.unplugged = True
-                self.driver._deliver("@/!remove", self.path)
-                return
             due = int((time.monotonic() - t0) / span_s)
             while k < due and running():
-                t_mid = (k + 0.5) * span_s
-                i = c["active_a"] if self.gate(t_mid) else c["idle_a"]
+                a, b = k * spp, (k + 1) * spp
+                if unplug is not None and a >= unplug:
+                    self.unplugged = True
+                    self.driver._deliver("@/!remove", self.path)
+                    return
+                gbits, high = self.level_bits(0, a, b)
+                # The packet's mean current: the high fraction at active_a.
+                i = c["idle_a"] + (c["active_a"] - c["idle_a"]) * high / spp
                 v = c["voltage_v"]
                 charge += i * span_s
                 energy += i * v * span_s
+                # The inputs stream with the samples: on a JS110 the
+                # host-side statistics' stream when it runs, else the
+                # sensor-side one's.
+                streams = not (sensor_side and self.ctrl)
+                if streams:
+                    self.pos = b
                 if k not in c["drop_packets"]:
-                    sid = c["first_sample_id"] + k * spp
+                    sid = c["first_sample_id"] + a
+                    for n in (0, 1):
+                        if streams and self.gpi_ctrl >> n & 1:
+                            bits = gbits if n == 0 else self.level_bits(1, a, b)[0]
+                            self.driver._deliver(
+                                self.path + "/s/gpi/%d/!data" % n,
+                                {"sample_id": sid, "field_id": 4, "index": n,
+                                 "sample_rate": freq, "decimate_factor": 1,
+                                 "data": bits})
                     value = _stats_value(sid, spp, freq, i, v, charge, energy)
                     if sensor_side:
                         for sig in value["signals"].values():
@@ -187,7 +268,6 @@ class Driver:
         self._open[device_prefix] = dev
         if dev.js110:
             dev.sstats_on = True
-            dev.t0 = time.monotonic()
             dev.sstats = threading.Thread(target=dev.run_stats, args=(True,), daemon=True)
             dev.sstats.start()
 
@@ -237,7 +317,7 @@ class Driver:
             on = value in (1, "on", True)
             if on and not dev.ctrl:
                 dev.ctrl = 1
-                dev.t0 = time.monotonic()
+                dev.pos = 0
                 dev.thread = threading.Thread(target=dev.run_stats, daemon=True)
                 dev.thread.start()
             elif not on and dev.ctrl:
@@ -246,16 +326,21 @@ class Driver:
                     dev.thread.join(1.0)
         elif dev.js110 and sub.startswith("s/gpo/") and sub.endswith("/value"):
             bit = int(sub.split("/")[2])
-            dev.gpo = (dev.gpo & ~(1 << bit)) | ((1 if value else 0) << bit)
-        elif dev.js110 and sub.startswith("s/gpi/"):
-            raise RuntimeError("topic not supported by this model: " + topic)
+            if value:
+                dev.set_go(1 << bit)
+            else:
+                dev.gpo &= ~(1 << bit)
+        elif sub in ("s/gpi/0/ctrl", "s/gpi/1/ctrl"):
+            bit = 1 << int(sub.split("/")[2])
+            on = value in (1, "on", True)
+            dev.gpi_ctrl = (dev.gpi_ctrl | bit) if on else (dev.gpi_ctrl & ~bit)
         elif sub == "s/gpi/+/!req":
             # Answered from another thread, as the vendor's driver does.
-            snap = dev.inputs(dev.sim_t())
+            snap = dev.inputs()
             threading.Thread(target=self._deliver,
                              args=(dev.path + "/s/gpi/+/!value", snap), daemon=True).start()
         elif sub == "s/gpo/+/!set":
-            dev.gpo |= int(value)
+            dev.set_go(int(value))
         elif sub == "s/gpo/+/!clr":
             dev.gpo &= ~int(value)
         return 0

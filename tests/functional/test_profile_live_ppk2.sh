@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# `ergon profile --power` in external mode with power.driver: ppk2, end to
+# end (src/pipelines/profile_live.c -> ergon_live_raw_capture): the jlink
+# lifecycle against a fake JLinkExe whose RTT server replays the virtual
+# bench's fixed-window power boot (1200 inferences of 1 ms;
+# tests/support/live_bench/fake_jlink_bench.sh), and the PPK2 protocol
+# simulator program (ergon_ppk2_sim) on a pty as the instrument, paced at
+# 100 kSPS. The simulator draws the firmware's window in device time: when
+# the fake probe resets the target it creates a file; from the sample at
+# which the simulator sees it, D0 (the gate) is high for exactly 1.2 s
+# (120,000 samples) 1 s later, at 30 mA; 4 mA otherwise (the fake probe
+# creates the file once its RTT port answers, when the host's reset ends;
+# the window comes after the reset grace period whatever the load). The
+# rail is 3.3 V (power.io_voltage). So the result does not depend on the host's
+# load: the window is 120,000 samples whenever they arrive.
+#
+# By hand (identity calibration, PPK2 protocol facts: one raw14 step is
+# 4 x 1.8 V / 163840 = 4.39453125e-5 V across the range's shunt):
+#  30 mA is on range 2 (10.15 ohm): 0.3045 V = 6929.07 steps -> 6929,
+#     I_hi = 6929 x 4.39453125e-5 / 10.15 = 0.0299997106 A;
+#  4 mA is on range 1 (101.65 ohm): 0.4066 V = 9252.3 steps -> 9252,
+#     I_lo = 9252 x 4.39453125e-5 / 101.65 = 0.0039998 A;
+#  at the rising edge the range switches 1 -> 2 and the vendor's spike
+#     filter (alpha 0.18) gives y_k = 0.18 I_hi + 0.82 y_(k-1) for the 3
+#     samples from the switch, y_(-1) = I_lo;
+#  energy per inference = 3.3 V x 10 us x (sum of the 120,000 window
+#     samples) / 1200 = 9.899758e-5 J, against the simulator's configured
+#     truth 0.030 x 3.3 x 1.2 / 1200 = 9.9e-5 J; the stated uncertainty is
+#     two 1 ms statistics periods at the peak power over the count,
+#     2 x 0.001 x I_hi x 3.3 / 1200 = 1.65e-7 J.
+# Then: Ctrl-C (SIGINT) in the middle of the live capture keeps what was
+# captured, marked partial, exit 1 (docs/USAGE.md, section 6); an unplug
+# inside the window keeps it too, marked, with instrument.disconnected.
+set -u
+bin=${ERGON_BIN:?ERGON_BIN not set}
+src=${ERGON_SOURCE_DIR:?ERGON_SOURCE_DIR not set}
+SIM=${ERGON_BUILD_DIR:?ERGON_BUILD_DIR not set}/ergon_ppk2_sim
+if ! command -v python3 >/dev/null; then
+	echo "FAIL: python3 is needed for the fake RTT server"
+	exit 1
+fi
+tmp=$(mktemp -d)
+SIMPID=
+trap '[ -n "$SIMPID" ] && kill "$SIMPID" 2>/dev/null; rm -rf "$tmp"' EXIT
+fails=0
+ok() { echo "ok   - $*"; }
+bad() { echo "FAIL - $*"; fails=$((fails + 1)); }
+. "$src/tests/support/live_bench/fake_jlink_bench.sh"
+live_bench_setup || bad "virtual bench reference run (1200 inferences)"
+
+start_sim() { # start_sim ARGS...: sets SIMPID and PORT
+	coproc SIMP { exec "$SIM" --current-a 0.004 --burst-a 0.030 "$@"; }
+	SIMPID=$SIMP_PID
+	read -r PORT <&"${SIMP[0]}"
+}
+stop_sim() {
+	kill "$SIMPID" 2>/dev/null
+	wait "$SIMPID" 2>/dev/null
+	SIMPID=
+}
+ppk2=(--power --set power.driver=ppk2 --set power.io_voltage=3.3)
+
+# --- 1. a gated window end to end ---------------------------------------------
+rm -f "$tmp/reset_seen"
+start_sim --gate-after "$tmp/reset_seen" --gate-delay-s 1.0 --gate-s 1.2
+"$bin" profile "$tmp/fw" "${board[@]}" "${ppk2[@]}" --power-serial "$PORT" --out "$tmp/pp" \
+	>"$tmp/out" 2>"$tmp/err.pp"
+rc=$?
+stop_sim
+if [ $rc -eq 0 ]; then ok "ppk2 live profile run (exit 0)"; else
+	bad "ppk2 live profile run: exit $rc"
+	cat "$tmp/err.pp"
+fi
+if python3 - "$tmp/pp/summary.json" "ppk2:$PORT" <<'PY'; then
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d.get("power") or {}
+step = 4 * 1.8 / 163840
+i_hi, i_lo = 6929 * step / 10.15, 9252 * step / 101.65
+y, filt = i_lo, []
+for _ in range(3):
+    y = 0.18 * i_hi + 0.82 * y
+    filt.append(y)
+hand = 3.3 * 1e-5 * (sum(filt) + (120000 - 3) * i_hi) / 1200
+truth = 0.030 * 3.3 * 1.2 / 1200
+u_hand = 2 * 0.001 * i_hi * 3.3 / 1200
+e, u = p.get("energy_per_inference_j"), p.get("energy_per_inference_uncertainty_j")
+lc, s = p.get("live_capture", {}), p.get("sync", {})
+errs = []
+if p.get("inference_count") != 1200: errs.append("inference_count %r" % p.get("inference_count"))
+if not isinstance(e, float): errs.append("no energy_per_inference_j: %r" % p)
+else:
+    if abs(e - truth) > u: errs.append("epi %.9g, truth %.9g +- %r" % (e, truth, u))
+    # float samples and float 3.3 V: 1e-6 relative.
+    if abs(e - hand) > 1e-6 * hand: errs.append("epi %.9g, by hand %.9g" % (e, hand))
+if u is None or abs(u - u_hand) > 1e-6 * u_hand: errs.append("uncertainty %r, by hand %g" % (u, u_hand))
+if p.get("gated_duration_s") != 1.2: errs.append("gate %r s, not 120000 samples" % p.get("gated_duration_s"))
+if lc.get("instrument") != sys.argv[2] or lc.get("stream") != "raw_samples": errs.append("live %r" % lc)
+if lc.get("source") != "synthetic": errs.append("a simulator's figures are not measured: %r" % lc.get("source"))
+if d.get("provenance", {}).get("kind") != "synthetic": errs.append("provenance %r" % d.get("provenance"))
+if lc.get("samples_lost") != 0 or lc.get("end") != "windows_closed": errs.append("live %r" % lc)
+if not lc.get("samples_discarded", 0) > 0: errs.append("no reset grace: %r" % lc)
+if lc.get("rail_voltage", {}).get("v") != 3.3: errs.append("rail %r" % lc.get("rail_voltage"))
+if "applied" not in lc.get("identity", {}).get("notes", ""): errs.append("identity: spike filter not named")
+if not (s.get("gate_only") is True and s.get("lockstep") is False): errs.append("sync %r" % s)
+if p.get("integrity") != "valid": errs.append("integrity %r %r" % (p.get("integrity"), [i["code"] for i in d.get("issues", [])]))
+if p.get("per_inference_metrics_omitted") is not False: errs.append("per-inference withheld")
+if p.get("gate", {}).get("sample_rate_hz") != 100000.0: errs.append("gate %r" % p.get("gate"))
+if errs:
+    print("\n".join(errs)); sys.exit(1)
+PY
+	ok "ppk2: energy per inference within its uncertainty of the truth, and equal to the hand figure"
+else bad "ppk2: power section"; fi
+grep -q "CMD loadfile $tmp/fw/app_power.elf" "$tmp/jlink.calls" && ok "the power build was flashed" ||
+	bad "power build not flashed"
+
+# --- 2. Ctrl-C during the live capture ----------------------------------------
+# The gate never rises (the simulator waits for a file nobody creates);
+# SIGINT 2 s after the reset ended, while samples flow.
+rm -f "$tmp/reset_seen"
+start_sim --gate-after "$tmp/never"
+"$bin" profile "$tmp/fw" "${board[@]}" "${ppk2[@]}" --power-serial "$PORT" --out "$tmp/int" \
+	>"$tmp/out" 2>"$tmp/err.int" &
+pid=$!
+for _ in $(seq 1 200); do [ -e "$tmp/reset_seen" ] && break; sleep 0.05; done
+sleep 2
+kill -INT $pid
+wait $pid
+rc=$?
+stop_sim
+if [ $rc -eq 1 ]; then ok "Ctrl-C: exit 1 (interrupted, as documented)"; else
+	bad "Ctrl-C: exit $rc"
+	cat "$tmp/err.int"
+fi
+if python3 - "$tmp/int/summary.json" <<'PY'; then
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d.get("power") or {}
+lc = p.get("live_capture", {})
+w = p.get("whole_capture_window", {})
+errs = []
+if d.get("stages", {}).get("power", {}).get("status") != "interrupted": errs.append("stage %r" % d.get("stages", {}).get("power"))
+if "profile.interrupted" not in [i["code"] for i in d.get("issues", [])]: errs.append("no profile.interrupted")
+if p.get("partial") is not True or "SIGINT" not in p.get("partial_reason", ""): errs.append("not marked partial: %r" % p.get("partial_reason"))
+if p.get("energy_per_inference_j") is not None or p.get("per_inference_metrics_omitted") is not True: errs.append("a per-inference figure from an interrupted capture")
+if lc.get("end") != "signal": errs.append("live end %r" % lc.get("end"))
+n = lc.get("samples_fed", 0)
+# Samples came after the reset grace and before SIGINT (2 s after the
+# reset began; the reset itself may take most of that on a loaded machine).
+if n < 1000: errs.append("samples_fed %r" % n)
+if w.get("samples") != n: errs.append("whole window %r samples, fed %r" % (w.get("samples"), n))
+# Kept figures, by hand: n samples of I_lo at 3.3 V.
+i_lo = 9252 * 4 * 1.8 / 163840 / 101.65
+want = n * 1e-5 * i_lo * 3.3
+if not abs(w.get("energy_j", 0) - want) <= 1e-6 * want: errs.append("whole energy %r, by hand %r" % (w.get("energy_j"), want))
+if errs:
+    print("\n".join(errs)); sys.exit(1)
+PY
+	ok "Ctrl-C: the captured samples are kept (whole-capture energy by hand), marked partial, no per-inference figure"
+else bad "Ctrl-C: summary"; fi
+
+# --- 3. the PPK2 unplugged inside the window ------------------------------------
+# Halfway through the window, wherever it falls (--unplug-in-gate 0.5).
+rm -f "$tmp/reset_seen"
+start_sim --gate-after "$tmp/reset_seen" --gate-delay-s 1.0 --gate-s 1.2 --unplug-in-gate 0.5
+"$bin" profile "$tmp/fw" "${board[@]}" "${ppk2[@]}" --power-serial "$PORT" --out "$tmp/up" \
+	>"$tmp/out" 2>"$tmp/err.up"
+rc=$?
+stop_sim
+if [ $rc -eq 1 ] && grep -q "disconnected after" "$tmp/err.up"; then
+	ok "unplug: exit 1, says the PPK2 disconnected"
+else
+	bad "unplug: exit $rc"
+	cat "$tmp/err.up"
+fi
+if python3 - "$tmp/up/summary.json" <<'PY'; then
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d.get("power") or {}
+lc = p.get("live_capture", {})
+codes = [i["code"] for i in d.get("issues", [])]
+errs = []
+if "instrument.disconnected" not in codes: errs.append("no instrument.disconnected in %r" % codes)
+if p.get("partial") is not True or p.get("energy_per_inference_j") is not None: errs.append("partial %r epi %r" % (p.get("partial"), p.get("energy_per_inference_j")))
+if lc.get("end") != "instrument_failed": errs.append("live end %r" % lc.get("end"))
+# Every sample sent before the unplug is kept (fed, or dropped in the
+# reset grace): the identity's stats say how many the driver read.
+fed = lc.get("samples_fed", 0)
+if not fed > 60000: errs.append("samples_fed %r: the half window (60,000) is missing" % fed)
+if p.get("whole_capture_window", {}).get("samples") != lc.get("samples_fed"): errs.append("whole %r" % p.get("whole_capture_window"))
+if p.get("gate", {}).get("unterminated_start_s") is None: errs.append("the open window is not said: %r" % p.get("gate"))
+if errs:
+    print("\n".join(errs)); sys.exit(1)
+PY
+	ok "unplug: everything measured kept, marked, the open window said"
+else bad "unplug: summary"; fi
+
+if grep -l "Sanitizer" "$tmp"/err.* >/dev/null 2>&1; then bad "sanitizer report"; fi
+[ $fails -eq 0 ] || exit 1
