@@ -232,8 +232,8 @@ static const struct compare_kind kinds[] = {
      profile_fig, N_OF(profile_fig), 1, NULL},
     {"power", "ergon analyze summary", is_power, power_ident, N_OF(power_ident), power_fig,
      N_OF(power_fig), 0, NULL},
-    {"kernels", "ergon kernels artifact", cmp_is_kernels, cmp_kernels_ident,
-     CMP_KERNELS_IDENT_N, NULL, 0, 0, cmp_kernels_rows},
+    {"kernels", "ergon kernels artifact", cmp_is_kernels, cmp_kernels_ident, CMP_KERNELS_IDENT_N,
+     NULL, 0, 0, cmp_kernels_rows},
 };
 
 static const struct compare_kind *kind_of(const json_t *a)
@@ -302,9 +302,8 @@ static const char *verdict_of(double d, double cu, int have_u)
 	return d > 0 ? "higher" : "lower";
 }
 
-json_t *cmp_versus(const char *name, int better, int headline, const double *v,
-		   const double *u, const int *hv, const int *hu, size_t n, double threshold_pct,
-		   json_t *regressed)
+json_t *cmp_versus(const char *name, int better, int headline, const double *v, const double *u,
+		   const int *hv, const int *hu, size_t n, double threshold_pct, json_t *regressed)
 {
 	json_t *vs = json_array();
 	for (size_t i = 1; i < n; i++) {
@@ -326,8 +325,9 @@ json_t *cmp_versus(const char *name, int better, int headline, const double *v,
 		int worse = better != 0 && distinguishable && isfinite(pct) &&
 			    -better * pct > threshold_pct;
 		if (worse && headline && !isnan(threshold_pct))
-			json_array_append_new(regressed, json_pack("{s:s, s:i, s:f}", "figure", name,
-								   "artifact", (int)i, "pct", pct));
+			json_array_append_new(regressed,
+					      json_pack("{s:s, s:i, s:f}", "figure", name,
+							"artifact", (int)i, "pct", pct));
 		json_array_append_new(vs, json_pack("{s:o, s:o, s:o, s:o, s:s}", "diff",
 						    ergon_jnum(diff), "ratio", ergon_jnum(ratio),
 						    "pct", ergon_jnum(pct), "combined_u",

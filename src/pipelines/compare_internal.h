@@ -26,9 +26,8 @@ struct ident_field {
  * better: -1 lower is better, +1 higher, 0 none; a headline figure worse
  * by more than threshold_pct (and distinguishable) is appended to
  * regressed as {figure: name, artifact, pct}. New reference. */
-json_t *cmp_versus(const char *name, int better, int headline, const double *v,
-		   const double *u, const int *hv, const int *hu, size_t n, double threshold_pct,
-		   json_t *regressed);
+json_t *cmp_versus(const char *name, int better, int headline, const double *v, const double *u,
+		   const int *hv, const int *hu, size_t n, double threshold_pct, json_t *regressed);
 
 /* Kernels artifacts (ergon.kernels). */
 int cmp_is_kernels(const json_t *a);

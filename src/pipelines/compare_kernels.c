@@ -136,8 +136,8 @@ json_t *cmp_kernels_rows(const json_t *const *a, const char *const *labels, size
 					  : !hv[i] ? "not timed"
 						   : NULL;
 			json_array_append_new(
-			    vals, json_pack("{s:o, s:o, s:o, s:o, s:s?}", "value", ergon_jnum(v[i]), "u",
-					    ergon_jnum(u[i]), "n",
+			    vals, json_pack("{s:o, s:o, s:o, s:o, s:s?}", "value", ergon_jnum(v[i]),
+					    "u", ergon_jnum(u[i]), "n",
 					    json_deep_copy(json_object_get(m[i], "n")
 							       ? json_object_get(m[i], "n")
 							       : json_null()),
@@ -148,8 +148,8 @@ json_t *cmp_kernels_rows(const json_t *const *a, const char *const *labels, size
 					    "why", why));
 		}
 		if (present < n)
-			json_array_append_new(only, json_pack("{s:s, s:s, s:O}", "case", name, "impl",
-							      impl, "in", in));
+			json_array_append_new(only, json_pack("{s:s, s:s, s:O}", "case", name,
+							      "impl", impl, "in", in));
 		/* A row needs the baseline and at least one other side. */
 		if (m[0] == NULL || present < 2) {
 			json_decref(in);
@@ -159,18 +159,20 @@ json_t *cmp_kernels_rows(const json_t *const *a, const char *const *labels, size
 		char fig[2 * ERGON_KERNELS_NAME_MAX + 32];
 		snprintf(fig, sizeof fig, "%s [%s] median", name, impl);
 		json_t *vs = cmp_versus(fig, -1, 1, v, u, hv, hu, n, threshold_pct, regressed);
-		json_array_append_new(
-		    rows, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:o, s:o}", "name", fig,
-				    "case", name, "impl", impl, "path", "kernels.cases[].impls[].median",
-				    "unit", unit ? unit : "counts", "better", "lower", "headline", 1,
-				    "values", vals, "versus", vs));
+		json_array_append_new(rows,
+				      json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:o, s:o}",
+						"name", fig, "case", name, "impl", impl, "path",
+						"kernels.cases[].impls[].median", "unit",
+						unit ? unit : "counts", "better", "lower",
+						"headline", 1, "values", vals, "versus", vs));
 		json_decref(in);
 	}
 	json_decref(keys);
 	json_object_set_new(result, "only_in", only);
-	json_object_set_new(result, "uncertainty",
-			    json_string("± of a median: the wider side of its distribution-free "
-					"interval (order statistics, >= 95 % coverage from 6 samples "
-					"on; the coverage is given per value)"));
+	json_object_set_new(
+	    result, "uncertainty",
+	    json_string("± of a median: the wider side of its distribution-free "
+			"interval (order statistics, >= 95 % coverage from 6 samples "
+			"on; the coverage is given per value)"));
 	return rows;
 }

@@ -43,14 +43,15 @@ static void correctness_banner(struct ergon_dynbuf *b, const json_t *sec)
 {
 	size_t pairs = 0, i, k;
 	const json_t *c, *m;
-	json_array_foreach(json_object_get(sec, "cases"), i, c)
-	    pairs += json_array_size(json_object_get(c, "impls"));
+	json_array_foreach(json_object_get(sec, "cases"), i, c) pairs +=
+	    json_array_size(json_object_get(c, "impls"));
 	size_t failed = json_array_size(json_object_get(sec, "failures"));
 	if (failed == 0) {
-		ergon_dynbuf_addf(b,
-				  "<div class=\"banner ok\">Correctness: all %zu case/implementation "
-				  "pairs matched the reference; only those were timed.</div>\n",
-				  pairs);
+		ergon_dynbuf_addf(
+		    b,
+		    "<div class=\"banner ok\">Correctness: all %zu case/implementation "
+		    "pairs matched the reference; only those were timed.</div>\n",
+		    pairs);
 		return;
 	}
 	ergon_dynbuf_addf(b,
@@ -102,8 +103,8 @@ static void cases_table(struct ergon_dynbuf *b, const json_t *sec)
 				text_td(b, "FAIL: output differs from the reference, not timed");
 			static const char *const keys[] = {"n", "min", "median"};
 			for (size_t q = 0; q < 3; q++) {
-				snprintf(path, sizeof path, "kernels.cases[%zu].impls[%zu].%s", i, k,
-					 keys[q]);
+				snprintf(path, sizeof path, "kernels.cases[%zu].impls[%zu].%s", i,
+					 k, keys[q]);
 				hd_figure_cell(b, path, json_object_get(m, keys[q]), "");
 			}
 			static const char *const ci[] = {"lo", "hi", "coverage"};
@@ -111,8 +112,8 @@ static void cases_table(struct ergon_dynbuf *b, const json_t *sec)
 				snprintf(path, sizeof path,
 					 "kernels.cases[%zu].impls[%zu].median_ci.%s", i, k, ci[q]);
 				hd_figure_cell(
-				    b, path, json_object_get(json_object_get(m, "median_ci"), ci[q]),
-				    "");
+				    b, path,
+				    json_object_get(json_object_get(m, "median_ci"), ci[q]), "");
 			}
 			snprintf(path, sizeof path, "kernels.cases[%zu].impls[%zu].mean", i, k);
 			hd_figure_cell(b, path, json_object_get(m, "mean"), "");
@@ -121,8 +122,8 @@ static void cases_table(struct ergon_dynbuf *b, const json_t *sec)
 			static const char *const sk[] = {"speedup", "baseline_mean",
 							 "candidate_mean"};
 			for (size_t q = 0; q < 3; q++) {
-				snprintf(path, sizeof path, "kernels.cases[%zu].speedups[%zu].%s", i,
-					 si, sk[q]);
+				snprintf(path, sizeof path, "kernels.cases[%zu].speedups[%zu].%s",
+					 i, si, sk[q]);
 				hd_figure_cell(b, path, sp ? json_object_get(sp, sk[q]) : NULL, "");
 			}
 			ergon_dynbuf_adds(b, "</tr>\n");
@@ -130,10 +131,11 @@ static void cases_table(struct ergon_dynbuf *b, const json_t *sec)
 	}
 	ergon_dynbuf_adds(b, "</table></div>\n");
 	if (rows < total)
-		ergon_dynbuf_addf(b,
-				  "<p class=\"caption\">First %zu of %zu rows; kernels.csv has them "
-				  "all.</p>\n",
-				  rows, total);
+		ergon_dynbuf_addf(
+		    b,
+		    "<p class=\"caption\">First %zu of %zu rows; kernels.csv has them "
+		    "all.</p>\n",
+		    rows, total);
 }
 
 static void geomean_table(struct ergon_dynbuf *b, const json_t *sec)
@@ -141,9 +143,10 @@ static void geomean_table(struct ergon_dynbuf *b, const json_t *sec)
 	const json_t *gm = json_object_get(sec, "geomean");
 	if (json_array_size(gm) == 0)
 		return;
-	ergon_dynbuf_adds(b, "<table class=\"kv\"><caption>geometric mean of the speedups"
-			     "</caption><tr><th>impl</th><th>cases</th><th>speedup</th><th>note</th>"
-			     "</tr>\n");
+	ergon_dynbuf_adds(b,
+			  "<table class=\"kv\"><caption>geometric mean of the speedups"
+			  "</caption><tr><th>impl</th><th>cases</th><th>speedup</th><th>note</th>"
+			  "</tr>\n");
 	size_t j;
 	const json_t *g;
 	json_array_foreach(gm, j, g)
@@ -197,7 +200,8 @@ static json_t *impl_names(const json_t *sec, const char *member)
 		{
 			const char *s = json_string_value(json_object_get(m, "impl"));
 			int seen = s == NULL;
-			json_array_foreach(names, q, x) seen |= strcmp(json_string_value(x), s) == 0;
+			json_array_foreach(names, q, x) seen |=
+			    strcmp(json_string_value(x), s) == 0;
 			if (!seen)
 				json_array_append_new(names, json_string(s));
 		}

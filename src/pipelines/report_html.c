@@ -407,12 +407,11 @@ static int render(const struct ergon_html_input *in, size_t n, const struct ergo
 			goto out;
 		if (kind_of(docs[i].a) == K_UNKNOWN) {
 			const char *s = json_string_value(json_object_get(docs[i].a, "schema"));
-			rc =
-			    ergon_err_set(err, ERGON_EUSAGE,
-					  "%s: schema %s is not one ergon writes (ergon.report, "
-					  "ergon.profile, energy-model/v1, ergon.compare, "
-					  "ergon.kernels); nothing rendered",
-					  in[i].path, s ? s : "(missing)");
+			rc = ergon_err_set(err, ERGON_EUSAGE,
+					   "%s: schema %s is not one ergon writes (ergon.report, "
+					   "ergon.profile, energy-model/v1, ergon.compare, "
+					   "ergon.kernels); nothing rendered",
+					   in[i].path, s ? s : "(missing)");
 			loaded++;
 			goto out;
 		}
@@ -442,9 +441,9 @@ static int render(const struct ergon_html_input *in, size_t n, const struct ergo
 	for (size_t i = 0; i < n; i++) {
 		struct html_doc *d = &docs[i];
 		enum doc_kind k = kind_of(d->a);
-		static const char *const kind_names[] = {"?", "run report", "profile summary",
-							 "energy model", "comparison",
-							 "kernel timings"};
+		static const char *const kind_names[] = {
+		    "?",	  "run report",	   "profile summary", "energy model",
+		    "comparison", "kernel timings"};
 		const char *kname = kind_names[k];
 		if (k == K_PROFILE && !json_object_get(d->a, "profile"))
 			kname = "power analysis (ergon analyze)";

@@ -281,8 +281,9 @@ static int impl_json(const struct kimpl *m, json_t *arr, double *mean_out, struc
 			json_decref(o);
 			return rc;
 		}
-		json_object_set_new(o, "median_ci",
-				    json_pack("{s:f, s:f, s:f}", "lo", lo, "hi", hi, "coverage", cov));
+		json_object_set_new(
+		    o, "median_ci",
+		    json_pack("{s:f, s:f, s:f}", "lo", lo, "hi", hi, "coverage", cov));
 		*mean_out = me;
 	}
 	json_array_append_new(arr, o);
