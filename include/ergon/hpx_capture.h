@@ -30,6 +30,11 @@ struct ergon_hpx_capture_opts {
 	double window_heartbeat_s;
 	volatile sig_atomic_t *cancel; /* may be NULL; set (by a signal handler) to stop
 					* early, keeping what arrived (res->interrupted) */
+	/* Called with every complete line as it arrives (without the '\n'; a
+	 * line longer than 95 bytes is cut there), e.g. for a progress display;
+	 * NULL: none. The line is valid during the call only. */
+	void (*on_line)(void *ctx, const char *line);
+	void *on_line_ctx;
 };
 
 struct ergon_hpx_capture_result {
@@ -40,8 +45,8 @@ struct ergon_hpx_capture_result {
 	bool lossy; /* the transport lost data (SWO): diagnostic */
 	double elapsed_s;
 	unsigned long long bytes;
-	json_t *issues;	 /* capture.* issues (owned by the result) */
-	json_t *details; /* {transport, log, bytes, elapsed_s, end, link} (owned) */
+	json_t *issues;	  /* capture.* issues (owned by the result) */
+	json_t *details;  /* {transport, log, bytes, elapsed_s, end, link} (owned) */
 	bool interrupted; /* stopped by opts.cancel */
 	/* The parser stopped at a limit (columns, presets, iterations, text):
 	 * the bytes after it were still logged up to the sentinel or timeout,

@@ -101,6 +101,13 @@ static int parse_suites(struct cli_parser *p, const char *v, int *mask)
 	return 0;
 }
 
+/* On a terminal: which case runs (its correctness check, then timing). */
+static void case_progress(void *ctx, size_t i, size_t n, const char *case_name)
+{
+	(void)ctx;
+	cli_progress_line("ergon kernels: case %zu/%zu %s", i + 1, n, case_name);
+}
+
 static int run_cmd(struct cli_parser *p)
 {
 	struct ergon_kernels_run_options o = {.board = NULL, .iterations = 100, .warmup = 5};
@@ -119,6 +126,7 @@ static int run_cmd(struct cli_parser *p)
 		} else if (cli_long(p, "--iterations", 1, 1000000, &o.iterations)) {
 		} else if (cli_long(p, "--warmup", 0, 1000000, &o.warmup)) {
 		} else if (cli_flag(p, "--force", &force)) {
+		} else if (cli_quiet(p)) {
 		} else {
 			cli_unknown(p);
 		}
@@ -147,7 +155,12 @@ static int run_cmd(struct cli_parser *p)
 	json_t *art = NULL;
 	char *samples = NULL, *table = NULL;
 	size_t slen = 0;
-	if (ergon_kernels_run(&o, &art, &samples, &slen, &err) != 0) {
+	if (cli_progress_ok())
+		o.progress = case_progress;
+	int krc = ergon_kernels_run(&o, &art, &samples, &slen, &err);
+	if (o.progress != NULL)
+		cli_progress_clear();
+	if (krc != 0) {
 		ergon_secret_key_wipe(&skey);
 		return ergon_cli_fail("kernels", &err);
 	}
@@ -217,7 +230,7 @@ const struct ergon_cli_command ergon_cli_cmd_kernels = {
 	    "                         (--shapes FILE | --from-model MODEL.tflite)\n"
 	    "                         [--suite conv,dwconv,fc] [--impl ref,...]\n"
 	    "                         [--iterations N] [--warmup N] [--force]\n"
-	    "                         [--sign KEY]\n"
+	    "                         [--sign KEY] [--quiet]\n"
 	    "\n"
 	    "run: measure the kernels here (docs/METHOD.md, \"Kernels\").\n"
 	    "  --board NAME       where to run (host)\n"
@@ -231,6 +244,8 @@ const struct ergon_cli_command ergon_cli_cmd_kernels = {
 	    "  --force            replace an existing DIR/kernels.json\n"
 	    "  --sign KEY         sign DIR/kernels.json once written; the key is loaded\n"
 	    "                     before anything is measured\n"
+	    "  --quiet            no progress line (drawn only when stderr is a terminal:\n"
+	    "                     case i/N and its name)\n"
 	    "\n"
 	    "example: ergon kernels report board_samples.csv --unit cycles --out k/\n",
     .run = run,

@@ -52,6 +52,7 @@ static int run(int argc, char **argv)
 			o.sync_input_index = (unsigned)idx;
 		} else if (cli_flag(&p, "--until-gate-falls", &o.until_gate_falls)) {
 		} else if (cli_flag(&p, "--force", &o.force)) {
+		} else if (cli_quiet(&p)) {
 		} else {
 			cli_unknown(&p);
 		}
@@ -64,7 +65,7 @@ static int run(int argc, char **argv)
 				     "terminal and stop it with Ctrl-C)");
 	o.instrument_opts.kv = nkv ? kv : NULL;
 	o.stop_flag = &stop_flag;
-	int tty = isatty(2);
+	int tty = cli_progress_ok();
 	if (tty)
 		o.progress = progress;
 	struct sigaction sa = {0};
@@ -114,7 +115,8 @@ const struct ergon_cli_command ergon_cli_cmd_record = {
     .summary = "record a live instrument (ppk2) to a JLS file",
     .help = "Usage: ergon record --instrument SPEC --out FILE.jls\n"
 	    "                    (--duration-s S | --until-gate-falls | Ctrl-C)\n"
-	    "                    [--sync-input-index N] [--instrument-opt K=V]... [--force]\n\n"
+	    "                    [--sync-input-index N] [--instrument-opt K=V]... [--force]\n"
+	    "                    [--quiet]\n\n"
 	    "Records every sample of a streaming instrument to a JLS v2 file (current,\n"
 	    "voltage, power as f32; the digital lines as gpi[0]..gpi[7]), with CRC32C on\n"
 	    "every chunk, summaries and a UTC track. `ergon analyze --jls FILE.jls` reads\n"
@@ -131,7 +133,8 @@ const struct ergon_cli_command ergon_cli_cmd_record = {
 	    "  --out FILE.jls        the recording (refused if it exists)\n"
 	    "  --force               replace an existing FILE.jls\n\n"
 	    "On a terminal a progress line shows elapsed time, samples, drops and the\n"
-	    "mean current. Exit: 0 recorded, 1 incomplete (the instrument went away; the\n"
+	    "mean current (--quiet: none). Exit: 0 recorded, 1 incomplete (the instrument went "
+	    "away; the\n"
 	    "file keeps everything before), 2 usage, 3 I/O (e.g. disk full: the file is\n"
 	    "valid up to what fit).\n\n"
 	    "Examples:\n"

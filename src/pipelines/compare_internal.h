@@ -1,4 +1,5 @@
-/* Private to ergon compare (compare.c: the kinds with figures at fixed
+/* Private to ergon compare (compare_figures.c: one figure against the
+ * baseline; compare.c: the kinds with figures at fixed
  * paths; compare_kernels.c: kernels artifacts, whose figures are matched
  * by case and implementation name). */
 #ifndef ERGON_COMPARE_INTERNAL_H
