@@ -192,9 +192,11 @@ static int run_cmd(struct cli_parser *p)
 	return sign_written(sign_key, out, &skey);
 }
 
+/* The actions, also completed by `ergon __complete actions kernels`. */
+static const char *const actions[] = {"report", "run", NULL};
+
 static int run(int argc, char **argv)
 {
-	static const char *const actions[] = {"report", "run", NULL};
 	struct cli_parser p;
 	cli_init_from(&p, "kernels", argc, argv, 2);
 	int a = cli_action(&p, actions);
@@ -204,6 +206,7 @@ static int run(int argc, char **argv)
 }
 
 const struct ergon_cli_command ergon_cli_cmd_kernels = {
+    .actions = actions,
     .name = "kernels",
     .summary = "kernel statistics: correctness first, distributions, speedups",
     .help = "usage: ergon kernels report SAMPLES.csv [--out DIR] [--baseline IMPL]\n"
