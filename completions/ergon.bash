@@ -17,7 +17,7 @@ _ergon() {
     --sim-scenario|--scenario) list=$("$ergon" __complete scenarios 2>/dev/null) ;;
     --instrument) list=$("$ergon" __complete instruments 2>/dev/null) ;;
     --workload) list=$("$ergon" __complete workloads 2>/dev/null) ;;
-    --for) list="run profile-power" ;;
+    --for) list="run profile-power profile-qemu" ;;
     --out|--config|--jls|--stats|--raw|--markers|--facts|--temp-file|--sysfs-root|--out-dir|\
     --db|--shapes|--from-model|--sign|--pubkey|--key|--log)
       COMPREPLY=($(compgen -f -- "$cur")); return ;;

@@ -24,11 +24,13 @@ has() { printf '%s\n' "$1" | grep -qxF -- "$2"; }
 command -v zsh >/dev/null || bad "zsh is not installed (scripts/bootstrap.sh): its completion cannot be checked"
 
 n_cmd=0 n_opt=0 n_act=0
+cmds_b=$(bash_complete ergon "")
+cmds_z=$(zsh_complete ergon "")
+has "$(bash_complete ergon ver)" verify && has "$(zsh_complete ergon ver)" verify &&
+  ok "'ergon ver' completes to verify" || bad "no prefix completion of subcommands"
 for f in "$SRC"/src/cli/cmd_*.c; do
   c=$(basename "$f" .c); c=${c#cmd_}; c=${c//_/-}
-  "$E" __complete commands | grep -qxF "$c" || { bad "$f: no subcommand $c"; continue; }
-  has "$(bash_complete ergon "${c:0:3}")" "$c" && has "$(zsh_complete ergon "${c:0:3}")" "$c" &&
-    n_cmd=$((n_cmd + 1)) || bad "$c: not completed from '${c:0:3}'"
+  has "$cmds_b" "$c" && has "$cmds_z" "$c" && n_cmd=$((n_cmd + 1)) || { bad "$c ($f): not completed"; continue; }
   # Its actions, from the table in its source.
   acts=$(sed -n 's/^static const char \*const actions\[\] = {\(.*\)};/\1/p' "$f" | grep -o '"[a-z0-9-]*"' | tr -d '"')
   pre=()
@@ -45,9 +47,11 @@ for f in "$SRC"/src/cli/cmd_*.c; do
   fi
   # Its options, from the parser calls in its source.
   opts=$(grep -oE 'cli_[a-z_]+\(&?[a-z]+, "--[a-z0-9-]+"' "$f" | grep -oE '"--[a-z0-9-]+"' | tr -d '"' | sort -u)
+  # One completion of "--" per shell gives every option (prefix matching
+  # is checked by the spelled-out cases at the end).
+  b=$(bash_complete ergon "$c" $first "--")
+  z=$(zsh_complete ergon "$c" $first "--")
   for o in $opts; do
-    b=$(bash_complete ergon "$c" $first "${o:0:4}")
-    z=$(zsh_complete ergon "$c" $first "${o:0:4}")
     has "$b" "$o" && has "$z" "$o" && n_opt=$((n_opt + 1)) || bad "$c: option $o not completed"
   done
 done
