@@ -156,16 +156,30 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int ergon_kernels_stats(const double *v, size_t n, double *min, double *median, double *mean,
-			struct ergon_err *err)
+/* A sorted copy of v[0..n) in *out (caller frees); what names the
+ * statistic in the error for n == 0. */
+static int sorted_copy(const double *v, size_t n, const char *what, double **out,
+		       struct ergon_err *err)
 {
+	*out = NULL;
 	if (n == 0)
-		return ergon_err_set(err, ERGON_EUSAGE, "kernels: statistics of no samples");
+		return ergon_err_set(err, ERGON_EUSAGE, "kernels: %s of no samples", what);
 	double *s = malloc(n * sizeof *s);
 	if (s == NULL)
 		return ergon_err_set(err, ERGON_ENOMEM, "kernels: out of memory");
 	memcpy(s, v, n * sizeof *s);
 	qsort(s, n, sizeof *s, cmp_double);
+	*out = s;
+	return 0;
+}
+
+int ergon_kernels_stats(const double *v, size_t n, double *min, double *median, double *mean,
+			struct ergon_err *err)
+{
+	double *s = NULL;
+	int rc = sorted_copy(v, n, "statistics", &s, err);
+	if (rc != 0)
+		return rc;
 	*min = s[0];
 	*median = (n % 2) ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2.0;
 	/* Kahan summation: a million counts of ~1e6 keep their last digit. */
@@ -215,13 +229,10 @@ static void median_ci_ranks(size_t n, size_t *k_out, double *coverage)
 int ergon_kernels_median_ci(const double *v, size_t n, double *lo, double *hi, double *coverage,
 			    struct ergon_err *err)
 {
-	if (n == 0)
-		return ergon_err_set(err, ERGON_EUSAGE, "kernels: interval of no samples");
-	double *s = malloc(n * sizeof *s);
-	if (s == NULL)
-		return ergon_err_set(err, ERGON_ENOMEM, "kernels: out of memory");
-	memcpy(s, v, n * sizeof *s);
-	qsort(s, n, sizeof *s, cmp_double);
+	double *s = NULL;
+	int rc = sorted_copy(v, n, "interval", &s, err);
+	if (rc != 0)
+		return rc;
 	size_t k;
 	median_ci_ranks(n, &k, coverage);
 	*lo = s[k - 1];
