@@ -1,5 +1,5 @@
-# bash completion for ergon. Subcommands, options, boards, scenarios,
-# instruments and workloads come from the ergon binary itself
+# bash completion for ergon. Subcommands, their actions, options, boards,
+# scenarios, instruments and workloads come from the ergon binary itself
 # (`ergon __complete ...`), so this file never lists them and never drifts.
 _ergon() {
   local cur prev cmd
@@ -17,13 +17,27 @@ _ergon() {
     --sim-scenario|--scenario) list=$("$ergon" __complete scenarios 2>/dev/null) ;;
     --instrument) list=$("$ergon" __complete instruments 2>/dev/null) ;;
     --workload) list=$("$ergon" __complete workloads 2>/dev/null) ;;
-    --for) list="run profile-power" ;;
-    --out|--config|--jls|--stats|--raw|--markers|--facts|--temp-file|--sysfs-root|--out-dir)
+    --for) list="run profile-power profile-qemu" ;;
+    --out|--config|--jls|--stats|--raw|--markers|--facts|--temp-file|--sysfs-root|--out-dir|\
+    --db|--shapes|--from-model|--sign|--pubkey|--key|--log)
       COMPREPLY=($(compgen -f -- "$cur")); return ;;
   esac
   if [ -n "$list" ]; then
     COMPREPLY=($(compgen -W "$list" -- "$cur"))
     return
+  fi
+  # A command with actions (db ingest, kernels run, ...): the action first.
+  local acts
+  acts=$("$ergon" __complete actions "$cmd" 2>/dev/null | tr '\n' ' ')
+  if [ -n "$acts" ] && [[ "$cur" != -* ]]; then
+    local w have=""
+    for w in "${COMP_WORDS[@]:2:COMP_CWORD-2}"; do
+      case " $acts" in *" $w "*) have=1 ;; esac
+    done
+    if [ -z "$have" ]; then
+      COMPREPLY=($(compgen -W "$acts" -- "$cur"))
+      return
+    fi
   fi
   if [[ "$cur" == -* ]]; then
     COMPREPLY=($(compgen -W "$("$ergon" __complete options "$cmd" 2>/dev/null)" -- "$cur"))

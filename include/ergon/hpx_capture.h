@@ -30,6 +30,11 @@ struct ergon_hpx_capture_opts {
 	double window_heartbeat_s;
 	volatile sig_atomic_t *cancel; /* may be NULL; set (by a signal handler) to stop
 					* early, keeping what arrived (res->interrupted) */
+	/* Called with every complete line as it arrives (without the '\n'; a
+	 * line longer than 95 bytes is cut there), e.g. for a progress display;
+	 * NULL: none. The line is valid during the call only. */
+	void (*on_line)(void *ctx, const char *line);
+	void *on_line_ctx;
 };
 
 struct ergon_hpx_capture_result {

@@ -68,11 +68,21 @@ ERGON_API int ergon_kernels_csv_parse(const char *text, size_t len, const char *
 ERGON_API int ergon_kernels_stats(const double *v, size_t n, double *min, double *median,
 				  double *mean, struct ergon_err *err);
 
+/* The distribution-free confidence interval of the median of n values
+ * (n >= 1): [x_(k), x_(n-k+1)] of the sorted values, k the largest rank
+ * whose coverage 1 - 2 P(Binomial(n, 1/2) <= k-1) is at least 95 %
+ * (exact up to n = 1000, the normal approximation above). Below n = 6 no
+ * rank reaches 95 %: the interval is [min, max] and *coverage says how
+ * much less it covers (n = 5: 93.75 %). The values are not modified. */
+ERGON_API int ergon_kernels_median_ci(const double *v, size_t n, double *lo, double *hi,
+				      double *coverage, struct ergon_err *err);
+
 /* exp(mean(log r)) of n ratios (each > 0). */
 ERGON_API int ergon_kernels_geomean(const double *r, size_t n, double *out, struct ergon_err *err);
 
 /* The "kernels" section: baseline, cases[] {case, impls[] {impl, correct,
- * timed, n, min, median, mean}, speedups[] {impl, baseline_mean,
+ * timed, n, min, median, mean, median_ci {lo, hi, coverage}
+ * (ergon_kernels_median_ci)}, speedups[] {impl, baseline_mean,
  * candidate_mean, speedup}}, geomean[] {impl, cases, speedup, note},
  * failures[] {case, impl}. baseline: the implementation ratios are taken
  * against ("ref" when NULL); unit labels the counts. Caller owns

@@ -53,6 +53,10 @@ struct ergon_kernels_run_options {
 	/* Test builds only: corrupt one output byte of the first case's REF
 	 * run, to show that a correctness failure is reported and never timed. */
 	int inject_mismatch;
+	/* Called before case i (0-based) of n runs (its correctness check and
+	 * timing), with its name; NULL: none. For a progress line. */
+	void (*progress)(void *ctx, size_t i, size_t n, const char *case_name);
+	void *progress_ctx;
 };
 
 /* `ergon kernels run`: build the cases, check each implementation's

@@ -57,6 +57,18 @@ ERGON_API int ergon_profile_firmware_link(const struct ergon_config *cfg);
 ERGON_API int ergon_profile_plan(const struct ergon_config *cfg, json_t **out,
 				 struct ergon_err *err);
 
+/* What ergon_profile_run is doing, for a progress display (opts.progress). */
+struct ergon_profile_progress {
+	const char *stage;	   /* "pmu", "power", "outputs" */
+	const char *step;	   /* "firmware" (program or, on the sim, build the image),
+				    * "start" (reset the target), "capture" (read its stream),
+				    * "pass" (a PMU counter pass began), "analysis", "writing" */
+	const char *detail;	   /* the image, the preset, ...; may be NULL */
+	unsigned pass;		   /* step "pass": this pass, 1-based */
+	unsigned passes;	   /* the plan's counter passes (0: unknown) */
+	unsigned stage_no, stages; /* this stage, 1-based, of the stages that run */
+};
+
 struct ergon_profile_opts {
 	const struct ergon_config *cfg;		 /* resolved */
 	const struct ergon_profile_firmware *fw; /* NULL for the sim lifecycle */
@@ -72,6 +84,10 @@ struct ergon_profile_opts {
 	 * "correctness" to the summary and, under QEMU, per-layer
 	 * pmu.emulated_instruction_count. Borrowed. */
 	const json_t *model;
+	/* Called at every step of every stage; NULL: none. Borrowed pointers,
+	 * valid during the call. */
+	void (*progress)(void *ctx, const struct ergon_profile_progress *p);
+	void *progress_ctx;
 };
 
 /* Run the pipeline and write the artifacts. Returns 0 when the pipeline

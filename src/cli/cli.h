@@ -9,9 +9,9 @@
 #ifndef ERGON_CLI_H
 #define ERGON_CLI_H
 
-#include <stdio.h>
-
 #include "ergon/error.h"
+
+#include <stdio.h>
 
 /* Exit codes (documented in --help and README). */
 enum {
@@ -23,9 +23,12 @@ enum {
 
 struct ergon_cli_command {
 	const char *name;
-	const char *summary; /* one line for `ergon --help` */
-	const char *help;    /* full text for `ergon <name> --help`, with examples */
+	const char *summary;		   /* one line for `ergon --help` */
+	const char *help;		   /* full text for `ergon <name> --help`, with examples */
 	int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
+	/* The first word after the name (`ergon db ingest`), NULL-terminated;
+	 * NULL when the command has none. Completion reads it. */
+	const char *const *actions;
 };
 
 /* Print "ergon <cmd>: <message>" for err to stderr; return its exit code. */

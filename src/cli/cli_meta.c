@@ -2,7 +2,7 @@
  * command table and help text users see, so they cannot drift:
  *   ergon __man --out-dir DIR      ergon(1) and ergon-<cmd>(1) from --help
  *   ergon __man [CMD]              one page on stdout
- *   ergon __complete commands|options CMD|boards|scenarios|instruments|workloads
+ *   ergon __complete commands|options CMD|actions CMD|boards|scenarios|instruments|workloads
  * The completion scripts (completions/) call __complete at completion time. */
 #include "cli.h"
 #include "ergon/config.h"
@@ -246,6 +246,11 @@ static int complete(const struct ergon_cli_command *const *cmds, int argc, char 
 		for (size_t i = 0; cmds[i]; i++)
 			if (strcmp(cmds[i]->name, argv[2]) == 0)
 				help_options(cmds[i]->help, cmds[i]->name);
+	} else if (strcmp(what, "actions") == 0 && argc == 3) {
+		for (size_t i = 0; cmds[i]; i++)
+			if (strcmp(cmds[i]->name, argv[2]) == 0 && cmds[i]->actions)
+				for (const char *const *a = cmds[i]->actions; *a; a++)
+					printf("%s\n", *a);
 	} else if (strcmp(what, "boards") == 0) {
 		const struct ergon_board *b = ergon_boards(&n);
 		for (size_t i = 0; i < n; i++)
@@ -266,7 +271,7 @@ static int complete(const struct ergon_cli_command *const *cmds, int argc, char 
 				printf("%s:\n", d[i]->name);
 	} else {
 		fprintf(stderr, "ergon __complete: usage: ergon __complete commands | options CMD "
-				"| boards | scenarios | instruments | workloads\n");
+				"| actions CMD | boards | scenarios | instruments | workloads\n");
 		return ERGON_EXIT_USAGE;
 	}
 	return ERGON_EXIT_OK;

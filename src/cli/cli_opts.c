@@ -339,9 +339,41 @@ const char *cli_sym(const char *utf8, const char *ascii)
 	return cli_utf8() ? utf8 : ascii;
 }
 
+/* --quiet on the commands that draw progress (run, record, profile,
+ * capture, kernels run): one process, one command, so a file-level flag. */
+static int quiet_flag;
+
+int cli_quiet(struct cli_parser *p)
+{
+	return cli_flag(p, "--quiet", &quiet_flag);
+}
+
+int cli_quiet_on(void)
+{
+	return quiet_flag;
+}
+
 int cli_progress_ok(void)
 {
-	return isatty(STDERR_FILENO);
+	return !quiet_flag && isatty(STDERR_FILENO);
+}
+
+void cli_progress_line(const char *fmt, ...)
+{
+	char line[160];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	/* One terminal line: cut at 78 columns, the rest of the old line blanked. */
+	fprintf(stderr, "\r%-78.78s", line);
+	fflush(stderr);
+}
+
+void cli_progress_clear(void)
+{
+	fprintf(stderr, "\r%78s\r", "");
+	fflush(stderr);
 }
 
 int cli_print_json(const json_t *value)

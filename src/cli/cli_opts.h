@@ -99,7 +99,16 @@ const char *cli_sym(const char *utf8, const char *ascii);
  * stdout. Returns ERGON_EXIT_IO when stdout fails. */
 #include <jansson.h>
 int cli_print_json(const json_t *value);
-/* 1 when progress may be drawn: stderr is a terminal. */
+/* 1 when progress may be drawn: stderr is a terminal and --quiet was not
+ * given. */
 int cli_progress_ok(void);
+/* Matches --quiet (no progress) like cli_flag. */
+int cli_quiet(struct cli_parser *p);
+/* 1 when --quiet was given. */
+int cli_quiet_on(void);
+/* Redraw the progress line on stderr (printf format, cut to one line);
+ * cli_progress_clear() blanks it. Only call them when cli_progress_ok(). */
+void cli_progress_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_progress_clear(void);
 
 #endif

@@ -8,11 +8,40 @@
 #include "ergon/hpx_capture.h"
 #include "ergon/hpx_report.h"
 #include "ergon/issues.h"
+#include "ergon/wire.h"
 #include "hpx_cli.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+struct capture_progress {
+	const char *transport;
+	unsigned long long lines;
+	unsigned passes;
+	char preset[64];
+};
+
+/* Every line of the stream: redraw on a new counter pass and every 256
+ * lines (a terminal cannot show more). */
+static void on_line(void *ctx, const char *line)
+{
+	struct capture_progress *c = ctx;
+	size_t pl = strlen(HPX_TOK_PRESET_PREFIX);
+	int redraw = (++c->lines % 256) == 0;
+	if (strncmp(line, HPX_TOK_PRESET_PREFIX, pl) == 0) {
+		const char *name = line + pl;
+		size_t l = strcspn(name, " ");
+		if (c->passes == 0 || strlen(c->preset) != l || strncmp(c->preset, name, l) != 0) {
+			snprintf(c->preset, sizeof c->preset, "%.*s", (int)l, name);
+			c->passes++;
+			redraw = 1;
+		}
+	}
+	if (redraw)
+		cli_progress_line("ergon capture: pass %u %s, %llu lines from %s", c->passes,
+				  c->preset, c->lines, c->transport);
+}
 
 static int run(int argc, char **argv)
 {
@@ -36,6 +65,7 @@ static int run(int argc, char **argv)
 		} else if (cli_choice(&cp, "--recording", ergon_cli_hpx_recordings, &recording)) {
 		} else if (cli_flag(&cp, "--clean", &clean)) {
 		} else if (cli_flag(&cp, "--force", &force)) {
+		} else if (cli_quiet(&cp)) {
 		} else {
 			cli_unknown(&cp);
 		}
@@ -64,14 +94,19 @@ static int run(int argc, char **argv)
 					  .recording = recording,
 					  .aggregation = agg,
 					  .write_flags = flags};
-	/* On a terminal, one line while the stream is read (cleared after). */
+	/* On a terminal, one line while the stream is read: lines so far and
+	 * the counter pass (preset) the stream is in (cleared after). */
+	struct capture_progress cpg = {.transport = transport};
 	int progress = cli_progress_ok();
-	if (progress)
-		fprintf(stderr, "ergon capture: reading %s until HPX_END (timeout %g s) ...",
-			transport, timeout_s);
+	if (progress) {
+		co.on_line = on_line;
+		co.on_line_ctx = &cpg;
+		cli_progress_line("ergon capture: reading %s until HPX_END (timeout %g s)",
+				  transport, timeout_s);
+	}
 	int rc = ergon_hpx_capture_run(&co, &o, &summary, &err);
 	if (progress)
-		fprintf(stderr, "\r%78s\r", "");
+		cli_progress_clear();
 	if (rc != 0)
 		return ergon_cli_fail("capture", &err);
 	const json_t *profile = json_object_get(summary, "profile");
@@ -90,7 +125,7 @@ const struct ergon_cli_command ergon_cli_cmd_capture = {
     .summary = "capture an HPX PMU stream from a board and parse it",
     .help = "Usage: ergon capture --transport SPEC [--out DIR] [--log FILE]\n"
 	    "         [--timeout S] [--heartbeat-timeout S] [--aggregation median|mean|trimmed]\n"
-	    "         [--recording measured|synthetic|unknown] [--force] [--clean]\n\n"
+	    "         [--recording measured|synthetic|unknown] [--force] [--clean] [--quiet]\n\n"
 	    "SPEC: file:PATH | - | serial:DEVICE[,BAUD] | tcp:HOST:PORT | unix:PATH |\n"
 	    "      swo:FILE | swo:tcp:HOST:PORT |\n"
 	    "      rtt:gdb=HOST:PORT[,addr=0x...|search=START:LEN][,find_s=S][,poll_max_ms=M]\n"
@@ -100,7 +135,8 @@ const struct ergon_cli_command ergon_cli_cmd_capture = {
 	    "record's end), at the end of the source, after --timeout seconds (default\n"
 	    "600) or when no line arrives for --heartbeat-timeout seconds (default 30);\n"
 	    "then it is kept and marked incomplete. SWO captures that lost packets are\n"
-	    "marked diagnostic. Outputs are those of `ergon parse`.\n\n"
+	    "marked diagnostic. Outputs are those of `ergon parse`. On a terminal a\n"
+	    "progress line counts the lines and names the counter pass (--quiet: none).\n\n"
 	    "Examples:\n  ergon capture --transport serial:/dev/ttyACM0,115200 --out run1\n"
 	    "  ergon capture --transport tcp:127.0.0.1:19021 --timeout 120\n"
 	    "  ergon capture --transport rtt:gdb=127.0.0.1:1234 --out run2\n",

@@ -103,9 +103,11 @@ static int boards(void)
 	return ERGON_EXIT_OK;
 }
 
+/* The actions, also completed by `ergon __complete actions config`. */
+static const char *const actions[] = {"show", "boards", NULL};
+
 static int run(int argc, char **argv)
 {
-	static const char *const actions[] = {"show", "boards", NULL};
 	struct cli_parser p;
 	cli_init_from(&p, "config", argc, argv, 2);
 	int a = cli_action(&p, actions);
@@ -119,6 +121,7 @@ static int run(int argc, char **argv)
 }
 
 const struct ergon_cli_command ergon_cli_cmd_config = {
+    .actions = actions,
     .name = "config",
     .summary = "show the effective profile configuration and where each value came from",
     .help = "Usage: ergon config show [--config FILE.yml] [--board B] [--power] "

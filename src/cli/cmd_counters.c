@@ -71,9 +71,11 @@ static int plan(int argc, char **argv)
 	return ERGON_EXIT_OK;
 }
 
+/* The actions, also completed by `ergon __complete actions counters`. */
+static const char *const actions[] = {"list", "plan", NULL};
+
 static int run(int argc, char **argv)
 {
-	static const char *const actions[] = {"list", "plan", NULL};
 	struct cli_parser p;
 	cli_init_from(&p, "counters", argc, argv, 2);
 	int a = cli_action(&p, actions);
@@ -83,6 +85,7 @@ static int run(int argc, char **argv)
 }
 
 const struct ergon_cli_command ergon_cli_cmd_counters = {
+    .actions = actions,
     .name = "counters",
     .summary = "list the Armv8.1-M PMU events and plan counter passes",
     .help = "Usage: ergon counters list [--group cpu|memory|mve]\n"

@@ -294,9 +294,11 @@ static int export_sql(const char *q, char *buf, size_t cap)
 
 #define DB_ARGS_MAX 256
 
+/* The actions, also completed by `ergon __complete actions db`. */
+static const char *const actions[] = {"ingest", "list", "show", "trend", "export", NULL};
+
 static int run(int argc, char **argv)
 {
-	static const char *const actions[] = {"ingest", "list", "show", "trend", "export", NULL};
 	const char *target = NULL, *device = NULL, *since = NULL, *board = NULL;
 	int csv = 0, json = 0;
 	char *pos[DB_ARGS_MAX];
@@ -413,6 +415,7 @@ static int run(int argc, char **argv)
 }
 
 const struct ergon_cli_command ergon_cli_cmd_db = {
+    .actions = actions,
     .name = "db",
     .summary = "keep results in SQLite (default) or PostgreSQL; list, show, trend, export",
     .help = "Usage: ergon db [--db PATH|postgresql://...] SUBCOMMAND ...\n\n"

@@ -37,9 +37,11 @@ static int board_rail(const char *board, double *rail_v, const char **from, char
 	return rc;
 }
 
+/* The actions, also completed by `ergon __complete actions ina228`. */
+static const char *const actions[] = {"plan", NULL};
+
 static int run(int argc, char **argv)
 {
-	static const char *const actions[] = {"plan", NULL};
 	double shunt = 0, imax = 0, rail = 0;
 	const char *board = NULL;
 	struct cli_parser cp;
@@ -127,6 +129,7 @@ static int run(int argc, char **argv)
 }
 
 const struct ergon_cli_command ergon_cli_cmd_ina228 = {
+    .actions = actions,
     .name = "ina228",
     .summary = "plan an INA228 calibration (range, SHUNT_CAL, LSBs, burden)",
     .help = "Usage: ergon ina228 plan --shunt-ohms R --max-current-a I [--rail-v V] "

@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "cli_opts.h"
 #include "cli_reliab.h"
+#include "cli_sign.h"
 #include "ergon/fileio.h"
 #include "ergon/kernels_run.h"
 
@@ -10,13 +11,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Sign DIR/kernels.json once written (--sign KEY); wipes the key. */
+static int sign_written(const char *sign_key, const char *out, struct ergon_secret_key *skey)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/kernels.json", out);
+	return ergon_cli_sign_written("kernels", sign_key, path, skey);
+}
+
 static int report(struct cli_parser *p)
 {
 	const char *path = NULL, *out = NULL, *baseline = "ref", *unit = "counts";
+	const char *sign_key = NULL;
 	unsigned flags = ERGON_WRITE_MKDIR;
 	int force = 0, clean = 0;
 	while (cli_next(p)) {
 		if (cli_outdir(p, "--out", &out)) {
+		} else if (cli_str(p, "--sign", &sign_key)) {
 		} else if (cli_str(p, "--baseline", &baseline)) {
 		} else if (cli_str(p, "--unit", &unit)) {
 		} else if (cli_flag(p, "--clean", &clean)) {
@@ -32,27 +43,40 @@ static int report(struct cli_parser *p)
 		return cli_error(p, "option '--baseline' needs an impl name");
 	if (unit[0] == '\0')
 		return cli_error(p, "option '--unit' needs a name (cycles, icount, ns)");
+	if (sign_key != NULL && out == NULL)
+		return cli_error(p,
+				 "--sign needs --out DIR: only a written kernels.json is signed");
 	if (force)
 		flags |= ERGON_WRITE_FORCE;
 	ergon_cli_stale_report_dir("kernels", out, clean);
 	struct ergon_err err = {0};
 	json_t *art = NULL;
 	char *table = NULL;
-	if (ergon_kernels_report(path, baseline, unit, &art, &err) != 0)
+	/* The key first: a bad key fails before anything is read or written. */
+	struct ergon_secret_key skey = {0};
+	int code = ergon_cli_sign_load("kernels", sign_key, &skey);
+	if (code != 0)
+		return code;
+	if (ergon_kernels_report(path, baseline, unit, &art, &err) != 0) {
+		ergon_secret_key_wipe(&skey);
 		return ergon_cli_fail("kernels", &err);
+	}
 	int rc;
 	if (out != NULL)
 		rc = ergon_kernels_write(art, out, flags, NULL, 0, &table, &err);
 	else
 		rc = ergon_kernels_table_render(json_object_get(art, "kernels"), &table, &err);
 	json_decref(art);
-	if (rc != 0)
+	if (rc != 0) {
+		ergon_secret_key_wipe(&skey);
 		return ergon_cli_fail("kernels", &err);
+	}
 	fputs(table, stdout);
-	if (out != NULL)
-		printf("wrote %s/kernels.json and %s/kernels.csv\n", out, out);
 	free(table);
-	return ERGON_EXIT_OK;
+	if (out == NULL)
+		return ERGON_EXIT_OK;
+	printf("wrote %s/kernels.json and %s/kernels.csv\n", out, out);
+	return sign_written(sign_key, out, &skey);
 }
 
 static int parse_suites(struct cli_parser *p, const char *v, int *mask)
@@ -80,15 +104,23 @@ static int parse_suites(struct cli_parser *p, const char *v, int *mask)
 	return 0;
 }
 
+/* On a terminal: which case runs (its correctness check, then timing). */
+static void case_progress(void *ctx, size_t i, size_t n, const char *case_name)
+{
+	(void)ctx;
+	cli_progress_line("ergon kernels: case %zu/%zu %s", i + 1, n, case_name);
+}
+
 static int run_cmd(struct cli_parser *p)
 {
 	struct ergon_kernels_run_options o = {.board = NULL, .iterations = 100, .warmup = 5};
-	const char *out = NULL, *suite = NULL;
+	const char *out = NULL, *suite = NULL, *sign_key = NULL;
 	unsigned flags = ERGON_WRITE_MKDIR;
 	int force = 0, clean = 0;
 	struct ergon_err err = {0};
 	while (cli_next(p)) {
 		if (cli_outdir(p, "--out", &out)) {
+		} else if (cli_str(p, "--sign", &sign_key)) {
 		} else if (cli_str(p, "--board", &o.board)) {
 		} else if (cli_str(p, "--suite", &suite)) {
 		} else if (cli_str(p, "--shapes", &o.shapes_path)) {
@@ -98,6 +130,7 @@ static int run_cmd(struct cli_parser *p)
 		} else if (cli_long(p, "--warmup", 0, 1000000, &o.warmup)) {
 		} else if (cli_flag(p, "--clean", &clean)) {
 		} else if (cli_flag(p, "--force", &force)) {
+		} else if (cli_quiet(p)) {
 		} else {
 			cli_unknown(p);
 		}
@@ -112,16 +145,30 @@ static int run_cmd(struct cli_parser *p)
 	if ((o.shapes_path == NULL) == (o.model_path == NULL))
 		return cli_error(p, "run needs exactly one of --shapes FILE or --from-model "
 				    "MODEL.tflite");
+	/* The key before measuring, like run/profile/analyze. */
+	struct ergon_secret_key skey = {0};
+	int code = ergon_cli_sign_load("kernels", sign_key, &skey);
+	if (code != 0)
+		return code;
 	/* Refuse an unwritable or existing output before measuring anything. */
 	char path[4096];
 	snprintf(path, sizeof path, "%s/kernels.json", out);
-	if (ergon_mkdir_p(out, &err) != 0 || ergon_file_check_writable(path, flags, &err) != 0)
+	if (ergon_mkdir_p(out, &err) != 0 || ergon_file_check_writable(path, flags, &err) != 0) {
+		ergon_secret_key_wipe(&skey);
 		return ergon_cli_fail("kernels", &err);
+	}
 	json_t *art = NULL;
 	char *samples = NULL, *table = NULL;
 	size_t slen = 0;
-	if (ergon_kernels_run(&o, &art, &samples, &slen, &err) != 0)
+	if (cli_progress_ok())
+		o.progress = case_progress;
+	int krc = ergon_kernels_run(&o, &art, &samples, &slen, &err);
+	if (o.progress != NULL)
+		cli_progress_clear();
+	if (krc != 0) {
+		ergon_secret_key_wipe(&skey);
 		return ergon_cli_fail("kernels", &err);
+	}
 	int rc = ergon_kernels_write(art, out, flags, samples, slen, &table, &err);
 	const json_t *refused = json_object_get(art, "refused");
 	for (size_t k = 0; k < json_array_size(refused); k++) {
@@ -140,17 +187,21 @@ static int run_cmd(struct cli_parser *p)
 	}
 	json_decref(art);
 	free(samples);
-	if (rc != 0)
+	if (rc != 0) {
+		ergon_secret_key_wipe(&skey);
 		return ergon_cli_fail("kernels", &err);
+	}
 	fputs(table, stdout);
 	printf("wrote %s/kernels.json, %s/kernels.csv and %s/samples.csv\n", out, out, out);
 	free(table);
-	return ERGON_EXIT_OK;
+	return sign_written(sign_key, out, &skey);
 }
+
+/* The actions, also completed by `ergon __complete actions kernels`. */
+static const char *const actions[] = {"report", "run", NULL};
 
 static int run(int argc, char **argv)
 {
-	static const char *const actions[] = {"report", "run", NULL};
 	struct cli_parser p;
 	cli_init_from(&p, "kernels", argc, argv, 2);
 	int a = cli_action(&p, actions);
@@ -160,10 +211,11 @@ static int run(int argc, char **argv)
 }
 
 const struct ergon_cli_command ergon_cli_cmd_kernels = {
+    .actions = actions,
     .name = "kernels",
     .summary = "kernel statistics: correctness first, distributions, speedups",
     .help = "usage: ergon kernels report SAMPLES.csv [--out DIR] [--baseline IMPL]\n"
-	    "                              [--unit NAME] [--force] [--clean]\n"
+	    "                              [--unit NAME] [--force] [--clean] [--sign KEY]\n"
 	    "\n"
 	    "report: statistics of samples measured elsewhere (a real board,\n"
 	    "another harness). SAMPLES.csv has a header row with the columns\n"
@@ -178,7 +230,8 @@ const struct ergon_cli_command ergon_cli_cmd_kernels = {
 	    "                   DIR/kernels.csv\n"
 	    "  --baseline IMPL  the implementation ratios are taken against (ref)\n"
 	    "  --unit NAME      what the counts are (cycles, icount, ns; default counts)\n"
-	    "\n"
+	    "  --sign KEY       sign DIR/kernels.json once written (ergon keygen; check it\n"
+	    "                   with ergon verify --pubkey PUB); needs --out\n"
 	    "  --force          replace an existing DIR/kernels.json\n"
 	    "  --clean          remove stale .ergon-tmp-* files of killed writes in DIR\n"
 	    "\n"
@@ -186,6 +239,7 @@ const struct ergon_cli_command ergon_cli_cmd_kernels = {
 	    "                         (--shapes FILE | --from-model MODEL.tflite)\n"
 	    "                         [--suite conv,dwconv,fc] [--impl ref,...]\n"
 	    "                         [--iterations N] [--warmup N] [--force] [--clean]\n"
+	    "                         [--sign KEY] [--quiet]\n"
 	    "\n"
 	    "run: measure the kernels here (docs/METHOD.md, \"Kernels\").\n"
 	    "  --board NAME       where to run (host)\n"
@@ -198,6 +252,10 @@ const struct ergon_cli_command ergon_cli_cmd_kernels = {
 	    "  --warmup N         untimed iterations, 0..1000000 (5)\n"
 	    "  --force            replace an existing DIR/kernels.json\n"
 	    "  --clean            remove stale .ergon-tmp-* files of killed writes in DIR\n"
+	    "  --sign KEY         sign DIR/kernels.json once written; the key is loaded\n"
+	    "                     before anything is measured\n"
+	    "  --quiet            no progress line (drawn only when stderr is a terminal:\n"
+	    "                     case i/N and its name)\n"
 	    "\n"
 	    "example: ergon kernels report board_samples.csv --unit cycles --out k/\n",
     .run = run,

@@ -128,9 +128,11 @@ static int infer(struct cli_parser *p)
 	return rc ? ergon_cli_fail("model", &err) : ERGON_EXIT_OK;
 }
 
+/* The actions, also completed by `ergon __complete actions model`. */
+static const char *const actions[] = {"info", "infer", NULL};
+
 static int run(int argc, char **argv)
 {
-	static const char *const actions[] = {"info", "infer", NULL};
 	struct cli_parser p;
 	cli_init_from(&p, "model", argc, argv, 2);
 	int a = cli_action(&p, actions);
@@ -140,6 +142,7 @@ static int run(int argc, char **argv)
 }
 
 const struct ergon_cli_command ergon_cli_cmd_model = {
+    .actions = actions,
     .name = "model",
     .summary = "describe or run an int8 TFLite model (ergon-target's interpreter)",
     .help =

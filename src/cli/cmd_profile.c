@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_SETS 64
@@ -187,6 +188,27 @@ static void print_result(const json_t *summary)
 	}
 }
 
+/* "ergon profile: [1/3 pmu] pass 2/3 cache   4.1 s" on a terminal. */
+static void stage_progress(void *ctx, const struct ergon_profile_progress *p)
+{
+	const struct timespec *t0 = ctx;
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	double el = (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
+	char what[96];
+	/* The plan's count, unless the stream holds more passes than planned
+	 * (a firmware with its own presets). */
+	if (strcmp(p->step, "pass") == 0 && p->passes > 0 && p->pass <= p->passes)
+		snprintf(what, sizeof what, "pass %u/%u %s", p->pass, p->passes,
+			 p->detail ? p->detail : "");
+	else if (strcmp(p->step, "pass") == 0)
+		snprintf(what, sizeof what, "pass %u %s", p->pass, p->detail ? p->detail : "");
+	else
+		snprintf(what, sizeof what, "%s %s", p->step, p->detail ? p->detail : "");
+	cli_progress_line("ergon profile: [%u/%u %s] %s  %.1f s", p->stage_no, p->stages, p->stage,
+			  what, el);
+}
+
 static int run(int argc, char **argv)
 {
 	const char *fwdir = NULL, *file = NULL, *board = NULL, *scenario = NULL, *out = NULL;
@@ -206,6 +228,7 @@ static int run(int argc, char **argv)
 		} else if (cli_flag(&p, "--dry-run", &dry)) {
 		} else if (cli_flag(&p, "--clean", &clean)) {
 		} else if (cli_flag(&p, "--force", &force)) {
+		} else if (cli_quiet(&p)) {
 		} else if (cli_flag(&p, "--json", &as_json)) {
 		} else if (cli_str(&p, "--board", &board)) {
 		} else if (cli_str(&p, "--config", &file)) {
@@ -414,15 +437,17 @@ static int run(int argc, char **argv)
 					.rtt_port = rtt_port,
 					.interrupted = &interrupted,
 					.model = model_json};
-	/* On a terminal, say what runs while it runs (the pipeline has no
-	 * progress callback yet: one line, cleared when the stages end). */
-	int progress = cli_progress_ok() && !as_json;
-	if (progress)
-		fprintf(stderr, "ergon profile: running the PMU stage%s on %s ...",
-			cfg.power.enabled ? " and the power stage" : "", cfg.board->name);
+	/* On a terminal, every step of every stage while it runs (one line,
+	 * redrawn, cleared when the stages end). */
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (cli_progress_ok() && !as_json) {
+		po.progress = stage_progress;
+		po.progress_ctx = &t0;
+	}
 	rc = ergon_profile_run(&po, &summary, &err);
-	if (progress)
-		fprintf(stderr, "\r%78s\r", "");
+	if (po.progress)
+		cli_progress_clear();
 	ergon_cli_signals_restore(&old_sig);
 	if (rc && summary == NULL) {
 		ergon_secret_key_wipe(&skey);
@@ -474,7 +499,7 @@ const struct ergon_cli_command ergon_cli_cmd_profile = {
     .help = "Usage: ergon profile [FIRMWARE_DIR] [--board B] [--config ergon.yml]\n"
 	    "         [--set KEY=VALUE ...] [--power] [--sim-scenario NAME] [--dry-run]\n"
 	    "         [--out DIR] [--force] [--clean] [--rtt-port PORT] [--json] [--sign KEY]\n"
-	    "         [--power-serial SERIAL] [--transport rtt|uart]\n\n"
+	    "         [--power-serial SERIAL] [--transport rtt|uart] [--quiet]\n\n"
 	    "Resolves the configuration (defaults < board < INA228 preset < --config file <\n"
 	    "command line; then the rules: docs/internals/config.md), plans the counter\n"
 	    "passes, window, lock-step and power duration, then runs:\n"
@@ -502,7 +527,9 @@ const struct ergon_cli_command ergon_cli_cmd_profile = {
 	    "the stream through it; target.probe: gdb://HOST:PORT reads RTT through that\n"
 	    "GDB server instead (OpenOCD, pyOCD, Black Magic Probe, JLinkGDBServer).\n"
 	    "--json prints the summary on stdout instead of the tables. --sign KEY (ergon\n"
-	    "keygen) signs DIR/summary.json; the key is loaded before anything runs.\n\n"
+	    "keygen) signs DIR/summary.json; the key is loaded before anything runs.\n"
+	    "On a terminal a progress line shows each stage's steps (firmware, start,\n"
+	    "capture, each PMU pass k/N, analysis, writing); --quiet turns it off.\n\n"
 	    "Exit codes: 0 valid measurement, 1 invalid, refused or interrupted (see\n"
 	    "summary.json), 2 configuration or usage error, 3 I/O or device error.\n\n"
 	    "Examples:\n"

@@ -55,6 +55,7 @@ static int run(int argc, char **argv)
 		} else if (cli_flag(&p, "--until-gate-falls", &o.until_gate_falls)) {
 		} else if (cli_flag(&p, "--clean", &clean)) {
 		} else if (cli_flag(&p, "--force", &o.force)) {
+		} else if (cli_quiet(&p)) {
 		} else {
 			cli_unknown(&p);
 		}
@@ -68,7 +69,7 @@ static int run(int argc, char **argv)
 				     "terminal and stop it with Ctrl-C)");
 	o.instrument_opts.kv = nkv ? kv : NULL;
 	o.stop_flag = &stop_flag;
-	int tty = isatty(2);
+	int tty = cli_progress_ok();
 	if (tty)
 		o.progress = progress;
 	/* SIGINT, SIGTERM, SIGHUP (a closed SSH session) and SIGQUIT stop the
@@ -122,8 +123,8 @@ const struct ergon_cli_command ergon_cli_cmd_record = {
     .summary = "record a live instrument (ppk2) to a JLS file",
     .help = "Usage: ergon record --instrument SPEC --out FILE.jls\n"
 	    "                    (--duration-s S | --until-gate-falls | Ctrl-C)\n"
-	    "                    [--sync-input-index N] [--instrument-opt K=V]... [--force] "
-	    "[--clean]\n\n"
+	    "                    [--sync-input-index N] [--instrument-opt K=V]... [--force]\n"
+	    "                    [--clean] [--quiet]\n\n"
 	    "Records every sample of a streaming instrument to a JLS v2 file (current,\n"
 	    "voltage, power as f32; the digital lines as gpi[0]..gpi[7]), with CRC32C on\n"
 	    "every chunk, summaries and a UTC track. `ergon analyze --jls FILE.jls` reads\n"
@@ -141,7 +142,8 @@ const struct ergon_cli_command ergon_cli_cmd_record = {
 	    "  --force               replace an existing FILE.jls\n"
 	    "  --clean               remove stale .ergon-tmp-* files of killed writes\n\n"
 	    "On a terminal a progress line shows elapsed time, samples, drops and the\n"
-	    "mean current. Exit: 0 recorded, 1 incomplete (the instrument went away; the\n"
+	    "mean current (--quiet: none). Exit: 0 recorded, 1 incomplete (the instrument went "
+	    "away; the\n"
 	    "file keeps everything before), 2 usage, 3 I/O (e.g. disk full: the file is\n"
 	    "valid up to what fit).\n\n"
 	    "Examples:\n"

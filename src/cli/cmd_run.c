@@ -287,6 +287,7 @@ static int run(int argc, char **argv)
 			cfg.max_embedded_samples = (size_t)maxemb;
 		} else if (cli_str(&p, "--out", &cfg.out_path)) {
 		} else if (cli_flag(&p, "--force", &force)) {
+		} else if (cli_quiet(&p)) {
 		} else if (cli_flag(&p, "--json", &as_json)) {
 		} else if (cli_str(&p, "--sign", &sign_key)) {
 		} else if (cli_str(&p, "--log", &log_path)) {
@@ -334,7 +335,7 @@ static int run(int argc, char **argv)
 	 * over six minutes): on a terminal always, otherwise from 10 s on. */
 	double total_s = cfg.session.settle_s + cfg.session.idle_s +
 			 (double)cfg.session.windows * cfg.session.window_s;
-	if (!as_json && (cli_progress_ok() || total_s >= 10))
+	if (!as_json && !cli_quiet_on() && (cli_progress_ok() || total_s >= 10))
 		fprintf(stderr,
 			"ergon run: about %.0f s (settle %g s + idle %g s + %zu windows x %g s); "
 			"Ctrl-C stops early and keeps what was measured\n",
@@ -436,7 +437,9 @@ const struct ergon_cli_command ergon_cli_cmd_run = {
 	    "                           terminal, and ignore SIGHUP: a long run survives\n"
 	    "                           a closed terminal or SSH session (start it with &)\n"
 	    "  --clean                  remove stale .ergon-tmp-* files of killed runs\n"
-	    "                           in the output folder (reported otherwise)\n\n"
+	    "                           in the output folder (reported otherwise)\n"
+	    "  --quiet                  no progress line (drawn only when stderr is a\n"
+	    "                           terminal) and no duration announcement\n\n"
 	    "Signals: SIGINT, SIGTERM, SIGHUP and SIGQUIT stop the run early; the report\n"
 	    "is written, marked interrupted. SIGPIPE is ignored.\n\n"
 	    "Exit: 0 valid (or degraded, e.g. throttled), 1 invalid (interrupted,\n"

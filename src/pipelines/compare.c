@@ -5,25 +5,13 @@
 #include "ergon/artifact.h"
 #include "ergon/dynbuf.h"
 #include "ergon/signature.h"
+#include "pipelines/compare_internal.h"
 #include "pipelines/report_internal.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* How a difference in an identity field counts. */
-enum field_class {
-	F_BREAKS = 1,  /* the artifacts are not comparable */
-	F_SUBJECT = 2, /* what is being compared (expected to differ): listed */
-	F_NOTE = 3,    /* listed, does not matter for the figures */
-};
-
-struct ident_field {
-	const char *path;
-	int cls;
-	double tol; /* numbers within tol count as equal (0: exact to 1e-9 relative) */
-};
 
 /* better: -1 lower is better, +1 higher is better, 0 no direction.
  * headline: counts for the regression verdict. u_path: where the ± is
@@ -46,6 +34,10 @@ struct compare_kind {
 	const struct figure_def *fig;
 	size_t n_fig;
 	int layers; /* has profile.layers */
+	/* Figures matched by name rather than by path (kernels): fills
+	 * "figures" and its own extra members of the result. */
+	json_t *(*rows)(const json_t *const *a, const char *const *labels, size_t n,
+			double threshold_pct, json_t *regressed, json_t *result);
 };
 
 /* --- run reports (ergon.report) ------------------------------------------ */
@@ -234,11 +226,14 @@ static int is_power(const json_t *a)
 /* The kinds ergon compare knows. A new artifact kind (kernels, ...) is one
  * more entry: a match function, its identity fields and its figures. */
 static const struct compare_kind kinds[] = {
-    {"run", "ergon run report", is_run, run_ident, N_OF(run_ident), run_fig, N_OF(run_fig), 0},
+    {"run", "ergon run report", is_run, run_ident, N_OF(run_ident), run_fig, N_OF(run_fig), 0,
+     NULL},
     {"profile", "ergon profile summary", is_profile, profile_ident, N_OF(profile_ident),
-     profile_fig, N_OF(profile_fig), 1},
+     profile_fig, N_OF(profile_fig), 1, NULL},
     {"power", "ergon analyze summary", is_power, power_ident, N_OF(power_ident), power_fig,
-     N_OF(power_fig), 0},
+     N_OF(power_fig), 0, NULL},
+    {"kernels", "ergon kernels artifact", cmp_is_kernels, cmp_kernels_ident, CMP_KERNELS_IDENT_N,
+     NULL, 0, 0, cmp_kernels_rows},
 };
 
 static const struct compare_kind *kind_of(const json_t *a)
@@ -296,24 +291,13 @@ static int comparability(const struct compare_kind *k, const json_t *const *a, s
 	return broken;
 }
 
-static const char *verdict_of(double d, double cu, int have_u)
-{
-	if (d == 0)
-		return "equal";
-	if (!have_u)
-		return d > 0 ? "higher (no ± stated)" : "lower (no ± stated)";
-	if (fabs(d) <= cu)
-		return "not distinguishable";
-	return d > 0 ? "higher" : "lower";
-}
-
 static json_t *figure_rows(const struct compare_kind *k, const json_t *const *a, size_t n,
 			   double threshold_pct, json_t *regressed)
 {
 	json_t *rows = json_array();
 	for (size_t f = 0; f < k->n_fig; f++) {
 		const struct figure_def *d = &k->fig[f];
-		json_t *vals = json_array(), *vs = json_array();
+		json_t *vals = json_array();
 		double v[ERGON_COMPARE_MAX], u[ERGON_COMPARE_MAX];
 		int hv[ERGON_COMPARE_MAX], hu[ERGON_COMPARE_MAX];
 		for (size_t i = 0; i < n; i++) {
@@ -327,34 +311,8 @@ static json_t *figure_rows(const struct compare_kind *k, const json_t *const *a,
 					      json_pack("{s:o, s:o}", "value", ergon_jnum(v[i]),
 							"u", ergon_jnum(u[i])));
 		}
-		for (size_t i = 1; i < n; i++) {
-			if (!hv[0] || !hv[i]) {
-				json_array_append_new(
-				    vs,
-				    json_pack("{s:n, s:n, s:n, s:n, s:s}", "diff", "ratio", "pct",
-					      "combined_u", "verdict",
-					      "not available (a figure is withheld or absent)"));
-				continue;
-			}
-			double diff = v[i] - v[0];
-			double ratio = v[0] != 0 ? v[i] / v[0] : NAN;
-			double pct = v[0] != 0 ? 100.0 * diff / fabs(v[0]) : NAN;
-			int have_u = hu[0] && hu[i];
-			double cu = have_u ? u[0] + u[i] : NAN;
-			const char *verdict = verdict_of(diff, cu, have_u);
-			int distinguishable = diff != 0 && (!have_u || fabs(diff) > cu);
-			/* Worse by more than the threshold, and not lost in the ±. */
-			int worse = d->better != 0 && distinguishable && isfinite(pct) &&
-				    -d->better * pct > threshold_pct;
-			if (worse && d->headline && !isnan(threshold_pct))
-				json_array_append_new(
-				    regressed, json_pack("{s:s, s:i, s:f}", "figure", d->name,
-							 "artifact", (int)i, "pct", pct));
-			json_array_append_new(
-			    vs, json_pack("{s:o, s:o, s:o, s:o, s:s}", "diff", ergon_jnum(diff),
-					  "ratio", ergon_jnum(ratio), "pct", ergon_jnum(pct),
-					  "combined_u", ergon_jnum(cu), "verdict", verdict));
-		}
+		json_t *vs = cmp_versus(d->name, d->better, d->headline, v, u, hv, hu, n,
+					threshold_pct, regressed);
 		json_array_append_new(
 		    rows, json_pack("{s:s, s:s, s:s, s:s, s:b, s:o, s:o}", "name", d->name, "path",
 				    d->path, "unit", d->unit, "better",
@@ -483,7 +441,7 @@ int ergon_compare(const json_t *const *a, const char *const *labels, size_t n,
 			return ergon_err_set(err, ERGON_EUSAGE,
 					     "%s: schema %s is not a kind ergon compare knows (run "
 					     "reports ergon.report, profile and analyze summaries "
-					     "ergon.profile)",
+					     "ergon.profile, kernels artifacts ergon.kernels)",
 					     labels[i], s ? s : "(missing)");
 		}
 		if (k && ki != k)
@@ -524,7 +482,9 @@ int ergon_compare(const json_t *const *a, const char *const *labels, size_t n,
 				     "--force-incomparable to compare them anyway");
 	}
 	json_t *regressed = json_array();
-	json_object_set_new(r, "figures", figure_rows(k, a, n, o->threshold_pct, regressed));
+	json_object_set_new(r, "figures",
+			    k->rows ? k->rows(a, labels, n, o->threshold_pct, regressed, r)
+				    : figure_rows(k, a, n, o->threshold_pct, regressed));
 	if (k->layers)
 		json_object_set_new(r, "layers", layer_rows(a, n));
 	const char *verdict = isnan(o->threshold_pct)	   ? "not assessed (no --threshold)"
@@ -677,6 +637,19 @@ int ergon_compare_text(const json_t *result, char **out, struct ergon_err *err)
 			}
 		}
 		ergon_dynbuf_adds(&b, "  (* counts for the regression verdict)\n");
+	}
+	const json_t *only = json_object_get(result, "only_in");
+	if (json_array_size(only) > 0)
+		ergon_dynbuf_adds(&b, "not in every artifact (not compared):\n");
+	json_array_foreach(only, i, x)
+	{
+		ergon_dynbuf_addf(&b, "  %s [%s]: only in",
+				  json_string_value(json_object_get(x, "case")),
+				  json_string_value(json_object_get(x, "impl")));
+		json_t *y;
+		json_array_foreach(json_object_get(x, "in"), j, y)
+		    ergon_dynbuf_addf(&b, " %s", json_string_value(y));
+		ergon_dynbuf_adds(&b, "\n");
 	}
 	const json_t *reg = json_object_get(result, "regression");
 	if (reg) {

@@ -184,8 +184,10 @@ int ergon_hpx_capture(const struct ergon_hpx_capture_opts *o, struct ergon_hpx_p
 					continue;
 				}
 				line[line_len] = '\0';
-				if (strncmp(line, HPX_TOK_HEARTBEAT " ", strlen(HPX_TOK_HEARTBEAT) + 1) ==
-				    0) {
+				if (o->on_line != NULL)
+					o->on_line(o->on_line_ctx, line);
+				if (strncmp(line, HPX_TOK_HEARTBEAT " ",
+					    strlen(HPX_TOK_HEARTBEAT) + 1) == 0) {
 					if (strstr(line, HPX_HB_CLEAN_WINDOW_BEGIN))
 						in_window = 1;
 					else if (strstr(line, HPX_HB_CLEAN_WINDOW_END))

@@ -179,4 +179,21 @@ void hd_compare_section(struct ergon_dynbuf *b, const struct html_doc *d)
 	if (json_is_array(json_object_get(a, "figures")))
 		figures_table(b, json_object_get(a, "figures"), n);
 	layers_table(b, json_object_get(a, "layers"), n);
+	const json_t *only = json_object_get(a, "only_in");
+	if (json_array_size(only) == 0)
+		return;
+	ergon_dynbuf_adds(b, "<table class=\"kv\"><caption>not in every artifact (not "
+			     "compared)</caption><tr><th>case</th><th>impl</th><th>only in</th>"
+			     "</tr>\n");
+	size_t i;
+	json_t *x;
+	json_array_foreach(only, i, x)
+	{
+		ergon_dynbuf_adds(b, "<tr>");
+		text_cell(b, json_object_get(x, "case"));
+		text_cell(b, json_object_get(x, "impl"));
+		text_cell(b, json_object_get(x, "in"));
+		ergon_dynbuf_adds(b, "</tr>\n");
+	}
+	ergon_dynbuf_adds(b, "</table>\n");
 }

@@ -1,10 +1,11 @@
 /* `ergon kernels run --board host`: correctness first, then timing, every
  * sample kept (docs/METHOD.md, "Kernels"). */
+#include "ergon/kernels_run.h"
+
 #include "../engines/kernels/kernels_internal.h"
 #include "ergon/artifact.h"
 #include "ergon/dynbuf.h"
 #include "ergon/fileio.h"
-#include "ergon/kernels_run.h"
 #include "ergon/model.h"
 
 #include <math.h>
@@ -218,8 +219,11 @@ int ergon_kernels_run(const struct ergon_kernels_run_options *o, json_t **artifa
 	clock_getres(CLOCK_MONOTONIC_RAW, &res);
 	uint64_t overhead = read_overhead_ns();
 	ergon_dynbuf_adds(&samples, "case,impl,correct,count,overhead\n");
-	for (size_t i = 0; i < n && rc == 0; i++)
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		if (o->progress != NULL)
+			o->progress(o->progress_ctx, i, n, cases[i].name);
 		rc = run_case(&cases[i], o, i, overhead, d, &samples, refused, raw, err);
+	}
 	if (rc == 0 && ergon_dynbuf_error(&samples) != 0)
 		rc = ergon_err_set(err, ergon_dynbuf_error(&samples),
 				   "kernels: the samples do not fit in memory");

@@ -110,6 +110,7 @@ static int pmu_stage(struct prof_run *r, json_t *stage)
 		rc = prof_boot_and_capture(r, dir, image, timeout_s, 0.0,
 					   prof_planned_window_hb_s(cfg, 0.0), p, &cap, &lc, &e);
 	if (p != NULL && (rc == 0 || rc == ERGON_EINTR)) {
+		prof_progress(r, "analysis", "the PMU stream");
 		/* Parse what arrived, also after an interrupt: it is kept. */
 		struct ergon_err pe = {0};
 		int frc = ergon_hpx_parser_finish(p, &pe);
@@ -313,8 +314,16 @@ int ergon_profile_run(const struct ergon_profile_opts *o, json_t **summary, stru
 				    json_string("this lifecycle driver has not yet been run on "
 						"hardware (tested against fake vendor tools)"));
 
+	r.passes =
+	    (unsigned)json_array_size(json_object_get(json_object_get(plan, "counters"), "passes"));
+	r.stages = cfg->power.enabled ? 3 : 2;
+	r.stage = "pmu";
+	r.stage_no = 1;
 	int prc = pmu_stage(&r, pmu);
+	r.pass = r.passes = 0;
 	if (cfg->power.enabled) {
+		r.stage = "power";
+		r.stage_no = 2;
 		if (prof_interrupted(&r))
 			prof_stage_fail(&r, pow, "interrupted", NULL);
 		else
@@ -366,6 +375,9 @@ int ergon_profile_run(const struct ergon_profile_opts *o, json_t **summary, stru
 	json_object_set_new(art, "integrity", json_string(ergon_integrity_name(integrity)));
 	json_object_set_new(art, "interrupted", json_boolean(r.interrupted));
 	json_object_set_new(art, "valid", json_boolean(valid));
+	r.stage = "outputs";
+	r.stage_no = r.stages;
+	prof_progress(&r, "writing", o->out_dir);
 	rc = write_outputs(&r, art, &slot, err);
 	ergon_out_release(&slot);
 	if (rc == 0 && r.first.code)

@@ -21,9 +21,17 @@ struct prof_run {
 	json_t *profile;	    /* the profile body (owned) or NULL */
 	json_t *power;		    /* the power section (owned) or NULL */
 	struct ergon_err first;	    /* the first stage error */
+	/* Progress (opts.progress): the running stage, its number of the
+	 * stages that run, the planned counter passes, the passes seen and
+	 * the preset of the last one. */
+	const char *stage;
+	unsigned stage_no, stages, passes, pass;
+	char preset[96];
 };
 
 int prof_interrupted(const struct prof_run *r);
+/* Tell opts.progress (when set) that step of the running stage begins. */
+void prof_progress(struct prof_run *r, const char *step, const char *detail);
 /* Mark a stage "failed" or "interrupted", with the error and an issue. */
 void prof_stage_fail(struct prof_run *r, json_t *stage, const char *status,
 		     const struct ergon_err *e);
@@ -38,9 +46,9 @@ int prof_stage_dir(struct prof_run *r, const char *name, char *dir, size_t cap,
  * (the power build is silent from boot to its record); window_hb_s: the
  * bound inside the clean window (0: none beyond the host's). */
 int prof_boot_and_capture(struct prof_run *r, const char *dir, const char *image, double timeout_s,
-			  double hb_floor_s, double window_hb_s,
-			  struct ergon_hpx_parser *p, struct ergon_hpx_capture_result *cap,
-			  struct ergon_lifecycle **lc_out, struct ergon_err *err);
+			  double hb_floor_s, double window_hb_s, struct ergon_hpx_parser *p,
+			  struct ergon_hpx_capture_result *cap, struct ergon_lifecycle **lc_out,
+			  struct ergon_err *err);
 /* Endpoint, then the HPX capture into p (raw log DIR/capture.log), on a
  * lifecycle already reset (also the live capture's, profile_live.c). */
 int prof_capture_endpoint(struct prof_run *r, struct ergon_lifecycle *lc, const char *dir,

@@ -326,16 +326,18 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 	if (!rc)
 		rc = ergon_hpx_parser_new(NULL, &p, &e);
 	json_t *live_facts = NULL;
-	if (!rc && live)
+	if (!rc && live) {
+		prof_progress(r, "capture", "live: program, reset, READY, GO, the gated window");
 		rc = prof_live_capture(r, dir, image, duration_s,
 				       prof_planned_window_hb_s(cfg, r->clean_infer_avg_us), p,
 				       &cap, &lc, &g, &live_facts, &e);
-	else if (!rc)
+	} else if (!rc) {
 		/* The power build prints nothing from boot to its record: the
 		 * heartbeat bound must cover the whole planned run. */
 		rc = prof_boot_and_capture(r, dir, image, duration_s, duration_s,
 					   prof_planned_window_hb_s(cfg, r->clean_infer_avg_us), p,
 					   &cap, &lc, &e);
+	}
 	if (cap.issues)
 		json_array_extend(r->issues, cap.issues);
 	if (cap.details)
@@ -345,6 +347,9 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 		rc = frc < 0 ? frc : 0;
 	}
 	struct ergon_power_facts facts;
+	if (!rc)
+		prof_progress(r, "analysis",
+			      internal ? "the terminal record" : "the gated windows");
 	if (!rc)
 		rc = prof_terminal_facts(p, r->clean_infer_avg_us,
 					 cfg->profiling.clean_window_probe ==

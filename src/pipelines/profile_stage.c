@@ -4,14 +4,56 @@
 #include "ergon/fileio.h"
 #include "ergon/issues.h"
 #include "ergon/sim.h"
+#include "ergon/wire.h"
 #include "profile_internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int prof_interrupted(const struct prof_run *r)
 {
 	return r->o->interrupted != NULL && *r->o->interrupted != 0;
+}
+
+void prof_progress(struct prof_run *r, const char *step, const char *detail)
+{
+	if (r->o->progress == NULL)
+		return;
+	struct ergon_profile_progress p = {.stage = r->stage ? r->stage : "",
+					   .step = step,
+					   .detail = detail,
+					   .pass = r->pass,
+					   .passes = r->passes,
+					   .stage_no = r->stage_no,
+					   .stages = r->stages};
+	r->o->progress(r->o->progress_ctx, &p);
+}
+
+/* A capture's lines: a new `--- HPX_PRESET name ---` is a new counter pass. */
+static void capture_line(void *ctx, const char *line)
+{
+	struct prof_run *r = ctx;
+	size_t pl = strlen(HPX_TOK_PRESET_PREFIX);
+	static const char num[] = HPX_TOK_META_PREFIX HPX_KEY_NUM_PRESETS "=";
+	if (strncmp(line, num, sizeof num - 1) == 0) {
+		/* The firmware's own pass count beats the host's plan. */
+		unsigned long k = strtoul(line + sizeof num - 1, NULL, 10);
+		if (k > 0 && k < 1000)
+			r->passes = (unsigned)k;
+		return;
+	}
+	if (strncmp(line, HPX_TOK_PRESET_PREFIX, pl) != 0)
+		return;
+	const char *name = line + pl;
+	size_t l = strlen(name);
+	if (l >= 4 && strcmp(name + l - 4, " ---") == 0)
+		l -= 4;
+	if (r->pass > 0 && strlen(r->preset) == l && strncmp(r->preset, name, l) == 0)
+		return; /* the same pass again (its next iteration) */
+	snprintf(r->preset, sizeof r->preset, "%.*s", (int)l, name);
+	r->pass++;
+	prof_progress(r, "pass", r->preset);
 }
 
 void prof_stage_fail(struct prof_run *r, json_t *stage, const char *status,
@@ -96,6 +138,11 @@ int prof_capture_endpoint(struct prof_run *r, struct ergon_lifecycle *lc, const 
 						    .heartbeat_s = hb > 0 ? hb : 0,
 						    .window_heartbeat_s = window_hb_s,
 						    .cancel = r->o->interrupted};
+		if (r->o->progress != NULL) {
+			co.on_line = capture_line;
+			co.on_line_ctx = r;
+		}
+		prof_progress(r, "capture", spec);
 		rc = ergon_hpx_capture(&co, p, cap, err);
 	}
 	return rc;
@@ -130,10 +177,14 @@ int prof_boot_and_capture(struct prof_run *r, const char *dir, const char *image
 	if (rc)
 		return rc;
 	*lc_out = lc;
-	if (!rc && !prof_interrupted(r))
+	if (!rc && !prof_interrupted(r)) {
+		prof_progress(r, "firmware", image);
 		rc = r->drv->flash(lc, image, err);
-	if (!rc && !prof_interrupted(r))
+	}
+	if (!rc && !prof_interrupted(r)) {
+		prof_progress(r, "start", cfg->board->name);
 		rc = r->drv->reset(lc, err);
+	}
 	if (!rc && !prof_interrupted(r))
 		rc = prof_capture_endpoint(r, lc, dir, timeout_s, hb_floor_s, window_hb_s, p, cap,
 					   err);

@@ -139,7 +139,7 @@ static int load(struct html_doc *d, struct ergon_err *err)
 	return 0;
 }
 
-enum doc_kind { K_UNKNOWN, K_RUN, K_PROFILE, K_MODEL, K_COMPARE };
+enum doc_kind { K_UNKNOWN, K_RUN, K_PROFILE, K_MODEL, K_COMPARE, K_KERNELS };
 
 static enum doc_kind kind_of(const json_t *a)
 {
@@ -154,6 +154,8 @@ static enum doc_kind kind_of(const json_t *a)
 		return K_MODEL;
 	if (strcmp(s, "ergon.compare") == 0)
 		return K_COMPARE;
+	if (strcmp(s, "ergon.kernels") == 0)
+		return K_KERNELS;
 	return K_UNKNOWN;
 }
 
@@ -405,12 +407,11 @@ static int render(const struct ergon_html_input *in, size_t n, const struct ergo
 			goto out;
 		if (kind_of(docs[i].a) == K_UNKNOWN) {
 			const char *s = json_string_value(json_object_get(docs[i].a, "schema"));
-			rc =
-			    ergon_err_set(err, ERGON_EUSAGE,
-					  "%s: schema %s is not one ergon writes (ergon.report, "
-					  "ergon.profile, energy-model/v1, ergon.compare); nothing "
-					  "rendered",
-					  in[i].path, s ? s : "(missing)");
+			rc = ergon_err_set(err, ERGON_EUSAGE,
+					   "%s: schema %s is not one ergon writes (ergon.report, "
+					   "ergon.profile, energy-model/v1, ergon.compare, "
+					   "ergon.kernels); nothing rendered",
+					   in[i].path, s ? s : "(missing)");
 			loaded++;
 			goto out;
 		}
@@ -440,8 +441,9 @@ static int render(const struct ergon_html_input *in, size_t n, const struct ergo
 	for (size_t i = 0; i < n; i++) {
 		struct html_doc *d = &docs[i];
 		enum doc_kind k = kind_of(d->a);
-		static const char *const kind_names[] = {"?", "run report", "profile summary",
-							 "energy model", "comparison"};
+		static const char *const kind_names[] = {
+		    "?",	  "run report",	   "profile summary", "energy model",
+		    "comparison", "kernel timings"};
 		const char *kname = kind_names[k];
 		if (k == K_PROFILE && !json_object_get(d->a, "profile"))
 			kname = "power analysis (ergon analyze)";
@@ -451,6 +453,7 @@ static int render(const struct ergon_html_input *in, size_t n, const struct ergo
 				  i,
 				  k == K_RUN	   ? "run"
 				  : k == K_PROFILE ? "profile"
+				  : k == K_KERNELS ? "kernels"
 						   : "other",
 				  d->truncated);
 		hp_escape(b, kname);
@@ -466,6 +469,8 @@ static int render(const struct ergon_html_input *in, size_t n, const struct ergo
 				goto out;
 		} else if (k == K_COMPARE) {
 			hd_compare_section(b, d);
+		} else if (k == K_KERNELS) {
+			hd_kernels_section(b, d);
 		} else {
 			generic_section(b, d);
 		}

@@ -144,6 +144,21 @@ def expected_plots(i, art, jls_samples):
                             names.append(k)
                 nc = len(names) + 1
                 exp[pre + "layers-" + re.sub(r"[^a-z0-9-]", "_", g)] = (nc, nc * len(layers))
+    elif art.get("schema") == "ergon.kernels":
+        # One bar series per implementation with a value in some case; one
+        # bar per (case, implementation) value (kernels.cases[], read here).
+        cases = art.get("kernels", {}).get("cases", [])
+        for name, member, key in (("median", "impls", "median"), ("speedup", "speedups", "speedup")):
+            impls, points = [], 0
+            for c in cases:
+                for m in c.get(member, []):
+                    v = m.get(key)
+                    if isinstance(v, (int, float)) and math.isfinite(v):
+                        points += 1
+                        if m["impl"] not in impls:
+                            impls.append(m["impl"])
+            if points:
+                exp[pre + "kernels-" + name] = (len(impls), points)
     return exp
 
 

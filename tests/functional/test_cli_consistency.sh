@@ -101,6 +101,34 @@ printf '%s' "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert
 expect 0 "analyze --json" -- "$E" analyze --stats "$ERGON_SOURCE_DIR/tests/fuzz/corpus/fuzz_power_csv/$(ls "$ERGON_SOURCE_DIR/tests/fuzz/corpus/fuzz_power_csv" | head -1)" --out "$TMP/an" --json
 printf '%s' "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert "power" in d' &&
   ok "analyze --json: the summary" || bad "analyze --json: ${OUT:0:300}"
+# Every other subcommand with --json (compare, config show, doctor,
+# instruments, model info, db export): stdout is exactly one JSON value.
+json_only() { # json_only WHAT CHECK -- command...: exit 0 or 1, stdout one JSON value passing CHECK
+  local what=$1 check=$2
+  shift 3
+  "$@" >"$TMP/jo.out" 2>"$TMP/jo.err"
+  local rc=$?
+  if [ "$rc" -gt 1 ]; then bad "$what: exit $rc: $(head -3 "$TMP/jo.err")"; return; fi
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $check" "$TMP/jo.out" &&
+    ok "$what: stdout is one JSON value" || bad "$what: stdout: $(head -c 300 "$TMP/jo.out")"
+}
+json_only "compare --json" 'assert d["schema"] == "ergon.compare" and d["kind"] == "run" and len(d["inputs"]) == 2' \
+  -- "$E" compare "$TMP/r.json" "$TMP/r2.json" --json
+expect 4 "compare --json, different kinds" -- "$E" compare "$TMP/r.json" "$TMP/p/summary.json" --json
+[ -z "$OUT" ] && ok "a refused compare --json prints no human text on stdout" || bad "refused compare stdout: ${OUT:0:200}"
+json_only "config show --json" 'assert d["config"]["target.board"]["value"] == "sim"' -- "$E" config show --board sim --json
+json_only "doctor --json" 'assert d["schema"] == "ergon.doctor" and d["capabilities"]' -- "$E" doctor --json
+json_only "instruments --json" 'assert any(x["driver"] == "synthetic" for x in d)' -- "$E" instruments --json
+json_only "model info --json" 'assert d["model_bytes"] > 0' -- "$E" model info "$ERGON_SHARED_DIR/fixtures/models/kws_ref_model.tflite" --json
+"$E" db --db "$TMP/c.db" ingest "$TMP/r.json" >/dev/null || bad "db ingest for export --json"
+json_only "db export --json" 'assert d[0]["report_id"].startswith("sha256:")' -- "$E" db --db "$TMP/c.db" export --json runs
+# The set above is every subcommand whose options include --json: a new
+# one fails here until it has a case.
+for c in $("$E" __complete commands); do
+  "$E" __complete options "$c" | grep -qx -- --json || continue
+  case " run verify profile parse analyze compare config doctor instruments model db " in
+    *" $c "*) ;; *) bad "$c has --json but no case in this test";; esac
+done
 
 # 6. One unit per value: energy/inference and its uncertainty in one unit,
 #    no exponent notation in the summaries.

@@ -69,6 +69,24 @@ python3 "$HERE/report_dom_check.py" "$TMP/compare.dom" "$TMP/cmp/compare.json" "
   ok "compare: DOM equals the artifacts" || bad "compare: DOM check"
 contains "$(cat "$TMP/cmp.html")" "not a digest of itself" "the model's report_id is explained, not called a mismatch"
 
+# Kernels (ergon.kernels): timed here, and samples from elsewhere with a
+# candidate that is faster on one case and fails correctness on another;
+# then their comparison.
+expect 0 "kernels run" -- "$E" kernels run --board host --shapes /dev/stdin --iterations 7 --out "$TMP/kr" \
+  <<<$'fc f accum=33 units=5\ndwconv d in=9x9x5 filter=3x3 stride=2x2 pad=same'
+printf 'case,impl,correct,count\nx,ref,pass,100\nx,ref,pass,110\nx,mve,pass,50\nx,mve,pass,55\ny,ref,pass,200\ny,mve,fail,\n' >"$TMP/ks.csv"
+expect 0 "kernels report" -- "$E" kernels report "$TMP/ks.csv" --unit cycles --out "$TMP/ks"
+"$E" compare "$TMP/ks/kernels.json" "$TMP/ks/kernels.json" --out "$TMP/kc" >/dev/null || bad "kernels compare for the report"
+expect 0 "report kernels" -- "$E" report "$TMP/kr/kernels.json" "$TMP/ks/kernels.json" "$TMP/kc/compare.json" --out "$TMP/k.html"
+browse "$TMP/k.html" kernels
+python3 "$HERE/report_dom_check.py" "$TMP/kernels.dom" "$TMP/kr/kernels.json" "$TMP/ks/kernels.json" "$TMP/kc/compare.json" &&
+  ok "kernels: DOM equals the artifacts (cells, median and speedup bars)" || bad "kernels: DOM check"
+grep -q 'id="a1-kernels-speedup"' "$TMP/kernels.dom" && ok "kernels: a speedup chart where there is a candidate" || bad "kernels: no speedup chart"
+grep -q 'id="a0-kernels-speedup"' "$TMP/kernels.dom" && bad "kernels: a speedup chart without a candidate" || ok "kernels: no speedup chart for ref alone"
+contains "$(cat "$TMP/kernels.dom")" "1 of 4 case/implementation pairs differ from the reference and were NOT timed: y [mve]" \
+  "kernels: the correctness failure leads the section"
+contains "$(cat "$TMP/kernels.dom")" 'data-kind="kernels"' "kernels: the section says its kind"
+
 # Truncated: the first 60 % of the file. Tampered: one figure changed.
 head -c $(( $(stat -c %s "$TMP/run.json") * 6 / 10 )) "$TMP/run.json" >"$TMP/trunc.json"
 sed 's/"mean_power_w": \([0-9]\)/"mean_power_w": 9\1/' "$TMP/run.json" >"$TMP/tampered.json"

@@ -237,12 +237,53 @@ static void csv_view(void **state)
 	json_decref(sec);
 }
 
+/* The median's interval by hand (Conover, table A3 / the binomial sums):
+ * n = 10: P(B <= 1) = 11/1024 = 0.0107, P(B <= 2) = 56/1024 = 0.0547, so
+ * k = 2: [x_(2), x_(9)] with coverage 1 - 22/1024. n = 5: no rank reaches
+ * 95 %, [min, max] covers 1 - 2/32 = 93.75 %. n = 20: P(B <= 5) =
+ * 21700/2^20 = 0.0207, P(B <= 6) = 60460/2^20 = 0.0577: k = 6,
+ * [x_(6), x_(15)]. n = 4000 (normal approximation): k = floor(2000 -
+ * 0.98 sqrt(4000)) = floor(1938.02) = 1938. */
+static void median_interval_by_hand(void **state)
+{
+	(void)state;
+	struct ergon_err err = {0};
+	double v[4000], lo, hi, cov;
+	/* Shuffled: the function sorts its own copy. */
+	for (size_t i = 0; i < 4000; i++)
+		v[i] = (double)((i * 7919) % 4000 + 1);
+	double ten[10] = {7, 3, 10, 1, 9, 2, 8, 4, 6, 5};
+	assert_int_equal(ergon_kernels_median_ci(ten, 10, &lo, &hi, &cov, &err), 0);
+	assert_true(lo == 2 && hi == 9);
+	assert_true(fabs(cov - (1.0 - 22.0 / 1024.0)) < 1e-15);
+	assert_true(ten[0] == 7); /* not modified */
+	double five[5] = {50, 10, 40, 20, 30};
+	assert_int_equal(ergon_kernels_median_ci(five, 5, &lo, &hi, &cov, &err), 0);
+	assert_true(lo == 10 && hi == 50 && fabs(cov - 0.9375) < 1e-15);
+	double twenty[20];
+	for (size_t i = 0; i < 20; i++)
+		twenty[i] = (double)(20 - i);
+	assert_int_equal(ergon_kernels_median_ci(twenty, 20, &lo, &hi, &cov, &err), 0);
+	assert_true(lo == 6 && hi == 15);
+	assert_true(fabs(cov - (1.0 - 2.0 * 21700.0 / 1048576.0)) < 1e-12);
+	assert_int_equal(ergon_kernels_median_ci(v, 4000, &lo, &hi, &cov, &err), 0);
+	assert_true(lo == 1938 && hi == 4000 - 1938 + 1 && cov == 0.95);
+	assert_int_equal(ergon_kernels_median_ci(v, 0, &lo, &hi, &cov, &err), ERGON_EUSAGE);
+	/* In the section: the case with 4 mve samples {250, 260, 240, 250}. */
+	json_t *sec = section_of(SAMPLES, "ref");
+	const json_t *ci = json_object_get(get_impl(get_case(sec, "conv_b"), "mve"), "median_ci");
+	assert_true(num(ci, "lo") == 240 && num(ci, "hi") == 260);
+	assert_true(fabs(num(ci, "coverage") - 0.875) < 1e-15);
+	json_decref(sec);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(hand_computed_statistics), cmocka_unit_test(failure_is_never_timed),
 	    cmocka_unit_test(wraparound_and_overhead),	cmocka_unit_test(bad_input),
 	    cmocka_unit_test(baseline_absent),		cmocka_unit_test(csv_view),
+	    cmocka_unit_test(median_interval_by_hand),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

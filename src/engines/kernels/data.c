@@ -156,16 +156,30 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int ergon_kernels_stats(const double *v, size_t n, double *min, double *median, double *mean,
-			struct ergon_err *err)
+/* A sorted copy of v[0..n) in *out (caller frees); what names the
+ * statistic in the error for n == 0. */
+static int sorted_copy(const double *v, size_t n, const char *what, double **out,
+		       struct ergon_err *err)
 {
+	*out = NULL;
 	if (n == 0)
-		return ergon_err_set(err, ERGON_EUSAGE, "kernels: statistics of no samples");
+		return ergon_err_set(err, ERGON_EUSAGE, "kernels: %s of no samples", what);
 	double *s = malloc(n * sizeof *s);
 	if (s == NULL)
 		return ergon_err_set(err, ERGON_ENOMEM, "kernels: out of memory");
 	memcpy(s, v, n * sizeof *s);
 	qsort(s, n, sizeof *s, cmp_double);
+	*out = s;
+	return 0;
+}
+
+int ergon_kernels_stats(const double *v, size_t n, double *min, double *median, double *mean,
+			struct ergon_err *err)
+{
+	double *s = NULL;
+	int rc = sorted_copy(v, n, "statistics", &s, err);
+	if (rc != 0)
+		return rc;
 	*min = s[0];
 	*median = (n % 2) ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2.0;
 	/* Kahan summation: a million counts of ~1e6 keep their last digit. */
@@ -177,6 +191,52 @@ int ergon_kernels_stats(const double *v, size_t n, double *min, double *median, 
 		sum = t;
 	}
 	*mean = sum / (double)n;
+	free(s);
+	return 0;
+}
+
+/* The ranks of the distribution-free confidence interval of the median
+ * (Conover, Practical Nonparametric Statistics, 3rd ed., 3.2): with B ~
+ * Binomial(n, 1/2), the order statistics x_(k) and x_(n-k+1) (1-based)
+ * bracket the median with probability 1 - 2 P(B <= k-1). k is the largest
+ * rank with 2 P(B <= k-1) <= 0.05; below n = 6 no such k exists and the
+ * interval is [min, max] with its lower coverage stated. Exact sums up to
+ * n = 1000, the normal approximation above (k = n/2 - 0.98 sqrt(n)). */
+static void median_ci_ranks(size_t n, size_t *k_out, double *coverage)
+{
+	if (n > 1000) {
+		double kk = floor((double)n / 2.0 - 0.98 * sqrt((double)n));
+		*k_out = kk < 1 ? 1 : (size_t)kk;
+		*coverage = 0.95;
+		return;
+	}
+	/* P(B = j) term by term: C(n, j) = C(n, j-1) (n-j+1)/j; 2^-1000 is
+	 * still a normal double. */
+	double term = ldexp(1.0, -(int)n), cdf = term, tail = term;
+	size_t k = 1;
+	for (size_t j = 1; j < (n + 1) / 2; j++) {
+		term *= (double)(n - j + 1) / (double)j;
+		cdf += term;
+		if (2.0 * cdf > 0.05)
+			break;
+		k = j + 1;
+		tail = cdf;
+	}
+	*k_out = k;
+	*coverage = 1.0 - 2.0 * tail;
+}
+
+int ergon_kernels_median_ci(const double *v, size_t n, double *lo, double *hi, double *coverage,
+			    struct ergon_err *err)
+{
+	double *s = NULL;
+	int rc = sorted_copy(v, n, "interval", &s, err);
+	if (rc != 0)
+		return rc;
+	size_t k;
+	median_ci_ranks(n, &k, coverage);
+	*lo = s[k - 1];
+	*hi = s[n - k];
 	free(s);
 	return 0;
 }
@@ -226,6 +286,15 @@ static int impl_json(const struct kimpl *m, json_t *arr, double *mean_out, struc
 		json_object_set_new(o, "min", json_real(mn));
 		json_object_set_new(o, "median", json_real(md));
 		json_object_set_new(o, "mean", json_real(me));
+		double lo, hi, cov;
+		rc = ergon_kernels_median_ci(m->v, m->n, &lo, &hi, &cov, err);
+		if (rc != 0) {
+			json_decref(o);
+			return rc;
+		}
+		json_object_set_new(
+		    o, "median_ci",
+		    json_pack("{s:f, s:f, s:f}", "lo", lo, "hi", hi, "coverage", cov));
 		*mean_out = me;
 	}
 	json_array_append_new(arr, o);

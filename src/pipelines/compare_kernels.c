@@ -1,0 +1,178 @@
+/* ergon compare of ergon.kernels artifacts (docs/COMPARE.md, "Kernels"):
+ * cases are matched by name and implementation, never by position; the
+ * figure is the median count with the half-width of its distribution-free
+ * interval (ergon_kernels_median_ci) as its ±, so "not distinguishable"
+ * means what it means for run reports: the difference is within the
+ * combined ± of both sides. */
+#include "ergon/compare.h"
+#include "ergon/kernels.h"
+#include "pipelines/compare_internal.h"
+#include "pipelines/report_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+int cmp_is_kernels(const json_t *a)
+{
+	const char *s = json_string_value(json_object_get(a, "schema"));
+	return s && strcmp(s, ERGON_KERNELS_SCHEMA) == 0 &&
+	       json_is_array(ergon_jpath(a, "kernels.cases"));
+}
+
+/* What must agree for two kernel timings to be compared: what was
+ * measured with what clock, on which machine; the build and the cases'
+ * source are what one compares (two builds, two kernels versions). */
+const struct ident_field cmp_kernels_ident[CMP_KERNELS_IDENT_N] = {
+    {"provenance.kind", F_BREAKS, 0},
+    {"provenance.board", F_BREAKS, 0},
+    {"kernels.unit", F_BREAKS, 0},
+    {"timing.clock", F_BREAKS, 0},
+    {"timing.overhead_subtracted", F_BREAKS, 0},
+    {"provenance.samples_provenance", F_BREAKS, 0},
+    {"conditions.cpu_model", F_BREAKS, 0},
+    {"conditions.cpu_count", F_BREAKS, 0},
+    {"conditions.governor", F_BREAKS, 0},
+    {"build.compiler", F_SUBJECT, 0},
+    {"build.flags", F_SUBJECT, 0},
+    {"build.kernels", F_SUBJECT, 0},
+    {"source.path", F_SUBJECT, 0},
+    {"provenance.source.path", F_SUBJECT, 0},
+    {"provenance.source.sha256", F_SUBJECT, 0},
+    {"kernels.overhead_subtracted_rows", F_NOTE, 0},
+    {"kernels.baseline", F_NOTE, 0},
+    {"timing.iterations", F_NOTE, 0},
+    {"timing.warmup", F_NOTE, 0},
+    {"conditions.host", F_NOTE, 0},
+    {"conditions.kernel", F_NOTE, 0},
+    {"tool.version", F_NOTE, 0},
+};
+
+/* The entry of impl in case name of artifact a, or NULL. */
+static const json_t *find_impl(const json_t *a, const char *name, const char *impl)
+{
+	size_t i, k;
+	const json_t *c, *m;
+	json_array_foreach(ergon_jpath(a, "kernels.cases"), i, c)
+	{
+		if (!json_is_string(json_object_get(c, "case")) ||
+		    strcmp(json_string_value(json_object_get(c, "case")), name) != 0)
+			continue;
+		json_array_foreach(json_object_get(c, "impls"), k, m)
+		{
+			const char *s = json_string_value(json_object_get(m, "impl"));
+			if (s && strcmp(s, impl) == 0)
+				return m;
+		}
+	}
+	return NULL;
+}
+
+/* Every (case, impl) of every artifact, in order of first appearance, as
+ * [case, impl] pairs. */
+static json_t *all_keys(const json_t *const *a, size_t n)
+{
+	json_t *keys = json_array(), *seen = json_object();
+	for (size_t i = 0; i < n; i++) {
+		size_t c, k;
+		const json_t *cs, *m;
+		json_array_foreach(ergon_jpath(a[i], "kernels.cases"), c, cs)
+		{
+			const char *name = json_string_value(json_object_get(cs, "case"));
+			json_array_foreach(json_object_get(cs, "impls"), k, m)
+			{
+				const char *impl = json_string_value(json_object_get(m, "impl"));
+				if (name == NULL || impl == NULL)
+					continue;
+				char key[2 * ERGON_KERNELS_NAME_MAX + 8];
+				snprintf(key, sizeof key, "%s\x1f%s", name, impl);
+				if (json_object_get(seen, key))
+					continue;
+				json_object_set_new(seen, key, json_true());
+				json_array_append_new(keys, json_pack("[s,s]", name, impl));
+			}
+		}
+	}
+	json_decref(seen);
+	return keys;
+}
+
+json_t *cmp_kernels_rows(const json_t *const *a, const char *const *labels, size_t n,
+			 double threshold_pct, json_t *regressed, json_t *result)
+{
+	json_t *rows = json_array(), *only = json_array();
+	json_t *keys = all_keys(a, n);
+	const char *unit = json_string_value(ergon_jpath(a[0], "kernels.unit"));
+	size_t q;
+	json_t *key;
+	json_array_foreach(keys, q, key)
+	{
+		const char *name = json_string_value(json_array_get(key, 0));
+		const char *impl = json_string_value(json_array_get(key, 1));
+		const json_t *m[ERGON_COMPARE_MAX];
+		double v[ERGON_COMPARE_MAX], u[ERGON_COMPARE_MAX];
+		int hv[ERGON_COMPARE_MAX], hu[ERGON_COMPARE_MAX];
+		size_t present = 0;
+		json_t *in = json_array(), *vals = json_array();
+		for (size_t i = 0; i < n; i++) {
+			m[i] = find_impl(a[i], name, impl);
+			if (m[i] != NULL) {
+				present++;
+				json_array_append_new(in, json_string(labels[i]));
+			}
+			const json_t *md = json_object_get(m[i], "median");
+			const json_t *ci = json_object_get(m[i], "median_ci");
+			double lo = json_number_value(json_object_get(ci, "lo"));
+			double hi = json_number_value(json_object_get(ci, "hi"));
+			hv[i] = json_is_true(json_object_get(m[i], "timed")) && json_is_number(md);
+			v[i] = hv[i] ? json_number_value(md) : NAN;
+			/* The interval is asymmetric: its wider side is the ±. */
+			hu[i] = hv[i] && json_is_number(json_object_get(ci, "lo")) &&
+				json_is_number(json_object_get(ci, "hi"));
+			u[i] = hu[i] ? fmax(v[i] - lo, hi - v[i]) : NAN;
+			const char *why = m[i] == NULL ? "absent"
+					  : !json_is_true(json_object_get(m[i], "correct"))
+					      ? "not timed: the output differs from the reference"
+					  : !hv[i] ? "not timed"
+						   : NULL;
+			json_array_append_new(
+			    vals, json_pack("{s:o, s:o, s:o, s:o, s:s?}", "value", ergon_jnum(v[i]),
+					    "u", ergon_jnum(u[i]), "n",
+					    json_deep_copy(json_object_get(m[i], "n")
+							       ? json_object_get(m[i], "n")
+							       : json_null()),
+					    "coverage",
+					    json_deep_copy(json_object_get(ci, "coverage")
+							       ? json_object_get(ci, "coverage")
+							       : json_null()),
+					    "why", why));
+		}
+		if (present < n)
+			json_array_append_new(only, json_pack("{s:s, s:s, s:O}", "case", name,
+							      "impl", impl, "in", in));
+		/* A row needs the baseline and at least one other side. */
+		if (m[0] == NULL || present < 2) {
+			json_decref(in);
+			json_decref(vals);
+			continue;
+		}
+		char fig[2 * ERGON_KERNELS_NAME_MAX + 32];
+		snprintf(fig, sizeof fig, "%s [%s] median", name, impl);
+		json_t *vs = cmp_versus(fig, -1, 1, v, u, hv, hu, n, threshold_pct, regressed);
+		json_array_append_new(rows,
+				      json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:o, s:o}",
+						"name", fig, "case", name, "impl", impl, "path",
+						"kernels.cases[].impls[].median", "unit",
+						unit ? unit : "counts", "better", "lower",
+						"headline", 1, "values", vals, "versus", vs));
+		json_decref(in);
+	}
+	json_decref(keys);
+	json_object_set_new(result, "only_in", only);
+	json_object_set_new(
+	    result, "uncertainty",
+	    json_string("± of a median: the wider side of its distribution-free "
+			"interval (order statistics, >= 95 % coverage from 6 samples "
+			"on; the coverage is given per value)"));
+	return rows;
+}
