@@ -1,6 +1,6 @@
 /* ergon db: keep results in SQLite (default) or PostgreSQL and query them.
  *
- *   ergon db [--db PATH|URL] ingest FILE|DIR...
+ *   ergon db [--db PATH|URL] ingest [--pubkey KEY.pub]... FILE|DIR...
  *   ergon db [--db ...] list [--device D] [--since T]
  *   ergon db [--db ...] show ID
  *   ergon db [--db ...] trend FIGURE --device D [--board B]
@@ -301,6 +301,8 @@ static int run(int argc, char **argv)
 	int csv = 0, json = 0;
 	char *pos[DB_ARGS_MAX];
 	int npos = 0;
+	const char *pubkeys[ERGON_DB_KEYS_MAX];
+	int nkeys = 0;
 	struct cli_parser p;
 	cli_init(&p, "db", argc, argv);
 	while (cli_next(&p)) {
@@ -309,6 +311,11 @@ static int run(int argc, char **argv)
 		} else if (cli_str(&p, "--device", &device)) {
 		} else if (cli_str(&p, "--board", &board)) {
 		} else if (cli_str(&p, "--since", &since)) {
+		} else if (cli_str(&p, "--pubkey", &arg)) {
+			if (arg && nkeys == ERGON_DB_KEYS_MAX)
+				cli_error(&p, "more than %d --pubkey options", ERGON_DB_KEYS_MAX);
+			else if (arg)
+				pubkeys[nkeys++] = arg;
 		} else if (cli_flag(&p, "--csv", &csv)) {
 		} else if (cli_flag(&p, "--json", &json)) {
 		} else if (cli_positional(&p, &arg)) {
@@ -345,6 +352,9 @@ static int run(int argc, char **argv)
 		return cli_error(&p, "unexpected argument '%s'", pos[1]);
 	if (strcmp(sub, "ingest") == 0 && npos < 2)
 		return cli_error(&p, "missing required argument FILE|DIR");
+	if (nkeys && strcmp(sub, "ingest") != 0)
+		return cli_error(&p, "--pubkey checks signatures on ingest only (the action is %s)",
+				 sub);
 
 	struct ergon_err err = {0};
 	char def[ERGON_DB_TARGET_MAX];
@@ -357,7 +367,15 @@ static int run(int argc, char **argv)
 	if (ergon_db_open(target, ERGON_DB_SCHEMA_VERSION, &db, &err))
 		return ergon_cli_fail("db", &err);
 	int rc = 0, exit_code = ERGON_EXIT_OK;
-	if (strcmp(sub, "ingest") == 0) {
+	for (int k = 0; k < nkeys && rc == 0; k++) {
+		struct ergon_public_key pk;
+		rc = ergon_public_key_load(pubkeys[k], &pk, &err);
+		if (rc == 0)
+			rc = ergon_db_trust_key(db, &pk, &err);
+	}
+	if (rc) {
+		/* a --pubkey file did not load: err names it (below) */
+	} else if (strcmp(sub, "ingest") == 0) {
 		exit_code = do_ingest(db, npos - 1, pos + 1);
 	} else if (strcmp(sub, "list") == 0) {
 		unsigned count = 0;
@@ -416,9 +434,12 @@ const struct ergon_cli_command ergon_cli_cmd_db = {
     .name = "db",
     .summary = "keep results in SQLite (default) or PostgreSQL; list, show, trend, export",
     .help = "Usage: ergon db [--db PATH|postgresql://...] SUBCOMMAND ...\n\n"
-	    "  ingest FILE|DIR...                 verify and store artifacts (ergon.report,\n"
+	    "  ingest [--pubkey KEY.pub]... FILE|DIR...\n"
+	    "                                     verify and store artifacts (ergon.report,\n"
 	    "                                     ergon.profile summary.json, energy-model/v1);\n"
-	    "                                     keyed by report_id: twice changes nothing\n"
+	    "                                     keyed by report_id: twice changes nothing;\n"
+	    "                                     with --pubkey only artifacts signed by one of\n"
+	    "                                     the keys are stored (signer kept in runs)\n"
 	    "  list [--device D] [--since T]      runs, newest first (T: 2026-12-01[THH:MM:SSZ])\n"
 	    "  show ID                            the stored artifact (ID: report_id or a prefix)\n"
 	    "  trend FIGURE --device D [--board B]\n"
