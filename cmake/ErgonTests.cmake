@@ -186,3 +186,8 @@ set_tests_properties(functional/test_reliab_faultinj_run PROPERTIES TIMEOUT 1200
 if(TEST functional/test_db_postgresql)
   set_tests_properties(functional/test_db_postgresql PROPERTIES SKIP_RETURN_CODE 77)
 endif()
+
+# ergon validate: seven model profiles under QEMU (firmware builds included).
+if(TEST functional/test_validate)
+  set_tests_properties(functional/test_validate PROPERTIES TIMEOUT 900)
+endif()

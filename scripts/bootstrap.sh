@@ -16,6 +16,7 @@ PACKAGES=(
   man-db                          # man pages (tests/functional/test_man_pages.sh reads them)
   zsh                             # the zsh completion's syntax check (test_install.sh)
   libsqlite3-dev libpq-dev postgresql  # ergon db backends; CI's loopback PostgreSQL
+  libxml2-utils                   # xmllint: ergon validate's JUnit XML checked against tests/functional/junit.xsd
 )
 
 missing=()

@@ -13,6 +13,7 @@
 #include "ergon/error.h"
 #include "ergon/signature.h"
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -93,6 +94,14 @@ ERGON_API int ergon_db_show(struct ergon_db *db, const char *key, char **json,
 ERGON_API int ergon_db_trend(struct ergon_db *db, const char *figure, const char *device,
 			     const char *board, ergon_db_row_fn fn, void *ctx,
 			     struct ergon_err *err);
+
+/* The same trend as a sealed ergon.trend artifact (docs/DB.md): trend
+ * {figure, device, board, unit, database, counted, not_counted, points[]
+ * {time, report_id, provenance, counted, value, u}}, rendered by `ergon
+ * report`. Its provenance is measured only when every point is counted.
+ * *out is a new reference (caller decrefs). */
+ERGON_API int ergon_db_trend_artifact(struct ergon_db *db, const char *figure, const char *device,
+				      const char *board, json_t **out, struct ergon_err *err);
 
 #ifdef __cplusplus
 }

@@ -15,5 +15,7 @@
 void hd_run_section(struct ergon_dynbuf *b, const struct html_doc *d);
 int hd_profile_section(struct ergon_dynbuf *b, struct html_doc *d, struct ergon_err *err);
 void hd_compare_section(struct ergon_dynbuf *b, const struct html_doc *d);
+/* html_trend.c: ergon.trend (ergon db trend --html). */
+void hd_trend_section(struct ergon_dynbuf *b, const struct html_doc *d);
 
 #endif

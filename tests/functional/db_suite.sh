@@ -16,21 +16,10 @@ mkdir -p "$A"
 "$E" profile --board sim --power --out "$A/prof" >/dev/null 2>&1 || bad "profile --board sim"
 "$E" analyze --jls "$ERGON_SHARED_DIR/fixtures/jls/shared_basic.jls" --out "$A/an" >/dev/null 2>&1 ||
   bad "analyze"
-# The same run relabelled measured and re-sealed (ergon digest gives the new
-# report_id; verify recomputes the figures and passes): a measured point for
-# the trend. A test fixture only; nothing was measured.
-reseal() { # reseal IN OUT PYTHON-EXPR-ON-d
-  python3 - "$1" "$2" "$3" <<'PY'
-import json, subprocess, sys, os
-d = json.load(open(sys.argv[1]))
-exec(sys.argv[3])
-d.pop("report_id", None)
-json.dump(d, open(sys.argv[2], "w"), indent=1)
-rid = subprocess.check_output([os.environ["ERGON_BIN"], "digest", sys.argv[2]]).decode().strip()
-d["report_id"] = rid
-json.dump(d, open(sys.argv[2], "w"), indent=1)
-PY
-}
+# The same run relabelled measured and re-sealed (reseal_lib.sh; verify
+# recomputes the figures and passes): a measured point for the trend. A test
+# fixture only; nothing was measured.
+. "$(dirname "$0")/reseal_lib.sh"
 # verify refuses a synthetic driver or an emulation block labelled measured,
 # so the fixture names a made-up driver ("test-fixture") and drops the block.
 reseal "$A/r1.json" "$A/m1.json" 'd["provenance"]["kind"] = d["instrument"]["provenance"] = "measured"

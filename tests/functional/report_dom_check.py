@@ -144,6 +144,13 @@ def expected_plots(i, art, jls_samples):
                             names.append(k)
                 nc = len(names) + 1
                 exp[pre + "layers-" + re.sub(r"[^a-z0-9-]", "_", g)] = (nc, nc * len(layers))
+    elif art.get("schema") == "ergon.trend":
+        pts = [p for p in art.get("trend", {}).get("points", [])
+               if isinstance(p.get("value"), (int, float))]
+        counted = [p for p in pts if p.get("counted") is True]
+        ns = (len(counted) > 0) + (len(pts) > len(counted))
+        if ns:
+            exp[pre + "trend"] = (ns, len(pts))
     return exp
 
 
