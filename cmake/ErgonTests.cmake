@@ -191,3 +191,7 @@ endif()
 if(TEST functional/test_validate)
   set_tests_properties(functional/test_validate PROPERTIES TIMEOUT 900)
 endif()
+# ergon db disk full: one ingest per write-side call (about 70).
+if(TEST functional/test_db_diskfull)
+  set_tests_properties(functional/test_db_diskfull PROPERTIES TIMEOUT 900)
+endif()

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 
 #define DB_DIR_DEPTH_MAX 16
@@ -139,6 +140,10 @@ static void ingest_dir(struct ingest_tally *t, const char *dir, int depth)
 static int do_ingest(struct ergon_db *db, int argc, char **argv)
 {
 	struct ingest_tally t = {.db = db};
+	/* Name the thread after the phase: `ps -L` shows it, and the
+	 * fault-injection shim (tests/support/faultinj/) arms on it, so the
+	 * disk-full test fails the ingest's writes, not the schema's. */
+	prctl(PR_SET_NAME, (unsigned long)"ergon-ingest", 0UL, 0UL, 0UL);
 	for (int i = 0; i < argc && !t.fatal; i++) {
 		struct stat st;
 		if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode))
