@@ -123,7 +123,16 @@ junit "$TMP/j3.xml" '{"kws_ref_model/profile": "pass", "kws_ref_model/correctnes
   "kws_ref_model/integrity": "pass", "kws_ref_model/regression": "pass"}' && ok "db baseline: no regression" ||
   bad "j3.xml cases"
 
-# 4. Refused before anything is built.
+# 4. --power on QEMU: no instrument observes an emulated rail, so the
+# summary is invalid and integrity fails (correctness still passes).
+mkdir -p "$TMP/m4" && cp "$M/kws_ref_model.tflite" "$TMP/m4/"
+expect 1 "validate --power on qemu-an547" -- "$E" validate --board qemu-an547 --models "$TMP/m4" --power \
+  --junit-xml "$TMP/j4.xml" --out "$TMP/v4"
+junit "$TMP/j4.xml" '{"kws_ref_model/profile": "pass", "kws_ref_model/correctness": "pass",
+  "kws_ref_model/integrity": "failure"}' && ok "--power: integrity failure" || bad "j4.xml cases"
+contains "$(message "$TMP/j4.xml" kws_ref_model integrity)" "profile.power_unobservable" "names the issue"
+
+# 5. Refused before anything is built.
 expect 2 "--board sim is refused" -- "$E" validate --board sim --models "$M" --junit-xml "$TMP/x.xml" --out "$TMP/x"
 contains "$ERR" "ergon builds model firmware for qemu-an547 only" "says which board"
 expect 2 "a folder without models" -- "$E" validate --board qemu-an547 --models "$TMP/base" --junit-xml "$TMP/x.xml" --out "$TMP/x"
