@@ -18,6 +18,7 @@
 #include "ergon/model_fw.h"
 #include "ergon/profile.h"
 #include "ergon/utf8.h"
+#include "pipelines/html_plot.h"
 
 #include <dirent.h>
 #include <jansson.h>
@@ -68,39 +69,32 @@ void ergon_xml_escape(struct ergon_dynbuf *b, const char *s)
 	if (!s)
 		return;
 	size_t n = strlen(s);
-	char *fixed = malloc(3 * n + 1);
-	if (!fixed) {
+	/* Repaired UTF-8 is at most 3 bytes per input byte, and so is U+FFFD
+	 * in place of a control byte. */
+	char *fixed = malloc(3 * n + 1), *clean = malloc(3 * n + 1);
+	if (!fixed || !clean) {
+		free(fixed);
+		free(clean);
 		ergon_dynbuf_adds(b, "?");
 		return;
 	}
-	size_t m = ergon_utf8_repair(s, n, fixed, 3 * n);
+	size_t m = ergon_utf8_repair(s, n, fixed, 3 * n), k = 0;
 	for (size_t i = 0; i < m; i++) {
 		unsigned char c = (unsigned char)fixed[i];
-		switch (c) {
-		case '<':
-			ergon_dynbuf_adds(b, "&lt;");
-			break;
-		case '>':
-			ergon_dynbuf_adds(b, "&gt;");
-			break;
-		case '&':
-			ergon_dynbuf_adds(b, "&amp;");
-			break;
-		case '"':
-			ergon_dynbuf_adds(b, "&quot;");
-			break;
-		case '\'':
-			ergon_dynbuf_adds(b, "&apos;");
-			break;
-		default:
-			/* XML 1.0 allows no C0 control but tab, LF and CR. */
-			if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
-				ergon_dynbuf_adds(b, "\xef\xbf\xbd");
-			else
-				ergon_dynbuf_add(b, &fixed[i], 1);
+		/* XML 1.0 allows no C0 control but tab, LF and CR. */
+		if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+			memcpy(clean + k, "\xef\xbf\xbd", 3);
+			k += 3;
+		} else {
+			clean[k++] = fixed[i];
 		}
 	}
+	clean[k] = '\0';
+	/* The five characters XML escapes are the ones HTML's escaper does
+	 * (' as &#39;, which XML reads the same). */
+	hp_escape(b, clean);
 	free(fixed);
+	free(clean);
 }
 
 static struct check *check_add(struct model_result *m, const char *name)
