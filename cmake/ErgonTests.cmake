@@ -184,7 +184,7 @@ set_tests_properties(functional/test_reliab_faultinj_run PROPERTIES TIMEOUT 1200
 # ergon db: the PostgreSQL test exits 77 when no server is given
 # (ERGON_PG_URL unset): ctest reports it skipped, never passed.
 if(TEST functional/test_db_postgresql)
-  set_tests_properties(functional/test_db_postgresql PROPERTIES SKIP_RETURN_CODE 77)
+  set_tests_properties(functional/test_db_postgresql PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900)
 endif()
 
 # ergon validate: seven model profiles under QEMU (firmware builds included).
