@@ -182,5 +182,15 @@ set_tests_properties(functional/test_reliab_faultinj_record PROPERTIES TIMEOUT 1
 # ergon db: the PostgreSQL test exits 77 when no server is given
 # (ERGON_PG_URL unset): ctest reports it skipped, never passed.
 if(TEST functional/test_db_postgresql)
-  set_tests_properties(functional/test_db_postgresql PROPERTIES SKIP_RETURN_CODE 77)
+  set_tests_properties(functional/test_db_postgresql PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900)
+endif()
+
+# ergon validate: seven model profiles under QEMU (firmware builds included).
+if(TEST functional/test_validate)
+  set_tests_properties(functional/test_validate PROPERTIES TIMEOUT 900)
+endif()
+# ergon db disk full: one ingest per write-side call (about 65; 60 s on a
+# quiet machine, 700 s on the shared VM at load 30).
+if(TEST functional/test_db_diskfull)
+  set_tests_properties(functional/test_db_diskfull PROPERTIES TIMEOUT 1200)
 endif()

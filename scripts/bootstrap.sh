@@ -17,6 +17,7 @@ PACKAGES=(
   zsh                             # the zsh completion's syntax check (test_install.sh)
   libsqlite3-dev libpq-dev postgresql  # ergon db backends; CI's loopback PostgreSQL
   openocd                         # the openocd lifecycle's TCL client, tested against the real one
+  libxml2-utils                   # xmllint: ergon validate's JUnit XML checked against tests/functional/junit.xsd
 )
 
 missing=()

@@ -11,7 +11,9 @@
 
 #include "ergon/db_types.h"
 #include "ergon/error.h"
+#include "ergon/signature.h"
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -20,7 +22,9 @@ extern "C" {
 #endif
 
 /* The schema version this ergon writes and the newest it reads. */
-#define ERGON_DB_SCHEMA_VERSION 2
+#define ERGON_DB_SCHEMA_VERSION 3
+/* The most public keys one ingest trusts (ergon_db_trust_key). */
+#define ERGON_DB_KEYS_MAX 8
 /* ERGON_DB_TARGET_MAX, the longest database location (path or
  * postgresql:// URL) with its NUL: ergon/db_types.h. */
 
@@ -44,6 +48,14 @@ ERGON_API void ergon_db_close(struct ergon_db *db);
 /* Backend name ("sqlite" or "postgresql") and schema version in use. */
 ERGON_API const char *ergon_db_backend_name(const struct ergon_db *db);
 ERGON_API int ergon_db_schema_version(const struct ergon_db *db);
+
+/* Trust signatures by key (copied) from now on. With at least one trusted
+ * key, ingest refuses an artifact that is not signed by one of them (or
+ * whose signature does not verify) and stores the signer's key id with
+ * signature "verified"; without one, a signature is stored as claimed,
+ * "not checked" (docs/DB.md). ERGON_EUSAGE past ERGON_DB_KEYS_MAX. */
+ERGON_API int ergon_db_trust_key(struct ergon_db *db, const struct ergon_public_key *key,
+				 struct ergon_err *err);
 
 /* What ingesting one artifact did. */
 enum ergon_db_ingest_result {
@@ -82,6 +94,14 @@ ERGON_API int ergon_db_show(struct ergon_db *db, const char *key, char **json,
 ERGON_API int ergon_db_trend(struct ergon_db *db, const char *figure, const char *device,
 			     const char *board, ergon_db_row_fn fn, void *ctx,
 			     struct ergon_err *err);
+
+/* The same trend as a sealed ergon.trend artifact (docs/DB.md): trend
+ * {figure, device, board, unit, database, counted, not_counted, points[]
+ * {time, report_id, provenance, counted, value, u}}, rendered by `ergon
+ * report`. Its provenance is measured only when every point is counted.
+ * *out is a new reference (caller decrefs). */
+ERGON_API int ergon_db_trend_artifact(struct ergon_db *db, const char *figure, const char *device,
+				      const char *board, json_t **out, struct ergon_err *err);
 
 #ifdef __cplusplus
 }

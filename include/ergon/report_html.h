@@ -9,6 +9,7 @@
 
 #include "ergon/error.h"
 
+#include <jansson.h>
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -22,6 +23,9 @@ extern "C" {
 struct ergon_html_input {
 	const char *path;     /* the artifact */
 	const char *jls_path; /* its recording (profile/analyze), or NULL */
+	/* The artifact itself (borrowed), or NULL to read path; when given,
+	 * path is only the name the page shows for it. */
+	const json_t *artifact;
 };
 
 struct ergon_html_options {

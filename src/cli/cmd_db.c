@@ -1,9 +1,9 @@
 /* ergon db: keep results in SQLite (default) or PostgreSQL and query them.
  *
- *   ergon db [--db PATH|URL] ingest FILE|DIR...
+ *   ergon db [--db PATH|URL] ingest [--pubkey KEY.pub]... FILE|DIR...
  *   ergon db [--db ...] list [--device D] [--since T]
  *   ergon db [--db ...] show ID
- *   ergon db [--db ...] trend FIGURE --device D [--board B]
+ *   ergon db [--db ...] trend FIGURE --device D [--board B] [--html F] [--out F]
  *   ergon db [--db ...] export --csv|--json QUERY
  *
  * The library verifies and stores; this file walks folders, prints tables
@@ -11,7 +11,10 @@
  */
 #include "cli.h"
 #include "cli_opts.h"
+#include "ergon/artifact.h"
 #include "ergon/db.h"
+#include "ergon/fileio.h"
+#include "ergon/report_html.h"
 
 #include <dirent.h>
 #include <jansson.h>
@@ -20,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 
 #define DB_DIR_DEPTH_MAX 16
@@ -136,6 +140,10 @@ static void ingest_dir(struct ingest_tally *t, const char *dir, int depth)
 static int do_ingest(struct ergon_db *db, int argc, char **argv)
 {
 	struct ingest_tally t = {.db = db};
+	/* Name the thread after the phase: `ps -L` shows it, and the
+	 * fault-injection shim (tests/support/faultinj/) arms on it, so the
+	 * disk-full test fails the ingest's writes, not the schema's. */
+	prctl(PR_SET_NAME, (unsigned long)"ergon-ingest", 0UL, 0UL, 0UL);
 	for (int i = 0; i < argc && !t.fatal; i++) {
 		struct stat st;
 		if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode))
@@ -203,6 +211,46 @@ static int trend_row(void *ctx, int n, const char *const *names, const char *con
 	       col(n, names, vals, "value"), u[0] ? " ± " : "", u, col(n, names, vals, "unit"),
 	       mark);
 	return 0;
+}
+
+/* --out: the sealed ergon.trend artifact; --html: the page `ergon report`
+ * makes of it. Both files are checked writable before the query. */
+static int trend_files(struct ergon_db *db, const char *figure, const char *device,
+		       const char *board, const char *html, const char *out, int force,
+		       struct ergon_err *err)
+{
+	unsigned flags = force ? ERGON_WRITE_FORCE : 0;
+	int rc = 0;
+	if (html)
+		rc = ergon_file_check_writable(html, flags, err);
+	if (rc == 0 && out)
+		rc = ergon_file_check_writable(out, flags, err);
+	json_t *a = NULL;
+	if (rc == 0)
+		rc = ergon_db_trend_artifact(db, figure, device, board, &a, err);
+	if (rc == 0 && out)
+		rc = ergon_artifact_write(a, out, flags, err);
+	if (rc == 0 && html) {
+		char label[320];
+		snprintf(label, sizeof label, "ergon db trend %s --device %s%s%s", figure, device,
+			 board ? " --board " : "", board ? board : "");
+		struct ergon_html_input in = {.path = out ? out : label, .artifact = a};
+		rc = ergon_report_html_write(&in, 1, NULL, html, flags, err);
+	}
+	if (rc == 0) {
+		const json_t *t = json_object_get(a, "trend");
+		printf("%zu point(s) for %s on %s: %lld measured (counted), %lld synthetic, "
+		       "replayed or invalid (shown, never counted)\n",
+		       json_array_size(json_object_get(t, "points")), figure, device,
+		       (long long)json_integer_value(json_object_get(t, "counted")),
+		       (long long)json_integer_value(json_object_get(t, "not_counted")));
+		if (out)
+			printf("trend: %s\n", out);
+		if (html)
+			printf("html: %s\n", html);
+	}
+	json_decref(a);
+	return rc;
 }
 
 /* CSV per RFC 4180: quote a field holding a comma, quote or line break. */
@@ -300,9 +348,12 @@ static const char *const actions[] = {"ingest", "list", "show", "trend", "export
 static int run(int argc, char **argv)
 {
 	const char *target = NULL, *device = NULL, *since = NULL, *board = NULL;
-	int csv = 0, json = 0;
+	const char *html = NULL, *trend_out = NULL;
+	int csv = 0, json = 0, force = 0;
 	char *pos[DB_ARGS_MAX];
 	int npos = 0;
+	const char *pubkeys[ERGON_DB_KEYS_MAX];
+	int nkeys = 0;
 	struct cli_parser p;
 	cli_init(&p, "db", argc, argv);
 	while (cli_next(&p)) {
@@ -311,6 +362,14 @@ static int run(int argc, char **argv)
 		} else if (cli_str(&p, "--device", &device)) {
 		} else if (cli_str(&p, "--board", &board)) {
 		} else if (cli_str(&p, "--since", &since)) {
+		} else if (cli_str(&p, "--pubkey", &arg)) {
+			if (arg && nkeys == ERGON_DB_KEYS_MAX)
+				cli_error(&p, "more than %d --pubkey options", ERGON_DB_KEYS_MAX);
+			else if (arg)
+				pubkeys[nkeys++] = arg;
+		} else if (cli_str(&p, "--html", &html)) {
+		} else if (cli_str(&p, "--out", &trend_out)) {
+		} else if (cli_flag(&p, "--force", &force)) {
 		} else if (cli_flag(&p, "--csv", &csv)) {
 		} else if (cli_flag(&p, "--json", &json)) {
 		} else if (cli_positional(&p, &arg)) {
@@ -347,6 +406,11 @@ static int run(int argc, char **argv)
 		return cli_error(&p, "unexpected argument '%s'", pos[1]);
 	if (strcmp(sub, "ingest") == 0 && npos < 2)
 		return cli_error(&p, "missing required argument FILE|DIR");
+	if ((html || trend_out) && strcmp(sub, "trend") != 0)
+		return cli_error(&p, "--html and --out write a trend (the action is %s)", sub);
+	if (nkeys && strcmp(sub, "ingest") != 0)
+		return cli_error(&p, "--pubkey checks signatures on ingest only (the action is %s)",
+				 sub);
 
 	struct ergon_err err = {0};
 	char def[ERGON_DB_TARGET_MAX];
@@ -359,7 +423,15 @@ static int run(int argc, char **argv)
 	if (ergon_db_open(target, ERGON_DB_SCHEMA_VERSION, &db, &err))
 		return ergon_cli_fail("db", &err);
 	int rc = 0, exit_code = ERGON_EXIT_OK;
-	if (strcmp(sub, "ingest") == 0) {
+	for (int k = 0; k < nkeys && rc == 0; k++) {
+		struct ergon_public_key pk;
+		rc = ergon_public_key_load(pubkeys[k], &pk, &err);
+		if (rc == 0)
+			rc = ergon_db_trust_key(db, &pk, &err);
+	}
+	if (rc) {
+		/* a --pubkey file did not load: err names it (below) */
+	} else if (strcmp(sub, "ingest") == 0) {
 		exit_code = do_ingest(db, npos - 1, pos + 1);
 	} else if (strcmp(sub, "list") == 0) {
 		unsigned count = 0;
@@ -381,6 +453,8 @@ static int run(int argc, char **argv)
 			json_decref(j);
 		}
 		free(text);
+	} else if (strcmp(sub, "trend") == 0 && (html || trend_out)) {
+		rc = trend_files(db, pos[1], device, board, html, trend_out, force, &err);
 	} else if (strcmp(sub, "trend") == 0) {
 		struct trend_ctx t = {0};
 		rc = ergon_db_trend(db, pos[1], device, board, trend_row, &t, &err);
@@ -419,14 +493,19 @@ const struct ergon_cli_command ergon_cli_cmd_db = {
     .name = "db",
     .summary = "keep results in SQLite (default) or PostgreSQL; list, show, trend, export",
     .help = "Usage: ergon db [--db PATH|postgresql://...] SUBCOMMAND ...\n\n"
-	    "  ingest FILE|DIR...                 verify and store artifacts (ergon.report,\n"
+	    "  ingest [--pubkey KEY.pub]... FILE|DIR...\n"
+	    "                                     verify and store artifacts (ergon.report,\n"
 	    "                                     ergon.profile summary.json, energy-model/v1);\n"
-	    "                                     keyed by report_id: twice changes nothing\n"
+	    "                                     keyed by report_id: twice changes nothing;\n"
+	    "                                     with --pubkey only artifacts signed by one of\n"
+	    "                                     the keys are stored (signer kept in runs)\n"
 	    "  list [--device D] [--since T]      runs, newest first (T: 2026-12-01[THH:MM:SSZ])\n"
 	    "  show ID                            the stored artifact (ID: report_id or a prefix)\n"
-	    "  trend FIGURE --device D [--board B]\n"
+	    "  trend FIGURE --device D [--board B] [--html PAGE.html] [--out TREND.json]\n"
 	    "                                     one figure over time; synthetic, replayed and\n"
-	    "                                     invalid points are shown and never counted\n"
+	    "                                     invalid points are shown and never counted;\n"
+	    "                                     --html: a page like ergon report's, --out: the\n"
+	    "                                     sealed ergon.trend artifact (--force replaces)\n"
 	    "  export --csv|--json QUERY          one SELECT, or a table or view name\n\n"
 	    "--db defaults to $XDG_DATA_HOME/ergon/results.db (else\n"
 	    "~/.local/share/ergon/results.db), created with its folder. The schema is in\n"

@@ -17,5 +17,7 @@ int hd_profile_section(struct ergon_dynbuf *b, struct html_doc *d, struct ergon_
 void hd_compare_section(struct ergon_dynbuf *b, const struct html_doc *d);
 /* ergon.kernels (html_kernels.c). */
 void hd_kernels_section(struct ergon_dynbuf *b, const struct html_doc *d);
+/* html_trend.c: ergon.trend (ergon db trend --html). */
+void hd_trend_section(struct ergon_dynbuf *b, const struct html_doc *d);
 
 #endif

@@ -104,8 +104,12 @@ static json_t *salvage(const char *s, size_t len, size_t *kept)
 	return j;
 }
 
-static int load(struct html_doc *d, struct ergon_err *err)
+static int load(struct html_doc *d, const json_t *given, struct ergon_err *err)
 {
+	if (given) {
+		d->a = json_deep_copy(given);
+		return d->a ? 0 : ergon_err_set(err, ERGON_ENOMEM, "report: out of memory");
+	}
 	char *data = NULL;
 	size_t len = 0;
 	int rc = ergon_file_read_all(d->path, ERGON_HTML_ARTIFACT_MAX, &data, &len, err);
@@ -139,7 +143,7 @@ static int load(struct html_doc *d, struct ergon_err *err)
 	return 0;
 }
 
-enum doc_kind { K_UNKNOWN, K_RUN, K_PROFILE, K_MODEL, K_COMPARE, K_KERNELS };
+enum doc_kind { K_UNKNOWN, K_RUN, K_PROFILE, K_MODEL, K_COMPARE, K_KERNELS, K_TREND };
 
 static enum doc_kind kind_of(const json_t *a)
 {
@@ -156,6 +160,8 @@ static enum doc_kind kind_of(const json_t *a)
 		return K_COMPARE;
 	if (strcmp(s, "ergon.kernels") == 0)
 		return K_KERNELS;
+	if (strcmp(s, "ergon.trend") == 0)
+		return K_TREND;
 	return K_UNKNOWN;
 }
 
@@ -403,14 +409,14 @@ static int render(const struct ergon_html_input *in, size_t n, const struct ergo
 		docs[i].path = in[i].path;
 		docs[i].jls_path = in[i].jls_path;
 		docs[i].index = (int)i;
-		if ((rc = load(&docs[i], err)) != 0)
+		if ((rc = load(&docs[i], in[i].artifact, err)) != 0)
 			goto out;
 		if (kind_of(docs[i].a) == K_UNKNOWN) {
 			const char *s = json_string_value(json_object_get(docs[i].a, "schema"));
 			rc = ergon_err_set(err, ERGON_EUSAGE,
 					   "%s: schema %s is not one ergon writes (ergon.report, "
 					   "ergon.profile, energy-model/v1, ergon.compare, "
-					   "ergon.kernels); nothing rendered",
+					   "ergon.kernels, ergon.trend); nothing rendered",
 					   in[i].path, s ? s : "(missing)");
 			loaded++;
 			goto out;
@@ -443,7 +449,7 @@ static int render(const struct ergon_html_input *in, size_t n, const struct ergo
 		enum doc_kind k = kind_of(d->a);
 		static const char *const kind_names[] = {
 		    "?",	  "run report",	   "profile summary", "energy model",
-		    "comparison", "kernel timings"};
+		    "comparison", "kernel timings", "trend (ergon db)"};
 		const char *kname = kind_names[k];
 		if (k == K_PROFILE && !json_object_get(d->a, "profile"))
 			kname = "power analysis (ergon analyze)";
@@ -471,6 +477,8 @@ static int render(const struct ergon_html_input *in, size_t n, const struct ergo
 			hd_compare_section(b, d);
 		} else if (k == K_KERNELS) {
 			hd_kernels_section(b, d);
+		} else if (k == K_TREND) {
+			hd_trend_section(b, d);
 		} else {
 			generic_section(b, d);
 		}

@@ -16,21 +16,10 @@ mkdir -p "$A"
 "$E" profile --board sim --power --out "$A/prof" >/dev/null 2>&1 || bad "profile --board sim"
 "$E" analyze --jls "$ERGON_SHARED_DIR/fixtures/jls/shared_basic.jls" --out "$A/an" >/dev/null 2>&1 ||
   bad "analyze"
-# The same run relabelled measured and re-sealed (ergon digest gives the new
-# report_id; verify recomputes the figures and passes): a measured point for
-# the trend. A test fixture only; nothing was measured.
-reseal() { # reseal IN OUT PYTHON-EXPR-ON-d
-  python3 - "$1" "$2" "$3" <<'PY'
-import json, subprocess, sys, os
-d = json.load(open(sys.argv[1]))
-exec(sys.argv[3])
-d.pop("report_id", None)
-json.dump(d, open(sys.argv[2], "w"), indent=1)
-rid = subprocess.check_output([os.environ["ERGON_BIN"], "digest", sys.argv[2]]).decode().strip()
-d["report_id"] = rid
-json.dump(d, open(sys.argv[2], "w"), indent=1)
-PY
-}
+# The same run relabelled measured and re-sealed (reseal_lib.sh; verify
+# recomputes the figures and passes): a measured point for the trend. A test
+# fixture only; nothing was measured.
+. "$(dirname "$0")/reseal_lib.sh"
 # verify refuses a synthetic driver or an emulation block labelled measured,
 # so the fixture names a made-up driver ("test-fixture") and drops the block.
 reseal "$A/r1.json" "$A/m1.json" 'd["provenance"]["kind"] = d["instrument"]["provenance"] = "measured"
@@ -124,3 +113,62 @@ expect 2 "export refuses two statements" -- "$E" db --db "$DB" export --csv "SEL
 [ "$(sql "SELECT COUNT(*) FROM runs")" = 6 ] && ok "nothing deleted" || bad "export changed the database"
 expect 2 "unknown subcommand" -- "$E" db --db "$DB" frobnicate
 expect 2 "unknown option" -- "$E" db --db "$DB" list --frobnicate
+
+# Signatures on ingest (schema 3: runs.signer_key_id, runs.signature). Two
+# signers; the key ids are read from the .pub files (field 3), not from ergon.
+"$E" keygen --out "$TMP/k1" >/dev/null && "$E" keygen --out "$TMP/k2" >/dev/null || bad "keygen"
+K1=$(cut -d' ' -f3 "$TMP/k1.pub")
+K2=$(cut -d' ' -f3 "$TMP/k2.pub")
+S=$TMP/sig
+mkdir -p "$S"
+for n in 1 2 3 4; do reseal "$A/r1.json" "$S/s$n.json" "d['device']['name'] = 'signed$n'"; done
+"$E" sign --key "$TMP/k1" "$S/s1.json" >/dev/null && "$E" sign --key "$TMP/k2" "$S/s2.json" >/dev/null &&
+  "$E" sign --key "$TMP/k1" "$S/s4.json" >/dev/null || bad "ergon sign"
+# s4: signed by k1, then one byte of the signature value changed.
+python3 - "$S/s4.json" <<'PY'
+import json, sys, base64
+d = json.load(open(sys.argv[1]))
+v = bytearray(base64.b64decode(d["signature"]["value"]))
+v[0] ^= 1
+d["signature"]["value"] = base64.b64encode(bytes(v)).decode()
+json.dump(d, open(sys.argv[1], "w"), indent=1)
+PY
+expect 1 "ingest --pubkey: only k1's valid signature goes in" -- "$E" db --db "$DB" ingest --pubkey "$TMP/k1.pub" "$S"
+contains "$OUT" "ingest: 1 ingested, 0 duplicate, 3 refused" "one stored, three refused"
+contains "$OUT" "REFUSED   $S/s2.json: $S/s2.json: signed by $K2, which is none of the --pubkey keys ($K1)" "another signer refused, both key ids named"
+contains "$OUT" "REFUSED   $S/s3.json: $S/s3.json: unsigned" "an unsigned artifact refused"
+contains "$OUT" "REFUSED   $S/s4.json: $S/s4.json: bad signature" "a bad signature refused"
+[ "$(sql "SELECT signer_key_id, signature FROM runs WHERE device = 'signed1'")" = "$K1|verified" ] &&
+  ok "k1's run stored with its key id, verified" || bad "signed1 row: $(sql "SELECT signer_key_id, signature FROM runs WHERE device = 'signed1'")"
+[ "$(sql "SELECT COUNT(*) FROM runs WHERE device IN ('signed2', 'signed3', 'signed4')")" = 0 ] &&
+  ok "nothing of the refused ones stored" || bad "a refused artifact was stored"
+expect 0 "ingest with both keys" -- "$E" db --db "$DB" ingest --pubkey "$TMP/k1.pub" --pubkey "$TMP/k2.pub" "$S/s2.json"
+[ "$(sql "SELECT signer_key_id, signature FROM runs WHERE device = 'signed2'")" = "$K2|verified" ] &&
+  ok "k2's run verified with the second key" || bad "signed2 row"
+expect 0 "without --pubkey the signer is kept, not checked" -- "$E" db --db "$DB" ingest "$S/s3.json"
+[ "$(sql "SELECT signature FROM runs WHERE device = 'signed3'")" = "unsigned" ] && ok "unsigned stored as unsigned" || bad "signed3 row"
+# The signature is outside the digest: without a key nothing checks it.
+expect 0 "a bad signature without --pubkey" -- "$E" db --db "$DB" ingest "$S/s4.json"
+[ "$(sql "SELECT signer_key_id, signature FROM runs WHERE device = 'signed4'")" = "$K1|not checked" ] &&
+  ok "stored as claimed by k1, marked not checked" || bad "signed4 row"
+expect 2 "--pubkey on another action" -- "$E" db --db "$DB" list --pubkey "$TMP/k1.pub"
+expect 2 "a secret key as --pubkey" -- "$E" db --db "$DB" ingest --pubkey "$TMP/k1" "$S/s1.json"
+expect 1 "an energy model with --pubkey" -- "$E" db --db "$DB" ingest --pubkey "$TMP/k1.pub" "$A/em.json"
+contains "$OUT" "no signature can bind it" "says why"
+
+# ergon.kernels: one row per case and implementation (schema 3).
+cat >"$TMP/ks.csv" <<'CSV'
+case,impl,correct,count
+fc_a,ref,pass,100
+fc_a,ref,pass,110
+fc_a,mve,pass,40
+dw_c,ref,pass,500
+dw_c,mve,fail,
+CSV
+"$E" kernels report "$TMP/ks.csv" --out "$TMP/ko" >/dev/null || bad "kernels report"
+expect 0 "ingest a kernels artifact" -- "$E" db --db "$DB" ingest "$TMP/ko/kernels.json"
+KR=$(rid "$TMP/ko/kernels.json")
+[ "$(sql "SELECT case_name, impl, correct, timed, n, CAST(min AS INTEGER), CAST(mean AS INTEGER) FROM kernel_cases WHERE report_id = '$KR' ORDER BY case_name, impl" | tr '\n' ' ')" = \
+  "dw_c|mve|0|0||| dw_c|ref|1|1|1|500|500 fc_a|mve|1|1|1|40|40 fc_a|ref|1|1|2|100|105 " ] &&
+  ok "kernel_cases: 4 rows, the failed one untimed, mean (100+110)/2" ||
+  bad "kernel_cases: $(sql "SELECT case_name, impl, correct, timed, n, CAST(min AS INTEGER), CAST(mean AS INTEGER) FROM kernel_cases WHERE report_id = '$KR' ORDER BY case_name, impl" | tr '\n' ' ')"

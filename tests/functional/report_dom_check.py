@@ -159,6 +159,13 @@ def expected_plots(i, art, jls_samples):
                             impls.append(m["impl"])
             if points:
                 exp[pre + "kernels-" + name] = (len(impls), points)
+    elif art.get("schema") == "ergon.trend":
+        pts = [p for p in art.get("trend", {}).get("points", [])
+               if isinstance(p.get("value"), (int, float))]
+        counted = [p for p in pts if p.get("counted") is True]
+        ns = (len(counted) > 0) + (len(pts) > len(counted))
+        if ns:
+            exp[pre + "trend"] = (ns, len(pts))
     return exp
 
 

@@ -45,6 +45,7 @@ listed() {
     "build/ergon profile build/fw --board apollo510_evb --power --set power.driver=ppk2"*) echo "needs an Apollo510 EVB, a J-Link and a PPK2; tests/functional/test_profile_live_ppk2.sh runs this gate-only power stage end to end against a fake J-Link and the PPK2 protocol simulator";;
     "build/ergon capture --transport rtt:gdb="*) echo "needs a GDB server with a target running RTT; tests/functional/test_rtt_gdb_qemu runs it against QEMU's gdbstub (test_rtt_gdb_faults: a fake server)";;
     "build/ergon analyze --jls run.jls "*) echo "analyzes the PPK2 recording above; tests/functional/test_ppk2_cli records from the simulator and analyzes it with --sync-input-index 3";;
+    "build/ergon validate --board qemu-an547 --models ../shared/fixtures/models"*) echo "eight QEMU model profiles with firmware builds (minutes); tests/functional/test_validate.sh runs the fixture models, a baseline folder and a db baseline";;
     *) return 1;;
   esac
 }

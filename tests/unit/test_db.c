@@ -78,9 +78,12 @@ static void migrate_v1_to_current(void **state)
 	ergon_db_close(db);
 
 	assert_int_equal(ergon_db_open(path, ERGON_DB_SCHEMA_VERSION, &db, &err), 0);
-	assert_int_equal(ergon_db_schema_version(db), 2);
+	assert_int_equal(ergon_db_schema_version(db), 3);
 	q(db, "SELECT version FROM schema_version", out);
-	assert_string_equal(out, "2\n");
+	assert_string_equal(out, "3\n");
+	/* Runs stored before version 3 say nothing about their signature. */
+	q(db, "SELECT signer_key_id, signature FROM runs", out);
+	assert_string_equal(out, "NULL|NULL\n");
 	q(db, "SELECT name, value, unit, u FROM figures ORDER BY name", out);
 	assert_string_equal(out, "power.energy_j|0.5|J|0.01\n");
 	/* Ingesting again after the migration changes nothing. */
@@ -116,12 +119,12 @@ static void newer_schema_refused(void **state)
 	struct ergon_err err = {0};
 	struct ergon_db *db = NULL;
 	assert_int_equal(ergon_db_open(path, ERGON_DB_SCHEMA_VERSION, &db, &err), 0);
-	q(db, "UPDATE schema_version SET version = 3", out);
+	q(db, "UPDATE schema_version SET version = 9", out);
 	ergon_db_close(db);
 	assert_int_equal(ergon_db_open(path, ERGON_DB_SCHEMA_VERSION, &db, &err), ERGON_EREFUSED);
 	assert_null(db);
-	assert_non_null(strstr(err.msg, "schema version 3 was written by a newer ergon"));
-	assert_non_null(strstr(err.msg, "up to 2"));
+	assert_non_null(strstr(err.msg, "schema version 9 was written by a newer ergon"));
+	assert_non_null(strstr(err.msg, "up to 3"));
 	ts_tmpdir_remove(dir);
 	free(dir);
 }

@@ -59,7 +59,20 @@ static const char migrate_v2[] =
     " WHERE f.report_id = r.report_id) AS figures FROM runs r;"
     "UPDATE schema_version SET version = 2, tool_version = '" ERGON_VERSION "';";
 
-static const char *const migrations[ERGON_DB_SCHEMA_VERSION + 1] = {NULL, schema_v1, migrate_v2};
+/* 2 -> 3: who signed a run and whether ingest checked it (docs/DB.md; runs
+ * stored before version 3 keep NULL in both: nobody looked), and the cases
+ * of ergon.kernels artifacts. */
+static const char migrate_v3[] =
+    "ALTER TABLE runs ADD COLUMN signer_key_id TEXT;"
+    "ALTER TABLE runs ADD COLUMN signature TEXT;"
+    "CREATE TABLE kernel_cases (report_id TEXT NOT NULL REFERENCES runs(report_id),"
+    " case_name TEXT NOT NULL, impl TEXT NOT NULL, correct INTEGER, timed INTEGER,"
+    " n INTEGER, min DOUBLE PRECISION, median DOUBLE PRECISION, mean DOUBLE PRECISION,"
+    " unit TEXT, PRIMARY KEY (report_id, case_name, impl));"
+    "UPDATE schema_version SET version = 3, tool_version = '" ERGON_VERSION "';";
+
+static const char *const migrations[ERGON_DB_SCHEMA_VERSION + 1] = {NULL, schema_v1, migrate_v2,
+								    migrate_v3};
 
 void ergon_db_now_utc(char out[32])
 {
@@ -246,6 +259,17 @@ void ergon_db_close(struct ergon_db *db)
 	if (db->h)
 		db->be->close(db->h);
 	free(db);
+}
+
+int ergon_db_trust_key(struct ergon_db *db, const struct ergon_public_key *key,
+		       struct ergon_err *err)
+{
+	if (db->nkeys >= ERGON_DB_KEYS_MAX)
+		return ergon_err_set(err, ERGON_EUSAGE,
+				     "db: more than %d public keys; keep one per signing machine",
+				     ERGON_DB_KEYS_MAX);
+	db->keys[db->nkeys++] = *key;
+	return 0;
 }
 
 const char *ergon_db_backend_name(const struct ergon_db *db)

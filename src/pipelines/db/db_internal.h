@@ -10,6 +10,10 @@ struct ergon_db {
 	void *h;
 	int version; /* schema version of the open database */
 	char target[ERGON_DB_TARGET_MAX];
+	/* Trusted signers (ergon_db_trust_key): with any, ingest requires a
+	 * signature by one of them. */
+	struct ergon_public_key keys[ERGON_DB_KEYS_MAX];
+	int nkeys;
 };
 
 /* "YYYY-MM-DDTHH:MM:SS.uuuuuuZ" of now (UTC), with NUL. */

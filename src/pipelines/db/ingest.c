@@ -2,7 +2,10 @@
  *
  * Kinds (docs/DB.md): ergon.report (ergon run, and profile reports made
  * from HPX logs), ergon.profile (ergon profile's and ergon analyze's
- * summary.json) and energy-model/v1. An enveloped artifact must verify:
+ * summary.json), ergon.kernels (ergon kernels report|run; its cases go to
+ * kernel_cases) and energy-model/v1. With trusted keys
+ * (ergon_db_trust_key) an artifact must also carry a signature by one of
+ * them that verifies; the signer is stored either way. An enveloped artifact must verify:
  * its report_id is recomputed (ergon_artifact_check_digest), and a
  * sustained ergon.report also has its figures recomputed from its series
  * (ergon_report_verify, what `ergon verify` runs). energy-model/v1 carries
@@ -19,6 +22,7 @@
 #include "ergon/artifact.h"
 #include "ergon/jcs.h"
 #include "ergon/report.h"
+#include "ergon/signature.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -58,6 +62,11 @@ static const char sql_layer[] = "INSERT INTO layers (report_id, idx, layer_id, o
 /* An energy model ingested before its report learns the report's device. */
 static const char sql_model_device[] = "UPDATE runs SET device = $2 WHERE source_report_id = $1"
 				       " AND device IS NULL";
+static const char sql_kernel_case[] =
+    "INSERT INTO kernel_cases (report_id, case_name, impl, correct, timed, n, min, median,"
+    " mean, unit) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
+static const char sql_signature[] = "UPDATE runs SET signer_key_id = $2, signature = $3"
+				    " WHERE report_id = $1";
 static const char sql_artifact[] = "INSERT INTO artifacts (report_id, json) VALUES ($1, $2)";
 
 static int put(struct ingest *in, const char *sql, int n, const char *const *p)
@@ -229,6 +238,39 @@ static void put_layers(struct ingest *in, const json_t *layers)
 	}
 }
 
+/* Kernels: one row per case and implementation (a failed one untimed). */
+static void put_kernel_cases(struct ingest *in, const json_t *sec)
+{
+	const char *unit = json_string_value(json_object_get(sec, "unit"));
+	size_t i, k;
+	const json_t *c, *im;
+	json_array_foreach(json_object_get(sec, "cases"), i, c)
+	{
+		json_array_foreach(json_object_get(c, "impls"), k, im)
+		{
+			char n[24], b[3][32];
+			const json_t *jn = json_object_get(im, "n");
+			if (json_is_integer(jn))
+				snprintf(n, sizeof n, "%lld", (long long)json_integer_value(jn));
+			const json_t *ok = json_object_get(im, "correct");
+			const json_t *timed = json_object_get(im, "timed");
+			const char *p[10] = {
+			    in->key,
+			    json_string_value(json_object_get(c, "case")),
+			    json_string_value(json_object_get(im, "impl")),
+			    json_is_boolean(ok) ? (json_is_true(ok) ? "1" : "0") : NULL,
+			    json_is_boolean(timed) ? (json_is_true(timed) ? "1" : "0") : NULL,
+			    json_is_integer(jn) ? n : NULL,
+			    jnum(json_object_get(im, "min"), b[0]),
+			    jnum(json_object_get(im, "median"), b[1]),
+			    jnum(json_object_get(im, "mean"), b[2]),
+			    unit};
+			if (p[1] && p[2])
+				put(in, sql_kernel_case, 10, p);
+		}
+	}
+}
+
 static const char *str_at(const json_t *j, const char *a, const char *b)
 {
 	const json_t *o = json_object_get(j, a);
@@ -290,6 +332,59 @@ static int verify(const char *path, const json_t *j, const char *schema, char ke
 	return 0;
 }
 
+/* What ingest knows of an artifact's signature (runs.signature). */
+struct sig_state {
+	const char *status; /* "verified", "not checked" or "unsigned" */
+	char key_id[ERGON_KEY_ID_MAX];
+};
+
+/* With trusted keys: the artifact must be signed by one of them and the
+ * signature must verify (its digest was checked by verify() already).
+ * Without: the claimed signer is kept, marked not checked. */
+static int check_signature(const struct ergon_db *db, const char *path, const json_t *j,
+			   const char *schema, struct sig_state *sig, struct ergon_err *err)
+{
+	int signed_ = ergon_artifact_signer(j, sig->key_id);
+	if (db->nkeys == 0) {
+		sig->status = signed_ ? "not checked" : "unsigned";
+		if (!signed_)
+			sig->key_id[0] = '\0';
+		return 0;
+	}
+	if (strcmp(schema, "energy-model/v1") == 0)
+		return ergon_err_set(err, ERGON_EVERIFY,
+				     "%s: an energy-model/v1 has no report_id of its own, so no "
+				     "signature can bind it, and ingest with --pubkey stores "
+				     "signed artifacts only; refused (ingest energy models "
+				     "without --pubkey, or rebuild them from the signed report)",
+				     path);
+	if (!signed_)
+		return ergon_err_set(err, ERGON_EVERIFY,
+				     "%s: unsigned, and ingest with --pubkey stores signed "
+				     "artifacts only; refused (sign it with `ergon sign --key "
+				     "KEY %s`, or ingest without --pubkey)",
+				     path, path);
+	char trusted[ERGON_DB_KEYS_MAX * (ERGON_KEY_ID_MAX + 2)] = "";
+	for (int i = 0; i < db->nkeys; i++) {
+		if (strcmp(db->keys[i].key_id, sig->key_id) != 0) {
+			size_t n = strlen(trusted);
+			snprintf(trusted + n, sizeof trusted - n, "%s%s", n ? ", " : "",
+				 db->keys[i].key_id);
+			continue;
+		}
+		struct ergon_err e = {0};
+		if (ergon_artifact_check_signature(j, &db->keys[i], &e))
+			return ergon_err_set(err, ERGON_EVERIFY, "%s: bad signature: %s; refused",
+					     path, e.msg);
+		sig->status = "verified";
+		return 0;
+	}
+	return ergon_err_set(err, ERGON_EVERIFY,
+			     "%s: signed by %s, which is none of the --pubkey keys (%s); refused "
+			     "(add that signer's public key with --pubkey if you trust it)",
+			     path, sig->key_id, trusted);
+}
+
 static int row_seen(void *ctx, int n, const char *const *names, const char *const *vals)
 {
 	(void)n;
@@ -300,11 +395,12 @@ static int row_seen(void *ctx, int n, const char *const *names, const char *cons
 }
 
 static int store(struct ergon_db *db, const char *path, const json_t *j, const char *schema,
-		 const char *key, int *result, struct ergon_err *err)
+		 const char *key, const struct sig_state *sig, int *result, struct ergon_err *err)
 {
 	struct ingest in = {.db = db, .key = key, .err = err};
 	int is_model = strcmp(schema, "energy-model/v1") == 0;
 	int is_profile = strcmp(schema, "ergon.profile") == 0;
+	int is_kernels = strcmp(schema, "ergon.kernels") == 0;
 	char now[32], sv[24], *dump = NULL;
 	ergon_db_now_utc(now);
 	snprintf(sv, sizeof sv, "%lld",
@@ -354,6 +450,8 @@ static int store(struct ergon_db *db, const char *path, const json_t *j, const c
 			     now,
 			     str_at(j, "tool", "version"),
 			     is_model ? json_string_value(json_object_get(j, "report_id")) : NULL};
+	if (is_kernels && !p[3])
+		p[3] = "kernels";
 	if (is_profile && !p[3])
 		p[3] = json_object_get(j, "power") && !json_is_null(json_object_get(j, "power"))
 			   ? (json_object_get(j, "stages") ? "profile" : "analyze")
@@ -376,6 +474,10 @@ static int store(struct ergon_db *db, const char *path, const json_t *j, const c
 		const char *q[2] = {key, device};
 		put(&in, sql_model_device, 2, q);
 	}
+	if (db->version >= 3) {
+		const char *q[3] = {key, sig->key_id[0] ? sig->key_id : NULL, sig->status};
+		put(&in, sql_signature, 3, q);
+	}
 	put_issues(&in, json_object_get(j, "issues"));
 	if (is_model) {
 		const char *k;
@@ -391,6 +493,9 @@ static int store(struct ergon_db *db, const char *path, const json_t *j, const c
 			if (q[2])
 				put(&in, sql_figure, 5, q);
 		}
+	} else if (is_kernels) {
+		if (db->version >= 3)
+			put_kernel_cases(&in, json_object_get(j, "kernels"));
 	} else if (is_profile) {
 		if (json_is_object(json_object_get(j, "power")))
 			flatten(&in, json_object_get(j, "power"), "power", 1);
@@ -445,16 +550,19 @@ int ergon_db_ingest_file(struct ergon_db *db, const char *path, int *result, cha
 		rc = ergon_err_set(err, ERGON_EREFUSED,
 				   "%s: no field schema: not an ergon artifact; refused", path);
 	} else if (strcmp(schema, "ergon.report") != 0 && strcmp(schema, "ergon.profile") != 0 &&
-		   strcmp(schema, "energy-model/v1") != 0) {
+		   strcmp(schema, "ergon.kernels") != 0 && strcmp(schema, "energy-model/v1") != 0) {
 		rc = ergon_err_set(err, ERGON_EREFUSED,
 				   "%s: schema '%s' is not one `ergon db` stores (ergon.report, "
-				   "ergon.profile, energy-model/v1); refused",
+				   "ergon.profile, ergon.kernels, energy-model/v1); refused",
 				   path, schema);
 	}
+	struct sig_state sig = {0};
 	if (rc == 0)
 		rc = verify(path, j, schema, k, err);
 	if (rc == 0)
-		rc = store(db, path, j, schema, k, result, err);
+		rc = check_signature(db, path, j, schema, &sig, err);
+	if (rc == 0)
+		rc = store(db, path, j, schema, k, &sig, result, err);
 	if (rc == 0 && key)
 		snprintf(key, 80, "%s", k);
 	json_decref(j);

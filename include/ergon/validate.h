@@ -1,0 +1,76 @@
+/* `ergon validate`: profile every model of a folder on a board, check each
+ * one and write the outcome as JUnit XML for CI (docs/VALIDATE.md).
+ *
+ * Per model MODEL.tflite (file name order), in OUT/MODEL/:
+ *   profile      the firmware is built with the model embedded and profiled
+ *                (`ergon profile MODEL.tflite --board qemu-an547`); a model
+ *                the interpreter refuses or a stage that fails is an
+ *                <error> and the checks below are <skipped> with the reason
+ *   correctness  the target's output against the host interpreter on the
+ *                same input (summary.json "correctness": bit-exact)
+ *   integrity    summary.json valid, integrity not "invalid"
+ *   regression   only with a baseline: `ergon compare BASE NEW --threshold`
+ *                (comparability first; a headline figure worse by more than
+ *                the threshold fails); a model the baseline lacks is
+ *                <skipped>, named
+ *   db ingest    only with a database: summary.json stored
+ * One <testsuite> per model, one <testcase> per check.
+ */
+#ifndef ERGON_VALIDATE_H
+#define ERGON_VALIDATE_H
+
+#include "ergon/error.h"
+
+#include <signal.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* At most this many models in one folder. */
+#define ERGON_VALIDATE_MODELS_MAX 256
+
+struct ergon_db;
+
+struct ergon_validate_opts {
+	const char *board;	/* a board whose lifecycle ergon can build model firmware for */
+	const char *models_dir; /* its *.tflite files are the models */
+	int power;		/* also run the power stage (power.enabled) */
+	/* An earlier `ergon validate --out` folder (BASE/MODEL/summary.json) or
+	 * a database (path or postgresql:// URL: the newest ergon.profile of
+	 * the same model file name on the same board); NULL: no regression
+	 * check. */
+	const char *baseline;
+	double threshold_pct; /* regression threshold (compare --threshold) */
+	const char *out_dir;  /* OUT/MODEL/ per model */
+	const char *junit_path;
+	struct ergon_db *db;		    /* ingest every summary.json here; NULL: none */
+	unsigned write_flags;		    /* ERGON_WRITE_FORCE: replace earlier outputs */
+	volatile sig_atomic_t *interrupted; /* stop after the model running now */
+	/* Called before each model and check (may be NULL): what runs now. */
+	void (*progress)(void *ctx, const char *model, const char *check);
+	void *progress_ctx;
+};
+
+struct ergon_validate_result {
+	unsigned models, tests, failures, errors, skipped;
+};
+
+/* Run the validation and write the JUnit XML atomically. Returns 0 when
+ * the XML was written (whatever the checks said: see *res), or a negative
+ * ERGON_E* when nothing could be validated (no models, a board ergon
+ * cannot build for, the baseline unreadable, the XML not writable: all
+ * checked before the first model runs) or the XML could not be written. */
+ERGON_API int ergon_validate_run(const struct ergon_validate_opts *o,
+				 struct ergon_validate_result *res, struct ergon_err *err);
+
+/* Append s to b with XML's five characters escaped, invalid UTF-8 repaired
+ * and control characters XML 1.0 forbids replaced by U+FFFD. */
+struct ergon_dynbuf;
+ERGON_API void ergon_xml_escape(struct ergon_dynbuf *b, const char *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,115 @@
+/* ergon validate: profile every model of a folder, check each, write JUnit
+ * XML for CI (the pipeline is src/pipelines/validate.c).
+ *
+ *   ergon validate --board qemu-an547 --models DIR [--power]
+ *                  [--baseline DIR|DB] [--threshold PCT] [--db PATH|URL]
+ *                  --junit-xml out.xml --out DIR [--force]
+ */
+#include "cli.h"
+#include "cli_opts.h"
+#include "cli_reliab.h"
+#include "ergon/db.h"
+#include "ergon/validate.h"
+
+#include <signal.h>
+#include <stdio.h>
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static void progress(void *ctx, const char *model, const char *check)
+{
+	(void)ctx;
+	fprintf(stderr, "ergon validate: %s: %s ...\n", model, check);
+}
+
+/* The default regression threshold, % (docs/VALIDATE.md). */
+#define VALIDATE_THRESHOLD_PCT 3.0
+
+static int run(int argc, char **argv)
+{
+	const char *board = NULL, *models = NULL, *baseline = NULL, *junit = NULL, *out = NULL;
+	const char *target = NULL;
+	int power = 0, force = 0;
+	double threshold = VALIDATE_THRESHOLD_PCT;
+	struct cli_parser p;
+	cli_init(&p, "validate", argc, argv);
+	while (cli_next(&p)) {
+		if (cli_str(&p, "--board", &board)) {
+		} else if (cli_outdir(&p, "--models", &models)) {
+		} else if (cli_flag(&p, "--power", &power)) {
+		} else if (cli_str(&p, "--baseline", &baseline)) {
+		} else if (cli_num(&p, "--threshold", CLI_GE, 0, 1e6, &threshold)) {
+		} else if (cli_str(&p, "--db", &target)) {
+		} else if (cli_str(&p, "--junit-xml", &junit)) {
+		} else if (cli_outdir(&p, "--out", &out)) {
+		} else if (cli_flag(&p, "--force", &force)) {
+		} else {
+			cli_unknown(&p);
+		}
+	}
+	if (p.rc || cli_require(&p, "--board", board) || cli_require(&p, "--models", models) ||
+	    cli_require(&p, "--junit-xml", junit) || cli_require(&p, "--out", out))
+		return p.rc;
+	struct ergon_err err = {0};
+	struct ergon_db *db = NULL;
+	if (target && ergon_db_open(target, ERGON_DB_SCHEMA_VERSION, &db, &err))
+		return ergon_cli_fail("validate", &err);
+	struct ergon_validate_opts o = {.board = board,
+					.models_dir = models,
+					.power = power,
+					.baseline = baseline,
+					.threshold_pct = threshold,
+					.out_dir = out,
+					.junit_path = junit,
+					.db = db,
+					.write_flags = force ? 1u : 0u, /* ERGON_WRITE_FORCE */
+					.interrupted = &interrupted,
+					.progress = progress};
+	struct ergon_validate_result res;
+	struct ergon_cli_signals old_sig;
+	ergon_cli_signals_install(on_signal, 0, &old_sig);
+	int rc = ergon_validate_run(&o, &res, &err);
+	ergon_cli_signals_restore(&old_sig);
+	ergon_db_close(db);
+	if (rc)
+		return ergon_cli_fail("validate", &err);
+	unsigned passed = res.tests - res.failures - res.errors - res.skipped;
+	printf("validate: %u model(s), %u test(s): %u passed, %u failed, %u error(s), %u "
+	       "skipped%s\n",
+	       res.models, res.tests, passed, res.failures, res.errors, res.skipped,
+	       interrupted ? " (interrupted)" : "");
+	printf("junit: %s\n", junit);
+	return res.failures || res.errors || interrupted ? ERGON_EXIT_MEASUREMENT : ERGON_EXIT_OK;
+}
+
+const struct ergon_cli_command ergon_cli_cmd_validate = {
+    .name = "validate",
+    .summary = "profile a folder of models on a board and write JUnit XML for CI",
+    .help = "Usage: ergon validate --board qemu-an547 --models DIR --junit-xml FILE --out DIR\n"
+	    "                      [--power] [--baseline DIR|DB] [--threshold PCT]\n"
+	    "                      [--db PATH|URL] [--force]\n\n"
+	    "Profiles every DIR/*.tflite (ergon profile MODEL.tflite --board ...) into\n"
+	    "OUT/MODEL/ and checks each: profile (it ran), correctness (the target's output\n"
+	    "against the host interpreter, bit-exact), integrity (summary valid), and with\n"
+	    "--baseline, regression (ergon compare's rules: comparability first, then a\n"
+	    "headline figure worse by more than --threshold PCT, default 3, fails). The\n"
+	    "baseline is an earlier --out folder (BASE/MODEL/summary.json) or a database\n"
+	    "(the newest profile of the same model file on the same board). With --db every\n"
+	    "summary.json is ingested (a check of its own).\n\n"
+	    "FILE gets JUnit XML: one <testsuite> per model, one <testcase> per check; a\n"
+	    "profile that cannot run is an <error> and its checks are <skipped> with the\n"
+	    "reason. ergon builds model firmware for qemu-an547 only (docs/VALIDATE.md).\n\n"
+	    "Exit codes: 0 every check passed, 1 a check failed or errored (see FILE),\n"
+	    "2 usage, 3 I/O.\n\n"
+	    "Examples:\n"
+	    "  ergon validate --board qemu-an547 --models models/ --junit-xml out.xml --out v1\n"
+	    "  ergon validate --board qemu-an547 --models models/ --baseline v1 \\\n"
+	    "      --junit-xml out2.xml --out v2\n",
+    .run = run,
+};
