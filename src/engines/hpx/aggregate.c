@@ -590,6 +590,107 @@ done:
 	return rc;
 }
 
+/* What the result needs of a preset beyond its table: read from its
+ * iterations while the samples are there. */
+#define FACTS_COUNTS 64
+struct preset_facts {
+	bool overflow; /* any row of any kept iteration */
+	bool mismatch; /* layer counts differ between iterations */
+	int64_t counts[FACTS_COUNTS];
+	size_t ncounts;
+	size_t first_nrows;
+};
+
+static void facts_of(const struct hpx_preset *ps, struct preset_facts *f)
+{
+	memset(f, 0, sizeof(*f));
+	for (size_t it = 0; it < ps->niters; it++) {
+		const struct hpx_iter *iv = &ps->iters[it];
+		for (size_t row = 0; row < iv->nrows && !f->overflow; row++)
+			if (iv->ovf[row])
+				f->overflow = true;
+		if (iv->nrows != ps->iters[0].nrows)
+			f->mismatch = true;
+		if (f->ncounts < FACTS_COUNTS)
+			f->counts[f->ncounts++] = (int64_t)iv->nrows;
+	}
+	f->first_nrows = ps->niters ? ps->iters[0].nrows : 0;
+}
+
+/* A preset aggregated when it ended (early aggregation, seal.c). */
+struct hpx_sealed {
+	int rc; /* 0, or ERGON_ENOMEM: the preset kept its samples */
+	int method;
+	bool taken; /* the storage moved into a result */
+	struct store st;
+	struct ergon_pmu_table table;
+	struct agg_totals tot;
+	struct preset_facts facts;
+};
+
+struct hpx_sealed *hpx_sealed_new(void)
+{
+	return calloc(1, sizeof(struct hpx_sealed));
+}
+
+void hpx_sealed_free(struct hpx_sealed *s)
+{
+	if (!s)
+		return;
+	st_free(&s->st);
+	free(s);
+}
+
+void hpx_seal_compute(struct hpx_preset *ps, int method, struct hpx_sealed *s)
+{
+	s->method = method;
+	s->rc = aggregate_preset(&s->st, ps, method, &s->table, &s->tot);
+	if (s->rc) {
+		st_free(&s->st);
+		memset(&s->table, 0, sizeof(s->table));
+		memset(&s->tot, 0, sizeof(s->tot));
+		return;
+	}
+	facts_of(ps, &s->facts);
+	/* The samples are no longer needed: the parser never reads a sealed
+	 * preset's rows again (iteration counts and row counts stay). */
+	for (size_t it = 0; it < ps->niters; it++) {
+		struct hpx_iter *iv = &ps->iters[it];
+		free(iv->vals);
+		free(iv->ovf);
+		free(iv->id_off);
+		free(iv->op_off);
+		iv->vals = NULL;
+		iv->ovf = NULL;
+		iv->id_off = NULL;
+		iv->op_off = NULL;
+		iv->cap = 0;
+	}
+}
+
+/* Move a sealed preset's storage into the result's (the blocks are freed
+ * with it). */
+static void st_splice(struct store *st, struct store *from)
+{
+	struct store_block *b = from->head;
+	if (!b)
+		return;
+	while (b->next)
+		b = b->next;
+	b->next = st->head;
+	st->head = from->head;
+	from->head = NULL;
+}
+
+static void totals_add(struct agg_totals *t, const struct agg_totals *a)
+{
+	t->wrap += a->wrap;
+	t->frozen += a->frozen;
+	t->fallback += a->fallback;
+	if (!t->fallback_where[0])
+		memcpy(t->fallback_where, a->fallback_where, sizeof(t->fallback_where));
+}
+
 static bool has_counter(const struct ergon_pmu_layer *L, const struct ergon_pmu_counter *c)
 {
 	for (size_t k = 0; k < L->ncounters; k++)
@@ -698,9 +799,9 @@ static uint64_t strip_layer(struct ergon_pmu_layer *L, bool no_cycles, bool no_e
 	for (size_t k = 0; k < L->ncounters; k++) {
 		const struct ergon_pmu_counter *c = &L->counters[k];
 		bool cyc = is_cycles(c);
-		bool drop = (no_cycles && cyc) ||
-			    (no_events && !cyc && c->name_len >= plen &&
-			     memcmp(c->name, HPX_COUNTER_PMU_PREFIX, plen) == 0);
+		bool drop =
+		    (no_cycles && cyc) || (no_events && !cyc && c->name_len >= plen &&
+					   memcmp(c->name, HPX_COUNTER_PMU_PREFIX, plen) == 0);
 		if (drop) {
 			n++;
 			continue;
@@ -917,10 +1018,11 @@ static void stream_issues(const struct ergon_hpx_parser *p, const struct agg_tot
 	int64_t lines[HPX_MAX_NOTED];
 	size_t nl;
 	if (!p->in_session)
-		ergon_issue_list_add(issues, "pmu.missing", NULL, 0,
-				     "no '%s' line in %llu lines: not an HPX profile stream, or the "
-				     "capture started too late",
-				     HPX_TOK_START, (unsigned long long)(p->lines.lineno - 1));
+		ergon_issue_list_add(
+		    issues, "pmu.missing", NULL, 0,
+		    "no '%s' line in %llu lines: not an HPX profile stream, or the "
+		    "capture started too late",
+		    HPX_TOK_START, (unsigned long long)(p->lines.lineno - 1));
 	else if (nlayers == 0)
 		ergon_issue_list_add(
 		    issues, "pmu.missing", NULL, 0,
@@ -929,11 +1031,15 @@ static void stream_issues(const struct ergon_hpx_parser *p, const struct agg_tot
 	 * reports that (pmu.parser_limit), not a truncated stream. */
 	if (p->in_session && !p->ended && !p->failed) {
 		struct ergon_issue_field f[] = {
-		    ERGON_ISSUE_BOOL("open_iteration_dropped", p->dropped_open_iter)};
-		ergon_issue_list_add(issues, "pmu.incomplete", f, 1,
-				     "no '%s' after %llu lines: the stream is truncated; complete "
-				     "iterations are kept%s",
+		    ERGON_ISSUE_BOOL("open_iteration_dropped", p->dropped_open_iter),
+		    ERGON_ISSUE_INT("bytes", p->bytes),
+		    ERGON_ISSUE_BOOL("cut_mid_line", p->cut_mid_line)};
+		ergon_issue_list_add(issues, "pmu.incomplete", f, 3,
+				     "no '%s' after %llu lines: the stream is truncated at byte "
+				     "%llu%s; complete iterations are kept%s",
 				     HPX_TOK_END, (unsigned long long)(p->lines.lineno - 1),
+				     (unsigned long long)p->bytes,
+				     p->cut_mid_line ? " (inside a line)" : "",
 				     p->dropped_open_iter ? ", the open one was dropped" : "");
 	}
 	if (p->bad_rows.count) {
@@ -953,11 +1059,12 @@ static void stream_issues(const struct ergon_hpx_parser *p, const struct agg_tot
 		struct ergon_issue_field f[] = {ERGON_ISSUE_TEXT("kind", "non_numeric"),
 						ERGON_ISSUE_INT("count", p->bad_cells.count),
 						ERGON_ISSUE_INTS("lines", lines, nl)};
-		ergon_issue_list_add(issues, "pmu.parse_error", f, 3,
-				     "%llu counter cell(s) are not numbers (first at line %llu) and "
-				     "were left out of aggregation",
-				     (unsigned long long)p->bad_cells.count,
-				     (unsigned long long)p->bad_cells.lines[0]);
+		ergon_issue_list_add(
+		    issues, "pmu.parse_error", f, 3,
+		    "%llu counter cell(s) are not numbers (first at line %llu) and "
+		    "were left out of aggregation",
+		    (unsigned long long)p->bad_cells.count,
+		    (unsigned long long)p->bad_cells.lines[0]);
 	}
 	if (p->neg_cells.count) {
 		nl = noted(&p->neg_cells, lines);
@@ -976,18 +1083,19 @@ static void stream_issues(const struct ergon_hpx_parser *p, const struct agg_tot
 		    ERGON_ISSUE_INT("count", p->lines.dropped),
 		    ERGON_ISSUE_INT("first_line", p->lines.first_dropped_lineno),
 		    ERGON_ISSUE_INT("line_max_bytes", p->lim.line_max_bytes)};
-		ergon_issue_list_add(issues, "pmu.line_too_long", f, 3,
-				     "%llu line(s) longer than %zu bytes dropped (first: line %llu)",
-				     (unsigned long long)p->lines.dropped, p->lim.line_max_bytes,
-				     (unsigned long long)p->lines.first_dropped_lineno);
+		ergon_issue_list_add(
+		    issues, "pmu.line_too_long", f, 3,
+		    "%llu line(s) longer than %zu bytes dropped (first: line %llu)",
+		    (unsigned long long)p->lines.dropped, p->lim.line_max_bytes,
+		    (unsigned long long)p->lines.first_dropped_lineno);
 	}
 	if (tot->wrap) {
 		struct ergon_issue_field f[] = {ERGON_ISSUE_INT("count", tot->wrap)};
-		ergon_issue_list_add(issues, "pmu.counter_wrap", f, 1,
-				     "%llu counter sample(s) >= 2^31 rejected as uint32 wraps before "
-				     "%s aggregation",
-				     (unsigned long long)tot->wrap,
-				     ergon_hpx_aggregation_name(aggregation));
+		ergon_issue_list_add(
+		    issues, "pmu.counter_wrap", f, 1,
+		    "%llu counter sample(s) >= 2^31 rejected as uint32 wraps before "
+		    "%s aggregation",
+		    (unsigned long long)tot->wrap, ergon_hpx_aggregation_name(aggregation));
 	}
 	if (tot->frozen) {
 		struct ergon_issue_field f[] = {ERGON_ISSUE_INT("count", tot->frozen)};
@@ -999,11 +1107,12 @@ static void stream_issues(const struct ergon_hpx_parser *p, const struct agg_tot
 	if (tot->fallback) {
 		struct ergon_issue_field f[] = {ERGON_ISSUE_INT("count", tot->fallback),
 						ERGON_ISSUE_TEXT("first", tot->fallback_where)};
-		ergon_issue_list_add(issues, "pmu.wrap_fallback", f, 2,
-				     "%llu counter(s) had no valid sample and report the aggregate "
-				     "of their rejected raw samples (first: %s); do not trust those "
-				     "values",
-				     (unsigned long long)tot->fallback, tot->fallback_where);
+		ergon_issue_list_add(
+		    issues, "pmu.wrap_fallback", f, 2,
+		    "%llu counter(s) had no valid sample and report the aggregate "
+		    "of their rejected raw samples (first: %s); do not trust those "
+		    "values",
+		    (unsigned long long)tot->fallback, tot->fallback_where);
 	}
 	if (overflow_detected)
 		ergon_issue_list_add(issues, "pmu.counter_overflow", NULL, 0,
@@ -1028,16 +1137,18 @@ static void stream_issues(const struct ergon_hpx_parser *p, const struct agg_tot
 		ergon_issue_list_add(issues, "pmu.duplicate_preset", f, 2,
 				     "preset %s appeared again at line %llu; its earlier data was "
 				     "replaced",
-				     p->dup_preset_name, (unsigned long long)p->dup_preset.lines[0]);
+				     p->dup_preset_name,
+				     (unsigned long long)p->dup_preset.lines[0]);
 	}
 	if (p->iter_order.count) {
 		nl = noted(&p->iter_order, lines);
 		struct ergon_issue_field f[] = {ERGON_ISSUE_INTS("lines", lines, nl)};
-		ergon_issue_list_add(issues, "pmu.iter_order", f, 1,
-				     "%llu HPX_ITER marker(s) repeat or go back (first at line %llu); "
-				     "every iteration is still aggregated",
-				     (unsigned long long)p->iter_order.count,
-				     (unsigned long long)p->iter_order.lines[0]);
+		ergon_issue_list_add(
+		    issues, "pmu.iter_order", f, 1,
+		    "%llu HPX_ITER marker(s) repeat or go back (first at line %llu); "
+		    "every iteration is still aggregated",
+		    (unsigned long long)p->iter_order.count,
+		    (unsigned long long)p->iter_order.lines[0]);
 	}
 	if (p->restarts.count) {
 		nl = noted(&p->restarts, lines);
@@ -1064,6 +1175,23 @@ int ergon_hpx_parser_result(struct ergon_hpx_parser *p, int aggregation, unsigne
 		return ergon_err_set(err, ERGON_EUSAGE,
 				     "hpx: unknown aggregation %d; use median, mean or trimmed",
 				     aggregation);
+	hpx_seal_wait(p);
+	if (p->early_method &&
+	    (aggregation != p->early_method || (flags & ERGON_HPX_JSON_ITERATIONS))) {
+		return ergon_err_set(
+		    err, ERGON_EUSAGE,
+		    "hpx: the parser aggregated each preset early (%s) and released "
+		    "its samples; ask for that aggregation, without iterations, or "
+		    "parse without early aggregation",
+		    ergon_hpx_aggregation_name(p->early_method));
+	}
+	for (size_t i = 0; i < p->npresets; i++) {
+		const struct hpx_sealed *s = p->presets[i].sealed;
+		if (s && s->taken)
+			return ergon_err_set(err, ERGON_EUSAGE,
+					     "hpx: the result of this early-aggregating parser was "
+					     "already taken; it is made once");
+	}
 	int rc = ERGON_ENOMEM;
 	struct agg_totals tot = {0};
 	struct ergon_pmu_result *r = calloc(1, sizeof(*r));
@@ -1084,8 +1212,21 @@ int ergon_hpx_parser_result(struct ergon_hpx_parser *p, int aggregation, unsigne
 	for (size_t i = 0; i < p->npresets; i++) {
 		const struct hpx_preset *ps = &p->presets[i];
 		struct ergon_pmu_preset *rp = &r->presets[r->npresets++];
-		if (aggregate_preset(st, ps, aggregation, &ag[i], &tot))
-			goto done;
+		struct hpx_sealed *sealed = ps->sealed && ps->sealed->rc == 0 ? ps->sealed : NULL;
+		struct preset_facts facts;
+		if (sealed) {
+			st_splice(st, &sealed->st);
+			sealed->taken = true;
+			ag[i] = sealed->table;
+			totals_add(&tot, &sealed->tot);
+			facts = sealed->facts;
+		} else {
+			struct agg_totals ptot = {0};
+			if (aggregate_preset(st, ps, aggregation, &ag[i], &ptot))
+				goto done;
+			totals_add(&tot, &ptot);
+			facts_of(ps, &facts);
+		}
 		rp->layers = ag[i];
 		struct ergon_pmu_value nv;
 		if (st_text(st, ps->name, strlen(ps->name), &nv))
@@ -1103,28 +1244,18 @@ int ergon_hpx_parser_result(struct ergon_hpx_parser *p, int aggregation, unsigne
 		}
 		if ((flags & ERGON_HPX_JSON_ITERATIONS) && iterations_build(st, ps, rp))
 			goto done;
-		/* overflow_detected: any row of any kept iteration */
-		for (size_t it = 0; it < ps->niters; it++)
-			for (size_t row = 0; row < ps->iters[it].nrows; row++)
-				if (ps->iters[it].ovf[row])
-					overflow_detected = true;
-		/* inconsistent layer counts within a preset */
-		bool mismatch = false;
-		for (size_t it = 1; it < ps->niters; it++)
-			if (ps->iters[it].nrows != ps->iters[0].nrows)
-				mismatch = true;
-		if (mismatch) {
-			int64_t counts[64];
-			size_t nc = 0;
-			for (size_t it = 0; it < ps->niters && it < 64; it++)
-				counts[nc++] = (int64_t)ps->iters[it].nrows;
-			struct ergon_issue_field f[] = {ERGON_ISSUE_TEXT("preset", ps->name),
-							ERGON_ISSUE_INTS("layer_counts", counts, nc)};
-			ergon_issue_list_add(issues, "pmu.layer_count_mismatch", f, 2,
-					     "preset %s: layer counts differ between iterations; "
-					     "the first iteration's %zu layers are aggregated, extra "
-					     "rows ignored",
-					     ps->name, ps->iters[0].nrows);
+		if (facts.overflow)
+			overflow_detected = true;
+		if (facts.mismatch) {
+			struct ergon_issue_field f[] = {
+			    ERGON_ISSUE_TEXT("preset", ps->name),
+			    ERGON_ISSUE_INTS("layer_counts", facts.counts, facts.ncounts)};
+			ergon_issue_list_add(
+			    issues, "pmu.layer_count_mismatch", f, 2,
+			    "preset %s: layer counts differ between iterations; "
+			    "the first iteration's %zu layers are aggregated, extra "
+			    "rows ignored",
+			    ps->name, facts.first_nrows);
 		}
 	}
 	for (size_t i = 0; i < p->npresets; i++)
@@ -1162,11 +1293,12 @@ int ergon_hpx_parser_result(struct ergon_hpx_parser *p, int aggregation, unsigne
 			    ERGON_ISSUE_INT("base_layers", ag[0].n),
 			    ERGON_ISSUE_TEXT("preset", p->presets[i].name),
 			    ERGON_ISSUE_INT("layers", ag[i].n)};
-			ergon_issue_list_add(issues, "pmu.layer_count_mismatch", f, 4,
-					     "preset %s has %zu layers but %s has %zu; the merge uses "
-					     "%s's layers",
-					     p->presets[i].name, ag[i].n, p->presets[0].name, ag[0].n,
-					     p->presets[0].name);
+			ergon_issue_list_add(
+			    issues, "pmu.layer_count_mismatch", f, 4,
+			    "preset %s has %zu layers but %s has %zu; the merge uses "
+			    "%s's layers",
+			    p->presets[i].name, ag[i].n, p->presets[0].name, ag[0].n,
+			    p->presets[0].name);
 		}
 	}
 	/* Capabilities the port declared missing: never shown as zeros. */

@@ -103,8 +103,11 @@ static void iter_free(struct hpx_iter *it)
 	memset(it, 0, sizeof(*it));
 }
 
+/* Callers wait for the worker first (hpx_seal_wait). */
 static void preset_clear(struct hpx_preset *ps)
 {
+	hpx_sealed_free(ps->sealed);
+	ps->sealed = NULL;
 	for (size_t i = 0; i < ps->niters; i++)
 		iter_free(&ps->iters[i]);
 	free(ps->iters);
@@ -129,6 +132,8 @@ void ergon_hpx_parser_free(struct ergon_hpx_parser *p)
 {
 	if (!p)
 		return;
+	hpx_seal_wait(p);
+	hpx_worker_stop(p);
 	for (size_t i = 0; i < p->npresets; i++)
 		preset_clear(&p->presets[i]);
 	free(p->presets);
@@ -261,11 +266,14 @@ const struct hpx_meta *hpx_meta_get(const struct ergon_hpx_parser *p, const char
 /* --- presets and iterations ------------------------------------------------ */
 
 /* The reference appends the open iteration when the next one starts or the
- * preset ends; here the open iteration is the last element, flagged. */
-static void preset_flush(struct hpx_preset *ps)
+ * preset ends; here the open iteration is the last element, flagged. An
+ * ended preset gets no more rows (a preset seen again is cleared first), so
+ * with early aggregation it is aggregated now. */
+static void preset_flush(struct ergon_hpx_parser *p, struct hpx_preset *ps)
 {
 	ps->cur_open = false;
 	ps->in_iter = false;
+	hpx_preset_seal(p, ps);
 }
 
 static int preset_find_or_add(struct ergon_hpx_parser *p, const char *name, size_t n,
@@ -284,6 +292,7 @@ static int preset_find_or_add(struct ergon_hpx_parser *p, const char *name, size
 			note_line(&p->dup_preset, lineno);
 			if (!p->dup_preset_name[0])
 				snprintf(p->dup_preset_name, sizeof(p->dup_preset_name), "%s", key);
+			hpx_seal_wait(p);
 			preset_clear(&p->presets[i]);
 			p->cur = (long)i;
 			return 0;
@@ -819,7 +828,7 @@ static int on_line(void *ctx, const char *line, size_t n, uint64_t lineno)
 	}
 	if (equals(line, n, HPX_TOK_END)) {
 		if (p->cur >= 0)
-			preset_flush(&p->presets[p->cur]);
+			preset_flush(p, &p->presets[p->cur]);
 		p->ended = true;
 		p->end_lineno = lineno;
 		return 0;
@@ -852,7 +861,7 @@ static int on_line(void *ctx, const char *line, size_t n, uint64_t lineno)
 				ok = false;
 		if (ok) {
 			if (p->cur >= 0)
-				preset_flush(&p->presets[p->cur]);
+				preset_flush(p, &p->presets[p->cur]);
 			return preset_find_or_add(p, name, nl, lineno, err) ? -1 : 0;
 		}
 	}
@@ -909,6 +918,7 @@ int ergon_hpx_parser_finish(struct ergon_hpx_parser *p, struct ergon_err *err)
 		return ergon_err_set(err, p->failed, "hpx: the parser stopped at an earlier error");
 	if (!p->finished) {
 		p->feed_err = err;
+		p->cut_mid_line = p->lines.len > 0 || p->lines.dropping;
 		int rc = hpx_lines_finish(&p->lines, on_line, p);
 		p->feed_err = NULL;
 		if (rc)
@@ -923,7 +933,7 @@ int ergon_hpx_parser_finish(struct ergon_hpx_parser *p, struct ergon_err *err)
 				ps->niters--;
 				p->dropped_open_iter = true;
 			}
-			preset_flush(ps);
+			preset_flush(p, ps);
 		}
 	}
 	return p->ended ? ERGON_HPX_DONE : ERGON_HPX_NEED_MORE;
