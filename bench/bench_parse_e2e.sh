@@ -19,7 +19,7 @@ reps=${2:-5}
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ergon-e2e-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-model="--pad -1 --min-count 100 --max-count 119330"
+model="--pad -1 --min-count 100 --max-count 118560"
 min() { python3 -c "import sys; print(min(map(float, sys.argv[1:])))" "$@"; }
 run() { # STREAM -> "size e2e_wall e2e_cpu peak_rss_kb parser_cpu parser_wall"
 	local s=$1 ws=() cs=() pcs=() pws=() rss=0 out w u sys r

@@ -571,9 +571,10 @@ static int str_add(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char
 	return 0;
 }
 
+/* nul_free: s is known to hold no NUL (row_fast refused rows with one). */
 static int str_intern(struct ergon_hpx_parser *p, struct hpx_preset *ps, const uint32_t *prev_offs,
-		      size_t r, const char *s, size_t n, uint32_t *off, uint64_t lineno,
-		      struct ergon_err *err)
+		      size_t r, const char *s, size_t n, bool nul_free, uint32_t *off,
+		      uint64_t lineno, struct ergon_err *err)
 {
 	if (prev_offs && prev_offs[r] != UINT32_MAX) {
 		const char *q = ps->strs + prev_offs[r];
@@ -582,7 +583,7 @@ static int str_intern(struct ergon_hpx_parser *p, struct hpx_preset *ps, const u
 		 * the next string (still inside the arena): a shorter q differs
 		 * at its NUL, since s has none (checked first). */
 		bool same;
-		if (memchr(s, '\0', n) != NULL)
+		if (!nul_free && memchr(s, '\0', n) != NULL)
 			same = false;
 		else if ((size_t)prev_offs[r] + n < ps->strs_len)
 			same = memcmp(q, s, n) == 0 && q[n] == '\0';
@@ -595,6 +596,53 @@ static int str_intern(struct ergon_hpx_parser *p, struct hpx_preset *ps, const u
 	}
 	return str_add(p, ps, s, n, off, lineno, err);
 }
+
+/* Word-at-a-time scanning for row_fast, on little-endian hosts (the byte
+ * at the lowest address is the word's lowest byte). Each helper is exact up
+ * to and including the first byte it flags: carries and borrows between
+ * bytes only run upward, from a byte that is itself flagged. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define HPX_SWAR 1
+static inline uint64_t load8(const char *s)
+{
+	uint64_t x;
+	memcpy(&x, s, sizeof(x));
+	return x;
+}
+
+/* Nonzero bytes where x is not an ASCII digit: a digit's high nibble is 3,
+ * and stays 3 after adding 6. */
+static inline uint64_t nondigits(uint64_t x)
+{
+	uint64_t hi = (x & 0xF0F0F0F0F0F0F0F0u) ^ 0x3030303030303030u;
+	uint64_t lo = ((x + 0x0606060606060606u) & 0xF0F0F0F0F0F0F0F0u) ^ 0x3030303030303030u;
+	return hi | lo;
+}
+
+/* The value of the first k (1..8) bytes of x, all ASCII digits (fast_float's
+ * eight-digit reduction, after moving the k digits to the top so that the
+ * bytes below read as leading zeros). */
+static inline uint64_t digits_value(uint64_t x, unsigned k)
+{
+	x -= 0x3030303030303030u;
+	x <<= 8u * (8u - k);
+	x = x * 10u + (x >> 8);
+	x = (((x & 0x000000FF000000FFu) * (100u + (1000000ull << 32))) +
+	     (((x >> 16) & 0x000000FF000000FFu) * (1u + (10000ull << 32)))) >>
+	    32;
+	return (uint32_t)x;
+}
+
+/* The 0x80 bit set in bytes below ',' + 1 (0x2D): ',', '"', CR, NUL and the
+ * other bytes a text cell rarely holds. */
+static inline uint64_t below_comma(uint64_t x)
+{
+	return (x - 0x2D2D2D2D2D2D2D2Du) & ~x & 0x8080808080808080u;
+}
+
+static const uint64_t pow10_u64[9] = {1,      10,      100,	 1000,	   10000,
+				      100000, 1000000, 10000000, 100000000};
+#endif
 
 /* One pass over a row made only of unsigned decimal counters (up to 18
  * digits) and text cells without quotes, CR or NUL. Fills p->fields (with
@@ -611,15 +659,50 @@ static bool row_fast(struct ergon_hpx_parser *p, const struct hpx_header *h, con
 		if (h->kind[i] == HPX_COL_NUM) {
 			uint64_t v = 0;
 			size_t digits = 0;
-			while (c < e && (unsigned char)(*c - '0') < 10 && digits < 18) {
-				v = v * 10u + (uint64_t)(*c - '0');
-				c++;
-				digits++;
+#ifdef HPX_SWAR
+			/* Eight bytes at a time while the line has them: no branch
+			 * per digit, so the varying lengths cost no mispredictions.
+			 * The byte loop below finishes a number the words did not. */
+			bool bytewise = true;
+			while (e - c >= 8) {
+				uint64_t x = load8(c);
+				uint64_t nd = nondigits(x);
+				unsigned k = nd ? (unsigned)__builtin_ctzll(nd) / 8u : 8u;
+				if (digits + k > 18)
+					return false; /* the general path reads long numbers */
+				if (k) {
+					v = v * pow10_u64[k] + digits_value(x, k);
+					digits += k;
+					c += k;
+				}
+				if (k < 8) {
+					bytewise = false; /* at the first non-digit */
+					break;
+				}
 			}
+			if (digits >= 18)
+				bytewise = false;
+			if (bytewise)
+#endif
+				while (c < e && (unsigned char)(*c - '0') < 10 && digits < 18) {
+					v = v * 10u + (uint64_t)(*c - '0');
+					c++;
+					digits++;
+				}
 			if (digits == 0 || (c < e && *c != ','))
 				return false;
 			p->fast_vals[h->slot[i]] = (double)v;
 		} else {
+#ifdef HPX_SWAR
+			while (e - c >= 8) {
+				uint64_t t = below_comma(load8(c));
+				if (t) {
+					c += __builtin_ctzll(t) / 8;
+					break;
+				}
+				c += 8;
+			}
+#endif
 			while (c < e && *c != ',') {
 				unsigned char b = (unsigned char)*c;
 				if (b == '"' || b == '\r' || b == '\0')
@@ -734,12 +817,12 @@ static int row_add(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char
 			it->ovf[r] = !((fl == 1 && f[0] == '0') ||
 				       (hpx_py_int(f, fl, &d, NULL, NULL) && d == 0.0));
 		} else if ((long)i == h->col_layer) {
-			int rc = str_intern(p, ps, prev ? prev->id_off : NULL, r, f, fl,
+			int rc = str_intern(p, ps, prev ? prev->id_off : NULL, r, f, fl, fast,
 					    &it->id_off[r], lineno, err);
 			if (rc)
 				return rc;
 		} else if ((long)i == (h->col_op >= 0 ? h->col_op : h->col_tag)) {
-			int rc = str_intern(p, ps, prev ? prev->op_off : NULL, r, f, fl,
+			int rc = str_intern(p, ps, prev ? prev->op_off : NULL, r, f, fl, fast,
 					    &it->op_off[r], lineno, err);
 			if (rc)
 				return rc;
