@@ -271,12 +271,19 @@ static double cell(const struct hpx_preset *ps, size_t it, size_t row, size_t sl
 	return iv->vals[row * h->nnum + slot];
 }
 
-/* Iterations ahead whose rows gather_block prefetches. */
-#define GATHER_AHEAD 4
+/* Iterations gather_block reads together, and the rows it reads ahead. */
+#define GATHER_TILE 8
+#define GATHER_AHEAD 8
 
 /* Gather layers [l0, l0 + nb) of every iteration (see aggregate_preset):
  * values, frozen rows (every counter the row has reads 0), rows present
- * and frozen per layer, and the layers' overflow flags. */
+ * and frozen per layer, and the layers' overflow flags. Iterations are read
+ * in tiles of GATHER_TILE: for each layer of the block, the tile's rows are
+ * read (GATHER_TILE sequential streams the prefetcher follows) and each
+ * counter's GATHER_TILE values land in one cache line of `gather`. One
+ * iteration at a time wrote every counter of every layer of the block to a
+ * different line and page, and those stores were the aggregation's largest
+ * cost. */
 static void gather_block(const struct hpx_preset *ps, const struct colset *cs, const size_t *map,
 			 size_t l0, size_t nb, size_t per_layer, double *gather, bool *frozen,
 			 size_t *nrows_of, size_t *nfrozen_of, struct ergon_pmu_layer *layers)
@@ -284,50 +291,47 @@ static void gather_block(const struct hpx_preset *ps, const struct colset *cs, c
 	size_t ni = ps->niters;
 	memset(nrows_of, 0, nb * sizeof(size_t));
 	memset(nfrozen_of, 0, nb * sizeof(size_t));
-	for (size_t it = 0; it < ni; it++) {
-		const struct hpx_iter *iv = &ps->iters[it];
-		size_t nnum = iv->hdr >= 0 ? ps->hdrs[iv->hdr].nnum : 0;
-		const size_t *m = map + it * cs->n;
-		/* Each iteration's rows are their own allocation, so the hardware
-		 * prefetcher loses the stream at every iteration: ask for the
-		 * block's rows of an iteration a few ahead (the loads of this one
-		 * were the aggregation's largest cost). */
-		if (it + GATHER_AHEAD < ni) {
-			const struct hpx_iter *ahead = &ps->iters[it + GATHER_AHEAD];
-			size_t an = ahead->hdr >= 0 ? ps->hdrs[ahead->hdr].nnum : 0;
-			if (ahead->vals && l0 < ahead->nrows) {
-				size_t rows = ahead->nrows - l0 < nb ? ahead->nrows - l0 : nb;
-				const char *a = (const char *)(ahead->vals + l0 * an);
-				size_t bytes = rows * an * sizeof(double);
-				for (size_t o = 0; o < bytes; o += 64)
-					__builtin_prefetch(a + o);
-			}
+	for (size_t it0 = 0; it0 < ni; it0 += GATHER_TILE) {
+		size_t nt = ni - it0 < GATHER_TILE ? ni - it0 : GATHER_TILE;
+		size_t nnum[GATHER_TILE];
+		for (size_t t = 0; t < nt; t++) {
+			const struct hpx_iter *iv = &ps->iters[it0 + t];
+			nnum[t] = iv->hdr >= 0 ? ps->hdrs[iv->hdr].nnum : 0;
 		}
 		for (size_t b = 0; b < nb; b++) {
 			size_t li = l0 + b;
-			double *g = gather + b * per_layer + it;
-			frozen[b * ni + it] = false;
-			if (li >= iv->nrows) {
-				for (size_t c = 0; c < cs->n; c++)
-					g[c * ni] = NAN;
-				continue;
-			}
-			nrows_of[b]++;
-			const double *row = iv->vals + li * nnum;
-			bool seen = false, zero = true;
-			for (size_t c = 0; c < cs->n; c++) {
-				double v = m[c] == SIZE_MAX ? NAN : row[m[c]];
-				g[c * ni] = v;
-				if (isnan(v))
+			for (size_t t = 0; t < nt; t++) {
+				size_t it = it0 + t;
+				const struct hpx_iter *iv = &ps->iters[it];
+				const size_t *m = map + it * cs->n;
+				double *g = gather + b * per_layer + it;
+				frozen[b * ni + it] = false;
+				if (li >= iv->nrows) {
+					for (size_t c = 0; c < cs->n; c++)
+						g[c * ni] = NAN;
 					continue;
-				seen = true;
-				if (v != 0.0)
-					zero = false;
+				}
+				nrows_of[b]++;
+				const double *row = iv->vals + li * nnum[t];
+				/* A tile's streams are short (one block of rows): ask
+				 * for this stream's rows a few layers ahead. */
+				if (li + GATHER_AHEAD < iv->nrows && b + GATHER_AHEAD < nb)
+					__builtin_prefetch(row + GATHER_AHEAD * nnum[t]);
+				bool seen = false, zero = true;
+				for (size_t c = 0; c < cs->n; c++) {
+					double v = m[c] == SIZE_MAX ? NAN : row[m[c]];
+					g[c * ni] = v;
+					if (isnan(v))
+						continue;
+					seen = true;
+					if (v != 0.0)
+						zero = false;
+				}
+				frozen[b * ni + it] = seen && zero;
+				nfrozen_of[b] += frozen[b * ni + it];
+				if (iv->ovf[li])
+					layers[li].overflow = true;
 			}
-			frozen[b * ni + it] = seen && zero;
-			nfrozen_of[b] += frozen[b * ni + it];
-			if (iv->ovf[li])
-				layers[li].overflow = true;
 		}
 	}
 }
@@ -504,10 +508,11 @@ static int aggregate_preset(struct store *st, const struct hpx_preset *ps, int m
 	 * follows) instead of one row per pass (a cache miss per iteration and
 	 * layer). gather[(b * cs.n + c) * ni + it]: counter c of layer
 	 * block_start + b in iteration it (NaN when absent). The block holds at
-	 * most 2^20 values (8 MiB) unless one layer alone needs more. */
+	 * most 2^20 values (8 MiB) unless one layer alone needs more; up to 256
+	 * layers, so that the reads of one iteration are long streams. */
 	size_t per_layer = cs.n * ni + 1;
 	size_t blk = ((size_t)1 << 20) / per_layer;
-	blk = blk < 1 ? 1 : (blk > 32 ? 32 : blk);
+	blk = blk < 1 ? 1 : (blk > 256 ? 256 : blk);
 	gather = malloc(blk * per_layer * sizeof(double));
 	frozen = calloc(blk * ni + 1, sizeof(bool));
 	nrows_of = calloc(blk, sizeof(size_t));
