@@ -1198,7 +1198,8 @@ int ergon_hpx_parser_result(struct ergon_hpx_parser *p, int aggregation, unsigne
 		return ergon_err_set(err, ERGON_EUSAGE,
 				     "hpx: unknown aggregation %d; use median, mean or trimmed",
 				     aggregation);
-	hpx_seal_wait(p);
+	if (p->early)
+		p->early->wait(p);
 	if (p->early_method &&
 	    (aggregation != p->early_method || (flags & ERGON_HPX_JSON_ITERATIONS))) {
 		return ergon_err_set(

@@ -112,19 +112,26 @@ struct ergon_hpx_parser {
 
 	/* Early aggregation (ergon_hpx_parser_aggregate_early): 0 = off. */
 	int early_method;
-	struct hpx_worker *worker; /* NULL: presets are sealed inline */
+	const struct hpx_early_ops *early; /* NULL when off */
+	struct hpx_worker *worker;	   /* NULL: presets are sealed inline */
 };
 
 /* --- early aggregation (seal.c, aggregate.c) ---------------------------
- * hpx_preset_seal aggregates a preset that has ended (inline, or queued for
- * the worker thread, which reads a copy of the preset struct: the parser
- * neither grows nor frees a sealed preset's buffers until hpx_seal_wait
- * returns) and releases its samples. hpx_seal_wait returns once every
- * queued preset is sealed; the parser calls it before it clears a preset,
- * makes a result or is freed. */
-void hpx_preset_seal(struct ergon_hpx_parser *p, struct hpx_preset *ps);
-void hpx_seal_wait(struct ergon_hpx_parser *p);
-void hpx_worker_stop(struct ergon_hpx_parser *p);
+ * Set by ergon_hpx_parser_aggregate_early (seal.c); the parser and the
+ * aggregation call them through this table, so that the files' arrows
+ * point one way (parser.c <- aggregate.c <- seal.c). seal aggregates a
+ * preset that has ended (inline, or queued for the worker thread, which
+ * reads a copy of the preset struct: the parser neither grows nor frees a
+ * sealed preset's buffers until wait returns) and releases its samples.
+ * wait returns once every queued preset is sealed; the parser calls it
+ * before it clears a preset, makes a result or is freed; stop ends the
+ * worker; sealed_free frees a record (NULL: no-op). */
+struct hpx_early_ops {
+	void (*seal)(struct ergon_hpx_parser *p, struct hpx_preset *ps);
+	void (*wait)(struct ergon_hpx_parser *p);
+	void (*stop)(struct ergon_hpx_parser *p);
+	void (*sealed_free)(struct hpx_sealed *s);
+};
 /* aggregate.c: a new empty record (NULL: out of memory); aggregate ps
  * into it and free ps's samples (the record keeps ERGON_ENOMEM when the
  * aggregation failed, and the samples are kept); free a record (NULL: no-op). */

@@ -103,10 +103,11 @@ static void iter_free(struct hpx_iter *it)
 	memset(it, 0, sizeof(*it));
 }
 
-/* Callers wait for the worker first (hpx_seal_wait). */
-static void preset_clear(struct hpx_preset *ps)
+/* Callers wait for the worker first (early->wait). */
+static void preset_clear(struct ergon_hpx_parser *p, struct hpx_preset *ps)
 {
-	hpx_sealed_free(ps->sealed);
+	if (ps->sealed && p->early)
+		p->early->sealed_free(ps->sealed);
 	ps->sealed = NULL;
 	for (size_t i = 0; i < ps->niters; i++)
 		iter_free(&ps->iters[i]);
@@ -132,10 +133,12 @@ void ergon_hpx_parser_free(struct ergon_hpx_parser *p)
 {
 	if (!p)
 		return;
-	hpx_seal_wait(p);
-	hpx_worker_stop(p);
+	if (p->early) {
+		p->early->wait(p);
+		p->early->stop(p);
+	}
 	for (size_t i = 0; i < p->npresets; i++)
-		preset_clear(&p->presets[i]);
+		preset_clear(p, &p->presets[i]);
 	free(p->presets);
 	for (size_t i = 0; i < p->nmeta; i++) {
 		free(p->meta[i].key);
@@ -273,7 +276,8 @@ static void preset_flush(struct ergon_hpx_parser *p, struct hpx_preset *ps)
 {
 	ps->cur_open = false;
 	ps->in_iter = false;
-	hpx_preset_seal(p, ps);
+	if (p->early)
+		p->early->seal(p, ps);
 }
 
 static int preset_find_or_add(struct ergon_hpx_parser *p, const char *name, size_t n,
@@ -292,8 +296,9 @@ static int preset_find_or_add(struct ergon_hpx_parser *p, const char *name, size
 			note_line(&p->dup_preset, lineno);
 			if (!p->dup_preset_name[0])
 				snprintf(p->dup_preset_name, sizeof(p->dup_preset_name), "%s", key);
-			hpx_seal_wait(p);
-			preset_clear(&p->presets[i]);
+			if (p->early)
+				p->early->wait(p);
+			preset_clear(p, &p->presets[i]);
 			p->cur = (long)i;
 			return 0;
 		}

@@ -6,7 +6,7 @@
  * The worker is one thread with a FIFO of jobs. A job holds a copy of the
  * preset's struct (the parser's array of presets may move while the job
  * runs); the buffers the copy points to are not touched by the parser until
- * hpx_seal_wait has returned (see hpx_parser.h). A worker that cannot be
+ * the parser has waited for the worker (see hpx_parser.h). A worker that cannot be
  * started, or a job that cannot be allocated, falls back to sealing inline:
  * the result is the same, only not overlapped.
  */
@@ -56,45 +56,7 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-int ergon_hpx_parser_aggregate_early(struct ergon_hpx_parser *p, int method, bool background,
-				     struct ergon_err *err)
-{
-	if (method != ERGON_HPX_AGG_MEDIAN && method != ERGON_HPX_AGG_MEAN &&
-	    method != ERGON_HPX_AGG_TRIMMED)
-		return ergon_err_set(err, ERGON_EUSAGE,
-				     "hpx: unknown aggregation %d; use median, mean or trimmed",
-				     method);
-	if (p->bytes || p->early_method)
-		return ergon_err_set(
-		    err, ERGON_EUSAGE,
-		    "hpx: early aggregation is chosen once, before the first feed");
-	p->early_method = method;
-	if (!background)
-		return 0;
-	struct hpx_worker *w = calloc(1, sizeof(*w));
-	if (!w)
-		return 0; /* inline sealing: same result */
-	w->method = method;
-	if (pthread_mutex_init(&w->mu, NULL) != 0) {
-		free(w);
-		return 0;
-	}
-	if (pthread_cond_init(&w->cv, NULL) != 0) {
-		pthread_mutex_destroy(&w->mu);
-		free(w);
-		return 0;
-	}
-	if (pthread_create(&w->th, NULL, worker_main, w) != 0) {
-		pthread_cond_destroy(&w->cv);
-		pthread_mutex_destroy(&w->mu);
-		free(w);
-		return 0;
-	}
-	p->worker = w;
-	return 0;
-}
-
-void hpx_preset_seal(struct ergon_hpx_parser *p, struct hpx_preset *ps)
+static void preset_seal(struct ergon_hpx_parser *p, struct hpx_preset *ps)
 {
 	if (!p->early_method || ps->sealed || ps->niters == 0)
 		return;
@@ -126,7 +88,7 @@ void hpx_preset_seal(struct ergon_hpx_parser *p, struct hpx_preset *ps)
 	pthread_mutex_unlock(&w->mu);
 }
 
-void hpx_seal_wait(struct ergon_hpx_parser *p)
+static void seal_wait(struct ergon_hpx_parser *p)
 {
 	struct hpx_worker *w = p->worker;
 	if (!w)
@@ -137,7 +99,7 @@ void hpx_seal_wait(struct ergon_hpx_parser *p)
 	pthread_mutex_unlock(&w->mu);
 }
 
-void hpx_worker_stop(struct ergon_hpx_parser *p)
+static void worker_stop(struct ergon_hpx_parser *p)
 {
 	struct hpx_worker *w = p->worker;
 	if (!w)
@@ -151,4 +113,50 @@ void hpx_worker_stop(struct ergon_hpx_parser *p)
 	pthread_mutex_destroy(&w->mu);
 	free(w);
 	p->worker = NULL;
+}
+
+static const struct hpx_early_ops early_ops = {
+    .seal = preset_seal,
+    .wait = seal_wait,
+    .stop = worker_stop,
+    .sealed_free = hpx_sealed_free,
+};
+
+int ergon_hpx_parser_aggregate_early(struct ergon_hpx_parser *p, int method, bool background,
+				     struct ergon_err *err)
+{
+	if (method != ERGON_HPX_AGG_MEDIAN && method != ERGON_HPX_AGG_MEAN &&
+	    method != ERGON_HPX_AGG_TRIMMED)
+		return ergon_err_set(err, ERGON_EUSAGE,
+				     "hpx: unknown aggregation %d; use median, mean or trimmed",
+				     method);
+	if (p->bytes || p->early_method)
+		return ergon_err_set(
+		    err, ERGON_EUSAGE,
+		    "hpx: early aggregation is chosen once, before the first feed");
+	p->early_method = method;
+	p->early = &early_ops;
+	if (!background)
+		return 0;
+	struct hpx_worker *w = calloc(1, sizeof(*w));
+	if (!w)
+		return 0; /* inline sealing: same result */
+	w->method = method;
+	if (pthread_mutex_init(&w->mu, NULL) != 0) {
+		free(w);
+		return 0;
+	}
+	if (pthread_cond_init(&w->cv, NULL) != 0) {
+		pthread_mutex_destroy(&w->mu);
+		free(w);
+		return 0;
+	}
+	if (pthread_create(&w->th, NULL, worker_main, w) != 0) {
+		pthread_cond_destroy(&w->cv);
+		pthread_mutex_destroy(&w->mu);
+		free(w);
+		return 0;
+	}
+	p->worker = w;
+	return 0;
 }
