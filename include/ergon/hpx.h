@@ -76,6 +76,21 @@ ERGON_API int ergon_hpx_parser_new(const struct ergon_hpx_limits *limits,
 /* Free a parser; NULL is a no-op. */
 ERGON_API void ergon_hpx_parser_free(struct ergon_hpx_parser *p);
 
+/* Early aggregation: aggregate each preset with `method` (enum
+ * ergon_hpx_aggregation) as soon as it has ended (at the next preset
+ * marker, at END, or at ergon_hpx_parser_finish) and release its samples,
+ * so the parser holds one preset's samples at a time instead of the whole
+ * stream's. With `background`, a second thread (owned by the parser,
+ * joined by ergon_hpx_parser_free) aggregates an ended preset while the
+ * parse of the next one goes on; without it, or when the thread cannot be
+ * started, the aggregation runs inside the feed call that ends the preset.
+ * The result is the same as without early aggregation, but it must then
+ * be asked for once, with the same method and without
+ * ERGON_HPX_JSON_ITERATIONS (else ERGON_EUSAGE). Call before the first
+ * feed; ERGON_EUSAGE for an unknown method or a second call. */
+ERGON_API int ergon_hpx_parser_aggregate_early(struct ergon_hpx_parser *p, int method,
+					       bool background, struct ergon_err *err);
+
 /* Feed len bytes. Returns ERGON_HPX_NEED_MORE, ERGON_HPX_DONE once the PMU
  * END sentinel has been seen (later PMU lines are ignored; a power terminal
  * record is still collected), or a negative ERGON_E* code (a cap was
@@ -164,7 +179,7 @@ struct ergon_pmu_preset {
 	const char *name;
 	const char **columns; /* the final CSV header's column names */
 	size_t ncolumns;
-	struct ergon_pmu_table layers;	   /* aggregated across iterations */
+	struct ergon_pmu_table layers;	    /* aggregated across iterations */
 	struct ergon_pmu_table *iterations; /* with ERGON_HPX_JSON_ITERATIONS, else NULL */
 	size_t niterations;
 };
@@ -195,7 +210,7 @@ struct ergon_pmu_result {
 	size_t npreset_list;
 	struct ergon_pmu_preset *presets; /* in order of first appearance */
 	size_t npresets;
-	struct ergon_pmu_table layers; /* merged by layer position */
+	struct ergon_pmu_table layers;	/* merged by layer position */
 	struct ergon_pmu_group *groups; /* in order of first appearance */
 	size_t ngroups;
 	bool overflow_detected; /* any row of any kept iteration */
@@ -212,9 +227,8 @@ struct ergon_pmu_result {
  * flags: ERGON_HPX_JSON_ITERATIONS. *out is owned by the caller
  * (ergon_pmu_result_free). ERGON_EUSAGE for an unknown aggregation,
  * ERGON_ENOMEM. */
-ERGON_API int ergon_hpx_parser_result(struct ergon_hpx_parser *p, int aggregation,
-				      unsigned flags, struct ergon_pmu_result **out,
-				      struct ergon_err *err);
+ERGON_API int ergon_hpx_parser_result(struct ergon_hpx_parser *p, int aggregation, unsigned flags,
+				      struct ergon_pmu_result **out, struct ergon_err *err);
 /* Free a result; NULL is a no-op. */
 ERGON_API void ergon_pmu_result_free(struct ergon_pmu_result *r);
 
@@ -273,7 +287,6 @@ ERGON_API int ergon_hpx_parser_terminal(const struct ergon_hpx_parser *p,
  * the record, e.g. diagnostics, are ignored). Same returns as above. */
 ERGON_API int ergon_hpx_terminal_parse(const char *data, size_t len, struct ergon_hpx_terminal *out,
 				       struct ergon_err *err);
-
 
 #ifdef __cplusplus
 }

@@ -13,6 +13,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A log without its END line: say which input ends where, and what the
+ * outputs hold (the issue itself is in them, and in the warnings above). */
+static void print_truncated(const char *log, const char *out_dir, const json_t *profile)
+{
+	size_t i;
+	const json_t *is;
+	json_array_foreach(json_object_get(profile, "issues"), i, is)
+	{
+		const char *code = json_string_value(json_object_get(is, "code"));
+		if (!code || strcmp(code, "pmu.incomplete") != 0)
+			continue;
+		const json_t *ctx = json_object_get(is, "context");
+		const char *validity = json_string_value(json_object_get(profile, "validity"));
+		fprintf(stderr,
+			"ergon parse: %s is truncated: it ends at byte %lld%s without "
+			"'--- HPX_END ---'; %s/summary.json keeps every complete iteration "
+			"before that point, marked incomplete (pmu.incomplete, validity %s). "
+			"If the capture was still running, parse the finished log again.\n",
+			strcmp(log, "-") == 0 ? "standard input" : log,
+			(long long)json_integer_value(json_object_get(ctx, "bytes")),
+			json_is_true(json_object_get(ctx, "cut_mid_line")) ? ", inside a line" : "",
+			out_dir, validity ? validity : "unknown");
+		return;
+	}
+}
+
 static int run(int argc, char **argv)
 {
 	const char *log = NULL, *out_dir = "results", *recording = "unknown";
@@ -58,6 +84,7 @@ static int run(int argc, char **argv)
 		ergon_cli_hpx_print_top(stdout, profile);
 		printf("wrote %s/summary.json and %s/profile_results.csv\n", out_dir, out_dir);
 	}
+	print_truncated(log, out_dir, profile);
 	int exit_code = ERGON_EXIT_OK;
 	if (ergon_issues_integrity(json_object_get(profile, "issues")) == ERGON_INTEGRITY_INVALID)
 		exit_code = ERGON_EXIT_MEASUREMENT;

@@ -2,9 +2,11 @@
  * standard input, a transport) through the HPX parser, the result through
  * the report writer. The CLI only parses arguments and prints.
  *
- * A regular file is read in 1 MiB chunks; a second thread digests the same
- * chunks for provenance.recording.sha256 while the parser reads them, so
- * the digest is off the parse's path and the log is read once. Anything
+ * A regular file is read in 1 MiB chunks by a second thread, which also
+ * digests them for provenance.recording.sha256, while the calling thread
+ * parses them; a third (the parser's, early aggregation) aggregates each
+ * preset once it has ended. So the parse waits neither for the kernel's
+ * copy, the digest nor the aggregation, and the log is read once. Anything
  * else (a pipe, standard input) is read in chunks, digested inline for a
  * named file, not at all for standard input. Reads, not a mapping: a log
  * truncated while it is read ends with an error, where a mapping would
@@ -26,102 +28,137 @@
 
 /* Read size: large enough that a read costs little next to parsing it. */
 #define PARSE_CHUNK ((size_t)1 << 20)
-/* Chunks in flight between the reader and the digest thread. */
+/* Chunks in flight between the reader thread and the parser. */
 #define RING 4
 
-/* The digest of a regular file, made beside the parse from the parser's
- * own chunks: the reader fills ring slots, the digest thread hashes them
- * in order, and a slot is refilled only once hashed (the parse of a slot
- * always ends before the reader moves on). */
-struct digest_job {
+/* A regular file is read by a second thread: it fills ring slots (pread)
+ * and digests each one, the calling thread parses them in order, and a
+ * slot is refilled only once parsed. So the parse never waits for the
+ * kernel's copy or the digest, and the log is read once. */
+struct reader_job {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
+	int fd;
+	uint64_t size;
+	const char *name;
 	char *buf[RING];
 	size_t len[RING];
-	uint64_t filled, hashed; /* chunks posted by the reader, chunks hashed */
-	int eof;
+	uint64_t filled, parsed; /* chunks posted by the reader, chunks parsed */
+	int eof;		 /* the reader is done (at the end, or at rc) */
+	int stop;		 /* the parser failed: the reader stops */
 	struct ergon_sha256 sha;
 	int rc;
 	struct ergon_err err;
 };
 
-static void *digest_main(void *arg)
+/* Read the chunk at byte `off` into a slot (j->len[slot] gets its length)
+ * and digest it. A file shorter than it was at the start is an error naming
+ * the byte. Returns 0 or an ERGON_E* (in j->err). */
+static int read_slot(struct reader_job *j, size_t slot, uint64_t off)
 {
-	struct digest_job *j = arg;
-	for (;;) {
+	size_t want = j->size - off < PARSE_CHUNK ? (size_t)(j->size - off) : PARSE_CHUNK;
+	ssize_t n;
+	do
+		n = pread(j->fd, j->buf[slot], want, (off_t)off);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return ergon_err_errno(&j->err, errno, "%s: read failed at byte %llu", j->name,
+				       (unsigned long long)off);
+	if (n == 0)
+		return ergon_err_set(&j->err, ERGON_EIO,
+				     "%s: the file shrank while it was read (ends at byte "
+				     "%llu of %llu); parse a copy that is not being written",
+				     j->name, (unsigned long long)off, (unsigned long long)j->size);
+	j->len[slot] = (size_t)n;
+	return ergon_sha256_update(&j->sha, j->buf[slot], (size_t)n, &j->err);
+}
+
+static void *reader_main(void *arg)
+{
+	struct reader_job *j = arg;
+	uint64_t off = 0;
+	for (uint64_t i = 0; off < j->size; i++) {
 		pthread_mutex_lock(&j->mu);
-		while (j->hashed == j->filled && !j->eof)
+		while (i - j->parsed >= RING && !j->stop)
 			pthread_cond_wait(&j->cv, &j->mu);
-		int done = j->hashed == j->filled;
-		size_t slot = (size_t)(j->hashed % RING);
+		int stop = j->stop;
 		pthread_mutex_unlock(&j->mu);
-		if (done)
+		if (stop)
 			break;
-		if (!j->rc)
-			j->rc = ergon_sha256_update(&j->sha, j->buf[slot], j->len[slot], &j->err);
+		size_t slot = (size_t)(i % RING);
+		int rc = read_slot(j, slot, off);
 		pthread_mutex_lock(&j->mu);
-		j->hashed++;
+		if (rc)
+			j->rc = rc;
+		else
+			j->filled = i + 1;
 		pthread_cond_broadcast(&j->cv);
 		pthread_mutex_unlock(&j->mu);
+		if (rc)
+			break;
+		off += j->len[slot];
 	}
+	pthread_mutex_lock(&j->mu);
+	j->eof = 1;
+	pthread_cond_broadcast(&j->cv);
+	pthread_mutex_unlock(&j->mu);
 	return NULL;
 }
 
-/* Read the first `size` bytes of a regular file in chunks (pread), parse
- * each and have it digested (threaded: by the digest thread, else here).
- * A file shorter than it was at the start is an error naming the byte. */
-static int read_regular(int fd, uint64_t size, const char *name, struct ergon_hpx_parser *p,
-			struct digest_job *j, int threaded, struct ergon_err *err)
+/* Parse the chunks the reader posts, in order, until it is done. */
+static int parse_posted(struct reader_job *j, struct ergon_hpx_parser *p, struct ergon_err *err)
 {
 	int rc = 0;
-	uint64_t i = 0;
-	for (uint64_t off = 0; rc == 0 && off < size; i++) {
+	for (uint64_t i = 0;; i++) {
+		pthread_mutex_lock(&j->mu);
+		while (j->filled <= i && !j->eof)
+			pthread_cond_wait(&j->cv, &j->mu);
+		int have = j->filled > i;
+		pthread_mutex_unlock(&j->mu);
+		if (!have)
+			break;
 		size_t slot = (size_t)(i % RING);
-		if (threaded) {
-			pthread_mutex_lock(&j->mu);
-			while (i - j->hashed >= RING)
-				pthread_cond_wait(&j->cv, &j->mu);
-			pthread_mutex_unlock(&j->mu);
-		}
-		size_t want = size - off < PARSE_CHUNK ? (size_t)(size - off) : PARSE_CHUNK;
-		ssize_t n;
-		do
-			n = pread(fd, j->buf[slot], want, (off_t)off);
-		while (n < 0 && errno == EINTR);
-		if (n < 0) {
-			rc = ergon_err_errno(err, errno, "%s: read failed at byte %llu", name,
-					     (unsigned long long)off);
+		int st = ergon_hpx_parser_feed(p, j->buf[slot], j->len[slot], err);
+		pthread_mutex_lock(&j->mu);
+		j->parsed = i + 1;
+		if (st < 0)
+			j->stop = 1;
+		pthread_cond_broadcast(&j->cv);
+		pthread_mutex_unlock(&j->mu);
+		if (st < 0) {
+			rc = st;
 			break;
 		}
-		if (n == 0) {
-			rc = ergon_err_set(err, ERGON_EIO,
-					   "%s: the file shrank while it was read (ends at byte "
-					   "%llu of %llu); parse a copy that is not being written",
-					   name, (unsigned long long)off, (unsigned long long)size);
-			break;
-		}
-		j->len[slot] = (size_t)n;
-		if (threaded) {
-			pthread_mutex_lock(&j->mu);
-			j->filled = i + 1;
-			pthread_cond_broadcast(&j->cv);
-			pthread_mutex_unlock(&j->mu);
-		} else if (!j->rc) {
-			j->rc = ergon_sha256_update(&j->sha, j->buf[slot], (size_t)n, &j->err);
-		}
-		int st = ergon_hpx_parser_feed(p, j->buf[slot], (size_t)n, err);
-		rc = st < 0 ? st : 0;
-		off += (uint64_t)n;
 	}
 	return rc;
+}
+
+/* Without a thread: read, digest and parse each chunk in turn. */
+static int parse_inline(struct reader_job *j, struct ergon_hpx_parser *p, struct ergon_err *err)
+{
+	for (uint64_t off = 0; off < j->size;) {
+		int rc = read_slot(j, 0, off);
+		if (rc) {
+			*err = j->err;
+			return rc;
+		}
+		int st = ergon_hpx_parser_feed(p, j->buf[0], j->len[0], err);
+		if (st < 0)
+			return st;
+		off += j->len[0];
+	}
+	return 0;
 }
 
 /* Parse and digest a regular file of `size` bytes; hex gets the digest. */
 static int parse_regular(int fd, uint64_t size, const char *name, struct ergon_hpx_parser *p,
 			 char hex[65], struct ergon_err *err)
 {
-	struct digest_job j;
+	struct reader_job j;
 	memset(&j, 0, sizeof j);
+	j.fd = fd;
+	j.size = size;
+	j.name = name;
 	int rc = ergon_sha256_init(&j.sha, err);
 	for (size_t k = 0; rc == 0 && k < RING; k++) {
 		j.buf[k] = malloc(PARSE_CHUNK);
@@ -132,28 +169,26 @@ static int parse_regular(int fd, uint64_t size, const char *name, struct ergon_h
 	pthread_t th;
 	if (rc == 0 && pthread_mutex_init(&j.mu, NULL) == 0) {
 		if (pthread_cond_init(&j.cv, NULL) == 0) {
-			/* A thread that cannot start: the digest is made inline. */
-			threaded = pthread_create(&th, NULL, digest_main, &j) == 0;
+			/* A thread that cannot start: read and parse in turn. */
+			threaded = pthread_create(&th, NULL, reader_main, &j) == 0;
 			if (!threaded)
 				pthread_cond_destroy(&j.cv);
 		}
 		if (!threaded)
 			pthread_mutex_destroy(&j.mu);
 	}
-	if (rc == 0)
-		rc = read_regular(fd, size, name, p, &j, threaded, err);
+	if (rc == 0 && !threaded)
+		rc = parse_inline(&j, p, err);
 	if (threaded) {
-		pthread_mutex_lock(&j.mu);
-		j.eof = 1;
-		pthread_cond_broadcast(&j.cv);
-		pthread_mutex_unlock(&j.mu);
+		rc = parse_posted(&j, p, err);
 		pthread_join(th, NULL);
 		pthread_cond_destroy(&j.cv);
 		pthread_mutex_destroy(&j.mu);
-	}
-	if (rc == 0 && j.rc) {
-		*err = j.err;
-		rc = j.rc;
+		/* The parser's error comes first; else the reader's. */
+		if (rc == 0 && j.rc) {
+			*err = j.err;
+			rc = j.rc;
+		}
 	}
 	if (rc == 0)
 		rc = ergon_sha256_final_hex(&j.sha, hex, err);
@@ -205,6 +240,11 @@ int ergon_hpx_parse_run(const char *log, const struct ergon_hpx_report_opts *o, 
 	struct stat st;
 	int regular = !from_stdin && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
 	int rc = ergon_hpx_parser_new(NULL, &p, err);
+	/* Each preset is aggregated as it ends, beside the parse of the next:
+	 * one preset's samples in memory, and only the last one's aggregation
+	 * after the end of the log. */
+	if (!rc)
+		rc = ergon_hpx_parser_aggregate_early(p, o->aggregation, true, err);
 	if (!rc && regular) {
 		rc = parse_regular(fd, (uint64_t)st.st_size, log, p, hex, err);
 		ro.log_sha256 = hex;

@@ -1,6 +1,8 @@
 /* Fuzz the HPX parser (PMU stream + power terminal record) with the bytes
- * fed in pseudo-random chunk splits. Oracle: whatever the chunking, the
- * result equals the one from a single feed; nothing crashes, leaks or grows
+ * fed in pseudo-random chunk splits. Oracles: whatever the chunking, the
+ * result equals the one from a single feed; early aggregation (each preset
+ * aggregated when it ends, inline or in the parser's worker thread) gives
+ * the result of aggregating at the end; nothing crashes, leaks or grows
  * without bound (small caps keep the limits reachable). */
 #include "ergon/hpx.h"
 #include "ergon/hpx_report.h"
@@ -10,7 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static json_t *run(const uint8_t *data, size_t size, uint64_t seed, int agg)
+/* early: 0 = aggregate at the end, every iteration kept in the result;
+ * -1 = at the end without iterations; 1 = early inline; 2 = early in the
+ * background (both without iterations). */
+static json_t *run(const uint8_t *data, size_t size, uint64_t seed, int agg, int early)
 {
 	struct ergon_hpx_limits lim = {.line_max_bytes = 512,
 				       .max_presets = 8,
@@ -23,6 +28,8 @@ static json_t *run(const uint8_t *data, size_t size, uint64_t seed, int agg)
 	struct ergon_err err = {0};
 	if (ergon_hpx_parser_new(&lim, &p, &err))
 		return NULL;
+	if (early > 0 && ergon_hpx_parser_aggregate_early(p, agg, early == 2, &err))
+		abort();
 	size_t off = 0;
 	int rc = 0;
 	while (off < size && rc >= 0) {
@@ -38,7 +45,8 @@ static json_t *run(const uint8_t *data, size_t size, uint64_t seed, int agg)
 	}
 	json_t *res = NULL;
 	if (rc >= 0 && ergon_hpx_parser_finish(p, &err) >= 0)
-		ergon_hpx_parser_to_json(p, agg, ERGON_HPX_JSON_ITERATIONS, &res, &err);
+		ergon_hpx_parser_to_json(p, agg, early == 0 ? ERGON_HPX_JSON_ITERATIONS : 0, &res,
+					 &err);
 	struct ergon_hpx_terminal t;
 	if (ergon_hpx_parser_terminal(p, &t, &err) == 0) {
 		json_t *tj = ergon_hpx_terminal_to_json(&t);
@@ -61,11 +69,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < size && i < 16; i++)
 		seed = seed * 31u + data[i];
 	int agg = (int)(seed % 3) + 1;
-	json_t *whole = run(data, size, 0, agg);
-	json_t *split = run(data, size, seed | 1u, agg);
+	json_t *whole = run(data, size, 0, agg, 0);
+	json_t *split = run(data, size, seed | 1u, agg, 0);
 	if (!whole || !split || !json_equal(whole, split))
 		abort();
 	json_decref(whole);
 	json_decref(split);
+	/* Without iterations (what early aggregation can give): at the end
+	 * against early, inline or in the worker, in other chunk splits. */
+	json_t *late = run(data, size, 0, agg, -1);
+	json_t *early = run(data, size, seed * 3u | 1u, agg, (int)(seed >> 40) % 2 + 1);
+	if (!late || !early || !json_equal(late, early))
+		abort();
+	json_decref(late);
+	json_decref(early);
 	return 0;
 }

@@ -271,9 +271,19 @@ static double cell(const struct hpx_preset *ps, size_t it, size_t row, size_t sl
 	return iv->vals[row * h->nnum + slot];
 }
 
+/* Iterations gather_block reads together, and the rows it reads ahead. */
+#define GATHER_TILE 8
+#define GATHER_AHEAD 8
+
 /* Gather layers [l0, l0 + nb) of every iteration (see aggregate_preset):
  * values, frozen rows (every counter the row has reads 0), rows present
- * and frozen per layer, and the layers' overflow flags. */
+ * and frozen per layer, and the layers' overflow flags. Iterations are read
+ * in tiles of GATHER_TILE: for each layer of the block, the tile's rows are
+ * read (GATHER_TILE sequential streams the prefetcher follows) and each
+ * counter's GATHER_TILE values land in one cache line of `gather`. One
+ * iteration at a time wrote every counter of every layer of the block to a
+ * different line and page, and those stores were the aggregation's largest
+ * cost. */
 static void gather_block(const struct hpx_preset *ps, const struct colset *cs, const size_t *map,
 			 size_t l0, size_t nb, size_t per_layer, double *gather, bool *frozen,
 			 size_t *nrows_of, size_t *nfrozen_of, struct ergon_pmu_layer *layers)
@@ -281,35 +291,47 @@ static void gather_block(const struct hpx_preset *ps, const struct colset *cs, c
 	size_t ni = ps->niters;
 	memset(nrows_of, 0, nb * sizeof(size_t));
 	memset(nfrozen_of, 0, nb * sizeof(size_t));
-	for (size_t it = 0; it < ni; it++) {
-		const struct hpx_iter *iv = &ps->iters[it];
-		size_t nnum = iv->hdr >= 0 ? ps->hdrs[iv->hdr].nnum : 0;
-		const size_t *m = map + it * cs->n;
+	for (size_t it0 = 0; it0 < ni; it0 += GATHER_TILE) {
+		size_t nt = ni - it0 < GATHER_TILE ? ni - it0 : GATHER_TILE;
+		size_t nnum[GATHER_TILE];
+		for (size_t t = 0; t < nt; t++) {
+			const struct hpx_iter *iv = &ps->iters[it0 + t];
+			nnum[t] = iv->hdr >= 0 ? ps->hdrs[iv->hdr].nnum : 0;
+		}
 		for (size_t b = 0; b < nb; b++) {
 			size_t li = l0 + b;
-			double *g = gather + b * per_layer + it;
-			frozen[b * ni + it] = false;
-			if (li >= iv->nrows) {
-				for (size_t c = 0; c < cs->n; c++)
-					g[c * ni] = NAN;
-				continue;
-			}
-			nrows_of[b]++;
-			const double *row = iv->vals + li * nnum;
-			bool seen = false, zero = true;
-			for (size_t c = 0; c < cs->n; c++) {
-				double v = m[c] == SIZE_MAX ? NAN : row[m[c]];
-				g[c * ni] = v;
-				if (isnan(v))
+			for (size_t t = 0; t < nt; t++) {
+				size_t it = it0 + t;
+				const struct hpx_iter *iv = &ps->iters[it];
+				const size_t *m = map + it * cs->n;
+				double *g = gather + b * per_layer + it;
+				frozen[b * ni + it] = false;
+				if (li >= iv->nrows) {
+					for (size_t c = 0; c < cs->n; c++)
+						g[c * ni] = NAN;
 					continue;
-				seen = true;
-				if (v != 0.0)
-					zero = false;
+				}
+				nrows_of[b]++;
+				const double *row = iv->vals + li * nnum[t];
+				/* A tile's streams are short (one block of rows): ask
+				 * for this stream's rows a few layers ahead. */
+				if (li + GATHER_AHEAD < iv->nrows && b + GATHER_AHEAD < nb)
+					__builtin_prefetch(row + GATHER_AHEAD * nnum[t]);
+				bool seen = false, zero = true;
+				for (size_t c = 0; c < cs->n; c++) {
+					double v = m[c] == SIZE_MAX ? NAN : row[m[c]];
+					g[c * ni] = v;
+					if (isnan(v))
+						continue;
+					seen = true;
+					if (v != 0.0)
+						zero = false;
+				}
+				frozen[b * ni + it] = seen && zero;
+				nfrozen_of[b] += frozen[b * ni + it];
+				if (iv->ovf[li])
+					layers[li].overflow = true;
 			}
-			frozen[b * ni + it] = seen && zero;
-			nfrozen_of[b] += frozen[b * ni + it];
-			if (iv->ovf[li])
-				layers[li].overflow = true;
 		}
 	}
 }
@@ -486,10 +508,11 @@ static int aggregate_preset(struct store *st, const struct hpx_preset *ps, int m
 	 * follows) instead of one row per pass (a cache miss per iteration and
 	 * layer). gather[(b * cs.n + c) * ni + it]: counter c of layer
 	 * block_start + b in iteration it (NaN when absent). The block holds at
-	 * most 2^20 values (8 MiB) unless one layer alone needs more. */
+	 * most 2^20 values (8 MiB) unless one layer alone needs more; up to 256
+	 * layers, so that the reads of one iteration are long streams. */
 	size_t per_layer = cs.n * ni + 1;
 	size_t blk = ((size_t)1 << 20) / per_layer;
-	blk = blk < 1 ? 1 : (blk > 32 ? 32 : blk);
+	blk = blk < 1 ? 1 : (blk > 256 ? 256 : blk);
 	gather = malloc(blk * per_layer * sizeof(double));
 	frozen = calloc(blk * ni + 1, sizeof(bool));
 	nrows_of = calloc(blk, sizeof(size_t));
@@ -588,6 +611,107 @@ done:
 	free(nrows_of);
 	free(nfrozen_of);
 	return rc;
+}
+
+/* What the result needs of a preset beyond its table: read from its
+ * iterations while the samples are there. */
+#define FACTS_COUNTS 64
+struct preset_facts {
+	bool overflow; /* any row of any kept iteration */
+	bool mismatch; /* layer counts differ between iterations */
+	int64_t counts[FACTS_COUNTS];
+	size_t ncounts;
+	size_t first_nrows;
+};
+
+static void facts_of(const struct hpx_preset *ps, struct preset_facts *f)
+{
+	memset(f, 0, sizeof(*f));
+	for (size_t it = 0; it < ps->niters; it++) {
+		const struct hpx_iter *iv = &ps->iters[it];
+		for (size_t row = 0; row < iv->nrows && !f->overflow; row++)
+			if (iv->ovf[row])
+				f->overflow = true;
+		if (iv->nrows != ps->iters[0].nrows)
+			f->mismatch = true;
+		if (f->ncounts < FACTS_COUNTS)
+			f->counts[f->ncounts++] = (int64_t)iv->nrows;
+	}
+	f->first_nrows = ps->niters ? ps->iters[0].nrows : 0;
+}
+
+/* A preset aggregated when it ended (early aggregation, seal.c). */
+struct hpx_sealed {
+	int rc; /* 0, or ERGON_ENOMEM: the preset kept its samples */
+	int method;
+	bool taken; /* the storage moved into a result */
+	struct store st;
+	struct ergon_pmu_table table;
+	struct agg_totals tot;
+	struct preset_facts facts;
+};
+
+struct hpx_sealed *hpx_sealed_new(void)
+{
+	return calloc(1, sizeof(struct hpx_sealed));
+}
+
+void hpx_sealed_free(struct hpx_sealed *s)
+{
+	if (!s)
+		return;
+	st_free(&s->st);
+	free(s);
+}
+
+void hpx_seal_compute(struct hpx_preset *ps, int method, struct hpx_sealed *s)
+{
+	s->method = method;
+	s->rc = aggregate_preset(&s->st, ps, method, &s->table, &s->tot);
+	if (s->rc) {
+		st_free(&s->st);
+		memset(&s->table, 0, sizeof(s->table));
+		memset(&s->tot, 0, sizeof(s->tot));
+		return;
+	}
+	facts_of(ps, &s->facts);
+	/* The samples are no longer needed: the parser never reads a sealed
+	 * preset's rows again (iteration counts and row counts stay). */
+	for (size_t it = 0; it < ps->niters; it++) {
+		struct hpx_iter *iv = &ps->iters[it];
+		free(iv->vals);
+		free(iv->ovf);
+		free(iv->id_off);
+		free(iv->op_off);
+		iv->vals = NULL;
+		iv->ovf = NULL;
+		iv->id_off = NULL;
+		iv->op_off = NULL;
+		iv->cap = 0;
+	}
+}
+
+/* Move a sealed preset's storage into the result's (the blocks are freed
+ * with it). */
+static void st_splice(struct store *st, struct store *from)
+{
+	struct store_block *b = from->head;
+	if (!b)
+		return;
+	while (b->next)
+		b = b->next;
+	b->next = st->head;
+	st->head = from->head;
+	from->head = NULL;
+}
+
+static void totals_add(struct agg_totals *t, const struct agg_totals *a)
+{
+	t->wrap += a->wrap;
+	t->frozen += a->frozen;
+	t->fallback += a->fallback;
+	if (!t->fallback_where[0])
+		memcpy(t->fallback_where, a->fallback_where, sizeof(t->fallback_where));
 }
 
 static bool has_counter(const struct ergon_pmu_layer *L, const struct ergon_pmu_counter *c)
@@ -698,9 +822,9 @@ static uint64_t strip_layer(struct ergon_pmu_layer *L, bool no_cycles, bool no_e
 	for (size_t k = 0; k < L->ncounters; k++) {
 		const struct ergon_pmu_counter *c = &L->counters[k];
 		bool cyc = is_cycles(c);
-		bool drop = (no_cycles && cyc) ||
-			    (no_events && !cyc && c->name_len >= plen &&
-			     memcmp(c->name, HPX_COUNTER_PMU_PREFIX, plen) == 0);
+		bool drop =
+		    (no_cycles && cyc) || (no_events && !cyc && c->name_len >= plen &&
+					   memcmp(c->name, HPX_COUNTER_PMU_PREFIX, plen) == 0);
 		if (drop) {
 			n++;
 			continue;
@@ -917,10 +1041,11 @@ static void stream_issues(const struct ergon_hpx_parser *p, const struct agg_tot
 	int64_t lines[HPX_MAX_NOTED];
 	size_t nl;
 	if (!p->in_session)
-		ergon_issue_list_add(issues, "pmu.missing", NULL, 0,
-				     "no '%s' line in %llu lines: not an HPX profile stream, or the "
-				     "capture started too late",
-				     HPX_TOK_START, (unsigned long long)(p->lines.lineno - 1));
+		ergon_issue_list_add(
+		    issues, "pmu.missing", NULL, 0,
+		    "no '%s' line in %llu lines: not an HPX profile stream, or the "
+		    "capture started too late",
+		    HPX_TOK_START, (unsigned long long)(p->lines.lineno - 1));
 	else if (nlayers == 0)
 		ergon_issue_list_add(
 		    issues, "pmu.missing", NULL, 0,
@@ -929,11 +1054,15 @@ static void stream_issues(const struct ergon_hpx_parser *p, const struct agg_tot
 	 * reports that (pmu.parser_limit), not a truncated stream. */
 	if (p->in_session && !p->ended && !p->failed) {
 		struct ergon_issue_field f[] = {
-		    ERGON_ISSUE_BOOL("open_iteration_dropped", p->dropped_open_iter)};
-		ergon_issue_list_add(issues, "pmu.incomplete", f, 1,
-				     "no '%s' after %llu lines: the stream is truncated; complete "
-				     "iterations are kept%s",
+		    ERGON_ISSUE_BOOL("open_iteration_dropped", p->dropped_open_iter),
+		    ERGON_ISSUE_INT("bytes", p->bytes),
+		    ERGON_ISSUE_BOOL("cut_mid_line", p->cut_mid_line)};
+		ergon_issue_list_add(issues, "pmu.incomplete", f, 3,
+				     "no '%s' after %llu lines: the stream is truncated at byte "
+				     "%llu%s; complete iterations are kept%s",
 				     HPX_TOK_END, (unsigned long long)(p->lines.lineno - 1),
+				     (unsigned long long)p->bytes,
+				     p->cut_mid_line ? " (inside a line)" : "",
 				     p->dropped_open_iter ? ", the open one was dropped" : "");
 	}
 	if (p->bad_rows.count) {
@@ -953,11 +1082,12 @@ static void stream_issues(const struct ergon_hpx_parser *p, const struct agg_tot
 		struct ergon_issue_field f[] = {ERGON_ISSUE_TEXT("kind", "non_numeric"),
 						ERGON_ISSUE_INT("count", p->bad_cells.count),
 						ERGON_ISSUE_INTS("lines", lines, nl)};
-		ergon_issue_list_add(issues, "pmu.parse_error", f, 3,
-				     "%llu counter cell(s) are not numbers (first at line %llu) and "
-				     "were left out of aggregation",
-				     (unsigned long long)p->bad_cells.count,
-				     (unsigned long long)p->bad_cells.lines[0]);
+		ergon_issue_list_add(
+		    issues, "pmu.parse_error", f, 3,
+		    "%llu counter cell(s) are not numbers (first at line %llu) and "
+		    "were left out of aggregation",
+		    (unsigned long long)p->bad_cells.count,
+		    (unsigned long long)p->bad_cells.lines[0]);
 	}
 	if (p->neg_cells.count) {
 		nl = noted(&p->neg_cells, lines);
@@ -976,18 +1106,19 @@ static void stream_issues(const struct ergon_hpx_parser *p, const struct agg_tot
 		    ERGON_ISSUE_INT("count", p->lines.dropped),
 		    ERGON_ISSUE_INT("first_line", p->lines.first_dropped_lineno),
 		    ERGON_ISSUE_INT("line_max_bytes", p->lim.line_max_bytes)};
-		ergon_issue_list_add(issues, "pmu.line_too_long", f, 3,
-				     "%llu line(s) longer than %zu bytes dropped (first: line %llu)",
-				     (unsigned long long)p->lines.dropped, p->lim.line_max_bytes,
-				     (unsigned long long)p->lines.first_dropped_lineno);
+		ergon_issue_list_add(
+		    issues, "pmu.line_too_long", f, 3,
+		    "%llu line(s) longer than %zu bytes dropped (first: line %llu)",
+		    (unsigned long long)p->lines.dropped, p->lim.line_max_bytes,
+		    (unsigned long long)p->lines.first_dropped_lineno);
 	}
 	if (tot->wrap) {
 		struct ergon_issue_field f[] = {ERGON_ISSUE_INT("count", tot->wrap)};
-		ergon_issue_list_add(issues, "pmu.counter_wrap", f, 1,
-				     "%llu counter sample(s) >= 2^31 rejected as uint32 wraps before "
-				     "%s aggregation",
-				     (unsigned long long)tot->wrap,
-				     ergon_hpx_aggregation_name(aggregation));
+		ergon_issue_list_add(
+		    issues, "pmu.counter_wrap", f, 1,
+		    "%llu counter sample(s) >= 2^31 rejected as uint32 wraps before "
+		    "%s aggregation",
+		    (unsigned long long)tot->wrap, ergon_hpx_aggregation_name(aggregation));
 	}
 	if (tot->frozen) {
 		struct ergon_issue_field f[] = {ERGON_ISSUE_INT("count", tot->frozen)};
@@ -999,11 +1130,12 @@ static void stream_issues(const struct ergon_hpx_parser *p, const struct agg_tot
 	if (tot->fallback) {
 		struct ergon_issue_field f[] = {ERGON_ISSUE_INT("count", tot->fallback),
 						ERGON_ISSUE_TEXT("first", tot->fallback_where)};
-		ergon_issue_list_add(issues, "pmu.wrap_fallback", f, 2,
-				     "%llu counter(s) had no valid sample and report the aggregate "
-				     "of their rejected raw samples (first: %s); do not trust those "
-				     "values",
-				     (unsigned long long)tot->fallback, tot->fallback_where);
+		ergon_issue_list_add(
+		    issues, "pmu.wrap_fallback", f, 2,
+		    "%llu counter(s) had no valid sample and report the aggregate "
+		    "of their rejected raw samples (first: %s); do not trust those "
+		    "values",
+		    (unsigned long long)tot->fallback, tot->fallback_where);
 	}
 	if (overflow_detected)
 		ergon_issue_list_add(issues, "pmu.counter_overflow", NULL, 0,
@@ -1028,16 +1160,18 @@ static void stream_issues(const struct ergon_hpx_parser *p, const struct agg_tot
 		ergon_issue_list_add(issues, "pmu.duplicate_preset", f, 2,
 				     "preset %s appeared again at line %llu; its earlier data was "
 				     "replaced",
-				     p->dup_preset_name, (unsigned long long)p->dup_preset.lines[0]);
+				     p->dup_preset_name,
+				     (unsigned long long)p->dup_preset.lines[0]);
 	}
 	if (p->iter_order.count) {
 		nl = noted(&p->iter_order, lines);
 		struct ergon_issue_field f[] = {ERGON_ISSUE_INTS("lines", lines, nl)};
-		ergon_issue_list_add(issues, "pmu.iter_order", f, 1,
-				     "%llu HPX_ITER marker(s) repeat or go back (first at line %llu); "
-				     "every iteration is still aggregated",
-				     (unsigned long long)p->iter_order.count,
-				     (unsigned long long)p->iter_order.lines[0]);
+		ergon_issue_list_add(
+		    issues, "pmu.iter_order", f, 1,
+		    "%llu HPX_ITER marker(s) repeat or go back (first at line %llu); "
+		    "every iteration is still aggregated",
+		    (unsigned long long)p->iter_order.count,
+		    (unsigned long long)p->iter_order.lines[0]);
 	}
 	if (p->restarts.count) {
 		nl = noted(&p->restarts, lines);
@@ -1079,6 +1213,24 @@ int ergon_hpx_parser_result(struct ergon_hpx_parser *p, int aggregation, unsigne
 		return ergon_err_set(err, ERGON_EUSAGE,
 				     "hpx: unknown aggregation %d; use median, mean or trimmed",
 				     aggregation);
+	if (p->early)
+		p->early->wait(p);
+	if (p->early_method &&
+	    (aggregation != p->early_method || (flags & ERGON_HPX_JSON_ITERATIONS))) {
+		return ergon_err_set(
+		    err, ERGON_EUSAGE,
+		    "hpx: the parser aggregated each preset early (%s) and released "
+		    "its samples; ask for that aggregation, without iterations, or "
+		    "parse without early aggregation",
+		    ergon_hpx_aggregation_name(p->early_method));
+	}
+	for (size_t i = 0; i < p->npresets; i++) {
+		const struct hpx_sealed *s = p->presets[i].sealed;
+		if (s && s->taken)
+			return ergon_err_set(err, ERGON_EUSAGE,
+					     "hpx: the result of this early-aggregating parser was "
+					     "already taken; it is made once");
+	}
 	int rc = ERGON_ENOMEM;
 	struct agg_totals tot = {0};
 	struct ergon_pmu_result *r = calloc(1, sizeof(*r));
@@ -1099,8 +1251,21 @@ int ergon_hpx_parser_result(struct ergon_hpx_parser *p, int aggregation, unsigne
 	for (size_t i = 0; i < p->npresets; i++) {
 		const struct hpx_preset *ps = &p->presets[i];
 		struct ergon_pmu_preset *rp = &r->presets[r->npresets++];
-		if (aggregate_preset(st, ps, aggregation, &ag[i], &tot))
-			goto done;
+		struct hpx_sealed *sealed = ps->sealed && ps->sealed->rc == 0 ? ps->sealed : NULL;
+		struct preset_facts facts;
+		if (sealed) {
+			st_splice(st, &sealed->st);
+			sealed->taken = true;
+			ag[i] = sealed->table;
+			totals_add(&tot, &sealed->tot);
+			facts = sealed->facts;
+		} else {
+			struct agg_totals ptot = {0};
+			if (aggregate_preset(st, ps, aggregation, &ag[i], &ptot))
+				goto done;
+			totals_add(&tot, &ptot);
+			facts_of(ps, &facts);
+		}
 		rp->layers = ag[i];
 		struct ergon_pmu_value nv;
 		if (st_text(st, ps->name, strlen(ps->name), &nv))
@@ -1118,28 +1283,18 @@ int ergon_hpx_parser_result(struct ergon_hpx_parser *p, int aggregation, unsigne
 		}
 		if ((flags & ERGON_HPX_JSON_ITERATIONS) && iterations_build(st, ps, rp))
 			goto done;
-		/* overflow_detected: any row of any kept iteration */
-		for (size_t it = 0; it < ps->niters; it++)
-			for (size_t row = 0; row < ps->iters[it].nrows; row++)
-				if (ps->iters[it].ovf[row])
-					overflow_detected = true;
-		/* inconsistent layer counts within a preset */
-		bool mismatch = false;
-		for (size_t it = 1; it < ps->niters; it++)
-			if (ps->iters[it].nrows != ps->iters[0].nrows)
-				mismatch = true;
-		if (mismatch) {
-			int64_t counts[64];
-			size_t nc = 0;
-			for (size_t it = 0; it < ps->niters && it < 64; it++)
-				counts[nc++] = (int64_t)ps->iters[it].nrows;
-			struct ergon_issue_field f[] = {ERGON_ISSUE_TEXT("preset", ps->name),
-							ERGON_ISSUE_INTS("layer_counts", counts, nc)};
-			ergon_issue_list_add(issues, "pmu.layer_count_mismatch", f, 2,
-					     "preset %s: layer counts differ between iterations; "
-					     "the first iteration's %zu layers are aggregated, extra "
-					     "rows ignored",
-					     ps->name, ps->iters[0].nrows);
+		if (facts.overflow)
+			overflow_detected = true;
+		if (facts.mismatch) {
+			struct ergon_issue_field f[] = {
+			    ERGON_ISSUE_TEXT("preset", ps->name),
+			    ERGON_ISSUE_INTS("layer_counts", facts.counts, facts.ncounts)};
+			ergon_issue_list_add(
+			    issues, "pmu.layer_count_mismatch", f, 2,
+			    "preset %s: layer counts differ between iterations; "
+			    "the first iteration's %zu layers are aggregated, extra "
+			    "rows ignored",
+			    ps->name, facts.first_nrows);
 		}
 	}
 	for (size_t i = 0; i < p->npresets; i++)
@@ -1177,11 +1332,12 @@ int ergon_hpx_parser_result(struct ergon_hpx_parser *p, int aggregation, unsigne
 			    ERGON_ISSUE_INT("base_layers", ag[0].n),
 			    ERGON_ISSUE_TEXT("preset", p->presets[i].name),
 			    ERGON_ISSUE_INT("layers", ag[i].n)};
-			ergon_issue_list_add(issues, "pmu.layer_count_mismatch", f, 4,
-					     "preset %s has %zu layers but %s has %zu; the merge uses "
-					     "%s's layers",
-					     p->presets[i].name, ag[i].n, p->presets[0].name, ag[0].n,
-					     p->presets[0].name);
+			ergon_issue_list_add(
+			    issues, "pmu.layer_count_mismatch", f, 4,
+			    "preset %s has %zu layers but %s has %zu; the merge uses "
+			    "%s's layers",
+			    p->presets[i].name, ag[i].n, p->presets[0].name, ag[0].n,
+			    p->presets[0].name);
 		}
 	}
 	/* Capabilities the port declared missing: never shown as zeros. */

@@ -37,8 +37,14 @@ struct hpx_iter {
 	uint64_t lineno;
 };
 
+struct hpx_sealed; /* a preset aggregated at its end (seal.c) */
+struct hpx_worker; /* the thread that seals presets in the background (seal.c) */
+
 struct hpx_preset {
 	char name[128];
+	/* Early aggregation: the preset's result, made when it ended (its
+	 * samples are then released); NULL while open or without it. */
+	struct hpx_sealed *sealed;
 	uint64_t first_lineno;
 	struct hpx_header *hdrs;
 	size_t nhdrs, hdrs_cap;
@@ -103,9 +109,38 @@ struct ergon_hpx_parser {
 	char bad_rows_detail[96];
 	char dup_preset_name[128];
 	bool dropped_open_iter;
+	bool cut_mid_line; /* the input ended inside a line (no final '\n') */
 
 	struct hpx_terminal_state term;
+
+	/* Early aggregation (ergon_hpx_parser_aggregate_early): 0 = off. */
+	int early_method;
+	const struct hpx_early_ops *early; /* NULL when off */
+	struct hpx_worker *worker;	   /* NULL: presets are sealed inline */
 };
+
+/* --- early aggregation (seal.c, aggregate.c) ---------------------------
+ * Set by ergon_hpx_parser_aggregate_early (seal.c); the parser and the
+ * aggregation call them through this table, so that the files' arrows
+ * point one way (parser.c <- aggregate.c <- seal.c). seal aggregates a
+ * preset that has ended (inline, or queued for the worker thread, which
+ * reads a copy of the preset struct: the parser neither grows nor frees a
+ * sealed preset's buffers until wait returns) and releases its samples.
+ * wait returns once every queued preset is sealed; the parser calls it
+ * before it clears a preset, makes a result or is freed; stop ends the
+ * worker; sealed_free frees a record (NULL: no-op). */
+struct hpx_early_ops {
+	void (*seal)(struct ergon_hpx_parser *p, struct hpx_preset *ps);
+	void (*wait)(struct ergon_hpx_parser *p);
+	void (*stop)(struct ergon_hpx_parser *p);
+	void (*sealed_free)(struct hpx_sealed *s);
+};
+/* aggregate.c: a new empty record (NULL: out of memory); aggregate ps
+ * into it and free ps's samples (the record keeps ERGON_ENOMEM when the
+ * aggregation failed, and the samples are kept); free a record (NULL: no-op). */
+struct hpx_sealed *hpx_sealed_new(void);
+void hpx_seal_compute(struct hpx_preset *ps, int method, struct hpx_sealed *s);
+void hpx_sealed_free(struct hpx_sealed *s);
 
 int hpx_grow(void **buf, size_t *cap, size_t need, size_t elem, size_t max);
 const struct hpx_meta *hpx_meta_get(const struct ergon_hpx_parser *p, const char *key);

@@ -103,8 +103,12 @@ static void iter_free(struct hpx_iter *it)
 	memset(it, 0, sizeof(*it));
 }
 
-static void preset_clear(struct hpx_preset *ps)
+/* Callers wait for the worker first (early->wait). */
+static void preset_clear(struct ergon_hpx_parser *p, struct hpx_preset *ps)
 {
+	if (ps->sealed && p->early)
+		p->early->sealed_free(ps->sealed);
+	ps->sealed = NULL;
 	for (size_t i = 0; i < ps->niters; i++)
 		iter_free(&ps->iters[i]);
 	free(ps->iters);
@@ -129,8 +133,12 @@ void ergon_hpx_parser_free(struct ergon_hpx_parser *p)
 {
 	if (!p)
 		return;
+	if (p->early) {
+		p->early->wait(p);
+		p->early->stop(p);
+	}
 	for (size_t i = 0; i < p->npresets; i++)
-		preset_clear(&p->presets[i]);
+		preset_clear(p, &p->presets[i]);
 	free(p->presets);
 	for (size_t i = 0; i < p->nmeta; i++) {
 		free(p->meta[i].key);
@@ -261,11 +269,15 @@ const struct hpx_meta *hpx_meta_get(const struct ergon_hpx_parser *p, const char
 /* --- presets and iterations ------------------------------------------------ */
 
 /* The reference appends the open iteration when the next one starts or the
- * preset ends; here the open iteration is the last element, flagged. */
-static void preset_flush(struct hpx_preset *ps)
+ * preset ends; here the open iteration is the last element, flagged. An
+ * ended preset gets no more rows (a preset seen again is cleared first), so
+ * with early aggregation it is aggregated now. */
+static void preset_flush(struct ergon_hpx_parser *p, struct hpx_preset *ps)
 {
 	ps->cur_open = false;
 	ps->in_iter = false;
+	if (p->early)
+		p->early->seal(p, ps);
 }
 
 static int preset_find_or_add(struct ergon_hpx_parser *p, const char *name, size_t n,
@@ -284,7 +296,9 @@ static int preset_find_or_add(struct ergon_hpx_parser *p, const char *name, size
 			note_line(&p->dup_preset, lineno);
 			if (!p->dup_preset_name[0])
 				snprintf(p->dup_preset_name, sizeof(p->dup_preset_name), "%s", key);
-			preset_clear(&p->presets[i]);
+			if (p->early)
+				p->early->wait(p);
+			preset_clear(p, &p->presets[i]);
 			p->cur = (long)i;
 			return 0;
 		}
@@ -562,9 +576,10 @@ static int str_add(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char
 	return 0;
 }
 
+/* nul_free: s is known to hold no NUL (row_fast refused rows with one). */
 static int str_intern(struct ergon_hpx_parser *p, struct hpx_preset *ps, const uint32_t *prev_offs,
-		      size_t r, const char *s, size_t n, uint32_t *off, uint64_t lineno,
-		      struct ergon_err *err)
+		      size_t r, const char *s, size_t n, bool nul_free, uint32_t *off,
+		      uint64_t lineno, struct ergon_err *err)
 {
 	if (prev_offs && prev_offs[r] != UINT32_MAX) {
 		const char *q = ps->strs + prev_offs[r];
@@ -573,7 +588,7 @@ static int str_intern(struct ergon_hpx_parser *p, struct hpx_preset *ps, const u
 		 * the next string (still inside the arena): a shorter q differs
 		 * at its NUL, since s has none (checked first). */
 		bool same;
-		if (memchr(s, '\0', n) != NULL)
+		if (!nul_free && memchr(s, '\0', n) != NULL)
 			same = false;
 		else if ((size_t)prev_offs[r] + n < ps->strs_len)
 			same = memcmp(q, s, n) == 0 && q[n] == '\0';
@@ -586,6 +601,53 @@ static int str_intern(struct ergon_hpx_parser *p, struct hpx_preset *ps, const u
 	}
 	return str_add(p, ps, s, n, off, lineno, err);
 }
+
+/* Word-at-a-time scanning for row_fast, on little-endian hosts (the byte
+ * at the lowest address is the word's lowest byte). Each helper is exact up
+ * to and including the first byte it flags: carries and borrows between
+ * bytes only run upward, from a byte that is itself flagged. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define HPX_SWAR 1
+static inline uint64_t load8(const char *s)
+{
+	uint64_t x;
+	memcpy(&x, s, sizeof(x));
+	return x;
+}
+
+/* Nonzero bytes where x is not an ASCII digit: a digit's high nibble is 3,
+ * and stays 3 after adding 6. */
+static inline uint64_t nondigits(uint64_t x)
+{
+	uint64_t hi = (x & 0xF0F0F0F0F0F0F0F0u) ^ 0x3030303030303030u;
+	uint64_t lo = ((x + 0x0606060606060606u) & 0xF0F0F0F0F0F0F0F0u) ^ 0x3030303030303030u;
+	return hi | lo;
+}
+
+/* The value of the first k (1..8) bytes of x, all ASCII digits (fast_float's
+ * eight-digit reduction, after moving the k digits to the top so that the
+ * bytes below read as leading zeros). */
+static inline uint64_t digits_value(uint64_t x, unsigned k)
+{
+	x -= 0x3030303030303030u;
+	x <<= 8u * (8u - k);
+	x = x * 10u + (x >> 8);
+	x = (((x & 0x000000FF000000FFu) * (100u + (1000000ull << 32))) +
+	     (((x >> 16) & 0x000000FF000000FFu) * (1u + (10000ull << 32)))) >>
+	    32;
+	return (uint32_t)x;
+}
+
+/* The 0x80 bit set in bytes below ',' + 1 (0x2D): ',', '"', CR, NUL and the
+ * other bytes a text cell rarely holds. */
+static inline uint64_t below_comma(uint64_t x)
+{
+	return (x - 0x2D2D2D2D2D2D2D2Du) & ~x & 0x8080808080808080u;
+}
+
+static const uint64_t pow10_u64[9] = {1,      10,      100,	 1000,	   10000,
+				      100000, 1000000, 10000000, 100000000};
+#endif
 
 /* One pass over a row made only of unsigned decimal counters (up to 18
  * digits) and text cells without quotes, CR or NUL. Fills p->fields (with
@@ -602,15 +664,50 @@ static bool row_fast(struct ergon_hpx_parser *p, const struct hpx_header *h, con
 		if (h->kind[i] == HPX_COL_NUM) {
 			uint64_t v = 0;
 			size_t digits = 0;
-			while (c < e && (unsigned char)(*c - '0') < 10 && digits < 18) {
-				v = v * 10u + (uint64_t)(*c - '0');
-				c++;
-				digits++;
+#ifdef HPX_SWAR
+			/* Eight bytes at a time while the line has them: no branch
+			 * per digit, so the varying lengths cost no mispredictions.
+			 * The byte loop below finishes a number the words did not. */
+			bool bytewise = true;
+			while (e - c >= 8) {
+				uint64_t x = load8(c);
+				uint64_t nd = nondigits(x);
+				unsigned k = nd ? (unsigned)__builtin_ctzll(nd) / 8u : 8u;
+				if (digits + k > 18)
+					return false; /* the general path reads long numbers */
+				if (k) {
+					v = v * pow10_u64[k] + digits_value(x, k);
+					digits += k;
+					c += k;
+				}
+				if (k < 8) {
+					bytewise = false; /* at the first non-digit */
+					break;
+				}
 			}
+			if (digits >= 18)
+				bytewise = false;
+			if (bytewise)
+#endif
+				while (c < e && (unsigned char)(*c - '0') < 10 && digits < 18) {
+					v = v * 10u + (uint64_t)(*c - '0');
+					c++;
+					digits++;
+				}
 			if (digits == 0 || (c < e && *c != ','))
 				return false;
 			p->fast_vals[h->slot[i]] = (double)v;
 		} else {
+#ifdef HPX_SWAR
+			while (e - c >= 8) {
+				uint64_t t = below_comma(load8(c));
+				if (t) {
+					c += __builtin_ctzll(t) / 8;
+					break;
+				}
+				c += 8;
+			}
+#endif
 			while (c < e && *c != ',') {
 				unsigned char b = (unsigned char)*c;
 				if (b == '"' || b == '\r' || b == '\0')
@@ -725,12 +822,12 @@ static int row_add(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char
 			it->ovf[r] = !((fl == 1 && f[0] == '0') ||
 				       (hpx_py_int(f, fl, &d, NULL, NULL) && d == 0.0));
 		} else if ((long)i == h->col_layer) {
-			int rc = str_intern(p, ps, prev ? prev->id_off : NULL, r, f, fl,
+			int rc = str_intern(p, ps, prev ? prev->id_off : NULL, r, f, fl, fast,
 					    &it->id_off[r], lineno, err);
 			if (rc)
 				return rc;
 		} else if ((long)i == (h->col_op >= 0 ? h->col_op : h->col_tag)) {
-			int rc = str_intern(p, ps, prev ? prev->op_off : NULL, r, f, fl,
+			int rc = str_intern(p, ps, prev ? prev->op_off : NULL, r, f, fl, fast,
 					    &it->op_off[r], lineno, err);
 			if (rc)
 				return rc;
@@ -846,7 +943,7 @@ static int on_line(void *ctx, const char *line, size_t n, uint64_t lineno)
 	}
 	if (equals(line, n, HPX_TOK_END)) {
 		if (p->cur >= 0)
-			preset_flush(&p->presets[p->cur]);
+			preset_flush(p, &p->presets[p->cur]);
 		p->ended = true;
 		p->end_lineno = lineno;
 		return 0;
@@ -879,7 +976,7 @@ static int on_line(void *ctx, const char *line, size_t n, uint64_t lineno)
 				ok = false;
 		if (ok) {
 			if (p->cur >= 0)
-				preset_flush(&p->presets[p->cur]);
+				preset_flush(p, &p->presets[p->cur]);
 			return preset_find_or_add(p, name, nl, lineno, err) ? -1 : 0;
 		}
 	}
@@ -936,6 +1033,7 @@ int ergon_hpx_parser_finish(struct ergon_hpx_parser *p, struct ergon_err *err)
 		return ergon_err_set(err, p->failed, "hpx: the parser stopped at an earlier error");
 	if (!p->finished) {
 		p->feed_err = err;
+		p->cut_mid_line = p->lines.len > 0 || p->lines.dropping;
 		int rc = hpx_lines_finish(&p->lines, on_line, p);
 		p->feed_err = NULL;
 		if (rc)
@@ -950,7 +1048,7 @@ int ergon_hpx_parser_finish(struct ergon_hpx_parser *p, struct ergon_err *err)
 				ps->niters--;
 				p->dropped_open_iter = true;
 			}
-			preset_flush(ps);
+			preset_flush(p, ps);
 		}
 	}
 	return p->ended ? ERGON_HPX_DONE : ERGON_HPX_NEED_MORE;

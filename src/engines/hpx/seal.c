@@ -1,0 +1,162 @@
+/* Early aggregation: each preset is aggregated when it ends and its samples
+ * are released, so the parser holds one preset's samples instead of the
+ * stream's, and (in the background) the aggregation of a finished preset
+ * overlaps the parse of the next one.
+ *
+ * The worker is one thread with a FIFO of jobs. A job holds a copy of the
+ * preset's struct (the parser's array of presets may move while the job
+ * runs); the buffers the copy points to are not touched by the parser until
+ * the parser has waited for the worker (see hpx_parser.h). A worker that cannot be
+ * started, or a job that cannot be allocated, falls back to sealing inline:
+ * the result is the same, only not overlapped.
+ */
+#include "hpx_parser.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct hpx_job {
+	struct hpx_preset copy;
+	struct hpx_sealed *out; /* the preset's `sealed`, allocated by the parser */
+	struct hpx_job *next;
+};
+
+struct hpx_worker {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct hpx_job *head, *tail;
+	size_t pending; /* queued or running */
+	bool stop;
+	int method;
+};
+
+static void *worker_main(void *arg)
+{
+	struct hpx_worker *w = arg;
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		while (!w->head && !w->stop)
+			pthread_cond_wait(&w->cv, &w->mu);
+		struct hpx_job *j = w->head;
+		if (!j)
+			break;
+		w->head = j->next;
+		if (!w->head)
+			w->tail = NULL;
+		pthread_mutex_unlock(&w->mu);
+		hpx_seal_compute(&j->copy, w->method, j->out);
+		pthread_mutex_lock(&w->mu);
+		free(j);
+		w->pending--;
+		pthread_cond_broadcast(&w->cv);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+static void preset_seal(struct ergon_hpx_parser *p, struct hpx_preset *ps)
+{
+	if (!p->early_method || ps->sealed || ps->niters == 0)
+		return;
+	/* The record is allocated here, so its address is fixed while the
+	 * worker fills it (the preset itself may move: presets live in an
+	 * array that grows). Without a record the preset keeps its samples and
+	 * is aggregated with the result, as without early aggregation. */
+	struct hpx_sealed *s = hpx_sealed_new();
+	if (!s)
+		return;
+	ps->sealed = s;
+	struct hpx_worker *w = p->worker;
+	struct hpx_job *j = w ? malloc(sizeof(*j)) : NULL;
+	if (!j) {
+		hpx_seal_compute(ps, p->early_method, s);
+		return;
+	}
+	j->copy = *ps;
+	j->out = s;
+	j->next = NULL;
+	pthread_mutex_lock(&w->mu);
+	if (w->tail)
+		w->tail->next = j;
+	else
+		w->head = j;
+	w->tail = j;
+	w->pending++;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+}
+
+static void seal_wait(struct ergon_hpx_parser *p)
+{
+	struct hpx_worker *w = p->worker;
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->mu);
+	while (w->pending)
+		pthread_cond_wait(&w->cv, &w->mu);
+	pthread_mutex_unlock(&w->mu);
+}
+
+static void worker_stop(struct ergon_hpx_parser *p)
+{
+	struct hpx_worker *w = p->worker;
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->mu);
+	w->stop = true;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	pthread_join(w->th, NULL);
+	pthread_cond_destroy(&w->cv);
+	pthread_mutex_destroy(&w->mu);
+	free(w);
+	p->worker = NULL;
+}
+
+static const struct hpx_early_ops early_ops = {
+    .seal = preset_seal,
+    .wait = seal_wait,
+    .stop = worker_stop,
+    .sealed_free = hpx_sealed_free,
+};
+
+int ergon_hpx_parser_aggregate_early(struct ergon_hpx_parser *p, int method, bool background,
+				     struct ergon_err *err)
+{
+	if (method != ERGON_HPX_AGG_MEDIAN && method != ERGON_HPX_AGG_MEAN &&
+	    method != ERGON_HPX_AGG_TRIMMED)
+		return ergon_err_set(err, ERGON_EUSAGE,
+				     "hpx: unknown aggregation %d; use median, mean or trimmed",
+				     method);
+	if (p->bytes || p->early_method)
+		return ergon_err_set(
+		    err, ERGON_EUSAGE,
+		    "hpx: early aggregation is chosen once, before the first feed");
+	p->early_method = method;
+	p->early = &early_ops;
+	if (!background)
+		return 0;
+	struct hpx_worker *w = calloc(1, sizeof(*w));
+	if (!w)
+		return 0; /* inline sealing: same result */
+	w->method = method;
+	if (pthread_mutex_init(&w->mu, NULL) != 0) {
+		free(w);
+		return 0;
+	}
+	if (pthread_cond_init(&w->cv, NULL) != 0) {
+		pthread_mutex_destroy(&w->mu);
+		free(w);
+		return 0;
+	}
+	if (pthread_create(&w->th, NULL, worker_main, w) != 0) {
+		pthread_cond_destroy(&w->cv);
+		pthread_mutex_destroy(&w->mu);
+		free(w);
+		return 0;
+	}
+	p->worker = w;
+	return 0;
+}
