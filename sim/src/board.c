@@ -379,6 +379,8 @@ static const struct scenario scenarios[] = {
     {"uniform_slowdown", ERGON_SIM_FLOW_PROFILE, 0, {.core_speed = 0.25}},
     {"frozen_window_clock", ERGON_SIM_FLOW_POWER_EXTERNAL, 0, {NOMINAL, .frozen_clock = 1}},
     {"hfrc_drift", ERGON_SIM_FLOW_POWER_EXTERNAL, 0, {NOMINAL, .clock_drift = 0.05}},
+    {"window_clock_fast", ERGON_SIM_FLOW_POWER_INA228, 0, {NOMINAL, .clock_drift = 19.0}},
+    {"window_clock_slow", ERGON_SIM_FLOW_POWER_INA228, 0, {NOMINAL, .clock_drift = -0.4}},
     {"gate_never_falls", ERGON_SIM_FLOW_POWER_EXTERNAL, 0, {NOMINAL, .gate_stuck_high = 1}},
     {"gate_glitches", ERGON_SIM_FLOW_POWER_EXTERNAL, 0, {NOMINAL, .glitches = 1}},
     {"go_never_arrives", ERGON_SIM_FLOW_POWER_EXTERNAL, 1, {NOMINAL, .go_never = 1}},
@@ -604,6 +606,7 @@ int ergon_sim_run_opts(const char *scenario, const struct ergon_sim_options *opt
 	struct ert_hal hal;
 	fill_hal(&hal, b);
 	res->status = run_flow(sc, b, &hal);
+	res->host_envelope_s = (double)b->now_ns * 1e-9;
 	/* Let the meter see a little idle tail after the flow ends. */
 	advance(b, 1000000u);
 	res->inferences = b->n_infer;

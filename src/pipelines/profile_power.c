@@ -9,6 +9,7 @@
 #include "ergon/gated.h"
 #include "ergon/hpx_report.h"
 #include "ergon/issues.h"
+#include "ergon/session.h"
 #include "ergon/sim.h"
 #include "profile_internal.h"
 
@@ -299,6 +300,10 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 	if (!rc)
 		rc = ergon_hpx_parser_new(NULL, &p, &e);
 	json_t *live_facts = NULL;
+	/* Internal mode's host envelope: from starting the power build to
+	 * collecting its record (window_clock_ceiling bounds the firmware's
+	 * window by it). */
+	double envelope_t0_s = ergon_now_s();
 	if (!rc && live)
 		rc = prof_live_capture(r, dir, image, duration_s,
 				       prof_planned_window_hb_s(cfg, r->clean_infer_avg_us), p,
@@ -309,6 +314,7 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 		rc = prof_boot_and_capture(r, dir, image, duration_s, duration_s,
 					   prof_planned_window_hb_s(cfg, r->clean_infer_avg_us), p,
 					   &cap, &lc, &e);
+	double envelope_s = ergon_now_s() - envelope_t0_s;
 	if (cap.issues)
 		json_array_extend(r->issues, cap.issues);
 	if (cap.details)
@@ -338,6 +344,15 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 	}
 	const struct ergon_gated_result *gres = NULL;
 	const struct ergon_sim_result *s = r->sim && lc ? ergon_lifecycle_sim_result(lc) : NULL;
+	if (!rc && internal) {
+		/* The virtual bench's host is timed on the bench's own clock
+		 * (its board runs faster than real time). */
+		facts.host_envelope_s = s != NULL ? s->host_envelope_s : envelope_s;
+		json_object_set_new(stage, "host_envelope",
+				    json_pack("{s:f,s:s}", "seconds", facts.host_envelope_s,
+					      "clock",
+					      s != NULL ? "virtual_bench" : "host_monotonic"));
+	}
 	double min_window_s = r->sim ? SIM_MIN_WINDOW_S : BENCH_MIN_WINDOW_S;
 	if (!rc && !internal && s != NULL) {
 		/* The simulated Joulescope's statistics packets are the stream. */

@@ -98,6 +98,10 @@ has "$tmp/jlink.calls" "CMD loadfile $tmp/fw/app_power.elf" "power stage flashes
 has "$tmp/ji/summary.json" '"measurement_scope": "on_device_gated_inference"' "on-device scope"
 has "$tmp/ji/summary.json" '"energy_per_inference_j": 8\.984(4|39999)' "energy per inference from the record"
 has "$tmp/out" "Energy/inference" "Power table printed"
+# The host timed the power build from its start to its record on its own
+# clock, so window_clock_ceiling holds the envelope (not null).
+has "$tmp/ji/summary.json" '"clock": "host_monotonic"' "host envelope timed on CLOCK_MONOTONIC"
+has "$tmp/ji/summary.json" '"host_envelope_s": [0-9]' "window_clock_ceiling has the host envelope"
 
 # --- openocd: program, then rtt server --------------------------------------
 FAKE_RTT_MODE=replay ERGON_OPENOCD_TARGET=target/fake.cfg "$bin" profile "$tmp/fw" \

@@ -145,6 +145,23 @@ static void internal_ina228_on_device_summary(void **state)
 		fail_msg("uncertainty %.12g J, expected 4.7046625e-8 J", u);
 	double epi = json_number_value(json_object_get(p, "energy_per_inference_j"));
 	assert_true(fabs(epi - 9e-6) <= u);
+	/* window_clock_ceiling on every internal run, all five fields. The
+	 * window (5000 x 1 ms = 5 s on the window clock) lies inside the host
+	 * envelope, which holds the 5 warmup inferences besides and at most
+	 * the record's bytes (under 1000 at 10 us each) plus 10 ms of I2C and
+	 * the rate probe; slack = max(0.25 s, 2 % of ~5 s) = 0.25 s. */
+	json_t *c = json_object_get(p, "window_clock_ceiling");
+	assert_int_equal(json_integer_value(json_object_get(c, "elapsed_us")), 5000000);
+	assert_true(json_real_value(json_object_get(c, "elapsed_s")) == 5.0);
+	double env = json_real_value(json_object_get(c, "host_envelope_s"));
+	if (!(env >= 5.005 && env <= 5.005 + 0.010 + 0.010))
+		fail_msg("host envelope %.9g s, expected 5.005 .. 5.025 s", env);
+	assert_true(json_real_value(json_object_get(c, "slack_s")) == 0.25);
+	assert_true(fabs(json_real_value(json_object_get(c, "ratio")) - 5.0 / env) < 1e-12);
+	assert_true(json_is_null(json_object_get(c, "reason")));
+	json_t *he = json_object_get(json_object_get(json_object_get(s, "stages"), "power"),
+				     "host_envelope");
+	assert_string_equal(json_string_value(json_object_get(he, "clock")), "virtual_bench");
 	/* Internal mode never auto-enables lock-step. */
 	assert_true(json_is_false(json_object_get(json_object_get(p, "sync"), "lockstep")));
 	json_decref(s);

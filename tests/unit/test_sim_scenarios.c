@@ -201,7 +201,58 @@ static void baseline_ina228(void **state)
 	assert_int_equal(t->measurement_count, 20);
 	assert_true(has_line(r.stream, "HPX_POWER_ENERGY_NJ=179688"));
 	assert_true(has_line(r.stream, "HPX_POWER_MEASUREMENT_SOURCE=ina228"));
-	host_codes(&r, NULL, NULL);
+	json_t *sec = NULL;
+	host_codes(&r, &sec, NULL);
+	/* window_clock_ceiling, all five fields: the window (20 ms) lies
+	 * inside the host envelope, which holds at least the 2 warmup
+	 * inferences besides and at most every streamed byte (10 us each)
+	 * plus 10 ms of I2C and probes on top; slack = max(0.25 s, 2 %). */
+	json_t *c = json_object_get(sec, "window_clock_ceiling");
+	assert_int_equal(json_integer_value(json_object_get(c, "elapsed_us")), 20000);
+	assert_true(json_real_value(json_object_get(c, "elapsed_s")) == 0.02);
+	double env = json_real_value(json_object_get(c, "host_envelope_s"));
+	assert_true(env == r.host_envelope_s);
+	assert_true(env >= 0.022 && env <= 0.022 + (double)r.stream_len * 10e-6 + 0.010);
+	assert_true(json_real_value(json_object_get(c, "slack_s")) == 0.25);
+	assert_true(fabs(json_real_value(json_object_get(c, "ratio")) - 0.02 / env) < 1e-15);
+	assert_true(json_is_null(json_object_get(c, "reason")));
+	json_decref(sec);
+	ergon_sim_result_cleanup(&r);
+}
+
+/* Internal mode, window clock 20x true time: the fixed 20-inference window
+ * (20 ms true) reads 400000 us (+-20 for the truncated reads), longer than
+ * the whole host envelope (< 0.15 s, see baseline_ina228) + 0.25 s slack:
+ * power.window_clock_exceeds_host_time; and 0.4 s vs the reference
+ * 20 x 1000 us = 0.02 s is off by more than 25 %: power.window_clock_mismatch. */
+static void window_clock_fast(void **state)
+{
+	(void)state;
+	struct ergon_sim_result r = run("window_clock_fast");
+	assert_int_equal(r.status, ERT_OK);
+	assert_int_equal(r.terminal.completed_count, 20);
+	assert_true(r.terminal.elapsed_us >= 399980 && r.terminal.elapsed_us <= 400020);
+	assert_true(r.host_envelope_s < 0.15);
+	json_t *sec = NULL;
+	host_codes(&r, &sec, "power.window_clock_exceeds_host_time", "power.window_clock_mismatch",
+		   NULL);
+	json_t *c = json_object_get(sec, "window_clock_ceiling");
+	assert_true(json_real_value(json_object_get(c, "host_envelope_s")) == r.host_envelope_s);
+	assert_true(json_real_value(json_object_get(c, "ratio")) > 0.4 / 0.15);
+	json_decref(sec);
+	ergon_sim_result_cleanup(&r);
+}
+
+/* Internal mode, window clock at 0.6x true time: 20 ms true reads 12000 us
+ * (+-1), 40 % short of the reference 20 x 1000 us (> 25 %):
+ * power.window_clock_mismatch only (shorter than the envelope). */
+static void window_clock_slow(void **state)
+{
+	(void)state;
+	struct ergon_sim_result r = run("window_clock_slow");
+	assert_int_equal(r.status, ERT_OK);
+	assert_true(r.terminal.elapsed_us >= 11999 && r.terminal.elapsed_us <= 12001);
+	host_codes(&r, NULL, "power.window_clock_mismatch", NULL);
 	ergon_sim_result_cleanup(&r);
 }
 
@@ -604,6 +655,8 @@ int main(void)
 	    cmocka_unit_test(uniform_slowdown),
 	    cmocka_unit_test(frozen_window_clock),
 	    cmocka_unit_test(hfrc_drift),
+	    cmocka_unit_test(window_clock_fast),
+	    cmocka_unit_test(window_clock_slow),
 	    cmocka_unit_test(gate_never_falls),
 	    cmocka_unit_test(gate_glitches),
 	    cmocka_unit_test(go_never_arrives),
