@@ -330,6 +330,19 @@ int ergon_power_section(const struct ergon_gated_result *res, double min_window_
 		json_array_append_new(reasons, json_string(v.reasons[k]));
 	json_object_set_new(p, "per_inference_omitted_reasons", reasons);
 	json_object_set_new(p, "terminal", terminal_json(&f->terminal));
+	/* The profile boot's clean-window figures, heliaPROFILER's names
+	 * (`ergon profile` sets them from the profile boot's stream). */
+	json_object_set_new(p, "device_clean_ref_cycles",
+			    f->have_clean_window ? json_integer((json_int_t)f->clean_ref_cycles)
+						 : json_null());
+	json_object_set_new(p, "device_clean_dwt_rate_cyc",
+			    f->have_rate_probe ? json_integer((json_int_t)f->rate_probe_cycles)
+					       : json_null());
+	json_object_set_new(p, "device_clean_dwt_rate_us",
+			    !f->have_rate_probe ? json_null()
+			    : f->rate_probe_us == floor(f->rate_probe_us) && f->rate_probe_us < 9e15
+				? json_integer((json_int_t)f->rate_probe_us)
+				: json_real(f->rate_probe_us));
 	json_object_set_new(p, "window_clock_ceiling",
 			    v.have_ceiling ? ergon_power_ceiling_json(&v.ceiling) : json_null());
 	json_object_set_new(p, "observer_check",

@@ -20,6 +20,7 @@ struct prof_run {
 	json_t *issues;		    /* every issue, in stage order (owned) */
 	json_t *profile;	    /* the profile body (owned) or NULL */
 	json_t *power;		    /* the power section (owned) or NULL */
+	json_t *device_clean;	    /* device_clean_* of the profile boot (owned) or NULL */
 	struct ergon_err first;	    /* the first stage error */
 };
 

@@ -319,6 +319,93 @@ static void every_scenario_yields_its_codes(void **state)
 	free(dir);
 }
 
+static const json_t *issue_ctx(const json_t *issues, const char *code)
+{
+	size_t i;
+	json_t *v;
+	json_array_foreach(issues, i, v)
+	{
+		if (strcmp(json_string_value(json_object_get(v, "code")), code) == 0)
+			return json_object_get(v, "context");
+	}
+	fail_msg("%s missing: %s", code, json_dumps(issues, JSON_COMPACT));
+	return NULL;
+}
+
+static json_int_t ctx_int(const json_t *c, const char *key)
+{
+	const json_t *v = json_object_get(c, key);
+	if (!json_is_integer(v))
+		fail_msg("context %s is not an integer", key);
+	return json_integer_value(v);
+}
+
+/* The profile boot's clean-window checks are ergon analyze's: the default
+ * auto window (5000 inferences with the power stage on). slow_counter:
+ * every 2nd inference counts 1/16 of its 96000 cycles, under the 1/8
+ * floor of the warm reference 96000: 2500 partial of 5000, affected 0.5,
+ * understatement >= 0.875 x 2500 / 5000 = 0.4375. stalled_counter: all
+ * 5000 stalled (understatement 1.0) and the reference itself 0 cycles:
+ * partial_check_inoperative and profile.clean_window_check_inoperative.
+ * The power section carries device_clean_*: reference 96000, rate probe
+ * 1000 us x 96 MHz = 96000 cycles (0 for the stalled reference). */
+static void clean_window_checks_as_analyze(void **state)
+{
+	(void)state;
+	char *dir = ts_tmpdir();
+	const char *names[2] = {"slow_counter", "stalled_counter"};
+	for (int k = 0; k < 2; k++) {
+		char *out = ts_strf("%s/%s", dir, names[k]);
+		char *so = NULL, *se = NULL;
+		int rc = ts_run_ergon(&so, &se, "profile", "--board", "sim", "--sim-scenario",
+				      names[k], "--power", "--out", out, NULL);
+		if (rc != 0)
+			fail_msg("%s: exit %d\n%s\n%s", names[k], rc, so, se);
+		json_t *s = load_summary(out);
+		const json_t *is = json_object_get(s, "issues");
+		const json_t *c = issue_ctx(is, "profile.clean_window_stalled");
+		const json_t *p = json_object_get(s, "power");
+		assert_int_equal(ctx_int(c, "total_iters"), 5000);
+		assert_int_equal(
+		    json_integer_value(json_object_get(p, "device_clean_dwt_rate_cyc")), 96000);
+		assert_int_equal(json_integer_value(json_object_get(p, "device_clean_dwt_rate_us")),
+				 1000);
+		if (k == 0) {
+			assert_int_equal(ctx_int(c, "stalled_iters"), 0);
+			assert_int_equal(ctx_int(c, "partial_iters"), 2500);
+			assert_true(json_real_value(json_object_get(c, "affected_fraction")) ==
+				    0.5);
+			assert_true(json_real_value(json_object_get(
+					c, "understatement_lower_bound")) == 0.4375);
+			assert_int_equal(ctx_int(c, "ref_cycles"), 96000);
+			assert_null(json_object_get(c, "partial_check_inoperative"));
+			assert_false(has_code(is, "profile.clean_window_check_inoperative"));
+			assert_int_equal(
+			    json_integer_value(json_object_get(p, "device_clean_ref_cycles")),
+			    96000);
+		} else {
+			assert_int_equal(ctx_int(c, "stalled_iters"), 5000);
+			assert_int_equal(ctx_int(c, "partial_iters"), 0);
+			assert_true(json_real_value(json_object_get(c, "affected_fraction")) ==
+				    1.0);
+			assert_true(json_real_value(
+					json_object_get(c, "understatement_lower_bound")) == 1.0);
+			assert_int_equal(ctx_int(c, "ref_cycles"), 0);
+			assert_true(json_is_true(json_object_get(c, "partial_check_inoperative")));
+			const json_t *ci = issue_ctx(is, "profile.clean_window_check_inoperative");
+			assert_int_equal(ctx_int(ci, "ref_cycles"), 0);
+			assert_int_equal(
+			    json_integer_value(json_object_get(p, "device_clean_ref_cycles")), 0);
+		}
+		json_decref(s);
+		free(so);
+		free(se);
+		free(out);
+	}
+	ts_tmpdir_remove(dir);
+	free(dir);
+}
+
 /* READY never observed: power.sync.ready_observed false with the wiring
  * hint; an explicit lock-step false turns the check off. */
 static void ready_never_observed(void **state)
@@ -596,6 +683,7 @@ int main(void)
 	    cmocka_unit_test(power_matches_truth),
 	    cmocka_unit_test(internal_ina228_on_device_summary),
 	    cmocka_unit_test(every_scenario_yields_its_codes),
+	    cmocka_unit_test(clean_window_checks_as_analyze),
 	    cmocka_unit_test(ready_never_observed),
 	    cmocka_unit_test(shared_firmware_recorded),
 	    cmocka_unit_test(detailed_outputs),
