@@ -495,11 +495,11 @@ static int run_flow(const struct scenario *sc, struct sim_board *b, const struct
 		       .max_current_a = b->o.max_current_a,
 		       .conv_time_us = b->o.conv_time_us,
 		       .averages = b->o.averages},
-	    .calibration_id = 7,
+	    .calibration_id = b->o.calibration_id,
 	};
 	/* Lock-step as configured; the scenarios about the handshake need it. */
 	int lockstep = b->o.lockstep < 0 ? sc->lockstep
-				       : b->o.lockstep || sc->f.go_never || sc->f.ready_wire_open;
+					 : b->o.lockstep || sc->f.go_never || sc->f.ready_wire_open;
 	if (lockstep) {
 		cfg.sync.state_pin = b->o.state_pin;
 		cfg.sync.go_pin = b->o.go_pin;
@@ -532,6 +532,7 @@ void ergon_sim_options_default(struct ergon_sim_options *o)
 	    .max_current_a = SIM_MAX_CURRENT_A,
 	    .conv_time_us = 50,
 	    .averages = 1,
+	    .calibration_id = "sim-bench",
 	};
 }
 

@@ -199,6 +199,7 @@ void ergon_profile_sim_options(const struct ergon_config *cfg, struct ergon_sim_
 	o->heartbeat_every_ms = u32(cfg->target.heartbeat.every_ms);
 	o->conv_time_us = u32(cfg->power.ina228.conversion_time_us);
 	o->averages = u32(cfg->power.ina228.averaging_count);
+	o->calibration_id = cfg->power.ina228.calibration_id;
 }
 
 const char *ergon_profile_sim_stage_scenario(const char *chosen, int power_stage,

@@ -162,11 +162,38 @@ static void internal_ina228_on_device_summary(void **state)
 	json_t *he = json_object_get(json_object_get(json_object_get(s, "stages"), "power"),
 				     "host_envelope");
 	assert_string_equal(json_string_value(json_object_get(he, "clock")), "virtual_bench");
+	/* The calibration id is the configuration's string (default
+	 * "UNCALIBRATED-parasitic-path"), verbatim through the firmware's
+	 * record into the artifact, and printed with the result. */
+	assert_string_equal(json_string_value(json_object_get(ods, "calibration_id")),
+			    "UNCALIBRATED-parasitic-path");
+	assert_string_equal(
+	    json_string_value(json_object_get(
+		json_object_get(json_object_get(p, "terminal"), "measurement"), "calibration_id")),
+	    "UNCALIBRATED-parasitic-path");
+	assert_non_null(strstr(so, "calibration: UNCALIBRATED-parasitic-path\n"));
 	/* Internal mode never auto-enables lock-step. */
 	assert_true(json_is_false(json_object_get(json_object_get(p, "sync"), "lockstep")));
 	json_decref(s);
 	free(so);
 	free(se);
+	/* A configured id, spaces and all. */
+	char *out2 = ts_strf("%s/run2", dir);
+	rc = ts_run_ergon(
+	    &so, &se, "profile", "--board", "sim", "--sim-scenario", "baseline_ina228", "--set",
+	    "power.ina228.calibration_id=shunt 0.5R cal 2026-11 #3", "--out", out2, NULL);
+	if (rc != 0)
+		fail_msg("exit %d\n%s\n%s", rc, so, se);
+	s = load_summary(out2);
+	assert_string_equal(json_string_value(json_object_get(
+				json_object_get(json_object_get(s, "power"), "on_device_summary"),
+				"calibration_id")),
+			    "shunt 0.5R cal 2026-11 #3");
+	assert_non_null(strstr(so, "calibration: shunt 0.5R cal 2026-11 #3\n"));
+	json_decref(s);
+	free(so);
+	free(se);
+	free(out2);
 	ts_tmpdir_remove(dir);
 	free(dir);
 	free(out);

@@ -201,6 +201,9 @@ static void baseline_ina228(void **state)
 	assert_int_equal(t->measurement_count, 20);
 	assert_true(has_line(r.stream, "HPX_POWER_ENERGY_NJ=179688"));
 	assert_true(has_line(r.stream, "HPX_POWER_MEASUREMENT_SOURCE=ina228"));
+	/* The scenarios' own calibration id, a string, verbatim. */
+	assert_string_equal(t->calibration_id, "sim-bench");
+	assert_true(has_line(r.stream, "HPX_POWER_CALIBRATION_ID=sim-bench"));
 	json_t *sec = NULL;
 	host_codes(&r, &sec, NULL);
 	/* window_clock_ceiling, all five fields: the window (20 ms) lies
@@ -217,6 +220,40 @@ static void baseline_ina228(void **state)
 	assert_true(fabs(json_real_value(json_object_get(c, "ratio")) - 0.02 / env) < 1e-15);
 	assert_true(json_is_null(json_object_get(c, "reason")));
 	json_decref(sec);
+	ergon_sim_result_cleanup(&r);
+}
+
+/* The configured calibration id reaches the record verbatim, bounded to
+ * 63 characters, a control character as '?' (the record is one line per
+ * key); none configured: no CALIBRATION_ID line at all. */
+static void calibration_id_reaches_the_record(void **state)
+{
+	(void)state;
+	struct ergon_sim_options o;
+	struct ergon_sim_result r;
+	struct ergon_err err = {0};
+	ergon_sim_options_default(&o);
+	o.calibration_id = "UNCALIBRATED-parasitic-path";
+	assert_int_equal(ergon_sim_run_opts("baseline_ina228", &o, &r, &err), 0);
+	assert_string_equal(r.terminal.calibration_id, "UNCALIBRATED-parasitic-path");
+	assert_true(has_line(r.stream, "HPX_POWER_CALIBRATION_ID=UNCALIBRATED-parasitic-path"));
+	ergon_sim_result_cleanup(&r);
+	o.calibration_id = "a\tb";
+	assert_int_equal(ergon_sim_run_opts("baseline_ina228", &o, &r, &err), 0);
+	assert_true(has_line(r.stream, "HPX_POWER_CALIBRATION_ID=a?b"));
+	ergon_sim_result_cleanup(&r);
+	char longid[71];
+	memset(longid, 'x', 70);
+	longid[70] = '\0';
+	o.calibration_id = longid;
+	assert_int_equal(ergon_sim_run_opts("baseline_ina228", &o, &r, &err), 0);
+	assert_int_equal(strlen(r.terminal.calibration_id), 63);
+	ergon_sim_result_cleanup(&r);
+	o.calibration_id = NULL;
+	assert_int_equal(ergon_sim_run_opts("baseline_ina228", &o, &r, &err), 0);
+	assert_null(strstr(r.stream, "CALIBRATION_ID"));
+	assert_int_equal(r.status, ERT_OK);
+	host_codes(&r, NULL, NULL);
 	ergon_sim_result_cleanup(&r);
 }
 
@@ -656,6 +693,7 @@ int main(void)
 	    cmocka_unit_test(frozen_window_clock),
 	    cmocka_unit_test(hfrc_drift),
 	    cmocka_unit_test(window_clock_fast),
+	    cmocka_unit_test(calibration_id_reaches_the_record),
 	    cmocka_unit_test(window_clock_slow),
 	    cmocka_unit_test(gate_never_falls),
 	    cmocka_unit_test(gate_glitches),
