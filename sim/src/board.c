@@ -47,6 +47,8 @@ struct sim_faults {
 	uint64_t drop_from, drop_len; /* silently lose stream bytes [from, from+len) */
 	uint64_t fail_after;	      /* transport write fails once this many bytes went */
 	int shunt_cal_nack;	      /* the SHUNT_CAL write is not acknowledged */
+	int rstacc_nack;	      /* the arming CONFIG write (RSTACC) is not acknowledged */
+	int energy_read_nack;	      /* reading ENERGY after the window is not acknowledged */
 	int pmu;		      /* the board has a PMU (two presets are profiled) */
 	uint32_t pmu_preload;	      /* counters start this close below 2^32 (overflow) */
 	struct sim_ina228_faults ina;
@@ -278,6 +280,8 @@ static int hal_i2c_read(void *ctx, uint8_t addr7, uint8_t reg, uint8_t *data, si
 		return -1; /* NACK: no device answers at that address */
 	/* 400 kHz I2C: ~25 µs per byte plus address and register. */
 	spend_idle_ns(b, 25000u * (uint64_t)(len + 2));
+	if (b->f.energy_read_nack && reg == ERT_INA228_REG_ENERGY)
+		return -1;
 	return sim_ina228_read(&b->ina, reg, data, len);
 }
 
@@ -288,6 +292,10 @@ static int hal_i2c_write(void *ctx, uint8_t addr7, uint8_t reg, const uint8_t *d
 		return -1;
 	spend_idle_ns(b, 25000u * (uint64_t)(len + 2));
 	if (b->f.shunt_cal_nack && reg == ERT_INA228_REG_SHUNT_CAL)
+		return -1;
+	/* CONFIG is big-endian on the bus: RSTACC (bit 14) is in the first byte. */
+	if (b->f.rstacc_nack && reg == ERT_INA228_REG_CONFIG && len == 2 &&
+	    ((unsigned)data[0] << 8 & ERT_INA228_CONFIG_RSTACC) != 0)
 		return -1;
 	return sim_ina228_write(&b->ina, reg, data, len);
 }
@@ -392,6 +400,8 @@ static const struct scenario scenarios[] = {
      0,
      {NOMINAL, .ina = {.shunt_cal_stuck_zero = 1}}},
     {"ina228_shunt_cal_nack", ERGON_SIM_FLOW_POWER_INA228, 0, {NOMINAL, .shunt_cal_nack = 1}},
+    {"ina228_arm_fails", ERGON_SIM_FLOW_POWER_INA228, 0, {NOMINAL, .rstacc_nack = 1}},
+    {"ina228_read_fails", ERGON_SIM_FLOW_POWER_INA228, 0, {NOMINAL, .energy_read_nack = 1}},
     {"ina228_reversed_sense",
      ERGON_SIM_FLOW_POWER_INA228,
      0,

@@ -11,6 +11,7 @@
 #include "ergon/issues.h"
 #include "ergon/session.h"
 #include "ergon/sim.h"
+#include "ergon/wire.h"
 #include "profile_internal.h"
 
 #include <math.h>
@@ -130,29 +131,31 @@ static void ina228_init_hint(struct prof_run *r, const json_t *terminal)
 	int click = strcmp(cfg->power.ina228.board, "mikroe-power-monitor-click") == 0;
 	long long code = (long long)json_integer_value(json_object_get(t, "error_code"));
 	char hint[400];
-	/* The record carries the runtime's status as a positive number. */
-	long long st = -code;
-	if (st != ERT_E_I2C)
+	/* The record's code is per phase (wire.h): 10/11 here are SHUNT_CAL's. */
+	const char *name = ergon_power_error_name(phase, code);
+	if (strcmp(name, HPX_ERR_I2C) != 0)
 		snprintf(hint, sizeof hint,
 			 "the target's INA228 at 0x%llX answered but its bring-up failed (phase "
 			 "ina228_init, error %lld: %s): see the terminal record",
 			 addr, code,
-			 st == ERT_E_INA228_ID		  ? "wrong manufacturer or device ID"
-			 : st == ERT_E_SHUNT_CAL_WRITE	  ? "SHUNT_CAL write not acknowledged"
-			 : st == ERT_E_SHUNT_CAL_READBACK ? "SHUNT_CAL read back differs"
-							  : "see the runtime's status codes");
+			 strcmp(name, HPX_ERR_INA228_ID) == 0 ? "wrong manufacturer or device ID"
+			 : strcmp(name, HPX_ERR_SHUNT_CAL_WRITE) == 0
+			     ? "SHUNT_CAL write failed (not acknowledged)"
+			 : strcmp(name, HPX_ERR_SHUNT_CAL_READBACK) == 0
+			     ? "SHUNT_CAL read back differs"
+			     : name);
 	else if (click && addr != 0x4A)
 		snprintf(hint, sizeof hint,
 			 "the target's INA228 did not come up at power.ina228.i2c_address 0x%llX "
 			 "(phase ina228_init, error %lld): the MikroE Power Monitor Click answers "
 			 "at 0x4A; set power.ina228.i2c_address: 0x4A",
-			 addr, (long long)json_integer_value(json_object_get(t, "error_code")));
+			 addr, code);
 	else
 		snprintf(hint, sizeof hint,
 			 "the target's INA228 did not come up at power.ina228.i2c_address 0x%llX "
 			 "(phase ina228_init, error %lld): check the address straps (A0/A1), the "
 			 "I2C wiring and power.ina228.i2c_iom",
-			 addr, (long long)json_integer_value(json_object_get(t, "error_code")));
+			 addr, code);
 	ergon_issue_add(r->issues, "profile.ina228_init_failed",
 			json_pack("{s:I}", "i2c_address", (json_int_t)addr), "%s", hint);
 }
@@ -381,6 +384,9 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 			json_object_set(sec, "live_capture", live_facts);
 		json_object_set_new(sec, "firmware",
 				    json_deep_copy(json_object_get(stage, "firmware")));
+		/* heliaPROFILER's name for the same fact. */
+		json_object_set_new(sec, "power_firmware",
+				    json_string(shared ? "shared" : "dedicated"));
 		if (terminal)
 			json_object_set(sec, "terminal_record", terminal);
 		if (internal)

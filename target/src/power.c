@@ -86,6 +86,16 @@ static void kv_s(struct ert_buf *b, const char *key, const char *v)
 	ert_buf_char(b, '\n');
 }
 
+uint32_t ert_power_error_code(uint32_t final_phase, int32_t status)
+{
+	if (final_phase == ERT_PHASE_INA228_INIT && status == ERT_E_SHUNT_CAL_WRITE)
+		return HPX_PT_INA228_INIT_SHUNT_CAL_WRITE_FAILED;
+	if (final_phase == ERT_PHASE_INA228_INIT && status == ERT_E_SHUNT_CAL_READBACK)
+		return HPX_PT_INA228_INIT_SHUNT_CAL_READBACK_DIFFERS;
+	/* |ert_status|: ert_status_name() maps it back (2 = timeout, ...). */
+	return (uint32_t)(-status);
+}
+
 /* Copy the configured id, bounded, keeping the record one line per key. */
 static void copy_calibration_id(char *dst, const char *src)
 {
@@ -108,8 +118,7 @@ static void render(struct ert_power_terminal *t)
 	ert_buf_str(&b, HPX_TOK_POWER_TERMINAL_START "\n");
 	kv_u(&b, HPX_KEY_PT_TERMINAL_VERSION, t->version);
 	kv_s(&b, HPX_KEY_PT_STATUS, t->status == ERT_OK ? HPX_STATUS_OK : HPX_STATUS_ERROR);
-	/* |ert_status|: ert_status_name() maps it back (2 = timeout, ...). */
-	kv_u(&b, HPX_KEY_PT_ERROR_CODE, (uint64_t)(uint32_t)(-t->status));
+	kv_u(&b, HPX_KEY_PT_ERROR_CODE, ert_power_error_code(t->final_phase, t->status));
 	kv_s(&b, HPX_KEY_PT_FINAL_PHASE, ert_power_phase_name((int)t->final_phase));
 	kv_u(&b, HPX_KEY_PT_REQUESTED_COUNT, t->requested_count);
 	kv_u(&b, HPX_KEY_PT_COMPLETED_COUNT, t->completed_count);

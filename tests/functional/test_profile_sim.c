@@ -77,6 +77,7 @@ static void power_matches_truth(void **state)
 	if (!(fabs(epi - truth_j) <= u))
 		fail_msg("energy per inference %.9g J, truth %.9g J, uncertainty %.3g J", epi,
 			 truth_j, u);
+	assert_string_equal(json_string_value(json_object_get(p, "power_firmware")), "dedicated");
 	/* Lock-step was on by rule (sim wiring 3/4/5) and READY was seen. */
 	json_t *sync = json_object_get(p, "sync");
 	assert_true(json_is_true(json_object_get(sync, "lockstep")));
@@ -487,6 +488,10 @@ static void shared_firmware_recorded(void **state)
 	assert_true(has_code(json_object_get(s, "issues"), "profile.firmware_shared"));
 	json_t *fw = json_object_get(json_object_get(s, "power"), "firmware");
 	assert_true(json_is_true(json_object_get(fw, "transport_contamination")));
+	/* The method's field name, as its scripts read it. */
+	assert_string_equal(
+	    json_string_value(json_object_get(json_object_get(s, "power"), "power_firmware")),
+	    "shared");
 	json_decref(s);
 	free(so);
 	free(se);

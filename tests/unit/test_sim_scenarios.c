@@ -14,6 +14,7 @@
  * and the test asserts the exact set of issue codes the host reports. The
  * reference inference time is the baseline profile boot's 1000 us.
  */
+#include "ergon/analyze.h"
 #include "ergon/issues.h"
 #include "ergon/sim.h"
 #include "ergon/sim_host.h"
@@ -533,14 +534,18 @@ static void lost_terminal_record(void **state)
 static void ina228_bringup_failures(void **state)
 {
 	(void)state;
+	/* The record's ERROR_CODE is the method's per-phase code: in
+	 * ina228_init 10 = SHUNT_CAL write failed, 11 = read back differs;
+	 * the ID mismatch stays |ERT_E_INA228_ID| = 7. */
 	static const struct {
 		const char *name;
 		int status;
+		int record_code;
 	} cases[] = {
 	    /* Host: power.terminal_incomplete for each. */
-	    {"ina228_wrong_id", ERT_E_INA228_ID},
-	    {"ina228_shunt_cal_zero", ERT_E_SHUNT_CAL_READBACK},
-	    {"ina228_shunt_cal_nack", ERT_E_SHUNT_CAL_WRITE},
+	    {"ina228_wrong_id", ERT_E_INA228_ID, 7},
+	    {"ina228_shunt_cal_zero", ERT_E_SHUNT_CAL_READBACK, 11},
+	    {"ina228_shunt_cal_nack", ERT_E_SHUNT_CAL_WRITE, 10},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct ergon_sim_result r = run(cases[i].name);
@@ -550,15 +555,60 @@ static void ina228_bringup_failures(void **state)
 		/* Nothing ran, and no measured-looking zeros were printed. */
 		assert_int_equal(r.inferences, 0);
 		assert_null(strstr(r.stream, "ENERGY_NJ"));
-		char *want = ts_strf("HPX_POWER_ERROR_CODE=%d", -cases[i].status);
+		char *want = ts_strf("HPX_POWER_ERROR_CODE=%d", cases[i].record_code);
 		assert_true(has_line(r.stream, want));
 		free(want);
 		host_codes(&r, NULL, "power.terminal_incomplete", NULL);
 		ergon_sim_result_cleanup(&r);
 	}
+	/* The host names (phase, code) as one failure: 10 and 11 are
+	 * SHUNT_CAL's in ina228_init and the window clock's / the workload's
+	 * anywhere else. */
+	assert_string_equal(ergon_power_error_name("ina228_init", 10), "shunt_cal_write");
+	assert_string_equal(ergon_power_error_name("ina228_init", 11), "shunt_cal_readback");
+	assert_string_equal(ergon_power_error_name("ina228_init", 7), "ina228_id");
+	assert_string_equal(ergon_power_error_name("window", 10), "window_clock");
+	assert_string_equal(ergon_power_error_name("window", 11), "workload");
+	assert_string_equal(ergon_power_error_name("ina228_read", 3), "i2c");
+	assert_string_equal(ergon_power_error_name("done", 0), "ok");
+	assert_string_equal(ergon_power_error_name("window", 99), "unknown");
+	assert_string_equal(ergon_power_error_name("window", -4), "unknown");
 	/* The readback and the write failure are distinct codes. */
 	assert_string_equal(ert_status_name(ERT_E_SHUNT_CAL_READBACK), "shunt_cal_readback");
 	assert_string_equal(ert_status_name(ERT_E_SHUNT_CAL_WRITE), "shunt_cal_write");
+}
+
+/* The arming write (CONFIG with RSTACC, right before the gate) and the
+ * read after the window fail on the bus: error 3 (|ERT_E_I2C|) in phases
+ * ina228_arm and ina228_read. Arm: no gate, no inference of the window
+ * (warmup 2 and the 3 warm-reference runs, target/src/window.c). Read: the 20-inference window ran and the gate fell,
+ * but no figure was read, so none is printed. Host:
+ * power.terminal_incomplete for both. */
+static void ina228_arm_and_read_failures(void **state)
+{
+	(void)state;
+	struct ergon_sim_result r = run("ina228_arm_fails");
+	assert_int_equal(r.status, ERT_E_I2C);
+	assert_int_equal(r.terminal.final_phase, ERT_PHASE_INA228_ARM);
+	assert_int_equal(r.terminal.gate_asserted, 0);
+	assert_int_equal(r.terminal.completed_count, 0);
+	assert_int_equal(r.inferences, 2 + 3);
+	assert_true(has_line(r.stream, "HPX_POWER_FINAL_PHASE=ina228_arm"));
+	assert_true(has_line(r.stream, "HPX_POWER_ERROR_CODE=3"));
+	assert_null(strstr(r.stream, "ENERGY_NJ"));
+	host_codes(&r, NULL, "power.terminal_incomplete", NULL);
+	ergon_sim_result_cleanup(&r);
+	r = run("ina228_read_fails");
+	assert_int_equal(r.status, ERT_E_I2C);
+	assert_int_equal(r.terminal.final_phase, ERT_PHASE_INA228_READ);
+	assert_int_equal(r.terminal.gate_asserted, 1);
+	assert_int_equal(r.terminal.gate_lowered, 1);
+	assert_int_equal(r.terminal.completed_count, 20);
+	assert_true(has_line(r.stream, "HPX_POWER_FINAL_PHASE=ina228_read"));
+	assert_true(has_line(r.stream, "HPX_POWER_ERROR_CODE=3"));
+	assert_null(strstr(r.stream, "ENERGY_NJ"));
+	host_codes(&r, NULL, "power.terminal_incomplete", NULL);
+	ergon_sim_result_cleanup(&r);
 }
 
 /* Host: power.zero_charge (energy without charge: IN+/IN- reversed). */
@@ -700,6 +750,7 @@ int main(void)
 	    cmocka_unit_test(go_never_arrives),
 	    cmocka_unit_test(lost_terminal_record),
 	    cmocka_unit_test(ina228_bringup_failures),
+	    cmocka_unit_test(ina228_arm_and_read_failures),
 	    cmocka_unit_test(ina228_reversed_sense),
 	    cmocka_unit_test(ina228_accumulator_overflow),
 	    cmocka_unit_test(transport_bytes_dropped),

@@ -83,6 +83,11 @@ struct ert_power_terminal {
 	char text[ERT_POWER_TERMINAL_TEXT_MAX]; /* the record as HPX lines */
 };
 
+/* The record's HPX_POWER_ERROR_CODE for a flow that stopped in final_phase
+ * with status (an ert_status): per phase, as wire.h documents (ina228_init:
+ * 10 SHUNT_CAL write failed, 11 read back differs), else |status|. */
+uint32_t ert_power_error_code(uint32_t final_phase, int32_t status);
+
 /* The record, at a fixed symbol for the debug probe. */
 extern struct ert_power_terminal ert_power_terminal;
 
