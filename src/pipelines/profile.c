@@ -309,6 +309,12 @@ int ergon_profile_run(const struct ergon_profile_opts *o, json_t **summary, stru
 	r.issues = json_deep_copy(cfg->issues);
 	json_t *plan = NULL;
 	rc = ergon_profile_plan(cfg, &plan, err);
+	if (!rc) {
+		/* Again, now with the run's issues (the plan is already checked). */
+		rc = prof_config_acts(cfg, plan, r.issues, err);
+		if (rc)
+			json_decref(plan);
+	}
 	if (rc) {
 		json_decref(r.issues);
 		ergon_out_release(&slot);

@@ -6,6 +6,7 @@
 #include "ergon/profile.h"
 #include "ergon/ert_window.h"
 #include "ergon/sim.h"
+#include "profile_internal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -124,6 +125,13 @@ int ergon_profile_plan(const struct ergon_config *cfg, json_t **out, struct ergo
 	    "duration_from", origin_of(cfg, "power.duration_s"));
 	if (plan == NULL)
 		return ergon_err_set(err, ERGON_ENOMEM, "profile plan: out of memory");
+	/* The transport and reset steps as the lifecycle carries them out
+	 * (--dry-run shows them; a value that cannot act is refused here). */
+	int rc2 = prof_config_acts(cfg, plan, NULL, err);
+	if (rc2) {
+		json_decref(plan);
+		return rc2;
+	}
 	*out = plan;
 	return 0;
 }

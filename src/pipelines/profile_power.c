@@ -233,6 +233,21 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 		return;
 	}
 	int live = !r->sim && !internal && prof_live_driver(cfg);
+	if (cfg->power.serial[0] && !live) {
+		/* power.serial / --power-serial selects a live instrument; a run
+		 * without one must not look as if it had used that instrument. */
+		char why[400];
+		snprintf(why, sizeof why,
+			 "power.serial %s selects a live instrument, but this power stage has "
+			 "none to select (%s): remove power.serial (--power-serial), or use "
+			 "power.driver joulescope or ppk2 in external mode on a board",
+			 cfg->power.serial,
+			 internal ? "internal mode reads the target's own INA228"
+			 : r->sim ? "the virtual bench's simulated meter"
+				  : cfg->power.driver);
+		refuse(r, stage, "profile.power_instrument_unavailable", why);
+		return;
+	}
 	if (!r->sim && !internal && !live) {
 		char why[400];
 		snprintf(why, sizeof why,

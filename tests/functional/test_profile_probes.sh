@@ -81,6 +81,9 @@ has "$tmp/out" "CONV_2D" "per-layer table from the RTT stream"
 has "$tmp/j1/summary.json" '"hardware": true' "summary marks a hardware lifecycle"
 has "$tmp/j1/summary.json" "not yet been run on hardware" "summary says it is untested on hardware"
 has "$tmp/j1/summary.json" '"kind": "measured"' "provenance measured"
+# Apollo510's board rule asks for debug_reset+swpoi_reset; J-Link's step is
+# `r` only, so the missing step is an issue, never silent.
+has "$tmp/j1/summary.json" "profile.reset_step_not_performed" "SWPOI step not performed is named"
 
 # --- jlink, internal INA228 mode: the terminal record over RTT ---------------
 # The record is the virtual bench's (0.5 ohm, 20 mA plan): 179688 nJ over 20
