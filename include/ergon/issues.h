@@ -103,6 +103,9 @@ enum ergon_integrity {
 	  "the instrument's calibration was bad or absent; documented defaults were used")       \
 	X("instrument.disconnected", ERGON_SEV_ERROR,                                              \
 	  "the instrument went away mid-run; what was measured before is kept, incomplete")      \
+	/* --- instrument: the unported rule (issue 17) --- */                                      \
+	X("instrument.unvalidated_driver", ERGON_SEV_INFO,                                         \
+	  "the driver has never run against the part: validated against a fake only")           \
 	/* --- config: profile configuration rules --- */                                          \
 	X("config.fixed_window_short", ERGON_SEV_WARNING,                                          \
 	  "a fixed window of about 1 s or less cannot yield a valid gated power run")           \

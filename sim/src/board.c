@@ -49,6 +49,7 @@ struct sim_faults {
 	int shunt_cal_nack;	      /* the SHUNT_CAL write is not acknowledged */
 	int rstacc_nack;	      /* the arming CONFIG write (RSTACC) is not acknowledged */
 	int energy_read_nack;	      /* reading ENERGY after the window is not acknowledged */
+	int js_gap;		      /* the meter loses 9 of 10 packets while the gate is high */
 	int pmu;		      /* the board has a PMU (two presets are profiled) */
 	uint32_t pmu_preload;	      /* counters start this close below 2^32 (overflow) */
 	struct sim_ina228_faults ina;
@@ -72,6 +73,7 @@ struct sim_board {
 	uint64_t js_t0_ns;
 	double js_q, js_e, js_in0_ns, js_total_q, js_total_e;
 	uint64_t next_glitch_ns[2];
+	uint64_t js_gap_n; /* fully-high packets seen (js_gap) */
 	double pmu_base_cycles;
 	uint16_t pmu_events[ERT_PMU_PASS_COUNTERS];
 	unsigned pmu_n;
@@ -120,6 +122,10 @@ static void js_emit(struct sim_board *b)
 	q->sample_id = (uint64_t)(r->n_js - 1) * 100u;
 	q->digital = p->in0 > 0.0 ? 1u : 0u;
 	q->fields = ERGON_PKT_VOLTAGE | ERGON_PKT_POWER | ERGON_PKT_ACCUM | ERGON_PKT_DIGITAL;
+	/* A lossy link inside the window: the packet is lost (its sample ids
+	 * leave a gap), the meter's accumulators still count it. */
+	if (b->f.js_gap && p->in0 >= 1.0 && (b->js_gap_n++ % 10u) != 0u)
+		r->n_js--;
 	b->js_q = b->js_e = b->js_in0_ns = 0.0;
 	b->js_t0_ns += SIM_JS_PERIOD_NS;
 }
@@ -389,6 +395,8 @@ static const struct scenario scenarios[] = {
     {"hfrc_drift", ERGON_SIM_FLOW_POWER_EXTERNAL, 0, {NOMINAL, .clock_drift = 0.05}},
     {"window_clock_fast", ERGON_SIM_FLOW_POWER_INA228, 0, {NOMINAL, .clock_drift = 19.0}},
     {"window_clock_slow", ERGON_SIM_FLOW_POWER_INA228, 0, {NOMINAL, .clock_drift = -0.4}},
+    {"core_clock_drift", ERGON_SIM_FLOW_POWER_EXTERNAL, 0, {.core_speed = 0.92}},
+    {"packets_lost_in_window", ERGON_SIM_FLOW_POWER_EXTERNAL, 0, {NOMINAL, .js_gap = 1}},
     {"gate_never_falls", ERGON_SIM_FLOW_POWER_EXTERNAL, 0, {NOMINAL, .gate_stuck_high = 1}},
     {"gate_glitches", ERGON_SIM_FLOW_POWER_EXTERNAL, 0, {NOMINAL, .glitches = 1}},
     {"go_never_arrives", ERGON_SIM_FLOW_POWER_EXTERNAL, 1, {NOMINAL, .go_never = 1}},

@@ -137,6 +137,7 @@ int prof_live_capture(struct prof_run *r, const char *dir, const char *image, do
 	if (prof_interrupted(r) && rc == 0)
 		rc = ERGON_EINTR;
 	if (inst) {
+		ergon_instrument_unvalidated_issue(inst, r->issues);
 		json_t *id = ergon_instrument_identity_json(inst);
 		if (id && *live_out)
 			json_object_set_new(*live_out, "identity", id);

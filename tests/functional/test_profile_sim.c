@@ -623,13 +623,15 @@ static void config_reaches_firmware(void **state)
 {
 	(void)state;
 	char *dir = ts_tmpdir();
-	/* Fixed window of 7: the firmware runs exactly 7 (it ran 20 before). */
-	json_t *s = run_summary(dir, "fixed7", 0, "--power", "--set", "profiling.iterations=7",
-				"--set", "profiling.window_mode=fixed", NULL);
+	/* Fixed window of 1234: the firmware runs exactly 1234 (it ran 20
+	 * before; 1.234 s clears the method's 1 s floor). */
+	json_t *s =
+	    run_summary(dir, "fixed1234", 0, "--power", "--set", "profiling.iterations=1234",
+			"--set", "profiling.window_mode=fixed", NULL);
 	json_t *p = json_object_get(s, "power");
-	assert_int_equal(json_integer_value(json_object_get(p, "inference_count")), 7);
+	assert_int_equal(json_integer_value(json_object_get(p, "inference_count")), 1234);
 	json_t *t = json_object_get(json_object_get(p, "terminal_record"), "terminal");
-	assert_int_equal(json_integer_value(json_object_get(t, "requested_count")), 7);
+	assert_int_equal(json_integer_value(json_object_get(t, "requested_count")), 1234);
 	json_decref(s);
 
 	/* Internal, 0.1 Ohm at 0.3 A, fixed 7: CURRENT_LSB = 0.3 / 2^19 =

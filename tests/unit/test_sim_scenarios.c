@@ -395,6 +395,50 @@ static void hfrc_drift(void **state)
 	ergon_sim_result_cleanup(&r);
 }
 
+/* The core runs at 0.92 x its nominal 96 MHz in the power boot (an HFRC
+ * that drifts between boots) while the window clock is true: the 20
+ * inferences take 20 x 1 ms / 0.92 = 21.739 ms, the firmware's window
+ * clock and the meter's gate agree on it (the observer holds), and against
+ * the profile boot's reference 20 x 1000 us the gate runs 1/0.92 - 1 =
+ * +8.70 % (within 15 %): power.gated_window_reference_drift (info) and the
+ * energy per inference stands at 5 mA x 1.8 V x 1 ms / 0.92 = 9.7826 uJ. */
+static void core_clock_drift(void **state)
+{
+	(void)state;
+	struct ergon_sim_result r = run("core_clock_drift");
+	assert_int_equal(r.status, ERT_OK);
+	assert_true(r.terminal.elapsed_us >= 21738 && r.terminal.elapsed_us <= 21740);
+	json_t *sec = NULL;
+	host_codes(&r, &sec, "power.gated_window_reference_drift", NULL);
+	assert_true(
+	    json_is_true(json_object_get(json_object_get(sec, "observer_check"), "agrees")));
+	double drift = json_number_value(json_object_get(sec, "gated_window_reference_drift"));
+	if (!(fabs(drift - (1.0 / 0.92 - 1.0)) < 0.005))
+		fail_msg("drift %.6f, expected %.6f", drift, 1.0 / 0.92 - 1.0);
+	double epi = json_number_value(json_object_get(sec, "energy_per_inference_j"));
+	assert_true(fabs(epi - 9e-6 / 0.92) < 0.01 * 9e-6);
+	json_decref(sec);
+	ergon_sim_result_cleanup(&r);
+}
+
+/* The meter loses 9 of every 10 packets while the gate is fully high: the
+ * 20 ms gate still has both edges, but its 200 packets shrink to 20 plus
+ * the 2 edge packets, 2.2 ms of integral < the scenarios' 5 ms floor:
+ * power.gate_below_minimum; the accumulators counted every lost packet, so
+ * they disagree with the kept packets' power: power.accumulator_inconsistent.
+ * Per-inference figures withheld. */
+static void packets_lost_in_window(void **state)
+{
+	(void)state;
+	struct ergon_sim_result r = run("packets_lost_in_window");
+	assert_int_equal(r.status, ERT_OK);
+	json_t *sec = NULL;
+	host_codes(&r, &sec, "power.gate_below_minimum", "power.accumulator_inconsistent", NULL);
+	assert_true(json_is_true(json_object_get(sec, "per_inference_metrics_omitted")));
+	json_decref(sec);
+	ergon_sim_result_cleanup(&r);
+}
+
 /* Host: power.terminal_incomplete, power.observation_degraded (no closed
  * gate window). */
 static void gate_never_falls(void **state)
@@ -581,9 +625,9 @@ static void ina228_bringup_failures(void **state)
 /* The arming write (CONFIG with RSTACC, right before the gate) and the
  * read after the window fail on the bus: error 3 (|ERT_E_I2C|) in phases
  * ina228_arm and ina228_read. Arm: no gate, no inference of the window
- * (warmup 2 and the 3 warm-reference runs, target/src/window.c). Read: the 20-inference window ran and the gate fell,
- * but no figure was read, so none is printed. Host:
- * power.terminal_incomplete for both. */
+ * (warmup 2 and the 3 warm-reference runs, target/src/window.c). Read: the 20-inference window ran
+ * and the gate fell, but no figure was read, so none is printed. Host: power.terminal_incomplete
+ * for both. */
 static void ina228_arm_and_read_failures(void **state)
 {
 	(void)state;
@@ -743,6 +787,8 @@ int main(void)
 	    cmocka_unit_test(frozen_window_clock),
 	    cmocka_unit_test(hfrc_drift),
 	    cmocka_unit_test(window_clock_fast),
+	    cmocka_unit_test(core_clock_drift),
+	    cmocka_unit_test(packets_lost_in_window),
 	    cmocka_unit_test(calibration_id_reaches_the_record),
 	    cmocka_unit_test(window_clock_slow),
 	    cmocka_unit_test(gate_never_falls),
