@@ -36,16 +36,22 @@ static json_t *load_summary(const char *dir)
 	return j;
 }
 
-static int has_code(const json_t *issues, const char *code)
+/* The first issue with this code, or NULL. */
+static const json_t *find_issue(const json_t *issues, const char *code)
 {
 	size_t i;
 	json_t *v;
 	json_array_foreach(issues, i, v)
 	{
 		if (strcmp(json_string_value(json_object_get(v, "code")), code) == 0)
-			return 1;
+			return v;
 	}
-	return 0;
+	return NULL;
+}
+
+static int has_code(const json_t *issues, const char *code)
+{
+	return find_issue(issues, code) != NULL;
 }
 
 static void power_matches_truth(void **state)
@@ -349,15 +355,10 @@ static void every_scenario_yields_its_codes(void **state)
 
 static const json_t *issue_ctx(const json_t *issues, const char *code)
 {
-	size_t i;
-	json_t *v;
-	json_array_foreach(issues, i, v)
-	{
-		if (strcmp(json_string_value(json_object_get(v, "code")), code) == 0)
-			return json_object_get(v, "context");
-	}
-	fail_msg("%s missing: %s", code, json_dumps(issues, JSON_COMPACT));
-	return NULL;
+	const json_t *v = find_issue(issues, code);
+	if (v == NULL)
+		fail_msg("%s missing: %s", code, json_dumps(issues, JSON_COMPACT));
+	return json_object_get(v, "context");
 }
 
 static json_int_t ctx_int(const json_t *c, const char *key)
