@@ -27,6 +27,12 @@ extern "C" {
 ERGON_API int ergon_power_section(const struct ergon_gated_result *res, double min_window_s,
 				  const struct ergon_power_facts *f, const json_t *warnings,
 				  json_t **out, struct ergon_err *err);
+/* The name of a power terminal record's (final_phase, error_code): the
+ * per-phase codes of target/include/ergon/wire.h (ina228_init 10
+ * "shunt_cal_write", 11 "shunt_cal_readback"), else the runtime status
+ * name of -code ("ok" for 0, "unknown" for a code the runtime never
+ * writes). Static string. */
+ERGON_API const char *ergon_power_error_name(const char *final_phase, int64_t error_code);
 /* The power section's window_clock_ceiling object from the checks' typed
  * ceiling (new reference; null when it cannot be made). */
 ERGON_API json_t *ergon_power_ceiling_json(const struct ergon_power_ceiling *c);

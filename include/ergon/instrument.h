@@ -40,6 +40,17 @@ struct ergon_instrument_identity {
 	int total_rail;             /* index of the module's total input rail, -1 if none */
 	char rails[ERGON_MAX_RAILS][48]; /* rail names, by channel */
 	char notes[512];            /* free text: wiring, wrap time, caveats */
+	/* The unported rule: what a driver ergon ships was checked against
+	 * when it has never run against the part ("a protocol simulator
+	 * only"); "" when it has. A non-empty value is in the identity
+	 * ("validated_against") and raises instrument.unvalidated_driver
+	 * (info) in every artifact (ergon_instrument_open). */
+	char validated_against[128];
+	/* sysfs-backed drivers (hwmon, rapl) read under this root when it is
+	 * not "/" (--sysfs-root, ERGON_SYSFS_ROOT): a tree that may be a copy
+	 * or a fake, so the figures are synthetic unless --provenance
+	 * measured says otherwise; "" for "/" and other drivers. */
+	char sysfs_root[256];
 };
 
 /* Options given on the command line as key=value (--instrument-opt) and the
@@ -91,6 +102,13 @@ struct ergon_instrument {
 	 * it into their report. */
 	json_t *issues;
 };
+
+/* The unported rule: append instrument.unvalidated_driver (info) to an
+ * artifact's issues when the identity's validated_against is set (a
+ * driver never run against the part). Pipelines call it for every
+ * artifact an instrument's figures go into. 0 or ERGON_ENOMEM. */
+ERGON_API int ergon_instrument_unvalidated_issue(const struct ergon_instrument *inst,
+						 json_t *issues);
 
 /* The driver table. */
 ERGON_API const struct ergon_instrument_driver *const *ergon_instrument_drivers(size_t *count);

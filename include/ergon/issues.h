@@ -105,6 +105,9 @@ enum ergon_integrity {
 	  "the instrument's calibration was bad or absent; documented defaults were used")       \
 	X("instrument.disconnected", ERGON_SEV_ERROR,                                              \
 	  "the instrument went away mid-run; what was measured before is kept, incomplete")      \
+	/* --- instrument: the unported rule (issue 17) --- */                                      \
+	X("instrument.unvalidated_driver", ERGON_SEV_INFO,                                         \
+	  "the driver has never run against the part: validated against a fake only")           \
 	/* --- config: profile configuration rules --- */                                          \
 	X("config.fixed_window_short", ERGON_SEV_WARNING,                                          \
 	  "a fixed window of about 1 s or less cannot yield a valid gated power run")           \
@@ -153,6 +156,8 @@ enum ergon_integrity {
 	X("profile.ready_not_observed", ERGON_SEV_WARNING, "lock-step READY never seen on the state input") \
 	X("profile.firmware_shared", ERGON_SEV_WARNING, "power stage ran the profile build: transport contamination") \
 	X("profile.ina228_init_failed", ERGON_SEV_ERROR, "the target's INA228 bring-up failed (address, ID, SHUNT_CAL)") \
+	/* --- profile: configuration the lifecycle cannot carry out (yet) --- */                   \
+	X("profile.reset_step_not_performed", ERGON_SEV_WARNING, "a reset step the board rule asks for is not performed") \
 	/* --- profile: a TFLite model run on the target (ergon profile MODEL.tflite) --- */       \
 	X("profile.model_output_mismatch", ERGON_SEV_ERROR, "the on-target model output differs from the host interpreter's") \
 	X("profile.model_output_missing", ERGON_SEV_ERROR, "the firmware reported no model output: correctness unknown") \

@@ -47,6 +47,9 @@ struct sim_faults {
 	uint64_t drop_from, drop_len; /* silently lose stream bytes [from, from+len) */
 	uint64_t fail_after;	      /* transport write fails once this many bytes went */
 	int shunt_cal_nack;	      /* the SHUNT_CAL write is not acknowledged */
+	int rstacc_nack;	      /* the arming CONFIG write (RSTACC) is not acknowledged */
+	int energy_read_nack;	      /* reading ENERGY after the window is not acknowledged */
+	int js_gap;		      /* the meter loses 9 of 10 packets while the gate is high */
 	int pmu;		      /* the board has a PMU (two presets are profiled) */
 	uint32_t pmu_preload;	      /* counters start this close below 2^32 (overflow) */
 	struct sim_ina228_faults ina;
@@ -70,6 +73,7 @@ struct sim_board {
 	uint64_t js_t0_ns;
 	double js_q, js_e, js_in0_ns, js_total_q, js_total_e;
 	uint64_t next_glitch_ns[2];
+	uint64_t js_gap_n; /* fully-high packets seen (js_gap) */
 	double pmu_base_cycles;
 	uint16_t pmu_events[ERT_PMU_PASS_COUNTERS];
 	unsigned pmu_n;
@@ -118,6 +122,10 @@ static void js_emit(struct sim_board *b)
 	q->sample_id = (uint64_t)(r->n_js - 1) * 100u;
 	q->digital = p->in0 > 0.0 ? 1u : 0u;
 	q->fields = ERGON_PKT_VOLTAGE | ERGON_PKT_POWER | ERGON_PKT_ACCUM | ERGON_PKT_DIGITAL;
+	/* A lossy link inside the window: the packet is lost (its sample ids
+	 * leave a gap), the meter's accumulators still count it. */
+	if (b->f.js_gap && p->in0 >= 1.0 && (b->js_gap_n++ % 10u) != 0u)
+		r->n_js--;
 	b->js_q = b->js_e = b->js_in0_ns = 0.0;
 	b->js_t0_ns += SIM_JS_PERIOD_NS;
 }
@@ -278,6 +286,8 @@ static int hal_i2c_read(void *ctx, uint8_t addr7, uint8_t reg, uint8_t *data, si
 		return -1; /* NACK: no device answers at that address */
 	/* 400 kHz I2C: ~25 µs per byte plus address and register. */
 	spend_idle_ns(b, 25000u * (uint64_t)(len + 2));
+	if (b->f.energy_read_nack && reg == ERT_INA228_REG_ENERGY)
+		return -1;
 	return sim_ina228_read(&b->ina, reg, data, len);
 }
 
@@ -288,6 +298,10 @@ static int hal_i2c_write(void *ctx, uint8_t addr7, uint8_t reg, const uint8_t *d
 		return -1;
 	spend_idle_ns(b, 25000u * (uint64_t)(len + 2));
 	if (b->f.shunt_cal_nack && reg == ERT_INA228_REG_SHUNT_CAL)
+		return -1;
+	/* CONFIG is big-endian on the bus: RSTACC (bit 14) is in the first byte. */
+	if (b->f.rstacc_nack && reg == ERT_INA228_REG_CONFIG && len == 2 &&
+	    ((unsigned)data[0] << 8 & ERT_INA228_CONFIG_RSTACC) != 0)
 		return -1;
 	return sim_ina228_write(&b->ina, reg, data, len);
 }
@@ -379,6 +393,10 @@ static const struct scenario scenarios[] = {
     {"uniform_slowdown", ERGON_SIM_FLOW_PROFILE, 0, {.core_speed = 0.25}},
     {"frozen_window_clock", ERGON_SIM_FLOW_POWER_EXTERNAL, 0, {NOMINAL, .frozen_clock = 1}},
     {"hfrc_drift", ERGON_SIM_FLOW_POWER_EXTERNAL, 0, {NOMINAL, .clock_drift = 0.05}},
+    {"window_clock_fast", ERGON_SIM_FLOW_POWER_INA228, 0, {NOMINAL, .clock_drift = 19.0}},
+    {"window_clock_slow", ERGON_SIM_FLOW_POWER_INA228, 0, {NOMINAL, .clock_drift = -0.4}},
+    {"core_clock_drift", ERGON_SIM_FLOW_POWER_EXTERNAL, 0, {.core_speed = 0.92}},
+    {"packets_lost_in_window", ERGON_SIM_FLOW_POWER_EXTERNAL, 0, {NOMINAL, .js_gap = 1}},
     {"gate_never_falls", ERGON_SIM_FLOW_POWER_EXTERNAL, 0, {NOMINAL, .gate_stuck_high = 1}},
     {"gate_glitches", ERGON_SIM_FLOW_POWER_EXTERNAL, 0, {NOMINAL, .glitches = 1}},
     {"go_never_arrives", ERGON_SIM_FLOW_POWER_EXTERNAL, 1, {NOMINAL, .go_never = 1}},
@@ -390,6 +408,8 @@ static const struct scenario scenarios[] = {
      0,
      {NOMINAL, .ina = {.shunt_cal_stuck_zero = 1}}},
     {"ina228_shunt_cal_nack", ERGON_SIM_FLOW_POWER_INA228, 0, {NOMINAL, .shunt_cal_nack = 1}},
+    {"ina228_arm_fails", ERGON_SIM_FLOW_POWER_INA228, 0, {NOMINAL, .rstacc_nack = 1}},
+    {"ina228_read_fails", ERGON_SIM_FLOW_POWER_INA228, 0, {NOMINAL, .energy_read_nack = 1}},
     {"ina228_reversed_sense",
      ERGON_SIM_FLOW_POWER_INA228,
      0,
@@ -493,11 +513,11 @@ static int run_flow(const struct scenario *sc, struct sim_board *b, const struct
 		       .max_current_a = b->o.max_current_a,
 		       .conv_time_us = b->o.conv_time_us,
 		       .averages = b->o.averages},
-	    .calibration_id = 7,
+	    .calibration_id = b->o.calibration_id,
 	};
 	/* Lock-step as configured; the scenarios about the handshake need it. */
 	int lockstep = b->o.lockstep < 0 ? sc->lockstep
-				       : b->o.lockstep || sc->f.go_never || sc->f.ready_wire_open;
+					 : b->o.lockstep || sc->f.go_never || sc->f.ready_wire_open;
 	if (lockstep) {
 		cfg.sync.state_pin = b->o.state_pin;
 		cfg.sync.go_pin = b->o.go_pin;
@@ -530,6 +550,7 @@ void ergon_sim_options_default(struct ergon_sim_options *o)
 	    .max_current_a = SIM_MAX_CURRENT_A,
 	    .conv_time_us = 50,
 	    .averages = 1,
+	    .calibration_id = "sim-bench",
 	};
 }
 
@@ -604,6 +625,7 @@ int ergon_sim_run_opts(const char *scenario, const struct ergon_sim_options *opt
 	struct ert_hal hal;
 	fill_hal(&hal, b);
 	res->status = run_flow(sc, b, &hal);
+	res->host_envelope_s = (double)b->now_ns * 1e-9;
 	/* Let the meter see a little idle tail after the flow ends. */
 	advance(b, 1000000u);
 	res->inferences = b->n_infer;

@@ -185,6 +185,14 @@ static void print_result(const json_t *summary)
 			       utf8 ? "±" : "+/-", json_number_value(u) / f, unit,
 			       json_string_value(json_object_get(pw, "uncertainty_basis")));
 		}
+		/* Internal mode: the calibration the firmware's record names,
+		 * verbatim (power.ina228.calibration_id built into it). */
+		const json_t *ods = json_object_get(pw, "on_device_summary");
+		if (json_is_object(ods)) {
+			const char *cal = json_string_value(json_object_get(ods, "calibration_id"));
+			printf("calibration: %s\n",
+			       cal ? cal : "none stated in the firmware's record");
+		}
 	}
 }
 

@@ -2,14 +2,28 @@
  * terminal table). Composition only: every figure comes from the engine or
  * the terminal record, every verdict from power_checks.c. */
 #include "ergon/analyze.h"
+#include "ergon/ert_hal.h"
 #include "ergon/issue_list.h"
 #include "ergon/issues.h"
+#include "ergon/wire.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+const char *ergon_power_error_name(const char *final_phase, int64_t error_code)
+{
+	int init = final_phase != NULL && strcmp(final_phase, HPX_PT_PHASE_INA228_INIT) == 0;
+	if (init && error_code == HPX_PT_INA228_INIT_SHUNT_CAL_WRITE_FAILED)
+		return HPX_ERR_SHUNT_CAL_WRITE;
+	if (init && error_code == HPX_PT_INA228_INIT_SHUNT_CAL_READBACK_DIFFERS)
+		return HPX_ERR_SHUNT_CAL_READBACK;
+	if (error_code < 0 || error_code > 1000)
+		return HPX_ERR_UNKNOWN;
+	return ert_status_name(-(int)error_code);
+}
 
 static json_t *num(double v)
 {
@@ -92,11 +106,12 @@ static json_t *terminal_json(const struct ergon_power_terminal *t)
 	json_object_set_new(m, "bus_voltage_uv", json_real(t->bus_voltage_uv));
 	json_object_set_new(m, "calibration_id", json_string(t->calibration_id));
 	return json_pack(
-	    "{s:i,s:s,s:I,s:I,s:o,s:s,s:I,s:b,s:b,s:o}", "version", t->version, "status",
+	    "{s:i,s:s,s:I,s:I,s:o,s:s,s:I,s:s,s:b,s:b,s:o}", "version", t->version, "status",
 	    status_name(t->status), "requested_count", (json_int_t)t->requested_count,
 	    "completed_count", (json_int_t)t->completed_count, "elapsed_us",
 	    t->have_elapsed ? json_integer((json_int_t)t->elapsed_us) : json_null(), "final_phase",
-	    t->final_phase, "error_code", (json_int_t)t->error_code, "gate_asserted",
+	    t->final_phase, "error_code", (json_int_t)t->error_code, "error_name",
+	    ergon_power_error_name(t->final_phase, t->error_code), "gate_asserted",
 	    t->gate_asserted, "gate_lowered", t->gate_lowered, "measurement", m);
 }
 
@@ -330,6 +345,19 @@ int ergon_power_section(const struct ergon_gated_result *res, double min_window_
 		json_array_append_new(reasons, json_string(v.reasons[k]));
 	json_object_set_new(p, "per_inference_omitted_reasons", reasons);
 	json_object_set_new(p, "terminal", terminal_json(&f->terminal));
+	/* The profile boot's clean-window figures, heliaPROFILER's names
+	 * (`ergon profile` sets them from the profile boot's stream). */
+	json_object_set_new(p, "device_clean_ref_cycles",
+			    f->have_clean_window ? json_integer((json_int_t)f->clean_ref_cycles)
+						 : json_null());
+	json_object_set_new(p, "device_clean_dwt_rate_cyc",
+			    f->have_rate_probe ? json_integer((json_int_t)f->rate_probe_cycles)
+					       : json_null());
+	json_object_set_new(p, "device_clean_dwt_rate_us",
+			    !f->have_rate_probe ? json_null()
+			    : f->rate_probe_us == floor(f->rate_probe_us) && f->rate_probe_us < 9e15
+				? json_integer((json_int_t)f->rate_probe_us)
+				: json_real(f->rate_probe_us));
 	json_object_set_new(p, "window_clock_ceiling",
 			    v.have_ceiling ? ergon_power_ceiling_json(&v.ceiling) : json_null());
 	json_object_set_new(p, "observer_check",

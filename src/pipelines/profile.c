@@ -32,10 +32,6 @@
 
 /* --- PMU stage ------------------------------------------------------------ */
 
-/* The clean window's health as the firmware reported it: the rate probe
- * (cycles the counter counted over a known delay) and its own counts of
- * stalled and partial iterations (the per-iteration deltas are not on the
- * wire, so ergon_clean_window_check cannot run here). */
 /* A metadata value of the typed PMU result (NULL: absent, or no result). */
 static const struct ergon_pmu_value *meta_get(const struct ergon_pmu_result *res, const char *key)
 {
@@ -61,29 +57,60 @@ static int64_t meta_int(const struct ergon_pmu_result *res, const char *key)
 	return v != NULL && v->kind == ERGON_PMU_INT ? v->i : 0;
 }
 
+/* A JSON integer from a metadata key, null when absent. */
+static json_t *meta_json_int(const struct ergon_pmu_result *res, const char *key)
+{
+	const struct ergon_pmu_value *v = meta_get(res, key);
+	return v != NULL && v->kind == ERGON_PMU_INT ? json_integer((json_int_t)v->i) : json_null();
+}
+
+/* The same clean-window checks `ergon analyze` runs on a facts file
+ * (src/pipelines/power_report.c): the firmware's stalled/partial counts
+ * against its warm reference (CLEAN_REF_CYCLES), with the inoperative
+ * check when that reference is zero, and the rate probe. The device's
+ * figures go to r->device_clean for the power section (heliaPROFILER's
+ * device_clean_* names). */
 static void clean_window_checks(struct prof_run *r, const struct ergon_pmu_result *res)
 {
 	double hz, us, cyc;
+	struct ergon_issue_list l = {0};
 	if (meta_number(res, "system_clock_hz", &hz) &&
 	    meta_number(res, "clean_dwt_rate_us", &us) &&
-	    meta_number(res, "clean_dwt_rate_cyc", &cyc)) {
-		struct ergon_issue_list l = {0};
+	    meta_number(res, "clean_dwt_rate_cyc", &cyc))
 		ergon_clean_window_rate_check(hz, us, (uint64_t)cyc, &l);
-		ergon_issue_list_to_json(&l, r->issues);
-		ergon_issue_list_cleanup(&l);
-	}
-	json_int_t stalled = (json_int_t)meta_int(res, "clean_stalled_iters");
-	json_int_t partial = (json_int_t)meta_int(res, "clean_partial_iters");
-	json_int_t count = (json_int_t)meta_int(res, "clean_infer_count");
-	if ((stalled > 0 || partial > 0) &&
+	int64_t stalled = meta_int(res, "clean_stalled_iters");
+	int64_t partial = meta_int(res, "clean_partial_iters");
+	int64_t count = meta_int(res, "clean_infer_count");
+	int have_counts = meta_get(res, "clean_stalled_iters") != NULL ||
+			  meta_get(res, "clean_partial_iters") != NULL;
+	const struct ergon_pmu_value *ref = meta_get(res, "clean_ref_cycles");
+	int have_ref = ref != NULL && ref->kind == ERGON_PMU_INT && ref->i >= 0;
+	if (have_counts && have_ref && stalled >= 0 && partial >= 0)
+		ergon_clean_window_check_counts((uint64_t)stalled, (uint64_t)partial, 0,
+						count > 0 ? (uint64_t)count : 0, (uint64_t)ref->i,
+						&l);
+	ergon_issue_list_to_json(&l, r->issues);
+	ergon_issue_list_cleanup(&l);
+	if ((stalled > 0 || partial > 0) && !have_ref &&
 	    !ergon_issue_has(r->issues, "profile.clean_window_stalled"))
+		/* A firmware without CLEAN_REF_CYCLES: the counts alone. */
 		ergon_issue_add(r->issues, "profile.clean_window_stalled",
-				json_pack("{s:I,s:I,s:I}", "stalled_iters", stalled,
-					  "partial_iters", partial, "clean_infer_count", count),
+				json_pack("{s:I,s:I,s:I,s:b}", "stalled_iters", (json_int_t)stalled,
+					  "partial_iters", (json_int_t)partial, "total_iters",
+					  (json_int_t)count, "ref_cycles_unknown", 1),
 				"the firmware counted %lld stalled and %lld partial iterations of "
-				"%lld in the clean window: its cycle counts are not trustworthy (a "
-				"core or counter clock that stops or slows during inference)",
+				"%lld in the clean window (it reports no CLEAN_REF_CYCLES, so the "
+				"understatement cannot be bounded): its cycle counts are not "
+				"trustworthy",
 				(long long)stalled, (long long)partial, (long long)count);
+	if (res != NULL && (have_ref || meta_get(res, "clean_dwt_rate_cyc") != NULL)) {
+		json_decref(r->device_clean);
+		r->device_clean =
+		    json_pack("{s:o,s:o,s:o}", "device_clean_ref_cycles",
+			      meta_json_int(res, "clean_ref_cycles"), "device_clean_dwt_rate_cyc",
+			      meta_json_int(res, "clean_dwt_rate_cyc"), "device_clean_dwt_rate_us",
+			      meta_json_int(res, "clean_dwt_rate_us"));
+	}
 }
 
 static int pmu_stage(struct prof_run *r, json_t *stage)
@@ -283,6 +310,12 @@ int ergon_profile_run(const struct ergon_profile_opts *o, json_t **summary, stru
 	r.issues = json_deep_copy(cfg->issues);
 	json_t *plan = NULL;
 	rc = ergon_profile_plan(cfg, &plan, err);
+	if (!rc) {
+		/* Again, now with the run's issues (the plan is already checked). */
+		rc = prof_config_acts(cfg, plan, r.issues, err);
+		if (rc)
+			json_decref(plan);
+	}
 	if (rc) {
 		json_decref(r.issues);
 		ergon_out_release(&slot);
@@ -341,6 +374,10 @@ int ergon_profile_run(const struct ergon_profile_opts *o, json_t **summary, stru
 						"measured (a simulator or a stub): the power "
 						"figures are not measurements"));
 	}
+	/* The profile boot's clean-window figures qualify the power figures:
+	 * they travel in the power section, as heliaPROFILER writes them. */
+	if (json_is_object(r.power) && r.device_clean != NULL)
+		json_object_update(r.power, r.device_clean);
 	json_object_set(stages, "pmu", pmu);
 	json_object_set(stages, "power", pow);
 	json_object_set_new(art, "board",
@@ -389,6 +426,7 @@ int ergon_profile_run(const struct ergon_profile_opts *o, json_t **summary, stru
 	json_decref(pow);
 	json_decref(r.profile);
 	json_decref(r.power);
+	json_decref(r.device_clean);
 	json_decref(r.issues);
 	return rc;
 }

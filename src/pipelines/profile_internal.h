@@ -1,4 +1,4 @@
-/* Private to the profile pipeline (profile.c, profile_power.c, profile_stage.c). */
+/* Private to the profile pipeline (profile*.c). */
 #ifndef ERGON_PROFILE_INTERNAL_H
 #define ERGON_PROFILE_INTERNAL_H
 
@@ -20,6 +20,7 @@ struct prof_run {
 	json_t *issues;		    /* every issue, in stage order (owned) */
 	json_t *profile;	    /* the profile body (owned) or NULL */
 	json_t *power;		    /* the power section (owned) or NULL */
+	json_t *device_clean;	    /* device_clean_* of the profile boot (owned) or NULL */
 	struct ergon_err first;	    /* the first stage error */
 	/* Progress (opts.progress): the running stage, its number of the
 	 * stages that run, the planned counter passes, the passes seen and
@@ -66,6 +67,15 @@ double prof_planned_window_hb_s(const struct ergon_config *cfg, double avg_us);
 /* ergon profile MODEL.tflite: model, correctness, emulated instruction
  * counts (profile_model.c); a no-op without o->model. */
 void prof_model_annotate(struct prof_run *r, json_t *art, json_t *pmu_stage);
+/* Configuration that must act (profile_accept.c): the transport and reset
+ * the lifecycle really uses, named in the plan (plan.transport,
+ * plan.reset); ERGON_ECONFIG naming the key and the reason for an
+ * explicit value that cannot act; a rule-derived reset step that is not
+ * performed becomes profile.reset_step_not_performed in issues (NULL:
+ * none; ergon_profile_plan runs it so, the run again with its issues:
+ * the plan fields come out the same). */
+int prof_config_acts(const struct ergon_config *cfg, json_t *plan, json_t *issues,
+		     struct ergon_err *err);
 /* The power stage; pmu_ok: the PMU stage finished (its timing is known). */
 void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_ok);
 

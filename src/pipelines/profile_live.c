@@ -199,6 +199,8 @@ int prof_live_capture(struct prof_run *r, const char *dir, const char *image, do
 					   err);
 	if (prof_interrupted(r) && rc == 0)
 		rc = ERGON_EINTR;
+	if (inst)
+		ergon_instrument_unvalidated_issue(inst, r->issues);
 	if (inst && *live_out) {
 		json_t *id = ergon_instrument_identity_json(inst);
 		if (id)

@@ -6,6 +6,7 @@
 #include "ergon/profile.h"
 #include "ergon/ert_window.h"
 #include "ergon/sim.h"
+#include "profile_internal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -160,6 +161,13 @@ int ergon_profile_plan(const struct ergon_config *cfg, json_t **out, struct ergo
 	    "duration_from", origin_of(cfg, "power.duration_s"));
 	if (plan == NULL)
 		return ergon_err_set(err, ERGON_ENOMEM, "profile plan: out of memory");
+	/* The transport and reset steps as the lifecycle carries them out
+	 * (--dry-run shows them; a value that cannot act is refused here). */
+	int rc2 = prof_config_acts(cfg, plan, NULL, err);
+	if (rc2) {
+		json_decref(plan);
+		return rc2;
+	}
 	*out = plan;
 	return 0;
 }
@@ -238,6 +246,7 @@ void ergon_profile_sim_options(const struct ergon_config *cfg, struct ergon_sim_
 	o->heartbeat_every_ms = u32(cfg->target.heartbeat.every_ms);
 	o->conv_time_us = u32(cfg->power.ina228.conversion_time_us);
 	o->averages = u32(cfg->power.ina228.averaging_count);
+	o->calibration_id = cfg->power.ina228.calibration_id;
 }
 
 const char *ergon_profile_sim_stage_scenario(const char *chosen, int power_stage,

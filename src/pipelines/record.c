@@ -374,6 +374,7 @@ stop_inst : {
 }
 	res->complete = res->stop != ERGON_RECORD_INSTRUMENT && res->stop != ERGON_RECORD_WRITE;
 	res->issues = json_deep_copy(r->inst->issues);
+	ergon_instrument_unvalidated_issue(r->inst, res->issues);
 	if (r->w) {
 		int frc = rc ? 0 : flush(r, err);
 		if (frc && rc == 0) {

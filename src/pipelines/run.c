@@ -308,6 +308,7 @@ int ergon_report_build(const struct ergon_run_config *cfg, const struct ergon_in
 	 * readings) and its read-rate figures go into the report too. */
 	if (inst->issues)
 		json_array_extend(json_object_get(rep, "issues"), inst->issues);
+	ergon_instrument_unvalidated_issue(inst, json_object_get(rep, "issues"));
 	/* Averaged power (NVML on Ampere+) smears short phases: check the
 	 * shortest phase the figures come from. */
 	double shortest_s = cfg->session.window_s < cfg->session.idle_s ? cfg->session.window_s

@@ -2,14 +2,15 @@
  * go through the same engines a real capture goes through (capture
  * pipeline, HPX parser, firmware facts from the captured log, gated
  * engine, power section), and the issues they raise are collected. */
+#include "ergon/sim_host.h"
+
 #include "ergon/analyze.h"
 #include "ergon/fileio.h"
 #include "ergon/hpx.h"
-#include "ergon/hpx_report.h"
 #include "ergon/hpx_capture.h"
+#include "ergon/hpx_report.h"
 #include "ergon/issue_list.h"
 #include "ergon/issues.h"
-#include "ergon/sim_host.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,6 +151,8 @@ static int power_issues(const struct ergon_sim_result *r, double reference_avg_u
 	facts.clean_infer_avg_us = reference_avg_us > 0 ? reference_avg_us : 0.0;
 	facts.probe_kind = ERGON_PROBE_INFER;
 	facts.internal = r->flow == ERGON_SIM_FLOW_POWER_INA228;
+	/* The host times the power build from its start to its record. */
+	facts.host_envelope_s = facts.internal ? r->host_envelope_s : 0.0;
 	if (!facts.internal) {
 		/* External mode: the simulated Joulescope's packets are the
 		 * recording. */

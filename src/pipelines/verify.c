@@ -431,11 +431,16 @@ int ergon_energy_model_build(const json_t *r, const char *const *actions, size_t
 	if (headline)
 		snprintf(railtxt, sizeof(railtxt), ", rail %.60s (the module's total input)",
 			 headline);
+	/* A sysfs tree that is not the system's own says where it came from. */
+	const char *sroot = json_string_value(ergon_jpath(r, "instrument.sysfs_root"));
+	char roottxt[300] = "";
+	if (sroot != NULL && sroot[0])
+		snprintf(roottxt, sizeof(roottxt), ", read under sysfs root %.200s (not /)", sroot);
 	snprintf(src, sizeof(src),
-		 "%s: %.6g J per operation above idle (%s) on %s, instrument %s (%s %s)%s, "
+		 "%s: %.6g J per operation above idle (%s) on %s, instrument %s (%s %s)%s%s, "
 		 "%.0f operations, basis above_idle, report %s; sustained throughput: %s",
 		 label, j, utxt, device ? device : "?", drv ? drv : "?", vendor ? vendor : "?",
-		 modelname ? modelname : "?", railtxt, n_ops, rid ? rid : "?",
+		 modelname ? modelname : "?", railtxt, roottxt, n_ops, rid ? rid : "?",
 		 verdict ? verdict : "not assessed");
 	json_t *values = json_object();
 	for (size_t i = 0; i < n_actions; i++) {

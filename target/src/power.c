@@ -86,6 +86,27 @@ static void kv_s(struct ert_buf *b, const char *key, const char *v)
 	ert_buf_char(b, '\n');
 }
 
+uint32_t ert_power_error_code(uint32_t final_phase, int32_t status)
+{
+	if (final_phase == ERT_PHASE_INA228_INIT && status == ERT_E_SHUNT_CAL_WRITE)
+		return HPX_PT_INA228_INIT_SHUNT_CAL_WRITE_FAILED;
+	if (final_phase == ERT_PHASE_INA228_INIT && status == ERT_E_SHUNT_CAL_READBACK)
+		return HPX_PT_INA228_INIT_SHUNT_CAL_READBACK_DIFFERS;
+	/* |ert_status|: ert_status_name() maps it back (2 = timeout, ...). */
+	return (uint32_t)(-status);
+}
+
+/* Copy the configured id, bounded, keeping the record one line per key. */
+static void copy_calibration_id(char *dst, const char *src)
+{
+	unsigned i = 0;
+	for (; src != NULL && src[i] != '\0' && i + 1 < ERT_CALIBRATION_ID_MAX; i++) {
+		unsigned char c = (unsigned char)src[i];
+		dst[i] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+	}
+	dst[i] = '\0';
+}
+
 /* Render the record as HPX lines into its own text buffer, in the form the
  * host's terminal parser validates (src/engines/hpx/terminal.c): status
  * "ok" or "error", a numeric error code that is 0 iff ok, and the
@@ -97,8 +118,7 @@ static void render(struct ert_power_terminal *t)
 	ert_buf_str(&b, HPX_TOK_POWER_TERMINAL_START "\n");
 	kv_u(&b, HPX_KEY_PT_TERMINAL_VERSION, t->version);
 	kv_s(&b, HPX_KEY_PT_STATUS, t->status == ERT_OK ? HPX_STATUS_OK : HPX_STATUS_ERROR);
-	/* |ert_status|: ert_status_name() maps it back (2 = timeout, ...). */
-	kv_u(&b, HPX_KEY_PT_ERROR_CODE, (uint64_t)(uint32_t)(-t->status));
+	kv_u(&b, HPX_KEY_PT_ERROR_CODE, ert_power_error_code(t->final_phase, t->status));
 	kv_s(&b, HPX_KEY_PT_FINAL_PHASE, ert_power_phase_name((int)t->final_phase));
 	kv_u(&b, HPX_KEY_PT_REQUESTED_COUNT, t->requested_count);
 	kv_u(&b, HPX_KEY_PT_COMPLETED_COUNT, t->completed_count);
@@ -118,7 +138,8 @@ static void render(struct ert_power_terminal *t)
 		kv_u(&b, HPX_KEY_PT_MEASUREMENT_DURATION_US, t->measurement_duration_us);
 		kv_u(&b, HPX_KEY_PT_MEASUREMENT_COUNT, t->measurement_count);
 		kv_u(&b, HPX_KEY_PT_MEASUREMENT_OVERFLOW, t->measurement_overflow);
-		kv_u(&b, HPX_KEY_PT_CALIBRATION_ID, t->calibration_id);
+		if (t->calibration_id[0] != '\0')
+			kv_s(&b, HPX_KEY_PT_CALIBRATION_ID, t->calibration_id);
 		kv_u(&b, HPX_KEY_PT_CHARGE_CLAMPED, t->charge_clamped);
 		kv_u(&b, HPX_KEY_PT_INA228_DIAG, t->ina228_diag);
 	}
@@ -149,7 +170,7 @@ int ert_power_run(const struct ert_hal *hal, const struct ert_power_config *cfg,
 	t->source = (uint32_t)cfg->source;
 	t->energy_nj = t->charge_nc = t->bus_voltage_uv = 0;
 	t->measurement_duration_us = t->measurement_count = t->ina228_diag = 0;
-	t->calibration_id = cfg->calibration_id;
+	copy_calibration_id(t->calibration_id, cfg->calibration_id);
 	t->stalled_iters = t->partial_iters = 0;
 	t->text_len = 0;
 	t->text[0] = '\0';

@@ -17,7 +17,16 @@
 			fail_msg("%s = %.9g, expected %.9g +- %.3g", #got, g_, w_, t_); \
 	} while (0)
 
+static json_t *run_report_prov(const char *dir, const char *instrument, const char *root,
+			       const char *prov, int *rc);
+
 static json_t *run_report(const char *dir, const char *instrument, const char *root, int *rc)
+{
+	return run_report_prov(dir, instrument, root, NULL, rc);
+}
+
+static json_t *run_report_prov(const char *dir, const char *instrument, const char *root,
+			       const char *prov, int *rc)
 {
 	char *out = ts_strf("%s/report.json", dir);
 	char *err = NULL;
@@ -31,6 +40,10 @@ static json_t *run_report(const char *dir, const char *instrument, const char *r
 	if (root) {
 		argv[a++] = "--sysfs-root";
 		argv[a++] = root;
+	}
+	if (prov) {
+		argv[a++] = "--provenance";
+		argv[a++] = prov;
 	}
 	const char *rest[] = {
 	    "--workload", "builtin:spin", "--settle-s", "0",	 "--idle-s", "1",	"--windows",
@@ -71,7 +84,19 @@ static void rapl_through_run(void **state)
 	const json_t *inst = json_object_get(rep, "instrument");
 	assert_string_equal(json_string_value(json_object_get(inst, "driver")), "rapl");
 	assert_string_equal(json_string_value(json_object_get(inst, "integrates")), "energy");
-	assert_string_equal(json_string_value(json_object_get(inst, "provenance")), "measured");
+	/* A tree under --sysfs-root is not the system's own: recorded, and
+	 * synthetic unless --provenance measured says otherwise. */
+	assert_string_equal(json_string_value(json_object_get(inst, "provenance")), "synthetic");
+	assert_string_equal(
+	    json_string_value(json_object_get(json_object_get(rep, "provenance"), "kind")),
+	    "synthetic");
+	assert_string_equal(json_string_value(json_object_get(inst, "sysfs_root")), root);
+	/* The unported rule: never run on a CPU, said in the identity and
+	 * as an info issue. */
+	assert_string_equal(json_string_value(json_object_get(inst, "validated_against")),
+			    "fake powercap trees only (not yet on a CPU)");
+	assert_true(
+	    ergon_issue_has(json_object_get(rep, "issues"), "instrument.unvalidated_driver"));
 	/* The writer catches up to its absolute schedule, so over a 1 s phase
 	 * the counter advanced 5 J within a tick or two (10 mJ) plus the lag
 	 * of one tick at each end. */
@@ -82,6 +107,28 @@ static void rapl_through_run(void **state)
 	assert_string_equal(json_string_value(json_object_get(r0, "domain")), "package-0");
 	/* Neither Intel nor AMD rates RAPL: the report says the ± is unrated. */
 	assert_true(ergon_issue_has(json_object_get(rep, "issues"), "instrument.unrated_accuracy"));
+	json_decref(rep);
+	/* The energy model of such a run says where its tree was. */
+	char *rpath = ts_strf("%s/report.json", root);
+	char *so = NULL, *se = NULL;
+	assert_int_equal(ts_run_ergon(&so, &se, "energy-model", rpath, "--action", "spin",
+				      "--allow-synthetic", NULL),
+			 0);
+	char *want = ts_strf("read under sysfs root %s (not /)", root);
+	if (strstr(so, want) == NULL)
+		fail_msg("energy model does not name the sysfs root: %s", so);
+	free(want);
+	free(so);
+	free(se);
+	free(rpath);
+	/* --provenance measured: the user states it is the device's live tree. */
+	w = fs_writer_start(root, 0.001);
+	fs_writer_set(w, "sys/class/powercap/intel-rapl:0/energy_uj", 1000000, 5000);
+	rep = run_report_prov(root, "rapl:package-0", root, "measured", &rc);
+	fs_writer_stop(w);
+	inst = json_object_get(rep, "instrument");
+	assert_string_equal(json_string_value(json_object_get(inst, "provenance")), "measured");
+	assert_string_equal(json_string_value(json_object_get(inst, "sysfs_root")), root);
 	json_decref(rep);
 	ts_tmpdir_remove(root);
 	free(root);
@@ -102,7 +149,14 @@ static void nvml_energy_through_run(void **state)
 	assert_false(ergon_issue_has(json_object_get(rep, "issues"), "instrument.averaged_power"));
 	/* nvidia-smi's documented +-5 W is the floor: rated, not flagged. */
 	assert_near(json_number_value(json_object_get(inst, "floor_w")), 5.0, 0.0);
-	assert_false(ergon_issue_has(json_object_get(rep, "issues"), "instrument.unrated_accuracy"));
+	assert_false(
+	    ergon_issue_has(json_object_get(rep, "issues"), "instrument.unrated_accuracy"));
+	assert_true(
+	    ergon_issue_has(json_object_get(rep, "issues"), "instrument.unvalidated_driver"));
+	assert_string_equal(json_string_value(json_object_get(inst, "validated_against")),
+			    "a stub libnvidia-ml only (not yet on a GPU)");
+	/* Not sysfs-backed: no root recorded. */
+	assert_true(json_is_null(json_object_get(inst, "sysfs_root")));
 	json_decref(rep);
 	ts_tmpdir_remove(dir);
 	free(dir);

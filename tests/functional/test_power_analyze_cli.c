@@ -294,6 +294,11 @@ static void clean_window_facts(void **state)
 	assert_true(ergon_issue_has(is, "profile.clean_window_stalled"));
 	assert_true(ergon_issue_has(is, "profile.clean_window_clock_rate_low"));
 	assert_false(ergon_issue_has(is, "profile.clean_window_check_inoperative"));
+	/* heliaPROFILER's names for the same facts, verbatim. */
+	json_t *p = json_object_get(s, "power");
+	assert_int_equal(json_integer_value(json_object_get(p, "device_clean_ref_cycles")), 8000);
+	assert_int_equal(json_integer_value(json_object_get(p, "device_clean_dwt_rate_cyc")), 4799);
+	assert_int_equal(json_integer_value(json_object_get(p, "device_clean_dwt_rate_us")), 100);
 	json_decref(s);
 	free(sum);
 	free(out);

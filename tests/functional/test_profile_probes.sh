@@ -81,6 +81,9 @@ has "$tmp/out" "CONV_2D" "per-layer table from the RTT stream"
 has "$tmp/j1/summary.json" '"hardware": true' "summary marks a hardware lifecycle"
 has "$tmp/j1/summary.json" "not yet been run on hardware" "summary says it is untested on hardware"
 has "$tmp/j1/summary.json" '"kind": "measured"' "provenance measured"
+# Apollo510's board rule asks for debug_reset+swpoi_reset; J-Link's step is
+# `r` only, so the missing step is an issue, never silent.
+has "$tmp/j1/summary.json" "profile.reset_step_not_performed" "SWPOI step not performed is named"
 
 # target.probe gdb://: RTT through a JLinkGDBServer the user runs (none
 # here: the capture fails, naming the server it tried).
@@ -106,6 +109,10 @@ has "$tmp/jlink.calls" "CMD loadfile $tmp/fw/app_power.elf" "power stage flashes
 has "$tmp/ji/summary.json" '"measurement_scope": "on_device_gated_inference"' "on-device scope"
 has "$tmp/ji/summary.json" '"energy_per_inference_j": 8\.984(4|39999)' "energy per inference from the record"
 has "$tmp/out" "Energy/inference" "Power table printed"
+# The host timed the power build from its start to its record on its own
+# clock, so window_clock_ceiling holds the envelope (not null).
+has "$tmp/ji/summary.json" '"clock": "host_monotonic"' "host envelope timed on CLOCK_MONOTONIC"
+has "$tmp/ji/summary.json" '"host_envelope_s": [0-9]' "window_clock_ceiling has the host envelope"
 
 # --- openocd: one session, TCL commands: program, reset, RTT server --------
 FAKE_OCD_CB_AFTER=3 ERGON_OPENOCD_TARGET=target/fake.cfg "$bin" profile "$tmp/fw" \

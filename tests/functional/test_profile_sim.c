@@ -36,16 +36,22 @@ static json_t *load_summary(const char *dir)
 	return j;
 }
 
-static int has_code(const json_t *issues, const char *code)
+/* The first issue with this code, or NULL. */
+static const json_t *find_issue(const json_t *issues, const char *code)
 {
 	size_t i;
 	json_t *v;
 	json_array_foreach(issues, i, v)
 	{
 		if (strcmp(json_string_value(json_object_get(v, "code")), code) == 0)
-			return 1;
+			return v;
 	}
-	return 0;
+	return NULL;
+}
+
+static int has_code(const json_t *issues, const char *code)
+{
+	return find_issue(issues, code) != NULL;
 }
 
 static void power_matches_truth(void **state)
@@ -77,6 +83,7 @@ static void power_matches_truth(void **state)
 	if (!(fabs(epi - truth_j) <= u))
 		fail_msg("energy per inference %.9g J, truth %.9g J, uncertainty %.3g J", epi,
 			 truth_j, u);
+	assert_string_equal(json_string_value(json_object_get(p, "power_firmware")), "dedicated");
 	/* Lock-step was on by rule (sim wiring 3/4/5) and READY was seen. */
 	json_t *sync = json_object_get(p, "sync");
 	assert_true(json_is_true(json_object_get(sync, "lockstep")));
@@ -145,11 +152,55 @@ static void internal_ina228_on_device_summary(void **state)
 		fail_msg("uncertainty %.12g J, expected 4.7046625e-8 J", u);
 	double epi = json_number_value(json_object_get(p, "energy_per_inference_j"));
 	assert_true(fabs(epi - 9e-6) <= u);
+	/* window_clock_ceiling on every internal run, all five fields. The
+	 * window (5000 x 1 ms = 5 s on the window clock) lies inside the host
+	 * envelope, which holds the 5 warmup inferences besides and at most
+	 * the record's bytes (under 1000 at 10 us each) plus 10 ms of I2C and
+	 * the rate probe; slack = max(0.25 s, 2 % of ~5 s) = 0.25 s. */
+	json_t *c = json_object_get(p, "window_clock_ceiling");
+	assert_int_equal(json_integer_value(json_object_get(c, "elapsed_us")), 5000000);
+	assert_true(json_real_value(json_object_get(c, "elapsed_s")) == 5.0);
+	double env = json_real_value(json_object_get(c, "host_envelope_s"));
+	if (!(env >= 5.005 && env <= 5.005 + 0.010 + 0.010))
+		fail_msg("host envelope %.9g s, expected 5.005 .. 5.025 s", env);
+	assert_true(json_real_value(json_object_get(c, "slack_s")) == 0.25);
+	assert_true(fabs(json_real_value(json_object_get(c, "ratio")) - 5.0 / env) < 1e-12);
+	assert_true(json_is_null(json_object_get(c, "reason")));
+	json_t *he = json_object_get(json_object_get(json_object_get(s, "stages"), "power"),
+				     "host_envelope");
+	assert_string_equal(json_string_value(json_object_get(he, "clock")), "virtual_bench");
+	/* The calibration id is the configuration's string (default
+	 * "UNCALIBRATED-parasitic-path"), verbatim through the firmware's
+	 * record into the artifact, and printed with the result. */
+	assert_string_equal(json_string_value(json_object_get(ods, "calibration_id")),
+			    "UNCALIBRATED-parasitic-path");
+	assert_string_equal(
+	    json_string_value(json_object_get(
+		json_object_get(json_object_get(p, "terminal"), "measurement"), "calibration_id")),
+	    "UNCALIBRATED-parasitic-path");
+	assert_non_null(strstr(so, "calibration: UNCALIBRATED-parasitic-path\n"));
 	/* Internal mode never auto-enables lock-step. */
 	assert_true(json_is_false(json_object_get(json_object_get(p, "sync"), "lockstep")));
 	json_decref(s);
 	free(so);
 	free(se);
+	/* A configured id, spaces and all. */
+	char *out2 = ts_strf("%s/run2", dir);
+	rc = ts_run_ergon(
+	    &so, &se, "profile", "--board", "sim", "--sim-scenario", "baseline_ina228", "--set",
+	    "power.ina228.calibration_id=shunt 0.5R cal 2026-11 #3", "--out", out2, NULL);
+	if (rc != 0)
+		fail_msg("exit %d\n%s\n%s", rc, so, se);
+	s = load_summary(out2);
+	assert_string_equal(json_string_value(json_object_get(
+				json_object_get(json_object_get(s, "power"), "on_device_summary"),
+				"calibration_id")),
+			    "shunt 0.5R cal 2026-11 #3");
+	assert_non_null(strstr(so, "calibration: shunt 0.5R cal 2026-11 #3\n"));
+	json_decref(s);
+	free(so);
+	free(se);
+	free(out2);
 	ts_tmpdir_remove(dir);
 	free(dir);
 	free(out);
@@ -302,6 +353,88 @@ static void every_scenario_yields_its_codes(void **state)
 	free(dir);
 }
 
+static const json_t *issue_ctx(const json_t *issues, const char *code)
+{
+	const json_t *v = find_issue(issues, code);
+	if (v == NULL)
+		fail_msg("%s missing: %s", code, json_dumps(issues, JSON_COMPACT));
+	return json_object_get(v, "context");
+}
+
+static json_int_t ctx_int(const json_t *c, const char *key)
+{
+	const json_t *v = json_object_get(c, key);
+	if (!json_is_integer(v))
+		fail_msg("context %s is not an integer", key);
+	return json_integer_value(v);
+}
+
+/* The profile boot's clean-window checks are ergon analyze's: the default
+ * auto window (5000 inferences with the power stage on). slow_counter:
+ * every 2nd inference counts 1/16 of its 96000 cycles, under the 1/8
+ * floor of the warm reference 96000: 2500 partial of 5000, affected 0.5,
+ * understatement >= 0.875 x 2500 / 5000 = 0.4375. stalled_counter: all
+ * 5000 stalled (understatement 1.0) and the reference itself 0 cycles:
+ * partial_check_inoperative and profile.clean_window_check_inoperative.
+ * The power section carries device_clean_*: reference 96000, rate probe
+ * 1000 us x 96 MHz = 96000 cycles (0 for the stalled reference). */
+static void clean_window_checks_as_analyze(void **state)
+{
+	(void)state;
+	char *dir = ts_tmpdir();
+	const char *names[2] = {"slow_counter", "stalled_counter"};
+	for (int k = 0; k < 2; k++) {
+		char *out = ts_strf("%s/%s", dir, names[k]);
+		char *so = NULL, *se = NULL;
+		int rc = ts_run_ergon(&so, &se, "profile", "--board", "sim", "--sim-scenario",
+				      names[k], "--power", "--out", out, NULL);
+		if (rc != 0)
+			fail_msg("%s: exit %d\n%s\n%s", names[k], rc, so, se);
+		json_t *s = load_summary(out);
+		const json_t *is = json_object_get(s, "issues");
+		const json_t *c = issue_ctx(is, "profile.clean_window_stalled");
+		const json_t *p = json_object_get(s, "power");
+		assert_int_equal(ctx_int(c, "total_iters"), 5000);
+		assert_int_equal(
+		    json_integer_value(json_object_get(p, "device_clean_dwt_rate_cyc")), 96000);
+		assert_int_equal(json_integer_value(json_object_get(p, "device_clean_dwt_rate_us")),
+				 1000);
+		if (k == 0) {
+			assert_int_equal(ctx_int(c, "stalled_iters"), 0);
+			assert_int_equal(ctx_int(c, "partial_iters"), 2500);
+			assert_true(json_real_value(json_object_get(c, "affected_fraction")) ==
+				    0.5);
+			assert_true(json_real_value(json_object_get(
+					c, "understatement_lower_bound")) == 0.4375);
+			assert_int_equal(ctx_int(c, "ref_cycles"), 96000);
+			assert_null(json_object_get(c, "partial_check_inoperative"));
+			assert_false(has_code(is, "profile.clean_window_check_inoperative"));
+			assert_int_equal(
+			    json_integer_value(json_object_get(p, "device_clean_ref_cycles")),
+			    96000);
+		} else {
+			assert_int_equal(ctx_int(c, "stalled_iters"), 5000);
+			assert_int_equal(ctx_int(c, "partial_iters"), 0);
+			assert_true(json_real_value(json_object_get(c, "affected_fraction")) ==
+				    1.0);
+			assert_true(json_real_value(
+					json_object_get(c, "understatement_lower_bound")) == 1.0);
+			assert_int_equal(ctx_int(c, "ref_cycles"), 0);
+			assert_true(json_is_true(json_object_get(c, "partial_check_inoperative")));
+			const json_t *ci = issue_ctx(is, "profile.clean_window_check_inoperative");
+			assert_int_equal(ctx_int(ci, "ref_cycles"), 0);
+			assert_int_equal(
+			    json_integer_value(json_object_get(p, "device_clean_ref_cycles")), 0);
+		}
+		json_decref(s);
+		free(so);
+		free(se);
+		free(out);
+	}
+	ts_tmpdir_remove(dir);
+	free(dir);
+}
+
 /* READY never observed: power.sync.ready_observed false with the wiring
  * hint; an explicit lock-step false turns the check off. */
 static void ready_never_observed(void **state)
@@ -356,6 +489,10 @@ static void shared_firmware_recorded(void **state)
 	assert_true(has_code(json_object_get(s, "issues"), "profile.firmware_shared"));
 	json_t *fw = json_object_get(json_object_get(s, "power"), "firmware");
 	assert_true(json_is_true(json_object_get(fw, "transport_contamination")));
+	/* The method's field name, as its scripts read it. */
+	assert_string_equal(
+	    json_string_value(json_object_get(json_object_get(s, "power"), "power_firmware")),
+	    "shared");
 	json_decref(s);
 	free(so);
 	free(se);
@@ -487,13 +624,15 @@ static void config_reaches_firmware(void **state)
 {
 	(void)state;
 	char *dir = ts_tmpdir();
-	/* Fixed window of 7: the firmware runs exactly 7 (it ran 20 before). */
-	json_t *s = run_summary(dir, "fixed7", 0, "--power", "--set", "profiling.iterations=7",
-				"--set", "profiling.window_mode=fixed", NULL);
+	/* Fixed window of 1234: the firmware runs exactly 1234 (it ran 20
+	 * before; 1.234 s clears the method's 1 s floor). */
+	json_t *s =
+	    run_summary(dir, "fixed1234", 0, "--power", "--set", "profiling.iterations=1234",
+			"--set", "profiling.window_mode=fixed", NULL);
 	json_t *p = json_object_get(s, "power");
-	assert_int_equal(json_integer_value(json_object_get(p, "inference_count")), 7);
+	assert_int_equal(json_integer_value(json_object_get(p, "inference_count")), 1234);
 	json_t *t = json_object_get(json_object_get(p, "terminal_record"), "terminal");
-	assert_int_equal(json_integer_value(json_object_get(t, "requested_count")), 7);
+	assert_int_equal(json_integer_value(json_object_get(t, "requested_count")), 1234);
 	json_decref(s);
 
 	/* Internal, 0.1 Ohm at 0.3 A, fixed 7: CURRENT_LSB = 0.3 / 2^19 =
@@ -579,6 +718,7 @@ int main(void)
 	    cmocka_unit_test(power_matches_truth),
 	    cmocka_unit_test(internal_ina228_on_device_summary),
 	    cmocka_unit_test(every_scenario_yields_its_codes),
+	    cmocka_unit_test(clean_window_checks_as_analyze),
 	    cmocka_unit_test(ready_never_observed),
 	    cmocka_unit_test(shared_firmware_recorded),
 	    cmocka_unit_test(detailed_outputs),

@@ -14,6 +14,7 @@
  * and the test asserts the exact set of issue codes the host reports. The
  * reference inference time is the baseline profile boot's 1000 us.
  */
+#include "ergon/analyze.h"
 #include "ergon/issues.h"
 #include "ergon/sim.h"
 #include "ergon/sim_host.h"
@@ -201,7 +202,95 @@ static void baseline_ina228(void **state)
 	assert_int_equal(t->measurement_count, 20);
 	assert_true(has_line(r.stream, "HPX_POWER_ENERGY_NJ=179688"));
 	assert_true(has_line(r.stream, "HPX_POWER_MEASUREMENT_SOURCE=ina228"));
+	/* The scenarios' own calibration id, a string, verbatim. */
+	assert_string_equal(t->calibration_id, "sim-bench");
+	assert_true(has_line(r.stream, "HPX_POWER_CALIBRATION_ID=sim-bench"));
+	json_t *sec = NULL;
+	host_codes(&r, &sec, NULL);
+	/* window_clock_ceiling, all five fields: the window (20 ms) lies
+	 * inside the host envelope, which holds at least the 2 warmup
+	 * inferences besides and at most every streamed byte (10 us each)
+	 * plus 10 ms of I2C and probes on top; slack = max(0.25 s, 2 %). */
+	json_t *c = json_object_get(sec, "window_clock_ceiling");
+	assert_int_equal(json_integer_value(json_object_get(c, "elapsed_us")), 20000);
+	assert_true(json_real_value(json_object_get(c, "elapsed_s")) == 0.02);
+	double env = json_real_value(json_object_get(c, "host_envelope_s"));
+	assert_true(env == r.host_envelope_s);
+	assert_true(env >= 0.022 && env <= 0.022 + (double)r.stream_len * 10e-6 + 0.010);
+	assert_true(json_real_value(json_object_get(c, "slack_s")) == 0.25);
+	assert_true(fabs(json_real_value(json_object_get(c, "ratio")) - 0.02 / env) < 1e-15);
+	assert_true(json_is_null(json_object_get(c, "reason")));
+	json_decref(sec);
+	ergon_sim_result_cleanup(&r);
+}
+
+/* The configured calibration id reaches the record verbatim, bounded to
+ * 63 characters, a control character as '?' (the record is one line per
+ * key); none configured: no CALIBRATION_ID line at all. */
+static void calibration_id_reaches_the_record(void **state)
+{
+	(void)state;
+	struct ergon_sim_options o;
+	struct ergon_sim_result r;
+	struct ergon_err err = {0};
+	ergon_sim_options_default(&o);
+	o.calibration_id = "UNCALIBRATED-parasitic-path";
+	assert_int_equal(ergon_sim_run_opts("baseline_ina228", &o, &r, &err), 0);
+	assert_string_equal(r.terminal.calibration_id, "UNCALIBRATED-parasitic-path");
+	assert_true(has_line(r.stream, "HPX_POWER_CALIBRATION_ID=UNCALIBRATED-parasitic-path"));
+	ergon_sim_result_cleanup(&r);
+	o.calibration_id = "a\tb";
+	assert_int_equal(ergon_sim_run_opts("baseline_ina228", &o, &r, &err), 0);
+	assert_true(has_line(r.stream, "HPX_POWER_CALIBRATION_ID=a?b"));
+	ergon_sim_result_cleanup(&r);
+	char longid[71];
+	memset(longid, 'x', 70);
+	longid[70] = '\0';
+	o.calibration_id = longid;
+	assert_int_equal(ergon_sim_run_opts("baseline_ina228", &o, &r, &err), 0);
+	assert_int_equal(strlen(r.terminal.calibration_id), 63);
+	ergon_sim_result_cleanup(&r);
+	o.calibration_id = NULL;
+	assert_int_equal(ergon_sim_run_opts("baseline_ina228", &o, &r, &err), 0);
+	assert_null(strstr(r.stream, "CALIBRATION_ID"));
+	assert_int_equal(r.status, ERT_OK);
 	host_codes(&r, NULL, NULL);
+	ergon_sim_result_cleanup(&r);
+}
+
+/* Internal mode, window clock 20x true time: the fixed 20-inference window
+ * (20 ms true) reads 400000 us (+-20 for the truncated reads), longer than
+ * the whole host envelope (< 0.15 s, see baseline_ina228) + 0.25 s slack:
+ * power.window_clock_exceeds_host_time; and 0.4 s vs the reference
+ * 20 x 1000 us = 0.02 s is off by more than 25 %: power.window_clock_mismatch. */
+static void window_clock_fast(void **state)
+{
+	(void)state;
+	struct ergon_sim_result r = run("window_clock_fast");
+	assert_int_equal(r.status, ERT_OK);
+	assert_int_equal(r.terminal.completed_count, 20);
+	assert_true(r.terminal.elapsed_us >= 399980 && r.terminal.elapsed_us <= 400020);
+	assert_true(r.host_envelope_s < 0.15);
+	json_t *sec = NULL;
+	host_codes(&r, &sec, "power.window_clock_exceeds_host_time", "power.window_clock_mismatch",
+		   NULL);
+	json_t *c = json_object_get(sec, "window_clock_ceiling");
+	assert_true(json_real_value(json_object_get(c, "host_envelope_s")) == r.host_envelope_s);
+	assert_true(json_real_value(json_object_get(c, "ratio")) > 0.4 / 0.15);
+	json_decref(sec);
+	ergon_sim_result_cleanup(&r);
+}
+
+/* Internal mode, window clock at 0.6x true time: 20 ms true reads 12000 us
+ * (+-1), 40 % short of the reference 20 x 1000 us (> 25 %):
+ * power.window_clock_mismatch only (shorter than the envelope). */
+static void window_clock_slow(void **state)
+{
+	(void)state;
+	struct ergon_sim_result r = run("window_clock_slow");
+	assert_int_equal(r.status, ERT_OK);
+	assert_true(r.terminal.elapsed_us >= 11999 && r.terminal.elapsed_us <= 12001);
+	host_codes(&r, NULL, "power.window_clock_mismatch", NULL);
 	ergon_sim_result_cleanup(&r);
 }
 
@@ -303,6 +392,50 @@ static void hfrc_drift(void **state)
 	assert_true(r.terminal.elapsed_us >= 20999 && r.terminal.elapsed_us <= 21001);
 	assert_true(fabs(js_gate_high_s(&r) - 0.020) < 1e-9);
 	host_codes(&r, NULL, "power.window_observer_mismatch", NULL);
+	ergon_sim_result_cleanup(&r);
+}
+
+/* The core runs at 0.92 x its nominal 96 MHz in the power boot (an HFRC
+ * that drifts between boots) while the window clock is true: the 20
+ * inferences take 20 x 1 ms / 0.92 = 21.739 ms, the firmware's window
+ * clock and the meter's gate agree on it (the observer holds), and against
+ * the profile boot's reference 20 x 1000 us the gate runs 1/0.92 - 1 =
+ * +8.70 % (within 15 %): power.gated_window_reference_drift (info) and the
+ * energy per inference stands at 5 mA x 1.8 V x 1 ms / 0.92 = 9.7826 uJ. */
+static void core_clock_drift(void **state)
+{
+	(void)state;
+	struct ergon_sim_result r = run("core_clock_drift");
+	assert_int_equal(r.status, ERT_OK);
+	assert_true(r.terminal.elapsed_us >= 21738 && r.terminal.elapsed_us <= 21740);
+	json_t *sec = NULL;
+	host_codes(&r, &sec, "power.gated_window_reference_drift", NULL);
+	assert_true(
+	    json_is_true(json_object_get(json_object_get(sec, "observer_check"), "agrees")));
+	double drift = json_number_value(json_object_get(sec, "gated_window_reference_drift"));
+	if (!(fabs(drift - (1.0 / 0.92 - 1.0)) < 0.005))
+		fail_msg("drift %.6f, expected %.6f", drift, 1.0 / 0.92 - 1.0);
+	double epi = json_number_value(json_object_get(sec, "energy_per_inference_j"));
+	assert_true(fabs(epi - 9e-6 / 0.92) < 0.01 * 9e-6);
+	json_decref(sec);
+	ergon_sim_result_cleanup(&r);
+}
+
+/* The meter loses 9 of every 10 packets while the gate is fully high: the
+ * 20 ms gate still has both edges, but its 200 packets shrink to 20 plus
+ * the 2 edge packets, 2.2 ms of integral < the scenarios' 5 ms floor:
+ * power.gate_below_minimum; the accumulators counted every lost packet, so
+ * they disagree with the kept packets' power: power.accumulator_inconsistent.
+ * Per-inference figures withheld. */
+static void packets_lost_in_window(void **state)
+{
+	(void)state;
+	struct ergon_sim_result r = run("packets_lost_in_window");
+	assert_int_equal(r.status, ERT_OK);
+	json_t *sec = NULL;
+	host_codes(&r, &sec, "power.gate_below_minimum", "power.accumulator_inconsistent", NULL);
+	assert_true(json_is_true(json_object_get(sec, "per_inference_metrics_omitted")));
+	json_decref(sec);
 	ergon_sim_result_cleanup(&r);
 }
 
@@ -445,14 +578,18 @@ static void lost_terminal_record(void **state)
 static void ina228_bringup_failures(void **state)
 {
 	(void)state;
+	/* The record's ERROR_CODE is the method's per-phase code: in
+	 * ina228_init 10 = SHUNT_CAL write failed, 11 = read back differs;
+	 * the ID mismatch stays |ERT_E_INA228_ID| = 7. */
 	static const struct {
 		const char *name;
 		int status;
+		int record_code;
 	} cases[] = {
 	    /* Host: power.terminal_incomplete for each. */
-	    {"ina228_wrong_id", ERT_E_INA228_ID},
-	    {"ina228_shunt_cal_zero", ERT_E_SHUNT_CAL_READBACK},
-	    {"ina228_shunt_cal_nack", ERT_E_SHUNT_CAL_WRITE},
+	    {"ina228_wrong_id", ERT_E_INA228_ID, 7},
+	    {"ina228_shunt_cal_zero", ERT_E_SHUNT_CAL_READBACK, 11},
+	    {"ina228_shunt_cal_nack", ERT_E_SHUNT_CAL_WRITE, 10},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct ergon_sim_result r = run(cases[i].name);
@@ -462,15 +599,60 @@ static void ina228_bringup_failures(void **state)
 		/* Nothing ran, and no measured-looking zeros were printed. */
 		assert_int_equal(r.inferences, 0);
 		assert_null(strstr(r.stream, "ENERGY_NJ"));
-		char *want = ts_strf("HPX_POWER_ERROR_CODE=%d", -cases[i].status);
+		char *want = ts_strf("HPX_POWER_ERROR_CODE=%d", cases[i].record_code);
 		assert_true(has_line(r.stream, want));
 		free(want);
 		host_codes(&r, NULL, "power.terminal_incomplete", NULL);
 		ergon_sim_result_cleanup(&r);
 	}
+	/* The host names (phase, code) as one failure: 10 and 11 are
+	 * SHUNT_CAL's in ina228_init and the window clock's / the workload's
+	 * anywhere else. */
+	assert_string_equal(ergon_power_error_name("ina228_init", 10), "shunt_cal_write");
+	assert_string_equal(ergon_power_error_name("ina228_init", 11), "shunt_cal_readback");
+	assert_string_equal(ergon_power_error_name("ina228_init", 7), "ina228_id");
+	assert_string_equal(ergon_power_error_name("window", 10), "window_clock");
+	assert_string_equal(ergon_power_error_name("window", 11), "workload");
+	assert_string_equal(ergon_power_error_name("ina228_read", 3), "i2c");
+	assert_string_equal(ergon_power_error_name("done", 0), "ok");
+	assert_string_equal(ergon_power_error_name("window", 99), "unknown");
+	assert_string_equal(ergon_power_error_name("window", -4), "unknown");
 	/* The readback and the write failure are distinct codes. */
 	assert_string_equal(ert_status_name(ERT_E_SHUNT_CAL_READBACK), "shunt_cal_readback");
 	assert_string_equal(ert_status_name(ERT_E_SHUNT_CAL_WRITE), "shunt_cal_write");
+}
+
+/* The arming write (CONFIG with RSTACC, right before the gate) and the
+ * read after the window fail on the bus: error 3 (|ERT_E_I2C|) in phases
+ * ina228_arm and ina228_read. Arm: no gate, no inference of the window
+ * (warmup 2 and the 3 warm-reference runs, target/src/window.c). Read: the 20-inference window ran
+ * and the gate fell, but no figure was read, so none is printed. Host: power.terminal_incomplete
+ * for both. */
+static void ina228_arm_and_read_failures(void **state)
+{
+	(void)state;
+	struct ergon_sim_result r = run("ina228_arm_fails");
+	assert_int_equal(r.status, ERT_E_I2C);
+	assert_int_equal(r.terminal.final_phase, ERT_PHASE_INA228_ARM);
+	assert_int_equal(r.terminal.gate_asserted, 0);
+	assert_int_equal(r.terminal.completed_count, 0);
+	assert_int_equal(r.inferences, 2 + 3);
+	assert_true(has_line(r.stream, "HPX_POWER_FINAL_PHASE=ina228_arm"));
+	assert_true(has_line(r.stream, "HPX_POWER_ERROR_CODE=3"));
+	assert_null(strstr(r.stream, "ENERGY_NJ"));
+	host_codes(&r, NULL, "power.terminal_incomplete", NULL);
+	ergon_sim_result_cleanup(&r);
+	r = run("ina228_read_fails");
+	assert_int_equal(r.status, ERT_E_I2C);
+	assert_int_equal(r.terminal.final_phase, ERT_PHASE_INA228_READ);
+	assert_int_equal(r.terminal.gate_asserted, 1);
+	assert_int_equal(r.terminal.gate_lowered, 1);
+	assert_int_equal(r.terminal.completed_count, 20);
+	assert_true(has_line(r.stream, "HPX_POWER_FINAL_PHASE=ina228_read"));
+	assert_true(has_line(r.stream, "HPX_POWER_ERROR_CODE=3"));
+	assert_null(strstr(r.stream, "ENERGY_NJ"));
+	host_codes(&r, NULL, "power.terminal_incomplete", NULL);
+	ergon_sim_result_cleanup(&r);
 }
 
 /* Host: power.zero_charge (energy without charge: IN+/IN- reversed). */
@@ -604,11 +786,17 @@ int main(void)
 	    cmocka_unit_test(uniform_slowdown),
 	    cmocka_unit_test(frozen_window_clock),
 	    cmocka_unit_test(hfrc_drift),
+	    cmocka_unit_test(window_clock_fast),
+	    cmocka_unit_test(core_clock_drift),
+	    cmocka_unit_test(packets_lost_in_window),
+	    cmocka_unit_test(calibration_id_reaches_the_record),
+	    cmocka_unit_test(window_clock_slow),
 	    cmocka_unit_test(gate_never_falls),
 	    cmocka_unit_test(gate_glitches),
 	    cmocka_unit_test(go_never_arrives),
 	    cmocka_unit_test(lost_terminal_record),
 	    cmocka_unit_test(ina228_bringup_failures),
+	    cmocka_unit_test(ina228_arm_and_read_failures),
 	    cmocka_unit_test(ina228_reversed_sense),
 	    cmocka_unit_test(ina228_accumulator_overflow),
 	    cmocka_unit_test(transport_bytes_dropped),

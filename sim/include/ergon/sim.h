@@ -76,6 +76,11 @@ struct ergon_sim_result {
 	/* The fixed clean window the host configured (both boots): what the
 	 * host knows of the count without the terminal record. */
 	uint64_t window_iterations;
+	/* True time from power-on to the last byte of the flow's output (the
+	 * terminal record) leaving the board: what a host that times the
+	 * power build from its start to collecting its record measures (the
+	 * internal mode's host envelope, window_clock_ceiling). */
+	double host_envelope_s;
 };
 
 /* The resolved configuration a run honours, as the firmware would be built
@@ -101,6 +106,9 @@ struct ergon_sim_options {
 	 * scenarios' own 2), every N operators, every M ms of the window clock
 	 * (target.heartbeat.every_n_ops / every_ms). */
 	uint32_t heartbeat_every_iters, heartbeat_every_ops, heartbeat_every_ms;
+	/* The firmware's calibration id (power.ina228.calibration_id; not
+	 * owned, NULL or "": none). The scenarios' own: "sim-bench". */
+	const char *calibration_id;
 };
 
 /* The scenarios' own settings: a fixed window of 20 inferences, warmup 2,

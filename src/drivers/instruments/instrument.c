@@ -1,11 +1,13 @@
 /* Instrument wrappers: lookup by spec, lifecycle, identity as JSON. */
-#include <stdlib.h>
-#include <string.h>
+#include "ergon/instrument.h"
 
 #include "ergon/artifact.h"
-#include "ergon/instrument.h"
 #include "ergon/issues.h"
 #include "ergon/suggest.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 const struct ergon_instrument_driver *ergon_instrument_find(const char *spec)
 {
@@ -83,6 +85,24 @@ int ergon_instrument_open(const char *spec, const struct ergon_instrument_option
 		free(inst);
 		return rc;
 	}
+	/* Provenance of a sysfs tree that is not the system's own. */
+	const char *root = o.sysfs_root ? o.sysfs_root : getenv("ERGON_SYSFS_ROOT");
+	int sysfs_backed = strcmp(drv->name, "hwmon") == 0 || strcmp(drv->name, "rapl") == 0;
+	if (sysfs_backed && root != NULL && root[0] && strcmp(root, "/") != 0) {
+		struct ergon_instrument_identity *id = &inst->identity;
+		snprintf(id->sysfs_root, sizeof id->sysfs_root, "%s", root);
+		if (id->provenance == ERGON_PROV_MEASURED &&
+		    o.provenance_override != ERGON_PROV_MEASURED)
+			id->provenance = ERGON_PROV_SYNTHETIC;
+		size_t l = strlen(id->notes);
+		if (l < sizeof id->notes)
+			snprintf(id->notes + l, sizeof id->notes - l,
+				 "%sread under sysfs root %s (not /): %s", l ? " " : "", root,
+				 id->provenance == ERGON_PROV_MEASURED
+				     ? "measured, as --provenance measured states"
+				     : "synthetic unless --provenance measured states it is the "
+				       "live tree of the device");
+	}
 	*out = inst;
 	return 0;
 }
@@ -136,17 +156,34 @@ int ergon_instrument_check_window(const struct ergon_instrument *inst, double wi
 		return 0;
 	/* Each reading averages the last period_s; a window only a few periods
 	 * long is smeared by the readings that straddle its edges. */
-	ergon_issue_add(issues, "instrument.averaged_power",
-			json_pack("{s:s, s:f, s:f, s:f}", "instrument", inst->driver->name,
-				  "window_s", window_s, "averaging_period_s", period_s,
-				  "min_window_s", ERGON_AVERAGED_MIN_PERIODS * period_s),
-			"%s: the window of %.3f s is shorter than %.0f averaging periods of %.3f s; "
-			"its power readings are averages that straddle the window edges, so the "
-			"figure is not trustworthy. Lengthen the window to at least %.3f s "
-			"(more invocations per window) or use an energy-counter instrument",
-			inst->driver->name, window_s, ERGON_AVERAGED_MIN_PERIODS, period_s,
-			ERGON_AVERAGED_MIN_PERIODS * period_s);
+	ergon_issue_add(
+	    issues, "instrument.averaged_power",
+	    json_pack("{s:s, s:f, s:f, s:f}", "instrument", inst->driver->name, "window_s",
+		      window_s, "averaging_period_s", period_s, "min_window_s",
+		      ERGON_AVERAGED_MIN_PERIODS * period_s),
+	    "%s: the window of %.3f s is shorter than %.0f averaging periods of %.3f s; "
+	    "its power readings are averages that straddle the window edges, so the "
+	    "figure is not trustworthy. Lengthen the window to at least %.3f s "
+	    "(more invocations per window) or use an energy-counter instrument",
+	    inst->driver->name, window_s, ERGON_AVERAGED_MIN_PERIODS, period_s,
+	    ERGON_AVERAGED_MIN_PERIODS * period_s);
 	return 1;
+}
+
+int ergon_instrument_unvalidated_issue(const struct ergon_instrument *inst, json_t *issues)
+{
+	const char *va = inst->identity.validated_against;
+	if (va[0] == '\0' || issues == NULL)
+		return 0;
+	return ergon_issue_add(
+		   issues, "instrument.unvalidated_driver",
+		   json_pack("{s:s,s:s}", "driver", inst->driver->name, "validated_against", va),
+		   "the %s driver was written from a data sheet or protocol description and "
+		   "validated against %s: it has never run against the part, so its figures "
+		   "are not proven on hardware",
+		   inst->driver->name, va) != 0
+		   ? ERGON_ENOMEM
+		   : 0;
 }
 
 json_t *ergon_instrument_identity_json(const struct ergon_instrument *inst)
@@ -156,20 +193,24 @@ json_t *ergon_instrument_identity_json(const struct ergon_instrument *inst)
 	for (int i = 0; i < id->n_rails && i < ERGON_MAX_RAILS; i++)
 		json_array_append_new(rails, json_string(id->rails[i]));
 	json_t *o = json_pack(
-		"{s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:s, s:s, s:s, s:o, s:s}",
-		"driver", inst->driver->name, "longname", inst->driver->longname, "vendor",
-		id->vendor, "model", id->model, "serial", id->serial, "accuracy_pct",
-		id->accuracy_pct, "resolution_w", id->resolution_w, "resolution_j",
-		id->resolution_j, "sample_rate_hz", id->sample_rate_hz, "averaging_period_s",
-		id->averaging_period_s, "integrates", id->integrates, "clock", id->clock,
-		"provenance", ergon_provenance_name(id->provenance), "rails", rails, "notes",
-		id->notes);
+	    "{s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:s, s:s, s:s, s:o, s:s}", "driver",
+	    inst->driver->name, "longname", inst->driver->longname, "vendor", id->vendor, "model",
+	    id->model, "serial", id->serial, "accuracy_pct", id->accuracy_pct, "resolution_w",
+	    id->resolution_w, "resolution_j", id->resolution_j, "sample_rate_hz",
+	    id->sample_rate_hz, "averaging_period_s", id->averaging_period_s, "integrates",
+	    id->integrates, "clock", id->clock, "provenance", ergon_provenance_name(id->provenance),
+	    "rails", rails, "notes", id->notes);
 	if (o == NULL)
 		return NULL;
 	json_object_set_new(o, "floor_w", json_real(id->floor_w));
+	json_object_set_new(o, "sysfs_root",
+			    id->sysfs_root[0] ? json_string(id->sysfs_root) : json_null());
+	json_object_set_new(o, "validated_against",
+			    id->validated_against[0] ? json_string(id->validated_against)
+						     : json_null());
 	json_object_set_new(o, "total_rail",
 			    id->total_rail >= 0 && id->total_rail < id->n_rails
-				    ? json_string(id->rails[id->total_rail])
-				    : json_null());
+				? json_string(id->rails[id->total_rail])
+				: json_null());
 	return o;
 }

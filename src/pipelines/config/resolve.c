@@ -212,13 +212,13 @@ static int check_rules(struct ergon_config *cfg, struct ergon_err *err)
 				     (unsigned long long)cfg->profiling.window_max,
 				     from(cfg, K("profiling.window_max")));
 	int external = cfg->power.enabled && cfg->power.mode == ERGON_POWER_EXTERNAL;
-	if (!b->wiring_registered && external &&
-	    (cfg->power.sync_gpio_pin == 0 || cfg->power.state_gpio_pin == 0 ||
-	     cfg->power.go_gpio_pin == 0))
+	/* The gate (sync pin) is what an external run needs; state and go are
+	 * the optional lock-step pair (a gate-only run without them). */
+	if (!b->wiring_registered && external && cfg->power.sync_gpio_pin == 0)
 		return ergon_err_set(err, ERGON_ECONFIG,
-				     "board %s has no registered wiring, so power.sync_gpio_pin, "
-				     "power.state_gpio_pin and power.go_gpio_pin must be set "
-				     "(now %llu/%llu/%llu); %s",
+				     "board %s has no registered wiring, so power.sync_gpio_pin "
+				     "(the gate) must be set, and power.state_gpio_pin and "
+				     "power.go_gpio_pin too for lock-step (now %llu/%llu/%llu); %s",
 				     b->name, (unsigned long long)cfg->power.sync_gpio_pin,
 				     (unsigned long long)cfg->power.state_gpio_pin,
 				     (unsigned long long)cfg->power.go_gpio_pin,

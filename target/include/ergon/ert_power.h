@@ -15,6 +15,10 @@
 
 #define ERT_POWER_TERMINAL_VERSION 1
 #define ERT_POWER_TERMINAL_TEXT_MAX 1024
+/* The calibration id's buffer in the record (63 characters and the NUL;
+ * the host's configuration key power.ina228.calibration_id has the same
+ * bound). */
+#define ERT_CALIBRATION_ID_MAX 64
 /* Marks a record as complete (written last), so a probe can tell a record
  * from RAM left over by a crash. */
 #define ERT_POWER_TERMINAL_MAGIC 0x45525450u /* "ERTP" */
@@ -44,7 +48,13 @@ struct ert_power_config {
 	struct ert_sync_config sync;
 	int source;
 	struct ert_ina228_config ina228; /* source == ERT_SOURCE_INA228 */
-	uint32_t calibration_id;
+	/* Which calibration the measurement path carries (the configuration's
+	 * power.ina228.calibration_id, e.g. "UNCALIBRATED-parasitic-path"),
+	 * copied verbatim into the record (at most ERT_CALIBRATION_ID_MAX - 1
+	 * bytes; a control character becomes '?', since the record is a line
+	 * protocol). NULL or "": none stated, the record carries no
+	 * CALIBRATION_ID. Not owned; read during ert_power_run only. */
+	const char *calibration_id;
 };
 
 struct ert_power_terminal {
@@ -66,12 +76,17 @@ struct ert_power_terminal {
 	uint32_t measurement_duration_us;
 	uint32_t measurement_count;
 	uint32_t ina228_diag;
-	uint32_t calibration_id;
+	char calibration_id[ERT_CALIBRATION_ID_MAX]; /* NUL-terminated; "" none */
 	uint32_t stalled_iters;
 	uint32_t partial_iters;
 	uint32_t text_len;
 	char text[ERT_POWER_TERMINAL_TEXT_MAX]; /* the record as HPX lines */
 };
+
+/* The record's HPX_POWER_ERROR_CODE for a flow that stopped in final_phase
+ * with status (an ert_status): per phase, as wire.h documents (ina228_init:
+ * 10 SHUNT_CAL write failed, 11 read back differs), else |status|. */
+uint32_t ert_power_error_code(uint32_t final_phase, int32_t status);
 
 /* The record, at a fixed symbol for the debug probe. */
 extern struct ert_power_terminal ert_power_terminal;

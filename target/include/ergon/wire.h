@@ -189,6 +189,15 @@
 #define HPX_PT_PHASE_DONE "done"
 #define HPX_PT_PHASE_UNKNOWN "unknown"
 
+/* HPX_POWER_ERROR_CODE is a per-phase code, as the method names it: in
+ * FINAL_PHASE ina228_init, 10 is "SHUNT_CAL write failed" and 11 "SHUNT_CAL
+ * read back differs" (the runtime's ERT_E_SHUNT_CAL_WRITE/_READBACK, -8/-9).
+ * Every other code, in every phase, is |ert_status| (ergon/ert_hal.h).
+ * ina228_init only talks I2C, so ERT_E_CLOCK (-10) and ERT_E_WORKLOAD
+ * (-11) never end it: (FINAL_PHASE, ERROR_CODE) names one failure. */
+#define HPX_PT_INA228_INIT_SHUNT_CAL_WRITE_FAILED 10
+#define HPX_PT_INA228_INIT_SHUNT_CAL_READBACK_DIFFERS 11
+
 /* HPX_POWER_MEASUREMENT_SOURCE values. */
 #define HPX_PT_SOURCE_INA228 "ina228"
 /* An external meter watches the gate; the record carries no figures. */

@@ -207,6 +207,8 @@ static void fill_identity(struct ergon_instrument *inst, struct hwmon_priv *p,
 	id->model[0] = '\0';
 	/* First, so a long rail list never truncates it: the reader of a
 	 * report must know how far this driver has been checked. */
+	snprintf(id->validated_against, sizeof(id->validated_against),
+		 "fake sysfs trees only (not yet on a board)");
 	int vw = snprintf(id->notes, sizeof(id->notes),
 			  "Driver validated against fake sysfs trees only, not yet on a board. ");
 	if (vw > 0 && (size_t)vw < sizeof(id->notes))

@@ -135,7 +135,12 @@ static int js_open(struct ergon_instrument *inst, const struct ergon_instrument_
 	if (rc)
 		return rc;
 	static const char *const extra[] = {"stats_rate_hz", NULL};
-	return ergon_bridge_open_argv(inst, &av, label, opts, extra, err);
+	rc = ergon_bridge_open_argv(inst, &av, label, opts, extra, err);
+	if (rc == 0)
+		snprintf(inst->identity.validated_against, sizeof(inst->identity.validated_against),
+			 "a stub pyjoulescope_driver only "
+			 "(tests/support/pyjoulescope_stub; never run on a Joulescope)");
+	return rc;
 }
 
 static int js_scan(const struct ergon_instrument_options *opts, json_t **found,

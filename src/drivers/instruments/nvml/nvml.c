@@ -147,6 +147,8 @@ static void fill_identity(struct ergon_instrument *inst, struct nvml_priv *p, co
 		snprintf(archs, sizeof(archs), "unknown");
 	else
 		snprintf(archs, sizeof(archs), "%u", arch);
+	snprintf(id->validated_against, sizeof(id->validated_against),
+		 "a stub libnvidia-ml only (not yet on a GPU)");
 	if (p->mode == NVML_MODE_ENERGY) {
 		/* nvmlDeviceGetTotalEnergyConsumption counts millijoules. */
 		id->resolution_j = 1e-3;

@@ -532,6 +532,8 @@ static void fill_identity(struct ergon_instrument *inst, struct ppk2 *k, const c
 	id->n_rails = 1;
 	id->total_rail = 0;
 	snprintf(id->rails[0], sizeof(id->rails[0]), "%s", "VOUT");
+	snprintf(id->validated_against, sizeof(id->validated_against),
+		 "a protocol simulator only (tests/support/ts_ppk2_sim.c)");
 	int o = snprintf(
 	    id->notes, sizeof(id->notes),
 	    "%s mode at %d mV (%s); 100 kSPS; resolution per range (A, one 14-bit step over "

@@ -171,6 +171,8 @@ static void fill_identity(struct ergon_instrument *inst, const struct rapl_priv 
 		if (z->max_range_uj > 0 && (wrap_s == 0.0 || s < wrap_s))
 			wrap_s = s;
 	}
+	snprintf(id->validated_against, sizeof(id->validated_against),
+		 "fake powercap trees only (not yet on a CPU)");
 	snprintf(id->notes, sizeof(id->notes),
 		 "Driver validated against fake powercap trees only, not yet on a CPU. "
 		 "energy_uj updates about every %.0f ms with no timestamp: readings closer "

@@ -34,11 +34,13 @@ static int replay_open(struct ergon_instrument *inst, const struct ergon_instrum
 		return ergon_err_set(err, ERGON_EUSAGE,
 				     "--instrument replay: give the recording as replay:FILE.csv");
 	for (const char *const *kv = opts->kv; kv && *kv; kv++)
-		if (strncmp(*kv, "accuracy_pct=", 13) != 0 && strncmp(*kv, "resolution_w=", 13) != 0)
-			return ergon_err_set(err, ERGON_EUSAGE,
-					     "--instrument-opt %s: replay knows only accuracy_pct=PCT "
-					     "and resolution_w=W",
-					     *kv);
+		if (strncmp(*kv, "accuracy_pct=", 13) != 0 &&
+		    strncmp(*kv, "resolution_w=", 13) != 0)
+			return ergon_err_set(
+			    err, ERGON_EUSAGE,
+			    "--instrument-opt %s: replay knows only accuracy_pct=PCT "
+			    "and resolution_w=W",
+			    *kv);
 	struct replay *r = calloc(1, sizeof(*r));
 	char *text = NULL;
 	size_t len = 0;
