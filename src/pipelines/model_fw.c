@@ -5,6 +5,7 @@
 
 #include "ergon/fileio.h"
 #include "ergon/lifecycle.h"
+#include "fw_build.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -38,7 +39,7 @@ uint64_t ergon_model_fnv1a64(const uint8_t *p, size_t n)
 	return h;
 }
 
-static const char *target_dir(void)
+const char *ergon_fw_target_dir(void)
 {
 	const char *e = getenv("ERGON_TARGET_DIR");
 	return e && e[0] ? e : ERGON_TARGET_DIR;
@@ -51,7 +52,6 @@ static const char *kind_name(enum ergon_model_fw_kind k)
 					   : "infer";
 }
 
-/* First line of a small file (the output of a tool), trimmed. */
 static int first_line(const char *path, char *buf, size_t cap, struct ergon_err *err)
 {
 	char *data = NULL;
@@ -65,7 +65,28 @@ static int first_line(const char *path, char *buf, size_t cap, struct ergon_err 
 	return 0;
 }
 
-static int sha256_file(const char *path, char hex[65], struct ergon_err *err)
+int ergon_fw_toolchain(const char *dir, char *inc, size_t inc_cap, char *ver, size_t ver_cap,
+		       struct ergon_err *err)
+{
+	char log[PATH_MAX];
+	/* The compiler's own (freestanding) headers only, as target/CMakeLists.txt. */
+	snprintf(log, sizeof log, "%s/gcc-include.txt", dir);
+	remove(log);
+	const char *q1[] = {ARM_GCC, "-print-file-name=include", NULL};
+	int rc = ergon_lifecycle_run_tool(q1, log, 60.0, err);
+	if (!rc)
+		rc = first_line(log, inc, inc_cap, err);
+	snprintf(log, sizeof log, "%s/gcc-version.txt", dir);
+	remove(log);
+	const char *q2[] = {ARM_GCC, "--version", NULL};
+	if (!rc)
+		rc = ergon_lifecycle_run_tool(q2, log, 60.0, err);
+	if (!rc)
+		rc = first_line(log, ver, ver_cap, err);
+	return rc;
+}
+
+int ergon_fw_sha256_file(const char *path, char hex[65], struct ergon_err *err)
 {
 	char *data = NULL;
 	size_t len = 0;
@@ -85,9 +106,8 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The .c files of target/src, sorted (a reproducible command line). */
-static int list_sources(const char *src, int power, char **out, int *n, int cap,
-			struct ergon_err *err)
+int ergon_fw_list_sources(const char *src, int power, char **out, int *n, int cap,
+			  struct ergon_err *err)
 {
 	DIR *d = opendir(src);
 	if (d == NULL)
@@ -162,7 +182,7 @@ int ergon_model_fw_build(const struct ergon_model *m, const char *dir,
 	char path[PATH_MAX], elf[PATH_MAX], map[PATH_MAX], log[PATH_MAX], incdir[PATH_MAX];
 	char absdir[1024], resolved[PATH_MAX], tmp[PATH_MAX * 2], gcc_inc[PATH_MAX], gcc_ver[256];
 	char dflag[64];
-	const char *tdir = target_dir();
+	const char *tdir = ergon_fw_target_dir();
 	size_t mlen = 0;
 	const uint8_t *mbytes = ergon_model_bytes(m, &mlen);
 	int rc = fit_check(m, input_len, err);
@@ -202,24 +222,11 @@ int ergon_model_fw_build(const struct ergon_model *m, const char *dir,
 		rc = ergon_file_write_atomic(asm_path, tmp, strlen(tmp), ERGON_WRITE_FORCE, err);
 	if (rc)
 		return rc;
-	/* The compiler's own (freestanding) headers only, as target/CMakeLists.txt. */
-	snprintf(log, sizeof log, "%s/gcc-include.txt", absdir);
-	remove(log);
-	const char *q1[] = {ARM_GCC, "-print-file-name=include", NULL};
-	rc = ergon_lifecycle_run_tool(q1, log, 60.0, err);
-	if (!rc)
-		rc = first_line(log, gcc_inc, sizeof gcc_inc, err);
-	snprintf(log, sizeof log, "%s/gcc-version.txt", absdir);
-	remove(log);
-	const char *q2[] = {ARM_GCC, "--version", NULL};
-	if (!rc)
-		rc = ergon_lifecycle_run_tool(q2, log, 60.0, err);
-	if (!rc)
-		rc = first_line(log, gcc_ver, sizeof gcc_ver, err);
+	rc = ergon_fw_toolchain(absdir, gcc_inc, sizeof gcc_inc, gcc_ver, sizeof gcc_ver, err);
 	if (rc)
 		return rc;
 	snprintf(path, sizeof path, "%s/src", tdir);
-	rc = list_sources(path, kind == ERGON_MODEL_FW_POWER, srcs, &n_src, 48, err);
+	rc = ergon_fw_list_sources(path, kind == ERGON_MODEL_FW_POWER, srcs, &n_src, 48, err);
 	if (rc)
 		goto out;
 	snprintf(elf, sizeof elf, "%s/ergon_an547_%s.elf", absdir, kn);
@@ -245,6 +252,17 @@ int ergon_model_fw_build(const struct ergon_model *m, const char *dir,
 		args[n++] = strdup("-DERT_POWER_BUILD=1");
 	if (kind == ERGON_MODEL_FW_INFER)
 		args[n++] = strdup("-DERT_TFL_INFER_BUILD=1");
+	/* ERGON_TFL_KERNELS=mve: the interpreter calls the Helium kernels. */
+	const char *kernels = getenv("ERGON_TFL_KERNELS");
+	kernels = kernels && kernels[0] ? kernels : "ref";
+	if (strcmp(kernels, "mve") == 0) {
+		args[n++] = strdup("-DERT_TFL_MVE=1");
+	} else if (strcmp(kernels, "ref") != 0) {
+		rc =
+		    ergon_err_set(err, ERGON_EUSAGE,
+				  "ERGON_TFL_KERNELS=%s: unknown kernel set (ref or mve)", kernels);
+		goto out;
+	}
 	for (int i = 0; i < n_src; i++)
 		args[n++] = strdup(srcs[i]);
 	static const char *const port[] = {"port.c", "libc_min.c", "startup.S",
@@ -293,9 +311,9 @@ int ergon_model_fw_build(const struct ergon_model *m, const char *dir,
 		goto out;
 	}
 	char elf_sha[65], map_sha[65];
-	rc = sha256_file(elf, elf_sha, err);
+	rc = ergon_fw_sha256_file(elf, elf_sha, err);
 	if (!rc)
-		rc = sha256_file(map, map_sha, err);
+		rc = ergon_fw_sha256_file(map, map_sha, err);
 	if (rc)
 		goto out;
 	json_t *argv_json = json_array();
@@ -306,12 +324,12 @@ int ergon_model_fw_build(const struct ergon_model *m, const char *dir,
 	crypto_hash_sha256(h, mbytes, mlen);
 	for (size_t i = 0; i < sizeof h; i++)
 		snprintf(model_sha + 2 * i, 3, "%02x", h[i]);
-	json_t *b = json_pack("{s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s,s:s,s:I,s:I,s:I}", "kind", kn,
-			      "board", "qemu-an547", "compiler", gcc_ver, "command", argv_json,
-			      "elf", elf, "elf_sha256", elf_sha, "link_map", map, "link_map_sha256",
-			      map_sha, "model_sha256", model_sha, "model_bytes", (json_int_t)mlen,
-			      "input_bytes", (json_int_t)input_len, "arena_bytes",
-			      (json_int_t)ergon_model_tfl(m)->arena_bytes);
+	json_t *b = json_pack("{s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s,s:s,s:I,s:I,s:I}", "kind", kn,
+			      "board", "qemu-an547", "kernels", kernels, "compiler", gcc_ver,
+			      "command", argv_json, "elf", elf, "elf_sha256", elf_sha, "link_map",
+			      map, "link_map_sha256", map_sha, "model_sha256", model_sha,
+			      "model_bytes", (json_int_t)mlen, "input_bytes", (json_int_t)input_len,
+			      "arena_bytes", (json_int_t)ergon_model_tfl(m)->arena_bytes);
 	if (b == NULL) {
 		rc = ergon_err_set(err, ERGON_ENOMEM, "out of memory");
 		goto out;

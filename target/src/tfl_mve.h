@@ -1,0 +1,78 @@
+/* Private to the Helium (MVE) kernels (tfl_mve_conv.c, tfl_mve_dwconv.c,
+ * tfl_mve_fc.c): int8 dot products with tail predication, ACLE intrinsics
+ * from arm_mve.h. Only compiled where the compiler targets MVE
+ * (-mcpu=cortex-m55: __ARM_FEATURE_MVE). */
+#ifndef ERT_TFL_MVE_H
+#define ERT_TFL_MVE_H
+
+#include "tfl_internal.h"
+
+#if defined(__ARM_FEATURE_MVE)
+#include <arm_mve.h>
+
+/* acc + sum x[i] * f[i], i < n (int8 products summed into an int32: VMLADAVA
+ * on 16 lanes, the last vector predicated by VCTP so nothing past n is
+ * read). Wraps mod 2^32 like the reference's int32 sum (which load keeps
+ * from overflowing). */
+static inline int32_t tfl_mve_dot(const int8_t *x, const int8_t *f, int32_t n, int32_t acc)
+{
+	while (n > 0) {
+		mve_pred16_t p = vctp8q((uint32_t)n);
+		acc = vmladavaq_p_s8(acc, vldrbq_z_s8(x, p), vldrbq_z_s8(f, p), p);
+		x += 16;
+		f += 16;
+		n -= 16;
+	}
+	return acc;
+}
+
+/* Four filters against the same input run: x is loaded once per vector. */
+static inline void tfl_mve_dot4(const int8_t *x, const int8_t *f0, const int8_t *f1,
+				const int8_t *f2, const int8_t *f3, int32_t n, int32_t acc[4])
+{
+	int32_t s0 = acc[0], s1 = acc[1], s2 = acc[2], s3 = acc[3];
+	int32_t k = 0;
+	while (k < n) {
+		mve_pred16_t p = vctp8q((uint32_t)(n - k));
+		int8x16_t v = vldrbq_z_s8(x + k, p);
+		s0 = vmladavaq_p_s8(s0, v, vldrbq_z_s8(f0 + k, p), p);
+		s1 = vmladavaq_p_s8(s1, v, vldrbq_z_s8(f1 + k, p), p);
+		s2 = vmladavaq_p_s8(s2, v, vldrbq_z_s8(f2 + k, p), p);
+		s3 = vmladavaq_p_s8(s3, v, vldrbq_z_s8(f3 + k, p), p);
+		k += 16;
+	}
+	acc[0] = s0;
+	acc[1] = s1;
+	acc[2] = s2;
+	acc[3] = s3;
+}
+
+/* acc + sum f[i], i < n (VADDVA, predicated tail). */
+static inline int32_t tfl_mve_sum(const int8_t *f, int32_t n, int32_t acc)
+{
+	while (n > 0) {
+		mve_pred16_t p = vctp8q((uint32_t)n);
+		acc = vaddvaq_p_s8(acc, vldrbq_z_s8(f, p), p);
+		f += 16;
+		n -= 16;
+	}
+	return acc;
+}
+#endif
+
+/* The requantization of the reference kernels (same function, so the same
+ * integer): + bias (mod 2^32), MultiplyByQuantizedMultiplier, + out_offset,
+ * clamp. */
+static inline int8_t tfl_mve_requant(int32_t acc, int32_t bias, int32_t mult, int32_t shift,
+				     int32_t out_offset, int32_t act_min, int32_t act_max)
+{
+	acc = (int32_t)((uint32_t)acc + (uint32_t)bias);
+	acc = tfl_mbqm(acc, mult, shift) + out_offset;
+	if (acc < act_min)
+		acc = act_min;
+	if (acc > act_max)
+		acc = act_max;
+	return (int8_t)acc;
+}
+
+#endif
