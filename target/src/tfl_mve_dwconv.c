@@ -19,6 +19,7 @@ static void block(const struct tfl_conv_args *a, const int8_t *in_b, int32_t iy0
 {
 	int32x4_t acc[4], fs[4];
 	mve_pred16_t p[4];
+	const int nb = (int)((n + 3) / 4); /* sub-vectors with a live lane */
 	for (int k = 0; k < 4; k++) {
 		int32_t left = n - 4 * k;
 		p[k] = vctp32q(left > 0 ? (uint32_t)left : 0u);
@@ -35,7 +36,7 @@ static void block(const struct tfl_conv_args *a, const int8_t *in_b, int32_t iy0
 				continue;
 			const int8_t *ip = in_b + ((int64_t)iy * a->in_w + ix) * a->in_c + c0;
 			const int8_t *fp = a->filter + ((int64_t)fy * a->f_w + fx) * a->out_c + c0;
-			for (int k = 0; k < 4; k++) {
+			for (int k = 0; k < nb; k++) {
 				int32x4_t f = vldrbq_z_s32(fp + 4 * k, p[k]);
 				int32x4_t x = vldrbq_z_s32(ip + 4 * k, p[k]);
 				acc[k] = vaddq_s32(acc[k], vmulq_s32(f, x));
@@ -45,7 +46,7 @@ static void block(const struct tfl_conv_args *a, const int8_t *in_b, int32_t iy0
 		}
 	}
 	int32_t lane[DW_LANES];
-	for (int k = 0; k < 4; k++) {
+	for (int k = 0; k < nb; k++) {
 		if (inside)
 			fs[k] = vldrwq_z_s32(a->fsum + c0 + 4 * k, p[k]);
 		/* acc + in_offset * fs, mod 2^32 */
