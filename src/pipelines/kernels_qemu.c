@@ -307,7 +307,6 @@ struct parsed {
 	uint64_t overhead;
 	int have_overhead;
 	unsigned *checked; /* per case: bit 0 ref, bit 1 mve checked */
-	size_t *n_samples; /* per case x 2 */
 };
 
 static double to_unit(const struct parsed *ps, uint64_t ticks)
@@ -334,7 +333,7 @@ static int parse_line(struct cursor *c, const char *log, size_t lineno, struct k
 	if (len == 12 && memcmp(t, "ERGON_KBEGIN", 12) == 0) {
 		ps->begun = 1;
 		while (token(c, &t, &len)) {
-			if (len == 20 && memcmp(t, "counter=dwt_cyccnt", 18) == 0)
+			if (len == 18 && memcmp(t, "counter=dwt_cyccnt", 18) == 0)
 				ps->dwt = 1;
 			if (len == 5 && memcmp(t, "pmu=1", 5) == 0)
 				ps->pmu = 1;
@@ -393,7 +392,6 @@ static int parse_line(struct cursor *c, const char *log, size_t lineno, struct k
 					     "the count-read overhead (%llu)",
 					     log, lineno, k->name, impl, (unsigned long long)v,
 					     (unsigned long long)ps->overhead);
-		ps->n_samples[idx * 2 + (size_t)mve]++;
 		ergon_dynbuf_addf(samples, "%s,%s,pass,%.6f,%.6f\n", k->name, impl, to_unit(ps, v),
 				  to_unit(ps, ps->overhead));
 		return ergon_kernels_add(d, k->name, impl, 1, to_unit(ps, v - ps->overhead), err);
@@ -467,6 +465,22 @@ static int parse_log(const char *log, const char *text, size_t len, struct kcase
 	return 0;
 }
 
+int ergon_kernels_qemu_parse(const char *log, const char *text, size_t len, struct kcase *cases,
+			     size_t n, unsigned impls, struct ergon_kernels_data *d,
+			     struct ergon_dynbuf *samples, struct kq_firmware *fw,
+			     struct ergon_err *err)
+{
+	struct parsed ps = {0};
+	ps.checked = calloc(n ? n : 1, sizeof *ps.checked);
+	int rc = ps.checked ? parse_log(log, text, len, cases, n, impls, &ps, d, samples, err)
+			    : ergon_err_set(err, ERGON_ENOMEM, "kernels: out of memory");
+	fw->dwt = ps.dwt;
+	fw->pmu = ps.pmu;
+	fw->overhead = ps.overhead;
+	free(ps.checked);
+	return rc;
+}
+
 int ergon_kernels_qemu(struct kcase *cases, size_t n, const struct ergon_kernels_run_options *o,
 		       unsigned impls, struct ergon_kernels_data *d, struct ergon_dynbuf *samples,
 		       json_t **info, const char **unit, struct ergon_err *err)
@@ -477,17 +491,11 @@ int ergon_kernels_qemu(struct kcase *cases, size_t n, const struct ergon_kernels
 	char *text = NULL;
 	char dir[1024], resolved[PATH_MAX], blob_path[PATH_MAX], elf[PATH_MAX], log[PATH_MAX],
 	    loader[PATH_MAX + 64];
-	struct parsed ps = {0};
+	struct kq_firmware ps = {0};
 	int rc;
 	*info = NULL;
 	*unit = "emulated_instructions";
 	ergon_dynbuf_init(&blob, ERT_KBLOB_MAX_BYTES);
-	ps.checked = calloc(n, sizeof *ps.checked);
-	ps.n_samples = calloc(2 * n, sizeof *ps.n_samples);
-	if (ps.checked == NULL || ps.n_samples == NULL) {
-		rc = ergon_err_set(err, ERGON_ENOMEM, "kernels: out of memory");
-		goto cleanup;
-	}
 	const char *wd = o->work_dir ? o->work_dir : "ergon-kernels-fw";
 	rc = ergon_mkdir_p(wd, err);
 	if (rc)
@@ -541,7 +549,7 @@ int ergon_kernels_qemu(struct kcase *cases, size_t n, const struct ergon_kernels
 	size_t tl = 0;
 	rc = ergon_file_read_all(log, LOG_MAX, &text, &tl, err);
 	if (!rc)
-		rc = parse_log(log, text, tl, cases, n, impls, &ps, d, samples, err);
+		rc = ergon_kernels_qemu_parse(log, text, tl, cases, n, impls, d, samples, &ps, err);
 	if (rc)
 		goto cleanup;
 	*unit = ps.dwt ? "cycles" : "emulated_instructions";
@@ -583,7 +591,5 @@ cleanup:
 	ergon_pmu_plan_cleanup(&plan);
 	json_decref(build);
 	free(text);
-	free(ps.checked);
-	free(ps.n_samples);
 	return rc;
 }

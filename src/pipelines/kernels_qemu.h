@@ -22,4 +22,24 @@ int ergon_kernels_qemu(struct kcase *cases, size_t n, const struct ergon_kernels
 		       unsigned impls, struct ergon_kernels_data *d, struct ergon_dynbuf *samples,
 		       json_t **info, const char **unit, struct ergon_err *err);
 
+/* What the firmware said about itself. */
+struct kq_firmware {
+	int dwt;	   /* counts are DWT CYCCNT cycles (else SysTick ticks) */
+	int pmu;	   /* the PMU counted */
+	uint64_t overhead; /* count-read overhead, raw */
+};
+
+/* Read the kernel firmware's UART lines (text, len; log names it in
+ * errors, with the line number): ERGON_KBEGIN, ERGON_KOVERHEAD,
+ * ERGON_KCHECK, ERGON_KS, ERGON_KPMU, ERGON_KEND; other text is ignored.
+ * Adds checks and samples to d and samples, mismatches and PMU counts to
+ * the cases' records. ERGON_EPARSE on a malformed line (a case index out
+ * of range, a second check, a sample before its check or not above the
+ * overhead), ERGON_EDEVICE when the firmware did not start or finish or a
+ * case misses a check. */
+int ergon_kernels_qemu_parse(const char *log, const char *text, size_t len, struct kcase *cases,
+			     size_t n, unsigned impls, struct ergon_kernels_data *d,
+			     struct ergon_dynbuf *samples, struct kq_firmware *fw,
+			     struct ergon_err *err);
+
 #endif

@@ -60,7 +60,6 @@ static void im2col(const struct tfl_conv_args *a, const int8_t *in_b, int32_t iy
 	}
 }
 
-
 static int8_t conv_out(const struct tfl_conv_args *a, int32_t acc, int32_t oc)
 {
 	return tfl_mve_requant(acc, a->bias[oc], a->mult[oc], a->shift[oc], a->out_offset,

@@ -101,8 +101,8 @@ static void every_path_bit_exact_on_target(void **state)
 	for (size_t i = 0; i < json_array_size(wl); i++)
 		assert_null(json_object_get(json_array_get(wl, i), "pmu"));
 	/* d2 (multiplier 2) says that its "mve" run is the reference code. */
-	const char *d2 = json_string_value(json_object_get(
-	    json_object_get(json_array_get(wl, 7), "implementations"), "mve"));
+	const char *d2 = json_string_value(
+	    json_object_get(json_object_get(json_array_get(wl, 7), "implementations"), "mve"));
 	assert_non_null(strstr(d2, "tfl_dwconv_s8"));
 	const json_t *build = json_object_get(art, "build");
 	assert_int_equal(strlen(json_string_value(json_object_get(build, "elf_sha256"))), 64);
@@ -178,8 +178,8 @@ static void fc_offsets_per_tensor(void **state)
 		c->filter[i] = (int8_t)((i * 37) % 251 - 125);
 	for (int32_t u = 0; u < units; u++)
 		c->q[2 * units + u] = 1000 * u - 2500; /* bias */
-	c->q[0] = 1518500250; /* multiplier ~0.707 * 2^31 */
-	c->q[units] = -9;     /* shift */
+	c->q[0] = 1518500250;			       /* multiplier ~0.707 * 2^31 */
+	c->q[units] = -9;			       /* shift */
 	c->fc = (struct tfl_fc_args){.in = c->in,
 				     .filter = c->filter,
 				     .bias = c->q + 2 * units,
@@ -197,10 +197,8 @@ static void fc_offsets_per_tensor(void **state)
 				     .act_max = 127,
 				     .per_channel = 0};
 	kcase_prepare(c, 42u);
-	struct ergon_kernels_run_options o = {.board = "qemu-an547",
-					      .impls = "ref,mve",
-					      .iterations = 1,
-					      .work_dir = fw};
+	struct ergon_kernels_run_options o = {
+	    .board = "qemu-an547", .impls = "ref,mve", .iterations = 1, .work_dir = fw};
 	struct ergon_kernels_data *d = NULL;
 	struct ergon_err err = {0};
 	assert_int_equal(ergon_kernels_data_new(&d, &err), 0);
