@@ -47,6 +47,37 @@ static inline void tfl_mve_dot4(const int8_t *x, const int8_t *f0, const int8_t 
 	acc[3] = s3;
 }
 
+/* tfl_mbqm (MultiplyByQuantizedMultiplier) on four lanes, the same
+ * integers: the left shift wraps like (uint32_t)x << left (VSHL); gemmlowp's
+ * SaturatingRoundingDoublingHighMul is trunc((ab + nudge) / 2^31) with
+ * nudge 2^30 for ab >= 0 and 1 - 2^30 below, which for every ab equals
+ * floor((ab + 2^30) / 2^31), what VQRDMULH computes (both saturate
+ * INT32_MIN * INT32_MIN to INT32_MAX); RoundingDivideByPOT rounds half away
+ * from zero, VRSHL half up, so a negative x is first lowered by one (the
+ * VAND/VSHR fixup, saturating), which moves exactly the ties. */
+static inline int32x4_t tfl_mve_mbqm(int32x4_t x, int32x4_t mult, int32x4_t shift)
+{
+	const int32x4_t zero = vdupq_n_s32(0);
+	const int32x4_t right = vminq_s32(shift, zero);
+	x = vshlq_s32(x, vmaxq_s32(shift, zero));
+	x = vqrdmulhq_s32(x, mult);
+	x = vqaddq_s32(x, vshrq_n_s32(vandq_s32(x, right), 31));
+	return vrshlq_s32(x, right);
+}
+
+/* Four outputs: + bias (wrapping), requantized, + out_offset, clamped, and
+ * stored as int8 (the lanes of p only). */
+static inline void tfl_mve_out4(int8_t *o, int32x4_t acc, int32x4_t bias, int32x4_t mult,
+				int32x4_t shift, int32_t out_offset, int32_t act_min,
+				int32_t act_max, mve_pred16_t p)
+{
+	acc = tfl_mve_mbqm(vaddq_s32(acc, bias), mult, shift);
+	acc = vaddq_n_s32(acc, out_offset);
+	acc = vmaxq_s32(acc, vdupq_n_s32(act_min));
+	acc = vminq_s32(acc, vdupq_n_s32(act_max));
+	vstrbq_p_s32(o, acc, p);
+}
+
 /* acc + sum f[i], i < n (VADDVA, predicated tail). */
 static inline int32_t tfl_mve_sum(const int8_t *f, int32_t n, int32_t acc)
 {

@@ -66,6 +66,13 @@ static int8_t conv_out(const struct tfl_conv_args *a, int32_t acc, int32_t oc)
 			       a->act_min, a->act_max);
 }
 
+/* Channels oc .. oc + 3 requantized in vector lanes. */
+static void out4(const struct tfl_conv_args *a, const int32_t acc[4], int32_t oc, int8_t *o)
+{
+	tfl_mve_out4(o + oc, vldrwq_s32(acc), vldrwq_s32(a->bias + oc), vldrwq_s32(a->mult + oc),
+		     vldrwq_s32(a->shift + oc), a->out_offset, a->act_min, a->act_max, vctp32q(4u));
+}
+
 static int32_t border_acc(const struct tfl_conv_args *a, const int8_t *in_b, const int8_t *f,
 			  int32_t iy0, int32_t ix0, int32_t g)
 {
@@ -117,8 +124,7 @@ static void pixel_col(const struct tfl_conv_args *a, int32_t taps, int8_t *o)
 		for (int k = 0; k < 4; k++)
 			acc[k] = a->in_offset * a->fsum[oc + k];
 		tfl_mve_dot4(col, f, f + taps, f + 2 * taps, f + 3 * taps, taps, acc);
-		for (int k = 0; k < 4; k++)
-			o[oc + k] = conv_out(a, acc[k], oc + k);
+		out4(a, acc, oc, o);
 	}
 	for (; oc < a->out_c; oc++) {
 		const int8_t *f = a->filter + (int64_t)oc * taps;
@@ -169,8 +175,7 @@ void tfl_mve_conv_s8(const struct tfl_conv_args *a)
 								     fr + 2 * taps, fr + 3 * taps,
 								     a->f_w * a->f_c, acc);
 						}
-						for (int k = 0; k < 4; k++)
-							o[oc + k] = conv_out(a, acc[k], oc + k);
+						out4(a, acc, oc, o);
 					}
 				}
 				for (; oc < a->out_c; oc++) {

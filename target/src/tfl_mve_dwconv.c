@@ -4,7 +4,8 @@
  * accumulators (VLDRB.S32 widening loads, VMUL + VADD per tap, the last
  * channels predicated by VCTP); inside the image acc = in_offset * fsum +
  * sum(filter * input), at a border the taps inside are summed as
- * sum(filter * input) + in_offset * sum(filter). A depth multiplier other
+ * sum(filter * input) + in_offset * sum(filter); four outputs at a time
+ * requantized in vector lanes (tfl_mve_out4). A depth multiplier other
  * than 1 (the input channel is then not contiguous with the output's) is
  * computed by the reference kernel, and tfl_mve_dwconv_path says so. */
 #include "tfl_mve.h"
@@ -45,18 +46,16 @@ static void block(const struct tfl_conv_args *a, const int8_t *in_b, int32_t iy0
 			}
 		}
 	}
-	int32_t lane[DW_LANES];
 	for (int k = 0; k < nb; k++) {
+		const int32_t c = c0 + 4 * k;
 		if (inside)
-			fs[k] = vldrwq_z_s32(a->fsum + c0 + 4 * k, p[k]);
+			fs[k] = vldrwq_z_s32(a->fsum + c, p[k]);
 		/* acc + in_offset * fs, mod 2^32 */
 		acc[k] = vmlaq_n_s32(acc[k], fs[k], a->in_offset);
-		vstrwq_p_s32(lane + 4 * k, acc[k], p[k]);
+		tfl_mve_out4(o + c, acc[k], vldrwq_z_s32(a->bias + c, p[k]),
+			     vldrwq_z_s32(a->mult + c, p[k]), vldrwq_z_s32(a->shift + c, p[k]),
+			     a->out_offset, a->act_min, a->act_max, p[k]);
 	}
-	for (int32_t c = 0; c < n; c++)
-		o[c0 + c] =
-		    tfl_mve_requant(lane[c], a->bias[c0 + c], a->mult[c0 + c], a->shift[c0 + c],
-				    a->out_offset, a->act_min, a->act_max);
 }
 
 void tfl_mve_dwconv_s8(const struct tfl_conv_args *a)
