@@ -47,15 +47,20 @@ struct ergon_kernels_run_options {
 	int suites;		 /* ERGON_KERNELS_* mask; 0: all three */
 	const char *shapes_path; /* a shapes file, or */
 	const char *model_path;	 /* a .tflite model's own layers */
-	const char *impls;	 /* comma list of ref, mve (mve: qemu-an547 only); "ref" when NULL */
-	long iterations;	 /* timed iterations per case, >= 1 */
-	long warmup;		 /* untimed iterations after the correctness run */
+	const char *impls; /* comma list of ref, mve (mve: qemu-an547 only); "ref" when NULL */
+	long iterations;   /* timed iterations per case, >= 1 */
+	long warmup;	   /* untimed iterations after the correctness run */
+	/* qemu-an547: where the case blob, the kernel firmware (ELF, map,
+	 * build log) and QEMU's log go; NULL: ./ergon-kernels-fw. The cases
+	 * run in one firmware run there: progress is not called per case. */
+	const char *work_dir;
 	/* Test builds only: corrupt one output byte of the first case's REF
 	 * run, to show that a correctness failure is reported and never timed. */
 	int inject_mismatch;
-	/* qemu-an547: where the case blob, the kernel firmware (ELF, map,
-	 * build log) and QEMU's log go; NULL: ./ergon-kernels-fw. */
-	const char *work_dir;
+	/* Called before case i (0-based) of n runs (its correctness check and
+	 * timing), with its name; NULL: none. For a progress line. */
+	void (*progress)(void *ctx, size_t i, size_t n, const char *case_name);
+	void *progress_ctx;
 };
 
 /* `ergon kernels run`: build the cases, check each implementation's

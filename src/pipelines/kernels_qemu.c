@@ -20,10 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ARM_GCC "arm-none-eabi-gcc"
-#define BUILD_TIMEOUT_S 600.0
 #define QEMU_TIMEOUT_S 1800.0
-#define MAX_ARGS 96
 #define LOG_MAX (256u * 1024u * 1024u)
 /* 32 MHz SysTick ticks -> instructions at -icount shift=4 (16 ns each):
  * 31.25 ns / 16 ns = 125/64 instructions per tick. */
@@ -159,73 +156,23 @@ static int build_blob(struct kcase *cases, size_t n, const struct ergon_kernels_
 static int build_fw(const char *dir, char *elf, size_t elf_cap, json_t **build,
 		    struct ergon_err *err)
 {
-	char *srcs[64] = {0};
-	char *args[MAX_ARGS] = {0};
-	int n_src = 0, n = 0;
-	char inc[PATH_MAX], ver[256], path[PATH_MAX], map[PATH_MAX], log[PATH_MAX];
-	const char *tdir = ergon_fw_target_dir();
-	int rc = ergon_fw_toolchain(dir, inc, sizeof inc, ver, sizeof ver, err);
-	snprintf(path, sizeof path, "%s/src", tdir);
-	if (!rc)
-		rc = ergon_fw_list_sources(path, 0, srcs, &n_src, 48, err);
-	if (rc)
-		goto out;
-	snprintf(elf, elf_cap, "%s/ergon_an547_kernels.elf", dir);
-	snprintf(map, sizeof map, "%s/ergon_an547_kernels.map", dir);
-	static const char *const flags[] = {"-mcpu=cortex-m55", "-mthumb",   "-mfloat-abi=hard",
-					    "-std=c11",		"-O2",	     "-g",
-					    "-ffreestanding",	"-nostdinc", "-ffunction-sections",
-					    "-fdata-sections",	"-Wall",     "-Wextra",
-					    "-Wconversion",	"-Werror"};
-	args[n++] = strdup(ARM_GCC);
-	for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
-		args[n++] = strdup(flags[i]);
-	args[n++] = strdup("-isystem");
-	args[n++] = strdup(inc);
-	if (asprintf(&args[n++], "-I%s/include", tdir) < 0 ||
-	    asprintf(&args[n++], "-I%s/port/an547", tdir) < 0)
-		args[n - 1] = NULL;
-	for (int i = 0; i < n_src; i++)
-		args[n++] = strdup(srcs[i]);
 	static const char *const port[] = {"port.c", "libc_min.c", "startup.S",
-					   "kernels/kernels_main.c"};
-	for (size_t i = 0; i < sizeof port / sizeof port[0]; i++)
-		if (asprintf(&args[n++], "%s/port/an547/%s", tdir, port[i]) < 0)
-			args[n - 1] = NULL;
-	args[n++] = strdup("-nostdlib");
-	args[n++] = strdup("-T");
-	if (asprintf(&args[n++], "%s/port/an547/an547.ld", tdir) < 0)
-		args[n - 1] = NULL;
-	args[n++] = strdup("-Wl,--gc-sections");
-	args[n++] = strdup("-lgcc");
-	if (asprintf(&args[n++], "-Wl,-Map=%s", map) < 0)
-		args[n - 1] = NULL;
-	args[n++] = strdup("-o");
-	args[n++] = strdup(elf);
-	for (int i = 0; i < n; i++)
-		if (args[i] == NULL) {
-			rc = ergon_err_set(err, ERGON_ENOMEM, "out of memory");
-			goto out;
-		}
-	snprintf(log, sizeof log, "%s/build-kernels.log", dir);
-	remove(log);
-	rc = ergon_lifecycle_run_tool((const char *const *)args, log, BUILD_TIMEOUT_S, err);
-	if (rc)
-		goto out;
-	char elf_sha[65], map_sha[65];
-	rc = ergon_fw_sha256_file(elf, elf_sha, err);
-	if (!rc)
-		rc = ergon_fw_sha256_file(map, map_sha, err);
-	if (rc)
-		goto out;
-	json_t *argv_json = json_array();
-	for (int i = 0; i < n; i++)
-		json_array_append_new(argv_json, json_string(args[i]));
+					   "kernels/kernels_main.c", NULL};
+	struct ergon_fw_build fb = {.dir = dir, .name = "kernels", .port = port};
+	int rc = ergon_fw_compile(&fb, err);
+	if (rc) {
+		struct ergon_err e2 = {0};
+		ergon_err_set(&e2, rc, "%s (the compiler's output is in %s)", err->msg, fb.log);
+		*err = e2;
+		return rc;
+	}
+	snprintf(elf, elf_cap, "%s", fb.elf);
 	*build = json_pack(
 	    "{s:s, s:s, s:s, s:o, s:s, s:s, s:s, s:s, s:[s,s], s:s, s:s}", "board", "qemu-an547",
-	    "cpu", "cortex-m55", "compiler", ver, "command", argv_json, "elf", elf, "elf_sha256",
-	    elf_sha, "link_map", map, "link_map_sha256", map_sha, "feature_defines",
-	    "__ARM_FEATURE_MVE (the compiler's, for -mcpu=cortex-m55)", "__OPTIMIZE__", "kernels",
+	    "cpu", "cortex-m55", "compiler", fb.compiler, "command", fb.command, "elf", fb.elf,
+	    "elf_sha256", fb.elf_sha256, "link_map", fb.map, "link_map_sha256", fb.map_sha256,
+	    "feature_defines", "__ARM_FEATURE_MVE (the compiler's, for -mcpu=cortex-m55)",
+	    "__OPTIMIZE__", "kernels",
 	    "ref: tfl_conv_s8 / tfl_dwconv_s8 / tfl_fc_s8 (the interpreter's portable C, "
 	    "target/src/tfl_conv.c etc.); mve: tfl_mve_conv_s8 / tfl_mve_dwconv_s8 / "
 	    "tfl_mve_fc_s8 (Helium intrinsics, target/src/tfl_mve_*.c); same flags",
@@ -235,13 +182,8 @@ static int build_fw(const char *dir, char *elf, size_t elf_cap, json_t **build,
 	    "and the output buffer in DDR at 0x60000000 (QEMU's generic loader); QEMU "
 	    "models no memory timing, so placement does not change the counts there");
 	if (*build == NULL)
-		rc = ergon_err_set(err, ERGON_ENOMEM, "out of memory");
-out:
-	for (int i = 0; i < n; i++)
-		free(args[i]);
-	for (int i = 0; i < n_src; i++)
-		free(srcs[i]);
-	return rc;
+		return ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+	return 0;
 }
 
 /* ---- the firmware's lines ------------------------------------------ */

@@ -166,8 +166,11 @@ static int run_host(struct kcase *cases, size_t n, const struct ergon_kernels_ru
 	struct timespec res;
 	clock_getres(CLOCK_MONOTONIC_RAW, &res);
 	uint64_t overhead = read_overhead_ns();
-	for (size_t i = 0; i < n && rc == 0; i++)
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		if (o->progress != NULL)
+			o->progress(o->progress_ctx, i, n, cases[i].name);
 		rc = run_case(&cases[i], o, i, overhead, d, samples, refused, raw, err);
+	}
 	if (rc == 0 && ergon_dynbuf_error(samples) != 0)
 		rc = ergon_err_set(err, ergon_dynbuf_error(samples),
 				   "kernels: the samples do not fit in memory");
