@@ -78,6 +78,34 @@ static inline void tfl_mve_out4(int8_t *o, int32x4_t acc, int32x4_t bias, int32x
 	vstrbq_p_s32(o, acc, p);
 }
 
+/* One output pixel of a conv or dwconv: its batch's input, the window's
+ * top-left corner (iy0, ix0; negative in the padding), whether the whole
+ * window lies inside the image, and its out_c outputs. */
+typedef void (*tfl_mve_pixel_fn)(const struct tfl_conv_args *a, const int8_t *in_b, int32_t iy0,
+				 int32_t ix0, int inside, int8_t *o);
+
+/* Call fn for every output pixel in NHWC order (inlined with a constant fn). */
+static inline void tfl_mve_each_pixel(const struct tfl_conv_args *a, tfl_mve_pixel_fn fn)
+{
+	const int32_t span_h = (a->f_h - 1) * a->dil_h, span_w = (a->f_w - 1) * a->dil_w;
+	for (int32_t b = 0; b < a->batches; b++) {
+		const int8_t *in_b = a->in + (int64_t)b * a->in_h * a->in_w * a->in_c;
+		for (int32_t oy = 0; oy < a->out_h; oy++) {
+			const int32_t iy0 = oy * a->stride_h - a->pad_h;
+			for (int32_t ox = 0; ox < a->out_w; ox++) {
+				const int32_t ix0 = ox * a->stride_w - a->pad_w;
+				int8_t *o =
+				    a->out +
+				    (((int64_t)b * a->out_h + oy) * a->out_w + ox) * a->out_c;
+				fn(a, in_b, iy0, ix0,
+				   iy0 >= 0 && ix0 >= 0 && iy0 + span_h < a->in_h &&
+				       ix0 + span_w < a->in_w,
+				   o);
+			}
+		}
+	}
+}
+
 /* acc + sum f[i], i < n (VADDVA, predicated tail). */
 static inline int32_t tfl_mve_sum(const int8_t *f, int32_t n, int32_t acc)
 {

@@ -58,32 +58,22 @@ static void block(const struct tfl_conv_args *a, const int8_t *in_b, int32_t iy0
 	}
 }
 
+static void pixel(const struct tfl_conv_args *a, const int8_t *in_b, int32_t iy0, int32_t ix0,
+		  int inside, int8_t *o)
+{
+	for (int32_t c0 = 0; c0 < a->in_c; c0 += DW_LANES) {
+		const int32_t n = a->in_c - c0 < DW_LANES ? a->in_c - c0 : DW_LANES;
+		block(a, in_b, iy0, ix0, c0, n, inside, o);
+	}
+}
+
 void tfl_mve_dwconv_s8(const struct tfl_conv_args *a)
 {
 	if (a->depth_mult != 1) {
 		tfl_dwconv_s8(a);
 		return;
 	}
-	const int32_t span_h = (a->f_h - 1) * a->dil_h, span_w = (a->f_w - 1) * a->dil_w;
-	for (int32_t b = 0; b < a->batches; b++) {
-		const int8_t *in_b = a->in + (int64_t)b * a->in_h * a->in_w * a->in_c;
-		for (int32_t oy = 0; oy < a->out_h; oy++) {
-			const int32_t iy0 = oy * a->stride_h - a->pad_h;
-			for (int32_t ox = 0; ox < a->out_w; ox++) {
-				const int32_t ix0 = ox * a->stride_w - a->pad_w;
-				int8_t *o =
-				    a->out +
-				    (((int64_t)b * a->out_h + oy) * a->out_w + ox) * a->out_c;
-				const int inside = iy0 >= 0 && ix0 >= 0 && iy0 + span_h < a->in_h &&
-						   ix0 + span_w < a->in_w;
-				for (int32_t c0 = 0; c0 < a->in_c; c0 += DW_LANES) {
-					const int32_t n =
-					    a->in_c - c0 < DW_LANES ? a->in_c - c0 : DW_LANES;
-					block(a, in_b, iy0, ix0, c0, n, inside, o);
-				}
-			}
-		}
-	}
+	tfl_mve_each_pixel(a, pixel);
 }
 
 const char *tfl_mve_dwconv_path(const struct tfl_conv_args *a)
