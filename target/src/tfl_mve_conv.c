@@ -132,50 +132,64 @@ static void pixel_col(const struct tfl_conv_args *a, int32_t taps, int8_t *o)
 	}
 }
 
-static void pixel(const struct tfl_conv_args *a, const int8_t *in_b, int32_t iy0, int32_t ix0,
-		  int inside, int8_t *o)
+void tfl_mve_conv_s8(const struct tfl_conv_args *a)
 {
 	const int32_t groups = a->in_c / a->f_c;
 	const int32_t per_group = a->out_c / groups;
 	const int32_t taps = a->f_h * a->f_w * a->f_c;
+	const int32_t span_h = (a->f_h - 1) * a->dil_h, span_w = (a->f_w - 1) * a->dil_w;
 	const int contiguous = a->dil_w == 1 && groups == 1;
 	const int use_col = groups == 1 && a->f_h * a->f_w > 1 && taps <= COL_MAX;
-	if (use_col) {
-		im2col(a, in_b, iy0, ix0);
-		pixel_col(a, taps, o);
-		return;
-	}
-	int32_t oc = 0;
-	if (inside && contiguous) {
-		for (; oc + 4 <= a->out_c; oc += 4) {
-			const int8_t *f = a->filter + (int64_t)oc * taps;
-			int32_t acc[4];
-			for (int k = 0; k < 4; k++)
-				acc[k] = a->in_offset * a->fsum[oc + k];
-			for (int32_t fy = 0; fy < a->f_h; fy++) {
-				const int8_t *row =
-				    in_b +
-				    ((int64_t)(iy0 + fy * a->dil_h) * a->in_w + ix0) * a->in_c;
-				const int8_t *fr = f + (int64_t)fy * a->f_w * a->f_c;
-				tfl_mve_dot4(row, fr, fr + taps, fr + 2 * taps, fr + 3 * taps,
-					     a->f_w * a->f_c, acc);
+	for (int32_t b = 0; b < a->batches; b++) {
+		const int8_t *in_b = a->in + (int64_t)b * a->in_h * a->in_w * a->in_c;
+		for (int32_t oy = 0; oy < a->out_h; oy++) {
+			const int32_t iy0 = oy * a->stride_h - a->pad_h;
+			for (int32_t ox = 0; ox < a->out_w; ox++) {
+				const int32_t ix0 = ox * a->stride_w - a->pad_w;
+				int8_t *o =
+				    a->out +
+				    (((int64_t)b * a->out_h + oy) * a->out_w + ox) * a->out_c;
+				const int inside = iy0 >= 0 && ix0 >= 0 && iy0 + span_h < a->in_h &&
+						   ix0 + span_w < a->in_w;
+				if (use_col) {
+					im2col(a, in_b, iy0, ix0);
+					pixel_col(a, taps, o);
+					continue;
+				}
+				int32_t oc = 0;
+				if (inside && contiguous) {
+					for (; oc + 4 <= a->out_c; oc += 4) {
+						const int8_t *f = a->filter + (int64_t)oc * taps;
+						int32_t acc[4];
+						for (int k = 0; k < 4; k++)
+							acc[k] = a->in_offset * a->fsum[oc + k];
+						for (int32_t fy = 0; fy < a->f_h; fy++) {
+							const int8_t *row =
+							    in_b + ((int64_t)(iy0 + fy * a->dil_h) *
+									a->in_w +
+								    ix0) *
+								       a->in_c;
+							const int8_t *fr =
+							    f + (int64_t)fy * a->f_w * a->f_c;
+							tfl_mve_dot4(row, fr, fr + taps,
+								     fr + 2 * taps, fr + 3 * taps,
+								     a->f_w * a->f_c, acc);
+						}
+						out4(a, acc, oc, o);
+					}
+				}
+				for (; oc < a->out_c; oc++) {
+					const int32_t g = oc / per_group;
+					const int8_t *f = a->filter + (int64_t)oc * taps;
+					int32_t acc =
+					    inside ? inside_dot(a, in_b, f, iy0, ix0, g, contiguous,
+								a->in_offset * a->fsum[oc])
+						   : border_acc(a, in_b, f, iy0, ix0, g);
+					o[oc] = conv_out(a, acc, oc);
+				}
 			}
-			out4(a, acc, oc, o);
 		}
 	}
-	for (; oc < a->out_c; oc++) {
-		const int32_t g = oc / per_group;
-		const int8_t *f = a->filter + (int64_t)oc * taps;
-		int32_t acc = inside ? inside_dot(a, in_b, f, iy0, ix0, g, contiguous,
-						  a->in_offset * a->fsum[oc])
-				     : border_acc(a, in_b, f, iy0, ix0, g);
-		o[oc] = conv_out(a, acc, oc);
-	}
-}
-
-void tfl_mve_conv_s8(const struct tfl_conv_args *a)
-{
-	tfl_mve_each_pixel(a, pixel);
 }
 
 #else

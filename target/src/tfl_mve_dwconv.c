@@ -58,8 +58,9 @@ static void block(const struct tfl_conv_args *a, const int8_t *in_b, int32_t iy0
 	}
 }
 
-static void pixel(const struct tfl_conv_args *a, const int8_t *in_b, int32_t iy0, int32_t ix0,
-		  int inside, int8_t *o)
+static inline __attribute__((always_inline)) void pixel(const struct tfl_conv_args *a,
+							const int8_t *in_b, int32_t iy0,
+							int32_t ix0, int inside, int8_t *o)
 {
 	for (int32_t c0 = 0; c0 < a->in_c; c0 += DW_LANES) {
 		const int32_t n = a->in_c - c0 < DW_LANES ? a->in_c - c0 : DW_LANES;
