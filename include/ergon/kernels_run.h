@@ -43,13 +43,17 @@ enum ergon_kernels_suite {
 };
 
 struct ergon_kernels_run_options {
-	const char *board;	 /* "host" (qemu-an547 is refused in this build) */
+	const char *board;	 /* "host" or "qemu-an547" */
 	int suites;		 /* ERGON_KERNELS_* mask; 0: all three */
 	const char *shapes_path; /* a shapes file, or */
 	const char *model_path;	 /* a .tflite model's own layers */
-	const char *impls;	 /* comma list; "ref" when NULL */
-	long iterations;	 /* timed iterations per case, >= 1 */
-	long warmup;		 /* untimed iterations after the correctness run */
+	const char *impls; /* comma list of ref, mve (mve: qemu-an547 only); "ref" when NULL */
+	long iterations;   /* timed iterations per case, >= 1 */
+	long warmup;	   /* untimed iterations after the correctness run */
+	/* qemu-an547: where the case blob, the kernel firmware (ELF, map,
+	 * build log) and QEMU's log go; NULL: ./ergon-kernels-fw. The cases
+	 * run in one firmware run there: progress is not called per case. */
+	const char *work_dir;
 	/* Test builds only: corrupt one output byte of the first case's REF
 	 * run, to show that a correctness failure is reported and never timed. */
 	int inject_mismatch;
@@ -62,7 +66,9 @@ struct ergon_kernels_run_options {
 /* `ergon kernels run`: build the cases, check each implementation's
  * output bit-exact against the oracle (a case that fails is reported and
  * never timed), then time options->iterations iterations, output buffer
- * re-initialized before each, every sample kept. *artifact: the
+ * re-initialized before each, every sample kept. On qemu-an547 the checks
+ * and the counts happen on the emulated Cortex-M55 (kernels_qemu.c), the
+ * counts being emulated instructions (provenance synthetic). *artifact: the
  * ergon.kernels artifact (provenance measured; workloads[], refused[],
  * timing, build); *samples: samples.csv text (caller frees both). A case
  * the kernels cannot take is refused in refused[] and the run goes on. */

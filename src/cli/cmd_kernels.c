@@ -157,6 +157,9 @@ static int run_cmd(struct cli_parser *p)
 		ergon_secret_key_wipe(&skey);
 		return ergon_cli_fail("kernels", &err);
 	}
+	char fw_dir[4096];
+	snprintf(fw_dir, sizeof fw_dir, "%s/firmware", out);
+	o.work_dir = fw_dir; /* qemu-an547: the case blob, the ELF, the logs */
 	json_t *art = NULL;
 	char *samples = NULL, *table = NULL;
 	size_t slen = 0;
@@ -235,19 +238,23 @@ const struct ergon_cli_command ergon_cli_cmd_kernels = {
 	    "  --force          replace an existing DIR/kernels.json\n"
 	    "  --clean          remove stale .ergon-tmp-* files of killed writes in DIR\n"
 	    "\n"
-	    "usage: ergon kernels run --board host --out DIR\n"
+	    "usage: ergon kernels run --board host|qemu-an547 --out DIR\n"
 	    "                         (--shapes FILE | --from-model MODEL.tflite)\n"
-	    "                         [--suite conv,dwconv,fc] [--impl ref,...]\n"
+	    "                         [--suite conv,dwconv,fc] [--impl ref,mve]\n"
 	    "                         [--iterations N] [--warmup N] [--force] [--clean]\n"
 	    "                         [--sign KEY] [--quiet]\n"
 	    "\n"
 	    "run: measure the kernels here (docs/METHOD.md, \"Kernels\").\n"
-	    "  --board NAME       where to run (host)\n"
+	    "  --board NAME       where to run: host (wall-clock ns) or qemu-an547\n"
+	    "                     (the emulated Cortex-M55 under -icount: checks on the\n"
+	    "                     target, counts are emulated instructions, not cycles;\n"
+	    "                     firmware and logs in DIR/firmware)\n"
 	    "  --out DIR          write kernels.json, kernels.csv and samples.csv\n"
 	    "  --shapes FILE      the cases, one per line\n"
 	    "  --from-model FILE  the cases of an int8 TFLite model's layers\n"
 	    "  --suite LIST       conv, dwconv and/or fc (default: all three)\n"
-	    "  --impl LIST        implementations to time (default ref)\n"
+	    "  --impl LIST        implementations to time: ref, mve (Helium; qemu-an547\n"
+	    "                     only) (default ref)\n"
 	    "  --iterations N     timed iterations per case, 1..1000000 (100)\n"
 	    "  --warmup N         untimed iterations, 0..1000000 (5)\n"
 	    "  --force            replace an existing DIR/kernels.json\n"

@@ -7,6 +7,7 @@
 #include "ergon/dynbuf.h"
 #include "ergon/fileio.h"
 #include "ergon/model.h"
+#include "kernels_qemu.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -72,31 +73,37 @@ static json_t *build_json(void)
 			 "feature_defines", defs, "kernels", "ref (the interpreter's portable C)");
 }
 
-static int impl_list_ok(const struct ergon_kernels_run_options *o, struct ergon_err *err)
+/* The --impl list as KQ_IMPL_* bits; mve only where the board has it. */
+static int impl_list(const struct ergon_kernels_run_options *o, int qemu, unsigned *mask,
+		     struct ergon_err *err)
 {
 	const char *s = o->impls ? o->impls : "ref";
 	const char *p = s;
+	*mask = 0;
 	while (*p != '\0') {
 		const char *e = strchr(p, ',');
 		size_t l = e ? (size_t)(e - p) : strlen(p);
 		if (l == 3 && memcmp(p, "ref", 3) == 0) {
-			/* the only implementation of this build */
+			*mask |= KQ_IMPL_REF;
 		} else if (l == 3 && memcmp(p, "mve", 3) == 0) {
-			return ergon_err_set(
-			    err, ERGON_EREFUSED,
-			    "--impl mve: board %s has no Helium (MVE): the MVE "
-			    "kernels run only on a Cortex-M55 (--board qemu-an547, "
-			    "not implemented in this build)",
-			    o->board);
+			if (!qemu)
+				return ergon_err_set(
+				    err, ERGON_EREFUSED,
+				    "--impl mve: board %s has no Helium (MVE): the MVE "
+				    "kernels run only on a Cortex-M55 (--board qemu-an547)",
+				    o->board);
+			*mask |= KQ_IMPL_MVE;
 		} else {
 			return ergon_err_set(err, ERGON_EUSAGE,
-					     "--impl %.*s: unknown implementation (ref)", (int)l,
-					     p);
+					     "--impl %.*s: unknown implementation (ref, mve)",
+					     (int)l, p);
 		}
 		p += l;
 		if (*p == ',')
 			p++;
 	}
+	if (*mask == 0)
+		return ergon_err_set(err, ERGON_EUSAGE, "--impl: empty list (ref, mve)");
 	return 0;
 }
 
@@ -148,6 +155,154 @@ static int run_case(struct kcase *c, const struct ergon_kernels_run_options *o, 
 	return rc;
 }
 
+/* The host board: wall-clock nanoseconds here. *art: the artifact with
+ * provenance, timing, build and the "kernels" section. */
+static int run_host(struct kcase *cases, size_t n, const struct ergon_kernels_run_options *o,
+		    struct ergon_kernels_data *d, struct ergon_dynbuf *samples, json_t *refused,
+		    uint64_t *raw, json_t **art_out, struct ergon_err *err)
+{
+	json_t *sec = NULL;
+	int rc = 0;
+	struct timespec res;
+	clock_getres(CLOCK_MONOTONIC_RAW, &res);
+	uint64_t overhead = read_overhead_ns();
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		if (o->progress != NULL)
+			o->progress(o->progress_ctx, i, n, cases[i].name);
+		rc = run_case(&cases[i], o, i, overhead, d, samples, refused, raw, err);
+	}
+	if (rc == 0 && ergon_dynbuf_error(samples) != 0)
+		rc = ergon_err_set(err, ergon_dynbuf_error(samples),
+				   "kernels: the samples do not fit in memory");
+	if (rc == 0)
+		rc = ergon_kernels_summarize(d, "ref", "ns", &sec, err);
+	if (rc != 0)
+		return rc;
+	json_object_set_new(sec, "overhead_note",
+			    json_string("measured (the least of 1000 back-to-back clock reads) "
+					"and subtracted from every sample"));
+	json_t *art =
+	    ergon_artifact_new(ERGON_KERNELS_SCHEMA, ERGON_KERNELS_VERSION, ERGON_PROV_MEASURED);
+	if (art == NULL) {
+		json_decref(sec);
+		return ergon_err_set(err, ERGON_ENOMEM, "kernels: out of memory");
+	}
+	json_t *prov = json_object_get(art, "provenance");
+	json_object_set_new(prov, "board", json_string("host"));
+	json_object_set_new(
+	    prov, "note",
+	    json_string("wall-clock nanoseconds of the host build of the kernels on this "
+			"machine (a user process: preemption shows as outliers); not a "
+			"Cortex-M figure"));
+	json_object_set_new(
+	    art, "timing",
+	    json_pack("{s:s, s:I, s:I, s:b, s:I, s:I, s:s, s:s, s:s}", "clock",
+		      "CLOCK_MONOTONIC_RAW", "resolution_ns",
+		      (json_int_t)((uint64_t)res.tv_sec * 1000000000u + (uint64_t)res.tv_nsec),
+		      "overhead_ns", (json_int_t)overhead, "overhead_subtracted", 1, "iterations",
+		      (json_int_t)o->iterations, "warmup", (json_int_t)o->warmup, "correctness",
+		      "bit-exact against the oracle (TFLite reference_integer_ops loops), "
+		      "before any timing; the correctness run is also the first warm-up",
+		      "inputs",
+		      "the input is written once per case; the output, the only buffer the "
+		      "kernel writes, is re-initialized before every iteration, outside the "
+		      "timed region",
+		      "interrupts", "not masked (host user process)"));
+	json_object_set_new(art, "build", build_json());
+	json_object_set_new(art, "kernels", sec);
+	*art_out = art;
+	return 0;
+}
+
+/* The implementations' symbols in a case's record. */
+static json_t *impl_record(const struct kcase *c, unsigned impls)
+{
+	static const char *const ref[] = {"", "tfl_conv_s8", "tfl_dwconv_s8", "", "tfl_fc_s8"};
+	static const char *const mve[] = {"", "tfl_mve_conv_s8", "tfl_mve_dwconv_s8", "",
+					  "tfl_mve_fc_s8"};
+	json_t *j = json_object();
+	if (impls & KQ_IMPL_REF)
+		json_object_set_new(j, "ref", json_string(ref[c->kind]));
+	if (impls & KQ_IMPL_MVE) {
+		int dw_fallback = c->kind == KC_DWCONV && c->conv.depth_mult != 1;
+		json_object_set_new(
+		    j, "mve",
+		    json_string(dw_fallback ? "tfl_mve_dwconv_s8 (hands a depth multiplier "
+					      "other than 1 to tfl_dwconv_s8: not Helium code)"
+					    : mve[c->kind]));
+	}
+	return j;
+}
+
+/* The qemu-an547 board: checks and counts on the emulated Cortex-M55. */
+static int run_qemu(struct kcase *cases, size_t n, const struct ergon_kernels_run_options *o,
+		    unsigned impls, struct ergon_kernels_data *d, struct ergon_dynbuf *samples,
+		    json_t **art_out, struct ergon_err *err)
+{
+	json_t *info = NULL, *sec = NULL;
+	const char *unit = NULL;
+	for (size_t i = 0; i < n; i++) {
+		kcase_prepare(&cases[i], (uint32_t)i + 1u);
+		json_object_set_new(cases[i].record, "implementations",
+				    impl_record(&cases[i], impls));
+	}
+	int rc = ergon_kernels_qemu(cases, n, o, impls, d, samples, &info, &unit, err);
+	if (rc == 0 && ergon_dynbuf_error(samples) != 0)
+		rc = ergon_err_set(err, ergon_dynbuf_error(samples),
+				   "kernels: the samples do not fit in memory");
+	if (rc == 0)
+		rc = ergon_kernels_summarize(d, (impls & KQ_IMPL_REF) ? "ref" : "mve", unit, &sec,
+					     err);
+	if (rc != 0) {
+		json_decref(info);
+		return rc;
+	}
+	json_object_set_new(sec, "overhead_note",
+			    json_string("measured on the target (the least of 64 back-to-back "
+					"count reads) and subtracted from every sample"));
+	json_t *art =
+	    ergon_artifact_new(ERGON_KERNELS_SCHEMA, ERGON_KERNELS_VERSION, ERGON_PROV_SYNTHETIC);
+	if (art == NULL) {
+		json_decref(info);
+		json_decref(sec);
+		return ergon_err_set(err, ERGON_ENOMEM, "kernels: out of memory");
+	}
+	json_t *prov = json_object_get(art, "provenance");
+	json_object_set_new(prov, "board", json_string("qemu-an547"));
+	json_object_set_new(prov, "clock", json_string("emulated"));
+	json_object_set_new(
+	    prov, "note",
+	    json_string(strcmp(unit, "cycles") == 0
+			    ? "core cycles read from DWT CYCCNT by the kernel firmware"
+			    : "emulated instruction counts of QEMU's mps3-an547 (Cortex-M55) "
+			      "under -icount, not cycles of any real core: a ratio of two "
+			      "counts says how many fewer instructions ran, not how much "
+			      "faster an M55 would be"));
+	json_object_set_new(
+	    art, "timing",
+	    json_pack("{s:O, s:O, s:O, s:I, s:I, s:s, s:s, s:s}", "counter",
+		      json_object_get(info, "counter"), "method", json_object_get(info, "method"),
+		      "overhead_raw_ticks", json_object_get(info, "overhead_raw"), "iterations",
+		      (json_int_t)o->iterations, "warmup", (json_int_t)o->warmup, "correctness",
+		      "on the target: every implementation's output compared byte for byte "
+		      "with the oracle's (TFLite reference_integer_ops loops, computed on the "
+		      "host), before any timing; a failing case is never timed",
+		      "inputs",
+		      "input, weights and requantization are read-only in DDR; the output, "
+		      "the only buffer a kernel writes, is re-initialized before every "
+		      "iteration, outside the counted region",
+		      "interrupts",
+		      "the SysTick 1 ms interrupt stays enabled (it extends the 24-bit "
+		      "counter); its handler's few instructions per ~62,500 are in the "
+		      "counts; nothing else runs"));
+	json_object_set(art, "build", json_object_get(info, "build"));
+	json_object_set(art, "pmu", json_object_get(info, "pmu"));
+	json_object_set_new(art, "kernels", sec);
+	json_decref(info);
+	*art_out = art;
+	return 0;
+}
+
 int ergon_kernels_run(const struct ergon_kernels_run_options *o, json_t **artifact,
 		      char **samples_out, size_t *samples_len, struct ergon_err *err)
 {
@@ -164,13 +319,14 @@ int ergon_kernels_run(const struct ergon_kernels_run_options *o, json_t **artifa
 	*artifact = NULL;
 	*samples_out = NULL;
 	int suites = o->suites ? o->suites : (KC_CONV | KC_DWCONV | KC_FC);
-	if (o->board == NULL || strcmp(o->board, "host") != 0) {
-		rc = ergon_err_set(err, ERGON_ENOTSUP,
-				   "--board %s: only host is implemented in this build "
-				   "(qemu-an547 is not yet)",
-				   o->board ? o->board : "(none)");
+	const int qemu = o->board != NULL && strcmp(o->board, "qemu-an547") == 0;
+	if (o->board == NULL || (!qemu && strcmp(o->board, "host") != 0)) {
+		rc =
+		    ergon_err_set(err, ERGON_EUSAGE, "--board %s: unknown board (host, qemu-an547)",
+				  o->board ? o->board : "(none)");
 		goto cleanup;
 	}
+	unsigned impls = 0;
 	if (o->iterations < 1 || o->iterations > ITER_MAX || o->warmup < 0 ||
 	    o->warmup > ITER_MAX) {
 		rc = ergon_err_set(err, ERGON_ERANGE,
@@ -178,7 +334,7 @@ int ergon_kernels_run(const struct ergon_kernels_run_options *o, json_t **artifa
 				   ITER_MAX);
 		goto cleanup;
 	}
-	rc = impl_list_ok(o, err);
+	rc = impl_list(o, qemu, &impls, err);
 	if (rc != 0)
 		goto cleanup;
 	if ((o->shapes_path == NULL) == (o->model_path == NULL)) {
@@ -209,58 +365,24 @@ int ergon_kernels_run(const struct ergon_kernels_run_options *o, json_t **artifa
 				   json_array_size(refused));
 		goto cleanup;
 	}
-	raw = malloc((size_t)o->iterations * sizeof *raw);
 	rc = ergon_kernels_data_new(&d, err);
-	if (rc == 0 && raw == NULL)
-		rc = ergon_err_set(err, ERGON_ENOMEM, "kernels: out of memory");
 	if (rc != 0)
 		goto cleanup;
-	struct timespec res;
-	clock_getres(CLOCK_MONOTONIC_RAW, &res);
-	uint64_t overhead = read_overhead_ns();
 	ergon_dynbuf_adds(&samples, "case,impl,correct,count,overhead\n");
-	for (size_t i = 0; i < n && rc == 0; i++) {
-		if (o->progress != NULL)
-			o->progress(o->progress_ctx, i, n, cases[i].name);
-		rc = run_case(&cases[i], o, i, overhead, d, &samples, refused, raw, err);
+	if (qemu) {
+		rc = run_qemu(cases, n, o, impls, d, &samples, &art, err);
+	} else {
+		raw = malloc((size_t)o->iterations * sizeof *raw);
+		if (raw == NULL)
+			rc = ergon_err_set(err, ERGON_ENOMEM, "kernels: out of memory");
+		else
+			rc = run_host(cases, n, o, d, &samples, refused, raw, &art, err);
 	}
-	if (rc == 0 && ergon_dynbuf_error(&samples) != 0)
-		rc = ergon_err_set(err, ergon_dynbuf_error(&samples),
-				   "kernels: the samples do not fit in memory");
-	if (rc == 0)
-		rc = ergon_kernels_summarize(d, "ref", "ns", &sec, err);
 	if (rc != 0)
 		goto cleanup;
-	json_object_set_new(sec, "overhead_note",
-			    json_string("measured (the least of 1000 back-to-back clock reads) "
-					"and subtracted from every sample"));
-	art = ergon_artifact_new(ERGON_KERNELS_SCHEMA, ERGON_KERNELS_VERSION, ERGON_PROV_MEASURED);
-	if (art == NULL) {
-		rc = ergon_err_set(err, ERGON_ENOMEM, "kernels: out of memory");
-		goto cleanup;
-	}
-	json_t *prov = json_object_get(art, "provenance");
-	json_object_set_new(prov, "board", json_string("host"));
-	json_object_set_new(
-	    prov, "note",
-	    json_string("wall-clock nanoseconds of the host build of the kernels on this "
-			"machine (a user process: preemption shows as outliers); not a "
-			"Cortex-M figure"));
-	json_object_set_new(
-	    art, "timing",
-	    json_pack("{s:s, s:I, s:I, s:b, s:I, s:I, s:s, s:s, s:s}", "clock",
-		      "CLOCK_MONOTONIC_RAW", "resolution_ns",
-		      (json_int_t)((uint64_t)res.tv_sec * 1000000000u + (uint64_t)res.tv_nsec),
-		      "overhead_ns", (json_int_t)overhead, "overhead_subtracted", 1, "iterations",
-		      (json_int_t)o->iterations, "warmup", (json_int_t)o->warmup, "correctness",
-		      "bit-exact against the oracle (TFLite reference_integer_ops loops), "
-		      "before any timing; the correctness run is also the first warm-up",
-		      "inputs",
-		      "the input is written once per case; the output, the only buffer the "
-		      "kernel writes, is re-initialized before every iteration, outside the "
-		      "timed region",
-		      "interrupts", "not masked (host user process)"));
-	json_object_set_new(art, "build", build_json());
+	sec = json_object_get(art, "kernels");
+	json_incref(sec);
+	json_object_del(art, "kernels");
 	json_object_set_new(art, "source",
 			    json_pack("{s:s, s:s}", "form", o->shapes_path ? "shapes" : "model",
 				      "path", o->shapes_path ? o->shapes_path : o->model_path));

@@ -5,8 +5,8 @@
 
 #include "ergon/fileio.h"
 #include "ergon/lifecycle.h"
+#include "fw_build.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <sodium.h>
@@ -15,14 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#ifndef ERGON_TARGET_DIR
-#define ERGON_TARGET_DIR "target"
-#endif
-
-#define ARM_GCC "arm-none-eabi-gcc"
-#define BUILD_TIMEOUT_S 600.0
 #define QEMU_TIMEOUT_S 600.0
-#define MAX_ARGS 96
 /* Firmware code and constant data besides the model (measured: ~32 KiB at
  * -O2 for the profile build), kept with margin for the fit check. */
 #define FW_CODE_RESERVE (64u * 1024u)
@@ -38,88 +31,11 @@ uint64_t ergon_model_fnv1a64(const uint8_t *p, size_t n)
 	return h;
 }
 
-static const char *target_dir(void)
-{
-	const char *e = getenv("ERGON_TARGET_DIR");
-	return e && e[0] ? e : ERGON_TARGET_DIR;
-}
-
 static const char *kind_name(enum ergon_model_fw_kind k)
 {
 	return k == ERGON_MODEL_FW_PROFILE ? "profile"
 	       : k == ERGON_MODEL_FW_POWER ? "power"
 					   : "infer";
-}
-
-/* First line of a small file (the output of a tool), trimmed. */
-static int first_line(const char *path, char *buf, size_t cap, struct ergon_err *err)
-{
-	char *data = NULL;
-	size_t len = 0;
-	int rc = ergon_file_read_all(path, 1 << 20, &data, &len, err);
-	if (rc)
-		return rc;
-	size_t n = strcspn(data, "\r\n");
-	snprintf(buf, cap, "%.*s", (int)(n < cap ? n : cap - 1), data);
-	free(data);
-	return 0;
-}
-
-static int sha256_file(const char *path, char hex[65], struct ergon_err *err)
-{
-	char *data = NULL;
-	size_t len = 0;
-	int rc = ergon_file_read_all(path, 256u << 20, &data, &len, err);
-	if (rc)
-		return rc;
-	unsigned char h[crypto_hash_sha256_BYTES];
-	crypto_hash_sha256(h, (const unsigned char *)data, len);
-	for (size_t i = 0; i < sizeof h; i++)
-		snprintf(hex + 2 * i, 3, "%02x", h[i]);
-	free(data);
-	return 0;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The .c files of target/src, sorted (a reproducible command line). */
-static int list_sources(const char *src, int power, char **out, int *n, int cap,
-			struct ergon_err *err)
-{
-	DIR *d = opendir(src);
-	if (d == NULL)
-		return ergon_err_errno(
-		    err, errno,
-		    "%s: cannot open ergon-target's sources; set ERGON_TARGET_DIR "
-		    "to the target/ folder of the ergon source tree",
-		    src);
-	struct dirent *e;
-	int rc = 0;
-	while ((e = readdir(d)) != NULL) {
-		size_t l = strlen(e->d_name);
-		if (l < 3 || strcmp(e->d_name + l - 2, ".c") != 0)
-			continue;
-		/* The power build has no emitter and no profile flow. */
-		if (power &&
-		    (strcmp(e->d_name, "emit.c") == 0 || strcmp(e->d_name, "profile.c") == 0))
-			continue;
-		if (*n >= cap) {
-			rc =
-			    ergon_err_set(err, ERGON_ETOOBIG, "%s: more than %d sources", src, cap);
-			break;
-		}
-		if (asprintf(&out[*n], "%s/%s", src, e->d_name) < 0) {
-			rc = ergon_err_set(err, ERGON_ENOMEM, "out of memory");
-			break;
-		}
-		(*n)++;
-	}
-	closedir(d);
-	qsort(out, (size_t)*n, sizeof out[0], cmp_str);
-	return rc;
 }
 
 static int fit_check(const struct ergon_model *m, size_t input_len, struct ergon_err *err)
@@ -155,14 +71,9 @@ int ergon_model_fw_build(const struct ergon_model *m, const char *dir,
 {
 	*build = NULL;
 	const char *kn = kind_name(kind);
-	char *srcs[64] = {0};
-	int n_src = 0;
-	char *args[MAX_ARGS];
-	int n = 0;
-	char path[PATH_MAX], elf[PATH_MAX], map[PATH_MAX], log[PATH_MAX], incdir[PATH_MAX];
-	char absdir[1024], resolved[PATH_MAX], tmp[PATH_MAX * 2], gcc_inc[PATH_MAX], gcc_ver[256];
+	char path[PATH_MAX];
+	char absdir[1024], resolved[PATH_MAX], tmp[PATH_MAX * 2];
 	char dflag[64];
-	const char *tdir = target_dir();
 	size_t mlen = 0;
 	const uint8_t *mbytes = ergon_model_bytes(m, &mlen);
 	int rc = fit_check(m, input_len, err);
@@ -202,82 +113,38 @@ int ergon_model_fw_build(const struct ergon_model *m, const char *dir,
 		rc = ergon_file_write_atomic(asm_path, tmp, strlen(tmp), ERGON_WRITE_FORCE, err);
 	if (rc)
 		return rc;
-	/* The compiler's own (freestanding) headers only, as target/CMakeLists.txt. */
-	snprintf(log, sizeof log, "%s/gcc-include.txt", absdir);
-	remove(log);
-	const char *q1[] = {ARM_GCC, "-print-file-name=include", NULL};
-	rc = ergon_lifecycle_run_tool(q1, log, 60.0, err);
-	if (!rc)
-		rc = first_line(log, gcc_inc, sizeof gcc_inc, err);
-	snprintf(log, sizeof log, "%s/gcc-version.txt", absdir);
-	remove(log);
-	const char *q2[] = {ARM_GCC, "--version", NULL};
-	if (!rc)
-		rc = ergon_lifecycle_run_tool(q2, log, 60.0, err);
-	if (!rc)
-		rc = first_line(log, gcc_ver, sizeof gcc_ver, err);
-	if (rc)
-		return rc;
-	snprintf(path, sizeof path, "%s/src", tdir);
-	rc = list_sources(path, kind == ERGON_MODEL_FW_POWER, srcs, &n_src, 48, err);
-	if (rc)
-		goto out;
-	snprintf(elf, sizeof elf, "%s/ergon_an547_%s.elf", absdir, kn);
-	snprintf(map, sizeof map, "%s/ergon_an547_%s.map", absdir, kn);
-	snprintf(incdir, sizeof incdir, "%s/include", tdir);
 	snprintf(dflag, sizeof dflag, "-DERT_MODEL_ARENA_BYTES=%u",
 		 (unsigned)ergon_model_tfl(m)->arena_bytes);
-	static const char *const flags[] = {"-mcpu=cortex-m55", "-mthumb",   "-mfloat-abi=hard",
-					    "-std=c11",		"-O2",	     "-g",
-					    "-ffreestanding",	"-nostdinc", "-ffunction-sections",
-					    "-fdata-sections",	"-Wall",     "-Wextra",
-					    "-Wconversion",	"-Werror"};
-	args[n++] = strdup(ARM_GCC);
-	for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
-		args[n++] = strdup(flags[i]);
-	args[n++] = strdup("-isystem");
-	args[n++] = strdup(gcc_inc);
-	if (asprintf(&args[n++], "-I%s", incdir) < 0 ||
-	    asprintf(&args[n++], "-I%s/port/an547", tdir) < 0)
-		args[n - 1] = NULL;
-	args[n++] = strdup(dflag);
+	/* ERGON_TFL_KERNELS=mve: the interpreter calls the Helium kernels. */
+	const char *kernels = getenv("ERGON_TFL_KERNELS");
+	kernels = kernels && kernels[0] ? kernels : "ref";
+	if (strcmp(kernels, "mve") != 0 && strcmp(kernels, "ref") != 0)
+		return ergon_err_set(err, ERGON_EUSAGE,
+				     "ERGON_TFL_KERNELS=%s: unknown kernel set (ref or mve)",
+				     kernels);
+	const char *defines[4] = {dflag, NULL, NULL, NULL};
+	int nd = 1;
 	if (kind == ERGON_MODEL_FW_POWER)
-		args[n++] = strdup("-DERT_POWER_BUILD=1");
+		defines[nd++] = "-DERT_POWER_BUILD=1";
 	if (kind == ERGON_MODEL_FW_INFER)
-		args[n++] = strdup("-DERT_TFL_INFER_BUILD=1");
-	for (int i = 0; i < n_src; i++)
-		args[n++] = strdup(srcs[i]);
+		defines[nd++] = "-DERT_TFL_INFER_BUILD=1";
+	if (strcmp(kernels, "mve") == 0)
+		defines[nd++] = "-DERT_TFL_MVE=1";
 	static const char *const port[] = {"port.c", "libc_min.c", "startup.S",
-					   "tflite/tflite_main.c"};
-	for (size_t i = 0; i < sizeof port / sizeof port[0]; i++)
-		if (asprintf(&args[n++], "%s/port/an547/%s", tdir, port[i]) < 0)
-			args[n - 1] = NULL;
-	args[n++] = strdup(asm_path);
-	args[n++] = strdup("-nostdlib");
-	args[n++] = strdup("-T");
-	if (asprintf(&args[n++], "%s/port/an547/an547.ld", tdir) < 0)
-		args[n - 1] = NULL;
-	args[n++] = strdup("-Wl,--gc-sections");
-	args[n++] = strdup("-lgcc");
-	if (asprintf(&args[n++], "-Wl,-Map=%s", map) < 0)
-		args[n - 1] = NULL;
-	args[n++] = strdup("-o");
-	args[n++] = strdup(elf);
-	args[n] = NULL;
-	for (int i = 0; i < n; i++)
-		if (args[i] == NULL) {
-			rc = ergon_err_set(err, ERGON_ENOMEM, "out of memory");
-			goto out;
-		}
-	snprintf(log, sizeof log, "%s/build-%s.log", absdir, kn);
-	remove(log);
-	rc = ergon_lifecycle_run_tool((const char *const *)args, log, BUILD_TIMEOUT_S, err);
+					   "tflite/tflite_main.c", NULL};
+	struct ergon_fw_build fb = {.dir = absdir,
+				    .name = kn,
+				    .power = kind == ERGON_MODEL_FW_POWER,
+				    .defines = defines,
+				    .port = port,
+				    .extra = asm_path};
+	rc = ergon_fw_compile(&fb, err);
 	if (rc) {
 		/* The linker names the region that overflowed and by how much. */
 		char *text = NULL;
 		size_t tl = 0;
 		struct ergon_err e2 = {0};
-		if (ergon_file_read_all(log, 1 << 20, &text, &tl, &e2) == 0 &&
+		if (ergon_file_read_all(fb.log, 1 << 20, &text, &tl, &e2) == 0 &&
 		    strstr(text, "overflowed by") != NULL) {
 			char *p = strstr(text, "region");
 			size_t l = p ? strcspn(p, "\n") : 0;
@@ -285,33 +152,26 @@ int ergon_model_fw_build(const struct ergon_model *m, const char *dir,
 			ergon_err_set(&e3, ERGON_ETOOBIG,
 				      "%s does not fit the an547 firmware: the linker says '%.*s' "
 				      "(%s)",
-				      ergon_model_path(m), (int)l, p ? p : "", log);
+				      ergon_model_path(m), (int)l, p ? p : "", fb.log);
 			*err = e3;
 			rc = ERGON_ETOOBIG;
 		}
 		free(text);
 		goto out;
 	}
-	char elf_sha[65], map_sha[65];
-	rc = sha256_file(elf, elf_sha, err);
-	if (!rc)
-		rc = sha256_file(map, map_sha, err);
-	if (rc)
-		goto out;
-	json_t *argv_json = json_array();
-	for (int i = 0; i < n; i++)
-		json_array_append_new(argv_json, json_string(args[i]));
 	char model_sha[65];
 	unsigned char h[crypto_hash_sha256_BYTES];
 	crypto_hash_sha256(h, mbytes, mlen);
 	for (size_t i = 0; i < sizeof h; i++)
 		snprintf(model_sha + 2 * i, 3, "%02x", h[i]);
-	json_t *b = json_pack("{s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s,s:s,s:I,s:I,s:I}", "kind", kn,
-			      "board", "qemu-an547", "compiler", gcc_ver, "command", argv_json,
-			      "elf", elf, "elf_sha256", elf_sha, "link_map", map, "link_map_sha256",
-			      map_sha, "model_sha256", model_sha, "model_bytes", (json_int_t)mlen,
-			      "input_bytes", (json_int_t)input_len, "arena_bytes",
-			      (json_int_t)ergon_model_tfl(m)->arena_bytes);
+	json_t *b =
+	    json_pack("{s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s,s:s,s:I,s:I,s:I}", "kind", kn, "board",
+		      "qemu-an547", "kernels", kernels, "compiler", fb.compiler, "command",
+		      fb.command, "elf", fb.elf, "elf_sha256", fb.elf_sha256, "link_map", fb.map,
+		      "link_map_sha256", fb.map_sha256, "model_sha256", model_sha, "model_bytes",
+		      (json_int_t)mlen, "input_bytes", (json_int_t)input_len, "arena_bytes",
+		      (json_int_t)ergon_model_tfl(m)->arena_bytes);
+	fb.command = NULL; /* moved into b */
 	if (b == NULL) {
 		rc = ergon_err_set(err, ERGON_ENOMEM, "out of memory");
 		goto out;
@@ -326,10 +186,7 @@ int ergon_model_fw_build(const struct ergon_model *m, const char *dir,
 	else
 		*build = b;
 out:
-	for (int i = 0; i < n; i++)
-		free(args[i]);
-	for (int i = 0; i < n_src; i++)
-		free(srcs[i]);
+	json_decref(fb.command);
 	return rc;
 }
 

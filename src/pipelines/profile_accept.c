@@ -28,16 +28,23 @@ static int explicit_key(const struct ergon_config *cfg, const char *key, const c
 }
 
 /* The transport the lifecycle reads the target's stream from. */
-static int lifecycle_transport(int lifecycle, const char **how)
+static int lifecycle_transport(int lifecycle, int want, int gdb_probe, const char **how)
 {
 	switch (lifecycle) {
 	case ERGON_LIFECYCLE_JLINK:
-		*how = "J-Link RTT telnet server (JLinkExe -RTTTelnetPort)";
+		*how = gdb_probe ? "RTT through the GDB server of target.probe"
+				 : "J-Link RTT telnet server (JLinkExe -RTTTelnetPort)";
 		return ERGON_TRANSPORT_RTT;
 	case ERGON_LIFECYCLE_OPENOCD:
-		*how = "OpenOCD `rtt server start`";
+		*how = gdb_probe ? "RTT through OpenOCD's GDB port (target.probe)"
+				 : "OpenOCD `rtt server start`";
 		return ERGON_TRANSPORT_RTT;
 	case ERGON_LIFECYCLE_QEMU:
+		if (want == ERGON_TRANSPORT_RTT) {
+			*how = gdb_probe ? "RTT through the GDB server of target.probe"
+					 : "RTT through QEMU's gdbstub on a free loopback port";
+			return ERGON_TRANSPORT_RTT;
+		}
 		*how = "QEMU mps3-an547 UART0 on a unix socket";
 		return ERGON_TRANSPORT_UART;
 	default:
@@ -57,7 +64,8 @@ int prof_config_acts(const struct ergon_config *cfg, json_t *plan, json_t *issue
 			    : lc == ERGON_LIFECYCLE_QEMU    ? "qemu"
 							    : "sim";
 	const char *want = name_of(transport_names, 4, cfg->target.transport);
-	int used = lifecycle_transport(lc, &how);
+	int used =
+	    lifecycle_transport(lc, cfg->target.transport, cfg->target.probe[0] != '\0', &how);
 	if (used >= 0 && used != cfg->target.transport &&
 	    explicit_key(cfg, "target.transport", &where))
 		return ergon_err_set(
@@ -77,11 +85,26 @@ int prof_config_acts(const struct ergon_config *cfg, json_t *plan, json_t *issue
 	int probe = lc == ERGON_LIFECYCLE_JLINK || lc == ERGON_LIFECYCLE_OPENOCD;
 	const char *debug_step = lc == ERGON_LIFECYCLE_JLINK ? "debug_reset: JLinkExe `r` then `g`"
 				 : lc == ERGON_LIFECYCLE_OPENOCD
-				     ? "debug_reset: OpenOCD `reset run`"
+				     ? "debug_reset: OpenOCD `reset halt`; RTT setup; `resume`"
 				 : lc == ERGON_LIFECYCLE_QEMU ? "restart: a new qemu-system-arm"
 							      : "restart: a new virtual board";
 	int explicit_rs = explicit_key(cfg, "power.reset_strategy", &where);
 	int acts = rs == ERGON_RESET_AUTO || (probe && rs == ERGON_RESET_DEBUG);
+	if (lc == ERGON_LIFECYCLE_OPENOCD) {
+		/* The openocd lifecycle carries out none, debug_reset and the
+		 * swpoi sequences itself (a TCL proc the target script defines),
+		 * and refuses power_cycle with its own reason when it opens. */
+		acts = 1;
+		debug_step = rs == ERGON_RESET_NONE ? "none: OpenOCD RTT setup; `resume` (no reset)"
+			     : rs == ERGON_RESET_SWPOI
+				 ? "swpoi_reset: RTT setup; the target script's ergon_swpoi_reset"
+			     : rs == ERGON_RESET_DEBUG_SWPOI
+				 ? "debug_reset+swpoi_reset: OpenOCD `reset halt`; RTT setup; "
+				   "ergon_swpoi_reset"
+			     : rs == ERGON_RESET_POWER_CYCLE
+				 ? "power_cycle: refused by the openocd lifecycle"
+				 : "debug_reset: OpenOCD `reset halt`; RTT setup; `resume`";
+	}
 	if (!acts && explicit_rs && probe)
 		return ergon_err_set(
 		    err, ERGON_ECONFIG,

@@ -199,4 +199,30 @@ void tfl_conv_s8(const struct tfl_conv_args *a);
 void tfl_dwconv_s8(const struct tfl_conv_args *a);
 void tfl_fc_s8(const struct tfl_fc_args *a);
 
+/* The Helium (MVE) kernels (tfl_mve_*.c), bit-exact with the three above,
+ * on an MVE target only. The interpreter calls TFL_CONV / TFL_DWCONV /
+ * TFL_FC: the MVE kernels in a build with -DERT_TFL_MVE=1 for an MVE
+ * target, the portable ones otherwise; TFL_KERNELS names the choice. */
+#if defined(__ARM_FEATURE_MVE)
+void tfl_mve_conv_s8(const struct tfl_conv_args *a);
+void tfl_mve_dwconv_s8(const struct tfl_conv_args *a);
+void tfl_mve_fc_s8(const struct tfl_fc_args *a);
+/* "mve", or "ref (why)" where tfl_mve_dwconv_s8 hands a case to the
+ * reference kernel. */
+const char *tfl_mve_dwconv_path(const struct tfl_conv_args *a);
+#endif
+#if defined(ERT_TFL_MVE) && ERT_TFL_MVE && defined(__ARM_FEATURE_MVE)
+#define TFL_CONV tfl_mve_conv_s8
+#define TFL_DWCONV tfl_mve_dwconv_s8
+#define TFL_FC tfl_mve_fc_s8
+#define TFL_KERNELS "mve"
+#elif defined(ERT_TFL_MVE) && ERT_TFL_MVE
+#error "-DERT_TFL_MVE=1 needs an MVE target (-mcpu=cortex-m55)"
+#else
+#define TFL_CONV tfl_conv_s8
+#define TFL_DWCONV tfl_dwconv_s8
+#define TFL_FC tfl_fc_s8
+#define TFL_KERNELS "ref"
+#endif
+
 #endif

@@ -99,7 +99,7 @@ static void run_fc(const struct ert_tfl_model *m, const struct ert_tfl_op *op)
 	a.act_min = op->act_min;
 	a.act_max = op->act_max;
 	a.per_channel = 1; /* bind filled one entry per unit */
-	tfl_fc_s8(&a);
+	TFL_FC(&a);
 }
 
 /* reference_integer_ops::AveragePool / MaxPool. */
@@ -266,11 +266,11 @@ int ert_tfl_invoke(struct ert_tfl_model *m)
 		switch (op->opcode) {
 		case ERT_TFL_OP_CONV_2D:
 			conv_args(m, op, &ca);
-			tfl_conv_s8(&ca);
+			TFL_CONV(&ca);
 			break;
 		case ERT_TFL_OP_DEPTHWISE_CONV_2D:
 			conv_args(m, op, &ca);
-			tfl_dwconv_s8(&ca);
+			TFL_DWCONV(&ca);
 			break;
 		case ERT_TFL_OP_FULLY_CONNECTED:
 			run_fc(m, op);

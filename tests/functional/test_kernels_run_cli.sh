@@ -2,7 +2,7 @@
 # ergon kernels run --board host as a user runs it: a model's own layers
 # (kws: 5 conv, 4 dwconv, 1 fc, channel counts not multiples of 4 among
 # them), a shapes file with refused lines, the files written, and the
-# refusals (mve on host, qemu-an547 not built, wrong flags).
+# refusals (mve on host, an unknown board, wrong flags).
 source "$(dirname "$0")/run_lib.sh"
 : "${ERGON_SHARED_DIR:?}"
 KWS="$ERGON_SHARED_DIR/fixtures/models/kws_ref_model.tflite"
@@ -43,8 +43,12 @@ expect 0 "suite filter" -- "$ERGON_BIN" kernels run --board host --shapes "$TMP/
 expect 1 "mve on host refused" -- "$ERGON_BIN" kernels run --board host --shapes "$TMP/s.txt" \
   --impl ref,mve --out "$TMP/m"
 contains "$ERR" "no Helium (MVE)" "says why"
-expect 3 "qemu-an547 not implemented" -- "$ERGON_BIN" kernels run --board qemu-an547 \
+expect 2 "unknown board" -- "$ERGON_BIN" kernels run --board qemu-an574 \
   --shapes "$TMP/s.txt" --out "$TMP/q"
+contains "$ERR" "unknown board (host, qemu-an547)" "names the boards"
+expect 2 "unknown implementation" -- "$ERGON_BIN" kernels run --board host \
+  --shapes "$TMP/s.txt" --impl ref,neon --out "$TMP/q2"
+contains "$ERR" "--impl neon: unknown implementation (ref, mve)" "names the implementations"
 expect 2 "bad suite" -- "$ERGON_BIN" kernels run --board host --suite gemm --shapes "$TMP/s.txt" --out "$TMP/x"
 expect 2 "iterations 0" -- "$ERGON_BIN" kernels run --board host --iterations 0 --shapes "$TMP/s.txt" --out "$TMP/x"
 expect 2 "both sources" -- "$ERGON_BIN" kernels run --board host --shapes "$TMP/s.txt" --from-model "$KWS" --out "$TMP/x"

@@ -16,6 +16,10 @@ void an547_flush(void);
 /* True when the DWT cycle counter / PMU actually count (QEMU: neither). */
 int an547_have_cyccnt(void);
 int an547_have_pmu(void);
+/* 32 MHz SysTick ticks since an547_hal_init: the 24-bit counter extended by
+ * its 1 ms interrupt, read consistently (under QEMU -icount the tick rate
+ * follows the emulated instruction count). */
+uint64_t an547_systick_ticks(void);
 
 /* The example int8 network (netdemo.c). */
 int netdemo_infer(void *user);

@@ -64,6 +64,17 @@ static int clock_us(void *ctx, uint32_t *now_us)
 	return 0;
 }
 
+uint64_t an547_systick_ticks(void)
+{
+	uint32_t ms1, ms2, cvr;
+	do {
+		ms1 = systick_ms;
+		cvr = SYST_CVR;
+		ms2 = systick_ms;
+	} while (ms1 != ms2);
+	return (uint64_t)ms1 * TICKS_PER_MS + (TICKS_PER_MS - 1u - cvr);
+}
+
 static int delay_us(void *ctx, uint32_t us)
 {
 	uint32_t t0 = 0, t = 0;
