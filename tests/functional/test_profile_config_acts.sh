@@ -63,7 +63,7 @@ expect 0 "Apollo5 auto reset" -- "$bin" profile "$tmp/fw" --board apollo510_evb 
 has "$tmp/out" '"not_performed": "swpoi_reset"' "plan names the step not performed"
 expect 0 "openocd reset step" -- "$bin" profile "$tmp/fw" --board apollo4p_evb \
 	--set target.lifecycle=openocd --dry-run
-has "$tmp/out" 'debug_reset: OpenOCD `reset run`' "plan names the OpenOCD reset step"
+has "$tmp/out" 'debug_reset: OpenOCD `reset halt`; RTT setup; `resume`' "plan names the OpenOCD reset step"
 
 # --- power.serial ---------------------------------------------------------------
 expect 1 "power.serial on the virtual bench refuses the power stage" -- "$bin" profile \
