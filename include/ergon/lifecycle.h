@@ -19,6 +19,7 @@
 
 #include "ergon/error.h"
 
+#include <signal.h>
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -45,6 +46,10 @@ struct ergon_lifecycle_opts {
 	 * reset_strategy); 0 is auto. The openocd driver maps each one to a
 	 * documented command sequence. */
 	int reset_strategy;
+	/* Set by the caller's signal handler (Ctrl-C); may be NULL. A vendor
+	 * tool run to completion (a flash, a reset) is stopped when it is set,
+	 * and the step fails with ERGON_EINTR instead of waiting for the tool. */
+	const volatile sig_atomic_t *cancel;
 };
 
 /* How a lifecycle resets the target (power.reset_strategy's values). */
@@ -110,6 +115,11 @@ ergon_lifecycle_sim_result(const struct ergon_lifecycle *lc);
  * the package to install). */
 ERGON_API int ergon_lifecycle_run_tool(const char *const *argv, const char *log_path,
 				       double timeout_s, struct ergon_err *err);
+/* The same, and when *cancel becomes non-zero (cancel may be NULL) the
+ * tool's process group is stopped and ERGON_EINTR returned. */
+ERGON_API int ergon_lifecycle_run_tool_cancel(const char *const *argv, const char *log_path,
+					      double timeout_s, const volatile sig_atomic_t *cancel,
+					      struct ergon_err *err);
 /* Start argv in the background (own process group); *pid receives it. */
 ERGON_API int ergon_lifecycle_spawn(const char *const *argv, const char *log_path, int *pid,
 				    struct ergon_err *err);

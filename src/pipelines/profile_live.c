@@ -131,6 +131,7 @@ int prof_live_capture(struct prof_run *r, const char *dir, const char *image, do
 	    .work_dir = dir,
 	    .start_timeout_s = r->o->start_timeout_s,
 	    .rtt_port = r->o->rtt_port,
+	    .cancel = r->o->interrupted,
 	};
 	struct ergon_lifecycle *lc = NULL;
 	struct ergon_instrument *inst = NULL;

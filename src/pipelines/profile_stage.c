@@ -165,6 +165,7 @@ int prof_boot_and_capture(struct prof_run *r, const char *dir, const char *image
 	    /* target.probe is checked to be gdb://HOST:PORT (resolve.c). */
 	    .gdb_server = cfg->target.probe[0] ? cfg->target.probe + 6 : NULL,
 	    .reset_strategy = prof_lifecycle_reset(cfg),
+	    .cancel = r->o->interrupted,
 	};
 	/* The virtual firmware is "built" with the resolved configuration. */
 	struct ergon_sim_options so;

@@ -51,6 +51,8 @@ echo "ARGV \$*" >>"$tmp/jlink.calls"
 cf=""; while [ \$# -gt 0 ]; do [ "\$1" = -CommandFile ] && cf=\$2; shift; done
 sed 's/^/CMD /' "\$cf" >>"$tmp/jlink.calls"
 img=\$(sed -n 's/^loadfile //p' "\$cf"); [ -n "\$img" ] && echo "\$img" >"$tmp/last_image"
+# FAKE_JLINK_FLASH_S: a slow flash (touches $tmp/flashing first), for Ctrl-C.
+if [ -n "\$img" ] && [ -n "\${FAKE_JLINK_FLASH_S:-}" ]; then touch "$tmp/flashing"; sleep "\$FAKE_JLINK_FLASH_S"; fi
 file=\${FAKE_RTT_FILE:-$stream}
 case "\$(cat "$tmp/last_image" 2>/dev/null)" in *power*) file=\${FAKE_RTT_POWER_FILE:-\$file};; esac
 if grep -qx g "\$cf"; then exec python3 "$src/tests/support/fake_probe/rtt_server.py" $port "\$FAKE_RTT_MODE" "\$file"; fi
@@ -222,6 +224,31 @@ has "$tmp/j3/summary.json" '"interrupted": true' "summary marked interrupted"
 has "$tmp/j3/summary.json" '"status": "interrupted"' "stage marked interrupted"
 has "$tmp/j3/summary.json" "profile.interrupted" "interrupted issue"
 has "$tmp/j3/pmu/capture.log" "HPX_START" "raw log so far kept"
+
+# --- Ctrl-C while the probe flashes: no stage runs on, the summary says so ----
+rm -f "$tmp/flashing"
+FAKE_JLINK_FLASH_S=60 FAKE_RTT_MODE=replay "$bin" profile "$tmp/fw" --board apollo510_evb \
+	--rtt-port $port --out "$tmp/j5" >"$tmp/out" 2>"$tmp/err" &
+epid=$!
+pids+=($epid)
+for _ in $(seq 1 300); do
+	[ -e "$tmp/flashing" ] && break
+	sleep 0.1
+done
+[ -e "$tmp/flashing" ] && ok "the flash step started" || bad "the flash step never started"
+t0=$(date +%s)
+kill -INT $epid
+wait $epid
+rc=$?
+t1=$(date +%s)
+if [ $rc -eq 1 ]; then ok "interrupted in flash: exit 1"; else bad "interrupted in flash: exit $rc"; cat "$tmp/err"; fi
+# The flash would take 60 s: ergon must stop its JLinkExe, not wait for it.
+if [ $((t1 - t0)) -lt 30 ]; then ok "interrupted in flash: ergon did not wait for the flash"
+else bad "interrupted in flash: ergon waited $((t1 - t0)) s"; fi
+has "$tmp/j5/summary.json" '"interrupted": true' "interrupted in flash: summary marked interrupted"
+has "$tmp/j5/summary.json" "profile.interrupted" "interrupted in flash: interrupted issue"
+if grep -q '"status": "ok"' "$tmp/j5/summary.json"; then bad "interrupted in flash: a stage claims ok"
+else ok "interrupted in flash: no stage claims ok"; fi
 
 # --- a missing vendor tool ------------------------------------------------------
 PATH=/usr/bin:/bin "$bin" profile "$tmp/fw" --board apollo510_evb --out "$tmp/j4" \

@@ -77,6 +77,12 @@ void ergon_lifecycle_stop(int pid, double grace_s)
 int ergon_lifecycle_run_tool(const char *const *argv, const char *log_path, double timeout_s,
 			     struct ergon_err *err)
 {
+	return ergon_lifecycle_run_tool_cancel(argv, log_path, timeout_s, NULL, err);
+}
+
+int ergon_lifecycle_run_tool_cancel(const char *const *argv, const char *log_path, double timeout_s,
+				    const volatile sig_atomic_t *cancel, struct ergon_err *err)
+{
 	int pid = 0;
 	int rc = ergon_lifecycle_spawn(argv, log_path, &pid, err);
 	if (rc)
@@ -89,6 +95,12 @@ int ergon_lifecycle_run_tool(const char *const *argv, const char *log_path, doub
 			break;
 		if (r < 0 && errno != EINTR)
 			return ergon_err_errno(err, errno, "waiting for %s", argv[0]);
+		if (cancel != NULL && *cancel) {
+			ergon_lifecycle_stop(pid, 1.0);
+			return ergon_err_set(err, ERGON_EINTR,
+					     "%s stopped: interrupted (its output so far is in %s)",
+					     argv[0], log_path);
+		}
 		if (now_s() - t0 > timeout_s) {
 			ergon_lifecycle_stop(pid, 1.0);
 			return ergon_err_set(err, ERGON_ETIMEDOUT,

@@ -28,6 +28,7 @@ struct ergon_lifecycle {
 	unsigned port;
 	double start_timeout_s;
 	int pid;
+	const volatile sig_atomic_t *cancel; /* the caller's Ctrl-C flag, may be NULL */
 };
 
 static int j_open(const struct ergon_lifecycle_opts *o, struct ergon_lifecycle **out,
@@ -42,6 +43,7 @@ static int j_open(const struct ergon_lifecycle_opts *o, struct ergon_lifecycle *
 	snprintf(lc->log, sizeof lc->log, "%s/jlink.log", o->work_dir);
 	lc->port = o->rtt_port ? o->rtt_port : JLINK_DEFAULT_RTT_PORT;
 	lc->start_timeout_s = o->start_timeout_s > 0 ? o->start_timeout_s : 10.0;
+	lc->cancel = o->cancel;
 	if (o->stream == ERGON_LC_STREAM_RTT_GDB && o->gdb_server)
 		snprintf(lc->gdb_server, sizeof lc->gdb_server, "%s", o->gdb_server);
 	*out = lc;
@@ -83,7 +85,8 @@ static int run_jlink(struct ergon_lifecycle *lc, const char *name, const char *c
 	argv[n++] = path;
 	argv[n] = NULL;
 	if (!background)
-		return ergon_lifecycle_run_tool(argv, lc->log, JLINK_TOOL_TIMEOUT_S, err);
+		return ergon_lifecycle_run_tool_cancel(argv, lc->log, JLINK_TOOL_TIMEOUT_S,
+						       lc->cancel, err);
 	rc = ergon_lifecycle_spawn(argv, lc->log, &lc->pid, err);
 	if (rc == 0)
 		rc = ergon_lifecycle_wait_port(lc->port, lc->pid, "JLinkExe", lc->log,
