@@ -255,7 +255,7 @@ static void chart(struct ergon_dynbuf *b, const struct html_doc *d, const json_t
 			}
 			x[i] = (double)i - 0.4 + 0.8 * (double)j / (double)ni;
 			w[i] = 0.8 / (double)ni;
-			k_found += isfinite(y[i]);
+			k_found += isfinite(y[i]) ? 1u : 0u;
 		}
 		if (k_found == 0)
 			continue; /* never timed: no empty series */
