@@ -174,6 +174,10 @@ static void bad_input(void **state)
 	refused("impl,correct,count\nref,pass,10\n", ERGON_EPARSE, "missing column 'case'");
 	refused("case,impl,correct\nk,ref,pass\n", ERGON_EPARSE, "missing column 'count'");
 	refused("case,impl,correct,start\nk,ref,pass,1\n", ERGON_EPARSE, "missing column 'end'");
+	/* A count column does not excuse a lone start (fuzz_kernels_csv: the row
+	 * parser read the absent end cell). */
+	refused("case,impl,correct,count,start\nk,ref,pass,,5\n", ERGON_EPARSE,
+		"missing column 'end' (start and end come together)");
 	refused("case,impl,correct,count\nk,ref,pass,10\nk,ref,pass,0\n", ERGON_EPARSE,
 		"bad.csv:3:12: count: 0 is not > 0");
 	refused("case,impl,correct,count\nk,ref,pass,-3\n", ERGON_EPARSE, "bad.csv:2:12: count");

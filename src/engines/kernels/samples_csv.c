@@ -245,7 +245,7 @@ int ergon_kernels_csv_parse(const char *text, size_t len, const char *name,
 			} else if (idx[C_COUNT] < 0 && idx[C_START] < 0 && idx[C_END] < 0) {
 				missing = "count";
 				why = " (or start and end)";
-			} else if (idx[C_COUNT] < 0 && (idx[C_START] < 0) != (idx[C_END] < 0)) {
+			} else if ((idx[C_START] < 0) != (idx[C_END] < 0)) {
 				missing = idx[C_START] < 0 ? "start" : "end";
 				why = " (start and end come together)";
 			}
