@@ -199,9 +199,13 @@ static json_t *impl_names(const json_t *sec, const char *member)
 		json_array_foreach(json_object_get(c, member), k, m)
 		{
 			const char *s = json_string_value(json_object_get(m, "impl"));
+			/* A case without an impl name draws nothing (the
+			 * consistency checks name it). */
 			int seen = s == NULL;
-			json_array_foreach(names, q, x) seen |=
-			    strcmp(json_string_value(x), s) == 0;
+			if (!seen) {
+				json_array_foreach(names, q, x) seen |=
+				    strcmp(json_string_value(x), s) == 0;
+			}
 			if (!seen)
 				json_array_append_new(names, json_string(s));
 		}
