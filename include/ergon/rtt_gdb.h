@@ -1,11 +1,18 @@
 /* rtt:gdb=HOST:PORT[,addr=0x...|search=START:LEN][,find_s=S][,poll_max_ms=M]
+ *                   [,mem=auto|non_stop|running|halt]
  *
  * SEGGER RTT read over the GDB remote serial protocol: works with every
  * GDB server (QEMU's gdbstub, OpenOCD, pyOCD, Black Magic Probe, J-Link GDB
- * server). The driver halts the target (0x03) only for the reads and writes
- * and continues it (`c`) right after: a plain all-stop GDB server (QEMU's
- * gdbstub stops the VM on any byte received while it runs) cannot read
- * memory while the core runs. The control block is found at addr= (the
+ * server). Background memory access where the server allows it: with
+ * mem=auto (the default) a server that offers non-stop mode (QNonStop+ in
+ * qSupported) is read while the target runs; otherwise the driver halts
+ * the target (0x03) only for the reads and writes and continues it (`c`)
+ * right after, because a plain all-stop GDB server (QEMU's gdbstub stops
+ * the VM on any byte received while it runs) cannot read memory while the
+ * core runs. mem=running reads an all-stop server while the target runs
+ * (for servers documented to do so); mem=non_stop refuses a server without
+ * non-stop mode; mem=halt always halts. The link statistics say which mode
+ * was used and why (memory_access, memory_access_why). The control block is found at addr= (the
  * `_SEGGER_RTT` symbol: `arm-none-eabi-nm FW.elf | grep _SEGGER_RTT`) or by
  * searching search=START:LEN (default 0x20000000:0x80000) for its ID, and is
  * validated against that region before any buffer is read.

@@ -5,8 +5,12 @@
  * extension: magic "ERGD", dropped). Each `c` lets the fake "target" write
  * the next chunk of its stream into the up ring. Faults: no block, corrupt
  * blocks, NAKs, bad checksums, the server closing, a ring that dropped
- * bytes, a target reset. The fake is a fake: the real gdbstub is exercised
- * by test_rtt_gdb_qemu. */
+ * bytes, a target reset. Background memory access: a fake that offers
+ * non-stop mode (QNonStop+) and answers `m` while its target runs (the
+ * target writes a chunk at each read of the block header then), one that
+ * offers it and refuses QNonStop:1, the plain all-stop one, and an all-stop
+ * one that reads while running (mem=running). The fake is a fake: the real
+ * gdbstub is exercised by test_rtt_gdb_qemu. */
 #include "ergon/rtt_gdb.h"
 #include "ergon/transport.h"
 #include "test_support.h"
@@ -49,9 +53,15 @@ struct fake {
 	uint32_t drop_at_c;  /* at continue 2, set the dropped counter to this */
 	const char *stream;  /* what the target writes, chunk bytes per continue */
 	size_t chunk, pos;
+	bool offer_nonstop;  /* qSupported has QNonStop+ */
+	bool refuse_nonstop; /* ... and QNonStop:1 answers E01 */
+	bool read_running;   /* answer `m`/`M` while running (non-stop, mem=running) */
+	int stop_at_read;    /* the target stops on its own at this running header read */
+	bool exit_at_stop;   /* ... and exits (W00) instead */
 	/* state */
-	bool noack, running;
+	bool noack, running, nonstop;
 	int continues;
+	int interrupts, vconts, vstopped, m_running, header_reads, c_packets;
 };
 
 static void put32(struct fake *f, uint32_t addr, uint32_t v)
@@ -141,21 +151,68 @@ static void reply(struct fake *f, int fd, const char *payload, char *last, size_
 	(void)!write(fd, last, strlen(last));
 }
 
+/* A %Stop notification (never acknowledged), or in all-stop the stop
+ * reply itself. */
+static void stop_event(struct fake *f, int fd, char *last, size_t cap)
+{
+	const char *why = f->exit_at_stop ? "W00" : "T05thread:01;";
+	f->running = false;
+	if (!f->nonstop) {
+		reply(f, fd, why, last, cap);
+		return;
+	}
+	unsigned sum = 0;
+	char *body = ts_strf("Stop:%s", why);
+	for (const char *p = body; *p; p++)
+		sum += (unsigned char)*p;
+	char *frame = ts_strf("%%%s#%02x", body, sum & 0xFFu);
+	(void)!write(fd, frame, strlen(frame));
+	free(frame);
+	free(body);
+}
+
 static void handle(struct fake *f, int fd, const char *pk, char *last, size_t cap)
 {
 	static char out[8192];
 	if (strncmp(pk, "qSupported", 10) == 0) {
-		reply(f, fd, f->offer_noack ? "PacketSize=400;QStartNoAckMode+" : "PacketSize=400",
-		      last, cap);
+		snprintf(out, sizeof out, "PacketSize=400%s%s",
+			 f->offer_noack ? ";QStartNoAckMode+" : "",
+			 f->offer_nonstop ? ";QNonStop+" : "");
+		reply(f, fd, out, last, cap);
 	} else if (strcmp(pk, "QStartNoAckMode") == 0) {
 		reply(f, fd, "OK", last, cap);
 		f->noack = true;
+	} else if (strcmp(pk, "QNonStop:1") == 0 && f->offer_nonstop) {
+		f->nonstop = !f->refuse_nonstop;
+		reply(f, fd, f->nonstop ? "OK" : "E01", last, cap);
 	} else if (strcmp(pk, "?") == 0) {
-		reply(f, fd, "S05", last, cap);
+		reply(f, fd,
+		      f->nonstop && f->running ? "OK"
+		      : f->nonstop	       ? "T05thread:01;"
+					       : "S05",
+		      last, cap);
+	} else if (strcmp(pk, "vStopped") == 0 && f->nonstop) {
+		f->vstopped++;
+		reply(f, fd, "OK", last, cap);
+	} else if (strcmp(pk, "vCont;c") == 0 && f->nonstop) {
+		f->vconts++;
+		f->running = true;
+		reply(f, fd, "OK", last, cap);
+	} else if ((pk[0] == 'm' || pk[0] == 'M') && f->running && !f->read_running) {
+		/* An all-stop server takes no packet while the target runs. */
+		reply(f, fd, "E99", last, cap);
 	} else if (pk[0] == 'm') {
 		char *end = NULL;
 		unsigned long a = strtoul(pk + 1, &end, 16);
 		unsigned long n = strtoul(end + 1, NULL, 16);
+		if (f->running) {
+			f->m_running++;
+			/* Running: time passes between two polls of the header. */
+			if (a == CB && ++f->header_reads == f->stop_at_read)
+				stop_event(f, fd, last, cap);
+			else if (a == CB)
+				target_runs(f);
+		}
 		if (a < BASE || a + n > BASE + MEM || n * 2 >= sizeof out) {
 			reply(f, fd, "E01", last, cap);
 			return;
@@ -176,6 +233,7 @@ static void handle(struct fake *f, int fd, const char *pk, char *last, size_t ca
 			    (uint8_t)(hexv(end[1 + 2 * i]) * 16 + hexv(end[2 + 2 * i]));
 		reply(f, fd, "OK", last, cap);
 	} else if (strcmp(pk, "c") == 0) {
+		f->c_packets++;
 		f->running = true;
 		target_runs(f);
 	} else {
@@ -200,6 +258,8 @@ static void *serve(void *arg)
 		if (f->close_after_c && f->continues >= f->close_after_c)
 			break;
 		if (state == 0) {
+			if (c == 0x03)
+				f->interrupts++;
 			if (c == 0x03 && f->running) {
 				f->running = false;
 				reply(f, fd, "T02thread:01;", last, sizeof last);
@@ -557,13 +617,199 @@ static void reset_on_the_same_offset_is_detected(void **state)
 	finish(t, f, got);
 }
 
+static const char *stat_str(struct ergon_transport *t, const char *key, char *buf, size_t cap)
+{
+	json_t *s = ergon_transport_stats(t);
+	snprintf(buf, cap, "%s", json_string_value(json_object_get(s, key)) ?: "(none)");
+	json_decref(s);
+	return buf;
+}
+
+/* A non-stop server: the block is found, the target resumed once with
+ * vCont;c and then read while it runs; never interrupted. */
+static void nonstop_server_is_read_while_running(void **state)
+{
+	(void)state;
+	for (int noack = 0; noack < 2; noack++) {
+		struct fake *f = fake_stream();
+		f->offer_nonstop = true;
+		f->read_running = true;
+		f->offer_noack = noack;
+		struct ergon_transport *t = NULL;
+		size_t len = 0;
+		int lrc = 0;
+		char *got = start_and_drain(f, &t, strlen(STREAM), &len, &lrc);
+		assert_int_equal(len, strlen(STREAM));
+		assert_memory_equal(got, STREAM, len);
+		char b[200];
+		assert_string_equal(stat_str(t, "memory_access", b, sizeof b), "non_stop");
+		assert_non_null(strstr(stat_str(t, "memory_access_why", b, sizeof b), "QNonStop+"));
+		assert_int_equal(stat_int(t, "halts"), 0);
+		/* Host commands go in while it runs too. */
+		size_t w = 0;
+		struct ergon_err err = {0};
+		if (ergon_rtt_gdb_write_down(t, "GO\n", 3, &w, &err))
+			fail_msg("%s", err.msg);
+		assert_int_equal(w, 3);
+		ergon_transport_close(t);
+		pthread_join(f->th, NULL);
+		/* The fake started halted (`?` answered T05): one vStopped
+		 * (OK), one vCont;c, and no 0x03 ever. STREAM is 89 bytes in
+		 * 10-byte chunks, one per running read of the header: at least
+		 * 9 such reads. */
+		assert_int_equal(f->interrupts, 0);
+		assert_int_equal(f->vconts, 1);
+		assert_int_equal(f->vstopped, 1);
+		assert_true(f->m_running >= 9);
+		assert_memory_equal(f->mem + (DNBUF - BASE), "GO\n", 3);
+		close(f->listen_fd);
+		free(f);
+		free(got);
+	}
+}
+
+/* The target stops on its own (a %Stop notification arrives before a
+ * memory reply): the client drains it with vStopped and resumes. */
+static void nonstop_stop_notification_is_drained(void **state)
+{
+	(void)state;
+	struct fake *f = fake_stream();
+	f->offer_nonstop = true;
+	f->read_running = true;
+	f->stop_at_read = 3;
+	struct ergon_transport *t = NULL;
+	size_t len = 0;
+	int lrc = 0;
+	char *got = start_and_drain(f, &t, strlen(STREAM), &len, &lrc);
+	assert_int_equal(len, strlen(STREAM));
+	assert_memory_equal(got, STREAM, len);
+	assert_int_equal(stat_int(t, "stop_notifications"), 1);
+	ergon_transport_close(t);
+	pthread_join(f->th, NULL);
+	/* The first stop (the attach) and the notified one. */
+	assert_int_equal(f->vstopped, 2);
+	assert_int_equal(f->vconts, 2);
+	assert_int_equal(f->interrupts, 0);
+	close(f->listen_fd);
+	free(f);
+	free(got);
+}
+
+/* The target exits (%Stop:W00): what was drained is kept, then EOF. */
+static void nonstop_exit_notification_ends_the_link(void **state)
+{
+	(void)state;
+	struct fake *f = fake_stream();
+	f->offer_nonstop = true;
+	f->read_running = true;
+	f->stop_at_read = 2;
+	f->exit_at_stop = true;
+	struct ergon_transport *t = NULL;
+	size_t len = 0;
+	int lrc = 0;
+	char *got = start_and_drain(f, &t, strlen(STREAM), &len, &lrc);
+	assert_int_equal(lrc, ERGON_TRANSPORT_EOF);
+	/* Header read 1 wrote chunk 1 (read, 10 bytes); read 2 was the exit. */
+	assert_int_equal(len, 10);
+	assert_memory_equal(got, STREAM, len);
+	char b[64];
+	assert_string_equal(stat_str(t, "end", b, sizeof b), "target_exited");
+	finish(t, f, got);
+}
+
+/* Offered but refused, or not offered: halt for each poll (the fake
+ * answers E99 to a read while its target runs, so a wrong mode fails). */
+static void nonstop_refused_or_absent_halts_per_poll(void **state)
+{
+	(void)state;
+	for (int offered = 0; offered < 2; offered++) {
+		struct fake *f = fake_stream();
+		f->offer_nonstop = offered;
+		f->refuse_nonstop = offered;
+		struct ergon_transport *t = NULL;
+		size_t len = 0;
+		int lrc = 0;
+		char *got = start_and_drain(f, &t, strlen(STREAM), &len, &lrc);
+		assert_int_equal(len, strlen(STREAM));
+		assert_memory_equal(got, STREAM, len);
+		char b[200];
+		assert_string_equal(stat_str(t, "memory_access", b, sizeof b), "halt_per_poll");
+		assert_non_null(strstr(stat_str(t, "memory_access_why", b, sizeof b),
+				       offered ? "refused QNonStop:1" : "no QNonStop+"));
+		assert_true(stat_int(t, "halts") >= 9);
+		ergon_transport_close(t);
+		pthread_join(f->th, NULL);
+		assert_int_equal(f->m_running, 0);
+		assert_int_equal(f->vconts, 0);
+		close(f->listen_fd);
+		free(f);
+		free(got);
+	}
+	/* mem=non_stop insists. */
+	struct fake *f = fake_stream();
+	fake_start(f);
+	struct ergon_transport *t = NULL;
+	struct ergon_err err = {0};
+	assert_int_equal(open_rtt(f, ",mem=non_stop", &t, &err), ERGON_ENOTSUP);
+	assert_non_null(strstr(err.msg, "no QNonStop+"));
+	assert_non_null(strstr(err.msg, "mem=auto"));
+	fake_free(f);
+	/* mem=halt halts even where non-stop is offered. */
+	f = fake_stream();
+	f->offer_nonstop = true;
+	fake_start(f);
+	assert_int_equal(open_rtt(f, ",mem=halt", &t, &err), 0);
+	char b[200];
+	assert_string_equal(stat_str(t, "memory_access", b, sizeof b), "halt_per_poll");
+	ergon_transport_close(t);
+	pthread_join(f->th, NULL);
+	assert_false(f->nonstop);
+	close(f->listen_fd);
+	free(f);
+}
+
+/* mem=running: an all-stop server that reads while the target runs; a
+ * stop reply that arrives before a memory reply is taken, and the target
+ * continued after the poll. */
+static void allstop_server_read_running_on_request(void **state)
+{
+	(void)state;
+	struct fake *f = fake_stream();
+	f->read_running = true;
+	f->stop_at_read = 4;
+	fake_start(f);
+	struct ergon_transport *t = NULL;
+	struct ergon_err err = {0};
+	if (open_rtt(f, ",mem=running", &t, &err))
+		fail_msg("%s", err.msg);
+	size_t len = 0;
+	int lrc = 0;
+	char *got = drain(t, strlen(STREAM), &len, &lrc);
+	assert_int_equal(len, strlen(STREAM));
+	assert_memory_equal(got, STREAM, len);
+	char b[200];
+	assert_string_equal(stat_str(t, "memory_access", b, sizeof b), "running");
+	assert_int_equal(stat_int(t, "halts"), 0);
+	ergon_transport_close(t);
+	pthread_join(f->th, NULL);
+	assert_int_equal(f->interrupts, 0);
+	assert_true(f->m_running >= 9);
+	/* `c` after the find and again after the stop it reported. */
+	assert_int_equal(f->c_packets, 2);
+	close(f->listen_fd);
+	free(f);
+	free(got);
+}
+
 static void bad_specs_are_usage_errors(void **state)
 {
 	(void)state;
-	static const char *const bad[] = {"rtt:127.0.0.1:1", "rtt:gdb=127.0.0.1:1,addr=zz",
+	static const char *const bad[] = {"rtt:127.0.0.1:1",
+					  "rtt:gdb=127.0.0.1:1,addr=zz",
 					  "rtt:gdb=127.0.0.1:1,search=0x20000000",
 					  "rtt:gdb=127.0.0.1:1,speed=3",
-					  "rtt:gdb=127.0.0.1:1,addr=0x10000000"};
+					  "rtt:gdb=127.0.0.1:1,addr=0x10000000",
+					  "rtt:gdb=127.0.0.1:1,mem=sometimes"};
 	struct fake *f = fake_new();
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		struct ergon_transport *t = NULL;
@@ -597,6 +843,11 @@ int main(void)
 	    cmocka_unit_test(dropped_bytes_are_reported),
 	    cmocka_unit_test(target_reset_is_detected),
 	    cmocka_unit_test(reset_on_the_same_offset_is_detected),
+	    cmocka_unit_test(nonstop_server_is_read_while_running),
+	    cmocka_unit_test(nonstop_stop_notification_is_drained),
+	    cmocka_unit_test(nonstop_exit_notification_ends_the_link),
+	    cmocka_unit_test(nonstop_refused_or_absent_halts_per_poll),
+	    cmocka_unit_test(allstop_server_read_running_on_request),
 	    cmocka_unit_test(bad_specs_are_usage_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,10 +1,22 @@
 /* rtt:gdb=HOST:PORT: SEGGER RTT over the GDB remote serial protocol (see
  * ergon/rtt_gdb.h). Packets are $payload#cc with a modulo-256 checksum,
  * acknowledged with +/- until QStartNoAckMode (when qSupported offers it).
- * Memory is read with `m` and written with `M`; the target is interrupted
- * (0x03) for each poll and continued (`c`) after it, because an all-stop
- * server accepts no packet while the target runs (QEMU's gdbstub stops the
- * VM on any byte it receives then).
+ * Memory is read with `m` and written with `M`. How the target is treated
+ * while the host reads (mem=, the link statistics' memory_access):
+ *   non_stop       the server offered QNonStop+ and accepted QNonStop:1: the
+ *                  target is resumed once (vCont;c, answered OK) and memory
+ *                  is read while it runs; stop events arrive as %Stop:
+ *                  notifications, are drained with vStopped and the target
+ *                  is resumed again.
+ *   running        (mem=running only) an all-stop server that the user says
+ *                  reads memory while the target runs (J-Link GDB server,
+ *                  OpenOCD and pyOCD do on Cortex-M through the AHB-AP): `c`
+ *                  once, then `m`/`M` while it runs; a stop reply that arrives
+ *                  instead of a memory reply is taken as the stop it is.
+ *   halt_per_poll  otherwise: the target is interrupted (0x03) for each poll
+ *                  and continued (`c`) after it, because an all-stop server
+ *                  accepts no packet while the target runs (QEMU's gdbstub
+ *                  stops the VM on any byte it receives then).
  *
  * A reset is detected three ways: the ID is gone; the up buffer moved,
  * changed size or its read offset is not the one the host wrote; or the
@@ -43,6 +55,10 @@ int ergon_socket_connect_tcp(const char *arg, char *what, size_t what_cap, int *
 #define EXT_MAGIC 0x44475245u /* ergon's extension after the block (ert_rtt.h) */
 #define MARK_OFF 12u	      /* the host's mark: ID bytes 12..15 (NUL padding) */
 
+/* mem=: how memory is read (see the top of this file). */
+enum mem_mode { MEM_AUTO = 0, MEM_HALT, MEM_NONSTOP, MEM_RUNNING };
+static const char *const mem_names[] = {"auto", "halt_per_poll", "non_stop", "running"};
+
 static const char rtt_id[ID_LEN] = "SEGGER RTT";
 
 struct desc {
@@ -59,6 +75,10 @@ struct rtt {
 	size_t in_len, in_pos;
 	bool noack, halted, closed;
 	size_t packet_size, max_read;
+	int mem_want, mem; /* enum mem_mode: asked (mem=), used */
+	char mem_why[160]; /* why that mode, for the link statistics */
+	bool stop_pending; /* non-stop: a %Stop notification not yet drained */
+	unsigned long long notifications;
 	/* the block */
 	uint32_t start, len, cb_addr;
 	bool have_addr, found;
@@ -188,11 +208,30 @@ static int send_packet(struct rtt *r, const char *payload, struct ergon_err *err
 	}
 }
 
-/* One packet's payload into out (NUL-terminated). A bad checksum is NAKed
- * and the retransmission awaited; in no-ack mode it is ERGON_EPARSE (the
- * caller re-sends its command). Console output packets are skipped. */
-static int recv_packet(struct rtt *r, char *out, size_t cap, size_t *len, int timeout_ms,
-		       struct ergon_err *err)
+/* A non-stop notification (%Name:payload): a stop is drained later with
+ * vStopped (stop_pending); the target's exit ends the link. Others are
+ * ignored, as the protocol allows. */
+static void take_notification(struct rtt *r, const char *note)
+{
+	r->notifications++;
+	if (strncmp(note, "Stop:", 5) != 0)
+		return;
+	if (note[5] == 'W' || note[5] == 'X') {
+		r->closed = true;
+		r->end = "target_exited";
+	} else if (note[5] == 'T' || note[5] == 'S')
+		r->halted = true;
+	r->stop_pending = true;
+}
+
+/* One frame: a packet ($, *note false) or a notification (%, *note true),
+ * its payload into out (NUL-terminated). A packet with a bad checksum is
+ * NAKed and the retransmission awaited; in no-ack mode it is ERGON_EPARSE
+ * (the caller re-sends its command). A notification is never acknowledged
+ * (the protocol's rule); one with a bad checksum is taken as a stop, which
+ * costs one vStopped at worst. */
+static int recv_frame(struct rtt *r, char *out, size_t cap, size_t *len, bool *note, int timeout_ms,
+		      struct ergon_err *err)
 {
 	for (int bad = 0;;) {
 		unsigned char c = 0;
@@ -201,7 +240,8 @@ static int recv_packet(struct rtt *r, char *out, size_t cap, size_t *len, int ti
 			rc = get_byte(r, timeout_ms, &c, err);
 			if (rc)
 				return rc;
-		} while (c != '$');
+		} while (c != '$' && c != '%');
+		*note = c == '%';
 		size_t n = 0;
 		unsigned sum = 0;
 		bool esc = false, too_long = false;
@@ -247,7 +287,16 @@ static int recv_packet(struct rtt *r, char *out, size_t cap, size_t *len, int ti
 			return rc;
 		out[n] = '\0';
 		int v1 = hexval(h1), v2 = hexval(h2);
-		if (v1 < 0 || v2 < 0 || (unsigned)(v1 * 16 + v2) != (sum & 0xFFu)) {
+		bool sum_ok = v1 >= 0 && v2 >= 0 && (unsigned)(v1 * 16 + v2) == (sum & 0xFFu);
+		if (*note) {
+			if (!sum_ok) {
+				r->bad_checksums++;
+				snprintf(out, cap, "Stop:?");
+			}
+			*len = strlen(out);
+			return 0;
+		}
+		if (!sum_ok) {
 			r->bad_checksums++;
 			if (r->noack)
 				return ergon_err_set(err, ERGON_EPARSE,
@@ -277,6 +326,24 @@ static int recv_packet(struct rtt *r, char *out, size_t cap, size_t *len, int ti
 	}
 }
 
+/* One packet's payload into out; notifications on the way are taken. */
+static int recv_packet(struct rtt *r, char *out, size_t cap, size_t *len, int timeout_ms,
+		       struct ergon_err *err)
+{
+	for (;;) {
+		bool note = false;
+		int rc = recv_frame(r, out, cap, len, &note, timeout_ms, err);
+		if (rc || !note)
+			return rc;
+		take_notification(r, out);
+	}
+}
+
+static bool is_stop_reply(const char *reply)
+{
+	return reply[0] == 'T' || reply[0] == 'S' || reply[0] == 'W' || reply[0] == 'X';
+}
+
 /* Send a command and receive its reply, re-sending on a bad checksum in
  * no-ack mode (every command used here is idempotent). */
 static int command(struct rtt *r, const char *payload, char *reply, size_t cap, size_t *len,
@@ -287,6 +354,21 @@ static int command(struct rtt *r, const char *payload, char *reply, size_t cap, 
 		if (rc)
 			return rc;
 		rc = recv_packet(r, reply, cap, len, RSP_TIMEOUT_MS, err);
+		/* mem=running: the target stopped on its own while it ran and
+		 * the stop reply came first; the command's own reply follows
+		 * (memory replies never begin with T, S, W or X). */
+		while (!rc && r->mem == MEM_RUNNING && !r->halted && payload[0] != '?' &&
+		       is_stop_reply(reply)) {
+			if (reply[0] == 'W' || reply[0] == 'X') {
+				r->closed = true;
+				r->end = "target_exited";
+				return ergon_err_set(err, ERGON_EIO,
+						     "%s: the target exited ('%.16s')", r->what,
+						     reply);
+			}
+			r->halted = true;
+			rc = recv_packet(r, reply, cap, len, RSP_TIMEOUT_MS, err);
+		}
 		if (rc != ERGON_EPARSE || attempt + 1 >= RSP_RETRIES)
 			return rc;
 	}
@@ -376,9 +458,11 @@ static int wait_stop(struct rtt *r, struct ergon_err *err)
 	}
 }
 
+/* Halt for a read: only in halt_per_poll mode (the others read while the
+ * target runs). */
 static int halt(struct rtt *r, struct ergon_err *err)
 {
-	if (r->halted)
+	if (r->halted || r->mem != MEM_HALT)
 		return 0;
 	int rc = send_raw(r, "\x03", 1, err);
 	if (rc)
@@ -387,8 +471,52 @@ static int halt(struct rtt *r, struct ergon_err *err)
 	return wait_stop(r, err);
 }
 
+/* Non-stop: drain the stop events (vStopped until OK; the target's exit
+ * ends the link) so that the stopped target can be resumed. */
+static int settle(struct rtt *r, struct ergon_err *err)
+{
+	char reply[512];
+	for (int i = 0; r->stop_pending && !r->closed; i++) {
+		size_t rl = 0;
+		if (i > 64)
+			return ergon_err_set(err, ERGON_EIO,
+					     "%s: the server reported more than 64 stopped threads "
+					     "to vStopped; is it a non-stop server?",
+					     r->what);
+		int rc = command(r, "vStopped", reply, sizeof reply, &rl, err);
+		if (rc)
+			return rc;
+		if (strcmp(reply, "OK") == 0 || reply[0] == 'E' || rl == 0)
+			r->stop_pending = false;
+		else if (reply[0] == 'W' || reply[0] == 'X') {
+			r->closed = true;
+			r->end = "target_exited";
+		} else if (reply[0] == 'T' || reply[0] == 'S')
+			r->halted = true;
+	}
+	if (r->closed && r->end && strcmp(r->end, "target_exited") == 0)
+		return ergon_err_set(err, ERGON_EIO, "%s: the target exited", r->what);
+	return 0;
+}
+
 static int resume(struct rtt *r, struct ergon_err *err)
 {
+	if (r->mem == MEM_NONSTOP) {
+		int rc = settle(r, err);
+		if (rc || !r->halted)
+			return rc;
+		char reply[64];
+		size_t rl = 0;
+		rc = command(r, "vCont;c", reply, sizeof reply, &rl, err);
+		if (!rc && strcmp(reply, "OK") != 0)
+			return ergon_err_set(err, ERGON_EIO,
+					     "%s: the non-stop server refused vCont;c (reply "
+					     "'%.16s'); use mem=halt",
+					     r->what, reply);
+		if (!rc)
+			r->halted = false;
+		return rc;
+	}
 	if (!r->halted)
 		return 0;
 	int rc = send_packet(r, "c", err);
@@ -670,7 +798,7 @@ static int parse_u32(const char *s, size_t n, uint32_t *v)
 static int parse_opts(struct rtt *r, const char *opts, struct ergon_err *err)
 {
 	const char *usage = "expected rtt:gdb=HOST:PORT[,addr=0x...|search=START:LEN][,find_s=S]"
-			    "[,poll_max_ms=M]";
+			    "[,poll_max_ms=M][,mem=auto|non_stop|running|halt]";
 	const char *p = opts;
 	while (*p) {
 		if (*p != ',')
@@ -699,6 +827,18 @@ static int parse_opts(struct rtt *r, const char *opts, struct ergon_err *err)
 		} else if (kl == 6 && memcmp(p, "find_s", 6) == 0) {
 			bad = parse_u32(v, vl, &x) || x > 3600;
 			r->find_s = x;
+		} else if (kl == 3 && memcmp(p, "mem", 3) == 0) {
+			bad = 1;
+			for (int m = 0; m < 4; m++)
+				if (strlen(mem_names[m]) == vl &&
+				    memcmp(v, mem_names[m], vl) == 0) {
+					r->mem_want = m;
+					bad = 0;
+				}
+			if (vl == 4 && memcmp(v, "halt", 4) == 0) {
+				r->mem_want = MEM_HALT;
+				bad = 0;
+			}
 		} else if (kl == 11 && memcmp(p, "poll_max_ms", 11) == 0) {
 			bad = parse_u32(v, vl, &x) || x < 1 || x > 10000;
 			r->poll_max_ms = (int)x;
@@ -720,6 +860,60 @@ static int parse_opts(struct rtt *r, const char *opts, struct ergon_err *err)
 	return 0;
 }
 
+/* The memory-access mode (mem=, and what qSupported offered); after
+ * QStartNoAckMode, before `?`. */
+static int choose_mem(struct rtt *r, bool offered, struct ergon_err *err)
+{
+	char reply[64];
+	size_t rl = 0;
+	r->mem = MEM_HALT;
+	if (r->mem_want == MEM_HALT) {
+		snprintf(r->mem_why, sizeof r->mem_why,
+			 "mem=halt: the target is halted for each poll");
+		return 0;
+	}
+	if (r->mem_want == MEM_RUNNING) {
+		r->mem = MEM_RUNNING;
+		snprintf(r->mem_why, sizeof r->mem_why,
+			 "mem=running: the server is said to read memory while the target runs");
+		return 0;
+	}
+	if (!offered) {
+		if (r->mem_want == MEM_NONSTOP)
+			return ergon_err_set(
+			    err, ERGON_ENOTSUP,
+			    "%s: mem=non_stop, but the server's qSupported reply "
+			    "has no QNonStop+; use mem=auto (halt for each poll) or "
+			    "mem=running if the server reads memory while the "
+			    "target runs",
+			    r->what);
+		snprintf(r->mem_why, sizeof r->mem_why,
+			 "the server offers no non-stop mode (no QNonStop+ in qSupported): the "
+			 "target is halted for each poll");
+		return 0;
+	}
+	int rc = command(r, "QNonStop:1", reply, sizeof reply, &rl, err);
+	if (rc)
+		return rc;
+	if (strcmp(reply, "OK") == 0) {
+		r->mem = MEM_NONSTOP;
+		snprintf(r->mem_why, sizeof r->mem_why,
+			 "the server offered QNonStop+ and accepted QNonStop:1: memory is read "
+			 "while the target runs");
+		return 0;
+	}
+	if (r->mem_want == MEM_NONSTOP)
+		return ergon_err_set(err, ERGON_ENOTSUP,
+				     "%s: mem=non_stop, but the server refused QNonStop:1 (reply "
+				     "'%.16s'); use mem=auto",
+				     r->what, reply);
+	snprintf(r->mem_why, sizeof r->mem_why,
+		 "the server offered QNonStop+ but refused QNonStop:1 ('%.16s'): the target "
+		 "is halted for each poll",
+		 reply);
+	return 0;
+}
+
 static int handshake(struct rtt *r, struct ergon_err *err)
 {
 	char *reply = r->reply;
@@ -735,6 +929,7 @@ static int handshake(struct rtt *r, struct ergon_err *err)
 			r->packet_size = v > RSP_MAX ? RSP_MAX : (size_t)v;
 	}
 	r->max_read = (r->packet_size - 8) / 2;
+	bool nonstop = strstr(reply, "QNonStop+") != NULL;
 	if (strstr(reply, "QStartNoAckMode+")) {
 		rc = command(r, "QStartNoAckMode", reply, RSP_MAX + 1, &rl, err);
 		if (rc)
@@ -742,13 +937,23 @@ static int handshake(struct rtt *r, struct ergon_err *err)
 		if (strcmp(reply, "OK") == 0)
 			r->noack = true;
 	}
-	/* The stop reason: the target is halted now (all-stop). */
+	rc = choose_mem(r, nonstop, err);
+	if (rc)
+		return rc;
+	/* The stop reason: all-stop, the target is halted now; non-stop, the
+	 * first stopped thread (the rest come from vStopped) or OK when every
+	 * thread runs. */
 	rc = command(r, "?", reply, RSP_MAX + 1, &rl, err);
 	if (rc)
 		return rc;
 	if (reply[0] == 'W' || reply[0] == 'X')
 		return ergon_err_set(err, ERGON_EIO, "%s: the target has exited ('%.16s')", r->what,
 				     reply);
+	if (r->mem == MEM_NONSTOP) {
+		r->halted = strcmp(reply, "OK") != 0;
+		r->stop_pending = r->halted;
+		return 0;
+	}
 	r->halted = true;
 	return 0;
 }
@@ -855,6 +1060,21 @@ static int rtt_open(const char *arg, struct ergon_transport **out, struct ergon_
 	return rtt_attach(r, out, err);
 }
 
+/* Input while the target runs and nothing was asked: a stop reply
+ * (all-stop) or a notification (non-stop). */
+static int idle_input(struct rtt *r, struct ergon_err *err)
+{
+	if (r->mem != MEM_NONSTOP)
+		return wait_stop(r, err);
+	char reply[512];
+	size_t rl = 0;
+	bool note = false;
+	int rc = recv_frame(r, reply, sizeof reply, &rl, &note, RSP_TIMEOUT_MS, err);
+	if (!rc && note)
+		take_notification(r, reply);
+	return rc;
+}
+
 static int rtt_read(struct ergon_transport *t, void *buf, size_t cap, int timeout_ms, size_t *got,
 		    struct ergon_err *err)
 {
@@ -869,7 +1089,7 @@ static int rtt_read(struct ergon_transport *t, void *buf, size_t cap, int timeou
 		int n = poll(&p, 1, r->poll_ms);
 		if (n > 0 && !r->halted) {
 			struct ergon_err e2 = {0};
-			if (wait_stop(r, &e2) && r->closed)
+			if (idle_input(r, &e2) && r->closed)
 				return ERGON_TRANSPORT_EOF;
 		}
 		struct ergon_err perr = {0};
@@ -895,16 +1115,17 @@ static json_t *rtt_stats(const struct ergon_transport *t)
 	const struct rtt *r = (const struct rtt *)t;
 	char cb[16];
 	snprintf(cb, sizeof cb, "0x%08x", r->cb_addr);
-	return json_pack("{s:s, s:s, s:s, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:f, "
-			 "s:s}",
-			 "kind", "rtt_gdb", "server", r->what, "cb_addr", cb, "noack", r->noack,
-			 "packet_size", (json_int_t)r->packet_size, "bytes", (json_int_t)r->bytes,
-			 "polls", (json_int_t)r->polls, "halts", (json_int_t)r->halts, "naks",
-			 (json_int_t)r->naks, "bad_checksums", (json_int_t)r->bad_checksums,
-			 "dropped_bytes", (json_int_t)r->dropped, "target_resets",
-			 (json_int_t)r->resets, "halt_per_poll", true, "poll_ms_mean",
-			 r->polls ? 1000.0 * r->poll_s_total / (double)r->polls : 0.0, "end",
-			 r->end ? r->end : "open");
+	return json_pack(
+	    "{s:s, s:s, s:s, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:f, "
+	    "s:s, s:s, s:s, s:I}",
+	    "kind", "rtt_gdb", "server", r->what, "cb_addr", cb, "noack", r->noack, "packet_size",
+	    (json_int_t)r->packet_size, "bytes", (json_int_t)r->bytes, "polls",
+	    (json_int_t)r->polls, "halts", (json_int_t)r->halts, "naks", (json_int_t)r->naks,
+	    "bad_checksums", (json_int_t)r->bad_checksums, "dropped_bytes", (json_int_t)r->dropped,
+	    "target_resets", (json_int_t)r->resets, "halt_per_poll", r->mem == MEM_HALT,
+	    "poll_ms_mean", r->polls ? 1000.0 * r->poll_s_total / (double)r->polls : 0.0, "end",
+	    r->end ? r->end : "open", "memory_access", mem_names[r->mem], "memory_access_why",
+	    r->mem_why, "stop_notifications", (json_int_t)r->notifications);
 }
 
 static bool rtt_lossy(const struct ergon_transport *t)
