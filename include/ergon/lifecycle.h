@@ -9,6 +9,11 @@
  *   jlink    SEGGER JLinkExe with a command file; RTT on its telnet port
  *   openocd  openocd -c commands; RTT through `rtt server start`, or
  *            (stream RTT_GDB) through OpenOCD's own GDB port
+ *   pyocd    `pyocd flash`, `pyocd reset`, then `pyocd gdbserver` on a free
+ *            port with RTT read through it (target.probe pyocd[:UID])
+ *   bmp      a Black Magic Probe's GDB port on a serial device: scan,
+ *            attach, flash with vFlash* from the ELF, reset with vRun, RTT
+ *            read through the same port (target.probe bmp:DEVICE)
  *
  * One call sequence per stage: open, flash, reset (the target runs),
  * endpoint (a transport spec for ergon_hpx_capture), finish (stop the
@@ -50,6 +55,10 @@ struct ergon_lifecycle_opts {
 	 * tool run to completion (a flash, a reset) is stopped when it is set,
 	 * and the step fails with ERGON_EINTR instead of waiting for the tool. */
 	const volatile sig_atomic_t *cancel;
+	/* target.probe as configured ("", gdb://HOST:PORT, pyocd[:UID],
+	 * bmp:DEVICE); the pyocd and bmp lifecycles take their probe from it.
+	 * May be NULL. */
+	const char *probe;
 };
 
 /* How a lifecycle resets the target (power.reset_strategy's values). */

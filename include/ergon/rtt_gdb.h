@@ -45,6 +45,27 @@ ERGON_API int ergon_rtt_gdb_open_fd(int fd, const char *what, const char *opts,
 ERGON_API int ergon_rtt_gdb_write_down(struct ergon_transport *t, const void *data, size_t len,
 				       size_t *written, struct ergon_err *err);
 
+/* A bare GDB remote-protocol link to a probe's own GDB server on a serial
+ * port (a Black Magic Probe), for its lifecycle: the RTT reader's framing,
+ * checksums, NAK retries and bounds, with acks kept on. Opening sends
+ * qSupported (the packet size). */
+struct ergon_gdb_link;
+/* *out is the caller's (ergon_gdb_link_close). */
+ERGON_API int ergon_gdb_link_open_dev(const char *dev, struct ergon_gdb_link **out,
+				      struct ergon_err *err);
+/* Send a packet of len bytes (binary data already escaped: '#', '$', '}'
+ * and '*' as '}' then the byte ^ 0x20) and receive its reply into reply
+ * (NUL-terminated), waiting at most timeout_ms. Console output packets on
+ * the way are kept for ergon_gdb_link_console. */
+ERGON_API int ergon_gdb_link_cmd(struct ergon_gdb_link *l, const void *payload, size_t len,
+				 char *reply, size_t cap, int timeout_ms, struct ergon_err *err);
+/* The console output of the last command (borrowed, bounded). */
+ERGON_API const char *ergon_gdb_link_console(const struct ergon_gdb_link *l);
+/* The server's PacketSize (400 when it gave none). */
+ERGON_API size_t ergon_gdb_link_packet_size(const struct ergon_gdb_link *l);
+/* NULL is a no-op. */
+ERGON_API void ergon_gdb_link_close(struct ergon_gdb_link *l);
+
 #ifdef __cplusplus
 }
 #endif

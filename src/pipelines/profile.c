@@ -273,10 +273,7 @@ int ergon_profile_run(const struct ergon_profile_opts *o, json_t **summary, stru
 	if (!cfg->resolved || cfg->board == NULL)
 		return ergon_err_set(err, ERGON_EUSAGE,
 				     "profile: the configuration is not resolved");
-	const char *lifecycle = cfg->target.lifecycle == ERGON_LIFECYCLE_QEMU	   ? "qemu"
-				: cfg->target.lifecycle == ERGON_LIFECYCLE_JLINK   ? "jlink"
-				: cfg->target.lifecycle == ERGON_LIFECYCLE_OPENOCD ? "openocd"
-										   : "sim";
+	const char *lifecycle = prof_lifecycle_name(cfg);
 	r.drv = ergon_lifecycle_find(lifecycle);
 	if (r.drv == NULL)
 		return ergon_err_set(err, ERGON_EUSAGE, "profile: no lifecycle driver %s",

@@ -66,6 +66,15 @@ int prof_config_acts(const struct ergon_config *cfg, json_t *plan, json_t *issue
 	const char *want = name_of(transport_names, 4, cfg->target.transport);
 	int used =
 	    lifecycle_transport(lc, cfg->target.transport, cfg->target.probe[0] != '\0', &how);
+	/* target.probe pyocd[:UID] / bmp:DEVICE: the probe lifecycles (rtt). */
+	const char *pname = prof_lifecycle_name(cfg);
+	int probe_lc = strcmp(pname, "pyocd") == 0 || strcmp(pname, "bmp") == 0;
+	if (probe_lc) {
+		lname = pname;
+		used = ERGON_TRANSPORT_RTT;
+		how = pname[0] == 'p' ? "RTT through `pyocd gdbserver` on a free loopback port"
+				      : "RTT through the Black Magic Probe's GDB serial port";
+	}
 	if (used >= 0 && used != cfg->target.transport &&
 	    explicit_key(cfg, "target.transport", &where))
 		return ergon_err_set(
@@ -90,6 +99,13 @@ int prof_config_acts(const struct ergon_config *cfg, json_t *plan, json_t *issue
 							      : "restart: a new virtual board";
 	int explicit_rs = explicit_key(cfg, "power.reset_strategy", &where);
 	int acts = rs == ERGON_RESET_AUTO || (probe && rs == ERGON_RESET_DEBUG);
+	if (probe_lc) {
+		acts = rs == ERGON_RESET_AUTO || rs == ERGON_RESET_DEBUG || rs == ERGON_RESET_NONE;
+		debug_step = rs == ERGON_RESET_NONE ? "none: no reset (the target runs as flashed)"
+			     : pname[0] == 'p'	    ? "debug_reset: `pyocd reset`"
+						    : "debug_reset: vRun through the BMP (reset, "
+						      "halted until the capture continues it)";
+	}
 	if (lc == ERGON_LIFECYCLE_OPENOCD) {
 		/* The openocd lifecycle carries out none, debug_reset and the
 		 * swpoi sequences itself (a TCL proc the target script defines),

@@ -41,6 +41,16 @@ void prof_stage_fail(struct prof_run *r, json_t *stage, const char *status,
 int prof_lifecycle_stream(const struct ergon_config *cfg);
 /* power.reset_strategy as enum ergon_lifecycle_reset. */
 int prof_lifecycle_reset(const struct ergon_config *cfg);
+/* The lifecycle driver's name: target.probe pyocd[:UID] or bmp:DEVICE
+ * picks its own, else target.lifecycle's. */
+const char *prof_lifecycle_name(const struct ergon_config *cfg);
+/* The lifecycle options of a stage in dir, from the configuration: both
+ * the boot path and the live power path (profile_live.c) open with them,
+ * so target.probe, the stream and the reset strategy reach every
+ * lifecycle. lo->sim_options is left NULL. */
+struct ergon_lifecycle_opts;
+void prof_lifecycle_opts(const struct prof_run *r, const char *dir,
+			 struct ergon_lifecycle_opts *lo);
 int prof_stage_dir(struct prof_run *r, const char *name, char *dir, size_t cap,
 		   struct ergon_err *err);
 /* hb_floor_s: the heartbeat bound is at least this for the whole capture

@@ -124,15 +124,10 @@ int prof_live_capture(struct prof_run *r, const char *dir, const char *image, do
 	char spec[128];
 	snprintf(spec, sizeof spec, "%s%s%s", cfg->power.driver, cfg->power.serial[0] ? ":" : "",
 		 cfg->power.serial);
-	struct ergon_lifecycle_opts lo = {
-	    .board = cfg->board->name,
-	    .device = cfg->board->soc,
-	    .probe_serial = cfg->target.jlink_serial,
-	    .work_dir = dir,
-	    .start_timeout_s = r->o->start_timeout_s,
-	    .rtt_port = r->o->rtt_port,
-	    .cancel = r->o->interrupted,
-	};
+	/* The same options as the boot path: target.probe, the stream and
+	 * the reset strategy reach the lifecycle here too. */
+	struct ergon_lifecycle_opts lo;
+	prof_lifecycle_opts(r, dir, &lo);
 	struct ergon_lifecycle *lc = NULL;
 	struct ergon_instrument *inst = NULL;
 	struct ergon_gated *g = NULL;

@@ -2,9 +2,9 @@
  * configuration (counter passes from pmu.h, the effective window, the
  * lock-step decision) and where each decision came from. Also the firmware
  * lookup and the virtual bench's scenario choice per stage. */
+#include "ergon/ert_window.h"
 #include "ergon/pmu.h"
 #include "ergon/profile.h"
-#include "ergon/ert_window.h"
 #include "ergon/sim.h"
 #include "profile_internal.h"
 
@@ -141,11 +141,7 @@ int ergon_profile_plan(const struct ergon_config *cfg, json_t **out, struct ergo
 	    "{s:s,s:s,s:{s:o*,s:b,s:o*},s:{s:s,s:I,s:I,s:I,s:I,s:I,s:o*},s:{s:b,s:s,s:s,s:s,s:b,s:"
 	    "o*,s:o*,s:o*}}",
 	    "board", cfg->board ? cfg->board->name : cfg->target.board, "lifecycle",
-	    cfg->target.lifecycle == ERGON_LIFECYCLE_SIM     ? "sim"
-	    : cfg->target.lifecycle == ERGON_LIFECYCLE_QEMU  ? "qemu"
-	    : cfg->target.lifecycle == ERGON_LIFECYCLE_JLINK ? "jlink"
-							     : "openocd",
-	    "counters", "passes", passes, "cycles", cycles, "from",
+	    prof_lifecycle_name(cfg), "counters", "passes", passes, "cycles", cycles, "from",
 	    origin_of(cfg, "profiling.pmu_counters.cpu"), "window", "mode",
 	    cfg->profiling.window_mode == ERGON_WINDOW_FIXED ? "fixed" : "auto", "target_ms",
 	    (json_int_t)cfg->profiling.window_target_ms, "min",

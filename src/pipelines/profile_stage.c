@@ -90,6 +90,39 @@ int prof_lifecycle_stream(const struct ergon_config *cfg)
 	return ERGON_LC_STREAM_DEFAULT;
 }
 
+const char *prof_lifecycle_name(const struct ergon_config *cfg)
+{
+	const char *p = cfg->target.probe;
+	if (strncmp(p, "pyocd", 5) == 0 && (p[5] == '\0' || p[5] == ':'))
+		return "pyocd";
+	if (strncmp(p, "bmp:", 4) == 0)
+		return "bmp";
+	return cfg->target.lifecycle == ERGON_LIFECYCLE_QEMU	  ? "qemu"
+	       : cfg->target.lifecycle == ERGON_LIFECYCLE_JLINK	  ? "jlink"
+	       : cfg->target.lifecycle == ERGON_LIFECYCLE_OPENOCD ? "openocd"
+								  : "sim";
+}
+
+void prof_lifecycle_opts(const struct prof_run *r, const char *dir, struct ergon_lifecycle_opts *lo)
+{
+	const struct ergon_config *cfg = r->o->cfg;
+	const char *probe = cfg->target.probe;
+	*lo = (struct ergon_lifecycle_opts){
+	    .board = cfg->board->name,
+	    .device = cfg->board->soc,
+	    .probe_serial = cfg->target.jlink_serial,
+	    .work_dir = dir,
+	    .start_timeout_s = r->o->start_timeout_s,
+	    .rtt_port = r->o->rtt_port,
+	    .stream = prof_lifecycle_stream(cfg),
+	    /* target.probe is checked to be one of its forms (resolve.c). */
+	    .gdb_server = strncmp(probe, "gdb://", 6) == 0 ? probe + 6 : NULL,
+	    .reset_strategy = prof_lifecycle_reset(cfg),
+	    .cancel = r->o->interrupted,
+	    .probe = probe,
+	};
+}
+
 int prof_lifecycle_reset(const struct ergon_config *cfg)
 {
 	switch (cfg->power.reset_strategy) {
@@ -154,19 +187,8 @@ int prof_boot_and_capture(struct prof_run *r, const char *dir, const char *image
 			  struct ergon_err *err)
 {
 	const struct ergon_config *cfg = r->o->cfg;
-	struct ergon_lifecycle_opts lo = {
-	    .board = cfg->board->name,
-	    .device = cfg->board->soc,
-	    .probe_serial = cfg->target.jlink_serial,
-	    .work_dir = dir,
-	    .start_timeout_s = r->o->start_timeout_s,
-	    .rtt_port = r->o->rtt_port,
-	    .stream = prof_lifecycle_stream(cfg),
-	    /* target.probe is checked to be gdb://HOST:PORT (resolve.c). */
-	    .gdb_server = cfg->target.probe[0] ? cfg->target.probe + 6 : NULL,
-	    .reset_strategy = prof_lifecycle_reset(cfg),
-	    .cancel = r->o->interrupted,
-	};
+	struct ergon_lifecycle_opts lo;
+	prof_lifecycle_opts(r, dir, &lo);
 	/* The virtual firmware is "built" with the resolved configuration. */
 	struct ergon_sim_options so;
 	if (r->sim) {

@@ -152,24 +152,71 @@ static void apply_ina228_preset(struct ergon_config *cfg)
 	}
 }
 
-/* target.probe: "" or gdb://HOST:PORT with a port in 1..65535, and only
- * with target.transport: rtt; QEMU carries uart or rtt. */
+/* target.probe pyocd[:UID] (UID: letters, digits, '-', '_') or
+ * bmp:/dev/... (a Black Magic Probe's GDB port): the probe lifecycles of
+ * hardware boards. */
+static int probe_lifecycle_ok(const struct ergon_config *cfg, const char *probe, size_t ip,
+			      int *is_probe, struct ergon_err *err)
+{
+	*is_probe = 0;
+	int pyocd = strncmp(probe, "pyocd", 5) == 0 && (probe[5] == '\0' || probe[5] == ':');
+	int bmp = strncmp(probe, "bmp:", 4) == 0;
+	if (!pyocd && !bmp)
+		return 0;
+	*is_probe = 1;
+	if (pyocd && probe[5] == ':') {
+		const char *u = probe + 6;
+		size_t n =
+		    strspn(u, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_");
+		if (n == 0 || u[n] != '\0')
+			return ergon_err_set(err, ERGON_ECONFIG,
+					     "%s: target.probe: '%s': the probe UID after pyocd: "
+					     "is letters, digits, '-' and '_' (`pyocd list` shows "
+					     "it); or give pyocd alone for the only probe",
+					     from(cfg, ip), probe);
+	}
+	if (bmp && strncmp(probe + 4, "/dev/", 5) != 0)
+		return ergon_err_set(err, ERGON_ECONFIG,
+				     "%s: target.probe: '%s': a Black Magic Probe is its GDB "
+				     "serial port, bmp:/dev/ttyACM0 (the first of its two ports; "
+				     "/dev/serial/by-id/*-if00 names it stably)",
+				     from(cfg, ip), probe);
+	if (cfg->target.lifecycle == ERGON_LIFECYCLE_SIM ||
+	    cfg->target.lifecycle == ERGON_LIFECYCLE_QEMU)
+		return ergon_err_set(err, ERGON_ECONFIG,
+				     "%s: target.probe: %s drives a debug probe on a hardware "
+				     "board, and board %s is %s; drop target.probe",
+				     from(cfg, ip), probe, cfg->board ? cfg->board->name : "?",
+				     cfg->target.lifecycle == ERGON_LIFECYCLE_SIM
+					 ? "the virtual bench"
+					 : "emulated");
+	return 0;
+}
+
+/* target.probe: "", gdb://HOST:PORT with a port in 1..65535, pyocd[:UID]
+ * or bmp:/dev/..., and only with target.transport: rtt; QEMU carries uart
+ * or rtt. */
 static int check_target(struct ergon_config *cfg, struct ergon_err *err)
 {
 	size_t ip = K("target.probe"), it = K("target.transport");
 	const char *probe = cfg->target.probe;
+	int is_probe = 0;
+	int prc = probe_lifecycle_ok(cfg, probe, ip, &is_probe, err);
+	if (prc)
+		return prc;
 	if (probe[0]) {
 		const char *hp = strncmp(probe, "gdb://", 6) == 0 ? probe + 6 : NULL;
 		char host[256];
 		unsigned port = 0;
-		if (hp == NULL || strchr(hp, '/') != NULL ||
-		    ergon_lifecycle_parse_hostport(hp, host, sizeof host, &port) != 0)
+		if (!is_probe &&
+		    (hp == NULL || strchr(hp, '/') != NULL ||
+		     ergon_lifecycle_parse_hostport(hp, host, sizeof host, &port) != 0))
 			return ergon_err_set(
 			    err, ERGON_ECONFIG,
-			    "%s: target.probe: '%s' is not gdb://HOST:PORT; give the "
-			    "GDB server that reads the target (gdb://127.0.0.1:3333 "
-			    "for OpenOCD or pyOCD, gdb://127.0.0.1:2331 for "
-			    "JLinkGDBServer), or leave it empty",
+			    "%s: target.probe: '%s' is not gdb://HOST:PORT, pyocd[:UID] or "
+			    "bmp:/dev/...; give the GDB server that reads the target "
+			    "(gdb://127.0.0.1:3333 for OpenOCD or pyOCD, gdb://127.0.0.1:2331 "
+			    "for JLinkGDBServer), the probe to drive, or leave it empty",
 			    from(cfg, ip), probe);
 		if (cfg->target.transport != ERGON_TRANSPORT_RTT)
 			return ergon_err_set(err, ERGON_ECONFIG,

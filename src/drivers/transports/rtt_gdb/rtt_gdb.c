@@ -28,6 +28,7 @@
 #include "ergon/rtt_gdb.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -37,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -75,6 +77,9 @@ struct rtt {
 	size_t in_len, in_pos;
 	bool noack, halted, closed;
 	size_t packet_size, max_read;
+	bool tty;	    /* a serial GDB port (a BMP): write(), acks stay on */
+	char console[1024]; /* console output ("O" packets) since the last command */
+	size_t console_len;
 	int mem_want, mem; /* enum mem_mode: asked (mem=), used */
 	char mem_why[160]; /* why that mode, for the link statistics */
 	bool stop_pending; /* non-stop: a %Stop notification not yet drained */
@@ -152,7 +157,7 @@ static int get_byte(struct rtt *r, int timeout_ms, unsigned char *c, struct ergo
 static int send_raw(struct rtt *r, const char *data, size_t len, struct ergon_err *err)
 {
 	while (len > 0) {
-		ssize_t n = send(r->fd, data, len, MSG_NOSIGNAL);
+		ssize_t n = r->tty ? write(r->fd, data, len) : send(r->fd, data, len, MSG_NOSIGNAL);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -174,10 +179,10 @@ static int hexval(unsigned char c)
 	return -1;
 }
 
-static int send_packet(struct rtt *r, const char *payload, struct ergon_err *err)
+/* Send payload (n bytes: binary data is escaped by the caller). */
+static int send_packet_n(struct rtt *r, const char *payload, size_t n, struct ergon_err *err)
 {
 	char *frame = r->frame;
-	size_t n = strlen(payload);
 	if (n > RSP_MAX)
 		return ergon_err_set(err, ERGON_ETOOBIG, "%s: packet of %zu bytes", r->what, n);
 	unsigned sum = 0;
@@ -206,6 +211,11 @@ static int send_packet(struct rtt *r, const char *payload, struct ergon_err *err
 					     "check the link (a noisy serial GDB port?)",
 					     r->what, payload, RSP_RETRIES);
 	}
+}
+
+static int send_packet(struct rtt *r, const char *payload, struct ergon_err *err)
+{
+	return send_packet_n(r, payload, strlen(payload), err);
 }
 
 /* A non-stop notification (%Name:payload): a stop is drained later with
@@ -319,8 +329,18 @@ static int recv_frame(struct rtt *r, char *out, size_t cap, size_t *len, bool *n
 					     r->what, cap - 1);
 		/* "O<hex>" is console output from the target, not a reply. */
 		if (out[0] == 'O' && n > 1 && strcmp(out, "OK") != 0 &&
-		    hexval((unsigned char)out[1]) >= 0)
+		    hexval((unsigned char)out[1]) >= 0) {
+			/* Kept (bounded) for ergon_gdb_link_console. */
+			for (size_t i = 1; i + 1 < n; i += 2) {
+				int hi = hexval((unsigned char)out[i]),
+				    lo = hexval((unsigned char)out[i + 1]);
+				if (hi < 0 || lo < 0 || r->console_len + 1 >= sizeof r->console)
+					break;
+				r->console[r->console_len++] = (char)(hi * 16 + lo);
+			}
+			r->console[r->console_len] = '\0';
 			continue;
+		}
 		*len = n;
 		return 0;
 	}
@@ -346,14 +366,14 @@ static bool is_stop_reply(const char *reply)
 
 /* Send a command and receive its reply, re-sending on a bad checksum in
  * no-ack mode (every command used here is idempotent). */
-static int command(struct rtt *r, const char *payload, char *reply, size_t cap, size_t *len,
-		   struct ergon_err *err)
+static int command_n(struct rtt *r, const char *payload, size_t n, char *reply, size_t cap,
+		     size_t *len, int timeout_ms, struct ergon_err *err)
 {
 	for (int attempt = 0;; attempt++) {
-		int rc = send_packet(r, payload, err);
+		int rc = send_packet_n(r, payload, n, err);
 		if (rc)
 			return rc;
-		rc = recv_packet(r, reply, cap, len, RSP_TIMEOUT_MS, err);
+		rc = recv_packet(r, reply, cap, len, timeout_ms, err);
 		/* mem=running: the target stopped on its own while it ran and
 		 * the stop reply came first; the command's own reply follows
 		 * (memory replies never begin with T, S, W or X). */
@@ -367,11 +387,17 @@ static int command(struct rtt *r, const char *payload, char *reply, size_t cap, 
 						     reply);
 			}
 			r->halted = true;
-			rc = recv_packet(r, reply, cap, len, RSP_TIMEOUT_MS, err);
+			rc = recv_packet(r, reply, cap, len, timeout_ms, err);
 		}
 		if (rc != ERGON_EPARSE || attempt + 1 >= RSP_RETRIES)
 			return rc;
 	}
+}
+
+static int command(struct rtt *r, const char *payload, char *reply, size_t cap, size_t *len,
+		   struct ergon_err *err)
+{
+	return command_n(r, payload, strlen(payload), reply, cap, len, RSP_TIMEOUT_MS, err);
 }
 
 static int read_mem(struct rtt *r, uint32_t addr, void *buf, size_t len, struct ergon_err *err)
@@ -914,7 +940,8 @@ static int choose_mem(struct rtt *r, bool offered, struct ergon_err *err)
 	return 0;
 }
 
-static int handshake(struct rtt *r, struct ergon_err *err)
+/* qSupported: the packet size (and so the largest memory read). */
+static int hello(struct rtt *r, struct ergon_err *err)
 {
 	char *reply = r->reply;
 	size_t rl = 0;
@@ -929,8 +956,21 @@ static int handshake(struct rtt *r, struct ergon_err *err)
 			r->packet_size = v > RSP_MAX ? RSP_MAX : (size_t)v;
 	}
 	r->max_read = (r->packet_size - 8) / 2;
+	return 0;
+}
+
+static int handshake(struct rtt *r, struct ergon_err *err)
+{
+	char *reply = r->reply;
+	size_t rl = 0;
+	int rc = hello(r, err);
+	if (rc)
+		return rc;
 	bool nonstop = strstr(reply, "QNonStop+") != NULL;
-	if (strstr(reply, "QStartNoAckMode+")) {
+	/* On a serial GDB port the acks stay on: they recover a corrupted
+	 * byte, and a probe keeps its mode across our two sessions (the
+	 * lifecycle's and the capture's). */
+	if (strstr(reply, "QStartNoAckMode+") && !r->tty) {
 		rc = command(r, "QStartNoAckMode", reply, RSP_MAX + 1, &rl, err);
 		if (rc)
 			return rc;
@@ -1023,9 +1063,64 @@ int ergon_rtt_gdb_open_fd(int fd, const char *what, const char *opts, struct erg
 	return rtt_attach(r, out, err);
 }
 
+/* A serial GDB port (a Black Magic Probe's first CDC-ACM port) in raw
+ * mode, blocking writes (reads are polled); stale input is dropped. */
+static int open_tty(const char *dev, const char *what, int *fd_out, struct ergon_err *err)
+{
+	int fd = open(dev, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return ergon_err_errno(err, errno,
+				       "%s: cannot open the GDB serial port %s; is the probe "
+				       "plugged in (ls /dev/serial/by-id/) and may you use it "
+				       "(group dialout)?",
+				       what, dev);
+	struct termios tio;
+	if (tcgetattr(fd, &tio) != 0) {
+		int e = errno;
+		close(fd);
+		return ergon_err_errno(err, e, "%s: %s is not a serial port", what, dev);
+	}
+	cfmakeraw(&tio);
+	tio.c_cflag |= CLOCAL | CREAD;
+	if (tcsetattr(fd, TCSANOW, &tio) != 0) {
+		int e = errno;
+		close(fd);
+		return ergon_err_errno(err, e, "%s: cannot set %s to raw mode", what, dev);
+	}
+	(void)tcflush(fd, TCIFLUSH);
+	*fd_out = fd;
+	return 0;
+}
+
+/* rtt:dev=DEVICE[,opts]: RTT through a GDB server on a serial port. */
+static int rtt_open_dev(const char *arg, struct ergon_transport **out, struct ergon_err *err)
+{
+	size_t n = strcspn(arg, ",");
+	char dev[256], what[300];
+	if (n == 0 || n >= sizeof dev)
+		return ergon_err_set(err, ERGON_EUSAGE,
+				     "transport rtt:dev=%s: expected rtt:dev=/dev/ttyACM0", arg);
+	memcpy(dev, arg, n);
+	dev[n] = '\0';
+	snprintf(what, sizeof what, "rtt:dev=%s", dev);
+	struct rtt *r = NULL;
+	int rc = rtt_new(what, arg + n, &r, err);
+	if (rc)
+		return rc;
+	r->tty = true;
+	rc = open_tty(dev, what, &r->fd, err);
+	if (rc) {
+		free(r);
+		return rc;
+	}
+	return rtt_attach(r, out, err);
+}
+
 static int rtt_open(const char *arg, struct ergon_transport **out, struct ergon_err *err)
 {
 	*out = NULL;
+	if (strncmp(arg, "dev=", 4) == 0)
+		return rtt_open_dev(arg + 4, out, err);
 	if (strncmp(arg, "gdb=", 4) != 0)
 		return ergon_err_set(err, ERGON_EUSAGE,
 				     "transport rtt:%s: expected rtt:gdb=HOST:PORT[,addr=0x...|"
@@ -1186,6 +1281,59 @@ out:;
 	struct ergon_err e2 = {0};
 	int rc2 = r->closed ? 0 : resume(r, rc ? &e2 : err);
 	return rc ? rc : rc2;
+}
+
+/* ------------------------------------------------------------- the link */
+
+int ergon_gdb_link_open_dev(const char *dev, struct ergon_gdb_link **out, struct ergon_err *err)
+{
+	*out = NULL;
+	char what[300];
+	snprintf(what, sizeof what, "bmp:%.250s", dev);
+	struct rtt *r = NULL;
+	int rc = rtt_new(what, "", &r, err);
+	if (rc)
+		return rc;
+	r->tty = true;
+	r->mem = MEM_HALT;
+	rc = open_tty(dev, what, &r->fd, err);
+	if (rc) {
+		free(r);
+		return rc;
+	}
+	rc = hello(r, err);
+	if (rc) {
+		rtt_free(r);
+		return rc;
+	}
+	*out = (struct ergon_gdb_link *)r;
+	return 0;
+}
+
+int ergon_gdb_link_cmd(struct ergon_gdb_link *l, const void *payload, size_t len, char *reply,
+		       size_t cap, int timeout_ms, struct ergon_err *err)
+{
+	struct rtt *r = (struct rtt *)l;
+	size_t rl = 0;
+	r->console_len = 0;
+	r->console[0] = '\0';
+	return command_n(r, payload, len, reply, cap, &rl, timeout_ms, err);
+}
+
+const char *ergon_gdb_link_console(const struct ergon_gdb_link *l)
+{
+	return ((const struct rtt *)l)->console;
+}
+
+size_t ergon_gdb_link_packet_size(const struct ergon_gdb_link *l)
+{
+	return ((const struct rtt *)l)->packet_size;
+}
+
+void ergon_gdb_link_close(struct ergon_gdb_link *l)
+{
+	if (l)
+		rtt_free((struct rtt *)l);
 }
 
 const struct ergon_transport_driver ergon_transport_rtt = {
