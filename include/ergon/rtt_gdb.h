@@ -12,7 +12,12 @@
  * core runs. mem=running reads an all-stop server while the target runs
  * (for servers documented to do so); mem=non_stop refuses a server without
  * non-stop mode; mem=halt always halts. The link statistics say which mode
- * was used and why (memory_access, memory_access_why). The control block is found at addr= (the
+ * was used and why (memory_access, memory_access_why).
+ *
+ * rtt:dev=DEVICE[,same options] reads through a GDB server on a serial
+ * port (a Black Magic Probe's first port, already scanned and attached by
+ * its lifecycle): raw mode, stale input flushed, acks kept on. The control block is found at addr=
+ * (the
  * `_SEGGER_RTT` symbol: `arm-none-eabi-nm FW.elf | grep _SEGGER_RTT`) or by
  * searching search=START:LEN (default 0x20000000:0x80000) for its ID, and is
  * validated against that region before any buffer is read.
@@ -53,6 +58,10 @@ struct ergon_gdb_link;
 /* *out is the caller's (ergon_gdb_link_close). */
 ERGON_API int ergon_gdb_link_open_dev(const char *dev, struct ergon_gdb_link **out,
 				      struct ergon_err *err);
+/* The same over an already-open fd (tests, the fuzzer); takes ownership of
+ * fd, also on failure. */
+ERGON_API int ergon_gdb_link_open_fd(int fd, const char *what, struct ergon_gdb_link **out,
+				     struct ergon_err *err);
 /* Send a packet of len bytes (binary data already escaped: '#', '$', '}'
  * and '*' as '}' then the byte ^ 0x20) and receive its reply into reply
  * (NUL-terminated), waiting at most timeout_ms. Console output packets on

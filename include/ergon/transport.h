@@ -8,6 +8,8 @@
  *   swo:SOURCE               ITM stimulus port 0 decoded from SOURCE, a file
  *                            or tcp:HOST:PORT trace server (lossy: diagnostic)
  *   rtt:gdb=HOST:PORT[,...]  SEGGER RTT read through a GDB server (ergon/rtt_gdb.h)
+ *   rtt:dev=DEVICE[,...]     the same through a GDB server on a serial port (a
+ *                            Black Magic Probe)
  *
  * Drivers never compute figures: they return bytes. Lines and the end
  * sentinel are the HPX parser's business (pipelines/hpx_capture.c).

@@ -1124,7 +1124,8 @@ static int rtt_open(const char *arg, struct ergon_transport **out, struct ergon_
 	if (strncmp(arg, "gdb=", 4) != 0)
 		return ergon_err_set(err, ERGON_EUSAGE,
 				     "transport rtt:%s: expected rtt:gdb=HOST:PORT[,addr=0x...|"
-				     "search=START:LEN], e.g. rtt:gdb=127.0.0.1:1234",
+				     "search=START:LEN] or rtt:dev=/dev/ttyACM0[,...], e.g. "
+				     "rtt:gdb=127.0.0.1:1234",
 				     arg);
 	const char *hp = arg + 4;
 	size_t n = strcspn(hp, ",");
@@ -1285,6 +1286,18 @@ out:;
 
 /* ------------------------------------------------------------- the link */
 
+/* A link on r->fd (set): qSupported; frees r on failure. */
+static int link_start(struct rtt *r, struct ergon_gdb_link **out, struct ergon_err *err)
+{
+	int rc = hello(r, err);
+	if (rc) {
+		rtt_free(r);
+		return rc;
+	}
+	*out = (struct ergon_gdb_link *)r;
+	return 0;
+}
+
 int ergon_gdb_link_open_dev(const char *dev, struct ergon_gdb_link **out, struct ergon_err *err)
 {
 	*out = NULL;
@@ -1301,13 +1314,22 @@ int ergon_gdb_link_open_dev(const char *dev, struct ergon_gdb_link **out, struct
 		free(r);
 		return rc;
 	}
-	rc = hello(r, err);
+	return link_start(r, out, err);
+}
+
+int ergon_gdb_link_open_fd(int fd, const char *what, struct ergon_gdb_link **out,
+			   struct ergon_err *err)
+{
+	*out = NULL;
+	struct rtt *r = NULL;
+	int rc = rtt_new(what, "", &r, err);
 	if (rc) {
-		rtt_free(r);
+		close(fd);
 		return rc;
 	}
-	*out = (struct ergon_gdb_link *)r;
-	return 0;
+	r->fd = fd;
+	r->mem = MEM_HALT;
+	return link_start(r, out, err);
 }
 
 int ergon_gdb_link_cmd(struct ergon_gdb_link *l, const void *payload, size_t len, char *reply,
