@@ -1013,7 +1013,7 @@ static int rtt_new(const char *what, const char *opts, struct rtt **out, struct 
 	if (!r)
 		return ergon_err_set(err, ERGON_ENOMEM, "transport rtt: out of memory");
 	r->fd = -1;
-	snprintf(r->what, sizeof r->what, "%s", what);
+	snprintf(r->what, sizeof r->what, "%.*s", (int)sizeof r->what - 1, what);
 	r->start = DEFAULT_START;
 	r->len = DEFAULT_LEN;
 	r->find_s = 10;
