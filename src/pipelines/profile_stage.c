@@ -90,19 +90,6 @@ int prof_lifecycle_stream(const struct ergon_config *cfg)
 	return ERGON_LC_STREAM_DEFAULT;
 }
 
-const char *prof_lifecycle_name(const struct ergon_config *cfg)
-{
-	const char *p = cfg->target.probe;
-	if (strncmp(p, "pyocd", 5) == 0 && (p[5] == '\0' || p[5] == ':'))
-		return "pyocd";
-	if (strncmp(p, "bmp:", 4) == 0)
-		return "bmp";
-	return cfg->target.lifecycle == ERGON_LIFECYCLE_QEMU	  ? "qemu"
-	       : cfg->target.lifecycle == ERGON_LIFECYCLE_JLINK	  ? "jlink"
-	       : cfg->target.lifecycle == ERGON_LIFECYCLE_OPENOCD ? "openocd"
-								  : "sim";
-}
-
 void prof_lifecycle_opts(const struct prof_run *r, const char *dir, struct ergon_lifecycle_opts *lo)
 {
 	const struct ergon_config *cfg = r->o->cfg;
