@@ -617,6 +617,21 @@ static void reset_on_the_same_offset_is_detected(void **state)
 	finish(t, f, got);
 }
 
+/* Close the client and wait for the fake's thread (it ends with the
+ * connection), so that its counters can be read; then fake_release. */
+static void close_and_join(struct ergon_transport *t, struct fake *f)
+{
+	ergon_transport_close(t);
+	pthread_join(f->th, NULL);
+}
+
+static void fake_release(struct fake *f, char *got)
+{
+	close(f->listen_fd);
+	free(f);
+	free(got);
+}
+
 static const char *stat_str(struct ergon_transport *t, const char *key, char *buf, size_t cap)
 {
 	json_t *s = ergon_transport_stats(t);
@@ -651,8 +666,7 @@ static void nonstop_server_is_read_while_running(void **state)
 		if (ergon_rtt_gdb_write_down(t, "GO\n", 3, &w, &err))
 			fail_msg("%s", err.msg);
 		assert_int_equal(w, 3);
-		ergon_transport_close(t);
-		pthread_join(f->th, NULL);
+		close_and_join(t, f);
 		/* The fake started halted (`?` answered T05): one vStopped
 		 * (OK), one vCont;c, and no 0x03 ever. STREAM is 89 bytes in
 		 * 10-byte chunks, one per running read of the header: at least
@@ -662,9 +676,7 @@ static void nonstop_server_is_read_while_running(void **state)
 		assert_int_equal(f->vstopped, 1);
 		assert_true(f->m_running >= 9);
 		assert_memory_equal(f->mem + (DNBUF - BASE), "GO\n", 3);
-		close(f->listen_fd);
-		free(f);
-		free(got);
+		fake_release(f, got);
 	}
 }
 
@@ -684,15 +696,12 @@ static void nonstop_stop_notification_is_drained(void **state)
 	assert_int_equal(len, strlen(STREAM));
 	assert_memory_equal(got, STREAM, len);
 	assert_int_equal(stat_int(t, "stop_notifications"), 1);
-	ergon_transport_close(t);
-	pthread_join(f->th, NULL);
+	close_and_join(t, f);
 	/* The first stop (the attach) and the notified one. */
 	assert_int_equal(f->vstopped, 2);
 	assert_int_equal(f->vconts, 2);
 	assert_int_equal(f->interrupts, 0);
-	close(f->listen_fd);
-	free(f);
-	free(got);
+	fake_release(f, got);
 }
 
 /* The target exits (%Stop:W00): what was drained is kept, then EOF. */
@@ -737,13 +746,10 @@ static void nonstop_refused_or_absent_halts_per_poll(void **state)
 		assert_non_null(strstr(stat_str(t, "memory_access_why", b, sizeof b),
 				       offered ? "refused QNonStop:1" : "no QNonStop+"));
 		assert_true(stat_int(t, "halts") >= 9);
-		ergon_transport_close(t);
-		pthread_join(f->th, NULL);
+		close_and_join(t, f);
 		assert_int_equal(f->m_running, 0);
 		assert_int_equal(f->vconts, 0);
-		close(f->listen_fd);
-		free(f);
-		free(got);
+		fake_release(f, got);
 	}
 	/* mem=non_stop insists. */
 	struct fake *f = fake_stream();
@@ -761,8 +767,7 @@ static void nonstop_refused_or_absent_halts_per_poll(void **state)
 	assert_int_equal(open_rtt(f, ",mem=halt", &t, &err), 0);
 	char b[200];
 	assert_string_equal(stat_str(t, "memory_access", b, sizeof b), "halt_per_poll");
-	ergon_transport_close(t);
-	pthread_join(f->th, NULL);
+	close_and_join(t, f);
 	assert_false(f->nonstop);
 	close(f->listen_fd);
 	free(f);
@@ -790,15 +795,12 @@ static void allstop_server_read_running_on_request(void **state)
 	char b[200];
 	assert_string_equal(stat_str(t, "memory_access", b, sizeof b), "running");
 	assert_int_equal(stat_int(t, "halts"), 0);
-	ergon_transport_close(t);
-	pthread_join(f->th, NULL);
+	close_and_join(t, f);
 	assert_int_equal(f->interrupts, 0);
 	assert_true(f->m_running >= 9);
 	/* `c` after the find and again after the stop it reported. */
 	assert_int_equal(f->c_packets, 2);
-	close(f->listen_fd);
-	free(f);
-	free(got);
+	fake_release(f, got);
 }
 
 static void bad_specs_are_usage_errors(void **state)

@@ -11,12 +11,8 @@ extern const struct ergon_lifecycle_driver ergon_lifecycle_pyocd;
 extern const struct ergon_lifecycle_driver ergon_lifecycle_bmp;
 
 static const struct ergon_lifecycle_driver *const drivers[] = {
-    &ergon_lifecycle_sim,
-    &ergon_lifecycle_qemu,
-    &ergon_lifecycle_jlink,
-    &ergon_lifecycle_openocd,
-    &ergon_lifecycle_pyocd,
-    &ergon_lifecycle_bmp,
+    &ergon_lifecycle_sim,     &ergon_lifecycle_qemu,  &ergon_lifecycle_jlink,
+    &ergon_lifecycle_openocd, &ergon_lifecycle_pyocd, &ergon_lifecycle_bmp,
 };
 
 const struct ergon_lifecycle_driver *const *ergon_lifecycle_drivers(size_t *count)
