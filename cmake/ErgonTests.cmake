@@ -74,17 +74,12 @@ endif()
 #                         "walltime": scripts/test.sh runs them once, on
 #                         their own, and reports them separately (never
 #                         retried; a failure fails the run). Each says why:
-#   test_rails_cli: real sampler threads against a fake sysfs tree that a
-#     writer thread switches; under load a 33 Hz periodic run overruns
-#     (seen: "saturated" != "periodic" at load 24 on 2 cores). It can move
-#     onto the simulated clock as test_hw_jetson_method did.
 #   test_joulescope_bridge: the stub pyjoulescope_driver streams on the host
 #     clock; "4 s give more than 3600 packets" failed at load 24.
 #   test_profile_live: the lock-step fake bridge in --realtime mode behind
 #     `ergon profile`; its GPO acknowledgement missed the 1 s bound at load
 #     24. The live capture's packet_clock could carry it.
-set(ERGON_WALLTIME_TESTS functional/test_rails_cli functional/test_joulescope_bridge
-    functional/test_profile_live)
+set(ERGON_WALLTIME_TESTS functional/test_joulescope_bridge functional/test_profile_live)
 foreach(t ${ERGON_WALLTIME_TESTS})
   set_property(TEST ${t} APPEND PROPERTY LABELS walltime)
 endforeach()
