@@ -132,17 +132,29 @@ expect 3 "unreadable --temp-file fails before measuring" -- timeout 20 "$ERGON_B
   --workload builtin:spin --temp-file "$TMP/badtemp" --idle-s 60 --out "$TMP/bt.json"
 contains "$ERR" "millidegrees" "says the expected format"
 
-# Per-invocation work of the synthetic scenario: invocations keep to a
-# work_s = 10 ms grid (a late one is followed by a shorter one, so the mean
-# is work_s whatever the machine's load) at 3 W against 0.6 W idle (noise
-# 0), so energy per operation above idle is 2.4 W x 10 ms = 24 mJ; the
-# window's first and last invocations may be cut, hence +-2 %.
+# Per-invocation work of the synthetic scenario (work_s = 10 ms) through
+# the CLI. Its figures depend on how the host schedules the run (a late
+# invocation is followed by a shorter one; the window's first and last may
+# be cut), so they are not asserted here as a band: the same scenario runs
+# in simulated time with exact hand figures in test_run_synthetic_clock.c.
+# What timing cannot change is checked: the stated p50 is the nearest-rank
+# median of the report's own latency series (recomputed here, not by
+# ergon), and the report verifies.
 expect 0 "synthetic work_s" -- "$ERGON_BIN" run --device dut --workload builtin:spin,iters=100 \
   --instrument-opt work_s=0.01 --instrument-opt noise_w=0 "${SHORT[@]}" --out "$TMP/work.json"
-awk '/"above_idle_j":/ { gsub(/[,]/, "", $2); if ($2 + 0 >= 0.02352 && $2 + 0 <= 0.02448) found = 1 }
-     END { exit !found }' "$TMP/work.json" && ok "energy/op = 24 mJ +- 2 %" || bad "energy/op not 2.4 W x 10 ms +- 2 %"
-awk '/"p50_s":/ { gsub(/[,]/, "", $2); if ($2 + 0 >= 0.0098 && $2 + 0 <= 0.0102) found = 1 } END { exit !found }' "$TMP/work.json" \
-  && ok "latency p50 = work_s +- 2 %" || bad "latency p50 not work_s +- 2 %"
+python3 - "$TMP/work.json" <<'PY' && ok "p50 is the median of the recorded latencies" \
+  || bad "p50 or latencies of the work_s run"
+import json, math, sys
+r = json.load(open(sys.argv[1]))
+inv = r["series"]["invocations"]
+failed = set(inv.get("failed_index") or [])
+lat = sorted(x for i, x in enumerate(inv["latency_s"]) if i not in failed)
+assert len(lat) > 0, "no invocations"
+p50 = lat[math.ceil(0.5 * len(lat)) - 1]
+got = r["figures"]["latency"]["p50_s"]
+assert got == p50, "p50_s %r != nearest-rank median %r of %d latencies" % (got, p50, len(lat))
+PY
+expect 0 "work_s report verifies" -- "$ERGON_BIN" verify "$TMP/work.json"
 
 # Decimation: at most 100 embedded samples of ~850 (0.85 s at 1 kHz); the
 # exact integrals are embedded and the report still verifies.

@@ -1,0 +1,142 @@
+/* `ergon run`'s pipeline (ergon_run: instrument, workload, session, report,
+ * atomic write) on the synthetic instrument's per-invocation work in
+ * simulated time (ergon/clock.h), so that the latency and energy figures
+ * are exact instead of a +-2 % wall-clock band (test_run_cli.sh checks
+ * the same scenario through the CLI only for what timing cannot change).
+ *
+ * Scenario: synthetic idle 0.5 W, load 3 W, noise 0, drop 0, work_s =
+ * 1/128 s; builtin:spin,iters=1 (real CPU work that takes no simulated
+ * time); inline sampler at 128 Hz; settle 0, idle 1 s, 2 windows of 1 s.
+ * Every invocation is stretched to the work_s grid and ends exactly
+ * 1/128 s after it started, so by hand:
+ *   256 invocations (128 per window), every latency 1/128 s:
+ *   p50 = p90 = p95 = p99 = min = max = mean = 0.0078125 s;
+ *   throughput counts an invocation in the window [lo, hi) that holds
+ *   its end (the last window also holds its end edge): the 128th ends at
+ *   exactly 2 s, so the windows hold 127 and 129 operations; first
+ *   127 ops/s, tail (the mean of the last 2 windows) 128 ops/s, change
+ *   100/127 % = +0.787 %, under the 15 % threshold: STABLE;
+ *   idle samples at m/128 (m = 0..127) all 0.5 W; load samples at
+ *   1 + j/128 (j = 1..256) all 3 W: idle 0.5 W, load 3 W;
+ *   saturated E/op: total 3 x 1/128 = 0.0234375 J, above idle
+ *   2.5 x 1/128 = 0.01953125 J. */
+#include "ergon/clock.h"
+#include "ergon/report.h"
+#include "test_support.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double sim_t_s;
+
+static double sim_now(void *ctx)
+{
+	(void)ctx;
+	return sim_t_s;
+}
+
+static void sim_sleep_until(void *ctx, double t_s)
+{
+	(void)ctx;
+	if (t_s > sim_t_s)
+		sim_t_s = t_s;
+}
+
+static double num(const json_t *o, const char *a, const char *b)
+{
+	const json_t *x = json_object_get(o, a);
+	if (b)
+		x = json_object_get(x, b);
+	if (!json_is_number(x))
+		fail_msg("missing number %s.%s", a, b ? b : "");
+	return json_number_value(x);
+}
+
+/* Dyadic figures: exact to the last bits of a sum of a few hundred. */
+#define assert_exact(got, want)                                                         \
+	do {                                                                            \
+		double g_ = (got), w_ = (want);                                         \
+		if (!(fabs(g_ - w_) <= 1e-12 * fabs(w_)))                               \
+			fail_msg("%s = %.17g, expected %.17g (by hand)", #got, g_, w_); \
+	} while (0)
+
+static void work_s_exact(void **state)
+{
+	(void)state;
+	char *dir = ts_tmpdir();
+	char *out = ts_strf("%s/work.json", dir);
+	const char *ikv[] = {"work_s=0.0078125", "idle_w=0.5", "load_w=3",
+			     "noise_w=0",	 "drop=0",     NULL};
+	const char *wkv[] = {NULL};
+	struct ergon_run_config cfg = {
+	    .device = "dut",
+	    .instrument_spec = "synthetic",
+	    .instrument_opts = {.kv = ikv},
+	    .workload_spec = "builtin:spin,iters=1",
+	    .workload_opts = {.kv = wkv},
+	    .session = {.idle_s = 1.0,
+			.windows = 2,
+			.window_s = 1.0,
+			.sampler = ERGON_SAMPLER_INLINE,
+			.sample_hz = 128,
+			.failure_policy = ERGON_ON_FAILURE_CONTINUE},
+	    .throttle_threshold = 0.15,
+	    .throttle_windows = 2,
+	    .ambient_c = NAN,
+	    .out_path = out,
+	};
+	sim_t_s = 0.0;
+	struct ergon_clock clk = {.now_s = sim_now, .sleep_until = sim_sleep_until};
+	ergon_clock_set(&clk);
+	json_t *rep = NULL;
+	struct ergon_err err = {0};
+	int rc = ergon_run(&cfg, &rep, &err);
+	ergon_clock_set(NULL);
+	if (rc)
+		fail_msg("ergon_run: %s", err.msg);
+	assert_exact(sim_t_s, 3.0);
+	const json_t *fig = json_object_get(rep, "figures");
+	const json_t *lat = json_object_get(fig, "latency");
+	assert_int_equal((long)num(lat, "count", NULL), 256);
+	static const char *const keys[] = {"min_s", "mean_s", "max_s", "p50_s",
+					   "p90_s", "p95_s",  "p99_s"};
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+		assert_exact(num(lat, keys[k], NULL), 1.0 / 128);
+	assert_int_equal((long)num(fig, "operations", "count"), 256);
+	assert_int_equal((long)num(fig, "operations", "failed"), 0);
+	const json_t *tp = json_object_get(fig, "throughput");
+	const json_t *tw = json_object_get(tp, "windows");
+	assert_int_equal(json_array_size(tw), 2);
+	assert_int_equal((long)num(json_array_get(tw, 0), "operations", NULL), 127);
+	assert_int_equal((long)num(json_array_get(tw, 1), "operations", NULL), 129);
+	assert_exact(num(tp, "first_ops_per_s", NULL), 127.0);
+	assert_exact(num(tp, "tail_ops_per_s", NULL), 128.0);
+	assert_exact(num(tp, "change_pct", NULL), 100.0 / 127);
+	assert_true(json_is_false(json_object_get(tp, "throttled")));
+	assert_exact(num(fig, "idle", "mean_power_w"), 0.5);
+	assert_exact(num(fig, "load", "mean_power_w"), 3.0);
+	const json_t *eop = json_object_get(fig, "energy_per_op");
+	assert_string_equal(json_string_value(json_object_get(eop, "formula")), "saturated");
+	assert_exact(num(eop, "total_j", NULL), 0.0234375);
+	assert_exact(num(eop, "above_idle_j", NULL), 0.01953125);
+	/* The pipeline wrote it, and the CLI recomputes it. */
+	char *verr = NULL;
+	rc = ts_run_ergon(NULL, &verr, "verify", out, NULL);
+	if (rc != 0)
+		fail_msg("verify: exit %d: %s", rc, verr);
+	free(verr);
+	json_decref(rep);
+	free(out);
+	ts_tmpdir_remove(dir);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(work_s_exact),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
