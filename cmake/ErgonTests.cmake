@@ -70,14 +70,17 @@ endif()
 # No test is retried, and no test is known-flaky: the two that were
 # (test_hw_jetson_method, test_live_gate) now run on a simulated clock and
 # on the stream's own clock, with exact expectations (issue 20).
-#   ERGON_WALLTIME_TESTS  tests that still depend on wall-clock time, label
+#   ERGON_WALLTIME_TESTS  tests that truly depend on wall-clock time, label
 #                         "walltime": scripts/test.sh runs them once, on
 #                         their own, and reports them separately (never
-#                         retried; a failure fails the run). Each says why:
-#   test_profile_live: the lock-step fake bridge in --realtime mode behind
-#     `ergon profile`; its GPO acknowledgement missed the 1 s bound at load
-#     24. The live capture's packet_clock could carry it.
-set(ERGON_WALLTIME_TESTS functional/test_profile_live)
+#                         retried; a failure fails the run). Each must say
+#                         why here. Empty: the last three moved onto
+#                         simulated clocks (issue 20): test_rails_cli
+#                         (ergon_clock_set), test_joulescope_bridge (the
+#                         stub unpaced, on its sample counter),
+#                         test_profile_live (unpaced simulators, the live
+#                         capture on the packets' clock).
+set(ERGON_WALLTIME_TESTS)
 foreach(t ${ERGON_WALLTIME_TESTS})
   set_property(TEST ${t} APPEND PROPERTY LABELS walltime)
 endforeach()
