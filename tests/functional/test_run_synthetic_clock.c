@@ -62,13 +62,11 @@ static double num(const json_t *o, const char *a, const char *b)
 			fail_msg("%s = %.17g, expected %.17g (by hand)", #got, g_, w_); \
 	} while (0)
 
-static void work_s_exact(void **state)
+/* ergon_run on the synthetic instrument with options ikv, in simulated
+ * time from 0; inline sampler at 128 Hz, settle 0, idle 1 s, windows of
+ * 1 s; the report is written to dir/work.json and verified by the CLI. */
+static json_t *run_sim(const char *const *ikv, size_t windows, const char *out)
 {
-	(void)state;
-	char *dir = ts_tmpdir();
-	char *out = ts_strf("%s/work.json", dir);
-	const char *ikv[] = {"work_s=0.0078125", "idle_w=0.5", "load_w=3",
-			     "noise_w=0",	 "drop=0",     NULL};
 	const char *wkv[] = {NULL};
 	struct ergon_run_config cfg = {
 	    .device = "dut",
@@ -77,7 +75,7 @@ static void work_s_exact(void **state)
 	    .workload_spec = "builtin:spin,iters=1",
 	    .workload_opts = {.kv = wkv},
 	    .session = {.idle_s = 1.0,
-			.windows = 2,
+			.windows = windows,
 			.window_s = 1.0,
 			.sampler = ERGON_SAMPLER_INLINE,
 			.sample_hz = 128,
@@ -96,6 +94,23 @@ static void work_s_exact(void **state)
 	ergon_clock_set(NULL);
 	if (rc)
 		fail_msg("ergon_run: %s", err.msg);
+	/* The pipeline wrote it, and the CLI recomputes it. */
+	char *verr = NULL;
+	rc = ts_run_ergon(NULL, &verr, "verify", out, NULL);
+	if (rc != 0)
+		fail_msg("verify: exit %d: %s", rc, verr);
+	free(verr);
+	return rep;
+}
+
+static void work_s_exact(void **state)
+{
+	(void)state;
+	char *dir = ts_tmpdir();
+	char *out = ts_strf("%s/work.json", dir);
+	const char *ikv[] = {"work_s=0.0078125", "idle_w=0.5", "load_w=3",
+			     "noise_w=0",	 "drop=0",     NULL};
+	json_t *rep = run_sim(ikv, 2, out);
 	assert_exact(sim_t_s, 3.0);
 	const json_t *fig = json_object_get(rep, "figures");
 	const json_t *lat = json_object_get(fig, "latency");
@@ -121,12 +136,64 @@ static void work_s_exact(void **state)
 	assert_string_equal(json_string_value(json_object_get(eop, "formula")), "saturated");
 	assert_exact(num(eop, "total_j", NULL), 0.0234375);
 	assert_exact(num(eop, "above_idle_j", NULL), 0.01953125);
-	/* The pipeline wrote it, and the CLI recomputes it. */
-	char *verr = NULL;
-	rc = ts_run_ergon(NULL, &verr, "verify", out, NULL);
-	if (rc != 0)
-		fail_msg("verify: exit %d: %s", rc, verr);
-	free(verr);
+	json_decref(rep);
+	free(out);
+	ts_tmpdir_remove(dir);
+	free(dir);
+}
+
+/* The README demo's mechanism (an emulated throttle after throttle_s of
+ * load) in simulated time, dyadic: work_s = 1/128 s, throttle_s = 2 s,
+ * drop = 0.5, 4 windows of 1 s from t = 1 s. Invocation k starts at
+ * a_k; it is stretched to 2 x 1/128 once a_k + 1/128 - 1 >= 2, i.e. from
+ * k = 255 (a = 1 + 255/128) on. So k = 0..254 end at 1 + (k + 1)/128,
+ * k = 255 ends at 3 + 1/128, and k >= 256 end at 3 + (2k - 509)/128.
+ * A window ends where the invocation that reaches its planned end ends
+ * (session.c: the recorded edge is that invocation's end): edges at 1, 2
+ * (k = 127 ends exactly there), 3 + 1/128 (k = 255), 4 + 1/128 (k = 319)
+ * and 5 + 1/128 s (k = 383, the last). Counted by end in [lo, hi) (the
+ * last window also holds its end edge):
+ *   window 0 [1, 2):                 k = 0..126    127 ops in 1 s
+ *   window 1 [2, 3 + 1/128):         k = 127..254  128 ops in 129/128 s
+ *   window 2 [3 + 1/128, 4 + 1/128): k = 255..318   64 ops in 1 s
+ *   window 3 [4 + 1/128, 5 + 1/128]: k = 319..383   65 ops in 1 s
+ * The rule (15 %, 2 consecutive windows below 0.85 x 127 ops/s):
+ * throttled from window 2, 2 + 1/128 s after the load started; first
+ * 127 ops/s, tail (mean of the last two) 64.5, change
+ * 100 x (64.5 - 127) / 127 %. 384 invocations: 255 of 1/128 s and 129 of
+ * 1/64 s, so p50 (the 192nd) is 1/128 s and p90 1/64 s. */
+static void throttle_exact(void **state)
+{
+	(void)state;
+	char *dir = ts_tmpdir();
+	char *out = ts_strf("%s/throttle.json", dir);
+	const char *ikv[] = {"work_s=0.0078125", "throttle_s=2", "drop=0.5", "noise_w=0", NULL};
+	json_t *rep = run_sim(ikv, 4, out);
+	const json_t *fig = json_object_get(rep, "figures");
+	const json_t *tp = json_object_get(fig, "throughput");
+	const json_t *tw = json_object_get(tp, "windows");
+	assert_int_equal(json_array_size(tw), 4);
+	static const long want_ops[4] = {127, 128, 64, 65};
+	static const double want_dur[4] = {1.0, 129.0 / 128, 1.0, 1.0};
+	for (size_t w = 0; w < 4; w++) {
+		const json_t *x = json_array_get(tw, w);
+		if ((long)num(x, "operations", NULL) != want_ops[w])
+			fail_msg("window %zu: %ld operations, by hand %ld", w,
+				 (long)num(x, "operations", NULL), want_ops[w]);
+		assert_exact(num(x, "duration_s", NULL), want_dur[w]);
+		assert_exact(num(x, "ops_per_s", NULL), (double)want_ops[w] / want_dur[w]);
+	}
+	assert_true(json_is_true(json_object_get(tp, "throttled")));
+	assert_int_equal((long)num(tp, "onset_window", NULL), 2);
+	assert_exact(num(tp, "onset_t_s", NULL), 2.0 + 1.0 / 128);
+	assert_exact(num(tp, "first_ops_per_s", NULL), 127.0);
+	assert_exact(num(tp, "tail_ops_per_s", NULL), 64.5);
+	assert_exact(num(tp, "change_pct", NULL), 100.0 * (64.5 - 127) / 127);
+	const json_t *lat = json_object_get(fig, "latency");
+	assert_int_equal((long)num(lat, "count", NULL), 384);
+	assert_exact(num(lat, "p50_s", NULL), 1.0 / 128);
+	assert_exact(num(lat, "p90_s", NULL), 1.0 / 64);
+	assert_exact(num(lat, "mean_s", NULL), (255.0 / 128 + 129.0 / 64) / 384);
 	json_decref(rep);
 	free(out);
 	ts_tmpdir_remove(dir);
@@ -137,6 +204,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(work_s_exact),
+	    cmocka_unit_test(throttle_exact),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
