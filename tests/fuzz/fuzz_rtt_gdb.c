@@ -2,9 +2,12 @@
  * the "GDB server" sends (acks, packets, stop replies, memory contents), fed
  * through one end of a socketpair that is then closed. The client must
  * fail cleanly (bad checksums, wrong lengths, corrupt control blocks, a
- * closed link) and never read or write outside its buffers. */
+ * closed link) and never read or write outside its buffers. Properties:
+ * every refusal says why (a message); a read never reports more bytes
+ * than the buffer holds, a write never more than it was given. */
 #include "ergon/rtt_gdb.h"
 #include "ergon/transport.h"
+#include "fuzz_props.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -37,15 +40,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* A small region and no retry: every input ends quickly. */
 	int rc =
 	    ergon_rtt_gdb_open_fd(sv[1], "fuzz", ",search=0x20000000:0x400,find_s=0", &t, &err);
+	FUZZ_REQUIRE(rc == 0 || err.msg[0] != '\0');
 	if (rc == 0) {
 		unsigned char buf[4096];
 		for (int i = 0; i < 4; i++) {
 			size_t got = 0;
-			if (ergon_transport_read(t, buf, sizeof buf, 0, &got, &err) != 0)
+			struct ergon_err re = {0};
+			if (ergon_transport_read(t, buf, sizeof buf, 0, &got, &re) != 0) {
+				FUZZ_REQUIRE(re.msg[0] != '\0');
 				break;
+			}
+			FUZZ_REQUIRE(got <= sizeof buf);
 		}
 		size_t w = 0;
-		(void)ergon_rtt_gdb_write_down(t, "GO\n", 3, &w, &err);
+		struct ergon_err we = {0};
+		if (ergon_rtt_gdb_write_down(t, "GO\n", 3, &w, &we) == 0)
+			FUZZ_REQUIRE(w <= 3);
+		else
+			FUZZ_REQUIRE(we.msg[0] != '\0');
 		json_decref(ergon_transport_stats(t));
 		ergon_transport_close(t);
 	}
