@@ -100,33 +100,20 @@ else
 fi
 
 # --temp-file: a thermal-zone style file (millidegrees) becomes the
-# temperature series. A flat 45000 (45.0 C) file beside a throttled run is
-# not evidence: the verdict says the temperature did not rise.
+# temperature series. Whether a flat or a rising file is evidence of a
+# thermal limit is checked in simulated time, where the file changes at a
+# known instant and every window's temperature is exact
+# (test_run_synthetic_clock.c: throttle_exact, throttle_flat_temperature);
+# a background writer racing a wall-clock run failed under load (issue 20).
+# Here: the CLI takes the file and records the series.
 echo 45000 > "$TMP/temp"
-expect 0 "run with a flat --temp-file" -- "$ERGON_BIN" run --device dut --instrument-opt throttle_s=0.3 \
-  --instrument-opt drop=0.5 --workload builtin:periodic,burst_ms=0,sleep_ms=2 --temp-file "$TMP/temp" \
-  --idle-s 0.2 --windows 4 --window-s 0.25 --out "$TMP/temp.json"
-grep -q '"temperature_evidence": null' "$TMP/temp.json" && ok "a flat temperature is not evidence" \
-  || bad "flat temp named as evidence"
-grep -q '45.0 -> 45.0 C (first -> last window) did not rise by more than 3 C' "$TMP/temp.json" \
-  && ok "the verdict says the temperature did not rise" || bad "flat temp verdict"
-# A rising file: +2 C every 20 ms (writer in the background, renamed into
-# place so a read never sees half a line) until the run is over (kept under
-# --temp-file's 1000 C limit): two writes between the first and the last
-# window are already above the 3 C threshold. (The writer used to stop after
-# 151 steps, ~3 s: on a starved machine the run could start after it and see
-# a flat file.)
-( i=0; while :; do t=$((45000 + i * 2000)); [ "$t" -le 950000 ] || t=950000
-  echo "$t" > "$TMP/rtemp.tmp" && mv "$TMP/rtemp.tmp" "$TMP/rtemp"
-  i=$((i + 1)); sleep 0.02; done ) &
-writer=$!
-while [ ! -f "$TMP/rtemp" ]; do sleep 0.01; done
-expect 0 "run with a rising --temp-file" -- "$ERGON_BIN" run --device dut --instrument-opt throttle_s=0.3 \
-  --instrument-opt drop=0.5 --workload builtin:periodic,burst_ms=0,sleep_ms=2 --temp-file "$TMP/rtemp" \
-  --idle-s 0.2 --windows 4 --window-s 0.25 --out "$TMP/rtemp.json"
-kill "$writer" 2>/dev/null; wait "$writer" 2>/dev/null
-grep -q '"first_window_c": ' "$TMP/rtemp.json" && grep -q 'rose by more than 3 C: evidence of a thermal limit' \
-  "$TMP/rtemp.json" && ok "a rising temperature is the evidence" || bad "rising temp evidence"
+expect 0 "run with a flat --temp-file" -- "$ERGON_BIN" run --device dut \
+  --workload builtin:spin,iters=100 --temp-file "$TMP/temp" "${SHORT[@]}" --out "$TMP/temp.json"
+python3 - "$TMP/temp.json" <<'PY' && ok "every sample carries the file's 45.0 C" || bad "temperature series"
+import json, sys
+t = json.load(open(sys.argv[1]))["series"]["samples"]["temp_c"]
+assert len(t) > 0 and all(x == 45.0 for x in t), t[:5]
+PY
 echo warm > "$TMP/badtemp"
 expect 3 "unreadable --temp-file fails before measuring" -- timeout 20 "$ERGON_BIN" run --device dut \
   --workload builtin:spin --temp-file "$TMP/badtemp" --idle-s 60 --out "$TMP/bt.json"

@@ -37,11 +37,19 @@ static double sim_now(void *ctx)
 	return sim_t_s;
 }
 
+/* With a --temp-file: 45.0 C until simulated time 3 s, 55.0 C from then
+ * on (rewritten when the clock crosses 3 s; nothing else runs). */
+static const char *sim_temp_path;
+static int sim_temp_rises; /* 0: the file stays at 45.0 C */
+
 static void sim_sleep_until(void *ctx, double t_s)
 {
 	(void)ctx;
+	double before = sim_t_s;
 	if (t_s > sim_t_s)
 		sim_t_s = t_s;
+	if (sim_temp_path && sim_temp_rises && before < 3.0 && sim_t_s >= 3.0)
+		assert_int_equal(ts_write_file(sim_temp_path, "55000\n", 6), 0);
 }
 
 static double num(const json_t *o, const char *a, const char *b)
@@ -65,8 +73,12 @@ static double num(const json_t *o, const char *a, const char *b)
 /* ergon_run on the synthetic instrument with options ikv, in simulated
  * time from 0; inline sampler at 128 Hz, settle 0, idle 1 s, windows of
  * 1 s; the report is written to dir/work.json and verified by the CLI. */
-static json_t *run_sim(const char *const *ikv, size_t windows, const char *out)
+static json_t *run_sim(const char *const *ikv, size_t windows, const char *temp_file,
+		       const char *out)
 {
+	sim_temp_path = temp_file;
+	if (temp_file)
+		assert_int_equal(ts_write_file(temp_file, "45000\n", 6), 0);
 	const char *wkv[] = {NULL};
 	struct ergon_run_config cfg = {
 	    .device = "dut",
@@ -83,6 +95,7 @@ static json_t *run_sim(const char *const *ikv, size_t windows, const char *out)
 	    .throttle_threshold = 0.15,
 	    .throttle_windows = 2,
 	    .ambient_c = NAN,
+	    .temp_file = temp_file,
 	    .out_path = out,
 	};
 	sim_t_s = 0.0;
@@ -110,7 +123,7 @@ static void work_s_exact(void **state)
 	char *out = ts_strf("%s/work.json", dir);
 	const char *ikv[] = {"work_s=0.0078125", "idle_w=0.5", "load_w=3",
 			     "noise_w=0",	 "drop=0",     NULL};
-	json_t *rep = run_sim(ikv, 2, out);
+	json_t *rep = run_sim(ikv, 2, NULL, out);
 	assert_exact(sim_t_s, 3.0);
 	const json_t *fig = json_object_get(rep, "figures");
 	const json_t *lat = json_object_get(fig, "latency");
@@ -161,14 +174,21 @@ static void work_s_exact(void **state)
  * throttled from window 2, 2 + 1/128 s after the load started; first
  * 127 ops/s, tail (mean of the last two) 64.5, change
  * 100 x (64.5 - 127) / 127 %. 384 invocations: 255 of 1/128 s and 129 of
- * 1/64 s, so p50 (the 192nd) is 1/128 s and p90 1/64 s. */
-static void throttle_exact(void **state)
+ * 1/64 s, so p50 (the 192nd) is 1/128 s and p90 1/64 s.
+ * --temp-file reads 45.0 C until 3 s and 55.0 C after: every sample of
+ * window 0 reads 45.0, every one of window 3 reads 55.0, 10 C above the
+ * first with throughput down: the temperature is the evidence
+ * ({45.0, 55.0}). A file that stays at 45.0 C is not evidence, and the
+ * verdict says it did not rise. */
+static void throttle_case(int rises)
 {
-	(void)state;
+	sim_temp_rises = rises;
 	char *dir = ts_tmpdir();
 	char *out = ts_strf("%s/throttle.json", dir);
 	const char *ikv[] = {"work_s=0.0078125", "throttle_s=2", "drop=0.5", "noise_w=0", NULL};
-	json_t *rep = run_sim(ikv, 4, out);
+	char *temp = ts_strf("%s/temp", dir);
+	json_t *rep = run_sim(ikv, 4, temp, out);
+	free(temp);
 	const json_t *fig = json_object_get(rep, "figures");
 	const json_t *tp = json_object_get(fig, "throughput");
 	const json_t *tw = json_object_get(tp, "windows");
@@ -189,6 +209,22 @@ static void throttle_exact(void **state)
 	assert_exact(num(tp, "first_ops_per_s", NULL), 127.0);
 	assert_exact(num(tp, "tail_ops_per_s", NULL), 64.5);
 	assert_exact(num(tp, "change_pct", NULL), 100.0 * (64.5 - 127) / 127);
+	const json_t *ev = json_object_get(tp, "temperature_evidence");
+	const char *verdict = json_string_value(json_object_get(tp, "verdict"));
+	assert_non_null(verdict);
+	if (rises) {
+		assert_true(json_is_object(ev));
+		assert_exact(num(ev, "first_window_c", NULL), 45.0);
+		assert_exact(num(ev, "last_window_c", NULL), 55.0);
+		assert_non_null(
+		    strstr(verdict, "rose by more than 3 C: evidence of a thermal limit"));
+	} else {
+		/* A flat file beside a throttled run is not evidence. */
+		assert_true(json_is_null(ev));
+		assert_non_null(
+		    strstr(verdict,
+			   "45.0 -> 45.0 C (first -> last window) did not rise by more than 3 C"));
+	}
 	const json_t *lat = json_object_get(fig, "latency");
 	assert_int_equal((long)num(lat, "count", NULL), 384);
 	assert_exact(num(lat, "p50_s", NULL), 1.0 / 128);
@@ -200,11 +236,24 @@ static void throttle_exact(void **state)
 	free(dir);
 }
 
+static void throttle_exact(void **state)
+{
+	(void)state;
+	throttle_case(1);
+}
+
+static void throttle_flat_temperature(void **state)
+{
+	(void)state;
+	throttle_case(0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(work_s_exact),
 	    cmocka_unit_test(throttle_exact),
+	    cmocka_unit_test(throttle_flat_temperature),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
