@@ -46,6 +46,7 @@
 #include "ergon/report.h"
 #include "ergon/session.h"
 #include "fake_sysfs.h"
+#include "sim_clock.h"
 #include "test_support.h"
 
 #include <jansson.h>
@@ -84,29 +85,11 @@ static const struct board agx_orin = {fs_agx_orin,
 				      0,
 				      {34.2, (7.6 + 17.1) / 2, (127 * 3.0 + 383 * 3.5) / 510}};
 
-/* Exact up to the last bits of a double sum over a few thousand terms. */
-#define assert_exact(got, want)                                                         \
-	do {                                                                            \
-		double g_ = (got), w_ = (want);                                         \
-		if (!(fabs(g_ - w_) <= 1e-12 * fabs(w_)))                               \
-			fail_msg("%s = %.17g, expected %.17g (by hand)", #got, g_, w_); \
-	} while (0)
-
-static double num(const json_t *o, const char *a, const char *b)
-{
-	const json_t *x = json_object_get(o, a);
-	if (b)
-		x = json_object_get(x, b);
-	if (!json_is_number(x))
-		fail_msg("missing number %s.%s", a, b ? b : "");
-	return json_number_value(x);
-}
-
 struct sim {
 	const char *root;
 	const struct board *b;
-	double t_s;
 	long ma[3]; /* what the tree holds now */
+	struct ts_sim_clock clk;
 };
 
 /* The script: rail c's current in mA at simulated time t. */
@@ -123,10 +106,13 @@ static long script_ma(const struct board *b, int c, double t)
 	return high ? b->load_ma[c] : b->idle_ma[c];
 }
 
-static void sim_update(struct sim *s)
+/* Every move of simulated time: the tree holds the script's levels. */
+static void sim_update(void *ctx, double before_s)
 {
+	(void)before_s;
+	struct sim *s = ctx;
 	for (int c = 0; c < 3; c++) {
-		long ma = script_ma(s->b, c, s->t_s);
+		long ma = script_ma(s->b, c, s->clk.t_s);
 		if (ma == s->ma[c])
 			continue;
 		char rel[64];
@@ -136,47 +122,22 @@ static void sim_update(struct sim *s)
 	}
 }
 
-static double sim_now(void *ctx)
-{
-	return ((struct sim *)ctx)->t_s;
-}
-
-static void sim_sleep_until(void *ctx, double t_s)
-{
-	struct sim *s = ctx;
-	if (t_s > s->t_s)
-		s->t_s = t_s;
-	sim_update(s);
-}
-
-/* The workload: one invocation takes a fixed simulated time. */
-static int wl_invoke(struct ergon_workload *wl, struct ergon_err *err)
-{
-	(void)err;
-	const double *lat = wl->priv;
-	ergon_clock_sleep_until(ergon_clock_now_s() + *lat);
-	return 0;
-}
-
-static const struct ergon_workload_driver sim_wl_drv = {
-    .name = "sim", .longname = "fixed simulated latency", .invoke = wl_invoke};
-
 /* Measure board b in simulated time and write the report to out. */
 static json_t *run_sim(const struct board *b, const char *root, const char *out)
 {
 	assert_int_equal(b->make(root, 0), 0);
-	struct sim s = {.root = root, .b = b, .t_s = 0.0};
+	struct sim s = {.root = root, .b = b};
 	for (int c = 0; c < 3; c++)
 		s.ma[c] = b->idle_ma[c]; /* as the fake tree was made */
-	struct ergon_clock clk = {.now_s = sim_now, .sleep_until = sim_sleep_until, .ctx = &s};
-	ergon_clock_set(&clk);
+	s.clk = (struct ts_sim_clock){.on_advance = sim_update, .ctx = &s};
+	ts_sim_clock_install(&s.clk);
 	struct ergon_instrument_options io = {.sysfs_root = root};
 	struct ergon_instrument *inst = NULL;
 	struct ergon_err err = {0};
 	if (ergon_instrument_open(b->spec, &io, &inst, &err))
 		fail_msg("%s: %s", b->spec, err.msg);
 	double lat_s = b->periodic ? 1.0 / 2048 : 1.0 / 128;
-	struct ergon_workload wl = {.driver = &sim_wl_drv, .priv = &lat_s};
+	struct ergon_workload wl = {.driver = &ts_sim_workload, .priv = &lat_s};
 	snprintf(wl.description, sizeof(wl.description), "simulated fixed-latency work");
 	struct ergon_run_config cfg = {
 	    .device = "jetson-fake",
@@ -196,7 +157,7 @@ static json_t *run_sim(const struct board *b, const char *root, const char *out)
 	struct ergon_session_result res;
 	if (ergon_session_run(&cfg.session, inst, &wl, &res, &err))
 		fail_msg("session: %s", err.msg);
-	ergon_clock_set(NULL);
+	ts_sim_clock_remove();
 	assert_int_equal(res.status, ERGON_SESSION_COMPLETE);
 	assert_int_equal(res.n_channels, 3);
 	assert_int_equal(res.samples_rejected, 0);
@@ -209,7 +170,7 @@ static json_t *run_sim(const struct board *b, const char *root, const char *out)
 		assert_true(c >= 0 && c < 3);
 		per_rail[c]++;
 		double want = (double)b->mv[c] * (double)script_ma(b, c, res.sample_t_s[i]) * 1e-6;
-		assert_exact(res.sample_power_w[i], want);
+		TS_ASSERT_EXACT(res.sample_power_w[i], want);
 	}
 	for (int c = 0; c < 3; c++)
 		assert_int_equal(per_rail[c], b->periodic ? 1024 + 2048 : 128 + 256);
@@ -257,14 +218,17 @@ static void check_rails(const json_t *rep, const struct board *b, double sums[4]
 		assert_int_equal(json_is_true(json_object_get(r, "total_input")), c == b->total);
 		double idle_w = (double)b->mv[c] * (double)b->idle_ma[c] * 1e-6;
 		double load_w = b->load_mean_w[c];
-		assert_exact(num(json_object_get(r, "idle"), "mean_power_w", NULL), idle_w);
-		assert_exact(num(json_object_get(r, "load"), "mean_power_w", NULL), load_w);
+		TS_ASSERT_EXACT(ts_json_num(json_object_get(r, "idle"), "mean_power_w", NULL),
+				idle_w);
+		TS_ASSERT_EXACT(ts_json_num(json_object_get(r, "load"), "mean_power_w", NULL),
+				load_w);
 		const json_t *eop = json_object_get(r, "energy_per_op");
 		assert_true(json_is_object(eop));
 		assert_string_equal(json_string_value(json_object_get(eop, "formula")),
 				    b->periodic ? "periodic" : "saturated");
-		assert_exact(num(eop, "total_j", NULL), load_w * per_op_s);
-		assert_exact(num(eop, "above_idle_j", NULL), (load_w - idle_w) * per_op_s);
+		TS_ASSERT_EXACT(ts_json_num(eop, "total_j", NULL), load_w * per_op_s);
+		TS_ASSERT_EXACT(ts_json_num(eop, "above_idle_j", NULL),
+				(load_w - idle_w) * per_op_s);
 		sums[0] += idle_w;
 		sums[1] += load_w;
 		sums[2] += (load_w - idle_w) * per_op_s;
@@ -283,18 +247,18 @@ static void orin_nx_three_rails(void **state)
 	/* The burst rail's above-idle figure, as the header has it. */
 	const json_t *fig = json_object_get(rep, "figures");
 	const json_t *cpu = json_array_get(json_object_get(fig, "rails"), 1);
-	assert_exact(num(json_object_get(cpu, "energy_per_op"), "above_idle_j", NULL),
-		     120.0 / 4093);
+	TS_ASSERT_EXACT(ts_json_num(json_object_get(cpu, "energy_per_op"), "above_idle_j", NULL),
+			120.0 / 4093);
 	/* VDD_IN is the headline: its figures, word for word. */
 	assert_string_equal(json_string_value(json_object_get(fig, "headline_rail")), "VDD_IN");
 	const json_t *vin = json_array_get(json_object_get(fig, "rails"), 0);
 	assert_true(json_equal(json_object_get(fig, "energy_per_op"),
 			       json_object_get(vin, "energy_per_op")));
 	assert_true(json_equal(json_object_get(fig, "load"), json_object_get(vin, "load")));
-	assert_exact(num(fig, "idle", "mean_power_w"), 5.0);
-	assert_exact(num(fig, "load", "mean_power_w"), 10.0);
+	TS_ASSERT_EXACT(ts_json_num(fig, "idle", "mean_power_w"), 5.0);
+	TS_ASSERT_EXACT(ts_json_num(fig, "load", "mean_power_w"), 10.0);
 	/* No sum of rails anywhere in the figures (7.75 W idle, ...). */
-	assert_exact(sums[0], 7.75);
+	TS_ASSERT_EXACT(sums[0], 7.75);
 	const char *what[4] = {"idle W", "load W", "above-idle J", "total J"};
 	for (int k = 0; k < 4; k++)
 		assert_absent(fig, sums[k], what[k]);
@@ -313,7 +277,7 @@ static void orin_nx_three_rails(void **state)
 	json_error_t je;
 	json_t *m = json_loads(model, 0, &je);
 	assert_non_null(m);
-	assert_exact(num(json_object_get(m, "values"), "inference", NULL), 5.0 / 32);
+	TS_ASSERT_EXACT(ts_json_num(json_object_get(m, "values"), "inference", NULL), 5.0 / 32);
 	const char *source = json_string_value(json_object_get(m, "source"));
 	assert_non_null(source);
 	assert_non_null(strstr(source, "rail VDD_IN (the module's total input)"));

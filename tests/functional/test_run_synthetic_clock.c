@@ -22,6 +22,7 @@
  *   2.5 x 1/128 = 0.01953125 J. */
 #include "ergon/clock.h"
 #include "ergon/report.h"
+#include "sim_clock.h"
 #include "test_support.h"
 
 #include <jansson.h>
@@ -29,46 +30,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-static double sim_t_s;
-
-static double sim_now(void *ctx)
-{
-	(void)ctx;
-	return sim_t_s;
-}
-
 /* With a --temp-file: 45.0 C until simulated time 3 s, 55.0 C from then
  * on (rewritten when the clock crosses 3 s; nothing else runs). */
+static struct ts_sim_clock sim;
 static const char *sim_temp_path;
 static int sim_temp_rises; /* 0: the file stays at 45.0 C */
 
-static void sim_sleep_until(void *ctx, double t_s)
+static void sim_advanced(void *ctx, double before_s)
 {
 	(void)ctx;
-	double before = sim_t_s;
-	if (t_s > sim_t_s)
-		sim_t_s = t_s;
-	if (sim_temp_path && sim_temp_rises && before < 3.0 && sim_t_s >= 3.0)
+	if (sim_temp_path && sim_temp_rises && before_s < 3.0 && sim.t_s >= 3.0)
 		assert_int_equal(ts_write_file(sim_temp_path, "55000\n", 6), 0);
 }
-
-static double num(const json_t *o, const char *a, const char *b)
-{
-	const json_t *x = json_object_get(o, a);
-	if (b)
-		x = json_object_get(x, b);
-	if (!json_is_number(x))
-		fail_msg("missing number %s.%s", a, b ? b : "");
-	return json_number_value(x);
-}
-
-/* Dyadic figures: exact to the last bits of a sum of a few hundred. */
-#define assert_exact(got, want)                                                         \
-	do {                                                                            \
-		double g_ = (got), w_ = (want);                                         \
-		if (!(fabs(g_ - w_) <= 1e-12 * fabs(w_)))                               \
-			fail_msg("%s = %.17g, expected %.17g (by hand)", #got, g_, w_); \
-	} while (0)
 
 /* ergon_run on the synthetic instrument with options ikv, in simulated
  * time from 0; inline sampler at 128 Hz, settle 0, idle 1 s, windows of
@@ -98,13 +71,12 @@ static json_t *run_sim(const char *const *ikv, size_t windows, const char *temp_
 	    .temp_file = temp_file,
 	    .out_path = out,
 	};
-	sim_t_s = 0.0;
-	struct ergon_clock clk = {.now_s = sim_now, .sleep_until = sim_sleep_until};
-	ergon_clock_set(&clk);
+	sim = (struct ts_sim_clock){.on_advance = sim_advanced};
+	ts_sim_clock_install(&sim);
 	json_t *rep = NULL;
 	struct ergon_err err = {0};
 	int rc = ergon_run(&cfg, &rep, &err);
-	ergon_clock_set(NULL);
+	ts_sim_clock_remove();
 	if (rc)
 		fail_msg("ergon_run: %s", err.msg);
 	/* The pipeline wrote it, and the CLI recomputes it. */
@@ -124,31 +96,31 @@ static void work_s_exact(void **state)
 	const char *ikv[] = {"work_s=0.0078125", "idle_w=0.5", "load_w=3",
 			     "noise_w=0",	 "drop=0",     NULL};
 	json_t *rep = run_sim(ikv, 2, NULL, out);
-	assert_exact(sim_t_s, 3.0);
+	TS_ASSERT_EXACT(sim.t_s, 3.0);
 	const json_t *fig = json_object_get(rep, "figures");
 	const json_t *lat = json_object_get(fig, "latency");
-	assert_int_equal((long)num(lat, "count", NULL), 256);
+	assert_int_equal((long)ts_json_num(lat, "count", NULL), 256);
 	static const char *const keys[] = {"min_s", "mean_s", "max_s", "p50_s",
 					   "p90_s", "p95_s",  "p99_s"};
 	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
-		assert_exact(num(lat, keys[k], NULL), 1.0 / 128);
-	assert_int_equal((long)num(fig, "operations", "count"), 256);
-	assert_int_equal((long)num(fig, "operations", "failed"), 0);
+		TS_ASSERT_EXACT(ts_json_num(lat, keys[k], NULL), 1.0 / 128);
+	assert_int_equal((long)ts_json_num(fig, "operations", "count"), 256);
+	assert_int_equal((long)ts_json_num(fig, "operations", "failed"), 0);
 	const json_t *tp = json_object_get(fig, "throughput");
 	const json_t *tw = json_object_get(tp, "windows");
 	assert_int_equal(json_array_size(tw), 2);
-	assert_int_equal((long)num(json_array_get(tw, 0), "operations", NULL), 127);
-	assert_int_equal((long)num(json_array_get(tw, 1), "operations", NULL), 129);
-	assert_exact(num(tp, "first_ops_per_s", NULL), 127.0);
-	assert_exact(num(tp, "tail_ops_per_s", NULL), 128.0);
-	assert_exact(num(tp, "change_pct", NULL), 100.0 / 127);
+	assert_int_equal((long)ts_json_num(json_array_get(tw, 0), "operations", NULL), 127);
+	assert_int_equal((long)ts_json_num(json_array_get(tw, 1), "operations", NULL), 129);
+	TS_ASSERT_EXACT(ts_json_num(tp, "first_ops_per_s", NULL), 127.0);
+	TS_ASSERT_EXACT(ts_json_num(tp, "tail_ops_per_s", NULL), 128.0);
+	TS_ASSERT_EXACT(ts_json_num(tp, "change_pct", NULL), 100.0 / 127);
 	assert_true(json_is_false(json_object_get(tp, "throttled")));
-	assert_exact(num(fig, "idle", "mean_power_w"), 0.5);
-	assert_exact(num(fig, "load", "mean_power_w"), 3.0);
+	TS_ASSERT_EXACT(ts_json_num(fig, "idle", "mean_power_w"), 0.5);
+	TS_ASSERT_EXACT(ts_json_num(fig, "load", "mean_power_w"), 3.0);
 	const json_t *eop = json_object_get(fig, "energy_per_op");
 	assert_string_equal(json_string_value(json_object_get(eop, "formula")), "saturated");
-	assert_exact(num(eop, "total_j", NULL), 0.0234375);
-	assert_exact(num(eop, "above_idle_j", NULL), 0.01953125);
+	TS_ASSERT_EXACT(ts_json_num(eop, "total_j", NULL), 0.0234375);
+	TS_ASSERT_EXACT(ts_json_num(eop, "above_idle_j", NULL), 0.01953125);
 	json_decref(rep);
 	free(out);
 	ts_tmpdir_remove(dir);
@@ -197,25 +169,26 @@ static void throttle_case(int rises)
 	static const double want_dur[4] = {1.0, 129.0 / 128, 1.0, 1.0};
 	for (size_t w = 0; w < 4; w++) {
 		const json_t *x = json_array_get(tw, w);
-		if ((long)num(x, "operations", NULL) != want_ops[w])
+		if ((long)ts_json_num(x, "operations", NULL) != want_ops[w])
 			fail_msg("window %zu: %ld operations, by hand %ld", w,
-				 (long)num(x, "operations", NULL), want_ops[w]);
-		assert_exact(num(x, "duration_s", NULL), want_dur[w]);
-		assert_exact(num(x, "ops_per_s", NULL), (double)want_ops[w] / want_dur[w]);
+				 (long)ts_json_num(x, "operations", NULL), want_ops[w]);
+		TS_ASSERT_EXACT(ts_json_num(x, "duration_s", NULL), want_dur[w]);
+		TS_ASSERT_EXACT(ts_json_num(x, "ops_per_s", NULL),
+				(double)want_ops[w] / want_dur[w]);
 	}
 	assert_true(json_is_true(json_object_get(tp, "throttled")));
-	assert_int_equal((long)num(tp, "onset_window", NULL), 2);
-	assert_exact(num(tp, "onset_t_s", NULL), 2.0 + 1.0 / 128);
-	assert_exact(num(tp, "first_ops_per_s", NULL), 127.0);
-	assert_exact(num(tp, "tail_ops_per_s", NULL), 64.5);
-	assert_exact(num(tp, "change_pct", NULL), 100.0 * (64.5 - 127) / 127);
+	assert_int_equal((long)ts_json_num(tp, "onset_window", NULL), 2);
+	TS_ASSERT_EXACT(ts_json_num(tp, "onset_t_s", NULL), 2.0 + 1.0 / 128);
+	TS_ASSERT_EXACT(ts_json_num(tp, "first_ops_per_s", NULL), 127.0);
+	TS_ASSERT_EXACT(ts_json_num(tp, "tail_ops_per_s", NULL), 64.5);
+	TS_ASSERT_EXACT(ts_json_num(tp, "change_pct", NULL), 100.0 * (64.5 - 127) / 127);
 	const json_t *ev = json_object_get(tp, "temperature_evidence");
 	const char *verdict = json_string_value(json_object_get(tp, "verdict"));
 	assert_non_null(verdict);
 	if (rises) {
 		assert_true(json_is_object(ev));
-		assert_exact(num(ev, "first_window_c", NULL), 45.0);
-		assert_exact(num(ev, "last_window_c", NULL), 55.0);
+		TS_ASSERT_EXACT(ts_json_num(ev, "first_window_c", NULL), 45.0);
+		TS_ASSERT_EXACT(ts_json_num(ev, "last_window_c", NULL), 55.0);
 		assert_non_null(
 		    strstr(verdict, "rose by more than 3 C: evidence of a thermal limit"));
 	} else {
@@ -226,10 +199,10 @@ static void throttle_case(int rises)
 			   "45.0 -> 45.0 C (first -> last window) did not rise by more than 3 C"));
 	}
 	const json_t *lat = json_object_get(fig, "latency");
-	assert_int_equal((long)num(lat, "count", NULL), 384);
-	assert_exact(num(lat, "p50_s", NULL), 1.0 / 128);
-	assert_exact(num(lat, "p90_s", NULL), 1.0 / 64);
-	assert_exact(num(lat, "mean_s", NULL), (255.0 / 128 + 129.0 / 64) / 384);
+	assert_int_equal((long)ts_json_num(lat, "count", NULL), 384);
+	TS_ASSERT_EXACT(ts_json_num(lat, "p50_s", NULL), 1.0 / 128);
+	TS_ASSERT_EXACT(ts_json_num(lat, "p90_s", NULL), 1.0 / 64);
+	TS_ASSERT_EXACT(ts_json_num(lat, "mean_s", NULL), (255.0 / 128 + 129.0 / 64) / 384);
 	json_decref(rep);
 	free(out);
 	ts_tmpdir_remove(dir);
