@@ -54,6 +54,10 @@ INSTALL = ("install the vendor's driver with `%s -m pip install pyjoulescope_dri
 MODELS = ("js220", "js320", "js110")
 
 _out_lock = threading.Lock()
+# When the last statistics line was written (host seconds), set under
+# _out_lock: a write that ergon's slow read blocked (back-pressure, the pipe
+# is full) is not a silent device.
+_stats_written = [0.0]
 # Packets wait at most this long (host seconds) for the input streams.
 INPUT_WAIT_S = 2.0
 
@@ -112,6 +116,20 @@ def send(obj):
     with _out_lock:
         sys.stdout.write(line + "\n")
         sys.stdout.flush()
+        if obj.get("type") == "stats":
+            _stats_written[0] = time.monotonic()
+
+
+def stats_silence_s(last_received):
+    """Seconds since statistics last arrived or were written, or None
+    while a write is in progress: ergon not reading (a full pipe) blocks
+    it, which is back-pressure, not a device that went quiet."""
+    if not _out_lock.acquire(blocking=False):
+        return None
+    try:
+        return time.monotonic() - max(last_received, _stats_written[0])
+    finally:
+        _out_lock.release()
 
 
 def fatal(message, status=2):
@@ -372,9 +390,10 @@ class Bridge:
             if kind == "removed":
                 fatal("joulescope: the Joulescope %s was unplugged" % self.path, 1)
             now = time.monotonic()
-            if self.streaming and now - self.last_stats > 1.0 + 2.0 / self.rate:
+            silent = stats_silence_s(self.last_stats) if self.streaming else None
+            if silent is not None and silent > 1.0 + 2.0 / self.rate:
                 fatal("joulescope: no statistics from %s for %.1f s (unplugged or USB "
-                      "stalled?)" % (self.path, now - self.last_stats), 1)
+                      "stalled?)" % (self.path, silent), 1)
             with self.lock:
                 wait = self.oldest_wait_s(now)
             if self.streaming and wait > INPUT_WAIT_S:

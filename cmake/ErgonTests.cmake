@@ -70,21 +70,24 @@ endif()
 # No test is retried, and no test is known-flaky: the two that were
 # (test_hw_jetson_method, test_live_gate) now run on a simulated clock and
 # on the stream's own clock, with exact expectations (issue 20).
-#   ERGON_WALLTIME_TESTS  tests that still depend on wall-clock time, label
+#   ERGON_WALLTIME_TESTS  tests that truly depend on wall-clock time, label
 #                         "walltime": scripts/test.sh runs them once, on
 #                         their own, and reports them separately (never
-#                         retried; a failure fails the run). Each says why:
-#   test_rails_cli: real sampler threads against a fake sysfs tree that a
-#     writer thread switches; under load a 33 Hz periodic run overruns
-#     (seen: "saturated" != "periodic" at load 24 on 2 cores). It can move
-#     onto the simulated clock as test_hw_jetson_method did.
-#   test_joulescope_bridge: the stub pyjoulescope_driver streams on the host
-#     clock; "4 s give more than 3600 packets" failed at load 24.
-#   test_profile_live: the lock-step fake bridge in --realtime mode behind
-#     `ergon profile`; its GPO acknowledgement missed the 1 s bound at load
-#     24. The live capture's packet_clock could carry it.
-set(ERGON_WALLTIME_TESTS functional/test_rails_cli functional/test_joulescope_bridge
-    functional/test_profile_live)
+#                         retried; a failure fails the run). Each must say
+#                         why here. test_rails_cli (ergon_clock_set),
+#                         test_joulescope_bridge (the stub unpaced, on its
+#                         sample counter) and test_profile_live (unpaced
+#                         simulators, the live capture on the packets'
+#                         clock) left it for the main tier (issue 20).
+#   test_profile_live_ppk2: not converted yet. The PPK2 simulator starts its
+#     gate a host-clock 1.0 s after the fake J-Link's reset marker, and the
+#     raw live capture drops everything until the reset ends plus its
+#     60 ms grace, on the host clock: under load (this session's full run,
+#     load ~15 on 2 cores) the fake reset took 5 s, the gate rose inside
+#     the discarded stretch and no window closed. The cure is the same as
+#     test_profile_live's: a gate counted in samples and the raw capture on
+#     the samples' clock for a synthetic instrument.
+set(ERGON_WALLTIME_TESTS functional/test_profile_live_ppk2)
 foreach(t ${ERGON_WALLTIME_TESTS})
   set_property(TEST ${t} APPEND PROPERTY LABELS walltime)
 endforeach()

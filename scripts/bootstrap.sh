@@ -18,6 +18,7 @@ PACKAGES=(
   libsqlite3-dev libpq-dev postgresql  # ergon db backends; CI's loopback PostgreSQL
   openocd                         # the openocd lifecycle's TCL client, tested against the real one
   libxml2-utils                   # xmllint: ergon validate's JUnit XML checked against tests/functional/junit.xsd
+  procps                          # pgrep: test_run_faults.sh waits for the hanging invocation's child
 )
 
 missing=()

@@ -17,8 +17,9 @@ mkdir -p "$out"
 # thermal model and not this machine's load: THROTTLED every time
 # (100 ops/s in window 0, 73 in window 3, 60 after: 25 points below the
 # 85 % threshold, so even a host stall of a second cannot flip it). The summary says
-# SYNTHETIC; tests/functional/test_demo_deterministic.sh runs the same
-# scenario, time-scaled, ten times.
+# SYNTHETIC; tests/functional/test_run_synthetic_clock.c checks the
+# mechanism exactly in simulated time, test_demo_deterministic.sh runs
+# this scenario time-scaled through the CLI.
 build/ergon run --device demo-board --instrument synthetic \
   --instrument-opt work_s=0.01 --instrument-opt throttle_s=30 --instrument-opt drop=0.4 \
   --workload builtin:spin,iters=1000 \

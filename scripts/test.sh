@@ -24,8 +24,9 @@ cmake --build build-asan -j "$jobs"
 # No blanket retry: a test passes on its first run or the run fails. The
 # tiers (ctest labels, cmake/ErgonTests.cmake):
 #   main      everything not labelled walltime, run once;
-#   walltime  tests that truly need wall-clock time (ERGON_WALLTIME_TESTS,
-#             empty today), run once and reported on their own.
+#   walltime  tests that still depend on wall-clock time, each with its
+#             reason (ERGON_WALLTIME_TESTS: test_profile_live_ppk2 today),
+#             run once and reported on their own.
 # There is no flaky tier: no test is retried, ever.
 # A test that reports itself skipped (exit 77, SKIP_RETURN_CODE) fails the
 # run unless its name is in ERGON_ALLOWED_SKIPS (space-separated): the

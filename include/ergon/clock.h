@@ -2,12 +2,16 @@
  *
  * Everything that times a measurement on the host (the session engine's
  * phases, releases, invocation latencies and inline sampler; the sysfs
- * drivers' sample timestamps: hwmon, RAPL, NVML) reads this clock. By
+ * drivers' sample timestamps: hwmon, RAPL, NVML; the synthetic
+ * instrument's power model and its emulated per-invocation work, which
+ * the session waits out through ergon_clock_sleep_until on a simulated
+ * clock) reads this clock. By
  * default it is CLOCK_MONOTONIC and sleeping is clock_nanosleep(2) on it.
  * ergon_clock_set() replaces both with a simulated clock, so a test or a
  * virtual bench can run a whole session in simulated time and assert
  * figures worked out by hand instead of bands around scheduler jitter
- * (tests/functional/test_hw_jetson_method.c).
+ * (tests/functional/test_hw_jetson_method.c, test_rails_cli.c,
+ * test_run_synthetic_clock.c; tests/support/sim_clock.h).
  *
  * A simulated clock must only be installed while no measuring thread runs,
  * and only with the inline sampler: a threaded sampler would wait on a

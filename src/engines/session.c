@@ -341,6 +341,11 @@ static double invoke_once(struct run *r, double *t_start)
 	if (cfg->stretch) {
 		/* Emulated work or throttle: busy, so the load hint stays true. */
 		double until = cfg->stretch(cfg->stretch_ctx, a, b);
+		if (until > b && ergon_clock_simulated()) {
+			/* Simulated time only moves when asked to. */
+			ergon_clock_sleep_until(until);
+			b = ergon_now_s();
+		}
 		while (b < until)
 			b = ergon_now_s();
 	}

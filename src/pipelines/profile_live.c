@@ -163,6 +163,12 @@ int prof_live_capture(struct prof_run *r, const char *dir, const char *image, do
 	    .reset = reset_target,
 	    .reset_ctx = &rctx,
 	    .stop = r->o->interrupted,
+	    /* A simulated instrument's stream carries the simulated target's
+	     * time (it starts with the target's reset) and may run faster than
+	     * the host: reset, grace and READY follow the packets. A measured
+	     * one keeps the host clock (a real reset takes the probe's
+	     * seconds while the stream already runs). */
+	    .packet_clock = inst != NULL && inst->identity.provenance == ERGON_PROV_SYNTHETIC,
 	};
 	struct ergon_live_result res = {0};
 	struct ergon_live_raw_result rres = {0};

@@ -50,6 +50,7 @@
 #include "ergon/report.h"
 #include "ergon/session.h"
 #include "fake_sysfs.h"
+#include "sim_clock.h"
 #include "test_support.h"
 
 #include <jansson.h>
@@ -62,8 +63,8 @@
 struct sim {
 	const char *root;
 	int periodic;
-	double t_s;
 	long long ma; /* what the tree holds now */
+	struct ts_sim_clock clk;
 };
 
 /* The script: VDD_IN current in mA at simulated time t. */
@@ -77,72 +78,32 @@ static long long script_ma(const struct sim *s, double t)
 	return ph >= 2.0 && ph < 12.0 ? 2000 : 1000;
 }
 
-static void sim_update(struct sim *s)
+/* Every move of simulated time: the tree holds the script's level. */
+static void sim_update(void *ctx, double before_s)
 {
-	long long ma = script_ma(s, s->t_s);
+	(void)before_s;
+	struct sim *s = ctx;
+	long long ma = script_ma(s, s->clk.t_s);
 	if (ma != s->ma) {
 		assert_int_equal(fs_set(s->root, CURR_FILE, ma), 0);
 		s->ma = ma;
 	}
 }
 
-static double sim_now(void *ctx)
-{
-	return ((struct sim *)ctx)->t_s;
-}
-
-static void sim_sleep_until(void *ctx, double t_s)
-{
-	struct sim *s = ctx;
-	if (t_s > s->t_s)
-		s->t_s = t_s;
-	sim_update(s);
-}
-
-/* The workload: one invocation takes a fixed simulated time. */
-static int wl_invoke(struct ergon_workload *wl, struct ergon_err *err)
-{
-	(void)err;
-	const double *lat = wl->priv;
-	ergon_clock_sleep_until(ergon_clock_now_s() + *lat);
-	return 0;
-}
-
-static const struct ergon_workload_driver sim_wl_drv = {
-    .name = "sim", .longname = "fixed simulated latency", .invoke = wl_invoke};
-
-static double num(const json_t *o, const char *a, const char *b)
-{
-	const json_t *x = json_object_get(o, a);
-	if (b)
-		x = json_object_get(x, b);
-	if (!json_is_number(x))
-		fail_msg("missing number %s.%s", a, b ? b : "");
-	return json_number_value(x);
-}
-
-/* Exact up to the last bits of a double sum over a few thousand terms. */
-#define assert_exact(got, want)                                                         \
-	do {                                                                            \
-		double g_ = (got), w_ = (want);                                         \
-		if (!(fabs(g_ - w_) <= 1e-12 * fabs(w_)))                               \
-			fail_msg("%s = %.17g, expected %.17g (by hand)", #got, g_, w_); \
-	} while (0)
-
 static json_t *run_case(int periodic, struct ergon_session_result *res)
 {
 	char *root = ts_tmpdir();
 	assert_int_equal(fs_orin_nx(root, 0), 0);
-	struct sim s = {.root = root, .periodic = periodic, .t_s = 0.0, .ma = 1000};
-	struct ergon_clock clk = {.now_s = sim_now, .sleep_until = sim_sleep_until, .ctx = &s};
-	ergon_clock_set(&clk);
+	struct sim s = {.root = root, .periodic = periodic, .ma = 1000};
+	s.clk = (struct ts_sim_clock){.on_advance = sim_update, .ctx = &s};
+	ts_sim_clock_install(&s.clk);
 	struct ergon_instrument_options io = {.sysfs_root = root};
 	struct ergon_instrument *inst = NULL;
 	struct ergon_err err = {0};
 	if (ergon_instrument_open("hwmon:VDD_IN", &io, &inst, &err))
 		fail_msg("hwmon:VDD_IN: %s", err.msg);
 	double lat_s = periodic ? 1.0 / 2048 : 1.0 / 128;
-	struct ergon_workload wl = {.driver = &sim_wl_drv, .priv = &lat_s};
+	struct ergon_workload wl = {.driver = &ts_sim_workload, .priv = &lat_s};
 	strcpy(wl.description, "simulated fixed-latency work");
 	struct ergon_run_config cfg = {
 	    .device = "orin-nx-fake",
@@ -164,7 +125,7 @@ static json_t *run_case(int periodic, struct ergon_session_result *res)
 	json_t *rep = NULL;
 	if (ergon_report_build(&cfg, inst, &wl, res, &rep, &err))
 		fail_msg("report: %s", err.msg);
-	ergon_clock_set(NULL);
+	ts_sim_clock_remove();
 	ergon_instrument_close(inst);
 	ts_tmpdir_remove(root);
 	free(root);
@@ -183,11 +144,11 @@ static void check_common(const json_t *rep, const struct ergon_session_result *r
 	assert_int_equal(res->samples_rejected, 0);
 	assert_int_equal(res->sampler_late, 0);
 	assert_int_equal(res->sampler_missed, 0);
-	assert_exact(res->idle_end_s, 1.0);
-	assert_exact(res->load_start_s, 1.0);
-	assert_exact(res->load_end_s, 4.0);
+	TS_ASSERT_EXACT(res->idle_end_s, 1.0);
+	TS_ASSERT_EXACT(res->load_start_s, 1.0);
+	TS_ASSERT_EXACT(res->load_end_s, 4.0);
 	const json_t *fig = json_object_get(rep, "figures");
-	assert_exact(num(fig, "idle", "mean_power_w"), 5.0);
+	TS_ASSERT_EXACT(ts_json_num(fig, "idle", "mean_power_w"), 5.0);
 }
 
 static void saturated(void **state)
@@ -199,18 +160,18 @@ static void saturated(void **state)
 	/* 128 idle samples, 384 load samples, 384 invocations (above). */
 	assert_int_equal(res.n_samples, 128 + 384);
 	assert_int_equal(res.n_inv, 384);
-	assert_exact(res.sample_t_s[127], 127.0 / 128);
-	assert_exact(res.sample_t_s[128], 1.0 + 1.0 / 128);
-	assert_exact(res.sample_t_s[res.n_samples - 1], 4.0);
+	TS_ASSERT_EXACT(res.sample_t_s[127], 127.0 / 128);
+	TS_ASSERT_EXACT(res.sample_t_s[128], 1.0 + 1.0 / 128);
+	TS_ASSERT_EXACT(res.sample_t_s[res.n_samples - 1], 4.0);
 	for (size_t i = 0; i < res.n_inv; i++)
-		assert_exact(res.inv_latency_s[i], 1.0 / 128);
+		TS_ASSERT_EXACT(res.inv_latency_s[i], 1.0 / 128);
 	const json_t *fig = json_object_get(rep, "figures");
-	assert_exact(num(fig, "load", "mean_power_w"), 10.0);
+	TS_ASSERT_EXACT(ts_json_num(fig, "load", "mean_power_w"), 10.0);
 	const json_t *eop = json_object_get(fig, "energy_per_op");
 	assert_true(json_is_object(eop));
 	assert_string_equal(json_string_value(json_object_get(eop, "formula")), "saturated");
-	assert_exact(num(eop, "total_j", NULL), 0.078125);
-	assert_exact(num(eop, "above_idle_j", NULL), 0.0390625);
+	TS_ASSERT_EXACT(ts_json_num(eop, "total_j", NULL), 0.078125);
+	TS_ASSERT_EXACT(ts_json_num(eop, "above_idle_j", NULL), 0.0390625);
 	json_decref(rep);
 	ergon_session_result_cleanup(&res);
 }
@@ -226,29 +187,29 @@ static void periodic_32hz(void **state)
 	 * taken half a period later: 3072 samples. */
 	assert_int_equal(res.n_samples, 1024 + 3072);
 	assert_int_equal(res.n_inv, 96);
-	assert_exact(res.sample_t_s[1024], 1.0 + 1.0 / 2048);
-	assert_exact(res.sample_t_s[res.n_samples - 1], 4.0 - 1.0 / 1024);
+	TS_ASSERT_EXACT(res.sample_t_s[1024], 1.0 + 1.0 / 2048);
+	TS_ASSERT_EXACT(res.sample_t_s[res.n_samples - 1], 4.0 - 1.0 / 1024);
 	assert_int_equal(res.release_overruns, 0);
 	for (size_t k = 0; k < res.n_inv; k++) {
-		assert_exact(res.inv_start_s[k], 1.0 + (double)k / 32);
-		assert_exact(res.inv_latency_s[k], 1.0 / 2048);
+		TS_ASSERT_EXACT(res.inv_start_s[k], 1.0 + (double)k / 32);
+		TS_ASSERT_EXACT(res.inv_latency_s[k], 1.0 / 2048);
 	}
 	/* Every sample holds the script's level at its time: 96 x 10 high. */
 	size_t high = 0;
 	struct sim probe = {.periodic = 1};
 	for (size_t i = 0; i < res.n_samples; i++) {
 		double want = script_ma(&probe, res.sample_t_s[i]) == 2000 ? 10.0 : 5.0;
-		assert_exact(res.sample_power_w[i], want);
+		TS_ASSERT_EXACT(res.sample_power_w[i], want);
 		high += want == 10.0;
 	}
 	assert_int_equal(high, 96 * 10);
 	const json_t *fig = json_object_get(rep, "figures");
-	assert_exact(num(fig, "load", "mean_power_w"), 40305.0 / 6141);
+	TS_ASSERT_EXACT(ts_json_num(fig, "load", "mean_power_w"), 40305.0 / 6141);
 	const json_t *eop = json_object_get(fig, "energy_per_op");
 	assert_true(json_is_object(eop));
 	assert_string_equal(json_string_value(json_object_get(eop, "formula")), "periodic");
-	assert_exact(num(eop, "total_j", NULL), 40305.0 / (6141.0 * 32));
-	assert_exact(num(eop, "above_idle_j", NULL), 300.0 / 6141);
+	TS_ASSERT_EXACT(ts_json_num(eop, "total_j", NULL), 40305.0 / (6141.0 * 32));
+	TS_ASSERT_EXACT(ts_json_num(eop, "above_idle_j", NULL), 300.0 / 6141);
 	json_decref(rep);
 	ergon_session_result_cleanup(&res);
 }
@@ -258,9 +219,8 @@ static void periodic_32hz(void **state)
 static void threaded_refused_on_simulated_clock(void **state)
 {
 	(void)state;
-	struct sim s = {.root = NULL, .t_s = 0.0};
-	struct ergon_clock clk = {.now_s = sim_now, .sleep_until = sim_sleep_until, .ctx = &s};
-	ergon_clock_set(&clk);
+	struct ts_sim_clock clk = {.t_s = 0.0};
+	ts_sim_clock_install(&clk);
 	struct ergon_session_config sc = {.idle_s = 1,
 					  .windows = 1,
 					  .window_s = 1,
@@ -269,12 +229,12 @@ static void threaded_refused_on_simulated_clock(void **state)
 	struct ergon_instrument_driver idrv = {.name = "none"};
 	struct ergon_instrument inst = {.driver = &idrv};
 	double lat = 0.001;
-	struct ergon_workload wl = {.driver = &sim_wl_drv, .priv = &lat};
+	struct ergon_workload wl = {.driver = &ts_sim_workload, .priv = &lat};
 	struct ergon_session_result res;
 	struct ergon_err err = {0};
 	assert_int_equal(ergon_session_run(&sc, &inst, &wl, &res, &err), ERGON_EUSAGE);
 	assert_non_null(strstr(err.msg, "only the inline sampler runs on it"));
-	ergon_clock_set(NULL);
+	ts_sim_clock_remove();
 	assert_int_equal(ergon_clock_simulated(), 0);
 }
 

@@ -281,8 +281,21 @@ static void ctrl_c_keeps_a_valid_file(void **state)
 		      (char *)NULL);
 		_exit(127);
 	}
-	struct timespec ts = {0, 700 * 1000 * 1000};
-	nanosleep(&ts, NULL);
+	/* Interrupt once the simulator has sent 60,000 samples (0.6 s at
+	 * 100 kSPS; at most a pty buffer of them, 16,384, can still be
+	 * unread), not after a fixed sleep that a loaded host (an ASan build
+	 * starting slowly) can outlast: up to 60 s. */
+	struct ts_ppk2_sim_state ss = {0};
+	struct timespec nap = {0, 20 * 1000 * 1000};
+	for (int i = 0; i < 3000; i++) {
+		ts_ppk2_sim_state(s, &ss);
+		if (ss.sent >= 60000)
+			break;
+		nanosleep(&nap, NULL);
+	}
+	if (ss.sent < 60000)
+		fail_msg("the recording read only %llu samples in 60 s",
+			 (unsigned long long)ss.sent);
 	kill(pid, SIGINT);
 	int st = 0;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)

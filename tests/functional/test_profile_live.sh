@@ -5,22 +5,33 @@
 # whose RTT server replays the virtual bench's fixed-window power boot
 # (1 ms per inference), and power.driver: joulescope.
 #
+# No part depends on the host's clock or load (issue 20): both simulated
+# instruments stream on their own clock, as fast as ergon reads (the
+# simulated target's time is the packets'), and the live capture takes the
+# reset, the grace period and READY's deadline on the packets' clock for a
+# synthetic instrument (profile_live.c, packet_clock). Both bridges state a
+# 30 s heartbeat, so that a starved host cannot miss an acknowledgement
+# bound that this test does not test (test_bridge does).
+#
 # 1. The joulescope driver with ERGON_JOULESCOPE_BRIDGE pointing at the
 #    fake bridge's lock-step target (tests/support/bridge_fake.py
-#    --realtime --lockstep): glitches on input 0 for 50 ms after the reset
-#    (the start), READY (input 1) from 100 ms, the gate rises 20 ms after
-#    GO (output 0) and stays high 1.2 s at 30 mA, 5 mA otherwise, 3.3 V;
-#    the gate travels inside each packet. The replayed firmware ran 1200
-#    inferences. By hand: 0.030 A x 3.3 V x 1.2 s / 1200 = 9.9e-5 J per
-#    inference; each edge is known to one 1 ms packet at 30 mA, so the
-#    stated uncertainty is 2 x 0.001 x 0.030 x 3.3 / 1200 = 1.65e-7 J.
+#    --lockstep, on its own clock): glitches on input 0 for 50 ms after the
+#    reset (the start), READY (input 1) from 100 ms, the stream holds
+#    after the first READY packet until GO (output 0), so GO is at the end
+#    of packet 100 and the gate is high for exactly packets 121..1320
+#    (1.2 s) at 30 mA, 5 mA otherwise, 3.3 V; the gate travels inside each
+#    packet. The replayed firmware ran 1200 inferences. By hand: 0.030 A x
+#    3.3 V x 1.2 s / 1200 = 9.9e-5 J per inference (exact to rounding);
+#    each edge is known to one 1 ms packet at 30 mA, so the stated
+#    uncertainty is 2 x 0.001 x 0.030 x 3.3 / 1200 = 1.65e-7 J.
 # 2. READY never comes (--no-ready): the stage fails naming the state
 #    wire, GO is never set, no figure is reported.
 # 3. The lock-step auto rule makes a PPK2 run gate-only (the PPK2 profile
 #    itself: test_profile_live_ppk2.sh).
 # 4. The Joulescope bridge that ships with ergon (bridges/joulescope_bridge.py)
 #    on the stub pyjoulescope_driver (tests/support/pyjoulescope_stub), which
-#    simulates a JS220 by sample id: READY (INPUT1) from 0.1 s, and the gate
+#    simulates a JS220 by sample id, unpaced ("pace": false): READY (INPUT1)
+#    from 0.1 s, and the gate
 #    (INPUT0) high for exactly 1.2 s (1200 packets of 1 ms) from the first
 #    packet boundary 20 ms after GO, at 30 mA; 5 mA otherwise; 3.3 V. The
 #    bridge gives each packet the inputs' level at its middle sample id from
@@ -46,15 +57,19 @@ cat >"$tmp/lockstep_bridge.py" <<EOF2
 import os, sys
 extra = os.environ.get("FAKE_BRIDGE_ARGS", "").split()
 os.execvp(sys.executable, [sys.executable, "$src/tests/support/bridge_fake.py",
-                           "--realtime", "--lockstep"] + extra + sys.argv[1:])
+                           "--lockstep", "--heartbeat", "30"] + extra + sys.argv[1:])
+EOF2
+cat >"$tmp/js_bridge.py" <<EOF2
+import os, sys
+os.execvp(sys.executable, [sys.executable, "$src/bridges/joulescope_bridge.py"] + sys.argv[1:]
+          + ["--heartbeat-s", "30"])
 EOF2
 
-# check_power SUMMARY INSTRUMENT [EXACT]: the power section against the
-# truth (EXACT: also equal to it to 1e-9 relative).
+# check_power SUMMARY INSTRUMENT: the power section against the truth,
+# exactly (1e-9 relative): every figure follows from the packets alone.
 check_power() {
 	python3 - "$@" <<'PY'
 import json, sys
-exact = len(sys.argv) > 3
 p = json.load(open(sys.argv[1])).get("power") or {}
 want = 0.030 * 3.3 * 1.2 / 1200
 u_hand = 2 * 0.001 * 0.030 * 3.3 / 1200
@@ -66,17 +81,19 @@ if p.get("inference_count") != 1200: errs.append("inference_count %r" % p.get("i
 if lc.get("source") != "synthetic" or lc.get("instrument") != sys.argv[2]: errs.append("live %r" % lc)
 prov = json.load(open(sys.argv[1])).get("provenance", {}).get("kind")
 if prov != "synthetic": errs.append("artifact provenance %r with a synthetic instrument" % prov)
-# The fake bridge glitches input 0 for 50 ms after the start: all dropped.
-# The stub's packets carry the bridge's host-time mapping (first arrival),
-# so how many fall in the grace period varies: some do.
-if lc.get("packets_discarded", 0) < (1 if exact else 50): errs.append("grace period dropped %r packets" % lc.get("packets_discarded"))
+# On the packets' clock the reset is the first packet's start and the
+# 60 ms grace period drops the 1 ms packets that end before it: 59
+# (packets 0..58; packet 59 ends on the edge itself, where the host-time
+# offset's rounding decides: 60). The fake's 50 ms glitch is among them.
+if lc.get("packets_discarded") not in (59, 60): errs.append("grace period dropped %r packets, by hand 59 or 60" % lc.get("packets_discarded"))
 if not (s.get("lockstep") is True and s.get("ready_observed") is True and s.get("go_set") is True and s.get("gate_only") is False):
     errs.append("sync %r" % s)
+# READY from 100 ms: packet 100 ([0.100, 0.101) s, by its middle) is the
+# first with it, observed at its end.
 ra = lc.get("ready_after_reset_s", -1)
-if not (0.0 <= ra < 1.0): errs.append("ready_after_reset_s %r" % ra)
+if not abs(ra - 0.101) <= 1e-9: errs.append("ready_after_reset_s %r, by hand 0.101" % ra)
 if not isinstance(e, float): errs.append("no energy_per_inference_j: %r" % p)
-elif abs(e - want) > u: errs.append("epi %.9g, truth %.9g +- %r" % (e, want, u))
-elif exact and abs(e - want) > 1e-9 * want: errs.append("epi %.12g, by hand %.12g" % (e, want))
+elif abs(e - want) > 1e-9 * want: errs.append("epi %.12g, by hand %.12g" % (e, want))
 if u is None or abs(u - u_hand) > 0.05 * u_hand: errs.append("uncertainty %r, by hand %g" % (u, u_hand))
 if p.get("integrity") != "valid": errs.append("integrity %r" % p.get("integrity"))
 if p.get("per_inference_metrics_omitted") is not False: errs.append("per-inference withheld")
@@ -96,7 +113,7 @@ if [ $rc -eq 0 ]; then ok "lock-step live profile run (exit 0)"; else
 	cat "$tmp/err"
 fi
 if check_power "$tmp/ls/summary.json" joulescope:FAKE0001; then
-	ok "lock-step: energy per inference within its uncertainty of the truth"
+	ok "lock-step: energy per inference equal to the hand figure"
 else bad "lock-step: power section"; fi
 grep -q "CMD loadfile $tmp/fw/app_power.elf" "$tmp/jlink.calls" && ok "the power build was flashed" ||
 	bad "power build not flashed"
@@ -119,8 +136,8 @@ else bad "no READY: a figure was reported"; fi
 
 # --- 4. the shipped Joulescope bridge on the stub pyjoulescope_driver --------
 PYTHONPATH=$src/tests/support/pyjoulescope_stub \
-	ERGON_JS_STUB='{"ready_s":0.1,"go_gate_delay_s":0.02,"gate_s":1.2}' \
-	ERGON_JOULESCOPE_BRIDGE=$src/bridges/joulescope_bridge.py "$bin" profile "$tmp/fw" \
+	ERGON_JS_STUB='{"pace":false,"ready_s":0.1,"go_gate_delay_s":0.02,"gate_s":1.2}' \
+	ERGON_JOULESCOPE_BRIDGE=$tmp/js_bridge.py "$bin" profile "$tmp/fw" \
 	"${board[@]}" --power --set power.driver=joulescope --out "$tmp/js" \
 	>"$tmp/out" 2>"$tmp/err.js"
 rc=$?
@@ -128,7 +145,7 @@ if [ $rc -eq 0 ]; then ok "stub-backed Joulescope bridge: live profile run (exit
 	bad "stub-backed Joulescope bridge: exit $rc"
 	cat "$tmp/err.js"
 fi
-if check_power "$tmp/js/summary.json" joulescope exact; then
+if check_power "$tmp/js/summary.json" joulescope; then
 	ok "stub-backed Joulescope bridge: energy per inference equal to the hand figure"
 else bad "stub-backed Joulescope bridge: power section"; fi
 

@@ -100,49 +100,48 @@ else
 fi
 
 # --temp-file: a thermal-zone style file (millidegrees) becomes the
-# temperature series. A flat 45000 (45.0 C) file beside a throttled run is
-# not evidence: the verdict says the temperature did not rise.
+# temperature series. Whether a flat or a rising file is evidence of a
+# thermal limit is checked in simulated time, where the file changes at a
+# known instant and every window's temperature is exact
+# (test_run_synthetic_clock.c: throttle_exact, throttle_flat_temperature);
+# a background writer racing a wall-clock run failed under load (issue 20).
+# Here: the CLI takes the file and records the series.
 echo 45000 > "$TMP/temp"
-expect 0 "run with a flat --temp-file" -- "$ERGON_BIN" run --device dut --instrument-opt throttle_s=0.3 \
-  --instrument-opt drop=0.5 --workload builtin:periodic,burst_ms=0,sleep_ms=2 --temp-file "$TMP/temp" \
-  --idle-s 0.2 --windows 4 --window-s 0.25 --out "$TMP/temp.json"
-grep -q '"temperature_evidence": null' "$TMP/temp.json" && ok "a flat temperature is not evidence" \
-  || bad "flat temp named as evidence"
-grep -q '45.0 -> 45.0 C (first -> last window) did not rise by more than 3 C' "$TMP/temp.json" \
-  && ok "the verdict says the temperature did not rise" || bad "flat temp verdict"
-# A rising file: +2 C every 20 ms (writer in the background, renamed into
-# place so a read never sees half a line) until the run is over (kept under
-# --temp-file's 1000 C limit): two writes between the first and the last
-# window are already above the 3 C threshold. (The writer used to stop after
-# 151 steps, ~3 s: on a starved machine the run could start after it and see
-# a flat file.)
-( i=0; while :; do t=$((45000 + i * 2000)); [ "$t" -le 950000 ] || t=950000
-  echo "$t" > "$TMP/rtemp.tmp" && mv "$TMP/rtemp.tmp" "$TMP/rtemp"
-  i=$((i + 1)); sleep 0.02; done ) &
-writer=$!
-while [ ! -f "$TMP/rtemp" ]; do sleep 0.01; done
-expect 0 "run with a rising --temp-file" -- "$ERGON_BIN" run --device dut --instrument-opt throttle_s=0.3 \
-  --instrument-opt drop=0.5 --workload builtin:periodic,burst_ms=0,sleep_ms=2 --temp-file "$TMP/rtemp" \
-  --idle-s 0.2 --windows 4 --window-s 0.25 --out "$TMP/rtemp.json"
-kill "$writer" 2>/dev/null; wait "$writer" 2>/dev/null
-grep -q '"first_window_c": ' "$TMP/rtemp.json" && grep -q 'rose by more than 3 C: evidence of a thermal limit' \
-  "$TMP/rtemp.json" && ok "a rising temperature is the evidence" || bad "rising temp evidence"
+expect 0 "run with a flat --temp-file" -- "$ERGON_BIN" run --device dut \
+  --workload builtin:spin,iters=100 --temp-file "$TMP/temp" "${SHORT[@]}" --out "$TMP/temp.json"
+python3 - "$TMP/temp.json" <<'PY' && ok "every sample carries the file's 45.0 C" || bad "temperature series"
+import json, sys
+t = json.load(open(sys.argv[1]))["series"]["samples"]["temp_c"]
+assert len(t) > 0 and all(x == 45.0 for x in t), t[:5]
+PY
 echo warm > "$TMP/badtemp"
 expect 3 "unreadable --temp-file fails before measuring" -- timeout 20 "$ERGON_BIN" run --device dut \
   --workload builtin:spin --temp-file "$TMP/badtemp" --idle-s 60 --out "$TMP/bt.json"
 contains "$ERR" "millidegrees" "says the expected format"
 
-# Per-invocation work of the synthetic scenario: invocations keep to a
-# work_s = 10 ms grid (a late one is followed by a shorter one, so the mean
-# is work_s whatever the machine's load) at 3 W against 0.6 W idle (noise
-# 0), so energy per operation above idle is 2.4 W x 10 ms = 24 mJ; the
-# window's first and last invocations may be cut, hence +-2 %.
+# Per-invocation work of the synthetic scenario (work_s = 10 ms) through
+# the CLI. Its figures depend on how the host schedules the run (a late
+# invocation is followed by a shorter one; the window's first and last may
+# be cut), so they are not asserted here as a band: the same scenario runs
+# in simulated time with exact hand figures in test_run_synthetic_clock.c.
+# What timing cannot change is checked: the stated p50 is the nearest-rank
+# median of the report's own latency series (recomputed here, not by
+# ergon), and the report verifies.
 expect 0 "synthetic work_s" -- "$ERGON_BIN" run --device dut --workload builtin:spin,iters=100 \
   --instrument-opt work_s=0.01 --instrument-opt noise_w=0 "${SHORT[@]}" --out "$TMP/work.json"
-awk '/"above_idle_j":/ { gsub(/[,]/, "", $2); if ($2 + 0 >= 0.02352 && $2 + 0 <= 0.02448) found = 1 }
-     END { exit !found }' "$TMP/work.json" && ok "energy/op = 24 mJ +- 2 %" || bad "energy/op not 2.4 W x 10 ms +- 2 %"
-awk '/"p50_s":/ { gsub(/[,]/, "", $2); if ($2 + 0 >= 0.0098 && $2 + 0 <= 0.0102) found = 1 } END { exit !found }' "$TMP/work.json" \
-  && ok "latency p50 = work_s +- 2 %" || bad "latency p50 not work_s +- 2 %"
+python3 - "$TMP/work.json" <<'PY' && ok "p50 is the median of the recorded latencies" \
+  || bad "p50 or latencies of the work_s run"
+import json, math, sys
+r = json.load(open(sys.argv[1]))
+inv = r["series"]["invocations"]
+failed = set(inv.get("failed_index") or [])
+lat = sorted(x for i, x in enumerate(inv["latency_s"]) if i not in failed)
+assert len(lat) > 0, "no invocations"
+p50 = lat[math.ceil(0.5 * len(lat)) - 1]
+got = r["figures"]["latency"]["p50_s"]
+assert got == p50, "p50_s %r != nearest-rank median %r of %d latencies" % (got, p50, len(lat))
+PY
+expect 0 "work_s report verifies" -- "$ERGON_BIN" verify "$TMP/work.json"
 
 # Decimation: at most 100 embedded samples of ~850 (0.85 s at 1 kHz); the
 # exact integrals are embedded and the report still verifies.

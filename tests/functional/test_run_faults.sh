@@ -41,12 +41,16 @@ grep -q '"energy_per_op"' "$TMP/ifail.json" && bad "energy_per_op present" || ok
 contains "$ERR" "injected read failure" "stderr names the failure"
 expect 0 "the incomplete report verifies as what it is" -- "$ERGON_BIN" verify "$TMP/ifail.json"
 
-# SIGINT and SIGTERM: the report is written and says interrupted.
+# SIGINT and SIGTERM: the report is written and says interrupted. The
+# signal goes once the run has claimed its output (its lock exists: the
+# handler is installed and the run has begun), not after a fixed sleep
+# that a loaded host can outlast before ergon even starts.
+wait_lock() { for _ in $(seq 600); do ls -A "$TMP" | grep -q "$1.ergon-lock" && return 0; sleep 0.05; done; return 1; }
 for sig in INT TERM; do
   "$ERGON_BIN" run --device d --workload builtin:spin,iters=20000 --idle-s 0.2 --windows 200 \
     --window-s 0.25 --out "$TMP/sig$sig.json" >"$TMP/out" 2>"$TMP/err" &
   pid=$!
-  sleep 1
+  wait_lock "sig$sig.json" || bad "SIG$sig: the run never claimed its output"
   kill -$sig $pid
   wait $pid
   rc=$?
@@ -57,11 +61,15 @@ for sig in INT TERM; do
 done
 
 # SIGINT while a command hangs inside an invocation: the invocation gives
-# up, the run stops promptly and the report says interrupted.
+# up, the run stops promptly and the report says interrupted. The signal
+# goes once the hanging command runs (ergon's child `sleep 30` exists), so
+# that it really lands inside the invocation whatever the host's load.
 "$ERGON_BIN" run --device d --workload "command:sleep 30" --idle-s 0.2 --windows 2 --window-s 60 \
   --out "$TMP/hangint.json" >"$TMP/out" 2>"$TMP/err" &
 pid=$!
-sleep 1.5
+hung=0
+for _ in $(seq 600); do pgrep -P "$pid" -x sleep >/dev/null && { hung=1; break; }; sleep 0.05; done
+[ $hung = 1 ] && ok "the hanging invocation started" || bad "the command invocation never started"
 kill -INT $pid
 wait $pid
 rc=$?

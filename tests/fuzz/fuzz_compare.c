@@ -1,12 +1,16 @@
 /* Fuzz ergon compare on hostile artifacts: the input is a JSON array of
  * artifacts (any values); every kind check, identity comparison, figure
- * row, per-layer diff, the text and layer_diff.csv must hold up. */
+ * row, per-layer diff, the text and layer_diff.csv must hold up.
+ * Properties: a refusal without a result says why (a message); the
+ * comparison is a pure function of its inputs (a second one is the same
+ * JSON with the same verdict); layer_diff.csv is as long as it says. */
+#include "ergon/compare.h"
+#include "fuzz_props.h"
+
 #include <jansson.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
-
-#include "ergon/compare.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -29,14 +33,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	struct ergon_compare_options o = {.threshold_pct = size % 2 ? 2.0 : NAN,
 					  .force_incomparable = (int)(size % 3 == 0)};
-	json_t *res = NULL;
-	(void)ergon_compare(a, labels, n, &o, &res, NULL);
+	json_t *res = NULL, *again = NULL;
+	struct ergon_err err = {0}, e2 = {0};
+	int rc = ergon_compare(a, labels, n, &o, &res, &err);
+	FUZZ_REQUIRE(res != NULL || (rc != 0 && err.msg[0] != '\0'));
+	int rc2 = ergon_compare(a, labels, n, &o, &again, &e2);
+	FUZZ_REQUIRE(rc2 == rc && (res == NULL) == (again == NULL));
+	if (res)
+		FUZZ_REQUIRE(json_equal(res, again) &&
+			     ergon_compare_regressed(res) == ergon_compare_regressed(again));
+	json_decref(again);
 	if (res) {
 		char *text = NULL, *csv = NULL;
 		size_t len = 0;
 		(void)ergon_compare_text(res, &text, NULL);
-		(void)ergon_compare_layer_csv(res, &csv, &len, NULL);
-		(void)ergon_compare_regressed(res);
+		if (ergon_compare_layer_csv(res, &csv, &len, NULL) == 0)
+			FUZZ_REQUIRE(csv != NULL && strlen(csv) == len);
 		free(text);
 		free(csv);
 		json_decref(res);

@@ -1,7 +1,10 @@
 /* Fuzz the reader of the kernel firmware's UART lines
  * (ergon_kernels_qemu_parse) on three small cases (conv, dwconv, fc), both
- * implementations expected, and the statistics behind it. */
+ * implementations expected, and the statistics behind it. Properties: a
+ * refusal says why (a message); the statistics are a pure function of
+ * what was read (a second summary is the same JSON). */
 #include "engines/kernels/kernels_internal.h"
+#include "fuzz_props.h"
 #include "pipelines/kernels_qemu.h"
 
 #include <stdint.h>
@@ -30,10 +33,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (ergon_kernels_qemu_parse("fuzz.log", (const char *)data, size, cases, 3,
 					     KQ_IMPL_REF | KQ_IMPL_MVE, d, &samples, &fw,
 					     &err) == 0) {
-			json_t *sec = NULL;
+			json_t *sec = NULL, *again = NULL;
+			struct ergon_err e2 = {0};
 			if (ergon_kernels_summarize(d, "ref", "emulated_instructions", &sec,
-						    &err) == 0)
+						    &err) == 0) {
+				FUZZ_REQUIRE(ergon_kernels_summarize(d, "ref",
+								     "emulated_instructions",
+								     &again, &e2) == 0);
+				FUZZ_REQUIRE(json_equal(sec, again));
+				json_decref(again);
 				json_decref(sec);
+			} else {
+				FUZZ_REQUIRE(err.msg[0] != '\0');
+			}
+		} else {
+			FUZZ_REQUIRE(err.msg[0] != '\0');
 		}
 		ergon_dynbuf_free(&samples);
 		ergon_kernels_data_free(d);

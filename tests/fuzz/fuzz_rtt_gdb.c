@@ -8,9 +8,12 @@
  * uses (ergon_gdb_link: console output packets, swdp_scan, vAttach and
  * vFlash* replies). The client must fail cleanly (bad checksums, wrong
  * lengths, corrupt control blocks, a closed link) and never read or write
- * outside its buffers. */
+ * outside its buffers. Properties: every refusal says why (a message); a
+ * read never reports more bytes than the buffer holds, a write never more
+ * than it was given. */
 #include "ergon/rtt_gdb.h"
 #include "ergon/transport.h"
+#include "fuzz_props.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -57,15 +60,24 @@ static void fuzz_transport(const uint8_t *data, size_t size)
 	struct ergon_err err = {0};
 	/* A small region and no retry: every input ends quickly. */
 	int rc = ergon_rtt_gdb_open_fd(client, "fuzz", opts[size % 3], &t, &err);
+	FUZZ_REQUIRE(rc == 0 || err.msg[0] != '\0');
 	if (rc == 0) {
 		unsigned char buf[4096];
 		for (int i = 0; i < 4; i++) {
 			size_t got = 0;
-			if (ergon_transport_read(t, buf, sizeof buf, 0, &got, &err) != 0)
+			struct ergon_err re = {0};
+			if (ergon_transport_read(t, buf, sizeof buf, 0, &got, &re) != 0) {
+				FUZZ_REQUIRE(re.msg[0] != '\0');
 				break;
+			}
+			FUZZ_REQUIRE(got <= sizeof buf);
 		}
 		size_t w = 0;
-		(void)ergon_rtt_gdb_write_down(t, "GO\n", 3, &w, &err);
+		struct ergon_err we = {0};
+		if (ergon_rtt_gdb_write_down(t, "GO\n", 3, &w, &we) == 0)
+			FUZZ_REQUIRE(w <= 3);
+		else
+			FUZZ_REQUIRE(we.msg[0] != '\0');
 		json_decref(ergon_transport_stats(t));
 		ergon_transport_close(t);
 	}

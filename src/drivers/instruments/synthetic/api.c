@@ -8,6 +8,7 @@
  */
 #include "drivers/instruments/synthetic/synthetic.h"
 #include "ergon/artifact.h"
+#include "ergon/clock.h"
 #include "ergon/instrument.h"
 #include "ergon/parse.h"
 
@@ -34,11 +35,11 @@ struct synth {
 	double grid_end_s;	     /* work_s > 0: where the last emulated invocation ended */
 };
 
+/* The measuring clock (CLOCK_MONOTONIC unless a simulated clock is
+ * installed, ergon/clock.h): the power model's time is the session's. */
 static double now_s(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return ergon_clock_now_s();
 }
 
 /* xorshift64 (Marsaglia 2003): deterministic, fast, good enough for noise. */

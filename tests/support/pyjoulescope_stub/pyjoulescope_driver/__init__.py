@@ -26,7 +26,10 @@ Simulated time is the sample counter (sample id / sample rate since the
 statistics started), never the host's clock: the gate, the state line and
 the unplug happen at fixed sample ids however loaded the host is, so a
 test's expected figures are exact. Only the pacing (how fast packets are
-delivered) follows the host's clock.
+delivered) follows the host's clock, and with "pace": false not even that:
+packets are delivered as fast as the consumer takes them (the bridge's
+writes block on a full pipe), so no part of a test depends on the host's
+clock or load.
 
 A device path with "/js110/" simulates a JS110 instead: sensor-side
 statistics on s/sstats/value at a fixed 2 Hz from open (no standard
@@ -62,6 +65,7 @@ _DEFAULTS = {
     "sample_freq": 1000000,
     "first_sample_id": 1000000,
     "go_gate_delay_s": None,
+    "pace": True,
 }
 
 
@@ -171,8 +175,10 @@ class _Device:
         t0 = time.monotonic()
         running = (lambda: self.sstats_on) if sensor_side else (lambda: self.ctrl)
         unplug = None if c["unplug_after_s"] is None else int(round(c["unplug_after_s"] * freq))
+        paced = c["pace"]
         while running() and not self.unplugged:
-            due = int((time.monotonic() - t0) / span_s)
+            # Unpaced: a batch at a time, as fast as the bridge takes them.
+            due = int((time.monotonic() - t0) / span_s) if paced else k + 64
             while k < due and running():
                 a, b = k * spp, (k + 1) * spp
                 if unplug is not None and a >= unplug:
@@ -207,7 +213,7 @@ class _Device:
                             del sig["std"]
                     self.driver._deliver(topic, value)
                 k += 1
-            time.sleep(0.005)
+            time.sleep(0.005 if paced else 0)
 
 
 def _sig(avg, units):
