@@ -197,6 +197,10 @@ endif()
 if(TEST functional/test_validate)
   set_tests_properties(functional/test_validate PROPERTIES TIMEOUT 900)
 endif()
+# ergon validate on the sim and a faked J-Link board: 13 profiles (150 s under ASan).
+if(TEST functional/test_validate_boards)
+  set_tests_properties(functional/test_validate_boards PROPERTIES TIMEOUT 900)
+endif()
 # ergon db disk full: one ingest per write-side call (about 65; 60 s on a
 # quiet machine, 700 s on the shared VM at load 30).
 if(TEST functional/test_db_diskfull)

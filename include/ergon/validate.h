@@ -48,7 +48,8 @@ struct ergon_validate_opts {
 	 * (HPX_MODEL_OUTPUT_BYTES / _FNV1A64) as ergon's an547 model firmware
 	 * does. NULL otherwise. */
 	const char *firmware_dir;
-	int power;		/* also run the power stage (power.enabled) */
+	unsigned rtt_port; /* real boards: the probe's RTT port; 0: the lifecycle's default */
+	int power;	   /* also run the power stage (power.enabled) */
 	/* An earlier `ergon validate --out` folder (BASE/MODEL/summary.json) or
 	 * a database (path or postgresql:// URL: the newest ergon.profile of
 	 * the same model file name on the same board); NULL: no regression

@@ -38,12 +38,14 @@ static int run(int argc, char **argv)
 	const char *target = NULL, *fwdir = NULL;
 	int power = 0, force = 0;
 	double threshold = VALIDATE_THRESHOLD_PCT;
+	long rtt_port = 0;
 	struct cli_parser p;
 	cli_init(&p, "validate", argc, argv);
 	while (cli_next(&p)) {
 		if (cli_str(&p, "--board", &board)) {
 		} else if (cli_outdir(&p, "--models", &models)) {
 		} else if (cli_outdir(&p, "--firmware-dir", &fwdir)) {
+		} else if (cli_long(&p, "--rtt-port", 1, 65535, &rtt_port)) {
 		} else if (cli_flag(&p, "--power", &power)) {
 		} else if (cli_str(&p, "--baseline", &baseline)) {
 		} else if (cli_num(&p, "--threshold", CLI_GE, 0, 1e6, &threshold)) {
@@ -65,6 +67,7 @@ static int run(int argc, char **argv)
 	struct ergon_validate_opts o = {.board = board,
 					.models_dir = models,
 					.firmware_dir = fwdir,
+					.rtt_port = (unsigned)rtt_port,
 					.power = power,
 					.baseline = baseline,
 					.threshold_pct = threshold,
@@ -95,7 +98,7 @@ const struct ergon_cli_command ergon_cli_cmd_validate = {
     .name = "validate",
     .summary = "profile a folder of models on a board and write JUnit XML for CI",
     .help = "Usage: ergon validate --board sim|qemu-an547|BOARD --models DIR --junit-xml FILE\n"
-	    "                      --out DIR [--firmware-dir FWDIR] [--power]\n"
+	    "                      --out DIR [--firmware-dir FWDIR [--rtt-port PORT]] [--power]\n"
 	    "                      [--baseline DIR|DB] [--threshold PCT] [--db PATH|URL]\n"
 	    "                      [--force]\n\n"
 	    "Profiles every DIR/*.tflite on the board into OUT/MODEL/: on qemu-an547\n"

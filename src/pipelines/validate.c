@@ -432,6 +432,7 @@ static void validate_model(const struct ergon_validate_opts *o, struct ergon_db 
 		if (rc == 0) {
 			struct ergon_profile_opts po = {.cfg = &cfg,
 							.fw = sim ? NULL : &fw,
+							.rtt_port = o->rtt_port,
 							.out_dir = out,
 							.write_flags = o->write_flags,
 							.interrupted = o->interrupted,
