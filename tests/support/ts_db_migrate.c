@@ -32,7 +32,7 @@ static void write_profile(const char *path, int prov, const char *integrity, con
 	json_decref(a);
 }
 
-static int append_row(void *ctx, int n, const char *const *names, const char *const *vals)
+int ts_db_append_row(void *ctx, int n, const char *const *names, const char *const *vals)
 {
 	(void)names;
 	char *buf = ctx;
@@ -48,7 +48,7 @@ static void trend(struct ergon_db *db, const char *board, char out[4096])
 	struct ergon_err err = {0};
 	out[0] = '\0';
 	assert_int_equal(ergon_db_trend(db, "power.energy_per_inference_j", "dev1", board,
-					append_row, out, &err),
+					ts_db_append_row, out, &err),
 			 0);
 }
 
@@ -95,7 +95,7 @@ void ts_db_v3_to_current(const char *target, const char *dir)
 	assert_int_equal(ergon_db_schema_version(db), 4);
 	out[0] = '\0';
 	assert_int_equal(ergon_db_query(db, "SELECT MAX(version), COUNT(*) FROM schema_version", 0,
-					NULL, append_row, out, &err),
+					NULL, ts_db_append_row, out, &err),
 			 0);
 	assert_string_equal(out, "4|1\n");
 	/* Every stored figure of a run with a device became a trend point. */
@@ -103,7 +103,7 @@ void ts_db_v3_to_current(const char *target, const char *dir)
 	assert_int_equal(ergon_db_query(db,
 					"SELECT device, COUNT(*) FROM trend_points GROUP BY "
 					"device ORDER BY device",
-					0, NULL, append_row, out, &err),
+					0, NULL, ts_db_append_row, out, &err),
 			 0);
 	assert_string_equal(out, "b3|1\ndev1|3\n");
 	/* time, report_id, provenance, counted, value, u, unit, board,

@@ -9,5 +9,8 @@
  * the trend answers (values, order, counted, board filter) before and after
  * one more ingest. Fails the running cmocka test on any difference. */
 void ts_db_v3_to_current(const char *target, const char *dir);
+/* A row callback (ergon_db_row_fn) appending "v1|v2|...\n" to a 4096-byte
+ * NUL-terminated buffer ctx (NULL values as "NULL"). */
+int ts_db_append_row(void *ctx, int n, const char *const *names, const char *const *vals);
 
 #endif

@@ -36,22 +36,11 @@ static char *write_artifact(const char *dir)
 	return path;
 }
 
-static int append_row(void *ctx, int n, const char *const *names, const char *const *vals)
-{
-	(void)names;
-	char *buf = ctx;
-	for (int i = 0; i < n; i++) {
-		strncat(buf, vals[i] ? vals[i] : "NULL", 4095 - strlen(buf));
-		strncat(buf, i + 1 < n ? "|" : "\n", 4095 - strlen(buf));
-	}
-	return 0;
-}
-
 static void q(struct ergon_db *db, const char *sql, char out[4096])
 {
 	struct ergon_err err = {0};
 	out[0] = '\0';
-	assert_int_equal(ergon_db_query(db, sql, 0, NULL, append_row, out, &err), 0);
+	assert_int_equal(ergon_db_query(db, sql, 0, NULL, ts_db_append_row, out, &err), 0);
 }
 
 static const char objects_sql[] = "SELECT type, name FROM sqlite_master WHERE type IN "
