@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* The schema version this ergon writes and the newest it reads. */
-#define ERGON_DB_SCHEMA_VERSION 3
+#define ERGON_DB_SCHEMA_VERSION 4
 /* The most public keys one ingest trusts (ergon_db_trust_key). */
 #define ERGON_DB_KEYS_MAX 8
 /* ERGON_DB_TARGET_MAX, the longest database location (path or

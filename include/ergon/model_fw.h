@@ -50,7 +50,9 @@ ERGON_API int ergon_model_fw_infer_qemu(const struct ergon_model *m, const uint8
  * path, run the host interpreter on the deterministic input pattern "xs1",
  * build the profile firmware (and the power build when with_power) with
  * that input embedded into fw_dir, and describe it all in *model (new
- * reference: the ergon_profile_opts.model object). */
+ * reference: the ergon_profile_opts.model object). fw_dir NULL builds
+ * nothing ("builds": []): the virtual bench (--board sim) runs the model
+ * in-process, and a real board runs the user's own firmware. */
 ERGON_API int ergon_model_fw_prepare_profile(const char *path, const char *fw_dir, int with_power,
 					     json_t **model, struct ergon_err *err);
 

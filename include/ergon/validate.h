@@ -2,10 +2,15 @@
  * one and write the outcome as JUnit XML for CI (docs/VALIDATE.md).
  *
  * Per model MODEL.tflite (file name order), in OUT/MODEL/:
- *   profile      the firmware is built with the model embedded and profiled
- *                (`ergon profile MODEL.tflite --board qemu-an547`); a model
- *                the interpreter refuses or a stage that fails is an
- *                <error> and the checks below are <skipped> with the reason
+ *   profile      the model is profiled on the board: qemu-an547, the
+ *                firmware is built with the model embedded (`ergon profile
+ *                MODEL.tflite --board qemu-an547`); sim, the virtual bench
+ *                runs the model in-process (synthetic: simulated board and
+ *                instruments); any other board runs the user's firmware
+ *                FIRMWARE_DIR/MODEL/ (profile and power builds) through the
+ *                board's probe lifecycle. A model the interpreter refuses,
+ *                missing firmware or a stage that fails is an <error> and
+ *                the checks below are <skipped> with the reason
  *   correctness  the target's output against the host interpreter on the
  *                same input (summary.json "correctness": bit-exact)
  *   integrity    summary.json valid, integrity not "invalid"
@@ -34,9 +39,17 @@ extern "C" {
 struct ergon_db;
 
 struct ergon_validate_opts {
-	const char *board;	/* a board whose lifecycle ergon can build model firmware for */
+	const char *board;	/* sim, qemu-an547 or a board preset with a probe lifecycle */
 	const char *models_dir; /* its *.tflite files are the models */
-	int power;		/* also run the power stage (power.enabled) */
+	/* Real boards only (not sim or qemu-an547, which ergon runs the model
+	 * on itself): FIRMWARE_DIR/MODEL/ holds the user's builds of MODEL for
+	 * the board, found as `ergon profile FIRMWARE_DIR/MODEL` finds them;
+	 * they must run the model on input pattern xs1 and report output 0
+	 * (HPX_MODEL_OUTPUT_BYTES / _FNV1A64) as ergon's an547 model firmware
+	 * does. NULL otherwise. */
+	const char *firmware_dir;
+	unsigned rtt_port; /* real boards: the probe's RTT port; 0: the lifecycle's default */
+	int power;	   /* also run the power stage (power.enabled) */
 	/* An earlier `ergon validate --out` folder (BASE/MODEL/summary.json) or
 	 * a database (path or postgresql:// URL: the newest ergon.profile of
 	 * the same model file name on the same board); NULL: no regression
@@ -59,8 +72,9 @@ struct ergon_validate_result {
 
 /* Run the validation and write the JUnit XML atomically. Returns 0 when
  * the XML was written (whatever the checks said: see *res), or a negative
- * ERGON_E* when nothing could be validated (no models, a board ergon
- * cannot build for, the baseline unreadable, the XML not writable: all
+ * ERGON_E* when nothing could be validated (no models, a real board without
+ * firmware_dir or sim/qemu-an547 with one, the baseline unreadable, the XML
+ * not writable: all
  * checked before the first model runs) or the XML could not be written. */
 ERGON_API int ergon_validate_run(const struct ergon_validate_opts *o,
 				 struct ergon_validate_result *res, struct ergon_err *err);

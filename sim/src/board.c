@@ -4,6 +4,10 @@
  * the same scenario gives the same bytes. */
 #include "ergon/ert_layer.h"
 #include "ergon/ert_profile.h"
+#include "ergon/ert_tfl.h"
+#include "ergon/fileio.h"
+#include "ergon/model.h"
+#include "ergon/model_fw.h"
 #include "ergon/sim.h"
 #include "ergon/suggest.h"
 #include "sim_internal.h"
@@ -55,8 +59,21 @@ struct sim_faults {
 	struct sim_ina228_faults ina;
 };
 
+/* The model the virtual firmware runs (ergon_sim_options.model_path). */
+#define SIM_MODEL_MAX_BYTES ((size_t)16 << 20)
+struct sim_model {
+	struct ert_tfl_model tfl;
+	char *bytes; /* the file, malloc'd */
+	size_t len;
+	uint8_t *arena; /* malloc'd, tfl.arena_bytes */
+	uint8_t *input; /* input 0's pattern, malloc'd */
+	uint32_t input_len;
+	struct ert_meta_u meta[4];
+};
+
 struct sim_board {
 	struct sim_faults f;
+	struct sim_model *model; /* NULL: the three simulated layers */
 	struct ergon_sim_options o;
 	uint64_t now_ns;	    /* true time */
 	double cycles;		    /* true cycles since boot (at actual rate) */
@@ -351,26 +368,110 @@ static int hal_pmu_read(void *ctx, uint32_t *counts, unsigned n, int *overflow)
 
 /* --- the workload ---------------------------------------------------------- */
 
+/* c cycles of inference work: the core runs them, the counter shows what
+ * its faults let it show, and time passes. */
+static void spend_infer_cycles(struct sim_board *b, double c)
+{
+	double ns = c / (SIM_CORE_HZ * b->f.core_speed) * 1e9;
+	b->cycles += c;
+	double shown = c;
+	if (b->f.stalled_counter)
+		shown = 0.0;
+	else if (b->f.slow_counter && (b->n_infer % 2u) == 1u)
+		shown = c / 16.0;
+	b->counter += shown;
+	advance(b, (uint64_t)ns);
+}
+
 static int sim_infer(void *user)
 {
 	struct sim_board *b = user;
 	b->busy = 1;
 	for (unsigned l = 0; l < 3; l++) {
 		ert_layer_begin((uint16_t)l, layer_ops[l]);
-		double c = layer_cycles[l];
-		double ns = c / (SIM_CORE_HZ * b->f.core_speed) * 1e9;
-		b->cycles += c;
-		double shown = c;
-		if (b->f.stalled_counter)
-			shown = 0.0;
-		else if (b->f.slow_counter && (b->n_infer % 2u) == 1u)
-			shown = c / 16.0;
-		b->counter += shown;
-		advance(b, (uint64_t)ns);
+		spend_infer_cycles(b, layer_cycles[l]);
 		ert_layer_end();
 	}
 	b->busy = 0;
 	b->n_infer++;
+	return 0;
+}
+
+/* The modelled cycles of one operator (sim.h). */
+static double op_cycles(const struct ert_tfl_model *m, const struct ert_tfl_op *op)
+{
+	return ERGON_SIM_CYCLES_PER_MAC * (double)op->macs + (double)m->tensors[op->out].bytes +
+	       ERGON_SIM_CYCLES_PER_OP;
+}
+
+/* The interpreter's hook after each operator (ert_tfl_model.op_done). */
+static void sim_op_done(void *ctx, const struct ert_tfl_op *op)
+{
+	struct sim_board *b = ctx;
+	spend_infer_cycles(b, op_cycles(&b->model->tfl, op));
+}
+
+/* One inference of the model, as the an547 model firmware runs it: the
+ * input copied in first (the plan may reuse its bytes). */
+static int sim_infer_model(void *user)
+{
+	struct sim_board *b = user;
+	struct sim_model *m = b->model;
+	uint32_t n = 0;
+	uint8_t *in = ert_tfl_input(&m->tfl, 0, &n);
+	if (in == NULL || n != m->input_len)
+		return -1;
+	memcpy(in, m->input, n);
+	b->busy = 1;
+	int rc = ert_tfl_invoke(&m->tfl);
+	b->busy = 0;
+	b->n_infer++;
+	return rc == ERT_TFL_OK ? 0 : -1;
+}
+
+static void sim_model_free(struct sim_model *m)
+{
+	if (m == NULL)
+		return;
+	free(m->bytes);
+	free(m->arena);
+	free(m->input);
+	free(m);
+}
+
+/* Read, load and bind the model at path, and make its input. *out is the
+ * caller's (sim_model_free). */
+static int sim_model_open(const char *path, struct sim_model **out, struct ergon_err *err)
+{
+	*out = NULL;
+	struct sim_model *m = calloc(1, sizeof *m);
+	if (m == NULL)
+		return ergon_err_set(err, ERGON_ENOMEM, "virtual bench: out of memory");
+	int rc = ergon_file_read_all(path, SIM_MODEL_MAX_BYTES, &m->bytes, &m->len, err);
+	struct ert_tfl_err te = {0};
+	if (rc == 0 && ert_tfl_load(&m->tfl, m->bytes, m->len, &te) != ERT_TFL_OK)
+		rc = ergon_err_set(err, ERGON_EPARSE,
+				   "%s: the virtual bench's interpreter refuses the model: %s",
+				   path, te.msg);
+	if (rc == 0) {
+		m->arena = malloc(m->tfl.arena_bytes > 0 ? m->tfl.arena_bytes : 1);
+		if (m->arena == NULL)
+			rc = ergon_err_set(err, ERGON_ENOMEM, "virtual bench: out of memory");
+	}
+	if (rc == 0 && ert_tfl_bind(&m->tfl, m->arena, m->tfl.arena_bytes, &te) != ERT_TFL_OK)
+		rc = ergon_err_set(err, ERGON_EPARSE, "%s: %s", path, te.msg);
+	if (rc == 0 && ert_tfl_input(&m->tfl, 0, &m->input_len) == NULL)
+		rc = ergon_err_set(err, ERGON_EPARSE, "%s: the model has no input 0", path);
+	if (rc == 0) {
+		m->input = malloc(m->input_len > 0 ? m->input_len : 1);
+		rc = m->input ? ergon_model_pattern("xs1", m->input, m->input_len, err)
+			      : ergon_err_set(err, ERGON_ENOMEM, "virtual bench: out of memory");
+	}
+	if (rc) {
+		sim_model_free(m);
+		return rc;
+	}
+	*out = m;
 	return 0;
 }
 
@@ -459,7 +560,8 @@ static void fill_hal(struct ert_hal *h, struct sim_board *b)
 
 static int run_flow(const struct scenario *sc, struct sim_board *b, const struct ert_hal *hal)
 {
-	const struct ert_workload work = {sim_infer, b};
+	struct sim_model *m = b->model;
+	const struct ert_workload work = {m ? sim_infer_model : sim_infer, b};
 	if (sc->flow == ERGON_SIM_FLOW_PROFILE) {
 		static struct ert_layers layers;
 		/* Two passes, as the host's pass plan would split them. */
@@ -494,6 +596,28 @@ static int run_flow(const struct scenario *sc, struct sim_board *b, const struct
 			       .drain_wait_max_us = 1000},
 		    .clock_note = "virtual bench: simulated time",
 		};
+		if (m != NULL) {
+			/* As the model firmware does: output 0 of a first
+			 * inference for the host's check, then the profile. */
+			if (sim_infer_model(b) != 0)
+				return ERT_E_WORKLOAD;
+			uint32_t n = 0;
+			const uint8_t *out = ert_tfl_output(&m->tfl, 0, &n);
+			m->meta[0] = (struct ert_meta_u){"MODEL_OUTPUT_BYTES", n};
+			m->meta[1] = (struct ert_meta_u){"MODEL_OUTPUT_FNV1A64",
+							 ergon_model_fnv1a64(out, n)};
+			m->meta[2] = (struct ert_meta_u){"MODEL_OPERATORS", m->tfl.n_ops};
+			m->meta[3] = (struct ert_meta_u){"MODEL_MACS", m->tfl.total_macs};
+			cfg.extra_meta = m->meta;
+			cfg.n_extra_meta = 4;
+			cfg.model_size = (uint32_t)m->len;
+			cfg.arena_size = m->tfl.arena_bytes;
+			cfg.allocated_arena = m->tfl.arena_bytes;
+			cfg.clock_note =
+			    "virtual bench: simulated time; the model's operators cost "
+			    "modelled cycles (2 per MAC + 1 per output byte + 500), "
+			    "not measured ones";
+		}
 		struct ert_profile_stats st;
 		return ert_profile_run(hal, &cfg, &work, &layers, &st);
 	}
@@ -592,12 +716,19 @@ int ergon_sim_run_opts(const char *scenario, const struct ergon_sim_options *opt
 				     scenario ? scenario : "(null)", near ? " (did you mean '" : "",
 				     near ? near : "", near ? "'?)" : "", names);
 	}
+	struct sim_model *model = NULL;
+	if (opts != NULL && opts->model_path != NULL) {
+		int mrc = sim_model_open(opts->model_path, &model, err);
+		if (mrc)
+			return mrc;
+	}
 	struct sim_board *b = calloc(1, sizeof *b);
 	res->stream = malloc(SIM_STREAM_MAX);
 	res->js = calloc(SIM_JS_MAX_PACKETS, sizeof *res->js);
 	res->stats = calloc(SIM_JS_MAX_PACKETS, sizeof *res->stats);
 	if (b == NULL || res->stream == NULL || res->js == NULL || res->stats == NULL) {
 		free(b);
+		sim_model_free(model);
 		ergon_sim_result_cleanup(res);
 		return ergon_err_set(err, ERGON_ENOMEM, "virtual bench: out of memory");
 	}
@@ -615,6 +746,15 @@ int ergon_sim_run_opts(const char *scenario, const struct ergon_sim_options *opt
 	res->window_iterations = b->o.window_mode == ERT_WINDOW_FIXED ? b->o.iterations : 0;
 	res->active_current_a = SIM_ACTIVE_A;
 	res->infer_cycles = (uint64_t)layer_cycles[0] + layer_cycles[1] + layer_cycles[2];
+	if (model != NULL) {
+		double c = 0;
+		for (unsigned i = 0; i < model->tfl.n_ops; i++)
+			c += op_cycles(&model->tfl, &model->tfl.ops[i]);
+		res->infer_cycles = (uint64_t)c;
+		model->tfl.op_done = sim_op_done;
+		model->tfl.op_done_ctx = b;
+		b->model = model;
+	}
 	b->f = sc->f;
 	b->res = res;
 	b->stream_cap = SIM_STREAM_MAX;
@@ -630,6 +770,7 @@ int ergon_sim_run_opts(const char *scenario, const struct ergon_sim_options *opt
 	advance(b, 1000000u);
 	res->inferences = b->n_infer;
 	int oom = b->oom;
+	sim_model_free(model);
 	free(b);
 	if (oom) {
 		ergon_sim_result_cleanup(res);

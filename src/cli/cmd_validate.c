@@ -1,7 +1,8 @@
 /* ergon validate: profile every model of a folder, check each, write JUnit
  * XML for CI (the pipeline is src/pipelines/validate.c).
  *
- *   ergon validate --board qemu-an547 --models DIR [--power]
+ *   ergon validate --board sim|qemu-an547|BOARD --models DIR [--power]
+ *                  [--firmware-dir FWDIR]
  *                  [--baseline DIR|DB] [--threshold PCT] [--db PATH|URL]
  *                  --junit-xml out.xml --out DIR [--force]
  */
@@ -34,14 +35,17 @@ static void progress(void *ctx, const char *model, const char *check)
 static int run(int argc, char **argv)
 {
 	const char *board = NULL, *models = NULL, *baseline = NULL, *junit = NULL, *out = NULL;
-	const char *target = NULL;
+	const char *target = NULL, *fwdir = NULL;
 	int power = 0, force = 0;
 	double threshold = VALIDATE_THRESHOLD_PCT;
+	long rtt_port = 0;
 	struct cli_parser p;
 	cli_init(&p, "validate", argc, argv);
 	while (cli_next(&p)) {
 		if (cli_str(&p, "--board", &board)) {
 		} else if (cli_outdir(&p, "--models", &models)) {
+		} else if (cli_outdir(&p, "--firmware-dir", &fwdir)) {
+		} else if (cli_long(&p, "--rtt-port", 1, 65535, &rtt_port)) {
 		} else if (cli_flag(&p, "--power", &power)) {
 		} else if (cli_str(&p, "--baseline", &baseline)) {
 		} else if (cli_num(&p, "--threshold", CLI_GE, 0, 1e6, &threshold)) {
@@ -62,6 +66,8 @@ static int run(int argc, char **argv)
 		return ergon_cli_fail("validate", &err);
 	struct ergon_validate_opts o = {.board = board,
 					.models_dir = models,
+					.firmware_dir = fwdir,
+					.rtt_port = (unsigned)rtt_port,
 					.power = power,
 					.baseline = baseline,
 					.threshold_pct = threshold,
@@ -91,11 +97,18 @@ static int run(int argc, char **argv)
 const struct ergon_cli_command ergon_cli_cmd_validate = {
     .name = "validate",
     .summary = "profile a folder of models on a board and write JUnit XML for CI",
-    .help = "Usage: ergon validate --board qemu-an547 --models DIR --junit-xml FILE --out DIR\n"
-	    "                      [--power] [--baseline DIR|DB] [--threshold PCT]\n"
-	    "                      [--db PATH|URL] [--force]\n\n"
-	    "Profiles every DIR/*.tflite (ergon profile MODEL.tflite --board ...) into\n"
-	    "OUT/MODEL/ and checks each: profile (it ran), correctness (the target's output\n"
+    .help = "Usage: ergon validate --board sim|qemu-an547|BOARD --models DIR --junit-xml FILE\n"
+	    "                      --out DIR [--firmware-dir FWDIR [--rtt-port PORT]] [--power]\n"
+	    "                      [--baseline DIR|DB] [--threshold PCT] [--db PATH|URL]\n"
+	    "                      [--force]\n\n"
+	    "Profiles every DIR/*.tflite on the board into OUT/MODEL/: on qemu-an547\n"
+	    "ergon builds the firmware with the model (ergon profile MODEL.tflite); on sim\n"
+	    "the virtual bench runs the model in-process (synthetic: simulated board and\n"
+	    "instruments, said so in the XML and the summaries); any other board runs your\n"
+	    "firmware FWDIR/MODEL/ (profile and power builds, as ergon profile FWDIR/MODEL\n"
+	    "finds them; it must run MODEL on input pattern xs1 and report its output as\n"
+	    "ergon's an547 model firmware does) through the board's probe lifecycle.\n"
+	    "Each model is checked: profile (it ran), correctness (the target's output\n"
 	    "against the host interpreter, bit-exact), integrity (summary valid), and with\n"
 	    "--baseline, regression (ergon compare's rules: comparability first, then a\n"
 	    "headline figure worse by more than --threshold PCT, default 3, fails). The\n"
@@ -104,11 +117,14 @@ const struct ergon_cli_command ergon_cli_cmd_validate = {
 	    "summary.json is ingested (a check of its own).\n\n"
 	    "FILE gets JUnit XML: one <testsuite> per model, one <testcase> per check; a\n"
 	    "profile that cannot run is an <error> and its checks are <skipped> with the\n"
-	    "reason. ergon builds model firmware for qemu-an547 only (docs/VALIDATE.md).\n\n"
+	    "reason (docs/VALIDATE.md).\n\n"
 	    "Exit codes: 0 every check passed, 1 a check failed or errored (see FILE),\n"
 	    "2 usage, 3 I/O.\n\n"
 	    "Examples:\n"
 	    "  ergon validate --board qemu-an547 --models models/ --junit-xml out.xml --out v1\n"
+	    "  ergon validate --board sim --power --models models/ --junit-xml s.xml --out s1\n"
+	    "  ergon validate --board apollo510_evb --firmware-dir fw/ --models models/ \\\n"
+	    "      --junit-xml b.xml --out b1\n"
 	    "  ergon validate --board qemu-an547 --models models/ --baseline v1 \\\n"
 	    "      --junit-xml out2.xml --out v2\n",
     .run = run,

@@ -65,6 +65,15 @@ static int fit_check(const struct ergon_model *m, size_t input_len, struct ergon
 	return 0;
 }
 
+/* Lowercase hex SHA-256 of p[0..n) into hex (65 bytes with the NUL). */
+static void sha256_hex(const uint8_t *p, size_t n, char hex[65])
+{
+	unsigned char h[crypto_hash_sha256_BYTES];
+	crypto_hash_sha256(h, p, n);
+	for (size_t i = 0; i < sizeof h; i++)
+		snprintf(hex + 2 * i, 3, "%02x", h[i]);
+}
+
 int ergon_model_fw_build(const struct ergon_model *m, const char *dir,
 			 enum ergon_model_fw_kind kind, const uint8_t *input, size_t input_len,
 			 json_t **build, struct ergon_err *err)
@@ -160,10 +169,7 @@ int ergon_model_fw_build(const struct ergon_model *m, const char *dir,
 		goto out;
 	}
 	char model_sha[65];
-	unsigned char h[crypto_hash_sha256_BYTES];
-	crypto_hash_sha256(h, mbytes, mlen);
-	for (size_t i = 0; i < sizeof h; i++)
-		snprintf(model_sha + 2 * i, 3, "%02x", h[i]);
+	sha256_hex(mbytes, mlen, model_sha);
 	json_t *b =
 	    json_pack("{s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s,s:s,s:I,s:I,s:I}", "kind", kn, "board",
 		      "qemu-an547", "kernels", kernels, "compiler", fb.compiler, "command",
@@ -286,24 +292,28 @@ int ergon_model_fw_prepare_profile(const char *path, const char *fw_dir, int wit
 	const uint8_t *out = ergon_model_output(m, &out_len);
 	char fnv[24];
 	snprintf(fnv, sizeof fnv, "%016llx", (unsigned long long)ergon_model_fnv1a64(out, out_len));
-	rc = ergon_model_fw_build(m, fw_dir, ERGON_MODEL_FW_PROFILE, input, in_len, &b, err);
+	/* No folder: the virtual bench runs the model itself (nothing built). */
+	rc = fw_dir
+		 ? ergon_model_fw_build(m, fw_dir, ERGON_MODEL_FW_PROFILE, input, in_len, &b, err)
+		 : 0;
 	if (rc)
 		goto out;
-	json_array_append_new(builds, b);
-	if (with_power) {
+	if (fw_dir)
+		json_array_append_new(builds, b);
+	if (fw_dir && with_power) {
 		rc = ergon_model_fw_build(m, fw_dir, ERGON_MODEL_FW_POWER, input, in_len, &b, err);
 		if (rc)
 			goto out;
 		json_array_append_new(builds, b);
 	}
 	size_t mlen = 0;
-	(void)ergon_model_bytes(m, &mlen);
+	char msha[65];
+	sha256_hex(ergon_model_bytes(m, &mlen), mlen, msha);
 	*model = json_pack(
-	    "{s:s,s:s?,s:I,s:I,s:I,s:I,s:{s:s,s:I},s:{s:I,s:s},s:O}", "path", path, "sha256",
-	    json_string_value(json_object_get(json_array_get(builds, 0), "model_sha256")), "bytes",
-	    (json_int_t)mlen, "operators", (json_int_t)t->n_ops, "macs", (json_int_t)t->total_macs,
-	    "arena_bytes", (json_int_t)t->arena_bytes, "input", "pattern",
-	    "xs1 (xorshift32 seeded 1, byte = state >> 24)", "bytes", (json_int_t)in_len,
+	    "{s:s,s:s,s:I,s:I,s:I,s:I,s:{s:s,s:I},s:{s:I,s:s},s:O}", "path", path, "sha256", msha,
+	    "bytes", (json_int_t)mlen, "operators", (json_int_t)t->n_ops, "macs",
+	    (json_int_t)t->total_macs, "arena_bytes", (json_int_t)t->arena_bytes, "input",
+	    "pattern", "xs1 (xorshift32 seeded 1, byte = state >> 24)", "bytes", (json_int_t)in_len,
 	    "host_output", "bytes", (json_int_t)out_len, "fnv1a64", fnv, "builds", builds);
 	if (*model == NULL)
 		rc = ergon_err_set(err, ERGON_ENOMEM, "out of memory");

@@ -180,6 +180,9 @@ int prof_boot_and_capture(struct prof_run *r, const char *dir, const char *image
 	struct ergon_sim_options so;
 	if (r->sim) {
 		ergon_profile_sim_options(cfg, &so);
+		/* ergon profile MODEL.tflite --board sim: the virtual firmware
+		 * runs the model (sim.h, model_path). */
+		so.model_path = json_string_value(json_object_get(r->o->model, "path"));
 		lo.sim_options = &so;
 	}
 	struct ergon_lifecycle *lc = NULL;

@@ -1,9 +1,12 @@
 /* `ergon validate`: every model of a folder profiled and checked, the
  * outcome written as JUnit XML (ergon/validate.h, docs/VALIDATE.md).
  *
- * Everything that can refuse the whole run (no models, a board ergon builds
- * no model firmware for, an unreadable baseline, an unwritable XML path) is
- * checked before the first model is built, so a CI job fails in seconds on
+ * Three kinds of board: qemu-an547 (ergon builds the model firmware), sim
+ * (the virtual bench runs the model in-process) and a real board (the
+ * user's firmware per model, --firmware-dir, through the board's probe
+ * lifecycle). Everything that can refuse the whole run (no models, a real
+ * board without firmware or sim/QEMU with some, an unreadable baseline, an
+ * unwritable XML path) is checked before the first model is built, so a CI job fails in seconds on
  * a typo, not after an hour of profiling. The XML is written once, at the
  * end, atomically; a model that fails never stops the others.
  */
@@ -38,6 +41,10 @@
 /* Summaries read back (a baseline, the run's own): profiles are small. */
 #define VALIDATE_SUMMARY_MAX ((size_t)256 << 20)
 
+/* --board sim: profiled iterations and warmup per model. */
+#define VALIDATE_SIM_ITERATIONS "10"
+#define VALIDATE_SIM_WARMUP "1"
+
 enum outcome { PASS, FAILURE, ERROR, SKIPPED };
 
 struct check {
@@ -53,6 +60,7 @@ struct check {
 struct model_result {
 	char name[VALIDATE_NAME_MAX]; /* the file name without .tflite */
 	char path[VALIDATE_PATH_MAX];
+	char provenance[32]; /* the summary's provenance.kind; "" without one */
 	struct check checks[CHECKS_MAX];
 	int n;
 };
@@ -188,19 +196,40 @@ static int model_config(const struct ergon_validate_opts *o, const char *out_dir
 	rc = ergon_config_set(cfg, kv, ERGON_CFG_CLI, err);
 	if (rc == 0 && o->power)
 		rc = ergon_config_set(cfg, "power.enabled=true", ERGON_CFG_CLI, err);
+	/* The virtual bench runs what the configuration says (100 profiled
+	 * iterations by default: 26 s of simulated time for a 12.5 M MAC
+	 * model, past the simulated meter's 20 s). Like ergon's an547 model
+	 * firmware, which has its counts built in, validate profiles a model
+	 * on the sim with fewer iterations; the clean window stays auto (its
+	 * target time, long enough for the power checks whatever the model's
+	 * inference time). docs/VALIDATE.md. */
+	static const char *const sim_counts[] = {"profiling.iterations=" VALIDATE_SIM_ITERATIONS,
+						 "profiling.warmup=" VALIDATE_SIM_WARMUP};
+	for (size_t i = 0; rc == 0 && strcmp(o->board, "sim") == 0 && i < 2; i++)
+		rc = ergon_config_set(cfg, sim_counts[i], ERGON_CFG_CLI, err);
 	if (rc == 0 && out_dir) {
 		snprintf(kv, sizeof kv, "output.dir=%s", out_dir);
 		rc = ergon_config_set(cfg, kv, ERGON_CFG_CLI, err);
 	}
 	if (rc == 0)
 		rc = ergon_config_resolve(cfg, err);
-	if (rc == 0 && cfg->target.lifecycle != ERGON_LIFECYCLE_QEMU)
+	int own = rc == 0 && (cfg->target.lifecycle == ERGON_LIFECYCLE_QEMU ||
+			      cfg->target.lifecycle == ERGON_LIFECYCLE_SIM);
+	if (rc == 0 && own && o->firmware_dir)
 		rc = ergon_err_set(err, ERGON_EUSAGE,
-				   "--board %s: ergon builds model firmware for qemu-an547 only "
-				   "(the virtual bench runs its own firmware, a real board runs "
-				   "yours: profile it with `ergon profile FIRMWARE_DIR --board "
-				   "%s`); use --board qemu-an547",
-				   o->board, o->board);
+				   "--firmware-dir %s: on --board %s ergon runs each model itself "
+				   "(%s); drop --firmware-dir",
+				   o->firmware_dir, o->board,
+				   cfg->target.lifecycle == ERGON_LIFECYCLE_SIM
+				       ? "the virtual bench runs it in-process"
+				       : "it builds the an547 firmware");
+	else if (rc == 0 && !own && !o->firmware_dir)
+		rc = ergon_err_set(err, ERGON_EUSAGE,
+				   "--board %s: ergon cannot build firmware for this board; give "
+				   "--firmware-dir DIR with DIR/MODEL/ holding your profile (and "
+				   "power) build of each model (docs/VALIDATE.md), or use --board "
+				   "sim or qemu-an547",
+				   o->board);
 	if (rc)
 		ergon_config_cleanup(cfg);
 	return rc;
@@ -387,20 +416,23 @@ static void validate_model(const struct ergon_validate_opts *o, struct ergon_db 
 		o->progress(o->progress_ctx, m->name, "profile");
 	int rc = model_config(o, out, &cfg, &e);
 	if (rc == 0) {
+		int sim = cfg.target.lifecycle == ERGON_LIFECYCLE_SIM;
+		int need_power =
+		    cfg.power.enabled && cfg.power.firmware == ERGON_FIRMWARE_DEDICATED;
+		/* QEMU: build the firmware here; sim and real boards: only the
+		 * host interpreter's run (the output the board must match). */
+		if (o->firmware_dir)
+			snprintf(fwdir, sizeof fwdir, "%s/%s", o->firmware_dir, m->name);
 		rc = ergon_mkdir_p(out, &e);
 		if (rc == 0)
 			rc = ergon_model_fw_prepare_profile(
-			    m->path, fwdir,
-			    cfg.power.enabled && cfg.power.firmware == ERGON_FIRMWARE_DEDICATED,
-			    &model, &e);
-		if (rc == 0)
-			rc = ergon_profile_firmware_find(
-			    fwdir,
-			    cfg.power.enabled && cfg.power.firmware == ERGON_FIRMWARE_DEDICATED,
-			    &fw, &e);
+			    m->path, sim || o->firmware_dir ? NULL : fwdir, need_power, &model, &e);
+		if (rc == 0 && !sim)
+			rc = ergon_profile_firmware_find(fwdir, need_power, &fw, &e);
 		if (rc == 0) {
 			struct ergon_profile_opts po = {.cfg = &cfg,
-							.fw = &fw,
+							.fw = sim ? NULL : &fw,
+							.rtt_port = o->rtt_port,
 							.out_dir = out,
 							.write_flags = o->write_flags,
 							.interrupted = o->interrupted,
@@ -410,6 +442,9 @@ static void validate_model(const struct ergon_validate_opts *o, struct ergon_db 
 		ergon_config_cleanup(&cfg);
 	}
 	prof->time_s = now_s() - t0;
+	const char *kind =
+	    json_string_value(json_object_get(json_object_get(summary, "provenance"), "kind"));
+	snprintf(m->provenance, sizeof m->provenance, "%s", kind ? kind : "");
 	const json_t *pmu = json_object_get(json_object_get(summary, "stages"), "pmu");
 	const char *status = json_string_value(json_object_get(pmu, "status"));
 	if (rc == 0 && summary && status && strcmp(status, "ok") != 0) {
@@ -492,6 +527,23 @@ static void xml_testsuite(struct ergon_dynbuf *b, const struct ergon_validate_op
 	xml_attr(b, "value", o->board);
 	ergon_dynbuf_addf(b, "/>\n      <property name=\"power\" value=\"%s\"/>\n",
 			  o->power ? "true" : "false");
+	/* What the figures are (DESIGN.md's one rule): the summary's own
+	 * provenance, and for the virtual bench why. */
+	if (m->provenance[0]) {
+		ergon_dynbuf_adds(b, "      <property name=\"provenance\"");
+		xml_attr(b, "value", m->provenance);
+		ergon_dynbuf_adds(b, "/>\n");
+	}
+	if (strcmp(o->board, "sim") == 0)
+		ergon_dynbuf_adds(b, "      <property name=\"provenance_note\" value=\"virtual "
+				     "bench: a simulated board and simulated instruments run the "
+				     "model; cycles, times and power are synthetic, not "
+				     "measured\"/>\n");
+	if (o->firmware_dir) {
+		ergon_dynbuf_adds(b, "      <property name=\"firmware_dir\"");
+		xml_attr(b, "value", o->firmware_dir);
+		ergon_dynbuf_adds(b, "/>\n");
+	}
 	if (o->baseline) {
 		ergon_dynbuf_adds(b, "      <property name=\"baseline\"");
 		xml_attr(b, "value", o->baseline);

@@ -299,6 +299,8 @@ int ert_tfl_invoke(struct ert_tfl_model *m)
 		default:
 			break; /* refused at load */
 		}
+		if (m->op_done != 0)
+			m->op_done(m->op_done_ctx, op);
 		ert_layer_end();
 	}
 	return ERT_TFL_OK;

@@ -99,6 +99,14 @@ contains "$OUT" "2 point(s) for load.mean_power_w on dut: 1 measured (counted), 
 contains "$OUT" "[synthetic: not a measurement]" "the synthetic point is marked"
 line=$(echo "$OUT" | grep "${M1:0:19}")
 contains "$line" "measured   yes" "the measured point is counted"
+# Schema 4: trend reads trend_points, which must hold exactly the figures of
+# runs with a device (the join it replaces), the energy model's too: em.json
+# was ingested before r1.json (name order), so its device came later.
+want=$(sql "SELECT COUNT(*) FROM figures f JOIN runs r ON r.report_id = f.report_id WHERE r.device IS NOT NULL")
+[ "$(sql "SELECT COUNT(*) FROM trend_points")" = "$want" ] && ok "trend_points: one row per figure of a run with a device ($want)" ||
+  bad "trend_points rows: $(sql "SELECT COUNT(*) FROM trend_points"), want $want"
+expect 0 "trend values.inference (energy model stored before its report)" -- "$E" db --db "$DB" trend values.inference --device dut
+contains "$OUT" "1 point(s) for values.inference on dut" "the model's point is there"
 expect 2 "trend of an unknown figure" -- "$E" db --db "$DB" trend load.mean_powr_w --device dut
 contains "$ERR" "nearest: 'load.mean_power_w'" "suggests the nearest name"
 expect 2 "trend without --device" -- "$E" db --db "$DB" trend load.mean_power_w

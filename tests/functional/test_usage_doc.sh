@@ -47,6 +47,7 @@ listed() {
     "build/ergon capture --transport rtt:gdb="*) echo "needs a GDB server with a target running RTT; tests/functional/test_rtt_gdb_qemu runs it against QEMU's gdbstub (test_rtt_gdb_faults: a fake server)";;
     "build/ergon analyze --jls run.jls "*) echo "analyzes the PPK2 recording above; tests/functional/test_ppk2_cli records from the simulator and analyzes it with --sync-input-index 3";;
     "build/ergon validate --board qemu-an547 --models ../shared/fixtures/models"*) echo "eight QEMU model profiles with firmware builds (minutes); tests/functional/test_validate.sh runs the fixture models, a baseline folder and a db baseline";;
+    "build/ergon validate --board sim --power --models ../shared/fixtures/models"*) echo "eight virtual-bench profiles (minutes under ASan on a loaded machine, past this walk's limit); tests/functional/test_validate_boards.sh runs exactly this command and checks its XML and summaries";;
     *) return 1;;
   esac
 }

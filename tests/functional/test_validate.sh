@@ -133,8 +133,9 @@ junit "$TMP/j4.xml" '{"kws_ref_model/profile": "pass", "kws_ref_model/correctnes
 contains "$(message "$TMP/j4.xml" kws_ref_model integrity)" "profile.power_unobservable" "names the issue"
 
 # 5. Refused before anything is built.
-expect 2 "--board sim is refused" -- "$E" validate --board sim --models "$M" --junit-xml "$TMP/x.xml" --out "$TMP/x"
-contains "$ERR" "ergon builds model firmware for qemu-an547 only" "says which board"
+# (--board sim now runs the models: tests/functional/test_validate_boards.sh.)
+expect 2 "--firmware-dir on qemu-an547 is refused" -- "$E" validate --board qemu-an547 --firmware-dir "$TMP" --models "$M" --junit-xml "$TMP/x.xml" --out "$TMP/x"
+contains "$ERR" "it builds the an547 firmware" "says ergon builds it"
 expect 2 "a folder without models" -- "$E" validate --board qemu-an547 --models "$TMP/base" --junit-xml "$TMP/x.xml" --out "$TMP/x"
 contains "$ERR" "no .tflite files" "says so"
 expect 3 "a missing baseline" -- "$E" validate --board qemu-an547 --models "$M" --baseline "$TMP/nope" --junit-xml "$TMP/x.xml" --out "$TMP/x"

@@ -5,6 +5,7 @@
 #include "ergon/artifact.h"
 #include "ergon/db.h"
 #include "test_support.h"
+#include "ts_db_migrate.h"
 
 #include <cmocka.h>
 #include <jansson.h>
@@ -35,22 +36,11 @@ static char *write_artifact(const char *dir)
 	return path;
 }
 
-static int append_row(void *ctx, int n, const char *const *names, const char *const *vals)
-{
-	(void)names;
-	char *buf = ctx;
-	for (int i = 0; i < n; i++) {
-		strncat(buf, vals[i] ? vals[i] : "NULL", 4095 - strlen(buf));
-		strncat(buf, i + 1 < n ? "|" : "\n", 4095 - strlen(buf));
-	}
-	return 0;
-}
-
 static void q(struct ergon_db *db, const char *sql, char out[4096])
 {
 	struct ergon_err err = {0};
 	out[0] = '\0';
-	assert_int_equal(ergon_db_query(db, sql, 0, NULL, append_row, out, &err), 0);
+	assert_int_equal(ergon_db_query(db, sql, 0, NULL, ts_db_append_row, out, &err), 0);
 }
 
 static const char objects_sql[] = "SELECT type, name FROM sqlite_master WHERE type IN "
@@ -78,9 +68,9 @@ static void migrate_v1_to_current(void **state)
 	ergon_db_close(db);
 
 	assert_int_equal(ergon_db_open(path, ERGON_DB_SCHEMA_VERSION, &db, &err), 0);
-	assert_int_equal(ergon_db_schema_version(db), 3);
+	assert_int_equal(ergon_db_schema_version(db), 4);
 	q(db, "SELECT version FROM schema_version", out);
-	assert_string_equal(out, "3\n");
+	assert_string_equal(out, "4\n");
 	/* Runs stored before version 3 say nothing about their signature. */
 	q(db, "SELECT signer_key_id, signature FROM runs", out);
 	assert_string_equal(out, "NULL|NULL\n");
@@ -124,7 +114,20 @@ static void newer_schema_refused(void **state)
 	assert_int_equal(ergon_db_open(path, ERGON_DB_SCHEMA_VERSION, &db, &err), ERGON_EREFUSED);
 	assert_null(db);
 	assert_non_null(strstr(err.msg, "schema version 9 was written by a newer ergon"));
-	assert_non_null(strstr(err.msg, "up to 3"));
+	assert_non_null(strstr(err.msg, "up to 4"));
+	ts_tmpdir_remove(dir);
+	free(dir);
+}
+
+/* Schema 3 -> 4 on SQLite (trend_points; the same check runs on
+ * PostgreSQL in tests/functional/test_db_migrate_pg.c). */
+static void migrate_v3_to_v4(void **state)
+{
+	(void)state;
+	char *dir = ts_tmpdir();
+	char path[512];
+	snprintf(path, sizeof path, "%s/v3.db", dir);
+	ts_db_v3_to_current(path, dir);
 	ts_tmpdir_remove(dir);
 	free(dir);
 }
@@ -134,6 +137,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(migrate_v1_to_current),
 	    cmocka_unit_test(newer_schema_refused),
+	    cmocka_unit_test(migrate_v3_to_v4),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

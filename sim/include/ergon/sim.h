@@ -109,14 +109,29 @@ struct ergon_sim_options {
 	/* The firmware's calibration id (power.ina228.calibration_id; not
 	 * owned, NULL or "": none). The scenarios' own: "sim-bench". */
 	const char *calibration_id;
+	/* A .tflite model the virtual firmware runs instead of its three
+	 * simulated layers (NULL: those), as ergon's an547 model firmware
+	 * does: the target runtime's interpreter (the same sources as the
+	 * host's) on input pattern "xs1", output 0 of a first inference
+	 * reported as HPX_MODEL_OUTPUT_BYTES / _FNV1A64. Simulated time per
+	 * operator: ERGON_SIM_CYCLES_PER_MAC x its MACs + one cycle per output
+	 * byte + ERGON_SIM_CYCLES_PER_OP, a model of cost, not a measurement.
+	 * Borrowed; read at ergon_sim_run_opts. */
+	const char *model_path;
 };
+
+#define ERGON_SIM_CYCLES_PER_MAC 2.0
+#define ERGON_SIM_CYCLES_PER_OP 500.0
 
 /* The scenarios' own settings: a fixed window of 20 inferences, warmup 2,
  * 3 profiled iterations, gate 3 / state 4 / go 5, 0.5 Ohm at 20 mA, 50 us x 1 at 0x40.
  * lockstep -1: as the scenario's table says. */
 ERGON_API void ergon_sim_options_default(struct ergon_sim_options *o);
 /* Run a scenario with the given settings (NULL: the defaults). Scenarios
- * that need lock-step (go_never_arrives, ready_wire_open) force it on. */
+ * that need lock-step (go_never_arrives, ready_wire_open) force it on. A
+ * model (o->model_path) that cannot be read or that the interpreter
+ * refuses fails here (ERGON_EIO / ERGON_EPARSE, naming the file and the
+ * interpreter's reason). */
 ERGON_API int ergon_sim_run_opts(const char *scenario, const struct ergon_sim_options *o,
 				 struct ergon_sim_result *res, struct ergon_err *err);
 

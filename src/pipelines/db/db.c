@@ -71,8 +71,29 @@ static const char migrate_v3[] =
     " unit TEXT, PRIMARY KEY (report_id, case_name, impl));"
     "UPDATE schema_version SET version = 3, tool_version = '" ERGON_VERSION "';";
 
+/* 3 -> 4: trend_points (db_internal.h), filled from the stored runs. In
+ * SQLite the table is WITHOUT ROWID: its rows live in the primary key's
+ * b-tree, so one figure's points on one device are adjacent pages and
+ * nothing is stored twice (PostgreSQL keeps a heap and the key's index). */
+#define MIGRATE_V4(table_suffix)                                                                   \
+	"CREATE TABLE trend_points (name TEXT NOT NULL, device TEXT NOT NULL, time TEXT NOT NULL," \
+	" report_id TEXT NOT NULL REFERENCES runs(report_id), board TEXT, provenance TEXT NOT"     \
+	" NULL, integrity TEXT, value DOUBLE PRECISION, u DOUBLE PRECISION, unit TEXT NOT NULL,"   \
+	" PRIMARY KEY (name, device, time, report_id))" table_suffix ";" ERGON_DB_TREND_FILL       \
+	";UPDATE schema_version SET version = 4, tool_version = '" ERGON_VERSION "';"
+static const char migrate_v4[] = MIGRATE_V4("");
+static const char migrate_v4_sqlite[] = MIGRATE_V4(" WITHOUT ROWID");
+
 static const char *const migrations[ERGON_DB_SCHEMA_VERSION + 1] = {NULL, schema_v1, migrate_v2,
-								    migrate_v3};
+								    migrate_v3, migrate_v4};
+
+/* The DDL of step v on this database's backend. */
+static const char *migration_sql(const struct ergon_db *db, int v)
+{
+	if (v == 4 && db->be == &ergon_db_backend_sqlite)
+		return migrate_v4_sqlite;
+	return migrations[v];
+}
 
 void ergon_db_now_utc(char out[32])
 {
@@ -194,7 +215,7 @@ static int schema_prepare(struct ergon_db *db, int want, struct ergon_err *err)
 					   NULL, first_int, &now, err);
 		}
 		if (rc == 0 && now < v)
-			rc = db->be->exec(db->h, migrations[v], err);
+			rc = db->be->exec(db->h, migration_sql(db, v), err);
 		if (rc) {
 			struct ergon_err ignore = {0};
 			db->be->exec(db->h, "ROLLBACK", &ignore);
@@ -401,7 +422,17 @@ int ergon_db_trend(struct ergon_db *db, const char *figure, const char *device, 
 				     figure, db->target);
 	}
 	/* counted: only measured results that are not invalid count as
-	 * measurements; synthetic and replayed points are shown, marked. */
+	 * measurements; synthetic and replayed points are shown, marked.
+	 * Schema 4 reads one range of trend_points, already in order. */
+	if (db->version >= 4)
+		return db->be->query(
+		    db->h,
+		    "SELECT time, report_id, provenance,"
+		    " CASE WHEN provenance = 'measured' AND COALESCE(integrity, '') <> 'invalid'"
+		    " THEN 'yes' ELSE 'no' END AS counted, value, u, unit, board, integrity"
+		    " FROM trend_points WHERE name = $1 AND device = $2"
+		    " AND (CAST($3 AS TEXT) IS NULL OR board = $3) ORDER BY time, report_id",
+		    3, p, fn, ctx, err);
 	return db->be->query(
 	    db->h,
 	    "SELECT r.time, r.report_id, r.provenance,"

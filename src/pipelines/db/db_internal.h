@@ -16,6 +16,20 @@ struct ergon_db {
 	int nkeys;
 };
 
+/* Schema 4's trend_points: one row per figure of a run that has a device,
+ * keyed (name, device, time, report_id) so that `ergon db trend` is one
+ * range scan in the order it prints (no join, no sort). The rows copy
+ * what runs and figures hold; both are written once per report_id and
+ * never updated, except an energy model's device (set once, when its
+ * source report arrives: ingest adds its rows then). Filled by the
+ * migration from the existing rows and by every ingest, with this SELECT. */
+#define ERGON_DB_TREND_COLS \
+	"name, device, time, report_id, board, provenance, integrity, value, u, unit"
+#define ERGON_DB_TREND_FILL                                                                     \
+	"INSERT INTO trend_points (" ERGON_DB_TREND_COLS ") SELECT f.name, r.device, r.time,"   \
+	" r.report_id, r.board, r.provenance, r.integrity, f.value, f.u, f.unit FROM figures f" \
+	" JOIN runs r ON r.report_id = f.report_id WHERE r.device IS NOT NULL"
+
 /* "YYYY-MM-DDTHH:MM:SS.uuuuuuZ" of now (UTC), with NUL. */
 void ergon_db_now_utc(char out[32]);
 

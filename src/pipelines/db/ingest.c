@@ -67,6 +67,12 @@ static const char sql_kernel_case[] =
     " mean, unit) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
 static const char sql_signature[] = "UPDATE runs SET signer_key_id = $2, signature = $3"
 				    " WHERE report_id = $1";
+/* Schema 4: this report's figures as trend points, and an energy model's
+ * once its device is known (it had none, so it had no points). The model
+ * case may meet rows a model already has: ON CONFLICT keeps them. */
+static const char sql_trend[] = ERGON_DB_TREND_FILL " AND r.report_id = $1";
+static const char sql_trend_models[] =
+    ERGON_DB_TREND_FILL " AND r.source_report_id = $1 ON CONFLICT DO NOTHING";
 static const char sql_artifact[] = "INSERT INTO artifacts (report_id, json) VALUES ($1, $2)";
 
 static int put(struct ingest *in, const char *sql, int n, const char *const *p)
@@ -514,6 +520,12 @@ static int store(struct ergon_db *db, const char *path, const json_t *j, const c
 				    json_object_get(json_object_get(json_object_get(j, "figures"),
 								    "throughput"),
 						    "windows"));
+	}
+	if (db->version >= 4) {
+		const char *q[1] = {key};
+		put(&in, sql_trend, 1, q);
+		if (!is_model && device)
+			put(&in, sql_trend_models, 1, q);
 	}
 	if (in.rc == 0) {
 		/* Re-serialised with 17 significant digits: the stored text has

@@ -151,6 +151,12 @@ struct ert_tfl_model {
 	uint8_t *arena;
 	uint32_t arena_len;
 	int bound;
+	/* Called after each operator ran, before its ert_layer_end (NULL:
+	 * none). The virtual bench (sim/) charges the operator's simulated
+	 * cycles here, so the layer hooks see them. Set after ert_tfl_load,
+	 * which clears the whole object. */
+	void (*op_done)(void *ctx, const struct ert_tfl_op *op);
+	void *op_done_ctx;
 };
 
 /* Parse, validate and plan the model in buf[0..len). On failure returns a
