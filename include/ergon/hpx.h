@@ -101,8 +101,8 @@ ERGON_API int ergon_hpx_parser_aggregate_early(struct ergon_hpx_parser *p, int m
  * off (a short read is an error); both return 0 or an ERGON_E* with err
  * set, and both may be called from the parser's worker thread while the
  * parser's thread writes other ranges (never the same range). release
- * (may be NULL) says that [off, off + len) is no longer needed (a file
- * punches a hole). Ranges only grow: an offset is never written twice. */
+ * (may be NULL) says that a range written before, [off, off + len), is no
+ * longer needed (a file punches a hole). Ranges only grow: an offset is never written twice. */
 struct ergon_hpx_spill {
 	void *ctx;
 	int (*write)(void *ctx, uint64_t off, const void *buf, size_t len, struct ergon_err *err);

@@ -226,7 +226,8 @@ void hpx_tiles_free(const struct ergon_hpx_spill *sp, struct hpx_preset *ps, boo
 	struct hpx_tile *t = ps->tiles;
 	while (t) {
 		struct hpx_tile *n = t->next;
-		if (sp && sp->release && t->bytes)
+		/* Only what was written (a failed write keeps its error). */
+		if (sp && sp->release && t->bytes && t->rc == 0)
 			sp->release(sp->ctx, t->off, t->bytes);
 		t->bytes = 0;
 		if (structs) {
