@@ -100,9 +100,11 @@ ERGON_API int ergon_hpx_parser_aggregate_early(struct ergon_hpx_parser *p, int m
  * stores len bytes at byte off; read fills buf with exactly len bytes from
  * off (a short read is an error); both return 0 or an ERGON_E* with err
  * set, and both may be called from the parser's worker thread while the
- * parser's thread writes other ranges (never the same range). release
- * (may be NULL) says that a range written before, [off, off + len), is no
- * longer needed (a file punches a hole). Ranges only grow: an offset is never written twice. */
+ * parser's thread writes other ranges (never the same range). A range is
+ * written again once the preset it held is aggregated, so the store stays
+ * about two presets' samples large. release (may be NULL) says that
+ * [off, off + len) is no longer needed (a file may punch a hole): for
+ * every range at the latest when the parser is freed. */
 struct ergon_hpx_spill {
 	void *ctx;
 	int (*write)(void *ctx, uint64_t off, const void *buf, size_t len, struct ergon_err *err);

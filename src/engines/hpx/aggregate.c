@@ -475,7 +475,7 @@ static const char **colset_names(struct store *st, const struct colset *cs, size
 /* sp: the spill of a parser that has one (else NULL); err gets a failed
  * read of it (ERGON_ENOMEM is returned without a message). */
 static int aggregate_preset(struct store *st, const struct hpx_preset *ps, int method,
-			    const struct ergon_hpx_spill *sp, struct ergon_pmu_table *out,
+			    struct hpx_spill *sp, struct ergon_pmu_table *out,
 			    struct agg_totals *tot, struct ergon_err *err)
 {
 	memset(out, 0, sizeof(*out));
@@ -670,8 +670,7 @@ void hpx_sealed_free(struct hpx_sealed *s)
 	free(s);
 }
 
-void hpx_seal_compute(struct hpx_preset *ps, int method, const struct ergon_hpx_spill *sp,
-		      struct hpx_sealed *s)
+void hpx_seal_compute(struct hpx_preset *ps, int method, struct hpx_spill *sp, struct hpx_sealed *s)
 {
 	s->method = method;
 	s->rc = aggregate_preset(&s->st, ps, method, sp, &s->table, &s->tot, &s->err);

@@ -4,6 +4,8 @@
 
 #include "hpx_internal.h"
 
+#include <pthread.h>
+
 #define HPX_MAX_NOTED 16
 /* Distinct CSV headers kept per preset. */
 #define HPX_MAX_HEADERS 256
@@ -59,6 +61,22 @@ struct hpx_tile {
 	bool any_ovf;
 	int rc; /* 0, or the store's error (err) */
 	struct ergon_err err;
+};
+
+/* The caller's store and its ranges (spill.c): a range is reused once its
+ * preset is aggregated (so the store stays about two presets' samples
+ * large and its pages are rewritten, not made anew); the lock is taken by
+ * the parser's thread (allocation) and the worker (release). */
+#define HPX_SPILL_FREE_MAX 1024
+struct hpx_range {
+	uint64_t off, len;
+};
+struct hpx_spill {
+	struct ergon_hpx_spill io;
+	pthread_mutex_t mu;
+	uint64_t end; /* the store's size */
+	struct hpx_range free[HPX_SPILL_FREE_MAX];
+	size_t nfree;
 };
 
 struct hpx_sealed; /* a preset aggregated at its end (seal.c) */
@@ -149,8 +167,7 @@ struct ergon_hpx_parser {
 	struct hpx_worker *worker;	   /* NULL: presets are sealed inline */
 	/* ergon_hpx_parser_spill: samples of ended iterations go to the store. */
 	bool spilling;
-	struct ergon_hpx_spill spill;
-	uint64_t spill_end; /* the next free byte of the store */
+	struct hpx_spill spill;
 };
 
 /* --- early aggregation (seal.c, aggregate.c) ---------------------------
@@ -176,7 +193,7 @@ struct hpx_early_ops {
  * into it and free ps's samples (the record keeps ERGON_ENOMEM when the
  * aggregation failed, and the samples are kept); free a record (NULL: no-op). */
 struct hpx_sealed *hpx_sealed_new(void);
-void hpx_seal_compute(struct hpx_preset *ps, int method, const struct ergon_hpx_spill *sp,
+void hpx_seal_compute(struct hpx_preset *ps, int method, struct hpx_spill *sp,
 		      struct hpx_sealed *s);
 void hpx_sealed_free(struct hpx_sealed *s);
 
@@ -190,13 +207,15 @@ void hpx_sealed_free(struct hpx_sealed *s);
  * hpx_tiles_free: release the store's ranges, and free the tiles when
  * `structs` (else they stay, emptied, for the parser to free). */
 void hpx_tiles_take(struct ergon_hpx_parser *p, struct hpx_preset *ps, bool all);
-void hpx_tile_write(const struct ergon_hpx_spill *sp, struct hpx_tile *t);
+void hpx_tile_write(struct hpx_spill *sp, struct hpx_tile *t);
 struct ergon_pmu_layer;
-int hpx_tiles_gather(const struct hpx_preset *ps, const struct ergon_hpx_spill *sp,
-		     const char *const *names, const size_t *lens, size_t ncols, size_t l0,
-		     size_t nb, size_t per_layer, double *gather, bool *frozen, size_t *nrows_of,
-		     size_t *nfrozen_of, struct ergon_pmu_layer *layers, struct ergon_err *err);
-void hpx_tiles_free(const struct ergon_hpx_spill *sp, struct hpx_preset *ps, bool structs);
+int hpx_tiles_gather(const struct hpx_preset *ps, struct hpx_spill *sp, const char *const *names,
+		     const size_t *lens, size_t ncols, size_t l0, size_t nb, size_t per_layer,
+		     double *gather, bool *frozen, size_t *nrows_of, size_t *nfrozen_of,
+		     struct ergon_pmu_layer *layers, struct ergon_err *err);
+void hpx_tiles_free(struct hpx_spill *sp, struct hpx_preset *ps, bool structs);
+/* Hand every range back to the store (io.release) and drop the lock. */
+void hpx_spill_cleanup(struct hpx_spill *sp);
 size_t hpx_slot_of(const struct hpx_header *h, const char *name, size_t nlen);
 
 int hpx_grow(void **buf, size_t *cap, size_t need, size_t elem, size_t max);

@@ -140,6 +140,8 @@ void ergon_hpx_parser_free(struct ergon_hpx_parser *p)
 	}
 	for (size_t i = 0; i < p->npresets; i++)
 		preset_clear(p, &p->presets[i]);
+	if (p->spilling)
+		hpx_spill_cleanup(&p->spill);
 	free(p->presets);
 	for (size_t i = 0; i < p->nmeta; i++) {
 		free(p->meta[i].key);

@@ -41,7 +41,7 @@ struct hpx_worker {
 	size_t pending; /* queued or running */
 	bool stop;
 	int method;
-	const struct ergon_hpx_spill *spill; /* the parser's, NULL without */
+	struct hpx_spill *spill; /* the parser's, NULL without */
 };
 
 static void *worker_main(void *arg)
@@ -214,7 +214,9 @@ int ergon_hpx_parser_spill(struct ergon_hpx_parser *p, const struct ergon_hpx_sp
 				     "chosen and before the first feed");
 	if (spill == NULL || spill->write == NULL || spill->read == NULL)
 		return ergon_err_set(err, ERGON_EUSAGE, "hpx: a spill needs write and read");
-	p->spill = *spill;
+	if (pthread_mutex_init(&p->spill.mu, NULL) != 0)
+		return ergon_err_set(err, ERGON_ENOMEM, "hpx: cannot make the spill's lock");
+	p->spill.io = *spill;
 	p->spilling = true;
 	if (p->worker)
 		p->worker->spill = &p->spill;

@@ -28,6 +28,44 @@ size_t hpx_slot_of(const struct hpx_header *h, const char *name, size_t nlen)
 	return SIZE_MAX;
 }
 
+/* len bytes of the store: the smallest released range that holds them
+ * (its rest stays free), else new bytes at the end. */
+static uint64_t range_take(struct hpx_spill *sp, uint64_t len)
+{
+	pthread_mutex_lock(&sp->mu);
+	size_t best = SIZE_MAX;
+	for (size_t i = 0; i < sp->nfree; i++)
+		if (sp->free[i].len >= len &&
+		    (best == SIZE_MAX || sp->free[i].len < sp->free[best].len))
+			best = i;
+	uint64_t off;
+	if (best == SIZE_MAX) {
+		off = sp->end;
+		sp->end += len;
+	} else {
+		off = sp->free[best].off;
+		sp->free[best].off += len;
+		sp->free[best].len -= len;
+		if (sp->free[best].len == 0)
+			sp->free[best] = sp->free[--sp->nfree];
+	}
+	pthread_mutex_unlock(&sp->mu);
+	return off;
+}
+
+/* A range the parser is done with: kept for reuse, or (the list full)
+ * handed back to the store. */
+static void range_put(struct hpx_spill *sp, uint64_t off, uint64_t len)
+{
+	pthread_mutex_lock(&sp->mu);
+	bool kept = sp->nfree < HPX_SPILL_FREE_MAX;
+	if (kept)
+		sp->free[sp->nfree++] = (struct hpx_range){off, len};
+	pthread_mutex_unlock(&sp->mu);
+	if (!kept && sp->io.release)
+		sp->io.release(sp->io.ctx, off, len);
+}
+
 /* Iterations [a, b) of ps into one tile (b - a <= HPX_TILE_ITERS, one
  * header); NULL when out of memory (the iterations stay in memory). */
 static struct hpx_tile *tile_make(struct ergon_hpx_parser *p, struct hpx_preset *ps, size_t a,
@@ -51,8 +89,7 @@ static struct hpx_tile *tile_make(struct ergon_hpx_parser *p, struct hpx_preset 
 		iv->ovf = NULL;
 	}
 	t->bytes = (uint64_t)t->rows * (t->nnum + 1) * t->nt * sizeof(double);
-	t->off = p->spill_end;
-	p->spill_end += t->bytes;
+	t->off = range_take(&p->spill, t->bytes);
 	return t;
 }
 
@@ -97,7 +134,7 @@ void hpx_tiles_take(struct ergon_hpx_parser *p, struct hpx_preset *ps, bool all)
  * TRANSPOSE_GROUP consecutive doubles, one cache line. */
 #define TRANSPOSE_GROUP 8
 
-void hpx_tile_write(const struct ergon_hpx_spill *sp, struct hpx_tile *t)
+void hpx_tile_write(struct hpx_spill *sp, struct hpx_tile *t)
 {
 	size_t ns = t->nnum + 1, nt = t->nt;
 	double *buf = t->bytes ? malloc((size_t)t->bytes) : NULL;
@@ -126,7 +163,7 @@ void hpx_tile_write(const struct ergon_hpx_spill *sp, struct hpx_tile *t)
 		}
 	}
 	if (t->bytes) {
-		t->rc = sp->write(sp->ctx, t->off, buf, (size_t)t->bytes, &t->err);
+		t->rc = sp->io.write(sp->io.ctx, t->off, buf, (size_t)t->bytes, &t->err);
 	}
 release:
 	free(buf);
@@ -138,10 +175,10 @@ release:
 	}
 }
 
-int hpx_tiles_gather(const struct hpx_preset *ps, const struct ergon_hpx_spill *sp,
-		     const char *const *names, const size_t *lens, size_t ncols, size_t l0,
-		     size_t nb, size_t per_layer, double *gather, bool *frozen, size_t *nrows_of,
-		     size_t *nfrozen_of, struct ergon_pmu_layer *layers, struct ergon_err *err)
+int hpx_tiles_gather(const struct hpx_preset *ps, struct hpx_spill *sp, const char *const *names,
+		     const size_t *lens, size_t ncols, size_t l0, size_t nb, size_t per_layer,
+		     double *gather, bool *frozen, size_t *nrows_of, size_t *nfrozen_of,
+		     struct ergon_pmu_layer *layers, struct ergon_err *err)
 {
 	size_t ni = ps->niters;
 	size_t *map = malloc((ncols + 1) * sizeof(size_t));
@@ -175,8 +212,9 @@ int hpx_tiles_gather(const struct hpx_preset *ps, const struct ergon_hpx_spill *
 			}
 		}
 		if (n) {
-			rc = sp->read(sp->ctx, t->off + (uint64_t)l0 * ns * nt * sizeof(double),
-				      stage, n * sizeof(double), err);
+			rc = sp->io.read(sp->io.ctx,
+					 t->off + (uint64_t)l0 * ns * nt * sizeof(double), stage,
+					 n * sizeof(double), err);
 			if (rc)
 				break;
 		}
@@ -221,14 +259,14 @@ int hpx_tiles_gather(const struct hpx_preset *ps, const struct ergon_hpx_spill *
 	return rc;
 }
 
-void hpx_tiles_free(const struct ergon_hpx_spill *sp, struct hpx_preset *ps, bool structs)
+void hpx_tiles_free(struct hpx_spill *sp, struct hpx_preset *ps, bool structs)
 {
 	struct hpx_tile *t = ps->tiles;
 	while (t) {
 		struct hpx_tile *n = t->next;
 		/* Only what was written (a failed write keeps its error). */
-		if (sp && sp->release && t->bytes && t->rc == 0)
-			sp->release(sp->ctx, t->off, t->bytes);
+		if (sp && t->bytes && t->rc == 0)
+			range_put(sp, t->off, t->bytes);
 		t->bytes = 0;
 		if (structs) {
 			for (size_t i = 0; i < t->nt; i++) {
@@ -241,4 +279,13 @@ void hpx_tiles_free(const struct ergon_hpx_spill *sp, struct hpx_preset *ps, boo
 	}
 	if (structs)
 		ps->tiles = ps->tiles_tail = NULL;
+}
+
+void hpx_spill_cleanup(struct hpx_spill *sp)
+{
+	for (size_t i = 0; i < sp->nfree; i++)
+		if (sp->io.release)
+			sp->io.release(sp->io.ctx, sp->free[i].off, sp->free[i].len);
+	sp->nfree = 0;
+	pthread_mutex_destroy(&sp->mu);
 }
