@@ -239,20 +239,31 @@ struct spill_file {
 	const char *dir;
 };
 
-static int spill_write(void *ctx, uint64_t off, const void *buf, size_t len, struct ergon_err *err)
+/* Write (or read) len bytes at off, whole; errors name the folder. */
+static int spill_io(struct spill_file *f, uint64_t off, char *b, size_t len, int wr,
+		    struct ergon_err *err)
 {
-	struct spill_file *f = ctx;
-	const char *b = buf;
 	while (len) {
-		ssize_t n = pwrite(f->fd, b, len, (off_t)off);
+		ssize_t n =
+		    wr ? pwrite(f->fd, b, len, (off_t)off) : pread(f->fd, b, len, (off_t)off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return ergon_err_errno(err, errno,
-					       "--out %s: cannot write the parse's temporary "
-					       "spill file (at byte %llu); free space there or "
-					       "choose another --out",
-					       f->dir, (unsigned long long)off);
+					       "--out %s: cannot %s the parse's temporary spill "
+					       "file (at byte %llu); free space there or choose "
+					       "another --out",
+					       f->dir, wr ? "write" : "read",
+					       (unsigned long long)off);
+		if (n == 0)
+			return ergon_err_set(
+			    err, ERGON_EIO,
+			    wr ? "--out %s: the parse's temporary spill file "
+				 "took no bytes at byte %llu; free space there or "
+				 "choose another --out"
+			       : "--out %s: the parse's temporary spill file ends at "
+				 "byte %llu, before what was written there",
+			    f->dir, (unsigned long long)off);
 		b += n;
 		len -= (size_t)n;
 		off += (uint64_t)n;
@@ -260,29 +271,15 @@ static int spill_write(void *ctx, uint64_t off, const void *buf, size_t len, str
 	return 0;
 }
 
+static int spill_write(void *ctx, uint64_t off, const void *buf, size_t len, struct ergon_err *err)
+{
+	/* pwrite does not write through the pointer. */
+	return spill_io(ctx, off, (char *)(uintptr_t)buf, len, 1, err);
+}
+
 static int spill_read(void *ctx, uint64_t off, void *buf, size_t len, struct ergon_err *err)
 {
-	struct spill_file *f = ctx;
-	char *b = buf;
-	while (len) {
-		ssize_t n = pread(f->fd, b, len, (off_t)off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? ergon_err_errno(err, errno,
-						       "--out %s: cannot read the parse's "
-						       "temporary spill file (at byte %llu)",
-						       f->dir, (unsigned long long)off)
-				     : ergon_err_set(err, ERGON_EIO,
-						     "--out %s: the parse's temporary spill file "
-						     "ends at byte %llu, before what was written "
-						     "there",
-						     f->dir, (unsigned long long)off);
-		b += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
+	return spill_io(ctx, off, buf, len, 0, err);
 }
 
 /* Disk space back; where holes cannot be punched the file keeps it until

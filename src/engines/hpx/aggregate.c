@@ -306,17 +306,9 @@ static void gather_block(const struct hpx_preset *ps, const struct colset *cs, c
 				 * for this stream's rows a few layers ahead. */
 				if (li + GATHER_AHEAD < iv->nrows && b + GATHER_AHEAD < nb)
 					__builtin_prefetch(row + GATHER_AHEAD * nnum[t]);
-				bool seen = false, zero = true;
-				for (size_t c = 0; c < cs->n; c++) {
-					double v = m[c] == SIZE_MAX ? NAN : row[m[c]];
-					g[c * ni] = v;
-					if (isnan(v))
-						continue;
-					seen = true;
-					if (v != 0.0)
-						zero = false;
-				}
-				frozen[b * ni + it] = seen && zero;
+				for (size_t c = 0; c < cs->n; c++)
+					g[c * ni] = m[c] == SIZE_MAX ? NAN : row[m[c]];
+				frozen[b * ni + it] = hpx_row_frozen(g, ni, cs->n);
 				nfrozen_of[b] += frozen[b * ni + it];
 				if (iv->ovf[li])
 					layers[li].overflow = true;

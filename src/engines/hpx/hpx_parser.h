@@ -218,6 +218,22 @@ void hpx_tiles_free(struct hpx_spill *sp, struct hpx_preset *ps, bool structs);
 void hpx_spill_cleanup(struct hpx_spill *sp);
 size_t hpx_slot_of(const struct hpx_header *h, const char *name, size_t nlen);
 
+/* A frozen row reads 0 on every counter it has (g[c * stride], c < n; NaN
+ * is a counter it lacks) and has at least one. */
+static inline bool hpx_row_frozen(const double *g, size_t stride, size_t n)
+{
+	bool seen = false;
+	for (size_t c = 0; c < n; c++) {
+		double v = g[c * stride];
+		if (v != v)
+			continue;
+		if (v != 0.0)
+			return false;
+		seen = true;
+	}
+	return seen;
+}
+
 int hpx_grow(void **buf, size_t *cap, size_t need, size_t elem, size_t max);
 const struct hpx_meta *hpx_meta_get(const struct ergon_hpx_parser *p, const char *key);
 

@@ -238,16 +238,7 @@ int hpx_tiles_gather(const struct hpx_preset *ps, struct hpx_spill *sp, const ch
 				if (li >= t->nrows[k])
 					continue;
 				nrows_of[b]++;
-				bool seen = false, zero = true;
-				for (size_t c = 0; c < ncols; c++) {
-					double v = g[c * ni + k];
-					if (isnan(v))
-						continue;
-					seen = true;
-					if (v != 0.0)
-						zero = false;
-				}
-				frozen[b * ni + it] = seen && zero;
+				frozen[b * ni + it] = hpx_row_frozen(g + k, ni, ncols);
 				nfrozen_of[b] += frozen[b * ni + it];
 				if (src[t->nnum * nt + k] != 0.0)
 					layers[li].overflow = true;
