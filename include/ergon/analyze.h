@@ -13,6 +13,7 @@
 
 #include "ergon/error.h"
 #include "ergon/gated.h"
+#include "ergon/issue_list.h"
 
 #include <jansson.h>
 
@@ -21,12 +22,14 @@ extern "C" {
 #endif
 
 /* Build the power section. res may be NULL (internal runs without a
- * recording); f may be NULL (no facts); warnings (may be NULL) are
- * {code, message} objects from the reader, added as issues. The section's
+ * recording); f may be NULL (no facts); warnings (may be NULL) is
+ * the reader's typed list (ergon/issue_list.h), each entry added as an
+ * issue with its code and message (the list stays the caller's). The section's
  * "issues" array holds every issue; *out is a new reference. */
 ERGON_API int ergon_power_section(const struct ergon_gated_result *res, double min_window_s,
-				  const struct ergon_power_facts *f, const json_t *warnings,
-				  json_t **out, struct ergon_err *err);
+				  const struct ergon_power_facts *f,
+				  const struct ergon_issue_list *warnings, json_t **out,
+				  struct ergon_err *err);
 /* The name of a power terminal record's (final_phase, error_code): the
  * per-phase codes of target/include/ergon/wire.h (ina228_init 10
  * "shunt_cal_write", 11 "shunt_cal_readback"), else the runtime status

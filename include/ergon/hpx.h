@@ -91,6 +91,36 @@ ERGON_API void ergon_hpx_parser_free(struct ergon_hpx_parser *p);
 ERGON_API int ergon_hpx_parser_aggregate_early(struct ergon_hpx_parser *p, int method,
 					       bool background, struct ergon_err *err);
 
+/* A store of bytes the caller provides for the samples of early
+ * aggregation (`ergon parse` gives an unlinked temporary file in its
+ * output folder). The parser writes each run of up to 64 ended iterations
+ * there (transposed: layer, then counter, then iteration) and reads them
+ * back, one block of layers at a time, when the preset is aggregated, so
+ * its memory no longer grows with the iterations of a preset. write
+ * stores len bytes at byte off; read fills buf with exactly len bytes from
+ * off (a short read is an error); both return 0 or an ERGON_E* with err
+ * set, and both may be called from the parser's worker thread while the
+ * parser's thread writes other ranges (never the same range). A range is
+ * written again once the preset it held is aggregated, so the store stays
+ * about two presets' samples large. release (may be NULL) says that
+ * [off, off + len) is no longer needed (a file may punch a hole): for
+ * every range at the latest when the parser is freed. */
+struct ergon_hpx_spill {
+	void *ctx;
+	int (*write)(void *ctx, uint64_t off, const void *buf, size_t len, struct ergon_err *err);
+	int (*read)(void *ctx, uint64_t off, void *buf, size_t len, struct ergon_err *err);
+	void (*release)(void *ctx, uint64_t off, uint64_t len);
+};
+
+/* Keep early aggregation's samples in `spill` (copied; its ctx must
+ * outlive the parser) instead of memory. Call after
+ * ergon_hpx_parser_aggregate_early and before the first feed; ERGON_EUSAGE
+ * otherwise or when write or read is NULL. The result is the same as
+ * without it; a failed write or read is the result's error (its message
+ * names the store's error). */
+ERGON_API int ergon_hpx_parser_spill(struct ergon_hpx_parser *p,
+				     const struct ergon_hpx_spill *spill, struct ergon_err *err);
+
 /* Feed len bytes. Returns ERGON_HPX_NEED_MORE, ERGON_HPX_DONE once the PMU
  * END sentinel has been seen (later PMU lines are ignored; a power terminal
  * record is still collected), or a negative ERGON_E* code (a cap was

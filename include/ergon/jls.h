@@ -18,8 +18,8 @@
 #define ERGON_JLS_H
 
 #include "ergon/error.h"
+#include "ergon/issue_list.h"
 
-#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -126,8 +126,8 @@ struct ergon_jls_reader;
 /* Open: check the file header and walk every chunk header once, collecting
  * the source and signal definitions; stops at the first damaged chunk (the
  * rest of the file is ignored, with a warning). Caller frees with
- * ergon_jls_reader_free. Warnings are appended to the reader's warning list
- * as {code, message} objects with codes from the issue registry. */
+ * ergon_jls_reader_free. Warnings are appended to the reader's typed warning
+ * list (ergon_jls_reader_warnings), codes from the issue registry. */
 ERGON_API int ergon_jls_reader_open(const struct ergon_jls_source *src,
 				    struct ergon_jls_reader **out, struct ergon_err *err);
 ERGON_API void ergon_jls_reader_free(struct ergon_jls_reader *r);
@@ -137,8 +137,12 @@ ERGON_API const struct ergon_jls_signal *ergon_jls_reader_signal(const struct er
 /* Source identity (name like "JS220-000415", vendor, model, serial); "" when absent. */
 ERGON_API const char *ergon_jls_reader_source_field(const struct ergon_jls_reader *r,
 						    const char *field);
-/* Warnings gathered so far: a JSON array the reader owns. */
-ERGON_API json_t *ergon_jls_reader_warnings(const struct ergon_jls_reader *r);
+/* Warnings gathered so far (at most 64), a typed list (ergon/issue_list.h)
+ * the reader owns: valid until ergon_jls_reader_free, and it grows while
+ * ergon_jls_reader_stream runs. Its oom flag says an entry was lost to
+ * memory. */
+ERGON_API const struct ergon_issue_list *
+ergon_jls_reader_warnings(const struct ergon_jls_reader *r);
 
 /* A block of time-aligned samples: n samples starting at sample index
  * first_index (0 = the first recorded sample). current/voltage are always

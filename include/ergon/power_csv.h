@@ -20,9 +20,9 @@
 #define ERGON_POWER_CSV_H
 
 #include "ergon/error.h"
+#include "ergon/issue_list.h"
 #include "ergon/stream.h"
 
-#include <jansson.h>
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -54,11 +54,14 @@ ERGON_API int ergon_power_csv_end(struct ergon_power_csv *p, struct ergon_err *e
  * (t_start_s before the previous t_end_s, a reversed span, raw t_s not
  * increasing): the caller reports power.time_backwards. */
 ERGON_API int ergon_power_csv_time_fault(const struct ergon_power_csv *p);
-/* Warnings about what was read ({code, message} objects, a new reference):
- * power.packets_dropped when successive sample_id values jump by more than
- * the previous packet's span x 2 MHz (Joulescope sample ids), naming the
- * first line. */
-ERGON_API json_t *ergon_power_csv_warnings(const struct ergon_power_csv *p);
+/* Warnings about what was read, appended to the typed list `out` (the
+ * caller owns it; ergon/issue_list.h): power.packets_dropped when
+ * successive sample_id values jump by more than the previous packet's span
+ * x 2 MHz (Joulescope sample ids), naming the first line, and when
+ * sample_id repeats or goes backwards. p NULL adds nothing. 0 or
+ * ERGON_ENOMEM (out->oom is set). */
+ERGON_API int ergon_power_csv_warnings(const struct ergon_power_csv *p,
+				       struct ergon_issue_list *out);
 
 /* Parse a marker file: lines "start_s,end_s" (optional header line naming
  * them). *out is malloc'd (caller frees); at most 1 Mi markers. */

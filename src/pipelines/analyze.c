@@ -58,8 +58,17 @@ static int is_data_fault(int rc)
 	       rc == ERGON_ENOTSUP || rc == ERGON_ERANGE;
 }
 
+/* Append a copy of issue e to l; ERGON_ENOMEM names `what`. */
+static int issue_copy(struct ergon_issue_list *l, const struct ergon_issue_entry *e,
+		      const char *what, struct ergon_err *err)
+{
+	if (ergon_issue_list_add(l, e->code, e->fields, e->nfields, "%s", e->message) == 0)
+		return 0;
+	return ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", what);
+}
+
 static int feed_csv(struct ergon_gated *g, int kind, const char *path, unsigned sync,
-		    int *time_fault, json_t **warnings, struct ergon_err *err)
+		    int *time_fault, struct ergon_issue_list *warnings, struct ergon_err *err)
 {
 	FILE *fp = fopen(path, "rb");
 	if (fp == NULL)
@@ -84,7 +93,8 @@ static int feed_csv(struct ergon_gated *g, int kind, const char *path, unsigned 
 	if (rc == 0)
 		rc = ergon_power_csv_end(p, err);
 	*time_fault = ergon_power_csv_time_fault(p);
-	*warnings = ergon_power_csv_warnings(p);
+	if (ergon_power_csv_warnings(p, warnings) && rc == 0)
+		rc = ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", path);
 	free(buf);
 	ergon_power_csv_free(p);
 	fclose(fp);
@@ -132,7 +142,8 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 	size_t nmarkers = 0;
 	struct ergon_gated *g = NULL;
 	struct ergon_jls_reader *jr = NULL;
-	json_t *section = NULL, *art = NULL, *warnings = NULL;
+	json_t *section = NULL, *art = NULL;
+	struct ergon_issue_list warnings = {0};
 	char *sum_path = NULL, *csv_path = NULL, *csv = NULL, *mk = NULL;
 	size_t csv_len = 0;
 	int rc = 0;
@@ -219,8 +230,12 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 				rc = ergon_jls_reader_stream(jr, nmarkers ? NULL : gate, feed_jls,
 							     g, err);
 			}
-			if (rc == 0)
-				warnings = json_incref(ergon_jls_reader_warnings(jr));
+			for (size_t i = 0; rc == 0 && i < ergon_jls_reader_warnings(jr)->n; i++)
+				rc = issue_copy(&warnings, &ergon_jls_reader_warnings(jr)->items[i],
+						o->jls_path, err);
+			if (rc == 0 && ergon_jls_reader_warnings(jr)->oom)
+				rc = ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory",
+						   o->jls_path);
 		} else if (o->stats_path) {
 			format = "stats_csv";
 			rc = feed_csv(g, ERGON_POWER_CSV_STATS, o->stats_path, o->sync_input_index,
@@ -238,16 +253,17 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 			 * reported as measured. */
 			fault_code =
 			    time_fault ? "power.time_backwards" : "power.recording_unusable";
-			json_t *fw =
-			    json_pack("[{s:s,s:s}]", "code", fault_code, "message", err->msg);
-			if (fw && warnings)
-				json_array_extend(fw, warnings);
-			json_decref(warnings);
+			struct ergon_issue_list fw = {0};
+			int frc = ergon_issue_list_add(&fw, fault_code, NULL, 0, "%s", err->msg);
+			for (size_t i = 0; frc == 0 && i < warnings.n; i++)
+				frc = issue_copy(&fw, &warnings.items[i], "analyze", err);
+			fw.oom |= warnings.oom;
+			ergon_issue_list_cleanup(&warnings);
 			warnings = fw;
 			ergon_err_clear(err);
 			ergon_gated_free(g);
 			g = NULL;
-			rc = warnings ? ergon_gated_new(&cfg, &g, err)
+			rc = frc == 0 ? ergon_gated_new(&cfg, &g, err)
 				      : ergon_err_set(err, ERGON_ENOMEM, "out of memory");
 		}
 		if (rc)
@@ -257,7 +273,7 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 			goto out;
 	}
 	double min_window_s = o->min_window_s > 0 ? o->min_window_s : 1.0;
-	rc = ergon_power_section(res, min_window_s, have_facts ? &facts : NULL, warnings, &section,
+	rc = ergon_power_section(res, min_window_s, have_facts ? &facts : NULL, &warnings, &section,
 				 err);
 	if (rc)
 		goto out;
@@ -318,7 +334,7 @@ out:
 	}
 	json_decref(section);
 	json_decref(art);
-	json_decref(warnings);
+	ergon_issue_list_cleanup(&warnings);
 	ergon_jls_reader_free(jr);
 	ergon_gated_free(g);
 	free(markers);

@@ -10,7 +10,13 @@
  * else (a pipe, standard input) is read in chunks, digested inline for a
  * named file, not at all for standard input. Reads, not a mapping: a log
  * truncated while it is read ends with an error, where a mapping would
- * raise SIGBUS. */
+ * raise SIGBUS.
+ *
+ * The samples of each preset are spilled (ergon_hpx_parser_spill) to an
+ * unlinked temporary file in the output folder, so memory does not grow
+ * with the iterations of a preset; the file's ranges are handed back
+ * (punched) once their preset is aggregated, and the file goes away with
+ * its descriptor. */
 #include "ergon/fileio.h"
 #include "ergon/hpx_capture.h"
 #include "ergon/hpx_report.h"
@@ -21,6 +27,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -226,6 +233,88 @@ static int read_chunks(int fd, const char *log, struct ergon_hpx_parser *p,
 	return rc;
 }
 
+/* The spill store: an unlinked file in the output folder. */
+struct spill_file {
+	int fd;
+	const char *dir;
+};
+
+/* Write (or read) len bytes at off, whole; errors name the folder. */
+static int spill_io(struct spill_file *f, uint64_t off, char *b, size_t len, int wr,
+		    struct ergon_err *err)
+{
+	while (len) {
+		ssize_t n =
+		    wr ? pwrite(f->fd, b, len, (off_t)off) : pread(f->fd, b, len, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return ergon_err_errno(err, errno,
+					       "--out %s: cannot %s the parse's temporary spill "
+					       "file (at byte %llu); free space there or choose "
+					       "another --out",
+					       f->dir, wr ? "write" : "read",
+					       (unsigned long long)off);
+		if (n == 0)
+			return ergon_err_set(
+			    err, ERGON_EIO,
+			    wr ? "--out %s: the parse's temporary spill file "
+				 "took no bytes at byte %llu; free space there or "
+				 "choose another --out"
+			       : "--out %s: the parse's temporary spill file ends at "
+				 "byte %llu, before what was written there",
+			    f->dir, (unsigned long long)off);
+		b += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+static int spill_write(void *ctx, uint64_t off, const void *buf, size_t len, struct ergon_err *err)
+{
+	/* pwrite does not write through the pointer. */
+	return spill_io(ctx, off, (char *)(uintptr_t)buf, len, 1, err);
+}
+
+static int spill_read(void *ctx, uint64_t off, void *buf, size_t len, struct ergon_err *err)
+{
+	return spill_io(ctx, off, buf, len, 0, err);
+}
+
+/* Disk space back; where holes cannot be punched the file keeps it until
+ * the parse ends. */
+static void spill_release(void *ctx, uint64_t off, uint64_t len)
+{
+	struct spill_file *f = ctx;
+	(void)fallocate(f->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len);
+}
+
+/* Create the output folder and an unlinked file in it (O_TMPFILE, else a
+ * named one removed at once). */
+static int spill_open(struct spill_file *f, const char *dir, struct ergon_err *err)
+{
+	f->dir = dir;
+	f->fd = -1;
+	int rc = ergon_mkdir_p(dir, err);
+	if (rc)
+		return rc;
+	f->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (f->fd >= 0)
+		return 0;
+	char path[PATH_MAX];
+	if (snprintf(path, sizeof(path), "%s/.ergon-parse-spill-XXXXXX", dir) >= (int)sizeof(path))
+		return ergon_err_set(err, ERGON_ETOOBIG, "--out %s: path too long", dir);
+	f->fd = mkstemp(path);
+	if (f->fd < 0)
+		return ergon_err_errno(err, errno,
+				       "--out %s: cannot create the parse's temporary spill "
+				       "file; make the folder writable or choose another --out",
+				       dir);
+	unlink(path);
+	return 0;
+}
+
 int ergon_hpx_parse_run(const char *log, const struct ergon_hpx_report_opts *o, json_t **summary,
 			struct ergon_err *err)
 {
@@ -245,6 +334,14 @@ int ergon_hpx_parse_run(const char *log, const struct ergon_hpx_report_opts *o, 
 	 * after the end of the log. */
 	if (!rc)
 		rc = ergon_hpx_parser_aggregate_early(p, o->aggregation, true, err);
+	struct spill_file sf = {.fd = -1};
+	if (!rc && o->out_dir)
+		rc = spill_open(&sf, o->out_dir, err);
+	if (!rc && sf.fd >= 0) {
+		struct ergon_hpx_spill sp = {
+		    .ctx = &sf, .write = spill_write, .read = spill_read, .release = spill_release};
+		rc = ergon_hpx_parser_spill(p, &sp, err);
+	}
 	if (!rc && regular) {
 		rc = parse_regular(fd, (uint64_t)st.st_size, log, p, hex, err);
 		ro.log_sha256 = hex;
@@ -275,6 +372,8 @@ int ergon_hpx_parse_run(const char *log, const struct ergon_hpx_report_opts *o, 
 	if (!rc)
 		rc = ergon_hpx_report_write(result, &ro, summary, err);
 	ergon_hpx_parser_free(p);
+	if (sf.fd >= 0)
+		close(sf.fd);
 	json_decref(result);
 	return rc;
 }

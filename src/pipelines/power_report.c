@@ -116,8 +116,8 @@ static json_t *terminal_json(const struct ergon_power_terminal *t)
 }
 
 int ergon_power_section(const struct ergon_gated_result *res, double min_window_s,
-			const struct ergon_power_facts *f, const json_t *warnings, json_t **out,
-			struct ergon_err *err)
+			const struct ergon_power_facts *f, const struct ergon_issue_list *warnings,
+			json_t **out, struct ergon_err *err)
 {
 	static const struct ergon_power_facts no_facts;
 	if (f == NULL)
@@ -132,15 +132,18 @@ int ergon_power_section(const struct ergon_gated_result *res, double min_window_
 		json_decref(issues);
 		return ergon_err_set(err, ERGON_ENOMEM, "power section: out of memory");
 	}
-	size_t i;
-	json_t *w;
-	json_array_foreach(warnings, i, w)
-	{
-		const char *code = json_string_value(json_object_get(w, "code"));
-		const char *msg = json_string_value(json_object_get(w, "message"));
-		if (code && msg)
-			ergon_issue_add(issues, code, NULL, "%s", msg);
+	/* A reader's list that lost an entry to memory would drop a warning
+	 * silently: refuse it. */
+	if (warnings && warnings->oom) {
+		json_decref(p);
+		json_decref(issues);
+		return ergon_err_set(err, ERGON_ENOMEM,
+				     "power section: out of memory while the recording's "
+				     "warnings were gathered");
 	}
+	for (size_t i = 0; warnings && i < warnings->n; i++)
+		ergon_issue_add(issues, warnings->items[i].code, NULL, "%s",
+				warnings->items[i].message);
 	if (res == NULL && !f->internal) {
 		json_decref(p);
 		json_decref(issues);

@@ -119,14 +119,13 @@ static struct outcome analyse(const uint8_t *p, size_t len)
 	o.nan = res->nan_samples;
 	o.windows = res->window_count;
 	o.high_at_start = res->gate_high_at_start;
-	size_t i;
-	json_t *w;
-	json_array_foreach(ergon_jls_reader_warnings(r), i, w)
-	{
-		strncat(o.warn_codes, json_string_value(json_object_get(w, "code")),
+	const struct ergon_issue_list *wl = ergon_jls_reader_warnings(r);
+	assert_int_equal(wl->oom, 0);
+	for (size_t i = 0; i < wl->n; i++) {
+		strncat(o.warn_codes, wl->items[i].code,
 			sizeof(o.warn_codes) - strlen(o.warn_codes) - 2);
 		strcat(o.warn_codes, " ");
-		strncat(o.warn_text, json_string_value(json_object_get(w, "message")),
+		strncat(o.warn_text, wl->items[i].message,
 			sizeof(o.warn_text) - strlen(o.warn_text) - 2);
 		strcat(o.warn_text, "\n");
 	}

@@ -120,7 +120,7 @@ static uint64_t read_back(const char *path, unsigned line, size_t *warnings)
 	assert_int_equal(ergon_jls_reader_sample_rate(r), 100000);
 	assert_string_equal(ergon_jls_reader_source_field(r, "serial"), "SN42");
 	assert_string_equal(ergon_jls_reader_source_field(r, "vendor"), "Nordic Semiconductor");
-	*warnings = json_array_size(ergon_jls_reader_warnings(r));
+	*warnings = ergon_jls_reader_warnings(r)->n;
 	ergon_jls_reader_free(r);
 	return c.seen;
 }

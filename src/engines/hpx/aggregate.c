@@ -188,17 +188,6 @@ static const char *plain(const char *s, char *buf, size_t cap)
 	return buf;
 }
 
-/* Slot of the column called name (last of that name) in header h, or
- * SIZE_MAX. */
-static size_t slot_of(const struct hpx_header *h, const char *name, size_t nlen)
-{
-	for (size_t i = h->ncols; i-- > 0;) {
-		if (h->names[i].len == nlen && memcmp(h->text + h->names[i].off, name, nlen) == 0)
-			return h->slot[i];
-	}
-	return SIZE_MAX;
-}
-
 /* Unique numeric column names of the final header, first-seen order. */
 struct colset {
 	const char **names;
@@ -259,7 +248,8 @@ static size_t *build_map(const struct hpx_preset *ps, const struct colset *cs)
 		const struct hpx_iter *iv = &ps->iters[it];
 		const struct hpx_header *h = iv->hdr >= 0 ? &ps->hdrs[iv->hdr] : NULL;
 		for (size_t c = 0; c < cs->n; c++)
-			map[it * cs->n + c] = h ? slot_of(h, cs->names[c], cs->lens[c]) : SIZE_MAX;
+			map[it * cs->n + c] =
+			    h ? hpx_slot_of(h, cs->names[c], cs->lens[c]) : SIZE_MAX;
 	}
 	return map;
 }
@@ -289,9 +279,8 @@ static void gather_block(const struct hpx_preset *ps, const struct colset *cs, c
 			 size_t *nrows_of, size_t *nfrozen_of, struct ergon_pmu_layer *layers)
 {
 	size_t ni = ps->niters;
-	memset(nrows_of, 0, nb * sizeof(size_t));
-	memset(nfrozen_of, 0, nb * sizeof(size_t));
-	for (size_t it0 = 0; it0 < ni; it0 += GATHER_TILE) {
+	/* Iterations [0, tiled) are in the spill (hpx_tiles_gather). */
+	for (size_t it0 = ps->tiled; it0 < ni; it0 += GATHER_TILE) {
 		size_t nt = ni - it0 < GATHER_TILE ? ni - it0 : GATHER_TILE;
 		size_t nnum[GATHER_TILE];
 		for (size_t t = 0; t < nt; t++) {
@@ -317,17 +306,9 @@ static void gather_block(const struct hpx_preset *ps, const struct colset *cs, c
 				 * for this stream's rows a few layers ahead. */
 				if (li + GATHER_AHEAD < iv->nrows && b + GATHER_AHEAD < nb)
 					__builtin_prefetch(row + GATHER_AHEAD * nnum[t]);
-				bool seen = false, zero = true;
-				for (size_t c = 0; c < cs->n; c++) {
-					double v = m[c] == SIZE_MAX ? NAN : row[m[c]];
-					g[c * ni] = v;
-					if (isnan(v))
-						continue;
-					seen = true;
-					if (v != 0.0)
-						zero = false;
-				}
-				frozen[b * ni + it] = seen && zero;
+				for (size_t c = 0; c < cs->n; c++)
+					g[c * ni] = m[c] == SIZE_MAX ? NAN : row[m[c]];
+				frozen[b * ni + it] = hpx_row_frozen(g, ni, cs->n);
 				nfrozen_of[b] += frozen[b * ni + it];
 				if (iv->ovf[li])
 					layers[li].overflow = true;
@@ -483,8 +464,11 @@ static const char **colset_names(struct store *st, const struct colset *cs, size
 	return names;
 }
 
+/* sp: the spill of a parser that has one (else NULL); err gets a failed
+ * read of it (ERGON_ENOMEM is returned without a message). */
 static int aggregate_preset(struct store *st, const struct hpx_preset *ps, int method,
-			    struct ergon_pmu_table *out, struct agg_totals *tot)
+			    struct hpx_spill *sp, struct ergon_pmu_table *out,
+			    struct agg_totals *tot, struct ergon_err *err)
 {
 	memset(out, 0, sizeof(*out));
 	if (ps->niters == 0)
@@ -529,6 +513,16 @@ static int aggregate_preset(struct store *st, const struct hpx_preset *ps, int m
 		size_t b = li % blk;
 		if (b == 0) {
 			size_t nb = nl - li < blk ? nl - li : blk;
+			memset(nrows_of, 0, nb * sizeof(size_t));
+			memset(nfrozen_of, 0, nb * sizeof(size_t));
+			if (ps->tiles) {
+				rc = hpx_tiles_gather(ps, sp, cs.names, cs.lens, cs.n, li, nb,
+						      per_layer, gather, frozen, nrows_of,
+						      nfrozen_of, out->layers, err);
+				if (rc)
+					goto done;
+				rc = ERGON_ENOMEM;
+			}
 			gather_block(ps, &cs, map, li, nb, per_layer, gather, frozen, nrows_of,
 				     nfrozen_of, out->layers);
 		}
@@ -629,7 +623,7 @@ static void facts_of(const struct hpx_preset *ps, struct preset_facts *f)
 	memset(f, 0, sizeof(*f));
 	for (size_t it = 0; it < ps->niters; it++) {
 		const struct hpx_iter *iv = &ps->iters[it];
-		for (size_t row = 0; row < iv->nrows && !f->overflow; row++)
+		for (size_t row = 0; iv->ovf && row < iv->nrows && !f->overflow; row++)
 			if (iv->ovf[row])
 				f->overflow = true;
 		if (iv->nrows != ps->iters[0].nrows)
@@ -638,11 +632,15 @@ static void facts_of(const struct hpx_preset *ps, struct preset_facts *f)
 			f->counts[f->ncounts++] = (int64_t)iv->nrows;
 	}
 	f->first_nrows = ps->niters ? ps->iters[0].nrows : 0;
+	for (const struct hpx_tile *t = ps->tiles; t; t = t->next)
+		if (t->any_ovf)
+			f->overflow = true;
 }
 
 /* A preset aggregated when it ended (early aggregation, seal.c). */
 struct hpx_sealed {
-	int rc; /* 0, or ERGON_ENOMEM: the preset kept its samples */
+	int rc; /* 0; ERGON_ENOMEM: the preset kept its samples; else the spill's error */
+	struct ergon_err err; /* the spill's error */
 	int method;
 	bool taken; /* the storage moved into a result */
 	struct store st;
@@ -664,10 +662,10 @@ void hpx_sealed_free(struct hpx_sealed *s)
 	free(s);
 }
 
-void hpx_seal_compute(struct hpx_preset *ps, int method, struct hpx_sealed *s)
+void hpx_seal_compute(struct hpx_preset *ps, int method, struct hpx_spill *sp, struct hpx_sealed *s)
 {
 	s->method = method;
-	s->rc = aggregate_preset(&s->st, ps, method, &s->table, &s->tot);
+	s->rc = aggregate_preset(&s->st, ps, method, sp, &s->table, &s->tot, &s->err);
 	if (s->rc) {
 		st_free(&s->st);
 		memset(&s->table, 0, sizeof(s->table));
@@ -689,6 +687,7 @@ void hpx_seal_compute(struct hpx_preset *ps, int method, struct hpx_sealed *s)
 		iv->op_off = NULL;
 		iv->cap = 0;
 	}
+	hpx_tiles_free(sp, ps, false);
 }
 
 /* Move a sealed preset's storage into the result's (the blocks are freed
@@ -1253,6 +1252,12 @@ int ergon_hpx_parser_result(struct ergon_hpx_parser *p, int aggregation, unsigne
 		struct ergon_pmu_preset *rp = &r->presets[r->npresets++];
 		struct hpx_sealed *sealed = ps->sealed && ps->sealed->rc == 0 ? ps->sealed : NULL;
 		struct preset_facts facts;
+		if (ps->sealed && ps->sealed->rc && ps->sealed->rc != ERGON_ENOMEM) {
+			/* The spill failed: its samples are not all there. */
+			*err = ps->sealed->err;
+			rc = ps->sealed->rc;
+			goto failed;
+		}
 		if (sealed) {
 			st_splice(st, &sealed->st);
 			sealed->taken = true;
@@ -1261,7 +1266,14 @@ int ergon_hpx_parser_result(struct ergon_hpx_parser *p, int aggregation, unsigne
 			facts = sealed->facts;
 		} else {
 			struct agg_totals ptot = {0};
-			if (aggregate_preset(st, ps, aggregation, &ag[i], &ptot))
+			struct ergon_err pe = {0};
+			rc = aggregate_preset(st, ps, aggregation, p->spilling ? &p->spill : NULL,
+					      &ag[i], &ptot, &pe);
+			if (rc && rc != ERGON_ENOMEM) {
+				*err = pe;
+				goto failed;
+			}
+			if (rc)
 				goto done;
 			totals_add(&tot, &ptot);
 			facts_of(ps, &facts);
@@ -1416,4 +1428,11 @@ done:
 	if (rc)
 		return ergon_err_set(err, rc, "hpx: out of memory building the result");
 	return 0;
+failed: /* rc and err say what failed */
+	r->priv = st;
+	ergon_pmu_result_free(r);
+	free(ag);
+	free(idx);
+	free(used);
+	return rc;
 }

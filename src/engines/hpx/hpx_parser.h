@@ -4,6 +4,8 @@
 
 #include "hpx_internal.h"
 
+#include <pthread.h>
+
 #define HPX_MAX_NOTED 16
 /* Distinct CSV headers kept per preset. */
 #define HPX_MAX_HEADERS 256
@@ -37,6 +39,46 @@ struct hpx_iter {
 	uint64_t lineno;
 };
 
+/* A run of up to HPX_TILE_ITERS ended iterations with one header, whose
+ * samples go to the spill (spill.c): in the store, row r, slot s of
+ * iteration it0 + t is the double at off + ((r * (nnum + 1) + s) * nt + t)
+ * * 8; slot nnum is the row's overflow flag (0 or 1); rows an iteration
+ * does not have are NaN. */
+#define HPX_TILE_ITERS 64
+struct hpx_tile {
+	struct hpx_tile *next;
+	size_t it0, nt;
+	long hdr; /* the iterations' header, -1 for none */
+	size_t nnum;
+	size_t rows; /* of the longest iteration */
+	uint64_t off, bytes;
+	/* The samples, owned by the tile until the spill job has written
+	 * them (then NULL). */
+	double *vals[HPX_TILE_ITERS];
+	uint8_t *ovf[HPX_TILE_ITERS];
+	size_t nrows[HPX_TILE_ITERS];
+	/* Set by the job: */
+	bool any_ovf;
+	int rc; /* 0, or the store's error (err) */
+	struct ergon_err err;
+};
+
+/* The caller's store and its ranges (spill.c): a range is reused once its
+ * preset is aggregated (so the store stays about two presets' samples
+ * large and its pages are rewritten, not made anew); the lock is taken by
+ * the parser's thread (allocation) and the worker (release). */
+#define HPX_SPILL_FREE_MAX 1024
+struct hpx_range {
+	uint64_t off, len;
+};
+struct hpx_spill {
+	struct ergon_hpx_spill io;
+	pthread_mutex_t mu;
+	uint64_t end; /* the store's size */
+	struct hpx_range free[HPX_SPILL_FREE_MAX];
+	size_t nfree;
+};
+
 struct hpx_sealed; /* a preset aggregated at its end (seal.c) */
 struct hpx_worker; /* the thread that seals presets in the background (seal.c) */
 
@@ -57,6 +99,12 @@ struct hpx_preset {
 	char *strs;
 	size_t strs_len, strs_cap;
 	uint64_t parse_errors;
+	/* With a spill: iterations [0, tiled) are in tiles (their samples in
+	 * the store), the rest in memory; Layer/Op offsets of iterations
+	 * [1, ids_freed) are released (only the first's and the previous
+	 * one's are read again). */
+	struct hpx_tile *tiles, *tiles_tail;
+	size_t tiled, ids_freed;
 };
 
 struct hpx_meta {
@@ -117,6 +165,9 @@ struct ergon_hpx_parser {
 	int early_method;
 	const struct hpx_early_ops *early; /* NULL when off */
 	struct hpx_worker *worker;	   /* NULL: presets are sealed inline */
+	/* ergon_hpx_parser_spill: samples of ended iterations go to the store. */
+	bool spilling;
+	struct hpx_spill spill;
 };
 
 /* --- early aggregation (seal.c, aggregate.c) ---------------------------
@@ -131,6 +182,9 @@ struct ergon_hpx_parser {
  * worker; sealed_free frees a record (NULL: no-op). */
 struct hpx_early_ops {
 	void (*seal)(struct ergon_hpx_parser *p, struct hpx_preset *ps);
+	/* Write a tile to the spill (queued for the worker, or inline); may
+	 * wait while the worker has many tiles queued. */
+	void (*tile)(struct ergon_hpx_parser *p, struct hpx_tile *t);
 	void (*wait)(struct ergon_hpx_parser *p);
 	void (*stop)(struct ergon_hpx_parser *p);
 	void (*sealed_free)(struct hpx_sealed *s);
@@ -139,8 +193,46 @@ struct hpx_early_ops {
  * into it and free ps's samples (the record keeps ERGON_ENOMEM when the
  * aggregation failed, and the samples are kept); free a record (NULL: no-op). */
 struct hpx_sealed *hpx_sealed_new(void);
-void hpx_seal_compute(struct hpx_preset *ps, int method, struct hpx_sealed *s);
+void hpx_seal_compute(struct hpx_preset *ps, int method, struct hpx_spill *sp,
+		      struct hpx_sealed *s);
 void hpx_sealed_free(struct hpx_sealed *s);
+
+/* spill.c. hpx_tiles_take: move the ended iterations of ps (all of them
+ * when `all`, else only full runs) into tiles, hand each to early->tile,
+ * and release Layer/Op offsets no longer read. hpx_tile_write: the job
+ * (transpose, write, free the samples; errors land in t->rc/msg).
+ * hpx_tiles_gather: what gather_block makes, for layers [l0, l0 + nb) of
+ * the tiled iterations: gather, frozen (frozen[b * ni + it]), the counts
+ * per layer (added to), overflow; 0 or the store's error in err.
+ * hpx_tiles_free: release the store's ranges, and free the tiles when
+ * `structs` (else they stay, emptied, for the parser to free). */
+void hpx_tiles_take(struct ergon_hpx_parser *p, struct hpx_preset *ps, bool all);
+void hpx_tile_write(struct hpx_spill *sp, struct hpx_tile *t);
+struct ergon_pmu_layer;
+int hpx_tiles_gather(const struct hpx_preset *ps, struct hpx_spill *sp, const char *const *names,
+		     const size_t *lens, size_t ncols, size_t l0, size_t nb, size_t per_layer,
+		     double *gather, bool *frozen, size_t *nrows_of, size_t *nfrozen_of,
+		     struct ergon_pmu_layer *layers, struct ergon_err *err);
+void hpx_tiles_free(struct hpx_spill *sp, struct hpx_preset *ps, bool structs);
+/* Hand every range back to the store (io.release) and drop the lock. */
+void hpx_spill_cleanup(struct hpx_spill *sp);
+size_t hpx_slot_of(const struct hpx_header *h, const char *name, size_t nlen);
+
+/* A frozen row reads 0 on every counter it has (g[c * stride], c < n; NaN
+ * is a counter it lacks) and has at least one. */
+static inline bool hpx_row_frozen(const double *g, size_t stride, size_t n)
+{
+	bool seen = false;
+	for (size_t c = 0; c < n; c++) {
+		double v = g[c * stride];
+		if (v != v)
+			continue;
+		if (v != 0.0)
+			return false;
+		seen = true;
+	}
+	return seen;
+}
 
 int hpx_grow(void **buf, size_t *cap, size_t need, size_t elem, size_t max);
 const struct hpx_meta *hpx_meta_get(const struct ergon_hpx_parser *p, const char *key);

@@ -109,6 +109,7 @@ static void preset_clear(struct ergon_hpx_parser *p, struct hpx_preset *ps)
 	if (ps->sealed && p->early)
 		p->early->sealed_free(ps->sealed);
 	ps->sealed = NULL;
+	hpx_tiles_free(p->spilling ? &p->spill : NULL, ps, true);
 	for (size_t i = 0; i < ps->niters; i++)
 		iter_free(&ps->iters[i]);
 	free(ps->iters);
@@ -139,6 +140,8 @@ void ergon_hpx_parser_free(struct ergon_hpx_parser *p)
 	}
 	for (size_t i = 0; i < p->npresets; i++)
 		preset_clear(p, &p->presets[i]);
+	if (p->spilling)
+		hpx_spill_cleanup(&p->spill);
 	free(p->presets);
 	for (size_t i = 0; i < p->nmeta; i++) {
 		free(p->meta[i].key);
@@ -276,6 +279,8 @@ static void preset_flush(struct ergon_hpx_parser *p, struct hpx_preset *ps)
 {
 	ps->cur_open = false;
 	ps->in_iter = false;
+	if (p->spilling)
+		hpx_tiles_take(p, ps, true);
 	if (p->early)
 		p->early->seal(p, ps);
 }
@@ -341,6 +346,8 @@ static int iter_start(struct ergon_hpx_parser *p, uint64_t iter_no, uint64_t lin
 	ps->cur_open = true;
 	ps->in_iter = true;
 	ps->cur_hdr = -1; /* the first CSV line of every iteration is its header */
+	if (p->spilling)
+		hpx_tiles_take(p, ps, false);
 	return 0;
 }
 

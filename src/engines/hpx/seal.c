@@ -9,6 +9,12 @@
  * the parser has waited for the worker (see hpx_parser.h). A worker that cannot be
  * started, or a job that cannot be allocated, falls back to sealing inline:
  * the result is the same, only not overlapped.
+ *
+ * With a spill (ergon_hpx_parser_spill) the same worker also writes each
+ * tile of ended iterations to the store (spill.c), in the FIFO's order, so
+ * a preset's tiles are written before it is sealed. The parser waits while
+ * more than TILES_QUEUED jobs are queued: memory holds a bounded number of
+ * tiles however far the worker falls behind.
  */
 #include "hpx_parser.h"
 
@@ -16,9 +22,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Jobs queued before the parser waits (each tile holds up to 64
+ * iterations' samples: ~0.8 MiB for 400 layers x 4 counters). */
+#define TILES_QUEUED 8
+
 struct hpx_job {
 	struct hpx_preset copy;
 	struct hpx_sealed *out; /* the preset's `sealed`, allocated by the parser */
+	struct hpx_tile *tile;	/* a tile job when set (copy and out unused) */
 	struct hpx_job *next;
 };
 
@@ -30,6 +41,7 @@ struct hpx_worker {
 	size_t pending; /* queued or running */
 	bool stop;
 	int method;
+	struct hpx_spill *spill; /* the parser's, NULL without */
 };
 
 static void *worker_main(void *arg)
@@ -46,7 +58,10 @@ static void *worker_main(void *arg)
 		if (!w->head)
 			w->tail = NULL;
 		pthread_mutex_unlock(&w->mu);
-		hpx_seal_compute(&j->copy, w->method, j->out);
+		if (j->tile)
+			hpx_tile_write(w->spill, j->tile);
+		else
+			hpx_seal_compute(&j->copy, w->method, w->spill, j->out);
 		pthread_mutex_lock(&w->mu);
 		free(j);
 		w->pending--;
@@ -54,6 +69,21 @@ static void *worker_main(void *arg)
 	}
 	pthread_mutex_unlock(&w->mu);
 	return NULL;
+}
+
+static void seal_wait(struct ergon_hpx_parser *p);
+
+static void job_push(struct hpx_worker *w, struct hpx_job *j)
+{
+	pthread_mutex_lock(&w->mu);
+	if (w->tail)
+		w->tail->next = j;
+	else
+		w->head = j;
+	w->tail = j;
+	w->pending++;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
 }
 
 static void preset_seal(struct ergon_hpx_parser *p, struct hpx_preset *ps)
@@ -71,20 +101,33 @@ static void preset_seal(struct ergon_hpx_parser *p, struct hpx_preset *ps)
 	struct hpx_worker *w = p->worker;
 	struct hpx_job *j = w ? malloc(sizeof(*j)) : NULL;
 	if (!j) {
-		hpx_seal_compute(ps, p->early_method, s);
+		/* Its tiles may still be queued. */
+		seal_wait(p);
+		hpx_seal_compute(ps, p->early_method, p->spilling ? &p->spill : NULL, s);
 		return;
 	}
 	j->copy = *ps;
 	j->out = s;
+	j->tile = NULL;
 	j->next = NULL;
+	job_push(w, j);
+}
+
+static void preset_tile(struct ergon_hpx_parser *p, struct hpx_tile *t)
+{
+	struct hpx_worker *w = p->worker;
+	struct hpx_job *j = w ? malloc(sizeof(*j)) : NULL;
+	if (!j) {
+		hpx_tile_write(&p->spill, t);
+		return;
+	}
+	j->out = NULL;
+	j->tile = t;
+	j->next = NULL;
+	job_push(w, j);
 	pthread_mutex_lock(&w->mu);
-	if (w->tail)
-		w->tail->next = j;
-	else
-		w->head = j;
-	w->tail = j;
-	w->pending++;
-	pthread_cond_broadcast(&w->cv);
+	while (w->pending > TILES_QUEUED)
+		pthread_cond_wait(&w->cv, &w->mu);
 	pthread_mutex_unlock(&w->mu);
 }
 
@@ -117,6 +160,7 @@ static void worker_stop(struct ergon_hpx_parser *p)
 
 static const struct hpx_early_ops early_ops = {
     .seal = preset_seal,
+    .tile = preset_tile,
     .wait = seal_wait,
     .stop = worker_stop,
     .sealed_free = hpx_sealed_free,
@@ -158,5 +202,23 @@ int ergon_hpx_parser_aggregate_early(struct ergon_hpx_parser *p, int method, boo
 		return 0;
 	}
 	p->worker = w;
+	return 0;
+}
+
+int ergon_hpx_parser_spill(struct ergon_hpx_parser *p, const struct ergon_hpx_spill *spill,
+			   struct ergon_err *err)
+{
+	if (!p->early_method || p->bytes || p->spilling)
+		return ergon_err_set(err, ERGON_EUSAGE,
+				     "hpx: a spill is set once, after early aggregation was "
+				     "chosen and before the first feed");
+	if (spill == NULL || spill->write == NULL || spill->read == NULL)
+		return ergon_err_set(err, ERGON_EUSAGE, "hpx: a spill needs write and read");
+	if (pthread_mutex_init(&p->spill.mu, NULL) != 0)
+		return ergon_err_set(err, ERGON_ENOMEM, "hpx: cannot make the spill's lock");
+	p->spill.io = *spill;
+	p->spilling = true;
+	if (p->worker)
+		p->worker->spill = &p->spill;
 	return 0;
 }

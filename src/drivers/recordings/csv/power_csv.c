@@ -124,12 +124,13 @@ static void check_sample_id(struct ergon_power_csv *p, const struct ergon_stats_
 	p->prev_span_s = q->t_end_s - q->t_start_s;
 }
 
-json_t *ergon_power_csv_warnings(const struct ergon_power_csv *p)
+/* Messages are cut at 511 bytes, as they always were. */
+int ergon_power_csv_warnings(const struct ergon_power_csv *p, struct ergon_issue_list *out)
 {
-	json_t *w = json_array();
 	char msg[512];
-	if (w == NULL || p == NULL)
-		return w;
+	int rc = 0;
+	if (p == NULL)
+		return 0;
 	if (p->id_jumps > 0) {
 		snprintf(msg, sizeof msg,
 			 "%s:%llu: sample_id jumps from %llu to %llu (expected +%.0f at 2 MHz); "
@@ -140,18 +141,16 @@ json_t *ergon_power_csv_warnings(const struct ergon_power_csv *p)
 			 (unsigned long long)p->id_first_from, (unsigned long long)p->id_first_to,
 			 p->id_first_expected, (unsigned long long)p->id_jumps,
 			 (unsigned long long)p->id_dropped);
-		json_array_append_new(
-		    w, json_pack("{s:s,s:s}", "code", "power.packets_dropped", "message", msg));
+		rc = ergon_issue_list_add(out, "power.packets_dropped", NULL, 0, "%s", msg);
 	}
-	if (p->id_backwards > 0) {
+	if (rc == 0 && p->id_backwards > 0) {
 		snprintf(msg, sizeof msg,
 			 "%s: sample_id repeats or goes backwards %llu time(s) while time moves "
 			 "forward: the sample_id column does not belong to these rows",
 			 p->name, (unsigned long long)p->id_backwards);
-		json_array_append_new(
-		    w, json_pack("{s:s,s:s}", "code", "power.packets_dropped", "message", msg));
+		rc = ergon_issue_list_add(out, "power.packets_dropped", NULL, 0, "%s", msg);
 	}
-	return w;
+	return rc;
 }
 
 int ergon_power_csv_new(int kind, const struct ergon_power_sink *sink, unsigned sync_input_index,

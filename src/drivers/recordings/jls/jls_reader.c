@@ -23,6 +23,8 @@
 /* Largest DATA chunk we decode (entries); the JS220 writer uses 8192 f32 or
  * 65536 u1 entries. Bounds memory per streamed signal. */
 #define JLS_ENTRIES_MAX (1u << 22)
+/* Warnings kept: a file of many damaged chunks must not grow the list forever. */
+#define WARNINGS_MAX 64
 /* Only definitions are read during open; they are small. */
 #define JLS_DEF_PAYLOAD_MAX (1u << 16)
 
@@ -42,8 +44,8 @@ struct ergon_jls_reader {
 	char source_name[64], vendor[64], model[64], serial[64];
 	uint64_t chunks_end; /* offset after the last intact chunk */
 	uint64_t chunk_count;
-	json_t *warnings;
-	struct jls_file *file_owner; /* set by ergon_jls_file_open */
+	struct ergon_issue_list warnings; /* at most WARNINGS_MAX */
+	struct jls_file *file_owner;	  /* set by ergon_jls_file_open */
 	uint8_t undefined_warned[ERGON_JLS_SIGNAL_MAX];
 	/* Per signal: the first DATA chunk's file sample id (relative index 0)
 	 * and the first and last UTC entries. */
@@ -63,10 +65,11 @@ static void warn(struct ergon_jls_reader *r, const char *code, const char *fmt, 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	/* Bounded: a file of many damaged chunks must not grow this list forever. */
-	if (json_array_size(r->warnings) >= 64)
+	if (r->warnings.n >= WARNINGS_MAX)
 		return;
-	json_array_append_new(r->warnings, json_pack("{s:s,s:s}", "code", code, "message", msg));
+	/* Out of memory: the list is short and says so (warnings.oom); the
+	 * pipeline refuses such a list rather than lose a warning silently. */
+	(void)ergon_issue_list_add(&r->warnings, code, NULL, 0, "%s", msg);
 }
 
 static int64_t rd_i64(const uint8_t *p)
@@ -113,7 +116,7 @@ struct ergon_jls_cursor {
 	size_t payload_cap;
 	float *f32; /* f32 entries copied when the payload's are not aligned */
 	size_t f32_cap;
-	const float *f32v; /* the current chunk's f32 entries: in the payload, or f32 */
+	const float *f32v;   /* the current chunk's f32 entries: in the payload, or f32 */
 	const uint8_t *bits; /* u1 entries, packed (u1 signals) */
 	size_t count;	     /* entries in the current chunk */
 	size_t pos;	     /* entries already streamed */
@@ -164,11 +167,6 @@ int ergon_jls_reader_open(const struct ergon_jls_source *src, struct ergon_jls_r
 	if (r == NULL)
 		return ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", src->name);
 	r->src = *src;
-	r->warnings = json_array();
-	if (r->warnings == NULL) {
-		rc = ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", src->name);
-		goto fail;
-	}
 	uint8_t hdr[ERGON_JLS_HEADER_SIZE];
 	if (src->size < ERGON_JLS_HEADER_SIZE) {
 		rc = ergon_err_set(err, ERGON_EPARSE,
@@ -287,7 +285,7 @@ int ergon_jls_reader_open(const struct ergon_jls_source *src, struct ergon_jls_r
 		}
 	}
 	r->chunks_end = off;
-	if (!ended && json_array_size(r->warnings) == 0)
+	if (!ended && r->warnings.n == 0)
 		warn(r, "power.recording_truncated",
 		     "%s: no END chunk; the recording was cut short after %" PRIu64 " bytes",
 		     src->name, off);
@@ -304,8 +302,7 @@ void ergon_jls_reader_free(struct ergon_jls_reader *r)
 {
 	if (r == NULL)
 		return;
-	json_decref(r->warnings);
-	r->warnings = NULL;
+	ergon_issue_list_cleanup(&r->warnings);
 	if (r->file_owner != NULL) {
 		close(r->file_owner->fd.fd);
 		free(r->file_owner);
@@ -335,9 +332,9 @@ const char *ergon_jls_reader_source_field(const struct ergon_jls_reader *r, cons
 	return "";
 }
 
-json_t *ergon_jls_reader_warnings(const struct ergon_jls_reader *r)
+const struct ergon_issue_list *ergon_jls_reader_warnings(const struct ergon_jls_reader *r)
 {
-	return r->warnings;
+	return &r->warnings;
 }
 
 uint32_t ergon_jls_reader_sample_rate(const struct ergon_jls_reader *r)

@@ -1,0 +1,282 @@
+/* Early aggregation's samples outside memory (ergon_hpx_parser_spill).
+ *
+ * The parser stores an iteration row by row (all counters of layer 0, then
+ * of layer 1, ...), while the exact median of one layer's counter needs
+ * that counter of every iteration: a transpose of a matrix that grows with
+ * the iterations. Here it is done in two steps through the caller's store:
+ * runs of up to HPX_TILE_ITERS ended iterations with one header (tiles)
+ * are transposed (layer, slot, iteration) and written as they end, and the
+ * aggregation reads, for one block of layers at a time, the block's part of
+ * each tile (one contiguous range per tile). So memory holds a few tiles and
+ * one block of layers, whatever the number of iterations; the values, and
+ * so the result, are the ones the in-memory path reads.
+ */
+#include "ergon/hpx.h"
+#include "hpx_parser.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+size_t hpx_slot_of(const struct hpx_header *h, const char *name, size_t nlen)
+{
+	for (size_t i = h->ncols; i-- > 0;) {
+		if (h->names[i].len == nlen && memcmp(h->text + h->names[i].off, name, nlen) == 0)
+			return h->slot[i];
+	}
+	return SIZE_MAX;
+}
+
+/* len bytes of the store: the smallest released range that holds them
+ * (its rest stays free), else new bytes at the end. */
+static uint64_t range_take(struct hpx_spill *sp, uint64_t len)
+{
+	pthread_mutex_lock(&sp->mu);
+	size_t best = SIZE_MAX;
+	for (size_t i = 0; i < sp->nfree; i++)
+		if (sp->free[i].len >= len &&
+		    (best == SIZE_MAX || sp->free[i].len < sp->free[best].len))
+			best = i;
+	uint64_t off;
+	if (best == SIZE_MAX) {
+		off = sp->end;
+		sp->end += len;
+	} else {
+		off = sp->free[best].off;
+		sp->free[best].off += len;
+		sp->free[best].len -= len;
+		if (sp->free[best].len == 0)
+			sp->free[best] = sp->free[--sp->nfree];
+	}
+	pthread_mutex_unlock(&sp->mu);
+	return off;
+}
+
+/* A range the parser is done with: kept for reuse, or (the list full)
+ * handed back to the store. */
+static void range_put(struct hpx_spill *sp, uint64_t off, uint64_t len)
+{
+	pthread_mutex_lock(&sp->mu);
+	bool kept = sp->nfree < HPX_SPILL_FREE_MAX;
+	if (kept)
+		sp->free[sp->nfree++] = (struct hpx_range){off, len};
+	pthread_mutex_unlock(&sp->mu);
+	if (!kept && sp->io.release)
+		sp->io.release(sp->io.ctx, off, len);
+}
+
+/* Iterations [a, b) of ps into one tile (b - a <= HPX_TILE_ITERS, one
+ * header); NULL when out of memory (the iterations stay in memory). */
+static struct hpx_tile *tile_make(struct ergon_hpx_parser *p, struct hpx_preset *ps, size_t a,
+				  size_t b)
+{
+	struct hpx_tile *t = calloc(1, sizeof(*t));
+	if (t == NULL)
+		return NULL;
+	t->it0 = a;
+	t->nt = b - a;
+	t->hdr = ps->iters[a].hdr;
+	t->nnum = t->hdr >= 0 ? ps->hdrs[t->hdr].nnum : 0;
+	for (size_t i = a; i < b; i++) {
+		struct hpx_iter *iv = &ps->iters[i];
+		t->vals[i - a] = iv->vals;
+		t->ovf[i - a] = iv->ovf;
+		t->nrows[i - a] = iv->nrows;
+		if (iv->nrows > t->rows)
+			t->rows = iv->nrows;
+		iv->vals = NULL;
+		iv->ovf = NULL;
+	}
+	t->bytes = (uint64_t)t->rows * (t->nnum + 1) * t->nt * sizeof(double);
+	t->off = range_take(&p->spill, t->bytes);
+	return t;
+}
+
+void hpx_tiles_take(struct ergon_hpx_parser *p, struct hpx_preset *ps, bool all)
+{
+	/* The open iteration (the last, while cur_open) is still growing. */
+	size_t ended = ps->niters - (ps->cur_open && ps->niters ? 1 : 0);
+	while (ps->tiled < ended) {
+		size_t a = ps->tiled, b = a + 1;
+		while (b < ended && b - a < HPX_TILE_ITERS && ps->iters[b].hdr == ps->iters[a].hdr)
+			b++;
+		/* A short run is kept for more unless its header ended it or
+		 * the preset has ended. */
+		if (!all && b - a < HPX_TILE_ITERS && b == ended)
+			break;
+		struct hpx_tile *t = tile_make(p, ps, a, b);
+		if (t == NULL)
+			break;
+		if (ps->tiles_tail)
+			ps->tiles_tail->next = t;
+		else
+			ps->tiles = t;
+		ps->tiles_tail = t;
+		ps->tiled = b;
+		p->early->tile(p, t);
+	}
+	/* Layer/Op offsets: the first iteration's name the layers, the last
+	 * ended one's are shared by the next; the others are not read again. */
+	size_t keep = ended >= 1 ? ended - 1 : 0;
+	if (ps->ids_freed < 1)
+		ps->ids_freed = 1;
+	for (; ps->ids_freed < keep && ps->ids_freed < ps->tiled; ps->ids_freed++) {
+		struct hpx_iter *iv = &ps->iters[ps->ids_freed];
+		free(iv->id_off);
+		free(iv->op_off);
+		iv->id_off = NULL;
+		iv->op_off = NULL;
+	}
+}
+
+/* Group of iterations transposed together: each (row, slot) gets
+ * TRANSPOSE_GROUP consecutive doubles, one cache line. */
+#define TRANSPOSE_GROUP 8
+
+void hpx_tile_write(struct hpx_spill *sp, struct hpx_tile *t)
+{
+	size_t ns = t->nnum + 1, nt = t->nt;
+	double *buf = t->bytes ? malloc((size_t)t->bytes) : NULL;
+	if (t->bytes && buf == NULL) {
+		t->rc = ergon_err_set(&t->err, ERGON_ENOMEM, "hpx: out of memory for a spill tile");
+		goto release;
+	}
+	for (size_t g0 = 0; g0 < nt; g0 += TRANSPOSE_GROUP) {
+		size_t gn = nt - g0 < TRANSPOSE_GROUP ? nt - g0 : TRANSPOSE_GROUP;
+		for (size_t r = 0; r < t->rows; r++) {
+			double *dst = buf + r * ns * nt + g0;
+			for (size_t k = 0; k < gn; k++) {
+				size_t i = g0 + k;
+				if (r >= t->nrows[i]) {
+					for (size_t s = 0; s < ns; s++)
+						dst[s * nt + k] = NAN;
+					continue;
+				}
+				const double *row = t->vals[i] + r * t->nnum;
+				for (size_t s = 0; s < t->nnum; s++)
+					dst[s * nt + k] = row[s];
+				bool o = t->ovf[i][r] != 0;
+				dst[t->nnum * nt + k] = o ? 1.0 : 0.0;
+				t->any_ovf |= o;
+			}
+		}
+	}
+	if (t->bytes) {
+		t->rc = sp->io.write(sp->io.ctx, t->off, buf, (size_t)t->bytes, &t->err);
+	}
+release:
+	free(buf);
+	for (size_t i = 0; i < nt; i++) {
+		free(t->vals[i]);
+		free(t->ovf[i]);
+		t->vals[i] = NULL;
+		t->ovf[i] = NULL;
+	}
+}
+
+int hpx_tiles_gather(const struct hpx_preset *ps, struct hpx_spill *sp, const char *const *names,
+		     const size_t *lens, size_t ncols, size_t l0, size_t nb, size_t per_layer,
+		     double *gather, bool *frozen, size_t *nrows_of, size_t *nfrozen_of,
+		     struct ergon_pmu_layer *layers, struct ergon_err *err)
+{
+	size_t ni = ps->niters;
+	size_t *map = malloc((ncols + 1) * sizeof(size_t));
+	double *stage = NULL;
+	size_t stage_cap = 0;
+	int rc = 0;
+	if (map == NULL)
+		return ergon_err_set(err, ERGON_ENOMEM, "hpx: out of memory reading the spill");
+	for (const struct hpx_tile *t = ps->tiles; t && rc == 0; t = t->next) {
+		if (t->rc) {
+			*err = t->err;
+			rc = t->rc;
+			break;
+		}
+		size_t ns = t->nnum + 1, nt = t->nt;
+		const struct hpx_header *h = t->hdr >= 0 ? &ps->hdrs[t->hdr] : NULL;
+		for (size_t c = 0; c < ncols; c++)
+			map[c] = h ? hpx_slot_of(h, names[c], lens[c]) : SIZE_MAX;
+		/* Rows [l0, l0 + have) of the block are in this tile. */
+		size_t have = t->rows > l0 ? t->rows - l0 : 0;
+		have = have < nb ? have : nb;
+		size_t n = have * ns * nt;
+		if (n > stage_cap) {
+			free(stage);
+			stage = malloc(n * sizeof(double));
+			stage_cap = stage ? n : 0;
+			if (stage == NULL) {
+				rc = ergon_err_set(err, ERGON_ENOMEM,
+						   "hpx: out of memory reading the spill");
+				break;
+			}
+		}
+		if (n) {
+			rc = sp->io.read(sp->io.ctx,
+					 t->off + (uint64_t)l0 * ns * nt * sizeof(double), stage,
+					 n * sizeof(double), err);
+			if (rc)
+				break;
+		}
+		for (size_t b = 0; b < nb; b++) {
+			size_t li = l0 + b;
+			double *g = gather + b * per_layer + t->it0;
+			const double *src = stage + b * ns * nt;
+			for (size_t c = 0; c < ncols; c++) {
+				if (b >= have || map[c] == SIZE_MAX) {
+					for (size_t k = 0; k < nt; k++)
+						g[c * ni + k] = NAN;
+				} else {
+					memcpy(g + c * ni, src + map[c] * nt, nt * sizeof(double));
+				}
+			}
+			/* As gather_block: a row the iteration has counts; it is
+			 * frozen when every counter it has reads 0. */
+			for (size_t k = 0; k < nt; k++) {
+				size_t it = t->it0 + k;
+				frozen[b * ni + it] = false;
+				if (li >= t->nrows[k])
+					continue;
+				nrows_of[b]++;
+				frozen[b * ni + it] = hpx_row_frozen(g + k, ni, ncols);
+				nfrozen_of[b] += frozen[b * ni + it];
+				if (src[t->nnum * nt + k] != 0.0)
+					layers[li].overflow = true;
+			}
+		}
+	}
+	free(stage);
+	free(map);
+	return rc;
+}
+
+void hpx_tiles_free(struct hpx_spill *sp, struct hpx_preset *ps, bool structs)
+{
+	struct hpx_tile *t = ps->tiles;
+	while (t) {
+		struct hpx_tile *n = t->next;
+		/* Only what was written (a failed write keeps its error). */
+		if (sp && t->bytes && t->rc == 0)
+			range_put(sp, t->off, t->bytes);
+		t->bytes = 0;
+		if (structs) {
+			for (size_t i = 0; i < t->nt; i++) {
+				free(t->vals[i]);
+				free(t->ovf[i]);
+			}
+			free(t);
+		}
+		t = n;
+	}
+	if (structs)
+		ps->tiles = ps->tiles_tail = NULL;
+}
+
+void hpx_spill_cleanup(struct hpx_spill *sp)
+{
+	for (size_t i = 0; i < sp->nfree; i++)
+		if (sp->io.release)
+			sp->io.release(sp->io.ctx, sp->free[i].off, sp->free[i].len);
+	sp->nfree = 0;
+	pthread_mutex_destroy(&sp->mu);
+}
