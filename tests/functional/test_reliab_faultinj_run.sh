@@ -68,4 +68,20 @@ RUN=("$ERGON_BIN" run --device d --workload builtin:periodic,burst_ms=1,sleep_ms
 fi_walk "ergon run" main check_run -- "${RUN[@]}" --out @DIR@/r.json
 [ "$FI_RUNS" -gt 600 ] || bad "the walk ran $FI_RUNS faults, not the ~640 of a run"
 
+# The walk found: the first growth of the power series failing was
+# reported as "the power series reached its limit" (lower --sample-hz),
+# a limit it never reached. The call's number comes from the shim's trace
+# (the first realloc once the session runs).
+FAULTINJ_TRACE="$TMP/trace" fi_run "$TMP/fi-trace" 0 main -- "${RUN[@]}" --out "$TMP/fi-trace/r.json"
+N=$(awk '$2 == "realloc" && $3 == "ergon-measure" {print $1; exit}' "$TMP/trace")
+if [ -z "$N" ]; then bad "the trace shows no realloc while measuring"; else
+  fi_run "$TMP/fi-series" "$N" main -- "${RUN[@]}" --out "$TMP/fi-series/r.json"
+  rc=$?
+  [ "$rc" = 1 ] && ok "the series' first growth failing: exit 1 (invalid, kept)" || bad "exit $rc"
+  E=$(cat "$TMP/fi-series/stderr")
+  contains "$E" "out of memory growing the power series beyond 0 samples" "it says out of memory"
+  case "$E" in *"reached its limit"*) bad "it still blames a limit" ;; *) ok "and no limit" ;; esac
+  "$ERGON_BIN" verify "$TMP/fi-series/r.json" >/dev/null 2>&1 && ok "the kept report verifies" ||
+    bad "the kept report does not verify"
+fi
 finish
