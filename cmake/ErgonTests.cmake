@@ -179,6 +179,7 @@ target_link_libraries(ergon_faultinj PRIVATE ${CMAKE_DL_LIBS})
 # Alone: four runs at a time would starve the timing-sensitive tests beside it.
 set_tests_properties(functional/test_reliab_faultinj_run PROPERTIES TIMEOUT 1200 RUN_SERIAL TRUE)
 set_tests_properties(functional/test_reliab_faultinj_record PROPERTIES TIMEOUT 1200 RUN_SERIAL TRUE)
+set_tests_properties(functional/test_reliab_faultinj_verify PROPERTIES TIMEOUT 1200 RUN_SERIAL TRUE)
 # Every virtual-bench scenario through `ergon profile` (issue 17 adds rows): minutes on a
 # loaded 2-vCPU machine under ASan.
 set_tests_properties(functional/test_profile_sim PROPERTIES TIMEOUT 900)
