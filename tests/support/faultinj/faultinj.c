@@ -22,7 +22,8 @@
  *
  * A failed allocation returns NULL with ENOMEM; a failed write-side call
  * returns -1 (or the error number for posix_fallocate) with ENOSPC for
- * data, EIO for flush, ENOSPC for open/link/rename. Only the Nth call
+ * data, EIO for flush and close, ENOSPC for open/link/rename/mkdir,
+ * ENOLCK for flock. Only the Nth call
  * fails: the code's retries and fallbacks then succeed, which is what
  * "one fault at a time" tests.
  *
@@ -292,6 +293,24 @@ WRAP(int, link, ENOSPC, (const char *a, const char *b), (a, b), const char *, co
 WRAP(int, rename, ENOSPC, (const char *a, const char *b), (a, b), const char *, const char *)
 WRAP(int, mkostemp, ENOSPC, (char *t, int flags), (t, flags), char *, int)
 WRAP(int, mkstemp, ENOSPC, (char *t), (t), char *)
+
+WRAP(int, mkdir, ENOSPC, (const char *p, mode_t m), (p, m), const char *, mode_t)
+WRAP(int, flock, ENOLCK, (int fd, int op), (fd, op), int, int)
+
+/* close() of a file open for writing can report a late write error (EIO
+ * on NFS, ENOSPC on a quota); the descriptor is closed either way, as on
+ * Linux. Closing a read-only descriptor is not a write-side call. */
+EXPORT int close(int fd)
+{
+	REAL(int, close, int);
+	int fl = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
+	if (fl >= 0 && (fl & O_ACCMODE) != O_RDONLY && hit("close", 0)) {
+		real_close(fd);
+		errno = EIO;
+		return -1;
+	}
+	return real_close(fd);
+}
 
 /* posix_fallocate returns the error number instead of setting errno. */
 EXPORT int posix_fallocate(int fd, off_t o, off_t n)

@@ -151,12 +151,16 @@ fi_walk() {
 }
 
 # fi_leftovers DIR [KEPT]: ergon's temporary and lock files left in DIR
-# (other than KEPT, a file the command said it kept); prints them.
+# (other than KEPT, a file the command said it kept); prints them. A lock
+# file is not counted when the fault was the flock that should have taken
+# it: it holds no data, the next run takes it over, and removing a lock
+# file ergon does not hold could break another run's lock.
 fi_leftovers() {
   local f found=1
   for f in "$1"/.ergon-tmp-* "$1"/.*.ergon-lock; do
     [ -e "$f" ] || continue
     [ -n "${2:-}" ] && [ "$f" -ef "$2" ] && continue
+    case "$f" in *.ergon-lock) [ "$(fi_field "$1" failed)" = flock ] && continue ;; esac
     echo "  left behind: $f"
     found=0
   done
