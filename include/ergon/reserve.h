@@ -87,10 +87,13 @@ ERGON_API void ergon_out_release(struct ergon_out_slot *slot);
 /* Stale temporary files of ergon's own in the folder of path: regular
  * files named .ergon-tmp-XXXXXX that no live process holds. Calls found()
  * for each (name relative to the folder, its size); with remove set they
- * are unlinked first and removed says whether that worked. Returns the
- * number found, or a negative code when the folder cannot be read
- * (a missing folder has none). */
-typedef void (*ergon_stale_fn)(void *ctx, const char *file, long long size_bytes, int removed);
+ * are unlinked first and removed says whether that worked. has_data is 0
+ * when the file's first 4 KiB are all zero (or it is empty): the space a
+ * run reserved before measuring, killed before it wrote anything (ergon
+ * writes its artifacts from offset 0). Returns the number found, or a
+ * negative code when the folder cannot be read (a missing folder has none). */
+typedef void (*ergon_stale_fn)(void *ctx, const char *file, long long size_bytes, int has_data,
+			       int removed);
 ERGON_API int ergon_out_scan_stale(const char *path, int remove, ergon_stale_fn found, void *ctx,
 				   struct ergon_err *err);
 

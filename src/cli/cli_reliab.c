@@ -72,7 +72,7 @@ struct stale_ctx {
 	int clean;
 };
 
-static void on_stale(void *ctx, const char *file, long long size, int removed)
+static void on_stale(void *ctx, const char *file, long long size, int has_data, int removed)
 {
 	const struct stale_ctx *c = ctx;
 	char dir[4096];
@@ -83,11 +83,17 @@ static void on_stale(void *ctx, const char *file, long long size, int removed)
 			"ergon %s: %s %s/%s (%lld bytes), a stale temporary file of an "
 			"earlier ergon run\n",
 			c->cmd, removed ? "removed" : "could not remove", dir, file, size);
-	else
+	else if (has_data)
 		fprintf(stderr,
 			"ergon %s: warning: %s/%s (%lld bytes) is a stale temporary file of an "
 			"earlier ergon run that was killed while writing; it may hold a complete "
 			"report: look at it, rename it, or pass --clean to remove it\n",
+			c->cmd, dir, file, size);
+	else
+		fprintf(stderr,
+			"ergon %s: warning: %s/%s (%lld bytes) is a stale temporary file of an "
+			"earlier ergon run that was killed before it wrote anything (only the "
+			"space reserved before measuring, all zero): pass --clean to remove it\n",
 			c->cmd, dir, file, size);
 }
 

@@ -67,6 +67,7 @@ int ergon_fd_is_path(int fd, const char *path)
 int ergon_tmp_create_locked(const char *dir, char *tmp, size_t cap, int *fd_out)
 {
 	*fd_out = -1;
+	int last = -EAGAIN;
 	for (int attempt = 0; attempt < TMP_RETRIES; attempt++) {
 		if (snprintf(tmp, cap, "%s/" ERGON_RESERVE_TMP_PREFIX "XXXXXX", dir) >= (int)cap)
 			return -ENAMETOOLONG;
@@ -75,13 +76,21 @@ int ergon_tmp_create_locked(const char *dir, char *tmp, size_t cap, int *fd_out)
 			return -errno;
 		/* A scan in another process may have locked and removed the
 		 * file between mkostemp and flock: then take a new name. */
-		if (flock(fd, LOCK_EX) == 0 && ergon_fd_is_path(fd, tmp)) {
+		if (flock(fd, LOCK_EX) != 0) {
+			/* Not locked, a stale-file scan would take it for a
+			 * leftover: remove it and try a new name. */
+			last = -errno;
+			unlink(tmp);
+			close(fd);
+			continue;
+		}
+		if (ergon_fd_is_path(fd, tmp)) {
 			*fd_out = fd;
 			return 0;
 		}
 		close(fd);
 	}
-	return -EAGAIN;
+	return last;
 }
 
 int ergon_file_check_writable(const char *path, unsigned flags, struct ergon_err *err)

@@ -403,13 +403,18 @@ int ergon_out_scan_stale(const char *path, int remove, ergon_stale_fn found, voi
 			close(fd);
 			continue;
 		}
+		int has_data = 0;
+		unsigned char head[4096];
+		ssize_t got = pread(fd, head, sizeof(head), 0);
+		for (ssize_t k = 0; k < got && !has_data; k++)
+			has_data = head[k] != 0;
 		int removed = 0;
 		if (remove)
 			removed = same_file(fd, full) && unlink(full) == 0;
 		close(fd);
 		n++;
 		if (found)
-			found(ctx, nm, (long long)st.st_size, removed);
+			found(ctx, nm, (long long)st.st_size, has_data, removed);
 	}
 	closedir(d);
 	return n;

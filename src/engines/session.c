@@ -151,14 +151,20 @@ static int sampler_read_batch(struct sampler *sp, size_t *got)
 	*got = n;
 	for (size_t i = 0; i < n; i++) {
 		rc = samples_push(&sp->s, &buf[i], sp->origin_s);
-		if (rc) {
+		if (rc == 0)
+			continue;
+		if (rc == ERGON_ENOMEM)
+			ergon_err_set(&sp->err, rc,
+				      "out of memory growing the power series beyond %zu samples; "
+				      "the samples before are kept",
+				      sp->s.n);
+		else
 			ergon_err_set(&sp->err, rc,
 				      "the power series reached its limit of %zu samples; lower "
 				      "--sample-hz or shorten the run",
 				      sp->s.max);
-			atomic_store(&sp->failed, 1);
-			return rc;
-		}
+		atomic_store(&sp->failed, 1);
+		return rc;
 	}
 	return 0;
 }

@@ -67,8 +67,7 @@ static json_t *samples_json(const struct ergon_session_result *res, size_t k)
 /* One rail's samples split out of the interleaved stream, as a result
  * view whose sample arrays the caller frees (rail_view_free); the other
  * fields are not set. */
-static int rail_view(const struct ergon_session_result *res, int c,
-		     struct ergon_session_result *v)
+static int rail_view(const struct ergon_session_result *res, int c, struct ergon_session_result *v)
 {
 	*v = (struct ergon_session_result){0};
 	size_t n = 0;
@@ -115,9 +114,8 @@ static json_t *rails_json(const struct ergon_instrument_identity *id,
 	json_t *a = json_array();
 	for (int c = 0; a && c < n; c++)
 		json_array_append_new(a, json_pack("{s:s, s:i, s:b, s:o}", "name", id->rails[c],
-						   "channel", c, "total_input",
-						   c == id->total_rail, "samples",
-						   samples_json(&views[c], 1)));
+						   "channel", c, "total_input", c == id->total_rail,
+						   "samples", samples_json(&views[c], 1)));
 	return a;
 }
 
@@ -587,9 +585,18 @@ int ergon_run(const struct ergon_run_config *cfg, json_t **report, struct ergon_
 		tdrv.close = NULL;
 		measure = &wrapped;
 	}
+	phase_mark("ergon-measure");
 	rc = ergon_session_run(&sc, measure, wl, &res, err);
-	if (rc)
+	if (rc) {
+		/* The session fails only before its first sample (preparing the
+		 * workload, starting the instrument or the sampler); from then on
+		 * it ends with a status and what it measured. */
+		char why[ERGON_ERR_MSG_MAX - 32];
+		snprintf(why, sizeof(why), "%.960s", err->msg[0] ? err->msg : ergon_strerror(rc));
+		ergon_err_clear(err);
+		ergon_err_set(err, rc, "%s; nothing was measured", why);
 		goto out;
+	}
 	phase_mark("ergon-report");
 	/* A value jansson dropped on a failed allocation would leave a report
 	 * that lies by omission: count them, and rescue the raw data instead. */

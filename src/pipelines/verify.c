@@ -2,6 +2,7 @@
 #include "ergon/artifact.h"
 #include "ergon/issues.h"
 #include "ergon/jcs.h"
+#include "ergon/json_alloc.h"
 #include "ergon/report.h"
 #include "pipelines/report_internal.h"
 
@@ -25,6 +26,11 @@ static int band_decade(double x, double y)
 /* First difference between stored (a) and recomputed (b) figures. */
 static int compare(const json_t *a, const json_t *b, const char *path, struct ergon_err *err)
 {
+	if (b == NULL) /* a recomputed value that could not be built */
+		return ergon_err_set(err, ERGON_ENOMEM,
+				     "field %s: could not be recomputed (out of memory; the "
+				     "artifact itself may be fine: free memory and retry)",
+				     path);
 	if (a == NULL)
 		return ergon_err_set(err, ERGON_EVERIFY,
 				     "field %s: missing from the report; the series give it", path);
@@ -303,8 +309,21 @@ static const verify_check checks[] = {check_schema, check_digest, check_figures,
 
 static int run_checks(struct verify_ctx *c, struct ergon_err *err)
 {
+	/* jansson drops a value when an allocation fails inside its builders:
+	 * recomputed figures would then differ from the report's, and verify
+	 * would call an intact artifact edited. Count them: a failure is out
+	 * of memory, never a verdict on the artifact. */
+	ergon_json_alloc_watch();
+	unsigned long jfail = ergon_json_alloc_failures();
 	for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++) {
 		int rc = checks[i](c, err);
+		if (ergon_json_alloc_failures() != jfail) {
+			ergon_err_clear(err);
+			return ergon_err_set(err, ERGON_ENOMEM,
+					     "out of memory while checking the report (an "
+					     "allocation inside the JSON library failed); the "
+					     "artifact itself may be fine: free memory and retry");
+		}
 		if (rc)
 			return rc;
 	}

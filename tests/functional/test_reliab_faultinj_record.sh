@@ -1,23 +1,42 @@
 #!/usr/bin/env bash
-# Fault injection on `ergon record` (docs/RELIABILITY.md): from the moment
-# the recording starts (the instrument is opened; the thread is named
-# "ergon-record"), every allocation and every write-side call is made to
-# fail in turn (tests/support/faultinj/), against the PPK2 simulator
-# (unpaced, 0.02 s = 2000 samples at 100 kSPS). Each time the measurement
-# must be kept or the failure must come before the first sample:
+# Fault injection on `ergon record` (docs/RELIABILITY.md): every allocation
+# and every write-side call from main() on is made to fail in turn
+# (tests/support/faultinj/), against the PPK2 simulator (unpaced, 0.02 s =
+# 2000 samples at 100 kSPS). Each time the measurement must be kept or the
+# failure must come before the first sample:
 #   exit 0: OUT is a JLS file holding all 2000 samples;
 #   exit != 0 with samples kept: OUT is a valid JLS file up to its last
-#     complete chunk, stderr names OUT and the kept count, and our reader
+#     complete chunk, stdout names OUT and the kept count, and our reader
 #     (ergon analyze --jls, without the shim) reads exactly that many;
-#   exit != 0 with nothing kept: stderr says no sample was recorded and
-#     nothing was written, and OUT does not exist.
+#   exit != 0 with nothing kept: OUT does not exist, and either the
+#     recording never started (the fault came while parsing the arguments,
+#     opening the instrument or reserving the output: the process never
+#     named its phase "ergon-record") and stderr says what failed, or
+#     stderr says no sample was recorded and nothing was written.
+# Never a lock or temporary file left behind.
 . "$(dirname "$0")/run_lib.sh"
 . "$ERGON_SOURCE_DIR/tests/support/faultinj/faultinj_lib.sh"
 SIM=${ERGON_BUILD_DIR:?}/ergon_ppk2_sim
-coproc SIMP { exec "$SIM" --fast --current-a 0.004 --burst-a 0.004 --period-s 0; }
-SIMPID=$SIMP_PID
-read -r PORT <&"${SIMP[0]}"
-trap 'kill $SIMPID 2>/dev/null; rm -rf "$TMP"' EXIT
+# One unpaced simulator per walker (a simulated PPK2 serves one recording
+# at a time); each serves one recording after another. Started with their
+# stdin on a pipe held open by fd 6 (closing it stops them all).
+NSIM=$((2 * $(nproc 2>/dev/null || echo 1)))
+mkfifo "$TMP/sims.in"
+SIMPIDS=()
+for ((k = 0; k < NSIM + 1; k++)); do
+  "$SIM" --fast --current-a 0.004 --burst-a 0.004 --period-s 0 <"$TMP/sims.in" >"$TMP/sim$k.port" &
+  SIMPIDS+=($!)
+done
+exec 6>"$TMP/sims.in"
+trap 'kill "${SIMPIDS[@]}" 2>/dev/null; rm -rf "$TMP"' EXIT
+FI_SLOT_VALUES=()
+for ((k = 0; k < NSIM + 1; k++)); do
+  for _ in $(seq 200); do [ -s "$TMP/sim$k.port" ] && break; sleep 0.05; done
+  FI_SLOT_VALUES+=("$(head -1 "$TMP/sim$k.port")")
+done
+# The last one is the plain tests' below; the walk takes the first NSIM.
+PORT=${FI_SLOT_VALUES[$NSIM]}
+unset "FI_SLOT_VALUES[$NSIM]"
 
 check_record() { # RC DIR N
   local rc=$1 dir=$2
@@ -25,11 +44,15 @@ check_record() { # RC DIR N
   if grep -q "AddressSanitizer\|runtime error:\|LeakSanitizer" "$dir/stderr"; then
     echo "  sanitizer report"; return 1
   fi
+  fi_leftovers "$dir" && return 1
   local claimed
   claimed=$(sed -n 's/^recorded \([0-9]*\) samples .* to .*/\1/p' "$dir/stdout")
   if [ ! -e "$dir/r.jls" ]; then
-    [ "$rc" != 0 ] && [ -z "$claimed" ] && grep -q "nothing was written\|before the first sample" "$dir/stderr" &&
-      return 0
+    [ "$rc" != 0 ] && [ -z "$claimed" ] || { echo "  exit $rc, no file, claims '$claimed'"; return 1; }
+    grep -q "nothing was written\|before the first sample" "$dir/stderr" && return 0
+    # Before the recording started: the arguments, the instrument or the
+    # reservation failed, and stderr says what.
+    [ "$(fi_field "$dir" exit_phase)" = main ] && [ -s "$dir/stderr" ] && return 0
     echo "  exit $rc, no file, and stderr does not say nothing was recorded"; return 1
   fi
   if [ "$rc" = 0 ] && [ "$claimed" != 2000 ]; then
@@ -89,6 +112,8 @@ wait $SIM2
 ls -A "$TMP" | grep -q 'one.jls.ergon-lock\|^\.ergon-tmp-' && bad "reservation left behind" ||
   ok "no lock or temporary file left"
 
-FI_JOBS=1 fi_walk "ergon record" ergon-record check_record -- "$ERGON_BIN" record \
-  --instrument "ppk2:$PORT" --instrument-opt vdd_mv=3000 --duration-s 0.02 --out @DIR@/r.jls
+fi_walk "ergon record" main check_record -- "$ERGON_BIN" record \
+  --instrument "ppk2:@SLOT@" --instrument-opt vdd_mv=3000 --duration-s 0.02 --out @DIR@/r.jls
+[ "$FI_RUNS" -gt 650 ] || bad "the walk ran $FI_RUNS faults, not the ~710 of a recording"
+exec 6>&-
 finish

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Fault injection on the report path of `ergon run` (docs/RELIABILITY.md):
-# every allocation and every write-side call after the measurement ends is
-# made to fail in turn (tests/support/faultinj/), and each time the
-# measurement must be kept: the report at --out verifies, or the error says
-# where it went (OUT.partial or the temporary folder) and that file holds
-# the report or the raw rescue.
+# Fault injection on `ergon run` (docs/RELIABILITY.md): every allocation
+# and every write-side call from main() on is made to fail in turn
+# (tests/support/faultinj/), and each time the measurement must be kept:
+# the report at --out verifies, or the error says where it went
+# (OUT.partial or the temporary folder) and that file holds the report or
+# the raw rescue; or the run failed before its session measured anything,
+# says so, and left no temporary or lock file behind.
 . "$(dirname "$0")/run_lib.sh"
 . "$ERGON_SOURCE_DIR/tests/support/faultinj/faultinj_lib.sh"
 
@@ -16,12 +17,32 @@ check_run() { # RC DIR N
   fi
   # The report itself (exit 0, or 1 for a measurement it calls invalid).
   if [ -e "$dir/r.json" ]; then
-    "$ERGON_BIN" verify "$dir/r.json" >/dev/null 2>&1 && return 0
-    echo "  exit $rc and the report does not verify"; return 1
+    "$ERGON_BIN" verify "$dir/r.json" >/dev/null 2>&1 || { echo "  exit $rc and the report does not verify"; return 1; }
+    fi_leftovers "$dir" && return 1
+    return 0
   fi
   local kept
   kept=$(sed -n 's/.* kept in \([^ ]*\)$/\1/p' "$dir/stderr" | head -1)
-  if [ -z "$kept" ] || [ ! -s "$kept" ]; then echo "  exit $rc and nothing kept"; return 1; fi
+  if [ -z "$kept" ]; then
+    # Nothing kept: only right when nothing was measured. The session
+    # never ended (the shim's last phase is before the report), the run
+    # failed, says so, and left no temporary or lock file behind.
+    local reached
+    reached=$(fi_field "$dir" exit_phase)
+    case "$reached" in
+      main) ;;
+      ergon-measure)
+        grep -q "nothing was measured" "$dir/stderr" ||
+          { echo "  failed while measuring without keeping or saying nothing was measured"; return 1; } ;;
+      *) echo "  exit $rc, nothing kept, and the run reached '$reached'"; return 1 ;;
+    esac
+    [ "$rc" != 0 ] || { echo "  exit 0 without a report"; return 1; }
+    [ -s "$dir/stderr" ] || { echo "  exit $rc without a word"; return 1; }
+    fi_leftovers "$dir" && return 1
+    return 0
+  fi
+  if [ ! -s "$kept" ]; then echo "  exit $rc and the kept file $kept is empty or missing"; return 1; fi
+  fi_leftovers "$dir" "$kept" && return 1
   if head -c1 "$kept" | grep -q '{'; then
     "$ERGON_BIN" verify "$kept" >/dev/null 2>&1 && return 0
     echo "  kept report $kept does not verify"; return 1
@@ -37,6 +58,30 @@ check_run() { # RC DIR N
   echo "  kept file $kept is not a complete rescue:"; head -3 "$kept"; tail -2 "$kept"; return 1
 }
 
-fi_walk "ergon run" ergon-report check_run -- "$ERGON_BIN" run --device d --workload builtin:spin \
-  --idle-s 0.05 --windows 1 --window-s 0.05 --sample-hz 100 --out @DIR@/r.json
+# Every call from main() on: the arguments, the instrument and workload,
+# the reservation, the session and the report. A paced workload and the
+# inline sampler at 40 Hz with phase edges half a period from any sample
+# or release make the call count the same in every run (3 idle and 2 load
+# samples, 3 invocations): the same N is the same call each time.
+RUN=("$ERGON_BIN" run --device d --workload builtin:periodic,burst_ms=1,sleep_ms=0 --release-hz 50
+  --sampler inline --sample-hz 40 --idle-s 0.0625 --windows 1 --window-s 0.05 --quiet)
+fi_walk "ergon run" main check_run -- "${RUN[@]}" --out @DIR@/r.json
+[ "$FI_RUNS" -gt 600 ] || bad "the walk ran $FI_RUNS faults, not the ~640 of a run"
+
+# The walk found: the first growth of the power series failing was
+# reported as "the power series reached its limit" (lower --sample-hz),
+# a limit it never reached. The call's number comes from the shim's trace
+# (the first realloc once the session runs).
+FAULTINJ_TRACE="$TMP/trace" fi_run "$TMP/fi-trace" 0 main -- "${RUN[@]}" --out "$TMP/fi-trace/r.json"
+N=$(awk '$2 == "realloc" && $3 == "ergon-measure" {print $1; exit}' "$TMP/trace")
+if [ -z "$N" ]; then bad "the trace shows no realloc while measuring"; else
+  fi_run "$TMP/fi-series" "$N" main -- "${RUN[@]}" --out "$TMP/fi-series/r.json"
+  rc=$?
+  [ "$rc" = 1 ] && ok "the series' first growth failing: exit 1 (invalid, kept)" || bad "exit $rc"
+  E=$(cat "$TMP/fi-series/stderr")
+  contains "$E" "out of memory growing the power series beyond 0 samples" "it says out of memory"
+  case "$E" in *"reached its limit"*) bad "it still blames a limit" ;; *) ok "and no limit" ;; esac
+  "$ERGON_BIN" verify "$TMP/fi-series/r.json" >/dev/null 2>&1 && ok "the kept report verifies" ||
+    bad "the kept report does not verify"
+fi
 finish

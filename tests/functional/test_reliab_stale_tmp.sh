@@ -32,6 +32,9 @@ wait $pid 2>/dev/null
 expect 0 "after a SIGKILL" -- "$ERGON_BIN" run --device d --workload builtin:spin \
   "${SHORT[@]}" --out "$TMP/o/k.json"
 contains "$ERR" "is a stale temporary file" "the killed run's reservation is reported"
+# It was killed while measuring: the file is the reserved space, all zero;
+# the warning says so instead of "it may hold a complete report".
+contains "$ERR" "killed before it wrote anything" "and said to hold nothing"
 
 # Every writing command: a stale file in its output folder is reported
 # (named, with its size) before it writes, and --clean removes it. The

@@ -197,15 +197,16 @@ static void unusable_paths_fail_at_reserve(void **state)
 }
 
 struct stale_seen {
-	int n, removed;
+	int n, removed, with_data;
 	long long size;
 	char name[64];
 };
 
-static void on_stale(void *ctx, const char *file, long long size, int removed)
+static void on_stale(void *ctx, const char *file, long long size, int has_data, int removed)
 {
 	struct stale_seen *st = ctx;
 	st->n++;
+	st->with_data += has_data;
 	st->removed += removed;
 	st->size = size;
 	snprintf(st->name, sizeof(st->name), "%s", file);
@@ -230,6 +231,7 @@ static void stale_temp_files_are_found_and_removed(void **state)
 	assert_int_equal(seen.n, 1);
 	assert_int_equal(seen.removed, 0);
 	assert_int_equal(seen.size, 19);
+	assert_int_equal(seen.with_data, 1);
 	assert_string_equal(seen.name, ".ergon-tmp-Ab12Cd");
 	assert_int_equal(access(stale, F_OK), 0); /* reported, not touched */
 	memset(&seen, 0, sizeof(seen));
@@ -239,6 +241,20 @@ static void stale_temp_files_are_found_and_removed(void **state)
 	assert_int_equal(access(live.tmp, F_OK), 0); /* the live one stays */
 	assert_int_equal(access(notours, F_OK), 0);
 	ergon_out_release(&live);
+	/* A run killed while measuring leaves only its reserved space: 8 KiB of
+	 * zeros (posix_fallocate), no data; said so, and --clean removes it. */
+	char *zeros = ts_strf("%s/.ergon-tmp-Zz99Yy", dir);
+	static const char zero8k[8192];
+	assert_int_equal(ts_write_file(zeros, zero8k, sizeof(zero8k)), 0);
+	memset(&seen, 0, sizeof(seen));
+	assert_int_equal(ergon_out_scan_stale(path, 0, on_stale, &seen, &err), 1);
+	assert_int_equal(seen.size, 8192);
+	assert_int_equal(seen.with_data, 0);
+	memset(&seen, 0, sizeof(seen));
+	assert_int_equal(ergon_out_scan_stale(path, 1, on_stale, &seen, &err), 1);
+	assert_int_equal(seen.removed, 1);
+	assert_int_not_equal(access(zeros, F_OK), 0);
+	free(zeros);
 	/* A folder that does not exist yet has none. */
 	assert_int_equal(ergon_out_scan_stale("/nonexistent-ergon-dir/r.json", 0, NULL, NULL, &err),
 			 0);

@@ -5,14 +5,25 @@
  * Environment:
  *   FAULTINJ_ARM=NAME    start counting when the process names a thread NAME
  *                        (prctl PR_SET_NAME; ergon run names its report
- *                        phase "ergon-report"); unset: count from the start
+ *                        phase "ergon-report"); FAULTINJ_ARM=main: from the
+ *                        entry of main() (after the C library and every
+ *                        constructor ran); unset: count from the start
  *   FAULTINJ_FAIL_AT=N   fail the Nth counted call (1-based); 0/unset: count only
  *   FAULTINJ_KINDS=alloc,write   what is counted (default both)
- *   FAULTINJ_REPORT=FILE at exit, write "calls N\nfailed NAME\n" to FILE
+ *   FAULTINJ_REPORT=FILE at exit, write to FILE:
+ *                          calls N          the counted calls
+ *                          failed NAME      the call made to fail (- none)
+ *                          fault_phase P    the phase it failed in
+ *                          exit_phase Q     the last phase the process reached
+ *                        (a phase is the last thread name set, "main" before
+ *                        any: the walk tells "failed before measuring" from
+ *                        "lost what it measured" with them)
+ *   FAULTINJ_TRACE=FILE  append "N NAME PHASE" for every counted call
  *
  * A failed allocation returns NULL with ENOMEM; a failed write-side call
  * returns -1 (or the error number for posix_fallocate) with ENOSPC for
- * data, EIO for flush, ENOSPC for open/link/rename. Only the Nth call
+ * data, EIO for flush and close, ENOSPC for open/link/rename/mkdir,
+ * ENOLCK for flock. Only the Nth call
  * fails: the code's retries and fallbacks then succeed, which is what
  * "one fault at a time" tests.
  *
@@ -46,6 +57,10 @@ static unsigned long calls;
 static char failed_name[32];
 static char report_path[512];
 static char arm_name[32];
+static char phase[32] = "main";
+static char fault_phase[32] = "-";
+static char trace_path[512];
+static int trace_fd = -1;
 
 /* dlsym may allocate: serve that from a static arena, never freed. */
 static char arena[8192];
@@ -93,7 +108,12 @@ static void init(void)
 	}
 	if (r)
 		snprintf(report_path, sizeof(report_path), "%s", r);
-	if (a && a[0]) {
+	const char *t = getenv("FAULTINJ_TRACE");
+	if (t)
+		snprintf(trace_path, sizeof(trace_path), "%s", t);
+	if (a && strcmp(a, "main") == 0) {
+		armed = 0; /* main_armed below arms it */
+	} else if (a && a[0]) {
 		snprintf(arm_name, sizeof(arm_name), "%s", a);
 		armed = 0;
 	} else {
@@ -109,9 +129,20 @@ static int hit(const char *name, int is_alloc)
 	if (armed != 1 || (is_alloc ? !count_alloc : !count_write))
 		return 0;
 	unsigned long c = __atomic_add_fetch(&calls, 1, __ATOMIC_SEQ_CST);
+	if (trace_path[0]) {
+		/* Raw syscalls: the trace must not count (or allocate) itself. */
+		if (trace_fd < 0)
+			trace_fd = (int)syscall(SYS_openat, AT_FDCWD, trace_path,
+						O_WRONLY | O_CREAT | O_APPEND, 0644);
+		char line[96];
+		int len = snprintf(line, sizeof(line), "%lu %s %s\n", c, name, phase);
+		if (trace_fd >= 0 && len > 0)
+			syscall(SYS_write, trace_fd, line, (size_t)len);
+	}
 	if (fail_at == 0 || c != fail_at)
 		return 0;
 	snprintf(failed_name, sizeof(failed_name), "%s", name);
+	snprintf(fault_phase, sizeof(fault_phase), "%s", phase);
 	return 1;
 }
 
@@ -124,9 +155,10 @@ __attribute__((destructor)) static void report(void)
 	    (int)syscall(SYS_openat, AT_FDCWD, report_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
 		return;
-	char buf[128];
-	int len = snprintf(buf, sizeof(buf), "calls %lu\nfailed %s\n", calls,
-			   failed_name[0] ? failed_name : "-");
+	char buf[192];
+	int len =
+	    snprintf(buf, sizeof(buf), "calls %lu\nfailed %s\nfault_phase %s\nexit_phase %s\n",
+		     calls, failed_name[0] ? failed_name : "-", fault_phase, phase);
 	if (len > 0)
 		syscall(SYS_write, fd, buf, (size_t)len);
 	syscall(SYS_close, fd);
@@ -146,10 +178,39 @@ EXPORT int prctl(int option, ...)
 	va_end(ap);
 	if (armed < 0)
 		init();
-	if (option == PR_SET_NAME && armed == 0 && a2 &&
-	    strncmp((const char *)a2, arm_name, sizeof(arm_name)) == 0)
-		armed = 1;
+	if (option == PR_SET_NAME && a2) {
+		if (armed == 0 && arm_name[0] &&
+		    strncmp((const char *)a2, arm_name, sizeof(arm_name)) == 0)
+			armed = 1;
+		snprintf(phase, sizeof(phase), "%.15s", (const char *)a2);
+	}
 	return (int)syscall(SYS_prctl, option, a2, a3, a4, a5);
+}
+
+/* FAULTINJ_ARM=main: __libc_start_main calls main_armed instead of the
+ * program's main; it arms the counter and calls main. */
+static int (*program_main)(int, char **, char **);
+
+static int main_armed(int argc, char **argv, char **envp)
+{
+	if (armed < 0)
+		init();
+	const char *a = getenv("FAULTINJ_ARM");
+	if (armed == 0 && a && strcmp(a, "main") == 0)
+		armed = 1;
+	return program_main(argc, argv, envp);
+}
+
+typedef int (*start_main_fn)(int (*)(int, char **, char **), int, char **, void (*)(void),
+			     void (*)(void), void (*)(void), void *);
+
+EXPORT int __libc_start_main(int (*m)(int, char **, char **), int argc, char **argv,
+			     void (*ini)(void), void (*fini)(void), void (*rtld_fini)(void),
+			     void *stack_end)
+{
+	start_main_fn real = (start_main_fn)dlsym(RTLD_NEXT, "__libc_start_main");
+	program_main = m;
+	return real(main_armed, argc, argv, ini, fini, rtld_fini, stack_end);
 }
 
 EXPORT void *malloc(size_t n)
@@ -232,6 +293,24 @@ WRAP(int, link, ENOSPC, (const char *a, const char *b), (a, b), const char *, co
 WRAP(int, rename, ENOSPC, (const char *a, const char *b), (a, b), const char *, const char *)
 WRAP(int, mkostemp, ENOSPC, (char *t, int flags), (t, flags), char *, int)
 WRAP(int, mkstemp, ENOSPC, (char *t), (t), char *)
+
+WRAP(int, mkdir, ENOSPC, (const char *p, mode_t m), (p, m), const char *, mode_t)
+WRAP(int, flock, ENOLCK, (int fd, int op), (fd, op), int, int)
+
+/* close() of a file open for writing can report a late write error (EIO
+ * on NFS, ENOSPC on a quota); the descriptor is closed either way, as on
+ * Linux. Closing a read-only descriptor is not a write-side call. */
+EXPORT int close(int fd)
+{
+	REAL(int, close, int);
+	int fl = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
+	if (fl >= 0 && (fl & O_ACCMODE) != O_RDONLY && hit("close", 0)) {
+		real_close(fd);
+		errno = EIO;
+		return -1;
+	}
+	return real_close(fd);
+}
 
 /* posix_fallocate returns the error number instead of setting errno. */
 EXPORT int posix_fallocate(int fd, off_t o, off_t n)
