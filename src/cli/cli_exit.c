@@ -103,8 +103,8 @@ void ergon_cli_exit_codes_print(FILE *f, const char *cmd)
 		const char *when = c ? c->when[code] : meaning;
 		if (c && when == NULL)
 			when = meaning;
-		int col = fprintf(f, "  %d  %-9s", code, name);
-		wrap(f, when, 13, col);
+		int col = fprintf(f, "  %d  %-9s ", code, name);
+		wrap(f, when, 15, col);
 	}
 }
 
@@ -114,8 +114,8 @@ int ergon_cli_exit_help(FILE *f)
 	int code;
 	const char *name, *meaning;
 	for (size_t i = 0; ergon_exit_code_at(i, &code, &name, &meaning); i++) {
-		int col = fprintf(f, "  %d  %-9s", code, name);
-		wrap(f, meaning, 13, col);
+		int col = fprintf(f, "  %d  %-9s ", code, name);
+		wrap(f, meaning, 15, col);
 	}
 	fprintf(f, "\nA warning leaves a run valid (exit 0) while every figure is published;\n"
 		   "`integrity: degraded` in an artifact is such a warning. Exit 4 says figures\n"
@@ -125,8 +125,8 @@ int ergon_cli_exit_help(FILE *f)
 		fprintf(f, "\nergon %s:\n", table[k].cmd);
 		for (size_t i = 0; ergon_exit_code_at(i, &code, &name, &meaning); i++) {
 			const char *when = table[k].when[code] ? table[k].when[code] : meaning;
-			int col = fprintf(f, "  %d  %-9s", code, name);
-			wrap(f, when, 13, col);
+			int col = fprintf(f, "  %d  %-9s ", code, name);
+			wrap(f, when, 15, col);
 		}
 	}
 	return ferror(f) ? ERGON_EXIT_IO : ERGON_EXIT_OK;

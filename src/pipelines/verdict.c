@@ -107,8 +107,16 @@ void ergon_verdict_run(const json_t *report, struct ergon_verdict *v)
 {
 	valid(v);
 	const json_t *issues = json_object_get(report, "issues");
-	if (failed(v, issues, NULL))
+	if (failed(v, issues, NULL)) {
+		/* A run that stopped early says how, in its own words. */
+		const char *st = json_string_value(json_object_get(report, "status"));
+		const char *why = json_string_value(json_object_get(report, "stop_reason"));
+		size_t len = strlen(v->why);
+		if (st && strcmp(st, "complete") != 0 && len < sizeof v->why)
+			snprintf(v->why + len, sizeof v->why - len, " (status %s%s%s)", st,
+				 why ? ": " : "", why ? why : "");
 		return;
+	}
 	const json_t *fig = json_object_get(report, "figures");
 	const char *withheld = json_string_value(json_object_get(fig, "withheld"));
 	if (withheld != NULL) {

@@ -8,7 +8,8 @@
 # cut; a second rail set without VDD_IN has no total rail). Then: README's
 # table, `ergon help exit-codes` and every --help print the same table, and
 # profile never shows "stage power: ok" beside a NOT VALID or DEGRADED
-# result without the check that decided it.
+# result without the check that decided it (every scenario:
+# test_exit_codes_stages.sh).
 . "$(dirname "$0")/run_lib.sh"
 : "${ERGON_SOURCE_DIR:?}" "${ERGON_BUILD_DIR:?}" "${ERGON_SHARED_DIR:?}"
 E=$ERGON_BIN
@@ -96,14 +97,7 @@ contains "$OUT" "stage power: ok - it ran, but the result is NOT VALID: failed: 
   "stage power: ok names the failed check"
 contains "$OUT" "NOT VALID: $TMP/p1/summary.json (integrity invalid): failed: power.window_observer_mismatch" \
   "the NOT VALID line names the failed check"
-# Every scenario: a "stage ...: ok" line beside NOT VALID or DEGRADED names the check.
-for s in $("$E" __complete scenarios 2>/dev/null || true); do
-  "$E" profile --board sim --sim-scenario "$s" --out "$TMP/sc-$s" >"$TMP/sc.out" 2>/dev/null
-  if grep -q "^NOT VALID\|^DEGRADED" "$TMP/sc.out" && grep -q "^stage [a-z ]*: ok$" "$TMP/sc.out"; then
-    bad "scenario $s: a bare 'ok' stage line beside $(grep -o '^NOT VALID\|^DEGRADED' "$TMP/sc.out")"
-  fi
-done
-ok "no scenario prints a bare 'stage: ok' beside NOT VALID or DEGRADED"
+# Every scenario's stage lines: test_exit_codes_stages.sh.
 expect 2 "profile: usage (unknown scenario)" -- "$E" profile --board sim --sim-scenario nope --out "$TMP/pn"
 expect 3 "profile: I/O (--out in /proc)" -- "$E" profile --board sim --out /proc/ergon-exit-codes
 
