@@ -102,18 +102,19 @@ expect 2 "profile: usage (unknown scenario)" -- "$E" profile --board sim --sim-s
 expect 3 "profile: I/O (--out in /proc)" -- "$E" profile --board sim --out /proc/ergon-exit-codes
 
 # --- capture and parse (HPX) -----------------------------------------
-expect 0 "capture: valid (HPX_END)" -- "$E" capture --transport "file:$HPX" --out "$TMP/c0"
-expect 4 "capture: cut before HPX_END" -- "$E" capture --transport "file:$TMP/cut.hpx" --out "$TMP/c4"
-contains "$ERR" "DEGRADED (exit 4): the stream ended before HPX_END" "says what is missing"
-expect 1 "capture: no profile (pmu.missing)" -- "$E" capture --transport "file:$TMP/none.hpx" --out "$TMP/c1"
-contains "$ERR" "failed: pmu.missing" "names pmu.missing"
+hpx() { # CMD LOG OUT: ergon capture (from a file transport) or ergon parse of LOG
+  if [ "$1" = capture ]; then "$E" capture --transport "file:$2" --out "$3"; else "$E" parse "$2" --out "$3"; fi
+}
+for c in capture parse; do
+  expect 0 "$c: valid (HPX_END)" -- hpx "$c" "$HPX" "$TMP/$c-0"
+  expect 4 "$c: cut before HPX_END" -- hpx "$c" "$TMP/cut.hpx" "$TMP/$c-4"
+  contains "$ERR" "DEGRADED (exit 4): the stream ended before HPX_END" "$c says what is missing"
+  expect 1 "$c: no profile (pmu.missing)" -- hpx "$c" "$TMP/none.hpx" "$TMP/$c-1"
+  contains "$ERR" "failed: pmu.missing" "$c names pmu.missing"
+  expect 3 "$c: I/O (no such file)" -- hpx "$c" "$TMP/absent.hpx" "$TMP/$c-3"
+done
 expect 2 "capture: usage (no --transport)" -- "$E" capture --out "$TMP/c2"
-expect 3 "capture: I/O (no such file)" -- "$E" capture --transport "file:$TMP/absent.hpx" --out "$TMP/c3"
-expect 0 "parse: valid" -- "$E" parse "$HPX" --out "$TMP/q0"
-expect 4 "parse: cut before HPX_END" -- "$E" parse "$TMP/cut.hpx" --out "$TMP/q4"
-expect 1 "parse: no profile" -- "$E" parse "$TMP/none.hpx" --out "$TMP/q1"
 expect 2 "parse: usage" -- "$E" parse "$HPX" --aggregation mode
-expect 3 "parse: I/O" -- "$E" parse "$TMP/absent.hpx" --out "$TMP/q3"
 
 # --- analyze ----------------------------------------------------------
 expect 0 "analyze: valid (one gate window, no facts asked)" -- "$E" analyze --jls "$JLS" --out "$TMP/a0"
