@@ -61,6 +61,38 @@ ERGON_API const char *ergon_strerror(int code);
 /* CLI exit code for an error: 0 ok, 1 measurement, 2 usage, 3 I/O/device. */
 ERGON_API int ergon_exit_code(int code);
 
+/* What a written artifact's figures amount to; the exit code of every
+ * command that writes one follows from it (ergon_verdict_exit_code). */
+enum ergon_verdict_kind {
+	ERGON_VERDICT_VALID = 1,    /* every figure published (warnings allowed) */
+	ERGON_VERDICT_DEGRADED = 2, /* written, but some figures withheld */
+	ERGON_VERDICT_INVALID = 3,  /* the measurement is invalid */
+};
+
+/* The CLI's exit codes, one table: X(code, name, meaning). The verdict
+ * mapping, `ergon help exit-codes`, every command's --help (and so the man
+ * pages) print from it; README.md's table is checked against it
+ * (functional/test_exit_codes). */
+#define ERGON_EXIT_CODES(X)                                                  \
+	X(0, "valid",                                                        \
+	  "every figure was published; warnings are allowed (a THROTTLED "   \
+	  "verdict is a finding, not a fault)")                              \
+	X(4, "degraded",                                                     \
+	  "the artifact was written but some figures were withheld "         \
+	  "(its issues say which and why)")                                  \
+	X(1, "invalid",                                                      \
+	  "the measurement is invalid, or it was refused (nothing "          \
+	  "usable: the artifact, when written, says why)")                   \
+	X(2, "usage", "usage or configuration error (nothing was measured)") \
+	X(3, "io", "I/O or device error")
+
+/* Exit code of a verdict: 0 valid, 4 degraded, 1 invalid (1 for anything
+ * else: an unknown verdict is never reported as a success). */
+ERGON_API int ergon_verdict_exit_code(int verdict);
+/* The i-th row (0-based) of ERGON_EXIT_CODES: its code, name and meaning;
+ * 0 past the end, else 1. */
+ERGON_API int ergon_exit_code_at(size_t i, int *code, const char **name, const char **meaning);
+
 /* Record an error if none is recorded yet; returns code so callers can
  * write `return ergon_err_set(err, ERGON_EPARSE, "...")`. err may be NULL. */
 ERGON_API int ergon_err_set(struct ergon_err *err, int code, const char *fmt, ...)

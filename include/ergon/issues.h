@@ -44,7 +44,7 @@ enum ergon_integrity {
 	X("run.no_operations", ERGON_SEV_ERROR, "no invocation completed in the load phase")       \
 	X("run.power_below_idle", ERGON_SEV_WARNING, "load power is not above the idle floor")     \
 	X("run.samples_decimated", ERGON_SEV_INFO, "the embedded power series is decimated")       \
-	X("run.throttled", ERGON_SEV_WARNING, "sustained throughput regressed (throttle onset)")   \
+	X("run.throttled", ERGON_SEV_INFO, "sustained throughput regressed: a finding, not a fault") \
 	X("run.release_overrun", ERGON_SEV_WARNING, "periodic invocations overran their period")   \
 	X("run.samples_rejected", ERGON_SEV_WARNING,                                                \
 	  "instrument readings refused: non-finite, or time not increasing")                      \

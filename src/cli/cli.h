@@ -13,12 +13,14 @@
 
 #include <stdio.h>
 
-/* Exit codes (documented in --help and README). */
+/* Exit codes: ERGON_EXIT_CODES (ergon/error.h) is the table --help,
+ * `ergon help exit-codes` and README print; cli_exit.c decides them. */
 enum {
 	ERGON_EXIT_OK = 0,
 	ERGON_EXIT_MEASUREMENT = 1, /* measurement invalid or refused */
 	ERGON_EXIT_USAGE = 2,
-	ERGON_EXIT_IO = 3, /* I/O or device */
+	ERGON_EXIT_IO = 3,	 /* I/O or device */
+	ERGON_EXIT_DEGRADED = 4, /* artifact written, some figures withheld */
 };
 
 struct ergon_cli_command {
@@ -37,6 +39,20 @@ int ergon_cli_fail(const char *cmd, const struct ergon_err *err);
 int ergon_cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* True when argv holds -h or --help before any "--". */
 int ergon_cli_wants_help(int argc, char **argv);
+struct ergon_verdict;
+/* The exit code of a written artifact's verdict (ergon/verdict.h): 0
+ * valid, 4 degraded, 1 invalid; unless valid, one line on stderr names the
+ * verdict, what decided it and the artifact. Every command that writes an
+ * artifact ends with it. */
+int ergon_cli_verdict_exit(const char *cmd, const struct ergon_verdict *v, const char *artifact);
+/* c->help followed by its exit-code section (cli_exit.c): what --help and
+ * the man pages show. */
+void ergon_cli_print_help(FILE *f, const struct ergon_cli_command *c);
+/* The "Exit codes" section: for cmd (nothing when cmd has no row), or the
+ * general table when cmd is NULL. */
+void ergon_cli_exit_codes_print(FILE *f, const char *cmd);
+/* `ergon help exit-codes`: the table and each command's meaning of it. */
+int ergon_cli_exit_help(FILE *f);
 /* The hidden __man and __complete subcommands (cli_meta.c); argv[0] is
  * "__man" or "__complete". Returns an exit code, -1 for another name. */
 int ergon_cli_meta(const struct ergon_cli_command *const *cmds, void (*print_help)(FILE *),

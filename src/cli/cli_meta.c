@@ -110,7 +110,16 @@ static void man_cmd(FILE *f, const struct ergon_cli_command *c)
 	roff_text(f, c->name, strlen(c->name));
 	fputs(" \\- ", f);
 	roff_line(f, c->summary, strlen(c->summary));
-	man_body(f, c->help);
+	/* What --help prints: the help text and its exit-code section. */
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	if (m != NULL) {
+		ergon_cli_print_help(m, c);
+		fclose(m);
+	}
+	man_body(f, text ? text : c->help);
+	free(text);
 	fputs(".SH SEE ALSO\n.BR ergon (1)\n", f);
 }
 

@@ -4,6 +4,7 @@
 #include "cli_reliab.h"
 #include "cli_sign.h"
 #include "ergon/analyze.h"
+#include "ergon/verdict.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,8 +56,9 @@ static int run(int argc, char **argv)
 	int rc = ergon_cli_sign_load("analyze", sign_key, &skey);
 	if (rc)
 		return rc;
+	/* The summary decides the verdict; it is printed only with --json. */
 	rc = ergon_analyze_run(&o, !as_json && isatty(STDOUT_FILENO) && cli_utf8(), &table,
-			       as_json ? &summary : NULL, &err);
+			       &summary, &err);
 	if (rc) {
 		ergon_secret_key_wipe(&skey);
 		return ergon_cli_fail("analyze", &err);
@@ -66,13 +68,17 @@ static int run(int argc, char **argv)
 	else
 		fputs(table, stdout);
 	free(table);
-	json_decref(summary);
 	if (!as_json)
 		printf("wrote %s/summary.json and %s/detailed/power_summary.csv\n", o.out_dir,
 		       o.out_dir);
 	char spath[4096];
 	snprintf(spath, sizeof spath, "%s/summary.json", o.out_dir);
-	return ergon_cli_sign_written("analyze", sign_key, spath, &skey);
+	struct ergon_verdict verdict;
+	ergon_verdict_analysis(summary, o.facts_path != NULL, &verdict);
+	json_decref(summary);
+	int code = ergon_cli_verdict_exit("analyze", &verdict, spath);
+	int src = ergon_cli_sign_written("analyze", sign_key, spath, &skey);
+	return src && code == ERGON_EXIT_OK ? src : code;
 }
 
 const struct ergon_cli_command ergon_cli_cmd_analyze = {
@@ -90,9 +96,8 @@ const struct ergon_cli_command ergon_cli_cmd_analyze = {
 	    "time, power terminal record; docs/POWER_CHECKS.md) it checks the window and\n"
 	    "publishes energy per inference only when the checks pass.\n\n"
 	    "Writes DIR/summary.json (power section) and DIR/detailed/power_summary.csv and\n"
-	    "prints the Power table (with --json: the summary, on stdout). An invalid measurement "
-	    "is still written (integrity says\n"
-	    "so); the exit code is non-zero only for usage (2) and I/O (3) errors.\n"
+	    "prints the Power table (with --json: the summary, on stdout). An invalid\n"
+	    "measurement is still written (integrity says so, and the exit code).\n"
 	    "--sign KEY (ergon keygen) signs DIR/summary.json once it is written; the key is\n"
 	    "loaded first, so a bad key fails before anything is analyzed.\n\n"
 	    "CSV forms: --stats columns t_start_s,t_end_s,i_avg_a[,i_std_a,i_min_a,i_max_a,\n"

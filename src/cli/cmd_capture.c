@@ -8,6 +8,7 @@
 #include "ergon/hpx_capture.h"
 #include "ergon/hpx_report.h"
 #include "ergon/issues.h"
+#include "ergon/verdict.h"
 #include "ergon/wire.h"
 #include "hpx_cli.h"
 
@@ -112,10 +113,11 @@ static int run(int argc, char **argv)
 	const json_t *profile = json_object_get(summary, "profile");
 	ergon_cli_hpx_print_top(stdout, profile);
 	printf("raw log %s; wrote %s/summary.json\n", log, out_dir);
-	int code =
-	    ergon_issues_integrity(json_object_get(profile, "issues")) == ERGON_INTEGRITY_INVALID
-		? ERGON_EXIT_MEASUREMENT
-		: ERGON_EXIT_OK;
+	struct ergon_verdict verdict;
+	ergon_verdict_hpx(summary, &verdict);
+	char spath[4096];
+	snprintf(spath, sizeof spath, "%s/summary.json", out_dir);
+	int code = ergon_cli_verdict_exit("capture", &verdict, spath);
 	json_decref(summary);
 	return code;
 }

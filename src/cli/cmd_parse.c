@@ -6,6 +6,7 @@
 #include "ergon/hpx.h"
 #include "ergon/hpx_report.h"
 #include "ergon/issues.h"
+#include "ergon/verdict.h"
 #include "hpx_cli.h"
 
 #include <jansson.h>
@@ -85,9 +86,11 @@ static int run(int argc, char **argv)
 		printf("wrote %s/summary.json and %s/profile_results.csv\n", out_dir, out_dir);
 	}
 	print_truncated(log, out_dir, profile);
-	int exit_code = ERGON_EXIT_OK;
-	if (ergon_issues_integrity(json_object_get(profile, "issues")) == ERGON_INTEGRITY_INVALID)
-		exit_code = ERGON_EXIT_MEASUREMENT;
+	struct ergon_verdict verdict;
+	ergon_verdict_hpx(summary, &verdict);
+	char spath[4096];
+	snprintf(spath, sizeof spath, "%s/summary.json", out_dir);
+	int exit_code = ergon_cli_verdict_exit("parse", &verdict, spath);
 	json_decref(summary);
 	return exit_code;
 }
@@ -110,8 +113,7 @@ const struct ergon_cli_command ergon_cli_cmd_parse = {
 	    "Provenance is `replayed` with the log named; --recording says what the\n"
 	    "log itself is (real hardware: measured), default unknown.\n"
 	    "--json prints summary.json on stdout instead of the table.\n"
-	    "Existing outputs are kept unless --force. Exit 1 when the log holds no\n"
-	    "usable profile (outputs are still written).\n\n"
+	    "Existing outputs are kept unless --force.\n\n"
 	    "Examples:\n  ergon parse capture.log --out run1\n"
 	    "  ergon parse - --aggregation trimmed < capture.log\n",
     .run = run,

@@ -11,6 +11,7 @@
 #include "ergon/model_fw.h"
 #include "ergon/profile.h"
 #include "ergon/sim.h"
+#include "ergon/verdict.h"
 #include "hpx_cli.h"
 
 #include <limits.h>
@@ -127,7 +128,7 @@ static int issue_in(const json_t *list, const json_t *issue)
 
 /* The terminal summary: stages, layers, the Power table, and what kind of
  * result this is (the virtual bench and QEMU are not measurements). */
-static void print_result(const json_t *summary)
+static void print_result(const json_t *summary, const struct ergon_verdict *v)
 {
 	const json_t *prov = json_object_get(summary, "provenance");
 	const char *kind = json_string_value(json_object_get(prov, "kind"));
@@ -147,8 +148,15 @@ static void print_result(const json_t *summary)
 	json_object_foreach((json_t *)stages, k, st)
 	{
 		const char *e = json_string_value(json_object_get(st, "error"));
-		printf("stage %-5s: %s%s%s\n", k, json_string_value(json_object_get(st, "status")),
-		       e ? " - " : "", e ? e : "");
+		const char *s = json_string_value(json_object_get(st, "status"));
+		/* A stage that ran is never shown "ok" beside a result that is
+		 * not valid without the check that decided it. */
+		if (e == NULL && s && strcmp(s, "ok") == 0 && v->kind != ERGON_VERDICT_VALID)
+			printf("stage %-5s: ok - it ran, but the result is %s: %s\n", k,
+			       v->kind == ERGON_VERDICT_DEGRADED ? "DEGRADED" : "NOT VALID",
+			       v->why);
+		else
+			printf("stage %-5s: %s%s%s\n", k, s, e ? " - " : "", e ? e : "");
 	}
 	print_layers(json_object_get(summary, "profile"));
 	const json_t *corr = json_object_get(summary, "correctness");
@@ -462,10 +470,12 @@ static int run(int argc, char **argv)
 		goto fail;
 	}
 
+	struct ergon_verdict verdict;
+	ergon_verdict_profile(summary, &verdict);
 	if (as_json)
 		cli_print_json(summary);
 	else
-		print_result(summary);
+		print_result(summary, &verdict);
 	size_t i;
 	json_t *issue;
 	json_array_foreach(json_object_get(summary, "issues"), i, issue)
@@ -479,15 +489,17 @@ static int run(int argc, char **argv)
 			json_string_value(json_object_get(issue, "code")),
 			json_string_value(json_object_get(issue, "message")));
 	}
-	int valid = json_is_true(json_object_get(summary, "valid"));
 	if (!as_json)
-		printf("%s: %s/summary.json (integrity %s%s)\n", valid ? "valid" : "NOT VALID",
+		printf("%s: %s/summary.json (integrity %s%s)%s%s\n",
+		       verdict.kind == ERGON_VERDICT_VALID	? "valid"
+		       : verdict.kind == ERGON_VERDICT_DEGRADED ? "DEGRADED"
+								: "NOT VALID",
 		       cfg.output.dir, json_string_value(json_object_get(summary, "integrity")),
-		       json_is_true(json_object_get(summary, "interrupted")) ? ", interrupted"
-									     : "");
-	code = valid ? ERGON_EXIT_OK : ERGON_EXIT_MEASUREMENT;
+		       json_is_true(json_object_get(summary, "interrupted")) ? ", interrupted" : "",
+		       verdict.why[0] ? ": " : "", verdict.why);
 	char spath[PATH_MAX + 16];
 	snprintf(spath, sizeof spath, "%s/summary.json", cfg.output.dir);
+	code = ergon_cli_verdict_exit("profile", &verdict, spath);
 	int src = ergon_cli_sign_written("profile", sign_key, spath, &skey);
 	if (src && code == ERGON_EXIT_OK)
 		code = src;
@@ -541,8 +553,6 @@ const struct ergon_cli_command ergon_cli_cmd_profile = {
 	    "keygen) signs DIR/summary.json; the key is loaded before anything runs.\n"
 	    "On a terminal a progress line shows each stage's steps (firmware, start,\n"
 	    "capture, each PMU pass k/N, analysis, writing); --quiet turns it off.\n\n"
-	    "Exit codes: 0 valid measurement, 1 invalid, refused or interrupted (see\n"
-	    "summary.json), 2 configuration or usage error, 3 I/O or device error.\n\n"
 	    "Examples:\n"
 	    "  ergon profile --board sim --power\n"
 	    "  ergon profile --board sim --sim-scenario gate_glitches --out glitch\n"

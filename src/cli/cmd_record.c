@@ -5,6 +5,7 @@
 #include "cli_opts.h"
 #include "cli_reliab.h"
 #include "ergon/record.h"
+#include "ergon/verdict.h"
 
 #include <math.h>
 #include <signal.h>
@@ -108,14 +109,9 @@ static int run(int argc, char **argv)
 		fprintf(stderr, "ergon record: %s\n", err.msg);
 		return ergon_exit_code(rc);
 	}
-	if (!res.complete) {
-		fprintf(stderr,
-			"ergon record: the recording is incomplete (%s); everything before is "
-			"kept in %s\n",
-			res.stop_reason, o.out_path);
-		return ERGON_EXIT_MEASUREMENT;
-	}
-	return ERGON_EXIT_OK;
+	struct ergon_verdict verdict;
+	ergon_verdict_record(&res, &verdict);
+	return ergon_cli_verdict_exit("record", &verdict, o.out_path);
 }
 
 const struct ergon_cli_command ergon_cli_cmd_record = {
@@ -142,10 +138,7 @@ const struct ergon_cli_command ergon_cli_cmd_record = {
 	    "  --force               replace an existing FILE.jls\n"
 	    "  --clean               remove stale .ergon-tmp-* files of killed writes\n\n"
 	    "On a terminal a progress line shows elapsed time, samples, drops and the\n"
-	    "mean current (--quiet: none). Exit: 0 recorded, 1 incomplete (the instrument went "
-	    "away; the\n"
-	    "file keeps everything before), 2 usage, 3 I/O (e.g. disk full: the file is\n"
-	    "valid up to what fit).\n\n"
+	    "mean current (--quiet: none).\n\n"
 	    "Examples:\n"
 	    "  ergon record --instrument ppk2 --instrument-opt vdd_mv=3300 \\\n"
 	    "      --instrument-opt mode=source --duration-s 10 --out boot.jls\n"

@@ -10,6 +10,7 @@
 #include "ergon/issues.h"
 #include "ergon/parse.h"
 #include "ergon/report.h"
+#include "ergon/verdict.h"
 
 #include <math.h>
 #include <signal.h>
@@ -363,17 +364,9 @@ static int run(int argc, char **argv)
 		print_summary(rep);
 	}
 	src = ergon_cli_sign_written("run", sign_key, cfg.out_path, &skey);
-	const char *integ = json_string_value(json_object_get(rep, "integrity"));
-	int exit_code = ERGON_EXIT_OK;
-	if (integ && strcmp(integ, "invalid") == 0) {
-		const char *st = json_string_value(json_object_get(rep, "status"));
-		const char *why = json_string_value(json_object_get(rep, "stop_reason"));
-		fprintf(stderr,
-			"ergon run: the measurement is invalid (status %s%s%s); %s was written and "
-			"says why in its issues\n",
-			st ? st : "?", why ? ": " : "", why ? why : "", cfg.out_path);
-		exit_code = ERGON_EXIT_MEASUREMENT;
-	}
+	struct ergon_verdict verdict;
+	ergon_verdict_run(rep, &verdict);
+	int exit_code = ergon_cli_verdict_exit("run", &verdict, cfg.out_path);
 	if (src && exit_code == ERGON_EXIT_OK)
 		exit_code = src;
 	json_decref(rep);
@@ -442,9 +435,6 @@ const struct ergon_cli_command ergon_cli_cmd_run = {
 	    "                           terminal) and no duration announcement\n\n"
 	    "Signals: SIGINT, SIGTERM, SIGHUP and SIGQUIT stop the run early; the report\n"
 	    "is written, marked interrupted. SIGPIPE is ignored.\n\n"
-	    "Exit: 0 valid (or degraded, e.g. throttled), 1 invalid (interrupted,\n"
-	    "instrument failure, no operations: the report is written and says why),\n"
-	    "2 usage, 3 I/O or device.\n\n"
 	    "Examples:\n"
 	    "  ergon run --device demo-board --instrument synthetic --workload builtin:spin \\\n"
 	    "      --idle-s 10 --windows 6 --window-s 60 --out run/report.json\n"

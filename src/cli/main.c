@@ -57,12 +57,8 @@ static void print_help(FILE *f)
 		ERGON_VERSION);
 	for (size_t i = 0; commands[i]; i++)
 		fprintf(f, "  %-14s %s\n", commands[i]->name, commands[i]->summary);
-	fprintf(f, "\nExit codes:\n"
-		   "  0  success (the measurement is valid)\n"
-		   "  1  measurement invalid or refused (the artifact, if any, says why)\n"
-		   "  2  usage or configuration error\n"
-		   "  3  I/O or device error\n\n"
-		   "Every artifact says whether its figures were measured or synthetic.\n"
+	ergon_cli_exit_codes_print(f, NULL);
+	fprintf(f, "\nEvery artifact says whether its figures were measured or synthetic.\n"
 		   "Documentation: README.md, docs/METHOD.md, docs/REPORT_FORMAT.md.\n");
 }
 
@@ -78,9 +74,11 @@ int main(int argc, char **argv)
 	const char *name = argv[1];
 	if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "help") == 0) {
 		if (argc > 2 && strcmp(name, "help") == 0) {
+			if (strcmp(argv[2], "exit-codes") == 0)
+				return ergon_cli_exit_help(stdout);
 			for (size_t i = 0; commands[i]; i++)
 				if (strcmp(commands[i]->name, argv[2]) == 0) {
-					fputs(commands[i]->help, stdout);
+					ergon_cli_print_help(stdout, commands[i]);
 					return ERGON_EXIT_OK;
 				}
 		}
@@ -100,7 +98,7 @@ int main(int argc, char **argv)
 		if (strcmp(commands[i]->name, name) != 0)
 			continue;
 		if (ergon_cli_wants_help(argc - 1, argv + 1)) {
-			fputs(commands[i]->help, stdout);
+			ergon_cli_print_help(stdout, commands[i]);
 			return ERGON_EXIT_OK;
 		}
 		return commands[i]->run(argc - 1, argv + 1);

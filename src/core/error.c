@@ -51,6 +51,39 @@ int ergon_exit_code(int code)
 	}
 }
 
+int ergon_verdict_exit_code(int verdict)
+{
+	switch (verdict) {
+	case ERGON_VERDICT_VALID:
+		return 0;
+	case ERGON_VERDICT_DEGRADED:
+		return 4;
+	default:
+		return 1;
+	}
+}
+
+int ergon_exit_code_at(size_t i, int *code, const char **name, const char **meaning)
+{
+	static const struct {
+		int code;
+		const char *name, *meaning;
+	} rows[] = {
+#define X(c, n, m) {c, n, m},
+	    ERGON_EXIT_CODES(X)
+#undef X
+	};
+	if (i >= sizeof(rows) / sizeof(rows[0]))
+		return 0;
+	if (code)
+		*code = rows[i].code;
+	if (name)
+		*name = rows[i].name;
+	if (meaning)
+		*meaning = rows[i].meaning;
+	return 1;
+}
+
 static int err_vset(struct ergon_err *err, int code, const char *fmt, va_list ap)
 {
 	if (err == NULL || err->code != 0)

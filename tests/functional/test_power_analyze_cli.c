@@ -116,7 +116,8 @@ static void analyze_fixture_with_facts(void **state)
 }
 
 /* The firmware clock says 2.5 s against a 2.0 s gate: an invalid run is
- * still a written artifact (exit 0), with energy per inference withheld. */
+ * still a written artifact, with energy per inference withheld; the exit
+ * code says invalid (1; it was 0 before exit codes said one thing). */
 static void observer_mismatch_is_an_artifact(void **state)
 {
 	(void)state;
@@ -129,7 +130,7 @@ static void observer_mismatch_is_an_artifact(void **state)
 	char *out = ts_strf("%s/run", dir);
 	assert_int_equal(
 	    ts_run_ergon(NULL, NULL, "analyze", "--jls", jls, "--facts", facts, "--out", out, NULL),
-	    0);
+	    1);
 	char *sum = ts_strf("%s/summary.json", out);
 	json_t *s = load(sum);
 	json_t *p = json_object_get(s, "power");
@@ -234,9 +235,10 @@ static void hpx_log_as_facts(void **state)
 	char *jls = ts_fixture("jls/shared_basic.jls");
 	char *hpx = ts_fixture("hpx/power_ok.hpx.txt");
 	char *out = ts_strf("%s/run", dir);
+	/* The mismatch is an error: invalid, exit 1 (was 0). */
 	assert_int_equal(
 	    ts_run_ergon(NULL, NULL, "analyze", "--jls", jls, "--facts", hpx, "--out", out, NULL),
-	    0);
+	    1);
 	char *sum = ts_strf("%s/summary.json", out);
 	json_t *s = load(sum);
 	json_t *p = json_object_get(s, "power");
@@ -249,12 +251,14 @@ static void hpx_log_as_facts(void **state)
 	json_decref(s);
 	free(sum);
 	/* basic.hpx.txt: HPX_CLEAN_INFER_COUNT=50, HPX_CLEAN_INFER_AVG_US=26868:
-	 * expected window 1.3434 s against the 2 s gate, no terminal. */
+	 * expected window 1.3434 s against the 2 s gate, no terminal: the
+	 * per-inference figures the facts ask for are withheld, a warning:
+	 * degraded, exit 4 (was 0). */
 	free(hpx);
 	hpx = ts_fixture("hpx/basic.hpx.txt");
 	assert_int_equal(ts_run_ergon(NULL, NULL, "analyze", "--jls", jls, "--facts", hpx, "--out",
 				      out, "--force", NULL),
-			 0);
+			 4);
 	sum = ts_strf("%s/summary.json", out);
 	s = load(sum);
 	p = json_object_get(s, "power");
@@ -321,16 +325,16 @@ static const json_t *power_issue(const json_t *s, const char *code)
 	return NULL;
 }
 
-/* Run analyze on one input; it must write an invalid artifact (exit 0, as
- * for any written artifact) carrying `code` whose message holds `where`,
- * with no stats window. */
+/* Run analyze on one input; it must write an invalid artifact (exit 1, as
+ * for any invalid measurement; it was 0) carrying `code` whose message
+ * holds `where`, with no stats window. */
 static void assert_fault_artifact(const char *opt, const char *input, const char *out,
 				  const char *code, const char *where)
 {
 	char *se = NULL;
 	int rc = ts_run_ergon(NULL, &se, "analyze", opt, input, "--out", out, NULL);
-	if (rc != 0)
-		fail_msg("%s %s: exit %d: %s", opt, input, rc, se ? se : "");
+	if (rc != 1)
+		fail_msg("%s %s: exit %d, not 1: %s", opt, input, rc, se ? se : "");
 	free(se);
 	char *sum = ts_strf("%s/summary.json", out);
 	json_t *s = load(sum);
@@ -374,7 +378,9 @@ static void data_faults_write_an_artifact(void **state)
 			  "1.0,1.5,0.5,1.0\n";
 	assert_int_equal(ts_write_file(ok, okt, strlen(okt)), 0);
 	out = ts_strf("%s/ok", dir);
-	assert_int_equal(ts_run_ergon(NULL, NULL, "analyze", "--stats", ok, "--out", out, NULL), 0);
+	/* No digital column, so no gate window: whole-capture figures only,
+	 * degraded, exit 4 (was 0); not invalid as the fault above is. */
+	assert_int_equal(ts_run_ergon(NULL, NULL, "analyze", "--stats", ok, "--out", out, NULL), 4);
 	char *sum = ts_strf("%s/summary.json", out);
 	json_t *s = load(sum);
 	assert_null(power_issue(s, "power.time_backwards"));
@@ -449,11 +455,14 @@ static void multiple_gate_windows(void **state)
 	    write_facts(dir, "f2.json", "{\"clean_infer_count\": 36, \"gate_windows\": 2}");
 	const char *jls[3] = {two, one, two};
 	const char *fx[3] = {facts, facts, facts2};
+	/* The trigger withholds energy per inference the facts ask for:
+	 * degraded, exit 4 (was 0); the near misses publish it: exit 0. */
+	const int want_exit[3] = {4, 0, 0};
 	for (int k = 0; k < 3; k++) {
 		char *out = ts_strf("%s/run%d", dir, k);
 		assert_int_equal(ts_run_ergon(NULL, NULL, "analyze", "--jls", jls[k], "--facts",
 					      fx[k], "--out", out, NULL),
-				 0);
+				 want_exit[k]);
 		char *sum = ts_strf("%s/summary.json", out);
 		json_t *s = load(sum);
 		const json_t *p = json_object_get(s, "power");
@@ -515,8 +524,10 @@ static void packets_dropped_from_sample_id(void **state)
 				     ids[k]);
 		assert_int_equal(ts_write_file(csv, text, strlen(text)), 0);
 		char *out = ts_strf("%s/run%d", dir, k);
+		/* No digital column: no gate window, whole-capture figures only:
+		 * degraded, exit 4 (was 0). */
 		assert_int_equal(
-		    ts_run_ergon(NULL, NULL, "analyze", "--stats", csv, "--out", out, NULL), 0);
+		    ts_run_ergon(NULL, NULL, "analyze", "--stats", csv, "--out", out, NULL), 4);
 		char *sum = ts_strf("%s/summary.json", out);
 		json_t *s = load(sum);
 		const json_t *is = power_issue(s, "power.packets_dropped");

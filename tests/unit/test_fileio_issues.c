@@ -65,12 +65,15 @@ static void integrity_from_worst_severity(void **state)
 	assert_int_equal(ergon_issues_integrity(l), ERGON_INTEGRITY_VALID);
 	assert_int_equal(ergon_issue_add(l, "run.sampler_late", NULL, "late %d", 3), 0);
 	assert_int_equal(ergon_issues_integrity(l), ERGON_INTEGRITY_VALID);
+	/* run.throttled is a finding (info): a THROTTLED run stays valid. */
 	assert_int_equal(ergon_issue_add(l, "run.throttled", NULL, "x"), 0);
+	assert_int_equal(ergon_issues_integrity(l), ERGON_INTEGRITY_VALID);
+	assert_int_equal(ergon_issue_add(l, "run.sampler_gap", NULL, "x"), 0);
 	assert_int_equal(ergon_issues_integrity(l), ERGON_INTEGRITY_DEGRADED);
 	assert_int_equal(ergon_issue_add(l, "run.interrupted", NULL, "x"), 0);
 	assert_int_equal(ergon_issues_integrity(l), ERGON_INTEGRITY_INVALID);
 	assert_int_equal(ergon_issue_add(l, "no.such.code", NULL, "x"), ERGON_EUSAGE);
-	assert_int_equal(json_array_size(l), 3);
+	assert_int_equal(json_array_size(l), 4);
 	assert_true(ergon_issue_has(l, "run.throttled"));
 	assert_string_equal(json_string_value(json_object_get(json_array_get(l, 0), "message")),
 			    "late 3");
