@@ -10,6 +10,7 @@
 
 #include "ergon/error.h"
 #include "ergon/ert_tfl.h"
+#include "ergon/model_input.h" /* ergon_model_pattern */
 
 #include <stddef.h>
 #include <stdint.h>
@@ -43,12 +44,6 @@ ERGON_API int ergon_model_set_input(struct ergon_model *m, const void *data, siz
 ERGON_API int ergon_model_invoke(struct ergon_model *m, struct ergon_err *err);
 /* Graph output 0 after an invoke (owned by m). */
 ERGON_API const uint8_t *ergon_model_output(const struct ergon_model *m, size_t *len);
-/* Fill buf with the deterministic test input of the given kind: "zero",
- * "ramp" (byte i = i mod 256) or "xsN" (xorshift32 seeded N, byte = state
- * >> 24 after each step), as tests/oracle/litert.mjs makes them.
- * ERGON_EUSAGE for an unknown kind. */
-ERGON_API int ergon_model_pattern(const char *kind, uint8_t *buf, size_t len,
-				  struct ergon_err *err);
 
 #ifdef __cplusplus
 }

@@ -56,9 +56,6 @@ ERGON_API int ergon_model_fw_infer_qemu(const struct ergon_model *m, const uint8
 ERGON_API int ergon_model_fw_prepare_profile(const char *path, const char *fw_dir, int with_power,
 					     json_t **model, struct ergon_err *err);
 
-/* FNV-1a 64 of bytes: what the profile firmware reports of its output
- * (HPX_MODEL_OUTPUT_FNV1A64). */
-ERGON_API uint64_t ergon_model_fnv1a64(const uint8_t *p, size_t n);
 
 #ifdef __cplusplus
 }

@@ -23,14 +23,6 @@
  * (48 KiB), the stack (16 KiB) and the layer records. */
 #define FW_RAM_RESERVE (48u * 1024u + 16u * 1024u + 8u * 1024u)
 
-uint64_t ergon_model_fnv1a64(const uint8_t *p, size_t n)
-{
-	uint64_t h = 14695981039346656037u;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 1099511628211u;
-	return h;
-}
-
 static const char *kind_name(enum ergon_model_fw_kind k)
 {
 	return k == ERGON_MODEL_FW_PROFILE ? "profile"
