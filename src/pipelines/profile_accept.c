@@ -27,17 +27,50 @@ static int explicit_key(const struct ergon_config *cfg, const char *key, const c
 	return cfg->origin[i] == ERGON_CFG_FILE || cfg->origin[i] == ERGON_CFG_CLI;
 }
 
-/* The transport the lifecycle reads the target's stream from. */
-static int lifecycle_transport(int lifecycle, int want, int gdb_probe, const char **how)
+/* Why a probe lifecycle cannot give SWO (NULL: it can). */
+static const char *swo_refusal(int lifecycle)
 {
+	if (lifecycle == ERGON_LIFECYCLE_JLINK)
+		return "ergon reads SWO as ITM bytes from a trace server's TCP port "
+		       "(swo:tcp:HOST:PORT), and the jlink lifecycle drives JLinkExe, which "
+		       "starts no SWO server; the SWO pin rate also depends on the part's "
+		       "trace clock, which ergon's board table does not hold";
+	return "OpenOCD's trace server (`tpiu ... -traceclk HZ -pin-freq HZ -output :PORT`) "
+	       "needs the part's trace clock and SWO pin rate, which ergon's board table "
+	       "does not hold, so the openocd lifecycle does not configure it";
+}
+
+/* The transport the lifecycle reads the target's stream from: *how says
+ * where; -1 for the virtual bench (one wire). On a probe lifecycle *refuse
+ * is set when the configured transport cannot act there. */
+static int lifecycle_transport(const struct ergon_config *cfg, const char **how,
+			       const char **refuse)
+{
+	int lifecycle = cfg->target.lifecycle, want = cfg->target.transport;
+	int gdb_probe = cfg->target.probe[0] != '\0';
+	*refuse = NULL;
 	switch (lifecycle) {
 	case ERGON_LIFECYCLE_JLINK:
-		*how = gdb_probe ? "RTT through the GDB server of target.probe"
-				 : "J-Link RTT telnet server (JLinkExe -RTTTelnetPort)";
-		return ERGON_TRANSPORT_RTT;
 	case ERGON_LIFECYCLE_OPENOCD:
-		*how = gdb_probe ? "RTT through OpenOCD's GDB port (target.probe)"
-				 : "OpenOCD `rtt server start`";
+		if (want == ERGON_TRANSPORT_UART || want == ERGON_TRANSPORT_USB_CDC) {
+			*how = "serial:target.usb_port (the probe flashes and resets; the port "
+			       "is opened before the reset so the boot's first line is kept)";
+			if (!cfg->target.usb_port[0])
+				*refuse = "the target's UART / USB CDC is read from a host serial "
+					  "port and target.usb_port is empty";
+			return want;
+		}
+		if (want == ERGON_TRANSPORT_SWO) {
+			*how = "none";
+			*refuse = swo_refusal(lifecycle);
+			return want;
+		}
+		if (lifecycle == ERGON_LIFECYCLE_JLINK)
+			*how = gdb_probe ? "RTT through the GDB server of target.probe"
+					 : "J-Link RTT telnet server (JLinkExe -RTTTelnetPort)";
+		else
+			*how = gdb_probe ? "RTT through OpenOCD's GDB port (target.probe)"
+					 : "OpenOCD `rtt server start`";
 		return ERGON_TRANSPORT_RTT;
 	case ERGON_LIFECYCLE_QEMU:
 		if (want == ERGON_TRANSPORT_RTT) {
@@ -53,78 +86,137 @@ static int lifecycle_transport(int lifecycle, int want, int gdb_probe, const cha
 	}
 }
 
+/* The reset steps a probe lifecycle carries out for strategy rs, one
+ * string per step, appended to steps; the SWPOI write names its register. */
+static void probe_reset_steps(const struct ergon_config *cfg, int rs, int rtt, json_t *steps)
+{
+	int jlink = cfg->target.lifecycle == ERGON_LIFECYCLE_JLINK;
+	unsigned long addr, value;
+	prof_lifecycle_swpoi(cfg, &addr, &value);
+	int debug =
+	    rs == ERGON_RESET_AUTO || rs == ERGON_RESET_DEBUG || rs == ERGON_RESET_DEBUG_SWPOI;
+	int swpoi = rs == ERGON_RESET_SWPOI || rs == ERGON_RESET_DEBUG_SWPOI;
+	if (debug)
+		json_array_append_new(steps,
+				      json_string(jlink ? "debug_reset: JLinkExe `r` (reset, halt)"
+							: "debug_reset: OpenOCD `reset halt`"));
+	if (!jlink && rtt)
+		json_array_append_new(steps, json_string("OpenOCD `rtt setup 0x20000000 0x100000 "
+							 "\"SEGGER RTT\"`"));
+	if (swpoi)
+		json_array_append_new(
+		    steps,
+		    jlink ? json_sprintf("swpoi_reset: JLinkExe `w4 0x%08lX 0x%lX` (RSTGEN SWPOI: "
+					 "the part restarts)",
+					 addr, value)
+			  : json_sprintf(
+				"swpoi_reset: OpenOCD `mww 0x%08lx 0x%lx` (RSTGEN SWPOI: the "
+				"part restarts), or the target script's ergon_swpoi_reset "
+				"proc when it defines one",
+				addr, value));
+	else
+		json_array_append_new(
+		    steps, json_string(jlink ? "run: JLinkExe `g`" : "run: OpenOCD `resume`"));
+	if (!jlink && rtt)
+		json_array_append_new(steps, json_string("OpenOCD `rtt start` until found; `rtt "
+							 "server start PORT 0`"));
+}
+
 int prof_config_acts(const struct ergon_config *cfg, json_t *plan, json_t *issues,
 		     struct ergon_err *err)
 {
 	const char *where = NULL;
-	const char *how = NULL;
+	const char *how = NULL, *refuse = NULL;
 	int lc = cfg->target.lifecycle;
 	const char *lname = lc == ERGON_LIFECYCLE_JLINK	    ? "jlink"
 			    : lc == ERGON_LIFECYCLE_OPENOCD ? "openocd"
 			    : lc == ERGON_LIFECYCLE_QEMU    ? "qemu"
 							    : "sim";
 	const char *want = name_of(transport_names, 4, cfg->target.transport);
-	int used =
-	    lifecycle_transport(lc, cfg->target.transport, cfg->target.probe[0] != '\0', &how);
-	if (used >= 0 && used != cfg->target.transport &&
-	    explicit_key(cfg, "target.transport", &where))
+	int used = lifecycle_transport(cfg, &how, &refuse);
+	int probe = lc == ERGON_LIFECYCLE_JLINK || lc == ERGON_LIFECYCLE_OPENOCD;
+	int tr_explicit = explicit_key(cfg, "target.transport", &where);
+	if (!tr_explicit)
+		where = "target.transport";
+	if (refuse != NULL)
+		return ergon_err_set(
+		    err, ERGON_ECONFIG,
+		    "%s: target.transport %s cannot act on the %s lifecycle: %s; "
+		    "%s",
+		    where, want, lname, refuse,
+		    cfg->target.transport == ERGON_TRANSPORT_SWO
+			? "set target.transport: rtt (or uart with target.usb_port), "
+			  "or run a SWO server yourself and capture it with `ergon "
+			  "capture --transport swo:tcp:HOST:PORT`"
+			: "set target.usb_port: /dev/ttyACM0 (DEVICE[,BAUD]) or "
+			  "target.transport: rtt");
+	if (used >= 0 && used != cfg->target.transport && tr_explicit)
 		return ergon_err_set(
 		    err, ERGON_ECONFIG,
 		    "%s: target.transport %s cannot act on the %s lifecycle: it reads the "
 		    "target's stream from the %s only; set target.transport: %s, or capture %s "
 		    "with `ergon capture --transport ...` and analyse the log with `ergon parse`",
 		    where, want, lname, how, name_of(transport_names, 4, used), want);
-	json_object_set_new(
-	    plan, "transport",
+	int serial = prof_lifecycle_stream(cfg) == ERGON_LC_STREAM_SERIAL;
+	/* The live power stage reads the stream only after its gated window,
+	 * which an RTT buffer keeps and a serial port does not. */
+	if (serial && cfg->power.enabled && cfg->power.mode != ERGON_POWER_INTERNAL &&
+	    prof_live_driver(cfg))
+		return ergon_err_set(err, ERGON_ECONFIG,
+				     "%s: target.transport %s cannot act with power.driver %s: the "
+				     "live power stage reads the target's stream after the gated "
+				     "window, and a serial port keeps nothing sent before it is "
+				     "read; set target.transport: rtt for the power run",
+				     where, want, cfg->power.driver);
+	json_t *tr =
 	    json_pack("{s:s,s:s,s:s}", "configured", want, "used",
-		      used >= 0 ? name_of(transport_names, 4, used) : "virtual_wire", "how", how));
+		      used >= 0 ? name_of(transport_names, 4, used) : "virtual_wire", "how", how);
+	if (tr && serial) {
+		char spec[300];
+		snprintf(spec, sizeof spec, "serial:%s", cfg->target.usb_port);
+		json_object_set_new(tr, "endpoint", json_string(spec));
+	}
+	json_object_set_new(plan, "transport", tr);
 
 	/* The reset: what each lifecycle really does at its reset step. */
 	int rs = cfg->power.reset_strategy;
 	const char *rname = name_of(reset_names, 6, rs);
-	int probe = lc == ERGON_LIFECYCLE_JLINK || lc == ERGON_LIFECYCLE_OPENOCD;
-	const char *debug_step = lc == ERGON_LIFECYCLE_JLINK ? "debug_reset: JLinkExe `r` then `g`"
-				 : lc == ERGON_LIFECYCLE_OPENOCD
-				     ? "debug_reset: OpenOCD `reset halt`; RTT setup; `resume`"
-				 : lc == ERGON_LIFECYCLE_QEMU ? "restart: a new qemu-system-arm"
-							      : "restart: a new virtual board";
 	int explicit_rs = explicit_key(cfg, "power.reset_strategy", &where);
-	int acts = rs == ERGON_RESET_AUTO || (probe && rs == ERGON_RESET_DEBUG);
-	if (lc == ERGON_LIFECYCLE_OPENOCD) {
-		/* The openocd lifecycle carries out none, debug_reset and the
-		 * swpoi sequences itself (a TCL proc the target script defines),
-		 * and refuses power_cycle with its own reason when it opens. */
-		acts = 1;
-		debug_step = rs == ERGON_RESET_NONE ? "none: OpenOCD RTT setup; `resume` (no reset)"
-			     : rs == ERGON_RESET_SWPOI
-				 ? "swpoi_reset: RTT setup; the target script's ergon_swpoi_reset"
-			     : rs == ERGON_RESET_DEBUG_SWPOI
-				 ? "debug_reset+swpoi_reset: OpenOCD `reset halt`; RTT setup; "
-				   "ergon_swpoi_reset"
-			     : rs == ERGON_RESET_POWER_CYCLE
-				 ? "power_cycle: refused by the openocd lifecycle"
-				 : "debug_reset: OpenOCD `reset halt`; RTT setup; `resume`";
-	}
-	if (!acts && explicit_rs && probe)
+	unsigned long swpoi_addr, swpoi_value;
+	prof_lifecycle_swpoi(cfg, &swpoi_addr, &swpoi_value);
+	int wants_swpoi = rs == ERGON_RESET_SWPOI || rs == ERGON_RESET_DEBUG_SWPOI;
+	if (probe && rs == ERGON_RESET_POWER_CYCLE)
 		return ergon_err_set(
 		    err, ERGON_ECONFIG,
-		    "%s: power.reset_strategy %s cannot act on the %s lifecycle yet: its reset "
-		    "step is %s only (ergon switches no power and does not have the SWPOI "
-		    "register write of %s); set power.reset_strategy: debug_reset (or auto)",
-		    where, rname, lname, debug_step, cfg->board ? cfg->board->soc : "this SoC");
-	if (!acts && explicit_rs)
+		    "%s: power.reset_strategy power_cycle cannot act on the %s "
+		    "lifecycle: power_cycle needs something that switches the target's "
+		    "rail, which the probe cannot; set power.reset_strategy: "
+		    "debug_reset, debug_reset+swpoi_reset or none",
+		    explicit_rs ? where : "power.reset_strategy", lname);
+	if (probe && wants_swpoi && swpoi_addr == 0)
+		return ergon_err_set(err, ERGON_ECONFIG,
+				     "%s: power.reset_strategy %s cannot act on %s: its SoC (%s) "
+				     "has no known software power-on reset register; set "
+				     "power.reset_strategy: debug_reset",
+				     explicit_rs ? where : "power.reset_strategy", rname,
+				     cfg->board ? cfg->board->name : "this board",
+				     cfg->board ? cfg->board->soc : "unknown");
+	const char *emu_step = lc == ERGON_LIFECYCLE_QEMU ? "restart: a new qemu-system-arm"
+							  : "restart: a new virtual board";
+	if (!probe && rs != ERGON_RESET_AUTO && explicit_rs)
 		return ergon_err_set(err, ERGON_ECONFIG,
 				     "%s: power.reset_strategy %s has no meaning on the %s "
 				     "lifecycle: an emulated board has one reset (%s); set "
 				     "power.reset_strategy: auto",
-				     where, rname, lname, debug_step);
+				     where, rname, lname, emu_step);
 	json_t *steps = json_array();
-	json_array_append_new(steps, json_string(debug_step));
-	const char *missing = NULL;
-	if (!acts && rs == ERGON_RESET_DEBUG_SWPOI)
-		missing = "swpoi_reset";
-	else if (!acts)
-		missing = rname;
+	if (probe)
+		probe_reset_steps(cfg, rs, !serial && cfg->target.probe[0] == '\0', steps);
+	else
+		json_array_append_new(steps, json_string(emu_step));
+	/* Every step of a probe's strategy is performed now; the emulated
+	 * boards' one restart is the whole of theirs. */
+	const char *missing = !probe && rs != ERGON_RESET_AUTO ? rname : NULL;
 	json_object_set_new(plan, "reset",
 			    json_pack("{s:s,s:o,s:s?}", "strategy", rname, "steps", steps,
 				      "not_performed", missing));
@@ -133,10 +225,9 @@ int prof_config_acts(const struct ergon_config *cfg, json_t *plan, json_t *issue
 		issues, "profile.reset_step_not_performed",
 		json_pack("{s:s,s:s}", "strategy", rname, "not_performed", missing),
 		"power.reset_strategy %s (from the board rule) asks for %s, which the %s "
-		"lifecycle does not perform yet: only %s runs, so the power-on state the "
-		"method resets into may differ; set power.reset_strategy: debug_reset to "
-		"state what runs",
-		rname, missing, lname, debug_step) != 0)
+		"lifecycle does not perform: only %s runs, so the power-on state the "
+		"method resets into may differ",
+		rname, missing, lname, emu_step) != 0)
 		return ergon_err_set(err, ERGON_ENOMEM, "profile: out of memory");
 	return 0;
 }

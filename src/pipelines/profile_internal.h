@@ -39,6 +39,10 @@ void prof_stage_fail(struct prof_run *r, json_t *stage, const char *status,
 /* The lifecycle stream (enum ergon_lifecycle_stream) of a configuration:
  * target.transport rtt on QEMU or with target.probe gdb:// is RTT_GDB. */
 int prof_lifecycle_stream(const struct ergon_config *cfg);
+/* The board SoC's SWPOI register write (address, value); 0, 0 when the SoC
+ * has none known. */
+void prof_lifecycle_swpoi(const struct ergon_config *cfg, unsigned long *addr,
+			  unsigned long *value);
 /* power.reset_strategy as enum ergon_lifecycle_reset. */
 int prof_lifecycle_reset(const struct ergon_config *cfg);
 int prof_stage_dir(struct prof_run *r, const char *name, char *dir, size_t cap,

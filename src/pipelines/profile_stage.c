@@ -87,7 +87,23 @@ int prof_lifecycle_stream(const struct ergon_config *cfg)
 	if (cfg->target.transport == ERGON_TRANSPORT_RTT &&
 	    (cfg->target.lifecycle == ERGON_LIFECYCLE_QEMU || cfg->target.probe[0]))
 		return ERGON_LC_STREAM_RTT_GDB;
+	/* A probe flashes and resets; the UART / USB CDC is a host port. */
+	int probe = cfg->target.lifecycle == ERGON_LIFECYCLE_JLINK ||
+		    cfg->target.lifecycle == ERGON_LIFECYCLE_OPENOCD;
+	if (probe && (cfg->target.transport == ERGON_TRANSPORT_UART ||
+		      cfg->target.transport == ERGON_TRANSPORT_USB_CDC))
+		return ERGON_LC_STREAM_SERIAL;
 	return ERGON_LC_STREAM_DEFAULT;
+}
+
+void prof_lifecycle_swpoi(const struct ergon_config *cfg, unsigned long *addr, unsigned long *value)
+{
+	/* Every Ambiq Apollo part ergon knows has RSTGEN's SWPOI at the same
+	 * address (include/ergon/lifecycle.h names the sources). */
+	const char *soc = cfg->board ? cfg->board->soc : NULL;
+	int ambiq = soc != NULL && strncmp(soc, "Apollo", 6) == 0;
+	*addr = ambiq ? ERGON_SWPOI_AMBIQ_ADDR : 0;
+	*value = ambiq ? ERGON_SWPOI_AMBIQ_KEY : 0;
 }
 
 int prof_lifecycle_reset(const struct ergon_config *cfg)
@@ -116,12 +132,26 @@ int prof_stage_dir(struct prof_run *r, const char *name, char *dir, size_t cap,
 	return ergon_mkdir_p(dir, err);
 }
 
-/* Open the lifecycle for a stage, program `image`, reset, and capture the
- * stream into DIR/capture.log, feeding p. *cap gets the capture result. */
-int prof_capture_endpoint(struct prof_run *r, struct ergon_lifecycle *lc, const char *dir,
-			  double timeout_s, double hb_floor_s, double window_hb_s,
-			  struct ergon_hpx_parser *p, struct ergon_hpx_capture_result *cap,
-			  struct ergon_err *err)
+struct open_reset {
+	struct prof_run *r;
+	struct ergon_lifecycle *lc;
+};
+
+/* The capture's on_open hook for a serial stream: start the target now
+ * that the port is open, so its first line is not lost. */
+static int reset_on_open(void *ctx, struct ergon_err *err)
+{
+	struct open_reset *c = ctx;
+	prof_progress(c->r, "start", c->r->o->cfg->board->name);
+	return c->r->drv->reset(c->lc, err);
+}
+
+/* Capture the stream of lc's endpoint into DIR/capture.log, feeding p;
+ * with reset set, reset the target once the endpoint is open. */
+static int capture_endpoint(struct prof_run *r, struct ergon_lifecycle *lc, const char *dir,
+			    double timeout_s, double hb_floor_s, double window_hb_s, int reset,
+			    struct ergon_hpx_parser *p, struct ergon_hpx_capture_result *cap,
+			    struct ergon_err *err)
 {
 	const struct ergon_config *cfg = r->o->cfg;
 	char spec[1200], log[1200];
@@ -142,10 +172,23 @@ int prof_capture_endpoint(struct prof_run *r, struct ergon_lifecycle *lc, const 
 			co.on_line = capture_line;
 			co.on_line_ctx = r;
 		}
+		struct open_reset orc = {.r = r, .lc = lc};
+		if (reset) {
+			co.on_open = reset_on_open;
+			co.on_open_ctx = &orc;
+		}
 		prof_progress(r, "capture", spec);
 		rc = ergon_hpx_capture(&co, p, cap, err);
 	}
 	return rc;
+}
+
+int prof_capture_endpoint(struct prof_run *r, struct ergon_lifecycle *lc, const char *dir,
+			  double timeout_s, double hb_floor_s, double window_hb_s,
+			  struct ergon_hpx_parser *p, struct ergon_hpx_capture_result *cap,
+			  struct ergon_err *err)
+{
+	return capture_endpoint(r, lc, dir, timeout_s, hb_floor_s, window_hb_s, 0, p, cap, err);
 }
 
 int prof_boot_and_capture(struct prof_run *r, const char *dir, const char *image, double timeout_s,
@@ -166,7 +209,11 @@ int prof_boot_and_capture(struct prof_run *r, const char *dir, const char *image
 	    .gdb_server = cfg->target.probe[0] ? cfg->target.probe + 6 : NULL,
 	    .reset_strategy = prof_lifecycle_reset(cfg),
 	    .cancel = r->o->interrupted,
+	    .serial_port = cfg->target.usb_port,
 	};
+	prof_lifecycle_swpoi(cfg, &lo.swpoi_addr, &lo.swpoi_value);
+	/* A serial port keeps nothing sent before it is open: reset after. */
+	int late_reset = lo.stream == ERGON_LC_STREAM_SERIAL;
 	/* The virtual firmware is "built" with the resolved configuration. */
 	struct ergon_sim_options so;
 	if (r->sim) {
@@ -182,13 +229,13 @@ int prof_boot_and_capture(struct prof_run *r, const char *dir, const char *image
 		prof_progress(r, "firmware", image);
 		rc = r->drv->flash(lc, image, err);
 	}
-	if (!rc && !prof_interrupted(r)) {
+	if (!rc && !prof_interrupted(r) && !late_reset) {
 		prof_progress(r, "start", cfg->board->name);
 		rc = r->drv->reset(lc, err);
 	}
 	if (!rc && !prof_interrupted(r))
-		rc = prof_capture_endpoint(r, lc, dir, timeout_s, hb_floor_s, window_hb_s, p, cap,
-					   err);
+		rc = capture_endpoint(r, lc, dir, timeout_s, hb_floor_s, window_hb_s, late_reset, p,
+				      cap, err);
 	if (prof_interrupted(r) && rc == 0)
 		rc = ERGON_EINTR;
 	struct ergon_err fe = {0};
