@@ -17,6 +17,10 @@ struct prof_run {
 	int interrupted;
 	double clean_infer_avg_us;  /* the PMU stage's CLEAN_INFER_AVG_US; 0 unknown */
 	uint64_t clean_infer_count; /* the PMU stage's CLEAN_INFER_COUNT; 0 unknown */
+	/* The PMU stage's clean window reported inferences that took zero
+	 * time (CLEAN_INFER_AVG_US=0 with CLEAN_INFER_COUNT > 0): the device
+	 * timing is corrupt (power.device_timing_corrupt). */
+	int clean_zero_time;
 	json_t *issues;		    /* every issue, in stage order (owned) */
 	json_t *profile;	    /* the profile body (owned) or NULL */
 	json_t *power;		    /* the power section (owned) or NULL */

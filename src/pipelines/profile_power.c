@@ -380,6 +380,8 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 					 cfg->profiling.clean_window_probe ==
 					     ERGON_CFG_PROBE_BUSY_LOOP,
 					 internal, &facts, &terminal, &e);
+	if (!rc)
+		facts.zero_time_inference = r->clean_zero_time;
 	if (!rc && !shared) {
 		/* The dedicated power build always writes a record. Without it
 		 * the count is the profile boot's (a cross-boot count: the ratio
