@@ -668,7 +668,7 @@ static void ina228_bringup_failures(void **state)
 	assert_string_equal(ergon_power_error_name("window", 10), "window_clock");
 	assert_string_equal(ergon_power_error_name("window", 11), "workload");
 	assert_string_equal(ergon_power_error_name("ina228_read", 3), "i2c");
-	assert_string_equal(ergon_power_error_name("done", 0), "ok");
+	assert_string_equal(ergon_power_error_name("complete", 0), "ok");
 	assert_string_equal(ergon_power_error_name("window", 99), "unknown");
 	assert_string_equal(ergon_power_error_name("window", -4), "unknown");
 	/* The readback and the write failure are distinct codes. */
