@@ -4,6 +4,7 @@
  * act on this lifecycle yet is refused with the reason, before any stage
  * runs, never silently ignored. */
 #include "ergon/issues.h"
+#include "ergon/lifecycle.h"
 #include "profile_internal.h"
 
 #include <stdio.h>
@@ -12,6 +13,67 @@
 static const char *const transport_names[] = {"rtt", "uart", "usb_cdc", "swo"};
 static const char *const reset_names[] = {"auto",	 "power_cycle", "none",
 					  "debug_reset", "swpoi_reset", "debug_reset+swpoi_reset"};
+
+/* power.driver has a live path (a gated capture with a live instrument). */
+int prof_live_driver(const struct ergon_config *cfg)
+{
+	return strcmp(cfg->power.driver, "joulescope") == 0 ||
+	       strcmp(cfg->power.driver, "ppk2") == 0;
+}
+
+/* How the stages' lifecycles carry the configuration out (the stream, the
+ * reset, the SWPOI write): here, beside the plan's account of it, so the
+ * two cannot drift. */
+int prof_lifecycle_stream(const struct ergon_config *cfg)
+{
+	/* RTT through a GDB server: QEMU's gdbstub, or the one target.probe
+	 * names; otherwise the lifecycle's own link (a probe's RTT server). */
+	if (cfg->target.transport == ERGON_TRANSPORT_RTT &&
+	    (cfg->target.lifecycle == ERGON_LIFECYCLE_QEMU || cfg->target.probe[0]))
+		return ERGON_LC_STREAM_RTT_GDB;
+	/* A probe flashes and resets; the UART / USB CDC is a host port. */
+	int probe = cfg->target.lifecycle == ERGON_LIFECYCLE_JLINK ||
+		    cfg->target.lifecycle == ERGON_LIFECYCLE_OPENOCD;
+	if (probe && (cfg->target.transport == ERGON_TRANSPORT_UART ||
+		      cfg->target.transport == ERGON_TRANSPORT_USB_CDC))
+		return ERGON_LC_STREAM_SERIAL;
+	return ERGON_LC_STREAM_DEFAULT;
+}
+
+void prof_lifecycle_swpoi(const struct ergon_config *cfg, unsigned long *addr, unsigned long *value)
+{
+	/* Every Ambiq Apollo part ergon knows has RSTGEN's SWPOI at the same
+	 * address (include/ergon/lifecycle.h names the sources). */
+	const char *soc = cfg->board ? cfg->board->soc : NULL;
+	int ambiq = soc != NULL && strncmp(soc, "Apollo", 6) == 0;
+	*addr = ambiq ? ERGON_SWPOI_AMBIQ_ADDR : 0;
+	*value = ambiq ? ERGON_SWPOI_AMBIQ_KEY : 0;
+}
+
+int prof_lifecycle_reset(const struct ergon_config *cfg)
+{
+	switch (cfg->power.reset_strategy) {
+	case ERGON_RESET_POWER_CYCLE:
+		return ERGON_LC_RESET_POWER_CYCLE;
+	case ERGON_RESET_NONE:
+		return ERGON_LC_RESET_NONE;
+	case ERGON_RESET_DEBUG:
+		return ERGON_LC_RESET_DEBUG;
+	case ERGON_RESET_SWPOI:
+		return ERGON_LC_RESET_SWPOI;
+	case ERGON_RESET_DEBUG_SWPOI:
+		return ERGON_LC_RESET_DEBUG_SWPOI;
+	default:
+		return ERGON_LC_RESET_AUTO;
+	}
+}
+
+void prof_lifecycle_reset_opts(const struct ergon_config *cfg, struct ergon_lifecycle_opts *lo)
+{
+	lo->reset_strategy = prof_lifecycle_reset(cfg);
+	lo->serial_port = cfg->target.usb_port;
+	prof_lifecycle_swpoi(cfg, &lo->swpoi_addr, &lo->swpoi_value);
+}
 
 static const char *name_of(const char *const *names, size_t n, int v)
 {

@@ -47,6 +47,9 @@ int prof_lifecycle_stream(const struct ergon_config *cfg);
  * has none known. */
 void prof_lifecycle_swpoi(const struct ergon_config *cfg, unsigned long *addr,
 			  unsigned long *value);
+/* The reset strategy, its SWPOI register write and the serial port of a
+ * configuration into the lifecycle options (every stage's lifecycle). */
+void prof_lifecycle_reset_opts(const struct ergon_config *cfg, struct ergon_lifecycle_opts *lo);
 /* power.reset_strategy as enum ergon_lifecycle_reset. */
 int prof_lifecycle_reset(const struct ergon_config *cfg);
 int prof_stage_dir(struct prof_run *r, const char *name, char *dir, size_t cap,

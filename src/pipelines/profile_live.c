@@ -30,12 +30,6 @@
 /* READY within this after the grace period. */
 #define LIVE_READY_TIMEOUT_S 5.0
 
-int prof_live_driver(const struct ergon_config *cfg)
-{
-	return strcmp(cfg->power.driver, "joulescope") == 0 ||
-	       strcmp(cfg->power.driver, "ppk2") == 0;
-}
-
 struct reset_ctx {
 	struct prof_run *r;
 	struct ergon_lifecycle *lc;
@@ -133,6 +127,8 @@ int prof_live_capture(struct prof_run *r, const char *dir, const char *image, do
 	    .rtt_port = r->o->rtt_port,
 	    .cancel = r->o->interrupted,
 	};
+	/* power.reset_strategy (the Apollo5 rule's SWPOI write) here too. */
+	prof_lifecycle_reset_opts(cfg, &lo);
 	struct ergon_lifecycle *lc = NULL;
 	struct ergon_instrument *inst = NULL;
 	struct ergon_gated *g = NULL;

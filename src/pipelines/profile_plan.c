@@ -2,9 +2,9 @@
  * configuration (counter passes from pmu.h, the effective window, the
  * lock-step decision) and where each decision came from. Also the firmware
  * lookup and the virtual bench's scenario choice per stage. */
+#include "ergon/ert_window.h"
 #include "ergon/pmu.h"
 #include "ergon/profile.h"
-#include "ergon/ert_window.h"
 #include "ergon/sim.h"
 #include "profile_internal.h"
 
@@ -183,6 +183,11 @@ int ergon_profile_sim_flow(const char *scenario)
 	int flow = r.flow;
 	ergon_sim_result_cleanup(&r);
 	return flow;
+}
+
+int ergon_profile_sim_power_checked(const char *scenario)
+{
+	return ergon_sim_scenario_power_checked(scenario);
 }
 
 int ergon_profile_sim_flow_check(const char *scenario, int *flow, struct ergon_err *err)

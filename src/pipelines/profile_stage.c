@@ -80,50 +80,6 @@ void prof_stage_fail(struct prof_run *r, json_t *stage, const char *status,
 	}
 }
 
-int prof_lifecycle_stream(const struct ergon_config *cfg)
-{
-	/* RTT through a GDB server: QEMU's gdbstub, or the one target.probe
-	 * names; otherwise the lifecycle's own link (a probe's RTT server). */
-	if (cfg->target.transport == ERGON_TRANSPORT_RTT &&
-	    (cfg->target.lifecycle == ERGON_LIFECYCLE_QEMU || cfg->target.probe[0]))
-		return ERGON_LC_STREAM_RTT_GDB;
-	/* A probe flashes and resets; the UART / USB CDC is a host port. */
-	int probe = cfg->target.lifecycle == ERGON_LIFECYCLE_JLINK ||
-		    cfg->target.lifecycle == ERGON_LIFECYCLE_OPENOCD;
-	if (probe && (cfg->target.transport == ERGON_TRANSPORT_UART ||
-		      cfg->target.transport == ERGON_TRANSPORT_USB_CDC))
-		return ERGON_LC_STREAM_SERIAL;
-	return ERGON_LC_STREAM_DEFAULT;
-}
-
-void prof_lifecycle_swpoi(const struct ergon_config *cfg, unsigned long *addr, unsigned long *value)
-{
-	/* Every Ambiq Apollo part ergon knows has RSTGEN's SWPOI at the same
-	 * address (include/ergon/lifecycle.h names the sources). */
-	const char *soc = cfg->board ? cfg->board->soc : NULL;
-	int ambiq = soc != NULL && strncmp(soc, "Apollo", 6) == 0;
-	*addr = ambiq ? ERGON_SWPOI_AMBIQ_ADDR : 0;
-	*value = ambiq ? ERGON_SWPOI_AMBIQ_KEY : 0;
-}
-
-int prof_lifecycle_reset(const struct ergon_config *cfg)
-{
-	switch (cfg->power.reset_strategy) {
-	case ERGON_RESET_POWER_CYCLE:
-		return ERGON_LC_RESET_POWER_CYCLE;
-	case ERGON_RESET_NONE:
-		return ERGON_LC_RESET_NONE;
-	case ERGON_RESET_DEBUG:
-		return ERGON_LC_RESET_DEBUG;
-	case ERGON_RESET_SWPOI:
-		return ERGON_LC_RESET_SWPOI;
-	case ERGON_RESET_DEBUG_SWPOI:
-		return ERGON_LC_RESET_DEBUG_SWPOI;
-	default:
-		return ERGON_LC_RESET_AUTO;
-	}
-}
-
 int prof_stage_dir(struct prof_run *r, const char *name, char *dir, size_t cap,
 		   struct ergon_err *err)
 {
@@ -207,11 +163,9 @@ int prof_boot_and_capture(struct prof_run *r, const char *dir, const char *image
 	    .stream = prof_lifecycle_stream(cfg),
 	    /* target.probe is checked to be gdb://HOST:PORT (resolve.c). */
 	    .gdb_server = cfg->target.probe[0] ? cfg->target.probe + 6 : NULL,
-	    .reset_strategy = prof_lifecycle_reset(cfg),
 	    .cancel = r->o->interrupted,
-	    .serial_port = cfg->target.usb_port,
 	};
-	prof_lifecycle_swpoi(cfg, &lo.swpoi_addr, &lo.swpoi_value);
+	prof_lifecycle_reset_opts(cfg, &lo);
 	/* A serial port keeps nothing sent before it is open: reset after. */
 	int late_reset = lo.stream == ERGON_LC_STREAM_SERIAL;
 	/* The virtual firmware is "built" with the resolved configuration. */

@@ -79,6 +79,16 @@ EOF2
 chmod +x "$tmp/bin/JLinkExe" "$tmp/bin/openocd"
 export PATH="$tmp/bin:$PATH"
 
+# A fake UART (uart_pty.py) that sends the profile boot once the fake probe
+# resets the target; its port's path in $pts.
+start_uart() {
+	rm -f "$tmp/uart.path" "$tmp/uart.trigger"
+	python3 "$src/tests/support/fake_probe/uart_pty.py" "$tmp/uart.path" "$tmp/uart.trigger" "$stream" 300 &
+	pids+=($!)
+	for _ in $(seq 1 600); do [ -s "$tmp/uart.path" ] && break; sleep 0.05; done
+	pts=$(cat "$tmp/uart.path")
+}
+
 # --- jlink: flash, reset, RTT capture of a whole profile boot ----------------
 FAKE_RTT_MODE=replay "$bin" profile "$tmp/fw" --board apollo510_evb --rtt-port $port \
 	--set target.jlink_serial=123456 --out "$tmp/j1" >"$tmp/out" 2>"$tmp/err"
@@ -113,11 +123,7 @@ if grep -q "^CMD w4" "$tmp/jlink.calls"; then bad "debug_reset wrote SWPOI"; els
 
 # --- jlink, target.transport uart: the probe flashes and resets, the stream
 # is the board's UART on a host serial port, opened before the reset.
-rm -f "$tmp/uart.path" "$tmp/uart.trigger"
-python3 "$src/tests/support/fake_probe/uart_pty.py" "$tmp/uart.path" "$tmp/uart.trigger" "$stream" 20 &
-pids+=($!)
-for _ in $(seq 1 100); do [ -s "$tmp/uart.path" ] && break; sleep 0.05; done
-pts=$(cat "$tmp/uart.path")
+start_uart
 : >"$tmp/jlink.calls"
 FAKE_UART_PTS="$pts" "$bin" profile "$tmp/fw" --board apollo510_evb --set target.transport=uart \
 	--set target.usb_port="$pts,115200" --out "$tmp/ju" >"$tmp/out" 2>"$tmp/err"
@@ -224,11 +230,7 @@ if [ "$(cat "$tmp/seq")" = 'TCL reset halt|TCL rtt setup 0x20000000 0x100000 "SE
 else bad "mww swpoi sequence: $(cat "$tmp/seq")"; fi
 # target.transport usb_cdc on OpenOCD: no RTT commands, the port opened
 # before the reset.
-rm -f "$tmp/uart.path" "$tmp/uart.trigger"
-python3 "$src/tests/support/fake_probe/uart_pty.py" "$tmp/uart.path" "$tmp/uart.trigger" "$stream" 20 &
-pids+=($!)
-for _ in $(seq 1 100); do [ -s "$tmp/uart.path" ] && break; sleep 0.05; done
-pts=$(cat "$tmp/uart.path")
+start_uart
 : >"$tmp/openocd.calls"
 FAKE_OCD_UART_PTS="$pts" FAKE_OCD_UART_TRIGGER="$tmp/uart.trigger" "$bin" profile "$tmp/fw" \
 	--board apollo4p_evb --set target.lifecycle=openocd --set target.transport=usb_cdc \

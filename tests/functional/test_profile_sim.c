@@ -245,19 +245,28 @@ static size_t row_cells(const char *line, size_t len, char cell[][512], size_t m
 	return n;
 }
 
+/* docs/internals/sim.md (*path: its path; both malloc'd, the caller
+ * frees them). */
+static char *read_sim_md(char **path, size_t *len)
+{
+	const char *src = getenv("ERGON_SOURCE_DIR");
+	assert_non_null(src);
+	*path = ts_strf("%s/docs/internals/sim.md", src);
+	char *doc = ts_read_file(*path, len);
+	if (doc == NULL)
+		fail_msg("%s: cannot read the documented scenario tables", *path);
+	return doc;
+}
+
 /* docs/internals/sim.md's two scenario tables: the scenario list (first
  * column of "| name | fault | ...") and the `ergon profile` codes table
  * between the profile-codes markers, which is this test's table. Fails
  * unless both list the same scenarios. */
 static size_t load_scenarios(struct scen *out)
 {
-	const char *src = getenv("ERGON_SOURCE_DIR");
-	assert_non_null(src);
-	char *path = ts_strf("%s/docs/internals/sim.md", src);
+	char *path = NULL;
 	size_t len = 0;
-	char *doc = ts_read_file(path, &len);
-	if (doc == NULL)
-		fail_msg("%s: cannot read the documented scenario table", path);
+	char *doc = read_sim_md(&path, &len);
 	char listed[SCEN_MAX][64];
 	size_t nlisted = 0, n = 0;
 	int in_list = 0, in_codes = 0;
@@ -367,13 +376,9 @@ struct noscen {
 static size_t load_noscenario(struct noscen *out)
 {
 	static const char *const reasons[] = {"recording", "host", "config", "link", "gap"};
-	const char *src = getenv("ERGON_SOURCE_DIR");
-	assert_non_null(src);
-	char *path = ts_strf("%s/docs/internals/sim.md", src);
+	char *path = NULL;
 	size_t len = 0, n = 0;
-	char *doc = ts_read_file(path, &len);
-	if (doc == NULL)
-		fail_msg("%s: cannot read the no-scenario table", path);
+	char *doc = read_sim_md(&path, &len);
 	int in = 0;
 	char cell[4][512];
 	for (char *line = doc; line < doc + len;) {

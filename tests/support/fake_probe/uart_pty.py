@@ -5,7 +5,9 @@ program under test holds the port), waits until TRIGGER exists (the fake
 probe creates it when it resets the target) and then writes STREAM to the
 master, as the target's boot would. A real UART keeps nothing sent while no
 one has the port open, so the fake probe also records whether the port was
-open at the reset. Exits after HOLD_S seconds.
+open at the reset. It waits at most HOLD_S seconds for the trigger, and
+keeps the port HOLD_S seconds after writing (closing the master would hang
+up the port before the reader drained it); the test kills it at its end.
 usage: uart_pty.py PATH_FILE TRIGGER STREAM HOLD_S"""
 import os
 import sys
