@@ -35,6 +35,12 @@ struct ergon_hpx_capture_opts {
 	 * NULL: none. The line is valid during the call only. */
 	void (*on_line)(void *ctx, const char *line);
 	void *on_line_ctx;
+	/* Called once the transport is open and the log created, before the
+	 * first read (e.g. to reset a target whose UART keeps nothing sent
+	 * before the port was opened); nonzero stops the capture with that
+	 * error (err set by the hook). NULL: none. */
+	int (*on_open)(void *ctx, struct ergon_err *err);
+	void *on_open_ctx;
 };
 
 struct ergon_hpx_capture_result {

@@ -59,7 +59,27 @@ struct ergon_lifecycle_opts {
 	 * bmp:DEVICE); the pyocd and bmp lifecycles take their probe from it.
 	 * May be NULL. */
 	const char *probe;
+	/* ERGON_LC_STREAM_SERIAL: "DEVICE[,BAUD]" (target.usb_port) the
+	 * target's UART or USB CDC port is read from. */
+	const char *serial_port;
+	/* The SoC's software power-on reset: a 32-bit write of swpoi_value to
+	 * swpoi_addr through the probe (ERGON_SWPOI_* below); swpoi_addr 0:
+	 * the SoC has none known, and a swpoi strategy is refused. */
+	unsigned long swpoi_addr, swpoi_value;
 };
+
+/* Ambiq Apollo3/4/5 RSTGEN: SWPOI (software POI reset) is the register at
+ * offset 0x04 of RSTGEN, base 0x40000000; writing the key 0x1B triggers a
+ * POI, "a reset to all blocks except for registers in clock gen, RTC and
+ * the stimer". Sources: AmbiqSuite am_reg_rstgen.h (AM_REG_RSTGEN_SWPOI_O
+ * 0x04, AM_REG_RSTGEN_SWPOI_SWPOIKEY_KEYVALUE 0x1B), the Apollo4 Plus SVD
+ * register block (hedgetechllc/ambiq-apollo4p-pac src/rstgen.rs, SWPOI at
+ * 0x04), Ambiq's device-tree address list (RSTGEN_BASE_NAME 40000000) and
+ * the Apollo5 HAL (am_hal_reset_control: RSTGEN->SWPOI =
+ * RSTGEN_SWPOI_SWPOIKEY_KEYVALUE). Public J-Link scripts for Apollo3 end a
+ * flash with `w4 0x40000004 0x1B`. Not yet run on hardware by ergon. */
+#define ERGON_SWPOI_AMBIQ_ADDR 0x40000004ul
+#define ERGON_SWPOI_AMBIQ_KEY 0x1Bul
 
 /* How a lifecycle resets the target (power.reset_strategy's values). */
 enum ergon_lifecycle_reset {
@@ -75,6 +95,9 @@ enum ergon_lifecycle_reset {
 enum ergon_lifecycle_stream {
 	ERGON_LC_STREAM_DEFAULT = 0, /* the driver's own: QEMU UART0, the probe's RTT server */
 	ERGON_LC_STREAM_RTT_GDB = 1, /* RTT over the GDB remote protocol (rtt:gdb=) */
+	/* The target's UART / USB CDC on a host serial port (serial:DEV): the
+	 * probe only flashes and resets; reset runs after the port is open. */
+	ERGON_LC_STREAM_SERIAL = 2,
 };
 
 struct ergon_lifecycle;

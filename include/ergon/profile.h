@@ -116,6 +116,9 @@ ERGON_API int ergon_profile_sim_flow(const char *scenario);
 /* The same with the reason: ERGON_EUSAGE for an unknown name, the message
  * listing the scenarios. */
 ERGON_API int ergon_profile_sim_flow_check(const char *scenario, int *flow, struct ergon_err *err);
+/* 1 when `ergon profile` runs the power stage for a profile-boot scenario
+ * whose fault only the power checks see (ergon_sim_scenario_power_checked). */
+ERGON_API int ergon_profile_sim_power_checked(const char *scenario);
 
 #ifdef __cplusplus
 }

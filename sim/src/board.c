@@ -55,6 +55,7 @@ struct sim_faults {
 	int js_gap;		      /* the meter loses 9 of 10 packets while the gate is high */
 	int pmu;		      /* the board has a PMU (two presets are profiled) */
 	uint32_t pmu_preload;	      /* counters start this close below 2^32 (overflow) */
+	int no_cycle_counter;	      /* the port has no cycle counter (no DWT CYCCNT) */
 	struct sim_ina228_faults ina;
 };
 
@@ -496,11 +497,21 @@ static const struct scenario scenarios[] = {
     {"window_clock_fast", ERGON_SIM_FLOW_POWER_INA228, 0, {NOMINAL, .clock_drift = 19.0}},
     {"window_clock_slow", ERGON_SIM_FLOW_POWER_INA228, 0, {NOMINAL, .clock_drift = -0.4}},
     {"core_clock_drift", ERGON_SIM_FLOW_POWER_EXTERNAL, 0, {.core_speed = 0.92}},
+    /* An inference of 0.5 us on the window clock's 1 us resolution: the
+     * profile boot reports CLEAN_INFER_AVG_US=0. */
+    {"zero_time_inference", ERGON_SIM_FLOW_PROFILE, 0, {.core_speed = 2000.0}},
     {"packets_lost_in_window", ERGON_SIM_FLOW_POWER_EXTERNAL, 0, {NOMINAL, .js_gap = 1}},
     {"gate_never_falls", ERGON_SIM_FLOW_POWER_EXTERNAL, 0, {NOMINAL, .gate_stuck_high = 1}},
     {"gate_glitches", ERGON_SIM_FLOW_POWER_EXTERNAL, 0, {NOMINAL, .glitches = 1}},
     {"go_never_arrives", ERGON_SIM_FLOW_POWER_EXTERNAL, 1, {NOMINAL, .go_never = 1}},
     {"lost_terminal_record", ERGON_SIM_FLOW_POWER_EXTERNAL, 0, {NOMINAL, .drop_terminal = 1}},
+    /* The record is lost and the power boot's window clock runs at half
+     * rate: its auto window runs twice the profile boot's count x
+     * reference, which the ratio check alone must catch. */
+    {"lost_record_slow_window_clock",
+     ERGON_SIM_FLOW_POWER_EXTERNAL,
+     0,
+     {NOMINAL, .clock_drift = -0.5, .drop_terminal = 1}},
     {"ready_wire_open", ERGON_SIM_FLOW_POWER_EXTERNAL, 1, {NOMINAL, .ready_wire_open = 1}},
     {"ina228_wrong_id", ERGON_SIM_FLOW_POWER_INA228, 0, {NOMINAL, .ina = {.device_id = 0x2271}}},
     {"ina228_shunt_cal_zero",
@@ -525,6 +536,7 @@ static const struct scenario scenarios[] = {
     {"transport_write_fails", ERGON_SIM_FLOW_PROFILE, 0, {NOMINAL, .fail_after = 300}},
     {"pmu_presets", ERGON_SIM_FLOW_PROFILE, 0, {NOMINAL, .pmu = 1}},
     {"pmu_counter_overflow", ERGON_SIM_FLOW_PROFILE, 0, {NOMINAL, .pmu = 1, .pmu_preload = 1000}},
+    {"no_cycle_counter", ERGON_SIM_FLOW_PROFILE, 0, {NOMINAL, .no_cycle_counter = 1}},
 };
 #define N_SCENARIOS (sizeof scenarios / sizeof scenarios[0])
 
@@ -537,6 +549,17 @@ const char *const *ergon_sim_scenarios(void)
 	return names;
 }
 
+int ergon_sim_scenario_power_checked(const char *scenario)
+{
+	/* Profile-boot faults that only the power stage's checks can see. */
+	static const char *const power_checked[] = {"zero_time_inference"};
+	for (size_t i = 0; scenario != NULL && i < sizeof power_checked / sizeof power_checked[0];
+	     i++)
+		if (strcmp(power_checked[i], scenario) == 0)
+			return 1;
+	return 0;
+}
+
 static void fill_hal(struct ert_hal *h, struct sim_board *b)
 {
 	*h = (struct ert_hal){
@@ -544,7 +567,7 @@ static void fill_hal(struct ert_hal *h, struct sim_board *b)
 	    .write = hal_write,
 	    .tx_pending = hal_tx_pending,
 	    .clock_us = hal_clock_us,
-	    .cycles = hal_cycles,
+	    .cycles = b->f.no_cycle_counter ? NULL : hal_cycles,
 	    .delay_us = hal_delay_us,
 	    .gpio_set = hal_gpio_set,
 	    .gpio_get = hal_gpio_get,

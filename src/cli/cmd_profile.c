@@ -328,7 +328,8 @@ static int run(int argc, char **argv)
 			goto fail;
 		/* A power scenario runs the power stage; an INA228 one in
 		 * internal mode with the sim board's fitted shunt. */
-		if (flow != ERGON_SIM_FLOW_PROFILE && !cfg.power.enabled)
+		if ((flow != ERGON_SIM_FLOW_PROFILE || ergon_profile_sim_power_checked(scenario)) &&
+		    !cfg.power.enabled)
 			rc = set(&cfg, "power.enabled=%s", "true", &err);
 		if (!rc && flow == ERGON_SIM_FLOW_POWER_INA228) {
 			if (key_is_default(&cfg, "power.mode"))

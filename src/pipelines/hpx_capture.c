@@ -133,6 +133,13 @@ int ergon_hpx_capture(const struct ergon_hpx_capture_opts *o, struct ergon_hpx_p
 		rc = ergon_err_set(err, ERGON_ENOMEM, "capture: out of memory");
 		goto done;
 	}
+	/* The link is open and the log ready: now start the target (a serial
+	 * port keeps no bytes sent before it was opened). */
+	if (o->on_open != NULL) {
+		rc = o->on_open(o->on_open_ctx, err);
+		if (rc)
+			goto done;
+	}
 	double t0 = now_s();
 	double last_line = t0;
 	/* The clean window is silent by design: track whether the last

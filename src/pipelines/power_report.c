@@ -334,6 +334,21 @@ int ergon_power_section(const struct ergon_gated_result *res, double min_window_
 	json_object_set_new(p, "gated_window_duration_ratio",
 			    v.have_expected ? json_real(v.ratio) : json_null());
 	json_object_set_new(p, "gated_window_duration_suspect", json_boolean(v.suspect));
+	/* heliaPROFILER's gate_duration_integrity: the count x reference check
+	 * on its own (the tolerance of ergon_power_reference_tolerance_s and
+	 * the glitch floor), whatever the firmware window's arbitration says;
+	 * null when there is no gate or no reference. */
+	json_t *gdi = json_null();
+	if (v.have_expected) {
+		double tol = ergon_power_reference_tolerance_s(
+		    v.expected_s, f->have_clean_count ? f->clean_infer_count : 0,
+		    f->clean_infer_avg_us, gv.stats_period_s, f->probe_kind);
+		int ok = fabs(gv.gate_s - v.expected_s) <= tol && gv.gate_s >= gv.min_window_s;
+		gdi = json_pack("{s:b,s:f,s:f,s:f,s:f,s:f}", "valid", ok, "measured_s", gv.gate_s,
+				"expected_s", v.expected_s, "ratio", v.ratio, "tolerance_s", tol,
+				"minimum_s", gv.min_window_s);
+	}
+	json_object_set_new(p, "gate_duration_integrity", gdi);
 	json_object_set_new(p, "gated_window_reference_drift",
 			    v.have_drift ? json_real(v.drift) : json_null());
 	json_object_set_new(p, "gated_vs_whole_current_ok",

@@ -178,6 +178,11 @@ static int pmu_stage(struct prof_run *r, json_t *stage)
 		r->clean_infer_avg_us = avg;
 	if (meta_int(res, "clean_infer_count") > 0)
 		r->clean_infer_count = (uint64_t)meta_int(res, "clean_infer_count");
+	/* An inference that reports zero time (faster than the window clock's
+	 * 1 us, or a clock that did not run) leaves no reference to check the
+	 * power window against. */
+	r->clean_zero_time =
+	    r->clean_infer_count > 0 && meta_number(res, "clean_infer_avg_us", &avg) && avg == 0.0;
 	if (rc == ERGON_EINTR || prof_interrupted(r))
 		prof_stage_fail(r, stage, "interrupted", NULL);
 	else if (rc)

@@ -4,6 +4,7 @@
  * act on this lifecycle yet is refused with the reason, before any stage
  * runs, never silently ignored. */
 #include "ergon/issues.h"
+#include "ergon/lifecycle.h"
 #include "profile_internal.h"
 
 #include <stdio.h>
@@ -12,6 +13,67 @@
 static const char *const transport_names[] = {"rtt", "uart", "usb_cdc", "swo"};
 static const char *const reset_names[] = {"auto",	 "power_cycle", "none",
 					  "debug_reset", "swpoi_reset", "debug_reset+swpoi_reset"};
+
+/* power.driver has a live path (a gated capture with a live instrument). */
+int prof_live_driver(const struct ergon_config *cfg)
+{
+	return strcmp(cfg->power.driver, "joulescope") == 0 ||
+	       strcmp(cfg->power.driver, "ppk2") == 0;
+}
+
+/* How the stages' lifecycles carry the configuration out (the stream, the
+ * reset, the SWPOI write): here, beside the plan's account of it, so the
+ * two cannot drift. */
+int prof_lifecycle_stream(const struct ergon_config *cfg)
+{
+	/* RTT through a GDB server: QEMU's gdbstub, or the one target.probe
+	 * names; otherwise the lifecycle's own link (a probe's RTT server). */
+	if (cfg->target.transport == ERGON_TRANSPORT_RTT &&
+	    (cfg->target.lifecycle == ERGON_LIFECYCLE_QEMU || cfg->target.probe[0]))
+		return ERGON_LC_STREAM_RTT_GDB;
+	/* A probe flashes and resets; the UART / USB CDC is a host port. */
+	int probe = cfg->target.lifecycle == ERGON_LIFECYCLE_JLINK ||
+		    cfg->target.lifecycle == ERGON_LIFECYCLE_OPENOCD;
+	if (probe && (cfg->target.transport == ERGON_TRANSPORT_UART ||
+		      cfg->target.transport == ERGON_TRANSPORT_USB_CDC))
+		return ERGON_LC_STREAM_SERIAL;
+	return ERGON_LC_STREAM_DEFAULT;
+}
+
+void prof_lifecycle_swpoi(const struct ergon_config *cfg, unsigned long *addr, unsigned long *value)
+{
+	/* Every Ambiq Apollo part ergon knows has RSTGEN's SWPOI at the same
+	 * address (include/ergon/lifecycle.h names the sources). */
+	const char *soc = cfg->board ? cfg->board->soc : NULL;
+	int ambiq = soc != NULL && strncmp(soc, "Apollo", 6) == 0;
+	*addr = ambiq ? ERGON_SWPOI_AMBIQ_ADDR : 0;
+	*value = ambiq ? ERGON_SWPOI_AMBIQ_KEY : 0;
+}
+
+int prof_lifecycle_reset(const struct ergon_config *cfg)
+{
+	switch (cfg->power.reset_strategy) {
+	case ERGON_RESET_POWER_CYCLE:
+		return ERGON_LC_RESET_POWER_CYCLE;
+	case ERGON_RESET_NONE:
+		return ERGON_LC_RESET_NONE;
+	case ERGON_RESET_DEBUG:
+		return ERGON_LC_RESET_DEBUG;
+	case ERGON_RESET_SWPOI:
+		return ERGON_LC_RESET_SWPOI;
+	case ERGON_RESET_DEBUG_SWPOI:
+		return ERGON_LC_RESET_DEBUG_SWPOI;
+	default:
+		return ERGON_LC_RESET_AUTO;
+	}
+}
+
+void prof_lifecycle_reset_opts(const struct ergon_config *cfg, struct ergon_lifecycle_opts *lo)
+{
+	lo->reset_strategy = prof_lifecycle_reset(cfg);
+	lo->serial_port = cfg->target.usb_port;
+	prof_lifecycle_swpoi(cfg, &lo->swpoi_addr, &lo->swpoi_value);
+}
 
 static const char *name_of(const char *const *names, size_t n, int v)
 {
@@ -27,17 +89,50 @@ static int explicit_key(const struct ergon_config *cfg, const char *key, const c
 	return cfg->origin[i] == ERGON_CFG_FILE || cfg->origin[i] == ERGON_CFG_CLI;
 }
 
-/* The transport the lifecycle reads the target's stream from. */
-static int lifecycle_transport(int lifecycle, int want, int gdb_probe, const char **how)
+/* Why a probe lifecycle cannot give SWO (NULL: it can). */
+static const char *swo_refusal(int lifecycle)
 {
+	if (lifecycle == ERGON_LIFECYCLE_JLINK)
+		return "ergon reads SWO as ITM bytes from a trace server's TCP port "
+		       "(swo:tcp:HOST:PORT), and the jlink lifecycle drives JLinkExe, which "
+		       "starts no SWO server; the SWO pin rate also depends on the part's "
+		       "trace clock, which ergon's board table does not hold";
+	return "OpenOCD's trace server (`tpiu ... -traceclk HZ -pin-freq HZ -output :PORT`) "
+	       "needs the part's trace clock and SWO pin rate, which ergon's board table "
+	       "does not hold, so the openocd lifecycle does not configure it";
+}
+
+/* The transport the lifecycle reads the target's stream from: *how says
+ * where; -1 for the virtual bench (one wire). On a probe lifecycle *refuse
+ * is set when the configured transport cannot act there. */
+static int lifecycle_transport(const struct ergon_config *cfg, const char **how,
+			       const char **refuse)
+{
+	int lifecycle = cfg->target.lifecycle, want = cfg->target.transport;
+	int gdb_probe = cfg->target.probe[0] != '\0';
+	*refuse = NULL;
 	switch (lifecycle) {
 	case ERGON_LIFECYCLE_JLINK:
-		*how = gdb_probe ? "RTT through the GDB server of target.probe"
-				 : "J-Link RTT telnet server (JLinkExe -RTTTelnetPort)";
-		return ERGON_TRANSPORT_RTT;
 	case ERGON_LIFECYCLE_OPENOCD:
-		*how = gdb_probe ? "RTT through OpenOCD's GDB port (target.probe)"
-				 : "OpenOCD `rtt server start`";
+		if (want == ERGON_TRANSPORT_UART || want == ERGON_TRANSPORT_USB_CDC) {
+			*how = "serial:target.usb_port (the probe flashes and resets; the port "
+			       "is opened before the reset so the boot's first line is kept)";
+			if (!cfg->target.usb_port[0])
+				*refuse = "the target's UART / USB CDC is read from a host serial "
+					  "port and target.usb_port is empty";
+			return want;
+		}
+		if (want == ERGON_TRANSPORT_SWO) {
+			*how = "none";
+			*refuse = swo_refusal(lifecycle);
+			return want;
+		}
+		if (lifecycle == ERGON_LIFECYCLE_JLINK)
+			*how = gdb_probe ? "RTT through the GDB server of target.probe"
+					 : "J-Link RTT telnet server (JLinkExe -RTTTelnetPort)";
+		else
+			*how = gdb_probe ? "RTT through OpenOCD's GDB port (target.probe)"
+					 : "OpenOCD `rtt server start`";
 		return ERGON_TRANSPORT_RTT;
 	case ERGON_LIFECYCLE_QEMU:
 		if (want == ERGON_TRANSPORT_RTT) {
@@ -53,94 +148,184 @@ static int lifecycle_transport(int lifecycle, int want, int gdb_probe, const cha
 	}
 }
 
+/* The reset steps a probe lifecycle carries out for strategy rs, one
+ * string per step, appended to steps; the SWPOI write names its register. */
+static void probe_reset_steps(const struct ergon_config *cfg, int rs, int rtt, json_t *steps)
+{
+	int jlink = cfg->target.lifecycle == ERGON_LIFECYCLE_JLINK;
+	unsigned long addr, value;
+	prof_lifecycle_swpoi(cfg, &addr, &value);
+	int debug =
+	    rs == ERGON_RESET_AUTO || rs == ERGON_RESET_DEBUG || rs == ERGON_RESET_DEBUG_SWPOI;
+	int swpoi = rs == ERGON_RESET_SWPOI || rs == ERGON_RESET_DEBUG_SWPOI;
+	if (debug)
+		json_array_append_new(steps,
+				      json_string(jlink ? "debug_reset: JLinkExe `r` (reset, halt)"
+							: "debug_reset: OpenOCD `reset halt`"));
+	if (!jlink && rtt)
+		json_array_append_new(steps, json_string("OpenOCD `rtt setup 0x20000000 0x100000 "
+							 "\"SEGGER RTT\"`"));
+	if (swpoi)
+		json_array_append_new(
+		    steps,
+		    jlink ? json_sprintf("swpoi_reset: JLinkExe `w4 0x%08lX 0x%lX` (RSTGEN SWPOI: "
+					 "the part restarts)",
+					 addr, value)
+			  : json_sprintf(
+				"swpoi_reset: OpenOCD `mww 0x%08lx 0x%lx` (RSTGEN SWPOI: the "
+				"part restarts), or the target script's ergon_swpoi_reset "
+				"proc when it defines one",
+				addr, value));
+	else
+		json_array_append_new(
+		    steps, json_string(jlink ? "run: JLinkExe `g`" : "run: OpenOCD `resume`"));
+	if (!jlink && rtt)
+		json_array_append_new(steps, json_string("OpenOCD `rtt start` until found; `rtt "
+							 "server start PORT 0`"));
+}
+
 int prof_config_acts(const struct ergon_config *cfg, json_t *plan, json_t *issues,
 		     struct ergon_err *err)
 {
 	const char *where = NULL;
-	const char *how = NULL;
+	const char *how = NULL, *refuse = NULL;
 	int lc = cfg->target.lifecycle;
 	const char *lname = lc == ERGON_LIFECYCLE_JLINK	    ? "jlink"
 			    : lc == ERGON_LIFECYCLE_OPENOCD ? "openocd"
 			    : lc == ERGON_LIFECYCLE_QEMU    ? "qemu"
 							    : "sim";
 	const char *want = name_of(transport_names, 4, cfg->target.transport);
-	int used =
-	    lifecycle_transport(lc, cfg->target.transport, cfg->target.probe[0] != '\0', &how);
-	/* target.probe pyocd[:UID] / bmp:DEVICE: the probe lifecycles (rtt). */
+	int used = lifecycle_transport(cfg, &how, &refuse);
+	int probe = lc == ERGON_LIFECYCLE_JLINK || lc == ERGON_LIFECYCLE_OPENOCD;
+	/* target.probe pyocd[:UID] / bmp:DEVICE: the probe lifecycles, which
+	 * read RTT through their own GDB server and reset their own way. */
 	const char *pname = prof_lifecycle_name(cfg);
 	int probe_lc = strcmp(pname, "pyocd") == 0 || strcmp(pname, "bmp") == 0;
 	if (probe_lc) {
 		lname = pname;
 		used = ERGON_TRANSPORT_RTT;
+		refuse = NULL;
+		probe = 0;
 		how = pname[0] == 'p' ? "RTT through `pyocd gdbserver` on a free loopback port"
 				      : "RTT through the Black Magic Probe's GDB serial port";
 	}
-	if (used >= 0 && used != cfg->target.transport &&
-	    explicit_key(cfg, "target.transport", &where))
+	int tr_explicit = explicit_key(cfg, "target.transport", &where);
+	if (!tr_explicit)
+		where = "target.transport";
+	if (refuse != NULL)
+		return ergon_err_set(
+		    err, ERGON_ECONFIG,
+		    "%s: target.transport %s cannot act on the %s lifecycle: %s; "
+		    "%s",
+		    where, want, lname, refuse,
+		    cfg->target.transport == ERGON_TRANSPORT_SWO
+			? "set target.transport: rtt (or uart with target.usb_port), "
+			  "or run a SWO server yourself and capture it with `ergon "
+			  "capture --transport swo:tcp:HOST:PORT`"
+			: "set target.usb_port: /dev/ttyACM0 (DEVICE[,BAUD]) or "
+			  "target.transport: rtt");
+	if (used >= 0 && used != cfg->target.transport && tr_explicit)
 		return ergon_err_set(
 		    err, ERGON_ECONFIG,
 		    "%s: target.transport %s cannot act on the %s lifecycle: it reads the "
 		    "target's stream from the %s only; set target.transport: %s, or capture %s "
 		    "with `ergon capture --transport ...` and analyse the log with `ergon parse`",
 		    where, want, lname, how, name_of(transport_names, 4, used), want);
-	json_object_set_new(
-	    plan, "transport",
+	int serial = prof_lifecycle_stream(cfg) == ERGON_LC_STREAM_SERIAL;
+	/* The live power stage reads the stream only after its gated window,
+	 * which an RTT buffer keeps and a serial port does not. */
+	if (serial && cfg->power.enabled && cfg->power.mode != ERGON_POWER_INTERNAL &&
+	    prof_live_driver(cfg))
+		return ergon_err_set(err, ERGON_ECONFIG,
+				     "%s: target.transport %s cannot act with power.driver %s: the "
+				     "live power stage reads the target's stream after the gated "
+				     "window, and a serial port keeps nothing sent before it is "
+				     "read; set target.transport: rtt for the power run",
+				     where, want, cfg->power.driver);
+	json_t *tr =
 	    json_pack("{s:s,s:s,s:s}", "configured", want, "used",
-		      used >= 0 ? name_of(transport_names, 4, used) : "virtual_wire", "how", how));
+		      used >= 0 ? name_of(transport_names, 4, used) : "virtual_wire", "how", how);
+	if (tr && serial) {
+		char spec[300];
+		snprintf(spec, sizeof spec, "serial:%s", cfg->target.usb_port);
+		json_object_set_new(tr, "endpoint", json_string(spec));
+	}
+	json_object_set_new(plan, "transport", tr);
 
 	/* The reset: what each lifecycle really does at its reset step. */
 	int rs = cfg->power.reset_strategy;
 	const char *rname = name_of(reset_names, 6, rs);
-	int probe = lc == ERGON_LIFECYCLE_JLINK || lc == ERGON_LIFECYCLE_OPENOCD;
-	const char *debug_step = lc == ERGON_LIFECYCLE_JLINK ? "debug_reset: JLinkExe `r` then `g`"
-				 : lc == ERGON_LIFECYCLE_OPENOCD
-				     ? "debug_reset: OpenOCD `reset halt`; RTT setup; `resume`"
-				 : lc == ERGON_LIFECYCLE_QEMU ? "restart: a new qemu-system-arm"
-							      : "restart: a new virtual board";
 	int explicit_rs = explicit_key(cfg, "power.reset_strategy", &where);
-	int acts = rs == ERGON_RESET_AUTO || (probe && rs == ERGON_RESET_DEBUG);
-	if (probe_lc) {
-		acts = rs == ERGON_RESET_AUTO || rs == ERGON_RESET_DEBUG || rs == ERGON_RESET_NONE;
-		debug_step = rs == ERGON_RESET_NONE ? "none: no reset (the target runs as flashed)"
-			     : pname[0] == 'p'	    ? "debug_reset: `pyocd reset`"
-						    : "debug_reset: vRun through the BMP (reset, "
-						      "halted until the capture continues it)";
-	}
-	if (lc == ERGON_LIFECYCLE_OPENOCD) {
-		/* The openocd lifecycle carries out none, debug_reset and the
-		 * swpoi sequences itself (a TCL proc the target script defines),
-		 * and refuses power_cycle with its own reason when it opens. */
-		acts = 1;
-		debug_step = rs == ERGON_RESET_NONE ? "none: OpenOCD RTT setup; `resume` (no reset)"
-			     : rs == ERGON_RESET_SWPOI
-				 ? "swpoi_reset: RTT setup; the target script's ergon_swpoi_reset"
-			     : rs == ERGON_RESET_DEBUG_SWPOI
-				 ? "debug_reset+swpoi_reset: OpenOCD `reset halt`; RTT setup; "
-				   "ergon_swpoi_reset"
-			     : rs == ERGON_RESET_POWER_CYCLE
-				 ? "power_cycle: refused by the openocd lifecycle"
-				 : "debug_reset: OpenOCD `reset halt`; RTT setup; `resume`";
-	}
-	if (!acts && explicit_rs && probe)
+	unsigned long swpoi_addr, swpoi_value;
+	prof_lifecycle_swpoi(cfg, &swpoi_addr, &swpoi_value);
+	int wants_swpoi = rs == ERGON_RESET_SWPOI || rs == ERGON_RESET_DEBUG_SWPOI;
+	if (probe && rs == ERGON_RESET_POWER_CYCLE)
 		return ergon_err_set(
 		    err, ERGON_ECONFIG,
-		    "%s: power.reset_strategy %s cannot act on the %s lifecycle yet: its reset "
-		    "step is %s only (ergon switches no power and does not have the SWPOI "
-		    "register write of %s); set power.reset_strategy: debug_reset (or auto)",
-		    where, rname, lname, debug_step, cfg->board ? cfg->board->soc : "this SoC");
-	if (!acts && explicit_rs)
+		    "%s: power.reset_strategy power_cycle cannot act on the %s "
+		    "lifecycle: power_cycle needs something that switches the target's "
+		    "rail, which the probe cannot; set power.reset_strategy: "
+		    "debug_reset, debug_reset+swpoi_reset or none",
+		    explicit_rs ? where : "power.reset_strategy", lname);
+	if (probe && wants_swpoi && swpoi_addr == 0)
+		return ergon_err_set(err, ERGON_ECONFIG,
+				     "%s: power.reset_strategy %s cannot act on %s: its SoC (%s) "
+				     "has no known software power-on reset register; set "
+				     "power.reset_strategy: debug_reset",
+				     explicit_rs ? where : "power.reset_strategy", rname,
+				     cfg->board ? cfg->board->name : "this board",
+				     cfg->board ? cfg->board->soc : "unknown");
+	const char *emu_step = lc == ERGON_LIFECYCLE_QEMU ? "restart: a new qemu-system-arm"
+							  : "restart: a new virtual board";
+	if (probe_lc) {
+		/* pyocd and bmp carry out auto, debug_reset and none. */
+		int acts =
+		    rs == ERGON_RESET_AUTO || rs == ERGON_RESET_DEBUG || rs == ERGON_RESET_NONE;
+		const char *step = rs == ERGON_RESET_NONE
+				       ? "none: no reset (the target runs as flashed)"
+				   : pname[0] == 'p' ? "debug_reset: `pyocd reset`"
+						     : "debug_reset: vRun through the BMP (reset, "
+						       "halted until the capture continues it)";
+		if (!acts && explicit_rs)
+			return ergon_err_set(
+			    err, ERGON_ECONFIG,
+			    "%s: power.reset_strategy %s cannot act on the %s lifecycle: it resets "
+			    "with %s only (it switches no power and sends no SWPOI write); set "
+			    "power.reset_strategy: debug_reset, none or auto",
+			    where, rname, lname, step);
+		const char *pmiss = acts			    ? NULL
+				    : rs == ERGON_RESET_DEBUG_SWPOI ? "swpoi_reset"
+								    : rname;
+		json_t *psteps = json_array();
+		json_array_append_new(psteps, json_string(step));
+		json_object_set_new(plan, "reset",
+				    json_pack("{s:s,s:o,s:s?}", "strategy", rname, "steps", psteps,
+					      "not_performed", pmiss));
+		if (pmiss != NULL && issues != NULL &&
+		    ergon_issue_add(
+			issues, "profile.reset_step_not_performed",
+			json_pack("{s:s,s:s}", "strategy", rname, "not_performed", pmiss),
+			"power.reset_strategy %s (from the board rule) asks for %s, which the %s "
+			"lifecycle does not perform: only %s runs, so the power-on state the "
+			"method resets into may differ",
+			rname, pmiss, lname, step) != 0)
+			return ergon_err_set(err, ERGON_ENOMEM, "profile: out of memory");
+		return 0;
+	}
+	if (!probe && rs != ERGON_RESET_AUTO && explicit_rs)
 		return ergon_err_set(err, ERGON_ECONFIG,
 				     "%s: power.reset_strategy %s has no meaning on the %s "
 				     "lifecycle: an emulated board has one reset (%s); set "
 				     "power.reset_strategy: auto",
-				     where, rname, lname, debug_step);
+				     where, rname, lname, emu_step);
 	json_t *steps = json_array();
-	json_array_append_new(steps, json_string(debug_step));
-	const char *missing = NULL;
-	if (!acts && rs == ERGON_RESET_DEBUG_SWPOI)
-		missing = "swpoi_reset";
-	else if (!acts)
-		missing = rname;
+	if (probe)
+		probe_reset_steps(cfg, rs, !serial && cfg->target.probe[0] == '\0', steps);
+	else
+		json_array_append_new(steps, json_string(emu_step));
+	/* Every step of a probe's strategy is performed now; the emulated
+	 * boards' one restart is the whole of theirs. */
+	const char *missing = !probe && rs != ERGON_RESET_AUTO ? rname : NULL;
 	json_object_set_new(plan, "reset",
 			    json_pack("{s:s,s:o,s:s?}", "strategy", rname, "steps", steps,
 				      "not_performed", missing));
@@ -149,10 +334,9 @@ int prof_config_acts(const struct ergon_config *cfg, json_t *plan, json_t *issue
 		issues, "profile.reset_step_not_performed",
 		json_pack("{s:s,s:s}", "strategy", rname, "not_performed", missing),
 		"power.reset_strategy %s (from the board rule) asks for %s, which the %s "
-		"lifecycle does not perform yet: only %s runs, so the power-on state the "
-		"method resets into may differ; set power.reset_strategy: debug_reset to "
-		"state what runs",
-		rname, missing, lname, debug_step) != 0)
+		"lifecycle does not perform: only %s runs, so the power-on state the "
+		"method resets into may differ",
+		rname, missing, lname, emu_step) != 0)
 		return ergon_err_set(err, ERGON_ENOMEM, "profile: out of memory");
 	return 0;
 }

@@ -17,6 +17,10 @@ struct prof_run {
 	int interrupted;
 	double clean_infer_avg_us;  /* the PMU stage's CLEAN_INFER_AVG_US; 0 unknown */
 	uint64_t clean_infer_count; /* the PMU stage's CLEAN_INFER_COUNT; 0 unknown */
+	/* The PMU stage's clean window reported inferences that took zero
+	 * time (CLEAN_INFER_AVG_US=0 with CLEAN_INFER_COUNT > 0): the device
+	 * timing is corrupt (power.device_timing_corrupt). */
+	int clean_zero_time;
 	json_t *issues;		    /* every issue, in stage order (owned) */
 	json_t *profile;	    /* the profile body (owned) or NULL */
 	json_t *power;		    /* the power section (owned) or NULL */
@@ -39,6 +43,13 @@ void prof_stage_fail(struct prof_run *r, json_t *stage, const char *status,
 /* The lifecycle stream (enum ergon_lifecycle_stream) of a configuration:
  * target.transport rtt on QEMU or with target.probe gdb:// is RTT_GDB. */
 int prof_lifecycle_stream(const struct ergon_config *cfg);
+/* The board SoC's SWPOI register write (address, value); 0, 0 when the SoC
+ * has none known. */
+void prof_lifecycle_swpoi(const struct ergon_config *cfg, unsigned long *addr,
+			  unsigned long *value);
+/* The reset strategy, its SWPOI register write and the serial port of a
+ * configuration into the lifecycle options (every stage's lifecycle). */
+void prof_lifecycle_reset_opts(const struct ergon_config *cfg, struct ergon_lifecycle_opts *lo);
 /* power.reset_strategy as enum ergon_lifecycle_reset. */
 int prof_lifecycle_reset(const struct ergon_config *cfg);
 /* The lifecycle driver's name: target.probe pyocd[:UID] or bmp:DEVICE

@@ -30,12 +30,6 @@
 /* READY within this after the grace period. */
 #define LIVE_READY_TIMEOUT_S 5.0
 
-int prof_live_driver(const struct ergon_config *cfg)
-{
-	return strcmp(cfg->power.driver, "joulescope") == 0 ||
-	       strcmp(cfg->power.driver, "ppk2") == 0;
-}
-
 struct reset_ctx {
 	struct prof_run *r;
 	struct ergon_lifecycle *lc;

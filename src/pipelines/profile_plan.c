@@ -181,6 +181,11 @@ int ergon_profile_sim_flow(const char *scenario)
 	return flow;
 }
 
+int ergon_profile_sim_power_checked(const char *scenario)
+{
+	return ergon_sim_scenario_power_checked(scenario);
+}
+
 int ergon_profile_sim_flow_check(const char *scenario, int *flow, struct ergon_err *err)
 {
 	struct ergon_sim_result r;

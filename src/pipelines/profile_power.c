@@ -380,6 +380,8 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 					 cfg->profiling.clean_window_probe ==
 					     ERGON_CFG_PROBE_BUSY_LOOP,
 					 internal, &facts, &terminal, &e);
+	if (!rc)
+		facts.zero_time_inference = r->clean_zero_time;
 	if (!rc && !shared) {
 		/* The dedicated power build always writes a record. Without it
 		 * the count is the profile boot's (a cross-boot count: the ratio
@@ -435,6 +437,19 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 		/* heliaPROFILER's name for the same fact. */
 		json_object_set_new(sec, "power_firmware",
 				    json_string(shared ? "shared" : "dedicated"));
+		/* heliaPROFILER's power_plan: the count the host chose for the
+		 * power build (fixed: profiling.iterations; auto: the firmware
+		 * sizes its window from window_target_ms, so the host chose none:
+		 * null) and the window the plan expected. */
+		int fixed = cfg->profiling.window_mode == ERGON_WINDOW_FIXED;
+		json_object_set_new(
+		    sec, "power_plan",
+		    json_pack("{s:s,s:o,s:I,s:f}", "window_mode", fixed ? "fixed" : "auto",
+			      "inference_count",
+			      fixed ? json_integer((json_int_t)cfg->profiling.iterations)
+				    : json_null(),
+			      "window_target_ms", (json_int_t)cfg->profiling.window_target_ms,
+			      "planned_window_s", window_s));
 		if (terminal)
 			json_object_set(sec, "terminal_record", terminal);
 		if (internal)

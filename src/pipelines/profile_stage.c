@@ -80,16 +80,6 @@ void prof_stage_fail(struct prof_run *r, json_t *stage, const char *status,
 	}
 }
 
-int prof_lifecycle_stream(const struct ergon_config *cfg)
-{
-	/* RTT through a GDB server: QEMU's gdbstub, or the one target.probe
-	 * names; otherwise the lifecycle's own link (a probe's RTT server). */
-	if (cfg->target.transport == ERGON_TRANSPORT_RTT &&
-	    (cfg->target.lifecycle == ERGON_LIFECYCLE_QEMU || cfg->target.probe[0]))
-		return ERGON_LC_STREAM_RTT_GDB;
-	return ERGON_LC_STREAM_DEFAULT;
-}
-
 void prof_lifecycle_opts(const struct prof_run *r, const char *dir, struct ergon_lifecycle_opts *lo)
 {
 	const struct ergon_config *cfg = r->o->cfg;
@@ -104,28 +94,11 @@ void prof_lifecycle_opts(const struct prof_run *r, const char *dir, struct ergon
 	    .stream = prof_lifecycle_stream(cfg),
 	    /* target.probe is checked to be one of its forms (resolve.c). */
 	    .gdb_server = strncmp(probe, "gdb://", 6) == 0 ? probe + 6 : NULL,
-	    .reset_strategy = prof_lifecycle_reset(cfg),
 	    .cancel = r->o->interrupted,
 	    .probe = probe,
 	};
-}
-
-int prof_lifecycle_reset(const struct ergon_config *cfg)
-{
-	switch (cfg->power.reset_strategy) {
-	case ERGON_RESET_POWER_CYCLE:
-		return ERGON_LC_RESET_POWER_CYCLE;
-	case ERGON_RESET_NONE:
-		return ERGON_LC_RESET_NONE;
-	case ERGON_RESET_DEBUG:
-		return ERGON_LC_RESET_DEBUG;
-	case ERGON_RESET_SWPOI:
-		return ERGON_LC_RESET_SWPOI;
-	case ERGON_RESET_DEBUG_SWPOI:
-		return ERGON_LC_RESET_DEBUG_SWPOI;
-	default:
-		return ERGON_LC_RESET_AUTO;
-	}
+	/* power.reset_strategy, the SWPOI write and target.usb_port. */
+	prof_lifecycle_reset_opts(cfg, lo);
 }
 
 int prof_stage_dir(struct prof_run *r, const char *name, char *dir, size_t cap,
@@ -136,12 +109,26 @@ int prof_stage_dir(struct prof_run *r, const char *name, char *dir, size_t cap,
 	return ergon_mkdir_p(dir, err);
 }
 
-/* Open the lifecycle for a stage, program `image`, reset, and capture the
- * stream into DIR/capture.log, feeding p. *cap gets the capture result. */
-int prof_capture_endpoint(struct prof_run *r, struct ergon_lifecycle *lc, const char *dir,
-			  double timeout_s, double hb_floor_s, double window_hb_s,
-			  struct ergon_hpx_parser *p, struct ergon_hpx_capture_result *cap,
-			  struct ergon_err *err)
+struct open_reset {
+	struct prof_run *r;
+	struct ergon_lifecycle *lc;
+};
+
+/* The capture's on_open hook for a serial stream: start the target now
+ * that the port is open, so its first line is not lost. */
+static int reset_on_open(void *ctx, struct ergon_err *err)
+{
+	struct open_reset *c = ctx;
+	prof_progress(c->r, "start", c->r->o->cfg->board->name);
+	return c->r->drv->reset(c->lc, err);
+}
+
+/* Capture the stream of lc's endpoint into DIR/capture.log, feeding p;
+ * with reset set, reset the target once the endpoint is open. */
+static int capture_endpoint(struct prof_run *r, struct ergon_lifecycle *lc, const char *dir,
+			    double timeout_s, double hb_floor_s, double window_hb_s, int reset,
+			    struct ergon_hpx_parser *p, struct ergon_hpx_capture_result *cap,
+			    struct ergon_err *err)
 {
 	const struct ergon_config *cfg = r->o->cfg;
 	char spec[1200], log[1200];
@@ -162,10 +149,23 @@ int prof_capture_endpoint(struct prof_run *r, struct ergon_lifecycle *lc, const 
 			co.on_line = capture_line;
 			co.on_line_ctx = r;
 		}
+		struct open_reset orc = {.r = r, .lc = lc};
+		if (reset) {
+			co.on_open = reset_on_open;
+			co.on_open_ctx = &orc;
+		}
 		prof_progress(r, "capture", spec);
 		rc = ergon_hpx_capture(&co, p, cap, err);
 	}
 	return rc;
+}
+
+int prof_capture_endpoint(struct prof_run *r, struct ergon_lifecycle *lc, const char *dir,
+			  double timeout_s, double hb_floor_s, double window_hb_s,
+			  struct ergon_hpx_parser *p, struct ergon_hpx_capture_result *cap,
+			  struct ergon_err *err)
+{
+	return capture_endpoint(r, lc, dir, timeout_s, hb_floor_s, window_hb_s, 0, p, cap, err);
 }
 
 int prof_boot_and_capture(struct prof_run *r, const char *dir, const char *image, double timeout_s,
@@ -176,6 +176,8 @@ int prof_boot_and_capture(struct prof_run *r, const char *dir, const char *image
 	const struct ergon_config *cfg = r->o->cfg;
 	struct ergon_lifecycle_opts lo;
 	prof_lifecycle_opts(r, dir, &lo);
+	/* A serial port keeps nothing sent before it is open: reset after. */
+	int late_reset = lo.stream == ERGON_LC_STREAM_SERIAL;
 	/* The virtual firmware is "built" with the resolved configuration. */
 	struct ergon_sim_options so;
 	if (r->sim) {
@@ -194,13 +196,13 @@ int prof_boot_and_capture(struct prof_run *r, const char *dir, const char *image
 		prof_progress(r, "firmware", image);
 		rc = r->drv->flash(lc, image, err);
 	}
-	if (!rc && !prof_interrupted(r)) {
+	if (!rc && !prof_interrupted(r) && !late_reset) {
 		prof_progress(r, "start", cfg->board->name);
 		rc = r->drv->reset(lc, err);
 	}
 	if (!rc && !prof_interrupted(r))
-		rc = prof_capture_endpoint(r, lc, dir, timeout_s, hb_floor_s, window_hb_s, p, cap,
-					   err);
+		rc = capture_endpoint(r, lc, dir, timeout_s, hb_floor_s, window_hb_s, late_reset, p,
+				      cap, err);
 	if (prof_interrupted(r) && rc == 0)
 		rc = ERGON_EINTR;
 	struct ergon_err fe = {0};

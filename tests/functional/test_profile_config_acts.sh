@@ -33,10 +33,37 @@ printf 'ELF' >"$tmp/fw/app_profile.elf"
 printf 'ELF' >"$tmp/fw/app_power.elf"
 
 # --- target.transport ---------------------------------------------------------
-expect 2 "uart on a J-Link board is refused" -- "$bin" profile "$tmp/fw" --board apollo510_evb \
-	--set target.transport=uart --dry-run
+# The probe lifecycles switch transports: uart / usb_cdc are the board's
+# port on the host (target.usb_port), rtt the probe's own; SWO is refused
+# with the reason.
+expect 2 "uart on a J-Link board without target.usb_port is refused" -- "$bin" profile "$tmp/fw" \
+	--board apollo510_evb --set target.transport=uart --dry-run
 has "$tmp/err" "target.transport uart cannot act on the jlink lifecycle" "transport refusal names key and lifecycle"
-has "$tmp/err" "set target.transport: rtt" "transport refusal names the fix"
+has "$tmp/err" "target.usb_port is empty" "transport refusal says what is missing"
+has "$tmp/err" "set target.usb_port: /dev/ttyACM0" "transport refusal names the fix"
+expect 0 "uart on a J-Link board with target.usb_port" -- "$bin" profile "$tmp/fw" \
+	--board apollo510_evb --set target.transport=uart --set target.usb_port=/dev/ttyACM0,921600 \
+	--dry-run
+has "$tmp/out" '"used": "uart"' "jlink uart: the plan uses uart"
+has "$tmp/out" '"endpoint": "serial:/dev/ttyACM0,921600"' "jlink uart: the plan names the serial endpoint"
+expect 0 "usb_cdc on OpenOCD with target.usb_port" -- "$bin" profile "$tmp/fw" \
+	--board apollo4p_evb --set target.lifecycle=openocd --set target.transport=usb_cdc \
+	--set target.usb_port=/dev/ttyACM1 --dry-run
+has "$tmp/out" '"used": "usb_cdc"' "openocd usb_cdc: the plan uses usb_cdc"
+if grep -q 'rtt setup' "$tmp/out"; then bad "openocd usb_cdc plan still sets up RTT"; else ok "openocd usb_cdc plan: no RTT step"; fi
+expect 2 "swo on J-Link is refused" -- "$bin" profile "$tmp/fw" --board apollo510_evb \
+	--set target.transport=swo --dry-run
+has "$tmp/err" "target.transport swo cannot act on the jlink lifecycle: ergon reads SWO as ITM bytes from a trace server's TCP port" "jlink swo refusal says why"
+expect 2 "swo on OpenOCD is refused" -- "$bin" profile "$tmp/fw" --board apollo4p_evb \
+	--set target.lifecycle=openocd --set target.transport=swo --dry-run
+has "$tmp/err" "needs the part's trace clock and SWO pin rate" "openocd swo refusal says why"
+expect 2 "usb_cdc on QEMU is refused" -- "$bin" profile "$tmp/fw" --board apollo510_evb \
+	--set target.lifecycle=qemu --set target.transport=usb_cdc --dry-run
+has "$tmp/err" "the QEMU lifecycle carries uart .* or rtt" "qemu usb_cdc refusal names what QEMU carries"
+expect 2 "uart with a live Joulescope power stage is refused" -- "$bin" profile "$tmp/fw" \
+	--board apollo510_evb --power --set target.transport=uart --set target.usb_port=/dev/ttyACM0 \
+	--dry-run
+has "$tmp/err" "a serial port keeps nothing sent before it is read" "live + serial refusal says why"
 expect 0 "rtt on a J-Link board" -- "$bin" profile "$tmp/fw" --board apollo510_evb --dry-run
 has "$tmp/out" '"used": "rtt"' "plan says which transport is used"
 expect 0 "sim: any transport is the bench's one wire" -- "$bin" profile --board sim \
@@ -45,9 +72,16 @@ has "$tmp/out" '"used": "virtual_wire"' "sim plan says virtual_wire"
 has "$tmp/out" '"configured": "swo"' "sim plan keeps the configured value"
 
 # --- power.reset_strategy -------------------------------------------------------
-expect 2 "explicit debug+swpoi on J-Link is refused" -- "$bin" profile "$tmp/fw" \
+# debug_reset+swpoi_reset acts on J-Link: `r`, then the SWPOI register
+# write (Ambiq RSTGEN SWPOI at 0x40000000 + 0x04, key 0x1B).
+expect 0 "explicit debug+swpoi on J-Link acts" -- "$bin" profile "$tmp/fw" \
 	--board apollo510_evb --set power.reset_strategy=debug_reset+swpoi_reset --dry-run
-has "$tmp/err" "power.reset_strategy debug_reset\+swpoi_reset cannot act on the jlink lifecycle" "reset refusal names key and lifecycle"
+has "$tmp/out" 'debug_reset: JLinkExe `r` \(reset, halt\)' "plan names the J-Link debug reset step"
+has "$tmp/out" 'swpoi_reset: JLinkExe `w4 0x40000004 0x1B`' "plan names the J-Link SWPOI write"
+expect 0 "swpoi_reset alone on OpenOCD" -- "$bin" profile "$tmp/fw" --board apollo4p_evb \
+	--set target.lifecycle=openocd --set power.reset_strategy=swpoi_reset --dry-run
+has "$tmp/out" 'swpoi_reset: OpenOCD `mww 0x40000004 0x1b`' "plan names the OpenOCD SWPOI write"
+if grep -q 'OpenOCD `reset halt`' "$tmp/out"; then bad "swpoi_reset alone plans a debug reset"; else ok "swpoi_reset alone: no debug reset"; fi
 expect 2 "power_cycle on J-Link is refused" -- "$bin" profile "$tmp/fw" \
 	--board apollo510_evb --set power.reset_strategy=power_cycle --dry-run
 expect 2 "a reset strategy on the virtual bench is refused" -- "$bin" profile --board sim \
@@ -55,15 +89,26 @@ expect 2 "a reset strategy on the virtual bench is refused" -- "$bin" profile --
 has "$tmp/err" "has no meaning on the sim lifecycle" "sim reset refusal says why"
 expect 0 "debug_reset on J-Link acts" -- "$bin" profile "$tmp/fw" --board apollo510_evb \
 	--set power.reset_strategy=debug_reset --dry-run
-has "$tmp/out" 'debug_reset: JLinkExe `r` then `g`' "plan names the J-Link reset step"
+has "$tmp/out" 'debug_reset: JLinkExe `r`' "plan names the J-Link reset step"
+has "$tmp/out" 'run: JLinkExe `g`' "plan names the J-Link run step"
 has "$tmp/out" '"not_performed": null' "debug_reset: no step missing"
-# The board rule (Apollo5: debug_reset+swpoi_reset) is not refused, but the
-# step J-Link does not perform is named.
+# The board rule (Apollo5: debug_reset+swpoi_reset) is performed in full.
 expect 0 "Apollo5 auto reset" -- "$bin" profile "$tmp/fw" --board apollo510_evb --dry-run
-has "$tmp/out" '"not_performed": "swpoi_reset"' "plan names the step not performed"
+has "$tmp/out" '"strategy": "debug_reset\+swpoi_reset"' "Apollo5 board rule resolved"
+has "$tmp/out" 'w4 0x40000004 0x1B' "Apollo5 board rule: the SWPOI write is planned"
+has "$tmp/out" '"not_performed": null' "Apollo5 board rule: no step missing"
 expect 0 "openocd reset step" -- "$bin" profile "$tmp/fw" --board apollo4p_evb \
 	--set target.lifecycle=openocd --dry-run
-has "$tmp/out" 'debug_reset: OpenOCD `reset halt`; RTT setup; `resume`' "plan names the OpenOCD reset step"
+has "$tmp/out" 'debug_reset: OpenOCD `reset halt`' "plan names the OpenOCD reset step"
+has "$tmp/out" 'OpenOCD `rtt setup 0x20000000 0x100000' "plan names the OpenOCD RTT setup step"
+has "$tmp/out" 'run: OpenOCD `resume`' "plan names the OpenOCD run step"
+
+# --- extreme_mode + force_shared_sram: the method's reason ------------------------
+expect 2 "extreme_mode with force_shared_sram is refused" -- "$bin" profile --board sim \
+	--set profiling.extreme_mode=true --set profiling.force_shared_sram=true --dry-run
+has "$tmp/err" "pull the shared SSRAM opposite ways" "conflict states the real reason"
+has "$tmp/err" "extreme mode powers the shared SSRAM down" "names what extreme mode does"
+has "$tmp/err" "powers and retains the whole SSRAM array at boot" "names what force_shared_sram does"
 
 # --- power.serial ---------------------------------------------------------------
 expect 1 "power.serial on the virtual bench refuses the power stage" -- "$bin" profile \

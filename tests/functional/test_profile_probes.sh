@@ -44,7 +44,11 @@ stream="$tmp/simref/pmu/capture.log"
 power_stream="$tmp/simina/power/capture.log"
 
 # Fake JLinkExe: logs its argv and command file; a command file that
-# resumes the core (`g`) starts the RTT server in the chosen mode.
+# starts the core (`g`, or the Ambiq SWPOI write `w4 0x40000004 0x1B`, after
+# which the part restarts by itself) starts the RTT server in the chosen
+# mode, or, when it ends without a session (`sleep`: the serial stream),
+# records whether the UART port FAKE_UART_PTS was open at the reset and
+# lets the fake UART (uart_pty.py) send the boot.
 cat >"$tmp/bin/JLinkExe" <<EOF2
 #!/usr/bin/env bash
 echo "ARGV \$*" >>"$tmp/jlink.calls"
@@ -55,7 +59,14 @@ img=\$(sed -n 's/^loadfile //p' "\$cf"); [ -n "\$img" ] && echo "\$img" >"$tmp/l
 if [ -n "\$img" ] && [ -n "\${FAKE_JLINK_FLASH_S:-}" ]; then touch "$tmp/flashing"; sleep "\$FAKE_JLINK_FLASH_S"; fi
 file=\${FAKE_RTT_FILE:-$stream}
 case "\$(cat "$tmp/last_image" 2>/dev/null)" in *power*) file=\${FAKE_RTT_POWER_FILE:-\$file};; esac
-if grep -qx g "\$cf"; then exec python3 "$src/tests/support/fake_probe/rtt_server.py" $port "\$FAKE_RTT_MODE" "\$file"; fi
+if grep -qxE 'g|w4 0x40000004 0x1B' "\$cf" && ! grep -q '^sleep' "\$cf"; then
+	open=no
+	for fd in /proc/[0-9]*/fd/*; do [ "\$(readlink "\$fd" 2>/dev/null)" = "\${FAKE_UART_PTS:-none}" ] && open=yes; done
+	echo "PORT_OPEN_AT_RESET \$open" >>"$tmp/jlink.calls"
+	touch "\${FAKE_UART_TRIGGER:-$tmp/uart.trigger}"
+	exit 0
+fi
+if grep -qxE 'g|w4 0x40000004 0x1B' "\$cf"; then exec python3 "$src/tests/support/fake_probe/rtt_server.py" $port "\$FAKE_RTT_MODE" "\$file"; fi
 exit 0
 EOF2
 # Fake openocd: records its arguments and TCL commands, serves the TCL port
@@ -68,6 +79,16 @@ EOF2
 chmod +x "$tmp/bin/JLinkExe" "$tmp/bin/openocd"
 export PATH="$tmp/bin:$PATH"
 
+# A fake UART (uart_pty.py) that sends the profile boot once the fake probe
+# resets the target; its port's path in $pts.
+start_uart() {
+	rm -f "$tmp/uart.path" "$tmp/uart.trigger"
+	python3 "$src/tests/support/fake_probe/uart_pty.py" "$tmp/uart.path" "$tmp/uart.trigger" "$stream" 300 &
+	pids+=($!)
+	for _ in $(seq 1 600); do [ -s "$tmp/uart.path" ] && break; sleep 0.05; done
+	pts=$(cat "$tmp/uart.path")
+}
+
 # --- jlink: flash, reset, RTT capture of a whole profile boot ----------------
 FAKE_RTT_MODE=replay "$bin" profile "$tmp/fw" --board apollo510_evb --rtt-port $port \
 	--set target.jlink_serial=123456 --out "$tmp/j1" >"$tmp/out" 2>"$tmp/err"
@@ -78,14 +99,44 @@ if [ $rc -eq 0 ]; then ok "jlink profile run (exit 0)"; else
 fi
 has "$tmp/jlink.calls" "ARGV -USB 123456 -device Apollo510 -if SWD .*-RTTTelnetPort $port -CommandFile .*/flash.jlink" "JLinkExe flash arguments"
 has "$tmp/jlink.calls" "CMD loadfile $tmp/fw/app_profile.elf" "flash command file loads the profile build"
-has "$tmp/jlink.calls" "CMD g" "run command file resumes the core"
+# Apollo510's board rule is debug_reset+swpoi_reset: `r`, then the SWPOI
+# register write (Ambiq RSTGEN SWPOI 0x40000004, key 0x1B), no `g`.
+sed -n '/CommandFile .*run.jlink/,/^ARGV/p' "$tmp/jlink.calls" | grep '^CMD' | head -3 | tr '\n' '|' >"$tmp/jrun"
+if [ "$(cat "$tmp/jrun")" = "CMD r|CMD w4 0x40000004 0x1B|CMD sleep 3600000|" ]; then
+	ok "run command file: r, the SWPOI write, the session"
+else bad "run command file: $(cat "$tmp/jrun")"; fi
 has "$tmp/out" "CONV_2D" "per-layer table from the RTT stream"
 has "$tmp/j1/summary.json" '"hardware": true' "summary marks a hardware lifecycle"
 has "$tmp/j1/summary.json" "not yet been run on hardware" "summary says it is untested on hardware"
 has "$tmp/j1/summary.json" '"kind": "measured"' "provenance measured"
-# Apollo510's board rule asks for debug_reset+swpoi_reset; J-Link's step is
-# `r` only, so the missing step is an issue, never silent.
-has "$tmp/j1/summary.json" "profile.reset_step_not_performed" "SWPOI step not performed is named"
+# Every step of the board rule is performed: no step is reported missing.
+if grep -q "profile.reset_step_not_performed" "$tmp/j1/summary.json"; then
+	bad "a step of debug_reset+swpoi_reset is reported not performed"
+else ok "debug_reset+swpoi_reset performed in full on J-Link"; fi
+: >"$tmp/jlink.calls"
+FAKE_RTT_MODE=replay "$bin" profile "$tmp/fw" --board apollo510_evb --rtt-port $port \
+	--set power.reset_strategy=debug_reset --out "$tmp/j1d" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 0 ]; then ok "jlink debug_reset (exit 0)"; else bad "jlink debug_reset: exit $rc"; cat "$tmp/err"; fi
+has "$tmp/jlink.calls" "^CMD g$" "debug_reset: the run command file resumes the core"
+if grep -q "^CMD w4" "$tmp/jlink.calls"; then bad "debug_reset wrote SWPOI"; else ok "debug_reset: no SWPOI write"; fi
+
+# --- jlink, target.transport uart: the probe flashes and resets, the stream
+# is the board's UART on a host serial port, opened before the reset.
+start_uart
+: >"$tmp/jlink.calls"
+FAKE_UART_PTS="$pts" "$bin" profile "$tmp/fw" --board apollo510_evb --set target.transport=uart \
+	--set target.usb_port="$pts,115200" --out "$tmp/ju" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 0 ]; then ok "jlink uart profile run (exit 0)"; else
+	bad "jlink uart profile run: exit $rc"
+	cat "$tmp/err"
+fi
+has "$tmp/jlink.calls" "^PORT_OPEN_AT_RESET yes$" "uart: the port was open when the probe reset the target"
+has "$tmp/jlink.calls" "^CMD w4 0x40000004 0x1B$" "uart: the reset strategy still runs through J-Link"
+has "$tmp/ju/summary.json" "serial:$pts,115200" "uart: the capture read the serial port"
+has "$tmp/out" "CONV_2D" "uart: per-layer table from the UART stream"
+if grep -q '^CMD sleep' "$tmp/jlink.calls"; then bad "uart: J-Link kept an RTT session"; else ok "uart: no RTT session kept"; fi
 
 # target.probe gdb://: RTT through a JLinkGDBServer the user runs (none
 # here: the capture fails, naming the server it tried).
@@ -93,7 +144,7 @@ gport=$((port + 2))
 FAKE_RTT_MODE=replay "$bin" profile "$tmp/fw" --board apollo510_evb --rtt-port $port \
 	--set target.probe=gdb://127.0.0.1:$gport --out "$tmp/jp" >"$tmp/out" 2>"$tmp/err"
 has "$tmp/jp/summary.json" "rtt:gdb=127.0.0.1:$gport" "jlink + target.probe reads rtt:gdb= there"
-has "$tmp/jlink.calls" "CMD g" "jlink + target.probe still flashes and runs the core"
+has "$tmp/jlink.calls" "CMD w4 0x40000004 0x1B" "jlink + target.probe still flashes and starts the core"
 
 # --- jlink, internal INA228 mode: the terminal record over RTT ---------------
 # The record is the virtual bench's (0.5 ohm, 20 mA plan): 179688 nJ over 20
@@ -167,11 +218,28 @@ if [ $rc -eq 0 ]; then ok "openocd debug_reset+swpoi_reset (exit 0)"; else bad "
 grep -E '^TCL (reset|ergon_swpoi|resume)' "$tmp/openocd.calls" | tr '\n' '|' >"$tmp/seq"
 if [ "$(cat "$tmp/seq")" = "TCL reset halt|TCL ergon_swpoi_reset|" ]; then ok "swpoi: reset halt, then the proc"
 else bad "swpoi sequence: $(cat "$tmp/seq")"; fi
+# Without the proc: the SoC's SWPOI register write through OpenOCD's mww.
+: >"$tmp/openocd.calls"
 "$bin" profile "$tmp/fw" --board apollo4p_evb --set target.lifecycle=openocd --rtt-port $port \
-	--set power.reset_strategy=swpoi_reset --out "$tmp/o4" >"$tmp/out" 2>"$tmp/err"
+	--set power.reset_strategy=debug_reset+swpoi_reset --out "$tmp/o4" >"$tmp/out" 2>"$tmp/err"
 rc=$?
-if [ $rc -ne 0 ]; then ok "swpoi without the proc fails (exit $rc)"; else bad "swpoi without the proc: exit 0"; fi
-has "$tmp/err" "needs a TCL proc ergon_swpoi_reset in the target script" "missing proc named with the fix"
+if [ $rc -eq 0 ]; then ok "openocd swpoi by register write (exit 0)"; else bad "openocd mww swpoi: exit $rc"; cat "$tmp/err"; fi
+grep -E '^TCL (reset|mww|resume|rtt setup)' "$tmp/openocd.calls" | tr '\n' '|' >"$tmp/seq"
+if [ "$(cat "$tmp/seq")" = 'TCL reset halt|TCL rtt setup 0x20000000 0x100000 "SEGGER RTT"|TCL mww 0x40000004 0x1b|' ]; then
+	ok "swpoi: reset halt, RTT setup, mww 0x40000004 0x1b (RSTGEN SWPOI), no resume"
+else bad "mww swpoi sequence: $(cat "$tmp/seq")"; fi
+# target.transport usb_cdc on OpenOCD: no RTT commands, the port opened
+# before the reset.
+start_uart
+: >"$tmp/openocd.calls"
+FAKE_OCD_UART_PTS="$pts" FAKE_OCD_UART_TRIGGER="$tmp/uart.trigger" "$bin" profile "$tmp/fw" \
+	--board apollo4p_evb --set target.lifecycle=openocd --set target.transport=usb_cdc \
+	--set target.usb_port="$pts" --out "$tmp/ou" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 0 ]; then ok "openocd usb_cdc profile run (exit 0)"; else bad "openocd usb_cdc: exit $rc"; cat "$tmp/err"; fi
+has "$tmp/openocd.calls" "^PORT_OPEN_AT_RESET yes$" "usb_cdc: the port was open at the reset"
+if grep -q '^TCL rtt' "$tmp/openocd.calls"; then bad "usb_cdc sent rtt commands"; else ok "usb_cdc: no rtt commands"; fi
+has "$tmp/ou/summary.json" "serial:$pts" "usb_cdc: the capture read the serial port"
 "$bin" profile "$tmp/fw" --board apollo4p_evb --set target.lifecycle=openocd --rtt-port $port \
 	--set power.reset_strategy=power_cycle --out "$tmp/o5" >"$tmp/out" 2>"$tmp/err"
 rc=$?

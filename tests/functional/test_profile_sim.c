@@ -15,6 +15,8 @@
  * clean-window codes for the profile-flow
  * scenarios whose firmware counts stalled/partial iterations.
  */
+#include "ergon/issues.h"
+#include "ergon/sim.h"
 #include "test_support.h"
 
 #include <jansson.h>
@@ -243,19 +245,28 @@ static size_t row_cells(const char *line, size_t len, char cell[][512], size_t m
 	return n;
 }
 
+/* docs/internals/sim.md (*path: its path; both malloc'd, the caller
+ * frees them). */
+static char *read_sim_md(char **path, size_t *len)
+{
+	const char *src = getenv("ERGON_SOURCE_DIR");
+	assert_non_null(src);
+	*path = ts_strf("%s/docs/internals/sim.md", src);
+	char *doc = ts_read_file(*path, len);
+	if (doc == NULL)
+		fail_msg("%s: cannot read the documented scenario tables", *path);
+	return doc;
+}
+
 /* docs/internals/sim.md's two scenario tables: the scenario list (first
  * column of "| name | fault | ...") and the `ergon profile` codes table
  * between the profile-codes markers, which is this test's table. Fails
  * unless both list the same scenarios. */
 static size_t load_scenarios(struct scen *out)
 {
-	const char *src = getenv("ERGON_SOURCE_DIR");
-	assert_non_null(src);
-	char *path = ts_strf("%s/docs/internals/sim.md", src);
+	char *path = NULL;
 	size_t len = 0;
-	char *doc = ts_read_file(path, &len);
-	if (doc == NULL)
-		fail_msg("%s: cannot read the documented scenario table", path);
+	char *doc = read_sim_md(&path, &len);
 	char listed[SCEN_MAX][64];
 	size_t nlisted = 0, n = 0;
 	int in_list = 0, in_codes = 0;
@@ -353,6 +364,127 @@ static void every_scenario_yields_its_codes(void **state)
 	}
 	ts_tmpdir_remove(dir);
 	free(dir);
+}
+
+/* docs/internals/sim.md's "Codes no scenario triggers" table (between the
+ * no-scenario markers): code (or DOMAIN.*), reason, why. */
+#define NOSCEN_MAX 128
+struct noscen {
+	char code[64];
+	char reason[16];
+	int used;
+};
+
+static size_t load_noscenario(struct noscen *out)
+{
+	static const char *const reasons[] = {"recording", "host", "config", "link", "gap"};
+	char *path = NULL;
+	size_t len = 0, n = 0;
+	char *doc = read_sim_md(&path, &len);
+	int in = 0;
+	char cell[4][512];
+	for (char *line = doc; line < doc + len;) {
+		char *nl = memchr(line, '\n', (size_t)(doc + len - line));
+		size_t ll = nl ? (size_t)(nl - line) : (size_t)(doc + len - line);
+		size_t nc = row_cells(line, ll, cell, 4);
+		if (strncmp(line, "<!-- no-scenario:begin -->", 26) == 0)
+			in = 1;
+		else if (strncmp(line, "<!-- no-scenario:end -->", 24) == 0)
+			in = 0;
+		else if (in && nc > 0 && cell[0][0] != '-' && strcmp(cell[0], "code") != 0) {
+			if (nc != 3 || !cell[2][0])
+				fail_msg("%s: no-scenario row '%.*s' needs code, reason, why", path,
+					 (int)ll, line);
+			int known = 0;
+			for (size_t k = 0; k < sizeof reasons / sizeof reasons[0]; k++)
+				known |= strcmp(cell[1], reasons[k]) == 0;
+			if (!known)
+				fail_msg("%s: %s: reason '%s' is not recording, host, config, link "
+					 "or gap",
+					 path, cell[0], cell[1]);
+			assert_true(n < NOSCEN_MAX && strlen(cell[0]) < 64);
+			snprintf(out[n].code, sizeof out[n].code, "%.63s", cell[0]);
+			snprintf(out[n].reason, sizeof out[n].reason, "%.15s", cell[1]);
+			out[n].used = 0;
+			n++;
+		}
+		line = nl ? nl + 1 : doc + len;
+	}
+	if (n == 0)
+		fail_msg("%s: the no-scenario table was not found", path);
+	free(doc);
+	free(path);
+	return n;
+}
+
+/* The entry of the no-scenario table that covers code (exact, or its
+ * DOMAIN.*), or NULL. */
+static struct noscen *noscen_find(struct noscen *t, size_t n, const char *code)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(t[i].code);
+		if (strcmp(t[i].code, code) == 0 ||
+		    (l > 2 && strcmp(t[i].code + l - 2, ".*") == 0 &&
+		     strncmp(t[i].code, code, l - 1) == 0))
+			return &t[i];
+	}
+	return NULL;
+}
+
+/* The docs' scenario tables are one table with the registry and the
+ * bench: every scenario the bench has is a row of the profile-codes table
+ * (which every_scenario_yields_its_codes runs), and every registered code
+ * (docs/ISSUES.md is generated from the same registry) is yielded by some
+ * row or listed, with its reason, among the codes no scenario triggers -
+ * never both. */
+static void every_code_has_a_scenario_or_a_reason(void **state)
+{
+	(void)state;
+	static struct scen scenarios[SCEN_MAX];
+	static struct noscen none[NOSCEN_MAX];
+	size_t nscen = load_scenarios(scenarios);
+	size_t nnone = load_noscenario(none);
+	for (const char *const *sn = ergon_sim_scenarios(); *sn != NULL; sn++) {
+		int found = 0;
+		for (size_t i = 0; i < nscen; i++)
+			found |= strcmp(scenarios[i].name, *sn) == 0;
+		if (!found)
+			fail_msg("sim scenario %s has no row in docs/internals/sim.md", *sn);
+	}
+	size_t covered = 0, gaps = 0;
+	int sev = 0;
+	const char *meaning = NULL;
+	for (size_t i = 0;; i++) {
+		const char *code = ergon_issue_code_at(i, &sev, &meaning);
+		if (code == NULL)
+			break;
+		int by_scenario = 0;
+		for (size_t k = 0; k < nscen; k++)
+			for (size_t c = 0; c < scenarios[k].ncodes; c++)
+				by_scenario |= strcmp(scenarios[k].codes[c], code) == 0;
+		struct noscen *ns = noscen_find(none, nnone, code);
+		if (by_scenario && ns != NULL)
+			fail_msg(
+			    "%s is yielded by a scenario but listed as %s (%s) among the codes "
+			    "no scenario triggers",
+			    code, ns->code, ns->reason);
+		if (!by_scenario && ns == NULL)
+			fail_msg(
+			    "%s (docs/ISSUES.md) has neither a scenario in docs/internals/sim.md "
+			    "nor a row among the codes no scenario triggers",
+			    code);
+		if (ns != NULL) {
+			ns->used = 1;
+			if (strcmp(ns->reason, "gap") == 0)
+				gaps++;
+		}
+		if (by_scenario)
+			covered++;
+	}
+	for (size_t i = 0; i < nnone; i++)
+		if (!none[i].used)
+			fail_msg("no-scenario row %s names no registered code", none[i].code);
+	print_message("codes yielded by scenarios: %zu; open gaps: %zu\n", covered, gaps);
 }
 
 static const json_t *issue_ctx(const json_t *issues, const char *code)
@@ -720,6 +852,7 @@ int main(void)
 	    cmocka_unit_test(power_matches_truth),
 	    cmocka_unit_test(internal_ina228_on_device_summary),
 	    cmocka_unit_test(every_scenario_yields_its_codes),
+	    cmocka_unit_test(every_code_has_a_scenario_or_a_reason),
 	    cmocka_unit_test(clean_window_checks_as_analyze),
 	    cmocka_unit_test(ready_never_observed),
 	    cmocka_unit_test(shared_firmware_recorded),

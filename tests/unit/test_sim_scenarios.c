@@ -421,6 +421,60 @@ static void core_clock_drift(void **state)
 	ergon_sim_result_cleanup(&r);
 }
 
+/* The core runs 2000 x its nominal 96 MHz: one inference of 96000 cycles
+ * takes 96000 / 192 GHz = 0.5 us, under the window clock's 1 us. The
+ * fixed window of 20 takes 20 x 0.5 = 10 us, and the firmware's integer
+ * average 10 / 20 reports 0 us per inference: an inference that reports
+ * zero time. The profile flow's own host checks see nothing wrong (the
+ * rate probe counts more cycles, not fewer); `ergon profile` runs the
+ * power stage for it (ergon_sim_scenario_power_checked), where it is
+ * power.device_timing_corrupt (functional/test_profile_sim). */
+static void zero_time_inference(void **state)
+{
+	(void)state;
+	assert_int_equal(ergon_sim_scenario_power_checked("zero_time_inference"), 1);
+	assert_int_equal(ergon_sim_scenario_power_checked("baseline_profile"), 0);
+	assert_int_equal(ergon_sim_scenario_power_checked("no_such_scenario"), 0);
+	struct ergon_sim_result r = run("zero_time_inference");
+	assert_int_equal(r.status, ERT_OK);
+	assert_int_equal(r.flow, ERGON_SIM_FLOW_PROFILE);
+	assert_true(has_line(r.stream, "HPX_CLEAN_INFER_COUNT=20"));
+	assert_true(has_line(r.stream, "HPX_CLEAN_ELAPSED_US=10"));
+	assert_true(has_line(r.stream, "HPX_CLEAN_INFER_AVG_US=0"));
+	host_codes(&r, NULL, NULL);
+	ergon_sim_result_cleanup(&r);
+}
+
+/* A port without a cycle counter (no DWT CYCCNT): the firmware says
+ * HPX_CYCLE_COUNTER=missing, per-layer cycles are 0 and the clean window
+ * has no cycle reference (no HPX_CLEAN_REF_CYCLES). */
+static void no_cycle_counter(void **state)
+{
+	(void)state;
+	struct ergon_sim_result r = run("no_cycle_counter");
+	assert_int_equal(r.status, ERT_OK);
+	assert_true(has_line(r.stream, "HPX_CYCLE_COUNTER=missing"));
+	assert_null(strstr(r.stream, "HPX_CLEAN_REF_CYCLES="));
+	host_codes(&r, NULL, "pmu.cycle_counter_missing", NULL);
+	ergon_sim_result_cleanup(&r);
+}
+
+/* The record is lost and the window clock runs at half rate. In the
+ * scenario's own fixed window of 20 the true gate is still 20 x 1 ms =
+ * 20 ms, equal to the host's 20 x 1000 us: only the record's loss shows
+ * (through `ergon profile`'s auto window the gate doubles, and the ratio
+ * check fires: functional/test_profile_sim). The firmware's window clock
+ * said 20 ms / 2 = 10000 us in its (lost) RAM record. */
+static void lost_record_slow_window_clock(void **state)
+{
+	(void)state;
+	struct ergon_sim_result r = run("lost_record_slow_window_clock");
+	assert_int_equal(r.status, ERT_OK);
+	assert_true(r.terminal.elapsed_us >= 9999 && r.terminal.elapsed_us <= 10001);
+	host_codes(&r, NULL, "capture.incomplete", "power.terminal_missing", NULL);
+	ergon_sim_result_cleanup(&r);
+}
+
 /* The meter loses 9 of every 10 packets while the gate is fully high: the
  * 20 ms gate still has both edges, but its 200 packets shrink to 20 plus
  * the 2 edge packets, 2.2 ms of integral < the scenarios' 5 ms floor:
@@ -614,7 +668,7 @@ static void ina228_bringup_failures(void **state)
 	assert_string_equal(ergon_power_error_name("window", 10), "window_clock");
 	assert_string_equal(ergon_power_error_name("window", 11), "workload");
 	assert_string_equal(ergon_power_error_name("ina228_read", 3), "i2c");
-	assert_string_equal(ergon_power_error_name("done", 0), "ok");
+	assert_string_equal(ergon_power_error_name("complete", 0), "ok");
 	assert_string_equal(ergon_power_error_name("window", 99), "unknown");
 	assert_string_equal(ergon_power_error_name("window", -4), "unknown");
 	/* The readback and the write failure are distinct codes. */
@@ -788,6 +842,9 @@ int main(void)
 	    cmocka_unit_test(hfrc_drift),
 	    cmocka_unit_test(window_clock_fast),
 	    cmocka_unit_test(core_clock_drift),
+	    cmocka_unit_test(zero_time_inference),
+	    cmocka_unit_test(no_cycle_counter),
+	    cmocka_unit_test(lost_record_slow_window_clock),
 	    cmocka_unit_test(packets_lost_in_window),
 	    cmocka_unit_test(calibration_id_reaches_the_record),
 	    cmocka_unit_test(window_clock_slow),

@@ -137,6 +137,11 @@ ERGON_API int ergon_sim_run_opts(const char *scenario, const struct ergon_sim_op
 
 /* The scenario names, NULL-terminated. */
 ERGON_API const char *const *ergon_sim_scenarios(void);
+/* 1 when the scenario's fault is in the profile boot but shows in the
+ * power stage's checks (zero_time_inference: the clean window's reference
+ * is 0 us), so `ergon profile` runs the power stage for it; 0 otherwise
+ * (and for an unknown name). */
+ERGON_API int ergon_sim_scenario_power_checked(const char *scenario);
 /* Run one scenario. ERGON_EUSAGE for an unknown name (message lists the
  * names), ERGON_ENOMEM. A runtime failure is not an error here: it is the
  * scenario's result (res->status). res is filled; release it with

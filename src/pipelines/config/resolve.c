@@ -246,8 +246,12 @@ static int check_rules(struct ergon_config *cfg, struct ergon_err *err)
 		return ergon_err_set(
 		    err, ERGON_ECONFIG,
 		    "%s: profiling.extreme_mode: true cannot be combined with "
-		    "profiling.force_shared_sram: true (%s): extreme mode places "
-		    "code and data in tightly coupled memory; turn one of them off",
+		    "profiling.force_shared_sram: true (%s): they pull the shared SSRAM "
+		    "opposite ways (extreme mode powers the shared SSRAM down and keeps "
+		    "one MRAM bank, for a model whose weights and arena are all in TCM; "
+		    "force_shared_sram powers and retains the whole SSRAM array at boot "
+		    "to measure its static power), and each firmware part assumes the "
+		    "other is off; turn one of them off",
 		    from(cfg, K("profiling.extreme_mode")),
 		    from(cfg, K("profiling.force_shared_sram")));
 	if (cfg->profiling.window_min > cfg->profiling.window_max)

@@ -186,7 +186,8 @@
 #define HPX_PT_PHASE_WINDOW "window"
 #define HPX_PT_PHASE_GATE_LOW "gate_low"
 #define HPX_PT_PHASE_INA228_READ "ina228_read"
-#define HPX_PT_PHASE_DONE "done"
+/* The method's name for a finished run (shared fixtures/hpx/power_ok). */
+#define HPX_PT_PHASE_DONE "complete"
 #define HPX_PT_PHASE_UNKNOWN "unknown"
 
 /* HPX_POWER_ERROR_CODE is a per-phase code, as the method names it: in

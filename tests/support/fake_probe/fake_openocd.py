@@ -10,6 +10,11 @@ OpenOCD 0.12's documentation describes them:
                 "Channels: up=1, down=1"
   rtt server start PORT 0: serves $FAKE_OCD_STREAM to each client on PORT
   info procs ergon_swpoi_reset: the name when $FAKE_OCD_SWPOI=1, else ""
+  mww ADDR VALUE: "" (a memory write)
+  resume / mww / ergon_swpoi_reset with $FAKE_OCD_UART_TRIGGER set (a
+                serial stream): records "PORT_OPEN_AT_RESET yes|no" (whether
+                $FAKE_OCD_UART_PTS was open by any process) and creates the
+                trigger file, so the fake UART (uart_pty.py) sends the boot
   version: "Open On-Chip Debugger 0.12.0 (fake)"; shutdown: exits
   anything else: the error 'invalid command name "X"'.
 Commands arrive wrapped in ergon's catch wrapper, which it unwraps. It is
@@ -54,8 +59,34 @@ def rtt_server(port):
 starts = 0
 
 
+def port_open(path):
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            for fd in os.listdir("/proc/%s/fd" % pid):
+                if os.readlink("/proc/%s/fd/%s" % (pid, fd)) == path:
+                    return True
+        except OSError:
+            pass
+    return False
+
+
+def target_started():
+    trigger = os.environ.get("FAKE_OCD_UART_TRIGGER")
+    if not trigger:
+        return
+    seen = port_open(os.environ.get("FAKE_OCD_UART_PTS", ""))
+    calls.write("PORT_OPEN_AT_RESET %s\n" % ("yes" if seen else "no"))
+    open(trigger, "w").close()
+
+
 def answer(cmd):
     global starts
+    if cmd == "resume" or cmd.startswith("mww ") or (cmd == "ergon_swpoi_reset" and swpoi):
+        target_started()
+    if cmd.startswith("mww "):
+        return True, ""
     if cmd == "version":
         return True, "Open On-Chip Debugger 0.12.0 (fake)"
     if cmd.startswith("program ") or cmd in ("reset halt", "reset run", "resume", "rtt stop"):

@@ -5,7 +5,7 @@
 #    whose logs the fake target replays: $stream (PMU), $power_stream;
 #  - a fake JLinkExe first on PATH that records its calls in
 #    $tmp/jlink.calls, remembers the flashed image and, on a run command
-#    file (reset + go) after the power build was flashed, creates
+#    file (reset + go, or the Apollo5 rule's reset + SWPOI write) after the power build was flashed, creates
 #    $tmp/reset_seen once its RTT port answers, that is when the reset is
 #    done (a simulated instrument watches for it to start its gate, as
 #    firmware does after a reset), and serves the image's stream on the RTT port through
@@ -32,7 +32,7 @@ sed 's/^/CMD /' "\$cf" >>"$tmp/jlink.calls"
 img=\$(sed -n 's/^loadfile //p' "\$cf"); [ -n "\$img" ] && echo "\$img" >"$tmp/last_image"
 file=$stream; power=0
 case "\$(cat "$tmp/last_image" 2>/dev/null)" in *power*) file=$power_stream; power=1;; esac
-if grep -qx g "\$cf"; then
+if grep -qxE 'g|w4 0x40000004 0x1B' "\$cf"; then # `g`, or the Apollo5 rule's SWPOI write
 	# The target runs once the probe's session is up: reset_seen appears
 	# when the RTT port answers (as the host's own wait for it ends).
 	[ \$power = 1 ] && ( for i in \$(seq 1 600); do

@@ -1,7 +1,20 @@
 /* Lifecycle through SEGGER J-Link: JLinkExe runs command files (flash:
- * reset, halt, loadfile, reset, exit; run: reset, go, then a long sleep so
- * the J-Link session, and with it the RTT telnet server, stays up while
- * the host captures). RTT is read from the telnet port (-RTTTelnetPort).
+ * reset, halt, loadfile, reset, exit; run: the reset strategy's commands,
+ * then a long sleep so the J-Link session, and with it the RTT telnet
+ * server, stays up while the host captures). RTT is read from the telnet
+ * port (-RTTTelnetPort). The reset strategy (power.reset_strategy):
+ *   auto, debug_reset         r; g
+ *   none                      g                      (no reset)
+ *   swpoi_reset               w4 ADDR VALUE          (the SoC's SWPOI write)
+ *   debug_reset+swpoi_reset   r; w4 ADDR VALUE
+ *   power_cycle               refused: J-Link cannot switch the rail
+ * `w4 ADDR VALUE` is J-Link Commander's 32-bit memory write; on Ambiq parts
+ * it is `w4 0x40000004 0x1B` (RSTGEN SWPOI, ERGON_SWPOI_AMBIQ_ADDR): the
+ * part restarts by itself, so no `g` follows.
+ * With stream SERIAL (target.transport uart/usb_cdc) the run command file
+ * ends with `exit` (no RTT server to keep up; the target keeps running)
+ * and the endpoint is serial:DEVICE (target.usb_port); the pipeline opens
+ * the port before it calls reset.
  * With stream RTT_GDB (target.probe gdb://HOST:PORT) the endpoint is
  * rtt:gdb=HOST:PORT instead: a JLinkGDBServer the user started (J-Link
  * allows it beside the JLinkExe session).
@@ -24,7 +37,10 @@ struct ergon_lifecycle {
 	char device[64];
 	char serial[64];
 	char log[1100];
-	char gdb_server[300]; /* RTT_GDB: "HOST:PORT"; "" otherwise */
+	char gdb_server[300];  /* RTT_GDB: "HOST:PORT"; "" otherwise */
+	char serial_port[256]; /* SERIAL: "DEVICE[,BAUD]"; "" otherwise */
+	int reset_strategy;
+	unsigned long swpoi_addr, swpoi_value;
 	unsigned port;
 	double start_timeout_s;
 	int pid;
@@ -46,6 +62,30 @@ static int j_open(const struct ergon_lifecycle_opts *o, struct ergon_lifecycle *
 	lc->cancel = o->cancel;
 	if (o->stream == ERGON_LC_STREAM_RTT_GDB && o->gdb_server)
 		snprintf(lc->gdb_server, sizeof lc->gdb_server, "%s", o->gdb_server);
+	lc->reset_strategy = o->reset_strategy;
+	lc->swpoi_addr = o->swpoi_addr;
+	lc->swpoi_value = o->swpoi_value;
+	const char *why = NULL;
+	if (o->stream == ERGON_LC_STREAM_SERIAL) {
+		snprintf(lc->serial_port, sizeof lc->serial_port, "%s",
+			 o->serial_port ? o->serial_port : "");
+		if (!lc->serial_port[0])
+			why = "the target's stream is a serial port but target.usb_port is "
+			      "empty; set target.usb_port: /dev/ttyACM0 (or DEVICE,BAUD)";
+	}
+	if (lc->reset_strategy == ERGON_LC_RESET_POWER_CYCLE)
+		why = "power.reset_strategy: power_cycle needs something that switches the "
+		      "target's rail, which J-Link cannot; use debug_reset (r; g), "
+		      "debug_reset+swpoi_reset (r; the SoC's SWPOI write) or none";
+	int swpoi = lc->reset_strategy == ERGON_LC_RESET_SWPOI ||
+		    lc->reset_strategy == ERGON_LC_RESET_DEBUG_SWPOI;
+	if (swpoi && lc->swpoi_addr == 0)
+		why = "power.reset_strategy asks for a SWPOI reset, but this SoC has no "
+		      "known software power-on reset register; use debug_reset";
+	if (why != NULL) {
+		free(lc);
+		return ergon_err_set(err, ERGON_EUSAGE, "jlink: %s", why);
+	}
 	*out = lc;
 	return 0;
 }
@@ -104,18 +144,40 @@ static int j_flash(struct ergon_lifecycle *lc, const char *image, struct ergon_e
 	return run_jlink(lc, "flash.jlink", cmds, 0, err);
 }
 
+/* The run command file of the reset strategy (see the head comment). */
+static int run_commands(const struct ergon_lifecycle *lc, char *cmds, size_t cap)
+{
+	char poi[48];
+	snprintf(poi, sizeof poi, "w4 0x%08lX 0x%lX\n", lc->swpoi_addr, lc->swpoi_value);
+	const char *steps = "r\ng\n";
+	if (lc->reset_strategy == ERGON_LC_RESET_NONE)
+		steps = "g\n";
+	else if (lc->reset_strategy == ERGON_LC_RESET_SWPOI)
+		steps = poi;
+	const char *tail = lc->serial_port[0] ? "exit\n" : "sleep " JLINK_SESSION_MS "\nexit\n";
+	int n = lc->reset_strategy == ERGON_LC_RESET_DEBUG_SWPOI
+		    ? snprintf(cmds, cap, "r\n%s%s", poi, tail)
+		    : snprintf(cmds, cap, "%s%s", steps, tail);
+	return n > 0 && (size_t)n < cap ? 0 : -1;
+}
+
 static int j_reset(struct ergon_lifecycle *lc, struct ergon_err *err)
 {
 	if (lc->pid > 0)
 		ergon_lifecycle_stop(lc->pid, 1.0);
 	lc->pid = 0;
-	return run_jlink(lc, "run.jlink", "r\ng\nsleep " JLINK_SESSION_MS "\nexit\n", 1, err);
+	char cmds[160];
+	if (run_commands(lc, cmds, sizeof cmds) != 0)
+		return ergon_err_set(err, ERGON_ETOOBIG, "jlink: run command file too long");
+	/* A serial stream needs no J-Link session afterwards: run to the end. */
+	return run_jlink(lc, "run.jlink", cmds, lc->serial_port[0] ? 0 : 1, err);
 }
 
 static int j_endpoint(struct ergon_lifecycle *lc, char *spec, size_t cap, struct ergon_err *err)
 {
-	int n = lc->gdb_server[0] ? snprintf(spec, cap, "rtt:gdb=%s", lc->gdb_server)
-				  : snprintf(spec, cap, "tcp:127.0.0.1:%u", lc->port);
+	int n = lc->gdb_server[0]    ? snprintf(spec, cap, "rtt:gdb=%s", lc->gdb_server)
+		: lc->serial_port[0] ? snprintf(spec, cap, "serial:%s", lc->serial_port)
+				     : snprintf(spec, cap, "tcp:127.0.0.1:%u", lc->port);
 	if (n < 0 || (size_t)n >= cap)
 		return ergon_err_set(err, ERGON_ETOOBIG, "jlink: endpoint too long");
 	return 0;

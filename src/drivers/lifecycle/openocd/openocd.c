@@ -7,19 +7,25 @@
  *   reset   the strategy's sequence (power.reset_strategy):
  *             auto, debug_reset    reset halt; RTT setup; resume
  *             none                 RTT setup; resume            (no reset)
- *             swpoi_reset          RTT setup; ergon_swpoi_reset
- *             debug_reset+swpoi    reset halt; RTT setup; ergon_swpoi_reset
+ *             swpoi_reset          RTT setup; SWPOI
+ *             debug_reset+swpoi    reset halt; RTT setup; SWPOI
  *             power_cycle          refused: OpenOCD cannot switch the rail
- *           ergon_swpoi_reset is a proc the TARGET script must define (the
- *           vendor's software power-on reset, e.g. Ambiq's SWPOI write):
- *           ergon invents no register address. RTT setup is
+ *           SWPOI is `mww ADDR VALUE`, the SoC's software power-on reset
+ *           register write (Ambiq RSTGEN SWPOI: mww 0x40000004 0x1B, see
+ *           ERGON_SWPOI_AMBIQ_ADDR), or, when the TARGET script defines a
+ *           TCL proc ergon_swpoi_reset, that proc (the script knows its
+ *           part best). After the write the part restarts by itself, so
+ *           no resume follows. RTT setup is
  *             rtt setup 0x20000000 0x100000 "SEGGER RTT"
  *           and after the sequence
  *             rtt start; rtt channels   (repeated until "Channels:")
  *             rtt server start PORT 0
  *   endpoint tcp:127.0.0.1:PORT (OpenOCD's RTT server, channel 0), or with
  *            stream RTT_GDB (target.probe gdb://HOST:PORT) no RTT commands
- *            and rtt:gdb=HOST:PORT through OpenOCD's own GDB port
+ *            and rtt:gdb=HOST:PORT through OpenOCD's own GDB port, or with
+ *            stream SERIAL (target.transport uart/usb_cdc) no RTT commands
+ *            and serial:DEVICE (target.usb_port); the pipeline opens that
+ *            port before it calls reset, so the boot's first line is kept
  *   finish  rtt server stop PORT; rtt stop; shutdown, then reap.
  * The interface and target scripts come from the environment
  * (ERGON_OPENOCD_INTERFACE, ERGON_OPENOCD_TARGET; defaults cmsis-dap and an
@@ -54,7 +60,9 @@ struct ergon_lifecycle {
 	char serial[64];
 	char gdb_host[256];
 	unsigned port, gdb_port;
-	int rtt_gdb, reset_strategy;
+	int rtt_gdb, serial_stream, reset_strategy;
+	char serial_port[256];
+	unsigned long swpoi_addr, swpoi_value;
 	double start_timeout_s;
 	int pid;
 	int rtt_server; /* `rtt server start` succeeded */
@@ -88,6 +96,18 @@ static int o_open(const struct ergon_lifecycle_opts *o, struct ergon_lifecycle *
 	lc->start_timeout_s = o->start_timeout_s > 0 ? o->start_timeout_s : 10.0;
 	lc->reset_strategy = o->reset_strategy;
 	lc->rtt_gdb = o->stream == ERGON_LC_STREAM_RTT_GDB;
+	lc->serial_stream = o->stream == ERGON_LC_STREAM_SERIAL;
+	snprintf(lc->serial_port, sizeof lc->serial_port, "%s",
+		 o->serial_port ? o->serial_port : "");
+	lc->swpoi_addr = o->swpoi_addr;
+	lc->swpoi_value = o->swpoi_value;
+	if (lc->serial_stream && !lc->serial_port[0]) {
+		free(lc);
+		return ergon_err_set(err, ERGON_EUSAGE,
+				     "openocd: the target's stream is a serial port but "
+				     "target.usb_port is empty; set target.usb_port: /dev/ttyACM0 "
+				     "(or DEVICE,BAUD)");
+	}
 	snprintf(lc->gdb_host, sizeof lc->gdb_host, "127.0.0.1");
 	lc->gdb_port = OPENOCD_DEFAULT_GDB_PORT;
 	if (lc->rtt_gdb && o->gdb_server && o->gdb_server[0]) {
@@ -102,11 +122,12 @@ static int o_open(const struct ergon_lifecycle_opts *o, struct ergon_lifecycle *
 	}
 	if (lc->reset_strategy == ERGON_LC_RESET_POWER_CYCLE) {
 		free(lc);
-		return ergon_err_set(err, ERGON_EUSAGE,
-				     "openocd: power.reset_strategy: power_cycle needs something "
-				     "that switches the target's rail, which OpenOCD cannot; use "
-				     "debug_reset (reset halt; resume), swpoi_reset (a proc "
-				     "ergon_swpoi_reset in your target script) or none");
+		return ergon_err_set(
+		    err, ERGON_EUSAGE,
+		    "openocd: power.reset_strategy: power_cycle needs something "
+		    "that switches the target's rail, which OpenOCD cannot; use "
+		    "debug_reset (reset halt; resume), swpoi_reset (the SoC's SWPOI "
+		    "register write) or none");
 	}
 	*out = lc;
 	return 0;
@@ -209,26 +230,34 @@ static int o_reset(struct ergon_lifecycle *lc, struct ergon_err *err)
 	int debug = s == ERGON_LC_RESET_AUTO || s == ERGON_LC_RESET_DEBUG ||
 		    s == ERGON_LC_RESET_DEBUG_SWPOI;
 	int swpoi = s == ERGON_LC_RESET_SWPOI || s == ERGON_LC_RESET_DEBUG_SWPOI;
+	int rtt = !lc->rtt_gdb && !lc->serial_stream;
+	char poi[64] = "";
 	if (swpoi) {
 		char reply[256];
 		rc = cmd(lc, "info procs ergon_swpoi_reset", reply, sizeof reply, err);
-		if (!rc && strcmp(reply, "ergon_swpoi_reset") != 0)
+		if (rc)
+			return rc;
+		if (strcmp(reply, "ergon_swpoi_reset") == 0)
+			snprintf(poi, sizeof poi, "ergon_swpoi_reset");
+		else if (lc->swpoi_addr != 0)
+			snprintf(poi, sizeof poi, "mww 0x%08lx 0x%lx", lc->swpoi_addr,
+				 lc->swpoi_value);
+		else
 			return ergon_err_set(
 			    err, ERGON_EUSAGE,
-			    "openocd: power.reset_strategy %s needs a TCL proc "
-			    "ergon_swpoi_reset in the target script (%s) that performs "
-			    "the part's software power-on reset; define it, or use "
-			    "debug_reset",
+			    "openocd: power.reset_strategy %s: this SoC has no known software "
+			    "power-on reset register, and the target script (%s) defines no "
+			    "TCL proc ergon_swpoi_reset; define the proc, or use debug_reset",
 			    s == ERGON_LC_RESET_SWPOI ? "swpoi_reset" : "debug_reset+swpoi_reset",
 			    lc->target_cfg);
 	}
-	if (!rc && debug)
+	if (debug)
 		rc = cmd(lc, "reset halt", NULL, 0, err);
-	if (!rc && !lc->rtt_gdb)
+	if (!rc && rtt)
 		rc = cmd(lc, OPENOCD_RTT_SETUP, NULL, 0, err);
 	if (!rc)
-		rc = cmd(lc, swpoi ? "ergon_swpoi_reset" : "resume", NULL, 0, err);
-	if (rc || lc->rtt_gdb)
+		rc = cmd(lc, swpoi ? poi : "resume", NULL, 0, err);
+	if (rc || !rtt)
 		return rc;
 	rc = rtt_find(lc, err);
 	char server[64];
@@ -246,7 +275,8 @@ static int o_reset(struct ergon_lifecycle *lc, struct ergon_err *err)
 static int o_endpoint(struct ergon_lifecycle *lc, char *spec, size_t cap, struct ergon_err *err)
 {
 	int n = lc->rtt_gdb ? snprintf(spec, cap, "rtt:gdb=%s:%u", lc->gdb_host, lc->gdb_port)
-			    : snprintf(spec, cap, "tcp:127.0.0.1:%u", lc->port);
+		: lc->serial_stream ? snprintf(spec, cap, "serial:%s", lc->serial_port)
+				    : snprintf(spec, cap, "tcp:127.0.0.1:%u", lc->port);
 	if (n < 0 || (size_t)n >= cap)
 		return ergon_err_set(err, ERGON_ETOOBIG, "openocd: endpoint too long");
 	return 0;
