@@ -300,7 +300,10 @@ int ergon_model_fw_prepare_profile(const char *path, const char *fw_dir, int wit
 	}
 	size_t mlen = 0;
 	char msha[65];
-	sha256_hex(ergon_model_bytes(m, &mlen), mlen, msha);
+	/* Two statements: an argument list does not order the length's read
+	 * after the call that sets it (the digest was of zero bytes). */
+	const uint8_t *mbytes = ergon_model_bytes(m, &mlen);
+	sha256_hex(mbytes, mlen, msha);
 	*model = json_pack(
 	    "{s:s,s:s,s:I,s:I,s:I,s:I,s:{s:s,s:I},s:{s:I,s:s},s:O}", "path", path, "sha256", msha,
 	    "bytes", (json_int_t)mlen, "operators", (json_int_t)t->n_ops, "macs",

@@ -196,9 +196,12 @@ static void *reset_thread(void *arg)
 	if (write(c->m1, c->data, half) != (ssize_t)half)
 		return NULL;
 	wait_log(c->log, half);
-	close(c->m1); /* the port disappears */
-	nap(300);
+	/* The port disappears: the link first, so that the driver can never
+	 * reopen the old pty's path, which another process may be given once
+	 * its master closes (a second "reconnect" seen under ctest -j2). */
 	unlink(c->link);
+	close(c->m1);
+	nap(300);
 	if (symlink(ptsname(c->m2), c->link) != 0)
 		return NULL;
 	nap(500); /* the driver reopens the link: now the second pty */
