@@ -132,7 +132,7 @@ cat >"$TMP/bin/JLinkExe" <<EOF2
 #!/usr/bin/env bash
 cf=""; while [ \$# -gt 0 ]; do [ "\$1" = -CommandFile ] && cf=\$2; shift; done
 sed -n 's/^loadfile //p' "\$cf" >>"$TMP/jlink.images"
-if grep -qx g "\$cf"; then exec python3 "$src/tests/support/fake_probe/rtt_server.py" $port replay "\$FAKE_RTT_FILE"; fi
+if grep -qxE 'g|w4 0x40000004 0x1B' "\$cf"; then exec python3 "$src/tests/support/fake_probe/rtt_server.py" $port replay "\$FAKE_RTT_FILE"; fi
 exit 0
 EOF2
 chmod +x "$TMP/bin/JLinkExe"
