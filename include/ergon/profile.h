@@ -119,6 +119,9 @@ ERGON_API int ergon_profile_sim_flow_check(const char *scenario, int *flow, stru
 /* 1 when `ergon profile` runs the power stage for a profile-boot scenario
  * whose fault only the power checks see (ergon_sim_scenario_power_checked). */
 ERGON_API int ergon_profile_sim_power_checked(const char *scenario);
+/* ergon_sim_scenario_ina228_bystander: an external scenario whose firmware
+ * reads the on-board INA228 (it needs the sim board's fitted shunt). */
+ERGON_API int ergon_profile_sim_ina228_bystander(const char *scenario);
 
 #ifdef __cplusplus
 }

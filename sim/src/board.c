@@ -4,6 +4,7 @@
  * the same scenario gives the same bytes. */
 #include "ergon/ert_layer.h"
 #include "ergon/ert_profile.h"
+#include "ergon/ert_rtt.h"
 #include "ergon/ert_tfl.h"
 #include "ergon/fileio.h"
 #include "ergon/model_input.h"
@@ -29,6 +30,9 @@
 #define SIM_JS_PERIOD_NS 100000u /* 10 kHz statistics */
 #define SIM_JS_MAX_PACKETS 200000u
 #define SIM_STREAM_MAX (1u << 20)
+#define SIM_RTT_UP_MAX 4096u
+#define SIM_RTT_POLL_NS 1000000u /* the probe drains the RTT up buffer every 1 ms */
+#define SIM_RTT_NS_PER_BYTE 100u /* a write into the RTT ring: RAM, not a wire */
 /* Cycles of the three simulated layers of one inference. */
 static const uint32_t layer_cycles[3] = {48000, 24000, 24000};
 /* Both boots run a fixed clean window of this many inferences. */
@@ -56,6 +60,12 @@ struct sim_faults {
 	int pmu;		      /* the board has a PMU (two presets are profiled) */
 	uint32_t pmu_preload;	      /* counters start this close below 2^32 (overflow) */
 	int no_cycle_counter;	      /* the port has no cycle counter (no DWT CYCCNT) */
+	int pmu_asked;		/* the firmware asks for the two presets (even without a PMU) */
+	uint64_t restart_after; /* the board resets before the write that would pass
+				 * this many bytes, reboots and runs the flow again */
+	uint32_t rtt_up_size;	/* the transport is RTT in drop mode with this up buffer */
+	double idle_a;		/* idle current (0: SIM_IDLE_A) */
+	int ina228_bystander;	/* an external run whose firmware also reads the INA228 */
 	struct sim_ina228_faults ina;
 };
 
@@ -97,6 +107,13 @@ struct sim_board {
 	struct ergon_sim_result *res;
 	size_t stream_cap;
 	int oom;
+	int restarted; /* the board has reset once (restart_after) */
+	/* RTT transport (rtt_up_size): the target's own ring in drop mode, and
+	 * the host's probe draining it every SIM_RTT_POLL_NS. */
+	struct ert_rtt rtt;
+	char rtt_up[SIM_RTT_UP_MAX];
+	char rtt_down[16];
+	uint64_t rtt_next_poll_ns;
 };
 
 static int gate_level(const struct sim_board *b, uint64_t t_ns)
@@ -147,10 +164,38 @@ static void js_emit(struct sim_board *b)
 	b->js_t0_ns += SIM_JS_PERIOD_NS;
 }
 
+/* Append one byte to what the host received; 0, or -1 when full. */
+static int host_receive(struct sim_board *b, char c)
+{
+	struct ergon_sim_result *r = b->res;
+	if (r->stream_len + 1 >= b->stream_cap) {
+		b->oom = 1;
+		return -1;
+	}
+	r->stream[r->stream_len++] = c;
+	r->stream[r->stream_len] = '\0';
+	return 0;
+}
+
+/* The probe drains the whole RTT up buffer, as a J-Link RTT poll does. */
+static int rtt_drain(struct sim_board *b)
+{
+	struct ert_rtt_buffer *u = &b->rtt.cb.up[0];
+	uint32_t rd = u->rd_off;
+	while (rd != u->wr_off) {
+		if (host_receive(b, u->buf[rd]) != 0)
+			return -1;
+		rd = rd + 1u == u->size ? 0u : rd + 1u;
+	}
+	u->rd_off = rd;
+	return 0;
+}
+
 /* Advance true time by dt_ns at the present current, feeding the meters. */
 static void advance(struct sim_board *b, uint64_t dt_ns)
 {
-	double i_a = b->busy ? SIM_ACTIVE_A : SIM_IDLE_A;
+	double idle_a = b->f.idle_a > 0.0 ? b->f.idle_a : SIM_IDLE_A;
+	double i_a = b->busy ? SIM_ACTIVE_A : idle_a;
 	while (dt_ns > 0) {
 		/* Step to the next packet boundary so INPUT0 is sampled finely
 		 * enough to see 20 µs glitches (1 µs steps inside). */
@@ -170,6 +215,11 @@ static void advance(struct sim_board *b, uint64_t dt_ns)
 		sim_ina228_advance(&b->ina, i_a, s);
 		b->now_ns += step;
 		dt_ns -= step;
+		/* The probe polls the RTT up buffer on its own schedule. */
+		if (b->f.rtt_up_size > 0 && b->now_ns >= b->rtt_next_poll_ns) {
+			(void)rtt_drain(b);
+			b->rtt_next_poll_ns += SIM_RTT_POLL_NS;
+		}
 		if (b->now_ns >= b->js_t0_ns + SIM_JS_PERIOD_NS)
 			js_emit(b);
 	}
@@ -184,11 +234,29 @@ static void record_edge(struct sim_board *b, uint8_t pin, int high)
 
 /* --- the HAL ------------------------------------------------------------ */
 
+/* RTT in drop mode: the target's ert_rtt_write into its ring (a full ring
+ * drops the write and reports it at the next line start), the probe
+ * draining every SIM_RTT_POLL_NS of true time. */
+static int rtt_write(struct sim_board *b, const char *data, size_t len)
+{
+	if (b->oom)
+		return -1;
+	(void)ert_rtt_write(&b->rtt, data, len);
+	b->res->bytes_sent += len;
+	advance(b, SIM_RTT_NS_PER_BYTE * (uint64_t)len);
+	return 0;
+}
+
 static int hal_write(void *ctx, const char *data, size_t len)
 {
 	struct sim_board *b = ctx;
 	struct ergon_sim_result *r = b->res;
+	if (b->f.rtt_up_size > 0)
+		return rtt_write(b, data, len);
 	if (b->f.fail_after > 0 && r->bytes_sent + len > b->f.fail_after)
+		return -1;
+	/* The reset lands between two writes: the stream stops there. */
+	if (b->f.restart_after > 0 && !b->restarted && r->bytes_sent + len > b->f.restart_after)
 		return -1;
 	for (size_t i = 0; i < len; i++) {
 		uint64_t pos = r->bytes_sent + i;
@@ -197,13 +265,9 @@ static int hal_write(void *ctx, const char *data, size_t len)
 			   (b->f.drop_terminal && b->window_over);
 		if (lost)
 			continue;
-		if (r->stream_len + 1 >= b->stream_cap) {
-			b->oom = 1;
+		if (host_receive(b, data[i]) != 0)
 			return -1;
-		}
-		r->stream[r->stream_len++] = data[i];
 	}
-	r->stream[r->stream_len] = '\0';
 	r->bytes_sent += len;
 	/* 1 MBd UART: 10 µs per byte, spent in the write. */
 	advance(b, 10000u * (uint64_t)len);
@@ -212,8 +276,10 @@ static int hal_write(void *ctx, const char *data, size_t len)
 
 static int hal_tx_pending(void *ctx, size_t *pending)
 {
-	(void)ctx;
-	*pending = 0;
+	struct sim_board *b = ctx;
+	/* The UART's writes are synchronous; the RTT ring holds what the
+	 * probe has not drained yet. */
+	*pending = b->f.rtt_up_size > 0 ? ert_rtt_pending(&b->rtt) : 0;
 	return 0;
 }
 
@@ -537,6 +603,21 @@ static const struct scenario scenarios[] = {
     {"pmu_presets", ERGON_SIM_FLOW_PROFILE, 0, {NOMINAL, .pmu = 1}},
     {"pmu_counter_overflow", ERGON_SIM_FLOW_PROFILE, 0, {NOMINAL, .pmu = 1, .pmu_preload = 1000}},
     {"no_cycle_counter", ERGON_SIM_FLOW_PROFILE, 0, {NOMINAL, .no_cycle_counter = 1}},
+    /* A port without a PMU whose firmware was built with counter presets. */
+    {"pmu_unit_missing", ERGON_SIM_FLOW_PROFILE, 0, {NOMINAL, .pmu_asked = 1}},
+    /* The board resets mid-stream and its second boot sends HPX_START again. */
+    {"target_restart", ERGON_SIM_FLOW_PROFILE, 0, {NOMINAL, .restart_after = 1000}},
+    /* RTT in drop mode with a 256-byte up buffer drained every 1 ms. */
+    {"rtt_drop_mode", ERGON_SIM_FLOW_PROFILE, 0, {NOMINAL, .rtt_up_size = 256}},
+    /* The idle loop draws 6 mA, more than an inference's 5 mA. */
+    {"idle_above_inference", ERGON_SIM_FLOW_POWER_EXTERNAL, 0, {NOMINAL, .idle_a = 0.006}},
+    /* External run; the firmware's on-board INA228 overflows (preload). */
+    {"ina228_bystander_overflow",
+     ERGON_SIM_FLOW_POWER_EXTERNAL,
+     0,
+     {NOMINAL, .ina228_bystander = 1, .ina = {.preload_lsb_below_full = 50}}},
+    /* IN+/IN- not connected: zero energy and charge, VBUS right. */
+    {"ina228_sense_open", ERGON_SIM_FLOW_POWER_INA228, 0, {NOMINAL, .ina = {.sense_open = 1}}},
 };
 #define N_SCENARIOS (sizeof scenarios / sizeof scenarios[0])
 
@@ -557,6 +638,14 @@ int ergon_sim_scenario_power_checked(const char *scenario)
 	     i++)
 		if (strcmp(power_checked[i], scenario) == 0)
 			return 1;
+	return 0;
+}
+
+int ergon_sim_scenario_ina228_bystander(const char *scenario)
+{
+	for (size_t i = 0; scenario != NULL && i < N_SCENARIOS; i++)
+		if (strcmp(scenarios[i].name, scenario) == 0)
+			return scenarios[i].f.ina228_bystander;
 	return 0;
 }
 
@@ -598,8 +687,8 @@ static int run_flow(const struct scenario *sc, struct sim_board *b, const struct
 		     .event_names = {"ARM_PMU_L1D_CACHE"}},
 		};
 		struct ert_profile_config cfg = {
-		    .presets = sc->f.pmu ? presets : NULL,
-		    .n_presets = sc->f.pmu ? 2u : 0u,
+		    .presets = sc->f.pmu || sc->f.pmu_asked ? presets : NULL,
+		    .n_presets = sc->f.pmu || sc->f.pmu_asked ? 2u : 0u,
 		    .model_size = 1234,
 		    .arena_size = 4096,
 		    .allocated_arena = 2048,
@@ -641,7 +730,19 @@ static int run_flow(const struct scenario *sc, struct sim_board *b, const struct
 			    "not measured ones";
 		}
 		struct ert_profile_stats st;
-		return ert_profile_run(hal, &cfg, &work, &layers, &st);
+		if (sc->f.restart_after > 0) {
+			/* The first boot stops at the reset (its next write fails);
+			 * the board reboots with its cycle counter at 0 and runs
+			 * the whole flow again on the same stream. */
+			(void)ert_profile_run(hal, &cfg, &work, &layers, &st);
+			b->restarted = 1;
+			b->counter = 0.0;
+		}
+		int rc = ert_profile_run(hal, &cfg, &work, &layers, &st);
+		/* What the probe has not drained yet, after the flow ends. */
+		if (sc->f.rtt_up_size > 0 && rtt_drain(b) != 0)
+			return ERT_E_TRANSPORT;
+		return rc;
 	}
 	struct ert_power_config cfg = {
 	    .warmup = b->o.warmup,
@@ -652,8 +753,11 @@ static int run_flow(const struct scenario *sc, struct sim_board *b, const struct
 		       .iterations = b->o.iterations,
 		       .rate_probe_us = 1000},
 	    .sync = {.gate_pin = b->o.gate_pin},
-	    .source =
-		sc->flow == ERGON_SIM_FLOW_POWER_INA228 ? ERT_SOURCE_INA228 : ERT_SOURCE_EXTERNAL,
+	    /* A bystander INA228: the firmware reads its on-board chip while
+	     * the host's meter on the gate owns the figures. */
+	    .source = sc->flow == ERGON_SIM_FLOW_POWER_INA228 || sc->f.ina228_bystander
+			  ? ERT_SOURCE_INA228
+			  : ERT_SOURCE_EXTERNAL,
 	    .ina228 = {.addr7 = b->o.ina228_addr7,
 		       .shunt_ohms = b->o.shunt_ohms,
 		       .max_current_a = b->o.max_current_a,
@@ -784,6 +888,13 @@ int ergon_sim_run_opts(const char *scenario, const struct ergon_sim_options *opt
 	b->next_glitch_ns[0] = 1000000u;
 	b->next_glitch_ns[1] = 1500000u;
 	sim_ina228_init(&b->ina, b->o.shunt_ohms, SIM_RAIL_V, &sc->f.ina);
+	if (sc->f.rtt_up_size > 0) {
+		uint32_t up =
+		    sc->f.rtt_up_size < SIM_RTT_UP_MAX ? sc->f.rtt_up_size : SIM_RTT_UP_MAX;
+		ert_rtt_init(&b->rtt, b->rtt_up, up, b->rtt_down, sizeof b->rtt_down, ERT_RTT_DROP,
+			     0);
+		b->rtt_next_poll_ns = SIM_RTT_POLL_NS;
+	}
 	struct ert_hal hal;
 	fill_hal(&hal, b);
 	res->status = run_flow(sc, b, &hal);

@@ -37,7 +37,8 @@ void sim_ina228_advance(struct sim_ina228 *m, double current_a, double dt_s)
 	 * still reads right: the failure the driver's readback catches. */
 	if (m->shunt_cal == 0 || dt_s <= 0.0)
 		return;
-	double i = m->faults.reversed_sense ? -current_a : current_a;
+	/* Open sense lines: the inputs see no shunt voltage, so no current. */
+	double i = m->faults.sense_open ? 0.0 : m->faults.reversed_sense ? -current_a : current_a;
 	double lsb = chip_current_lsb(m);
 	/* POWER is a magnitude (unsigned register); CHARGE keeps the sign. */
 	m->energy_lsb += fabs(i) * m->bus_v * dt_s / (16.0 * 3.2 * lsb);

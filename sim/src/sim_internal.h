@@ -11,6 +11,7 @@ struct sim_ina228_faults {
 	int shunt_cal_stuck_zero;	 /* writes to SHUNT_CAL are lost: reads 0 */
 	int reversed_sense;		 /* IN+ and IN- swapped: current negative */
 	uint64_t preload_lsb_below_full; /* after RSTACC, accumulators this close to 2^40 */
+	int sense_open;			 /* IN+/IN- not connected: 0 V across the inputs */
 };
 
 /* The chip: registers are derived from physical state (shunt voltage from

@@ -336,6 +336,11 @@ static int run(int argc, char **argv)
 				rc = set(&cfg, "power.mode=%s", "internal", &err);
 			if (!rc && key_is_default(&cfg, "power.driver"))
 				rc = set(&cfg, "power.driver=%s", "ina228", &err);
+		}
+		/* The INA228 scenarios, and an external one whose firmware
+		 * reads the chip too: the sim board's fitted shunt. */
+		if (!rc && (flow == ERGON_SIM_FLOW_POWER_INA228 ||
+			    ergon_profile_sim_ina228_bystander(scenario))) {
 			if (!rc && key_is_default(&cfg, "power.ina228.shunt_ohms"))
 				rc =
 				    set(&cfg, "power.ina228.shunt_ohms=%s", SIM_INA228_SHUNT, &err);

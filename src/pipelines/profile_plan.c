@@ -186,6 +186,11 @@ int ergon_profile_sim_power_checked(const char *scenario)
 	return ergon_sim_scenario_power_checked(scenario);
 }
 
+int ergon_profile_sim_ina228_bystander(const char *scenario)
+{
+	return ergon_sim_scenario_ina228_bystander(scenario);
+}
+
 int ergon_profile_sim_flow_check(const char *scenario, int *flow, struct ergon_err *err)
 {
 	struct ergon_sim_result r;

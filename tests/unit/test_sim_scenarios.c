@@ -828,6 +828,202 @@ static void every_scenario_is_deterministic(void **state)
 	}
 }
 
+/* A port without a PMU whose firmware was built with the two counter
+ * presets: the metadata says HPX_PMU=missing and NUM_PRESETS=2, the first
+ * pass opens (its marker) and the runtime refuses to count events it
+ * cannot (ert_layers_set_pass: ERT_E_UNSUPPORTED) before any row. Host:
+ * pmu.unit_missing (a counter pass on a port without a PMU), no rows
+ * (pmu.missing), no HPX_END (capture.incomplete, pmu.incomplete). */
+static void pmu_unit_missing(void **state)
+{
+	(void)state;
+	struct ergon_sim_result r = run("pmu_unit_missing");
+	assert_int_equal(r.status, ERT_E_UNSUPPORTED);
+	assert_true(has_line(r.stream, "HPX_PMU=missing"));
+	assert_true(has_line(r.stream, "HPX_NUM_PRESETS=2"));
+	assert_true(has_line(r.stream, "--- HPX_PRESET cpu ---"));
+	assert_null(strstr(r.stream, "\"Layer\""));
+	assert_null(strstr(r.stream, HPX_TOK_END));
+	/* The refusal comes when the pass is set, before its warmup. */
+	assert_int_equal(r.inferences, 0);
+	host_codes(&r, NULL, "pmu.unit_missing", "pmu.missing", "pmu.incomplete",
+		   "capture.incomplete", NULL);
+	ergon_sim_result_cleanup(&r);
+}
+
+static size_t count_lines(const char *text, const char *line)
+{
+	size_t n = 0, len = strlen(line);
+	for (const char *p = text; (p = strstr(p, line)) != NULL; p += len)
+		if ((p == text || p[-1] == '\n') && (p[len] == '\n' || p[len] == '\0'))
+			n++;
+	return n;
+}
+
+/* The board resets before the write that would pass byte 1000 and its
+ * second boot runs the whole flow again: the stream is the first boot's
+ * first bytes (a prefix of baseline_profile's own stream, at most 1000
+ * bytes, cut between two writes) followed by baseline_profile's stream
+ * byte for byte. Host: pmu.restart at the second HPX_START. */
+static void target_restart(void **state)
+{
+	(void)state;
+	struct ergon_sim_result base = run("baseline_profile");
+	struct ergon_sim_result r = run("target_restart");
+	assert_int_equal(r.status, ERT_OK);
+	assert_int_equal(count_lines(r.stream, "--- HPX_START ---"), 2);
+	assert_true(r.stream_len > base.stream_len);
+	size_t first = r.stream_len - base.stream_len;
+	assert_true(first <= 1000);
+	assert_true(first > 0 && r.stream[first - 1] == '\n');
+	assert_memory_equal(r.stream, base.stream, first);
+	assert_memory_equal(r.stream + first, base.stream, base.stream_len);
+	assert_int_equal(r.bytes_sent, r.stream_len);
+	/* The second boot ran baseline_profile's 28 inferences
+	 * (2 warmup + 3 profiled + 3 warm reference + 20 clean). */
+	assert_true(r.inferences > 28);
+	/* The second boot's first line, HPX_READY, lands in the first boot's
+	 * open CSV block: the parser drops it as a 1-field row
+	 * (pmu.parse_error); its iterations count from 0 again
+	 * (pmu.iter_order). */
+	host_codes(&r, NULL, "pmu.restart", "pmu.parse_error", "pmu.iter_order", NULL);
+	ergon_sim_result_cleanup(&r);
+	ergon_sim_result_cleanup(&base);
+}
+
+/* RTT in drop mode, a 256-byte up buffer (255 usable) drained every 1 ms.
+ * The boot's metadata is written at once: HPX_READY (10 bytes with its
+ * newline), "--- HPX_START ---" 18, HPX_VERSION=1 14, HPX_MODEL_SIZE=1234
+ * 20, HPX_ARENA_SIZE=4096 20, HPX_ALLOCATED_ARENA=2048 25,
+ * HPX_NUM_PRESETS=0 18, HPX_ITERATIONS=3 17, HPX_WARMUP=2 13,
+ * HPX_POWER_SYNC=0 17, HPX_SYSTEM_CLOCK_HZ=96000000 29,
+ * HPX_CYCLE_COUNTER=present 26, HPX_PMU=missing 16 = 243 bytes fit; the
+ * clock note (45) and "HPX_HEARTBEAT init" (19) do not: 64 bytes dropped,
+ * reported at the next line start once the probe has drained the ring. */
+static void rtt_drop_mode(void **state)
+{
+	(void)state;
+	struct ergon_sim_result r = run("rtt_drop_mode");
+	assert_int_equal(r.status, ERT_OK);
+	assert_true(has_line(r.stream, "HPX_PMU=missing"));
+	assert_true(has_line(r.stream, "HPX_HEARTBEAT rtt_dropped bytes=64"));
+	assert_null(strstr(r.stream, "HPX_CLOCK_NOTE="));
+	assert_false(has_line(r.stream, "HPX_HEARTBEAT init"));
+	/* A second drop: the clean window's result lines come in one burst
+	 * after the window, more than the ring holds. Lost whole, in order:
+	 * HPX_CLEAN_INFER_AVG_CYCLES=96000 (33 bytes), _STALLED_ITERS=0 26,
+	 * _PARTIAL_ITERS=0 26, _DWT_RATE_US=1000 27, _DWT_RATE_CYC=96000 29,
+	 * _ATTACH_WAIT_US=0 27, HPX_DRAIN_TIMED_OUT=0 22,
+	 * HPX_PROFILED_INFER_COUNT=3 27, _TOTAL_US=3000 33, _AVG_US=1000 31,
+	 * "HPX_HEARTBEAT flushing" 23 = 304 bytes. HPX_END (16) then fits but
+	 * the pending report (35) plus it do not, and ert_rtt writes the line
+	 * alone (test_ert_rtt: "the count waits"): the stream ends with that
+	 * drop unreported. Only the ring's `dropped` counter, which rtt:gdb
+	 * reads and this file-fed host does not, still has it (a known gap,
+	 * stated in docs/internals/sim.md). */
+	static const char *const lost[] = {"HPX_CLEAN_INFER_AVG_CYCLES=96000",
+					   "HPX_CLEAN_STALLED_ITERS=0",
+					   "HPX_CLEAN_PARTIAL_ITERS=0",
+					   "HPX_CLEAN_DWT_RATE_US=1000",
+					   "HPX_CLEAN_DWT_RATE_CYC=96000",
+					   "HPX_CLEAN_ATTACH_WAIT_US=0",
+					   "HPX_DRAIN_TIMED_OUT=0",
+					   "HPX_PROFILED_INFER_COUNT=3",
+					   "HPX_PROFILED_INFER_TOTAL_US=3000",
+					   "HPX_PROFILED_INFER_AVG_US=1000",
+					   "HPX_HEARTBEAT flushing"};
+	for (size_t k = 0; k < sizeof lost / sizeof lost[0]; k++)
+		if (has_line(r.stream, lost[k]))
+			fail_msg("rtt_drop_mode: %s arrived", lost[k]);
+	assert_true(has_line(r.stream, "HPX_CLEAN_INFER_AVG_US=1000"));
+	assert_true(has_line(r.stream, HPX_TOK_END));
+	assert_int_equal(count_lines(r.stream, "HPX_HEARTBEAT rtt_dropped bytes=64"), 1);
+	/* The host got what the flow wrote, less 64 + 304 bytes, plus the
+	 * one report line. */
+	size_t report = strlen("HPX_HEARTBEAT rtt_dropped bytes=64\n");
+	assert_int_equal(r.stream_len, r.bytes_sent - 64 - 304 + report);
+	json_t *issues = NULL, *detail = NULL;
+	struct ergon_err err = {0};
+	assert_int_equal(ergon_sim_host_issues(&r, 1000.0, &issues, &detail, &err), 0);
+	assert_int_equal(json_array_size(issues), 1);
+	json_t *td = json_array_get(issues, 0);
+	assert_string_equal(json_string_value(json_object_get(td, "code")), "pmu.target_dropped");
+	assert_int_equal(
+	    json_integer_value(json_object_get(json_object_get(td, "context"), "dropped_bytes")),
+	    64);
+	json_decref(issues);
+	json_decref(detail);
+	ergon_sim_result_cleanup(&r);
+}
+
+/* The idle loop draws 6 mA, more than an inference's 5 mA: the gate's 20
+ * inferences still hold 5 mA x 1.8 V x 20 ms = 180 uJ, but the gated mean
+ * current (5 mA) is below the whole capture's (idle 6 mA before and after
+ * the window). Host: power.gated_current_not_above_whole (info). */
+static void idle_above_inference(void **state)
+{
+	(void)state;
+	struct ergon_sim_result r = run("idle_above_inference");
+	assert_int_equal(r.status, ERT_OK);
+	assert_int_equal(r.terminal.completed_count, 20);
+	assert_true(fabs(r.true_window_energy_j - 180e-6) < 1e-12);
+	/* The last packet (the idle tail after the record) and one fully
+	 * inside the gate. */
+	assert_true(fabs(r.js[r.n_js - 1].current_a - 0.006) < 1e-12);
+	int seen_gate = 0;
+	for (size_t k = 0; k < r.n_js; k++)
+		if (r.js[k].in0 >= 1.0) {
+			assert_true(fabs(r.js[k].current_a - 0.005) < 1e-12);
+			seen_gate = 1;
+			break;
+		}
+	assert_true(seen_gate);
+	host_codes(&r, NULL, "power.gated_current_not_above_whole", NULL);
+	ergon_sim_result_cleanup(&r);
+}
+
+/* An external run whose firmware also reads its on-board INA228, preloaded
+ * 50 LSB below 2^40: the record says source ina228, overflow 1 (ENERGYOF,
+ * DIAG bit 11) and the wrapped 42 LSB = 82031 nJ of
+ * ina228_accumulator_overflow; the meter on the gate owns the figures
+ * (180 uJ in a 20 ms gate). Host: power.accumulator_overflow_bystander. */
+static void ina228_bystander_overflow(void **state)
+{
+	(void)state;
+	struct ergon_sim_result r = run("ina228_bystander_overflow");
+	assert_int_equal(r.status, ERT_OK);
+	assert_int_equal(r.flow, ERGON_SIM_FLOW_POWER_EXTERNAL);
+	assert_int_equal(ergon_sim_scenario_ina228_bystander("ina228_bystander_overflow"), 1);
+	assert_int_equal(ergon_sim_scenario_ina228_bystander("baseline_power"), 0);
+	assert_int_equal(ergon_sim_scenario_ina228_bystander("no_such_scenario"), 0);
+	assert_int_equal(r.terminal.source, ERT_SOURCE_INA228);
+	assert_int_equal(r.terminal.measurement_overflow, 1);
+	assert_true((r.terminal.ina228_diag & 0x0800u) != 0);
+	assert_int_equal(r.terminal.energy_nj, 82031);
+	assert_true(has_line(r.stream, "HPX_POWER_MEASUREMENT_SOURCE=ina228"));
+	assert_true(fabs(js_gate_high_s(&r) - 0.020) < 1e-9);
+	assert_true(fabs(r.true_window_energy_j - 180e-6) < 1e-12);
+	host_codes(&r, NULL, "power.accumulator_overflow_bystander", NULL);
+	ergon_sim_result_cleanup(&r);
+}
+
+/* IN+/IN- not connected: the chip sees no shunt voltage, so ENERGY and
+ * CHARGE stay exactly 0 while VBUS reads the rail's 1.8 V (9216 counts of
+ * 195.3125 uV). Host: power.zero_energy_and_charge (error). */
+static void ina228_sense_open(void **state)
+{
+	(void)state;
+	struct ergon_sim_result r = run("ina228_sense_open");
+	assert_int_equal(r.status, ERT_OK);
+	assert_int_equal(r.terminal.completed_count, 20);
+	assert_int_equal(r.terminal.energy_nj, 0);
+	assert_int_equal(r.terminal.charge_nc, 0);
+	assert_int_equal(r.terminal.charge_clamped, 0);
+	assert_int_equal(r.terminal.bus_voltage_uv, 1800000);
+	host_codes(&r, NULL, "power.zero_energy_and_charge", NULL);
+	ergon_sim_result_cleanup(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -860,6 +1056,12 @@ int main(void)
 	    cmocka_unit_test(transport_write_fails),
 	    cmocka_unit_test(pmu_presets),
 	    cmocka_unit_test(pmu_counter_overflow),
+	    cmocka_unit_test(pmu_unit_missing),
+	    cmocka_unit_test(target_restart),
+	    cmocka_unit_test(rtt_drop_mode),
+	    cmocka_unit_test(idle_above_inference),
+	    cmocka_unit_test(ina228_bystander_overflow),
+	    cmocka_unit_test(ina228_sense_open),
 	    cmocka_unit_test(every_scenario_is_deterministic),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -142,6 +142,11 @@ ERGON_API const char *const *ergon_sim_scenarios(void);
  * is 0 us), so `ergon profile` runs the power stage for it; 0 otherwise
  * (and for an unknown name). */
 ERGON_API int ergon_sim_scenario_power_checked(const char *scenario);
+/* 1 when the scenario's firmware reads the on-board INA228 in an external
+ * run (ina228_bystander_overflow: the host's meter owns the figures, the
+ * record carries the chip's), so `ergon profile` gives it the sim board's
+ * fitted shunt as it does the INA228 scenarios; 0 otherwise. */
+ERGON_API int ergon_sim_scenario_ina228_bystander(const char *scenario);
 /* Run one scenario. ERGON_EUSAGE for an unknown name (message lists the
  * names), ERGON_ENOMEM. A runtime failure is not an error here: it is the
  * scenario's result (res->status). res is filled; release it with
