@@ -214,8 +214,8 @@ int ergon_live_raw_capture(struct ergon_instrument *inst, const struct ergon_liv
 	 * discarded. On the packets' clock (a simulator whose stream starts
 	 * with the simulated target's reset) the samples decide alone: the
 	 * grace is counted from the first sample, and what follows it is fed
-	 * while the host's reset still runs; once the windows closed nothing
-	 * more is fed. */
+	 * while the host's reset still runs; once the windows closed the
+	 * instrument is still drained, but nothing more is fed. */
 	l->t_keep_s = t0 + cfg->reset_grace_s;
 	if (cfg->reset) {
 		struct reset_job job = {.c = cfg};
@@ -233,7 +233,7 @@ int ergon_live_raw_capture(struct ergon_instrument *inst, const struct ergon_liv
 				if (done)
 					break;
 				size_t n = 0;
-				if (irc == 0 && res->windows_closed < want)
+				if (irc == 0)
 					irc =
 					    ergon_instrument_read(inst, buf, READ_BATCH, &n, &ierr);
 				else
