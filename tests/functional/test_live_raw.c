@@ -97,6 +97,15 @@ static void bench_close(struct bench *b)
 	ts_ppk2_sim_stop(b->sim);
 }
 
+/* Run the capture; any error fails the test with its message. */
+static void capture_ok(struct bench *b, const struct ergon_live_config *lc,
+		       struct ergon_live_raw_result *res)
+{
+	struct ergon_err e = {0};
+	if (ergon_live_raw_capture(b->inst, lc, b->g, res, &e) != 0)
+		fail_msg("capture: %s", e.msg);
+}
+
 static struct ergon_live_config live_cfg(void)
 {
 	struct ergon_live_config c = {
@@ -116,9 +125,7 @@ static void gap_inside_the_window(void **state)
 	struct ergon_live_config lc = live_cfg();
 	struct ergon_live_raw_result res;
 	struct ergon_err e = {0};
-	int rc = ergon_live_raw_capture(b.inst, &lc, b.g, &res, &e);
-	if (rc)
-		fail_msg("capture: %s", e.msg);
+	capture_ok(&b, &lc, &res);
 	assert_int_equal(res.end, ERGON_LIVE_WINDOWS);
 	assert_int_equal(res.windows_closed, 1);
 	assert_int_equal(res.samples_lost, 50);
@@ -260,9 +267,7 @@ static void window_during_the_reset(void **state)
 	lc.packet_clock = 1;
 	struct ergon_live_raw_result res;
 	struct ergon_err e = {0};
-	int rc = ergon_live_raw_capture(b.inst, &lc, b.g, &res, &e);
-	if (rc)
-		fail_msg("capture: %s", e.msg);
+	capture_ok(&b, &lc, &res);
 	assert_int_equal(res.end, ERGON_LIVE_WINDOWS);
 	assert_int_equal(res.windows_closed, 1);
 	/* Sample j ends at (j + 1) / 100 kHz: 0 .. 5998 end before 60 ms. */
@@ -289,9 +294,7 @@ static void window_during_the_reset(void **state)
 	lc.reset_ctx = &b2;
 	lc.packet_clock = 0;
 	lc.timeout_s = 0.3;
-	rc = ergon_live_raw_capture(b2.inst, &lc, b2.g, &res, &e);
-	if (rc)
-		fail_msg("capture: %s", e.msg);
+	capture_ok(&b2, &lc, &res);
 	assert_int_equal(res.end, ERGON_LIVE_TIMEOUT);
 	assert_int_equal(res.samples_discarded, SENT);
 	assert_int_equal(res.samples_fed, 0);
