@@ -74,20 +74,15 @@ endif()
 #                         "walltime": scripts/test.sh runs them once, on
 #                         their own, and reports them separately (never
 #                         retried; a failure fails the run). Each must say
-#                         why here. test_rails_cli (ergon_clock_set),
+#                         why here. Empty: test_rails_cli (ergon_clock_set),
 #                         test_joulescope_bridge (the stub unpaced, on its
-#                         sample counter) and test_profile_live (unpaced
+#                         sample counter), test_profile_live (unpaced
 #                         simulators, the live capture on the packets'
-#                         clock) left it for the main tier (issue 20).
-#   test_profile_live_ppk2: not converted yet. The PPK2 simulator starts its
-#     gate a host-clock 1.0 s after the fake J-Link's reset marker, and the
-#     raw live capture drops everything until the reset ends plus its
-#     60 ms grace, on the host clock: under load (this session's full run,
-#     load ~15 on 2 cores) the fake reset took 5 s, the gate rose inside
-#     the discarded stretch and no window closed. The cure is the same as
-#     test_profile_live's: a gate counted in samples and the raw capture on
-#     the samples' clock for a synthetic instrument.
-set(ERGON_WALLTIME_TESTS functional/test_profile_live_ppk2)
+#                         clock) and test_profile_live_ppk2 (the PPK2
+#                         simulator unpaced with its gate in stream samples,
+#                         the raw capture's grace on the samples' clock) left
+#                         it for the main tier (issue 20).
+set(ERGON_WALLTIME_TESTS)
 foreach(t ${ERGON_WALLTIME_TESTS})
   set_property(TEST ${t} APPEND PROPERTY LABELS walltime)
 endforeach()

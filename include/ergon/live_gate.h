@@ -42,7 +42,9 @@ struct ergon_live_config {
 	 * instrument clock that delivers faster than real time (a simulator,
 	 * a replay), where the host clock says nothing about the target; every
 	 * decision then follows from the stream alone. timeout_s stays on the
-	 * host clock (a stream that stops must still end the capture). */
+	 * host clock (a stream that stops must still end the capture). The
+	 * raw capture (live_raw.h) reads it the same way with samples: the
+	 * first sample is the reset, the grace is counted in samples. */
 	int packet_clock;
 };
 

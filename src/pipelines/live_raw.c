@@ -29,7 +29,11 @@ struct lraw {
 	struct ergon_live_raw_result *res;
 	const char *name;
 	double fs;
-	double t_keep_s;   /* samples ending before this are reset noise */
+	double t_keep_s; /* samples ending before this are reset noise */
+	/* packet_clock: the grace in samples from the stream's first one */
+	int have_origin;
+	double t_origin_s; /* the first sample's time: the target's reset */
+	uint64_t grace_n;  /* samples ending before grace_n / fs are noise */
 	int started;	   /* the first sample after the grace was fed */
 	double t_first_s;  /* its time */
 	uint64_t next;	   /* index of the next sample to feed */
@@ -99,7 +103,23 @@ static int put(struct lraw *l, float i_a, float v_v, int high, struct ergon_err 
 
 static int take(struct lraw *l, const struct ergon_sample *s, struct ergon_err *err)
 {
-	/* Only what ends after the grace period takes part in the gate. */
+	/* Only what ends after the grace period takes part in the gate. On
+	 * the packets' clock the stream's first sample is the reset and the
+	 * grace is counted in samples: sample j (0-based) ends at (j + 1) / fs,
+	 * so samples 0 .. grace_n - 2 are discarded, whatever the host's load. */
+	if (!l->started && l->c->packet_clock) {
+		if (!l->have_origin) {
+			l->have_origin = 1;
+			l->t_origin_s = s->t_s;
+		}
+		double j = (s->t_s - l->t_origin_s) * l->fs;
+		if (isfinite(j) && j >= -0.5 && (uint64_t)llround(j) + 1 < l->grace_n) {
+			l->res->samples_discarded++;
+			return 0;
+		}
+		l->started = 1;
+		l->t_first_s = s->t_s;
+	}
 	if (!l->started) {
 		if (s->t_s + 1.0 / l->fs < l->t_keep_s) {
 			l->res->samples_discarded++;
@@ -175,6 +195,7 @@ int ergon_live_raw_capture(struct ergon_instrument *inst, const struct ergon_liv
 	res->sample_rate_hz = l->fs;
 	double min_window_s = cfg->min_window_s > 0 ? cfg->min_window_s : 1.0;
 	l->min_high = (uint64_t)ceil(min_window_s * l->fs - 1e-6);
+	l->grace_n = (uint64_t)llround(cfg->reset_grace_s * l->fs);
 	double timeout_s = cfg->timeout_s > 0 ? cfg->timeout_s : 60.0;
 	size_t want = cfg->windows ? cfg->windows : 1;
 	rc = ergon_gated_raw_begin(g, l->fs, err);
@@ -188,13 +209,19 @@ int ergon_live_raw_capture(struct ergon_instrument *inst, const struct ergon_liv
 	int irc = 0;
 	/* The reset runs on its own thread while this one keeps reading: a
 	 * probe's reset takes seconds, and an instrument that is not drained
-	 * meanwhile loses samples (a PPK2's USB buffer overflows). What
-	 * arrives before the reset has ended is reset noise: discarded. */
+	 * meanwhile loses samples (a PPK2's USB buffer overflows). On the host
+	 * clock what arrives before the reset has ended is reset noise:
+	 * discarded. On the packets' clock (a simulator whose stream starts
+	 * with the simulated target's reset) the samples decide alone: the
+	 * grace is counted from the first sample, and what follows it is fed
+	 * while the host's reset still runs; once the windows closed the
+	 * instrument is still drained, but nothing more is fed. */
 	l->t_keep_s = t0 + cfg->reset_grace_s;
 	if (cfg->reset) {
 		struct reset_job job = {.c = cfg};
 		pthread_mutex_init(&job.mu, NULL);
-		l->t_keep_s = INFINITY;
+		if (!cfg->packet_clock)
+			l->t_keep_s = INFINITY;
 		if (pthread_create(&job.thread, NULL, reset_main, &job) != 0) {
 			rc = ergon_err_set(err, ERGON_ENOMEM,
 					   "live capture: cannot start the reset thread");
@@ -211,11 +238,13 @@ int ergon_live_raw_capture(struct ergon_instrument *inst, const struct ergon_liv
 					    ergon_instrument_read(inst, buf, READ_BATCH, &n, &ierr);
 				else
 					nanosleep(&(struct timespec){0, 10000000}, NULL);
-				for (size_t k = 0; k < n && rc == 0; k++)
+				for (size_t k = 0; k < n && rc == 0 && res->windows_closed < want;
+				     k++)
 					rc = take(l, &buf[k], err);
 			}
 			pthread_join(job.thread, NULL);
-			l->t_keep_s = job.t_done_s + cfg->reset_grace_s;
+			if (!cfg->packet_clock)
+				l->t_keep_s = job.t_done_s + cfg->reset_grace_s;
 			if (rc == 0 && job.rc)
 				rc = ergon_err_set(err, job.rc, "%s", job.err.msg);
 		}

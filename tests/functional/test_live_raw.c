@@ -10,7 +10,12 @@
  *   capture says the instrument failed, the gate never fell;
  * - the stop flag (SIGINT) ends it at once, keeping what was fed;
  * - a gate that never rises ends at the timeout;
- * - lock-step is refused (a PPK2 has no outputs). */
+ * - lock-step is refused (a PPK2 has no outputs);
+ * - a window drawn while the host's reset still runs: on the samples'
+ *   clock (packet_clock, a synthetic instrument) the grace is counted from
+ *   the first sample and the window is measured exactly; on the host clock
+ *   (a measured instrument) everything read before the reset returned is
+ *   discarded, as before. */
 #include "ergon/gated.h"
 #include "ergon/instrument.h"
 #include "ergon/live_raw.h"
@@ -21,6 +26,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* One raw14 step: 4 ADC counts of 1.8 V / 163840 (PPK2 protocol facts). */
 #define STEP_V (4.0 * 1.8 / 163840.0)
@@ -91,6 +97,15 @@ static void bench_close(struct bench *b)
 	ts_ppk2_sim_stop(b->sim);
 }
 
+/* Run the capture; any error fails the test with its message. */
+static void capture_ok(struct bench *b, const struct ergon_live_config *lc,
+		       struct ergon_live_raw_result *res)
+{
+	struct ergon_err e = {0};
+	if (ergon_live_raw_capture(b->inst, lc, b->g, res, &e) != 0)
+		fail_msg("capture: %s", e.msg);
+}
+
 static struct ergon_live_config live_cfg(void)
 {
 	struct ergon_live_config c = {
@@ -110,9 +125,7 @@ static void gap_inside_the_window(void **state)
 	struct ergon_live_config lc = live_cfg();
 	struct ergon_live_raw_result res;
 	struct ergon_err e = {0};
-	int rc = ergon_live_raw_capture(b.inst, &lc, b.g, &res, &e);
-	if (rc)
-		fail_msg("capture: %s", e.msg);
+	capture_ok(&b, &lc, &res);
 	assert_int_equal(res.end, ERGON_LIVE_WINDOWS);
 	assert_int_equal(res.windows_closed, 1);
 	assert_int_equal(res.samples_lost, 50);
@@ -226,13 +239,75 @@ static void lockstep_refused(void **state)
 	bench_close(&b);
 }
 
+#define SENT 150000u /* the stream pauses after these: past GATE_END */
+
+/* A reset that lasts until the simulator has sent SENT samples and the
+ * host has read them all: the whole window arrives during the reset. */
+static int slow_reset(void *ctx, struct ergon_err *err)
+{
+	struct bench *b = ctx;
+	for (int i = 0; i < 6000; i++) {
+		if (ts_ppk2_sim_drained(b->sim, SENT))
+			return 0;
+		nanosleep(&(struct timespec){0, 10000000}, NULL);
+	}
+	return ergon_err_set(err, ERGON_ETIMEDOUT, "the host never read %u samples", SENT);
+}
+
+static void window_during_the_reset(void **state)
+{
+	(void)state;
+	struct ts_ppk2_sim_cfg c = {.logic = logic_d2, .samples = SENT};
+	struct bench b = {0};
+	bench_open(&b, &c);
+	struct ergon_live_config lc = live_cfg();
+	lc.reset = slow_reset;
+	lc.reset_ctx = &b;
+	lc.reset_grace_s = 0.06;
+	lc.packet_clock = 1;
+	struct ergon_live_raw_result res;
+	struct ergon_err e = {0};
+	capture_ok(&b, &lc, &res);
+	assert_int_equal(res.end, ERGON_LIVE_WINDOWS);
+	assert_int_equal(res.windows_closed, 1);
+	/* Sample j ends at (j + 1) / 100 kHz: 0 .. 5998 end before 60 ms. */
+	assert_int_equal(res.samples_discarded, 5999);
+	/* Fed from 5999 through GATE_END, the first low sample. */
+	assert_int_equal(res.samples_fed, GATE_END + 1 - 5999);
+	const struct ergon_gated_result *gr = NULL;
+	assert_int_equal(ergon_gated_finish(b.g, &gr, &e), 0);
+	assert_int_equal(gr->window_count, 1);
+	const struct ergon_window_figures *w = &gr->windows[0];
+	/* The engine's time starts at the first fed sample (stream 5999). */
+	assert_true(fabs(w->start_s - (GATE_START - 5999) * 1e-5) < 1e-12);
+	assert_true(fabs(w->duration_s - 1.2) < 1e-12);
+	assert_int_equal(w->samples, GATE_END - GATE_START);
+	double want_j = 120000.0 * 1e-5 * I_HI * VDD_V;
+	assert_true(fabs(w->energy_j - want_j) <= 1e-6 * want_j);
+	bench_close(&b);
+
+	/* The host's clock (a measured PPK2): what came before the reset
+	 * returned is reset noise, all SENT samples of it; then the stream
+	 * is paused and the bound ends the capture without a window. */
+	struct bench b2 = {0};
+	bench_open(&b2, &c);
+	lc.reset_ctx = &b2;
+	lc.packet_clock = 0;
+	lc.timeout_s = 0.3;
+	capture_ok(&b2, &lc, &res);
+	assert_int_equal(res.end, ERGON_LIVE_TIMEOUT);
+	assert_int_equal(res.samples_discarded, SENT);
+	assert_int_equal(res.samples_fed, 0);
+	assert_int_equal(res.windows_closed, 0);
+	bench_close(&b2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(gap_inside_the_window),
-	    cmocka_unit_test(unplug_inside_the_window),
-	    cmocka_unit_test(stop_flag_and_timeout),
-	    cmocka_unit_test(lockstep_refused),
+	    cmocka_unit_test(gap_inside_the_window),   cmocka_unit_test(unplug_inside_the_window),
+	    cmocka_unit_test(stop_flag_and_timeout),   cmocka_unit_test(lockstep_refused),
+	    cmocka_unit_test(window_during_the_reset),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

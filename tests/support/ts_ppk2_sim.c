@@ -236,7 +236,7 @@ static void *sim_main(void *arg)
 			 * has read what was sent (closing the master drops
 			 * unread bytes; a real unplug may lose them too, but a
 			 * test wants an exact count). */
-			for (int w = 0, quiet = 0; w < 400 && quiet < 10 && !atomic_load(&s->stop);
+			for (int w = 0, quiet = 0; w < 4000 && quiet < 10 && !atomic_load(&s->stop);
 			     w++) {
 				int q = 0;
 				if (ioctl(s->slave_keep, FIONREAD, &q) != 0)
@@ -342,4 +342,14 @@ void ts_ppk2_sim_stop(struct ts_ppk2_sim *s)
 void ts_ppk2_sim_disconnect_at(struct ts_ppk2_sim *s, uint64_t sent)
 {
 	atomic_store(&s->late_disconnect, (unsigned long long)sent);
+}
+
+int ts_ppk2_sim_drained(struct ts_ppk2_sim *s, uint64_t sent)
+{
+	pthread_mutex_lock(&s->mu);
+	uint64_t done = s->st.sent;
+	int fd = s->slave_keep;
+	pthread_mutex_unlock(&s->mu);
+	int q = 0;
+	return done >= sent && fd >= 0 && ioctl(fd, FIONREAD, &q) == 0 && q == 0;
 }

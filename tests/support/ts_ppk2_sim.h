@@ -52,6 +52,10 @@ void ts_ppk2_sim_stop(struct ts_ppk2_sim *s);
  * relative to something the simulator saw, as --unplug-in-gate does. */
 void ts_ppk2_sim_disconnect_at(struct ts_ppk2_sim *s, uint64_t sent);
 
+/* 1 once at least `sent` samples were sent in all and the host has read
+ * every byte sent (nothing waits in the pty); 0 otherwise. */
+int ts_ppk2_sim_drained(struct ts_ppk2_sim *s, uint64_t sent);
+
 /* What the host set (read after the host is done; waits until the
  * simulator has taken every byte the host already sent). */
 struct ts_ppk2_sim_state {

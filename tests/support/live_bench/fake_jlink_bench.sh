@@ -7,8 +7,8 @@
 #    $tmp/jlink.calls, remembers the flashed image and, on a run command
 #    file (reset + go, or the Apollo5 rule's reset + SWPOI write) after the power build was flashed, creates
 #    $tmp/reset_seen once its RTT port answers, that is when the reset is
-#    done (a simulated instrument watches for it to start its gate, as
-#    firmware does after a reset), and serves the image's stream on the RTT port through
+#    done (a marker for a test to look at; no simulator waits for it: the
+#    PPK2 simulator draws its gate in stream samples, --gate-at-start), and serves the image's stream on the RTT port through
 #    tests/support/fake_probe/rtt_server.py;
 #  - board: the ergon profile arguments for that bench (apollo510_evb, the
 #    J8 wiring, external mode, the dedicated power build, the fixed window).

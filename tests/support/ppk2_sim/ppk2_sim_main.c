@@ -4,8 +4,8 @@
  *   ergon_ppk2_sim [--current-a A] [--burst-a A] [--gate-line N]
  *                  [--period-s S] [--duty D] [--samples N] [--gap-at K:LEN]
  *                  [--disconnect-after N] [--r-zero] [--garbled] [--fast]
- *                  [--gate-after FILE --gate-delay-s D --gate-s W
- *                   [--unplug-in-gate F]]
+ *                  [--gate-at-start --gate-delay-s D --gate-s W
+ *                   [--unplug-in-gate F]] [--drained-file FILE]
  *
  * Prints the pty path on stdout (one line), then serves until SIGTERM,
  * SIGINT or stdin closing. The waveform: --current-a at rest and
@@ -13,17 +13,22 @@
  * period of each period (gate from the start of every period). Samples are
  * paced at 100 kSPS unless --fast.
  *
- * --gate-after FILE replaces the periodic gate by one window, as firmware
- * after a reset draws it: the simulator looks for FILE every 1000 samples
- * (10 ms); from the sample k at which it first exists, the gate line is
- * high for samples k + D x 100 kHz .. k + (D + W) x 100 kHz - 1, at
- * --burst-a, and low (--current-a) before and after. A test's fake probe
- * creates FILE when it resets the target. The window is W x 100,000
- * samples whatever the host's load: its energy is exact in device time.
+ * --gate-at-start replaces the periodic gate by one window, as firmware
+ * after a reset draws it, counted in samples from the stream's first one
+ * (the simulated target's reset: AverageStart): the gate line is high for
+ * stream samples D x 100 kHz .. (D + W) x 100 kHz - 1, at --burst-a, and
+ * low (--current-a) before and after. The window is W x 100,000 samples at
+ * a fixed place in the stream, whatever the host's load or pacing (with
+ * --fast, as fast as the host reads): its energy is exact in device time.
  * --unplug-in-gate F unplugs the simulated PPK2 at fraction F of that
+ * window (0 < F < 1): after (D + F x W) x 100,000 stream samples.
+ * --drained-file FILE (with --samples N) creates FILE once all N samples
+ * were sent and the host has read every byte of them: a test's cue that
+ * the host holds the whole stream.
  * window (0 < F < 1), wherever the window falls. */
 #include "ts_ppk2_sim.h"
 
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,10 +39,10 @@
 struct wave {
 	double rest_a, burst_a, period_s, duty;
 	int line;
-	const char *trigger; /* --gate-after FILE */
+	int at_start; /* --gate-at-start */
 	double delay_s, width_s;
-	volatile sig_atomic_t triggered;
-	uint64_t k_trig;
+	int triggered;	    /* the stream's first sample was made */
+	uint64_t k_trig;    /* its device index */
 	double unplug_frac; /* --unplug-in-gate */
 };
 
@@ -50,7 +55,7 @@ static void on_sig(int s)
 
 static int gate_high(const struct wave *w, uint64_t k)
 {
-	if (w->trigger) {
+	if (w->at_start) {
 		uint64_t a = w->k_trig + (uint64_t)(w->delay_s * 100000.0 + 0.5);
 		uint64_t b = a + (uint64_t)(w->width_s * 100000.0 + 0.5);
 		return w->triggered && k >= a && k < b;
@@ -65,7 +70,7 @@ static int gate_high(const struct wave *w, uint64_t k)
 static double cur(uint64_t k, void *ctx)
 {
 	struct wave *w = ctx;
-	if (w->trigger && !w->triggered && k % 1000 == 0 && access(w->trigger, F_OK) == 0) {
+	if (w->at_start && !w->triggered) {
 		w->k_trig = k;
 		w->triggered = 1;
 	}
@@ -90,6 +95,7 @@ int main(int argc, char **argv)
 	struct wave w = {
 	    .rest_a = 0.001, .burst_a = 0.010, .period_s = 2.0, .duty = 0.5, .line = 0};
 	struct ts_ppk2_sim_cfg cfg = {.current_a = cur, .logic = logic, .ctx = &w, .realtime = 1};
+	const char *drained_file = NULL;
 	static char garbled[] = "Calibrated: 1\nR0 1031.64\nEND\n";
 	const double rzero[5] = {0, 0, 0, 0, 0};
 	for (int i = 1; i < argc; i++) {
@@ -105,11 +111,14 @@ int main(int argc, char **argv)
 		} else if (strcmp(a, "--garbled") == 0) {
 			cfg.metadata = garbled;
 			takes = 0;
+		} else if (strcmp(a, "--gate-at-start") == 0) {
+			w.at_start = 1;
+			takes = 0;
 		} else if (v == NULL) {
 			fprintf(stderr, "ergon_ppk2_sim: %s needs a value\n", a);
 			return 2;
-		} else if (strcmp(a, "--gate-after") == 0) {
-			w.trigger = v;
+		} else if (strcmp(a, "--drained-file") == 0) {
+			drained_file = v;
 		} else if (strcmp(a, "--gap-at") == 0) {
 			const char *c = strchr(v, ':');
 			double at = 0, len = 0;
@@ -151,6 +160,17 @@ int main(int argc, char **argv)
 		}
 		i += takes;
 	}
+	if (w.unplug_frac > 0) {
+		if (!w.at_start || !(w.unplug_frac < 1)) {
+			fprintf(stderr, "ergon_ppk2_sim: --unplug-in-gate F needs --gate-at-start "
+					"and 0 < F < 1\n");
+			return 2;
+		}
+		/* Known before the stream starts: no gaps in this mode, so
+		 * samples sent = stream samples. */
+		cfg.disconnect_after =
+		    (uint64_t)llround((w.delay_s + w.unplug_frac * w.width_s) * 1e5);
+	}
 	const char *path = NULL;
 	struct ts_ppk2_sim *s = ts_ppk2_sim_start(&cfg, &path);
 	if (s == NULL) {
@@ -162,14 +182,12 @@ int main(int argc, char **argv)
 	printf("%s\n", path);
 	fflush(stdout);
 	char b;
-	int unplug_set = 0;
 	while (!stop) {
-		if (w.unplug_frac > 0 && w.triggered && !unplug_set) {
-			/* No gaps in this mode: samples sent = device index. */
-			double at =
-			    (double)w.k_trig + (w.delay_s + w.unplug_frac * w.width_s) * 1e5;
-			ts_ppk2_sim_disconnect_at(s, (uint64_t)at);
-			unplug_set = 1;
+		if (drained_file && cfg.samples && ts_ppk2_sim_drained(s, cfg.samples)) {
+			FILE *f = fopen(drained_file, "w");
+			if (f)
+				fclose(f);
+			drained_file = NULL;
 		}
 		fd_set rs;
 		FD_ZERO(&rs);
