@@ -184,6 +184,28 @@ static void probe_reset_steps(const struct ergon_config *cfg, int rs, int rtt, j
 							 "server start PORT 0`"));
 }
 
+/* The plan's reset entry, and profile.reset_step_not_performed when a
+ * board rule asks for a step (missing) the lifecycle does not perform:
+ * only `ran` runs. Takes steps. */
+static int plan_reset(json_t *plan, json_t *issues, const char *rname, json_t *steps,
+		      const char *missing, const char *lname, const char *ran,
+		      struct ergon_err *err)
+{
+	json_object_set_new(plan, "reset",
+			    json_pack("{s:s,s:o,s:s?}", "strategy", rname, "steps", steps,
+				      "not_performed", missing));
+	if (missing != NULL && issues != NULL &&
+	    ergon_issue_add(
+		issues, "profile.reset_step_not_performed",
+		json_pack("{s:s,s:s}", "strategy", rname, "not_performed", missing),
+		"power.reset_strategy %s (from the board rule) asks for %s, which the %s "
+		"lifecycle does not perform: only %s runs, so the power-on state the "
+		"method resets into may differ",
+		rname, missing, lname, ran) != 0)
+		return ergon_err_set(err, ERGON_ENOMEM, "profile: out of memory");
+	return 0;
+}
+
 int prof_config_acts(const struct ergon_config *cfg, json_t *plan, json_t *issues,
 		     struct ergon_err *err)
 {
@@ -298,19 +320,7 @@ int prof_config_acts(const struct ergon_config *cfg, json_t *plan, json_t *issue
 								    : rname;
 		json_t *psteps = json_array();
 		json_array_append_new(psteps, json_string(step));
-		json_object_set_new(plan, "reset",
-				    json_pack("{s:s,s:o,s:s?}", "strategy", rname, "steps", psteps,
-					      "not_performed", pmiss));
-		if (pmiss != NULL && issues != NULL &&
-		    ergon_issue_add(
-			issues, "profile.reset_step_not_performed",
-			json_pack("{s:s,s:s}", "strategy", rname, "not_performed", pmiss),
-			"power.reset_strategy %s (from the board rule) asks for %s, which the %s "
-			"lifecycle does not perform: only %s runs, so the power-on state the "
-			"method resets into may differ",
-			rname, pmiss, lname, step) != 0)
-			return ergon_err_set(err, ERGON_ENOMEM, "profile: out of memory");
-		return 0;
+		return plan_reset(plan, issues, rname, psteps, pmiss, lname, step, err);
 	}
 	if (!probe && rs != ERGON_RESET_AUTO && explicit_rs)
 		return ergon_err_set(err, ERGON_ECONFIG,
@@ -326,17 +336,5 @@ int prof_config_acts(const struct ergon_config *cfg, json_t *plan, json_t *issue
 	/* Every step of a probe's strategy is performed now; the emulated
 	 * boards' one restart is the whole of theirs. */
 	const char *missing = !probe && rs != ERGON_RESET_AUTO ? rname : NULL;
-	json_object_set_new(plan, "reset",
-			    json_pack("{s:s,s:o,s:s?}", "strategy", rname, "steps", steps,
-				      "not_performed", missing));
-	if (missing != NULL && issues != NULL &&
-	    ergon_issue_add(
-		issues, "profile.reset_step_not_performed",
-		json_pack("{s:s,s:s}", "strategy", rname, "not_performed", missing),
-		"power.reset_strategy %s (from the board rule) asks for %s, which the %s "
-		"lifecycle does not perform: only %s runs, so the power-on state the "
-		"method resets into may differ",
-		rname, missing, lname, emu_step) != 0)
-		return ergon_err_set(err, ERGON_ENOMEM, "profile: out of memory");
-	return 0;
+	return plan_reset(plan, issues, rname, steps, missing, lname, emu_step, err);
 }

@@ -16,16 +16,7 @@ if ! command -v python3 >/dev/null; then
 	echo "FAIL: python3 is needed for the fake servers and the bridge"
 	exit 1
 fi
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-fails=0
-ok() { echo "ok   - $*"; }
-bad() { echo "FAIL - $*"; fails=$((fails + 1)); }
+. "$src/tests/support/probe_test_lib.sh"
 . "$src/tests/support/live_bench/fake_jlink_bench.sh"
 live_bench_setup || bad "virtual bench reference run (1200 inferences)"
 cat >"$tmp/lockstep_bridge.py" <<EOF2

@@ -12,22 +12,7 @@ if ! command -v python3 >/dev/null; then
 	echo "SKIP: python3 is needed for the fake RTT server (scripts/bootstrap.sh installs it)"
 	exit 77 # ctest SKIP_RETURN_CODE (cmake/ErgonTests.cmake): reported as skipped
 fi
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-fails=0
-ok() { echo "ok   - $*"; }
-bad() { echo "FAIL - $*"; fails=$((fails + 1)); }
-has() {
-	if grep -qE -- "$2" "$1"; then ok "$3"; else
-		bad "$3: /$2/ not in $1"
-		head -30 "$1"
-	fi
-}
+. "$src/tests/support/probe_test_lib.sh"
 port=$((20000 + RANDOM % 20000))
 
 # A firmware folder (contents do not matter to the fakes).

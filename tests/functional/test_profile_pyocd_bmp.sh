@@ -20,22 +20,7 @@ if ! command -v python3 >/dev/null; then
 	echo "FAIL: python3 is needed for the fake GDB servers"
 	exit 1
 fi
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-fails=0
-ok() { echo "ok   - $*"; }
-bad() { echo "FAIL - $*"; fails=$((fails + 1)); }
-has() {
-	if grep -qE -- "$2" "$1"; then ok "$3"; else
-		bad "$3: /$2/ not in $1"
-		head -30 "$1"
-	fi
-}
+. "$src/tests/support/probe_test_lib.sh"
 fake=$src/tests/support/fake_probe/fake_gdb_rtt.py
 mkdir -p "$tmp/fw" "$tmp/bin"
 "$bin" profile --board sim --out "$tmp/simref" >/dev/null 2>&1 || bad "virtual bench reference run"
