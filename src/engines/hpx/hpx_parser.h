@@ -77,6 +77,11 @@ struct hpx_spill {
 	uint64_t end; /* the store's size */
 	struct hpx_range free[HPX_SPILL_FREE_MAX];
 	size_t nfree;
+	/* The tile writer's transposition buffer (owned, grown to the largest
+	 * tile, freed by hpx_spill_cleanup): one thread writes tiles at a
+	 * time (the worker, or the parser when there is none). */
+	double *tbuf;
+	size_t tbuf_cap; /* bytes */
 };
 
 struct hpx_sealed; /* a preset aggregated at its end (seal.c) */

@@ -137,11 +137,19 @@ void hpx_tiles_take(struct ergon_hpx_parser *p, struct hpx_preset *ps, bool all)
 void hpx_tile_write(struct hpx_spill *sp, struct hpx_tile *t)
 {
 	size_t ns = t->nnum + 1, nt = t->nt;
-	double *buf = t->bytes ? malloc((size_t)t->bytes) : NULL;
-	if (t->bytes && buf == NULL) {
-		t->rc = ergon_err_set(&t->err, ERGON_ENOMEM, "hpx: out of memory for a spill tile");
-		goto release;
+	if (t->bytes > sp->tbuf_cap) {
+		/* One buffer for every tile, not a fresh ~0.8 MiB block (and
+		 * its page faults) each time. */
+		free(sp->tbuf);
+		sp->tbuf = malloc((size_t)t->bytes);
+		sp->tbuf_cap = sp->tbuf ? (size_t)t->bytes : 0;
+		if (sp->tbuf == NULL) {
+			t->rc = ergon_err_set(&t->err, ERGON_ENOMEM,
+					      "hpx: out of memory for a spill tile");
+			goto release;
+		}
 	}
+	double *buf = sp->tbuf;
 	for (size_t g0 = 0; g0 < nt; g0 += TRANSPOSE_GROUP) {
 		size_t gn = nt - g0 < TRANSPOSE_GROUP ? nt - g0 : TRANSPOSE_GROUP;
 		for (size_t r = 0; r < t->rows; r++) {
@@ -166,7 +174,6 @@ void hpx_tile_write(struct hpx_spill *sp, struct hpx_tile *t)
 		t->rc = sp->io.write(sp->io.ctx, t->off, buf, (size_t)t->bytes, &t->err);
 	}
 release:
-	free(buf);
 	for (size_t i = 0; i < nt; i++) {
 		free(t->vals[i]);
 		free(t->ovf[i]);
@@ -278,5 +285,8 @@ void hpx_spill_cleanup(struct hpx_spill *sp)
 		if (sp->io.release)
 			sp->io.release(sp->io.ctx, sp->free[i].off, sp->free[i].len);
 	sp->nfree = 0;
+	free(sp->tbuf);
+	sp->tbuf = NULL;
+	sp->tbuf_cap = 0;
 	pthread_mutex_destroy(&sp->mu);
 }
