@@ -2,16 +2,17 @@
 #include "ergon/hpx_report.h"
 
 #include "ergon/artifact.h"
+#include "ergon/dynbuf.h"
 #include "ergon/fileio.h"
 #include "ergon/issues.h"
 #include "ergon/sha256.h"
 #include "ergon/wire.h"
 
 #include <errno.h>
-#include "ergon/dynbuf.h"
-
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,9 +35,16 @@ static void sb_csv_cell(struct ergon_dynbuf *b, const char *s)
 	ergon_dynbuf_add(b, "\"", 1);
 }
 
-/* Shortest decimal that reads back as the same double. */
+/* Shortest decimal that reads back as the same double. An integer below
+ * 10^15 in magnitude (not -0) is its digits: what %.15g prints for it
+ * (no exponent below 10^15, no point, no trailing zeros) and reads back
+ * exactly (below 2^53), without printf's float formatting. */
 static void fmt_num(char *out, size_t cap, double v)
 {
+	if (v > -1e15 && v < 1e15 && v == (double)(int64_t)v && !(v == 0.0 && signbit(v))) {
+		snprintf(out, cap, "%lld", (long long)(int64_t)v);
+		return;
+	}
 	for (int prec = 15; prec <= 17; prec++) {
 		snprintf(out, cap, "%.*g", prec, v);
 		if (strtod(out, NULL) == v)
@@ -101,7 +109,8 @@ int ergon_hpx_layers_csv(const json_t *layers, char **csv, size_t *len, struct e
 			if (x)
 				sb_json_scalar(&b, x);
 		}
-		ergon_dynbuf_adds(&b, json_is_true(json_object_get(L, "overflow")) ? ",1\n" : ",0\n");
+		ergon_dynbuf_adds(&b,
+				  json_is_true(json_object_get(L, "overflow")) ? ",1\n" : ",0\n");
 	}
 	json_decref(names);
 	if (ergon_dynbuf_error(&b)) {
@@ -244,6 +253,137 @@ static bool safe_name(const char *s)
 	return true;
 }
 
+/* Every CSV view of the result: profile_results.csv, then one per group
+ * whose name is safe in a file name. */
+static int write_csvs(const json_t *result, const char *dir, unsigned flags, struct ergon_err *err)
+{
+	int rc =
+	    write_csv(dir, "profile_results.csv", json_object_get(result, "layers"), flags, err);
+	const char *g;
+	json_t *gl;
+	json_object_foreach(json_object_get(result, "groups"), g, gl)
+	{
+		if (rc)
+			break;
+		if (!safe_name(g))
+			continue; /* named in summary.json only */
+		char name[300];
+		snprintf(name, sizeof(name), "profile_results_%.200s.csv", g);
+		rc = write_csv(dir, name, gl, flags, err);
+	}
+	return rc;
+}
+
+/* The outputs' three independent parts run at once (after the last byte of
+ * the log they are all that is left): the CSVs, the digest (report_id) and
+ * the serialisation of summary.json, which is made with a placeholder id of
+ * the same length and gets the digest written over it. Each reads the
+ * result and the artifact only (jansson's dump and lookups do not write,
+ * its reference counts are atomic). A thread that cannot start runs its
+ * part inline. */
+struct out_job {
+	pthread_t th;
+	bool started;
+	const json_t *result, *art;
+	const char *dir;
+	unsigned flags;
+	char id[72];
+	int rc;
+	struct ergon_err err;
+};
+
+static void *csv_main(void *arg)
+{
+	struct out_job *j = arg;
+	j->rc = write_csvs(j->result, j->dir, j->flags, &j->err);
+	return NULL;
+}
+
+static void *digest_main(void *arg)
+{
+	struct out_job *j = arg;
+	j->rc = ergon_artifact_digest(j->art, j->id, &j->err);
+	return NULL;
+}
+
+static void job_start(struct out_job *j, void *(*fn)(void *))
+{
+	j->started = pthread_create(&j->th, NULL, fn, j) == 0;
+	if (!j->started)
+		fn(j);
+}
+
+static void job_join(struct out_job *j)
+{
+	if (j->started)
+		pthread_join(j->th, NULL);
+	j->started = false;
+}
+
+/* "sha256:" and 64 hex digits: ergon_report_digest's form. */
+#define ID_LEN 71
+
+static int write_outputs(const json_t *result, json_t *art, const char *dir, const char *spath,
+			 unsigned flags, struct ergon_err *err)
+{
+	/* The placeholder first: the digest leaves report_id out, and the
+	 * artifact is not changed again until both threads are done. */
+	char placeholder[ID_LEN + 1];
+	memcpy(placeholder, "sha256:", 7);
+	memset(placeholder + 7, '0', ID_LEN - 7);
+	placeholder[ID_LEN] = '\0';
+	if (json_object_set_new(art, "report_id", json_string(placeholder)))
+		return ergon_err_set(err, ERGON_ENOMEM, "profile: out of memory");
+	struct out_job csv = {.result = result, .dir = dir, .flags = flags};
+	struct out_job dig = {.art = art};
+	job_start(&csv, csv_main);
+	job_start(&dig, digest_main);
+	/* As ergon_artifact_serialize: indented, 17 significant digits. */
+	char *t = json_dumps(art, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
+	job_join(&dig);
+	job_join(&csv);
+	/* The CSVs' error first (they were written first before), then the
+	 * digest's, then the serialisation's. */
+	int rc = csv.rc;
+	if (rc)
+		*err = csv.err;
+	if (!rc && dig.rc) {
+		rc = dig.rc;
+		*err = dig.err;
+	}
+	if (!rc && t == NULL)
+		rc = ergon_err_set(err, ERGON_ENOMEM, "%s: cannot serialise the artifact", spath);
+	size_t n = t ? strlen(t) : 0;
+	/* report_id is the last member: the text ends with it. Were it not
+	 * (or the id of another form), the artifact is written in turn. */
+	static const char key[] = "\n \"report_id\": \"";
+	size_t tail = sizeof(key) - 1 + ID_LEN + 3; /* the id, '"', '\n', '}' */
+	if (!rc && (strlen(dig.id) != ID_LEN || n < tail ||
+		    memcmp(t + n - tail, key, sizeof(key) - 1) != 0 ||
+		    memcmp(t + n - ID_LEN - 3, placeholder, ID_LEN) != 0 ||
+		    memcmp(t + n - 3, "\"\n}", 3) != 0)) {
+		free(t);
+		return ergon_artifact_write(art, spath, flags, err);
+	}
+	char *withnl = NULL;
+	if (!rc) {
+		memcpy(t + n - ID_LEN - 3, dig.id, ID_LEN);
+		json_object_set_new(art, "report_id", json_string(dig.id));
+		withnl = realloc(t, n + 2);
+		if (withnl == NULL)
+			rc = ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", spath);
+		else
+			t = withnl;
+	}
+	if (!rc) {
+		t[n] = '\n';
+		t[n + 1] = '\0';
+		rc = ergon_file_write_atomic(spath, t, n + 1, flags, err);
+	}
+	free(t);
+	return rc;
+}
+
 int ergon_hpx_report_write(const json_t *result, const struct ergon_hpx_report_opts *o,
 			   json_t **summary_out, struct ergon_err *err)
 {
@@ -297,22 +437,7 @@ int ergon_hpx_report_write(const json_t *result, const struct ergon_hpx_report_o
 				ergon_issues_integrity(json_object_get(art, "issues")))));
 	json_object_set_new(art, "profile", body);
 
-	rc = write_csv(o->out_dir, "profile_results.csv", json_object_get(result, "layers"), flags,
-		       err);
-	const char *g;
-	json_t *gl;
-	json_object_foreach(json_object_get(result, "groups"), g, gl)
-	{
-		if (rc)
-			break;
-		if (!safe_name(g))
-			continue; /* named in summary.json only */
-		char name[300];
-		snprintf(name, sizeof(name), "profile_results_%.200s.csv", g);
-		rc = write_csv(o->out_dir, name, gl, flags, err);
-	}
-	if (!rc)
-		rc = ergon_artifact_write(art, spath, flags, err);
+	rc = write_outputs(result, art, o->out_dir, spath, flags, err);
 	if (!rc && summary_out)
 		*summary_out = json_incref(art);
 	json_decref(art);
