@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -315,6 +316,21 @@ static int spill_open(struct spill_file *f, const char *dir, struct ergon_err *e
 	return 0;
 }
 
+/* The parser and the spill file, let go (a thread's body). */
+struct drop_job {
+	struct ergon_hpx_parser *p;
+	int fd;
+};
+
+static void *drop_main(void *arg)
+{
+	struct drop_job *d = arg;
+	ergon_hpx_parser_free(d->p);
+	if (d->fd >= 0)
+		close(d->fd);
+	return NULL;
+}
+
 int ergon_hpx_parse_run(const char *log, const struct ergon_hpx_report_opts *o, json_t **summary,
 			struct ergon_err *err)
 {
@@ -369,11 +385,18 @@ int ergon_hpx_parse_run(const char *log, const struct ergon_hpx_report_opts *o, 
 	}
 	if (!rc)
 		rc = ergon_hpx_parser_to_json(p, o->aggregation, 0, &result, err);
+	/* The result holds what the outputs need: the parser and the spill
+	 * (its page cache) are let go by a second thread while they are
+	 * written. */
+	struct drop_job dj = {.p = p, .fd = sf.fd};
+	pthread_t dth;
+	bool dropping = pthread_create(&dth, NULL, drop_main, &dj) == 0;
+	if (!dropping)
+		drop_main(&dj);
 	if (!rc)
 		rc = ergon_hpx_report_write(result, &ro, summary, err);
-	ergon_hpx_parser_free(p);
-	if (sf.fd >= 0)
-		close(sf.fd);
+	if (dropping)
+		pthread_join(dth, NULL);
 	json_decref(result);
 	return rc;
 }

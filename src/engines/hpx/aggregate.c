@@ -526,95 +526,126 @@ static const char **colset_names(struct store *st, const struct colset *cs, size
 	return names;
 }
 
-/* sp: the spill of a parser that has one (else NULL); err gets a failed
- * read of it (ERGON_ENOMEM is returned without a message). */
-static int aggregate_preset(struct store *st, const struct hpx_preset *ps, int method,
-			    struct hpx_spill *sp, struct ergon_pmu_table *out,
-			    struct agg_totals *tot, struct ergon_err *err)
-{
-	memset(out, 0, sizeof(*out));
-	if (ps->niters == 0)
-		return 0;
-	int rc = ERGON_ENOMEM;
+static void st_splice(struct store *st, struct store *from);
+
+/* --- one preset's aggregation, by blocks of layers ------------------------
+ * Layers are gathered in blocks: one pass over the iterations reads the
+ * block's consecutive rows of each (contiguous memory the prefetcher
+ * follows) instead of one row per pass (a cache miss per iteration and
+ * layer). gather[(b * cs.n + c) * ni + it]: counter c of layer
+ * block_start + b in iteration it (NaN when absent). A block holds at most
+ * 2^20 values (8 MiB) unless one layer alone needs more, and at most
+ * AGG_BLOCK_MAX layers, so that a second thread can take a share of them
+ * (hpx_seal_help). Blocks are claimed in order; every layer's figures
+ * depend on that layer alone, so who computes a block changes nothing. */
+#define AGG_BLOCK_MAX 64
+
+struct hpx_agg_shared {
+	const struct hpx_preset *ps;
+	int method;
+	struct hpx_spill *sp;
 	struct colset cs;
-	size_t *map = NULL;
-	double *clean = NULL, *raw = NULL, *gather = NULL;
-	bool *frozen = NULL;
-	size_t *nrows_of = NULL, *nfrozen_of = NULL;
-	if (colset_build(final_header(ps), &cs))
-		goto done;
-	size_t ni = ps->niters;
-	size_t *name_lens = NULL;
-	const char **names = colset_names(st, &cs, &name_lens);
-	map = build_map(ps, &cs);
-	clean = malloc((ni + 1) * sizeof(double));
-	raw = malloc((ni + 1) * sizeof(double));
-	/* Layers are gathered in blocks of `blk`: one pass over the iterations
-	 * reads blk consecutive rows of each (contiguous memory the prefetcher
-	 * follows) instead of one row per pass (a cache miss per iteration and
-	 * layer). gather[(b * cs.n + c) * ni + it]: counter c of layer
-	 * block_start + b in iteration it (NaN when absent). The block holds at
-	 * most 2^20 values (8 MiB) unless one layer alone needs more; up to 256
-	 * layers, so that the reads of one iteration are long streams. */
-	size_t per_layer = cs.n * ni + 1;
-	size_t blk = ((size_t)1 << 20) / per_layer;
-	blk = blk < 1 ? 1 : (blk > 256 ? 256 : blk);
-	gather = malloc(blk * per_layer * sizeof(double));
-	frozen = calloc(blk * ni + 1, sizeof(bool));
-	nrows_of = calloc(blk, sizeof(size_t));
-	nfrozen_of = calloc(blk, sizeof(size_t));
-	size_t nl = ps->iters[0].nrows;
-	out->layers = st_calloc(st, nl ? nl : 1, sizeof(*out->layers));
-	if (!names || !map || !clean || !raw || !gather || !frozen || !nrows_of || !nfrozen_of ||
-	    !out->layers)
-		goto done;
-	out->n = nl;
+	size_t *map;
+	const char **names;
+	size_t *name_lens;
+	size_t ni, nl, per_layer, blk, nblocks;
+	struct ergon_pmu_layer *layers;
+	pthread_mutex_t mu;
+	size_t next; /* the next block to claim (under mu) */
+	bool failed; /* a part failed: the others stop (under mu) */
+	bool helped; /* the helper's part below was used */
+	struct agg_part {
+		struct store st; /* the helper's own (the owner uses the record's) */
+		double *clean, *raw, *gather;
+		bool *frozen;
+		size_t *nrows_of, *nfrozen_of;
+		struct agg_totals tot;
+		size_t fallback_li; /* tot.fallback_where's layer, SIZE_MAX: none */
+		int rc;		    /* 0, ERGON_ENOMEM (no message) or the spill's error */
+		struct ergon_err err;
+	} help;
+};
+
+static int part_init(const struct hpx_agg_shared *sh, struct agg_part *pt)
+{
+	memset(pt, 0, sizeof(*pt));
+	pt->fallback_li = SIZE_MAX;
+	pt->clean = malloc((sh->ni + 1) * sizeof(double));
+	pt->raw = malloc((sh->ni + 1) * sizeof(double));
+	pt->gather = malloc(sh->blk * sh->per_layer * sizeof(double));
+	pt->frozen = calloc(sh->blk * sh->ni + 1, sizeof(bool));
+	pt->nrows_of = calloc(sh->blk, sizeof(size_t));
+	pt->nfrozen_of = calloc(sh->blk, sizeof(size_t));
+	if (!pt->clean || !pt->raw || !pt->gather || !pt->frozen || !pt->nrows_of ||
+	    !pt->nfrozen_of)
+		return ERGON_ENOMEM;
+	return 0;
+}
+
+static void part_free(struct agg_part *pt)
+{
+	free(pt->clean);
+	free(pt->raw);
+	free(pt->gather);
+	free(pt->frozen);
+	free(pt->nrows_of);
+	free(pt->nfrozen_of);
+	pt->clean = pt->raw = pt->gather = NULL;
+	pt->frozen = NULL;
+	pt->nrows_of = pt->nfrozen_of = NULL;
+}
+
+/* Layers [l0, l0 + nb) of sh into sh->layers; allocations from st. */
+static int aggregate_block(struct hpx_agg_shared *sh, struct agg_part *pt, struct store *st,
+			   size_t l0, size_t nb)
+{
+	const struct hpx_preset *ps = sh->ps;
+	size_t ni = sh->ni;
+	const struct colset *cs = &sh->cs;
+	struct agg_totals *tot = &pt->tot;
+	memset(pt->nrows_of, 0, nb * sizeof(size_t));
+	memset(pt->nfrozen_of, 0, nb * sizeof(size_t));
+	if (ps->tiles) {
+		int rc = hpx_tiles_gather(ps, sh->sp, cs->names, cs->lens, cs->n, l0, nb,
+					  sh->per_layer, pt->gather, pt->frozen, pt->nrows_of,
+					  pt->nfrozen_of, sh->layers, &pt->err);
+		if (rc)
+			return rc;
+	}
+	gather_block(ps, cs, sh->map, l0, nb, sh->per_layer, pt->gather, pt->frozen, pt->nrows_of,
+		     pt->nfrozen_of, sh->layers);
 	const struct hpx_iter *first = &ps->iters[0];
-	for (size_t li = 0; li < nl; li++) {
-		struct ergon_pmu_layer *L = &out->layers[li];
-		size_t b = li % blk;
-		if (b == 0) {
-			size_t nb = nl - li < blk ? nl - li : blk;
-			memset(nrows_of, 0, nb * sizeof(size_t));
-			memset(nfrozen_of, 0, nb * sizeof(size_t));
-			if (ps->tiles) {
-				rc = hpx_tiles_gather(ps, sp, cs.names, cs.lens, cs.n, li, nb,
-						      per_layer, gather, frozen, nrows_of,
-						      nfrozen_of, out->layers, err);
-				if (rc)
-					goto done;
-				rc = ERGON_ENOMEM;
-			}
-			gather_block(ps, &cs, map, li, nb, per_layer, gather, frozen, nrows_of,
-				     nfrozen_of, out->layers);
-		}
+	for (size_t b = 0; b < nb; b++) {
+		size_t li = l0 + b;
+		struct ergon_pmu_layer *L = &sh->layers[li];
 		if (first->id_off[li] != UINT32_MAX) {
 			if (cell_value(st, ps->strs + first->id_off[li], &L->id))
-				goto done;
+				return ERGON_ENOMEM;
 		} else {
 			int_value(&L->id, (int64_t)li);
 		}
 		if (first->op_off[li] != UINT32_MAX) {
 			if (cell_value(st, ps->strs + first->op_off[li], &L->op))
-				goto done;
+				return ERGON_ENOMEM;
 		} else {
 			unknown_op(&L->op);
 		}
-		L->counters = st_calloc(st, cs.n + 1, sizeof(*L->counters));
+		L->counters = st_calloc(st, cs->n + 1, sizeof(*L->counters));
 		if (!L->counters)
-			goto done;
+			return ERGON_ENOMEM;
 		/* A frozen row reads 0 on every counter it has; drop it unless
 		 * every row of the layer is frozen. */
-		bool *fz = frozen + b * ni;
-		size_t nfrozen = nfrozen_of[b];
-		if (nfrozen >= nrows_of[b]) {
+		bool *fz = pt->frozen + b * ni;
+		size_t nfrozen = pt->nfrozen_of[b];
+		if (nfrozen >= pt->nrows_of[b]) {
 			memset(fz, 0, ni * sizeof(bool));
 			nfrozen = 0;
 		}
 		tot->frozen += nfrozen;
-		for (size_t c = 0; c < cs.n; c++) {
+		for (size_t c = 0; c < cs->n; c++) {
 			size_t nc = 0, nr = 0;
-			const double *g = gather + b * per_layer + c * ni;
+			const double *g = pt->gather + b * sh->per_layer + c * ni;
+			double *clean = pt->clean, *raw = pt->raw;
 			for (size_t it = 0; it < ni; it++) {
 				double v = g[it];
 				if (isnan(v))
@@ -637,37 +668,146 @@ static int aggregate_preset(struct store *st, const struct hpx_preset *ps, int m
 				if (nr) {
 					tot->fallback++;
 					char cbuf[128];
-					if (!tot->fallback_where[0])
+					if (!tot->fallback_where[0]) {
 						snprintf(tot->fallback_where,
 							 sizeof(tot->fallback_where),
 							 "preset %.100s layer %zu counter %s",
 							 ps->name, li,
-							 plain_n(cs.names[c], cs.lens[c], cbuf,
+							 plain_n(cs->names[c], cs->lens[c], cbuf,
 								 sizeof(cbuf)));
+						pt->fallback_li = li;
+					}
 				}
 			}
 			if (nc == 0)
 				continue;
 			struct ergon_pmu_counter *k = &L->counters[L->ncounters++];
-			k->name = names[c];
-			k->name_len = name_lens[c];
+			k->name = sh->names[c];
+			k->name_len = sh->name_lens[c];
 			/* The buffer not chosen is free: its values are not
 			 * read again. */
-			k->value = aggregate(use, nc, method, use == clean ? raw : clean);
+			k->value = aggregate(use, nc, sh->method, use == clean ? raw : clean);
 		}
 		layer_cycles(L);
 	}
-	rc = 0;
+	return 0;
+}
+
+/* Claim and aggregate blocks until none is left or a part failed. */
+static void aggregate_blocks(struct hpx_agg_shared *sh, struct agg_part *pt, struct store *st)
+{
+	for (;;) {
+		pthread_mutex_lock(&sh->mu);
+		size_t i = sh->failed ? sh->nblocks : sh->next;
+		if (i < sh->nblocks)
+			sh->next++;
+		pthread_mutex_unlock(&sh->mu);
+		if (i >= sh->nblocks)
+			return;
+		size_t l0 = i * sh->blk;
+		size_t nb = sh->nl - l0 < sh->blk ? sh->nl - l0 : sh->blk;
+		pt->rc = aggregate_block(sh, pt, st, l0, nb);
+		if (pt->rc) {
+			pthread_mutex_lock(&sh->mu);
+			sh->failed = true;
+			pthread_mutex_unlock(&sh->mu);
+			return;
+		}
+	}
+}
+
+void hpx_seal_help(struct hpx_agg_shared *sh)
+{
+	pthread_mutex_lock(&sh->mu);
+	bool go = !sh->helped && !sh->failed && sh->next < sh->nblocks;
+	sh->helped |= go;
+	pthread_mutex_unlock(&sh->mu);
+	if (!go)
+		return;
+	struct agg_part *pt = &sh->help;
+	pt->rc = part_init(sh, pt);
+	if (pt->rc == 0)
+		aggregate_blocks(sh, pt, &pt->st);
+	else {
+		pthread_mutex_lock(&sh->mu);
+		sh->failed = true;
+		pthread_mutex_unlock(&sh->mu);
+	}
+	part_free(pt);
+}
+
+/* sp: the spill of a parser that has one (else NULL); err gets a failed
+ * read of it (ERGON_ENOMEM is returned without a message). hook (NULL:
+ * none) is told when another thread may help (hpx_seal_help) and when that
+ * ends. */
+static int aggregate_preset(struct store *st, const struct hpx_preset *ps, int method,
+			    struct hpx_spill *sp, struct ergon_pmu_table *out,
+			    struct agg_totals *tot, struct ergon_err *err,
+			    const struct hpx_help_hook *hook)
+{
+	memset(out, 0, sizeof(*out));
+	if (ps->niters == 0)
+		return 0;
+	int rc = ERGON_ENOMEM;
+	struct hpx_agg_shared sh;
+	memset(&sh, 0, sizeof(sh));
+	struct agg_part own;
+	memset(&own, 0, sizeof(own));
+	bool mu = false;
+	if (colset_build(final_header(ps), &sh.cs))
+		goto done;
+	sh.ps = ps;
+	sh.method = method;
+	sh.sp = sp;
+	sh.ni = ps->niters;
+	sh.names = colset_names(st, &sh.cs, &sh.name_lens);
+	sh.map = build_map(ps, &sh.cs);
+	sh.per_layer = sh.cs.n * sh.ni + 1;
+	sh.blk = ((size_t)1 << 20) / sh.per_layer;
+	sh.blk = sh.blk < 1 ? 1 : (sh.blk > AGG_BLOCK_MAX ? AGG_BLOCK_MAX : sh.blk);
+	sh.nl = ps->iters[0].nrows;
+	sh.nblocks = (sh.nl + sh.blk - 1) / sh.blk;
+	out->layers = st_calloc(st, sh.nl ? sh.nl : 1, sizeof(*out->layers));
+	sh.layers = out->layers;
+	if (!sh.names || !sh.map || !out->layers || part_init(&sh, &own))
+		goto done;
+	if (pthread_mutex_init(&sh.mu, NULL) != 0)
+		goto done;
+	mu = true;
+	out->n = sh.nl;
+	if (hook)
+		hook->publish(hook->ctx, &sh);
+	aggregate_blocks(&sh, &own, st);
+	if (hook)
+		hook->retract(hook->ctx, &sh);
+	/* Totals as one pass in layer order would count them: the sums, and
+	 * the lowest layer's fallback. */
+	rc = own.rc;
+	if (rc && rc != ERGON_ENOMEM)
+		*err = own.err;
+	if (sh.helped) {
+		st_splice(st, &sh.help.st);
+		if (!rc && sh.help.rc) {
+			rc = sh.help.rc;
+			if (rc != ERGON_ENOMEM)
+				*err = sh.help.err;
+		}
+		if (sh.help.fallback_li < own.fallback_li)
+			memcpy(own.tot.fallback_where, sh.help.tot.fallback_where,
+			       sizeof(own.tot.fallback_where));
+		own.tot.wrap += sh.help.tot.wrap;
+		own.tot.frozen += sh.help.tot.frozen;
+		own.tot.fallback += sh.help.tot.fallback;
+	}
+	if (!rc)
+		*tot = own.tot;
 done:
-	if (cs.names || cs.lens)
-		colset_free(&cs);
-	free(map);
-	free(clean);
-	free(raw);
-	free(gather);
-	free(frozen);
-	free(nrows_of);
-	free(nfrozen_of);
+	if (mu)
+		pthread_mutex_destroy(&sh.mu);
+	part_free(&own);
+	if (sh.cs.names || sh.cs.lens)
+		colset_free(&sh.cs);
+	free(sh.map);
 	return rc;
 }
 
@@ -726,10 +866,11 @@ void hpx_sealed_free(struct hpx_sealed *s)
 	free(s);
 }
 
-void hpx_seal_compute(struct hpx_preset *ps, int method, struct hpx_spill *sp, struct hpx_sealed *s)
+void hpx_seal_compute(struct hpx_preset *ps, int method, struct hpx_spill *sp, struct hpx_sealed *s,
+		      const struct hpx_help_hook *hook)
 {
 	s->method = method;
-	s->rc = aggregate_preset(&s->st, ps, method, sp, &s->table, &s->tot, &s->err);
+	s->rc = aggregate_preset(&s->st, ps, method, sp, &s->table, &s->tot, &s->err, hook);
 	if (s->rc) {
 		st_free(&s->st);
 		memset(&s->table, 0, sizeof(s->table));
@@ -1332,7 +1473,7 @@ int ergon_hpx_parser_result(struct ergon_hpx_parser *p, int aggregation, unsigne
 			struct agg_totals ptot = {0};
 			struct ergon_err pe = {0};
 			rc = aggregate_preset(st, ps, aggregation, p->spilling ? &p->spill : NULL,
-					      &ag[i], &ptot, &pe);
+					      &ag[i], &ptot, &pe, NULL);
 			if (rc && rc != ERGON_ENOMEM) {
 				*err = pe;
 				goto failed;

@@ -198,8 +198,22 @@ struct hpx_early_ops {
  * into it and free ps's samples (the record keeps ERGON_ENOMEM when the
  * aggregation failed, and the samples are kept); free a record (NULL: no-op). */
 struct hpx_sealed *hpx_sealed_new(void);
-void hpx_seal_compute(struct hpx_preset *ps, int method, struct hpx_spill *sp,
-		      struct hpx_sealed *s);
+/* A preset's aggregation in progress, which a second thread may help with
+ * (aggregate.c): publish is called once it may (hpx_seal_help from another
+ * thread takes a share of its layers), retract before its results are
+ * merged, and must not return while a helper still runs. */
+struct hpx_agg_shared;
+struct hpx_help_hook {
+	void (*publish)(void *ctx, struct hpx_agg_shared *sh);
+	void (*retract)(void *ctx, struct hpx_agg_shared *sh);
+	void *ctx;
+};
+/* hook: NULL when no other thread helps. */
+void hpx_seal_compute(struct hpx_preset *ps, int method, struct hpx_spill *sp, struct hpx_sealed *s,
+		      const struct hpx_help_hook *hook);
+/* Aggregate blocks of sh's layers until none is left (the first call
+ * only; later ones return at once). */
+void hpx_seal_help(struct hpx_agg_shared *sh);
 void hpx_sealed_free(struct hpx_sealed *s);
 
 /* spill.c. hpx_tiles_take: move the ended iterations of ps (all of them

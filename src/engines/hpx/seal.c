@@ -42,11 +42,37 @@ struct hpx_worker {
 	bool stop;
 	int method;
 	struct hpx_spill *spill; /* the parser's, NULL without */
+	/* The seal the worker runs, while a waiting thread may help with it
+	 * (seal_wait); helpers: threads in hpx_seal_help. */
+	struct hpx_agg_shared *help;
+	size_t helpers;
 };
+
+static void help_publish(void *ctx, struct hpx_agg_shared *sh)
+{
+	struct hpx_worker *w = ctx;
+	pthread_mutex_lock(&w->mu);
+	w->help = sh;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+}
+
+static void help_retract(void *ctx, struct hpx_agg_shared *sh)
+{
+	struct hpx_worker *w = ctx;
+	(void)sh;
+	pthread_mutex_lock(&w->mu);
+	w->help = NULL;
+	while (w->helpers)
+		pthread_cond_wait(&w->cv, &w->mu);
+	pthread_mutex_unlock(&w->mu);
+}
 
 static void *worker_main(void *arg)
 {
 	struct hpx_worker *w = arg;
+	const struct hpx_help_hook hook = {
+	    .publish = help_publish, .retract = help_retract, .ctx = w};
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
 		while (!w->head && !w->stop)
@@ -61,7 +87,7 @@ static void *worker_main(void *arg)
 		if (j->tile)
 			hpx_tile_write(w->spill, j->tile);
 		else
-			hpx_seal_compute(&j->copy, w->method, w->spill, j->out);
+			hpx_seal_compute(&j->copy, w->method, w->spill, j->out, &hook);
 		pthread_mutex_lock(&w->mu);
 		free(j);
 		w->pending--;
@@ -103,7 +129,7 @@ static void preset_seal(struct ergon_hpx_parser *p, struct hpx_preset *ps)
 	if (!j) {
 		/* Its tiles may still be queued. */
 		seal_wait(p);
-		hpx_seal_compute(ps, p->early_method, p->spilling ? &p->spill : NULL, s);
+		hpx_seal_compute(ps, p->early_method, p->spilling ? &p->spill : NULL, s, NULL);
 		return;
 	}
 	j->copy = *ps;
@@ -131,14 +157,30 @@ static void preset_tile(struct ergon_hpx_parser *p, struct hpx_tile *t)
 	pthread_mutex_unlock(&w->mu);
 }
 
+/* The caller has nothing to do until the worker is done: it takes a share
+ * of the layers of the seal the worker runs (after the log's end, the last
+ * preset's aggregation is all that is left, and it is on two cores). */
 static void seal_wait(struct ergon_hpx_parser *p)
 {
 	struct hpx_worker *w = p->worker;
 	if (!w)
 		return;
 	pthread_mutex_lock(&w->mu);
-	while (w->pending)
+	while (w->pending) {
+		struct hpx_agg_shared *sh = w->help;
+		if (sh) {
+			/* Once: the helper's share is made in one go. */
+			w->help = NULL;
+			w->helpers++;
+			pthread_mutex_unlock(&w->mu);
+			hpx_seal_help(sh);
+			pthread_mutex_lock(&w->mu);
+			w->helpers--;
+			pthread_cond_broadcast(&w->cv);
+			continue;
+		}
 		pthread_cond_wait(&w->cv, &w->mu);
+	}
 	pthread_mutex_unlock(&w->mu);
 }
 
