@@ -534,7 +534,8 @@ static void st_splice(struct store *st, struct store *from);
  * follows) instead of one row per pass (a cache miss per iteration and
  * layer). gather[(b * cs.n + c) * ni + it]: counter c of layer
  * block_start + b in iteration it (NaN when absent). A block holds at most
- * 2^20 values (8 MiB) unless one layer alone needs more, and at most
+ * 2^19 values (4 MiB; two threads may hold one each) unless one layer
+ * alone needs more, and at most
  * AGG_BLOCK_MAX layers, so that a second thread can take a share of them
  * (hpx_seal_help). Blocks are claimed in order; every layer's figures
  * depend on that layer alone, so who computes a block changes nothing. */
@@ -763,7 +764,7 @@ static int aggregate_preset(struct store *st, const struct hpx_preset *ps, int m
 	sh.names = colset_names(st, &sh.cs, &sh.name_lens);
 	sh.map = build_map(ps, &sh.cs);
 	sh.per_layer = sh.cs.n * sh.ni + 1;
-	sh.blk = ((size_t)1 << 20) / sh.per_layer;
+	sh.blk = ((size_t)1 << 19) / sh.per_layer;
 	sh.blk = sh.blk < 1 ? 1 : (sh.blk > AGG_BLOCK_MAX ? AGG_BLOCK_MAX : sh.blk);
 	sh.nl = ps->iters[0].nrows;
 	sh.nblocks = (sh.nl + sh.blk - 1) / sh.blk;
