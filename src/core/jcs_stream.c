@@ -13,13 +13,13 @@
  * path, the window and the output buffer — never the document. */
 #include "ergon/dynbuf.h"
 #include "ergon/jcs.h"
+#include "ergon/sha256.h"
 #include "jcs_pow5.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
-#include <sodium.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,7 +65,8 @@ struct js {
 	unsigned char out[OUT_BUF];
 	size_t on;
 	uint64_t out_total;
-	crypto_hash_sha256_state sha;
+	struct ergon_sha256 sha; /* libcrypto (SHA-NI where the CPU has it) */
+	int sha_rc;		 /* the first update error, kept to the end */
 	int mute;
 	struct ergon_dynbuf *keep; /* a copy of the canonical text, or NULL */
 	/* options and state */
@@ -199,11 +200,18 @@ static inline void skip_ws(struct js *s)
 
 /* --- output ------------------------------------------------------------- */
 
+static void sha_add(struct js *s, const void *p, size_t n)
+{
+	struct ergon_err e = {0};
+	if (s->sha_rc == 0)
+		s->sha_rc = ergon_sha256_update(&s->sha, p, n, &e);
+}
+
 static void flush_out(struct js *s)
 {
 	if (s->on == 0)
 		return;
-	crypto_hash_sha256_update(&s->sha, s->out, s->on);
+	sha_add(s, s->out, s->on);
 	if (s->keep)
 		ergon_dynbuf_add(s->keep, s->out, s->on);
 	s->out_total += s->on;
@@ -217,7 +225,7 @@ static inline void emit(struct js *s, const void *p, size_t n)
 	if (s->on + n > OUT_BUF) {
 		flush_out(s);
 		if (n > OUT_BUF) {
-			crypto_hash_sha256_update(&s->sha, p, n);
+			sha_add(s, p, n);
 			if (s->keep)
 				ergon_dynbuf_add(s->keep, p, n);
 			s->out_total += n;
@@ -564,6 +572,31 @@ struct numscan {
 	int digits, neg, many, frac, expo;
 };
 
+/* Eight ASCII digits at p (little-endian SWAR, after D. Lemire's
+ * fast_float): 1 with their value in *v, 0 when any of them is not a
+ * digit. */
+static inline int eight_digits(const unsigned char *p, uint32_t *v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t x;
+	memcpy(&x, p, 8);
+	if (((x & 0xF0F0F0F0F0F0F0F0ull) |
+	     (((x + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) != 0x3333333333333333ull)
+		return 0;
+	x -= 0x3030303030303030ull;
+	x = x * 10 + (x >> 8);
+	x = (((x & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+	     (((x >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >>
+	    32;
+	*v = (uint32_t)x;
+	return 1;
+#else
+	(void)p;
+	(void)v;
+	return 0;
+#endif
+}
+
 static size_t scan_number(const unsigned char *p, size_t avail, struct numscan *ns,
 			  const char **why)
 {
@@ -605,6 +638,18 @@ static size_t scan_number(const unsigned char *p, size_t avail, struct numscan *
 			return i >= avail ? avail + 1 : 0;
 		}
 		while (DIGIT(c)) {
+			uint32_t eight;
+			/* Eight significant digits at once while they fit in the
+			 * 19 kept (the usual measured value). */
+			if ((ns->w != 0 || c != '0') && ns->digits <= 11 && i + 8 < avail &&
+			    eight_digits(p + i, &eight)) {
+				ns->w = ns->w * 100000000u + eight;
+				ns->digits += 8;
+				ns->dexp -= 8;
+				i += 8;
+				c = p[i];
+				continue;
+			}
 			if (ns->w == 0 && c == '0') {
 				ns->dexp--; /* leading zeros of a fraction carry no digit */
 			} else if (ns->digits < 19) {
@@ -1278,7 +1323,8 @@ static int run(struct js *s, struct ergon_jcs_stream_result *res)
 	s->build = (s->flags & ERGON_JCS_BUILD_TREE) != 0;
 	ergon_dynbuf_init(&s->str, STR_MAX + 8);
 	s->jumps = calloc(JUMP_SLOTS, sizeof(*s->jumps)); /* NULL: just slower */
-	crypto_hash_sha256_init(&s->sha);
+	struct ergon_err se = {0};
+	s->sha_rc = ergon_sha256_init(&s->sha, &se);
 	skip_ws(s);
 	int c = peek(s);
 	json_t *tree = NULL;
@@ -1300,11 +1346,14 @@ static int run(struct js *s, struct ergon_jcs_stream_result *res)
 		}
 	}
 	flush_out(s);
-	unsigned char h[crypto_hash_sha256_BYTES];
-	crypto_hash_sha256_final(&s->sha, h);
+	char hex[65];
+	if (rc == 0 && s->sha_rc == 0)
+		s->sha_rc = ergon_sha256_final_hex(&s->sha, hex, &se);
+	ergon_sha256_cleanup(&s->sha);
+	if (rc == 0 && s->sha_rc)
+		rc = fail(s, s->sha_rc, 0, "the SHA-256 of the canonical text failed (%s)",
+			  se.msg[0] ? se.msg : "libcrypto");
 	if (rc == 0) {
-		char hex[65];
-		sodium_bin2hex(hex, sizeof(hex), h, sizeof(h));
 		snprintf(res->digest, sizeof(res->digest), "sha256:%s", hex);
 		res->tree = tree;
 		res->bytes_in = s->size;
