@@ -13,13 +13,19 @@
  * path, the window and the output buffer — never the document. */
 #include "ergon/dynbuf.h"
 #include "ergon/jcs.h"
-#include "ergon/sha256.h"
 #include "jcs_pow5.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+/* libcrypto's low-level SHA-256 (deprecated in OpenSSL 3 in favour of EVP,
+ * still supported): the same SHA-NI code as EVP's, but no provider to
+ * fetch, so no allocation that can fail and no lazy library set-up (EVP's
+ * crashes in OpenSSL 3.0 when an allocation of its first fetch fails:
+ * tests/functional/test_reliab_faultinj_verify.sh). */
+#define OPENSSL_SUPPRESS_DEPRECATED
+#include <openssl/sha.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,8 +71,7 @@ struct js {
 	unsigned char out[OUT_BUF];
 	size_t on;
 	uint64_t out_total;
-	struct ergon_sha256 sha; /* libcrypto (SHA-NI where the CPU has it) */
-	int sha_rc;		 /* the first update error, kept to the end */
+	SHA256_CTX sha; /* libcrypto (SHA-NI where the CPU has it) */
 	int mute;
 	struct ergon_dynbuf *keep; /* a copy of the canonical text, or NULL */
 	/* options and state */
@@ -202,9 +207,7 @@ static inline void skip_ws(struct js *s)
 
 static void sha_add(struct js *s, const void *p, size_t n)
 {
-	struct ergon_err e = {0};
-	if (s->sha_rc == 0)
-		s->sha_rc = ergon_sha256_update(&s->sha, p, n, &e);
+	SHA256_Update(&s->sha, p, n);
 }
 
 static void flush_out(struct js *s)
@@ -1323,8 +1326,7 @@ static int run(struct js *s, struct ergon_jcs_stream_result *res)
 	s->build = (s->flags & ERGON_JCS_BUILD_TREE) != 0;
 	ergon_dynbuf_init(&s->str, STR_MAX + 8);
 	s->jumps = calloc(JUMP_SLOTS, sizeof(*s->jumps)); /* NULL: just slower */
-	struct ergon_err se = {0};
-	s->sha_rc = ergon_sha256_init(&s->sha, &se);
+	SHA256_Init(&s->sha);
 	skip_ws(s);
 	int c = peek(s);
 	json_t *tree = NULL;
@@ -1346,14 +1348,16 @@ static int run(struct js *s, struct ergon_jcs_stream_result *res)
 		}
 	}
 	flush_out(s);
-	char hex[65];
-	if (rc == 0 && s->sha_rc == 0)
-		s->sha_rc = ergon_sha256_final_hex(&s->sha, hex, &se);
-	ergon_sha256_cleanup(&s->sha);
-	if (rc == 0 && s->sha_rc)
-		rc = fail(s, s->sha_rc, 0, "the SHA-256 of the canonical text failed (%s)",
-			  se.msg[0] ? se.msg : "libcrypto");
+	unsigned char h[SHA256_DIGEST_LENGTH];
+	SHA256_Final(h, &s->sha);
 	if (rc == 0) {
+		static const char xd[] = "0123456789abcdef";
+		char hex[2 * SHA256_DIGEST_LENGTH + 1];
+		for (size_t i = 0; i < SHA256_DIGEST_LENGTH; i++) {
+			hex[2 * i] = xd[h[i] >> 4];
+			hex[2 * i + 1] = xd[h[i] & 15];
+		}
+		hex[sizeof(hex) - 1] = '\0';
 		snprintf(res->digest, sizeof(res->digest), "sha256:%s", hex);
 		res->tree = tree;
 		res->bytes_in = s->size;

@@ -9,6 +9,7 @@
 #include "pipelines/report_internal.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -320,6 +321,53 @@ static int load_invocations(const json_t *r, struct ergon_jcs_stream_result *pk,
 
 static int cmp_d(const void *a, const void *b);
 
+/* The k-th smallest (1 <= k <= n) of a[0..n), none NaN, by quickselect
+ * (median-of-three Hoare partitions), reordering a so that a[0..k-1) <=
+ * a[k-1] <= a[k..n): the same value as sorted[k-1], without the sort.
+ * After 64 rounds the rest is sorted, so a crafted file cannot make it
+ * quadratic. */
+static double select_kth(double *a, size_t n, size_t k)
+{
+	ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, want = (ptrdiff_t)k - 1;
+	for (int round = 0; lo < hi; round++) {
+		if (round == 64) {
+			qsort(a + lo, (size_t)(hi - lo + 1), sizeof(double), cmp_d);
+			break;
+		}
+		ptrdiff_t mid = lo + (hi - lo) / 2;
+		double x;
+#define SWAP(i, j) (x = a[i], a[i] = a[j], a[j] = x)
+		if (a[mid] < a[lo])
+			SWAP(lo, mid);
+		if (a[hi] < a[lo])
+			SWAP(lo, hi);
+		if (a[hi] < a[mid])
+			SWAP(mid, hi);
+		const double pivot = a[mid];
+		ptrdiff_t i = lo, j = hi;
+		while (i <= j) {
+			while (a[i] < pivot)
+				i++;
+			while (a[j] > pivot)
+				j--;
+			if (i <= j) {
+				SWAP(i, j);
+				i++;
+				j--;
+			}
+		}
+#undef SWAP
+		/* a[lo..j] <= pivot, a[i..hi] >= pivot, between them == pivot. */
+		if (want <= j)
+			hi = j;
+		else if (want >= i)
+			lo = i;
+		else
+			break;
+	}
+	return a[want];
+}
+
 /* The successful invocations in order, from the arrays or from cursors
  * over the spilled columns. failed_index is ascending (the session
  * appends in order); anything else ends as "not strictly ascending". */
@@ -441,15 +489,21 @@ static int latency_streamed(const struct series *s, size_t n_ok, const double *e
 	double *endb = malloc(END_BATCH * sizeof(double));
 	size_t *tmp = calloc(nw ? nw : 1, sizeof(size_t));
 	double *tmp_s = calloc(nw ? nw : 1, sizeof(double));
+	/* Columns held in memory (at most ERGON_JCS_SPILL_MIN values): one
+	 * pass copies the latencies and selection finds each rank (one pass
+	 * over a shrinking part per percentile); spilled ones keep the radix
+	 * passes over the file. */
+	int held = s->sp_t == NULL && s->sp_l == NULL && s->sp_f == NULL;
+	double *all = held ? malloc((n_ok ? n_ok : 1) * sizeof(double)) : NULL;
 	int rc = 0;
 	for (int t = 0; t < 4; t++) {
 		tg[t].rank = ergon_percentile_rank(n_ok, pct[t]);
-		tg[t].hist = calloc(65536, sizeof(uint64_t));
+		tg[t].hist = held ? NULL : calloc(65536, sizeof(uint64_t));
 		tg[t].done = n_ok == 0;
-		if (tg[t].hist == NULL)
+		if (tg[t].hist == NULL && !held)
 			rc = ERGON_ENOMEM;
 	}
-	if (endb == NULL || tmp == NULL || tmp_s == NULL || rc) {
+	if (endb == NULL || tmp == NULL || tmp_s == NULL || rc || (held && all == NULL)) {
 		rc = ergon_err_set(err, ERGON_ENOMEM, "latency: out of memory");
 		goto out;
 	}
@@ -488,6 +542,10 @@ static int latency_streamed(const struct series *s, size_t n_ok, const double *e
 					nb = 0;
 				}
 			}
+			if (held) {
+				all[k++] = l;
+				continue;
+			}
 			k++;
 			double lz = l == 0 ? 0.0 : l; /* -0 orders as +0 */
 			uint64_t key;
@@ -511,6 +569,22 @@ static int latency_streamed(const struct series *s, size_t n_ok, const double *e
 		}
 		if (pass == 0)
 			count_batch(endb, nb, edges, nw, ops, tmp, tmp_s);
+		if (held && n_ok > 0) {
+			if (k != n_ok) {
+				rc = ergon_err_set(err, ERGON_EIO,
+						   "series.invocations.latency_s changed while it "
+						   "was read");
+				goto out;
+			}
+			/* Highest rank first: each later one lies in the part
+			 * below the one before. */
+			size_t part = n_ok;
+			for (int t = 3; t >= 0; t--) {
+				tg[t].value = select_kth(all, part, (size_t)tg[t].rank);
+				tg[t].done = 1;
+				part = (size_t)tg[t].rank;
+			}
+		}
 		for (int t = 0; t < 4 && rc == 0; t++) {
 			struct target *g = &tg[t];
 			if (g->done)
@@ -581,6 +655,7 @@ out:
 		free(tg[t].hist);
 		free(tg[t].c);
 	}
+	free(all);
 	free(endb);
 	free(tmp);
 	free(tmp_s);
@@ -705,12 +780,30 @@ static int power_block(const json_t *r, struct ergon_jcs_stream_result *pk, cons
 		double *gaps = malloc((s->n - 1) * sizeof(double));
 		if (gaps == NULL)
 			return ergon_err_set(err, ERGON_ENOMEM, "out of memory");
-		for (size_t i = 1; i < s->n; i++)
+		int nan = 0;
+		for (size_t i = 1; i < s->n; i++) {
 			gaps[i - 1] = s->t[i] - s->t[i - 1];
-		qsort(gaps, s->n - 1, sizeof(double), cmp_d);
-		max_gap = gaps[s->n - 2];
-		gap50 = ergon_percentile_nearest_rank(gaps, s->n - 1, 50);
-		gap99 = ergon_percentile_nearest_rank(gaps, s->n - 1, 99);
+			nan |= isnan(gaps[i - 1]);
+		}
+		size_t ng = s->n - 1;
+		if (nan) {
+			/* Unordered values: the sort's answer, as always. */
+			qsort(gaps, ng, sizeof(double), cmp_d);
+			max_gap = gaps[ng - 1];
+			gap50 = ergon_percentile_nearest_rank(gaps, ng, 50);
+			gap99 = ergon_percentile_nearest_rank(gaps, ng, 99);
+		} else {
+			/* The same values by selection (the largest, then rank
+			 * 99 %, then 50 % below it). */
+			max_gap = gaps[0];
+			for (size_t i = 1; i < ng; i++)
+				if (gaps[i] > max_gap)
+					max_gap = gaps[i];
+			size_t r99 = ergon_percentile_rank(ng, 99),
+			       r50 = ergon_percentile_rank(ng, 50);
+			gap99 = select_kth(gaps, ng, r99);
+			gap50 = select_kth(gaps, r99, r50);
+		}
 		free(gaps);
 		achieved_hz = (double)(s->n - 1) / (s->t[s->n - 1] - s->t[0]);
 	}
