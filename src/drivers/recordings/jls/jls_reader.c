@@ -204,15 +204,19 @@ int ergon_jls_reader_open(const struct ergon_jls_source *src, struct ergon_jls_r
 	int ended = 0;
 	while (off + ERGON_JLS_CHUNK_HEADER_SIZE <= src->size) {
 		uint8_t ch[ERGON_JLS_CHUNK_HEADER_SIZE];
-		char where[600];
-		snprintf(where, sizeof(where), "%s@%" PRIu64, src->name, off);
+		char where[600]; /* "file@offset", formatted only for a message */
+#define WHERE() (snprintf(where, sizeof(where), "%s@%" PRIu64, src->name, off), where)
 		struct ergon_err cerr = {0};
 		struct ergon_jls_chunk_header h;
 		if (src->read_at(src->ctx, off, ch, sizeof(ch)) != 0 ||
-		    ergon_jls_chunk_header_decode(ch, sizeof(ch), &h, where, &cerr) != 0) {
+		    ergon_jls_chunk_header_decode(ch, sizeof(ch), &h, "", &cerr) != 0) {
+			if (cerr.code) {
+				cerr = (struct ergon_err){0};
+				ergon_jls_chunk_header_decode(ch, sizeof(ch), &h, WHERE(), &cerr);
+			}
 			warn(r, "power.recording_damaged",
 			     "%s; samples stop at the last intact chunk",
-			     cerr.code ? cerr.msg : where);
+			     cerr.code ? cerr.msg : WHERE());
 			break;
 		}
 		uint64_t span = ergon_jls_payload_span(h.payload_length);
@@ -220,7 +224,7 @@ int ergon_jls_reader_open(const struct ergon_jls_source *src, struct ergon_jls_r
 			warn(r, "power.recording_truncated",
 			     "%s: chunk payload of %u bytes runs past the end of the file; samples "
 			     "stop at the last intact chunk",
-			     where, h.payload_length);
+			     WHERE(), h.payload_length);
 			break;
 		}
 		if ((h.item_next != 0 &&
@@ -230,12 +234,12 @@ int ergon_jls_reader_open(const struct ergon_jls_source *src, struct ergon_jls_r
 			     "%s: chunk links point outside the file (next %" PRIu64
 			     ", prev %" PRIu64
 			     "); the reader walks chunks in order and ignores them",
-			     where, h.item_next, h.item_prev);
+			     WHERE(), h.item_next, h.item_prev);
 		if (h.tag == ERGON_JLS_TAG_FSR_DATA && !r->signals[h.chunk_meta & 0xffu].defined &&
 		    !r->undefined_warned[h.chunk_meta & 0xffu]) {
 			r->undefined_warned[h.chunk_meta & 0xffu] = 1;
 			warn(r, "power.recording_damaged",
-			     "%s: DATA for signal id %u, which has no definition; ignored", where,
+			     "%s: DATA for signal id %u, which has no definition; ignored", WHERE(),
 			     h.chunk_meta & 0xffu);
 		}
 		if (h.tag == ERGON_JLS_TAG_FSR_DATA && !r->first_sid_known[h.chunk_meta & 0xffu] &&
@@ -249,19 +253,19 @@ int ergon_jls_reader_open(const struct ergon_jls_source *src, struct ergon_jls_r
 			}
 		}
 		if (h.tag == ERGON_JLS_TAG_UTC_DATA)
-			utc_data(r, src, off, &h, span, payload, where);
+			utc_data(r, src, off, &h, span, payload, WHERE());
 		if (h.tag == ERGON_JLS_TAG_SIGNAL_DEF || h.tag == ERGON_JLS_TAG_SOURCE_DEF) {
 			if (span > JLS_DEF_PAYLOAD_MAX + 8) {
 				warn(r, "power.recording_damaged",
 				     "%s: definition payload of %u bytes is implausibly long; "
 				     "ignored",
-				     where, h.payload_length);
+				     WHERE(), h.payload_length);
 			} else if (src->read_at(src->ctx, off + ERGON_JLS_CHUNK_HEADER_SIZE,
 						payload, (size_t)span) != 0 ||
 				   ergon_jls_payload_check(payload, (size_t)span, h.payload_length,
-							   where, &cerr) != 0) {
+							   WHERE(), &cerr) != 0) {
 				warn(r, "power.recording_damaged", "%s; samples stop here",
-				     cerr.code ? cerr.msg : where);
+				     cerr.code ? cerr.msg : WHERE());
 				break;
 			} else if (h.tag == ERGON_JLS_TAG_SOURCE_DEF) {
 				if ((h.chunk_meta & 0xff) != 0)
@@ -270,7 +274,7 @@ int ergon_jls_reader_open(const struct ergon_jls_source *src, struct ergon_jls_r
 				struct ergon_jls_signal s;
 				if (ergon_jls_signal_def_decode(payload, h.payload_length,
 								(uint16_t)(h.chunk_meta & 0xffu),
-								&s, where, &cerr) != 0)
+								&s, WHERE(), &cerr) != 0)
 					warn(r, "power.recording_damaged", "%s; definition ignored",
 					     cerr.msg);
 				else
@@ -284,6 +288,7 @@ int ergon_jls_reader_open(const struct ergon_jls_source *src, struct ergon_jls_r
 			break;
 		}
 	}
+#undef WHERE
 	r->chunks_end = off;
 	if (!ended && r->warnings.n == 0)
 		warn(r, "power.recording_truncated",
@@ -357,14 +362,20 @@ static int cursor_advance(struct ergon_jls_reader *r, struct ergon_jls_cursor *c
 	const struct ergon_jls_source *src = &r->src;
 	while (c->off + ERGON_JLS_CHUNK_HEADER_SIZE <= r->chunks_end) {
 		uint8_t ch[ERGON_JLS_CHUNK_HEADER_SIZE];
+		/* "file@offset" for messages, formatted only when one is made
+		 * (a recording has thousands of chunks; the decoders are run
+		 * again with it to word their message). */
 		char where[600];
-		snprintf(where, sizeof(where), "%s@%" PRIu64, src->name, c->off);
+		uint64_t at = c->off;
+#define WHERE() (snprintf(where, sizeof(where), "%s@%" PRIu64, src->name, at), where)
 		struct ergon_err cerr = {0};
 		struct ergon_jls_chunk_header h;
 		int rc = src->read_at(src->ctx, c->off, ch, sizeof(ch));
 		if (rc)
-			return ergon_err_set(err, rc, "%s: read failed", where);
-		if (ergon_jls_chunk_header_decode(ch, sizeof(ch), &h, where, &cerr) != 0) {
+			return ergon_err_set(err, rc, "%s: read failed", WHERE());
+		if (ergon_jls_chunk_header_decode(ch, sizeof(ch), &h, "", &cerr) != 0) {
+			cerr = (struct ergon_err){0};
+			ergon_jls_chunk_header_decode(ch, sizeof(ch), &h, WHERE(), &cerr);
 			/* The file changed under us since open; stop cleanly. */
 			warn(r, "power.recording_damaged", "%s", cerr.msg);
 			break;
@@ -378,18 +389,24 @@ static int cursor_advance(struct ergon_jls_reader *r, struct ergon_jls_cursor *c
 		if (span > c->payload_cap) {
 			uint8_t *p = realloc(c->payload, (size_t)span);
 			if (p == NULL)
-				return ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", where);
+				return ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory",
+						     WHERE());
 			c->payload = p;
 			c->payload_cap = (size_t)span;
 		}
 		rc = src->read_at(src->ctx, here + ERGON_JLS_CHUNK_HEADER_SIZE, c->payload,
 				  (size_t)span);
 		if (rc)
-			return ergon_err_set(err, rc, "%s: read failed", where);
+			return ergon_err_set(err, rc, "%s: read failed", WHERE());
 		struct ergon_jls_data d;
-		if (ergon_jls_payload_check(c->payload, (size_t)span, h.payload_length, where,
+		if (ergon_jls_payload_check(c->payload, (size_t)span, h.payload_length, "",
 					    &cerr) != 0 ||
-		    ergon_jls_data_decode(c->payload, h.payload_length, &d, where, &cerr) != 0) {
+		    ergon_jls_data_decode(c->payload, h.payload_length, &d, "", &cerr) != 0) {
+			cerr = (struct ergon_err){0};
+			if (ergon_jls_payload_check(c->payload, (size_t)span, h.payload_length,
+						    WHERE(), &cerr) == 0)
+				ergon_jls_data_decode(c->payload, h.payload_length, &d, where,
+						      &cerr);
 			warn(r, "power.recording_damaged",
 			     "%s; signal '%s' stops at sample %" PRIu64, cerr.msg, c->sig->name,
 			     c->next_index);
@@ -400,8 +417,8 @@ static int cursor_advance(struct ergon_jls_reader *r, struct ergon_jls_cursor *c
 			warn(r, "power.recording_damaged",
 			     "%s: DATA for '%s' has %u entries of %u bits, expected at most %u of "
 			     "%u; signal stops at sample %" PRIu64,
-			     where, c->sig->name, d.entry_count, d.entry_size_bits, JLS_ENTRIES_MAX,
-			     want_bits, c->next_index);
+			     WHERE(), c->sig->name, d.entry_count, d.entry_size_bits,
+			     JLS_ENTRIES_MAX, want_bits, c->next_index);
 			break;
 		}
 		if (!c->started) {
@@ -414,7 +431,7 @@ static int cursor_advance(struct ergon_jls_reader *r, struct ergon_jls_cursor *c
 			warn(r, "power.recording_sample_gap",
 			     "%s: '%s' jumps from sample %" PRIu64 " to %" PRId64
 			     " (time %s); samples stop at the jump",
-			     where, c->sig->name, c->next_index, rel,
+			     WHERE(), c->sig->name, c->next_index, rel,
 			     rel < (int64_t)c->next_index ? "goes backwards" : "has a gap");
 			break;
 		}
@@ -430,7 +447,7 @@ static int cursor_advance(struct ergon_jls_reader *r, struct ergon_jls_cursor *c
 				float *f = realloc(c->f32, (size_t)d.entry_count * sizeof(float));
 				if (f == NULL)
 					return ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory",
-							     where);
+							     WHERE());
 				c->f32 = f;
 				c->f32_cap = d.entry_count;
 			}
@@ -443,6 +460,7 @@ static int cursor_advance(struct ergon_jls_reader *r, struct ergon_jls_cursor *c
 		c->pos = 0;
 		return 0;
 	}
+#undef WHERE
 	c->done = 1;
 	c->count = 0;
 	c->pos = 0;
