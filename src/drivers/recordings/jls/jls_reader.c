@@ -38,6 +38,9 @@ struct jls_file {
 	char name[512];
 };
 
+#define HDR_CACHE_BITS 8
+#define HDR_CACHE_SLOTS (1u << HDR_CACHE_BITS)
+
 struct ergon_jls_reader {
 	struct ergon_jls_source src;
 	struct ergon_jls_signal signals[ERGON_JLS_SIGNAL_MAX];
@@ -53,7 +56,32 @@ struct ergon_jls_reader {
 	uint8_t first_sid_known[ERGON_JLS_SIGNAL_MAX];
 	struct ergon_jls_utc_entry utc[ERGON_JLS_SIGNAL_MAX][2];
 	uint8_t utc_count[ERGON_JLS_SIGNAL_MAX];
+	/* Chunk headers read by the streaming cursors, by offset: each cursor
+	 * walks every header to find its own signal's chunks, and the cursors
+	 * move together, so three of every four header reads were the same
+	 * 32 bytes read again (a system call each). Fixed size. */
+	struct hdr_slot {
+		uint64_t off; /* 0: empty (no chunk starts at 0) */
+		uint8_t b[ERGON_JLS_CHUNK_HEADER_SIZE];
+	} hdr_cache[HDR_CACHE_SLOTS];
 };
+
+/* The chunk header at off, from the cache or the file. */
+static int hdr_read(struct ergon_jls_reader *r, uint64_t off,
+		    uint8_t b[ERGON_JLS_CHUNK_HEADER_SIZE])
+{
+	struct hdr_slot *s = &r->hdr_cache[(off * 0x9E3779B97F4A7C15ull) >> (64 - HDR_CACHE_BITS)];
+	if (s->off == off) {
+		memcpy(b, s->b, ERGON_JLS_CHUNK_HEADER_SIZE);
+		return 0;
+	}
+	int rc = r->src.read_at(r->src.ctx, off, b, ERGON_JLS_CHUNK_HEADER_SIZE);
+	if (rc == 0) {
+		s->off = off;
+		memcpy(s->b, b, ERGON_JLS_CHUNK_HEADER_SIZE);
+	}
+	return rc;
+}
 
 static void warn(struct ergon_jls_reader *r, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -370,7 +398,7 @@ static int cursor_advance(struct ergon_jls_reader *r, struct ergon_jls_cursor *c
 #define WHERE() (snprintf(where, sizeof(where), "%s@%" PRIu64, src->name, at), where)
 		struct ergon_err cerr = {0};
 		struct ergon_jls_chunk_header h;
-		int rc = src->read_at(src->ctx, c->off, ch, sizeof(ch));
+		int rc = hdr_read(r, c->off, ch);
 		if (rc)
 			return ergon_err_set(err, rc, "%s: read failed", WHERE());
 		if (ergon_jls_chunk_header_decode(ch, sizeof(ch), &h, "", &cerr) != 0) {
