@@ -2,6 +2,7 @@
 #include "ergon/jcs.h"
 
 #include "ergon/dynbuf.h"
+#include "jcs_internal.h"
 #include "jcs_pow5.h"
 
 #include <math.h>
@@ -249,7 +250,7 @@ static void shortest_digits(double v, char digits[20], int *k_out, int *n_out)
 	*n_out = n;
 }
 
-int ergon_jcs_format_number(double v, char out[ERGON_JCS_NUMBER_MAX])
+int ergon_jcs_format_wide(double v, char *out)
 {
 	if (!isfinite(v))
 		return ERGON_ERANGE;
@@ -258,7 +259,10 @@ int ergon_jcs_format_number(double v, char out[ERGON_JCS_NUMBER_MAX])
 		out[1] = '\0';
 		return 1;
 	}
-	char digits[20];
+	/* Copies below have fixed sizes (inlined moves, no library call per
+	 * number); they may read past the k digits (digits is large enough)
+	 * and write past the text, within the caller's wide buffer. */
+	char digits[40];
 	int k, n;
 	size_t o = 0;
 	if (v < 0) {
@@ -268,30 +272,25 @@ int ergon_jcs_format_number(double v, char out[ERGON_JCS_NUMBER_MAX])
 	shortest_digits(v, digits, &k, &n);
 	if (k <= n && n <= 21) {
 		/* Integer: digits then n-k zeros. */
-		memcpy(out + o, digits, (size_t)k);
-		o += (size_t)k;
-		for (int i = 0; i < n - k; i++)
-			out[o++] = '0';
-	} else if (0 < n && n <= 21) {
-		memcpy(out + o, digits, (size_t)n);
+		memcpy(out + o, digits, 17);
+		for (int i = k; i < n; i++)
+			out[o + (size_t)i] = '0';
 		o += (size_t)n;
-		out[o++] = '.';
-		memcpy(out + o, digits + n, (size_t)(k - n));
-		o += (size_t)(k - n);
+	} else if (0 < n && n <= 21) {
+		/* n < k <= 17: n digits, the point, the other k-n. */
+		memcpy(out + o, digits, 17);
+		memcpy(out + o + (size_t)n + 1, digits + n, 17);
+		out[o + (size_t)n] = '.';
+		o += (size_t)k + 1;
 	} else if (-6 < n && n <= 0) {
-		out[o++] = '0';
-		out[o++] = '.';
-		for (int i = 0; i < -n; i++)
-			out[o++] = '0';
-		memcpy(out + o, digits, (size_t)k);
-		o += (size_t)k;
+		memcpy(out + o, "0.000000", 8);
+		memcpy(out + o + 2 + (size_t)-n, digits, 17);
+		o += 2 + (size_t)-n + (size_t)k;
 	} else {
-		out[o++] = digits[0];
-		if (k > 1) {
-			out[o++] = '.';
-			memcpy(out + o, digits + 1, (size_t)(k - 1));
-			o += (size_t)(k - 1);
-		}
+		out[o] = digits[0];
+		out[o + 1] = '.';
+		memcpy(out + o + 2, digits + 1, 16);
+		o += k > 1 ? (size_t)k + 1 : 1;
 		int e = n - 1;
 		out[o++] = 'e';
 		out[o++] = e < 0 ? '-' : '+';
@@ -306,6 +305,17 @@ int ergon_jcs_format_number(double v, char out[ERGON_JCS_NUMBER_MAX])
 	}
 	out[o] = '\0';
 	return (int)o;
+}
+
+int ergon_jcs_format_number(double v, char out[ERGON_JCS_NUMBER_MAX])
+{
+	char wide[ERGON_JCS_FORMAT_WIDE];
+	int n = ergon_jcs_format_wide(v, wide);
+	if (n < 0)
+		return n;
+	/* The text and its NUL (at most 26 bytes) in one fixed-size move. */
+	memcpy(out, wide, ERGON_JCS_NUMBER_MAX);
+	return n;
 }
 
 /* Canonical text is built in a dynbuf; 1 GiB is far above any report. */
