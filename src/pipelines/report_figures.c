@@ -6,6 +6,7 @@
 #include "ergon/issues.h"
 #include "ergon/jcs.h"
 #include "ergon/report.h"
+#include "ergon/select.h"
 #include "pipelines/report_internal.h"
 
 #include <math.h>
@@ -321,53 +322,6 @@ static int load_invocations(const json_t *r, struct ergon_jcs_stream_result *pk,
 
 static int cmp_d(const void *a, const void *b);
 
-/* The k-th smallest (1 <= k <= n) of a[0..n), none NaN, by quickselect
- * (median-of-three Hoare partitions), reordering a so that a[0..k-1) <=
- * a[k-1] <= a[k..n): the same value as sorted[k-1], without the sort.
- * After 64 rounds the rest is sorted, so a crafted file cannot make it
- * quadratic. */
-static double select_kth(double *a, size_t n, size_t k)
-{
-	ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, want = (ptrdiff_t)k - 1;
-	for (int round = 0; lo < hi; round++) {
-		if (round == 64) {
-			qsort(a + lo, (size_t)(hi - lo + 1), sizeof(double), cmp_d);
-			break;
-		}
-		ptrdiff_t mid = lo + (hi - lo) / 2;
-		double x;
-#define SWAP(i, j) (x = a[i], a[i] = a[j], a[j] = x)
-		if (a[mid] < a[lo])
-			SWAP(lo, mid);
-		if (a[hi] < a[lo])
-			SWAP(lo, hi);
-		if (a[hi] < a[mid])
-			SWAP(mid, hi);
-		const double pivot = a[mid];
-		ptrdiff_t i = lo, j = hi;
-		while (i <= j) {
-			while (a[i] < pivot)
-				i++;
-			while (a[j] > pivot)
-				j--;
-			if (i <= j) {
-				SWAP(i, j);
-				i++;
-				j--;
-			}
-		}
-#undef SWAP
-		/* a[lo..j] <= pivot, a[i..hi] >= pivot, between them == pivot. */
-		if (want <= j)
-			hi = j;
-		else if (want >= i)
-			lo = i;
-		else
-			break;
-	}
-	return a[want];
-}
-
 /* The successful invocations in order, from the arrays or from cursors
  * over the spilled columns. failed_index is ascending (the session
  * appends in order); anything else ends as "not strictly ascending". */
@@ -580,7 +534,7 @@ static int latency_streamed(const struct series *s, size_t n_ok, const double *e
 			 * below the one before. */
 			size_t part = n_ok;
 			for (int t = 3; t >= 0; t--) {
-				tg[t].value = select_kth(all, part, (size_t)tg[t].rank);
+				tg[t].value = ergon_select_kth(all, part, (size_t)tg[t].rank);
 				tg[t].done = 1;
 				part = (size_t)tg[t].rank;
 			}
@@ -801,8 +755,8 @@ static int power_block(const json_t *r, struct ergon_jcs_stream_result *pk, cons
 					max_gap = gaps[i];
 			size_t r99 = ergon_percentile_rank(ng, 99),
 			       r50 = ergon_percentile_rank(ng, 50);
-			gap99 = select_kth(gaps, ng, r99);
-			gap50 = select_kth(gaps, r99, r50);
+			gap99 = ergon_select_kth(gaps, ng, r99);
+			gap50 = ergon_select_kth(gaps, r99, r50);
 		}
 		free(gaps);
 		achieved_hz = (double)(s->n - 1) / (s->t[s->n - 1] - s->t[0]);
