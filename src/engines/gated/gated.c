@@ -105,18 +105,15 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* Nearest rank: rank = ceil(p * n / 100), value = sorted[rank - 1]. */
-static double nearest_rank(const double *sorted, size_t n, unsigned p)
-{
-	size_t rank = (size_t)(((uint64_t)p * n + 99u) / 100u);
-	if (rank < 1)
-		rank = 1;
-	return sorted[rank - 1];
-}
-
 static size_t rank_of(size_t n, unsigned p)
 {
 	size_t rank = (size_t)(((uint64_t)p * n + 99u) / 100u);
 	return rank < 1 ? 1 : rank;
+}
+
+static double nearest_rank(const double *sorted, size_t n, unsigned p)
+{
+	return sorted[rank_of(n, p) - 1];
 }
 
 /* The nearest-rank p50, p95 and p99 of v[0..n) (n >= 1), reordering v:
