@@ -2,6 +2,7 @@
 #include "ergon/jcs.h"
 
 #include "ergon/dynbuf.h"
+#include "jcs_internal.h"
 #include "jcs_pow5.h"
 
 #include <math.h>
@@ -186,52 +187,58 @@ static void ryu_d2d(double v, uint64_t *output, int32_t *exp10)
 	*exp10 = e10 + removed;
 }
 
+static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324"
+				     "25262728293031323334353637383940414243444546474849"
+				     "50515253545556575859606162636465666768697071727374"
+				     "75767778798081828384858687888990919293949596979899";
+
+/* x < 10^8 as exactly eight digits (leading zeros kept): four independent
+ * pairs, so the divisions do not form one long chain. */
+static inline void put8(char *d, uint32_t x)
+{
+	uint32_t a = x / 10000, b = x % 10000;
+	memcpy(d, digit_pairs + 2 * (a / 100), 2);
+	memcpy(d + 2, digit_pairs + 2 * (a % 100), 2);
+	memcpy(d + 4, digit_pairs + 2 * (b / 100), 2);
+	memcpy(d + 6, digit_pairs + 2 * (b % 100), 2);
+}
+
+/* x < 10^9, x > 0, without leading zeros; returns the digit count. */
+static inline int put_var(char *d, uint32_t x)
+{
+	int len = 1;
+	for (uint32_t p = 10; len < 9 && x >= p; p *= 10)
+		len++;
+	int i = len;
+	while (x >= 100) {
+		uint32_t r = x % 100;
+		x /= 100;
+		i -= 2;
+		memcpy(d + i, digit_pairs + 2 * r, 2);
+	}
+	if (x >= 10)
+		memcpy(d + i - 2, digit_pairs + 2 * x, 2);
+	else
+		d[i - 1] = (char)('0' + x);
+	return len;
+}
+
 /* The shortest decimal digits that round-trip to v (v > 0, finite), and
  * the decimal exponent n such that v = 0.d1d2...dk x 10^n. */
 static void shortest_digits(double v, char digits[20], int *k_out, int *n_out)
 {
-	static const char pairs[201] = "00010203040506070809101112131415161718192021222324"
-				       "25262728293031323334353637383940414243444546474849"
-				       "50515253545556575859606162636465666768697071727374"
-				       "75767778798081828384858687888990919293949596979899";
 	uint64_t out;
 	int32_t e10;
 	ryu_d2d(v, &out, &e10);
-	/* Ryu's output has at most 17 digits; write them right to left, two
-	 * at a time. */
-	static const uint64_t pow10[17] = {1ull,
-					   10ull,
-					   100ull,
-					   1000ull,
-					   10000ull,
-					   100000ull,
-					   1000000ull,
-					   10000000ull,
-					   100000000ull,
-					   1000000000ull,
-					   10000000000ull,
-					   100000000000ull,
-					   1000000000000ull,
-					   10000000000000ull,
-					   100000000000000ull,
-					   1000000000000000ull,
-					   10000000000000000ull};
-	/* Measured values mostly have 15 to 17 digits: count down. */
-	int len = 17;
-	while (len > 1 && out < pow10[len - 1])
-		len--;
-	int i = len;
-	while (out >= 100) {
-		uint32_t r = (uint32_t)(out % 100);
-		out /= 100;
-		i -= 2;
-		memcpy(digits + i, pairs + 2 * r, 2);
-	}
-	if (out >= 10) {
-		i -= 2;
-		memcpy(digits + i, pairs + 2 * out, 2);
+	/* Ryu's output has at most 17 digits (out < 10^17): the top ones (at
+	 * most nine) and, when there are more than eight, the last eight. */
+	int len;
+	if (out >= 100000000ull) {
+		len = put_var(digits, (uint32_t)(out / 100000000ull));
+		put8(digits + len, (uint32_t)(out % 100000000ull));
+		len += 8;
 	} else {
-		digits[--i] = (char)('0' + out);
+		len = put_var(digits, (uint32_t)out);
 	}
 	/* The integer output can still end in zeros (100 may come out as 100
 	 * with exponent 0). */
@@ -243,7 +250,7 @@ static void shortest_digits(double v, char digits[20], int *k_out, int *n_out)
 	*n_out = n;
 }
 
-int ergon_jcs_format_number(double v, char out[ERGON_JCS_NUMBER_MAX])
+int ergon_jcs_format_wide(double v, char *out)
 {
 	if (!isfinite(v))
 		return ERGON_ERANGE;
@@ -252,7 +259,10 @@ int ergon_jcs_format_number(double v, char out[ERGON_JCS_NUMBER_MAX])
 		out[1] = '\0';
 		return 1;
 	}
-	char digits[20];
+	/* Copies below have fixed sizes (inlined moves, no library call per
+	 * number); they may read past the k digits (digits is large enough)
+	 * and write past the text, within the caller's wide buffer. */
+	char digits[40];
 	int k, n;
 	size_t o = 0;
 	if (v < 0) {
@@ -262,30 +272,25 @@ int ergon_jcs_format_number(double v, char out[ERGON_JCS_NUMBER_MAX])
 	shortest_digits(v, digits, &k, &n);
 	if (k <= n && n <= 21) {
 		/* Integer: digits then n-k zeros. */
-		memcpy(out + o, digits, (size_t)k);
-		o += (size_t)k;
-		for (int i = 0; i < n - k; i++)
-			out[o++] = '0';
-	} else if (0 < n && n <= 21) {
-		memcpy(out + o, digits, (size_t)n);
+		memcpy(out + o, digits, 17);
+		for (int i = k; i < n; i++)
+			out[o + (size_t)i] = '0';
 		o += (size_t)n;
-		out[o++] = '.';
-		memcpy(out + o, digits + n, (size_t)(k - n));
-		o += (size_t)(k - n);
+	} else if (0 < n && n <= 21) {
+		/* n < k <= 17: n digits, the point, the other k-n. */
+		memcpy(out + o, digits, 17);
+		memcpy(out + o + (size_t)n + 1, digits + n, 17);
+		out[o + (size_t)n] = '.';
+		o += (size_t)k + 1;
 	} else if (-6 < n && n <= 0) {
-		out[o++] = '0';
-		out[o++] = '.';
-		for (int i = 0; i < -n; i++)
-			out[o++] = '0';
-		memcpy(out + o, digits, (size_t)k);
-		o += (size_t)k;
+		memcpy(out + o, "0.000000", 8);
+		memcpy(out + o + 2 + (size_t)-n, digits, 17);
+		o += 2 + (size_t)-n + (size_t)k;
 	} else {
-		out[o++] = digits[0];
-		if (k > 1) {
-			out[o++] = '.';
-			memcpy(out + o, digits + 1, (size_t)(k - 1));
-			o += (size_t)(k - 1);
-		}
+		out[o] = digits[0];
+		out[o + 1] = '.';
+		memcpy(out + o + 2, digits + 1, 16);
+		o += k > 1 ? (size_t)k + 1 : 1;
 		int e = n - 1;
 		out[o++] = 'e';
 		out[o++] = e < 0 ? '-' : '+';
@@ -300,6 +305,17 @@ int ergon_jcs_format_number(double v, char out[ERGON_JCS_NUMBER_MAX])
 	}
 	out[o] = '\0';
 	return (int)o;
+}
+
+int ergon_jcs_format_number(double v, char out[ERGON_JCS_NUMBER_MAX])
+{
+	char wide[ERGON_JCS_FORMAT_WIDE];
+	int n = ergon_jcs_format_wide(v, wide);
+	if (n < 0)
+		return n;
+	/* The text and its NUL (at most 26 bytes) in one fixed-size move. */
+	memcpy(out, wide, ERGON_JCS_NUMBER_MAX);
+	return n;
 }
 
 /* Canonical text is built in a dynbuf; 1 GiB is far above any report. */

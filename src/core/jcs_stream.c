@@ -13,13 +13,23 @@
  * path, the window and the output buffer — never the document. */
 #include "ergon/dynbuf.h"
 #include "ergon/jcs.h"
+#include "jcs_internal.h"
 #include "jcs_pow5.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
-#include <sodium.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+/* libcrypto's low-level SHA-256 (deprecated in OpenSSL 3 in favour of EVP,
+ * still supported): the same SHA-NI code as EVP's, but no provider to
+ * fetch, so no allocation that can fail and no lazy library set-up (EVP's
+ * crashes in OpenSSL 3.0 when an allocation of its first fetch fails:
+ * tests/functional/test_reliab_faultinj_verify.sh). */
+#define OPENSSL_SUPPRESS_DEPRECATED
+#include <openssl/sha.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,7 +75,7 @@ struct js {
 	unsigned char out[OUT_BUF];
 	size_t on;
 	uint64_t out_total;
-	crypto_hash_sha256_state sha;
+	SHA256_CTX sha; /* libcrypto (SHA-NI where the CPU has it) */
 	int mute;
 	struct ergon_dynbuf *keep; /* a copy of the canonical text, or NULL */
 	/* options and state */
@@ -199,11 +209,16 @@ static inline void skip_ws(struct js *s)
 
 /* --- output ------------------------------------------------------------- */
 
+static void sha_add(struct js *s, const void *p, size_t n)
+{
+	SHA256_Update(&s->sha, p, n);
+}
+
 static void flush_out(struct js *s)
 {
 	if (s->on == 0)
 		return;
-	crypto_hash_sha256_update(&s->sha, s->out, s->on);
+	sha_add(s, s->out, s->on);
 	if (s->keep)
 		ergon_dynbuf_add(s->keep, s->out, s->on);
 	s->out_total += s->on;
@@ -217,7 +232,7 @@ static inline void emit(struct js *s, const void *p, size_t n)
 	if (s->on + n > OUT_BUF) {
 		flush_out(s);
 		if (n > OUT_BUF) {
-			crypto_hash_sha256_update(&s->sha, p, n);
+			sha_add(s, p, n);
 			if (s->keep)
 				ergon_dynbuf_add(s->keep, p, n);
 			s->out_total += n;
@@ -564,6 +579,31 @@ struct numscan {
 	int digits, neg, many, frac, expo;
 };
 
+/* Eight ASCII digits at p (little-endian SWAR, after D. Lemire's
+ * fast_float): 1 with their value in *v, 0 when any of them is not a
+ * digit. */
+static inline int eight_digits(const unsigned char *p, uint32_t *v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t x;
+	memcpy(&x, p, 8);
+	if (((x & 0xF0F0F0F0F0F0F0F0ull) |
+	     (((x + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) != 0x3333333333333333ull)
+		return 0;
+	x -= 0x3030303030303030ull;
+	x = x * 10 + (x >> 8);
+	x = (((x & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+	     (((x >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >>
+	    32;
+	*v = (uint32_t)x;
+	return 1;
+#else
+	(void)p;
+	(void)v;
+	return 0;
+#endif
+}
+
 static size_t scan_number(const unsigned char *p, size_t avail, struct numscan *ns,
 			  const char **why)
 {
@@ -605,6 +645,18 @@ static size_t scan_number(const unsigned char *p, size_t avail, struct numscan *
 			return i >= avail ? avail + 1 : 0;
 		}
 		while (DIGIT(c)) {
+			uint32_t eight;
+			/* Eight significant digits at once while they fit in the
+			 * 19 kept (the usual measured value). */
+			if ((ns->w != 0 || c != '0') && ns->digits <= 11 && i + 8 < avail &&
+			    eight_digits(p + i, &eight)) {
+				ns->w = ns->w * 100000000u + eight;
+				ns->digits += 8;
+				ns->dexp -= 8;
+				i += 8;
+				c = p[i];
+				continue;
+			}
 			if (ns->w == 0 && c == '0') {
 				ns->dexp--; /* leading zeros of a fraction carry no digit */
 			} else if (ns->digits < 19) {
@@ -712,9 +764,11 @@ static int read_number(struct js *s, double *d, int *is_int, long long *iv)
 	if (!isfinite(*d))
 		return fail(s, ERGON_EPARSE, start, "real number overflow");
 	if (!s->mute) {
-		char txt[ERGON_JCS_NUMBER_MAX];
-		int n = ergon_jcs_format_number(*d, txt);
-		emit(s, txt, (size_t)n);
+		/* Formatted in place in the output buffer. */
+		if (s->on + ERGON_JCS_FORMAT_WIDE > OUT_BUF)
+			flush_out(s);
+		int n = ergon_jcs_format_wide(*d, (char *)s->out + s->on);
+		s->on += (size_t)n;
 	}
 	return 0;
 }
@@ -788,6 +842,31 @@ static int skip_string(struct js *s)
 /* The bytes a skip has to look at inside a container. */
 static const unsigned char skip_stop[256] = {['"'] = 1, ['{'] = 1, ['['] = 1, ['}'] = 1, [']'] = 1};
 
+/* The first byte in [q, e) that skip_stop marks, or e: sixteen bytes at a
+ * time with SSE2 (x86-64's baseline; '[' and '{', ']' and '}' differ only
+ * in bit 5), then byte by byte. */
+static inline const unsigned char *skip_run(const unsigned char *q, const unsigned char *e)
+{
+#if defined(__SSE2__)
+	const __m128i quote = _mm_set1_epi8('"'), open = _mm_set1_epi8('{'),
+		      close = _mm_set1_epi8('}'), bit5 = _mm_set1_epi8(0x20);
+	while (e - q >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)q);
+		__m128i f = _mm_or_si128(v, bit5);
+		__m128i m =
+		    _mm_or_si128(_mm_cmpeq_epi8(v, quote),
+				 _mm_or_si128(_mm_cmpeq_epi8(f, open), _mm_cmpeq_epi8(f, close)));
+		unsigned mask = (unsigned)_mm_movemask_epi8(m);
+		if (mask)
+			return q + __builtin_ctz(mask);
+		q += 16;
+	}
+#endif
+	while (q < e && !skip_stop[*q])
+		q++;
+	return q;
+}
+
 /* Step over the value at pos: find where it ends. Brackets are counted,
  * not matched; the canonical pass that reads the value later checks it and
  * that it ends exactly here. */
@@ -852,9 +931,7 @@ static int skip_value(struct js *s, int depth)
 		}
 		/* Scalars and punctuation: run through the window. */
 		uint64_t off = s->pos - s->boff;
-		const unsigned char *p = s->buf + off, *e = s->buf + s->blen, *q = p;
-		while (q < e && !skip_stop[*q])
-			q++;
+		const unsigned char *p = s->buf + off, *q = skip_run(p, s->buf + s->blen);
 		s->pos += (uint64_t)(q - p);
 	}
 }
@@ -1278,7 +1355,7 @@ static int run(struct js *s, struct ergon_jcs_stream_result *res)
 	s->build = (s->flags & ERGON_JCS_BUILD_TREE) != 0;
 	ergon_dynbuf_init(&s->str, STR_MAX + 8);
 	s->jumps = calloc(JUMP_SLOTS, sizeof(*s->jumps)); /* NULL: just slower */
-	crypto_hash_sha256_init(&s->sha);
+	SHA256_Init(&s->sha);
 	skip_ws(s);
 	int c = peek(s);
 	json_t *tree = NULL;
@@ -1300,11 +1377,16 @@ static int run(struct js *s, struct ergon_jcs_stream_result *res)
 		}
 	}
 	flush_out(s);
-	unsigned char h[crypto_hash_sha256_BYTES];
-	crypto_hash_sha256_final(&s->sha, h);
+	unsigned char h[SHA256_DIGEST_LENGTH];
+	SHA256_Final(h, &s->sha);
 	if (rc == 0) {
-		char hex[65];
-		sodium_bin2hex(hex, sizeof(hex), h, sizeof(h));
+		static const char xd[] = "0123456789abcdef";
+		char hex[2 * SHA256_DIGEST_LENGTH + 1];
+		for (size_t i = 0; i < SHA256_DIGEST_LENGTH; i++) {
+			hex[2 * i] = xd[h[i] >> 4];
+			hex[2 * i + 1] = xd[h[i] & 15];
+		}
+		hex[sizeof(hex) - 1] = '\0';
 		snprintf(res->digest, sizeof(res->digest), "sha256:%s", hex);
 		res->tree = tree;
 		res->bytes_in = s->size;

@@ -3,6 +3,7 @@
 #include "ergon/gated.h"
 
 #include "ergon/plausible.h"
+#include "ergon/select.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -104,12 +105,37 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* Nearest rank: rank = ceil(p * n / 100), value = sorted[rank - 1]. */
-static double nearest_rank(const double *sorted, size_t n, unsigned p)
+static size_t rank_of(size_t n, unsigned p)
 {
 	size_t rank = (size_t)(((uint64_t)p * n + 99u) / 100u);
-	if (rank < 1)
-		rank = 1;
-	return sorted[rank - 1];
+	return rank < 1 ? 1 : rank;
+}
+
+static double nearest_rank(const double *sorted, size_t n, unsigned p)
+{
+	return sorted[rank_of(n, p) - 1];
+}
+
+/* The nearest-rank p50, p95 and p99 of v[0..n) (n >= 1), reordering v:
+ * by exact selection (p99, then p95 and p50 each in the part below the
+ * one before), or, when a value is NaN (which has no place in an order),
+ * by the sort as before. */
+static void percentiles(double *v, size_t n, double *p50, double *p95, double *p99)
+{
+	int nan = 0;
+	for (size_t i = 0; i < n; i++)
+		nan |= isnan(v[i]);
+	if (nan) {
+		qsort(v, n, sizeof(double), cmp_double);
+		*p50 = nearest_rank(v, n, 50);
+		*p95 = nearest_rank(v, n, 95);
+		*p99 = nearest_rank(v, n, 99);
+		return;
+	}
+	size_t r99 = rank_of(n, 99), r95 = rank_of(n, 95), r50 = rank_of(n, 50);
+	*p99 = ergon_select_kth(v, n, r99);
+	*p95 = ergon_select_kth(v, r99, r95);
+	*p50 = ergon_select_kth(v, r95, r50);
 }
 
 static void figures_from(struct ergon_window_figures *w, struct acc *a)
@@ -132,14 +158,9 @@ static void figures_from(struct ergon_window_figures *w, struct acc *a)
 	w->packets_total = a->di.n + a->di.dropped;
 	w->has_distribution = a->di.n > 0;
 	if (w->has_distribution) {
-		qsort(a->di.v, a->di.n, sizeof(double), cmp_double);
-		qsort(a->dp.v, a->dp.n, sizeof(double), cmp_double);
-		w->median_current_a = nearest_rank(a->di.v, a->di.n, 50);
-		w->p95_current_a = nearest_rank(a->di.v, a->di.n, 95);
-		w->p99_current_a = nearest_rank(a->di.v, a->di.n, 99);
-		w->median_power_w = nearest_rank(a->dp.v, a->dp.n, 50);
-		w->p95_power_w = nearest_rank(a->dp.v, a->dp.n, 95);
-		w->p99_power_w = nearest_rank(a->dp.v, a->dp.n, 99);
+		percentiles(a->di.v, a->di.n, &w->median_current_a, &w->p95_current_a,
+			    &w->p99_current_a);
+		percentiles(a->dp.v, a->dp.n, &w->median_power_w, &w->p95_power_w, &w->p99_power_w);
 	}
 }
 

@@ -38,6 +38,9 @@ struct jls_file {
 	char name[512];
 };
 
+#define HDR_CACHE_BITS 8
+#define HDR_CACHE_SLOTS (1u << HDR_CACHE_BITS)
+
 struct ergon_jls_reader {
 	struct ergon_jls_source src;
 	struct ergon_jls_signal signals[ERGON_JLS_SIGNAL_MAX];
@@ -53,7 +56,32 @@ struct ergon_jls_reader {
 	uint8_t first_sid_known[ERGON_JLS_SIGNAL_MAX];
 	struct ergon_jls_utc_entry utc[ERGON_JLS_SIGNAL_MAX][2];
 	uint8_t utc_count[ERGON_JLS_SIGNAL_MAX];
+	/* Chunk headers read by the streaming cursors, by offset: each cursor
+	 * walks every header to find its own signal's chunks, and the cursors
+	 * move together, so three of every four header reads were the same
+	 * 32 bytes read again (a system call each). Fixed size. */
+	struct hdr_slot {
+		uint64_t off; /* 0: empty (no chunk starts at 0) */
+		uint8_t b[ERGON_JLS_CHUNK_HEADER_SIZE];
+	} hdr_cache[HDR_CACHE_SLOTS];
 };
+
+/* The chunk header at off, from the cache or the file. */
+static int hdr_read(struct ergon_jls_reader *r, uint64_t off,
+		    uint8_t b[ERGON_JLS_CHUNK_HEADER_SIZE])
+{
+	struct hdr_slot *s = &r->hdr_cache[(off * 0x9E3779B97F4A7C15ull) >> (64 - HDR_CACHE_BITS)];
+	if (s->off == off) {
+		memcpy(b, s->b, ERGON_JLS_CHUNK_HEADER_SIZE);
+		return 0;
+	}
+	int rc = r->src.read_at(r->src.ctx, off, b, ERGON_JLS_CHUNK_HEADER_SIZE);
+	if (rc == 0) {
+		s->off = off;
+		memcpy(s->b, b, ERGON_JLS_CHUNK_HEADER_SIZE);
+	}
+	return rc;
+}
 
 static void warn(struct ergon_jls_reader *r, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -204,15 +232,19 @@ int ergon_jls_reader_open(const struct ergon_jls_source *src, struct ergon_jls_r
 	int ended = 0;
 	while (off + ERGON_JLS_CHUNK_HEADER_SIZE <= src->size) {
 		uint8_t ch[ERGON_JLS_CHUNK_HEADER_SIZE];
-		char where[600];
-		snprintf(where, sizeof(where), "%s@%" PRIu64, src->name, off);
+		char where[600]; /* "file@offset", formatted only for a message */
+#define WHERE() (snprintf(where, sizeof(where), "%s@%" PRIu64, src->name, off), where)
 		struct ergon_err cerr = {0};
 		struct ergon_jls_chunk_header h;
 		if (src->read_at(src->ctx, off, ch, sizeof(ch)) != 0 ||
-		    ergon_jls_chunk_header_decode(ch, sizeof(ch), &h, where, &cerr) != 0) {
+		    ergon_jls_chunk_header_decode(ch, sizeof(ch), &h, "", &cerr) != 0) {
+			if (cerr.code) {
+				cerr = (struct ergon_err){0};
+				ergon_jls_chunk_header_decode(ch, sizeof(ch), &h, WHERE(), &cerr);
+			}
 			warn(r, "power.recording_damaged",
 			     "%s; samples stop at the last intact chunk",
-			     cerr.code ? cerr.msg : where);
+			     cerr.code ? cerr.msg : WHERE());
 			break;
 		}
 		uint64_t span = ergon_jls_payload_span(h.payload_length);
@@ -220,7 +252,7 @@ int ergon_jls_reader_open(const struct ergon_jls_source *src, struct ergon_jls_r
 			warn(r, "power.recording_truncated",
 			     "%s: chunk payload of %u bytes runs past the end of the file; samples "
 			     "stop at the last intact chunk",
-			     where, h.payload_length);
+			     WHERE(), h.payload_length);
 			break;
 		}
 		if ((h.item_next != 0 &&
@@ -230,12 +262,12 @@ int ergon_jls_reader_open(const struct ergon_jls_source *src, struct ergon_jls_r
 			     "%s: chunk links point outside the file (next %" PRIu64
 			     ", prev %" PRIu64
 			     "); the reader walks chunks in order and ignores them",
-			     where, h.item_next, h.item_prev);
+			     WHERE(), h.item_next, h.item_prev);
 		if (h.tag == ERGON_JLS_TAG_FSR_DATA && !r->signals[h.chunk_meta & 0xffu].defined &&
 		    !r->undefined_warned[h.chunk_meta & 0xffu]) {
 			r->undefined_warned[h.chunk_meta & 0xffu] = 1;
 			warn(r, "power.recording_damaged",
-			     "%s: DATA for signal id %u, which has no definition; ignored", where,
+			     "%s: DATA for signal id %u, which has no definition; ignored", WHERE(),
 			     h.chunk_meta & 0xffu);
 		}
 		if (h.tag == ERGON_JLS_TAG_FSR_DATA && !r->first_sid_known[h.chunk_meta & 0xffu] &&
@@ -249,19 +281,19 @@ int ergon_jls_reader_open(const struct ergon_jls_source *src, struct ergon_jls_r
 			}
 		}
 		if (h.tag == ERGON_JLS_TAG_UTC_DATA)
-			utc_data(r, src, off, &h, span, payload, where);
+			utc_data(r, src, off, &h, span, payload, WHERE());
 		if (h.tag == ERGON_JLS_TAG_SIGNAL_DEF || h.tag == ERGON_JLS_TAG_SOURCE_DEF) {
 			if (span > JLS_DEF_PAYLOAD_MAX + 8) {
 				warn(r, "power.recording_damaged",
 				     "%s: definition payload of %u bytes is implausibly long; "
 				     "ignored",
-				     where, h.payload_length);
+				     WHERE(), h.payload_length);
 			} else if (src->read_at(src->ctx, off + ERGON_JLS_CHUNK_HEADER_SIZE,
 						payload, (size_t)span) != 0 ||
 				   ergon_jls_payload_check(payload, (size_t)span, h.payload_length,
-							   where, &cerr) != 0) {
+							   WHERE(), &cerr) != 0) {
 				warn(r, "power.recording_damaged", "%s; samples stop here",
-				     cerr.code ? cerr.msg : where);
+				     cerr.code ? cerr.msg : WHERE());
 				break;
 			} else if (h.tag == ERGON_JLS_TAG_SOURCE_DEF) {
 				if ((h.chunk_meta & 0xff) != 0)
@@ -270,7 +302,7 @@ int ergon_jls_reader_open(const struct ergon_jls_source *src, struct ergon_jls_r
 				struct ergon_jls_signal s;
 				if (ergon_jls_signal_def_decode(payload, h.payload_length,
 								(uint16_t)(h.chunk_meta & 0xffu),
-								&s, where, &cerr) != 0)
+								&s, WHERE(), &cerr) != 0)
 					warn(r, "power.recording_damaged", "%s; definition ignored",
 					     cerr.msg);
 				else
@@ -284,6 +316,7 @@ int ergon_jls_reader_open(const struct ergon_jls_source *src, struct ergon_jls_r
 			break;
 		}
 	}
+#undef WHERE
 	r->chunks_end = off;
 	if (!ended && r->warnings.n == 0)
 		warn(r, "power.recording_truncated",
@@ -357,14 +390,20 @@ static int cursor_advance(struct ergon_jls_reader *r, struct ergon_jls_cursor *c
 	const struct ergon_jls_source *src = &r->src;
 	while (c->off + ERGON_JLS_CHUNK_HEADER_SIZE <= r->chunks_end) {
 		uint8_t ch[ERGON_JLS_CHUNK_HEADER_SIZE];
+		/* "file@offset" for messages, formatted only when one is made
+		 * (a recording has thousands of chunks; the decoders are run
+		 * again with it to word their message). */
 		char where[600];
-		snprintf(where, sizeof(where), "%s@%" PRIu64, src->name, c->off);
+		uint64_t at = c->off;
+#define WHERE() (snprintf(where, sizeof(where), "%s@%" PRIu64, src->name, at), where)
 		struct ergon_err cerr = {0};
 		struct ergon_jls_chunk_header h;
-		int rc = src->read_at(src->ctx, c->off, ch, sizeof(ch));
+		int rc = hdr_read(r, c->off, ch);
 		if (rc)
-			return ergon_err_set(err, rc, "%s: read failed", where);
-		if (ergon_jls_chunk_header_decode(ch, sizeof(ch), &h, where, &cerr) != 0) {
+			return ergon_err_set(err, rc, "%s: read failed", WHERE());
+		if (ergon_jls_chunk_header_decode(ch, sizeof(ch), &h, "", &cerr) != 0) {
+			cerr = (struct ergon_err){0};
+			ergon_jls_chunk_header_decode(ch, sizeof(ch), &h, WHERE(), &cerr);
 			/* The file changed under us since open; stop cleanly. */
 			warn(r, "power.recording_damaged", "%s", cerr.msg);
 			break;
@@ -378,18 +417,24 @@ static int cursor_advance(struct ergon_jls_reader *r, struct ergon_jls_cursor *c
 		if (span > c->payload_cap) {
 			uint8_t *p = realloc(c->payload, (size_t)span);
 			if (p == NULL)
-				return ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", where);
+				return ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory",
+						     WHERE());
 			c->payload = p;
 			c->payload_cap = (size_t)span;
 		}
 		rc = src->read_at(src->ctx, here + ERGON_JLS_CHUNK_HEADER_SIZE, c->payload,
 				  (size_t)span);
 		if (rc)
-			return ergon_err_set(err, rc, "%s: read failed", where);
+			return ergon_err_set(err, rc, "%s: read failed", WHERE());
 		struct ergon_jls_data d;
-		if (ergon_jls_payload_check(c->payload, (size_t)span, h.payload_length, where,
+		if (ergon_jls_payload_check(c->payload, (size_t)span, h.payload_length, "",
 					    &cerr) != 0 ||
-		    ergon_jls_data_decode(c->payload, h.payload_length, &d, where, &cerr) != 0) {
+		    ergon_jls_data_decode(c->payload, h.payload_length, &d, "", &cerr) != 0) {
+			cerr = (struct ergon_err){0};
+			if (ergon_jls_payload_check(c->payload, (size_t)span, h.payload_length,
+						    WHERE(), &cerr) == 0)
+				ergon_jls_data_decode(c->payload, h.payload_length, &d, where,
+						      &cerr);
 			warn(r, "power.recording_damaged",
 			     "%s; signal '%s' stops at sample %" PRIu64, cerr.msg, c->sig->name,
 			     c->next_index);
@@ -400,8 +445,8 @@ static int cursor_advance(struct ergon_jls_reader *r, struct ergon_jls_cursor *c
 			warn(r, "power.recording_damaged",
 			     "%s: DATA for '%s' has %u entries of %u bits, expected at most %u of "
 			     "%u; signal stops at sample %" PRIu64,
-			     where, c->sig->name, d.entry_count, d.entry_size_bits, JLS_ENTRIES_MAX,
-			     want_bits, c->next_index);
+			     WHERE(), c->sig->name, d.entry_count, d.entry_size_bits,
+			     JLS_ENTRIES_MAX, want_bits, c->next_index);
 			break;
 		}
 		if (!c->started) {
@@ -414,7 +459,7 @@ static int cursor_advance(struct ergon_jls_reader *r, struct ergon_jls_cursor *c
 			warn(r, "power.recording_sample_gap",
 			     "%s: '%s' jumps from sample %" PRIu64 " to %" PRId64
 			     " (time %s); samples stop at the jump",
-			     where, c->sig->name, c->next_index, rel,
+			     WHERE(), c->sig->name, c->next_index, rel,
 			     rel < (int64_t)c->next_index ? "goes backwards" : "has a gap");
 			break;
 		}
@@ -430,7 +475,7 @@ static int cursor_advance(struct ergon_jls_reader *r, struct ergon_jls_cursor *c
 				float *f = realloc(c->f32, (size_t)d.entry_count * sizeof(float));
 				if (f == NULL)
 					return ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory",
-							     where);
+							     WHERE());
 				c->f32 = f;
 				c->f32_cap = d.entry_count;
 			}
@@ -443,6 +488,7 @@ static int cursor_advance(struct ergon_jls_reader *r, struct ergon_jls_cursor *c
 		c->pos = 0;
 		return 0;
 	}
+#undef WHERE
 	c->done = 1;
 	c->count = 0;
 	c->pos = 0;
