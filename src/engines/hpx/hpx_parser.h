@@ -44,8 +44,9 @@ struct hpx_iter {
  * fresh allocations: a LIFO of pairs (vals and ovf, handed back by the
  * spill job once written, on the worker's thread; or id_off and op_off,
  * released by hpx_tiles_take), under a lock. It holds at most what was in
- * flight at once (up to 9 tiles of 64 iterations), and is freed with the
- * parser. */
+ * flight at once (up to 9 tiles of 64 iterations), and is emptied and
+ * closed when the stream ends (END or finish: the memory then serves the
+ * result and the output instead) and freed with the parser. */
 #define HPX_POOL_MAX 1024
 struct hpx_pool_pair {
 	void *a, *b;
@@ -53,7 +54,8 @@ struct hpx_pool_pair {
 };
 struct hpx_pool {
 	pthread_mutex_t mu;
-	bool ready; /* mu initialised */
+	bool ready;  /* mu initialised */
+	bool closed; /* the stream has ended: nothing is kept any more */
 	size_t n;
 	struct hpx_pool_pair pair[HPX_POOL_MAX];
 };

@@ -53,7 +53,7 @@ bool hpx_pool_put(struct hpx_pool *pl, void *a, size_t a_bytes, void *b, size_t 
 	if (pl == NULL || !pl->ready || a == NULL || b == NULL)
 		return false;
 	pthread_mutex_lock(&pl->mu);
-	bool kept = pl->n < HPX_POOL_MAX;
+	bool kept = !pl->closed && pl->n < HPX_POOL_MAX;
 	if (kept)
 		pl->pair[pl->n++] = (struct hpx_pool_pair){a, b, a_bytes, b_bytes};
 	pthread_mutex_unlock(&pl->mu);
@@ -79,18 +79,38 @@ static void pool_init(struct hpx_pool *pl)
 	pl->ready = pthread_mutex_init(&pl->mu, NULL) == 0;
 }
 
-/* After the worker has stopped: nothing is put any more. */
-static void pool_free(struct hpx_pool *pl)
+/* Free what the pool holds and keep nothing more (the worker may still
+ * hand pairs back: hpx_pool_put refuses them, the caller frees them). */
+static void pool_close(struct hpx_pool *pl)
 {
 	if (!pl->ready)
 		return;
+	pthread_mutex_lock(&pl->mu);
+	pl->closed = true;
 	for (size_t i = 0; i < pl->n; i++) {
 		free(pl->pair[i].a);
 		free(pl->pair[i].b);
 	}
 	pl->n = 0;
+	pthread_mutex_unlock(&pl->mu);
+}
+
+/* After the worker has stopped: nothing is put any more. */
+static void pool_free(struct hpx_pool *pl)
+{
+	if (!pl->ready)
+		return;
+	pool_close(pl);
 	pthread_mutex_destroy(&pl->mu);
 	pl->ready = false;
+}
+
+/* The stream has ended: no iteration starts again, so the recycled
+ * buffers go back to the heap for the result and the output. */
+static void pools_close(struct ergon_hpx_parser *p)
+{
+	pool_close(&p->pool_vals);
+	pool_close(&p->pool_ids);
 }
 
 /* A new iteration's first storage from the pools (with a spill): rows
@@ -1238,6 +1258,7 @@ static int on_line(void *ctx, const char *line, size_t n, uint64_t lineno)
 	if (equals(line, n, HPX_TOK_END)) {
 		if (p->cur >= 0)
 			preset_flush(p, &p->presets[p->cur]);
+		pools_close(p);
 		p->ended = true;
 		p->end_lineno = lineno;
 		return 0;
@@ -1344,6 +1365,7 @@ int ergon_hpx_parser_finish(struct ergon_hpx_parser *p, struct ergon_err *err)
 			}
 			preset_flush(p, ps);
 		}
+		pools_close(p);
 	}
 	return p->ended ? ERGON_HPX_DONE : ERGON_HPX_NEED_MORE;
 }
