@@ -40,6 +40,20 @@ static const char *const ops[] = {"CONV_2D",
 				  "op with spaces",
 				  "\xff\xff\xff\xff\xff\xff\xff\xff\xff"};
 
+/* The mean result of a whole stream s (started and ended), with flags. */
+static struct ergon_pmu_result *parse_stream(const char *s, unsigned flags)
+{
+	struct ergon_hpx_parser *p = NULL;
+	struct ergon_err err = {0};
+	assert_int_equal(ergon_hpx_parser_new(NULL, &p, &err), 0);
+	assert_int_equal(ergon_hpx_parser_feed(p, s, strlen(s), &err), ERGON_HPX_DONE);
+	assert_int_equal(ergon_hpx_parser_finish(p, &err), ERGON_HPX_DONE);
+	struct ergon_pmu_result *r = NULL;
+	assert_int_equal(ergon_hpx_parser_result(p, ERGON_HPX_AGG_MEAN, flags, &r, &err), 0);
+	ergon_hpx_parser_free(p);
+	return r;
+}
+
 /* Parse one iteration of one row "0,<op>,<a>,<b>,<pad>" and return the two
  * counters (mean of one sample = the sample). pad is a text column of
  * `padlen` 'z' bytes after the counters, so that b sits at every distance
@@ -54,13 +68,7 @@ static void parse_row(const char *op, const char *a, const char *b, size_t padle
 			  "\"Layer\",\"Op\",\"C_A\",\"C_B\",\"overflow\"%s\n"
 			  "0,%s,%s,%s,0%s%s\n--- HPX_END ---\n",
 			  padlen ? ",\"name\"" : "", op, a, b, padlen ? "," : "", pad);
-	struct ergon_hpx_parser *p = NULL;
-	struct ergon_err err = {0};
-	assert_int_equal(ergon_hpx_parser_new(NULL, &p, &err), 0);
-	assert_int_equal(ergon_hpx_parser_feed(p, s, strlen(s), &err), ERGON_HPX_DONE);
-	assert_int_equal(ergon_hpx_parser_finish(p, &err), ERGON_HPX_DONE);
-	struct ergon_pmu_result *r = NULL;
-	assert_int_equal(ergon_hpx_parser_result(p, ERGON_HPX_AGG_MEAN, 0, &r, &err), 0);
+	struct ergon_pmu_result *r = parse_stream(s, 0);
 	assert_int_equal(r->layers.n, 1);
 	assert_int_equal(r->parse_errors, 0);
 	const struct ergon_pmu_layer *L = &r->layers.layers[0];
@@ -72,7 +80,6 @@ static void parse_row(const char *op, const char *a, const char *b, size_t padle
 			*vb = L->counters[k].value;
 	}
 	ergon_pmu_result_free(r);
-	ergon_hpx_parser_free(p);
 	free(s);
 }
 
@@ -146,19 +153,11 @@ static void test_bad_cells(void **state)
 }
 
 /* Parse `text` (HPX_START, one preset, END added) and keep every
- * iteration's rows; asserts no cap was hit. */
+ * iteration's rows. */
 static struct ergon_pmu_result *parse_iters(const char *text)
 {
 	char *s = ts_strf("--- HPX_START ---\n%s--- HPX_END ---\n", text);
-	struct ergon_hpx_parser *p = NULL;
-	struct ergon_err err = {0};
-	assert_int_equal(ergon_hpx_parser_new(NULL, &p, &err), 0);
-	assert_int_equal(ergon_hpx_parser_feed(p, s, strlen(s), &err), ERGON_HPX_DONE);
-	assert_int_equal(ergon_hpx_parser_finish(p, &err), ERGON_HPX_DONE);
-	struct ergon_pmu_result *r = NULL;
-	assert_int_equal(
-	    ergon_hpx_parser_result(p, ERGON_HPX_AGG_MEAN, ERGON_HPX_JSON_ITERATIONS, &r, &err), 0);
-	ergon_hpx_parser_free(p);
+	struct ergon_pmu_result *r = parse_stream(s, ERGON_HPX_JSON_ITERATIONS);
 	free(s);
 	return r;
 }
