@@ -6,8 +6,9 @@
  * next to text cells holding bytes the word scan must not mistake for digits
  * or separators (0xFA-0xFF, ':', '/', spaces). One iteration with the mean:
  * the aggregated value is the cell's value. Also: lines shorter than a
- * word, special bytes in a line's last text cell, and Layer/Op text shared
- * with the previous iteration only where it is the same. */
+ * word, special bytes in a line's last text cell, Layer/Op text shared
+ * with the previous iteration only where it is the same, and the line
+ * splitter on lines of every length in chunks of every size. */
 #include "ergon/hpx.h"
 #include "test_support.h"
 
@@ -301,12 +302,76 @@ static void test_text_shared_or_not(void **state)
 	}
 }
 
+/* Lines of every length from 1 to ~150 bytes (so that newlines fall at
+ * every place of the splitter's 64-byte windows), blank and CRLF lines
+ * among them, fed whole and in chunks of 1 to 4096 bytes: every row is
+ * read as written and the line count is the number of newlines. */
+static void test_line_splits(void **state)
+{
+	(void)state;
+	size_t cap = 64 << 10, n = 0;
+	char *s = malloc(cap);
+	char op[160];
+	assert_non_null(s);
+	n += (size_t)snprintf(s + n, cap - n,
+			      "--- HPX_START ---\n--- HPX_ITER 0 ---\n\"Layer\",\"Op\",\"C_A\"\n");
+	for (size_t r = 0; r < 141; r++) {
+		memset(op, 'a' + (int)(r % 26), r);
+		op[r] = '\0';
+		n += (size_t)snprintf(s + n, cap - n, "%zu,%s,%zu%s", r, r ? op : "", r * 7,
+				      r % 3 == 0 ? "\r\n" : "\n");
+		if (r % 5 == 0)
+			n += (size_t)snprintf(s + n, cap - n, "\n");
+	}
+	n += (size_t)snprintf(s + n, cap - n, "--- HPX_END ---\n");
+	assert_true(n < cap);
+	uint64_t newlines = 0;
+	for (size_t i = 0; i < n; i++)
+		newlines += s[i] == '\n';
+	const size_t chunks[] = {0, 1, 3, 63, 64, 65, 127, 4096};
+	for (size_t c = 0; c < sizeof(chunks) / sizeof(chunks[0]); c++) {
+		struct ergon_hpx_parser *p = NULL;
+		struct ergon_err err = {0};
+		assert_int_equal(ergon_hpx_parser_new(NULL, &p, &err), 0);
+		for (size_t off = 0; off < n;) {
+			size_t k = chunks[c] && n - off > chunks[c] ? chunks[c] : n - off;
+			assert_true(ergon_hpx_parser_feed(p, s + off, k, &err) >= 0);
+			off += k;
+		}
+		assert_int_equal(ergon_hpx_parser_finish(p, &err), ERGON_HPX_DONE);
+		struct ergon_hpx_stats st;
+		ergon_hpx_parser_stats(p, &st);
+		assert_int_equal(st.lines, newlines);
+		struct ergon_pmu_result *r = NULL;
+		assert_int_equal(ergon_hpx_parser_result(p, ERGON_HPX_AGG_MEAN,
+							 ERGON_HPX_JSON_ITERATIONS, &r, &err),
+				 0);
+		assert_int_equal(r->parse_errors, 0);
+		const struct ergon_pmu_table *tb = &r->presets[0].iterations[0];
+		assert_int_equal(tb->n, 141);
+		for (size_t row = 0; row < 141; row++) {
+			memset(op, 'a' + (int)(row % 26), row);
+			op[row] = '\0';
+			const struct ergon_pmu_layer *L = &tb->layers[row];
+			if (row && (L->op.kind != ERGON_PMU_TEXT || strcmp(L->op.text, op) != 0)) {
+				print_error("chunk %zu row %zu: op '%s'\n", chunks[c], row,
+					    L->op.kind == ERGON_PMU_TEXT ? L->op.text : "?");
+				fail();
+			}
+			assert_true(counter_of(L, "C_A") == (double)(row * 7));
+		}
+		ergon_pmu_result_free(r);
+		ergon_hpx_parser_free(p);
+	}
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_numbers_everywhere), cmocka_unit_test(test_bad_cells),
 	    cmocka_unit_test(test_short_rows),	       cmocka_unit_test(test_special_text_tail),
-	    cmocka_unit_test(test_text_shared_or_not),
+	    cmocka_unit_test(test_text_shared_or_not), cmocka_unit_test(test_line_splits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
