@@ -39,7 +39,7 @@ struct hpx_iter {
 	uint64_t lineno;
 };
 
-/* Buffers of ended iterations kept for the next ones (parser.c), so that
+/* Buffers of ended iterations kept for the next ones (pool.c), so that
  * the parser writes its samples into memory it wrote before instead of
  * fresh allocations: a LIFO of pairs (vals and ovf, handed back by the
  * spill job once written, on the worker's thread; or id_off and op_off,
@@ -59,9 +59,17 @@ struct hpx_pool {
 	size_t n;
 	struct hpx_pool_pair pair[HPX_POOL_MAX];
 };
-/* Keep a pair (true), or false when the pool is full or NULL (the caller
- * frees them). Any thread. */
+/* pool.c. put: keep a pair (true), or false when the pool is full, closed
+ * or NULL, or a or b is NULL (the caller frees them); any thread. take: the
+ * pair put last, false when empty. init (ready = false when the lock
+ * cannot be made: the pool then keeps nothing); close: free what it holds
+ * and keep nothing more; free: close and drop the lock (after the worker
+ * has stopped). */
 bool hpx_pool_put(struct hpx_pool *pl, void *a, size_t a_bytes, void *b, size_t b_bytes);
+bool hpx_pool_take(struct hpx_pool *pl, struct hpx_pool_pair *out);
+void hpx_pool_init(struct hpx_pool *pl);
+void hpx_pool_close(struct hpx_pool *pl);
+void hpx_pool_free(struct hpx_pool *pl);
 
 /* A run of up to HPX_TILE_ITERS ended iterations with one header, whose
  * samples go to the spill (spill.c): in the store, row r, slot s of

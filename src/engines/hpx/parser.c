@@ -48,69 +48,12 @@ int hpx_grow(void **buf, size_t *cap, size_t need, size_t elem, size_t max)
 	return grow(buf, cap, need, elem, max);
 }
 
-bool hpx_pool_put(struct hpx_pool *pl, void *a, size_t a_bytes, void *b, size_t b_bytes)
-{
-	if (pl == NULL || !pl->ready || a == NULL || b == NULL)
-		return false;
-	pthread_mutex_lock(&pl->mu);
-	bool kept = !pl->closed && pl->n < HPX_POOL_MAX;
-	if (kept)
-		pl->pair[pl->n++] = (struct hpx_pool_pair){a, b, a_bytes, b_bytes};
-	pthread_mutex_unlock(&pl->mu);
-	return kept;
-}
-
-/* The pair put last, or false when the pool is empty. */
-static bool pool_take(struct hpx_pool *pl, struct hpx_pool_pair *out)
-{
-	if (!pl->ready)
-		return false;
-	pthread_mutex_lock(&pl->mu);
-	bool have = pl->n > 0;
-	if (have)
-		*out = pl->pair[--pl->n];
-	pthread_mutex_unlock(&pl->mu);
-	return have;
-}
-
-static void pool_init(struct hpx_pool *pl)
-{
-	pl->n = 0;
-	pl->ready = pthread_mutex_init(&pl->mu, NULL) == 0;
-}
-
-/* Free what the pool holds and keep nothing more (the worker may still
- * hand pairs back: hpx_pool_put refuses them, the caller frees them). */
-static void pool_close(struct hpx_pool *pl)
-{
-	if (!pl->ready)
-		return;
-	pthread_mutex_lock(&pl->mu);
-	pl->closed = true;
-	for (size_t i = 0; i < pl->n; i++) {
-		free(pl->pair[i].a);
-		free(pl->pair[i].b);
-	}
-	pl->n = 0;
-	pthread_mutex_unlock(&pl->mu);
-}
-
-/* After the worker has stopped: nothing is put any more. */
-static void pool_free(struct hpx_pool *pl)
-{
-	if (!pl->ready)
-		return;
-	pool_close(pl);
-	pthread_mutex_destroy(&pl->mu);
-	pl->ready = false;
-}
-
 /* The stream has ended: no iteration starts again, so the recycled
  * buffers go back to the heap for the result and the output. */
 static void pools_close(struct ergon_hpx_parser *p)
 {
-	pool_close(&p->pool_vals);
-	pool_close(&p->pool_ids);
+	hpx_pool_close(&p->pool_vals);
+	hpx_pool_close(&p->pool_ids);
 }
 
 /* A new iteration's first storage from the pools (with a spill): rows
@@ -119,9 +62,9 @@ static void pools_close(struct ergon_hpx_parser *p)
 static bool iter_recycle(struct ergon_hpx_parser *p, struct hpx_iter *it, size_t nnum, size_t want)
 {
 	struct hpx_pool_pair v, d;
-	if (!pool_take(&p->pool_vals, &v))
+	if (!hpx_pool_take(&p->pool_vals, &v))
 		return false;
-	if (!pool_take(&p->pool_ids, &d)) {
+	if (!hpx_pool_take(&p->pool_ids, &d)) {
 		if (!hpx_pool_put(&p->pool_vals, v.a, v.a_bytes, v.b, v.b_bytes)) {
 			free(v.a);
 			free(v.b);
@@ -178,8 +121,8 @@ int ergon_hpx_parser_new(const struct ergon_hpx_limits *limits, struct ergon_hpx
 		l.max_text_bytes = DEF_TEXT;
 	p->lim = l;
 	p->cur = -1;
-	pool_init(&p->pool_vals);
-	pool_init(&p->pool_ids);
+	hpx_pool_init(&p->pool_vals);
+	hpx_pool_init(&p->pool_ids);
 	int rc = hpx_lines_init(&p->lines, l.line_max_bytes, err);
 	if (rc)
 		goto fail;
@@ -246,8 +189,8 @@ void ergon_hpx_parser_free(struct ergon_hpx_parser *p)
 		preset_clear(p, &p->presets[i]);
 	if (p->spilling)
 		hpx_spill_cleanup(&p->spill);
-	pool_free(&p->pool_vals);
-	pool_free(&p->pool_ids);
+	hpx_pool_free(&p->pool_vals);
+	hpx_pool_free(&p->pool_ids);
 	free(p->presets);
 	for (size_t i = 0; i < p->nmeta; i++) {
 		free(p->meta[i].key);
