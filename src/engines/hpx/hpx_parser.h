@@ -39,6 +39,38 @@ struct hpx_iter {
 	uint64_t lineno;
 };
 
+/* Buffers of ended iterations kept for the next ones (pool.c), so that
+ * the parser writes its samples into memory it wrote before instead of
+ * fresh allocations: a LIFO of pairs (vals and ovf, handed back by the
+ * spill job once written, on the worker's thread; or id_off and op_off,
+ * released by hpx_tiles_take), under a lock. It holds at most what was in
+ * flight at once (up to 9 tiles of 64 iterations), and is emptied and
+ * closed when the stream ends (END or finish: the memory then serves the
+ * result and the output instead) and freed with the parser. */
+#define HPX_POOL_MAX 1024
+struct hpx_pool_pair {
+	void *a, *b;
+	size_t a_bytes, b_bytes;
+};
+struct hpx_pool {
+	pthread_mutex_t mu;
+	bool ready;  /* mu initialised */
+	bool closed; /* the stream has ended: nothing is kept any more */
+	size_t n;
+	struct hpx_pool_pair pair[HPX_POOL_MAX];
+};
+/* pool.c. put: keep a pair (true), or false when the pool is full, closed
+ * or NULL, or a or b is NULL (the caller frees them); any thread. take: the
+ * pair put last, false when empty. init (ready = false when the lock
+ * cannot be made: the pool then keeps nothing); close: free what it holds
+ * and keep nothing more; free: close and drop the lock (after the worker
+ * has stopped). */
+bool hpx_pool_put(struct hpx_pool *pl, void *a, size_t a_bytes, void *b, size_t b_bytes);
+bool hpx_pool_take(struct hpx_pool *pl, struct hpx_pool_pair *out);
+void hpx_pool_init(struct hpx_pool *pl);
+void hpx_pool_close(struct hpx_pool *pl);
+void hpx_pool_free(struct hpx_pool *pl);
+
 /* A run of up to HPX_TILE_ITERS ended iterations with one header, whose
  * samples go to the spill (spill.c): in the store, row r, slot s of
  * iteration it0 + t is the double at off + ((r * (nnum + 1) + s) * nt + t)
@@ -57,6 +89,8 @@ struct hpx_tile {
 	double *vals[HPX_TILE_ITERS];
 	uint8_t *ovf[HPX_TILE_ITERS];
 	size_t nrows[HPX_TILE_ITERS];
+	size_t cap[HPX_TILE_ITERS]; /* rows vals and ovf have room for */
+	struct hpx_pool *pool;	    /* where the job hands them back (NULL: freed) */
 	/* Set by the job: */
 	bool any_ovf;
 	int rc; /* 0, or the store's error (err) */
@@ -173,6 +207,8 @@ struct ergon_hpx_parser {
 	/* ergon_hpx_parser_spill: samples of ended iterations go to the store. */
 	bool spilling;
 	struct hpx_spill spill;
+	/* Recycled iteration buffers (with a spill): vals + ovf, id_off + op_off. */
+	struct hpx_pool pool_vals, pool_ids;
 };
 
 /* --- early aggregation (seal.c, aggregate.c) ---------------------------

@@ -31,12 +31,55 @@ static void drop_line(struct hpx_lines *l)
 	l->dropped++;
 }
 
+/* The next '\n' at or after p (before end), or NULL. Short lines are the
+ * rule, so instead of a memchr call per line a 64-byte window is scanned
+ * once (SSE2: one bit per byte) and its newlines handed out one by one;
+ * the last bytes of a chunk (under 64) go to memchr. */
+struct nl_scan {
+	const char *base; /* the scanned window [base, base + 64); NULL: none */
+	uint64_t mask;	  /* its newlines */
+};
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+
+static inline const char *nl_next(struct nl_scan *w, const char *p, const char *end)
+{
+	for (;;) {
+		if (w->base && p < w->base + 64) {
+			uint64_t m = w->mask & (UINT64_MAX << (unsigned)(p - w->base));
+			if (m)
+				return w->base + __builtin_ctzll(m);
+			p = w->base + 64;
+		}
+		if (end - p < 64)
+			return p < end ? memchr(p, '\n', (size_t)(end - p)) : NULL;
+		const __m128i nl = _mm_set1_epi8('\n');
+		uint64_t m = 0;
+		for (unsigned k = 0; k < 4; k++) {
+			__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * k));
+			m |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, nl))
+			     << (16 * k);
+		}
+		w->base = p;
+		w->mask = m;
+	}
+}
+#else
+static inline const char *nl_next(struct nl_scan *w, const char *p, const char *end)
+{
+	(void)w;
+	return memchr(p, '\n', (size_t)(end - p));
+}
+#endif
+
 int hpx_lines_feed(struct hpx_lines *l, const char *data, size_t len, hpx_line_fn fn, void *ctx)
 {
 	const char *p = data;
 	const char *end = data + len;
+	struct nl_scan w = {NULL, 0};
 	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *nl = nl_next(&w, p, end);
 		size_t seg = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		if (l->dropping) {
 			/* Inside an overlong line: skip to its newline. */

@@ -48,6 +48,51 @@ int hpx_grow(void **buf, size_t *cap, size_t need, size_t elem, size_t max)
 	return grow(buf, cap, need, elem, max);
 }
 
+/* The stream has ended: no iteration starts again, so the recycled
+ * buffers go back to the heap for the result and the output. */
+static void pools_close(struct ergon_hpx_parser *p)
+{
+	hpx_pool_close(&p->pool_vals);
+	hpx_pool_close(&p->pool_ids);
+}
+
+/* A new iteration's first storage from the pools (with a spill): rows
+ * for at least `want` rows of nnum counters. False when the pools have
+ * nothing that fits (a pair too small for this header is freed). */
+static bool iter_recycle(struct ergon_hpx_parser *p, struct hpx_iter *it, size_t nnum, size_t want)
+{
+	struct hpx_pool_pair v, d;
+	if (!hpx_pool_take(&p->pool_vals, &v))
+		return false;
+	if (!hpx_pool_take(&p->pool_ids, &d)) {
+		if (!hpx_pool_put(&p->pool_vals, v.a, v.a_bytes, v.b, v.b_bytes)) {
+			free(v.a);
+			free(v.b);
+		}
+		return false;
+	}
+	size_t cap = v.a_bytes / ((nnum ? nnum : 1) * sizeof(double));
+	if (v.b_bytes < cap)
+		cap = v.b_bytes;
+	if (d.a_bytes / sizeof(uint32_t) < cap)
+		cap = d.a_bytes / sizeof(uint32_t);
+	if (d.b_bytes / sizeof(uint32_t) < cap)
+		cap = d.b_bytes / sizeof(uint32_t);
+	if (cap < want || cap > p->lim.max_layers) {
+		free(v.a);
+		free(v.b);
+		free(d.a);
+		free(d.b);
+		return false;
+	}
+	it->vals = v.a;
+	it->ovf = v.b;
+	it->id_off = d.a;
+	it->op_off = d.b;
+	it->cap = cap;
+	return true;
+}
+
 int ergon_hpx_parser_new(const struct ergon_hpx_limits *limits, struct ergon_hpx_parser **out,
 			 struct ergon_err *err)
 {
@@ -76,6 +121,8 @@ int ergon_hpx_parser_new(const struct ergon_hpx_limits *limits, struct ergon_hpx
 		l.max_text_bytes = DEF_TEXT;
 	p->lim = l;
 	p->cur = -1;
+	hpx_pool_init(&p->pool_vals);
+	hpx_pool_init(&p->pool_ids);
 	int rc = hpx_lines_init(&p->lines, l.line_max_bytes, err);
 	if (rc)
 		goto fail;
@@ -142,6 +189,8 @@ void ergon_hpx_parser_free(struct ergon_hpx_parser *p)
 		preset_clear(p, &p->presets[i]);
 	if (p->spilling)
 		hpx_spill_cleanup(&p->spill);
+	hpx_pool_free(&p->pool_vals);
+	hpx_pool_free(&p->pool_ids);
 	free(p->presets);
 	for (size_t i = 0; i < p->nmeta; i++) {
 		free(p->meta[i].key);
@@ -564,51 +613,6 @@ static int header_set(struct ergon_hpx_parser *p, struct hpx_preset *ps, const c
 	return 0;
 }
 
-static int str_add(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char *s, size_t n,
-		   uint32_t *off, uint64_t lineno, struct ergon_err *err)
-{
-	/* Layer and Op text shared across iterations is stored once; what is
-	 * new counts against max_text_bytes over the whole stream. */
-	if (p->text_bytes + n + 1 > p->lim.max_text_bytes)
-		return fail_cap(p, ERGON_ETOOBIG, lineno, "bytes of Layer/Op text",
-				p->lim.max_text_bytes, err);
-	int rc = grow((void **)&ps->strs, &ps->strs_cap, ps->strs_len + n + 1, 1, UINT32_MAX);
-	if (rc)
-		return fail_cap(p, rc, lineno, "bytes of Layer/Op text", UINT32_MAX, err);
-	p->text_bytes += n + 1;
-	memcpy(ps->strs + ps->strs_len, s, n);
-	ps->strs[ps->strs_len + n] = '\0';
-	*off = (uint32_t)ps->strs_len;
-	ps->strs_len += n + 1;
-	return 0;
-}
-
-/* nul_free: s is known to hold no NUL (row_fast refused rows with one). */
-static int str_intern(struct ergon_hpx_parser *p, struct hpx_preset *ps, const uint32_t *prev_offs,
-		      size_t r, const char *s, size_t n, bool nul_free, uint32_t *off,
-		      uint64_t lineno, struct ergon_err *err)
-{
-	if (prev_offs && prev_offs[r] != UINT32_MAX) {
-		const char *q = ps->strs + prev_offs[r];
-		/* The same text as before: q holds s and ends there. Where the
-		 * arena holds n bytes after q, memcmp may read past q's NUL into
-		 * the next string (still inside the arena): a shorter q differs
-		 * at its NUL, since s has none (checked first). */
-		bool same;
-		if (!nul_free && memchr(s, '\0', n) != NULL)
-			same = false;
-		else if ((size_t)prev_offs[r] + n < ps->strs_len)
-			same = memcmp(q, s, n) == 0 && q[n] == '\0';
-		else
-			same = strncmp(q, s, n) == 0 && q[n] == '\0';
-		if (same) {
-			*off = prev_offs[r];
-			return 0;
-		}
-	}
-	return str_add(p, ps, s, n, off, lineno, err);
-}
-
 /* Word-at-a-time scanning for row_fast, on little-endian hosts (the byte
  * at the lowest address is the word's lowest byte). Each helper is exact up
  * to and including the first byte it flags: carries and borrows between
@@ -656,12 +660,89 @@ static const uint64_t pow10_u64[9] = {1,      10,      100,	 1000,	   10000,
 				      100000, 1000000, 10000000, 100000000};
 #endif
 
+/* Out of line: new text is rare once the first iteration is stored. */
+static __attribute__((noinline)) int str_add(struct ergon_hpx_parser *p, struct hpx_preset *ps,
+					     const char *s, size_t n, uint32_t *off,
+					     uint64_t lineno, struct ergon_err *err)
+{
+	/* Layer and Op text shared across iterations is stored once; what is
+	 * new counts against max_text_bytes over the whole stream. */
+	if (p->text_bytes + n + 1 > p->lim.max_text_bytes)
+		return fail_cap(p, ERGON_ETOOBIG, lineno, "bytes of Layer/Op text",
+				p->lim.max_text_bytes, err);
+	int rc = grow((void **)&ps->strs, &ps->strs_cap, ps->strs_len + n + 1, 1, UINT32_MAX);
+	if (rc)
+		return fail_cap(p, rc, lineno, "bytes of Layer/Op text", UINT32_MAX, err);
+	p->text_bytes += n + 1;
+	memcpy(ps->strs + ps->strs_len, s, n);
+	ps->strs[ps->strs_len + n] = '\0';
+	*off = (uint32_t)ps->strs_len;
+	ps->strs_len += n + 1;
+	return 0;
+}
+
+/* The n bytes at q and s are equal; s_avail and q_avail (>= n) bytes are
+ * readable there. Short text (the usual Layer and Op cells) is compared a
+ * word at a time, inline: words inside [0, n) (the last one overlapping
+ * the one before), or for n < 8 one masked word where both have 8 bytes. */
+static inline bool text_eq(const char *q, const char *s, size_t n, size_t s_avail, size_t q_avail)
+{
+#ifdef HPX_SWAR
+	if (n < 8) {
+		if (s_avail < 8 || q_avail < 8)
+			return memcmp(q, s, n) == 0;
+		uint64_t mask = n ? UINT64_MAX >> (64u - 8u * (unsigned)n) : 0;
+		return ((load8(q) ^ load8(s)) & mask) == 0;
+	}
+	if (n <= 32) {
+		uint64_t d = load8(q + n - 8) ^ load8(s + n - 8);
+		for (size_t k = 0; k + 8 < n; k += 8)
+			d |= load8(q + k) ^ load8(s + k);
+		return d == 0;
+	}
+#else
+	(void)s_avail;
+	(void)q_avail;
+#endif
+	return memcmp(q, s, n) == 0;
+}
+
+/* nul_free: s is known to hold no NUL (row_fast refused rows with one);
+ * s_avail (>= n) bytes are readable at s. */
+static inline int str_intern(struct ergon_hpx_parser *p, struct hpx_preset *ps,
+			     const uint32_t *prev_offs, size_t r, const char *s, size_t n,
+			     size_t s_avail, bool nul_free, uint32_t *off, uint64_t lineno,
+			     struct ergon_err *err)
+{
+	if (prev_offs && prev_offs[r] != UINT32_MAX) {
+		const char *q = ps->strs + prev_offs[r];
+		/* The same text as before: q holds s and ends there. Where the
+		 * arena holds n bytes after q, memcmp may read past q's NUL into
+		 * the next string (still inside the arena): a shorter q differs
+		 * at its NUL, since s has none (checked first). */
+		bool same;
+		if (!nul_free && memchr(s, '\0', n) != NULL)
+			same = false;
+		else if ((size_t)prev_offs[r] + n < ps->strs_len)
+			same =
+			    text_eq(q, s, n, s_avail, ps->strs_len - prev_offs[r]) && q[n] == '\0';
+		else
+			same = strncmp(q, s, n) == 0 && q[n] == '\0';
+		if (same) {
+			*off = prev_offs[r];
+			return 0;
+		}
+	}
+	return str_add(p, ps, s, n, off, lineno, err);
+}
+
 /* One pass over a row made only of unsigned decimal counters (up to 18
  * digits) and text cells without quotes, CR or NUL. Fills p->fields (with
- * p->field_base left NULL to say "fast") and p->fast_vals; returns false
- * when the row needs the general path. */
+ * p->field_base left NULL to say "fast") and dst[slot] (nnum doubles: the
+ * row's place in the iteration, or p->fast_vals); returns false when the
+ * row needs the general path (dst then holds some of its counters). */
 static bool row_fast(struct ergon_hpx_parser *p, const struct hpx_header *h, const char *line,
-		     size_t n)
+		     size_t n, double *dst)
 {
 	const char *c = line, *e = line + n;
 	if (h->ncols > p->lim.max_columns || h->nnum > p->fast_cap)
@@ -694,6 +775,22 @@ static bool row_fast(struct ergon_hpx_parser *p, const struct hpx_header *h, con
 			}
 			if (digits >= 18)
 				bytewise = false;
+			if (bytewise && c < e && e - line >= 8) {
+				/* Under 8 bytes left (the last counter): the line's
+				 * last word, shifted so that they are its low bytes;
+				 * the zeros above them are non-digits. */
+				unsigned rem = (unsigned)(e - c);
+				uint64_t x = load8(e - 8) >> (8u * (8u - rem));
+				unsigned k = (unsigned)__builtin_ctzll(nondigits(x)) / 8u;
+				if (digits + k > 18)
+					return false;
+				if (k) {
+					v = v * pow10_u64[k] + digits_value(x, k);
+					digits += k;
+					c += k;
+				}
+				bytewise = false;
+			}
 			if (bytewise)
 #endif
 				while (c < e && (unsigned char)(*c - '0') < 10 && digits < 18) {
@@ -703,7 +800,9 @@ static bool row_fast(struct ergon_hpx_parser *p, const struct hpx_header *h, con
 				}
 			if (digits == 0 || (c < e && *c != ','))
 				return false;
-			p->fast_vals[h->slot[i]] = (double)v;
+			/* v < 10^18 < 2^63: the signed conversion is exact and
+			 * one instruction. */
+			dst[h->slot[i]] = (double)(int64_t)v;
 		} else {
 #ifdef HPX_SWAR
 			while (e - c >= 8) {
@@ -714,6 +813,13 @@ static bool row_fast(struct ergon_hpx_parser *p, const struct hpx_header *h, con
 				}
 				c += 8;
 			}
+			if (c < e && e - c < 8 && e - line >= 8) {
+				/* As above: the last word, shifted; a zero byte is
+				 * below ',' too, so t flags at the latest at e. */
+				unsigned rem = (unsigned)(e - c);
+				uint64_t t = below_comma(load8(e - 8) >> (8u * (8u - rem)));
+				c += __builtin_ctzll(t) / 8;
+			}
 #endif
 			while (c < e && *c != ',') {
 				unsigned char b = (unsigned char)*c;
@@ -722,8 +828,11 @@ static bool row_fast(struct ergon_hpx_parser *p, const struct hpx_header *h, con
 				c++;
 			}
 		}
-		p->fields[i].off = (size_t)(fs - line);
-		p->fields[i].len = (size_t)(c - fs);
+		if (h->kind[i] != HPX_COL_NUM) {
+			/* row_add reads only the text cells' fields */
+			p->fields[i].off = (size_t)(fs - line);
+			p->fields[i].len = (size_t)(c - fs);
+		}
 		if (i + 1 < h->ncols) {
 			if (c >= e)
 				return false;
@@ -736,15 +845,129 @@ static bool row_fast(struct ergon_hpx_parser *p, const struct hpx_header *h, con
 	return true;
 }
 
+#if defined(HPX_SWAR) && defined(__SSE2__)
+#include <emmintrin.h>
+
+/* The digits of a counter cell of len (1..8) bytes at s, ending at or
+ * before e, with line (>= 8 bytes) starting at or before e - 8: true and
+ * *v when all are digits. A cell near the end is read from the line's last
+ * word, shifted down. */
+static inline bool cell_digits8(const char *s, size_t len, const char *e, uint64_t *v)
+{
+	uint64_t x;
+	if (e - s >= 8)
+		x = load8(s);
+	else
+		x = load8(e - 8) >> (8u * (8u - (unsigned)(e - s)));
+	uint64_t nd = nondigits(x);
+	if (len < 8)
+		nd &= UINT64_MAX >> (64u - 8u * (unsigned)len);
+	if (nd)
+		return false;
+	*v = digits_value(x, (unsigned)len);
+	return true;
+}
+
+/* row_fast for lines of 16 to 64 bytes, from the positions of their commas
+ * (16 bytes at a time with SSE2) instead of a scan per cell. It accepts a
+ * subset of what row_fast accepts (counters of up to 16 digits) and stores
+ * the same values and text fields; false: row_fast decides. */
+static bool row_fast_commas(struct ergon_hpx_parser *p, const struct hpx_header *h,
+			    const char *line, size_t n, double *dst)
+{
+	if (n < 16 || n > 64 || h->ncols > p->lim.max_columns || h->nnum > p->fast_cap)
+		return false;
+	const __m128i comma = _mm_set1_epi8(','), quote = _mm_set1_epi8('"');
+	const __m128i cr = _mm_set1_epi8('\r'), zero = _mm_setzero_si128();
+	uint64_t m = 0;
+	unsigned special = 0;
+	for (size_t off = 0; off < n; off += 16) {
+		/* the last block overlaps the one before (same bytes, same bits) */
+		size_t b = off + 16 <= n ? off : n - 16;
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(line + b));
+		m |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, comma)) << b;
+		special |= (unsigned)_mm_movemask_epi8(
+		    _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, cr)),
+				 _mm_cmpeq_epi8(x, zero)));
+	}
+	if (special)
+		return false;
+	const char *e = line + n;
+	size_t start = 0;
+	for (size_t i = 0; i < h->ncols; i++) {
+		/* one comma after every cell but the last, none after it */
+		size_t end = n;
+		if (i + 1 < h->ncols) {
+			if (!m)
+				return false;
+			end = (size_t)__builtin_ctzll(m);
+			m &= m - 1;
+		} else if (m) {
+			return false;
+		}
+		size_t len = end - start;
+		const char *c = line + start;
+		if (h->kind[i] == HPX_COL_NUM) {
+			uint64_t v, lo;
+			if (len == 0 || len > 16)
+				return false;
+			if (len <= 8) {
+				if (!cell_digits8(c, len, e, &v))
+					return false;
+			} else {
+				if (!cell_digits8(c, 8, e, &v) ||
+				    !cell_digits8(c + 8, len - 8, e, &lo))
+					return false;
+				v = v * pow10_u64[len - 8] + lo;
+			}
+			dst[h->slot[i]] = (double)(int64_t)v;
+		} else {
+			p->fields[i].off = start;
+			p->fields[i].len = len;
+		}
+		start = end + 1;
+	}
+	p->field_base = NULL;
+	return true;
+}
+#endif
+
+/* Stripped as str.strip() would: everything it strips is <= 0x20 or
+ * starts a multi-byte character (>= 0x80), so a cell that begins and ends
+ * with other bytes has nothing to strip. */
+static inline void cell_strip(const char **f, size_t *fl)
+{
+	if (*fl == 0 || (unsigned char)((*f)[0] - 0x21) >= 0x5f ||
+	    (unsigned char)((*f)[*fl - 1] - 0x21) >= 0x5f)
+		hpx_strip(f, fl);
+}
+
+/* The overflow flag of a cell: set unless the cell is the integer 0 (the
+ * firmware's plain "0" needs no number parser). */
+static inline uint8_t ovf_of(const char *f, size_t fl)
+{
+	double d;
+	return !((fl == 1 && f[0] == '0') || (hpx_py_int(f, fl, &d, NULL, NULL) && d == 0.0));
+}
+
 static int row_add(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char *line, size_t n,
 		   uint64_t lineno, struct ergon_err *err)
 {
 	struct hpx_header *h = &ps->hdrs[ps->cur_hdr];
 	struct hpx_iter *it = &ps->iters[ps->niters - 1];
+	size_t r = it->nrows;
 	/* Fast path for the firmware's own rows: unsigned decimal counters and
-	 * plain text cells, split and converted in one pass. Anything else goes
-	 * through the general CSV and number parsing below. */
-	long nf = row_fast(p, h, line, n) ? (long)h->ncols : csv_split(p, line, n, false);
+	 * plain text cells, split and converted in one pass, the counters
+	 * straight into the row's place when the iteration has room for it
+	 * (else into fast_vals, copied once the row is stored). Anything else
+	 * goes through the general CSV and number parsing below. */
+	double *dst = r < it->cap ? it->vals + r * h->nnum : p->fast_vals;
+#if defined(HPX_SWAR) && defined(__SSE2__)
+	bool fast_row = row_fast_commas(p, h, line, n, dst) || row_fast(p, h, line, n, dst);
+#else
+	bool fast_row = row_fast(p, h, line, n, dst);
+#endif
+	long nf = fast_row ? (long)h->ncols : csv_split(p, line, n, false);
 	bool fast = p->field_base == NULL;
 	if (fast)
 		p->field_base = line;
@@ -768,6 +991,10 @@ static int row_add(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char
 		size_t ncap = it->cap ? it->cap * 2 : (it->cap_hint > 16 ? it->cap_hint : 16);
 		if (ncap > p->lim.max_layers)
 			ncap = p->lim.max_layers;
+		/* With a spill, a fresh iteration takes the buffers of one the
+		 * worker has written (warm memory, no allocation). */
+		if (it->cap == 0 && p->spilling && iter_recycle(p, it, h->nnum, ncap))
+			goto stored;
 		double *v = realloc(it->vals, ncap * (h->nnum ? h->nnum : 1) * sizeof(double));
 		if (v)
 			it->vals = v;
@@ -784,7 +1011,7 @@ static int row_add(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char
 			return fail_cap(p, ERGON_ENOMEM, lineno, "samples", 0, err);
 		it->cap = ncap;
 	}
-	size_t r = it->nrows;
+stored:;
 	double *vals = it->vals + r * h->nnum;
 	/* The same row of the previous iteration, whose Layer/Op text is almost
 	 * always identical: shared instead of stored again. */
@@ -794,19 +1021,46 @@ static int row_add(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char
 	it->ovf[r] = 0;
 	it->id_off[r] = UINT32_MAX;
 	it->op_off[r] = UINT32_MAX;
-	for (size_t i = 0; i < h->ncols; i++) {
-		if (fast && h->kind[i] == HPX_COL_NUM) {
-			vals[h->slot[i]] = p->fast_vals[h->slot[i]];
-			continue;
+	long col_text = h->col_op >= 0 ? h->col_op : h->col_tag;
+	if (fast) {
+		/* Every counter is in dst; of the text cells only the overflow,
+		 * Layer and Op (else tag) columns are read (distinct kinds, so
+		 * distinct columns). */
+		if (dst != vals && h->nnum)
+			memcpy(vals, dst, h->nnum * sizeof(double));
+		const char *end = line + n;
+		if (h->col_ovf >= 0) {
+			const char *f = line + p->fields[h->col_ovf].off;
+			size_t fl = p->fields[h->col_ovf].len;
+			cell_strip(&f, &fl);
+			it->ovf[r] = ovf_of(f, fl);
 		}
+		long cols[2] = {h->col_layer, col_text};
+		if (col_text >= 0 && col_text < h->col_layer) {
+			cols[0] = col_text; /* column order, as the general path */
+			cols[1] = h->col_layer;
+		}
+		for (int k = 0; k < 2; k++) {
+			if (cols[k] < 0)
+				continue;
+			const char *f = line + p->fields[cols[k]].off;
+			size_t fl = p->fields[cols[k]].len;
+			cell_strip(&f, &fl);
+			bool is_id = cols[k] == h->col_layer;
+			const uint32_t *po = prev ? (is_id ? prev->id_off : prev->op_off) : NULL;
+			int rc = str_intern(p, ps, po, r, f, fl, (size_t)(end - f), true,
+					    is_id ? &it->id_off[r] : &it->op_off[r], lineno, err);
+			if (rc)
+				return rc;
+		}
+		p->cells += h->nnum + 1;
+		it->nrows++;
+		return 0;
+	}
+	for (size_t i = 0; i < h->ncols; i++) {
 		const char *f = p->field_base + p->fields[i].off;
 		size_t fl = p->fields[i].len;
-		/* Everything str.strip() strips is <= 0x20 or starts a multi-byte
-		 * character (>= 0x80): a cell that begins and ends with other
-		 * bytes has nothing to strip. */
-		if (fl == 0 || (unsigned char)(f[0] - 0x21) >= 0x5f ||
-		    (unsigned char)(f[fl - 1] - 0x21) >= 0x5f)
-			hpx_strip(&f, &fl);
+		cell_strip(&f, &fl);
 		if (h->kind[i] == HPX_COL_NUM) {
 			double d;
 			if (!hpx_py_int(f, fl, &d, NULL, NULL) && !hpx_py_float(f, fl, &d)) {
@@ -823,18 +1077,14 @@ static int row_add(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char
 			continue;
 		}
 		if ((long)i == h->col_ovf) {
-			/* overflow is set unless the cell is the integer 0 (the
-			 * firmware's plain "0" needs no number parser) */
-			double d;
-			it->ovf[r] = !((fl == 1 && f[0] == '0') ||
-				       (hpx_py_int(f, fl, &d, NULL, NULL) && d == 0.0));
+			it->ovf[r] = ovf_of(f, fl);
 		} else if ((long)i == h->col_layer) {
-			int rc = str_intern(p, ps, prev ? prev->id_off : NULL, r, f, fl, fast,
+			int rc = str_intern(p, ps, prev ? prev->id_off : NULL, r, f, fl, fl, false,
 					    &it->id_off[r], lineno, err);
 			if (rc)
 				return rc;
-		} else if ((long)i == (h->col_op >= 0 ? h->col_op : h->col_tag)) {
-			int rc = str_intern(p, ps, prev ? prev->op_off : NULL, r, f, fl, fast,
+		} else if ((long)i == col_text) {
+			int rc = str_intern(p, ps, prev ? prev->op_off : NULL, r, f, fl, fl, false,
 					    &it->op_off[r], lineno, err);
 			if (rc)
 				return rc;
@@ -916,7 +1166,7 @@ static int on_line(void *ctx, const char *line, size_t n, uint64_t lineno)
 {
 	struct ergon_hpx_parser *p = ctx;
 	struct ergon_err *err = p->feed_err;
-	hpx_strip(&line, &n);
+	cell_strip(&line, &n);
 	if (n == 0)
 		return 0;
 	/* Fast path for data rows: every sentinel starts with '-' and every
@@ -951,6 +1201,7 @@ static int on_line(void *ctx, const char *line, size_t n, uint64_t lineno)
 	if (equals(line, n, HPX_TOK_END)) {
 		if (p->cur >= 0)
 			preset_flush(p, &p->presets[p->cur]);
+		pools_close(p);
 		p->ended = true;
 		p->end_lineno = lineno;
 		return 0;
@@ -1057,6 +1308,7 @@ int ergon_hpx_parser_finish(struct ergon_hpx_parser *p, struct ergon_err *err)
 			}
 			preset_flush(p, ps);
 		}
+		pools_close(p);
 	}
 	return p->ended ? ERGON_HPX_DONE : ERGON_HPX_NEED_MORE;
 }

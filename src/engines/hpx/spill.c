@@ -83,11 +83,13 @@ static struct hpx_tile *tile_make(struct ergon_hpx_parser *p, struct hpx_preset 
 		t->vals[i - a] = iv->vals;
 		t->ovf[i - a] = iv->ovf;
 		t->nrows[i - a] = iv->nrows;
+		t->cap[i - a] = iv->cap;
 		if (iv->nrows > t->rows)
 			t->rows = iv->nrows;
 		iv->vals = NULL;
 		iv->ovf = NULL;
 	}
+	t->pool = &p->pool_vals;
 	t->bytes = (uint64_t)t->rows * (t->nnum + 1) * t->nt * sizeof(double);
 	t->off = range_take(&p->spill, t->bytes);
 	return t;
@@ -123,8 +125,11 @@ void hpx_tiles_take(struct ergon_hpx_parser *p, struct hpx_preset *ps, bool all)
 		ps->ids_freed = 1;
 	for (; ps->ids_freed < keep && ps->ids_freed < ps->tiled; ps->ids_freed++) {
 		struct hpx_iter *iv = &ps->iters[ps->ids_freed];
-		free(iv->id_off);
-		free(iv->op_off);
+		if (!hpx_pool_put(&p->pool_ids, iv->id_off, iv->cap * sizeof(uint32_t), iv->op_off,
+				  iv->cap * sizeof(uint32_t))) {
+			free(iv->id_off);
+			free(iv->op_off);
+		}
 		iv->id_off = NULL;
 		iv->op_off = NULL;
 	}
@@ -175,8 +180,11 @@ void hpx_tile_write(struct hpx_spill *sp, struct hpx_tile *t)
 	}
 release:
 	for (size_t i = 0; i < nt; i++) {
-		free(t->vals[i]);
-		free(t->ovf[i]);
+		size_t per = (t->nnum ? t->nnum : 1) * sizeof(double);
+		if (!hpx_pool_put(t->pool, t->vals[i], t->cap[i] * per, t->ovf[i], t->cap[i])) {
+			free(t->vals[i]);
+			free(t->ovf[i]);
+		}
 		t->vals[i] = NULL;
 		t->ovf[i] = NULL;
 	}
