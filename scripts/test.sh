@@ -89,6 +89,18 @@ cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release \
 cmake --build build-release -j "$jobs"
 (cd build-release && ctest --output-on-failure -R 'functional/test_(install|man_pages)$')
 
+# The portable paths: hosts without SSE2/SSE4.2 (a Jetson's arm64, say)
+# run the scalar code behind the HPX line splitter and row fast path, the
+# JCS value skipper and the JLS CRC32C. ERGON_NO_SIMD compiles the x86
+# paths out, and the tests of those parsers run again on what is left.
+portable_tests="hpx_fast_rows hpx_early hpx_median hpx_fixtures hpx_semantics jcs jcs_stream jls_crc32c power_jls_fixtures verify_stream"
+cmake -S . -B build-portable -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS=-DERGON_NO_SIMD \
+      -DERGON_SHARED_DIR="${ERGON_SHARED_DIR:-$root/../shared}" >/dev/null
+# shellcheck disable=SC2046
+cmake --build build-portable -j "$jobs" --target $(printf 'unit_test_%s ' $portable_tests)
+(cd build-portable && ctest --output-on-failure \
+  -R "^unit/test_($(echo "$portable_tests" | tr ' ' '|'))\$")
+
 if [ "${FUZZ_SECONDS:-10}" != "0" ]; then
   scripts/fuzz.sh "${FUZZ_SECONDS:-10}"
 fi

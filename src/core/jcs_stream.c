@@ -20,7 +20,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
-#if defined(__SSE2__)
+#if defined(__SSE2__) && !defined(ERGON_NO_SIMD)
 #include <emmintrin.h>
 #endif
 /* libcrypto's low-level SHA-256 (deprecated in OpenSSL 3 in favour of EVP,
@@ -847,7 +847,7 @@ static const unsigned char skip_stop[256] = {['"'] = 1, ['{'] = 1, ['['] = 1, ['
  * in bit 5), then byte by byte. */
 static inline const unsigned char *skip_run(const unsigned char *q, const unsigned char *e)
 {
-#if defined(__SSE2__)
+#if defined(__SSE2__) && !defined(ERGON_NO_SIMD)
 	const __m128i quote = _mm_set1_epi8('"'), open = _mm_set1_epi8('{'),
 		      close = _mm_set1_epi8('}'), bit5 = _mm_set1_epi8(0x20);
 	while (e - q >= 16) {

@@ -40,7 +40,7 @@ struct nl_scan {
 	uint64_t mask;	  /* its newlines */
 };
 
-#if defined(__SSE2__)
+#if defined(__SSE2__) && !defined(ERGON_NO_SIMD)
 #include <emmintrin.h>
 
 static inline const char *nl_next(struct nl_scan *w, const char *p, const char *end)

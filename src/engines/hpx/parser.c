@@ -845,7 +845,7 @@ static bool row_fast(struct ergon_hpx_parser *p, const struct hpx_header *h, con
 	return true;
 }
 
-#if defined(HPX_SWAR) && defined(__SSE2__)
+#if defined(HPX_SWAR) && defined(__SSE2__) && !defined(ERGON_NO_SIMD)
 #include <emmintrin.h>
 
 /* The digits of a counter cell of len (1..8) bytes at s, ending at or
@@ -962,7 +962,7 @@ static int row_add(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char
 	 * (else into fast_vals, copied once the row is stored). Anything else
 	 * goes through the general CSV and number parsing below. */
 	double *dst = r < it->cap ? it->vals + r * h->nnum : p->fast_vals;
-#if defined(HPX_SWAR) && defined(__SSE2__)
+#if defined(HPX_SWAR) && defined(__SSE2__) && !defined(ERGON_NO_SIMD)
 	bool fast_row = row_fast_commas(p, h, line, n, dst) || row_fast(p, h, line, n, dst);
 #else
 	bool fast_row = row_fast(p, h, line, n, dst);

@@ -62,7 +62,7 @@ static uint32_t crc_sw(uint32_t c, const uint8_t *p, size_t len)
 	return c;
 }
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) && !defined(ERGON_NO_SIMD)
 /* The SSE4.2 crc32 instruction computes exactly CRC32C. One stream of it
  * waits on its own result (3 cycles for 8 bytes); three independent
  * streams over consecutive blocks keep the unit busy, and their CRCs are
@@ -194,7 +194,7 @@ __attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t c, const uint8
 uint32_t ergon_jls_crc32c(uint32_t crc, const void *buf, size_t len)
 {
 	uint32_t c = ~crc;
-#if defined(__x86_64__)
+#if defined(__x86_64__) && !defined(ERGON_NO_SIMD)
 	if (__builtin_cpu_supports("sse4.2"))
 		return ~crc_hw(c, buf, len);
 #endif
