@@ -274,113 +274,50 @@ static int write_csvs(const json_t *result, const char *dir, unsigned flags, str
 	return rc;
 }
 
-/* The outputs' three independent parts run at once (after the last byte of
- * the log they are all that is left): the CSVs, the digest (report_id) and
- * the serialisation of summary.json, which is made with a placeholder id of
- * the same length and gets the digest written over it. Each reads the
- * result and the artifact only (jansson's dump and lookups do not write,
- * its reference counts are atomic). A thread that cannot start runs its
- * part inline. */
-struct out_job {
-	pthread_t th;
-	bool started;
-	const json_t *result, *art;
+/* The CSVs are written by a second thread while the calling thread seals
+ * and serialises summary.json (after the last byte of the log they are
+ * all that is left); summary.json is written after the CSVs, and only when
+ * they were. The thread reads the result only (jansson's lookups do not
+ * write, its reference counts are atomic); one that cannot start writes
+ * the CSVs inline. */
+struct csv_job {
+	const json_t *result;
 	const char *dir;
 	unsigned flags;
-	char id[72];
 	int rc;
 	struct ergon_err err;
 };
 
 static void *csv_main(void *arg)
 {
-	struct out_job *j = arg;
+	struct csv_job *j = arg;
 	j->rc = write_csvs(j->result, j->dir, j->flags, &j->err);
 	return NULL;
 }
 
-static void *digest_main(void *arg)
-{
-	struct out_job *j = arg;
-	j->rc = ergon_artifact_digest(j->art, j->id, &j->err);
-	return NULL;
-}
-
-static void job_start(struct out_job *j, void *(*fn)(void *))
-{
-	j->started = pthread_create(&j->th, NULL, fn, j) == 0;
-	if (!j->started)
-		fn(j);
-}
-
-static void job_join(struct out_job *j)
-{
-	if (j->started)
-		pthread_join(j->th, NULL);
-	j->started = false;
-}
-
-/* "sha256:" and 64 hex digits: ergon_report_digest's form. */
-#define ID_LEN 71
-
 static int write_outputs(const json_t *result, json_t *art, const char *dir, const char *spath,
 			 unsigned flags, struct ergon_err *err)
 {
-	/* The placeholder first: the digest leaves report_id out, and the
-	 * artifact is not changed again until both threads are done. */
-	char placeholder[ID_LEN + 1];
-	memcpy(placeholder, "sha256:", 7);
-	memset(placeholder + 7, '0', ID_LEN - 7);
-	placeholder[ID_LEN] = '\0';
-	if (json_object_set_new(art, "report_id", json_string(placeholder)))
-		return ergon_err_set(err, ERGON_ENOMEM, "profile: out of memory");
-	struct out_job csv = {.result = result, .dir = dir, .flags = flags};
-	struct out_job dig = {.art = art};
-	job_start(&csv, csv_main);
-	job_start(&dig, digest_main);
-	/* As ergon_artifact_serialize: indented, 17 significant digits. */
-	char *t = json_dumps(art, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
-	job_join(&dig);
-	job_join(&csv);
-	/* The CSVs' error first (they were written first before), then the
-	 * digest's, then the serialisation's. */
-	int rc = csv.rc;
-	if (rc)
+	struct csv_job csv = {.result = result, .dir = dir, .flags = flags};
+	pthread_t th;
+	bool started = pthread_create(&th, NULL, csv_main, &csv) == 0;
+	if (!started)
+		csv_main(&csv);
+	char *text = NULL;
+	size_t len = 0;
+	struct ergon_err aerr = {0};
+	int arc = ergon_artifact_serialize(art, spath, &text, &len, &aerr);
+	if (started)
+		pthread_join(th, NULL);
+	/* The CSVs' error first (they were written first before). */
+	int rc = csv.rc ? csv.rc : arc;
+	if (csv.rc)
 		*err = csv.err;
-	if (!rc && dig.rc) {
-		rc = dig.rc;
-		*err = dig.err;
-	}
-	if (!rc && t == NULL)
-		rc = ergon_err_set(err, ERGON_ENOMEM, "%s: cannot serialise the artifact", spath);
-	size_t n = t ? strlen(t) : 0;
-	/* report_id is the last member: the text ends with it. Were it not
-	 * (or the id of another form), the artifact is written in turn. */
-	static const char key[] = "\n \"report_id\": \"";
-	size_t tail = sizeof(key) - 1 + ID_LEN + 3; /* the id, '"', '\n', '}' */
-	if (!rc && (strlen(dig.id) != ID_LEN || n < tail ||
-		    memcmp(t + n - tail, key, sizeof(key) - 1) != 0 ||
-		    memcmp(t + n - ID_LEN - 3, placeholder, ID_LEN) != 0 ||
-		    memcmp(t + n - 3, "\"\n}", 3) != 0)) {
-		free(t);
-		return ergon_artifact_write(art, spath, flags, err);
-	}
-	char *withnl = NULL;
-	if (!rc) {
-		memcpy(t + n - ID_LEN - 3, dig.id, ID_LEN);
-		json_object_set_new(art, "report_id", json_string(dig.id));
-		withnl = realloc(t, n + 2);
-		if (withnl == NULL)
-			rc = ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", spath);
-		else
-			t = withnl;
-	}
-	if (!rc) {
-		t[n] = '\n';
-		t[n + 1] = '\0';
-		rc = ergon_file_write_atomic(spath, t, n + 1, flags, err);
-	}
-	free(t);
+	else if (arc)
+		*err = aerr;
+	if (!rc)
+		rc = ergon_file_write_atomic(spath, text, len, flags, err);
+	free(text);
 	return rc;
 }
 
