@@ -16,13 +16,20 @@
 extern "C" {
 #endif
 
+/* The context lives in the struct (libcrypto's low-level SHA256_CTX, kept
+ * opaque here): starting a digest allocates nothing, so it cannot fail for
+ * want of memory. */
 struct ergon_sha256 {
-	void *md; /* the libcrypto context; owned */
+	union {
+		unsigned char bytes[128];
+		uint64_t align;
+	} ctx;
 	uint64_t bytes;
+	int started;
 };
 
-/* Start a digest. ERGON_ENOMEM when the context cannot be made; release it
- * with ergon_sha256_cleanup in every case (safe on a zeroed struct). */
+/* Start a digest (0; it cannot fail, the error is kept for the interface).
+ * ergon_sha256_cleanup is safe on a zeroed struct and after final. */
 ERGON_API int ergon_sha256_init(struct ergon_sha256 *s, struct ergon_err *err);
 ERGON_API int ergon_sha256_update(struct ergon_sha256 *s, const void *data, size_t len,
 				  struct ergon_err *err);

@@ -13,6 +13,7 @@
  * path, the window and the output buffer — never the document. */
 #include "ergon/dynbuf.h"
 #include "ergon/jcs.h"
+#include "ergon/sha256.h"
 #include "jcs_internal.h"
 #include "jcs_pow5.h"
 
@@ -23,13 +24,6 @@
 #if defined(__SSE2__) && !defined(ERGON_NO_SIMD)
 #include <emmintrin.h>
 #endif
-/* libcrypto's low-level SHA-256 (deprecated in OpenSSL 3 in favour of EVP,
- * still supported): the same SHA-NI code as EVP's, but no provider to
- * fetch, so no allocation that can fail and no lazy library set-up (EVP's
- * crashes in OpenSSL 3.0 when an allocation of its first fetch fails:
- * tests/functional/test_reliab_faultinj_verify.sh). */
-#define OPENSSL_SUPPRESS_DEPRECATED
-#include <openssl/sha.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,7 +69,7 @@ struct js {
 	unsigned char out[OUT_BUF];
 	size_t on;
 	uint64_t out_total;
-	SHA256_CTX sha; /* libcrypto (SHA-NI where the CPU has it) */
+	struct ergon_sha256 sha; /* of the canonical text */
 	int mute;
 	struct ergon_dynbuf *keep; /* a copy of the canonical text, or NULL */
 	/* options and state */
@@ -211,7 +205,7 @@ static inline void skip_ws(struct js *s)
 
 static void sha_add(struct js *s, const void *p, size_t n)
 {
-	SHA256_Update(&s->sha, p, n);
+	(void)ergon_sha256_update(&s->sha, p, n, NULL); /* started in run() */
 }
 
 static void flush_out(struct js *s)
@@ -1355,7 +1349,7 @@ static int run(struct js *s, struct ergon_jcs_stream_result *res)
 	s->build = (s->flags & ERGON_JCS_BUILD_TREE) != 0;
 	ergon_dynbuf_init(&s->str, STR_MAX + 8);
 	s->jumps = calloc(JUMP_SLOTS, sizeof(*s->jumps)); /* NULL: just slower */
-	SHA256_Init(&s->sha);
+	(void)ergon_sha256_init(&s->sha, NULL);		  /* allocates nothing, cannot fail */
 	skip_ws(s);
 	int c = peek(s);
 	json_t *tree = NULL;
@@ -1377,16 +1371,11 @@ static int run(struct js *s, struct ergon_jcs_stream_result *res)
 		}
 	}
 	flush_out(s);
-	unsigned char h[SHA256_DIGEST_LENGTH];
-	SHA256_Final(h, &s->sha);
+	char hex[65];
+	int hrc = ergon_sha256_final_hex(&s->sha, hex, NULL);
+	if (rc == 0 && hrc)
+		rc = fail(s, hrc, s->pos, "the digest of the canonical text failed");
 	if (rc == 0) {
-		static const char xd[] = "0123456789abcdef";
-		char hex[2 * SHA256_DIGEST_LENGTH + 1];
-		for (size_t i = 0; i < SHA256_DIGEST_LENGTH; i++) {
-			hex[2 * i] = xd[h[i] >> 4];
-			hex[2 * i + 1] = xd[h[i] & 15];
-		}
-		hex[sizeof(hex) - 1] = '\0';
 		snprintf(res->digest, sizeof(res->digest), "sha256:%s", hex);
 		res->tree = tree;
 		res->bytes_in = s->size;
