@@ -36,6 +36,11 @@
 
 /* Read size: large enough that a read costs little next to parsing it. */
 #define PARSE_CHUNK ((size_t)1 << 20)
+/* Read buffers start on a page (PARSE_CHUNK is a multiple of it): the
+ * kernel's copy out of the page cache into a buffer 16 bytes off a page
+ * (where malloc puts a large block) runs at a third of the speed here
+ * (0.09 s against 0.03 s of system time for the 100 MB reference stream). */
+#define PARSE_ALIGN ((size_t)4096)
 /* Chunks in flight between the reader thread and the parser. */
 #define RING 4
 
@@ -169,7 +174,7 @@ static int parse_regular(int fd, uint64_t size, const char *name, struct ergon_h
 	j.name = name;
 	int rc = ergon_sha256_init(&j.sha, err);
 	for (size_t k = 0; rc == 0 && k < RING; k++) {
-		j.buf[k] = malloc(PARSE_CHUNK);
+		j.buf[k] = aligned_alloc(PARSE_ALIGN, PARSE_CHUNK);
 		if (j.buf[k] == NULL)
 			rc = ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", name);
 	}
@@ -211,7 +216,7 @@ static int parse_regular(int fd, uint64_t size, const char *name, struct ergon_h
 static int read_chunks(int fd, const char *log, struct ergon_hpx_parser *p,
 		       struct ergon_sha256 *sha, struct ergon_err *err)
 {
-	char *buf = malloc(PARSE_CHUNK);
+	char *buf = aligned_alloc(PARSE_ALIGN, PARSE_CHUNK);
 	int rc = buf ? 0 : ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", log);
 	while (!rc) {
 		ssize_t n = read(fd, buf, PARSE_CHUNK);

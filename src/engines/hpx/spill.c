@@ -19,6 +19,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A buffer the kernel copies to or from (the spill's reads and writes):
+ * page-aligned, since its copy into a buffer 16 bytes off a page (where
+ * malloc puts a large block) runs at a third of the speed here. */
+static void *io_alloc(size_t n)
+{
+	size_t a = 4096;
+	return aligned_alloc(a, n ? (n + a - 1) / a * a : a);
+}
+
 size_t hpx_slot_of(const struct hpx_header *h, const char *name, size_t nlen)
 {
 	for (size_t i = h->ncols; i-- > 0;) {
@@ -146,7 +155,7 @@ void hpx_tile_write(struct hpx_spill *sp, struct hpx_tile *t)
 		/* One buffer for every tile, not a fresh ~0.8 MiB block (and
 		 * its page faults) each time. */
 		free(sp->tbuf);
-		sp->tbuf = malloc((size_t)t->bytes);
+		sp->tbuf = io_alloc((size_t)t->bytes);
 		sp->tbuf_cap = sp->tbuf ? (size_t)t->bytes : 0;
 		if (sp->tbuf == NULL) {
 			t->rc = ergon_err_set(&t->err, ERGON_ENOMEM,
@@ -218,7 +227,7 @@ int hpx_tiles_gather(const struct hpx_preset *ps, struct hpx_spill *sp, const ch
 		size_t n = have * ns * nt;
 		if (n > stage_cap) {
 			free(stage);
-			stage = malloc(n * sizeof(double));
+			stage = io_alloc(n * sizeof(double));
 			stage_cap = stage ? n : 0;
 			if (stage == NULL) {
 				rc = ergon_err_set(err, ERGON_ENOMEM,
