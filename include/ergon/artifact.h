@@ -47,6 +47,14 @@ ERGON_API int ergon_artifact_digest(const json_t *artifact, char id[72], struct 
 /* Compute and set report_id. */
 ERGON_API int ergon_artifact_seal(json_t *artifact, struct ergon_err *err);
 
+/* The text json_dumps(v, JSON_INDENT(1) | JSON_REAL_PRECISION(17)) writes
+ * for an object or array, byte for byte (src/core/json_text.c says what
+ * that is), at several times its speed. *out (caller frees) holds *len
+ * bytes and a NUL. Fails (and writes nothing) where jansson's own check
+ * must decide: a string or key that is not valid UTF-8, nesting deeper
+ * than 256 levels, a root that is neither an object nor an array. */
+ERGON_API int ergon_json_text(const json_t *v, char **out, size_t *len, struct ergon_err *err);
+
 /* Seal and serialise (indented, numbers that round-trip, one final
  * newline). *text (caller frees) holds *len bytes and a NUL; path only
  * names the output in messages. */

@@ -148,11 +148,19 @@ int ergon_artifact_serialize(json_t *artifact, const char *path, char **text, si
 	if (rc)
 		return rc;
 	/* 17 significant digits: every double survives the round trip, so the
-	 * digest recomputed from the file equals the one computed here. */
-	char *t = json_dumps(artifact, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
-	if (t == NULL)
-		return ergon_err_set(err, ERGON_ENOMEM, "%s: cannot serialise the artifact", path);
-	size_t n = strlen(t);
+	 * digest recomputed from the file equals the one computed here. The
+	 * text is jansson's (ergon_json_text writes the same bytes, faster);
+	 * what ergon_json_text leaves (a string that is not UTF-8, a deeper
+	 * value) goes to jansson itself, which decides. */
+	char *t = NULL;
+	size_t n = 0;
+	if (ergon_json_text(artifact, &t, &n, NULL) != 0) {
+		t = json_dumps(artifact, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
+		if (t == NULL)
+			return ergon_err_set(err, ERGON_ENOMEM, "%s: cannot serialise the artifact",
+					     path);
+		n = strlen(t);
+	}
 	char *withnl = realloc(t, n + 2);
 	if (withnl == NULL) {
 		free(t);

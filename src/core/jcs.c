@@ -2,11 +2,11 @@
 #include "ergon/jcs.h"
 
 #include "ergon/dynbuf.h"
+#include "ergon/sha256.h"
 #include "jcs_internal.h"
 #include "jcs_pow5.h"
 
 #include <math.h>
-#include <sodium.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -356,7 +356,19 @@ static long utf8_next(const unsigned char *s, size_t len, size_t *i)
 /* Compare two UTF-8 strings by their UTF-16 code units (RFC 8785 3.2.3). */
 static int utf16_cmp(const char *a, size_t alen, const char *b, size_t blen)
 {
-	size_t i = 0, j = 0;
+	/* Their common ASCII start byte by byte: an ASCII byte is its own code
+	 * unit, so the first ASCII pair that differs decides, and a string
+	 * that ends there (all ASCII) is the shorter; else decode from there
+	 * (a character boundary in both). */
+	size_t k = 0, m = alen < blen ? alen : blen;
+	while (k < m && a[k] == b[k] && (unsigned char)a[k] < 0x80)
+		k++;
+	if (k == m && (k == alen || (unsigned char)b[k] < 0x80) &&
+	    (k == blen || (unsigned char)a[k] < 0x80))
+		return alen == blen ? 0 : (alen < blen ? -1 : 1);
+	if (k < m && (unsigned char)a[k] < 0x80 && (unsigned char)b[k] < 0x80)
+		return (unsigned char)a[k] < (unsigned char)b[k] ? -1 : 1;
+	size_t i = k, j = k;
 	unsigned pa = 0, pb = 0; /* pending low surrogates */
 	for (;;) {
 		unsigned ua, ub;
@@ -400,9 +412,21 @@ static int put_string(struct ergon_dynbuf *b, const char *s, size_t len)
 {
 	static const char hex[] = "0123456789abcdef";
 	ergon_dynbuf_add(b, "\"", 1);
-	size_t i = 0;
+	/* Bytes written raw are added a run at a time, not one by one. */
+	size_t i = 0, raw = 0;
 	while (i < len) {
 		unsigned char c = (unsigned char)s[i];
+		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+			i++;
+			continue;
+		}
+		if (c >= 0x80) {
+			/* Written raw, after checking it is UTF-8. */
+			if (utf8_next((const unsigned char *)s, len, &i) < 0)
+				return ERGON_EPARSE;
+			continue;
+		}
+		ergon_dynbuf_add(b, s + raw, i - raw);
 		const char *esc = NULL;
 		switch (c) {
 		case '"':
@@ -429,22 +453,15 @@ static int put_string(struct ergon_dynbuf *b, const char *s, size_t len)
 		default:
 			break;
 		}
-		if (esc == NULL && c >= 0x20) {
-			/* Everything else is written raw, after checking it is UTF-8. */
-			size_t at = i;
-			if (utf8_next((const unsigned char *)s, len, &i) < 0)
-				return ERGON_EPARSE;
-			ergon_dynbuf_add(b, s + at, i - at);
-			continue;
-		}
 		if (esc != NULL) {
-			ergon_dynbuf_add(b, esc, strlen(esc));
+			ergon_dynbuf_add(b, esc, 2);
 		} else {
 			char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xF]};
 			ergon_dynbuf_add(b, u, 6);
 		}
-		i++;
+		raw = ++i;
 	}
+	ergon_dynbuf_add(b, s + raw, len - raw);
 	ergon_dynbuf_add(b, "\"", 1);
 	return 0;
 }
@@ -462,6 +479,8 @@ static int member_cmp(const void *x, const void *y)
 }
 
 #define JCS_MAX_DEPTH 512
+/* Objects of up to this many members are sorted on the stack. */
+#define MEMBERS_SMALL 32
 
 static int put_value(struct ergon_dynbuf *b, const json_t *v, int depth, struct ergon_err *err)
 {
@@ -511,8 +530,11 @@ static int put_value(struct ergon_dynbuf *b, const json_t *v, int depth, struct 
 	}
 	case JSON_OBJECT: {
 		size_t n = json_object_size(v);
-		struct member *m = n ? calloc(n, sizeof(*m)) : NULL;
-		if (n && m == NULL)
+		/* A report's objects are small: their members sort on the stack,
+		 * by insertion (few comparisons, no allocation). */
+		struct member small[MEMBERS_SMALL];
+		struct member *m = n <= MEMBERS_SMALL ? small : calloc(n, sizeof(*m));
+		if (m == NULL)
 			return ergon_err_set(err, ERGON_ENOMEM,
 					     "out of memory canonicalizing JSON");
 		size_t i = 0;
@@ -527,8 +549,17 @@ static int put_value(struct ergon_dynbuf *b, const json_t *v, int depth, struct 
 			m[i].value = val;
 			i++;
 		}
-		if (n > 1)
+		if (n > MEMBERS_SMALL) {
 			qsort(m, n, sizeof(*m), member_cmp);
+		} else {
+			for (size_t a = 1; a < n; a++) {
+				struct member t = m[a];
+				size_t c = a;
+				for (; c > 0 && member_cmp(&m[c - 1], &t) > 0; c--)
+					m[c] = m[c - 1];
+				m[c] = t;
+			}
+		}
 		ergon_dynbuf_add(b, "{", 1);
 		int rc = 0;
 		for (i = 0; i < n && rc == 0; i++) {
@@ -544,7 +575,8 @@ static int put_value(struct ergon_dynbuf *b, const json_t *v, int depth, struct 
 			rc = put_value(b, m[i].value, depth + 1, err);
 		}
 		ergon_dynbuf_add(b, "}", 1);
-		free(m);
+		if (m != small)
+			free(m);
 		return rc;
 	}
 	}
@@ -574,9 +606,13 @@ int ergon_jcs_canonicalize(const json_t *value, char **out, size_t *out_len, str
 
 void ergon_sha256_hex(const void *data, size_t len, char hex[65])
 {
-	unsigned char h[crypto_hash_sha256_BYTES];
-	crypto_hash_sha256(h, data, len);
-	sodium_bin2hex(hex, 65, h, sizeof(h));
+	/* ergon_sha256 (sha256.h) cannot fail: its context lives in the
+	 * struct. */
+	struct ergon_sha256 sha;
+	ergon_sha256_init(&sha, NULL);
+	ergon_sha256_update(&sha, data, len, NULL);
+	ergon_sha256_final_hex(&sha, hex, NULL);
+	ergon_sha256_cleanup(&sha);
 }
 
 int ergon_report_digest(const json_t *obj, char id[72], struct ergon_err *err)

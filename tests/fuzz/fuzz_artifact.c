@@ -1,11 +1,39 @@
 /* Fuzz the artifact path that `ergon verify` takes on untrusted input:
- * JSON parsing (jansson) then RFC 8785 canonicalization and the digest. */
+ * JSON parsing (jansson) then RFC 8785 canonicalization and the digest;
+ * and the text an artifact is written as (ergon_json_text) against
+ * jansson's json_dumps, which it must equal byte for byte. */
 #include <jansson.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ergon/artifact.h"
 #include "ergon/jcs.h"
+
+/* Levels of containers in v (1 for an empty array). */
+static size_t depth_of(const json_t *v)
+{
+	size_t d = 0, i;
+	const char *k;
+	json_t *x;
+	if (json_is_array(v)) {
+		json_array_foreach(v, i, x)
+		{
+			size_t e = depth_of(x);
+			d = e > d ? e : d;
+		}
+		return d + 1;
+	}
+	if (json_is_object(v)) {
+		json_object_foreach((json_t *)v, k, x)
+		{
+			size_t e = depth_of(x);
+			d = e > d ? e : d;
+		}
+		return d + 1;
+	}
+	return 0;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -35,6 +63,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		json_decref(k);
 	}
 	free(out);
+	if (json_is_object(j) || json_is_array(j)) {
+		char *text = NULL;
+		size_t tlen = 0;
+		char *want = json_dumps(j, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
+		if (ergon_json_text(j, &text, &tlen, NULL) == 0) {
+			/* Where ergon_json_text writes, jansson writes the same. */
+			if (want == NULL || strlen(want) != tlen || memcmp(want, text, tlen) != 0)
+				abort();
+		} else if (want != NULL && depth_of(j) <= 256) {
+			/* It refuses only what jansson refuses, or deeper nesting. */
+			abort();
+		}
+		free(want);
+		free(text);
+	}
 	if (json_is_object(j)) {
 		char id[72];
 		(void)ergon_report_digest(j, id, NULL);
