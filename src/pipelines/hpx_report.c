@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,14 +36,50 @@ static void sb_csv_cell(struct ergon_dynbuf *b, const char *s)
 	ergon_dynbuf_add(b, "\"", 1);
 }
 
+/* The decimal digits of v, and a '-' before them when neg, ending at end;
+ * returns where they start. */
+static char *int_digits(uint64_t v, bool neg, char *end)
+{
+	char *p = end;
+	do {
+		*--p = (char)('0' + v % 10u);
+		v /= 10u;
+	} while (v);
+	if (neg)
+		*--p = '-';
+	return p;
+}
+
 /* Shortest decimal that reads back as the same double. An integer below
  * 10^15 in magnitude (not -0) is its digits: what %.15g prints for it
  * (no exponent below 10^15, no point, no trailing zeros) and reads back
- * exactly (below 2^53), without printf's float formatting. */
+ * exactly (below 2^53). So is a multiple of 1/4 below 10^13 (a median of
+ * two or four counts) with its fraction: at most 13 + 2 significant
+ * digits, so %.15g prints it exactly, and that reads back. The rest as
+ * %.15g, %.16g or %.17g, the first that reads back. Without printf for
+ * the first two (out has room for 32 bytes). */
 static void fmt_num(char *out, size_t cap, double v)
 {
-	if (v > -1e15 && v < 1e15 && v == (double)(int64_t)v && !(v == 0.0 && signbit(v))) {
-		snprintf(out, cap, "%lld", (long long)(int64_t)v);
+	double a = fabs(v);
+	if (a < 1e15 && v == (double)(int64_t)v && !(v == 0.0 && signbit(v))) {
+		char buf[24];
+		int64_t i = (int64_t)v;
+		char *p = int_digits(i < 0 ? (uint64_t)0 - (uint64_t)i : (uint64_t)i, i < 0,
+				     buf + sizeof buf);
+		size_t n = (size_t)(buf + sizeof buf - p);
+		memcpy(out, p, n);
+		out[n] = '\0';
+		return;
+	}
+	double q = a * 4.0; /* exact: a power of two */
+	if (a < 1e13 && q == floor(q) && ((uint64_t)q & 3u) != 0) {
+		static const char *const frac[4] = {"", ".25", ".5", ".75"};
+		char buf[24];
+		uint64_t qi = (uint64_t)q;
+		char *p = int_digits(qi >> 2, signbit(v), buf + sizeof buf);
+		size_t n = (size_t)(buf + sizeof buf - p);
+		memcpy(out, p, n);
+		strcpy(out + n, frac[qi & 3u]);
 		return;
 	}
 	for (int prec = 15; prec <= 17; prec++) {
@@ -58,8 +95,10 @@ static void sb_json_scalar(struct ergon_dynbuf *b, const json_t *v)
 	if (json_is_string(v)) {
 		sb_csv_cell(b, json_string_value(v));
 	} else if (json_is_integer(v)) {
-		snprintf(tmp, sizeof(tmp), "%lld", (long long)json_integer_value(v));
-		ergon_dynbuf_adds(b, tmp);
+		json_int_t i = json_integer_value(v);
+		char *p = int_digits(i < 0 ? (uint64_t)0 - (uint64_t)i : (uint64_t)i, i < 0,
+				     tmp + sizeof tmp);
+		ergon_dynbuf_add(b, p, (size_t)(tmp + sizeof tmp - p));
 	} else if (json_is_number(v)) {
 		fmt_num(tmp, sizeof(tmp), json_number_value(v));
 		ergon_dynbuf_adds(b, tmp);
