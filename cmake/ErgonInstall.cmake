@@ -25,9 +25,10 @@ endif()
 # static library (ergon_lib, which tests and the CLI use) is made of: nothing
 # is compiled twice. The in-tree one leaves ert_host as a separate archive;
 # the installed libergon.a carries both, so `-lergon` is enough.
-set(_ergon_private_deps PkgConfig::SODIUM PkgConfig::CRYPTO PkgConfig::SQLITE3 PkgConfig::LIBPQ
+# (libpq is loaded at run time by the PostgreSQL backend, not linked.)
+set(_ergon_private_deps PkgConfig::SODIUM PkgConfig::CRYPTO PkgConfig::SQLITE3
     Threads::Threads m ${CMAKE_DL_LIBS})
-set(_ergon_pc_requires_private "libsodium libcrypto sqlite3 libpq")
+set(_ergon_pc_requires_private "libsodium libcrypto sqlite3")
 if(YAML_FOUND)
   list(APPEND _ergon_private_deps PkgConfig::YAML)
   string(APPEND _ergon_pc_requires_private " yaml-0.1")

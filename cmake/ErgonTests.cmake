@@ -41,6 +41,10 @@ foreach(tier smoke unit functional security pentest)
     set(exe ${tier}_${name})
     add_executable(${exe} ${src})
     target_link_libraries(${exe} PRIVATE ergon_test_support)
+    if(name STREQUAL "test_db_migrate_pg")
+      # It drives the server itself (libergon loads libpq only at run time).
+      target_link_libraries(${exe} PRIVATE PkgConfig::LIBPQ)
+    endif()
     add_test(NAME ${tier}/${name} COMMAND ${exe})
     set_tests_properties(${tier}/${name} PROPERTIES LABELS ${tier}
                          ENVIRONMENT "${_ergon_test_env}" TIMEOUT 300)

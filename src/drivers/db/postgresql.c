@@ -4,13 +4,91 @@
  * A lost connection fails the statement; the server rolls back the open
  * transaction, so an artifact is either committed whole or absent. Messages
  * name host, port and database, never the password of the URL.
+ *
+ * libpq is loaded (dlopen) the first time a PostgreSQL database is opened,
+ * not linked: it brings two dozen libraries (Kerberos, LDAP, GnuTLS) whose
+ * loading took 9 ms of every ergon command's start here, a database or not
+ * (docs/PERFORMANCE.md, "start-up"). Its header still gives the types and
+ * each function's prototype, so every call is checked as before.
  */
 #include "db_backend.h"
 
+#include <dlfcn.h>
 #include <libpq-fe.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The soname Debian's libpq5 (and every libpq since 8.x) provides. */
+#define PQ_SONAME "libpq.so.5"
+
+#define PQ_FUNCS(X)                                                                        \
+	X(PQconnectdb)                                                                     \
+	X(PQfinish)                                                                        \
+	X(PQstatus)                                                                        \
+	X(PQerrorMessage)                                                                  \
+	X(PQhost)                                                                          \
+	X(PQport)                                                                          \
+	X(PQdb)                                                                            \
+	X(PQsetNoticeProcessor)                                                            \
+	X(PQexec)                                                                          \
+	X(PQexecParams)                                                                    \
+	X(PQresultStatus)                                                                  \
+	X(PQresultErrorMessage)                                                            \
+	X(PQclear)                                                                         \
+	X(PQnfields)                                                                       \
+	X(PQfname)                                                                         \
+	X(PQntuples)                                                                       \
+	X(PQgetisnull)                                                                     \
+	X(PQgetvalue)
+
+/* One pointer per function, of the prototype's type. */
+static struct {
+#define PQ_FIELD(f) __typeof__(f) *f;
+	PQ_FUNCS(PQ_FIELD)
+#undef PQ_FIELD
+} pq;
+
+static pthread_once_t pq_once = PTHREAD_ONCE_INIT;
+static char pq_error[300]; /* empty: loaded */
+
+static void pq_load(void)
+{
+	void *lib = dlopen(PQ_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (lib == NULL) {
+		const char *why = dlerror();
+		snprintf(pq_error, sizeof pq_error, "%s", why ? why : "not found");
+		return;
+	}
+#define PQ_SYM(f)                                                                          \
+	if (pq_error[0] == '\0' && (*(void **)(&pq.f) = dlsym(lib, #f)) == NULL)           \
+		snprintf(pq_error, sizeof pq_error, "%s has no %s", PQ_SONAME, #f);
+	PQ_FUNCS(PQ_SYM)
+#undef PQ_SYM
+	/* Kept loaded: libpq keeps state (SSL, Kerberos) for the process. */
+}
+
+/* The calls below go through the loaded pointers. */
+#define PQ_CALL(f) (pq.f)
+#define PQconnectdb PQ_CALL(PQconnectdb)
+#define PQfinish PQ_CALL(PQfinish)
+#define PQstatus PQ_CALL(PQstatus)
+#define PQerrorMessage PQ_CALL(PQerrorMessage)
+#define PQhost PQ_CALL(PQhost)
+#define PQport PQ_CALL(PQport)
+#define PQdb PQ_CALL(PQdb)
+#define PQsetNoticeProcessor PQ_CALL(PQsetNoticeProcessor)
+#define PQexec PQ_CALL(PQexec)
+#define PQexecParams PQ_CALL(PQexecParams)
+#define PQresultStatus PQ_CALL(PQresultStatus)
+#define PQresultErrorMessage PQ_CALL(PQresultErrorMessage)
+#define PQclear PQ_CALL(PQclear)
+#define PQnfields PQ_CALL(PQnfields)
+#define PQfname PQ_CALL(PQfname)
+#define PQntuples PQ_CALL(PQntuples)
+#define PQgetisnull PQ_CALL(PQgetisnull)
+#define PQgetvalue PQ_CALL(PQgetvalue)
 
 #define PG_COLS_MAX 64
 
@@ -49,6 +127,13 @@ static int pg_fail(struct pg_h *p, const PGresult *res, struct ergon_err *err)
 
 static int pg_open(const char *target, void **h, struct ergon_err *err)
 {
+	pthread_once(&pq_once, pq_load);
+	if (pq_error[0])
+		return ergon_err_set(err, ERGON_ENOTSUP,
+				     "--db postgresql://...: PostgreSQL needs libpq, which cannot be "
+				     "loaded (%s); install it (Debian: apt install libpq5) or use "
+				     "the default SQLite database",
+				     pq_error);
 	struct pg_h *p = calloc(1, sizeof *p);
 	if (!p)
 		return ergon_err_set(err, ERGON_ENOMEM, "db: out of memory");
