@@ -8,7 +8,11 @@
  * the aggregated value is the cell's value. Also: lines shorter than a
  * word, special bytes in a line's last text cell, Layer/Op text shared
  * with the previous iteration only where it is the same, and the line
- * splitter on lines of every length in chunks of every size. */
+ * splitter on lines of every length in chunks of every size. And rows that
+ * repeat the previous iteration's Layer and Op (row_repeat reads only
+ * their counters): each variant of a row, read after a row that it repeats
+ * or nearly repeats, against the same variant read as the first row of a
+ * stream (where nothing is repeated), cell by cell. */
 #include "ergon/hpx.h"
 #include "test_support.h"
 
@@ -302,6 +306,110 @@ static void test_text_shared_or_not(void **state)
 	}
 }
 
+
+static bool same_value(const struct ergon_pmu_value *a, const struct ergon_pmu_value *b)
+{
+	if (a->kind != b->kind || a->i != b->i || a->len != b->len)
+		return false;
+	if (!(a->d == b->d || (isnan(a->d) && isnan(b->d))))
+		return false;
+	return (a->text == NULL) == (b->text == NULL) &&
+	       (a->text == NULL || memcmp(a->text, b->text, a->len) == 0);
+}
+
+/* Row `line` as the second iteration's row 0, after `first` as the first
+ * iteration's, against `line` alone: the same Layer, Op, counters,
+ * overflow and parse errors. */
+static void repeat_case(const char *header, const char *first, const char *line)
+{
+	char *two = ts_strf("--- HPX_ITER 0 ---\n%s\n%s\n--- HPX_ITER 1 ---\n%s\n%s\n", header,
+			    first, header, line);
+	char *one = ts_strf("--- HPX_ITER 0 ---\n%s\n%s\n", header, line);
+	char *base = ts_strf("--- HPX_ITER 0 ---\n%s\n%s\n", header, first);
+	struct ergon_pmu_result *r2 = parse_iters(two), *r1 = parse_iters(one),
+				*r0 = parse_iters(base);
+	const struct ergon_pmu_table *a = &r2->presets[0].iterations[1];
+	const struct ergon_pmu_table *b = &r1->presets[0].iterations[0];
+	bool ok = a->n == b->n && r2->parse_errors == r1->parse_errors + r0->parse_errors;
+	for (size_t i = 0; ok && i < a->n; i++) {
+		const struct ergon_pmu_layer *x = &a->layers[i], *y = &b->layers[i];
+		ok = same_value(&x->id, &y->id) && same_value(&x->op, &y->op) &&
+		     x->overflow == y->overflow && x->ncounters == y->ncounters;
+		for (size_t k = 0; ok && k < x->ncounters; k++)
+			ok = strcmp(x->counters[k].name, y->counters[k].name) == 0 &&
+			     (x->counters[k].value == y->counters[k].value ||
+			      (isnan(x->counters[k].value) && isnan(y->counters[k].value)));
+	}
+	if (!ok) {
+		print_error("after \"%s\", row \"%s\" reads otherwise than alone\n", first, line);
+		fail();
+	}
+	ergon_pmu_result_free(r2);
+	ergon_pmu_result_free(r1);
+	ergon_pmu_result_free(r0);
+	free(two);
+	free(one);
+	free(base);
+}
+
+static void test_repeated_rows(void **state)
+{
+	(void)state;
+	const char *hdr = "\"Layer\",\"Op\",\"C_A\",\"C_B\",\"overflow\"";
+	const char *hdr_no_ovf = "\"Layer\",\"Op\",\"C_A\",\"C_B\"";
+	const char *hdr_tag = "\"Layer\",\"tag\",\"C_A\",\"C_B\",\"overflow\"";
+	/* Variants of the row "3,<op>,17713,75140,0" after it. */
+	static const char *const tails[] = {
+	    "17713,75140,0", "1,2,0", "0,0,0", "17713,75140,1", "17713,75140, 0", "17713,75140,0 ",
+	    "17713,75140,00", "17713,75140,", "17713,75140,0x", "17713,75140,0,5", "17713,75140",
+	    "17713,,0", ",75140,0", "17713, 75140,0", "17713,-5,0", "17713,+5,0", "17713,5.0,0",
+	    "17713,5e3,0", "17713,\"5\",0", "17713,75140,\"0\"", "17713,7\r5,0",
+	    "123456789012345678,1,0", "999999999999999999,1,0", "1000000000000000000,1,0",
+	    "00000000000000000042,1,0", "12345678,123456789,0", "1,18446744073709551615,0",
+	    "17713,75140,0,", "17713,75140,2", "0000000,0000000,0"};
+	static const char *const ops_[] = {"A",
+					   "ADD",
+					   "CONV",
+					   "CONV_2D",
+					   "SOFTMAX_",
+					   "FULLY_CONNECTED",
+					   "DEPTHWISE_CONV_2D",
+					   "DEPTHWISE_CONV_2D_LONGER",
+					   "DEPTHWISE_CONV_2D_LONGER_STILL",
+					   "AN_OP_NAME_LONGER_THAN_THE_PREFIX_CACHE_HOLDS"};
+	for (size_t o = 0; o < sizeof ops_ / sizeof ops_[0]; o++) {
+		char first[160], line[200];
+		snprintf(first, sizeof first, "3,%s,17713,75140,0", ops_[o]);
+		for (size_t t = 0; t < sizeof tails / sizeof tails[0]; t++) {
+			snprintf(line, sizeof line, "3,%s,%s", ops_[o], tails[t]);
+			repeat_case(hdr, first, line);
+			repeat_case(hdr_tag, first, line);
+		}
+		/* Near misses of the prefix: Layer or Op one byte off, padded,
+		 * quoted, longer, shorter. */
+		const char *fmts[] = {"4,%s,1,2,0",   "3,%sX,1,2,0", "3,X%s,1,2,0", " 3,%s,1,2,0",
+				      "3 ,%s,1,2,0",  "3,%s ,1,2,0", "3,\"%s\",1,2,0", "33,%s,1,2,0",
+				      "3,%s,1,2,0\r", ",%s,1,2,0"};
+		for (size_t f = 0; f < sizeof fmts / sizeof fmts[0]; f++) {
+			snprintf(line, sizeof line, fmts[f], ops_[o]);
+			repeat_case(hdr, first, line);
+			/* and the other way round: the odd row first */
+			repeat_case(hdr, line, first);
+		}
+		/* Without an overflow column. */
+		snprintf(first, sizeof first, "3,%s,17713,75140", ops_[o]);
+		const char *nov[] = {"17713,75140", "1,2", "1,2,", "1,2,0", "1", "1,2 "};
+		for (size_t t = 0; t < sizeof nov / sizeof nov[0]; t++) {
+			snprintf(line, sizeof line, "3,%s,%s", ops_[o], nov[t]);
+			repeat_case(hdr_no_ovf, first, line);
+		}
+	}
+	/* A first row that needed stripping, or was quoted, is not repeated
+	 * from its bytes. */
+	repeat_case(hdr, "3,\"A,B\",1,2,0", "3,A,B,1,2,0");
+	repeat_case(hdr, "3,A,1,2,0", "3,\"A\",1,2,0");
+}
+
 /* Lines of every length from 1 to ~150 bytes (so that newlines fall at
  * every place of the splitter's 64-byte windows), blank and CRLF lines
  * among them, fed whole and in chunks of 1 to 4096 bytes: every row is
@@ -372,6 +480,7 @@ int main(void)
 	    cmocka_unit_test(test_numbers_everywhere), cmocka_unit_test(test_bad_cells),
 	    cmocka_unit_test(test_short_rows),	       cmocka_unit_test(test_special_text_tail),
 	    cmocka_unit_test(test_text_shared_or_not), cmocka_unit_test(test_line_splits),
+	    cmocka_unit_test(test_repeated_rows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

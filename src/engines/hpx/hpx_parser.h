@@ -26,6 +26,23 @@ struct hpx_header {
 	size_t *slot;		/* numeric slot of each column, SIZE_MAX for string columns */
 	size_t nnum;
 	long col_layer, col_op, col_tag, col_ovf; /* last column of that name, or -1 */
+	/* Layer, then Op (else tag), then only counters, then the overflow
+	 * column or nothing: the layout whose rows may take the repeated-
+	 * prefix path (parser.c, row_repeat). */
+	bool pfx_plan;
+};
+
+/* Row r of the previous iteration, when it was a plain row of a pfx_plan
+ * header whose Layer and Op cells needed no stripping: its first bytes
+ * "Layer,Op," (zero padded), and where those two texts are in the arena.
+ * A row of the next iteration that starts with the same bytes has the same
+ * two cells, so it shares them without being split there (parser.c). */
+#define HPX_PFX_MAX 32
+struct hpx_pfx {
+	char bytes[HPX_PFX_MAX];
+	uint32_t id_off, op_off;
+	uint32_t len;  /* 0: none */
+	uint64_t iter; /* the iteration (index in the preset) it describes */
 };
 
 struct hpx_iter {
@@ -144,6 +161,10 @@ struct hpx_preset {
 	 * one's are read again). */
 	struct hpx_tile *tiles, *tiles_tail;
 	size_t tiled, ids_freed;
+	/* Row prefixes of the previous iteration, one per row (NULL until
+	 * needed, or when it could not be allocated: then unused). */
+	struct hpx_pfx *pfx;
+	size_t pfx_cap;
 };
 
 struct hpx_meta {

@@ -168,6 +168,7 @@ static void preset_clear(struct ergon_hpx_parser *p, struct hpx_preset *ps)
 	}
 	free(ps->hdrs);
 	free(ps->strs);
+	free(ps->pfx);
 	char name[sizeof(ps->name)];
 	memcpy(name, ps->name, sizeof(name));
 	uint64_t line = ps->first_lineno;
@@ -607,6 +608,12 @@ static int header_set(struct ergon_hpx_parser *p, struct hpx_preset *ps, const c
 			h->col_ovf = (long)i;
 	}
 	h->ncols = ncols;
+	long col_text = h->col_op >= 0 ? h->col_op : h->col_tag;
+	h->pfx_plan = ncols >= 3 && h->col_layer == 0 && col_text == 1 &&
+		      ncols == 2 + h->nnum + (h->col_ovf >= 0) &&
+		      (h->col_ovf < 0 || (size_t)h->col_ovf == ncols - 1);
+	for (size_t i = 2; h->pfx_plan && i < 2 + h->nnum; i++)
+		h->pfx_plan = h->kind[i] == HPX_COL_NUM;
 	ps->nhdrs++;
 	ps->cur_hdr = (long)(ps->nhdrs - 1);
 	ps->iters[ps->niters - 1].hdr = ps->cur_hdr;
@@ -736,6 +743,84 @@ static inline int str_intern(struct ergon_hpx_parser *p, struct hpx_preset *ps,
 	return str_add(p, ps, s, n, off, lineno, err);
 }
 
+/* The unsigned decimal counter (1 to 18 digits) at *cp, which ends at the
+ * first byte that is not a digit, or at e; line (the row's start, from
+ * which 8 bytes are readable when the row has them) is at or before *cp.
+ * True with *out and *cp past the digits; false for no digit or more than
+ * 18 (the general path reads long numbers). */
+static inline bool num_cell(const char **cp, const char *e, const char *line, uint64_t *out)
+{
+	const char *c = *cp;
+	uint64_t v = 0;
+	size_t digits = 0;
+	(void)line; /* read by the word-at-a-time path only */
+#ifdef HPX_SWAR
+	if (e - c >= 8) {
+		/* The usual counter: under 8 digits, then a byte that is not
+		 * one, all in the first word. */
+		uint64_t x = load8(c);
+		uint64_t nd = nondigits(x);
+		if (nd) {
+			unsigned k = (unsigned)__builtin_ctzll(nd) / 8u;
+			if (k == 0)
+				return false;
+			*out = digits_value(x, k);
+			*cp = c + k;
+			return true;
+		}
+	}
+	/* Eight bytes at a time while the line has them: no branch
+	 * per digit, so the varying lengths cost no mispredictions.
+	 * The byte loop below finishes a number the words did not. */
+	bool bytewise = true;
+	while (e - c >= 8) {
+		uint64_t x = load8(c);
+		uint64_t nd = nondigits(x);
+		unsigned k = nd ? (unsigned)__builtin_ctzll(nd) / 8u : 8u;
+		if (digits + k > 18)
+			return false; /* the general path reads long numbers */
+		if (k) {
+			v = v * pow10_u64[k] + digits_value(x, k);
+			digits += k;
+			c += k;
+		}
+		if (k < 8) {
+			bytewise = false; /* at the first non-digit */
+			break;
+		}
+	}
+	if (digits >= 18)
+		bytewise = false;
+	if (bytewise && c < e && e - line >= 8) {
+		/* Under 8 bytes left (the last counter): the line's
+		 * last word, shifted so that they are its low bytes;
+		 * the zeros above them are non-digits. */
+		unsigned rem = (unsigned)(e - c);
+		uint64_t x = load8(e - 8) >> (8u * (8u - rem));
+		unsigned k = (unsigned)__builtin_ctzll(nondigits(x)) / 8u;
+		if (digits + k > 18)
+			return false;
+		if (k) {
+			v = v * pow10_u64[k] + digits_value(x, k);
+			digits += k;
+			c += k;
+		}
+		bytewise = false;
+	}
+	if (bytewise)
+#endif
+		while (c < e && (unsigned char)(*c - '0') < 10 && digits < 18) {
+			v = v * 10u + (uint64_t)(*c - '0');
+			c++;
+			digits++;
+		}
+	if (digits == 0)
+		return false;
+	*cp = c;
+	*out = v;
+	return true;
+}
+
 /* One pass over a row made only of unsigned decimal counters (up to 18
  * digits) and text cells without quotes, CR or NUL. Fills p->fields (with
  * p->field_base left NULL to say "fast") and dst[slot] (nnum doubles: the
@@ -750,55 +835,8 @@ static bool row_fast(struct ergon_hpx_parser *p, const struct hpx_header *h, con
 	for (size_t i = 0; i < h->ncols; i++) {
 		const char *fs = c;
 		if (h->kind[i] == HPX_COL_NUM) {
-			uint64_t v = 0;
-			size_t digits = 0;
-#ifdef HPX_SWAR
-			/* Eight bytes at a time while the line has them: no branch
-			 * per digit, so the varying lengths cost no mispredictions.
-			 * The byte loop below finishes a number the words did not. */
-			bool bytewise = true;
-			while (e - c >= 8) {
-				uint64_t x = load8(c);
-				uint64_t nd = nondigits(x);
-				unsigned k = nd ? (unsigned)__builtin_ctzll(nd) / 8u : 8u;
-				if (digits + k > 18)
-					return false; /* the general path reads long numbers */
-				if (k) {
-					v = v * pow10_u64[k] + digits_value(x, k);
-					digits += k;
-					c += k;
-				}
-				if (k < 8) {
-					bytewise = false; /* at the first non-digit */
-					break;
-				}
-			}
-			if (digits >= 18)
-				bytewise = false;
-			if (bytewise && c < e && e - line >= 8) {
-				/* Under 8 bytes left (the last counter): the line's
-				 * last word, shifted so that they are its low bytes;
-				 * the zeros above them are non-digits. */
-				unsigned rem = (unsigned)(e - c);
-				uint64_t x = load8(e - 8) >> (8u * (8u - rem));
-				unsigned k = (unsigned)__builtin_ctzll(nondigits(x)) / 8u;
-				if (digits + k > 18)
-					return false;
-				if (k) {
-					v = v * pow10_u64[k] + digits_value(x, k);
-					digits += k;
-					c += k;
-				}
-				bytewise = false;
-			}
-			if (bytewise)
-#endif
-				while (c < e && (unsigned char)(*c - '0') < 10 && digits < 18) {
-					v = v * 10u + (uint64_t)(*c - '0');
-					c++;
-					digits++;
-				}
-			if (digits == 0 || (c < e && *c != ','))
+			uint64_t v;
+			if (!num_cell(&c, e, line, &v) || (c < e && *c != ','))
 				return false;
 			/* v < 10^18 < 2^63: the signed conversion is exact and
 			 * one instruction. */
@@ -950,6 +988,112 @@ static inline uint8_t ovf_of(const char *f, size_t fl)
 	return !((fl == 1 && f[0] == '0') || (hpx_py_int(f, fl, &d, NULL, NULL) && d == 0.0));
 }
 
+#ifdef HPX_SWAR
+/* A row of a pfx_plan header that starts with the bytes pf holds (row r
+ * of the previous iteration, "Layer,Op,"): its cells after them, which are
+ * counters and the overflow cell, into dst and *ovf, and true; its Layer
+ * and Op cells are pf's, not split, stripped or compared again. The same
+ * values as row_fast: every counter 1 to 18 digits, one comma between
+ * cells, an overflow cell (stripped, then read as ovf_of reads it) without
+ * a comma, quote, CR or NUL. False: the row goes the usual way (dst may
+ * then hold some of its counters). */
+static inline bool row_repeat(const struct hpx_header *h, const struct hpx_pfx *pf,
+			      const char *line, size_t n, double *dst, uint8_t *ovf)
+{
+	size_t plen = pf->len; /* 4 to HPX_PFX_MAX */
+	if (n < 8 || n <= plen)
+		return false;
+	uint64_t d;
+	if (plen <= 8) {
+		d = (load8(line) ^ load8(pf->bytes)) & (UINT64_MAX >> (64u - 8u * (unsigned)plen));
+	} else {
+		/* words from the start, and the one ending at plen */
+		d = (load8(line) ^ load8(pf->bytes)) |
+		    (load8(line + plen - 8) ^ load8(pf->bytes + plen - 8));
+		if (plen > 16)
+			d |= load8(line + 8) ^ load8(pf->bytes + 8);
+		if (plen > 24)
+			d |= load8(line + 16) ^ load8(pf->bytes + 16);
+	}
+	if (d)
+		return false;
+	const char *c = line + plen, *e = line + n;
+	/* The counters are columns 2.. in order, so slot i is the i-th. */
+	size_t nnum = h->nnum, last = h->col_ovf < 0 ? nnum - 1 : SIZE_MAX;
+	for (size_t i = 0; i < nnum; i++) {
+		uint64_t v;
+		if (!num_cell(&c, e, line, &v))
+			return false;
+		if (i == last) {
+			if (c != e)
+				return false;
+		} else {
+			if (c >= e || *c != ',')
+				return false;
+			c++;
+		}
+		dst[i] = (double)(int64_t)v;
+	}
+	*ovf = 0;
+	if (h->col_ovf >= 0) {
+		if (e - c == 1 && *c == '0')
+			return true; /* the firmware's own "0" */
+		const char *f = c;
+		size_t fl = (size_t)(e - c);
+		for (const char *q = c; q < e; q++) {
+			unsigned char b = (unsigned char)*q;
+			if (b == ',' || b == '"' || b == '\r' || b == '\0')
+				return false;
+		}
+		cell_strip(&f, &fl);
+		*ovf = ovf_of(f, fl);
+	}
+	return true;
+}
+#endif
+
+/* After row r of the current iteration (index iter) is stored: pf (its
+ * entry) describes it when the row was split by row_fast* under a pfx_plan
+ * header and its Layer and Op cells needed no stripping (so that its first
+ * bytes are "Layer,Op," exactly as stored); else it describes nothing. */
+static void pfx_note(struct ergon_hpx_parser *p, struct hpx_preset *ps, const struct hpx_header *h,
+		     const struct hpx_iter *it, size_t r, uint64_t iter, const char *line,
+		     bool fast)
+{
+	if (r >= ps->pfx_cap) {
+		if (!h->pfx_plan || !fast)
+			return; /* nothing there to forget */
+		size_t old = ps->pfx_cap;
+		if (grow((void **)&ps->pfx, &ps->pfx_cap, r + 1, sizeof(*ps->pfx),
+			 p->lim.max_layers ? p->lim.max_layers : 1))
+			return; /* no room: rows go the usual way */
+		memset(ps->pfx + old, 0, (ps->pfx_cap - old) * sizeof(*ps->pfx));
+	}
+	struct hpx_pfx *pf = &ps->pfx[r];
+	pf->len = 0;
+	if (!h->pfx_plan || !fast || it->id_off[r] == UINT32_MAX || it->op_off[r] == UINT32_MAX)
+		return;
+	const struct hpx_span *a = &p->fields[0], *b = &p->fields[1];
+	size_t plen = b->off + b->len + 1;
+	if (a->off != 0 || b->off != a->len + 1 || plen > HPX_PFX_MAX || plen < 4)
+		return;
+	/* cell_strip's test: a cell that begins and ends with a byte in
+	 * 0x21..0x7f has nothing to strip. */
+	for (int k = 0; k < 2; k++) {
+		const char *f = line + (k ? b->off : a->off);
+		size_t fl = k ? b->len : a->len;
+		if (fl == 0 || (unsigned char)(f[0] - 0x21) >= 0x5f ||
+		    (unsigned char)(f[fl - 1] - 0x21) >= 0x5f)
+			return;
+	}
+	memset(pf->bytes, 0, sizeof(pf->bytes));
+	memcpy(pf->bytes, line, plen);
+	pf->id_off = it->id_off[r];
+	pf->op_off = it->op_off[r];
+	pf->iter = iter;
+	pf->len = (uint32_t)plen;
+}
+
 static int row_add(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char *line, size_t n,
 		   uint64_t lineno, struct ergon_err *err)
 {
@@ -962,10 +1106,27 @@ static int row_add(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char
 	 * (else into fast_vals, copied once the row is stored). Anything else
 	 * goes through the general CSV and number parsing below. */
 	double *dst = r < it->cap ? it->vals + r * h->nnum : p->fast_vals;
+	uint64_t iter = ps->niters - 1;
+	/* The same Layer and Op as row r of the previous iteration (the rule:
+	 * a model's layers repeat every iteration): only the counters are
+	 * read (row_repeat). */
+	struct hpx_pfx *pf = NULL;
+	uint8_t rep_ovf = 0;
+	bool repeat = false;
+#ifdef HPX_SWAR
+	if (r < ps->pfx_cap && ps->pfx[r].len && ps->pfx[r].iter + 1 == iter && h->pfx_plan &&
+	    h->nnum <= p->fast_cap) {
+		pf = &ps->pfx[r];
+		repeat = row_repeat(h, pf, line, n, dst, &rep_ovf);
+		if (repeat)
+			p->field_base = NULL;
+	}
+#endif
 #if defined(HPX_SWAR) && defined(__SSE2__) && !defined(ERGON_NO_SIMD)
-	bool fast_row = row_fast_commas(p, h, line, n, dst) || row_fast(p, h, line, n, dst);
+	bool fast_row = repeat || row_fast_commas(p, h, line, n, dst) ||
+			row_fast(p, h, line, n, dst);
 #else
-	bool fast_row = row_fast(p, h, line, n, dst);
+	bool fast_row = repeat || row_fast(p, h, line, n, dst);
 #endif
 	long nf = fast_row ? (long)h->ncols : csv_split(p, line, n, false);
 	bool fast = p->field_base == NULL;
@@ -1028,6 +1189,16 @@ stored:;
 		 * distinct columns). */
 		if (dst != vals && h->nnum)
 			memcpy(vals, dst, h->nnum * sizeof(double));
+		if (repeat) {
+			/* what str_intern gives for the previous row's text */
+			it->ovf[r] = rep_ovf;
+			it->id_off[r] = pf->id_off;
+			it->op_off[r] = pf->op_off;
+			pf->iter = iter;
+			p->cells += h->nnum + 1;
+			it->nrows++;
+			return 0;
+		}
 		const char *end = line + n;
 		if (h->col_ovf >= 0) {
 			const char *f = line + p->fields[h->col_ovf].off;
@@ -1053,10 +1224,12 @@ stored:;
 			if (rc)
 				return rc;
 		}
+		pfx_note(p, ps, h, it, r, iter, line, true);
 		p->cells += h->nnum + 1;
 		it->nrows++;
 		return 0;
 	}
+	pfx_note(p, ps, h, it, r, iter, line, false);
 	for (size_t i = 0; i < h->ncols; i++) {
 		const char *f = p->field_base + p->fields[i].off;
 		size_t fl = p->fields[i].len;
