@@ -163,27 +163,35 @@ void hpx_tile_write(struct hpx_spill *sp, struct hpx_tile *t)
 			goto release;
 		}
 	}
-	double *buf = sp->tbuf;
+	/* The tile's fields in locals: a store through buf (or to a flag)
+	 * would otherwise make the compiler read them again for every value. */
+	double *restrict buf = sp->tbuf;
+	const size_t nnum = t->nnum, rows = t->rows;
+	double *const *vals = t->vals;
+	uint8_t *const *ovf = t->ovf;
+	const size_t *nrows = t->nrows;
+	unsigned any = 0;
 	for (size_t g0 = 0; g0 < nt; g0 += TRANSPOSE_GROUP) {
 		size_t gn = nt - g0 < TRANSPOSE_GROUP ? nt - g0 : TRANSPOSE_GROUP;
-		for (size_t r = 0; r < t->rows; r++) {
-			double *dst = buf + r * ns * nt + g0;
+		for (size_t r = 0; r < rows; r++) {
+			double *restrict dst = buf + r * ns * nt + g0;
 			for (size_t k = 0; k < gn; k++) {
 				size_t i = g0 + k;
-				if (r >= t->nrows[i]) {
+				if (r >= nrows[i]) {
 					for (size_t s = 0; s < ns; s++)
 						dst[s * nt + k] = NAN;
 					continue;
 				}
-				const double *row = t->vals[i] + r * t->nnum;
-				for (size_t s = 0; s < t->nnum; s++)
+				const double *row = vals[i] + r * nnum;
+				for (size_t s = 0; s < nnum; s++)
 					dst[s * nt + k] = row[s];
-				bool o = t->ovf[i][r] != 0;
-				dst[t->nnum * nt + k] = o ? 1.0 : 0.0;
-				t->any_ovf |= o;
+				unsigned o = ovf[i][r] != 0;
+				dst[nnum * nt + k] = o ? 1.0 : 0.0;
+				any |= o;
 			}
 		}
 	}
+	t->any_ovf |= any != 0;
 	if (t->bytes) {
 		t->rc = sp->io.write(sp->io.ctx, t->off, buf, (size_t)t->bytes, &t->err);
 	}
