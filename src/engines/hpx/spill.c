@@ -183,6 +183,12 @@ void hpx_tile_write(struct hpx_spill *sp, struct hpx_tile *t)
 					continue;
 				}
 				const double *row = vals[i] + r * nnum;
+				/* The parser wrote these rows on another core:
+				 * ask for them a few rows ahead (the eight
+				 * iterations' streams are too many for the
+				 * hardware to follow well). */
+				if (r + 8 < nrows[i])
+					__builtin_prefetch(row + 8 * nnum);
 				for (size_t s = 0; s < nnum; s++)
 					dst[s * nt + k] = row[s];
 				unsigned o = ovf[i][r] != 0;
