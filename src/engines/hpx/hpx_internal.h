@@ -31,9 +31,8 @@ struct hpx_lines {
 
 int hpx_lines_init(struct hpx_lines *l, size_t line_max, struct ergon_err *err);
 void hpx_lines_cleanup(struct hpx_lines *l);
-/* Calls fn for every complete line; stops at fn's first nonzero return and
- * returns it. */
-int hpx_lines_feed(struct hpx_lines *l, const char *data, size_t len, hpx_line_fn fn, void *ctx);
+/* hpx_lines_feed (lines_feed.h, inline): calls fn for every complete line;
+ * stops at fn's first nonzero return and returns it. */
 /* Hands out a final unterminated line, if any. */
 int hpx_lines_finish(struct hpx_lines *l, hpx_line_fn fn, void *ctx);
 

@@ -8,6 +8,7 @@
  */
 #include "ergon/issues.h"
 #include "hpx_parser.h"
+#include "lines_feed.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -1335,7 +1336,13 @@ static void heartbeat(struct ergon_hpx_parser *p, const char *s, size_t n, uint6
 	}
 }
 
-static int on_line(void *ctx, const char *line, size_t n, uint64_t lineno)
+static int on_marker(struct ergon_hpx_parser *p, const char *line, size_t n, uint64_t lineno);
+
+/* One line (the splitter's callback): data rows here, inline in the
+ * splitter's loop (lines_feed.h); sentinels, metadata and heartbeats in
+ * on_marker. */
+static inline __attribute__((always_inline)) int on_line(void *ctx, const char *line, size_t n,
+							 uint64_t lineno)
 {
 	struct ergon_hpx_parser *p = ctx;
 	struct ergon_err *err = p->feed_err;
@@ -1360,6 +1367,16 @@ static int on_line(void *ctx, const char *line, size_t n, uint64_t lineno)
 			return header_set(p, ps, line, n, lineno, err) ? -1 : 0;
 		return row_add(p, ps, line, n, lineno, err) ? -1 : 0;
 	}
+	return on_marker(p, line, n, lineno);
+}
+
+/* A stripped line that starts with '-' or 'H': a sentinel, metadata or a
+ * heartbeat (or what only looks like one and is then read as on_line
+ * would). */
+static __attribute__((noinline)) int on_marker(struct ergon_hpx_parser *p, const char *line,
+					       size_t n, uint64_t lineno)
+{
+	struct ergon_err *err = p->feed_err;
 	hpx_terminal_line(&p->term, line, n, lineno);
 	if (p->ended)
 		return 0;
