@@ -1175,6 +1175,18 @@ static int row_add(struct ergon_hpx_parser *p, struct hpx_preset *ps, const char
 	}
 stored:;
 	double *vals = it->vals + r * h->nnum;
+	if (repeat) {
+		/* what str_intern gives for the previous row's text */
+		if (dst != vals && h->nnum)
+			memcpy(vals, dst, h->nnum * sizeof(double));
+		it->ovf[r] = rep_ovf;
+		it->id_off[r] = pf->id_off;
+		it->op_off[r] = pf->op_off;
+		pf->iter = iter;
+		p->cells += h->nnum + 1;
+		it->nrows++;
+		return 0;
+	}
 	/* The same row of the previous iteration, whose Layer/Op text is almost
 	 * always identical: shared instead of stored again. */
 	const struct hpx_iter *prev = ps->niters >= 2 && ps->iters[ps->niters - 2].nrows > r
@@ -1190,16 +1202,6 @@ stored:;
 		 * distinct columns). */
 		if (dst != vals && h->nnum)
 			memcpy(vals, dst, h->nnum * sizeof(double));
-		if (repeat) {
-			/* what str_intern gives for the previous row's text */
-			it->ovf[r] = rep_ovf;
-			it->id_off[r] = pf->id_off;
-			it->op_off[r] = pf->op_off;
-			pf->iter = iter;
-			p->cells += h->nnum + 1;
-			it->nrows++;
-			return 0;
-		}
 		const char *end = line + n;
 		if (h->col_ovf >= 0) {
 			const char *f = line + p->fields[h->col_ovf].off;
