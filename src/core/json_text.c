@@ -16,6 +16,7 @@
 #include "ergon/artifact.h"
 
 #include "ergon/dynbuf.h"
+#include "ergon/utf8.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -28,39 +29,6 @@
  * deeper value is left to it (ergon_json_text fails, the caller falls
  * back). */
 #define TEXT_MAX_DEPTH 256
-
-/* Bytes of a valid UTF-8 sequence at s (n bytes left, s[0] >= 0x80), or 0:
- * RFC 3629, as jansson checks it (no overlong forms, no surrogates,
- * nothing above U+10FFFF). */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned c = s[0];
-	size_t need;
-	uint32_t cp;
-	if (c >= 0xC2 && c <= 0xDF) {
-		need = 2;
-		cp = c & 0x1F;
-	} else if (c >= 0xE0 && c <= 0xEF) {
-		need = 3;
-		cp = c & 0x0F;
-	} else if (c >= 0xF0 && c <= 0xF4) {
-		need = 4;
-		cp = c & 0x07;
-	} else {
-		return 0;
-	}
-	if (n < need)
-		return 0;
-	for (size_t i = 1; i < need; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3Fu);
-	}
-	if ((need == 3 && cp < 0x800) || (need == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-	    (cp >= 0xD800 && cp <= 0xDFFF))
-		return 0;
-	return need;
-}
 
 /* A JSON string; -1 when s is not valid UTF-8 (jansson does not write
  * those either). */
@@ -77,7 +45,7 @@ static int put_string(struct ergon_dynbuf *b, const char *s, size_t len)
 			continue;
 		}
 		if (c >= 0x80) {
-			size_t k = utf8_len(u + i, len - i);
+			size_t k = ergon_utf8_len(s + i, len - i);
 			if (k == 0)
 				return -1;
 			i += k;

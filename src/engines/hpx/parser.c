@@ -973,11 +973,16 @@ static bool row_fast_commas(struct ergon_hpx_parser *p, const struct hpx_header 
 
 /* Stripped as str.strip() would: everything it strips is <= 0x20 or
  * starts a multi-byte character (>= 0x80), so a cell that begins and ends
- * with other bytes has nothing to strip. */
+ * with other bytes (cell_plain) has nothing to strip. */
+static inline bool cell_plain(const char *f, size_t fl)
+{
+	return fl != 0 && (unsigned char)(f[0] - 0x21) < 0x5f &&
+	       (unsigned char)(f[fl - 1] - 0x21) < 0x5f;
+}
+
 static inline void cell_strip(const char **f, size_t *fl)
 {
-	if (*fl == 0 || (unsigned char)((*f)[0] - 0x21) >= 0x5f ||
-	    (unsigned char)((*f)[*fl - 1] - 0x21) >= 0x5f)
+	if (!cell_plain(*f, *fl))
 		hpx_strip(f, fl);
 }
 
@@ -1078,15 +1083,8 @@ static void pfx_note(struct ergon_hpx_parser *p, struct hpx_preset *ps, const st
 	size_t plen = b->off + b->len + 1;
 	if (a->off != 0 || b->off != a->len + 1 || plen > HPX_PFX_MAX || plen < 4)
 		return;
-	/* cell_strip's test: a cell that begins and ends with a byte in
-	 * 0x21..0x7f has nothing to strip. */
-	for (int k = 0; k < 2; k++) {
-		const char *f = line + (k ? b->off : a->off);
-		size_t fl = k ? b->len : a->len;
-		if (fl == 0 || (unsigned char)(f[0] - 0x21) >= 0x5f ||
-		    (unsigned char)(f[fl - 1] - 0x21) >= 0x5f)
-			return;
-	}
+	if (!cell_plain(line + a->off, a->len) || !cell_plain(line + b->off, b->len))
+		return; /* cell_strip would change them */
 	memset(pf->bytes, 0, sizeof(pf->bytes));
 	memcpy(pf->bytes, line, plen);
 	pf->id_off = it->id_off[r];
