@@ -3,6 +3,7 @@
 #include "ergon/hpx_report.h"
 #include "ergon/issue_list.h"
 #include "ergon/utf8.h"
+#include "hpx_json_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -148,7 +149,7 @@ static json_t *meta_json(const struct ergon_pmu_result *r)
 	return m;
 }
 
-static json_t *preset_json(const struct ergon_pmu_preset *p)
+static json_t *preset_json(const struct ergon_pmu_preset *p, bool tables)
 {
 	json_t *hdr = json_array();
 	for (size_t c = 0; hdr && c < p->ncolumns; c++)
@@ -156,6 +157,8 @@ static json_t *preset_json(const struct ergon_pmu_preset *p)
 	json_t *pj = json_pack("{s:s, s:o}", "name", p->name, "header", hdr ? hdr : json_array());
 	if (!pj)
 		return NULL;
+	if (!tables)
+		return pj;
 	if (p->iterations) {
 		json_t *its = json_array();
 		for (size_t it = 0; its && it < p->niterations; it++)
@@ -171,7 +174,8 @@ static json_t *preset_json(const struct ergon_pmu_preset *p)
 	return pj;
 }
 
-int ergon_pmu_result_to_json(const struct ergon_pmu_result *r, json_t **out, struct ergon_err *err)
+static int result_json(const struct ergon_pmu_result *r, bool tables, json_t **out,
+		       struct ergon_err *err)
 {
 	*out = NULL;
 	json_t *res = json_object();
@@ -183,7 +187,7 @@ int ergon_pmu_result_to_json(const struct ergon_pmu_result *r, json_t **out, str
 	if (!res || !presets || !groups || !issues || !merged || !meta)
 		goto fail;
 	for (size_t i = 0; i < r->npresets; i++) {
-		json_t *pj = preset_json(&r->presets[i]);
+		json_t *pj = preset_json(&r->presets[i], tables);
 		if (!pj || json_object_set_new(presets, r->presets[i].name, pj))
 			goto fail;
 	}
@@ -227,6 +231,16 @@ fail:
 	json_decref(merged);
 	json_decref(meta);
 	return ergon_err_set(err, ERGON_ENOMEM, "hpx: out of memory building the result");
+}
+
+int ergon_pmu_result_to_json(const struct ergon_pmu_result *r, json_t **out, struct ergon_err *err)
+{
+	return result_json(r, true, out, err);
+}
+
+int hpx_result_json_lean(const struct ergon_pmu_result *r, json_t **out, struct ergon_err *err)
+{
+	return result_json(r, false, out, err);
 }
 
 int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsigned flags,

@@ -22,6 +22,7 @@
 #include "ergon/hpx_report.h"
 #include "ergon/reserve.h"
 #include "ergon/sha256.h"
+#include "hpx_json_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -243,6 +244,9 @@ static int read_chunks(int fd, const char *log, struct ergon_hpx_parser *p,
 struct spill_file {
 	int fd;
 	const char *dir;
+	/* The parse is over and the file is about to be closed, which hands
+	 * all of it back at once: no hole is punched range by range. */
+	bool closing;
 };
 
 /* Write (or read) len bytes at off, whole; errors name the folder. */
@@ -293,6 +297,8 @@ static int spill_read(void *ctx, uint64_t off, void *buf, size_t len, struct erg
 static void spill_release(void *ctx, uint64_t off, uint64_t len)
 {
 	struct spill_file *f = ctx;
+	if (f->closing)
+		return;
 	(void)fallocate(f->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len);
 }
 
@@ -324,15 +330,16 @@ static int spill_open(struct spill_file *f, const char *dir, struct ergon_err *e
 /* The parser and the spill file, let go (a thread's body). */
 struct drop_job {
 	struct ergon_hpx_parser *p;
-	int fd;
+	struct spill_file *sf;
 };
 
 static void *drop_main(void *arg)
 {
 	struct drop_job *d = arg;
+	d->sf->closing = true;
 	ergon_hpx_parser_free(d->p);
-	if (d->fd >= 0)
-		close(d->fd);
+	if (d->sf->fd >= 0)
+		close(d->sf->fd);
 	return NULL;
 }
 
@@ -388,12 +395,17 @@ int ergon_hpx_parse_run(const char *log, const struct ergon_hpx_report_opts *o, 
 		if (fin < 0)
 			rc = fin;
 	}
+	/* Only what the outputs read (hpx_json_internal.h). */
+	struct ergon_pmu_result *typed = NULL;
 	if (!rc)
-		rc = ergon_hpx_parser_to_json(p, o->aggregation, 0, &result, err);
+		rc = ergon_hpx_parser_result(p, o->aggregation, 0, &typed, err);
+	if (!rc)
+		rc = hpx_result_json_lean(typed, &result, err);
+	ergon_pmu_result_free(typed);
 	/* The result holds what the outputs need: the parser and the spill
 	 * (its page cache) are let go by a second thread while they are
 	 * written. */
-	struct drop_job dj = {.p = p, .fd = sf.fd};
+	struct drop_job dj = {.p = p, .sf = &sf};
 	pthread_t dth;
 	bool dropping = pthread_create(&dth, NULL, drop_main, &dj) == 0;
 	if (!dropping)
@@ -434,8 +446,12 @@ int ergon_hpx_capture_run(const struct ergon_hpx_capture_opts *co,
 	rc = ergon_hpx_parser_new(NULL, &p, err);
 	if (!rc)
 		rc = ergon_hpx_capture(co, p, &cr, err);
+	struct ergon_pmu_result *typed = NULL;
 	if (!rc)
-		rc = ergon_hpx_parser_to_json(p, o->aggregation, 0, &result, err);
+		rc = ergon_hpx_parser_result(p, o->aggregation, 0, &typed, err);
+	if (!rc)
+		rc = hpx_result_json_lean(typed, &result, err);
+	ergon_pmu_result_free(typed);
 	if (!rc) {
 		struct ergon_hpx_report_opts ro = *o;
 		ro.extra_issues = cr.issues;

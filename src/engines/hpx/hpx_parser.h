@@ -128,11 +128,14 @@ struct hpx_spill {
 	uint64_t end; /* the store's size */
 	struct hpx_range free[HPX_SPILL_FREE_MAX];
 	size_t nfree;
-	/* The tile writer's transposition buffer (owned, grown to the largest
-	 * tile, freed by hpx_spill_cleanup): one thread writes tiles at a
-	 * time (the worker, or the parser when there is none). */
-	double *tbuf;
-	size_t tbuf_cap; /* bytes */
+	/* The tile writers' transposition buffers (owned, grown to the
+	 * largest tile, freed by hpx_spill_cleanup): the worker's, and the
+	 * parser's own (it writes a tile itself when there is no worker, or
+	 * while the worker is behind), so the two may write at once. */
+	struct hpx_tbuf {
+		double *p;
+		size_t cap; /* bytes */
+	} tbuf_worker, tbuf_parser;
 };
 
 struct hpx_sealed; /* a preset aggregated at its end (seal.c) */
@@ -276,14 +279,15 @@ void hpx_sealed_free(struct hpx_sealed *s);
 /* spill.c. hpx_tiles_take: move the ended iterations of ps (all of them
  * when `all`, else only full runs) into tiles, hand each to early->tile,
  * and release Layer/Op offsets no longer read. hpx_tile_write: the job
- * (transpose, write, free the samples; errors land in t->rc/msg).
+ * (transpose through tb, which only the calling thread uses; write; free
+ * the samples; errors land in t->rc/msg).
  * hpx_tiles_gather: what gather_block makes, for layers [l0, l0 + nb) of
  * the tiled iterations: gather, frozen (frozen[b * ni + it]), the counts
  * per layer (added to), overflow; 0 or the store's error in err.
  * hpx_tiles_free: release the store's ranges, and free the tiles when
  * `structs` (else they stay, emptied, for the parser to free). */
 void hpx_tiles_take(struct ergon_hpx_parser *p, struct hpx_preset *ps, bool all);
-void hpx_tile_write(struct hpx_spill *sp, struct hpx_tile *t);
+void hpx_tile_write(struct hpx_spill *sp, struct hpx_tbuf *tb, struct hpx_tile *t);
 struct ergon_pmu_layer;
 int hpx_tiles_gather(const struct hpx_preset *ps, struct hpx_spill *sp, const char *const *names,
 		     const size_t *lens, size_t ncols, size_t l0, size_t nb, size_t per_layer,

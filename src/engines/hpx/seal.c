@@ -12,9 +12,9 @@
  *
  * With a spill (ergon_hpx_parser_spill) the same worker also writes each
  * tile of ended iterations to the store (spill.c), in the FIFO's order, so
- * a preset's tiles are written before it is sealed. The parser waits while
- * more than TILES_QUEUED jobs are queued: memory holds a bounded number of
- * tiles however far the worker falls behind.
+ * a preset's tiles are written before it is sealed. While TILES_QUEUED
+ * jobs are queued the parser writes its tiles itself: memory holds a
+ * bounded number of tiles however far the worker falls behind.
  */
 #include "hpx_parser.h"
 
@@ -85,7 +85,7 @@ static void *worker_main(void *arg)
 			w->tail = NULL;
 		pthread_mutex_unlock(&w->mu);
 		if (j->tile)
-			hpx_tile_write(w->spill, j->tile);
+			hpx_tile_write(w->spill, &w->spill->tbuf_worker, j->tile);
 		else
 			hpx_seal_compute(&j->copy, w->method, w->spill, j->out, &hook);
 		pthread_mutex_lock(&w->mu);
@@ -139,22 +139,28 @@ static void preset_seal(struct ergon_hpx_parser *p, struct hpx_preset *ps)
 	job_push(w, j);
 }
 
+/* A tile goes to the worker unless TILES_QUEUED jobs are already queued
+ * there (it is behind, typically sealing the previous preset): then the
+ * parser writes it itself and parses on, instead of waiting idle. So the
+ * tiles in memory stay bounded, and neither core waits on the other. */
 static void preset_tile(struct ergon_hpx_parser *p, struct hpx_tile *t)
 {
 	struct hpx_worker *w = p->worker;
-	struct hpx_job *j = w ? malloc(sizeof(*j)) : NULL;
+	struct hpx_job *j = NULL;
+	if (w) {
+		pthread_mutex_lock(&w->mu);
+		bool behind = w->pending >= TILES_QUEUED;
+		pthread_mutex_unlock(&w->mu);
+		j = behind ? NULL : malloc(sizeof(*j));
+	}
 	if (!j) {
-		hpx_tile_write(&p->spill, t);
+		hpx_tile_write(&p->spill, &p->spill.tbuf_parser, t);
 		return;
 	}
 	j->out = NULL;
 	j->tile = t;
 	j->next = NULL;
 	job_push(w, j);
-	pthread_mutex_lock(&w->mu);
-	while (w->pending > TILES_QUEUED)
-		pthread_cond_wait(&w->cv, &w->mu);
-	pthread_mutex_unlock(&w->mu);
 }
 
 /* The caller has nothing to do until the worker is done: it takes a share

@@ -148,16 +148,16 @@ void hpx_tiles_take(struct ergon_hpx_parser *p, struct hpx_preset *ps, bool all)
  * TRANSPOSE_GROUP consecutive doubles, one cache line. */
 #define TRANSPOSE_GROUP 8
 
-void hpx_tile_write(struct hpx_spill *sp, struct hpx_tile *t)
+void hpx_tile_write(struct hpx_spill *sp, struct hpx_tbuf *tb, struct hpx_tile *t)
 {
 	size_t ns = t->nnum + 1, nt = t->nt;
-	if (t->bytes > sp->tbuf_cap) {
+	if (t->bytes > tb->cap) {
 		/* One buffer for every tile, not a fresh ~0.8 MiB block (and
 		 * its page faults) each time. */
-		free(sp->tbuf);
-		sp->tbuf = io_alloc((size_t)t->bytes);
-		sp->tbuf_cap = sp->tbuf ? (size_t)t->bytes : 0;
-		if (sp->tbuf == NULL) {
+		free(tb->p);
+		tb->p = io_alloc((size_t)t->bytes);
+		tb->cap = tb->p ? (size_t)t->bytes : 0;
+		if (tb->p == NULL) {
 			t->rc = ergon_err_set(&t->err, ERGON_ENOMEM,
 					      "hpx: out of memory for a spill tile");
 			goto release;
@@ -165,7 +165,7 @@ void hpx_tile_write(struct hpx_spill *sp, struct hpx_tile *t)
 	}
 	/* The tile's fields in locals: a store through buf (or to a flag)
 	 * would otherwise make the compiler read them again for every value. */
-	double *restrict buf = sp->tbuf;
+	double *restrict buf = tb->p;
 	const size_t nnum = t->nnum, rows = t->rows;
 	double *const *vals = t->vals;
 	uint8_t *const *ovf = t->ovf;
@@ -316,8 +316,8 @@ void hpx_spill_cleanup(struct hpx_spill *sp)
 		if (sp->io.release)
 			sp->io.release(sp->io.ctx, sp->free[i].off, sp->free[i].len);
 	sp->nfree = 0;
-	free(sp->tbuf);
-	sp->tbuf = NULL;
-	sp->tbuf_cap = 0;
+	free(sp->tbuf_worker.p);
+	free(sp->tbuf_parser.p);
+	sp->tbuf_worker = sp->tbuf_parser = (struct hpx_tbuf){0};
 	pthread_mutex_destroy(&sp->mu);
 }
