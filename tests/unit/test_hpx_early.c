@@ -362,8 +362,11 @@ static uint32_t lcg(uint32_t *s)
 
 /* Presets of 100-250 iterations (several tiles each), a header that
  * changes now and then (order, columns), layer counts that change, refused
- * cells, negative and fractional cells, wraps, frozen rows, overflow flags,
- * a preset seen again, and (by seed) no END. */
+ * cells, negative (and -0) and fractional cells, wraps, frozen rows,
+ * overflow flags, a preset seen again, and (by seed) no END. Preset 1's
+ * cells are plain counters below 2^31 but for the iterations 100 to 109:
+ * its first tiles are narrow in the spill (hpx_parser.h), with the other
+ * changes, and a later one is not. */
 static char *odd_stream(uint32_t seed, size_t *len)
 {
 	static const char *const cols[] = {"ARM_PMU_CPU_CYCLES", "ARM_PMU_INST_RETIRED",
@@ -396,6 +399,8 @@ static char *odd_stream(uint32_t seed, size_t *len)
 				n += (size_t)snprintf(s + n, cap - n, "%d,OP%d", r, r % 3);
 				for (int k = 0; k < nh; k++) {
 					uint32_t x = lcg(&seed) % 100;
+					if (pr == 1 && (it < 100 || it >= 110))
+						x = 5 + x % 95;
 					if (zero)
 						n += (size_t)snprintf(s + n, cap - n, ",0");
 					else if (x == 0)
@@ -407,6 +412,8 @@ static char *odd_stream(uint32_t seed, size_t *len)
 						n += (size_t)snprintf(s + n, cap - n, ",-%u", x);
 					else if (x == 3)
 						n += (size_t)snprintf(s + n, cap - n, ",%u.5", x);
+					else if (x == 4)
+						n += (size_t)snprintf(s + n, cap - n, ",-0");
 					else
 						n += (size_t)snprintf(s + n, cap - n, ",%u",
 								      lcg(&seed) % 1000u);
@@ -438,12 +445,17 @@ static void test_spill_odd_streams(void **state)
 
 /* The store's layout (hpx_parser.h): 2 presets x 100 iterations x 5 layers
  * x 2 counters are tiles of 64 and 36 iterations per preset, each row 3
- * slots (2 counters and the overflow flag) of 8 bytes: 5 x 3 x 100 x 8 =
- * 12,000 bytes per preset in 2 writes. Sealed inline, preset 0 is
- * aggregated before preset 1's first tile is made, so preset 1 reuses its
- * ranges (best fit: its 64-iteration tile at byte 0, its 36-iteration one
- * at 64 x 5 x 3 x 8 = 7,680) and the store stays 12,000 bytes; in the
- * worker, reuse depends on timing (12,000 to 24,000 bytes). */
+ * slots (2 counters and the overflow flag). Every counter here is an
+ * integer below 2^31, so a tile is narrow (4 bytes a value) unless it has
+ * preset 1's iteration 70, whose layer 0 reads 5.5 instructions: that tile
+ * (36 iterations) is doubles (8 bytes). So 5 x 3 x 64 x 4 = 3,840 bytes,
+ * then 5 x 3 x 36 x 4 = 2,160, for preset 0; 3,840, then 5 x 3 x 36 x 8 =
+ * 4,320, for preset 1: 14,160 bytes in 4 writes. Sealed inline, preset 0 is
+ * aggregated before preset 1's first tile is written, so that tile reuses
+ * its range at byte 0 (best fit) while the doubles fit in neither freed
+ * range and go to the end: the store is 6,000 + 4,320 = 10,320 bytes. In
+ * the worker, reuse depends on timing (10,320 to 14,160 bytes). Preset 1's
+ * iteration 20 lacks layer 4: UINT32_MAX in each of its 3 slots. */
 static void test_spill_layout(void **state)
 {
 	(void)state;
@@ -455,10 +467,17 @@ static void test_spill_layout(void **state)
 		n += (size_t)snprintf(s + n, cap - n, "--- HPX_PRESET q%d ---\n", pr);
 		for (int it = 0; it < 100; it++) {
 			n += (size_t)snprintf(s + n, cap - n, "--- HPX_ITER %d ---\n" HDR, it);
-			for (int l = 0; l < 5; l++)
-				n += (size_t)snprintf(s + n, cap - n, "%d,OP,%d,%d,%d\n", l,
-						      1000 * pr + 100 * l + it, 7 * it + l,
-						      it == 3 && l == 1);
+			for (int l = 0; l < 5; l++) {
+				if (pr == 1 && it == 20 && l == 4)
+					continue;
+				if (pr == 1 && it == 70 && l == 0)
+					n += (size_t)snprintf(s + n, cap - n, "0,OP,%d,5.5,0\n",
+							      1000 + it);
+				else
+					n += (size_t)snprintf(s + n, cap - n, "%d,OP,%d,%d,%d\n", l,
+							      1000 * pr + 100 * l + it, 7 * it + l,
+							      it == 3 && l == 1);
+			}
 		}
 	}
 	n += (size_t)snprintf(s + n, cap - n, "--- HPX_END ---\n");
@@ -477,26 +496,35 @@ static void test_spill_layout(void **state)
 		assert_int_equal(ergon_hpx_parser_finish(p, &err), ERGON_HPX_DONE);
 		struct ergon_pmu_result *r = NULL;
 		assert_int_equal(ergon_hpx_parser_result(p, ERGON_HPX_AGG_MEDIAN, 0, &r, &err), 0);
-		assert_true(ms.written == 24000);
+		assert_true(ms.written == 14160);
 		assert_true(ms.writes == 4);
-		assert_true(ms.end >= 12000 && ms.end <= 24000);
+		assert_true(ms.end >= 10320 && ms.end <= 14160);
 		if (!bg) {
-			assert_true(ms.end == 12000);
+			assert_true(ms.end == 10320);
+			uint32_t u;
 			/* Preset 1's first tile at byte 0: row 2, slot 1
 			 * (ARM_PMU_INST_RETIRED) of iteration 5 is 7 x 5 + 2. */
-			double v;
-			memcpy(&v, ms.buf + ((2 * 3 + 1) * 64 + 5) * 8, sizeof v);
-			assert_true(v == 37.0);
+			memcpy(&u, ms.buf + ((2 * 3 + 1) * 64 + 5) * 4, sizeof u);
+			assert_true(u == 37);
 			/* The overflow slot of row 1, iteration 3 is 1. */
-			memcpy(&v, ms.buf + ((1 * 3 + 2) * 64 + 3) * 8, sizeof v);
-			assert_true(v == 1.0);
+			memcpy(&u, ms.buf + ((1 * 3 + 2) * 64 + 3) * 4, sizeof u);
+			assert_true(u == 1);
 			/* Row 4, slot 0 of iteration 63 is 1000 + 400 + 63. */
-			memcpy(&v, ms.buf + ((4 * 3 + 0) * 64 + 63) * 8, sizeof v);
-			assert_true(v == 1463.0);
-			/* Its second tile (36 iterations) at 7,680: row 4, slot 0
-			 * of iteration 99 (the tile's 35th) is 1000 + 400 + 99. */
-			memcpy(&v, ms.buf + 7680 + ((4 * 3 + 0) * 36 + 35) * 8, sizeof v);
+			memcpy(&u, ms.buf + ((4 * 3 + 0) * 64 + 63) * 4, sizeof u);
+			assert_true(u == 1463);
+			/* Iteration 20 has no row 4. */
+			for (int sl = 0; sl < 3; sl++) {
+				memcpy(&u, ms.buf + ((4 * 3 + sl) * 64 + 20) * 4, sizeof u);
+				assert_true(u == UINT32_MAX);
+			}
+			/* Its second tile (36 iterations, doubles) at 6,000: row
+			 * 4, slot 0 of iteration 99 (the tile's 35th) is 1000 +
+			 * 400 + 99; row 0, slot 1 of iteration 70 (its 6th) 5.5. */
+			double v;
+			memcpy(&v, ms.buf + 6000 + ((4 * 3 + 0) * 36 + 35) * 8, sizeof v);
 			assert_true(v == 1499.0);
+			memcpy(&v, ms.buf + 6000 + ((0 * 3 + 1) * 36 + 6) * 8, sizeof v);
+			assert_true(v == 5.5);
 		}
 		/* Medians by hand: layer 4 of preset 0 reads 400 + it, it = 0..99:
 		 * (449 + 450) / 2; the result holds the merged layers (preset 0's
@@ -504,6 +532,13 @@ static void test_spill_layout(void **state)
 		assert_true(r->presets[0].layers.layers[4].counters[0].value == 449.5);
 		/* 7 x it + 1 over it = 0..99: (7 x 49 + 1 + 7 x 50 + 1) / 2 */
 		assert_true(r->presets[1].layers.layers[1].counters[1].value == 347.5);
+		/* 7 x it over it = 0..99 but 5.5 for 490 (it = 70): 5.5 is the
+		 * second smallest, so the middle ranks 49 and 50 are it = 48 and
+		 * 49: (336 + 343) / 2. */
+		assert_true(r->presets[1].layers.layers[0].counters[1].value == 339.5);
+		/* Layer 4 of preset 1 without iteration 20: 99 values of 1400 +
+		 * it, the middle one it = 50. */
+		assert_true(r->presets[1].layers.layers[4].counters[0].value == 1450.0);
 		assert_true(r->presets[0].layers.layers[1].overflow);
 		assert_false(r->presets[0].layers.layers[2].overflow);
 		ergon_pmu_result_free(r);

@@ -90,9 +90,13 @@ void hpx_pool_free(struct hpx_pool *pl);
 
 /* A run of up to HPX_TILE_ITERS ended iterations with one header, whose
  * samples go to the spill (spill.c): in the store, row r, slot s of
- * iteration it0 + t is the double at off + ((r * (nnum + 1) + s) * nt + t)
- * * 8; slot nnum is the row's overflow flag (0 or 1); rows an iteration
- * does not have are NaN. */
+ * iteration it0 + t is the value at off + ((r * (nnum + 1) + s) * nt + t)
+ * * esize; slot nnum is the row's overflow flag (0 or 1). A tile whose
+ * every counter is an integer in [0, 2^31) (the usual one) is narrow: its
+ * values are uint32_t (esize 4), a row an iteration does not have is
+ * UINT32_MAX. Otherwise they are doubles (esize 8), such a row NaN. The
+ * values read back are the very doubles the parser stored, or a NaN where
+ * it stored one (every NaN is "no value" to the aggregation). */
 #define HPX_TILE_ITERS 64
 struct hpx_tile {
 	struct hpx_tile *next;
@@ -100,7 +104,10 @@ struct hpx_tile {
 	long hdr; /* the iterations' header, -1 for none */
 	size_t nnum;
 	size_t rows; /* of the longest iteration */
+	/* Its range of the store, taken by the writer (bytes: as doubles
+	 * until then, halved when narrow). */
 	uint64_t off, bytes;
+	bool narrow; /* set by the writer */
 	/* The samples, owned by the tile until the spill job has written
 	 * them (then NULL). */
 	double *vals[HPX_TILE_ITERS];

@@ -19,6 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__SSE2__) && !defined(ERGON_NO_SIMD)
+#include <emmintrin.h>
+#endif
+
 /* A buffer the kernel copies to or from (the spill's reads and writes):
  * page-aligned, since its copy into a buffer 16 bytes off a page (where
  * malloc puts a large block) runs at a third of the speed here. */
@@ -99,8 +103,9 @@ static struct hpx_tile *tile_make(struct ergon_hpx_parser *p, struct hpx_preset 
 		iv->ovf = NULL;
 	}
 	t->pool = &p->pool_vals;
+	/* As doubles; the writer halves it for a narrow tile and takes its
+	 * range of the store then. */
 	t->bytes = (uint64_t)t->rows * (t->nnum + 1) * t->nt * sizeof(double);
-	t->off = range_take(&p->spill, t->bytes);
 	return t;
 }
 
@@ -145,8 +150,90 @@ void hpx_tiles_take(struct ergon_hpx_parser *p, struct hpx_preset *ps, bool all)
 }
 
 /* Group of iterations transposed together: each (row, slot) gets
- * TRANSPOSE_GROUP consecutive doubles, one cache line. */
+ * TRANSPOSE_GROUP consecutive values, at most one cache line. */
 #define TRANSPOSE_GROUP 8
+
+/* A row an iteration lacks, in a narrow tile. */
+#define NARROW_NONE UINT32_MAX
+
+/* True when every one of v[0..n) is an integer in [0, 2^31) and not -0.0:
+ * then (int32_t) is exact and (double) of it gives the same bits back. A
+ * NaN fails, so a tile with a refused cell stays doubles. */
+static bool narrow_values(const double *v, size_t n)
+{
+	size_t i = 0;
+#if defined(__SSE2__) && !defined(ERGON_NO_SIMD)
+	/* Two at a time: the round trip through int32 (out of range gives
+	 * INT32_MIN, which is not the value back) must give the value, and no
+	 * sign bit may be set (a negative integer, or -0.0). */
+	__m128d same = _mm_castsi128_pd(_mm_set1_epi32(-1)), signs = _mm_setzero_pd();
+	for (; i + 2 <= n; i += 2) {
+		__m128d x = _mm_loadu_pd(v + i);
+		same = _mm_and_pd(same, _mm_cmpeq_pd(_mm_cvtepi32_pd(_mm_cvttpd_epi32(x)), x));
+		signs = _mm_or_pd(signs, x);
+	}
+	if (_mm_movemask_pd(same) != 3 || _mm_movemask_pd(signs) != 0)
+		return false;
+#endif
+	for (; i < n; i++) {
+		double x = v[i];
+		if (!(x >= 0.0 && x < 2147483648.0) || signbit(x) || (double)(int32_t)x != x)
+			return false;
+	}
+	return true;
+}
+
+/* dst[0..n) from a narrow tile's u[0..n): the values, NaN for NARROW_NONE
+ * (which reads -1 as an int32_t; every value is below 2^31). */
+static void narrow_decode(double *dst, const uint32_t *u, size_t n)
+{
+	size_t i = 0;
+#if defined(__SSE2__) && !defined(ERGON_NO_SIMD)
+	const __m128d nan = _mm_set1_pd(NAN);
+	for (; i + 2 <= n; i += 2) {
+		__m128i w = _mm_loadl_epi64((const __m128i *)(const void *)(u + i));
+		__m128d d = _mm_cvtepi32_pd(w);
+		__m128d none = _mm_cmplt_pd(d, _mm_setzero_pd());
+		_mm_storeu_pd(dst + i, _mm_or_pd(_mm_and_pd(none, nan), _mm_andnot_pd(none, d)));
+	}
+#endif
+	for (; i < n; i++)
+		dst[i] = u[i] == NARROW_NONE ? NAN : (double)u[i];
+}
+
+/* The transposition of a narrow tile (see hpx_tile_write). */
+static unsigned transpose_narrow(uint32_t *restrict buf, const struct hpx_tile *t)
+{
+	const size_t nnum = t->nnum, rows = t->rows, ns = nnum + 1, nt = t->nt;
+	double *const *vals = t->vals;
+	uint8_t *const *ovf = t->ovf;
+	const size_t *nrows = t->nrows;
+	unsigned any = 0;
+	for (size_t g0 = 0; g0 < nt; g0 += TRANSPOSE_GROUP) {
+		size_t gn = nt - g0 < TRANSPOSE_GROUP ? nt - g0 : TRANSPOSE_GROUP;
+		for (size_t r = 0; r < rows; r++) {
+			uint32_t *restrict dst = buf + r * ns * nt + g0;
+			for (size_t k = 0; k < gn; k++) {
+				size_t i = g0 + k;
+				if (r >= nrows[i]) {
+					for (size_t s = 0; s < ns; s++)
+						dst[s * nt + k] = NARROW_NONE;
+					continue;
+				}
+				const double *row = vals[i] + r * nnum;
+				if (r + 8 < nrows[i])
+					__builtin_prefetch(row + 8 * nnum);
+				/* Exact: narrow_values said so. */
+				for (size_t s = 0; s < nnum; s++)
+					dst[s * nt + k] = (uint32_t)(int32_t)row[s];
+				unsigned o = ovf[i][r] != 0;
+				dst[nnum * nt + k] = o;
+				any |= o;
+			}
+		}
+	}
+	return any;
+}
 
 void hpx_tile_write(struct hpx_spill *sp, struct hpx_tbuf *tb, struct hpx_tile *t)
 {
@@ -162,6 +249,21 @@ void hpx_tile_write(struct hpx_spill *sp, struct hpx_tbuf *tb, struct hpx_tile *
 					      "hpx: out of memory for a spill tile");
 			goto release;
 		}
+	}
+	/* Half the bytes through the store (and the kernel's copies, and
+	 * the page cache) when every value fits in 32 bits. */
+	bool narrow = true;
+	for (size_t i = 0; i < nt && narrow; i++)
+		narrow = narrow_values(t->vals[i], t->nrows[i] * t->nnum);
+	if (narrow) {
+		unsigned o = transpose_narrow((uint32_t *)(void *)tb->p, t);
+		t->any_ovf |= o != 0;
+		t->narrow = true;
+		t->bytes /= 2;
+		t->off = range_take(sp, t->bytes);
+		if (t->bytes)
+			t->rc = sp->io.write(sp->io.ctx, t->off, tb->p, (size_t)t->bytes, &t->err);
+		goto release;
 	}
 	/* The tile's fields in locals: a store through buf (or to a flag)
 	 * would otherwise make the compiler read them again for every value. */
@@ -198,6 +300,7 @@ void hpx_tile_write(struct hpx_spill *sp, struct hpx_tbuf *tb, struct hpx_tile *
 		}
 	}
 	t->any_ovf |= any != 0;
+	t->off = range_take(sp, t->bytes);
 	if (t->bytes) {
 		t->rc = sp->io.write(sp->io.ctx, t->off, buf, (size_t)t->bytes, &t->err);
 	}
@@ -232,13 +335,14 @@ int hpx_tiles_gather(const struct hpx_preset *ps, struct hpx_spill *sp, const ch
 			break;
 		}
 		size_t ns = t->nnum + 1, nt = t->nt;
+		size_t esize = t->narrow ? sizeof(uint32_t) : sizeof(double);
 		const struct hpx_header *h = t->hdr >= 0 ? &ps->hdrs[t->hdr] : NULL;
 		for (size_t c = 0; c < ncols; c++)
 			map[c] = h ? hpx_slot_of(h, names[c], lens[c]) : SIZE_MAX;
 		/* Rows [l0, l0 + have) of the block are in this tile. */
 		size_t have = t->rows > l0 ? t->rows - l0 : 0;
 		have = have < nb ? have : nb;
-		size_t n = have * ns * nt;
+		size_t n = have * ns * nt; /* values */
 		if (n > stage_cap) {
 			free(stage);
 			stage = io_alloc(n * sizeof(double));
@@ -250,22 +354,26 @@ int hpx_tiles_gather(const struct hpx_preset *ps, struct hpx_spill *sp, const ch
 			}
 		}
 		if (n) {
-			rc = sp->io.read(sp->io.ctx,
-					 t->off + (uint64_t)l0 * ns * nt * sizeof(double), stage,
-					 n * sizeof(double), err);
+			rc = sp->io.read(sp->io.ctx, t->off + (uint64_t)l0 * ns * nt * esize,
+					 stage, n * esize, err);
 			if (rc)
 				break;
 		}
+		const uint32_t *stage32 = (const uint32_t *)(const void *)stage;
 		for (size_t b = 0; b < nb; b++) {
 			size_t li = l0 + b;
 			double *g = gather + b * per_layer + t->it0;
 			const double *src = stage + b * ns * nt;
+			const uint32_t *src32 = stage32 + b * ns * nt;
 			for (size_t c = 0; c < ncols; c++) {
+				double *gc = g + c * ni;
 				if (b >= have || map[c] == SIZE_MAX) {
 					for (size_t k = 0; k < nt; k++)
-						g[c * ni + k] = NAN;
+						gc[k] = NAN;
+				} else if (t->narrow) {
+					narrow_decode(gc, src32 + map[c] * nt, nt);
 				} else {
-					memcpy(g + c * ni, src + map[c] * nt, nt * sizeof(double));
+					memcpy(gc, src + map[c] * nt, nt * sizeof(double));
 				}
 			}
 			/* As gather_block: a row the iteration has counts; it is
@@ -278,7 +386,7 @@ int hpx_tiles_gather(const struct hpx_preset *ps, struct hpx_spill *sp, const ch
 				nrows_of[b]++;
 				frozen[b * ni + it] = hpx_row_frozen(g + k, ni, ncols);
 				nfrozen_of[b] += frozen[b * ni + it];
-				if (src[t->nnum * nt + k] != 0.0)
+				if (t->narrow ? src32[t->nnum * nt + k] != 0 : src[t->nnum * nt + k] != 0.0)
 					layers[li].overflow = true;
 			}
 		}
