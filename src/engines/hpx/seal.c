@@ -39,6 +39,7 @@ struct hpx_worker {
 	pthread_cond_t cv;
 	struct hpx_job *head, *tail;
 	size_t pending; /* queued or running */
+	size_t stolen;	/* tile jobs a waiting caller took and still writes */
 	bool stop;
 	int method;
 	struct hpx_spill *spill; /* the parser's, NULL without */
@@ -83,6 +84,10 @@ static void *worker_main(void *arg)
 		w->head = j->next;
 		if (!w->head)
 			w->tail = NULL;
+		/* A seal reads its preset's tiles: the ones a waiting caller
+		 * took from the queue (seal_wait) must be written first. */
+		while (!j->tile && w->stolen)
+			pthread_cond_wait(&w->cv, &w->mu);
 		pthread_mutex_unlock(&w->mu);
 		if (j->tile)
 			hpx_tile_write(w->spill, &w->spill->tbuf_worker, j->tile);
@@ -163,9 +168,11 @@ static void preset_tile(struct ergon_hpx_parser *p, struct hpx_tile *t)
 	job_push(w, j);
 }
 
-/* The caller has nothing to do until the worker is done: it takes a share
- * of the layers of the seal the worker runs (after the log's end, the last
- * preset's aggregation is all that is left, and it is on two cores). */
+/* The caller has nothing to do until the worker is done: it writes the
+ * tiles still queued (with its own transposition buffer), and takes a
+ * share of the layers of the seal the worker runs (after the log's end,
+ * the last preset's tiles and aggregation are all that is left, and they
+ * are on two cores). */
 static void seal_wait(struct ergon_hpx_parser *p)
 {
 	struct hpx_worker *w = p->worker;
@@ -182,6 +189,21 @@ static void seal_wait(struct ergon_hpx_parser *p)
 			hpx_seal_help(sh);
 			pthread_mutex_lock(&w->mu);
 			w->helpers--;
+			pthread_cond_broadcast(&w->cv);
+			continue;
+		}
+		struct hpx_job *j = w->head;
+		if (j && j->tile) {
+			w->head = j->next;
+			if (!w->head)
+				w->tail = NULL;
+			w->stolen++;
+			pthread_mutex_unlock(&w->mu);
+			hpx_tile_write(&p->spill, &p->spill.tbuf_parser, j->tile);
+			free(j);
+			pthread_mutex_lock(&w->mu);
+			w->stolen--;
+			w->pending--;
 			pthread_cond_broadcast(&w->cv);
 			continue;
 		}
