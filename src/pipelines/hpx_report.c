@@ -161,14 +161,6 @@ int ergon_hpx_layers_csv(const json_t *layers, char **csv, size_t *len, struct e
 	return *csv ? 0 : ergon_err_set(err, ERGON_ENOMEM, "csv: out of memory");
 }
 
-static int cmp_cycles_desc(const void *a, const void *b)
-{
-	const json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
-	double cx = json_number_value(json_object_get(x, "cycles"));
-	double cy = json_number_value(json_object_get(y, "cycles"));
-	return (cx < cy) - (cx > cy);
-}
-
 int ergon_hpx_profile_body(const json_t *result, int aggregation, json_t **out,
 			   struct ergon_err *err)
 {
@@ -199,23 +191,37 @@ int ergon_hpx_profile_body(const json_t *result, int aggregation, json_t **out,
 		json_decref(top);
 		return ergon_err_set(err, ERGON_ENOMEM, "profile: out of memory");
 	}
+	double *cyc_of = calloc(with_cycles + 1, sizeof(*cyc_of));
+	if (!cyc_of) {
+		free(sorted);
+		json_decref(top);
+		return ergon_err_set(err, ERGON_ENOMEM, "profile: out of memory");
+	}
 	size_t n = 0;
 	json_array_foreach(layers, i, L)
 	{
-		if (json_is_number(json_object_get(L, "cycles")))
+		json_t *c = json_object_get(L, "cycles");
+		if (json_is_number(c)) {
+			cyc_of[n] = json_number_value(c);
 			sorted[n++] = L;
+		}
 	}
 	/* Stable order for equal cycles: qsort is not stable, so ties are broken
-	 * by position through a merge-free insertion (n is a layer count). */
+	 * by position through a merge-free insertion (n is a layer count), on
+	 * the cycles read once (not two lookups per comparison). */
 	for (size_t a = 1; a < n; a++) {
 		json_t *x = sorted[a];
+		double cx = cyc_of[a];
 		size_t b = a;
-		while (b > 0 && cmp_cycles_desc(&sorted[b - 1], &x) > 0) {
+		while (b > 0 && cyc_of[b - 1] < cx) {
 			sorted[b] = sorted[b - 1];
+			cyc_of[b] = cyc_of[b - 1];
 			b--;
 		}
 		sorted[b] = x;
+		cyc_of[b] = cx;
 	}
+	free(cyc_of);
 	for (size_t t = 0; t < n && t < ERGON_HPX_TOP_LAYERS; t++) {
 		double cyc = json_number_value(json_object_get(sorted[t], "cycles"));
 		json_array_append_new(
