@@ -9,7 +9,8 @@
 # with twice and four times the iterations, to show peak RSS against stream
 # size (flat: the samples of a preset go to a spill file in --out).
 # Reports MB/s (10^6 bytes) of wall time and of CPU time (user + system of
-# the whole process, every thread included) for both, their ratios, and
+# the whole process, every thread included) for both, their ratios (of the
+# bests, and the median of each round's own wall ratio), and
 # peak RSS. The parser alone runs on one thread, so its wall and CPU times
 # agree on an idle host; `ergon parse` uses three threads (reader + digest,
 # parser, aggregation), so its wall time is the one the goal is about and
@@ -40,17 +41,25 @@ run() { # STREAM -> "size e2e_wall e2e_cpu peak_rss_kb parser_cpu parser_wall"
 		cs+=("$(python3 -c "print($u + $sys)")")
 		[ "$r" -gt "$rss" ] && rss=$r
 	done
-	echo "$(stat -c %s "$s") $(min "${ws[@]}") $(min "${cs[@]}") $rss $(min "${pcs[@]}") $(min "${pws[@]}")"
+	# The median, over the rounds, of each round's e2e wall time over the
+	# parser's just before it: the host's speed drifts by 10-20 % over
+	# seconds, and a ratio of neighbours drifts less than one of two bests.
+	local pair
+	pair=$(python3 -c "import sys, statistics as st; n = len(sys.argv) // 2; \
+print(st.median(float(a) / float(b) for a, b in zip(sys.argv[1:n + 1], sys.argv[n + 1:])))" \
+		"${ws[@]}" "${pws[@]}")
+	echo "$(stat -c %s "$s") $(min "${ws[@]}") $(min "${cs[@]}") $rss $(min "${pcs[@]}") $(min "${pws[@]}") $pair"
 }
-report() { # LABEL SIZE WALL CPU RSS PARSER_CPU PARSER_WALL
+report() { # LABEL SIZE WALL CPU RSS PARSER_CPU PARSER_WALL PAIR_RATIO
 	python3 - "$@" <<'PY'
 import sys
-label, size, wall, cpu, rss, pcpu, pwall = sys.argv[1], *map(float, sys.argv[2:])
+label, size, wall, cpu, rss, pcpu, pwall, pair = sys.argv[1], *map(float, sys.argv[2:])
 mb = size / 1e6
 print(f"{label}: {size:.0f} B; ergon parse {mb / wall:.0f} MB/s wall ({wall:.3f} s), "
       f"{mb / cpu:.0f} MB/s CPU ({cpu:.2f} s); parser alone {mb / pwall:.0f} MB/s wall "
       f"({pwall:.3f} s), {mb / pcpu:.0f} MB/s CPU ({pcpu:.3f} s); end to end / parser: "
-      f"wall {wall / pwall:.2f}x, CPU {cpu / pcpu:.2f}x; peak RSS {rss / 1024:.1f} MiB")
+      f"wall {wall / pwall:.2f}x (median of the rounds' own ratios {pair:.2f}x), "
+      f"CPU {cpu / pcpu:.2f}x; peak RSS {rss / 1024:.1f} MiB")
 PY
 }
 python3 "$here/gen_hpx_stream.py" "$tmp/ref.hpx" --reference >/dev/null
@@ -63,6 +72,6 @@ cat "$tmp/ref.hpx" "$tmp/double.hpx" "$tmp/quad.hpx" >/dev/null # page cache
 for s in ref double quad; do
 	case $s in ref) label="reference 4 x 1530 x 400" ;; double) label="4 x 3060 x 400" ;;
 	quad) label="4 x 6120 x 400" ;; esac
-	read -r size wall cpu rss pcpu pwall <<<"$(run "$tmp/$s.hpx")"
-	report "$label" "$size" "$wall" "$cpu" "$rss" "$pcpu" "$pwall"
+	read -r size wall cpu rss pcpu pwall pair <<<"$(run "$tmp/$s.hpx")"
+	report "$label" "$size" "$wall" "$cpu" "$rss" "$pcpu" "$pwall" "$pair"
 done
