@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Jobs queued before the parser waits (each tile holds up to 64
+/* Jobs queued before the parser writes its tiles itself (each holds up to 64
  * iterations' samples: ~0.8 MiB for 400 layers x 4 counters). */
 #define TILES_QUEUED 8
 
