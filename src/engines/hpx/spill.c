@@ -201,9 +201,34 @@ static void narrow_decode(double *dst, const uint32_t *u, size_t n)
 		dst[i] = u[i] == NARROW_NONE ? NAN : (double)u[i];
 }
 
-/* The transposition of a narrow tile (see hpx_tile_write). */
-static unsigned transpose_narrow(uint32_t *restrict buf, const struct hpx_tile *t)
+/* Value v at index x of the transposition buffer: a uint32_t in a narrow
+ * tile (exact: narrow_values said so), else the double. */
+static inline void store_value(void *restrict buf, size_t x, double v, bool narrow)
 {
+	if (narrow)
+		((uint32_t *)buf)[x] = (uint32_t)(int32_t)v;
+	else
+		((double *)buf)[x] = v;
+}
+
+/* A row the iteration lacks, at index x. */
+static inline void store_none(void *restrict buf, size_t x, bool narrow)
+{
+	if (narrow)
+		((uint32_t *)buf)[x] = NARROW_NONE;
+	else
+		((double *)buf)[x] = NAN;
+}
+
+/* Transpose t into buf (the layout in hpx_parser.h, narrow or not);
+ * returns whether a row has its overflow flag. Inlined into transpose
+ * once per value of narrow, so that each copy has no test of it. */
+static inline __attribute__((always_inline)) unsigned transpose_as(void *restrict buf,
+								   const struct hpx_tile *t,
+								   const bool narrow)
+{
+	/* The tile's fields in locals: a store through buf (or to a flag)
+	 * would otherwise make the compiler read them again for every value. */
 	const size_t nnum = t->nnum, rows = t->rows, ns = nnum + 1, nt = t->nt;
 	double *const *vals = t->vals;
 	uint8_t *const *ovf = t->ovf;
@@ -212,22 +237,25 @@ static unsigned transpose_narrow(uint32_t *restrict buf, const struct hpx_tile *
 	for (size_t g0 = 0; g0 < nt; g0 += TRANSPOSE_GROUP) {
 		size_t gn = nt - g0 < TRANSPOSE_GROUP ? nt - g0 : TRANSPOSE_GROUP;
 		for (size_t r = 0; r < rows; r++) {
-			uint32_t *restrict dst = buf + r * ns * nt + g0;
+			size_t base = r * ns * nt + g0;
 			for (size_t k = 0; k < gn; k++) {
 				size_t i = g0 + k;
 				if (r >= nrows[i]) {
 					for (size_t s = 0; s < ns; s++)
-						dst[s * nt + k] = NARROW_NONE;
+						store_none(buf, base + s * nt + k, narrow);
 					continue;
 				}
 				const double *row = vals[i] + r * nnum;
+				/* The parser wrote these rows on another core:
+				 * ask for them a few rows ahead (the eight
+				 * iterations' streams are too many for the
+				 * hardware to follow well). */
 				if (r + 8 < nrows[i])
 					__builtin_prefetch(row + 8 * nnum);
-				/* Exact: narrow_values said so. */
 				for (size_t s = 0; s < nnum; s++)
-					dst[s * nt + k] = (uint32_t)(int32_t)row[s];
+					store_value(buf, base + s * nt + k, row[s], narrow);
 				unsigned o = ovf[i][r] != 0;
-				dst[nnum * nt + k] = o;
+				store_value(buf, base + nnum * nt + k, o ? 1.0 : 0.0, narrow);
 				any |= o;
 			}
 		}
@@ -235,9 +263,14 @@ static unsigned transpose_narrow(uint32_t *restrict buf, const struct hpx_tile *
 	return any;
 }
 
+static unsigned transpose(void *restrict buf, const struct hpx_tile *t, bool narrow)
+{
+	return narrow ? transpose_as(buf, t, true) : transpose_as(buf, t, false);
+}
+
 void hpx_tile_write(struct hpx_spill *sp, struct hpx_tbuf *tb, struct hpx_tile *t)
 {
-	size_t ns = t->nnum + 1, nt = t->nt;
+	size_t nt = t->nt;
 	if (t->bytes > tb->cap) {
 		/* One buffer for every tile, not a fresh ~0.8 MiB block (and
 		 * its page faults) each time. */
@@ -255,55 +288,13 @@ void hpx_tile_write(struct hpx_spill *sp, struct hpx_tbuf *tb, struct hpx_tile *
 	bool narrow = true;
 	for (size_t i = 0; i < nt && narrow; i++)
 		narrow = narrow_values(t->vals[i], t->nrows[i] * t->nnum);
-	if (narrow) {
-		unsigned o = transpose_narrow((uint32_t *)(void *)tb->p, t);
-		t->any_ovf |= o != 0;
-		t->narrow = true;
+	t->any_ovf |= transpose(tb->p, t, narrow) != 0;
+	t->narrow = narrow;
+	if (narrow)
 		t->bytes /= 2;
-		t->off = range_take(sp, t->bytes);
-		if (t->bytes)
-			t->rc = sp->io.write(sp->io.ctx, t->off, tb->p, (size_t)t->bytes, &t->err);
-		goto release;
-	}
-	/* The tile's fields in locals: a store through buf (or to a flag)
-	 * would otherwise make the compiler read them again for every value. */
-	double *restrict buf = tb->p;
-	const size_t nnum = t->nnum, rows = t->rows;
-	double *const *vals = t->vals;
-	uint8_t *const *ovf = t->ovf;
-	const size_t *nrows = t->nrows;
-	unsigned any = 0;
-	for (size_t g0 = 0; g0 < nt; g0 += TRANSPOSE_GROUP) {
-		size_t gn = nt - g0 < TRANSPOSE_GROUP ? nt - g0 : TRANSPOSE_GROUP;
-		for (size_t r = 0; r < rows; r++) {
-			double *restrict dst = buf + r * ns * nt + g0;
-			for (size_t k = 0; k < gn; k++) {
-				size_t i = g0 + k;
-				if (r >= nrows[i]) {
-					for (size_t s = 0; s < ns; s++)
-						dst[s * nt + k] = NAN;
-					continue;
-				}
-				const double *row = vals[i] + r * nnum;
-				/* The parser wrote these rows on another core:
-				 * ask for them a few rows ahead (the eight
-				 * iterations' streams are too many for the
-				 * hardware to follow well). */
-				if (r + 8 < nrows[i])
-					__builtin_prefetch(row + 8 * nnum);
-				for (size_t s = 0; s < nnum; s++)
-					dst[s * nt + k] = row[s];
-				unsigned o = ovf[i][r] != 0;
-				dst[nnum * nt + k] = o ? 1.0 : 0.0;
-				any |= o;
-			}
-		}
-	}
-	t->any_ovf |= any != 0;
 	t->off = range_take(sp, t->bytes);
-	if (t->bytes) {
-		t->rc = sp->io.write(sp->io.ctx, t->off, buf, (size_t)t->bytes, &t->err);
-	}
+	if (t->bytes)
+		t->rc = sp->io.write(sp->io.ctx, t->off, tb->p, (size_t)t->bytes, &t->err);
 release:
 	for (size_t i = 0; i < nt; i++) {
 		size_t per = (t->nnum ? t->nnum : 1) * sizeof(double);
