@@ -238,19 +238,26 @@ int ergon_pmu_result_to_json(const struct ergon_pmu_result *r, json_t **out, str
 	return result_json(r, true, out, err);
 }
 
-int hpx_result_json_lean(const struct ergon_pmu_result *r, json_t **out, struct ergon_err *err)
-{
-	return result_json(r, false, out, err);
-}
-
-int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsigned flags,
-			     json_t **out, struct ergon_err *err)
+static int parser_json(struct ergon_hpx_parser *p, int aggregation, unsigned flags, bool tables,
+		       json_t **out, struct ergon_err *err)
 {
 	struct ergon_pmu_result *r = NULL;
 	*out = NULL;
 	int rc = ergon_hpx_parser_result(p, aggregation, flags, &r, err);
 	if (rc == 0)
-		rc = ergon_pmu_result_to_json(r, out, err);
+		rc = result_json(r, tables, out, err);
 	ergon_pmu_result_free(r);
 	return rc;
+}
+
+int ergon_hpx_parser_to_json(struct ergon_hpx_parser *p, int aggregation, unsigned flags,
+			     json_t **out, struct ergon_err *err)
+{
+	return parser_json(p, aggregation, flags, true, out, err);
+}
+
+int hpx_parser_json_lean(struct ergon_hpx_parser *p, int aggregation, json_t **out,
+			 struct ergon_err *err)
+{
+	return parser_json(p, aggregation, 0, false, out, err);
 }

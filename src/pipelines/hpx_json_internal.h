@@ -7,11 +7,12 @@
 
 #include <jansson.h>
 
-/* ergon_pmu_result_to_json without the presets' own tables: each preset is
- * {name, header}, with neither its layers nor its iterations. That is all
+/* ergon_hpx_parser_to_json (without iterations) less the presets' own
+ * tables: each preset is {name, header}, without its layers. That is all
  * summary.json and the CSVs read of a result (ergon_hpx_report_write); the
  * presets' tables are half the document's nodes, which `ergon parse` would
  * otherwise make and free unread. *out is owned by the caller. */
-int hpx_result_json_lean(const struct ergon_pmu_result *r, json_t **out, struct ergon_err *err);
+int hpx_parser_json_lean(struct ergon_hpx_parser *p, int aggregation, json_t **out,
+			 struct ergon_err *err);
 
 #endif

@@ -396,12 +396,8 @@ int ergon_hpx_parse_run(const char *log, const struct ergon_hpx_report_opts *o, 
 			rc = fin;
 	}
 	/* Only what the outputs read (hpx_json_internal.h). */
-	struct ergon_pmu_result *typed = NULL;
 	if (!rc)
-		rc = ergon_hpx_parser_result(p, o->aggregation, 0, &typed, err);
-	if (!rc)
-		rc = hpx_result_json_lean(typed, &result, err);
-	ergon_pmu_result_free(typed);
+		rc = hpx_parser_json_lean(p, o->aggregation, &result, err);
 	/* The result holds what the outputs need: the parser and the spill
 	 * (its page cache) are let go by a second thread while they are
 	 * written. */
@@ -446,12 +442,8 @@ int ergon_hpx_capture_run(const struct ergon_hpx_capture_opts *co,
 	rc = ergon_hpx_parser_new(NULL, &p, err);
 	if (!rc)
 		rc = ergon_hpx_capture(co, p, &cr, err);
-	struct ergon_pmu_result *typed = NULL;
 	if (!rc)
-		rc = ergon_hpx_parser_result(p, o->aggregation, 0, &typed, err);
-	if (!rc)
-		rc = hpx_result_json_lean(typed, &result, err);
-	ergon_pmu_result_free(typed);
+		rc = hpx_parser_json_lean(p, o->aggregation, &result, err);
 	if (!rc) {
 		struct ergon_hpx_report_opts ro = *o;
 		ro.extra_issues = cr.issues;

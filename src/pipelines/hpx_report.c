@@ -184,15 +184,14 @@ int ergon_hpx_profile_body(const json_t *result, int aggregation, json_t **out,
 			with_cycles++;
 		}
 	}
-	json_t **sorted = calloc(with_cycles + 1, sizeof(*sorted));
+	/* Each layer with its cycles, read once (not two lookups per
+	 * comparison). */
+	struct by_cycles {
+		json_t *layer;
+		double cycles;
+	} *sorted = calloc(with_cycles + 1, sizeof(*sorted));
 	json_t *top = json_array();
 	if (!sorted || !top) {
-		free(sorted);
-		json_decref(top);
-		return ergon_err_set(err, ERGON_ENOMEM, "profile: out of memory");
-	}
-	double *cyc_of = calloc(with_cycles + 1, sizeof(*cyc_of));
-	if (!cyc_of) {
 		free(sorted);
 		json_decref(top);
 		return ergon_err_set(err, ERGON_ENOMEM, "profile: out of memory");
@@ -201,33 +200,27 @@ int ergon_hpx_profile_body(const json_t *result, int aggregation, json_t **out,
 	json_array_foreach(layers, i, L)
 	{
 		json_t *c = json_object_get(L, "cycles");
-		if (json_is_number(c)) {
-			cyc_of[n] = json_number_value(c);
-			sorted[n++] = L;
-		}
+		if (json_is_number(c))
+			sorted[n++] = (struct by_cycles){L, json_number_value(c)};
 	}
 	/* Stable order for equal cycles: qsort is not stable, so ties are broken
-	 * by position through a merge-free insertion (n is a layer count), on
-	 * the cycles read once (not two lookups per comparison). */
+	 * by position through a merge-free insertion (n is a layer count). */
 	for (size_t a = 1; a < n; a++) {
-		json_t *x = sorted[a];
-		double cx = cyc_of[a];
+		struct by_cycles x = sorted[a];
 		size_t b = a;
-		while (b > 0 && cyc_of[b - 1] < cx) {
+		while (b > 0 && sorted[b - 1].cycles < x.cycles) {
 			sorted[b] = sorted[b - 1];
-			cyc_of[b] = cyc_of[b - 1];
 			b--;
 		}
 		sorted[b] = x;
-		cyc_of[b] = cx;
 	}
-	free(cyc_of);
 	for (size_t t = 0; t < n && t < ERGON_HPX_TOP_LAYERS; t++) {
-		double cyc = json_number_value(json_object_get(sorted[t], "cycles"));
-		json_array_append_new(
-		    top, json_pack("{s:O, s:O, s:f, s:f}", "id", json_object_get(sorted[t], "id"),
-				   "op", json_object_get(sorted[t], "op"), "cycles", cyc, "pct",
-				   total > 0 ? 100.0 * cyc / total : 0.0));
+		double cyc = sorted[t].cycles;
+		json_array_append_new(top,
+				      json_pack("{s:O, s:O, s:f, s:f}", "id",
+						json_object_get(sorted[t].layer, "id"), "op",
+						json_object_get(sorted[t].layer, "op"), "cycles",
+						cyc, "pct", total > 0 ? 100.0 * cyc / total : 0.0));
 	}
 	free(sorted);
 	json_t *issues = json_deep_copy(json_object_get(eg, "issues"));

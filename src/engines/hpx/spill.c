@@ -223,9 +223,8 @@ static inline void store_none(void *restrict buf, size_t x, bool narrow)
 /* Transpose t into buf (the layout in hpx_parser.h, narrow or not);
  * returns whether a row has its overflow flag. Inlined into transpose
  * once per value of narrow, so that each copy has no test of it. */
-static inline __attribute__((always_inline)) unsigned transpose_as(void *restrict buf,
-								   const struct hpx_tile *t,
-								   const bool narrow)
+static inline __attribute__((always_inline)) unsigned
+transpose_as(void *restrict buf, const struct hpx_tile *t, const bool narrow)
 {
 	/* The tile's fields in locals: a store through buf (or to a flag)
 	 * would otherwise make the compiler read them again for every value. */
@@ -345,8 +344,8 @@ int hpx_tiles_gather(const struct hpx_preset *ps, struct hpx_spill *sp, const ch
 			}
 		}
 		if (n) {
-			rc = sp->io.read(sp->io.ctx, t->off + (uint64_t)l0 * ns * nt * esize,
-					 stage, n * esize, err);
+			rc = sp->io.read(sp->io.ctx, t->off + (uint64_t)l0 * ns * nt * esize, stage,
+					 n * esize, err);
 			if (rc)
 				break;
 		}
@@ -377,7 +376,8 @@ int hpx_tiles_gather(const struct hpx_preset *ps, struct hpx_spill *sp, const ch
 				nrows_of[b]++;
 				frozen[b * ni + it] = hpx_row_frozen(g + k, ni, ncols);
 				nfrozen_of[b] += frozen[b * ni + it];
-				if (t->narrow ? src32[t->nnum * nt + k] != 0 : src[t->nnum * nt + k] != 0.0)
+				if (t->narrow ? src32[t->nnum * nt + k] != 0
+					      : src[t->nnum * nt + k] != 0.0)
 					layers[li].overflow = true;
 			}
 		}
