@@ -14,7 +14,7 @@
  * aggregation (median) in the parser's worker thread, the samples spilled
  * to an unlinked temporary file in $TMPDIR (else /tmp), and the stream
  * read by a second thread into a ring of four 1 MiB slots that the calling
- * thread parses in order (as src/pipelines/hpx_parse.c does, without the
+ * thread parses in order (as src/pipelines/hpx/hpx_parse.c does, without the
  * digest). The figure is the calling thread's CPU time
  * (CLOCK_THREAD_CPUTIME_ID) from the first feed to the end of finish, best
  * of REPEATS; the whole process's CPU and the wall time of the same span

@@ -1,4 +1,4 @@
-/* `ergon model info | infer` as pipelines (src/pipelines/model_run.c): the
+/* `ergon model info | infer` as pipelines (src/pipelines/model/model_run.c): the
  * model driver (ergon/model.h: the host wrapper of ergon-target's
  * interpreter) and the an547 firmware (ergon/model_fw.h) wired to what the
  * command prints or writes. The CLI calls these, never the driver.

@@ -1,4 +1,4 @@
-/* `ergon power-on` as a pipeline (src/pipelines/power_on.c): open the
+/* `ergon power-on` as a pipeline (src/pipelines/live/power_on.c): open the
  * instrument as a source meter with the target's power on, hold it, and
  * release it. The CLI parses arguments, installs the signal handlers and
  * prints; it never opens the instrument itself.

@@ -12,7 +12,7 @@
  *                            Black Magic Probe)
  *
  * Drivers never compute figures: they return bytes. Lines and the end
- * sentinel are the HPX parser's business (pipelines/hpx_capture.c).
+ * sentinel are the HPX parser's business (pipelines/hpx/hpx_capture.c).
  */
 #ifndef ERGON_TRANSPORT_H
 #define ERGON_TRANSPORT_H

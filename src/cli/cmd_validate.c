@@ -1,5 +1,5 @@
 /* ergon validate: profile every model of a folder, check each, write JUnit
- * XML for CI (the pipeline is src/pipelines/validate.c).
+ * XML for CI (the pipeline is src/pipelines/validate/validate.c).
  *
  *   ergon validate --board sim|qemu-an547|BOARD --models DIR [--power]
  *                  [--firmware-dir FWDIR]

@@ -11,7 +11,7 @@
  * arm-none-eabi-gcc and qemu-system-arm (scripts/bootstrap.sh). */
 #include "engines/kernels/kernels_internal.h"
 #include "ergon/kernels_run.h"
-#include "pipelines/kernels_qemu.h"
+#include "pipelines/kernels/kernels_qemu.h"
 #include "test_support.h"
 
 #include <jansson.h>

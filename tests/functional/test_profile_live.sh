@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `ergon profile --power` in external mode on a real board with a live
-# instrument (src/pipelines/profile_live.c), end to end: the jlink
+# instrument (src/pipelines/profile/profile_live.c), end to end: the jlink
 # lifecycle against a fake JLinkExe on PATH (as test_profile_probes.sh),
 # whose RTT server replays the virtual bench's fixed-window power boot
 # (1 ms per inference), and power.driver: joulescope.

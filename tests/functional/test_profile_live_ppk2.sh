@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `ergon profile --power` in external mode with power.driver: ppk2, end to
-# end (src/pipelines/profile_live.c -> ergon_live_raw_capture): the jlink
+# end (src/pipelines/profile/profile_live.c -> ergon_live_raw_capture): the jlink
 # lifecycle against a fake JLinkExe whose RTT server replays the virtual
 # bench's fixed-window power boot (1200 inferences of 1 ms;
 # tests/support/live_bench/fake_jlink_bench.sh), and the PPK2 protocol

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The live power path (src/pipelines/profile_live.c) passes target.probe to
+# The live power path (src/pipelines/profile/profile_live.c) passes target.probe to
 # its lifecycle (issue 18): the lock-step bench of test_profile_live.sh (a
 # fake JLinkExe, the fake bridge's lock-step target; by hand 0.030 A x
 # 3.3 V x 1.2 s / 1200 = 9.9e-5 J per inference) with target.probe

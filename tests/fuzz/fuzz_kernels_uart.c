@@ -5,7 +5,7 @@
  * what was read (a second summary is the same JSON). */
 #include "engines/kernels/kernels_internal.h"
 #include "fuzz_props.h"
-#include "pipelines/kernels_qemu.h"
+#include "pipelines/kernels/kernels_qemu.h"
 
 #include <stdint.h>
 #include <stdlib.h>

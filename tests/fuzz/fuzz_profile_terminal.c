@@ -11,7 +11,7 @@
 #include "ergon/gated.h"
 #include "ergon/hpx.h"
 #include "fuzz_props.h"
-#include "pipelines/profile_internal.h"
+#include "pipelines/profile/profile_internal.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -18,7 +18,7 @@ for tok in '--- HPX_START ---' '--- HPX_END ---' '--- HPX_POWER_TERMINAL_START -
   grep -qF "\`\"$tok\"\`" <<<"$have" || { echo "token '$tok' missing from the table" >&2; exit 1; }
 done
 # Every issue code the parser emits is registered and documented.
-for code in $(grep -ohE '"(pmu|capture)\.[a-z_]+"' "$root"/src/engines/hpx/*.c "$root"/src/pipelines/hpx_*.c | sort -u | tr -d '"'); do
+for code in $(grep -ohE '"(pmu|capture)\.[a-z_]+"' "$root"/src/engines/hpx/*.c "$root"/src/pipelines/hpx/hpx_*.c | sort -u | tr -d '"'); do
   grep -qF "\"$code\"" "$root/include/ergon/issues.h" || { echo "$code not in issues.h" >&2; exit 1; }
 done
 echo ok

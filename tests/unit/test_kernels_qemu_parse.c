@@ -5,7 +5,7 @@
  * mismatch on the target is kept with its byte, and malformed or
  * incomplete output is refused with the line. */
 #include "engines/kernels/kernels_internal.h"
-#include "pipelines/kernels_qemu.h"
+#include "pipelines/kernels/kernels_qemu.h"
 #include "test_support.h"
 
 #include <string.h>

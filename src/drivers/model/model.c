@@ -2,7 +2,7 @@
  * in, the interpreter bound to a heap arena, run on the host CPU), errors
  * into struct ergon_err with the file name in front. What a command makes
  * of a model (the info JSON, an inference written to a file) is
- * src/pipelines/model_run.c. */
+ * src/pipelines/model/model_run.c. */
 #include "ergon/model.h"
 
 #include "ergon/fileio.h"

@@ -2,7 +2,7 @@
  * rows), one value per layer and counter (median / mean / trimmed), presets
  * merged by layer position, per-group tables: the typed PMU result
  * (struct ergon_pmu_result, ergon/hpx.h). The JSON is made from it in the
- * pipelines (src/pipelines/hpx_json.c).
+ * pipelines (src/pipelines/hpx/hpx_json.c).
  *
  * Arithmetic follows the reference exactly so that results agree to the last
  * bit: mean is a left-to-right sum divided by n, median averages the two

@@ -360,7 +360,7 @@ static int apply_rules(struct ergon_config *cfg)
 	/* A fixed window runs exactly `iterations`, whatever window_target_ms
 	 * says: its length is iterations x the inference time, which only the
 	 * PMU stage knows. The short-window warning is raised there
-	 * (src/pipelines/profile_power.c), not here. */
+	 * (src/pipelines/profile/profile_power.c), not here. */
 	return 0;
 }
 

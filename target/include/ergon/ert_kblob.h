@@ -1,5 +1,5 @@
 /* The case blob of the kernel measurement firmware: written by the host
- * (src/pipelines/kernels_qemu.c), loaded by QEMU's generic loader at
+ * (src/pipelines/kernels/kernels_qemu.c), loaded by QEMU's generic loader at
  * ERT_KBLOB_ADDR (the AN547's DDR), read by target/port/an547/kernels/kernels_main.c. Little-endian
  * 32-bit words; offsets are bytes from the start of the blob, 0 = absent. */
 #ifndef ERT_KERNELS_BLOB_H

@@ -1,5 +1,5 @@
 /* Firmware for QEMU's mps3-an547 running an int8 TFLite model embedded at
- * build time (ergon builds it: src/pipelines/model_fw.c). The model and the
+ * build time (ergon builds it: src/pipelines/firmware/model_fw.c). The model and the
  * input come from model_data.S (.incbin), the arena size from
  * -DERT_MODEL_ARENA_BYTES. Three builds:
  *   profile (default): the profile flow over the model's real layers, with

@@ -6,8 +6,8 @@
  * combined ± of both sides. */
 #include "ergon/compare.h"
 #include "ergon/kernels.h"
-#include "pipelines/compare_internal.h"
-#include "pipelines/report_internal.h"
+#include "pipelines/compare/compare_internal.h"
+#include "pipelines/common/report_internal.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -65,7 +65,7 @@ static json_t *meta_json_int(const struct ergon_pmu_result *res, const char *key
 }
 
 /* The same clean-window checks `ergon analyze` runs on a facts file
- * (src/pipelines/power_report.c): the firmware's stalled/partial counts
+ * (src/pipelines/analyze/power_report.c): the firmware's stalled/partial counts
  * against its warm reference (CLEAN_REF_CYCLES), with the inoperative
  * check when that reference is zero, and the rate probe. The device's
  * figures go to r->device_clean for the power section (heliaPROFILER's

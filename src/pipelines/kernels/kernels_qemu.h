@@ -2,7 +2,7 @@
 #ifndef ERGON_KERNELS_QEMU_H
 #define ERGON_KERNELS_QEMU_H
 
-#include "../engines/kernels/kernels_internal.h"
+#include "engines/kernels/kernels_internal.h"
 #include "ergon/dynbuf.h"
 #include "ergon/kernels.h"
 #include "ergon/kernels_run.h"

@@ -7,7 +7,7 @@
 
 #include "ergon/dynbuf.h"
 #include "ergon/error.h"
-#include "pipelines/html_util.h"
+#include "pipelines/report/html_util.h"
 
 #include <jansson.h>
 

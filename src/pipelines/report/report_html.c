@@ -6,8 +6,8 @@
 #include "ergon/fileio.h"
 #include "ergon/report.h"
 #include "ergon/signature.h"
-#include "pipelines/html_internal.h"
-#include "pipelines/report_internal.h"
+#include "pipelines/report/html_internal.h"
+#include "pipelines/common/report_internal.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -94,7 +94,7 @@ static int profile_issues(const struct ergon_sim_result *r, json_t *issues, json
 		rc = append_all(issues, json_object_get(json_object_get(j, "ergon"), "issues"));
 	if (rc == 0) {
 		/* The profile boot's clean-window checks, on the facts, as the
-		 * power section runs them (src/pipelines/power_report.c). */
+		 * power section runs them (src/pipelines/analyze/power_report.c). */
 		struct ergon_issue_list l = {0};
 		if (facts.have_clean_window)
 			ergon_clean_window_check_counts(

@@ -2,8 +2,8 @@
  * trace around the gate from the recording, the current distribution, the
  * per-window table, the checks, the per-layer table and charts). */
 #include "ergon/jls.h"
-#include "pipelines/html_internal.h"
-#include "pipelines/report_internal.h"
+#include "pipelines/report/html_internal.h"
+#include "pipelines/common/report_internal.h"
 
 #include <math.h>
 #include <stdio.h>

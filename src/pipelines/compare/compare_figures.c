@@ -1,8 +1,8 @@
 /* ergon compare: one figure of n artifacts against the first (difference,
  * ratio, %, combined ±, verdict, regression), shared by every kind
  * (compare.c, compare_kernels.c; docs/COMPARE.md "Figures"). */
-#include "pipelines/compare_internal.h"
-#include "pipelines/report_internal.h"
+#include "pipelines/compare/compare_internal.h"
+#include "pipelines/common/report_internal.h"
 
 #include <math.h>
 

@@ -1,8 +1,8 @@
 /* ergon report: the section of an `ergon run` report (power over time with
  * its phases, per-window throughput and temperature, latency histogram and
  * CDF, the figure tables). */
-#include "pipelines/html_internal.h"
-#include "pipelines/report_internal.h"
+#include "pipelines/report/html_internal.h"
+#include "pipelines/common/report_internal.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -5,8 +5,8 @@
  * beside them, the geometric means with their note, the refused cases,
  * timing and build, and two bar charts: the median per case and the
  * speedup per case. */
-#include "pipelines/html_internal.h"
-#include "pipelines/report_internal.h"
+#include "pipelines/report/html_internal.h"
+#include "pipelines/common/report_internal.h"
 
 #include <math.h>
 #include <stdio.h>

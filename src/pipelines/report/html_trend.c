@@ -3,7 +3,7 @@
  * (measured, not invalid) and the others are two separate series in two
  * colours, so a synthetic or replayed point is never drawn as part of the
  * measured line; the table lists every point with its provenance. */
-#include "pipelines/html_internal.h"
+#include "pipelines/report/html_internal.h"
 
 #include <math.h>
 #include <stdio.h>

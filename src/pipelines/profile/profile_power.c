@@ -22,7 +22,7 @@
 /* The method's glitch floor: a gate pulse shorter than 1 s is not a
  * window. `ergon profile --board sim` keeps it too (its auto windows are
  * 5 s), so a short fixed window fails there as on a bench; only the
- * scenarios' own 20 ms windows (src/pipelines/sim_host.c) say otherwise. */
+ * scenarios' own 20 ms windows (src/pipelines/profile/sim_host.c) say otherwise. */
 #define BENCH_MIN_WINDOW_S 1.0
 /* A fixed gated window this short cannot pass the gated engine's 1 s floor
  * on a real bench. */

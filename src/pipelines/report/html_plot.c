@@ -1,5 +1,5 @@
 /* Inline SVG plots and min/max decimation for ergon report (html_plot.h). */
-#include "pipelines/html_plot.h"
+#include "pipelines/report/html_plot.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -3,8 +3,8 @@
  * plot ids). Called by report_html.c and the section files html_run.c,
  * html_profile.c and html_compare.c; calls only html_plot.c, so that no
  * circle runs through the document renderer. */
-#include "pipelines/html_util.h"
-#include "pipelines/report_internal.h"
+#include "pipelines/report/html_util.h"
+#include "pipelines/common/report_internal.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -5,8 +5,8 @@
 #include "ergon/artifact.h"
 #include "ergon/dynbuf.h"
 #include "ergon/signature.h"
-#include "pipelines/compare_internal.h"
-#include "pipelines/report_internal.h"
+#include "pipelines/compare/compare_internal.h"
+#include "pipelines/common/report_internal.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * sample kept (docs/METHOD.md, "Kernels"). */
 #include "ergon/kernels_run.h"
 
-#include "../engines/kernels/kernels_internal.h"
+#include "engines/kernels/kernels_internal.h"
 #include "ergon/artifact.h"
 #include "ergon/dynbuf.h"
 #include "ergon/fileio.h"
