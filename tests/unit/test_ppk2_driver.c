@@ -9,6 +9,7 @@
 #include "ergon/instrument.h"
 #include "ergon/issues.h"
 #include "test_support.h"
+#include "ts_ppk2_rules.h"
 #include "ts_ppk2_sim.h"
 
 #include <jansson.h>
@@ -89,8 +90,8 @@ static const char *good_meta = "Calibrated: 1\n"
 			       "O0: 0\nO1: 0\nO2: 0\nO3: 0\nO4: 0\n"
 			       "S0: 0\nS1: 0\nS2: 0\nS3: 0\nS4: 0\n"
 			       "I0: 0\nI1: 0\nI2: 0\nI3: 0\nI4: 0\n"
-			       "UG0: 1\nUG1: 1\nUG2: 1\nUG3: 1\nUG4: 1\n"
-			       "HW: 9173\nIA: -nan\nFuture: 7\nEND\n";
+			       "UG0: 1\nUG1: 1.5\nUG2: 1\nUG3: 1\nUG4: 1\n"
+			       "HW: 9173\nIA: -nan\nFuture: 7e99\nEND\n";
 
 static char *replace(const char *in, const char *from, const char *to)
 {
@@ -131,12 +132,19 @@ static void metadata_faults(void **state)
 	(void)state;
 	struct ppk2_cal c;
 	struct ergon_err err = {0};
-	/* A missing key and a -nan gain: refused, both named. */
+	/* A missing key and a -nan gain keep the app's defaults (GS = UG =
+	 * 1), flagged key by key. */
 	char *m = replace(good_meta, "GS2: 0\n", "");
-	char *m2 = replace(m, "UG1: 1", "UG1: -nan");
-	assert_int_equal(ppk2_meta_parse(m2, strlen(m2), &c, "sim", &err), ERGON_EPARSE);
-	assert_non_null(strstr(err.msg, "GS2"));
-	assert_non_null(strstr(err.msg, "UG1"));
+	char *m2 = replace(m, "UG1: 1.5", "UG1: -nan");
+	assert_int_equal(ppk2_meta_parse(m2, strlen(m2), &c, "sim", &err), 0);
+	assert_double_equal(c.gs[2], 1.0, 0);
+	assert_double_equal(c.ug[1], 1.0, 0);
+	assert_double_equal(c.ug[0], 1.0, 0);
+	assert_int_equal(c.defaulted, PPK2_CAL_BIT(PPK2_CAL_GS, 2) | PPK2_CAL_BIT(PPK2_CAL_UG, 1));
+	assert_int_equal(c.r_defaulted, 0);
+	char names[64];
+	ppk2_cal_key_names(c.defaulted, names, sizeof(names));
+	assert_string_equal(names, "GS2, UG1");
 	free(m);
 	free(m2);
 	/* One damaged line each: refused, the message names what and where. */
@@ -147,6 +155,16 @@ static void metadata_faults(void **state)
 	    {"GI3: 1", "GI3: inf", "GI3"},	      /* not a number */
 	    {"S1: 0\n", "S1: 0\nS1: 0.5\n", "twice"}, /* duplicate */
 	    {"UG3: 1", "UG3: 0", "range 3"},	      /* all-zero gain */
+	    /* Out of range: refused with the key and the value, never
+	     * converted (HW into an integer was undefined, UBSan). */
+	    {"HW: 9173", "HW: 1e61", "HW has the value '1e61', out of range"},
+	    {"HW: 9173", "HW: -1", "HW has the value '-1', out of range"},
+	    {"HW: 9173", "HW: 9173.5", "HW has the value '9173.5', out of range"},
+	    {"HW: 9173", "HW: 4294967296", "HW has the value '4294967296', out of range"},
+	    {"GI1: 1", "GI1: 1e13", "GI1 has the value '1e13', out of range"},
+	    {"O4: 0", "O4: -2e12", "O4 has the value '-2e12', out of range"},
+	    {"IA: -nan", "IA: 1e300", "IA has the value '1e300', out of range"},
+	    {"R2: 10.5", "R2: 1e-9", "R2 has the value '1e-9', out of range"},
 	};
 	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
 		err = (struct ergon_err){0};
@@ -156,6 +174,11 @@ static void metadata_faults(void **state)
 			fail_msg("case %zu: '%s' not in: %s", k, bad[k].says, err.msg);
 		free(m);
 	}
+	/* The largest HW a u32 holds is a hardware revision still. */
+	m = replace(good_meta, "HW: 9173", "HW: 4294967295");
+	assert_int_equal(ppk2_meta_parse(m, strlen(m), &c, "sim", &err), 0);
+	assert_int_equal(c.hw, 4294967295u);
+	free(m);
 	/* No END within the limit. */
 	char *big = malloc(PPK2_META_MAX + 10);
 	memset(big, 'x', PPK2_META_MAX + 10);
@@ -205,29 +228,175 @@ static void decoder_gaps_and_splits(void **state)
 	assert_int_equal(d.bad_range, 1);
 }
 
-static void spike_filter(void **state)
+/* A calibration that is not the identity on ranges 1, 3 and 4 (GS3 and
+ * I0 absent: the app's defaults 1 and 0), for the hand-worked stream. */
+static const char *hand_meta = "Calibrated: 1\n"
+			       "R0: 1025.3\nR1: 101.2\nR2: 10.21\nR3: 0.9412\nR4: 0.0431\n"
+			       "GS0: 0.0005\nGS1: 0.0123\nGS2: -0.0007\nGS4: -0.0042\n"
+			       "GI0: 1.0021\nGI1: 0.9987\nGI2: 1.0004\nGI3: 1.0005\nGI4: 1.0013\n"
+			       "O0: 21.5\nO1: 12.5\nO2: -4.25\nO3: 7\nO4: -3\n"
+			       "S0: 3.1e-9\nS1: -1.2e-6\nS2: 4.4e-6\nS3: 0\nS4: 2.1e-5\n"
+			       "I0: -nan\nI1: 3.4e-7\nI2: -2.2e-6\nI3: 0\nI4: -1.1e-5\n"
+			       "UG0: 0.9991\nUG1: 1.0021\nUG2: 1.0007\nUG3: 1\nUG4: 0.9968\n"
+			       "HW: 9173\nIA: 56\nEND\n";
+
+/* The same calibration for the rules' reference (ts_ppk2_rules.c). */
+static void hand_rules_cal(struct ts_ppk2_rules_cal *c)
+{
+	static const struct ts_ppk2_rules_cal k = {
+	    .r = {1025.3, 101.2, 10.21, 0.9412, 0.0431},
+	    .gs = {0.0005, 0.0123, -0.0007, 1, -0.0042},
+	    .gi = {1.0021, 0.9987, 1.0004, 1.0005, 1.0013},
+	    .o = {21.5, 12.5, -4.25, 7, -3},
+	    .s = {3.1e-9, -1.2e-6, 4.4e-6, 0, 2.1e-5},
+	    .i = {0, 3.4e-7, -2.2e-6, 0, -1.1e-5},
+	    .ug = {0.9991, 1.0021, 1.0007, 1, 0.9968},
+	};
+	*c = k;
+}
+
+static size_t decode_words(struct ppk2_decoder *d, const uint16_t *adc, const uint8_t *range,
+			   size_t n, struct ppk2_sample *out, size_t chunk)
+{
+	uint8_t *b = malloc(4 * n);
+	for (size_t k = 0; k < n; k++)
+		put(b + 4 * k, (uint32_t)((k & 63u) << 18 | (unsigned)range[k] << 14 | adc[k]));
+	size_t got = 0, p = 0, used = 0;
+	while (p < 4 * n) {
+		size_t len = 4 * n - p < chunk ? 4 * n - p : chunk;
+		got += ppk2_decode(d, b + p, len, out + got, n - got, &used, NULL, NULL);
+		p += used;
+	}
+	free(b);
+	return got;
+}
+
+/* Nordic's app's rule, worked out by hand (with Python's IEEE doubles,
+ * outside ergon) on ten samples: range 1, a switch to range 4 (its first
+ * two samples restore both averages, so the 3.47 mA average shows twice,
+ * then a4 = 0.06 x 0.31080 + 0.94 x 3.4721e-3 = 0.021912 A), then range
+ * 4 unfiltered, then a switch to range 3 (a for three samples). VDD_V 3.3.
+ *   k r adc   I (A)               a after k           shown (float)
+ *   0 1 8000  0.0034718703574781  0.0034718703574781  0.00347187044
+ *   1 1 8010  0.0034762166137098  0.0034726526835998  0.00347621669 (I)
+ *   2 4 300   0.305729084643646   restored            0.00347213121 (a4)
+ *   3 4 310   0.315879182904089   restored            0.00347213121 (a4)
+ *   4 4 305   0.310804242583640   0.0587923388656071  0.021912057 (a4)
+ *   5 4 306   0.311819248057294   0.104337182520111   0.311819255 (I)
+ *   6 3 2000  0.102051238183957   0.103925712539603   0.103925712 (a)
+ *   7 3 2004  0.102272979218710   0.103628220541842   0.103628218 (a)
+ *   8 3 2001  0.102106666902573   0.103354340886774   0.103354342 (a)
+ *   9 3 1999  0.101995813825389   0.103109806015725   0.101995811 (I) */
+static void decoder_hand_worked(void **state)
 {
 	(void)state;
-	struct ppk2_cal c = identity_cal();
+	struct ppk2_cal c;
+	struct ergon_err err = {0};
+	assert_int_equal(ppk2_meta_parse(hand_meta, strlen(hand_meta), &c, "sim", &err), 0);
+	assert_int_equal(c.defaulted, PPK2_CAL_BIT(PPK2_CAL_GS, 3) | PPK2_CAL_BIT(PPK2_CAL_I, 0));
+	assert_double_equal(c.gs[3], 1.0, 0);
+	assert_double_equal(c.i[0], 0.0, 0);
+	const uint16_t adc[10] = {8000, 8010, 300, 310, 305, 306, 2000, 2004, 2001, 1999};
+	const uint8_t range[10] = {1, 1, 4, 4, 4, 4, 3, 3, 3, 3};
+	const float want[10] = {0.00347187044f, 0.00347621669f, 0.00347213121f, 0.00347213121f,
+				0.021912057f,	0.311819255f,	0.103925712f,	0.103628218f,
+				0.103354342f,	0.101995811f};
 	struct ppk2_decoder d;
-	ppk2_decoder_init(&d, &c, 3000);
-	/* Range 1 raw 1000 twice, then range 4 raw 1000 four times. */
-	uint8_t b[24];
-	for (unsigned i = 0; i < 6; i++)
-		put(b + 4 * i, i << 18 | (i < 2 ? 1u : 4u) << 14 | 1000u);
-	struct ppk2_sample out[6];
-	size_t used;
-	assert_int_equal(ppk2_decode(&d, b, 24, out, 6, &used, NULL, NULL), 6);
-	double a = 1000 * STEP_V / 101.65, z = 1000 * STEP_V / 0.043;
-	/* Three samples after the switch: y = 0.06 z + 0.94 y_prev; the
-	 * fourth is unfiltered. */
-	double y1 = 0.06 * z + 0.94 * a, y2 = 0.06 * z + 0.94 * y1, y3 = 0.06 * z + 0.94 * y2;
-	assert_double_equal(out[1].current_a, (float)a, 1e-9);
-	assert_double_equal(out[2].current_a, (float)y1, 1e-7);
-	assert_double_equal(out[3].current_a, (float)y2, 1e-7);
-	assert_double_equal(out[4].current_a, (float)y3, 1e-7);
-	assert_double_equal(out[5].current_a, (float)z, 1e-7);
-	assert_int_equal(d.filtered, 3);
+	ppk2_decoder_init(&d, &c, 3300);
+	struct ppk2_sample out[10];
+	assert_int_equal(decode_words(&d, adc, range, 10, out, 40), 10);
+	for (int k = 0; k < 10; k++)
+		if (out[k].current_a != want[k])
+			fail_msg("sample %d: %.9g, worked by hand %.9g", k, out[k].current_a,
+				 want[k]);
+	assert_int_equal(d.filtered, 6);
+	/* The same words with the filter off: every sample is its own
+	 * current (I in the table, to the float). */
+	ppk2_decoder_init(&d, &c, 3300);
+	d.spike_filter = 0;
+	assert_int_equal(decode_words(&d, adc, range, 10, out, 40), 10);
+	const double raw[10] = {0.0034718703574781, 0.0034762166137098, 0.305729084643646,
+				0.315879182904089,  0.310804242583640,	0.311819248057294,
+				0.102051238183957,  0.102272979218710,	0.102106666902573,
+				0.101995813825389};
+	for (int k = 0; k < 10; k++)
+		assert_double_equal(out[k].current_a, (float)raw[k], 0);
+	assert_int_equal(d.filtered, 0);
+}
+
+/* Into and out of every range: the ranges visit every ordered pair
+ * (i, j), i != j, of 0..4 (an Euler circuit of the 20 pairs), each dwell
+ * 1..6 samples so that switches also fall inside the three samples of the
+ * one before, with ADC values from a fixed LCG; the decoder equals the
+ * rules' reference (tests/support/ts_ppk2_rules.c, written from the
+ * issue's text) sample by sample, to the float, filter on and off, fed
+ * whole and in 7-byte pieces. */
+static void decoder_app_rules_every_switch(void **state)
+{
+	(void)state;
+	static const uint8_t circuit[21] = {0, 1, 0, 2, 0, 3, 0, 4, 1, 2, 1,
+					    3, 1, 4, 2, 3, 2, 4, 3, 4, 0};
+	enum { N = 4000 };
+	uint16_t *adc = malloc(N * sizeof(*adc));
+	uint8_t *range = malloc(N);
+	size_t n = 0;
+	uint32_t lcg = 12345;
+	unsigned pairs[5][5] = {{0}};
+	for (unsigned lap = 0; n < N; lap++)
+		for (unsigned v = 0; v < 21 && n < N; v++) {
+			unsigned dwell = 1 + (lap * 21 + v) % 6;
+			for (unsigned j = 0; j < dwell && n < N; j++) {
+				lcg = lcg * 1103515245u + 12345u;
+				adc[n] = (uint16_t)(200 + (lcg >> 16) % 16000);
+				range[n] = circuit[v];
+				if (n > 0 && range[n] != range[n - 1])
+					pairs[range[n - 1]][range[n]]++;
+				n++;
+			}
+		}
+	for (int i = 0; i < 5; i++)
+		for (int j = 0; j < 5; j++)
+			if (i != j && pairs[i][j] == 0)
+				fail_msg("no switch %d -> %d in the stream", i, j);
+	struct ppk2_cal c;
+	struct ergon_err err = {0};
+	assert_int_equal(ppk2_meta_parse(hand_meta, strlen(hand_meta), &c, "sim", &err), 0);
+	struct ts_ppk2_rules_cal rc;
+	hand_rules_cal(&rc);
+	float *want = malloc(N * sizeof(*want));
+	struct ppk2_sample *out = malloc(N * sizeof(*out));
+	size_t filtered_seen = 0;
+	for (int filter = 0; filter < 2; filter++)
+		for (int pieces = 0; pieces < 2; pieces++) {
+			ts_ppk2_rules_decode(&rc, 3.3, adc, range, N, filter, want);
+			struct ppk2_decoder d;
+			ppk2_decoder_init(&d, &c, 3300);
+			d.spike_filter = filter;
+			assert_int_equal(decode_words(&d, adc, range, N, out, pieces ? 7 : 4 * N),
+					 N);
+			size_t differ = 0;
+			for (size_t k = 0; k < N; k++)
+				if (memcmp(&out[k].current_a, &want[k], sizeof(float)) != 0) {
+					if (differ++ < 5)
+						print_message("sample %zu (range %u): %.9g, the "
+							      "rules %.9g\n",
+							      k, range[k], out[k].current_a,
+							      want[k]);
+				}
+			if (differ)
+				fail_msg("%zu of %d samples differ from the app's rules "
+					 "(filter %d)",
+					 differ, N, filter);
+			if (filter)
+				filtered_seen = d.filtered;
+		}
+	/* The filter acted: about half the samples are within three of a
+	 * switch with dwells of 1..6. */
+	assert_true(filtered_seen > N / 3);
+	free(adc);
+	free(range);
+	free(want);
+	free(out);
 }
 
 /* ---- against the simulator ------------------------------------------ */
@@ -530,7 +699,8 @@ int main(void)
 	    cmocka_unit_test(metadata_good_and_r_zero),
 	    cmocka_unit_test(metadata_faults),
 	    cmocka_unit_test(decoder_gaps_and_splits),
-	    cmocka_unit_test(spike_filter),
+	    cmocka_unit_test(decoder_hand_worked),
+	    cmocka_unit_test(decoder_app_rules_every_switch),
 	    cmocka_unit_test(sim_waveform_energy_and_gate),
 	    cmocka_unit_test(sim_gaps_reported_never_filled),
 	    cmocka_unit_test(sim_unplug_keeps_samples),

@@ -538,8 +538,8 @@ static void fill_identity(struct ergon_instrument *inst, struct ppk2 *k, const c
 	    id->notes, sizeof(id->notes),
 	    "%s mode at %d mV (%s); 100 kSPS; resolution per range (A, one 14-bit step over "
 	    "the shunt): %.3g, %.3g, %.3g, %.3g, %.3g; post-range-switch spike filter %s "
-	    "(alpha 0.18, 0.06 on range 4, 3 samples); validated against a protocol simulator "
-	    "only, never run on a PPK2; %s",
+	    "(Nordic's app's rule: averages 0.18 and 0.06 on range 4, 3 samples); validated "
+	    "against a protocol simulator only, never run on a PPK2; %s",
 	    k->mode == PPK2_MODE_SOURCE ? "source meter" : "ampere meter", k->vdd_mv,
 	    k->mode == PPK2_MODE_SOURCE ? "the PPK2's setpoint, not measured"
 					: "stated by the user, not measured",
@@ -594,21 +594,19 @@ static int ppk2_open(struct ergon_instrument *inst, const struct ergon_instrumen
 	rc = get_metadata(k, err);
 	if (rc)
 		goto fail;
-	if (k->cal.r_defaulted) {
-		char which[64] = "";
-		size_t wo = 0;
-		for (unsigned r = 0; r < PPK2_RANGES; r++)
-			if (k->cal.r_defaulted & (1u << r))
-				wo += (size_t)snprintf(which + wo, sizeof(which) - wo, "%sR%u",
-						       wo ? ", " : "", r);
+	if (k->cal.defaulted) {
+		char which[256];
+		ppk2_cal_key_names(k->cal.defaulted, which, sizeof(which));
 		ergon_issue_add(inst->issues, "instrument.calibration_defaulted",
-				json_pack("{s:s, s:s, s:I}", "instrument", "ppk2", "keys", which,
-					  "ranges_mask", (json_int_t)k->cal.r_defaulted),
-				"ppk2:%s: the PPK2 reported %s as 0 or absent (a known bad "
-				"calibration); the documented default shunts (1031.64, 101.65, "
-				"10.15, 0.94, 0.043 ohm) are used, so currents on those ranges "
-				"carry the shunt tolerance, not the factory calibration. Have the "
-				"PPK2 recalibrated",
+				json_pack("{s:s, s:s, s:I, s:I}", "instrument", "ppk2", "keys",
+					  which, "ranges_mask", (json_int_t)k->cal.r_defaulted,
+					  "keys_mask", (json_int_t)k->cal.defaulted),
+				"ppk2:%s: the PPK2 reported %s as missing or -nan (a shunt: 0 or "
+				"negative); as Nordic's app does, the defaults stand in for them "
+				"(shunts 1031.64, 101.65, 10.15, 0.94, 0.043 ohm; GS = GI = UG = "
+				"1; O = S = I = 0), so currents on those ranges carry the "
+				"tolerance of an uncalibrated PPK2, not its factory calibration. "
+				"Have the PPK2 recalibrated",
 				k->port.path, which);
 	}
 	ppk2_decoder_init(&k->dec, &k->cal, (double)k->vdd_mv);

@@ -42,6 +42,20 @@ enum ppk2_mode {
  * known bad calibration), ohms, ranges 0..4 (protocol facts). */
 extern const double ppk2_default_r_ohm[PPK2_RANGES];
 
+/* Calibration key groups (R0..R4, GS0..GS4, ...), in the bit order of
+ * ppk2_cal.defaulted. */
+enum ppk2_cal_group {
+	PPK2_CAL_R,
+	PPK2_CAL_GS,
+	PPK2_CAL_GI,
+	PPK2_CAL_O,
+	PPK2_CAL_S,
+	PPK2_CAL_I,
+	PPK2_CAL_UG,
+	PPK2_CAL_GROUPS
+};
+#define PPK2_CAL_BIT(g, r) ((uint64_t)1 << ((unsigned)(g)*PPK2_RANGES + (unsigned)(r)))
+
 /* Calibration from GetMetadata. Parallel arrays by range. */
 struct ppk2_cal {
 	double r[PPK2_RANGES], gs[PPK2_RANGES], gi[PPK2_RANGES], o[PPK2_RANGES];
@@ -49,20 +63,30 @@ struct ppk2_cal {
 	int have_calibrated;
 	int calibrated; /* "Calibrated" key */
 	int have_hw;
-	long hw; /* "HW" key */
+	uint32_t hw; /* "HW" key: a whole number 0..2^32-1, else refused */
 	int have_ia;
 	double ia;	      /* "IA" key, kept as reported */
-	unsigned r_defaulted; /* bit r: R[r] was 0 or absent, the default is used */
+	unsigned r_defaulted; /* bit r: R[r] was 0, negative, missing or -nan: default used */
+	uint64_t defaulted;   /* PPK2_CAL_BIT(group, r): that key was missing or -nan (or R
+			       * <= 0) and keeps the app's default */
 	size_t unknown_keys;  /* keys we do not know, ignored */
 };
 
 /* Parse the GetMetadata answer held in buf[0..len). Returns 1 while no END
  * line has arrived (need more), 0 when cal is complete, ERGON_EPARSE for a
- * garbled line, a bad number, a duplicate or missing key, or an unusable
- * (all-zero) gain, ERGON_ETOOBIG past PPK2_META_MAX. `where` names the
- * device in messages; the message names the line and the fix. */
+ * garbled line, a value that is not a number or is out of range (|value| >
+ * 1e12, HW not a whole number 0..2^32-1, a shunt in (0, 1e-6) ohm), a
+ * duplicate key, or an unusable (all-zero) gain, ERGON_ETOOBIG past
+ * PPK2_META_MAX. A calibration key missing or -nan (or R <= 0) keeps the
+ * default of Nordic's app (R = ppk2_default_r_ohm, GS = GI = UG = 1,
+ * O = S = I = 0) and is flagged in cal->defaulted. `where` names the
+ * device in messages; the message names the line, key, value and fix. */
 int ppk2_meta_parse(const char *buf, size_t len, struct ppk2_cal *cal, const char *where,
 		    struct ergon_err *err);
+
+/* The names of the keys in a ppk2_cal.defaulted mask ("R2, GS0, UG4") into
+ * out (always terminated; cut at cap). Returns the length written. */
+size_t ppk2_cal_key_names(uint64_t mask, char *out, size_t cap);
 
 /* One sample word: ADC bits 0..13, range 14..16, counter 18..23 (wraps
  * at 64), logic D0..D7 in bits 24..31. */
@@ -90,35 +114,40 @@ static inline uint32_t ppk2_word_pack(struct ppk2_word s)
 	       ((uint32_t)(s.counter & 0x3fu) << 18) | ((uint32_t)s.logic << 24);
 }
 
-/* Current in amperes for range r (0..4) from the 14-bit ADC value:
- * adc = raw14 * 4; x = (adc - O) * (1.8 / 163840) / R;
- * I = UG * (x * (GS * x + GI) + S * (vdd_mv / 1000) + I). */
+/* Current in amperes for range r (0..4) from the 14-bit ADC value, in
+ * double precision and in the order the app's rule is written:
+ * x = (raw14 * 4 - O) * (1.8 / 163840) / R;
+ * I = UG * (x * (GS * x + GI) + (S * VDD_V + I)), VDD_V = vdd_mv / 1000. */
 double ppk2_current_a(const struct ppk2_cal *c, unsigned r, unsigned adc14, double vdd_mv);
 
 /* Resolution of range r in amperes: one raw14 step (4 ADC counts of
  * 1.8 V / 163840) across that range's shunt, with unit gain. */
 double ppk2_resolution_a(const struct ppk2_cal *c, unsigned r);
 
-/* The decoder: words in, samples out, with the post-range-switch spike
- * filter (alpha 0.18, 0.06 on range 4, on the switching sample and the 2
- * after it: y = alpha * x + (1 - alpha) * y_prev) and counter-gap
- * accounting. Plain state; ppk2_decoder_init before use. */
+/* The decoder: words in, samples out, with Nordic's app's post-range-switch
+ * rule when spike_filter is on (docs/internals/ppk2.md: averages a (0.18)
+ * and a4 (0.06) of the current updated on every sample; the switching
+ * sample and the 2 after it show a4 on range 4, else a; the first two on
+ * range 4 restore both averages first) and counter-gap accounting. Plain
+ * state; ppk2_decoder_init before use. */
 struct ppk2_decoder {
 	const struct ppk2_cal *cal;
 	double vdd_mv;
 	int spike_filter; /* 1 = apply (default) */
 	/* state */
-	int have_prev;
-	uint8_t prev_range, prev_counter;
-	double prev_out_a;
-	unsigned filter_left;
+	int have_prev; /* a word was decoded (prev_counter is set) */
+	uint8_t prev_counter;
+	int have_avg;	       /* a valid-range sample was decoded: the averages are set */
+	uint8_t avg_range;     /* the range of the last valid-range sample */
+	unsigned since_switch; /* samples since the last range switch (3 = none near) */
+	double avg_a, avg_a4;  /* the app's two exponential averages, A */
 	uint8_t rem[4];
 	size_t rem_len;
 	uint64_t index; /* sample index of the next word, dropped samples included */
 	uint64_t dropped;
 	uint64_t gaps;
 	uint64_t bad_range; /* words whose range field was 5..7: current NaN */
-	uint64_t filtered;  /* samples the spike filter changed */
+	uint64_t filtered;  /* samples shown as an average by the spike rule */
 };
 
 void ppk2_decoder_init(struct ppk2_decoder *d, const struct ppk2_cal *cal, double vdd_mv);

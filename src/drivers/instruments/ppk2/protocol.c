@@ -10,11 +10,36 @@
 /* Protocol facts: the documented default shunts, ohms, ranges 0..4. */
 const double ppk2_default_r_ohm[PPK2_RANGES] = {1031.64, 101.65, 10.15, 0.94, 0.043};
 
+/* The defaults Nordic's app keeps for a calibration key that is missing or
+ * -nan (issue 29): R as above, GS = GI = UG = 1, O = S = I = 0. */
+static double default_value(int g, unsigned r);
+
+/* Every number in the answer has |value| <= this. A PPK2's calibration is
+ * of order 1 (gains), 1e3 (offsets in ADC counts) or 1e-3..1e3 (ohms);
+ * 1e12 refuses nothing a device reports and keeps every conversion finite:
+ * with R >= PPK2_R_MIN_OHM, |x| < 1.2e13 and |I| < 1e12 * (1.2e13 * (1e12 *
+ * 1.2e13 + 1e12) + 1e12 * 5 + 1e12) ~ 1.7e50, far below DBL_MAX. */
+#define PPK2_VALUE_ABS_MAX 1e12
+/* A positive shunt below this is not a shunt (the smallest, range 4, is
+ * 0.043 ohm); 0 or negative is the known bad calibration (defaults). */
+#define PPK2_R_MIN_OHM 1e-6
+/* HW is a hardware revision number: a whole number that fits a u32. */
+#define PPK2_HW_MAX 4294967295.0
+
 /* One ADC count in volts: 1.8 V full scale over 163840 counts (protocol
  * facts); a raw14 step is 4 counts. */
 #define PPK2_ADC_V_PER_COUNT (1.8 / 163840.0)
 
-enum { K_R, K_GS, K_GI, K_O, K_S, K_I, K_UG, K_GROUPS };
+enum {
+	K_R = PPK2_CAL_R,
+	K_GS = PPK2_CAL_GS,
+	K_GI = PPK2_CAL_GI,
+	K_O = PPK2_CAL_O,
+	K_S = PPK2_CAL_S,
+	K_I = PPK2_CAL_I,
+	K_UG = PPK2_CAL_UG,
+	K_GROUPS = PPK2_CAL_GROUPS
+};
 static const char *const group_name[K_GROUPS] = {"R", "GS", "GI", "O", "S", "I", "UG"};
 
 static double *group_slot(struct ppk2_cal *c, int g, unsigned r)
@@ -140,37 +165,55 @@ int ppk2_meta_parse(const char *buf, size_t len, struct ppk2_cal *cal, const cha
 		key[klen] = '\0';
 		double v = 0;
 		int abs_ = 0;
+		int vw = (int)((b - va) > 32 ? 32 : (b - va));
 		if (parse_value(buf + va, b - va, &v, &abs_) != 0)
 			return ergon_err_set(
 			    err, ERGON_EPARSE,
 			    "%s: calibration line %u: %s has the value '%.*s', not "
 			    "a number; the answer is garbled: replug the PPK2 and "
 			    "retry",
-			    where, line, key, (int)((b - va) > 32 ? 32 : (b - va)), buf + va);
+			    where, line, key, vw, buf + va);
 		if (strcmp(key, "Calibrated") == 0) {
 			cal->have_calibrated = !abs_;
 			cal->calibrated = !abs_ && v != 0;
 			continue;
 		}
 		if (strcmp(key, "HW") == 0) {
+			if (!abs_ && !(v >= 0 && v <= PPK2_HW_MAX && v == floor(v)))
+				return ergon_err_set(
+				    err, ERGON_EPARSE,
+				    "%s: calibration line %u: HW has the value '%.*s', out of "
+				    "range (a hardware revision is a whole number 0..%.0f); "
+				    "the answer is garbled: replug the PPK2 and retry",
+				    where, line, vw, buf + va, PPK2_HW_MAX);
 			cal->have_hw = !abs_;
-			cal->hw = abs_ ? 0 : (long)v;
+			cal->hw = abs_ ? 0 : (uint32_t)v;
 			continue;
 		}
-		if (strcmp(key, "IA") == 0) {
-			cal->have_ia = !abs_;
-			cal->ia = abs_ ? 0 : v;
-			continue;
-		}
-		int g = -1;
+		/* A number beyond any calibration is a garbled answer (and could
+		 * make a current overflow). Unknown keys are not ours to judge. */
+		int known = strcmp(key, "IA") == 0;
 		size_t glen = 0;
-		for (int k = 0; k < K_GROUPS; k++) {
+		int g = -1;
+		for (int k = 0; k < K_GROUPS && !known; k++) {
 			size_t n = strlen(group_name[k]);
 			if (klen == n + 1 && memcmp(key, group_name[k], n) == 0 && key[n] >= '0' &&
 			    key[n] <= '4' && n >= glen) {
 				g = k;
 				glen = n;
 			}
+		}
+		if ((known || g >= 0) && !abs_ && !(fabs(v) <= PPK2_VALUE_ABS_MAX))
+			return ergon_err_set(
+			    err, ERGON_EPARSE,
+			    "%s: calibration line %u: %s has the value '%.*s', out "
+			    "of range (|value| <= %g); the answer is garbled: "
+			    "replug the PPK2 and retry",
+			    where, line, key, vw, buf + va, PPK2_VALUE_ABS_MAX);
+		if (known) {
+			cal->have_ia = !abs_;
+			cal->ia = abs_ ? 0 : v;
+			continue;
 		}
 		if (g < 0) {
 			cal->unknown_keys++;
@@ -183,36 +226,33 @@ int ppk2_meta_parse(const char *buf, size_t len, struct ppk2_cal *cal, const cha
 			    "%s: calibration line %u: %s appears twice; the answer "
 			    "is garbled: replug the PPK2 and retry",
 			    where, line, key);
+		if (g == K_R && !abs_ && v > 0 && v < PPK2_R_MIN_OHM)
+			return ergon_err_set(
+			    err, ERGON_EPARSE,
+			    "%s: calibration line %u: %s has the value '%.*s', out "
+			    "of range (a shunt of at least %g ohm, or 0 for none); "
+			    "the answer is garbled: replug the PPK2 and retry",
+			    where, line, key, vw, buf + va, PPK2_R_MIN_OHM);
 		seen[g] |= 1u << r;
 		if (abs_)
 			absent[g] |= 1u << r;
 		else
 			*group_slot(cal, g, r) = v;
 	}
-	/* R: 0, negative or absent is the known bad calibration; the
-	 * documented defaults stand in and the caller raises an issue. */
-	for (unsigned r = 0; r < PPK2_RANGES; r++) {
-		if (!(seen[K_R] & (1u << r)) || (absent[K_R] & (1u << r)) || !(cal->r[r] > 0)) {
-			cal->r[r] = ppk2_default_r_ohm[r];
-			cal->r_defaulted |= 1u << r;
-		}
-	}
-	char missing[256] = "";
-	size_t mo = 0;
-	for (int g = K_GS; g < K_GROUPS; g++)
-		for (unsigned r = 0; r < PPK2_RANGES; r++)
-			if (!(seen[g] & (1u << r)) || (absent[g] & (1u << r))) {
-				size_t room = sizeof(missing) - mo;
-				if (room > 8)
-					mo += (size_t)snprintf(missing + mo, room, "%s%s%u",
-							       mo ? ", " : "", group_name[g], r);
+	/* A key missing or -nan keeps the default Nordic's app keeps; R = 0 or
+	 * negative (the known bad calibration) is a missing shunt too. The
+	 * caller raises an issue for every defaulted key. */
+	for (int g = 0; g < K_GROUPS; g++)
+		for (unsigned r = 0; r < PPK2_RANGES; r++) {
+			double *slot = group_slot(cal, g, r);
+			if (!(seen[g] & (1u << r)) || (absent[g] & (1u << r)) ||
+			    (g == K_R && !(*slot > 0))) {
+				*slot = default_value(g, r);
+				cal->defaulted |= PPK2_CAL_BIT(g, r);
+				if (g == K_R)
+					cal->r_defaulted |= 1u << r;
 			}
-	if (mo)
-		return ergon_err_set(err, ERGON_EPARSE,
-				     "%s: the calibration lacks %s (missing or -nan); no current "
-				     "can be computed without them. Replug the PPK2; if it "
-				     "persists, its calibration is lost: have it recalibrated",
-				     where, missing);
+		}
 	for (unsigned r = 0; r < PPK2_RANGES; r++) {
 		if (cal->ug[r] == 0 || (cal->gs[r] == 0 && cal->gi[r] == 0))
 			return ergon_err_set(
@@ -226,11 +266,49 @@ int ppk2_meta_parse(const char *buf, size_t len, struct ppk2_cal *cal, const cha
 	return 0;
 }
 
+static double default_value(int g, unsigned r)
+{
+	switch (g) {
+	case K_R:
+		return ppk2_default_r_ohm[r];
+	case K_GS:
+	case K_GI:
+	case K_UG:
+		return 1.0;
+	default:
+		return 0.0; /* O, S, I */
+	}
+}
+
+size_t ppk2_cal_key_names(uint64_t mask, char *out, size_t cap)
+{
+	size_t o = 0;
+	if (cap == 0)
+		return 0;
+	out[0] = '\0';
+	for (int g = 0; g < K_GROUPS; g++)
+		for (unsigned r = 0; r < PPK2_RANGES; r++) {
+			if (!(mask & PPK2_CAL_BIT(g, r)))
+				continue;
+			int w =
+			    snprintf(out + o, cap - o, "%s%s%u", o ? ", " : "", group_name[g], r);
+			if (w < 0 || (size_t)w >= cap - o) {
+				out[o] = '\0';
+				return o;
+			}
+			o += (size_t)w;
+		}
+	return o;
+}
+
 double ppk2_current_a(const struct ppk2_cal *c, unsigned r, unsigned adc14, double vdd_mv)
 {
 	double adc = (double)adc14 * 4.0;
 	double x = (adc - c->o[r]) * PPK2_ADC_V_PER_COUNT / c->r[r];
-	return c->ug[r] * (x * (c->gs[r] * x + c->gi[r]) + c->s[r] * (vdd_mv / 1000.0) + c->i[r]);
+	/* Parenthesised as the app's rule is written: the offset terms
+	 * (S * VDD_V + I) are summed first; in floating point the order
+	 * changes the last bit, and the sample is compared to the float. */
+	return c->ug[r] * (x * (c->gs[r] * x + c->gi[r]) + (c->s[r] * (vdd_mv / 1000.0) + c->i[r]));
 }
 
 double ppk2_resolution_a(const struct ppk2_cal *c, unsigned r)
@@ -251,6 +329,42 @@ static uint32_t rd_le32(const uint8_t *b)
 	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
 }
 
+/* The app's post-range-switch rule (docs/internals/ppk2.md): two
+ * exponential averages of the current, updated on every sample; the
+ * switching sample and the two after it show an average (a4 on range 4,
+ * else a); the first two of them on range 4 first put both averages back
+ * to their values before the sample, so the spike is not fed into them. */
+#define SPIKE_SAMPLES 3u
+#define SPIKE_RESTORE_SAMPLES 2u
+
+static double spike_rule(struct ppk2_decoder *d, unsigned range, double cur)
+{
+	if (!d->have_avg) {
+		/* Both averages start at the first sample's value. */
+		d->avg_a = d->avg_a4 = cur;
+		d->have_avg = 1;
+		d->since_switch = SPIKE_SAMPLES;
+		d->avg_range = (uint8_t)range;
+		return cur;
+	}
+	double before_a = d->avg_a, before_a4 = d->avg_a4;
+	d->avg_a = 0.18 * cur + 0.82 * d->avg_a;
+	d->avg_a4 = 0.06 * cur + 0.94 * d->avg_a4;
+	if (range != d->avg_range)
+		d->since_switch = 0;
+	else if (d->since_switch < SPIKE_SAMPLES)
+		d->since_switch++;
+	d->avg_range = (uint8_t)range;
+	if (!d->spike_filter || d->since_switch >= SPIKE_SAMPLES)
+		return cur;
+	if (range == 4 && d->since_switch < SPIKE_RESTORE_SAMPLES) {
+		d->avg_a = before_a;
+		d->avg_a4 = before_a4;
+	}
+	d->filtered++;
+	return range == 4 ? d->avg_a4 : d->avg_a;
+}
+
 static void decode_word(struct ppk2_decoder *d, uint32_t w, struct ppk2_sample *o, ppk2_gap_fn gap,
 			void *gap_ctx)
 {
@@ -259,7 +373,8 @@ static void decode_word(struct ppk2_decoder *d, uint32_t w, struct ppk2_sample *
 		unsigned step = (unsigned)(s.counter - d->prev_counter) & 0x3fu;
 		/* The counter advances by one per sample, so k lost samples
 		 * show as a step of k + 1 (mod 64): a repeated counter is 63
-		 * lost, and a loss of 64 (or any multiple) cannot be seen. */
+		 * lost, and a loss of 64 (or any multiple) cannot be seen
+		 * here (the driver's host-clock check looks for those). */
 		uint64_t missing = (step + 63u) & 0x3fu;
 		if (missing > 0) {
 			if (gap)
@@ -272,29 +387,18 @@ static void decode_word(struct ppk2_decoder *d, uint32_t w, struct ppk2_sample *
 	o->index = d->index++;
 	o->logic = s.logic;
 	o->range = s.range;
+	d->prev_counter = s.counter;
+	d->have_prev = 1;
 	if (s.range >= PPK2_RANGES) {
+		/* Not a range: no current, and no part in the averages or in
+		 * the range-switch rule (the next valid sample is compared
+		 * with the last valid one). */
 		d->bad_range++;
 		o->current_a = NAN;
-		d->prev_counter = s.counter;
-		d->have_prev = 1;
 		return;
 	}
 	double x = ppk2_current_a(d->cal, s.range, s.adc14, d->vdd_mv);
-	double y = x;
-	if (d->have_prev && s.range != d->prev_range)
-		d->filter_left = 3;
-	if (d->spike_filter && d->filter_left > 0 && d->have_prev && isfinite(d->prev_out_a)) {
-		double alpha = s.range == 4 ? 0.06 : 0.18;
-		y = alpha * x + (1.0 - alpha) * d->prev_out_a;
-		d->filtered++;
-	}
-	if (d->filter_left > 0)
-		d->filter_left--;
-	d->prev_out_a = y;
-	d->prev_range = s.range;
-	d->prev_counter = s.counter;
-	d->have_prev = 1;
-	o->current_a = (float)y;
+	o->current_a = (float)spike_rule(d, s.range, x);
 }
 
 size_t ppk2_decode(struct ppk2_decoder *d, const uint8_t *bytes, size_t len,
