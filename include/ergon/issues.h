@@ -50,6 +50,8 @@ enum ergon_integrity {
 	  "instrument readings refused: non-finite, or time not increasing")                      \
 	X("run.no_total_rail", ERGON_SEV_WARNING,                                                   \
 	  "no selected rail is the module's total input: headline figures withheld")              \
+	X("run.window_spanned", ERGON_SEV_WARNING,                                                 \
+	  "an invocation ran past a window's planned end: that window holds one invocation")      \
 	/* --- pmu: HPX profile streams (engines/hpx) --- */                                         \
 	X("pmu.missing", ERGON_SEV_ERROR, "the stream holds no PMU profile data")                  \
 	X("pmu.incomplete", ERGON_SEV_WARNING,                                                     \

@@ -196,10 +196,13 @@ static void print_summary(const json_t *r)
 			       "throughput)\n",
 			       onset >= 10 ? 0 : 2, onset, num(tp, "first_ops_per_s"),
 			       num(tp, "tail_ops_per_s"), num(tp, "change_pct"));
-		else
+		else if (isfinite(num(tp, "change_pct")))
 			printf("sustained   : STABLE, %.1f -> %.1f ops/s (%+.1f%% throughput)\n",
 			       num(tp, "first_ops_per_s"), num(tp, "tail_ops_per_s"),
 			       num(tp, "change_pct"));
+		else /* no operation ended in the first window: no ratio */
+			printf("sustained   : STABLE, %.1f -> %.1f ops/s\n",
+			       num(tp, "first_ops_per_s"), num(tp, "tail_ops_per_s"));
 	}
 	const char *integ = json_string_value(json_object_get(r, "integrity"));
 	printf("integrity   : %s\n", integ ? integ : "?");

@@ -390,13 +390,20 @@ static void load_phase(struct run *r)
 	size_t k = 0; /* release index */
 	for (size_t w = 0; w < cfg->windows && !stop_requested(r); w++) {
 		double edge = start + (double)(w + 1) * cfg->window_s;
-		while (t < edge) {
+		/* The invocation that closed the previous window may have run
+		 * past this window's nominal edge too (a slow model, a stalled
+		 * or stopped process): this window then ends with the next
+		 * invocation that ends, so every window holds one and its edges
+		 * strictly increase (docs/METHOD.md, "Run order"). */
+		double opened = t;
+		int spanned = t >= edge;
+		while (spanned || t < edge) {
 			if (stop_requested(r))
 				break;
 			double t0;
 			if (periodic) {
 				double rel = start + (double)k / cfg->release_hz;
-				if (rel >= edge) {
+				if (rel >= edge && !spanned) {
 					wait_until(r, edge, "load", w, start);
 					t = ergon_now_s();
 					break;
@@ -420,13 +427,14 @@ static void load_phase(struct run *r)
 			} else {
 				t = invoke_once(r, &t0);
 			}
+			spanned = 0;
 			if (inline_s && sampler_poll(&r->sp, t)) {
 				stop_requested(r);
 				break;
 			}
 			progress(r, "load", w, t, start);
 		}
-		if (r->stopped && !(res->status == ERGON_SESSION_ABORTED && t >= edge))
+		if (r->stopped && !(res->status == ERGON_SESSION_ABORTED && t >= edge && t > opened))
 			break;
 		res->window_edges_s[w + 1] = t - r->sp.origin_s;
 		res->windows_completed = w + 1;

@@ -46,6 +46,8 @@ static void sim_advanced(void *ctx, double before_s)
 /* ergon_run on the synthetic instrument with options ikv, in simulated
  * time from 0; inline sampler at 128 Hz, settle 0, idle 1 s, windows of
  * 1 s; the report is written to dir/work.json and verified by the CLI. */
+static double sim_window_s = 1.0, sim_release_hz = 0;
+
 static json_t *run_sim(const char *const *ikv, size_t windows, const char *temp_file,
 		       const char *out)
 {
@@ -61,7 +63,8 @@ static json_t *run_sim(const char *const *ikv, size_t windows, const char *temp_
 	    .workload_opts = {.kv = wkv},
 	    .session = {.idle_s = 1.0,
 			.windows = windows,
-			.window_s = 1.0,
+			.window_s = sim_window_s,
+			.release_hz = sim_release_hz,
 			.sampler = ERGON_SAMPLER_INLINE,
 			.sample_hz = 128,
 			.failure_policy = ERGON_ON_FAILURE_CONTINUE},
@@ -115,6 +118,11 @@ static void work_s_exact(void **state)
 	TS_ASSERT_EXACT(ts_json_num(tp, "tail_ops_per_s", NULL), 128.0);
 	TS_ASSERT_EXACT(ts_json_num(tp, "change_pct", NULL), 100.0 / 127);
 	assert_true(json_is_false(json_object_get(tp, "throttled")));
+	/* Window 1 opened at exactly its planned start (2 s), not past its
+	 * planned end: no window was spanned. */
+	char *issues = json_dumps(json_object_get(rep, "issues"), 0);
+	assert_null(strstr(issues, "window_spanned"));
+	free(issues);
 	TS_ASSERT_EXACT(ts_json_num(fig, "idle", "mean_power_w"), 0.5);
 	TS_ASSERT_EXACT(ts_json_num(fig, "load", "mean_power_w"), 3.0);
 	const json_t *eop = json_object_get(fig, "energy_per_op");
@@ -221,9 +229,79 @@ static void throttle_flat_temperature(void **state)
 	throttle_case(0);
 }
 
+/* Issue 30, case 1: an invocation longer than a window (7/8 s against
+ * windows of 3/8 s; idle 1 s, 3 windows). Invocation 0 runs from 1 to
+ * 1 + 7/8 s, past the nominal edges of windows 0 (1 + 3/8) and 1
+ * (1 + 6/8): window 0 ends with it (the first invocation that ends at or
+ * after its nominal edge), and window 1, which opens past its own nominal
+ * edge, ends with the next invocation that ends (docs/METHOD.md): edges
+ * 1, 1 + 7/8, 1 + 14/8, 1 + 21/8, every window 7/8 s. Counted by end in
+ * [lo, hi) (the last window holds its end edge): invocation 0 ends on
+ * edge 1 (window 1), invocation 1 on edge 2 (window 2), invocation 2 on
+ * the last edge (window 2): 0, 1 and 2 operations. Before the fix window
+ * 1's edge repeated window 0's and the report was refused ("edges ... do
+ * not increase"). Periodic (--release-hz 4): every release overruns, the
+ * schedule catches up to "now", and the same edges follow. */
+static void spanned_edge_case(double release_hz)
+{
+	char *dir = ts_tmpdir();
+	char *out = ts_strf("%s/slow.json", dir);
+	const char *ikv[] = {"work_s=0.875", "idle_w=0.5", "load_w=3", "noise_w=0", "drop=0", NULL};
+	sim_window_s = 0.375;
+	sim_release_hz = release_hz;
+	json_t *rep = run_sim(ikv, 3, NULL, out);
+	sim_window_s = 1.0;
+	sim_release_hz = 0;
+	TS_ASSERT_EXACT(sim.t_s, 1.0 + 21.0 / 8);
+	const json_t *edges = json_object_get(json_object_get(rep, "series"), "window_edges_s");
+	assert_int_equal(json_array_size(edges), 4);
+	for (size_t i = 0; i < 4; i++)
+		TS_ASSERT_EXACT(json_number_value(json_array_get(edges, i)),
+				1.0 + 7.0 * (double)i / 8);
+	const json_t *fig = json_object_get(rep, "figures");
+	const json_t *tw = json_object_get(json_object_get(fig, "throughput"), "windows");
+	assert_int_equal(json_array_size(tw), 3);
+	static const long want_ops[3] = {0, 1, 2};
+	for (size_t w = 0; w < 3; w++) {
+		const json_t *x = json_array_get(tw, w);
+		assert_int_equal((long)ts_json_num(x, "operations", NULL), want_ops[w]);
+		TS_ASSERT_EXACT(ts_json_num(x, "duration_s", NULL), 7.0 / 8);
+	}
+	assert_int_equal((long)ts_json_num(fig, "operations", "count"), 3);
+	assert_string_equal(json_string_value(json_object_get(rep, "status")), "complete");
+	/* Windows 1 and 2 opened at 1 + 7/8 and 1 + 14/8 s, past their
+	 * planned ends 1 + 6/8 and 1 + 9/8 s: said, once. */
+	const json_t *is = NULL, *x;
+	size_t i;
+	json_array_foreach(json_object_get(rep, "issues"), i, x)
+		if (strcmp(json_string_value(json_object_get(x, "code")), "run.window_spanned") == 0)
+			is = x;
+	assert_non_null(is);
+	assert_int_equal((long)ts_json_num(is, "context", "windows"), 2);
+	assert_int_equal((long)ts_json_num(is, "context", "first_window"), 1);
+	json_decref(rep);
+	free(out);
+	ts_tmpdir_remove(dir);
+	free(dir);
+}
+
+static void spanned_edge_saturated(void **state)
+{
+	(void)state;
+	spanned_edge_case(0);
+}
+
+static void spanned_edge_periodic(void **state)
+{
+	(void)state;
+	spanned_edge_case(4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(spanned_edge_saturated),
+	    cmocka_unit_test(spanned_edge_periodic),
 	    cmocka_unit_test(work_s_exact),
 	    cmocka_unit_test(throttle_exact),
 	    cmocka_unit_test(throttle_flat_temperature),

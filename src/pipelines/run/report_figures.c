@@ -1141,6 +1141,27 @@ int ergon_report_compute_figures_packed(const json_t *r, struct ergon_jcs_stream
 		json_object_set_new(tp, "windows", wins);
 		free(ops);
 		free(ops_s);
+		/* A window that opened at or past its planned end (an
+		 * invocation spanned it) holds the one invocation that ended
+		 * it (session.c): per-window throughput says little there. */
+		double plan_w = 0;
+		size_t spanned = 0, first_spanned = 0;
+		if (ergon_jnumber(r, "plan.window_s", &plan_w, &e2) == 0 && plan_w > 0)
+			for (size_t w = 1; w < nw; w++)
+				if (s.edges[w] >= s.edges[0] + (double)(w + 1) * plan_w &&
+				    spanned++ == 0)
+					first_spanned = w;
+		if (spanned > 0)
+			ergon_issue_add(issues, "run.window_spanned",
+					json_pack("{s:I, s:I, s:f}", "windows",
+						  (json_int_t)spanned, "first_window",
+						  (json_int_t)first_spanned, "window_s", plan_w),
+					"%zu window(s) from window %zu on opened past their planned "
+					"end (an invocation ran longer than the windows): each ends "
+					"with the next invocation, so per-window throughput and the "
+					"throttle verdict say little; choose --window-s well above "
+					"the slowest invocation",
+					spanned, first_spanned);
 	}
 	free(end_ok);
 	free(ops_streamed);
