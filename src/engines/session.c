@@ -434,7 +434,8 @@ static void load_phase(struct run *r)
 			}
 			progress(r, "load", w, t, start);
 		}
-		if (r->stopped && !(res->status == ERGON_SESSION_ABORTED && t >= edge && t > opened))
+		if (r->stopped &&
+		    !(res->status == ERGON_SESSION_ABORTED && t >= edge && t > opened))
 			break;
 		res->window_edges_s[w + 1] = t - r->sp.origin_s;
 		res->windows_completed = w + 1;

@@ -273,9 +273,9 @@ static void spanned_edge_case(double release_hz)
 	 * planned ends 1 + 6/8 and 1 + 9/8 s: said, once. */
 	const json_t *is = NULL, *x;
 	size_t i;
-	json_array_foreach(json_object_get(rep, "issues"), i, x)
-		if (strcmp(json_string_value(json_object_get(x, "code")), "run.window_spanned") == 0)
-			is = x;
+	json_array_foreach(json_object_get(rep, "issues"), i,
+			   x) if (strcmp(json_string_value(json_object_get(x, "code")),
+					 "run.window_spanned") == 0) is = x;
 	assert_non_null(is);
 	assert_int_equal((long)ts_json_num(is, "context", "windows"), 2);
 	assert_int_equal((long)ts_json_num(is, "context", "first_window"), 1);

@@ -1152,16 +1152,17 @@ int ergon_report_compute_figures_packed(const json_t *r, struct ergon_jcs_stream
 				    spanned++ == 0)
 					first_spanned = w;
 		if (spanned > 0)
-			ergon_issue_add(issues, "run.window_spanned",
-					json_pack("{s:I, s:I, s:f}", "windows",
-						  (json_int_t)spanned, "first_window",
-						  (json_int_t)first_spanned, "window_s", plan_w),
-					"%zu window(s) from window %zu on opened past their planned "
-					"end (an invocation ran longer than the windows): each ends "
-					"with the next invocation, so per-window throughput and the "
-					"throttle verdict say little; choose --window-s well above "
-					"the slowest invocation",
-					spanned, first_spanned);
+			ergon_issue_add(
+			    issues, "run.window_spanned",
+			    json_pack("{s:I, s:I, s:f}", "windows", (json_int_t)spanned,
+				      "first_window", (json_int_t)first_spanned, "window_s",
+				      plan_w),
+			    "%zu window(s) from window %zu on opened past their planned "
+			    "end (an invocation ran longer than the windows): each ends "
+			    "with the next invocation, so per-window throughput and the "
+			    "throttle verdict say little; choose --window-s well above "
+			    "the slowest invocation",
+			    spanned, first_spanned);
 	}
 	free(end_ok);
 	free(ops_streamed);
