@@ -30,9 +30,15 @@ ERGON_API int ergon_file_write_atomic(const char *path, const void *data, size_t
 ERGON_API int ergon_fd_is_path(int fd, const char *path);
 
 
+/* 0 when path does not exist or is a regular file (what --force may
+ * replace); otherwise an ERGON_EEXIST error naming what it is (a device
+ * node, a FIFO, a socket, a folder, a symbolic link). */
+ERGON_API int ergon_path_replaceable(const char *path, struct ergon_err *err);
+
 /* Check, before any measuring starts, that path can be written: its folder
  * exists (or can be created with ERGON_WRITE_MKDIR) and is writable, and the
- * file does not exist unless ERGON_WRITE_FORCE. Creates nothing else. */
+ * file does not exist unless ERGON_WRITE_FORCE, and then only as a regular
+ * file (ergon_path_replaceable). Creates nothing else. */
 ERGON_API int ergon_file_check_writable(const char *path, unsigned flags,
 					struct ergon_err *err);
 

@@ -93,14 +93,45 @@ int ergon_tmp_create_locked(const char *dir, char *tmp, size_t cap, int *fd_out)
 	return last;
 }
 
+static const char *file_kind(mode_t m)
+{
+	if (S_ISDIR(m))
+		return "a folder";
+	if (S_ISCHR(m))
+		return "a character device";
+	if (S_ISBLK(m))
+		return "a block device";
+	if (S_ISFIFO(m))
+		return "a FIFO (named pipe)";
+	if (S_ISSOCK(m))
+		return "a socket";
+	if (S_ISLNK(m))
+		return "a symbolic link";
+	return "not a regular file";
+}
+
+int ergon_path_replaceable(const char *path, struct ergon_err *err)
+{
+	struct stat st;
+	/* lstat: a link is judged as itself, since rename() would replace
+	 * the link, and a link to a device names the device. */
+	if (lstat(path, &st) != 0 || S_ISREG(st.st_mode))
+		return 0;
+	return ergon_err_set(err, ERGON_EEXIST,
+			     "%s: is %s; --force replaces only regular files (choose another "
+			     "output path)",
+			     path, file_kind(st.st_mode));
+}
+
 int ergon_file_check_writable(const char *path, unsigned flags, struct ergon_err *err)
 {
 	char dir[PATH_MAX];
 	struct stat st;
 	if (path == NULL || path[0] == '\0')
 		return ergon_err_set(err, ERGON_EUSAGE, "empty output path");
-	if (stat(path, &st) == 0) {
-		if (S_ISDIR(st.st_mode))
+	if (lstat(path, &st) == 0) {
+		struct stat target;
+		if (stat(path, &target) == 0 && S_ISDIR(target.st_mode))
 			return ergon_err_set(err, ERGON_EEXIST,
 					     "%s: is a folder; give a file name for the output",
 					     path);
@@ -110,6 +141,9 @@ int ergon_file_check_writable(const char *path, unsigned flags, struct ergon_err
 			    "%s: already exists; choose another path or pass --force "
 			    "to replace it",
 			    path);
+		int rc = ergon_path_replaceable(path, err);
+		if (rc)
+			return rc;
 	}
 	dir_of(path, dir, sizeof(dir));
 	if (stat(dir, &st) != 0) {
@@ -165,6 +199,10 @@ int ergon_file_write_atomic(const char *path, const void *data, size_t len, unsi
 	}
 	fd = -1;
 	if (flags & ERGON_WRITE_FORCE) {
+		/* Checked again: a device node may have appeared since. */
+		rc = ergon_path_replaceable(path, err);
+		if (rc)
+			goto fail;
 		if (rename(tmp, path) != 0) {
 			rc = ergon_err_errno(err, errno, "%s: cannot move the new file into place",
 					     path);

@@ -225,6 +225,16 @@ int ergon_out_commit(struct ergon_out_slot *s, const void *data, size_t len, str
 	if (e)
 		goto rescue;
 	step = "move into place";
+	if (s->flags & ERGON_WRITE_FORCE) {
+		/* Checked before measuring; a device node, FIFO or socket that
+		 * appeared since is never replaced either. */
+		struct ergon_err perr = {0};
+		if (ergon_path_replaceable(s->path, &perr) != 0) {
+			snprintf(why, sizeof(why), "%.400s", perr.msg);
+			e = -EEXIST;
+			goto rescue_why;
+		}
+	}
 	e = place(s->tmp, s->path, (s->flags & ERGON_WRITE_FORCE) != 0);
 	if (e)
 		goto rescue;
@@ -240,6 +250,7 @@ rescue:
 	else
 		snprintf(why, sizeof(why), "%s of %.300s failed: %.120s", step, s->tmp,
 			 strerror(-e));
+rescue_why:;
 	struct buf_emit b = {data, len};
 	struct ergon_err rerr = {0};
 	if (ergon_out_rescue(s, emit_buf, &b, &rerr) == 0)

@@ -116,6 +116,63 @@ static void commit_keeps_data_in_partial_when_output_appeared(void **state)
 	free(dir);
 }
 
+/* Issue 30, case 2: --force replaces only regular files. A FIFO that takes
+ * the output's name while measuring is not replaced by the commit (the
+ * data is kept in OUT.partial), and one there before is refused by the
+ * reservation and by the plain atomic write, as is a symbolic link; a
+ * regular file is replaced. (Device nodes: functional/test_reliab_force_nodes,
+ * which runs as root.) */
+static void force_replaces_only_regular_files(void **state)
+{
+	(void)state;
+	char *dir = ts_tmpdir();
+	char *path = ts_strf("%s/r.json", dir);
+	char *partial = ts_strf("%s/r.json.partial", dir);
+	struct ergon_out_slot s;
+	struct ergon_err err = {0};
+	assert_int_equal(ergon_out_reserve(&s, path, 4096, ERGON_WRITE_FORCE, &err), 0);
+	assert_int_equal(mkfifo(path, 0644), 0);
+	assert_int_equal(ergon_out_commit(&s, "measured", 8, &err), ERGON_EEXIST);
+	ergon_out_release(&s);
+	assert_non_null(strstr(err.msg, "is a FIFO (named pipe); --force replaces only regular files"));
+	assert_non_null(strstr(err.msg, partial));
+	char *got = ts_read_file(partial, NULL);
+	assert_string_equal(got, "measured");
+	free(got);
+	struct stat st;
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+	/* Refused before measuring, by the reservation and the plain write. */
+	ergon_err_clear(&err);
+	assert_int_equal(ergon_out_reserve(&s, path, 4096, ERGON_WRITE_FORCE, &err), ERGON_EEXIST);
+	assert_non_null(strstr(err.msg, "is a FIFO"));
+	ergon_err_clear(&err);
+	assert_int_equal(ergon_file_write_atomic(path, "x", 1, ERGON_WRITE_FORCE, &err),
+			 ERGON_EEXIST);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+	/* A link is judged as itself: rename would replace the link. */
+	char *target = ts_strf("%s/target", dir), *link = ts_strf("%s/l.json", dir);
+	assert_int_equal(ts_write_file(target, "keep", 4), 0);
+	assert_int_equal(symlink(target, link), 0);
+	ergon_err_clear(&err);
+	assert_int_equal(ergon_file_write_atomic(link, "x", 1, ERGON_WRITE_FORCE, &err),
+			 ERGON_EEXIST);
+	assert_non_null(strstr(err.msg, "is a symbolic link"));
+	/* A regular file is what --force replaces. */
+	ergon_err_clear(&err);
+	assert_int_equal(ergon_file_write_atomic(target, "new", 3, ERGON_WRITE_FORCE, &err), 0);
+	got = ts_read_file(target, NULL);
+	assert_string_equal(got, "new");
+	free(got);
+	free(target);
+	free(link);
+	free(path);
+	free(partial);
+	ts_tmpdir_remove(dir);
+	free(dir);
+}
+
 static void commit_falls_back_to_tmpdir(void **state)
 {
 	(void)state;
@@ -272,6 +329,7 @@ int main(void)
 	    cmocka_unit_test(reserve_commit_places_the_data),
 	    cmocka_unit_test(second_reservation_is_refused),
 	    cmocka_unit_test(commit_keeps_data_in_partial_when_output_appeared),
+	    cmocka_unit_test(force_replaces_only_regular_files),
 	    cmocka_unit_test(commit_falls_back_to_tmpdir),
 	    cmocka_unit_test(reservation_fails_when_space_is_missing),
 	    cmocka_unit_test(unusable_paths_fail_at_reserve),

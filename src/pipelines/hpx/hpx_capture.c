@@ -107,6 +107,11 @@ int ergon_hpx_capture(const struct ergon_hpx_capture_opts *o, struct ergon_hpx_p
 	/* A decoding link (SWO) also keeps its raw bytes, beside the log. */
 	if (ergon_transport_has_raw(t)) {
 		snprintf(raw_path, sizeof(raw_path), "%s.raw", o->log_path);
+		if ((o->write_flags & ERGON_WRITE_FORCE) && ergon_path_replaceable(raw_path, err)) {
+			rc = err->code;
+			raw_path[0] = '\0';
+			goto done;
+		}
 		raw_fd = open(raw_path, flags, 0644);
 		if (raw_fd < 0) {
 			rc = ergon_err_errno(err, errno, "%s: cannot create the raw trace log%s",
