@@ -134,7 +134,8 @@ static void force_replaces_only_regular_files(void **state)
 	assert_int_equal(mkfifo(path, 0644), 0);
 	assert_int_equal(ergon_out_commit(&s, "measured", 8, &err), ERGON_EEXIST);
 	ergon_out_release(&s);
-	assert_non_null(strstr(err.msg, "is a FIFO (named pipe); --force replaces only regular files"));
+	assert_non_null(
+	    strstr(err.msg, "is a FIFO (named pipe); --force replaces only regular files"));
 	assert_non_null(strstr(err.msg, partial));
 	char *got = ts_read_file(partial, NULL);
 	assert_string_equal(got, "measured");
