@@ -71,9 +71,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t words = size / 4;
 	struct ppk2_sample *out = malloc(sizeof(*out) * 8);
 	/* The valid-range samples as decoded, and their words, for the rules. */
-	float *got = malloc(sizeof(float) * (words + 1));
-	uint16_t *adc = malloc(sizeof(uint16_t) * (words + 1));
-	uint8_t *range = malloc(words + 1);
+	float *got = calloc(words + 1, sizeof(float));
+	uint16_t *adc = calloc(words + 1, sizeof(uint16_t));
+	uint8_t *range = calloc(words + 1, 1);
 	size_t valid = 0;
 	uint64_t gaps = 0, n_total = 0, last = 0;
 	int have_last = 0;
@@ -114,7 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (nv != valid)
 		abort();
-	float *want = malloc(sizeof(float) * (nv + 1));
+	float *want = calloc(nv + 1, sizeof(float));
 	ts_ppk2_rules_decode(&rc, 3.3, adc, range, nv, d.spike_filter, want);
 	for (size_t k = 0; k < nv; k++)
 		if (memcmp(&want[k], &got[k], sizeof(float)) != 0)
