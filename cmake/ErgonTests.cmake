@@ -167,6 +167,15 @@ endforeach()
 add_executable(ergon_ppk2_sim ${CMAKE_SOURCE_DIR}/tests/support/ppk2_sim/ppk2_sim_main.c)
 target_link_libraries(ergon_ppk2_sim PRIVATE ergon_test_support)
 
+# The reference JLS library's readers against ergon's recordings
+# (tests/functional/test_jls_reference_readers.sh): a recording from a known
+# synthetic signal through ergon's writer, and the checker that reads a file
+# with ../shared/tools/jls-ref and compares with the samples' statistics.
+add_executable(ergon_jls_synth ${CMAKE_SOURCE_DIR}/tests/support/jls_synth/jls_synth_main.c)
+target_link_libraries(ergon_jls_synth PRIVATE ergon_lib)
+add_executable(ergon_jls_ref_check ${CMAKE_SOURCE_DIR}/tests/support/jls_ref_check/jls_ref_check.c)
+target_link_libraries(ergon_jls_ref_check PRIVATE m)
+
 # Fault-injection shim (tests/support/faultinj/, docs/RELIABILITY.md): an
 # LD_PRELOAD library that fails the Nth allocation or write-side call, at
 # <build>/faultinj/libergon_faultinj.so. Built without the sanitizer flags:
@@ -185,6 +194,8 @@ set_tests_properties(functional/test_reliab_faultinj_verify PROPERTIES TIMEOUT 1
 # Every virtual-bench scenario through `ergon profile` (issue 17 adds rows): minutes on a
 # loaded 2-vCPU machine under ASan.
 set_tests_properties(functional/test_profile_sim PROPERTIES TIMEOUT 900)
+# Reads ergon's recordings (millions of samples) with the reference JLS readers.
+set_tests_properties(functional/test_jls_reference_readers PROPERTIES TIMEOUT 900)
 
 # ergon db: the PostgreSQL test exits 77 when no server is given
 # (ERGON_PG_URL unset): ctest reports it skipped, never passed.

@@ -1,18 +1,19 @@
 /* Joulescope JLS v2 recordings: a streaming writer (our own code, beside
  * the reader in jls.h), for `ergon record`.
  *
- * Layout (docs/internals/jls_writer.md): file header; a USER_DATA note;
- * source 0 and its global annotation signal 0; source 1 (the instrument);
- * per signal a SIGNAL_DEF with FSR, ANNOTATION and UTC track DEF/HEAD
- * chunks; then, interleaved in time, FSR DATA chunks (f32 "current",
- * "voltage", "power"; u1 "gpi[0]".."gpi[7]"), summary levels (INDEX +
- * SUMMARY with mean/std/min/max per 128 samples at level 1, per 20
- * entries above), UTC DATA entries mapping sample ids to time; at close
- * a final USER_DATA note, END and the file length in the header. Every
- * chunk carries its CRC32C. Chunks are appended in order and complete
- * before the next starts, so a recording killed at any point is valid
- * up to its last complete chunk (the header length stays 0, which is how
- * readers know it was not closed).
+ * Layout (docs/internals/jls_writer.md), in the reference writer's order:
+ * file header; the user-data list head; source 0 and its global
+ * annotation signal 0; a USER_DATA note; source 1 (the instrument); per
+ * signal a SIGNAL_DEF with FSR, ANNOTATION and UTC track DEF/HEAD chunks;
+ * then, interleaved in time, FSR DATA chunks (f32 "current", "voltage",
+ * "power"; u1 "gpi[0]".."gpi[7]"), summary levels (INDEX + SUMMARY with
+ * mean/std/min/max per 1000 samples at level 1, per 10 entries above), UTC
+ * DATA entries mapping sample ids to time; at close a final USER_DATA
+ * note, END and the file length in the header. Every chunk carries its
+ * CRC32C. Chunks are appended in order and complete before the next
+ * starts, so a recording killed at any point is valid up to its last
+ * complete chunk (the header length stays 0, which is how readers know it
+ * was not closed).
  *
  * Memory is bounded by the signal count, whatever the length: one DATA
  * chunk per signal and one summary chunk per level.
@@ -46,7 +47,14 @@ struct ergon_jls_writer_config {
 	int64_t utc_q30_start;	       /* JLS time of sample 0 (34Q30 s since 2018-01-01) */
 	int64_t sample_id_offset;      /* file sample id of sample 0 */
 	const char *note_json;	       /* USER_DATA note at the start (JSON text); may be NULL */
-	uint32_t samples_per_data;     /* f32 samples per DATA chunk; 0 = 8192 */
+	/* Samples per DATA chunk and per level-1 summary entry, every signal;
+	 * 0 and 0 = 10000 and 1000 (decimal, so that the reference reader's
+	 * statistics over 1000, 10000, ... samples are whole entries). Others
+	 * are for tests that need many levels from few samples; the chunk
+	 * must be a multiple of 8 and of the entry, 100 entries a whole
+	 * number of chunks, the entry 10 samples or more (ERGON_EUSAGE). */
+	uint32_t samples_per_data;
+	uint32_t sample_decimate;
 	ergon_jls_pwrite_fn pwrite_fn; /* NULL = pwrite */
 	/* May be NULL. Called when a write fails, with its errno: return 1
 	 * to have the same write tried again (after making room, e.g. by

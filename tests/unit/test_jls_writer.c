@@ -149,7 +149,7 @@ static void roundtrip_identical_and_crcs(void **state)
 	uint64_t hdr_len = (uint64_t)rd32(f + 16) | (uint64_t)rd32(f + 20) << 32;
 	assert_int_equal(hdr_len, len);
 	size_t off = 32, chunks = 0, l1 = 0, l2 = 0, utc = 0, ends = 0, user = 0, utc_summaries = 0;
-	size_t first_l1_summary = 0, first_l1_gpi0 = 0, first_l1_gpi1 = 0;
+	size_t first_l1_summary = 0, second_l1_summary = 0, first_l1_gpi0 = 0, first_l1_gpi1 = 0;
 	while (off + 32 <= len) {
 		assert_int_equal(rd32(f + off + 28), ts_crc32c(f + off, 28));
 		uint32_t plen = rd32(f + off + 20);
@@ -161,6 +161,8 @@ static void roundtrip_identical_and_crcs(void **state)
 					 ts_crc32c(f + off + 32, plen));
 		if (tag == 0x24 && (meta >> 12) == 1) {
 			l1++;
+			if ((meta & 0xff) == 1 && first_l1_summary != 0 && second_l1_summary == 0)
+				second_l1_summary = off;
 			if ((meta & 0xff) == 1 && first_l1_summary == 0)
 				first_l1_summary = off;
 			if ((meta & 0xff) == 4 && first_l1_gpi0 == 0)
@@ -179,13 +181,13 @@ static void roundtrip_identical_and_crcs(void **state)
 	assert_int_equal(off, len);
 	assert_int_equal(ends, 1);
 	assert_int_equal(user, 3); /* the empty list head, the opening and closing notes */
-	/* 6 signals x ceil(300000 / 81920) = 4 level-1 summary chunks; each
-	 * has one level-2 chunk (the partial one written at close). */
-	assert_int_equal(l1, 6 * 4);
+	/* 6 signals x 300000 / (100 entries x 1000 samples) = 3 level-1
+	 * summary chunks each; level 2 (30 entries) is the top: one chunk. */
+	assert_int_equal(l1, 6 * 3);
 	assert_int_equal(l2, 6);
 	assert_int_equal(utc, 6);
 	assert_int_equal(utc_summaries, 6);
-	/* Level-1 entry 0 of current: samples 0..127 are 0,1,2,3 mA x 32:
+	/* Level-1 entry 0 of current: samples 0..999 are 0,1,2,3 mA x 250:
 	 * mean 1.5 mA, min 0, max 3 mA, std sqrt(14/4 - 2.25) mA = 1.118 mA. */
 	const uint8_t *e = f + first_l1_summary + 32 + 16;
 	float mean, sd, mn, mx;
@@ -195,6 +197,20 @@ static void roundtrip_identical_and_crcs(void **state)
 	memcpy(&mx, e + 12, 4);
 	assert_true(fabs(mean - 1.5e-3) < 1e-9);
 	assert_true(fabs(sd - sqrt(1.25) * 1e-3) < 1e-8);
+	assert_true(mn == 0.0f);
+	assert_true(fabs(mx - 3e-3) < 1e-9);
+	/* Entry 150 (the second chunk's entry 50) covers samples 150000..150999
+	 * with the NaN at 150001 (a 1 mA sample) left out: 999 samples of sum
+	 * 1500 - 1 = 1499 mA and sum of squares 3500 - 1 = 3499 mA^2. */
+	assert_true(second_l1_summary > first_l1_summary);
+	e = f + second_l1_summary + 32 + 16 + 16 * 50;
+	memcpy(&mean, e, 4);
+	memcpy(&sd, e + 4, 4);
+	memcpy(&mn, e + 8, 4);
+	memcpy(&mx, e + 12, 4);
+	double m_nan = 1499.0 / 999.0, v_nan = 3499.0 / 999.0 - m_nan * m_nan;
+	assert_true(fabs(mean - m_nan * 1e-3) < 1e-9);
+	assert_true(fabs(sd - sqrt(v_nan) * 1e-3) < 1e-8);
 	assert_true(mn == 0.0f);
 	assert_true(fabs(mx - 3e-3) < 1e-9);
 	/* gpi[0] toggles: entry 0 is mean 0.5, std 0.5, min 0, max 1; gpi[1]
@@ -234,20 +250,20 @@ static void killed_and_cut_stay_valid(void **state)
 	char *path = ts_strf("%s/k.jls", dir);
 	struct ergon_err err = {0};
 	uint64_t kept = 0;
-	/* Killed: never closed. 100000 samples: 12 whole chunks of 8192 per
-	 * signal (98304) are on disk, the 13th is lost with the process. */
-	assert_int_equal(write_file(path, 100000, 0, NULL, &err, &kept), 0);
-	assert_int_equal(kept, 98304);
+	/* Killed: never closed. 95000 samples: 9 whole chunks of 10000 per
+	 * signal (90000) are on disk, the 10th is lost with the process. */
+	assert_int_equal(write_file(path, 95000, 0, NULL, &err, &kept), 0);
+	assert_int_equal(kept, 90000);
 	size_t warnings = 0;
-	assert_int_equal(read_back(path, 1, &warnings), 98304);
+	assert_int_equal(read_back(path, 1, &warnings), 90000);
 	assert_true(warnings >= 1); /* unclosed: power.recording_truncated */
 	/* Cut in the middle of the last chunk. */
 	struct stat st;
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(truncate(path, st.st_size - 100), 0);
-	/* The last chunk written is gpi[2]'s 12th: that signal now stops one
+	/* The last chunk written is gpi[2]'s 9th: that signal now stops one
 	 * chunk earlier, and the reader stops the stream with it. */
-	assert_int_equal(read_back(path, 2, &warnings), 98304 - 8192);
+	assert_int_equal(read_back(path, 2, &warnings), 90000 - 10000);
 	free(path);
 	ts_tmpdir_remove(dir);
 	free(dir);

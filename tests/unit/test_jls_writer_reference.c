@@ -18,13 +18,22 @@
  *   level for a track's DATA, INDEX and SUMMARY lists);
  * - the same kinds of chunk exist for the same signals (definitions, FSR,
  *   annotation, UTC and VSR tracks, DATA, INDEX, SUMMARY, USER_DATA, END);
- * - source 0, signal 0, source 1 and the f32 signal definitions are byte
- *   for byte the reference's; gpi[0] differs only in its chunk sizes;
+ * - the definitions come in the reference's order, chunk for chunk, up to
+ *   the first sample (its reader wants USER_DATA, SOURCE_DEF and
+ *   SIGNAL_DEF among the first three chunks);
+ * - source 0, signal 0 and source 1 are byte for byte the reference's; the
+ *   signal definitions equal it but for the chunk and summary sizes, which
+ *   are ours (10000 samples per DATA chunk, 1000 per level-1 entry, 100
+ *   entries per SUMMARY, 10 per entry above, for every signal) and are a
+ *   layout the reference writer itself keeps (its alignment, read from
+ *   jls_core_signal_def_align: the entry a multiple of 256 / bits for f32,
+ *   the chunk a multiple of the entry, the entries per SUMMARY a multiple
+ *   of the decimation and of the entries per chunk);
  * - each signal's first DATA chunk starts at the same sample id with the
  *   same entry size; track HEAD offsets point at chunks of their track.
- * What this cannot show: that the reference reader or the UI accepts the
- * file (the decimation we chose for u1 signals differs from the
- * reference's defaults, a choice the format leaves to the writer). */
+ * That the reference library reads the file as its samples say is
+ * tests/functional/test_jls_reference_readers.sh, with the library's own
+ * readers. */
 #include "ergon/jls.h"
 #include "ergon/jls_writer.h"
 #include "test_support.h"
@@ -225,23 +234,54 @@ static void same_structure_as_the_reference(void **state)
 	}
 	assert_true(has_kind(our, 0x40, 0));
 	assert_true(has_kind(our, 0xff, 0));
+	/* The definitions in the reference's order, up to the first sample. */
+	for (size_t i = 0;; i++) {
+		assert_true(i < ref->n && i < our->n);
+		const struct chunk *a = &ref->c[i], *b = &our->c[i];
+		if (a->tag == 0x22 || a->tag == 0x3a) {
+			assert_true(b->tag == 0x22 || b->tag == 0x3a);
+			assert_true(i > 8);
+			break;
+		}
+		/* USER_DATA's meta is the note's storage type (ours JSON). */
+		if (a->tag != b->tag || (a->tag != 0x40 && sig_of(a) != sig_of(b)))
+			fail_msg("chunk %zu: tag 0x%02x signal %u, the reference's 0x%02x %u", i,
+				 b->tag, sig_of(b), a->tag, sig_of(a));
+	}
+	assert_int_equal(our->c[0].tag, 0x40);
+	assert_int_equal(our->c[1].tag, 0x01);
+	assert_int_equal(our->c[2].tag, 0x02);
 	/* Definitions byte for byte: source 0, the global annotation signal 0,
-	 * source 1 with the same identity, and the f32 signals. */
+	 * source 1 with the same identity. */
 	same_payload(first(ref, 0x01, 0), first(our, 0x01, 0), "SOURCE_DEF 0");
 	same_payload(first(ref, 0x02, 0), first(our, 0x02, 0), "SIGNAL_DEF 0");
 	same_payload(first(ref, 0x01, 1), first(our, 0x01, 1), "SOURCE_DEF 1");
-	for (unsigned s = 1; s <= 3; s++) {
-		char what[32];
-		snprintf(what, sizeof what, "SIGNAL_DEF %u", s);
-		same_payload(first(ref, 0x02, s), first(our, 0x02, s), what);
+	/* The signals: source, type, data type and rate (bytes 0..11), the
+	 * annotation and UTC decimation (36..43) and the name and units from
+	 * byte 128 equal the reference's; samples per DATA chunk and the
+	 * summary factors (12..35) are ours. */
+	for (unsigned s = 1; s <= 4; s++) {
+		const struct chunk *rs = first(ref, 0x02, s), *os = first(our, 0x02, s);
+		assert_non_null(rs);
+		assert_non_null(os);
+		assert_memory_equal(rs->payload, os->payload, 12);
+		assert_memory_equal(rs->payload + 36, os->payload + 36, 8);
+		assert_int_equal(rs->plen, os->plen);
+		assert_memory_equal(rs->payload + 128, os->payload + 128, rs->plen - 128);
+		uint32_t spd = rd32(os->payload + 12), dec = rd32(os->payload + 16),
+			 eps = rd32(os->payload + 20), sd = rd32(os->payload + 24);
+		assert_int_equal(spd, 10000);
+		assert_int_equal(dec, 1000);
+		assert_int_equal(eps, 100);
+		assert_int_equal(sd, 10);
+		if (s <= 3) {
+			/* f32: the reference writer keeps them as they are. */
+			assert_int_equal(dec % (256 / 32), 0);
+			assert_int_equal(spd % dec, 0);
+			assert_int_equal(eps % sd, 0);
+			assert_int_equal(eps % (spd / dec), 0);
+		}
 	}
-	/* gpi[0]: source, type, data type (u1) and rate equal; name from 128. */
-	const struct chunk *rg = first(ref, 0x02, 4), *og = first(our, 0x02, 4);
-	assert_non_null(rg);
-	assert_non_null(og);
-	assert_memory_equal(rg->payload, og->payload, 12);
-	assert_string_equal((const char *)rg->payload + 128, "gpi[0]");
-	assert_string_equal((const char *)og->payload + 128, "gpi[0]");
 	/* First DATA chunk per signal: first sample id, entry size. */
 	for (unsigned s = 1; s <= 4; s++) {
 		const struct chunk *rd = first(ref, 0x22, s), *od = first(our, 0x22, s);

@@ -1,11 +1,20 @@
 /* The JLS v2 writer (include/ergon/jls_writer.h, docs/internals/jls_writer.md).
  *
- * Chunk layouts follow the format's public header (jetperch/jls
- * include/jls/format.h, Apache-2.0, read for the facts only) and the
- * reference writer's output in ../shared/fixtures/jls: file header
- * version 1.0.0, SIGNAL_DEF with samples_per_data 8192, 128 samples per
- * level-1 summary entry, 640 entries per summary chunk, 20 entries per
- * entry above level 1, 100 for annotation and UTC decimation.
+ * Chunk layouts and the summary tree follow the reference library
+ * (jetperch/jls 0.17, Apache-2.0, read for the facts only: its format
+ * header, its writer's summary code and its reader's seek and statistics
+ * code; docs/internals/jls_writer.md names each fact and its source) and
+ * the reference writer's output in ../shared/fixtures/jls.
+ *
+ * Summaries: a level-1 entry per DECIMATE samples (1000 unless the caller
+ * asks for another), a level-k+1 entry per SUMMARY_DECIMATE (10) entries of
+ * level k, ENTRIES_PER_SUMMARY (100) entries per SUMMARY chunk. Decimal
+ * factors put entry edges on decimal sample counts, so that the reference
+ * reader's statistics over spans of 1000, 10000, ... samples are sums of
+ * whole entries (it spreads an entry that straddles a span edge over both
+ * spans in proportion to the overlap). Entries hold the statistics of the
+ * finite samples they cover, computed in double from the samples (not
+ * from rounded lower entries): mean, population std, min, max as f32.
  *
  * Every byte goes out through one function (emit) that appends at the
  * end; the only in-place rewrites are whole chunk headers (item_next of
@@ -24,21 +33,24 @@
 #include <string.h>
 #include <unistd.h>
 
-#define SPD_F32_DEFAULT 8192u
-#define DECIMATE_SAMPLES 128u
-#define ENTRIES_PER_SUMMARY 640u
-#define DECIMATE_SUMMARY 20u
+#define SPD_DEFAULT 10000u	/* samples per DATA chunk */
+#define DECIMATE_DEFAULT 1000u	/* samples per level-1 summary entry */
+#define ENTRIES_PER_SUMMARY 100u /* entries per SUMMARY chunk, every level */
+#define SUMMARY_DECIMATE 10u	/* level-k entries per level-k+1 entry */
 #define DECIMATE_ANNOTATION 100u
 #define DECIMATE_UTC 100u
-#define LEVELS 5 /* summary levels 1..LEVELS */
+/* Summary levels 1..LEVELS: a TRACK_HEAD holds 16 offsets, 0 for the data.
+ * Level 15 would cover 10^14 level-1 entries per chunk: never reached. */
+#define LEVELS 15
 #define SIGNALS_MAX (3u + ERGON_JLS_WRITER_DIGITAL_MAX)
-#define INDEX_MAX 64u /* index entries per summary chunk (10 or 20 in practice) */
+/* Index entries per INDEX chunk: DATA chunks per level-1 SUMMARY chunk
+ * (ENTRIES_PER_SUMMARY / entries per DATA chunk, at most
+ * ENTRIES_PER_SUMMARY), SUMMARY_DECIMATE above. */
+#define INDEX_MAX ENTRIES_PER_SUMMARY
 /* The largest INDEX or SUMMARY payload: allocated once at open, so that the
  * write path allocates nothing (an allocation failure mid-recording would
  * otherwise end it; only a note larger than the staging buffer grows it). */
-#define LVBUF_BYTES                                                                               \
-	(16u + 16u * ENTRIES_PER_SUMMARY > 16u + 8u * INDEX_MAX ? 16u + 16u * ENTRIES_PER_SUMMARY \
-								: 16u + 8u * INDEX_MAX)
+#define LVBUF_BYTES (16u + 16u * ENTRIES_PER_SUMMARY)
 
 enum { TRACK_FSR = 0, TRACK_VSR = 1, TRACK_ANNOTATION = 2, TRACK_UTC = 3 };
 enum { CH_DEF = 0, CH_HEAD = 1, CH_DATA = 2, CH_INDEX = 3, CH_SUMMARY = 4 };
@@ -52,19 +64,21 @@ struct list {
 	int have;
 };
 
-struct accum {
-	double sum, sumsq, min, max;
-	uint32_t n, valid;
-	int64_t first_id; /* sample id of the first sample covered */
+/* Statistics of the finite samples of a span: count, mean, sum of squared
+ * deviations (combined by Chan et al.'s pairwise update), min, max. */
+struct jstat {
+	uint64_t n;
+	double mean, m2, min, max;
 };
 
+/* One summary level: the entries and index offsets of its next chunk. */
 struct level {
-	float (*entries)[4]; /* ENTRIES_PER_SUMMARY */
+	struct jstat *e; /* ENTRIES_PER_SUMMARY */
 	uint32_t n;
-	int64_t first_id; /* sample id of the first entry */
 	uint64_t index[INDEX_MAX];
 	uint32_t n_index;
-	struct accum acc; /* the entry being built (from the level below) */
+	int64_t first_id; /* sample id of the chunk's first sample (set with its first index) */
+	uint64_t chunks;  /* chunks written at this level */
 	struct list index_list, summary_list;
 };
 
@@ -72,7 +86,6 @@ struct sig {
 	uint16_t id;
 	int u1;
 	const char *name, *units;
-	uint32_t spd; /* samples per DATA chunk */
 	uint8_t *buf; /* 16-byte payload header + entries */
 	uint32_t count;
 	int64_t chunk_first_id;
@@ -80,7 +93,9 @@ struct sig {
 	uint64_t head_off[4];
 	uint64_t head[4][16]; /* per track: offsets of the first chunk per level */
 	struct list data_list, utc_list;
-	struct level lv[LEVELS];
+	struct jstat acc;   /* the level-1 entry being built */
+	uint32_t acc_len;  /* samples in it, NaN included */
+	struct level lv[LEVELS]; /* lv[k] is level k + 1 */
 	/* UTC level 1: (sample id, UTC DATA offset) and (sample id, time)
 	 * pairs, written as INDEX + SUMMARY every DECIMATE_UTC entries. */
 	int64_t utc_id[DECIMATE_UTC], utc_t[DECIMATE_UTC];
@@ -101,6 +116,8 @@ struct ergon_jls_writer {
 	int failed;
 	struct ergon_err first_err;
 	uint32_t rate_hz;
+	uint32_t spd;	   /* samples per DATA chunk, every signal */
+	uint32_t decimate; /* samples per level-1 entry */
 	int64_t id0;
 	uint64_t pushed;
 	unsigned nsig;
@@ -262,10 +279,6 @@ static int source_def(struct ergon_jls_writer *w, uint16_t id, const char *name,
 	return chunk(w, &w->sources, ERGON_JLS_TAG_SOURCE_DEF, id, p, n, NULL);
 }
 
-/* Our FSR signals' decimation: sample_decimate_factor, entries_per_summary,
- * summary_decimate_factor, annotation_decimate_factor, utc_decimate_factor. */
-static const uint32_t fsr_factors[5] = {DECIMATE_SAMPLES, ENTRIES_PER_SUMMARY, DECIMATE_SUMMARY,
-					DECIMATE_ANNOTATION, DECIMATE_UTC};
 /* The global annotation signal 0 as the reference writer (jetperch/jls
  * 0.17) defines it, byte for byte (../shared/fixtures/jls): it holds no
  * samples, its factors only size its annotation summaries. */
@@ -315,77 +328,75 @@ static int user_data(struct ergon_jls_writer *w, const char *json)
 		     (const uint8_t *)json, (uint32_t)n, NULL);
 }
 
-/* Combine an entry (mean, std, min, max over `w` valid values) into a. */
-static void acc_add_entry(struct accum *a, const float e[4], int64_t id)
+/* a += b (Chan, Golub and LeVeque's pairwise update of the mean and the
+ * sum of squared deviations). */
+static void stat_merge(struct jstat *a, const struct jstat *b)
 {
-	if (a->n == 0) {
-		a->min = INFINITY;
-		a->max = -INFINITY;
-		a->first_id = id;
-	}
-	a->n++;
-	if (!isfinite(e[0]))
+	if (b->n == 0)
 		return;
-	/* Equal weights per entry (every entry below covers the same number
-	 * of samples but the last): mean of means, pooled variance. */
-	double m = e[0], sd = e[1];
-	a->valid++;
-	a->sum += m;
-	a->sumsq += sd * sd + m * m;
-	if (e[2] < a->min)
-		a->min = e[2];
-	if (e[3] > a->max)
-		a->max = e[3];
+	if (a->n == 0) {
+		*a = *b;
+		return;
+	}
+	double na = (double)a->n, nb = (double)b->n, n = na + nb;
+	double d = b->mean - a->mean;
+	a->mean += d * nb / n;
+	a->m2 += b->m2 + d * d * na * nb / n;
+	if (b->min < a->min)
+		a->min = b->min;
+	if (b->max > a->max)
+		a->max = b->max;
+	a->n += b->n;
 }
 
-static void acc_entry(const struct accum *a, float e[4])
+/* An entry as the format stores it: f32 mean, std, min, max; the
+ * population std (the reference writer's), NaN for a span with no finite
+ * sample. */
+static void stat_put(uint8_t *p, const struct jstat *s)
 {
-	if (a->valid == 0) {
+	float e[4];
+	if (s->n == 0) {
 		e[0] = e[1] = e[2] = e[3] = NAN;
-		return;
+	} else {
+		double var = s->m2 / (double)s->n;
+		e[0] = (float)s->mean;
+		e[1] = (float)sqrt(var > 0 ? var : 0);
+		e[2] = (float)s->min;
+		e[3] = (float)s->max;
 	}
-	double mean = a->sum / a->valid;
-	double var = a->sumsq / a->valid - mean * mean;
-	e[0] = (float)mean;
-	e[1] = (float)sqrt(var > 0 ? var : 0);
-	e[2] = (float)a->min;
-	e[3] = (float)a->max;
+	memcpy(p, e, sizeof(e));
 }
 
 static int level_flush(struct ergon_jls_writer *w, struct sig *s, int k);
 
-/* A finished entry at level k (0-based: level k+1). */
-static int level_push(struct ergon_jls_writer *w, struct sig *s, int k, const float e[4],
-		      int64_t first_id)
+/* Add an offset to level k's index; the first one sets the chunk's first
+ * sample id. */
+static void level_index(struct level *L, uint64_t off, int64_t first_id)
+{
+	if (L->n_index == 0)
+		L->first_id = first_id;
+	if (L->n_index < INDEX_MAX)
+		L->index[L->n_index++] = off;
+}
+
+/* A complete entry at level k (lv[k]); a full level writes its chunk. */
+static int level_push(struct ergon_jls_writer *w, struct sig *s, int k, const struct jstat *e)
 {
 	struct level *L = &s->lv[k];
-	if (L->n == 0)
-		L->first_id = first_id;
-	memcpy(L->entries[L->n++], e, sizeof(float) * 4);
-	if (k + 1 < LEVELS) {
-		struct accum *ua = &s->lv[k + 1].acc;
-		acc_add_entry(ua, e, first_id);
-		if (ua->n == DECIMATE_SUMMARY) {
-			float ue[4];
-			acc_entry(ua, ue);
-			int64_t uid = ua->first_id;
-			memset(ua, 0, sizeof(*ua));
-			int rc = level_push(w, s, k + 1, ue, uid);
-			if (rc)
-				return rc;
-		}
-	}
+	L->e[L->n++] = *e;
 	if (L->n == ENTRIES_PER_SUMMARY)
 		return level_flush(w, s, k);
 	return 0;
 }
 
-/* Write INDEX + SUMMARY for level k's pending entries. */
+/* Write level k's INDEX + SUMMARY (the INDEX first, the SUMMARY right
+ * after it: the reference reader reads the chunk after an INDEX as its
+ * SUMMARY). The level above gets the INDEX's offset and one entry per
+ * complete group of SUMMARY_DECIMATE entries, as the reference writer
+ * makes them (a group cut by the end of the recording is left out). */
 static int level_flush(struct ergon_jls_writer *w, struct sig *s, int k)
 {
 	struct level *L = &s->lv[k];
-	if (L->n == 0)
-		return 0;
 	uint16_t meta = (uint16_t)(s->id | (uint16_t)((k + 1) << 12));
 	size_t ilen = 16 + 8 * (size_t)L->n_index;
 	size_t slen = 16 + 16 * (size_t)L->n;
@@ -403,7 +414,8 @@ static int level_flush(struct ergon_jls_writer *w, struct sig *s, int k)
 		put32(p + 8, L->n);
 		put16(p + 12, 128);
 		put16(p + 14, 0);
-		memcpy(p + 16, L->entries, 16 * (size_t)L->n);
+		for (uint32_t i = 0; i < L->n; i++)
+			stat_put(p + 16 + 16 * i, &L->e[i]);
 		rc = chunk(w, &L->summary_list, TAG(TRACK_FSR, CH_SUMMARY), meta, p, (uint32_t)slen,
 			   NULL);
 	}
@@ -415,11 +427,21 @@ static int level_flush(struct ergon_jls_writer *w, struct sig *s, int k)
 		if (rc)
 			return rc;
 	}
-	if (k + 1 < LEVELS && s->lv[k + 1].n_index < INDEX_MAX)
-		s->lv[k + 1].index[s->lv[k + 1].n_index++] = ioff;
+	L->chunks++;
+	uint32_t n = L->n;
+	int64_t first_id = L->first_id;
 	L->n = 0;
 	L->n_index = 0;
-	return 0;
+	if (k + 1 >= LEVELS)
+		return 0;
+	level_index(&s->lv[k + 1], ioff, first_id);
+	for (uint32_t g = 0; g + SUMMARY_DECIMATE <= n && rc == 0; g += SUMMARY_DECIMATE) {
+		struct jstat up = {0};
+		for (uint32_t i = 0; i < SUMMARY_DECIMATE; i++)
+			stat_merge(&up, &L->e[g + i]);
+		rc = level_push(w, s, k + 1, &up);
+	}
+	return rc;
 }
 
 static int data_flush(struct ergon_jls_writer *w, struct sig *s)
@@ -436,8 +458,7 @@ static int data_flush(struct ergon_jls_writer *w, struct sig *s)
 	if (rc)
 		return rc;
 	s->kept += s->count;
-	if (s->lv[0].n_index < INDEX_MAX)
-		s->lv[0].index[s->lv[0].n_index++] = off;
+	level_index(&s->lv[0], off, s->chunk_first_id);
 	if (s->head[TRACK_FSR][0] == 0) {
 		s->head[TRACK_FSR][0] = off;
 		rc = patch_head(w, s, TRACK_FSR);
@@ -447,82 +468,84 @@ static int data_flush(struct ergon_jls_writer *w, struct sig *s)
 	s->chunk_first_id += s->count;
 	s->count = 0;
 	if (s->u1)
-		memset(s->buf + 16, 0, (s->spd + 7) / 8);
+		memset(s->buf + 16, 0, (w->spd + 7) / 8);
 	return 0;
+}
+
+/* Statistics of m f32 samples (the finite ones), two passes. */
+static void stat_f32(struct jstat *st, const float *x, size_t m)
+{
+	double sum = 0, mn = INFINITY, mx = -INFINITY;
+	uint64_t n = 0;
+	for (size_t i = 0; i < m; i++) {
+		double v = x[i];
+		if (!isfinite(v))
+			continue;
+		n++;
+		sum += v;
+		if (v < mn)
+			mn = v;
+		if (v > mx)
+			mx = v;
+	}
+	*st = (struct jstat){0};
+	if (n == 0)
+		return;
+	double mean = sum / (double)n, m2 = 0;
+	for (size_t i = 0; i < m; i++) {
+		double v = x[i];
+		if (isfinite(v))
+			m2 += (v - mean) * (v - mean);
+	}
+	*st = (struct jstat){.n = n, .mean = mean, .m2 = m2, .min = mn, .max = mx};
 }
 
 /* Append m samples to signal s: f32 values x, or (u1) bit `bit` of dig
  * (NULL: all 0). Runs up to the next DATA chunk or level-1 entry boundary
- * are copied and summarised in one tight loop. */
+ * are copied and summarised in one piece. */
 static int run(struct ergon_jls_writer *w, struct sig *s, const float *x, const uint32_t *dig,
-	       unsigned bit, size_t m, int64_t id)
+	       unsigned bit, size_t m)
 {
-	struct accum *a = &s->lv[0].acc;
 	while (m > 0) {
 		size_t take = m;
-		if (take > s->spd - s->count)
-			take = s->spd - s->count;
-		if (take > DECIMATE_SAMPLES - a->n)
-			take = DECIMATE_SAMPLES - a->n;
-		if (a->n == 0) {
-			a->min = INFINITY;
-			a->max = -INFINITY;
-			a->first_id = id;
-		}
-		double sum = 0, sumsq = 0, mn = a->min, mx = a->max;
-		uint32_t valid = 0;
+		if (take > w->spd - s->count)
+			take = w->spd - s->count;
+		if (take > w->decimate - s->acc_len)
+			take = w->decimate - s->acc_len;
+		struct jstat piece;
 		if (s->u1) {
 			uint8_t *bits = s->buf + 16;
+			uint64_t ones = 0;
 			for (size_t i = 0; i < take; i++) {
 				unsigned v = dig ? (dig[i] >> bit) & 1u : 0u;
 				size_t at = s->count + i;
 				bits[at / 8] |= (uint8_t)(v << (at % 8));
-				sum += v;
+				ones += v;
 			}
-			/* Bits are finite: every sample counts; 0/1 squared is itself. */
-			valid = (uint32_t)take;
-			sumsq = sum;
-			/* Fold the values present (1 if any bit was set, 0 if
-			 * any was clear) into min and max. */
-			if (sum > 0) {
-				mx = 1.0 > mx ? 1.0 : mx;
-				mn = 1.0 < mn ? 1.0 : mn;
-			}
-			if (sum < (double)take) {
-				mx = 0.0 > mx ? 0.0 : mx;
-				mn = 0.0 < mn ? 0.0 : mn;
-			}
+			/* 0/1 values: mean ones/n, squared deviations ones x zeros / n. */
+			double n = (double)take;
+			piece = (struct jstat){.n = take,
+					      .mean = (double)ones / n,
+					      .m2 = (double)ones * (n - (double)ones) / n,
+					      .min = ones == take ? 1.0 : 0.0,
+					      .max = ones > 0 ? 1.0 : 0.0};
 		} else {
 			memcpy(s->buf + 16 + 4 * (size_t)s->count, x, 4 * take);
-			for (size_t i = 0; i < take; i++) {
-				double v = x[i];
-				if (!isfinite(v))
-					continue;
-				valid++;
-				sum += v;
-				sumsq += v * v;
-				if (v < mn)
-					mn = v;
-				if (v > mx)
-					mx = v;
-			}
+			stat_f32(&piece, x, take);
 		}
-		a->sum += sum;
-		a->sumsq += sumsq;
-		a->min = mn;
-		a->max = mx;
-		a->valid += valid;
-		a->n += (uint32_t)take;
+		stat_merge(&s->acc, &piece);
+		s->acc_len += (uint32_t)take;
 		s->count += (uint32_t)take;
 		int rc = 0;
-		if (s->count == s->spd)
+		/* The DATA chunk first: the level-1 INDEX written when this
+		 * entry fills a SUMMARY chunk must list it. */
+		if (s->count == w->spd)
 			rc = data_flush(w, s);
-		if (rc == 0 && a->n == DECIMATE_SAMPLES) {
-			float e[4];
-			acc_entry(a, e);
-			int64_t first = a->first_id;
-			memset(a, 0, sizeof(*a));
-			rc = level_push(w, s, 0, e, first);
+		if (rc == 0 && s->acc_len == w->decimate) {
+			struct jstat e = s->acc;
+			s->acc = (struct jstat){0};
+			s->acc_len = 0;
+			rc = level_push(w, s, 0, &e);
 		}
 		if (rc)
 			return rc;
@@ -530,7 +553,6 @@ static int run(struct ergon_jls_writer *w, struct sig *s, const float *x, const 
 			x += take;
 		if (dig)
 			dig += take;
-		id += (int64_t)take;
 		m -= take;
 	}
 	return 0;
@@ -543,17 +565,16 @@ int ergon_jls_writer_push(struct ergon_jls_writer *w, const float *current_a,
 	if (w->failed)
 		return ergon_err_set(err, w->first_err.code, "%s", w->first_err.msg);
 	int rc = 0;
-	int64_t id = w->id0 + (int64_t)w->pushed;
 	for (unsigned k = 0; k < w->nsig && rc == 0; k++) {
 		struct sig *s = &w->sig[k];
 		if (k == 0)
-			rc = run(w, s, current_a, NULL, 0, n, id);
+			rc = run(w, s, current_a, NULL, 0, n);
 		else if (k == 1)
-			rc = run(w, s, voltage_v, NULL, 0, n, id);
+			rc = run(w, s, voltage_v, NULL, 0, n);
 		else if (s->u1)
-			rc = run(w, s, NULL, digital, s->id - 4u, n, id);
+			rc = run(w, s, NULL, digital, s->id - 4u, n);
 		else if (power_w)
-			rc = run(w, s, power_w, NULL, 0, n, id);
+			rc = run(w, s, power_w, NULL, 0, n);
 		else {
 			/* current x voltage, as f32, in pieces. */
 			float p[1024];
@@ -561,7 +582,7 @@ int ergon_jls_writer_push(struct ergon_jls_writer *w, const float *current_a,
 				size_t m = n - j < 1024 ? n - j : 1024;
 				for (size_t i = 0; i < m; i++)
 					p[i] = current_a[j + i] * voltage_v[j + i];
-				rc = run(w, s, p, NULL, 0, m, id + (int64_t)j);
+				rc = run(w, s, p, NULL, 0, m);
 			}
 		}
 	}
@@ -651,7 +672,7 @@ static void writer_free(struct ergon_jls_writer *w)
 	for (unsigned k = 0; k < SIGNALS_MAX; k++) {
 		free(w->sig[k].buf);
 		for (int l = 0; l < LEVELS; l++)
-			free(w->sig[k].lv[l].entries);
+			free(w->sig[k].lv[l].e);
 	}
 	free(w->scratch);
 	free(w->lvbuf);
@@ -668,6 +689,23 @@ void ergon_jls_writer_abandon(struct ergon_jls_writer *w)
 static const char *digital_names[ERGON_JLS_WRITER_DIGITAL_MAX] = {
     "gpi[0]", "gpi[1]", "gpi[2]", "gpi[3]", "gpi[4]", "gpi[5]", "gpi[6]", "gpi[7]"};
 
+/* The chunk sizes the reference reader can seek in: a DATA chunk holds a
+ * whole number of level-1 entries and of bytes of 1-bit samples, and a
+ * SUMMARY chunk's entries cover a whole number of DATA chunks. */
+static int layout_check(const struct ergon_jls_writer_config *cfg, uint32_t spd, uint32_t dec,
+			struct ergon_err *err)
+{
+	if (dec >= 10 && spd >= dec && spd <= (1u << 20) && spd % 8 == 0 && spd % dec == 0 &&
+	    ENTRIES_PER_SUMMARY % (spd / dec) == 0)
+		return 0;
+	return ergon_err_set(err, ERGON_EUSAGE,
+			     "%s: %u samples per DATA chunk and %u per summary entry do not make "
+			     "a JLS layout: the entry needs 10 samples or more, the chunk a "
+			     "multiple of 8 samples and of the entry, and %u entries a whole "
+			     "number of chunks (the defaults, 0 and 0, are 10000 and 1000)",
+			     cfg->path, spd, dec, ENTRIES_PER_SUMMARY);
+}
+
 int ergon_jls_writer_open(const struct ergon_jls_writer_config *cfg, struct ergon_jls_writer **out,
 			  struct ergon_err *err)
 {
@@ -677,6 +715,10 @@ int ergon_jls_writer_open(const struct ergon_jls_writer_config *cfg, struct ergo
 				     "%s: a JLS recording needs a sample rate > 0 and at most 8 "
 				     "digital lines",
 				     cfg->path);
+	uint32_t spd = cfg->samples_per_data ? cfg->samples_per_data : SPD_DEFAULT;
+	uint32_t dec = cfg->sample_decimate ? cfg->sample_decimate : DECIMATE_DEFAULT;
+	if (layout_check(cfg, spd, dec, err))
+		return err->code;
 	struct ergon_jls_writer *w = calloc(1, sizeof(*w));
 	if (w == NULL)
 		return ergon_err_set(err, ERGON_ENOMEM, "out of memory");
@@ -687,7 +729,8 @@ int ergon_jls_writer_open(const struct ergon_jls_writer_config *cfg, struct ergo
 	w->on_write_error_ctx = cfg->on_write_error_ctx;
 	w->rate_hz = cfg->sample_rate_hz;
 	w->id0 = cfg->sample_id_offset;
-	uint32_t spd = cfg->samples_per_data ? cfg->samples_per_data : SPD_F32_DEFAULT;
+	w->spd = spd;
+	w->decimate = dec;
 	/* Staging for the largest chunk the write path makes: a DATA chunk
 	 * of spd f32 samples, or an INDEX / SUMMARY chunk. */
 	size_t data_payload = 16 + 4 * (size_t)spd;
@@ -708,23 +751,21 @@ int ergon_jls_writer_open(const struct ergon_jls_writer_config *cfg, struct ergo
 			s->id = (uint16_t)(k + 1);
 			s->name = k == 0 ? "current" : k == 1 ? "voltage" : "power";
 			s->units = k == 0 ? "A" : k == 1 ? "V" : "W";
-			s->spd = spd;
 		} else {
 			unsigned line = k - (cfg->with_power ? 3u : 2u);
 			s->id = (uint16_t)(4u + line);
 			s->u1 = 1;
 			s->name = digital_names[line];
 			s->units = "";
-			/* The same samples per chunk as the f32 signals, so
-			 * that a killed recording loses the same span of
-			 * every signal. */
-			s->spd = spd;
 		}
+		/* Every signal has the same samples per chunk and per entry,
+		 * so that a killed recording loses the same span of each, and
+		 * statistics line up across signals. */
 		s->chunk_first_id = w->id0;
-		s->buf = calloc(1, 16 + (s->u1 ? (s->spd + 7) / 8 : 4 * (size_t)s->spd));
+		s->buf = calloc(1, 16 + (s->u1 ? (spd + 7) / 8 : 4 * (size_t)spd));
 		for (int l = 0; l < LEVELS && s->buf; l++) {
-			s->lv[l].entries = calloc(ENTRIES_PER_SUMMARY, sizeof(float[4]));
-			if (s->lv[l].entries == NULL) {
+			s->lv[l].e = calloc(ENTRIES_PER_SUMMARY, sizeof(struct jstat));
+			if (s->lv[l].e == NULL) {
 				free(s->buf);
 				s->buf = NULL;
 			}
@@ -753,13 +794,15 @@ int ergon_jls_writer_open(const struct ergon_jls_writer_config *cfg, struct ergo
 	put32(fh + 28, ergon_jls_crc32c(0, fh, 28));
 	rc = write_at(w, fh, sizeof(fh), 0);
 	w->end = w->good_end = sizeof(fh);
-	/* The user-data list starts with an empty chunk, as the reference
-	 * writer's does (its reader skips the first). */
+	/* The order of the reference writer: the reference reader looks for
+	 * the first USER_DATA, SOURCE_DEF and SIGNAL_DEF among the first
+	 * three chunks ("malformed JLS, continue searching" otherwise). The
+	 * user-data list starts with an empty chunk (its reader skips the
+	 * first); then source 0 and signal 0, the global annotations the
+	 * format reserves, with their VSR and ANNOTATION tracks; then the
+	 * note. */
 	if (rc == 0)
 		rc = chunk(w, &w->user, ERGON_JLS_TAG_USER_DATA, 0, NULL, 0, NULL);
-	if (rc == 0)
-		rc = user_data(w, cfg->note_json);
-	/* Source 0 and signal 0: the global annotations the format reserves. */
 	if (rc == 0)
 		rc = source_def(w, 0, "global_annotation_source", "jls", "-", "1.0.0", "-");
 	if (rc == 0)
@@ -770,12 +813,18 @@ int ergon_jls_writer_open(const struct ergon_jls_writer_config *cfg, struct ergo
 	if (rc == 0)
 		rc = track_defs(w, NULL, 0, TRACK_ANNOTATION);
 	if (rc == 0)
+		rc = user_data(w, cfg->note_json);
+	if (rc == 0)
 		rc = source_def(w, 1, cfg->source_name, cfg->vendor, cfg->model, cfg->version,
 				cfg->serial);
+	/* sample_decimate_factor, entries_per_summary, summary_decimate_factor,
+	 * annotation_decimate_factor, utc_decimate_factor. */
+	const uint32_t factors[5] = {dec, ENTRIES_PER_SUMMARY, SUMMARY_DECIMATE,
+				     DECIMATE_ANNOTATION, DECIMATE_UTC};
 	for (unsigned k = 0; k < w->nsig && rc == 0; k++) {
 		struct sig *s = &w->sig[k];
 		rc = signal_def(w, s->id, 1, 0, s->u1 ? ERGON_JLS_DT_U1 : ERGON_JLS_DT_F32,
-				w->rate_hz, s->spd, fsr_factors, s->name, s->units);
+				w->rate_hz, spd, factors, s->name, s->units);
 		if (rc == 0)
 			rc = track_defs(w, s, s->id, TRACK_FSR);
 		if (rc == 0)
@@ -794,26 +843,33 @@ int ergon_jls_writer_open(const struct ergon_jls_writer_config *cfg, struct ergo
 	return 0;
 }
 
+/* The summaries at close: the last DATA chunk, then bottom up each level's
+ * pending chunk (it lists that DATA chunk or the chunk below, so that every
+ * sample stays reachable from the top), up to the first level that wrote
+ * a single chunk: that one covers the whole recording, and the reference
+ * reader starts every seek from the first INDEX of the highest level. The
+ * samples after the last whole level-1 entry are in DATA only, as the
+ * reference writer leaves them; its reader reads them from there. */
+static void summaries_close(struct ergon_jls_writer *w, struct sig *s)
+{
+	if (data_flush(w, s))
+		return;
+	for (int k = 0; k < LEVELS && !w->failed; k++) {
+		struct level *L = &s->lv[k];
+		if (L->n_index > 0 && level_flush(w, s, k))
+			return;
+		if (L->chunks <= 1)
+			return;
+	}
+}
+
 int ergon_jls_writer_close(struct ergon_jls_writer *w, const char *note_json, struct ergon_err *err)
 {
 	int rc = w->failed ? w->first_err.code : 0;
 	for (unsigned k = 0; k < w->nsig && !w->failed; k++) {
-		struct sig *s = &w->sig[k];
-		data_flush(w, s);
-		/* The partial entry and chunk at every level, bottom up (a
-		 * partial entry cascades into the level above). */
-		for (int l = 0; l < LEVELS && !w->failed; l++) {
-			struct accum *a = &s->lv[l].acc;
-			if (a->n > 0) {
-				float e[4];
-				acc_entry(a, e);
-				int64_t first = a->first_id;
-				memset(a, 0, sizeof(*a));
-				level_push(w, s, l, e, first);
-			}
-			level_flush(w, s, l);
-		}
-		utc_flush(w, s);
+		summaries_close(w, &w->sig[k]);
+		if (!w->failed)
+			utc_flush(w, &w->sig[k]);
 	}
 	if (!w->failed)
 		user_data(w, note_json);
