@@ -42,11 +42,11 @@ struct ergon_jls_writer_config {
 	uint32_t sample_rate_hz; /* > 0 */
 	/* Source identity (source 1); NULL = "". */
 	const char *source_name, *vendor, *model, *version, *serial;
-	unsigned digital_lines;	       /* u1 signals gpi[0..n-1], 0..8 */
-	int with_power;		       /* write "power" (f32, current x voltage unless given) */
-	int64_t utc_q30_start;	       /* JLS time of sample 0 (34Q30 s since 2018-01-01) */
-	int64_t sample_id_offset;      /* file sample id of sample 0 */
-	const char *note_json;	       /* USER_DATA note at the start (JSON text); may be NULL */
+	unsigned digital_lines;	  /* u1 signals gpi[0..n-1], 0..8 */
+	int with_power;		  /* write "power" (f32, current x voltage unless given) */
+	int64_t utc_q30_start;	  /* JLS time of sample 0 (34Q30 s since 2018-01-01) */
+	int64_t sample_id_offset; /* file sample id of sample 0 */
+	const char *note_json;	  /* USER_DATA note at the start (JSON text); may be NULL */
 	/* Samples per DATA chunk and per level-1 summary entry, every signal;
 	 * 0 and 0 = 10000 and 1000 (decimal, so that the reference reader's
 	 * statistics over 1000, 10000, ... samples are whole entries). Others

@@ -123,7 +123,7 @@ static int on_write_error(void *ctx, int errno_value)
 }
 
 /* A conservative size of the recording: per sample three f32 signals,
- * eight u1 lines, their summaries (4 floats per 128 samples per level) and
+ * eight u1 lines, their summaries (4 floats per 1000 samples per level) and
  * chunk headers: under 16 bytes; a recording without a duration reserves
  * what 10 s take. */
 static size_t record_estimate_bytes(const struct ergon_record_options *o, double rate_hz)

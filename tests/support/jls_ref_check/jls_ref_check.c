@@ -47,13 +47,13 @@
 static const char *tools, *file;
 static int failures;
 
-#define FAIL(...)                                                                                  \
-	do {                                                                                       \
-		if (failures++ < 40) {                                                             \
-			printf("FAIL %s: ", file);                                                 \
-			printf(__VA_ARGS__);                                                       \
-			printf("\n");                                                              \
-		}                                                                                  \
+#define FAIL(...)                                  \
+	do {                                       \
+		if (failures++ < 40) {             \
+			printf("FAIL %s: ", file); \
+			printf(__VA_ARGS__);       \
+			printf("\n");              \
+		}                                  \
 	} while (0)
 
 /* Run a command; its stdout (and stderr with merge) in a malloc'd string. */
@@ -89,7 +89,8 @@ static char *run(const char *cmd, int merge, int *status)
 /* The library's data lines: its log lines ("2026-...Z I ...") interleave. */
 static int is_log_line(const char *l)
 {
-	return l[0] >= '0' && l[0] <= '9' && strlen(l) > 28 && l[4] == '-' && strstr(l, "Z ") != NULL;
+	return l[0] >= '0' && l[0] <= '9' && strlen(l) > 28 && l[4] == '-' &&
+	       strstr(l, "Z ") != NULL;
 }
 
 static void check_no_warning(const char *what)
@@ -283,9 +284,8 @@ static double *read_stats4(const char *cmd, uint64_t count, const char *what)
 	for (char *l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 		if (is_log_line(l))
 			continue;
-		if (n < count &&
-		    sscanf(l, "%lf,%lf,%lf,%lf", &x[4 * n], &x[4 * n + 1], &x[4 * n + 2],
-			   &x[4 * n + 3]) != 4)
+		if (n < count && sscanf(l, "%lf,%lf,%lf,%lf", &x[4 * n], &x[4 * n + 1],
+					&x[4 * n + 2], &x[4 * n + 3]) != 4)
 			break;
 		n++;
 	}
@@ -339,7 +339,8 @@ static void check_entries(unsigned id, const double *x, uint64_t n)
 			if (first < 0 || (uint64_t)first % chunk_span != 0)
 				FAIL("%s level %d: SUMMARY at sample %lld is not on a chunk edge "
 				     "(%llu samples)",
-				     s->name, level, (long long)first, (unsigned long long)chunk_span);
+				     s->name, level, (long long)first,
+				     (unsigned long long)chunk_span);
 			for (uint32_t i = 0; i < m->n; i++) {
 				uint64_t a = (uint64_t)first + i * step, b = a + step;
 				entries++;
@@ -355,10 +356,12 @@ static void check_entries(unsigned id, const double *x, uint64_t n)
 				struct st t = stats(x, a, b);
 				int ok;
 				if (t.n == 0)
-					ok = isnan(e[0]) && isnan(e[1]) && isnan(e[2]) && isnan(e[3]);
+					ok = isnan(e[0]) && isnan(e[1]) && isnan(e[2]) &&
+					     isnan(e[3]);
 				else
 					ok = near(e[0], t.mean, 1.2e-7 * t.maxabs + 1e-30) &&
-					     near(e[1], pop_std(&t), 1e-6 * pop_std(&t) + 1e-9 * t.maxabs) &&
+					     near(e[1], pop_std(&t),
+						  1e-6 * pop_std(&t) + 1e-9 * t.maxabs) &&
 					     e[2] == (float)t.min && e[3] == (float)t.max;
 				if (!ok)
 					FAIL("%s level %d entry [%llu, %llu): stored mean %.9g std "
@@ -377,8 +380,8 @@ static void check_entries(unsigned id, const double *x, uint64_t n)
 		top = level;
 		top_chunks = chunks;
 		if (entries != n / step)
-			FAIL("%s level %d: %llu entries, the complete ones are %llu", s->name, level,
-			     (unsigned long long)entries, (unsigned long long)(n / step));
+			FAIL("%s level %d: %llu entries, the complete ones are %llu", s->name,
+			     level, (unsigned long long)entries, (unsigned long long)(n / step));
 		printf("  %s level %d: %llu chunk(s), %llu entries of %llu samples\n", s->name,
 		       level, (unsigned long long)chunks, (unsigned long long)entries,
 		       (unsigned long long)step);
@@ -412,8 +415,8 @@ static int lib_level(const struct sigdef *s, uint64_t len, uint64_t count, uint6
 }
 
 /* 4: spans [start + k x len, +len), k < count. */
-static void check_spans(unsigned id, const double *x, uint64_t start, uint64_t len,
-			uint64_t count, int figure)
+static void check_spans(unsigned id, const double *x, uint64_t start, uint64_t len, uint64_t count,
+			int figure)
 {
 	struct sigdef *s = &sig[id];
 	char cmd[4096], what[256];
@@ -422,9 +425,8 @@ static void check_spans(unsigned id, const double *x, uint64_t start, uint64_t l
 	snprintf(what, sizeof what, "jls_dump %s %llu+%llux%llu", s->name,
 		 (unsigned long long)start, (unsigned long long)len, (unsigned long long)count);
 	double *m = read_doubles(cmd, count, what);
-	snprintf(cmd, sizeof cmd, "'%s/jls' fsr_statistics '%s' %u %llu %llu %llu", tools, file,
-		 id, (unsigned long long)start, (unsigned long long)len,
-		 (unsigned long long)count);
+	snprintf(cmd, sizeof cmd, "'%s/jls' fsr_statistics '%s' %u %llu %llu %llu", tools, file, id,
+		 (unsigned long long)start, (unsigned long long)len, (unsigned long long)count);
 	double *q = read_stats4(cmd, count, what);
 	if (m == NULL || q == NULL) {
 		free(m);

@@ -91,8 +91,8 @@ int main(int argc, char **argv)
 			c[j] = (float)((double)((k * 7919u) % 1000u) / 8.0 + (double)(k / 100000u));
 			v[j] = (float)(3.0 + (double)(k % 7u) / 4.0);
 			uint32_t r = (uint32_t)(k * 2654435761u) >> 13;
-			d[j] = (uint32_t)(k >= 50000 && k < 150000) | (uint32_t)((k >> 3) & 1u) << 1 |
-			       (r & 1u) << 2;
+			d[j] = (uint32_t)(k >= 50000 && k < 150000) |
+			       (uint32_t)((k >> 3) & 1u) << 1 | (r & 1u) << 2;
 		}
 		if (ergon_jls_writer_push(w, c, v, NULL, d, m, &err) != 0) {
 			fprintf(stderr, "ergon_jls_synth: %s\n", err.msg);

@@ -33,10 +33,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#define SPD_DEFAULT 10000u	/* samples per DATA chunk */
-#define DECIMATE_DEFAULT 1000u	/* samples per level-1 summary entry */
+#define SPD_DEFAULT 10000u	 /* samples per DATA chunk */
+#define DECIMATE_DEFAULT 1000u	 /* samples per level-1 summary entry */
 #define ENTRIES_PER_SUMMARY 100u /* entries per SUMMARY chunk, every level */
-#define SUMMARY_DECIMATE 10u	/* level-k entries per level-k+1 entry */
+#define SUMMARY_DECIMATE 10u	 /* level-k entries per level-k+1 entry */
 #define DECIMATE_ANNOTATION 100u
 #define DECIMATE_UTC 100u
 /* Summary levels 1..LEVELS: a TRACK_HEAD holds 16 offsets, 0 for the data.
@@ -93,8 +93,8 @@ struct sig {
 	uint64_t head_off[4];
 	uint64_t head[4][16]; /* per track: offsets of the first chunk per level */
 	struct list data_list, utc_list;
-	struct jstat acc;   /* the level-1 entry being built */
-	uint32_t acc_len;  /* samples in it, NaN included */
+	struct jstat acc;	 /* the level-1 entry being built */
+	uint32_t acc_len;	 /* samples in it, NaN included */
 	struct level lv[LEVELS]; /* lv[k] is level k + 1 */
 	/* UTC level 1: (sample id, UTC DATA offset) and (sample id, time)
 	 * pairs, written as INDEX + SUMMARY every DECIMATE_UTC entries. */
@@ -525,10 +525,10 @@ static int run(struct ergon_jls_writer *w, struct sig *s, const float *x, const 
 			/* 0/1 values: mean ones/n, squared deviations ones x zeros / n. */
 			double n = (double)take;
 			piece = (struct jstat){.n = take,
-					      .mean = (double)ones / n,
-					      .m2 = (double)ones * (n - (double)ones) / n,
-					      .min = ones == take ? 1.0 : 0.0,
-					      .max = ones > 0 ? 1.0 : 0.0};
+					       .mean = (double)ones / n,
+					       .m2 = (double)ones * (n - (double)ones) / n,
+					       .min = ones == take ? 1.0 : 0.0,
+					       .max = ones > 0 ? 1.0 : 0.0};
 		} else {
 			memcpy(s->buf + 16 + 4 * (size_t)s->count, x, 4 * take);
 			stat_f32(&piece, x, take);
