@@ -15,7 +15,7 @@
 # PPK2 simulator, gate high on D0 for samples [50000, 150000) at 1 mA /
 # 5 mA): 2.5 s (the recording of issue 29), a short one, one whose length
 # is no multiple of any chunk or entry, one long enough for three summary
-# levels; recordings from a known signal through the same writer with small
+# levels, one with lost samples; recordings from a known signal through the same writer with small
 # entries (five levels, all read by the library; lengths of 1 and 7
 # samples); and killed recordings, which the library repairs when it opens
 # them.
@@ -45,17 +45,19 @@ samples_of() { # samples_of FILE: the length `jls info` gives signal 1
   "$REF/jls" info "$1" 2>/dev/null | awk '/^  1:$/ {s = 1} s && /length:/ {print $2; exit}'
 }
 
-record() { # record DURATION_S OUT: the user's recording, from the simulator
+record() { # record DURATION_S OUT [SIMULATOR ARGS]: the user's recording (exit $WANT, 0)
+  local d=$1 out=$2
+  shift 2
   coproc SIMP { exec "$SIM" --current-a 0.001 --burst-a 0.005 --gate-at-start \
-    --gate-delay-s 0.5 --gate-s 1.0 --fast; }
+    --gate-delay-s 0.5 --gate-s 1.0 --fast "$@"; }
   local pid=$SIMP_PID port
   read -r port <&"${SIMP[0]}"
   "$ERGON_BIN" record --instrument "ppk2:$port" --instrument-opt vdd_mv=3000 \
-    --duration-s "$1" --out "$2" >"$TMP/rec.out" 2>"$TMP/rec.err"
+    --duration-s "$d" --out "$out" >"$TMP/rec.out" 2>"$TMP/rec.err"
   local rc=$?
   kill "$pid" 2>/dev/null
   wait "$pid" 2>/dev/null
-  [ "$rc" = 0 ] || { bad "ergon record --duration-s $1: exit $rc"; head -5 "$TMP/rec.err"; }
+  [ "$rc" = "${WANT:-0}" ] || { bad "ergon record --duration-s $d: exit $rc"; head -5 "$TMP/rec.err"; }
 }
 
 # The recording of issue 29: 2.5 s, the gate on D0 for [50000, 150000).
@@ -82,6 +84,13 @@ record 26 "$TMP/long.jls"
 check "$TMP/long.jls" "a $(samples_of "$TMP/long.jls")-sample recording (levels 1 to 3 read)" \
   --signals 1,2,3,4,5
 grep -q 'current level 3:' "$TMP/check.out" && ok "26 s: level 3 written" || bad "26 s: no level 3"
+
+# Lost samples (NaN, a 5-sample gap in the link's counter) at the gate's
+# rising edge: entries leave them out, as the reference writer's do. Exit
+# 4: the recording is whole but degraded (samples were lost).
+WANT=4 record 1.0 "$TMP/gap.jls" --gap-at 49998:5
+grep -q '5 dropped' "$TMP/rec.out" && ok "the gap recording lost 5 samples" || bad "gap: $(cat "$TMP/rec.out")"
+check "$TMP/gap.jls" "a recording with 5 lost samples" --signals 1,2,3,4
 
 # Five levels from few samples: entries of 10 samples, chunks of 200; the
 # library reads level 5 (entries of 100000 samples) when a request covers
