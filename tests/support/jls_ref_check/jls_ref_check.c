@@ -249,54 +249,35 @@ static int near(double got, double want, double tol)
 	return fabs(got - want) <= tol;
 }
 
-static double *read_doubles(const char *cmd, uint64_t want, const char *what)
+/* count lines of width comma-separated numbers from a reference tool
+ * (jls_dump: one per line; jls fsr_statistics: mean,std,min,max). */
+static double *read_values(const char *cmd, uint64_t count, int width, const char *what)
 {
 	int st = 0;
 	char *out = run(cmd, 0, &st);
-	double *x = malloc(sizeof(double) * (want ? want : 1));
+	double *x = calloc((size_t)width * (count ? count : 1), sizeof(double));
 	uint64_t n = 0;
+	int parsed = 1;
 	if (x == NULL)
 		exit(2);
 	char *save = NULL;
-	for (char *l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+	for (char *l = strtok_r(out, "\n", &save); l && parsed; l = strtok_r(NULL, "\n", &save)) {
 		if (is_log_line(l))
 			continue;
-		if (n < want)
-			x[n] = strtod(l, NULL);
+		for (int j = 0; j < width && n < count; j++) {
+			char *end = l;
+			x[(size_t)width * n + (size_t)j] = strtod(l, &end);
+			parsed = end != l && (j + 1 == width || *end == ',');
+			if (!parsed)
+				break;
+			l = end + 1;
+		}
 		n++;
 	}
 	free(out);
-	if (st != 0 || n != want) {
-		FAIL("%s: exit %d, %llu values for %llu", what, st, (unsigned long long)n,
-		     (unsigned long long)want);
-		free(x);
-		return NULL;
-	}
-	return x;
-}
-
-/* `jls fsr_statistics` lines: mean,std,min,max. */
-static double *read_stats4(const char *cmd, uint64_t count, const char *what)
-{
-	int st = 0;
-	char *out = run(cmd, 0, &st);
-	double *x = calloc(4 * (count ? count : 1), sizeof(double));
-	uint64_t n = 0;
-	if (x == NULL)
-		exit(2);
-	char *save = NULL;
-	for (char *l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		if (is_log_line(l))
-			continue;
-		if (n < count && sscanf(l, "%lf,%lf,%lf,%lf", &x[4 * n], &x[4 * n + 1],
-					&x[4 * n + 2], &x[4 * n + 3]) != 4)
-			break;
-		n++;
-	}
-	free(out);
-	if (st != 0 || n != count) {
-		FAIL("%s: exit %d, %llu lines for %llu", what, st, (unsigned long long)n,
-		     (unsigned long long)count);
+	if (st != 0 || n != count || !parsed) {
+		FAIL("%s: exit %d, %llu lines of %d values for %llu", what, st,
+		     (unsigned long long)n, width, (unsigned long long)count);
 		free(x);
 		return NULL;
 	}
@@ -428,10 +409,10 @@ static void check_spans(unsigned id, const double *x, uint64_t start, uint64_t l
 		 (unsigned long long)start, (unsigned long long)len, (unsigned long long)count);
 	snprintf(what, sizeof what, "jls_dump %s %llu+%llux%llu", s->name,
 		 (unsigned long long)start, (unsigned long long)len, (unsigned long long)count);
-	double *m = read_doubles(cmd, count, what);
+	double *m = read_values(cmd, count, 1, what);
 	snprintf(cmd, sizeof cmd, "'%s/jls' fsr_statistics '%s' %u %llu %llu %llu", tools, file, id,
 		 (unsigned long long)start, (unsigned long long)len, (unsigned long long)count);
-	double *q = read_stats4(cmd, count, what);
+	double *q = read_values(cmd, count, 4, what);
 	if (m == NULL || q == NULL) {
 		free(m);
 		free(q);
@@ -565,7 +546,7 @@ int main(int argc, char **argv)
 				 (unsigned long long)n);
 		char what[128];
 		snprintf(what, sizeof what, "the samples of %s", s->name);
-		double *x = read_doubles(cmd, n, what);
+		double *x = read_values(cmd, n, 1, what);
 		if (x == NULL)
 			continue;
 		check_entries(id, x, n);
