@@ -1,10 +1,14 @@
 /* Fuzz the PPK2 sample decoder with arbitrary bytes cut at arbitrary
  * places: it must never write past the caller's array, must consume every
  * byte it is given room for, must keep sample indexes strictly increasing,
- * must account every index as a sample or a counted drop, and, filter on
- * or off, on the identity or a calibrated PPK2, must show for every
- * valid-range sample exactly (to the float) what Nordic's app's rules
- * give (tests/support/ts_ppk2_rules.c, written from the rules' text). */
+ * must account every index as a sample, a counted drop or a block the
+ * host-clock check found, and, filter on or off, on the identity or a
+ * calibrated PPK2, must show for every valid-range sample exactly (to the
+ * float) what Nordic's app's rules give (tests/support/ts_ppk2_rules.c,
+ * written from the rules' text). Each piece is also a read for the
+ * host-clock check, at a host time the bytes choose (0..25.5 ms after the
+ * one before, drained or not): whatever it finds is whole 64-sample
+ * blocks, inside the stream, and what it says it found. */
 #include "../support/ts_ppk2_rules.c"
 #include "drivers/instruments/ppk2/ppk2.h"
 
@@ -75,8 +79,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint16_t *adc = calloc(words + 1, sizeof(uint16_t));
 	uint8_t *range = calloc(words + 1, 1);
 	size_t valid = 0;
-	uint64_t gaps = 0, n_total = 0, last = 0;
+	uint64_t gaps = 0, n_total = 0, last = 0, found = 0;
 	int have_last = 0;
+	struct ppk2_clock_check cc;
+	ppk2_clock_check_init(&cc, 100000.0);
+	double t_s = 1000.0;
 	for (size_t p = 0; p < size;) {
 		size_t len = size - p < step ? size - p : step;
 		size_t used = 0;
@@ -97,9 +104,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		n_total += n;
 		if (used == 0 && n == 0)
 			abort(); /* room for 8 samples, yet nothing taken */
+		t_s += (double)data[p] * 1e-4;
+		uint64_t from = 0;
+		uint64_t lost = ppk2_clock_check_feed(&cc, t_s, d.index, data[p] & 1, &from);
+		if (lost % PPK2_CC_BLOCK != 0 || (lost > 0 && from > d.index) ||
+		    !isfinite(ppk2_clock_check_pending(&cc)))
+			abort();
+		if (lost > 0) {
+			/* The driver puts the blocks before the next samples. */
+			ppk2_decoder_skip(&d, lost);
+			found += lost;
+			last = d.index - 1;
+		}
 		p += used;
 	}
-	if (d.index != n_total + gaps || gaps != d.dropped || n_total != words)
+	if (d.index != n_total + gaps + found || gaps != d.dropped || n_total != words ||
+	    found != d.skipped || found != cc.lost_samples)
 		abort();
 	/* The words themselves, valid ranges only, through the rules. */
 	size_t nv = 0;

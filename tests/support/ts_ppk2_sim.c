@@ -3,6 +3,8 @@
  * word is packed here by hand. */
 #include "ts_ppk2_sim.h"
 
+#include "ergon/clock.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -33,7 +35,18 @@ struct ts_ppk2_sim {
 	uint8_t counter;  /* counter of the next word */
 	double t_start_s; /* realtime pacing origin */
 	uint64_t k_start;
+	/* clocked: the device index after the words sent so far, and the clock */
+	atomic_ullong k_sent;
+	atomic_ullong clock_calls; /* the host looked at the clock: it took a chunk */
+	unsigned long long calls_at_write;
+	int wrote;
+	struct ergon_clock clock;
+	pthread_mutex_t clock_mu;
+	double clock_last_s;
 };
+
+/* Words per write of a clocked simulator. */
+#define CLOCKED_CHUNK 8u
 
 static double now_s(void)
 {
@@ -199,7 +212,7 @@ static void *sim_main(void *arg)
 	while (!atomic_load(&s->stop)) {
 		struct pollfd pf = {.fd = s->master, .events = POLLIN};
 		int streaming = s->streaming;
-		(void)poll(&pf, 1, streaming ? 1 : 20);
+		(void)poll(&pf, 1, streaming ? (s->cfg.clocked ? 0 : 1) : 20);
 		ssize_t r = read(s->master, in + in_len, sizeof(in) - in_len);
 		if (r > 0) {
 			in_len += (size_t)r;
@@ -211,6 +224,17 @@ static void *sim_main(void *arg)
 		if (!s->streaming || s->cfg.silent)
 			continue;
 		size_t max = sizeof(out) / 4;
+		if (s->cfg.clocked) {
+			/* The next words once the host has taken every byte. */
+			int q = 0;
+			if (s->slave_keep < 0 || ioctl(s->slave_keep, FIONREAD, &q) != 0 || q > 0 ||
+			    (s->wrote && atomic_load(&s->clock_calls) == s->calls_at_write)) {
+				struct timespec ts = {0, 20000};
+				nanosleep(&ts, NULL);
+				continue;
+			}
+			max = CLOCKED_CHUNK;
+		}
 		if (s->cfg.realtime) {
 			double due = (now_s() - s->t_start_s) * 100000.0;
 			uint64_t sent_since = s->k - s->k_start;
@@ -225,8 +249,16 @@ static void *sim_main(void *arg)
 		if (da && s->st.sent + max >= da)
 			max = (size_t)(da - s->st.sent);
 		size_t n = make_words(s, out, max);
+		if (n == 0 && s->cfg.clocked) {
+			/* The stream paused (cfg.samples): do not spin. */
+			struct timespec ts = {0, 1000000};
+			nanosleep(&ts, NULL);
+		}
 		if (n > 0) {
+			s->calls_at_write = atomic_load(&s->clock_calls);
+			s->wrote = 1;
 			write_all(s->master, out, 4 * n, &s->stop);
+			atomic_store(&s->k_sent, (unsigned long long)s->k);
 			pthread_mutex_lock(&s->mu);
 			s->st.sent += n;
 			pthread_mutex_unlock(&s->mu);
@@ -259,6 +291,36 @@ static void *sim_main(void *arg)
 	return NULL;
 }
 
+static double clock_now(void *ctx)
+{
+	struct ts_ppk2_sim *s = ctx;
+	atomic_fetch_add(&s->clock_calls, 1);
+	uint64_t k = (uint64_t)atomic_load(&s->k_sent);
+	double t = (double)k / 100000.0 * (1.0 + s->cfg.clock_ppm * 1e-6);
+	if (s->cfg.clock_late_s)
+		t += s->cfg.clock_late_s(k, s->cfg.ctx);
+	pthread_mutex_lock(&s->clock_mu);
+	if (t < s->clock_last_s)
+		t = s->clock_last_s; /* a clock never goes back */
+	s->clock_last_s = t;
+	pthread_mutex_unlock(&s->clock_mu);
+	return t;
+}
+
+static void clock_sleep_until(void *ctx, double t_s)
+{
+	/* Time is the stream: wait for it to get there. */
+	while (clock_now(ctx) < t_s) {
+		struct timespec ts = {0, 100000};
+		nanosleep(&ts, NULL);
+	}
+}
+
+const struct ergon_clock *ts_ppk2_sim_clock(struct ts_ppk2_sim *s)
+{
+	return &s->clock;
+}
+
 struct ts_ppk2_sim *ts_ppk2_sim_start(const struct ts_ppk2_sim_cfg *cfg, const char **path)
 {
 	struct ts_ppk2_sim *s = calloc(1, sizeof(*s));
@@ -268,6 +330,9 @@ struct ts_ppk2_sim *ts_ppk2_sim_start(const struct ts_ppk2_sim_cfg *cfg, const c
 	s->st.dut_power = -1;
 	s->slave_keep = -1;
 	pthread_mutex_init(&s->mu, NULL);
+	pthread_mutex_init(&s->clock_mu, NULL);
+	s->clock =
+	    (struct ergon_clock){.now_s = clock_now, .sleep_until = clock_sleep_until, .ctx = s};
 	s->master = posix_openpt(O_RDWR | O_NOCTTY);
 	if (s->master < 0 || grantpt(s->master) != 0 || unlockpt(s->master) != 0 ||
 	    ptsname_r(s->master, s->path, sizeof(s->path)) != 0)
@@ -303,6 +368,7 @@ fail:
 	if (s->slave_keep >= 0)
 		close(s->slave_keep);
 	pthread_mutex_destroy(&s->mu);
+	pthread_mutex_destroy(&s->clock_mu);
 	free(s);
 	return NULL;
 }
@@ -336,6 +402,7 @@ void ts_ppk2_sim_stop(struct ts_ppk2_sim *s)
 	if (s->slave_keep >= 0)
 		close(s->slave_keep);
 	pthread_mutex_destroy(&s->mu);
+	pthread_mutex_destroy(&s->clock_mu);
 	free(s);
 }
 

@@ -37,6 +37,18 @@ struct ts_ppk2_sim_cfg {
 	int mute;		   /* never answer GetMetadata */
 	int silent;		   /* answer commands but never stream a sample */
 	int streaming_at_start;	   /* already streaming (an earlier session left it on) */
+	/* The simulator is the host's clock (ts_ppk2_sim_clock): it sends 8
+	 * words at a time, each once the host has read all before and looked
+	 * at the clock since (the driver does right after a read), and the
+	 * clock reads the device time of the words sent so far (lost ones
+	 * included) times (1 + clock_ppm 1e-6), plus clock_late_s(k) (a late
+	 * host; NULL: 0) at device sample k, never going back. Unpaced and
+	 * lock-step with the host, so exact whatever the machine's load: the
+	 * host-clock check sees the lag of what was lost and what
+	 * clock_late_s adds, nothing of the pty's own delays. */
+	int clocked;
+	double clock_ppm;
+	double (*clock_late_s)(uint64_t k, void *ctx);
 };
 
 struct ts_ppk2_sim;
@@ -55,6 +67,11 @@ void ts_ppk2_sim_disconnect_at(struct ts_ppk2_sim *s, uint64_t sent);
 /* 1 once at least `sent` samples were sent in all and the host has read
  * every byte sent (nothing waits in the pty); 0 otherwise. */
 int ts_ppk2_sim_drained(struct ts_ppk2_sim *s, uint64_t sent);
+
+/* The simulated host clock of a `clocked` simulator, for ergon_clock_set
+ * (include/ergon/clock.h); valid until ts_ppk2_sim_stop. */
+struct ergon_clock;
+const struct ergon_clock *ts_ppk2_sim_clock(struct ts_ppk2_sim *s);
 
 /* What the host set (read after the host is done; waits until the
  * simulator has taken every byte the host already sent). */

@@ -6,6 +6,7 @@
  * and energies are computed here from the waveform, by hand. */
 #include "drivers/instruments/ppk2/ppk2.h"
 #include "ergon/artifact.h"
+#include "ergon/clock.h"
 #include "ergon/instrument.h"
 #include "ergon/issues.h"
 #include "test_support.h"
@@ -399,6 +400,154 @@ static void decoder_app_rules_every_switch(void **state)
 	free(out);
 }
 
+/* ---- the host-clock check, on series worked out here ---------------- */
+
+/* A PPK2 at 100 kSPS read by a host whose clock runs (1 + ppm 1e-6) times
+ * the device's: a read every 1 ms of host time brings every sample made up
+ * to `latency` before it, less the samples lost so far and not yet found.
+ * The latency is 0.2..0.4 ms, and 2..8 ms on one read in ten (a late
+ * host), plus `late_s` inside [late_from_s, late_to_s) of device time;
+ * every seventh read did not drain the port and brings a lag of 50 ms. */
+struct series {
+	double ppm, late_s, late_from_s, late_to_s, seconds;
+	double wander_s, wander_period_s; /* a floor that wanders: + wander |sin| */
+	double loss_at_s[4];
+	uint64_t loss_len[4];
+	size_t n_loss;
+	/* results */
+	uint64_t found[8], found_at[8], found_from[8];
+	size_t n_found;
+	struct ppk2_clock_check cc;
+};
+
+static void run_series(struct series *z)
+{
+	ppk2_clock_check_init(&z->cc, 100000.0);
+	uint32_t lcg = 99;
+	uint64_t accounted = 0;
+	for (uint64_t r = 0;; r++) {
+		double t_host = 10.0 + (double)r * 1e-3;
+		double t_dev = (t_host - 10.0) / (1.0 + z->ppm * 1e-6);
+		if (t_dev > z->seconds)
+			break;
+		lcg = lcg * 1103515245u + 12345u;
+		unsigned u = (lcg >> 16) & 0x7fffu;
+		double lat = 2e-4 + 2e-4 * (double)(u % 1000) / 1000.0;
+		if (u % 10 == 0)
+			lat = 2e-3 + 6e-3 * (double)(u % 977) / 977.0;
+		int drained = r % 7 != 3;
+		if (!drained)
+			lat = 0.05;
+		if (t_dev >= z->late_from_s && t_dev < z->late_to_s)
+			lat += z->late_s;
+		if (z->wander_s > 0)
+			lat += z->wander_s * fabs(sin(2 * M_PI * t_dev / z->wander_period_s));
+		double made_s = t_dev - lat;
+		if (made_s < 0)
+			continue;
+		uint64_t made = (uint64_t)(made_s * 100000.0);
+		uint64_t lost = 0;
+		for (size_t i = 0; i < z->n_loss; i++)
+			if (made_s >= z->loss_at_s[i])
+				lost += z->loss_len[i];
+		uint64_t index = made - lost + accounted;
+		uint64_t from = 0;
+		uint64_t got = ppk2_clock_check_feed(&z->cc, t_host, index, drained, &from);
+		if (got) {
+			accounted += got;
+			if (z->n_found < 8) {
+				z->found[z->n_found] = got;
+				z->found_at[z->n_found] = index;
+				z->found_from[z->n_found] = from;
+			}
+			z->n_found++;
+		}
+	}
+}
+
+static void clock_check_series(void **state)
+{
+	(void)state;
+	/* Jitter, late reads, a drift of +-150 ppm, 20 s: nothing lost. */
+	for (int sign = -1; sign <= 1; sign += 2) {
+		struct series z = {.ppm = 150.0 * sign, .seconds = 20};
+		run_series(&z);
+		assert_int_equal(z.n_found, 0);
+		assert_int_equal(z.cc.inconclusive, 0);
+		assert_true(z.cc.draining_reads > 17000);
+	}
+	/* A drift of +-500 ppm (what NTP's slew could add to CLOCK_MONOTONIC,
+	 * which the driver does not use): still nothing. */
+	for (int sign = -1; sign <= 1; sign += 2) {
+		struct series z = {.ppm = 500.0 * sign, .seconds = 20};
+		run_series(&z);
+		assert_int_equal(z.n_found, 0);
+	}
+	/* A floor that wanders slowly by up to 1.5 ms (a loaded host), with
+	 * a loss of 128 at 6 s in it: no loss is guessed from a floor that
+	 * is not steady; what cannot be told is counted as inconclusive. */
+	struct series wander = {.seconds = 20,
+				.wander_s = 1.5e-3,
+				.wander_period_s = 14,
+				.loss_at_s = {6.0},
+				.loss_len = {128},
+				.n_loss = 1};
+	run_series(&wander);
+	for (size_t i = 0; i < wander.n_found && i < 8; i++)
+		if (wander.found[i] != 128)
+			fail_msg("wandering floor: %llu samples guessed lost",
+				 (unsigned long long)wander.found[i]);
+	assert_int_equal(wander.n_found, 0);
+	assert_true(wander.cc.inconclusive >= 1);
+	/* A host late by 4 ms for 0.9 s (shorter than the 1 s to confirm):
+	 * nothing lost, the run cancelled. */
+	struct series late = {.seconds = 8, .late_s = 4e-3, .late_from_s = 3.0, .late_to_s = 3.9};
+	run_series(&late);
+	assert_int_equal(late.n_found, 0);
+	assert_true(late.cc.cancelled >= 1);
+	/* Losses of 64 at 3.0 s, 192 at 9.0 s and 64 at 9.4 s (inside the
+	 * confirmation of the one before): found in whole blocks, the first
+	 * 1 s after it, the two close ones together (256) 1 s after the
+	 * second; each span holds its losses. */
+	struct series z = {.ppm = 80,
+			   .seconds = 14,
+			   .loss_at_s = {3.0, 9.0, 9.4},
+			   .loss_len = {64, 192, 64},
+			   .n_loss = 3};
+	run_series(&z);
+	assert_int_equal(z.n_found, 2);
+	assert_int_equal(z.found[0], 64);
+	assert_int_equal(z.found[1], 256);
+	assert_int_equal(z.cc.lost_samples, 320);
+	/* Where: the span [from, at) starts at the last read at the floor, a
+	 * few ms before the (first) loss (the index space differs from the
+	 * device's by the blocks not yet found: at most 256 here), and ends
+	 * where it was found, 1 s of reads after the (last) loss. */
+	const double first_s[2] = {3.0, 9.0}, last_s[2] = {3.0, 9.4};
+	for (int i = 0; i < 2; i++) {
+		double d0 = first_s[i] * 100000.0, d1 = last_s[i] * 100000.0;
+		double from = (double)z.found_from[i], at = (double)z.found_at[i];
+		if (!(from <= d0 + 256 && from >= d0 - 1500 - 256))
+			fail_msg("loss %d at sample %.0f: its span starts at %.0f", i, d0, from);
+		double after_s = (at - d1) / 100000.0;
+		if (!(after_s >= 0.99 && after_s < 1.3))
+			fail_msg("loss %d found %.3f s after it", i, after_s);
+	}
+	/* A latency that rises by 1 ms (100 samples, not whole blocks) for 3
+	 * s: not a loss; inconclusive, and the level starts afresh. */
+	struct series shift = {.seconds = 10, .late_s = 1e-3, .late_from_s = 4, .late_to_s = 7};
+	run_series(&shift);
+	assert_int_equal(shift.n_found, 0);
+	assert_int_equal(shift.cc.inconclusive, 1);
+	/* A loss in the last half second: not confirmed, only pending. */
+	struct series tail = {.seconds = 6, .loss_at_s = {5.6}, .loss_len = {128}, .n_loss = 1};
+	run_series(&tail);
+	assert_int_equal(tail.n_found, 0);
+	double pend = ppk2_clock_check_pending(&tail.cc);
+	if (!(pend > 100 && pend < 150))
+		fail_msg("pending step %.1f samples, expected about 128", pend);
+}
+
 /* ---- against the simulator ------------------------------------------ */
 
 static double wave_current(uint64_t k, void *ctx)
@@ -542,6 +691,143 @@ static void sim_gaps_reported_never_filled(void **state)
 	assert_int_equal(json_integer_value(json_object_get(g0, "sample_index")), 30000);
 	assert_double_equal(json_real_value(json_object_get(g0, "duration_s")), 0.0004, 1e-12);
 	ergon_instrument_close(inst);
+	ts_ppk2_sim_stop(sim);
+	free(all);
+}
+
+/* The host-clock check end to end: a simulator that is the host's clock
+ * (8 words a write, the clock at the device time sent), losses of 64 at
+ * sample 20,000, 128 at 150,000 and 69 at 280,000 (the counter shows 5 of
+ * them): the counter alone reads 5 dropped; the driver finds the other 256
+ * in whole blocks, 1 s of stream after each, and reports them as lost
+ * samples (a time gap: NaN in a recording), never filled. Then a host
+ * late by 5 ms for 0.5 s and latency 1 ms higher for 1.5 s: nothing lost. */
+static double late_host(uint64_t k, void *ctx)
+{
+	(void)ctx;
+	if (k >= 100000 && k < 150000)
+		return 5e-3;
+	if (k >= 200000 && k < 350000)
+		return 1e-3;
+	return 0;
+}
+
+static void sim_clock_finds_whole_blocks(void **state)
+{
+	(void)state;
+	struct ts_ppk2_sim_cfg cfg = {.current_a = wave_current,
+				      .range = wave_range,
+				      .samples = 420000,
+				      .n_gaps = 3,
+				      .gap_at = {20000, 150000, 280000},
+				      .gap_len = {64, 128, 69},
+				      .clocked = 1,
+				      .clock_ppm = 60};
+	const char *path = NULL;
+	struct ts_ppk2_sim *sim = ts_ppk2_sim_start(&cfg, &path);
+	assert_non_null(sim);
+	ergon_clock_set(ts_ppk2_sim_clock(sim));
+	const char *kv[] = {"vdd_mv=1800", NULL};
+	struct ergon_err err = {0};
+	int rc;
+	struct ergon_instrument *inst = open_sim(path, kv, &rc, &err);
+	assert_int_equal(rc, 0);
+	assert_int_equal(ergon_instrument_start(inst, &err), 0);
+	size_t want = 420000 - 261;
+	struct ergon_sample *all = calloc(want, sizeof(*all));
+	size_t n = read_all(inst, all, want, &rc, &err);
+	assert_int_equal(rc, 0);
+	assert_int_equal(n, want);
+	assert_int_equal(ergon_instrument_stop(inst, &err), 0);
+	/* Every sample's time is its device index: the blocks were placed
+	 * where found, so each loss is a time gap of its size, up to the
+	 * ~1 s it took to find it. */
+	double t0 = all[0].t_s;
+	uint64_t last = (uint64_t)llround((all[n - 1].t_s - t0) * 100000.0);
+	assert_int_equal(last, 420000 - 1);
+	uint64_t jumps = 0, jumped = 0;
+	for (size_t i = 1; i < n; i++) {
+		uint64_t d = (uint64_t)llround((all[i].t_s - all[i - 1].t_s) * 100000.0);
+		if (d > 1) {
+			jumps++;
+			jumped += d - 1;
+		}
+	}
+	assert_int_equal(jumped, 261);
+	json_t *iss = json_array_get(inst->issues, 0);
+	assert_string_equal(json_string_value(json_object_get(iss, "code")),
+			    "instrument.samples_dropped");
+	json_t *ctx = json_object_get(iss, "context");
+	assert_int_equal(json_integer_value(json_object_get(ctx, "dropped_samples")), 261);
+	assert_int_equal(json_integer_value(json_object_get(ctx, "counter_dropped_samples")), 5);
+	assert_int_equal(json_integer_value(json_object_get(ctx, "host_clock_dropped_samples")),
+			 256);
+	json_t *gaps = json_object_get(ctx, "first_gaps");
+	/* The counter's 5 at 280,000, the clock's 64, 128 and 64 (the 69's
+	 * blocks), each found 1..1.3 s after its loss and spanning it. */
+	const uint64_t loss_at[3] = {20000, 150000, 280000}, blocks[3] = {64, 128, 64};
+	size_t seen = 0;
+	size_t gi;
+	json_t *g;
+	json_array_foreach(gaps, gi, g)
+	{
+		const char *by = json_string_value(json_object_get(g, "found_by"));
+		uint64_t at = (uint64_t)json_integer_value(json_object_get(g, "sample_index"));
+		uint64_t len = (uint64_t)json_integer_value(json_object_get(g, "samples"));
+		if (strcmp(by, "sample_counter") == 0) {
+			assert_int_equal(len, 5);
+			continue;
+		}
+		assert_true(seen < 3);
+		assert_int_equal(len, blocks[seen]);
+		json_t *span = json_object_get(g, "lost_between_samples");
+		uint64_t from = (uint64_t)json_integer_value(json_array_get(span, 0));
+		if (!(from <= loss_at[seen] + 256 && from + 2000 >= loss_at[seen] &&
+		      at >= loss_at[seen] + 99000 && at <= loss_at[seen] + 130000))
+			fail_msg("block %zu: lost in [%llu, %llu), the loss was at %llu", seen,
+				 (unsigned long long)from, (unsigned long long)at,
+				 (unsigned long long)loss_at[seen]);
+		seen++;
+	}
+	assert_int_equal(seen, 3);
+	assert_non_null(
+	    strstr(json_string_value(json_object_get(iss, "message")), "whole 64-sample blocks"));
+	json_t *st = ergon_instrument_stats(inst);
+	json_t *cc = json_object_get(st, "host_clock_check");
+	assert_int_equal(json_integer_value(json_object_get(cc, "losses")), 3);
+	json_decref(st);
+	ergon_instrument_close(inst);
+	ergon_clock_set(NULL);
+	ts_ppk2_sim_stop(sim);
+	free(all);
+
+	/* A late host, no loss: nothing found, nothing dropped. */
+	struct ts_ppk2_sim_cfg late = {.current_a = wave_current,
+				       .range = wave_range,
+				       .samples = 420000,
+				       .clocked = 1,
+				       .clock_ppm = -60,
+				       .clock_late_s = late_host};
+	sim = ts_ppk2_sim_start(&late, &path);
+	assert_non_null(sim);
+	ergon_clock_set(ts_ppk2_sim_clock(sim));
+	err = (struct ergon_err){0};
+	inst = open_sim(path, kv, &rc, &err);
+	assert_int_equal(rc, 0);
+	assert_int_equal(ergon_instrument_start(inst, &err), 0);
+	all = calloc(420000, sizeof(*all));
+	n = read_all(inst, all, 420000, &rc, &err);
+	assert_int_equal(rc, 0);
+	assert_int_equal(n, 420000);
+	assert_int_equal(ergon_instrument_stop(inst, &err), 0);
+	assert_false(ergon_issue_has(inst->issues, "instrument.samples_dropped"));
+	st = ergon_instrument_stats(inst);
+	cc = json_object_get(st, "host_clock_check");
+	assert_int_equal(json_integer_value(json_object_get(cc, "losses")), 0);
+	assert_int_equal(json_integer_value(json_object_get(cc, "inconclusive_steps")), 1);
+	json_decref(st);
+	ergon_instrument_close(inst);
+	ergon_clock_set(NULL);
 	ts_ppk2_sim_stop(sim);
 	free(all);
 }
@@ -701,8 +987,10 @@ int main(void)
 	    cmocka_unit_test(decoder_gaps_and_splits),
 	    cmocka_unit_test(decoder_hand_worked),
 	    cmocka_unit_test(decoder_app_rules_every_switch),
+	    cmocka_unit_test(clock_check_series),
 	    cmocka_unit_test(sim_waveform_energy_and_gate),
 	    cmocka_unit_test(sim_gaps_reported_never_filled),
+	    cmocka_unit_test(sim_clock_finds_whole_blocks),
 	    cmocka_unit_test(sim_unplug_keeps_samples),
 	    cmocka_unit_test(sim_bad_calibration_issue),
 	    cmocka_unit_test(selection_rules),

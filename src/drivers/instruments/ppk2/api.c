@@ -18,6 +18,7 @@
  */
 #include "drivers/instruments/ppk2/ppk2.h"
 #include "ergon/artifact.h"
+#include "ergon/clock.h"
 #include "ergon/instrument.h"
 #include "ergon/issues.h"
 
@@ -67,7 +68,10 @@ struct ppk2 {
 	uint64_t samples;
 	struct {
 		uint64_t at, missing;
+		uint64_t from; /* host clock: lost somewhere in [from, at) */
+		int host_clock;
 	} gaps[GAPS_KEPT];
+	struct ppk2_clock_check cc;
 	size_t gaps_kept;
 	uint8_t *rx;
 	struct ppk2_sample *dec_buf;
@@ -78,6 +82,19 @@ static double now_s(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* When a read returned, for the host-clock check: CLOCK_MONOTONIC_RAW,
+ * which NTP does not slew (a slew of up to 500 ppm on CLOCK_MONOTONIC is 50
+ * samples a second, nearly a block), or the simulated clock a test put in
+ * (include/ergon/clock.h). */
+static double arrival_s(void)
+{
+	if (ergon_clock_simulated())
+		return ergon_clock_now_s();
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -611,6 +628,7 @@ static int ppk2_open(struct ergon_instrument *inst, const struct ergon_instrumen
 	}
 	ppk2_decoder_init(&k->dec, &k->cal, (double)k->vdd_mv);
 	k->dec.spike_filter = k->spike_filter;
+	ppk2_clock_check_init(&k->cc, PPK2_SAMPLE_RATE_HZ);
 	uint8_t mode[2] = {PPK2_CMD_SET_POWER_MODE, (uint8_t)k->mode};
 	uint8_t reg[3] = {PPK2_CMD_REGULATOR_SET, (uint8_t)(k->vdd_mv >> 8),
 			  (uint8_t)(k->vdd_mv & 0xff)};
@@ -646,39 +664,63 @@ static int ppk2_start(struct ergon_instrument *inst, struct ergon_err *err)
 	return 0;
 }
 
-static void on_gap(void *ctx, uint64_t at, uint64_t missing)
+static void keep_gap(struct ppk2 *k, uint64_t at, uint64_t missing, int host_clock, uint64_t from)
 {
-	struct ppk2 *k = ctx;
 	if (k->gaps_kept < GAPS_KEPT) {
 		k->gaps[k->gaps_kept].at = at;
 		k->gaps[k->gaps_kept].missing = missing;
+		k->gaps[k->gaps_kept].host_clock = host_clock;
+		k->gaps[k->gaps_kept].from = from;
 		k->gaps_kept++;
 	}
 }
 
+static void on_gap(void *ctx, uint64_t at, uint64_t missing)
+{
+	keep_gap(ctx, at, missing, 0, at);
+}
+
 static void report_drops(struct ergon_instrument *inst, struct ppk2 *k)
 {
-	if (k->dec.dropped == 0)
+	uint64_t counter = k->dec.dropped, clock = k->dec.skipped;
+	uint64_t total = counter + clock;
+	if (total == 0)
 		return;
 	json_t *list = json_array();
-	for (size_t i = 0; i < k->gaps_kept; i++)
-		json_array_append_new(
-		    list,
-		    json_pack("{s:I, s:f, s:I, s:f}", "sample_index", (json_int_t)k->gaps[i].at,
-			      "t_s", (double)k->gaps[i].at / PPK2_SAMPLE_RATE_HZ, "samples",
-			      (json_int_t)k->gaps[i].missing, "duration_s",
-			      (double)k->gaps[i].missing / PPK2_SAMPLE_RATE_HZ));
+	for (size_t i = 0; i < k->gaps_kept; i++) {
+		json_t *g = json_pack("{s:I, s:f, s:I, s:f, s:s}", "sample_index",
+				      (json_int_t)k->gaps[i].at, "t_s",
+				      (double)k->gaps[i].at / PPK2_SAMPLE_RATE_HZ, "samples",
+				      (json_int_t)k->gaps[i].missing, "duration_s",
+				      (double)k->gaps[i].missing / PPK2_SAMPLE_RATE_HZ, "found_by",
+				      k->gaps[i].host_clock ? "host_clock" : "sample_counter");
+		if (g && k->gaps[i].host_clock)
+			json_object_set_new(g, "lost_between_samples",
+					    json_pack("[I, I]", (json_int_t)k->gaps[i].from,
+						      (json_int_t)k->gaps[i].at));
+		json_array_append_new(list, g);
+	}
+	char clock_note[400] = "";
+	if (clock)
+		snprintf(clock_note, sizeof(clock_note),
+			 "; %" PRIu64 " of them in %" PRIu64 " run(s) of whole 64-sample blocks "
+			 "the 6-bit counter cannot show, found from the host's clock (the "
+			 "stream fell behind it for good) and placed where found, up to a second "
+			 "after the loss (first_gaps gives the span each lies in)",
+			 clock, k->cc.losses);
 	ergon_issue_add(
 	    inst->issues, "instrument.samples_dropped",
-	    json_pack("{s:s, s:I, s:I, s:f, s:o}", "instrument", "ppk2", "dropped_samples",
-		      (json_int_t)k->dec.dropped, "gaps", (json_int_t)k->dec.gaps, "dropped_s",
-		      (double)k->dec.dropped / PPK2_SAMPLE_RATE_HZ, "first_gaps", list),
+	    json_pack("{s:s, s:I, s:I, s:I, s:I, s:f, s:o}", "instrument", "ppk2",
+		      "dropped_samples", (json_int_t)total, "counter_dropped_samples",
+		      (json_int_t)counter, "host_clock_dropped_samples", (json_int_t)clock, "gaps",
+		      (json_int_t)(k->dec.gaps + k->cc.losses), "dropped_s",
+		      (double)total / PPK2_SAMPLE_RATE_HZ, "first_gaps", list),
 	    "ppk2:%s: %" PRIu64 " samples (%.6f s) were lost in %" PRIu64
-	    " gaps of the sample counter, the first at sample %" PRIu64
-	    "; they are missing from the stream, not interpolated. A busy USB hub or host "
-	    "loses PPK2 data: use a direct port and a less loaded machine",
-	    k->port.path, k->dec.dropped, (double)k->dec.dropped / PPK2_SAMPLE_RATE_HZ, k->dec.gaps,
-	    k->gaps_kept ? k->gaps[0].at : 0);
+	    " gaps, the first at sample %" PRIu64 "%s; they are missing from the stream (NaN in a "
+	    "recording), not interpolated. A busy USB hub or host loses PPK2 data: use a direct "
+	    "port and a less loaded machine",
+	    k->port.path, total, (double)total / PPK2_SAMPLE_RATE_HZ, k->dec.gaps + k->cc.losses,
+	    k->gaps_kept ? k->gaps[0].at : 0, clock_note);
 }
 
 static int ppk2_read(struct ergon_instrument *inst, struct ergon_sample *buf, size_t cap, size_t *n,
@@ -717,10 +759,22 @@ static int ppk2_read(struct ergon_instrument *inst, struct ergon_sample *buf, si
 	}
 	if (got == 0)
 		return 0;
+	double t_arrival = arrival_s();
 	if (k->t0_s == 0)
-		k->t0_s = now_s();
+		k->t0_s = ergon_clock_now_s();
 	size_t used = 0;
+	uint64_t first_index = k->dec.index;
 	size_t m = ppk2_decode(&k->dec, k->rx, got, k->dec_buf, cap, &used, on_gap, k);
+	/* Whole 64-sample blocks the counter cannot show: placed before this
+	 * read's samples, where the host's clock proved them lost. */
+	uint64_t from = 0;
+	uint64_t lost = ppk2_clock_check_feed(&k->cc, t_arrival, k->dec.index, got < want, &from);
+	if (lost > 0) {
+		for (size_t i = 0; i < m; i++)
+			k->dec_buf[i].index += lost;
+		ppk2_decoder_skip(&k->dec, lost);
+		keep_gap(k, first_index, lost, 1, from);
+	}
 	double v = k->vdd_mv / 1000.0;
 	for (size_t i = 0; i < m; i++) {
 		const struct ppk2_sample *s = &k->dec_buf[i];
@@ -780,17 +834,27 @@ static json_t *ppk2_stats(const struct ergon_instrument *inst)
 	const struct ppk2 *k = inst->priv;
 	if (k == NULL)
 		return NULL;
-	return json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:b, s:s}", "port", k->port.path,
+	/* The host-clock check: what it saw, and a step still being
+	 * confirmed when the stream ended (a loss in the last second cannot
+	 * be told from a late host). */
+	json_t *cc =
+	    json_pack("{s:I, s:I, s:I, s:I, s:I, s:f}", "draining_reads",
+		      (json_int_t)k->cc.draining_reads, "losses", (json_int_t)k->cc.losses,
+		      "lost_samples", (json_int_t)k->cc.lost_samples, "inconclusive_steps",
+		      (json_int_t)k->cc.inconclusive, "late_host_runs", (json_int_t)k->cc.cancelled,
+		      "unconfirmed_step_samples", ppk2_clock_check_pending(&k->cc));
+	return json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:b, s:s, s:o}", "port", k->port.path,
 			 "samples", (json_int_t)k->samples, "dropped_samples",
-			 (json_int_t)k->dec.dropped, "gaps", (json_int_t)k->dec.gaps,
-			 "spike_filtered_samples", (json_int_t)k->dec.filtered, "bad_range_samples",
+			 (json_int_t)(k->dec.dropped + k->dec.skipped), "gaps",
+			 (json_int_t)(k->dec.gaps + k->cc.losses), "spike_filtered_samples",
+			 (json_int_t)k->dec.filtered, "bad_range_samples",
 			 (json_int_t)k->dec.bad_range, "disconnected", k->disconnected, "backend",
 #ifdef ERGON_HAVE_SERIALPORT
-			 k->port.sp ? "libserialport" : "termios"
+			 k->port.sp ? "libserialport" : "termios",
 #else
-			 "termios"
+			 "termios",
 #endif
-	);
+			 "host_clock_check", cc);
 }
 
 const struct ergon_instrument_driver ergon_instrument_ppk2 = {

@@ -148,6 +148,7 @@ struct ppk2_decoder {
 	uint64_t gaps;
 	uint64_t bad_range; /* words whose range field was 5..7: current NaN */
 	uint64_t filtered;  /* samples shown as an average by the spike rule */
+	uint64_t skipped;   /* samples accounted by ppk2_decoder_skip (host clock) */
 };
 
 void ppk2_decoder_init(struct ppk2_decoder *d, const struct ppk2_cal *cal, double vdd_mv);
@@ -173,5 +174,72 @@ typedef void (*ppk2_gap_fn)(void *ctx, uint64_t at, uint64_t missing);
 size_t ppk2_decode(struct ppk2_decoder *d, const uint8_t *bytes, size_t len,
 		   struct ppk2_sample *out, size_t cap, size_t *consumed, ppk2_gap_fn gap,
 		   void *gap_ctx);
+
+/* The host-clock check for losses the 6-bit counter cannot show (64 x n
+ * samples: the counter wraps to the same value). It follows the lag of the
+ * stream behind the host's clock, t - index / rate, over the reads that
+ * drained the port (returned less than was asked), by its floor: the
+ * lowest lag of each PPK2_CC_BUCKET_S of reads (latency only ever adds to
+ * the lag, so the floor is the steady part). Samples lost unseen raise
+ * the floor by 64 / rate per block for good. A loss is declared only on
+ * crisp evidence: the floor was steady before (its buckets within
+ * PPK2_CC_FLOOR_SPREAD samples over PPK2_CC_BASE_S), every draining read
+ * then stays at least PPK2_CC_SUSPECT_SAMPLES above it for PPK2_CC_CONFIRM_S
+ * and PPK2_CC_CONFIRM_READS reads, the new floor is steady too, and the
+ * step is within PPK2_CC_QUANTUM_TOL samples of a whole number of 64-sample
+ * blocks. Anything else that lasts (a latency that rose, a wandering floor
+ * on a loaded host) is counted as inconclusive and the floor starts
+ * afresh: never a guessed loss. docs/internals/ppk2.md gives the reasons
+ * for the numbers. */
+#define PPK2_CC_BLOCK 64u
+#define PPK2_CC_SUSPECT_SAMPLES 48.0
+#define PPK2_CC_QUANTUM_TOL 16.0
+#define PPK2_CC_FLOOR_SPREAD 16.0
+#define PPK2_CC_CONFIRM_S 1.0
+#define PPK2_CC_CONFIRM_READS 32u
+#define PPK2_CC_BUCKET_S 0.1
+#define PPK2_CC_BUCKETS 5u
+#define PPK2_CC_BASE_S (PPK2_CC_BUCKET_S * PPK2_CC_BUCKETS)
+
+struct ppk2_clock_check {
+	double rate_hz;
+	int have_origin;
+	double origin_s; /* lags are t - origin - index / rate */
+	/* the floor of the lag per bucket of PPK2_CC_BUCKET_S */
+	double bucket_start_s[PPK2_CC_BUCKETS], bucket_min_s[PPK2_CC_BUCKETS];
+	unsigned buckets, cur;
+	uint64_t last_low_index; /* index after the last draining read at the floor */
+	/* a step under confirmation: its own buckets' floors */
+	int suspect;
+	int run_base_unsteady; /* the floor before it was not steady: no decision */
+	double run_start_s, run_base_s, run_min_s;
+	double run_bucket_start_s, run_bucket_min_s;
+	double run_floor_lo_s, run_floor_hi_s; /* over its completed buckets */
+	unsigned run_buckets;
+	unsigned run_reads;
+	uint64_t run_from;
+	/* what it saw */
+	uint64_t draining_reads, losses, lost_samples, inconclusive, cancelled;
+};
+
+void ppk2_clock_check_init(struct ppk2_clock_check *c, double rate_hz);
+
+/* Feed one read that returned data: t_s the host's time right after it
+ * returned (a clock that NTP does not slew), index the decoder's index after
+ * its samples (received + counted drops + blocks found earlier), drained 1
+ * when the read returned less than it asked for. Returns the number of
+ * samples found lost (a positive multiple of 64) or 0; with a loss,
+ * *lost_from is the index after the last read that was certainly before
+ * it (the loss lies in [*lost_from, index before this read's samples)). */
+uint64_t ppk2_clock_check_feed(struct ppk2_clock_check *c, double t_s, uint64_t index, int drained,
+			       uint64_t *lost_from);
+
+/* The step (samples above the level) under confirmation, or 0 when none:
+ * at the end of a stream, a loss too recent to confirm. */
+double ppk2_clock_check_pending(const struct ppk2_clock_check *c);
+
+/* Account samples found lost outside the counter (the host-clock check):
+ * the index advances by n and the next sample comes after them. */
+void ppk2_decoder_skip(struct ppk2_decoder *d, uint64_t n);
 
 #endif

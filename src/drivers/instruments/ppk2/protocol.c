@@ -424,3 +424,177 @@ size_t ppk2_decode(struct ppk2_decoder *d, const uint8_t *bytes, size_t len,
 	*consumed = p;
 	return n;
 }
+
+void ppk2_decoder_skip(struct ppk2_decoder *d, uint64_t n)
+{
+	d->index += n;
+	d->skipped += n;
+}
+
+/* ---- the host-clock check (ppk2.h) ------------------------------------ */
+
+void ppk2_clock_check_init(struct ppk2_clock_check *c, double rate_hz)
+{
+	memset(c, 0, sizeof(*c));
+	c->rate_hz = rate_hz;
+}
+
+/* The floor: the lowest lag of the two latest buckets (the nearest in
+ * time: a clock drift of 100 ppm moves the floor 1 sample in 0.1 s), and
+ * the spread of the floors of all the buckets of the last PPK2_CC_BASE_S
+ * (older ones are forgotten, so that drift over a long pause cannot pass
+ * for a step). Returns 0 when there is none. */
+static int cc_floor(const struct ppk2_clock_check *c, double t_s, double *floor_s, double *spread_s)
+{
+	int have = 0, near = 0;
+	double lo = 0, hi = 0;
+	for (unsigned j = 0; j < c->buckets; j++) {
+		/* newest first */
+		unsigned k = (c->cur + PPK2_CC_BUCKETS - j) % PPK2_CC_BUCKETS;
+		if (c->bucket_start_s[k] < t_s - PPK2_CC_BASE_S - PPK2_CC_BUCKET_S)
+			continue;
+		double m = c->bucket_min_s[k];
+		if (j < 2 && (!near || m < *floor_s)) {
+			*floor_s = m;
+			near = 1;
+		}
+		if (!have || m < lo)
+			lo = m;
+		if (!have || m > hi)
+			hi = m;
+		have = 1;
+	}
+	*spread_s = hi - lo;
+	return near;
+}
+
+static void cc_add(struct ppk2_clock_check *c, double t_s, double lag_s, uint64_t index)
+{
+	if (c->buckets == 0 || t_s >= c->bucket_start_s[c->cur] + PPK2_CC_BUCKET_S) {
+		c->cur = c->buckets == 0 ? 0 : (c->cur + 1) % PPK2_CC_BUCKETS;
+		if (c->buckets < PPK2_CC_BUCKETS)
+			c->buckets++;
+		c->bucket_start_s[c->cur] = t_s;
+		c->bucket_min_s[c->cur] = lag_s;
+	} else if (lag_s < c->bucket_min_s[c->cur]) {
+		c->bucket_min_s[c->cur] = lag_s;
+	}
+	c->last_low_index = index;
+}
+
+/* The run's own buckets: a completed bucket's floor widens [lo, hi]. */
+static void run_close_bucket(struct ppk2_clock_check *c)
+{
+	if (c->run_buckets == 0 || c->run_bucket_min_s < c->run_floor_lo_s)
+		c->run_floor_lo_s = c->run_bucket_min_s;
+	if (c->run_buckets == 0 || c->run_bucket_min_s > c->run_floor_hi_s)
+		c->run_floor_hi_s = c->run_bucket_min_s;
+	c->run_buckets++;
+}
+
+static void run_add(struct ppk2_clock_check *c, double t_s, double lag_s)
+{
+	if (t_s >= c->run_bucket_start_s + PPK2_CC_BUCKET_S) {
+		if (c->run_buckets > 0 && (c->run_bucket_min_s - c->run_floor_lo_s) * c->rate_hz >=
+					      PPK2_CC_SUSPECT_SAMPLES) {
+			/* A further step inside the run (a second loss): the run
+			 * starts again from this bucket, against the same floor
+			 * before, so that the step measured is both. */
+			c->run_buckets = 0;
+			c->run_start_s = c->run_bucket_start_s;
+			c->run_reads = 0;
+		}
+		run_close_bucket(c);
+		c->run_bucket_start_s = t_s;
+		c->run_bucket_min_s = lag_s;
+	} else if (lag_s < c->run_bucket_min_s) {
+		c->run_bucket_min_s = lag_s;
+	}
+	c->run_reads++;
+}
+
+/* Start the floor afresh from this read (after a decision). */
+static void cc_restart(struct ppk2_clock_check *c, double t_s, double lag_s, uint64_t index)
+{
+	c->suspect = 0;
+	c->buckets = 0;
+	cc_add(c, t_s, lag_s, index);
+}
+
+uint64_t ppk2_clock_check_feed(struct ppk2_clock_check *c, double t_s, uint64_t index, int drained,
+			       uint64_t *lost_from)
+{
+	*lost_from = 0;
+	if (!drained || !isfinite(t_s) || !(c->rate_hz > 0))
+		return 0;
+	c->draining_reads++;
+	double dev_s = (double)index / c->rate_hz;
+	if (!c->have_origin) {
+		c->have_origin = 1;
+		c->origin_s = t_s - dev_s;
+	}
+	double lag_s = t_s - c->origin_s - dev_s;
+	double f = c->rate_hz;
+	if (!c->suspect) {
+		double floor_s = 0, spread_s = 0;
+		if (!cc_floor(c, t_s, &floor_s, &spread_s) ||
+		    (lag_s - floor_s) * f < PPK2_CC_SUSPECT_SAMPLES) {
+			cc_add(c, t_s, lag_s, index);
+			return 0;
+		}
+		c->suspect = 1;
+		c->run_start_s = t_s;
+		c->run_base_s = floor_s;
+		/* A floor that was not steady cannot measure a step: the run
+		 * is followed to its end, then called inconclusive. */
+		c->run_base_unsteady = spread_s * f > PPK2_CC_FLOOR_SPREAD;
+		c->run_min_s = lag_s;
+		c->run_bucket_start_s = t_s;
+		c->run_bucket_min_s = lag_s;
+		c->run_buckets = 0;
+		c->run_reads = 1;
+		c->run_from = c->last_low_index;
+		return 0;
+	}
+	if ((lag_s - c->run_base_s) * f < PPK2_CC_SUSPECT_SAMPLES) {
+		/* Back at the floor: the host was late, nothing was lost. */
+		c->suspect = 0;
+		c->cancelled++;
+		cc_add(c, t_s, lag_s, index);
+		return 0;
+	}
+	run_add(c, t_s, lag_s);
+	if (lag_s < c->run_min_s)
+		c->run_min_s = lag_s;
+	if (t_s - c->run_start_s < PPK2_CC_CONFIRM_S || c->run_reads < PPK2_CC_CONFIRM_READS)
+		return 0;
+	run_close_bucket(c);
+	double step = (c->run_floor_lo_s - c->run_base_s) * f;
+	double spread = (c->run_floor_hi_s - c->run_floor_lo_s) * f;
+	double blocks = floor(step / PPK2_CC_BLOCK + 0.5);
+	if (!c->run_base_unsteady && spread <= PPK2_CC_FLOOR_SPREAD && blocks >= 1 &&
+	    blocks < 1e9 && fabs(step - blocks * PPK2_CC_BLOCK) <= PPK2_CC_QUANTUM_TOL) {
+		uint64_t lost = (uint64_t)blocks * PPK2_CC_BLOCK;
+		c->losses++;
+		c->lost_samples += lost;
+		*lost_from = c->run_from;
+		/* The caller advances the index by `lost`: the lag is back at
+		 * the floor before the step, which starts the floor afresh. A
+		 * further loss inside the run shows as a step right after this
+		 * one; it lies somewhere since the run began. */
+		cc_restart(c, t_s, lag_s - (double)lost / f, index + lost);
+		c->last_low_index = c->run_from;
+		return lost;
+	}
+	/* Not a steady step of whole blocks: a change of latency, a wandering
+	 * floor (a loaded host), or a loss mixed with either. Start the floor
+	 * afresh from here rather than guess. */
+	c->inconclusive++;
+	cc_restart(c, t_s, lag_s, index);
+	return 0;
+}
+
+double ppk2_clock_check_pending(const struct ppk2_clock_check *c)
+{
+	return c->suspect ? (c->run_min_s - c->run_base_s) * c->rate_hz : 0.0;
+}
