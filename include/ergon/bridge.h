@@ -61,6 +61,15 @@ ERGON_API int ergon_bridge_gpi(struct ergon_instrument *inst, uint32_t *value,
 ERGON_API int ergon_bridge_passthrough(struct ergon_instrument *inst, int on,
 				       struct ergon_err *err);
 
+/* While the bridge is not streaming (before start, or after stop): wait up
+ * to wait_s for what it writes (heartbeats) and take it, so that a bridge
+ * held open for hours (`ergon power-on`) never blocks on a full pipe.
+ * Returns 0, or the bridge's failure: it reported an error (its device
+ * was unplugged), talked garbage, or ended (ERGON_EDEVICE). ERGON_EUSAGE
+ * while streaming. */
+ERGON_API int ergon_bridge_idle(struct ergon_instrument *inst, double wait_s,
+				struct ergon_err *err);
+
 /* The capabilities the bridge declared in its hello. */
 struct ergon_bridge_caps {
 	int inputs, outputs, passthrough;

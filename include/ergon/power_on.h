@@ -1,6 +1,7 @@
 /* `ergon power-on` as a pipeline (src/pipelines/live/power_on.c): open the
- * instrument as a source meter with the target's power on, hold it, and
- * release it. The CLI parses arguments, installs the signal handlers and
+ * instrument with the target's power on (a PPK2 as a source meter with DUT
+ * power on; a Joulescope with its passthrough on), hold it, and release
+ * it. The CLI parses arguments, installs the signal handlers and
  * prints; it never opens the instrument itself.
  */
 #ifndef ERGON_POWER_ON_H
@@ -16,8 +17,10 @@ extern "C" {
 #endif
 
 struct ergon_power_on_opts {
-	const char *spec;   /* --instrument: "ppk2", "ppk2:PORT", "ppk2:serial=SN" */
-	const char *vdd_kv; /* "vdd_mv=N" (the supply the meter drives) or NULL */
+	const char *spec;   /* --instrument: "ppk2", "ppk2:PORT", "ppk2:serial=SN",
+			     * "joulescope", "joulescope:SERIAL" */
+	const char *vdd_kv; /* "vdd_mv=N" (the supply a PPK2 drives) or NULL; refused for
+			     * a Joulescope, which sets no voltage */
 	int off_on_exit;    /* switch the target's power off on release */
 	double hold_s;	    /* release after this long; <= 0: hold until *stop */
 	/* Set (by a signal handler) to release early; may be NULL with hold_s > 0. */
@@ -28,11 +31,16 @@ struct ergon_power_on_opts {
 	void *ctx;
 };
 
-/* Open o->spec with mode=source, dut_power=on, off_on_exit and vdd_kv,
- * call o->on_powered, hold, and close (which leaves the power on unless
- * off_on_exit). An instrument that cannot be opened returns its error
- * (ERGON_EUSAGE naming vdd_mv when the meter needs a voltage) and holds
- * nothing. */
+/* A PPK2: open o->spec with mode=source, dut_power=on, off_on_exit and
+ * vdd_kv, call o->on_powered, hold, and close (which leaves the power on
+ * unless off_on_exit). A Joulescope (or another bridge, `bridge:...`):
+ * open it, switch its passthrough on through the bridge (the bridge's ack
+ * says the relay changed), call o->on_powered, hold while taking what the
+ * bridge writes, switch the passthrough off when off_on_exit, close. An
+ * instrument that cannot be opened or switched returns its error
+ * (ERGON_EUSAGE naming vdd_mv when a PPK2 needs a voltage; ERGON_ENOTSUP
+ * from a bridge that cannot switch the supply); a bridge that fails while
+ * held (its Joulescope unplugged) returns that failure. */
 ERGON_API int ergon_power_on_run(const struct ergon_power_on_opts *o, struct ergon_err *err);
 
 #ifdef __cplusplus

@@ -16,10 +16,15 @@
 #include "ergon/issues.h"
 #include "test_support.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define WINDOW_J (0.030 * 3.3 * 1.2)
@@ -376,6 +381,134 @@ static void test_js110(void **state)
 	free(log);
 }
 
+/* The range-mode publishes in the stub's log ("auto" = passthrough on,
+ * "off" = off), in order, as one string: "auto,auto,off". */
+static char *range_publishes(const char *topic_tail)
+{
+	size_t len = 0;
+	char *log = ts_read_file(stub_log, &len);
+	char *out = calloc(1, len + 1);
+	for (char *line = log ? strtok(log, "\n") : NULL; line; line = strtok(NULL, "\n")) {
+		json_t *o = json_loads(line, 0, NULL);
+		const char *t = json_string_value(json_object_get(o, "topic"));
+		const char *v = json_string_value(json_object_get(o, "value"));
+		if (t && v && strlen(t) >= strlen(topic_tail) &&
+		    strcmp(t + strlen(t) - strlen(topic_tail), topic_tail) == 0) {
+			if (out[0])
+				strcat(out, ",");
+			strcat(out, v);
+		}
+		json_decref(o);
+	}
+	free(log);
+	return out;
+}
+
+/* `ergon power-on --instrument joulescope[:SERIAL]` and the method's
+ * `--driver joulescope --power-serial SN`: the passthrough switched on
+ * through the bridge (after the bridge's own setup, which puts the range
+ * to auto too), held, left on or switched off on release; Ctrl-C
+ * releases; a Joulescope pulled out while held fails with the bridge's
+ * message; --vdd-mv and a wrong serial are refused. */
+static void test_power_on(void **state)
+{
+	(void)state;
+	stub("{\"devices\":[\"u/js220/000415\",\"u/js220/002557\"]}");
+	char *out = NULL, *err = NULL;
+	int rc = ts_run_ergon(&out, &err, "power-on", "--instrument", "joulescope:002557",
+			      "--hold-s", "0.3", NULL);
+	if (rc != 0)
+		fail_msg("power-on: %s", err);
+	assert_non_null(strstr(out, "passthrough on"));
+	assert_non_null(strstr(out, "stays on"));
+	char *seq = range_publishes("/s/i/range/mode");
+	assert_string_equal(seq, "auto,auto"); /* setup, then the passthrough command */
+	free(seq);
+	free(out);
+	free(err);
+	/* The method's spelling, switched off on release. */
+	stub("{\"devices\":[\"u/js220/000415\",\"u/js220/002557\"]}");
+	rc = ts_run_ergon(&out, &err, "power-on", "--driver", "joulescope", "--power-serial",
+			  "000415", "--hold-s", "0.2", "--off-on-exit", NULL);
+	if (rc != 0)
+		fail_msg("power-on --driver: %s", err);
+	assert_non_null(strstr(out, "joulescope:000415"));
+	seq = range_publishes("/s/i/range/mode");
+	assert_string_equal(seq, "auto,auto,off");
+	free(seq);
+	free(out);
+	free(err);
+	/* A JS110 switches s/i/range/select. */
+	stub("{\"devices\":[\"u/js110/000123\"]}");
+	rc = ts_run_ergon(&out, &err, "power-on", "--instrument", "joulescope", "--hold-s", "0.2",
+			  NULL);
+	if (rc != 0)
+		fail_msg("power-on js110: %s", err);
+	seq = range_publishes("/s/i/range/select");
+	assert_string_equal(seq, "auto,auto");
+	free(seq);
+	free(out);
+	free(err);
+	/* Refused: a voltage, a serial nobody has, a driver power-on cannot
+	 * drive, a serial without a driver. */
+	stub("{}");
+	rc = ts_run_ergon(NULL, &err, "power-on", "--instrument", "joulescope", "--vdd-mv", "3300",
+			  "--hold-s", "0.1", NULL);
+	assert_int_equal(rc, 2);
+	assert_non_null(strstr(err, "drop --vdd-mv"));
+	free(err);
+	rc = ts_run_ergon(NULL, &err, "power-on", "--driver", "joulescope", "--power-serial",
+			  "999999", "--hold-s", "0.1", NULL);
+	assert_true(rc != 0);
+	assert_non_null(strstr(err, "no Joulescope with serial 999999"));
+	free(err);
+	rc = ts_run_ergon(NULL, &err, "power-on", "--driver", "otii", NULL);
+	assert_int_equal(rc, 2);
+	assert_non_null(strstr(err, "ppk2 (source meter) or joulescope"));
+	free(err);
+	rc = ts_run_ergon(NULL, &err, "power-on", "--power-serial", "000415", NULL);
+	assert_int_equal(rc, 2);
+	assert_non_null(strstr(err, "needs --driver"));
+	free(err);
+	/* Ctrl-C releases a held passthrough (left on): interrupt once the
+	 * stub has seen the passthrough command. */
+	stub("{}");
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execl(getenv("ERGON_BIN"), "ergon", "power-on", "--instrument", "joulescope",
+		      (char *)NULL);
+		_exit(127);
+	}
+	struct timespec nap = {0, 50 * 1000 * 1000};
+	for (int i = 0; i < 600; i++) {
+		seq = range_publishes("/s/i/range/mode");
+		int on = strcmp(seq, "auto,auto") == 0;
+		free(seq);
+		if (on)
+			break;
+		nanosleep(&nap, NULL);
+	}
+	kill(pid, SIGINT);
+	int wst = 0;
+	while (waitpid(pid, &wst, 0) < 0 && errno == EINTR)
+		;
+	assert_true(WIFEXITED(wst));
+	assert_int_equal(WEXITSTATUS(wst), 0);
+	seq = range_publishes("/s/i/range/mode");
+	assert_string_equal(seq, "auto,auto");
+	free(seq);
+	/* Pulled out while held: the bridge's message, a failure. */
+	stub("{\"unplug_open_s\":0.5}");
+	rc = ts_run_ergon(NULL, &err, "power-on", "--instrument", "joulescope", "--hold-s", "600",
+			  NULL);
+	assert_true(rc != 0);
+	assert_non_null(strstr(err, "unplugged"));
+	free(err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -386,6 +519,7 @@ int main(void)
 	    cmocka_unit_test(test_unplugged_mid_run),
 	    cmocka_unit_test(test_gated_energy_per_inference),
 	    cmocka_unit_test(test_js110),
+	    cmocka_unit_test(test_power_on),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -29,7 +29,9 @@
 # 3. The lock-step auto rule makes a PPK2 run gate-only (the PPK2 profile
 #    itself: test_profile_live_ppk2.sh).
 # 4. The Joulescope bridge that ships with ergon (bridges/joulescope_bridge.py)
-#    on the stub pyjoulescope_driver (tests/support/pyjoulescope_stub), which
+#    on the stub pyjoulescope_driver (tests/support/pyjoulescope_stub): its
+#    passthrough is on when the power build is flashed (the stub's log at
+#    the fake JLinkExe's loadfile) and never switched off. The stub
 #    simulates a JS220 by sample id, unpaced ("pace": false): READY (INPUT1)
 #    from 0.1 s, and the gate
 #    (INPUT0) high for exactly 1.2 s (1200 packets of 1 ms) from the first
@@ -135,7 +137,11 @@ if python3 -c "import json,sys; p=json.load(open('$tmp/nr/summary.json')).get('p
 else bad "no READY: a figure was reported"; fi
 
 # --- 4. the shipped Joulescope bridge on the stub pyjoulescope_driver --------
-PYTHONPATH=$src/tests/support/pyjoulescope_stub \
+# The passthrough is on before the power build is flashed: the bridge's own
+# setup sets the range to auto, then ergon's passthrough command does again
+# (two "auto" publishes in the stub's log when JLinkExe loads the image),
+# and nothing switches it off through flash, reset and capture.
+PYTHONPATH=$src/tests/support/pyjoulescope_stub ERGON_JS_STUB_LOG=$tmp/js_stub.log \
 	ERGON_JS_STUB='{"pace":false,"ready_s":0.1,"go_gate_delay_s":0.02,"gate_s":1.2}' \
 	ERGON_JOULESCOPE_BRIDGE=$tmp/js_bridge.py "$bin" profile "$tmp/fw" \
 	"${board[@]}" --power --set power.driver=joulescope --out "$tmp/js" \
@@ -148,6 +154,15 @@ fi
 if check_power "$tmp/js/summary.json" joulescope; then
 	ok "stub-backed Joulescope bridge: energy per inference equal to the hand figure"
 else bad "stub-backed Joulescope bridge: power section"; fi
+if grep -q "^FLASH $tmp/fw/app_power.elf PASSTHROUGH_AUTO 2$" "$tmp/jlink.calls"; then
+	ok "stub-backed Joulescope bridge: passthrough on (setup + command) before the flash"
+else
+	bad "stub-backed Joulescope bridge: passthrough not on when the power build was flashed"
+	grep "^FLASH" "$tmp/jlink.calls"
+fi
+if ! grep -q 'range/mode", "value": "off"' "$tmp/js_stub.log"; then
+	ok "stub-backed Joulescope bridge: the passthrough was never switched off"
+else bad "stub-backed Joulescope bridge: the passthrough was switched off"; fi
 
 # --- ppk2: the lock-step auto rule makes a PPK2 run gate-only -------------
 "$bin" config show --board apollo510_evb --set power.driver=ppk2 --set power.sync_gpio_pin=5 \

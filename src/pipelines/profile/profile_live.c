@@ -1,8 +1,13 @@
 /* The external power stage on a real board with a live instrument
- * (power.driver joulescope | ppk2, power.serial): open the lifecycle, flash
- * the power build, open the instrument, then the live capture arms the
- * stream, resets the target through the lifecycle, drops the reset grace
- * period and feeds the stream to the gated engine as it arrives. The
+ * (power.driver joulescope | ppk2, power.serial): open the instrument (a
+ * Joulescope's passthrough switched on through its bridge, so that a board
+ * powered through it is powered for the flash, and stays so through the
+ * flash and the reset), open the lifecycle, flash the power build, then
+ * the live capture arms the stream, resets the target through the
+ * lifecycle, drops the reset grace period and feeds the stream to the
+ * gated engine as it arrives. Nothing streams before the capture starts
+ * (a bridge's data before `start` is refused, a PPK2 is not started), so
+ * what the inputs saw during the flash never reaches the engine. The
  * Joulescope (a bridge with statistics packets) waits for READY and sets
  * GO (lock-step; ergon/live_gate.h); the PPK2 (raw 100 kSPS samples with
  * D0-D7, no outputs) is gate-only, its samples reduced to packets by the
@@ -12,6 +17,7 @@
  * buffer holds the record). On SIGINT the capture stops, what was fed is
  * kept in the engine and the live facts say `end: signal`. */
 #include "ergon/artifact.h"
+#include "ergon/bridge.h"
 #include "ergon/gated.h"
 #include "ergon/instrument.h"
 #include "ergon/live_gate.h"
@@ -106,6 +112,31 @@ static int open_ppk2(const char *spec, const struct ergon_config *cfg,
 	return ergon_instrument_open(spec, &o, inst, err);
 }
 
+/* A bridge instrument (power.driver joulescope): opened, and its
+ * passthrough switched on when it can switch one (the bridge acks once the
+ * relay changed). */
+static int open_bridge_powered(const char *spec, struct ergon_instrument **inst,
+			       struct ergon_err *err)
+{
+	int rc = ergon_instrument_open(spec, NULL, inst, err);
+	struct ergon_bridge_caps caps;
+	if (rc == 0 && ergon_bridge_caps(*inst, &caps) == 0 && caps.passthrough) {
+		struct ergon_err e = {0};
+		rc = ergon_bridge_passthrough(*inst, 1, &e);
+		if (rc)
+			rc =
+			    ergon_err_set(err, rc,
+					  "power stage: %s: cannot switch the passthrough on "
+					  "before the flash (the board it powers would be off): %s",
+					  spec, e.msg);
+	}
+	if (rc) {
+		ergon_instrument_close(*inst);
+		*inst = NULL;
+	}
+	return rc;
+}
+
 int prof_live_capture(struct prof_run *r, const char *dir, const char *image, double duration_s,
 		      double window_hb_s, struct ergon_hpx_parser *p,
 		      struct ergon_hpx_capture_result *cap, struct ergon_lifecycle **lc_out,
@@ -125,14 +156,18 @@ int prof_live_capture(struct prof_run *r, const char *dir, const char *image, do
 	struct ergon_lifecycle *lc = NULL;
 	struct ergon_instrument *inst = NULL;
 	struct ergon_gated *g = NULL;
-	int rc = r->drv->open(&lo, &lc, err);
+	/* The meter first: its passthrough powers the board for the flash. */
+	int rc = raw ? open_ppk2(spec, cfg, &inst, err) : open_bridge_powered(spec, &inst, err);
 	if (rc)
 		return rc;
+	rc = r->drv->open(&lo, &lc, err);
+	if (rc) {
+		ergon_instrument_close(inst);
+		return rc;
+	}
 	*lc_out = lc;
 	rc = r->drv->flash(lc, image, err);
-	if (!rc)
-		rc = raw ? open_ppk2(spec, cfg, &inst, err)
-			 : ergon_instrument_open(spec, NULL, &inst, err);
+	int flashed = rc == 0;
 	/* Raw samples are reduced to packets at power.stats_rate_hz (1 ms by
 	 * default, as the Joulescope's statistics). */
 	struct ergon_gated_config gc = {.min_window_s = LIVE_MIN_WINDOW_S,
@@ -174,7 +209,7 @@ int prof_live_capture(struct prof_run *r, const char *dir, const char *image, do
 	}
 	int end = raw ? rres.end : res.end;
 	unsigned long long fed = raw ? rres.samples_fed : res.packets_fed;
-	if (inst)
+	if (inst && flashed)
 		*live_out =
 		    raw ? live_raw_json(&lcfg, &rres, spec, inst, (double)cfg->power.stats_rate_hz,
 					cfg->power.io_voltage)
@@ -195,7 +230,7 @@ int prof_live_capture(struct prof_run *r, const char *dir, const char *image, do
 					   err);
 	if (prof_interrupted(r) && rc == 0)
 		rc = ERGON_EINTR;
-	if (inst)
+	if (inst && flashed)
 		ergon_instrument_unvalidated_issue(inst, r->issues);
 	if (inst && *live_out) {
 		json_t *id = ergon_instrument_identity_json(inst);

@@ -4,7 +4,10 @@
 #  - the virtual bench's fixed-window boots of 1200 inferences (1 ms each),
 #    whose logs the fake target replays: $stream (PMU), $power_stream;
 #  - a fake JLinkExe first on PATH that records its calls in
-#    $tmp/jlink.calls, remembers the flashed image and, on a run command
+#    $tmp/jlink.calls (with ERGON_JS_STUB_LOG set, also how many times the
+#    stub Joulescope's range was set to auto, passthrough on, when an image
+#    was flashed: "FLASH IMAGE PASSTHROUGH_AUTO N"), remembers the flashed
+#    image and, on a run command
 #    file (reset + go, or the Apollo5 rule's reset + SWPOI write) after the power build was flashed, creates
 #    $tmp/reset_seen once its RTT port answers, that is when the reset is
 #    done (a marker for a test to look at; no simulator waits for it: the
@@ -30,6 +33,10 @@ echo "ARGV \$*" >>"$tmp/jlink.calls"
 cf=""; while [ \$# -gt 0 ]; do [ "\$1" = -CommandFile ] && cf=\$2; shift; done
 sed 's/^/CMD /' "\$cf" >>"$tmp/jlink.calls"
 img=\$(sed -n 's/^loadfile //p' "\$cf"); [ -n "\$img" ] && echo "\$img" >"$tmp/last_image"
+# What a stub Joulescope had been told when an image was flashed: the
+# range-mode publishes ("auto" = passthrough on), for the passthrough check.
+[ -n "\$img" ] && [ -n "\${ERGON_JS_STUB_LOG:-}" ] &&
+	echo "FLASH \$img PASSTHROUGH_AUTO \$(grep -c 'range/mode", "value": "auto"' "\$ERGON_JS_STUB_LOG" 2>/dev/null)" >>"$tmp/jlink.calls"
 file=$stream; power=0
 case "\$(cat "$tmp/last_image" 2>/dev/null)" in *power*) file=$power_stream; power=1;; esac
 if grep -qxE 'g|w4 0x40000004 0x1B' "\$cf"; then # `g`, or the Apollo5 rule's SWPOI write

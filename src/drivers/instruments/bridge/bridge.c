@@ -1153,6 +1153,26 @@ int ergon_bridge_passthrough(struct ergon_instrument *inst, int on, struct ergon
 	return command(b, "passthrough", on ? "\"on\":true" : "\"on\":false", b->heartbeat_s, err);
 }
 
+int ergon_bridge_idle(struct ergon_instrument *inst, double wait_s, struct ergon_err *err)
+{
+	struct bridge *b = bridge_of(inst);
+	if (b == NULL)
+		return ergon_err_set(err, ERGON_ENOTSUP, "not a bridge instrument");
+	if (b->started && !b->stopped)
+		return ergon_err_set(err, ERGON_EUSAGE,
+				     "%s: the bridge is streaming; read its packets instead",
+				     b->label);
+	/* Take what it wrote (heartbeats; an error when its device went
+	 * away), so that a long hold never fills the pipe and blocks it. */
+	pump(b, wait_s > 0 ? wait_s : 0);
+	check_end(b);
+	if (b->fail_code)
+		return failure(b, err);
+	if (b->eof)
+		return ergon_err_set(err, ERGON_EDEVICE, "%s: the bridge ended", b->label);
+	return 0;
+}
+
 int ergon_bridge_caps(const struct ergon_instrument *inst, struct ergon_bridge_caps *out)
 {
 	const struct bridge *b = bridge_of(inst);

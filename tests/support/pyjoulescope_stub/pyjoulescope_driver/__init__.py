@@ -20,7 +20,9 @@ min,max}, accumulators.{charge,energy}) and simulates a JS220:
   the packet's sample ids; input snapshots s/gpi/+/!req -> s/gpi/+/!value;
 - dropped sample ids: the packets listed in drop_packets never arrive;
 - an unplug after unplug_after_s: statistics stop, '@/!remove' subscribers
-  are called, later publishes raise.
+  are called, later publishes raise; or, with unplug_open_s, that long (host
+  seconds) after the device was opened, streaming or not (a Joulescope
+  pulled out while `ergon power-on` holds its passthrough).
 
 Simulated time is the sample counter (sample id / sample rate since the
 statistics started), never the host's clock: the gate, the state line and
@@ -66,6 +68,7 @@ _DEFAULTS = {
     "first_sample_id": 1000000,
     "go_gate_delay_s": None,
     "pace": True,
+    "unplug_open_s": None,
 }
 
 
@@ -272,6 +275,13 @@ class Driver:
             raise RuntimeError("device not found: " + device_prefix)
         dev = _Device(self, device_prefix, self._cfg)
         self._open[device_prefix] = dev
+        if self._cfg["unplug_open_s"] is not None:
+            def pull():
+                dev.unplugged = True
+                self._deliver("@/!remove", dev.path)
+            t = threading.Timer(float(self._cfg["unplug_open_s"]), pull)
+            t.daemon = True
+            t.start()
         if dev.js110:
             dev.sstats_on = True
             dev.sstats = threading.Thread(target=dev.run_stats, args=(True,), daemon=True)
