@@ -20,7 +20,7 @@ import re
 import sys
 from html.parser import HTMLParser
 
-HP_MAX_RAW = 2400  # src/pipelines/report/html_plot.h: raw points drawn as they are
+HP_MAX_RAW = 2400  # src/pipelines/report/report_internal.h: raw points drawn as they are
 PREFIX = {"G": 1e9, "M": 1e6, "k": 1e3, "m": 1e-3, "µ": 1e-6, "n": 1e-9, "p": 1e-12}
 
 

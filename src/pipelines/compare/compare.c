@@ -6,7 +6,7 @@
 #include "ergon/dynbuf.h"
 #include "ergon/signature.h"
 #include "pipelines/compare/compare_internal.h"
-#include "pipelines/common/report_internal.h"
+#include "pipelines/common/common.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * ratio, %, combined ±, verdict, regression), shared by every kind
  * (compare.c, compare_kernels.c; docs/COMPARE.md "Figures"). */
 #include "pipelines/compare/compare_internal.h"
-#include "pipelines/common/report_internal.h"
+#include "pipelines/common/common.h"
 
 #include <math.h>
 

@@ -7,7 +7,7 @@
 #include "ergon/compare.h"
 #include "ergon/kernels.h"
 #include "pipelines/compare/compare_internal.h"
-#include "pipelines/common/report_internal.h"
+#include "pipelines/common/common.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
 
 #include "ergon/fileio.h"
 #include "ergon/lifecycle.h"
-#include "fw_build.h"
+#include "pipelines/common/fw_build.h"
 
 #include <errno.h>
 #include <limits.h>

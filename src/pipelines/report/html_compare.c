@@ -1,7 +1,7 @@
 /* ergon report: the section of an ergon.compare artifact (inputs,
  * comparability, the figure table with the verdicts, the layer diff). */
 #include "pipelines/report/html_internal.h"
-#include "pipelines/common/report_internal.h"
+#include "pipelines/common/common.h"
 
 #include <stdio.h>
 #include <stdlib.h>

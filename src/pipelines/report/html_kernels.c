@@ -6,7 +6,7 @@
  * timing and build, and two bar charts: the median per case and the
  * speedup per case. */
 #include "pipelines/report/html_internal.h"
-#include "pipelines/common/report_internal.h"
+#include "pipelines/common/common.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
-/* Inline SVG plots and min/max decimation for ergon report (html_plot.h). */
-#include "pipelines/report/html_plot.h"
+/* Inline SVG plots and min/max decimation for ergon report (report_internal.h). */
+#include "pipelines/report/report_internal.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * per-window table, the checks, the per-layer table and charts). */
 #include "ergon/jls.h"
 #include "pipelines/report/html_internal.h"
-#include "pipelines/common/report_internal.h"
+#include "pipelines/common/common.h"
 
 #include <math.h>
 #include <stdio.h>

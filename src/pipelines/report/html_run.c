@@ -2,7 +2,7 @@
  * its phases, per-window throughput and temperature, latency histogram and
  * CDF, the figure tables). */
 #include "pipelines/report/html_internal.h"
-#include "pipelines/common/report_internal.h"
+#include "pipelines/common/common.h"
 
 #include <math.h>
 #include <stdio.h>

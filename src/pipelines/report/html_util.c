@@ -4,7 +4,7 @@
  * html_profile.c and html_compare.c; calls only html_plot.c, so that no
  * circle runs through the document renderer. */
 #include "pipelines/report/html_util.h"
-#include "pipelines/common/report_internal.h"
+#include "pipelines/common/common.h"
 
 #include <math.h>
 #include <stdio.h>

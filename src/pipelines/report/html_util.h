@@ -5,7 +5,7 @@
 
 #include "ergon/dynbuf.h"
 #include "ergon/error.h"
-#include "pipelines/report/html_plot.h"
+#include "pipelines/report/report_internal.h"
 
 #include <jansson.h>
 

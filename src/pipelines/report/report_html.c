@@ -7,7 +7,7 @@
 #include "ergon/report.h"
 #include "ergon/signature.h"
 #include "pipelines/report/html_internal.h"
-#include "pipelines/common/report_internal.h"
+#include "pipelines/common/common.h"
 
 #include <math.h>
 #include <stdio.h>

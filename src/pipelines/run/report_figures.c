@@ -7,7 +7,7 @@
 #include "ergon/jcs.h"
 #include "ergon/report.h"
 #include "ergon/select.h"
-#include "pipelines/common/report_internal.h"
+#include "pipelines/common/common.h"
 
 #include <math.h>
 #include <stddef.h>

@@ -9,7 +9,7 @@
 #include "ergon/parse.h"
 #include "ergon/report.h"
 #include "ergon/reserve.h"
-#include "pipelines/common/report_internal.h"
+#include "pipelines/common/common.h"
 
 #include <errno.h>
 #include <math.h>

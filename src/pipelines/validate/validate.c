@@ -21,7 +21,7 @@
 #include "ergon/model_fw.h"
 #include "ergon/profile.h"
 #include "ergon/utf8.h"
-#include "pipelines/report/html_plot.h"
+#include "pipelines/report/report_internal.h"
 
 #include <dirent.h>
 #include <jansson.h>

@@ -4,7 +4,7 @@
 #include "ergon/jcs.h"
 #include "ergon/json_alloc.h"
 #include "ergon/report.h"
-#include "pipelines/common/report_internal.h"
+#include "pipelines/common/common.h"
 
 #include <math.h>
 #include <stdio.h>
