@@ -1,4 +1,6 @@
-/* `ergon analyze`: a recording (JLS, statistics CSV, raw CSV) + optional
+/* analyze/: `ergon analyze`: a recording -> the power section.
+ *
+ * `ergon analyze`: a recording (JLS, statistics CSV, raw CSV) + optional
  * gate markers + optional firmware facts -> summary.json (power section),
  * detailed/power_summary.csv and the Power table. */
 #include "ergon/analyze.h"

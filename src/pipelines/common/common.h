@@ -1,11 +1,29 @@
-/* Private helpers of the report pipeline (JSON access with field paths). */
-#ifndef ERGON_REPORT_INTERNAL_H
-#define ERGON_REPORT_INTERNAL_H
+/* common/: helpers several pipeline folders share.
+ *
+ * This header is the one private header a pipeline folder may include
+ * besides its own; common/ itself uses no other pipeline folder, so it is
+ * the bottom of the pipelines floor (docs/internals/layers.md, "Pipeline
+ * folders"). What a pipeline offers another is its public header
+ * (include/ergon/); what two pipelines both need and neither owns is here.
+ *
+ *   jpath.c     JSON access with dotted field paths (the artifact readers:
+ *               run, verify, compare, report)
+ *   markup.c    HTML / XML text escaping (report, validate's JUnit XML)
+ *   fw_build.c  building an an547 (Cortex-M55) firmware with
+ *               arm-none-eabi-gcc (firmware/model_fw.c, kernels/kernels_qemu.c)
+ *   verdict.c   the verdict of each kind of artifact (public: ergon/verdict.h)
+ */
+#ifndef ERGON_PIPELINES_COMMON_H
+#define ERGON_PIPELINES_COMMON_H
 
+#include "ergon/dynbuf.h"
 #include "ergon/error.h"
 
 #include <jansson.h>
+#include <limits.h>
 #include <stddef.h>
+
+/* --- JSON with field paths (jpath.c) --------------------------------------- */
 
 /* A real, or null for NaN/Inf (JSON has no NaN). New reference. */
 json_t *ergon_jnum(double v);
@@ -19,21 +37,50 @@ int ergon_jarray(const json_t *root, const char *path, double **out, size_t *n,
 /* JSON array of v[0], v[k], v[2k], ... New reference. */
 json_t *ergon_darray(const double *v, size_t n, size_t stride_keep, size_t total);
 
-/* What the rescue file (run_rescue.c) holds: the session's raw series and
- * enough context to say what they are. All borrowed. */
-struct ergon_session_result;
-struct ergon_instrument;
-struct ergon_workload;
-struct ergon_run_rescue {
-	const char *reason; /* why the report is not there */
-	const char *out_path;
-	const char *device;
-	const struct ergon_instrument *inst;
-	const struct ergon_workload *wl;
-	const struct ergon_session_result *res;
+/* --- markup (markup.c) ----------------------------------------------------- */
+
+/* Text for an HTML (or XML) attribute or element body: the five characters
+ * < > & " ' as entities, everything else as it is. */
+void ergon_html_escape(struct ergon_dynbuf *b, const char *s);
+
+/* --- the an547 firmware build (fw_build.c) --------------------------------- */
+
+/* target/ of the source tree (ERGON_TARGET_DIR overrides). Static string. */
+const char *ergon_fw_target_dir(void);
+
+/* arm-none-eabi-gcc's own include folder and its version line, the tool
+ * outputs kept in dir/gcc-include.txt and dir/gcc-version.txt. */
+int ergon_fw_toolchain(const char *dir, char *inc, size_t inc_cap, char *ver, size_t ver_cap,
+		       struct ergon_err *err);
+
+/* The .c files of src, sorted (a reproducible command line); power leaves
+ * out the emitter and the profile flow. out[0..*n) are malloc'ed (caller
+ * frees each), at most cap. */
+int ergon_fw_list_sources(const char *src, int power, char **out, int *n, int cap,
+			  struct ergon_err *err);
+
+/* Lower-case hex SHA-256 of a file (at most 256 MiB). */
+int ergon_fw_sha256_file(const char *path, char hex[65], struct ergon_err *err);
+
+/* One firmware: all of target/src (less the emitter and the profile flow
+ * when power), the an547 port files named, and one more source. */
+struct ergon_fw_build {
+	const char *dir;	    /* absolute build folder (exists) */
+	const char *name;	    /* ergon_an547_<name>.elf, .map, build-<name>.log */
+	int power;		    /* the power build's sources */
+	const char *const *defines; /* -D flags, NULL-terminated; or NULL */
+	const char *const *port;    /* files under target/port/an547/, NULL-terminated */
+	const char *extra;	    /* one more source file, or NULL */
+	/* Filled by ergon_fw_compile: */
+	char elf[PATH_MAX], map[PATH_MAX], log[PATH_MAX];
+	char elf_sha256[65], map_sha256[65];
+	char compiler[256]; /* arm-none-eabi-gcc --version, first line */
+	json_t *command;    /* the compiler's argv (caller decrefs) */
 };
-/* An ergon_out_emit_fn (ergon/reserve.h) for ctx = struct ergon_run_rescue:
- * CSV through a static buffer, no allocation. */
-int ergon_run_rescue_emit(void *ctx, int fd);
+
+/* Compile and link b (flags as target/CMakeLists.txt: -mcpu=cortex-m55 -O2,
+ * freestanding, -Werror, -nostdlib, gc-sections, a link map). On a failed
+ * compile the tool's output is in b->log. */
+int ergon_fw_compile(struct ergon_fw_build *b, struct ergon_err *err);
 
 #endif

@@ -1,8 +1,8 @@
 /* Building an an547 (Cortex-M55) firmware with arm-none-eabi-gcc: the
  * toolchain queries, the target sources and the one compile-and-link
  * command shared by the model firmware (model_fw.c) and the kernel
- * firmware (kernels_qemu.c). fw_build.h. */
-#include "fw_build.h"
+ * firmware (kernels_qemu.c); declared in common.h. */
+#include "pipelines/common/common.h"
 
 #include "ergon/fileio.h"
 #include "ergon/lifecycle.h"

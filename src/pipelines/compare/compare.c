@@ -1,4 +1,6 @@
-/* ergon compare: comparability, figures with their uncertainty, per-layer
+/* compare/: `ergon compare`: comparability, figures, regressions.
+ *
+ * ergon compare: comparability, figures with their uncertainty, per-layer
  * diff and the regression verdict (compare.h, docs/COMPARE.md). */
 #include "ergon/compare.h"
 

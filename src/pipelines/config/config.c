@@ -1,4 +1,6 @@
-/* The configuration keys (one table: name, type, range, default) and the
+/* config/: the configuration: keys, YAML, rules, boards.
+ *
+ * The configuration keys (one table: name, type, range, default) and the
  * typed scalar parser used by the YAML loader and --set. */
 #include "ergon/config.h"
 #include "ergon/dynbuf.h"

@@ -1,4 +1,6 @@
-/* `ergon db`: opening, creating and migrating the schema; the queries.
+/* db/: `ergon db`: artifacts kept in SQLite or PostgreSQL.
+ *
+ * `ergon db`: opening, creating and migrating the schema; the queries.
  *
  * The schema is plain SQL accepted by both SQLite and PostgreSQL (TEXT,
  * INTEGER, DOUBLE PRECISION, composite primary keys, views); docs/DB.md

@@ -1,4 +1,6 @@
-/* ergon doctor: probes of this machine (instruments, emulator, toolchain,
+/* doctor/: `ergon doctor`: what this machine can run.
+ *
+ * ergon doctor: probes of this machine (instruments, emulator, toolchain,
  * probes, serial ports, the vendor Python driver), each with a reason and
  * the fix, and which flows they allow. */
 #include "ergon/doctor.h"

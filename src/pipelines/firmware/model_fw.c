@@ -1,11 +1,13 @@
-/* Building the an547 firmware with a model embedded, and running its infer
+/* firmware/: an547 firmware with a TFLite model embedded.
+ *
+ * Building the an547 firmware with a model embedded, and running its infer
  * build under QEMU (include/ergon/model_fw.h). The compiler runs through
  * ergon_lifecycle_run_tool (bounded time, output to a log beside the ELF). */
 #include "ergon/model_fw.h"
 
 #include "ergon/fileio.h"
 #include "ergon/lifecycle.h"
-#include "pipelines/common/fw_build.h"
+#include "pipelines/common/common.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -1,4 +1,6 @@
-/* `ergon parse` and `ergon capture` as pipelines: bytes (a log file,
+/* hpx/: `ergon parse | capture`: HPX streams -> PMU results.
+ *
+ * `ergon parse` and `ergon capture` as pipelines: bytes (a log file,
  * standard input, a transport) through the HPX parser, the result through
  * the report writer. The CLI only parses arguments and prints.
  *

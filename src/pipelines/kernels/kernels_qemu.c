@@ -11,7 +11,7 @@
 #include "ergon/fileio.h"
 #include "ergon/lifecycle.h"
 #include "ergon/pmu.h"
-#include "pipelines/common/fw_build.h"
+#include "pipelines/common/common.h"
 
 #include <errno.h>
 #include <limits.h>

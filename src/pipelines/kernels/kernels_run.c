@@ -1,4 +1,6 @@
-/* `ergon kernels run --board host`: correctness first, then timing, every
+/* kernels/: `ergon kernels run | report`: kernel timing.
+ *
+ * `ergon kernels run --board host`: correctness first, then timing, every
  * sample kept (docs/METHOD.md, "Kernels"). */
 #include "ergon/kernels_run.h"
 

@@ -1,4 +1,9 @@
-/* A live gated capture from a bridge instrument (include/ergon/live_gate.h):
+/* live/: live instruments: gated captures, recording, power-on.
+ *
+ * live_gate.c (this file), live_raw.c: a gated capture as it arrives;
+ * record.c: an instrument to a JLS file; power_on.c: `ergon power-on`.
+ *
+ * A live gated capture from a bridge instrument (include/ergon/live_gate.h):
  * start, reset, grace, READY, GO, then packets into the gated engine as
  * they arrive until the expected windows have closed. */
 #include "ergon/live_gate.h"

@@ -1,4 +1,6 @@
-/* `ergon model info | infer` (include/ergon/model_run.h): the model
+/* model/: `ergon model info | infer`.
+ *
+ * `ergon model info | infer` (include/ergon/model_run.h): the model
  * driver's host interpreter and the an547 firmware wired to what the
  * command prints (a typed model, its info JSON) and writes (output 0's
  * bytes). */

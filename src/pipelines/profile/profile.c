@@ -1,4 +1,6 @@
-/* `ergon profile`: plan, PMU stage, power stage, outputs (issue 7). Each
+/* profile/: `ergon profile`: plan, PMU, power, outputs.
+ *
+ * `ergon profile`: plan, PMU stage, power stage, outputs (issue 7). Each
  * stage records its status in summary.json; a failed or interrupted stage
  * keeps its raw log and everything written before it. */
 #include "ergon/profile.h"

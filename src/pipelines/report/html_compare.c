@@ -1,6 +1,6 @@
 /* ergon report: the section of an ergon.compare artifact (inputs,
  * comparability, the figure table with the verdicts, the layer diff). */
-#include "pipelines/report/html_internal.h"
+#include "pipelines/report/report_internal.h"
 #include "pipelines/common/common.h"
 
 #include <stdio.h>
@@ -14,12 +14,12 @@ static void text_cell(struct ergon_dynbuf *b, const json_t *v)
 {
 	ergon_dynbuf_adds(b, "<td>");
 	if (json_is_string(v)) {
-		hp_escape(b, json_string_value(v));
+		ergon_html_escape(b, json_string_value(v));
 	} else if (v == NULL || json_is_null(v)) {
 		ergon_dynbuf_adds(b, "—");
 	} else {
 		char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-		hp_escape(b, s ? s : "null");
+		ergon_html_escape(b, s ? s : "null");
 		free(s);
 	}
 	ergon_dynbuf_adds(b, "</td>");
@@ -95,7 +95,7 @@ static void figures_table(struct ergon_dynbuf *b, const json_t *figs, size_t n)
 		ergon_dynbuf_adds(b, "<tr><td>");
 		if (json_is_true(json_object_get(f, "headline")))
 			ergon_dynbuf_adds(b, "* ");
-		hp_escape(b, json_string_value(json_object_get(f, "name")));
+		ergon_html_escape(b, json_string_value(json_object_get(f, "name")));
 		ergon_dynbuf_adds(b, "</td>");
 		for (size_t j = 0; j < n; j++) {
 			const json_t *v = json_array_get(json_object_get(f, "values"), j);
@@ -173,7 +173,7 @@ void hd_compare_section(struct ergon_dynbuf *b, const struct html_doc *d)
 		int reg = strcmp(verdict, "regression") == 0;
 		ergon_dynbuf_addf(
 		    b, "<div class=\"banner %s\">Regression verdict: ", reg ? "bad" : "ok");
-		hp_escape(b, verdict);
+		ergon_html_escape(b, verdict);
 		ergon_dynbuf_adds(b, "</div>\n");
 	}
 	if (json_is_array(json_object_get(a, "figures")))

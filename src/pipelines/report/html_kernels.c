@@ -5,7 +5,7 @@
  * beside them, the geometric means with their note, the refused cases,
  * timing and build, and two bar charts: the median per case and the
  * speedup per case. */
-#include "pipelines/report/html_internal.h"
+#include "pipelines/report/report_internal.h"
 #include "pipelines/common/common.h"
 
 #include <math.h>
@@ -19,7 +19,7 @@
 static void text_td(struct ergon_dynbuf *b, const char *s)
 {
 	ergon_dynbuf_adds(b, "<td>");
-	hp_escape(b, s ? s : "—");
+	ergon_html_escape(b, s ? s : "—");
 	ergon_dynbuf_adds(b, "</td>");
 }
 
@@ -61,9 +61,9 @@ static void correctness_banner(struct ergon_dynbuf *b, const json_t *sec)
 	json_array_foreach(json_object_get(sec, "failures"), k, m)
 	{
 		ergon_dynbuf_adds(b, " ");
-		hp_escape(b, json_string_value(json_object_get(m, "case")));
+		ergon_html_escape(b, json_string_value(json_object_get(m, "case")));
 		ergon_dynbuf_adds(b, " [");
-		hp_escape(b, json_string_value(json_object_get(m, "impl")));
+		ergon_html_escape(b, json_string_value(json_object_get(m, "impl")));
 		ergon_dynbuf_adds(b, "]");
 	}
 	ergon_dynbuf_adds(b, "</div>\n");
@@ -73,7 +73,7 @@ static void cases_table(struct ergon_dynbuf *b, const json_t *sec)
 {
 	const char *unit = json_string_value(json_object_get(sec, "unit"));
 	ergon_dynbuf_adds(b, "<div class=\"scroll\"><table class=\"wide\"><caption>cases (");
-	hp_escape(b, unit ? unit : "counts");
+	ergon_html_escape(b, unit ? unit : "counts");
 	ergon_dynbuf_adds(b, "; speedup = baseline mean / candidate mean, &gt; 1 is faster; "
 			     "median interval: distribution-free, its coverage per row)</caption>"
 			     "<tr><th>case</th><th>impl</th><th>correct</th><th>n</th><th>min</th>"
@@ -299,12 +299,12 @@ void hd_kernels_section(struct ergon_dynbuf *b, const struct html_doc *d)
 	ergon_dynbuf_adds(b, "<h3>Kernels</h3>\n");
 	correctness_banner(b, sec);
 	ergon_dynbuf_adds(b, "<p class=\"sub\">baseline ");
-	hp_escape(b, json_string_value(json_object_get(sec, "baseline")));
+	ergon_html_escape(b, json_string_value(json_object_get(sec, "baseline")));
 	ergon_dynbuf_adds(b, "; ");
-	hp_escape(b, json_string_value(json_object_get(sec, "speedup_definition")));
+	ergon_html_escape(b, json_string_value(json_object_get(sec, "speedup_definition")));
 	if (json_is_string(json_object_get(sec, "overhead_note"))) {
 		ergon_dynbuf_adds(b, "; timing-read overhead ");
-		hp_escape(b, json_string_value(json_object_get(sec, "overhead_note")));
+		ergon_html_escape(b, json_string_value(json_object_get(sec, "overhead_note")));
 	}
 	ergon_dynbuf_adds(b, "</p>\n");
 	cases_table(b, sec);

@@ -14,31 +14,6 @@
 #define PW ((double)HP_W - ML - MR)
 #define PH ((double)HP_H - MT - MB)
 
-void hp_escape(struct ergon_dynbuf *b, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '<':
-			ergon_dynbuf_adds(b, "&lt;");
-			break;
-		case '>':
-			ergon_dynbuf_adds(b, "&gt;");
-			break;
-		case '&':
-			ergon_dynbuf_adds(b, "&amp;");
-			break;
-		case '"':
-			ergon_dynbuf_adds(b, "&quot;");
-			break;
-		case '\'':
-			ergon_dynbuf_adds(b, "&#39;");
-			break;
-		default:
-			ergon_dynbuf_add(b, s, 1);
-		}
-	}
-}
-
 int hp_decim_init(struct hp_decim *d, double x0, double x1, size_t buckets)
 {
 	memset(d, 0, sizeof *d);
@@ -159,7 +134,7 @@ static void legend(struct hp_plot *p, const char *cls, const char *label)
 	if (label == NULL)
 		return;
 	ergon_dynbuf_addf(&p->legend, "<li><span class=\"sw %s\"></span>", cls);
-	hp_escape(&p->legend, label);
+	ergon_html_escape(&p->legend, label);
 	ergon_dynbuf_adds(&p->legend, "</li>");
 	p->legend_n++;
 }
@@ -169,7 +144,7 @@ static void series_open(struct hp_plot *p, const char *tag, const char *cls, con
 {
 	ergon_dynbuf_addf(&p->body, "<%s class=\"series %s\" data-n=\"%zu\" data-label=\"", tag,
 			  cls, n);
-	hp_escape(&p->body, label ? label : "");
+	ergon_html_escape(&p->body, label ? label : "");
 	ergon_dynbuf_adds(&p->body, "\" ");
 	p->series++;
 	p->points += n;
@@ -289,12 +264,12 @@ void hp_span(struct hp_plot *p, double xa, double xb, const char *cls, const cha
 			  "<rect class=\"span %s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
 			  "height=\"%.1f\"><title>",
 			  cls, a, MT, b - a, PH);
-	hp_escape(&p->body, label);
+	ergon_html_escape(&p->body, label);
 	ergon_dynbuf_adds(&p->body, "</title></rect>\n");
 	if (label && b - a > 40) {
 		ergon_dynbuf_addf(&p->body, "<text class=\"spanlabel\" x=\"%.1f\" y=\"%.1f\">",
 				  a + 4, MT + 12);
-		hp_escape(&p->body, label);
+		ergon_html_escape(&p->body, label);
 		ergon_dynbuf_adds(&p->body, "</text>\n");
 	}
 }
@@ -308,14 +283,14 @@ void hp_vline(struct hp_plot *p, double x, const char *cls, const char *label)
 			  "<line class=\"mark %s\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
 			  "y2=\"%.1f\"><title>",
 			  cls, a, a, MT, MT + PH);
-	hp_escape(&p->body, label);
+	ergon_html_escape(&p->body, label);
 	ergon_dynbuf_adds(&p->body, "</title></line>\n");
 	if (label) {
 		ergon_dynbuf_addf(&p->body,
 				  "<text class=\"marklabel %s\" x=\"%.1f\" y=\"%.1f\" "
 				  "text-anchor=\"end\" transform=\"rotate(-90 %.1f %.1f)\">",
 				  cls, a - 3, MT + 4, a - 3, MT + 4);
-		hp_escape(&p->body, label);
+		ergon_html_escape(&p->body, label);
 		ergon_dynbuf_adds(&p->body, "</text>\n");
 	}
 }
@@ -374,7 +349,7 @@ void hp_line_right(struct hp_plot *p, const double *x, const double *y, size_t n
 			  "<text class=\"axislabel %s\" x=\"%.1f\" y=\"%.1f\" "
 			  "transform=\"rotate(90 %.1f %.1f)\" text-anchor=\"middle\">",
 			  cls, (double)HP_W - 12, MT + PH / 2, (double)HP_W - 12, MT + PH / 2);
-	hp_escape(&p->axes, unit);
+	ergon_html_escape(&p->axes, unit);
 	ergon_dynbuf_adds(&p->axes, "</text>\n");
 }
 
@@ -383,12 +358,12 @@ void hp_end(struct hp_plot *p, struct ergon_dynbuf *out, const char *title, cons
 {
 	ergon_dynbuf_addf(out, "<figure class=\"plotbox\" id=\"%s\"><figcaption class=\"title\">",
 			  p->id);
-	hp_escape(out, title);
+	ergon_html_escape(out, title);
 	ergon_dynbuf_addf(out,
 			  "</figcaption>\n<svg class=\"plot\" viewBox=\"0 0 %d %d\" "
 			  "data-series=\"%zu\" data-points=\"%zu\" role=\"img\" aria-label=\"",
 			  HP_W, HP_H, p->series, p->points);
-	hp_escape(out, title);
+	ergon_html_escape(out, title);
 	ergon_dynbuf_addf(out,
 			  "\">\n<defs><clipPath id=\"%s-clip\"><rect x=\"%.1f\" y=\"%.1f\" "
 			  "width=\"%.1f\" height=\"%.1f\"/></clipPath></defs>\n",
@@ -408,12 +383,12 @@ void hp_end(struct hp_plot *p, struct ergon_dynbuf *out, const char *title, cons
 			  "<text class=\"axislabel\" x=\"%.1f\" y=\"%.1f\" "
 			  "text-anchor=\"middle\">",
 			  ML + PW / 2, (double)HP_H - 2);
-	hp_escape(out, xlabel);
+	ergon_html_escape(out, xlabel);
 	ergon_dynbuf_addf(out,
 			  "</text><text class=\"axislabel\" x=\"14\" y=\"%.1f\" "
 			  "transform=\"rotate(-90 14 %.1f)\" text-anchor=\"middle\">",
 			  MT + PH / 2, MT + PH / 2);
-	hp_escape(out, ylabel);
+	ergon_html_escape(out, ylabel);
 	ergon_dynbuf_adds(out, "</text>\n</svg>\n");
 	if (p->legend_n) {
 		ergon_dynbuf_adds(out, "<ul class=\"legend\">");
@@ -422,7 +397,7 @@ void hp_end(struct hp_plot *p, struct ergon_dynbuf *out, const char *title, cons
 	}
 	if (caption) {
 		ergon_dynbuf_adds(out, "<p class=\"caption\">");
-		hp_escape(out, caption);
+		ergon_html_escape(out, caption);
 		ergon_dynbuf_adds(out, "</p>\n");
 	}
 	ergon_dynbuf_adds(out, "</figure>\n");

@@ -2,7 +2,7 @@
  * trace around the gate from the recording, the current distribution, the
  * per-window table, the checks, the per-layer table and charts). */
 #include "ergon/jls.h"
-#include "pipelines/report/html_internal.h"
+#include "pipelines/report/report_internal.h"
 #include "pipelines/common/common.h"
 
 #include <math.h>
@@ -197,7 +197,7 @@ static void window_table(struct ergon_dynbuf *b, const json_t *pw)
 	json_object_foreach((json_t *)first, k, v) if (json_is_number(v))
 	{
 		ergon_dynbuf_adds(b, "<th>");
-		hp_escape(b, k);
+		ergon_html_escape(b, k);
 		ergon_dynbuf_adds(b, "</th>");
 	}
 	ergon_dynbuf_adds(b, "</tr>\n");
@@ -249,7 +249,7 @@ static void checks_table(struct ergon_dynbuf *b, const json_t *a, const json_t *
 		if (v == NULL)
 			continue;
 		ergon_dynbuf_adds(b, "<tr><th>");
-		hp_escape(b, rows[i][1]);
+		ergon_html_escape(b, rows[i][1]);
 		ergon_dynbuf_adds(b, "</th>");
 		hd_figure_cell(b, rows[i][0], v, "");
 		ergon_dynbuf_adds(b, "</tr>\n");
@@ -258,7 +258,7 @@ static void checks_table(struct ergon_dynbuf *b, const json_t *a, const json_t *
 	if (json_array_size(why)) {
 		char *s = json_dumps(why, JSON_COMPACT);
 		ergon_dynbuf_adds(b, "<tr><th>why withheld</th><td>");
-		hp_escape(b, s ? s : "?");
+		ergon_html_escape(b, s ? s : "?");
 		ergon_dynbuf_adds(b, "</td></tr>\n");
 		free(s);
 	}
@@ -294,14 +294,14 @@ static void layer_table(struct ergon_dynbuf *b, const json_t *layers, const char
 {
 	json_t *names = counter_names(layers);
 	ergon_dynbuf_adds(b, "<div class=\"scroll\"><table class=\"wide\"><caption>");
-	hp_escape(b, title);
+	ergon_html_escape(b, title);
 	ergon_dynbuf_adds(b, "</caption><tr><th>layer</th><th>op</th><th>cycles</th>");
 	size_t i, j;
 	json_t *l, *x;
 	json_array_foreach(names, j, x)
 	{
 		ergon_dynbuf_adds(b, "<th>");
-		hp_escape(b, json_string_value(x));
+		ergon_html_escape(b, json_string_value(x));
 		ergon_dynbuf_adds(b, "</th>");
 	}
 	ergon_dynbuf_adds(b, "<th>overflow</th></tr>\n");
@@ -310,7 +310,7 @@ static void layer_table(struct ergon_dynbuf *b, const json_t *layers, const char
 		char path[256];
 		ergon_dynbuf_addf(b, "<tr><td>%lld</td><td>",
 				  (long long)json_integer_value(json_object_get(l, "id")));
-		hp_escape(b, json_string_value(json_object_get(l, "op")));
+		ergon_html_escape(b, json_string_value(json_object_get(l, "op")));
 		ergon_dynbuf_adds(b, "</td>");
 		snprintf(path, sizeof path, "%s[%zu].cycles", base, i);
 		hd_figure_cell(b, path, json_object_get(l, "cycles"), "");
@@ -402,7 +402,7 @@ static void profile_part(struct ergon_dynbuf *b, const struct html_doc *d)
 		char path[96];
 		ergon_dynbuf_addf(b, "<tr><td>%lld</td><td>",
 				  (long long)json_integer_value(json_object_get(t, "id")));
-		hp_escape(b, json_string_value(json_object_get(t, "op")));
+		ergon_html_escape(b, json_string_value(json_object_get(t, "op")));
 		ergon_dynbuf_adds(b, "</td>");
 		snprintf(path, sizeof path, "profile.top_layers[%zu].cycles", i);
 		hd_figure_cell(b, path, json_object_get(t, "cycles"), "");

@@ -1,7 +1,7 @@
 /* ergon report: the section of an `ergon run` report (power over time with
  * its phases, per-window throughput and temperature, latency histogram and
  * CDF, the figure tables). */
-#include "pipelines/report/html_internal.h"
+#include "pipelines/report/report_internal.h"
 #include "pipelines/common/common.h"
 
 #include <math.h>

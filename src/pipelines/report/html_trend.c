@@ -3,7 +3,7 @@
  * (measured, not invalid) and the others are two separate series in two
  * colours, so a synthetic or replayed point is never drawn as part of the
  * measured line; the table lists every point with its provenance. */
-#include "pipelines/report/html_internal.h"
+#include "pipelines/report/report_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -13,7 +13,7 @@
 static void text_td(struct ergon_dynbuf *b, const char *s)
 {
 	ergon_dynbuf_adds(b, "<td class=\"text\">");
-	hp_escape(b, s ? s : "—");
+	ergon_html_escape(b, s ? s : "—");
 	ergon_dynbuf_adds(b, "</td>");
 }
 
@@ -52,13 +52,13 @@ void hd_trend_section(struct ergon_dynbuf *b, const struct html_doc *d)
 		}
 	}
 	ergon_dynbuf_addf(b, "<h3>Trend</h3><p><b>%zu</b> point(s) of <code>", n);
-	hp_escape(b, fig);
+	ergon_html_escape(b, fig);
 	ergon_dynbuf_adds(b, "</code> on device <code>");
-	hp_escape(b, json_string_value(json_object_get(t, "device")));
+	ergon_html_escape(b, json_string_value(json_object_get(t, "device")));
 	ergon_dynbuf_adds(b, "</code>");
 	if (json_string_value(json_object_get(t, "board"))) {
 		ergon_dynbuf_adds(b, ", board <code>");
-		hp_escape(b, json_string_value(json_object_get(t, "board")));
+		ergon_html_escape(b, json_string_value(json_object_get(t, "board")));
 		ergon_dynbuf_adds(b, "</code>");
 	}
 	ergon_dynbuf_addf(b,

@@ -3,7 +3,7 @@
  * plot ids). Called by report_html.c and the section files html_run.c,
  * html_profile.c and html_compare.c; calls only html_plot.c, so that no
  * circle runs through the document renderer. */
-#include "pipelines/report/html_util.h"
+#include "pipelines/report/report_internal.h"
 #include "pipelines/common/common.h"
 
 #include <math.h>
@@ -80,13 +80,13 @@ void hd_figure_cell(struct ergon_dynbuf *b, const char *path, const json_t *v, c
 	if (json_is_number(v)) {
 		hd_fmt(txt, sizeof txt, json_number_value(v), unit);
 		ergon_dynbuf_adds(b, "<td class=\"num\" data-path=\"");
-		hp_escape(b, path);
+		ergon_html_escape(b, path);
 		ergon_dynbuf_addf(b, "\" data-value=\"%.17g\">", json_number_value(v));
-		hp_escape(b, txt);
+		ergon_html_escape(b, txt);
 		ergon_dynbuf_adds(b, "</td>");
 	} else if (json_is_string(v)) {
 		ergon_dynbuf_adds(b, "<td class=\"text\">");
-		hp_escape(b, json_string_value(v));
+		ergon_html_escape(b, json_string_value(v));
 		ergon_dynbuf_adds(b, "</td>");
 	} else if (json_is_boolean(v)) {
 		ergon_dynbuf_addf(b, "<td class=\"text\">%s</td>", json_is_true(v) ? "yes" : "no");
@@ -100,7 +100,7 @@ void hd_scalar_table(struct ergon_dynbuf *b, const json_t *obj, const char *path
 	if (!json_is_object(obj))
 		return;
 	ergon_dynbuf_adds(b, "<table class=\"figures\"><caption>");
-	hp_escape(b, title);
+	ergon_html_escape(b, title);
 	ergon_dynbuf_adds(b, "</caption><tr><th>figure</th><th>value</th><th>±</th></tr>\n");
 	const char *k;
 	json_t *v;
@@ -120,7 +120,7 @@ void hd_scalar_table(struct ergon_dynbuf *b, const json_t *obj, const char *path
 			snprintf(upath, sizeof upath, "%s.%s", path, ukey);
 		}
 		ergon_dynbuf_adds(b, "<tr><th>");
-		hp_escape(b, k);
+		ergon_html_escape(b, k);
 		ergon_dynbuf_adds(b, "</th>");
 		hd_figure_cell(b, sub, v, unit);
 		if (u)
@@ -145,16 +145,16 @@ static void kv_rows(struct ergon_dynbuf *b, const json_t *obj, const char *prefi
 			continue;
 		}
 		ergon_dynbuf_adds(b, "<tr><th>");
-		hp_escape(b, key);
+		ergon_html_escape(b, key);
 		ergon_dynbuf_adds(b, "</th><td>");
 		if (json_is_string(v)) {
-			hp_escape(b, json_string_value(v));
+			ergon_html_escape(b, json_string_value(v));
 		} else {
 			char *s =
 			    json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(10));
 			if (s && strlen(s) > 300)
 				memcpy(s + 290, " …", sizeof " …"); /* s is longer than 300 */
-			hp_escape(b, s ? s : "?");
+			ergon_html_escape(b, s ? s : "?");
 			free(s);
 		}
 		ergon_dynbuf_adds(b, "</td></tr>\n");
@@ -164,13 +164,13 @@ static void kv_rows(struct ergon_dynbuf *b, const json_t *obj, const char *prefi
 void hd_kv_table(struct ergon_dynbuf *b, const json_t *obj, const char *title)
 {
 	ergon_dynbuf_adds(b, "<table class=\"kv\"><caption>");
-	hp_escape(b, title);
+	ergon_html_escape(b, title);
 	ergon_dynbuf_adds(b, "</caption>\n");
 	if (json_is_object(obj) && json_object_size(obj)) {
 		kv_rows(b, obj, "", 0);
 	} else if (json_is_string(obj)) {
 		ergon_dynbuf_adds(b, "<tr><th>value</th><td>");
-		hp_escape(b, json_string_value(obj));
+		ergon_html_escape(b, json_string_value(obj));
 		ergon_dynbuf_adds(b, "</td></tr>\n");
 	} else {
 		ergon_dynbuf_adds(b, "<tr><td class=\"na\">not in the artifact</td></tr>\n");
@@ -181,7 +181,7 @@ void hd_kv_table(struct ergon_dynbuf *b, const json_t *obj, const char *title)
 void hd_issues(struct ergon_dynbuf *b, const json_t *issues, const char *title)
 {
 	ergon_dynbuf_adds(b, "<table class=\"issues\"><caption>");
-	hp_escape(b, title);
+	ergon_html_escape(b, title);
 	ergon_dynbuf_adds(b, "</caption>\n");
 	if (json_array_size(issues) == 0) {
 		ergon_dynbuf_adds(b, "<tr><td class=\"ok\">no issues</td></tr></table>\n");
@@ -196,13 +196,13 @@ void hd_issues(struct ergon_dynbuf *b, const json_t *issues, const char *title)
 		const char *code = json_string_value(json_object_get(x, "code"));
 		const char *msg = json_string_value(json_object_get(x, "message"));
 		ergon_dynbuf_adds(b, "<tr class=\"sev-");
-		hp_escape(b, sev ? sev : "unknown");
+		ergon_html_escape(b, sev ? sev : "unknown");
 		ergon_dynbuf_adds(b, "\"><td>");
-		hp_escape(b, sev ? sev : "?");
+		ergon_html_escape(b, sev ? sev : "?");
 		ergon_dynbuf_adds(b, "</td><td><code>");
-		hp_escape(b, code ? code : "?");
+		ergon_html_escape(b, code ? code : "?");
 		ergon_dynbuf_adds(b, "</code></td><td>");
-		hp_escape(b, msg ? msg : "");
+		ergon_html_escape(b, msg ? msg : "");
 		ergon_dynbuf_adds(b, "</td></tr>\n");
 	}
 	ergon_dynbuf_adds(b, "</table>\n");

@@ -1,4 +1,6 @@
-/* ergon report: the HTML document, artifact loading (with recovery of a
+/* report/: `ergon report`: any artifact as one HTML file.
+ *
+ * ergon report: the HTML document, artifact loading (with recovery of a
  * truncated file), status banners and the tables every section shares. */
 #include "ergon/report_html.h"
 
@@ -6,7 +8,7 @@
 #include "ergon/fileio.h"
 #include "ergon/report.h"
 #include "ergon/signature.h"
-#include "pipelines/report/html_internal.h"
+#include "pipelines/report/report_internal.h"
 #include "pipelines/common/common.h"
 
 #include <math.h>
@@ -264,7 +266,7 @@ static void status_banners(struct ergon_dynbuf *b, const struct html_doc *d,
 	struct ergon_err e = {0};
 	if (d->note[0]) {
 		ergon_dynbuf_adds(b, "<div class=\"banner bad\" data-check=\"truncated\">");
-		hp_escape(b, d->note);
+		ergon_html_escape(b, d->note);
 		ergon_dynbuf_adds(b, "</div>\n");
 	}
 	if (k == K_MODEL) {
@@ -284,7 +286,7 @@ static void status_banners(struct ergon_dynbuf *b, const struct html_doc *d,
 		ergon_dynbuf_adds(b, "Digest OK: report_id matches the content.");
 	else {
 		ergon_dynbuf_adds(b, "CHANGED OR DAMAGED: ");
-		hp_escape(b, e.msg);
+		ergon_html_escape(b, e.msg);
 		ergon_dynbuf_adds(b, " — the figures below are what the file says, not verified.");
 	}
 	ergon_dynbuf_adds(b, "</div>\n");
@@ -303,7 +305,7 @@ static void status_banners(struct ergon_dynbuf *b, const struct html_doc *d,
 			    ERGON_VERIFY_REL, ERGON_VERIFY_ABS);
 		else {
 			ergon_dynbuf_adds(b, "FIGURES DO NOT FOLLOW FROM THE SERIES: ");
-			hp_escape(b, e.msg);
+			ergon_html_escape(b, e.msg);
 		}
 		ergon_dynbuf_adds(b, "</div>\n");
 	}
@@ -334,7 +336,7 @@ static void status_banners(struct ergon_dynbuf *b, const struct html_doc *d,
 	}
 	ergon_dynbuf_addf(b, "<div class=\"banner %s\" data-check=\"signature\" data-state=\"%s\">",
 			  cls, state);
-	hp_escape(b, msg);
+	ergon_html_escape(b, msg);
 	ergon_dynbuf_adds(b, "</div>\n");
 }
 
@@ -354,7 +356,7 @@ static void chips(struct ergon_dynbuf *b, const json_t *a)
 		if (s == NULL)
 			continue;
 		ergon_dynbuf_addf(b, "<span>%s <b>", paths[i][0]);
-		hp_escape(b, s);
+		ergon_html_escape(b, s);
 		ergon_dynbuf_adds(b, "</b></span>");
 	}
 	ergon_dynbuf_adds(b, "</div>\n");
@@ -436,7 +438,7 @@ static int render(const struct ergon_html_input *in, size_t n, const struct ergo
 			     "<meta name=\"viewport\" content=\"width=device-width\">\n"
 			     "<meta name=\"generator\" content=\"ergon " ERGON_VERSION "\">\n"
 			     "<title>ergon report — ");
-	hp_escape(b, in[0].path);
+	ergon_html_escape(b, in[0].path);
 	ergon_dynbuf_addf(b, "%s</title>\n<style>\n%s</style></head><body>\n", n > 1 ? " …" : "",
 			  css);
 	ergon_dynbuf_addf(b,
@@ -462,9 +464,9 @@ static int render(const struct ergon_html_input *in, size_t n, const struct ergo
 				  : k == K_KERNELS ? "kernels"
 						   : "other",
 				  d->truncated);
-		hp_escape(b, kname);
+		ergon_html_escape(b, kname);
 		ergon_dynbuf_adds(b, "</h2><p class=\"sub\">");
-		hp_escape(b, d->path);
+		ergon_html_escape(b, d->path);
 		ergon_dynbuf_adds(b, "</p>\n");
 		status_banners(b, d, o && o->pubkey_path ? &pub : NULL, k);
 		chips(b, d->a);

@@ -1,18 +1,31 @@
-/* Private: inline SVG plots for ergon report (docs/internals/report_html.md).
+/* report/'s private header: what the renderers of `ergon report` share
+ * (docs/internals/report_html.md). report_html.c makes the document and
+ * loads the artifacts; the section renderers are html_run.c (run reports),
+ * html_profile.c (profile and analyze summaries), html_compare.c
+ * (comparisons), html_kernels.c (ergon.kernels) and html_trend.c
+ * (ergon.trend); the helpers every one of them calls are html_util.c and
+ * the inline SVG plots html_plot.c.
+ */
+#ifndef ERGON_REPORT_INTERNAL_H
+#define ERGON_REPORT_INTERNAL_H
+
+#include "ergon/dynbuf.h"
+#include "ergon/error.h"
+#include "pipelines/common/common.h"
+
+#include <jansson.h>
+#include <stddef.h>
+
+/* --- inline SVG plots (html_plot.c) ----------------------------------------
  *
  * A plot collects its series into its own buffer and is emitted as one
  * <svg class="plot"> element whose data-series / data-points attributes
  * say how many series and points it holds, so that a browser test can
  * check them against the artifact. Long series go through a min/max
  * decimator first: every bucket keeps its minimum, maximum and mean, so a
- * spike survives decimation.
+ * spike survives decimation. Text in attributes and element bodies goes
+ * through ergon_html_escape (common.h).
  */
-#ifndef ERGON_HTML_PLOT_H
-#define ERGON_HTML_PLOT_H
-
-#include "ergon/dynbuf.h"
-
-#include <stddef.h>
 
 /* Plots are drawn at this size (CSS scales them to the page width). */
 #define HP_W 960
@@ -20,9 +33,6 @@
 /* Above this many points a series is decimated to HP_BUCKETS buckets. */
 #define HP_MAX_RAW 2400
 #define HP_BUCKETS 1200
-/* Text ends up in attributes and element bodies: HTML-escape it. */
-void hp_escape(struct ergon_dynbuf *b, const char *s);
-
 /* Streaming min/max/mean decimation over a fixed x range [x0, x1]. */
 struct hp_decim {
 	double x0, x1;
@@ -79,5 +89,51 @@ void hp_discard(struct hp_plot *p);
 
 /* The smallest and largest finite value of v (NaN, NaN when none). */
 void hp_range(const double *v, size_t n, double *lo, double *hi);
+
+/* --- the helpers every renderer shares (html_util.c) ---------------------- */
+
+/* One artifact as the renderers see it. */
+struct html_doc {
+	const char *path;
+	const char *jls_path;
+	json_t *a;		      /* the artifact (possibly recovered from a truncated file) */
+	int index;		      /* position in the report: ids are "a<index>-..." */
+	int truncated;		      /* recovered from the part of the file that parses */
+	char note[ERGON_ERR_MSG_MAX]; /* why it is marked, "" when clean */
+};
+
+/* The number at a dotted path (NaN when absent or not a number). */
+double hd_num(const json_t *root, const char *path);
+/* "%.4g" with an SI prefix for the units ergon uses (J, W, A, V, s, C). */
+void hd_fmt(char *out, size_t cap, double v, const char *unit);
+/* The unit of a field from its name's suffix (energy_j -> J), or "". */
+const char *hd_unit_of(const char *key);
+/* A table cell holding a figure: data-path and data-value let the browser
+ * test compare it with the artifact. */
+void hd_figure_cell(struct ergon_dynbuf *b, const char *path, const json_t *v, const char *unit);
+/* A table of the scalar members of obj (at path), one row each, with the
+ * ± from the sibling "<name>_u_<unit>" where there is one. */
+void hd_scalar_table(struct ergon_dynbuf *b, const json_t *obj, const char *path,
+		     const char *title);
+/* A key/value table of a nested object, flattened to dotted keys. */
+void hd_kv_table(struct ergon_dynbuf *b, const json_t *obj, const char *title);
+/* The issues array as a table. */
+void hd_issues(struct ergon_dynbuf *b, const json_t *issues, const char *title);
+/* Vertical marks at the values of root at marks[i][0] (times scale), each
+ * labelled marks[i][1] and the value in unit ("p99 24.17 ms"). */
+void hd_value_marks(struct hp_plot *pl, const json_t *root, const char *const (*marks)[2], size_t n,
+		    const char *unit, double scale);
+/* A plot id: "a<index>-<name>" into out. */
+void hd_id(char *out, size_t cap, const struct html_doc *d, const char *name);
+
+/* --- the sections (one file each), called by report_html.c ------------- */
+
+void hd_run_section(struct ergon_dynbuf *b, const struct html_doc *d);
+int hd_profile_section(struct ergon_dynbuf *b, struct html_doc *d, struct ergon_err *err);
+void hd_compare_section(struct ergon_dynbuf *b, const struct html_doc *d);
+/* ergon.kernels (html_kernels.c). */
+void hd_kernels_section(struct ergon_dynbuf *b, const struct html_doc *d);
+/* html_trend.c: ergon.trend (ergon db trend --html). */
+void hd_trend_section(struct ergon_dynbuf *b, const struct html_doc *d);
 
 #endif

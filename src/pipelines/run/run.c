@@ -1,4 +1,6 @@
-/* The run pipeline: open the instrument and workload, check the output
+/* run/: `ergon run`: a sustained-load report.
+ *
+ * The run pipeline: open the instrument and workload, check the output
  * path, run the session, build the report (series, figures, issues) and
  * write it atomically. Figures come from report_figures.c. */
 #include "drivers/instruments/synthetic/synthetic.h"
@@ -10,6 +12,7 @@
 #include "ergon/report.h"
 #include "ergon/reserve.h"
 #include "pipelines/common/common.h"
+#include "run_internal.h"
 
 #include <errno.h>
 #include <math.h>

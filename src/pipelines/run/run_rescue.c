@@ -8,7 +8,7 @@
 #include "ergon/reserve.h"
 #include "ergon/session.h"
 #include "ergon/workload.h"
-#include "pipelines/common/common.h"
+#include "run_internal.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -1,4 +1,6 @@
-/* `ergon validate`: every model of a folder profiled and checked, the
+/* validate/: `ergon validate`: every model profiled, JUnit XML.
+ *
+ * `ergon validate`: every model of a folder profiled and checked, the
  * outcome written as JUnit XML (ergon/validate.h, docs/VALIDATE.md).
  *
  * Three kinds of board: qemu-an547 (ergon builds the model firmware), sim
@@ -21,7 +23,7 @@
 #include "ergon/model_fw.h"
 #include "ergon/profile.h"
 #include "ergon/utf8.h"
-#include "pipelines/report/report_internal.h"
+#include "pipelines/common/common.h"
 
 #include <dirent.h>
 #include <jansson.h>
@@ -100,7 +102,7 @@ void ergon_xml_escape(struct ergon_dynbuf *b, const char *s)
 	clean[k] = '\0';
 	/* The five characters XML escapes are the ones HTML's escaper does
 	 * (' as &#39;, which XML reads the same). */
-	hp_escape(b, clean);
+	ergon_html_escape(b, clean);
 	free(fixed);
 	free(clean);
 }

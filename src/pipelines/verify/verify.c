@@ -1,4 +1,8 @@
-/* ergon verify and the energy-model/v1 export. */
+/* verify/: `ergon verify` and the energy-model export.
+ *
+ * ergon verify (an artifact's schema, digest, signature and every figure
+ * recomputed from its series: run/report_figures.c through ergon/report.h)
+ * and the energy-model/v1 export of a verified report. */
 #include "ergon/artifact.h"
 #include "ergon/issues.h"
 #include "ergon/jcs.h"
