@@ -6,7 +6,7 @@
  * a pixel are accumulated together (sum(filter * input) + in_offset *
  * sum(filter), the same integer as the reference form) in blocks of
  * DW_BLOCK, so the inner loop runs along contiguous channels; host builds
- * take whole rows instead (dw_rows). */
+ * take bands of rows instead (dw_band). */
 #include "tfl_internal.h"
 
 #define DW_BLOCK 64
@@ -79,112 +79,113 @@ static void pixel_inside(const struct tfl_conv_args *a, const int8_t *in_b, int3
 }
 
 /* Host builds (anything but an M-profile core) with depth multiplier 1
- * compute a whole output row at a time: for one filter tap, the row's
- * out_w * in_c terms are one contiguous run (the filter tap replicated along
- * the row once per call, the input row widened to int16 with the offset
- * added, padding as 0, and split by column phase for strides > 1), which
- * compilers vectorize where a run of in_c channels is too short. The terms
- * and their integer sum are the reference's. */
+ * take dw_band: a band of input rows is copied with the padding columns
+ * and rows set to the input zero point (whose term filter * (zp +
+ * in_offset) is 0, as the reference's skipped tap), so every output pixel,
+ * border or not, is init + sum(filter * input) with init = bias +
+ * in_offset * sum(filter): the reference's integer. The filter taps are
+ * widened and paired per channel once per call; an output row is one call
+ * of the model's kernel path (struct tfl_kern), the requantization fused
+ * into its store. */
 #if TFL_HOST_FAST
-#define DW_ROW_SCRATCH 16384  /* int16 elements: 32 KiB of stack */
-#define DW_ROW_ACC TFL_RQ_MAX /* outputs per row */
-#else
-#define DW_ROW_SCRATCH 0
-#endif
+#define DW_BAND 32768 /* bytes of padded input rows on the stack */
+#define DW_SLACK 32   /* the kernels read up to 16 bytes past a run */
+#define DW_TAPS 32    /* filter taps (f_h * f_w) the band path takes */
 
-#if DW_ROW_SCRATCH
-/* Input row iy widened into s phases (phase p holds padded columns p, p+s,
- * ...), each input value as input + in_offset and padding as 0. */
-static void widen_row(const struct tfl_conv_args *a, const int8_t *row, int32_t pw,
-		      int32_t per_phase, int16_t *xr)
+int64_t tfl_dwconv_pack(const struct tfl_conv_args *a, int32_t c0, int32_t n, int32_t fstride,
+			int16_t *dst)
 {
-	const int32_t s = a->stride_w, c_n = a->in_c;
-	for (int32_t q = 0; q < pw; q++) {
-		const int32_t ix = q - a->pad_w;
-		int16_t *d = xr + ((int64_t)(q % s) * per_phase + q / s) * c_n;
-		if (ix < 0 || ix >= a->in_w) {
-			for (int32_t c = 0; c < c_n; c++)
-				d[c] = 0;
-			continue;
-		}
-		const int8_t *x = row + (int64_t)ix * c_n;
-		for (int32_t c = 0; c < c_n; c++)
-			d[c] = (int16_t)(x[c] + a->in_offset);
-	}
-}
-
-/* acc[j] += f[j] * x[j] over a row. x is input + in_offset, in [-255, 255],
- * and f in [-128, 127], so the product itself fits int16 (|p| <= 32640).
- * restrict: the three runs never overlap, so no runtime alias check keeps
- * the vector loop from running. Not inlined: inlined, gcc 12 fuses the
- * taps' loops into one it no longer vectorizes (5x slower). */
-#if defined(__GNUC__)
-__attribute__((noinline))
-#endif
-static void
-mac_row(int32_t *restrict acc, const int16_t *restrict f, const int16_t *restrict x, int64_t n)
-{
-	for (int64_t j = 0; j < n; j++)
-		acc[j] += (int16_t)(f[j] * x[j]);
-}
-
-/* 0 when the rows do not fit the scratch (the per-pixel path runs). */
-static int dw_rows(const struct tfl_conv_args *a)
-{
-	const int32_t c_n = a->in_c, s = a->stride_w, taps = a->f_h * a->f_w;
-	const int64_t run = (int64_t)a->out_w * c_n;
-	const int32_t pw = (a->out_w - 1) * s + (a->f_w - 1) * a->dil_w + 1;
-	const int32_t per_phase = (pw + s - 1) / s;
-	const int64_t need = taps * run + (int64_t)s * per_phase * c_n;
-	if (a->depth_mult != 1 || run > DW_ROW_ACC || need > DW_ROW_SCRATCH)
+	const int32_t taps = a->f_h * a->f_w, tp2 = (taps + 1) / 2;
+	if (a->depth_mult != 1 || taps > DW_TAPS)
 		return 0;
-	int16_t scratch[DW_ROW_SCRATCH];
-	int32_t acc[DW_ROW_ACC], brep[DW_ROW_ACC];
-	struct tfl_rq_scale sc;
-	int16_t *frep = scratch, *xr = scratch + taps * run;
-	for (int32_t t = 0; t < taps; t++)
-		for (int32_t ox = 0; ox < a->out_w; ox++)
-			for (int32_t c = 0; c < c_n; c++)
-				frep[t * run + (int64_t)ox * c_n + c] =
-				    a->filter[(int64_t)t * a->out_c + c];
-	/* Bias and requantization scales replicated along the row too. */
-	tfl_requant_scales(a->mult, a->shift, c_n, &sc);
-	for (int64_t j = 0; j < c_n; j++)
-		brep[j] = a->bias[j];
-	for (int64_t j = c_n; j < run; j++) {
-		brep[j] = brep[j - c_n];
-		sc.m2[j] = sc.m2[j - c_n];
-		sc.r2[j] = sc.r2[j - c_n];
-		sc.lim[j] = sc.lim[j - c_n];
-	}
-	for (int32_t b = 0; b < a->batches; b++) {
-		const int8_t *in_b = a->in + (int64_t)b * a->in_h * a->in_w * c_n;
-		for (int32_t oy = 0; oy < a->out_h; oy++) {
-			const int32_t iy0 = oy * a->stride_h - a->pad_h;
-			for (int64_t j = 0; j < run; j++)
-				acc[j] = 0;
-			for (int32_t fy = 0; fy < a->f_h; fy++) {
-				const int32_t iy = iy0 + a->dil_h * fy;
-				if (iy < 0 || iy >= a->in_h)
-					continue; /* padding rows add nothing */
-				widen_row(a, in_b + (int64_t)iy * a->in_w * c_n, pw, per_phase, xr);
-				for (int32_t fx = 0; fx < a->f_w; fx++) {
-					const int32_t q0 = fx * a->dil_w;
-					const int16_t *xp =
-					    xr + ((int64_t)(q0 % s) * per_phase + q0 / s) * c_n;
-					const int16_t *fp = frep + (fy * a->f_w + fx) * run;
-					mac_row(acc, fp, xp, run);
+	if (dst != NULL)
+		for (int32_t p = 0; p < tp2; p++)
+			for (int32_t c = 0; c < fstride; c++)
+				for (int32_t t = 0; t < 2; t++) {
+					const int32_t tap = 2 * p + t;
+					dst[((int64_t)p * fstride + c) * 2 + t] =
+					    (int16_t)(tap < taps && c < n
+							  ? a->filter[(int64_t)tap * a->out_c + c0 + c]
+							  : 0);
+				}
+	return (int64_t)tp2 * fstride * 2;
+}
+
+/* 0 when the shape does not fit (the per-pixel loops run). */
+static int dw_band(const struct tfl_conv_args *a)
+{
+	const struct tfl_kern *k = a->kern != NULL ? a->kern : &tfl_kern_portable;
+	const int32_t c_n = a->in_c, taps = a->f_h * a->f_w, tp2 = (taps + 1) / 2;
+	const int32_t pw = (a->out_w - 1) * a->stride_w + (a->f_w - 1) * a->dil_w + 1;
+	const int32_t span_h = (a->f_h - 1) * a->dil_h + 1;
+	const int64_t row_bytes = (int64_t)pw * c_n;
+	if (a->depth_mult != 1 || taps > DW_TAPS || span_h * row_bytes + DW_SLACK > DW_BAND)
+		return 0;
+	/* Output rows per band. */
+	int32_t ob = (int32_t)(((DW_BAND - DW_SLACK) / row_bytes - span_h) / a->stride_h + 1);
+	if (ob > a->out_h)
+		ob = a->out_h;
+	int8_t band[DW_BAND];
+	int16_t f16[DW_TAPS / 2 * TFL_RQ_N * 2];
+	const int8_t *xp[DW_TAPS];
+	struct tfl_rq rq;
+	const int8_t zp = (int8_t)-a->in_offset;
+	for (int32_t c0 = 0; c0 < c_n; c0 += TFL_RQ_N) {
+		const int32_t n = c_n - c0 < TFL_RQ_N ? c_n - c0 : TFL_RQ_N;
+		/* Packed filters hold every channel (ert_tfl_pack), the
+		 * scratch one block. */
+		const int32_t fstride = a->packed != NULL ? (c_n + 15) & ~15 : (n + 15) & ~15;
+		if (!tfl_rq_fill(&rq, a->bias, a->fsum, a->in_offset, a->mult, a->shift, 1, c0, n,
+				 a->out_offset, a->act_min, a->act_max))
+			return 0;
+		const int16_t *fp = a->packed != NULL ? a->packed + (int64_t)c0 * 2 : f16;
+		if (a->packed == NULL && k->packed_b)
+			tfl_dwconv_pack(a, c0, n, fstride, f16);
+		for (int32_t b = 0; b < a->batches; b++) {
+			const int8_t *in_b = a->in + (int64_t)b * a->in_h * a->in_w * c_n;
+			for (int32_t oy0 = 0; oy0 < a->out_h; oy0 += ob) {
+				const int32_t oy1 = oy0 + ob < a->out_h ? oy0 + ob : a->out_h;
+				const int32_t rows = (oy1 - 1 - oy0) * a->stride_h + span_h;
+				for (int32_t r = 0; r < rows; r++) {
+					const int32_t iy = oy0 * a->stride_h - a->pad_h + r;
+					int8_t *d = band + r * row_bytes;
+					if (iy < 0 || iy >= a->in_h) {
+						for (int64_t i = 0; i < row_bytes; i++)
+							d[i] = zp;
+						continue;
+					}
+					const int8_t *src = in_b + (int64_t)iy * a->in_w * c_n;
+					for (int32_t q = 0; q < pw; q++) {
+						const int32_t ix = q - a->pad_w;
+						int8_t *dq = d + (int64_t)q * c_n;
+						if (ix < 0 || ix >= a->in_w) {
+							for (int32_t c = 0; c < c_n; c++)
+								dq[c] = zp;
+							continue;
+						}
+						const int8_t *sq = src + (int64_t)ix * c_n;
+						for (int32_t c = 0; c < c_n; c++)
+							dq[c] = sq[c];
+					}
+				}
+				for (int64_t i = rows * row_bytes; i < rows * row_bytes + DW_SLACK; i++)
+					band[i] = 0;
+				for (int32_t oy = oy0; oy < oy1; oy++) {
+					const int64_t r0 = (int64_t)(oy - oy0) * a->stride_h;
+					for (int32_t t = 0; t < taps; t++) {
+						const int32_t fy = t / a->f_w, fx = t % a->f_w;
+						xp[t] = band + (r0 + (int64_t)fy * a->dil_h) * row_bytes +
+							(int64_t)fx * a->dil_w * c_n + c0;
+					}
+					if (taps & 1)
+						xp[taps] = xp[taps - 1]; /* its filter taps are 0 */
+					k->dw(xp, tp2, a->stride_w * c_n, fp, fstride,
+					      a->filter + c0, a->out_c, taps, a->out_w, &rq,
+					      a->out + (((int64_t)b * a->out_h + oy) * a->out_w) * c_n +
+						  c0,
+					      c_n);
 				}
 			}
-			int8_t *o = a->out + ((int64_t)b * a->out_h + oy) * run;
-			for (int64_t j = 0; j < run; j++)
-				acc[j] = (int32_t)((uint32_t)acc[j] + (uint32_t)brep[j]);
-			if (tfl_requant_block(acc, &sc, 0, (int32_t)run, a->out_offset, a->act_min,
-					      a->act_max, o))
-				continue;
-			for (int64_t j = 0, ox = 0; ox < a->out_w; ox++)
-				for (int32_t c = 0; c < c_n; c++, j++)
-					o[j] = requant_nobias(acc[j], a, c);
 		}
 	}
 	return 1;
@@ -193,8 +194,8 @@ static int dw_rows(const struct tfl_conv_args *a)
 
 void tfl_dwconv_s8(const struct tfl_conv_args *a)
 {
-#if DW_ROW_SCRATCH
-	if (dw_rows(a))
+#if TFL_HOST_FAST
+	if (dw_band(a))
 		return;
 #endif
 	const int32_t span_h = (a->f_h - 1) * a->dil_h, span_w = (a->f_w - 1) * a->dil_w;

@@ -129,12 +129,14 @@ int32_t tfl_round_f(double v);
 void tfl_softmax_row_s8(const int8_t *in, int8_t *out, int32_t depth, int32_t mult,
 			int32_t left_shift, int32_t diff_min);
 
-/* ---- host block requantization (tfl_quant.c) ------------------------ */
+/* ---- host kernel paths (tfl_kern.c, port/x86_64/tfl_kern_x86.c) ----- */
 
 /* Host builds (anything but an M-profile core) have stack and a vector
- * unit to spare: the kernels take widened paths there (tfl_conv.c,
- * tfl_dwconv.c) and requantize blocks of outputs in double precision where
- * that is exact. M-profile builds keep the int8 loops and tfl_mbqm. */
+ * unit to spare: CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED and ADD take
+ * blocked paths there whose inner loops (struct tfl_kern) exist in
+ * portable C and, where built and supported by the CPU, in SSE4.1, AVX2
+ * ... variants chosen at run time; every variant gives the same bytes.
+ * M-profile builds keep the int8 loops and tfl_mbqm. */
 #if !defined(__ARM_ARCH_PROFILE) || __ARM_ARCH_PROFILE != 'M'
 #define TFL_HOST_FAST 1
 #else
@@ -142,23 +144,118 @@ void tfl_softmax_row_s8(const int8_t *in, int8_t *out, int32_t depth, int32_t mu
 #endif
 
 #if TFL_HOST_FAST
-#define TFL_RQ_MAX 1024 /* channels a block requantization handles */
-/* Per channel: m2 = mult * 2^left and r2 = 2^-right (both exact), and lim,
- * the largest |acc| whose product with m2 stays below 2^52. */
-struct tfl_rq_scale {
-	double m2[TFL_RQ_MAX], r2[TFL_RQ_MAX];
-	int32_t lim[TFL_RQ_MAX];
+#define TFL_RQ_N 256 /* channels of one requantization block */
+
+/* tfl_mbqm(acc, mult, shift) + out_offset, clamped, for a block of up to
+ * TFL_RQ_N channels, in the forms the kernel paths use: per channel the
+ * accumulator's start (bias + in_offset * filter sum), the multiplier, the
+ * left and right shifts of tfl_mbqm (lsh = max(shift, 0), rsh =
+ * max(-shift, 0)) and what the vector paths derive from them. Entries
+ * from n up to the next multiple of 16 are zeros (vector tails read them,
+ * their results are never stored). */
+struct tfl_rq {
+	int32_t init[TFL_RQ_N], mult[TFL_RQ_N], lsh[TFL_RQ_N], rsh[TFL_RQ_N];
+	int32_t lmul[TFL_RQ_N]; /* 2^lsh */
+	int32_t rmul[TFL_RQ_N]; /* 2^(31 - rsh) */
+	int32_t mask[TFL_RQ_N]; /* 2^rsh - 1 */
+	int32_t thr[TFL_RQ_N];	/* mask >> 1 */
+	/* The portable path's block form in double precision (tfl_kern.c):
+	 * m2 = mult * 2^lsh, r2 = 2^-rsh, lim the largest |acc| whose product
+	 * with m2 stays below 2^52. */
+	double m2[TFL_RQ_N], r2[TFL_RQ_N];
+	int32_t lim[TFL_RQ_N];
+	int32_t n, out_offset, act_min, act_max;
 };
-void tfl_requant_scales(const int32_t *mult, const int32_t *shift, int32_t n,
-			struct tfl_rq_scale *sc);
-/* o[k] = clamp(tfl_mbqm(acc[k], mult[c], shift[c]) + out_offset) for k < n,
- * c = first + k, with sc made from mult and shift by tfl_requant_scales,
- * computed in double precision, which gives the same integers whenever
- * |acc[k]| <= lim[k], i.e. |acc[k] * m2[k]| < 2^52 (every product, sum, power-of-two scaling and
- * truncation is then exact). Returns 0, writing nothing, when a value is
- * outside that range: the caller then uses tfl_mbqm. */
-int tfl_requant_block(const int32_t *acc, const struct tfl_rq_scale *sc, int32_t first, int32_t n,
-		      int32_t out_offset, int32_t act_min, int32_t act_max, int8_t *o);
+
+/* Fill rq for channels first .. first + n - 1 (n <= TFL_RQ_N) of a kernel
+ * whose per-channel arrays are given (fsum may be NULL: no in_offset
+ * term; per_channel 0: mult[0]/shift[0] for all). Returns 0, and the
+ * caller must take its tfl_mbqm loops, when a multiplier is negative or a
+ * shift is outside [-31, 30] (bind never makes one). */
+int tfl_rq_fill(struct tfl_rq *rq, const int32_t *bias, const int32_t *fsum, int32_t in_offset,
+		const int32_t *mult, const int32_t *shift, int per_channel, int32_t first, int32_t n,
+		int32_t out_offset, int32_t act_min, int32_t act_max);
+
+/* tfl_mbqm(acc, mult, shift) with its rsh/lsh split out, for mult >= 0,
+ * lsh in [0, 30], rsh in [0, 31]: the high half of the doubled product,
+ * rounded, is floor((a * mult + 2^30) / 2^31) (the same integer as
+ * gemmlowp's nudge-and-truncate, and as Arm's VQRDMULH), then
+ * RoundingDivideByPOT. unit/test_tfl_simd checks it against tfl_mbqm. */
+static inline int32_t tfl_rq_one(int32_t acc, int32_t mult, int32_t lsh, int32_t rsh,
+				 int32_t mask, int32_t thr)
+{
+	const int32_t a = (int32_t)((uint32_t)acc << lsh);
+	const int32_t h = (int32_t)(((int64_t)a * mult + ((int64_t)1 << 30)) >> 31);
+	return (h >> rsh) + (int32_t)((h & mask) > thr - (h >> 31));
+}
+
+/* One of ADD's three requantizations: a scalar tfl_rq entry. */
+struct tfl_rq1 {
+	int32_t mult, lsh, rsh, lmul, rmul, mask, thr;
+};
+/* ADD of two same-shape int8 tensors (reference_integer_ops::Add). */
+struct tfl_add {
+	int32_t off1, off2, left_shift, out_offset, act_min, act_max;
+	struct tfl_rq1 in1, in2, out;
+};
+/* 0 when a multiplier or shift is out of tfl_rq_one's range. */
+int tfl_rq1_fill(struct tfl_rq1 *q, int32_t mult, int32_t shift);
+
+/* The inner loops a host kernel path provides. Each must give exactly
+ * the bytes of the portable one (tfl_kern.c), which are the reference's.
+ * Channels c of a block run from 0 to rq->n - 1. */
+struct tfl_kern {
+	const char *name;
+	/* GEMM with the requantization fused into the store: for m < rows,
+	 * out[m * ldo + c] = requant(rq, c, rq->init[c] + sum over k < taps
+	 * of a[m * lda + k] * w(c, k)); a row's entries from taps to lda are
+	 * 0. A path with packed_b set takes the weights packed in pairs of
+	 * taps for groups of 8 channels: w(c, 2p + t) = b[((c / 8) * kp2 + p)
+	 * * 16 + (c % 8) * 2 + t] (zeros past the channels and taps; kp2 =
+	 * (taps + 1) / 2); one without, widened rows: w(c, k) = b[c * lda +
+	 * k], zeros from taps to lda (a multiple of 8). */
+	void (*gemm)(const int16_t *a, int32_t lda, int32_t rows, const int16_t *b, int32_t taps,
+		     const struct tfl_rq *rq, int8_t *out, int32_t ldo);
+	int packed_b; /* gemm and dw take the packed pairs of taps */
+	/* A depthwise output row: for ox < ow, out[ox * ldo + c] =
+	 * requant(rq, c, rq->init[c] + sum over t < 2 * tp2 of x[t][ox * xstep
+	 * + c] * w(t, c)), with w(2p + t, c) = f[(p * fstride + c) * 2 + t]
+	 * (zeros past the taps: their x[t] must still be readable).
+	 * fstride is a multiple of 16; x[t] are readable 16 bytes past each
+	 * run of rq->n rounded up to 8. A path without packed_b reads the
+	 * filter as it is, w(t, c) = f8[t * f8stride + c], t < taps. */
+	void (*dw)(const int8_t *const *x, int32_t tp2, int32_t xstep, const int16_t *f,
+		   int32_t fstride, const int8_t *f8, int32_t f8stride, int32_t taps, int32_t ow,
+		   const struct tfl_rq *rq, int8_t *out, int32_t ldo);
+	/* FULLY_CONNECTED rows: out[u] = requant(rq, u, rq->init[u] + sum over
+	 * k < accum of x[k] * w[u * ldw + k]) for u < rq->n. */
+	void (*fc)(const int16_t *x, const int8_t *w, int32_t accum, int32_t ldw,
+		   const struct tfl_rq *rq, int8_t *out);
+	/* ADD of n elements. */
+	void (*add)(const int8_t *a, const int8_t *b, int32_t n, const struct tfl_add *p,
+		    int8_t *out);
+};
+
+/* Filters packed for the kernel paths (ert_tfl_pack), for output
+ * channels c0 .. c0 + n - 1: int16 elements written to dst (NULL: none,
+ * only counted), or 0 when the kernel takes no packed filters for a.
+ * CONV_2D: the GEMM's B (struct tfl_kern gemm) for groups of 8 channels
+ * from c0 (a multiple of 8); DEPTHWISE_CONV_2D: the pairs of taps of
+ * struct tfl_kern dw, fstride channels per pair. */
+struct tfl_conv_args;
+int64_t tfl_conv_pack(const struct tfl_conv_args *a, int32_t c0, int32_t n, int16_t *dst);
+int64_t tfl_dwconv_pack(const struct tfl_conv_args *a, int32_t c0, int32_t n, int32_t fstride,
+			int16_t *dst);
+
+/* The path a model runs with (ert_tfl_simd_set): never NULL. */
+const struct tfl_kern *tfl_kern_get(int simd);
+extern const struct tfl_kern tfl_kern_portable;
+#if defined(ERT_TFL_SIMD_X86) && ERT_TFL_SIMD_X86
+extern const struct tfl_kern tfl_kern_sse41, tfl_kern_avx2;
+/* 1 when the CPU (and the OS, for AVX state) runs the path. */
+int tfl_x86_has_sse41(void);
+int tfl_x86_has_avx2(void);
+#endif
 #endif
 
 /* ---- kernels (tfl_conv.c, tfl_dwconv.c, tfl_fc.c) ------------------- */
@@ -179,6 +276,10 @@ struct tfl_conv_args {
 	int32_t in_offset;  /* -input zero point */
 	int32_t out_offset; /* output zero point */
 	int32_t act_min, act_max;
+#if TFL_HOST_FAST
+	const struct tfl_kern *kern; /* NULL: the portable path */
+	const int16_t *packed;	     /* filters from ert_tfl_pack, or NULL */
+#endif
 };
 
 struct tfl_fc_args {
@@ -193,6 +294,9 @@ struct tfl_fc_args {
 	int32_t in_offset, filter_offset, out_offset;
 	int32_t act_min, act_max;
 	int per_channel; /* mult/shift have units entries, else one */
+#if TFL_HOST_FAST
+	const struct tfl_kern *kern; /* NULL: the portable path */
+#endif
 };
 
 void tfl_conv_s8(const struct tfl_conv_args *a);

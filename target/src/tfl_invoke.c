@@ -74,6 +74,11 @@ static void conv_args(const struct ert_tfl_model *m, const struct ert_tfl_op *op
 	a->out_offset = out->zero_point;
 	a->act_min = op->act_min;
 	a->act_max = op->act_max;
+#if TFL_HOST_FAST
+	a->kern = tfl_kern_get(m->simd);
+	const uint32_t po = m->pack != NULL ? m->pack_off[op - m->ops] : UINT32_MAX;
+	a->packed = po != UINT32_MAX ? (const int16_t *)(const void *)(m->pack + po) : NULL;
+#endif
 }
 
 static void run_fc(const struct ert_tfl_model *m, const struct ert_tfl_op *op)
@@ -99,6 +104,9 @@ static void run_fc(const struct ert_tfl_model *m, const struct ert_tfl_op *op)
 	a.act_min = op->act_min;
 	a.act_max = op->act_max;
 	a.per_channel = 1; /* bind filled one entry per unit */
+#if TFL_HOST_FAST
+	a.kern = tfl_kern_get(m->simd);
+#endif
 	TFL_FC(&a);
 }
 
@@ -173,6 +181,23 @@ static void run_add(const struct ert_tfl_model *m, const struct ert_tfl_op *op)
 	const int32_t in1_off = -ta->zero_point, in2_off = -tb->zero_point;
 	const int32_t out_off = to->zero_point;
 	const int ls = op->left_shift;
+#if TFL_HOST_FAST
+	/* Host builds: same shapes (no broadcast) through the kernel path. */
+	struct tfl_add p;
+	if (ta->elems == to->elems && tb->elems == to->elems && ls >= 0 && ls <= 30 &&
+	    tfl_rq1_fill(&p.in1, op->mult[0], op->shift[0]) &&
+	    tfl_rq1_fill(&p.in2, op->mult[1], op->shift[1]) &&
+	    tfl_rq1_fill(&p.out, op->mult[2], op->shift[2])) {
+		p.off1 = in1_off;
+		p.off2 = in2_off;
+		p.left_shift = ls;
+		p.out_offset = out_off;
+		p.act_min = op->act_min;
+		p.act_max = op->act_max;
+		tfl_kern_get(m->simd)->add(pa, pb, (int32_t)to->elems, &p, po);
+		return;
+	}
+#endif
 	int64_t k = 0;
 	for (int32_t i0 = 0; i0 < od[0]; i0++)
 		for (int32_t i1 = 0; i1 < od[1]; i1++)

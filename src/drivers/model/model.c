@@ -17,6 +17,7 @@ struct ergon_model {
 	uint8_t *bytes; /* 16-byte aligned copy of the file */
 	size_t len;
 	uint8_t *arena;
+	uint8_t *pack; /* the filters in the host kernels' layout */
 	struct ert_tfl_model tfl; /* large (fixed tables): heap only */
 };
 
@@ -80,6 +81,38 @@ int ergon_model_open(const char *path, struct ergon_model **out, struct ergon_er
 		rc = ergon_err_set(err, map_code(trc), "%s: %s", path, terr.msg);
 		goto fail;
 	}
+	/* The filters packed once for the host kernels, not per invoke. */
+	size_t plen = ((size_t)ert_tfl_pack_bytes(&m->tfl) + 63) & ~(size_t)63;
+	m->pack = aligned_alloc(64, plen > 0 ? plen : 64);
+	if (m->pack == NULL) {
+		rc = ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory for %zu bytes of packed filters",
+				   path, plen);
+		goto fail;
+	}
+	trc = ert_tfl_pack(&m->tfl, m->pack, plen);
+	if (trc != 0) {
+		rc = ergon_err_set(err, map_code(trc), "%s: packing the filters failed", path);
+		goto fail;
+	}
+	/* ERGON_TFL_SIMD: the interpreter's kernel path (auto, portable,
+	 * sse4.1, avx2); every path gives the same bytes. */
+	const char *simd = getenv("ERGON_TFL_SIMD");
+	if (simd != NULL && simd[0] != '\0') {
+		int path_id = ert_tfl_simd_parse(simd);
+		if (path_id < 0 || ert_tfl_simd_set(&m->tfl, (enum ert_tfl_simd)path_id) != 0) {
+			char have[64] = "auto, portable";
+			if (ert_tfl_simd_available(ERT_TFL_SIMD_SSE41))
+				strcat(have, ", sse4.1");
+			if (ert_tfl_simd_available(ERT_TFL_SIMD_AVX2))
+				strcat(have, ", avx2");
+			rc = ergon_err_set(err, ERGON_EUSAGE,
+					   "ERGON_TFL_SIMD=%s: %s; this build and CPU have: %s", simd,
+					   path_id < 0 ? "unknown kernel path"
+						       : "kernel path not in this build or CPU",
+					   have);
+			goto fail;
+		}
+	}
 	*out = m;
 	return 0;
 fail:
@@ -93,6 +126,7 @@ void ergon_model_free(struct ergon_model *m)
 	if (m == NULL)
 		return;
 	free(m->arena);
+	free(m->pack);
 	free(m->bytes);
 	free(m->path);
 	free(m);

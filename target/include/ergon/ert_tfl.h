@@ -157,6 +157,15 @@ struct ert_tfl_model {
 	 * which clears the whole object. */
 	void (*op_done)(void *ctx, const struct ert_tfl_op *op);
 	void *op_done_ctx;
+#if !defined(__ARM_ARCH_PROFILE) || __ARM_ARCH_PROFILE != 'M'
+	/* Host builds: the kernel path (enum ert_tfl_simd; 0, cleared by
+	 * ert_tfl_load: the best the CPU runs). Set with ert_tfl_simd_set. */
+	uint8_t simd;
+	/* Host builds: the weights packed for the kernels (ert_tfl_pack), or
+	 * NULL: each invoke packs them on the stack. */
+	const uint8_t *pack;
+	uint32_t pack_off[ERT_TFL_MAX_OPS]; /* UINT32_MAX: not packed */
+#endif
 };
 
 /* Parse, validate and plan the model in buf[0..len). On failure returns a
@@ -173,6 +182,37 @@ uint8_t *ert_tfl_output(const struct ert_tfl_model *m, unsigned i, uint32_t *byt
 /* Run every operator once, each between ert_layer_begin(index, name) and
  * ert_layer_end(), so an attached profile records the real layers. */
 int ert_tfl_invoke(struct ert_tfl_model *m);
+
+#if !defined(__ARM_ARCH_PROFILE) || __ARM_ARCH_PROFILE != 'M'
+/* Host builds run CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED and ADD
+ * through one of several kernel paths, all giving the same bytes: the
+ * portable C, and the SIMD ones built in (CMake option ERGON_TFL_SIMD) and
+ * supported by the CPU. */
+enum ert_tfl_simd {
+	ERT_TFL_SIMD_AUTO = 0,	   /* the best the build and the CPU have */
+	ERT_TFL_SIMD_PORTABLE = 1, /* portable C only */
+	ERT_TFL_SIMD_SSE41 = 2,	   /* x86-64 SSE4.1 */
+	ERT_TFL_SIMD_AVX2 = 3,	   /* x86-64 AVX2 */
+};
+/* Choose the path of m's next invokes. Returns 0, or ERT_TFL_E_UNSUPPORTED
+ * (m unchanged) when the build or the CPU lacks it. */
+int ert_tfl_simd_set(struct ert_tfl_model *m, enum ert_tfl_simd path);
+/* 1 when the build and the CPU run the path, else 0. */
+int ert_tfl_simd_available(enum ert_tfl_simd path);
+/* The path m's invokes take: "portable", "sse4.1", "avx2". */
+const char *ert_tfl_simd_name(const struct ert_tfl_model *m);
+/* Bytes of the host workspace in which ert_tfl_pack keeps m's filters in
+ * the kernels' layout (about twice the CONV_2D and DEPTHWISE_CONV_2D
+ * weights). Optional: without it every invoke repacks them. */
+uint32_t ert_tfl_pack_bytes(const struct ert_tfl_model *m);
+/* Pack m's filters into buf (len >= ert_tfl_pack_bytes(m), 32-byte
+ * aligned, owned by the caller, outliving m's use) for every later
+ * invoke. Returns 0 or ERT_TFL_E_ARENA. */
+int ert_tfl_pack(struct ert_tfl_model *m, void *buf, size_t len);
+/* The path for a name as ert_tfl_simd_name gives it, or "auto";
+ * -1 when the name is none of them. */
+int ert_tfl_simd_parse(const char *name);
+#endif
 
 /* Schema names ("CONV_2D", "FLOAT32"); "UNKNOWN" when out of the table. */
 const char *ert_tfl_op_name(uint32_t builtin_code);
