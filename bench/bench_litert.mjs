@@ -20,5 +20,5 @@ for (const m of models) {
     t.push(Number(process.hrtime.bigint() - t0) / 1e6);
   }
   t.sort((a, b) => a - b);
-  console.log(`litert ${path.basename(m).padEnd(32)} n=${n} median_ms=${t[t.length >> 1].toFixed(3)} min_ms=${t[0].toFixed(3)}`);
+  console.log(`litert ${path.basename(m).padEnd(32)} n=${n} median_ms=${t[t.length >> 1].toFixed(4)} min_ms=${t[0].toFixed(4)}`);
 }

@@ -1,8 +1,8 @@
-/* Host latency of ergon-target's int8 interpreter (portable C reference
- * kernels) per model: median and minimum ms per inference over N runs on
- * the deterministic input xs1. bench/bench_tfl.sh runs LiteRT.js (XNNPack,
- * one thread) on the same models and inputs in the same session and prints
- * the ratio.
+/* Host latency of ergon-target's int8 interpreter per model: median and
+ * minimum ms per inference over N runs on the deterministic input xs1,
+ * with the kernel path it took (ERGON_TFL_SIMD chooses one). bench/
+ * bench_tfl.sh runs LiteRT.js (XNNPack, one thread) on the same models and
+ * inputs in the same session, in interleaved rounds, and prints the ratio.
  *   bench_tfl_models MODEL.tflite... [-n N]
  */
 #include "ergon/model.h"
@@ -60,9 +60,9 @@ int main(int argc, char **argv)
 		}
 		qsort(t, (size_t)n, sizeof t[0], cmp_d);
 		const char *base = strrchr(argv[a], '/');
-		printf("ergon %-32s n=%d median_ms=%.3f min_ms=%.3f macs=%llu\n",
+		printf("ergon %-32s n=%d median_ms=%.4f min_ms=%.4f macs=%llu path=%s\n",
 		       base ? base + 1 : argv[a], n, 1e3 * t[n / 2], 1e3 * t[0],
-		       (unsigned long long)tm->total_macs);
+		       (unsigned long long)tm->total_macs, ert_tfl_simd_name(tm));
 		free(pattern);
 		ergon_model_free(m);
 	}

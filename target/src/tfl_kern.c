@@ -1,7 +1,8 @@
 /* Host kernel paths of the TFLite interpreter: the requantization blocks
  * (struct tfl_rq), the portable C inner loops (tfl_kern_portable), and the
  * run-time choice among them and the SIMD ones a port adds
- * (port/x86_64/tfl_kern_x86.c). Written so that a compiler vectorizes the
+ * (port/x86_64/tfl_kern_x86.c). The packed-filter workspace is in
+ * tfl_invoke.c (it calls the kernels' packing). Written so that a compiler vectorizes the
  * portable loops too: int16 pairs of taps, int32 accumulators in blocks
  * of 8 channels, the requantization on each finished block. Nothing here
  * on an M-profile build (the firmware keeps its int8 loops). */
@@ -282,96 +283,6 @@ int ert_tfl_simd_available(enum ert_tfl_simd path)
 const char *ert_tfl_simd_name(const struct ert_tfl_model *m)
 {
 	return tfl_kern_get(m->simd)->name;
-}
-
-/* The arguments of op as the kernels get them, for packing: only the
- * shapes and the filter matter. */
-static int pack_args(const struct ert_tfl_model *m, const struct ert_tfl_op *op,
-		     struct tfl_conv_args *a)
-{
-	if (op->opcode != ERT_TFL_OP_CONV_2D && op->opcode != ERT_TFL_OP_DEPTHWISE_CONV_2D)
-		return 0;
-	const struct ert_tfl_tensor *in = &m->tensors[op->in[0]];
-	const struct ert_tfl_tensor *f = &m->tensors[op->in[1]];
-	const struct ert_tfl_tensor *out = &m->tensors[op->out];
-	*a = (struct tfl_conv_args){0};
-	a->filter = (const int8_t *)f->data;
-	a->in_c = in->dims[3];
-	a->out_c = out->dims[3];
-	a->f_h = f->dims[1];
-	a->f_w = f->dims[2];
-	a->f_c = f->dims[3];
-	a->depth_mult = out->dims[3] / in->dims[3];
-	return 1;
-}
-
-/* Bytes of op's packed filters (a multiple of 32), 0 for none. */
-static uint32_t pack_size(const struct ert_tfl_model *m, const struct ert_tfl_op *op)
-{
-	struct tfl_conv_args a;
-	if (!pack_args(m, op, &a))
-		return 0;
-	const int64_t n = op->opcode == ERT_TFL_OP_CONV_2D
-			      ? tfl_conv_pack(&a, 0, a.out_c, NULL)
-			      : tfl_dwconv_pack(&a, 0, a.out_c, (a.out_c + 15) & ~15, NULL);
-	return (uint32_t)((n * 2 + 31) & ~31);
-}
-
-uint32_t ert_tfl_pack_bytes(const struct ert_tfl_model *m)
-{
-	uint64_t total = 0;
-	for (unsigned i = 0; i < m->n_ops; i++)
-		total += pack_size(m, &m->ops[i]);
-	return total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
-}
-
-int ert_tfl_pack(struct ert_tfl_model *m, void *buf, size_t len)
-{
-	if (len < ert_tfl_pack_bytes(m) || ((uintptr_t)buf & 31u) != 0)
-		return ERT_TFL_E_ARENA;
-	uint8_t *p = buf;
-	uint32_t at = 0;
-	for (unsigned i = 0; i < m->n_ops; i++) {
-		const struct ert_tfl_op *op = &m->ops[i];
-		const uint32_t size = pack_size(m, op);
-		struct tfl_conv_args a;
-		m->pack_off[i] = UINT32_MAX;
-		if (size == 0 || !pack_args(m, op, &a))
-			continue;
-		int16_t *dst = (int16_t *)(void *)(p + at);
-		if (op->opcode == ERT_TFL_OP_CONV_2D)
-			tfl_conv_pack(&a, 0, a.out_c, dst);
-		else
-			tfl_dwconv_pack(&a, 0, a.out_c, (a.out_c + 15) & ~15, dst);
-		m->pack_off[i] = at;
-		at += size;
-	}
-	m->pack = p;
-	return ERT_TFL_OK;
-}
-
-static int same(const char *a, const char *b)
-{
-	while (*a != '\0' && *a == *b) {
-		a++;
-		b++;
-	}
-	return *a == *b;
-}
-
-int ert_tfl_simd_parse(const char *name)
-{
-	static const struct {
-		const char *name;
-		int path;
-	} names[] = {{"auto", ERT_TFL_SIMD_AUTO},
-		     {"portable", ERT_TFL_SIMD_PORTABLE},
-		     {"sse4.1", ERT_TFL_SIMD_SSE41},
-		     {"avx2", ERT_TFL_SIMD_AVX2}};
-	for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++)
-		if (same(name, names[i].name))
-			return names[i].path;
-	return -1;
 }
 
 #else

@@ -37,6 +37,23 @@ static int map_code(int tfl_rc)
 	}
 }
 
+/* ERGON_TFL_SIMD's values: ert_tfl_simd_name's names and "auto"; -1 for
+ * anything else. */
+static int simd_path(const char *name)
+{
+	static const struct {
+		const char *name;
+		enum ert_tfl_simd path;
+	} names[] = {{"auto", ERT_TFL_SIMD_AUTO},
+		     {"portable", ERT_TFL_SIMD_PORTABLE},
+		     {"sse4.1", ERT_TFL_SIMD_SSE41},
+		     {"avx2", ERT_TFL_SIMD_AVX2}};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strcmp(name, names[i].name) == 0)
+			return (int)names[i].path;
+	return -1;
+}
+
 int ergon_model_open(const char *path, struct ergon_model **out, struct ergon_err *err)
 {
 	*out = NULL;
@@ -98,7 +115,7 @@ int ergon_model_open(const char *path, struct ergon_model **out, struct ergon_er
 	 * sse4.1, avx2); every path gives the same bytes. */
 	const char *simd = getenv("ERGON_TFL_SIMD");
 	if (simd != NULL && simd[0] != '\0') {
-		int path_id = ert_tfl_simd_parse(simd);
+		int path_id = simd_path(simd);
 		if (path_id < 0 || ert_tfl_simd_set(&m->tfl, (enum ert_tfl_simd)path_id) != 0) {
 			char have[64] = "auto, portable";
 			if (ert_tfl_simd_available(ERT_TFL_SIMD_SSE41))

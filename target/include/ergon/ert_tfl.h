@@ -209,9 +209,6 @@ uint32_t ert_tfl_pack_bytes(const struct ert_tfl_model *m);
  * aligned, owned by the caller, outliving m's use) for every later
  * invoke. Returns 0 or ERT_TFL_E_ARENA. */
 int ert_tfl_pack(struct ert_tfl_model *m, void *buf, size_t len);
-/* The path for a name as ert_tfl_simd_name gives it, or "auto";
- * -1 when the name is none of them. */
-int ert_tfl_simd_parse(const char *name);
 #endif
 
 /* Schema names ("CONV_2D", "FLOAT32"); "UNKNOWN" when out of the table. */
