@@ -120,7 +120,7 @@ static void every_path_gives_the_recorded_bytes(void **state)
 	/* Four models, ten inputs each. */
 	assert_int_equal(lines, 40);
 	assert_true(paths_run >= 1);
-	print_message("tfl paths: %d runs (%d paths on this CPU), every operator as recorded\n",
+	print_message("tfl paths: %d runs (%d paths in this build and CPU), every operator as recorded\n",
 		      runs, paths_run);
 	ergon_model_free(m);
 	free(text);
