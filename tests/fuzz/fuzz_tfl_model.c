@@ -55,6 +55,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 						continue;
 					if (!packed)
 						model.pack = NULL;
+					/* A model may read a tensor before any operator
+					 * wrote it: every run starts from the same arena. */
+					memset(model.arena, 0, model.activation_bytes);
 					uint32_t n = 0;
 					uint8_t *in = ert_tfl_input(&model, 0, &n);
 					if (in != NULL)
