@@ -168,7 +168,7 @@ int64_t tfl_conv_pack(const struct tfl_conv_args *a, int32_t c0, int32_t n, int1
  * parameter out of range): the int8 loops below then run. */
 static int conv_gemm(const struct tfl_conv_args *a)
 {
-	const struct tfl_kern *k = a->kern != NULL ? a->kern : &tfl_kern_portable;
+	const struct tfl_kern *k = a->kern != NULL ? a->kern : tfl_kern_get(ERT_TFL_SIMD_AUTO);
 	int32_t kp;
 	if (!gemm_fits(a, k->packed_b, &kp))
 		return 0;

@@ -114,7 +114,7 @@ int64_t tfl_dwconv_pack(const struct tfl_conv_args *a, int32_t c0, int32_t n, in
 /* 0 when the shape does not fit (the per-pixel loops run). */
 static int dw_band(const struct tfl_conv_args *a)
 {
-	const struct tfl_kern *k = a->kern != NULL ? a->kern : &tfl_kern_portable;
+	const struct tfl_kern *k = a->kern != NULL ? a->kern : tfl_kern_get(ERT_TFL_SIMD_AUTO);
 	const int32_t c_n = a->in_c, taps = a->f_h * a->f_w, tp2 = (taps + 1) / 2;
 	const int32_t pw = (a->out_w - 1) * a->stride_w + (a->f_w - 1) * a->dil_w + 1;
 	const int32_t span_h = (a->f_h - 1) * a->dil_h + 1;

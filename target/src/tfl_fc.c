@@ -16,7 +16,7 @@ static int fc_fast(const struct tfl_fc_args *a)
 {
 	if (a->filter_offset != 0 || a->fsum == NULL || a->accum > FC_X)
 		return 0;
-	const struct tfl_kern *k = a->kern != NULL ? a->kern : &tfl_kern_portable;
+	const struct tfl_kern *k = a->kern != NULL ? a->kern : tfl_kern_get(ERT_TFL_SIMD_AUTO);
 	int16_t x[FC_X];
 	struct tfl_rq rq;
 	for (int32_t b = 0; b < a->batches; b++) {

@@ -277,7 +277,7 @@ struct tfl_conv_args {
 	int32_t out_offset; /* output zero point */
 	int32_t act_min, act_max;
 #if TFL_HOST_FAST
-	const struct tfl_kern *kern; /* NULL: the portable path */
+	const struct tfl_kern *kern; /* NULL: the best the CPU runs */
 	const int16_t *packed;	     /* filters from ert_tfl_pack, or NULL */
 #endif
 };
@@ -295,7 +295,7 @@ struct tfl_fc_args {
 	int32_t act_min, act_max;
 	int per_channel; /* mult/shift have units entries, else one */
 #if TFL_HOST_FAST
-	const struct tfl_kern *kern; /* NULL: the portable path */
+	const struct tfl_kern *kern; /* NULL: the best the CPU runs */
 #endif
 };
 
