@@ -185,6 +185,12 @@ set_target_properties(ergon_faultinj PROPERTIES PREFIX "lib" OUTPUT_NAME ergon_f
                       LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/faultinj
                       COMPILE_OPTIONS "-Wall;-Wextra;-Werror;-O1;-fno-omit-frame-pointer" LINK_OPTIONS "")
 target_link_libraries(ergon_faultinj PRIVATE ${CMAKE_DL_LIBS})
+# A program that leaks in libergon on purpose (functional/test_reliab_faultinj_lsan:
+# the walks' LeakSanitizer settings still catch ergon's own leaks), built like
+# the tests (sanitized in a sanitized build), at <build>/faultinj/ergon_leak_probe.
+add_executable(ergon_leak_probe ${CMAKE_SOURCE_DIR}/tests/support/faultinj/leak_probe.c)
+target_link_libraries(ergon_leak_probe PRIVATE ergon_lib)
+set_target_properties(ergon_leak_probe PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/faultinj)
 # They run the command once per counted call from main() (about 640 for
 # `ergon run`, 710 for `ergon record`), four at a time on two CPUs.
 # Alone: four runs at a time would starve the timing-sensitive tests beside it.

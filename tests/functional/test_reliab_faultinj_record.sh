@@ -119,6 +119,6 @@ ls -A "$TMP" | grep -q 'one.jls.ergon-lock\|^\.ergon-tmp-' && bad "reservation l
 
 fi_walk "ergon record" main check_record -- "$ERGON_BIN" record \
   --instrument "ppk2:@SLOT@" --instrument-opt vdd_mv=3000 --duration-s 0.02 --out @DIR@/r.jls
-[ "$FI_RUNS" -gt 650 ] || bad "the walk ran $FI_RUNS faults, not the ~710 of a recording"
+[ "$FI_RUNS" -gt 650 ] || bad "the walk ran $FI_RUNS faults, not the ~690 of a recording"
 exec 6>&-
 finish

@@ -23,5 +23,5 @@ check_verify() { # RC DIR N
 }
 
 FAULTINJ_KINDS=alloc fi_walk "ergon verify" main check_verify -- "$ERGON_BIN" verify "$TMP/r.json"
-[ "$FI_RUNS" -gt 500 ] || bad "the walk ran $FI_RUNS faults, not the ~720 allocations of a verify"
+[ "$FI_RUNS" -gt 500 ] || bad "the walk ran $FI_RUNS faults, not the ~670 allocations of a verify"
 finish
