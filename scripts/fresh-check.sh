@@ -31,6 +31,7 @@
 # before removing the chroot. Needs about 8 GB free under /var/tmp.
 set -euo pipefail
 
+args=("$@") # for the re-runs under sudo and unshare
 usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
 cache="" mirror="" logs="" keep=0 only=""
 while [ $# -gt 0 ]; do
@@ -50,11 +51,11 @@ done
 here=$(cd "$(dirname "$0")/.." && pwd)
 if [ "$(id -u)" -ne 0 ]; then
   command -v sudo >/dev/null || { echo "fresh-check: needs root (debootstrap, chroot, mount) and there is no sudo" >&2; exit 2; }
-  exec sudo -- "$0" "$@"
+  exec sudo -- "$0" "${args[@]}"
 fi
 # A private mount namespace: the mounts below vanish with this process.
 if [ "${ERGON_FRESH_NS:-}" != 1 ]; then
-  ERGON_FRESH_NS=1 exec unshare --mount --propagation private -- "$0" "$@"
+  ERGON_FRESH_NS=1 exec unshare --mount --propagation private -- "$0" "${args[@]}"
 fi
 
 # --cache and --logs are relative to where the script was started.
