@@ -28,7 +28,8 @@
 # (unshare), so every mount it makes (/proc, /sys, /dev, /dev/pts,
 # /dev/shm) goes away with it even if it is killed; on exit, Ctrl-C
 # included, it also stops what it started inside the chroot and unmounts
-# before removing the chroot. Needs about 8 GB free under /var/tmp.
+# before removing the chroot (after a SIGKILL, what runs inside is left
+# running). Needs about 8 GB free under /var/tmp.
 set -euo pipefail
 
 args=("$@") # for the re-runs under sudo and unshare
@@ -107,18 +108,25 @@ security=${security:-http://deb.debian.org/debian-security}
 work=$(mktemp -d /var/tmp/ergon-fresh-XXXXXX)
 root=$work/root
 mounts=()
+running=""
+
 cleanup() {
   local rc=$? p n
   trap - EXIT INT TERM
   set +e
   # What the commands started inside the chroot (a server, a simulator)
-  # and left running: their root is the chroot.
+  # and left running, or all of it after Ctrl-C: the processes whose root
+  # is the chroot or whose program is in it; then the one waiting for them.
   for n in TERM KILL; do
     for p in /proc/[0-9]*; do
-      [ "$(readlink "$p/root" 2>/dev/null)" = "$root" ] && kill -s "$n" "${p#/proc/}" 2>/dev/null || true
+      if [ "$(readlink "$p/root" 2>/dev/null)" = "$root" ] ||
+        case "$(readlink "$p/exe" 2>/dev/null)" in "$root"/*) true ;; *) false ;; esac; then
+        kill -s "$n" "${p#/proc/}" 2>/dev/null
+      fi
     done
     [ "$n" = TERM ] && sleep 2
   done
+  [ -n "$running" ] && kill "$running" 2>/dev/null && wait "$running" 2>/dev/null
   # Ours in reverse, then anything else still mounted below the chroot
   # (debootstrap's, if it was interrupted), deepest first.
   for ((n = ${#mounts[@]} - 1; n >= 0; n--)); do
@@ -202,16 +210,24 @@ if [ -n "$cache" ]; then
   mnt --bind "$cache/apt-archives" "$root/var/cache/apt/archives"
 fi
 
-# One README command inside, as root, with a clean environment.
+# One README command inside, as root, with a clean environment. It runs in
+# the background and the script waits for it: a wait is cut short by
+# Ctrl-C or TERM, whose trap then cleans up (a foreground command would
+# first run to its end; apt-get, for one, exits 0 after an interrupt).
 inside() { # inside NAME: scripts/NAME.sh in the clone; sets rc_NAME, s_NAME
   local name=$1 t=$SECONDS rc
   say "running scripts/$name.sh (log: $logs/$name.log)"
-  set +e
-  chroot "$root" /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" \
-    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    bash -c "cd /work/ergon && scripts/$name.sh" </dev/null 2>&1 | tee "$logs/$name.log"
-  rc=${PIPESTATUS[0]}
-  set -e
+  rm -f "$work/$name.rc"
+  (
+    chroot "$root" /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" \
+      PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+      bash -c "cd /work/ergon && scripts/$name.sh" </dev/null 2>&1 | tee "$logs/$name.log"
+    echo "${PIPESTATUS[0]}" >"$work/$name.rc"
+  ) &
+  running=$!
+  wait "$running" || true
+  running=""
+  rc=$(cat "$work/$name.rc" 2>/dev/null || echo 1)
   printf -v "rc_$name" %s "$rc"
   printf -v "s_$name" %s "$((SECONDS - t))"
 }
