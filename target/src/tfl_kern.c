@@ -126,25 +126,31 @@ static void requant_portable(const int32_t *acc, const struct tfl_rq *rq, int8_t
 	}
 }
 
-/* Four channels' dot products: the int16 x int16 -> int32 sums a
- * compiler maps to multiply-add pairs (pmaddwd). n is a multiple of 8. */
-static void dot4_s16(const int16_t *x, const int16_t *f, int32_t n, int32_t ldf, int nf,
-		     int32_t *acc)
-{
-	const int16_t *f0 = f, *f1 = f + (nf > 1 ? ldf : 0), *f2 = f + (nf > 2 ? 2 * ldf : 0),
-		      *f3 = f + (nf > 3 ? 3 * ldf : 0);
-	int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-	for (int32_t i = 0; i < n; i++) {
-		const int32_t v = x[i];
-		s0 += v * f0[i];
-		s1 += v * f1[i];
-		s2 += v * f2[i];
-		s3 += v * f3[i];
+/* Four rows' dot products with one input run x of n elements (rows nf
+ * <= 4, ldf apart): one pass over x for four sums, int16 x int16 -> int32
+ * multiply-adds a compiler maps to pmaddwd. For widened filters (CONV_2D:
+ * n a multiple of 8) and for int8 weights (FULLY_CONNECTED, sign-extended
+ * as they are read). */
+#define TFL_DOT4(name, wtype)                                                                   \
+	static void name(const int16_t *x, const wtype *f, int32_t n, int32_t ldf, int nf,       \
+			 int32_t *acc)                                                            \
+	{                                                                                        \
+		const wtype *f0 = f, *f1 = f + (nf > 1 ? ldf : 0),                               \
+			    *f2 = f + (nf > 2 ? 2 * ldf : 0), *f3 = f + (nf > 3 ? 3 * ldf : 0);  \
+		int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;                                          \
+		for (int32_t i = 0; i < n; i++) {                                                \
+			const int32_t v = x[i];                                                  \
+			s0 += v * f0[i];                                                         \
+			s1 += v * f1[i];                                                         \
+			s2 += v * f2[i];                                                         \
+			s3 += v * f3[i];                                                         \
+		}                                                                                \
+		const int32_t s[4] = {s0, s1, s2, s3};                                           \
+		for (int j = 0; j < nf; j++)                                                     \
+			acc[j] = s[j];                                                           \
 	}
-	const int32_t s[4] = {s0, s1, s2, s3};
-	for (int j = 0; j < nf; j++)
-		acc[j] = s[j];
-}
+TFL_DOT4(dot4_s16, int16_t)
+TFL_DOT4(dot4_s8, int8_t)
 
 static void gemm_portable(const int16_t *a, int32_t lda, int32_t rows, const int16_t *b,
 			  int32_t taps, const struct tfl_rq *rq, int8_t *out, int32_t ldo)
@@ -158,25 +164,6 @@ static void gemm_portable(const int16_t *a, int32_t lda, int32_t rows, const int
 				 acc + c);
 		requant_portable(acc, rq, out + (int64_t)m * ldo);
 	}
-}
-
-/* Four units' dot products of an int16 input with int8 weights. */
-static void dot4_s8(const int16_t *x, const int8_t *f, int32_t n, int32_t ldf, int nf,
-		    int32_t *acc)
-{
-	const int8_t *f0 = f, *f1 = f + (nf > 1 ? ldf : 0), *f2 = f + (nf > 2 ? 2 * ldf : 0),
-		     *f3 = f + (nf > 3 ? 3 * ldf : 0);
-	int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-	for (int32_t i = 0; i < n; i++) {
-		const int32_t v = x[i];
-		s0 += v * f0[i];
-		s1 += v * f1[i];
-		s2 += v * f2[i];
-		s3 += v * f3[i];
-	}
-	const int32_t s[4] = {s0, s1, s2, s3};
-	for (int j = 0; j < nf; j++)
-		acc[j] = s[j];
 }
 
 static void dw_portable(const int8_t *const *x, int32_t tp2, int32_t xstep, const int16_t *f,
