@@ -105,7 +105,8 @@ int64_t tfl_dwconv_pack(const struct tfl_conv_args *a, int32_t c0, int32_t n, in
 					const int32_t tap = 2 * p + t;
 					dst[((int64_t)p * fstride + c) * 2 + t] =
 					    (int16_t)(tap < taps && c < n
-							  ? a->filter[(int64_t)tap * a->out_c + c0 + c]
+							  ? a->filter[(int64_t)tap * a->out_c + c0 +
+								      c]
 							  : 0);
 				}
 	return (int64_t)tp2 * fstride * 2;
@@ -168,20 +169,23 @@ static int dw_band(const struct tfl_conv_args *a)
 							dq[c] = sq[c];
 					}
 				}
-				for (int64_t i = rows * row_bytes; i < rows * row_bytes + DW_SLACK; i++)
+				for (int64_t i = rows * row_bytes; i < rows * row_bytes + DW_SLACK;
+				     i++)
 					band[i] = 0;
 				for (int32_t oy = oy0; oy < oy1; oy++) {
 					const int64_t r0 = (int64_t)(oy - oy0) * a->stride_h;
 					for (int32_t t = 0; t < taps; t++) {
 						const int32_t fy = t / a->f_w, fx = t % a->f_w;
-						xp[t] = band + (r0 + (int64_t)fy * a->dil_h) * row_bytes +
+						xp[t] = band +
+							(r0 + (int64_t)fy * a->dil_h) * row_bytes +
 							(int64_t)fx * a->dil_w * c_n + c0;
 					}
 					if (taps & 1)
 						xp[taps] = xp[taps - 1]; /* its filter taps are 0 */
 					k->dw(xp, tp2, a->stride_w * c_n, fp, fstride,
 					      a->filter + c0, a->out_c, taps, a->out_w, &rq,
-					      a->out + (((int64_t)b * a->out_h + oy) * a->out_w) * c_n +
+					      a->out +
+						  (((int64_t)b * a->out_h + oy) * a->out_w) * c_n +
 						  c0,
 					      c_n);
 				}

@@ -173,16 +173,16 @@ struct tfl_rq {
  * caller must take its tfl_mbqm loops, when a multiplier is negative or a
  * shift is outside [-31, 30] (bind never makes one). */
 int tfl_rq_fill(struct tfl_rq *rq, const int32_t *bias, const int32_t *fsum, int32_t in_offset,
-		const int32_t *mult, const int32_t *shift, int per_channel, int32_t first, int32_t n,
-		int32_t out_offset, int32_t act_min, int32_t act_max);
+		const int32_t *mult, const int32_t *shift, int per_channel, int32_t first,
+		int32_t n, int32_t out_offset, int32_t act_min, int32_t act_max);
 
 /* tfl_mbqm(acc, mult, shift) with its rsh/lsh split out, for mult >= 0,
  * lsh in [0, 30], rsh in [0, 31]: the high half of the doubled product,
  * rounded, is floor((a * mult + 2^30) / 2^31) (the same integer as
  * gemmlowp's nudge-and-truncate, and as Arm's VQRDMULH), then
- * RoundingDivideByPOT. unit/test_tfl_simd checks it against tfl_mbqm. */
-static inline int32_t tfl_rq_one(int32_t acc, int32_t mult, int32_t lsh, int32_t rsh,
-				 int32_t mask, int32_t thr)
+ * RoundingDivideByPOT. unit/test_tfl_conv_shapes checks it against tfl_mbqm. */
+static inline int32_t tfl_rq_one(int32_t acc, int32_t mult, int32_t lsh, int32_t rsh, int32_t mask,
+				 int32_t thr)
 {
 	const int32_t a = (int32_t)((uint32_t)acc << lsh);
 	const int32_t h = (int32_t)(((int64_t)a * mult + ((int64_t)1 << 30)) >> 31);

@@ -20,8 +20,8 @@ static int rq_params(int32_t mult, int32_t shift, int32_t *lsh, int32_t *rsh)
 }
 
 int tfl_rq_fill(struct tfl_rq *rq, const int32_t *bias, const int32_t *fsum, int32_t in_offset,
-		const int32_t *mult, const int32_t *shift, int per_channel, int32_t first, int32_t n,
-		int32_t out_offset, int32_t act_min, int32_t act_max)
+		const int32_t *mult, const int32_t *shift, int per_channel, int32_t first,
+		int32_t n, int32_t out_offset, int32_t act_min, int32_t act_max)
 {
 	if (n < 0 || n > TFL_RQ_N)
 		return 0;
@@ -132,22 +132,22 @@ static void requant_portable(const int32_t *acc, const struct tfl_rq *rq, int8_t
  * n a multiple of 8) and for int8 weights (FULLY_CONNECTED, sign-extended
  * as they are read). */
 #define TFL_DOT4(name, wtype)                                                                   \
-	static void name(const int16_t *x, const wtype *f, int32_t n, int32_t ldf, int nf,       \
-			 int32_t *acc)                                                            \
-	{                                                                                        \
-		const wtype *f0 = f, *f1 = f + (nf > 1 ? ldf : 0),                               \
-			    *f2 = f + (nf > 2 ? 2 * ldf : 0), *f3 = f + (nf > 3 ? 3 * ldf : 0);  \
-		int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;                                          \
-		for (int32_t i = 0; i < n; i++) {                                                \
-			const int32_t v = x[i];                                                  \
-			s0 += v * f0[i];                                                         \
-			s1 += v * f1[i];                                                         \
-			s2 += v * f2[i];                                                         \
-			s3 += v * f3[i];                                                         \
-		}                                                                                \
-		const int32_t s[4] = {s0, s1, s2, s3};                                           \
-		for (int j = 0; j < nf; j++)                                                     \
-			acc[j] = s[j];                                                           \
+	static void name(const int16_t *x, const wtype *f, int32_t n, int32_t ldf, int nf,      \
+			 int32_t *acc)                                                          \
+	{                                                                                       \
+		const wtype *f0 = f, *f1 = f + (nf > 1 ? ldf : 0),                              \
+			    *f2 = f + (nf > 2 ? 2 * ldf : 0), *f3 = f + (nf > 3 ? 3 * ldf : 0); \
+		int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;                                         \
+		for (int32_t i = 0; i < n; i++) {                                               \
+			const int32_t v = x[i];                                                 \
+			s0 += v * f0[i];                                                        \
+			s1 += v * f1[i];                                                        \
+			s2 += v * f2[i];                                                        \
+			s3 += v * f3[i];                                                        \
+		}                                                                               \
+		const int32_t s[4] = {s0, s1, s2, s3};                                          \
+		for (int j = 0; j < nf; j++)                                                    \
+			acc[j] = s[j];                                                          \
 	}
 TFL_DOT4(dot4_s16, int16_t)
 TFL_DOT4(dot4_s8, int8_t)
@@ -193,7 +193,8 @@ static void fc_portable(const int16_t *x, const int8_t *w, int32_t accum, int32_
 {
 	int32_t acc[TFL_RQ_N];
 	for (int32_t u = 0; u < rq->n; u += 4)
-		dot4_s8(x, w + (int64_t)u * ldw, accum, ldw, rq->n - u < 4 ? rq->n - u : 4, acc + u);
+		dot4_s8(x, w + (int64_t)u * ldw, accum, ldw, rq->n - u < 4 ? rq->n - u : 4,
+			acc + u);
 	requant_portable(acc, rq, out);
 }
 

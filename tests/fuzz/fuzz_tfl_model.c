@@ -42,16 +42,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			static const enum ert_tfl_simd paths[] = {
 			    ERT_TFL_SIMD_PORTABLE, ERT_TFL_SIMD_SSE41, ERT_TFL_SIMD_AVX2};
 			uint32_t plen = ert_tfl_pack_bytes(&model);
-			uint8_t *pack = plen <= (8u << 20) ? aligned_alloc(32, (plen + 32) & ~31u)
-							   : NULL;
+			uint8_t *pack =
+			    plen <= (8u << 20) ? aligned_alloc(32, (plen + 32) & ~31u) : NULL;
 			uint8_t *first = NULL;
 			uint32_t out_n = 0;
 			for (unsigned p = 0; p < sizeof paths / sizeof paths[0]; p++) {
 				if (ert_tfl_simd_set(&model, paths[p]) != 0)
 					continue;
 				for (int packed = 0; packed < 2; packed++) {
-					if (packed && (pack == NULL ||
-						       ert_tfl_pack(&model, pack, plen) != 0))
+					if (packed &&
+					    (pack == NULL || ert_tfl_pack(&model, pack, plen) != 0))
 						continue;
 					if (!packed)
 						model.pack = NULL;

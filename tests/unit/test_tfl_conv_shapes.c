@@ -283,7 +283,7 @@ static void wide_channels(void **state)
 	static const struct {
 		int dw, in_h, in_w, in_c, f, stride, pad, out_c;
 	} cases[] = {
-	    {0, 3, 3, 40, 1, 1, 0, 300}, {0, 4, 5, 9, 3, 1, 1, 263}, {0, 2, 3, 300, 1, 1, 0, 40},
+	    {0, 3, 3, 40, 1, 1, 0, 300},  {0, 4, 5, 9, 3, 1, 1, 263},	{0, 2, 3, 300, 1, 1, 0, 40},
 	    {1, 4, 4, 270, 3, 1, 1, 270}, {1, 5, 3, 257, 3, 2, 1, 257}, {0, 6, 6, 96, 3, 2, 1, 24},
 	};
 	for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -350,8 +350,8 @@ static void mbqm_matches_two_step_form(void **state)
  * RoundingDivideByPOT), every shift from -31 to 30. */
 static void rq_case(int k, int32_t *acc, int32_t *mult, int32_t *shift)
 {
-	static const int32_t edge[] = {INT32_MIN, INT32_MIN + 1, -65536, -3, -2, -1, 0,
-				       1,	  2,		 3,	 65535, INT32_MAX - 1, INT32_MAX};
+	static const int32_t edge[] = {INT32_MIN, INT32_MIN + 1, -65536,   -3, -2, -1, 0, 1, 2, 3,
+				       65535,	  INT32_MAX - 1, INT32_MAX};
 	*shift = rnd(-31, 30);
 	*mult = k % 17 == 0 ? 0
 		: k % 5 == 0
@@ -389,7 +389,8 @@ static void requant_paths_match_mbqm(void **state)
 		rq_case(k, &acc, &mult, &shift);
 		const int left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
 		const int32_t mask = (int32_t)(((uint32_t)1 << right) - 1u);
-		if (tfl_rq_one(acc, mult, left, right, mask, mask >> 1) != tfl_mbqm(acc, mult, shift))
+		if (tfl_rq_one(acc, mult, left, right, mask, mask >> 1) !=
+		    tfl_mbqm(acc, mult, shift))
 			fail_msg("tfl_rq_one(%d, %d, %d) = %d, tfl_mbqm %d", acc, mult, shift,
 				 tfl_rq_one(acc, mult, left, right, mask, mask >> 1),
 				 tfl_mbqm(acc, mult, shift));
@@ -420,8 +421,8 @@ static void requant_paths_match_mbqm(void **state)
 				if (out[c] != want[c])
 					fail_msg("%s: requant(%d, %d, %d) + %d in [%d, %d] = %d, "
 						 "tfl_mbqm gives %d",
-						 k[i]->name, bias[c], mult[c], shift[c], off, lo, hi,
-						 out[c], want[c]);
+						 k[i]->name, bias[c], mult[c], shift[c], off, lo,
+						 hi, out[c], want[c]);
 			for (int32_t c = n; c < TFL_RQ_N; c++)
 				assert_int_equal(out[c], 0x5a); /* nothing past n */
 			checked += n;
@@ -481,8 +482,9 @@ static void fc_random_shapes(void **state)
 					       ((int64_t)s->in[b * a.accum + d] + a.in_offset);
 				acc += s->bias[u];
 				const int32_t q = a.per_channel ? u : 0;
-				int64_t v = (int64_t)tfl_mbqm((int32_t)acc, s->mult[q], s->shift[q]) +
-					    a.out_offset;
+				int64_t v =
+				    (int64_t)tfl_mbqm((int32_t)acc, s->mult[q], s->shift[q]) +
+				    a.out_offset;
 				v = v < a.act_min ? a.act_min : v > a.act_max ? a.act_max : v;
 				s->want[b * a.units + u] = (int8_t)v;
 			}

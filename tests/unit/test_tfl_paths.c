@@ -87,7 +87,8 @@ static void every_path_gives_the_recorded_bytes(void **state)
 		paths_run = 0;
 		for (unsigned i = 0; i < sizeof paths / sizeof paths[0]; i++) {
 			if (!ert_tfl_simd_available(paths[i])) {
-				assert_int_equal(ert_tfl_simd_set(t, paths[i]), ERT_TFL_E_UNSUPPORTED);
+				assert_int_equal(ert_tfl_simd_set(t, paths[i]),
+						 ERT_TFL_E_UNSUPPORTED);
 				continue;
 			}
 			assert_int_equal(ert_tfl_simd_set(t, paths[i]), 0);
@@ -120,8 +121,9 @@ static void every_path_gives_the_recorded_bytes(void **state)
 	/* Four models, ten inputs each. */
 	assert_int_equal(lines, 40);
 	assert_true(paths_run >= 1);
-	print_message("tfl paths: %d runs (%d paths in this build and CPU), every operator as recorded\n",
-		      runs, paths_run);
+	print_message(
+	    "tfl paths: %d runs (%d paths in this build and CPU), every operator as recorded\n",
+	    runs, paths_run);
 	ergon_model_free(m);
 	free(text);
 	free(refs);

@@ -17,7 +17,7 @@ struct ergon_model {
 	uint8_t *bytes; /* 16-byte aligned copy of the file */
 	size_t len;
 	uint8_t *arena;
-	uint8_t *pack; /* the filters in the host kernels' layout */
+	uint8_t *pack;		  /* the filters in the host kernels' layout */
 	struct ert_tfl_model tfl; /* large (fixed tables): heap only */
 };
 
@@ -102,8 +102,8 @@ int ergon_model_open(const char *path, struct ergon_model **out, struct ergon_er
 	size_t plen = ((size_t)ert_tfl_pack_bytes(&m->tfl) + 63) & ~(size_t)63;
 	m->pack = aligned_alloc(64, plen > 0 ? plen : 64);
 	if (m->pack == NULL) {
-		rc = ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory for %zu bytes of packed filters",
-				   path, plen);
+		rc = ergon_err_set(err, ERGON_ENOMEM,
+				   "%s: out of memory for %zu bytes of packed filters", path, plen);
 		goto fail;
 	}
 	trc = ert_tfl_pack(&m->tfl, m->pack, plen);
@@ -123,7 +123,8 @@ int ergon_model_open(const char *path, struct ergon_model **out, struct ergon_er
 			if (ert_tfl_simd_available(ERT_TFL_SIMD_AVX2))
 				strcat(have, ", avx2");
 			rc = ergon_err_set(err, ERGON_EUSAGE,
-					   "ERGON_TFL_SIMD=%s: %s; this build and CPU have: %s", simd,
+					   "ERGON_TFL_SIMD=%s: %s; this build and CPU have: %s",
+					   simd,
 					   path_id < 0 ? "unknown kernel path"
 						       : "kernel path not in this build or CPU",
 					   have);

@@ -14,7 +14,7 @@
  *
  * SSE4.1 has no per-lane shifts: 2^lsh is a multiplier (pmulld) and h >>
  * rsh is ((h ^ 2^31) * 2^(31 - rsh)) >> 31 (unsigned, 64-bit) - 2^(31 -
- * rsh). unit/test_tfl_simd checks every path against the reference. */
+ * rsh). unit/test_tfl_conv_shapes and test_tfl_paths check every path. */
 #include "../../src/tfl_internal.h"
 
 #if TFL_HOST_FAST && defined(__x86_64__)
@@ -41,12 +41,12 @@ static inline int32_t ld32(const void *p)
 }
 
 /* Store the first n (< 16) bytes of v. */
-#define TFL_STORE_PART(dst, v, n)                                                                  \
-	do {                                                                                       \
-		int8_t tmp_[16];                                                                   \
-		_mm_storeu_si128((__m128i *)(void *)tmp_, (v));                                    \
-		for (int32_t i_ = 0; i_ < (n); i_++)                                               \
-			(dst)[i_] = tmp_[i_];                                                      \
+#define TFL_STORE_PART(dst, v, n)                               \
+	do {                                                    \
+		int8_t tmp_[16];                                \
+		_mm_storeu_si128((__m128i *)(void *)tmp_, (v)); \
+		for (int32_t i_ = 0; i_ < (n); i_++)            \
+			(dst)[i_] = tmp_[i_];                   \
 	} while (0)
 
 /* ---- SSE4.1 --------------------------------------------------------- */
@@ -66,7 +66,8 @@ SSE static inline __m128i rq4(__m128i acc, __m128i mult, __m128i lmul, __m128i r
 	const __m128i h = _mm_blend_epi16(pe, po, 0xcc);
 	const __m128i u = _mm_xor_si128(h, _mm_set1_epi32(INT32_MIN));
 	__m128i ve = _mm_srli_epi64(_mm_mul_epu32(u, rmul), 31);
-	__m128i vo = _mm_slli_epi64(_mm_mul_epu32(_mm_srli_epi64(u, 32), _mm_srli_epi64(rmul, 32)), 1);
+	__m128i vo =
+	    _mm_slli_epi64(_mm_mul_epu32(_mm_srli_epi64(u, 32), _mm_srli_epi64(rmul, 32)), 1);
 	const __m128i sh = _mm_sub_epi32(_mm_blend_epi16(ve, vo, 0xcc), rmul);
 	const __m128i t = _mm_sub_epi32(thr, _mm_srai_epi32(h, 31));
 	__m128i r = _mm_sub_epi32(sh, _mm_cmpgt_epi32(_mm_and_si128(h, mask), t));
@@ -103,9 +104,9 @@ SSE static inline __m128i bcast_pair(const int16_t *p)
 }
 
 /* Rows of A against a group of 8 channels, MR rows at a time. */
-SSE static inline __attribute__((always_inline)) void gemm_sse_tile(const int16_t *a, int32_t lda, int mr, const int16_t *b,
-				     int32_t kp2, const struct tfl_rq *rq, int32_t c, int8_t *out,
-				     int32_t ldo)
+SSE static inline __attribute__((always_inline)) void
+gemm_sse_tile(const int16_t *a, int32_t lda, int mr, const int16_t *b, int32_t kp2,
+	      const struct tfl_rq *rq, int32_t c, int8_t *out, int32_t ldo)
 {
 	__m128i acc[4][2];
 	const __m128i i0 = _mm_loadu_si128((const __m128i *)(const void *)(rq->init + c));
@@ -165,15 +166,19 @@ SSE static void dw_sse41(const int8_t *const *x, int32_t tp2, int32_t xstep, con
 		const int64_t xo = (int64_t)ox * xstep;
 		for (int32_t c = 0; c < rq->n; c += 8) {
 			__m128i a0 = _mm_loadu_si128((const __m128i *)(const void *)(rq->init + c));
-			__m128i a1 = _mm_loadu_si128((const __m128i *)(const void *)(rq->init + c + 4));
+			__m128i a1 =
+			    _mm_loadu_si128((const __m128i *)(const void *)(rq->init + c + 4));
 			for (int32_t p = 0; p < tp2; p++) {
 				__m128i lo, hi;
 				dw_pairs_sse(x[2 * p] + xo + c, x[2 * p + 1] + xo + c, &lo, &hi);
 				const int16_t *w = f + ((int64_t)p * fstride + c) * 2;
 				a0 = _mm_add_epi32(
-				    a0, _mm_madd_epi16(lo, _mm_loadu_si128((const __m128i *)(const void *)w)));
-				a1 = _mm_add_epi32(a1, _mm_madd_epi16(hi, _mm_loadu_si128((const __m128i
-											 *)(const void *)(w + 8))));
+				    a0, _mm_madd_epi16(
+					    lo, _mm_loadu_si128((const __m128i *)(const void *)w)));
+				a1 = _mm_add_epi32(
+				    a1,
+				    _mm_madd_epi16(hi, _mm_loadu_si128((
+							   const __m128i *)(const void *)(w + 8))));
 			}
 			store8(out + (int64_t)ox * ldo + c, rq8_pack_sse(a0, a1, rq, c), rq->n - c);
 		}
@@ -186,8 +191,8 @@ SSE static inline __m128i hsum4(__m128i v0, __m128i v1, __m128i v2, __m128i v3)
 	return _mm_hadd_epi32(_mm_hadd_epi32(v0, v1), _mm_hadd_epi32(v2, v3));
 }
 
-SSE static inline __m128i fc_sums_sse(const int16_t *x, const int8_t *w, int32_t accum,
-				      int32_t ldw, int nu)
+SSE static inline __m128i fc_sums_sse(const int16_t *x, const int8_t *w, int32_t accum, int32_t ldw,
+				      int nu)
 {
 	__m128i s[4] = {_mm_setzero_si128(), _mm_setzero_si128(), _mm_setzero_si128(),
 			_mm_setzero_si128()};
@@ -195,8 +200,8 @@ SSE static inline __m128i fc_sums_sse(const int16_t *x, const int8_t *w, int32_t
 	for (; k + 8 <= accum; k += 8) {
 		const __m128i xv = _mm_loadu_si128((const __m128i *)(const void *)(x + k));
 		for (int j = 0; j < nu; j++) {
-			const __m128i wv = _mm_cvtepi8_epi16(
-			    _mm_loadl_epi64((const __m128i *)(const void *)(w + (int64_t)j * ldw + k)));
+			const __m128i wv = _mm_cvtepi8_epi16(_mm_loadl_epi64(
+			    (const __m128i *)(const void *)(w + (int64_t)j * ldw + k)));
 			s[j] = _mm_add_epi32(s[j], _mm_madd_epi16(xv, wv));
 		}
 	}
@@ -218,9 +223,10 @@ SSE static void fc_sse41(const int16_t *x, const int8_t *w, int32_t accum, int32
 		s1 = left > 4 ? fc_sums_sse(x, w + (int64_t)(u + 4) * ldw, accum, ldw,
 					    left >= 8 ? 4 : left - 4)
 			      : _mm_setzero_si128();
-		s0 = _mm_add_epi32(s0, _mm_loadu_si128((const __m128i *)(const void *)(rq->init + u)));
-		s1 = _mm_add_epi32(s1,
-				   _mm_loadu_si128((const __m128i *)(const void *)(rq->init + u + 4)));
+		s0 = _mm_add_epi32(s0,
+				   _mm_loadu_si128((const __m128i *)(const void *)(rq->init + u)));
+		s1 = _mm_add_epi32(
+		    s1, _mm_loadu_si128((const __m128i *)(const void *)(rq->init + u + 4)));
 		store8(out + u, rq8_pack_sse(s0, s1, rq, u), left);
 	}
 }
@@ -229,7 +235,8 @@ SSE static inline __m128i rq4_one(__m128i v, const struct tfl_rq1 *q)
 {
 	const __m128i big = _mm_set1_epi32(INT32_MAX), small = _mm_set1_epi32(INT32_MIN);
 	return rq4(v, _mm_set1_epi32(q->mult), _mm_set1_epi32(q->lmul), _mm_set1_epi32(q->rmul),
-		   _mm_set1_epi32(q->mask), _mm_set1_epi32(q->thr), _mm_setzero_si128(), small, big);
+		   _mm_set1_epi32(q->mask), _mm_set1_epi32(q->thr), _mm_setzero_si128(), small,
+		   big);
 }
 
 SSE static void add_sse41(const int8_t *a, const int8_t *b, int32_t n, const struct tfl_add *p,
@@ -297,7 +304,8 @@ AVX2 static inline __m256i rq8_at(__m256i acc, const struct tfl_rq *rq, int32_t 
 /* 8 requantized channels to 8 bytes (low half of the result). */
 AVX2 static inline __m128i pack8(__m256i r)
 {
-	const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+	const __m128i w =
+	    _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
 	return _mm_packs_epi16(w, w);
 }
 
@@ -399,35 +407,41 @@ AVX2 static void dw_avx2(const int8_t *const *x, int32_t tp2, int32_t xstep, con
 		const int64_t xo = (int64_t)ox * xstep;
 		int32_t c = 0;
 		for (; c + 8 < rq->n; c += 16) {
-			__m256i a0 = _mm256_loadu_si256((const __m256i *)(const void *)(rq->init + c));
+			__m256i a0 =
+			    _mm256_loadu_si256((const __m256i *)(const void *)(rq->init + c));
 			__m256i a1 =
 			    _mm256_loadu_si256((const __m256i *)(const void *)(rq->init + c + 8));
 			for (int32_t p = 0; p < tp2; p++) {
-				const __m128i v0 =
-				    _mm_loadu_si128((const __m128i *)(const void *)(x[2 * p] + xo + c));
+				const __m128i v0 = _mm_loadu_si128(
+				    (const __m128i *)(const void *)(x[2 * p] + xo + c));
 				const __m128i v1 = _mm_loadu_si128(
 				    (const __m128i *)(const void *)(x[2 * p + 1] + xo + c));
 				const __m256i lo = _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(v0, v1));
 				const __m256i hi = _mm256_cvtepi8_epi16(_mm_unpackhi_epi8(v0, v1));
 				const int16_t *w = f + ((int64_t)p * fstride + c) * 2;
 				a0 = _mm256_add_epi32(
-				    a0, _mm256_madd_epi16(
-					    lo, _mm256_loadu_si256((const __m256i *)(const void *)w)));
+				    a0,
+				    _mm256_madd_epi16(
+					lo, _mm256_loadu_si256((const __m256i *)(const void *)w)));
 				a1 = _mm256_add_epi32(
-				    a1, _mm256_madd_epi16(hi, _mm256_loadu_si256((const __m256i *)(const void
-												*)(w + 16))));
+				    a1, _mm256_madd_epi16(
+					    hi, _mm256_loadu_si256(
+						    (const __m256i *)(const void *)(w + 16))));
 			}
 			store16(out + (int64_t)ox * ldo + c,
 				pack16(rq8_at(a0, rq, c), rq8_at(a1, rq, c + 8)), rq->n - c);
 		}
 		if (c < rq->n) {
-			__m256i a0 = _mm256_loadu_si256((const __m256i *)(const void *)(rq->init + c));
+			__m256i a0 =
+			    _mm256_loadu_si256((const __m256i *)(const void *)(rq->init + c));
 			for (int32_t p = 0; p < tp2; p++) {
-				const __m256i xv = dw_pairs8(x[2 * p] + xo + c, x[2 * p + 1] + xo + c);
+				const __m256i xv =
+				    dw_pairs8(x[2 * p] + xo + c, x[2 * p + 1] + xo + c);
 				const int16_t *w = f + ((int64_t)p * fstride + c) * 2;
 				a0 = _mm256_add_epi32(
-				    a0, _mm256_madd_epi16(
-					    xv, _mm256_loadu_si256((const __m256i *)(const void *)w)));
+				    a0,
+				    _mm256_madd_epi16(
+					xv, _mm256_loadu_si256((const __m256i *)(const void *)w)));
 			}
 			const int32_t nc = rq->n - c;
 			store16(out + (int64_t)ox * ldo + c, pack8(rq8_at(a0, rq, c)), nc);
@@ -451,8 +465,8 @@ AVX2 static inline __m128i fc_sums_avx2(const int16_t *x, const int8_t *w, int32
 	for (; k + 16 <= accum; k += 16) {
 		const __m256i xv = _mm256_loadu_si256((const __m256i *)(const void *)(x + k));
 		for (int j = 0; j < nu; j++) {
-			const __m256i wv = _mm256_cvtepi8_epi16(
-			    _mm_loadu_si128((const __m128i *)(const void *)(w + (int64_t)j * ldw + k)));
+			const __m256i wv = _mm256_cvtepi8_epi16(_mm_loadu_si128(
+			    (const __m128i *)(const void *)(w + (int64_t)j * ldw + k)));
 			s[j] = _mm256_add_epi32(s[j], _mm256_madd_epi16(xv, wv));
 		}
 	}
@@ -469,9 +483,10 @@ AVX2 static void fc_avx2(const int16_t *x, const int8_t *w, int32_t accum, int32
 {
 	for (int32_t u = 0; u < rq->n; u += 8) {
 		const int32_t left = rq->n - u;
-		const __m128i s0 = fc_sums_avx2(x, w + (int64_t)u * ldw, accum, ldw, left >= 4 ? 4 : left);
-		const __m128i s1 = left > 4 ? fc_sums_avx2(x, w + (int64_t)(u + 4) * ldw, accum, ldw,
-							   left >= 8 ? 4 : left - 4)
+		const __m128i s0 =
+		    fc_sums_avx2(x, w + (int64_t)u * ldw, accum, ldw, left >= 4 ? 4 : left);
+		const __m128i s1 = left > 4 ? fc_sums_avx2(x, w + (int64_t)(u + 4) * ldw, accum,
+							   ldw, left >= 8 ? 4 : left - 4)
 					    : _mm_setzero_si128();
 		const __m256i s = _mm256_add_epi32(
 		    _mm256_set_m128i(s1, s0),
@@ -495,8 +510,10 @@ AVX2 static void add_avx2(const int8_t *a, const int8_t *b, int32_t n, const str
 	const __m128i ls = _mm_cvtsi32_si128(p->left_shift);
 	int32_t k = 0;
 	for (; k + 8 <= n; k += 8) {
-		__m256i x1 = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(a + k)));
-		__m256i x2 = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(b + k)));
+		__m256i x1 =
+		    _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(a + k)));
+		__m256i x2 =
+		    _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(b + k)));
 		x1 = _mm256_sll_epi32(_mm256_add_epi32(x1, o1), ls);
 		x2 = _mm256_sll_epi32(_mm256_add_epi32(x2, o2), ls);
 		const __m256i s = _mm256_add_epi32(rq8_one(x1, &p->in1, 0, INT32_MIN, INT32_MAX),
