@@ -9,16 +9,18 @@ ergon's bridge protocol (JSON Lines) on stdin/stdout.
   joulescope_bridge.py --scan              list devices as one JSON line
   joulescope_bridge.py [--serial SERIAL]   run as a bridge
 
-JS220/JS320: on-instrument statistics (s/stats/scnt = 1e6 / rate,
-s/stats/ctrl 1, values on s/stats/value) with the on-instrument charge and
+JS220/JS320: on-instrument statistics (s/stats/scnt = 1e6 / rate, a whole
+number of samples, 10..1e6: any other rate is refused with the rates it
+gives; s/stats/ctrl 1, values on s/stats/value) with the on-instrument charge and
 energy accumulators; passthrough is s/i/range/mode auto/off; outputs
 s/gpo/+/!set / !clr.
 
 JS110: 2 MHz base rate, s/i/range/select auto/off, outputs through
 s/gpo/N/value. Its on-instrument (sensor-side) statistics come at a fixed
-2 Hz (s/sstats/value, no standard deviation); at any other rate the
-statistics and the charge/energy accumulators are computed on the host
-from the streamed samples (host-side statistics), so a JS110 cannot give
+2 Hz (s/sstats/value, no standard deviation); at any other rate (2e6 / N
+for a whole N of 20..2e6; others are refused) the statistics and the
+charge/energy accumulators are computed on the host from the streamed
+samples (host-side statistics), so a JS110 cannot give
 on-instrument statistics or accumulators at 1 kHz.
 
 Inputs, both models: a packet's `digital` comes from the inputs the
@@ -145,6 +147,39 @@ def model_of(path):
 
 def serial_of(path):
     return path.split("/")[-1]
+
+
+def whole_rates(base_hz, n_min):
+    """The whole numbers of statistics per second among base_hz / N, N >= n_min."""
+    top = int(base_hz // n_min)
+    return [r for r in range(1, top + 1) if int(base_hz) % r == 0]
+
+
+def rate_refusal(model, rate):
+    """None when the model gives `rate` statistics per second; else why not,
+    with the rates it gives (short enough for the protocol's 511-byte error
+    message). A JS220/JS320 sums a whole number N of its 1,000,000 samples a
+    second into a packet (s/stats/scnt = N), so it gives 1e6 / N per second;
+    ergon asks for N from 10 (100 kHz) to 1,000,000 (1 Hz). A JS110 gives 2
+    per second on the instrument (sensor side), or host-side statistics of a
+    whole number N of its 2,000,000 samples a second, N from 20 to
+    2,000,000."""
+    if model == "js110":
+        if rate == 2.0:
+            return None
+        base, n_min = 2e6, 20
+        what = ("a JS110 gives 2/s on the instrument, or host-side 2,000,000 / N per "
+                "second for a whole N of 20..2,000,000")
+    else:
+        base, n_min = 1e6, 10
+        what = ("a %s sums a whole number N of its 1,000,000 samples a second per "
+                "packet (s/stats/scnt): 1,000,000 / N per second, N = 10..1,000,000"
+                % model.upper())
+    n = base / rate if rate > 0 else 0.0
+    if rate > 0 and n_min - 1e-9 <= n <= base * (1 + 1e-12) and abs(n - round(n)) <= 1e-9 * n:
+        return None
+    return ("joulescope: stats_rate_hz=%g is not a rate it can give: %s; whole rates: %s Hz"
+            % (rate, what, ", ".join(str(r) for r in whole_rates(base, n_min))))
 
 
 class Bridge:
@@ -444,6 +479,10 @@ def main():
                   "--instrument joulescope:SERIAL" %
                   (len(pick), ", ".join("%s (serial %s)" % (p, serial_of(p)) for p in pick)))
         path = pick[0]
+        if args.stats_rate:
+            why = rate_refusal(model_of(path), args.stats_rate)
+            if why:
+                fatal(why)
         try:
             d.open(path)
         except Exception as e:

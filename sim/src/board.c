@@ -13,6 +13,7 @@
 #include "sim_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,7 +28,11 @@
 #define SIM_STATE_PIN 4
 #define SIM_GO_PIN 5
 #define SIM_GO_DELAY_NS 2000000u /* the host raises GO 2 ms after READY */
-#define SIM_JS_PERIOD_NS 100000u /* 10 kHz statistics */
+#define SIM_JS_RATE_HZ 10000.0	 /* the scenarios' own statistics rate */
+/* The simulated JS220's sample clock (its packets sum whole numbers of
+ * these samples) and the fewest samples a packet sums (10 kHz at most). */
+#define SIM_JS_SAMPLE_HZ 1000000u
+#define SIM_JS_MIN_SPP 100u
 #define SIM_JS_MAX_PACKETS 200000u
 #define SIM_STREAM_MAX (1u << 20)
 #define SIM_RTT_UP_MAX 4096u
@@ -98,6 +103,8 @@ struct sim_board {
 	struct sim_ina228 ina;
 	/* Joulescope accumulation of the current packet. */
 	uint64_t js_t0_ns;
+	uint64_t js_period_ns; /* one statistics packet: js_spp us */
+	uint64_t js_spp;       /* samples of the 1 MHz clock per packet */
 	double js_q, js_e, js_in0_ns, js_total_q, js_total_e;
 	uint64_t next_glitch_ns[2];
 	uint64_t js_gap_n; /* fully-high packets seen (js_gap) */
@@ -132,17 +139,17 @@ static void js_emit(struct sim_board *b)
 	struct ergon_sim_result *r = b->res;
 	if (r->n_js >= SIM_JS_MAX_PACKETS)
 		return;
-	double period = SIM_JS_PERIOD_NS * 1e-9;
+	double period = (double)b->js_period_ns * 1e-9;
 	struct ergon_sim_js_packet *p = &r->js[r->n_js++];
 	b->js_total_q += b->js_q;
 	b->js_total_e += b->js_e;
-	p->t_s = (double)(b->js_t0_ns + SIM_JS_PERIOD_NS) * 1e-9;
+	p->t_s = (double)(b->js_t0_ns + b->js_period_ns) * 1e-9;
 	p->current_a = b->js_q / period;
 	p->voltage_v = SIM_RAIL_V;
 	p->power_w = b->js_e / period;
 	p->charge_c = b->js_total_q;
 	p->energy_j = b->js_total_e;
-	p->in0 = b->js_in0_ns / (double)SIM_JS_PERIOD_NS;
+	p->in0 = b->js_in0_ns / (double)b->js_period_ns;
 	struct ergon_stats_packet *q = &r->stats[r->n_js - 1];
 	*q = (struct ergon_stats_packet){0};
 	q->t_start_s = (double)b->js_t0_ns * 1e-9;
@@ -152,8 +159,9 @@ static void js_emit(struct sim_board *b)
 	q->p_avg_w = q->p_min_w = q->p_max_w = p->power_w;
 	q->charge_c = p->charge_c;
 	q->energy_j = p->energy_j;
-	/* A JS220 samples at 1 MHz: 100 samples per 100 us packet. */
-	q->sample_id = (uint64_t)(r->n_js - 1) * 100u;
+	/* A JS220 samples at 1 MHz: js_spp samples per packet (100 per 100 us
+	 * packet at the scenarios' own 10 kHz). */
+	q->sample_id = (uint64_t)(r->n_js - 1) * b->js_spp;
 	q->digital = p->in0 > 0.0 ? 1u : 0u;
 	q->fields = ERGON_PKT_VOLTAGE | ERGON_PKT_POWER | ERGON_PKT_ACCUM | ERGON_PKT_DIGITAL;
 	/* A lossy link inside the window: the packet is lost (its sample ids
@@ -161,7 +169,7 @@ static void js_emit(struct sim_board *b)
 	if (b->f.js_gap && p->in0 >= 1.0 && (b->js_gap_n++ % 10u) != 0u)
 		r->n_js--;
 	b->js_q = b->js_e = b->js_in0_ns = 0.0;
-	b->js_t0_ns += SIM_JS_PERIOD_NS;
+	b->js_t0_ns += b->js_period_ns;
 }
 
 /* Append one byte to what the host received; 0, or -1 when full. */
@@ -199,7 +207,7 @@ static void advance(struct sim_board *b, uint64_t dt_ns)
 	while (dt_ns > 0) {
 		/* Step to the next packet boundary so INPUT0 is sampled finely
 		 * enough to see 20 µs glitches (1 µs steps inside). */
-		uint64_t to_packet = b->js_t0_ns + SIM_JS_PERIOD_NS - b->now_ns;
+		uint64_t to_packet = b->js_t0_ns + b->js_period_ns - b->now_ns;
 		uint64_t step = dt_ns < to_packet ? dt_ns : to_packet;
 		if (step > 1000u)
 			step = 1000u;
@@ -220,7 +228,7 @@ static void advance(struct sim_board *b, uint64_t dt_ns)
 			(void)rtt_drain(b);
 			b->rtt_next_poll_ns += SIM_RTT_POLL_NS;
 		}
-		if (b->now_ns >= b->js_t0_ns + SIM_JS_PERIOD_NS)
+		if (b->now_ns >= b->js_t0_ns + b->js_period_ns)
 			js_emit(b);
 	}
 }
@@ -801,7 +809,40 @@ void ergon_sim_options_default(struct ergon_sim_options *o)
 	    .conv_time_us = 50,
 	    .averages = 1,
 	    .calibration_id = "sim-bench",
+	    .js_stats_rate_hz = SIM_JS_RATE_HZ,
 	};
+}
+
+/* The samples per packet for hz, or 0 when the simulated JS220 cannot give
+ * it (1e6 / hz not a whole number in SIM_JS_MIN_SPP..1e6). */
+static uint64_t js_spp_of(double hz)
+{
+	if (!(hz > 0) || !isfinite(hz))
+		return 0;
+	double n = (double)SIM_JS_SAMPLE_HZ / hz;
+	double whole = floor(n + 0.5);
+	if (!(whole >= SIM_JS_MIN_SPP && whole <= SIM_JS_SAMPLE_HZ) || fabs(n - whole) > 1e-9 * n)
+		return 0;
+	return (uint64_t)whole;
+}
+
+int ergon_sim_check_stats_rate(double hz, const char *where, struct ergon_err *err)
+{
+	if (js_spp_of(hz) != 0)
+		return 0;
+	char rates[400] = "";
+	size_t o = 0;
+	for (uint64_t r = SIM_JS_SAMPLE_HZ / SIM_JS_MIN_SPP; r >= 1 && o + 16 < sizeof rates; r--)
+		if (SIM_JS_SAMPLE_HZ % r == 0)
+			o += (size_t)snprintf(rates + o, sizeof rates - o, "%s%llu", o ? ", " : "",
+					      (unsigned long long)r);
+	return ergon_err_set(err, ERGON_ECONFIG,
+			     "%s: power.stats_rate_hz %g: the virtual bench's simulated Joulescope "
+			     "cannot give that "
+			     "rate: like a JS220 it sums a whole number N of its 1,000,000 samples "
+			     "a second into each statistics packet, N = %u..1,000,000, so it gives "
+			     "1,000,000 / N packets a second; the whole rates among them: %s Hz",
+			     where, hz, SIM_JS_MIN_SPP, rates);
 }
 
 int ergon_sim_run(const char *scenario, struct ergon_sim_result *res, struct ergon_err *err)
@@ -842,6 +883,11 @@ int ergon_sim_run_opts(const char *scenario, const struct ergon_sim_options *opt
 				     scenario ? scenario : "(null)", near ? " (did you mean '" : "",
 				     near ? near : "", near ? "'?)" : "", names);
 	}
+	double js_hz =
+	    opts != NULL && opts->js_stats_rate_hz > 0 ? opts->js_stats_rate_hz : SIM_JS_RATE_HZ;
+	int crc = ergon_sim_check_stats_rate(js_hz, "virtual bench", err);
+	if (crc)
+		return crc;
 	struct sim_model *model = NULL;
 	if (opts != NULL && opts->model_path != NULL) {
 		int mrc = sim_model_open(opts->model_path, &model, err);
@@ -861,7 +907,9 @@ int ergon_sim_run_opts(const char *scenario, const struct ergon_sim_options *opt
 	res->stream[0] = '\0';
 	res->scenario = sc->name;
 	res->flow = sc->flow;
-	res->js_period_s = SIM_JS_PERIOD_NS * 1e-9;
+	b->js_spp = js_spp_of(js_hz);
+	b->js_period_ns = b->js_spp * (1000000000u / SIM_JS_SAMPLE_HZ);
+	res->js_period_s = (double)b->js_period_ns * 1e-9;
 	res->core_hz_nominal = SIM_CORE_HZ;
 	res->rail_v = SIM_RAIL_V;
 	if (opts != NULL)

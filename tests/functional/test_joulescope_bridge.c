@@ -381,6 +381,61 @@ static void test_js110(void **state)
 	free(log);
 }
 
+/* stats_rate_hz: a rate the model gives reaches it (a JS220's
+ * s/stats/scnt = 1,000,000 / rate: 500 -> 2000 samples, packets of 2 ms);
+ * a rate it cannot give is refused at open with the rates it gives (300 on
+ * a JS220: 1,000,000 / 300 is not whole; 3 on a JS110: neither 2 nor
+ * 2,000,000 / N). */
+static void test_stats_rate(void **state)
+{
+	(void)state;
+	struct ergon_err err = {0};
+	struct ergon_instrument *inst = NULL;
+	stub("{\"first_gate_s\":1e9}");
+	const char *kv500[] = {"stats_rate_hz=500", NULL};
+	struct ergon_instrument_options o500 = {.kv = kv500};
+	assert_int_equal(ergon_instrument_open("joulescope", &o500, &inst, &err), 0);
+	struct ergon_bridge_caps caps;
+	assert_int_equal(ergon_bridge_caps(inst, &caps), 0);
+	assert_true(caps.stats_rate_hz == 500.0);
+	assert_int_equal(ergon_instrument_start(inst, &err), 0);
+	struct ergon_stats_packet *p = NULL;
+	size_t n = 0;
+	assert_int_equal(collect(inst, 0.1, &p, &n, &err), 0);
+	assert_true(n >= 10);
+	assert_int_equal(p[1].sample_id - p[0].sample_id, 2000);
+	assert_true(fabs((p[0].t_end_s - p[0].t_start_s) - 0.002) < 1e-9);
+	assert_int_equal(ergon_instrument_stop(inst, &err), 0);
+	ergon_instrument_close(inst);
+	free(p);
+	char *log = ts_read_file(stub_log, NULL);
+	assert_non_null(strstr(log, "\"u/js220/000415/s/stats/scnt\", \"value\": 2000"));
+	free(log);
+	/* Refused, with the rates a JS220 gives. */
+	stub("{}");
+	const char *kv300[] = {"stats_rate_hz=300", NULL};
+	struct ergon_instrument_options o300 = {.kv = kv300};
+	err = (struct ergon_err){0};
+	assert_int_equal(ergon_instrument_open("joulescope", &o300, &inst, &err), ERGON_EDEVICE);
+	assert_non_null(strstr(err.msg, "stats_rate_hz=300 is not a rate it can give: a JS220"));
+	assert_non_null(strstr(err.msg, "1,000,000 / N per second, N = 10..1,000,000"));
+	assert_non_null(strstr(err.msg, "250, 320, 400"));
+	assert_non_null(strstr(err.msg, "62500, 100000 Hz"));
+	/* A JS110 at 3 a second. */
+	stub("{\"devices\":[\"u/js110/000123\"]}");
+	const char *kv3[] = {"stats_rate_hz=3", NULL};
+	struct ergon_instrument_options o3 = {.kv = kv3};
+	err = (struct ergon_err){0};
+	assert_int_equal(ergon_instrument_open("joulescope", &o3, &inst, &err), ERGON_EDEVICE);
+	assert_non_null(strstr(err.msg, "a JS110 gives 2/s on the instrument"));
+	assert_non_null(strstr(err.msg, "125, 128, 160"));
+	/* Beyond what ergon asks of any meter: refused before the bridge. */
+	const char *kvbig[] = {"stats_rate_hz=200000", NULL};
+	struct ergon_instrument_options obig = {.kv = kvbig};
+	err = (struct ergon_err){0};
+	assert_int_equal(ergon_instrument_open("joulescope", &obig, &inst, &err), ERGON_ERANGE);
+}
+
 /* The range-mode publishes in the stub's log ("auto" = passthrough on,
  * "off" = off), in order, as one string: "auto,auto,off". */
 static char *range_publishes(const char *topic_tail)
@@ -520,6 +575,7 @@ int main(void)
 	    cmocka_unit_test(test_gated_energy_per_inference),
 	    cmocka_unit_test(test_js110),
 	    cmocka_unit_test(test_power_on),
+	    cmocka_unit_test(test_stats_rate),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -128,5 +128,43 @@ expect 2 "apollo330mP_evb without the sync pin" -- "$bin" profile "$tmp/fw" \
 has "$tmp/err" "power.sync_gpio_pin \(the gate\) must be set" "names the gate pin"
 has "$tmp/err" "sync 5, state 6, go 7" "names the board's validated pins"
 
+# --- power.stats_rate_hz (issue 29) -----------------------------------------------
+# It shapes the virtual bench's simulated Joulescope: at 1 kHz the gated
+# engine takes 1 ms packets; the window of 20 inferences of 1 ms at 9 uJ
+# each still gives 9 uJ per inference (within the one-packet edge
+# allowance: 2 x 1 ms x 5 mA x 1.8 V / 20 = 9e-7 J).
+expect 0 "sim, power.stats_rate_hz 1000" -- "$bin" profile --board sim --power \
+	--set power.stats_rate_hz=1000 --out "$tmp/r1k"
+if python3 - "$tmp/r1k/summary.json" <<'PY'; then ok "1 kHz: 1 ms packets, 9 uJ per inference"; else bad "1 kHz run"; fi
+import json, sys
+p = json.load(open(sys.argv[1]))["power"]
+sp, e = p["gate"]["stats_period_s"], p.get("energy_per_inference_j")
+ok = abs(sp - 0.001) < 1e-12 and isinstance(e, float) and abs(e - 9e-6) <= 9e-7
+if not ok: print("stats_period_s %r, epi %r" % (sp, e))
+sys.exit(0 if ok else 1)
+PY
+# Not set: the bench keeps its own 10 kHz.
+expect 0 "sim, power.stats_rate_hz not set" -- "$bin" profile --board sim --power --out "$tmp/r10k"
+if python3 -c "import json,sys; sys.exit(0 if abs(json.load(open('$tmp/r10k/summary.json'))['power']['gate']['stats_period_s'] - 1e-4) < 1e-12 else 1)"; then
+	ok "not set: the bench's own 100 us packets"
+else bad "not set: stats period"; fi
+# A rate the meter cannot give: refused before any stage, with the rates it can.
+expect 2 "sim, power.stats_rate_hz 3000" -- "$bin" profile --board sim --power \
+	--set power.stats_rate_hz=3000 --dry-run
+has "$tmp/err" "power.stats_rate_hz 3000: the virtual bench's simulated Joulescope cannot give" "sim: says why"
+has "$tmp/err" "4000, 3125, 2500, 2000" "sim: names the rates it gives"
+expect 2 "joulescope, power.stats_rate_hz 300000" -- "$bin" profile "$tmp/fw" \
+	--board apollo510_evb --power --set power.driver=joulescope --set power.stats_rate_hz=300000 \
+	--dry-run
+has "$tmp/err" "power.stats_rate_hz 300000: no Joulescope gives that statistics rate" "joulescope: says why"
+has "$tmp/err" "100000, 62500, 50000" "joulescope: names the rates a JS220 gives"
+expect 2 "ppk2, power.stats_rate_hz 300" -- "$bin" profile "$tmp/fw" --board apollo510_evb \
+	--power --set power.driver=ppk2 --set power.lockstep=false --set power.stats_rate_hz=300 \
+	--dry-run
+has "$tmp/err" "a PPK2's 100,000 samples a second are reduced to packets of a whole number" "ppk2: says why"
+expect 0 "ppk2, power.stats_rate_hz 400" -- "$bin" profile "$tmp/fw" --board apollo510_evb \
+	--power --set power.driver=ppk2 --set power.lockstep=false --set power.stats_rate_hz=400 \
+	--dry-run
+
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "all passed"

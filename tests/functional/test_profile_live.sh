@@ -164,6 +164,51 @@ if ! grep -q 'range/mode", "value": "off"' "$tmp/js_stub.log"; then
 	ok "stub-backed Joulescope bridge: the passthrough was never switched off"
 else bad "stub-backed Joulescope bridge: the passthrough was switched off"; fi
 
+# --- 5. power.stats_rate_hz reaches the Joulescope ---------------------------
+# 500 statistics a second: the bridge sets s/stats/scnt = 1,000,000 / 500 =
+# 2000 on the stub, whose packets are then 2 ms; the gate window (1.2 s from
+# a packet boundary) is 600 whole packets, so the energy per inference is
+# still exactly 0.030 x 3.3 x 1.2 / 1200, and the engine states 2 ms packets.
+PYTHONPATH=$src/tests/support/pyjoulescope_stub ERGON_JS_STUB_LOG=$tmp/js500.log \
+	ERGON_JS_STUB='{"pace":false,"ready_s":0.1,"go_gate_delay_s":0.02,"gate_s":1.2}' \
+	ERGON_JOULESCOPE_BRIDGE=$tmp/js_bridge.py "$bin" profile "$tmp/fw" \
+	"${board[@]}" --power --set power.driver=joulescope --set power.stats_rate_hz=500 \
+	--out "$tmp/js500" >"$tmp/out" 2>"$tmp/err.js500"
+rc=$?
+if [ $rc -eq 0 ] && grep -q 's/stats/scnt", "value": 2000}' "$tmp/js500.log" &&
+	python3 - "$tmp/js500/summary.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1])).get("power") or {}
+e, sp = p.get("energy_per_inference_j"), (p.get("gate") or {}).get("stats_period_s")
+want = 0.030 * 3.3 * 1.2 / 1200
+ok = isinstance(e, float) and abs(e - want) <= 1e-9 * want and sp is not None and abs(sp - 0.002) < 1e-12
+if not ok: print("epi %r (by hand %r), stats_period_s %r (by hand 0.002)" % (e, want, sp))
+sys.exit(0 if ok else 1)
+PY
+then ok "stats rate 500: s/stats/scnt 2000, 2 ms packets, energy per inference by hand"
+else
+	bad "stats rate 500 (exit $rc)"
+	grep scnt "$tmp/js500.log"
+	tail -5 "$tmp/err.js500"
+fi
+# 128 a second: a JS110 could (2,000,000 / 15625) but the stub's JS220
+# cannot (1,000,000 / 7812.5): the bridge refuses it at open, naming the
+# rates a JS220 gives, before anything is flashed.
+: >"$tmp/jlink.calls"
+PYTHONPATH=$src/tests/support/pyjoulescope_stub ERGON_JS_STUB='{"pace":false}' \
+	ERGON_JOULESCOPE_BRIDGE=$tmp/js_bridge.py "$bin" profile "$tmp/fw" \
+	"${board[@]}" --power --set power.driver=joulescope --set power.stats_rate_hz=128 \
+	--out "$tmp/js128" >"$tmp/out" 2>"$tmp/err.js128"
+rc=$?
+if [ $rc -ne 0 ] && grep -q "stats_rate_hz=128 is not a rate it can give: a JS220" "$tmp/err.js128" &&
+	grep -q "100, 125, 160" "$tmp/err.js128" &&
+	! grep -q "loadfile $tmp/fw/app_power.elf" "$tmp/jlink.calls"; then
+	ok "stats rate 128 on a JS220: refused with the rates it gives, power build not flashed (exit $rc)"
+else
+	bad "stats rate 128 on a JS220 (exit $rc)"
+	tail -5 "$tmp/err.js128"
+fi
+
 # --- ppk2: the lock-step auto rule makes a PPK2 run gate-only -------------
 "$bin" config show --board apollo510_evb --set power.driver=ppk2 --set power.sync_gpio_pin=5 \
 	--set power.state_gpio_pin=6 --set power.go_gpio_pin=7 --power >"$tmp/cfg" 2>&1

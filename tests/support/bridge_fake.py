@@ -48,7 +48,8 @@ def send(obj, allow_nan=False):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--rate", type=float, default=1000.0)
+    # --stats-rate: the joulescope driver passes the rate asked for (issue 29).
+    ap.add_argument("--rate", "--stats-rate", dest="rate", type=float, default=1000.0)
     ap.add_argument("--packets", type=int, default=-1)
     ap.add_argument("--realtime", action="store_true")
     ap.add_argument("--raw", action="store_true")

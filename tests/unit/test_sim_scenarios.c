@@ -224,6 +224,58 @@ static void baseline_ina228(void **state)
 	ergon_sim_result_cleanup(&r);
 }
 
+/* power.stats_rate_hz shapes the simulated Joulescope's packets (issue
+ * 29): at 1 kHz each packet sums 1000 of its 1 MHz samples over 1 ms; the
+ * same run at the scenarios' own 10 kHz sums 100 over 100 us. The physics
+ * is the same: packet k at 1 kHz ends where packet 10k + 9 at 10 kHz ends,
+ * with the same accumulated charge and energy, and INPUT0's high time is
+ * the gate's 20 ms at both rates. A rate the meter cannot give (1,000,000
+ * / rate not whole, or above 10 kHz) is refused with the rates it gives. */
+static void stats_rate_shapes_the_packets(void **state)
+{
+	(void)state;
+	struct ergon_sim_options o;
+	struct ergon_sim_result r10, r1;
+	struct ergon_err err = {0};
+	ergon_sim_options_default(&o);
+	assert_true(o.js_stats_rate_hz == 10000.0);
+	assert_int_equal(ergon_sim_run_opts("baseline_power", &o, &r10, &err), 0);
+	o.js_stats_rate_hz = 1000;
+	assert_int_equal(ergon_sim_run_opts("baseline_power", &o, &r1, &err), 0);
+	assert_true(r10.js_period_s == 1e-4);
+	assert_true(r1.js_period_s == 1e-3);
+	assert_int_equal(r10.stats[1].sample_id - r10.stats[0].sample_id, 100);
+	assert_int_equal(r1.stats[1].sample_id - r1.stats[0].sample_id, 1000);
+	assert_true(r1.n_js >= 10 && r1.n_js * 10 <= r10.n_js && r10.n_js < r1.n_js * 10 + 10);
+	for (size_t k = 0; k < r1.n_js; k++) {
+		const struct ergon_stats_packet *a = &r1.stats[k], *b = &r10.stats[10 * k + 9];
+		if (fabs(a->t_end_s - b->t_end_s) > 1e-12 ||
+		    fabs(a->t_end_s - a->t_start_s - 1e-3) > 1e-12 ||
+		    fabs(a->energy_j - b->energy_j) > 1e-12 * fabs(b->energy_j) + 1e-18 ||
+		    fabs(a->charge_c - b->charge_c) > 1e-12 * fabs(b->charge_c) + 1e-18)
+			fail_msg("1 kHz packet %zu does not end as 10 kHz packet %zu: t %.9f/%.9f, "
+				 "E %.12g/%.12g",
+				 k, 10 * k + 9, a->t_end_s, b->t_end_s, a->energy_j, b->energy_j);
+	}
+	assert_true(fabs(js_gate_high_s(&r1) - 0.020) < 1e-9);
+	assert_true(fabs(js_gate_high_s(&r10) - 0.020) < 1e-9);
+	assert_true(r1.true_window_energy_j == r10.true_window_energy_j);
+	ergon_sim_result_cleanup(&r10);
+	ergon_sim_result_cleanup(&r1);
+	/* Refused, with the rates it gives. */
+	const double bad[] = {3000, 20000, 0.5, 333.3};
+	for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+		o.js_stats_rate_hz = bad[k];
+		err = (struct ergon_err){0};
+		assert_int_equal(ergon_sim_run_opts("baseline_power", &o, &r1, &err),
+				 ERGON_ECONFIG);
+		assert_non_null(strstr(err.msg, "power.stats_rate_hz"));
+		assert_non_null(strstr(err.msg, "N = 100..1,000,000"));
+		assert_non_null(strstr(err.msg, "10000, 8000, 6250, 5000, 4000, 3125, 2500"));
+	}
+	assert_int_equal(ergon_sim_check_stats_rate(1e6 / 3000.0, "test", &err), 0);
+}
+
 /* The configured calibration id reaches the record verbatim, bounded to
  * 63 characters, a control character as '?' (the record is one line per
  * key); none configured: no CALIBRATION_ID line at all. */
@@ -1043,6 +1095,7 @@ int main(void)
 	    cmocka_unit_test(lost_record_slow_window_clock),
 	    cmocka_unit_test(packets_lost_in_window),
 	    cmocka_unit_test(calibration_id_reaches_the_record),
+	    cmocka_unit_test(stats_rate_shapes_the_packets),
 	    cmocka_unit_test(window_clock_slow),
 	    cmocka_unit_test(gate_never_falls),
 	    cmocka_unit_test(gate_glitches),

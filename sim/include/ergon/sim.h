@@ -118,10 +118,23 @@ struct ergon_sim_options {
 	 * byte + ERGON_SIM_CYCLES_PER_OP, a model of cost, not a measurement.
 	 * Borrowed; read at ergon_sim_run_opts. */
 	const char *model_path;
+	/* The simulated Joulescope's statistics packets per second
+	 * (power.stats_rate_hz; 0: the scenarios' own 10000). Like a JS220 it
+	 * sums a whole number N of its 1,000,000 samples a second into each
+	 * packet, N = 100..1,000,000 (up to 10 kHz: its record of packets
+	 * holds 20 s at that rate); any other rate is refused
+	 * (ergon_sim_check_stats_rate). */
+	double js_stats_rate_hz;
 };
 
 #define ERGON_SIM_CYCLES_PER_MAC 2.0
 #define ERGON_SIM_CYCLES_PER_OP 500.0
+
+/* 0 when the virtual bench's simulated Joulescope gives hz statistics
+ * packets per second (1,000,000 / N, N a whole 100..1,000,000); else
+ * ERGON_ECONFIG, "WHERE: power.stats_rate_hz HZ: ...", with the rule and
+ * the whole rates it gives (where: what set it, e.g. "ergon.yml:4:3"). */
+ERGON_API int ergon_sim_check_stats_rate(double hz, const char *where, struct ergon_err *err);
 
 /* The scenarios' own settings: a fixed window of 20 inferences, warmup 2,
  * 3 profiled iterations, gate 3 / state 4 / go 5, 0.5 Ohm at 20 mA, 50 us x 1 at 0x40.

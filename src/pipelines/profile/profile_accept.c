@@ -5,8 +5,11 @@
  * runs, never silently ignored. */
 #include "ergon/issues.h"
 #include "ergon/lifecycle.h"
+#include "ergon/sim.h"
 #include "profile_internal.h"
 
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -206,9 +209,68 @@ static int plan_reset(json_t *plan, json_t *issues, const char *rname, json_t *s
 	return 0;
 }
 
+/* 1 when base_hz / hz is a whole number n with n_min <= n <= base_hz. */
+static int whole_divisor(double base_hz, double hz, double n_min)
+{
+	double n = base_hz / hz;
+	double whole = floor(n + 0.5);
+	return hz > 0 && whole >= n_min && whole <= base_hz && fabs(n - whole) <= 1e-9 * n;
+}
+
+/* The whole rates among base_hz / n, n >= n_min, largest first. */
+static void whole_rates(uint64_t base_hz, uint64_t n_min, char *out, size_t cap)
+{
+	size_t o = 0;
+	out[0] = '\0';
+	for (uint64_t r = base_hz / n_min; r >= 1 && o + 16 < cap; r--)
+		if (base_hz % r == 0)
+			o += (size_t)snprintf(out + o, cap - o, "%s%llu", o ? ", " : "",
+					      (unsigned long long)r);
+}
+
+/* power.stats_rate_hz must be a rate the meter gives (issue 29): the
+ * virtual bench's simulated Joulescope (1 MHz / N, N >= 100; set or not,
+ * it is checked where it shapes the packets); a Joulescope (a JS220 sums N
+ * of its 1 MHz samples into a packet, N >= 10; a JS110 2 Hz, or host-side
+ * 2 MHz / N, N >= 20: together 2 MHz / N, N >= 20; the bridge refuses at
+ * open what the model in hand cannot give); a PPK2, whose 100 kSPS samples
+ * ergon reduces to packets of a whole number of samples. */
+static int stats_rate_acts(const struct ergon_config *cfg, struct ergon_err *err)
+{
+	if (!cfg->power.enabled || cfg->power.mode == ERGON_POWER_INTERNAL)
+		return 0;
+	const char *where = NULL;
+	int set = explicit_key(cfg, "power.stats_rate_hz", &where);
+	if (!set)
+		where = "power.stats_rate_hz";
+	double hz = (double)cfg->power.stats_rate_hz;
+	char rates[400];
+	if (cfg->target.lifecycle == ERGON_LIFECYCLE_SIM)
+		return set ? ergon_sim_check_stats_rate(hz, where, err) : 0;
+	const char *why = NULL;
+	if (strcmp(cfg->power.driver, "joulescope") == 0 && !whole_divisor(2e6, hz, 20)) {
+		whole_rates(1000000, 10, rates, sizeof rates);
+		why = "no Joulescope gives that statistics rate: a JS220 or JS320 sums a whole "
+		      "number N of its 1,000,000 samples a second into each packet (s/stats/scnt), "
+		      "N = 10..1,000,000; a JS110 gives 2 a second, or host-side 2,000,000 / N, "
+		      "N = 20..2,000,000. The whole rates a JS220 gives";
+	} else if (strcmp(cfg->power.driver, "ppk2") == 0 && !whole_divisor(1e5, hz, 1)) {
+		whole_rates(100000, 1, rates, sizeof rates);
+		why = "a PPK2's 100,000 samples a second are reduced to packets of a whole number "
+		      "N of samples, so the rate is 100,000 / N a second";
+	}
+	if (why != NULL)
+		return ergon_err_set(err, ERGON_ECONFIG, "%s: power.stats_rate_hz %g: %s: %s Hz",
+				     where, hz, why, rates);
+	return 0;
+}
+
 int prof_config_acts(const struct ergon_config *cfg, json_t *plan, json_t *issues,
 		     struct ergon_err *err)
 {
+	int src = stats_rate_acts(cfg, err);
+	if (src)
+		return src;
 	const char *where = NULL;
 	const char *how = NULL, *refuse = NULL;
 	int lc = cfg->target.lifecycle;

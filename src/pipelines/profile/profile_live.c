@@ -112,13 +112,19 @@ static int open_ppk2(const char *spec, const struct ergon_config *cfg,
 	return ergon_instrument_open(spec, &o, inst, err);
 }
 
-/* A bridge instrument (power.driver joulescope): opened, and its
- * passthrough switched on when it can switch one (the bridge acks once the
- * relay changed). */
-static int open_bridge_powered(const char *spec, struct ergon_instrument **inst,
-			       struct ergon_err *err)
+/* A bridge instrument (power.driver joulescope): opened at
+ * power.stats_rate_hz (the bridge refuses a rate the model in hand cannot
+ * give, naming those it can), and its passthrough switched on when it can
+ * switch one (the bridge acks once the relay changed). */
+static int open_bridge_powered(const char *spec, const struct ergon_config *cfg,
+			       struct ergon_instrument **inst, struct ergon_err *err)
 {
-	int rc = ergon_instrument_open(spec, NULL, inst, err);
+	char rate[48];
+	snprintf(rate, sizeof rate, "stats_rate_hz=%llu",
+		 (unsigned long long)cfg->power.stats_rate_hz);
+	const char *kv[] = {rate, NULL};
+	struct ergon_instrument_options o = {.kv = kv};
+	int rc = ergon_instrument_open(spec, &o, inst, err);
 	struct ergon_bridge_caps caps;
 	if (rc == 0 && ergon_bridge_caps(*inst, &caps) == 0 && caps.passthrough) {
 		struct ergon_err e = {0};
@@ -157,7 +163,8 @@ int prof_live_capture(struct prof_run *r, const char *dir, const char *image, do
 	struct ergon_instrument *inst = NULL;
 	struct ergon_gated *g = NULL;
 	/* The meter first: its passthrough powers the board for the flash. */
-	int rc = raw ? open_ppk2(spec, cfg, &inst, err) : open_bridge_powered(spec, &inst, err);
+	int rc =
+	    raw ? open_ppk2(spec, cfg, &inst, err) : open_bridge_powered(spec, cfg, &inst, err);
 	if (rc)
 		return rc;
 	rc = r->drv->open(&lo, &lc, err);
@@ -169,9 +176,14 @@ int prof_live_capture(struct prof_run *r, const char *dir, const char *image, do
 	rc = r->drv->flash(lc, image, err);
 	int flashed = rc == 0;
 	/* Raw samples are reduced to packets at power.stats_rate_hz (1 ms by
-	 * default, as the Joulescope's statistics). */
+	 * default, as the Joulescope's statistics); a Joulescope's packets come
+	 * at the rate its bridge announced (the one asked for). */
+	struct ergon_bridge_caps caps = {0};
+	if (!raw && inst != NULL)
+		ergon_bridge_caps(inst, &caps);
 	struct ergon_gated_config gc = {.min_window_s = LIVE_MIN_WINDOW_S,
-					.stats_rate_hz = raw ? (double)cfg->power.stats_rate_hz : 0,
+					.stats_rate_hz = raw ? (double)cfg->power.stats_rate_hz
+							     : caps.stats_rate_hz,
 					.sync_input_index = (unsigned)cfg->power.sync_input_index};
 	if (!rc)
 		rc = ergon_gated_new(&gc, &g, err);

@@ -253,6 +253,11 @@ void ergon_profile_sim_options(const struct ergon_config *cfg, struct ergon_sim_
 	o->conv_time_us = u32(cfg->power.ina228.conversion_time_us);
 	o->averages = u32(cfg->power.ina228.averaging_count);
 	o->calibration_id = cfg->power.ina228.calibration_id;
+	/* power.stats_rate_hz shapes the simulated Joulescope's packets when
+	 * it was set; otherwise the bench keeps its own 10 kHz. */
+	int ri = ergon_config_key_index("power.stats_rate_hz");
+	if (ri >= 0 && (cfg->origin[ri] == ERGON_CFG_FILE || cfg->origin[ri] == ERGON_CFG_CLI))
+		o->js_stats_rate_hz = (double)cfg->power.stats_rate_hz;
 }
 
 const char *ergon_profile_sim_stage_scenario(const char *chosen, int power_stage,

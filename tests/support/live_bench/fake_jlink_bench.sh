@@ -39,7 +39,7 @@ img=\$(sed -n 's/^loadfile //p' "\$cf"); [ -n "\$img" ] && echo "\$img" >"$tmp/l
 	echo "FLASH \$img PASSTHROUGH_AUTO \$(grep -c 'range/mode", "value": "auto"' "\$ERGON_JS_STUB_LOG" 2>/dev/null)" >>"$tmp/jlink.calls"
 file=$stream; power=0
 case "\$(cat "$tmp/last_image" 2>/dev/null)" in *power*) file=$power_stream; power=1;; esac
-if grep -qxE 'g|w4 0x40000004 0x1B' "\$cf"; then # `g`, or the Apollo5 rule's SWPOI write
+if grep -qxE 'g|w4 0x40000004 0x1B' "\$cf"; then # \`g\`, or the Apollo5 rule's SWPOI write
 	# The target runs once the probe's session is up: reset_seen appears
 	# when the RTT port answers (as the host's own wait for it ends).
 	[ \$power = 1 ] && ( for i in \$(seq 1 600); do

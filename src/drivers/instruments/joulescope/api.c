@@ -10,10 +10,12 @@
  * (ERGON_BRIDGE_INSTALL_DIR), then the source tree's (for a build that is
  * not installed); Python is $ERGON_PYTHON or python3 on PATH. */
 #include "drivers/instruments/bridge/bridge_priv.h"
+#include "ergon/bridge.h"
 #include "ergon/instrument.h"
 #include "ergon/parse.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,11 +138,26 @@ static int js_open(struct ergon_instrument *inst, const struct ergon_instrument_
 		return rc;
 	static const char *const extra[] = {"stats_rate_hz", NULL};
 	rc = ergon_bridge_open_argv(inst, &av, label, opts, extra, err);
-	if (rc == 0)
-		snprintf(inst->identity.validated_against, sizeof(inst->identity.validated_against),
-			 "a stub pyjoulescope_driver only "
-			 "(tests/support/pyjoulescope_stub; never run on a Joulescope)");
-	return rc;
+	if (rc)
+		return rc;
+	/* The rate asked for, or nothing: a bridge that announces another
+	 * would hand the engine packets of a period nobody chose. */
+	struct ergon_bridge_caps caps;
+	if (rate && (ergon_bridge_caps(inst, &caps) != 0 ||
+		     !(fabs(caps.stats_rate_hz - hz) <= 1e-9 * hz))) {
+		double got = caps.stats_rate_hz;
+		ergon_bridge_drv_close(inst);
+		inst->priv = NULL;
+		return ergon_err_set(err, ERGON_EDEVICE,
+				     "--instrument-opt stats_rate_hz=%s (joulescope): the bridge "
+				     "announced %g statistics per second instead; check "
+				     "ERGON_JOULESCOPE_BRIDGE (an older bridge ignores the rate)",
+				     rate, got);
+	}
+	snprintf(inst->identity.validated_against, sizeof(inst->identity.validated_against),
+		 "a stub pyjoulescope_driver only "
+		 "(tests/support/pyjoulescope_stub; never run on a Joulescope)");
+	return 0;
 }
 
 static int js_scan(const struct ergon_instrument_options *opts, json_t **found,
