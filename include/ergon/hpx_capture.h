@@ -70,6 +70,46 @@ ERGON_API int ergon_hpx_capture(const struct ergon_hpx_capture_opts *o, struct e
 				struct ergon_hpx_capture_result *res, struct ergon_err *err);
 ERGON_API void ergon_hpx_capture_result_cleanup(struct ergon_hpx_capture_result *res);
 
+/* A target's stream through its lifecycle driver (ergon/lifecycle.h), for
+ * the pipelines that run a board (`ergon profile`'s stages). */
+struct ergon_lifecycle_driver;
+struct ergon_lifecycle_opts;
+struct ergon_lifecycle;
+struct ergon_hpx_target_opts {
+	const struct ergon_lifecycle_driver *drv;
+	const char *dir;      /* the capture log is DIR/capture.log */
+	unsigned write_flags; /* as ergon_hpx_capture_opts */
+	double timeout_s;     /* as ergon_hpx_capture_opts */
+	double heartbeat_s;
+	double window_heartbeat_s;
+	volatile sig_atomic_t *cancel; /* may be NULL; set: stop, ERGON_EINTR */
+	const char *board;	       /* the detail of the "start" step */
+	/* Each step as it begins: "firmware" (detail: the image), "start"
+	 * (the board), "capture" (the endpoint's transport spec). NULL: none. */
+	void (*on_step)(void *ctx, const char *step, const char *detail);
+	/* Every complete line, as ergon_hpx_capture_opts.on_line; NULL: none. */
+	void (*on_line)(void *ctx, const char *line);
+	void *ctx;
+};
+
+/* Open a lifecycle with lo, flash image, reset the target (once the port
+ * is open when lo->stream is ERGON_LC_STREAM_SERIAL, which keeps nothing
+ * sent before) and capture its endpoint's stream into p as
+ * ergon_hpx_capture does. The lifecycle is finished (the target stopped,
+ * helpers reaped) and left in *lc_out for the caller to close, also on
+ * failure once it opened. ERGON_EINTR when o->cancel was set. */
+ERGON_API int ergon_hpx_capture_boot(const struct ergon_hpx_target_opts *o,
+				     const struct ergon_lifecycle_opts *lo, const char *image,
+				     struct ergon_hpx_parser *p,
+				     struct ergon_hpx_capture_result *cap,
+				     struct ergon_lifecycle **lc_out, struct ergon_err *err);
+/* The capture alone, on a lifecycle already reset (the live power path,
+ * which resets the target from its instrument's capture). */
+ERGON_API int ergon_hpx_capture_endpoint(const struct ergon_hpx_target_opts *o,
+					 struct ergon_lifecycle *lc, struct ergon_hpx_parser *p,
+					 struct ergon_hpx_capture_result *cap,
+					 struct ergon_err *err);
+
 /* What `ergon capture` reserves in its --out folder before the first byte
  * is read (include/ergon/reserve.h): room for the summary and the CSVs
  * written after the stream. They hold per-layer aggregates, not samples:

@@ -305,6 +305,63 @@ static int run_qemu(struct kcase *cases, size_t n, const struct ergon_kernels_ru
 	return 0;
 }
 
+/* The options: the board (host or qemu-an547), the counts, the
+ * implementations, exactly one source of cases. */
+static int check_options(const struct ergon_kernels_run_options *o, int *qemu, unsigned *impls,
+			 struct ergon_err *err)
+{
+	*qemu = o->board != NULL && strcmp(o->board, "qemu-an547") == 0;
+	if (o->board == NULL || (!*qemu && strcmp(o->board, "host") != 0))
+		return ergon_err_set(err, ERGON_EUSAGE,
+				     "--board %s: unknown board (host, qemu-an547)",
+				     o->board ? o->board : "(none)");
+	if (o->iterations < 1 || o->iterations > ITER_MAX || o->warmup < 0 || o->warmup > ITER_MAX)
+		return ergon_err_set(err, ERGON_ERANGE,
+				     "--iterations must be 1..%ld and the warm-up 0..%ld", ITER_MAX,
+				     ITER_MAX);
+	int rc = impl_list(o, *qemu, impls, err);
+	if (rc != 0)
+		return rc;
+	if ((o->shapes_path == NULL) == (o->model_path == NULL))
+		return ergon_err_set(
+		    err, ERGON_EUSAGE,
+		    "give exactly one of --shapes FILE and --from-model MODEL.tflite");
+	return 0;
+}
+
+/* The cases, from a shapes file or a model's own layers; those the kernels
+ * cannot take go to *refused. *text and *model hold what the cases point
+ * into (the caller frees them after the cases). */
+static int build_cases(const struct ergon_kernels_run_options *o, struct kcase **cases, size_t *n,
+		       json_t **refused, char **text, struct ergon_model **model,
+		       struct ergon_err *err)
+{
+	int suites = o->suites ? o->suites : (KC_CONV | KC_DWCONV | KC_FC);
+	int rc;
+	if (o->shapes_path != NULL) {
+		size_t len = 0;
+		rc = ergon_file_read_all(o->shapes_path, SHAPES_MAX, text, &len, err);
+		if (rc == 0)
+			rc = kcases_from_shapes(*text, len, o->shapes_path, suites, cases, n,
+						refused, err);
+	} else {
+		rc = ergon_model_open(o->model_path, model, err);
+		if (rc == 0)
+			rc = kcases_from_model(ergon_model_tfl(*model), o->model_path, suites,
+					       cases, n, refused, err);
+	}
+	if (rc == 0 && *n == 0)
+		rc = ergon_err_set(err, ERGON_EREFUSED,
+				   "%s: no conv/dwconv/fc case to run (%zu refused, see above; "
+				   "or none in --suite)",
+				   o->shapes_path ? o->shapes_path : o->model_path,
+				   json_array_size(*refused));
+	return rc;
+}
+
+/* `ergon kernels run`, its stages in order: the options, the cases,
+ * correctness then timing on the board (run_host | run_qemu, which make
+ * the artifact's board part), the artifact's cases and samples. */
 int ergon_kernels_run(const struct ergon_kernels_run_options *o, json_t **artifact,
 		      char **samples_out, size_t *samples_len, struct ergon_err *err)
 {
@@ -316,58 +373,16 @@ int ergon_kernels_run(const struct ergon_kernels_run_options *o, json_t **artifa
 	char *text = NULL;
 	uint64_t *raw = NULL;
 	struct ergon_dynbuf samples;
-	int rc;
+	int qemu = 0;
+	unsigned impls = 0;
 	ergon_dynbuf_init(&samples, 512u * 1024u * 1024u);
 	*artifact = NULL;
 	*samples_out = NULL;
-	int suites = o->suites ? o->suites : (KC_CONV | KC_DWCONV | KC_FC);
-	const int qemu = o->board != NULL && strcmp(o->board, "qemu-an547") == 0;
-	if (o->board == NULL || (!qemu && strcmp(o->board, "host") != 0)) {
-		rc =
-		    ergon_err_set(err, ERGON_EUSAGE, "--board %s: unknown board (host, qemu-an547)",
-				  o->board ? o->board : "(none)");
-		goto cleanup;
-	}
-	unsigned impls = 0;
-	if (o->iterations < 1 || o->iterations > ITER_MAX || o->warmup < 0 ||
-	    o->warmup > ITER_MAX) {
-		rc = ergon_err_set(err, ERGON_ERANGE,
-				   "--iterations must be 1..%ld and the warm-up 0..%ld", ITER_MAX,
-				   ITER_MAX);
-		goto cleanup;
-	}
-	rc = impl_list(o, qemu, &impls, err);
-	if (rc != 0)
-		goto cleanup;
-	if ((o->shapes_path == NULL) == (o->model_path == NULL)) {
-		rc = ergon_err_set(
-		    err, ERGON_EUSAGE,
-		    "give exactly one of --shapes FILE and --from-model MODEL.tflite");
-		goto cleanup;
-	}
-	if (o->shapes_path != NULL) {
-		size_t len = 0;
-		rc = ergon_file_read_all(o->shapes_path, SHAPES_MAX, &text, &len, err);
-		if (rc == 0)
-			rc = kcases_from_shapes(text, len, o->shapes_path, suites, &cases, &n,
-						&refused, err);
-	} else {
-		rc = ergon_model_open(o->model_path, &model, err);
-		if (rc == 0)
-			rc = kcases_from_model(ergon_model_tfl(model), o->model_path, suites,
-					       &cases, &n, &refused, err);
-	}
-	if (rc != 0)
-		goto cleanup;
-	if (n == 0) {
-		rc = ergon_err_set(err, ERGON_EREFUSED,
-				   "%s: no conv/dwconv/fc case to run (%zu refused, see above; "
-				   "or none in --suite)",
-				   o->shapes_path ? o->shapes_path : o->model_path,
-				   json_array_size(refused));
-		goto cleanup;
-	}
-	rc = ergon_kernels_data_new(&d, err);
+	int rc = check_options(o, &qemu, &impls, err);
+	if (rc == 0)
+		rc = build_cases(o, &cases, &n, &refused, &text, &model, err);
+	if (rc == 0)
+		rc = ergon_kernels_data_new(&d, err);
 	if (rc != 0)
 		goto cleanup;
 	ergon_dynbuf_adds(&samples, "case,impl,correct,count,overhead\n");

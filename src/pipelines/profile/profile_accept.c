@@ -1,4 +1,5 @@
-/* Configuration that `ergon profile` accepts must act (issue 17 item 6):
+/* The accept stage of `ergon profile`. Configuration that it accepts must
+ * act (issue 17 item 6):
  * the capture transport and the reset strategy as the lifecycle really
  * carries them out, named step by step in the plan; a value that cannot
  * act on this lifecycle yet is refused with the reason, before any stage
@@ -17,17 +18,12 @@ static const char *const transport_names[] = {"rtt", "uart", "usb_cdc", "swo"};
 static const char *const reset_names[] = {"auto",	 "power_cycle", "none",
 					  "debug_reset", "swpoi_reset", "debug_reset+swpoi_reset"};
 
-/* power.driver has a live path (a gated capture with a live instrument). */
-int prof_live_driver(const struct ergon_config *cfg)
-{
-	return strcmp(cfg->power.driver, "joulescope") == 0 ||
-	       strcmp(cfg->power.driver, "ppk2") == 0;
-}
-
 /* How the stages' lifecycles carry the configuration out (the stream, the
  * reset, the SWPOI write): here, beside the plan's account of it, so the
- * two cannot drift. */
-int prof_lifecycle_stream(const struct ergon_config *cfg)
+ * two cannot drift. The lifecycle stream (enum ergon_lifecycle_stream) of
+ * a configuration: target.transport rtt on QEMU or with target.probe
+ * gdb:// is RTT_GDB. */
+static int lifecycle_stream(const struct ergon_config *cfg)
 {
 	/* RTT through a GDB server: QEMU's gdbstub, or the one target.probe
 	 * names; otherwise the lifecycle's own link (a probe's RTT server). */
@@ -43,7 +39,10 @@ int prof_lifecycle_stream(const struct ergon_config *cfg)
 	return ERGON_LC_STREAM_DEFAULT;
 }
 
-void prof_lifecycle_swpoi(const struct ergon_config *cfg, unsigned long *addr, unsigned long *value)
+/* The board SoC's SWPOI register write (address, value); 0, 0 when the SoC
+ * has none known. */
+static void lifecycle_swpoi(const struct ergon_config *cfg, unsigned long *addr,
+			    unsigned long *value)
 {
 	/* Every Ambiq Apollo part ergon knows has RSTGEN's SWPOI at the same
 	 * address (include/ergon/lifecycle.h names the sources). */
@@ -53,7 +52,8 @@ void prof_lifecycle_swpoi(const struct ergon_config *cfg, unsigned long *addr, u
 	*value = ambiq ? ERGON_SWPOI_AMBIQ_KEY : 0;
 }
 
-int prof_lifecycle_reset(const struct ergon_config *cfg)
+/* power.reset_strategy as enum ergon_lifecycle_reset. */
+static int lifecycle_reset(const struct ergon_config *cfg)
 {
 	switch (cfg->power.reset_strategy) {
 	case ERGON_RESET_POWER_CYCLE:
@@ -71,11 +71,25 @@ int prof_lifecycle_reset(const struct ergon_config *cfg)
 	}
 }
 
-void prof_lifecycle_reset_opts(const struct ergon_config *cfg, struct ergon_lifecycle_opts *lo)
+/* The lifecycle options of the configuration: the boot path and the live
+ * power path (profile_live.c) both open with them, so target.probe, the
+ * stream, the reset strategy, its SWPOI write and target.usb_port reach
+ * every lifecycle. */
+static void lifecycle_opts(const struct ergon_config *cfg, struct ergon_lifecycle_opts *lo)
 {
-	lo->reset_strategy = prof_lifecycle_reset(cfg);
+	const char *probe = cfg->target.probe;
+	*lo = (struct ergon_lifecycle_opts){
+	    .board = cfg->board->name,
+	    .device = cfg->board->soc,
+	    .probe_serial = cfg->target.jlink_serial,
+	    .stream = lifecycle_stream(cfg),
+	    /* target.probe is checked to be one of its forms (resolve.c). */
+	    .gdb_server = strncmp(probe, "gdb://", 6) == 0 ? probe + 6 : NULL,
+	    .probe = probe,
+	};
+	lo->reset_strategy = lifecycle_reset(cfg);
 	lo->serial_port = cfg->target.usb_port;
-	prof_lifecycle_swpoi(cfg, &lo->swpoi_addr, &lo->swpoi_value);
+	lifecycle_swpoi(cfg, &lo->swpoi_addr, &lo->swpoi_value);
 }
 
 static const char *name_of(const char *const *names, size_t n, int v)
@@ -157,7 +171,7 @@ static void probe_reset_steps(const struct ergon_config *cfg, int rs, int rtt, j
 {
 	int jlink = cfg->target.lifecycle == ERGON_LIFECYCLE_JLINK;
 	unsigned long addr, value;
-	prof_lifecycle_swpoi(cfg, &addr, &value);
+	lifecycle_swpoi(cfg, &addr, &value);
 	int debug =
 	    rs == ERGON_RESET_AUTO || rs == ERGON_RESET_DEBUG || rs == ERGON_RESET_DEBUG_SWPOI;
 	int swpoi = rs == ERGON_RESET_SWPOI || rs == ERGON_RESET_DEBUG_SWPOI;
@@ -265,8 +279,8 @@ static int stats_rate_acts(const struct ergon_config *cfg, struct ergon_err *err
 	return 0;
 }
 
-int prof_config_acts(const struct ergon_config *cfg, json_t *plan, json_t *issues,
-		     struct ergon_err *err)
+static int config_acts(const struct ergon_config *cfg, json_t *plan, json_t *issues,
+		       struct ergon_err *err)
 {
 	int src = stats_rate_acts(cfg, err);
 	if (src)
@@ -315,7 +329,7 @@ int prof_config_acts(const struct ergon_config *cfg, json_t *plan, json_t *issue
 		    "target's stream from the %s only; set target.transport: %s, or capture %s "
 		    "with `ergon capture --transport ...` and analyse the log with `ergon parse`",
 		    where, want, lname, how, name_of(transport_names, 4, used), want);
-	int serial = prof_lifecycle_stream(cfg) == ERGON_LC_STREAM_SERIAL;
+	int serial = lifecycle_stream(cfg) == ERGON_LC_STREAM_SERIAL;
 	/* The live power stage reads the stream only after its gated window,
 	 * which an RTT buffer keeps and a serial port does not. */
 	if (serial && cfg->power.enabled && cfg->power.mode != ERGON_POWER_INTERNAL &&
@@ -341,7 +355,7 @@ int prof_config_acts(const struct ergon_config *cfg, json_t *plan, json_t *issue
 	const char *rname = name_of(reset_names, 6, rs);
 	int explicit_rs = explicit_key(cfg, "power.reset_strategy", &where);
 	unsigned long swpoi_addr, swpoi_value;
-	prof_lifecycle_swpoi(cfg, &swpoi_addr, &swpoi_value);
+	lifecycle_swpoi(cfg, &swpoi_addr, &swpoi_value);
 	int wants_swpoi = rs == ERGON_RESET_SWPOI || rs == ERGON_RESET_DEBUG_SWPOI;
 	if (probe && rs == ERGON_RESET_POWER_CYCLE)
 		return ergon_err_set(
@@ -399,4 +413,13 @@ int prof_config_acts(const struct ergon_config *cfg, json_t *plan, json_t *issue
 	 * boards' one restart is the whole of theirs. */
 	const char *missing = !probe && rs != ERGON_RESET_AUTO ? rname : NULL;
 	return plan_reset(plan, issues, rname, steps, missing, lname, emu_step, err);
+}
+
+int prof_accept(const struct ergon_config *cfg, json_t *plan, json_t *issues,
+		struct ergon_lifecycle_opts *lo, struct ergon_err *err)
+{
+	int rc = config_acts(cfg, plan, issues, err);
+	if (rc == 0 && lo != NULL)
+		lifecycle_opts(cfg, lo);
+	return rc;
 }

@@ -157,8 +157,8 @@ int prof_live_capture(struct prof_run *r, const char *dir, const char *image, do
 		 cfg->power.serial);
 	/* The same options as the boot path: target.probe, the stream and
 	 * the reset strategy reach the lifecycle here too. */
-	struct ergon_lifecycle_opts lo;
-	prof_lifecycle_opts(r, dir, &lo);
+	struct ergon_lifecycle_opts lo = r->lo;
+	lo.work_dir = dir;
 	struct ergon_lifecycle *lc = NULL;
 	struct ergon_instrument *inst = NULL;
 	struct ergon_gated *g = NULL;
@@ -237,9 +237,11 @@ int prof_live_capture(struct prof_run *r, const char *dir, const char *image, do
 		    (unsigned long long)cfg->power.sync_input_index);
 	if (!rc && end == ERGON_LIVE_SIGNAL)
 		rc = ERGON_EINTR;
-	if (!rc && !prof_interrupted(r))
-		rc = prof_capture_endpoint(r, lc, dir, duration_s, duration_s, window_hb_s, p, cap,
-					   err);
+	if (!rc && !prof_interrupted(r)) {
+		struct ergon_hpx_target_opts to =
+		    prof_capture_opts(r, dir, duration_s, duration_s, window_hb_s);
+		rc = ergon_hpx_capture_endpoint(&to, lc, p, cap, err);
+	}
 	if (prof_interrupted(r) && rc == 0)
 		rc = ERGON_EINTR;
 	if (inst && flashed)
@@ -256,16 +258,4 @@ int prof_live_capture(struct prof_run *r, const char *dir, const char *image, do
 	r->drv->finish(lc, &fe);
 	*g_out = g;
 	return rc;
-}
-
-void prof_live_sync(json_t *sync, const json_t *live)
-{
-	json_t *lock = json_object_get(live, "lockstep");
-	if (json_is_true(lock)) {
-		double ra = json_number_value(json_object_get(live, "ready_after_reset_s"));
-		json_object_set_new(sync, "ready_observed", json_boolean(ra >= 0));
-		json_object_set_new(sync, "go_set", json_copy(json_object_get(live, "go_set")));
-	}
-	json_object_set_new(sync, "gate_only", json_boolean(!json_is_true(lock)));
-	json_object_set_new(sync, "observed_by", json_string("live_instrument"));
 }

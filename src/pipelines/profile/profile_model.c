@@ -1,4 +1,4 @@
-/* `ergon profile MODEL.tflite`: what the pipeline adds when the firmware
+/* `ergon profile MODEL.tflite`: what the outputs stage adds when the firmware
  * runs a real model (ergon_profile_opts.model): the model and its build
  * record, the correctness verdict (the firmware's output against the host
  * interpreter's on the same input) and, under QEMU, per-layer emulated
@@ -83,9 +83,9 @@ static void correctness(struct prof_run *r, json_t *art, const json_t *model, js
 }
 
 /* window_us of QEMU's SysTick clock -> emulated instructions. */
-static void emulated_instructions(struct prof_run *r)
+static void emulated_instructions(struct prof_run *r, json_t *profile)
 {
-	json_t *layers = json_object_get(r->profile, "layers");
+	json_t *layers = json_object_get(profile, "layers");
 	if (!json_is_array(layers))
 		return;
 	const double per_us = 1000.0 / (double)(1u << ERGON_QEMU_ICOUNT_SHIFT);
@@ -109,7 +109,7 @@ static void emulated_instructions(struct prof_run *r)
 		 "emulated instructions, +/- %.1f (the clock's 1 us step); includes the layer "
 		 "hooks. Emulated instructions, not Cortex-M55 cycles.",
 		 ERGON_QEMU_ICOUNT_SHIFT, 1u << ERGON_QEMU_ICOUNT_SHIFT, per_us, per_us);
-	json_object_set_new(r->profile, "emulated_instruction_count",
+	json_object_set_new(profile, "emulated_instruction_count",
 			    json_pack("{s:s,s:f,s:f,s:I,s:s}", "label",
 				      "pmu.emulated_instruction_count", "per_window_us", per_us,
 				      "resolution_instructions", per_us, "total_per_inference",
@@ -118,7 +118,7 @@ static void emulated_instructions(struct prof_run *r)
 			json_pack("{s:i}", "icount_shift", ERGON_QEMU_ICOUNT_SHIFT), "%s", note);
 }
 
-void prof_model_annotate(struct prof_run *r, json_t *art, json_t *pmu_stage)
+void prof_model_annotate(struct prof_run *r, json_t *art, json_t *profile, json_t *pmu_stage)
 {
 	const json_t *model = r->o->model;
 	if (model == NULL)
@@ -127,6 +127,6 @@ void prof_model_annotate(struct prof_run *r, json_t *art, json_t *pmu_stage)
 	if (strcmp(json_string_value(json_object_get(pmu_stage, "status")), "ok") != 0)
 		return;
 	correctness(r, art, model, pmu_stage);
-	if (r->o->cfg->target.lifecycle == ERGON_LIFECYCLE_QEMU && r->profile != NULL)
-		emulated_instructions(r);
+	if (r->o->cfg->target.lifecycle == ERGON_LIFECYCLE_QEMU && profile != NULL)
+		emulated_instructions(r, profile);
 }

@@ -1,7 +1,9 @@
-/* The profile plan: what `ergon profile` will do, derived from the resolved
- * configuration (counter passes from pmu.h, the effective window, the
- * lock-step decision) and where each decision came from. Also the firmware
- * lookup and the virtual bench's scenario choice per stage. */
+/* The plan stage of `ergon profile`: what the run will do, derived from the
+ * resolved configuration (counter passes from pmu.h, the effective window,
+ * the lock-step decision, where each decision came from) and what each
+ * stage boots (a firmware, or on the virtual bench a scenario, with the
+ * bench's settings). Also the firmware lookup and the virtual bench's
+ * scenario choice per stage. */
 #include "ergon/ert_window.h"
 #include "ergon/pmu.h"
 #include "ergon/profile.h"
@@ -117,8 +119,10 @@ static json_t *origin_of(const struct ergon_config *cfg, const char *key)
 			 "where", cfg->where[i], "note", cfg->note[i]);
 }
 
-int ergon_profile_plan(const struct ergon_config *cfg, json_t **out, struct ergon_err *err)
+int prof_plan(const struct ergon_config *cfg, const struct ergon_profile_opts *o,
+	      struct prof_plan *out, struct ergon_err *err)
 {
+	*out = (struct prof_plan){0};
 	struct ergon_pmu_plan pp = {0};
 	/* "default" is the CPU preset (heliaPROFILER's `cpu: default`). */
 	const char *item = strcmp(cfg->profiling.pmu_counters_cpu, "default") == 0
@@ -157,14 +161,29 @@ int ergon_profile_plan(const struct ergon_config *cfg, json_t **out, struct ergo
 	    "duration_from", origin_of(cfg, "power.duration_s"));
 	if (plan == NULL)
 		return ergon_err_set(err, ERGON_ENOMEM, "profile plan: out of memory");
-	/* The transport and reset steps as the lifecycle carries them out
-	 * (--dry-run shows them; a value that cannot act is refused here). */
-	int rc2 = prof_config_acts(cfg, plan, NULL, err);
-	if (rc2) {
-		json_decref(plan);
-		return rc2;
+	out->json = plan;
+	out->passes =
+	    (unsigned)json_array_size(json_object_get(json_object_get(plan, "counters"), "passes"));
+	if (o == NULL)
+		return 0;
+	/* What each stage boots. The virtual firmware is "built" with the
+	 * resolved configuration (and, for ergon profile MODEL.tflite --board
+	 * sim, runs the model: sim.h, model_path). */
+	int sim = cfg->target.lifecycle == ERGON_LIFECYCLE_SIM;
+	int internal = cfg->power.mode == ERGON_POWER_INTERNAL;
+	int shared = cfg->power.firmware == ERGON_FIRMWARE_SHARED;
+	if (sim) {
+		ergon_profile_sim_options(cfg, &out->sim);
+		out->sim.model_path = json_string_value(json_object_get(o->model, "path"));
+		out->pmu_image = ergon_profile_sim_stage_scenario(o->sim_scenario, 0, 0);
+	} else {
+		out->pmu_image = o->fw->profile;
 	}
-	*out = plan;
+	if (cfg->power.enabled && cfg->target.lifecycle != ERGON_LIFECYCLE_QEMU)
+		out->power_image =
+		    sim	     ? ergon_profile_sim_stage_scenario(o->sim_scenario, 1, internal)
+		    : shared ? o->fw->profile
+			     : o->fw->power;
 	return 0;
 }
 

@@ -28,14 +28,16 @@
  * on a real bench. */
 #define FIXED_WINDOW_WARN_S 1.0
 
-static void refuse(struct prof_run *r, json_t *stage, const char *code, const char *why)
+static void refuse(struct prof_run *r, json_t *stage, const char *code, const char *why,
+		   struct prof_power *out)
 {
 	ergon_issue_add(r->issues, code, NULL, "%s", why);
 	json_object_set_new(stage, "status", json_string("refused"));
 	json_object_set_new(stage, "error", json_string(why));
-	json_decref(r->power);
-	r->power =
+	json_decref(out->section);
+	out->section =
 	    json_pack("{s:s,s:s,s:n}", "status", "refused", "reason", why, "measurement_scope");
+	out->status = PROF_REFUSED;
 }
 
 /* Facts from the terminal record (the same mapping the virtual bench's
@@ -117,6 +119,20 @@ static json_t *sync_block(struct prof_run *r, const struct ergon_sim_result *s)
 		    "%s", hint);
 	}
 	return j;
+}
+
+/* What the live capture (profile_live.c) saw of the lock-step handshake,
+ * from its facts, into the sync block. */
+static void live_sync(json_t *sync, const json_t *live)
+{
+	json_t *lock = json_object_get(live, "lockstep");
+	if (json_is_true(lock)) {
+		double ra = json_number_value(json_object_get(live, "ready_after_reset_s"));
+		json_object_set_new(sync, "ready_observed", json_boolean(ra >= 0));
+		json_object_set_new(sync, "go_set", json_copy(json_object_get(live, "go_set")));
+	}
+	json_object_set_new(sync, "gate_only", json_boolean(!json_is_true(lock)));
+	json_object_set_new(sync, "observed_by", json_string("live_instrument"));
 }
 
 /* The INA228 bring-up failed on the target: say which address the
@@ -215,7 +231,7 @@ static void add_uncertainty(struct prof_run *r, json_t *sec, int internal)
  * capture's figures and any window that closed, with no per-inference
  * figure (the firmware's count is missing or the window is incomplete). */
 static void live_partial(struct prof_run *r, struct ergon_gated *g, double min_window_s,
-			 json_t *live_facts, const char *why)
+			 json_t *live_facts, const char *why, struct prof_power *out)
 {
 	const struct ergon_gated_result *gres = NULL;
 	struct ergon_err e = {0};
@@ -233,12 +249,15 @@ static void live_partial(struct prof_run *r, struct ergon_gated *g, double min_w
 	json_array_extend(r->issues, json_object_get(sec, "issues"));
 	if (live_facts)
 		json_object_set(sec, "live_capture", live_facts);
-	json_decref(r->power);
-	r->power = sec;
+	json_decref(out->section);
+	out->section = sec;
 }
 
-void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_ok)
+void prof_power(struct prof_run *r, const struct prof_plan *plan, const struct prof_pmu *pmu,
+		json_t *stage, struct prof_power *out)
 {
+	*out = (struct prof_power){0};
+	int pmu_ok = pmu->rc == 0;
 	const struct ergon_config *cfg = r->o->cfg;
 	int internal = cfg->power.mode == ERGON_POWER_INTERNAL;
 	int shared = cfg->power.firmware == ERGON_FIRMWARE_SHARED;
@@ -257,7 +276,8 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 		refuse(r, stage, "profile.power_unobservable",
 		       "qemu-an547 is an emulated Cortex-M55: no instrument observes an emulated "
 		       "rail, so there is no energy to report; run the power stage on a real "
-		       "board or on --board sim");
+		       "board or on --board sim",
+		       out);
 		return;
 	}
 	int live = !r->sim && !internal && prof_live_driver(cfg);
@@ -273,7 +293,7 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 			 internal ? "internal mode reads the target's own INA228"
 			 : r->sim ? "the virtual bench's simulated meter"
 				  : cfg->power.driver);
-		refuse(r, stage, "profile.power_instrument_unavailable", why);
+		refuse(r, stage, "profile.power_instrument_unavailable", why, out);
 		return;
 	}
 	if (!r->sim && !internal && !live) {
@@ -283,7 +303,7 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 			 "which this build does not drive yet; record with the vendor tool and run "
 			 "`ergon analyze`, or use power.mode: internal with an INA228",
 			 cfg->power.driver);
-		refuse(r, stage, "profile.power_instrument_unavailable", why);
+		refuse(r, stage, "profile.power_instrument_unavailable", why, out);
 		return;
 	}
 	if (shared)
@@ -294,35 +314,35 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 	/* The window's length: auto runs to window_target_ms; fixed runs
 	 * exactly `iterations`, so its length is iterations x the PMU stage's
 	 * CLEAN_INFER_AVG_US (unknown without it: the target is the fallback). */
-	int known = pmu_ok && r->clean_infer_avg_us > 0;
+	int known = pmu_ok && pmu->clean_infer_avg_us > 0;
 	double window_s = (double)cfg->profiling.window_target_ms * 1e-3;
 	if (cfg->profiling.window_mode == ERGON_WINDOW_FIXED && known) {
-		window_s = (double)cfg->profiling.iterations * r->clean_infer_avg_us * 1e-6;
+		window_s = (double)cfg->profiling.iterations * pmu->clean_infer_avg_us * 1e-6;
 		if (window_s <= FIXED_WINDOW_WARN_S)
 			ergon_issue_add(
 			    r->issues, "config.fixed_window_short",
 			    json_pack("{s:I,s:f,s:f}", "iterations",
 				      (json_int_t)cfg->profiling.iterations, "clean_infer_avg_us",
-				      r->clean_infer_avg_us, "window_s", window_s),
+				      pmu->clean_infer_avg_us, "window_s", window_s),
 			    "profiling.iterations %llu with window_mode fixed: %llu x %.1f us "
 			    "(the PMU stage's CLEAN_INFER_AVG_US) = %.4g s, a window of about 1 s "
 			    "or less cannot yield a valid gated run; use window_mode auto or at "
 			    "least %.0f iterations",
 			    (unsigned long long)cfg->profiling.iterations,
-			    (unsigned long long)cfg->profiling.iterations, r->clean_infer_avg_us,
+			    (unsigned long long)cfg->profiling.iterations, pmu->clean_infer_avg_us,
 			    window_s,
-			    floor(FIXED_WINDOW_WARN_S / (r->clean_infer_avg_us * 1e-6)) + 1);
+			    floor(FIXED_WINDOW_WARN_S / (pmu->clean_infer_avg_us * 1e-6)) + 1);
 	}
 	/* Duration: explicit wins; else boot settle + the firmware's runtime
 	 * (window + warmup, from the PMU stage's timing) + margin. */
 	double est_s = window_s;
 	if (known)
-		est_s += (double)cfg->profiling.warmup * r->clean_infer_avg_us * 1e-6;
+		est_s += (double)cfg->profiling.warmup * pmu->clean_infer_avg_us * 1e-6;
 	double duration_s = NAN;
 	int dorigin = 0;
 	int rc = ergon_config_power_duration_s(cfg, est_s, &duration_s, &dorigin, &e);
 	if (!rc) {
-		json_t *pp = json_object_get(plan, "power");
+		json_t *pp = json_object_get(plan->json, "power");
 		json_object_set_new(pp, "duration_s", json_real(duration_s));
 		json_object_set_new(pp, "duration_origin",
 				    json_string(ergon_config_origin_name(dorigin)));
@@ -334,10 +354,7 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 					    json_string(ergon_config_origin_name(dorigin)));
 		json_object_set_new(pp, "estimated_runtime_s", json_real(est_s));
 	}
-	const char *image = r->sim
-				? ergon_profile_sim_stage_scenario(r->o->sim_scenario, 1, internal)
-			    : shared ? r->o->fw->profile
-				     : r->o->fw->power;
+	const char *image = plan->power_image;
 	json_object_set_new(stage, "image", json_string(image));
 	if (!rc)
 		rc = prof_stage_dir(r, "power", dir, sizeof dir, &e);
@@ -353,14 +370,17 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 	if (!rc && live) {
 		prof_progress(r, "capture", "live: program, reset, READY, GO, the gated window");
 		rc = prof_live_capture(r, dir, image, duration_s,
-				       prof_planned_window_hb_s(cfg, r->clean_infer_avg_us), p,
+				       prof_planned_window_hb_s(cfg, pmu->clean_infer_avg_us), p,
 				       &cap, &lc, &g, &live_facts, &e);
 	} else if (!rc) {
 		/* The power build prints nothing from boot to its record: the
 		 * heartbeat bound must cover the whole planned run. */
-		rc = prof_boot_and_capture(r, dir, image, duration_s, duration_s,
-					   prof_planned_window_hb_s(cfg, r->clean_infer_avg_us), p,
-					   &cap, &lc, &e);
+		struct ergon_hpx_target_opts to =
+		    prof_capture_opts(r, dir, duration_s, duration_s,
+				      prof_planned_window_hb_s(cfg, pmu->clean_infer_avg_us));
+		struct ergon_lifecycle_opts lo = r->lo;
+		lo.work_dir = dir;
+		rc = ergon_hpx_capture_boot(&to, &lo, image, p, &cap, &lc, &e);
 	}
 	double envelope_s = ergon_now_s() - envelope_t0_s;
 	if (cap.issues)
@@ -376,21 +396,21 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 		prof_progress(r, "analysis",
 			      internal ? "the terminal record" : "the gated windows");
 	if (!rc)
-		rc = prof_terminal_facts(p, r->clean_infer_avg_us,
+		rc = prof_terminal_facts(p, pmu->clean_infer_avg_us,
 					 cfg->profiling.clean_window_probe ==
 					     ERGON_CFG_PROBE_BUSY_LOOP,
 					 internal, &facts, &terminal, &e);
 	if (!rc)
-		facts.zero_time_inference = r->clean_zero_time;
+		facts.zero_time_inference = pmu->clean_zero_time;
 	if (!rc && !shared) {
 		/* The dedicated power build always writes a record. Without it
 		 * the count is the profile boot's (a cross-boot count: the ratio
 		 * check's tolerance carries the allowance for that). */
 		facts.terminal_expected = 1;
 		if (facts.terminal.status == ERGON_TERMINAL_NONE && !facts.have_clean_count &&
-		    r->clean_infer_count > 0) {
+		    pmu->clean_infer_count > 0) {
 			facts.have_clean_count = 1;
-			facts.clean_infer_count = r->clean_infer_count;
+			facts.clean_infer_count = pmu->clean_infer_count;
 			snprintf(facts.clean_count_source, sizeof facts.clean_count_source, "%s",
 				 "profile_boot");
 		}
@@ -427,7 +447,7 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 		json_array_extend(r->issues, json_object_get(sec, "issues"));
 		json_t *sync = sync_block(r, internal ? NULL : s);
 		if (sync && live_facts)
-			prof_live_sync(sync, live_facts);
+			live_sync(sync, live_facts);
 		if (sync)
 			json_object_set_new(sec, "sync", sync);
 		if (live_facts)
@@ -462,21 +482,24 @@ void prof_power_stage(struct prof_run *r, json_t *stage, json_t *plan, int pmu_o
 			json_object_set_new(sec, "on_device_summary", ods);
 		}
 		add_uncertainty(r, sec, internal);
-		json_decref(r->power);
-		r->power = sec;
+		json_decref(out->section);
+		out->section = sec;
 		sec = NULL;
 	}
-	if (rc != 0 && live && g != NULL && r->power == NULL)
+	if (rc != 0 && live && g != NULL && out->section == NULL)
 		live_partial(r, g, min_window_s, live_facts,
 			     rc == ERGON_EINTR || prof_interrupted(r)
 				 ? "interrupted (SIGINT) during the live capture"
-				 : e.msg);
-	if (rc == ERGON_EINTR || prof_interrupted(r))
-		prof_stage_fail(r, stage, "interrupted", NULL);
-	else if (rc)
-		prof_stage_fail(r, stage, "failed", &e);
-	else
-		json_object_set_new(stage, "status", json_string("ok"));
+				 : e.msg,
+			     out);
+	if (rc == ERGON_EINTR || prof_interrupted(r)) {
+		out->status = PROF_INTERRUPTED;
+	} else if (rc) {
+		out->status = PROF_FAILED;
+		out->err = e;
+	} else {
+		out->status = PROF_OK;
+	}
 	if (lc)
 		r->drv->close(lc);
 	json_decref(sec);

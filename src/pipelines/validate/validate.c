@@ -401,62 +401,99 @@ static void check_regression(struct check *c, const struct ergon_validate_opts *
 	json_decref(base);
 }
 
-/* Profile one model and run its checks into m. */
-static void validate_model(const struct ergon_validate_opts *o, struct ergon_db *bdb,
-			   struct model_result *m)
+/* One model's stages, in order (validate_model): prepare and profile
+ * (model_profile), the profile check (check_profile), then the checks of
+ * its summary: correctness, integrity, regression against the baseline,
+ * the database. Each adds its check to m. */
+
+/* Prepare the model (its configuration; its firmware on QEMU, the host
+ * interpreter's run elsewhere; the board's firmware folder) and profile it
+ * into out: *summary (caller decrefs) and *model (the model's record). */
+static int model_profile(const struct ergon_validate_opts *o, const struct model_result *m,
+			 const char *out, json_t **model, json_t **summary, struct ergon_err *e)
 {
-	char out[VALIDATE_PATH_MAX], fwdir[VALIDATE_PATH_MAX + 16];
-	snprintf(out, sizeof out, "%s/%s", o->out_dir, m->name);
+	char fwdir[VALIDATE_PATH_MAX + 16];
 	snprintf(fwdir, sizeof fwdir, "%s/firmware", out);
-	struct check *prof = check_add(m, "profile");
-	struct ergon_err e = {0};
 	struct ergon_config cfg;
 	struct ergon_profile_firmware fw;
-	json_t *model = NULL, *summary = NULL;
-	double t0 = now_s();
-	if (o->progress)
-		o->progress(o->progress_ctx, m->name, "profile");
-	int rc = model_config(o, out, &cfg, &e);
+	int rc = model_config(o, out, &cfg, e);
+	if (rc != 0)
+		return rc;
+	int sim = cfg.target.lifecycle == ERGON_LIFECYCLE_SIM;
+	int need_power = cfg.power.enabled && cfg.power.firmware == ERGON_FIRMWARE_DEDICATED;
+	/* QEMU: build the firmware here; sim and real boards: only the host
+	 * interpreter's run (the output the board must match). */
+	if (o->firmware_dir)
+		snprintf(fwdir, sizeof fwdir, "%s/%s", o->firmware_dir, m->name);
+	rc = ergon_mkdir_p(out, e);
+	if (rc == 0)
+		rc = ergon_model_fw_prepare_profile(m->path, sim || o->firmware_dir ? NULL : fwdir,
+						    need_power, model, e);
+	if (rc == 0 && !sim)
+		rc = ergon_profile_firmware_find(fwdir, need_power, &fw, e);
 	if (rc == 0) {
-		int sim = cfg.target.lifecycle == ERGON_LIFECYCLE_SIM;
-		int need_power =
-		    cfg.power.enabled && cfg.power.firmware == ERGON_FIRMWARE_DEDICATED;
-		/* QEMU: build the firmware here; sim and real boards: only the
-		 * host interpreter's run (the output the board must match). */
-		if (o->firmware_dir)
-			snprintf(fwdir, sizeof fwdir, "%s/%s", o->firmware_dir, m->name);
-		rc = ergon_mkdir_p(out, &e);
-		if (rc == 0)
-			rc = ergon_model_fw_prepare_profile(
-			    m->path, sim || o->firmware_dir ? NULL : fwdir, need_power, &model, &e);
-		if (rc == 0 && !sim)
-			rc = ergon_profile_firmware_find(fwdir, need_power, &fw, &e);
-		if (rc == 0) {
-			struct ergon_profile_opts po = {.cfg = &cfg,
-							.fw = sim ? NULL : &fw,
-							.rtt_port = o->rtt_port,
-							.out_dir = out,
-							.write_flags = o->write_flags,
-							.interrupted = o->interrupted,
-							.model = model};
-			rc = ergon_profile_run(&po, &summary, &e);
-		}
-		ergon_config_cleanup(&cfg);
+		struct ergon_profile_opts po = {.cfg = &cfg,
+						.fw = sim ? NULL : &fw,
+						.rtt_port = o->rtt_port,
+						.out_dir = out,
+						.write_flags = o->write_flags,
+						.interrupted = o->interrupted,
+						.model = *model};
+		rc = ergon_profile_run(&po, summary, e);
 	}
-	prof->time_s = now_s() - t0;
-	const char *kind =
-	    json_string_value(json_object_get(json_object_get(summary, "provenance"), "kind"));
-	snprintf(m->provenance, sizeof m->provenance, "%s", kind ? kind : "");
+	ergon_config_cleanup(&cfg);
+	return rc;
+}
+
+/* The profile check: the PMU stage finished, or why not. */
+static void check_profile(struct check *prof, int rc, const json_t *summary, const char *out,
+			  const struct ergon_err *e)
+{
 	const json_t *pmu = json_object_get(json_object_get(summary, "stages"), "pmu");
 	const char *status = json_string_value(json_object_get(pmu, "status"));
 	if (rc == 0 && summary && status && strcmp(status, "ok") != 0) {
 		const char *why = json_string_value(json_object_get(pmu, "error"));
-		check_set(prof, ERROR, "the PMU stage %s: %s", status, why ? why : e.msg);
+		check_set(prof, ERROR, "the PMU stage %s: %s", status, why ? why : e->msg);
 	} else if (rc || !summary) {
-		check_set(prof, ERROR, "%s", e.msg[0] ? e.msg : "the profile produced no summary");
+		check_set(prof, ERROR, "%s",
+			  e->msg[0] ? e->msg : "the profile produced no summary");
 	} else {
 		check_set(prof, PASS, "profiled: %s/summary.json", out);
 	}
+}
+
+/* The summary stored in the database (--db). */
+static void check_ingest(struct check *c, const struct ergon_validate_opts *o, const char *out)
+{
+	char spath[VALIDATE_PATH_MAX + 16], key[80] = "";
+	int res = 0;
+	struct ergon_err e = {0};
+	snprintf(spath, sizeof spath, "%s/summary.json", out);
+	if (ergon_db_ingest_file(o->db, spath, &res, key, &e))
+		check_set(c, FAILURE, "%s", e.msg);
+	else
+		check_set(c, PASS, "%s %s", res == ERGON_DB_INGESTED ? "stored" : "already stored",
+			  key);
+}
+
+/* Profile one model and run its checks into m. */
+static void validate_model(const struct ergon_validate_opts *o, struct ergon_db *bdb,
+			   struct model_result *m)
+{
+	char out[VALIDATE_PATH_MAX];
+	snprintf(out, sizeof out, "%s/%s", o->out_dir, m->name);
+	struct check *prof = check_add(m, "profile");
+	struct ergon_err e = {0};
+	json_t *model = NULL, *summary = NULL;
+	double t0 = now_s();
+	if (o->progress)
+		o->progress(o->progress_ctx, m->name, "profile");
+	int rc = model_profile(o, m, out, &model, &summary, &e);
+	prof->time_s = now_s() - t0;
+	const char *kind =
+	    json_string_value(json_object_get(json_object_get(summary, "provenance"), "kind"));
+	snprintf(m->provenance, sizeof m->provenance, "%s", kind ? kind : "");
+	check_profile(prof, rc, summary, out, &e);
 	const char *later[] = {"correctness", "integrity", o->baseline ? "regression" : NULL,
 			       o->db ? "db ingest" : NULL};
 	if (prof->outcome != PASS) {
@@ -464,28 +501,16 @@ static void validate_model(const struct ergon_validate_opts *o, struct ergon_db 
 			if (later[i])
 				check_set(check_add(m, later[i]), SKIPPED,
 					  "not checked: the profile did not complete");
-		json_decref(summary);
-		json_decref(model);
-		return;
-	}
-	check_correctness(check_add(m, "correctness"), summary);
-	check_integrity(check_add(m, "integrity"), summary);
-	if (o->baseline) {
-		if (o->progress)
-			o->progress(o->progress_ctx, m->name, "regression");
-		check_regression(check_add(m, "regression"), o, bdb, m, summary);
-	}
-	if (o->db) {
-		struct check *c = check_add(m, "db ingest");
-		char spath[VALIDATE_PATH_MAX + 16], key[80] = "";
-		int res = 0;
-		snprintf(spath, sizeof spath, "%s/summary.json", out);
-		memset(&e, 0, sizeof e);
-		if (ergon_db_ingest_file(o->db, spath, &res, key, &e))
-			check_set(c, FAILURE, "%s", e.msg);
-		else
-			check_set(c, PASS, "%s %s",
-				  res == ERGON_DB_INGESTED ? "stored" : "already stored", key);
+	} else {
+		check_correctness(check_add(m, "correctness"), summary);
+		check_integrity(check_add(m, "integrity"), summary);
+		if (o->baseline) {
+			if (o->progress)
+				o->progress(o->progress_ctx, m->name, "regression");
+			check_regression(check_add(m, "regression"), o, bdb, m, summary);
+		}
+		if (o->db)
+			check_ingest(check_add(m, "db ingest"), o, out);
 	}
 	json_decref(summary);
 	json_decref(model);
