@@ -7,6 +7,7 @@
 #define ERGON_FIGURES_H
 
 #include "ergon/error.h"
+#include "ergon/stats.h"
 
 #include <stddef.h>
 
@@ -70,13 +71,22 @@ ERGON_API int ergon_energy_accumulator(const double *t_s, const double *energy_j
 struct ergon_latency {
 	size_t count;
 	double min_s, mean_s, max_s, p50_s, p90_s, p95_s, p99_s;
+	/* The distribution (docs/METHOD.md, "Latency"): the median's
+	 * distribution-free interval [x_(k), x_(n-k+1)] and its coverage
+	 * (ergon_median_ci_ranks), and Tukey's fences on the nearest-rank
+	 * quartiles with the count of latencies outside them
+	 * (ergon_outliers_tukey_sorted). NaN and 0 when count is 0. */
+	double median_lo_s, median_hi_s, median_coverage;
+	double q1_s, q3_s, lo_fence_s, hi_fence_s;
+	size_t outliers_low, outliers_high;
 };
 ERGON_API int ergon_latency_stats(const double *latency_s, size_t n, struct ergon_latency *out,
 				  struct ergon_err *err);
-/* Nearest-rank percentile of sorted values; pct in (0, 100]. */
-ERGON_API double ergon_percentile_nearest_rank(const double *sorted, size_t n, double pct);
-/* Its 1-based rank among n values (0 when n is 0 or pct is out of range). */
-ERGON_API size_t ergon_percentile_rank(size_t n, double pct);
+/* The distribution fields of out (median interval, quartiles, fences,
+ * outlier counts) from the n sorted latencies. */
+ERGON_API void ergon_latency_distribution_sorted(const double *sorted, size_t n,
+						 struct ergon_latency *out);
+/* ergon_percentile_nearest_rank, ergon_percentile_rank: ergon/stats.h. */
 
 /* Operations per window: an operation belongs to the window in which it
  * ended; bounds_s holds n_windows + 1 increasing window edges, the last

@@ -52,6 +52,10 @@ enum ergon_integrity {
 	  "no selected rail is the module's total input: headline figures withheld")              \
 	X("run.window_spanned", ERGON_SEV_WARNING,                                                 \
 	  "an invocation ran past a window's planned end: that window holds one invocation")      \
+	X("run.latency_skewed", ERGON_SEV_INFO,                                                    \
+	  "the mean latency lies outside the median's interval: outliers pull it")                \
+	X("run.repetitions_incomplete", ERGON_SEV_ERROR,                                           \
+	  "fewer repetitions completed than planned: the repeat statistics are withheld")         \
 	/* --- pmu: HPX profile streams (engines/hpx) --- */                                         \
 	X("pmu.missing", ERGON_SEV_ERROR, "the stream holds no PMU profile data")                  \
 	X("pmu.incomplete", ERGON_SEV_WARNING,                                                     \

@@ -19,6 +19,11 @@ extern "C" {
 
 #define ERGON_REPORT_SCHEMA "ergon.report"
 #define ERGON_REPORT_VERSION 1
+/* A repeated run (--repeat N, N >= 2) is version 2: its series live under
+ * repetitions[] (docs/REPORT_FORMAT.md); a single run stays version 1. */
+#define ERGON_REPORT_VERSION_REPEATED 2
+/* The most repetitions of one run. */
+#define ERGON_RUN_REPEAT_MAX 1000
 /* verify: a recomputed figure equals the stored one when
  * |a - b| <= ERGON_VERIFY_ABS + ERGON_VERIFY_REL * max(|a|, |b|). The
  * report stores doubles with 17 significant digits, so honest reports agree
@@ -47,7 +52,24 @@ struct ergon_run_config {
 	const char *out_path;
 	unsigned write_flags;	     /* ERGON_WRITE_FORCE | ERGON_WRITE_MKDIR */
 	size_t max_embedded_samples; /* 0 = ERGON_REPORT_MAX_SAMPLES */
+	/* Repetitions of the whole measurement (settle, idle baseline, load
+	 * windows), kept whole in one report with the statistics of every
+	 * figure over them. 0 or 1: one run (a version 1 report). */
+	size_t repeat;
 };
+
+/* A figure of a run that ergon states statistics for over repetitions and
+ * that ergon compare compares (one table: src/pipelines/run/report_figures.c). */
+struct ergon_run_figure {
+	const char *key;   /* its path under a run's figures, e.g. "load.mean_power_w" */
+	const char *u_key; /* the path of its ± from the report's root, or NULL: none stated */
+	const char *unit;  /* the unit the value is stored in */
+	const char *name;  /* in words */
+	int better;	   /* -1 lower is better, +1 higher is better, 0 neither */
+	int headline;	   /* counts for compare's regression verdict */
+};
+/* The table and its length. */
+ERGON_API const struct ergon_run_figure *ergon_run_figures(size_t *n);
 
 /* Run a sustained-load measurement and write its report. The output path is
  * checked before anything is measured. On return 0 the report was written;

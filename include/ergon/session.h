@@ -43,6 +43,9 @@ struct ergon_session_progress {
 	size_t window, windows;
 	double elapsed_s, phase_s;
 	size_t operations, failed;
+	/* Filled by a caller that repeats the session (ergon run --repeat):
+	 * 1-based repetition of repetitions; 0 when it does not. */
+	size_t repetition, repetitions;
 };
 
 struct ergon_session_config {

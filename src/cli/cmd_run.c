@@ -31,12 +31,15 @@ static void on_signal(int sig)
 static void progress(void *ctx, const struct ergon_session_progress *p)
 {
 	(void)ctx;
+	char rep[32] = "";
+	if (p->repetitions > 1)
+		snprintf(rep, sizeof rep, "rep %zu/%zu ", p->repetition, p->repetitions);
 	if (strcmp(p->phase, "load") == 0)
-		fprintf(stderr, "\r  load   window %zu/%zu  %6.1f s  %zu ops (%zu failed)   ",
-			p->window + 1, p->windows, p->elapsed_s, p->operations, p->failed);
+		fprintf(stderr, "\r  %sload   window %zu/%zu  %6.1f s  %zu ops (%zu failed)   ",
+			rep, p->window + 1, p->windows, p->elapsed_s, p->operations, p->failed);
 	else
-		fprintf(stderr, "\r  %-6s %6.1f s                                  ", p->phase,
-			p->phase_s);
+		fprintf(stderr, "\r  %s%-6s %6.1f s                                  ", rep,
+			p->phase, p->phase_s);
 	fflush(stderr);
 }
 
@@ -89,6 +92,115 @@ static void si(char *out, size_t cap, double v, double u, const char *unit, int 
 			 pre[k].p, unit, cli_sym("±", "+/-"), digits, u / pre[k].f, pre[k].p, unit);
 }
 
+/* The SI prefix that puts mag in [1, 1000), for several numbers at once. */
+static void prefix_of(double mag, double *f, const char **p)
+{
+	const struct {
+		double f;
+		const char *p;
+	} pre[] = {{1, ""}, {1e-3, "m"}, {1e-6, cli_sym("µ", "u")}, {1e-9, "n"}};
+	size_t k = 0;
+	mag = fabs(mag);
+	while (k + 1 < sizeof(pre) / sizeof(pre[0]) && mag < pre[k].f)
+		k++;
+	*f = pre[k].f;
+	*p = pre[k].p;
+}
+
+/* One figure's repeat statistics (figures.repeat.figures.KEY), in the
+ * unit the single-run summary uses. */
+static void print_repeat_row(const json_t *per, const char *key, const char *label, int unrated)
+{
+	const json_t *o = json_object_get(per, key);
+	const char *unit = json_string_value(json_object_get(o, "unit"));
+	double n = num(o, "n");
+	if (!(n >= 1)) {
+		printf("  %-22s WITHHELD in every repetition\n", label);
+		return;
+	}
+	double mean = num(o, "mean"), lo = num(o, "ci_lo"), hi = num(o, "ci_hi");
+	double f = 1;
+	const char *pfx = "";
+	int si_unit =
+	    unit && (strcmp(unit, "J") == 0 || strcmp(unit, "W") == 0 || strcmp(unit, "s") == 0);
+	if (si_unit)
+		prefix_of(mean, &f, &pfx);
+	char u[32];
+	snprintf(u, sizeof u, "%s%s", pfx, unit ? unit : "");
+	const char *pm = cli_sym("±", "+/-");
+	printf("  %-22s %10.4g %s %-8.3g %-6s sd %-8.3g median %.4g [%.4g, %.4g] (%.1f %%)", label,
+	       mean / f, pm, (hi - lo) / 2 / f, u, num(o, "sd") / f, num(o, "median") / f,
+	       num(o, "median_lo") / f, num(o, "median_hi") / f, 100 * num(o, "median_coverage"));
+	double ui = num(o, "u_instrument");
+	if (unrated && isfinite(ui))
+		printf("; instrument %s unrated", pm);
+	else if (isfinite(ui))
+		printf("; instrument %s %.3g %s, sd/%s %.2g", pm, ui / f, u, pm,
+		       num(o, "spread_to_instrument"));
+	printf("\n");
+}
+
+static void print_repeated(const json_t *r)
+{
+	const json_t *fig = json_object_get(r, "figures");
+	int unrated = ergon_issue_has(json_object_get(r, "issues"), "instrument.unrated_accuracy");
+	printf("repetitions : %.0f of %.0f complete (each: settle %g s, its own idle baseline "
+	       "%g s and %.0f windows of %g s)\n",
+	       num(r, "repeat.completed"), num(r, "repeat.planned"), num(r, "plan.settle_s"),
+	       num(r, "plan.idle_s"), num(r, "plan.windows"), num(r, "plan.window_s"));
+	const json_t *withheld = json_object_get(fig, "withheld");
+	if (json_is_string(withheld)) {
+		printf("figures     : repeat statistics WITHHELD, %s\n",
+		       json_string_value(withheld));
+	} else {
+		const json_t *per = json_object_get(json_object_get(fig, "repeat"), "figures");
+		printf("figures     : mean %s half-width of its 95 %% interval (Student t), "
+		       "sample sd, median [distribution-free interval (coverage)]\n",
+		       cli_sym("±", "+/-"));
+		static const char *const rows[][2] = {
+		    {"energy_per_op.above_idle_j", "energy/op above idle"},
+		    {"energy_per_op.total_j", "energy/op total"},
+		    {"idle.mean_power_w", "idle power"},
+		    {"load.mean_power_w", "load power"},
+		    {"latency.p50_s", "latency p50"},
+		    {"latency.p99_s", "latency p99"},
+		    {"latency.mean_s", "latency mean"},
+		    {"throughput.tail_ops_per_s", "throughput tail"},
+		};
+		for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+			print_repeat_row(per, rows[i][0], rows[i][1], unrated);
+		/* Every repetition's value of the headline figure. */
+		const json_t *e = json_object_get(per, "energy_per_op.above_idle_j");
+		size_t k;
+		const json_t *x;
+		double f = 1;
+		const char *pfx = "";
+		prefix_of(num(e, "mean"), &f, &pfx);
+		printf("  energy/op per repetition (%sJ):", pfx);
+		json_array_foreach(json_object_get(e, "values"), k, x)
+		{
+			if (json_is_number(x))
+				printf(" %.4g", json_number_value(x) / f);
+			else
+				printf(" withheld");
+		}
+		printf("\n");
+	}
+	/* Latency distributions whose mean the outliers pull. */
+	size_t k, skewed = 0;
+	const json_t *rf;
+	json_array_foreach(json_object_get(fig, "repetitions"), k, rf)
+	{
+		const char *m = json_string_value(
+		    json_object_get(json_object_get(rf, "latency"), "mean_vs_median"));
+		skewed += m && strncmp(m, "disagree", 8) == 0;
+	}
+	if (skewed)
+		printf("latency     : in %zu of %zu repetitions the mean lies outside the median's "
+		       "interval (outliers, Tukey's fences): trust the median (p50)\n",
+		       skewed, json_array_size(json_object_get(fig, "repetitions")));
+}
+
 static void print_summary(const json_t *r)
 {
 	const json_t *fig = json_object_get(r, "figures");
@@ -106,6 +218,10 @@ static void print_summary(const json_t *r)
 			   : "");
 	else if (replayed)
 		printf("result      : REPLAYED - %s\n", ERGON_REPLAYED_LABEL);
+	if (json_is_array(json_object_get(r, "repetitions"))) {
+		print_repeated(r);
+		goto tail;
+	}
 	if (json_is_object(json_object_get(fig, "sampler")))
 		printf("sampler     : %s %.0f Hz (achieved %.1f Hz, max gap %.1f ms)\n",
 		       str(r, "sampler", "kind"), num(r, "sampler.target_hz"),
@@ -187,6 +303,19 @@ static void print_summary(const json_t *r)
 		si(p95, sizeof(p95), num(fig, "latency.p95_s"), NAN, "s", 1, 0);
 		si(p99, sizeof(p99), num(fig, "latency.p99_s"), NAN, "s", 1, 0);
 		printf("latency     : p50 %s, p95 %s, p99 %s\n", p50, p95, p99);
+		/* When the outliers pull the mean away from the median, say so
+		 * and which to trust (the report's words). */
+		const char *mvm = json_string_value(
+		    json_object_get(json_object_get(fig, "latency"), "mean_vs_median"));
+		if (mvm && strncmp(mvm, "disagree", 8) == 0) {
+			char mean[48];
+			si(mean, sizeof(mean), num(fig, "latency.mean_s"), NAN, "s", 1, 0);
+			printf("              mean %s lies outside the median's %.0f %% interval; "
+			       "%.0f slow and %.0f fast outliers (Tukey's fences): trust the "
+			       "median (p50)\n",
+			       mean, 100 * num(fig, "latency.median_ci.coverage"),
+			       num(fig, "latency.outliers.high"), num(fig, "latency.outliers.low"));
+		}
 		const json_t *tp = json_object_get(fig, "throughput");
 		double onset = num(tp, "onset_t_s");
 		if (json_is_true(json_object_get(tp, "throttled")))
@@ -204,6 +333,7 @@ static void print_summary(const json_t *r)
 			printf("sustained   : STABLE, %.1f -> %.1f ops/s\n",
 			       num(tp, "first_ops_per_s"), num(tp, "tail_ops_per_s"));
 	}
+tail:;
 	const char *integ = json_string_value(json_object_get(r, "integrity"));
 	printf("integrity   : %s\n", integ ? integ : "?");
 	/* The issues that decided it: every error and warning (infos are in
@@ -247,7 +377,7 @@ static int run(int argc, char **argv)
 	static const char *const policies[] = {"continue", "abort", NULL};
 	static const char *const provs[] = {"measured", "synthetic", NULL};
 	const char *sampler = NULL, *policy = NULL, *prov = NULL;
-	long windows = 0, tw = 0, maxemb = 0;
+	long windows = 0, tw = 0, maxemb = 0, repeat = 0;
 	int force = 0, as_json = 0;
 	struct cli_parser p;
 	cli_init(&p, "run", argc, argv);
@@ -287,6 +417,8 @@ static int run(int argc, char **argv)
 			cfg.throttle_windows = (size_t)tw;
 		} else if (cli_str(&p, "--temp-file", &cfg.temp_file)) {
 		} else if (cli_num(&p, "--ambient-c", CLI_GE, -100, 200, &cfg.ambient_c)) {
+		} else if (cli_long(&p, "--repeat", 1, ERGON_RUN_REPEAT_MAX, &repeat)) {
+			cfg.repeat = (size_t)repeat;
 		} else if (cli_long(&p, "--max-embedded-samples", 2, 1L << 40, &maxemb)) {
 			cfg.max_embedded_samples = (size_t)maxemb;
 		} else if (cli_str(&p, "--out", &cfg.out_path)) {
@@ -337,14 +469,26 @@ static int run(int argc, char **argv)
 
 	/* How long it will take, before it starts (a run with the defaults is
 	 * over six minutes): on a terminal always, otherwise from 10 s on. */
-	double total_s = cfg.session.settle_s + cfg.session.idle_s +
-			 (double)cfg.session.windows * cfg.session.window_s;
-	if (!as_json && !cli_quiet_on() && (cli_progress_ok() || total_s >= 10))
-		fprintf(stderr,
-			"ergon run: about %.0f s (settle %g s + idle %g s + %zu windows x %g s); "
-			"Ctrl-C stops early and keeps what was measured\n",
-			total_s, cfg.session.settle_s, cfg.session.idle_s, cfg.session.windows,
-			cfg.session.window_s);
+	double one_s = cfg.session.settle_s + cfg.session.idle_s +
+		       (double)cfg.session.windows * cfg.session.window_s;
+	size_t reps = cfg.repeat > 1 ? cfg.repeat : 1;
+	double total_s = one_s * (double)reps;
+	if (!as_json && !cli_quiet_on() && (cli_progress_ok() || total_s >= 10)) {
+		if (reps > 1)
+			fprintf(
+			    stderr,
+			    "ergon run: about %.0f s (%zu repetitions x (settle %g s + idle %g s "
+			    "+ %zu windows x %g s)); Ctrl-C stops early and keeps what was "
+			    "measured\n",
+			    total_s, reps, cfg.session.settle_s, cfg.session.idle_s,
+			    cfg.session.windows, cfg.session.window_s);
+		else
+			fprintf(stderr,
+				"ergon run: about %.0f s (settle %g s + idle %g s + %zu windows x "
+				"%g s); Ctrl-C stops early and keeps what was measured\n",
+				total_s, cfg.session.settle_s, cfg.session.idle_s,
+				cfg.session.windows, cfg.session.window_s);
+	}
 	json_t *rep = NULL;
 	int rc = ergon_run(&cfg, &rep, &err);
 	if (cfg.session.progress)
@@ -421,7 +565,13 @@ const struct ergon_cli_command ergon_cli_cmd_run = {
 	    "  --temp-file PATH         device temperature file in millidegrees C (e.g.\n"
 	    "                           /sys/class/thermal/thermal_zone0/temp), read with\n"
 	    "                           the samples: evidence for a throttle verdict\n"
-	    "  --max-embedded-samples N decimate the embedded power series above N\n"
+	    "  --repeat N               repeat the whole measurement N times (settle, its own\n"
+	    "                           idle baseline, load windows), kept in one report with\n"
+	    "                           every figure's values, mean, sd, 95 % interval of\n"
+	    "                           the mean (Student t) and median interval; ergon\n"
+	    "                           compare needs 3 or more to judge a difference\n"
+	    "  --max-embedded-samples N decimate the embedded power series above N (per\n"
+	    "                           repetition)\n"
 	    "  --out FILE               report path (checked writable before measuring)\n"
 	    "  --force                  replace an existing report\n"
 	    "  --sign KEY               sign the report with KEY (ergon keygen; loaded\n"

@@ -1,5 +1,6 @@
 /* Latency percentiles, throughput per window and throttle onset. */
 #include "ergon/figures.h"
+#include "ergon/stats.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -12,25 +13,22 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-size_t ergon_percentile_rank(size_t n, double pct)
+void ergon_latency_distribution_sorted(const double *s, size_t n, struct ergon_latency *out)
 {
-	if (n == 0 || !(pct > 0.0) || pct > 100.0)
-		return 0;
-	/* rank = ceil(pct/100 * n), computed so that an exact product (e.g.
-	 * 0.95 * 100 = 95) is not pushed up by binary rounding. */
-	double r = pct / 100.0 * (double)n;
-	double rank = ceil(r - 1e-9 * r);
-	if (rank < 1.0)
-		rank = 1.0;
-	if (rank > (double)n)
-		rank = (double)n;
-	return (size_t)rank;
-}
-
-double ergon_percentile_nearest_rank(const double *sorted, size_t n, double pct)
-{
-	size_t rank = ergon_percentile_rank(n, pct);
-	return rank ? sorted[rank - 1] : NAN;
+	if (n == 0)
+		return;
+	size_t k;
+	ergon_median_ci_ranks(n, &k, &out->median_coverage);
+	out->median_lo_s = s[k - 1];
+	out->median_hi_s = s[n - k];
+	struct ergon_outliers o;
+	ergon_outliers_tukey_sorted(s, n, &o);
+	out->q1_s = o.q1;
+	out->q3_s = o.q3;
+	out->lo_fence_s = o.lo_fence;
+	out->hi_fence_s = o.hi_fence;
+	out->outliers_low = o.n_low;
+	out->outliers_high = o.n_high;
 }
 
 int ergon_latency_stats(const double *latency_s, size_t n, struct ergon_latency *out,
@@ -41,6 +39,8 @@ int ergon_latency_stats(const double *latency_s, size_t n, struct ergon_latency 
 	if (n == 0) {
 		out->min_s = out->mean_s = out->max_s = NAN;
 		out->p50_s = out->p90_s = out->p95_s = out->p99_s = NAN;
+		out->median_lo_s = out->median_hi_s = out->median_coverage = NAN;
+		out->q1_s = out->q3_s = out->lo_fence_s = out->hi_fence_s = NAN;
 		return 0;
 	}
 	double *s = malloc(n * sizeof(*s));
@@ -66,6 +66,7 @@ int ergon_latency_stats(const double *latency_s, size_t n, struct ergon_latency 
 	out->p90_s = ergon_percentile_nearest_rank(s, n, 90);
 	out->p95_s = ergon_percentile_nearest_rank(s, n, 95);
 	out->p99_s = ergon_percentile_nearest_rank(s, n, 99);
+	ergon_latency_distribution_sorted(s, n, out);
 	free(s);
 	return 0;
 }

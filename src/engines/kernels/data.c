@@ -2,6 +2,7 @@
  * correctness verdict and the kept samples, then min/median/mean, speedup
  * ratios against a baseline and their geometric mean (include/ergon/kernels.h). */
 #include "ergon/kernels.h"
+#include "ergon/stats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -195,37 +196,6 @@ int ergon_kernels_stats(const double *v, size_t n, double *min, double *median, 
 	return 0;
 }
 
-/* The ranks of the distribution-free confidence interval of the median
- * (Conover, Practical Nonparametric Statistics, 3rd ed., 3.2): with B ~
- * Binomial(n, 1/2), the order statistics x_(k) and x_(n-k+1) (1-based)
- * bracket the median with probability 1 - 2 P(B <= k-1). k is the largest
- * rank with 2 P(B <= k-1) <= 0.05; below n = 6 no such k exists and the
- * interval is [min, max] with its lower coverage stated. Exact sums up to
- * n = 1000, the normal approximation above (k = n/2 - 0.98 sqrt(n)). */
-static void median_ci_ranks(size_t n, size_t *k_out, double *coverage)
-{
-	if (n > 1000) {
-		double kk = floor((double)n / 2.0 - 0.98 * sqrt((double)n));
-		*k_out = kk < 1 ? 1 : (size_t)kk;
-		*coverage = 0.95;
-		return;
-	}
-	/* P(B = j) term by term: C(n, j) = C(n, j-1) (n-j+1)/j; 2^-1000 is
-	 * still a normal double. */
-	double term = ldexp(1.0, -(int)n), cdf = term, tail = term;
-	size_t k = 1;
-	for (size_t j = 1; j < (n + 1) / 2; j++) {
-		term *= (double)(n - j + 1) / (double)j;
-		cdf += term;
-		if (2.0 * cdf > 0.05)
-			break;
-		k = j + 1;
-		tail = cdf;
-	}
-	*k_out = k;
-	*coverage = 1.0 - 2.0 * tail;
-}
-
 int ergon_kernels_median_ci(const double *v, size_t n, double *lo, double *hi, double *coverage,
 			    struct ergon_err *err)
 {
@@ -234,7 +204,7 @@ int ergon_kernels_median_ci(const double *v, size_t n, double *lo, double *hi, d
 	if (rc != 0)
 		return rc;
 	size_t k;
-	median_ci_ranks(n, &k, coverage);
+	ergon_median_ci_ranks(n, &k, coverage);
 	*lo = s[k - 1];
 	*hi = s[n - k];
 	free(s);

@@ -123,6 +123,19 @@ void ergon_verdict_run(const json_t *report, struct ergon_verdict *v)
 		set(v, ERGON_VERDICT_DEGRADED, "figures withheld: %s", withheld);
 		return;
 	}
+	/* A repeated run: the energy per operation of every repetition. */
+	const json_t *reps = json_object_get(fig, "repetitions");
+	if (json_is_array(reps)) {
+		const json_t *e = json_object_get(json_object_get(fig, "repeat"), "figures");
+		const json_t *eop = json_object_get(e, "energy_per_op.above_idle_j");
+		json_int_t n = json_integer_value(json_object_get(eop, "n"));
+		if ((size_t)n != json_array_size(reps))
+			set(v, ERGON_VERDICT_DEGRADED,
+			    "energy per operation in %lld of %zu repetitions (see each "
+			    "repetition's issues)",
+			    (long long)n, json_array_size(reps));
+		return;
+	}
 	if (!json_is_object(json_object_get(fig, "energy_per_op"))) {
 		/* The issue that says why, when it is the one that withholds. */
 		if (ergon_issue_has(issues, "run.no_total_rail")) {

@@ -7,6 +7,7 @@
 #include "ergon/jcs.h"
 #include "ergon/report.h"
 #include "ergon/select.h"
+#include "ergon/stats.h"
 #include "pipelines/common/common.h"
 
 #include <math.h>
@@ -51,6 +52,19 @@ static int get_array(const json_t *r, struct ergon_jcs_stream_result *pk, const 
 	*n = p->n;
 	p->taken = 1;
 	return 0;
+}
+
+/* The bound of one reading (docs/METHOD.md, "Uncertainty"): rated
+ * accuracy x |p| + resolution + the absolute floor; the ± of a peak. */
+static double reading_u_w(const json_t *um, double p)
+{
+	const json_t *a = json_object_get(um, "accuracy_pct");
+	const json_t *r = json_object_get(um, "resolution_w");
+	const json_t *f = json_object_get(um, "floor_w");
+	if (!isfinite(p) || !json_is_number(a) || !json_is_number(r))
+		return NAN;
+	return json_number_value(a) / 100.0 * fabs(p) + json_number_value(r) +
+	       (json_is_number(f) ? json_number_value(f) : 0.0);
 }
 
 static json_t *energy_json(const struct ergon_energy *e, const char *method)
@@ -343,7 +357,10 @@ static void count_batch(const double *end, size_t m, const double *edges, size_t
 static int latency_streamed(const struct series *s, size_t n_ok, const double *edges, size_t nw,
 			    struct ergon_latency *out, size_t *ops, struct ergon_err *err)
 {
-	static const double pct[4] = {50, 90, 95, 99};
+	/* The ranks wanted: p50, p90, p95, p99, the quartiles (Tukey's
+	 * fences) and the ends of the median's interval. */
+	enum { NT = 8 };
+	static const double pct[6] = {50, 90, 95, 99, 25, 75};
 	struct target {
 		uint64_t prefix, rank;
 		int bits, collect, done;
@@ -351,9 +368,13 @@ static int latency_streamed(const struct series *s, size_t n_ok, const double *e
 		size_t nc, cap;
 		double *c;
 		uint64_t *hist;
-	} tg[4];
+	} tg[NT];
 	memset(tg, 0, sizeof(tg));
 	*out = (struct ergon_latency){.count = n_ok};
+	size_t kci = 1;
+	double cov = NAN;
+	if (n_ok > 0)
+		ergon_median_ci_ranks(n_ok, &kci, &cov);
 	double *endb = malloc(END_BATCH * sizeof(double));
 	size_t *tmp = calloc(nw ? nw : 1, sizeof(size_t));
 	double *tmp_s = calloc(nw ? nw : 1, sizeof(double));
@@ -364,8 +385,10 @@ static int latency_streamed(const struct series *s, size_t n_ok, const double *e
 	int held = s->sp_t == NULL && s->sp_l == NULL && s->sp_f == NULL;
 	double *all = held ? malloc((n_ok ? n_ok : 1) * sizeof(double)) : NULL;
 	int rc = 0;
-	for (int t = 0; t < 4; t++) {
-		tg[t].rank = ergon_percentile_rank(n_ok, pct[t]);
+	for (int t = 0; t < NT; t++) {
+		tg[t].rank = t < 6    ? ergon_percentile_rank(n_ok, pct[t])
+			     : t == 6 ? kci
+				      : n_ok - kci + 1;
 		tg[t].hist = held ? NULL : calloc(65536, sizeof(uint64_t));
 		tg[t].done = n_ok == 0;
 		if (tg[t].hist == NULL && !held)
@@ -378,7 +401,7 @@ static int latency_streamed(const struct series *s, size_t n_ok, const double *e
 	double sum = 0, mn = INFINITY, mx = -INFINITY;
 	for (int pass = 0; rc == 0; pass++) {
 		int left = 0;
-		for (int t = 0; t < 4; t++)
+		for (int t = 0; t < NT; t++)
 			left |= !tg[t].done;
 		if (pass > 0 && !left)
 			break;
@@ -418,7 +441,7 @@ static int latency_streamed(const struct series *s, size_t n_ok, const double *e
 			double lz = l == 0 ? 0.0 : l; /* -0 orders as +0 */
 			uint64_t key;
 			memcpy(&key, &lz, sizeof(key));
-			for (int t = 0; t < 4; t++) {
+			for (int t = 0; t < NT; t++) {
 				struct target *g = &tg[t];
 				if (g->done || (g->bits && key >> (64 - g->bits) != g->prefix))
 					continue;
@@ -446,14 +469,25 @@ static int latency_streamed(const struct series *s, size_t n_ok, const double *e
 			}
 			/* Highest rank first: each later one lies in the part
 			 * below the one before. */
+			int order[NT];
+			for (int t = 0; t < NT; t++)
+				order[t] = t;
+			for (int a = 1; a < NT; a++)
+				for (int b = a; b > 0 && tg[order[b]].rank > tg[order[b - 1]].rank;
+				     b--) {
+					int x = order[b];
+					order[b] = order[b - 1];
+					order[b - 1] = x;
+				}
 			size_t part = n_ok;
-			for (int t = 3; t >= 0; t--) {
-				tg[t].value = ergon_select_kth(all, part, (size_t)tg[t].rank);
-				tg[t].done = 1;
-				part = (size_t)tg[t].rank;
+			for (int o = 0; o < NT; o++) {
+				struct target *g = &tg[order[o]];
+				g->value = ergon_select_kth(all, part, (size_t)g->rank);
+				g->done = 1;
+				part = (size_t)g->rank;
 			}
 		}
-		for (int t = 0; t < 4 && rc == 0; t++) {
+		for (int t = 0; t < NT && rc == 0; t++) {
 			struct target *g = &tg[t];
 			if (g->done)
 				continue;
@@ -509,6 +543,8 @@ static int latency_streamed(const struct series *s, size_t n_ok, const double *e
 	if (n_ok == 0) {
 		out->min_s = out->mean_s = out->max_s = NAN;
 		out->p50_s = out->p90_s = out->p95_s = out->p99_s = NAN;
+		out->median_lo_s = out->median_hi_s = out->median_coverage = NAN;
+		out->q1_s = out->q3_s = out->lo_fence_s = out->hi_fence_s = NAN;
 	} else {
 		out->min_s = mn;
 		out->max_s = mx;
@@ -517,9 +553,37 @@ static int latency_streamed(const struct series *s, size_t n_ok, const double *e
 		out->p90_s = tg[1].value;
 		out->p95_s = tg[2].value;
 		out->p99_s = tg[3].value;
+		out->q1_s = tg[4].value;
+		out->q3_s = tg[5].value;
+		out->median_lo_s = tg[6].value;
+		out->median_hi_s = tg[7].value;
+		out->median_coverage = cov;
+		out->lo_fence_s = out->q1_s - ERGON_TUKEY_K * (out->q3_s - out->q1_s);
+		out->hi_fence_s = out->q3_s + ERGON_TUKEY_K * (out->q3_s - out->q1_s);
+		/* The values outside the fences: one more pass (over the held
+		 * copy, or the file). */
+		if (held) {
+			for (size_t i = 0; i < n_ok; i++) {
+				out->outliers_low += all[i] < out->lo_fence_s;
+				out->outliers_high += all[i] > out->hi_fence_s;
+			}
+		} else {
+			struct inv_iter it;
+			if ((rc = inv_open(&it, s, n_ok, 0, err)))
+				goto out;
+			double l, e;
+			int got;
+			while ((got = inv_next(&it, &l, &e, err)) == 1) {
+				out->outliers_low += l < out->lo_fence_s;
+				out->outliers_high += l > out->hi_fence_s;
+			}
+			inv_close(&it);
+			if (got < 0)
+				rc = got;
+		}
 	}
 out:
-	for (int t = 0; t < 4; t++) {
+	for (int t = 0; t < NT; t++) {
 		free(tg[t].hist);
 		free(tg[t].c);
 	}
@@ -528,6 +592,53 @@ out:
 	free(tmp);
 	free(tmp_s);
 	return rc;
+}
+
+/* The latency distribution (reports with a "statistics" block): the
+ * median's distribution-free interval, Tukey's fences and the outliers
+ * outside them, and whether the mean can be trusted beside the median
+ * (docs/METHOD.md, "Latency"). */
+static void latency_distribution(json_t *latj, const struct ergon_latency *lat, json_t *issues)
+{
+	json_object_set_new(latj, "median_ci",
+			    json_pack("{s:o, s:o, s:o}", "lo_s", ergon_jnum(lat->median_lo_s),
+				      "hi_s", ergon_jnum(lat->median_hi_s), "coverage",
+				      ergon_jnum(lat->median_coverage)));
+	json_object_set_new(
+	    latj, "outliers",
+	    json_pack("{s:s, s:o, s:o, s:o, s:o, s:I, s:I}", "rule",
+		      "Tukey's fences: below q1 - 1.5 IQR or above q3 + 1.5 IQR (nearest-rank "
+		      "quartiles)",
+		      "q1_s", ergon_jnum(lat->q1_s), "q3_s", ergon_jnum(lat->q3_s), "low_fence_s",
+		      ergon_jnum(lat->lo_fence_s), "high_fence_s", ergon_jnum(lat->hi_fence_s),
+		      "low", (json_int_t)lat->outliers_low, "high",
+		      (json_int_t)lat->outliers_high));
+	int above = lat->mean_s > lat->median_hi_s, below = lat->mean_s < lat->median_lo_s;
+	if (!above && !below) {
+		json_object_set_new(latj, "mean_vs_median",
+				    json_sprintf("agree: the mean lies within the median's %.2f %% "
+						 "interval; either describes the distribution",
+						 100.0 * lat->median_coverage));
+		return;
+	}
+	json_t *msg = json_sprintf(
+	    "disagree: the mean %.6g s lies %s the median's %.2f %% interval [%.6g, %.6g] s; "
+	    "%zu of %zu latencies are above Tukey's upper fence (%.6g s) and %zu below the "
+	    "lower one (%.6g s): the %s pull the mean, so the median (p50) is the figure to "
+	    "trust for this distribution",
+	    lat->mean_s, above ? "above" : "below", 100.0 * lat->median_coverage, lat->median_lo_s,
+	    lat->median_hi_s, lat->outliers_high, lat->count, lat->hi_fence_s, lat->outliers_low,
+	    lat->lo_fence_s, above ? "slow outliers (preemption, stalls)" : "fast outliers");
+	json_object_set_new(latj, "mean_vs_median", msg);
+	ergon_issue_add(issues, "run.latency_skewed",
+			json_pack("{s:f, s:f, s:f, s:I, s:I}", "mean_s", lat->mean_s, "median_lo_s",
+				  lat->median_lo_s, "median_hi_s", lat->median_hi_s,
+				  "outliers_high", (json_int_t)lat->outliers_high, "outliers_low",
+				  (json_int_t)lat->outliers_low),
+			"latency: the mean %.6g s lies %s the median's interval [%.6g, %.6g] s "
+			"(%zu outliers above, %zu below Tukey's fences): trust the median",
+			lat->mean_s, above ? "above" : "below", lat->median_lo_s, lat->median_hi_s,
+			lat->outliers_high, lat->outliers_low);
 }
 
 /* The device's throttle record from instrument_stats.evidence (NVML:
@@ -604,10 +715,22 @@ struct power {
 
 /* What the report says about the run that every series shares. */
 struct shared {
+	int stats; /* the report carries a "statistics" block (docs/REPORT_FORMAT.md) */
 	double sample_hz;
 	double it0, it1, lt0, lt1;
 	const json_t *um;
 };
+
+/* The load phase's figures; with the statistics block, the ± of its
+ * peak (one reading's bound). */
+static json_t *load_json(const struct power *pw, const struct shared *sh)
+{
+	json_t *o = energy_json(&pw->load, pw->lm);
+	if (o && sh->stats)
+		json_object_set_new(o, "peak_power_u_w",
+				    ergon_jnum(reading_u_w(sh->um, pw->load.peak_power_w)));
+	return o;
+}
 
 /* An issue context with the rail named (multi-rail reports); ctx may be
  * NULL. */
@@ -847,9 +970,8 @@ int ergon_report_compute_figures(const json_t *r, json_t **figures_out, json_t *
 	return ergon_report_compute_figures_packed(r, NULL, figures_out, issues_out, err);
 }
 
-int ergon_report_compute_figures_packed(const json_t *r, struct ergon_jcs_stream_result *pk,
-					json_t **figures_out, json_t **issues_out,
-					struct ergon_err *err)
+static int single_figures(const json_t *r, struct ergon_jcs_stream_result *pk, json_t **figures_out,
+			  json_t **issues_out, struct ergon_err *err)
 {
 	struct series s = {0};
 	struct power pw[ERGON_MAX_RAILS];
@@ -896,7 +1018,8 @@ int ergon_report_compute_figures_packed(const json_t *r, struct ergon_jcs_stream
 		rc = 0;
 		goto out;
 	}
-	struct shared sh = {.um = json_object_get(r, "uncertainty_model")};
+	struct shared sh = {.um = json_object_get(r, "uncertainty_model"),
+			    .stats = json_is_object(json_object_get(r, "statistics"))};
 	/* accuracy_pct 0 is how a driver says "no rated accuracy" (RAPL, a
 	 * replay without accuracy_pct): the ± then holds only the resolution
 	 * and timing terms, which reads as confident when it is not. */
@@ -937,7 +1060,7 @@ int ergon_report_compute_figures_packed(const json_t *r, struct ergon_jcs_stream
 	if (head >= 0) {
 		json_object_set(fig, "sampler", pw[head].sampler);
 		json_object_set_new(fig, "idle", energy_json(&pw[head].idle, pw[head].im));
-		json_object_set_new(fig, "load", energy_json(&pw[head].load, pw[head].lm));
+		json_object_set_new(fig, "load", load_json(&pw[head], &sh));
 	}
 	/* Temperature evidence comes with every rail's samples alike; the
 	 * headline rail's (or the first rail's) are used. */
@@ -991,14 +1114,15 @@ int ergon_report_compute_figures_packed(const json_t *r, struct ergon_jcs_stream
 			goto out;
 		}
 	}
-	json_object_set_new(fig, "latency",
-			    json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s}", "count",
-				      (json_int_t)lat.count, "min_s", ergon_jnum(lat.min_s),
-				      "mean_s", ergon_jnum(lat.mean_s), "max_s",
-				      ergon_jnum(lat.max_s), "p50_s", ergon_jnum(lat.p50_s),
-				      "p90_s", ergon_jnum(lat.p90_s), "p95_s",
-				      ergon_jnum(lat.p95_s), "p99_s", ergon_jnum(lat.p99_s),
-				      "method", "nearest rank over every successful invocation"));
+	json_t *latj = json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s}", "count",
+				 (json_int_t)lat.count, "min_s", ergon_jnum(lat.min_s), "mean_s",
+				 ergon_jnum(lat.mean_s), "max_s", ergon_jnum(lat.max_s), "p50_s",
+				 ergon_jnum(lat.p50_s), "p90_s", ergon_jnum(lat.p90_s), "p95_s",
+				 ergon_jnum(lat.p95_s), "p99_s", ergon_jnum(lat.p99_s), "method",
+				 "nearest rank over every successful invocation");
+	json_object_set_new(fig, "latency", latj);
+	if (sh.stats && lat.count > 0)
+		latency_distribution(latj, &lat, issues);
 	if (n_ok == 0)
 		ergon_issue_add(issues, "run.no_operations", NULL,
 				"no invocation succeeded in the load phase");
@@ -1179,7 +1303,7 @@ int ergon_report_compute_figures_packed(const json_t *r, struct ergon_jcs_stream
 			    json_pack("{s:s, s:b, s:O, s:o, s:o, s:o}", "name", names[i],
 				      "total_input", (int)i == head, "sampler", pw[i].sampler,
 				      "idle", energy_json(&pw[i].idle, pw[i].im), "load",
-				      energy_json(&pw[i].load, pw[i].lm), "energy_per_op", eop));
+				      load_json(&pw[i], &sh), "energy_per_op", eop));
 		}
 		json_object_set_new(fig, "rails", rails);
 		json_object_set_new(fig, "headline_rail",
@@ -1221,4 +1345,262 @@ out:
 	*figures_out = fig;
 	*issues_out = issues;
 	return 0;
+}
+
+/* --- repeated runs (ergon run --repeat N) ---------------------------------
+ *
+ * A repeated report holds the raw data of each repetition under
+ * repetitions[] and every derived figure under figures: each
+ * repetition's own figures (figures.repetitions[i], computed by the code
+ * above from a view of the report with that repetition's series, exactly
+ * as a single run's) and the repeat statistics of every figure in
+ * ergon_run_figures (figures.repeat; docs/METHOD.md, "Repeats"). */
+
+#define LATENCY_U "uncertainty_model.latency_quantum_s"
+static const struct ergon_run_figure run_figures[] = {
+    {"energy_per_op.above_idle_j", "figures.energy_per_op.above_idle_u_j", "J",
+     "energy per operation above idle", -1, 1},
+    {"energy_per_op.total_j", "figures.energy_per_op.total_u_j", "J", "energy per operation total",
+     -1, 0},
+    {"load.mean_power_w", "figures.load.mean_power_u_w", "W", "load mean power", -1, 1},
+    {"idle.mean_power_w", "figures.idle.mean_power_u_w", "W", "idle mean power", -1, 0},
+    {"load.peak_power_w", "figures.load.peak_power_u_w", "W", "load peak power", -1, 0},
+    {"load.energy_j", "figures.load.energy_u_j", "J", "load energy", 0, 0},
+    {"latency.p50_s", LATENCY_U, "s", "latency p50", -1, 1},
+    {"latency.p90_s", LATENCY_U, "s", "latency p90", -1, 0},
+    {"latency.p95_s", LATENCY_U, "s", "latency p95", -1, 0},
+    {"latency.p99_s", LATENCY_U, "s", "latency p99", -1, 0},
+    {"latency.mean_s", LATENCY_U, "s", "latency mean", -1, 0},
+    {"throughput.first_ops_per_s", NULL, "ops/s", "throughput first window", 1, 0},
+    {"throughput.tail_ops_per_s", NULL, "ops/s", "throughput tail", 1, 1},
+    {"throughput.change_pct", NULL, "%", "throughput change", 0, 0},
+    {"operations.succeeded", NULL, "", "operations", 0, 0},
+    {"sampler.achieved_hz", NULL, "Hz", "sampler achieved rate", 0, 0},
+};
+
+const struct ergon_run_figure *ergon_run_figures(size_t *n)
+{
+	*n = sizeof(run_figures) / sizeof(run_figures[0]);
+	return run_figures;
+}
+
+/* The report as repetition i sees it: the shared members of r with the
+ * repetition's own (status, session, sampler, uncertainty model, series,
+ * measurement time) in their place. A shallow copy: every value is r's
+ * own node, so the streaming reader's packed series are found by
+ * identity. New reference. */
+static json_t *rep_view(const json_t *r, const json_t *rep)
+{
+	json_t *v = json_copy((json_t *)r);
+	if (v == NULL)
+		return NULL;
+	json_object_del(v, "repetitions");
+	json_object_del(v, "figures");
+	json_object_del(v, "repeat");
+	const char *k;
+	json_t *x;
+	json_object_foreach((json_t *)rep, k, x)
+	{
+		if (strcmp(k, "index") != 0)
+			json_object_set(v, k, x);
+	}
+	return v;
+}
+
+/* Issues a repetition's figures raise, named as that repetition's. */
+static void tag_issues(json_t *dst, json_t *src, size_t i, size_t n)
+{
+	size_t k;
+	json_t *x;
+	json_array_foreach(src, k, x)
+	{
+		json_t *ctx = json_object_get(x, "context");
+		if (!json_is_object(ctx)) {
+			ctx = json_object();
+			json_object_set_new(x, "context", ctx);
+		}
+		json_object_set_new(ctx, "repetition", json_integer((json_int_t)(i + 1)));
+		const char *m = json_string_value(json_object_get(x, "message"));
+		json_object_set_new(x, "message",
+				    json_sprintf("repetition %zu/%zu: %s", i + 1, n, m ? m : ""));
+		json_array_append(dst, x);
+	}
+}
+
+/* The statistics of one figure over the repetitions (figures.repeat). */
+static json_t *figure_stats(const struct ergon_run_figure *f, json_t *const *views, size_t n,
+			    struct ergon_err *err)
+{
+	json_t *vals = json_array(), *us = json_array();
+	double *v = malloc((n ? n : 1) * sizeof *v);
+	double usum = 0;
+	size_t m = 0, nu = 0;
+	int all_u = 1;
+	if (v == NULL || vals == NULL || us == NULL) {
+		free(v);
+		json_decref(vals);
+		json_decref(us);
+		ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char path[160];
+		snprintf(path, sizeof path, "figures.%s", f->key);
+		const json_t *jv = ergon_jpath(views[i], path);
+		const json_t *ju = f->u_key ? ergon_jpath(views[i], f->u_key) : NULL;
+		double x = json_is_number(jv) ? json_number_value(jv) : NAN;
+		double u = json_is_number(ju) ? json_number_value(ju) : NAN;
+		json_array_append_new(vals, ergon_jnum(x));
+		json_array_append_new(us, ergon_jnum(u));
+		if (!isfinite(x))
+			continue;
+		v[m++] = x;
+		if (isfinite(u)) {
+			usum += u;
+			nu++;
+		} else {
+			all_u = 0;
+		}
+	}
+	json_t *o = json_pack("{s:s, s:s, s:o, s:o, s:I}", "name", f->name, "unit", f->unit,
+			      "values", vals, "u", us, "n", (json_int_t)m);
+	if (m == 0) {
+		free(v);
+		return o;
+	}
+	struct ergon_summary st;
+	int rc = ergon_summary_of(v, m, &st, err);
+	free(v);
+	if (rc) {
+		json_decref(o);
+		return NULL;
+	}
+	double ui = all_u && nu == m ? usum / (double)nu : NAN;
+	json_t *add = json_pack(
+	    "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "mean",
+	    ergon_jnum(st.mean), "sd", ergon_jnum(st.sd), "sem", ergon_jnum(st.sem), "df",
+	    ergon_jnum(st.df), "t", ergon_jnum(st.t), "ci_lo", ergon_jnum(st.ci_lo), "ci_hi",
+	    ergon_jnum(st.ci_hi), "median", ergon_jnum(st.median), "median_lo",
+	    ergon_jnum(st.median_lo), "median_hi", ergon_jnum(st.median_hi), "median_coverage",
+	    ergon_jnum(st.median_coverage), "u_instrument", ergon_jnum(ui), "spread_to_instrument",
+	    ergon_jnum(isfinite(ui) && ui > 0 ? st.sd / ui : NAN), "min", ergon_jnum(st.min));
+	json_object_set_new(add, "max", ergon_jnum(st.max));
+	json_object_update(o, add);
+	json_decref(add);
+	return o;
+}
+
+static int repeated_figures(const json_t *r, struct ergon_jcs_stream_result *pk,
+			    json_t **figures_out, json_t **issues_out, struct ergon_err *err)
+{
+	*figures_out = *issues_out = NULL;
+	const json_t *reps = json_object_get(r, "repetitions");
+	size_t n = json_array_size(reps);
+	const json_t *planned = ergon_jpath(r, "repeat.planned");
+	const char *status = json_string_value(json_object_get(r, "status"));
+	if (n == 0 || n > ERGON_RUN_REPEAT_MAX)
+		return ergon_err_set(err, ERGON_EVERIFY,
+				     "field repetitions: %zu entries; a repeated report holds 1 to "
+				     "%d",
+				     n, ERGON_RUN_REPEAT_MAX);
+	if (!json_is_integer(planned) || json_integer_value(planned) < 2 ||
+	    json_integer_value(planned) > ERGON_RUN_REPEAT_MAX ||
+	    (size_t)json_integer_value(planned) < n)
+		return ergon_err_set(
+		    err, ERGON_EVERIFY,
+		    "field repeat.planned: missing, or not an integer from 2 to %d "
+		    "and at least the %zu repetitions held",
+		    ERGON_RUN_REPEAT_MAX, n);
+	if (status == NULL)
+		return ergon_err_set(err, ERGON_EVERIFY, "field status: missing or not a string");
+	json_t **views = calloc(n, sizeof *views);
+	json_t *fig = json_object(), *figs = json_array(), *issues = json_array();
+	int rc = 0;
+	if (views == NULL || fig == NULL || figs == NULL || issues == NULL) {
+		rc = ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+		goto out;
+	}
+	json_object_set(fig, "repetitions", figs);
+	size_t completed = 0;
+	for (size_t i = 0; i < n; i++) {
+		const json_t *rep = json_array_get(reps, i);
+		const json_t *idx = json_object_get(rep, "index");
+		if (!json_is_object(rep) || !json_is_integer(idx) ||
+		    json_integer_value(idx) != (json_int_t)(i + 1)) {
+			rc = ergon_err_set(err, ERGON_EVERIFY,
+					   "field repetitions[%zu]: not a repetition object with "
+					   "index %zu",
+					   i, i + 1);
+			goto out;
+		}
+		views[i] = rep_view(r, rep);
+		json_t *fi = NULL, *ii = NULL;
+		struct ergon_err e2 = {0};
+		if (views[i] == NULL) {
+			rc = ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+			goto out;
+		}
+		rc = single_figures(views[i], pk, &fi, &ii, &e2);
+		if (rc) {
+			ergon_err_set(err, rc, "repetitions[%zu]: %s", i, e2.msg);
+			goto out;
+		}
+		json_object_set(views[i], "figures", fi);
+		json_array_append_new(figs, fi);
+		tag_issues(issues, ii, i, n);
+		json_decref(ii);
+		const char *st = json_string_value(json_object_get(rep, "status"));
+		completed += st != NULL && strcmp(st, "complete") == 0;
+	}
+	if (strcmp(status, "complete") != 0 || completed != n ||
+	    (size_t)json_integer_value(planned) != n) {
+		json_object_set_new(fig, "withheld",
+				    json_sprintf("%zu of %lld planned repetitions completed (the "
+						 "run is %s): each repetition's own figures are "
+						 "given, the repeat statistics are withheld",
+						 completed, (long long)json_integer_value(planned),
+						 status));
+		goto out;
+	}
+	json_t *per = json_object();
+	json_object_set_new(fig, "repeat",
+			    json_pack("{s:I, s:f, s:s, s:s, s:o}", "n", (json_int_t)n, "level",
+				      ERGON_STATS_LEVEL, "mean_interval",
+				      "mean -+ t(0.975, n-1) x sd / sqrt(n) (Student t)",
+				      "median_interval",
+				      "order statistics [x(k), x(n-k+1)], binomial coverage "
+				      "(distribution-free)",
+				      "figures", per));
+	size_t nf;
+	const struct ergon_run_figure *f = ergon_run_figures(&nf);
+	for (size_t k = 0; k < nf; k++) {
+		json_t *o = figure_stats(&f[k], views, n, err);
+		if (o == NULL) {
+			rc = err->code ? err->code : ERGON_ENOMEM;
+			goto out;
+		}
+		json_object_set_new(per, f[k].key, o);
+	}
+out:
+	for (size_t i = 0; views && i < n; i++)
+		json_decref(views[i]);
+	free(views);
+	json_decref(figs);
+	if (rc) {
+		json_decref(fig);
+		json_decref(issues);
+		return rc;
+	}
+	*figures_out = fig;
+	*issues_out = issues;
+	return 0;
+}
+
+int ergon_report_compute_figures_packed(const json_t *r, struct ergon_jcs_stream_result *pk,
+					json_t **figures_out, json_t **issues_out,
+					struct ergon_err *err)
+{
+	if (json_object_get(r, "repetitions") != NULL)
+		return repeated_figures(r, pk, figures_out, issues_out, err);
+	return single_figures(r, pk, figures_out, issues_out, err);
 }

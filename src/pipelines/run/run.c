@@ -8,9 +8,11 @@
 #include "ergon/fileio.h"
 #include "ergon/issues.h"
 #include "ergon/json_alloc.h"
+#include "ergon/mtime.h"
 #include "ergon/parse.h"
 #include "ergon/report.h"
 #include "ergon/reserve.h"
+#include "ergon/stats.h"
 #include "pipelines/common/common.h"
 #include "run_internal.h"
 
@@ -181,9 +183,38 @@ static int add_figures(json_t *rep, struct ergon_err *err)
 	return 0;
 }
 
+/* The method of the statistics every new report states (docs/METHOD.md):
+ * its presence tells verify to recompute the distribution figures, which
+ * reports written before them do not have. */
+static json_t *statistics_json(void)
+{
+	return json_pack("{s:f, s:s, s:s, s:s, s:s}", "level", ERGON_STATS_LEVEL, "mean_interval",
+			 "Student t: mean -+ t(0.975, n-1) sd / sqrt(n)", "median_interval",
+			 "distribution-free: order statistics [x(k), x(n-k+1)] with binomial "
+			 "coverage (Conover 3.2)",
+			 "outliers",
+			 "Tukey's fences: below q1 - 1.5 IQR or above q3 + 1.5 IQR, nearest-rank "
+			 "quartiles",
+			 "comparison",
+			 "a difference is called only when it exceeds both the instruments' ± and "
+			 "the run-to-run spread (Welch's t test, two-sided, alpha 0.05; "
+			 "docs/COMPARE.md)");
+}
+
+static int report_build(const struct ergon_run_config *cfg, const struct ergon_instrument *inst,
+			const struct ergon_workload *wl, const struct ergon_session_result *res,
+			const struct ergon_mtime *mt, json_t **out, struct ergon_err *err);
+
 int ergon_report_build(const struct ergon_run_config *cfg, const struct ergon_instrument *inst,
 		       const struct ergon_workload *wl, const struct ergon_session_result *res,
 		       json_t **out, struct ergon_err *err)
+{
+	return report_build(cfg, inst, wl, res, NULL, out, err);
+}
+
+static int report_build(const struct ergon_run_config *cfg, const struct ergon_instrument *inst,
+			const struct ergon_workload *wl, const struct ergon_session_result *res,
+			const struct ergon_mtime *mt, json_t **out, struct ergon_err *err)
 {
 	*out = NULL;
 	const struct ergon_instrument_identity *id = &inst->identity;
@@ -199,7 +230,12 @@ int ergon_report_build(const struct ergon_run_config *cfg, const struct ergon_in
 		json_object_set_new(prov, "recording", json_string("measured"));
 		json_object_set_new(prov, "note", json_string(ERGON_REPLAYED_LABEL));
 	}
+	if (mt) {
+		json_t *m = ergon_mtime_json(mt);
+		json_object_set_new(rep, "measurement_time", m ? m : json_null());
+	}
 	json_object_set_new(rep, "kind", json_string("sustained"));
+	json_object_set_new(rep, "statistics", statistics_json());
 	json_object_set_new(rep, "device", json_pack("{s:s}", "name", cfg->device));
 	json_t *idj = ergon_instrument_identity_json(inst);
 	json_object_set_new(rep, "instrument", idj ? idj : json_null());
@@ -486,6 +522,8 @@ static size_t report_estimate_bytes(const struct ergon_run_config *cfg, int n_ra
 		per_rail = cap;
 	double ops = load_s * (s->release_hz > 0 ? s->release_hz : 1000.0);
 	double bytes = 65536.0 + per_rail * (n_rails > 0 ? n_rails : 1) * 5 * 32 + ops * 2 * 32;
+	if (cfg->repeat > 1)
+		bytes *= (double)cfg->repeat;
 	if (!(bytes < (double)ERGON_RESERVE_MAX_BYTES))
 		return ERGON_RESERVE_MAX_BYTES;
 	return (size_t)bytes;
@@ -528,6 +566,146 @@ static int rescue_raw(struct ergon_out_slot *slot, const struct ergon_run_config
 			     cfg->out_path, why, rerr.msg);
 }
 
+/* --repeat: the session's progress with the repetition added. */
+struct rep_progress {
+	void (*fn)(void *ctx, const struct ergon_session_progress *p);
+	void *ctx;
+	size_t rep, n;
+};
+
+static void rep_progress_fn(void *ctx, const struct ergon_session_progress *p)
+{
+	struct rep_progress *rp = ctx;
+	struct ergon_session_progress q = *p;
+	q.repetition = rp->rep;
+	q.repetitions = rp->n;
+	rp->fn(rp->ctx, &q);
+}
+
+/* The members of a report that belong to one repetition: what the
+ * session measured and when. The rest (device, instrument, workload,
+ * mode, plan, emulation, statistics) is the same for every repetition. */
+static const char *const REP_KEYS[] = {"measurement_time", "status",  "stop_reason",
+				       "session",	   "sampler", "uncertainty_model",
+				       "series",	   NULL};
+
+/* repetitions[i] from the single-run report of repetition i. */
+static json_t *rep_entry(const json_t *single, size_t i)
+{
+	json_t *o = json_pack("{s:I}", "index", (json_int_t)(i + 1));
+	for (size_t k = 0; o && REP_KEYS[k]; k++) {
+		json_t *v = json_object_get(single, REP_KEYS[k]);
+		if (v)
+			json_object_set(o, REP_KEYS[k], v);
+	}
+	return o;
+}
+
+/* The session issues of repetition i of n, named as its own. */
+static void rep_session_issues(json_t *issues, const struct ergon_session_result *res, size_t i,
+			       size_t n)
+{
+	json_t *mine = json_array();
+	session_issues(mine, res);
+	size_t k;
+	json_t *x;
+	json_array_foreach(mine, k, x)
+	{
+		json_t *ctx = json_object_get(x, "context");
+		if (!json_is_object(ctx)) {
+			ctx = json_object();
+			json_object_set_new(x, "context", ctx);
+		}
+		json_object_set_new(ctx, "repetition", json_integer((json_int_t)(i + 1)));
+		const char *m = json_string_value(json_object_get(x, "message"));
+		json_object_set_new(x, "message",
+				    json_sprintf("repetition %zu/%zu: %s", i + 1, n, m ? m : ""));
+		json_array_append(issues, x);
+	}
+	json_decref(mine);
+}
+
+/* The repeated report (version 2) from the single-run reports of the
+ * repetitions measured: the shared members of the first, every
+ * repetition's own under repetitions[], the issues, then every figure
+ * (report_figures.c). */
+static int repeated_build(const struct ergon_run_config *cfg, const struct ergon_instrument *inst,
+			  json_t *const *singles, json_t *rep_issues, size_t done,
+			  const struct ergon_mtime *whole, const char *stop_reason, json_t **out,
+			  struct ergon_err *err)
+{
+	const json_t *first = singles[0];
+	json_t *rep = ergon_artifact_new(ERGON_REPORT_SCHEMA, ERGON_REPORT_VERSION_REPEATED,
+					 inst->identity.provenance);
+	if (rep == NULL)
+		return ergon_err_set(err, ERGON_ENOMEM, "out of memory building the report");
+	static const char *const shared[] = {"provenance", "conditions", "kind", "device",
+					     "instrument", "workload",	 "mode", "plan",
+					     "emulation",  "statistics", NULL};
+	for (size_t k = 0; shared[k]; k++) {
+		json_t *v = json_object_get(first, shared[k]);
+		if (v)
+			json_object_set_new(rep, shared[k], json_deep_copy(v));
+	}
+	const json_t *sm = json_object_get(first, "sampler");
+	json_object_set_new(rep, "sampler",
+			    json_pack("{s:O, s:O}", "kind", json_object_get(sm, "kind"),
+				      "target_hz", json_object_get(sm, "target_hz")));
+	json_t *mj = ergon_mtime_json(whole);
+	json_object_set_new(rep, "measurement_time", mj ? mj : json_null());
+	size_t completed = 0;
+	json_t *reps = json_array();
+	for (size_t i = 0; i < done; i++) {
+		const char *st = json_string_value(json_object_get(singles[i], "status"));
+		completed += st && strcmp(st, "complete") == 0;
+		json_array_append_new(reps, rep_entry(singles[i], i));
+	}
+	int complete = completed == cfg->repeat && done == cfg->repeat;
+	json_object_set_new(
+	    rep, "repeat",
+	    json_pack("{s:I, s:I, s:s}", "planned", (json_int_t)cfg->repeat, "completed",
+		      (json_int_t)completed, "what",
+		      "each repetition is the whole measurement: settle, its own idle baseline "
+		      "and load windows, with the instrument and workload kept open"));
+	const char *last_status = json_string_value(json_object_get(singles[done - 1], "status"));
+	json_object_set_new(rep, "status",
+			    json_string(complete ? "complete"
+					: last_status && strcmp(last_status, "complete") != 0
+					    ? last_status
+					    : "interrupted"));
+	json_object_set_new(rep, "stop_reason", complete ? json_null() : json_string(stop_reason));
+	json_t *issues = json_object_get(rep, "issues");
+	json_array_extend(issues, rep_issues);
+	if (inst->issues)
+		json_array_extend(issues, inst->issues);
+	ergon_instrument_unvalidated_issue(inst, issues);
+	double shortest_s = cfg->session.window_s < cfg->session.idle_s ? cfg->session.window_s
+									: cfg->session.idle_s;
+	ergon_instrument_check_window(inst, shortest_s, issues);
+	if (!complete) {
+		ergon_issue_add(issues, "run.repetitions_incomplete",
+				json_pack("{s:I, s:I}", "planned", (json_int_t)cfg->repeat,
+					  "completed", (json_int_t)completed),
+				"%zu of %zu repetitions completed (%s): each repetition's figures "
+				"are given, the repeat statistics are withheld",
+				completed, cfg->repeat, stop_reason);
+		if (!ergon_issue_has(issues, "run.incomplete"))
+			ergon_issue_add(issues, "run.incomplete", NULL,
+					"the run stopped before its planned end (%s)", stop_reason);
+	}
+	json_t *ist = ergon_instrument_stats(inst);
+	if (ist)
+		json_object_set_new(rep, "instrument_stats", ist);
+	json_object_set_new(rep, "repetitions", reps);
+	int rc = add_figures(rep, err);
+	if (rc) {
+		json_decref(rep);
+		return rc;
+	}
+	*out = rep;
+	return 0;
+}
+
 int ergon_run(const struct ergon_run_config *cfg, json_t **report, struct ergon_err *err)
 {
 	struct ergon_out_slot slot;
@@ -537,14 +715,28 @@ int ergon_run(const struct ergon_run_config *cfg, json_t **report, struct ergon_
 	struct ergon_workload *wl = NULL;
 	struct ergon_session_result res = {0};
 	json_t *rep = NULL;
+	size_t n_rep = cfg->repeat > 1 ? cfg->repeat : 1;
+	json_t **singles = NULL;
+	json_t *rep_issues = NULL;
+	size_t done = 0;
+	char stop_reason[ERGON_ERR_MSG_MAX] = "";
 	*report = NULL;
 	/* The output must be writable before a second is measured (cheap
 	 * checks first; the reservation follows once the rails are known). */
 	slot.fd = slot.lock_fd = -1;
 	slot.tmp[0] = '\0';
+	if (cfg->repeat > ERGON_RUN_REPEAT_MAX)
+		return ergon_err_set(err, ERGON_EUSAGE, "--repeat %zu: at most %d repetitions",
+				     cfg->repeat, ERGON_RUN_REPEAT_MAX);
 	int rc = ergon_file_check_writable(cfg->out_path, cfg->write_flags, err);
 	if (rc)
 		return rc;
+	singles = calloc(n_rep, sizeof *singles);
+	rep_issues = json_array();
+	if (singles == NULL || rep_issues == NULL) {
+		rc = ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+		goto out;
+	}
 	rc = ergon_instrument_open(cfg->instrument_spec, &cfg->instrument_opts, &inst, err);
 	if (rc)
 		goto out;
@@ -570,6 +762,11 @@ int ergon_run(const struct ergon_run_config *cfg, json_t **report, struct ergon_
 		sc.stretch = synth_stretch;
 		sc.stretch_ctx = inst;
 	}
+	struct rep_progress rp = {.fn = sc.progress, .ctx = sc.progress_ctx, .n = n_rep};
+	if (n_rep > 1 && sc.progress) {
+		sc.progress = rep_progress_fn;
+		sc.progress_ctx = &rp;
+	}
 	struct ergon_instrument *measure = inst;
 	struct temp_wrap tw = {.inner = inst, .path = cfg->temp_file};
 	/* The wrapper keeps the inner driver's name so the report names the
@@ -588,33 +785,94 @@ int ergon_run(const struct ergon_run_config *cfg, json_t **report, struct ergon_
 		tdrv.close = NULL;
 		measure = &wrapped;
 	}
-	phase_mark("ergon-measure");
-	rc = ergon_session_run(&sc, measure, wl, &res, err);
-	if (rc) {
-		/* The session fails only before its first sample (preparing the
-		 * workload, starting the instrument or the sampler); from then on
-		 * it ends with a status and what it measured. */
-		char why[ERGON_ERR_MSG_MAX - 32];
-		snprintf(why, sizeof(why), "%.960s", err->msg[0] ? err->msg : ergon_strerror(rc));
-		ergon_err_clear(err);
-		ergon_err_set(err, rc, "%s; nothing was measured", why);
-		goto out;
+	struct ergon_mtime whole, mt;
+	ergon_mtime_start(&whole);
+	for (size_t i = 0; i < n_rep; i++) {
+		if (i > 0 && cfg->session.stop_flag && *cfg->session.stop_flag) {
+			snprintf(stop_reason, sizeof stop_reason,
+				 "interrupted before repetition %zu of %zu", i + 1, n_rep);
+			break;
+		}
+		rp.rep = i + 1;
+		phase_mark("ergon-measure");
+		ergon_mtime_start(&mt);
+		rc = ergon_session_run(&sc, measure, wl, &res, err);
+		ergon_mtime_end(&mt);
+		if (rc) {
+			/* The session fails only before its first sample (preparing
+			 * the workload, starting the instrument or the sampler); from
+			 * then on it ends with a status and what it measured. */
+			char why[ERGON_ERR_MSG_MAX - 96];
+			snprintf(why, sizeof(why), "%.900s",
+				 err->msg[0] ? err->msg : ergon_strerror(rc));
+			ergon_err_clear(err);
+			if (i == 0) {
+				ergon_err_set(err, rc, "%s; nothing was measured", why);
+				goto out;
+			}
+			/* Repetitions measured before are kept. */
+			snprintf(stop_reason, sizeof stop_reason,
+				 "repetition %zu of %zu could not start: %.800s", i + 1, n_rep,
+				 why);
+			rc = 0;
+			break;
+		}
+		phase_mark("ergon-report");
+		/* A value jansson dropped on a failed allocation would leave a
+		 * report that lies by omission: count them, and rescue the raw
+		 * data instead. */
+		ergon_json_alloc_watch();
+		unsigned long jfail = ergon_json_alloc_failures();
+		rc = report_build(cfg, inst, wl, &res, &mt, &singles[i], err);
+		if (rc == 0 && n_rep == 1)
+			rc = ergon_artifact_serialize(singles[0], cfg->out_path, &text, &text_len,
+						      err);
+		if (rc == 0 && ergon_json_alloc_failures() != jfail)
+			rc = ergon_err_set(err, ERGON_ENOMEM,
+					   "out of memory while building the report (an allocation "
+					   "inside the JSON library failed)");
+		if (rc) {
+			rc = rescue_raw(&slot, cfg, inst, wl, &res, rc, err);
+			goto out;
+		}
+		done = i + 1;
+		if (n_rep > 1)
+			rep_session_issues(rep_issues, &res, i, n_rep);
+		int complete = res.status == ERGON_SESSION_COMPLETE;
+		if (!complete)
+			snprintf(stop_reason, sizeof stop_reason, "repetition %zu of %zu: %.900s",
+				 i + 1, n_rep, res.stop_reason);
+		ergon_session_result_cleanup(&res);
+		res = (struct ergon_session_result){0};
+		if (!complete)
+			break;
 	}
-	phase_mark("ergon-report");
-	/* A value jansson dropped on a failed allocation would leave a report
-	 * that lies by omission: count them, and rescue the raw data instead. */
-	ergon_json_alloc_watch();
-	unsigned long jfail = ergon_json_alloc_failures();
-	rc = ergon_report_build(cfg, inst, wl, &res, &rep, err);
-	if (rc == 0)
-		rc = ergon_artifact_serialize(rep, cfg->out_path, &text, &text_len, err);
-	if (rc == 0 && ergon_json_alloc_failures() != jfail)
-		rc = ergon_err_set(err, ERGON_ENOMEM,
-				   "out of memory while building the report (an allocation "
-				   "inside the JSON library failed)");
-	if (rc) {
-		rc = rescue_raw(&slot, cfg, inst, wl, &res, rc, err);
-		goto out;
+	ergon_mtime_end(&whole);
+	if (n_rep == 1) {
+		rep = singles[0];
+		singles[0] = NULL;
+	} else {
+		ergon_json_alloc_watch();
+		unsigned long jfail = ergon_json_alloc_failures();
+		rc = repeated_build(cfg, inst, singles, rep_issues, done, &whole,
+				    stop_reason[0] ? stop_reason : "stopped", &rep, err);
+		if (rc == 0)
+			rc = ergon_artifact_serialize(rep, cfg->out_path, &text, &text_len, err);
+		if (rc == 0 && ergon_json_alloc_failures() != jfail)
+			rc = ergon_err_set(err, ERGON_ENOMEM,
+					   "out of memory while building the report (an allocation "
+					   "inside the JSON library failed)");
+		if (rc) {
+			char why[ERGON_ERR_MSG_MAX / 2];
+			snprintf(why, sizeof why, "%.500s", err->msg);
+			ergon_err_clear(err);
+			ergon_err_set(
+			    err, rc,
+			    "%s: the repeated report could not be built (%s); nothing was "
+			    "written",
+			    cfg->out_path, why);
+			goto out;
+		}
 	}
 	rc = ergon_out_commit(&slot, text, text_len, err);
 	if (rc)
@@ -625,6 +883,10 @@ out:
 	free(text);
 	ergon_out_release(&slot);
 	json_decref(rep);
+	for (size_t i = 0; singles && i < n_rep; i++)
+		json_decref(singles[i]);
+	free(singles);
+	json_decref(rep_issues);
 	ergon_session_result_cleanup(&res);
 	ergon_workload_close(wl);
 	ergon_instrument_close(inst);

@@ -120,14 +120,26 @@ struct verify_ctx {
 	struct ergon_jcs_stream_result *stream;
 };
 
+/* Version 1: one run; version 2: a repeated run, whose series live under
+ * repetitions[] (docs/REPORT_FORMAT.md). Each shape only under its own
+ * version, so that an older ergon refuses a repeated report by its
+ * version instead of misreading it. */
 static int check_schema(struct verify_ctx *c, struct ergon_err *err)
 {
 	const char *schema = json_string_value(json_object_get(c->r, "schema"));
+	json_int_t v = json_integer_value(json_object_get(c->r, "schema_version"));
+	int repeated = json_object_get(c->r, "repetitions") != NULL;
 	if (schema == NULL || strcmp(schema, ERGON_REPORT_SCHEMA) != 0 ||
-	    json_integer_value(json_object_get(c->r, "schema_version")) != ERGON_REPORT_VERSION)
+	    (v != ERGON_REPORT_VERSION && v != ERGON_REPORT_VERSION_REPEATED))
+		return ergon_err_set(
+		    err, ERGON_EVERIFY, "field schema: not an %s version %d or %d report",
+		    ERGON_REPORT_SCHEMA, ERGON_REPORT_VERSION, ERGON_REPORT_VERSION_REPEATED);
+	if (repeated != (v == ERGON_REPORT_VERSION_REPEATED))
 		return ergon_err_set(err, ERGON_EVERIFY,
-				     "field schema: not an %s version %d report",
-				     ERGON_REPORT_SCHEMA, ERGON_REPORT_VERSION);
+				     "field schema_version: %d, but the report %s repetitions "
+				     "(version %d is a repeated run, %d a single one)",
+				     (int)v, repeated ? "holds" : "holds no",
+				     ERGON_REPORT_VERSION_REPEATED, ERGON_REPORT_VERSION);
 	return 0;
 }
 
@@ -216,9 +228,56 @@ static int same_number(const json_t *r, const char *a, const char *b, int option
 /* The artifact agrees with itself: what it says it is (provenance) matches
  * the instrument that made it, the uncertainty model is the instrument's,
  * and the counts of the plan, the session and the series agree. */
+static int check_one(const json_t *r, struct verify_ctx *c, struct ergon_err *err);
+
+/* A repeated report: every repetition (as the report it would be alone)
+ * agrees with itself, and the report's status says complete only when
+ * every planned repetition completed. */
 static int check_consistency(struct verify_ctx *c, struct ergon_err *err)
 {
-	const json_t *r = c->r;
+	const json_t *reps = json_object_get(c->r, "repetitions");
+	if (reps == NULL)
+		return check_one(c->r, c, err);
+	size_t i;
+	const json_t *rep;
+	size_t completed = 0;
+	json_array_foreach(reps, i, rep)
+	{
+		json_t *v = json_copy((json_t *)c->r);
+		if (v == NULL)
+			return ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+		json_object_del(v, "repetitions");
+		const char *k;
+		json_t *x;
+		json_object_foreach((json_t *)rep, k, x) json_object_set(v, k, x);
+		struct ergon_err e2 = {0};
+		int rc = check_one(v, c, &e2);
+		json_decref(v);
+		if (rc)
+			return ergon_err_set(err, rc, "repetitions[%zu]: %s", i, e2.msg);
+		const char *st = json_string_value(json_object_get(rep, "status"));
+		completed += st && strcmp(st, "complete") == 0;
+	}
+	const char *st = json_string_value(json_object_get(c->r, "status"));
+	const json_t *planned = ergon_jpath(c->r, "repeat.planned");
+	int all = json_is_integer(planned) && (size_t)json_integer_value(planned) == completed &&
+		  completed == json_array_size(reps);
+	if (st == NULL || (strcmp(st, "complete") == 0) != all)
+		return ergon_err_set(
+		    err, ERGON_EVERIFY,
+		    "field status: %s, but %zu of %lld planned repetitions completed",
+		    st ? st : "(missing)", completed, (long long)json_integer_value(planned));
+	const json_t *cj = ergon_jpath(c->r, "repeat.completed");
+	if (!json_is_integer(cj) || (size_t)json_integer_value(cj) != completed)
+		return ergon_err_set(err, ERGON_EVERIFY,
+				     "field repeat.completed: does not count the %zu complete "
+				     "repetitions",
+				     completed);
+	return 0;
+}
+
+static int check_one(const json_t *r, struct verify_ctx *c, struct ergon_err *err)
+{
 	const char *kind = json_string_value(ergon_jpath(r, "provenance.kind"));
 	int k = ergon_provenance_parse(kind);
 	if (k == 0)

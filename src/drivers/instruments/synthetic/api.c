@@ -220,6 +220,20 @@ static int synth_read(struct ergon_instrument *inst, struct ergon_sample *buf, s
 	return 0;
 }
 
+/* Each session (each repetition of ergon run --repeat) starts the
+ * scenario afresh: its throttle clock and the work_s grid restart with
+ * the session's load. The noise continues from the seed's stream, so
+ * repetitions differ as repeated runs on a bench do. */
+static int synth_start(struct ergon_instrument *inst, struct ergon_err *err)
+{
+	(void)err;
+	struct synth *s = inst->priv;
+	atomic_store(&s->load_start_s, 0.0);
+	atomic_store(&s->load_milli, 0);
+	s->grid_end_s = 0;
+	return 0;
+}
+
 static void synth_hint(struct ergon_instrument *inst, double load)
 {
 	struct synth *s = inst->priv;
@@ -238,6 +252,7 @@ const struct ergon_instrument_driver ergon_instrument_synthetic = {
     .name = "synthetic",
     .longname = "synthetic power model (seeded, not a measurement)",
     .open = synth_open,
+    .start = synth_start,
     .read = synth_read,
     .close = synth_close,
     .hint_load = synth_hint,
