@@ -38,6 +38,8 @@ extern "C" {
 #define ERGON_KERNELS_NAME_MAX 128
 #define ERGON_KERNELS_MAX_CASES 4096
 #define ERGON_KERNELS_MAX_IMPLS 8
+/* The most repetitions of one kernels run (kernels run --repeat). */
+#define ERGON_KERNELS_MAX_REPEAT 100
 /* At most this many samples in all (every one is kept in memory). */
 #define ERGON_KERNELS_MAX_SAMPLES 4000000
 /* A samples CSV larger than this is refused. */

@@ -113,6 +113,9 @@ static int run(int argc, char **argv)
 		code = EXIT_INCOMPARABLE;
 	} else if (ergon_compare_regressed(res)) {
 		code = ERGON_EXIT_MEASUREMENT;
+	} else if (json_integer_value(json_object_get(res, "spread_unknown")) > 0) {
+		/* No verdict on some figure: as not comparable (docs/COMPARE.md). */
+		code = EXIT_INCOMPARABLE;
 	}
 out:
 	for (size_t i = 0; i < n; i++)
@@ -131,18 +134,24 @@ const struct ergon_cli_command ergon_cli_cmd_compare = {
 	    "resolution), sampler and rate, provenance, conditions, board/device, aggregation,\n"
 	    "window configuration. Every field that differs is listed, classed as breaks\n"
 	    "(refuses unless --force-incomparable), subject (what is compared, e.g. the\n"
-	    "workload or the firmware build) or note. Then for each figure: every value, and\n"
-	    "versus A the difference, ratio and verdict: higher/lower when the difference\n"
-	    "exceeds the combined ± (the sum of both), not distinguishable otherwise, or no\n"
-	    "± stated. --threshold PCT: a headline figure (marked *) worse than A by more\n"
-	    "than PCT %, and distinguishable, is a regression.\n\n"
+	    "workload or the firmware build) or note. Then for each figure: every value (the\n"
+	    "mean of the repetitions of a --repeat run), and versus A the difference, ratio\n"
+	    "and verdict: higher/lower only when the difference exceeds both the instruments'\n"
+	    "combined ± (the sum of both) and the run-to-run spread (Welch's t test on the\n"
+	    "repetitions, two-sided, 5 %), not distinguishable otherwise. With fewer than 3\n"
+	    "repetitions on a side the spread is unknown and the figure gets no verdict\n"
+	    "(exit 4): measure with ergon run --repeat 3 or more. --threshold PCT: a\n"
+	    "headline figure (marked *) worse than A by more than PCT %, and\n"
+	    "distinguishable, is a regression.\n\n"
 	    "--out DIR writes DIR/compare.json (an ergon.compare artifact) and, for profiles,\n"
 	    "DIR/layer_diff.csv (layer_id,op,counter,a,b,diff_b,ratio_b,...).\n\n"
 	    "Exit: 0 comparable and no regression, 1 regression (with --threshold),\n"
 	    "2 usage, 3 I/O or an artifact whose digest does not match, 4 refused: not\n"
-	    "comparable, or artifacts of different kinds. docs/COMPARE.md.\n\n"
+	    "comparable, artifacts of different kinds, or a figure without a verdict\n"
+	    "because the run-to-run spread is unknown. docs/COMPARE.md.\n\n"
 	    "Examples:\n"
-	    "  ergon compare base/report.json new/report.json --threshold 2\n"
+	    "  ergon run ... --repeat 5 --out base.json; ergon run ... --repeat 5 --out new.json\n"
+	    "  ergon compare base.json new.json --threshold 2\n"
 	    "  ergon compare v1/summary.json v2/summary.json --out diff\n",
     .run = run,
 };

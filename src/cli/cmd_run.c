@@ -111,7 +111,10 @@ static void prefix_of(double mag, double *f, const char **p)
  * unit the single-run summary uses. */
 static void print_repeat_row(const json_t *per, const char *key, const char *label, int unrated)
 {
-	const json_t *o = json_object_get(per, key);
+	char group[32];
+	const char *dot = strchr(key, '.');
+	snprintf(group, sizeof group, "%.*s", (int)(dot - key), key);
+	const json_t *o = json_object_get(json_object_get(per, group), dot + 1);
 	const char *unit = json_string_value(json_object_get(o, "unit"));
 	double n = num(o, "n");
 	if (!(n >= 1)) {
@@ -170,7 +173,8 @@ static void print_repeated(const json_t *r)
 		for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
 			print_repeat_row(per, rows[i][0], rows[i][1], unrated);
 		/* Every repetition's value of the headline figure. */
-		const json_t *e = json_object_get(per, "energy_per_op.above_idle_j");
+		const json_t *e =
+		    json_object_get(json_object_get(per, "energy_per_op"), "above_idle_j");
 		size_t k;
 		const json_t *x;
 		double f = 1;

@@ -96,39 +96,51 @@ def shown(text):
     return x
 
 
+def run_plots(pre, s, fig):
+    """The plots of one run (its series and figures)."""
+    exp = {}
+    rails = s.get("rails")
+    series = points = 0
+    for r in (rails or [s]):
+        n = len(r.get("samples", {}).get("t_s", []))
+        if n <= HP_MAX_RAW:
+            series += 1
+            points += n
+        else:
+            series += 2
+            points = None
+    exp[pre + "power"] = (series, points)
+    w = fig.get("throughput", {}).get("windows", [])
+    if w:
+        ns, np_ = 1, len(w)
+        th = fig["throughput"]
+        if th.get("first_ops_per_s") is not None:
+            ns, np_ = ns + 1, np_ + 2
+        if s.get("samples", {}).get("temp_c"):
+            ns, np_ = ns + 1, np_ + len(w)
+        exp[pre + "throughput"] = (ns, np_)
+    inv = s.get("invocations", {})
+    failed = set(inv.get("failed_index", []))
+    ok = [x for k, x in enumerate(inv.get("latency_s", [])) if k not in failed]
+    if ok:
+        exp[pre + "latency-hist"] = (1, 50)
+        m = len(ok) if len(ok) <= HP_MAX_RAW else 1200
+        exp[pre + "latency-cdf"] = (1, 2 * m - 1)
+    return exp
+
+
 def expected_plots(i, art, jls_samples):
     """{plot id: (series, points or None)} implied by the artifact."""
     exp = {}
     pre = "a%d-" % i
-    if art.get("schema") == "ergon.report":
-        s = art.get("series", {})
-        rails = s.get("rails")
-        series = points = 0
-        for r in (rails or [s]):
-            n = len(r.get("samples", {}).get("t_s", []))
-            if n <= HP_MAX_RAW:
-                series += 1
-                points += n
-            else:
-                series += 2
-                points = None
-        exp[pre + "power"] = (series, points)
-        w = art.get("figures", {}).get("throughput", {}).get("windows", [])
-        if w:
-            ns, np_ = 1, len(w)
-            th = art["figures"]["throughput"]
-            if th.get("first_ops_per_s") is not None:
-                ns, np_ = ns + 1, np_ + 2
-            if s.get("samples", {}).get("temp_c"):
-                ns, np_ = ns + 1, np_ + len(w)
-            exp[pre + "throughput"] = (ns, np_)
-        inv = s.get("invocations", {})
-        failed = set(inv.get("failed_index", []))
-        ok = [x for k, x in enumerate(inv.get("latency_s", [])) if k not in failed]
-        if ok:
-            exp[pre + "latency-hist"] = (1, 50)
-            m = len(ok) if len(ok) <= HP_MAX_RAW else 1200
-            exp[pre + "latency-cdf"] = (1, 2 * m - 1)
+    if art.get("schema") == "ergon.report" and "repetitions" in art:
+        # A repeated run: each repetition's plots, ids a<i*1000+k>-...
+        figs = art.get("figures", {}).get("repetitions", [])
+        for k, rep in enumerate(art["repetitions"]):
+            fig = figs[k] if k < len(figs) else {}
+            exp.update(run_plots("a%d-" % (i * 1000 + k + 1), rep.get("series", {}), fig))
+    elif art.get("schema") == "ergon.report":
+        exp.update(run_plots(pre, art.get("series", {}), art.get("figures", {})))
     elif art.get("schema") == "ergon.profile":
         if jls_samples is not None:
             exp[pre + "trace"] = (1, jls_samples) if jls_samples <= HP_MAX_RAW else (2, None)

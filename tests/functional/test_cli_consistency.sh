@@ -115,8 +115,17 @@ json_only() { # json_only WHAT CHECK -- command...: exit 0 or 1, stdout one JSON
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $check" "$TMP/jo.out" &&
     ok "$what: stdout is one JSON value" || bad "$what: stdout: $(head -c 300 "$TMP/jo.out")"
 }
+# Repeated runs: with fewer than 3 repetitions a side compare gives no
+# verdict and exits 4 (docs/COMPARE.md).
+for k in 1 2; do
+  "$E" run --device d "${SYN[@]}" --idle-s 0.1 --windows 2 --window-s 0.1 --repeat 3 --quiet \
+    --out "$TMP/rr$k.json" >/dev/null 2>&1 || bad "run --repeat 3 ($k)"
+done
 json_only "compare --json" 'assert d["schema"] == "ergon.compare" and d["kind"] == "run" and len(d["inputs"]) == 2' \
-  -- "$E" compare "$TMP/r.json" "$TMP/r2.json" --json
+  -- "$E" compare "$TMP/rr1.json" "$TMP/rr2.json" --json
+expect 4 "compare --json of single runs: no verdict" -- "$E" compare "$TMP/r.json" "$TMP/r2.json" --json
+python3 -c "import json,sys; d=json.load(sys.stdin); assert d['spread_unknown'] > 0" <<<"$OUT" &&
+  ok "single runs: stdout is the JSON, spread unknown" || bad "single-run compare --json: ${OUT:0:200}"
 expect 4 "compare --json, different kinds" -- "$E" compare "$TMP/r.json" "$TMP/p/summary.json" --json
 [ -z "$OUT" ] && ok "a refused compare --json prints no human text on stdout" || bad "refused compare stdout: ${OUT:0:200}"
 json_only "config show --json" 'assert d["config"]["target.board"]["value"] == "sim"' -- "$E" config show --board sim --json

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# ergon compare: a comparable pair whose load power differs by 3 % (synthetic
-# load_w 3.00 vs 3.09 W: 3.09 / 3.00 - 1 = 3 % by construction) gets the
-# regression verdict at a 2 % threshold and not at 5 %; an incomparable pair
-# (sample rate 1000 vs 500 Hz) is refused with exit 4 and the difference
-# named; different kinds are refused; N = 3; profiles give layer_diff.csv
-# (the uniform_slowdown bench scenario runs every layer 4x as long).
+# ergon compare: a comparable pair of --repeat 3 runs whose load power
+# differs by 3 % (synthetic load_w 3.00 vs 3.09 W, no noise: 3.09 / 3.00 - 1
+# = 3 % by construction, the same in every repetition, so beyond the spread
+# and the ±) gets the regression verdict at a 2 % threshold and not at 5 %;
+# single runs get no verdict (run-to-run spread unknown, exit 4); an
+# incomparable pair (sample rate 1000 vs 500 Hz) is refused with exit 4 and
+# the difference named; different kinds are refused; N = 3; profiles give
+# layer_diff.csv (the uniform_slowdown bench scenario runs every layer 4x as
+# long).
 source "$(dirname "$0")/run_lib.sh"
 E=$ERGON_BIN
 W=builtin:periodic,burst_ms=0,sleep_ms=1
@@ -15,10 +18,12 @@ mk() { # mk NAME LOAD_W [extra run flags...]
     --instrument-opt load_w="$w" --instrument-opt noise_w=0 --out "$TMP/$name.json" "$@" >/dev/null 2>&1 ||
     bad "run $name"
 }
-mk a 3.00
-mk b 3.09
-mk c 3.00
-mk slow 3.00 --sample-hz 500
+mk a 3.00 --repeat 3
+mk b 3.09 --repeat 3
+mk c 3.00 --repeat 3
+mk slow 3.00 --sample-hz 500 --repeat 3
+mk one 3.00
+mk two 3.09
 py() { python3 -c "$1" "$TMP/out"; }
 
 expect 1 "3 % regression at --threshold 2" -- "$E" compare "$TMP/a.json" "$TMP/b.json" --threshold 2 --json
@@ -30,6 +35,8 @@ v = f["load mean power"]["versus"][0]
 assert abs(v["pct"] - 3.0) < 1e-6, v
 assert abs(v["ratio"] - 1.03) < 1e-8, v
 assert v["verdict"] == "higher", v
+assert v["n"] == [3, 3], v
+assert v["welch"]["significant"] is True, v
 # the combined ± is the sum of both stated ±
 u = [x["u"] for x in f["load mean power"]["values"]]
 assert abs(v["combined_u"] - (u[0] + u[1])) < 1e-15
@@ -56,6 +63,13 @@ assert f["load mean power"]["versus"][0]["verdict"] in ("equal", "not distinguis
 assert r["regression"]["verdict"].startswith("not assessed")
 ' && ok "equal power is equal or not distinguishable" || bad "equal pair"
 
+expect 4 "single runs: no verdict" -- "$E" compare "$TMP/one.json" "$TMP/two.json" --threshold 2
+contains "$OUT" "no verdict: run-to-run spread unknown (1 and 1 repetitions" "the figure says why"
+contains "$OUT" "measure each side with --repeat 3 or more" "and what to do"
+contains "$OUT" "regression verdict: not assessed (run-to-run spread unknown" "no regression verdict"
+contains "$OUT" "+3.00 %" "the difference is still shown"
+contains "$OUT" "mW" "powers print in the summary's units"
+
 expect 4 "incomparable pair refused" -- "$E" compare "$TMP/a.json" "$TMP/slow.json"
 contains "$OUT" "breaks   sampler.target_hz: A=1000 B=500" "the breaking difference is listed"
 contains "$ERR" "--force-incomparable" "the refusal names the override"
@@ -69,7 +83,10 @@ expect 0 "profile A" -- "$E" profile --board sim --out "$TMP/pa"
 expect 0 "profile B" -- "$E" profile --board sim --sim-scenario uniform_slowdown --out "$TMP/pb"
 expect 4 "different kinds refused" -- "$E" compare "$TMP/a.json" "$TMP/pa/summary.json"
 contains "$ERR" "different kinds" "the refusal says why"
-expect 1 "profile regression" -- "$E" compare "$TMP/pa/summary.json" "$TMP/pb/summary.json" --threshold 5 --out "$TMP/cmp"
+# One profile each: the spread is unknown, no verdict (exit 4); the
+# outputs are still written.
+expect 4 "profile comparison without repetitions" -- "$E" compare "$TMP/pa/summary.json" "$TMP/pb/summary.json" --threshold 5 --out "$TMP/cmp"
+contains "$OUT" "run-to-run spread unknown" "the profile figures get no verdict"
 contains "$OUT" "subject  stages.pmu.image" "the firmware image is listed as the subject"
 grep -q '^0,CONV_2D,window_us,500,2000,1500,4$' "$TMP/cmp/layer_diff.csv" && ok "layer_diff.csv row (500 us x 4)" || { bad "layer_diff.csv"; cat "$TMP/cmp/layer_diff.csv"; }
 expect 0 "compare.json is a sealed artifact" -- "$E" digest "$TMP/cmp/compare.json"

@@ -127,7 +127,8 @@ void ergon_verdict_run(const json_t *report, struct ergon_verdict *v)
 	const json_t *reps = json_object_get(fig, "repetitions");
 	if (json_is_array(reps)) {
 		const json_t *e = json_object_get(json_object_get(fig, "repeat"), "figures");
-		const json_t *eop = json_object_get(e, "energy_per_op.above_idle_j");
+		const json_t *eop =
+		    json_object_get(json_object_get(e, "energy_per_op"), "above_idle_j");
 		json_int_t n = json_integer_value(json_object_get(eop, "n"));
 		if ((size_t)n != json_array_size(reps))
 			set(v, ERGON_VERDICT_DEGRADED,

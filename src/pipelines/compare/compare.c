@@ -6,6 +6,7 @@
 
 #include "ergon/artifact.h"
 #include "ergon/dynbuf.h"
+#include "ergon/report.h"
 #include "ergon/signature.h"
 #include "pipelines/compare/compare_internal.h"
 #include "pipelines/common/common.h"
@@ -39,7 +40,8 @@ struct compare_kind {
 	/* Figures matched by name rather than by path (kernels): fills
 	 * "figures" and its own extra members of the result. */
 	json_t *(*rows)(const json_t *const *a, const char *const *labels, size_t n,
-			double threshold_pct, json_t *regressed, json_t *result);
+			double threshold_pct, json_t *regressed, json_t *result,
+			size_t *spread_unknown);
 };
 
 /* --- run reports (ergon.report) ------------------------------------------ */
@@ -91,27 +93,25 @@ static const struct ident_field run_ident[] = {
     {"integrity", F_NOTE, 0},
 };
 
-#define LATENCY_U "uncertainty_model.latency_quantum_s"
-static const struct figure_def run_fig[] = {
-    {"energy per operation above idle", "figures.energy_per_op.above_idle_j",
-     "figures.energy_per_op.above_idle_u_j", "J", -1, 1},
-    {"energy per operation total", "figures.energy_per_op.total_j",
-     "figures.energy_per_op.total_u_j", "J", -1, 0},
-    {"load mean power", "figures.load.mean_power_w", "figures.load.mean_power_u_w", "W", -1, 1},
-    {"idle mean power", "figures.idle.mean_power_w", "figures.idle.mean_power_u_w", "W", -1, 0},
-    {"load peak power", "figures.load.peak_power_w", NULL, "W", -1, 0},
-    {"load energy", "figures.load.energy_j", "figures.load.energy_u_j", "J", 0, 0},
-    {"latency p50", "figures.latency.p50_s", LATENCY_U, "s", -1, 1},
-    {"latency p90", "figures.latency.p90_s", LATENCY_U, "s", -1, 0},
-    {"latency p95", "figures.latency.p95_s", LATENCY_U, "s", -1, 0},
-    {"latency p99", "figures.latency.p99_s", LATENCY_U, "s", -1, 0},
-    {"latency mean", "figures.latency.mean_s", LATENCY_U, "s", -1, 0},
-    {"throughput first window", "figures.throughput.first_ops_per_s", NULL, "ops/s", 1, 0},
-    {"throughput tail", "figures.throughput.tail_ops_per_s", NULL, "ops/s", 1, 1},
-    {"throughput change", "figures.throughput.change_pct", NULL, "%", 0, 0},
-    {"operations", "figures.operations.succeeded", NULL, "", 0, 0},
-    {"sampler achieved rate", "figures.sampler.achieved_hz", NULL, "Hz", 0, 0},
-};
+/* The run figures are ergon_run_figures() (ergon/report.h): the same
+ * table the repeat statistics of a run report are made for. */
+static struct figure_def run_fig[32];
+static size_t n_run_fig;
+
+static void run_fig_init(void)
+{
+	if (n_run_fig)
+		return;
+	size_t n;
+	const struct ergon_run_figure *f = ergon_run_figures(&n);
+	static char paths[32][96];
+	for (size_t i = 0; i < n && i < 32; i++) {
+		snprintf(paths[i], sizeof paths[i], "figures.%s", f[i].key);
+		run_fig[i] = (struct figure_def){f[i].name, paths[i],	 f[i].u_key,
+						 f[i].unit, f[i].better, f[i].headline};
+	}
+	n_run_fig = n < 32 ? n : 32;
+}
 
 static int is_run(const json_t *a)
 {
@@ -228,8 +228,7 @@ static int is_power(const json_t *a)
 /* The kinds ergon compare knows. A new artifact kind (kernels, ...) is one
  * more entry: a match function, its identity fields and its figures. */
 static const struct compare_kind kinds[] = {
-    {"run", "ergon run report", is_run, run_ident, N_OF(run_ident), run_fig, N_OF(run_fig), 0,
-     NULL},
+    {"run", "ergon run report", is_run, run_ident, N_OF(run_ident), run_fig, 0, 0, NULL},
     {"profile", "ergon profile summary", is_profile, profile_ident, N_OF(profile_ident),
      profile_fig, N_OF(profile_fig), 1, NULL},
     {"power", "ergon analyze summary", is_power, power_ident, N_OF(power_ident), power_fig,
@@ -244,6 +243,65 @@ static const struct compare_kind *kind_of(const json_t *a)
 		if (kinds[i].match(a))
 			return &kinds[i];
 	return NULL;
+}
+
+static size_t n_fig_of(const struct compare_kind *k)
+{
+	if (k->fig == run_fig) {
+		run_fig_init();
+		return n_run_fig;
+	}
+	return k->n_fig;
+}
+
+/* The repeat statistics of the figure at path, when the artifact holds
+ * repetitions: a run report's figures.repeat.figures["load.mean_power_w"]
+ * for path "figures.load.mean_power_w", another artifact's
+ * repeat.figures[path]. NULL for a single run. */
+static const json_t *repeat_entry(const json_t *a, const char *path)
+{
+	char p[256];
+	if (json_is_object(ergon_jpath(a, "figures.repeat.figures")) &&
+	    strncmp(path, "figures.", 8) == 0) {
+		snprintf(p, sizeof p, "figures.repeat.figures.%s", path + 8);
+		return ergon_jpath(a, p);
+	}
+	if (!json_is_object(ergon_jpath(a, "repeat.figures")))
+		return NULL;
+	snprintf(p, sizeof p, "repeat.figures.%s", path);
+	return ergon_jpath(a, p);
+}
+
+/* One artifact's figure: its repetitions' values and ±, or its single
+ * value and ±. A repeated run whose statistics are withheld (it did not
+ * complete) has no value. */
+static void sample_at(const json_t *a, const struct figure_def *d, struct cmp_sample *out)
+{
+	const json_t *re = repeat_entry(a, d->path);
+	if (re == NULL && json_is_array(ergon_jpath(a, "figures.repetitions"))) {
+		cmp_sample_of(NULL, NULL, 0, out);
+		return;
+	}
+	if (re != NULL) {
+		const json_t *vals = json_object_get(re, "values");
+		const json_t *us = json_object_get(re, "u");
+		size_t m = json_array_size(vals);
+		double v[ERGON_RUN_REPEAT_MAX], u[ERGON_RUN_REPEAT_MAX];
+		if (m > ERGON_RUN_REPEAT_MAX)
+			m = ERGON_RUN_REPEAT_MAX;
+		for (size_t i = 0; i < m; i++) {
+			const json_t *x = json_array_get(vals, i), *y = json_array_get(us, i);
+			v[i] = json_is_number(x) ? json_number_value(x) : NAN;
+			u[i] = json_is_number(y) ? json_number_value(y) : NAN;
+		}
+		cmp_sample_of(v, u, m, out);
+		return;
+	}
+	const json_t *jv = ergon_jpath(a, d->path);
+	const json_t *ju = d->u_path ? ergon_jpath(a, d->u_path) : NULL;
+	double v = json_is_number(jv) ? json_number_value(jv) : NAN;
+	double u = json_is_number(ju) ? json_number_value(ju) : NAN;
+	cmp_sample_of(&v, &u, 1, out);
 }
 
 /* Equal for comparability: both absent, numbers within tol (or 1e-9
@@ -294,27 +352,20 @@ static int comparability(const struct compare_kind *k, const json_t *const *a, s
 }
 
 static json_t *figure_rows(const struct compare_kind *k, const json_t *const *a, size_t n,
-			   double threshold_pct, json_t *regressed)
+			   double threshold_pct, json_t *regressed, size_t *spread_unknown)
 {
 	json_t *rows = json_array();
-	for (size_t f = 0; f < k->n_fig; f++) {
+	size_t nf = n_fig_of(k);
+	for (size_t f = 0; f < nf; f++) {
 		const struct figure_def *d = &k->fig[f];
 		json_t *vals = json_array();
-		double v[ERGON_COMPARE_MAX], u[ERGON_COMPARE_MAX];
-		int hv[ERGON_COMPARE_MAX], hu[ERGON_COMPARE_MAX];
+		struct cmp_sample smp[ERGON_COMPARE_MAX];
 		for (size_t i = 0; i < n; i++) {
-			const json_t *jv = ergon_jpath(a[i], d->path);
-			const json_t *ju = d->u_path ? ergon_jpath(a[i], d->u_path) : NULL;
-			hv[i] = json_is_number(jv);
-			hu[i] = json_is_number(ju);
-			v[i] = hv[i] ? json_number_value(jv) : NAN;
-			u[i] = hu[i] ? json_number_value(ju) : NAN;
-			json_array_append_new(vals,
-					      json_pack("{s:o, s:o}", "value", ergon_jnum(v[i]),
-							"u", ergon_jnum(u[i])));
+			sample_at(a[i], d, &smp[i]);
+			json_array_append_new(vals, cmp_value_json(&smp[i]));
 		}
-		json_t *vs = cmp_versus(d->name, d->better, d->headline, v, u, hv, hu, n,
-					threshold_pct, regressed);
+		json_t *vs = cmp_versus(d->name, d->better, d->headline, smp, n, threshold_pct,
+					regressed, spread_unknown);
 		json_array_append_new(
 		    rows, json_pack("{s:s, s:s, s:s, s:s, s:b, s:o, s:o}", "name", d->name, "path",
 				    d->path, "unit", d->unit, "better",
@@ -484,14 +535,27 @@ int ergon_compare(const json_t *const *a, const char *const *labels, size_t n,
 				     "--force-incomparable to compare them anyway");
 	}
 	json_t *regressed = json_array();
+	size_t unknown = 0;
 	json_object_set_new(r, "figures",
-			    k->rows ? k->rows(a, labels, n, o->threshold_pct, regressed, r)
-				    : figure_rows(k, a, n, o->threshold_pct, regressed));
+			    k->rows
+				? k->rows(a, labels, n, o->threshold_pct, regressed, r, &unknown)
+				: figure_rows(k, a, n, o->threshold_pct, regressed, &unknown));
 	if (k->layers)
 		json_object_set_new(r, "layers", layer_rows(a, n));
+	json_object_set_new(
+	    r, "rule",
+	    json_sprintf("a difference is called only when it exceeds both the instruments' "
+			 "combined ± and the run-to-run spread: Welch's t test on the "
+			 "repetitions of each side, two-sided, alpha %.2g (Welch-Satterthwaite "
+			 "degrees of freedom); with fewer than %d repetitions on a side the "
+			 "spread is unknown and the figure gets no verdict",
+			 1.0 - ERGON_STATS_LEVEL, ERGON_STATS_MIN_REPEATS));
+	json_object_set_new(r, "spread_unknown", json_integer((json_int_t)unknown));
 	const char *verdict = isnan(o->threshold_pct)	   ? "not assessed (no --threshold)"
 			      : json_array_size(regressed) ? "regression"
-							   : "no regression";
+			      : unknown ? "not assessed (run-to-run spread unknown: "
+					  "fewer than 3 repetitions on a side)"
+					: "no regression";
 	json_object_set_new(r, "regression",
 			    json_pack("{s:o, s:s, s:o}", "threshold_pct",
 				      ergon_jnum(o->threshold_pct), "verdict", verdict, "figures",
@@ -548,6 +612,22 @@ int ergon_compare_layer_csv(const json_t *result, char **out, size_t *len, struc
 	}
 	*out = ergon_dynbuf_take(&b, len);
 	return 0;
+}
+
+/* The SI prefix that puts v in [1, 1000) (down to nano), as the run
+ * summary prints. */
+static void si_prefix(double v, double *f, const char **p)
+{
+	static const struct {
+		double f;
+		const char *p;
+	} pre[] = {{1, ""}, {1e-3, "m"}, {1e-6, "u"}, {1e-9, "n"}};
+	size_t k = 0;
+	double mag = fabs(v);
+	while (isfinite(mag) && mag > 0 && k + 1 < sizeof pre / sizeof pre[0] && mag < pre[k].f)
+		k++;
+	*f = pre[k].f;
+	*p = pre[k].p;
 }
 
 static void text_value(struct ergon_dynbuf *b, const json_t *v)
@@ -607,38 +687,92 @@ int ergon_compare_text(const json_t *result, char **out, struct ergon_err *err)
 	}
 	const json_t *figs = json_object_get(result, "figures");
 	if (json_is_array(figs)) {
-		ergon_dynbuf_adds(&b, "figures (versus A; ± combined linearly):\n");
+		const char *rule = json_string_value(json_object_get(result, "rule"));
+		ergon_dynbuf_addf(&b, "figures (versus A; %s):\n", rule ? rule : "");
 		json_array_foreach(figs, i, x)
 		{
 			const json_t *vals = json_object_get(x, "values");
-			ergon_dynbuf_addf(&b, "  %s%-32s",
+			const char *unit = json_string_value(json_object_get(x, "unit"));
+			/* One SI prefix per row, from the baseline (the run
+			 * summary's units: mJ, mW, ms). */
+			double f = 1;
+			const char *pfx = "";
+			if (unit && (strcmp(unit, "J") == 0 || strcmp(unit, "W") == 0 ||
+				     strcmp(unit, "s") == 0 || strcmp(unit, "A") == 0))
+				si_prefix(json_number_value(
+					      json_object_get(json_array_get(vals, 0), "value")),
+					  &f, &pfx);
+			ergon_dynbuf_addf(&b, "  %s%s\n",
 					  json_is_true(json_object_get(x, "headline")) ? "*" : " ",
 					  json_string_value(json_object_get(x, "name")));
 			for (j = 0; j < n; j++) {
 				const json_t *e = json_array_get(vals, j);
+				const json_t *v = json_object_get(e, "value");
 				const json_t *u = json_object_get(e, "u");
-				ergon_dynbuf_addf(&b, " %c=", (int)('A' + j));
-				text_value(&b, json_object_get(e, "value"));
+				json_int_t reps = json_integer_value(json_object_get(e, "n"));
+				if (reps == 0)
+					reps =
+					    json_integer_value(json_object_get(e, "repetitions"));
+				ergon_dynbuf_addf(&b, "      %c = ", (int)('A' + j));
+				if (!json_is_number(v)) {
+					ergon_dynbuf_adds(&b, "not available\n");
+					continue;
+				}
+				ergon_dynbuf_addf(&b, "%.6g", json_number_value(v) / f);
 				if (json_is_number(u))
-					ergon_dynbuf_addf(&b, "±%.2g", json_number_value(u));
+					ergon_dynbuf_addf(&b, " %s %.2g", "±",
+							  json_number_value(u) / f);
+				ergon_dynbuf_addf(&b, " %s%s", pfx, unit ? unit : "");
+				const json_t *sd = json_object_get(e, "sd");
+				if (json_is_number(sd))
+					ergon_dynbuf_addf(
+					    &b, " (mean of %lld repetitions, sd %.3g)",
+					    (long long)reps, json_number_value(sd) / f);
+				else
+					ergon_dynbuf_addf(&b, " (%lld repetition%s)",
+							  (long long)reps, reps == 1 ? "" : "s");
+				ergon_dynbuf_adds(&b, "\n");
 			}
-			ergon_dynbuf_addf(&b, " %s\n",
-					  json_string_value(json_object_get(x, "unit")));
 			for (j = 1; j < n; j++) {
 				const json_t *v =
 				    json_array_get(json_object_get(x, "versus"), j - 1);
 				const json_t *pct = json_object_get(v, "pct");
+				const json_t *d = json_object_get(v, "diff");
 				ergon_dynbuf_addf(&b, "      %c-A ", (int)('A' + j));
-				text_value(&b, json_object_get(v, "diff"));
+				if (json_is_number(d))
+					ergon_dynbuf_addf(&b, "%+.4g %s%s",
+							  json_number_value(d) / f, pfx,
+							  unit ? unit : "");
+				else
+					ergon_dynbuf_adds(&b, "-");
 				if (json_is_number(pct))
 					ergon_dynbuf_addf(
 					    &b, " (%+.2f %%, ratio %.4f)", json_number_value(pct),
 					    json_number_value(json_object_get(v, "ratio")));
+				const json_t *w = json_object_get(v, "welch");
+				if (json_is_object(w) && json_is_number(json_object_get(w, "df")))
+					ergon_dynbuf_addf(
+					    &b, "; Welch t %.3g, df %.3g, p %.2g",
+					    json_number_value(json_object_get(w, "t")),
+					    json_number_value(json_object_get(w, "df")),
+					    json_number_value(json_object_get(w, "p")));
+				else if (json_is_object(w))
+					ergon_dynbuf_adds(&b, "; no spread on either side");
 				ergon_dynbuf_addf(&b, ": %s\n",
 						  json_string_value(json_object_get(v, "verdict")));
 			}
 		}
-		ergon_dynbuf_adds(&b, "  (* counts for the regression verdict)\n");
+		ergon_dynbuf_adds(&b, "  (* counts for the regression verdict; ± is the "
+				      "instruments')\n");
+		json_int_t unknown = json_integer_value(json_object_get(result, "spread_unknown"));
+		if (unknown > 0)
+			ergon_dynbuf_addf(
+			    &b,
+			    "run-to-run spread unknown for %lld comparison%s (fewer "
+			    "than 3 repetitions on a side): no verdict on %s; measure "
+			    "each side with --repeat 3 or more\n",
+			    (long long)unknown, unknown == 1 ? "" : "s",
+			    unknown == 1 ? "it" : "them");
 	}
 	const json_t *only = json_object_get(result, "only_in");
 	if (json_array_size(only) > 0)

@@ -97,8 +97,31 @@ static json_t *all_keys(const json_t *const *a, size_t n)
 	return keys;
 }
 
+/* One side of a kernels row: with repetitions (kernels run --repeat),
+ * each repetition's median with the half-width of its interval; else the
+ * one median. */
+static void kernels_sample(const json_t *m, double v, double u, struct cmp_sample *out)
+{
+	const json_t *rep = json_object_get(m, "repeat");
+	const json_t *meds = json_object_get(rep, "medians");
+	const json_t *us = json_object_get(rep, "u");
+	size_t k = json_array_size(meds);
+	if (isfinite(v) && k >= 1 && k <= ERGON_KERNELS_MAX_REPEAT) {
+		double a[ERGON_KERNELS_MAX_REPEAT], b[ERGON_KERNELS_MAX_REPEAT];
+		for (size_t i = 0; i < k; i++) {
+			const json_t *x = json_array_get(meds, i), *y = json_array_get(us, i);
+			a[i] = json_is_number(x) ? json_number_value(x) : NAN;
+			b[i] = json_is_number(y) ? json_number_value(y) : NAN;
+		}
+		cmp_sample_of(a, b, k, out);
+		return;
+	}
+	cmp_sample_of(&v, &u, 1, out);
+}
+
 json_t *cmp_kernels_rows(const json_t *const *a, const char *const *labels, size_t n,
-			 double threshold_pct, json_t *regressed, json_t *result)
+			 double threshold_pct, json_t *regressed, json_t *result,
+			 size_t *spread_unknown)
 {
 	json_t *rows = json_array(), *only = json_array();
 	json_t *keys = all_keys(a, n);
@@ -112,6 +135,7 @@ json_t *cmp_kernels_rows(const json_t *const *a, const char *const *labels, size
 		const json_t *m[ERGON_COMPARE_MAX];
 		double v[ERGON_COMPARE_MAX], u[ERGON_COMPARE_MAX];
 		int hv[ERGON_COMPARE_MAX], hu[ERGON_COMPARE_MAX];
+		struct cmp_sample smp[ERGON_COMPARE_MAX];
 		size_t present = 0;
 		json_t *in = json_array(), *vals = json_array();
 		for (size_t i = 0; i < n; i++) {
@@ -135,9 +159,12 @@ json_t *cmp_kernels_rows(const json_t *const *a, const char *const *labels, size
 					      ? "not timed: the output differs from the reference"
 					  : !hv[i] ? "not timed"
 						   : NULL;
+			kernels_sample(m[i], hv[i] ? v[i] : NAN, hu[i] ? u[i] : NAN, &smp[i]);
 			json_array_append_new(
-			    vals, json_pack("{s:o, s:o, s:o, s:o, s:s?}", "value", ergon_jnum(v[i]),
-					    "u", ergon_jnum(u[i]), "n",
+			    vals, json_pack("{s:o, s:o, s:I, s:o, s:o, s:s?}", "value",
+					    ergon_jnum(smp[i].have ? smp[i].mean : NAN), "u",
+					    ergon_jnum(smp[i].u), "repetitions",
+					    (json_int_t)smp[i].n, "n",
 					    json_deep_copy(json_object_get(m[i], "n")
 							       ? json_object_get(m[i], "n")
 							       : json_null()),
@@ -158,7 +185,8 @@ json_t *cmp_kernels_rows(const json_t *const *a, const char *const *labels, size
 		}
 		char fig[2 * ERGON_KERNELS_NAME_MAX + 32];
 		snprintf(fig, sizeof fig, "%s [%s] median", name, impl);
-		json_t *vs = cmp_versus(fig, -1, 1, v, u, hv, hu, n, threshold_pct, regressed);
+		json_t *vs =
+		    cmp_versus(fig, -1, 1, smp, n, threshold_pct, regressed, spread_unknown);
 		json_array_append_new(rows,
 				      json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:o, s:o}",
 						"name", fig, "case", name, "impl", impl, "path",

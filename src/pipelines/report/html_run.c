@@ -290,14 +290,10 @@ static void latency_plots(struct ergon_dynbuf *b, const struct html_doc *d)
 	free(l);
 }
 
-void hd_run_section(struct ergon_dynbuf *b, const struct html_doc *d)
+/* The single-run figures of figures at path (a run's own figures, or
+ * figures.repetitions[i] of a repeated run). */
+static void figure_grid(struct ergon_dynbuf *b, const json_t *f, const char *fpath)
 {
-	const json_t *a = d->a;
-	const json_t *f = json_object_get(a, "figures");
-	if (json_object_get(f, "withheld"))
-		ergon_dynbuf_adds(b, "<div class=\"banner warn\">Figures withheld: the run did not "
-				     "complete (see status and issues).</div>\n");
-	ergon_dynbuf_adds(b, "<h3>Figures</h3><div class=\"grid\">\n");
 	static const char *const groups[][2] = {{"energy_per_op", "energy per operation"},
 						{"load", "load phase"},
 						{"idle", "idle baseline"},
@@ -305,11 +301,141 @@ void hd_run_section(struct ergon_dynbuf *b, const struct html_doc *d)
 						{"throughput", "sustained throughput"},
 						{"sampler", "sampler"},
 						{"operations", "operations"}};
-	char path[96];
+	char path[160];
 	for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++) {
-		snprintf(path, sizeof path, "figures.%s", groups[i][0]);
+		snprintf(path, sizeof path, "%s.%s", fpath, groups[i][0]);
 		hd_scalar_table(b, json_object_get(f, groups[i][0]), path, groups[i][1]);
 	}
+}
+
+/* The repeat statistics of a repeated run: one row per figure (mean and
+ * its interval, sd, median and its interval, the instrument's ±, each
+ * repetition's value). */
+static void repeat_table(struct ergon_dynbuf *b, const json_t *a)
+{
+	const json_t *per = ergon_jpath(a, "figures.repeat.figures");
+	ergon_dynbuf_adds(
+	    b, "<table class=\"figures\"><caption>repeat statistics: mean with its 95 % "
+	       "interval (Student t), sample sd, median with its distribution-free interval, "
+	       "the instrument's ±, every repetition</caption><tr><th>figure</th><th>mean</th>"
+	       "<th>95 % interval</th><th>sd</th><th>median</th><th>median interval</th>"
+	       "<th>instrument ±</th><th>repetitions</th></tr>\n");
+	const char *g;
+	json_t *grp;
+	json_object_foreach((json_t *)per, g, grp)
+	{
+		const char *k;
+		json_t *o;
+		json_object_foreach(grp, k, o)
+		{
+			char base[160], p[200];
+			snprintf(base, sizeof base, "figures.repeat.figures.%s.%s", g, k);
+			const char *unit = hd_unit_of(k);
+			ergon_dynbuf_adds(b, "<tr><th>");
+			hp_escape(b, json_string_value(json_object_get(o, "name")));
+			ergon_dynbuf_adds(b, "</th>");
+			static const char *const cells[] = {"mean", "ci_lo", "sd", "median",
+							    "median_lo"};
+			for (size_t c = 0; c < sizeof cells / sizeof cells[0]; c++) {
+				snprintf(p, sizeof p, "%s.%s", base, cells[c]);
+				if (strcmp(cells[c], "ci_lo") == 0 ||
+				    strcmp(cells[c], "median_lo") == 0) {
+					/* An interval: two cells' worth in one. */
+					const char *hi =
+					    strcmp(cells[c], "ci_lo") == 0 ? "ci_hi" : "median_hi";
+					ergon_dynbuf_adds(b, "<td><table><tr>");
+					hd_figure_cell(b, p, json_object_get(o, cells[c]), unit);
+					snprintf(p, sizeof p, "%s.%s", base, hi);
+					hd_figure_cell(b, p, json_object_get(o, hi), unit);
+					ergon_dynbuf_adds(b, "</tr></table></td>");
+					continue;
+				}
+				hd_figure_cell(b, p, json_object_get(o, cells[c]), unit);
+			}
+			snprintf(p, sizeof p, "%s.u_instrument", base);
+			hd_figure_cell(b, p, json_object_get(o, "u_instrument"), unit);
+			ergon_dynbuf_adds(b, "<td><table><tr>");
+			size_t i;
+			json_t *v;
+			json_array_foreach(json_object_get(o, "values"), i, v)
+			{
+				snprintf(p, sizeof p, "%s.values[%zu]", base, i);
+				hd_figure_cell(b, p, v, unit);
+			}
+			ergon_dynbuf_adds(b, "</tr></table></td></tr>\n");
+		}
+	}
+	ergon_dynbuf_adds(b, "</table>\n");
+}
+
+/* A repeated run: the statistics, then every repetition as a run of its
+ * own (its figures, its plots from its series). */
+static void repeated_section(struct ergon_dynbuf *b, const struct html_doc *d)
+{
+	const json_t *a = d->a;
+	const json_t *f = json_object_get(a, "figures");
+	char buf[256];
+	snprintf(buf, sizeof buf,
+		 "<p>%lld of %lld planned repetitions completed; each is the whole measurement "
+		 "(settle, its own idle baseline, its load windows).</p>\n",
+		 (long long)json_integer_value(ergon_jpath(a, "repeat.completed")),
+		 (long long)json_integer_value(ergon_jpath(a, "repeat.planned")));
+	ergon_dynbuf_adds(b, buf);
+	if (json_object_get(f, "withheld"))
+		ergon_dynbuf_adds(b, "<div class=\"banner warn\">Repeat statistics withheld: the "
+				     "run did not complete every repetition (see status and "
+				     "issues).</div>\n");
+	else
+		repeat_table(b, a);
+	size_t i;
+	const json_t *rep;
+	json_array_foreach(json_object_get(a, "repetitions"), i, rep)
+	{
+		snprintf(buf, sizeof buf, "<h3>Repetition %zu</h3><div class=\"grid\">\n", i + 1);
+		ergon_dynbuf_adds(b, buf);
+		char fpath[64];
+		snprintf(fpath, sizeof fpath, "figures.repetitions[%zu]", i);
+		figure_grid(b, json_array_get(json_object_get(f, "repetitions"), i), fpath);
+		ergon_dynbuf_adds(b, "</div>\n");
+		/* The plots read the series of a single run: a view of this
+		 * repetition, with ids of its own. */
+		json_t *v = json_copy((json_t *)a);
+		if (v == NULL)
+			continue;
+		json_object_del(v, "repetitions");
+		const char *k;
+		json_t *x;
+		json_object_foreach((json_t *)rep, k, x) json_object_set(v, k, x);
+		json_object_set(v, "figures", json_array_get(json_object_get(f, "repetitions"), i));
+		struct html_doc dv = *d;
+		dv.a = v;
+		dv.index = d->index * 1000 + (int)i + 1;
+		power_plot(b, &dv);
+		throughput_plot(b, &dv);
+		latency_plots(b, &dv);
+		json_decref(v);
+	}
+}
+
+void hd_run_section(struct ergon_dynbuf *b, const struct html_doc *d)
+{
+	const json_t *a = d->a;
+	if (json_is_array(json_object_get(a, "repetitions"))) {
+		repeated_section(b, d);
+		ergon_dynbuf_adds(b, "<h3>Run</h3><div class=\"grid\">");
+		hd_kv_table(b, json_object_get(a, "plan"), "plan");
+		hd_kv_table(b, json_object_get(a, "sampler"), "sampler");
+		hd_kv_table(b, json_object_get(a, "measurement_time"), "measurement time");
+		ergon_dynbuf_adds(b, "</div>\n");
+		return;
+	}
+	const json_t *f = json_object_get(a, "figures");
+	if (json_object_get(f, "withheld"))
+		ergon_dynbuf_adds(b, "<div class=\"banner warn\">Figures withheld: the run did not "
+				     "complete (see status and issues).</div>\n");
+	ergon_dynbuf_adds(b, "<h3>Figures</h3><div class=\"grid\">\n");
+	figure_grid(b, f, "figures");
+	char path[96];
 	const json_t *rails = json_object_get(f, "rails");
 	size_t r;
 	json_t *rail;
@@ -332,6 +458,7 @@ void hd_run_section(struct ergon_dynbuf *b, const struct html_doc *d)
 	hd_kv_table(b, json_object_get(a, "plan"), "plan");
 	hd_kv_table(b, json_object_get(a, "sampler"), "sampler");
 	hd_kv_table(b, json_object_get(a, "uncertainty_model"), "uncertainty model");
+	hd_kv_table(b, json_object_get(a, "measurement_time"), "measurement time");
 	json_t *misc = json_pack(
 	    "{s:O?, s:O?, s:O?, s:O?, s:O?}", "device", json_object_get(a, "device"), "workload",
 	    json_object_get(a, "workload"), "mode", json_object_get(a, "mode"), "status",

@@ -1579,7 +1579,21 @@ static int repeated_figures(const json_t *r, struct ergon_jcs_stream_result *pk,
 			rc = err->code ? err->code : ERGON_ENOMEM;
 			goto out;
 		}
-		json_object_set_new(per, f[k].key, o);
+		/* Nested as the figures are (figures.repeat.figures.load.
+		 * mean_power_w), so that a path reaches it. */
+		char key[96];
+		snprintf(key, sizeof key, "%s", f[k].key);
+		char *dot = strchr(key, '.');
+		json_t *parent = per;
+		if (dot) {
+			*dot = '\0';
+			parent = json_object_get(per, key);
+			if (parent == NULL) {
+				parent = json_object();
+				json_object_set_new(per, key, parent);
+			}
+		}
+		json_object_set_new(parent, dot ? dot + 1 : key, o);
 	}
 out:
 	for (size_t i = 0; views && i < n; i++)
