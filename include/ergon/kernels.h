@@ -18,6 +18,9 @@
  *   counter_bits  optional, 1..64 (default 32), with start/end
  *   overhead  optional: the timing-read overhead of this row's count, in
  *             the same unit; subtracted when given
+ *   repetition  optional: 1..ERGON_KERNELS_MAX_REPEAT, the repetition of the
+ *             whole measurement the sample belongs to (compare judges the
+ *             run-to-run spread from the repetitions' medians)
  * A row whose correct is fail may leave count/start/end empty: a case that
  * failed correctness is reported and never timed.
  */
@@ -57,6 +60,20 @@ ERGON_API void ergon_kernels_data_free(struct ergon_kernels_data *d);
  * correctness on a case are never used. */
 ERGON_API int ergon_kernels_add(struct ergon_kernels_data *d, const char *case_name,
 				const char *impl, int correct, double count, struct ergon_err *err);
+
+/* The same, with the repetition (1..ERGON_KERNELS_MAX_REPEAT) of the whole
+ * measurement the count belongs to; 0: none given. With repetitions, each
+ * implementation's statistics gain "repeat" (every repetition's median and
+ * the statistics of the medians: docs/METHOD.md, "Kernels"). */
+ERGON_API int ergon_kernels_add_rep(struct ergon_kernels_data *d, const char *case_name,
+				    const char *impl, int correct, double count,
+				    unsigned repetition, struct ergon_err *err);
+
+/* Add every observation of src to dst as repetition `repetition` (a
+ * kernels run --repeat measures each repetition into its own collection). */
+ERGON_API int ergon_kernels_data_merge(struct ergon_kernels_data *dst,
+				       const struct ergon_kernels_data *src, unsigned repetition,
+				       struct ergon_err *err);
 
 /* Parse a samples CSV (format above) into a new collection. name labels
  * errors ("samples.csv:4:3: count: ..."). Caller frees *out. *overhead_rows

@@ -49,7 +49,12 @@ struct ergon_kernels_run_options {
 	const char *model_path;	 /* a .tflite model's own layers */
 	const char *impls; /* comma list of ref, mve (mve: qemu-an547 only); "ref" when NULL */
 	long iterations;   /* timed iterations per case, >= 1 */
-	long warmup;	   /* untimed iterations after the correctness run */
+	/* Repetitions of the whole measurement of every case (0 or 1: one):
+	 * each implementation then states every repetition's median and
+	 * their statistics ("repeat"), which ergon compare needs (3 or more)
+	 * to judge a difference. 1..ERGON_KERNELS_MAX_REPEAT. */
+	long repeat;
+	long warmup; /* untimed iterations after the correctness run */
 	/* qemu-an547: where the case blob, the kernel firmware (ELF, map,
 	 * build log) and QEMU's log go; NULL: ./ergon-kernels-fw. The cases
 	 * run in one firmware run there: progress is not called per case. */

@@ -128,6 +128,7 @@ static int run_cmd(struct cli_parser *p)
 		} else if (cli_str(p, "--impl", &o.impls)) {
 		} else if (cli_long(p, "--iterations", 1, 1000000, &o.iterations)) {
 		} else if (cli_long(p, "--warmup", 0, 1000000, &o.warmup)) {
+		} else if (cli_long(p, "--repeat", 1, ERGON_KERNELS_MAX_REPEAT, &o.repeat)) {
 		} else if (cli_flag(p, "--clean", &clean)) {
 		} else if (cli_flag(p, "--force", &force)) {
 		} else if (cli_quiet(p)) {
@@ -241,8 +242,8 @@ const struct ergon_cli_command ergon_cli_cmd_kernels = {
 	    "usage: ergon kernels run --board host|qemu-an547 --out DIR\n"
 	    "                         (--shapes FILE | --from-model MODEL.tflite)\n"
 	    "                         [--suite conv,dwconv,fc] [--impl ref,mve]\n"
-	    "                         [--iterations N] [--warmup N] [--force] [--clean]\n"
-	    "                         [--sign KEY] [--quiet]\n"
+	    "                         [--iterations N] [--warmup N] [--repeat N] [--force]\n"
+	    "                         [--clean] [--sign KEY] [--quiet]\n"
 	    "\n"
 	    "run: measure the kernels here (docs/METHOD.md, \"Kernels\").\n"
 	    "  --board NAME       where to run: host (wall-clock ns) or qemu-an547\n"
@@ -257,6 +258,11 @@ const struct ergon_cli_command ergon_cli_cmd_kernels = {
 	    "                     only) (default ref)\n"
 	    "  --iterations N     timed iterations per case, 1..1000000 (100)\n"
 	    "  --warmup N         untimed iterations, 0..1000000 (5)\n"
+	    "  --repeat N         repeat the whole measurement of every case N times\n"
+	    "                     (1..100): each implementation states every repetition's\n"
+	    "                     median and their statistics; ergon compare needs 3 or\n"
+	    "                     more to judge a difference (samples.csv gains a\n"
+	    "                     repetition column)\n"
 	    "  --force            replace an existing DIR/kernels.json\n"
 	    "  --clean            remove stale .ergon-tmp-* files of killed writes in DIR\n"
 	    "  --sign KEY         sign DIR/kernels.json once written; the key is loaded\n"

@@ -8,22 +8,32 @@
 # the samples written below, never read back from ergon.
 source "$(dirname "$0")/run_lib.sh"
 E=$ERGON_BIN
-# A: a = b = 100..109, c = 50..59. B: a = 120..129 (+20 counts), b =
-# 101..110 (+1), d = 70..79; e fails correctness in B.
+# Three repetitions of the same samples on each side (the samples CSV's
+# repetition column): A: a = b = 100..109, c = 50..59. B: a = 120..129 (+20
+# counts), b = 101..110 (+1), d = 70..79; e fails correctness in B. The
+# repetitions' medians do not spread, so the instrument side (the medians'
+# intervals) decides. Then the same samples without repetitions: no verdict.
 python3 - "$TMP" <<'PY'
 import sys
 t = sys.argv[1]
-def w(name, rows):
+def w(name, rows, reps):
     with open("%s/%s.csv" % (t, name), "w") as f:
-        f.write("case,impl,correct,count\n")
-        for case, lo in rows:
-            for i in range(10):
-                f.write("%s,ref,pass,%d\n" % (case, lo + i))
-w("a", [("a", 100), ("b", 100), ("c", 50), ("e", 10)])
-w("b", [("a", 120), ("b", 101), ("d", 70)])
-with open("%s/b.csv" % t, "a") as f:
-    f.write("e,ref,fail,\n")
+        f.write("case,impl,correct,count%s\n" % (",repetition" if reps else ""))
+        for r in (range(1, reps + 1) if reps else [0]):
+            for case, lo in rows:
+                for i in range(10):
+                    f.write("%s,ref,pass,%d%s\n" % (case, lo + i, ",%d" % r if reps else ""))
+for reps, sfx in ((3, ""), (0, "1")):
+    w("a" + sfx, [("a", 100), ("b", 100), ("c", 50), ("e", 10)], reps)
+    w("b" + sfx, [("a", 120), ("b", 101), ("d", 70)], reps)
+    with open("%s/b%s.csv" % (t, sfx), "a") as f:
+        f.write("e,ref,fail,%s\n" % (",1" if reps else ""))
 PY
+"$E" kernels report "$TMP/a1.csv" --unit cycles --out "$TMP/A1" >/dev/null || bad "kernels report A1"
+"$E" kernels report "$TMP/b1.csv" --unit cycles --out "$TMP/B1" >/dev/null || bad "kernels report B1"
+expect 4 "one repetition a side: no verdict" -- "$E" compare "$TMP/A1/kernels.json" "$TMP/B1/kernels.json" --threshold 3
+contains "$OUT" "no verdict: run-to-run spread unknown (1 and 1 repetitions" "the spread is unknown"
+contains "$OUT" "regression verdict: not assessed (run-to-run spread unknown" "no regression verdict"
 "$E" kernels report "$TMP/a.csv" --unit cycles --out "$TMP/A" >/dev/null || bad "kernels report A"
 "$E" kernels report "$TMP/b.csv" --unit cycles --out "$TMP/B" >/dev/null || bad "kernels report B"
 "$E" kernels report "$TMP/b.csv" --unit ns --out "$TMP/Bns" >/dev/null || bad "kernels report B in ns"
@@ -42,11 +52,13 @@ f = {x["name"]: x for x in r["figures"]}
 assert sorted(f) == ["a [ref] median", "b [ref] median", "e [ref] median"], sorted(f)
 a = f["a [ref] median"]
 assert [v["value"] for v in a["values"]] == [104.5, 124.5] and [v["u"] for v in a["values"]] == [3.5, 3.5], a
+assert [v["repetitions"] for v in a["values"]] == [3, 3], a
 assert abs(a["values"][0]["coverage"] - (1 - 22 / 1024)) < 1e-15
 v = a["versus"][0]
 assert v["diff"] == 20 and abs(v["pct"] - 2000 / 104.5) < 1e-9 and v["combined_u"] == 7 and v["verdict"] == "higher", v
+assert v["welch"]["significant"] is True and v["welch"]["p"] == 0, v
 b = f["b [ref] median"]["versus"][0]
-assert b["diff"] == 1 and b["verdict"] == "not distinguishable", b
+assert b["diff"] == 1 and b["verdict"] == "not distinguishable (within the instruments\x27 ±)", b
 e = f["e [ref] median"]
 assert e["values"][1]["value"] is None and "differs from the reference" in e["values"][1]["why"], e
 assert e["versus"][0]["verdict"].startswith("not available"), e
@@ -58,8 +70,8 @@ assert reg["verdict"] == "regression" and [x["figure"] for x in reg["figures"]] 
   bad "kernels compare JSON: ${OUT:0:600}"
 
 expect 1 "the terminal text" -- "$E" compare "$TMP/A/kernels.json" "$TMP/B/kernels.json" --threshold 3
-contains "$OUT" "B-A 20 (+19.14 %, ratio 1.1914): higher" "a: the change and its verdict"
-contains "$OUT" "B-A 1 (+0.96 %, ratio 1.0096): not distinguishable" "b: within the combined ±"
+contains "$OUT" "B-A +20 cycles (+19.14 %, ratio 1.1914); no spread on either side: higher" "a: the change and its verdict"
+contains "$OUT" "B-A +1 cycles (+0.96 %, ratio 1.0096); no spread on either side: not distinguishable (within the instruments' ±)" "b: within the combined ±"
 contains "$OUT" "c [ref]: only in $TMP/A/kernels.json" "a case only in A is listed"
 contains "$OUT" "d [ref]: only in $TMP/B/kernels.json" "a case only in B is listed"
 contains "$OUT" "a [ref] median: B is 19.14 % worse than A" "the regression names the case"
@@ -68,7 +80,7 @@ contains "$OUT" "regression verdict: no regression (threshold 25 %)" "verdict at
 
 expect 0 "three artifacts" -- "$E" compare "$TMP/A/kernels.json" "$TMP/B/kernels.json" "$TMP/A/kernels.json" \
   --out "$TMP/cmp3"
-contains "$OUT" "C-A 0 (+0.00 %, ratio 1.0000): equal" "C is A again"
+contains "$OUT" "C-A +0 cycles (+0.00 %, ratio 1.0000); no spread on either side: equal" "C is A again"
 [ -f "$TMP/cmp3/compare.json" ] && [ ! -e "$TMP/cmp3/layer_diff.csv" ] && ok "compare.json, no layer diff for kernels" ||
   bad "outputs of a kernels comparison: $(ls "$TMP/cmp3")"
 "$E" verify "$TMP/cmp3/compare.json" >/dev/null 2>&1 && ok "the comparison artifact verifies" || bad "compare.json does not verify"

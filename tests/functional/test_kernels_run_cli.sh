@@ -53,4 +53,34 @@ expect 2 "bad suite" -- "$ERGON_BIN" kernels run --board host --suite gemm --sha
 expect 2 "iterations 0" -- "$ERGON_BIN" kernels run --board host --iterations 0 --shapes "$TMP/s.txt" --out "$TMP/x"
 expect 2 "both sources" -- "$ERGON_BIN" kernels run --board host --shapes "$TMP/s.txt" --from-model "$KWS" --out "$TMP/x"
 expect 3 "existing out" -- "$ERGON_BIN" kernels run --board host --shapes "$TMP/s.txt" --out "$TMP/s"
+
+# --repeat: every case measured three times; the samples say which
+# repetition, each implementation states every repetition's median, and
+# compare of two such runs gives verdicts (no "spread unknown").
+for k in 1 2; do
+  expect 0 "run --repeat 3 ($k)" -- "$ERGON_BIN" kernels run --board host --shapes "$TMP/s.txt" \
+    --suite fc --iterations 5 --repeat 3 --out "$TMP/rep$k"
+done
+head -1 "$TMP/rep1/samples.csv" | grep -q ',repetition$' && ok "samples.csv has a repetition column" ||
+  bad "no repetition column: $(head -1 "$TMP/rep1/samples.csv")"
+[ "$(grep -c ',pass,.*,3$' "$TMP/rep1/samples.csv")" = 5 ] && ok "5 samples of repetition 3" || bad "repetition 3 samples"
+python3 - "$TMP/rep1/kernels.json" <<'PY' && ok "the repetitions' medians and their statistics" || bad "kernels repeat"
+import json, sys, statistics
+d = json.load(open(sys.argv[1]))
+m = d["kernels"]["cases"][0]["impls"][0]
+r = m["repeat"]
+assert r["n"] == 3 and len(r["medians"]) == 3 and d["timing"]["repeat"] == 3 and m["n"] == 15
+assert abs(r["mean"] - statistics.mean(r["medians"])) <= 1e-9 * r["mean"]
+assert "outliers" in m and m["mean_vs_median"].split(":")[0] in ("agree", "disagree")
+PY
+"$ERGON_BIN" kernels report "$TMP/rep1/samples.csv" --unit ns --out "$TMP/rep1r" >/dev/null &&
+  python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["kernels"]["cases"][0]["impls"][0]["repeat"]["n"] == 3' \
+    "$TMP/rep1r/kernels.json" && ok "kernels report re-reads the repetitions" || bad "report of samples.csv with repetitions"
+"$ERGON_BIN" compare "$TMP/rep1/kernels.json" "$TMP/rep2/kernels.json" --json >"$TMP/cmp.json"
+rc=$?
+[ "$rc" -eq 0 ] || [ "$rc" -eq 1 ] && ok "compare of repeated kernels runs has a verdict (exit $rc)" || bad "compare exit $rc"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["spread_unknown"] == 0' "$TMP/cmp.json" &&
+  ok "no figure without a verdict" || bad "spread unknown in a repeated comparison"
+expect 2 "--repeat 0" -- "$ERGON_BIN" kernels run --board host --shapes "$TMP/s.txt" --repeat 0 --out "$TMP/x"
+expect 2 "--repeat 101" -- "$ERGON_BIN" kernels run --board host --shapes "$TMP/s.txt" --repeat 101 --out "$TMP/x"
 finish

@@ -281,13 +281,80 @@ static void median_interval_by_hand(void **state)
 	json_decref(sec);
 }
 
+/* The repetition column: three repetitions of k,ref with counts
+ *   rep 1: 10 20 30   -> median 20, interval [10, 30] (n = 3: k = 1)
+ *   rep 2: 12 22 32   -> median 22
+ *   rep 3: 11 24 90   -> median 24
+ * so the medians are 20, 22, 24: mean 22, sd 2, t(0.975, 2) = 4.303
+ * (NIST table), interval 22 -+ 4.303 x 2 / sqrt 3; the ± of each median
+ * is the wider side of its interval: 10, 10, 66. Pooled, the nine counts
+ * 10 11 12 20 22 24 30 32 90 have the nearest-rank quartiles x(3) = 12
+ * and x(7) = 30 (ceil(9/4), ceil(27/4)), IQR 18, fences -15 and 57: one
+ * slow outlier (90), none fast; the mean 251/9 = 27.9 lies inside the
+ * pooled median's interval [x(2), x(8)] = [11, 32] (n = 9: k = 2,
+ * coverage 1 - 2 x 10/512): they agree. */
+static void repetitions_and_outliers(void **state)
+{
+	(void)state;
+	json_t *sec = section_of("case,impl,correct,count,repetition\n"
+				 "k,ref,pass,10,1\nk,ref,pass,20,1\nk,ref,pass,30,1\n"
+				 "k,ref,pass,12,2\nk,ref,pass,22,2\nk,ref,pass,32,2\n"
+				 "k,ref,pass,11,3\nk,ref,pass,24,3\nk,ref,pass,90,3\n",
+				 "ref");
+	const json_t *m = json_array_get(json_object_get(get_case(sec, "k"), "impls"), 0);
+	const json_t *r = json_object_get(m, "repeat");
+	assert_int_equal(json_integer_value(json_object_get(r, "n")), 3);
+	const json_t *meds = json_object_get(r, "medians"), *u = json_object_get(r, "u");
+	assert_true(json_number_value(json_array_get(meds, 0)) == 20 &&
+		    json_number_value(json_array_get(meds, 1)) == 22 &&
+		    json_number_value(json_array_get(meds, 2)) == 24);
+	assert_true(json_number_value(json_array_get(u, 0)) == 10 &&
+		    json_number_value(json_array_get(u, 2)) == 66);
+	assert_true(json_number_value(json_object_get(r, "mean")) == 22);
+	assert_true(fabs(json_number_value(json_object_get(r, "sd")) - 2) < 1e-12);
+	double half = (json_number_value(json_object_get(r, "ci_hi")) -
+		       json_number_value(json_object_get(r, "ci_lo"))) /
+		      2;
+	assert_true(fabs(half / (2 / sqrt(3)) - 4.303) < 0.0005);
+	const json_t *o = json_object_get(m, "outliers");
+	assert_true(json_number_value(json_object_get(o, "q1")) == 12 &&
+		    json_number_value(json_object_get(o, "q3")) == 30);
+	assert_true(json_number_value(json_object_get(o, "low_fence")) == -15 &&
+		    json_number_value(json_object_get(o, "high_fence")) == 57);
+	assert_int_equal(json_integer_value(json_object_get(o, "high")), 1);
+	assert_int_equal(json_integer_value(json_object_get(o, "low")), 0);
+	assert_true(strncmp(json_string_value(json_object_get(m, "mean_vs_median")), "agree", 5) ==
+		    0);
+	json_decref(sec);
+	/* Preemption-like outliers: 1..10 and 500: the mean 555/11 = 50.45
+	 * lies above the median's interval [x(2), x(10)] = [2, 10]. */
+	sec = section_of("case,impl,correct,count\n"
+			 "p,ref,pass,1\np,ref,pass,2\np,ref,pass,3\np,ref,pass,4\n"
+			 "p,ref,pass,5\np,ref,pass,6\np,ref,pass,7\np,ref,pass,8\n"
+			 "p,ref,pass,9\np,ref,pass,10\np,ref,pass,500\n",
+			 "ref");
+	m = json_array_get(json_object_get(get_case(sec, "p"), "impls"), 0);
+	const char *mvm = json_string_value(json_object_get(m, "mean_vs_median"));
+	assert_non_null(strstr(mvm, "disagree: the mean 50.4545 lies above"));
+	assert_non_null(strstr(mvm, "trust the median (6)"));
+	assert_null(json_object_get(m, "repeat"));
+	json_decref(sec);
+	/* A bad repetition is refused with its place. */
+	refused("case,impl,correct,count,repetition\nk,ref,pass,10,0\n", ERGON_EPARSE,
+		"bad.csv:2:15: repetition: '0' is not an integer in 1..100");
+	refused("case,impl,correct,count,repetition\nk,ref,pass,10,101\n", ERGON_EPARSE,
+		"repetition: '101'");
+	refused("case,impl,correct,count,repetition\nk,ref,pass,10,x\n", ERGON_EPARSE,
+		"repetition: 'x'");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(hand_computed_statistics), cmocka_unit_test(failure_is_never_timed),
 	    cmocka_unit_test(wraparound_and_overhead),	cmocka_unit_test(bad_input),
 	    cmocka_unit_test(baseline_absent),		cmocka_unit_test(csv_view),
-	    cmocka_unit_test(median_interval_by_hand),
+	    cmocka_unit_test(median_interval_by_hand),	cmocka_unit_test(repetitions_and_outliers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

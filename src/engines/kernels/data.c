@@ -13,6 +13,7 @@ struct kimpl {
 	int failed;    /* a row said the output did not match the reference */
 	size_t checks; /* rows seen (timed or not) */
 	double *v;     /* timed counts, in arrival order */
+	unsigned *rep; /* the repetition of each count (0: none given) */
 	size_t n, cap;
 };
 
@@ -42,10 +43,33 @@ void ergon_kernels_data_free(struct ergon_kernels_data *d)
 	if (d == NULL)
 		return;
 	for (size_t i = 0; i < d->n_cases; i++)
-		for (size_t k = 0; k < d->cases[i].n_impl; k++)
+		for (size_t k = 0; k < d->cases[i].n_impl; k++) {
 			free(d->cases[i].impl[k].v);
+			free(d->cases[i].impl[k].rep);
+		}
 	free(d->cases);
 	free(d);
+}
+
+int ergon_kernels_data_merge(struct ergon_kernels_data *dst, const struct ergon_kernels_data *src,
+			     unsigned repetition, struct ergon_err *err)
+{
+	for (size_t i = 0; i < src->n_cases; i++) {
+		const struct kcase *c = &src->cases[i];
+		for (size_t k = 0; k < c->n_impl; k++) {
+			const struct kimpl *m = &c->impl[k];
+			int rc = 0;
+			if (m->failed || m->n == 0)
+				rc = ergon_kernels_add_rep(dst, c->name, m->name, !m->failed, NAN,
+							   repetition, err);
+			for (size_t j = 0; rc == 0 && j < m->n; j++)
+				rc = ergon_kernels_add_rep(dst, c->name, m->name, !m->failed,
+							   m->v[j], repetition, err);
+			if (rc != 0)
+				return rc;
+		}
+	}
+	return 0;
 }
 
 static int name_ok(const char *s, const char *what, struct ergon_err *err)
@@ -105,6 +129,15 @@ static struct kcase *find_case(struct ergon_kernels_data *d, const char *name,
 int ergon_kernels_add(struct ergon_kernels_data *d, const char *case_name, const char *impl,
 		      int correct, double count, struct ergon_err *err)
 {
+	return ergon_kernels_add_rep(d, case_name, impl, correct, count, 0, err);
+}
+
+int ergon_kernels_add_rep(struct ergon_kernels_data *d, const char *case_name, const char *impl,
+			  int correct, double count, unsigned repetition, struct ergon_err *err)
+{
+	if (repetition > ERGON_KERNELS_MAX_REPEAT)
+		return ergon_err_set(err, ERGON_ERANGE, "%s/%s: repetition %u: at most %d",
+				     case_name, impl, repetition, ERGON_KERNELS_MAX_REPEAT);
 	int rc = name_ok(case_name, "case", err);
 	if (rc == 0)
 		rc = name_ok(impl, "impl", err);
@@ -144,8 +177,13 @@ int ergon_kernels_add(struct ergon_kernels_data *d, const char *case_name, const
 		if (v == NULL)
 			return ergon_err_set(err, ERGON_ENOMEM, "kernels: out of memory");
 		m->v = v;
+		unsigned *r = realloc(m->rep, cap * sizeof *r);
+		if (r == NULL)
+			return ergon_err_set(err, ERGON_ENOMEM, "kernels: out of memory");
+		m->rep = r;
 		m->cap = cap;
 	}
+	m->rep[m->n] = repetition;
 	m->v[m->n++] = count;
 	d->n_samples++;
 	return 0;
@@ -230,6 +268,100 @@ static const char GEOMEAN_NOTE[] =
     "geometric mean of the per-case speedups (each case weighs the same); not a model "
     "latency and not a speedup of any one model";
 
+/* Tukey's outliers of the samples and whether the mean can be trusted
+ * beside the median (docs/METHOD.md, "Kernels"). */
+static int distribution_json(const struct kimpl *m, json_t *o, double md, double lo, double hi,
+			     double cov, double me, struct ergon_err *err)
+{
+	double *s = NULL;
+	int rc = sorted_copy(m->v, m->n, "outliers", &s, err);
+	if (rc != 0)
+		return rc;
+	struct ergon_outliers t;
+	ergon_outliers_tukey_sorted(s, m->n, &t);
+	free(s);
+	json_object_set_new(o, "outliers",
+			    json_pack("{s:s, s:f, s:f, s:f, s:f, s:I, s:I}", "rule",
+				      "Tukey's fences: below q1 - 1.5 IQR or above q3 + 1.5 IQR "
+				      "(nearest-rank quartiles)",
+				      "q1", t.q1, "q3", t.q3, "low_fence", t.lo_fence, "high_fence",
+				      t.hi_fence, "low", (json_int_t)t.n_low, "high",
+				      (json_int_t)t.n_high));
+	if (me >= lo && me <= hi)
+		json_object_set_new(o, "mean_vs_median",
+				    json_sprintf("agree: the mean lies within the median's %.2f %% "
+						 "interval",
+						 100.0 * cov));
+	else
+		json_object_set_new(
+		    o, "mean_vs_median",
+		    json_sprintf("disagree: the mean %.6g lies %s the median's %.2f %% interval "
+				 "[%.6g, %.6g]; %zu samples above Tukey's upper fence and %zu "
+				 "below the lower one pull it: trust the median (%.6g)",
+				 me, me > hi ? "above" : "below", 100.0 * cov, lo, hi, t.n_high,
+				 t.n_low, md));
+	return 0;
+}
+
+/* With repetitions (kernels run --repeat, a samples CSV's repetition
+ * column): each repetition's median and the half-width (wider side) of
+ * its interval, and the statistics of the medians over the repetitions. */
+static int repeat_json(const struct kimpl *m, json_t *o, struct ergon_err *err)
+{
+	unsigned maxr = 0;
+	for (size_t i = 0; i < m->n; i++)
+		if (m->rep[i] > maxr)
+			maxr = m->rep[i];
+	if (maxr == 0)
+		return 0;
+	double *buf = malloc(m->n * sizeof *buf);
+	double meds[ERGON_KERNELS_MAX_REPEAT];
+	json_t *jm = json_array(), *ju = json_array(), *jc = json_array();
+	size_t nm = 0;
+	int rc = 0;
+	if (buf == NULL || jm == NULL || ju == NULL || jc == NULL) {
+		rc = ergon_err_set(err, ERGON_ENOMEM, "kernels: out of memory");
+		goto out;
+	}
+	for (unsigned r = 1; r <= maxr; r++) {
+		size_t k = 0;
+		for (size_t i = 0; i < m->n; i++)
+			if (m->rep[i] == r)
+				buf[k++] = m->v[i];
+		if (k == 0)
+			continue;
+		double mn, md, me, lo, hi, cov;
+		if ((rc = ergon_kernels_stats(buf, k, &mn, &md, &me, err)) != 0 ||
+		    (rc = ergon_kernels_median_ci(buf, k, &lo, &hi, &cov, err)) != 0)
+			goto out;
+		meds[nm++] = md;
+		json_array_append_new(jm, json_real(md));
+		json_array_append_new(ju, json_real(fmax(md - lo, hi - md)));
+		json_array_append_new(jc, json_real(cov));
+	}
+	struct ergon_summary st;
+	if ((rc = ergon_summary_of(meds, nm, &st, err)) != 0)
+		goto out;
+	json_t *rj = json_pack("{s:I, s:O, s:O, s:O, s:f}", "n", (json_int_t)nm, "medians", jm, "u",
+			       ju, "coverage", jc, "mean", st.mean);
+	if (nm >= 2) {
+		json_object_set_new(rj, "sd", json_real(st.sd));
+		json_object_set_new(rj, "ci_lo", json_real(st.ci_lo));
+		json_object_set_new(rj, "ci_hi", json_real(st.ci_hi));
+	}
+	json_object_set_new(rj, "median", json_real(st.median));
+	json_object_set_new(rj, "median_lo", json_real(st.median_lo));
+	json_object_set_new(rj, "median_hi", json_real(st.median_hi));
+	json_object_set_new(rj, "median_coverage", json_real(st.median_coverage));
+	json_object_set_new(o, "repeat", rj);
+out:
+	json_decref(jm);
+	json_decref(ju);
+	json_decref(jc);
+	free(buf);
+	return rc;
+}
+
 /* One implementation's entry; *mean_out is NaN when it was not timed. */
 static int impl_json(const struct kimpl *m, json_t *arr, double *mean_out, struct ergon_err *err)
 {
@@ -265,6 +397,13 @@ static int impl_json(const struct kimpl *m, json_t *arr, double *mean_out, struc
 		json_object_set_new(
 		    o, "median_ci",
 		    json_pack("{s:f, s:f, s:f}", "lo", lo, "hi", hi, "coverage", cov));
+		rc = distribution_json(m, o, md, lo, hi, cov, me, err);
+		if (rc == 0)
+			rc = repeat_json(m, o, err);
+		if (rc != 0) {
+			json_decref(o);
+			return rc;
+		}
 		*mean_out = me;
 	}
 	json_array_append_new(arr, o);

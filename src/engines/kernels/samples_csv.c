@@ -8,9 +8,9 @@
 #include <stdint.h>
 #include <string.h>
 
-enum col { C_CASE, C_IMPL, C_CORRECT, C_COUNT, C_START, C_END, C_BITS, C_OVERHEAD, C_N };
-static const char *const COLS[C_N] = {"case",  "impl", "correct",      "count",
-				      "start", "end",  "counter_bits", "overhead"};
+enum col { C_CASE, C_IMPL, C_CORRECT, C_COUNT, C_START, C_END, C_BITS, C_OVERHEAD, C_REP, C_N };
+static const char *const COLS[C_N] = {"case", "impl",	      "correct",  "count",     "start",
+				      "end",  "counter_bits", "overhead", "repetition"};
 #define MAX_FIELDS 64
 
 struct cell {
@@ -171,7 +171,19 @@ static int row(struct ergon_kernels_data *d, const int *idx, const struct cell *
 		count -= ov;
 		(*overhead_rows)++;
 	}
-	int rc = ergon_kernels_add(d, case_name, impl, correct, count, err);
+	unsigned rep = 0;
+	if (idx[C_REP] >= 0) {
+		const struct cell *cr = &cells[idx[C_REP]];
+		uint64_t r;
+		if (parse_u64(cr, ERGON_KERNELS_MAX_REPEAT, &r) != 0 || r == 0)
+			return CELLERR(ERGON_EPARSE, cr, "repetition",
+				       "'%.*s' is not an integer in 1..%d (the repetition of the "
+				       "whole measurement this sample belongs to)",
+				       (int)(cr->len > 32 ? 32 : cr->len), cr->p,
+				       ERGON_KERNELS_MAX_REPEAT);
+		rep = (unsigned)r;
+	}
+	int rc = ergon_kernels_add_rep(d, case_name, impl, correct, count, rep, err);
 	if (rc != 0 && err != NULL) {
 		/* Put the place in front of the engine's message. */
 		char msg[ERGON_ERR_MSG_MAX];

@@ -6,8 +6,8 @@
  * combined ± of both sides. */
 #include "ergon/compare.h"
 #include "ergon/kernels.h"
-#include "pipelines/compare/compare_internal.h"
 #include "pipelines/common/common.h"
+#include "pipelines/compare/compare_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -97,6 +97,23 @@ static json_t *all_keys(const json_t *const *a, size_t n)
 	return keys;
 }
 
+/* The coverage of the ± shown: with repetitions the least of theirs,
+ * else the median interval's. New reference. */
+static json_t *coverage_of(const json_t *m, const json_t *ci)
+{
+	const json_t *cov = json_object_get(json_object_get(m, "repeat"), "coverage");
+	if (json_array_size(cov) > 0) {
+		double least = 1;
+		size_t i;
+		const json_t *x;
+		json_array_foreach(cov, i, x) if (json_number_value(x) < least) least =
+		    json_number_value(x);
+		return json_real(least);
+	}
+	const json_t *c = json_object_get(ci, "coverage");
+	return c ? json_deep_copy(c) : json_null();
+}
+
 /* One side of a kernels row: with repetitions (kernels run --repeat),
  * each repetition's median with the half-width of its interval; else the
  * one median. */
@@ -168,11 +185,7 @@ json_t *cmp_kernels_rows(const json_t *const *a, const char *const *labels, size
 					    json_deep_copy(json_object_get(m[i], "n")
 							       ? json_object_get(m[i], "n")
 							       : json_null()),
-					    "coverage",
-					    json_deep_copy(json_object_get(ci, "coverage")
-							       ? json_object_get(ci, "coverage")
-							       : json_null()),
-					    "why", why));
+					    "coverage", coverage_of(m[i], ci), "why", why));
 		}
 		if (present < n)
 			json_array_append_new(only, json_pack("{s:s, s:s, s:O}", "case", name,

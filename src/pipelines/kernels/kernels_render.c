@@ -124,5 +124,40 @@ int ergon_kernels_table_render(const json_t *section, char **out, struct ergon_e
 	const char *ov = json_string_value(json_object_get(section, "overhead_note"));
 	if (ov != NULL)
 		ergon_dynbuf_addf(&b, "timing-read overhead: %s\n", ov);
+	/* Where outliers pull the mean away from the median, and the
+	 * repetitions' medians (kernels run --repeat). */
+	for (size_t i = 0; i < json_array_size(cases); i++) {
+		const json_t *c = json_array_get(cases, i);
+		const json_t *im = json_object_get(c, "impls");
+		for (size_t k = 0; k < json_array_size(im); k++) {
+			const json_t *m = json_array_get(im, k);
+			const char *mvm = json_string_value(json_object_get(m, "mean_vs_median"));
+			const char *cn = json_string_value(json_object_get(c, "case"));
+			const char *in = json_string_value(json_object_get(m, "impl"));
+			if (mvm && strncmp(mvm, "disagree", 8) == 0)
+				ergon_dynbuf_addf(
+				    &b,
+				    "%s [%s]: the mean %.1f lies outside the median's interval "
+				    "[%.1f, %.1f]; %lld slow and %lld fast outliers (Tukey's "
+				    "fences): trust the median (%.1f)\n",
+				    cn, in, num(m, "mean"),
+				    num(json_object_get(m, "median_ci"), "lo"),
+				    num(json_object_get(m, "median_ci"), "hi"),
+				    (long long)json_integer_value(
+					json_object_get(json_object_get(m, "outliers"), "high")),
+				    (long long)json_integer_value(
+					json_object_get(json_object_get(m, "outliers"), "low")),
+				    num(m, "median"));
+			const json_t *r = json_object_get(m, "repeat");
+			if (json_is_object(r) && json_is_number(json_object_get(r, "sd")))
+				ergon_dynbuf_addf(
+				    &b,
+				    "%s [%s]: median over %lld repetitions %.1f ± %.1f "
+				    "(95 %% interval of their mean %.1f, sd %.1f)\n",
+				    cn, in, (long long)json_integer_value(json_object_get(r, "n")),
+				    num(r, "mean"), (num(r, "ci_hi") - num(r, "ci_lo")) / 2,
+				    num(r, "mean"), num(r, "sd"));
+		}
+	}
 	return finish(&b, out, &len, err);
 }

@@ -109,6 +109,39 @@ static int impl_list(const struct ergon_kernels_run_options *o, int qemu, unsign
 	return 0;
 }
 
+/* --repeat: the progress line names the repetition. */
+struct rep_progress {
+	const struct ergon_kernels_run_options *o;
+	long rep, reps;
+	char name[ERGON_KERNELS_NAME_MAX + 32];
+};
+
+static void rep_progress_fn(void *ctx, size_t i, size_t n, const char *case_name)
+{
+	struct rep_progress *rp = ctx;
+	snprintf(rp->name, sizeof rp->name, "%s (repetition %ld/%ld)", case_name, rp->rep,
+		 rp->reps);
+	rp->o->progress(rp->o->progress_ctx, i, n, rp->name);
+}
+
+/* The sample lines of one repetition with its number appended. */
+static int tag_samples(struct ergon_dynbuf *dst, const struct ergon_dynbuf *src, long r,
+		       struct ergon_err *err)
+{
+	size_t start = 0;
+	for (size_t i = 0; i < src->len; i++) {
+		if (src->p[i] != '\n')
+			continue;
+		ergon_dynbuf_add(dst, src->p + start, i - start);
+		ergon_dynbuf_addf(dst, ",%ld\n", r);
+		start = i + 1;
+	}
+	if (ergon_dynbuf_error(dst) != 0)
+		return ergon_err_set(err, ergon_dynbuf_error(dst),
+				     "kernels: the samples do not fit in memory");
+	return 0;
+}
+
 /* Check, warm up and time one case; adds to d, samples and refused. */
 static int run_case(struct kcase *c, const struct ergon_kernels_run_options *o, size_t idx,
 		    uint64_t overhead, struct ergon_kernels_data *d, struct ergon_dynbuf *samples,
@@ -319,6 +352,9 @@ static int check_options(const struct ergon_kernels_run_options *o, int *qemu, u
 		return ergon_err_set(err, ERGON_ERANGE,
 				     "--iterations must be 1..%ld and the warm-up 0..%ld", ITER_MAX,
 				     ITER_MAX);
+	if (o->repeat < 0 || o->repeat > ERGON_KERNELS_MAX_REPEAT)
+		return ergon_err_set(err, ERGON_ERANGE, "--repeat %ld: must be 1..%d", o->repeat,
+				     ERGON_KERNELS_MAX_REPEAT);
 	int rc = impl_list(o, *qemu, impls, err);
 	if (rc != 0)
 		return rc;
@@ -385,15 +421,65 @@ int ergon_kernels_run(const struct ergon_kernels_run_options *o, json_t **artifa
 		rc = ergon_kernels_data_new(&d, err);
 	if (rc != 0)
 		goto cleanup;
-	ergon_dynbuf_adds(&samples, "case,impl,correct,count,overhead\n");
-	if (qemu) {
-		rc = run_qemu(cases, n, o, impls, d, &samples, &art, err);
-	} else {
+	long reps = o->repeat > 1 ? o->repeat : 1;
+	ergon_dynbuf_adds(&samples, reps > 1 ? "case,impl,correct,count,overhead,repetition\n"
+					     : "case,impl,correct,count,overhead\n");
+	if (!qemu) {
 		raw = malloc((size_t)o->iterations * sizeof *raw);
-		if (raw == NULL)
+		if (raw == NULL) {
 			rc = ergon_err_set(err, ERGON_ENOMEM, "kernels: out of memory");
-		else
-			rc = run_host(cases, n, o, d, &samples, refused, raw, &art, err);
+			goto cleanup;
+		}
+	}
+	/* Every repetition is the whole measurement of every case, into its
+	 * own collection, then merged with its repetition number. */
+	struct rep_progress rp = {.o = o, .reps = reps};
+	struct ergon_kernels_run_options orep = *o;
+	if (reps > 1 && o->progress != NULL) {
+		orep.progress = rep_progress_fn;
+		orep.progress_ctx = &rp;
+	}
+	o = &orep;
+	for (long r = 1; r <= reps && rc == 0; r++) {
+		rp.rep = r;
+		struct ergon_kernels_data *dr = NULL;
+		struct ergon_dynbuf sr;
+		ergon_dynbuf_init(&sr, 512u * 1024u * 1024u);
+		json_t *ar = NULL;
+		json_t *ref_r = r == 1 ? refused : json_array();
+		rc = ergon_kernels_data_new(&dr, err);
+		if (rc == 0)
+			rc = qemu ? run_qemu(cases, n, o, impls, dr, &sr, &ar, err)
+				  : run_host(cases, n, o, dr, &sr, ref_r, raw, &ar, err);
+		if (rc == 0 && reps > 1)
+			rc = ergon_kernels_data_merge(d, dr, (unsigned)r, err);
+		if (rc == 0 && reps > 1)
+			rc = tag_samples(&samples, &sr, r, err);
+		else if (rc == 0)
+			ergon_dynbuf_add(&samples, sr.p ? sr.p : "", sr.len);
+		if (r != 1)
+			json_decref(ref_r);
+		ergon_dynbuf_free(&sr);
+		ergon_kernels_data_free(dr);
+		/* The artifact of the last repetition carries the timing and
+		 * build; its statistics are made again from every repetition. */
+		json_decref(art);
+		art = ar;
+	}
+	if (rc == 0 && reps > 1) {
+		json_t *all = NULL;
+		const json_t *ks = json_object_get(art, "kernels");
+		const char *unit = json_string_value(json_object_get(ks, "unit"));
+		const char *base = json_string_value(json_object_get(ks, "baseline"));
+		rc = ergon_kernels_summarize(d, base, unit, &all, err);
+		if (rc == 0) {
+			json_t *note = json_object_get(ks, "overhead_note");
+			if (note)
+				json_object_set(all, "overhead_note", note);
+			json_object_set_new(art, "kernels", all);
+			json_object_set_new(json_object_get(art, "timing"), "repeat",
+					    json_integer(reps));
+		}
 	}
 	if (rc != 0)
 		goto cleanup;

@@ -1,8 +1,8 @@
 /* ergon report: the section of an `ergon run` report (power over time with
  * its phases, per-window throughput and temperature, latency histogram and
  * CDF, the figure tables). */
-#include "pipelines/report/report_internal.h"
 #include "pipelines/common/common.h"
+#include "pipelines/report/report_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -332,7 +332,7 @@ static void repeat_table(struct ergon_dynbuf *b, const json_t *a)
 			snprintf(base, sizeof base, "figures.repeat.figures.%s.%s", g, k);
 			const char *unit = hd_unit_of(k);
 			ergon_dynbuf_adds(b, "<tr><th>");
-			hp_escape(b, json_string_value(json_object_get(o, "name")));
+			ergon_html_escape(b, json_string_value(json_object_get(o, "name")));
 			ergon_dynbuf_adds(b, "</th>");
 			static const char *const cells[] = {"mean", "ci_lo", "sd", "median",
 							    "median_lo"};

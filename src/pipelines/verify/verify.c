@@ -484,14 +484,46 @@ int ergon_energy_model_build(const json_t *r, const char *const *actions, size_t
 		    list);
 	}
 	double j = 0, u = 0, n_ops = 0;
-	if (integ == NULL || strcmp(integ, "invalid") == 0 || !json_is_object(eop))
+	/* A repeated run: the mean over its repetitions, with a ± that adds
+	 * the half-width of the mean's 95 % interval to the instrument's (the
+	 * run-to-run spread is part of what one operation costs). */
+	const json_t *rst = ergon_jpath(r, "figures.repeat.figures.energy_per_op.above_idle_j");
+	char reptxt[200] = "";
+	if (json_is_array(json_object_get(r, "repetitions"))) {
+		double m = json_number_value(json_object_get(rst, "mean"));
+		double hi = json_number_value(json_object_get(rst, "ci_hi"));
+		double ui = json_number_value(json_object_get(rst, "u_instrument"));
+		json_int_t n = json_integer_value(json_object_get(rst, "n"));
+		size_t nrep = json_array_size(json_object_get(r, "repetitions"));
+		if (integ == NULL || strcmp(integ, "invalid") == 0 ||
+		    !json_is_number(json_object_get(rst, "mean")) ||
+		    !json_is_number(json_object_get(rst, "ci_hi")) || (size_t)n != nrep)
+			return ergon_err_set(
+			    err, ERGON_EREFUSED,
+			    "the repeated report's integrity is %s and it states no "
+			    "energy per operation in every repetition; nothing to "
+			    "export",
+			    integ ? integ : "unknown");
+		j = m;
+		u = (isfinite(ui) ? ui : 0) + (hi - m);
+		size_t i;
+		const json_t *fr;
+		json_array_foreach(ergon_jpath(r, "figures.repetitions"), i, fr) n_ops +=
+		    json_number_value(ergon_jpath(fr, "operations.succeeded"));
+		snprintf(
+		    reptxt, sizeof reptxt,
+		    ", the mean of %lld repetitions (sd %.2g J; ± = instrument + the half-width "
+		    "of the mean's 95 %% interval)",
+		    (long long)n, json_number_value(json_object_get(rst, "sd")));
+	} else if (integ == NULL || strcmp(integ, "invalid") == 0 || !json_is_object(eop))
 		return ergon_err_set(err, ERGON_EREFUSED,
 				     "the report's integrity is %s and it publishes no energy per "
 				     "operation; nothing to export",
 				     integ ? integ : "unknown");
-	if ((rc = ergon_jnumber(r, "figures.energy_per_op.above_idle_j", &j, err)) ||
-	    (rc = ergon_jnumber(r, "figures.energy_per_op.above_idle_u_j", &u, err)) ||
-	    (rc = ergon_jnumber(r, "figures.operations.succeeded", &n_ops, err)))
+	if (reptxt[0] == '\0' &&
+	    ((rc = ergon_jnumber(r, "figures.energy_per_op.above_idle_j", &j, err)) ||
+	     (rc = ergon_jnumber(r, "figures.energy_per_op.above_idle_u_j", &u, err)) ||
+	     (rc = ergon_jnumber(r, "figures.operations.succeeded", &n_ops, err))))
 		return rc;
 	const char *device = json_string_value(ergon_jpath(r, "device.name"));
 	const char *drv = json_string_value(ergon_jpath(r, "instrument.driver"));
@@ -499,6 +531,8 @@ int ergon_energy_model_build(const json_t *r, const char *const *actions, size_t
 	const char *modelname = json_string_value(ergon_jpath(r, "instrument.model"));
 	const char *rid = json_string_value(json_object_get(r, "report_id"));
 	const char *verdict = json_string_value(ergon_jpath(r, "figures.throughput.verdict"));
+	if (reptxt[0])
+		verdict = "stated per repetition in the report";
 	/* No rated accuracy: the ± is resolution and timing only, so the
 	 * sentence says "unrated" and the model carries the flag. */
 	int unrated = ergon_issue_has(json_object_get(r, "issues"), "instrument.unrated_accuracy");
@@ -519,11 +553,11 @@ int ergon_energy_model_build(const json_t *r, const char *const *actions, size_t
 	if (sroot != NULL && sroot[0])
 		snprintf(roottxt, sizeof(roottxt), ", read under sysfs root %.200s (not /)", sroot);
 	snprintf(src, sizeof(src),
-		 "%s: %.6g J per operation above idle (%s) on %s, instrument %s (%s %s)%s%s, "
+		 "%s: %.6g J per operation above idle (%s%s) on %s, instrument %s (%s %s)%s%s, "
 		 "%.0f operations, basis above_idle, report %s; sustained throughput: %s",
-		 label, j, utxt, device ? device : "?", drv ? drv : "?", vendor ? vendor : "?",
-		 modelname ? modelname : "?", railtxt, roottxt, n_ops, rid ? rid : "?",
-		 verdict ? verdict : "not assessed");
+		 label, j, utxt, reptxt, device ? device : "?", drv ? drv : "?",
+		 vendor ? vendor : "?", modelname ? modelname : "?", railtxt, roottxt, n_ops,
+		 rid ? rid : "?", verdict ? verdict : "not assessed");
 	json_t *values = json_object();
 	for (size_t i = 0; i < n_actions; i++) {
 		if (actions[i] == NULL || actions[i][0] == '\0') {
@@ -532,17 +566,19 @@ int ergon_energy_model_build(const json_t *r, const char *const *actions, size_t
 		}
 		json_object_set_new(values, actions[i], json_real(j));
 	}
-	*model =
-	    json_pack("{s:s, s:s, s:o, s:s, s:f, s:s, s:s, s:s, s:s}", "schema", "energy-model/v1",
-		      "basis", "above_idle", "values", values, "source", src,
-		      "uncertainty_j_per_operation", u, "unit", "J per operation", "provenance",
-		      measured	 ? "measured"
-		      : replayed ? "replayed"
-				 : "synthetic",
-		      "report_id", rid ? rid : "", "formula",
-		      json_string_value(ergon_jpath(r, "figures.energy_per_op.formula"))
-			  ? json_string_value(ergon_jpath(r, "figures.energy_per_op.formula"))
-			  : "");
+	*model = json_pack(
+	    "{s:s, s:s, s:o, s:s, s:f, s:s, s:s, s:s, s:s}", "schema", "energy-model/v1", "basis",
+	    "above_idle", "values", values, "source", src, "uncertainty_j_per_operation", u, "unit",
+	    "J per operation", "provenance",
+	    measured   ? "measured"
+	    : replayed ? "replayed"
+		       : "synthetic",
+	    "report_id", rid ? rid : "", "formula",
+	    json_string_value(ergon_jpath(r, "figures.energy_per_op.formula"))
+		? json_string_value(ergon_jpath(r, "figures.energy_per_op.formula"))
+	    : json_string_value(ergon_jpath(r, "figures.repetitions[0].energy_per_op.formula"))
+		? json_string_value(ergon_jpath(r, "figures.repetitions[0].energy_per_op.formula"))
+		: "");
 	if (*model == NULL)
 		return ergon_err_set(err, ERGON_ENOMEM, "cannot build the energy model");
 	json_object_set_new(*model, "accuracy_rated", json_boolean(!unrated));
