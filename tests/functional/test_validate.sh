@@ -99,15 +99,18 @@ junit "$TMP/j2.xml" '{"cut/profile": "error", "cut/correctness": "skipped", "cut
 msg=$(message "$TMP/j2.xml" cut profile)
 contains "$msg" "$TMP/m2/cut.tflite" "the error names the model file"
 contains "$(message "$TMP/j2.xml" cut correctness)" "the profile did not complete" "skips say why"
+# One profile a side: compare's rule gives no verdict without the
+# run-to-run spread, so the regression check fails saying why; the
+# compare text still shows the difference.
 msg=$(message "$TMP/j2.xml" kws_ref_model regression)
-contains "$msg" "regression: a headline figure is worse than the baseline by more than 3 %" "regression message"
+contains "$msg" "no verdict: the run-to-run spread is unknown" "the regression check says why it has no verdict"
 contains "$msg" "clean inference time" "names the figure"
 python3 - "$msg" "$T0" <<'PY' && ok "the compare text shows +11.11 % for clean inference time" || bad "regression percentage"
 import re, sys
-m = re.search(r"clean inference time\s+A=(\S+) B=(\S+) us\n\s+B-A \S+ \(\+([0-9.]+) %", sys.argv[1])
+m = re.search(r"clean inference time\n\s+A = (\S+) us.*\n\s+B = (\S+) us.*\n\s+B-A \S+ us \(\+([0-9.]+) %", sys.argv[1])
 assert m, sys.argv[1]
 t0 = float(sys.argv[2])
-assert abs(float(m.group(2)) - t0) < 1e-9 * t0
+assert abs(float(m.group(2)) - t0) < 1e-5 * t0
 assert abs(float(m.group(3)) - 100 * (1 / 0.9 - 1)) < 0.01, m.group(3)
 PY
 KR=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["report_id"])' "$TMP/v2/kws_ref_model/summary.json")
@@ -115,13 +118,14 @@ n=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("
 [ "$n" = 1 ] && ok "the kws summary is in the db under its report_id" || bad "db runs for $KR: $n"
 
 # 3. The db as the baseline: the newest profile of kws on qemu-an547 is the
-# run just stored, so the same model again does not regress.
+# run just stored; one profile a side, so no verdict (compare's rule).
 mkdir -p "$TMP/m3" && cp "$M/kws_ref_model.tflite" "$TMP/m3/"
-expect 0 "validate against the db baseline" -- "$E" validate --board qemu-an547 --models "$TMP/m3" \
+expect 1 "validate against the db baseline" -- "$E" validate --board qemu-an547 --models "$TMP/m3" \
   --baseline "$TMP/r.db" --junit-xml "$TMP/j3.xml" --out "$TMP/v3"
 junit "$TMP/j3.xml" '{"kws_ref_model/profile": "pass", "kws_ref_model/correctness": "pass",
-  "kws_ref_model/integrity": "pass", "kws_ref_model/regression": "pass"}' && ok "db baseline: no regression" ||
-  bad "j3.xml cases"
+  "kws_ref_model/integrity": "pass", "kws_ref_model/regression": "failure"}' &&
+  ok "db baseline: found, compared, no verdict without repetitions" || bad "j3.xml cases"
+contains "$(message "$TMP/j3.xml" kws_ref_model regression)" "run-to-run spread is unknown" "db baseline: says why"
 
 # 4. --power on QEMU: no instrument observes an emulated rail, so the
 # summary is invalid and integrity fails (correctness still passes).

@@ -16,6 +16,7 @@
 
 #include "ergon/artifact.h"
 #include "ergon/compare.h"
+#include "ergon/stats.h"
 #include "ergon/config.h"
 #include "ergon/db.h"
 #include "ergon/dynbuf.h"
@@ -389,6 +390,17 @@ static void check_regression(struct check *c, const struct ergon_validate_opts *
 			  e.msg[0] ? e.msg : "a difference breaks comparability");
 	else if (rc)
 		check_set(c, ERROR, "compare failed: %s", e.msg);
+	else if (json_integer_value(json_object_get(res, "spread_unknown")) > 0)
+		/* ergon compare's rule: no verdict without the run-to-run
+		 * spread, and compare exits as for "not comparable". */
+		check_set(c, FAILURE,
+			  "no verdict: the run-to-run spread is unknown (fewer than %d "
+			  "repetitions on a side for %lld figures; ergon compare's rule, "
+			  "docs/COMPARE.md): a regression check needs %d or more profiles of "
+			  "this model and of the baseline",
+			  ERGON_STATS_MIN_REPEATS,
+			  (long long)json_integer_value(json_object_get(res, "spread_unknown")),
+			  ERGON_STATS_MIN_REPEATS);
 	else if (ergon_compare_regressed(res))
 		check_set(c, FAILURE,
 			  "regression: a headline figure is worse than the baseline by more than "
