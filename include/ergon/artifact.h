@@ -70,6 +70,10 @@ ERGON_API int ergon_artifact_write(json_t *artifact, const char *path, unsigned 
  * Errors name the file, line, column and byte offset. Caller owns *out. */
 ERGON_API int ergon_artifact_load(const char *path, size_t max_len, json_t **out,
 				  struct ergon_err *err);
+/* The same for bytes already in memory (data[0..len), which ergon_db
+ * ingest stores as they were verified); name labels the errors. */
+ERGON_API int ergon_artifact_parse(const char *name, const char *data, size_t len, json_t **out,
+				   struct ergon_err *err);
 
 /* Check report_id against the recomputed digest; ERGON_EVERIFY on mismatch. */
 ERGON_API int ergon_artifact_check_digest(const json_t *artifact, struct ergon_err *err);

@@ -46,6 +46,11 @@ ERGON_API int ergon_file_check_writable(const char *path, unsigned flags,
  * after the last byte (caller frees). */
 ERGON_API int ergon_file_read_all(const char *path, size_t max_len, char **data, size_t *len,
 				  struct ergon_err *err);
+/* The same into *buf (malloc'd, *cap bytes plus one; NULL and 0 at
+ * first), grown as needed and kept by the caller for the next file, so
+ * that reading many files allocates once. The caller frees *buf. */
+ERGON_API int ergon_file_read_reuse(const char *path, size_t max_len, char **buf, size_t *cap,
+				    size_t *len, struct ergon_err *err);
 
 /* The folder of path into dir (cap bytes; "." without a slash, "/" for a
  * file in the root) and *base pointing at its last component in path. */

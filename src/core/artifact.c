@@ -185,6 +185,25 @@ int ergon_artifact_write(json_t *artifact, const char *path, unsigned flags, str
 	return rc;
 }
 
+int ergon_artifact_parse(const char *name, const char *data, size_t len, json_t **out,
+			 struct ergon_err *err)
+{
+	*out = NULL;
+	json_error_t je;
+	json_t *j = json_loadb(data, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &je);
+	if (j == NULL)
+		return ergon_err_set(err, ERGON_EPARSE,
+				     "%s:%d:%d (byte %d): %s; the file is not a valid ergon artifact "
+				     "(was it truncated or edited?)",
+				     name, je.line, je.column, je.position, je.text);
+	if (!json_is_object(j)) {
+		json_decref(j);
+		return ergon_err_set(err, ERGON_EPARSE, "%s: top level is not a JSON object", name);
+	}
+	*out = j;
+	return 0;
+}
+
 int ergon_artifact_load(const char *path, size_t max_len, json_t **out, struct ergon_err *err)
 {
 	char *data = NULL;
@@ -193,20 +212,9 @@ int ergon_artifact_load(const char *path, size_t max_len, json_t **out, struct e
 	int rc = ergon_file_read_all(path, max_len, &data, &len, err);
 	if (rc)
 		return rc;
-	json_error_t je;
-	json_t *j = json_loadb(data, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &je);
+	rc = ergon_artifact_parse(path, data, len, out, err);
 	free(data);
-	if (j == NULL)
-		return ergon_err_set(err, ERGON_EPARSE,
-				     "%s:%d:%d (byte %d): %s; the file is not a valid ergon artifact "
-				     "(was it truncated or edited?)",
-				     path, je.line, je.column, je.position, je.text);
-	if (!json_is_object(j)) {
-		json_decref(j);
-		return ergon_err_set(err, ERGON_EPARSE, "%s: top level is not a JSON object", path);
-	}
-	*out = j;
-	return 0;
+	return rc;
 }
 
 int ergon_artifact_check_digest(const json_t *artifact, struct ergon_err *err)

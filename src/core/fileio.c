@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,20 +234,31 @@ fail:
 	return rc;
 }
 
-int ergon_file_read_all(const char *path, size_t max_len, char **data, size_t *len,
-			struct ergon_err *err)
+int ergon_file_read_reuse(const char *path, size_t max_len, char **buf, size_t *cap_io, size_t *len,
+			  struct ergon_err *err)
 {
-	*data = NULL;
 	*len = 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return ergon_err_errno(err, errno, "%s: cannot open", path);
-	size_t cap = 65536, n = 0;
-	char *buf = malloc(cap + 1);
+	size_t want = 65536, n = 0;
+	/* A regular file's size is known: one buffer of that size (plus one
+	 * byte to see the end), no growth by copies. A file that grows while
+	 * it is read still grows the buffer below. */
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 0 &&
+	    (uint64_t)st.st_size < max_len)
+		want = (size_t)st.st_size + 1;
 	int rc = 0;
-	if (buf == NULL) {
-		rc = ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", path);
-		goto out;
+	size_t cap = *cap_io;
+	if (*buf == NULL || cap < want) {
+		char *nb = realloc(*buf, want + 1);
+		if (nb == NULL) {
+			rc = ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", path);
+			goto out;
+		}
+		*buf = nb;
+		cap = *cap_io = want;
 	}
 	for (;;) {
 		if (n == cap) {
@@ -257,15 +269,15 @@ int ergon_file_read_all(const char *path, size_t max_len, char **data, size_t *l
 				goto out;
 			}
 			size_t ncap = cap * 2 > max_len ? max_len : cap * 2;
-			char *nb = realloc(buf, ncap + 1);
+			char *nb = realloc(*buf, ncap + 1);
 			if (nb == NULL) {
 				rc = ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", path);
 				goto out;
 			}
-			buf = nb;
-			cap = ncap;
+			*buf = nb;
+			cap = *cap_io = ncap;
 		}
-		ssize_t r = read(fd, buf + n, cap - n);
+		ssize_t r = read(fd, *buf + n, cap - n);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -276,12 +288,23 @@ int ergon_file_read_all(const char *path, size_t max_len, char **data, size_t *l
 			break;
 		n += (size_t)r;
 	}
-	buf[n] = '\0';
-	*data = buf;
+	(*buf)[n] = '\0';
 	*len = n;
-	buf = NULL;
 out:
-	free(buf);
 	close(fd);
+	return rc;
+}
+
+int ergon_file_read_all(const char *path, size_t max_len, char **data, size_t *len,
+			struct ergon_err *err)
+{
+	char *buf = NULL;
+	size_t cap = 0;
+	*data = NULL;
+	int rc = ergon_file_read_reuse(path, max_len, &buf, &cap, len, err);
+	if (rc)
+		free(buf);
+	else
+		*data = buf;
 	return rc;
 }
