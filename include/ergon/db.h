@@ -3,8 +3,9 @@
  * One schema (docs/DB.md), versioned in the table schema_version, written by
  * the same SQL text on both backends. Artifacts are verified (report_id
  * digest) before they are stored, keyed by report_id (ingesting twice
- * changes nothing) and stored in one transaction each, so that a failure
- * leaves either the whole artifact or nothing.
+ * changes nothing) and stored in batches, one transaction per batch and a
+ * savepoint per artifact, so that a failure leaves either the whole
+ * artifact or nothing.
  */
 #ifndef ERGON_DB_H
 #define ERGON_DB_H
@@ -22,7 +23,7 @@ extern "C" {
 #endif
 
 /* The schema version this ergon writes and the newest it reads. */
-#define ERGON_DB_SCHEMA_VERSION 4
+#define ERGON_DB_SCHEMA_VERSION 5
 /* The most public keys one ingest trusts (ergon_db_trust_key). */
 #define ERGON_DB_KEYS_MAX 8
 /* ERGON_DB_TARGET_MAX, the longest database location (path or
@@ -69,6 +70,32 @@ enum ergon_db_ingest_result {
  * that failed. */
 ERGON_API int ergon_db_ingest_file(struct ergon_db *db, const char *path, int *result, char key[80],
 				   struct ergon_err *err);
+
+/* ergon_db_ingest_files stores its artifacts in batches: one transaction
+ * per batch of at most ERGON_DB_BATCH_ARTIFACTS artifacts, closed early
+ * once the batch's files reach ERGON_DB_BATCH_BYTES (docs/DB.md). */
+#define ERGON_DB_BATCH_ARTIFACTS 400
+#define ERGON_DB_BATCH_BYTES ((size_t)32 << 20)
+
+/* The outcome of one artifact of ergon_db_ingest_files, final when it is
+ * reported: rc 0 and result ERGON_DB_INGESTED (stored; committed) or
+ * ERGON_DB_DUPLICATE, key the key it is stored under; or rc an error
+ * (ERGON_EVERIFY, ERGON_EREFUSED, ERGON_EPARSE, ERGON_ETOOBIG, ERGON_ENOENT,
+ * ERGON_EACCES, ERGON_ERANGE), err saying why, and nothing of it stored.
+ * index is the artifact's place in paths. */
+typedef void (*ergon_db_ingest_fn)(void *ctx, size_t index, const char *path, int rc, int result,
+				   const char *key, const struct ergon_err *err);
+
+/* Verify and store paths[0..n) in batches; fn (may be NULL) receives every
+ * artifact's outcome in the order of paths, once its batch is committed.
+ * Each artifact is stored whole or not at all: one that fails its checks,
+ * or whose rows break a constraint of the schema, is refused alone and the
+ * others of its batch are stored. Returns 0, or an error of the database
+ * or the machine (a full disk, a lost connection, a file that cannot be
+ * read for another reason than its own): then the batch in progress is
+ * rolled back, its artifacts are not reported, and err names them. */
+ERGON_API int ergon_db_ingest_files(struct ergon_db *db, const char *const *paths, size_t n,
+				    ergon_db_ingest_fn fn, void *ctx, struct ergon_err *err);
 
 /* ergon_db_row_fn: the row callback of queries (ergon/db_types.h). */
 

@@ -30,27 +30,43 @@
 #define DB_DIR_ENTRIES_MAX 100000
 
 struct ingest_tally {
-	struct ergon_db *db;
 	unsigned ingested, duplicates, refused, skipped;
-	int fatal; /* a database error: stop */
-	struct ergon_err fatal_err;
+	/* The files to ingest, in order, and whether each came from a folder. */
+	char **paths;
+	unsigned char *from_dir;
+	size_t n, cap;
+	int oom;
 };
 
-/* Errors that belong to the artifact (refuse it, go on) rather than to
- * the database (stop). */
-static int artifact_fault(int code)
+static void ingest_add(struct ingest_tally *t, const char *path, int from_dir)
 {
-	return code == ERGON_EVERIFY || code == ERGON_EREFUSED || code == ERGON_EPARSE ||
-	       code == ERGON_ETOOBIG || code == ERGON_ENOENT || code == ERGON_EACCES ||
-	       code == ERGON_ERANGE;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 256;
+		char **p = realloc(t->paths, cap * sizeof *p);
+		if (p)
+			t->paths = p;
+		unsigned char *f = p ? realloc(t->from_dir, cap) : NULL;
+		if (f)
+			t->from_dir = f;
+		if (!p || !f) {
+			t->oom = 1;
+			return;
+		}
+		t->cap = cap;
+	}
+	t->paths[t->n] = strdup(path);
+	if (!t->paths[t->n]) {
+		t->oom = 1;
+		return;
+	}
+	t->from_dir[t->n++] = (unsigned char)from_dir;
 }
 
-static void ingest_one(struct ingest_tally *t, const char *path, int from_dir)
+/* One artifact's outcome, once final (its batch committed, or refused). */
+static void ingest_done(void *ctx, size_t index, const char *path, int rc, int result,
+			const char *key, const struct ergon_err *err)
 {
-	struct ergon_err err = {0};
-	int result = 0;
-	char key[80] = "";
-	int rc = ergon_db_ingest_file(t->db, path, &result, key, &err);
+	struct ingest_tally *t = ctx;
 	if (rc == 0) {
 		if (result == ERGON_DB_INGESTED)
 			t->ingested++;
@@ -62,17 +78,12 @@ static void ingest_one(struct ingest_tally *t, const char *path, int from_dir)
 	}
 	/* Inside a folder, JSON files that are not ergon artifacts at all
 	 * (a profile's detailed/ tables) are skipped, not refused. */
-	if (from_dir && rc == ERGON_EREFUSED && strstr(err.msg, "schema")) {
+	if (t->from_dir[index] && rc == ERGON_EREFUSED && strstr(err->msg, "schema")) {
 		t->skipped++;
 		return;
 	}
-	if (artifact_fault(rc)) {
-		t->refused++;
-		printf("REFUSED   %s: %s\n", path, err.msg);
-		return;
-	}
-	t->fatal = rc;
-	t->fatal_err = err;
+	t->refused++;
+	printf("REFUSED   %s: %s\n", path, err->msg);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -121,7 +132,7 @@ static void ingest_dir(struct ingest_tally *t, const char *dir, int depth)
 	closedir(d);
 	if (n)
 		qsort(names, n, sizeof *names, cmp_str);
-	for (size_t i = 0; i < n && !t->fatal; i++) {
+	for (size_t i = 0; i < n && !t->oom; i++) {
 		char path[4096];
 		int len = snprintf(path, sizeof path, "%s/%s", dir, names[i]);
 		struct stat st;
@@ -130,7 +141,7 @@ static void ingest_dir(struct ingest_tally *t, const char *dir, int depth)
 		if (S_ISDIR(st.st_mode))
 			ingest_dir(t, path, depth + 1);
 		else if (S_ISREG(st.st_mode) && has_json_suffix(names[i]))
-			ingest_one(t, path, 1);
+			ingest_add(t, path, 1);
 	}
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
@@ -139,25 +150,35 @@ static void ingest_dir(struct ingest_tally *t, const char *dir, int depth)
 
 static int do_ingest(struct ergon_db *db, int argc, char **argv)
 {
-	struct ingest_tally t = {.db = db};
-	/* Name the thread after the phase: `ps -L` shows it, and the
-	 * fault-injection shim (tests/support/faultinj/) arms on it, so the
-	 * disk-full test fails the ingest's writes, not the schema's. */
-	prctl(PR_SET_NAME, (unsigned long)"ergon-ingest", 0UL, 0UL, 0UL);
-	for (int i = 0; i < argc && !t.fatal; i++) {
+	struct ingest_tally t = {0};
+	for (int i = 0; i < argc && !t.oom; i++) {
 		struct stat st;
 		if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode))
 			ingest_dir(&t, argv[i], 0);
 		else
-			ingest_one(&t, argv[i], 0);
+			ingest_add(&t, argv[i], 0);
 	}
+	struct ergon_err err = {0};
+	int rc =
+	    t.oom ? ergon_err_set(&err, ERGON_ENOMEM, "db ingest: out of memory listing files") : 0;
+	/* Name the thread after the phase: `ps -L` shows it, and the
+	 * fault-injection shim (tests/support/faultinj/) arms on it, so the
+	 * disk-full test fails the ingest's writes, not the schema's. */
+	prctl(PR_SET_NAME, (unsigned long)"ergon-ingest", 0UL, 0UL, 0UL);
+	if (rc == 0)
+		rc = ergon_db_ingest_files(db, (const char *const *)t.paths, t.n, ingest_done, &t,
+					   &err);
 	printf("ingest: %u ingested, %u duplicate, %u refused%s", t.ingested, t.duplicates,
 	       t.refused, t.refused ? " (listed above)" : "");
 	if (t.skipped)
 		printf(", %u non-artifact JSON file(s) skipped", t.skipped);
 	printf("\n");
-	if (t.fatal)
-		return ergon_cli_fail("db", &t.fatal_err);
+	for (size_t i = 0; i < t.n; i++)
+		free(t.paths[i]);
+	free(t.paths);
+	free(t.from_dir);
+	if (rc)
+		return ergon_cli_fail("db", &err);
 	return t.refused ? ERGON_EXIT_MEASUREMENT : ERGON_EXIT_OK;
 }
 
@@ -443,14 +464,13 @@ static int run(int argc, char **argv)
 	} else if (strcmp(sub, "show") == 0) {
 		char *text = NULL;
 		rc = ergon_db_show(db, pos[1], &text, &err);
+		/* The stored text as it was verified: the artifact's own bytes
+		 * (older databases hold a compact re-serialisation). */
 		if (rc == 0) {
-			json_error_t je;
-			json_t *j = json_loads(text, 0, &je);
-			char *pretty =
-			    j ? json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) : NULL;
-			printf("%s\n", pretty ? pretty : text);
-			free(pretty);
-			json_decref(j);
+			size_t tl = strlen(text);
+			fwrite(text, 1, tl, stdout);
+			if (tl == 0 || text[tl - 1] != '\n')
+				putchar('\n');
 		}
 		free(text);
 	} else if (strcmp(sub, "trend") == 0 && (html || trend_out)) {
@@ -498,9 +518,12 @@ const struct ergon_cli_command ergon_cli_cmd_db = {
 	    "                                     ergon.profile summary.json, energy-model/v1);\n"
 	    "                                     keyed by report_id: twice changes nothing;\n"
 	    "                                     with --pubkey only artifacts signed by one of\n"
-	    "                                     the keys are stored (signer kept in runs)\n"
+	    "                                     the keys are stored (signer kept in runs);\n"
+	    "                                     400 artifacts (or 32 MiB) per transaction,\n"
+	    "                                     each stored whole or refused alone\n"
 	    "  list [--device D] [--since T]      runs, newest first (T: 2026-12-01[THH:MM:SSZ])\n"
-	    "  show ID                            the stored artifact (ID: report_id or a prefix)\n"
+	    "  show ID                            the stored artifact, the bytes that were\n"
+	    "                                     verified (ID: report_id or a prefix)\n"
 	    "  trend FIGURE --device D [--board B] [--html PAGE.html] [--out TREND.json]\n"
 	    "                                     one figure over time; synthetic, replayed and\n"
 	    "                                     invalid points are shown and never counted;\n"

@@ -31,6 +31,8 @@ trap cleanup EXIT
 DB=$(newdb suite)
 sql() { psql -Atq -v ON_ERROR_STOP=1 "$DB" -c "$1"; }
 . "$(dirname "$0")/db_suite.sh"
+HEX_JSON="upper(encode(convert_to(json, 'UTF8'), 'hex'))"
+. "$(dirname "$0")/db_batch_suite.sh"
 
 # Many artifacts: the run report re-sealed under 40 device names, and 40
 # more padded to 2 MB each (slow enough to be killed mid-ingest).
@@ -72,7 +74,7 @@ n=$(psql -Atq "$C" -c "SELECT COUNT(*), COUNT(DISTINCT report_id) FROM runs")
 n=$(psql -Atq "$C" -c "SELECT COUNT(*) FROM figures")
 [ "$n" = $((40 * per)) ] && ok "40 x $per figures" || bad "figures: $n, want $((40 * per))"
 n=$(psql -Atq "$C" -c "SELECT MAX(version), COUNT(*) FROM schema_version")
-[ "$n" = "4|1" ] && ok "one schema_version row, version 4" || bad "schema_version: $n"
+[ "$n" = "5|1" ] && ok "one schema_version row, version 5" || bad "schema_version: $n"
 
 # Queries agree with SQLite on the same artifacts.
 S=$TMP/same.db

@@ -7,6 +7,8 @@ DB=$TMP/results.db
 sql() { python3 -c 'import sqlite3,sys
 for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2]): print("|".join("" if v is None else repr(v) if isinstance(v,float) else str(v) for v in r))' "$DB" "$1"; }
 . "$(dirname "$0")/db_suite.sh"
+HEX_JSON="hex(json)"
+. "$(dirname "$0")/db_batch_suite.sh"
 
 # The default database: $XDG_DATA_HOME/ergon/results.db, folder created.
 expect 0 "default --db under XDG_DATA_HOME" -- env XDG_DATA_HOME="$TMP/xdg" "$E" db ingest "$A/r1.json"
@@ -35,7 +37,7 @@ cp "$DB" "$TMP/newer.db"
 python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("UPDATE schema_version SET version = 7"); c.commit()' "$TMP/newer.db"
 expect 1 "a newer schema is refused" -- "$E" db --db "$TMP/newer.db" list
 contains "$ERR" "schema version 7 was written by a newer ergon" "names the database's version"
-contains "$ERR" "reads schema versions up to 4" "names this ergon's version"
+contains "$ERR" "reads schema versions up to 5" "names this ergon's version"
 python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("DELETE FROM schema_version"); c.commit()' "$TMP/newer.db"
 expect 3 "an empty schema_version table is refused" -- "$E" db --db "$TMP/newer.db" list
 contains "$ERR" "holds no valid version" "says so"

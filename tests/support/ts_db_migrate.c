@@ -92,12 +92,12 @@ void ts_db_v3_to_current(const char *target, const char *dir)
 
 	if (ergon_db_open(target, ERGON_DB_SCHEMA_VERSION, &db, &err) != 0)
 		fail_msg("migrate to %d: %s", ERGON_DB_SCHEMA_VERSION, err.msg);
-	assert_int_equal(ergon_db_schema_version(db), 4);
+	assert_int_equal(ergon_db_schema_version(db), 5);
 	out[0] = '\0';
 	assert_int_equal(ergon_db_query(db, "SELECT MAX(version), COUNT(*) FROM schema_version", 0,
 					NULL, ts_db_append_row, out, &err),
 			 0);
-	assert_string_equal(out, "4|1\n");
+	assert_string_equal(out, "5|1\n");
 	/* Every stored figure of a run with a device became a trend point. */
 	out[0] = '\0';
 	assert_int_equal(ergon_db_query(db,

@@ -12,6 +12,8 @@
 #include "ergon/db_types.h"
 #include "ergon/error.h"
 
+#include <stddef.h>
+
 struct ergon_db_backend {
 	const char *name;
 	/* Open target (a path or URL); *h is the backend's, freed by close. */
@@ -22,6 +24,15 @@ struct ergon_db_backend {
 	/* Run one statement with text parameters; fn (may be NULL) gets each row. */
 	int (*query)(void *h, const char *sql, int nparams, const char *const *params,
 		     ergon_db_row_fn fn, void *ctx, struct ergon_err *err);
+	/* Insert nrows rows into table (cols: its column list, "a, b, c", ncols
+	 * names; the same literal for every call of a table, backends cache by
+	 * it): vals is row-major, nrows * ncols text values (NULL: SQL NULL).
+	 * One call stores every row or fails; a row that breaks a constraint
+	 * of the schema (a key stored twice) fails it with ERGON_EREFUSED, so
+	 * the caller can roll back to its savepoint and refuse that artifact
+	 * alone. */
+	int (*insert)(void *h, const char *table, const char *cols, int ncols, size_t nrows,
+		      const char *const *vals, struct ergon_err *err);
 	/* Start a write transaction (SQLite takes the write lock at once). */
 	int (*begin)(void *h, struct ergon_err *err);
 	/* 1 when a table of that name exists, 0 when not. */

@@ -1,6 +1,8 @@
 /* The PostgreSQL backend of `ergon db` (libpq): one server for a lab.
  *
- * The same SQL text as SQLite, sent with PQexecParams (text parameters).
+ * The same SQL text as SQLite, sent with PQexecParams (text parameters);
+ * insert() sends a table's rows as multi-row INSERTs (one round trip per
+ * 1,000 rows, or per 65,535 parameters).
  * A lost connection fails the statement; the server rolls back the open
  * transaction, so an artifact is either committed whole or absent. Messages
  * name host, port and database, never the password of the URL.
@@ -36,6 +38,7 @@
 	X(PQexecParams)                                                                    \
 	X(PQresultStatus)                                                                  \
 	X(PQresultErrorMessage)                                                            \
+	X(PQresultErrorField)                                                              \
 	X(PQclear)                                                                         \
 	X(PQnfields)                                                                       \
 	X(PQfname)                                                                         \
@@ -83,6 +86,7 @@ static void pq_load(void)
 #define PQexecParams PQ_CALL(PQexecParams)
 #define PQresultStatus PQ_CALL(PQresultStatus)
 #define PQresultErrorMessage PQ_CALL(PQresultErrorMessage)
+#define PQresultErrorField PQ_CALL(PQresultErrorField)
 #define PQclear PQ_CALL(PQclear)
 #define PQnfields PQ_CALL(PQnfields)
 #define PQfname PQ_CALL(PQfname)
@@ -91,6 +95,10 @@ static void pq_load(void)
 #define PQgetvalue PQ_CALL(PQgetvalue)
 
 #define PG_COLS_MAX 64
+/* Parameters of one statement: the protocol counts them in 16 bits. */
+#define PG_PARAMS_MAX 65535
+/* Rows of one multi-row INSERT (fewer when the parameters run out). */
+#define PG_INSERT_ROWS_MAX 1000
 
 struct pg_h {
 	PGconn *conn;
@@ -121,6 +129,14 @@ static int pg_fail(struct pg_h *p, const PGresult *res, struct ergon_err *err)
 				     "PostgreSQL %s: connection lost: %s (the open transaction is "
 				     "rolled back by the server: nothing of this artifact is "
 				     "stored; ingest it again)",
+				     p->where, first_line(msg, line));
+	/* SQLSTATE class 23, integrity constraint violation: the rows of one
+	 * artifact break the schema (a key twice), the artifact's fault. */
+	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	if (state && strncmp(state, "23", 2) == 0)
+		return ergon_err_set(err, ERGON_EREFUSED,
+				     "PostgreSQL %s: %s: the artifact's rows break a constraint of "
+				     "the schema (a key stored twice)",
 				     p->where, first_line(msg, line));
 	return ergon_err_set(err, ERGON_EIO, "PostgreSQL %s: %s", p->where, first_line(msg, line));
 }
@@ -210,6 +226,44 @@ static int pg_query(void *h, const char *sql, int nparams, const char *const *pa
 	return rc;
 }
 
+/* Multi-row INSERTs: one round trip for up to PG_INSERT_ROWS_MAX rows
+ * instead of one per row. */
+static int pg_insert(void *h, const char *table, const char *cols, int ncols, size_t nrows,
+		     const char *const *vals, struct ergon_err *err)
+{
+	struct pg_h *p = h;
+	if (ncols < 1 || ncols > PG_COLS_MAX)
+		return ergon_err_set(err, ERGON_EUSAGE, "insert into %s: %d columns", table, ncols);
+	size_t per = PG_PARAMS_MAX / (size_t)ncols;
+	if (per > PG_INSERT_ROWS_MAX)
+		per = PG_INSERT_ROWS_MAX;
+	/* "($1, $2), " is at most ncols * 9 + 4 bytes a row. */
+	size_t cap = 256 + strlen(table) + strlen(cols) + per * ((size_t)ncols * 9 + 4);
+	char *sql = malloc(cap);
+	if (!sql)
+		return ergon_err_set(err, ERGON_ENOMEM, "db: out of memory");
+	int rc = 0;
+	for (size_t r0 = 0; r0 < nrows && rc == 0; r0 += per) {
+		size_t rows = nrows - r0 < per ? nrows - r0 : per;
+		size_t n = (size_t)snprintf(sql, cap, "INSERT INTO %s (%s) VALUES ", table, cols);
+		int k = 1;
+		for (size_t r = 0; r < rows; r++) {
+			n += (size_t)snprintf(sql + n, cap - n, "%s(", r ? ", " : "");
+			for (int c = 0; c < ncols; c++)
+				n +=
+				    (size_t)snprintf(sql + n, cap - n, "%s$%d", c ? ", " : "", k++);
+			n += (size_t)snprintf(sql + n, cap - n, ")");
+		}
+		PGresult *res = PQexecParams(p->conn, sql, (int)(rows * (size_t)ncols), NULL,
+					     vals + r0 * (size_t)ncols, NULL, NULL, 0);
+		if (PQresultStatus(res) != PGRES_COMMAND_OK)
+			rc = pg_fail(p, res, err);
+		PQclear(res);
+	}
+	free(sql);
+	return rc;
+}
+
 static int pg_begin(void *h, struct ergon_err *err)
 {
 	return pg_exec(h, "BEGIN", err);
@@ -241,6 +295,7 @@ const struct ergon_db_backend ergon_db_backend_postgresql = {
     .close = pg_close,
     .exec = pg_exec,
     .query = pg_query,
+    .insert = pg_insert,
     .begin = pg_begin,
     .has_table = pg_has_table,
     /* Two ingests into an empty database must not both create the schema:

@@ -19,6 +19,9 @@
  *                        any: the walk tells "failed before measuring" from
  *                        "lost what it measured" with them)
  *   FAULTINJ_TRACE=FILE  append "N NAME PHASE" for every counted call
+ *   FAULTINJ_KILL=1      instead of failing the Nth call, write the report
+ *                        and kill the process (SIGKILL) just before it: a
+ *                        power cut or kill -9 at that exact point
  *
  * setlocale is counted as one allocation-kind call ("setlocale"), and the
  * C library's locale code under it is not counted at all: when its call is
@@ -47,6 +50,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -75,6 +79,7 @@ static int trace_fd = -1;
  * (setlocale). Initial-exec: the shim is preloaded, so its TLS is static
  * and reading it never allocates. */
 static __thread int suspended __attribute__((tls_model("initial-exec")));
+static int kill_mode;
 
 /* dlsym may allocate: serve that from a static arena, never freed. */
 static char arena[8192];
@@ -125,6 +130,8 @@ static void init(void)
 	const char *t = getenv("FAULTINJ_TRACE");
 	if (t)
 		snprintf(trace_path, sizeof(trace_path), "%s", t);
+	const char *kl = getenv("FAULTINJ_KILL");
+	kill_mode = kl && strcmp(kl, "1") == 0;
 	if (a && strcmp(a, "main") == 0) {
 		armed = 0; /* main_armed below arms it */
 	} else if (a && a[0]) {
@@ -135,7 +142,9 @@ static void init(void)
 	}
 }
 
-/* 1 when this call is the one to fail. */
+static void report(void);
+
+/* 1 when this call is the one to fail (in kill mode it never returns). */
 static int hit(const char *name, int is_alloc)
 {
 	if (armed < 0)
@@ -157,6 +166,11 @@ static int hit(const char *name, int is_alloc)
 		return 0;
 	snprintf(failed_name, sizeof(failed_name), "%s", name);
 	snprintf(fault_phase, sizeof(fault_phase), "%s", phase);
+	if (kill_mode) {
+		/* The report first (no destructor runs after SIGKILL). */
+		report();
+		syscall(SYS_kill, (pid_t)syscall(SYS_getpid), SIGKILL);
+	}
 	return 1;
 }
 
