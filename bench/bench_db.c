@@ -3,10 +3,13 @@
  * loading and verifying the same files without storing them (the part of
  * ingest that is not the database).
  *
- *   bench_db REPORT.json N DB WORKDIR
+ *   bench_db REPORT.json N DB WORKDIR [--reuse]
  * REPORT.json is any ergon run report; N copies differing in one
- * conditions field are sealed into WORKDIR (not timed), then ingested into
- * DB (an SQLite path or a postgresql:// URL, which should be empty).
+ * conditions field are sealed into WORKDIR (not timed; --reuse: they are
+ * there from an earlier run), then ingested into DB (an SQLite path or a
+ * postgresql:// URL, which should be empty) the way `ergon db ingest`
+ * does (ergon_db_ingest_files: batches). bench/bench_db_ingest.sh runs it
+ * in interleaved rounds on both backends.
  */
 #include "ergon/artifact.h"
 #include "ergon/db.h"
@@ -48,10 +51,28 @@ static int count_row(void *ctx, int n, const char *const *names, const char *con
 	return 0;
 }
 
+struct tally {
+	long stored, refused;
+	char first[ERGON_ERR_MSG_MAX];
+};
+
+static void tally_fn(void *ctx, size_t index, const char *path, int rc, int result, const char *key,
+		     const struct ergon_err *err)
+{
+	(void)index;
+	(void)path;
+	(void)key;
+	struct tally *t = ctx;
+	if (rc && t->refused++ == 0)
+		snprintf(t->first, sizeof t->first, "%s", err->msg);
+	t->stored += rc == 0 && result == ERGON_DB_INGESTED;
+}
+
 int main(int argc, char **argv)
 {
-	if (argc != 5) {
-		fprintf(stderr, "usage: bench_db REPORT.json N DB WORKDIR\n");
+	int reuse = argc == 6 && strcmp(argv[5], "--reuse") == 0;
+	if (argc != 5 && !reuse) {
+		fprintf(stderr, "usage: bench_db REPORT.json N DB WORKDIR [--reuse]\n");
 		return 2;
 	}
 	char *end = NULL;
@@ -76,13 +97,17 @@ int main(int argc, char **argv)
 				    json_integer(i));
 		char path[1024];
 		snprintf(path, sizeof path, "%s/r%06ld.json", argv[4], i);
-		if (ergon_artifact_write(base, path, ERGON_WRITE_FORCE | ERGON_WRITE_MKDIR, &err)) {
+		if (!reuse &&
+		    ergon_artifact_write(base, path, ERGON_WRITE_FORCE | ERGON_WRITE_MKDIR, &err)) {
 			fprintf(stderr, "bench_db: %s\n", err.msg);
 			return 3;
 		}
 		struct stat st;
-		if (stat(path, &st) == 0)
-			bytes += (double)st.st_size;
+		if (stat(path, &st) != 0) {
+			fprintf(stderr, "bench_db: %s: missing (run once without --reuse)\n", path);
+			return 3;
+		}
+		bytes += (double)st.st_size;
 	}
 	json_decref(base);
 
@@ -108,21 +133,39 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_db: %s\n", err.msg);
 		return 3;
 	}
+	/* As `ergon db ingest` does: every path in one call, stored in
+	 * batches (ERGON_DB_BATCH_ARTIFACTS per transaction). */
+	char **paths = calloc((size_t)n, sizeof *paths);
+	for (long i = 0; paths && i < n; i++) {
+		paths[i] = malloc(1024);
+		if (paths[i])
+			snprintf(paths[i], 1024, "%s/r%06ld.json", argv[4], i);
+	}
 	c0 = cpu_s();
 	t0 = now_s();
-	long stored = 0;
-	for (long i = 0; i < n; i++) {
-		char path[1024];
-		snprintf(path, sizeof path, "%s/r%06ld.json", argv[4], i);
-		int res = 0;
-		if (ergon_db_ingest_file(db, path, &res, NULL, &err)) {
-			fprintf(stderr, "bench_db: %s\n", err.msg);
-			return 3;
-		}
-		stored += res == ERGON_DB_INGESTED;
+	struct tally tl = {0};
+	if (!paths ||
+	    ergon_db_ingest_files(db, (const char *const *)paths, (size_t)n, tally_fn, &tl, &err)) {
+		fprintf(stderr, "bench_db: %s\n", paths ? err.msg : "out of memory");
+		return 3;
 	}
+	if (tl.refused) {
+		fprintf(stderr, "bench_db: %ld refused: %s\n", tl.refused, tl.first);
+		return 3;
+	}
+	long stored = tl.stored;
+	/* Closing is part of the ingest: SQLite copies the last of its WAL
+	 * into the database then (a checkpoint), as the command does. */
+	char backend[32];
+	snprintf(backend, sizeof backend, "%s", ergon_db_backend_name(db));
+	ergon_db_close(db);
+	db = NULL;
 	double t_ingest = now_s() - t0;
 	double c_ingest = cpu_s() - c0;
+	if (ergon_db_open(argv[3], ERGON_DB_SCHEMA_VERSION, &db, &err)) {
+		fprintf(stderr, "bench_db: %s\n", err.msg);
+		return 3;
+	}
 	long rows = 0;
 	c0 = cpu_s();
 	t0 = now_s();
@@ -132,8 +175,8 @@ int main(int argc, char **argv)
 	}
 	double t_trend = now_s() - t0;
 	double c_trend = cpu_s() - c0;
-	printf("backend %s, %ld run reports of %.1f kB each (%ld newly stored)\n",
-	       ergon_db_backend_name(db), n, bytes / (double)n / 1e3, stored);
+	printf("backend %s, %ld run reports of %.1f kB each (%ld newly stored)\n", backend, n,
+	       bytes / (double)n / 1e3, stored);
 	printf("baseline load+verify : %.2f s  %.0f artifacts/s  %.1f MB/s\n", t_verify,
 	       (double)n / t_verify, bytes / t_verify / 1e6);
 	printf("ingest               : %.2f s  %.0f artifacts/s  %.1f MB/s  (%.2fx the baseline "
@@ -143,5 +186,8 @@ int main(int argc, char **argv)
 	printf("cpu (this process): baseline %.2f s, ingest %.2f s (%.2fx), trend %.3f s\n",
 	       c_verify, c_ingest, c_ingest / c_verify, c_trend);
 	ergon_db_close(db);
+	for (long i = 0; i < n; i++)
+		free(paths[i]);
+	free(paths);
 	return 0;
 }
