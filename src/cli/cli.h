@@ -31,7 +31,14 @@ struct ergon_cli_command {
 	/* The first word after the name (`ergon db ingest`), NULL-terminated;
 	 * NULL when the command has none. Completion reads it. */
 	const char *const *actions;
+	/* What each exit code means for this command, by code 0..4 (the rows
+	 * of ERGON_EXIT_CODES): NULL, the code's general meaning;
+	 * CLI_EXIT_NONE, the command never exits with it. --help ends with
+	 * them, and the man page and `ergon help exit-codes` print them. */
+	const char *exits[5];
 };
+
+#define CLI_EXIT_NONE ""
 
 /* Print "ergon <cmd>: <message>" for err to stderr; return its exit code. */
 int ergon_cli_fail(const char *cmd, const struct ergon_err *err);
@@ -45,14 +52,13 @@ struct ergon_verdict;
  * verdict, what decided it and the artifact. Every command that writes an
  * artifact ends with it. */
 int ergon_cli_verdict_exit(const char *cmd, const struct ergon_verdict *v, const char *artifact);
-/* c->help followed by its exit-code section (cli_exit.c): what --help and
- * the man pages show. */
+/* c->help, the options every command takes, and its exit-code section
+ * (cli_exit.c): what --help and the man pages show. */
 void ergon_cli_print_help(FILE *f, const struct ergon_cli_command *c);
-/* The "Exit codes" section: for cmd (nothing when cmd has no row), or the
- * general table when cmd is NULL. */
-void ergon_cli_exit_codes_print(FILE *f, const char *cmd);
+/* The "Exit codes" section: for c, or the general table when c is NULL. */
+void ergon_cli_exit_codes_print(FILE *f, const struct ergon_cli_command *c);
 /* `ergon help exit-codes`: the table and each command's meaning of it. */
-int ergon_cli_exit_help(FILE *f);
+int ergon_cli_exit_help(FILE *f, const struct ergon_cli_command *const *cmds);
 /* The hidden __man and __complete subcommands (cli_meta.c); argv[0] is
  * "__man" or "__complete". Returns an exit code, -1 for another name. */
 int ergon_cli_meta(const struct ergon_cli_command *const *cmds, void (*print_help)(FILE *),

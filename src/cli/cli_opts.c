@@ -24,6 +24,7 @@ void cli_init(struct cli_parser *p, const char *cmd, int argc, char **argv)
 	p->argc = argc;
 	p->argv = argv;
 	p->i = 0;
+	cli_json_scan(argc, argv, 1);
 }
 
 /* "a, b or c" (quoted when quote) into out. */
@@ -70,14 +71,35 @@ int cli_error(struct cli_parser *p, const char *fmt, ...)
 {
 	if (p->rc)
 		return p->rc;
+	char msg[1024];
 	va_list ap;
-	fprintf(stderr, "ergon %s: ", p->cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry 'ergon %s --help'.\n", p->cmd);
-	p->rc = ERGON_EXIT_USAGE;
+	p->rc = cli_report_error(p->cmd, ERGON_EXIT_USAGE, "EUSAGE", msg, 1);
 	return p->rc;
+}
+
+/* --color[=WHEN], the global option every command takes (main takes it
+ * before the command too): 1 when argv[i] was it (consumed). */
+static int color_option(struct cli_parser *p)
+{
+	const char *a = p->argv[p->i];
+	if (p->dashdash || strncmp(a, "--color", 7) != 0 || (a[7] != '\0' && a[7] != '='))
+		return 0;
+	int when = cli_color_parse(a[7] == '=' ? a + 8 : "");
+	if (when < 0) {
+		static const char *const whens[] = {"auto", "always", "never", NULL};
+		const char *near = cli_nearest_list(a + 8, whens);
+		if (near)
+			cli_error(p, "--color '%s': did you mean '%s'? (use auto, always or never)",
+				  a + 8, near);
+		else
+			cli_error(p, "--color '%s': use auto, always or never", a + 8);
+		return 1;
+	}
+	cli_color_set((enum cli_color_when)when);
+	return 1;
 }
 
 int cli_next(struct cli_parser *p)
@@ -93,6 +115,8 @@ int cli_next(struct cli_parser *p)
 		p->dashdash = 1;
 		return cli_next(p);
 	}
+	if (color_option(p))
+		return cli_next(p);
 	return 1;
 }
 
@@ -266,6 +290,7 @@ void cli_unknown(struct cli_parser *p)
 	}
 	char opt[CLI_NAME_MAX];
 	snprintf(opt, sizeof(opt), "%.*s", (int)strcspn(a, "="), a);
+	record(p, "--color"); /* the global option every command takes */
 	const char *near = cli_nearest(opt, p->names, p->n_names);
 	if (near) {
 		cli_error(p, "unknown option '%s'; did you mean '%s'?", opt, near);
@@ -355,7 +380,7 @@ int cli_quiet_on(void)
 
 int cli_progress_ok(void)
 {
-	return !quiet_flag && isatty(STDERR_FILENO);
+	return !quiet_flag && !cli_json_on() && isatty(STDERR_FILENO);
 }
 
 void cli_progress_line(const char *fmt, ...)

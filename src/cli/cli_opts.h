@@ -24,6 +24,7 @@
 #define ERGON_CLI_OPTS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #define CLI_OPTS_MAX 96
 
@@ -90,7 +91,8 @@ const char *cli_nearest_list(const char *given, const char *const *names);
  * Rewrites the string in place (argv strings are writable); NULL-safe. */
 char *cli_dir(char *dir);
 
-/* Terminal output conventions (docs/internals/cli.md): */
+/* Terminal and machine output conventions (docs/internals/cli.md "Output
+ * rules"; implemented in cli_term.c): */
 /* 1 when the locale's character set is UTF-8 (main calls setlocale). */
 int cli_utf8(void);
 /* utf8 when the terminal can show it, ascii otherwise ("±" / "+/-"). */
@@ -99,8 +101,16 @@ const char *cli_sym(const char *utf8, const char *ascii);
  * stdout. Returns ERGON_EXIT_IO when stdout fails. */
 #include <jansson.h>
 int cli_print_json(const json_t *value);
-/* 1 when progress may be drawn: stderr is a terminal and --quiet was not
- * given. */
+/* 1 when the command line holds --json (cli_init looks before any option
+ * is matched, so even a usage error in the parser comes out as JSON). In
+ * JSON mode stdout gets one JSON document and stderr only JSON lines:
+ * {"error": ...}, {"verdict": ...}, {"warning": ...}, {"note": ...}. */
+int cli_json_on(void);
+void cli_json_set(int on);
+/* Looks for "--json" in argv[first..] before any "--" and sets JSON mode. */
+void cli_json_scan(int argc, char **argv, int first);
+/* 1 when progress may be drawn: stderr is a terminal, --quiet was not
+ * given and the output is not --json. */
 int cli_progress_ok(void);
 /* Matches --quiet (no progress) like cli_flag. */
 int cli_quiet(struct cli_parser *p);
@@ -110,5 +120,43 @@ int cli_quiet_on(void);
  * cli_progress_clear() blanks it. Only call them when cli_progress_ok(). */
 void cli_progress_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_progress_clear(void);
+/* "12 s", "3 min 05 s": a duration or an ETA for a progress line. */
+void cli_duration(char *out, size_t cap, double s);
+
+/* Colour (--color=auto|always|never, NO_COLOR): what verdicts and issue
+ * severities look like. cli_on(f, style) is the escape sequence that starts
+ * style on f, cli_off(f) the one that ends it; both are "" when f gets no
+ * colour (not a terminal, NO_COLOR set, TERM=dumb, --color=never, --json).
+ *     printf("%sNOT VALID%s\n", cli_on(stdout, CLI_BAD), cli_off(stdout)); */
+enum cli_style { CLI_GOOD, CLI_WARN, CLI_BAD, CLI_NOTE, CLI_BOLD };
+enum cli_color_when { CLI_COLOR_AUTO, CLI_COLOR_ALWAYS, CLI_COLOR_NEVER };
+/* "auto", "always", "never" (also "" for a bare --color: always); -1 for
+ * anything else. */
+int cli_color_parse(const char *when);
+void cli_color_set(enum cli_color_when when);
+/* 1 when escape sequences go to f. */
+int cli_color(FILE *f);
+const char *cli_on(FILE *f, enum cli_style style);
+const char *cli_off(FILE *f);
+/* The style of an issue severity ("error", "warning", "info") and of a
+ * verdict kind (enum ergon_verdict_kind). */
+enum cli_style cli_severity_style(const char *severity);
+enum cli_style cli_verdict_style(int verdict_kind);
+
+/* Messages on stderr, each one line, in the command's voice:
+ *   cli_warn     "ergon CMD: warning: ..."        {"warning": {"command", "message"}}
+ *   cli_note     "ergon CMD: ..."                 {"note": {"command", "message"}}
+ *   cli_issue    "ergon CMD: SEVERITY: CODE: MSG" nothing with --json: the
+ *                document holds its issues
+ * The JSON forms are what --json prints instead (one object per line). */
+void cli_warn(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cli_note(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cli_issue(const char *cmd, const char *severity, const char *code, const char *message);
+/* The error a command ends with: "ergon CMD: MESSAGE" (with usage, a
+ * pointer to --help), or with --json {"error": {"command", "exit",
+ * "exit_name", "code", "message"}} on stderr. Returns exit_code.
+ * code is the ERGON_E* name ("ENOENT"), NULL when there is none. */
+int cli_report_error(const char *cmd, int exit_code, const char *code, const char *message,
+		     int usage);
 
 #endif

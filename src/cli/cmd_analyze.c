@@ -107,4 +107,10 @@ const struct ergon_cli_command ergon_cli_cmd_analyze = {
 	    "  ergon analyze --jls capture.jls --facts facts.json --out run1\n"
 	    "  ergon analyze --stats packets.csv --sync-input-index 1 --out run2\n",
     .run = run,
+    .exits = {[0] = "every figure was published (without --facts no per-inference figure is asked for)",
+	      [1] = "a check failed (an error issue, e.g. power.window_observer_mismatch; summary.json "
+	      "is written and says so)",
+	      [3] = "the recording cannot be read, or the outputs cannot be written",
+	      [4] = "no gate window qualified (whole-capture figures only), or --facts asked for "
+	      "per-inference figures and a check withheld them"},
 };

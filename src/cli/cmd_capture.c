@@ -143,4 +143,8 @@ const struct ergon_cli_command ergon_cli_cmd_capture = {
 	    "  ergon capture --transport tcp:127.0.0.1:19021 --timeout 120\n"
 	    "  ergon capture --transport rtt:gdb=127.0.0.1:1234 --out run2\n",
     .run = run,
+    .exits = {[0] = "the stream reached HPX_END and its profile was written",
+	      [1] = "no usable profile (pmu.missing), or refused",
+	      [4] = "the stream stopped before HPX_END (timeout, end of source): the complete "
+	      "iterations are written, what followed is missing (pmu.incomplete)"},
 };

@@ -145,13 +145,16 @@ const struct ergon_cli_command ergon_cli_cmd_compare = {
 	    "distinguishable, is a regression.\n\n"
 	    "--out DIR writes DIR/compare.json (an ergon.compare artifact) and, for profiles,\n"
 	    "DIR/layer_diff.csv (layer_id,op,counter,a,b,diff_b,ratio_b,...).\n\n"
-	    "Exit: 0 comparable and no regression, 1 regression (with --threshold),\n"
-	    "2 usage, 3 I/O or an artifact whose digest does not match, 4 refused: not\n"
-	    "comparable, artifacts of different kinds, or a figure without a verdict\n"
-	    "because the run-to-run spread is unknown. docs/COMPARE.md.\n\n"
+	    "docs/COMPARE.md.\n\n"
 	    "Examples:\n"
 	    "  ergon run ... --repeat 5 --out base.json; ergon run ... --repeat 5 --out new.json\n"
 	    "  ergon compare base.json new.json --threshold 2\n"
 	    "  ergon compare v1/summary.json v2/summary.json --out diff\n",
     .run = run,
+    .exits = {[0] = "comparable, and no regression",
+	      [1] = "a regression (with --threshold)",
+	      [3] = "an artifact cannot be read or its digest does not match, or --out cannot be "
+	      "written",
+	      [4] = "refused: not comparable, artifacts of different kinds, or a figure without a "
+	      "verdict because the run-to-run spread is unknown (docs/COMPARE.md)"},
 };

@@ -134,10 +134,14 @@ const struct ergon_cli_command ergon_cli_cmd_config = {
 	    "file, command line, rule) and where it was set. Warnings go to stderr.\n"
 	    "--power is short for --set power.enabled=true.\n"
 	    "Keys and rules: docs/internals/config.md. boards lists the board registry.\n\n"
-	    "Exit codes: 0 ok, 2 configuration or usage error, 3 unreadable file.\n\n"
 	    "Examples:\n"
 	    "  ergon config show --board apollo510_evb --power\n"
 	    "  ergon config show --config ergon.yml --set profiling.iterations=200 --json\n"
 	    "  ergon config boards\n",
     .run = run,
+    .exits = {[0] = "the configuration resolves (warnings are allowed)",
+	      [1] = CLI_EXIT_NONE,
+	      [2] = "usage, or a configuration error (the key, file and line)",
+	      [3] = "the --config file cannot be read",
+	      [4] = CLI_EXIT_NONE},
 };

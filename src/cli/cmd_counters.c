@@ -100,4 +100,9 @@ const struct ergon_cli_command ergon_cli_cmd_counters = {
 	    "Examples:\n  ergon counters list --group mve\n  ergon counters plan cpu,memory\n"
 	    "  ergon counters plan mve:all\n",
     .run = run,
+    .exits = {[0] = "the catalog or the plan was printed",
+	      [1] = CLI_EXIT_NONE,
+	      [2] = "usage, or an unknown counter or set",
+	      [3] = CLI_EXIT_NONE,
+	      [4] = CLI_EXIT_NONE},
 };

@@ -533,11 +533,14 @@ const struct ergon_cli_command ergon_cli_cmd_db = {
 	    "--db defaults to $XDG_DATA_HOME/ergon/results.db (else\n"
 	    "~/.local/share/ergon/results.db), created with its folder. The schema is in\n"
 	    "docs/DB.md; `sqlite3 results.db` and psql work on it directly.\n\n"
-	    "Exit codes: 0 ok, 1 an artifact refused (listed), 2 usage, 3 database or I/O.\n\n"
 	    "Examples:\n"
 	    "  ergon db ingest runs/\n"
 	    "  ergon db trend load.mean_power_w --device dut\n"
 	    "  ergon db --db postgresql://ergon@localhost/lab list --device board7\n"
 	    "  ergon db export --csv measured_figures > figures.csv\n",
     .run = run,
+    .exits = {[0] = "every artifact was stored (or already was), or the query answered",
+	      [1] = "an artifact was refused (listed; the others are stored)",
+	      [3] = "the database, or a path given, cannot be opened, read or written",
+	      [4] = CLI_EXIT_NONE},
 };

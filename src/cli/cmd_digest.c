@@ -40,4 +40,8 @@ const struct ergon_cli_command ergon_cli_cmd_digest = {
 	    "would give it.\n\n"
 	    "Example:\n  ergon digest run/report.json\n",
     .run = run,
+    .exits = {[0] = "the report_id was printed",
+	      [1] = CLI_EXIT_NONE,
+	      [3] = "the file cannot be read or is not JSON",
+	      [4] = CLI_EXIT_NONE},
 };

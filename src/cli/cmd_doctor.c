@@ -100,9 +100,12 @@ const struct ergon_cli_command ergon_cli_cmd_doctor = {
 	    "  --sysfs-root DIR  read sysfs and /dev under DIR instead of / (also:\n"
 	    "                  ERGON_SYSFS_ROOT)\n"
 	    "  --python PATH   the Python for bridges (default: $ERGON_PYTHON, python3)\n\n"
-	    "Exit: 0 (with --for: the flow can run), 1 the flow cannot run, 2 usage.\n\n"
 	    "Examples:\n"
 	    "  ergon doctor\n"
 	    "  ergon doctor --json --for profile-power\n",
     .run = run,
+    .exits = {[0] = "the checks ran (with --for FLOW: the flow can run here)",
+	      [1] = "with --for FLOW: the flow cannot run here (the checks say why)",
+	      [3] = "the checks could not run",
+	      [4] = CLI_EXIT_NONE},
 };

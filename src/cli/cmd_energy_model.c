@@ -103,4 +103,9 @@ const struct ergon_cli_command ergon_cli_cmd_energy_model = {
 	    "  ergon energy-model run/report.json --action inference --out model.json\n"
 	    "  ergon energy-model demo-run/report.json --action inference --allow-synthetic\n",
     .run = run,
+    .exits = {[0] = "energy-model/v1 was written",
+	      [1] = "refused: the report does not verify, or is synthetic or replayed without "
+	      "--allow-synthetic / --allow-replayed",
+	      [3] = "the report cannot be read, or --out cannot be written",
+	      [4] = CLI_EXIT_NONE},
 };

@@ -142,8 +142,12 @@ const struct ergon_cli_command ergon_cli_cmd_ina228 = {
 	    "wide range (a rounded-up shunt often does) and names the largest shunt that\n"
 	    "keeps the fine range. Same arithmetic as target/src/ina228_math.c\n"
 	    "(TI SBOSA20 section 8.1.2).\n\n"
-	    "Exit codes: 0 ok, 2 usage or a shunt/current the chip cannot measure.\n\n"
 	    "Examples:\n  ergon ina228 plan --shunt-ohms 0.5 --max-current-a 0.02 --rail-v 1.8\n"
 	    "  ergon ina228 plan --shunt-ohms 0.015 --max-current-a 0.5 --board apollo510_evb\n",
     .run = run,
+    .exits = {[0] = "the plan was printed (warnings are allowed)",
+	      [1] = CLI_EXIT_NONE,
+	      [2] = "usage, or a shunt and current the chip cannot measure",
+	      [3] = CLI_EXIT_NONE,
+	      [4] = CLI_EXIT_NONE},
 };

@@ -135,4 +135,8 @@ const struct ergon_cli_command ergon_cli_cmd_instruments = {
 	    "  ergon instruments\n"
 	    "  ergon instruments --sysfs-root /tmp/fake-orin --json\n",
     .run = run,
+    .exits = {[0] = "the listing was printed (an instrument that is not usable is listed with why)",
+	      [1] = CLI_EXIT_NONE,
+	      [3] = CLI_EXIT_NONE,
+	      [4] = CLI_EXIT_NONE},
 };

@@ -272,4 +272,8 @@ const struct ergon_cli_command ergon_cli_cmd_kernels = {
 	    "\n"
 	    "example: ergon kernels report board_samples.csv --unit cycles --out k/\n",
     .run = run,
+    .exits = {[0] = "every case was measured (or reported) and the outputs written",
+	      [1] = "refused: a case that failed its correctness check is never timed",
+	      [3] = "the board, the build, the samples file or the outputs",
+	      [4] = CLI_EXIT_NONE},
 };

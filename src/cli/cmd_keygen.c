@@ -51,4 +51,8 @@ const struct ergon_cli_command ergon_cli_cmd_keygen = {
 	    "  ergon run ... --sign bench.key\n"
 	    "  ergon verify run/report.json --pubkey bench.key.pub\n",
     .run = run,
+    .exits = {[0] = "the key pair was written",
+	      [1] = CLI_EXIT_NONE,
+	      [3] = "a key file cannot be written (or exists: --force replaces it)",
+	      [4] = CLI_EXIT_NONE},
 };

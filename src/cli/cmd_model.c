@@ -164,9 +164,13 @@ const struct ergon_cli_command ergon_cli_cmd_model = {
 	"AVERAGE_POOL_2D, MAX_POOL_2D, ADD, RESHAPE, SOFTMAX, QUANTIZE, DEQUANTIZE\n"
 	"(docs/internals/tflite.md). Anything else is refused at load with the\n"
 	"operator's name and index.\n\n"
-	"Exit codes: 0 ok, 2 usage (wrong input size), 3 a model refused or an I/O error.\n\n"
 	"Examples:\n"
 	"  ergon model info vww_96_int8.tflite\n"
 	"  ergon model infer kws_ref_model.tflite --input mfcc.bin --out scores.bin\n",
     .run = run,
+    .exits = {[0] = "the model was described, or inferred and its output written",
+	      [1] = CLI_EXIT_NONE,
+	      [2] = "usage, or an input whose size does not match the model's input",
+	      [3] = "a model refused, a missing input, or --out cannot be written",
+	      [4] = CLI_EXIT_NONE},
 };

@@ -117,4 +117,8 @@ const struct ergon_cli_command ergon_cli_cmd_parse = {
 	    "Examples:\n  ergon parse capture.log --out run1\n"
 	    "  ergon parse - --aggregation trimmed < capture.log\n",
     .run = run,
+    .exits = {[0] = "the log reached HPX_END and its profile was written",
+	      [1] = "no usable profile (pmu.missing; the outputs are still written)",
+	      [4] = "the log ends before HPX_END: the complete iterations are written, what followed "
+	      "is missing (pmu.incomplete)"},
 };

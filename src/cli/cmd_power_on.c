@@ -142,4 +142,8 @@ const struct ergon_cli_command ergon_cli_cmd_power_on = {
 	    "  ergon power-on --instrument joulescope:000415\n"
 	    "  ergon power-on --driver joulescope --power-serial 000415\n",
     .run = run,
+    .exits = {[0] = "the power was held and released",
+	      [1] = CLI_EXIT_NONE,
+	      [3] = "the instrument cannot be opened or driven",
+	      [4] = CLI_EXIT_NONE},
 };

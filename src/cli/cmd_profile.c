@@ -567,4 +567,11 @@ const struct ergon_cli_command ergon_cli_cmd_profile = {
 	    "  ergon profile build/fw --board apollo510_evb --power --config ergon.yml\n"
 	    "  ergon profile --board sim --power --dry-run --set power.lockstep=false\n",
     .run = run,
+    .exits = {[0] = "every stage ran and every figure was published",
+	      [1] = "a stage failed, a check failed (an error issue, named on the NOT VALID line) or "
+	      "Ctrl-C (what was captured is kept), or refused",
+	      [2] = "usage, or configuration that cannot act",
+	      [3] = "the board, the probe or the instrument",
+	      [4] = "summary.json was written but the power stage's per-inference figures were withheld "
+	      "(e.g. power.observation_degraded: no gate window)"},
 };

@@ -145,4 +145,10 @@ const struct ergon_cli_command ergon_cli_cmd_record = {
 	    "  ergon record --instrument ppk2:serial=C0FFEE1234 --instrument-opt vdd_mv=1800 \\\n"
 	    "      --until-gate-falls --sync-input-index 3 --out infer.jls\n",
     .run = run,
+    .exits = {[0] = "recorded to its end (--duration-s, the gate's fall, or Ctrl-C)",
+	      [1] = "incomplete: the instrument went away (the file keeps everything before), or "
+	      "refused",
+	      [3] = "e.g. a full disk (the file is valid up to what fit)",
+	      [4] = "the file is complete but samples were lost (NaN, never interpolated) or refused "
+	      "(time went backwards)"},
 };

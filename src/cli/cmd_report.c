@@ -75,4 +75,9 @@ const struct ergon_cli_command ergon_cli_cmd_report = {
 	    "  ergon report run/report.json --out run.html\n"
 	    "  ergon report an/summary.json --jls capture.jls --out power.html\n",
     .run = run,
+    .exits = {[0] = "the HTML file was written",
+	      [1] = CLI_EXIT_NONE,
+	      [2] = "usage, or an artifact of an unknown schema",
+	      [3] = "an artifact cannot be read, or --out cannot be written (or exists)",
+	      [4] = CLI_EXIT_NONE},
 };

@@ -602,4 +602,10 @@ const struct ergon_cli_command ergon_cli_cmd_run = {
 	    "  ergon run --device pi5 --instrument replay:bench.csv --provenance measured \\\n"
 	    "      --workload builtin:spin --idle-s 2 --windows 2 --window-s 3 --out r.json\n",
     .run = run,
+    .exits = {[0] = "the run completed and every figure was derived (a THROTTLED run too)",
+	      [1] = "interrupted, incomplete or a failed check (the report is kept and its issues say "
+	      "why), or refused",
+	      [3] = "the instrument, the workload or --out failed",
+	      [4] = "the report was written without its headline figures (several rails, none the "
+	      "module's total input: run.no_total_rail)"},
 };

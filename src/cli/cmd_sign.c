@@ -38,4 +38,8 @@ const struct ergon_cli_command ergon_cli_cmd_sign = {
 	    "What a signature proves and what it does not: docs/THREAT_MODEL.md.\n\n"
 	    "Example:\n  ergon sign run/report.json --key bench.key\n",
     .run = run,
+    .exits = {[0] = "the artifact was signed",
+	      [1] = "refused: the artifact's report_id does not match its content",
+	      [3] = "the artifact or the key cannot be read or written",
+	      [4] = CLI_EXIT_NONE},
 };

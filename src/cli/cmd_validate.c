@@ -118,8 +118,6 @@ const struct ergon_cli_command ergon_cli_cmd_validate = {
 	    "FILE gets JUnit XML: one <testsuite> per model, one <testcase> per check; a\n"
 	    "profile that cannot run is an <error> and its checks are <skipped> with the\n"
 	    "reason (docs/VALIDATE.md).\n\n"
-	    "Exit codes: 0 every check passed, 1 a check failed or errored (see FILE),\n"
-	    "2 usage, 3 I/O.\n\n"
 	    "Examples:\n"
 	    "  ergon validate --board qemu-an547 --models models/ --junit-xml out.xml --out v1\n"
 	    "  ergon validate --board sim --power --models models/ --junit-xml s.xml --out s1\n"
@@ -128,4 +126,8 @@ const struct ergon_cli_command ergon_cli_cmd_validate = {
 	    "  ergon validate --board qemu-an547 --models models/ --baseline v1 \\\n"
 	    "      --junit-xml out2.xml --out v2\n",
     .run = run,
+    .exits = {[0] = "every check passed",
+	      [1] = "a check failed or errored (the JUnit XML says which)",
+	      [3] = "the models folder, the outputs or the database",
+	      [4] = CLI_EXIT_NONE},
 };

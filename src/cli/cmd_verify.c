@@ -181,4 +181,8 @@ const struct ergon_cli_command ergon_cli_cmd_verify = {
 	    "Example:\n  ergon verify run/report.json\n"
 	    "  ergon verify run/report.json --pubkey bench.key.pub\n",
     .run = run,
+    .exits = {[0] = "the artifact verifies (whatever verdict it states: it is printed)",
+	      [1] = "it does not verify: the first field that fails is named",
+	      [3] = "the file cannot be read or is not JSON (the byte where it stops)",
+	      [4] = CLI_EXIT_NONE},
 };

@@ -1,5 +1,6 @@
 /* ergon: entry point and subcommand dispatch. */
 #include "cli.h"
+#include "cli_opts.h"
 #include "ergon/suggest.h"
 
 #include <locale.h>
@@ -20,20 +21,20 @@ static const struct ergon_cli_command *const commands[] = {
 
 int ergon_cli_fail(const char *cmd, const struct ergon_err *err)
 {
-	fprintf(stderr, "ergon %s: %s\n", cmd,
-		err->msg[0] ? err->msg : ergon_strerror(err->code));
-	return ergon_exit_code(err->code);
+	int exit_code = ergon_exit_code(err->code);
+	return cli_report_error(cmd, exit_code, ergon_strerror_name(err->code),
+				err->msg[0] ? err->msg : ergon_strerror(err->code),
+				exit_code == ERGON_EXIT_USAGE);
 }
 
 int ergon_cli_usage(const char *cmd, const char *fmt, ...)
 {
+	char msg[1024];
 	va_list ap;
-	fprintf(stderr, "ergon %s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry 'ergon %s --help'.\n", cmd);
-	return ERGON_EXIT_USAGE;
+	return cli_report_error(cmd, ERGON_EXIT_USAGE, "EUSAGE", msg, 1);
 }
 
 int ergon_cli_wants_help(int argc, char **argv)
@@ -67,6 +68,22 @@ int main(int argc, char **argv)
 	/* Only the character set: it decides UTF-8 symbols or their ASCII
 	 * fallback (cli_sym); numbers keep the C locale's format. */
 	setlocale(LC_CTYPE, "");
+	/* Global options before the command: --color[=WHEN] (every command
+	 * also takes it among its own options). */
+	while (argc > 1 && strncmp(argv[1], "--color", 7) == 0 &&
+	       (argv[1][7] == '\0' || argv[1][7] == '=')) {
+		int when = cli_color_parse(argv[1][7] == '=' ? argv[1] + 8 : "");
+		if (when < 0)
+			return cli_report_error("", ERGON_EXIT_USAGE, "EUSAGE",
+						"--color: use --color=auto, --color=always or "
+						"--color=never",
+						0);
+		cli_color_set((enum cli_color_when)when);
+		argv[1] = argv[0];
+		argv++;
+		argc--;
+	}
+	cli_json_scan(argc, argv, 2);
 	if (argc < 2) {
 		print_help(stderr);
 		return ERGON_EXIT_USAGE;
@@ -75,7 +92,7 @@ int main(int argc, char **argv)
 	if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "help") == 0) {
 		if (argc > 2 && strcmp(name, "help") == 0) {
 			if (strcmp(argv[2], "exit-codes") == 0)
-				return ergon_cli_exit_help(stdout);
+				return ergon_cli_exit_help(stdout, commands);
 			for (size_t i = 0; commands[i]; i++)
 				if (strcmp(commands[i]->name, argv[2]) == 0) {
 					ergon_cli_print_help(stdout, commands[i]);
@@ -108,13 +125,18 @@ int main(int argc, char **argv)
 	for (size_t i = 0; commands[i] && nn < 64; i++)
 		names[nn++] = commands[i]->name;
 	const char *near = ergon_suggest_nearest(name, names, nn);
-	if (near)
-		fprintf(stderr, "ergon: unknown command '%s'; did you mean '%s'? Commands:", name,
-			near);
-	else
-		fprintf(stderr, "ergon: unknown command '%s'. Commands:", name);
-	for (size_t i = 0; commands[i]; i++)
-		fprintf(stderr, " %s", commands[i]->name);
-	fprintf(stderr, "\nTry 'ergon --help'.\n");
+	char msg[1024];
+	size_t used = 0;
+	int w = near ? snprintf(msg, sizeof msg, "unknown command '%.64s'; did you mean '%s'? Commands:",
+				name, near)
+		     : snprintf(msg, sizeof msg, "unknown command '%.64s'. Commands:", name);
+	used = w > 0 ? (size_t)w : 0;
+	for (size_t i = 0; commands[i] && used < sizeof msg; i++) {
+		w = snprintf(msg + used, sizeof msg - used, " %s", commands[i]->name);
+		used += w > 0 ? (size_t)w : 0;
+	}
+	if (cli_json_on())
+		return cli_report_error("", ERGON_EXIT_USAGE, "EUSAGE", msg, 0);
+	fprintf(stderr, "ergon: %s\nTry 'ergon --help'.\n", msg);
 	return ERGON_EXIT_USAGE;
 }

@@ -5,6 +5,7 @@
  * it hands back points into argv, and numbers obey their rule. Run with
  * -close_fd_mask=2: every rejected input prints a usage error. */
 #include "cli/cli_opts.c"
+#include "cli/cli_term.c"
 
 #include <math.h>
 #include <stdint.h>

@@ -1,0 +1,202 @@
+/* What the ergon CLI prints besides its results, one way in every command
+ * (docs/internals/cli.md "Output rules"): JSON mode and the JSON lines it
+ * puts on stderr, colour (--color, NO_COLOR), warnings, notes, issues and
+ * the error a command ends with. */
+#include "cli.h"
+#include "cli_opts.h"
+
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int json_mode;
+static enum cli_color_when color_when = CLI_COLOR_AUTO;
+
+void cli_json_set(int on)
+{
+	json_mode = on;
+}
+
+int cli_json_on(void)
+{
+	return json_mode;
+}
+
+void cli_json_scan(int argc, char **argv, int first)
+{
+	for (int i = first; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			return;
+		if (strcmp(argv[i], "--json") == 0)
+			json_mode = 1;
+	}
+}
+
+int cli_color_parse(const char *when)
+{
+	if (when[0] == '\0' || strcmp(when, "always") == 0)
+		return CLI_COLOR_ALWAYS;
+	if (strcmp(when, "auto") == 0)
+		return CLI_COLOR_AUTO;
+	if (strcmp(when, "never") == 0)
+		return CLI_COLOR_NEVER;
+	return -1;
+}
+
+void cli_color_set(enum cli_color_when when)
+{
+	color_when = when;
+}
+
+int cli_color(FILE *f)
+{
+	/* A JSON document or JSON line never carries escape sequences. */
+	if (json_mode || color_when == CLI_COLOR_NEVER)
+		return 0;
+	if (color_when == CLI_COLOR_ALWAYS)
+		return 1;
+	/* no-color.org: NO_COLOR present and not empty turns colour off;
+	 * --color=always (above) overrides it. */
+	const char *nc = getenv("NO_COLOR");
+	if (nc && nc[0])
+		return 0;
+	const char *term = getenv("TERM");
+	if (term && strcmp(term, "dumb") == 0)
+		return 0;
+	int fd = f == stdout ? STDOUT_FILENO : f == stderr ? STDERR_FILENO : fileno(f);
+	return fd >= 0 && isatty(fd);
+}
+
+/* SGR sequences (ECMA-48 8.3.117): green, yellow, bold red, cyan, bold. */
+static const char *const sgr[] = {
+    [CLI_GOOD] = "\033[32m", [CLI_WARN] = "\033[33m", [CLI_BAD] = "\033[1;31m",
+    [CLI_NOTE] = "\033[36m", [CLI_BOLD] = "\033[1m",
+};
+
+const char *cli_on(FILE *f, enum cli_style style)
+{
+	return cli_color(f) ? sgr[style] : "";
+}
+
+const char *cli_off(FILE *f)
+{
+	return cli_color(f) ? "\033[0m" : "";
+}
+
+enum cli_style cli_severity_style(const char *severity)
+{
+	if (severity && strcmp(severity, "error") == 0)
+		return CLI_BAD;
+	if (severity && strcmp(severity, "warning") == 0)
+		return CLI_WARN;
+	return CLI_NOTE;
+}
+
+enum cli_style cli_verdict_style(int verdict_kind)
+{
+	return verdict_kind == ERGON_VERDICT_VALID	? CLI_GOOD
+	       : verdict_kind == ERGON_VERDICT_DEGRADED ? CLI_WARN
+							: CLI_BAD;
+}
+
+/* One JSON line on stderr: {"<kind>": body}; takes body. */
+static void json_line(const char *kind, json_t *body)
+{
+	json_t *o = json_object();
+	if (o != NULL && body != NULL && json_object_set_new(o, kind, body) == 0) {
+		body = NULL;
+		json_dumpf(o, stderr, JSON_COMPACT | JSON_ENSURE_ASCII);
+		fputc('\n', stderr);
+		fflush(stderr);
+	}
+	json_decref(body);
+	json_decref(o);
+}
+
+static void message(const char *cmd, const char *kind, const char *fmt, va_list ap)
+{
+	char msg[2048];
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	if (json_mode) {
+		json_line(kind, json_pack("{s:s, s:s}", "command", cmd, "message", msg));
+		return;
+	}
+	if (strcmp(kind, "warning") == 0)
+		fprintf(stderr, "ergon %s: %swarning%s: %s\n", cmd, cli_on(stderr, CLI_WARN),
+			cli_off(stderr), msg);
+	else
+		fprintf(stderr, "ergon %s: %s\n", cmd, msg);
+}
+
+void cli_warn(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	message(cmd, "warning", fmt, ap);
+	va_end(ap);
+}
+
+void cli_note(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	message(cmd, "note", fmt, ap);
+	va_end(ap);
+}
+
+void cli_issue(const char *cmd, const char *severity, const char *code, const char *message)
+{
+	if (json_mode)
+		return;
+	fprintf(stderr, "ergon %s: %s%s%s: %s: %s\n", cmd, cli_on(stderr, cli_severity_style(severity)),
+		severity ? severity : "?", cli_off(stderr), code ? code : "?", message ? message : "");
+}
+
+/* The name of an exit code in ERGON_EXIT_CODES ("io"), or "?". */
+static const char *exit_name(int exit_code)
+{
+	int code;
+	const char *name, *meaning;
+	for (size_t i = 0; ergon_exit_code_at(i, &code, &name, &meaning); i++)
+		if (code == exit_code)
+			return name;
+	return "?";
+}
+
+int cli_report_error(const char *cmd, int exit_code, const char *code, const char *message,
+		     int usage)
+{
+	if (json_mode) {
+		json_t *e = json_pack("{s:s?, s:i, s:s, s:s?, s:s}", "command", cmd[0] ? cmd : NULL,
+				      "exit", exit_code,
+				      "exit_name", exit_name(exit_code), "code", code, "message",
+				      message);
+		if (e && usage) {
+			char help[96];
+			snprintf(help, sizeof help, "ergon %s --help", cmd);
+			json_object_set_new(e, "help", json_string(help));
+		}
+		json_line("error", e);
+		return exit_code;
+	}
+	fprintf(stderr, "ergon%s%s: %s\n", cmd[0] ? " " : "", cmd, message);
+	if (usage)
+		fprintf(stderr, "Try 'ergon%s%s --help'.\n", cmd[0] ? " " : "", cmd);
+	return exit_code;
+}
+
+void cli_duration(char *out, size_t cap, double s)
+{
+	if (!(s >= 0))
+		snprintf(out, cap, "?");
+	else if (s < 100)
+		snprintf(out, cap, "%.0f s", s);
+	else if (s < 3600)
+		snprintf(out, cap, "%.0f min %02.0f s", (double)((long)s / 60), (double)((long)s % 60));
+	else
+		snprintf(out, cap, "%.0f h %02.0f min", (double)((long)s / 3600),
+			 (double)(((long)s % 3600) / 60));
+}
