@@ -369,7 +369,9 @@ static int run(int argc, char **argv)
 	    .throttle_threshold = 0.15,
 	    .throttle_windows = 2,
 	    .ambient_c = NAN,
-	    .write_flags = ERGON_WRITE_MKDIR,
+	    /* --out into a missing folder is refused with the fix (issue 35):
+	     * a typo must not create folders. */
+	    .write_flags = 0,
 	};
 	const char *ikv[MAX_KV + 1] = {0}, *wkv[MAX_KV + 1] = {0};
 	size_t ni = 0, nw = 0;

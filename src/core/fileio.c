@@ -150,6 +150,11 @@ int ergon_file_check_writable(const char *path, unsigned flags, struct ergon_err
 	if (stat(dir, &st) != 0) {
 		if (errno == ENOENT && (flags & ERGON_WRITE_MKDIR))
 			return ergon_mkdir_p(dir, err);
+		if (errno == ENOENT)
+			return ergon_err_set(err, ERGON_ENOENT,
+					     "%s: the output folder %s does not exist; create it "
+					     "(mkdir -p %s) or choose another output path",
+					     path, dir, dir);
 		return ergon_err_errno(err, errno, "%s: output folder %s is not usable", path, dir);
 	}
 	if (!S_ISDIR(st.st_mode))
