@@ -50,6 +50,20 @@ struct ergon_model_infer_opts {
 	int on_qemu;	      /* 0: the host interpreter; 1: the qemu-an547 firmware, whose
 				 build, build record and QEMU log stay in OUT.an547/ */
 	int force;	      /* overwrite out_path */
+	/* The top_k classes of output 0 by score (0: none), written to
+	 * top[0..*n_top): highest first, ties by lower index. */
+	size_t top_k;
+	struct ergon_model_score *top;
+	size_t *n_top;
+};
+/* One element of output 0: its index, the raw value and the dequantized
+ * score (scale * (raw - zero_point); int8/uint8/int16/int32 outputs with
+ * one scale; a float32 output is its own score). */
+struct ergon_model_score {
+	unsigned index;
+	double raw;
+	double score;
+	int quantized; /* 0: the output has no quantization (score = raw) */
 };
 /* *out_len receives the bytes written. */
 ERGON_API int ergon_model_infer_run(const struct ergon_model_infer_opts *o, size_t *out_len,

@@ -401,17 +401,6 @@ void cli_progress_clear(void)
 	fflush(stderr);
 }
 
-int cli_print_json(const json_t *value)
-{
-	if (value == NULL)
-		return ERGON_EXIT_OK;
-	if (json_dumpf(value, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) != 0 ||
-	    fputc('\n', stdout) == EOF || fflush(stdout) != 0) {
-		fprintf(stderr, "ergon: cannot write the JSON summary to stdout\n");
-		return ERGON_EXIT_IO;
-	}
-	return ERGON_EXIT_OK;
-}
 
 char *cli_dir(char *dir)
 {

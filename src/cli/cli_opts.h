@@ -109,6 +109,10 @@ int cli_json_on(void);
 void cli_json_set(int on);
 /* Looks for "--json" in argv[first..] before any "--" and sets JSON mode. */
 void cli_json_scan(int argc, char **argv, int first);
+/* The --json document of a command that has no artifact of its own to
+ * print: {"command": cmd, ...doc}. Takes doc; returns cli_print_json's
+ * code. */
+int cli_json_doc(const char *cmd, json_t *doc);
 /* 1 when progress may be drawn: stderr is a terminal, --quiet was not
  * given and the output is not --json. */
 int cli_progress_ok(void);

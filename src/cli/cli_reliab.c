@@ -3,6 +3,7 @@
 #include "cli_reliab.h"
 
 #include "cli.h"
+#include "cli_opts.h"
 #include "ergon/reserve.h"
 
 #include <errno.h>
@@ -79,22 +80,20 @@ static void on_stale(void *ctx, const char *file, long long size, int has_data, 
 	const char *slash = strrchr(c->out, '/');
 	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - c->out) : 1, slash ? c->out : ".");
 	if (c->clean)
-		fprintf(stderr,
-			"ergon %s: %s %s/%s (%lld bytes), a stale temporary file of an "
-			"earlier ergon run\n",
-			c->cmd, removed ? "removed" : "could not remove", dir, file, size);
+		cli_note(c->cmd, "%s %s/%s (%lld bytes), a stale temporary file of an earlier ergon run",
+			 removed ? "removed" : "could not remove", dir, file, size);
 	else if (has_data)
-		fprintf(stderr,
-			"ergon %s: warning: %s/%s (%lld bytes) is a stale temporary file of an "
-			"earlier ergon run that was killed while writing; it may hold a complete "
-			"report: look at it, rename it, or pass --clean to remove it\n",
-			c->cmd, dir, file, size);
+		cli_warn(c->cmd,
+			 "%s/%s (%lld bytes) is a stale temporary file of an earlier ergon run that "
+			 "was killed while writing; it may hold a complete report: look at it, "
+			 "rename it, or pass --clean to remove it",
+			 dir, file, size);
 	else
-		fprintf(stderr,
-			"ergon %s: warning: %s/%s (%lld bytes) is a stale temporary file of an "
-			"earlier ergon run that was killed before it wrote anything (only the "
-			"space reserved before measuring, all zero): pass --clean to remove it\n",
-			c->cmd, dir, file, size);
+		cli_warn(c->cmd,
+			 "%s/%s (%lld bytes) is a stale temporary file of an earlier ergon run that "
+			 "was killed before it wrote anything (only the space reserved before "
+			 "measuring, all zero): pass --clean to remove it",
+			 dir, file, size);
 }
 
 int ergon_cli_stale_report(const char *cmd, const char *out_path, int clean)
@@ -105,7 +104,7 @@ int ergon_cli_stale_report(const char *cmd, const char *out_path, int clean)
 	struct stale_ctx c = {cmd, out_path, clean};
 	int n = ergon_out_scan_stale(out_path, clean, on_stale, &c, &err);
 	if (n < 0) {
-		fprintf(stderr, "ergon %s: warning: %s\n", cmd, err.msg);
+		cli_warn(cmd, "%s", err.msg);
 		return 0;
 	}
 	return n;

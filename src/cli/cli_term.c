@@ -200,3 +200,34 @@ void cli_duration(char *out, size_t cap, double s)
 		snprintf(out, cap, "%.0f h %02.0f min", (double)((long)s / 3600),
 			 (double)(((long)s % 3600) / 60));
 }
+
+int cli_print_json(const json_t *value)
+{
+	if (value == NULL)
+		return ERGON_EXIT_OK;
+	if (json_dumpf(value, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) != 0 ||
+	    fputc('\n', stdout) == EOF || fflush(stdout) != 0) {
+		fprintf(stderr, "ergon: cannot write the JSON summary to stdout\n");
+		return ERGON_EXIT_IO;
+	}
+	return ERGON_EXIT_OK;
+}
+
+int cli_json_doc(const char *cmd, json_t *doc)
+{
+	if (doc == NULL) {
+		fprintf(stderr, "ergon %s: out of memory for the JSON document\n", cmd);
+		return ERGON_EXIT_IO;
+	}
+	/* "command" first: the object keeps insertion order. */
+	json_t *o = json_pack("{s:s}", "command", cmd);
+	if (o == NULL || json_object_update(o, doc) != 0) {
+		json_decref(o);
+		json_decref(doc);
+		return cli_report_error(cmd, ERGON_EXIT_IO, "ENOMEM", "out of memory", 0);
+	}
+	json_decref(doc);
+	int rc = cli_print_json(o);
+	json_decref(o);
+	return rc;
+}

@@ -51,7 +51,7 @@ static int run(int argc, char **argv)
 	unsigned flags = 0;
 	double timeout_s = 600, heartbeat_s = 30;
 	const char *agg_name = NULL;
-	int force = 0;
+	int force = 0, as_json = 0;
 	struct cli_parser cp;
 	cli_init(&cp, "capture", argc, argv);
 	int clean = 0;
@@ -66,6 +66,7 @@ static int run(int argc, char **argv)
 		} else if (cli_choice(&cp, "--recording", ergon_cli_hpx_recordings, &recording)) {
 		} else if (cli_flag(&cp, "--clean", &clean)) {
 		} else if (cli_flag(&cp, "--force", &force)) {
+		} else if (cli_flag(&cp, "--json", &as_json)) {
 		} else if (cli_quiet(&cp)) {
 		} else {
 			cli_unknown(&cp);
@@ -111,8 +112,12 @@ static int run(int argc, char **argv)
 	if (rc != 0)
 		return ergon_cli_fail("capture", &err);
 	const json_t *profile = json_object_get(summary, "profile");
-	ergon_cli_hpx_print_top(stdout, profile);
-	printf("raw log %s; wrote %s/summary.json\n", log, out_dir);
+	if (as_json) {
+		cli_print_json(summary);
+	} else {
+		ergon_cli_hpx_print_top(stdout, profile);
+		printf("raw log %s; wrote %s/summary.json\n", log, out_dir);
+	}
 	struct ergon_verdict verdict;
 	ergon_verdict_hpx(summary, &verdict);
 	char spath[4096];
@@ -125,7 +130,7 @@ static int run(int argc, char **argv)
 const struct ergon_cli_command ergon_cli_cmd_capture = {
     .name = "capture",
     .summary = "capture an HPX PMU stream from a board and parse it",
-    .help = "Usage: ergon capture --transport SPEC [--out DIR] [--log FILE]\n"
+    .help = "Usage: ergon capture --transport SPEC [--out DIR] [--log FILE] [--json]\n"
 	    "         [--timeout S] [--heartbeat-timeout S] [--aggregation median|mean|trimmed]\n"
 	    "         [--recording measured|synthetic|unknown] [--force] [--clean] [--quiet]\n\n"
 	    "SPEC: file:PATH | - | serial:DEVICE[,BAUD] | tcp:HOST:PORT | unix:PATH |\n"

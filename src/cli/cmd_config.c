@@ -66,14 +66,14 @@ static int show(int argc, char **argv)
 	if (as_json) {
 		json_t *j = ergon_config_to_json(&cfg);
 		json_t *o = j ? json_pack("{s:o,s:O}", "config", j, "issues", cfg.issues) : NULL;
-		char *s = o ? json_dumps(o, JSON_INDENT(2)) : NULL;
-		json_decref(o);
-		if (s == NULL) {
+		if (o == NULL) {
 			rc = ergon_err_set(&err, ERGON_ENOMEM, "out of memory");
 			goto fail;
 		}
-		printf("%s\n", s);
-		free(s);
+		rc = cli_print_json(o);
+		json_decref(o);
+		ergon_config_cleanup(&cfg);
+		return rc;
 	} else {
 		ergon_cli_config_print(stdout, &cfg);
 	}
@@ -85,10 +85,26 @@ fail:
 	return ergon_cli_fail("config", &err);
 }
 
-static int boards(void)
+static int boards(int json)
 {
 	size_t n;
 	const struct ergon_board *b = ergon_boards(&n);
+	if (json) {
+		json_t *a = json_array();
+		for (size_t i = 0; a && i < n; i++) {
+			json_t *pins =
+			    b[i].wiring_registered
+				? json_pack("{s:I, s:I, s:I}", "sync", (json_int_t)b[i].sync_gpio_pin,
+					    "state", (json_int_t)b[i].state_gpio_pin, "go",
+					    (json_int_t)b[i].go_gpio_pin)
+				: json_null();
+			json_array_append_new(
+			    a, json_pack("{s:s, s:s, s:o, s:s}", "board", b[i].name, "soc", b[i].soc,
+					 "gpio", pins, "reset_default",
+					 b[i].apollo5_family ? "debug_reset+swpoi_reset" : "auto"));
+		}
+		return cli_json_doc("config", json_pack("{s:o}", "boards", a));
+	}
 	printf("%-24s %-40s %-14s %s\n", "board", "soc", "sync/state/go", "reset default");
 	for (size_t i = 0; i < n; i++) {
 		char pins[32];
@@ -115,9 +131,11 @@ static int run(int argc, char **argv)
 		return p.rc;
 	if (a == 0)
 		return show(argc, argv);
+	int json = 0;
 	while (cli_next(&p))
-		cli_unknown(&p);
-	return p.rc ? p.rc : boards();
+		if (!cli_flag(&p, "--json", &json))
+			cli_unknown(&p);
+	return p.rc ? p.rc : boards(json);
 }
 
 const struct ergon_cli_command ergon_cli_cmd_config = {
@@ -126,7 +144,7 @@ const struct ergon_cli_command ergon_cli_cmd_config = {
     .summary = "show the effective profile configuration and where each value came from",
     .help = "Usage: ergon config show [--config FILE.yml] [--board B] [--power] "
 	    "[--set KEY=VALUE ...] [--json]\n"
-	    "       ergon config boards\n\n"
+	    "       ergon config boards [--json]\n\n"
 	    "show resolves the configuration as `ergon profile` will: defaults, then the\n"
 	    "board registry, INA228 presets, the YAML file, then --board/--set (the command\n"
 	    "line wins), then the rules (lock-step auto, power window target). It prints\n"

@@ -17,6 +17,7 @@
 #include "ergon/report_html.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -30,6 +31,7 @@
 #define DB_DIR_ENTRIES_MAX 100000
 
 struct ingest_tally {
+	json_t *list; /* --json: one object per artifact, else NULL */
 	unsigned ingested, duplicates, refused, skipped;
 	/* The files to ingest, in order, and whether each came from a folder. */
 	char **paths;
@@ -62,6 +64,16 @@ static void ingest_add(struct ingest_tally *t, const char *path, int from_dir)
 	t->from_dir[t->n++] = (unsigned char)from_dir;
 }
 
+static void refused(struct ingest_tally *t, const char *path, const char *why)
+{
+	t->refused++;
+	if (t->list)
+		json_array_append_new(t->list, json_pack("{s:s, s:s, s:s}", "path", path, "result",
+							 "refused", "why", why));
+	else
+		printf("REFUSED   %s: %s\n", path, why);
+}
+
 /* One artifact's outcome, once final (its batch committed, or refused). */
 static void ingest_done(void *ctx, size_t index, const char *path, int rc, int result,
 			const char *key, const struct ergon_err *err)
@@ -72,8 +84,12 @@ static void ingest_done(void *ctx, size_t index, const char *path, int rc, int r
 			t->ingested++;
 		else
 			t->duplicates++;
-		printf("%-9s %s  %s\n", result == ERGON_DB_INGESTED ? "ingested" : "duplicate", key,
-		       path);
+		const char *what = result == ERGON_DB_INGESTED ? "ingested" : "duplicate";
+		if (t->list)
+			json_array_append_new(t->list, json_pack("{s:s, s:s, s:s}", "path", path,
+								 "result", what, "report_id", key));
+		else
+			printf("%-9s %s  %s\n", what, key, path);
 		return;
 	}
 	/* Inside a folder, JSON files that are not ergon artifacts at all
@@ -82,8 +98,7 @@ static void ingest_done(void *ctx, size_t index, const char *path, int rc, int r
 		t->skipped++;
 		return;
 	}
-	t->refused++;
-	printf("REFUSED   %s: %s\n", path, err->msg);
+	refused(t, path, err->msg);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -101,15 +116,15 @@ static int has_json_suffix(const char *name)
 static void ingest_dir(struct ingest_tally *t, const char *dir, int depth)
 {
 	if (depth > DB_DIR_DEPTH_MAX) {
-		printf("REFUSED   %s: folders nested deeper than %d; ingest it directly\n", dir,
-		       DB_DIR_DEPTH_MAX);
-		t->refused++;
+		char why[96];
+		snprintf(why, sizeof why, "folders nested deeper than %d; ingest it directly",
+			 DB_DIR_DEPTH_MAX);
+		refused(t, dir, why);
 		return;
 	}
 	DIR *d = opendir(dir);
 	if (!d) {
-		printf("REFUSED   %s: cannot open folder\n", dir);
-		t->refused++;
+		refused(t, dir, "cannot open folder");
 		return;
 	}
 	char **names = NULL;
@@ -148,9 +163,9 @@ static void ingest_dir(struct ingest_tally *t, const char *dir, int depth)
 	free(names);
 }
 
-static int do_ingest(struct ergon_db *db, int argc, char **argv)
+static int do_ingest(struct ergon_db *db, int argc, char **argv, int json)
 {
-	struct ingest_tally t = {0};
+	struct ingest_tally t = {.list = json ? json_array() : NULL};
 	for (int i = 0; i < argc && !t.oom; i++) {
 		struct stat st;
 		if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode))
@@ -168,18 +183,68 @@ static int do_ingest(struct ergon_db *db, int argc, char **argv)
 	if (rc == 0)
 		rc = ergon_db_ingest_files(db, (const char *const *)t.paths, t.n, ingest_done, &t,
 					   &err);
+	for (size_t i = 0; i < t.n; i++)
+		free(t.paths[i]);
+	free(t.paths);
+	free(t.from_dir);
+	if (json) {
+		if (rc) {
+			json_decref(t.list);
+			return ergon_cli_fail("db", &err);
+		}
+		int jrc = cli_json_doc("db", json_pack("{s:s, s:i, s:i, s:i, s:i, s:o}", "action",
+						       "ingest", "ingested", (int)t.ingested,
+						       "duplicate", (int)t.duplicates, "refused",
+						       (int)t.refused, "skipped", (int)t.skipped,
+						       "artifacts", t.list));
+		if (jrc)
+			return jrc;
+		if (t.refused) {
+			char msg[96];
+			snprintf(msg, sizeof msg, "%u artifact(s) refused (listed in the document)",
+				 t.refused);
+			return cli_report_error("db", ERGON_EXIT_MEASUREMENT, "EREFUSED", msg, 0);
+		}
+		return ERGON_EXIT_OK;
+	}
 	printf("ingest: %u ingested, %u duplicate, %u refused%s", t.ingested, t.duplicates,
 	       t.refused, t.refused ? " (listed above)" : "");
 	if (t.skipped)
 		printf(", %u non-artifact JSON file(s) skipped", t.skipped);
 	printf("\n");
-	for (size_t i = 0; i < t.n; i++)
-		free(t.paths[i]);
-	free(t.paths);
-	free(t.from_dir);
 	if (rc)
 		return ergon_cli_fail("db", &err);
 	return t.refused ? ERGON_EXIT_MEASUREMENT : ERGON_EXIT_OK;
+}
+
+/* A result row as a JSON object: integers and finite numbers as numbers,
+ * NULL as null, the rest as strings. */
+static json_t *row_json(int n, const char *const *names, const char *const *vals)
+{
+	json_t *o = json_object();
+	for (int i = 0; o && i < n; i++) {
+		json_t *v;
+		char *end = NULL, *iend = NULL;
+		double d = vals[i] ? strtod(vals[i], &end) : 0;
+		long long ll = vals[i] ? strtoll(vals[i], &iend, 10) : 0;
+		if (!vals[i])
+			v = json_null();
+		else if (vals[i][0] && iend && *iend == '\0')
+			v = json_integer(ll);
+		else if (vals[i][0] && end && *end == '\0' && isfinite(d))
+			v = json_real(d);
+		else
+			v = json_string(vals[i]);
+		json_object_set_new(o, names[i], v);
+	}
+	return o;
+}
+
+/* --json: the rows of list and trend, collected. */
+static int json_row(void *ctx, int n, const char *const *names, const char *const *vals)
+{
+	json_array_append_new(ctx, row_json(n, names, vals));
+	return 0;
 }
 
 /* A column of a result row by name, "" for NULL or missing. */
@@ -237,7 +302,7 @@ static int trend_row(void *ctx, int n, const char *const *names, const char *con
 /* --out: the sealed ergon.trend artifact; --html: the page `ergon report`
  * makes of it. Both files are checked writable before the query. */
 static int trend_files(struct ergon_db *db, const char *figure, const char *device,
-		       const char *board, const char *html, const char *out, int force,
+		       const char *board, const char *html, const char *out, int force, int json,
 		       struct ergon_err *err)
 {
 	unsigned flags = force ? ERGON_WRITE_FORCE : 0;
@@ -257,6 +322,17 @@ static int trend_files(struct ergon_db *db, const char *figure, const char *devi
 			 board ? " --board " : "", board ? board : "");
 		struct ergon_html_input in = {.path = out ? out : label, .artifact = a};
 		rc = ergon_report_html_write(&in, 1, NULL, html, flags, err);
+	}
+	if (rc == 0 && json) {
+		const json_t *t = json_object_get(a, "trend");
+		rc = cli_json_doc(
+		    "db", json_pack("{s:s, s:s, s:s, s:s?, s:i, s:O, s:O, s:s?, s:s?}", "action",
+				    "trend", "figure", figure, "device", device, "board", board,
+				    "points", (int)json_array_size(json_object_get(t, "points")),
+				    "counted", json_object_get(t, "counted"), "not_counted",
+				    json_object_get(t, "not_counted"), "trend", out, "html", html));
+		json_decref(a);
+		return rc ? ergon_err_set(err, ERGON_EIO, "cannot write the JSON document") : 0;
 	}
 	if (rc == 0) {
 		const json_t *t = json_object_get(a, "trend");
@@ -300,23 +376,7 @@ static int export_row(void *ctx, int n, const char *const *names, const char *co
 {
 	struct export_ctx *x = ctx;
 	if (x->json) {
-		json_t *o = json_object();
-		for (int i = 0; i < n; i++) {
-			json_t *v;
-			char *end = NULL, *iend = NULL;
-			double d = vals[i] ? strtod(vals[i], &end) : 0;
-			long long ll = vals[i] ? strtoll(vals[i], &iend, 10) : 0;
-			if (!vals[i])
-				v = json_null();
-			else if (vals[i][0] && iend && *iend == '\0')
-				v = json_integer(ll);
-			else if (vals[i][0] && end && *end == '\0' && isfinite(d))
-				v = json_real(d);
-			else
-				v = json_string(vals[i]);
-			json_object_set_new(o, names[i], v);
-		}
-		json_array_append_new(x->arr, o);
+		json_array_append_new(x->arr, row_json(n, names, vals));
 		x->rows++;
 		return 0;
 	}
@@ -434,6 +494,19 @@ static int run(int argc, char **argv)
 				 sub);
 
 	struct ergon_err err = {0};
+	/* Inputs first: a FILE|DIR that is not there is I/O (3), named once,
+	 * before the database is opened; an artifact that is there and fails
+	 * is refused (1) and listed. */
+	if (strcmp(sub, "ingest") == 0)
+		for (int k = 1; k < npos; k++) {
+			struct stat st;
+			if (stat(pos[k], &st) != 0) {
+				ergon_err_set(&err, ergon_err_from_errno(errno),
+					      "%s: %s (nothing was ingested; check the path)", pos[k],
+					      strerror(errno));
+				return ergon_cli_fail("db", &err);
+			}
+		}
 	char def[ERGON_DB_TARGET_MAX];
 	if (!target) {
 		if (ergon_db_default_path(def, &err))
@@ -453,7 +526,18 @@ static int run(int argc, char **argv)
 	if (rc) {
 		/* a --pubkey file did not load: err names it (below) */
 	} else if (strcmp(sub, "ingest") == 0) {
-		exit_code = do_ingest(db, npos - 1, pos + 1);
+		exit_code = do_ingest(db, npos - 1, pos + 1, json);
+	} else if (strcmp(sub, "list") == 0 && json) {
+		json_t *rows = json_array();
+		rc = ergon_db_list(db, device, since, json_row, rows, &err);
+		if (rc == 0)
+			exit_code = cli_json_doc(
+			    "db", json_pack("{s:s, s:s, s:O}", "action", "list", "database",
+					    strcmp(ergon_db_backend_name(db), "sqlite") == 0
+						? target
+						: "PostgreSQL",
+					    "runs", rows));
+		json_decref(rows);
 	} else if (strcmp(sub, "list") == 0) {
 		unsigned count = 0;
 		rc = ergon_db_list(db, device, since, list_row, &count, &err);
@@ -474,7 +558,26 @@ static int run(int argc, char **argv)
 		}
 		free(text);
 	} else if (strcmp(sub, "trend") == 0 && (html || trend_out)) {
-		rc = trend_files(db, pos[1], device, board, html, trend_out, force, &err);
+		rc = trend_files(db, pos[1], device, board, html, trend_out, force, json, &err);
+	} else if (strcmp(sub, "trend") == 0 && json) {
+		json_t *rows = json_array();
+		rc = ergon_db_trend(db, pos[1], device, board, json_row, rows, &err);
+		if (rc == 0) {
+			int counted = 0;
+			size_t k;
+			json_t *r;
+			json_array_foreach(rows, k, r)
+			{
+				counted += strcmp(json_string_value(json_object_get(r, "counted")) ?: "",
+						  "yes") == 0;
+			}
+			exit_code = cli_json_doc(
+			    "db", json_pack("{s:s, s:s, s:s, s:s?, s:i, s:i, s:O}", "action", "trend",
+					    "figure", pos[1], "device", device, "board", board,
+					    "counted", counted, "not_counted",
+					    (int)json_array_size(rows) - counted, "points", rows));
+		}
+		json_decref(rows);
 	} else if (strcmp(sub, "trend") == 0) {
 		struct trend_ctx t = {0};
 		rc = ergon_db_trend(db, pos[1], device, board, trend_row, &t, &err);
@@ -495,11 +598,8 @@ static int run(int argc, char **argv)
 		}
 		struct export_ctx x = {.json = json, .arr = json ? json_array() : NULL};
 		rc = ergon_db_query(db, sql, 0, NULL, export_row, &x, &err);
-		if (rc == 0 && json) {
-			char *s = json_dumps(x.arr, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
-			printf("%s\n", s ? s : "[]");
-			free(s);
-		}
+		if (rc == 0 && json)
+			exit_code = cli_print_json(x.arr);
 		json_decref(x.arr);
 	}
 	ergon_db_close(db);
@@ -533,14 +633,11 @@ const struct ergon_cli_command ergon_cli_cmd_db = {
 	    "--db defaults to $XDG_DATA_HOME/ergon/results.db (else\n"
 	    "~/.local/share/ergon/results.db), created with its folder. The schema is in\n"
 	    "docs/DB.md; `sqlite3 results.db` and psql work on it directly.\n\n"
+	    "Exit codes: 0 ok, 1 an artifact refused (listed), 2 usage, 3 database or I/O.\n\n"
 	    "Examples:\n"
 	    "  ergon db ingest runs/\n"
 	    "  ergon db trend load.mean_power_w --device dut\n"
 	    "  ergon db --db postgresql://ergon@localhost/lab list --device board7\n"
 	    "  ergon db export --csv measured_figures > figures.csv\n",
     .run = run,
-    .exits = {[0] = "every artifact was stored (or already was), or the query answered",
-	      [1] = "an artifact was refused (listed; the others are stored)",
-	      [3] = "the database, or a path given, cannot be opened, read or written",
-	      [4] = CLI_EXIT_NONE},
 };

@@ -10,10 +10,11 @@
 static int run(int argc, char **argv)
 {
 	const char *path = NULL;
+	int json = 0;
 	struct cli_parser p;
 	cli_init(&p, "digest", argc, argv);
 	while (cli_next(&p))
-		if (!cli_positional(&p, &path))
+		if (!cli_flag(&p, "--json", &json) && !cli_positional(&p, &path))
 			cli_unknown(&p);
 	if (p.rc || cli_require(&p, "FILE.json", path))
 		return p.rc;
@@ -27,6 +28,8 @@ static int run(int argc, char **argv)
 	json_decref(j);
 	if (rc)
 		return ergon_cli_fail("digest", &err);
+	if (json)
+		return cli_json_doc("digest", json_pack("{s:s, s:s}", "file", path, "report_id", id));
 	printf("%s\n", id);
 	return ERGON_EXIT_OK;
 }
@@ -34,7 +37,7 @@ static int run(int argc, char **argv)
 const struct ergon_cli_command ergon_cli_cmd_digest = {
     .name = "digest",
     .summary = "print the sha256 of a JSON file's RFC 8785 form (without report_id, signature)",
-    .help = "Usage: ergon digest FILE.json\n\n"
+    .help = "Usage: ergon digest FILE.json [--json]\n\n"
 	    "Prints sha256:<hex> of the RFC 8785 (JCS) canonical form of the JSON object\n"
 	    "in FILE without its members report_id and signature: the report_id ergon\n"
 	    "would give it.\n\n"

@@ -21,8 +21,8 @@ static int run(int argc, char **argv)
 	size_t na = 0;
 	const char *in = NULL, *out = NULL;
 	int allow = 0;
-	unsigned flags = ERGON_WRITE_MKDIR;
-	int allow_syn = 0, allow_rep = 0, force = 0;
+	unsigned flags = 0; /* a missing folder is refused, never created */
+	int allow_syn = 0, allow_rep = 0, force = 0, json = 0;
 	struct cli_parser p;
 	cli_init(&p, "energy-model", argc, argv);
 	int clean = 0;
@@ -38,6 +38,7 @@ static int run(int argc, char **argv)
 		} else if (cli_flag(&p, "--allow-replayed", &allow_rep)) {
 		} else if (cli_flag(&p, "--clean", &clean)) {
 		} else if (cli_flag(&p, "--force", &force)) {
+		} else if (cli_flag(&p, "--json", &json)) {
 		} else if (cli_positional(&p, &in)) {
 		} else {
 			cli_unknown(&p);
@@ -71,10 +72,12 @@ static int run(int argc, char **argv)
 			size_t len = strlen(text);
 			rc = ergon_file_write_atomic(out, text, len, flags, &err);
 			if (rc == 0)
-				fprintf(stderr, "ergon energy-model: wrote %s\n", out);
-		} else {
-			printf("%s\n", text);
+				cli_note("energy-model", "wrote %s", out);
 		}
+		/* Without --out, or with --json: the model is the document. */
+		if (rc == 0 && (out == NULL || json) &&
+		    (printf("%s\n", text) < 0 || fflush(stdout) != 0))
+			rc = ergon_err_set(&err, ERGON_EIO, "cannot write the model to stdout");
 	}
 	free(text);
 	json_decref(model);
@@ -89,7 +92,7 @@ const struct ergon_cli_command ergon_cli_cmd_energy_model = {
     .summary = "export energy-model/v1 (J per operation above idle) from a report",
     .help = "Usage: ergon energy-model REPORT.json --action NAME [--action NAME...]\n"
 	    "                          [--allow-synthetic] [--allow-replayed]\n"
-	    "                          [--out FILE [--force] [--clean]]\n\n"
+	    "                          [--out FILE [--force] [--clean]] [--json]\n\n"
 	    "Verifies the report, then writes energy-model/v1: schema, basis (above_idle),\n"
 	    "values per action (J per operation), source (one sentence to carry verbatim),\n"
 	    "uncertainty_j_per_operation and the report_id it came from. Every --action\n"

@@ -44,12 +44,14 @@ static int run(int argc, char **argv)
 {
 	double shunt = 0, imax = 0, rail = 0;
 	const char *board = NULL;
+	int json = 0;
 	struct cli_parser cp;
 	cli_init_from(&cp, "ina228", argc, argv, 2);
 	if (cli_action(&cp, actions) < 0)
 		return cp.rc;
 	while (cli_next(&cp)) {
 		if (cli_str(&cp, "--board", &board)) {
+		} else if (cli_flag(&cp, "--json", &json)) {
 		} else if (cli_num(&cp, "--shunt-ohms", CLI_GT, 0, HUGE_VAL, &shunt)) {
 		} else if (cli_num(&cp, "--max-current-a", CLI_GT, 0, HUGE_VAL, &imax)) {
 		} else if (cli_num(&cp, "--rail-v", CLI_GT, 0, HUGE_VAL, &rail)) {
@@ -96,6 +98,22 @@ static int run(int argc, char **argv)
 			    shunt, imax);
 		return ergon_cli_fail("ina228", &err);
 	}
+	int rc = ERGON_EXIT_OK;
+	if (json) {
+		json_t *o = json_pack(
+		    "{s:f, s:f, s:s?, s:f, s:f, s:s, s:f, s:i, s:s, s:f, s:f, s:i, s:f, s:f, s:f, "
+		    "s:f}",
+		    "shunt_ohms", p.shunt_ohms, "max_current_a", p.max_current_a, "board",
+		    bname[0] ? bname : NULL, "burden_v", p.burden_v, "rail_v", rail, "rail_v_from",
+		    rail_from, "burden_fraction_of_rail", ert_ina228_burden_fraction(&p, rail),
+		    "adcrange", p.adcrange, "adc_range", p.adcrange ? "+-40.96 mV" : "+-163.84 mV",
+		    "current_lsb_a", p.current_lsb_a, "current_lsb_nominal_a",
+		    p.current_lsb_nominal_a, "shunt_cal", (int)p.shunt_cal, "shunt_cal_rounding",
+		    p.shunt_cal_rounding, "power_lsb_w", p.power_lsb_w, "energy_lsb_j",
+		    p.energy_lsb_j, "charge_lsb_c", p.charge_lsb_c);
+		rc = cli_json_doc("ina228", o);
+		goto warnings;
+	}
 	printf("shunt_ohms %g\nmax_current_a %g\n", p.shunt_ohms, p.max_current_a);
 	if (bname[0])
 		printf("board %s\n", bname);
@@ -110,22 +128,23 @@ static int run(int argc, char **argv)
 	       (unsigned)p.shunt_cal, 100.0 * p.shunt_cal_rounding);
 	printf("power_lsb_w %.15g\nenergy_lsb_j %.15g\ncharge_lsb_c %.15g\n", p.power_lsb_w,
 	       p.energy_lsb_j, p.charge_lsb_c);
+warnings:
 	if (fabs(p.shunt_cal_rounding) > ERT_INA228_SHUNT_CAL_ROUNDING_WARN)
-		fprintf(stderr,
-			"ergon ina228: warning: SHUNT_CAL %.6g rounds to %u (%+.2f %%): the chip's "
+		cli_warn("ina228",
+			"SHUNT_CAL %.6g rounds to %u (%+.2f %%): the chip's "
 			"effective CURRENT_LSB is %.15g A, not the nominal %.15g A; ergon converts "
-			"with the effective LSB, so full scale becomes %.6g A\n",
+			"with the effective LSB, so full scale becomes %.6g A",
 			p.shunt_cal / (1.0 + p.shunt_cal_rounding), (unsigned)p.shunt_cal,
 			100.0 * p.shunt_cal_rounding, p.current_lsb_a, p.current_lsb_nominal_a,
 			p.current_lsb_a * 524288.0);
 	if (p.adcrange == 0)
-		fprintf(stderr,
-			"ergon ina228: warning: %.4f mV at full scale is above the fine +-40.96 mV "
+		cli_warn("ina228",
+			"%.4f mV at full scale is above the fine +-40.96 mV "
 			"range, so the ADC uses the wide +-163.84 mV range (4x coarser shunt "
 			"voltage); if the shunt was rounded up, one of at most %.6g ohm keeps the "
-			"fine range at %g A\n",
+			"fine range at %g A",
 			p.burden_v * 1e3, ERT_INA228_RANGE1_FS_V / imax, imax);
-	return ERGON_EXIT_OK;
+	return rc;
 }
 
 const struct ergon_cli_command ergon_cli_cmd_ina228 = {
@@ -133,7 +152,8 @@ const struct ergon_cli_command ergon_cli_cmd_ina228 = {
     .name = "ina228",
     .summary = "plan an INA228 calibration (range, SHUNT_CAL, LSBs, burden)",
     .help = "Usage: ergon ina228 plan --shunt-ohms R --max-current-a I [--rail-v V] "
-	    "[--board B]\n\n"
+	    "[--board B]\n"
+	    "                   [--json]\n\n"
 	    "Prints the INA228 calibration the target driver will program: ADC range\n"
 	    "(+-40.96 mV when R x I fits, else +-163.84 mV), CURRENT_LSB = I / 2^19,\n"
 	    "SHUNT_CAL (x4 on the fine range), the power, energy and charge LSBs, and\n"

@@ -24,10 +24,11 @@ static int report(struct cli_parser *p)
 	const char *path = NULL, *out = NULL, *baseline = "ref", *unit = "counts";
 	const char *sign_key = NULL;
 	unsigned flags = ERGON_WRITE_MKDIR;
-	int force = 0, clean = 0;
+	int force = 0, clean = 0, json = 0;
 	while (cli_next(p)) {
 		if (cli_outdir(p, "--out", &out)) {
 		} else if (cli_str(p, "--sign", &sign_key)) {
+		} else if (cli_flag(p, "--json", &json)) {
 		} else if (cli_str(p, "--baseline", &baseline)) {
 		} else if (cli_str(p, "--unit", &unit)) {
 		} else if (cli_flag(p, "--clean", &clean)) {
@@ -66,17 +67,24 @@ static int report(struct cli_parser *p)
 		rc = ergon_kernels_write(art, out, flags, NULL, 0, &table, &err);
 	else
 		rc = ergon_kernels_table_render(json_object_get(art, "kernels"), &table, &err);
-	json_decref(art);
 	if (rc != 0) {
+		json_decref(art);
 		ergon_secret_key_wipe(&skey);
 		return ergon_cli_fail("kernels", &err);
 	}
-	fputs(table, stdout);
+	if (json)
+		/* The document is the artifact (before a --sign signs the file). */
+		rc = cli_print_json(art);
+	else
+		fputs(table, stdout);
 	free(table);
+	json_decref(art);
 	if (out == NULL)
-		return ERGON_EXIT_OK;
-	printf("wrote %s/kernels.json and %s/kernels.csv\n", out, out);
-	return sign_written(sign_key, out, &skey);
+		return rc;
+	if (!json)
+		printf("wrote %s/kernels.json and %s/kernels.csv\n", out, out);
+	int src = sign_written(sign_key, out, &skey);
+	return src ? src : rc;
 }
 
 static int parse_suites(struct cli_parser *p, const char *v, int *mask)
@@ -116,10 +124,11 @@ static int run_cmd(struct cli_parser *p)
 	struct ergon_kernels_run_options o = {.board = NULL, .iterations = 100, .warmup = 5};
 	const char *out = NULL, *suite = NULL, *sign_key = NULL;
 	unsigned flags = ERGON_WRITE_MKDIR;
-	int force = 0, clean = 0;
+	int force = 0, clean = 0, json = 0;
 	struct ergon_err err = {0};
 	while (cli_next(p)) {
 		if (cli_outdir(p, "--out", &out)) {
+		} else if (cli_flag(p, "--json", &json)) {
 		} else if (cli_str(p, "--sign", &sign_key)) {
 		} else if (cli_str(p, "--board", &o.board)) {
 		} else if (cli_str(p, "--suite", &suite)) {
@@ -175,7 +184,7 @@ static int run_cmd(struct cli_parser *p)
 	}
 	int rc = ergon_kernels_write(art, out, flags, samples, slen, &table, &err);
 	const json_t *refused = json_object_get(art, "refused");
-	for (size_t k = 0; k < json_array_size(refused); k++) {
+	for (size_t k = 0; !json && k < json_array_size(refused); k++) {
 		const json_t *x = json_array_get(refused, k);
 		const json_t *line = json_object_get(x, "line");
 		if (line != NULL)
@@ -189,16 +198,25 @@ static int run_cmd(struct cli_parser *p)
 				json_string_value(json_object_get(x, "case")),
 				json_string_value(json_object_get(x, "why")));
 	}
-	json_decref(art);
 	free(samples);
 	if (rc != 0) {
+		json_decref(art);
 		ergon_secret_key_wipe(&skey);
 		return ergon_cli_fail("kernels", &err);
 	}
-	fputs(table, stdout);
-	printf("wrote %s/kernels.json, %s/kernels.csv and %s/samples.csv\n", out, out, out);
+	int jrc = 0;
+	if (json) {
+		/* The document is the artifact (before a --sign signs the file). */
+		jrc = cli_print_json(art);
+	} else {
+		fputs(table, stdout);
+		printf("wrote %s/kernels.json, %s/kernels.csv and %s/samples.csv\n", out, out,
+		       out);
+	}
+	json_decref(art);
 	free(table);
-	return sign_written(sign_key, out, &skey);
+	int src = sign_written(sign_key, out, &skey);
+	return src ? src : jrc;
 }
 
 /* The actions, also completed by `ergon __complete actions kernels`. */
@@ -218,59 +236,63 @@ const struct ergon_cli_command ergon_cli_cmd_kernels = {
     .actions = actions,
     .name = "kernels",
     .summary = "kernel statistics: correctness first, distributions, speedups",
-    .help = "usage: ergon kernels report SAMPLES.csv [--out DIR] [--baseline IMPL]\n"
-	    "                              [--unit NAME] [--force] [--clean] [--sign KEY]\n"
+    .help = "Usage: ergon kernels run --board host|qemu-an547 --out DIR\n"
+	    "                         (--shapes FILE | --from-model MODEL.tflite)\n"
+	    "                         [--suite conv,dwconv,fc] [--impl ref,mve]\n"
+	    "                         [--iterations N] [--warmup N] [--repeat N] [--force]\n"
+	    "                         [--clean] [--sign KEY] [--quiet] [--json]\n"
+	    "       ergon kernels report SAMPLES.csv [--out DIR] [--baseline IMPL]\n"
+	    "                            [--unit NAME] [--force] [--clean] [--sign KEY] [--json]\n"
+	    "\n"
+	    "run: measure the kernels here (docs/METHOD.md, \"Kernels\"): each case is\n"
+	    "checked against the reference first (a case whose output differs is\n"
+	    "reported and never timed), then timed; per case min/median/mean and the\n"
+	    "speedup of each implementation over ref.\n"
 	    "\n"
 	    "report: statistics of samples measured elsewhere (a real board,\n"
 	    "another harness). SAMPLES.csv has a header row with the columns\n"
 	    "case,impl,correct,count (or start,end[,counter_bits] for raw reads of a\n"
 	    "free-running counter; one wrap is handled) and optionally overhead (the\n"
 	    "timing-read cost, subtracted). correct (pass|fail) is required on every\n"
-	    "row: a case whose output differed from the reference is reported and\n"
-	    "never timed. Per case: min/median/mean; speedup = baseline mean /\n"
-	    "candidate mean (> 1: faster) with both counts; the geometric mean of the\n"
-	    "speedups over the cases, which is not a model latency.\n"
-	    "  --out DIR        write DIR/kernels.json (ergon.kernels, digested) and\n"
-	    "                   DIR/kernels.csv\n"
-	    "  --baseline IMPL  the implementation ratios are taken against (ref)\n"
-	    "  --unit NAME      what the counts are (cycles, icount, ns; default counts)\n"
-	    "  --sign KEY       sign DIR/kernels.json once written (ergon keygen; check it\n"
-	    "                   with ergon verify --pubkey PUB); needs --out\n"
-	    "  --force          replace an existing DIR/kernels.json\n"
-	    "  --clean          remove stale .ergon-tmp-* files of killed writes in DIR\n"
+	    "row. Per case: min/median/mean; speedup = baseline mean / candidate mean\n"
+	    "(> 1: faster) with both counts; the geometric mean of the speedups over\n"
+	    "the cases, which is not a model latency.\n"
 	    "\n"
-	    "usage: ergon kernels run --board host|qemu-an547 --out DIR\n"
-	    "                         (--shapes FILE | --from-model MODEL.tflite)\n"
-	    "                         [--suite conv,dwconv,fc] [--impl ref,mve]\n"
-	    "                         [--iterations N] [--warmup N] [--repeat N] [--force]\n"
-	    "                         [--clean] [--sign KEY] [--quiet]\n"
-	    "\n"
-	    "run: measure the kernels here (docs/METHOD.md, \"Kernels\").\n"
-	    "  --board NAME       where to run: host (wall-clock ns) or qemu-an547\n"
+	    "Options:\n"
+	    "  --board NAME       run: where to run: host (wall-clock ns) or qemu-an547\n"
 	    "                     (the emulated Cortex-M55 under -icount: checks on the\n"
 	    "                     target, counts are emulated instructions, not cycles;\n"
 	    "                     firmware and logs in DIR/firmware)\n"
-	    "  --out DIR          write kernels.json, kernels.csv and samples.csv\n"
-	    "  --shapes FILE      the cases, one per line\n"
-	    "  --from-model FILE  the cases of an int8 TFLite model's layers\n"
-	    "  --suite LIST       conv, dwconv and/or fc (default: all three)\n"
-	    "  --impl LIST        implementations to time: ref, mve (Helium; qemu-an547\n"
-	    "                     only) (default ref)\n"
-	    "  --iterations N     timed iterations per case, 1..1000000 (100)\n"
-	    "  --warmup N         untimed iterations, 0..1000000 (5)\n"
-	    "  --repeat N         repeat the whole measurement of every case N times\n"
+	    "  --out DIR          run: write kernels.json, kernels.csv and samples.csv;\n"
+	    "                     report: kernels.json (ergon.kernels, digested) and\n"
+	    "                     kernels.csv\n"
+	    "  --shapes FILE      run: the cases, one per line\n"
+	    "  --from-model FILE  run: the cases of an int8 TFLite model's layers\n"
+	    "  --suite LIST       run: conv, dwconv and/or fc (default: all three)\n"
+	    "  --impl LIST        run: implementations to time: ref, mve (Helium;\n"
+	    "                     qemu-an547 only) (default ref)\n"
+	    "  --iterations N     run: timed iterations per case, 1..1000000 (100)\n"
+	    "  --warmup N         run: untimed iterations, 0..1000000 (5)\n"
+	    "  --repeat N         run: repeat the whole measurement of every case N times\n"
 	    "                     (1..100): each implementation states every repetition's\n"
 	    "                     median and their statistics; ergon compare needs 3 or\n"
 	    "                     more to judge a difference (samples.csv gains a\n"
 	    "                     repetition column)\n"
+	    "  --baseline IMPL    report: the implementation ratios are taken against (ref)\n"
+	    "  --unit NAME        report: what the counts are (cycles, icount, ns;\n"
+	    "                     default counts)\n"
+	    "  --sign KEY         sign DIR/kernels.json once written (ergon keygen; check\n"
+	    "                     it with ergon verify --pubkey PUB); the key is loaded\n"
+	    "                     before anything is measured; needs --out\n"
 	    "  --force            replace an existing DIR/kernels.json\n"
 	    "  --clean            remove stale .ergon-tmp-* files of killed writes in DIR\n"
-	    "  --sign KEY         sign DIR/kernels.json once written; the key is loaded\n"
-	    "                     before anything is measured\n"
-	    "  --quiet            no progress line (drawn only when stderr is a terminal:\n"
-	    "                     case i/N and its name)\n"
+	    "  --quiet            run: no progress line (drawn only when stderr is a\n"
+	    "                     terminal: case i/N and its name)\n"
+	    "  --json             the ergon.kernels artifact on stdout instead of the table\n"
 	    "\n"
-	    "example: ergon kernels report board_samples.csv --unit cycles --out k/\n",
+	    "Examples:\n"
+	    "  ergon kernels run --board host --from-model kws_ref_model.tflite --out k/\n"
+	    "  ergon kernels report board_samples.csv --unit cycles --out k/\n",
     .run = run,
     .exits = {[0] = "every case was measured (or reported) and the outputs written",
 	      [1] = "refused: a case that failed its correctness check is never timed",

@@ -52,13 +52,10 @@ static int info(struct cli_parser *p)
 	const struct ert_tfl_model *t = mi.tfl;
 	if (json) {
 		json_t *j = ergon_model_info_json(mi.model);
-		char *s = json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(9));
+		int rc = j ? cli_print_json(j) : ERGON_EXIT_IO;
 		json_decref(j);
-		if (s != NULL)
-			puts(s);
-		free(s);
 		ergon_model_info_release(&mi);
-		return s != NULL ? ERGON_EXIT_OK : ERGON_EXIT_IO;
+		return rc;
 	}
 	size_t len = mi.model_bytes;
 	printf("model  %s (%zu bytes, schema %u)\n", path, len, (unsigned)t->version);
@@ -94,10 +91,13 @@ static int infer(struct cli_parser *p)
 {
 	static const char *const boards[] = {"host", "qemu-an547", NULL};
 	const char *path = NULL, *in_path = NULL, *out_path = NULL, *board = "host";
-	int force = 0;
+	int force = 0, json = 0;
 	int clean = 0;
+	double top_k = 5;
 	while (cli_next(p)) {
 		if (cli_str(p, "--input", &in_path)) {
+		} else if (cli_num(p, "--top", CLI_GE, 0, 1000, &top_k)) {
+		} else if (cli_flag(p, "--json", &json)) {
 		} else if (cli_str(p, "--out", &out_path)) {
 		} else if (cli_choice(p, "--board", boards, &board)) {
 		} else if (cli_flag(p, "--clean", &clean)) {
@@ -113,8 +113,12 @@ static int infer(struct cli_parser *p)
 	ergon_cli_stale_report("model", out_path, clean);
 	int on_qemu = strcmp(board, "qemu-an547") == 0;
 	struct ergon_err err = {0};
-	size_t out_len = 0;
+	size_t out_len = 0, n_top = 0;
+	struct ergon_model_score top[1000];
 	const struct ergon_model_infer_opts io = {
+	    .top_k = (size_t)top_k,
+	    .top = top,
+	    .n_top = &n_top,
 	    .model_path = path,
 	    .input_path = in_path,
 	    .out_path = out_path,
@@ -122,10 +126,33 @@ static int infer(struct cli_parser *p)
 	    .force = force,
 	};
 	int rc = ergon_model_infer_run(&io, &out_len, &err);
-	if (!rc)
-		fprintf(stderr, "ergon model: %s: wrote %zu output bytes to %s (%s)\n", path,
-			out_len, out_path, on_qemu ? "qemu-an547 firmware" : "host interpreter");
-	return rc ? ergon_cli_fail("model", &err) : ERGON_EXIT_OK;
+	if (rc)
+		return ergon_cli_fail("model", &err);
+	const char *where = on_qemu ? "qemu-an547 firmware" : "host interpreter";
+	if (json) {
+		json_t *a = json_array();
+		for (size_t i = 0; a && i < n_top; i++)
+			json_array_append_new(
+			    a, json_pack("{s:i, s:o, s:f}", "class", (int)top[i].index, "raw",
+					 top[i].quantized ? json_integer((json_int_t)top[i].raw)
+							  : json_real(top[i].raw),
+					 "score", top[i].score));
+		return cli_json_doc("model",
+				    json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:b, s:o}", "action",
+					      "infer", "model", path, "input", in_path, "ran_on",
+					      where, "output", out_path, "output_bytes",
+					      (json_int_t)out_len, "dequantized",
+					      n_top > 0 && top[0].quantized, "top", a));
+	}
+	if (n_top > 0) {
+		printf("top %zu of output 0 (%s%s):\n", n_top, where,
+		       top[0].quantized ? "; score = scale x (raw - zero point)" : "");
+		printf("  %5s  %6s  %s\n", "class", "raw", "score");
+		for (size_t i = 0; i < n_top; i++)
+			printf("  %5u  %6g  %.6f\n", top[i].index, top[i].raw, top[i].score);
+	}
+	printf("wrote %zu output bytes to %s (%s)\n", out_len, out_path, where);
+	return ERGON_EXIT_OK;
 }
 
 /* The actions, also completed by `ergon __complete actions model`. */
@@ -146,27 +173,32 @@ const struct ergon_cli_command ergon_cli_cmd_model = {
     .name = "model",
     .summary = "describe or run an int8 TFLite model (ergon-target's interpreter)",
     .help =
-	"Usage: ergon model info MODEL.tflite [--json]\n"
-	"       ergon model infer MODEL.tflite --input IN.bin --out OUT.bin\n"
-	"                         [--board host|qemu-an547] [--force] [--clean]\n\n"
+	"Usage: ergon model infer MODEL.tflite --input IN.bin --out OUT.bin\n"
+	"                         [--board host|qemu-an547] [--top K] [--force] [--clean]\n"
+	"                         [--json]\n"
+	"       ergon model info MODEL.tflite [--json]\n\n"
+	"infer: IN.bin holds the raw bytes of input 0 (its size must match the\n"
+	"model's input exactly); OUT.bin gets the raw bytes of output 0, and the\n"
+	"terminal the top K classes (--top K, default 5, 0 for none) with the raw\n"
+	"value and the dequantized score, scale x (raw - zero point) of output 0's\n"
+	"quantization. --board host (the default) runs the interpreter here;\n"
+	"qemu-an547 builds the Cortex-M55 firmware with the model and input\n"
+	"embedded (arm-none-eabi-gcc, the same interpreter sources) and runs it\n"
+	"under qemu-system-arm; the firmware, its build record (compiler, flags,\n"
+	"ELF sha256, link map) and QEMU's log stay in OUT.bin.an547/. --json prints\n"
+	"{command, action, model, input, ran_on, output, output_bytes, dequantized,\n"
+	"top: [{class, raw, score}]}.\n\n"
 	"info: every operator with its index, type, input/weights/output shapes,\n"
 	"output quantization, MACs and parameter bytes; totals and the arena the\n"
 	"interpreter needs (activations planned by tensor lifetime, plus per-channel\n"
 	"requantization, bias and filter sums). --json prints the same with full quantization.\n\n"
-	"infer: IN.bin holds the raw bytes of input 0 (its size must match the\n"
-	"model's input exactly); OUT.bin gets the raw bytes of output 0. --board\n"
-	"host (the default) runs the interpreter here; qemu-an547 builds the\n"
-	"Cortex-M55 firmware with the model and input embedded (arm-none-eabi-gcc,\n"
-	"the same interpreter sources) and runs it under qemu-system-arm; the\n"
-	"firmware, its build record (compiler, flags, ELF sha256, link map) and\n"
-	"QEMU's log stay in OUT.bin.an547/.\n\n"
 	"Supported: int8 models with CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED,\n"
 	"AVERAGE_POOL_2D, MAX_POOL_2D, ADD, RESHAPE, SOFTMAX, QUANTIZE, DEQUANTIZE\n"
 	"(docs/internals/tflite.md). Anything else is refused at load with the\n"
 	"operator's name and index.\n\n"
 	"Examples:\n"
-	"  ergon model info vww_96_int8.tflite\n"
-	"  ergon model infer kws_ref_model.tflite --input mfcc.bin --out scores.bin\n",
+	"  ergon model infer kws_ref_model.tflite --input mfcc.bin --out scores.bin --top 3\n"
+	"  ergon model info vww_96_int8.tflite\n",
     .run = run,
     .exits = {[0] = "the model was described, or inferred and its output written",
 	      [1] = CLI_EXIT_NONE,

@@ -20,6 +20,8 @@ static void print_truncated(const char *log, const char *out_dir, const json_t *
 {
 	size_t i;
 	const json_t *is;
+	if (cli_json_on())
+		return; /* the document holds the issue */
 	json_array_foreach(json_object_get(profile, "issues"), i, is)
 	{
 		const char *code = json_string_value(json_object_get(is, "code"));

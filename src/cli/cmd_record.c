@@ -38,6 +38,7 @@ static int run(int argc, char **argv)
 	size_t nkv = 0;
 	struct ergon_err err = {0};
 	long idx = 0;
+	int json = 0;
 	struct cli_parser p;
 	cli_init(&p, "record", argc, argv);
 	int clean = 0;
@@ -56,6 +57,7 @@ static int run(int argc, char **argv)
 		} else if (cli_flag(&p, "--until-gate-falls", &o.until_gate_falls)) {
 		} else if (cli_flag(&p, "--clean", &clean)) {
 		} else if (cli_flag(&p, "--force", &o.force)) {
+		} else if (cli_flag(&p, "--json", &json)) {
 		} else if (cli_quiet(&p)) {
 		} else {
 			cli_unknown(&p);
@@ -85,30 +87,43 @@ static int run(int argc, char **argv)
 		json_decref(res.issues);
 		return ergon_cli_fail("record", &err);
 	}
-	printf("recorded %llu samples (%.3f s, %llu dropped, mean %.6g A) to %s: %s\n",
+	if (json)
+		cli_json_doc("record",
+			     json_pack("{s:s, s:I, s:f, s:I, s:f, s:s, s:o, s:o}", "out", o.out_path,
+				       "samples", (json_int_t)res.samples_kept, "elapsed_s",
+				       res.samples_kept > 0 ? res.elapsed_s : 0.0, "dropped",
+				       (json_int_t)res.dropped, "mean_current_a",
+				       isfinite(res.mean_current_a) ? res.mean_current_a : 0.0,
+				       "stop_reason", res.stop_reason[0] ? res.stop_reason : "done",
+				       "instrument",
+				       res.identity ? json_incref(res.identity) : json_null(), "issues",
+				       res.issues ? json_incref(res.issues) : json_array()));
+	else
+		printf("recorded %llu samples (%.3f s, %llu dropped, mean %.6g A) to %s: %s\n",
 	       (unsigned long long)res.samples_kept,
 	       (double)res.samples_kept > 0 ? res.elapsed_s : 0.0, (unsigned long long)res.dropped,
 	       res.mean_current_a, o.out_path, res.stop_reason[0] ? res.stop_reason : "done");
 	if (res.write_retries > 0)
-		fprintf(stderr,
-			"ergon record: warning: %llu write(s) of %s failed (%s) and succeeded once "
-			"the space reserved before the recording was released\n",
+		cli_warn("record",
+			"%llu write(s) of %s failed (%s) and succeeded once "
+			"the space reserved before the recording was released",
 			(unsigned long long)res.write_retries, o.out_path,
 			strerror(res.write_errno));
 	size_t i;
 	json_t *is;
 	json_array_foreach(res.issues, i, is)
 	{
+		if (json)
+			break; /* the document holds them */
 		fprintf(stderr, "ergon record: %s: %s\n",
 			json_string_value(json_object_get(is, "code")),
 			json_string_value(json_object_get(is, "message")));
 	}
 	json_decref(res.identity);
 	json_decref(res.issues);
-	if (rc) {
-		fprintf(stderr, "ergon record: %s\n", err.msg);
-		return ergon_exit_code(rc);
-	}
+	if (rc)
+		return cli_report_error("record", ergon_exit_code(rc), ergon_strerror_name(rc),
+					err.msg, 0);
 	struct ergon_verdict verdict;
 	ergon_verdict_record(&res, &verdict);
 	return ergon_cli_verdict_exit("record", &verdict, o.out_path);
@@ -117,7 +132,7 @@ static int run(int argc, char **argv)
 const struct ergon_cli_command ergon_cli_cmd_record = {
     .name = "record",
     .summary = "record a live instrument (ppk2) to a JLS file",
-    .help = "Usage: ergon record --instrument SPEC --out FILE.jls\n"
+    .help = "Usage: ergon record --instrument SPEC --out FILE.jls [--json]\n"
 	    "                    (--duration-s S | --until-gate-falls | Ctrl-C)\n"
 	    "                    [--sync-input-index N] [--instrument-opt K=V]... [--force]\n"
 	    "                    [--clean] [--quiet]\n\n"

@@ -16,7 +16,7 @@ static int run(int argc, char **argv)
 	unsigned flags = 0;
 	size_t n = 0;
 	memset(in, 0, sizeof in);
-	int force = 0;
+	int force = 0, json = 0;
 	struct cli_parser p;
 	cli_init(&p, "report", argc, argv);
 	int clean = 0;
@@ -32,6 +32,7 @@ static int run(int argc, char **argv)
 		} else if (cli_str(&p, "--pubkey", &o.pubkey_path)) {
 		} else if (cli_flag(&p, "--clean", &clean)) {
 		} else if (cli_flag(&p, "--force", &force)) {
+		} else if (cli_flag(&p, "--json", &json)) {
 		} else if (cli_positional(&p, &v)) {
 			if (n == ERGON_HTML_INPUTS_MAX)
 				cli_error(&p, "at most %d artifacts", ERGON_HTML_INPUTS_MAX);
@@ -49,6 +50,13 @@ static int run(int argc, char **argv)
 	struct ergon_err err = {0};
 	if (ergon_report_html_write(in, n, &o, out, flags, &err) != 0)
 		return ergon_cli_fail("report", &err);
+	if (json) {
+		json_t *a = json_array();
+		for (size_t i = 0; a && i < n; i++)
+			json_array_append_new(a, json_pack("{s:s, s:s?}", "path", in[i].path, "jls",
+							   in[i].jls_path));
+		return cli_json_doc("report", json_pack("{s:s, s:o}", "wrote", out, "artifacts", a));
+	}
 	printf("wrote %s (%zu artifact%s)\n", out, n, n > 1 ? "s" : "");
 	return ERGON_EXIT_OK;
 }
@@ -57,7 +65,7 @@ const struct ergon_cli_command ergon_cli_cmd_report = {
     .name = "report",
     .summary = "render artifacts as one self-contained HTML file with plots",
     .help = "Usage: ergon report ARTIFACT [--jls REC.jls] [ARTIFACT ...] --out report.html\n"
-	    "                    [--pubkey PUB] [--force] [--clean]\n\n"
+	    "                    [--pubkey PUB] [--force] [--clean] [--json]\n\n"
 	    "One HTML file with everything inline (no network, no other files): for a run\n"
 	    "report the power over time with its idle and load phases, window edges and\n"
 	    "throttle onset, throughput per window with temperature, the latency histogram\n"

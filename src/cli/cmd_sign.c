@@ -9,10 +9,12 @@
 static int run(int argc, char **argv)
 {
 	const char *key = NULL, *path = NULL;
+	int json = 0;
 	struct cli_parser p;
 	cli_init(&p, "sign", argc, argv);
 	while (cli_next(&p)) {
 		if (cli_str(&p, "--key", &key)) {
+		} else if (cli_flag(&p, "--json", &json)) {
 		} else if (cli_positional(&p, &path)) {
 		} else {
 			cli_unknown(&p);
@@ -24,13 +26,18 @@ static int run(int argc, char **argv)
 	int rc = ergon_cli_sign_load("sign", key, &k);
 	if (rc)
 		return rc;
-	return ergon_cli_sign_written("sign", key, path, &k);
+	char key_id[ERGON_KEY_ID_MAX];
+	snprintf(key_id, sizeof key_id, "%s", k.key_id);
+	rc = ergon_cli_sign_written("sign", key, path, &k);
+	if (rc || !json)
+		return rc;
+	return cli_json_doc("sign", json_pack("{s:s, s:s}", "signed", path, "key_id", key_id));
 }
 
 const struct ergon_cli_command ergon_cli_cmd_sign = {
     .name = "sign",
     .summary = "sign an artifact's report_id with an Ed25519 key",
-    .help = "Usage: ergon sign ARTIFACT --key KEY\n\n"
+    .help = "Usage: ergon sign ARTIFACT --key KEY [--json]\n\n"
 	    "Checks that ARTIFACT's report_id matches its content (a tampered artifact is\n"
 	    "never signed), then stores \"signature\": {algorithm, key_id, report_id, value}\n"
 	    "in it. report_id does not cover the signature, so it stays the same. Signing\n"

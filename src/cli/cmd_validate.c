@@ -26,7 +26,8 @@ static void on_signal(int sig)
 static void progress(void *ctx, const char *model, const char *check)
 {
 	(void)ctx;
-	fprintf(stderr, "ergon validate: %s: %s ...\n", model, check);
+	if (!cli_json_on()) /* --json: stderr holds only JSON lines */
+		fprintf(stderr, "ergon validate: %s: %s ...\n", model, check);
 }
 
 /* The default regression threshold, % (docs/VALIDATE.md). */
@@ -36,7 +37,7 @@ static int run(int argc, char **argv)
 {
 	const char *board = NULL, *models = NULL, *baseline = NULL, *junit = NULL, *out = NULL;
 	const char *target = NULL, *fwdir = NULL;
-	int power = 0, force = 0;
+	int power = 0, force = 0, json = 0;
 	double threshold = VALIDATE_THRESHOLD_PCT;
 	long rtt_port = 0;
 	struct cli_parser p;
@@ -53,6 +54,7 @@ static int run(int argc, char **argv)
 		} else if (cli_str(&p, "--junit-xml", &junit)) {
 		} else if (cli_outdir(&p, "--out", &out)) {
 		} else if (cli_flag(&p, "--force", &force)) {
+		} else if (cli_flag(&p, "--json", &json)) {
 		} else {
 			cli_unknown(&p);
 		}
@@ -86,12 +88,31 @@ static int run(int argc, char **argv)
 	if (rc)
 		return ergon_cli_fail("validate", &err);
 	unsigned passed = res.tests - res.failures - res.errors - res.skipped;
+	int code = res.failures || res.errors || interrupted ? ERGON_EXIT_MEASUREMENT : ERGON_EXIT_OK;
+	if (json) {
+		int jrc = cli_json_doc(
+		    "validate",
+		    json_pack("{s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:b, s:s, s:s}", "board", board,
+			      "models", (int)res.models, "tests", (int)res.tests, "passed",
+			      (int)passed, "failed", (int)res.failures, "errors", (int)res.errors,
+			      "skipped", (int)res.skipped, "interrupted", interrupted != 0, "junit",
+			      junit, "out", out));
+		if (jrc)
+			return jrc;
+		if (code) {
+			char msg[160];
+			snprintf(msg, sizeof msg, "%u failed, %u error(s)%s: %s says which", res.failures,
+				 res.errors, interrupted ? ", interrupted" : "", junit);
+			return cli_report_error("validate", code, "EMEASURE", msg, 0);
+		}
+		return ERGON_EXIT_OK;
+	}
 	printf("validate: %u model(s), %u test(s): %u passed, %u failed, %u error(s), %u "
 	       "skipped%s\n",
 	       res.models, res.tests, passed, res.failures, res.errors, res.skipped,
 	       interrupted ? " (interrupted)" : "");
 	printf("junit: %s\n", junit);
-	return res.failures || res.errors || interrupted ? ERGON_EXIT_MEASUREMENT : ERGON_EXIT_OK;
+	return code;
 }
 
 const struct ergon_cli_command ergon_cli_cmd_validate = {
@@ -100,7 +121,7 @@ const struct ergon_cli_command ergon_cli_cmd_validate = {
     .help = "Usage: ergon validate --board sim|qemu-an547|BOARD --models DIR --junit-xml FILE\n"
 	    "                      --out DIR [--firmware-dir FWDIR [--rtt-port PORT]] [--power]\n"
 	    "                      [--baseline DIR|DB] [--threshold PCT] [--db PATH|URL]\n"
-	    "                      [--force]\n\n"
+	    "                      [--force] [--json]\n\n"
 	    "Profiles every DIR/*.tflite on the board into OUT/MODEL/: on qemu-an547\n"
 	    "ergon builds the firmware with the model (ergon profile MODEL.tflite); on sim\n"
 	    "the virtual bench runs the model in-process (synthetic: simulated board and\n"

@@ -1,5 +1,6 @@
 /* The effective-configuration table (see config_print.h). */
 #include "config_print.h"
+#include "cli_opts.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -23,9 +24,9 @@ void ergon_cli_config_print_issues(FILE *f, const char *cmd, const struct ergon_
 	json_t *issue;
 	json_array_foreach(cfg->issues, k, issue)
 	{
-		fprintf(f, "ergon %s: %s: %s: %s\n", cmd,
-			json_string_value(json_object_get(issue, "severity")),
-			json_string_value(json_object_get(issue, "code")),
-			json_string_value(json_object_get(issue, "message")));
+		(void)f; /* stderr: cli_issue's stream */
+		cli_issue(cmd, json_string_value(json_object_get(issue, "severity")),
+			  json_string_value(json_object_get(issue, "code")),
+			  json_string_value(json_object_get(issue, "message")));
 	}
 }

@@ -35,6 +35,30 @@ expect 0 "model infer kws on zeros" -- "$ERGON_BIN" model infer "$M/kws_ref_mode
 want=$(awk '$1 == "kws_ref_model.tflite" && $2 == "zero" {print $4}' "$REFS")
 got=$(od -An -v -tx1 "$TMP/out.bin" | tr -d ' \n')
 [ -n "$want" ] && [ "$got" = "$want" ] && ok "output equals LiteRT's ($got)" || bad "output $got, LiteRT $want"
+# The top classes: LiteRT's bytes ranked here (ties by the lower class),
+# dequantized with the softmax output quantization every int8 TFLite
+# classifier has (scale 1/256, zero point -128: TFLite's quantization spec).
+python3 - "$want" "$OUT" <<'PY' && ok "top 5 = LiteRT's bytes ranked and dequantized" || bad "top classes differ from LiteRT's"
+import sys
+raw = [b - 256 if b > 127 else b for b in bytes.fromhex(sys.argv[1])]
+order = sorted(range(len(raw)), key=lambda i: (-raw[i], i))[:5]
+want = ["%d %d %.6f" % (i, raw[i], (raw[i] + 128) / 256) for i in order]
+got = [" ".join(l.split()) for l in sys.argv[2].splitlines() if l.strip()[:1].isdigit()]
+print("    want", want, "\n    got ", got)
+sys.exit(0 if got == want else 1)
+PY
+contains "$OUT" "score = scale x (raw - zero point)" "says how the score is made"
+expect 0 "model infer --top 1 --json" -- "$ERGON_BIN" model infer "$M/kws_ref_model.tflite" \
+  --input "$TMP/zero490.bin" --out "$TMP/out1.bin" --top 1 --json
+printf '%s' "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); t=d["top"]; assert len(t) == 1 and t[0]["class"] == 0 and t[0]["raw"] == -1 and t[0]["score"] == 127/256 and d["dequantized"], d' &&
+  ok "--top 1 --json: class 0, raw -1, score 127/256" || bad "--top 1 --json: ${OUT:0:300}"
+expect 3 "a missing --input is I/O" -- "$ERGON_BIN" model infer "$M/kws_ref_model.tflite" \
+  --input "$TMP/absent.bin" --out "$TMP/o4.bin"
+[ "$(grep -c "absent.bin" <<<"$ERR")" = 1 ] && ok "the missing input is named once" || bad "missing input: $ERR"
+expect 3 "--out into a missing folder" -- "$ERGON_BIN" model infer "$M/kws_ref_model.tflite" \
+  --input "$TMP/zero490.bin" --out "$TMP/no/such/dir/o.bin"
+contains "$ERR" "mkdir -p $TMP/no/such/dir" "gives the fix"
+[ ! -e "$TMP/no" ] && ok "creates no folder" || bad "a folder was created"
 expect 3 "existing --out refused" -- "$ERGON_BIN" model infer "$M/kws_ref_model.tflite" \
   --input "$TMP/zero490.bin" --out "$TMP/out.bin"
 contains "$ERR" "--force" "names --force"

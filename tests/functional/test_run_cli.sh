@@ -50,6 +50,17 @@ contains "$M" "$(sed -n 's/.*"report_id": "\(sha256:[0-9a-f]*\)".*/\1/p' "$R")" 
 expect 3 "energy-model does not overwrite without --force" -- "$ERGON_BIN" energy-model "$R" \
   --action inference --allow-synthetic --out "$TMP/model.json"
 
+# --out into a missing folder: refused before anything runs, with the fix,
+# and no folder is created (a typo must not make folders; issue 35).
+expect 3 "run --out into a missing folder" -- "$ERGON_BIN" run --device dut --workload builtin:spin \
+  "${SHORT[@]}" --out "$TMP/missing/dir/r.json"
+contains "$ERR" "the output folder $TMP/missing/dir does not exist; create it (mkdir -p $TMP/missing/dir)" \
+  "names the folder and the fix"
+[ -z "$OUT" ] && ok "nothing ran (no summary)" || bad "run printed a summary: ${OUT:0:200}"
+expect 3 "energy-model --out into a missing folder" -- "$ERGON_BIN" energy-model "$R" \
+  --action inference --allow-synthetic --out "$TMP/missing/m.json"
+[ ! -e "$TMP/missing" ] && ok "no folder was created" || bad "$TMP/missing was created"
+
 # Output exists: refused without --force, and the file is untouched.
 sum=$(sha256sum "$R")
 expect 3 "run refuses an existing output" -- "$ERGON_BIN" run --device dut --workload builtin:spin \

@@ -111,6 +111,82 @@ json_t *ergon_model_info_json(const struct ergon_model *m)
 	return root;
 }
 
+/* Output 0's element i as a number; 0 when the type is not one a model
+ * output has. */
+static double out_elem(const uint8_t *b, int type, size_t i)
+{
+	switch (type) {
+	case ERT_TFL_INT8:
+		return (double)(int8_t)b[i];
+	case ERT_TFL_UINT8:
+		return (double)b[i];
+	case ERT_TFL_INT16: {
+		int16_t v;
+		memcpy(&v, b + 2 * i, 2);
+		return (double)v;
+	}
+	case ERT_TFL_INT32: {
+		int32_t v;
+		memcpy(&v, b + 4 * i, 4);
+		return (double)v;
+	}
+	case ERT_TFL_FLOAT32: {
+		float v;
+		memcpy(&v, b + 4 * i, 4);
+		return (double)v;
+	}
+	default:
+		return 0;
+	}
+}
+
+static size_t elem_size(int type)
+{
+	return type == ERT_TFL_INT8 || type == ERT_TFL_UINT8 ? 1
+	       : type == ERT_TFL_INT16			     ? 2
+	       : type == ERT_TFL_INT32 || type == ERT_TFL_FLOAT32 ? 4
+								   : 0;
+}
+
+/* The k highest scores of output 0 (bytes out, len), highest first, ties
+ * by lower index: a partial selection, k passes over the output. */
+static void top_scores(const struct ergon_model *m, const uint8_t *out, size_t len,
+		       const struct ergon_model_infer_opts *o)
+{
+	*o->n_top = 0;
+	const struct ert_tfl_model *t = ergon_model_tfl(m);
+	if (t == NULL || t->n_outputs == 0)
+		return;
+	const struct ert_tfl_tensor *x = &t->tensors[t->outputs[0]];
+	size_t es = elem_size(x->type);
+	if (es == 0)
+		return;
+	size_t n = len / es;
+	int quantized = x->n_scale == 1 && x->type != ERT_TFL_FLOAT32;
+	for (size_t r = 0; r < o->top_k && r < n; r++) {
+		size_t best = n;
+		double bv = 0;
+		for (size_t i = 0; i < n; i++) {
+			int taken = 0;
+			for (size_t j = 0; j < r; j++)
+				taken |= o->top[j].index == i;
+			double v = out_elem(out, x->type, i);
+			if (!taken && (best == n || v > bv)) {
+				best = i;
+				bv = v;
+			}
+		}
+		if (best == n)
+			break;
+		struct ergon_model_score *s = &o->top[r];
+		s->index = (unsigned)best;
+		s->raw = bv;
+		s->quantized = quantized;
+		s->score = quantized ? (double)x->scale * (bv - (double)x->zero_point) : bv;
+		*o->n_top = r + 1;
+	}
+}
+
 int ergon_model_infer_run(const struct ergon_model_infer_opts *o, size_t *out_len,
 			  struct ergon_err *err)
 {
@@ -147,6 +223,8 @@ int ergon_model_infer_run(const struct ergon_model_infer_opts *o, size_t *out_le
 	}
 	if (!rc)
 		rc = ergon_file_write_atomic(o->out_path, out, *out_len, wflags, err);
+	if (!rc && o->top_k && o->top && o->n_top)
+		top_scores(m, out, *out_len, o);
 	free(qemu_out);
 	free(in);
 	ergon_model_free(m);
