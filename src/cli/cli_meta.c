@@ -52,56 +52,178 @@ static int is_heading(const char *s, size_t len)
 	return 1;
 }
 
-static void upper_heading(FILE *f, const char *s, size_t len)
+/* 1 when the "--word" at p follows "ergon OTHER" on its line: an option of
+ * another subcommand that the help text mentions ("check it with ergon
+ * verify ARTIFACT --pubkey PUB"), not one of cmd's own. */
+static int other_cmds_option(const char *help, const char *p, const char *cmd)
 {
-	fputs(".SH ", f);
-	for (size_t i = 0; i + 1 < len; i++)
-		fputc(toupper((unsigned char)s[i]), f);
-	fputc('\n', f);
+	const char *line = p;
+	while (line > help && line[-1] != '\n')
+		line--;
+	const char *last = NULL;
+	for (const char *e = strstr(line, "ergon "); e && e < p; e = strstr(e + 6, "ergon "))
+		last = e + 6;
+	if (last == NULL || *last == '-')
+		return 0;
+	size_t l = strlen(cmd);
+	return !(strncmp(last, cmd, l) == 0 && (last[l] == ' ' || last[l] == '\n'));
 }
 
-/* The help text verbatim in no-fill blocks (the layout --help has is the
- * layout the page has), headings turned into sections, Usage into
- * SYNOPSIS. */
-static void man_body(FILE *f, const char *help)
+/* Every "--word" of cmd's own in its help text, once, in order of
+ * appearance. */
+static void help_options(FILE *out, const char *help, const char *cmd)
 {
-	const char *p = help;
-	int in_nf = 0;
-	int part = 0; /* 0 before, 1 in SYNOPSIS, 2 after */
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t len = nl ? (size_t)(nl - p) : strlen(p);
-		if (part == 0) {
-			fputs(".SH SYNOPSIS\n.nf\n", f);
-			in_nf = 1;
-			part = 1;
-			roff_line(f, p, len);
-		} else if (len == 0 && part == 1) {
-			fputs(".fi\n.SH DESCRIPTION\n.nf\n", f);
-			part = 2;
-		} else if (len == 0 && in_nf) {
-			/* blank line: paragraph break inside the current section */
+	char seen[META_OPTS_MAX][48];
+	size_t n = 0;
+	for (const char *p = strstr(help, "--"); p; p = strstr(p + 2, "--")) {
+		if (p > help && (isalnum((unsigned char)p[-1]) || p[-1] == '-'))
+			continue;
+		if (other_cmds_option(help, p, cmd))
+			continue;
+		size_t l = 2;
+		while (isalnum((unsigned char)p[l]) || p[l] == '-')
+			l++;
+		if (l <= 2 || l >= sizeof(seen[0]) || p[l - 1] == '-')
+			continue;
+		int dup = 0;
+		for (size_t k = 0; k < n && !dup; k++)
+			dup = strncmp(seen[k], p, l) == 0 && seen[k][l] == '\0';
+		if (dup || n >= META_OPTS_MAX)
+			continue;
+		memcpy(seen[n], p, l);
+		seen[n][l] = '\0';
+		fprintf(out, "%s\n", seen[n++]);
+	}
+	fprintf(out, "--help\n");
+}
+
+/* A heading in the text --help prints: an unindented line "Word(s):", or
+ * the exit-code section's "Exit codes (...):". */
+static int is_any_heading(const char *s, size_t len)
+{
+	return is_heading(s, len) || (len > 11 && strncmp(s, "Exit codes", 10) == 0 &&
+				      s[len - 1] == ':');
+}
+
+/* The man section (man-pages(7) order) a help heading belongs to. */
+enum man_sec { SEC_DESCRIPTION, SEC_OPTIONS, SEC_EXIT, SEC_EXAMPLES, SEC_N };
+
+static enum man_sec heading_section(const char *s, size_t len)
+{
+	if ((len == 8 && strncmp(s, "Options:", 8) == 0) ||
+	    (len == 15 && strncmp(s, "Common options:", 15) == 0))
+		return SEC_OPTIONS;
+	if (strncmp(s, "Exit codes", 10) == 0)
+		return SEC_EXIT;
+	if ((len == 9 && strncmp(s, "Examples:", 9) == 0) ||
+	    (len == 8 && strncmp(s, "Example:", 8) == 0))
+		return SEC_EXAMPLES;
+	return SEC_DESCRIPTION;
+}
+
+/* Lines of text in no-fill mode, a blank line a paragraph break. */
+static void roff_block(FILE *f, const char *p, const char *end)
+{
+	fputs(".nf\n", f);
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		if (len == 0)
 			fputs(".fi\n.PP\n.nf\n", f);
-		} else if (is_heading(p, len)) {
-			if (in_nf)
-				fputs(".fi\n", f);
-			upper_heading(f, p, len);
-			fputs(".nf\n", f);
-			in_nf = 1;
-		} else {
-			if (!in_nf) {
-				fputs(".nf\n", f);
-				in_nf = 1;
-			}
+		else
 			roff_line(f, p, len);
+		p += len + (nl ? 1 : 0);
+	}
+	fputs(".fi\n", f);
+}
+
+/* One block of the help text: from a heading (or the start) to the next. */
+struct man_block {
+	const char *heading; /* NULL: the text before the first heading */
+	size_t heading_len;
+	const char *body, *end;
+	enum man_sec sec;
+};
+
+#define MAN_BLOCKS_MAX 32
+
+/* The page of a --help text (`ergon CMD --help` or `ergon --help` after
+ * its title line): SYNOPSIS (the Usage lines up to the first blank line),
+ * DESCRIPTION (the text after it, and any other heading as a
+ * subsection), OPTIONS ("Options:", "Common options:"; when the help has
+ * no "Options:" block, the options its text describes are listed and
+ * pointed to), EXIT STATUS, EXAMPLES, in that order. Every line of the
+ * help text is on the page; only the order of the blocks changes. */
+static void man_body(FILE *f, const char *help, const char *cmd)
+{
+	struct man_block b[MAN_BLOCKS_MAX];
+	size_t nb = 0;
+	const char *p = help, *end = help + strlen(help);
+	/* SYNOPSIS: the first paragraph. */
+	const char *syn_end = strstr(p, "\n\n");
+	syn_end = syn_end ? syn_end + 1 : end;
+	fputs(".SH SYNOPSIS\n", f);
+	roff_block(f, p, syn_end - 1 > p ? syn_end - 1 : syn_end);
+	p = syn_end;
+	while (*p == '\n')
+		p++;
+	b[nb++] = (struct man_block){NULL, 0, p, end, SEC_DESCRIPTION};
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		if (is_any_heading(p, len) && nb < MAN_BLOCKS_MAX) {
+			b[nb - 1].end = p;
+			b[nb++] = (struct man_block){p, len, nl ? nl + 1 : end, end,
+						     heading_section(p, len)};
 		}
 		p += len + (nl ? 1 : 0);
 	}
-	if (in_nf)
-		fputs(".fi\n", f);
+	static const char *const names[SEC_N] = {"DESCRIPTION", "OPTIONS", "EXIT STATUS",
+						 "EXAMPLES"};
+	for (int sec = 0; sec < SEC_N; sec++) {
+		fprintf(f, ".SH %s\n", names[sec]);
+		int own_options = 0;
+		for (size_t k = 0; k < nb; k++)
+			own_options |= b[k].sec == SEC_OPTIONS && b[k].heading_len == 8;
+		if (sec == SEC_OPTIONS && !own_options && cmd != NULL) {
+			/* The options are described in the text above: name them. */
+			fputs("The options of this command are described under DESCRIPTION:\n.PP\n",
+			      f);
+			char *list = NULL;
+			size_t len = 0;
+			FILE *m = open_memstream(&list, &len);
+			if (m != NULL) {
+				help_options(m, help, cmd);
+				fclose(m);
+			}
+			for (char *w = list ? strtok(list, "\n") : NULL; w; w = strtok(NULL, "\n"))
+				if (strcmp(w, "--help") != 0 && strcmp(w, "--color") != 0) {
+					fputs(".B ", f);
+					roff_line(f, w, strlen(w));
+				}
+			free(list);
+		}
+		for (size_t k = 0; k < nb; k++) {
+			if (b[k].sec != (enum man_sec)sec)
+				continue;
+			/* A heading that names the section is the section; any
+			 * other becomes a subsection with its own words. */
+			if (b[k].heading && (sec == SEC_DESCRIPTION ||
+					     strncmp(b[k].heading, "Common options:", 15) == 0)) {
+				fputs(".SS ", f);
+				roff_line(f, b[k].heading, b[k].heading_len - 1);
+			}
+			const char *e = b[k].end;
+			while (e > b[k].body && e[-1] == '\n')
+				e--;
+			if (e > b[k].body)
+				roff_block(f, b[k].body, e);
+		}
+	}
 }
 
-static void man_cmd(FILE *f, const struct ergon_cli_command *c)
+static void man_cmd(FILE *f, const struct ergon_cli_command *c,
+		    const struct ergon_cli_command *const *cmds)
 {
 	fprintf(f, ".TH ERGON-");
 	for (const char *s = c->name; *s; s++)
@@ -118,9 +240,18 @@ static void man_cmd(FILE *f, const struct ergon_cli_command *c)
 		ergon_cli_print_help(m, c);
 		fclose(m);
 	}
-	man_body(f, text ? text : c->help);
+	man_body(f, text ? text : c->help, c->name);
+	/* SEE ALSO: ergon(1) and every other command the help text names
+	 * ("ergon verify ..."). */
+	fputs(".SH SEE ALSO\n.BR ergon (1)", f);
+	for (size_t i = 0; cmds[i]; i++) {
+		char ref[64];
+		snprintf(ref, sizeof ref, "ergon %s ", cmds[i]->name);
+		if (cmds[i] != c && strstr(text ? text : c->help, ref))
+			fprintf(f, ",\n.BR ergon\\-%s (1)", cmds[i]->name);
+	}
+	fputs("\n", f);
 	free(text);
-	fputs(".SH SEE ALSO\n.BR ergon (1)\n", f);
 }
 
 static void man_main(FILE *f, const struct ergon_cli_command *const *cmds,
@@ -141,7 +272,7 @@ static void man_main(FILE *f, const struct ergon_cli_command *const *cmds,
 	const char *body = strchr(text, '\n');
 	while (body && *body == '\n')
 		body++;
-	man_body(f, body ? body : "");
+	man_body(f, body ? body : "", NULL);
 	fputs(".SH SEE ALSO\n", f);
 	for (size_t i = 0; cmds[i]; i++)
 		fprintf(f, ".BR ergon\\-%s (1)%s\n", cmds[i]->name, cmds[i + 1] ? "," : "");
@@ -163,7 +294,7 @@ static int write_page(const char *dir, const char *name, const struct ergon_cli_
 		return ERGON_EXIT_IO;
 	}
 	if (c)
-		man_cmd(f, c);
+		man_cmd(f, c, cmds);
 	else
 		man_main(f, cmds, print_help);
 	if (fclose(f) != 0) {
@@ -192,56 +323,11 @@ static int man(const struct ergon_cli_command *const *cmds, void (*print_help)(F
 	if (argc == 2)
 		for (size_t i = 0; cmds[i]; i++)
 			if (strcmp(cmds[i]->name, argv[1]) == 0) {
-				man_cmd(stdout, cmds[i]);
+				man_cmd(stdout, cmds[i], cmds);
 				return ERGON_EXIT_OK;
 			}
 	fprintf(stderr, "ergon __man: usage: ergon __man [CMD] | --out-dir DIR\n");
 	return ERGON_EXIT_USAGE;
-}
-
-/* 1 when the "--word" at p follows "ergon OTHER" on its line: an option of
- * another subcommand that the help text mentions ("check it with ergon
- * verify ARTIFACT --pubkey PUB"), not one of cmd's own. */
-static int other_cmds_option(const char *help, const char *p, const char *cmd)
-{
-	const char *line = p;
-	while (line > help && line[-1] != '\n')
-		line--;
-	const char *last = NULL;
-	for (const char *e = strstr(line, "ergon "); e && e < p; e = strstr(e + 6, "ergon "))
-		last = e + 6;
-	if (last == NULL || *last == '-')
-		return 0;
-	size_t l = strlen(cmd);
-	return !(strncmp(last, cmd, l) == 0 && (last[l] == ' ' || last[l] == '\n'));
-}
-
-/* Every "--word" of cmd's own in its help text, once, in order of
- * appearance. */
-static void help_options(const char *help, const char *cmd)
-{
-	char seen[META_OPTS_MAX][48];
-	size_t n = 0;
-	for (const char *p = strstr(help, "--"); p; p = strstr(p + 2, "--")) {
-		if (p > help && (isalnum((unsigned char)p[-1]) || p[-1] == '-'))
-			continue;
-		if (other_cmds_option(help, p, cmd))
-			continue;
-		size_t l = 2;
-		while (isalnum((unsigned char)p[l]) || p[l] == '-')
-			l++;
-		if (l <= 2 || l >= sizeof(seen[0]) || p[l - 1] == '-')
-			continue;
-		int dup = 0;
-		for (size_t k = 0; k < n && !dup; k++)
-			dup = strncmp(seen[k], p, l) == 0 && seen[k][l] == '\0';
-		if (dup || n >= META_OPTS_MAX)
-			continue;
-		memcpy(seen[n], p, l);
-		seen[n][l] = '\0';
-		printf("%s\n", seen[n++]);
-	}
-	printf("--help\n");
 }
 
 static int complete(const struct ergon_cli_command *const *cmds, int argc, char **argv)
@@ -254,7 +340,7 @@ static int complete(const struct ergon_cli_command *const *cmds, int argc, char 
 	} else if (strcmp(what, "options") == 0 && argc == 3) {
 		for (size_t i = 0; cmds[i]; i++)
 			if (strcmp(cmds[i]->name, argv[2]) == 0)
-				help_options(cmds[i]->help, cmds[i]->name);
+				help_options(stdout, cmds[i]->help, cmds[i]->name);
 	} else if (strcmp(what, "actions") == 0 && argc == 3) {
 		for (size_t i = 0; cmds[i]; i++)
 			if (strcmp(cmds[i]->name, argv[2]) == 0 && cmds[i]->actions)

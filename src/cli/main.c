@@ -51,16 +51,29 @@ int ergon_cli_wants_help(int argc, char **argv)
 static void print_help(FILE *f)
 {
 	fprintf(f, "ergon %s - measure what a unit of work really costs on a real device\n\n"
-		   "Usage: ergon <command> [options]\n"
+		   "Usage: ergon [--color[=WHEN]] <command> [options]\n"
 		   "       ergon <command> --help\n"
+		   "       ergon help exit-codes\n"
 		   "       ergon --version\n\n"
+		   "Every artifact says whether its figures were measured or synthetic.\n"
+		   "Documentation: README.md, docs/USAGE.md, docs/METHOD.md,\n"
+		   "docs/REPORT_FORMAT.md.\n\n"
 		   "Commands:\n",
 		ERGON_VERSION);
 	for (size_t i = 0; commands[i]; i++)
 		fprintf(f, "  %-14s %s\n", commands[i]->name, commands[i]->summary);
+	fprintf(f, "\nOptions:\n"
+		   "  --color[=WHEN]  colour for verdicts and issue severities: auto (on a\n"
+		   "                  terminal, unless NO_COLOR is set), always, never\n"
+		   "  --json          (every command but power-on) one JSON document on stdout,\n"
+		   "                  errors as JSON lines on stderr\n"
+		   "  -h, --help      this text; ergon COMMAND --help for a command's\n"
+		   "  -V, --version   the version\n\n"
+		   "Examples:\n"
+		   "  ergon doctor\n"
+		   "  ergon profile --board sim --power --out sim-run\n"
+		   "  ergon report sim-run/summary.json --out sim-run.html\n");
 	ergon_cli_exit_codes_print(f, NULL);
-	fprintf(f, "\nEvery artifact says whether its figures were measured or synthetic.\n"
-		   "Documentation: README.md, docs/METHOD.md, docs/REPORT_FORMAT.md.\n");
 }
 
 int main(int argc, char **argv)
