@@ -56,6 +56,12 @@ struct ergon_run_config {
 	 * windows), kept whole in one report with the statistics of every
 	 * figure over them. 0 or 1: one run (a version 1 report). */
 	size_t repeat;
+	/* Called once every input passed its check (the output, the
+	 * instrument, its space, the workload, --temp-file) and just before
+	 * the first sample: where a caller announces how long the run will
+	 * take. NULL: none. */
+	void (*ready)(void *ctx);
+	void *ready_ctx;
 };
 
 /* A figure of a run that ergon states statistics for over repetitions and

@@ -349,58 +349,17 @@ const char *cli_nearest_list(const char *given, const char *const *names)
 	return cli_nearest(given, names, n);
 }
 
-int cli_utf8(void)
-{
-	static int cached = -1;
-	if (cached < 0) {
-		const char *cs = nl_langinfo(CODESET);
-		cached = cs && (strcasecmp(cs, "UTF-8") == 0 || strcasecmp(cs, "utf8") == 0);
-	}
-	return cached;
-}
-
-const char *cli_sym(const char *utf8, const char *ascii)
-{
-	return cli_utf8() ? utf8 : ascii;
-}
-
 /* --quiet on the commands that draw progress (run, record, profile,
- * capture, kernels run): one process, one command, so a file-level flag. */
-static int quiet_flag;
-
+ * capture, kernels run): one process, one command; the flag lives with
+ * the progress it turns off (cli_term.c). */
 int cli_quiet(struct cli_parser *p)
 {
-	return cli_flag(p, "--quiet", &quiet_flag);
+	int q = 0;
+	int m = cli_flag(p, "--quiet", &q);
+	if (q)
+		cli_quiet_set(1);
+	return m;
 }
-
-int cli_quiet_on(void)
-{
-	return quiet_flag;
-}
-
-int cli_progress_ok(void)
-{
-	return !quiet_flag && !cli_json_on() && isatty(STDERR_FILENO);
-}
-
-void cli_progress_line(const char *fmt, ...)
-{
-	char line[160];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof line, fmt, ap);
-	va_end(ap);
-	/* One terminal line: cut at 78 columns, the rest of the old line blanked. */
-	fprintf(stderr, "\r%-78.78s", line);
-	fflush(stderr);
-}
-
-void cli_progress_clear(void)
-{
-	fprintf(stderr, "\r%78s\r", "");
-	fflush(stderr);
-}
-
 
 char *cli_dir(char *dir)
 {

@@ -120,10 +120,23 @@ int cli_progress_ok(void);
 int cli_quiet(struct cli_parser *p);
 /* 1 when --quiet was given. */
 int cli_quiet_on(void);
+void cli_quiet_set(int on);
 /* Redraw the progress line on stderr (printf format, cut to one line);
  * cli_progress_clear() blanks it. Only call them when cli_progress_ok(). */
 void cli_progress_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_progress_clear(void);
+/* The width of the terminal f is (TIOCGWINSZ, else $COLUMNS, else 80);
+ * 0 when f is not a terminal. */
+int cli_columns(FILE *f);
+/* text from column col on, words wrapped at width (0: not wrapped),
+ * continuation lines indented by indent; ends the line. */
+void cli_wrap(FILE *f, const char *text, int indent, int col, int width);
+/* A step of unknown length (a firmware build): on a terminal only (as
+ * cli_progress_ok), a thread redraws "LABEL  N s" every second until
+ * cli_ticker_stop(), which blanks the line and returns the seconds (0 when
+ * no ticker ran). Nothing else may draw progress meanwhile. */
+void cli_ticker_start(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+double cli_ticker_stop(void);
 /* "12 s", "3 min 05 s": a duration or an ETA for a progress line. */
 void cli_duration(char *out, size_t cap, double s);
 

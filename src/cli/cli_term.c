@@ -6,10 +6,15 @@
 #include "cli_opts.h"
 
 #include <jansson.h>
+#include <langinfo.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 static int json_mode;
@@ -186,6 +191,160 @@ int cli_report_error(const char *cmd, int exit_code, const char *code, const cha
 	if (usage)
 		fprintf(stderr, "Try 'ergon%s%s --help'.\n", cmd[0] ? " " : "", cmd);
 	return exit_code;
+}
+
+int cli_utf8(void)
+{
+	static int cached = -1;
+	if (cached < 0) {
+		const char *cs = nl_langinfo(CODESET);
+		cached = cs && (strcasecmp(cs, "UTF-8") == 0 || strcasecmp(cs, "utf8") == 0);
+	}
+	return cached;
+}
+
+const char *cli_sym(const char *utf8, const char *ascii)
+{
+	return cli_utf8() ? utf8 : ascii;
+}
+
+/* --quiet on the commands that draw progress (run, record, profile,
+ * capture, kernels run; cli_quiet matches it): one process, one command,
+ * so a file-level flag. */
+static int quiet_flag;
+
+void cli_quiet_set(int on)
+{
+	quiet_flag = on;
+}
+
+int cli_quiet_on(void)
+{
+	return quiet_flag;
+}
+
+int cli_progress_ok(void)
+{
+	return !quiet_flag && !cli_json_on() && isatty(STDERR_FILENO);
+}
+
+void cli_progress_line(const char *fmt, ...)
+{
+	char line[160];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	/* One terminal line: cut at 78 columns, the rest of the old line blanked. */
+	fprintf(stderr, "\r%-78.78s", line);
+	fflush(stderr);
+}
+
+void cli_progress_clear(void)
+{
+	fprintf(stderr, "\r%78s\r", "");
+	fflush(stderr);
+}
+
+/* The ticker: one thread that redraws "LABEL  N s" every second while a
+ * step of unknown length runs (a firmware build), on a terminal only. */
+static struct {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	pthread_t th;
+	int on;
+	char label[128];
+	struct timespec t0;
+} ticker = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+
+static double since(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
+}
+
+static void *ticker_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&ticker.mu);
+	while (ticker.on) {
+		cli_progress_line("%s  %.0f s", ticker.label, since(&ticker.t0));
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += 1;
+		pthread_cond_timedwait(&ticker.cv, &ticker.mu, &until);
+	}
+	pthread_mutex_unlock(&ticker.mu);
+	return NULL;
+}
+
+void cli_ticker_start(const char *fmt, ...)
+{
+	if (!cli_progress_ok() || ticker.on)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(ticker.label, sizeof ticker.label, fmt, ap);
+	va_end(ap);
+	clock_gettime(CLOCK_MONOTONIC, &ticker.t0);
+	ticker.on = 1;
+	if (pthread_create(&ticker.th, NULL, ticker_main, NULL) != 0) {
+		ticker.on = 0;
+		cli_progress_line("%s", ticker.label); /* once, without the seconds */
+	}
+}
+
+double cli_ticker_stop(void)
+{
+	if (!ticker.on)
+		return 0;
+	pthread_mutex_lock(&ticker.mu);
+	ticker.on = 0;
+	pthread_cond_signal(&ticker.cv);
+	pthread_mutex_unlock(&ticker.mu);
+	pthread_join(ticker.th, NULL);
+	cli_progress_clear();
+	return since(&ticker.t0);
+}
+
+int cli_columns(FILE *f)
+{
+	struct winsize ws;
+	int fd = f == stdout ? STDOUT_FILENO : f == stderr ? STDERR_FILENO : fileno(f);
+	if (fd < 0 || !isatty(fd))
+		return 0; /* a pipe or a file: lines are not wrapped (grep finds them whole) */
+	if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40)
+		return ws.ws_col;
+	const char *c = getenv("COLUMNS");
+	long n = c ? strtol(c, NULL, 10) : 0;
+	return n >= 40 && n <= 1000 ? (int)n : 80;
+}
+
+void cli_wrap(FILE *f, const char *text, int indent, int col, int width)
+{
+	const char *p = text;
+	while (*p) {
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		size_t w = strcspn(p, " ");
+		if (width > 0 && col > indent && col + 1 + (int)w > width) {
+			fprintf(f, "\n%*s", indent, "");
+			col = indent;
+		} else if (col > indent) {
+			fputc(' ', f);
+			col++;
+		} else if (col < indent) {
+			fprintf(f, "%*s", indent - col, "");
+			col = indent;
+		}
+		fwrite(p, 1, w, f);
+		col += (int)w;
+		p += w;
+	}
+	fputc('\n', f);
 }
 
 void cli_duration(char *out, size_t cap, double s)

@@ -17,16 +17,20 @@ static void print_human(json_t *doc, const char *flow)
 	/* Two columns wide in both forms. */
 	const char *ok = cli_sym("✓ ", "ok");
 	const char *no = cli_sym("✗ ", "--");
+	/* Reasons and fixes wrapped to the terminal, under their column. */
+	int width = cli_columns(stdout);
 	printf("Capabilities:\n");
 	json_array_foreach(json_object_get(doc, "capabilities"), i, c)
 	{
 		int good = json_is_true(json_object_get(c, "ok"));
-		printf("  %s %-28s %s\n", good ? ok : no,
-		       json_string_value(json_object_get(c, "id")),
-		       json_string_value(json_object_get(c, "reason")));
+		printf("  %s%s%s %-28s ", cli_on(stdout, good ? CLI_GOOD : CLI_BAD), good ? ok : no,
+		       cli_off(stdout), json_string_value(json_object_get(c, "id")));
+		cli_wrap(stdout, json_string_value(json_object_get(c, "reason")) ?: "", 34, 34, width);
 		const char *fix = json_string_value(json_object_get(c, "fix"));
-		if (!good && fix)
-			printf("     %-28s fix: %s\n", "", fix);
+		if (!good && fix) {
+			printf("%34sfix: ", "");
+			cli_wrap(stdout, fix, 39, 39, width);
+		}
 	}
 	printf("\nFlows:\n");
 	const char *k;
@@ -35,8 +39,10 @@ static void print_human(json_t *doc, const char *flow)
 	{
 		if (flow && strcmp(flow, k) != 0)
 			continue;
-		printf("  %s %-14s %s\n", json_is_true(json_object_get(f, "ok")) ? ok : no, k,
-		       json_string_value(json_object_get(f, "reason")));
+		int good = json_is_true(json_object_get(f, "ok"));
+		printf("  %s%s%s %-14s ", cli_on(stdout, good ? CLI_GOOD : CLI_BAD), good ? ok : no,
+		       cli_off(stdout), k);
+		cli_wrap(stdout, json_string_value(json_object_get(f, "reason")) ?: "", 20, 20, width);
 	}
 }
 

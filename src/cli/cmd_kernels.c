@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Sign DIR/kernels.json once written (--sign KEY); wipes the key. */
 static int sign_written(const char *sign_key, const char *out, struct ergon_secret_key *skey)
@@ -112,11 +113,25 @@ static int parse_suites(struct cli_parser *p, const char *v, int *mask)
 	return 0;
 }
 
-/* On a terminal: which case runs (its correctness check, then timing). */
+/* On a terminal: which case runs (its correctness check, then timing),
+ * and from the second case on the time left at the mean pace so far. The
+ * first call ends the firmware build's ticker. */
 static void case_progress(void *ctx, size_t i, size_t n, const char *case_name)
 {
-	(void)ctx;
-	cli_progress_line("ergon kernels: case %zu/%zu %s", i + 1, n, case_name);
+	struct timespec *t0 = ctx;
+	struct timespec t;
+	cli_ticker_stop();
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	if (i == 0)
+		*t0 = t;
+	double el = (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
+	char eta[32] = "";
+	if (i > 0) {
+		char d[24];
+		cli_duration(d, sizeof d, el / (double)i * (double)(n - i));
+		snprintf(eta, sizeof eta, ", ETA %s", d);
+	}
+	cli_progress_line("ergon kernels: case %zu/%zu %s%s", i + 1, n, case_name, eta);
 }
 
 static int run_cmd(struct cli_parser *p)
@@ -173,9 +188,17 @@ static int run_cmd(struct cli_parser *p)
 	json_t *art = NULL;
 	char *samples = NULL, *table = NULL;
 	size_t slen = 0;
-	if (cli_progress_ok())
+	struct timespec cases_t0 = {0};
+	if (cli_progress_ok()) {
 		o.progress = case_progress;
+		o.progress_ctx = &cases_t0;
+		if (strcmp(o.board, "qemu-an547") == 0)
+			/* One firmware build and one QEMU run for every case. */
+			cli_ticker_start("ergon kernels: qemu-an547: building the firmware and "
+					 "running every case");
+	}
 	int krc = ergon_kernels_run(&o, &art, &samples, &slen, &err);
+	cli_ticker_stop();
 	if (o.progress != NULL)
 		cli_progress_clear();
 	if (krc != 0) {

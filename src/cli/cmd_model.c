@@ -125,7 +125,10 @@ static int infer(struct cli_parser *p)
 	    .on_qemu = on_qemu,
 	    .force = force,
 	};
+	if (on_qemu)
+		cli_ticker_start("ergon model: building the qemu-an547 firmware and running it");
 	int rc = ergon_model_infer_run(&io, &out_len, &err);
+	cli_ticker_stop();
 	if (rc)
 		return ergon_cli_fail("model", &err);
 	const char *where = on_qemu ? "qemu-an547 firmware" : "host interpreter";

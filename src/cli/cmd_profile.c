@@ -9,6 +9,7 @@
 #include "ergon/config.h"
 #include "ergon/issues.h"
 #include "ergon/model_fw.h"
+#include "ergon/model_run.h"
 #include "ergon/profile.h"
 #include "ergon/sim.h"
 #include "ergon/verdict.h"
@@ -80,6 +81,7 @@ static void print_layers(const json_t *profile)
 	 * layer's window time (present also where no cycle counter exists,
 	 * such as QEMU). */
 	const json_t *emu = json_object_get(profile, "emulated_instruction_count");
+	printf("Every layer (cycles and the layer's window time):\n");
 	if (json_is_object(emu))
 		printf("  emulated_insns: QEMU -icount emulated instructions per layer (not "
 		       "cycles; +/- %.1f): profile.emulated_instruction_count in summary.json\n",
@@ -126,6 +128,41 @@ static int issue_in(const json_t *list, const json_t *issue)
 	return 0;
 }
 
+/* The stage an issue belongs to, by its code: pmu.*, power.* and the
+ * on-board INA228's profile.ina228_* (the power stage's); NULL for any
+ * other. */
+static const char *issue_stage(const char *code)
+{
+	if (code == NULL)
+		return NULL;
+	if (strncmp(code, "pmu.", 4) == 0)
+		return "pmu";
+	if (strncmp(code, "power.", 6) == 0 || strncmp(code, "profile.ina228", 14) == 0)
+		return "power";
+	return NULL;
+}
+
+/* The one stage every error and warning belongs to, NULL when they belong
+ * to several or to none that is known (then every stage line names the
+ * verdict's reason). */
+static const char *verdict_stage(const json_t *issues)
+{
+	const char *owner = NULL;
+	size_t i;
+	const json_t *is;
+	json_array_foreach(issues, i, is)
+	{
+		const char *sev = json_string_value(json_object_get(is, "severity"));
+		if (sev == NULL || strcmp(sev, "info") == 0)
+			continue;
+		const char *st = issue_stage(json_string_value(json_object_get(is, "code")));
+		if (st == NULL || (owner && strcmp(owner, st) != 0))
+			return NULL;
+		owner = st;
+	}
+	return owner;
+}
+
 /* The terminal summary: stages, layers, the Power table, and what kind of
  * result this is (the virtual bench and QEMU are not measurements). */
 static void print_result(const json_t *summary, const struct ergon_verdict *v)
@@ -150,11 +187,21 @@ static void print_result(const json_t *summary, const struct ergon_verdict *v)
 		const char *e = json_string_value(json_object_get(st, "error"));
 		const char *s = json_string_value(json_object_get(st, "status"));
 		/* A stage that ran is never shown "ok" beside a result that is
-		 * not valid without the check that decided it. */
+		 * not valid without the check that decided it; the check is
+		 * named on the line of the stage it belongs to, and another
+		 * stage's line says its own checks passed. */
+		const char *what = v->kind == ERGON_VERDICT_DEGRADED ? "DEGRADED" : "NOT VALID";
+		enum cli_style sty = v->kind == ERGON_VERDICT_DEGRADED ? CLI_WARN : CLI_BAD;
+		const char *owner = NULL;
 		if (e == NULL && s && strcmp(s, "ok") == 0 && v->kind != ERGON_VERDICT_VALID)
-			printf("stage %-5s: ok - it ran, but the result is %s: %s\n", k,
-			       v->kind == ERGON_VERDICT_DEGRADED ? "DEGRADED" : "NOT VALID",
-			       v->why);
+			owner = verdict_stage(json_object_get(summary, "issues"));
+		if (owner && strcmp(owner, k) != 0 && json_object_get(stages, owner))
+			printf("stage %-5s: ok - its own checks passed; the result is %s%s%s by "
+			       "stage %s\n",
+			       k, cli_on(stdout, sty), what, cli_off(stdout), owner);
+		else if (e == NULL && s && strcmp(s, "ok") == 0 && v->kind != ERGON_VERDICT_VALID)
+			printf("stage %-5s: ok - it ran, but the result is %s%s%s: %s\n", k,
+			       cli_on(stdout, sty), what, cli_off(stdout), v->why);
 		else
 			printf("stage %-5s: %s%s%s\n", k, s, e ? " - " : "", e ? e : "");
 	}
@@ -402,13 +449,21 @@ static int run(int argc, char **argv)
 			goto fail;
 		}
 		snprintf(mdir, sizeof mdir, "%s/firmware", cfg.output.dir);
+		/* The model first: a file that is not a model the interpreter
+		 * runs is refused before anything is built or announced. */
+		struct ergon_model_info mi;
+		if ((rc = ergon_model_info_load(model_path, &mi, &err)) != 0)
+			goto fail;
+		ergon_model_info_release(&mi);
 		if (!dry) {
-			fprintf(stderr, "ergon profile: building the an547 firmware for %s in %s\n",
-				model_path, mdir);
+			cli_note("profile", "building the an547 firmware for %s in %s", model_path,
+				 mdir);
+			cli_ticker_start("ergon profile: building the an547 firmware");
 			rc = ergon_model_fw_prepare_profile(
 			    model_path, mdir,
 			    cfg.power.enabled && cfg.power.firmware == ERGON_FIRMWARE_DEDICATED,
 			    &model_json, &err);
+			cli_ticker_stop();
 			if (rc)
 				goto fail;
 		}

@@ -216,12 +216,14 @@ static void print_summary(const json_t *r)
 	       str(r, "provenance", "kind"));
 	/* Not a measurement: said here, not only in the JSON. */
 	if (strcmp(prov, "synthetic") == 0)
-		printf("result      : SYNTHETIC - a seeded power model, not a measurement%s\n",
+		printf("result      : %sSYNTHETIC%s - a seeded power model, not a measurement%s\n",
+		       cli_on(stdout, CLI_NOTE), cli_off(stdout),
 		       json_is_object(json_object_get(r, "emulation"))
 			   ? "; the throttle is emulated (it cannot heat the host)"
 			   : "");
 	else if (replayed)
-		printf("result      : REPLAYED - %s\n", ERGON_REPLAYED_LABEL);
+		printf("result      : %sREPLAYED%s - %s\n", cli_on(stdout, CLI_NOTE),
+		       cli_off(stdout), ERGON_REPLAYED_LABEL);
 	if (json_is_array(json_object_get(r, "repetitions"))) {
 		print_repeated(r);
 		goto tail;
@@ -325,21 +327,24 @@ static void print_summary(const json_t *r)
 		if (json_is_true(json_object_get(tp, "throttled")))
 			/* Whole seconds like the issue's "t=60s"; sub-10 s onsets
 			 * (short test runs) keep two significant digits. */
-			printf("sustained   : THROTTLED from t=%.*fs, %.1f -> %.1f ops/s (%+.1f%% "
+			printf("sustained   : %sTHROTTLED%s from t=%.*fs, %.1f -> %.1f ops/s (%+.1f%% "
 			       "throughput)\n",
-			       onset >= 10 ? 0 : 2, onset, num(tp, "first_ops_per_s"),
+			       cli_on(stdout, CLI_WARN), cli_off(stdout), onset >= 10 ? 0 : 2, onset, num(tp, "first_ops_per_s"),
 			       num(tp, "tail_ops_per_s"), num(tp, "change_pct"));
 		else if (isfinite(num(tp, "change_pct")))
-			printf("sustained   : STABLE, %.1f -> %.1f ops/s (%+.1f%% throughput)\n",
-			       num(tp, "first_ops_per_s"), num(tp, "tail_ops_per_s"),
+			printf("sustained   : %sSTABLE%s, %.1f -> %.1f ops/s (%+.1f%% throughput)\n",
+			       cli_on(stdout, CLI_GOOD), cli_off(stdout), num(tp, "first_ops_per_s"), num(tp, "tail_ops_per_s"),
 			       num(tp, "change_pct"));
 		else /* no operation ended in the first window: no ratio */
-			printf("sustained   : STABLE, %.1f -> %.1f ops/s\n",
-			       num(tp, "first_ops_per_s"), num(tp, "tail_ops_per_s"));
+			printf("sustained   : %sSTABLE%s, %.1f -> %.1f ops/s\n", cli_on(stdout, CLI_GOOD),
+			       cli_off(stdout), num(tp, "first_ops_per_s"), num(tp, "tail_ops_per_s"));
 	}
 tail:;
 	const char *integ = json_string_value(json_object_get(r, "integrity"));
-	printf("integrity   : %s\n", integ ? integ : "?");
+	enum cli_style ist = integ && strcmp(integ, "valid") == 0      ? CLI_GOOD
+			     : integ && strcmp(integ, "degraded") == 0 ? CLI_WARN
+								       : CLI_BAD;
+	printf("integrity   : %s%s%s\n", cli_on(stdout, ist), integ ? integ : "?", cli_off(stdout));
 	/* The issues that decided it: every error and warning (infos are in
 	 * the report). */
 	size_t ii;
@@ -349,11 +354,36 @@ tail:;
 		const char *sev = json_string_value(json_object_get(is, "severity"));
 		if (sev == NULL || strcmp(sev, "info") == 0)
 			continue;
-		printf("  %-8s %s: %s\n", sev, json_string_value(json_object_get(is, "code")),
+		printf("  %s%-8s%s %s: %s\n", cli_on(stdout, cli_severity_style(sev)), sev,
+		       cli_off(stdout), json_string_value(json_object_get(is, "code")),
 		       json_string_value(json_object_get(is, "message")));
 	}
 	const char *id = json_string_value(json_object_get(r, "report_id"));
 	printf("report_id   : %.15s%s\n", id ? id : "?", cli_sym("…", "..."));
+}
+
+/* "about N s": on a terminal always, otherwise from 10 s on. */
+static void announce(void *ctx)
+{
+	const struct ergon_run_config *cfg = ctx;
+	double one_s = cfg->session.settle_s + cfg->session.idle_s +
+		       (double)cfg->session.windows * cfg->session.window_s;
+	size_t reps = cfg->repeat > 1 ? cfg->repeat : 1;
+	double total_s = one_s * (double)reps;
+	if (!cli_progress_ok() && total_s < 10)
+		return;
+	if (reps > 1)
+		fprintf(stderr,
+			"ergon run: about %.0f s (%zu repetitions x (settle %g s + idle %g s + %zu "
+			"windows x %g s)); Ctrl-C stops early and keeps what was measured\n",
+			total_s, reps, cfg->session.settle_s, cfg->session.idle_s,
+			cfg->session.windows, cfg->session.window_s);
+	else
+		fprintf(stderr,
+			"ergon run: about %.0f s (settle %g s + idle %g s + %zu windows x %g s); "
+			"Ctrl-C stops early and keeps what was measured\n",
+			total_s, cfg->session.settle_s, cfg->session.idle_s, cfg->session.windows,
+			cfg->session.window_s);
 }
 
 static int run(int argc, char **argv)
@@ -473,27 +503,11 @@ static int run(int argc, char **argv)
 	ergon_cli_signals_install(on_signal, log_path != NULL, NULL);
 	ergon_cli_stale_report("run", cfg.out_path, clean);
 
-	/* How long it will take, before it starts (a run with the defaults is
-	 * over six minutes): on a terminal always, otherwise from 10 s on. */
-	double one_s = cfg.session.settle_s + cfg.session.idle_s +
-		       (double)cfg.session.windows * cfg.session.window_s;
-	size_t reps = cfg.repeat > 1 ? cfg.repeat : 1;
-	double total_s = one_s * (double)reps;
-	if (!as_json && !cli_quiet_on() && (cli_progress_ok() || total_s >= 10)) {
-		if (reps > 1)
-			fprintf(
-			    stderr,
-			    "ergon run: about %.0f s (%zu repetitions x (settle %g s + idle %g s "
-			    "+ %zu windows x %g s)); Ctrl-C stops early and keeps what was "
-			    "measured\n",
-			    total_s, reps, cfg.session.settle_s, cfg.session.idle_s,
-			    cfg.session.windows, cfg.session.window_s);
-		else
-			fprintf(stderr,
-				"ergon run: about %.0f s (settle %g s + idle %g s + %zu windows x "
-				"%g s); Ctrl-C stops early and keeps what was measured\n",
-				total_s, cfg.session.settle_s, cfg.session.idle_s,
-				cfg.session.windows, cfg.session.window_s);
+	/* How long it will take, once every input passed its check and before
+	 * the first sample (a run with the defaults is over six minutes). */
+	if (!as_json && !cli_quiet_on()) {
+		cfg.ready = announce;
+		cfg.ready_ctx = &cfg;
 	}
 	json_t *rep = NULL;
 	int rc = ergon_run(&cfg, &rep, &err);

@@ -17,7 +17,7 @@ void ergon_cli_hpx_print_top(FILE *f, const json_t *profile)
 	if (!json_is_number(total) || json_array_size(top) == 0) {
 		fprintf(f, "no cycle counts in this profile\n");
 	} else {
-		fprintf(f, "total cycles %.0f; top layers:\n", json_number_value(total));
+		fprintf(f, "Top layers by cycles (total cycles %.0f):\n", json_number_value(total));
 		fprintf(f, "  %-6s %-28s %14s %7s\n", "layer", "op", "cycles", "%");
 		size_t i;
 		json_t *L;

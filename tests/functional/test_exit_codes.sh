@@ -90,6 +90,12 @@ expect 4 "profile: per-inference withheld (gate_never_falls)" -- \
   "$E" profile --board sim --sim-scenario gate_never_falls --out "$TMP/p4"
 contains "$OUT" "stage power: ok - it ran, but the result is DEGRADED: no qualifying gate window (gate_failure no_gate_fall)" \
   "the power stage line says what was withheld"
+# The PMU stage's line carries its own stage's faults only (issue 35): the
+# gate is the power stage's.
+contains "$OUT" "stage pmu  : ok - its own checks passed; the result is DEGRADED by stage power" \
+  "the pmu stage line does not repeat the power stage's fault"
+[ "$(grep -c "no qualifying gate window" <<<"$OUT")" = 2 ] && ok "the fault is on stdout twice (power line, verdict line)" ||
+  bad "the fault is repeated $(grep -c "no qualifying gate window" <<<"$OUT") times on stdout"
 contains "$OUT" "DEGRADED: $TMP/p4/summary.json" "the verdict line says DEGRADED"
 expect 1 "profile: a failed check (hfrc_drift)" -- \
   "$E" profile --board sim --sim-scenario hfrc_drift --out "$TMP/p1"

@@ -539,6 +539,8 @@ int ergon_power_table_render(const json_t *power, int utf8, char **out, struct e
 	    {"Avg power", "avg_power_w", "W"},
 	    {"Peak current", "peak_current_a", "A"},
 	    {"Energy", "energy_j", "J"},
+	    /* The count an energy per inference divides by, beside it. */
+	    {"Inferences", "inference_count", NULL},
 	    {"Energy/inference", "energy_per_inference_j", "J"},
 	};
 	enum { NROWS = sizeof(rows) / sizeof(rows[0]) };
@@ -554,6 +556,10 @@ int ergon_power_table_render(const json_t *power, int utf8, char **out, struct e
 		if (r == NROWS - 1 &&
 		    json_is_true(json_object_get(power, "per_inference_metrics_omitted")))
 			snprintf(vals[r], sizeof(vals[r]), "withheld");
+		else if (rows[r].unit == NULL && json_is_number(v))
+			snprintf(vals[r], sizeof(vals[r]), "%.0f", json_number_value(v));
+		else if (rows[r].unit == NULL)
+			snprintf(vals[r], sizeof(vals[r]), "-");
 		else
 			si(vals[r], sizeof(vals[r]), json_is_number(v) ? json_number_value(v) : NAN,
 			   rows[r].unit, utf8);

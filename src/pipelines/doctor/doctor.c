@@ -320,6 +320,45 @@ static int add_python_driver(json_t *caps, const char *python_opt)
 	return ok;
 }
 
+/* The fix for an instrument whose scan found nothing usable: the module,
+ * the package, the group or the udev rule; NULL: the generic pointer. */
+static const char *instrument_fix(const char *driver, int code)
+{
+	static const struct {
+		const char *driver, *missing, *denied;
+	} fixes[] = {
+	    {"hwmon",
+	     "load the monitor's kernel driver (e.g. `modprobe ina3221`, or enable it in the "
+	     "board's device tree); in a container, bind-mount the host's /sys",
+	     "read access to /sys/class/hwmon/*/curr*_input and in*_input: run as a user who "
+	     "has it, or a udev rule SUBSYSTEM==\"hwmon\", MODE=\"0444\""},
+	    {"rapl",
+	     "`modprobe intel_rapl_msr` (Intel; AMD: `modprobe amd_energy` or a kernel with "
+	     "RAPL for AMD); in a VM or container RAPL is usually not passed through",
+	     "energy_uj is root-only since Linux 5.10: a udev rule SUBSYSTEM==\"powercap\", "
+	     "ACTION==\"add\", RUN+=\"/bin/chmod 0444 %S%p/energy_uj\", or run as root"},
+	    {"nvml",
+	     "install the NVIDIA driver with its NVML library (Debian: `apt install "
+	     "nvidia-driver libnvidia-ml1`, from non-free)",
+	     "your user needs access to /dev/nvidia*: add it to the video group "
+	     "(`sudo usermod -aG video $USER`, then log in again)"},
+	    {"joulescope",
+	     "`pip install pyjoulescope_driver` (the vendor's package, not in Debian) into the "
+	     "Python that ERGON_PYTHON names (default python3), then plug the Joulescope in",
+	     "a udev rule for the Joulescope (the vendor's 72-joulescope.rules into "
+	     "/etc/udev/rules.d/, then `udevadm control --reload`)"},
+	    {"ppk2",
+	     "plug the PPK2 into its USB DATA/POWER port with a data cable; `dmesg` shows "
+	     "whether the kernel saw it (a /dev/ttyACM* port)",
+	     "add your user to the dialout group (`sudo usermod -aG dialout $USER`, then log "
+	     "in again)"},
+	};
+	for (size_t i = 0; i < sizeof fixes / sizeof fixes[0]; i++)
+		if (strcmp(driver, fixes[i].driver) == 0)
+			return code == ERGON_EACCES ? fixes[i].denied : fixes[i].missing;
+	return NULL;
+}
+
 /* Instruments through the drivers' own scans; returns how many measuring
  * (not synthetic, not replay) instruments are usable. */
 static int add_instruments(json_t *caps, const char *sysfs_root)
@@ -348,11 +387,13 @@ static int add_instruments(json_t *caps, const char *sysfs_root)
 		else
 			snprintf(reason, sizeof(reason), "%s",
 				 e.msg[0] ? e.msg : "no device found");
+		const char *fix = instrument_fix(d[i]->name, e.code);
 		json_t *c = cap_new(id, ok, reason,
-				    e.code == ERGON_EACCES
-					? "grant read access (udev rule or group), or run "
-					  "as a user who has it"
-					: "see the reason; `ergon instruments` lists details");
+				    fix                       ? fix
+				    : e.code == ERGON_EACCES ? "grant read access (udev rule or group), "
+							       "or run as a user who has it"
+							     : "`ergon instruments` lists what was "
+							       "looked for and where");
 		json_object_set_new(c, "measures", json_true());
 		if (ok) {
 			json_object_set_new(c, "found", found);

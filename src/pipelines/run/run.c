@@ -785,6 +785,9 @@ int ergon_run(const struct ergon_run_config *cfg, json_t **report, struct ergon_
 		tdrv.close = NULL;
 		measure = &wrapped;
 	}
+	/* Every input passed: the caller may say how long it will take. */
+	if (cfg->ready)
+		cfg->ready(cfg->ready_ctx);
 	struct ergon_mtime whole, mt;
 	ergon_mtime_start(&whole);
 	for (size_t i = 0; i < n_rep; i++) {
