@@ -89,6 +89,39 @@ if "$cc" "${extra[@]}" -o "$TMP/consumer_pc" "$CONS/c/consumer.c" $flags 2>"$TMP
   case "$ldd_line" in *"$libdir/libergon.so.0"*) ok "consumer loads the installed libergon.so.0";;
     *) bad "consumer does not load the installed library: $ldd_line";; esac
 else bad "C consumer did not build"; cat "$TMP/cc.err"; fi
+# The same consumer linked with the rpath README and ergon.pc give runs with
+# no LD_LIBRARY_PATH (issue 35: it failed with "libergon.so.0: cannot open
+# shared object file"); so does the installed ergon.
+grep -q -- '-Wl,-rpath,$(pkg-config --variable=libdir ergon)' "$libdir/pkgconfig/ergon.pc" &&
+  ok "ergon.pc says how a consumer finds libergon" || bad "ergon.pc does not say how libergon is found"
+if "$cc" "${extra[@]}" -o "$TMP/consumer_rp" "$CONS/c/consumer.c" $flags \
+  -Wl,-rpath,"$(pkg-config --variable=libdir ergon)" 2>"$TMP/cc.err"; then
+  env -u LD_LIBRARY_PATH "$TMP/consumer_rp" >"$TMP/rp.out" 2>&1 && ok "rpath consumer runs without LD_LIBRARY_PATH" ||
+    { bad "rpath consumer failed"; cat "$TMP/rp.out"; }
+  check_out "$TMP/rp.out" "rpath consumer"
+else bad "rpath consumer did not build"; cat "$TMP/cc.err"; fi
+# <ergon/ergon.h> brings the public API: a program that includes only it
+# calls functions of several headers, built against the prefix alone.
+cat >"$TMP/umbrella.c" <<'C'
+#include <ergon/ergon.h>
+#include <stdio.h>
+int main(void)
+{
+	const char *names[] = {"run", "profile"};
+	printf("%s %d %s\n", ergon_strerror_name(ERGON_ENOENT),
+	       ergon_verdict_exit_code(ERGON_VERDICT_VALID), ergon_suggest_nearest("profle", names, 2));
+	return 0;
+}
+C
+if "$cc" "${extra[@]}" -std=c11 -o "$TMP/umbrella" "$TMP/umbrella.c" $flags \
+  -Wl,-rpath,"$(pkg-config --variable=libdir ergon)" 2>"$TMP/cc.err"; then
+  [ "$("$TMP/umbrella")" = "ENOENT 0 profile" ] && ok "#include <ergon/ergon.h> brings the API (strict C11)" || bad "umbrella program output"
+else bad "#include <ergon/ergon.h> does not build"; head -20 "$TMP/cc.err"; fi
+n_inc=$(grep -c '^#include <ergon/' "$P/include/ergon/ergon.h")
+n_h=$(ls "$P"/include/ergon/*.h | grep -v -c -E '/(model|model_fw|model_run|model_shape|sim_host|reserve|ergon)\.h$')
+[ "$n_inc" = "$n_h" ] && ok "ergon.h includes all $n_h headers but the six it names" || bad "ergon.h includes $n_inc of $n_h"
+env -u LD_LIBRARY_PATH "$P/bin/ergon" --version >"$TMP/v.out" 2>&1 && ok "installed ergon runs without LD_LIBRARY_PATH" ||
+  { bad "installed ergon does not run"; cat "$TMP/v.out"; }
 
 # 2. CMake consumer through find_package(ergon), shared and static.
 if cmake -S "$CONS/cmake" -B "$TMP/cm" -G Ninja -DCMAKE_PREFIX_PATH="$P" -DCMAKE_C_COMPILER="$cc" \
