@@ -200,6 +200,7 @@ static void man_body(FILE *f, const char *help, const char *cmd)
 				if (strcmp(w, "--help") != 0 && strcmp(w, "--color") != 0) {
 					fputs(".B ", f);
 					roff_line(f, w, strlen(w));
+					fputs(".br\n", f);
 				}
 			free(list);
 		}

@@ -81,15 +81,18 @@ static int run(int argc, char **argv)
 		}
 		/* A changed artifact is not compared: its figures are not its own. */
 		if ((rc = ergon_artifact_check_digest(a[i], &err)) != 0) {
-			fprintf(stderr, "ergon compare: %s: %s; not compared\n", paths[i], err.msg);
-			code = EXIT_INCOMPARABLE;
+			char msg[sizeof err.msg + 64];
+			snprintf(msg, sizeof msg, "%s: %s; not compared", paths[i], err.msg);
+			code = cli_report_error("compare", EXIT_INCOMPARABLE, ergon_strerror_name(rc),
+						msg, 0);
 			goto out;
 		}
 	}
 	rc = ergon_compare((const json_t *const *)a, paths, n, &o, &res, &err);
 	if (rc && res == NULL) {
-		fprintf(stderr, "ergon compare: %s\n", err.msg);
-		code = rc == ERGON_EREFUSED ? EXIT_INCOMPARABLE : ergon_exit_code(rc);
+		code = cli_report_error("compare",
+					rc == ERGON_EREFUSED ? EXIT_INCOMPARABLE : ergon_exit_code(rc),
+					ergon_strerror_name(rc), err.msg, 0);
 		goto out;
 	}
 	if (as_json) {
@@ -109,13 +112,24 @@ static int run(int argc, char **argv)
 		}
 	}
 	if (rc) {
-		fprintf(stderr, "ergon compare: %s\n", err.msg);
-		code = EXIT_INCOMPARABLE;
+		code = cli_report_error("compare", EXIT_INCOMPARABLE, ergon_strerror_name(rc),
+					err.msg, 0);
 	} else if (ergon_compare_regressed(res)) {
 		code = ERGON_EXIT_MEASUREMENT;
+		/* The text says it; with --json the exit status gets its line. */
+		if (as_json)
+			cli_report_error("compare", code, "EREGRESSION",
+					 "a headline figure regressed beyond --threshold (the "
+					 "document's verdicts say which)",
+					 0);
 	} else if (json_integer_value(json_object_get(res, "spread_unknown")) > 0) {
 		/* No verdict on some figure: as not comparable (docs/COMPARE.md). */
 		code = EXIT_INCOMPARABLE;
+		if (as_json)
+			cli_report_error("compare", code, "ESPREAD",
+					 "a figure has no verdict: the run-to-run spread is unknown "
+					 "(fewer than 3 repetitions on a side; ergon run --repeat 3)",
+					 0);
 	}
 out:
 	for (size_t i = 0; i < n; i++)

@@ -93,7 +93,13 @@ doc 'd["schema"] == "energy-model/v1"' "energy-model: the document is the model"
 check 1 "energy-model refused" -- "$E" energy-model "$R" --action inference --json
 check 0 report -- "$E" report "$R" --out "$TMP/r.html" --json
 doc "d['wrote'] == '$TMP/r.html'" "report: names the page"
-check 0 compare -- "$E" compare "$R" "$TMP/r2.json" --json
+# compare judges a difference only with 3 or more repetitions a side
+# (issue 31): single runs get exit 4 and a JSON error line saying why.
+check 4 "compare, spread unknown" -- "$E" compare "$R" "$TMP/r2.json" --json
+grep -q '"ESPREAD"' "$TMP/err" && ok "compare: the error line says the spread is unknown" || bad "compare exit 4: $(cat "$TMP/err")"
+"$E" run "${RUN[@]}" --repeat 3 --out "$TMP/r3a.json" >/dev/null 2>&1
+"$E" run "${RUN[@]}" --repeat 3 --out "$TMP/r3b.json" >/dev/null 2>&1
+check 0 compare -- "$E" compare "$TMP/r3a.json" "$TMP/r3b.json" --json
 
 # db: every action.
 check 0 "db ingest" -- "$E" db --db "$TMP/results.db" ingest "$R" --json
