@@ -365,10 +365,8 @@ int cli_print_json(const json_t *value)
 	if (value == NULL)
 		return ERGON_EXIT_OK;
 	if (json_dumpf(value, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) != 0 ||
-	    fputc('\n', stdout) == EOF || fflush(stdout) != 0) {
-		fprintf(stderr, "ergon: cannot write the JSON summary to stdout\n");
-		return ERGON_EXIT_IO;
-	}
+	    fputc('\n', stdout) == EOF || fflush(stdout) != 0)
+		return ERGON_EXIT_IO; /* said once, with the exit code, by main (stdout_checked) */
 	return ERGON_EXIT_OK;
 }
 

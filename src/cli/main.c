@@ -3,10 +3,14 @@
 #include "cli_opts.h"
 #include "ergon/suggest.h"
 
+#include <errno.h>
 #include <locale.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define ERGON_CLI_CMD(n) extern const struct ergon_cli_command ergon_cli_cmd_##n;
 #include "ergon_cli_commands.inc"
@@ -76,7 +80,43 @@ static void print_help(FILE *f)
 	ergon_cli_exit_codes_print(f, NULL);
 }
 
+/* Whether stdout is a pipe whose reader has gone (EPIPE): `ergon run ... |
+ * head -1` is a choice, not a failure (docs/RELIABILITY.md). */
+static int reader_gone(void)
+{
+	struct stat st;
+	struct pollfd pf = {.fd = STDOUT_FILENO, .events = POLLOUT};
+	return fstat(STDOUT_FILENO, &st) == 0 && S_ISFIFO(st.st_mode) && poll(&pf, 1, 0) == 1 &&
+	       (pf.revents & POLLERR);
+}
+
+/* Every command's stdout is checked here, once, at the end: a write that
+ * failed (a full disk, /dev/full, a closed descriptor) is an I/O error,
+ * exit 3, unless the command already failed with a more specific code;
+ * a reader that has gone is not an error. */
+static int stdout_checked(const char *cmd, int rc)
+{
+	errno = 0;
+	int flushed = fflush(stdout) == 0;
+	int e = errno;
+	if (flushed && !ferror(stdout))
+		return rc;
+	if ((!flushed && e == EPIPE) || reader_gone())
+		return rc;
+	fprintf(stderr, "ergon %s: cannot write to stdout: %s; what was printed is incomplete\n",
+		cmd, !flushed && e ? strerror(e) : "a write failed");
+	return rc == ERGON_EXIT_OK || rc == ERGON_EXIT_DEGRADED ? ERGON_EXIT_IO : rc;
+}
+
+static int dispatch(int argc, char **argv);
+
 int main(int argc, char **argv)
+{
+	int rc = dispatch(argc, argv);
+	return stdout_checked(argc > 1 ? argv[1] : "", rc);
+}
+
+static int dispatch(int argc, char **argv)
 {
 	/* Only the character set: it decides UTF-8 symbols or their ASCII
 	 * fallback (cli_sym); numbers keep the C locale's format. */
