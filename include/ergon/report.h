@@ -117,6 +117,13 @@ ERGON_API int ergon_report_compute_figures_packed(const json_t *report,
  * off it is in units of the tolerance, never the value the series give. */
 ERGON_API int ergon_report_verify(const json_t *report, struct ergon_err *err);
 
+/* What every consumer of an artifact checks before using it (db ingest,
+ * compare): a sustained report as ergon_report_verify (every figure from
+ * its series, so a resealed forged figure is refused), any other artifact
+ * its digest; and a signature, when there is one, must have been made for
+ * this report_id (ergon_artifact_signature_bound, no key needed). */
+ERGON_API int ergon_artifact_verify(const json_t *artifact, struct ergon_err *err);
+
 /* Verify the report file at path (at most max_len bytes) in bounded
  * memory: the digest is streamed from the file (never the canonical text
  * in memory) and the series are read once as doubles

@@ -92,6 +92,13 @@ ERGON_API int ergon_artifact_check_signature(const json_t *artifact,
 					     const struct ergon_public_key *pub,
 					     struct ergon_err *err);
 
+/* What can be checked of a signature without a key: when the artifact has
+ * a signature member, it has the right shape and algorithm and was made
+ * for this artifact's report_id (a signature moved from another report, or
+ * left on a resealed edit, is not). 0 when unsigned or bound, else
+ * ERGON_EVERIFY naming the field. */
+ERGON_API int ergon_artifact_signature_bound(const json_t *artifact, struct ergon_err *err);
+
 /* The signature status of an artifact without a public key, for display:
  * "unsigned" or "signed by KEY_ID (not checked)"; key_id (may be NULL)
  * gets the claimed signer. Returns 1 when a signature member exists. */

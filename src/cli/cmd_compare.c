@@ -6,6 +6,7 @@
 #include "ergon/artifact.h"
 #include "ergon/compare.h"
 #include "ergon/fileio.h"
+#include "ergon/report.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -79,10 +80,17 @@ static int run(int argc, char **argv)
 			code = ergon_cli_fail("compare", &err);
 			goto out;
 		}
-		/* A changed artifact is not compared: its figures are not its own. */
-		if ((rc = ergon_artifact_check_digest(a[i], &err)) != 0) {
+		/* A changed artifact is not compared: its figures are not its own.
+		 * What verify refuses (a resealed forged figure, a signature made
+		 * for another report) compare refuses too. */
+		if ((rc = ergon_artifact_verify(a[i], &err)) != 0) {
+			if (rc != ERGON_EVERIFY) {
+				code = ergon_cli_fail("compare", &err);
+				goto out;
+			}
 			char msg[sizeof err.msg + 64];
-			snprintf(msg, sizeof msg, "%s: %s; not compared", paths[i], err.msg);
+			snprintf(msg, sizeof msg, "%s: fails verification: %s; not compared", paths[i],
+				 err.msg);
 			code = cli_report_error("compare", EXIT_INCOMPARABLE, ergon_strerror_name(rc),
 						msg, 0);
 			goto out;
@@ -159,6 +167,8 @@ const struct ergon_cli_command ergon_cli_cmd_compare = {
 	    "distinguishable, is a regression.\n\n"
 	    "--out DIR writes DIR/compare.json (an ergon.compare artifact) and, for profiles,\n"
 	    "DIR/layer_diff.csv (layer_id,op,counter,a,b,diff_b,ratio_b,...).\n\n"
+	    "Every input is verified first, as ergon verify does (a sustained report's\n"
+	    "figures from its series, another artifact's digest, a signature's report_id).\n"
 	    "docs/COMPARE.md.\n\n"
 	    "Examples:\n"
 	    "  ergon run ... --repeat 5 --out base.json; ergon run ... --repeat 5 --out new.json\n"
@@ -167,8 +177,9 @@ const struct ergon_cli_command ergon_cli_cmd_compare = {
     .run = run,
     .exits = {[0] = "comparable, and no regression",
 	      [1] = "a regression (with --threshold)",
-	      [3] = "an artifact cannot be read or its digest does not match, or --out cannot be "
-	      "written",
-	      [4] = "refused: not comparable, artifacts of different kinds, or a figure without a "
-	      "verdict because the run-to-run spread is unknown (docs/COMPARE.md)"},
+	      [3] = "an artifact cannot be read, or --out cannot be written",
+	      [4] = "refused: not comparable, artifacts of different kinds, an artifact that fails "
+	      "verification (a changed digest, a resealed figure, a signature made for another "
+	      "report), or a figure without a verdict because the run-to-run spread is unknown "
+	      "(docs/COMPARE.md)"},
 };

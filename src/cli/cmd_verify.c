@@ -17,6 +17,11 @@ static int check_signature(const json_t *r, const char *pubkey, char *said, size
 	struct ergon_public_key pub;
 	char signer[ERGON_KEY_ID_MAX];
 	if (pubkey == NULL) {
+		/* Without the key the signature cannot be checked, but whether
+		 * it was made for this report can. */
+		int rc = ergon_artifact_signature_bound(r, err);
+		if (rc)
+			return rc;
 		if (ergon_artifact_signer(r, signer))
 			snprintf(said, cap, "signed by %s (not checked: give --pubkey PUB)",
 				 signer);

@@ -451,11 +451,7 @@ static int verify(const char *path, const json_t *j, const char *schema, char ke
 		return ergon_err_set(err, ERGON_EVERIFY,
 				     "%s: no report_id: not a sealed ergon artifact; refused",
 				     path);
-	const char *kind = json_string_value(json_object_get(j, "kind"));
-	if (strcmp(schema, "ergon.report") == 0 && kind && strcmp(kind, "sustained") == 0)
-		rc = ergon_report_verify(j, &e);
-	else
-		rc = ergon_artifact_check_digest(j, &e);
+	rc = ergon_artifact_verify(j, &e);
 	if (rc)
 		return ergon_err_set(err, ERGON_EVERIFY, "%s: fails verification: %s; refused",
 				     path, e.msg);

@@ -8,6 +8,7 @@
 #include "ergon/jcs.h"
 #include "ergon/json_alloc.h"
 #include "ergon/report.h"
+#include "ergon/signature.h"
 #include "pipelines/common/common.h"
 
 #include <math.h>
@@ -397,6 +398,18 @@ int ergon_report_verify(const json_t *r, struct ergon_err *err)
 {
 	struct verify_ctx c = {.r = r};
 	return run_checks(&c, err);
+}
+
+int ergon_artifact_verify(const json_t *j, struct ergon_err *err)
+{
+	const char *schema = json_string_value(json_object_get(j, "schema"));
+	const char *kind = json_string_value(json_object_get(j, "kind"));
+	int sustained = schema && strcmp(schema, ERGON_REPORT_SCHEMA) == 0 && kind &&
+			strcmp(kind, "sustained") == 0;
+	int rc = sustained ? ergon_report_verify(j, err) : ergon_artifact_check_digest(j, err);
+	if (rc == 0)
+		rc = ergon_artifact_signature_bound(j, err);
+	return rc;
 }
 
 int ergon_report_verify_file(const char *path, size_t max_len, unsigned flags, json_t **report,
