@@ -42,7 +42,21 @@ ERGON_API int ergon_path_replaceable(const char *path, struct ergon_err *err);
 ERGON_API int ergon_file_check_writable(const char *path, unsigned flags,
 					struct ergon_err *err);
 
-/* Read a whole file of at most max_len bytes. *data is malloc'd with a NUL
+enum ergon_input_flags {
+	ERGON_INPUT_FIFO = 1 << 0, /* a FIFO or pipe is accepted (read as a stream) */
+};
+
+/* Open path (what names it in a message, e.g. "the log"; may be NULL) for
+ * reading without ever blocking in open() (a FIFO with no
+ * writer then reads as empty): a regular file, or with ERGON_INPUT_FIFO a
+ * FIFO; anything else (a device such as /dev/zero, a socket, a folder) is
+ * refused with ERGON_EUSAGE naming what it is. *fd_out is blocking again
+ * for reads (caller closes). */
+ERGON_API int ergon_open_input(const char *path, const char *what, unsigned flags, int *fd_out,
+			       struct ergon_err *err);
+
+/* Read a whole file of at most max_len bytes (ergon_open_input with
+ * ERGON_INPUT_FIFO: a pipe is read up to max_len, a device is refused). *data is malloc'd with a NUL
  * after the last byte (caller frees). */
 ERGON_API int ergon_file_read_all(const char *path, size_t max_len, char **data, size_t *len,
 				  struct ergon_err *err);

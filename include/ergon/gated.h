@@ -24,6 +24,10 @@ extern "C" {
 
 struct ergon_gated_config {
 	double stats_rate_hz;	   /* packets per second for raw input; 0 = 1000 */
+	/* Packet input: the packets must span 1 / stats_rate_hz (1 % + 1 us):
+	 * a rate the user gave that contradicts the packets is refused
+	 * (ERGON_EUSAGE naming the packet) rather than used. */
+	int stats_rate_strict;
 	double min_window_s;	   /* gates shorter than this are glitches; 0 = 1.0 */
 	unsigned sync_input_index; /* digital input carrying the gate (INPUT0 = 0) */
 	/* Software gate: when marker_count > 0 the markers are the gate and the
@@ -84,6 +88,13 @@ struct ergon_window_figures {
 	int has_distribution;
 	double median_current_a, p95_current_a, p99_current_a;
 	double median_power_w, p95_power_w, p99_power_w;
+	/* Sign and continuity (ergon/plausible.h): samples or packets that ran
+	 * backwards through the load, the first one's time and the most
+	 * negative such current; for packets, the time between them that no
+	 * packet covered, and the largest such hole with where it began. */
+	uint64_t reverse_n;
+	double reverse_first_s, reverse_min_a;
+	double gap_s, gap_max_s, gap_max_at_s;
 	int closed;			  /* the gate fell (always 1 for gate windows) */
 	int from_accumulator;		  /* energy/charge from instrument accumulators */
 	struct ergon_accum_xcheck xcheck; /* statistics packets with accumulators */
@@ -293,6 +304,13 @@ ERGON_API void ergon_power_check_internal(const struct ergon_power_facts *f,
  * 0. Raw input has no accumulator: 0. */
 ERGON_API int ergon_accum_check(const struct ergon_gated_result *res,
 				struct ergon_issue_list *issues);
+
+/* Sign and continuity checks of the recording over every gate window and
+ * the whole capture (ergon/plausible.h, docs/POWER_CHECKS.md "Sign and time
+ * checks"): power.negative_energy, power.reverse_current, power.time_gap.
+ * Returns 1 when one was added (the figures are withheld), else 0. */
+ERGON_API int ergon_recording_check(const struct ergon_gated_result *res,
+				    struct ergon_issue_list *issues);
 
 /* Clean-window checks on the profile boot's per-iteration cycle deltas.
  * total_iters 0 = unknown (the number of deltas is used). ref_cycles is the

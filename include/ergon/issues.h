@@ -134,6 +134,8 @@ enum ergon_integrity {
 	X("power.zero_energy_and_charge", ERGON_SEV_ERROR, "INA228 reported exactly zero energy and charge") \
 	X("power.zero_charge", ERGON_SEV_ERROR, "INA228 energy without charge: IN+/IN- reversed") \
 	X("power.accumulator_overflow", ERGON_SEV_ERROR, "INA228 accumulator overflowed (measurement of record)") \
+	X("power.ina228_failed", ERGON_SEV_ERROR,                                                  \
+	  "internal run: the INA228 failed or gave no measurement; the run is failed")            \
 	X("power.accumulator_overflow_bystander", ERGON_SEV_WARNING, "INA228 bystander accumulator overflowed") \
 	X("power.recording_truncated", ERGON_SEV_WARNING, "recording cut short: samples up to the last intact chunk") \
 	X("power.recording_damaged", ERGON_SEV_WARNING, "recording damaged (CRC, length, link): samples stop there") \
@@ -147,6 +149,14 @@ enum ergon_integrity {
 	X("power.packets_dropped", ERGON_SEV_WARNING, "statistics sample_id jumps: packets were dropped") \
 	X("power.time_backwards", ERGON_SEV_ERROR, "recording time goes backwards: nothing measured from it") \
 	X("power.recording_unusable", ERGON_SEV_ERROR, "the recording's content cannot be read as samples") \
+	X("power.negative_energy", ERGON_SEV_ERROR,                                                \
+	  "a window delivered energy instead of drawing it: a column is negated")                 \
+	X("power.reverse_current", ERGON_SEV_ERROR,                                                \
+	  "readings ran backwards through the load beyond any meter's noise")                     \
+	X("power.time_gap", ERGON_SEV_ERROR,                                                       \
+	  "statistics packets leave more than 1 % of a gate window uncovered")                    \
+	X("power.values_inconsistent", ERGON_SEV_ERROR,                                            \
+	  "a row's own values contradict each other (max below mean, power not i x v)")           \
 	/* --- power: accumulator cross-checks (docs/POWER_CHECKS.md) --- */                       \
 	X("power.accumulator_inconsistent", ERGON_SEV_ERROR, "the energy accumulator disagrees with the packets' power") \
 	/* --- profile: clean-window checks --- */                                                 \

@@ -54,6 +54,11 @@ ERGON_API int ergon_power_csv_end(struct ergon_power_csv *p, struct ergon_err *e
  * (t_start_s before the previous t_end_s, a reversed span, raw t_s not
  * increasing): the caller reports power.time_backwards. */
 ERGON_API int ergon_power_csv_time_fault(const struct ergon_power_csv *p);
+/* The issue code of the error that stopped the parser: power.time_backwards
+ * (above), power.values_inconsistent (a row's own values contradict each
+ * other: a maximum below the mean, a raw power that is not current x
+ * voltage), else power.recording_unusable. */
+ERGON_API const char *ergon_power_csv_fault_code(const struct ergon_power_csv *p);
 /* Warnings about what was read, appended to the typed list `out` (the
  * caller owns it; ergon/issue_list.h): power.packets_dropped when
  * successive sample_id values jump by more than the previous packet's span

@@ -102,7 +102,10 @@ const struct ergon_cli_command ergon_cli_cmd_analyze = {
 	    "loaded first, so a bad key fails before anything is analyzed.\n\n"
 	    "CSV forms: --stats columns t_start_s,t_end_s,i_avg_a[,i_std_a,i_min_a,i_max_a,\n"
 	    "v_avg_v,...,p_avg_w,...,charge_c,energy_j,sample_id,digital]; --raw columns\n"
-	    "t_s,current_a,voltage_v[,power_w,digital], uniformly sampled.\n\n"
+	    "t_s,current_a,voltage_v[,power_w,digital], uniformly sampled.\n"
+	    "--stats-rate-hz HZ: raw samples are reduced to statistics packets at HZ\n"
+	    "(default 1000); a statistics CSV's packets carry their own period, and a rate\n"
+	    "that contradicts it is refused (exit 2).\n\n"
 	    "Examples:\n"
 	    "  ergon analyze --jls capture.jls --facts facts.json --out run1\n"
 	    "  ergon analyze --stats packets.csv --sync-input-index 1 --out run2\n",

@@ -239,13 +239,50 @@ fail:
 	return rc;
 }
 
+int ergon_open_input(const char *path, const char *what, unsigned flags, int *fd_out,
+		     struct ergon_err *err)
+{
+	*fd_out = -1;
+	const char *sp = what ? " " : "";
+	what = what ? what : "";
+	/* O_NONBLOCK: opening a FIFO that has no writer returns at once
+	 * instead of waiting for one (it then reads as empty). */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return ergon_err_errno(err, errno, "%s: cannot open%s%s", path, sp, what);
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		int e = errno;
+		close(fd);
+		return ergon_err_errno(err, e, "%s: cannot open%s%s", path, sp, what);
+	}
+	int ok = S_ISREG(st.st_mode) || (S_ISFIFO(st.st_mode) && (flags & ERGON_INPUT_FIFO));
+	if (!ok) {
+		close(fd);
+		return ergon_err_set(err, ERGON_EUSAGE, "%s: is %s; give a regular file%s", path,
+				     file_kind(st.st_mode),
+				     (flags & ERGON_INPUT_FIFO) ? " (or a pipe)" : "");
+	}
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+		int e = errno;
+		close(fd);
+		return ergon_err_errno(err, e, "%s: cannot open%s%s", path, sp, what);
+	}
+	*fd_out = fd;
+	return 0;
+}
+
 int ergon_file_read_reuse(const char *path, size_t max_len, char **buf, size_t *cap_io, size_t *len,
 			  struct ergon_err *err)
 {
 	*len = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return ergon_err_errno(err, errno, "%s: cannot open", path);
+	int fd;
+	/* A pipe is read up to max_len like a file; a device (/dev/zero) or a
+	 * folder is refused: it is not a document. */
+	int orc = ergon_open_input(path, NULL, ERGON_INPUT_FIFO, &fd, err);
+	if (orc)
+		return orc;
 	size_t want = 65536, n = 0;
 	/* A regular file's size is known: one buffer of that size (plus one
 	 * byte to see the end), no growth by copies. A file that grows while

@@ -1,6 +1,8 @@
 /* The issue registry and integrity from issues. */
 #include "ergon/issues.h"
 
+#include "ergon/utf8.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -69,11 +71,14 @@ int ergon_issue_add(json_t *list, const char *code, json_t *context, const char 
 		json_decref(context);
 		return ERGON_EUSAGE;
 	}
-	char msg[1024];
+	char raw[1024], msg[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
+	/* A message may quote raw input: bytes that are not UTF-8 would make
+	 * the JSON string (and so the issue) impossible. */
+	ergon_utf8_escape(raw, msg, sizeof(msg));
 	json_t *o = json_pack("{s:s, s:s, s:s}", "code", code, "severity",
 			      ergon_severity_name(sev), "message", msg);
 	if (o == NULL) {

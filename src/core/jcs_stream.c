@@ -12,6 +12,7 @@
  * rescan the big arrays. Memory: the keys of the objects on the current
  * path, the window and the output buffer — never the document. */
 #include "ergon/dynbuf.h"
+#include "ergon/fileio.h"
 #include "ergon/jcs.h"
 #include "ergon/sha256.h"
 #include "jcs_internal.h"
@@ -31,7 +32,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define RD_WINDOW ((size_t)256 << 10)
+/* The read window. A fuzz build makes it tiny (cmake/ErgonFuzz.cmake), so
+ * that every input crosses window edges at every offset. */
+#ifndef ERGON_JCS_RD_WINDOW
+#define ERGON_JCS_RD_WINDOW ((size_t)256 << 10)
+#endif
+#define RD_WINDOW ((size_t)(ERGON_JCS_RD_WINDOW))
 #define OUT_BUF ((size_t)64 << 10)
 /* Bounds on what one document may ask of us; above them the document is
  * refused with ERGON_ETOOBIG naming the limit (an ergon artifact is far
@@ -447,6 +453,11 @@ static int read_string(struct js *s, struct ergon_dynbuf *b)
 			ergon_dynbuf_add(b, &r, 1);
 			continue;
 		}
+		/* A plain byte that peek() just read into a new window (the fast
+		 * path above stopped at the old window's end): the next turn
+		 * takes it from there. */
+		if (c < 0x80)
+			continue;
 		/* A multi-byte UTF-8 sequence. */
 		unsigned char u[4];
 		u[0] = (unsigned char)c;
@@ -1424,14 +1435,17 @@ int ergon_jcs_stream_file(const char *path, size_t max_len, unsigned flags,
 			  struct ergon_jcs_stream_result *res, struct ergon_err *err)
 {
 	memset(res, 0, sizeof(*res));
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return ergon_err_set(err, errno == ENOENT ? ERGON_ENOENT : ERGON_EIO,
-				     "%s: cannot open: %s", path, strerror(errno));
+	int fd;
+	/* A regular file only (it is read by offset), and a FIFO never blocks
+	 * the open. */
+	int orc = ergon_open_input(path, NULL, 0, &fd, err);
+	if (orc)
+		return orc;
 	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) != 0) {
+		int e = errno;
 		close(fd);
-		return ergon_err_set(err, ERGON_EIO, "%s: not a regular file", path);
+		return ergon_err_errno(err, e, "%s: cannot read", path);
 	}
 	if ((uint64_t)st.st_size > max_len) {
 		close(fd);

@@ -48,3 +48,32 @@ size_t ergon_utf8_repair(const char *s, size_t n, char *out, size_t cap)
 	}
 	return o;
 }
+
+void ergon_utf8_escape(const char *s, char *out, size_t cap)
+{
+	size_t o = 0, n = strlen(s);
+	if (cap == 0)
+		return;
+	for (size_t i = 0; i < n;) {
+		size_t len = ergon_utf8_len(s + i, n - i);
+		char esc[5];
+		const char *src = s + i;
+		size_t sl = len;
+		if (len == 0) {
+			static const char hex[] = "0123456789abcdef";
+			unsigned char c = (unsigned char)s[i];
+			esc[0] = '\\';
+			esc[1] = 'x';
+			esc[2] = hex[c >> 4];
+			esc[3] = hex[c & 15];
+			src = esc;
+			sl = 4;
+		}
+		if (o + sl + 1 > cap)
+			break; /* cut on a character boundary */
+		memcpy(out + o, src, sl);
+		o += sl;
+		i += len ? len : 1;
+	}
+	out[o] = '\0';
+}

@@ -177,6 +177,73 @@ static void nested_big_array_digest(void **state)
 	ergon_dynbuf_free(&b);
 }
 
+/* Issue 30, case 5: a string that straddles the 256 KiB read window's edge
+ * was refused ("invalid UTF-8 byte 0x65") when the byte after the edge was
+ * plain ASCII. The reader decodes a string in place where it meets it
+ * first: an object's key (its values are skipped, then read again from
+ * their start), an array's element. Every offset of the edge inside (and
+ * around) each string is tried, as a key {<pad>"<text>":1} and as an
+ * element [<pad>"<text>"], the pad putting the edge there; the canonical
+ * text is written out by hand (its length and digest are checked). */
+#define WINDOW ((size_t)256 << 10)
+static void strings_across_the_window_edge(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *json, *canon;
+	} cases[] = {
+	    {"abcdefghijklmnopqrstuvwxyz0123456789", "abcdefghijklmnopqrstuvwxyz0123456789"},
+	    {"a\\nb\\u00e9c\\\"d\\/e", "a\\nb\xc3\xa9"
+				       "c\\\"d/e"},
+	    {"\xc3\xbc\xe2\x82\xac\xf0\x9f\x98\x80x", "\xc3\xbc\xe2\x82\xac\xf0\x9f\x98\x80x"},
+	    {"\\ud83d\\ude00z", "\xf0\x9f\x98\x80z"},
+	};
+	char *dir = ts_tmpdir();
+	char *path = ts_strf("%s/edge.json", dir);
+	size_t tried = 0;
+	for (int as_key = 0; as_key < 2; as_key++)
+		for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+			size_t len = strlen(cases[c].json);
+			char *want = as_key ? ts_strf("{\"%s\":1}", cases[c].canon)
+					    : ts_strf("[\"%s\"]", cases[c].canon);
+			char hex[65];
+			ergon_sha256_hex(want, strlen(want), hex);
+			/* The string's opening quote is at byte 1 + pad (after the
+			 * "{" or "[" and the pad); the edge (byte WINDOW, the first
+			 * of the second window) falls d bytes after it. */
+			for (long d = -2; d <= (long)len + 2; d++) {
+				size_t pad = (size_t)((long)WINDOW - 1 - d);
+				struct ergon_dynbuf b;
+				ergon_dynbuf_init(&b, (size_t)1 << 20);
+				ergon_dynbuf_adds(&b, as_key ? "{" : "[");
+				for (size_t i = 0; i < pad; i++)
+					ergon_dynbuf_adds(&b, " ");
+				ergon_dynbuf_addf(&b, as_key ? "\"%s\":1}\n" : "\"%s\"]\n",
+						  cases[c].json);
+				assert_int_equal(ts_write_file(path, b.p, b.len), 0);
+				assert_true((long)(1 + pad) + d == (long)WINDOW);
+				struct ergon_jcs_stream_result r;
+				struct ergon_err e = {0};
+				if (ergon_jcs_stream_file(path, (size_t)1 << 30, 0, &r, &e) != 0)
+					fail_msg(
+					    "case %zu as %s, edge %ld bytes into the string: %s", c,
+					    as_key ? "a key" : "an element", d, e.msg);
+				/* A file's canonical text is digested, not kept: its
+				 * length and SHA-256 are those of the text by hand. */
+				assert_int_equal(r.bytes_out, strlen(want));
+				assert_string_equal(r.digest + 7, hex);
+				ergon_jcs_stream_result_free(&r);
+				ergon_dynbuf_free(&b);
+				tried++;
+			}
+			free(want);
+		}
+	assert_true(tried > 8 * 10);
+	free(path);
+	ts_tmpdir_remove(dir);
+	free(dir);
+}
+
 static void errors_name_the_place(void **state)
 {
 	(void)state;
@@ -275,6 +342,7 @@ int main(void)
 	    cmocka_unit_test(file_digest_by_hand),
 	    cmocka_unit_test(numbers_read_as_strtod_does),
 	    cmocka_unit_test(nested_big_array_digest),
+	    cmocka_unit_test(strings_across_the_window_edge),
 	    cmocka_unit_test(errors_name_the_place),
 	    cmocka_unit_test(out_of_memory_said_as_such),
 	};

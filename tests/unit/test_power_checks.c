@@ -9,6 +9,8 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The checks return typed issues (ergon/issue_list.h) and a typed
@@ -472,6 +474,77 @@ static void internal_zero_energy_and_charge(void **state)
 	json_decref(is);
 }
 
+/* Issue 30, case 9: on an internal run the on-board INA228 is the
+ * measurement of record, so a record without a measurement, or an
+ * ina228_arm / ina228_read failure, fails the run (power.ina228_failed,
+ * an error; per-inference figures withheld with a reason). Before, the
+ * first was valid with 0 issues and the others a warning. The near misses:
+ * a healthy record, a failure in another phase (the terminal check's
+ * warning, as before), and the same INA228 phases on an external run
+ * (the INA228 is a bystander there). */
+static void internal_ina228_failures_fail_the_run(void **state)
+{
+	(void)state;
+	struct ergon_power_facts f = internal_facts();
+	struct ergon_power_verdict v;
+	struct ergon_power_gate_view gv = view(5.0);
+	int fail;
+	json_t *is = json_array();
+	json_decref(check_internal(&f, is, &fail));
+	assert_false(fail);
+	assert_false(ergon_issue_has(is, "power.ina228_failed"));
+	json_decref(is);
+	/* Status ok, no measurement in the record. */
+	f.terminal.have_energy = 0;
+	f.terminal.have_charge = 0;
+	is = eval(&f, &gv, &v);
+	assert_true(ergon_issue_has(is, "power.ina228_failed"));
+	assert_int_equal(ergon_issues_integrity(is), ERGON_INTEGRITY_INVALID);
+	assert_true(v.omit_per_inference);
+	int said = 0;
+	for (size_t k = 0; k < v.nreasons; k++)
+		said |= strcmp(v.reasons[k], "ina228_measurement_failed") == 0;
+	assert_true(said);
+	done(is, &v);
+	/* Arming and reading failures (the virtual bench's ina228_arm_fails
+	 * and ina228_read_fails: error 3, i2c). */
+	static const char *const phases[] = {"ina228_arm", "ina228_read"};
+	for (size_t k = 0; k < 2; k++) {
+		f = internal_facts();
+		f.terminal.status = ERGON_TERMINAL_FAILED;
+		snprintf(f.terminal.final_phase, sizeof f.terminal.final_phase, "%s", phases[k]);
+		f.terminal.error_code = 3;
+		f.terminal.have_energy = k == 0 ? 0 : 1; /* arm: none; read: a stale one */
+		is = eval(&f, &gv, &v);
+		assert_true(ergon_issue_has(is, "power.ina228_failed"));
+		assert_int_equal(ergon_issues_integrity(is), ERGON_INTEGRITY_INVALID);
+		char *want = ts_strf("failed in phase %s (error 3", phases[k]);
+		int found = 0;
+		for (size_t i = 0; i < json_array_size(is); i++)
+			found |= strstr(json_string_value(
+					    json_object_get(json_array_get(is, i), "message")),
+					want) != NULL;
+		assert_true(found);
+		free(want);
+		done(is, &v);
+		/* External: a bystander's failure is the terminal's warning. */
+		f.internal = 0;
+		is = eval(&f, &gv, &v);
+		assert_false(ergon_issue_has(is, "power.ina228_failed"));
+		assert_true(ergon_issue_has(is, "power.terminal_incomplete"));
+		done(is, &v);
+	}
+	/* Another phase failed on an internal run with a measurement: the
+	 * terminal check's warning only. */
+	f = internal_facts();
+	f.terminal.status = ERGON_TERMINAL_FAILED;
+	snprintf(f.terminal.final_phase, sizeof f.terminal.final_phase, "gate_low");
+	is = eval(&f, &gv, &v);
+	assert_false(ergon_issue_has(is, "power.ina228_failed"));
+	assert_true(ergon_issue_has(is, "power.terminal_incomplete"));
+	done(is, &v);
+}
+
 static void accumulator_overflow_record_vs_bystander(void **state)
 {
 	(void)state;
@@ -580,6 +653,7 @@ int main(void)
 	    cmocka_unit_test(internal_window_clock_mismatch),
 	    cmocka_unit_test(internal_window_clock_ceiling),
 	    cmocka_unit_test(internal_zero_energy_and_charge),
+	    cmocka_unit_test(internal_ina228_failures_fail_the_run),
 	    cmocka_unit_test(accumulator_overflow_record_vs_bystander),
 	    cmocka_unit_test(clean_window_stalled),
 	    cmocka_unit_test(clean_window_check_inoperative),

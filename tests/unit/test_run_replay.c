@@ -70,6 +70,65 @@ static void bad_files_name_line_and_column(void **state)
 	expect_error("t_s,voltage_v,current_a\n0,5,1\n", "fewer than 2 samples");
 }
 
+/* A replay of n rows at 1/1024 s (exact in decimal and binary) with row
+ * `at` (0-based) moved `extra` periods later, and a current of `amp` A on
+ * row `big` (-1: none); the caller frees. */
+static char *grid_csv(int n, int at, double extra, int big, double amp)
+{
+	size_t cap = (size_t)n * 48 + 64, o = 0;
+	char *t = malloc(cap);
+	assert_non_null(t);
+	o += (size_t)snprintf(t + o, cap - o, "t_s,voltage_v,current_a\n");
+	for (int k = 0; k < n; k++) {
+		double ts = ((double)k + (k >= at ? extra : 0)) / 1024.0;
+		o += (size_t)snprintf(t + o, cap - o, "%.10f,1.8,%.9g\n", ts,
+				      k == big ? amp : 0.012);
+	}
+	return t;
+}
+
+/* Issue 30, case 3: a replay with one 1e30 A sample was published valid
+ * with 5e27 J, and one whose time jumps 5 s inside a 0.3 s window was
+ * played as if nothing were missing. Both are refused with their place;
+ * the limits are the widest bench rail (1 kA, 1 kV, 1 MW) and 10 median
+ * periods, each pinned on both sides. A byte that is not UTF-8 is named
+ * where it is. */
+static void implausible_replays_refused(void **state)
+{
+	(void)state;
+	struct replay_data d;
+	struct ergon_err err = {0};
+	/* Row 400 of the data is line 402 (header first, 1-based lines). */
+	char *t = grid_csv(1000, 0, 0, 400, 1e30);
+	expect_error(t, "rec.csv:402:18: current_a 1e+30 A is physically impossible");
+	free(t);
+	t = grid_csv(1000, 0, 0, 400, 1000.5);
+	expect_error(t, "rec.csv:402:18: current_a 1000.5 A");
+	free(t);
+	t = grid_csv(1000, 0, 0, 400, -1000);
+	assert_int_equal(parse(t, &d, &err), 0); /* at the limit: a reading */
+	ergon_replay_data_free(&d);
+	free(t);
+	expect_error("t_s,voltage_v,current_a\n0,1000.1,1\n0.1,5,1\n",
+		     "rec.csv:2:3: voltage_v 1000.1 V is physically impossible");
+	expect_error("t_s,voltage_v,current_a,power_w\n0,5,1,2e6\n0.1,5,1,5\n",
+		     "rec.csv:2:7: power_w 2e+06 W is physically impossible");
+	/* A 5 s jump at 1 kHz-like rate: row 300 (line 302) follows 5 s late. */
+	t = grid_csv(1000, 300, 5 * 1024.0, -1, 0);
+	expect_error(t, "rec.csv:302:1: t_s jumps by 5.00097656 s after 0.291992188, 5121 times");
+	free(t);
+	/* 10.5 periods is a hole; exactly 10 is not (the rule is "more than"). */
+	t = grid_csv(1000, 300, 9.5, -1, 0);
+	expect_error(t, "more than 10 periods");
+	free(t);
+	t = grid_csv(1000, 300, 9.0, -1, 0);
+	assert_int_equal(parse(t, &d, &err), 0);
+	ergon_replay_data_free(&d);
+	free(t);
+	expect_error("t_s,voltage_v,current_a\n0,5,1\n0.1,5\xff,1\n",
+		     "rec.csv:3:6: byte 0xff is not UTF-8");
+}
+
 static void replay_needs_provenance(void **state)
 {
 	(void)state;
@@ -137,6 +196,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(good_file),
 	    cmocka_unit_test(bad_files_name_line_and_column),
+	    cmocka_unit_test(implausible_replays_refused),
 	    cmocka_unit_test(replay_needs_provenance),
 	    cmocka_unit_test(synthetic_is_seeded),
 	};

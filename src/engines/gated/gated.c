@@ -29,6 +29,9 @@ struct acc {
 	double peak_i;
 	int have_peak;
 	int from_acc;
+	uint64_t reverse_n; /* ran backwards through the load (ergon/plausible.h) */
+	double reverse_first_s, reverse_min_a;
+	double gap_s, gap_max_s, gap_max_at_s; /* packets: time no packet covered */
 	struct ergon_accum_xcheck xc; /* accumulator cross-check (accum_check.c) */
 	struct dvec di, dp;
 };
@@ -146,6 +149,12 @@ static void figures_from(struct ergon_window_figures *w, struct acc *a)
 	w->samples = a->n;
 	w->from_accumulator = a->from_acc;
 	w->xcheck = a->xc;
+	w->reverse_n = a->reverse_n;
+	w->reverse_first_s = a->reverse_first_s;
+	w->reverse_min_a = a->reverse_min_a;
+	w->gap_s = a->gap_s;
+	w->gap_max_s = a->gap_max_s;
+	w->gap_max_at_s = a->gap_max_at_s;
 	w->avg_current_a = a->integral_s > 0 ? a->charge_c / a->integral_s : NAN;
 	w->avg_power_w = a->integral_s > 0 ? a->energy_j / a->integral_s : NAN;
 	w->peak_current_a = a->have_peak ? a->peak_i : NAN;
@@ -256,6 +265,44 @@ static int add_window(struct ergon_gated *g, const struct ergon_window_figures *
 
 static void raw_integrals(struct acc *a, double fs, uint64_t span_samples);
 
+/* A sample or packet that ran backwards through the load (its power is
+ * negative while its current is beyond the noise of any meter), at t_s with
+ * load-direction current i_a. */
+static void note_reverse(struct acc *a, double t_s, double i_a)
+{
+	if (a->reverse_n++ == 0 || i_a < a->reverse_min_a)
+		a->reverse_min_a = i_a;
+	if (a->reverse_n == 1)
+		a->reverse_first_s = t_s;
+}
+
+/* A hole of gap_s between packets, starting at at_s. */
+static void note_gap(struct acc *a, double at_s, double gap_s)
+{
+	a->gap_s += gap_s;
+	if (gap_s > a->gap_max_s) {
+		a->gap_max_s = gap_s;
+		a->gap_max_at_s = at_s;
+	}
+}
+
+/* The union of the windows: their reversals and holes together. */
+static void merge_sign(struct acc *u, const struct acc *w)
+{
+	if (w->reverse_n > 0) {
+		if (u->reverse_n == 0 || w->reverse_min_a < u->reverse_min_a)
+			u->reverse_min_a = w->reverse_min_a;
+		if (u->reverse_n == 0)
+			u->reverse_first_s = w->reverse_first_s;
+		u->reverse_n += w->reverse_n;
+	}
+	u->gap_s += w->gap_s;
+	if (w->gap_max_s > u->gap_max_s) {
+		u->gap_max_s = w->gap_max_s;
+		u->gap_max_at_s = w->gap_max_at_s;
+	}
+}
+
 static void note_glitch(struct ergon_gated *g, double start_s, double duration_s)
 {
 	g->res.short_gate_pulses_ignored++;
@@ -296,6 +343,7 @@ static int close_window(struct ergon_gated *g, double end_s, uint64_t end_index,
 	u->n += g->win.n;
 	u->from_acc |= g->win.from_acc;
 	ergon_accum_xcheck_merge(&u->xc, &g->win.xc);
+	merge_sign(u, &g->win);
 	if (g->win.have_peak && (!u->have_peak || g->win.peak_i > u->peak_i)) {
 		u->peak_i = g->win.peak_i;
 		u->have_peak = 1;
@@ -355,6 +403,17 @@ int ergon_gated_push_packets(struct ergon_gated *g, const struct ergon_stats_pac
 			    "statistics packet %llu: span [%g, %g] is not a finite "
 			    "forward interval; fix t_start_s/t_end_s",
 			    (unsigned long long)g->pkt_index + 1, q->t_start_s, q->t_end_s);
+		if (g->cfg.stats_rate_strict) {
+			double want = 1.0 / g->cfg.stats_rate_hz, got = q->t_end_s - q->t_start_s;
+			if (fabs(got - want) > 0.01 * want + 1e-6)
+				return ergon_err_set(
+				    err, ERGON_EUSAGE,
+				    "statistics packet %llu (t = %.9g s) spans %.9g s, but the "
+				    "statistics rate given (%g Hz) means %.9g s: the packets carry "
+				    "their own period; drop the rate or correct it",
+				    (unsigned long long)g->pkt_index + 1, q->t_start_s, got,
+				    g->cfg.stats_rate_hz, want);
+		}
 		/* A few ns of slack: spans printed with finite precision. */
 		if (g->pkt_index > 0 && q->t_start_s < g->prev_t_end - 1e-9)
 			return ergon_err_set(err, ERGON_EPARSE,
@@ -402,6 +461,7 @@ int ergon_gated_push_packets(struct ergon_gated *g, const struct ergon_stats_pac
 		double gap = g->pkt_index > 0 && q->t_start_s > g->prev_t_end
 				 ? q->t_start_s - g->prev_t_end
 				 : 0.0;
+		double gap_at = g->prev_t_end;
 		if (have_acc && g->prev_acc) {
 			/* The instrument integrated this span itself. */
 			e = q->energy_j - g->prev_energy;
@@ -435,11 +495,30 @@ int ergon_gated_push_packets(struct ergon_gated *g, const struct ergon_stats_pac
 			continue;
 		}
 		double peak = (q->fields & ERGON_PKT_MINMAX) ? q->i_max_a : q->i_avg_a;
+		/* Backwards through the load: negative power (the current
+		 * alone when the packet has no voltage or power) beyond the
+		 * noise of any meter. Holes between packets are time no
+		 * packet saw. */
+		int reverse = isfinite(pw) ? pw < 0 && fabs(q->i_avg_a) > ERGON_REVERSE_CURRENT_A
+					   : q->i_avg_a < -ERGON_REVERSE_CURRENT_A;
+		double i_load = isfinite(pw) && pw < 0 ? -fabs(q->i_avg_a) : q->i_avg_a;
+		int in_win = level && g->win_active;
+		if (reverse) {
+			note_reverse(&g->whole, q->t_start_s, i_load);
+			if (in_win)
+				note_reverse(&g->win, q->t_start_s, i_load);
+		}
+		if (gap > 0) {
+			note_gap(&g->whole, gap_at, gap);
+			/* Inside a window when the gate was high on both sides. */
+			if (in_win && g->win_t0 < q->t_start_s)
+				note_gap(&g->win, gap_at, gap);
+		}
 		acc_packet(&g->whole, q, span, e, c, from_acc, peak, gap);
 		int rc = dvec_push(&g->whole.di, q->i_avg_a);
 		if (rc == 0)
 			rc = dvec_push(&g->whole.dp, isfinite(pw) ? pw : 0.0);
-		if (rc == 0 && level && g->win_active) {
+		if (rc == 0 && in_win) {
 			acc_packet(&g->win, q, span, e, c, from_acc, peak, gap);
 			rc = dvec_push(&g->win.di, q->i_avg_a);
 			if (rc == 0)
@@ -596,25 +675,43 @@ int ergon_gated_push_raw(struct ergon_gated *g, const float *current_a, const fl
 		 * branch per sample; a NaN or an infinity anywhere makes a sum
 		 * non-finite, and only then is the run summed again sample by
 		 * sample, leaving those out (counted like NaN). */
-		double si = 0, sv = 0, sp = 0, mx = -INFINITY;
+		double si = 0, sv = 0, sp = 0, mx = -INFINITY, mn = INFINITY, mnp = INFINITY;
 		uint64_t valid = e - j;
 		if (power_w) {
 			for (size_t k = j; k < e; k++) {
-				double i = current_a[k];
+				double i = current_a[k], p = power_w[k];
 				si += i;
 				sv += voltage_v[k];
-				sp += power_w[k];
+				sp += p;
 				mx = i > mx ? i : mx;
+				mn = i < mn ? i : mn;
+				mnp = p < mnp ? p : mnp;
 			}
 		} else {
 			for (size_t k = j; k < e; k++) {
-				double i = current_a[k], v = voltage_v[k];
+				double i = current_a[k], v = voltage_v[k], p = i * v;
 				si += i;
 				sv += v;
-				sp += i * v;
+				sp += p;
 				mx = i > mx ? i : mx;
+				mn = i < mn ? i : mn;
+				mnp = p < mnp ? p : mnp;
 			}
 		}
+		/* A sample ran backwards through the load when its power is
+		 * negative and its current beyond any meter's noise: only a run
+		 * with both is looked at sample by sample. */
+		if (mnp < 0 && (mn < -ERGON_REVERSE_CURRENT_A || mx > ERGON_REVERSE_CURRENT_A))
+			for (size_t k = j; k < e; k++) {
+				double i = current_a[k];
+				double p = power_w ? (double)power_w[k] : i * (double)voltage_v[k];
+				if (!(p < 0 && fabs(i) > ERGON_REVERSE_CURRENT_A))
+					continue;
+				double t = (double)(g->index + (k - j)) / g->fs;
+				note_reverse(&g->whole, t, -fabs(i));
+				if (level && g->win_active)
+					note_reverse(&g->win, t, -fabs(i));
+			}
 		if (!isfinite(si) || !isfinite(sv) || !isfinite(sp)) {
 			si = sv = sp = 0;
 			mx = -INFINITY;

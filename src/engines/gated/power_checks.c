@@ -84,6 +84,38 @@ void ergon_power_check_internal(const struct ergon_power_facts *f, struct ergon_
 	ceiling->have_ratio = have && env > 0;
 	ceiling->ratio = have && env > 0 ? elapsed_s / env : 0;
 	ceiling->reason = why;
+	/* The on-board INA228 is the measurement of record: when it failed, or
+	 * the record carries no measurement, nothing was measured and the run
+	 * is failed (an error, not the warning an external run's incomplete
+	 * terminal is). */
+	int ina_phase = strncmp(t->final_phase, "ina228_", 7) == 0;
+	if (t->status == ERGON_TERMINAL_NONE || (t->status != ERGON_TERMINAL_OK && ina_phase) ||
+	    !t->have_energy) {
+		struct ergon_issue_field c[] = {
+		    ERGON_ISSUE_TEXT("final_phase",
+				     t->status == ERGON_TERMINAL_NONE ? "" : t->final_phase),
+		    ERGON_ISSUE_INT("error_code", t->error_code)};
+		if (t->status == ERGON_TERMINAL_NONE)
+			ergon_issue_list_add(
+			    issues, "power.ina228_failed", c, 2,
+			    "no power terminal record: the on-board INA228's "
+			    "measurement never reached the host; the run is failed");
+		else if (t->status != ERGON_TERMINAL_OK && ina_phase)
+			ergon_issue_list_add(
+			    issues, "power.ina228_failed", c, 2,
+			    "the on-board INA228, the measurement of record, failed "
+			    "in phase %s (error %lld; the terminal record names it): "
+			    "no energy was measured; the run is failed",
+			    t->final_phase, (long long)t->error_code);
+		else
+			ergon_issue_list_add(
+			    issues, "power.ina228_failed", c, 2,
+			    "the power terminal record (status %s, phase %s) carries "
+			    "no INA228 measurement: nothing was measured; the run is "
+			    "failed",
+			    t->status == ERGON_TERMINAL_OK ? "ok" : "not ok", t->final_phase);
+		*fail = 1;
+	}
 	if (t->status == ERGON_TERMINAL_NONE)
 		return;
 	if (t->have_elapsed) {

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MARKERS_MAX_BYTES (64u << 20)
 /* summary.json holds per-window figures, not the samples: 1 MiB is ample. */
@@ -70,11 +71,18 @@ static int issue_copy(struct ergon_issue_list *l, const struct ergon_issue_entry
 }
 
 static int feed_csv(struct ergon_gated *g, int kind, const char *path, unsigned sync,
-		    int *time_fault, struct ergon_issue_list *warnings, struct ergon_err *err)
+		    const char **fault, struct ergon_issue_list *warnings, struct ergon_err *err)
 {
-	FILE *fp = fopen(path, "rb");
-	if (fp == NULL)
-		return ergon_err_errno(err, errno, "%s: cannot open the recording", path);
+	int fd;
+	int orc = ergon_open_input(path, "the recording", ERGON_INPUT_FIFO, &fd, err);
+	if (orc)
+		return orc;
+	FILE *fp = fdopen(fd, "rb");
+	if (fp == NULL) {
+		int e = errno;
+		close(fd);
+		return ergon_err_errno(err, e, "%s: cannot open the recording", path);
+	}
 	struct ergon_power_csv *p = NULL;
 	struct ergon_power_sink sink;
 	ergon_power_sink_gated(g, &sink);
@@ -94,7 +102,7 @@ static int feed_csv(struct ergon_gated *g, int kind, const char *path, unsigned 
 	}
 	if (rc == 0)
 		rc = ergon_power_csv_end(p, err);
-	*time_fault = ergon_power_csv_time_fault(p);
+	*fault = ergon_power_csv_fault_code(p);
 	if (ergon_power_csv_warnings(p, warnings) && rc == 0)
 		rc = ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", path);
 	free(buf);
@@ -197,6 +205,9 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 	}
 	struct ergon_gated_config cfg = {
 	    .stats_rate_hz = o->stats_rate_hz,
+	    /* A statistics CSV's packets carry their own period: a rate given
+	     * for them must agree with it. */
+	    .stats_rate_strict = o->stats_path != NULL && o->stats_rate_hz > 0,
 	    .min_window_s = o->min_window_s,
 	    .sync_input_index = o->sync_input_index,
 	    .markers = markers,
@@ -210,7 +221,7 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 		rc = ergon_gated_new(&cfg, &g, err);
 		if (rc)
 			goto out;
-		int time_fault = 0;
+		const char *csv_fault = NULL;
 		if (o->jls_path) {
 			format = "jls";
 			rc = ergon_jls_file_open(o->jls_path, &jr, err);
@@ -241,11 +252,11 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 		} else if (o->stats_path) {
 			format = "stats_csv";
 			rc = feed_csv(g, ERGON_POWER_CSV_STATS, o->stats_path, o->sync_input_index,
-				      &time_fault, &warnings, err);
+				      &csv_fault, &warnings, err);
 		} else {
 			format = "raw_csv";
 			rc = feed_csv(g, ERGON_POWER_CSV_RAW, o->raw_path, o->sync_input_index,
-				      &time_fault, &warnings, err);
+				      &csv_fault, &warnings, err);
 		}
 		if (rc && is_data_fault(rc)) {
 			/* The recording's content is unusable: the artifact is still
@@ -253,8 +264,7 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 			 * names the file and line) and no stats window. The half-fed
 			 * engine is replaced by an empty one so nothing partial is
 			 * reported as measured. */
-			fault_code =
-			    time_fault ? "power.time_backwards" : "power.recording_unusable";
+			fault_code = csv_fault ? csv_fault : "power.recording_unusable";
 			struct ergon_issue_list fw = {0};
 			int frc = ergon_issue_list_add(&fw, fault_code, NULL, 0, "%s", err->msg);
 			for (size_t i = 0; frc == 0 && i < warnings.n; i++)

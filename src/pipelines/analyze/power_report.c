@@ -204,6 +204,12 @@ int ergon_power_section(const struct ergon_gated_result *res, double min_window_
 		if (v.nreasons < ERGON_POWER_REASONS_MAX)
 			v.reasons[v.nreasons++] = "accumulator_inconsistent";
 	}
+	/* A load draws energy, and a gate window's packets must cover it. */
+	if (rc == 0 && res != NULL && !f->internal && ergon_recording_check(res, &checked)) {
+		v.omit_per_inference = 1;
+		if (v.nreasons < ERGON_POWER_REASONS_MAX)
+			v.reasons[v.nreasons++] = "recording_implausible";
+	}
 	if (rc == 0)
 		rc = checked.oom ? ERGON_ENOMEM : ergon_issue_list_to_json(&checked, issues);
 	ergon_issue_list_cleanup(&checked);

@@ -349,9 +349,14 @@ int ergon_hpx_parse_run(const char *log, const struct ergon_hpx_report_opts *o, 
 			struct ergon_err *err)
 {
 	int from_stdin = strcmp(log, "-") == 0;
-	int fd = from_stdin ? STDIN_FILENO : open(log, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return ergon_err_errno(err, errno, "%s: cannot open the log", log);
+	int fd = STDIN_FILENO;
+	/* A pipe streams; a device (/dev/zero) is no log, and a FIFO with no
+	 * writer must not block the open. */
+	if (!from_stdin) {
+		int orc = ergon_open_input(log, "the log", ERGON_INPUT_FIFO, &fd, err);
+		if (orc)
+			return orc;
+	}
 	struct ergon_hpx_parser *p = NULL;
 	struct ergon_hpx_report_opts ro = *o;
 	json_t *result = NULL;

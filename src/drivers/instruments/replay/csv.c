@@ -3,6 +3,9 @@
 #include "ergon/artifact.h"
 #include "ergon/fileio.h"
 #include "ergon/parse.h"
+#include "ergon/plausible.h"
+#include "ergon/select.h"
+#include "ergon/utf8.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -11,6 +14,68 @@
 enum { COL_T, COL_V, COL_I, COL_P, COL_TEMP, COL_N };
 static const char *const col_names[COL_N] = {"t_s", "voltage_v", "current_a", "power_w",
 					     "temperature_c"};
+
+/* 1-based column of field idx of the line [p, lend). */
+static size_t field_col(const char *p, const char *lend, int idx)
+{
+	const char *q = p;
+	for (int c = 0; c < idx; c++)
+		q = memchr(q, ',', (size_t)(lend - q)) + 1;
+	return (size_t)(q - p) + 1;
+}
+
+/* Line number of data row `row` (0-based, after the header) of text. */
+static size_t row_line(const char *text, size_t len, size_t row)
+{
+	const char *p = text, *end = text + len;
+	size_t line = 0, data = 0;
+	int header = 1;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t ll = (size_t)((nl ? nl : end) - p);
+		line++;
+		if (ll && p[ll - 1] == '\r')
+			ll--;
+		if (ll > 0 && p[0] != '#') {
+			if (!header && data++ == row)
+				return line;
+			header = 0;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return line;
+}
+
+/* A replay is a recording with a (roughly) steady period: a step in t_s of
+ * more than ERGON_REPLAY_HOLE_PERIODS median periods is a hole in it (the
+ * same 10 periods as run.sampler_gap), refused with its line. */
+static int check_holes(const char *path, const char *text, size_t len, const struct replay_data *d,
+		       struct ergon_err *err)
+{
+	size_t m = d->n - 1;
+	double *dt = malloc(m * sizeof(*dt));
+	if (dt == NULL)
+		return ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", path);
+	for (size_t i = 0; i < m; i++)
+		dt[i] = d->s[i + 1].t_s - d->s[i].t_s;
+	double med = ergon_select_kth(dt, m, (m + 1) / 2);
+	free(dt);
+	for (size_t i = 0; i < m; i++) {
+		double step = d->s[i + 1].t_s - d->s[i].t_s;
+		if (step > ERGON_REPLAY_HOLE_PERIODS * med)
+			return ergon_err_set(
+			    err, ERGON_EPARSE,
+			    "%s:%zu:1: t_s jumps by %.9g s after %.9g, %.0f times the recording's "
+			    "median period %.9g s (more than %d periods): the recording has a "
+			    "hole, "
+			    "which a replay would play as missing readings; cut the recording "
+			    "there "
+			    "or re-record",
+			    path, row_line(text, len, i + 1), step, d->s[i].t_s, step / med, med,
+			    ERGON_REPLAY_HOLE_PERIODS);
+	}
+	return 0;
+}
 
 /* "# key: value" header lines. */
 static void header_line(struct replay_data *d, const char *line, size_t len)
@@ -61,10 +126,27 @@ int ergon_replay_parse(const char *path, const char *text, size_t len, struct re
 			p = nl ? nl + 1 : end;
 			continue;
 		}
+		if (ll > ERGON_REPLAY_LINE_MAX)
+			return ergon_err_set(
+			    err, ERGON_ETOOBIG,
+			    "%s:%zu:%d: line longer than %d bytes (a recording's row "
+			    "is a few dozen): is this a replay CSV?",
+			    path, lineno, ERGON_REPLAY_LINE_MAX + 1, ERGON_REPLAY_LINE_MAX);
 		if (p[0] == '#') {
 			header_line(d, p, ll);
 			p = nl ? nl + 1 : end;
 			continue;
+		}
+		for (size_t i = 0; i < ll;) {
+			size_t l = ergon_utf8_len(p + i, ll - i);
+			if (l == 0 || p[i] == '\0')
+				return ergon_err_set(
+				    err, ERGON_EPARSE,
+				    "%s:%zu:%zu: byte 0x%02x is not UTF-8 text: a "
+				    "recording is ASCII or UTF-8 (was it edited in "
+				    "another encoding, or corrupted?)",
+				    path, lineno, i + 1, (unsigned)(unsigned char)p[i]);
+			i += l;
 		}
 		double vals[16];
 		int col = 0;
@@ -180,6 +262,27 @@ int ergon_replay_parse(const char *path, const char *text, size_t len, struct re
 				s->temp_c = vals[map[COL_TEMP]];
 				s->fields |= ERGON_F_TEMP;
 			}
+			/* Beyond the widest rail a bench instrument measures, a
+			 * value is not a reading but a corrupt file. */
+			static const struct {
+				int c;
+				double max;
+				const char *unit;
+			} lim[] = {{COL_V, ERGON_REPLAY_MAX_ABS_V, "V"},
+				   {COL_I, ERGON_REPLAY_MAX_ABS_A, "A"},
+				   {COL_P, ERGON_REPLAY_MAX_ABS_W, "W"}};
+			for (size_t k = 0; k < sizeof(lim) / sizeof(lim[0]); k++) {
+				int c = lim[k].c;
+				if (map[c] < 0 || !(fabs(vals[map[c]]) > lim[k].max))
+					continue;
+				return ergon_err_set(
+				    err, ERGON_EPARSE,
+				    "%s:%zu:%zu: %s %g %s is physically impossible (beyond the "
+				    "+/-%g %s of any bench rail): the row is corrupt; fix or drop "
+				    "it",
+				    path, lineno, field_col(p, lend, map[c]), col_names[c],
+				    vals[map[c]], lim[k].unit, lim[k].max, lim[k].unit);
+			}
 		}
 		p = nl ? nl + 1 : end;
 	}
@@ -188,7 +291,7 @@ int ergon_replay_parse(const char *path, const char *text, size_t len, struct re
 				     path);
 	if (d->n < 2)
 		return ergon_err_set(err, ERGON_EPARSE, "%s: fewer than 2 samples", path);
-	return 0;
+	return check_holes(path, text, len, d, err);
 }
 
 void ergon_replay_data_free(struct replay_data *d)

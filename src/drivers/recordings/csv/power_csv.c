@@ -4,6 +4,7 @@
 #include "ergon/power_csv.h"
 
 #include "ergon/plausible.h"
+#include "ergon/utf8.h"
 
 #include <errno.h>
 #include <float.h>
@@ -56,7 +57,6 @@ struct ergon_power_csv {
 	char name[256];
 	char line[ERGON_POWER_CSV_LINE_MAX + 1];
 	size_t line_len;
-	int line_too_long;
 	uint64_t line_no;
 	int have_header;
 	int ncols;
@@ -75,6 +75,7 @@ struct ergon_power_csv {
 	uint64_t rows;	       /* statistics rows read */
 	double stats_prev_end; /* t_end_s of the previous row */
 	int time_fault;	       /* the first error was time going backwards */
+	int values_fault;      /* ... or a row's values contradicting each other */
 	/* sample_id continuity (statistics CSV with a sample_id column) */
 	int have_prev_id;
 	uint64_t prev_id;
@@ -358,7 +359,7 @@ static int flush_raw(struct ergon_power_csv *p, struct ergon_err *err)
  * allows, or energy that runs backwards while the row's own power is
  * positive. Non-finite values stay: the engine counts them like NaN. */
 static int stats_plausible(struct ergon_power_csv *p, const struct ergon_stats_packet *q,
-			   const int *colk, struct ergon_err *err)
+			   const int *colk, const double *res, struct ergon_err *err)
 {
 	static const struct {
 		int k;
@@ -392,6 +393,30 @@ static int stats_plausible(struct ergon_power_csv *p, const struct ergon_stats_p
 							     : "beyond full scale",
 					     lim[j].max, lim[j].unit);
 	}
+	/* A packet's minimum, mean and maximum are of the same samples: the
+	 * mean lies between the others, up to the cells' printed precision. */
+	static const int triple[3][3] = {
+	    {S_I_MIN, S_I_AVG, S_I_MAX}, {S_V_MIN, S_V_AVG, S_V_MAX}, {S_P_MIN, S_P_AVG, S_P_MAX}};
+	for (int t = 0; t < 3; t++)
+		for (int side = 0; side < 2; side++) {
+			int lo = side ? triple[t][1] : triple[t][0];
+			int hi = side ? triple[t][2] : triple[t][1];
+			double a = *val[lo], b = *val[hi];
+			if (!p->present[lo] || !p->present[hi] || !isfinite(a) || !isfinite(b))
+				continue;
+			double slack = 1e-6 * fmax(fabs(a), fabs(b)) + 0.5 * (res[lo] + res[hi]);
+			if (a - b > slack) {
+				p->values_fault = 1;
+				return ergon_err_set(
+				    err, ERGON_EPARSE,
+				    "%s:%llu:%d: %s %.9g is %s %s %.9g in the same row: a "
+				    "packet's minimum, mean and maximum are of the same samples, "
+				    "so the mean lies between the others; the row is corrupt",
+				    p->name, ln, colk[side ? hi : lo], stats_names[side ? hi : lo],
+				    side ? b : a, side ? "below" : "above",
+				    stats_names[side ? lo : hi], side ? a : b);
+			}
+		}
 	if (!p->present[S_ENERGY])
 		return 0;
 	int acc_ok = isfinite(q->energy_j) && isfinite(q->charge_c);
@@ -455,6 +480,7 @@ static int stats_row(struct ergon_power_csv *p, char **f, int *col, struct ergon
 				&q->p_avg_w,   &q->p_std_w, &q->p_min_w, &q->p_max_w, &q->charge_c,
 				&q->energy_j,  NULL,	    NULL};
 	int colk[S_COUNT] = {0};
+	double res[S_COUNT] = {0}; /* each cell's printed resolution */
 	for (int i = 0; i < p->ncols; i++) {
 		int k = p->map[i];
 		if (k < 0)
@@ -470,14 +496,16 @@ static int stats_row(struct ergon_power_csv *p, char **f, int *col, struct ergon
 			q->digital = (uint32_t)d;
 		} else {
 			rc = parse_double(p, f[i], col[i], stats_names[k], dst[k], err);
+			if (rc == 0)
+				res[k] = printed_resolution(p, k, f[i], *dst[k]);
 			if (rc == 0 && k == S_ENERGY)
-				q->energy_res_j = printed_resolution(p, k, f[i], q->energy_j);
+				q->energy_res_j = res[k];
 			else if (rc == 0 && k == S_P_AVG)
-				q->p_res_w = printed_resolution(p, k, f[i], q->p_avg_w);
+				q->p_res_w = res[k];
 			else if (rc == 0 && k == S_I_AVG)
-				q->i_res_a = printed_resolution(p, k, f[i], q->i_avg_a);
+				q->i_res_a = res[k];
 			else if (rc == 0 && k == S_V_AVG)
-				q->v_res_v = printed_resolution(p, k, f[i], q->v_avg_v);
+				q->v_res_v = res[k];
 		}
 		if (rc)
 			return rc;
@@ -500,7 +528,7 @@ static int stats_row(struct ergon_power_csv *p, char **f, int *col, struct ergon
 				     p->name, (unsigned long long)p->line_no, q->t_start_s,
 				     p->stats_prev_end);
 	}
-	int prc = stats_plausible(p, q, colk, err);
+	int prc = stats_plausible(p, q, colk, res, err);
 	if (prc)
 		return prc;
 	p->rows++;
@@ -590,6 +618,34 @@ static int raw_row(struct ergon_power_csv *p, char **f, int *col, struct ergon_e
 					     p->name, (unsigned long long)p->line_no, col[i],
 					     raw_names[k], v[k], lim[k]);
 	}
+	if (p->present[R_P] && isfinite(v[R_P]) && isfinite(v[R_I]) && isfinite(v[R_V])) {
+		/* A raw sample's power is its current times its voltage: the
+		 * instrument computes it from the same two readings. 1 % covers
+		 * any instrument's arithmetic; the cells' printed precision is
+		 * added. */
+		double iv = v[R_I] * v[R_V], res[R_COUNT] = {0};
+		int colr[R_COUNT] = {0};
+		for (int i = 0; i < p->ncols; i++)
+			if (p->map[i] == R_I || p->map[i] == R_V || p->map[i] == R_P) {
+				res[p->map[i]] =
+				    printed_resolution(p, p->map[i], f[i], v[p->map[i]]);
+				colr[p->map[i]] = col[i];
+			}
+		double tol = 0.01 * fabs(iv) +
+			     0.5 * (res[R_P] + fabs(v[R_V]) * res[R_I] + fabs(v[R_I]) * res[R_V]) +
+			     1e-12;
+		if (fabs(v[R_P] - iv) > tol) {
+			p->values_fault = 1;
+			return ergon_err_set(
+			    err, ERGON_EPARSE,
+			    "%s:%llu:%d: power_w %.9g W is not current_a x voltage_v = %.9g x %.9g "
+			    "= "
+			    "%.9g W (1 %% allowed): a raw sample's power is computed from its own "
+			    "current and voltage; the row or the column is corrupt",
+			    p->name, (unsigned long long)p->line_no, colr[R_P], v[R_P], v[R_I],
+			    v[R_V], iv);
+		}
+	}
 	p->bi[p->bn] = (float)v[R_I];
 	p->bv[p->bn] = (float)v[R_V];
 	p->bp[p->bn] = (float)v[R_P];
@@ -605,10 +661,6 @@ static int raw_row(struct ergon_power_csv *p, char **f, int *col, struct ergon_e
 static int do_line(struct ergon_power_csv *p, struct ergon_err *err)
 {
 	p->line_no++;
-	if (p->line_too_long)
-		return ergon_err_set(err, ERGON_ETOOBIG, "%s:%llu: line longer than %u bytes",
-				     p->name, (unsigned long long)p->line_no,
-				     ERGON_POWER_CSV_LINE_MAX);
 	p->line[p->line_len] = 0;
 	if (p->line_len > 0 && p->line[p->line_len - 1] == '\r')
 		p->line[--p->line_len] = 0;
@@ -620,6 +672,20 @@ static int do_line(struct ergon_power_csv *p, struct ergon_err *err)
 		s++;
 	if (*s == 0 || *s == '#')
 		return 0;
+	/* Bytes that are not UTF-8 are named where they are (the message would
+	 * otherwise quote them, and a JSON issue cannot hold them). */
+	for (size_t i = 0; i < p->line_len;) {
+		size_t l = ergon_utf8_len(p->line + i, p->line_len - i);
+		if (l == 0)
+			return ergon_err_set(
+			    err, ERGON_EPARSE,
+			    "%s:%llu:%zu: byte 0x%02x is not UTF-8 text: a recording "
+			    "is ASCII or UTF-8 (was it edited in another encoding, "
+			    "or corrupted?); fix or drop the row",
+			    p->name, (unsigned long long)p->line_no, i + 1,
+			    (unsigned)(unsigned char)p->line[i]);
+		i += l;
+	}
 	char *f[COLS_MAX];
 	int col[COLS_MAX];
 	int n = split(p->line, f, col);
@@ -645,15 +711,22 @@ int ergon_power_csv_feed(struct ergon_power_csv *p, const char *buf, size_t len,
 		if (c == '\n') {
 			int rc = do_line(p, err);
 			p->line_len = 0;
-			p->line_too_long = 0;
 			if (rc)
 				return rc;
 			continue;
 		}
-		if (p->line_len < ERGON_POWER_CSV_LINE_MAX)
+		if (p->line_len < ERGON_POWER_CSV_LINE_MAX) {
 			p->line[p->line_len++] = c;
-		else
-			p->line_too_long = 1;
+			continue;
+		}
+		/* Cut at the limit, at once: an endless line (/dev/zero, a
+		 * binary file) is never read to its end. */
+		return ergon_err_set(
+		    err, ERGON_ETOOBIG,
+		    "%s:%llu:%u: line longer than %u bytes (a recording's row is a "
+		    "few hundred): is this a CSV recording?",
+		    p->name, (unsigned long long)p->line_no + 1, ERGON_POWER_CSV_LINE_MAX + 1,
+		    ERGON_POWER_CSV_LINE_MAX);
 	}
 	return 0;
 }
@@ -661,7 +734,7 @@ int ergon_power_csv_feed(struct ergon_power_csv *p, const char *buf, size_t len,
 int ergon_power_csv_end(struct ergon_power_csv *p, struct ergon_err *err)
 {
 	int rc = 0;
-	if (p->line_len > 0 || p->line_too_long) {
+	if (p->line_len > 0) {
 		rc = do_line(p, err);
 		p->line_len = 0;
 		if (rc)
@@ -776,4 +849,13 @@ fail:
 int ergon_power_csv_time_fault(const struct ergon_power_csv *p)
 {
 	return p != NULL && p->time_fault;
+}
+
+const char *ergon_power_csv_fault_code(const struct ergon_power_csv *p)
+{
+	if (p == NULL)
+		return "power.recording_unusable";
+	return p->time_fault	 ? "power.time_backwards"
+	       : p->values_fault ? "power.values_inconsistent"
+				 : "power.recording_unusable";
 }

@@ -1,6 +1,7 @@
 /* The streaming JLS reader: walks chunk headers in file order over a
  * random-access source and keeps one decoded DATA chunk per streamed
  * signal, so memory does not depend on the file's length. */
+#include "ergon/fileio.h"
 #include "ergon/issues.h"
 #include "ergon/jls.h"
 
@@ -634,11 +635,12 @@ int ergon_jls_file_open(const char *path, struct ergon_jls_reader **out, struct 
 	if (jf == NULL)
 		return ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", path);
 	snprintf(jf->name, sizeof(jf->name), "%s", path);
-	jf->fd.fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (jf->fd.fd < 0) {
-		int e = errno;
+	/* A recording is read by offset: a regular file only; a FIFO never
+	 * blocks the open. */
+	int orc = ergon_open_input(path, "the recording", 0, &jf->fd.fd, err);
+	if (orc) {
 		free(jf);
-		return ergon_err_errno(err, e, "%s: cannot open the recording", path);
+		return orc;
 	}
 	struct stat st;
 	if (fstat(jf->fd.fd, &st) != 0 || !S_ISREG(st.st_mode)) {

@@ -1,5 +1,6 @@
 /* file:PATH and - (stdin): replay a saved log. */
 #include "../fdio.h"
+#include "ergon/fileio.h"
 #include "ergon/transport.h"
 
 #include <errno.h>
@@ -23,11 +24,15 @@ static int file_open(const char *arg, struct ergon_transport **out, struct ergon
 	if (!f)
 		return ergon_err_set(err, ERGON_ENOMEM, "transport file: out of memory");
 	snprintf(f->path, sizeof(f->path), "%s", strcmp(arg, "-") == 0 ? "stdin" : arg);
-	f->fd = strcmp(arg, "-") == 0 ? 0 : open(arg, O_RDONLY | O_CLOEXEC);
-	if (f->fd < 0) {
-		int e = errno;
-		free(f);
-		return ergon_err_errno(err, e, "transport file:%s: cannot open", arg);
+	f->fd = 0;
+	/* A file or a pipe; a device is not a log (serial:DEVICE is the
+	 * transport for a port), and a FIFO never blocks the open. */
+	if (strcmp(arg, "-") != 0) {
+		int orc = ergon_open_input(arg, "(transport file:)", ERGON_INPUT_FIFO, &f->fd, err);
+		if (orc) {
+			free(f);
+			return orc;
+		}
 	}
 	*out = &f->base;
 	return 0;

@@ -3,6 +3,7 @@
  * stimulus port 0 only. SWO has no flow control: overflow and malformed
  * packets are counted and the capture is marked diagnostic. */
 #include "../fdio.h"
+#include "ergon/fileio.h"
 #include "ergon/transport.h"
 
 #include <errno.h>
@@ -41,9 +42,7 @@ static int swo_open(const char *arg, struct ergon_transport **out, struct ergon_
 		rc = ergon_socket_connect_tcp(arg + 4, s->what, sizeof(s->what), &s->fd, err);
 	} else {
 		snprintf(s->what, sizeof(s->what), "swo:%s", arg);
-		s->fd = open(arg, O_RDONLY | O_CLOEXEC);
-		if (s->fd < 0)
-			rc = ergon_err_errno(err, errno, "transport swo:%s: cannot open", arg);
+		rc = ergon_open_input(arg, "(transport swo:)", ERGON_INPUT_FIFO, &s->fd, err);
 	}
 	if (rc) {
 		free(s);
