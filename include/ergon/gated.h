@@ -72,6 +72,16 @@ ERGON_API void ergon_accum_xcheck_merge(struct ergon_accum_xcheck *x,
  * integral of the same packets), before any covariance allowance. */
 ERGON_API double ergon_accum_xcheck_tolerance_j(const struct ergon_accum_xcheck *x, double other_j);
 
+/* Sign and continuity of a window (ergon/plausible.h): samples or packets
+ * that ran backwards through the load, the first one's time and the most
+ * negative such current; for packets, the time between them that no packet
+ * covered, and the largest such hole with where it began. */
+struct ergon_sign_gaps {
+	uint64_t reverse_n;
+	double reverse_first_s, reverse_min_a;
+	double gap_s, gap_max_s, gap_max_at_s;
+};
+
 /* Figures for one window (or the whole capture). Percentiles are over
  * statistics packets (spike-robust); has_distribution is 0 when no
  * complete packet fell inside the window. */
@@ -88,13 +98,7 @@ struct ergon_window_figures {
 	int has_distribution;
 	double median_current_a, p95_current_a, p99_current_a;
 	double median_power_w, p95_power_w, p99_power_w;
-	/* Sign and continuity (ergon/plausible.h): samples or packets that ran
-	 * backwards through the load, the first one's time and the most
-	 * negative such current; for packets, the time between them that no
-	 * packet covered, and the largest such hole with where it began. */
-	uint64_t reverse_n;
-	double reverse_first_s, reverse_min_a;
-	double gap_s, gap_max_s, gap_max_at_s;
+	struct ergon_sign_gaps sg;	  /* sign and continuity (recording_check.c) */
 	int closed;			  /* the gate fell (always 1 for gate windows) */
 	int from_accumulator;		  /* energy/charge from instrument accumulators */
 	struct ergon_accum_xcheck xcheck; /* statistics packets with accumulators */

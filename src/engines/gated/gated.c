@@ -29,9 +29,7 @@ struct acc {
 	double peak_i;
 	int have_peak;
 	int from_acc;
-	uint64_t reverse_n; /* ran backwards through the load (ergon/plausible.h) */
-	double reverse_first_s, reverse_min_a;
-	double gap_s, gap_max_s, gap_max_at_s; /* packets: time no packet covered */
+	struct ergon_sign_gaps sg;    /* backwards through the load; packet holes */
 	struct ergon_accum_xcheck xc; /* accumulator cross-check (accum_check.c) */
 	struct dvec di, dp;
 };
@@ -149,12 +147,7 @@ static void figures_from(struct ergon_window_figures *w, struct acc *a)
 	w->samples = a->n;
 	w->from_accumulator = a->from_acc;
 	w->xcheck = a->xc;
-	w->reverse_n = a->reverse_n;
-	w->reverse_first_s = a->reverse_first_s;
-	w->reverse_min_a = a->reverse_min_a;
-	w->gap_s = a->gap_s;
-	w->gap_max_s = a->gap_max_s;
-	w->gap_max_at_s = a->gap_max_at_s;
+	w->sg = a->sg;
 	w->avg_current_a = a->integral_s > 0 ? a->charge_c / a->integral_s : NAN;
 	w->avg_power_w = a->integral_s > 0 ? a->energy_j / a->integral_s : NAN;
 	w->peak_current_a = a->have_peak ? a->peak_i : NAN;
@@ -270,24 +263,26 @@ static void raw_integrals(struct acc *a, double fs, uint64_t span_samples);
  * load-direction current i_a. */
 static void note_reverse(struct acc *a, double t_s, double i_a)
 {
-	if (a->reverse_n++ == 0 || i_a < a->reverse_min_a)
-		a->reverse_min_a = i_a;
-	if (a->reverse_n == 1)
-		a->reverse_first_s = t_s;
+	struct ergon_sign_gaps *s = &a->sg;
+	if (s->reverse_n++ == 0 || i_a < s->reverse_min_a)
+		s->reverse_min_a = i_a;
+	if (s->reverse_n == 1)
+		s->reverse_first_s = t_s;
 }
 
 /* A hole of gap_s between packets, starting at at_s. */
 static void note_gap(struct acc *a, double at_s, double gap_s)
 {
-	a->gap_s += gap_s;
-	if (gap_s > a->gap_max_s) {
-		a->gap_max_s = gap_s;
-		a->gap_max_at_s = at_s;
+	struct ergon_sign_gaps *s = &a->sg;
+	s->gap_s += gap_s;
+	if (gap_s > s->gap_max_s) {
+		s->gap_max_s = gap_s;
+		s->gap_max_at_s = at_s;
 	}
 }
 
 /* The union of the windows: their reversals and holes together. */
-static void merge_sign(struct acc *u, const struct acc *w)
+static void merge_sign(struct ergon_sign_gaps *u, const struct ergon_sign_gaps *w)
 {
 	if (w->reverse_n > 0) {
 		if (u->reverse_n == 0 || w->reverse_min_a < u->reverse_min_a)
@@ -343,7 +338,7 @@ static int close_window(struct ergon_gated *g, double end_s, uint64_t end_index,
 	u->n += g->win.n;
 	u->from_acc |= g->win.from_acc;
 	ergon_accum_xcheck_merge(&u->xc, &g->win.xc);
-	merge_sign(u, &g->win);
+	merge_sign(&u->sg, &g->win.sg);
 	if (g->win.have_peak && (!u->have_peak || g->win.peak_i > u->peak_i)) {
 		u->peak_i = g->win.peak_i;
 		u->have_peak = 1;

@@ -77,13 +77,13 @@ static int check_negative(const struct ergon_window_figures *w, const char *wher
 static int check_reverse(const struct ergon_window_figures *w, const char *where, int raw,
 			 struct ergon_issue_list *issues)
 {
-	if (w->reverse_n <= ERGON_REVERSE_COUNT_MAX)
+	if (w->sg.reverse_n <= ERGON_REVERSE_COUNT_MAX)
 		return 0;
 	struct ergon_issue_field ctx[] = {
 	    ERGON_ISSUE_TEXT("window", where),
-	    ERGON_ISSUE_INT("count", w->reverse_n),
-	    ERGON_ISSUE_REAL("first_t_s", w->reverse_first_s),
-	    ERGON_ISSUE_REAL("most_negative_a", w->reverse_min_a),
+	    ERGON_ISSUE_INT("count", w->sg.reverse_n),
+	    ERGON_ISSUE_REAL("first_t_s", w->sg.reverse_first_s),
+	    ERGON_ISSUE_REAL("most_negative_a", w->sg.reverse_min_a),
 	    ERGON_ISSUE_REAL("threshold_a", ERGON_REVERSE_CURRENT_A),
 	};
 	ergon_issue_list_add(
@@ -92,8 +92,9 @@ static int check_reverse(const struct ergon_window_figures *w, const char *where
 	    "first at t = %.6f s, down to %.4g A: a load does not return current (more than %d "
 	    "such readings is no range-switching spike); the recording is corrupt or the rail "
 	    "back-feeds; figures withheld",
-	    where, (unsigned long long)w->reverse_n, raw ? "samples" : "statistics packets",
-	    ERGON_REVERSE_CURRENT_A, w->reverse_first_s, w->reverse_min_a, ERGON_REVERSE_COUNT_MAX);
+	    where, (unsigned long long)w->sg.reverse_n, raw ? "samples" : "statistics packets",
+	    ERGON_REVERSE_CURRENT_A, w->sg.reverse_first_s, w->sg.reverse_min_a,
+	    ERGON_REVERSE_COUNT_MAX);
 	return 1;
 }
 
@@ -101,21 +102,21 @@ static int check_gap(const struct ergon_window_figures *w, const char *where,
 		     struct ergon_issue_list *issues)
 {
 	double span = w->end_s - w->start_s;
-	if (!(w->gap_s > ERGON_TIME_GAP_FRACTION * span))
+	if (!(w->sg.gap_s > ERGON_TIME_GAP_FRACTION * span))
 		return 0;
 	struct ergon_issue_field ctx[] = {
 	    ERGON_ISSUE_TEXT("window", where),
-	    ERGON_ISSUE_REAL("uncovered_s", w->gap_s),
+	    ERGON_ISSUE_REAL("uncovered_s", w->sg.gap_s),
 	    ERGON_ISSUE_REAL("window_s", span),
-	    ERGON_ISSUE_REAL("largest_gap_s", w->gap_max_s),
-	    ERGON_ISSUE_REAL("largest_gap_at_s", w->gap_max_at_s),
+	    ERGON_ISSUE_REAL("largest_gap_s", w->sg.gap_max_s),
+	    ERGON_ISSUE_REAL("largest_gap_at_s", w->sg.gap_max_at_s),
 	};
 	ergon_issue_list_add(
 	    issues, "power.time_gap", ctx, sizeof ctx / sizeof ctx[0],
 	    "%s (t = %.6f .. %.6f s): %.6g s of its %.6g s are covered by no statistics packet "
 	    "(the largest hole %.6g s from t = %.6f s): more than %g%% of it is missing from "
 	    "its figures; re-record, or cut the recording at the hole",
-	    where, w->start_s, w->end_s, w->gap_s, span, w->gap_max_s, w->gap_max_at_s,
+	    where, w->start_s, w->end_s, w->sg.gap_s, span, w->sg.gap_max_s, w->sg.gap_max_at_s,
 	    100.0 * ERGON_TIME_GAP_FRACTION);
 	return 1;
 }
