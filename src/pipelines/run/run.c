@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <unistd.h>
 
 static const char *status_name(int st)
 {
@@ -442,11 +443,21 @@ struct temp_wrap {
 static int temp_read_file(const char *path, double *out_c, struct ergon_err *err)
 {
 	char buf[64];
-	FILE *f = fopen(path, "r");
-	if (f == NULL)
-		return ergon_err_errno(err, errno, "--temp-file %s", path);
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
+	int fd;
+	/* A thermal zone is a (sysfs) regular file; a FIFO or a device is
+	 * refused, never waited on. */
+	int rc = ergon_open_input(path, "(--temp-file)", 0, &fd, err);
+	if (rc)
+		return rc;
+	ssize_t got;
+	do
+		got = read(fd, buf, sizeof(buf) - 1);
+	while (got < 0 && errno == EINTR);
+	int e = errno;
+	close(fd);
+	if (got < 0)
+		return ergon_err_errno(err, e, "--temp-file %s", path);
+	size_t n = (size_t)got;
 	buf[n] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
 	long milli;

@@ -14,6 +14,7 @@
 #include "ergon/plugin.h"
 
 #include "drivers/workloads/wl_opts.h"
+#include "ergon/fileio.h"
 #include "ergon/workload.h"
 
 #include <dlfcn.h>
@@ -37,12 +38,18 @@ struct plugin {
 
 static int check_elf(const char *path, const char *spec, struct ergon_err *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return ergon_err_errno(err, errno,
-				       "--workload %s: cannot open plugin '%s' (give the path of a "
-				       ".so built against include/ergon/plugin.h)",
-				       spec, path);
+	int fd;
+	/* A shared object is a regular file; a FIFO must not block here. */
+	if (ergon_open_input(path, NULL, 0, &fd, err) != 0) {
+		char why[ERGON_ERR_MSG_MAX / 2];
+		snprintf(why, sizeof why, "%.400s", err->msg);
+		int code = err->code;
+		ergon_err_clear(err);
+		return ergon_err_set(err, code,
+				     "--workload %s: cannot open plugin '%s' (give the path of a "
+				     ".so built against include/ergon/plugin.h): %s",
+				     spec, path, why);
+	}
 	unsigned char magic[4] = {0};
 	ssize_t n;
 	do
