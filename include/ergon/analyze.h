@@ -30,6 +30,27 @@ ERGON_API int ergon_power_section(const struct ergon_gated_result *res, double m
 				  const struct ergon_power_facts *f,
 				  const struct ergon_issue_list *warnings, json_t **out,
 				  struct ergon_err *err);
+/* The uncertainty budgets of the section's figures (docs/UNCERTAINTY.md). */
+struct ergon_power_budget_opts {
+	/* The instrument's rating, as the gated engine put packets in its
+	 * ranges by (NULL: the rated terms are unknown). */
+	const struct ergon_rating *rating;
+	double max_uncertainty_pct; /* > 0: power.uncertainty_above_limit beyond it */
+	/* On-device monitor (internal runs): one ENERGY and one CHARGE step
+	 * and its conversion cycle, s (NaN: unknown). */
+	double energy_lsb_j, charge_lsb_c, cycle_s;
+};
+
+/* ergon_power_section with budgets: bo NULL makes exactly the section of
+ * ergon_power_section; otherwise it adds "uncertainty" (a budget for
+ * energy_j, charge_c, avg_power_w and, when published,
+ * energy_per_inference_j; the rating; the limit) and the gate's issues. */
+ERGON_API int ergon_power_section_ex(const struct ergon_gated_result *res, double min_window_s,
+				     const struct ergon_power_facts *f,
+				     const struct ergon_issue_list *warnings,
+				     const struct ergon_power_budget_opts *bo, json_t **out,
+				     struct ergon_err *err);
+
 /* The name of a power terminal record's (final_phase, error_code): the
  * per-phase codes of target/include/ergon/wire.h (ina228_init 10
  * "shunt_cal_write", 11 "shunt_cal_readback"), else the runtime status
@@ -84,6 +105,16 @@ struct ergon_analyze_options {
 	double min_window_s;		  /* 0 = 1.0 */
 	const char *recording_provenance; /* "measured"/"synthetic"/NULL unknown */
 	int force;			  /* replace existing outputs */
+	/* The uncertainty budgets (docs/UNCERTAINTY.md). The instrument's
+	 * rating: --meter MODEL (ergon_rating_for_model; shunt_ohms for the
+	 * INA parts, 0 = unknown), else the recording's ergon note, else its
+	 * source model (a Joulescope's JLS), else the on-board monitor of an
+	 * internal record; rating_kv ("KEY=VALUE", NULL-terminated; may be
+	 * NULL) overrides figures. max_uncertainty_pct > 0 is the gate. */
+	const char *meter;
+	double shunt_ohms;
+	const char *const *rating_kv;
+	double max_uncertainty_pct;
 };
 
 /* Analyse and write summary.json + detailed/power_summary.csv. *table gets

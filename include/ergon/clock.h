@@ -45,6 +45,11 @@ ERGON_API double ergon_clock_now_s(void);
 /* Sleep until the measuring clock reads t_s (an interrupted sleep is
  * resumed; callers check their stop flag after it returns). */
 ERGON_API void ergon_clock_sleep_until(double t_s);
+/* The bound of the measuring clock's rate error, ppm, and where it comes
+ * from (written into src, cap bytes): the kernel's own statement of its
+ * clock's frequency tolerance (adjtimex(2), struct timex.tolerance), 0 for
+ * a simulated clock (exact by construction); NaN when neither is known. */
+ERGON_API double ergon_clock_rate_bound_ppm(char *src, size_t cap);
 
 #ifdef __cplusplus
 }

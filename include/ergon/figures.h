@@ -6,8 +6,10 @@
 #ifndef ERGON_FIGURES_H
 #define ERGON_FIGURES_H
 
+#include "ergon/budget.h"
 #include "ergon/error.h"
 #include "ergon/stats.h"
+#include "ergon/rating.h"
 
 #include <stddef.h>
 
@@ -26,6 +28,11 @@ struct ergon_energy {
 	double mean_power_w; /* energy_j / span_s */
 	double mean_power_u_w;
 	double peak_power_w;
+	/* What the uncertainty budget needs (figures_budget.c): the integral
+	 * of |p| (J), the signed sensitivities of E to the first and the last
+	 * timestamp (W) and the sum of the squared interior ones (W^2). */
+	double abs_energy_j;
+	double sens_first_w, sens_last_w, sens_int2_w2;
 };
 
 /* Incremental trapezoidal integrator: samples arrive one at a time and the
@@ -41,6 +48,8 @@ struct ergon_integrator {
 	double sens_w;	     /* sum of |dE/dt_i| for finalised samples */
 	double first_sens_w; /* |dE/dt_0| = (|p0 + p1|)/2, known at n == 2 */
 	double peak_w;
+	double sens2_w2;       /* sum of (dE/dt_i)^2 for finalised interior samples */
+	double first_signed_w; /* dE/dt_0 = -(p0 + p1)/2 */
 };
 
 ERGON_API void ergon_integrator_init(struct ergon_integrator *ig, double accuracy_pct,
@@ -134,6 +143,82 @@ struct ergon_eop {
 };
 ERGON_API int ergon_energy_per_op(const struct ergon_eop_input *in, struct ergon_eop *out,
 				  struct ergon_err *err);
+
+/* ---- Uncertainty budgets of the run's figures (figures_budget.c,
+ * docs/UNCERTAINTY.md). ------------------------------------------------ */
+
+/* The report's uncertainty model, typed: what the instrument states at the
+ * power level and what the clocks are good for. A NaN value is unknown. */
+struct ergon_run_um {
+	/* The instrument's rating as it bears on a power reading (its power
+	 * view, ergon/rating.h): gains (% of reading) and absolute bounds. */
+	int n_pterms;
+	struct ergon_rating_pterm pterm[ERGON_RATING_MAX_PTERMS];
+	int offset_constant;		 /* one offset for every reading (one range) */
+	struct ergon_rated resolution_w; /* one power reading's step, W */
+	struct ergon_rated resolution_j; /* one accumulator step, J */
+	struct ergon_rated host_ppm;	 /* host CLOCK_MONOTONIC rate bound, ppm */
+	struct ergon_rated inst_ppm;	 /* the instrument's own clock, ppm */
+	int clock_instrument;		 /* samples are stamped by the instrument */
+	double timing_quantum_s;	 /* bound of one timestamp's error */
+	double latency_quantum_s;	 /* the clock's resolution */
+};
+
+/* Budget of a phase's energy (accum: from the accumulator delta). */
+ERGON_API void ergon_budget_phase_energy(const struct ergon_energy *e, int accum,
+					 const struct ergon_run_um *um, struct ergon_budget *b);
+/* Budget of a phase's mean power (energy / span). */
+ERGON_API void ergon_budget_phase_power(const struct ergon_energy *e, int accum,
+					const struct ergon_run_um *um, struct ergon_budget *b);
+
+struct ergon_eop_budget_input {
+	const struct ergon_eop *eop;
+	const struct ergon_energy *load, *idle;
+	int load_accum, idle_accum;
+	size_t n_ops;		/* successful operations */
+	double latency_mean_s;	/* their mean latency (saturated) */
+	double load_duration_s; /* load phase, host clock */
+	/* Standard error of the mean of the per-window energy per operation
+	 * (ergon_window_spread), J; NaN when fewer than two windows give one. */
+	double spread_se_total_j, spread_se_above_j;
+	size_t spread_windows;
+	/* Standard error over repeated runs (issue 31's repeats), J; NaN: no
+	 * repeats, the term is left out. */
+	double repeat_se_j;
+	size_t repeats;
+};
+
+/* Budget of the energy per operation, total (above_idle 0) or above idle. */
+ERGON_API void ergon_budget_eop(const struct ergon_eop_budget_input *in,
+				const struct ergon_run_um *um, int above_idle,
+				struct ergon_budget *b);
+
+/* Before measuring: the part of the gated figures' relative budget the plan
+ * already bounds (value 1, unit "1": every limit is a fraction). The rated
+ * gains and the clock's bound are known now; a term the plan already
+ * knows will be unknown (an unstated rating or step, fewer than 2 windows
+ * for the spread) is listed unknown; what depends on the data (offsets over
+ * the power, resolution, timestamps, the spread itself) only adds, so the
+ * known part is a lower bound of what the run will state (U_known). accum:
+ * the instrument integrates (its accumulator's step and clock apply). */
+ERGON_API void ergon_budget_run_plan(const struct ergon_run_um *um, size_t windows, int accum,
+				     struct ergon_budget *b);
+
+/* The "spread over windows" of the energy per operation: per load window
+ * (edges_s[0..nw]) the window's mean power (trapezoid over power_w, or the
+ * accumulator delta over energy_j when it is not NULL) times its duration
+ * over its operations ops[w] (above idle: the idle power taken off first),
+ * then the standard error of their mean (ergon_window_spread), J. A window
+ * with fewer than 2 samples or no operation gives none; NaN when fewer
+ * than 2 do. *used: how many did. */
+ERGON_API void ergon_window_spread_eop(const double *t_s, const double *power_w,
+				       const double *energy_j, size_t n, const double *edges_s,
+				       size_t nw, const size_t *ops, double idle_power_w,
+				       double *se_total_j, double *se_above_j, size_t *used);
+
+/* Standard error of the mean of x[0..n): s / sqrt(n) (s the sample
+ * standard deviation); NaN when n < 2 or a value is not finite. */
+ERGON_API double ergon_window_spread(const double *x, size_t n);
 
 #ifdef __cplusplus
 }

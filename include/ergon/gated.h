@@ -8,8 +8,10 @@
 #ifndef ERGON_GATED_H
 #define ERGON_GATED_H
 
+#include "ergon/budget.h"
 #include "ergon/error.h"
 #include "ergon/issue_list.h"
+#include "ergon/rating.h"
 #include "ergon/stream.h"
 
 #include <stddef.h>
@@ -38,6 +40,27 @@ struct ergon_gated_config {
 	 * 16 Mi. Beyond it the percentiles use the first packets only and
 	 * power.distribution_truncated says so. Lowered only by tests. */
 	size_t distribution_max;
+	/* The instrument's ranges (copied; NULL: one range): each packet, or
+	 * raw run, is put in the range its largest |current| (and the
+	 * previous packet's) needs, for the budgets' sums. */
+	const struct ergon_rating *rating;
+};
+
+/* What the uncertainty budgets need of a set of windows (the gated union
+ * or the whole capture), summed while the stream passes: per range (the
+ * rating's; one when none) the integrals of |p|, |v|, |i| and time, the
+ * quantization sums, the recorded values' rounding, and the power and
+ * current at every gate edge times its time step (gated_budget.c). */
+struct ergon_budget_sums {
+	double rg_p_j[ERGON_RATING_MAX_RANGES];	 /* sum |p| x span */
+	double rg_v_vs[ERGON_RATING_MAX_RANGES]; /* sum |v| x span (NaN: no voltage) */
+	double rg_q_c[ERGON_RATING_MAX_RANGES];	 /* sum |i| x span */
+	double rg_t_s[ERGON_RATING_MAX_RANGES];	 /* sum span */
+	double q_p2[ERGON_RATING_MAX_RANGES];	 /* sum (|v| x span)^2 / samples */
+	double q_t2[ERGON_RATING_MAX_RANGES];	 /* sum span^2 / samples */
+	double rec_p_j, rec_i_c;		 /* sum span x printed step */
+	double edge_p2_j2, edge_i2_c2;		 /* sum (edge power x step)^2 */
+	uint64_t edges;				 /* gate edges counted */
 };
 
 /* Accumulator cross-check sums over the packets whose energy came from the
@@ -127,6 +150,10 @@ struct ergon_gated_result {
 	int unterminated;	/* a gate rose and never fell */
 	double unterminated_start_s;
 	uint64_t rises; /* rising edges seen (glitches included) */
+	/* The budgets' sums of the gated union and the whole capture, and the
+	 * rating they were put in ranges by (NULL: one range). */
+	struct ergon_budget_sums gated_sums, whole_sums;
+	const struct ergon_rating *rating;
 	/* Packets whose energy accumulator ran backwards while their power
 	 * (or current and charge) says the load drew energy: negative energy
 	 * (ergon/plausible.h). The first one's index (1-based) and step. */
@@ -163,6 +190,20 @@ ERGON_API int ergon_gated_push_raw(struct ergon_gated *g, const float *current_a
  * engine is freed. */
 ERGON_API int ergon_gated_finish(struct ergon_gated *g, const struct ergon_gated_result **out,
 				 struct ergon_err *err);
+
+/* ---- Uncertainty budgets (gated_budget.c, docs/UNCERTAINTY.md) ------- */
+
+enum ergon_power_figure {
+	ERGON_PF_ENERGY = 1,
+	ERGON_PF_CHARGE = 2,
+	ERGON_PF_POWER = 3, /* the mean power: energy / observed time */
+};
+
+/* The budget of a figure of the gated result (the gated union, or the
+ * whole capture when whole), from its sums and the instrument's rating
+ * (NULL or ERGON_RATING_NONE: the rated terms are unknown). */
+ERGON_API void ergon_gated_budget(const struct ergon_gated_result *res, int whole, int figure,
+				  const struct ergon_rating *rating, struct ergon_budget *b);
 
 /* ---- Checks on firmware facts (docs/POWER_CHECKS.md) ---------------- */
 
@@ -227,6 +268,10 @@ struct ergon_power_facts {
 	int have_rate_probe;
 	double system_clock_hz, rate_probe_us;
 	uint64_t rate_probe_cycles;
+	/* The on-board monitor's configuration (facts "monitor": shunt_ohms,
+	 * energy_lsb_j, charge_lsb_c, conversion_cycle_s), what its budgets
+	 * need; 0 = not stated. */
+	double monitor_shunt_ohms, monitor_energy_lsb_j, monitor_charge_lsb_c, monitor_cycle_s;
 };
 
 /* What the gate analysis saw, for the checks. */
@@ -330,6 +375,24 @@ ERGON_API int ergon_clean_window_check_counts(uint64_t stalled, uint64_t partial
 /* The pre-window rate probe: cycles below half of core_hz x probe_us. */
 ERGON_API int ergon_clean_window_rate_check(double core_hz, double probe_us, uint64_t probe_cycles,
 					    struct ergon_issue_list *issues);
+
+/* The budget of a figure of an on-device monitor's record (the INA228's
+ * ENERGY and CHARGE over the firmware's window): the monitor's rating,
+ * one register step (NaN: unknown), its clock, and the window's ends, each
+ * within one conversion cycle (cycle_s; NaN: unknown). The mean power also
+ * needs the firmware clock's tolerance, which no record states. */
+ERGON_API void ergon_internal_budget(const struct ergon_power_terminal *t,
+				     const struct ergon_rating *r, double energy_lsb_j,
+				     double charge_lsb_c, double cycle_s, int figure,
+				     struct ergon_budget *b);
+
+/* Energy per inference: the energy's budget over count, and where the
+ * figure relies on a firmware window that the energy's window only
+ * approximates (observer_src not NULL), the energy of their disagreement
+ * window_error_s at avg_power_w (NaN: unknown). */
+ERGON_API void ergon_epi_budget(const struct ergon_budget *energy, uint64_t count,
+				double window_error_s, double avg_power_w, const char *observer_src,
+				struct ergon_budget *b);
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "ergon/error.h"
+#include "ergon/rating.h"
 #include "ergon/stream.h"
 
 #ifdef __cplusplus
@@ -51,6 +52,15 @@ struct ergon_instrument_identity {
 	 * or a fake, so the figures are synthetic unless --provenance
 	 * measured says otherwise; "" for "/" and other drivers. */
 	char sysfs_root[256];
+	/* The rated accuracy with its sources, per range where the
+	 * instrument has ranges (ergon/rating.h, docs/UNCERTAINTY.md).
+	 * ergon_instrument_open sets every figure unknown before the driver's
+	 * open; a driver states what its vendor states. A driver that leaves
+	 * the model ERGON_RATING_NONE gets a power view made from
+	 * accuracy_pct and floor_w when they are set (bridges, replays with
+	 * --instrument-opt accuracy_pct), else "unknown". --instrument-opt
+	 * rating.KEY=VALUE overrides a figure (ergon_rating_override). */
+	struct ergon_rating rating;
 };
 
 /* Options given on the command line as key=value (--instrument-opt) and the
@@ -136,6 +146,15 @@ ERGON_API json_t *ergon_instrument_stats(const struct ergon_instrument *inst);
 #define ERGON_AVERAGED_MIN_PERIODS 5.0
 ERGON_API int ergon_instrument_check_window(const struct ergon_instrument *inst, double window_s,
 					    json_t *issues);
+/* The vendors' stated ratings that more than one driver or pipeline needs
+ * (src/drivers/instruments/ratings.c, docs/UNCERTAINTY.md), by model:
+ * "JS110", "JS220" (Joulescope), "PPK2", "INA228", "INA3221", "VBENCH"
+ * (the virtual bench's simulated meter). shunt_ohm is the board's shunt
+ * for the INA parts (NaN when not known). 0, or ERGON_ENOENT for a model
+ * ergon holds no rating of. */
+ERGON_API int ergon_rating_for_model(const char *model, double shunt_ohm,
+				     struct ergon_rating *out);
+
 /* Look up key in opts->kv; NULL if absent. */
 ERGON_API const char *ergon_options_get(const struct ergon_instrument_options *opts,
 					const char *key);

@@ -56,6 +56,9 @@ enum ergon_integrity {
 	  "the mean latency lies outside the median's interval: outliers pull it")                \
 	X("run.repetitions_incomplete", ERGON_SEV_ERROR,                                           \
 	  "fewer repetitions completed than planned: the repeat statistics are withheld")         \
+	X("run.uncertainty_above_limit", ERGON_SEV_ERROR,                                           \
+	  "a figure's expanded uncertainty exceeds --max-uncertainty-pct, or its budget is "       \
+	  "incomplete")                                                                             \
 	/* --- pmu: HPX profile streams (engines/hpx) --- */                                         \
 	X("pmu.missing", ERGON_SEV_ERROR, "the stream holds no PMU profile data")                  \
 	X("pmu.incomplete", ERGON_SEV_WARNING,                                                     \
@@ -159,6 +162,8 @@ enum ergon_integrity {
 	  "a row's own values contradict each other (max below mean, power not i x v)")           \
 	/* --- power: accumulator cross-checks (docs/POWER_CHECKS.md) --- */                       \
 	X("power.accumulator_inconsistent", ERGON_SEV_ERROR, "the energy accumulator disagrees with the packets' power") \
+	/* --- power: uncertainty budgets (docs/UNCERTAINTY.md) --- */                              \
+	X("power.uncertainty_above_limit", ERGON_SEV_ERROR, "a figure's expanded uncertainty exceeds --max-uncertainty-pct, or its budget is incomplete") \
 	/* --- profile: clean-window checks --- */                                                 \
 	X("profile.clean_window_stalled", ERGON_SEV_WARNING, "clean-window iterations stalled or partial") \
 	X("profile.clean_window_clock_rate_low", ERGON_SEV_WARNING, "rate probe cycles below half the core clock") \

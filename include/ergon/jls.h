@@ -137,6 +137,10 @@ ERGON_API const struct ergon_jls_signal *ergon_jls_reader_signal(const struct er
 /* Source identity (name like "JS220-000415", vendor, model, serial); "" when absent. */
 ERGON_API const char *ergon_jls_reader_source_field(const struct ergon_jls_reader *r,
 						    const char *field);
+/* The recording's first note kept as JSON text (a USER_DATA chunk of
+ * storage type 3, what `ergon record` writes), NUL-terminated; NULL when
+ * there is none. Valid until ergon_jls_reader_free. */
+ERGON_API const char *ergon_jls_reader_note(const struct ergon_jls_reader *r);
 /* Warnings gathered so far (at most 64), a typed list (ergon/issue_list.h)
  * the reader owns: valid until ergon_jls_reader_free, and it grows while
  * ergon_jls_reader_stream runs. Its oom flag says an entry was lost to

@@ -62,6 +62,10 @@ struct ergon_run_config {
 	 * take. NULL: none. */
 	void (*ready)(void *ctx);
 	void *ready_ctx;
+	/* --max-uncertainty-pct: a budgeted figure whose relative expanded
+	 * uncertainty exceeds it (or whose budget is incomplete) raises
+	 * run.uncertainty_above_limit; 0 = no gate. */
+	double max_uncertainty_pct;
 };
 
 /* A figure of a run that ergon states statistics for over repetitions and
@@ -86,6 +90,15 @@ ERGON_API const struct ergon_run_figure *ergon_run_figures(size_t *n);
  * raw measurement was kept elsewhere and err's message says where
  * (OUT.partial or $TMPDIR/ergon-rescue-*; docs/RELIABILITY.md). */
 ERGON_API int ergon_run(const struct ergon_run_config *cfg, json_t **report, struct ergon_err *err);
+
+/* The plan without measuring (--dry-run): the instrument is opened for its
+ * identity and closed; *plan (caller owns) holds the identity, the plan
+ * and uncertainty_estimate: the part of the gated figures' budget the plan
+ * already bounds (a lower bound), the terms that will be unknown, and
+ * whether the run can meet --max-uncertainty-pct ("refused": it cannot,
+ * and ergon_run would refuse it). */
+ERGON_API int ergon_run_plan(const struct ergon_run_config *cfg, json_t **plan,
+			     struct ergon_err *err);
 
 /* Build a report from a session result (no I/O). Caller owns *report. */
 ERGON_API int ergon_report_build(const struct ergon_run_config *cfg,
@@ -137,6 +150,15 @@ ERGON_API int ergon_report_verify_file(const char *path, size_t max_len, unsigne
 /* flags: re-read every series from the file instead of holding the short
  * ones (by default only series above ERGON_JCS_SPILL_MIN values are). */
 #define ERGON_VERIFY_SPILL_ALL 1u
+
+/* Every uncertainty budget in an artifact of any kind (a profile's or an
+ * analysis's power section, a report) recomputed from its terms
+ * (combination, U, completeness, the largest term), and the gate: a power
+ * section whose uncertainty states max_uncertainty_pct must list
+ * power.uncertainty_above_limit exactly when one of its budgets fails it.
+ * *count gets how many budgets were checked. ERGON_EVERIFY names the
+ * field. */
+ERGON_API int ergon_artifact_check_budgets(const json_t *a, size_t *count, struct ergon_err *err);
 
 /* Export energy-model/v1 from a verified report. actions: n names. A
  * synthetic report is refused (ERGON_EREFUSED) unless allow has

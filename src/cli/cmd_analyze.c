@@ -23,7 +23,10 @@ static int run(int argc, char **argv)
 	int as_json = 0;
 	cli_init(&p, "analyze", argc, argv);
 	int clean = 0;
+	const char *rkv[65] = {0};
+	size_t nr = 0;
 	while (cli_next(&p)) {
+		const char *kv = NULL;
 		if (cli_flag(&p, "--clean", &clean)) {
 		} else if (cli_flag(&p, "--force", &o.force)) {
 		} else if (cli_flag(&p, "--json", &as_json)) {
@@ -40,6 +43,15 @@ static int run(int argc, char **argv)
 			o.sync_input_index = (unsigned)idx;
 		} else if (cli_num(&p, "--stats-rate-hz", CLI_GE, 1, 1e6, &o.stats_rate_hz)) {
 		} else if (cli_num(&p, "--min-window-s", CLI_GE, 1e-6, 1e6, &o.min_window_s)) {
+		} else if (cli_str(&p, "--meter", &o.meter)) {
+		} else if (cli_num(&p, "--shunt-ohms", CLI_GT, 0, 1e9, &o.shunt_ohms)) {
+		} else if (cli_str(&p, "--rating", &kv)) {
+			if (kv && nr >= 64)
+				cli_error(&p, "too many --rating (at most 64)");
+			else if (kv)
+				rkv[nr++] = kv;
+		} else if (cli_num(&p, "--max-uncertainty-pct", CLI_GT, 0, 1e6,
+				   &o.max_uncertainty_pct)) {
 		} else {
 			cli_unknown(&p);
 		}
@@ -48,6 +60,7 @@ static int run(int argc, char **argv)
 		return p.rc;
 	if (!o.jls_path && !o.stats_path && !o.raw_path)
 		return cli_error(&p, "missing the recording: give --jls, --stats or --raw");
+	o.rating_kv = rkv;
 	ergon_cli_stale_report_dir("analyze", o.out_dir, clean);
 	struct ergon_err err = {0};
 	struct ergon_secret_key skey = {0};
@@ -88,6 +101,8 @@ const struct ergon_cli_command ergon_cli_cmd_analyze = {
 	    "                     [--facts FACTS.json] [--markers GATE.csv]\n"
 	    "                     [--sync-input-index N] [--stats-rate-hz HZ]\n"
 	    "                     [--min-window-s S] [--recording-provenance measured|synthetic]\n"
+	    "                     [--meter MODEL] [--shunt-ohms R] [--rating KEY=VALUE ...]\n"
+	    "                     [--max-uncertainty-pct P]\n"
 	    "                     --out DIR [--force] [--clean] [--json] [--sign KEY]\n\n"
 	    "Finds the gate windows (digital input N, INPUT0 by default, or the start_s,end_s\n"
 	    "lines of --markers), ignores gates shorter than --min-window-s (1 s) as glitches,\n"
@@ -100,6 +115,17 @@ const struct ergon_cli_command ergon_cli_cmd_analyze = {
 	    "measurement is still written (integrity says so, and the exit code).\n"
 	    "--sign KEY (ergon keygen) signs DIR/summary.json once it is written; the key is\n"
 	    "loaded first, so a bad key fails before anything is analyzed.\n\n"
+	    "Every energy, charge, mean power and energy-per-inference figure carries an\n"
+	    "uncertainty budget (power.uncertainty; docs/UNCERTAINTY.md): its terms come\n"
+	    "from the instrument's rating, taken from --meter (js110, js220, ina228,\n"
+	    "ina3221, vbench; --shunt-ohms R for the INA parts), else from the recording\n"
+	    "(ergon record's note, a Joulescope JLS's model, an on-board INA228 record);\n"
+	    "--rating KEY=VALUE states a figure (gain_pct, offset_w, i_gain_pct,\n"
+	    "i_offset_a, v_gain_pct, v_offset_v, shunt_tolerance_pct,\n"
+	    "shunt_tempco_ppm_per_c, shunt_temp_span_c, timebase_ppm). A term nobody\n"
+	    "states is unknown: the budget is incomplete. --max-uncertainty-pct P: a\n"
+	    "figure above P % (k = 2), or with an incomplete budget, raises\n"
+	    "power.uncertainty_above_limit (an error, exit 1); the figure stays.\n\n"
 	    "CSV forms: --stats columns t_start_s,t_end_s,i_avg_a[,i_std_a,i_min_a,i_max_a,\n"
 	    "v_avg_v,...,p_avg_w,...,charge_c,energy_j,sample_id,digital]; --raw columns\n"
 	    "t_s,current_a,voltage_v[,power_w,digital], uniformly sampled.\n"

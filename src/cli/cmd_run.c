@@ -92,19 +92,52 @@ static void si(char *out, size_t cap, double v, double u, const char *unit, int 
 			 pre[k].p, unit, cli_sym("±", "+/-"), digits, u / pre[k].f, pre[k].p, unit);
 }
 
-/* The SI prefix that puts mag in [1, 1000), for several numbers at once. */
-static void prefix_of(double mag, double *f, const char **p)
+/* " ± U (k = 2, 6.2 %; largest term: gain)" after a figure printed in
+ * units of scale (prefix), from a budget the report holds; the incomplete
+ * form names the unknown term ("± unrated" when the instrument states no
+ * accuracy at all); "" without a budget (a report from before them). The
+ * CLI prints, the report computed. */
+static void budget_txt(char *out, size_t cap, const json_t *b, double scale, const char *prefix,
+		       int digits, int unrated)
 {
-	const struct {
-		double f;
-		const char *p;
-	} pre[] = {{1, ""}, {1e-3, "m"}, {1e-6, cli_sym("µ", "u")}, {1e-9, "n"}};
-	size_t k = 0;
-	mag = fabs(mag);
-	while (k + 1 < sizeof(pre) / sizeof(pre[0]) && mag < pre[k].f)
-		k++;
-	*f = pre[k].f;
-	*p = pre[k].p;
+	out[0] = '\0';
+	if (!json_is_object(b))
+		return;
+	const char *dom = json_string_value(json_object_get(b, "dominant"));
+	const char *pm = cli_sym("±", "+/-");
+	if (json_is_true(json_object_get(b, "complete")))
+		snprintf(out, cap, " %s %.*f %s (k = 2, %.2g %%; largest term: %s)", pm, digits,
+			 num(b, "U") / scale, prefix, num(b, "U_pct"), dom ? dom : "?");
+	else
+		snprintf(out, cap,
+			 " %s %s (budget incomplete: %s is unknown; the known terms alone give "
+			 "%s %.*f %s)",
+			 pm, unrated ? "unrated" : "?", dom ? dom : "a term", pm, digits,
+			 num(b, "U_known") / scale, prefix);
+}
+
+/* The prefix that puts max(|v|, |u|) in [1, 1000) ("m" for 1e-3): one
+ * prefix for a figure and its ±, so a 0 J value never picks nJ for a
+ * mJ-sized ±. */
+static double prefix_of(double v, double u, const char **p)
+{
+	double a = fabs(v);
+	if (isfinite(u) && fabs(u) > a)
+		a = fabs(u);
+	if (a >= 1 || a == 0 || !isfinite(a)) {
+		*p = "";
+		return 1;
+	}
+	if (a >= 1e-3) {
+		*p = "m";
+		return 1e-3;
+	}
+	if (a >= 1e-6) {
+		*p = cli_sym("µ", "u");
+		return 1e-6;
+	}
+	*p = "n";
+	return 1e-9;
 }
 
 /* One figure's repeat statistics (figures.repeat.figures.KEY), in the
@@ -127,7 +160,7 @@ static void print_repeat_row(const json_t *per, const char *key, const char *lab
 	int si_unit =
 	    unit && (strcmp(unit, "J") == 0 || strcmp(unit, "W") == 0 || strcmp(unit, "s") == 0);
 	if (si_unit)
-		prefix_of(mean, &f, &pfx);
+		f = prefix_of(mean, NAN, &pfx);
 	char u[32];
 	snprintf(u, sizeof u, "%s%s", pfx, unit ? unit : "");
 	const char *pm = cli_sym("±", "+/-");
@@ -179,7 +212,7 @@ static void print_repeated(const json_t *r)
 		const json_t *x;
 		double f = 1;
 		const char *pfx = "";
-		prefix_of(num(e, "mean"), &f, &pfx);
+		f = prefix_of(num(e, "mean"), NAN, &pfx);
 		printf("  energy/op per repetition (%sJ):", pfx);
 		json_array_foreach(json_object_get(e, "values"), k, x)
 		{
@@ -282,21 +315,46 @@ static void print_summary(const json_t *r)
 				printf("headline    : rail %s, the module's total input (rails "
 				       "are never summed)\n",
 				       json_string_value(hr));
-			if (unrated)
+			const json_t *ib =
+			    json_object_get(json_object_get(fig, "idle"), "mean_power_budget");
+			char bt[256];
+			if (json_is_object(ib)) {
+				budget_txt(bt, sizeof(bt), ib, 1, "W", 3, unrated);
+				printf("idle        : %.3f W%s\n", num(fig, "idle.mean_power_w"),
+				       bt);
+			} else if (unrated)
 				printf("idle        : %.3f W %s unrated\n",
 				       num(fig, "idle.mean_power_w"), cli_sym("±", "+/-"));
 			else
 				printf("idle        : %.3f W %s %.3f\n",
 				       num(fig, "idle.mean_power_w"), cli_sym("±", "+/-"),
 				       num(fig, "idle.mean_power_u_w"));
-			printf("load        : %.3f W mean, %.3f W peak\n",
-			       num(fig, "load.mean_power_w"), num(fig, "load.peak_power_w"));
+			const json_t *lb =
+			    json_object_get(json_object_get(fig, "load"), "mean_power_budget");
+			budget_txt(bt, sizeof(bt), lb, 1, "W", 3, unrated);
+			printf("load        : %.3f W mean%s, %.3f W peak\n",
+			       num(fig, "load.mean_power_w"), bt, num(fig, "load.peak_power_w"));
 		} else {
 			printf("headline    : WITHHELD, no selected rail is the module's total "
 			       "input; per-rail figures above (never summed)\n");
 		}
 		char b[128];
-		if (json_is_object(json_object_get(fig, "energy_per_op"))) {
+		const json_t *ab =
+		    json_object_get(json_object_get(fig, "energy_per_op"), "above_idle_budget");
+		if (json_is_object(ab)) {
+			/* The budget's U (k = 2) and its largest term. */
+			const char *p;
+			double v = num(fig, "energy_per_op.above_idle_j");
+			double u = json_is_true(json_object_get(ab, "complete"))
+				       ? num(ab, "U")
+				       : num(ab, "U_known");
+			double sc = prefix_of(v, u, &p);
+			char unit[8], bt[256];
+			snprintf(unit, sizeof(unit), "%sJ", p);
+			budget_txt(bt, sizeof(bt), ab, sc, unit, 2, unrated);
+			printf("energy/op   : %.2f %s above idle%s%s\n", v / sc, unit, bt,
+			       replayed ? " (" ERGON_REPLAYED_LABEL ")" : "");
+		} else if (json_is_object(json_object_get(fig, "energy_per_op"))) {
 			si(b, sizeof(b), num(fig, "energy_per_op.above_idle_j"),
 			   num(fig, "energy_per_op.above_idle_u_j"), "J", 2, unrated);
 			printf("energy/op   : %s%s\n", b,
@@ -386,6 +444,47 @@ static void announce(void *ctx)
 			cfg->session.window_s);
 }
 
+/* --dry-run: the plan and its uncertainty estimate, nothing measured;
+ * exit 1 when the gate would refuse the run. */
+static int dry_run(const struct ergon_run_config *cfg, int as_json)
+{
+	struct ergon_err err = {0};
+	json_t *plan = NULL;
+	int rc = ergon_run_plan(cfg, &plan, &err);
+	if (rc)
+		return ergon_cli_fail("run", &err);
+	const json_t *est = json_object_get(plan, "uncertainty_estimate");
+	int refused = json_is_true(json_object_get(plan, "refused"));
+	if (as_json) {
+		cli_print_json(plan);
+	} else {
+		printf("dry run     : nothing is measured\n");
+		printf("instrument  : %s (%s %s)\n", str(plan, "instrument", "driver"),
+		       str(plan, "instrument", "vendor"), str(plan, "instrument", "model"));
+		printf("plan        : idle %g s, %.0f windows x %g s at %g Hz\n",
+		       num(plan, "plan.idle_s"), num(plan, "plan.windows"),
+		       num(plan, "plan.window_s"), num(plan, "plan.sample_hz"));
+		printf("uncertainty : %s\n", json_string_value(json_object_get(est, "why")));
+		size_t i;
+		const json_t *t;
+		json_array_foreach(json_object_get(json_object_get(est, "budget"), "terms"), i, t)
+		{
+			const char *nm = json_string_value(json_object_get(t, "name"));
+			if (json_is_true(json_object_get(t, "known")))
+				printf("  %-22s %s %.3g %% (rectangular bound; %s)\n", nm,
+				       cli_sym("±", "+/-"),
+				       100.0 * json_number_value(json_object_get(t, "limit")),
+				       json_string_value(json_object_get(t, "source")));
+			else
+				printf("  %-22s unknown: %s\n", nm,
+				       json_string_value(json_object_get(t, "source")));
+		}
+		printf("verdict     : %s\n", json_string_value(json_object_get(est, "verdict")));
+	}
+	json_decref(plan);
+	return refused ? ERGON_EXIT_MEASUREMENT : ERGON_EXIT_OK;
+}
+
 static int run(int argc, char **argv)
 {
 	struct ergon_run_config cfg = {
@@ -414,7 +513,7 @@ static int run(int argc, char **argv)
 	static const char *const provs[] = {"measured", "synthetic", NULL};
 	const char *sampler = NULL, *policy = NULL, *prov = NULL;
 	long windows = 0, tw = 0, maxemb = 0, repeat = 0;
-	int force = 0, as_json = 0;
+	int force = 0, as_json = 0, dry = 0;
 	struct cli_parser p;
 	cli_init(&p, "run", argc, argv);
 	while (cli_next(&p)) {
@@ -455,6 +554,8 @@ static int run(int argc, char **argv)
 		} else if (cli_num(&p, "--ambient-c", CLI_GE, -100, 200, &cfg.ambient_c)) {
 		} else if (cli_long(&p, "--repeat", 1, ERGON_RUN_REPEAT_MAX, &repeat)) {
 			cfg.repeat = (size_t)repeat;
+		} else if (cli_num(&p, "--max-uncertainty-pct", CLI_GT, 0, 1e6,
+				   &cfg.max_uncertainty_pct)) {
 		} else if (cli_long(&p, "--max-embedded-samples", 2, 1L << 40, &maxemb)) {
 			cfg.max_embedded_samples = (size_t)maxemb;
 		} else if (cli_str(&p, "--out", &cfg.out_path)) {
@@ -464,13 +565,14 @@ static int run(int argc, char **argv)
 		} else if (cli_str(&p, "--sign", &sign_key)) {
 		} else if (cli_str(&p, "--log", &log_path)) {
 		} else if (cli_flag(&p, "--clean", &clean)) {
+		} else if (cli_flag(&p, "--dry-run", &dry)) {
 		} else {
 			cli_unknown(&p);
 		}
 	}
 	if (p.rc || cli_require(&p, "--device", cfg.device) ||
 	    cli_require(&p, "--workload", cfg.workload_spec) ||
-	    cli_require(&p, "--out", cfg.out_path))
+	    (!dry && cli_require(&p, "--out", cfg.out_path)))
 		return p.rc;
 	if (force)
 		cfg.write_flags |= ERGON_WRITE_FORCE;
@@ -483,6 +585,10 @@ static int run(int argc, char **argv)
 		cfg.session.failure_policy = strcmp(policy, "abort") == 0
 						 ? ERGON_ON_FAILURE_ABORT
 						 : ERGON_ON_FAILURE_CONTINUE;
+	if (dry) {
+		cfg.instrument_opts.kv = ikv;
+		return dry_run(&cfg, as_json);
+	}
 	struct ergon_secret_key skey = {0};
 	int src = ergon_cli_sign_load("run", sign_key, &skey);
 	if (src)
@@ -592,6 +698,15 @@ const struct ergon_cli_command ergon_cli_cmd_run = {
 	    "                           compare needs 3 or more to judge a difference\n"
 	    "  --max-embedded-samples N decimate the embedded power series above N (per\n"
 	    "                           repetition)\n"
+	    "  --max-uncertainty-pct P  the gate: a figure whose expanded uncertainty\n"
+	    "                           (k = 2) is above P %, or whose budget has an\n"
+	    "                           unknown term, is an error (exit 1); the figure\n"
+	    "                           stays in the report with its budget. A plan\n"
+	    "                           that cannot meet P is refused before measuring\n"
+	    "  --dry-run                show the plan and its uncertainty estimate\n"
+	    "                           (what the instrument's rating and the clock\n"
+	    "                           already bound); measure nothing; exit 1 when the\n"
+	    "                           gate would refuse the run\n"
 	    "  --out FILE               report path (checked writable before measuring)\n"
 	    "  --force                  replace an existing report\n"
 	    "  --sign KEY               sign the report with KEY (ergon keygen; loaded\n"

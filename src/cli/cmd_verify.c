@@ -87,6 +87,7 @@ static int run(int argc, char **argv)
 	 * the report's size (docs/internals/verify.md). */
 	int rc = ergon_report_verify_file(path, (size_t)4 << 30, 0, &r, &err);
 	int figures = 1;
+	size_t budgets = 0;
 	struct stat st;
 	/* A report fails its own checks; a smaller file may be another kind of
 	 * artifact (profile, parse and analyze summaries, kernels, energy
@@ -120,6 +121,10 @@ static int run(int argc, char **argv)
 			return ergon_exit_code(rc);
 		}
 		rc = ergon_artifact_check_digest(r, &err);
+		/* Whatever the body, its uncertainty budgets are recomputed from
+		 * their terms and the gate from them (docs/UNCERTAINTY.md). */
+		if (rc == 0)
+			rc = ergon_artifact_check_budgets(r, &budgets, &err);
 	}
 	if (rc == 0)
 		rc = check_signature(r, pubkey, sigtxt, sizeof sigtxt, &err);
@@ -146,6 +151,10 @@ static int run(int argc, char **argv)
 		       json_object_get(r, "profile") ? "profile"
 		       : json_object_get(r, "power") ? "power"
 						     : "non-sustained");
+		if (budgets)
+			printf("  %zu uncertainty budget(s) recomputed from their terms, and the "
+			       "gate from them\n",
+			       budgets);
 		json_decref(r);
 		return ERGON_EXIT_OK;
 	}

@@ -38,10 +38,14 @@ int ergon_integrator_add(struct ergon_integrator *ig, double t_s, double power_w
 		/* dE/dt_i for the previous sample is known once its right
 		 * neighbour arrives: (p_{i-1} - p_{i+1}) / 2 for an interior
 		 * sample, -(p_0 + p_1) / 2 for the first. */
-		if (ig->n == 1)
+		if (ig->n == 1) {
 			ig->first_sens_w = 0.5 * fabs(ig->p_prev_w + power_w);
-		else
-			ig->sens_w += 0.5 * fabs(ig->p_prev2_w - power_w);
+			ig->first_signed_w = -0.5 * (ig->p_prev_w + power_w);
+		} else {
+			double d = 0.5 * (ig->p_prev2_w - power_w);
+			ig->sens_w += fabs(d);
+			ig->sens2_w2 += d * d;
+		}
 		if (power_w > ig->peak_w)
 			ig->peak_w = power_w;
 	}
@@ -74,6 +78,10 @@ void ergon_integrator_result(const struct ergon_integrator *ig, struct ergon_ene
 	out->u_j = out->u_rated_j + out->u_timing_j;
 	out->mean_power_w = out->energy_j / out->span_s;
 	out->mean_power_u_w = out->u_j / out->span_s;
+	out->abs_energy_j = ig->abs_energy_j;
+	out->sens_first_w = ig->first_signed_w;
+	out->sens_last_w = 0.5 * (ig->p_prev2_w + ig->p_prev_w);
+	out->sens_int2_w2 = ig->sens2_w2;
 }
 
 int ergon_energy_trapezoid(const double *t_s, const double *power_w, size_t n, double accuracy_pct,
@@ -120,6 +128,7 @@ int ergon_energy_accumulator(const double *t_s, const double *energy_j, size_t n
 	}
 	out->span_s = t_s[n - 1] - t_s[0];
 	out->energy_j = energy_j[n - 1] - energy_j[0];
+	out->abs_energy_j = fabs(out->energy_j);
 	out->u_rated_j = accuracy_pct / 100.0 * out->energy_j + 2.0 * resolution_j;
 	out->u_j = out->u_rated_j;
 	out->mean_power_w = out->energy_j / out->span_s;

@@ -70,6 +70,28 @@ static double fig(const json_t *rep, const char *phase, const char *key)
 	return json_number_value(x);
 }
 
+/* The limit of a budget's term (NaN when unknown); fails when absent. */
+static double blimit(const json_t *b, const char *name)
+{
+	size_t i;
+	const json_t *t;
+	json_array_foreach(json_object_get(b, "terms"), i, t)
+	{
+		if (strcmp(json_string_value(json_object_get(t, "name")), name) == 0) {
+			const json_t *l = json_object_get(t, "limit");
+			return json_is_number(l) ? json_number_value(l) : NAN;
+		}
+	}
+	fail_msg("budget has no term %s", name);
+	return NAN;
+}
+
+static const json_t *load_budget(const json_t *rep)
+{
+	return json_object_get(json_object_get(json_object_get(rep, "figures"), "load"),
+			       "energy_budget");
+}
+
 static void rapl_through_run(void **state)
 {
 	(void)state;
@@ -107,6 +129,15 @@ static void rapl_through_run(void **state)
 	assert_string_equal(json_string_value(json_object_get(r0, "domain")), "package-0");
 	/* Neither Intel nor AMD rates RAPL: the report says the ± is unrated. */
 	assert_true(ergon_issue_has(json_object_get(rep, "issues"), "instrument.unrated_accuracy"));
+	/* Its budget: the rated accuracy unknown (the budget incomplete and
+	 * says so), the accumulator's step of 1 uJ by hand, the counter's
+	 * clock unknown. */
+	const json_t *lb = load_budget(rep);
+	assert_false(json_is_true(json_object_get(lb, "complete")));
+	assert_string_equal(json_string_value(json_object_get(lb, "dominant")), "rated accuracy");
+	assert_true(isnan(blimit(lb, "rated accuracy")));
+	assert_near(blimit(lb, "resolution"), 1e-6, 0.0);
+	assert_true(isnan(blimit(lb, "timebase")));
 	json_decref(rep);
 	/* The energy model of such a run says where its tree was. */
 	char *rpath = ts_strf("%s/report.json", root);
@@ -157,6 +188,14 @@ static void nvml_energy_through_run(void **state)
 			    "a stub libnvidia-ml only (not yet on a GPU)");
 	/* Not sysfs-backed: no root recorded. */
 	assert_true(json_is_null(json_object_get(inst, "sysfs_root")));
+	/* Its budget by hand: nvidia-smi's +-5 W over the load's span, one
+	 * 1 mJ counter step; the counter's clock is stated by no one. */
+	const json_t *lb = load_budget(rep);
+	double span = fig(rep, "load", "duration_s");
+	assert_near(blimit(lb, "rated accuracy (absolute)"), 5.0 * span, 1e-12);
+	assert_near(blimit(lb, "resolution"), 1e-3, 0.0);
+	assert_true(isnan(blimit(lb, "timebase")));
+	assert_false(json_is_true(json_object_get(lb, "complete")));
 	json_decref(rep);
 	ts_tmpdir_remove(dir);
 	free(dir);

@@ -90,14 +90,14 @@ static void sim_update(void *ctx, double before_s)
 	}
 }
 
-static json_t *run_case(int periodic, struct ergon_session_result *res)
+static json_t *run_case_kv(int periodic, const char *const *kv, struct ergon_session_result *res)
 {
 	char *root = ts_tmpdir();
 	assert_int_equal(fs_orin_nx(root, 0), 0);
 	struct sim s = {.root = root, .periodic = periodic, .ma = 1000};
 	s.clk = (struct ts_sim_clock){.on_advance = sim_update, .ctx = &s};
 	ts_sim_clock_install(&s.clk);
-	struct ergon_instrument_options io = {.sysfs_root = root};
+	struct ergon_instrument_options io = {.sysfs_root = root, .kv = kv};
 	struct ergon_instrument *inst = NULL;
 	struct ergon_err err = {0};
 	if (ergon_instrument_open("hwmon:VDD_IN", &io, &inst, &err))
@@ -130,6 +130,11 @@ static json_t *run_case(int periodic, struct ergon_session_result *res)
 	ts_tmpdir_remove(root);
 	free(root);
 	return rep;
+}
+
+static json_t *run_case(int periodic, struct ergon_session_result *res)
+{
+	return run_case_kv(periodic, NULL, res);
 }
 
 /* What both cases share: the identity, and the idle phase at 5 W. */
@@ -172,6 +177,92 @@ static void saturated(void **state)
 	assert_string_equal(json_string_value(json_object_get(eop, "formula")), "saturated");
 	TS_ASSERT_EXACT(ts_json_num(eop, "total_j", NULL), 0.078125);
 	TS_ASSERT_EXACT(ts_json_num(eop, "above_idle_j", NULL), 0.0390625);
+	json_decref(rep);
+	ergon_session_result_cleanup(&res);
+}
+
+static const struct ergon_budget_term *bterm(const json_t *b, const char *name, double *limit)
+{
+	size_t i;
+	const json_t *t;
+	json_array_foreach(json_object_get(b, "terms"), i, t)
+	{
+		if (strcmp(json_string_value(json_object_get(t, "name")), name) == 0) {
+			*limit = json_number_value(json_object_get(t, "limit"));
+			return NULL;
+		}
+	}
+	fail_msg("no term %s", name);
+	return NULL;
+}
+
+/* The budget of the saturated case's energy per operation above idle, by
+ * hand. The INA3221's rating (TI SBOS576B section 1): current gain 0.25 %,
+ * offset 80 uV over the 5 mOhm shunt = 16 mA, at the rail's 5 V = 0.08 W;
+ * the user states what ergon does not hold: bus voltage gain 0.2 % and
+ * offset 8 mV (a gain of 8 mV / 5 V = 0.16 %), the shunt's tolerance 1 %
+ * and 50 ppm/C over 20 C (0.1 %). The reading step: 8 mA (40 uV / 5 mOhm,
+ * coarser than the ABI's 1 mA) x 5 V + 2 A (the largest current the rail
+ * read) x 8 mV = 0.056 W. The simulated clock is exact (0 ppm).
+ *   every gain g: g x (10 W - 5 W) x 1/128 s (one gain in load and idle)
+ *   offset: cancels (one range, one offset in load and idle): 0
+ *   resolution: 0.056/2 W x 1/128 s, in load and in idle
+ *   timestamps: flat phases, 0; timebase 0; spread: 3 equal windows, 0
+ *   latency quantization: 5 W x the clock's tick / sqrt(384)
+ * every term rectangular: U = 2 sqrt(sum limit^2 / 3). */
+static void ina3221_budget_by_hand(void **state)
+{
+	(void)state;
+	static const char *const kv[] = {
+	    "rating.v_gain_pct=0.2",	    "rating.v_offset_v=0.008",
+	    "rating.shunt_tolerance_pct=1", "rating.shunt_tempco_ppm_per_c=50",
+	    "rating.shunt_temp_span_c=20",  NULL};
+	struct ergon_session_result res;
+	json_t *rep = run_case_kv(0, kv, &res);
+	check_common(rep, &res);
+	const json_t *b = json_object_get(
+	    json_object_get(json_object_get(rep, "figures"), "energy_per_op"), "above_idle_budget");
+	assert_true(json_is_object(b));
+	double L = 1.0 / 128, d = 5.0 * L, l;
+	struct {
+		const char *name;
+		double want;
+	} t[] = {{"current gain", 0.0025 * d},
+		 {"voltage gain", 0.002 * d},
+		 {"voltage offset", 0.0016 * d},
+		 {"shunt tolerance", 0.01 * d},
+		 {"shunt tempco", 0.001 * d},
+		 {"current offset", 0.0},
+		 {"resolution (load)", 0.028 * L},
+		 {"resolution (idle)", 0.028 * L},
+		 {"timestamps", 0.0},
+		 {"timebase", 0.0},
+		 {"spread over windows", 0.0}};
+	double s2 = 0;
+	for (size_t k = 0; k < sizeof t / sizeof t[0]; k++) {
+		bterm(b, t[k].name, &l);
+		if (fabs(l - t[k].want) > 1e-15)
+			fail_msg("%s: %.17g, by hand %.17g", t[k].name, l, t[k].want);
+		s2 += t[k].want * t[k].want / 3.0;
+	}
+	bterm(b, "latency quantization", &l);
+	double q = 5.0 * res.clock_res_s / sqrt(384.0);
+	if (fabs(l - q) > 1e-18)
+		fail_msg("latency quantization %.17g, by hand %.17g", l, q);
+	s2 += q * q / 3.0;
+	assert_true(json_is_true(json_object_get(b, "complete")));
+	double U = json_number_value(json_object_get(b, "U"));
+	if (fabs(U - 2.0 * sqrt(s2)) > 1e-15)
+		fail_msg("U %.17g, by hand %.17g", U, 2.0 * sqrt(s2));
+	assert_string_equal(json_string_value(json_object_get(b, "dominant")), "shunt tolerance");
+	json_decref(rep);
+	ergon_session_result_cleanup(&res);
+	/* Without the stated figures the INA3221's bus channel is unknown. */
+	rep = run_case(0, &res);
+	b = json_object_get(json_object_get(json_object_get(rep, "figures"), "energy_per_op"),
+			    "above_idle_budget");
+	assert_false(json_is_true(json_object_get(b, "complete")));
+	assert_string_equal(json_string_value(json_object_get(b, "dominant")), "voltage gain");
 	json_decref(rep);
 	ergon_session_result_cleanup(&res);
 }
@@ -242,6 +333,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(saturated),
+	    cmocka_unit_test(ina3221_budget_by_hand),
 	    cmocka_unit_test(periodic_32hz),
 	    cmocka_unit_test(threaded_refused_on_simulated_clock),
 	};

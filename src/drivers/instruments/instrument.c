@@ -5,6 +5,7 @@
 #include "ergon/issues.h"
 #include "ergon/suggest.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,67 @@ const char *ergon_options_get(const struct ergon_instrument_options *opts, const
 		if (strncmp(*p, key, klen) == 0 && (*p)[klen] == '=')
 			return *p + klen + 1;
 	return NULL;
+}
+
+#define RATING_KV_MAX 64
+
+/* After the driver's open: a driver that stated no rating gets a power
+ * view from its legacy accuracy_pct and floor_w (a bridge's or a replay's
+ * --instrument-opt accuracy_pct), and the user's rating.KEY=VALUE
+ * overrides apply. */
+static int rating_finish(struct ergon_instrument *inst, const char *const *kv,
+			 struct ergon_err *err)
+{
+	struct ergon_instrument_identity *id = &inst->identity;
+	struct ergon_rating *r = &id->rating;
+	if (r->model == ERGON_RATING_NONE) {
+		if (id->accuracy_pct > 0 || id->floor_w > 0) {
+			r->model = ERGON_RATING_POWER;
+			if (id->accuracy_pct > 0)
+				ergon_rating_add_pterm(
+				    r, "gain", ERGON_PTERM_GAIN_PCT, id->accuracy_pct,
+				    "the %s driver's accuracy_pct (as its bridge "
+				    "or --instrument-opt states it)",
+				    inst->driver->name);
+			else
+				ergon_rating_add_pterm(r, "gain", ERGON_PTERM_GAIN_PCT, NAN,
+						       "the %s driver states no gain error; give "
+						       "--instrument-opt rating.gain_pct=PCT",
+						       inst->driver->name);
+			if (id->floor_w > 0)
+				ergon_rating_add_pterm(r, "offset", ERGON_PTERM_OFFSET_W,
+						       id->floor_w,
+						       "the %s driver's documented absolute "
+						       "accuracy (floor_w)",
+						       inst->driver->name);
+			else
+				ergon_rating_add_pterm(r, "offset", ERGON_PTERM_OFFSET_W, NAN,
+						       "the %s driver states no absolute bound; "
+						       "give --instrument-opt rating.offset_w=W",
+						       inst->driver->name);
+			r->offset_constant = 1;
+		} else {
+			ergon_rating_add_pterm(r, "rated accuracy", ERGON_PTERM_GAIN_PCT, NAN,
+					       "the %s driver states no rated accuracy; give "
+					       "--instrument-opt rating.gain_pct=PCT and "
+					       "rating.offset_w=W",
+					       inst->driver->name);
+		}
+	}
+	for (const char *const *p = kv; p && *p; p++) {
+		const char *eq = strchr(*p, '=');
+		char key[64];
+		size_t kl = eq ? (size_t)(eq - *p) - 7 : 0;
+		if (eq == NULL || kl == 0 || kl >= sizeof(key))
+			return ergon_err_set(err, ERGON_EUSAGE,
+					     "--instrument-opt %s: expected rating.KEY=VALUE", *p);
+		memcpy(key, *p + 7, kl);
+		key[kl] = '\0';
+		int rc = ergon_rating_override(r, key, eq + 1, "--instrument-opt", err);
+		if (rc)
+			return rc;
+	}
+	return 0;
 }
 
 int ergon_instrument_open(const char *spec, const struct ergon_instrument_options *opts,
@@ -73,14 +135,45 @@ int ergon_instrument_open(const char *spec, const struct ergon_instrument_option
 	}
 	inst->identity.n_rails = 1;
 	inst->identity.total_rail = 0;
+	ergon_rating_init(&inst->identity.rating, ERGON_RATING_NONE);
 	struct ergon_instrument_options o = {0};
 	if (opts)
 		o = *opts;
 	const char *colon = strchr(spec, ':');
 	if (o.arg == NULL && colon)
 		o.arg = colon + 1;
+	/* rating.KEY=VALUE is the wrapper's (every driver takes it): the
+	 * driver sees the other options. */
+	const char *drv_kv[RATING_KV_MAX + 1];
+	const char *rating_kv[RATING_KV_MAX + 1];
+	size_t nd = 0, nr = 0;
+	for (const char *const *kv = o.kv; kv && *kv; kv++) {
+		if (nd >= RATING_KV_MAX || nr >= RATING_KV_MAX) {
+			json_decref(inst->issues);
+			free(inst);
+			return ergon_err_set(err, ERGON_EUSAGE,
+					     "--instrument-opt: more than %d options",
+					     RATING_KV_MAX);
+		}
+		if (strncmp(*kv, "rating.", 7) == 0)
+			rating_kv[nr++] = *kv;
+		else
+			drv_kv[nd++] = *kv;
+	}
+	drv_kv[nd] = NULL;
+	rating_kv[nr] = NULL;
+	if (o.kv)
+		o.kv = drv_kv;
 	int rc = drv->open(inst, &o, err);
 	if (rc) {
+		json_decref(inst->issues);
+		free(inst);
+		return rc;
+	}
+	rc = rating_finish(inst, rating_kv, err);
+	if (rc) {
+		if (drv->close)
+			drv->close(inst);
 		json_decref(inst->issues);
 		free(inst);
 		return rc;
@@ -203,6 +296,8 @@ json_t *ergon_instrument_identity_json(const struct ergon_instrument *inst)
 	if (o == NULL)
 		return NULL;
 	json_object_set_new(o, "floor_w", json_real(id->floor_w));
+	json_t *rating = ergon_rating_to_json(&id->rating);
+	json_object_set_new(o, "rating", rating ? rating : json_null());
 	json_object_set_new(o, "sysfs_root",
 			    id->sysfs_root[0] ? json_string(id->sysfs_root) : json_null());
 	json_object_set_new(o, "validated_against",

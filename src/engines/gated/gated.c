@@ -32,6 +32,11 @@ struct acc {
 	struct ergon_sign_gaps sg;    /* backwards through the load; packet holes */
 	struct ergon_accum_xcheck xc; /* accumulator cross-check (accum_check.c) */
 	struct dvec di, dp;
+	struct ergon_budget_sums bs; /* the uncertainty budgets' sums */
+	/* The first and last packet (or raw run) of a window: their power and
+	 * current and time step, for the gate-edge term. */
+	int have_first;
+	double first_p, first_i, first_dt, last_p, last_i, last_dt;
 };
 
 struct ergon_gated {
@@ -64,6 +69,10 @@ struct ergon_gated {
 	int prev_acc;
 	double gated_span_s; /* edge-to-edge total of the qualifying windows */
 	int finished;
+	struct ergon_rating rating; /* cfg.rating copied (n_ranges 0: one range) */
+	double prev_peak_a;	    /* the previous packet's largest |current| */
+	uint64_t prev_sample_id;
+	double pkt_peak_a; /* raw: the largest |current| of the packet being built */
 };
 
 static int dvec_push(struct dvec *d, double x)
@@ -139,6 +148,60 @@ static void percentiles(double *v, size_t n, double *p50, double *p95, double *p
 	*p50 = ergon_select_kth(v, r95, r50);
 }
 
+/* The range a span with largest |current| peak_a was taken in (the
+ * previous packet's peak counts too: the instrument may not have ranged
+ * down yet). */
+static int range_of(const struct ergon_gated *g, double peak_a)
+{
+	double p = peak_a > g->prev_peak_a ? peak_a : g->prev_peak_a;
+	return ergon_rating_range_for(&g->rating, p);
+}
+
+/* One span into the budget sums: span_s of power |p| mean abs_p_w,
+ * voltage |v| abs_v_v, current |i| abs_i_a, over n_samples samples, in
+ * range r; p_res_w / i_res_a the recorded rounding (0: exact). */
+static void bs_add(struct acc *a, int r, double span_s, double abs_p_w, double abs_v_v,
+		   double abs_i_a, double n_samples, double p_res_w, double i_res_a)
+{
+	struct ergon_budget_sums *b = &a->bs;
+	if (n_samples < 1)
+		n_samples = 1;
+	b->rg_p_j[r] += abs_p_w * span_s;
+	b->rg_v_vs[r] += abs_v_v * span_s;
+	b->rg_q_c[r] += abs_i_a * span_s;
+	b->rg_t_s[r] += span_s;
+	b->q_p2[r] += (abs_v_v * span_s) * (abs_v_v * span_s) / n_samples;
+	b->q_t2[r] += span_s * span_s / n_samples;
+	b->rec_p_j += span_s * p_res_w;
+	b->rec_i_c += span_s * i_res_a;
+	if (!a->have_first) {
+		a->have_first = 1;
+		a->first_p = abs_p_w;
+		a->first_i = abs_i_a;
+		a->first_dt = span_s / n_samples;
+	}
+	a->last_p = abs_p_w;
+	a->last_i = abs_i_a;
+	a->last_dt = span_s / n_samples;
+}
+
+static void bs_merge(struct ergon_budget_sums *u, const struct ergon_budget_sums *w)
+{
+	for (int r = 0; r < ERGON_RATING_MAX_RANGES; r++) {
+		u->rg_p_j[r] += w->rg_p_j[r];
+		u->rg_v_vs[r] += w->rg_v_vs[r];
+		u->rg_q_c[r] += w->rg_q_c[r];
+		u->rg_t_s[r] += w->rg_t_s[r];
+		u->q_p2[r] += w->q_p2[r];
+		u->q_t2[r] += w->q_t2[r];
+	}
+	u->rec_p_j += w->rec_p_j;
+	u->rec_i_c += w->rec_i_c;
+	u->edge_p2_j2 += w->edge_p2_j2;
+	u->edge_i2_c2 += w->edge_i2_c2;
+	u->edges += w->edges;
+}
+
 static void figures_from(struct ergon_window_figures *w, struct acc *a)
 {
 	w->energy_j = a->energy_j;
@@ -174,6 +237,11 @@ int ergon_gated_new(const struct ergon_gated_config *cfg, struct ergon_gated **o
 	if (g == NULL)
 		return ergon_err_set(err, ERGON_ENOMEM, "gated engine: out of memory");
 	g->cfg = *cfg;
+	if (cfg->rating)
+		g->rating = *cfg->rating;
+	else
+		ergon_rating_init(&g->rating, ERGON_RATING_NONE);
+	g->cfg.rating = NULL;
 	if (!(g->cfg.stats_rate_hz > 0))
 		g->cfg.stats_rate_hz = 1000.0;
 	if (!(g->cfg.min_window_s > 0))
@@ -339,6 +407,22 @@ static int close_window(struct ergon_gated *g, double end_s, uint64_t end_index,
 	u->from_acc |= g->win.from_acc;
 	ergon_accum_xcheck_merge(&u->xc, &g->win.xc);
 	merge_sign(&u->sg, &g->win.sg);
+	/* The gate's two edges: each known to one packet (or one sample). */
+	if (g->win.have_first) {
+		struct ergon_budget_sums *b = &g->win.bs;
+		double fp = g->win.first_p * g->win.first_dt, lp = g->win.last_p * g->win.last_dt;
+		double fi = g->win.first_i * g->win.first_dt, li = g->win.last_i * g->win.last_dt;
+		if (g->mode == 1) { /* a packet's own span is the step */
+			fp = g->win.first_p * g->res.stats_period_s;
+			lp = g->win.last_p * g->res.stats_period_s;
+			fi = g->win.first_i * g->res.stats_period_s;
+			li = g->win.last_i * g->res.stats_period_s;
+		}
+		b->edge_p2_j2 += fp * fp + lp * lp;
+		b->edge_i2_c2 += fi * fi + li * li;
+		b->edges += 2;
+	}
+	bs_merge(&u->bs, &g->win.bs);
 	if (g->win.have_peak && (!u->have_peak || g->win.peak_i > u->peak_i)) {
 		u->peak_i = g->win.peak_i;
 		u->have_peak = 1;
@@ -509,11 +593,33 @@ int ergon_gated_push_packets(struct ergon_gated *g, const struct ergon_stats_pac
 			if (in_win && g->win_t0 < q->t_start_s)
 				note_gap(&g->win, gap_at, gap);
 		}
+		/* The budgets' view of the packet: its range, |p|, |v|, |i|, how
+		 * many samples it averages (its sample ids, else 1) and the
+		 * rounding of its printed values. */
+		double pk_abs = (q->fields & ERGON_PKT_MINMAX)
+				    ? fmax(fabs(q->i_max_a), fabs(q->i_min_a))
+				    : fabs(q->i_avg_a);
+		int rg = range_of(g, pk_abs);
+		double av = (q->fields & ERGON_PKT_VOLTAGE)	? fabs(q->v_avg_v)
+			    : (isfinite(pw) && q->i_avg_a != 0) ? fabs(pw / q->i_avg_a)
+								: NAN;
+		double ns = q->sample_id > g->prev_sample_id && g->pkt_index > 0
+				? (double)(q->sample_id - g->prev_sample_id)
+				: 1.0;
+		double p_res = (q->fields & ERGON_PKT_POWER) ? q->p_res_w
+			       : isfinite(av) ? av * q->i_res_a + fabs(q->i_avg_a) * q->v_res_v
+					      : 0.0;
+		double abs_p = isfinite(pw) ? fabs(pw) : fabs(q->i_avg_a) * av;
+		g->prev_peak_a = pk_abs;
+		g->prev_sample_id = q->sample_id;
+		bs_add(&g->whole, rg, span, abs_p, av, fabs(q->i_avg_a), ns, p_res, q->i_res_a);
 		acc_packet(&g->whole, q, span, e, c, from_acc, peak, gap);
 		int rc = dvec_push(&g->whole.di, q->i_avg_a);
 		if (rc == 0)
 			rc = dvec_push(&g->whole.dp, isfinite(pw) ? pw : 0.0);
 		if (rc == 0 && in_win) {
+			bs_add(&g->win, rg, span, abs_p, av, fabs(q->i_avg_a), ns, p_res,
+			       q->i_res_a);
 			acc_packet(&g->win, q, span, e, c, from_acc, peak, gap);
 			rc = dvec_push(&g->win.di, q->i_avg_a);
 			if (rc == 0)
@@ -621,6 +727,8 @@ static void close_packet(struct ergon_gated *g)
 				(void)dvec_push(&g->win.dp, mp);
 		}
 	}
+	g->prev_peak_a = g->pkt_peak_a;
+	g->pkt_peak_a = 0;
 	g->pkt.start = g->index;
 	g->pkt.n = 0;
 	g->pkt.valid = 0;
@@ -670,14 +778,21 @@ int ergon_gated_push_raw(struct ergon_gated *g, const float *current_a, const fl
 		 * branch per sample; a NaN or an infinity anywhere makes a sum
 		 * non-finite, and only then is the run summed again sample by
 		 * sample, leaving those out (counted like NaN). */
+		/* |p|, |v|, |i| and the smallest current ride along for the
+		 * uncertainty budgets (their sums are the signed ones whenever
+		 * the rail keeps one sign). */
 		double si = 0, sv = 0, sp = 0, mx = -INFINITY, mn = INFINITY, mnp = INFINITY;
+		double sap = 0, sav = 0, sai = 0;
 		uint64_t valid = e - j;
 		if (power_w) {
 			for (size_t k = j; k < e; k++) {
-				double i = current_a[k], p = power_w[k];
+				double i = current_a[k], v = voltage_v[k], p = power_w[k];
 				si += i;
-				sv += voltage_v[k];
+				sv += v;
 				sp += p;
+				sai += fabs(i);
+				sav += fabs(v);
+				sap += fabs(p);
 				mx = i > mx ? i : mx;
 				mn = i < mn ? i : mn;
 				mnp = p < mnp ? p : mnp;
@@ -688,6 +803,9 @@ int ergon_gated_push_raw(struct ergon_gated *g, const float *current_a, const fl
 				si += i;
 				sv += v;
 				sp += p;
+				sai += fabs(i);
+				sav += fabs(v);
+				sap += fabs(p);
 				mx = i > mx ? i : mx;
 				mn = i < mn ? i : mn;
 				mnp = p < mnp ? p : mnp;
@@ -708,8 +826,9 @@ int ergon_gated_push_raw(struct ergon_gated *g, const float *current_a, const fl
 					note_reverse(&g->win, t, -fabs(i));
 			}
 		if (!isfinite(si) || !isfinite(sv) || !isfinite(sp)) {
-			si = sv = sp = 0;
+			si = sv = sp = sap = sav = sai = 0;
 			mx = -INFINITY;
+			mn = INFINITY;
 			valid = 0;
 			for (size_t k = j; k < e; k++) {
 				double i = current_a[k], v = voltage_v[k];
@@ -721,9 +840,20 @@ int ergon_gated_push_raw(struct ergon_gated *g, const float *current_a, const fl
 				si += i;
 				sv += v;
 				sp += p;
+				sai += fabs(i);
+				sav += fabs(v);
+				sap += fabs(p);
 				mx = i > mx ? i : mx;
+				mn = i < mn ? i : mn;
 				valid++;
 			}
+		}
+		int rg = 0;
+		if (valid) {
+			double pk = fmax(fabs(mx), fabs(mn));
+			if (pk > g->pkt_peak_a)
+				g->pkt_peak_a = pk;
+			rg = range_of(g, g->pkt_peak_a);
 		}
 		size_t len = e - j;
 		g->pkt.n += len;
@@ -741,6 +871,10 @@ int ergon_gated_push_raw(struct ergon_gated *g, const float *current_a, const fl
 			a->sum_v += sv;
 			a->sum_p += sp;
 			a->n += valid;
+			if (valid) {
+				double n = (double)valid, span = n / g->fs;
+				bs_add(a, rg, span, sap / n, sav / n, sai / n, n, 0.0, 0.0);
+			}
 			if (valid && (!a->have_peak || mx > a->peak_i)) {
 				a->peak_i = mx;
 				a->have_peak = 1;
@@ -802,6 +936,11 @@ int ergon_gated_finish(struct ergon_gated *g, const struct ergon_gated_result **
 		}
 		g->res.windows = g->wins;
 		g->res.window_count = g->nwin;
+		g->res.whole_sums = g->whole.bs;
+		g->res.gated_sums = g->gated.bs;
+		g->res.rating = g->rating.n_ranges > 0 || g->rating.model != ERGON_RATING_NONE
+				    ? &g->rating
+				    : NULL;
 	}
 	*out = &g->res;
 	return 0;

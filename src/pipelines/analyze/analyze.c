@@ -7,11 +7,13 @@
 
 #include "ergon/artifact.h"
 #include "ergon/fileio.h"
+#include "ergon/instrument.h"
 #include "ergon/jls.h"
 #include "ergon/power_csv.h"
 #include "ergon/reserve.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,6 +131,76 @@ int ergon_power_analyze_stream(const struct ergon_gated_config *cfg, ergon_power
 	return rc;
 }
 
+/* The rating of the instrument that made the recording (options above):
+ * *have 0 when nothing is known (the budgets' rated terms are then
+ * unknown); from names where it came from. */
+static int analyze_rating(const struct ergon_analyze_options *o, struct ergon_jls_reader *jr,
+			  const struct ergon_power_facts *f, struct ergon_rating *r, int *have,
+			  char *from, size_t cap, struct ergon_err *err)
+{
+	*have = 0;
+	snprintf(from, cap,
+		 "none: the recording does not say which instrument made it; give "
+		 "--meter MODEL");
+	double shunt = o->shunt_ohms > 0		? o->shunt_ohms
+		       : f && f->monitor_shunt_ohms > 0 ? f->monitor_shunt_ohms
+							: NAN;
+	if (o->meter) {
+		if (ergon_rating_for_model(o->meter, shunt, r) != 0)
+			return ergon_err_set(
+			    err, ERGON_EUSAGE,
+			    "--meter %s: ergon holds no rating of this instrument; "
+			    "known: js110, js220, ina228, ina3221, vbench (or give "
+			    "the figures with --rating KEY=VALUE)",
+			    o->meter);
+		*have = 1;
+		snprintf(from, cap, "--meter %s", o->meter);
+	} else if (jr != NULL && ergon_jls_reader_note(jr) != NULL) {
+		/* ergon record's note: {"ergon": {"instrument": {..., "rating"}}}. */
+		json_t *note = json_loads(ergon_jls_reader_note(jr), 0, NULL);
+		const json_t *rj = json_object_get(
+		    json_object_get(json_object_get(note, "ergon"), "instrument"), "rating");
+		struct ergon_err e2 = {0};
+		if (json_is_object(rj) && ergon_rating_from_json(rj, o->jls_path, r, &e2) == 0) {
+			*have = 1;
+			snprintf(from, cap,
+				 "the recording's note (the instrument that `ergon record` "
+				 "used)");
+		}
+		json_decref(note);
+	}
+	if (!*have && jr != NULL &&
+	    ergon_rating_for_model(ergon_jls_reader_source_field(jr, "model"), shunt, r) == 0) {
+		*have = 1;
+		snprintf(from, cap, "the recording's source model (%s)",
+			 ergon_jls_reader_source_field(jr, "model"));
+	}
+	if (!*have && f && f->internal && strcmp(f->terminal.source, "ina228") == 0) {
+		(void)ergon_rating_for_model("INA228", shunt, r);
+		*have = 1;
+		snprintf(from, cap, "the power terminal record's source (the on-board INA228)");
+	}
+	for (const char *const *kv = o->rating_kv; kv && *kv; kv++) {
+		const char *eq = strchr(*kv, '=');
+		char key[64];
+		size_t kl = eq ? (size_t)(eq - *kv) : 0;
+		if (eq == NULL || kl == 0 || kl >= sizeof(key))
+			return ergon_err_set(err, ERGON_EUSAGE, "--rating %s: expected KEY=VALUE",
+					     *kv);
+		memcpy(key, *kv, kl);
+		key[kl] = '\0';
+		if (!*have) {
+			ergon_rating_init(r, ERGON_RATING_NONE);
+			*have = 1;
+			snprintf(from, cap, "--rating only");
+		}
+		int rc = ergon_rating_override(r, key, eq + 1, "--rating", err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 static char *path_join(const char *dir, const char *rel)
 {
 	size_t n = strlen(dir) + strlen(rel) + 2;
@@ -158,6 +230,10 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 	size_t csv_len = 0;
 	int rc = 0;
 	unsigned wflags = ERGON_WRITE_MKDIR | (o->force ? ERGON_WRITE_FORCE : 0);
+	struct ergon_rating rating;
+	int have_rating = 0, jls_open_rc = 0;
+	char rating_from[200];
+	struct ergon_err jls_open_err = {0};
 	struct ergon_out_slot slot = {.fd = -1, .lock_fd = -1};
 
 	if (o->out_dir == NULL)
@@ -217,6 +293,24 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 	const char *format = "none";
 	const char *input = o->jls_path ? o->jls_path : o->stats_path ? o->stats_path : o->raw_path;
 	const char *fault_code = NULL;
+	/* The recording's header first: which instrument made it decides the
+	 * ranges the engine sorts the samples into. */
+	if (o->jls_path) {
+		rc = ergon_jls_file_open(o->jls_path, &jr, err);
+		if (rc && is_data_fault(rc)) {
+			jls_open_err = *err;
+			jls_open_rc = rc;
+			ergon_err_clear(err);
+			rc = 0;
+		} else if (rc) {
+			goto out;
+		}
+	}
+	rc = analyze_rating(o, jr, have_facts ? &facts : NULL, &rating, &have_rating, rating_from,
+			    sizeof rating_from, err);
+	if (rc)
+		goto out;
+	cfg.rating = have_rating ? &rating : NULL;
 	if (inputs == 1) {
 		rc = ergon_gated_new(&cfg, &g, err);
 		if (rc)
@@ -224,7 +318,10 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 		const char *csv_fault = NULL;
 		if (o->jls_path) {
 			format = "jls";
-			rc = ergon_jls_file_open(o->jls_path, &jr, err);
+			if (jls_open_rc) {
+				*err = jls_open_err;
+				rc = jls_open_rc;
+			}
 			if (rc == 0) {
 				rc = ergon_gated_raw_begin(
 				    g, (double)ergon_jls_reader_sample_rate(jr), err);
@@ -285,8 +382,18 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 			goto out;
 	}
 	double min_window_s = o->min_window_s > 0 ? o->min_window_s : 1.0;
-	rc = ergon_power_section(res, min_window_s, have_facts ? &facts : NULL, &warnings, &section,
-				 err);
+	struct ergon_power_budget_opts bo = {
+	    .rating = have_rating ? &rating : NULL,
+	    .max_uncertainty_pct = o->max_uncertainty_pct,
+	    .energy_lsb_j = facts.monitor_energy_lsb_j > 0 ? facts.monitor_energy_lsb_j : NAN,
+	    .charge_lsb_c = facts.monitor_charge_lsb_c > 0 ? facts.monitor_charge_lsb_c : NAN,
+	    .cycle_s = facts.monitor_cycle_s > 0 ? facts.monitor_cycle_s : NAN,
+	};
+	rc = ergon_power_section_ex(res, min_window_s, have_facts ? &facts : NULL, &warnings, &bo,
+				    &section, err);
+	if (rc == 0 && json_is_object(json_object_get(section, "uncertainty")))
+		json_object_set_new(json_object_get(section, "uncertainty"), "rating_from",
+				    json_string(rating_from));
 	if (rc)
 		goto out;
 	art = ergon_artifact_new("ergon.profile", 1, ERGON_PROV_REPLAYED);

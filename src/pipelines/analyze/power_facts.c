@@ -101,6 +101,16 @@ int ergon_power_facts_from_json(const json_t *j, const char *name, struct ergon_
 		rc = get_num(j, "host_envelope_s", name, NULL, &f->host_envelope_s, err);
 	if (rc == 0)
 		rc = get_u64(j, "gate_windows", name, NULL, &f->gate_windows_driven, err);
+	/* The on-board monitor's configuration, for its budgets. */
+	const json_t *mon = json_object_get(j, "monitor");
+	const char *mk[4] = {"shunt_ohms", "energy_lsb_j", "charge_lsb_c", "conversion_cycle_s"};
+	double *mv[4] = {&f->monitor_shunt_ohms, &f->monitor_energy_lsb_j, &f->monitor_charge_lsb_c,
+			 &f->monitor_cycle_s};
+	for (int k = 0; rc == 0 && k < 4; k++) {
+		rc = get_num(mon, mk[k], name, NULL, mv[k], err);
+		if (rc == 0 && !(*mv[k] >= 0))
+			rc = bad(err, name, mk[k], ">= 0");
+	}
 	if (rc)
 		return rc;
 	/* Clean-window counts and the rate probe (HPX_CLEAN_* names). */

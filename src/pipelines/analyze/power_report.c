@@ -6,6 +6,7 @@
 #include "ergon/issue_list.h"
 #include "ergon/issues.h"
 #include "ergon/wire.h"
+#include "pipelines/common/common.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -118,6 +119,118 @@ static json_t *terminal_json(const struct ergon_power_terminal *t)
 int ergon_power_section(const struct ergon_gated_result *res, double min_window_s,
 			const struct ergon_power_facts *f, const struct ergon_issue_list *warnings,
 			json_t **out, struct ergon_err *err)
+{
+	return ergon_power_section_ex(res, min_window_s, f, warnings, NULL, out, err);
+}
+
+/* The gate on one budgeted figure: power.uncertainty_above_limit when its
+ * relative expanded uncertainty exceeds P or its budget is incomplete. */
+static void power_gate(json_t *issues, double max_pct, const char *figure,
+		       const struct ergon_budget *b)
+{
+	int g = ergon_budget_gate(b, max_pct);
+	if (g == 0)
+		return;
+	const char *dom = ergon_budget_dominant_name(b);
+	double rel = ergon_budget_rel_pct(b);
+	json_t *ctx =
+	    json_pack("{s:s, s:f, s:o, s:b, s:s}", "figure", figure, "max_uncertainty_pct", max_pct,
+		      "U_pct", num(rel), "complete", b->complete, "dominant", dom);
+	if (g == 2)
+		ergon_issue_add(issues, "power.uncertainty_above_limit", ctx,
+				"%s: the uncertainty budget is incomplete (%s is unknown), so it "
+				"cannot be shown to be within %g %%; state the missing figure "
+				"(--rating KEY=VALUE) or drop --max-uncertainty-pct",
+				figure, dom, max_pct);
+	else if (g == 3)
+		ergon_issue_add(issues, "power.uncertainty_above_limit", ctx,
+				"%s is %g: no relative uncertainty can be within %g %%", figure,
+				b->value, max_pct);
+	else
+		ergon_issue_add(
+		    issues, "power.uncertainty_above_limit", ctx,
+		    "%s: expanded uncertainty %.3g %% (k = 2) is above the limit %g %%; "
+		    "the largest term is %s",
+		    figure, rel, max_pct, dom);
+}
+
+/* The budgets of the section's figures (docs/UNCERTAINTY.md) and their
+ * gate; the "uncertainty" object. */
+static json_t *
+power_budgets(const struct ergon_gated_result *res, const struct ergon_power_facts *f,
+	      const struct ergon_power_budget_opts *bo, const struct ergon_window_figures *fig,
+	      const struct ergon_power_verdict *v, const struct ergon_power_gate_view *gv,
+	      uint64_t count, int publish_epi, json_t *issues)
+{
+	struct ergon_budget eb, qb, pb, ib;
+	const struct ergon_rating *rating = bo->rating;
+	struct ergon_rating none;
+	if (rating == NULL) {
+		ergon_rating_init(&none, ERGON_RATING_NONE);
+		rating = &none;
+	}
+	if (!isfinite(fig->energy_j))
+		return json_null();
+	if (f->internal) {
+		ergon_internal_budget(&f->terminal, rating, bo->energy_lsb_j, bo->charge_lsb_c,
+				      bo->cycle_s, ERGON_PF_ENERGY, &eb);
+		ergon_internal_budget(&f->terminal, rating, bo->energy_lsb_j, bo->charge_lsb_c,
+				      bo->cycle_s, ERGON_PF_CHARGE, &qb);
+		ergon_internal_budget(&f->terminal, rating, bo->energy_lsb_j, bo->charge_lsb_c,
+				      bo->cycle_s, ERGON_PF_POWER, &pb);
+		if (publish_epi)
+			ergon_epi_budget(&eb, count, NAN, NAN, NULL, &ib);
+	} else {
+		int whole = res->window_count == 0;
+		ergon_gated_budget(res, whole, ERGON_PF_ENERGY, bo->rating, &eb);
+		ergon_gated_budget(res, whole, ERGON_PF_CHARGE, bo->rating, &qb);
+		ergon_gated_budget(res, whole, ERGON_PF_POWER, bo->rating, &pb);
+		if (publish_epi) {
+			/* The count is the firmware's; the energy is the gate's. */
+			char src[300];
+			double e = NAN;
+			if (v->observer_checked && f->terminal.have_elapsed) {
+				e = gv->gate_s - (double)f->terminal.elapsed_us * 1e-6;
+				snprintf(src, sizeof(src),
+					 "the count is the firmware window's (elapsed %.6f s); the "
+					 "gate held %.6f s: their difference at the mean power",
+					 (double)f->terminal.elapsed_us * 1e-6, gv->gate_s);
+			} else if (v->have_expected) {
+				e = gv->gate_s - v->expected_s;
+				snprintf(
+				    src, sizeof(src),
+				    "no firmware window: the gate's %.6f s against the count x "
+				    "the reference inference time (%.6f s), at the mean power",
+				    gv->gate_s, v->expected_s);
+			} else {
+				snprintf(src, sizeof(src),
+					 "nothing compares the count's window with the gate (no "
+					 "firmware window, no reference inference time)");
+			}
+			ergon_epi_budget(&eb, count, e, fig->avg_power_w, src, &ib);
+		}
+	}
+	double p = bo->max_uncertainty_pct;
+	if (p > 0) {
+		power_gate(issues, p, "energy", &eb);
+		power_gate(issues, p, "charge", &qb);
+		power_gate(issues, p, "mean power", &pb);
+		if (publish_epi)
+			power_gate(issues, p, "energy per inference", &ib);
+	}
+	json_t *rj = bo->rating ? ergon_rating_to_json(bo->rating) : json_null();
+	return json_pack(
+	    "{s:o, s:o, s:o, s:o, s:o, s:o}", "energy_j", ergon_budget_json(&eb), "charge_c",
+	    ergon_budget_json(&qb), "avg_power_w", ergon_budget_json(&pb), "energy_per_inference_j",
+	    publish_epi ? ergon_budget_json(&ib) : json_null(), "rating", rj ? rj : json_null(),
+	    "max_uncertainty_pct", p > 0 ? json_real(p) : json_null());
+}
+
+int ergon_power_section_ex(const struct ergon_gated_result *res, double min_window_s,
+			   const struct ergon_power_facts *f,
+			   const struct ergon_issue_list *warnings,
+			   const struct ergon_power_budget_opts *bo, json_t **out,
+			   struct ergon_err *err)
 {
 	static const struct ergon_power_facts no_facts;
 	if (f == NULL)
@@ -312,6 +425,10 @@ int ergon_power_section(const struct ergon_gated_result *res, double min_window_
 	} else {
 		v.omit_per_inference = 1;
 	}
+	/* The budgets, before the integrity: the gate's issue is an error. */
+	json_t *unc =
+	    bo ? power_budgets(res, f, bo, &fig, &v, &gv, count, !v.omit_per_inference, issues)
+	       : NULL;
 	json_object_set_new(p, "measurement_scope", json_string(scope));
 	json_object_set_new(p, "integrity",
 			    json_string(ergon_integrity_name(ergon_issues_integrity(issues))));
@@ -412,6 +529,8 @@ int ergon_power_section(const struct ergon_gated_result *res, double min_window_
 			      res->raw ? json_real(res->sample_rate_hz) : json_null(), "samples",
 			      (json_int_t)res->samples, "packets", (json_int_t)res->packets));
 	}
+	if (unc)
+		json_object_set_new(p, "uncertainty", unc);
 	json_object_set_new(p, "issues", issues);
 	*out = p;
 	return 0;
@@ -548,9 +667,11 @@ int ergon_power_table_render(const json_t *power, int utf8, char **out, struct e
 	    /* The count an energy per inference divides by, beside it. */
 	    {"Inferences", "inference_count", NULL},
 	    {"Energy/inference", "energy_per_inference_j", "J"},
+	    {"Uncertainty", NULL, ""},
 	};
 	enum { NROWS = sizeof(rows) / sizeof(rows[0]) };
-	char vals[NROWS][64];
+	char vals[NROWS][160];
+	const json_t *unc = json_object_get(power, "uncertainty");
 	size_t w0 = width("Power"), w1 = 0;
 	const char *scope = json_string_value(json_object_get(power, "measurement_scope"));
 	const char *integ = json_string_value(json_object_get(power, "integrity"));
@@ -558,9 +679,29 @@ int ergon_power_table_render(const json_t *power, int utf8, char **out, struct e
 	snprintf(head, sizeof(head), "%s, %s", scope ? scope : "?", integ ? integ : "?");
 	w1 = width(head);
 	for (int r = 0; r < NROWS; r++) {
+		if (rows[r].key == NULL) {
+			/* The budget's verdict: of energy/inference when published,
+			 * else of the energy. */
+			const json_t *b = json_object_get(unc, "energy_per_inference_j");
+			if (!json_is_object(b))
+				b = json_object_get(unc, "energy_j");
+			const char *dom = json_string_value(json_object_get(b, "dominant"));
+			if (!json_is_object(b))
+				snprintf(vals[r], sizeof(vals[r]), "no budget");
+			else if (json_is_true(json_object_get(b, "complete")))
+				snprintf(vals[r], sizeof(vals[r]), "k = 2; largest term: %s",
+					 dom ? dom : "?");
+			else
+				snprintf(vals[r], sizeof(vals[r]), "incomplete: %s unknown",
+					 dom ? dom : "a term");
+			if (width(rows[r].label) > w0)
+				w0 = width(rows[r].label);
+			if (width(vals[r]) > w1)
+				w1 = width(vals[r]);
+			continue;
+		}
 		const json_t *v = json_object_get(power, rows[r].key);
-		if (r == NROWS - 1 &&
-		    json_is_true(json_object_get(power, "per_inference_metrics_omitted")))
+		if (r == 4 && json_is_true(json_object_get(power, "per_inference_metrics_omitted")))
 			snprintf(vals[r], sizeof(vals[r]), "withheld");
 		else if (rows[r].unit == NULL && json_is_number(v))
 			snprintf(vals[r], sizeof(vals[r]), "%.0f", json_number_value(v));
@@ -569,6 +710,20 @@ int ergon_power_table_render(const json_t *power, int utf8, char **out, struct e
 		else
 			si(vals[r], sizeof(vals[r]), json_is_number(v) ? json_number_value(v) : NAN,
 			   rows[r].unit, utf8);
+		const json_t *b = json_object_get(unc, rows[r].key);
+		if (json_is_object(b) && strcmp(vals[r], "withheld") != 0) {
+			char u[64];
+			size_t l = strlen(vals[r]);
+			if (json_is_true(json_object_get(b, "complete"))) {
+				si(u, sizeof(u), json_number_value(json_object_get(b, "U")),
+				   rows[r].unit, utf8);
+				snprintf(vals[r] + l, sizeof(vals[r]) - l, " %s %s",
+					 utf8 ? "\xc2\xb1" : "+/-", u);
+			} else {
+				snprintf(vals[r] + l, sizeof(vals[r]) - l, " %s ?",
+					 utf8 ? "\xc2\xb1" : "+/-");
+			}
+		}
 		if (width(rows[r].label) > w0)
 			w0 = width(rows[r].label);
 		if (width(vals[r]) > w1)

@@ -16,8 +16,10 @@
 #ifndef ERGON_PIPELINES_COMMON_H
 #define ERGON_PIPELINES_COMMON_H
 
+#include "ergon/budget.h"
 #include "ergon/dynbuf.h"
 #include "ergon/error.h"
+#include "ergon/figures.h"
 
 #include <jansson.h>
 #include <limits.h>
@@ -82,5 +84,40 @@ struct ergon_fw_build {
  * freestanding, -Werror, -nostdlib, gc-sections, a link map). On a failed
  * compile the tool's output is in b->log. */
 int ergon_fw_compile(struct ergon_fw_build *b, struct ergon_err *err);
+
+/* ---- Uncertainty budgets at the artifact edge (budget_json.c): a budget
+ * (ergon/budget.h) as JSON, back, and checked against its own terms
+ * (verify). docs/UNCERTAINTY.md names every field. ---- */
+
+/* The budget's JSON object (new reference; NULL out of memory). */
+json_t *ergon_budget_json(const struct ergon_budget *b);
+
+/* Read a budget's figure and terms back and close it (the stated totals
+ * are not read: they are what closing recomputes). ERGON_EVERIFY names the
+ * field under `where` that is malformed. */
+int ergon_budget_from_json(const json_t *j, const char *where, struct ergon_budget *b,
+			   struct ergon_err *err);
+
+/* Recompute a stated budget from its terms and compare every total
+ * (u_c, U, U_known, U_pct, complete, dominant) within the verify band:
+ * ERGON_EVERIFY naming `where` and the field that differs. */
+int ergon_budget_json_check(const json_t *j, const char *where, struct ergon_err *err);
+
+/* Every object under root that is a budget (has "terms" and "U"), checked;
+ * *count gets how many. */
+int ergon_budget_json_check_all(const json_t *root, const char *where, size_t *count,
+				struct ergon_err *err);
+
+/* The run's uncertainty model (uncertainty_model.budget) as JSON and back. */
+json_t *ergon_run_um_json(const struct ergon_run_um *um);
+int ergon_run_um_from_json(const json_t *j, const char *where, struct ergon_run_um *um,
+			   struct ergon_err *err);
+
+/* One rated figure {value, source} (value null when unknown). */
+json_t *ergon_rated_to_json(const struct ergon_rated *x);
+
+/* "gain (±0.5 %)"-style: the dominant term's name, or "" (static or b's). */
+const char *ergon_budget_dominant_name(const struct ergon_budget *b);
+
 
 #endif

@@ -440,6 +440,18 @@ int hd_profile_section(struct ergon_dynbuf *b, struct html_doc *d, struct ergon_
 		hd_scalar_table(b, pw, "power", "power figures");
 		checks_table(b, d->a, pw);
 		ergon_dynbuf_adds(b, "</div>\n");
+		/* The budgets of the section's figures (docs/UNCERTAINTY.md). */
+		const json_t *unc = json_object_get(pw, "uncertainty");
+		if (json_is_object(unc)) {
+			ergon_dynbuf_adds(b, "<h3>Uncertainty budgets (GUM, k = 2)</h3>"
+					     "<p class=\"caption\">The instrument's rating: ");
+			ergon_html_escape(b, json_string_value(json_object_get(unc, "rating_from"))
+					 ? json_string_value(json_object_get(unc, "rating_from"))
+					 : "as the power stage knew it");
+			ergon_dynbuf_adds(b, "</p><div class=\"grid\">\n");
+			hd_budget_tables(b, unc, "power.uncertainty", "");
+			ergon_dynbuf_adds(b, "</div>\n");
+		}
 		window_table(b, pw);
 		if (d->jls_path) {
 			int rc = recording_plots(b, d, pw, err);

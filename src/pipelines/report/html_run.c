@@ -450,7 +450,15 @@ void hd_run_section(struct ergon_dynbuf *b, const struct html_doc *d)
 		snprintf(title, sizeof title, "rail %s: energy per operation", nm ? nm : "?");
 		hd_scalar_table(b, json_object_get(rail, "energy_per_op"), path, title);
 	}
-	ergon_dynbuf_adds(b, "</div>\n<h3>Plots</h3>\n");
+	ergon_dynbuf_adds(b, "</div>\n");
+	/* Every budget the figures carry (reports since the budgets). */
+	if (json_is_object(json_object_get(json_object_get(a, "uncertainty_model"), "budget"))) {
+		ergon_dynbuf_adds(
+		    b, "<h3>Uncertainty budgets (GUM, k = 2)</h3><div class=\"grid\">\n");
+		hd_budget_tables(b, f, "figures", "");
+		ergon_dynbuf_adds(b, "</div>\n");
+	}
+	ergon_dynbuf_adds(b, "<h3>Plots</h3>\n");
 	power_plot(b, d);
 	throughput_plot(b, d);
 	latency_plots(b, d);

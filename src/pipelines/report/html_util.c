@@ -132,6 +132,102 @@ void hd_scalar_table(struct ergon_dynbuf *b, const json_t *obj, const char *path
 	ergon_dynbuf_adds(b, "</table>\n");
 }
 
+static void budget_table(struct ergon_dynbuf *b, const json_t *bj, const char *path,
+			 const char *title)
+{
+	const char *unit = json_string_value(json_object_get(bj, "unit"));
+	char txt[96], sub[512];
+	unit = unit ? unit : "";
+	ergon_dynbuf_adds(b, "<table class=\"figures budget\"><caption>");
+	ergon_html_escape(b, title);
+	ergon_dynbuf_adds(b, "</caption><tr><th>term</th><th>u (standard)</th><th>bound</th>"
+			     "<th>distribution</th><th>source</th></tr>\n");
+	size_t i;
+	const json_t *t;
+	json_array_foreach(json_object_get(bj, "terms"), i, t)
+	{
+		ergon_dynbuf_adds(b, "<tr><th>");
+		ergon_html_escape(b, json_string_value(json_object_get(t, "name")));
+		ergon_dynbuf_adds(b, "</th>");
+		if (json_is_true(json_object_get(t, "known"))) {
+			snprintf(sub, sizeof sub, "%s.terms[%zu].value", path, i);
+			hd_figure_cell(b, sub, json_object_get(t, "value"), unit);
+			snprintf(sub, sizeof sub, "%s.terms[%zu].limit", path, i);
+			hd_figure_cell(b, sub, json_object_get(t, "limit"), unit);
+		} else {
+			ergon_dynbuf_adds(b,
+					  "<td class=\"na\">unknown</td><td class=\"na\">—</td>");
+		}
+		ergon_dynbuf_adds(b, "<td class=\"text\">");
+		ergon_html_escape(b, json_string_value(json_object_get(t, "distribution")));
+		ergon_dynbuf_adds(b, "</td><td class=\"text\">");
+		ergon_html_escape(b, json_string_value(json_object_get(t, "source")));
+		ergon_dynbuf_adds(b, "</td></tr>\n");
+	}
+	ergon_dynbuf_adds(b, "<tr><th>u_c (combined)</th>");
+	snprintf(sub, sizeof sub, "%s.u_c", path);
+	hd_figure_cell(b, sub, json_object_get(bj, "u_c"), unit);
+	ergon_dynbuf_adds(b, "<td></td><td></td><td class=\"text\">known terms</td></tr>\n");
+	ergon_dynbuf_adds(b, "<tr><th>U (k = 2)</th>");
+	snprintf(sub, sizeof sub, "%s.U", path);
+	if (json_is_true(json_object_get(bj, "complete"))) {
+		hd_figure_cell(b, sub, json_object_get(bj, "U"), unit);
+		double pct = json_number_value(json_object_get(bj, "U_pct"));
+		snprintf(txt, sizeof txt, "%.3g %% of the figure; largest term: ", pct);
+		ergon_dynbuf_adds(b, "<td></td><td></td><td class=\"text\">");
+		ergon_html_escape(b, txt);
+		ergon_html_escape(b, json_string_value(json_object_get(bj, "dominant")));
+	} else {
+		ergon_dynbuf_adds(b, "<td class=\"na\">incomplete</td><td></td><td></td>"
+				     "<td class=\"text\">not stated: ");
+		ergon_html_escape(b, json_string_value(json_object_get(bj, "dominant")));
+		hd_fmt(txt, sizeof txt, json_number_value(json_object_get(bj, "U_known")), unit);
+		ergon_dynbuf_adds(b, " is unknown; the known terms alone give ");
+		ergon_html_escape(b, txt);
+	}
+	ergon_dynbuf_adds(b, "</td></tr>\n</table>\n");
+}
+
+size_t hd_budget_tables(struct ergon_dynbuf *b, const json_t *root, const char *path,
+			const char *title)
+{
+	if (json_is_object(root) && json_is_array(json_object_get(root, "terms")) &&
+	    json_object_get(root, "U") != NULL) {
+		char cap[400], fig[96];
+		const char *unit = json_string_value(json_object_get(root, "unit"));
+		hd_fmt(fig, sizeof fig, json_number_value(json_object_get(root, "figure")),
+		       unit ? unit : "");
+		snprintf(cap, sizeof cap, "%s = %s", title, fig);
+		budget_table(b, root, path, cap);
+		return 1;
+	}
+	size_t n = 0;
+	char sub[512], t2[400];
+	if (json_is_object(root)) {
+		const char *k;
+		json_t *v;
+		json_object_foreach((json_t *)root, k, v)
+		{
+			if (!json_is_object(v) && !json_is_array(v))
+				continue;
+			snprintf(sub, sizeof sub, "%s.%s", path, k);
+			snprintf(t2, sizeof t2, "%s%s%s", title, title[0] ? " " : "", k);
+			n += hd_budget_tables(b, v, sub, t2);
+		}
+	} else if (json_is_array(root)) {
+		size_t i;
+		json_t *v;
+		json_array_foreach((json_t *)root, i, v)
+		{
+			snprintf(sub, sizeof sub, "%s[%zu]", path, i);
+			const char *nm = json_string_value(json_object_get(v, "name"));
+			snprintf(t2, sizeof t2, "%s[%s]", title, nm ? nm : "");
+			n += hd_budget_tables(b, v, sub, t2);
+		}
+	}
+	return n;
+}
+
 static void kv_rows(struct ergon_dynbuf *b, const json_t *obj, const char *prefix, int depth)
 {
 	const char *k;

@@ -117,6 +117,12 @@ void hd_scalar_table(struct ergon_dynbuf *b, const json_t *obj, const char *path
 		     const char *title);
 /* A key/value table of a nested object, flattened to dotted keys. */
 void hd_kv_table(struct ergon_dynbuf *b, const json_t *obj, const char *title);
+/* One table per uncertainty budget found under root (at path): every term
+ * with its standard uncertainty, bound, distribution and source, then
+ * u_c, U (k = 2) and whether the budget is complete (docs/UNCERTAINTY.md).
+ * Returns how many it drew. */
+size_t hd_budget_tables(struct ergon_dynbuf *b, const json_t *root, const char *path,
+			const char *title);
 /* The issues array as a table. */
 void hd_issues(struct ergon_dynbuf *b, const json_t *issues, const char *title);
 /* Vertical marks at the values of root at marks[i][0] (times scale), each

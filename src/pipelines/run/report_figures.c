@@ -67,15 +67,51 @@ static double reading_u_w(const json_t *um, double p)
 	       (json_is_number(f) ? json_number_value(f) : 0.0);
 }
 
-static json_t *energy_json(const struct ergon_energy *e, const char *method)
+/* What the report says about the run that every series shares. */
+struct shared {
+	int stats; /* the report carries a "statistics" block (docs/REPORT_FORMAT.md) */
+	double sample_hz;
+	double it0, it1, lt0, lt1;
+	const json_t *um;
+	/* uncertainty_model.budget: present in reports written since the
+	 * budgets (docs/UNCERTAINTY.md); without it the figures are exactly
+	 * those of the reports before them. */
+	int have_budget;
+	struct ergon_run_um rum;
+	double max_pct; /* plan.max_uncertainty_pct; NaN: no gate */
+};
+
+static int is_accum(const char *method)
 {
-	return json_pack("{s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s}", "duration_s",
-			 ergon_jnum(e->span_s), "samples", (json_int_t)e->n_samples, "energy_j",
-			 ergon_jnum(e->energy_j), "energy_u_j", ergon_jnum(e->u_j),
-			 "energy_u_rated_j", ergon_jnum(e->u_rated_j), "energy_u_timing_j",
-			 ergon_jnum(e->u_timing_j), "mean_power_w", ergon_jnum(e->mean_power_w),
-			 "mean_power_u_w", ergon_jnum(e->mean_power_u_w), "peak_power_w",
-			 ergon_jnum(e->peak_power_w), "energy_method", method);
+	return method != NULL && strcmp(method, "accumulator_delta") == 0;
+}
+
+static json_t *energy_json(const struct ergon_energy *e, const char *method,
+			   const struct shared *sh)
+{
+	json_t *o =
+	    json_pack("{s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s}", "duration_s",
+		      ergon_jnum(e->span_s), "samples", (json_int_t)e->n_samples, "energy_j",
+		      ergon_jnum(e->energy_j), "energy_u_j", ergon_jnum(e->u_j), "energy_u_rated_j",
+		      ergon_jnum(e->u_rated_j), "energy_u_timing_j", ergon_jnum(e->u_timing_j),
+		      "mean_power_w", ergon_jnum(e->mean_power_w), "mean_power_u_w",
+		      ergon_jnum(e->mean_power_u_w), "peak_power_w", ergon_jnum(e->peak_power_w),
+		      "energy_method", method);
+	if (o == NULL || !sh->have_budget || e->n_samples < 2)
+		return o;
+	/* The budgets, and what they were made from (so that a decimated
+	 * report's exact block can make them again). */
+	struct ergon_budget b;
+	json_object_set_new(o, "abs_energy_j", ergon_jnum(e->abs_energy_j));
+	json_object_set_new(o, "timestamp_sensitivity",
+			    json_pack("{s:o, s:o, s:o}", "first_w", ergon_jnum(e->sens_first_w),
+				      "last_w", ergon_jnum(e->sens_last_w), "interior_sq_w2",
+				      ergon_jnum(e->sens_int2_w2)));
+	ergon_budget_phase_energy(e, is_accum(method), &sh->rum, &b);
+	json_object_set_new(o, "energy_budget", ergon_budget_json(&b));
+	ergon_budget_phase_power(e, is_accum(method), &sh->rum, &b);
+	json_object_set_new(o, "mean_power_budget", ergon_budget_json(&b));
+	return o;
 }
 
 struct series {
@@ -355,7 +391,8 @@ static void count_batch(const double *end, size_t m, const double *edges, size_t
  * far, until the bucket is small enough to collect and sort. */
 #define RADIX_COLLECT ((size_t)1 << 18)
 static int latency_streamed(const struct series *s, size_t n_ok, const double *edges, size_t nw,
-			    struct ergon_latency *out, size_t *ops, struct ergon_err *err)
+			    struct ergon_latency *out, size_t *ops, const double *edges2,
+			    size_t *ops2, struct ergon_err *err)
 {
 	/* The ranks wanted: p50, p90, p95, p99, the quartiles (Tukey's
 	 * fences) and the ends of the median's interval. */
@@ -430,6 +467,8 @@ static int latency_streamed(const struct series *s, size_t n_ok, const double *e
 				endb[nb++] = e;
 				if (nb == END_BATCH) {
 					count_batch(endb, nb, edges, nw, ops, tmp, tmp_s);
+					if (ops2)
+						count_batch(endb, nb, edges2, nw, ops2, tmp, tmp_s);
 					nb = 0;
 				}
 			}
@@ -458,8 +497,11 @@ static int latency_streamed(const struct series *s, size_t n_ok, const double *e
 			rc = got;
 			goto out;
 		}
-		if (pass == 0)
+		if (pass == 0) {
 			count_batch(endb, nb, edges, nw, ops, tmp, tmp_s);
+			if (ops2)
+				count_batch(endb, nb, edges2, nw, ops2, tmp, tmp_s);
+		}
 		if (held && n_ok > 0) {
 			if (k != n_ok) {
 				rc = ergon_err_set(err, ERGON_EIO,
@@ -678,8 +720,8 @@ static int cmp_d(const void *a, const void *b)
 }
 
 /* Figures of an embedded exact block (decimated reports). */
-static int exact_energy(const json_t *r, const char *prefix, const char *phase,
-			struct ergon_energy *e, struct ergon_err *err)
+static int exact_energy(const json_t *r, const char *prefix, const char *phase, int budget,
+			struct ergon_energy *e, const char **method, struct ergon_err *err)
 {
 	char path[160];
 	const char *f[] = {"duration_s",	"energy_j",	"energy_u_rated_j",
@@ -700,6 +742,24 @@ static int exact_energy(const json_t *r, const char *prefix, const char *phase,
 	e->u_j = e->u_rated_j + e->u_timing_j;
 	e->mean_power_w = e->span_s > 0 ? e->energy_j / e->span_s : NAN;
 	e->mean_power_u_w = e->span_s > 0 ? e->u_j / e->span_s : NAN;
+	if (!budget || e->n_samples < 2)
+		return 0;
+	/* What the budgets are made from (written with them). */
+	const char *g[] = {"abs_energy_j", "timestamp_sensitivity.first_w",
+			   "timestamp_sensitivity.last_w", "timestamp_sensitivity.interior_sq_w2"};
+	double *d[] = {&e->abs_energy_j, &e->sens_first_w, &e->sens_last_w, &e->sens_int2_w2};
+	for (int i = 0; i < 4; i++) {
+		snprintf(path, sizeof(path), "%s.exact.%s.%s", prefix, phase, g[i]);
+		int rc = ergon_jnumber(r, path, d[i], err);
+		if (rc)
+			return rc;
+	}
+	snprintf(path, sizeof(path), "%s.exact.%s.energy_method", prefix, phase);
+	const char *m = json_string_value(ergon_jpath(r, path));
+	if (m == NULL || (strcmp(m, "trapezoid") != 0 && strcmp(m, "accumulator_delta") != 0))
+		return ergon_err_set(err, ERGON_EVERIFY,
+				     "field %s: trapezoid or accumulator_delta expected", path);
+	*method = strcmp(m, "trapezoid") == 0 ? "trapezoid" : "accumulator_delta";
 	return 0;
 }
 
@@ -713,19 +773,11 @@ struct power {
 	int energy_ok;
 };
 
-/* What the report says about the run that every series shares. */
-struct shared {
-	int stats; /* the report carries a "statistics" block (docs/REPORT_FORMAT.md) */
-	double sample_hz;
-	double it0, it1, lt0, lt1;
-	const json_t *um;
-};
-
 /* The load phase's figures; with the statistics block, the ± of its
  * peak (one reading's bound). */
 static json_t *load_json(const struct power *pw, const struct shared *sh)
 {
-	json_t *o = energy_json(&pw->load, pw->lm);
+	json_t *o = energy_json(&pw->load, pw->lm, sh);
 	if (o && sh->stats)
 		json_object_set_new(o, "peak_power_u_w",
 				    ergon_jnum(reading_u_w(sh->um, pw->load.peak_power_w)));
@@ -813,8 +865,10 @@ static int power_block(const json_t *r, struct ergon_jcs_stream_result *pk, cons
 	/* Energy of the idle baseline and of the load phase. */
 	pw->im = pw->lm = "trapezoid";
 	if (json_is_object(exact)) {
-		if ((rc = exact_energy(r, prefix, "idle", &pw->idle, err)) ||
-		    (rc = exact_energy(r, prefix, "load", &pw->load, err)))
+		if ((rc = exact_energy(r, prefix, "idle", sh->have_budget, &pw->idle, &pw->im,
+				       err)) ||
+		    (rc =
+			 exact_energy(r, prefix, "load", sh->have_budget, &pw->load, &pw->lm, err)))
 			return rc;
 		/* The decimated series must still agree with the exact
 		 * integrals it summarises. */
@@ -879,11 +933,25 @@ static int power_block(const json_t *r, struct ergon_jcs_stream_result *pk, cons
 	return 0;
 }
 
+/* The standard error over the load windows of the mean of the per-window
+ * energy per operation (window energy / its operations; above idle the
+ * idle floor's power is taken off first): the "spread over windows" term.
+ * NaN when fewer than two windows give one (a window without 2 samples or
+ * without an operation gives none). */
+static void window_spread(const struct power *pw, const double *edges, size_t nw, const size_t *ops,
+			  double *se_total, double *se_above, size_t *used)
+{
+	const struct series *s = &pw->s;
+	ergon_window_spread_eop(s->t, s->p, is_accum(pw->lm) ? s->e : NULL, s->n, edges, nw, ops,
+				pw->idle.mean_power_w, se_total, se_above, used);
+}
+
 /* Energy per operation of one series; JSON null when none can be
- * published. */
+ * published. With the budget model, its two budgets (total, above idle). */
 static json_t *eop_block(const struct power *pw, size_t n_ok, const struct shared *sh,
 			 const struct ergon_latency *lat, int periodic, double release_hz,
-			 double lq)
+			 double lq, const double *edges, size_t nw, const size_t *ops,
+			 struct ergon_budget *total_b, struct ergon_budget *above_b)
 {
 	if (!(pw->energy_ok && n_ok > 0 && sh->lt1 > sh->lt0))
 		return json_null();
@@ -902,13 +970,89 @@ static json_t *eop_block(const struct power *pw, size_t n_ok, const struct share
 	struct ergon_err e2 = {0};
 	if (ergon_energy_per_op(&in, &eop, &e2) != 0)
 		return json_null();
-	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o}", "formula",
-			 eop.formula == ERGON_EOP_PERIODIC ? "periodic" : "saturated", "reason",
-			 eop.reason, "duty_cycle", ergon_jnum(eop.duty_cycle), "achieved_ops_per_s",
-			 ergon_jnum(in.achieved_ops_per_s), "above_idle_j",
-			 ergon_jnum(eop.above_idle_j), "above_idle_u_j",
-			 ergon_jnum(eop.above_idle_u_j), "total_j", ergon_jnum(eop.total_j),
-			 "total_u_j", ergon_jnum(eop.total_u_j));
+	json_t *o = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o}", "formula",
+			      eop.formula == ERGON_EOP_PERIODIC ? "periodic" : "saturated",
+			      "reason", eop.reason, "duty_cycle", ergon_jnum(eop.duty_cycle),
+			      "achieved_ops_per_s", ergon_jnum(in.achieved_ops_per_s),
+			      "above_idle_j", ergon_jnum(eop.above_idle_j), "above_idle_u_j",
+			      ergon_jnum(eop.above_idle_u_j), "total_j", ergon_jnum(eop.total_j),
+			      "total_u_j", ergon_jnum(eop.total_u_j));
+	if (o == NULL || !sh->have_budget)
+		return o;
+	struct ergon_eop_budget_input bi = {
+	    .eop = &eop,
+	    .load = &pw->load,
+	    .idle = &pw->idle,
+	    .load_accum = is_accum(pw->lm),
+	    .idle_accum = is_accum(pw->im),
+	    .n_ops = n_ok,
+	    .latency_mean_s = lat->mean_s,
+	    .load_duration_s = sh->lt1 - sh->lt0,
+	    .repeat_se_j = NAN,
+	};
+	window_spread(pw, edges, nw, ops, &bi.spread_se_total_j, &bi.spread_se_above_j,
+		      &bi.spread_windows);
+	ergon_budget_eop(&bi, &sh->rum, 0, total_b);
+	ergon_budget_eop(&bi, &sh->rum, 1, above_b);
+	json_object_set_new(o, "total_budget", ergon_budget_json(total_b));
+	json_object_set_new(o, "above_idle_budget", ergon_budget_json(above_b));
+	return o;
+}
+
+/* The gate (--max-uncertainty-pct): a budgeted figure whose relative
+ * expanded uncertainty exceeds P, or whose budget is incomplete, raises
+ * run.uncertainty_above_limit; the figure stays. */
+static void gate_check(json_t *issues, const struct shared *sh, const char *rail,
+		       const char *figure, const struct ergon_budget *b)
+{
+	int g = ergon_budget_gate(b, sh->max_pct);
+	if (g == 0)
+		return;
+	char rp[96] = "";
+	if (rail)
+		snprintf(rp, sizeof(rp), "rail %s: ", rail);
+	const char *dom = ergon_budget_dominant_name(b);
+	double rel = ergon_budget_rel_pct(b);
+	json_t *ctx =
+	    with_rail(json_pack("{s:s, s:f, s:o, s:b, s:s}", "figure", figure,
+				"max_uncertainty_pct", sh->max_pct, "U_pct", ergon_jnum(rel),
+				"complete", b->complete, "dominant", dom),
+		      rail);
+	if (g == 2)
+		ergon_issue_add(issues, "run.uncertainty_above_limit", ctx,
+				"%s%s: the uncertainty budget is incomplete (%s is unknown), so "
+				"it cannot be shown to be within %g %%; state the missing figure "
+				"or drop --max-uncertainty-pct",
+				rp, figure, dom, sh->max_pct);
+	else if (g == 3)
+		ergon_issue_add(issues, "run.uncertainty_above_limit", ctx,
+				"%s%s is %g: no relative uncertainty can be within %g %%", rp,
+				figure, b->value, sh->max_pct);
+	else
+		ergon_issue_add(issues, "run.uncertainty_above_limit", ctx,
+				"%s%s: expanded uncertainty %.3g %% (k = 2) is above the limit "
+				"%g %%; the largest term is %s",
+				rp, figure, rel, sh->max_pct, dom);
+}
+
+/* The gate on one series' figures: the load phase's energy and mean power
+ * and the energy per operation, total and above idle (the idle floor's
+ * own figures are inputs of the latter, not gated alone). */
+static void gate_series(json_t *issues, const struct shared *sh, const char *rail,
+			const struct power *pw, const struct ergon_budget *total_b,
+			const struct ergon_budget *above_b)
+{
+	if (!sh->have_budget || !isfinite(sh->max_pct) || !pw->energy_ok)
+		return;
+	struct ergon_budget b;
+	ergon_budget_phase_energy(&pw->load, is_accum(pw->lm), &sh->rum, &b);
+	gate_check(issues, sh, rail, "load energy", &b);
+	ergon_budget_phase_power(&pw->load, is_accum(pw->lm), &sh->rum, &b);
+	gate_check(issues, sh, rail, "load mean power", &b);
+	if (total_b) {
+		gate_check(issues, sh, rail, "energy per operation", total_b);
+		gate_check(issues, sh, rail, "energy per operation above idle", above_b);
+	}
 }
 
 /* A multi-rail report (series.rails[]): check the rails and find the
@@ -980,6 +1124,8 @@ static int single_figures(const json_t *r, struct ergon_jcs_stream_result *pk, j
 	const char *names[ERGON_MAX_RAILS] = {0};
 	int head = -1;
 	json_t *fig = NULL, *issues = json_array();
+	size_t *win_ops_close = NULL;
+	double *edges_close = NULL;
 	*figures_out = NULL;
 	*issues_out = NULL;
 	int multi = json_is_array(ergon_jpath(r, "series.rails"));
@@ -1040,6 +1186,27 @@ static int single_figures(const json_t *r, struct ergon_jcs_stream_result *pk, j
 	    (rc = ergon_jnumber(r, "series.phases.load.t_start_s", &sh.lt0, err)) ||
 	    (rc = ergon_jnumber(r, "series.phases.load.t_end_s", &sh.lt1, err)))
 		goto out;
+	/* The budgets and their gate, in reports that carry the model. */
+	sh.max_pct = NAN;
+	const json_t *ub = json_object_get(sh.um, "budget");
+	if (ub != NULL) {
+		if ((rc = ergon_run_um_from_json(ub, "uncertainty_model.budget", &sh.rum, err)) ||
+		    (rc = ergon_jnumber(r, "uncertainty_model.timing_quantum_s",
+					&sh.rum.timing_quantum_s, err)) ||
+		    (rc = ergon_jnumber(r, "uncertainty_model.latency_quantum_s",
+					&sh.rum.latency_quantum_s, err)))
+			goto out;
+		sh.have_budget = 1;
+		const json_t *mp = ergon_jpath(r, "plan.max_uncertainty_pct");
+		if (json_is_number(mp) && json_number_value(mp) > 0) {
+			sh.max_pct = json_number_value(mp);
+		} else if (mp != NULL && !json_is_null(mp)) {
+			rc = ergon_err_set(err, ERGON_EVERIFY,
+					   "field plan.max_uncertainty_pct: a percentage > 0 or "
+					   "null");
+			goto out;
+		}
+	}
 	if (!multi) {
 		head = 0;
 		if ((rc = power_block(r, pk, "series", NULL, &sh, issues, &pw[0], err)))
@@ -1059,7 +1226,7 @@ static int single_figures(const json_t *r, struct ergon_jcs_stream_result *pk, j
 	 * input rail. Without a total rail they are withheld. */
 	if (head >= 0) {
 		json_object_set(fig, "sampler", pw[head].sampler);
-		json_object_set_new(fig, "idle", energy_json(&pw[head].idle, pw[head].im));
+		json_object_set_new(fig, "idle", energy_json(&pw[head].idle, pw[head].im, &sh));
 		json_object_set_new(fig, "load", load_json(&pw[head], &sh));
 	}
 	/* Temperature evidence comes with every rail's samples alike; the
@@ -1078,13 +1245,28 @@ static int single_figures(const json_t *r, struct ergon_jcs_stream_result *pk, j
 	struct ergon_latency lat;
 	double *end_ok = NULL;
 	size_t *ops_streamed = NULL;
+	/* The budgets' spread over windows counts each window's operations up
+	 * to the one that closes it (a window's edge is the end of the
+	 * invocation that crossed its planned end; the throughput counts put
+	 * that invocation in the next window): edges a nanosecond later. */
+	if (sh.have_budget && nw > 0) {
+		edges_close = malloc((nw + 1) * sizeof(double));
+		win_ops_close = calloc(nw, sizeof(size_t));
+		if (edges_close == NULL || win_ops_close == NULL) {
+			rc = ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+			goto out;
+		}
+		for (size_t w = 0; w <= nw; w++)
+			edges_close[w] = s.edges[w] + 1e-9;
+	}
 	if (streamed) {
 		ops_streamed = calloc(nw ? nw : 1, sizeof(size_t));
 		if (ops_streamed == NULL) {
 			rc = ergon_err_set(err, ERGON_ENOMEM, "out of memory");
 			goto out;
 		}
-		if ((rc = latency_streamed(&s, n_ok, s.edges, nw, &lat, ops_streamed, err))) {
+		if ((rc = latency_streamed(&s, n_ok, s.edges, nw, &lat, ops_streamed, edges_close,
+					   win_ops_close, err))) {
 			free(ops_streamed);
 			goto out;
 		}
@@ -1154,6 +1336,17 @@ static int single_figures(const json_t *r, struct ergon_jcs_stream_result *pk, j
 		 * the latency pass, and the rates are its own expression. */
 		rc = ergon_throughput_windows(end_ok, streamed ? 0 : n_ok, s.edges, nw, ops, ops_s,
 					      &e2);
+		if (rc == 0 && !streamed && win_ops_close != NULL) {
+			double *tmp_s = calloc(nw, sizeof(double));
+			struct ergon_err e3 = {0};
+			if (tmp_s == NULL ||
+			    ergon_throughput_windows(end_ok, n_ok, edges_close, nw, win_ops_close,
+						     tmp_s, &e3) != 0) {
+				free(win_ops_close);
+				win_ops_close = NULL; /* no spread: the term is then unknown */
+			}
+			free(tmp_s);
+		}
 		for (size_t w = 0; rc == 0 && streamed && w < nw; w++) {
 			ops[w] = ops_streamed[w];
 			ops_s[w] = (double)ops[w] / (s.edges[w + 1] - s.edges[w]);
@@ -1289,20 +1482,30 @@ static int single_figures(const json_t *r, struct ergon_jcs_stream_result *pk, j
 	double lq = 0;
 	if ((rc = ergon_jnumber(r, "uncertainty_model.latency_quantum_s", &lq, err)))
 		goto out;
+	size_t nwin = s.n_edges > 0 ? s.n_edges - 1 : 0;
 	if (!multi) {
-		json_object_set_new(fig, "energy_per_op",
-				    eop_block(&pw[0], n_ok, &sh, &lat, periodic, release_hz, lq));
+		struct ergon_budget tb, ab;
+		json_t *eop = eop_block(&pw[0], n_ok, &sh, &lat, periodic, release_hz, lq, s.edges,
+					nwin, win_ops_close, &tb, &ab);
+		gate_series(issues, &sh, NULL, &pw[0], json_is_object(eop) ? &tb : NULL, &ab);
+		json_object_set_new(fig, "energy_per_op", eop);
 	} else {
 		json_t *rails = json_array();
 		for (size_t i = 0; i < n_rails; i++) {
-			json_t *eop = eop_block(&pw[i], n_ok, &sh, &lat, periodic, release_hz, lq);
+			struct ergon_budget tb, ab;
+			json_t *eop = eop_block(&pw[i], n_ok, &sh, &lat, periodic, release_hz, lq,
+						s.edges, nwin, win_ops_close, &tb, &ab);
+			/* The gate holds the headline; without one, every rail. */
+			if ((int)i == head || head < 0)
+				gate_series(issues, &sh, names[i], &pw[i],
+					    json_is_object(eop) ? &tb : NULL, &ab);
 			if ((int)i == head)
 				json_object_set(fig, "energy_per_op", eop);
 			json_array_append_new(
 			    rails,
 			    json_pack("{s:s, s:b, s:O, s:o, s:o, s:o}", "name", names[i],
 				      "total_input", (int)i == head, "sampler", pw[i].sampler,
-				      "idle", energy_json(&pw[i].idle, pw[i].im), "load",
+				      "idle", energy_json(&pw[i].idle, pw[i].im, &sh), "load",
 				      load_json(&pw[i], &sh), "energy_per_op", eop));
 		}
 		json_object_set_new(fig, "rails", rails);
@@ -1332,6 +1535,8 @@ static int single_figures(const json_t *r, struct ergon_jcs_stream_result *pk, j
 	}
 	rc = 0;
 out:
+	free(win_ops_close);
+	free(edges_close);
 	series_free(&s);
 	for (size_t i = 0; i < n_pw; i++) {
 		series_free(&pw[i].s);

@@ -5,6 +5,7 @@
  * write it atomically. Figures come from report_figures.c. */
 #include "drivers/instruments/synthetic/synthetic.h"
 #include "ergon/artifact.h"
+#include "ergon/clock.h"
 #include "ergon/fileio.h"
 #include "ergon/issues.h"
 #include "ergon/json_alloc.h"
@@ -205,6 +206,115 @@ static json_t *statistics_json(void)
 static int report_build(const struct ergon_run_config *cfg, const struct ergon_instrument *inst,
 			const struct ergon_workload *wl, const struct ergon_session_result *res,
 			const struct ergon_mtime *mt, json_t **out, struct ergon_err *err);
+/* The run's uncertainty model from the instrument's identity. */
+static void run_um_of(const struct ergon_instrument_identity *id, struct ergon_run_um *um)
+{
+	memset(um, 0, sizeof(*um));
+	const struct ergon_rating *r = &id->rating;
+	um->n_pterms = r->n_pterms;
+	for (int i = 0; i < r->n_pterms; i++)
+		um->pterm[i] = r->pterm[i];
+	um->offset_constant = r->offset_constant;
+	if (id->resolution_w > 0)
+		ergon_rated_set(&um->resolution_w, id->resolution_w,
+				"the instrument's reading step (identity resolution_w)");
+	else
+		ergon_rated_unknown(&um->resolution_w, "the instrument states no reading step%s",
+				    strcmp(id->integrates, "energy") == 0
+					? " (it integrates: its accumulator step applies)"
+					: "; give --instrument-opt resolution_w= where the driver "
+					  "takes it");
+	if (id->resolution_j > 0)
+		ergon_rated_set(&um->resolution_j, id->resolution_j,
+				"the accumulator's step (identity resolution_j)");
+	else
+		ergon_rated_unknown(&um->resolution_j, "the instrument states no accumulator step");
+	char src[ERGON_RATING_SRC];
+	double ppm = ergon_clock_rate_bound_ppm(src, sizeof(src));
+	if (isfinite(ppm))
+		ergon_rated_set(&um->host_ppm, ppm, "%s", src);
+	else
+		ergon_rated_unknown(&um->host_ppm, "%s", src);
+	um->inst_ppm = r->timebase_ppm;
+	if (!um->inst_ppm.source[0])
+		snprintf(um->inst_ppm.source, sizeof(um->inst_ppm.source),
+			 "the instrument states no clock tolerance");
+	um->clock_instrument = strcmp(id->clock, "instrument") == 0;
+}
+
+/* The plan's estimate (docs/UNCERTAINTY.md, "Before measuring"): what the
+ * run's gated figures will at least carry, and whether they can meet
+ * --max-uncertainty-pct. *verdict: 0 can meet (or no gate), 1 cannot (the
+ * lower bound exceeds P), 2 cannot (a term will be unknown). */
+static json_t *plan_estimate(const struct ergon_run_config *cfg,
+			     const struct ergon_instrument_identity *id, int *verdict)
+{
+	struct ergon_run_um um;
+	run_um_of(id, &um);
+	struct ergon_budget b;
+	ergon_budget_run_plan(&um, cfg->session.windows, strcmp(id->integrates, "none") != 0, &b);
+	double lb_pct = 100.0 * b.U_known;
+	double p = cfg->max_uncertainty_pct;
+	*verdict = !(p > 0) ? 0 : !b.complete ? 2 : lb_pct > p ? 1 : 0;
+	const char *dom = ergon_budget_dominant_name(&b);
+	char why[600];
+	if (*verdict == 2)
+		snprintf(why, sizeof(why),
+			 "the budget will be incomplete (%s is unknown: %s), and an incomplete "
+			 "budget fails the gate",
+			 dom, b.term[b.dominant].source);
+	else if (*verdict == 1)
+		snprintf(why, sizeof(why),
+			 "the terms the plan already bounds give at least %.3g %% (k = 2; largest: "
+			 "%s), above the limit %g %%",
+			 lb_pct, dom, p);
+	else if (!b.complete)
+		snprintf(why, sizeof(why),
+			 "no gate; the budget will be incomplete: %s is unknown (%s)", dom,
+			 b.term[b.dominant].source);
+	else if (p > 0)
+		snprintf(why, sizeof(why),
+			 "at least %.3g %% from the terms the plan bounds, within %g %% so far; "
+			 "the measured terms add to it",
+			 lb_pct, p);
+	else
+		snprintf(why, sizeof(why),
+			 "no gate; at least %.3g %% from the terms the plan "
+			 "bounds",
+			 lb_pct);
+	json_t *o = json_pack(
+	    "{s:s, s:o, s:o, s:b, s:s, s:s, s:o}", "figures",
+	    "load energy, load mean power, energy per operation (total, above idle)",
+	    "lower_bound_pct", ergon_jnum(lb_pct), "max_uncertainty_pct",
+	    p > 0 ? json_real(p) : json_null(), "complete_expected", b.complete, "verdict",
+	    *verdict ? "cannot meet the limit"
+	    : p > 0  ? "may meet the limit"
+		     : "no gate",
+	    "why", why, "budget", ergon_budget_json(&b));
+	return o;
+}
+
+int ergon_run_plan(const struct ergon_run_config *cfg, json_t **plan, struct ergon_err *err)
+{
+	*plan = NULL;
+	struct ergon_instrument *inst = NULL;
+	int rc = ergon_instrument_open(cfg->instrument_spec, &cfg->instrument_opts, &inst, err);
+	if (rc)
+		return rc;
+	int verdict = 0;
+	json_t *est = plan_estimate(cfg, &inst->identity, &verdict);
+	json_t *idj = ergon_instrument_identity_json(inst);
+	*plan =
+	    json_pack("{s:o, s:{s:f, s:f, s:I, s:f, s:f}, s:o, s:b}", "instrument",
+		      idj ? idj : json_null(), "plan", "settle_s", cfg->session.settle_s, "idle_s",
+		      cfg->session.idle_s, "windows", (json_int_t)cfg->session.windows, "window_s",
+		      cfg->session.window_s, "sample_hz", cfg->session.sample_hz,
+		      "uncertainty_estimate", est ? est : json_null(), "refused", verdict != 0);
+	ergon_instrument_close(inst);
+	if (*plan == NULL)
+		return ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+	return 0;
+}
 
 int ergon_report_build(const struct ergon_run_config *cfg, const struct ergon_instrument *inst,
 		       const struct ergon_workload *wl, const struct ergon_session_result *res,
@@ -301,6 +411,20 @@ static int report_build(const struct ergon_run_config *cfg, const struct ergon_i
 	 * accumulator deltas included: floor_w x span. */
 	json_object_set_new(json_object_get(rep, "uncertainty_model"), "floor_w",
 			    json_real(id->floor_w));
+	/* What the budgets are made from (docs/UNCERTAINTY.md): the
+	 * instrument's rating as it bears on a power reading, its steps, and
+	 * the clocks' bounds. */
+	struct ergon_run_um um;
+	run_um_of(id, &um);
+	json_object_set_new(json_object_get(rep, "uncertainty_model"), "budget",
+			    ergon_run_um_json(&um));
+	json_object_set_new(json_object_get(rep, "plan"), "max_uncertainty_pct",
+			    cfg->max_uncertainty_pct > 0 ? json_real(cfg->max_uncertainty_pct)
+							 : json_null());
+	int verdict = 0;
+	json_t *est = plan_estimate(cfg, id, &verdict);
+	json_object_set_new(json_object_get(rep, "plan"), "uncertainty_estimate",
+			    est ? est : json_null());
 	json_t *series = json_object();
 	json_object_set_new(series, "time_origin",
 			    json_string("seconds since the start of the idle baseline "
@@ -757,6 +881,22 @@ int ergon_run(const struct ergon_run_config *cfg, json_t **report, struct ergon_
 				   "at once; name fewer",
 				   cfg->instrument_spec, inst->identity.n_rails, ERGON_MAX_RAILS);
 		goto out;
+	}
+	/* Can this meter resolve it? With the gate, a run whose plan already
+	 * cannot meet the limit is refused before a second is measured. */
+	if (cfg->max_uncertainty_pct > 0) {
+		int verdict = 0;
+		json_t *est = plan_estimate(cfg, &inst->identity, &verdict);
+		if (verdict) {
+			rc = ergon_err_set(err, ERGON_EREFUSED,
+					   "--max-uncertainty-pct %g: %s; nothing was measured "
+					   "(--dry-run shows the estimate)",
+					   cfg->max_uncertainty_pct,
+					   json_string_value(json_object_get(est, "why")));
+			json_decref(est);
+			goto out;
+		}
+		json_decref(est);
 	}
 	/* Claim the output and its space before the first sample: a full
 	 * disk or a second run on the same --out fails here, not at the end. */

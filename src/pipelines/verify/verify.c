@@ -4,6 +4,7 @@
  * recomputed from its series: run/report_figures.c through ergon/report.h)
  * and the energy-model/v1 export of a verified report. */
 #include "ergon/artifact.h"
+#include "ergon/budget.h"
 #include "ergon/issues.h"
 #include "ergon/jcs.h"
 #include "ergon/json_alloc.h"
@@ -336,6 +337,28 @@ static int check_one(const json_t *r, struct verify_ctx *c, struct ergon_err *er
 			      err)) ||
 	    (rc = same_number(r, "uncertainty_model.floor_w", "instrument.floor_w", 1, err)))
 		return rc;
+	/* The budgets' rated terms are the instrument's rating (its power
+	 * view), term for term. */
+	const json_t *ur = ergon_jpath(r, "uncertainty_model.budget.rated");
+	if (ur != NULL) {
+		const json_t *pv = ergon_jpath(r, "instrument.rating.power_view");
+		if (!json_is_array(ur) || !json_is_array(pv) ||
+		    json_array_size(ur) != json_array_size(pv))
+			return ergon_err_set(err, ERGON_EVERIFY,
+					     "field uncertainty_model.budget.rated: must list the "
+					     "terms of instrument.rating.power_view");
+		for (size_t i = 0; i < json_array_size(ur); i++) {
+			const json_t *a = json_array_get(ur, i), *b = json_array_get(pv, i);
+			if (!json_equal(json_object_get(a, "name"), json_object_get(b, "name")) ||
+			    !json_equal(json_object_get(a, "kind"), json_object_get(b, "kind")) ||
+			    !json_equal(json_object_get(a, "value"), json_object_get(b, "value")))
+				return ergon_err_set(
+				    err, ERGON_EVERIFY,
+				    "field uncertainty_model.budget.rated[%zu]: differs from "
+				    "instrument.rating.power_view[%zu]; the report was edited",
+				    i, i);
+		}
+	}
 	/* Counts: a complete run completed every planned window, and the
 	 * window edges are one more than the windows. */
 	const json_t *edges = ergon_jpath(r, "series.window_edges_s");
@@ -430,6 +453,51 @@ int ergon_report_verify_file(const char *path, size_t max_len, unsigned flags, j
 		*report = json_incref(res.tree);
 	ergon_jcs_stream_result_free(&res);
 	return rc;
+}
+
+/* A power section's gate against its budgets. */
+static int check_power_gate(const json_t *power, const char *where, struct ergon_err *err)
+{
+	const json_t *unc = json_object_get(power, "uncertainty");
+	const json_t *mp = json_object_get(unc, "max_uncertainty_pct");
+	if (!json_is_number(mp))
+		return 0;
+	static const char *const figs[] = {"energy_j", "charge_c", "avg_power_w",
+					   "energy_per_inference_j"};
+	int fails = 0;
+	for (size_t i = 0; i < 4; i++) {
+		const json_t *bj = json_object_get(unc, figs[i]);
+		if (!json_is_object(bj))
+			continue;
+		struct ergon_budget b;
+		char w[160];
+		snprintf(w, sizeof(w), "%s.uncertainty.%s", where, figs[i]);
+		int rc = ergon_budget_from_json(bj, w, &b, err);
+		if (rc)
+			return rc;
+		fails |= ergon_budget_gate(&b, json_number_value(mp)) != 0;
+	}
+	int listed =
+	    ergon_issue_has(json_object_get(power, "issues"), "power.uncertainty_above_limit");
+	if (fails != listed)
+		return ergon_err_set(err, ERGON_EVERIFY,
+				     "field %s.issues: the budgets %s the gate of %g %%, but "
+				     "power.uncertainty_above_limit is %s",
+				     where, fails ? "fail" : "meet", json_number_value(mp),
+				     listed ? "listed" : "not listed");
+	return 0;
+}
+
+int ergon_artifact_check_budgets(const json_t *a, size_t *count, struct ergon_err *err)
+{
+	*count = 0;
+	int rc = ergon_budget_json_check_all(a, "", count, err);
+	if (rc)
+		return rc;
+	const json_t *power = json_object_get(a, "power");
+	if (json_is_object(power) && (rc = check_power_gate(power, "power", err)))
+		return rc;
+	return 0;
 }
 
 int ergon_energy_model_build(const json_t *r, const char *const *actions, size_t n_actions,
@@ -595,5 +663,16 @@ int ergon_energy_model_build(const json_t *r, const char *const *actions, size_t
 	if (*model == NULL)
 		return ergon_err_set(err, ERGON_ENOMEM, "cannot build the energy model");
 	json_object_set_new(*model, "accuracy_rated", json_boolean(!unrated));
+	/* The budget's expanded uncertainty (k = 2), when the report has one:
+	 * uncertainty_j_per_operation keeps its meaning (the worst-case bound of
+	 * reports before the budgets). */
+	const json_t *ab = json_object_get(eop, "above_idle_budget");
+	if (json_is_object(ab)) {
+		json_object_set(*model, "expanded_uncertainty_j_per_operation",
+				json_object_get(ab, "U"));
+		json_object_set_new(*model, "coverage_factor", json_real(ERGON_BUDGET_K));
+		json_object_set(*model, "budget_complete", json_object_get(ab, "complete"));
+		json_object_set(*model, "budget_dominant_term", json_object_get(ab, "dominant"));
+	}
 	return 0;
 }

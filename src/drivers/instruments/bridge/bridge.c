@@ -838,6 +838,11 @@ int ergon_bridge_open_argv(struct ergon_instrument *inst, const struct ergon_wl_
 			 "; accuracy %g %% from --instrument-opt (bridge: %g %%)", pct,
 			 b->hello.accuracy_pct);
 	}
+	/* A Joulescope gets its vendor's ranges and whatever of their figures
+	 * ergon could read (ratings.c), unless an accuracy was stated for the
+	 * whole reading: then ergon_instrument_open makes that the rating. */
+	if (!(inst->identity.accuracy_pct > 0) && strcmp(b->hello.vendor, "Jetperch") == 0)
+		(void)ergon_rating_for_model(b->hello.model, NAN, &inst->identity.rating);
 	inst->priv = b;
 	return 0;
 fail:

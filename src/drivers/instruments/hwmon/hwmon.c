@@ -13,6 +13,7 @@
 #include "ergon/issues.h"
 #include "hwmon_abi.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -189,6 +190,63 @@ static double resolution_w(const struct hwmon_priv *p)
 	return worst;
 }
 
+/* The rating (docs/UNCERTAINTY.md): the rail with the widest gain error
+ * (the smallest shunt among equals, whose offset current is largest)
+ * stands for every rail. INA228 and INA3221 have their vendors' figures
+ * (ergon_rating_for_model); the other chips their table's gain error. */
+static void fill_rating(struct ergon_instrument_identity *id, const struct hwmon_priv *p)
+{
+	int w = 0;
+	for (int i = 1; i < p->n; i++) {
+		const struct hwmon_rail *a = &p->rail[i].rail, *b = &p->rail[w].rail;
+		if (a->chip->gain_error_pct > b->chip->gain_error_pct ||
+		    (a->chip->gain_error_pct == b->chip->gain_error_pct && a->shunt_ohm > 0 &&
+		     (b->shunt_ohm <= 0 || a->shunt_ohm < b->shunt_ohm)))
+			w = i;
+	}
+	const struct hwmon_rail *r = &p->rail[w].rail;
+	double shunt = r->shunt_ohm > 0 ? r->shunt_ohm : NAN;
+	struct ergon_rating *g = &id->rating;
+	char model[16];
+	size_t k = 0;
+	for (; r->chip->name[k] && k + 1 < sizeof(model); k++)
+		model[k] = (char)toupper((unsigned char)r->chip->name[k]);
+	model[k] = '\0';
+	if (ergon_rating_for_model(model, shunt, g) != 0) {
+		ergon_rating_init(g, ERGON_RATING_IV);
+		g->n_ranges = 1;
+		snprintf(g->range[0].name, sizeof(g->range[0].name), "shunt");
+		ergon_rated_set(&g->range[0].gain_pct, r->chip->gain_error_pct, "%s",
+				r->chip->source);
+		ergon_rated_unknown(&g->range[0].offset_a,
+				    "%s: the offset is not in ergon's table; give "
+				    "rating.i_offset_a",
+				    r->chip->name);
+		ergon_rated_unknown(&g->v_gain_pct,
+				    "%s: the bus voltage's gain error is not in "
+				    "ergon's table; give rating.v_gain_pct",
+				    r->chip->name);
+		ergon_rated_unknown(&g->v_offset_v,
+				    "%s: the bus voltage's offset is not in "
+				    "ergon's table; give rating.v_offset_v",
+				    r->chip->name);
+		g->external_shunt = 1;
+		ergon_rated_unknown(&g->shunt_tol_pct, "the board's shunt tolerance is not stated: "
+						       "give rating.shunt_tolerance_pct");
+		ergon_rated_unknown(&g->shunt_tempco_ppm_c,
+				    "the shunt's temperature coefficient is not stated: give "
+				    "rating.shunt_tempco_ppm_per_c");
+		ergon_rated_unknown(&g->shunt_temp_span_c,
+				    "the shunt's temperature span is not stated: give "
+				    "rating.shunt_temp_span_c");
+	}
+	g->view_v = p->rail[w].max_v > 0 ? p->rail[w].max_v : NAN;
+	snprintf(g->notes, sizeof(g->notes),
+		 "the rating of rail %s (%s, shunt %.4g ohm) stands for every rail", r->label,
+		 r->chip->name, r->shunt_ohm);
+	ergon_rating_build_power_view(g);
+}
+
 static void fill_identity(struct ergon_instrument *inst, struct hwmon_priv *p,
 			  const struct hwmon_raw *first)
 {
@@ -243,6 +301,7 @@ static void fill_identity(struct ergon_instrument *inst, struct hwmon_priv *p,
 			no += (size_t)w;
 	}
 	id->resolution_w = resolution_w(p);
+	fill_rating(id, p);
 	if (has_energy) {
 		/* energy1_input is in whole microjoules (ABI). */
 		id->resolution_j = 1e-6;

@@ -16,6 +16,7 @@
 #include "nvml_api.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,6 +137,23 @@ static void fill_identity(struct ergon_instrument *inst, struct nvml_priv *p, co
 	 * figure for it, so both modes carry +-5 W x span
 	 * (docs/internals/nvml.md). */
 	id->floor_w = NVML_FLOOR_W;
+	/* The rating with its sources (docs/UNCERTAINTY.md): the +-5 W bound
+	 * of the reading; NVML adds +-5 % of the draw for Fermi and Kepler
+	 * GPUs (nvmlDeviceGetPowerUsage's reference; Fermi predates
+	 * nvmlDeviceArchitecture_t, whose first value is Kepler). */
+	ergon_rating_init(&id->rating, ERGON_RATING_POWER);
+	ergon_rating_add_pterm(&id->rating, "rated accuracy (absolute)", ERGON_PTERM_OFFSET_W,
+			       NVML_FLOOR_W,
+			       "nvidia-smi --help-query-gpu, power.draw: accurate to within +/- 5 "
+			       "watts");
+	if (arch != UINT_MAX && arch <= NVML_ARCH_KEPLER)
+		ergon_rating_add_pterm(&id->rating, "gain", ERGON_PTERM_GAIN_PCT, 5.0,
+				       "NVML API reference, nvmlDeviceGetPowerUsage: on Fermi and "
+				       "Kepler GPUs the reading is accurate to within +/- 5%% of "
+				       "current power draw");
+	id->rating.offset_constant = 1;
+	ergon_rated_unknown(&id->rating.timebase_ppm,
+			    "NVIDIA states no tolerance for the energy counter's clock");
 	id->n_rails = 1;
 	id->total_rail = 0;
 	snprintf(id->rails[0], sizeof(id->rails[0]), "gpu%u", p->index);

@@ -18,6 +18,7 @@ enum {
 
 /* nvmlDeviceArchitecture_t */
 enum {
+	NVML_ARCH_KEPLER = 2,
 	NVML_ARCH_VOLTA = 5,
 	NVML_ARCH_AMPERE = 7,
 };

@@ -540,6 +540,35 @@ static void fill_identity(struct ergon_instrument *inst, struct ppk2 *k, const c
 	/* Resolution: one raw14 step on range 0 (the finest), times the rail
 	 * voltage. The per-range figures are in the notes. */
 	id->resolution_w = ppk2_resolution_a(&k->cal, 0) * vdd_v;
+	/* The rating (docs/UNCERTAINTY.md): no Nordic accuracy figure could be
+	 * read here, so gain and offset are unknown; the range of a sample is
+	 * not kept past the decoder, so one "range" stands for all five with
+	 * the coarsest step. The voltage is a setpoint or the user's word. */
+	struct ergon_rating *g = &id->rating;
+	ergon_rating_init(g, ERGON_RATING_IV);
+	g->n_ranges = 1;
+	snprintf(g->range[0].name, sizeof(g->range[0].name), "any of 5");
+	g->range[0].resolution_a = ppk2_resolution_a(&k->cal, PPK2_RANGES - 1);
+	ergon_rated_unknown(&g->range[0].gain_pct,
+			    "Nordic states no PPK2 accuracy in the sources available here; give "
+			    "--instrument-opt rating.i_gain_pct=PCT");
+	ergon_rated_unknown(&g->range[0].offset_a,
+			    "Nordic states no PPK2 offset in the sources available here; give "
+			    "--instrument-opt rating.i_offset_a=A");
+	ergon_rated_unknown(&g->v_gain_pct, "%s",
+			    k->mode == PPK2_MODE_SOURCE
+				? "the PPK2's source voltage is a setpoint of no stated accuracy"
+				: "ampere mode: the voltage is the user's statement, not measured");
+	ergon_rated_unknown(&g->v_offset_v, "%s",
+			    k->mode == PPK2_MODE_SOURCE
+				? "the PPK2's source voltage is a setpoint of no stated accuracy"
+				: "ampere mode: the voltage is the user's statement, not measured");
+	ergon_rated_unknown(&g->timebase_ppm,
+			    "Nordic states no tolerance for the PPK2's 100 kSPS sample clock");
+	snprintf(g->range_rule, sizeof(g->range_rule),
+		 "not kept: the decoder knows each sample's range, the stream does not");
+	g->view_v = vdd_v;
+	ergon_rating_build_power_view(g);
 	id->resolution_j = 0;
 	id->sample_rate_hz = PPK2_SAMPLE_RATE_HZ;
 	id->averaging_period_s = 0;

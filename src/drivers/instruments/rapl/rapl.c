@@ -15,6 +15,7 @@
 #include "rapl_zone.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,6 +150,13 @@ static void fill_identity(struct ergon_instrument *inst, const struct rapl_priv 
 	snprintf(id->model, sizeof(id->model), "powercap intel-rapl");
 	/* Neither Intel nor AMD rates RAPL's accuracy: 0 means unrated. */
 	id->accuracy_pct = 0.0;
+	ergon_rating_init(&id->rating, ERGON_RATING_POWER);
+	ergon_rating_add_pterm(&id->rating, "rated accuracy", ERGON_PTERM_GAIN_PCT, NAN,
+			       "Intel's SDM (vol. 3B, RAPL interfaces) states no accuracy for "
+			       "the RAPL energy counters; give --instrument-opt "
+			       "rating.gain_pct=PCT from a calibration of your own");
+	ergon_rated_unknown(&id->rating.timebase_ppm,
+			    "no tolerance is stated for the clock RAPL integrates on");
 	id->resolution_w = 0.0;
 	/* energy_uj counts whole microjoules (the hardware unit is coarser,
 	 * typically 61 uJ = 2^-14 J). */

@@ -166,6 +166,16 @@ static int synth_open(struct ergon_instrument *inst, const struct ergon_instrume
 	snprintf(id->serial, sizeof(id->serial), "seed-%ld", s->seed);
 	id->accuracy_pct = s->accuracy_pct;
 	id->resolution_w = s->resolution_w;
+	/* The model's own statement of its errors (docs/UNCERTAINTY.md): a
+	 * gain within accuracy_pct and no offset; not a datasheet. */
+	ergon_rating_init(&id->rating, ERGON_RATING_POWER);
+	ergon_rating_add_pterm(&id->rating, "gain", ERGON_PTERM_GAIN_PCT, s->accuracy_pct,
+			       "the synthetic model's declared accuracy_pct (a model, not a "
+			       "datasheet)");
+	ergon_rating_add_pterm(&id->rating, "offset", ERGON_PTERM_OFFSET_W, 0.0,
+			       "the synthetic model adds no offset to its readings");
+	id->rating.offset_constant = 1;
+	ergon_rated_unknown(&id->rating.timebase_ppm, "host-timed: the host clock's bound applies");
 	id->sample_rate_hz = 0; /* answers on demand */
 	snprintf(id->integrates, sizeof(id->integrates), "none");
 	snprintf(id->clock, sizeof(id->clock), "host_monotonic");

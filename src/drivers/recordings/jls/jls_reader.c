@@ -46,6 +46,7 @@ struct ergon_jls_reader {
 	struct ergon_jls_source src;
 	struct ergon_jls_signal signals[ERGON_JLS_SIGNAL_MAX];
 	char source_name[64], vendor[64], model[64], serial[64];
+	char *note;	     /* the first USER_DATA note of JSON storage (malloc'd), or NULL */
 	uint64_t chunks_end; /* offset after the last intact chunk */
 	uint64_t chunk_count;
 	struct ergon_issue_list warnings; /* at most WARNINGS_MAX */
@@ -283,6 +284,23 @@ int ergon_jls_reader_open(const struct ergon_jls_source *src, struct ergon_jls_r
 		}
 		if (h.tag == ERGON_JLS_TAG_UTC_DATA)
 			utc_data(r, src, off, &h, span, payload, WHERE());
+		/* The first note kept as JSON text (storage type 3 in
+		 * chunk_meta[15:12]), what `ergon record` writes: the instrument
+		 * and its rating. A damaged one is ignored. */
+		if (h.tag == ERGON_JLS_TAG_USER_DATA && r->note == NULL &&
+		    ((h.chunk_meta >> 12) & 0xfu) == 3u && h.payload_length > 0 &&
+		    span <= JLS_DEF_PAYLOAD_MAX + 8 &&
+		    src->read_at(src->ctx, off + ERGON_JLS_CHUNK_HEADER_SIZE, payload,
+				 (size_t)span) == 0 &&
+		    ergon_jls_payload_check(payload, (size_t)span, h.payload_length, WHERE(),
+					    &cerr) == 0) {
+			r->note = malloc(h.payload_length + 1u);
+			if (r->note) {
+				memcpy(r->note, payload, h.payload_length);
+				r->note[h.payload_length] = '\0';
+			}
+		}
+		cerr = (struct ergon_err){0};
 		if (h.tag == ERGON_JLS_TAG_SIGNAL_DEF || h.tag == ERGON_JLS_TAG_SOURCE_DEF) {
 			if (span > JLS_DEF_PAYLOAD_MAX + 8) {
 				warn(r, "power.recording_damaged",
@@ -337,11 +355,17 @@ void ergon_jls_reader_free(struct ergon_jls_reader *r)
 	if (r == NULL)
 		return;
 	ergon_issue_list_cleanup(&r->warnings);
+	free(r->note);
 	if (r->file_owner != NULL) {
 		close(r->file_owner->fd.fd);
 		free(r->file_owner);
 	}
 	free(r);
+}
+
+const char *ergon_jls_reader_note(const struct ergon_jls_reader *r)
+{
+	return r->note;
 }
 
 const struct ergon_jls_signal *ergon_jls_reader_signal(const struct ergon_jls_reader *r,
