@@ -33,6 +33,8 @@ extern "C" {
  * about 32 KiB); a longer one is treated as corrupt rather than allocated. */
 #define ERGON_JLS_PAYLOAD_MAX (64u * 1024u * 1024u)
 #define ERGON_JLS_SIGNAL_MAX 256u
+/* u1 signals one ergon_jls_reader_stream_lines call streams at most. */
+#define ERGON_JLS_LINES_MAX 8u
 
 enum ergon_jls_tag {
 	ERGON_JLS_TAG_SOURCE_DEF = 0x01,
@@ -161,6 +163,11 @@ struct ergon_jls_block {
 	const float *power_w;
 	const uint8_t *gate_bits;
 	size_t gate_bit0;
+	/* ergon_jls_reader_stream_lines only: line k of the lines asked for,
+	 * packed u1 as gate_bits (bit (line_bit0[k] + j) % 8 of byte
+	 * (line_bit0[k] + j) / 8); NULL for a line the recording lacks. */
+	const uint8_t *line_bits[ERGON_JLS_LINES_MAX];
+	size_t line_bit0[ERGON_JLS_LINES_MAX];
 };
 
 typedef int (*ergon_jls_block_fn)(void *ctx, const struct ergon_jls_block *b,
@@ -173,6 +180,13 @@ typedef int (*ergon_jls_block_fn)(void *ctx, const struct ergon_jls_block *b,
  * callback error stops the stream and is returned. */
 ERGON_API int ergon_jls_reader_stream(struct ergon_jls_reader *r, const char *gate_signal,
 				      ergon_jls_block_fn fn, void *ctx, struct ergon_err *err);
+/* The same, with up to ERGON_JLS_LINES_MAX u1 signals (e.g. "gpi[0]" ..
+ * "gpi[7]") in the block's line_bits, in the order named; a name the
+ * recording does not define streams as NULL bits (gate_bits stays NULL).
+ * Every line present must have the current's sample rate. */
+ERGON_API int ergon_jls_reader_stream_lines(struct ergon_jls_reader *r, const char *const *lines,
+					    size_t n_lines, ergon_jls_block_fn fn, void *ctx,
+					    struct ergon_err *err);
 /* Sample rate of the streamed signals (from "current"). */
 ERGON_API uint32_t ergon_jls_reader_sample_rate(const struct ergon_jls_reader *r);
 

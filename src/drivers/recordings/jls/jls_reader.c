@@ -520,15 +520,23 @@ static int cursor_advance(struct ergon_jls_reader *r, struct ergon_jls_cursor *c
 	return 0;
 }
 
-int ergon_jls_reader_stream(struct ergon_jls_reader *r, const char *gate_signal,
-			    ergon_jls_block_fn fn, void *ctx, struct ergon_err *err)
+/* Cursors: 0 current, 1 voltage, 2 power, 3 the gate, 4.. the lines. */
+#define STREAM_CURSORS (4 + (int)ERGON_JLS_LINES_MAX)
+
+static int stream(struct ergon_jls_reader *r, const char *gate_signal, const char *const *lines,
+		  size_t n_lines, ergon_jls_block_fn fn, void *ctx, struct ergon_err *err)
 {
-	const char *names[4] = {"current", "voltage", "power", gate_signal};
-	struct ergon_jls_cursor cur[4];
-	int used[4] = {0, 0, 0, 0};
+	const char *names[STREAM_CURSORS] = {"current", "voltage", "power", gate_signal};
+	struct ergon_jls_cursor cur[STREAM_CURSORS];
+	int used[STREAM_CURSORS] = {0};
 	int rc = 0;
 	memset(cur, 0, sizeof(cur));
-	for (int i = 0; i < 4; i++) {
+	if (n_lines > ERGON_JLS_LINES_MAX)
+		return ergon_err_set(err, ERGON_EUSAGE, "%s: %zu digital lines asked, at most %u",
+				     r->src.name, n_lines, ERGON_JLS_LINES_MAX);
+	for (size_t k = 0; k < n_lines; k++)
+		names[4 + k] = lines[k];
+	for (int i = 0; i < STREAM_CURSORS; i++) {
 		if (names[i] == NULL)
 			continue;
 		const struct ergon_jls_signal *s = ergon_jls_reader_signal(r, names[i]);
@@ -571,7 +579,7 @@ int ergon_jls_reader_stream(struct ergon_jls_reader *r, const char *gate_signal,
 	}
 	/* Every streamed signal must start at the same sample id, or sample k
 	 * of one is not sample k of another. */
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < STREAM_CURSORS; i++) {
 		if (!used[i])
 			continue;
 		rc = cursor_advance(r, &cur[i], err);
@@ -589,7 +597,7 @@ int ergon_jls_reader_stream(struct ergon_jls_reader *r, const char *gate_signal,
 	uint64_t index = 0;
 	for (;;) {
 		size_t n = SIZE_MAX;
-		for (int i = 0; i < 4; i++) {
+		for (int i = 0; i < STREAM_CURSORS; i++) {
 			if (!used[i])
 				continue;
 			if (cur[i].pos == cur[i].count && !cur[i].done) {
@@ -615,10 +623,14 @@ int ergon_jls_reader_stream(struct ergon_jls_reader *r, const char *gate_signal,
 		    .gate_bits = used[3] ? cur[3].bits : NULL,
 		    .gate_bit0 = used[3] ? cur[3].pos : 0,
 		};
+		for (size_t k = 0; k < n_lines; k++) {
+			b.line_bits[k] = used[4 + k] ? cur[4 + k].bits : NULL;
+			b.line_bit0[k] = used[4 + k] ? cur[4 + k].pos : 0;
+		}
 		rc = fn(ctx, &b, err);
 		if (rc)
 			goto out;
-		for (int i = 0; i < 4; i++) {
+		for (int i = 0; i < STREAM_CURSORS; i++) {
 			if (used[i]) {
 				cur[i].pos += n;
 				cur[i].next_index += n;
@@ -627,9 +639,22 @@ int ergon_jls_reader_stream(struct ergon_jls_reader *r, const char *gate_signal,
 		index += n;
 	}
 out:
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < STREAM_CURSORS; i++)
 		cursor_free(&cur[i]);
 	return rc;
+}
+
+int ergon_jls_reader_stream(struct ergon_jls_reader *r, const char *gate_signal,
+			    ergon_jls_block_fn fn, void *ctx, struct ergon_err *err)
+{
+	return stream(r, gate_signal, NULL, 0, fn, ctx, err);
+}
+
+int ergon_jls_reader_stream_lines(struct ergon_jls_reader *r, const char *const *lines,
+				  size_t n_lines, ergon_jls_block_fn fn, void *ctx,
+				  struct ergon_err *err)
+{
+	return stream(r, NULL, lines, n_lines, fn, ctx, err);
 }
 
 static int fd_read_at(void *ctx, uint64_t off, void *buf, size_t len)

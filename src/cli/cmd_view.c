@@ -1,0 +1,93 @@
+/* ergon view: one or two recordings as a page to explore (zoom, cursors,
+ * selection statistics), written to a file. */
+#include "cli.h"
+#include "cli_opts.h"
+#include "cli_reliab.h"
+#include "ergon/fileio.h"
+#include "ergon/view.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int run(int argc, char **argv)
+{
+	struct ergon_view_input in[ERGON_VIEW_RECORDINGS_MAX];
+	struct ergon_view_options o = {0};
+	const char *out = NULL;
+	size_t n = 0;
+	memset(in, 0, sizeof in);
+	int force = 0, clean = 0;
+	long max_bins = 0;
+	struct cli_parser p;
+	cli_init(&p, "view", argc, argv);
+	while (cli_next(&p)) {
+		const char *v = NULL;
+		if (cli_str(&p, "--out", &out)) {
+		} else if (cli_str(&p, "--summary", &v)) {
+			if (v && n == 0)
+				cli_error(&p,
+					  "--summary %s: give it after the recording it belongs to",
+					  v);
+			else if (v && in[n - 1].summary_path != NULL)
+				cli_error(&p, "--summary %s: %s already has the summary %s", v,
+					  in[n - 1].jls_path, in[n - 1].summary_path);
+			else if (v)
+				in[n - 1].summary_path = v;
+		} else if (cli_long(&p, "--max-bins", 10, 100000000, &max_bins)) {
+		} else if (cli_flag(&p, "--clean", &clean)) {
+		} else if (cli_flag(&p, "--force", &force)) {
+		} else if (cli_positional(&p, &v)) {
+			if (n == ERGON_VIEW_RECORDINGS_MAX)
+				cli_error(&p, "%s: at most %u recordings (side by side)", v,
+					  ERGON_VIEW_RECORDINGS_MAX);
+			else
+				in[n++].jls_path = v;
+		} else {
+			cli_unknown(&p);
+		}
+	}
+	if (p.rc || cli_require(&p, "RECORDING.jls", in[0].jls_path) ||
+	    cli_require(&p, "--out", out))
+		return p.rc;
+	if (max_bins % 10 != 0)
+		return cli_error(&p, "--max-bins %ld: give a multiple of 10", max_bins);
+	o.max_bins = (uint64_t)max_bins;
+	ergon_cli_stale_report("view", out, clean);
+	struct ergon_err err = {0};
+	if (ergon_view_write(in, n, &o, out, force ? ERGON_WRITE_FORCE : 0, &err) != 0)
+		return ergon_cli_fail("view", &err);
+	printf("wrote %s (%zu recording%s)\n", out, n, n > 1 ? "s" : "");
+	return ERGON_EXIT_OK;
+}
+
+const struct ergon_cli_command ergon_cli_cmd_view = {
+    .name = "view",
+    .summary = "explore a JLS recording in the browser: zoom, cursors, selection figures",
+    .help = "Usage: ergon view RECORDING.jls [--summary summary.json]\n"
+	    "                  [RECORDING2.jls [--summary summary2.json]]\n"
+	    "                  --out view.html [--max-bins N] [--force]\n\n"
+	    "Writes one self-contained page (it loads nothing from the network) with the\n"
+	    "recording's current, voltage, power and digital lines on a shared time axis.\n"
+	    "Wheel or pinch zooms, dragging pans, Shift+drag (or a drag on the time axis)\n"
+	    "selects; the selection's edges are the cursors A and B. Below the plot,\n"
+	    "#selection-stats shows the selection's duration, mean/min/max current and\n"
+	    "power, charge and energy, computed from the finest bins embedded (their size\n"
+	    "is stated; the selection's edges snap to them). A URL fragment selects a\n"
+	    "range on load: view.html#t0=0.5&t1=1.5.\n\n"
+	    "With --summary (the summary.json of ergon analyze or ergon profile --power on\n"
+	    "that recording), its gate windows, ignored gate pulses and layer markers are\n"
+	    "drawn over the recording. Two recordings are drawn one above the other, the\n"
+	    "second shifted so that both first gate edges line up.\n\n"
+	    "Options:\n"
+	    "  --out FILE.html     the page (refused if it exists)\n"
+	    "  --summary FILE      the summary of the recording given just before it\n"
+	    "  --max-bins N        embed at most N bins per recording (a multiple of 10;\n"
+	    "                      default 100000): the finest decimal bin size (1, 10,\n"
+	    "                      100... samples) that fits is used\n"
+	    "  --force             replace an existing FILE.html\n"
+	    "  --clean             remove stale .ergon-tmp-* files of killed writes\n\n"
+	    "Examples:\n"
+	    "  ergon view infer.jls --summary an/summary.json --out infer.html\n"
+	    "  ergon view before.jls after.jls --out compare.html\n",
+    .run = run,
+};
