@@ -26,6 +26,9 @@ struct ergon_html_input {
 	/* The artifact itself (borrowed), or NULL to read path; when given,
 	 * path is only the name the page shows for it. */
 	const json_t *artifact;
+	/* Draw jls_path even when it is not shown to be the summary's
+	 * recording (its size and SHA-256); the page says so. */
+	int force_jls;
 };
 
 struct ergon_html_options {
@@ -35,7 +38,11 @@ struct ergon_html_options {
 /* Render n artifacts into one HTML document. A truncated artifact is
  * rendered from the part that parses (marked); a tampered one is rendered
  * and marked; an artifact of an unknown schema refuses the whole report
- * (ERGON_EUSAGE naming it). *html is malloc'd (caller frees). */
+ * (ERGON_EUSAGE naming it). A recording (jls_path) that is not shown to be
+ * the one its summary was made from (size and SHA-256 against the
+ * summary's provenance.recording; a summary that records none shows
+ * nothing) refuses the report (ERGON_EREFUSED), unless force_jls: then it
+ * is drawn under a banner saying so. *html is malloc'd (caller frees). */
 ERGON_API int ergon_report_html(const struct ergon_html_input *in, size_t n,
 				const struct ergon_html_options *o, char **html, size_t *len,
 				struct ergon_err *err);

@@ -36,6 +36,11 @@ ERGON_API int ergon_sha256_update(struct ergon_sha256 *s, const void *data, size
 /* The digest as 64 lower-case hex digits and a NUL. The context is done. */
 ERGON_API int ergon_sha256_final_hex(struct ergon_sha256 *s, char hex[65], struct ergon_err *err);
 ERGON_API void ergon_sha256_cleanup(struct ergon_sha256 *s);
+/* The digest of what fd reads from where it stands to its end, in 1 MiB
+ * chunks; *bytes how many bytes that was; name names it in messages. The
+ * caller opens and closes fd. */
+ERGON_API int ergon_sha256_fd_hex(int fd, const char *name, char hex[65], uint64_t *bytes,
+				  struct ergon_err *err);
 /* The digest of a whole file, read in 1 MiB chunks; *bytes its size. */
 ERGON_API int ergon_sha256_file_hex(const char *path, char hex[65], uint64_t *bytes,
 				    struct ergon_err *err);

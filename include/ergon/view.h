@@ -31,6 +31,11 @@ extern "C" {
 struct ergon_view_input {
 	const char *jls_path;	  /* the recording */
 	const char *summary_path; /* its summary.json (analyze/profile), or NULL */
+	/* The summary must record this recording's size and SHA-256
+	 * (provenance.recording) or the page is refused (ERGON_EREFUSED);
+	 * with force_jls it is drawn, the page saying it is not shown to
+	 * belong. */
+	int force_jls;
 };
 
 struct ergon_view_options {

@@ -16,7 +16,7 @@ static int run(int argc, char **argv)
 	unsigned flags = 0;
 	size_t n = 0;
 	memset(in, 0, sizeof in);
-	int force = 0, json = 0;
+	int force = 0, json = 0, force_jls = 0;
 	struct cli_parser p;
 	cli_init(&p, "report", argc, argv);
 	int clean = 0;
@@ -29,6 +29,7 @@ static int run(int argc, char **argv)
 					  v);
 			else if (v)
 				in[n - 1].jls_path = v;
+		} else if (cli_flag(&p, "--force-jls", &force_jls)) {
 		} else if (cli_str(&p, "--pubkey", &o.pubkey_path)) {
 		} else if (cli_flag(&p, "--clean", &clean)) {
 		} else if (cli_flag(&p, "--force", &force)) {
@@ -46,6 +47,8 @@ static int run(int argc, char **argv)
 		return p.rc;
 	if (force)
 		flags |= ERGON_WRITE_FORCE;
+	for (size_t i = 0; i < n; i++)
+		in[i].force_jls = force_jls;
 	ergon_cli_stale_report("report", out, clean);
 	struct ergon_err err = {0};
 	if (ergon_report_html_write(in, n, &o, out, flags, &err) != 0)
@@ -65,7 +68,7 @@ const struct ergon_cli_command ergon_cli_cmd_report = {
     .name = "report",
     .summary = "render artifacts as one self-contained HTML file with plots",
     .help = "Usage: ergon report ARTIFACT [--jls REC.jls] [ARTIFACT ...] --out report.html\n"
-	    "                    [--pubkey PUB] [--force] [--clean] [--json]\n\n"
+	    "                    [--pubkey PUB] [--force] [--force-jls] [--clean] [--json]\n\n"
 	    "One HTML file with everything inline (no network, no other files): for a run\n"
 	    "report the power over time with its idle and load phases, window edges and\n"
 	    "throttle onset, throughput per window with temperature, the latency histogram\n"
@@ -79,6 +82,11 @@ const struct ergon_cli_command ergon_cli_cmd_report = {
 	    "checks signatures). A truncated or changed artifact is rendered from what it\n"
 	    "holds, marked; an unknown schema is refused (exit 2); an existing --out is\n"
 	    "refused without --force (exit 3).\n\n"
+	    "A recording given with --jls must be the one the summary was made from: its\n"
+	    "size and SHA-256 are compared with the summary's provenance.recording (written\n"
+	    "by ergon analyze). Another recording is refused (exit 1), and so is any when\n"
+	    "the summary records no digest (an older summary: analyze the recording again);\n"
+	    "--force-jls draws it anyway, with a banner saying it is not shown to belong.\n\n"
 	    "Examples:\n"
 	    "  ergon report run/report.json --out run.html\n"
 	    "  ergon report an/summary.json --jls capture.jls --out power.html\n",

@@ -16,7 +16,7 @@ static int run(int argc, char **argv)
 	const char *out = NULL;
 	size_t n = 0;
 	memset(in, 0, sizeof in);
-	int force = 0, clean = 0;
+	int force = 0, clean = 0, force_jls = 0;
 	long max_bins = 0;
 	struct cli_parser p;
 	cli_init(&p, "view", argc, argv);
@@ -34,6 +34,7 @@ static int run(int argc, char **argv)
 			else if (v)
 				in[n - 1].summary_path = v;
 		} else if (cli_long(&p, "--max-bins", 10, 100000000, &max_bins)) {
+		} else if (cli_flag(&p, "--force-jls", &force_jls)) {
 		} else if (cli_flag(&p, "--clean", &clean)) {
 		} else if (cli_flag(&p, "--force", &force)) {
 		} else if (cli_positional(&p, &v)) {
@@ -52,6 +53,8 @@ static int run(int argc, char **argv)
 	if (max_bins % 10 != 0)
 		return cli_error(&p, "--max-bins %ld: give a multiple of 10", max_bins);
 	o.max_bins = (uint64_t)max_bins;
+	for (size_t i = 0; i < n; i++)
+		in[i].force_jls = force_jls;
 	ergon_cli_stale_report("view", out, clean);
 	struct ergon_err err = {0};
 	if (ergon_view_write(in, n, &o, out, force ? ERGON_WRITE_FORCE : 0, &err) != 0)
@@ -65,7 +68,7 @@ const struct ergon_cli_command ergon_cli_cmd_view = {
     .summary = "explore a JLS recording in the browser: zoom, cursors, selection figures",
     .help = "Usage: ergon view RECORDING.jls [--summary summary.json]\n"
 	    "                  [RECORDING2.jls [--summary summary2.json]]\n"
-	    "                  --out view.html [--max-bins N] [--force]\n\n"
+	    "                  --out view.html [--max-bins N] [--force] [--force-jls]\n\n"
 	    "Writes one self-contained page (it loads nothing from the network) with the\n"
 	    "recording's current, voltage, power and digital lines on a shared time axis.\n"
 	    "Wheel or pinch zooms, dragging pans, Shift+drag (or a drag on the time axis)\n"
@@ -76,7 +79,10 @@ const struct ergon_cli_command ergon_cli_cmd_view = {
 	    "range on load: view.html#t0=0.5&t1=1.5.\n\n"
 	    "With --summary (the summary.json of ergon analyze or ergon profile --power on\n"
 	    "that recording), its gate windows, ignored gate pulses and layer markers are\n"
-	    "drawn over the recording. Two recordings are drawn one above the other, the\n"
+	    "drawn over the recording. The summary must be that recording's: its size\n"
+	    "and SHA-256 (provenance.recording, written by ergon analyze) are compared,\n"
+	    "and another recording, or a summary that records none, is refused (exit 1)\n"
+	    "unless --force-jls. Two recordings are drawn one above the other, the\n"
 	    "second shifted so that both first gate edges line up.\n\n"
 	    "Options:\n"
 	    "  --out FILE.html     the page (refused if it exists)\n"
@@ -85,6 +91,8 @@ const struct ergon_cli_command ergon_cli_cmd_view = {
 	    "                      default 100000): the finest decimal bin size (1, 10,\n"
 	    "                      100... samples) that fits is used\n"
 	    "  --force             replace an existing FILE.html\n"
+	    "  --force-jls         draw a summary over a recording not shown to be its\n"
+	    "                      own (the page says so)\n"
 	    "  --clean             remove stale .ergon-tmp-* files of killed writes\n\n"
 	    "Examples:\n"
 	    "  ergon view infer.jls --summary an/summary.json --out infer.html\n"

@@ -63,25 +63,23 @@ void ergon_sha256_cleanup(struct ergon_sha256 *s)
 	memset(s, 0, sizeof(*s));
 }
 
-int ergon_sha256_file_hex(const char *path, char hex[65], uint64_t *bytes, struct ergon_err *err)
+int ergon_sha256_fd_hex(int fd, const char *name, char hex[65], uint64_t *bytes,
+			struct ergon_err *err)
 {
 	struct ergon_sha256 s = {0};
 	char *buf = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return ergon_err_errno(err, errno, "%s: cannot open to digest it", path);
 	int rc = ergon_sha256_init(&s, err);
 	if (rc == 0) {
 		buf = malloc(FILE_CHUNK);
 		if (buf == NULL)
-			rc = ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", path);
+			rc = ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", name);
 	}
 	while (rc == 0) {
 		ssize_t n = read(fd, buf, FILE_CHUNK);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			rc = ergon_err_errno(err, errno, "%s: read failed", path);
+			rc = ergon_err_errno(err, errno, "%s: read failed", name);
 			break;
 		}
 		if (n == 0)
@@ -94,6 +92,15 @@ int ergon_sha256_file_hex(const char *path, char hex[65], uint64_t *bytes, struc
 		*bytes = s.bytes;
 	ergon_sha256_cleanup(&s);
 	free(buf);
+	return rc;
+}
+
+int ergon_sha256_file_hex(const char *path, char hex[65], uint64_t *bytes, struct ergon_err *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return ergon_err_errno(err, errno, "%s: cannot open to digest it", path);
+	int rc = ergon_sha256_fd_hex(fd, path, hex, bytes, err);
 	close(fd);
 	return rc;
 }

@@ -11,6 +11,7 @@
 #include "ergon/jls.h"
 #include "ergon/power_csv.h"
 #include "ergon/reserve.h"
+#include "pipelines/common/common.h"
 
 #include <errno.h>
 #include <math.h>
@@ -419,6 +420,20 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 		start_utc = json_string(iso);
 	}
 	json_object_set(json_object_get(prov, "recording"), "capture_start_utc", start_utc);
+	/* Which recording this is (its size and SHA-256), so that report --jls
+	 * and view --summary refuse one that is not it. A pipe or stdin cannot
+	 * be read again: nothing is recorded, and those readers then refuse
+	 * any recording with this summary unless told to draw it anyway. */
+	if (input != NULL && strcmp(input, "-") != 0) {
+		struct ergon_err ie = {0};
+		int irc = ergon_summary_recording_identify(input,
+							   json_object_get(prov, "recording"), &ie);
+		if (irc != 0 && irc != ERGON_EUSAGE) {
+			json_decref(start_utc);
+			rc = ergon_err_set(err, irc, "%s", ie.msg);
+			goto out;
+		}
+	}
 	json_object_set_new(section, "capture_start_utc", start_utc);
 	json_object_set(section, "provenance", prov);
 	if (jr != NULL)

@@ -12,6 +12,8 @@
  *   fw_build.c  building an an547 (Cortex-M55) firmware with
  *               arm-none-eabi-gcc (firmware/model_fw.c, kernels/kernels_qemu.c)
  *   verdict.c   the verdict of each kind of artifact (public: ergon/verdict.h)
+ *   recording_id.c  which recording a summary was made from (analyze writes
+ *               it; report --jls and view --summary check it)
  */
 #ifndef ERGON_PIPELINES_COMMON_H
 #define ERGON_PIPELINES_COMMON_H
@@ -44,6 +46,21 @@ json_t *ergon_darray(const double *v, size_t n, size_t stride_keep, size_t total
 /* Text for an HTML (or XML) attribute or element body: the five characters
  * < > & " ' as entities, everything else as it is. */
 void ergon_html_escape(struct ergon_dynbuf *b, const char *s);
+
+/* --- which recording a summary was made from (recording_id.c) ------------- */
+
+/* Put the size ("bytes") and SHA-256 ("sha256", lower-case hex) of the
+ * regular file at path into rec (a summary's provenance.recording). A
+ * FIFO, a device or a folder is refused (ERGON_EUSAGE): it cannot be read
+ * again to be checked. */
+int ergon_summary_recording_identify(const char *path, json_t *rec, struct ergon_err *err);
+/* 0 when jls_path has the size and SHA-256 that summary's
+ * provenance.recording records; ERGON_EREFUSED naming both files, the two
+ * sizes and digests and the way out (--force-jls) when it differs, or when
+ * the summary records no digest (an older summary: it cannot be shown to
+ * belong); an I/O error reading jls_path. summary_name names the summary. */
+int ergon_summary_recording_check(const json_t *summary, const char *summary_name,
+				  const char *jls_path, struct ergon_err *err);
 
 /* --- the an547 firmware build (fw_build.c) --------------------------------- */
 
@@ -118,6 +135,5 @@ json_t *ergon_rated_to_json(const struct ergon_rated *x);
 
 /* "gain (±0.5 %)"-style: the dominant term's name, or "" (static or b's). */
 const char *ergon_budget_dominant_name(const struct ergon_budget *b);
-
 
 #endif

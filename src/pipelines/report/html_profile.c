@@ -2,8 +2,8 @@
  * trace around the gate from the recording, the current distribution, the
  * per-window table, the checks, the per-layer table and charts). */
 #include "ergon/jls.h"
-#include "pipelines/report/report_internal.h"
 #include "pipelines/common/common.h"
+#include "pipelines/report/report_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -445,15 +445,24 @@ int hd_profile_section(struct ergon_dynbuf *b, struct html_doc *d, struct ergon_
 		if (json_is_object(unc)) {
 			ergon_dynbuf_adds(b, "<h3>Uncertainty budgets (GUM, k = 2)</h3>"
 					     "<p class=\"caption\">The instrument's rating: ");
-			ergon_html_escape(b, json_string_value(json_object_get(unc, "rating_from"))
-					 ? json_string_value(json_object_get(unc, "rating_from"))
-					 : "as the power stage knew it");
+			ergon_html_escape(
+			    b, json_string_value(json_object_get(unc, "rating_from"))
+				   ? json_string_value(json_object_get(unc, "rating_from"))
+				   : "as the power stage knew it");
 			ergon_dynbuf_adds(b, "</p><div class=\"grid\">\n");
 			hd_budget_tables(b, unc, "power.uncertainty", "");
 			ergon_dynbuf_adds(b, "</div>\n");
 		}
 		window_table(b, pw);
 		if (d->jls_path) {
+			if (d->jls_note[0]) {
+				ergon_dynbuf_adds(b,
+						  "<p class=\"banner bad\" data-jls-forced=\"1\">"
+						  "Recording drawn with --force-jls, NOT shown to "
+						  "be this summary's: ");
+				ergon_html_escape(b, d->jls_note);
+				ergon_dynbuf_adds(b, "</p>\n");
+			}
 			int rc = recording_plots(b, d, pw, err);
 			if (rc)
 				return rc;

@@ -8,8 +8,8 @@
 #include "ergon/fileio.h"
 #include "ergon/report.h"
 #include "ergon/signature.h"
-#include "pipelines/report/report_internal.h"
 #include "pipelines/common/common.h"
+#include "pipelines/report/report_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -431,6 +431,20 @@ static int render(const struct ergon_html_input *in, size_t n, const struct ergo
 			loaded++;
 			goto out;
 		}
+		if (in[i].jls_path) {
+			struct ergon_err cerr = {0};
+			int crc = ergon_summary_recording_check(docs[i].a, in[i].path,
+								in[i].jls_path, &cerr);
+			/* Only a recording that is not shown to belong may be drawn
+			 * anyway; one that cannot be read fails here. */
+			if (crc != 0 && (crc != ERGON_EREFUSED || !in[i].force_jls)) {
+				rc = ergon_err_set(err, crc, "%s", cerr.msg);
+				loaded++;
+				goto out;
+			}
+			if (crc != 0)
+				snprintf(docs[i].jls_note, sizeof docs[i].jls_note, "%s", cerr.msg);
+		}
 	}
 	ergon_dynbuf_adds(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 			     "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
@@ -450,7 +464,7 @@ static int render(const struct ergon_html_input *in, size_t n, const struct ergo
 		struct html_doc *d = &docs[i];
 		enum doc_kind k = kind_of(d->a);
 		static const char *const kind_names[] = {
-		    "?",	  "run report",	   "profile summary", "energy model",
+		    "?",	  "run report",	    "profile summary", "energy model",
 		    "comparison", "kernel timings", "trend (ergon db)"};
 		const char *kname = kind_names[k];
 		if (k == K_PROFILE && !json_object_get(d->a, "profile"))

@@ -100,6 +100,9 @@ struct html_doc {
 	int index;		      /* position in the report: ids are "a<index>-..." */
 	int truncated;		      /* recovered from the part of the file that parses */
 	char note[ERGON_ERR_MSG_MAX]; /* why it is marked, "" when clean */
+	/* Why the recording is drawn though not shown to be the summary's
+	 * (--force-jls), "" when it was shown to be. */
+	char jls_note[ERGON_ERR_MSG_MAX];
 };
 
 /* The number at a dotted path (NaN when absent or not a number). */

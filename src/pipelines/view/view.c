@@ -110,10 +110,41 @@ static double num(const json_t *o, const char *key)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+/* Whether in->summary_path was made from in->jls_path (its size and
+ * SHA-256: ergon_summary_recording_check), checked before the recording is read.
+ * With in->force_jls a recording not shown to belong is drawn, and *note
+ * gets why (the page says it); "" when it was shown to belong. */
+static int summary_check(const struct ergon_view_input *in, char *note, size_t cap,
+			 struct ergon_err *err)
+{
+	note[0] = '\0';
+	char *text = NULL;
+	size_t len = 0;
+	int rc = ergon_file_read_all(in->summary_path, SUMMARY_MAX, &text, &len, err);
+	if (rc)
+		return rc;
+	json_error_t jerr;
+	json_t *sum = json_loadb(text, len, 0, &jerr);
+	free(text);
+	if (sum == NULL)
+		return ergon_err_set(err, ERGON_EPARSE,
+				     "%s:%d:%d: %s; pass the summary.json ergon analyze or "
+				     "ergon profile wrote",
+				     in->summary_path, jerr.line, jerr.column, jerr.text);
+	struct ergon_err cerr = {0};
+	rc = ergon_summary_recording_check(sum, in->summary_path, in->jls_path, &cerr);
+	json_decref(sum);
+	if (rc == ERGON_EREFUSED && in->force_jls) {
+		snprintf(note, cap, "%s", cerr.msg);
+		return 0;
+	}
+	return rc ? ergon_err_set(err, rc, "%s", cerr.msg) : 0;
+}
+
 /* The summary's overlays: gate windows (sample indices when it has them),
  * ignored pulses, layers. Items without usable times are skipped. */
 static int summary_overlays(json_t *rec, const struct ergon_view_input *in, double fs,
-			    struct ergon_err *err)
+			    const char *note, struct ergon_err *err)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -139,6 +170,8 @@ static int summary_overlays(json_t *rec, const struct ergon_view_input *in, doub
 	json_t *o = json_object();
 	json_object_set_new(rec, "summary", o);
 	json_object_set_new(o, "path", json_string(in->summary_path));
+	/* Drawn with --force-jls over a recording not shown to be its own. */
+	json_object_set_new(o, "not_shown_to_belong", note[0] ? json_string(note) : json_null());
 	const json_t *integ = json_object_get(power, "integrity");
 	json_object_set(o, "integrity", json_is_string(integ) ? (json_t *)integ : json_null());
 	json_t *wins = json_array();
@@ -207,8 +240,11 @@ int view_recording(const struct ergon_view_input *in, const struct ergon_view_op
 	struct stream_ctx s;
 	memset(&s, 0, sizeof(s));
 	json_t *rec = NULL;
-	int rc = ergon_jls_file_open(in->jls_path, &r, err);
+	char note[ERGON_ERR_MSG_MAX] = "";
+	int rc = in->summary_path ? summary_check(in, note, sizeof note, err) : 0;
 	if (rc)
+		return rc;
+	if ((rc = ergon_jls_file_open(in->jls_path, &r, err)) != 0)
 		return rc;
 	/* The lines the recording defines, in order gpi[0]..gpi[7]. */
 	char names[ERGON_JLS_LINES_MAX][16];
@@ -296,7 +332,7 @@ int view_recording(const struct ergon_view_input *in, const struct ergon_view_op
 	for (size_t i = 0; i < wl->n; i++)
 		json_array_append_new(warns, json_pack("{s:s,s:s}", "code", wl->items[i].code,
 						       "message", wl->items[i].message));
-	if (in->summary_path != NULL && (rc = summary_overlays(rec, in, fs, err)) != 0)
+	if (in->summary_path != NULL && (rc = summary_overlays(rec, in, fs, note, err)) != 0)
 		goto out;
 	*out = rec;
 	rec = NULL;

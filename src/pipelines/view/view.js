@@ -722,6 +722,9 @@
     var low = R.lines.filter(function (l, li) { return R.shown.indexOf(li) < 0; })
       .map(function (l) { return l.name; });
     if (low.length) notes += '<p>' + esc(R.label) + ': ' + esc(low.join(', ')) + ' low throughout (not drawn).</p>';
+    if (R.summary && R.summary.not_shown_to_belong) notes += '<p class="warn" data-summary-forced="1">' +
+      esc(R.label) + ': the summary is drawn with --force-jls over a recording NOT shown to be its own: ' +
+      esc(R.summary.not_shown_to_belong) + '</p>';
     if (R.summary && R.summary.ignored_pulses_total) notes += '<p>' + esc(R.label) + ': ' +
       R.summary.ignored_pulses_total + ' short gate pulse' + (R.summary.ignored_pulses_total === 1 ? '' : 's') +
       ' ignored by the analysis (red).</p>';
