@@ -154,7 +154,9 @@ def expected_plots(i, art, jls_samples):
                     for k, v in l.get("counters", {}).items():
                         if k not in names and isinstance(v, (int, float)):
                             names.append(k)
-                nc = len(names) + 1
+                # cycles, the counters, and the emulated instruction count
+                # when that is what was measured (QEMU)
+                nc = len(names) + 1 + isinstance(prof.get("emulated_instruction_count"), dict)
                 exp[pre + "layers-" + re.sub(r"[^a-z0-9-]", "_", g)] = (nc, nc * len(layers))
     elif art.get("schema") == "ergon.kernels":
         # One bar series per implementation with a value in some case; one

@@ -86,6 +86,7 @@ void hp_begin(struct hp_plot *p, const char *id, double x0, double x1, double y0
 	ergon_dynbuf_init(&p->body, (size_t)64 << 20);
 	ergon_dynbuf_init(&p->legend, (size_t)1 << 20);
 	ergon_dynbuf_init(&p->axes, (size_t)1 << 20);
+	ergon_dynbuf_init(&p->xcat, (size_t)1 << 20);
 	p->id = id;
 	if (!isfinite(x0) || !isfinite(x1)) {
 		x0 = 0;
@@ -114,7 +115,17 @@ void hp_begin(struct hp_plot *p, const char *id, double x0, double x1, double y0
 
 static double px(const struct hp_plot *p, double x)
 {
+	if (p->logx)
+		return ML + (log10(x) - log10(p->x0)) / (log10(p->x1) - log10(p->x0)) * PW;
 	return ML + (x - p->x0) / (p->x1 - p->x0) * PW;
+}
+
+int hp_logx(struct hp_plot *p)
+{
+	if (!(p->x0 > 0) || !(p->x1 > p->x0))
+		return -1;
+	p->logx = 1;
+	return 0;
 }
 
 static double py_in(double y, double y0, double y1)
@@ -253,6 +264,67 @@ void hp_bars(struct hp_plot *p, const double *x, const double *w, const double *
 	legend(p, c, label);
 }
 
+/* Pixels a label takes at the marklabel font (10.5 px): at most 7 px a
+ * character (DejaVu Sans' widest digits and letters are 0.64 em), so an
+ * estimate that never falls short. */
+#define LABEL_CHAR_PX 7.0
+#define LABEL_ROW_PX 13.0
+
+static double label_px(const char *label)
+{
+	size_t chars = 0;
+	for (const unsigned char *c = (const unsigned char *)label; *c; c++)
+		chars += (*c & 0xC0) != 0x80; /* count UTF-8 characters */
+	return (double)chars * LABEL_CHAR_PX;
+}
+
+/* The first row (from the top) where [x0, x1] touches no label placed
+ * before, recorded; -1 when there is none. */
+static int place_label(struct hp_plot *p, double x0, double x1)
+{
+	for (int r = 0; r < HP_LABEL_ROWS && p->nlabels < HP_LABELS_MAX; r++) {
+		int free_ = 1;
+		for (size_t i = 0; i < p->nlabels && free_; i++)
+			if (p->lab_row[i] == r && x0 < p->lab_x1[i] + 2 && p->lab_x0[i] < x1 + 2)
+				free_ = 0;
+		if (free_) {
+			p->lab_x0[p->nlabels] = x0;
+			p->lab_x1[p->nlabels] = x1;
+			p->lab_row[p->nlabels] = r;
+			p->nlabels++;
+			return r;
+		}
+	}
+	return -1;
+}
+
+/* A mark's label beside the line at pixel a: right of it, or left when it
+ * would run past the plot's right edge; in the first row whose labels it
+ * does not touch. */
+static void mark_label(struct hp_plot *p, double a, const char *cls, const char *label)
+{
+	double w = label_px(label);
+	int right = a + 4 + w <= ML + PW;
+	double x0 = right ? a + 4 : a - 4 - w, x1 = x0 + w;
+	int row = place_label(p, x0, x1);
+	if (row < 0) {
+		ergon_dynbuf_addf(&p->body,
+				  "<text class=\"marklabel %s\" data-hidden=\"1\" "
+				  "display=\"none\">",
+				  cls);
+		ergon_html_escape(&p->body, label);
+		ergon_dynbuf_adds(&p->body, "</text>\n");
+		return;
+	}
+	double y = MT + 11 + row * LABEL_ROW_PX;
+	ergon_dynbuf_addf(&p->body,
+			  "<text class=\"marklabel %s\" x=\"%.1f\" y=\"%.1f\" "
+			  "text-anchor=\"%s\" data-row=\"%d\">",
+			  cls, right ? x0 : x1, y, right ? "start" : "end", row);
+	ergon_html_escape(&p->body, label);
+	ergon_dynbuf_adds(&p->body, "</text>\n");
+}
+
 void hp_span(struct hp_plot *p, double xa, double xb, const char *cls, const char *label)
 {
 	if (!isfinite(xa) || !isfinite(xb))
@@ -266,9 +338,15 @@ void hp_span(struct hp_plot *p, double xa, double xb, const char *cls, const cha
 			  cls, a, MT, b - a, PH);
 	ergon_html_escape(&p->body, label);
 	ergon_dynbuf_adds(&p->body, "</title></rect>\n");
-	if (label && b - a > 40) {
-		ergon_dynbuf_addf(&p->body, "<text class=\"spanlabel\" x=\"%.1f\" y=\"%.1f\">",
-				  a + 4, MT + 12);
+	/* The span's label inside it, at its left, in a free row (else only
+	 * the hover title). */
+	double w = label ? label_px(label) : 0;
+	int row = label && w <= b - a - 4 ? place_label(p, a + 4, a + 4 + w) : -1;
+	if (row >= 0) {
+		ergon_dynbuf_addf(&p->body,
+				  "<text class=\"spanlabel\" x=\"%.1f\" y=\"%.1f\" "
+				  "data-row=\"%d\">",
+				  a + 4, MT + 11 + row * LABEL_ROW_PX, row);
 		ergon_html_escape(&p->body, label);
 		ergon_dynbuf_adds(&p->body, "</text>\n");
 	}
@@ -285,14 +363,8 @@ void hp_vline(struct hp_plot *p, double x, const char *cls, const char *label)
 			  cls, a, a, MT, MT + PH);
 	ergon_html_escape(&p->body, label);
 	ergon_dynbuf_adds(&p->body, "</title></line>\n");
-	if (label) {
-		ergon_dynbuf_addf(&p->body,
-				  "<text class=\"marklabel %s\" x=\"%.1f\" y=\"%.1f\" "
-				  "text-anchor=\"end\" transform=\"rotate(-90 %.1f %.1f)\">",
-				  cls, a - 3, MT + 4, a - 3, MT + 4);
-		ergon_html_escape(&p->body, label);
-		ergon_dynbuf_adds(&p->body, "</text>\n");
-	}
+	if (label)
+		mark_label(p, a, cls, label);
 }
 
 /* 1, 2 or 5 times a power of ten, about n steps over the span. */
@@ -302,6 +374,29 @@ static double nice_step(double span, int n)
 	double mag = pow(10, floor(log10(raw)));
 	double f = raw / mag;
 	return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * mag;
+}
+
+/* Ticks of a log10 x axis: 1, 2 and 5 times each power of ten in the
+ * range (only the powers of ten when it spans more than three decades). */
+static void log_ticks(struct ergon_dynbuf *b, double v0, double v1)
+{
+	static const double mult[] = {1, 2, 5};
+	double l0 = log10(v0), l1 = log10(v1);
+	int all = l1 - l0 <= 3;
+	for (int e = (int)floor(l0); e <= (int)ceil(l1); e++) {
+		for (size_t m = 0; m < (all ? 3u : 1u); m++) {
+			double v = mult[m] * pow(10, e);
+			if (v < v0 * (1 - 1e-9) || v > v1 * (1 + 1e-9))
+				continue;
+			double x = ML + (log10(v) - l0) / (l1 - l0) * PW;
+			ergon_dynbuf_addf(
+			    b,
+			    "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
+			    "y2=\"%.1f\"/><text class=\"tick\" x=\"%.1f\" y=\"%.1f\" "
+			    "text-anchor=\"middle\">%.4g</text>\n",
+			    x, x, MT, MT + PH, x, MT + PH + 16, v);
+		}
+	}
 }
 
 static void axis_ticks(struct ergon_dynbuf *b, double v0, double v1, int vertical, double pos,
@@ -361,15 +456,22 @@ void hp_end(struct hp_plot *p, struct ergon_dynbuf *out, const char *title, cons
 	ergon_html_escape(out, title);
 	ergon_dynbuf_addf(out,
 			  "</figcaption>\n<svg class=\"plot\" viewBox=\"0 0 %d %d\" "
-			  "data-series=\"%zu\" data-points=\"%zu\" role=\"img\" aria-label=\"",
-			  HP_W, HP_H, p->series, p->points);
+			  "data-series=\"%zu\" data-points=\"%zu\" data-xscale=\"%s\" role=\"img\" "
+			  "aria-label=\"",
+			  HP_W, HP_H + (int)ceil(p->xcat_h), p->series, p->points,
+			  p->logx ? "log" : "linear");
 	ergon_html_escape(out, title);
 	ergon_dynbuf_addf(out,
 			  "\">\n<defs><clipPath id=\"%s-clip\"><rect x=\"%.1f\" y=\"%.1f\" "
 			  "width=\"%.1f\" height=\"%.1f\"/></clipPath></defs>\n",
 			  p->id, ML, MT - 2, PW, PH + 4);
 	axis_ticks(out, p->y0, p->y1, 1, ML, 0);
-	axis_ticks(out, p->x0, p->x1, 0, 0, 0);
+	if (p->xcat.len)
+		ergon_dynbuf_add(out, p->xcat.p, p->xcat.len);
+	else if (p->logx)
+		log_ticks(out, p->x0, p->x1);
+	else
+		axis_ticks(out, p->x0, p->x1, 0, 0, 0);
 	ergon_dynbuf_addf(out,
 			  "<rect class=\"frame\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
 			  "height=\"%.1f\"/>\n<g clip-path=\"url(#%s-clip)\">\n",
@@ -382,7 +484,7 @@ void hp_end(struct hp_plot *p, struct ergon_dynbuf *out, const char *title, cons
 	ergon_dynbuf_addf(out,
 			  "<text class=\"axislabel\" x=\"%.1f\" y=\"%.1f\" "
 			  "text-anchor=\"middle\">",
-			  ML + PW / 2, (double)HP_H - 2);
+			  ML + PW / 2, (double)HP_H - 2 + ceil(p->xcat_h));
 	ergon_html_escape(out, xlabel);
 	ergon_dynbuf_addf(out,
 			  "</text><text class=\"axislabel\" x=\"14\" y=\"%.1f\" "
@@ -409,4 +511,26 @@ void hp_discard(struct hp_plot *p)
 	ergon_dynbuf_free(&p->body);
 	ergon_dynbuf_free(&p->legend);
 	ergon_dynbuf_free(&p->axes);
+	ergon_dynbuf_free(&p->xcat);
+}
+
+void hp_xcategories(struct hp_plot *p, const char *const *names, size_t n)
+{
+	double longest = 0;
+	for (size_t i = 0; i < n; i++) {
+		double x = px(p, (double)i);
+		if (x < ML - 1 || x > ML + PW + 1)
+			continue;
+		ergon_dynbuf_addf(&p->xcat,
+				  "<text class=\"tick xcat\" x=\"%.1f\" y=\"%.1f\" "
+				  "text-anchor=\"end\" transform=\"rotate(-40 %.1f %.1f)\">",
+				  x, MT + PH + 14, x, MT + PH + 14);
+		ergon_html_escape(&p->xcat, names[i] ? names[i] : "");
+		ergon_dynbuf_adds(&p->xcat, "</text>\n");
+		double w = names[i] ? label_px(names[i]) * 0.95 : 0;
+		if (w > longest)
+			longest = w;
+	}
+	/* sin(40 deg) of the longest name, at most 160 px. */
+	p->xcat_h = fmin(longest * 0.643, 160);
 }

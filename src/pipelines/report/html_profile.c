@@ -11,6 +11,9 @@
 #include <string.h>
 
 #define DIST_BINS 60
+/* The key of a layer's emulated instruction count (QEMU -icount, when the
+ * profile says that is what was measured: profile.emulated_instruction_count). */
+#define EMU_KEY "pmu.emulated_instruction_count"
 
 /* What one pass over the recording collects. */
 struct trace_ctx {
@@ -194,12 +197,7 @@ static void window_table(struct ergon_dynbuf *b, const json_t *pw)
 			     "window</th>");
 	const char *k;
 	json_t *v;
-	json_object_foreach((json_t *)first, k, v) if (json_is_number(v))
-	{
-		ergon_dynbuf_adds(b, "<th>");
-		ergon_html_escape(b, k);
-		ergon_dynbuf_adds(b, "</th>");
-	}
+	json_object_foreach((json_t *)first, k, v) if (json_is_number(v)) hd_key_th(b, k);
 	ergon_dynbuf_adds(b, "</tr>\n");
 	size_t n = json_array_size(wins);
 	for (size_t i = 0; i <= n; i++) {
@@ -290,7 +288,7 @@ static json_t *counter_names(const json_t *layers)
 }
 
 static void layer_table(struct ergon_dynbuf *b, const json_t *layers, const char *base,
-			const char *title)
+			const char *title, int emulated)
 {
 	json_t *names = counter_names(layers);
 	ergon_dynbuf_adds(b, "<div class=\"scroll\"><table class=\"wide\"><caption>");
@@ -298,12 +296,9 @@ static void layer_table(struct ergon_dynbuf *b, const json_t *layers, const char
 	ergon_dynbuf_adds(b, "</caption><tr><th>layer</th><th>op</th><th>cycles</th>");
 	size_t i, j;
 	json_t *l, *x;
-	json_array_foreach(names, j, x)
-	{
-		ergon_dynbuf_adds(b, "<th>");
-		ergon_html_escape(b, json_string_value(x));
-		ergon_dynbuf_adds(b, "</th>");
-	}
+	json_array_foreach(names, j, x) hd_key_th(b, json_string_value(x));
+	if (emulated)
+		ergon_dynbuf_adds(b, "<th>emulated instructions (QEMU -icount)</th>");
 	ergon_dynbuf_adds(b, "<th>overflow</th></tr>\n");
 	json_array_foreach(layers, i, l)
 	{
@@ -321,6 +316,17 @@ static void layer_table(struct ergon_dynbuf *b, const json_t *layers, const char
 			hd_figure_cell(b, path, json_object_get(json_object_get(l, "counters"), cn),
 				       "");
 		}
+		if (emulated) {
+			/* The key holds a dot ("pmu.emulated_instruction_count"), so
+			 * it has no dotted path: the cell carries its value only. */
+			const json_t *ei = json_object_get(l, EMU_KEY);
+			if (json_is_number(ei))
+				ergon_dynbuf_addf(
+				    b, "<td class=\"num\" data-value=\"%.17g\">%.0f</td>",
+				    json_number_value(ei), json_number_value(ei));
+			else
+				ergon_dynbuf_adds(b, "<td class=\"na\">—</td>");
+		}
 		hd_figure_cell(b, "", json_object_get(l, "overflow"), "");
 		ergon_dynbuf_adds(b, "</tr>\n");
 	}
@@ -328,58 +334,141 @@ static void layer_table(struct ergon_dynbuf *b, const json_t *layers, const char
 	json_decref(names);
 }
 
+/* A layer's value of counter c: 0 cycles, 1..nc-1 the counters, nc the
+ * emulated instruction count; NaN when absent. */
+static double layer_value(const json_t *l, const json_t *names, size_t c, size_t nc)
+{
+	const json_t *v = c == 0 ? json_object_get(l, "cycles")
+			  : c < nc
+			      ? json_object_get(json_object_get(l, "counters"),
+						json_string_value(json_array_get(names, c - 1)))
+			      : json_object_get(l, EMU_KEY);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+struct layer_rank {
+	size_t i;
+	double key;
+};
+
+static int by_key_desc(const void *pa, const void *pb)
+{
+	const struct layer_rank *a = pa, *b = pb;
+	int na = !isfinite(a->key), nb = !isfinite(b->key);
+	if (na || nb)
+		return na - nb; /* layers without the figure last */
+	if (a->key != b->key)
+		return a->key < b->key ? 1 : -1;
+	return (a->i > b->i) - (a->i < b->i); /* ties in layer order */
+}
+
 /* One chart per counter group: for every counter, each layer's share of
- * the group's total (so that cycles and microseconds share an axis). */
+ * the group's total (so that cycles and microseconds share an axis), the
+ * layers sorted by the first figure they have of cycles, the emulated
+ * instruction count (QEMU) and the window time, largest first, and named
+ * by id and op under the axis. */
 static void group_chart(struct ergon_dynbuf *b, const struct html_doc *d, const char *group,
-			const json_t *layers)
+			const json_t *layers, int emulated)
 {
 	json_t *names = counter_names(layers);
 	size_t nl = json_array_size(layers), nc = json_array_size(names) + 1;
+	size_t ns = nc + (emulated ? 1 : 0);
 	if (nl == 0) {
 		json_decref(names);
 		return;
 	}
 	double *x = calloc(nl, sizeof(double)), *w = calloc(nl, sizeof(double));
 	double *y = calloc(nl, sizeof(double));
+	struct layer_rank *rank = calloc(nl, sizeof *rank);
+	char **labels = calloc(nl, sizeof *labels);
 	struct hp_plot pl;
 	char id[96], gid[64], label[160];
+	const char *sorted_by = "layer order";
 	snprintf(gid, sizeof gid, "layers-%s", group);
 	for (char *p = gid; *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-'))
 			*p = '_';
 	hd_id(id, sizeof id, d, gid);
-	hp_begin(&pl, id, -0.5, (double)nl - 0.5, 0, 100);
-	for (size_t c = 0; x && w && y && c < nc; c++) {
-		const char *cn =
-		    c == 0 ? "cycles" : json_string_value(json_array_get(names, c - 1));
-		double total = 0;
+	if (!x || !w || !y || !rank || !labels)
+		goto out;
+	/* The sort key: cycles when any layer has them, else the emulated
+	 * instructions, else the window time. */
+	size_t window_c = nc;
+	for (size_t c = 1; c < nc; c++)
+		if (strcmp(json_string_value(json_array_get(names, c - 1)), "window_us") == 0)
+			window_c = c;
+	const size_t keys[3] = {0, emulated ? nc : (size_t)-1,
+				window_c < nc ? window_c : (size_t)-1};
+	static const char *const key_names[3] = {"cycles", "emulated instructions", "window time"};
+	for (size_t k = 0; k < 3; k++) {
+		if (keys[k] == (size_t)-1)
+			continue;
+		int any = 0;
+		for (size_t i = 0; i < nl; i++)
+			any |= isfinite(layer_value(json_array_get(layers, i), names, keys[k], nc));
+		if (!any)
+			continue;
 		for (size_t i = 0; i < nl; i++) {
-			const json_t *l = json_array_get(layers, i);
-			const json_t *v = c == 0
-					      ? json_object_get(l, "cycles")
-					      : json_object_get(json_object_get(l, "counters"), cn);
-			y[i] = json_is_number(v) ? json_number_value(v) : NAN;
-			if (isfinite(y[i]))
-				total += y[i];
+			rank[i].i = i;
+			rank[i].key = layer_value(json_array_get(layers, i), names, keys[k], nc);
 		}
-		for (size_t i = 0; i < nl; i++) {
-			y[i] = total > 0 ? 100 * y[i] / total : NAN;
-			x[i] = (double)i - 0.4 + 0.8 * (double)c / (double)nc;
-			w[i] = 0.8 / (double)nc;
+		qsort(rank, nl, sizeof *rank, by_key_desc);
+		sorted_by = key_names[k];
+		break;
+	}
+	if (strcmp(sorted_by, "layer order") == 0)
+		for (size_t i = 0; i < nl; i++)
+			rank[i].i = i;
+	hp_begin(&pl, id, -0.5, (double)nl - 0.5, 0, 100);
+	for (size_t c = 0; c < ns; c++) {
+		const char *cn = c == 0	  ? "cycles"
+				 : c < nc ? json_string_value(json_array_get(names, c - 1))
+					  : "emulated instructions (QEMU -icount)";
+		double total = 0;
+		for (size_t r = 0; r < nl; r++) {
+			y[r] = layer_value(json_array_get(layers, rank[r].i), names, c, nc);
+			if (isfinite(y[r]))
+				total += y[r];
+		}
+		for (size_t r = 0; r < nl; r++) {
+			y[r] = total > 0 ? 100 * y[r] / total : NAN;
+			x[r] = (double)r - 0.4 + 0.8 * (double)c / (double)ns;
+			w[r] = 0.8 / (double)ns;
 		}
 		char cls[8];
 		snprintf(cls, sizeof cls, "s%zu", c % 6);
-		snprintf(label, sizeof label, "%s", cn);
+		hd_label(label, sizeof label, cn);
 		hp_bars(&pl, x, w, y, nl, cls, label);
 	}
+	/* Every layer named when they fit (about 13 px each), else every k-th. */
+	size_t step = nl * 13 > 800 ? (nl * 13 + 799) / 800 : 1;
+	for (size_t r = 0; r < nl; r += step) {
+		const json_t *l = json_array_get(layers, rank[r].i);
+		const char *op = json_string_value(json_object_get(l, "op"));
+		char nm[96];
+		snprintf(nm, sizeof nm, "%lld %s",
+			 (long long)json_integer_value(json_object_get(l, "id")), op ? op : "?");
+		labels[r] = strdup(nm);
+	}
+	hp_xcategories(&pl, (const char *const *)labels, nl);
 	snprintf(label, sizeof label, "Counter group %s: each layer's share of every counter",
 		 group);
-	char cap[200];
+	char cap[500], every[64] = "";
+	if (step > 1)
+		snprintf(every, sizeof every, " (here every %zuth; all in the table)", step);
 	snprintf(cap, sizeof cap,
-		 "Layers 0..%zu left to right (positions as in the table); bar height = the "
-		 "layer's share of the counter's total over all layers.",
-		 nl - 1);
-	hp_end(&pl, b, label, "layer", "share of the total (%)", cap);
+		 "%zu layers, sorted by %s (largest first), named by id and op%s; bar height = "
+		 "the layer's share of the counter's total over all layers.%s",
+		 nl, sorted_by, every,
+		 emulated ? " On QEMU the emulated instruction count is what was measured, not "
+			    "Cortex-M55 cycles."
+			  : "");
+	hp_end(&pl, b, label, "layer (id and op)", "share of the total (%)", cap);
+out:
+	for (size_t i = 0; labels && i < nl; i++)
+		free(labels[i]);
+	free(labels);
+	free(rank);
 	free(x);
 	free(w);
 	free(y);
@@ -389,6 +478,7 @@ static void group_chart(struct ergon_dynbuf *b, const struct html_doc *d, const 
 static void profile_part(struct ergon_dynbuf *b, const struct html_doc *d)
 {
 	const json_t *p = json_object_get(d->a, "profile");
+	int emulated = json_is_object(json_object_get(p, "emulated_instruction_count"));
 	ergon_dynbuf_adds(b, "<h3>Per layer</h3>\n");
 	ergon_dynbuf_adds(b, "<div class=\"grid\">");
 	hd_scalar_table(b, p, "profile", "profile");
@@ -412,10 +502,10 @@ static void profile_part(struct ergon_dynbuf *b, const struct html_doc *d)
 	}
 	ergon_dynbuf_adds(b, "</table></div>\n");
 	layer_table(b, json_object_get(p, "layers"), "profile.layers",
-		    "layers (aggregated over every preset)");
+		    "layers (aggregated over every preset)", emulated);
 	const json_t *groups = json_object_get(p, "groups");
 	if (json_object_size(groups) == 0) {
-		group_chart(b, d, "all", json_object_get(p, "layers"));
+		group_chart(b, d, "all", json_object_get(p, "layers"), emulated);
 		return;
 	}
 	const char *g;
@@ -425,8 +515,8 @@ static void profile_part(struct ergon_dynbuf *b, const struct html_doc *d)
 		char base[128], title[160];
 		snprintf(base, sizeof base, "profile.groups.%s", g);
 		snprintf(title, sizeof title, "counter group %s", g);
-		group_chart(b, d, g, gl);
-		layer_table(b, gl, base, title);
+		group_chart(b, d, g, gl, emulated);
+		layer_table(b, gl, base, title, emulated);
 	}
 }
 

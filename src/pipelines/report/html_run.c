@@ -33,6 +33,34 @@ static void rail_series(const json_t *a, size_t nr, size_t r, double **t, size_t
 	*p = arr(a, path, m);
 }
 
+/* The end of the report's time axis, shared by the power and throughput
+ * plots (one origin, one range: the start of the idle baseline to the last
+ * sample, the load's end or the last window's end, whichever is last). */
+static double time_axis_end(const json_t *a)
+{
+	double end = hd_num(a, "series.phases.load.t_end_s");
+	size_t nr = json_array_size(ergon_jpath(a, "series.rails"));
+	for (size_t r = 0; r < (nr ? nr : 1); r++) {
+		size_t n = 0, m = 0;
+		double *t, *p, lo, hi;
+		rail_series(a, nr, r, &t, &n, &p, &m);
+		hp_range(t, n, &lo, &hi);
+		if (isfinite(hi) && !(end >= hi))
+			end = hi;
+		free(t);
+		free(p);
+	}
+	const json_t *w = ergon_jpath(a, "figures.throughput.windows");
+	const json_t *last = json_array_get(w, json_array_size(w) ? json_array_size(w) - 1 : 0);
+	double load0 = hd_num(a, "series.phases.load.t_start_s");
+	double we = (isfinite(load0) ? load0 : 0) +
+		    json_number_value(json_object_get(last, "t_start_s")) +
+		    json_number_value(json_object_get(last, "duration_s"));
+	if (last && isfinite(we) && !(end >= we))
+		end = we;
+	return end;
+}
+
 static void power_plot(struct ergon_dynbuf *b, const struct html_doc *d)
 {
 	const json_t *a = d->a;
@@ -62,8 +90,7 @@ static void power_plot(struct ergon_dynbuf *b, const struct html_doc *d)
 		ergon_dynbuf_adds(b, "<p class=\"caption\">No power samples embedded.</p>\n");
 		return;
 	}
-	if (isfinite(t_end) && t_end > tmax)
-		tmax = t_end;
+	tmax = time_axis_end(a);
 	struct hp_plot pl;
 	hd_id(id, sizeof id, d, "power");
 	hp_begin(&pl, id, 0, tmax, fmin(lo, 0), hi);
@@ -139,7 +166,9 @@ static void throughput_plot(struct ergon_dynbuf *b, const struct html_doc *d)
 	int have_temp = 0;
 	for (size_t i = 0; x && wd && y && tc && mid && i < n; i++) {
 		const json_t *wi = json_array_get(w, i);
-		x[i] = json_number_value(json_object_get(wi, "t_start_s"));
+		/* One time origin per report: the power plot's (the start of
+		 * the idle baseline); windows are timed from the load's start. */
+		x[i] = load0 + json_number_value(json_object_get(wi, "t_start_s"));
 		wd[i] = json_number_value(json_object_get(wi, "duration_s"));
 		y[i] = json_number_value(json_object_get(wi, "ops_per_s"));
 		mid[i] = x[i] + wd[i] / 2;
@@ -147,7 +176,7 @@ static void throughput_plot(struct ergon_dynbuf *b, const struct html_doc *d)
 		double sum = 0;
 		size_t cnt = 0;
 		for (size_t j = 0; temp && j < nt && j < ns; j++) {
-			double t = ts[j] - load0;
+			double t = ts[j];
 			if (t >= x[i] && t < x[i] + wd[i] && isfinite(temp[j])) {
 				sum += temp[j];
 				cnt++;
@@ -162,7 +191,8 @@ static void throughput_plot(struct ergon_dynbuf *b, const struct html_doc *d)
 		struct hp_plot pl;
 		char id[64], label[160];
 		hd_id(id, sizeof id, d, "throughput");
-		hp_begin(&pl, id, x[0], x[n - 1] + wd[n - 1], 0, hi);
+		/* The power plot's x range, so that the two line up. */
+		hp_begin(&pl, id, 0, time_axis_end(a), 0, hi);
 		hp_bars(&pl, x, wd, y, n, "s0", "operations per second in the window");
 		double first = hd_num(a, "figures.throughput.first_ops_per_s");
 		double thr = hd_num(a, "plan.throttle_threshold");
@@ -175,7 +205,7 @@ static void throughput_plot(struct ergon_dynbuf *b, const struct html_doc *d)
 		}
 		double onset = hd_num(a, "figures.throughput.onset_t_s");
 		if (isfinite(onset))
-			hp_vline(&pl, onset, "onset", "throttle onset");
+			hp_vline(&pl, load0 + onset, "onset", "throttle onset");
 		if (have_temp) {
 			hp_range(tc, n, &tl, &th);
 			hp_line_right(&pl, mid, tc, n, tl - 1, th + 1, "s1",
@@ -183,7 +213,7 @@ static void throughput_plot(struct ergon_dynbuf *b, const struct html_doc *d)
 		}
 		const char *verdict =
 		    json_string_value(ergon_jpath(a, "figures.throughput.verdict"));
-		hp_end(&pl, b, "Throughput per window", "time since the load started (s)",
+		hp_end(&pl, b, "Throughput per window", "time since the idle baseline started (s)",
 		       "operations per second", verdict ? verdict : NULL);
 	}
 	free(x);
@@ -240,34 +270,45 @@ static void latency_plots(struct ergon_dynbuf *b, const struct html_doc *d)
 		free(l);
 		return;
 	}
-	/* Milliseconds read better on the axis than seconds. */
+	/* Milliseconds read better on the axis than seconds. Latencies run
+	 * over decades (a 2 ms median, a 400 ms stall), so both plots use a
+	 * log axis and the histogram's bins are equal on it (each bin r times
+	 * as wide as the one before); a range that is not positive stays
+	 * linear. */
 	const double ms = 1e3;
 	double lo = l[0] * ms, hi = l[n - 1] * ms;
+	int logx = lo > 0;
 	if (hi <= lo)
 		hi = lo + (lo > 0 ? lo * 0.01 : 1e-6);
+	double ratio = logx ? pow(hi / lo, 1.0 / HIST_BINS) : 1;
 	double bw = (hi - lo) / HIST_BINS;
 	double x[HIST_BINS], w[HIST_BINS], c[HIST_BINS] = {0};
 	for (size_t i = 0; i < HIST_BINS; i++) {
-		x[i] = lo + (double)i * bw;
-		w[i] = bw;
+		x[i] = logx ? lo * pow(ratio, (double)i) : lo + (double)i * bw;
+		w[i] = logx ? lo * pow(ratio, (double)i + 1) - x[i] : bw;
 	}
 	for (size_t i = 0; i < n; i++) {
-		size_t k = (size_t)((l[i] * ms - lo) / bw);
+		double v = l[i] * ms;
+		double pos = logx ? log(v / lo) / log(ratio) : (v - lo) / bw;
+		size_t k = pos <= 0 ? 0 : (size_t)pos;
 		c[k >= HIST_BINS ? HIST_BINS - 1 : k] += 1;
 	}
 	double cl, ch;
 	hp_range(c, HIST_BINS, &cl, &ch);
 	struct hp_plot pl;
-	char id[64], cap[200];
+	char id[64], cap[240];
 	hd_id(id, sizeof id, d, "latency-hist");
 	hp_begin(&pl, id, lo, hi, 0, ch);
+	if (logx)
+		hp_logx(&pl);
 	hp_bars(&pl, x, w, c, HIST_BINS, "s2", "invocations per bin");
 	percentile_marks(&pl, d->a, ms);
 	snprintf(cap, sizeof cap,
-		 "%zu successful invocations in %d bins; percentiles (nearest rank) from the "
+		 "%zu successful invocations in %d bins%s; percentiles (nearest rank) from the "
 		 "report's figures.",
-		 n, HIST_BINS);
-	hp_end(&pl, b, "Latency histogram", "latency (ms)", "invocations", cap);
+		 n, HIST_BINS, logx ? " of equal width on the log axis" : "");
+	hp_end(&pl, b, "Latency histogram", logx ? "latency (ms, log scale)" : "latency (ms)",
+	       "invocations", cap);
 
 	/* CDF: every invocation when few, else evenly spaced ranks. */
 	size_t m = n <= HP_MAX_RAW ? n : HP_BUCKETS;
@@ -281,9 +322,12 @@ static void latency_plots(struct ergon_dynbuf *b, const struct html_doc *d)
 		}
 		hd_id(id, sizeof id, d, "latency-cdf");
 		hp_begin(&pl, id, lo, hi, 0, 1);
+		if (logx)
+			hp_logx(&pl);
 		hp_steps(&pl, cx, cy, m, "s3", "fraction of invocations at or below");
 		percentile_marks(&pl, d->a, ms);
-		hp_end(&pl, b, "Latency CDF", "latency (ms)", "cumulative fraction", NULL);
+		hp_end(&pl, b, "Latency CDF", logx ? "latency (ms, log scale)" : "latency (ms)",
+		       "cumulative fraction", NULL);
 	}
 	free(cx);
 	free(cy);

@@ -3,8 +3,8 @@
  * plot ids). Called by report_html.c and the section files html_run.c,
  * html_profile.c and html_compare.c; calls only html_plot.c, so that no
  * circle runs through the document renderer. */
-#include "pipelines/report/report_internal.h"
 #include "pipelines/common/common.h"
+#include "pipelines/report/report_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -47,6 +47,100 @@ const char *hd_unit_of(const char *key)
 			return u[i].unit;
 	}
 	return "";
+}
+
+void hd_label(char *out, size_t cap, const char *key)
+{
+	/* Words a reader knows better than the field's abbreviation. */
+	static const char *const words[][2] = {{"avg", "mean"},	       {"ops", "operations"},
+					       {"pct", "%"},	       {"insns", "instructions"},
+					       {"utc", "(UTC)"},       {"id", "id"},
+					       {"cpu", "CPU"},	       {"pmu", "PMU"},
+					       {"dwt", "DWT"},	       {"sha256", "SHA-256"},
+					       {"json", "JSON"},       {"csv", "CSV"},
+					       {"gpio", "GPIO"},       {"jls", "JLS"},
+					       {"io", "I/O"},	       {"ref", "reference"},
+					       {"max", "max"},	       {"min", "min"},
+					       {"num", "number of"},   {"hz", "Hz"},
+					       {"infer", "inference"}, {"vs", "vs"}};
+	size_t o = 0;
+	out[0] = '\0';
+	const char *seg = key;
+	while (*seg && o + 1 < cap) {
+		const char *dot = strchr(seg, '.');
+		size_t sl = dot ? (size_t)(dot - seg) : strlen(seg);
+		char part[128];
+		snprintf(part, sizeof part, "%.*s", (int)(sl < sizeof part ? sl : sizeof part - 1),
+			 seg);
+		/* The unit goes with the value (hd_fmt), not into the label. */
+		const char *unit = hd_unit_of(part);
+		size_t pl = strlen(part);
+		if (unit[0] && strcmp(unit, "%") != 0) {
+			const char *us = strrchr(part, '_');
+			if (strcmp(unit, "/s") == 0 && pl > 6)
+				part[pl - 6] = '\0';
+			else if (us)
+				part[us - part] = '\0';
+		}
+		if (o && o + 4 < cap) {
+			memcpy(out + o, " › ", sizeof " › " - 1);
+			o += sizeof " › " - 1;
+		}
+		/* Word by word: underscores are spaces. */
+		char *w = part;
+		int first = 1;
+		while (*w && o + 1 < cap) {
+			char *end = strchr(w, '_');
+			size_t wl = end ? (size_t)(end - w) : strlen(w);
+			const char *rep = NULL;
+			for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+				if (strlen(words[i][0]) == wl && strncmp(words[i][0], w, wl) == 0)
+					rep = words[i][1];
+			int n = snprintf(out + o, cap - o, "%s%.*s", first ? "" : " ",
+					 (int)(rep ? strlen(rep) : wl), rep ? rep : w);
+			if (n < 0 || (size_t)n >= cap - o) {
+				o = cap - 1;
+				break;
+			}
+			o += (size_t)n;
+			first = 0;
+			if (!end)
+				break;
+			w = end + 1;
+		}
+		if (!dot)
+			break;
+		seg = dot + 1;
+	}
+	out[o < cap ? o : cap - 1] = '\0';
+}
+
+/* A table's row header: the readable label, the field's own name on hover
+ * and in data-key (for a reader who looks it up in the JSON). */
+static void key_th(struct ergon_dynbuf *b, const char *key, const json_t *v)
+{
+	char label[256];
+	hd_label(label, sizeof label, key);
+	/* A value that cannot carry the unit (null: not recorded) leaves it
+	 * to the label, so that two fields that differ only by unit differ. */
+	const char *last = strrchr(key, '.');
+	const char *unit = hd_unit_of(last ? last + 1 : key);
+	if (!json_is_number(v) && unit[0] && strcmp(unit, "%") != 0) {
+		size_t l = strlen(label);
+		snprintf(label + l, sizeof label - l, " (%s)", unit);
+	}
+	ergon_dynbuf_adds(b, "<th data-key=\"");
+	ergon_html_escape(b, key);
+	ergon_dynbuf_adds(b, "\" title=\"");
+	ergon_html_escape(b, key);
+	ergon_dynbuf_adds(b, "\">");
+	ergon_html_escape(b, label);
+	ergon_dynbuf_adds(b, "</th>");
+}
+
+void hd_key_th(struct ergon_dynbuf *b, const char *key)
+{
+	key_th(b, key, NULL);
 }
 
 void hd_fmt(char *out, size_t cap, double v, const char *unit)
@@ -119,9 +213,8 @@ void hd_scalar_table(struct ergon_dynbuf *b, const json_t *obj, const char *path
 			u = json_object_get(obj, ukey);
 			snprintf(upath, sizeof upath, "%s.%s", path, ukey);
 		}
-		ergon_dynbuf_adds(b, "<tr><th>");
-		ergon_html_escape(b, k);
-		ergon_dynbuf_adds(b, "</th>");
+		ergon_dynbuf_adds(b, "<tr>");
+		key_th(b, k, v);
 		hd_figure_cell(b, sub, v, unit);
 		if (u)
 			hd_figure_cell(b, upath, u, unit);
@@ -240,11 +333,23 @@ static void kv_rows(struct ergon_dynbuf *b, const json_t *obj, const char *prefi
 			kv_rows(b, v, key, depth + 1);
 			continue;
 		}
-		ergon_dynbuf_adds(b, "<tr><th>");
-		ergon_html_escape(b, key);
-		ergon_dynbuf_adds(b, "</th><td>");
+		ergon_dynbuf_adds(b, "<tr>");
+		key_th(b, key, v);
+		ergon_dynbuf_adds(b, "<td>");
 		if (json_is_string(v)) {
 			ergon_html_escape(b, json_string_value(v));
+		} else if (json_is_null(v)) {
+			ergon_dynbuf_adds(b, "<span class=\"na\">— (not recorded)</span>");
+		} else if (json_is_boolean(v)) {
+			ergon_dynbuf_adds(b, json_is_true(v) ? "yes" : "no");
+		} else if (json_is_number(v)) {
+			/* With the unit of the field's name, 4 significant digits
+			 * and an SI prefix; the exact value on hover. */
+			char txt[96];
+			hd_fmt(txt, sizeof txt, json_number_value(v), hd_unit_of(k));
+			ergon_dynbuf_addf(b, "<span title=\"%.17g\">", json_number_value(v));
+			ergon_html_escape(b, txt);
+			ergon_dynbuf_adds(b, "</span>");
 		} else {
 			char *s =
 			    json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(10));

@@ -224,6 +224,9 @@ static const char css[] =
     "background:currentColor}"
     ".sw.band{height:10px;opacity:.35}.sw.bars{height:10px}\n"
     "p.caption{color:var(--mut);font-size:12px;margin:2px 0 0}\n"
+    "table.headline{font-size:15px;margin:6px 0 8px}table.headline td.num{font-weight:600}"
+    ".integrity-valid{color:#17603a;font-weight:600}.integrity-degraded{color:#7a5600;"
+    "font-weight:600}.integrity-invalid{color:#8f1d1d;font-weight:600}\n"
     "#ergon-selfcheck{font:12px ui-monospace,monospace;color:var(--mut);margin-top:8px}\n"
     "code{font-size:12px}\n";
 
@@ -338,6 +341,125 @@ static void status_banners(struct ergon_dynbuf *b, const struct html_doc *d,
 			  cls, state);
 	ergon_html_escape(b, msg);
 	ergon_dynbuf_adds(b, "</div>\n");
+}
+
+/* The ± of a figure: its budget's U (k = 2) when complete, else the
+ * sibling plain uncertainty, else why there is none. Writes one cell. */
+static void headline_u(struct ergon_dynbuf *b, const json_t *a, const char *budget_path,
+		       const char *plain_path, const char *basis_path, const char *unit)
+{
+	const json_t *bj = ergon_jpath(a, budget_path);
+	char path[160];
+	if (json_is_object(bj) && json_is_true(json_object_get(bj, "complete"))) {
+		snprintf(path, sizeof path, "%s.U", budget_path);
+		hd_figure_cell(b, path, json_object_get(bj, "U"), unit);
+		ergon_dynbuf_adds(b, "<td class=\"text\">U, k = 2 (the budget below)</td>");
+		return;
+	}
+	const json_t *u = plain_path ? ergon_jpath(a, plain_path) : NULL;
+	if (json_is_number(u)) {
+		hd_figure_cell(b, plain_path, u, unit);
+		const char *basis =
+		    basis_path ? json_string_value(ergon_jpath(a, basis_path)) : NULL;
+		ergon_dynbuf_adds(b, "<td class=\"text\">");
+		ergon_html_escape(b, basis ? basis : "as the artifact states it");
+		ergon_dynbuf_adds(b, "</td>");
+		return;
+	}
+	ergon_dynbuf_adds(b, "<td class=\"na\">not stated</td><td class=\"text\">");
+	if (json_is_object(bj)) {
+		ergon_dynbuf_adds(b, "the budget is incomplete: ");
+		ergon_html_escape(b, json_string_value(json_object_get(bj, "dominant")));
+		ergon_dynbuf_adds(b, " is unknown");
+	} else {
+		ergon_dynbuf_adds(b, "no uncertainty budget in the artifact");
+	}
+	ergon_dynbuf_adds(b, "</td>");
+}
+
+/* The headline: the figure the artifact exists for (energy per operation
+ * or per inference) with its ±, its integrity and its date, before
+ * anything else; the cells carry data-path like every figure cell. */
+static void headline(struct ergon_dynbuf *b, const struct html_doc *d, enum doc_kind k)
+{
+	const json_t *a = d->a;
+	const char *integ = json_string_value(json_object_get(a, "integrity"));
+	const char *integ_path = "integrity";
+	if (integ == NULL) {
+		integ = json_string_value(ergon_jpath(a, "power.integrity"));
+		integ_path = "power.integrity";
+	}
+	ergon_dynbuf_adds(b, "<table class=\"headline\" data-headline=\"1\"><tr>"
+			     "<th>figure</th><th>value</th><th>±</th><th>how</th></tr>\n");
+	if (k == K_RUN) {
+		const json_t *e = ergon_jpath(a, "figures.energy_per_op");
+		static const char *const rows[][3] = {
+		    {"total_j", "total_budget", "energy per operation"},
+		    {"above_idle_j", "above_idle_budget", "energy per operation above idle"}};
+		for (size_t i = 0; i < 2; i++) {
+			char path[128], bpath[128];
+			snprintf(path, sizeof path, "figures.energy_per_op.%s", rows[i][0]);
+			snprintf(bpath, sizeof bpath, "figures.energy_per_op.%s", rows[i][1]);
+			ergon_dynbuf_addf(b, "<tr><th>%s</th>", rows[i][2]);
+			if (!json_is_number(json_object_get(e, rows[i][0]))) {
+				ergon_dynbuf_adds(b, "<td class=\"na\">withheld</td><td></td>"
+						     "<td class=\"text\">");
+				ergon_html_escape(
+				    b, json_string_value(json_object_get(e, "reason"))
+					   ? json_string_value(json_object_get(e, "reason"))
+					   : "see the issues");
+				ergon_dynbuf_adds(b, "</td></tr>\n");
+				continue;
+			}
+			hd_figure_cell(b, path, json_object_get(e, rows[i][0]), "J");
+			headline_u(b, a, bpath, NULL, NULL, "J");
+			ergon_dynbuf_adds(b, "</tr>\n");
+		}
+	} else if (k == K_PROFILE && json_is_object(json_object_get(a, "power"))) {
+		const json_t *epi = ergon_jpath(a, "power.energy_per_inference_j");
+		ergon_dynbuf_adds(b, "<tr><th>energy per inference</th>");
+		if (json_is_number(epi)) {
+			hd_figure_cell(b, "power.energy_per_inference_j", epi, "J");
+			headline_u(b, a, "power.uncertainty.energy_per_inference_j",
+				   "power.energy_per_inference_uncertainty_j",
+				   "power.uncertainty_basis", "J");
+		} else {
+			const json_t *why = ergon_jpath(a, "power.per_inference_omitted_reasons");
+			char *s = json_array_size(why) ? json_dumps(why, JSON_COMPACT) : NULL;
+			ergon_dynbuf_adds(b, "<td class=\"na\">withheld</td><td></td>"
+					     "<td class=\"text\">");
+			ergon_html_escape(b, s ? s : "not measured per inference (see the checks)");
+			free(s);
+			ergon_dynbuf_adds(b, "</td>");
+		}
+		ergon_dynbuf_adds(b, "</tr>\n<tr><th>energy in the gated windows</th>");
+		hd_figure_cell(b, "power.energy_j", ergon_jpath(a, "power.energy_j"), "J");
+		headline_u(b, a, "power.uncertainty.energy_j", NULL, NULL, "J");
+		ergon_dynbuf_adds(b, "</tr>\n");
+	}
+	ergon_dynbuf_addf(b,
+			  "<tr><th>integrity</th><td class=\"text integrity-%s\" "
+			  "data-path=\"%s\">",
+			  integ ? integ : "unknown", integ_path);
+	ergon_html_escape(b, integ ? integ : "not stated");
+	ergon_dynbuf_adds(b, "</td><td></td><td class=\"text\">");
+	ergon_html_escape(b, integ && strcmp(integ, "valid") == 0 ? "every check passed"
+								  : "see the issues below");
+	ergon_dynbuf_adds(b, "</td></tr>\n<tr><th>date</th>");
+	const char *date = json_string_value(ergon_jpath(a, "power.capture_start_utc"));
+	if (date == NULL)
+		date = json_string_value(ergon_jpath(a, "provenance.recording.capture_start_utc"));
+	if (date) {
+		ergon_dynbuf_adds(b, "<td class=\"text\" data-date=\"1\">");
+		ergon_html_escape(b, date);
+		ergon_dynbuf_adds(b, "</td><td></td><td class=\"text\">the first sample of the "
+				     "recording (UTC)</td></tr>\n");
+	} else {
+		ergon_dynbuf_adds(b, "<td class=\"na\">not recorded</td><td></td>"
+				     "<td class=\"text\">this artifact carries no clock time</td>"
+				     "</tr>\n");
+	}
+	ergon_dynbuf_adds(b, "</table>\n");
 }
 
 static void chips(struct ergon_dynbuf *b, const json_t *a)
@@ -482,7 +604,9 @@ static int render(const struct ergon_html_input *in, size_t n, const struct ergo
 		ergon_dynbuf_adds(b, "</h2><p class=\"sub\">");
 		ergon_html_escape(b, d->path);
 		ergon_dynbuf_adds(b, "</p>\n");
+		headline(b, d, k);
 		status_banners(b, d, o && o->pubkey_path ? &pub : NULL, k);
+		hd_issues(b, json_object_get(d->a, "issues"), "issues");
 		chips(b, d->a);
 		if (k == K_RUN) {
 			hd_run_section(b, d);
@@ -498,7 +622,6 @@ static int render(const struct ergon_html_input *in, size_t n, const struct ergo
 		} else {
 			generic_section(b, d);
 		}
-		hd_issues(b, json_object_get(d->a, "issues"), "issues");
 		identity_block(b, d->a);
 		ergon_dynbuf_adds(b, "</section>\n");
 	}

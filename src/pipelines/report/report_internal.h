@@ -33,6 +33,10 @@
 /* Above this many points a series is decimated to HP_BUCKETS buckets. */
 #define HP_MAX_RAW 2400
 #define HP_BUCKETS 1200
+/* Mark labels a plot places without overlap (more are left to the marks'
+ * hover titles); rows of labels below the top edge. */
+#define HP_LABELS_MAX 64
+#define HP_LABEL_ROWS 8
 /* Streaming min/max/mean decimation over a fixed x range [x0, x1]. */
 struct hp_decim {
 	double x0, x1;
@@ -58,6 +62,16 @@ struct hp_plot {
 	size_t series, points;
 	int legend_n;
 	struct ergon_dynbuf legend;
+	int logx; /* x drawn on a log10 scale (hp_logx) */
+	/* Category names under the x axis instead of numeric ticks
+	 * (hp_xcategories), and the height they add below the plot. */
+	struct ergon_dynbuf xcat;
+	double xcat_h;
+	/* Mark labels placed so far: rows of [x_start, x_end] pixel spans, so
+	 * that a new label goes to the first row where it overlaps nothing. */
+	size_t nlabels;
+	double lab_x0[HP_LABELS_MAX], lab_x1[HP_LABELS_MAX];
+	int lab_row[HP_LABELS_MAX];
 };
 
 /* Start a plot with data ranges (y0 == y1 is widened). */
@@ -65,6 +79,14 @@ void hp_begin(struct hp_plot *p, const char *id, double x0, double x1, double y0
 /* A polyline of n points (NaNs skipped); cls is a CSS class (s0..s5). */
 void hp_line(struct hp_plot *p, const double *x, const double *y, size_t n, const char *cls,
 	     const char *label);
+/* Draw x on a log10 scale (x0 > 0; after hp_begin, before any series):
+ * ticks at 1, 2 and 5 times the powers of ten. 0 when set, -1 when the
+ * range is not positive (the axis stays linear). */
+int hp_logx(struct hp_plot *p);
+/* Name the x positions 0..n-1 (bars of categories, e.g. layers): each
+ * name is written under its position, slanted, in place of the numeric
+ * ticks; the SVG grows to hold the longest. */
+void hp_xcategories(struct hp_plot *p, const char *const *names, size_t n);
 /* Step line (a gate signal, a CDF). */
 void hp_steps(struct hp_plot *p, const double *x, const double *y, size_t n, const char *cls,
 	      const char *label);
@@ -75,7 +97,10 @@ size_t hp_decimated(struct hp_plot *p, const struct hp_decim *d, const char *cls
 /* Bars from x[i] to x[i] + w[i] with height y[i] (one series). */
 void hp_bars(struct hp_plot *p, const double *x, const double *w, const double *y, size_t n,
 	     const char *cls, const char *label);
-/* A shaded x span and a vertical mark, each with a label. */
+/* A shaded x span and a vertical mark, each with a label. A mark's label
+ * is written horizontally beside it, in the first row (from the top) where
+ * it overlaps no label placed before, so labels never overprint; a label
+ * with no free row is left to the mark's hover title (data-hidden). */
 void hp_span(struct hp_plot *p, double xa, double xb, const char *cls, const char *label);
 void hp_vline(struct hp_plot *p, double x, const char *cls, const char *label);
 /* A second y axis on the right: a series drawn against [y0, y1]. */
@@ -109,6 +134,14 @@ struct html_doc {
 double hd_num(const json_t *root, const char *path);
 /* "%.4g" with an SI prefix for the units ergon uses (J, W, A, V, s, C). */
 void hd_fmt(char *out, size_t cap, double v, const char *unit);
+/* A field's name for a reader: words for the underscores, the unit
+ * suffix dropped (the value carries it), a few abbreviations spelt out,
+ * " › " between the parts of a dotted key (energy_per_inference_j ->
+ * "energy per inference", capture_start_utc -> "capture start (UTC)"). */
+void hd_label(char *out, size_t cap, const char *key);
+/* A row header <th> for a field: its label, the field's name in data-key
+ * and on hover. */
+void hd_key_th(struct ergon_dynbuf *b, const char *key);
 /* The unit of a field from its name's suffix (energy_j -> J), or "". */
 const char *hd_unit_of(const char *key);
 /* A table cell holding a figure: data-path and data-value let the browser
