@@ -56,10 +56,13 @@ step "4/4 ergon profile --board sim --power: per-layer PMU counters, then gated 
 (energy per inference inside the firmware's gate windows): synthetic board and
 instruments, said so in the summary."
 build/ergon profile --board sim --power --out "$out/profile" --force
-step "Look at the results" "Each artifact as one HTML page with its plots, and the raw files:"
+step "Look at the results" "Each artifact as one HTML page with its plots, and the raw files; the virtual
+bench wrote its trace (profile/power/trace.jls), so the profile's page draws
+the gated waveform the Power table comes from, and ergon view explores it:"
 cat <<EOF
     build/ergon report $out/report.json --out $out/report.html
-    build/ergon report $out/profile/summary.json --out $out/profile.html
+    build/ergon report $out/profile/summary.json --jls $out/profile/power/trace.jls --out $out/profile.html
+    build/ergon view $out/profile/power/trace.jls --summary $out/profile/summary.json --out $out/profile-trace.html
     build/ergon verify $out/profile/summary.json
     less $out/summary.txt $out/model.json
 EOF

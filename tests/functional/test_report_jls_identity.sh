@@ -100,4 +100,48 @@ f, own = summary(sys.argv[1]), summary(sys.argv[2])
 sys.exit(0 if "is not the recording" in (f["not_shown_to_belong"] or "") and own["not_shown_to_belong"] is None else 1)
 EOF
 
+# The virtual bench writes its trace (power/trace.jls: one sample per
+# simulated statistics packet, 10 kHz) and the summary names it. By hand
+# (docs/internals/sim.md): 5 mA at 1.8 V while the gate is high, so the
+# reference JLS library's mean over the gated window's inner samples is
+# 5 mA and 9 mW (f32: 1e-6 relative).
+REF=$ERGON_SHARED_DIR/tools/jls-ref/jls_dump
+expect 0 "profile on the virtual bench with power" -- "$E" profile --board sim --power --out "$TMP/prof"
+T=$TMP/prof/power/trace.jls
+PS=$TMP/prof/summary.json
+[ -s "$T" ] && ok "the power stage wrote its trace ($T)" || bad "no $T"
+[ "$(field "$PS" provenance.recording.path)" = "$T" ] && ok "provenance.recording names it" ||
+  bad "provenance.recording.path is $(field "$PS" provenance.recording.path)"
+[ "$(field "$PS" provenance.recording.sha256)" = "$(sha256sum "$T" | cut -d' ' -f1)" ] &&
+  [ "$(field "$PS" provenance.recording.bytes)" = "$(stat -c %s "$T")" ] &&
+  ok "with its size and SHA-256 (sha256sum, stat)" || bad "the trace's identity differs from sha256sum/stat"
+[ "$(field "$PS" provenance.recording.recording_provenance)" = synthetic ] && ok "the trace says synthetic" || bad "the trace's provenance"
+python3 - "$PS" "$T" "$REF" <<'EOF' || fails=$((fails + 1))
+import json, subprocess, sys
+s = json.load(open(sys.argv[1]))
+t, ref = sys.argv[2], sys.argv[3]
+bad = 0
+def check(cond, what):
+    global bad
+    print(("ok   - " if cond else "FAIL - ") + what)
+    bad += 0 if cond else 1
+p = s["power"]
+n = p["whole_capture_window"]["packets"]
+rate = 1 / p["gate"]["stats_period_s"]
+check(s["provenance"]["recording"]["samples"] == n and abs(rate - 10000) < 1e-6,
+      "one sample per statistics packet: %d samples at %g Hz" % (n, rate))
+vals = subprocess.run([ref, t, "1", str(n)], capture_output=True, text=True)
+check(vals.returncode == 0 and len(vals.stdout.split()) == n, "the reference library reads all %d current samples" % n)
+w = p["windows"][0]
+i0, i1 = round(w["start_s"] * rate) + 10, round(w["end_s"] * rate) - 10
+def mean(sig):
+    return float(subprocess.check_output([ref, t, sig, str(i0), str(i1 - i0), "1"], text=True).split()[-1])
+check(abs(mean("1") - 5e-3) <= 5e-3 * 1e-6, "mean current in the gate window [%d, %d): %.9g A = 5 mA" % (i0, i1, mean("1")))
+check(abs(mean("3") - 9e-3) <= 9e-3 * 1e-6, "mean power there: %.9g W = 5 mA x 1.8 V" % mean("3"))
+sys.exit(1 if bad else 0)
+EOF
+expect 0 "report the profile with its trace" -- "$E" report "$PS" --jls "$T" --out "$TMP/prof.html"
+grep -q 'id="a0-trace"' "$TMP/prof.html" && ok "the gated waveform is drawn" || bad "no trace plot"
+expect 1 "the profile's summary with another recording is refused" -- "$E" report "$PS" --jls "$TWO" --out "$TMP/x.html"
+expect 0 "view the trace with the summary" -- "$E" view "$T" --summary "$PS" --out "$TMP/pv.html"
 finish

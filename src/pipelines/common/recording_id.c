@@ -60,7 +60,8 @@ int ergon_summary_recording_check(const json_t *summary, const char *summary_nam
 		    err, ERGON_EREFUSED,
 		    "%s does not record which recording it was made from (no "
 		    "provenance.recording.sha256 and .bytes: it was made before ergon analyze "
-		    "wrote them, from a pipe, or by ergon profile, which writes no recording), so "
+		    "wrote them, from a pipe, or by an ergon profile that wrote no recording: only "
+		    "the virtual bench writes its trace), so "
 		    "%s cannot be shown to be its recording; analyze that recording again (ergon "
 		    "analyze --jls %s --out DIR) and give that summary, or pass --force-jls to "
 		    "draw "

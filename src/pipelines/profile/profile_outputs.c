@@ -106,6 +106,11 @@ int prof_outputs(struct prof_run *r, const struct prof_plan *plan, struct prof_p
 	 * they travel in the power section, as heliaPROFILER writes them. */
 	if (json_is_object(pw->section) && pmu->device_clean != NULL)
 		json_object_update(pw->section, pmu->device_clean);
+	/* The power stage's recording (the virtual bench writes its trace):
+	 * what the summary was made from, for report --jls and view. */
+	const json_t *rec = json_object_get(pow_stage, "recording");
+	if (json_is_object(rec))
+		json_object_set(json_object_get(art, "provenance"), "recording", (json_t *)rec);
 	json_object_set(stages, "pmu", pmu_stage);
 	json_object_set(stages, "power", pow_stage);
 	json_object_set_new(art, "board",

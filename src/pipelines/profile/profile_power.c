@@ -9,9 +9,11 @@
 #include "ergon/gated.h"
 #include "ergon/hpx_report.h"
 #include "ergon/issues.h"
+#include "ergon/jls_writer.h"
 #include "ergon/session.h"
 #include "ergon/sim.h"
 #include "ergon/wire.h"
+#include "pipelines/common/common.h"
 #include "profile_internal.h"
 
 #include <math.h>
@@ -123,6 +125,73 @@ static json_t *sync_block(struct prof_run *r, const struct ergon_sim_result *s)
 
 /* What the live capture (profile_live.c) saw of the lock-step handshake,
  * from its facts, into the sync block. */
+/* The virtual bench's recording: its simulated Joulescope's statistics
+ * packets, one sample each (mean current, voltage and power of the
+ * packet; gpi[i] = the packet's digital bit i, INPUT0 the gate), written to
+ * dir/trace.jls as `ergon record` writes a real one, so that the demo's
+ * report and `ergon view` draw the gated waveform the figures come from.
+ * *rec gets what provenance.recording says of it (path, format, size and
+ * SHA-256: report --jls and view --summary check it). */
+static int sim_trace(const char *dir, const struct ergon_sim_result *s, json_t **rec,
+		     struct ergon_err *err)
+{
+	*rec = NULL;
+	char path[4200];
+	double rate = s->js_period_s > 0 ? 1.0 / s->js_period_s : 0;
+	if (!(rate >= 1) || rate > 1e9 || s->n_js == 0)
+		return 0; /* nothing to write: no packets */
+	snprintf(path, sizeof path, "%s/trace.jls", dir);
+	struct ergon_jls_writer_config cfg = {
+	    .path = path,
+	    .force = 1, /* the stage's own folder */
+	    .sample_rate_hz = (uint32_t)lround(rate),
+	    .source_name = "virtual-bench",
+	    .vendor = "ergon",
+	    .model = "virtual bench (simulated Joulescope statistics)",
+	    .version = "ergon " ERGON_VERSION,
+	    .serial = "sim",
+	    .digital_lines = 4,
+	    .with_power = 1,
+	    .note_json = "{\"ergon\": \"virtual bench: one sample per simulated statistics packet "
+			 "(its mean current, voltage and power); synthetic, not a measurement\"}",
+	};
+	struct ergon_jls_writer *w = NULL;
+	int rc = ergon_jls_writer_open(&cfg, &w, err);
+	enum { CHUNK = 4096 };
+	float c[CHUNK], v[CHUNK], p[CHUNK];
+	uint32_t d[CHUNK];
+	for (size_t i = 0; rc == 0 && i < s->n_js; i += CHUNK) {
+		size_t n = s->n_js - i < CHUNK ? s->n_js - i : CHUNK;
+		for (size_t k = 0; k < n; k++) {
+			const struct ergon_stats_packet *q = &s->stats[i + k];
+			c[k] = (float)q->i_avg_a;
+			v[k] = (float)q->v_avg_v;
+			p[k] = (float)q->p_avg_w;
+			d[k] = q->digital & 0xFu;
+		}
+		rc = ergon_jls_writer_push(w, c, v, p, d, n, err);
+	}
+	if (w != NULL) {
+		if (rc == 0)
+			rc = ergon_jls_writer_close(w, NULL, err);
+		else
+			ergon_jls_writer_abandon(w);
+	}
+	if (rc)
+		return rc;
+	json_t *o = json_pack("{s:s,s:s,s:s,s:I,s:f}", "path", path, "format", "jls",
+			      "recording_provenance", "synthetic", "samples", (json_int_t)s->n_js,
+			      "sample_rate_hz", rate);
+	if (o == NULL)
+		return ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+	if ((rc = ergon_summary_recording_identify(path, o, err)) != 0) {
+		json_decref(o);
+		return rc;
+	}
+	*rec = o;
+	return 0;
+}
+
 static void live_sync(json_t *sync, const json_t *live)
 {
 	json_t *lock = json_object_get(live, "lockstep");
@@ -438,6 +507,9 @@ void prof_power(struct prof_run *r, const struct prof_plan *plan, const struct p
 			rc = ergon_gated_push_packets(g, s->stats, s->n_js, &e);
 		if (!rc)
 			rc = ergon_gated_finish(g, &gres, &e);
+		json_t *rec = NULL;
+		if (!rc && (rc = sim_trace(dir, s, &rec, &e)) == 0 && rec != NULL)
+			json_object_set_new(stage, "recording", rec);
 	}
 	if (!rc && g != NULL && s == NULL)
 		rc = ergon_gated_finish(g, &gres, &e); /* the live stream fed it */
