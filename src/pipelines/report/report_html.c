@@ -425,11 +425,19 @@ static void headline(struct ergon_dynbuf *b, const struct html_doc *d, enum doc_
 				   "power.uncertainty_basis", "J");
 		} else {
 			const json_t *why = ergon_jpath(a, "power.per_inference_omitted_reasons");
-			char *s = json_array_size(why) ? json_dumps(why, JSON_COMPACT) : NULL;
 			ergon_dynbuf_adds(b, "<td class=\"na\">withheld</td><td></td>"
 					     "<td class=\"text\">");
-			ergon_html_escape(b, s ? s : "not measured per inference (see the checks)");
-			free(s);
+			size_t i;
+			const json_t *x;
+			json_array_foreach(why, i, x)
+			{
+				ergon_dynbuf_adds(b, i ? ", " : "");
+				ergon_html_escape(b, json_is_string(x) ? json_string_value(x) : "?");
+			}
+			if (json_array_size(why) == 0)
+				ergon_dynbuf_adds(b, "not measured per inference (see the checks)");
+			else
+				ergon_dynbuf_adds(b, " (see the issues)");
 			ergon_dynbuf_adds(b, "</td>");
 		}
 		ergon_dynbuf_adds(b, "</tr>\n<tr><th>energy in the gated windows</th>");

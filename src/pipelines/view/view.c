@@ -110,17 +110,14 @@ static double num(const json_t *o, const char *key)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-/* Whether in->summary_path was made from in->jls_path (its size and
- * SHA-256: ergon_summary_recording_check), checked before the recording is read.
- * With in->force_jls a recording not shown to belong is drawn, and *note
- * gets why (the page says it); "" when it was shown to belong. */
-static int summary_check(const struct ergon_view_input *in, char *note, size_t cap,
-			 struct ergon_err *err)
+/* The summary at path, parsed, with its power section (a summary of
+ * ergon analyze or ergon profile --power); *out is the caller's. */
+static int load_summary(const char *path, json_t **out, struct ergon_err *err)
 {
-	note[0] = '\0';
+	*out = NULL;
 	char *text = NULL;
 	size_t len = 0;
-	int rc = ergon_file_read_all(in->summary_path, SUMMARY_MAX, &text, &len, err);
+	int rc = ergon_file_read_all(path, SUMMARY_MAX, &text, &len, err);
 	if (rc)
 		return rc;
 	json_error_t jerr;
@@ -130,10 +127,28 @@ static int summary_check(const struct ergon_view_input *in, char *note, size_t c
 		return ergon_err_set(err, ERGON_EPARSE,
 				     "%s:%d:%d: %s; pass the summary.json ergon analyze or "
 				     "ergon profile wrote",
-				     in->summary_path, jerr.line, jerr.column, jerr.text);
+				     path, jerr.line, jerr.column, jerr.text);
+	if (!json_is_object(json_object_get(sum, "power"))) {
+		json_decref(sum);
+		return ergon_err_set(err, ERGON_EPARSE,
+				     "%s: no power section; `ergon view --summary` takes the "
+				     "summary.json of ergon analyze or ergon profile --power",
+				     path);
+	}
+	*out = sum;
+	return 0;
+}
+
+/* Whether the summary sum was made from in->jls_path (its size and
+ * SHA-256: ergon_summary_recording_check), checked before the recording is
+ * read. With in->force_jls a recording not shown to belong is drawn, and
+ * *note gets why (the page says it); "" when it was shown to belong. */
+static int summary_check(const struct ergon_view_input *in, const json_t *sum, char *note,
+			 size_t cap, struct ergon_err *err)
+{
+	note[0] = '\0';
 	struct ergon_err cerr = {0};
-	rc = ergon_summary_recording_check(sum, in->summary_path, in->jls_path, &cerr);
-	json_decref(sum);
+	int rc = ergon_summary_recording_check(sum, in->summary_path, in->jls_path, &cerr);
 	if (rc == ERGON_EREFUSED && in->force_jls) {
 		snprintf(note, cap, "%s", cerr.msg);
 		return 0;
@@ -143,30 +158,10 @@ static int summary_check(const struct ergon_view_input *in, char *note, size_t c
 
 /* The summary's overlays: gate windows (sample indices when it has them),
  * ignored pulses, layers. Items without usable times are skipped. */
-static int summary_overlays(json_t *rec, const struct ergon_view_input *in, double fs,
-			    const char *note, struct ergon_err *err)
+static void summary_overlays(json_t *rec, const struct ergon_view_input *in, const json_t *sum,
+			     double fs, const char *note)
 {
-	char *text = NULL;
-	size_t len = 0;
-	int rc = ergon_file_read_all(in->summary_path, SUMMARY_MAX, &text, &len, err);
-	if (rc)
-		return rc;
-	json_error_t jerr;
-	json_t *sum = json_loadb(text, len, 0, &jerr);
-	free(text);
-	if (sum == NULL)
-		return ergon_err_set(err, ERGON_EPARSE,
-				     "%s:%d:%d: %s; pass the summary.json ergon analyze or "
-				     "ergon profile wrote",
-				     in->summary_path, jerr.line, jerr.column, jerr.text);
 	const json_t *power = json_object_get(sum, "power");
-	if (!json_is_object(power)) {
-		json_decref(sum);
-		return ergon_err_set(err, ERGON_EPARSE,
-				     "%s: no power section; `ergon view --summary` takes the "
-				     "summary.json of ergon analyze or ergon profile --power",
-				     in->summary_path);
-	}
 	json_t *o = json_object();
 	json_object_set_new(rec, "summary", o);
 	json_object_set_new(o, "path", json_string(in->summary_path));
@@ -228,8 +223,6 @@ static int summary_overlays(json_t *rec, const struct ergon_view_input *in, doub
 		json_object_set_new(l, "op", op ? json_string(op) : json_null());
 		json_array_append_new(layers, l);
 	}
-	json_decref(sum);
-	return 0;
 }
 
 int view_recording(const struct ergon_view_input *in, const struct ergon_view_options *o,
@@ -241,11 +234,18 @@ int view_recording(const struct ergon_view_input *in, const struct ergon_view_op
 	memset(&s, 0, sizeof(s));
 	json_t *rec = NULL;
 	char note[ERGON_ERR_MSG_MAX] = "";
-	int rc = in->summary_path ? summary_check(in, note, sizeof note, err) : 0;
-	if (rc)
+	json_t *sum = NULL;
+	int rc = 0;
+	if (in->summary_path != NULL &&
+	    ((rc = load_summary(in->summary_path, &sum, err)) != 0 ||
+	     (rc = summary_check(in, sum, note, sizeof note, err)) != 0)) {
+		json_decref(sum);
 		return rc;
-	if ((rc = ergon_jls_file_open(in->jls_path, &r, err)) != 0)
+	}
+	if ((rc = ergon_jls_file_open(in->jls_path, &r, err)) != 0) {
+		json_decref(sum);
 		return rc;
+	}
 	/* The lines the recording defines, in order gpi[0]..gpi[7]. */
 	char names[ERGON_JLS_LINES_MAX][16];
 	const char *lines[ERGON_JLS_LINES_MAX];
@@ -332,11 +332,12 @@ int view_recording(const struct ergon_view_input *in, const struct ergon_view_op
 	for (size_t i = 0; i < wl->n; i++)
 		json_array_append_new(warns, json_pack("{s:s,s:s}", "code", wl->items[i].code,
 						       "message", wl->items[i].message));
-	if (in->summary_path != NULL && (rc = summary_overlays(rec, in, fs, note, err)) != 0)
-		goto out;
+	if (sum != NULL)
+		summary_overlays(rec, in, sum, fs, note);
 	*out = rec;
 	rec = NULL;
 out:
+	json_decref(sum);
 	json_decref(rec);
 	ergon_bins_cleanup(&s.bins);
 	free(s.power);
