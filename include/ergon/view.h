@@ -7,8 +7,8 @@
  * power, charge, energy) are computed from those bins and shown in
  * #selection-stats (also as data- attributes). A summary's gate windows,
  * ignored pulses and layer markers are drawn over its recording.
- * ergon_view_serve serves the same page on loopback, with tiles and exact
- * statistics read from the recording on demand.
+ * Serving the page on loopback with tiles read from the recording on
+ * demand (ergon view --serve) is not written yet: serve_token is its hook.
  */
 #ifndef ERGON_VIEW_H
 #define ERGON_VIEW_H
@@ -40,7 +40,7 @@ struct ergon_view_input {
 
 struct ergon_view_options {
 	uint64_t max_bins; /* 0 = ERGON_VIEW_MAX_BINS_DEFAULT; a multiple of 10 */
-	/* ergon_view_serve: set when the page is served (the CLI leaves it). */
+	/* A served page's token (not written yet: ergon view --serve); NULL. */
 	const char *serve_token;
 };
 
