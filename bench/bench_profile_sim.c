@@ -56,7 +56,7 @@ int main(int argc, char **argv)
 	for (long i = 0; i < reps; i++) {
 		struct ergon_profile_opts o = {.cfg = &cfg, .out_dir = dir, .write_flags = 1u};
 		json_t *s = NULL;
-		if (ergon_profile_run(&o, &s, &err) != 0) {
+		if (ergon_profile_run(&o, NULL, &s, &err) != 0) {
 			fprintf(stderr, "%s\n", err.msg);
 			return 1;
 		}

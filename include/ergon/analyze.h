@@ -16,6 +16,7 @@
 #include "ergon/issue_list.h"
 
 #include <jansson.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -50,6 +51,31 @@ ERGON_API int ergon_power_section_ex(const struct ergon_gated_result *res, doubl
 				     const struct ergon_issue_list *warnings,
 				     const struct ergon_power_budget_opts *bo, json_t **out,
 				     struct ergon_err *err);
+/* The power section's headline figures, typed: what the Power table shows
+ * (ergon analyze, ergon profile). NaN where the section has none: a
+ * withheld per-inference figure (per_inference_omitted), no gated window,
+ * a figure the instrument cannot give. */
+struct ergon_power_summary {
+	int present;		   /* a power section was made (0: none, or refused) */
+	int integrity;		   /* enum ergon_integrity of its checks */
+	int per_inference_omitted; /* the per-inference figures are withheld */
+	double energy_per_inference_j;
+	double energy_per_inference_u_j; /* its stated uncertainty; NaN when none */
+	double inferences_per_joule;
+	uint64_t inference_count; /* 0: unknown */
+	/* Over the gated window(s). */
+	unsigned gated_window_count;
+	double gated_duration_s;
+	double energy_j, charge_c;
+	double avg_power_w, avg_current_a, peak_current_a;
+	/* The whole capture. */
+	double capture_duration_s;
+};
+/* The summary of a power section (a summary.json's "power", as
+ * ergon_power_section made it or an artifact loaded with
+ * ergon_artifact_load holds it). A section that is not an object, or one
+ * refused, gives present 0. */
+ERGON_API void ergon_power_summary_read(const json_t *power, struct ergon_power_summary *out);
 
 /* The name of a power terminal record's (final_phase, error_code): the
  * per-phase codes of target/include/ergon/wire.h (ina228_init 10
@@ -117,11 +143,15 @@ struct ergon_analyze_options {
 	double max_uncertainty_pct;
 };
 
-/* Analyse and write summary.json + detailed/power_summary.csv. *table gets
- * the Power table (caller frees). An invalid measurement is not an error:
- * the artifact says so. Errors are usage or I/O. */
+/* Analyse and write summary.json + detailed/power_summary.csv. *power
+ * (may be NULL) gets the power section's figures, typed; *table (may be
+ * NULL) the Power table (box drawing when utf8; caller frees); *summary
+ * (may be NULL) the document as written (caller decrefs). An invalid
+ * measurement is not an error: the artifact says so. Errors are usage or
+ * I/O. */
 ERGON_API int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **table,
-				json_t **summary, struct ergon_err *err);
+				struct ergon_power_summary *power, json_t **summary,
+				struct ergon_err *err);
 
 #ifdef __cplusplus
 }

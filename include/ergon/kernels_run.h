@@ -11,6 +11,67 @@
 extern "C" {
 #endif
 
+/* One implementation of one case, typed. */
+struct ergon_kernel_impl_result {
+	char impl[ERGON_KERNELS_NAME_MAX + 1];
+	int correct; /* every row said the output matched the reference */
+	int timed;   /* correct, with at least one timed count (then n >= 1) */
+	size_t n;    /* timed counts kept */
+	/* Of the counts (NaN when not timed): min, median, mean, and the
+	 * median's distribution-free interval (ergon_kernels_median_ci). */
+	double min, median, mean;
+	double ci_lo, ci_hi, ci_coverage;
+	/* Against the baseline (has_speedup: this implementation is not the
+	 * baseline and both were timed): baseline mean / this mean, > 1 when
+	 * this one is faster. */
+	int has_speedup;
+	double baseline_mean, speedup;
+	/* With repetitions (kernels run --repeat): how many, and the mean of
+	 * their medians (NaN without). */
+	size_t repetitions;
+	double repeat_mean;
+};
+
+/* One case (one kernel on one workload): its implementations in the
+ * section's order. */
+struct ergon_kernel_case_result {
+	char name[ERGON_KERNELS_NAME_MAX + 1];
+	struct ergon_kernel_impl_result impls[ERGON_KERNELS_MAX_IMPLS];
+	size_t n_impls;
+};
+
+/* The geometric mean of one implementation's per-case speedups (each case
+ * weighs the same): not a model latency, not a speedup of any one model. */
+struct ergon_kernel_geomean {
+	char impl[ERGON_KERNELS_NAME_MAX + 1];
+	size_t cases;
+	double speedup;
+};
+
+#define ERGON_KERNELS_MAX_GEOMEANS (ERGON_KERNELS_MAX_IMPLS * 4)
+
+/* The kernel method's statistics, typed: every case, and the geometric
+ * means of the speedups against the baseline. */
+struct ergon_kernels_summary {
+	char baseline[ERGON_KERNELS_NAME_MAX + 1];
+	char unit[ERGON_KERNELS_NAME_MAX + 1];
+	struct ergon_kernel_case_result *cases; /* n_cases, owned */
+	size_t n_cases;
+	struct ergon_kernel_geomean geomean[ERGON_KERNELS_MAX_GEOMEANS];
+	size_t n_geomean;
+};
+
+/* The statistics of a "kernels" section (ergon_kernels_summarize made it;
+ * an ergon.kernels artifact's "kernels", from ergon_kernels_run,
+ * ergon_kernels_report or ergon_artifact_load), typed. A name longer than
+ * ERGON_KERNELS_NAME_MAX, more than ERGON_KERNELS_MAX_CASES cases or
+ * ERGON_KERNELS_MAX_IMPLS implementations in a case: ERGON_EPARSE naming
+ * the place; not an object: ERGON_EPARSE. Free with
+ * ergon_kernels_summary_cleanup (also after a failure). */
+ERGON_API int ergon_kernels_summary_read(const json_t *section, struct ergon_kernels_summary *out,
+					 struct ergon_err *err);
+ERGON_API void ergon_kernels_summary_cleanup(struct ergon_kernels_summary *s);
+
 /* kernels.csv of a section: case,impl,correct,n,min,median,mean,
  * baseline_mean,speedup (empty cells where not timed). Caller frees *out. */
 ERGON_API int ergon_kernels_csv_render(const json_t *section, char **out, size_t *len,

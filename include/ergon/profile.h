@@ -16,8 +16,10 @@
 #ifndef ERGON_PROFILE_H
 #define ERGON_PROFILE_H
 
+#include "ergon/analyze.h"
 #include "ergon/config.h"
 #include "ergon/error.h"
+#include "ergon/verdict.h"
 
 #include <jansson.h>
 #include <signal.h>
@@ -90,12 +92,41 @@ struct ergon_profile_opts {
 	void *progress_ctx;
 };
 
+/* How a stage of the profile ended (summary.json "stages"). */
+enum ergon_profile_stage_status {
+	ERGON_PROFILE_STAGE_NOT_RUN = 0,
+	ERGON_PROFILE_STAGE_OK = 1,
+	ERGON_PROFILE_STAGE_FAILED = 2,
+	ERGON_PROFILE_STAGE_INTERRUPTED = 3,
+	ERGON_PROFILE_STAGE_REFUSED = 4,  /* the power stage cannot measure here */
+	ERGON_PROFILE_STAGE_DISABLED = 5, /* power.enabled is false */
+};
+
+/* What a profile run gives its caller, typed. */
+struct ergon_profile_result {
+	int provenance;			  /* enum ergon_provenance */
+	int integrity;			  /* enum ergon_integrity */
+	int valid;			  /* every stage ran and every figure was published */
+	int interrupted;		  /* Ctrl-C (the opts' interrupted flag) */
+	struct ergon_verdict verdict;	  /* valid, degraded or invalid, and why */
+	int pmu_status, power_status;	  /* enum ergon_profile_stage_status */
+	size_t layers;			  /* rows of the per-layer profile (0: none) */
+	struct ergon_power_summary power; /* the power section's figures */
+	char report_id[72];		  /* "sha256:..." of summary.json */
+};
+
+/* The result of a summary.json (one ergon_profile_run wrote, or one
+ * loaded with ergon_artifact_load). */
+ERGON_API void ergon_profile_result_read(const json_t *summary, struct ergon_profile_result *res);
+
 /* Run the pipeline and write the artifacts. Returns 0 when the pipeline
- * ran (the measurement may still be invalid: see summary "valid"), or a
- * negative ERGON_E* when summary.json itself could not be written. A stage
- * failure is recorded in the summary, its first error also in err.
- * *summary (may be NULL) gets the sealed artifact (caller decrefs). */
-ERGON_API int ergon_profile_run(const struct ergon_profile_opts *o, json_t **summary,
+ * ran (the measurement may still be invalid: see res->valid and the
+ * verdict), or a negative ERGON_E* when summary.json itself could not be
+ * written. A stage failure is recorded in the summary, its first error
+ * also in err. *res (may be NULL) gets the result, typed; *summary (may
+ * be NULL) the sealed artifact as written (caller decrefs). */
+ERGON_API int ergon_profile_run(const struct ergon_profile_opts *o,
+				struct ergon_profile_result *res, json_t **summary,
 				struct ergon_err *err);
 
 /* The sim scenario a stage runs: a chosen scenario of the stage's flow, or

@@ -8,10 +8,12 @@
 #include "ergon/error.h"
 #include "ergon/instrument.h"
 #include "ergon/session.h"
+#include "ergon/verdict.h"
 #include "ergon/workload.h"
 
 #include <jansson.h>
 #include <math.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -43,6 +45,12 @@ struct ergon_run_config {
 	struct ergon_instrument_options instrument_opts;
 	const char *workload_spec;
 	struct ergon_workload_options workload_opts;
+	/* Your own workload instead of workload_spec: a struct ergon_workload
+	 * whose driver's invoke does one unit of work (prepare, teardown,
+	 * open and close may be NULL; ergon/workload.h). Not owned: ergon
+	 * neither opens nor closes it. The report names it
+	 * "caller:<driver name>" with its description. NULL: workload_spec. */
+	struct ergon_workload *workload;
 	struct ergon_session_config session; /* stop flag and progress callback inside */
 	double throttle_threshold;	     /* e.g. 0.15 */
 	size_t throttle_windows;	     /* consecutive windows, e.g. 2 */
@@ -81,15 +89,63 @@ struct ergon_run_figure {
 /* The table and its length. */
 ERGON_API const struct ergon_run_figure *ergon_run_figures(size_t *n);
 
+/* The sustained report's headline figures (its "figures"), typed: what
+ * `ergon run` prints. NaN where the report has no such figure: withheld
+ * (see withheld and the verdict), or not measured. With several rails,
+ * the headline (total input) rail's. A repeated run (--repeat N) has no
+ * single headline: its figures are NaN here, each repetition's and their
+ * statistics are in the document (figures.repetitions[], figures.repeat). */
+struct ergon_run_headline {
+	uint64_t operations;	    /* invocations that succeeded */
+	uint64_t operations_failed; /* and failed */
+	int withheld;		    /* the report withholds its figures */
+	/* The idle baseline and the load windows. */
+	double idle_duration_s, idle_energy_j, idle_energy_u_j;
+	double idle_mean_power_w, idle_mean_power_u_w;
+	double load_duration_s, load_energy_j, load_energy_u_j;
+	double load_mean_power_w, load_mean_power_u_w, load_peak_power_w;
+	/* Energy per operation: above idle (the headline) and in total, with
+	 * their uncertainties; the achieved rate. */
+	double energy_per_op_j, energy_per_op_u_j;
+	double energy_per_op_total_j, energy_per_op_total_u_j;
+	double ops_per_s;
+	/* Latency of every successful invocation (nearest rank). */
+	double latency_min_s, latency_mean_s, latency_max_s;
+	double latency_p50_s, latency_p90_s, latency_p95_s, latency_p99_s;
+	/* Sustained throughput: the first window, the tail, the change, and
+	 * whether it throttled (from onset_t_s on). */
+	double first_ops_per_s, tail_ops_per_s, change_pct;
+	int throttled;
+	double onset_t_s;
+};
+
+/* What a run gives its caller, typed. */
+struct ergon_run_result {
+	int provenance;		      /* enum ergon_provenance: measured, synthetic, replayed */
+	int integrity;		      /* enum ergon_integrity */
+	struct ergon_verdict verdict; /* valid, degraded or invalid, and why */
+	char report_id[72];	      /* "sha256:..." of the report written */
+	size_t repetitions;	      /* 1, or the repetitions of a --repeat N report */
+	struct ergon_run_headline figures;
+};
+
+/* The result of a report document (one ergon_run wrote, or one loaded
+ * with ergon_artifact_load). */
+ERGON_API void ergon_run_result_read(const json_t *report, struct ergon_run_result *res);
+
 /* Run a sustained-load measurement and write its report. The output path is
- * checked before anything is measured. On return 0 the report was written;
- * *report (caller owns, json_decref) holds it, and its integrity may still
+ * checked before anything is measured. On return 0 the report was written
+ * and *res (may be NULL) holds its figures, typed; its verdict may still
  * be invalid (interrupted, instrument failure, ...): the caller maps that
- * to its exit code. A negative code means no report is at out_path: the
- * run failed before measuring (nothing was measured), or the report or the
- * raw measurement was kept elsewhere and err's message says where
- * (OUT.partial or $TMPDIR/ergon-rescue-*; docs/RELIABILITY.md). */
-ERGON_API int ergon_run(const struct ergon_run_config *cfg, json_t **report, struct ergon_err *err);
+ * to its exit code. report (may be NULL) receives the report document as
+ * written (caller owns, json_decref), for a caller that prints or
+ * re-checks the document itself (the CLI). A negative code means no
+ * report is at out_path: the run failed before measuring (nothing was
+ * measured), or the report or the raw measurement was kept elsewhere and
+ * err's message says where (OUT.partial or $TMPDIR/ergon-rescue-*;
+ * docs/RELIABILITY.md). */
+ERGON_API int ergon_run(const struct ergon_run_config *cfg, struct ergon_run_result *res,
+			json_t **report, struct ergon_err *err);
 
 /* The plan without measuring (--dry-run): the instrument is opened for its
  * identity and closed; *plan (caller owns) holds the identity, the plan

@@ -70,7 +70,7 @@ static int run(int argc, char **argv)
 	if (rc)
 		return rc;
 	/* The summary decides the verdict; it is printed only with --json. */
-	rc = ergon_analyze_run(&o, !as_json && isatty(STDOUT_FILENO) && cli_utf8(), &table,
+	rc = ergon_analyze_run(&o, !as_json && isatty(STDOUT_FILENO) && cli_utf8(), &table, NULL,
 			       &summary, &err);
 	if (rc) {
 		ergon_secret_key_wipe(&skey);

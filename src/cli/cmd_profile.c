@@ -164,9 +164,11 @@ static const char *verdict_stage(const json_t *issues)
 }
 
 /* The terminal summary: stages, layers, the Power table, and what kind of
- * result this is (the virtual bench and QEMU are not measurements). */
-static void print_result(const json_t *summary, const struct ergon_verdict *v)
+ * result this is (the virtual bench and QEMU are not measurements). The
+ * verdict and the energy per inference are the typed result's (res). */
+static void print_result(const json_t *summary, const struct ergon_profile_result *res)
 {
+	const struct ergon_verdict *v = &res->verdict;
 	const json_t *prov = json_object_get(summary, "provenance");
 	const char *kind = json_string_value(json_object_get(prov, "kind"));
 	const char *lc =
@@ -224,20 +226,19 @@ static void print_result(const json_t *summary, const struct ergon_verdict *v)
 		if (ergon_power_table_render(pw, utf8, &table, &te) == 0)
 			printf("%s", table);
 		free(table);
-		const json_t *u = json_object_get(pw, "energy_per_inference_uncertainty_j");
-		const json_t *e = json_object_get(pw, "energy_per_inference_j");
-		if (json_is_number(u)) {
+		double u = res->power.energy_per_inference_u_j;
+		double e = res->power.energy_per_inference_j;
+		if (!isnan(u)) {
 			/* The unit the table shows energy/inference in (the table
 			 * picks mJ/uJ/nJ from the value), so the two read together. */
-			double ref = json_is_number(e) ? fabs(json_number_value(e))
-						       : fabs(json_number_value(u));
+			double ref = !isnan(e) ? fabs(e) : fabs(u);
 			double f = ref >= 1 ? 1 : ref >= 1e-3 ? 1e-3 : ref >= 1e-6 ? 1e-6 : 1e-9;
 			const char *unit = f == 1      ? "J"
 					   : f == 1e-3 ? "mJ"
 					   : f == 1e-6 ? (utf8 ? "µJ" : "uJ")
 						       : "nJ";
 			printf("energy per inference uncertainty: %s %.3g %s (%s)\n",
-			       utf8 ? "±" : "+/-", json_number_value(u) / f, unit,
+			       utf8 ? "±" : "+/-", u / f, unit,
 			       json_string_value(json_object_get(pw, "uncertainty_basis")));
 		}
 		/* Internal mode: the calibration the firmware's record names,
@@ -522,7 +523,8 @@ static int run(int argc, char **argv)
 		po.progress = stage_progress;
 		po.progress_ctx = &t0;
 	}
-	rc = ergon_profile_run(&po, &summary, &err);
+	struct ergon_profile_result res;
+	rc = ergon_profile_run(&po, &res, &summary, &err);
 	if (po.progress)
 		cli_progress_clear();
 	ergon_cli_signals_restore(&old_sig);
@@ -531,12 +533,13 @@ static int run(int argc, char **argv)
 		goto fail;
 	}
 
-	struct ergon_verdict verdict;
-	ergon_verdict_profile(summary, &verdict);
+	/* A summary came back: the typed result is filled (its verdict decides
+	 * the exit code); the document is what --json and the tables print. */
+	const struct ergon_verdict verdict = res.verdict;
 	if (as_json)
 		cli_print_json(summary);
 	else
-		print_result(summary, &verdict);
+		print_result(summary, &res);
 	size_t i;
 	json_t *issue;
 	json_array_foreach(json_object_get(summary, "issues"), i, issue)
@@ -555,9 +558,9 @@ static int run(int argc, char **argv)
 		       verdict.kind == ERGON_VERDICT_VALID	? "valid"
 		       : verdict.kind == ERGON_VERDICT_DEGRADED ? "DEGRADED"
 								: "NOT VALID",
-		       cfg.output.dir, json_string_value(json_object_get(summary, "integrity")),
-		       json_is_true(json_object_get(summary, "interrupted")) ? ", interrupted" : "",
-		       verdict.why[0] ? ": " : "", verdict.why);
+		       cfg.output.dir, ergon_integrity_name(res.integrity),
+		       res.interrupted ? ", interrupted" : "", verdict.why[0] ? ": " : "",
+		       verdict.why);
 	char spath[PATH_MAX + 16];
 	snprintf(spath, sizeof spath, "%s/summary.json", cfg.output.dir);
 	code = ergon_cli_verdict_exit("profile", &verdict, spath);

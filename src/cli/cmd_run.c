@@ -1,6 +1,7 @@
 /* ergon run: the sustained-load harness. Parses flags, installs the
- * SIGINT/SIGTERM/SIGHUP/SIGQUIT handler, calls ergon_run and prints the summary from the
- * report it returns (the CLI computes nothing). */
+ * SIGINT/SIGTERM/SIGHUP/SIGQUIT handler, calls ergon_run and prints the summary: the
+ * typed result's figures and verdict, the report's instrument, rails and repetitions
+ * (the CLI computes nothing). */
 #include "cli.h"
 #include "cli_opts.h"
 #include "cli_reliab.h"
@@ -238,8 +239,12 @@ static void print_repeated(const json_t *r)
 		       skewed, json_array_size(json_object_get(fig, "repetitions")));
 }
 
-static void print_summary(const json_t *r)
+/* The summary of a run: a single run's headline figures from the typed
+ * result (res), the instrument's, the rails' and a repeated run's detail
+ * from the report document (r). */
+static void print_summary(const json_t *r, const struct ergon_run_result *res)
 {
+	const struct ergon_run_headline *f = &res->figures;
 	const json_t *fig = json_object_get(r, "figures");
 	int unrated = ergon_issue_has(json_object_get(r, "issues"), "instrument.unrated_accuracy");
 	const char *prov = str(r, "provenance", "kind");
@@ -303,11 +308,11 @@ static void print_summary(const json_t *r)
 		}
 		printf("\n");
 	}
-	printf("operations  : %.0f (%.0f failed)\n", num(fig, "operations.count"),
-	       num(fig, "operations.failed"));
-	const json_t *withheld = json_object_get(fig, "withheld");
-	if (json_is_string(withheld)) {
-		printf("figures     : WITHHELD, %s\n", json_string_value(withheld));
+	printf("operations  : %llu (%llu failed)\n", (unsigned long long)f->operations,
+	       (unsigned long long)f->operations_failed);
+	if (f->withheld) {
+		printf("figures     : WITHHELD, %s\n",
+		       json_string_value(json_object_get(fig, "withheld")));
 	} else {
 		if (json_is_object(json_object_get(fig, "idle"))) {
 			const json_t *hr = json_object_get(fig, "headline_rail");
@@ -320,20 +325,20 @@ static void print_summary(const json_t *r)
 			char bt[256];
 			if (json_is_object(ib)) {
 				budget_txt(bt, sizeof(bt), ib, 1, "W", 3, unrated);
-				printf("idle        : %.3f W%s\n", num(fig, "idle.mean_power_w"),
+				printf("idle        : %.3f W%s\n", f->idle_mean_power_w,
 				       bt);
 			} else if (unrated)
 				printf("idle        : %.3f W %s unrated\n",
-				       num(fig, "idle.mean_power_w"), cli_sym("±", "+/-"));
+				       f->idle_mean_power_w, cli_sym("±", "+/-"));
 			else
 				printf("idle        : %.3f W %s %.3f\n",
-				       num(fig, "idle.mean_power_w"), cli_sym("±", "+/-"),
-				       num(fig, "idle.mean_power_u_w"));
+				       f->idle_mean_power_w, cli_sym("±", "+/-"),
+				       f->idle_mean_power_u_w);
 			const json_t *lb =
 			    json_object_get(json_object_get(fig, "load"), "mean_power_budget");
 			budget_txt(bt, sizeof(bt), lb, 1, "W", 3, unrated);
 			printf("load        : %.3f W mean%s, %.3f W peak\n",
-			       num(fig, "load.mean_power_w"), bt, num(fig, "load.peak_power_w"));
+			       f->load_mean_power_w, bt, f->load_peak_power_w);
 		} else {
 			printf("headline    : WITHHELD, no selected rail is the module's total "
 			       "input; per-rail figures above (never summed)\n");
@@ -344,7 +349,7 @@ static void print_summary(const json_t *r)
 		if (json_is_object(ab)) {
 			/* The budget's U (k = 2) and its largest term. */
 			const char *p;
-			double v = num(fig, "energy_per_op.above_idle_j");
+			double v = f->energy_per_op_j;
 			double u = json_is_true(json_object_get(ab, "complete"))
 				       ? num(ab, "U")
 				       : num(ab, "U_known");
@@ -355,17 +360,17 @@ static void print_summary(const json_t *r)
 			printf("energy/op   : %.2f %s above idle%s%s\n", v / sc, unit, bt,
 			       replayed ? " (" ERGON_REPLAYED_LABEL ")" : "");
 		} else if (json_is_object(json_object_get(fig, "energy_per_op"))) {
-			si(b, sizeof(b), num(fig, "energy_per_op.above_idle_j"),
-			   num(fig, "energy_per_op.above_idle_u_j"), "J", 2, unrated);
+			si(b, sizeof(b), f->energy_per_op_j,
+			   f->energy_per_op_u_j, "J", 2, unrated);
 			printf("energy/op   : %s%s\n", b,
 			       replayed ? " (" ERGON_REPLAYED_LABEL ")" : "");
 		} else {
 			printf("energy/op   : WITHHELD (see issues in the report)\n");
 		}
 		char p50[48], p95[48], p99[48];
-		si(p50, sizeof(p50), num(fig, "latency.p50_s"), NAN, "s", 1, 0);
-		si(p95, sizeof(p95), num(fig, "latency.p95_s"), NAN, "s", 1, 0);
-		si(p99, sizeof(p99), num(fig, "latency.p99_s"), NAN, "s", 1, 0);
+		si(p50, sizeof(p50), f->latency_p50_s, NAN, "s", 1, 0);
+		si(p95, sizeof(p95), f->latency_p95_s, NAN, "s", 1, 0);
+		si(p99, sizeof(p99), f->latency_p99_s, NAN, "s", 1, 0);
 		printf("latency     : p50 %s, p95 %s, p99 %s\n", p50, p95, p99);
 		/* When the outliers pull the mean away from the median, say so
 		 * and which to trust (the report's words). */
@@ -373,36 +378,35 @@ static void print_summary(const json_t *r)
 		    json_object_get(json_object_get(fig, "latency"), "mean_vs_median"));
 		if (mvm && strncmp(mvm, "disagree", 8) == 0) {
 			char mean[48];
-			si(mean, sizeof(mean), num(fig, "latency.mean_s"), NAN, "s", 1, 0);
+			si(mean, sizeof(mean), f->latency_mean_s, NAN, "s", 1, 0);
 			printf("              mean %s lies outside the median's %.0f %% interval; "
 			       "%.0f slow and %.0f fast outliers (Tukey's fences): trust the "
 			       "median (p50)\n",
 			       mean, 100 * num(fig, "latency.median_ci.coverage"),
 			       num(fig, "latency.outliers.high"), num(fig, "latency.outliers.low"));
 		}
-		const json_t *tp = json_object_get(fig, "throughput");
-		double onset = num(tp, "onset_t_s");
-		if (json_is_true(json_object_get(tp, "throttled")))
+		double onset = f->onset_t_s;
+		if (f->throttled)
 			/* Whole seconds like the issue's "t=60s"; sub-10 s onsets
 			 * (short test runs) keep two significant digits. */
 			printf("sustained   : %sTHROTTLED%s from t=%.*fs, %.1f -> %.1f ops/s (%+.1f%% "
 			       "throughput)\n",
-			       cli_on(stdout, CLI_WARN), cli_off(stdout), onset >= 10 ? 0 : 2, onset, num(tp, "first_ops_per_s"),
-			       num(tp, "tail_ops_per_s"), num(tp, "change_pct"));
-		else if (isfinite(num(tp, "change_pct")))
+			       cli_on(stdout, CLI_WARN), cli_off(stdout), onset >= 10 ? 0 : 2, onset,
+			       f->first_ops_per_s, f->tail_ops_per_s, f->change_pct);
+		else if (isfinite(f->change_pct))
 			printf("sustained   : %sSTABLE%s, %.1f -> %.1f ops/s (%+.1f%% throughput)\n",
-			       cli_on(stdout, CLI_GOOD), cli_off(stdout), num(tp, "first_ops_per_s"), num(tp, "tail_ops_per_s"),
-			       num(tp, "change_pct"));
+			       cli_on(stdout, CLI_GOOD), cli_off(stdout), f->first_ops_per_s,
+			       f->tail_ops_per_s, f->change_pct);
 		else /* no operation ended in the first window: no ratio */
 			printf("sustained   : %sSTABLE%s, %.1f -> %.1f ops/s\n", cli_on(stdout, CLI_GOOD),
-			       cli_off(stdout), num(tp, "first_ops_per_s"), num(tp, "tail_ops_per_s"));
+			       cli_off(stdout), f->first_ops_per_s, f->tail_ops_per_s);
 	}
 tail:;
-	const char *integ = json_string_value(json_object_get(r, "integrity"));
-	enum cli_style ist = integ && strcmp(integ, "valid") == 0      ? CLI_GOOD
-			     : integ && strcmp(integ, "degraded") == 0 ? CLI_WARN
-								       : CLI_BAD;
-	printf("integrity   : %s%s%s\n", cli_on(stdout, ist), integ ? integ : "?", cli_off(stdout));
+	enum cli_style ist = res->integrity == ERGON_INTEGRITY_VALID	    ? CLI_GOOD
+			     : res->integrity == ERGON_INTEGRITY_DEGRADED ? CLI_WARN
+									  : CLI_BAD;
+	printf("integrity   : %s%s%s\n", cli_on(stdout, ist), ergon_integrity_name(res->integrity),
+	       cli_off(stdout));
 	/* The issues that decided it: every error and warning (infos are in
 	 * the report). */
 	size_t ii;
@@ -616,7 +620,8 @@ static int run(int argc, char **argv)
 		cfg.ready_ctx = &cfg;
 	}
 	json_t *rep = NULL;
-	int rc = ergon_run(&cfg, &rep, &err);
+	struct ergon_run_result res;
+	int rc = ergon_run(&cfg, &res, &rep, &err);
 	if (cfg.session.progress)
 		fprintf(stderr, "\r%60s\r", "");
 	if (rc) {
@@ -634,12 +639,10 @@ static int run(int argc, char **argv)
 		cli_print_json(o);
 		json_decref(o);
 	} else {
-		print_summary(rep);
+		print_summary(rep, &res);
 	}
 	src = ergon_cli_sign_written("run", sign_key, cfg.out_path, &skey);
-	struct ergon_verdict verdict;
-	ergon_verdict_run(rep, &verdict);
-	int exit_code = ergon_cli_verdict_exit("run", &verdict, cfg.out_path);
+	int exit_code = ergon_cli_verdict_exit("run", &res.verdict, cfg.out_path);
 	if (src && exit_code == ERGON_EXIT_OK)
 		exit_code = src;
 	json_decref(rep);

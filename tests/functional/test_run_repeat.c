@@ -69,7 +69,7 @@ static json_t *run_sim(long seed, double work_s, const char *out)
 	ts_sim_clock_install(&sim);
 	json_t *rep = NULL;
 	struct ergon_err err = {0};
-	int rc = ergon_run(&cfg, &rep, &err);
+	int rc = ergon_run(&cfg, NULL, &rep, &err);
 	ts_sim_clock_remove();
 	if (rc)
 		fail_msg("ergon_run: %s", err.msg);
@@ -292,7 +292,7 @@ static void interrupted_in_repetition_2(void **state)
 	ts_sim_clock_install(&sim);
 	json_t *rep = NULL;
 	struct ergon_err err = {0};
-	int rc = ergon_run(&cfg, &rep, &err);
+	int rc = ergon_run(&cfg, NULL, &rep, &err);
 	ts_sim_clock_remove();
 	if (rc)
 		fail_msg("ergon_run: %s", err.msg);

@@ -78,7 +78,7 @@ static json_t *run_sim(const char *const *ikv, size_t windows, const char *temp_
 	ts_sim_clock_install(&sim);
 	json_t *rep = NULL;
 	struct ergon_err err = {0};
-	int rc = ergon_run(&cfg, &rep, &err);
+	int rc = ergon_run(&cfg, NULL, &rep, &err);
 	ts_sim_clock_remove();
 	if (rc)
 		fail_msg("ergon_run: %s", err.msg);

@@ -212,9 +212,12 @@ static char *path_join(const char *dir, const char *rel)
 }
 
 int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **table,
-		      json_t **summary, struct ergon_err *err)
+		      struct ergon_power_summary *power, json_t **summary, struct ergon_err *err)
 {
-	*table = NULL;
+	if (table)
+		*table = NULL;
+	if (power)
+		ergon_power_summary_read(NULL, power);
 	if (summary)
 		*summary = NULL;
 	int inputs = (o->jls_path != NULL) + (o->stats_path != NULL) + (o->raw_path != NULL);
@@ -446,7 +449,7 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 	json_object_set(art, "issues", json_object_get(section, "issues"));
 	json_object_set(art, "power", section);
 	rc = ergon_power_csv_render(section, &csv, &csv_len, err);
-	if (rc == 0)
+	if (rc == 0 && table)
 		rc = ergon_power_table_render(section, utf8, table, err);
 	if (rc == 0)
 		rc = ergon_file_write_atomic(csv_path, csv, csv_len, wflags, err);
@@ -458,6 +461,8 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 			rc = ergon_out_commit(&slot, text, len, err);
 		free(text);
 	}
+	if (rc == 0 && power)
+		ergon_power_summary_read(section, power);
 	if (rc == 0 && summary)
 		*summary = json_incref(art);
 out:

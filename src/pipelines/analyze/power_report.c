@@ -8,6 +8,7 @@
 #include "ergon/wire.h"
 #include "pipelines/common/common.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -761,4 +762,45 @@ int ergon_power_table_render(const json_t *power, int utf8, char **out, struct e
 	}
 	*out = t.s;
 	return 0;
+}
+
+static double sec_num(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+void ergon_power_summary_read(const json_t *power, struct ergon_power_summary *out)
+{
+	memset(out, 0, sizeof *out); /* padding too: a reader is a pure function */
+	out->energy_per_inference_j = out->energy_per_inference_u_j = NAN;
+	out->inferences_per_joule = out->gated_duration_s = out->energy_j = NAN;
+	out->charge_c = out->avg_power_w = out->avg_current_a = NAN;
+	out->peak_current_a = out->capture_duration_s = NAN;
+	out->integrity = ERGON_INTEGRITY_INVALID;
+	const char *st = json_string_value(json_object_get(power, "status"));
+	if (!json_is_object(power) || (st != NULL && strcmp(st, "refused") == 0))
+		return;
+	out->present = 1;
+	const char *integ = json_string_value(json_object_get(power, "integrity"));
+	out->integrity = integ && strcmp(integ, "valid") == 0	   ? ERGON_INTEGRITY_VALID
+			 : integ && strcmp(integ, "degraded") == 0 ? ERGON_INTEGRITY_DEGRADED
+								   : ERGON_INTEGRITY_INVALID;
+	out->per_inference_omitted =
+	    !json_is_false(json_object_get(power, "per_inference_metrics_omitted"));
+	out->energy_per_inference_j = sec_num(power, "energy_per_inference_j");
+	out->energy_per_inference_u_j = sec_num(power, "energy_per_inference_uncertainty_j");
+	out->inferences_per_joule = sec_num(power, "inferences_per_joule");
+	/* A loaded document may hold anything: counts only in range. */
+	double n = sec_num(power, "inference_count");
+	out->inference_count = n > 0 && n < 18446744073709551616.0 ? (uint64_t)n : 0;
+	double w = sec_num(power, "gated_window_count");
+	out->gated_window_count = w > 0 && w <= (double)UINT_MAX ? (unsigned)w : 0;
+	out->gated_duration_s = sec_num(power, "gated_duration_s");
+	out->energy_j = sec_num(power, "energy_j");
+	out->charge_c = sec_num(power, "charge_c");
+	out->avg_power_w = sec_num(power, "avg_power_w");
+	out->avg_current_a = sec_num(power, "avg_current_a");
+	out->peak_current_a = sec_num(power, "peak_current_a");
+	out->capture_duration_s = sec_num(power, "capture_duration_s");
 }

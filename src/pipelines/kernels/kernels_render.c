@@ -1,7 +1,9 @@
-/* kernels.csv and the terminal table of a "kernels" section. */
+/* kernels.csv, the terminal table and the typed statistics of a "kernels"
+ * section. */
 #include "ergon/dynbuf.h"
 #include "ergon/kernels_run.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -160,4 +162,112 @@ int ergon_kernels_table_render(const json_t *section, char **out, struct ergon_e
 		}
 	}
 	return finish(&b, out, &len, err);
+}
+
+/* A number of the section, NaN when it has none. */
+static double num_or_nan(const json_t *o, const char *k)
+{
+	const json_t *v = json_object_get(o, k);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* A name of the section into dst (cap ERGON_KERNELS_NAME_MAX + 1). */
+static int name_of(const json_t *o, const char *k, char *dst, const char *where, size_t i,
+		   struct ergon_err *err)
+{
+	const char *v = json_string_value(json_object_get(o, k));
+	if (v == NULL)
+		v = "";
+	if (strlen(v) > ERGON_KERNELS_NAME_MAX)
+		return ergon_err_set(err, ERGON_EPARSE,
+				     "kernels section: %s[%zu].%s is longer than %d bytes", where,
+				     i, k, ERGON_KERNELS_NAME_MAX);
+	memcpy(dst, v, strlen(v) + 1);
+	return 0;
+}
+
+static int impl_read(const json_t *c, const json_t *m, size_t k, struct ergon_kernel_impl_result *r,
+		     struct ergon_err *err)
+{
+	int rc = name_of(m, "impl", r->impl, "cases[].impls", k, err);
+	if (rc != 0)
+		return rc;
+	r->correct = json_is_true(json_object_get(m, "correct"));
+	r->timed = json_is_true(json_object_get(m, "timed"));
+	double n = num_or_nan(m, "n");
+	r->n = r->timed && n >= 1 && n <= (double)ERGON_KERNELS_MAX_SAMPLES ? (size_t)n : 0;
+	r->min = num_or_nan(m, "min");
+	r->median = num_or_nan(m, "median");
+	r->mean = num_or_nan(m, "mean");
+	const json_t *ci = json_object_get(m, "median_ci");
+	r->ci_lo = num_or_nan(ci, "lo");
+	r->ci_hi = num_or_nan(ci, "hi");
+	r->ci_coverage = num_or_nan(ci, "coverage");
+	r->baseline_mean = r->speedup = NAN;
+	const json_t *sp = r->impl[0] ? speedup_of(c, r->impl) : NULL;
+	if (sp != NULL) {
+		r->has_speedup = 1;
+		r->baseline_mean = num_or_nan(sp, "baseline_mean");
+		r->speedup = num_or_nan(sp, "speedup");
+	}
+	const json_t *rep = json_object_get(m, "repeat");
+	double rn = num_or_nan(rep, "n");
+	r->repetitions = rn >= 1 && rn <= ERGON_KERNELS_MAX_REPEAT ? (size_t)rn : 0;
+	r->repeat_mean = num_or_nan(rep, "mean");
+	return 0;
+}
+
+int ergon_kernels_summary_read(const json_t *section, struct ergon_kernels_summary *out,
+			       struct ergon_err *err)
+{
+	*out = (struct ergon_kernels_summary){0};
+	if (!json_is_object(section))
+		return ergon_err_set(err, ERGON_EPARSE, "kernels section: not an object");
+	int rc = name_of(section, "baseline", out->baseline, "section", 0, err);
+	if (rc == 0)
+		rc = name_of(section, "unit", out->unit, "section", 0, err);
+	const json_t *cases = json_object_get(section, "cases");
+	size_t nc = json_array_size(cases);
+	if (rc == 0 && nc > ERGON_KERNELS_MAX_CASES)
+		rc = ergon_err_set(err, ERGON_EPARSE, "kernels section: %zu cases, at most %d", nc,
+				   ERGON_KERNELS_MAX_CASES);
+	if (rc == 0 && nc > 0 && (out->cases = calloc(nc, sizeof *out->cases)) == NULL)
+		rc = ergon_err_set(err, ERGON_ENOMEM, "kernels: out of memory");
+	for (size_t i = 0; rc == 0 && i < nc; i++) {
+		const json_t *c = json_array_get(cases, i);
+		struct ergon_kernel_case_result *cr = &out->cases[i];
+		out->n_cases = i + 1;
+		rc = name_of(c, "case", cr->name, "cases", i, err);
+		const json_t *im = json_object_get(c, "impls");
+		if (rc == 0 && json_array_size(im) > ERGON_KERNELS_MAX_IMPLS)
+			rc =
+			    ergon_err_set(err, ERGON_EPARSE,
+					  "kernels section: cases[%zu] has %zu implementations, at "
+					  "most %d",
+					  i, json_array_size(im), ERGON_KERNELS_MAX_IMPLS);
+		for (size_t k = 0; rc == 0 && k < json_array_size(im); k++) {
+			rc = impl_read(c, json_array_get(im, k), k, &cr->impls[k], err);
+			cr->n_impls = k + 1;
+		}
+	}
+	const json_t *gm = json_object_get(section, "geomean");
+	for (size_t j = 0; rc == 0 && j < json_array_size(gm) && j < ERGON_KERNELS_MAX_GEOMEANS;
+	     j++) {
+		const json_t *g = json_array_get(gm, j);
+		struct ergon_kernel_geomean *o = &out->geomean[j];
+		rc = name_of(g, "impl", o->impl, "geomean", j, err);
+		double n = num_or_nan(g, "cases");
+		o->cases = n >= 0 && n <= ERGON_KERNELS_MAX_CASES ? (size_t)n : 0;
+		o->speedup = num_or_nan(g, "speedup");
+		out->n_geomean = j + 1;
+	}
+	return rc;
+}
+
+void ergon_kernels_summary_cleanup(struct ergon_kernels_summary *s)
+{
+	if (s == NULL)
+		return;
+	free(s->cases);
+	*s = (struct ergon_kernels_summary){0};
 }

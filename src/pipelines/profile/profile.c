@@ -12,12 +12,14 @@
  * stage calls back into a file the flow has left. */
 #include "ergon/profile.h"
 
+#include "ergon/analyze.h"
 #include "ergon/artifact.h"
 #include "ergon/fileio.h"
 #include "ergon/hpx.h"
 #include "ergon/issues.h"
 #include "ergon/lifecycle.h"
 #include "ergon/reserve.h"
+#include "ergon/verdict.h"
 #include "ergon/wire.h"
 #include "profile_internal.h"
 
@@ -113,12 +115,51 @@ static void stage_record(struct prof_run *r, json_t *stage, int status, const st
 	}
 }
 
-int ergon_profile_run(const struct ergon_profile_opts *o, json_t **summary, struct ergon_err *err)
+static int stage_status(const json_t *summary, const char *name)
+{
+	const char *st = json_string_value(
+	    json_object_get(json_object_get(json_object_get(summary, "stages"), name), "status"));
+	static const char *const names[] = {"not_run",	   "ok",      "failed",
+					    "interrupted", "refused", "disabled"};
+	for (int i = 0; st != NULL && i < 6; i++)
+		if (strcmp(st, names[i]) == 0)
+			return i;
+	return ERGON_PROFILE_STAGE_NOT_RUN;
+}
+
+void ergon_profile_result_read(const json_t *summary, struct ergon_profile_result *res)
+{
+	memset(res, 0, sizeof *res); /* padding too: a reader is a pure function */
+	ergon_power_summary_read(NULL, &res->power);
+	if (summary == NULL)
+		return;
+	res->provenance = ergon_provenance_parse(
+	    json_string_value(json_object_get(json_object_get(summary, "provenance"), "kind")));
+	const char *integ = json_string_value(json_object_get(summary, "integrity"));
+	res->integrity = integ && strcmp(integ, "valid") == 0	   ? ERGON_INTEGRITY_VALID
+			 : integ && strcmp(integ, "degraded") == 0 ? ERGON_INTEGRITY_DEGRADED
+								   : ERGON_INTEGRITY_INVALID;
+	res->valid = json_is_true(json_object_get(summary, "valid"));
+	res->interrupted = json_is_true(json_object_get(summary, "interrupted"));
+	ergon_verdict_profile(summary, &res->verdict);
+	res->pmu_status = stage_status(summary, "pmu");
+	res->power_status = stage_status(summary, "power");
+	res->layers =
+	    json_array_size(json_object_get(json_object_get(summary, "profile"), "layers"));
+	ergon_power_summary_read(json_object_get(summary, "power"), &res->power);
+	const char *id = json_string_value(json_object_get(summary, "report_id"));
+	snprintf(res->report_id, sizeof res->report_id, "%s", id ? id : "");
+}
+
+int ergon_profile_run(const struct ergon_profile_opts *o, struct ergon_profile_result *res,
+		      json_t **summary, struct ergon_err *err)
 {
 	const struct ergon_config *cfg = o->cfg;
 	struct prof_run r = {.o = o, .aggregation = ERGON_HPX_AGG_MEDIAN};
 	if (summary)
 		*summary = NULL;
+	if (res)
+		ergon_profile_result_read(NULL, res);
 	if (!cfg->resolved || cfg->board == NULL)
 		return ergon_err_set(err, ERGON_EUSAGE,
 				     "profile: the configuration is not resolved");
@@ -229,6 +270,8 @@ int ergon_profile_run(const struct ergon_profile_opts *o, json_t **summary, stru
 	ergon_out_release(&slot);
 	if (rc == 0 && r.first.code)
 		ergon_err_set(err, r.first.code, "%s", r.first.msg);
+	if (rc == 0 && res)
+		ergon_profile_result_read(art, res);
 	if (rc == 0 && summary)
 		*summary = json_incref(art);
 	json_decref(art);

@@ -188,6 +188,20 @@ static inline int prof_live_driver(const struct ergon_config *cfg)
 	       strcmp(cfg->power.driver, "ppk2") == 0;
 }
 
+/* How a stage ended, from its return code: interrupted (ERGON_EINTR or
+ * the flag), failed with e (into *out_err), or ok_status. */
+static inline int prof_stage_end(const struct prof_run *r, int rc, const struct ergon_err *e,
+				 int ok_status, struct ergon_err *out_err)
+{
+	if (rc == ERGON_EINTR || prof_interrupted(r))
+		return PROF_INTERRUPTED;
+	if (rc) {
+		*out_err = *e;
+		return PROF_FAILED;
+	}
+	return ok_status;
+}
+
 /* A stage's folder, OUT/name, created. */
 static inline int prof_stage_dir(struct prof_run *r, const char *name, char *dir, size_t cap,
 				 struct ergon_err *err)

@@ -175,14 +175,7 @@ void prof_pmu(struct prof_run *r, const struct prof_plan *plan, json_t *stage, s
 	out->clean_zero_time = out->clean_infer_count > 0 &&
 			       meta_number(res, "clean_infer_avg_us", &avg) && avg == 0.0;
 	out->rc = rc;
-	if (rc == ERGON_EINTR || prof_interrupted(r)) {
-		out->status = PROF_INTERRUPTED;
-	} else if (rc) {
-		out->status = PROF_FAILED;
-		out->err = e;
-	} else {
-		out->status = out->profile ? PROF_OK : PROF_EMPTY;
-	}
+	out->status = prof_stage_end(r, rc, &e, out->profile ? PROF_OK : PROF_EMPTY, &out->err);
 	if (lc)
 		r->drv->close(lc);
 	ergon_hpx_parser_free(p);

@@ -564,14 +564,7 @@ void prof_power(struct prof_run *r, const struct prof_plan *plan, const struct p
 				 ? "interrupted (SIGINT) during the live capture"
 				 : e.msg,
 			     out);
-	if (rc == ERGON_EINTR || prof_interrupted(r)) {
-		out->status = PROF_INTERRUPTED;
-	} else if (rc) {
-		out->status = PROF_FAILED;
-		out->err = e;
-	} else {
-		out->status = PROF_OK;
-	}
+	out->status = prof_stage_end(r, rc, &e, PROF_OK, &out->err);
 	if (lc)
 		r->drv->close(lc);
 	json_decref(sec);

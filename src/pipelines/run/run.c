@@ -350,9 +350,13 @@ static int report_build(const struct ergon_run_config *cfg, const struct ergon_i
 	json_object_set_new(rep, "device", json_pack("{s:s}", "name", cfg->device));
 	json_t *idj = ergon_instrument_identity_json(inst);
 	json_object_set_new(rep, "instrument", idj ? idj : json_null());
-	json_object_set_new(
-	    rep, "workload",
-	    json_pack("{s:s, s:s}", "spec", cfg->workload_spec, "description", wl->description));
+	char caller_spec[96];
+	snprintf(caller_spec, sizeof caller_spec, "caller:%.80s",
+		 wl->driver && wl->driver->name ? wl->driver->name : "workload");
+	json_object_set_new(rep, "workload",
+			    json_pack("{s:s, s:s}", "spec",
+				      cfg->workload ? caller_spec : cfg->workload_spec,
+				      "description", wl->description));
 	json_t *cond = json_object_get(rep, "conditions");
 	if (cond) {
 		json_object_set_new(cond, "ambient_c", ergon_jnum(cfg->ambient_c));
@@ -841,7 +845,71 @@ static int repeated_build(const struct ergon_run_config *cfg, const struct ergon
 	return 0;
 }
 
-int ergon_run(const struct ergon_run_config *cfg, json_t **report, struct ergon_err *err)
+/* A count from a document (which may come from anywhere): 0 unless it is a
+ * number in [0, 2^64). */
+static uint64_t count_of(double v)
+{
+	return v >= 0 && v < 18446744073709551616.0 ? (uint64_t)v : 0;
+}
+
+/* The report's figures, typed (NaN where it has none). */
+static double fig(const json_t *figures, const char *path)
+{
+	const json_t *v = ergon_jpath(figures, path);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+void ergon_run_result_read(const json_t *rep, struct ergon_run_result *res)
+{
+	const json_t *f = json_object_get(rep, "figures");
+	struct ergon_run_headline *o = &res->figures;
+	memset(res, 0, sizeof *res); /* padding too: a reader is a pure function */
+	res->provenance =
+	    ergon_provenance_parse(json_string_value(ergon_jpath(rep, "provenance.kind")));
+	const char *integ = json_string_value(json_object_get(rep, "integrity"));
+	res->integrity = integ && strcmp(integ, "valid") == 0	   ? ERGON_INTEGRITY_VALID
+			 : integ && strcmp(integ, "degraded") == 0 ? ERGON_INTEGRITY_DEGRADED
+								   : ERGON_INTEGRITY_INVALID;
+	ergon_verdict_run(rep, &res->verdict);
+	const char *id = json_string_value(json_object_get(rep, "report_id"));
+	snprintf(res->report_id, sizeof res->report_id, "%s", id ? id : "");
+	const json_t *reps = json_object_get(rep, "repetitions");
+	res->repetitions = json_is_array(reps) ? json_array_size(reps) : 1;
+	o->operations = count_of(fig(f, "operations.count"));
+	o->operations_failed = count_of(fig(f, "operations.failed"));
+	o->withheld = json_is_string(json_object_get(f, "withheld"));
+	o->idle_duration_s = fig(f, "idle.duration_s");
+	o->idle_energy_j = fig(f, "idle.energy_j");
+	o->idle_energy_u_j = fig(f, "idle.energy_u_j");
+	o->idle_mean_power_w = fig(f, "idle.mean_power_w");
+	o->idle_mean_power_u_w = fig(f, "idle.mean_power_u_w");
+	o->load_duration_s = fig(f, "load.duration_s");
+	o->load_energy_j = fig(f, "load.energy_j");
+	o->load_energy_u_j = fig(f, "load.energy_u_j");
+	o->load_mean_power_w = fig(f, "load.mean_power_w");
+	o->load_mean_power_u_w = fig(f, "load.mean_power_u_w");
+	o->load_peak_power_w = fig(f, "load.peak_power_w");
+	o->energy_per_op_j = fig(f, "energy_per_op.above_idle_j");
+	o->energy_per_op_u_j = fig(f, "energy_per_op.above_idle_u_j");
+	o->energy_per_op_total_j = fig(f, "energy_per_op.total_j");
+	o->energy_per_op_total_u_j = fig(f, "energy_per_op.total_u_j");
+	o->ops_per_s = fig(f, "energy_per_op.achieved_ops_per_s");
+	o->latency_min_s = fig(f, "latency.min_s");
+	o->latency_mean_s = fig(f, "latency.mean_s");
+	o->latency_max_s = fig(f, "latency.max_s");
+	o->latency_p50_s = fig(f, "latency.p50_s");
+	o->latency_p90_s = fig(f, "latency.p90_s");
+	o->latency_p95_s = fig(f, "latency.p95_s");
+	o->latency_p99_s = fig(f, "latency.p99_s");
+	o->first_ops_per_s = fig(f, "throughput.first_ops_per_s");
+	o->tail_ops_per_s = fig(f, "throughput.tail_ops_per_s");
+	o->change_pct = fig(f, "throughput.change_pct");
+	o->throttled = json_is_true(ergon_jpath(f, "throughput.throttled"));
+	o->onset_t_s = fig(f, "throughput.onset_t_s");
+}
+
+int ergon_run(const struct ergon_run_config *cfg, struct ergon_run_result *res_out, json_t **report,
+	      struct ergon_err *err)
 {
 	struct ergon_out_slot slot;
 	char *text = NULL;
@@ -855,7 +923,10 @@ int ergon_run(const struct ergon_run_config *cfg, json_t **report, struct ergon_
 	json_t *rep_issues = NULL;
 	size_t done = 0;
 	char stop_reason[ERGON_ERR_MSG_MAX] = "";
-	*report = NULL;
+	if (report)
+		*report = NULL;
+	if (res_out)
+		*res_out = (struct ergon_run_result){0};
 	/* The output must be writable before a second is measured (cheap
 	 * checks first; the reservation follows once the rails are known). */
 	slot.fd = slot.lock_fd = -1;
@@ -905,7 +976,10 @@ int ergon_run(const struct ergon_run_config *cfg, json_t **report, struct ergon_
 			       err);
 	if (rc)
 		goto out;
-	rc = ergon_workload_open(cfg->workload_spec, &cfg->workload_opts, &wl, err);
+	if (cfg->workload != NULL)
+		wl = cfg->workload; /* the caller's own */
+	else
+		rc = ergon_workload_open(cfg->workload_spec, &cfg->workload_opts, &wl, err);
 	if (rc)
 		goto out;
 	struct ergon_session_config sc = cfg->session;
@@ -1031,8 +1105,12 @@ int ergon_run(const struct ergon_run_config *cfg, json_t **report, struct ergon_
 	rc = ergon_out_commit(&slot, text, text_len, err);
 	if (rc)
 		goto out;
-	*report = rep;
-	rep = NULL;
+	if (res_out)
+		ergon_run_result_read(rep, res_out);
+	if (report) {
+		*report = rep;
+		rep = NULL;
+	}
 out:
 	free(text);
 	ergon_out_release(&slot);
@@ -1042,7 +1120,8 @@ out:
 	free(singles);
 	json_decref(rep_issues);
 	ergon_session_result_cleanup(&res);
-	ergon_workload_close(wl);
+	if (wl != cfg->workload)
+		ergon_workload_close(wl);
 	ergon_instrument_close(inst);
 	return rc;
 }

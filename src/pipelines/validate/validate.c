@@ -451,7 +451,7 @@ static int model_profile(const struct ergon_validate_opts *o, const struct model
 						.write_flags = o->write_flags,
 						.interrupted = o->interrupted,
 						.model = *model};
-		rc = ergon_profile_run(&po, summary, e);
+		rc = ergon_profile_run(&po, NULL, summary, e);
 	}
 	ergon_config_cleanup(&cfg);
 	return rc;
