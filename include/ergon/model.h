@@ -9,15 +9,26 @@
 #define ERGON_MODEL_H
 
 #include "ergon/error.h"
-#include "ergon/ert_tfl.h"
 #include "ergon/model_input.h" /* ergon_model_pattern */
 
 #include <stddef.h>
 #include <stdint.h>
 
+/* The interpreter's types (ergon-target's ergon/ert_tfl.h): complete in
+ * the tree and for a consumer that also has ergon-target's headers
+ * (share/ergon-target/include); opaque, through pointers, otherwise. */
+#if defined(__has_include)
+#if __has_include("ergon/ert_tfl.h")
+#include "ergon/ert_tfl.h"
+#endif
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+struct ert_tfl_model;
+struct ert_tfl_tensor;
 
 /* Largest model file read (bytes). */
 #define ERGON_MODEL_MAX_BYTES (64u * 1024u * 1024u)

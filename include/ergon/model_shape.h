@@ -5,13 +5,24 @@
 #define ERGON_MODEL_SHAPE_H
 
 #include "ergon/error.h"
-#include "ergon/ert_tfl.h"
 
 #include <stddef.h>
+
+/* The interpreter's types (ergon-target's ergon/ert_tfl.h): complete in
+ * the tree and for a consumer that also has ergon-target's headers
+ * (share/ergon-target/include); opaque, through pointers, otherwise. */
+#if defined(__has_include)
+#if __has_include("ergon/ert_tfl.h")
+#include "ergon/ert_tfl.h"
+#endif
+#endif
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+struct ert_tfl_model;
+struct ert_tfl_tensor;
 
 /* "[1,96,96,3]" into buf (always terminated; cut at cap). */
 ERGON_API void ergon_model_shape_str(const struct ert_tfl_tensor *t, char *buf, size_t cap);

@@ -25,6 +25,15 @@
 #include <limits.h>
 #include <stddef.h>
 
+/* The paths' room: PATH_MAX (4096 on Linux) when <limits.h> gives it,
+ * which it does only with POSIX or GNU features asked for; the same 4096
+ * otherwise, so the struct is the same for every consumer. */
+#ifdef PATH_MAX
+#define ERGON_OUT_PATH_MAX PATH_MAX
+#else
+#define ERGON_OUT_PATH_MAX 4096
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -35,12 +44,12 @@ extern "C" {
 #define ERGON_RESERVE_TMP_PREFIX ".ergon-tmp-"
 
 struct ergon_out_slot {
-	char path[PATH_MAX];	  /* the final output path */
-	char tmp[PATH_MAX];	  /* the reserved temporary file */
-	char lock[PATH_MAX];	  /* the lock file */
-	char kept_path[PATH_MAX]; /* where a failed commit kept the data ("" = nowhere) */
-	int fd;			  /* reserved temporary file, -1 when none */
-	int lock_fd;		  /* lock file, -1 when none */
+	char path[ERGON_OUT_PATH_MAX];	    /* the final output path */
+	char tmp[ERGON_OUT_PATH_MAX];	    /* the reserved temporary file */
+	char lock[ERGON_OUT_PATH_MAX];	    /* the lock file */
+	char kept_path[ERGON_OUT_PATH_MAX]; /* where a failed commit kept the data ("" = nowhere) */
+	int fd;				    /* reserved temporary file, -1 when none */
+	int lock_fd;			    /* lock file, -1 when none */
 	size_t reserved_bytes;
 	unsigned flags; /* ERGON_WRITE_* */
 	int committed;

@@ -6,13 +6,23 @@
 #define ERGON_SIM_HOST_H
 
 #include "ergon/error.h"
-#include "ergon/sim.h"
 
 #include <jansson.h>
+
+/* The virtual bench's own header (sim/include/ergon/sim.h, not installed):
+ * complete in the tree; the result is opaque, through a pointer, for an
+ * installed consumer. */
+#if defined(__has_include)
+#if __has_include("ergon/sim.h")
+#include "ergon/sim.h"
+#endif
+#endif
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+struct ergon_sim_result;
 
 /* What the host reports about a scenario's output, through the host's own
  * engines: power flows go through the HPX terminal parser, the firmware

@@ -6,6 +6,10 @@
  * current model and emits statistics packets, and named fault scenarios.
  * `ergon profile --board sim --sim-scenario NAME` is meant to call
  * ergon_sim_run; the tests in tests/unit/test_sim_*.c call it directly.
+ *
+ * Not part of the installed library API (docs/API.md): this header is not
+ * installed, and its functions, which ergon's own commands and tests call
+ * (they link the library statically), are not exported from libergon.so.
  */
 #ifndef ERGON_SIM_H
 #define ERGON_SIM_H
@@ -134,44 +138,43 @@ struct ergon_sim_options {
  * packets per second (1,000,000 / N, N a whole 100..1,000,000); else
  * ERGON_ECONFIG, "WHERE: power.stats_rate_hz HZ: ...", with the rule and
  * the whole rates it gives (where: what set it, e.g. "ergon.yml:4:3"). */
-ERGON_API int ergon_sim_check_stats_rate(double hz, const char *where, struct ergon_err *err);
+int ergon_sim_check_stats_rate(double hz, const char *where, struct ergon_err *err);
 
 /* The scenarios' own settings: a fixed window of 20 inferences, warmup 2,
  * 3 profiled iterations, gate 3 / state 4 / go 5, 0.5 Ohm at 20 mA, 50 us x 1 at 0x40.
  * lockstep -1: as the scenario's table says. */
-ERGON_API void ergon_sim_options_default(struct ergon_sim_options *o);
+void ergon_sim_options_default(struct ergon_sim_options *o);
 /* Run a scenario with the given settings (NULL: the defaults). Scenarios
  * that need lock-step (go_never_arrives, ready_wire_open) force it on. A
  * model (o->model_path) that cannot be read or that the interpreter
  * refuses fails here (ERGON_EIO / ERGON_EPARSE, naming the file and the
  * interpreter's reason). */
-ERGON_API int ergon_sim_run_opts(const char *scenario, const struct ergon_sim_options *o,
-				 struct ergon_sim_result *res, struct ergon_err *err);
+int ergon_sim_run_opts(const char *scenario, const struct ergon_sim_options *o,
+		       struct ergon_sim_result *res, struct ergon_err *err);
 
 /* The scenario names, NULL-terminated. */
-ERGON_API const char *const *ergon_sim_scenarios(void);
+const char *const *ergon_sim_scenarios(void);
 /* 1 when the scenario's fault is in the profile boot but shows in the
  * power stage's checks (zero_time_inference: the clean window's reference
  * is 0 us), so `ergon profile` runs the power stage for it; 0 otherwise
  * (and for an unknown name). */
-ERGON_API int ergon_sim_scenario_power_checked(const char *scenario);
+int ergon_sim_scenario_power_checked(const char *scenario);
 /* 1 when the scenario's firmware reads the on-board INA228 in an external
  * run (ina228_bystander_overflow: the host's meter owns the figures, the
  * record carries the chip's), so `ergon profile` gives it the sim board's
  * fitted shunt as it does the INA228 scenarios; 0 otherwise. */
-ERGON_API int ergon_sim_scenario_ina228_bystander(const char *scenario);
+int ergon_sim_scenario_ina228_bystander(const char *scenario);
 /* Run one scenario. ERGON_EUSAGE for an unknown name (message lists the
  * names), ERGON_ENOMEM. A runtime failure is not an error here: it is the
  * scenario's result (res->status). res is filled; release it with
  * ergon_sim_result_cleanup. */
-ERGON_API int ergon_sim_run(const char *scenario, struct ergon_sim_result *res,
-			    struct ergon_err *err);
-ERGON_API void ergon_sim_result_cleanup(struct ergon_sim_result *res);
+int ergon_sim_run(const char *scenario, struct ergon_sim_result *res, struct ergon_err *err);
+void ergon_sim_result_cleanup(struct ergon_sim_result *res);
 /* Count rising edges of a pin in the recorded edges. */
-ERGON_API size_t ergon_sim_rising_edges(const struct ergon_sim_result *res, uint8_t pin);
+size_t ergon_sim_rising_edges(const struct ergon_sim_result *res, uint8_t pin);
 /* Rising edges of INPUT0 as the Joulescope saw it (a packet with any high time after one with
  * none). */
-ERGON_API size_t ergon_sim_js_in0_rising(const struct ergon_sim_result *res);
+size_t ergon_sim_js_in0_rising(const struct ergon_sim_result *res);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,77 @@
+/* Parse an HPX log with libergon (docs/API.md, example 1).
+ *
+ *   parse_hpx LOG [median|mean|trimmed]
+ *
+ * Feeds the log to the incremental HPX parser in 64 KiB chunks (any split
+ * works: the parser keeps a partial line), asks for the PMU result with
+ * the chosen per-layer aggregation and prints it, typed: one line per
+ * layer of the merged profile with its cycles, then the stream's own
+ * account (complete or cut, issues). No JSON anywhere. */
+#include <ergon/ergon.h>
+#include <stdio.h>
+#include <string.h>
+
+static void print_value(const struct ergon_pmu_value *v)
+{
+	if (v->kind == ERGON_PMU_INT)
+		printf("%lld", (long long)v->i);
+	else if (v->kind == ERGON_PMU_TEXT)
+		printf("%s", v->text);
+	else
+		printf("-");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || argc > 3) {
+		fprintf(stderr, "usage: parse_hpx LOG [median|mean|trimmed]\n");
+		return 2;
+	}
+	int agg = ergon_hpx_aggregation_parse(argc == 3 ? argv[2] : "median");
+	if (agg == 0) {
+		fprintf(stderr, "parse_hpx: unknown aggregation %s\n", argv[2]);
+		return 2;
+	}
+	FILE *f = fopen(argv[1], "rb");
+	if (f == NULL) {
+		perror(argv[1]);
+		return 3;
+	}
+	struct ergon_err err = {0};
+	struct ergon_hpx_parser *p = NULL;
+	struct ergon_pmu_result *res = NULL;
+	int rc = ergon_hpx_parser_new(NULL, &p, &err);
+	static char buf[65536];
+	size_t n;
+	while (rc >= 0 && (n = fread(buf, 1, sizeof buf, f)) > 0)
+		rc = ergon_hpx_parser_feed(p, buf, n, &err);
+	fclose(f);
+	if (rc >= 0)
+		rc = ergon_hpx_parser_finish(p, &err);
+	if (rc >= 0)
+		rc = ergon_hpx_parser_result(p, agg, 0, &res, &err);
+	if (rc < 0) {
+		fprintf(stderr, "parse_hpx: %s: %s\n", argv[1], err.msg);
+		ergon_hpx_parser_free(p);
+		return 1;
+	}
+	printf("aggregation %s\n", ergon_hpx_aggregation_name(res->aggregation));
+	printf("presets %zu\n", res->npresets);
+	for (size_t i = 0; i < res->layers.n; i++) {
+		const struct ergon_pmu_layer *l = &res->layers.layers[i];
+		printf("layer ");
+		print_value(&l->id);
+		printf(" ");
+		print_value(&l->op);
+		if (l->has_cycles)
+			printf(" cycles=%.17g", l->cycles);
+		printf(" counters=%zu%s\n", l->ncounters, l->overflow ? " overflow" : "");
+	}
+	printf("complete %s\n", res->complete ? "yes" : "no");
+	printf("issues %zu\n", res->issues.n);
+	for (size_t i = 0; i < res->issues.n; i++)
+		printf("  %s: %s\n", res->issues.items[i].code, res->issues.items[i].message);
+	ergon_pmu_result_free(res);
+	ergon_hpx_parser_free(p);
+	return 0;
+}
