@@ -12,7 +12,9 @@
 
 #include "ergon/analyze.h"
 #include "ergon/artifact.h"
+#include "ergon/bins.h"
 #include "ergon/bridge.h"
+#include "ergon/budget.h"
 #include "ergon/clock.h"
 #include "ergon/compare.h"
 #include "ergon/config.h"
@@ -52,6 +54,7 @@
 #include "ergon/power_csv.h"
 #include "ergon/power_on.h"
 #include "ergon/profile.h"
+#include "ergon/rating.h"
 #include "ergon/record.h"
 #include "ergon/report.h"
 #include "ergon/report_html.h"
@@ -69,6 +72,7 @@
 #include "ergon/utf8.h"
 #include "ergon/validate.h"
 #include "ergon/verdict.h"
+#include "ergon/view.h"
 #include "ergon/workload.h"
 
 #endif
