@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 /* The schema version this ergon writes and the newest it reads. */
-#define ERGON_DB_SCHEMA_VERSION 5
+#define ERGON_DB_SCHEMA_VERSION 6
 /* The most public keys one ingest trusts (ergon_db_trust_key). */
 #define ERGON_DB_KEYS_MAX 8
 /* ERGON_DB_TARGET_MAX, the longest database location (path or
@@ -129,6 +129,24 @@ ERGON_API int ergon_db_trend(struct ergon_db *db, const char *figure, const char
  * *out is a new reference (caller decrefs). */
 ERGON_API int ergon_db_trend_artifact(struct ergon_db *db, const char *figure, const char *device,
 				      const char *board, json_t **out, struct ergon_err *err);
+
+/* ergon db changes: the shifts in one figure's history on a device. */
+struct ergon_db_changes_opts {
+	const char *figure, *device;
+	const char *board; /* NULL: any */
+	int all;	   /* analyse every point, not only the counted ones */
+	double alpha;	   /* the level of a shift (0: ERGON_CP_ALPHA) */
+};
+
+/* The points of the trend (counted ones, or all), in measurement-time
+ * order, split where their level shifts (ergon/changepoint.h): *out (new
+ * reference) is {figure, device, board, unit, all, points, method, alpha,
+ * penalty, sigma_data, segments[] {first, points, from_time, to_time,
+ * mean, se}, shifts[] {at, time, from, from_se, to, to_se, change_pct,
+ * before {time, report_id, provenance, value}, after {...}}}. An unknown
+ * figure fails as ergon_db_trend does. */
+ERGON_API int ergon_db_changes(struct ergon_db *db, const struct ergon_db_changes_opts *o,
+			       json_t **out, struct ergon_err *err);
 
 #ifdef __cplusplus
 }

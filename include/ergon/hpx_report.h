@@ -10,6 +10,7 @@
 #define ERGON_HPX_REPORT_H
 
 #include "ergon/error.h"
+#include "ergon/mtime.h"
 #include "ergon/hpx.h"
 
 #include <jansson.h>
@@ -68,6 +69,10 @@ struct ergon_hpx_report_opts {
 	 * it while reading it (NULL: the log is read again to digest it). */
 	const char *log_sha256;
 	unsigned long long log_bytes;
+	/* When the counters were measured (ergon capture: the capture's span);
+	 * NULL: a log ergon did not see being written (ergon parse), whose
+	 * measurement time is then stated as not known. */
+	const struct ergon_mtime *measured;
 };
 
 /* Write <out_dir>/summary.json (envelope + profile body), profile_results.csv

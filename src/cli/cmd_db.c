@@ -421,16 +421,86 @@ static int export_sql(const char *q, char *buf, size_t cap)
 	return 0;
 }
 
+/* ergon db changes: the shifts, as the pipeline found them. */
+static void print_changes(const json_t *c)
+{
+	const char *unit = json_string_value(json_object_get(c, "unit"));
+	const json_t *shifts = json_object_get(c, "shifts");
+	long long n = (long long)json_integer_value(json_object_get(c, "points"));
+	if (n == 0) {
+		printf("%s on %s: no points%s\n", json_string_value(json_object_get(c, "figure")),
+		       json_string_value(json_object_get(c, "device")),
+		       json_is_true(json_object_get(c, "all"))
+			   ? ""
+			   : " that are measurements (counted); --all takes every point");
+		return;
+	}
+	printf("%s on %s: %lld point(s) (%s), PELT at alpha %g (penalty %.4g; the history's "
+	       "scatter %.4g %s)\n",
+	       json_string_value(json_object_get(c, "figure")),
+	       json_string_value(json_object_get(c, "device")), n,
+	       json_is_true(json_object_get(c, "all")) ? "every point"
+						       : "counted points only; --all for every one",
+	       json_number_value(json_object_get(c, "alpha")),
+	       json_number_value(json_object_get(c, "penalty")),
+	       json_number_value(json_object_get(c, "sigma_data")), unit ? unit : "");
+	if (json_string_value(json_object_get(c, "time_note")))
+		printf("note: %s\n", json_string_value(json_object_get(c, "time_note")));
+	if (n < 4)
+		printf("too few points to find a shift (segments hold at least 2)\n");
+	printf("%zu shift(s)%s\n", json_array_size(shifts), json_array_size(shifts) ? ":" : "");
+	size_t i;
+	const json_t *x;
+	json_array_foreach(shifts, i, x)
+	{
+		const json_t *b = json_object_get(x, "before"), *a = json_object_get(x, "after");
+		printf("  at point %lld, %s: %.6g %s %.2g -> %.6g %s %.2g %s",
+		       (long long)json_integer_value(json_object_get(x, "at")),
+		       json_string_value(json_object_get(x, "time")),
+		       json_number_value(json_object_get(x, "from")), cli_sym("±", "+/-"),
+		       json_number_value(json_object_get(x, "from_se")),
+		       json_number_value(json_object_get(x, "to")), cli_sym("±", "+/-"),
+		       json_number_value(json_object_get(x, "to_se")), unit ? unit : "");
+		if (json_is_number(json_object_get(x, "change_pct")))
+			printf(" (%+.2f %%)", json_number_value(json_object_get(x, "change_pct")));
+		printf("\n    last before: %s (%s)\n    first after: %s (%s)\n",
+		       json_string_value(json_object_get(b, "report_id")),
+		       json_string_value(json_object_get(b, "time")),
+		       json_string_value(json_object_get(a, "report_id")),
+		       json_string_value(json_object_get(a, "time")));
+	}
+	printf("segments (mean %s its standard error):\n", cli_sym("±", "+/-"));
+	json_array_foreach(json_object_get(c, "segments"), i, x)
+	{
+		const json_t *se = json_object_get(x, "se");
+		printf("  points %lld..%lld  %s .. %s  %.6g",
+		       (long long)json_integer_value(json_object_get(x, "first")),
+		       (long long)(json_integer_value(json_object_get(x, "first")) +
+				   json_integer_value(json_object_get(x, "points")) - 1),
+		       json_string_value(json_object_get(x, "from_time")),
+		       json_string_value(json_object_get(x, "to_time")),
+		       json_number_value(json_object_get(x, "mean")));
+		if (json_is_number(se))
+			printf(" %s %.2g %s\n", cli_sym("±", "+/-"), json_number_value(se),
+			       unit ? unit : "");
+		else
+			printf(" %s (no standard error: the points neither scatter nor state an "
+			       "uncertainty)\n",
+			       unit ? unit : "");
+	}
+}
+
 #define DB_ARGS_MAX 256
 
 /* The actions, also completed by `ergon __complete actions db`. */
-static const char *const actions[] = {"ingest", "list", "show", "trend", "export", NULL};
+static const char *const actions[] = {"ingest", "list", "show", "trend", "changes", "export", NULL};
 
 static int run(int argc, char **argv)
 {
 	const char *target = NULL, *device = NULL, *since = NULL, *board = NULL;
 	const char *html = NULL, *trend_out = NULL;
-	int csv = 0, json = 0, force = 0;
+	int csv = 0, json = 0, force = 0, all = 0;
+	double alpha = 0;
 	char *pos[DB_ARGS_MAX];
 	int npos = 0;
 	const char *pubkeys[ERGON_DB_KEYS_MAX];
@@ -451,6 +521,8 @@ static int run(int argc, char **argv)
 		} else if (cli_str(&p, "--html", &html)) {
 		} else if (cli_str(&p, "--out", &trend_out)) {
 		} else if (cli_flag(&p, "--force", &force)) {
+		} else if (cli_flag(&p, "--all", &all)) {
+		} else if (cli_num(&p, "--alpha", CLI_GT, 0, 0.5, &alpha)) {
 		} else if (cli_flag(&p, "--csv", &csv)) {
 		} else if (cli_flag(&p, "--json", &json)) {
 		} else if (cli_positional(&p, &arg)) {
@@ -464,8 +536,8 @@ static int run(int argc, char **argv)
 	if (p.rc)
 		return p.rc;
 	if (npos == 0)
-		return cli_error(&p,
-				 "missing action: expected ingest, list, show, trend or export");
+		return cli_error(
+		    &p, "missing action: expected ingest, list, show, trend, changes or export");
 	const char *sub = pos[0];
 	int known = 0;
 	for (int k = 0; actions[k]; k++)
@@ -475,10 +547,16 @@ static int run(int argc, char **argv)
 		if (near)
 			return cli_error(&p, "unknown action '%s'; did you mean '%s'?", sub, near);
 		return cli_error(
-		    &p, "unknown action '%s'; expected ingest, list, show, trend or export", sub);
+		    &p, "unknown action '%s'; expected ingest, list, show, trend, changes or export",
+		    sub);
 	}
 	if (strcmp(sub, "trend") == 0 && (npos != 2 || cli_require(&p, "--device", device)))
 		return p.rc ? p.rc : cli_error(&p, "trend: expected one FIGURE");
+	if (strcmp(sub, "changes") == 0 && (npos != 2 || cli_require(&p, "--device", device)))
+		return p.rc ? p.rc : cli_error(&p, "changes: expected one FIGURE");
+	if ((all || alpha > 0) && strcmp(sub, "changes") != 0)
+		return cli_error(&p, "--all and --alpha are options of changes (the action is %s)",
+				 sub);
 	if (strcmp(sub, "show") == 0 && npos != 2)
 		return cli_error(&p, "show: expected one report_id");
 	if (strcmp(sub, "export") == 0 && (npos != 2 || csv + json != 1))
@@ -557,6 +635,16 @@ static int run(int argc, char **argv)
 				putchar('\n');
 		}
 		free(text);
+	} else if (strcmp(sub, "changes") == 0) {
+		struct ergon_db_changes_opts co = {
+		    .figure = pos[1], .device = device, .board = board, .all = all, .alpha = alpha};
+		json_t *c = NULL;
+		rc = ergon_db_changes(db, &co, &c, &err);
+		if (rc == 0 && json)
+			exit_code = cli_print_json(c);
+		else if (rc == 0)
+			print_changes(c);
+		json_decref(c);
 	} else if (strcmp(sub, "trend") == 0 && (html || trend_out)) {
 		rc = trend_files(db, pos[1], device, board, html, trend_out, force, json, &err);
 	} else if (strcmp(sub, "trend") == 0 && json) {
@@ -629,6 +717,14 @@ const struct ergon_cli_command ergon_cli_cmd_db = {
 	    "                                     invalid points are shown and never counted;\n"
 	    "                                     --html: a page like ergon report's, --out: the\n"
 	    "                                     sealed ergon.trend artifact (--force replaces)\n"
+	    "  changes FIGURE --device D [--board B] [--all] [--alpha A] [--json]\n"
+	    "                                     the shifts in the figure's history: PELT on\n"
+	    "                                     a mean-shift cost weighted by each point's own\n"
+	    "                                     uncertainty, a shift a finding at level A\n"
+	    "                                     (default 0.01); each listed with its time, the\n"
+	    "                                     level before and after and the report_ids on\n"
+	    "                                     either side (docs/METHOD.md); counted points\n"
+	    "                                     only unless --all\n"
 	    "  export --csv|--json QUERY          one SELECT, or a table or view name\n\n"
 	    "--db defaults to $XDG_DATA_HOME/ergon/results.db (else\n"
 	    "~/.local/share/ergon/results.db), created with its folder. The schema is in\n"
@@ -637,6 +733,7 @@ const struct ergon_cli_command ergon_cli_cmd_db = {
 	    "Examples:\n"
 	    "  ergon db ingest runs/\n"
 	    "  ergon db trend load.mean_power_w --device dut\n"
+	    "  ergon db changes energy_per_op.above_idle_j --device dut\n"
 	    "  ergon db --db postgresql://ergon@localhost/lab list --device board7\n"
 	    "  ergon db export --csv measured_figures > figures.csv\n",
     .run = run,

@@ -74,7 +74,7 @@ n=$(psql -Atq "$C" -c "SELECT COUNT(*), COUNT(DISTINCT report_id) FROM runs")
 n=$(psql -Atq "$C" -c "SELECT COUNT(*) FROM figures")
 [ "$n" = $((40 * per)) ] && ok "40 x $per figures" || bad "figures: $n, want $((40 * per))"
 n=$(psql -Atq "$C" -c "SELECT MAX(version), COUNT(*) FROM schema_version")
-[ "$n" = "5|1" ] && ok "one schema_version row, version 5" || bad "schema_version: $n"
+[ "$n" = "6|1" ] && ok "one schema_version row, version 6" || bad "schema_version: $n"
 
 # Queries agree with SQLite on the same artifacts.
 S=$TMP/same.db

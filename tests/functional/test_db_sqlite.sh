@@ -37,7 +37,7 @@ cp "$DB" "$TMP/newer.db"
 python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("UPDATE schema_version SET version = 7"); c.commit()' "$TMP/newer.db"
 expect 1 "a newer schema is refused" -- "$E" db --db "$TMP/newer.db" list
 contains "$ERR" "schema version 7 was written by a newer ergon" "names the database's version"
-contains "$ERR" "reads schema versions up to 5" "names this ergon's version"
+contains "$ERR" "reads schema versions up to 6" "names this ergon's version"
 python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("DELETE FROM schema_version"); c.commit()' "$TMP/newer.db"
 expect 3 "an empty schema_version table is refused" -- "$E" db --db "$TMP/newer.db" list
 contains "$ERR" "holds no valid version" "says so"

@@ -62,6 +62,16 @@ if not s:
     s = [(a, b) for b, a in re.findall(r'<polyline[^>]*data-n="([0-9]+)"[^>]*class="series (s[0-9])"', dom)]
 assert sorted(s) == [("s0", "2"), ("s3", "3")], s
 assert dom.count('data-counted="yes"') == 2 and dom.count('data-counted="no"') == 3
+# Each point with a stated ± has its interval bar (one M each), in its
+# series' colour.
+bars = dict((c, d.count("M")) for c, d in re.findall(r'<path class="errbar (s[0-9])"[^>]*d="([^"]*)"', dom))
+assert bars == {"s0": 2, "s3": 3}, bars
+PY
+python3 - "$TMP/trend.dom" <<'PY' && ok "the x axis is the measurement time" || bad "x axis"
+import re, sys
+dom = open(sys.argv[1], encoding="utf-8").read()
+assert re.search(r"measurement time \((s|minutes|hours|days) since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\)", dom), "no time axis label"
+assert "run (oldest first)" not in dom
 PY
 expect 0 "ergon report renders the trend artifact" -- "$E" report "$TMP/trend.json" --out "$TMP/r.html"
 contains "$(cat "$TMP/r.html")" 'data-path="trend.points[4].value"' "the same table"

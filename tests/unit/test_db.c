@@ -68,9 +68,9 @@ static void migrate_v1_to_current(void **state)
 	ergon_db_close(db);
 
 	assert_int_equal(ergon_db_open(path, ERGON_DB_SCHEMA_VERSION, &db, &err), 0);
-	assert_int_equal(ergon_db_schema_version(db), 5);
+	assert_int_equal(ergon_db_schema_version(db), 6);
 	q(db, "SELECT version FROM schema_version", out);
-	assert_string_equal(out, "5\n");
+	assert_string_equal(out, "6\n");
 	/* Schema 5: figures_name is on the name alone (ingest appends to it). */
 	q(db, "SELECT sql FROM sqlite_master WHERE name = 'figures_name'", out);
 	assert_string_equal(out, "CREATE INDEX figures_name ON figures (name)\n");
@@ -117,7 +117,7 @@ static void newer_schema_refused(void **state)
 	assert_int_equal(ergon_db_open(path, ERGON_DB_SCHEMA_VERSION, &db, &err), ERGON_EREFUSED);
 	assert_null(db);
 	assert_non_null(strstr(err.msg, "schema version 9 was written by a newer ergon"));
-	assert_non_null(strstr(err.msg, "up to 5"));
+	assert_non_null(strstr(err.msg, "up to 6"));
 	ts_tmpdir_remove(dir);
 	free(dir);
 }

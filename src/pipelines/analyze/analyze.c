@@ -6,6 +6,7 @@
 #include "ergon/analyze.h"
 
 #include "ergon/artifact.h"
+#include "ergon/mtime.h"
 #include "ergon/fileio.h"
 #include "ergon/instrument.h"
 #include "ergon/jls.h"
@@ -438,6 +439,29 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 		}
 	}
 	json_object_set_new(section, "capture_start_utc", start_utc);
+	/* When it was measured: what the recording itself says (its UTC
+	 * track, the start and the start plus the capture's span), or not
+	 * known. ergon did not see the measurement: no monotonic times. */
+	json_t *mt = NULL;
+	if (json_is_string(start_utc)) {
+		char end_iso[40];
+		double span_s = json_number_value(json_object_get(section, "capture_duration_s"));
+		int64_t end_q30 = q30 + (int64_t)(span_s * 1073741824.0);
+		mt = ergon_mtime_unknown_json("the times the recording's UTC track states (its "
+					      "first sample, and that plus the capture's span); "
+					      "ergon did not see the measurement",
+					      json_string_value(start_utc),
+					      "the recording's UTC track (JLS)");
+		if (mt && isfinite(span_s) && span_s >= 0 &&
+		    ergon_jls_utc_iso(end_q30, end_iso, sizeof end_iso) == 0)
+			json_object_set_new(mt, "end_utc", json_string(end_iso));
+	} else {
+		mt = ergon_mtime_unknown_json("the recording states no wall-clock time (a CSV, or "
+					      "a JLS written without UTC): when it was measured is "
+					      "not known",
+					      NULL, NULL);
+	}
+	json_object_set_new(art, "measurement_time", mt ? mt : json_null());
 	json_object_set(section, "provenance", prov);
 	if (jr != NULL)
 		json_object_set_new(art, "instrument",

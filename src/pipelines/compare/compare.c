@@ -515,12 +515,16 @@ int ergon_compare(const json_t *const *a, const char *const *labels, size_t n,
 		char signer[ERGON_KEY_ID_MAX];
 		int signed_ = ergon_artifact_signer(a[i], signer);
 		const json_t *rid = json_object_get(a[i], "report_id");
+		/* When each input was measured (null for artifacts written before
+		 * they said so). */
+		const json_t *mt = json_object_get(a[i], "measurement_time");
 		json_array_append_new(
-		    inputs, json_pack("{s:s, s:o, s:o, s:o, s:o}", "label", labels[i], "schema",
+		    inputs, json_pack("{s:s, s:o, s:o, s:o, s:o, s:o}", "label", labels[i], "schema",
 				      json_deep_copy(json_object_get(a[i], "schema")), "report_id",
 				      rid ? json_deep_copy(rid) : json_null(), "provenance",
 				      json_deep_copy(ergon_jpath(a[i], "provenance.kind")),
-				      "signer", signed_ ? json_string(signer) : json_null()));
+				      "signer", signed_ ? json_string(signer) : json_null(),
+				      "measurement_time", mt ? json_deep_copy(mt) : json_null()));
 	}
 	json_object_set_new(r, "inputs", inputs);
 	json_t *diffs = json_array();

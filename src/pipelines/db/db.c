@@ -81,7 +81,7 @@ static const char migrate_v3[] =
 	"CREATE TABLE trend_points (name TEXT NOT NULL, device TEXT NOT NULL, time TEXT NOT NULL," \
 	" report_id TEXT NOT NULL REFERENCES runs(report_id), board TEXT, provenance TEXT NOT"     \
 	" NULL, integrity TEXT, value DOUBLE PRECISION, u DOUBLE PRECISION, unit TEXT NOT NULL,"   \
-	" PRIMARY KEY (name, device, time, report_id))" table_suffix ";" ERGON_DB_TREND_FILL       \
+	" PRIMARY KEY (name, device, time, report_id))" table_suffix ";" ERGON_DB_TREND_FILL_V4    \
 	";UPDATE schema_version SET version = 4, tool_version = '" ERGON_VERSION "';"
 static const char migrate_v4[] = MIGRATE_V4("");
 static const char migrate_v4_sqlite[] = MIGRATE_V4(" WITHOUT ROWID");
@@ -98,8 +98,25 @@ static const char migrate_v5[] =
     "CREATE INDEX figures_name ON figures (name);"
     "UPDATE schema_version SET version = 5, tool_version = '" ERGON_VERSION "';";
 
+/* 5 -> 6 (issue 31): when a run ended (runs.time_end; its start is
+ * runs.time), a repeated run's mean with the standard error over its
+ * repetitions and their number (figures.sem, figures.repetitions), and
+ * the same with where the time came from on every trend point. Rows stored
+ * before keep their time and its source: "ingested" marks an ingest time,
+ * not a measurement time (their artifacts said no more). */
+static const char migrate_v6[] =
+    "ALTER TABLE runs ADD COLUMN time_end TEXT;"
+    "ALTER TABLE figures ADD COLUMN sem DOUBLE PRECISION;"
+    "ALTER TABLE figures ADD COLUMN repetitions INTEGER;"
+    "ALTER TABLE trend_points ADD COLUMN time_source TEXT;"
+    "ALTER TABLE trend_points ADD COLUMN sem DOUBLE PRECISION;"
+    "ALTER TABLE trend_points ADD COLUMN repetitions INTEGER;"
+    "UPDATE trend_points SET time_source = (SELECT r.time_source FROM runs r"
+    " WHERE r.report_id = trend_points.report_id);"
+    "UPDATE schema_version SET version = 6, tool_version = '" ERGON_VERSION "';";
+
 static const char *const migrations[ERGON_DB_SCHEMA_VERSION + 1] = {
-    NULL, schema_v1, migrate_v2, migrate_v3, migrate_v4, migrate_v5};
+    NULL, schema_v1, migrate_v2, migrate_v3, migrate_v4, migrate_v5, migrate_v6};
 
 /* The DDL of step v on this database's backend. */
 static const char *migration_sql(const struct ergon_db *db, int v)
@@ -437,16 +454,21 @@ int ergon_db_trend(struct ergon_db *db, const char *figure, const char *device, 
 	}
 	/* counted: only measured results that are not invalid count as
 	 * measurements; synthetic and replayed points are shown, marked.
-	 * Schema 4 reads one range of trend_points, already in order. */
+	 * Schema 4 reads one range of trend_points, already in order; schema
+	 * 6 adds where each point's time came from, and a repeated run's
+	 * standard error and number of repetitions. */
+#define TREND_SELECT(more)                                                                       \
+	"SELECT time, report_id, provenance,"                                                    \
+	" CASE WHEN provenance = 'measured' AND COALESCE(integrity, '') <> 'invalid'"            \
+	" THEN 'yes' ELSE 'no' END AS counted, value, u, unit, board, integrity" more           \
+	" FROM trend_points WHERE name = $1 AND device = $2"                                     \
+	" AND (CAST($3 AS TEXT) IS NULL OR board = $3) ORDER BY time, report_id"
 	if (db->version >= 4)
-		return db->be->query(
-		    db->h,
-		    "SELECT time, report_id, provenance,"
-		    " CASE WHEN provenance = 'measured' AND COALESCE(integrity, '') <> 'invalid'"
-		    " THEN 'yes' ELSE 'no' END AS counted, value, u, unit, board, integrity"
-		    " FROM trend_points WHERE name = $1 AND device = $2"
-		    " AND (CAST($3 AS TEXT) IS NULL OR board = $3) ORDER BY time, report_id",
-		    3, p, fn, ctx, err);
+		return db->be->query(db->h,
+				     db->version >= 6 ? TREND_SELECT(", time_source, sem, repetitions")
+						      : TREND_SELECT(""),
+				     3, p, fn, ctx, err);
+#undef TREND_SELECT
 	return db->be->query(
 	    db->h,
 	    "SELECT r.time, r.report_id, r.provenance,"

@@ -23,11 +23,20 @@ struct ergon_db {
  * never updated, except an energy model's device (set once, when its
  * source report arrives: ingest adds its rows then). Filled by the
  * migration from the existing rows and by every ingest, with this SELECT. */
-#define ERGON_DB_TREND_COLS \
+#define ERGON_DB_TREND_COLS_V4 \
 	"name, device, time, report_id, board, provenance, integrity, value, u, unit"
-#define ERGON_DB_TREND_FILL                                                                     \
-	"INSERT INTO trend_points (" ERGON_DB_TREND_COLS ") SELECT f.name, r.device, r.time,"   \
+#define ERGON_DB_TREND_FILL_V4                                                                  \
+	"INSERT INTO trend_points (" ERGON_DB_TREND_COLS_V4 ") SELECT f.name, r.device, r.time,"\
 	" r.report_id, r.board, r.provenance, r.integrity, f.value, f.u, f.unit FROM figures f" \
+	" JOIN runs r ON r.report_id = f.report_id WHERE r.device IS NOT NULL"
+/* Schema 6 adds to each point where its time came from (runs.time_source)
+ * and, for a repeated run's mean, the standard error of the mean over its
+ * repetitions and their number (figures.sem, figures.repetitions). */
+#define ERGON_DB_TREND_COLS ERGON_DB_TREND_COLS_V4 ", time_source, sem, repetitions"
+#define ERGON_DB_TREND_FILL                                                                     \
+	"INSERT INTO trend_points (" ERGON_DB_TREND_COLS ")"                                    \
+	" SELECT f.name, r.device, r.time, r.report_id, r.board, r.provenance, r.integrity,"    \
+	" f.value, f.u, f.unit, r.time_source, f.sem, f.repetitions FROM figures f"             \
 	" JOIN runs r ON r.report_id = f.report_id WHERE r.device IS NOT NULL"
 
 /* "YYYY-MM-DDTHH:MM:SS.uuuuuuZ" of now (UTC), with NUL. */

@@ -63,17 +63,24 @@ struct table {
 	int ncols;
 };
 static const struct table T_ISSUES = {"issues", "report_id, seq, code, severity, message", 5};
-static const struct table T_FIGURES = {"figures", "report_id, name, value, unit, u", 5};
+/* Figures are taken with schema 6's cells (sem, repetitions: a repeated
+ * run's mean); an older database gets the first five (FIG_COLS apart). */
+#define FIG_COLS 7
+static const struct table T_FIGURES = {"figures",
+				       "report_id, name, value, unit, u, sem, repetitions", 7};
+static const struct table T_FIGURES_V1 = {"figures", "report_id, name, value, unit, u", 5};
 static const struct table T_WINDOWS = {
     "windows", "report_id, idx, t_start_s, duration_s, operations, energy_j, mean_power_w", 7};
 static const struct table T_LAYERS = {"layers", "report_id, idx, layer_id, op, counter, value", 6};
 static const struct table T_KCASES = {
     "kernel_cases", "report_id, case_name, impl, correct, timed, n, min, median, mean, unit", 10};
-static const struct table T_TREND = {"trend_points", ERGON_DB_TREND_COLS, 10};
+static const struct table T_TREND = {"trend_points", ERGON_DB_TREND_COLS, 13};
+static const struct table T_TREND_V4 = {"trend_points", ERGON_DB_TREND_COLS_V4, 10};
 static const struct table T_ARTIFACT = {"artifacts", "report_id, json", 2};
 
-/* The run row: 17 columns, and the signature's two from schema 3 on. */
-#define RUN_COLS 19
+/* The run row: 17 columns, the signature's two from schema 3 on, and
+ * when it ended from schema 6 on. */
+#define RUN_COLS 20
 static const char sql_run[] =
     "INSERT INTO runs (report_id, schema, schema_version, kind, device, board, firmware_sha,"
     " firmware_image, instrument, instrument_serial, provenance, integrity, time, time_source,"
@@ -81,6 +88,13 @@ static const char sql_run[] =
     " COALESCE($5, (SELECT device FROM runs WHERE report_id = $17)), $6, $7, $8, $9, $10, $11, "
     "$12, $13, $14, $15, $16, $17) ON CONFLICT (report_id) DO NOTHING"
     " RETURNING report_id, device";
+static const char sql_run_v6[] =
+    "INSERT INTO runs (report_id, schema, schema_version, kind, device, board, firmware_sha,"
+    " firmware_image, instrument, instrument_serial, provenance, integrity, time, time_source,"
+    " ingested_at, tool_version, source_report_id, signer_key_id, signature, time_end) VALUES"
+    " ($1, $2, $3, $4, COALESCE($5, (SELECT device FROM runs WHERE report_id = $17)), $6, $7,"
+    " $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) ON CONFLICT (report_id)"
+    " DO NOTHING RETURNING report_id, device";
 static const char sql_run_signed[] =
     "INSERT INTO runs (report_id, schema, schema_version, kind, device, board, firmware_sha,"
     " firmware_image, instrument, instrument_serial, provenance, integrity, time, time_source,"
@@ -96,6 +110,8 @@ static const char sql_model_device[] = "UPDATE runs SET device = $2 WHERE source
  * ON CONFLICT keeps them. */
 static const char sql_trend_models[] =
     ERGON_DB_TREND_FILL " AND r.source_report_id = $1 ON CONFLICT DO NOTHING";
+static const char sql_trend_models_v4[] =
+    ERGON_DB_TREND_FILL_V4 " AND r.source_report_id = $1 ON CONFLICT DO NOTHING";
 
 /* Each artifact's savepoint: statements without parameters run through
  * query(), whose prepared statements the SQLite backend keeps. */
@@ -117,7 +133,8 @@ enum {
 	RUN_BOARD = 5,
 	RUN_PROV = 10,
 	RUN_INTEGRITY = 11,
-	RUN_TIME = 12
+	RUN_TIME = 12,
+	RUN_TIME_SOURCE = 13
 };
 
 /* One artifact of a batch, from its file to its outcome. */
@@ -194,6 +211,35 @@ static const char *jnum(const json_t *v, char buf[ERGON_JCS_NUMBER_MAX])
 	return num(json_number_value(v), buf);
 }
 
+/* A UTC time as the database stores it, "YYYY-MM-DDTHH:MM:SS.uuuuuuZ"
+ * (ergon_utc_format's form: text order is time order), from an ISO 8601
+ * string in UTC with 1 to 9 fraction digits or none; NULL for anything
+ * else (an artifact's own text is not trusted to sort). */
+static const char *utc_norm(const json_t *v, char out[32])
+{
+	const char *s = json_string_value(v);
+	if (s == NULL)
+		return NULL;
+	static const char shape[] = "dddd-dd-ddTdd:dd:dd";
+	for (size_t i = 0; i < sizeof shape - 1; i++)
+		if (shape[i] == 'd' ? !(s[i] >= '0' && s[i] <= '9') : s[i] != shape[i])
+			return NULL;
+	const char *f = s + sizeof shape - 1;
+	char frac[7] = "000000";
+	if (*f == '.') {
+		size_t k = 0;
+		for (f++; *f >= '0' && *f <= '9'; f++, k++)
+			if (k < 6)
+				frac[k] = *f;
+		if (k == 0 || k > 9)
+			return NULL;
+	}
+	if (strcmp(f, "Z") != 0)
+		return NULL;
+	snprintf(out, 32, "%.19s.%sZ", s, frac);
+	return out;
+}
+
 /* The unit a field name ends in (docs/REPORT_FORMAT.md: units in names). */
 static const char *unit_of(const char *key)
 {
@@ -261,7 +307,7 @@ static void flatten(struct extract *x, const json_t *obj, const char *prefix, in
 		const char *val = jnum(v, vb);
 		if (!val)
 			continue;
-		size_t *c = row(x, &x->a->figures, T_FIGURES.ncols);
+		size_t *c = row(x, &x->a->figures, FIG_COLS);
 		if (!c)
 			return;
 		c[0] = x->key;
@@ -269,6 +315,43 @@ static void flatten(struct extract *x, const json_t *obj, const char *prefix, in
 		c[2] = cell(x, val);
 		c[3] = cell(x, unit_of(k));
 		c[4] = cell(x, jnum(uncertainty_of(obj, k), ub));
+	}
+}
+
+/* A repeated run (docs/REPORT_FORMAT.md, figures.repeat): each figure's
+ * mean over the repetitions under the figure's own name, so that its
+ * trend holds repeated and single runs alike, with the instrument's ±
+ * (u_instrument), the standard error of the mean and the number of
+ * repetitions (stored from schema 6 on). The statistics themselves stay
+ * under repeat.figures.* (figures.repeat.figures.<group>.<key>: each
+ * figure's statistics, an object with its n and mean). */
+static void take_repeat_means(struct extract *x, const json_t *figs)
+{
+	const char *g, *k;
+	const json_t *grp, *f;
+	json_object_foreach((json_t *)figs, g, grp)
+	{
+		json_object_foreach((json_t *)grp, k, f)
+		{
+			const json_t *n = json_object_get(f, "n");
+			char vb[ERGON_JCS_NUMBER_MAX], ub[ERGON_JCS_NUMBER_MAX];
+			char sb[ERGON_JCS_NUMBER_MAX], nb[24], name[FIGURE_NAME_MAX];
+			const char *val = jnum(json_object_get(f, "mean"), vb);
+			int len = snprintf(name, sizeof name, "%s.%s", g, k);
+			if (!json_is_integer(n) || !val || len < 0 || (size_t)len >= sizeof name)
+				continue;
+			snprintf(nb, sizeof nb, "%lld", (long long)json_integer_value(n));
+			size_t *c = row(x, &x->a->figures, FIG_COLS);
+			if (!c)
+				return;
+			c[0] = x->key;
+			c[1] = cell(x, name);
+			c[2] = cell(x, val);
+			c[3] = cell(x, unit_of(k)); /* the unit a single run's figure has */
+			c[4] = cell(x, jnum(json_object_get(f, "u_instrument"), ub));
+			c[5] = cell(x, jnum(json_object_get(f, "sem"), sb));
+			c[6] = cell(x, nb);
+		}
 	}
 }
 
@@ -543,11 +626,27 @@ static void take_rows(struct extract *x, struct ergon_db *db, const json_t *j, c
 	}
 	const char *prov = a->is_model ? json_string_value(json_object_get(j, "provenance"))
 				       : str_at(j, "provenance", "kind");
-	/* The time of the result: a recording's start when the artifact names
-	 * one, else when it was ingested (today's run reports carry no clock
-	 * time of their own). Taken now, in the order of the files. */
-	const char *t = json_string_value(json_object_get(
-	    json_object_get(json_object_get(j, "provenance"), "recording"), "capture_start_utc"));
+	/* The time of the result (docs/DB.md, runs.time_source): when it was
+	 * measured, as its measurement_time says ("measured": ergon read both
+	 * clocks around the measurement; "recording": the recording's own UTC
+	 * track), else a recording's capture start named in its provenance
+	 * ("artifact", artifacts written before measurement_time), else when
+	 * it was ingested ("ingested": not a measurement time; taken now, in
+	 * the order of the files). */
+	const json_t *mt = json_object_get(j, "measurement_time");
+	char tb[32], teb[32];
+	const char *t = NULL, *tsrc = "ingested", *tend = NULL;
+	if ((t = utc_norm(json_object_get(mt, "start_utc"), tb)) != NULL) {
+		tend = utc_norm(json_object_get(mt, "end_utc"), teb);
+		tsrc = json_is_number(json_object_get(mt, "start_monotonic_s")) ? "measured"
+										 : "recording";
+	} else {
+		t = json_string_value(json_object_get(
+		    json_object_get(json_object_get(j, "provenance"), "recording"),
+		    "capture_start_utc"));
+		if (t)
+			tsrc = "artifact";
+	}
 	const json_t *fw = json_object_get(j, "firmware");
 	const char *kind =
 	    a->is_model ? "energy-model" : json_string_value(json_object_get(j, "kind"));
@@ -570,13 +669,14 @@ static void take_rows(struct extract *x, struct ergon_db *db, const json_t *j, c
 				   prov ? prov : "unknown",
 				   json_string_value(json_object_get(j, "integrity")),
 				   t ? t : now,
-				   t ? "artifact" : "ingested",
+				   tsrc,
 				   now,
 				   str_at(j, "tool", "version"),
 				   a->is_model ? json_string_value(json_object_get(j, "report_id"))
 					       : NULL,
 				   sig->key_id[0] ? sig->key_id : NULL,
-				   sig->status};
+				   sig->status,
+				   tend};
 	for (int i = 0; i < RUN_COLS; i++)
 		a->run[i] = cell(x, p[i]);
 	x->key = a->run[RUN_KEY];
@@ -591,7 +691,7 @@ static void take_rows(struct extract *x, struct ergon_db *db, const json_t *j, c
 			char name[FIGURE_NAME_MAX];
 			snprintf(name, sizeof name, "values.%s", k);
 			const char *val = jnum(v, vb);
-			size_t *c = val ? row(x, &a->figures, T_FIGURES.ncols) : NULL;
+			size_t *c = val ? row(x, &a->figures, FIG_COLS) : NULL;
 			if (!c)
 				continue;
 			c[0] = x->key;
@@ -616,6 +716,9 @@ static void take_rows(struct extract *x, struct ergon_db *db, const json_t *j, c
 			take_windows(x, json_object_get(json_object_get(j, "power"), "windows"));
 	} else {
 		flatten(x, json_object_get(j, "figures"), "", 0);
+		take_repeat_means(
+		    x, json_object_get(json_object_get(json_object_get(j, "figures"), "repeat"),
+				       "figures"));
 		if (db->version >= 2)
 			take_windows(x,
 				     json_object_get(json_object_get(json_object_get(j, "figures"),
@@ -694,13 +797,44 @@ static int prepare(struct ergon_db *db, struct art *a, struct ergon_err *err)
 	return 0;
 }
 
-/* The pointers of r's cells into text (NULL for NONE), row-major. */
-static const char **cells(const struct rows *r, int ncols, const char *text)
+/* The tables of this database's schema: figures with sem and repetitions
+ * and trend points with them and the time's source from schema 6 on. */
+static const struct table *figures_table(const struct ergon_db *db)
 {
-	size_t n = r->n * (size_t)ncols;
+	return db->version >= 6 ? &T_FIGURES : &T_FIGURES_V1;
+}
+
+static const struct table *trend_table(const struct ergon_db *db)
+{
+	return db->version >= 6 ? &T_TREND : &T_TREND_V4;
+}
+
+/* The cells a row of t's is taken with (figures: always FIG_COLS). */
+static size_t stride(const struct table *t)
+{
+	return t == &T_FIGURES_V1 ? FIG_COLS : (size_t)t->ncols;
+}
+
+/* The pointers to the first t->ncols cells of each of r's rows into text
+ * (NULL for NONE), row-major, into out. */
+static void copy_cells(const char **out, const struct rows *r, const struct table *t,
+		       const char *text)
+{
+	size_t w = stride(t), nc = (size_t)t->ncols;
+	for (size_t i = 0; i < r->n; i++)
+		for (size_t c = 0; c < nc; c++) {
+			size_t off = r->cell[i * w + c];
+			out[i * nc + c] = off == NONE ? NULL : text + off;
+		}
+}
+
+/* The same, allocated; NULL when out of memory. */
+static const char **cells(const struct rows *r, const struct table *t, const char *text)
+{
+	size_t n = r->n * (size_t)t->ncols;
 	const char **v = malloc((n ? n : 1) * sizeof *v);
-	for (size_t i = 0; v && i < n; i++)
-		v[i] = r->cell[i] == NONE ? NULL : text + r->cell[i];
+	if (v)
+		copy_cells(v, r, t, text);
 	return v;
 }
 
@@ -709,7 +843,7 @@ static int insert(struct ergon_db *db, const struct table *t, const struct rows 
 {
 	if (r->n == 0)
 		return 0;
-	const char **v = cells(r, t->ncols, text);
+	const char **v = cells(r, t, text);
 	if (!v)
 		return ergon_err_set(err, ERGON_ENOMEM, "db: out of memory");
 	int rc = db->be->insert(db->h, t->name, t->cols, t->ncols, r->n, v, err);
@@ -737,21 +871,25 @@ static int insert_run(struct ergon_db *db, struct art *a, struct ergon_err *err)
 	a->result = ERGON_DB_DUPLICATE;
 	free(a->device);
 	a->device = NULL;
-	return db->be->query(db->h, db->version >= 3 ? sql_run_signed : sql_run,
-			     db->version >= 3 ? RUN_COLS : 17, run, run_returned, a, err);
+	return db->be->query(db->h,
+			     db->version >= 6   ? sql_run_v6
+			     : db->version >= 3 ? sql_run_signed
+						: sql_run,
+			     db->version >= 6 ? RUN_COLS : db->version >= 3 ? 19 : 17, run,
+			     run_returned, a, err);
 }
 
 /* Schema 4: one trend point per figure of a run with a device, the same
- * rows ERGON_DB_TREND_FILL would select from what was just stored, into
- * out (T_TREND.ncols pointers a row). */
-static void trend_rows(const struct art *a, const char **out)
+ * rows ERGON_DB_TREND_FILL(_V4) would select from what was just stored,
+ * into out (tb->ncols pointers a row: schema 6's 13 or older ones' 10). */
+static void trend_rows(const struct art *a, const struct table *tb, const char **out)
 {
 	const struct rows *f = &a->figures;
 	const char *t = a->text.p;
 #define AT(off) ((off) == NONE ? NULL : t + (off))
 	for (size_t i = 0; i < f->n; i++) {
-		const size_t *c = f->cell + i * (size_t)T_FIGURES.ncols;
-		const char **o = out + i * (size_t)T_TREND.ncols;
+		const size_t *c = f->cell + i * (size_t)FIG_COLS;
+		const char **o = out + i * (size_t)tb->ncols;
 		/* name, device, time, report_id, board, provenance, integrity,
 		 * value, u, unit */
 		o[0] = AT(c[1]);
@@ -764,6 +902,12 @@ static void trend_rows(const struct art *a, const char **out)
 		o[7] = AT(c[2]);
 		o[8] = AT(c[4]);
 		o[9] = AT(c[3]);
+		if (tb->ncols > 10) {
+			/* schema 6: time_source, sem, repetitions */
+			o[10] = AT(a->run[RUN_TIME_SOURCE]);
+			o[11] = AT(c[5]);
+			o[12] = AT(c[6]);
+		}
 	}
 #undef AT
 }
@@ -771,13 +915,14 @@ static void trend_rows(const struct art *a, const char **out)
 static int insert_trend(struct ergon_db *db, const struct art *a, struct ergon_err *err)
 {
 	const struct rows *f = &a->figures;
+	const struct table *t = trend_table(db);
 	if (f->n == 0)
 		return 0;
-	const char **v = malloc(f->n * (size_t)T_TREND.ncols * sizeof *v);
+	const char **v = malloc(f->n * (size_t)t->ncols * sizeof *v);
 	if (!v)
 		return ergon_err_set(err, ERGON_ENOMEM, "db: out of memory");
-	trend_rows(a, v);
-	int rc = db->be->insert(db->h, T_TREND.name, T_TREND.cols, T_TREND.ncols, f->n, v, err);
+	trend_rows(a, t, v);
+	int rc = db->be->insert(db->h, t->name, t->cols, t->ncols, f->n, v, err);
 	free(v);
 	return rc;
 }
@@ -793,7 +938,8 @@ static int model_device(struct ergon_db *db, const struct art *a, struct ergon_e
 static int model_trend(struct ergon_db *db, const struct art *a, struct ergon_err *err)
 {
 	const char *q[1] = {a->text.p + a->run[RUN_KEY]};
-	return db->be->query(db->h, sql_trend_models, 1, q, NULL, NULL, err);
+	return db->be->query(db->h, db->version >= 6 ? sql_trend_models : sql_trend_models_v4, 1, q,
+			     NULL, NULL, err);
 }
 
 /* One artifact inside the batch's transaction under a savepoint of its
@@ -817,7 +963,7 @@ static int store(struct ergon_db *db, struct art *a, struct ergon_err *err)
 	if (rc == 0)
 		rc = insert(db, &T_ISSUES, &a->issues, text, &e);
 	if (rc == 0)
-		rc = insert(db, &T_FIGURES, &a->figures, text, &e);
+		rc = insert(db, figures_table(db), &a->figures, text, &e);
 	if (rc == 0 && db->version >= 2)
 		rc = insert(db, &T_WINDOWS, &a->windows, text, &e);
 	if (rc == 0 && db->version >= 2)
@@ -897,7 +1043,8 @@ static int insert_all(struct ergon_db *db, const struct table *t, struct art **o
 	int rc = 0;
 	for (size_t i = 0; i < k && rc == 0; i++) {
 		struct art *a = order[i];
-		if (a->result != ERGON_DB_INGESTED || (t == &T_TREND && !a->device))
+		int trend = t == &T_TREND || t == &T_TREND_V4;
+		if (a->result != ERGON_DB_INGESTED || (trend && !a->device))
 			continue;
 		const struct rows *r = rows_for(a, t);
 		size_t m = t == &T_ARTIFACT ? 1 : r->n;
@@ -911,11 +1058,10 @@ static int insert_all(struct ergon_db *db, const struct table *t, struct art **o
 		if (t == &T_ARTIFACT) {
 			at[0] = a->text.p + a->run[RUN_KEY];
 			at[1] = a->bytes;
-		} else if (t == &T_TREND) {
-			trend_rows(a, at);
+		} else if (trend) {
+			trend_rows(a, t, at);
 		} else {
-			for (size_t c = 0; c < m * (size_t)t->ncols; c++)
-				at[c] = r->cell[c] == NONE ? NULL : a->text.p + r->cell[c];
+			copy_cells(at, r, t, a->text.p);
 		}
 	}
 	if (rc == 0 && b.n > 0)
@@ -957,7 +1103,7 @@ static int store_quick(struct ergon_db *db, struct art **order, size_t k, struct
 	if (rc == 0)
 		rc = insert_all(db, &T_ISSUES, order, k, err);
 	if (rc == 0)
-		rc = insert_all(db, &T_FIGURES, order, k, err);
+		rc = insert_all(db, figures_table(db), order, k, err);
 	if (rc == 0 && db->version >= 2)
 		rc = insert_all(db, &T_WINDOWS, order, k, err);
 	if (rc == 0 && db->version >= 2)
@@ -965,7 +1111,7 @@ static int store_quick(struct ergon_db *db, struct art **order, size_t k, struct
 	if (rc == 0 && db->version >= 3)
 		rc = insert_all(db, &T_KCASES, order, k, err);
 	if (rc == 0 && db->version >= 4)
-		rc = insert_all(db, &T_TREND, order, k, err);
+		rc = insert_all(db, trend_table(db), order, k, err);
 	for (size_t i = 0; i < k && rc == 0 && models && db->version >= 4; i++)
 		if (order[i]->result == ERGON_DB_INGESTED && !order[i]->is_model &&
 		    order[i]->device)

@@ -59,11 +59,21 @@ static int trend_point(void *ctx, int n, const char *const *names, const char *c
 		snprintf(t->unit, sizeof t->unit, "%s", unit);
 	const char *time = col(n, names, vals, "time");
 	const char *rid = col(n, names, vals, "report_id");
-	json_array_append_new(t->points,
-			      json_pack("{s:s?, s:s?, s:s?, s:b, s:o, s:o}", "time", time,
-					"report_id", rid, "provenance", prov, "counted", yes,
-					"value", num_or_null(col(n, names, vals, "value")), "u",
-					num_or_null(col(n, names, vals, "u"))));
+	json_t *pt = json_pack("{s:s?, s:s?, s:s?, s:b, s:o, s:o}", "time", time, "report_id", rid,
+			       "provenance", prov, "counted", yes, "value",
+			       num_or_null(col(n, names, vals, "value")), "u",
+			       num_or_null(col(n, names, vals, "u")));
+	/* Schema 6: where the time came from; a repeated run's standard
+	 * error of the mean and its number of repetitions. */
+	const char *ts = col(n, names, vals, "time_source");
+	if (pt && ts)
+		json_object_set_new(pt, "time_source", json_string(ts));
+	if (pt && col(n, names, vals, "sem"))
+		json_object_set_new(pt, "sem", num_or_null(col(n, names, vals, "sem")));
+	const char *reps = col(n, names, vals, "repetitions");
+	if (pt && reps)
+		json_object_set_new(pt, "repetitions", json_integer(strtoll(reps, NULL, 10)));
+	json_array_append_new(t->points, pt);
 	return 0;
 }
 

@@ -447,14 +447,18 @@ int ergon_hpx_capture_run(const struct ergon_hpx_capture_opts *co,
 		return rc;
 	}
 	rc = ergon_hpx_parser_new(NULL, &p, err);
+	struct ergon_mtime mt;
+	ergon_mtime_start(&mt);
 	if (!rc)
 		rc = ergon_hpx_capture(co, p, &cr, err);
+	ergon_mtime_end(&mt);
 	if (!rc)
 		rc = hpx_parser_json_lean(p, o->aggregation, &result, err);
 	if (!rc) {
 		struct ergon_hpx_report_opts ro = *o;
 		ro.extra_issues = cr.issues;
 		ro.capture = cr.details;
+		ro.measured = &mt;
 		ergon_out_free_space(&slot);
 		rc = ergon_hpx_report_write(result, &ro, summary, err);
 	}

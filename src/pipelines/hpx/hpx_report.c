@@ -389,6 +389,12 @@ int ergon_hpx_report_write(const json_t *result, const struct ergon_hpx_report_o
 		json_decref(body);
 		return ergon_err_set(err, ERGON_ENOMEM, "profile: out of memory");
 	}
+	json_t *mt = o->measured ? ergon_mtime_json(o->measured)
+				 : ergon_mtime_unknown_json(
+				       "the log was written before ergon read it and states no "
+				       "time: when its counters were measured is not known",
+				       NULL, NULL);
+	json_object_set_new(art, "measurement_time", mt ? mt : json_null());
 	/* The recording: where the counters came from. */
 	json_t *rec = json_pack("{s:s, s:s}", "file", o->log_path ? o->log_path : "-", "provenance",
 				o->recording ? o->recording : "unknown");

@@ -4,6 +4,7 @@
 #include "ergon/fileio.h"
 #include "ergon/jcs.h"
 #include "ergon/kernels_run.h"
+#include "ergon/mtime.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +42,11 @@ int ergon_kernels_report(const char *path, const char *baseline, const char *uni
 		rc = ergon_err_set(err, ERGON_ENOMEM, "kernels: out of memory");
 		goto cleanup;
 	}
+	json_t *mt = ergon_mtime_unknown_json(
+	    "the samples were measured elsewhere and the samples CSV states no time: when is "
+	    "not known",
+	    NULL, NULL);
+	json_object_set_new(art, "measurement_time", mt ? mt : json_null());
 	char hex[65];
 	ergon_sha256_hex(text, len, hex);
 	json_t *prov = json_object_get(art, "provenance");

@@ -3,6 +3,7 @@
  * `ergon kernels run --board host`: correctness first, then timing, every
  * sample kept (docs/METHOD.md, "Kernels"). */
 #include "ergon/kernels_run.h"
+#include "ergon/mtime.h"
 
 #include "engines/kernels/kernels_internal.h"
 #include "ergon/artifact.h"
@@ -440,6 +441,8 @@ int ergon_kernels_run(const struct ergon_kernels_run_options *o, json_t **artifa
 		orep.progress_ctx = &rp;
 	}
 	o = &orep;
+	struct ergon_mtime mt;
+	ergon_mtime_start(&mt);
 	for (long r = 1; r <= reps && rc == 0; r++) {
 		rp.rep = r;
 		struct ergon_kernels_data *dr = NULL;
@@ -465,6 +468,11 @@ int ergon_kernels_run(const struct ergon_kernels_run_options *o, json_t **artifa
 		 * build; its statistics are made again from every repetition. */
 		json_decref(art);
 		art = ar;
+	}
+	ergon_mtime_end(&mt);
+	if (rc == 0 && art != NULL) {
+		json_t *mj = ergon_mtime_json(&mt);
+		json_object_set_new(art, "measurement_time", mj ? mj : json_null());
 	}
 	if (rc == 0 && reps > 1) {
 		json_t *all = NULL;

@@ -18,6 +18,7 @@
 #include "ergon/hpx.h"
 #include "ergon/issues.h"
 #include "ergon/lifecycle.h"
+#include "ergon/mtime.h"
 #include "ergon/reserve.h"
 #include "ergon/verdict.h"
 #include "ergon/wire.h"
@@ -244,13 +245,20 @@ int ergon_profile_run(const struct ergon_profile_opts *o, struct ergon_profile_r
 				    json_string("this lifecycle driver has not yet been run on "
 						"hardware (tested against fake vendor tools)"));
 
+	/* When it was measured: the whole, from the PMU stage's start to the
+	 * power stage's end, and each stage's own (docs/REPORT_FORMAT.md). */
+	struct ergon_mtime mt_all, mt_stage;
+	ergon_mtime_start(&mt_all);
 	/* 3. pmu. */
 	r.passes = plan.passes;
 	r.stages = cfg->power.enabled ? 3 : 2;
 	r.stage = "pmu";
 	r.stage_no = 1;
 	struct prof_pmu pmu;
+	ergon_mtime_start(&mt_stage);
 	prof_pmu(&r, &plan, pmu_stage, &pmu);
+	ergon_mtime_end(&mt_stage);
+	json_object_set_new(pmu_stage, "measurement_time", ergon_mtime_json(&mt_stage));
 	stage_record(&r, pmu_stage, pmu.status, &pmu.err);
 	r.pass = r.passes = 0;
 	/* 4. power. */
@@ -261,10 +269,16 @@ int ergon_profile_run(const struct ergon_profile_opts *o, struct ergon_profile_r
 		if (prof_interrupted(&r)) {
 			stage_record(&r, pow_stage, PROF_INTERRUPTED, NULL);
 		} else {
+			ergon_mtime_start(&mt_stage);
 			prof_power(&r, &plan, &pmu, pow_stage, &pw);
+			ergon_mtime_end(&mt_stage);
+			json_object_set_new(pow_stage, "measurement_time",
+					    ergon_mtime_json(&mt_stage));
 			stage_record(&r, pow_stage, pw.status, &pw.err);
 		}
 	}
+	ergon_mtime_end(&mt_all);
+	json_object_set_new(art, "measurement_time", ergon_mtime_json(&mt_all));
 	/* 5. outputs. */
 	rc = prof_outputs(&r, &plan, &pmu, &pw, art, stages, pmu_stage, pow_stage, &slot, err);
 	ergon_out_release(&slot);

@@ -325,6 +325,32 @@ static void mark_label(struct hp_plot *p, double a, const char *cls, const char 
 	ergon_dynbuf_adds(&p->body, "</text>\n");
 }
 
+void hp_errbars(struct hp_plot *p, const double *x, const double *lo, const double *hi, size_t n,
+		const char *cls, const char *label)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		k += isfinite(x[i]) && isfinite(lo[i]) && isfinite(hi[i]);
+	if (k == 0)
+		return;
+	/* Not a series of its own (the page's self-check counts series and
+	 * their points): marks on one, one "M" per bar, the caps drawn with
+	 * relative moves. */
+	char c[64];
+	snprintf(c, sizeof c, "errbar %s", cls);
+	ergon_dynbuf_addf(&p->body, "<path class=\"%s\" data-n=\"%zu\" data-label=\"", c, k);
+	ergon_html_escape(&p->body, label ? label : "");
+	ergon_dynbuf_adds(&p->body, "\" d=\"");
+	for (size_t i = 0; i < n; i++) {
+		if (!isfinite(x[i]) || !isfinite(lo[i]) || !isfinite(hi[i]))
+			continue;
+		double a = px(p, x[i]), t = py(p, hi[i]), b = py(p, lo[i]);
+		ergon_dynbuf_addf(&p->body, "M%.1f %.1fV%.1fm-3 0h6m-6 %.1fh6", a, b, t, b - t);
+	}
+	ergon_dynbuf_adds(&p->body, "\"/>\n");
+	legend(p, c, label);
+}
+
 void hp_span(struct hp_plot *p, double xa, double xb, const char *cls, const char *label)
 {
 	if (!isfinite(xa) || !isfinite(xb))

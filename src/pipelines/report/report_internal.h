@@ -97,6 +97,9 @@ size_t hp_decimated(struct hp_plot *p, const struct hp_decim *d, const char *cls
 /* Bars from x[i] to x[i] + w[i] with height y[i] (one series). */
 void hp_bars(struct hp_plot *p, const double *x, const double *w, const double *y, size_t n,
 	     const char *cls, const char *label);
+/* Vertical interval bars [lo[i], hi[i]] at x[i] (NaNs skipped). */
+void hp_errbars(struct hp_plot *p, const double *x, const double *lo, const double *hi, size_t n,
+		const char *cls, const char *label);
 /* A shaded x span and a vertical mark, each with a label. A mark's label
  * is written horizontally beside it, in the first row (from the top) where
  * it overlaps no label placed before, so labels never overprint; a label

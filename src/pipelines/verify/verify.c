@@ -674,5 +674,8 @@ int ergon_energy_model_build(const json_t *r, const char *const *actions, size_t
 		json_object_set(*model, "budget_complete", json_object_get(ab, "complete"));
 		json_object_set(*model, "budget_dominant_term", json_object_get(ab, "dominant"));
 	}
+	/* When the report's figure was measured. */
+	const json_t *mt = json_object_get(r, "measurement_time");
+	json_object_set_new(*model, "measurement_time", mt ? json_deep_copy(mt) : json_null());
 	return 0;
 }
