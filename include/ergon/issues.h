@@ -164,6 +164,12 @@ enum ergon_integrity {
 	X("power.accumulator_inconsistent", ERGON_SEV_ERROR, "the energy accumulator disagrees with the packets' power") \
 	/* --- power: uncertainty budgets (docs/UNCERTAINTY.md) --- */                              \
 	X("power.uncertainty_above_limit", ERGON_SEV_ERROR, "a figure's expanded uncertainty exceeds --max-uncertainty-pct, or its budget is incomplete") \
+	/* --- power: energy per layer (docs/METHOD.md, "Energy per layer") --- */                  \
+	X("power.layers_inferences_dropped", ERGON_SEV_WARNING, "inferences with another number of marker edges than marked layers were left out of the layer figures") \
+	X("power.layers_unresolved", ERGON_SEV_INFO, "layers spanning fewer samples than the minimum were measured together with their neighbours") \
+	X("power.layers_none", ERGON_SEV_WARNING, "no inference showed its marker edges: no layer figures") \
+	X("power.layers_no_gate", ERGON_SEV_WARNING, "the gate never rose in the recording: no layer figures") \
+	X("power.layers_sum_mismatch", ERGON_SEV_WARNING, "the layers' energies do not sum to the energy per inference within their uncertainties") \
 	/* --- profile: clean-window checks --- */                                                 \
 	X("profile.clean_window_stalled", ERGON_SEV_WARNING, "clean-window iterations stalled or partial") \
 	X("profile.clean_window_clock_rate_low", ERGON_SEV_WARNING, "rate probe cycles below half the core clock") \

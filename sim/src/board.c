@@ -45,6 +45,22 @@ static const uint32_t layer_cycles[3] = {48000, 24000, 24000};
 
 static const char *const layer_ops[3] = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"};
 
+double ergon_sim_op_current_a(const char *op_name)
+{
+	static const struct {
+		const char *op;
+		double a;
+	} kinds[] = {
+	    {"CONV_2D", 0.006},
+	    {"DEPTHWISE_CONV_2D", 0.004},
+	    {"FULLY_CONNECTED", 0.005},
+	};
+	for (size_t i = 0; op_name != NULL && i < sizeof kinds / sizeof kinds[0]; i++)
+		if (strcmp(kinds[i].op, op_name) == 0)
+			return kinds[i].a;
+	return 0.003;
+}
+
 struct sim_faults {
 	int stalled_counter;	      /* cycle counter stops during inferences */
 	int slow_counter;	      /* every 2nd inference counts 1/16 of its cycles */
@@ -71,6 +87,13 @@ struct sim_faults {
 	uint32_t rtt_up_size;	/* the transport is RTT in drop mode with this up buffer */
 	double idle_a;		/* idle current (0: SIM_IDLE_A) */
 	int ina228_bystander;	/* an external run whose firmware also reads the INA228 */
+	/* Layer-marker faults: the marker pin ignores the Nth toggle of the
+	 * window (a missing edge); after the Nth toggle, one more toggle half
+	 * way through that layer (an extra edge); the third simulated layer
+	 * runs 2,400 cycles (25 us: a layer shorter than the minimum). */
+	uint32_t marker_skip_at, marker_extra_at;
+	int marker_short;
+	int markers; /* the scenario marks layers: marker pin and raw meter on */
 	struct sim_ina228_faults ina;
 };
 
@@ -121,6 +144,22 @@ struct sim_board {
 	char rtt_up[SIM_RTT_UP_MAX];
 	char rtt_down[16];
 	uint64_t rtt_next_poll_ns;
+	double op_a; /* the running operator's current (0: SIM_ACTIVE_A) */
+	/* The raw meter: the span now accumulating, its charge, its latched
+	 * digital inputs; the result's capacity. */
+	uint64_t raw_ns, raw_t0_ns;
+	double raw_q;
+	uint8_t raw_dig;
+	size_t raw_cap;
+	/* Markers: toggles asked, an extra toggle due in the running layer,
+	 * the open truth interval. */
+	uint32_t mk_asked;
+	int mk_extra_due;
+	int mk_open;
+	int mk_invert; /* the meter's view of the pin is inverted (a lost edge) */
+	uint64_t mk_t0_ns;
+	double mk_e;
+	size_t mk_cap;
 };
 
 static int gate_level(const struct sim_board *b, uint64_t t_ns)
@@ -132,6 +171,39 @@ static int gate_level(const struct sim_board *b, uint64_t t_ns)
 		if (t_ns >= b->next_glitch_ns[i] && t_ns < b->next_glitch_ns[i] + 20000u)
 			return 1;
 	return 0;
+}
+
+/* The marker wire's level as the meter sees it. */
+static int marker_level(const struct sim_board *b)
+{
+	return b->o.marker_pin > 0 && b->o.marker_pin < 16 && b->pins[b->o.marker_pin];
+}
+
+/* Close the raw meter's span: its mean current and latched inputs. */
+static void raw_emit(struct sim_board *b)
+{
+	struct ergon_sim_result *r = b->res;
+	if (r->n_raw >= b->raw_cap && r->n_raw < ERGON_SIM_RAW_MAX) {
+		size_t cap = b->raw_cap ? 2 * b->raw_cap : 65536;
+		float *i = realloc(r->raw_current_a, cap * sizeof *i);
+		if (i != NULL)
+			r->raw_current_a = i;
+		uint8_t *d = realloc(r->raw_digital, cap);
+		if (d != NULL)
+			r->raw_digital = d;
+		if (i == NULL || d == NULL)
+			b->oom = 1;
+		else
+			b->raw_cap = cap;
+	}
+	if (r->n_raw < b->raw_cap) {
+		r->raw_current_a[r->n_raw] = (float)(b->raw_q / ((double)b->raw_ns * 1e-9));
+		r->raw_digital[r->n_raw] = b->raw_dig;
+		r->n_raw++;
+	}
+	b->raw_q = 0;
+	b->raw_t0_ns += b->raw_ns;
+	b->raw_dig = (uint8_t)(gate_level(b, b->raw_t0_ns) | marker_level(b) << 1);
 }
 
 static void js_emit(struct sim_board *b)
@@ -203,7 +275,7 @@ static int rtt_drain(struct sim_board *b)
 static void advance(struct sim_board *b, uint64_t dt_ns)
 {
 	double idle_a = b->f.idle_a > 0.0 ? b->f.idle_a : SIM_IDLE_A;
-	double i_a = b->busy ? SIM_ACTIVE_A : idle_a;
+	double i_a = b->busy ? (b->op_a > 0 ? b->op_a : SIM_ACTIVE_A) : idle_a;
 	while (dt_ns > 0) {
 		/* Step to the next packet boundary so INPUT0 is sampled finely
 		 * enough to see 20 µs glitches (1 µs steps inside). */
@@ -211,6 +283,8 @@ static void advance(struct sim_board *b, uint64_t dt_ns)
 		uint64_t step = dt_ns < to_packet ? dt_ns : to_packet;
 		if (step > 1000u)
 			step = 1000u;
+		if (b->raw_ns > 0 && b->raw_t0_ns + b->raw_ns - b->now_ns < step)
+			step = b->raw_t0_ns + b->raw_ns - b->now_ns;
 		double s = (double)step * 1e-9;
 		int g = gate_level(b, b->now_ns);
 		b->js_q += i_a * s;
@@ -219,7 +293,10 @@ static void advance(struct sim_board *b, uint64_t dt_ns)
 			b->js_in0_ns += (double)step;
 			b->res->true_gate_high_s += s;
 			b->res->true_window_energy_j += i_a * SIM_RAIL_V * s;
+			if (b->mk_open)
+				b->mk_e += i_a * SIM_RAIL_V * s;
 		}
+		b->raw_q += i_a * s;
 		sim_ina228_advance(&b->ina, i_a, s);
 		b->now_ns += step;
 		dt_ns -= step;
@@ -230,6 +307,8 @@ static void advance(struct sim_board *b, uint64_t dt_ns)
 		}
 		if (b->now_ns >= b->js_t0_ns + b->js_period_ns)
 			js_emit(b);
+		if (b->raw_ns > 0 && b->now_ns >= b->raw_t0_ns + b->raw_ns)
+			raw_emit(b);
 	}
 }
 
@@ -331,15 +410,68 @@ static int hal_delay_us(void *ctx, uint32_t us)
 	return 0;
 }
 
+/* The marker wire moves to `high`: the truth interval between two edges
+ * inside the gate closes and the next opens. */
+static void marker_move(struct sim_board *b, int high)
+{
+	struct ergon_sim_result *r = b->res;
+	b->pins[b->o.marker_pin] = high;
+	if (!gate_level(b, b->now_ns))
+		return;
+	if (b->mk_open) {
+		if (r->n_marks >= b->mk_cap) {
+			size_t cap = b->mk_cap ? 2 * b->mk_cap : 1024;
+			struct ergon_sim_mark *m = realloc(r->marks, cap * sizeof *m);
+			if (m == NULL) {
+				b->oom = 1;
+				return;
+			}
+			r->marks = m;
+			b->mk_cap = cap;
+		}
+		r->marks[r->n_marks++] = (struct ergon_sim_mark){
+		    (double)b->mk_t0_ns * 1e-9, (double)b->now_ns * 1e-9, b->mk_e};
+	}
+	b->mk_open = 1;
+	b->mk_t0_ns = b->now_ns;
+	b->mk_e = 0;
+}
+
+/* The firmware writes the marker pin: a toggle (a change of level) is
+ * counted; the faults lose one or add one; every write costs
+ * ERGON_SIM_MARKER_NS of core time after the pin moves. */
+static void marker_write(struct sim_board *b, int high)
+{
+	int now = b->pins[b->o.marker_pin];
+	int want = (high != 0) ^ b->mk_invert;
+	if (want != now) {
+		b->res->marker_toggles++;
+		b->mk_asked++;
+		if (b->f.marker_skip_at > 0 && b->mk_asked == b->f.marker_skip_at)
+			b->mk_invert ^= 1; /* the meter never sees this one */
+		else
+			marker_move(b, want);
+		if (b->f.marker_extra_at > 0 && b->mk_asked == b->f.marker_extra_at)
+			b->mk_extra_due = 1;
+	}
+	spend_idle_ns(b, ERGON_SIM_MARKER_NS);
+}
+
 static int hal_gpio_set(void *ctx, uint8_t pin, int high)
 {
 	struct sim_board *b = ctx;
 	if (pin == 0 || pin >= 16)
 		return -1;
+	if (pin == b->o.marker_pin) {
+		marker_write(b, high);
+		return 0;
+	}
 	int gate = pin == b->o.gate_pin;
 	int state = pin == b->o.state_pin;
-	if (gate && !high && b->pins[pin])
+	if (gate && !high && b->pins[pin]) {
 		b->window_over = 1;
+		b->mk_open = 0; /* the interval after the last edge is not a layer's */
+	}
 	if (gate && !high && b->f.gate_stuck_high && b->pins[pin])
 		return 0; /* the pin does not move; the runtime reads it back */
 	if (b->pins[pin] != (high != 0)) {
@@ -444,7 +576,23 @@ static int hal_pmu_read(void *ctx, uint32_t *counts, unsigned n, int *overflow)
 
 /* c cycles of inference work: the core runs them, the counter shows what
  * its faults let it show, and time passes. */
+static void spend_infer_cycles_once(struct sim_board *b, double c);
+
 static void spend_infer_cycles(struct sim_board *b, double c)
+{
+	if (b->mk_extra_due) {
+		/* The extra edge half way through the layer. */
+		b->mk_extra_due = 0;
+		spend_infer_cycles_once(b, c / 2);
+		b->mk_invert ^= 1;
+		marker_move(b, !b->pins[b->o.marker_pin]);
+		spend_infer_cycles_once(b, c - c / 2);
+		return;
+	}
+	spend_infer_cycles_once(b, c);
+}
+
+static void spend_infer_cycles_once(struct sim_board *b, double c)
 {
 	double ns = c / (SIM_CORE_HZ * b->f.core_speed) * 1e9;
 	b->cycles += c;
@@ -463,7 +611,7 @@ static int sim_infer(void *user)
 	b->busy = 1;
 	for (unsigned l = 0; l < 3; l++) {
 		ert_layer_begin((uint16_t)l, layer_ops[l]);
-		spend_infer_cycles(b, layer_cycles[l]);
+		spend_infer_cycles(b, l == 2 && b->f.marker_short ? 2400.0 : layer_cycles[l]);
 		ert_layer_end();
 	}
 	b->busy = 0;
@@ -482,7 +630,9 @@ static double op_cycles(const struct ert_tfl_model *m, const struct ert_tfl_op *
 static void sim_op_done(void *ctx, const struct ert_tfl_op *op)
 {
 	struct sim_board *b = ctx;
+	b->op_a = ergon_sim_op_current_a(ert_tfl_op_name(op->opcode));
 	spend_infer_cycles(b, op_cycles(&b->model->tfl, op));
+	b->op_a = 0;
 }
 
 /* One inference of the model, as the an547 model firmware runs it: the
@@ -624,6 +774,23 @@ static const struct scenario scenarios[] = {
      ERGON_SIM_FLOW_POWER_EXTERNAL,
      0,
      {NOMINAL, .ina228_bystander = 1, .ina = {.preload_lsb_below_full = 50}}},
+    /* Layer markers on D1 of a 100 kSPS raw meter, with one fault each:
+     * the 17th toggle of the window never reaches the meter (inference 5
+     * of 20 shows 2 edges instead of 3), an extra toggle half way through
+     * the layer after the 25th (inference 8 shows 4), the third layer
+     * lasts 25 us (2.5 samples, below the minimum). */
+    {"marker_missing_edge",
+     ERGON_SIM_FLOW_POWER_EXTERNAL,
+     0,
+     {NOMINAL, .markers = 1, .marker_skip_at = 17}},
+    {"marker_extra_edge",
+     ERGON_SIM_FLOW_POWER_EXTERNAL,
+     0,
+     {NOMINAL, .markers = 1, .marker_extra_at = 25}},
+    {"marker_short_layer",
+     ERGON_SIM_FLOW_POWER_EXTERNAL,
+     0,
+     {NOMINAL, .markers = 1, .marker_short = 1}},
     /* IN+/IN- not connected: zero energy and charge, VBUS right. */
     {"ina228_sense_open", ERGON_SIM_FLOW_POWER_INA228, 0, {NOMINAL, .ina = {.sense_open = 1}}},
 };
@@ -772,7 +939,10 @@ static int run_flow(const struct scenario *sc, struct sim_board *b, const struct
 		       .conv_time_us = b->o.conv_time_us,
 		       .averages = b->o.averages},
 	    .calibration_id = b->o.calibration_id,
+	    .marker = {.pin = b->o.marker_pin},
 	};
+	for (unsigned w = 0; w < 8; w++)
+		cfg.marker.mask[w] = b->o.marker_mask[w];
 	/* Lock-step as configured; the scenarios about the handshake need it. */
 	int lockstep = b->o.lockstep < 0 ? sc->lockstep
 					 : b->o.lockstep || sc->f.go_never || sc->f.ready_wire_open;
@@ -931,6 +1101,26 @@ int ergon_sim_run_opts(const char *scenario, const struct ergon_sim_options *opt
 	}
 	b->f = sc->f;
 	b->res = res;
+	if (sc->f.markers && b->o.marker_pin == 0)
+		b->o.marker_pin = ERGON_SIM_MARKER_PIN;
+	if (sc->f.markers && !(b->o.raw_rate_hz > 0))
+		b->o.raw_rate_hz = 100000.0;
+	if (b->o.raw_rate_hz > 0) {
+		double ns = 1e9 / b->o.raw_rate_hz;
+		if (!isfinite(ns) || ns < 1.0 || fabs(ns - floor(ns + 0.5)) > 1e-9 * ns) {
+			double hz = b->o.raw_rate_hz;
+			sim_model_free(model);
+			free(b);
+			ergon_sim_result_cleanup(res);
+			return ergon_err_set(err, ERGON_EUSAGE,
+					     "virtual bench: raw meter rate %g Hz: the span of a "
+					     "sample must be a whole number of ns (e.g. 100000 for a "
+					     "PPK2, 1000000)",
+					     hz);
+		}
+		b->raw_ns = (uint64_t)floor(ns + 0.5);
+		res->raw_rate_hz = 1e9 / (double)b->raw_ns;
+	}
 	b->stream_cap = SIM_STREAM_MAX;
 	/* Glitches at 1 ms and 1.5 ms, during warmup, long before the window. */
 	b->next_glitch_ns[0] = 1000000u;
@@ -969,6 +1159,13 @@ void ergon_sim_result_cleanup(struct ergon_sim_result *res)
 	free(res->stream);
 	free(res->js);
 	free(res->stats);
+	free(res->raw_current_a);
+	free(res->raw_digital);
+	free(res->marks);
+	res->raw_current_a = NULL;
+	res->raw_digital = NULL;
+	res->marks = NULL;
+	res->n_raw = res->n_marks = 0;
 	res->stream = NULL;
 	res->js = NULL;
 	res->stats = NULL;

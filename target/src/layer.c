@@ -12,6 +12,76 @@ uint32_t ert_layer_ops(void)
 	return ops_begun;
 }
 
+/* The armed marker line (ert_marker_arm): its HAL, pin, mask and level. */
+static const struct ert_hal *marker_hal;
+static const struct ert_marker_config *marker_cfg;
+static int marker_level;
+static int marker_status;
+static uint32_t marker_toggles;
+
+int ert_marker_validate(const struct ert_marker_config *m, const struct ert_hal *hal)
+{
+	if (m == NULL || m->pin == 0)
+		return ERT_OK;
+	if (!ERT_LAYER_MARKERS || hal->gpio_set == NULL || m->pin > hal->max_gpio_pin)
+		return ERT_E_CONFIG;
+	return ERT_OK;
+}
+
+#if ERT_LAYER_MARKERS
+static void marker_toggle(void)
+{
+	marker_level = !marker_level;
+	marker_toggles++;
+	if (marker_hal->gpio_set(marker_hal->ctx, marker_cfg->pin, marker_level) != 0 &&
+	    marker_status == ERT_OK)
+		marker_status = ERT_E_GPIO;
+}
+
+static int marker_marks(uint16_t index)
+{
+	if (index >= 32u * ERT_MARKER_MASK_WORDS)
+		return 0;
+	int any = 0;
+	for (unsigned w = 0; w < ERT_MARKER_MASK_WORDS; w++)
+		any |= marker_cfg->mask[w] != 0;
+	return !any || (marker_cfg->mask[index / 32u] >> (index % 32u) & 1u) != 0;
+}
+#endif
+
+int ert_marker_arm(const struct ert_marker_config *m, const struct ert_hal *hal)
+{
+	marker_hal = NULL;
+	marker_toggles = 0;
+	marker_status = ERT_OK;
+	if (m == NULL || m->pin == 0)
+		return ERT_OK;
+	int rc = ert_marker_validate(m, hal);
+	if (rc != ERT_OK)
+		return rc;
+	marker_level = 0;
+	if (hal->gpio_set(hal->ctx, m->pin, 0) != 0)
+		return ERT_E_GPIO;
+	marker_cfg = m;
+	marker_hal = hal;
+	return ERT_OK;
+}
+
+int ert_marker_disarm(void)
+{
+#if ERT_LAYER_MARKERS
+	if (marker_hal != NULL)
+		marker_toggle();
+#endif
+	marker_hal = NULL;
+	return marker_status;
+}
+
+uint32_t ert_marker_toggles(void)
+{
+	return marker_toggles;
+}
+
 int ert_layers_init(struct ert_layers *L, const struct ert_hal *hal)
 {
 	L->hal = hal;
@@ -70,6 +140,10 @@ static void fail(struct ert_layers *L, int status)
 void ert_layer_begin(uint16_t layer_index, const char *op_name)
 {
 	ops_begun++;
+#if ERT_LAYER_MARKERS
+	if (marker_hal != NULL && marker_marks(layer_index))
+		marker_toggle();
+#endif
 	struct ert_layers *L = attached;
 	if (L == NULL)
 		return;

@@ -38,6 +38,7 @@ struct gate_ctx {
 	const struct ert_hal *hal;
 	struct ert_power_terminal *t;
 	struct ert_ina228 *ina; /* NULL unless internal mode */
+	const struct ert_marker_config *marker;
 };
 
 static int gate_open(void *user)
@@ -52,7 +53,13 @@ static int gate_open(void *user)
 			return rc;
 		g->t->final_phase = ERT_PHASE_WINDOW;
 	}
-	int rc = ert_sync_gate(g->sync, g->hal, 1);
+	/* The marker line is low when the gate rises: the first layer's
+	 * start is its first edge. Armed before the gate, so a failure leaves
+	 * no gate high. */
+	int rc = ert_marker_arm(g->marker, g->hal);
+	if (rc != ERT_OK)
+		return rc;
+	rc = ert_sync_gate(g->sync, g->hal, 1);
 	if (rc == ERT_OK && g->sync->gate_pin != 0)
 		g->t->gate_asserted = 1;
 	return rc;
@@ -61,11 +68,13 @@ static int gate_open(void *user)
 static int gate_close(void *user)
 {
 	struct gate_ctx *g = user;
+	/* The last inference's end, still inside the gate. */
+	int mrc = ert_marker_disarm();
 	if (g->sync->gate_pin == 0)
-		return ERT_OK;
+		return mrc;
 	int rc = ert_sync_gate(g->sync, g->hal, 0);
 	g->t->gate_lowered = rc == ERT_OK;
-	return rc;
+	return rc == ERT_OK ? mrc : rc;
 }
 
 static void kv_u(struct ert_buf *b, const char *key, uint64_t v)
@@ -156,7 +165,8 @@ int ert_power_run(const struct ert_hal *hal, const struct ert_power_config *cfg,
 	static struct ert_ina228 ina;
 	struct ert_window_result w = {0};
 	uint32_t waited_us = 0;
-	struct gate_ctx g = {&cfg->sync, hal, t, cfg->source == ERT_SOURCE_INA228 ? &ina : NULL};
+	struct gate_ctx g = {&cfg->sync, hal, t, cfg->source == ERT_SOURCE_INA228 ? &ina : NULL,
+			  &cfg->marker};
 	const struct ert_window_edges edges = {gate_open, gate_close, &g};
 	int rc = ERT_OK;
 
@@ -178,6 +188,10 @@ int ert_power_run(const struct ert_hal *hal, const struct ert_power_config *cfg,
 	t->final_phase = ERT_PHASE_INIT;
 	if (ert_window_validate(&cfg->window) != ERT_OK ||
 	    ert_sync_validate(&cfg->sync, hal) != ERT_OK ||
+	    ert_marker_validate(&cfg->marker, hal) != ERT_OK ||
+	    (cfg->marker.pin != 0 &&
+	     (cfg->marker.pin == cfg->sync.gate_pin || cfg->marker.pin == cfg->sync.state_pin ||
+	      cfg->marker.pin == cfg->sync.go_pin)) ||
 	    (cfg->source != ERT_SOURCE_EXTERNAL && cfg->source != ERT_SOURCE_INA228) ||
 	    (cfg->source == ERT_SOURCE_EXTERNAL && cfg->sync.gate_pin == 0) || work == NULL) {
 		rc = ERT_E_CONFIG;

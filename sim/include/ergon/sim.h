@@ -52,6 +52,14 @@ struct ergon_sim_edge {
 
 #define ERGON_SIM_MAX_EDGES 256
 
+/* The truth of one interval between two consecutive marker edges inside
+ * the gate (layer markers, ergon_sim_options.marker_pin): its true start
+ * and end and the energy the rail delivered in it. */
+struct ergon_sim_mark {
+	double t_start_s, t_end_s;
+	double energy_j;
+};
+
 struct ergon_sim_result {
 	const char *scenario;
 	int flow;
@@ -60,7 +68,8 @@ struct ergon_sim_result {
 	size_t stream_len;
 	uint64_t bytes_sent;		    /* bytes the target handed to the transport */
 	struct ert_power_terminal terminal; /* the RAM record (power flows) */
-	struct ergon_sim_edge edges[ERGON_SIM_MAX_EDGES]; /* first edges, in order */
+	struct ergon_sim_edge edges[ERGON_SIM_MAX_EDGES]; /* first edges, in order (the
+							   * marker pin's are in marks) */
 	size_t n_edges;
 	struct ergon_sim_js_packet *js;	  /* malloc'd */
 	struct ergon_stats_packet *stats; /* the same packets as the gated engine
@@ -85,6 +94,21 @@ struct ergon_sim_result {
 	 * power build from its start to collecting its record measures (the
 	 * internal mode's host envelope, window_clock_ceiling). */
 	double host_envelope_s;
+	/* The raw meter (ergon_sim_options.raw_rate_hz > 0), a PPK2-like
+	 * sampler: sample k covers [k/rate, (k+1)/rate) from power-on; its
+	 * current is the mean over that span (the rail is raw_voltage_v), its
+	 * digital inputs are the wires' levels at the span's start: bit 0 the
+	 * gate (D0), bit 1 the marker line (D1). malloc'd, n_raw of each. */
+	float *raw_current_a;
+	uint8_t *raw_digital;
+	size_t n_raw;
+	double raw_rate_hz;
+	/* Layer markers: the true intervals between consecutive marker edges
+	 * inside the gate, in order (malloc'd), and the marker pin's toggles
+	 * the firmware made (the end toggle included). */
+	struct ergon_sim_mark *marks;
+	size_t n_marks;
+	uint64_t marker_toggles;
 };
 
 /* The resolved configuration a run honours, as the firmware would be built
@@ -129,7 +153,29 @@ struct ergon_sim_options {
 	 * holds 20 s at that rate); any other rate is refused
 	 * (ergon_sim_check_stats_rate). */
 	double js_stats_rate_hz;
+	/* Layer markers (power flows): the firmware's marker pin (0: none;
+	 * ERGON_SIM_MARKER_PIN is the bench's wire to the meter's D1) and
+	 * which layers it marks (ert_marker_config.mask; all zero: every
+	 * layer). Each toggle costs ERGON_SIM_MARKER_NS of core time, a GPIO
+	 * write's cost, so a marked and an unmarked run differ as on a board. */
+	uint8_t marker_pin;
+	uint32_t marker_mask[8];
+	/* The raw meter's rate (0: none): a whole divisor of 1 GHz in ns
+	 * (100,000 for a PPK2). At most ERGON_SIM_RAW_MAX samples are kept. */
+	double raw_rate_hz;
 };
+
+#define ERGON_SIM_MARKER_PIN 6
+#define ERGON_SIM_MARKER_NS 250u
+#define ERGON_SIM_RAW_MAX ((size_t)32 << 20)
+
+/* The current the virtual bench draws while an operator of a model runs
+ * (ergon_sim_options.model_path), by operator kind: a model of cost, not a
+ * measurement (docs/METHOD.md, "The virtual bench's operator currents"):
+ * CONV_2D 6 mA, DEPTHWISE_CONV_2D 4 mA, FULLY_CONNECTED 5 mA, every other
+ * kind 3 mA; the three simulated layers of the scenarios without a model
+ * all draw 5 mA; idle 1 mA; the rail is 1.8 V. */
+ERGON_API double ergon_sim_op_current_a(const char *op_name);
 
 #define ERGON_SIM_CYCLES_PER_MAC 2.0
 #define ERGON_SIM_CYCLES_PER_OP 500.0

@@ -8,6 +8,7 @@
 
 #include "ergon/ert_hal.h"
 #include "ergon/ert_ina228.h"
+#include "ergon/ert_layer.h"
 #include "ergon/ert_sync.h"
 #include "ergon/ert_window.h"
 
@@ -48,6 +49,10 @@ struct ert_power_config {
 	struct ert_sync_config sync;
 	int source;
 	struct ert_ina228_config ina228; /* source == ERT_SOURCE_INA228 */
+	/* Layer markers (ert_layer.h): a line toggled at every marked layer's
+	 * start inside the clean window, and once after the last inference;
+	 * pin 0: none. Must not collide with the gate or lock-step pins. */
+	struct ert_marker_config marker;
 	/* Which calibration the measurement path carries (the configuration's
 	 * power.ina228.calibration_id, e.g. "UNCALIBRATED-parasitic-path"),
 	 * copied verbatim into the record (at most ERT_CALIBRATION_ID_MAX - 1
