@@ -90,7 +90,8 @@ struct sim_faults {
 	/* Layer-marker faults: the marker pin ignores the Nth toggle of the
 	 * window (a missing edge); after the Nth toggle, one more toggle half
 	 * way through that layer (an extra edge); the third simulated layer
-	 * runs 2,400 cycles (25 us: a layer shorter than the minimum). */
+	 * runs 2,400 cycles (25 us: a layer shorter than the minimum), the second
+	 * the rest of its cycles, so the inference keeps its length. */
 	uint32_t marker_skip_at, marker_extra_at;
 	int marker_short;
 	int markers; /* the scenario marks layers: marker pin and raw meter on */
@@ -611,7 +612,12 @@ static int sim_infer(void *user)
 	b->busy = 1;
 	for (unsigned l = 0; l < 3; l++) {
 		ert_layer_begin((uint16_t)l, layer_ops[l]);
-		spend_infer_cycles(b, l == 2 && b->f.marker_short ? 2400.0 : layer_cycles[l]);
+		/* marker_short moves all but 2400 of layer 2's cycles into
+		 * layer 1: the inference keeps its length. */
+		double c = layer_cycles[l];
+		if (b->f.marker_short && l > 0)
+			c = l == 1 ? c + layer_cycles[2] - 2400.0 : 2400.0;
+		spend_infer_cycles(b, c);
 		ert_layer_end();
 	}
 	b->busy = 0;
@@ -778,7 +784,7 @@ static const struct scenario scenarios[] = {
      * the 17th toggle of the window never reaches the meter (inference 5
      * of 20 shows 2 edges instead of 3), an extra toggle half way through
      * the layer after the 25th (inference 8 shows 4), the third layer
-     * lasts 25 us (2.5 samples, below the minimum). */
+     * lasts 25 us (2.5 samples, below the minimum) and the second 475 us. */
     {"marker_missing_edge",
      ERGON_SIM_FLOW_POWER_EXTERNAL,
      0,

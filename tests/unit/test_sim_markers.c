@@ -171,7 +171,8 @@ static void fault_short_layer(void **state)
 	(void)state;
 	struct ergon_sim_result r = run_opts("marker_short_layer", NULL);
 	/* Layer 2 is 2400 cycles = 25 us (+ the toggle's 0.25 us): 2.5
-	 * samples at 100 kSPS, under the minimum of 10. */
+	 * samples at 100 kSPS, under the minimum of 10; layer 1 has the rest,
+	 * 45600 cycles. */
 	assert_true(fabs(r.marks[2].t_end_s - r.marks[2].t_start_s - 25.25e-6) < 1e-12);
 	struct ergon_layers *L = NULL;
 	const struct ergon_layers_result *res = fold(&L, &r, 3, 20);
@@ -180,8 +181,9 @@ static void fault_short_layer(void **state)
 	assert_int_equal(res->layers[1].first, 1);
 	assert_int_equal(res->layers[1].last, 2);
 	assert_true(ergon_issue_list_has(&res->issues, "power.layers_unresolved"));
-	/* Layers 1 and 2 together: 2.25 uJ + 25 us x 9 mW + 2 x 2.25 nJ. */
-	double want = 2.25e-6 + 25e-6 * 0.005 * 1.8 + 2 * 2.25e-9;
+	/* Layers 1 and 2 together: 48000 cycles = 500 us at 9 mW, 4.5 uJ, and
+	 * two toggles of 2.25 nJ. */
+	double want = 4.5e-6 + 2 * 2.25e-9;
 	assert_true(fabs(truth_of(&r, 3, 1, 2) - want) < 1e-15);
 	assert_true(fabs(res->layers[1].energy_mean_j - want) <= res->layers[1].budget.U_known);
 	ergon_layers_free(L);
@@ -247,6 +249,18 @@ static void one_model(const char *file)
 		      worst_i, res->sum_j, r.true_window_energy_j / 20);
 	assert_int_equal(within, res->n_layers);
 	assert_int_equal(mismatch, 0);
+	/* The marker's cost, a marked against an unmarked run: S toggles of
+	 * 250 ns at 5 mA (2.25 nJ) per inference, and the end toggle's
+	 * 0.45 nJ once over the 20. */
+	struct ergon_sim_options uo = o;
+	uo.marker_pin = 0;
+	uo.raw_rate_hz = 0;
+	struct ergon_sim_result ur = run_opts("baseline_power", &uo);
+	double overhead = (r.true_window_energy_j - ur.true_window_energy_j) / 20;
+	print_message("%s: marker overhead %.4g J per inference (%.3g %%)\n", file, overhead,
+		      100 * overhead / (ur.true_window_energy_j / 20));
+	assert_true(fabs(overhead - ((double)S * 2.25e-9 + 0.45e-9 / 20)) < 1e-15);
+	ergon_sim_result_cleanup(&ur);
 	ergon_issue_list_cleanup(&l);
 	ergon_layers_free(L);
 	ergon_sim_result_cleanup(&r);
