@@ -38,6 +38,7 @@
 #include "ergon/json_alloc.h"
 #include "ergon/kernels.h"
 #include "ergon/kernels_run.h"
+#include "ergon/layer_energy.h"
 #include "ergon/lifecycle.h"
 #include "ergon/live_gate.h"
 #include "ergon/live_raw.h"

@@ -71,6 +71,7 @@ struct ergon_layer_figures {
 
 struct ergon_layers_result {
 	double sample_rate_hz;
+	double min_samples; /* the minimum span of a resolved layer, samples */
 	size_t segments;
 	uint64_t samples;
 	uint64_t edges;		     /* marker edges inside the gate */

@@ -86,6 +86,11 @@ struct ergon_profile_opts {
 	 * "correctness" to the summary and, under QEMU, per-layer
 	 * pmu.emulated_instruction_count. Borrowed. */
 	const json_t *model;
+	/* --layer-energy: the power stage marks the layers (a marker plan from
+	 * the PMU stage's layers) and folds the energy between the marker
+	 * edges by layer into power.layers[] (docs/METHOD.md, "Energy per
+	 * layer"); on the virtual bench only, for now. */
+	int layer_energy;
 	/* Called at every step of every stage; NULL: none. Borrowed pointers,
 	 * valid during the call. */
 	void (*progress)(void *ctx, const struct ergon_profile_progress *p);

@@ -822,6 +822,14 @@ int ergon_sim_scenario_power_checked(const char *scenario)
 	return 0;
 }
 
+int ergon_sim_scenario_markers(const char *scenario)
+{
+	for (size_t i = 0; scenario != NULL && i < N_SCENARIOS; i++)
+		if (strcmp(scenarios[i].name, scenario) == 0)
+			return scenarios[i].f.markers;
+	return 0;
+}
+
 int ergon_sim_scenario_ina228_bystander(const char *scenario)
 {
 	for (size_t i = 0; scenario != NULL && i < N_SCENARIOS; i++)

@@ -163,6 +163,61 @@ static const char *verdict_stage(const json_t *issues)
 	return owner;
 }
 
+/* --layer-energy: the costliest layers (power.layer_energy.costliest). */
+static void print_layer_energy(const json_t *pw, int utf8)
+{
+	const json_t *layers = json_object_get(pw, "layers");
+	const json_t *meta = json_object_get(pw, "layer_energy");
+	const json_t *order = json_object_get(meta, "costliest");
+	if (!json_is_array(layers) || !json_is_array(order))
+		return;
+	const json_t *inf = json_object_get(meta, "inferences");
+	printf("energy per layer (measured between marker edges, %lld of %lld inferences; "
+	       "uJ, %s U at k = 2):\n",
+	       (long long)json_integer_value(json_object_get(inf, "used")),
+	       (long long)json_integer_value(json_object_get(inf, "expected")),
+	       utf8 ? "±" : "+/-");
+	printf("  %-7s %-28s %12s %10s %11s %8s %6s %11s\n", "layer", "op", "energy", "U",
+	       "duration_us", "power_mW", "share", "estimated");
+	size_t i;
+	const json_t *v;
+	json_array_foreach(order, i, v)
+	{
+		if (i >= 10)
+			break;
+		const json_t *e = json_array_get(layers, (size_t)json_integer_value(v));
+		char idx[32];
+		long long a = (long long)json_integer_value(json_object_get(e, "index"));
+		long long b = (long long)json_integer_value(json_object_get(e, "last_index"));
+		if (a == b)
+			snprintf(idx, sizeof idx, "%lld", a);
+		else
+			snprintf(idx, sizeof idx, "%lld-%lld", a, b);
+		const json_t *u = json_object_get(e, "energy_U_j");
+		const json_t *est = json_object_get(json_object_get(e, "estimated_energy"), "energy_j");
+		char us[24] = "n/a", es[24] = "n/a";
+		if (json_is_number(u))
+			snprintf(us, sizeof us, "%.4f", json_number_value(u) * 1e6);
+		if (json_is_number(est))
+			snprintf(es, sizeof es, "%.4f", json_number_value(est) * 1e6);
+		const char *op = json_string_value(json_object_get(e, "op"));
+		printf("  %-7s %-28.28s %12.4f %10s %11.1f %8.3f %5.1f%% %11s\n", idx, op ? op : "?",
+		       json_number_value(json_object_get(e, "energy_j")) * 1e6, us,
+		       json_number_value(json_object_get(e, "duration_s")) * 1e6,
+		       json_number_value(json_object_get(e, "power_w")) * 1e3,
+		       json_number_value(json_object_get(e, "share")) * 100, es);
+	}
+	size_t nu = json_array_size(json_object_get(meta, "unresolved"));
+	if (nu > 0)
+		printf("  %zu layer(s) not resolved alone (shorter than %g samples at %g Hz): "
+		       "measured with the layer before them, named in power.layer_energy."
+		       "unresolved\n",
+		       nu, json_number_value(json_object_get(meta, "min_samples")),
+		       json_number_value(json_object_get(meta, "sample_rate_hz")));
+	printf("  estimated: the energy per inference split by the PMU stage's cycles, not "
+	       "measured\n");
+}
+
 /* The terminal summary: stages, layers, the Power table, and what kind of
  * result this is (the virtual bench and QEMU are not measurements). The
  * verdict and the energy per inference are the typed result's (res). */
@@ -241,6 +296,7 @@ static void print_result(const json_t *summary, const struct ergon_profile_resul
 			       utf8 ? "±" : "+/-", u / f, unit,
 			       json_string_value(json_object_get(pw, "uncertainty_basis")));
 		}
+		print_layer_energy(pw, utf8);
 		/* Internal mode: the calibration the firmware's record names,
 		 * verbatim (power.ina228.calibration_id built into it). */
 		const json_t *ods = json_object_get(pw, "on_device_summary");
@@ -279,7 +335,7 @@ static int run(int argc, char **argv)
 	const char *sign_key = NULL, *transport = NULL;
 	const char *sets[MAX_SETS];
 	size_t nsets = 0;
-	int power = 0, dry = 0;
+	int power = 0, dry = 0, layer_energy = 0;
 	unsigned flags = 0, rtt_port = 0;
 	int force = 0, as_json = 0;
 	long port = 0;
@@ -290,6 +346,7 @@ static int run(int argc, char **argv)
 		const char *set_kv = NULL, *power_serial = NULL;
 		if (cli_flag(&p, "--power", &power)) {
 		} else if (cli_flag(&p, "--dry-run", &dry)) {
+		} else if (cli_flag(&p, "--layer-energy", &layer_energy)) {
 		} else if (cli_flag(&p, "--clean", &clean)) {
 		} else if (cli_flag(&p, "--force", &force)) {
 		} else if (cli_quiet(&p)) {
@@ -414,6 +471,20 @@ static int run(int argc, char **argv)
 				  cfg.board->name);
 		goto fail;
 	}
+	struct stat sst;
+	if (sim && fwdir && stat(fwdir, &sst) == 0 && S_ISREG(sst.st_mode)) {
+		/* ergon profile MODEL.tflite --board sim: the virtual firmware
+		 * runs the model (no firmware is built). */
+		rc = ergon_model_fw_prepare_profile(fwdir, NULL, 0, &model_json, &err);
+		if (rc)
+			goto fail;
+		fwdir = NULL;
+	}
+	if (layer_energy && !power && !scenario) {
+		rc = ergon_err_set(&err, ERGON_EUSAGE,
+				   "--layer-energy measures in the power stage: add --power");
+		goto fail;
+	}
 	if (sim && fwdir) {
 		rc = ergon_err_set(&err, ERGON_EUSAGE,
 				   "FIRMWARE_DIR %s: the virtual bench runs its own firmware; drop "
@@ -514,7 +585,8 @@ static int run(int argc, char **argv)
 					.write_flags = flags,
 					.rtt_port = rtt_port,
 					.interrupted = &interrupted,
-					.model = model_json};
+					.model = model_json,
+					.layer_energy = layer_energy};
 	/* On a terminal, every step of every stage while it runs (one line,
 	 * redrawn, cleared when the stages end). */
 	struct timespec t0;
@@ -583,7 +655,9 @@ const struct ergon_cli_command ergon_cli_cmd_profile = {
     .help = "Usage: ergon profile [FIRMWARE_DIR] [--board B] [--config ergon.yml]\n"
 	    "         [--set KEY=VALUE ...] [--power] [--sim-scenario NAME] [--dry-run]\n"
 	    "         [--out DIR] [--force] [--clean] [--rtt-port PORT] [--json] [--sign KEY]\n"
-	    "         [--power-serial SERIAL] [--transport rtt|uart] [--quiet]\n\n"
+	    "         [--power-serial SERIAL] [--transport rtt|uart] [--quiet]\n"
+	    "         [--layer-energy]\n"
+	    "       ergon profile MODEL.tflite --board sim [--power [--layer-energy]] ...\n\n"
 	    "Resolves the configuration (defaults < board < INA228 preset < --config file <\n"
 	    "command line; then the rules: docs/internals/config.md), plans the counter\n"
 	    "passes, window, lock-step and power duration, then runs:\n"
@@ -613,6 +687,12 @@ const struct ergon_cli_command ergon_cli_cmd_profile = {
 	    "GDB server instead (OpenOCD, pyOCD, JLinkGDBServer); target.probe:\n"
 	    "pyocd[:UID] or bmp:/dev/ttyACM0 flashes, resets and reads RTT through pyOCD\n"
 	    "or a Black Magic Probe.\n"
+	    "--layer-energy (with --power; the virtual bench for now) marks the layer\n"
+	    "boundaries on a second digital line (a marker plan from the PMU stage's\n"
+	    "layers and the meter's rate) and measures each layer's energy between the\n"
+	    "marker edges: power.layers[] in summary.json, DIR/detailed/layer_energy.csv\n"
+	    "and a table of the costliest layers (docs/METHOD.md, Energy per layer).\n"
+	    "MODEL.tflite with --board sim runs that model on the virtual bench.\n"
 	    "--json prints the summary on stdout instead of the tables. --sign KEY (ergon\n"
 	    "keygen) signs DIR/summary.json; the key is loaded before anything runs.\n"
 	    "On a terminal a progress line shows each stage's steps (firmware, start,\n"
@@ -623,7 +703,8 @@ const struct ergon_cli_command ergon_cli_cmd_profile = {
 	    "  ergon profile --board qemu-an547\n"
 	    "  ergon profile --board qemu-an547 --transport rtt\n"
 	    "  ergon profile build/fw --board apollo510_evb --power --config ergon.yml\n"
-	    "  ergon profile --board sim --power --dry-run --set power.lockstep=false\n",
+	    "  ergon profile --board sim --power --dry-run --set power.lockstep=false\n"
+	    "  ergon profile kws_ref_model.tflite --board sim --power --layer-energy\n",
     .run = run,
     .exits = {[0] = "every stage ran and every figure was published",
 	      [1] = "a stage failed, a check failed (an error issue, named on the NOT VALID line) or "

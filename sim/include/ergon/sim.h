@@ -175,7 +175,7 @@ struct ergon_sim_options {
  * CONV_2D 6 mA, DEPTHWISE_CONV_2D 4 mA, FULLY_CONNECTED 5 mA, every other
  * kind 3 mA; the three simulated layers of the scenarios without a model
  * all draw 5 mA; idle 1 mA; the rail is 1.8 V. */
-ERGON_API double ergon_sim_op_current_a(const char *op_name);
+double ergon_sim_op_current_a(const char *op_name);
 
 #define ERGON_SIM_CYCLES_PER_MAC 2.0
 #define ERGON_SIM_CYCLES_PER_OP 500.0
@@ -210,6 +210,10 @@ int ergon_sim_scenario_power_checked(const char *scenario);
  * record carries the chip's), so `ergon profile` gives it the sim board's
  * fitted shunt as it does the INA228 scenarios; 0 otherwise. */
 int ergon_sim_scenario_ina228_bystander(const char *scenario);
+/* 1 when the scenario marks layers (marker_missing_edge, marker_extra_edge,
+ * marker_short_layer), so `ergon profile` folds the energy per layer for
+ * it as --layer-energy does; 0 otherwise (and for an unknown name). */
+int ergon_sim_scenario_markers(const char *scenario);
 /* Run one scenario. ERGON_EUSAGE for an unknown name (message lists the
  * names), ERGON_ENOMEM. A runtime failure is not an error here: it is the
  * scenario's result (res->status). res is filled; release it with

@@ -464,6 +464,7 @@ int ergon_layers_finish(struct ergon_layers *L, const struct ergon_layers_result
 	}
 	L->finished = 1;
 	R->sample_rate_hz = L->cfg.sample_rate_hz;
+	R->min_samples = L->cfg.min_samples;
 	R->segments = L->cfg.segments;
 	R->edges = L->n_edges;
 	if (L->in_gate) {

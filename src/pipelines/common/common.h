@@ -19,6 +19,7 @@
 #define ERGON_PIPELINES_COMMON_H
 
 #include "ergon/budget.h"
+#include "ergon/layer_energy.h"
 #include "ergon/dynbuf.h"
 #include "ergon/error.h"
 #include "ergon/figures.h"
@@ -124,6 +125,34 @@ int ergon_budget_json_check(const json_t *j, const char *where, struct ergon_err
  * *count gets how many. */
 int ergon_budget_json_check_all(const json_t *root, const char *where, size_t *count,
 				struct ergon_err *err);
+
+/* ---- Energy per layer at the artifact edge (layers_json.c) ---- */
+
+/* The model the layers belong to: its layers' operator names and PMU
+ * cycles (either may be NULL), and the marker plan's segments (the first
+ * layer of each; ergon_layers_plan). */
+struct ergon_layer_model {
+	size_t n_layers;
+	const char *const *op;
+	const double *cycles;
+	const size_t *seg_first;
+	size_t n_segments;
+};
+struct ergon_layers_result;
+/* power.layers[] (new reference; NULL out of memory): per resolved layer
+ * its index, op, measured energy with U and budget, median with its
+ * interval, duration, power, share, inferences used and, when cycles and
+ * epi_j are known, the cycle-proportional estimate labelled estimated.
+ * *meta_out (may be NULL; new reference) gets power.layer_energy: the
+ * method, counts, the sum with its budget, the unresolved layers named. */
+json_t *ergon_layers_json(const struct ergon_layers_result *res, const struct ergon_layer_model *m,
+			  double epi_j, json_t **meta_out);
+/* Without markers, the only view: the energy per inference split by the
+ * layers' cycles, every entry "kind": "estimated" (new reference; null
+ * when the cycles or epi_j are unknown). */
+json_t *ergon_layers_estimate_json(const struct ergon_layer_model *m, double epi_j);
+/* detailed/layer_energy.csv from power.layers[] (*text malloc'd). */
+int ergon_layers_csv(const json_t *layers, char **text, size_t *len, struct ergon_err *err);
 
 /* The run's uncertainty model (uncertainty_model.budget) as JSON and back. */
 json_t *ergon_run_um_json(const struct ergon_run_um *um);

@@ -3,7 +3,7 @@
  * power section, the model and its correctness), its verdict (integrity,
  * valid), and the derived views: profile_results.csv and, with
  * output.detailed, detailed/plan.json, detailed/power_summary.csv and a
- * CSV per layer group. summary.json goes into the space reserved before
+ * CSV per layer group; with --layer-energy detailed/layer_energy.csv. summary.json goes into the space reserved before
  * the stages ran, also when a CSV failed: it says what happened. */
 #include "ergon/analyze.h"
 #include "ergon/artifact.h"
@@ -11,6 +11,7 @@
 #include "ergon/hpx_report.h"
 #include "ergon/issues.h"
 #include "ergon/reserve.h"
+#include "pipelines/common/common.h"
 #include "profile_internal.h"
 
 #include <stdio.h>
@@ -30,6 +31,18 @@ static int write_outputs(struct prof_run *r, json_t *art, const json_t *profile,
 		size_t len = 0;
 		snprintf(path, sizeof path, "%s/profile_results.csv", r->o->out_dir);
 		rc = ergon_hpx_layers_csv(layers, &csv, &len, err);
+		if (!rc)
+			rc = ergon_file_write_atomic(path, csv, len, flags, err);
+		free(csv);
+	}
+	/* --layer-energy: the layers as a table, whether or not the other
+	 * detailed files are asked for. */
+	const json_t *lay = json_object_get(power, "layers");
+	if (!rc && json_is_array(lay)) {
+		char *csv = NULL;
+		size_t len = 0;
+		snprintf(path, sizeof path, "%s/detailed/layer_energy.csv", r->o->out_dir);
+		rc = ergon_layers_csv(lay, &csv, &len, err);
 		if (!rc)
 			rc = ergon_file_write_atomic(path, csv, len, flags, err);
 		free(csv);

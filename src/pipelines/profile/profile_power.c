@@ -11,6 +11,7 @@
 #include "ergon/issues.h"
 #include "ergon/jls_writer.h"
 #include "ergon/session.h"
+#include "ergon/layer_energy.h"
 #include "ergon/sim.h"
 #include "ergon/wire.h"
 #include "pipelines/common/common.h"
@@ -322,6 +323,208 @@ static void live_partial(struct prof_run *r, struct ergon_gated *g, double min_w
 	out->section = sec;
 }
 
+/* ---- Energy per layer (--layer-energy; docs/METHOD.md, "Energy per
+ * layer"): the marker plan from the PMU stage's layers, the virtual
+ * bench's marker line and raw meter, and the layer engine over what the
+ * power stage captured, into power.layers[] and power.layer_energy. ---- */
+
+/* The virtual bench's raw meter: a PPK2's 100 kSPS. */
+#define SIM_RAW_RATE_HZ 100000.0
+
+/* The marker plan of a run: the model's layers (op names borrowed from
+ * the PMU stage's profile JSON), their cycles and expected time, and the
+ * segments the markers cut an inference into. */
+struct prof_layers {
+	int on;
+	size_t n_layers;
+	const char **op;
+	double *cycles;
+	double *layer_s;
+	size_t *seg_first;
+	size_t n_segments;
+	uint32_t mask[8];
+	double rate_hz;
+};
+
+/* The virtual bench's raw meter: a PPK2's 100 kSPS. */
+
+static void prof_layers_free(struct prof_layers *lp)
+{
+	if (lp == NULL)
+		return;
+	free(lp->op);
+	free(lp->cycles);
+	free(lp->layer_s);
+	free(lp->seg_first);
+	memset(lp, 0, sizeof *lp);
+}
+
+static int prof_layers_plan(const json_t *profile, double rate_hz, struct prof_layers *lp,
+		     struct ergon_err *err)
+{
+	memset(lp, 0, sizeof *lp);
+	const json_t *layers = json_object_get(profile, "layers");
+	size_t n = json_array_size(layers);
+	if (n == 0)
+		return ergon_err_set(err, ERGON_EUSAGE,
+				     "--layer-energy: the PMU stage reported no layers, so there "
+				     "is nothing to mark; it needs the profile build's per-layer "
+				     "rows");
+	double hz = json_number_value(
+	    json_object_get(json_object_get(profile, "meta"), "system_clock_hz"));
+	lp->op = calloc(n, sizeof *lp->op);
+	lp->cycles = calloc(n, sizeof *lp->cycles);
+	lp->layer_s = calloc(n, sizeof *lp->layer_s);
+	lp->seg_first = calloc(n, sizeof *lp->seg_first);
+	if (!lp->op || !lp->cycles || !lp->layer_s || !lp->seg_first) {
+		prof_layers_free(lp);
+		return ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+	}
+	lp->n_layers = n;
+	for (size_t i = 0; i < n; i++) {
+		const json_t *l = json_array_get(layers, i);
+		lp->op[i] = json_string_value(json_object_get(l, "op"));
+		double c = json_number_value(json_object_get(l, "cycles"));
+		double us = json_number_value(
+		    json_object_get(json_object_get(l, "counters"), "window_us"));
+		lp->cycles[i] = c > 0 ? c : NAN;
+		/* The cycles at the core clock are finer than the window clock's
+		 * microseconds; either is an expectation, the markers measure. */
+		lp->layer_s[i] = c > 0 && hz > 0 ? c / hz : us > 0 ? us * 1e-6 : 0.0;
+	}
+	lp->rate_hz = rate_hz;
+	ergon_layers_plan(lp->layer_s, n, rate_hz, ERGON_LAYERS_MIN_SAMPLES, lp->mask,
+			  lp->seg_first, &lp->n_segments);
+	lp->on = lp->n_segments > 0;
+	return 0;
+}
+
+static void prof_layers_sim_options(const struct prof_layers *lp, struct ergon_sim_options *so)
+{
+	if (!lp->on)
+		return;
+	so->marker_pin = ERGON_SIM_MARKER_PIN;
+	so->raw_rate_hz = lp->rate_hz;
+	for (int w = 0; w < 8; w++)
+		so->marker_mask[w] = lp->mask[w];
+}
+
+static void prof_layers_estimate_only(const json_t *profile, json_t *sec, const char *why)
+{
+	struct prof_layers lp;
+	struct ergon_err e = {0};
+	double epi = json_is_number(json_object_get(sec, "energy_per_inference_j"))
+			 ? json_number_value(json_object_get(sec, "energy_per_inference_j"))
+			 : NAN;
+	json_t *est = json_null();
+	if (prof_layers_plan(profile, 1.0, &lp, &e) == 0) {
+		struct ergon_layer_model m = {.n_layers = lp.n_layers, .op = lp.op, .cycles = lp.cycles};
+		est = ergon_layers_estimate_json(&m, epi);
+	}
+	prof_layers_free(&lp);
+	json_object_set_new(sec, "layers_estimated", est ? est : json_null());
+	json_object_set_new(sec, "layer_energy",
+			    json_pack("{s:s, s:s}", "measured", "no", "why", why));
+}
+
+static double prof_layers_sim_rate_hz(void)
+{
+	return SIM_RAW_RATE_HZ;
+}
+
+/* The virtual bench's raw meter as a rating: exact by construction but
+ * for its float32 samples (sim/src/board.c). */
+static void sim_rating(struct ergon_rating *r)
+{
+	ergon_rating_init(r, ERGON_RATING_IV);
+	r->n_ranges = 1;
+	struct ergon_rating_range *g = &r->range[0];
+	snprintf(g->name, sizeof g->name, "%s", "the one range");
+	g->full_scale_a = INFINITY;
+	ergon_rated_set(&g->gain_pct, 0.0,
+			"the virtual bench's raw meter: the simulated current itself, no gain "
+			"error (sim/src/board.c)");
+	ergon_rated_set(&g->offset_a, 0.0,
+			"the virtual bench's raw meter: no offset (sim/src/board.c)");
+	/* float32 samples below 16 mA: one step (ulp) at most 2^-29 A. */
+	g->resolution_a = 1.862645149230957e-09;
+	ergon_rated_set(&r->v_gain_pct, 0.0, "the virtual bench's rail is exactly 1.8 V");
+	ergon_rated_set(&r->v_offset_v, 0.0, "the virtual bench's rail is exactly 1.8 V");
+	ergon_rated_set(&r->timebase_ppm, 0.0,
+			"the virtual bench's clock is the simulation's own: no drift");
+}
+
+static int prof_layers_analyze_sim(const struct prof_layers *lp, const struct ergon_sim_result *s,
+			    uint64_t inferences, double epi_j, double epi_u_j, json_t *sec,
+			    json_t *issues, struct ergon_err *err)
+{
+	if (!lp->on || s == NULL || s->n_raw == 0)
+		return 0;
+	struct ergon_rating rating;
+	sim_rating(&rating);
+	struct ergon_layers_config c = {.sample_rate_hz = s->raw_rate_hz,
+					.gate_bit = 0,
+					.marker_bit = 1,
+					.segments = lp->n_segments,
+					.inferences = inferences,
+					.rating = &rating};
+	struct ergon_layers *L = NULL;
+	const struct ergon_layers_result *res = NULL;
+	int rc = ergon_layers_new(&c, &L, err);
+	if (!rc)
+		rc = ergon_layers_push(L, s->raw_current_a, NULL, s->rail_v, s->raw_digital, s->n_raw,
+				       err);
+	if (!rc)
+		rc = ergon_layers_finish(L, &res, err);
+	struct ergon_issue_list il = {0};
+	if (!rc) {
+		/* The sum against the gated energy per inference, whose bound
+		 * the power section states (a rectangular half-width). */
+		struct ergon_budget eb;
+		ergon_budget_init(&eb, epi_j, "J");
+		if (isfinite(epi_u_j))
+			ergon_budget_add(&eb, "energy per inference bound", epi_u_j, ERGON_DIST_RECT,
+					 0, "%s", "the power section's uncertainty of the energy per "
+						  "inference");
+		ergon_budget_close(&eb);
+		ergon_layers_check_sum(res, epi_j, &eb, &il);
+		struct ergon_layer_model m = {.n_layers = lp->n_layers,
+					      .op = lp->op,
+					      .cycles = lp->cycles,
+					      .seg_first = lp->seg_first,
+					      .n_segments = lp->n_segments};
+		json_t *meta = NULL;
+		json_t *arr = ergon_layers_json(res, &m, epi_j, &meta);
+		if (arr == NULL || meta == NULL) {
+			json_decref(arr);
+			json_decref(meta);
+			rc = ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+		} else {
+			json_object_set_new(meta, "meter",
+					    json_string("the virtual bench's raw meter (100 kSPS, "
+							"D0 gate, D1 marker)"));
+			json_object_set_new(sec, "layers", arr);
+			json_object_set_new(sec, "layer_energy", meta);
+		}
+	}
+	if (!rc) {
+		json_t *a = json_array();
+		rc = a ? ergon_issue_list_to_json(&res->issues, a) : ERGON_ENOMEM;
+		if (!rc)
+			rc = ergon_issue_list_to_json(&il, a);
+		if (!rc) {
+			json_array_extend(issues, a);
+			json_array_extend(json_object_get(sec, "issues"), a);
+		} else {
+			ergon_err_set(err, rc, "out of memory");
+		}
+		json_decref(a);
+	}
+	ergon_issue_list_cleanup(&il);
+	ergon_layers_free(L);
+	return rc;
+}
+
 void prof_power(struct prof_run *r, const struct prof_plan *plan, const struct prof_pmu *pmu,
 		json_t *stage, struct prof_power *out)
 {
@@ -432,6 +635,27 @@ void prof_power(struct prof_run *r, const struct prof_plan *plan, const struct p
 	if (!rc)
 		rc = ergon_hpx_parser_new(NULL, &p, &e);
 	json_t *live_facts = NULL;
+	/* --layer-energy (or a marker scenario): the marker plan from the PMU
+	 * stage's layers, which the bench's firmware and meter get. */
+	struct prof_layers lp = {0};
+	const char *no_markers = NULL;
+	struct ergon_sim_options so = plan->sim;
+	if (!rc && (r->o->layer_energy || (r->sim && ergon_sim_scenario_markers(r->o->sim_scenario)))) {
+		if (!r->sim || internal) {
+			no_markers = "not measured: --layer-energy measures on the virtual bench's "
+				     "external meter only, for now; shown: the cycle split of the "
+				     "energy per inference, an estimate";
+			json_object_set_new(stage, "layer_energy", json_string(no_markers));
+		} else if (!pmu_ok || pmu->profile == NULL) {
+			json_object_set_new(stage, "layer_energy",
+					    json_string("not measured: the PMU stage gave no layers "
+							"to plan the markers from"));
+		} else {
+			rc = prof_layers_plan(pmu->profile, prof_layers_sim_rate_hz(), &lp, &e);
+			if (!rc)
+				prof_layers_sim_options(&lp, &so);
+		}
+	}
 	/* Internal mode's host envelope: from starting the power build to
 	 * collecting its record (window_clock_ceiling bounds the firmware's
 	 * window by it). */
@@ -449,6 +673,8 @@ void prof_power(struct prof_run *r, const struct prof_plan *plan, const struct p
 				      prof_planned_window_hb_s(cfg, pmu->clean_infer_avg_us));
 		struct ergon_lifecycle_opts lo = r->lo;
 		lo.work_dir = dir;
+		if (r->sim && lp.on)
+			lo.sim_options = &so;
 		rc = ergon_hpx_capture_boot(&to, &lo, image, p, &cap, &lc, &e);
 	}
 	double envelope_s = ergon_now_s() - envelope_t0_s;
@@ -554,6 +780,22 @@ void prof_power(struct prof_run *r, const struct prof_plan *plan, const struct p
 			json_object_set_new(sec, "on_device_summary", ods);
 		}
 		add_uncertainty(r, sec, internal);
+		if (no_markers != NULL && pmu_ok && pmu->profile != NULL)
+			prof_layers_estimate_only(pmu->profile, sec, no_markers);
+		if (lp.on) {
+			prof_progress(r, "analysis", "energy per layer");
+			rc = prof_layers_analyze_sim(
+			    &lp, s,
+			    (uint64_t)json_integer_value(json_object_get(sec, "inference_count")),
+			    json_is_number(json_object_get(sec, "energy_per_inference_j"))
+				? json_number_value(json_object_get(sec, "energy_per_inference_j"))
+				: NAN,
+			    json_is_number(json_object_get(sec, "energy_per_inference_uncertainty_j"))
+				? json_number_value(
+				      json_object_get(sec, "energy_per_inference_uncertainty_j"))
+				: NAN,
+			    sec, r->issues, &e);
+		}
 		json_decref(out->section);
 		out->section = sec;
 		sec = NULL;
@@ -573,4 +815,5 @@ void prof_power(struct prof_run *r, const struct prof_plan *plan, const struct p
 	ergon_gated_free(g);
 	ergon_hpx_parser_free(p);
 	ergon_hpx_capture_result_cleanup(&cap);
+	prof_layers_free(&lp);
 }
