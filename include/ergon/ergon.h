@@ -15,6 +15,7 @@
 #include "ergon/bins.h"
 #include "ergon/bridge.h"
 #include "ergon/budget.h"
+#include "ergon/changepoint.h"
 #include "ergon/clock.h"
 #include "ergon/compare.h"
 #include "ergon/config.h"
