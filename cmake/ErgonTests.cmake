@@ -26,6 +26,9 @@ set(_ergon_test_env
     "ERGON_SHARED_DIR=${ERGON_SHARED_DIR}"
     "ERGON_SOURCE_DIR=${CMAKE_SOURCE_DIR}"
     "ERGON_BUILD_DIR=${CMAKE_BINARY_DIR}"
+    # The firmware object cache of every test is the build tree's, never the
+    # user's (tests/functional/test_fw_cache.c uses a folder of its own).
+    "XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/test-cache"
     "ERGON_NVML_STUB=${CMAKE_BINARY_DIR}/nvml_stub/libnvidia-ml.so.1"
     "ERGON_NVML_STUB_OLD=${CMAKE_BINARY_DIR}/nvml_stub_old/libnvidia-ml.so.1"
     # Terminal output is UTF-8 only when the locale is (ASCII otherwise);

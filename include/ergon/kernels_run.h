@@ -120,6 +120,9 @@ struct ergon_kernels_run_options {
 	 * build log) and QEMU's log go; NULL: ./ergon-kernels-fw. The cases
 	 * run in one firmware run there: progress is not called per case. */
 	const char *work_dir;
+	/* qemu-an547: compile every object of the kernel firmware; neither
+	 * read nor write the firmware object cache (docs/internals/fw_cache.md). */
+	int no_cache;
 	/* Test builds only: corrupt one output byte of the first case's REF
 	 * run, to show that a correctness failure is reported and never timed. */
 	int inject_mismatch;

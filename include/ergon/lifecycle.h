@@ -152,6 +152,14 @@ ERGON_API int ergon_lifecycle_run_tool(const char *const *argv, const char *log_
 ERGON_API int ergon_lifecycle_run_tool_cancel(const char *const *argv, const char *log_path,
 					      double timeout_s, const volatile sig_atomic_t *cancel,
 					      struct ergon_err *err);
+/* Run argv to completion in the folder cwd (NULL: this process's), its
+ * output appended to log_path, within timeout_s; errors as
+ * ergon_lifecycle_run_tool. Several threads may run tools at once: the
+ * child is started with posix_spawn, not a fork of this process, and the
+ * wait polls from 1 ms up (a quick tool is not held to a 10 ms poll). */
+ERGON_API int ergon_lifecycle_run_tool_in(const char *const *argv, const char *cwd,
+					  const char *log_path, double timeout_s,
+					  struct ergon_err *err);
 /* Start argv in the background (own process group); *pid receives it. */
 ERGON_API int ergon_lifecycle_spawn(const char *const *argv, const char *log_path, int *pid,
 				    struct ergon_err *err);

@@ -24,6 +24,13 @@ enum ergon_model_fw_kind {
 	ERGON_MODEL_FW_INFER = 3,   /* one inference, output on the UART */
 };
 
+/* Flags of the builds below. */
+enum ergon_model_fw_flags {
+	/* Compile every object; neither read nor write the firmware object
+	 * cache ($XDG_CACHE_HOME/ergon, docs/internals/fw_cache.md). */
+	ERGON_MODEL_FW_NO_CACHE = 1u << 0,
+};
+
 /* The an547 memory the firmware links into (target/port/an547/an547.ld). */
 #define ERGON_AN547_ITCM_BYTES (512u * 1024u)
 #define ERGON_AN547_DTCM_BYTES (512u * 1024u)
@@ -31,20 +38,26 @@ enum ergon_model_fw_kind {
 /* Build one firmware into dir (created) as ergon_an547_<kind>.elf with its
  * .map, embedding the model and `input` (input 0's bytes). A model that
  * cannot fit is refused before compiling (ERGON_ETOOBIG, with the sizes).
- * *build receives the provenance (compiler version, flags, ELF sha256, map
- * path and sha256, section sizes): a new reference, caller decrefs; it is
- * also written to dir/build-<kind>.json. The target sources are
- * ERGON_TARGET_DIR (environment) or the source tree ergon was built from. */
+ * The objects that do not depend on the model come from the firmware
+ * object cache when they were built before with the same toolchain, flags
+ * and sources, the model's own ones when this model was (flags:
+ * ERGON_MODEL_FW_NO_CACHE). *build receives the provenance (compiler
+ * version, the link's and the compile's commands, every object with its
+ * sha256 and whether it came from the cache, ELF sha256, map path and
+ * sha256): a new reference, caller decrefs; it is also written to
+ * dir/build-<kind>.json. The target sources are ERGON_TARGET_DIR
+ * (environment) or the source tree ergon was built from. */
 ERGON_API int ergon_model_fw_build(const struct ergon_model *m, const char *dir,
 				   enum ergon_model_fw_kind kind, const uint8_t *input,
-				   size_t input_len, json_t **build, struct ergon_err *err);
+				   size_t input_len, unsigned flags, json_t **build,
+				   struct ergon_err *err);
 
 /* Build the infer firmware in work_dir and run it under qemu-system-arm
  * (-icount); *out (malloc'd, caller frees) receives output 0's bytes as the
  * emulated Cortex-M55 computed them. */
 ERGON_API int ergon_model_fw_infer_qemu(const struct ergon_model *m, const uint8_t *input,
-					size_t input_len, const char *work_dir, uint8_t **out,
-					size_t *out_len, struct ergon_err *err);
+					size_t input_len, const char *work_dir, unsigned flags,
+					uint8_t **out, size_t *out_len, struct ergon_err *err);
 
 /* For `ergon profile MODEL.tflite --board qemu-an547`: open the model at
  * path, run the host interpreter on the deterministic input pattern "xs1",
@@ -54,7 +67,7 @@ ERGON_API int ergon_model_fw_infer_qemu(const struct ergon_model *m, const uint8
  * nothing ("builds": []): the virtual bench (--board sim) runs the model
  * in-process, and a real board runs the user's own firmware. */
 ERGON_API int ergon_model_fw_prepare_profile(const char *path, const char *fw_dir, int with_power,
-					     json_t **model, struct ergon_err *err);
+					     unsigned flags, json_t **model, struct ergon_err *err);
 
 
 #ifdef __cplusplus

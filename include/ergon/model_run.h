@@ -61,6 +61,7 @@ struct ergon_model_infer_opts {
 	int on_qemu;	      /* 0: the host interpreter; 1: the qemu-an547 firmware, whose
 				 build, build record and QEMU log stay in OUT.an547/ */
 	int force;	      /* overwrite out_path */
+	int no_cache;	      /* qemu: build without the firmware object cache */
 	/* The top_k classes of output 0 by score (0: none), written to
 	 * top[0..*n_top): highest first, ties by lower index. */
 	size_t top_k;

@@ -60,6 +60,7 @@ struct ergon_validate_opts {
 	const char *junit_path;
 	struct ergon_db *db;		    /* ingest every summary.json here; NULL: none */
 	unsigned write_flags;		    /* ERGON_WRITE_FORCE: replace earlier outputs */
+	int no_cache; /* qemu-an547: build the firmware without the object cache */
 	volatile sig_atomic_t *interrupted; /* stop after the model running now */
 	/* Called before each model and check (may be NULL): what runs now. */
 	void (*progress)(void *ctx, const char *model, const char *check);

@@ -155,6 +155,7 @@ static int run_cmd(struct cli_parser *p)
 		} else if (cli_long(p, "--repeat", 1, ERGON_KERNELS_MAX_REPEAT, &o.repeat)) {
 		} else if (cli_flag(p, "--clean", &clean)) {
 		} else if (cli_flag(p, "--force", &force)) {
+		} else if (cli_flag(p, "--no-cache", &o.no_cache)) {
 		} else if (cli_quiet(p)) {
 		} else {
 			cli_unknown(p);
@@ -263,7 +264,7 @@ const struct ergon_cli_command ergon_cli_cmd_kernels = {
 	    "                         (--shapes FILE | --from-model MODEL.tflite)\n"
 	    "                         [--suite conv,dwconv,fc] [--impl ref,mve]\n"
 	    "                         [--iterations N] [--warmup N] [--repeat N] [--force]\n"
-	    "                         [--clean] [--sign KEY] [--quiet] [--json]\n"
+	    "                         [--clean] [--sign KEY] [--no-cache] [--quiet] [--json]\n"
 	    "       ergon kernels report SAMPLES.csv [--out DIR] [--baseline IMPL]\n"
 	    "                            [--unit NAME] [--force] [--clean] [--sign KEY] [--json]\n"
 	    "\n"
@@ -309,6 +310,9 @@ const struct ergon_cli_command ergon_cli_cmd_kernels = {
 	    "                     before anything is measured; needs --out\n"
 	    "  --force            replace an existing DIR/kernels.json\n"
 	    "  --clean            remove stale .ergon-tmp-* files of killed writes in DIR\n"
+	    "  --no-cache         run, qemu-an547: compile every object of the kernel\n"
+	    "                     firmware, neither reading nor writing the firmware\n"
+	    "                     object cache ($XDG_CACHE_HOME/ergon, else ~/.cache/ergon)\n"
 	    "  --quiet            run: no progress line (drawn only when stderr is a\n"
 	    "                     terminal: case i/N and its name)\n"
 	    "  --json             the ergon.kernels artifact on stdout instead of the table\n"

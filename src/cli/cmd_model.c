@@ -91,7 +91,7 @@ static int infer(struct cli_parser *p)
 {
 	static const char *const boards[] = {"host", "qemu-an547", NULL};
 	const char *path = NULL, *in_path = NULL, *out_path = NULL, *board = "host";
-	int force = 0, json = 0;
+	int force = 0, json = 0, no_cache = 0;
 	int clean = 0;
 	double top_k = 5;
 	while (cli_next(p)) {
@@ -102,6 +102,7 @@ static int infer(struct cli_parser *p)
 		} else if (cli_choice(p, "--board", boards, &board)) {
 		} else if (cli_flag(p, "--clean", &clean)) {
 		} else if (cli_flag(p, "--force", &force)) {
+		} else if (cli_flag(p, "--no-cache", &no_cache)) {
 		} else if (cli_positional(p, &path)) {
 		} else {
 			cli_unknown(p);
@@ -124,6 +125,7 @@ static int infer(struct cli_parser *p)
 	    .out_path = out_path,
 	    .on_qemu = on_qemu,
 	    .force = force,
+	    .no_cache = no_cache,
 	};
 	if (on_qemu)
 		cli_ticker_start("ergon model: building the qemu-an547 firmware and running it");
@@ -178,7 +180,7 @@ const struct ergon_cli_command ergon_cli_cmd_model = {
     .help =
 	"Usage: ergon model infer MODEL.tflite --input IN.bin --out OUT.bin\n"
 	"                         [--board host|qemu-an547] [--top K] [--force] [--clean]\n"
-	"                         [--json]\n"
+	"                         [--json] [--no-cache]\n"
 	"       ergon model info MODEL.tflite [--json]\n\n"
 	"infer: IN.bin holds the raw bytes of input 0 (its size must match the\n"
 	"model's input exactly); OUT.bin gets the raw bytes of output 0, and the\n"
@@ -188,7 +190,10 @@ const struct ergon_cli_command ergon_cli_cmd_model = {
 	"qemu-an547 builds the Cortex-M55 firmware with the model and input\n"
 	"embedded (arm-none-eabi-gcc, the same interpreter sources) and runs it\n"
 	"under qemu-system-arm; the firmware, its build record (compiler, flags,\n"
-	"ELF sha256, link map) and QEMU's log stay in OUT.bin.an547/. --json prints\n"
+	"ELF sha256, link map) and QEMU's log stay in OUT.bin.an547/. Objects built\n"
+	"before with the same toolchain, flags and sources come from the firmware\n"
+	"object cache ($XDG_CACHE_HOME/ergon, else ~/.cache/ergon); --no-cache\n"
+	"compiles every one and neither reads nor writes the cache. --json prints\n"
 	"{command, action, model, input, ran_on, output, output_bytes, dequantized,\n"
 	"top: [{class, raw, score}]}.\n\n"
 	"info: every operator with its index, type, input/weights/output shapes,\n"

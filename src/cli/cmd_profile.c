@@ -337,7 +337,7 @@ static int run(int argc, char **argv)
 	size_t nsets = 0;
 	int power = 0, dry = 0, layer_energy = 0;
 	unsigned flags = 0, rtt_port = 0;
-	int force = 0, as_json = 0;
+	int force = 0, as_json = 0, no_cache = 0;
 	long port = 0;
 	struct cli_parser p;
 	cli_init(&p, "profile", argc, argv);
@@ -348,6 +348,7 @@ static int run(int argc, char **argv)
 		} else if (cli_flag(&p, "--dry-run", &dry)) {
 		} else if (cli_flag(&p, "--layer-energy", &layer_energy)) {
 		} else if (cli_flag(&p, "--clean", &clean)) {
+		} else if (cli_flag(&p, "--no-cache", &no_cache)) {
 		} else if (cli_flag(&p, "--force", &force)) {
 		} else if (cli_quiet(&p)) {
 		} else if (cli_flag(&p, "--json", &as_json)) {
@@ -475,7 +476,7 @@ static int run(int argc, char **argv)
 	if (sim && fwdir && stat(fwdir, &sst) == 0 && S_ISREG(sst.st_mode)) {
 		/* ergon profile MODEL.tflite --board sim: the virtual firmware
 		 * runs the model (no firmware is built). */
-		rc = ergon_model_fw_prepare_profile(fwdir, NULL, 0, &model_json, &err);
+		rc = ergon_model_fw_prepare_profile(fwdir, NULL, 0, 0u, &model_json, &err);
 		if (rc)
 			goto fail;
 		fwdir = NULL;
@@ -534,7 +535,7 @@ static int run(int argc, char **argv)
 			rc = ergon_model_fw_prepare_profile(
 			    model_path, mdir,
 			    cfg.power.enabled && cfg.power.firmware == ERGON_FIRMWARE_DEDICATED,
-			    &model_json, &err);
+			    no_cache ? ERGON_MODEL_FW_NO_CACHE : 0u, &model_json, &err);
 			cli_ticker_stop();
 			if (rc)
 				goto fail;
@@ -655,7 +656,7 @@ const struct ergon_cli_command ergon_cli_cmd_profile = {
     .help = "Usage: ergon profile [FIRMWARE_DIR] [--board B] [--config ergon.yml]\n"
 	    "         [--set KEY=VALUE ...] [--power] [--sim-scenario NAME] [--dry-run]\n"
 	    "         [--out DIR] [--force] [--clean] [--rtt-port PORT] [--json] [--sign KEY]\n"
-	    "         [--power-serial SERIAL] [--transport rtt|uart] [--quiet]\n"
+	    "         [--power-serial SERIAL] [--transport rtt|uart] [--no-cache] [--quiet]\n"
 	    "         [--layer-energy]\n"
 	    "       ergon profile MODEL.tflite --board sim [--power [--layer-energy]] ...\n\n"
 	    "Resolves the configuration (defaults < board < INA228 preset < --config file <\n"
@@ -676,6 +677,11 @@ const struct ergon_cli_command ergon_cli_cmd_profile = {
 	    "FIRMWARE_DIR holds the builds: a file named *profile* and one named *power*\n"
 	    "(.elf, .axf, .bin or .hex). Without FIRMWARE_DIR and --board the virtual bench\n"
 	    "(--board sim) runs; --board qemu-an547 uses the an547 builds next to ergon.\n"
+	    "A MODEL.tflite instead of FIRMWARE_DIR (--board qemu-an547) builds the an547\n"
+	    "firmware with the model into DIR/firmware; objects built before with the same\n"
+	    "toolchain, flags and sources (and model) come from the firmware object cache\n"
+	    "($XDG_CACHE_HOME/ergon, else ~/.cache/ergon; docs/internals/fw_cache.md);\n"
+	    "--no-cache compiles every object and neither reads nor writes the cache.\n"
 	    "--sim-scenario NAME picks a virtual-bench fault scenario (a power scenario\n"
 	    "turns the power stage on). --dry-run prints every effective value, where it\n"
 	    "came from, and the plan, and runs nothing. Lifecycles: sim, qemu, jlink\n"

@@ -37,7 +37,7 @@ static int run(int argc, char **argv)
 {
 	const char *board = NULL, *models = NULL, *baseline = NULL, *junit = NULL, *out = NULL;
 	const char *target = NULL, *fwdir = NULL;
-	int power = 0, force = 0, json = 0;
+	int power = 0, force = 0, json = 0, no_cache = 0;
 	double threshold = VALIDATE_THRESHOLD_PCT;
 	long rtt_port = 0;
 	struct cli_parser p;
@@ -55,6 +55,7 @@ static int run(int argc, char **argv)
 		} else if (cli_outdir(&p, "--out", &out)) {
 		} else if (cli_flag(&p, "--force", &force)) {
 		} else if (cli_flag(&p, "--json", &json)) {
+		} else if (cli_flag(&p, "--no-cache", &no_cache)) {
 		} else {
 			cli_unknown(&p);
 		}
@@ -77,6 +78,7 @@ static int run(int argc, char **argv)
 					.junit_path = junit,
 					.db = db,
 					.write_flags = force ? 1u : 0u, /* ERGON_WRITE_FORCE */
+					.no_cache = no_cache,
 					.interrupted = &interrupted,
 					.progress = progress};
 	struct ergon_validate_result res;
@@ -121,7 +123,7 @@ const struct ergon_cli_command ergon_cli_cmd_validate = {
     .help = "Usage: ergon validate --board sim|qemu-an547|BOARD --models DIR --junit-xml FILE\n"
 	    "                      --out DIR [--firmware-dir FWDIR [--rtt-port PORT]] [--power]\n"
 	    "                      [--baseline DIR|DB] [--threshold PCT] [--db PATH|URL]\n"
-	    "                      [--force] [--json]\n\n"
+	    "                      [--force] [--json] [--no-cache]\n\n"
 	    "Profiles every DIR/*.tflite on the board into OUT/MODEL/: on qemu-an547\n"
 	    "ergon builds the firmware with the model (ergon profile MODEL.tflite); on sim\n"
 	    "the virtual bench runs the model in-process (synthetic: simulated board and\n"
@@ -135,7 +137,10 @@ const struct ergon_cli_command ergon_cli_cmd_validate = {
 	    "headline figure worse by more than --threshold PCT, default 3, fails). The\n"
 	    "baseline is an earlier --out folder (BASE/MODEL/summary.json) or a database\n"
 	    "(the newest profile of the same model file on the same board). With --db every\n"
-	    "summary.json is ingested (a check of its own).\n\n"
+	    "summary.json is ingested (a check of its own). On qemu-an547 the firmware's\n"
+	    "objects come from the firmware object cache when built before\n"
+	    "($XDG_CACHE_HOME/ergon, else ~/.cache/ergon; docs/internals/fw_cache.md);\n"
+	    "--no-cache compiles every object and neither reads nor writes the cache.\n\n"
 	    "FILE gets JUnit XML: one <testsuite> per model, one <testcase> per check; a\n"
 	    "profile that cannot run is an <error> and its checks are <skipped> with the\n"
 	    "reason (docs/VALIDATE.md).\n\n"

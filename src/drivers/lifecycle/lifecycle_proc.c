@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,78 @@ int ergon_lifecycle_spawn(const char *const *argv, const char *log_path, int *pi
 	}
 	close(fd);
 	*pid = (int)p;
+	return 0;
+}
+
+int ergon_lifecycle_run_tool_in(const char *const *argv, const char *cwd, const char *log_path,
+				double timeout_s, struct ergon_err *err)
+{
+	int fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return ergon_err_errno(err, errno, "cannot open the tool log %s", log_path);
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	int rc = posix_spawn_file_actions_init(&fa);
+	if (rc) {
+		close(fd);
+		return ergon_err_errno(err, rc, "cannot start %s", argv[0]);
+	}
+	rc = posix_spawnattr_init(&at);
+	if (rc) {
+		posix_spawn_file_actions_destroy(&fa);
+		close(fd);
+		return ergon_err_errno(err, rc, "cannot start %s", argv[0]);
+	}
+	/* Own process group (stopping it stops its helpers too); stdin from
+	 * /dev/null, stdout and stderr to the log. */
+	rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+	if (!rc)
+		rc = posix_spawnattr_setpgroup(&at, 0);
+	if (!rc)
+		rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if (!rc)
+		rc = posix_spawn_file_actions_adddup2(&fa, fd, 1);
+	if (!rc)
+		rc = posix_spawn_file_actions_adddup2(&fa, fd, 2);
+	if (!rc && cwd)
+		rc = posix_spawn_file_actions_addchdir_np(&fa, cwd);
+	pid_t pid = 0;
+	extern char **environ;
+	if (!rc)
+		rc = posix_spawnp(&pid, argv[0], &fa, &at, (char *const *)argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	close(fd);
+	if (rc == ENOENT)
+		return ergon_err_set(err, ERGON_ENOENT,
+				     "%s: not found on PATH%s%s; install it (docs/USAGE.md lists the "
+				     "vendor tools) or put it on PATH",
+				     argv[0], cwd ? ", or no folder " : "", cwd ? cwd : "");
+	if (rc)
+		return ergon_err_errno(err, rc, "cannot start %s", argv[0]);
+	double t0 = now_s();
+	int status = 0;
+	useconds_t nap = 1000;
+	for (;;) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR)
+			return ergon_err_errno(err, errno, "waiting for %s", argv[0]);
+		if (now_s() - t0 > timeout_s) {
+			ergon_lifecycle_stop((int)pid, 1.0);
+			return ergon_err_set(err, ERGON_ETIMEDOUT,
+					     "%s did not finish within %.0f s; its output is in %s",
+					     argv[0], timeout_s, log_path);
+		}
+		usleep(nap);
+		if (nap < 10000)
+			nap *= 2;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return ergon_err_set(err, ERGON_EDEVICE,
+				     "%s failed (exit status %d); its output is in %s", argv[0],
+				     WIFEXITED(status) ? WEXITSTATUS(status) : -1, log_path);
 	return 0;
 }
 

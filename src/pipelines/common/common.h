@@ -11,6 +11,8 @@
  *   markup.c    HTML / XML text escaping (report, validate's JUnit XML)
  *   fw_build.c  building an an547 (Cortex-M55) firmware with
  *               arm-none-eabi-gcc (firmware/model_fw.c, kernels/kernels_qemu.c)
+ *   fw_cache.c  the compiled objects kept between builds, keyed by what made
+ *               them (docs/internals/fw_cache.md)
  *   verdict.c   the verdict of each kind of artifact (public: ergon/verdict.h)
  *   recording_id.c  which recording a summary was made from (analyze writes
  *               it; report --jls and view --summary check it)
@@ -69,9 +71,12 @@ int ergon_summary_recording_check(const json_t *summary, const char *summary_nam
 const char *ergon_fw_target_dir(void);
 
 /* arm-none-eabi-gcc's own include folder and its version line, the tool
- * outputs kept in dir/gcc-include.txt and dir/gcc-version.txt. */
+ * outputs kept in dir/gcc-*.txt; id: the hex SHA-256 that identifies the
+ * toolchain for the cache (its version text, include folder, the driver,
+ * cc1, as and ld it runs by path, size and time, and the variables that
+ * change its search). */
 int ergon_fw_toolchain(const char *dir, char *inc, size_t inc_cap, char *ver, size_t ver_cap,
-		       struct ergon_err *err);
+		       char id[65], struct ergon_err *err);
 
 /* The .c files of src, sorted (a reproducible command line); power leaves
  * out the emitter and the profile flow. out[0..*n) are malloc'ed (caller
@@ -83,24 +88,35 @@ int ergon_fw_list_sources(const char *src, int power, char **out, int *n, int ca
 int ergon_fw_sha256_file(const char *path, char hex[65], struct ergon_err *err);
 
 /* One firmware: all of target/src (less the emitter and the profile flow
- * when power), the an547 port files named, and one more source. */
+ * when power), the an547 port files named, and the model's data. */
 struct ergon_fw_build {
 	const char *dir;	    /* absolute build folder (exists) */
 	const char *name;	    /* ergon_an547_<name>.elf, .map, build-<name>.log */
 	int power;		    /* the power build's sources */
-	const char *const *defines; /* -D flags, NULL-terminated; or NULL */
+	const char *const *defines; /* -D flags of every unit, NULL-terminated; or NULL */
 	const char *const *port;    /* files under target/port/an547/, NULL-terminated */
-	const char *extra;	    /* one more source file, or NULL */
+	/* The model: model_unit (one of port) also gets model_defines (the
+	 * arena size); model_data is a file in dir (the generated assembly,
+	 * assembled with dir as the working folder) that pulls in the files
+	 * model_files (in dir, NULL-terminated). NULL: none. */
+	const char *model_unit;
+	const char *const *model_defines;
+	const char *model_data;
+	const char *const *model_files;
+	int no_cache; /* compile every unit; neither read nor write the cache */
 	/* Filled by ergon_fw_compile: */
 	char elf[PATH_MAX], map[PATH_MAX], log[PATH_MAX];
 	char elf_sha256[65], map_sha256[65];
 	char compiler[256]; /* arm-none-eabi-gcc --version, first line */
-	json_t *command;    /* the compiler's argv (caller decrefs) */
+	json_t *command;    /* the link's argv (caller decrefs) */
+	json_t *compile;    /* the units, their flags, objects and cache use (caller decrefs) */
 };
 
-/* Compile and link b (flags as target/CMakeLists.txt: -mcpu=cortex-m55 -O2,
- * freestanding, -Werror, -nostdlib, gc-sections, a link map). On a failed
- * compile the tool's output is in b->log. */
+/* Compile each unit (flags as target/CMakeLists.txt: -mcpu=cortex-m55
+ * -O2, freestanding, -Werror), up to one compiler per CPU at once, each
+ * object from the cache when it is there (and stored in it when built),
+ * and link them (-nostdlib, gc-sections, a link map) in b->dir. On a
+ * failed compile or link the tool's output is in b->log. */
 int ergon_fw_compile(struct ergon_fw_build *b, struct ergon_err *err);
 
 /* ---- Uncertainty budgets at the artifact edge (budget_json.c): a budget
@@ -164,5 +180,27 @@ json_t *ergon_rated_to_json(const struct ergon_rated *x);
 
 /* "gain (±0.5 %)"-style: the dominant term's name, or "" (static or b's). */
 const char *ergon_budget_dominant_name(const struct ergon_budget *b);
+
+/* --- the firmware object cache (fw_cache.c) -------------------------------- */
+
+/* The cache folder: $XDG_CACHE_HOME/ergon/firmware/v1, else
+ * $HOME/.cache/ergon/firmware/v1 (not created here). */
+int ergon_fw_cache_dir(char *out, size_t cap, struct ergon_err *err);
+
+/* The object of key (64 hex) into dest when its entry is there and
+ * intact (*found 1, sha: the object's SHA-256); a damaged or partial entry
+ * is removed and is a miss (*found 0). An error only when dest cannot be
+ * written. */
+int ergon_fw_cache_get(const char *cache, const char *key, const char *dest, char sha[65],
+		       int *found, struct ergon_err *err);
+/* Store the object file src under key: a complete entry appears at once
+ * (renamed into place) or nothing does; best effort (nothing is said when
+ * the cache cannot be written). */
+void ergon_fw_cache_put(const char *cache, const char *key, const char *src);
+/* Wait for and take key's lock (*fd; -1 and a -1 return when the lock
+ * file cannot be made: build without it); ergon_fw_cache_unlock(-1) is a
+ * no-op. */
+int ergon_fw_cache_lock(const char *cache, const char *key, int *fd);
+void ergon_fw_cache_unlock(int fd);
 
 #endif

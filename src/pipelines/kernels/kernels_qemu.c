@@ -153,12 +153,13 @@ static int build_blob(struct kcase *cases, size_t n, const struct ergon_kernels_
 }
 
 /* Compile the kernel firmware into dir; *build: its provenance. */
-static int build_fw(const char *dir, char *elf, size_t elf_cap, json_t **build,
+static int build_fw(const char *dir, int no_cache, char *elf, size_t elf_cap, json_t **build,
 		    struct ergon_err *err)
 {
 	static const char *const port[] = {"port.c", "libc_min.c", "startup.S",
 					   "kernels/kernels_main.c", NULL};
-	struct ergon_fw_build fb = {.dir = dir, .name = "kernels", .port = port};
+	struct ergon_fw_build fb = {
+	    .dir = dir, .name = "kernels", .port = port, .no_cache = no_cache};
 	int rc = ergon_fw_compile(&fb, err);
 	if (rc) {
 		struct ergon_err e2 = {0};
@@ -168,8 +169,9 @@ static int build_fw(const char *dir, char *elf, size_t elf_cap, json_t **build,
 	}
 	snprintf(elf, elf_cap, "%s", fb.elf);
 	*build = json_pack(
-	    "{s:s, s:s, s:s, s:o, s:s, s:s, s:s, s:s, s:[s,s], s:s, s:s}", "board", "qemu-an547",
-	    "cpu", "cortex-m55", "compiler", fb.compiler, "command", fb.command, "elf", fb.elf,
+	    "{s:s, s:s, s:s, s:o, s:o, s:s, s:s, s:s, s:s, s:[s,s], s:s, s:s}", "board",
+	    "qemu-an547", "cpu", "cortex-m55", "compiler", fb.compiler, "command", fb.command,
+	    "compile", fb.compile, "elf", fb.elf,
 	    "elf_sha256", fb.elf_sha256, "link_map", fb.map, "link_map_sha256", fb.map_sha256,
 	    "feature_defines", "__ARM_FEATURE_MVE (the compiler's, for -mcpu=cortex-m55)",
 	    "__OPTIMIZE__", "kernels",
@@ -468,7 +470,7 @@ int ergon_kernels_qemu(struct kcase *cases, size_t n, const struct ergon_kernels
 	if (!rc)
 		rc = ergon_file_write_atomic(blob_path, blob.p, blob.len, ERGON_WRITE_FORCE, err);
 	if (!rc)
-		rc = build_fw(dir, elf, sizeof elf, &build, err);
+		rc = build_fw(dir, o->no_cache, elf, sizeof elf, &build, err);
 	if (rc)
 		goto cleanup;
 	char blob_sha[65];

@@ -218,6 +218,7 @@ int ergon_model_infer_run(const struct ergon_model_infer_opts *o, size_t *out_le
 					   o->out_path, sizeof work - 7);
 		else
 			rc = ergon_model_fw_infer_qemu(m, (const uint8_t *)in, in_len, work,
+						       o->no_cache ? ERGON_MODEL_FW_NO_CACHE : 0u,
 						       &qemu_out, out_len, err);
 		out = qemu_out;
 	}

@@ -440,7 +440,9 @@ static int model_profile(const struct ergon_validate_opts *o, const struct model
 	rc = ergon_mkdir_p(out, e);
 	if (rc == 0)
 		rc = ergon_model_fw_prepare_profile(m->path, sim || o->firmware_dir ? NULL : fwdir,
-						    need_power, model, e);
+						    need_power,
+						    o->no_cache ? ERGON_MODEL_FW_NO_CACHE : 0u,
+						    model, e);
 	if (rc == 0 && !sim)
 		rc = ergon_profile_firmware_find(fwdir, need_power, &fw, e);
 	if (rc == 0) {
