@@ -64,6 +64,21 @@ static void verify_json(int as_json, const char *path, const json_t *r, int rc,
 	json_decref(o);
 }
 
+/* "ergon verify: PATH: FAILED: WHY" (FAILED in red on a terminal), or
+ * with --json its JSON error line; returns the exit code. */
+static int failed(const char *path, int rc, const struct ergon_err *err)
+{
+	if (cli_json_on()) {
+		char msg[sizeof err->msg + 256];
+		snprintf(msg, sizeof msg, "%.200s: FAILED: %s", path, err->msg);
+		return cli_report_error("verify", ergon_exit_code(rc), ergon_strerror_name(rc), msg,
+					0);
+	}
+	fprintf(stderr, "ergon verify: %s: %sFAILED%s: %s\n", path, cli_on(stderr, CLI_BAD),
+		cli_off(stderr), err->msg);
+	return ergon_exit_code(rc);
+}
+
 static int run(int argc, char **argv)
 {
 	const char *path = NULL, *pubkey = NULL;
@@ -117,8 +132,7 @@ static int run(int argc, char **argv)
 			figures = 1;
 			verify_json(as_json, path, NULL, rc, &err, NULL, figures);
 			json_decref(r);
-			fprintf(stderr, "ergon verify: %s: FAILED: %s\n", path, err.msg);
-			return ergon_exit_code(rc);
+			return failed(path, rc, &err);
 		}
 		rc = ergon_artifact_check_digest(r, &err);
 		/* Whatever the body, its uncertainty budgets are recomputed from
@@ -131,8 +145,7 @@ static int run(int argc, char **argv)
 	verify_json(as_json, path, r, rc, &err, sigtxt, figures);
 	if (rc == ERGON_EVERIFY) {
 		json_decref(r);
-		fprintf(stderr, "ergon verify: %s: FAILED: %s\n", path, err.msg);
-		return ergon_exit_code(rc);
+		return failed(path, rc, &err);
 	}
 	if (rc) {
 		json_decref(r);
@@ -144,10 +157,10 @@ static int run(int argc, char **argv)
 	}
 	if (!figures) {
 		const char *schema = json_string_value(json_object_get(r, "schema"));
-		printf("%s: OK: report_id matches its content; %s\n  figures NOT "
+		printf("%s: %sOK%s: report_id matches its content; %s\n  figures NOT "
 		       "recomputed: verify recomputes the figures of sustained (ergon run) "
 		       "reports only, this is %s with a %s body\n",
-		       path, sigtxt, schema ? schema : "(no schema)",
+		       path, cli_on(stdout, CLI_GOOD), cli_off(stdout), sigtxt, schema ? schema : "(no schema)",
 		       json_object_get(r, "profile") ? "profile"
 		       : json_object_get(r, "power") ? "power"
 						     : "non-sustained");
@@ -158,9 +171,9 @@ static int run(int argc, char **argv)
 		json_decref(r);
 		return ERGON_EXIT_OK;
 	}
-	printf("%s: OK: report_id matches its content and every figure follows from the "
+	printf("%s: %sOK%s: report_id matches its content and every figure follows from the "
 	       "embedded series (tolerance %g relative + %g absolute)\n",
-	       path, ERGON_VERIFY_REL, ERGON_VERIFY_ABS);
+	       path, cli_on(stdout, CLI_GOOD), cli_off(stdout), ERGON_VERIFY_REL, ERGON_VERIFY_ABS);
 	printf("  provenance %s, integrity %s, %s\n",
 	       json_string_value(json_object_get(json_object_get(r, "provenance"), "kind")),
 	       json_string_value(json_object_get(r, "integrity")),

@@ -45,6 +45,14 @@ T=$(cat "$TMP/e"); colored "a bare --color means always"
 case "$(cat "$TMP/o" "$TMP/e")" in *"$ESC["*) bad "--json with --color=always: escapes";; *) ok "--json: no colour";; esac
 # A figure or file name is never coloured: the summary on stdout is plain.
 on_tty TERM=xterm -- ; case "$(grep -v DEGRADED "$TMP/tty.out")" in *"$ESC["*) bad "colour outside the verdict word";; *) ok "only the verdict word is coloured";; esac
+# verify: OK in green (SGR 32) on a terminal, plain on a pipe.
+"$E" run --device d --workload builtin:spin,iters=2000 --idle-s 0.2 --windows 2 --window-s 0.25 \
+  --out "$TMP/r.json" >/dev/null 2>&1
+TERM=xterm script -qfec "$E verify $TMP/r.json" /dev/null >"$TMP/v.out" 2>&1 </dev/null
+case "$(cat "$TMP/v.out")" in *": ${ESC}[32mOK${ESC}[0m: report_id matches"*) ok "verify: OK in green on a terminal";;
+  *) bad "verify OK not coloured: $(head -c 300 "$TMP/v.out")";; esac
+case "$("$E" verify "$TMP/r.json")" in *"$ESC["*) bad "verify on a pipe: escapes";; *": OK: report_id"*) ok "verify on a pipe: plain OK";;
+  *) bad "verify on a pipe: no OK";; esac
 # Wrong values: usage errors that name the fix.
 expect 2 "--color=alway" -- "$E" capture --color=alway --transport "file:$TMP/cut.hpx"
 contains "$ERR" "did you mean 'always'?" "suggests always"

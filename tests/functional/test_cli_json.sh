@@ -81,6 +81,10 @@ check 0 run -- "$E" run "${RUN[@]}" --out "$R" --json
 doc 'd["report"] == "'"$R"'" and d["report_id"].startswith("sha256:")' "run: the document is the report summary"
 "$E" run "${RUN[@]}" --out "$TMP/r2.json" >/dev/null 2>&1
 check 0 verify -- "$E" verify "$R" --json
+# A one-field edit: verify fails; its error is a JSON line, not text.
+python3 -c "import json,sys; d=json.load(open('$R')); d['device']['name']='tampered'; json.dump(d, open('$TMP/tampered.json','w'))"
+check 1 "verify, tampered" -- "$E" verify "$TMP/tampered.json" --json
+grep -q 'FAILED: field report_id' "$TMP/err" && grep -q '"exit":1' "$TMP/err" && ok "verify: the failure as a JSON error line" || bad "verify failure: $(cat "$TMP/err")"
 check 0 digest -- "$E" digest "$R" --json
 doc "d['report_id'] == '$(sed -n 's/.*"report_id": "\(sha256:[0-9a-f]*\)".*/\1/p' "$R" | head -1)'" \
   "digest: report_id = the report's own"
