@@ -169,7 +169,11 @@ fi
 check 2 power-on -- "$E" power-on --instrument synthetic --json
 grep -q '"--json"\|--json' "$TMP/err" && ok "power-on names --json" || bad "power-on: --json not named"
 
-# Every command and action has a case above.
+# Every command and action has a case above. `view` (issue 34, landed after
+# this walk) has no --json yet: a known gap of issue 35, named here so that
+# it stays visible (docs/internals/cli.md); it must fail once view has one.
+if "$E" __complete options view | grep -qx -- --json; then bad "view takes --json now: give it a case"
+else ok "view: no --json yet (known gap)"; covered="$covered view "; fi
 for c in $("$E" __complete commands); do
   acts=$("$E" __complete actions "$c")
   if [ -z "$acts" ]; then
@@ -184,6 +188,7 @@ echo "cases: $covered"
 
 # A wrong flag with --json: a JSON usage error naming the flag and --help.
 for c in $("$E" __complete commands); do
+  [ "$c" = view ] && continue # no --json yet (above)
   a=$("$E" __complete actions "$c" | head -1)
   check 2 "$c${a:+ $a} --bogus" -- "$E" $c $a --bogus-flag --json
   python3 -c "import json,sys; e=json.loads(open('$TMP/err').read().splitlines()[-1])['error']; sys.exit(0 if '--bogus-flag' in e['message'] and e['exit_name'] == 'usage' and e['help'].startswith('ergon $c') else 1)" &&
