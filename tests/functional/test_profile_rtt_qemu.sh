@@ -42,7 +42,16 @@ check "RTT profile exits 0 ($(tail -3 "$tmp/rtt.out"))" test $? -eq 0
 # The per-layer table and the raw stream are byte-identical.
 check "profile_results.csv identical" cmp "$tmp/uart/profile_results.csv" \
 	"$tmp/rtt/profile_results.csv"
-check "capture.log identical" cmp "$tmp/uart/pmu/capture.log" "$tmp/rtt/pmu/capture.log"
+# The raw stream: identical but for the clean window's wall time, which the
+# two firmware images (different transport code, so different code layout
+# under QEMU's instruction counting) may put 1 us apart (21734 vs 21735 seen
+# once every unit is compiled on its own, issue 36's firmware cache).
+grep -v '^HPX_CLEAN_ELAPSED_US=' "$tmp/uart/pmu/capture.log" >"$tmp/uart.log.cmp"
+grep -v '^HPX_CLEAN_ELAPSED_US=' "$tmp/rtt/pmu/capture.log" >"$tmp/rtt.log.cmp"
+check "capture.log identical but for the clean window's elapsed time" cmp "$tmp/uart.log.cmp" "$tmp/rtt.log.cmp"
+eu=$(sed -n 's/^HPX_CLEAN_ELAPSED_US=//p' "$tmp/uart/pmu/capture.log")
+er=$(sed -n 's/^HPX_CLEAN_ELAPSED_US=//p' "$tmp/rtt/pmu/capture.log")
+check "clean window elapsed within 1 us (uart $eu, rtt $er)" test -n "$eu" -a -n "$er" -a $((eu > er ? eu - er : er - eu)) -le 1
 
 # A free loopback port nobody listens on (for the target.probe form).
 port=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')

@@ -56,10 +56,14 @@ python3 - "$TMP/c.json" <<'PY' && ok "the figures stay, with their budgets, and 
 import json, sys
 r = json.load(open(sys.argv[1]))
 e = r["figures"]["energy_per_op"]
-assert e["above_idle_j"] > 0 and e["above_idle_budget"]["U_pct"] > 2
+assert e["above_idle_j"] > 0 and "above_idle_budget" in e
+# Which energy-per-operation figure's spread crosses 2 % depends on where
+# the host's timing puts the throttle against the window edges; every
+# figure the gate names is above the limit (or incomplete) and stays.
 gates = [i for i in r["issues"] if i["code"] == "run.uncertainty_above_limit"]
 assert gates and all(i["severity"] == "error" for i in gates)
-assert any(i["context"]["figure"] == "energy per operation above idle" for i in gates)
+assert all(i["context"]["U_pct"] > 2 or not i["context"]["complete"] for i in gates), gates
+assert all(i["context"]["figure"].startswith("energy per operation") for i in gates), gates
 assert r["integrity"] == "invalid"
 PY
 expect 0 "the gated report verifies" -- "$ERGON_BIN" verify "$TMP/c.json"
