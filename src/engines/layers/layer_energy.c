@@ -378,7 +378,7 @@ static int fold(struct ergon_layers *L, const size_t *starts, size_t K, struct e
 	for (size_t m = 0; m < S; m++) {
 		for (size_t i = 0; i < K; i++)
 			tmp[i] = (double)(L->edges[starts[i] + m + 1].k - L->edges[starts[i] + m].k);
-		med[m] = ergon_select_kth(tmp, K, K / 2);
+		med[m] = ergon_select_kth(tmp, K, (K + 1) / 2); /* k counts from 1 */
 	}
 	size_t U = plan_units(L, med, ufirst, ulast);
 	R->layers = calloc(U, sizeof *R->layers);
