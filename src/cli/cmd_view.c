@@ -16,7 +16,7 @@ static int run(int argc, char **argv)
 	const char *out = NULL;
 	size_t n = 0;
 	memset(in, 0, sizeof in);
-	int force = 0, clean = 0, force_jls = 0;
+	int force = 0, clean = 0, force_jls = 0, json = 0;
 	long max_bins = 0;
 	struct cli_parser p;
 	cli_init(&p, "view", argc, argv);
@@ -37,6 +37,7 @@ static int run(int argc, char **argv)
 		} else if (cli_flag(&p, "--force-jls", &force_jls)) {
 		} else if (cli_flag(&p, "--clean", &clean)) {
 		} else if (cli_flag(&p, "--force", &force)) {
+		} else if (cli_flag(&p, "--json", &json)) {
 		} else if (cli_positional(&p, &v)) {
 			if (n == ERGON_VIEW_RECORDINGS_MAX)
 				cli_error(&p, "%s: at most %u recordings (side by side)", v,
@@ -59,6 +60,13 @@ static int run(int argc, char **argv)
 	struct ergon_err err = {0};
 	if (ergon_view_write(in, n, &o, out, force ? ERGON_WRITE_FORCE : 0, &err) != 0)
 		return ergon_cli_fail("view", &err);
+	if (json) {
+		json_t *a = json_array();
+		for (size_t i = 0; a && i < n; i++)
+			json_array_append_new(a, json_pack("{s:s, s:s?}", "jls", in[i].jls_path,
+							   "summary", in[i].summary_path));
+		return cli_json_doc("view", json_pack("{s:s, s:o}", "wrote", out, "recordings", a));
+	}
 	printf("wrote %s (%zu recording%s)\n", out, n, n > 1 ? "s" : "");
 	return ERGON_EXIT_OK;
 }
@@ -68,7 +76,8 @@ const struct ergon_cli_command ergon_cli_cmd_view = {
     .summary = "explore a JLS recording in the browser: zoom, cursors, selection figures",
     .help = "Usage: ergon view RECORDING.jls [--summary summary.json]\n"
 	    "                  [RECORDING2.jls [--summary summary2.json]]\n"
-	    "                  --out view.html [--max-bins N] [--force] [--force-jls]\n\n"
+	    "                  --out view.html [--max-bins N] [--force] [--force-jls]\n"
+	    "                  [--json]\n\n"
 	    "Writes one self-contained page (it loads nothing from the network) with the\n"
 	    "recording's current, voltage, power and digital lines on a shared time axis.\n"
 	    "Wheel or pinch zooms, dragging pans, Shift+drag (or a drag on the time axis)\n"
@@ -93,7 +102,9 @@ const struct ergon_cli_command ergon_cli_cmd_view = {
 	    "  --force             replace an existing FILE.html\n"
 	    "  --force-jls         draw a summary over a recording not shown to be its\n"
 	    "                      own (the page says so)\n"
-	    "  --clean             remove stale .ergon-tmp-* files of killed writes\n\n"
+	    "  --clean             remove stale .ergon-tmp-* files of killed writes\n"
+	    "  --json              print {\"command\", \"wrote\", \"recordings\": [{\"jls\",\n"
+	    "                      \"summary\"}]} instead of the \"wrote\" line\n\n"
 	    "Examples:\n"
 	    "  ergon view infer.jls --summary an/summary.json --out infer.html\n"
 	    "  ergon view before.jls after.jls --out compare.html\n",

@@ -142,7 +142,6 @@ for c in $("$E" __complete commands); do
     [ "$c" != power-on ] && ok "$c takes --json" || bad "power-on takes --json: add its case"
   else
     case $c in power-on) ok "power-on: no --json (no result to report)";;
-      view) ok "view: no --json yet (a known gap of issue 35; test_cli_json names it)";;
       *) bad "$c has no --json";; esac
   fi
 done

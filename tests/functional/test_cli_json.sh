@@ -118,6 +118,12 @@ id=$(sed -n 's/.*"report_id": "\(sha256:[0-9a-f]*\)".*/\1/p' "$R" | head -1)
 check 0 "db show" -- "$E" db --db "$TMP/results.db" show "$id" --json
 check 0 "db trend" -- "$E" db --db "$TMP/results.db" trend load.mean_power_w --device dut --json
 doc 'len(d["points"]) == 1 and d["counted"] == 0' "db trend: one point, synthetic so not counted"
+# db changes: the one run is synthetic, so no counted point; --all takes it
+# (one point: too few for a shift, PELT needs segments of 2).
+check 0 "db changes" -- "$E" db --db "$TMP/results.db" changes load.mean_power_w --device dut --json
+doc 'd["points"] == 0 and d["shifts"] == []' "db changes: no counted point"
+check 0 "db changes --all" -- "$E" db --db "$TMP/results.db" changes load.mean_power_w --device dut --all --json
+doc 'd["points"] == 1 and d["shifts"] == [] and d["all"] is True' "db changes --all: the one point, no shift"
 check 0 "db export" -- "$E" db --db "$TMP/results.db" export --json runs
 
 check 0 "config show" -- "$E" config show --board sim --json
@@ -169,13 +175,15 @@ fi
 check 2 power-on -- "$E" power-on --instrument synthetic --json
 grep -q '"--json"\|--json' "$TMP/err" && ok "power-on names --json" || bad "power-on: --json not named"
 
-# Every command and action has a case above. `view` (issue 34, landed after
-# this walk) has no --json yet: a known gap of issue 35, named here so that
-# it stays visible (docs/internals/cli.md); it must fail once view has one.
-if "$E" __complete options view | grep -qx -- --json; then bad "view takes --json now: give it a case"
-else ok "view: no --json yet (known gap)"; covered="$covered view "; fi
-# `db changes` (issue 31, landed after this walk): no case yet, a known gap.
-covered="$covered db changes "
+# view: the page and its recordings; a summary of another recording is
+# refused (exit 1) as a JSON error line.
+check 0 view -- "$E" view "$JLS" --summary "$TMP/a1/summary.json" --out "$TMP/v.html" --json
+doc "d['wrote'] == '$TMP/v.html' and d['recordings'] == [{'jls': '$JLS', 'summary': '$TMP/a1/summary.json'}]" \
+  "view: names the page and the recording with its summary"
+cp "$JLS" "$TMP/other.jls" && printf 'x' >>"$TMP/other.jls"
+check 1 "view, another recording" -- "$E" view "$TMP/other.jls" --summary "$TMP/a1/summary.json" --out "$TMP/v2.html" --json
+[ ! -e "$TMP/v2.html" ] && ok "view refused: no page written" || bad "view refused but wrote the page"
+
 for c in $("$E" __complete commands); do
   acts=$("$E" __complete actions "$c")
   if [ -z "$acts" ]; then
@@ -190,7 +198,6 @@ echo "cases: $covered"
 
 # A wrong flag with --json: a JSON usage error naming the flag and --help.
 for c in $("$E" __complete commands); do
-  [ "$c" = view ] && continue # no --json yet (above)
   a=$("$E" __complete actions "$c" | head -1)
   check 2 "$c${a:+ $a} --bogus" -- "$E" $c $a --bogus-flag --json
   python3 -c "import json,sys; e=json.loads(open('$TMP/err').read().splitlines()[-1])['error']; sys.exit(0 if '--bogus-flag' in e['message'] and e['exit_name'] == 'usage' and e['help'].startswith('ergon $c') else 1)" &&
