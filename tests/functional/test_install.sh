@@ -90,6 +90,11 @@ if "$cc" "${extra[@]}" -o "$TMP/consumer_pc" "$CONS/c/consumer.c" $flags 2>"$TMP
   case "$ldd_line" in *"$libdir/libergon.so.0"*) ok "consumer loads the installed libergon.so.0";;
     *) bad "consumer does not load the installed library: $ldd_line";; esac
 else bad "C consumer did not build"; cat "$TMP/cc.err"; fi
+# ergon.pc's URL is the project's home that README.md names (no placeholder).
+pc_url=$(sed -n 's/^URL: //p' "$libdir/pkgconfig/ergon.pc")
+readme_url=$(sed -n 's/^Project: \(https:[^ ]*\).*/\1/p' "$ERGON_SOURCE_DIR/README.md")
+[ -n "$pc_url" ] && [ "$pc_url" = "$readme_url" ] && case "$pc_url" in *example.invalid*|*@*) false;; esac &&
+  ok "ergon.pc URL $pc_url is README's project URL" || bad "ergon.pc URL '$pc_url', README's '$readme_url'"
 # The same consumer linked with the rpath README and ergon.pc give runs with
 # no LD_LIBRARY_PATH (issue 35: it failed with "libergon.so.0: cannot open
 # shared object file"); so does the installed ergon.
