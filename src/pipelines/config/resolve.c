@@ -285,6 +285,17 @@ static int check_rules(struct ergon_config *cfg, struct ergon_err *err)
 		    from(cfg, il), (unsigned long long)cfg->power.state_gpio_pin,
 		    from(cfg, K("power.state_gpio_pin")),
 		    (unsigned long long)cfg->power.go_gpio_pin, from(cfg, K("power.go_gpio_pin")));
+	/* A PPK2's D0-D7 are logic inputs: nothing on it can raise GO, so a
+	 * forced lock-step would wait for a GO that never comes. */
+	if (cfg->power.lockstep == 1 && cfg->power.enabled &&
+	    cfg->power.mode == ERGON_POWER_EXTERNAL && strcmp(cfg->power.driver, "ppk2") == 0)
+		return ergon_err_set(
+		    err, ERGON_ECONFIG,
+		    "%s: power.lockstep: true with power.driver: ppk2: a PPK2 has no output "
+		    "to raise GO with (its D0-D7 are inputs), so lock-step cannot run; set "
+		    "power.lockstep: false (or leave it auto) for a gate-only run, or use a "
+		    "Joulescope (power.driver: joulescope) for lock-step",
+		    from(cfg, il));
 	int ina228_used = cfg->power.enabled && (strcmp(cfg->power.driver, "ina228") == 0 ||
 						 cfg->power.mode == ERGON_POWER_INTERNAL);
 	int click = strcmp(cfg->power.ina228.board, "mikroe-power-monitor-click") == 0;
