@@ -122,13 +122,17 @@ ERGON_API int ergon_hpx_capture_endpoint(const struct ergon_hpx_target_opts *o,
 #define ERGON_CAPTURE_RESERVE_BYTES ((size_t)4 << 20)
 
 struct ergon_hpx_report_opts;
+struct ergon_hpx_run_result;
 /* `ergon capture`: reserve the output (a full disk, an unwritable folder
  * or a second capture on the same --out is refused before streaming), then capture as
  * ergon_hpx_capture does into a new parser, then write the outputs as ergon_hpx_report_write does
- * (o->extra_issues and o->capture are replaced by the capture's own). *summary (may be NULL)
- * receives the sealed artifact (caller owns). */
+ * (o->extra_issues and o->capture are replaced by the capture's own). *res (may be NULL)
+ * receives the result, typed, as ergon_hpx_parse_run's (ergon/hpx_report.h; clean it up, also
+ * after a failure), with how the stream ended; *summary (may be NULL) the sealed artifact as
+ * written (caller owns). */
 ERGON_API int ergon_hpx_capture_run(const struct ergon_hpx_capture_opts *co,
-				    const struct ergon_hpx_report_opts *o, json_t **summary,
+				    const struct ergon_hpx_report_opts *o,
+				    struct ergon_hpx_run_result *res, json_t **summary,
 				    struct ergon_err *err);
 
 #ifdef __cplusplus

@@ -10,10 +10,15 @@
 #define ERGON_HPX_REPORT_H
 
 #include "ergon/error.h"
-#include "ergon/mtime.h"
 #include "ergon/hpx.h"
+#include "ergon/issue_list.h"
+#include "ergon/mtime.h"
+#include "ergon/reserve.h"
+#include "ergon/verdict.h"
 
 #include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -81,13 +86,84 @@ struct ergon_hpx_report_opts {
 ERGON_API int ergon_hpx_report_write(const json_t *result, const struct ergon_hpx_report_opts *o,
 				     json_t **summary_out, struct ergon_err *err);
 
+/* How an `ergon capture` stream ended (summary.json profile.capture.end). */
+enum ergon_hpx_capture_end {
+	ERGON_HPX_END_NONE = 0,		     /* no capture (ergon parse), or not stated */
+	ERGON_HPX_END_SENTINEL = 1,	     /* the end sentinel arrived: complete */
+	ERGON_HPX_END_OF_SOURCE = 2,	     /* the file, stdin or socket ended first */
+	ERGON_HPX_END_TIMEOUT = 3,	     /* the overall bound (--timeout) */
+	ERGON_HPX_END_HEARTBEAT_TIMEOUT = 4, /* no line within the heartbeat bound */
+	ERGON_HPX_END_INTERRUPTED = 5,	     /* the caller's cancel flag */
+};
+
+/* One of the top layers by cycles (summary.json profile.top_layers[]). */
+struct ergon_hpx_top_layer {
+	struct ergon_pmu_value id, op; /* as the layer's (INT or TEXT; NONE: absent) */
+	double cycles;
+	double pct; /* of total_cycles, % */
+};
+
+/* What `ergon parse` and `ergon capture` give their caller, typed: read
+ * from summary.json as sealed and written (ergon_hpx_run_result_read), so
+ * the struct and the file cannot disagree. Free with
+ * ergon_hpx_run_result_cleanup. */
+struct ergon_hpx_run_result {
+	int provenance;		      /* enum ergon_provenance: replayed (an analysis of a log) */
+	int recording;		      /* the log's own provenance: ERGON_PROV_*, 0 unknown */
+	int integrity;		      /* enum ergon_integrity of the artifact */
+	int validity;		      /* enum ergon_integrity of the profile's own issues */
+	struct ergon_verdict verdict; /* ergon_verdict_hpx of the document */
+	int aggregation;	      /* enum ergon_hpx_aggregation; 0 when not stated */
+	bool complete;		      /* the log reached `--- HPX_END ---` */
+	bool overflow_detected;	      /* a counter wrapped in a kept iteration */
+	/* Every layer in order: id, op, the aggregated counters (first-seen
+	 * column order), cycles (has_cycles) and the overflow flag. Owned by
+	 * the result. */
+	struct ergon_pmu_table layers;
+	double total_cycles; /* over the layers with a cycle count; NaN: none has one */
+	size_t n_top;	     /* the top layers by cycles, most first */
+	struct ergon_hpx_top_layer top[ERGON_HPX_TOP_LAYERS];
+	uint64_t lines, parse_errors, heartbeats; /* what the parser saw */
+	/* The profile's issues in order ({code, severity, message, context});
+	 * owned by the result. */
+	struct ergon_issue_list issues;
+	/* The log named in provenance.recording: its path ("-": standard
+	 * input), size and SHA-256 ("" and 0 when not digested: stdin). */
+	char log_path[ERGON_OUT_PATH_MAX];
+	unsigned long long log_bytes;
+	char log_sha256[65];
+	/* ergon capture only (capture_end NONE otherwise): how the stream
+	 * ended, the bytes and seconds it ran. */
+	int capture_end; /* enum ergon_hpx_capture_end */
+	unsigned long long capture_bytes;
+	double capture_elapsed_s;
+	char report_id[72];			 /* "sha256:..." of summary.json */
+	char summary_path[ERGON_OUT_PATH_MAX]; /* OUT/summary.json ("" when read from a
+						* document loaded elsewhere) */
+	void *priv; /* the storage the layers point into */
+};
+
+/* The typed result of a summary.json that ergon parse or ergon capture
+ * wrote (or one loaded with ergon_artifact_load). Returns 0, ERGON_EPARSE
+ * when summary is not an HPX profile (no "profile" object) or an issue's
+ * code is unknown, ERGON_ENOMEM; *res is filled as far as it could be
+ * either way and must be cleaned up. summary is borrowed; nothing in *res
+ * points into it. */
+ERGON_API int ergon_hpx_run_result_read(const json_t *summary, struct ergon_hpx_run_result *res,
+					struct ergon_err *err);
+/* Free what the result owns; the result is empty afterwards (a second
+ * cleanup is harmless). */
+ERGON_API void ergon_hpx_run_result_cleanup(struct ergon_hpx_run_result *res);
+
 /* `ergon parse`: read log (a path, or "-" for standard input) through the
  * parser in bounded chunks (memory is bounded by the parser's caps, not the
  * file), aggregate with o->aggregation and write o's outputs as
- * ergon_hpx_report_write does. *summary (may be NULL) receives the sealed
- * artifact (caller owns). */
+ * ergon_hpx_report_write does. *res (may be NULL) receives the result,
+ * typed (clean it up, also after a failure); *summary (may be NULL) the
+ * sealed artifact as written (caller owns). */
 ERGON_API int ergon_hpx_parse_run(const char *log, const struct ergon_hpx_report_opts *o,
-				  json_t **summary, struct ergon_err *err);
+				  struct ergon_hpx_run_result *res, json_t **summary,
+				  struct ergon_err *err);
 
 #ifdef __cplusplus
 }

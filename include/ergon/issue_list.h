@@ -80,6 +80,19 @@ ERGON_API void ergon_issue_list_cleanup(struct ergon_issue_list *l);
 /* Append the issues to the JSON array `arr` as ergon_issue_add does
  * ({code, severity, message, context}). ERGON_ENOMEM. */
 ERGON_API int ergon_issue_list_to_json(const struct ergon_issue_list *l, json_t *arr);
+/* The other way: append the issues of a document's JSON array (`arr`,
+ * {code, severity, message, context} as ergon_issue_add makes them; NULL:
+ * none) to l, for a typed result read back from a written artifact. The
+ * severity is the one the document states; a context value that has no
+ * typed field (an object, a list of anything but integers) is left out.
+ * ERGON_EPARSE when arr is not a list or an entry's code is not
+ * registered (the issues before it are kept), ERGON_ENOMEM; err names the
+ * entry. */
+ERGON_API int ergon_issue_list_from_json(const json_t *arr, struct ergon_issue_list *l,
+					 struct ergon_err *err);
+/* The context field named key of an issue, or NULL. */
+ERGON_API const struct ergon_issue_field *
+ergon_issue_entry_field(const struct ergon_issue_entry *e, const char *key);
 
 #ifdef __cplusplus
 }

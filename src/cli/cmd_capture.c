@@ -106,23 +106,22 @@ static int run(int argc, char **argv)
 		cli_progress_line("ergon capture: reading %s until HPX_END (timeout %g s)",
 				  transport, timeout_s);
 	}
-	int rc = ergon_hpx_capture_run(&co, &o, &summary, &err);
+	struct ergon_hpx_run_result res;
+	int rc = ergon_hpx_capture_run(&co, &o, &res, as_json ? &summary : NULL, &err);
 	if (progress)
 		cli_progress_clear();
-	if (rc != 0)
+	if (rc != 0) {
+		ergon_hpx_run_result_cleanup(&res);
 		return ergon_cli_fail("capture", &err);
-	const json_t *profile = json_object_get(summary, "profile");
+	}
 	if (as_json) {
 		cli_print_json(summary);
 	} else {
-		ergon_cli_hpx_print_top(stdout, profile);
+		ergon_cli_hpx_print_top(stdout, &res);
 		printf("raw log %s; wrote %s/summary.json\n", log, out_dir);
 	}
-	struct ergon_verdict verdict;
-	ergon_verdict_hpx(summary, &verdict);
-	char spath[4096];
-	snprintf(spath, sizeof spath, "%s/summary.json", out_dir);
-	int code = ergon_cli_verdict_exit("capture", &verdict, spath);
+	int code = ergon_cli_verdict_exit("capture", &res.verdict, res.summary_path);
+	ergon_hpx_run_result_cleanup(&res);
 	json_decref(summary);
 	return code;
 }

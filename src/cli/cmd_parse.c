@@ -16,28 +16,26 @@
 
 /* A log without its END line: say which input ends where, and what the
  * outputs hold (the issue itself is in them, and in the warnings above). */
-static void print_truncated(const char *log, const char *out_dir, const json_t *profile)
+static void print_truncated(const char *log, const char *out_dir,
+			    const struct ergon_hpx_run_result *r)
 {
-	size_t i;
-	const json_t *is;
 	if (cli_json_on())
 		return; /* the document holds the issue */
-	json_array_foreach(json_object_get(profile, "issues"), i, is)
-	{
-		const char *code = json_string_value(json_object_get(is, "code"));
-		if (!code || strcmp(code, "pmu.incomplete") != 0)
+	for (size_t i = 0; i < r->issues.n; i++) {
+		const struct ergon_issue_entry *is = &r->issues.items[i];
+		if (strcmp(is->code, "pmu.incomplete") != 0)
 			continue;
-		const json_t *ctx = json_object_get(is, "context");
-		const char *validity = json_string_value(json_object_get(profile, "validity"));
+		const struct ergon_issue_field *bytes = ergon_issue_entry_field(is, "bytes");
+		const struct ergon_issue_field *mid = ergon_issue_entry_field(is, "cut_mid_line");
 		fprintf(stderr,
 			"ergon parse: %s is truncated: it ends at byte %lld%s without "
 			"'--- HPX_END ---'; %s/summary.json keeps every complete iteration "
 			"before that point, marked incomplete (pmu.incomplete, validity %s). "
 			"If the capture was still running, parse the finished log again.\n",
 			strcmp(log, "-") == 0 ? "standard input" : log,
-			(long long)json_integer_value(json_object_get(ctx, "bytes")),
-			json_is_true(json_object_get(ctx, "cut_mid_line")) ? ", inside a line" : "",
-			out_dir, validity ? validity : "unknown");
+			bytes && bytes->kind == ERGON_IF_INT ? (long long)bytes->i : 0LL,
+			mid && mid->kind == ERGON_IF_BOOL && mid->i ? ", inside a line" : "",
+			out_dir, ergon_integrity_name(r->validity));
 		return;
 	}
 }
@@ -78,21 +76,20 @@ static int run(int argc, char **argv)
 					  .recording = recording,
 					  .aggregation = agg,
 					  .write_flags = flags};
-	if (ergon_hpx_parse_run(log, &o, &summary, &err) != 0)
+	struct ergon_hpx_run_result res;
+	if (ergon_hpx_parse_run(log, &o, &res, as_json ? &summary : NULL, &err) != 0) {
+		ergon_hpx_run_result_cleanup(&res);
 		return ergon_cli_fail("parse", &err);
-	const json_t *profile = json_object_get(summary, "profile");
+	}
 	if (as_json) {
 		cli_print_json(summary);
 	} else {
-		ergon_cli_hpx_print_top(stdout, profile);
+		ergon_cli_hpx_print_top(stdout, &res);
 		printf("wrote %s/summary.json and %s/profile_results.csv\n", out_dir, out_dir);
 	}
-	print_truncated(log, out_dir, profile);
-	struct ergon_verdict verdict;
-	ergon_verdict_hpx(summary, &verdict);
-	char spath[4096];
-	snprintf(spath, sizeof spath, "%s/summary.json", out_dir);
-	int exit_code = ergon_cli_verdict_exit("parse", &verdict, spath);
+	print_truncated(log, out_dir, &res);
+	int exit_code = ergon_cli_verdict_exit("parse", &res.verdict, res.summary_path);
+	ergon_hpx_run_result_cleanup(&res);
 	json_decref(summary);
 	return exit_code;
 }

@@ -71,12 +71,18 @@ static int default_qemu_firmware(char *dir, size_t cap)
 	return access(dir, R_OK) == 0 ? 0 : -1;
 }
 
-static void print_layers(const json_t *profile)
+static void print_layers(const json_t *summary)
 {
+	const json_t *profile = json_object_get(summary, "profile");
 	const json_t *layers = json_object_get(profile, "layers");
 	if (!json_is_array(layers))
 		return;
-	ergon_cli_hpx_print_top(stdout, profile);
+	/* The top layers from the typed HPX result of the same body. */
+	struct ergon_hpx_run_result top;
+	struct ergon_err terr = {0};
+	(void)ergon_hpx_run_result_read(summary, &top, &terr);
+	ergon_cli_hpx_print_top(stdout, &top);
+	ergon_hpx_run_result_cleanup(&top);
 	/* The whole per-layer table: cycles when the counter counts, and the
 	 * layer's window time (present also where no cycle counter exists,
 	 * such as QEMU). */
@@ -262,7 +268,7 @@ static void print_result(const json_t *summary, const struct ergon_profile_resul
 		else
 			printf("stage %-5s: %s%s%s\n", k, s, e ? " - " : "", e ? e : "");
 	}
-	print_layers(json_object_get(summary, "profile"));
+	print_layers(summary);
 	const json_t *corr = json_object_get(summary, "correctness");
 	if (json_is_object(corr)) {
 		const json_t *be = json_object_get(corr, "bit_exact");

@@ -1,53 +1,48 @@
 /* Terminal output for HPX profiles (figures come from the library). */
 #include "hpx_cli.h"
 
+#include "ergon/issues.h"
+
+#include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 const char *const ergon_cli_hpx_aggregations[] = {"median", "mean", "trimmed", NULL};
 const char *const ergon_cli_hpx_recordings[] = {"measured", "synthetic", "unknown", NULL};
 
-void ergon_cli_hpx_print_top(FILE *f, const json_t *profile)
+void ergon_cli_hpx_print_top(FILE *f, const struct ergon_hpx_run_result *r)
 {
-	const json_t *top = json_object_get(profile, "top_layers");
-	const json_t *total = json_object_get(profile, "total_cycles");
-	fprintf(f, "%zu layers, aggregation %s, validity %s\n",
-		json_array_size(json_object_get(profile, "layers")),
-		json_string_value(json_object_get(profile, "aggregation")),
-		json_string_value(json_object_get(profile, "validity")));
-	if (!json_is_number(total) || json_array_size(top) == 0) {
+	fprintf(f, "%zu layers, aggregation %s, validity %s\n", r->layers.n,
+		/* The --aggregation choices are the enum's members in order. */
+		r->aggregation >= ERGON_HPX_AGG_MEDIAN && r->aggregation <= ERGON_HPX_AGG_TRIMMED
+		    ? ergon_cli_hpx_aggregations[r->aggregation - ERGON_HPX_AGG_MEDIAN]
+		    : "(null)",
+		ergon_integrity_name(r->validity));
+	if (isnan(r->total_cycles) || r->n_top == 0) {
 		fprintf(f, "no cycle counts in this profile\n");
 	} else {
-		fprintf(f, "Top layers by cycles (total cycles %.0f):\n", json_number_value(total));
+		fprintf(f, "Top layers by cycles (total cycles %.0f):\n", r->total_cycles);
 		fprintf(f, "  %-6s %-28s %14s %7s\n", "layer", "op", "cycles", "%");
-		size_t i;
-		json_t *L;
-		json_array_foreach(top, i, L)
-		{
+		for (size_t i = 0; i < r->n_top; i++) {
+			const struct ergon_hpx_top_layer *L = &r->top[i];
 			char id[32];
-			json_t *j = json_object_get(L, "id");
-			if (json_is_integer(j))
-				snprintf(id, sizeof(id), "%lld", (long long)json_integer_value(j));
+			if (L->id.kind == ERGON_PMU_INT)
+				snprintf(id, sizeof(id), "%" PRId64, L->id.i);
 			else
 				snprintf(id, sizeof(id), "%.31s",
-					 json_is_string(j) ? json_string_value(j) : "?");
-			json_t *op = json_object_get(L, "op");
+					 L->id.kind == ERGON_PMU_TEXT ? L->id.text : "?");
 			char opb[32];
-			if (json_is_string(op))
-				snprintf(opb, sizeof(opb), "%.28s", json_string_value(op));
+			if (L->op.kind == ERGON_PMU_TEXT)
+				snprintf(opb, sizeof(opb), "%.28s", L->op.text);
 			else
-				snprintf(opb, sizeof(opb), "%lld",
-					 (long long)json_integer_value(op));
-			fprintf(f, "  %-6s %-28s %14.0f %6.1f%%\n", id, opb,
-				json_number_value(json_object_get(L, "cycles")),
-				json_number_value(json_object_get(L, "pct")));
+				snprintf(opb, sizeof(opb), "%" PRId64,
+					 L->op.kind == ERGON_PMU_INT ? L->op.i : (int64_t)0);
+			fprintf(f, "  %-6s %-28s %14.0f %6.1f%%\n", id, opb, L->cycles, L->pct);
 		}
 	}
-	size_t i;
-	json_t *is;
-	json_array_foreach(json_object_get(profile, "issues"), i, is)
-	{
-		fprintf(f, "%s: %s: %s\n", json_string_value(json_object_get(is, "severity")),
-			json_string_value(json_object_get(is, "code")),
-			json_string_value(json_object_get(is, "message")));
+	for (size_t i = 0; i < r->issues.n; i++) {
+		const struct ergon_issue_entry *is = &r->issues.items[i];
+		fprintf(f, "%s: %s: %s\n", ergon_severity_name(is->severity), is->code,
+			is->message);
 	}
 }

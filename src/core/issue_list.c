@@ -175,3 +175,110 @@ int ergon_issue_list_to_json(const struct ergon_issue_list *l, json_t *arr)
 	}
 	return 0;
 }
+
+/* One context value as a typed field; 0 when the value has no typed form
+ * (an object, a list of anything but integers), which is then left out. */
+static int field_of(const char *key, const json_t *v, struct ergon_issue_field *f, int64_t **ints)
+{
+	*f = (struct ergon_issue_field){.key = key};
+	*ints = NULL;
+	if (json_is_integer(v)) {
+		f->kind = ERGON_IF_INT;
+		f->i = (int64_t)json_integer_value(v);
+	} else if (json_is_real(v)) {
+		f->kind = ERGON_IF_REAL;
+		f->d = json_real_value(v);
+	} else if (json_is_boolean(v)) {
+		f->kind = ERGON_IF_BOOL;
+		f->i = json_is_true(v);
+	} else if (json_is_string(v)) {
+		f->kind = ERGON_IF_TEXT;
+		f->text = json_string_value(v);
+	} else if (json_is_null(v)) {
+		f->kind = ERGON_IF_NULL;
+	} else if (json_is_array(v)) {
+		size_t n = json_array_size(v), k;
+		const json_t *x;
+		json_array_foreach(v, k, x)
+		{
+			if (!json_is_integer(x))
+				return 0;
+		}
+		if (n > 0) {
+			*ints = malloc(n * sizeof **ints);
+			if (*ints == NULL)
+				return -1;
+			for (k = 0; k < n; k++)
+				(*ints)[k] = (int64_t)json_integer_value(json_array_get(v, k));
+		}
+		f->kind = ERGON_IF_INTS;
+		f->ints = *ints;
+		f->nints = n;
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+int ergon_issue_list_from_json(const json_t *arr, struct ergon_issue_list *l,
+			       struct ergon_err *err)
+{
+	if (arr == NULL)
+		return 0;
+	if (!json_is_array(arr))
+		return ergon_err_set(err, ERGON_EPARSE, "issues: not a list");
+	size_t i;
+	const json_t *is;
+	json_array_foreach(arr, i, is)
+	{
+		const char *code = json_string_value(json_object_get(is, "code"));
+		const char *msg = json_string_value(json_object_get(is, "message"));
+		if (code == NULL || ergon_issue_severity(code) == 0)
+			return ergon_err_set(err, ERGON_EPARSE,
+					     "issues[%zu].code: %s is not an issue code ergon knows "
+					     "(ergon doctor --issues lists them)",
+					     i, code ? code : "(missing)");
+		const json_t *ctx = json_object_get(is, "context");
+		size_t nctx = json_is_object(ctx) ? json_object_size(ctx) : 0, nf = 0;
+		struct ergon_issue_field *fields = nctx ? calloc(nctx, sizeof *fields) : NULL;
+		int64_t **ints = nctx ? calloc(nctx, sizeof *ints) : NULL;
+		int rc = nctx && (fields == NULL || ints == NULL) ? ERGON_ENOMEM : 0;
+		const char *key;
+		const json_t *v;
+		if (rc == 0 && nctx) {
+			json_object_foreach((json_t *)ctx, key, v)
+			{
+				int got = field_of(key, v, &fields[nf], &ints[nf]);
+				if (got < 0) {
+					rc = ERGON_ENOMEM;
+					break;
+				}
+				nf += (size_t)got;
+			}
+		}
+		if (rc == 0)
+			rc = ergon_issue_list_add(l, code, fields, nf, "%s", msg ? msg : "");
+		for (size_t k = 0; ints && k < nctx; k++)
+			free(ints[k]);
+		free(ints);
+		free(fields);
+		if (rc)
+			return ergon_err_set(err, rc, "issues[%zu]: out of memory", i);
+		/* The severity the document states (a check whose code follows
+		 * the mode may have raised it above the registry's). */
+		const char *sev = json_string_value(json_object_get(is, "severity"));
+		for (int s = ERGON_SEV_INFO; sev && s <= ERGON_SEV_ERROR; s++)
+			if (strcmp(sev, ergon_severity_name(s)) == 0)
+				l->items[l->n - 1].severity = s;
+	}
+	return 0;
+}
+
+const struct ergon_issue_field *ergon_issue_entry_field(const struct ergon_issue_entry *e,
+							  const char *key)
+{
+	for (size_t i = 0; i < e->nfields; i++)
+		if (strcmp(e->fields[i].key, key) == 0)
+			return &e->fields[i];
+	return NULL;
+}

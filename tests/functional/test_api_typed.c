@@ -18,10 +18,21 @@
  *   bench's inference is 1 ms at 5 mA on a 1.8 V rail (docs/internals/
  *   sim.md), the auto window 5000 ms: 5000 inferences of 9 uJ; the stated
  *   uncertainty is two 0.1 ms statistics periods at the peak power over
- *   the count, 2 x 1e-4 s x 9 mW / 5000 = 3.6e-10 J. */
+ *   the count, 2 x 1e-4 s x 9 mW / 5000 = 3.6e-10 J.
+ * - ergon_hpx_parse_run on fixtures/hpx/basic.hpx.txt: every layer's id,
+ *   op, counters and cycles against the reference parser's output
+ *   (basic.median.expected.json), the total and the top layers worked out
+ *   here from those reference cycles, the log's size from stat(2) and its
+ *   SHA-256 from sha256sum(1); a log cut inside a row (test_parse_truncated's
+ *   "mid" case: medians by hand 200 / 20 and 50 / 5 cycles / instructions),
+ *   through ergon_hpx_parse_run and through ergon_hpx_capture_run from a
+ *   file: incomplete, degraded, pmu.incomplete at the file's size, inside a
+ *   line, and the capture ended at the end of its source. */
 #include "ergon/analyze.h"
 #include "ergon/artifact.h"
 #include "ergon/config.h"
+#include "ergon/hpx_capture.h"
+#include "ergon/hpx_report.h"
 #include "ergon/issues.h"
 #include "ergon/kernels.h"
 #include "ergon/kernels_run.h"
@@ -32,8 +43,10 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static unsigned long invocations;
 
@@ -315,6 +328,227 @@ static void profile_typed(void **state)
 	free(dir);
 }
 
+
+/* The reference layer with this id, or NULL. */
+static const json_t *ref_layer(const json_t *layers, int64_t id)
+{
+	size_t i;
+	const json_t *L;
+	json_array_foreach(layers, i, L)
+	{
+		if (json_integer_value(json_object_get(L, "id")) == id)
+			return L;
+	}
+	return NULL;
+}
+
+static void hpx_parse_typed(void **state)
+{
+	(void)state;
+	const char *shared = getenv("ERGON_SHARED_DIR");
+	assert_non_null(shared);
+	char *log = ts_strf("%s/fixtures/hpx/basic.hpx.txt", shared);
+	char *exp = ts_strf("%s/fixtures/hpx/basic.median.expected.json", shared);
+	char *dir = ts_tmpdir();
+	struct ergon_hpx_report_opts o = {.out_dir = dir,
+					  .log_path = log,
+					  .recording = "measured",
+					  .aggregation = ERGON_HPX_AGG_MEDIAN};
+	struct ergon_hpx_run_result res;
+	json_t *summary = NULL;
+	struct ergon_err err = {0};
+	if (ergon_hpx_parse_run(log, &o, &res, &summary, &err) != 0)
+		fail_msg("parse: %s", err.msg);
+	json_error_t je;
+	json_t *ref = json_load_file(exp, 0, &je);
+	assert_non_null(ref);
+	const json_t *rl = json_object_get(json_object_get(ref, "result"), "layers");
+	assert_int_equal(res.layers.n, json_array_size(rl));
+	assert_int_equal(res.layers.n, 5);
+	double total = 0;
+	for (size_t i = 0; i < res.layers.n; i++) {
+		const struct ergon_pmu_layer *L = &res.layers.layers[i];
+		assert_int_equal(L->id.kind, ERGON_PMU_INT);
+		const json_t *R = ref_layer(rl, L->id.i);
+		assert_non_null(R);
+		assert_int_equal(L->op.kind, ERGON_PMU_TEXT);
+		assert_string_equal(L->op.text, json_string_value(json_object_get(R, "op")));
+		assert_true(L->has_cycles);
+		TS_ASSERT_EXACT(L->cycles, json_number_value(json_object_get(R, "cycles")));
+		assert_int_equal(L->overflow, json_is_true(json_object_get(R, "overflow")));
+		const json_t *rc = json_object_get(R, "counters");
+		assert_int_equal(L->ncounters, json_object_size(rc));
+		for (size_t k = 0; k < L->ncounters; k++) {
+			const json_t *v = json_object_get(rc, L->counters[k].name);
+			if (v == NULL)
+				fail_msg("layer %lld: counter %s not in the reference",
+					 (long long)L->id.i, L->counters[k].name);
+			TS_ASSERT_EXACT(L->counters[k].value, json_number_value(v));
+		}
+		total += json_number_value(json_object_get(R, "cycles"));
+	}
+	/* The top layers: the reference's cycles sorted here, most first. */
+	TS_ASSERT_EXACT(res.total_cycles, total);
+	assert_int_equal(res.n_top, 5);
+	double prev = INFINITY;
+	for (size_t t = 0; t < res.n_top; t++) {
+		const struct ergon_hpx_top_layer *T = &res.top[t];
+		const json_t *R = ref_layer(rl, T->id.i);
+		assert_non_null(R);
+		double c = json_number_value(json_object_get(R, "cycles"));
+		TS_ASSERT_EXACT(T->cycles, c);
+		assert_true(c <= prev);
+		prev = c;
+		for (size_t i = 0; i < json_array_size(rl); i++)
+			if (json_number_value(json_object_get(json_array_get(rl, i), "cycles")) > c)
+				assert_true(t > 0); /* only the first has none above it */
+		if (!(fabs(T->pct - 100.0 * c / total) <= 1e-9))
+			fail_msg("top %zu: %.17g %%, by hand %.17g", t, T->pct, 100.0 * c / total);
+	}
+	assert_true(res.complete);
+	assert_int_equal(res.overflow_detected,
+			 json_is_true(json_object_get(json_object_get(ref, "result"),
+						      "overflow_detected")));
+	assert_int_equal(res.aggregation, ERGON_HPX_AGG_MEDIAN);
+	assert_int_equal(res.provenance, ERGON_PROV_REPLAYED);
+	assert_int_equal(res.recording, ERGON_PROV_MEASURED);
+	assert_int_equal(res.verdict.kind, ERGON_VERDICT_VALID);
+	assert_int_equal(res.capture_end, ERGON_HPX_END_NONE);
+	assert_string_equal(res.log_path, log);
+	struct stat st;
+	assert_int_equal(stat(log, &st), 0);
+	assert_int_equal(res.log_bytes, (unsigned long long)st.st_size);
+	char *cmd = ts_strf("sha256sum '%s'", log);
+	FILE *ps = popen(cmd, "r");
+	assert_non_null(ps);
+	char want_sha[65] = "";
+	assert_int_equal(fscanf(ps, "%64s", want_sha), 1);
+	pclose(ps);
+	free(cmd);
+	assert_string_equal(res.log_sha256, want_sha);
+	char *spath = ts_strf("%s/summary.json", dir);
+	assert_string_equal(res.summary_path, spath);
+	/* The same document as written, and a loaded one reads the same. */
+	assert_string_equal(res.report_id,
+			    json_string_value(json_object_get(summary, "report_id")));
+	json_t *loaded = NULL;
+	assert_int_equal(ergon_artifact_load(spath, 64u << 20, &loaded, &err), 0);
+	struct ergon_hpx_run_result again;
+	assert_int_equal(ergon_hpx_run_result_read(loaded, &again, &err), 0);
+	assert_string_equal(again.report_id, res.report_id);
+	assert_int_equal(again.layers.n, res.layers.n);
+	TS_ASSERT_EXACT(again.total_cycles, res.total_cycles);
+	assert_string_equal(again.summary_path, ""); /* not known to a reader */
+	ergon_hpx_run_result_cleanup(&again);
+	ergon_hpx_run_result_cleanup(&again); /* a second cleanup is harmless */
+	json_decref(loaded);
+	free(spath);
+	json_decref(summary);
+	json_decref(ref);
+	ergon_hpx_run_result_cleanup(&res);
+	/* A summary of something else is refused, named. */
+	json_t *other = json_pack("{s:s}", "kind", "ergon.report");
+	ergon_err_clear(&err);
+	assert_int_equal(ergon_hpx_run_result_read(other, &again, &err), ERGON_EPARSE);
+	assert_non_null(strstr(err.msg, "no \"profile\""));
+	ergon_hpx_run_result_cleanup(&again);
+	json_decref(other);
+	ts_tmpdir_remove(dir);
+	free(dir);
+	free(exp);
+	free(log);
+}
+
+/* test_parse_truncated's "mid" log: iterations 0 and 1 complete, the cut
+ * inside a row of iteration 2 (dropped). */
+static const char cut_log[] =
+    "--- HPX_START ---\n--- HPX_PRESET cpu_0 ---\n--- HPX_ITER 0 ---\n"
+    "\"Layer\",\"Op\",\"ARM_PMU_CPU_CYCLES\",\"ARM_PMU_INST_RETIRED\",\"overflow\"\n"
+    "0,CONV_2D,100,10,0\n1,ADD,40,4,0\n--- HPX_ITER 1 ---\n"
+    "\"Layer\",\"Op\",\"ARM_PMU_CPU_CYCLES\",\"ARM_PMU_INST_RETIRED\",\"overflow\"\n"
+    "0,CONV_2D,300,30,0\n1,ADD,60,6,0\n--- HPX_ITER 2 ---\n"
+    "\"Layer\",\"Op\",\"ARM_PMU_CPU_CYCLES\",\"ARM_PMU_INST_RETIRED\",\"overflow\"\n"
+    "0,CONV_2D,500,50,0\n1,AD";
+
+static void check_cut(const struct ergon_hpx_run_result *r)
+{
+	assert_false(r->complete);
+	assert_int_equal(r->verdict.kind, ERGON_VERDICT_DEGRADED);
+	assert_int_equal(r->validity, ERGON_INTEGRITY_DEGRADED);
+	assert_int_equal(r->layers.n, 2);
+	/* Medians by hand: (100 + 300) / 2, (10 + 30) / 2; (40 + 60) / 2, (4 + 6) / 2. */
+	const double want[2][2] = {{200, 20}, {50, 5}};
+	for (size_t i = 0; i < 2; i++) {
+		const struct ergon_pmu_layer *L = &r->layers.layers[i];
+		assert_int_equal(L->ncounters, 2);
+		assert_string_equal(L->counters[0].name, "ARM_PMU_CPU_CYCLES");
+		TS_ASSERT_EXACT(L->counters[0].value, want[i][0]);
+		assert_string_equal(L->counters[1].name, "ARM_PMU_INST_RETIRED");
+		TS_ASSERT_EXACT(L->counters[1].value, want[i][1]);
+		TS_ASSERT_EXACT(L->cycles, want[i][0]);
+	}
+	TS_ASSERT_EXACT(r->total_cycles, 250);
+	assert_int_equal(r->n_top, 2);
+	assert_string_equal(r->top[0].op.text, "CONV_2D");
+	TS_ASSERT_EXACT(r->top[0].pct, 80);
+	TS_ASSERT_EXACT(r->top[1].pct, 20);
+	const struct ergon_issue_entry *inc = NULL;
+	for (size_t i = 0; i < r->issues.n; i++)
+		if (strcmp(r->issues.items[i].code, "pmu.incomplete") == 0)
+			inc = &r->issues.items[i];
+	assert_non_null(inc);
+	assert_int_equal(inc->severity, ERGON_SEV_WARNING);
+	const struct ergon_issue_field *bytes = ergon_issue_entry_field(inc, "bytes");
+	const struct ergon_issue_field *mid = ergon_issue_entry_field(inc, "cut_mid_line");
+	assert_non_null(bytes);
+	assert_int_equal(bytes->kind, ERGON_IF_INT);
+	assert_int_equal(bytes->i, (int64_t)(sizeof cut_log - 1));
+	assert_non_null(mid);
+	assert_int_equal(mid->kind, ERGON_IF_BOOL);
+	assert_int_equal(mid->i, 1);
+	assert_null(ergon_issue_entry_field(inc, "no_such_field"));
+}
+
+static void hpx_cut_typed(void **state)
+{
+	(void)state;
+	char *dir = ts_tmpdir();
+	char *log = ts_strf("%s/mid.hpx", dir);
+	assert_int_equal(ts_write_file(log, cut_log, sizeof cut_log - 1), 0);
+	char *out1 = ts_strf("%s/parsed", dir), *out2 = ts_strf("%s/captured", dir);
+	struct ergon_hpx_report_opts o = {
+	    .out_dir = out1, .log_path = log, .aggregation = ERGON_HPX_AGG_MEDIAN};
+	struct ergon_hpx_run_result res;
+	struct ergon_err err = {0};
+	if (ergon_hpx_parse_run(log, &o, &res, NULL, &err) != 0)
+		fail_msg("parse: %s", err.msg);
+	check_cut(&res);
+	assert_int_equal(res.recording, 0); /* unknown: not stated */
+	assert_int_equal(res.capture_end, ERGON_HPX_END_NONE);
+	ergon_hpx_run_result_cleanup(&res);
+	/* The same bytes captured from a file: the source ends first. */
+	char *spec = ts_strf("file:%s", log), *clog = ts_strf("%s/capture.log", dir);
+	struct ergon_hpx_capture_opts co = {
+	    .transport = spec, .log_path = clog, .timeout_s = 60, .heartbeat_s = 60};
+	o.out_dir = out2;
+	o.log_path = clog;
+	if (ergon_hpx_capture_run(&co, &o, &res, NULL, &err) != 0)
+		fail_msg("capture: %s", err.msg);
+	check_cut(&res);
+	assert_int_equal(res.capture_end, ERGON_HPX_END_OF_SOURCE);
+	assert_int_equal(res.capture_bytes, sizeof cut_log - 1);
+	assert_true(res.capture_elapsed_s >= 0);
+	assert_int_equal(res.log_bytes, sizeof cut_log - 1);
+	ergon_hpx_run_result_cleanup(&res);
+	free(spec);
+	free(clog);
+	free(out1);
+	free(out2);
+	free(log);
+	ts_tmpdir_remove(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -322,6 +556,8 @@ int main(void)
 	    cmocka_unit_test(kernels_typed),
 	    cmocka_unit_test(analyze_typed),
 	    cmocka_unit_test(profile_typed),
+	    cmocka_unit_test(hpx_parse_typed),
+	    cmocka_unit_test(hpx_cut_typed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,12 +1,14 @@
 /* Fuzz the typed readers of a loaded document (docs/API.md): a run report
  * (ergon_run_result_read), a profile summary (ergon_profile_result_read),
  * a power section (ergon_power_summary_read) and a kernels section
- * (ergon_kernels_summary_read), on whatever JSON a file holds. Properties: a reader is a pure
+ * (ergon_kernels_summary_read) and an HPX summary (ergon_hpx_run_result_read), on whatever
+ * JSON a file holds. Properties: a reader is a pure
  * function of the document (a second read gives the same bytes); what it gives is in range (counts
  * from any number, NaN, negative or 1e300, stay counts; the statuses and
  * the verdict are members of their enums; the report id is a terminated
  * string). */
 #include "ergon/analyze.h"
+#include "ergon/hpx_report.h"
 #include "ergon/issues.h"
 #include "ergon/kernels_run.h"
 #include "ergon/profile.h"
@@ -66,6 +68,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		ergon_kernels_summary_cleanup(&k);
 	}
+	/* An HPX summary: what it allocates is freed, what it gives is in
+	 * range, and a second read gives the same figures. */
+	struct ergon_hpx_run_result h1, h2;
+	struct ergon_err he = {0};
+	int hrc = ergon_hpx_run_result_read(j, &h1, &he);
+	FUZZ_REQUIRE(hrc == 0 || hrc == ERGON_EPARSE || hrc == ERGON_ENOMEM);
+	FUZZ_REQUIRE(hrc == 0 || he.msg[0] != '\0');
+	FUZZ_REQUIRE(h1.n_top <= ERGON_HPX_TOP_LAYERS);
+	FUZZ_REQUIRE(h1.capture_end >= ERGON_HPX_END_NONE &&
+		     h1.capture_end <= ERGON_HPX_END_INTERRUPTED);
+	FUZZ_REQUIRE(h1.verdict.kind >= ERGON_VERDICT_VALID &&
+		     h1.verdict.kind <= ERGON_VERDICT_INVALID);
+	FUZZ_REQUIRE(memchr(h1.report_id, '\0', sizeof h1.report_id) != NULL);
+	FUZZ_REQUIRE(memchr(h1.log_sha256, '\0', sizeof h1.log_sha256) != NULL);
+	for (size_t i = 0; i < h1.layers.n; i++) {
+		const struct ergon_pmu_layer *L = &h1.layers.layers[i];
+		FUZZ_REQUIRE(L->id.kind != ERGON_PMU_TEXT || L->id.text[L->id.len] == '\0');
+		for (size_t k = 0; k < L->ncounters; k++)
+			FUZZ_REQUIRE(L->counters[k].name[L->counters[k].name_len] == '\0');
+	}
+	struct ergon_err he2 = {0};
+	FUZZ_REQUIRE(ergon_hpx_run_result_read(j, &h2, &he2) == hrc);
+	FUZZ_REQUIRE(h2.layers.n == h1.layers.n && h2.issues.n == h1.issues.n &&
+		     h2.n_top == h1.n_top && h2.log_bytes == h1.log_bytes);
+	FUZZ_REQUIRE(memcmp(&h1.verdict, &h2.verdict, sizeof h1.verdict) == 0);
+	ergon_hpx_run_result_cleanup(&h1);
+	ergon_hpx_run_result_cleanup(&h2);
 	json_decref(j);
 	return 0;
 }

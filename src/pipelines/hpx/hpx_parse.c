@@ -345,9 +345,29 @@ static void *drop_main(void *arg)
 	return NULL;
 }
 
-int ergon_hpx_parse_run(const char *log, const struct ergon_hpx_report_opts *o, json_t **summary,
-			struct ergon_err *err)
+/* The typed result and the document of a written summary (the result is
+ * read from the document as written). */
+static int hand_back(json_t *art, const struct ergon_hpx_report_opts *o,
+		     struct ergon_hpx_run_result *res, json_t **summary, struct ergon_err *err)
 {
+	int rc = 0;
+	if (res) {
+		rc = ergon_hpx_run_result_read(art, res, err);
+		snprintf(res->summary_path, sizeof res->summary_path, "%s/summary.json",
+			 o->out_dir);
+	}
+	if (summary)
+		*summary = json_incref(art);
+	return rc;
+}
+
+int ergon_hpx_parse_run(const char *log, const struct ergon_hpx_report_opts *o,
+			struct ergon_hpx_run_result *res, json_t **summary, struct ergon_err *err)
+{
+	if (summary)
+		*summary = NULL;
+	if (res)
+		ergon_hpx_run_result_read(NULL, res, NULL);
 	int from_stdin = strcmp(log, "-") == 0;
 	int fd = STDIN_FILENO;
 	/* A pipe streams; a device (/dev/zero) is no log, and a FIFO with no
@@ -413,18 +433,26 @@ int ergon_hpx_parse_run(const char *log, const struct ergon_hpx_report_opts *o, 
 	bool dropping = pthread_create(&dth, NULL, drop_main, &dj) == 0;
 	if (!dropping)
 		drop_main(&dj);
+	json_t *art = NULL;
 	if (!rc)
-		rc = ergon_hpx_report_write(result, &ro, summary, err);
+		rc = ergon_hpx_report_write(result, &ro, &art, err);
 	if (dropping)
 		pthread_join(dth, NULL);
+	if (!rc)
+		rc = hand_back(art, o, res, summary, err);
+	json_decref(art);
 	json_decref(result);
 	return rc;
 }
 
 int ergon_hpx_capture_run(const struct ergon_hpx_capture_opts *co,
-			  const struct ergon_hpx_report_opts *o, json_t **summary,
-			  struct ergon_err *err)
+			  const struct ergon_hpx_report_opts *o, struct ergon_hpx_run_result *res,
+			  json_t **summary, struct ergon_err *err)
 {
+	if (summary)
+		*summary = NULL;
+	if (res)
+		ergon_hpx_run_result_read(NULL, res, NULL);
 	struct ergon_hpx_parser *p = NULL;
 	struct ergon_hpx_capture_result cr = {0};
 	json_t *result = NULL;
@@ -460,7 +488,11 @@ int ergon_hpx_capture_run(const struct ergon_hpx_capture_opts *co,
 		ro.capture = cr.details;
 		ro.measured = &mt;
 		ergon_out_free_space(&slot);
-		rc = ergon_hpx_report_write(result, &ro, summary, err);
+		json_t *art = NULL;
+		rc = ergon_hpx_report_write(result, &ro, &art, err);
+		if (!rc)
+			rc = hand_back(art, o, res, summary, err);
+		json_decref(art);
 	}
 	ergon_out_release(&slot);
 	ergon_hpx_parser_free(p);
