@@ -140,6 +140,10 @@ struct ergon_config {
 		uint64_t stats_rate_hz;
 		int reset_strategy; /* enum ergon_cfg_reset */
 		char serial[64];
+		/* The gate on the power stage's budgeted figures (energy, charge,
+		 * mean power, energy per inference), in percent of the figure's
+		 * expanded uncertainty (k = 2); NaN = no gate. */
+		double max_uncertainty_pct;
 		struct {
 			char board[64];	   /* preset: mikroe-power-monitor-click, adafruit-ina228 */
 			double shunt_ohms; /* NaN = not set (no default, on purpose) */

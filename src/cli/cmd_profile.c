@@ -289,7 +289,20 @@ static void print_result(const json_t *summary, const struct ergon_profile_resul
 		free(table);
 		double u = res->power.energy_per_inference_u_j;
 		double e = res->power.energy_per_inference_j;
-		if (!isnan(u)) {
+		/* The budget's U (docs/UNCERTAINTY.md) when there is one, else
+		 * the older stated bound. */
+		const json_t *eb =
+		    json_object_get(json_object_get(pw, "uncertainty"), "energy_per_inference_j");
+		int have_budget = json_is_object(eb);
+		int complete = json_is_true(json_object_get(eb, "complete"));
+		if (have_budget)
+			u = complete ? json_number_value(json_object_get(eb, "U")) : NAN;
+		if (have_budget && !complete) {
+			const char *dom = json_string_value(json_object_get(eb, "dominant"));
+			printf("energy per inference uncertainty: %s ? (budget incomplete: %s is "
+			       "unknown)\n",
+			       utf8 ? "±" : "+/-", dom ? dom : "a term");
+		} else if (!isnan(u)) {
 			/* The unit the table shows energy/inference in (the table
 			 * picks mJ/uJ/nJ from the value), so the two read together. */
 			double ref = !isnan(e) ? fabs(e) : fabs(u);
@@ -298,9 +311,19 @@ static void print_result(const json_t *summary, const struct ergon_profile_resul
 					   : f == 1e-3 ? "mJ"
 					   : f == 1e-6 ? (utf8 ? "µJ" : "uJ")
 						       : "nJ";
-			printf("energy per inference uncertainty: %s %.3g %s (%s)\n",
-			       utf8 ? "±" : "+/-", u / f, unit,
-			       json_string_value(json_object_get(pw, "uncertainty_basis")));
+			if (have_budget) {
+				const char *dom =
+				    json_string_value(json_object_get(eb, "dominant"));
+				printf("energy per inference uncertainty: %s %.3g %s (k = 2, %.3g "
+				       "%%; largest term: %s)\n",
+				       utf8 ? "±" : "+/-", u / f, unit,
+				       json_number_value(json_object_get(eb, "U_pct")),
+				       dom ? dom : "?");
+			} else {
+				printf("energy per inference uncertainty: %s %.3g %s (%s)\n",
+				       utf8 ? "±" : "+/-", u / f, unit,
+				       json_string_value(json_object_get(pw, "uncertainty_basis")));
+			}
 		}
 		print_layer_energy(pw, utf8);
 		/* Internal mode: the calibration the firmware's record names,
@@ -345,6 +368,7 @@ static int run(int argc, char **argv)
 	unsigned flags = 0, rtt_port = 0;
 	int force = 0, as_json = 0, no_cache = 0;
 	long port = 0;
+	double max_u_pct = 0;
 	struct cli_parser p;
 	cli_init(&p, "profile", argc, argv);
 	int clean = 0;
@@ -376,6 +400,17 @@ static int run(int argc, char **argv)
 				snprintf(power_serial_kv, sizeof power_serial_kv, "power.serial=%s",
 					 power_serial);
 				sets[nsets++] = power_serial_kv;
+			}
+		} else if (cli_num(&p, "--max-uncertainty-pct", CLI_GT, 0, 1e6, &max_u_pct)) {
+			/* Same as --set power.max_uncertainty_pct=P (run's and
+			 * analyze's flag, the same gate). */
+			static char max_u_kv[96];
+			if (nsets == MAX_SETS)
+				cli_error(&p, "more than %d --set options", MAX_SETS);
+			else {
+				snprintf(max_u_kv, sizeof max_u_kv,
+					 "power.max_uncertainty_pct=%.17g", max_u_pct);
+				sets[nsets++] = max_u_kv;
 			}
 		} else if (cli_str(&p, "--set", &set_kv)) {
 			if (set_kv && nsets == MAX_SETS)
@@ -663,7 +698,7 @@ const struct ergon_cli_command ergon_cli_cmd_profile = {
 	    "         [--set KEY=VALUE ...] [--power] [--sim-scenario NAME] [--dry-run]\n"
 	    "         [--out DIR] [--force] [--clean] [--rtt-port PORT] [--json] [--sign KEY]\n"
 	    "         [--power-serial SERIAL] [--transport rtt|uart] [--no-cache] [--quiet]\n"
-	    "         [--layer-energy]\n"
+	    "         [--layer-energy] [--max-uncertainty-pct P]\n"
 	    "       ergon profile MODEL.tflite --board sim [--power [--layer-energy]] ...\n\n"
 	    "Resolves the configuration (defaults < board < INA228 preset < --config file <\n"
 	    "command line; then the rules: docs/internals/config.md), plans the counter\n"
@@ -706,6 +741,11 @@ const struct ergon_cli_command ergon_cli_cmd_profile = {
 	    "marker edges: power.layers[] in summary.json, DIR/detailed/layer_energy.csv\n"
 	    "and a table of the costliest layers (docs/METHOD.md, Energy per layer).\n"
 	    "MODEL.tflite with --board sim runs that model on the virtual bench.\n"
+	    "--max-uncertainty-pct P (= --set power.max_uncertainty_pct=P): the gate on\n"
+	    "the power stage's budgeted figures (energy, charge, mean power, energy per\n"
+	    "inference; docs/UNCERTAINTY.md): one whose expanded uncertainty (k = 2) is\n"
+	    "above P %, or whose budget is incomplete, raises\n"
+	    "power.uncertainty_above_limit (an error, exit 1); the figure stays.\n"
 	    "--json prints the summary on stdout instead of the tables. --sign KEY (ergon\n"
 	    "keygen) signs DIR/summary.json; the key is loaded before anything runs.\n"
 	    "On a terminal a progress line shows each stage's steps (firmware, start,\n"
@@ -719,11 +759,12 @@ const struct ergon_cli_command ergon_cli_cmd_profile = {
 	    "  ergon profile --board sim --power --dry-run --set power.lockstep=false\n"
 	    "  ergon profile kws_ref_model.tflite --board sim --power --layer-energy\n",
     .run = run,
-    .exits = {[0] = "every stage ran and every figure was published",
-	      [1] = "a stage failed, a check failed (an error issue, named on the NOT VALID line) or "
-	      "Ctrl-C (what was captured is kept), or refused",
-	      [2] = "usage, or configuration that cannot act",
-	      [3] = "the board, the probe or the instrument",
-	      [4] = "summary.json was written but the power stage's per-inference figures were withheld "
-	      "(e.g. power.observation_degraded: no gate window)"},
+    .exits =
+	{[0] = "every stage ran and every figure was published",
+	 [1] = "a stage failed, a check failed (an error issue, named on the NOT VALID line) or "
+	       "Ctrl-C (what was captured is kept), or refused",
+	 [2] = "usage, or configuration that cannot act",
+	 [3] = "the board, the probe or the instrument",
+	 [4] = "summary.json was written but the power stage's per-inference figures were withheld "
+	       "(e.g. power.observation_degraded: no gate window)"},
 };

@@ -646,6 +646,34 @@ static void si(char *buf, size_t n, double v, const char *unit, int utf8)
 		snprintf(buf, n, "%.3f %s%s", s, utf8 ? pre_utf8[e] : pre_ascii[e], unit);
 }
 
+/* u in the unit si() gives ref (one unit per line: "9.000 uJ +/- 0.0365
+ * uJ", never "9.000 uJ +/- 36.465 nJ"); si(u) when ref has no scale. */
+static void si_as(char *buf, size_t n, double u, double ref, const char *unit, int utf8)
+{
+	static const char *const pre_utf8[] = {"n", "\xc2\xb5", "m", "", "k"};
+	static const char *const pre_ascii[] = {"n", "u", "m", "", "k"};
+	if (!isfinite(u) || !isfinite(ref) || ref == 0) {
+		si(buf, n, u, unit, utf8);
+		return;
+	}
+	int e = 3;
+	double s = ref, f = 1.0;
+	while (e > 0 && fabs(s) < 1.0) {
+		s *= 1000.0;
+		f *= 1000.0;
+		e--;
+	}
+	while (e < 4 && fabs(s) >= 1000.0) {
+		s /= 1000.0;
+		f /= 1000.0;
+		e++;
+	}
+	if (fabs(s) >= 1000.0)
+		si(buf, n, u, unit, utf8);
+	else
+		snprintf(buf, n, "%.3g %s%s", u * f, utf8 ? pre_utf8[e] : pre_ascii[e], unit);
+}
+
 /* Display width of UTF-8 text: code points (the table holds no wide ones). */
 static size_t width(const char *s)
 {
@@ -716,8 +744,9 @@ int ergon_power_table_render(const json_t *power, int utf8, char **out, struct e
 			char u[64];
 			size_t l = strlen(vals[r]);
 			if (json_is_true(json_object_get(b, "complete"))) {
-				si(u, sizeof(u), json_number_value(json_object_get(b, "U")),
-				   rows[r].unit, utf8);
+				si_as(u, sizeof(u), json_number_value(json_object_get(b, "U")),
+				      json_is_number(v) ? json_number_value(v) : NAN, rows[r].unit,
+				      utf8);
 				snprintf(vals[r] + l, sizeof(vals[r]) - l, " %s %s",
 					 utf8 ? "\xc2\xb1" : "+/-", u);
 			} else {

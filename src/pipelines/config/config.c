@@ -115,6 +115,9 @@ const struct cfg_key ergon_cfg_keys[] = {
     U("power.stats_rate_hz", power.stats_rate_hz, 1, 2000000, "1000"),
     E("power.reset_strategy", power.reset_strategy, resets, "auto"),
     S("power.serial", power.serial, NULL, ""),
+    /* The same bounds as --max-uncertainty-pct on run and analyze: a
+     * percentage above 0 (null: no gate). */
+    OD("power.max_uncertainty_pct", power.max_uncertainty_pct, 1e-6, 1e6, "null"),
     S("power.ina228.board", power.ina228.board, ina228_boards, ""),
     OD("power.ina228.shunt_ohms", power.ina228.shunt_ohms, 1e-6, 1000.0, "null"),
     D("power.ina228.max_current_a", power.ina228.max_current_a, 1e-6, 100.0, "0.5"),

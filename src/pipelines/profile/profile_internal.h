@@ -27,6 +27,7 @@
 #include "ergon/hpx_capture.h"
 #include "ergon/lifecycle.h"
 #include "ergon/profile.h"
+#include "ergon/rating.h"
 #include "ergon/sim.h"
 
 #include <jansson.h>
@@ -54,6 +55,11 @@ struct prof_run {
 	const char *stage;
 	unsigned stage_no, stages, passes, pass;
 	char preset[96];
+	/* The live instrument's rating (its identity's, copied before the
+	 * instrument closes): the gated engine puts packets in its ranges and
+	 * the power section's budgets use it. */
+	struct ergon_rating live_rating;
+	int have_live_rating;
 };
 
 /* What a stage ended with; profile.c records it in the stage's entry of

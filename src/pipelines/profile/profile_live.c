@@ -181,10 +181,17 @@ int prof_live_capture(struct prof_run *r, const char *dir, const char *image, do
 	struct ergon_bridge_caps caps = {0};
 	if (!raw && inst != NULL)
 		ergon_bridge_caps(inst, &caps);
+	/* The instrument's rating outlives it (r holds the copy): the engine
+	 * puts packets in its ranges, the power section budgets with it. */
+	if (inst != NULL) {
+		r->live_rating = inst->identity.rating;
+		r->have_live_rating = 1;
+	}
 	struct ergon_gated_config gc = {.min_window_s = LIVE_MIN_WINDOW_S,
 					.stats_rate_hz = raw ? (double)cfg->power.stats_rate_hz
 							     : caps.stats_rate_hz,
-					.sync_input_index = (unsigned)cfg->power.sync_input_index};
+					.sync_input_index = (unsigned)cfg->power.sync_input_index,
+					.rating = r->have_live_rating ? &r->live_rating : NULL};
 	if (!rc)
 		rc = ergon_gated_new(&gc, &g, err);
 	struct reset_ctx rctx = {.r = r, .lc = lc};

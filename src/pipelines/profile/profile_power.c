@@ -247,6 +247,49 @@ static void ina228_init_hint(struct prof_run *r, const json_t *terminal)
 			json_pack("{s:I}", "i2c_address", (json_int_t)addr), "%s", hint);
 }
 
+/* The rating the power section's budgets use (docs/UNCERTAINTY.md) and
+ * where it came from: the virtual bench's declared meter (ratings.c
+ * "VBENCH"), the on-board INA228's datasheet figures with the configured
+ * shunt (and its ENERGY/CHARGE steps and conversion cycle in *bo), or the
+ * live instrument's identity. 0 when there is none (the rated terms are
+ * then unknown and the budgets incomplete). */
+static int power_rating(const struct prof_run *r, int internal, struct ergon_rating *rating,
+			struct ergon_power_budget_opts *bo, const char **from)
+{
+	const struct ergon_config *cfg = r->o->cfg;
+	bo->energy_lsb_j = bo->charge_lsb_c = bo->cycle_s = NAN;
+	bo->max_uncertainty_pct =
+	    isfinite(cfg->power.max_uncertainty_pct) ? cfg->power.max_uncertainty_pct : 0;
+	bo->rating = NULL;
+	*from = "none: the instrument states no rating known to ergon";
+	if (internal) {
+		struct ert_ina228_plan plan;
+		if (ergon_rating_for_model("INA228", cfg->power.ina228.shunt_ohms, rating) != 0)
+			return 0;
+		if (ert_ina228_plan(cfg->power.ina228.shunt_ohms, cfg->power.ina228.max_current_a,
+				    &plan) == 0) {
+			bo->energy_lsb_j = plan.energy_lsb_j;
+			bo->charge_lsb_c = plan.charge_lsb_c;
+		}
+		/* One conversion cycle: VBUS, VSHUNT and DIETEMP, each
+		 * conversion_time x averaging (INA228 datasheet, ADC_CONFIG). */
+		bo->cycle_s = 3.0 * (double)cfg->power.ina228.conversion_time_us *
+			      (double)cfg->power.ina228.averaging_count * 1e-6;
+		*from = "the INA228 datasheet's figures (ratings.c) with power.ina228.shunt_ohms";
+	} else if (r->sim) {
+		if (ergon_rating_for_model("VBENCH", NAN, rating) != 0)
+			return 0;
+		*from = "the virtual bench's declared meter (ratings.c VBENCH)";
+	} else if (r->have_live_rating) {
+		*rating = r->live_rating;
+		*from = "the live instrument's identity (instrument.rating)";
+	} else {
+		return 0;
+	}
+	bo->rating = rating;
+	return 1;
+}
+
 /* Stated uncertainty of the energy per inference. External: each window
  * edge is known to one statistics period, so the window's energy is off by
  * at most 2 periods at the peak power. Internal: one ENERGY LSB of the
@@ -722,12 +765,18 @@ void prof_power(struct prof_run *r, const struct prof_plan *plan, const struct p
 					      s != NULL ? "virtual_bench" : "host_monotonic"));
 	}
 	double min_window_s = BENCH_MIN_WINDOW_S;
+	/* The budgets' rating (the live one is known once the capture ran). */
+	struct ergon_rating rating;
+	struct ergon_power_budget_opts bo;
+	const char *rating_from = NULL;
+	int have_rating = power_rating(r, internal, &rating, &bo, &rating_from);
 	if (!rc && !internal && s != NULL) {
 		/* The simulated Joulescope's statistics packets are the stream. */
 		struct ergon_gated_config gc = {.min_window_s = min_window_s,
 						.stats_rate_hz = 1.0 / s->js_period_s,
 						.sync_input_index =
-						    (unsigned)cfg->power.sync_input_index};
+						    (unsigned)cfg->power.sync_input_index,
+						.rating = have_rating ? &rating : NULL};
 		rc = ergon_gated_new(&gc, &g, &e);
 		if (!rc)
 			rc = ergon_gated_push_packets(g, s->stats, s->n_js, &e);
@@ -740,8 +789,11 @@ void prof_power(struct prof_run *r, const struct prof_plan *plan, const struct p
 	if (!rc && g != NULL && s == NULL)
 		rc = ergon_gated_finish(g, &gres, &e); /* the live stream fed it */
 	if (!rc)
-		rc = ergon_power_section(gres, min_window_s, &facts, NULL, &sec, &e);
+		rc = ergon_power_section_ex(gres, min_window_s, &facts, NULL, &bo, &sec, &e);
 	if (!rc) {
+		json_t *unc = json_object_get(sec, "uncertainty");
+		if (json_is_object(unc))
+			json_object_set_new(unc, "rating_from", json_string(rating_from));
 		json_array_extend(r->issues, json_object_get(sec, "issues"));
 		json_t *sync = sync_block(r, internal ? NULL : s);
 		if (sync && live_facts)
