@@ -47,6 +47,15 @@ extern "C" {
 #define ERGON_KERNELS_MAX_SAMPLES 4000000
 /* A samples CSV larger than this is refused. */
 #define ERGON_KERNELS_CSV_MAX (256u * 1024u * 1024u)
+/* docs/METHOD.md, "Kernels" (unit/test_pins_docs checks each against the
+ * doc): a shape's dimensions lie in 1..4096 and a tensor holds at most 16
+ * Mi elements; host timing subtracts the least of 1000 back-to-back clock
+ * reads; `kernels run` times 100 iterations after 5 warm-ups by default. */
+#define ERGON_KERNELS_DIM_MAX 4096
+#define ERGON_KERNELS_ELEMS_MAX (16u * 1024u * 1024u)
+#define ERGON_KERNELS_OVERHEAD_READS 1000
+#define ERGON_KERNELS_ITERATIONS_DEFAULT 100
+#define ERGON_KERNELS_WARMUP_DEFAULT 5
 
 struct ergon_kernels_data;
 

@@ -35,6 +35,13 @@ extern "C" {
  * two edges are each placed within half a sample, so at 10 samples the
  * placement alone can move a layer's energy by up to a tenth. */
 #define ERGON_LAYERS_MIN_SAMPLES 10.0
+/* The next inference starts within this fraction of the period of where
+ * the period says (docs/METHOD.md, "Energy per layer"). */
+#define ERGON_LAYERS_PERIOD_TOL 0.05
+/* The median's distribution-free interval per segment: the order
+ * statistics n/2 -+ 0.98 sqrt(n), [min, max] under 6 inferences. */
+#define ERGON_LAYERS_CI_Z 0.98
+#define ERGON_LAYERS_CI_MIN_N 6
 /* The most marked segments per inference. */
 #define ERGON_LAYERS_MAX_SEGMENTS 256
 /* The most inferences folded (their edges are kept). */

@@ -31,6 +31,21 @@ extern "C" {
 
 #define ERGON_POWER_CSV_LINE_MAX 4096u
 
+/* Limits of the CSV readers (docs/POWER_CHECKS.md; unit/test_pins_docs
+ * checks each against the doc):
+ * - a finite value beyond the widest instrument these columns come from
+ *   (Joulescope JS220: 10 A, 15 V full scale, datasheet) with 25 %
+ *   headroom for over-range readings is a corrupt file, not a reading;
+ * - Joulescope sample ids count samples at 2 MHz, and an id more than 1.5
+ *   packet spans past the previous one is a drop (power.packets_dropped);
+ * - a raw sample's power_w must be current_a x voltage_v within 1 %. */
+#define ERGON_CSV_FULL_SCALE_A 10.0
+#define ERGON_CSV_FULL_SCALE_V 15.0
+#define ERGON_CSV_HEADROOM 1.25
+#define ERGON_CSV_SAMPLE_ID_HZ 2e6
+#define ERGON_CSV_ID_JUMP 1.5
+#define ERGON_CSV_POWER_REL 0.01
+
 enum ergon_power_csv_kind {
 	ERGON_POWER_CSV_STATS = 1,
 	ERGON_POWER_CSV_RAW = 2,

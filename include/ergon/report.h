@@ -228,6 +228,12 @@ ERGON_API int ergon_artifact_check_budgets(const json_t *a, size_t *count, struc
  * (docs/METHOD.md): three steps of the 1 C resolution common to thermal
  * zones and GPU sensors, so one-step sensor noise never counts. */
 #define ERGON_THROTTLE_TEMP_RISE_C 3.0
+/* `ergon run`'s throttle defaults (docs/METHOD.md): a drop of 15 % that
+ * lasts 2 windows, the onset window counted among them. */
+#define ERGON_THROTTLE_THRESHOLD_DEFAULT 0.15
+/* A sampler gap above this many periods raises run.sampler_gap. */
+#define ERGON_SAMPLER_GAP_PERIODS 10.0
+#define ERGON_THROTTLE_WINDOWS_DEFAULT 2
 #define ERGON_MODEL_ALLOW_SYNTHETIC 1
 /* The label a replayed figure carries in the report and the model. */
 #define ERGON_REPLAYED_LABEL "replayed — power not recorded during this workload"

@@ -136,7 +136,8 @@ static void case_progress(void *ctx, size_t i, size_t n, const char *case_name)
 
 static int run_cmd(struct cli_parser *p)
 {
-	struct ergon_kernels_run_options o = {.board = NULL, .iterations = 100, .warmup = 5};
+	struct ergon_kernels_run_options o = {.board = NULL, .iterations = ERGON_KERNELS_ITERATIONS_DEFAULT,
+					     .warmup = ERGON_KERNELS_WARMUP_DEFAULT};
 	const char *out = NULL, *suite = NULL, *sign_key = NULL;
 	unsigned flags = ERGON_WRITE_MKDIR;
 	int force = 0, clean = 0, json = 0;

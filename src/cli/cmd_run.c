@@ -499,8 +499,8 @@ static int run(int argc, char **argv)
 			.sampler = ERGON_SAMPLER_THREADED,
 			.sample_hz = 1000,
 			.failure_policy = ERGON_ON_FAILURE_CONTINUE},
-	    .throttle_threshold = 0.15,
-	    .throttle_windows = 2,
+	    .throttle_threshold = ERGON_THROTTLE_THRESHOLD_DEFAULT,
+	    .throttle_windows = ERGON_THROTTLE_WINDOWS_DEFAULT,
 	    .ambient_c = NAN,
 	    /* --out into a missing folder is refused with the fix (issue 35):
 	     * a typo must not create folders. */

@@ -31,5 +31,13 @@ char *ts_read_file(const char *path, size_t *len);
 int ts_write_file(const char *path, const void *data, size_t len);
 /* snprintf into a malloc'd string. */
 char *ts_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* docs/NAME of the source tree ($ERGON_SOURCE_DIR) with every run of
+ * whitespace made one space (malloc'd; fails the test when unreadable). */
+char *ts_doc_load(const char *name);
+/* The numbers of the first place in doc where pat matches: pat is the
+ * doc's text with `#` for each number (strtod). Fails the test, naming
+ * doc_name and pat, when no place matches with exactly `want` numbers. */
+void ts_doc_nums(const char *doc, const char *doc_name, const char *pat, double *out,
+		 size_t want);
 
 #endif

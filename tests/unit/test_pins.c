@@ -21,6 +21,7 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define NEAR(a, b) assert_true(fabs((double)(a) - (double)(b)) < 1e-9 * (1 + fabs((double)(b))))
@@ -136,21 +137,34 @@ static int has(const json_t *r, const char *code)
 	return ergon_issue_has(json_object_get(r, "issues"), code);
 }
 
-/* METHOD.md: "a gap above 10 periods raises run.sampler_gap". At 16 Hz
- * the period is 1/16 s, so 10/16 = 0.625 s is the line. Samples 0, 0.5,
- * 1.0 (idle), 1.5, X, 2.5, 3.0, 3.5 (load): with X = 2.125 the largest gap
- * is exactly 0.625 s, not above, no issue; with X = 2.125 + 1/64 it is
- * 0.640625 s, raised. Every time is exact in binary. */
+/* A number METHOD.md states, read from the doc (ts_doc_nums): the pins
+ * below run at the doc's value, so a threshold changed on one side only
+ * fails here. */
+static double method_num(const char *pat)
+{
+	char *doc = ts_doc_load("METHOD.md");
+	double v = 0;
+	ts_doc_nums(doc, "METHOD.md", pat, &v, 1);
+	free(doc);
+	return v;
+}
+
+/* METHOD.md: "a gap above N periods raises run.sampler_gap" (N = 10). At
+ * N / 0.625 Hz (16 Hz for 10) the line is 0.625 s. Samples 0, 0.5, 1.0
+ * (idle), 1.5, X, 2.5, 3.0, 3.5 (load): with X = 2.125 the largest gap is
+ * exactly 0.625 s, not above, no issue; with X = 2.125 + 1/64 it is
+ * 0.640625 s, raised. Every time is exact in binary (for N = 10). */
 static void sampler_gap_ten_periods(void **state)
 {
 	(void)state;
+	double n = method_num("a gap above # periods raises `run.sampler_gap`");
 	double xs[] = {2.125, 2.125 + 1.0 / 64};
 	for (int k = 0; k < 2; k++) {
 		struct series s = {.t = {0, 0.5, 1.0, 1.5, xs[k], 2.5, 3.0, 3.5},
 				   .p = {1, 1, 1, 3, 3, 3, 3, 3},
 				   .n = 8,
 				   .accuracy_pct = 1,
-				   .sample_hz = 16};
+				   .sample_hz = n / 0.625};
 		json_t *r = build(&s);
 		if (k == 0)
 			assert_false(has(r, "run.sampler_gap"));
@@ -161,14 +175,17 @@ static void sampler_gap_ten_periods(void **state)
 }
 
 /* METHOD.md: temperature is evidence only when the last window's mean
- * exceeds the first's by more than 3 C. Window 0 holds samples 1.5, 2.0,
- * 2.5 (both edges included), window 1 holds 2.5 and 3.5: temperatures 50,
- * 50, 50 and 50, X give 50 -> (50 + X) / 2. X = 56: exactly +3 C, not
- * evidence; X = 56.25: +3.125 C, evidence. */
+ * exceeds the first's by more than T = 3 C (read from the doc). Window 0
+ * holds samples 1.5, 2.0, 2.5 (both edges included), window 1 holds 2.5
+ * and 3.5: temperatures 50, 50, 50 and 50, X give 50 -> (50 + X) / 2. X =
+ * 50 + 2T = 56: exactly +3 C, not evidence; X = 56.25: +3.125 C,
+ * evidence. */
 static void temperature_evidence_at_three(void **state)
 {
 	(void)state;
-	double last[] = {56.0, 56.25};
+	double rise = method_num("by more than **# °C**");
+	assert_true(rise == 3.0); /* the verdict's words below say 3 C */
+	double last[] = {50 + 2 * rise, 50 + 2 * rise + 0.25};
 	for (int k = 0; k < 2; k++) {
 		struct series s = base();
 		s.with_temp = 1;

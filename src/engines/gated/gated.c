@@ -12,7 +12,7 @@
 /* A distribution keeps one double per packet; this bounds it (16 Mi packets
  * is 4.6 hours at 1 kHz). Beyond it the percentiles use the first packets
  * only; `packets` < `packets_total` says so (power.distribution_truncated). */
-#define DVEC_MAX (1u << 24)
+#define DVEC_MAX ERGON_GATED_DIST_MAX
 #define WINDOWS_MAX (1u << 20)
 
 struct dvec {
@@ -484,7 +484,7 @@ int ergon_gated_push_packets(struct ergon_gated *g, const struct ergon_stats_pac
 			    (unsigned long long)g->pkt_index + 1, q->t_start_s, q->t_end_s);
 		if (g->cfg.stats_rate_strict) {
 			double want = 1.0 / g->cfg.stats_rate_hz, got = q->t_end_s - q->t_start_s;
-			if (fabs(got - want) > 0.01 * want + 1e-6)
+			if (fabs(got - want) > ERGON_STATS_RATE_REL * want + ERGON_STATS_RATE_ABS_S)
 				return ergon_err_set(
 				    err, ERGON_EUSAGE,
 				    "statistics packet %llu (t = %.9g s) spans %.9g s, but the "

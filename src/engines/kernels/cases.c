@@ -2,6 +2,7 @@
  * deterministic data and quantization) or from a model's own conv, dwconv
  * and fc layers (its real shapes, weights and requantization), each with
  * the workload record of the method. */
+#include "ergon/kernels.h"
 #include "ergon/model.h"
 #include "ergon/parse.h"
 #include "kernels_internal.h"
@@ -11,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DIM_MAX 4096
-#define ELEMS_MAX (16u * 1024u * 1024u)
+#define DIM_MAX ERGON_KERNELS_DIM_MAX
+#define ELEMS_MAX ERGON_KERNELS_ELEMS_MAX
 #define LINE_MAX_BYTES 512
 #define CASES_MAX 1024
 /* Synthetic quantization of shapes-file cases (recorded in each record). */

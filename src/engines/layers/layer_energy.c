@@ -81,7 +81,7 @@ int ergon_layers_new(const struct ergon_layers_config *cfg, struct ergon_layers 
 	if (!(L->cfg.min_samples > 0))
 		L->cfg.min_samples = ERGON_LAYERS_MIN_SAMPLES;
 	if (!(L->cfg.period_tolerance > 0))
-		L->cfg.period_tolerance = 0.05;
+		L->cfg.period_tolerance = ERGON_LAYERS_PERIOD_TOL;
 	L->rated = cfg->rating != NULL;
 	if (L->rated)
 		L->rating = *cfg->rating;
@@ -355,10 +355,10 @@ static void median_ci(double *v, size_t n, double *med, double *lo, double *hi)
 	/* Distribution-free: the order statistics around the median that hold
 	 * it with about 95 % (binomial, normal approximation); all of them
 	 * for few inferences. */
-	double h = 0.98 * sqrt((double)n);
+	double h = ERGON_LAYERS_CI_Z * sqrt((double)n);
 	double l = floor((double)n / 2.0 - h), u = ceil((double)n / 2.0 + 1.0 + h);
-	*lo = n < 6 || l < 1 ? v[0] : v[(size_t)l - 1];
-	*hi = n < 6 || u > (double)n ? v[n - 1] : v[(size_t)u - 1];
+	*lo = n < ERGON_LAYERS_CI_MIN_N || l < 1 ? v[0] : v[(size_t)l - 1];
+	*hi = n < ERGON_LAYERS_CI_MIN_N || u > (double)n ? v[n - 1] : v[(size_t)u - 1];
 }
 
 static int fold(struct ergon_layers *L, const size_t *starts, size_t K, struct ergon_err *err)

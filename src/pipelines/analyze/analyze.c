@@ -386,7 +386,7 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 		if (rc)
 			goto out;
 	}
-	double min_window_s = o->min_window_s > 0 ? o->min_window_s : 1.0;
+	double min_window_s = o->min_window_s > 0 ? o->min_window_s : ERGON_GATE_MIN_WINDOW_S;
 	struct ergon_power_budget_opts bo = {
 	    .rating = have_rating ? &rating : NULL,
 	    .max_uncertainty_pct = o->max_uncertainty_pct,

@@ -237,7 +237,7 @@ int ergon_power_section_ex(const struct ergon_gated_result *res, double min_wind
 	if (f == NULL)
 		f = &no_facts;
 	if (!(min_window_s > 0))
-		min_window_s = 1.0;
+		min_window_s = ERGON_GATE_MIN_WINDOW_S;
 	*out = NULL;
 	json_t *p = json_object();
 	json_t *issues = json_array();

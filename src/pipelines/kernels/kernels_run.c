@@ -24,7 +24,7 @@
 
 #define SHAPES_MAX (1024u * 1024u)
 #define ITER_MAX 1000000L
-#define OVERHEAD_READS 1000
+#define OVERHEAD_READS ERGON_KERNELS_OVERHEAD_READS
 
 static uint64_t now_ns(void)
 {

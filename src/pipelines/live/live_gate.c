@@ -98,7 +98,7 @@ int ergon_live_gated_capture(struct ergon_instrument *inst, const struct ergon_l
 				     cfg->state_input_index, cfg->go_output_index,
 				     inst->driver->name, caps.inputs, caps.outputs);
 	struct live l = {.c = cfg, .g = g, .res = res};
-	l.min_window_s = cfg->min_window_s > 0 ? cfg->min_window_s : 1.0;
+	l.min_window_s = cfg->min_window_s > 0 ? cfg->min_window_s : ERGON_GATE_MIN_WINDOW_S;
 	double timeout_s = cfg->timeout_s > 0 ? cfg->timeout_s : 60.0;
 	double ready_s = cfg->ready_timeout_s > 0 ? cfg->ready_timeout_s : 5.0;
 	size_t want = cfg->windows ? cfg->windows : 1;

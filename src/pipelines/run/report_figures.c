@@ -854,7 +854,7 @@ static int power_block(const json_t *r, struct ergon_jcs_stream_result *pk, cons
 	    json_pack("{s:I, s:o, s:o, s:o, s:o}", "samples", (json_int_t)s->n, "achieved_hz",
 		      ergon_jnum(achieved_hz), "max_gap_s", ergon_jnum(max_gap), "gap_p50_s",
 		      ergon_jnum(gap50), "gap_p99_s", ergon_jnum(gap99));
-	if (isfinite(max_gap) && sh->sample_hz > 0 && max_gap > 10.0 / sh->sample_hz)
+	if (isfinite(max_gap) && sh->sample_hz > 0 && max_gap > ERGON_SAMPLER_GAP_PERIODS / sh->sample_hz)
 		ergon_issue_add(issues, "run.sampler_gap",
 				with_rail(json_pack("{s:o, s:f}", "max_gap_s", ergon_jnum(max_gap),
 						    "period_s", 1.0 / sh->sample_hz),

@@ -92,13 +92,13 @@ struct ergon_power_csv {
 /* The widest instrument these CSV columns come from (Joulescope JS220: 10 A,
  * 15 V full scale, datasheet) with 25 % headroom for over-range readings:
  * beyond this a value is not a reading but a corrupt file. */
-#define CSV_MAX_ABS_A (10.0 * 1.25)
-#define CSV_MAX_ABS_V (15.0 * 1.25)
+#define CSV_MAX_ABS_A (ERGON_CSV_FULL_SCALE_A * ERGON_CSV_HEADROOM)
+#define CSV_MAX_ABS_V (ERGON_CSV_FULL_SCALE_V * ERGON_CSV_HEADROOM)
 #define CSV_MAX_ABS_W (CSV_MAX_ABS_A * CSV_MAX_ABS_V)
 
 /* Joulescope sample ids count samples at the instrument's native rate: 2 MHz
  * on the JS220 (and JS110), whatever the statistics rate. */
-#define SAMPLE_ID_HZ 2e6
+#define SAMPLE_ID_HZ ERGON_CSV_SAMPLE_ID_HZ
 
 static void check_sample_id(struct ergon_power_csv *p, const struct ergon_stats_packet *q)
 {
@@ -108,7 +108,7 @@ static void check_sample_id(struct ergon_power_csv *p, const struct ergon_stats_
 		double want = p->prev_span_s * SAMPLE_ID_HZ;
 		if (q->sample_id <= p->prev_id) {
 			p->id_backwards++;
-		} else if (want >= 1.0 && (double)(q->sample_id - p->prev_id) > 1.5 * want) {
+		} else if (want >= 1.0 && (double)(q->sample_id - p->prev_id) > ERGON_CSV_ID_JUMP * want) {
 			double d = (double)(q->sample_id - p->prev_id);
 			if (p->id_jumps == 0) {
 				p->id_first_line = p->line_no;
@@ -631,7 +631,7 @@ static int raw_row(struct ergon_power_csv *p, char **f, int *col, struct ergon_e
 				    printed_resolution(p, p->map[i], f[i], v[p->map[i]]);
 				colr[p->map[i]] = col[i];
 			}
-		double tol = 0.01 * fabs(iv) +
+		double tol = ERGON_CSV_POWER_REL * fabs(iv) +
 			     0.5 * (res[R_P] + fabs(v[R_V]) * res[R_I] + fabs(v[R_I]) * res[R_V]) +
 			     1e-12;
 		if (fabs(v[R_P] - iv) > tol) {
