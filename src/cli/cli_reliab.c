@@ -39,26 +39,31 @@ void ergon_cli_signals_restore(const struct ergon_cli_signals *saved)
 	sigaction(SIGPIPE, &saved->old_pipe, NULL);
 }
 
+/* --log's failure, as every command's final error (a JSON line with --json). */
+static int log_fail(const char *cmd, const char *path, const char *what, int e)
+{
+	char msg[1200];
+	snprintf(msg, sizeof msg, "--log %s: %s: %s%s", path, what, strerror(e),
+		 strcmp(what, "cannot open") == 0 ? " (choose another file)" : "");
+	return cli_report_error(cmd, ERGON_EXIT_IO, ergon_strerror_name(ergon_err_from_errno(e)),
+				msg, 0);
+}
+
 int ergon_cli_log_to(const char *cmd, const char *path)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		fprintf(stderr, "ergon %s: --log %s: cannot open: %s (choose another file)\n", cmd,
-			path, strerror(errno));
-		return ERGON_EXIT_IO;
-	}
+	if (fd < 0)
+		return log_fail(cmd, path, "cannot open", errno);
 	int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	fflush(stdout);
 	fflush(stderr);
 	if (in < 0 || dup2(in, STDIN_FILENO) < 0 || dup2(fd, STDOUT_FILENO) < 0 ||
 	    dup2(fd, STDERR_FILENO) < 0) {
 		int e = errno;
-		fprintf(stderr, "ergon %s: --log %s: cannot redirect the output: %s\n", cmd, path,
-			strerror(e));
 		if (in >= 0)
 			close(in);
 		close(fd);
-		return ERGON_EXIT_IO;
+		return log_fail(cmd, path, "cannot redirect the output", e);
 	}
 	close(in);
 	close(fd);

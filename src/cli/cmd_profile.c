@@ -662,10 +662,10 @@ static int run(int argc, char **argv)
 		 * (the summary repeats them): once is enough. */
 		if (issue_in(cfg.issues, issue))
 			continue;
-		fprintf(stderr, "ergon profile: %s: %s: %s\n",
-			json_string_value(json_object_get(issue, "severity")),
-			json_string_value(json_object_get(issue, "code")),
-			json_string_value(json_object_get(issue, "message")));
+		/* cli_issue: nothing with --json (the document holds them). */
+		cli_issue("profile", json_string_value(json_object_get(issue, "severity")),
+			  json_string_value(json_object_get(issue, "code")),
+			  json_string_value(json_object_get(issue, "message")));
 	}
 	if (!as_json)
 		printf("%s: %s/summary.json (integrity %s%s)%s%s\n",

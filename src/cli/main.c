@@ -103,9 +103,12 @@ static int stdout_checked(const char *cmd, int rc)
 		return rc;
 	if ((!flushed && e == EPIPE) || reader_gone())
 		return rc;
-	fprintf(stderr, "ergon %s: cannot write to stdout: %s; what was printed is incomplete\n",
-		cmd, !flushed && e ? strerror(e) : "a write failed");
-	return rc == ERGON_EXIT_OK || rc == ERGON_EXIT_DEGRADED ? ERGON_EXIT_IO : rc;
+	char msg[256];
+	snprintf(msg, sizeof msg, "cannot write to stdout: %s; what was printed is incomplete",
+		 !flushed && e ? strerror(e) : "a write failed");
+	int code = rc == ERGON_EXIT_OK || rc == ERGON_EXIT_DEGRADED ? ERGON_EXIT_IO : rc;
+	/* With --json a JSON error line, like every other failure. */
+	return cli_report_error(cmd, code, "EIO", msg, 0);
 }
 
 static int dispatch(int argc, char **argv);
