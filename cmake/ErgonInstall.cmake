@@ -37,6 +37,10 @@ if(SERIALPORT_FOUND)
   list(APPEND _ergon_private_deps PkgConfig::SERIALPORT)
   string(APPEND _ergon_pc_requires_private " libserialport")
 endif()
+if(MHD_FOUND)
+  list(APPEND _ergon_private_deps PkgConfig::MHD)
+  string(APPEND _ergon_pc_requires_private " libmicrohttpd")
+endif()
 
 # Shared: only what the public headers mark ERGON_API is exported
 # (-fvisibility=hidden on every object), and the linker version script
@@ -88,6 +92,7 @@ install(FILES ${CMAKE_BINARY_DIR}/install/ergon.pc DESTINATION ${CMAKE_INSTALL_L
 set(ERGON_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/ergon)
 set(ERGON_HAVE_YAML_DEP ${YAML_FOUND})
 set(ERGON_HAVE_SERIALPORT_DEP ${SERIALPORT_FOUND})
+set(ERGON_HAVE_MHD_DEP ${MHD_FOUND})
 install(EXPORT ergonTargets NAMESPACE ergon:: DESTINATION ${ERGON_CMAKE_DIR})
 configure_package_config_file(${CMAKE_SOURCE_DIR}/cmake/install/ergonConfig.cmake.in
   ${CMAKE_BINARY_DIR}/install/ergonConfig.cmake INSTALL_DESTINATION ${ERGON_CMAKE_DIR})

@@ -19,6 +19,7 @@ PACKAGES=(
   openocd                         # the openocd lifecycle's TCL client, tested against the real one
   libxml2-utils                   # xmllint: ergon validate's JUnit XML checked against tests/functional/junit.xsd
   procps                          # pgrep: test_run_faults.sh waits for the hanging invocation's child
+  libmicrohttpd-dev               # ergon view --serve: the HTTP server on 127.0.0.1 (optional at build time)
 )
 
 # Node for the browser tests of `ergon view` (tests/browser: playwright-core

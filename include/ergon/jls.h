@@ -43,6 +43,7 @@ enum ergon_jls_tag {
 	ERGON_JLS_TAG_UTC_DATA = 0x3a, /* 0x20 | UTC(3)<<3 | DATA(2) */
 	ERGON_JLS_TAG_USER_DATA = 0x40,
 	ERGON_JLS_TAG_END = 0xff,
+	ERGON_JLS_TAG_FSR_SUMMARY = 0x24, /* 0x20 | FSR(0)<<3 | SUMMARY(4) */
 };
 
 /* Data types: basetype | bits << 8. */
@@ -76,6 +77,12 @@ struct ergon_jls_signal {
 	uint32_t samples_per_data;
 	char name[64];
 	char units[16];
+	/* Summary layout (SIGNAL_DEF offsets 16, 20, 24): samples per
+	 * level-1 summary entry, entries per SUMMARY chunk, level-k entries
+	 * per level-k+1 entry. */
+	uint32_t sample_decimate_factor;
+	uint32_t entries_per_summary;
+	uint32_t summary_decimate_factor;
 };
 
 /* A decoded DATA payload header; entries points into the payload. */
@@ -209,6 +216,11 @@ ERGON_API int ergon_jls_reader_start_utc(const struct ergon_jls_reader *r, int64
 /* JLS time as ISO 8601 UTC with microseconds ("2025-06-02T15:04:05.000000Z",
  * rounded to the nearest microsecond); ERGON_ERANGE when out of range. */
 ERGON_API int ergon_jls_utc_iso(int64_t utc_q30, char *buf, size_t n);
+
+/* The reader's byte source (valid until ergon_jls_reader_free) and the
+ * offset after its last intact chunk: what ergon/jls_levels.h walks. */
+ERGON_API const struct ergon_jls_source *ergon_jls_reader_source(const struct ergon_jls_reader *r);
+ERGON_API uint64_t ergon_jls_reader_chunks_end(const struct ergon_jls_reader *r);
 
 /* Open a file on disk (pread; the file is never written). */
 ERGON_API int ergon_jls_file_open(const char *path, struct ergon_jls_reader **out,

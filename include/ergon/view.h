@@ -7,8 +7,8 @@
  * power, charge, energy) are computed from those bins and shown in
  * #selection-stats (also as data- attributes). A summary's gate windows,
  * ignored pulses and layer markers are drawn over its recording.
- * Serving the page on loopback with tiles read from the recording on
- * demand (ergon view --serve) is not written yet: serve_token is its hook.
+ * ergon_view_serve_start serves the page on 127.0.0.1 with tiles read
+ * from the recording's own levels on demand (docs/internals/view.md).
  */
 #ifndef ERGON_VIEW_H
 #define ERGON_VIEW_H
@@ -40,7 +40,7 @@ struct ergon_view_input {
 
 struct ergon_view_options {
 	uint64_t max_bins; /* 0 = ERGON_VIEW_MAX_BINS_DEFAULT; a multiple of 10 */
-	/* A served page's token (not written yet: ergon view --serve); NULL. */
+	/* A served page's token (set by ergon_view_serve_start); NULL. */
 	const char *serve_token;
 };
 
@@ -54,6 +54,29 @@ ERGON_API int ergon_view_html(const struct ergon_view_input *in, size_t n,
 ERGON_API int ergon_view_write(const struct ergon_view_input *in, size_t n,
 			       const struct ergon_view_options *o, const char *out, unsigned flags,
 			       struct ergon_err *err);
+
+/* Entries one tile request returns at most (GET /api/tile count=). */
+#define ERGON_VIEW_TILE_MAX 8192u
+
+struct ergon_view_server;
+
+/* Serve the page of n recordings on 127.0.0.1: port 0 takes a free port
+ * the system picks. Every request must carry the run's random token
+ * (?token=, 128 bits, in ergon_view_server_url); the page asks
+ * GET /api/tile for finer levels and GET /api/stats for a selection's
+ * exact figures (docs/internals/view.md). Requests are answered one at a
+ * time by one thread, at most 64 connections open. Caller stops and frees
+ * with ergon_view_server_stop. ERGON_ENOTSUP when ergon was built without
+ * libmicrohttpd; ERGON_EIO when the port cannot be bound. */
+ERGON_API int ergon_view_serve_start(const struct ergon_view_input *in, size_t n,
+				     const struct ergon_view_options *o, uint16_t port,
+				     struct ergon_view_server **out, struct ergon_err *err);
+/* "http://127.0.0.1:PORT/?token=TOKEN", valid until ergon_view_server_stop. */
+ERGON_API const char *ergon_view_server_url(const struct ergon_view_server *s);
+/* Requests answered so far. */
+ERGON_API uint64_t ergon_view_server_requests(const struct ergon_view_server *s);
+/* Stop the daemon (open connections are closed) and free; NULL is a no-op. */
+ERGON_API void ergon_view_server_stop(struct ergon_view_server *s);
 
 #ifdef __cplusplus
 }

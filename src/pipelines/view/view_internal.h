@@ -31,4 +31,41 @@ int view_recording(const struct ergon_view_input *in, const struct ergon_view_op
 int view_page(json_t *data, const struct ergon_view_options *o, char **html, size_t *len,
 	      struct ergon_err *err);
 
+/* --- serving (view_serve.c: the requests; view_http.c: the HTTP daemon) */
+
+/* Query parameters a request may carry; more is a bad request. */
+#define VIEW_ARGS_MAX 16u
+
+struct view_arg {
+	const char *key;
+	const char *value; /* NULL for a key without '=' */
+};
+
+/* An answer: status, content type, body (malloc'd when owned, else the
+ * served state's), and the Allow header of a 405. */
+struct view_reply {
+	unsigned status;
+	const char *type;
+	char *body;
+	size_t len;
+	int owned;
+	const char *allow;
+};
+
+/* The recordings being served, their level indexes, the page and the
+ * token, independent of the HTTP library (the fuzzer drives it). */
+struct view_served;
+
+/* Open the recordings, index their levels, make the page (token embedded).
+ * token: 32 lowercase hex digits. *out is the caller's (view_served_free). */
+int view_served_open(const struct ergon_view_input *in, size_t n,
+		     const struct ergon_view_options *o, const char *token,
+		     struct view_served **out, struct ergon_err *err);
+void view_served_free(struct view_served *s);
+/* Answer one request: method, path (no query), its parameters. Never
+ * fails: every outcome is a reply (500 only when memory runs out). */
+void view_served_handle(struct view_served *s, const char *method, const char *path,
+			const struct view_arg *args, size_t n_args, struct view_reply *r);
+void view_reply_free(struct view_reply *r);
+
 #endif

@@ -313,6 +313,9 @@ int ergon_jls_signal_def_decode(const uint8_t *p, size_t len, uint16_t signal_id
 	s->data_type = rd_u32(p + 4);
 	s->sample_rate_hz = rd_u32(p + 8);
 	s->samples_per_data = rd_u32(p + 12);
+	s->sample_decimate_factor = rd_u32(p + 16);
+	s->entries_per_summary = rd_u32(p + 20);
+	s->summary_decimate_factor = rd_u32(p + 24);
 	size_t used = take_str(p + 128, len - 128, s->name, sizeof(s->name));
 	if (used == 0)
 		return ergon_err_set(err, ERGON_EPARSE, "%s: SIGNAL_DEF %u has no terminated name",

@@ -395,6 +395,16 @@ const struct ergon_issue_list *ergon_jls_reader_warnings(const struct ergon_jls_
 	return &r->warnings;
 }
 
+const struct ergon_jls_source *ergon_jls_reader_source(const struct ergon_jls_reader *r)
+{
+	return &r->src;
+}
+
+uint64_t ergon_jls_reader_chunks_end(const struct ergon_jls_reader *r)
+{
+	return r->chunks_end;
+}
+
 uint32_t ergon_jls_reader_sample_rate(const struct ergon_jls_reader *r)
 {
 	const struct ergon_jls_signal *s = ergon_jls_reader_signal(r, "current");
