@@ -334,7 +334,7 @@ sys.exit(0 if ok and st == 200 else 1)
 EOF2
 kill -INT "$SERVER"
 wait "$SERVER" && ok "--serve --json: SIGINT, exit 0" || bad "--serve --json: exit not 0"
-python3 -c 'import json,sys; l=[json.loads(x) for x in open(sys.argv[1])]; sys.exit(0 if any("stopped (SIGINT)" in x.get("note", "") for x in l) else 1)' "$TMP/json.err" &&
+python3 -c 'import json,sys; l=[json.loads(x) for x in open(sys.argv[1])]; sys.exit(0 if any("stopped (SIGINT)" in x.get("note", {}).get("message", "") for x in l) else 1)' "$TMP/json.err" &&
   ok "--serve --json: the stop is a JSON note on stderr" || { bad "--serve --json: stderr"; cat "$TMP/json.err"; }
 
 # 12. Usage.
