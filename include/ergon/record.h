@@ -15,7 +15,9 @@
 
 #include "ergon/error.h"
 #include "ergon/instrument.h"
+#include "ergon/issue_list.h"
 #include "ergon/jls_writer.h"
+#include "ergon/reserve.h"
 
 #include <jansson.h>
 #include <signal.h>
@@ -70,8 +72,23 @@ struct ergon_record_result {
 	 * recording was released (and the errno of the last). */
 	uint64_t write_retries;
 	int write_errno;
-	json_t *identity; /* the instrument identity (caller frees) */
-	json_t *issues;	  /* what the instrument reported (caller frees) */
+	/* The same identity and issues as JSON, as the file's closing note
+	 * holds them, for a caller that writes them out (ergon record
+	 * --json); NULL when the instrument did not open. */
+	json_t *identity;
+	json_t *issues;
+	/* Typed: the recording's path (as given), what recorded it and what
+	 * its figures are: the instrument's identity as it opened (vendor,
+	 * model, serial, sample_rate_hz, rails, rating, ...; zero when it did
+	 * not open) and its provenance (enum ergon_provenance: measured for a
+	 * real instrument, synthetic for a simulator; 0 when it did not
+	 * open), the sample rate the file is written at, and what the
+	 * instrument reported (the issues above, typed). */
+	char out_path[ERGON_OUT_PATH_MAX];
+	int provenance;
+	double sample_rate_hz;
+	struct ergon_instrument_identity instrument;
+	struct ergon_issue_list issue_list;
 };
 
 /* Record. Returns 0 when a file was written and closed, whatever stopped
@@ -82,9 +99,13 @@ struct ergon_record_result {
  * the disk filled (ERGON_EIO; the file is valid up to what fit). An
  * instrument that sends nothing for 2 s has stalled: the recording stops,
  * incomplete.
- * The caller frees res->identity and res->issues (json_decref). */
+ * *res is filled either way (its figures say what is in the file); free
+ * what it holds with ergon_record_result_cleanup. */
 ERGON_API int ergon_record_run(const struct ergon_record_options *o,
 			       struct ergon_record_result *res, struct ergon_err *err);
+/* Free what a result holds (the JSON identity and issues, the typed issue
+ * list); its figures stay. A second cleanup is harmless. */
+ERGON_API void ergon_record_result_cleanup(struct ergon_record_result *res);
 
 #ifdef __cplusplus
 }

@@ -83,13 +83,12 @@ static int run(int argc, char **argv)
 	if (tty && o.progress)
 		fprintf(stderr, "\n");
 	if (rc && res.samples_kept == 0) {
-		json_decref(res.identity);
-		json_decref(res.issues);
+		ergon_record_result_cleanup(&res);
 		return ergon_cli_fail("record", &err);
 	}
 	if (json)
 		cli_json_doc("record",
-			     json_pack("{s:s, s:I, s:f, s:I, s:f, s:s, s:o, s:o}", "out", o.out_path,
+			     json_pack("{s:s, s:I, s:f, s:I, s:f, s:s, s:o, s:o}", "out", res.out_path,
 				       "samples", (json_int_t)res.samples_kept, "elapsed_s",
 				       res.samples_kept > 0 ? res.elapsed_s : 0.0, "dropped",
 				       (json_int_t)res.dropped, "mean_current_a",
@@ -102,31 +101,23 @@ static int run(int argc, char **argv)
 		printf("recorded %llu samples (%.3f s, %llu dropped, mean %.6g A) to %s: %s\n",
 	       (unsigned long long)res.samples_kept,
 	       (double)res.samples_kept > 0 ? res.elapsed_s : 0.0, (unsigned long long)res.dropped,
-	       res.mean_current_a, o.out_path, res.stop_reason[0] ? res.stop_reason : "done");
+	       res.mean_current_a, res.out_path, res.stop_reason[0] ? res.stop_reason : "done");
 	if (res.write_retries > 0)
 		cli_warn("record",
 			"%llu write(s) of %s failed (%s) and succeeded once "
 			"the space reserved before the recording was released",
-			(unsigned long long)res.write_retries, o.out_path,
+			(unsigned long long)res.write_retries, res.out_path,
 			strerror(res.write_errno));
-	size_t i;
-	json_t *is;
-	json_array_foreach(res.issues, i, is)
-	{
-		if (json)
-			break; /* the document holds them */
-		fprintf(stderr, "ergon record: %s: %s\n",
-			json_string_value(json_object_get(is, "code")),
-			json_string_value(json_object_get(is, "message")));
-	}
-	json_decref(res.identity);
-	json_decref(res.issues);
+	for (size_t i = 0; !json && i < res.issue_list.n; i++) /* --json: the document holds them */
+		fprintf(stderr, "ergon record: %s: %s\n", res.issue_list.items[i].code,
+			res.issue_list.items[i].message);
+	ergon_record_result_cleanup(&res);
 	if (rc)
 		return cli_report_error("record", ergon_exit_code(rc), ergon_strerror_name(rc),
 					err.msg, 0);
 	struct ergon_verdict verdict;
 	ergon_verdict_record(&res, &verdict);
-	return ergon_cli_verdict_exit("record", &verdict, o.out_path);
+	return ergon_cli_verdict_exit("record", &verdict, res.out_path);
 }
 
 const struct ergon_cli_command ergon_cli_cmd_record = {

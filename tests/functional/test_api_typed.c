@@ -27,7 +27,14 @@
  *   "mid" case: medians by hand 200 / 20 and 50 / 5 cycles / instructions),
  *   through ergon_hpx_parse_run and through ergon_hpx_capture_run from a
  *   file: incomplete, degraded, pmu.incomplete at the file's size, inside a
- *   line, and the capture ended at the end of its source. */
+ *   line, and the capture ended at the end of its source.
+ * - ergon_record_run from the PPK2 protocol simulator (test_ppk2_cli's
+ *   waveform: 1 mA, 10 mA for samples [50000, 250000), range 2, quantised
+ *   by hand to 231 and 2310 ADC steps) with a counter gap of 40 samples
+ *   at 280000 (the PPK2's counter counts modulo 64), for 3 s at 100 kSPS:
+ *   300000 samples, 40 of them lost, 3 s, the mean current over the
+ *   299960 finite samples worked out by
+ *   hand, synthetic (a pty is not a USB PPK2), degraded. */
 #include "ergon/analyze.h"
 #include "ergon/artifact.h"
 #include "ergon/config.h"
@@ -37,9 +44,12 @@
 #include "ergon/kernels.h"
 #include "ergon/kernels_run.h"
 #include "ergon/profile.h"
+#include "ergon/record.h"
+#include "ergon/verdict.h"
 #include "ergon/report.h"
 #include "sim_clock.h"
 #include "test_support.h"
+#include "ts_ppk2_sim.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -549,6 +559,82 @@ static void hpx_cut_typed(void **state)
 	free(dir);
 }
 
+/* test_ppk2_cli's simulated waveform and its quantisation by hand: 1 mA
+ * on 10.15 ohm = 230.97 steps of 4 x 1.8 V / 163840 -> 231; 10 mA ->
+ * 2310. */
+#define PPK2_STEP_V (4.0 * 1.8 / 163840.0)
+#define PPK2_I1 (231 * PPK2_STEP_V / 10.15)
+#define PPK2_I2 (2310 * PPK2_STEP_V / 10.15)
+
+static double ppk2_current(uint64_t k, void *ctx)
+{
+	(void)ctx;
+	return k >= 50000 && k < 250000 ? 0.010 : 0.001;
+}
+
+static int ppk2_range(uint64_t k, void *ctx)
+{
+	(void)k;
+	(void)ctx;
+	return 2;
+}
+
+static void record_typed(void **state)
+{
+	(void)state;
+	char *dir = ts_tmpdir();
+	struct ts_ppk2_sim_cfg c = {.current_a = ppk2_current,
+				    .range = ppk2_range,
+				    .samples = 300000,
+				    .n_gaps = 1,
+				    .gap_at = {280000},
+				    .gap_len = {40}};
+	const char *port = NULL;
+	struct ts_ppk2_sim *sim = ts_ppk2_sim_start(&c, &port);
+	assert_non_null(sim);
+	char *spec = ts_strf("ppk2:%s", port);
+	char *jls = ts_strf("%s/r.jls", dir);
+	const char *kv[] = {"vdd_mv=3000", NULL};
+	struct ergon_record_options o = {
+	    .instrument_spec = spec, .instrument_opts = {.kv = kv}, .out_path = jls, .duration_s = 3};
+	struct ergon_record_result res;
+	struct ergon_err err = {0};
+	if (ergon_record_run(&o, &res, &err) != 0)
+		fail_msg("record: %s", err.msg);
+	if (res.stop != ERGON_RECORD_DURATION)
+		fail_msg("stopped: %d %s", res.stop, res.stop_reason);
+	assert_true(res.complete);
+	assert_int_equal(res.samples_kept, 300000);
+	assert_int_equal(res.dropped, 40);
+	TS_ASSERT_EXACT(res.elapsed_s, 3.0);
+	TS_ASSERT_EXACT(res.sample_rate_hz, 100000.0);
+	/* Finite samples: 200000 at 10 mA, 99960 at 1 mA (40 lost in the gap). */
+	double want_a = (200000 * PPK2_I2 + 99960 * PPK2_I1) / 299960;
+	if (!(fabs(res.mean_current_a - want_a) <= 1e-6 * want_a))
+		fail_msg("mean current %.9g A, by hand %.9g A", res.mean_current_a, want_a);
+	assert_string_equal(res.out_path, jls);
+	assert_int_equal(res.provenance, ERGON_PROV_SYNTHETIC);
+	assert_int_equal(res.instrument.provenance, ERGON_PROV_SYNTHETIC);
+	assert_string_equal(res.instrument.vendor, "Nordic Semiconductor");
+	assert_string_equal(res.instrument.clock, "instrument");
+	assert_true(ergon_issue_list_has(&res.issue_list, "instrument.samples_dropped"));
+	assert_true(ergon_issue_list_has(&res.issue_list, "instrument.unvalidated_driver"));
+	struct ergon_verdict v;
+	ergon_verdict_record(&res, &v);
+	assert_int_equal(v.kind, ERGON_VERDICT_DEGRADED);
+	/* The file holds what the result says (stat(2) for its size). */
+	struct stat st;
+	assert_int_equal(stat(jls, &st), 0);
+	assert_int_equal(res.bytes, (uint64_t)st.st_size);
+	ergon_record_result_cleanup(&res);
+	ergon_record_result_cleanup(&res); /* a second cleanup is harmless */
+	ts_ppk2_sim_stop(sim);
+	free(spec);
+	free(jls);
+	ts_tmpdir_remove(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -558,6 +644,7 @@ int main(void)
 	    cmocka_unit_test(profile_typed),
 	    cmocka_unit_test(hpx_parse_typed),
 	    cmocka_unit_test(hpx_cut_typed),
+	    cmocka_unit_test(record_typed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -503,8 +503,7 @@ static void record_full_disk(void **state)
 	assert_true(res.samples_kept > 10000);
 	struct scan sc = scan_file(jls);
 	assert_int_equal(sc.n, res.samples_kept);
-	json_decref(res.identity);
-	json_decref(res.issues);
+	ergon_record_result_cleanup(&res);
 	ts_ppk2_sim_stop(s);
 	free(spec);
 	free(jls);

@@ -232,6 +232,7 @@ int ergon_record_run(const struct ergon_record_options *o, struct ergon_record_r
 		     struct ergon_err *err)
 {
 	memset(res, 0, sizeof(*res));
+	snprintf(res->out_path, sizeof res->out_path, "%s", o->out_path ? o->out_path : "");
 	struct rec *r = calloc(1, sizeof(*r));
 	struct ergon_sample *buf = malloc(BATCH * sizeof(*buf));
 	int rc = 0;
@@ -268,6 +269,9 @@ int ergon_record_run(const struct ergon_record_options *o, struct ergon_record_r
 		goto out;
 	}
 	r->rate_hz = id->sample_rate_hz;
+	res->instrument = *id;
+	res->provenance = id->provenance;
+	res->sample_rate_hz = id->sample_rate_hz;
 	/* Claim the output and its space before the first sample: a full
 	 * disk, an unwritable folder or a second recording on the same --out
 	 * fails here, with nothing measured. */
@@ -375,6 +379,10 @@ stop_inst : {
 	res->complete = res->stop != ERGON_RECORD_INSTRUMENT && res->stop != ERGON_RECORD_WRITE;
 	res->issues = json_deep_copy(r->inst->issues);
 	ergon_instrument_unvalidated_issue(r->inst, res->issues);
+	/* Every code an instrument raises is registered: the list is whole
+	 * unless memory ran out (issue_list.oom). */
+	struct ergon_err lerr = {0};
+	(void)ergon_issue_list_from_json(res->issues, &res->issue_list, &lerr);
 	if (r->w) {
 		int frc = rc ? 0 : flush(r, err);
 		if (frc && rc == 0) {
@@ -432,4 +440,15 @@ out:
 	free(r);
 	free(buf);
 	return rc;
+}
+
+void ergon_record_result_cleanup(struct ergon_record_result *res)
+{
+	if (res == NULL)
+		return;
+	json_decref(res->identity);
+	json_decref(res->issues);
+	res->identity = NULL;
+	res->issues = NULL;
+	ergon_issue_list_cleanup(&res->issue_list);
 }
