@@ -35,6 +35,7 @@
 #include "ergon/issues.h"
 #include "ergon/jcs.h"
 #include "ergon/jls.h"
+#include "ergon/jls_levels.h"
 #include "ergon/jls_writer.h"
 #include "ergon/json_alloc.h"
 #include "ergon/kernels.h"
