@@ -62,8 +62,10 @@ struct ergon_validate_opts {
 	unsigned write_flags;		    /* ERGON_WRITE_FORCE: replace earlier outputs */
 	int no_cache; /* qemu-an547: build the firmware without the object cache */
 	volatile sig_atomic_t *interrupted; /* stop after the model running now */
-	/* Called before each model and check (may be NULL): what runs now. */
-	void (*progress)(void *ctx, const char *model, const char *check);
+	/* Called before each model's checks that take time (may be NULL):
+	 * model i (0-based) of n, and the check that runs now ("profile",
+	 * "regression"). For a progress line and its ETA. */
+	void (*progress)(void *ctx, size_t i, size_t n, const char *model, const char *check);
 	void *progress_ctx;
 };
 

@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_KV 64
@@ -29,9 +30,45 @@ static void on_signal(int sig)
 	stop_flag = 1;
 }
 
+/* --repeat on a terminal: when each repetition started, for the line that
+ * says it is done and how long the rest will take (progress runs on the
+ * measuring thread only, so a file-level state). */
+static struct {
+	size_t repetition; /* the one running, 1-based; 0 before the first */
+	struct timespec t0, rep_t0;
+} reps_seen;
+
+static double since_s(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) + 1e-9 * (double)(b->tv_nsec - a->tv_nsec);
+}
+
+/* "ergon run: repetition k/N done in T; about E left" (the mean pace of the
+ * repetitions so far), a line of its own above the redrawn one. */
+static void repetition_done(size_t k, size_t n, const struct timespec *now)
+{
+	char took[24], left[24] = "";
+	cli_duration(took, sizeof took, since_s(&reps_seen.rep_t0, now));
+	if (k < n)
+		cli_duration(left, sizeof left,
+			     since_s(&reps_seen.t0, now) / (double)k * (double)(n - k));
+	fprintf(stderr, "\r%-78s\rergon run: repetition %zu/%zu done in %s%s%s%s\n", "", k, n, took,
+		k < n ? "; about " : "", k < n ? left : "", k < n ? " left" : "");
+}
+
 static void progress(void *ctx, const struct ergon_session_progress *p)
 {
 	(void)ctx;
+	if (p->repetitions > 1 && p->repetition != reps_seen.repetition) {
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (reps_seen.repetition == 0)
+			reps_seen.t0 = now;
+		else
+			repetition_done(reps_seen.repetition, p->repetitions, &now);
+		reps_seen.repetition = p->repetition;
+		reps_seen.rep_t0 = now;
+	}
 	char rep[32] = "";
 	if (p->repetitions > 1)
 		snprintf(rep, sizeof rep, "rep %zu/%zu ", p->repetition, p->repetitions);
@@ -622,8 +659,14 @@ static int run(int argc, char **argv)
 	json_t *rep = NULL;
 	struct ergon_run_result res;
 	int rc = ergon_run(&cfg, &res, &rep, &err);
-	if (cfg.session.progress)
+	if (cfg.session.progress && reps_seen.repetition > 0 &&
+	    reps_seen.repetition == cfg.repeat && rc == 0 && !stop_flag) {
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		repetition_done(reps_seen.repetition, cfg.repeat, &now);
+	} else if (cfg.session.progress) {
 		fprintf(stderr, "\r%60s\r", "");
+	}
 	if (rc) {
 		ergon_secret_key_wipe(&skey);
 		return ergon_cli_fail("run", &err);

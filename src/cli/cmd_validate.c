@@ -14,6 +14,8 @@
 
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
+#include <time.h>
 
 static volatile sig_atomic_t interrupted;
 
@@ -23,11 +25,30 @@ static void on_signal(int sig)
 	interrupted = 1;
 }
 
-static void progress(void *ctx, const char *model, const char *check)
+/* On a terminal, one line redrawn: which model of how many, the check
+ * that runs, and from the second model on the time left at the mean pace
+ * per model so far (t0: when the first model started). Off a terminal, a
+ * plain line per check (a CI log says what ran); nothing with --json. */
+static void progress(void *ctx, size_t i, size_t n, const char *model, const char *check)
 {
-	(void)ctx;
-	if (!cli_json_on()) /* --json: stderr holds only JSON lines */
-		fprintf(stderr, "ergon validate: %s: %s ...\n", model, check);
+	struct timespec *t0 = ctx;
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	if (i == 0 && strcmp(check, "profile") == 0)
+		*t0 = t;
+	if (!cli_progress_ok()) {
+		if (!cli_json_on()) /* --json: stderr holds only JSON lines */
+			cli_note("validate", "%s: %s ...", model, check);
+		return;
+	}
+	double el = (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
+	char eta[48] = "";
+	if (i > 0) {
+		char d[24];
+		cli_duration(d, sizeof d, el / (double)i * (double)(n - i));
+		snprintf(eta, sizeof eta, ", ETA %s", d);
+	}
+	cli_progress_line("ergon validate: model %zu/%zu %s: %s%s", i + 1, n, model, check, eta);
 }
 
 /* The default regression threshold, % (docs/VALIDATE.md). */
@@ -67,6 +88,7 @@ static int run(int argc, char **argv)
 	struct ergon_db *db = NULL;
 	if (target && ergon_db_open(target, ERGON_DB_SCHEMA_VERSION, &db, &err))
 		return ergon_cli_fail("validate", &err);
+	struct timespec models_t0 = {0};
 	struct ergon_validate_opts o = {.board = board,
 					.models_dir = models,
 					.firmware_dir = fwdir,
@@ -80,11 +102,14 @@ static int run(int argc, char **argv)
 					.write_flags = force ? 1u : 0u, /* ERGON_WRITE_FORCE */
 					.no_cache = no_cache,
 					.interrupted = &interrupted,
-					.progress = progress};
+					.progress = progress,
+					.progress_ctx = &models_t0};
 	struct ergon_validate_result res;
 	struct ergon_cli_signals old_sig;
 	ergon_cli_signals_install(on_signal, 0, &old_sig);
 	int rc = ergon_validate_run(&o, &res, &err);
+	if (cli_progress_ok())
+		cli_progress_clear();
 	ergon_cli_signals_restore(&old_sig);
 	ergon_db_close(db);
 	if (rc)

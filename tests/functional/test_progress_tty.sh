@@ -3,7 +3,9 @@
 # not, nothing with --quiet (issue 13): `ergon profile` per stage and step
 # (firmware, start, capture, each PMU pass k/N, analysis, writing),
 # `ergon kernels run` per case (i/N and its name), `ergon capture` per
-# counter pass, `ergon run` and `ergon record` with --quiet. The terminal is
+# counter pass, `ergon run` and `ergon record` with --quiet; `ergon run
+# --repeat` a line per repetition and `ergon validate` model k/N with an ETA
+# (issue 35). The terminal is
 # a pty from util-linux `script`. The expected lines are the documented
 # steps (docs/internals/cli.md "Progress") and the inputs written here,
 # not copies of the program's output.
@@ -67,6 +69,37 @@ case "$T" in *"ergon capture:"*) bad "capture --quiet drew progress";; *) ok "ca
 tty runq "$E run --device d --workload builtin:spin --idle-s 0.3 --windows 2 --window-s 0.3 --out $TMP/r.json --quiet"
 case "$T" in *"  load   window"*|*"ergon run: about"*) bad "run --quiet: ${T:0:200}";; *) ok "run --quiet: no progress, no announcement";; esac
 contains "$T" "integrity   :" "run --quiet still prints its summary"
+
+# run --repeat 3 on a terminal: a line of its own when each repetition is
+# done, the first two with the time left, the last without (issue 35).
+tty rep "$E run --device d --workload builtin:spin,iters=2000 --idle-s 0.2 --windows 2 --window-s 0.2 --repeat 3 --out $TMP/rep.json"
+for k in 1 2; do
+  printf '%s\n' "$T" | grep -Eq "^ergon run: repetition $k/3 done in [0-9.]+ (s|min [0-9]+ s); about [0-9]+ (s|min [0-9]+ s) left\$" &&
+    ok "run --repeat: repetition $k/3 done, the time left" || bad "run --repeat: no line for repetition $k/3: ${T:0:400}"
+done
+printf '%s\n' "$T" | grep -Eq "^ergon run: repetition 3/3 done in [0-9.]+ (s|min [0-9]+ s)\$" &&
+  ok "run --repeat: the last repetition done, nothing left" || bad "run --repeat: no line for repetition 3/3"
+[ "$(printf '%s\n' "$T" | grep -c '^ergon run: repetition')" = 3 ] && ok "one line per repetition" || bad "repetition lines: $(printf '%s\n' "$T" | grep '^ergon run: repetition')"
+expect 0 "run --repeat off a terminal" -- "$E" run --device d --workload builtin:spin,iters=2000 --idle-s 0.2 --windows 2 --window-s 0.2 --repeat 3 --out "$TMP/rep2.json"
+case "$ERR" in *"repetition 1/3 done"*) bad "repetition lines off a terminal";; *) ok "run --repeat: no repetition line off a terminal";; esac
+tty repj "$E run --device d --workload builtin:spin,iters=2000 --idle-s 0.2 --windows 2 --window-s 0.2 --repeat 2 --out $TMP/rep3.json --json"
+case "$T" in *"repetition 1/2 done"*) bad "run --repeat --json drew a repetition line";; *) ok "run --repeat --json: no repetition line";; esac
+
+# validate on a terminal: model k/N with its name, the check, and from the
+# second model on the time left (issue 35). Three models, in file-name order.
+mkdir -p "$TMP/models"
+for m in ad01_int8 kws_ref_model vww_96_int8; do cp "$ERGON_SHARED_DIR/fixtures/models/$m.tflite" "$TMP/models/"; done
+tty val "$E validate --board sim --models $TMP/models --junit-xml $TMP/v.xml --out $TMP/v"
+contains "$T" "ergon validate: model 1/3 ad01_int8: profile" "validate: model 1/3 and its name"
+printf '%s\n' "$T" | grep -q "model 1/3 ad01_int8: profile, ETA" && bad "validate: an ETA before any model finished" || ok "validate: no ETA for the first model"
+for m in "2/3 kws_ref_model" "3/3 vww_96_int8"; do
+  printf '%s\n' "$T" | grep -Eq "ergon validate: model $m: profile, ETA [0-9]+ (s|min [0-9]+ s)" &&
+    ok "validate: model $m with its ETA" || bad "validate: no ETA line for model $m: ${T:0:500}"
+done
+contains "$T" "validate: 3 model(s)" "validate on a terminal still prints its result"
+expect 0 "validate off a terminal" -- "$E" validate --board sim --models "$TMP/models" --junit-xml "$TMP/v2.xml" --out "$TMP/v2"
+case "$ERR" in *$'\r'*|*"model 1/3"*|*"ETA"*) bad "validate progress off a terminal: ${ERR:0:200}";; *) ok "validate: no progress line off a terminal";; esac
+contains "$ERR" "ergon validate: kws_ref_model: profile ..." "validate off a terminal: a plain line per check"
 
 # record --quiet, against the PPK2 simulator.
 SIM=${ERGON_BUILD_DIR:?}/ergon_ppk2_sim

@@ -492,7 +492,7 @@ static void check_ingest(struct check *c, const struct ergon_validate_opts *o, c
 
 /* Profile one model and run its checks into m. */
 static void validate_model(const struct ergon_validate_opts *o, struct ergon_db *bdb,
-			   struct model_result *m)
+			   struct model_result *m, size_t i_model, size_t n_models)
 {
 	char out[VALIDATE_PATH_MAX];
 	snprintf(out, sizeof out, "%s/%s", o->out_dir, m->name);
@@ -501,7 +501,7 @@ static void validate_model(const struct ergon_validate_opts *o, struct ergon_db 
 	json_t *model = NULL, *summary = NULL;
 	double t0 = now_s();
 	if (o->progress)
-		o->progress(o->progress_ctx, m->name, "profile");
+		o->progress(o->progress_ctx, i_model, n_models, m->name, "profile");
 	int rc = model_profile(o, m, out, &model, &summary, &e);
 	prof->time_s = now_s() - t0;
 	const char *kind =
@@ -520,7 +520,8 @@ static void validate_model(const struct ergon_validate_opts *o, struct ergon_db 
 		check_integrity(check_add(m, "integrity"), summary);
 		if (o->baseline) {
 			if (o->progress)
-				o->progress(o->progress_ctx, m->name, "regression");
+				o->progress(o->progress_ctx, i_model, n_models, m->name,
+					    "regression");
 			check_regression(check_add(m, "regression"), o, bdb, m, summary);
 		}
 		if (o->db)
@@ -709,7 +710,7 @@ int ergon_validate_run(const struct ergon_validate_opts *o, struct ergon_validat
 				  "not run: validate was interrupted");
 			continue;
 		}
-		validate_model(o, bdb, &m[i]);
+		validate_model(o, bdb, &m[i], i, n);
 	}
 	res->models = (unsigned)n;
 	for (size_t i = 0; i < n; i++)
