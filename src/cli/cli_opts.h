@@ -139,6 +139,11 @@ void cli_ticker_start(const char *fmt, ...) __attribute__((format(printf, 1, 2))
 double cli_ticker_stop(void);
 /* "12 s", "3 min 05 s": a duration or an ETA for a progress line. */
 void cli_duration(char *out, size_t cap, double s);
+/* The time left for total steps when done of them took the time since t0
+ * (CLOCK_MONOTONIC), at their mean pace, as cli_duration writes it. Returns
+ * 1; 0 with out "" when done is 0 (no pace yet). */
+struct timespec;
+int cli_time_left(char *out, size_t cap, const struct timespec *t0, size_t done, size_t total);
 
 /* Colour (--color=auto|always|never, NO_COLOR): what verdicts and issue
  * severities look like. cli_on(f, style) is the escape sequence that starts

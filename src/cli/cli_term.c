@@ -360,6 +360,19 @@ void cli_duration(char *out, size_t cap, double s)
 			 (double)(((long)s % 3600) / 60));
 }
 
+int cli_time_left(char *out, size_t cap, const struct timespec *t0, size_t done, size_t total)
+{
+	struct timespec t;
+	if (done == 0 || clock_gettime(CLOCK_MONOTONIC, &t) != 0) {
+		if (cap > 0)
+			out[0] = '\0';
+		return 0;
+	}
+	double el = (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
+	cli_duration(out, cap, el / (double)done * (double)(total - done));
+	return 1;
+}
+
 int cli_print_json(const json_t *value)
 {
 	if (value == NULL)

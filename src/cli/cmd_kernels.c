@@ -119,19 +119,13 @@ static int parse_suites(struct cli_parser *p, const char *v, int *mask)
 static void case_progress(void *ctx, size_t i, size_t n, const char *case_name)
 {
 	struct timespec *t0 = ctx;
-	struct timespec t;
+	char left[24];
 	cli_ticker_stop();
-	clock_gettime(CLOCK_MONOTONIC, &t);
 	if (i == 0)
-		*t0 = t;
-	double el = (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
-	char eta[32] = "";
-	if (i > 0) {
-		char d[24];
-		cli_duration(d, sizeof d, el / (double)i * (double)(n - i));
-		snprintf(eta, sizeof eta, ", ETA %s", d);
-	}
-	cli_progress_line("ergon kernels: case %zu/%zu %s%s", i + 1, n, case_name, eta);
+		clock_gettime(CLOCK_MONOTONIC, t0);
+	int eta = cli_time_left(left, sizeof left, t0, i, n);
+	cli_progress_line("ergon kernels: case %zu/%zu %s%s%s", i + 1, n, case_name,
+			  eta ? ", ETA " : "", left);
 }
 
 static int run_cmd(struct cli_parser *p)

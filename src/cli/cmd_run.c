@@ -38,22 +38,17 @@ static struct {
 	struct timespec t0, rep_t0;
 } reps_seen;
 
-static double since_s(const struct timespec *a, const struct timespec *b)
-{
-	return (double)(b->tv_sec - a->tv_sec) + 1e-9 * (double)(b->tv_nsec - a->tv_nsec);
-}
-
 /* "ergon run: repetition k/N done in T; about E left" (the mean pace of the
  * repetitions so far), a line of its own above the redrawn one. */
 static void repetition_done(size_t k, size_t n, const struct timespec *now)
 {
-	char took[24], left[24] = "";
-	cli_duration(took, sizeof took, since_s(&reps_seen.rep_t0, now));
-	if (k < n)
-		cli_duration(left, sizeof left,
-			     since_s(&reps_seen.t0, now) / (double)k * (double)(n - k));
+	char took[24], left[24];
+	cli_duration(took, sizeof took,
+		     (double)(now->tv_sec - reps_seen.rep_t0.tv_sec) +
+			 1e-9 * (double)(now->tv_nsec - reps_seen.rep_t0.tv_nsec));
+	int more = k < n && cli_time_left(left, sizeof left, &reps_seen.t0, k, n);
 	fprintf(stderr, "\r%-78s\rergon run: repetition %zu/%zu done in %s%s%s%s\n", "", k, n, took,
-		k < n ? "; about " : "", k < n ? left : "", k < n ? " left" : "");
+		more ? "; about " : "", more ? left : "", more ? " left" : "");
 }
 
 static void progress(void *ctx, const struct ergon_session_progress *p)

@@ -32,23 +32,17 @@ static void on_signal(int sig)
 static void progress(void *ctx, size_t i, size_t n, const char *model, const char *check)
 {
 	struct timespec *t0 = ctx;
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
+	char left[24];
 	if (i == 0 && strcmp(check, "profile") == 0)
-		*t0 = t;
+		clock_gettime(CLOCK_MONOTONIC, t0);
 	if (!cli_progress_ok()) {
 		if (!cli_json_on()) /* --json: stderr holds only JSON lines */
 			cli_note("validate", "%s: %s ...", model, check);
 		return;
 	}
-	double el = (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
-	char eta[48] = "";
-	if (i > 0) {
-		char d[24];
-		cli_duration(d, sizeof d, el / (double)i * (double)(n - i));
-		snprintf(eta, sizeof eta, ", ETA %s", d);
-	}
-	cli_progress_line("ergon validate: model %zu/%zu %s: %s%s", i + 1, n, model, check, eta);
+	int eta = cli_time_left(left, sizeof left, t0, i, n);
+	cli_progress_line("ergon validate: model %zu/%zu %s: %s%s%s", i + 1, n, model, check,
+			  eta ? ", ETA " : "", left);
 }
 
 /* The default regression threshold, % (docs/VALIDATE.md). */
