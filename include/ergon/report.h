@@ -1,6 +1,6 @@
 /* The sustained-load report (schema "ergon.report", version 1): the run
  * pipeline, figure recomputation from the embedded series, verification,
- * and the energy-model/v1 export. docs/REPORT_FORMAT.md lists every field.
+ * and the measurement-harness/energy-model/v1 export. docs/REPORT_FORMAT.md lists every field.
  */
 #ifndef ERGON_REPORT_H
 #define ERGON_REPORT_H
@@ -216,7 +216,17 @@ ERGON_API int ergon_report_verify_file(const char *path, size_t max_len, unsigne
  * field. */
 ERGON_API int ergon_artifact_check_budgets(const json_t *a, size_t *count, struct ergon_err *err);
 
-/* Export energy-model/v1 from a verified report. actions: n names. A
+/* The energy model's schema, the name the measurement harness's consumers
+ * read; ERGON_ENERGY_MODEL_SCHEMA_OLD is the name ergon wrote before
+ * (still read by report, db ingest; never written). */
+#define ERGON_ENERGY_MODEL_SCHEMA "measurement-harness/energy-model/v1"
+#define ERGON_ENERGY_MODEL_SCHEMA_OLD "energy-model/v1"
+/* 1 when schema s (not NULL) names an energy model, by either name. */
+#define ERGON_IS_ENERGY_MODEL_SCHEMA(s)                                                            \
+	(strcmp((s), ERGON_ENERGY_MODEL_SCHEMA) == 0 ||                                            \
+	 strcmp((s), ERGON_ENERGY_MODEL_SCHEMA_OLD) == 0)
+
+/* Export measurement-harness/energy-model/v1 from a verified report. actions: n names. A
  * synthetic report is refused (ERGON_EREFUSED) unless allow has
  * ERGON_MODEL_ALLOW_SYNTHETIC; a replayed one (power recorded at another
  * time than this workload ran, whatever the recording's own provenance)

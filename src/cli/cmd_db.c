@@ -703,7 +703,7 @@ const struct ergon_cli_command ergon_cli_cmd_db = {
     .help = "Usage: ergon db [--db PATH|postgresql://...] SUBCOMMAND ...\n\n"
 	    "  ingest [--pubkey KEY.pub]... FILE|DIR...\n"
 	    "                                     verify and store artifacts (ergon.report,\n"
-	    "                                     ergon.profile summary.json, energy-model/v1);\n"
+	    "                                     ergon.profile summary.json, energy model);\n"
 	    "                                     keyed by report_id: twice changes nothing;\n"
 	    "                                     with --pubkey only artifacts signed by one of\n"
 	    "                                     the keys are stored (signer kept in runs);\n"

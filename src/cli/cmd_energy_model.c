@@ -1,4 +1,4 @@
-/* ergon energy-model: export energy-model/v1 from a verified report. The
+/* ergon energy-model: export measurement-harness/energy-model/v1 from a verified report. The
  * file name maps to the symbol ergon_cli_cmd_energy_model; the command is
  * dispatched by .name, "energy-model". */
 #include "cli.h"
@@ -89,11 +89,13 @@ static int run(int argc, char **argv)
 
 const struct ergon_cli_command ergon_cli_cmd_energy_model = {
     .name = "energy-model",
-    .summary = "export energy-model/v1 (J per operation above idle) from a report",
+    .summary = "export the energy model (J per operation above idle) from a report",
     .help = "Usage: ergon energy-model REPORT.json --action NAME [--action NAME...]\n"
 	    "                          [--allow-synthetic] [--allow-replayed]\n"
 	    "                          [--out FILE [--force] [--clean]] [--json]\n\n"
-	    "Verifies the report, then writes energy-model/v1: schema, basis (above_idle),\n"
+	    "Verifies the report, then writes measurement-harness/energy-model/v1, the\n"
+	    "name the measurement harness's consumers read (files ergon wrote before as\n"
+	    "energy-model/v1 still read in report and db): schema, basis (above_idle),\n"
 	    "values per action (J per operation), source (one sentence to carry verbatim),\n"
 	    "uncertainty_j_per_operation and the report_id it came from. Every --action\n"
 	    "names the one operation the report measured (aliases share its value).\n"
@@ -106,7 +108,7 @@ const struct ergon_cli_command ergon_cli_cmd_energy_model = {
 	    "  ergon energy-model run/report.json --action inference --out model.json\n"
 	    "  ergon energy-model demo-run/report.json --action inference --allow-synthetic\n",
     .run = run,
-    .exits = {[0] = "energy-model/v1 was written",
+    .exits = {[0] = "the energy model was written",
 	      [1] = "refused: the report does not verify, or is synthetic or replayed without "
 	      "--allow-synthetic / --allow-replayed",
 	      [3] = "the report cannot be read, or --out cannot be written",

@@ -62,7 +62,7 @@ want=$(py "import json; print(repr(json.load(open('$A/em.json'))['values']['infe
 got=$(sql "SELECT value FROM figures WHERE name = 'values.inference'")
 py "import sys; sys.exit(0 if float('$want')==float('$got') else 1)" && ok "energy model value stored" ||
   bad "values.inference: want $want got $got"
-[ "$(sql "SELECT device FROM runs WHERE schema = 'energy-model/v1'")" = dut ] &&
+[ "$(sql "SELECT device FROM runs WHERE schema = 'measurement-harness/energy-model/v1'")" = dut ] &&
   ok "energy model takes its source report's device" || bad "energy model device"
 [ "$(sql "SELECT provenance FROM runs WHERE report_id = '$R1'")" = synthetic ] && ok "provenance kept" ||
   bad "provenance"
@@ -163,6 +163,12 @@ expect 2 "--pubkey on another action" -- "$E" db --db "$DB" list --pubkey "$TMP/
 expect 2 "a secret key as --pubkey" -- "$E" db --db "$DB" ingest --pubkey "$TMP/k1" "$S/s1.json"
 expect 1 "an energy model with --pubkey" -- "$E" db --db "$DB" ingest --pubkey "$TMP/k1.pub" "$A/em.json"
 contains "$OUT" "no signature can bind it" "says why"
+# A model ergon wrote before under the old schema name is stored as it is.
+sed 's#"measurement-harness/energy-model/v1"#"energy-model/v1"#' "$A/em.json" >"$TMP/em_old.json"
+expect 0 "ingest an energy model under its old name" -- "$E" db --db "$DB" ingest "$TMP/em_old.json"
+contains "$OUT" "1 ingested, 0 duplicate, 0 refused" "the old-name model stored"
+[ "$(sql "SELECT COUNT(*) FROM runs WHERE schema = 'energy-model/v1'")" = 1 ] && ok "stored under its own name" ||
+  bad "old-name model row"
 
 # ergon.kernels: one row per case and implementation (schema 3).
 cat >"$TMP/ks.csv" <<'CSV'

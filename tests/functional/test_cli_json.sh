@@ -42,7 +42,7 @@ doc "d['public_key'] == '$TMP/k.pub' and d['key_id']" "keygen: names both files 
 cp "$R" "$TMP/signed.json"
 check 0 sign -- "$E" sign "$TMP/signed.json" --key "$TMP/k" --json
 check 0 energy-model -- "$E" energy-model "$R" --action inference --allow-synthetic --out "$TMP/em.json" --json
-doc 'd["schema"] == "energy-model/v1"' "energy-model: the document is the model"
+doc 'd["schema"] == "measurement-harness/energy-model/v1"' "energy-model: the document is the model"
 check 1 "energy-model refused" -- "$E" energy-model "$R" --action inference --json
 check 0 report -- "$E" report "$R" --out "$TMP/r.html" --json
 doc "d['wrote'] == '$TMP/r.html'" "report: names the page"

@@ -64,6 +64,11 @@ browse "$TMP/cmp.html" compare
 python3 "$HERE/report_dom_check.py" "$TMP/compare.dom" "$TMP/cmp/compare.json" "$TMP/model.json" &&
   ok "compare: DOM equals the artifacts" || bad "compare: DOM check"
 contains "$(cat "$TMP/cmp.html")" "not a digest of itself" "the model's report_id is explained, not called a mismatch"
+# A model ergon wrote before under the old schema name still reads.
+sed 's#"measurement-harness/energy-model/v1"#"energy-model/v1"#' "$TMP/model.json" >"$TMP/model_old.json"
+grep -q '"schema": "energy-model/v1"' "$TMP/model_old.json" || bad "old-name model not made"
+expect 0 "report of an energy model under its old name" -- "$E" report "$TMP/model_old.json" --out "$TMP/old.html"
+contains "$(cat "$TMP/old.html")" "not a digest of itself" "the old-name model is read as a model"
 
 # Kernels (ergon.kernels): timed here, and samples from elsewhere with a
 # candidate that is faster on one case and fails correctness on another;

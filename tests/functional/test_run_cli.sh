@@ -40,7 +40,7 @@ contains "$ERR" "--allow-synthetic" "refusal says how to override"
 expect 0 "energy-model --allow-synthetic" -- "$ERGON_BIN" energy-model "$R" --action inference \
   --action detect --allow-synthetic --out "$TMP/model.json"
 M=$(cat "$TMP/model.json")
-contains "$M" '"schema": "energy-model/v1"' "model schema"
+contains "$M" '"schema": "measurement-harness/energy-model/v1"' "model schema"
 contains "$M" '"basis": "above_idle"' "model basis"
 contains "$M" 'synthetic — not measured' "source says synthetic — not measured"
 contains "$M" '"inference":' "value for inference"

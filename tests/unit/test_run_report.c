@@ -194,7 +194,7 @@ static void energy_model_refuses_synthetic(void **state)
 	assert_non_null(strstr(err.msg, "--allow-synthetic"));
 	ergon_err_clear(&err);
 	assert_int_equal(ergon_energy_model_build(r, actions, 1, 1, &m, &err), 0);
-	assert_string_equal(json_string_value(json_object_get(m, "schema")), "energy-model/v1");
+	assert_string_equal(json_string_value(json_object_get(m, "schema")), "measurement-harness/energy-model/v1");
 	assert_string_equal(json_string_value(json_object_get(m, "basis")), "above_idle");
 	NEAR(json_number_value(json_object_get(json_object_get(m, "values"), "inference")), 0.2);
 	NEAR(json_number_value(json_object_get(m, "uncertainty_j_per_operation")), 0.006);

@@ -3,13 +3,14 @@
  * Kinds (docs/DB.md): ergon.report (ergon run, and profile reports made
  * from HPX logs), ergon.profile (ergon profile's and ergon analyze's
  * summary.json), ergon.kernels (ergon kernels report|run; its cases go to
- * kernel_cases) and energy-model/v1. With trusted keys
+ * kernel_cases) and measurement-harness/energy-model/v1 (or its old name
+ * energy-model/v1). With trusted keys
  * (ergon_db_trust_key) an artifact must also carry a signature by one of
  * them that verifies; the signer is stored either way. An enveloped
  * artifact must verify: its report_id is recomputed
  * (ergon_artifact_check_digest), and a sustained ergon.report also has its
  * figures recomputed from its series (ergon_report_verify, what `ergon
- * verify` runs). energy-model/v1 carries no digest of its own (its
+ * verify` runs). An energy model carries no digest of its own (its
  * report_id names the report it came from), so it is keyed by the SHA-256
  * of its own JCS form and its shape is checked.
  *
@@ -497,13 +498,13 @@ static int verify(const char *path, const json_t *j, const char *schema, char ke
 {
 	struct ergon_err e = {0};
 	int rc;
-	if (strcmp(schema, "energy-model/v1") == 0) {
+	if (ERGON_IS_ENERGY_MODEL_SCHEMA(schema)) {
 		const json_t *vals = json_object_get(j, "values");
 		const char *rid = json_string_value(json_object_get(j, "report_id"));
 		const char *prov = json_string_value(json_object_get(j, "provenance"));
 		if (!json_is_object(vals) || json_object_size(vals) == 0)
 			return ergon_err_set(err, ERGON_EVERIFY,
-					     "%s: energy-model/v1 without values: not an energy "
+					     "%s: an energy model without values: not an energy "
 					     "model ergon wrote; refused",
 					     path);
 		if (!rid || strncmp(rid, "sha256:", 7) != 0 || strlen(rid) != 71)
@@ -561,9 +562,9 @@ static int check_signature(const struct ergon_db *db, const char *path, const js
 			sig->key_id[0] = '\0';
 		return 0;
 	}
-	if (strcmp(schema, "energy-model/v1") == 0)
+	if (ERGON_IS_ENERGY_MODEL_SCHEMA(schema))
 		return ergon_err_set(err, ERGON_EVERIFY,
-				     "%s: an energy-model/v1 has no report_id of its own, so no "
+				     "%s: an energy model has no report_id of its own, so no "
 				     "signature can bind it, and ingest with --pubkey stores "
 				     "signed artifacts only; refused (ingest energy models "
 				     "without --pubkey, or rebuild them from the signed report)",
@@ -759,10 +760,10 @@ static int prepare(struct ergon_db *db, struct art *a, struct ergon_err *err)
 				   "%s: no field schema: not an ergon artifact; refused", a->path);
 	} else if (rc == 0 && strcmp(schema, "ergon.report") != 0 &&
 		   strcmp(schema, "ergon.profile") != 0 && strcmp(schema, "ergon.kernels") != 0 &&
-		   strcmp(schema, "energy-model/v1") != 0) {
+		   !ERGON_IS_ENERGY_MODEL_SCHEMA(schema)) {
 		rc = ergon_err_set(&e, ERGON_EREFUSED,
 				   "%s: schema '%s' is not one `ergon db` stores (ergon.report, "
-				   "ergon.profile, ergon.kernels, energy-model/v1); refused",
+				   "ergon.profile, ergon.kernels, " ERGON_ENERGY_MODEL_SCHEMA "); refused",
 				   a->path, schema);
 	}
 	struct sig_state sig = {0};
@@ -771,7 +772,7 @@ static int prepare(struct ergon_db *db, struct art *a, struct ergon_err *err)
 	if (rc == 0)
 		rc = check_signature(db, a->path, j, schema, &sig, &e);
 	if (rc == 0) {
-		a->is_model = strcmp(schema, "energy-model/v1") == 0;
+		a->is_model = ERGON_IS_ENERGY_MODEL_SCHEMA(schema);
 		struct extract x = {.a = a};
 		if (a->text.p == NULL)
 			ergon_dynbuf_init(&a->text, ROWS_TEXT_MAX);

@@ -156,7 +156,7 @@ static enum doc_kind kind_of(const json_t *a)
 		return K_RUN;
 	if (strcmp(s, "ergon.profile") == 0)
 		return K_PROFILE;
-	if (strcmp(s, "energy-model/v1") == 0)
+	if (ERGON_IS_ENERGY_MODEL_SCHEMA(s))
 		return K_MODEL;
 	if (strcmp(s, "ergon.compare") == 0)
 		return K_COMPARE;
@@ -274,7 +274,7 @@ static void status_banners(struct ergon_dynbuf *b, const struct html_doc *d,
 		ergon_dynbuf_adds(b, "</div>\n");
 	}
 	if (k == K_MODEL) {
-		/* energy-model/v1 names the report it was exported from; it has no
+		/* An energy model names the report it was exported from; it has no
 		 * digest of its own. */
 		ergon_dynbuf_adds(
 		    b, "<div class=\"banner warn\" data-check=\"digest\" "
@@ -548,7 +548,7 @@ static int render(const struct ergon_html_input *in, size_t n, const struct ergo
 			const char *s = json_string_value(json_object_get(docs[i].a, "schema"));
 			rc = ergon_err_set(err, ERGON_EUSAGE,
 					   "%s: schema %s is not one ergon writes (ergon.report, "
-					   "ergon.profile, energy-model/v1, ergon.compare, "
+					   "ergon.profile, " ERGON_ENERGY_MODEL_SCHEMA ", ergon.compare, "
 					   "ergon.kernels, ergon.trend); nothing rendered",
 					   in[i].path, s ? s : "(missing)");
 			loaded++;

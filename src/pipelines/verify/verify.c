@@ -2,7 +2,7 @@
  *
  * ergon verify (an artifact's schema, digest, signature and every figure
  * recomputed from its series: run/report_figures.c through ergon/report.h)
- * and the energy-model/v1 export of a verified report. */
+ * and the measurement-harness/energy-model/v1 export of a verified report. */
 #include "ergon/artifact.h"
 #include "ergon/budget.h"
 #include "ergon/issues.h"
@@ -648,7 +648,7 @@ int ergon_energy_model_build(const json_t *r, const char *const *actions, size_t
 		json_object_set_new(values, actions[i], json_real(j));
 	}
 	*model = json_pack(
-	    "{s:s, s:s, s:o, s:s, s:f, s:s, s:s, s:s, s:s}", "schema", "energy-model/v1", "basis",
+	    "{s:s, s:s, s:o, s:s, s:f, s:s, s:s, s:s, s:s}", "schema", ERGON_ENERGY_MODEL_SCHEMA, "basis",
 	    "above_idle", "values", values, "source", src, "uncertainty_j_per_operation", u, "unit",
 	    "J per operation", "provenance",
 	    measured   ? "measured"
