@@ -11,6 +11,11 @@
 extern "C" {
 #endif
 
+/* The longest note of a section the typed summary keeps (why an
+ * implementation was not timed, the geometric mean's note, the overhead
+ * note); a longer one is refused (ERGON_EPARSE), never cut. */
+#define ERGON_KERNELS_NOTE_MAX 255
+
 /* One implementation of one case, typed. */
 struct ergon_kernel_impl_result {
 	char impl[ERGON_KERNELS_NAME_MAX + 1];
@@ -30,6 +35,16 @@ struct ergon_kernel_impl_result {
 	 * their medians (NaN without). */
 	size_t repetitions;
 	double repeat_mean;
+	/* Why it was not timed ("" when timed). */
+	char why[ERGON_KERNELS_NOTE_MAX + 1];
+	/* The mean lies outside the median's interval (the section's
+	 * mean_vs_median says "disagree"): outliers pull it, trust the
+	 * median. Tukey's outliers below and above the fences. */
+	int mean_disagrees;
+	size_t outliers_low, outliers_high;
+	/* Over the repetitions' medians (two or more repetitions, else
+	 * NaN): their standard deviation and the 95 % interval of their mean. */
+	double repeat_sd, repeat_ci_lo, repeat_ci_hi;
 };
 
 /* One case (one kernel on one workload): its implementations in the
@@ -46,6 +61,7 @@ struct ergon_kernel_geomean {
 	char impl[ERGON_KERNELS_NAME_MAX + 1];
 	size_t cases;
 	double speedup;
+	char note[ERGON_KERNELS_NOTE_MAX + 1]; /* what the figure is not */
 };
 
 #define ERGON_KERNELS_MAX_GEOMEANS (ERGON_KERNELS_MAX_IMPLS * 4)
@@ -59,6 +75,9 @@ struct ergon_kernels_summary {
 	size_t n_cases;
 	struct ergon_kernel_geomean geomean[ERGON_KERNELS_MAX_GEOMEANS];
 	size_t n_geomean;
+	size_t n_failures; /* implementations that failed correctness (not timed) */
+	/* How the timing read's own cost is treated ("" when not stated). */
+	char overhead_note[ERGON_KERNELS_NOTE_MAX + 1];
 };
 
 /* The statistics of a "kernels" section (ergon_kernels_summarize made it;
@@ -77,8 +96,13 @@ ERGON_API void ergon_kernels_summary_cleanup(struct ergon_kernels_summary *s);
 ERGON_API int ergon_kernels_csv_render(const json_t *section, char **out, size_t *len,
 				       struct ergon_err *err);
 
-/* The terminal table of a section. Caller frees *out. */
+/* The terminal table of a section: ergon_kernels_summary_read, then
+ * ergon_kernels_summary_table. Caller frees *out. */
 ERGON_API int ergon_kernels_table_render(const json_t *section, char **out, struct ergon_err *err);
+/* The terminal table of the typed statistics (what `ergon kernels`
+ * prints). Caller frees *out. */
+ERGON_API int ergon_kernels_summary_table(const struct ergon_kernels_summary *s, char **out,
+					  struct ergon_err *err);
 
 /* The whole `ergon kernels report`: read the samples CSV at path, compute
  * the section, and build the "ergon.kernels" artifact (provenance

@@ -12,6 +12,18 @@
 #include <string.h>
 #include <time.h>
 
+/* The terminal table, from the typed statistics of the artifact's
+ * "kernels" section as written. Caller frees *table. */
+static int typed_table(const json_t *art, char **table, struct ergon_err *err)
+{
+	struct ergon_kernels_summary ks;
+	int rc = ergon_kernels_summary_read(json_object_get(art, "kernels"), &ks, err);
+	if (rc == 0)
+		rc = ergon_kernels_summary_table(&ks, table, err);
+	ergon_kernels_summary_cleanup(&ks);
+	return rc;
+}
+
 /* Sign DIR/kernels.json once written (--sign KEY); wipes the key. */
 static int sign_written(const char *sign_key, const char *out, struct ergon_secret_key *skey)
 {
@@ -63,11 +75,11 @@ static int report(struct cli_parser *p)
 		ergon_secret_key_wipe(&skey);
 		return ergon_cli_fail("kernels", &err);
 	}
-	int rc;
+	int rc = 0;
 	if (out != NULL)
-		rc = ergon_kernels_write(art, out, flags, NULL, 0, &table, &err);
-	else
-		rc = ergon_kernels_table_render(json_object_get(art, "kernels"), &table, &err);
+		rc = ergon_kernels_write(art, out, flags, NULL, 0, NULL, &err);
+	if (rc == 0 && !json)
+		rc = typed_table(art, &table, &err);
 	if (rc != 0) {
 		json_decref(art);
 		ergon_secret_key_wipe(&skey);
@@ -201,7 +213,9 @@ static int run_cmd(struct cli_parser *p)
 		ergon_secret_key_wipe(&skey);
 		return ergon_cli_fail("kernels", &err);
 	}
-	int rc = ergon_kernels_write(art, out, flags, samples, slen, &table, &err);
+	int rc = ergon_kernels_write(art, out, flags, samples, slen, NULL, &err);
+	if (rc == 0 && !json)
+		rc = typed_table(art, &table, &err);
 	const json_t *refused = json_object_get(art, "refused");
 	for (size_t k = 0; !json && k < json_array_size(refused); k++) {
 		const json_t *x = json_array_get(refused, k);

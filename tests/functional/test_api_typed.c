@@ -215,6 +215,27 @@ static void kernels_typed(void **state)
 	TS_ASSERT_EXACT(s.geomean[0].speedup, 3);
 	assert_int_equal(c1->impls[0].repetitions, 0);
 	assert_true(isnan(c1->impls[0].repeat_mean));
+	assert_true(isnan(c1->impls[0].repeat_sd));
+	assert_false(c1->impls[0].mean_disagrees); /* 20 lies within [10, 30] */
+	assert_string_equal(c1->impls[0].why, "");
+	assert_string_not_equal(c2->impls[1].why, "");
+	assert_int_equal(s.n_failures, 1);
+	/* The terminal table `ergon kernels` prints, from these figures. */
+	char *tab = NULL;
+	assert_int_equal(ergon_kernels_summary_table(&s, &tab, &err), 0);
+	static const char *const lines[] = {
+	    "c1                                 ref    pass           3           10.0           "
+	    "20.0           20.0\n",
+	    "c1                                 mve    pass           3            5.0            "
+	    "5.0            6.7           20.0    3.000x\n",
+	    "c2                                 mve    FAIL           -  (",
+	    "counts in ns; speedup = ref mean / candidate mean (> 1: faster)\n",
+	    "geometric mean of mve speedups over 1 cases: 3.000x (",
+	    "1 implementation(s) failed correctness and were not timed\n"};
+	for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
+		if (strstr(tab, lines[i]) == NULL)
+			fail_msg("no '%s' in the table:\n%s", lines[i], tab);
+	free(tab);
 	json_decref(sec);
 	ergon_kernels_summary_cleanup(&s);
 	ergon_kernels_summary_cleanup(&s); /* a second cleanup is harmless */
@@ -233,9 +254,54 @@ static void kernels_typed(void **state)
 	assert_int_equal(rs.cases[0].impls[0].repetitions, 3);
 	assert_true(fabs(rs.cases[0].impls[0].repeat_mean - 62.5 / 3) <= 1e-12);
 	TS_ASSERT_EXACT(rs.cases[0].impls[0].median, 21); /* of all six: (20 + 22) / 2 */
+	/* The medians' sd: mean 125/6, squared deviations (35/6)^2 + (1/6)^2 +
+	 * (34/6)^2 = 2382/36 over 2 degrees of freedom; the 95 % interval of
+	 * their mean is t(0.975, 2) = 4.302652729749464 standard errors wide
+	 * on each side. */
+	const struct ergon_kernel_impl_result *ri = &rs.cases[0].impls[0];
+	double sd = sqrt(2382.0 / 72.0), half = 4.302652729749464 * sd / sqrt(3.0);
+	assert_true(fabs(ri->repeat_sd - sd) <= 1e-12 * sd);
+	if (!(fabs((ri->repeat_ci_hi - ri->repeat_ci_lo) / 2 - half) <= 1e-6 * half))
+		fail_msg("interval half-width %.12g, by hand %.12g",
+			 (ri->repeat_ci_hi - ri->repeat_ci_lo) / 2, half);
+	char *rtab = NULL;
+	assert_int_equal(ergon_kernels_summary_table(&rs, &rtab, &err), 0);
+	char *rline = ts_strf("c [ref]: median over 3 repetitions %.1f ± %.1f (95 %% interval of "
+			      "their mean %.1f, sd %.1f)",
+			      62.5 / 3, half, 62.5 / 3, sd);
+	if (strstr(rtab, rline) == NULL)
+		fail_msg("no '%s' in\n%s", rline, rtab);
+	free(rline);
+	free(rtab);
 	ergon_kernels_summary_cleanup(&rs);
 	json_decref(rsec);
 	ergon_kernels_data_free(dr);
+	/* Nine counts of 1 and one of 1000: median 1, its interval [1, 1] (the
+	 * 2nd to 9th order statistics), mean 100.9 outside it; quartiles 1
+	 * and 1, so 1000 is above the upper fence: one slow outlier. */
+	struct ergon_kernels_data *dd = NULL;
+	assert_int_equal(ergon_kernels_data_new(&dd, &err), 0);
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(ergon_kernels_add(dd, "d", "ref", 1, i == 9 ? 1000 : 1, &err), 0);
+	json_t *dsec = NULL;
+	assert_int_equal(ergon_kernels_summarize(dd, NULL, NULL, &dsec, &err), 0);
+	struct ergon_kernels_summary ds;
+	assert_int_equal(ergon_kernels_summary_read(dsec, &ds, &err), 0);
+	const struct ergon_kernel_impl_result *di = &ds.cases[0].impls[0];
+	assert_true(di->mean_disagrees);
+	assert_int_equal(di->outliers_high, 1);
+	assert_int_equal(di->outliers_low, 0);
+	assert_true(fabs(di->mean - 100.9) <= 1e-12 * 100.9);
+	TS_ASSERT_EXACT(di->median, 1);
+	char *dtab = NULL;
+	assert_int_equal(ergon_kernels_summary_table(&ds, &dtab, &err), 0);
+	assert_non_null(strstr(dtab, "d [ref]: the mean 100.9 lies outside the median's interval "
+				     "[1.0, 1.0]; 1 slow and 0 fast outliers (Tukey's fences): "
+				     "trust the median (1.0)\n"));
+	free(dtab);
+	ergon_kernels_summary_cleanup(&ds);
+	json_decref(dsec);
+	ergon_kernels_data_free(dd);
 	/* Not a section, and a name longer than any collection takes. */
 	assert_int_equal(ergon_kernels_summary_read(NULL, &s, &err), ERGON_EPARSE);
 	ergon_err_clear(&err); /* the first error's message is kept */

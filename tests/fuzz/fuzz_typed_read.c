@@ -17,6 +17,7 @@
 
 #include <jansson.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -65,7 +66,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t c = 0; c < k.n_cases; c++) {
 			FUZZ_REQUIRE(k.cases[c].n_impls <= ERGON_KERNELS_MAX_IMPLS);
 			FUZZ_REQUIRE(memchr(k.cases[c].name, '\0', sizeof k.cases[c].name) != NULL);
+			for (size_t m = 0; m < k.cases[c].n_impls; m++)
+				FUZZ_REQUIRE(memchr(k.cases[c].impls[m].why, '\0',
+						    sizeof k.cases[c].impls[m].why) != NULL);
 		}
+		FUZZ_REQUIRE(memchr(k.overhead_note, '\0', sizeof k.overhead_note) != NULL);
+		/* The table renders whatever was read (as far as it was). */
+		char *tab = NULL;
+		struct ergon_err te = {0};
+		if (ergon_kernels_summary_table(&k, &tab, &te) == 0)
+			FUZZ_REQUIRE(tab != NULL);
+		free(tab);
 		ergon_kernels_summary_cleanup(&k);
 	}
 	/* An HPX summary: what it allocates is freed, what it gives is in

@@ -72,96 +72,82 @@ int ergon_kernels_csv_render(const json_t *section, char **out, size_t *len, str
 	return finish(&b, out, len, err);
 }
 
-int ergon_kernels_table_render(const json_t *section, char **out, struct ergon_err *err)
+int ergon_kernels_summary_table(const struct ergon_kernels_summary *s, char **out,
+				struct ergon_err *err)
 {
 	struct ergon_dynbuf b;
 	size_t len;
 	ergon_dynbuf_init(&b, RENDER_MAX);
-	const char *unit = json_string_value(json_object_get(section, "unit"));
-	const char *base = json_string_value(json_object_get(section, "baseline"));
 	ergon_dynbuf_addf(&b, "%-34s %-6s %-7s %8s %14s %14s %14s %14s %9s\n", "case", "impl",
 			  "correct", "n", "min", "median", "mean", "baseline mean", "speedup");
-	const json_t *cases = json_object_get(section, "cases");
-	for (size_t i = 0; i < json_array_size(cases); i++) {
-		const json_t *c = json_array_get(cases, i);
-		const char *cn = json_string_value(json_object_get(c, "case"));
-		const json_t *im = json_object_get(c, "impls");
-		for (size_t k = 0; k < json_array_size(im); k++) {
-			const json_t *m = json_array_get(im, k);
-			const char *in = json_string_value(json_object_get(m, "impl"));
-			int correct = json_is_true(json_object_get(m, "correct"));
-			ergon_dynbuf_addf(&b, "%-34s %-6s %-7s ", cn, in,
-					  correct ? "pass" : "FAIL");
-			if (!json_is_true(json_object_get(m, "timed"))) {
-				ergon_dynbuf_addf(&b, "%8s  (%s)\n", "-",
-						  json_string_value(json_object_get(m, "why")));
+	for (size_t i = 0; i < s->n_cases; i++) {
+		const struct ergon_kernel_case_result *c = &s->cases[i];
+		for (size_t k = 0; k < c->n_impls; k++) {
+			const struct ergon_kernel_impl_result *m = &c->impls[k];
+			ergon_dynbuf_addf(&b, "%-34s %-6s %-7s ", c->name, m->impl,
+					  m->correct ? "pass" : "FAIL");
+			if (!m->timed) {
+				ergon_dynbuf_addf(&b, "%8s  (%s)\n", "-", m->why);
 				continue;
 			}
-			ergon_dynbuf_addf(&b, "%8lld %14.1f %14.1f %14.1f",
-					  (long long)json_integer_value(json_object_get(m, "n")),
-					  num(m, "min"), num(m, "median"), num(m, "mean"));
-			const json_t *s = speedup_of(c, in);
-			if (s != NULL)
-				ergon_dynbuf_addf(&b, " %14.1f %8.3fx\n", num(s, "baseline_mean"),
-						  num(s, "speedup"));
+			ergon_dynbuf_addf(&b, "%8zu %14.1f %14.1f %14.1f", m->n, m->min, m->median,
+					  m->mean);
+			if (m->has_speedup)
+				ergon_dynbuf_addf(&b, " %14.1f %8.3fx\n", m->baseline_mean,
+						  m->speedup);
 			else
 				ergon_dynbuf_adds(&b, "\n");
 		}
 	}
 	ergon_dynbuf_addf(&b, "\ncounts in %s; speedup = %s mean / candidate mean (> 1: faster)\n",
-			  unit ? unit : "counts", base ? base : "baseline");
-	const json_t *gm = json_object_get(section, "geomean");
-	for (size_t j = 0; j < json_array_size(gm); j++) {
-		const json_t *g = json_array_get(gm, j);
-		ergon_dynbuf_addf(&b, "geometric mean of %s speedups over %lld cases: %.3fx (%s)\n",
-				  json_string_value(json_object_get(g, "impl")),
-				  (long long)json_integer_value(json_object_get(g, "cases")),
-				  num(g, "speedup"), json_string_value(json_object_get(g, "note")));
+			  s->unit[0] ? s->unit : "counts",
+			  s->baseline[0] ? s->baseline : "baseline");
+	for (size_t j = 0; j < s->n_geomean; j++) {
+		const struct ergon_kernel_geomean *g = &s->geomean[j];
+		ergon_dynbuf_addf(&b, "geometric mean of %s speedups over %zu cases: %.3fx (%s)\n",
+				  g->impl, g->cases, g->speedup, g->note);
 	}
-	const json_t *f = json_object_get(section, "failures");
-	if (json_array_size(f) > 0)
+	if (s->n_failures > 0)
 		ergon_dynbuf_addf(&b,
 				  "%zu implementation(s) failed correctness and were not timed\n",
-				  json_array_size(f));
-	const char *ov = json_string_value(json_object_get(section, "overhead_note"));
-	if (ov != NULL)
-		ergon_dynbuf_addf(&b, "timing-read overhead: %s\n", ov);
+				  s->n_failures);
+	if (s->overhead_note[0])
+		ergon_dynbuf_addf(&b, "timing-read overhead: %s\n", s->overhead_note);
 	/* Where outliers pull the mean away from the median, and the
 	 * repetitions' medians (kernels run --repeat). */
-	for (size_t i = 0; i < json_array_size(cases); i++) {
-		const json_t *c = json_array_get(cases, i);
-		const json_t *im = json_object_get(c, "impls");
-		for (size_t k = 0; k < json_array_size(im); k++) {
-			const json_t *m = json_array_get(im, k);
-			const char *mvm = json_string_value(json_object_get(m, "mean_vs_median"));
-			const char *cn = json_string_value(json_object_get(c, "case"));
-			const char *in = json_string_value(json_object_get(m, "impl"));
-			if (mvm && strncmp(mvm, "disagree", 8) == 0)
+	for (size_t i = 0; i < s->n_cases; i++) {
+		const struct ergon_kernel_case_result *c = &s->cases[i];
+		for (size_t k = 0; k < c->n_impls; k++) {
+			const struct ergon_kernel_impl_result *m = &c->impls[k];
+			if (m->mean_disagrees)
 				ergon_dynbuf_addf(
 				    &b,
 				    "%s [%s]: the mean %.1f lies outside the median's interval "
-				    "[%.1f, %.1f]; %lld slow and %lld fast outliers (Tukey's "
+				    "[%.1f, %.1f]; %zu slow and %zu fast outliers (Tukey's "
 				    "fences): trust the median (%.1f)\n",
-				    cn, in, num(m, "mean"),
-				    num(json_object_get(m, "median_ci"), "lo"),
-				    num(json_object_get(m, "median_ci"), "hi"),
-				    (long long)json_integer_value(
-					json_object_get(json_object_get(m, "outliers"), "high")),
-				    (long long)json_integer_value(
-					json_object_get(json_object_get(m, "outliers"), "low")),
-				    num(m, "median"));
-			const json_t *r = json_object_get(m, "repeat");
-			if (json_is_object(r) && json_is_number(json_object_get(r, "sd")))
+				    c->name, m->impl, m->mean, m->ci_lo, m->ci_hi, m->outliers_high,
+				    m->outliers_low, m->median);
+			if (!isnan(m->repeat_sd))
 				ergon_dynbuf_addf(
 				    &b,
-				    "%s [%s]: median over %lld repetitions %.1f ± %.1f "
+				    "%s [%s]: median over %zu repetitions %.1f ± %.1f "
 				    "(95 %% interval of their mean %.1f, sd %.1f)\n",
-				    cn, in, (long long)json_integer_value(json_object_get(r, "n")),
-				    num(r, "mean"), (num(r, "ci_hi") - num(r, "ci_lo")) / 2,
-				    num(r, "mean"), num(r, "sd"));
+				    c->name, m->impl, m->repetitions, m->repeat_mean,
+				    (m->repeat_ci_hi - m->repeat_ci_lo) / 2, m->repeat_mean,
+				    m->repeat_sd);
 		}
 	}
 	return finish(&b, out, &len, err);
+}
+
+int ergon_kernels_table_render(const json_t *section, char **out, struct ergon_err *err)
+{
+	struct ergon_kernels_summary s;
+	int rc = ergon_kernels_summary_read(section, &s, err);
+	if (rc == 0)
+		rc = ergon_kernels_summary_table(&s, out, err);
+	ergon_kernels_summary_cleanup(&s);
+	return rc;
 }
 
 /* A number of the section, NaN when it has none. */
@@ -171,19 +157,33 @@ static double num_or_nan(const json_t *o, const char *k)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-/* A name of the section into dst (cap ERGON_KERNELS_NAME_MAX + 1). */
-static int name_of(const json_t *o, const char *k, char *dst, const char *where, size_t i,
-		   struct ergon_err *err)
+/* A text of the section into dst (cap max + 1). */
+static int text_of(const json_t *o, const char *k, char *dst, size_t max, const char *where,
+		   size_t i, struct ergon_err *err)
 {
 	const char *v = json_string_value(json_object_get(o, k));
 	if (v == NULL)
 		v = "";
-	if (strlen(v) > ERGON_KERNELS_NAME_MAX)
+	if (strlen(v) > max)
 		return ergon_err_set(err, ERGON_EPARSE,
-				     "kernels section: %s[%zu].%s is longer than %d bytes", where,
-				     i, k, ERGON_KERNELS_NAME_MAX);
+				     "kernels section: %s[%zu].%s is longer than %zu bytes", where,
+				     i, k, max);
 	memcpy(dst, v, strlen(v) + 1);
 	return 0;
+}
+
+/* A name of the section into dst (cap ERGON_KERNELS_NAME_MAX + 1). */
+static int name_of(const json_t *o, const char *k, char *dst, const char *where, size_t i,
+		   struct ergon_err *err)
+{
+	return text_of(o, k, dst, ERGON_KERNELS_NAME_MAX, where, i, err);
+}
+
+/* A count of the section, 0 when it is none or out of range. */
+static size_t count_of(const json_t *o, const char *k)
+{
+	double n = num_or_nan(o, k);
+	return n >= 0 && n <= (double)ERGON_KERNELS_MAX_SAMPLES ? (size_t)n : 0;
 }
 
 static int impl_read(const json_t *c, const json_t *m, size_t k, struct ergon_kernel_impl_result *r,
@@ -214,7 +214,15 @@ static int impl_read(const json_t *c, const json_t *m, size_t k, struct ergon_ke
 	double rn = num_or_nan(rep, "n");
 	r->repetitions = rn >= 1 && rn <= ERGON_KERNELS_MAX_REPEAT ? (size_t)rn : 0;
 	r->repeat_mean = num_or_nan(rep, "mean");
-	return 0;
+	r->repeat_sd = num_or_nan(rep, "sd");
+	r->repeat_ci_lo = num_or_nan(rep, "ci_lo");
+	r->repeat_ci_hi = num_or_nan(rep, "ci_hi");
+	const char *mvm = json_string_value(json_object_get(m, "mean_vs_median"));
+	r->mean_disagrees = mvm != NULL && strncmp(mvm, "disagree", 8) == 0;
+	const json_t *out = json_object_get(m, "outliers");
+	r->outliers_low = count_of(out, "low");
+	r->outliers_high = count_of(out, "high");
+	return r->timed ? 0 : text_of(m, "why", r->why, ERGON_KERNELS_NOTE_MAX, "cases[].impls", k, err);
 }
 
 int ergon_kernels_summary_read(const json_t *section, struct ergon_kernels_summary *out,
@@ -260,7 +268,14 @@ int ergon_kernels_summary_read(const json_t *section, struct ergon_kernels_summa
 		o->cases = n >= 0 && n <= ERGON_KERNELS_MAX_CASES ? (size_t)n : 0;
 		o->speedup = num_or_nan(g, "speedup");
 		out->n_geomean = j + 1;
+		if (rc == 0)
+			rc = text_of(g, "note", o->note, ERGON_KERNELS_NOTE_MAX, "geomean", j, err);
 	}
+	size_t nf = json_array_size(json_object_get(section, "failures"));
+	out->n_failures = nf <= ERGON_KERNELS_MAX_CASES * ERGON_KERNELS_MAX_IMPLS ? nf : 0;
+	if (rc == 0)
+		rc = text_of(section, "overhead_note", out->overhead_note, ERGON_KERNELS_NOTE_MAX,
+			     "section", 0, err);
 	return rc;
 }
 
