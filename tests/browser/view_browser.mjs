@@ -6,12 +6,17 @@
 //
 //   node view_browser.mjs URL --shot FILE.png [--allow ORIGIN]
 //        [--zoom-at T] [--drag T0 T1] [--fragment '#t0=..&t1=..']
-//        [--width 1280] [--baseline 1]
+//        [--width 1280] [--baseline 1] [--served V0 V1]
 //
 // URL is file:///...html or http://127.0.0.1:PORT/...; every request the
 // page makes is recorded, and any that is not the page itself (or, with
 // --allow, not to that origin) is aborted and listed in "escaped".
 // --baseline 1: any page, only its load event's time (baseline_load_ms).
+// --served V0 V1 (a page of `ergon view --serve`): after the load, the
+// selection's figures once the server's exact ones came ("served_stats"),
+// then the view set to V0..V1 and, once the finer tile it fetches came and
+// was drawn, what each lane drew from ("served_zoom"; a screenshot beside
+// --shot, *-zoom.png).
 // the wheel event to the end of the draw it caused). Steps, in order: load
 // (time to the first draw, from the navigation start); a Shift+drag from
 // T0 to T1 (the selection's figures, read from #selection-stats' data-
@@ -26,9 +31,11 @@ import { join } from 'node:path';
 const argv = process.argv.slice(2);
 const url = argv.shift();
 const opt = {};
+const argv0 = {};
 while (argv.length) {
   const k = argv.shift();
   if (k === '--drag') opt.drag = [Number(argv.shift()), Number(argv.shift())];
+  else if (k === '--served') { opt.served = argv.shift(); argv0.served1 = argv.shift(); }
   else if (k.startsWith('--')) opt[k.slice(2)] = argv.shift();
   else throw new Error(`unknown argument ${k}`);
 }
@@ -78,6 +85,30 @@ try {
   });
   out.load = load;
   out.fragment_stats = await statsOf(page);
+  if (opt.served) {
+    const [v0, v1] = [Number(opt.served), Number(argv0.served1)];
+    const idle = () => page.waitForFunction(() => window.ergonView.fetching === 0, null,
+      { timeout: 60000 });
+    await page.waitForFunction(() => {
+      const el = document.getElementById('selection-stats');
+      return el.getAttribute('data-state') !== 'ok' || el.getAttribute('data-source') === 'server';
+    }, null, { timeout: 60000 });
+    out.served_stats = await statsOf(page);
+    out.served_stats_text = await page.evaluate(() => document.getElementById('selection-stats').innerText);
+    const tilesBefore = await page.evaluate(() => window.ergonView.tiles.length);
+    await page.evaluate(([a, b]) => window.ergonView.setView(a, b), [v0, v1]);
+    await page.waitForFunction((n) => window.ergonView.tiles.length > n, tilesBefore,
+      { timeout: 60000 });
+    await idle();
+    await page.evaluate(() => new Promise((res) => requestAnimationFrame(() =>
+      requestAnimationFrame(() => res()))));
+    out.served_zoom = await page.evaluate(() => ({
+      view: window.ergonView.view, tiles: window.ergonView.tiles,
+      drawn_from: window.ergonView.drawnFrom, fetch_errors: window.ergonView.fetchErrors,
+    }));
+    if (opt.shot) await page.screenshot({ path: opt.shot.replace(/\.png$/, '-zoom.png'), fullPage: true });
+    await page.evaluate(([a, b]) => window.ergonView.setView(a, b), [load.view.v0, load.view.v1]);
+  }
   if (opt.drag) {
     const [ta, tb] = opt.drag;
     const pts = await page.evaluate(([ta, tb]) => {

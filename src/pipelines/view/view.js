@@ -117,6 +117,10 @@
       if (any & 2) R.shown.push(li);
     });
     R.duration = R.N / R.fs;
+    // Served: the recording's own levels (entries of entry_samples samples)
+    // the server reads tiles from, and the tile on hand.
+    R.srvLevels = r.levels || null;
+    R.tile = null;
     return R;
   }
 
@@ -198,11 +202,80 @@
   /* The level and bin range a lane draws from: about one bin per column. */
   function pick(R) {
     var span = view.v1 - view.v0, bpp = span * R.fs / R.bs / W, j = 0;
+    if (bpp < 1 && R.bs > 1 && SERVE) {
+      var T = wantTile(R, span);
+      if (T) return T;
+    }
     while (j + 1 < R.levels.length && Math.pow(FACTOR, j + 1) <= bpp) j++;
     var L = R.levels[j], dur = R.bs * L.f / R.fs;
     var i0 = Math.max(0, Math.floor((view.v0 - R.shift) / dur));
     var i1 = Math.min(L.n, Math.ceil((view.v1 - R.shift) / dur) + 1);
-    return { L: L, dur: dur, i0: i0, i1: i1, wide: bpp < 1 };
+    R.drawnFrom = { source: 'embedded', level: j, entry_samples: R.bs * L.f };
+    return { L: L, dur: dur, i0: i0, i1: i1, wide: bpp < 1, off: 0 };
+  }
+
+  /* --- served: finer bins from the server -------------------------------- */
+
+  var SERVE = D.serve || null;
+  EV.served = !!SERVE;
+  EV.fetching = 0; EV.tiles = []; EV.fetchErrors = [];
+  function api(path, q, done) {
+    EV.fetching++;
+    fetch(path + '?token=' + encodeURIComponent(SERVE.token) + '&' + q, { cache: 'no-store' })
+      .then(function (res) {
+        return res.json().then(function (j) {
+          if (!res.ok) throw new Error(path + ': ' + res.status + ': ' + (j.error || ''));
+          return j;
+        });
+      })
+      .then(function (j) { EV.fetching--; done(j); },
+        function (e) { EV.fetching--; EV.fetchErrors.push(String(e)); });
+  }
+  /* Zoomed in past the embedded bins: the finest level of the recording
+   * that keeps the view within TILE_VIEW entries; its tile when on hand
+   * (as a level to draw), else fetched (drawn from the embedded bins until
+   * it comes). Null when the embedded bins are as fine. */
+  var TILE_VIEW = 3000;
+  function wantTile(R, span) {
+    if (!R.srvLevels) return null;
+    var lv = null;
+    for (var k = 0; k < R.srvLevels.length; k++) {
+      var c = R.srvLevels[k];
+      if (span * R.fs / c.entry_samples <= TILE_VIEW && (!lv || c.entry_samples < lv.entry_samples)) lv = c;
+    }
+    if (!lv || lv.entry_samples >= R.bs) return null;
+    var es = lv.entry_samples, dur = es / R.fs;
+    var i0 = Math.max(0, Math.floor((view.v0 - R.shift) / dur));
+    var i1 = Math.min(lv.entries, Math.ceil((view.v1 - R.shift) / dur) + 1);
+    if (i1 <= i0) return null;
+    var t = R.tile;
+    if (t && t.level === lv.level && t.start <= i0 && t.start + t.count >= i1) {
+      R.drawnFrom = { source: 'server', level: t.level, entry_samples: es };
+      return { L: t.L, dur: dur, i0: i0 - t.start, i1: i1 - t.start, wide: span * R.fs / es / W < 1,
+        off: t.start, tile: t };
+    }
+    // A margin of half the view each side, so that panning keeps it.
+    var n = i1 - i0, start = Math.max(0, i0 - Math.floor(n / 2));
+    var count = Math.min(8192, lv.entries - start, 2 * n + 2);
+    var key = R.i + ':' + lv.level + ':' + start + ':' + count;
+    if (R.want !== key) {
+      R.want = key;
+      api('/api/tile', 'rec=' + R.i + '&level=' + lv.level + '&start=' + start + '&count=' + count,
+        function (j) { if (R.want === key) { R.tile = tileOf(j); redraw(); } });
+    }
+    return null;
+  }
+  function tileOf(j) {
+    var L = { n: j.count, f: 0, sig: [], lines: [] };
+    j.signals.forEach(function (s) {
+      var mean = decode(s.mean, Float32Array), cnt = new Float64Array(j.count);
+      for (var i = 0; i < j.count; i++) cnt[i] = isNaN(mean[i]) ? 0 : j.entry_samples;
+      L.sig.push({ min: decode(s.min, Float32Array), max: decode(s.max, Float32Array), mean: mean, cnt: cnt });
+    });
+    j.lines.forEach(function (l) { L.lines.push(decode(l.bins, Uint8Array)); });
+    var t = { level: j.level, es: j.entry_samples, start: j.start, count: j.count, L: L };
+    EV.tiles.push({ rec: j.rec, level: j.level, entry_samples: j.entry_samples, start: j.start, count: j.count });
+    return t;
   }
 
   function drawSig(lane) {
@@ -247,7 +320,7 @@
       for (c = 0; c < W; c++) { cmin[c] = Infinity; cmax[c] = -Infinity; }
       for (i = P.i0; i < P.i1; i++) {
         if (!s.cnt[i]) continue;
-        c = Math.floor(((i + 0.5) * P.dur + R.shift - view.v0) / (view.v1 - view.v0) * W);
+        c = Math.floor(((i + P.off + 0.5) * P.dur + R.shift - view.v0) / (view.v1 - view.v0) * W);
         if (c < 0 || c >= W) continue;
         if (s.min[i] < cmin[c]) cmin[c] = s.min[i];
         if (s.max[i] > cmax[c]) cmax[c] = s.max[i];
@@ -279,7 +352,7 @@
       var last = null;
       for (i = P.i0; i < P.i1; i++) {
         if (!s.cnt[i]) { last = null; continue; }
-        var xa = xOf(i * P.dur + R.shift), xb = xOf((i + 1) * P.dur + R.shift);
+        var xa = xOf((i + P.off) * P.dur + R.shift), xb = xOf((i + P.off + 1) * P.dur + R.shift);
         var yt = yOf(s.max[i]), ybot = yOf(s.min[i]), ym2 = yOf(s.mean[i]);
         ctx.fillRect(xa, yt, xb - xa, Math.max(1, ybot - yt));
         if (last === null) ctx.moveTo(xa, ym2); else ctx.lineTo(xa, ym2);
@@ -318,13 +391,13 @@
     if (!P.wide) {
       var col = new Uint8Array(W), c;
       for (i = P.i0; i < P.i1; i++) {
-        c = Math.floor(((i + 0.5) * P.dur + R.shift - view.v0) / span * W);
+        c = Math.floor(((i + P.off + 0.5) * P.dur + R.shift - view.v0) / span * W);
         if (c >= 0 && c < W) col[c] |= b[i];
       }
       for (c = 0; c < W; c++) paintLine(LEFT + c, 1, col[c], y0, h);
     } else {
       for (i = P.i0; i < P.i1; i++) {
-        var xa = xOf(i * P.dur + R.shift), xb = xOf((i + 1) * P.dur + R.shift);
+        var xa = xOf((i + P.off) * P.dur + R.shift), xb = xOf((i + P.off + 1) * P.dur + R.shift);
         paintLine(xa, xb - xa, b[i], y0, h);
       }
     }
@@ -450,6 +523,7 @@
     EV.lastDrawMs = now - t;
     EV.lastDrawAt = now;
     EV.view = { v0: view.v0, v1: view.v1 };
+    EV.drawnFrom = recs.map(function (R) { return R.drawnFrom; });
     if (!EV.ready) {
       EV.firstDrawMs = now;
       EV.ready = true;
@@ -531,9 +605,46 @@
     return a;
   }
 
+  /* Served: the selection's figures at full resolution from the server
+   * (its edges on samples), replacing the embedded bins' when they come. */
+  var exact = { seq: 0, list: null };
+  function askExact() {
+    var seq = ++exact.seq;
+    exact.list = null;
+    if (!SERVE || !sel) return;
+    var got = recs.map(function () { return null; }), left = 0;
+    recs.forEach(function (R) {
+      var a = Math.max(0, Math.min(R.N, Math.round((sel.t0 - R.shift) * R.fs)));
+      var b = Math.max(0, Math.min(R.N, Math.round((sel.t1 - R.shift) * R.fs)));
+      if (b <= a) return;
+      left++;
+      api('/api/stats', 'rec=' + R.i + '&start=' + a + '&end=' + b, function (j) {
+        if (seq !== exact.seq) return;
+        got[R.i] = exactOf(R, j);
+        if (--left === 0) { exact.list = got; showStats(true); }
+      });
+    });
+  }
+  function exactOf(R, j) {
+    var out = { rec: R.i, s0: j.start, s1: j.end, samples: j.samples, dt: j.dt_s,
+      t0: j.start / R.fs + R.shift, t1: j.end / R.fs + R.shift, source: 'server',
+      resolution_s: 1 / R.fs, bin_samples: 1, levels_used: j.levels_used };
+    ['current', 'voltage', 'power'].forEach(function (nm) {
+      var g = j.signals[nm], f = g.finite_samples;
+      out[nm] = { mean: g.mean === null ? NaN : g.mean, min: g.min === null ? NaN : g.min,
+        max: g.max === null ? NaN : g.max, sum: f ? g.mean * f : 0, finite: f };
+    });
+    out.charge_c = j.charge_c === null ? NaN : j.charge_c;
+    out.energy_j = j.energy_j === null ? NaN : j.energy_j;
+    out.lost = out.samples - out.current.finite;
+    return out;
+  }
+
   var statsEl = document.getElementById('selection-stats');
-  function showStats() {
-    var list = sel ? recs.map(function (R) { return stats(R, sel.t0, sel.t1); }) : [];
+  function showStats(fromServer) {
+    if (!fromServer) askExact();
+    var list = !sel ? [] : exact.list ? exact.list :
+      recs.map(function (R) { return stats(R, sel.t0, sel.t1); });
     EV.selection = sel ? { t0: sel.t0, t1: sel.t1, stats: list } : null;
     // The section's own attributes: recording A's figures.
     Array.prototype.slice.call(statsEl.attributes).forEach(function (at) {
@@ -568,6 +679,16 @@
     list.forEach(function (s, i) {
       if (!s) return;
       var R = recs[i];
+      if (s.source === 'server') {
+        h += '<p class="res">' + esc(R.label) + ': exact at full resolution (' +
+          esc(si(1 / R.fs, 's', 4)) + ' per sample at ' + esc(si(R.fs, 'Hz', 6)) + '), read by the ' +
+          'server from the recording: ' + s.levels_used.map(function (u) {
+            return u.entries + ' \u00d7 ' + u.entry_samples + ' sample' + (u.entry_samples > 1 ? 's' : '');
+          }).join(' + ') + '; the selection\'s edges are on samples: ' +
+          esc(secs(s.t0, s.resolution_s)) + ' to ' + esc(secs(s.t1, s.resolution_s)) +
+          (s.lost ? '; ' + s.lost + ' lost samples are left out' : '') + '.</p>';
+        return;
+      }
       h += '<p class="res">' + esc(R.label) + ': from the finest embedded level, bins of ' +
         R.bs + ' sample' + (R.bs > 1 ? 's' : '') + ' (' + esc(si(R.bs / R.fs, 's', 4)) + ' at ' +
         esc(si(R.fs, 'Hz', 6)) + '); the selection\'s edges snap to these bins, so its figures ' +
