@@ -217,6 +217,34 @@ enum ergon_power_figure {
 ERGON_API void ergon_gated_budget(const struct ergon_gated_result *res, int whole, int figure,
 				  const struct ergon_rating *rating, struct ergon_budget *b);
 
+/* What a gated capture is planned to see, for the budget estimate before
+ * measuring (docs/UNCERTAINTY.md, "Before measuring"). NaN or 0 where the
+ * plan does not know it: the terms that need it are then left out, so the
+ * estimate is a lower bound of the U the capture will state. */
+struct ergon_gated_plan {
+	double current_a; /* the expected mean current under the gate (NaN: unknown) */
+	double voltage_v; /* the rail (NaN: unknown) */
+	double window_s;  /* the planned gated window (NaN: unknown) */
+	/* Where each gate edge (or, on-device, each end of the window) is
+	 * known to: one statistics packet, sample or conversion cycle, s. */
+	double edge_s;
+	/* Raw samples each statistics packet averages (quantization); 0: the
+	 * meter's step is not a term (an on-device accumulator: energy_lsb_j). */
+	double samples_per_packet;
+	double energy_lsb_j; /* an accumulator's one step (NaN: none) */
+};
+
+/* The relative budget (value 1, unit "1": each term a fraction of the
+ * figure) that the energy, mean power and energy per inference of a
+ * planned capture will at least carry: the rating's gains (the current's in
+ * the range the expected current needs, else the smallest of the ranges),
+ * its offsets, quantization, the accumulator step and the gate edges at
+ * the expected current, the shunt and the timebase. Unknown rated figures
+ * are unknown terms (the budget will be incomplete). The observer window
+ * (the firmware's count against the gate) is measured and adds to it. */
+ERGON_API void ergon_gated_plan_budget(const struct ergon_rating *r,
+				       const struct ergon_gated_plan *p, struct ergon_budget *b);
+
 /* ---- Checks on firmware facts (docs/POWER_CHECKS.md) ---------------- */
 
 enum ergon_probe_kind {

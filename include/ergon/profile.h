@@ -58,6 +58,13 @@ ERGON_API int ergon_profile_firmware_link(const struct ergon_config *cfg);
  * power stage settings, each with its origin. *out is a new reference. */
 ERGON_API int ergon_profile_plan(const struct ergon_config *cfg, json_t **out,
 				 struct ergon_err *err);
+/* The same for a run of a .tflite model (model: the document
+ * ergon_model_fw_prepare_profile gave, NULL: none). With the power stage,
+ * plan.power.uncertainty_estimate is the budget estimate before measuring
+ * (docs/UNCERTAINTY.md): its "verdict" is "cannot meet the limit" when the
+ * run would be refused under power.max_uncertainty_pct. */
+ERGON_API int ergon_profile_plan_model(const struct ergon_config *cfg, const json_t *model,
+				       json_t **out, struct ergon_err *err);
 
 /* What ergon_profile_run is doing, for a progress display (opts.progress). */
 struct ergon_profile_progress {

@@ -45,6 +45,16 @@ static const uint32_t layer_cycles[3] = {48000, 24000, 24000};
 
 static const char *const layer_ops[3] = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"};
 
+double ergon_sim_rail_v(void)
+{
+	return SIM_RAIL_V;
+}
+
+double ergon_sim_active_current_a(void)
+{
+	return SIM_ACTIVE_A;
+}
+
 double ergon_sim_op_current_a(const char *op_name)
 {
 	static const struct {

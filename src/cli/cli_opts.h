@@ -101,6 +101,10 @@ const char *cli_sym(const char *utf8, const char *ascii);
  * stdout. Returns ERGON_EXIT_IO when stdout fails. */
 #include <jansson.h>
 int cli_print_json(const json_t *value);
+/* A plan's relative budget (a --dry-run uncertainty estimate), a term a
+ * line: "  NAME  +/- x % (rectangular bound; SOURCE)" or "unknown: WHY";
+ * name_w: the name column's width. */
+void cli_print_plan_terms(const json_t *budget, int name_w);
 /* 1 when the command line holds --json (cli_init looks before any option
  * is matched, so even a usage error in the parser comes out as JSON). In
  * JSON mode stdout gets one JSON document and stderr only JSON lines:

@@ -208,6 +208,24 @@ const char *cli_sym(const char *utf8, const char *ascii)
 	return cli_utf8() ? utf8 : ascii;
 }
 
+void cli_print_plan_terms(const json_t *budget, int name_w)
+{
+	size_t i;
+	const json_t *t;
+	json_array_foreach(json_object_get(budget, "terms"), i, t)
+	{
+		const char *nm = json_string_value(json_object_get(t, "name"));
+		if (json_is_true(json_object_get(t, "known")))
+			printf("  %-*s %s %.3g %% (rectangular bound; %s)\n", name_w, nm,
+			       cli_sym("±", "+/-"),
+			       100.0 * json_number_value(json_object_get(t, "limit")),
+			       json_string_value(json_object_get(t, "source")));
+		else
+			printf("  %-*s unknown: %s\n", name_w, nm,
+			       json_string_value(json_object_get(t, "source")));
+	}
+}
+
 /* --quiet on the commands that draw progress (run, record, profile,
  * capture, kernels run; cli_quiet matches it): one process, one command,
  * so a file-level flag. */

@@ -337,6 +337,28 @@ static void print_result(const json_t *summary, const struct ergon_profile_resul
 	}
 }
 
+/* --dry-run: can this meter resolve it (plan.power.uncertainty_estimate)? */
+static void print_estimate(const json_t *est)
+{
+	if (!json_is_object(est))
+		return;
+	printf("uncertainty: %s\n", json_string_value(json_object_get(est, "why")));
+	const json_t *ia = json_object_get(est, "expected_current_a");
+	const json_t *ws = json_object_get(est, "window_s");
+	char a[32] = "unknown", w[32] = "unknown";
+	if (json_is_number(ia))
+		snprintf(a, sizeof a, "%.6g A", json_number_value(ia));
+	if (json_is_number(ws))
+		snprintf(w, sizeof w, "%.6g s", json_number_value(ws));
+	printf("  expected current: %s (%s)\n", a,
+	       json_string_value(json_object_get(est, "expected_current_from")));
+	printf("  window          : %s (%s)\n", w,
+	       json_string_value(json_object_get(est, "window_from")));
+	printf("  meter           : %s\n", json_string_value(json_object_get(est, "rating_from")));
+	cli_print_plan_terms(json_object_get(est, "budget"), 18);
+	printf("verdict    : %s\n", json_string_value(json_object_get(est, "verdict")));
+}
+
 /* "ergon profile: [1/3 pmu] pass 2/3 cache   4.1 s" on a terminal. */
 static void stage_progress(void *ctx, const struct ergon_profile_progress *p)
 {
@@ -592,22 +614,36 @@ static int run(int argc, char **argv)
 	}
 	if (dry) {
 		json_t *plan = NULL;
-		if ((rc = ergon_profile_plan(&cfg, &plan, &err)) != 0)
+		if ((rc = ergon_profile_plan_model(&cfg, model_json, &plan, &err)) != 0)
 			goto fail;
-		ergon_cli_config_print(stdout, &cfg);
-		char *s = json_dumps(plan, JSON_INDENT(2));
-		printf("plan:\n%s\n", s ? s : "(out of memory)");
-		if (model_path)
-			printf("firmware: built from %s into %s when the run starts\n", model_path,
-			       mdir);
-		else if (!sim)
-			printf("firmware: profile %s; power %s\n", fw.profile,
-			       fw.power[0] ? fw.power : "(not needed)");
-		free(s);
+		const json_t *est =
+		    json_object_get(json_object_get(plan, "power"), "uncertainty_estimate");
+		int refused = json_is_object(est) &&
+			      strcmp(json_string_value(json_object_get(est, "verdict")),
+				     "cannot meet the limit") == 0;
+		if (as_json) {
+			json_t *doc = json_pack("{s:b,s:o,s:O}", "dry_run", 1, "config",
+						ergon_config_to_json(&cfg), "plan", plan);
+			cli_print_json(doc);
+			json_decref(doc);
+		} else {
+			ergon_cli_config_print(stdout, &cfg);
+			char *s = json_dumps(plan, JSON_INDENT(2));
+			printf("plan:\n%s\n", s ? s : "(out of memory)");
+			free(s);
+			if (model_path)
+				printf("firmware: built from %s into %s when the run starts\n",
+				       model_path, mdir);
+			else if (!sim)
+				printf("firmware: profile %s; power %s\n", fw.profile,
+				       fw.power[0] ? fw.power : "(not needed)");
+			print_estimate(est);
+		}
 		json_decref(plan);
+		json_decref(model_json);
 		ergon_cli_config_print_issues(stderr, "profile", &cfg);
 		ergon_config_cleanup(&cfg);
-		return ERGON_EXIT_OK;
+		return refused ? ERGON_EXIT_MEASUREMENT : ERGON_EXIT_OK;
 	}
 	ergon_cli_config_print_issues(stderr, "profile", &cfg);
 	struct ergon_secret_key skey = {0};
@@ -726,7 +762,9 @@ const struct ergon_cli_command ergon_cli_cmd_profile = {
 	    "--no-cache compiles every object and neither reads nor writes the cache.\n"
 	    "--sim-scenario NAME picks a virtual-bench fault scenario (a power scenario\n"
 	    "turns the power stage on). --dry-run prints every effective value, where it\n"
-	    "came from, and the plan, and runs nothing. Lifecycles: sim, qemu, jlink\n"
+	    "came from, and the plan, and runs nothing; with the power stage also the\n"
+	    "uncertainty estimate (can this meter resolve it?), exit 1 when the gate\n"
+	    "cannot be met; with --json one document {config, plan}. Lifecycles: sim, qemu, jlink\n"
 	    "(JLinkExe), openocd, pyocd, bmp; the probe drivers are not yet run on\n"
 	    "hardware (tested against fakes).\n"
 	    "--transport rtt|uart (target.transport): on qemu-an547, rtt runs the RTT build\n"

@@ -501,20 +501,7 @@ static int dry_run(const struct ergon_run_config *cfg, int as_json)
 		       num(plan, "plan.idle_s"), num(plan, "plan.windows"),
 		       num(plan, "plan.window_s"), num(plan, "plan.sample_hz"));
 		printf("uncertainty : %s\n", json_string_value(json_object_get(est, "why")));
-		size_t i;
-		const json_t *t;
-		json_array_foreach(json_object_get(json_object_get(est, "budget"), "terms"), i, t)
-		{
-			const char *nm = json_string_value(json_object_get(t, "name"));
-			if (json_is_true(json_object_get(t, "known")))
-				printf("  %-22s %s %.3g %% (rectangular bound; %s)\n", nm,
-				       cli_sym("±", "+/-"),
-				       100.0 * json_number_value(json_object_get(t, "limit")),
-				       json_string_value(json_object_get(t, "source")));
-			else
-				printf("  %-22s unknown: %s\n", nm,
-				       json_string_value(json_object_get(t, "source")));
-		}
+		cli_print_plan_terms(json_object_get(est, "budget"), 22);
 		printf("verdict     : %s\n", json_string_value(json_object_get(est, "verdict")));
 	}
 	json_decref(plan);

@@ -2,6 +2,8 @@
  * (figures_budget.c) against hand-worked values, each in a comment. */
 #include "ergon/budget.h"
 #include "ergon/figures.h"
+#include "ergon/gated.h"
+#include "ergon/instrument.h"
 #include "test_support.h"
 
 #include <math.h>
@@ -270,6 +272,50 @@ static void energy_per_op_budget_by_hand(void **state)
 	NEAR(term(&b, "spread over repetitions")->u, 3e-4);
 }
 
+/* The gated plan's estimate (ergon_gated_plan_budget) on the bench
+ * meter's declared rating (docs/UNCERTAINTY.md's table: 1.8 mA range 0.2 %
+ * / 2 uA, 18 mA range 0.2 % / 10 uA, voltage 0.2 % / 1 mV, 50 ppm), worked
+ * by hand as fractions of the figure, rectangular (u = a / sqrt(3)), k = 2. */
+static double rect_u2(double a)
+{
+	return a * a / 3.0;
+}
+
+static void gated_plan_budget_by_hand(void **state)
+{
+	(void)state;
+	struct ergon_rating r;
+	assert_int_equal(ergon_rating_for_model("VBENCH", NAN, &r), 0);
+	/* 1 mA in the 1.8 mA range on 1.8 V, a 2 s window, 1 ms edges, no
+	 * per-sample quantization: offsets 2 uA / 1 mA = 0.2 %, 1 mV / 1.8 V;
+	 * edges sqrt(2) x 1 ms / 2 s. */
+	struct ergon_gated_plan p = {.current_a = 1e-3,
+				     .voltage_v = 1.8,
+				     .window_s = 2.0,
+				     .edge_s = 1e-3,
+				     .samples_per_packet = 0,
+				     .energy_lsb_j = NAN};
+	struct ergon_budget b;
+	ergon_gated_plan_budget(&r, &p, &b);
+	double u2 = rect_u2(0.002) + rect_u2(2e-6 / 1e-3) + rect_u2(0.002) + rect_u2(1e-3 / 1.8) +
+		    rect_u2(50e-6) + rect_u2(sqrt(2.0) * 1e-3 / 2.0);
+	assert_true(b.complete);
+	NEAR(b.U, 2.0 * sqrt(u2));
+	/* No expected current, no window: the gains (the smallest range's),
+	 * the voltage's and the timebase only, a lower bound. */
+	p.current_a = NAN;
+	p.window_s = NAN;
+	ergon_gated_plan_budget(&r, &p, &b);
+	u2 = rect_u2(0.002) + rect_u2(0.002) + rect_u2(1e-3 / 1.8) + rect_u2(50e-6);
+	assert_true(b.complete);
+	assert_int_equal(b.n, 4);
+	NEAR(b.U, 2.0 * sqrt(u2));
+	/* No rating: incomplete, the gate fails. */
+	ergon_gated_plan_budget(NULL, &p, &b);
+	assert_false(b.complete);
+	assert_int_equal(ergon_budget_gate(&b, 50.0), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -281,6 +327,7 @@ int main(void)
 	    cmocka_unit_test(phase_energy_budget_by_hand),
 	    cmocka_unit_test(accumulator_budget_needs_its_clock),
 	    cmocka_unit_test(energy_per_op_budget_by_hand),
+	    cmocka_unit_test(gated_plan_budget_by_hand),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -177,6 +177,12 @@ struct ergon_sim_options {
  * all draw 5 mA; idle 1 mA; the rail is 1.8 V. */
 double ergon_sim_op_current_a(const char *op_name);
 
+/* What a plan may expect of the bench before it runs (the power stage's
+ * budget estimate, docs/UNCERTAINTY.md "Before measuring"): its rail, V,
+ * and the current the scenarios' three simulated layers draw, A. */
+double ergon_sim_rail_v(void);
+double ergon_sim_active_current_a(void);
+
 #define ERGON_SIM_CYCLES_PER_MAC 2.0
 #define ERGON_SIM_CYCLES_PER_OP 500.0
 

@@ -67,6 +67,26 @@ static void rated(struct ergon_budget *b, const char *name, const struct ergon_r
 		ergon_budget_add_unknown(b, name, "%s", x->source[0] ? x->source : "not stated");
 }
 
+/* The board's shunt (an instrument that does not own it): its tolerance
+ * and its temperature coefficient x span, of a (the figure's integral of
+ * |p| or |i|, or 1 for a relative budget). */
+static void shunt_terms(struct ergon_budget *b, const struct ergon_rating *r, double a,
+			const char *how)
+{
+	rated(b, "shunt tolerance", &r->shunt_tol_pct, 0.01 * a, how);
+	double tc = r->shunt_tempco_ppm_c.value * r->shunt_temp_span_c.value;
+	if (isfinite(tc))
+		ergon_budget_add(b, "shunt tempco", 1e-6 * tc * a, ERGON_DIST_RECT, 0,
+				 "%g ppm/C (%s) x %g C (%s)", r->shunt_tempco_ppm_c.value,
+				 r->shunt_tempco_ppm_c.source, r->shunt_temp_span_c.value,
+				 r->shunt_temp_span_c.source);
+	else
+		ergon_budget_add_unknown(b, "shunt tempco", "%s",
+					 !ergon_rated_known(&r->shunt_tempco_ppm_c)
+					     ? r->shunt_tempco_ppm_c.source
+					     : r->shunt_temp_span_c.source);
+}
+
 static double total(const double *v, int n)
 {
 	double s = 0;
@@ -122,19 +142,7 @@ void ergon_gated_budget(const struct ergon_gated_result *res, int whole, int fig
 	}
 	if (rating->external_shunt) {
 		double a = charge ? sum_q : sum_p;
-		rated(b, "shunt tolerance", &rating->shunt_tol_pct, 0.01 * a, "% of every reading");
-		double tc = rating->shunt_tempco_ppm_c.value * rating->shunt_temp_span_c.value;
-		if (isfinite(tc))
-			ergon_budget_add(
-			    b, "shunt tempco", 1e-6 * tc * a, ERGON_DIST_RECT, 0,
-			    "%g ppm/C (%s) x %g C (%s)", rating->shunt_tempco_ppm_c.value,
-			    rating->shunt_tempco_ppm_c.source, rating->shunt_temp_span_c.value,
-			    rating->shunt_temp_span_c.source);
-		else
-			ergon_budget_add_unknown(b, "shunt tempco", "%s",
-						 !ergon_rated_known(&rating->shunt_tempco_ppm_c)
-						     ? rating->shunt_tempco_ppm_c.source
-						     : rating->shunt_temp_span_c.source);
+		shunt_terms(b, rating, a, "% of every reading");
 	}
 	/* Quantization: each sample rounded to its range's step, independent. */
 	double q2 = 0;
@@ -222,21 +230,8 @@ void ergon_internal_budget(const struct ergon_power_terminal *t, const struct er
 			      "times the charge of the window");
 		}
 	}
-	if (r->external_shunt) {
-		rated(b, "shunt tolerance", &r->shunt_tol_pct, 0.01 * fabs(value),
-		      "% of the reading");
-		double tc = r->shunt_tempco_ppm_c.value * r->shunt_temp_span_c.value;
-		if (isfinite(tc))
-			ergon_budget_add(b, "shunt tempco", 1e-6 * tc * fabs(value),
-					 ERGON_DIST_RECT, 0, "%g ppm/C (%s) x %g C (%s)",
-					 r->shunt_tempco_ppm_c.value, r->shunt_tempco_ppm_c.source,
-					 r->shunt_temp_span_c.value, r->shunt_temp_span_c.source);
-		else
-			ergon_budget_add_unknown(b, "shunt tempco", "%s",
-						 !ergon_rated_known(&r->shunt_tempco_ppm_c)
-						     ? r->shunt_tempco_ppm_c.source
-						     : r->shunt_temp_span_c.source);
-	}
+	if (r->external_shunt)
+		shunt_terms(b, r, fabs(value), "% of the reading");
 	double lsb = charge ? charge_lsb_c : energy_lsb_j;
 	if (isfinite(lsb) && lsb > 0)
 		ergon_budget_add(b, "resolution", lsb, ERGON_DIST_RECT, 0,
@@ -283,5 +278,105 @@ void ergon_epi_budget(const struct ergon_budget *energy, uint64_t count, double 
 				 ERGON_DIST_RECT, 0, "%s", observer_src);
 	else
 		ergon_budget_add_unknown(b, "observer window", "%s", observer_src);
+	ergon_budget_close(b);
+}
+
+void ergon_gated_plan_budget(const struct ergon_rating *r, const struct ergon_gated_plan *p,
+			     struct ergon_budget *b)
+{
+	struct ergon_rating none;
+	if (r == NULL) {
+		ergon_rating_init(&none, ERGON_RATING_NONE);
+		r = &none;
+	}
+	ergon_budget_init(b, 1.0, "1");
+	double i = fabs(p->current_a), v = fabs(p->voltage_v), t = p->window_s;
+	int have_i = isfinite(i) && i > 0, have_v = isfinite(v) && v > 0;
+	int have_t = isfinite(t) && t > 0;
+	if (r->model == ERGON_RATING_IV && r->n_ranges > 0) {
+		/* The range the expected current needs; without one the
+		 * smallest gain of any range keeps the estimate a lower bound. */
+		int rg = have_i ? ergon_rating_range_for(r, i) : -1;
+		if (rg >= 0) {
+			rated(b, "current gain", &r->range[rg].gain_pct, 0.01,
+			      "% of every reading");
+			if (!ergon_rated_known(&r->range[rg].offset_a))
+				rated(b, "current offset", &r->range[rg].offset_a, 1.0, "");
+			else
+				ergon_budget_add(
+				    b, "current offset", r->range[rg].offset_a.value / i,
+				    ERGON_DIST_RECT, 0, "%s; over the expected %.6g A in range %s",
+				    r->range[rg].offset_a.source, i, r->range[rg].name);
+		} else {
+			int lo = -1;
+			for (int k = 0; k < r->n_ranges; k++) {
+				const struct ergon_rated *g = &r->range[k].gain_pct;
+				if (!ergon_rated_known(g)) {
+					lo = k;
+					break;
+				}
+				if (lo < 0 || g->value < r->range[lo].gain_pct.value)
+					lo = k;
+			}
+			rated(b, "current gain", &r->range[lo].gain_pct, 0.01,
+			      "% of every reading; the smallest of the ranges (no expected "
+			      "current picks one)");
+		}
+		rated(b, "voltage gain", &r->v_gain_pct, 0.01, "% of every reading");
+		if (!ergon_rated_known(&r->v_offset_v))
+			rated(b, "voltage offset", &r->v_offset_v, 1.0, "");
+		else if (have_v)
+			ergon_budget_add(b, "voltage offset", r->v_offset_v.value / v,
+					 ERGON_DIST_RECT, 0, "%s; over the %.6g V rail",
+					 r->v_offset_v.source, v);
+		if (have_i && have_v && have_t && p->samples_per_packet >= 1 && p->edge_s > 0) {
+			/* Each sample within half its range's step, independent:
+			 * over N = T / edge_s packets of n samples each, the
+			 * relative bound is step x sqrt(N / n) x edge_s / (i x T). */
+			int rg = ergon_rating_range_for(r, i);
+			double step = rg >= 0 ? r->range[rg].resolution_a : NAN;
+			double n_pk = t / p->edge_s;
+			if (step > 0)
+				ergon_budget_add_u(b, "quantization",
+						   step * sqrt(n_pk / p->samples_per_packet) *
+						       p->edge_s / (i * t),
+						   sqrt(12.0), ERGON_DIST_RECT, 0,
+						   "each sample within half its range's step, "
+						   "independent (%.0f samples a packet)",
+						   p->samples_per_packet);
+			else
+				ergon_budget_add_unknown(b, "quantization",
+							 "the instrument's step in the range the "
+							 "expected current needs is not stated");
+		}
+	} else if (r->model == ERGON_RATING_POWER) {
+		for (int k = 0; k < r->n_pterms; k++) {
+			const struct ergon_rating_pterm *q = &r->pterm[k];
+			if (q->kind == ERGON_PTERM_GAIN_PCT)
+				rated(b, q->name, &q->x, 0.01, "% of every reading");
+			else if (!ergon_rated_known(&q->x))
+				ergon_budget_add_unknown(b, q->name, "%s", q->x.source);
+			else if (have_i && have_v)
+				ergon_budget_add(b, q->name, q->x.value / (i * v), ERGON_DIST_RECT,
+						 0, "%s; over the expected %.6g W", q->x.source,
+						 i * v);
+		}
+	} else {
+		ergon_budget_add_unknown(b, "rated accuracy",
+					 "the instrument states no accuracy known to ergon");
+	}
+	if (r->external_shunt)
+		shunt_terms(b, r, 1.0, "% of every reading");
+	if (isfinite(p->energy_lsb_j) && p->energy_lsb_j > 0 && have_i && have_v && have_t)
+		ergon_budget_add(b, "resolution", p->energy_lsb_j / (i * v * t), ERGON_DIST_RECT, 0,
+				 "one ENERGY register step over the expected window's energy");
+	rated(b, "timebase", &r->timebase_ppm, 1e-6, "ppm of the instrument's clock");
+	if (have_t && p->edge_s > 0)
+		/* Both edges at the window's power: sqrt(2) x edge_s / T. */
+		ergon_budget_add_u(b, "gate edges", sqrt(2.0) * p->edge_s / t, sqrt(3.0),
+				   ERGON_DIST_RECT, 0,
+				   "2 gate edges, each within %.6g s at the window's power, over "
+				   "the planned %.6g s window",
+				   p->edge_s, t);
 	ergon_budget_close(b);
 }

@@ -34,8 +34,14 @@
 
 int ergon_profile_plan(const struct ergon_config *cfg, json_t **out, struct ergon_err *err)
 {
+	return ergon_profile_plan_model(cfg, NULL, out, err);
+}
+
+int ergon_profile_plan_model(const struct ergon_config *cfg, const json_t *model, json_t **out,
+			     struct ergon_err *err)
+{
 	struct prof_plan plan;
-	int rc = prof_plan(cfg, NULL, &plan, err);
+	int rc = prof_plan(cfg, NULL, model, &plan, err);
 	/* The transport and reset steps as the lifecycle carries them out
 	 * (--dry-run shows them; a value that cannot act is refused here). */
 	if (!rc)
@@ -179,28 +185,36 @@ int ergon_profile_run(const struct ergon_profile_opts *o, struct ergon_profile_r
 		r.aggregation = ERGON_HPX_AGG_MEAN;
 	else if (cfg->profiling.aggregation == ERGON_AGG_TRIMMED)
 		r.aggregation = ERGON_HPX_AGG_TRIMMED;
-	int rc = ergon_mkdir_p(o->out_dir, err);
-	if (rc)
-		return rc;
+	/* 1. plan. Can this meter resolve it? With the gate, a plan that
+	 * cannot meet it is refused before a second is measured (and before
+	 * the output folder is made). */
+	struct prof_plan plan;
+	int rc = prof_plan(cfg, o, o->model, &plan, err);
+	if (!rc && plan.u_refused)
+		rc = ergon_err_set(err, ERGON_EREFUSED,
+				   "power.max_uncertainty_pct %g: %s; nothing was measured "
+				   "(--dry-run shows the estimate)",
+				   cfg->power.max_uncertainty_pct, plan.u_why);
 	char spath[1200];
 	snprintf(spath, sizeof spath, "%s/summary.json", o->out_dir);
-	rc = ergon_file_check_writable(spath, o->write_flags | ERGON_WRITE_MKDIR, err);
-	if (rc)
-		return rc;
+	if (!rc)
+		rc = ergon_mkdir_p(o->out_dir, err);
+	if (!rc)
+		rc = ergon_file_check_writable(spath, o->write_flags | ERGON_WRITE_MKDIR, err);
 	/* Claim summary.json and its space before a stage runs (a full disk or
 	 * a second profile into the same folder fails here). */
 	struct ergon_out_slot slot;
-	rc = ergon_out_reserve(&slot, spath, PROFILE_SUMMARY_RESERVE_BYTES,
-			       ERGON_WRITE_FORCE | ERGON_WRITE_MKDIR, err);
-	if (rc)
+	if (!rc)
+		rc = ergon_out_reserve(&slot, spath, PROFILE_SUMMARY_RESERVE_BYTES,
+				       ERGON_WRITE_FORCE | ERGON_WRITE_MKDIR, err);
+	if (rc) {
+		json_decref(plan.json);
 		return rc;
+	}
 
 	r.issues = json_deep_copy(cfg->issues);
-	/* 1. plan, 2. accept (with the run's issues). */
-	struct prof_plan plan;
-	rc = prof_plan(cfg, o, &plan, err);
-	if (!rc)
-		rc = prof_accept(cfg, plan.json, r.issues, &r.lo, err);
+	/* 2. accept (with the run's issues). */
+	rc = prof_accept(cfg, plan.json, r.issues, &r.lo, err);
 	if (rc) {
 		json_decref(plan.json);
 		json_decref(r.issues);

@@ -79,10 +79,16 @@ struct prof_plan {
 	const char *pmu_image;	      /* what each stage boots: a firmware file, or */
 	const char *power_image;      /* on the virtual bench a scenario */
 	struct ergon_sim_options sim; /* the virtual bench's settings (sim only) */
+	/* The power stage's budget estimate (plan.power.uncertainty_estimate):
+	 * 1 when the gate (power.max_uncertainty_pct) cannot be met, and why. */
+	int u_refused;
+	char u_why[700];
 };
-/* o may be NULL (the plan alone, without a run): no images then. */
+/* o may be NULL (the plan alone, without a run): no images then. model
+ * (may be NULL): the .tflite a run on the virtual bench runs (its currents
+ * are the operators', not the bench's 5 mA). */
 int prof_plan(const struct ergon_config *cfg, const struct ergon_profile_opts *o,
-	      struct prof_plan *out, struct ergon_err *err);
+	      const json_t *model, struct prof_plan *out, struct ergon_err *err);
 
 /* 2. Configuration that must act (profile_accept.c): the transport and
  * reset the lifecycle really uses, named in the plan (plan.transport,

@@ -4,10 +4,14 @@
  * stage boots (a firmware, or on the virtual bench a scenario, with the
  * bench's settings). Also the firmware lookup and the virtual bench's
  * scenario choice per stage. */
+#include "ergon/ert_ina228_math.h"
 #include "ergon/ert_window.h"
+#include "ergon/gated.h"
+#include "ergon/instrument.h"
 #include "ergon/pmu.h"
 #include "ergon/profile.h"
 #include "ergon/sim.h"
+#include "pipelines/common/common.h"
 #include "profile_internal.h"
 
 #include <dirent.h>
@@ -119,8 +123,124 @@ static json_t *origin_of(const struct ergon_config *cfg, const char *key)
 			 "where", cfg->where[i], "note", cfg->note[i]);
 }
 
+/* Can this meter resolve it? The power stage's budget estimate before a
+ * second is measured (docs/UNCERTAINTY.md, "Before measuring"): the
+ * rating the stage will budget with, the current the bench (or nothing,
+ * on a real board) lets the plan expect, the planned window and the meter's
+ * packet period, through ergon_gated_plan_budget. *refused: the gate
+ * (power.max_uncertainty_pct) cannot be met, why says so. */
+static json_t *power_estimate(const struct ergon_config *cfg, const json_t *model, int *refused,
+			      char *why, size_t cap)
+{
+	int sim = cfg->target.lifecycle == ERGON_LIFECYCLE_SIM;
+	int internal = cfg->power.mode == ERGON_POWER_INTERNAL;
+	double p = isfinite(cfg->power.max_uncertainty_pct) ? cfg->power.max_uncertainty_pct : 0;
+	struct ergon_rating rating;
+	int have_rating = 0;
+	const char *rating_from;
+	struct ergon_gated_plan gp = {.current_a = NAN,
+				      .voltage_v = cfg->power.io_voltage,
+				      .window_s = NAN,
+				      .edge_s = NAN,
+				      .energy_lsb_j = NAN};
+	const char *current_from = "not known before measuring (a real board)";
+	if (sim && model == NULL) {
+		gp.current_a = ergon_sim_active_current_a();
+		gp.voltage_v = ergon_sim_rail_v();
+		current_from = "the virtual bench's layers (sim.h: 5 mA on its 1.8 V rail)";
+	} else if (sim) {
+		gp.voltage_v = ergon_sim_rail_v();
+		current_from = "not known before the model runs (each operator kind draws its own "
+			       "current, sim.h)";
+	}
+	if (cfg->profiling.window_mode == ERGON_WINDOW_AUTO)
+		gp.window_s = (double)cfg->profiling.window_target_ms * 1e-3;
+	if (internal) {
+		have_rating =
+		    ergon_rating_for_model("INA228", cfg->power.ina228.shunt_ohms, &rating) == 0;
+		rating_from = "the INA228 datasheet's figures (ratings.c) with "
+			      "power.ina228.shunt_ohms";
+		struct ert_ina228_plan ip;
+		if (ert_ina228_plan(cfg->power.ina228.shunt_ohms, cfg->power.ina228.max_current_a,
+				    &ip) == 0)
+			gp.energy_lsb_j = ip.energy_lsb_j;
+		/* Each end of the window within one conversion cycle. */
+		gp.edge_s = 3.0 * (double)cfg->power.ina228.conversion_time_us *
+			    (double)cfg->power.ina228.averaging_count * 1e-6;
+	} else if (sim) {
+		have_rating = ergon_rating_for_model("VBENCH", NAN, &rating) == 0;
+		rating_from = "the virtual bench's declared meter (ratings.c VBENCH)";
+		struct ergon_sim_options so;
+		ergon_profile_sim_options(cfg, &so);
+		/* Its simulated JS220 sums 1,000,000 samples a second. */
+		gp.edge_s = so.js_stats_rate_hz > 0 ? 1.0 / so.js_stats_rate_hz : NAN;
+		gp.samples_per_packet = so.js_stats_rate_hz > 0 ? 1e6 / so.js_stats_rate_hz : 0;
+	} else {
+		rating_from = "the live instrument's identity: read when it opens";
+	}
+	const char *window_from =
+	    cfg->profiling.window_mode == ERGON_WINDOW_AUTO
+		? "profiling.window_target_ms (auto window)"
+		: "not known before the PMU stage times an inference (fixed window)";
+	*refused = 0;
+	struct ergon_budget b;
+	int verdict; /* 0 may meet / no gate, 1 cannot (bound), 2 cannot (unknown), 3 cannot tell */
+	if (!have_rating) {
+		ergon_budget_init(&b, 1.0, "1");
+		ergon_budget_close(&b);
+		verdict = 3;
+		snprintf(why, cap,
+			 "the rating is the live instrument's own, read when it opens: nothing can "
+			 "be estimated before; the gate%s applies to the measured figures",
+			 p > 0 ? "" : " (none set)");
+	} else {
+		ergon_gated_plan_budget(&rating, &gp, &b);
+		double lb = 100.0 * b.U_known;
+		const char *dom = ergon_budget_dominant_name(&b);
+		verdict = !(p > 0) ? 0 : !b.complete ? 2 : lb > p ? 1 : 0;
+		if (verdict == 2)
+			snprintf(why, cap,
+				 "the budget will be incomplete (%s is unknown: %s), and an "
+				 "incomplete budget fails the gate",
+				 dom, b.term[b.dominant].source);
+		else if (verdict == 1)
+			snprintf(why, cap,
+				 "the terms the plan bounds give %.3g %% (k = 2; largest: %s), "
+				 "above the limit %g %%",
+				 lb, dom, p);
+		else if (!b.complete)
+			snprintf(why, cap,
+				 "no gate; the budget will be incomplete: %s is unknown (%s)", dom,
+				 b.term[b.dominant].source);
+		else if (p > 0)
+			snprintf(why, cap,
+				 "%.3g %% from the terms the plan bounds, within %g %% so far; the "
+				 "measured terms (the firmware's window against the gate%s) add "
+				 "to it",
+				 lb, p,
+				 isfinite(gp.current_a) ? "" : ", the offsets at the current");
+		else
+			snprintf(why, cap, "no gate; %.3g %% from the terms the plan bounds", lb);
+		*refused = verdict == 1 || verdict == 2;
+	}
+	return json_pack(
+	    "{s:s, s:o, s:s, s:o, s:s, s:o, s:o, s:s, s:o, s:o, s:b, s:s, s:s, s:o}", "figures",
+	    "energy, mean power, energy per inference (charge carries no voltage terms)",
+	    "expected_current_a", ergon_jnum(gp.current_a), "expected_current_from", current_from,
+	    "window_s", ergon_jnum(gp.window_s), "window_from", window_from, "edge_s",
+	    ergon_jnum(gp.edge_s), "voltage_v", ergon_jnum(gp.voltage_v), "rating_from",
+	    rating_from, "estimate_pct", have_rating ? ergon_jnum(100.0 * b.U_known) : json_null(),
+	    "max_uncertainty_pct", p > 0 ? json_real(p) : json_null(), "complete_expected",
+	    have_rating && b.complete, "verdict",
+	    verdict == 1 || verdict == 2 ? "cannot meet the limit"
+	    : verdict == 3		 ? "not known before the instrument opens"
+	    : p > 0			 ? "may meet the limit"
+					 : "no gate",
+	    "why", why, "budget", have_rating ? ergon_budget_json(&b) : json_null());
+}
+
 int prof_plan(const struct ergon_config *cfg, const struct ergon_profile_opts *o,
-	      struct prof_plan *out, struct ergon_err *err)
+	      const json_t *model, struct prof_plan *out, struct ergon_err *err)
 {
 	*out = (struct prof_plan){0};
 	struct ergon_pmu_plan pp = {0};
@@ -162,6 +282,16 @@ int prof_plan(const struct ergon_config *cfg, const struct ergon_profile_opts *o
 	if (plan == NULL)
 		return ergon_err_set(err, ERGON_ENOMEM, "profile plan: out of memory");
 	out->json = plan;
+	if (cfg->power.enabled && cfg->target.lifecycle != ERGON_LIFECYCLE_QEMU) {
+		json_t *est =
+		    power_estimate(cfg, model, &out->u_refused, out->u_why, sizeof out->u_why);
+		if (est == NULL) {
+			json_decref(plan);
+			out->json = NULL;
+			return ergon_err_set(err, ERGON_ENOMEM, "profile plan: out of memory");
+		}
+		json_object_set_new(json_object_get(plan, "power"), "uncertainty_estimate", est);
+	}
 	out->passes =
 	    (unsigned)json_array_size(json_object_get(json_object_get(plan, "counters"), "passes"));
 	if (o == NULL)
