@@ -69,8 +69,42 @@ struct ergon_validate_opts {
 	void *progress_ctx;
 };
 
+/* How one check of one model ended (a <testcase> of the JUnit XML). */
+enum ergon_validate_outcome {
+	ERGON_VALIDATE_PASS = 1,
+	ERGON_VALIDATE_FAILURE = 2, /* <failure>: the check found a fault */
+	ERGON_VALIDATE_ERROR = 3,   /* <error>: the check could not run */
+	ERGON_VALIDATE_SKIPPED = 4, /* <skipped>: not checked, and why */
+};
+
+/* At most this many checks per model: profile, correctness, integrity,
+ * regression, db ingest. */
+#define ERGON_VALIDATE_CHECKS_MAX 5
+#define ERGON_VALIDATE_NAME_MAX 256
+
+struct ergon_validate_check {
+	char name[16]; /* "profile", "correctness", "integrity", "regression", "db ingest" */
+	int outcome;   /* enum ergon_validate_outcome */
+	double time_s; /* how long the check took */
+	char message[ERGON_ERR_MSG_MAX]; /* what it found ("" when it passed quietly) */
+};
+
+/* One model: its checks in the order they ran. */
+struct ergon_validate_model {
+	char name[ERGON_VALIDATE_NAME_MAX]; /* the file name without .tflite */
+	int provenance;			    /* enum ergon_provenance of its summary; 0: none */
+	struct ergon_validate_check checks[ERGON_VALIDATE_CHECKS_MAX];
+	size_t n_checks;
+};
+
+/* The outcome of ergon_validate_run, typed: the counts of the JUnit XML's
+ * <testsuites> and every model's checks, filled from the same records the
+ * XML is written from (they cannot disagree). Free with
+ * ergon_validate_result_cleanup. */
 struct ergon_validate_result {
 	unsigned models, tests, failures, errors, skipped;
+	struct ergon_validate_model *per_model; /* `models` entries, in file name order */
+	int interrupted; /* the opts' flag stopped it: later models were not run */
 };
 
 /* Run the validation and write the JUnit XML atomically. Returns 0 when
@@ -81,6 +115,9 @@ struct ergon_validate_result {
  * checked before the first model runs) or the XML could not be written. */
 ERGON_API int ergon_validate_run(const struct ergon_validate_opts *o,
 				 struct ergon_validate_result *res, struct ergon_err *err);
+/* Free what the result holds (per_model); the counts stay. A second
+ * cleanup is harmless. */
+ERGON_API void ergon_validate_result_cleanup(struct ergon_validate_result *res);
 
 /* Append s to b with XML's five characters escaped, invalid UTF-8 repaired
  * and control characters XML 1.0 forbids replaced by U+FFFD. */

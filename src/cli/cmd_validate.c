@@ -102,6 +102,7 @@ static int run(int argc, char **argv)
 	struct ergon_cli_signals old_sig;
 	ergon_cli_signals_install(on_signal, 0, &old_sig);
 	int rc = ergon_validate_run(&o, &res, &err);
+	ergon_validate_result_cleanup(&res); /* the counts below stay */
 	if (cli_progress_ok())
 		cli_progress_clear();
 	ergon_cli_signals_restore(&old_sig);

@@ -33,8 +33,15 @@
  *   by hand to 231 and 2310 ADC steps) with a counter gap of 40 samples
  *   at 280000 (the PPK2's counter counts modulo 64), for 3 s at 100 kSPS:
  *   300000 samples, 40 of them lost, 3 s, the mean current over the
- *   299960 finite samples worked out by
- *   hand, synthetic (a pty is not a USB PPK2), degraded. */
+ *   299960 finite samples worked out by hand, synthetic (a pty is not a
+ *   USB PPK2), degraded.
+ * - ergon_validate_run on the virtual bench over a folder of two models:
+ *   ad01_int8.tflite (a fixture model the interpreter runs) and cut.tflite
+ *   (its first 100 bytes: no model), in file name order: ad01_int8's
+ *   profile, correctness and integrity pass and its summary is synthetic;
+ *   cut's profile is an error naming the file, its two other checks
+ *   skipped because the profile did not complete: 2 models, 6 tests, 1
+ *   error, 2 skipped (docs/VALIDATE.md). */
 #include "ergon/analyze.h"
 #include "ergon/artifact.h"
 #include "ergon/config.h"
@@ -45,6 +52,7 @@
 #include "ergon/kernels_run.h"
 #include "ergon/profile.h"
 #include "ergon/record.h"
+#include "ergon/validate.h"
 #include "ergon/verdict.h"
 #include "ergon/report.h"
 #include "sim_clock.h"
@@ -701,6 +709,79 @@ static void record_typed(void **state)
 	free(dir);
 }
 
+static void validate_typed(void **state)
+{
+	(void)state;
+	const char *shared = getenv("ERGON_SHARED_DIR");
+	assert_non_null(shared);
+	char *dir = ts_tmpdir();
+	char *models = ts_strf("%s/models", dir), *out = ts_strf("%s/out", dir);
+	char *junit = ts_strf("%s/junit.xml", dir);
+	char *src = ts_strf("%s/fixtures/models/ad01_int8.tflite", shared);
+	char *good = ts_strf("%s/ad01_int8.tflite", models), *cut = ts_strf("%s/cut.tflite", models);
+	assert_int_equal(mkdir(models, 0755), 0);
+	size_t len = 0;
+	char *bytes = ts_read_file(src, &len);
+	assert_non_null(bytes);
+	assert_true(len > 100);
+	assert_int_equal(ts_write_file(good, bytes, len), 0);
+	assert_int_equal(ts_write_file(cut, bytes, 100), 0);
+	free(bytes);
+	struct ergon_validate_opts o = {
+	    .board = "sim", .models_dir = models, .out_dir = out, .junit_path = junit};
+	struct ergon_validate_result res;
+	struct ergon_err err = {0};
+	if (ergon_validate_run(&o, &res, &err) != 0)
+		fail_msg("validate: %s", err.msg);
+	assert_int_equal(res.models, 2);
+	assert_int_equal(res.tests, 6);
+	assert_int_equal(res.failures, 0);
+	assert_int_equal(res.errors, 1);
+	assert_int_equal(res.skipped, 2);
+	assert_false(res.interrupted);
+	assert_non_null(res.per_model);
+	const struct ergon_validate_model *a = &res.per_model[0], *c = &res.per_model[1];
+	assert_string_equal(a->name, "ad01_int8");
+	assert_int_equal(a->provenance, ERGON_PROV_SYNTHETIC);
+	assert_int_equal(a->n_checks, 3);
+	static const char *const names[] = {"profile", "correctness", "integrity"};
+	for (size_t k = 0; k < 3; k++) {
+		assert_string_equal(a->checks[k].name, names[k]);
+		if (a->checks[k].outcome != ERGON_VALIDATE_PASS)
+			fail_msg("ad01_int8 %s: %d %s", names[k], a->checks[k].outcome,
+				 a->checks[k].message);
+		assert_true(a->checks[k].time_s >= 0);
+	}
+	assert_string_equal(c->name, "cut");
+	assert_int_equal(c->provenance, 0); /* no summary */
+	assert_int_equal(c->n_checks, 3);
+	assert_string_equal(c->checks[0].name, "profile");
+	assert_int_equal(c->checks[0].outcome, ERGON_VALIDATE_ERROR);
+	assert_non_null(strstr(c->checks[0].message, "cut.tflite"));
+	for (size_t k = 1; k < 3; k++) {
+		assert_string_equal(c->checks[k].name, names[k]);
+		assert_int_equal(c->checks[k].outcome, ERGON_VALIDATE_SKIPPED);
+		assert_string_equal(c->checks[k].message, "not checked: the profile did not complete");
+	}
+	/* The XML says the same. */
+	char *xml = ts_read_file(junit, NULL);
+	assert_non_null(xml);
+	assert_non_null(strstr(xml, "tests=\"6\" failures=\"0\" errors=\"1\" skipped=\"2\""));
+	free(xml);
+	ergon_validate_result_cleanup(&res);
+	ergon_validate_result_cleanup(&res); /* a second cleanup is harmless */
+	assert_null(res.per_model);
+	assert_int_equal(res.tests, 6); /* the counts stay */
+	free(good);
+	free(cut);
+	free(src);
+	free(junit);
+	free(out);
+	free(models);
+	ts_tmpdir_remove(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -711,6 +792,7 @@ int main(void)
 	    cmocka_unit_test(hpx_parse_typed),
 	    cmocka_unit_test(hpx_cut_typed),
 	    cmocka_unit_test(record_typed),
+	    cmocka_unit_test(validate_typed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -663,6 +663,48 @@ static int write_junit(const struct ergon_validate_opts *o, const struct model_r
 	return rc;
 }
 
+/* The public outcomes are the private ones, counted from 1. */
+_Static_assert(PASS + ERGON_VALIDATE_PASS == ERGON_VALIDATE_PASS &&
+		   FAILURE + ERGON_VALIDATE_PASS == ERGON_VALIDATE_FAILURE &&
+		   ERROR + ERGON_VALIDATE_PASS == ERGON_VALIDATE_ERROR &&
+		   SKIPPED + ERGON_VALIDATE_PASS == ERGON_VALIDATE_SKIPPED,
+	       "enum outcome and enum ergon_validate_outcome differ");
+
+/* The typed records of the models, copied from the ones the XML is
+ * written from. */
+static int typed_models(const struct model_result *m, size_t n, struct ergon_validate_result *res,
+			struct ergon_err *err)
+{
+	if (n == 0)
+		return 0;
+	res->per_model = calloc(n, sizeof *res->per_model);
+	if (res->per_model == NULL)
+		return ergon_err_set(err, ERGON_ENOMEM, "validate: out of memory");
+	for (size_t i = 0; i < n; i++) {
+		struct ergon_validate_model *t = &res->per_model[i];
+		snprintf(t->name, sizeof t->name, "%s", m[i].name);
+		t->provenance = m[i].provenance[0] ? ergon_provenance_parse(m[i].provenance) : 0;
+		for (int k = 0; k < m[i].n && k < ERGON_VALIDATE_CHECKS_MAX; k++) {
+			const struct check *c = &m[i].checks[k];
+			struct ergon_validate_check *tc = &t->checks[k];
+			snprintf(tc->name, sizeof tc->name, "%s", c->name);
+			tc->outcome = (int)c->outcome + ERGON_VALIDATE_PASS;
+			tc->time_s = c->time_s;
+			snprintf(tc->message, sizeof tc->message, "%s", c->message);
+			t->n_checks = (size_t)k + 1;
+		}
+	}
+	return 0;
+}
+
+void ergon_validate_result_cleanup(struct ergon_validate_result *res)
+{
+	if (res == NULL)
+		return;
+	free(res->per_model);
+	res->per_model = NULL;
+}
+
 int ergon_validate_run(const struct ergon_validate_opts *o, struct ergon_validate_result *res,
 		       struct ergon_err *err)
 {
@@ -720,7 +762,10 @@ int ergon_validate_run(const struct ergon_validate_opts *o, struct ergon_validat
 			res->errors += m[i].checks[k].outcome == ERROR;
 			res->skipped += m[i].checks[k].outcome == SKIPPED;
 		}
-	rc = write_junit(o, m, n, res, err);
+	res->interrupted = o->interrupted && *o->interrupted;
+	rc = typed_models(m, n, res, err);
+	if (rc == 0)
+		rc = write_junit(o, m, n, res, err);
 out:
 	ergon_db_close(bdb);
 	for (size_t i = 0; i < n; i++)
