@@ -73,6 +73,34 @@ check "$TMP/prof/summary.json" stages.pmu.measurement_time "$b" "$a" &&
   python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["stages"]["power"]; assert p["status"] == "disabled" and "measurement_time" not in p, p' "$TMP/prof/summary.json" &&
   ok "profile: the stage that ran" || bad "profile stages' measurement_time"
 
+# ergon capture: a stream read as the board sends it (a FIFO written while
+# the capture reads, a pipe on stdin) was measured while ergon read it; a
+# regular file (file:PATH, or one on stdin) is a log written before, whose
+# time is not known.
+HPX=$ERGON_SHARED_DIR/fixtures/hpx/basic.hpx.txt
+mkfifo "$TMP/board.fifo"
+b=$(now)
+cat "$HPX" >"$TMP/board.fifo" &
+writer=$!
+expect 0 "capture from a FIFO (a live stream)" -- "$E" capture --transport "file:$TMP/board.fifo" --out "$TMP/capf"
+wait "$writer"
+a=$(now)
+check "$TMP/capf/summary.json" measurement_time "$b" "$a" && ok "capture (FIFO): measured between the test's clock readings" ||
+  bad "capture FIFO measurement_time"
+b=$(now)
+cat "$HPX" | "$E" capture --transport - --out "$TMP/capp" >"$TMP/o" 2>"$TMP/e"
+rc=$?
+a=$(now)
+[ "$rc" = 0 ] && check "$TMP/capp/summary.json" measurement_time "$b" "$a" && ok "capture (a pipe on stdin): measured" ||
+  bad "capture pipe measurement_time (exit $rc)"
+expect 0 "capture from a regular file" -- "$E" capture --transport "file:$HPX" --out "$TMP/capr"
+unknown "$TMP/capr/summary.json" "the log was written before ergon read it" && ok "capture (file:PATH): not known, said why" ||
+  bad "capture file measurement_time"
+"$E" capture --transport - --out "$TMP/caps" <"$HPX" >"$TMP/o" 2>"$TMP/e"
+rc=$?
+[ "$rc" = 0 ] && unknown "$TMP/caps/summary.json" "the log was written before ergon read it" &&
+  ok "capture (a file on stdin): not known, said why" || bad "capture stdin file measurement_time (exit $rc)"
+
 expect 0 "parse a log" -- "$E" parse "$ERGON_SHARED_DIR/fixtures/hpx/basic.hpx.txt" --out "$TMP/parse"
 unknown "$TMP/parse/summary.json" "the log was written before ergon read it" && ok "parse: not known, said why" ||
   bad "parse measurement_time"

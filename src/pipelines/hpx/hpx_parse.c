@@ -445,6 +445,23 @@ int ergon_hpx_parse_run(const char *log, const struct ergon_hpx_report_opts *o,
 	return rc;
 }
 
+/* 1 when a capture's source is a regular file (file:PATH, or - with a
+ * file on stdin): the stream was written before ergon read it, so the
+ * capture's span is when ergon read it, not when the counters were
+ * measured. A FIFO, a pipe, a device, a socket or a debug link is read as
+ * the board sends it. */
+static int replayed_source(const char *spec)
+{
+	struct stat st;
+	if (spec == NULL)
+		return 0;
+	if (strcmp(spec, "-") == 0)
+		return fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode);
+	if (strncmp(spec, "file:", 5) == 0)
+		return stat(spec + 5, &st) == 0 && S_ISREG(st.st_mode);
+	return 0;
+}
+
 int ergon_hpx_capture_run(const struct ergon_hpx_capture_opts *co,
 			  const struct ergon_hpx_report_opts *o, struct ergon_hpx_run_result *res,
 			  json_t **summary, struct ergon_err *err)
@@ -475,6 +492,7 @@ int ergon_hpx_capture_run(const struct ergon_hpx_capture_opts *co,
 		return rc;
 	}
 	rc = ergon_hpx_parser_new(NULL, &p, err);
+	int replayed = replayed_source(co->transport);
 	struct ergon_mtime mt;
 	ergon_mtime_start(&mt);
 	if (!rc)
@@ -486,7 +504,8 @@ int ergon_hpx_capture_run(const struct ergon_hpx_capture_opts *co,
 		struct ergon_hpx_report_opts ro = *o;
 		ro.extra_issues = cr.issues;
 		ro.capture = cr.details;
-		ro.measured = &mt;
+		/* A replayed file states no time (hpx_report.c says so). */
+		ro.measured = replayed ? NULL : &mt;
 		ergon_out_free_space(&slot);
 		json_t *art = NULL;
 		rc = ergon_hpx_report_write(result, &ro, &art, err);
