@@ -56,7 +56,11 @@ static void put(struct sig *s, double a, size_t count, int gate)
 /* A window of `inf` inferences; skip/extra: inference (0-based) whose
  * layer-1 edge is lost, or which gets an extra toggle 7 samples into
  * layer 2; short_l1: layer 1 lasts 3 samples. */
-static void build(struct sig *s, int inf, int skip, int extra, int short_l1)
+/* The general form (issue 30's mutation pins): layer 1 of l1 samples at
+ * 4 mA + k x step_a in inference k; inference `late` gets `late_n` more
+ * samples of layer 2. */
+static void build_ex(struct sig *s, int inf, int skip, int extra, size_t l1, double step_a,
+		     int late, size_t late_n)
 {
 	memset(s, 0, sizeof *s);
 	put(s, 0.001, 10, 0);
@@ -66,19 +70,24 @@ static void build(struct sig *s, int inf, int skip, int extra, int short_l1)
 		put(s, 0.006, 20, 1);
 		if (k != skip)
 			s->marker ^= 1;
-		put(s, 0.004, short_l1 ? 3 : 15, 1);
+		put(s, 0.004 + k * step_a, l1, 1);
 		s->marker ^= 1;
 		if (k == extra) {
 			put(s, 0.005, 7, 1);
 			s->marker ^= 1;
 			put(s, 0.005, 23, 1);
 		} else {
-			put(s, 0.005, 30, 1);
+			put(s, 0.005, 30 + (k == late ? late_n : 0), 1);
 		}
 	}
 	s->marker ^= 1;
 	put(s, 0.001, 5, 1);
 	put(s, 0.001, 10, 0);
+}
+
+static void build(struct sig *s, int inf, int skip, int extra, int short_l1)
+{
+	build_ex(s, inf, skip, extra, short_l1 ? 3 : 15, 0, -1, 0);
 }
 
 static const struct ergon_layers_result *run(struct ergon_layers **L, const struct sig *s,
@@ -213,6 +222,81 @@ static void short_layer_merged(void **state)
 	ergon_layers_free(L);
 }
 
+/* METHOD.md: a segment whose median span is under 10 samples is not
+ * resolved: it is merged with the next. Layer 1 of exactly 10 samples
+ * stands alone (3 layers); of 9 it is measured with layer 2 (2 layers,
+ * power.layers_unresolved), not with layer 0. */
+static void min_samples_at_ten(void **state)
+{
+	(void)state;
+	static struct sig s;
+	size_t len[] = {10, 9};
+	for (int k = 0; k < 2; k++) {
+		struct ergon_layers *L = NULL;
+		build_ex(&s, 4, -1, -1, len[k], 0, -1, 0);
+		const struct ergon_layers_result *r = run(&L, &s, 4);
+		assert_int_equal(r->inferences_used, 4);
+		assert_int_equal(r->n_layers, k ? 2 : 3);
+		assert_int_equal(ergon_issue_list_has(&r->issues, "power.layers_unresolved"), k);
+		if (k == 0) {
+			assert_true(r->layers[1].samples == 10.0);
+		} else {
+			/* Merged with the next segment, not the one before. */
+			assert_int_equal(r->layers[0].last, 0);
+			assert_int_equal(r->layers[1].first, 1);
+			assert_int_equal(r->layers[1].last, 2);
+		}
+		ergon_layers_free(L);
+	}
+}
+
+/* The median's interval: the order statistics k and n - k + 1 with k =
+ * floor(n/2 - 0.98 sqrt n), at least 1. Eight inferences whose layer 1
+ * draws 4 mA + k x 0.1 mA (k = 0..7): each measures 60 + 14.5 x (80 + 2k)
+ * = 1220 + 29k nJ (a sample of 4 mA + 0.1k mA at 2 V for 10 us is 80 + 2k
+ * nJ; the edge sample before it, 6 mA, gives half of 120). n = 8: 8/2 -
+ * 0.98 x 2.828 = 1.23 -> k = 1, so [x(1), x(8)] = [1220, 1423] nJ, the
+ * median (x(4) + x(5)) / 2 = 1321.5 nJ. */
+static void median_interval_ranks(void **state)
+{
+	(void)state;
+	static struct sig s;
+	struct ergon_layers *L = NULL;
+	build_ex(&s, 8, -1, -1, 15, 0.0001, -1, 0);
+	const struct ergon_layers_result *r = run(&L, &s, 8);
+	assert_int_equal(r->inferences_used, 8);
+	const struct ergon_layer_figures *f = &r->layers[1];
+	assert_true(NEAR(f->median_lo_j, 1220e-9));
+	assert_true(NEAR(f->median_hi_j, 1423e-9));
+	assert_true(NEAR(f->energy_median_j, 1321.5e-9));
+	ergon_layers_free(L);
+}
+
+/* An inference ends at the edge nearest one period after its first edge
+ * (the next inference's first edge, or the window's last), which must lie
+ * within 5 % of the period of it (at least two samples). Inference 2's
+ * layer 2 lasts L samples longer; the marked span is 4 x 65 + L samples
+ * and the period (260 + L) / 4. Inference 2 starts at 130 and ends at
+ * 195 + L. L = 5: period 66.25, expected end 196.25, actual 200: 3.75
+ * samples = 5.7 % off, beyond 5 % (3.31 samples): inference 2 is not
+ * found and the search ends (2 used, 2 lost). L = 4: period 66, expected
+ * 196, actual 199: 3 samples = 4.5 %: all 4 used. */
+static void period_search_within_five_percent(void **state)
+{
+	(void)state;
+	static struct sig s;
+	size_t late[] = {4, 5};
+	uint64_t used[] = {4, 2}, lost[] = {0, 2};
+	for (int k = 0; k < 2; k++) {
+		struct ergon_layers *L = NULL;
+		build_ex(&s, 4, -1, -1, 15, 0, 2, late[k]);
+		const struct ergon_layers_result *r = run(&L, &s, 4);
+		assert_int_equal(r->inferences_used, used[k]);
+		assert_int_equal(r->inferences_lost, lost[k]);
+		ergon_layers_free(L);
+	}
+}
+
 static void no_gate(void **state)
 {
 	(void)state;
@@ -293,6 +377,8 @@ int main(void)
 	    cmocka_unit_test(extra_edge_drops_one),  cmocka_unit_test(short_layer_merged),
 	    cmocka_unit_test(no_gate),		     cmocka_unit_test(sum_check),
 	    cmocka_unit_test(plan_groups_short_layers), cmocka_unit_test(bad_config),
+	    cmocka_unit_test(min_samples_at_ten),    cmocka_unit_test(median_interval_ranks),
+	    cmocka_unit_test(period_search_within_five_percent),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

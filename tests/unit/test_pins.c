@@ -12,11 +12,15 @@
  * default_glitch_floor.) */
 #include "../../target/src/tfl_internal.h"
 #include "ergon/artifact.h"
+#include "ergon/changepoint.h"
 #include "ergon/ert_hal.h"
 #include "ergon/ert_ina228_math.h"
 #include "ergon/figures.h"
+#include "ergon/gated.h"
+#include "ergon/issue_list.h"
 #include "ergon/issues.h"
 #include "ergon/report.h"
+#include "ergon/stats.h"
 #include "test_support.h"
 
 #include <jansson.h>
@@ -289,6 +293,150 @@ static void quantize_multiplier_rounds(void **state)
 	assert_int_equal(s, -3);
 }
 
+/* The survivors of scripts/mutate.sh's first run (issue 30), each pinned
+ * on both sides with values worked out here. */
+
+/* METHOD.md: "A phase with fewer than 2 samples has no energy". One idle
+ * sample (at 0; the idle phase is [0, 1]): run.too_few_samples; two (0
+ * and 1.0): none (mutant idle_one_sample). */
+static void too_few_idle_samples(void **state)
+{
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		struct series s = k ? (struct series){.t = {0, 1.0, 1.5, 2.0, 2.5, 3.5},
+						      .p = {1, 1, 3, 3, 3, 3},
+						      .n = 6,
+						      .accuracy_pct = 1,
+						      .sample_hz = 2}
+				    : (struct series){.t = {0, 1.5, 2.0, 2.5, 3.5},
+						      .p = {1, 3, 3, 3, 3},
+						      .n = 5,
+						      .accuracy_pct = 1,
+						      .sample_hz = 2};
+		json_t *r = build(&s);
+		assert_int_equal(has(r, "run.too_few_samples"), !k);
+		json_decref(r);
+	}
+}
+
+/* Welch at alpha = 0.05 (1 - ERGON_STATS_LEVEL, what compare passes):
+ * a = -1, 0, 1 and b = d - 1, d, d + 1 (both sd 1, n 3): se = sqrt(2/3),
+ * df = (2/3)^2 / (2 x (1/3)^2 / 2) = 4. t = 2.5 lies between the NIST
+ * table's t(0.95, 4) = 2.132 and t(0.975, 4) = 2.776, so the two-sided p
+ * is between 0.05 and 0.10: not significant at 0.05 (mutant
+ * welch_alpha_doubled calls it). t = 2.9: significant. */
+static void welch_between_five_and_ten_percent(void **state)
+{
+	(void)state;
+	double ts[] = {2.5, 2.9};
+	for (int k = 0; k < 2; k++) {
+		double d = ts[k] * sqrt(2.0 / 3.0);
+		double a[] = {-1, 0, 1}, b[] = {d - 1, d, d + 1};
+		struct ergon_summary sa, sb;
+		struct ergon_welch w;
+		struct ergon_err err = {0};
+		assert_int_equal(ergon_summary_of(a, 3, &sa, &err), 0);
+		assert_int_equal(ergon_summary_of(b, 3, &sb, &err), 0);
+		assert_int_equal(ergon_welch_test(&sa, &sb, 1.0 - ERGON_STATS_LEVEL, &w, &err), 0);
+		NEAR(w.df, 4);
+		NEAR(w.t, ts[k]);
+		assert_int_equal(w.significant, k);
+		if (k == 0)
+			assert_true(w.p > 0.05 && w.p < 0.10);
+	}
+}
+
+/* The median's interval (Conover 3.2): k the largest rank with 2 P(B <=
+ * k - 1) <= 0.05, B ~ Binomial(n, 1/2). n = 8: P(B <= 0) = 1/256, P(B <=
+ * 1) = 9/256, 2 x 9/256 = 0.0703 > 0.05, so k = 1, coverage 1 - 2/256.
+ * n = 9: 2 x P(B <= 1) = 2 x 10/512 = 0.039, 2 x P(B <= 2) = 2 x 46/512 =
+ * 0.18: k = 2, coverage 1 - 20/512 (mutant median_ci_90pct gives k = 2
+ * for n = 8). */
+static void median_interval_ranks(void **state)
+{
+	(void)state;
+	size_t k;
+	double cov;
+	ergon_median_ci_ranks(8, &k, &cov);
+	assert_int_equal(k, 1);
+	NEAR(cov, 1 - 2.0 / 256);
+	ergon_median_ci_ranks(9, &k, &cov);
+	assert_int_equal(k, 2);
+	NEAR(cov, 1 - 20.0 / 512);
+}
+
+/* Change points: a segment holds at least 2 points. Nine zeros and a 100,
+ * each stating sd 1: the 100 alone would cost nothing as its own segment;
+ * with segments of 2 the best split is [0, 8) and [8, 10) (cost 0 + 2 x
+ * 50^2 = 5000 + the penalty, against 9000 for one segment: mean 10, 9 x
+ * 100 + 90^2), so the last segment starts at point 8 (mutant
+ * changepoint_min_segment_1 splits at 9). */
+static void changepoint_segments_of_two(void **state)
+{
+	(void)state;
+	double x[10] = {0}, sd[10];
+	x[9] = 100;
+	for (int i = 0; i < 10; i++)
+		sd[i] = 1;
+	struct ergon_cp_result r;
+	struct ergon_err err = {0};
+	assert_int_equal(ergon_changepoints(x, sd, 10, 0, &r, &err), 0);
+	assert_int_equal(r.n_seg, 2);
+	assert_int_equal(r.seg[1].start, 8);
+	assert_int_equal(r.seg[1].end, 10);
+	NEAR(r.seg[1].mean, 50);
+	free(r.seg);
+}
+
+/* POWER_CHECKS.md: "more than one qualifying gate window while the facts
+ * do not say that many were driven". Two windows and no gate_windows:
+ * power.multiple_gate_windows, withheld; the facts saying 2: none (mutant
+ * multiple_windows_from_3). */
+static void two_gate_windows(void **state)
+{
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		struct ergon_power_facts f = {.have_clean_count = 1, .clean_infer_count = 10};
+		f.gate_windows_driven = k ? 2 : 0;
+		struct ergon_power_gate_view gv = {.window_count = 2,
+						   .gate_s = 4,
+						   .integral_s = 4,
+						   .shortest_integral_s = 2,
+						   .stats_period_s = 0.01,
+						   .min_window_s = 1};
+		struct ergon_issue_list l = {0};
+		struct ergon_power_verdict v;
+		assert_int_equal(ergon_power_evaluate(&f, &gv, &l, &v), 0);
+		assert_int_equal(ergon_issue_list_has(&l, "power.multiple_gate_windows"), !k);
+		assert_int_equal(v.omit_per_inference, !k);
+		ergon_issue_list_cleanup(&l);
+	}
+}
+
+/* POWER_CHECKS.md, internal runs: energy and charge exactly 0 is
+ * power.zero_energy_and_charge; a record with zero energy and no charge
+ * figure at all is the same dead sense path (mutant
+ * zero_energy_needs_charge). 1 nJ with no charge: not this issue. */
+static void zero_energy_without_charge(void **state)
+{
+	(void)state;
+	double e[] = {0, 1};
+	for (int k = 0; k < 2; k++) {
+		struct ergon_power_facts f = {.internal = 1};
+		f.terminal.status = ERGON_TERMINAL_OK;
+		f.terminal.have_energy = 1;
+		f.terminal.energy_nj = e[k];
+		strcpy(f.terminal.final_phase, "complete");
+		struct ergon_issue_list l = {0};
+		struct ergon_power_ceiling ce;
+		int fail = 0;
+		ergon_power_check_internal(&f, &l, &fail, &ce);
+		assert_int_equal(ergon_issue_list_has(&l, "power.zero_energy_and_charge"), !k);
+		assert_int_equal(fail, !k);
+		ergon_issue_list_cleanup(&l);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -299,6 +447,12 @@ int main(void)
 	    cmocka_unit_test(rated_uncertainty_uses_abs_power),
 	    cmocka_unit_test(ina228_fine_range_at_40_96_mV),
 	    cmocka_unit_test(quantize_multiplier_rounds),
+	    cmocka_unit_test(too_few_idle_samples),
+	    cmocka_unit_test(welch_between_five_and_ten_percent),
+	    cmocka_unit_test(median_interval_ranks),
+	    cmocka_unit_test(changepoint_segments_of_two),
+	    cmocka_unit_test(two_gate_windows),
+	    cmocka_unit_test(zero_energy_without_charge),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
