@@ -34,6 +34,14 @@ struct ergon_instrument_identity {
 	double floor_w;             /* documented absolute power accuracy, W, on every energy (0: none) */
 	double sample_rate_hz;      /* nominal hardware update rate (0 if unknown) */
 	double averaging_period_s;  /* power readings average over this period (0: instantaneous) */
+	/* A driver that states a nominal update interval rather than a
+	 * sample rate (hwmon's sysfs update_interval, "~1 ms" in the Jetson
+	 * method): that interval, s (0: none; sample_rate_hz stays 0). */
+	double update_interval_s;
+	/* Measured, set when the instrument stops: distinct updates per
+	 * second over the run (the slowest rail), what the readings really
+	 * resolved in time (0: not measured). */
+	double distinct_rate_hz;
 	char integrates[32];        /* "none", "energy", "energy+charge" */
 	char clock[32];             /* "host_monotonic" or "instrument" */
 	int provenance;             /* enum ergon_provenance */

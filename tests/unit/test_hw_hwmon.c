@@ -8,6 +8,7 @@
 #include "test_support.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -60,8 +61,11 @@ static void orin_nx_three_rails(void **state)
 	assert_string_equal(id->integrates, "none");
 	/* INA3221 datasheet: gain error 0.25 % max. */
 	assert_float_equal(id->accuracy_pct, 0.25, 1e-12);
-	/* update_interval = 1 ms. */
-	assert_float_equal(id->sample_rate_hz, 1000.0, 1e-9);
+	/* update_interval = 1 ms: stated as an interval (the Jetson method's
+	 * "~1 ms"), not as a 1000 Hz sample rate; nothing measured yet. */
+	assert_float_equal(id->sample_rate_hz, 0.0, 0.0);
+	assert_float_equal(id->update_interval_s, 0.001, 1e-15);
+	assert_float_equal(id->distinct_rate_hz, 0.0, 0.0);
 	/* Worst rail VDD_IN at 5 V, 1 A: dI = 40 uV / 5 mOhm = 8 mA,
 	 * dV = 8 mV: 5 * 0.008 + 1 * 0.008 = 0.048 W. */
 	assert_float_equal(id->resolution_w, 0.048, 1e-9);
@@ -145,8 +149,9 @@ static void ina226_uses_power_register(void **state)
 	struct ergon_instrument *inst = open_ok(root, "hwmon:ina226@hwmon0");
 	const struct ergon_instrument_identity *id = &inst->identity;
 	assert_string_equal(id->rails[0], "ina226@hwmon0");
-	/* update_interval 2 ms -> 500 Hz. */
-	assert_float_equal(id->sample_rate_hz, 500.0, 1e-9);
+	/* update_interval 2 ms: an interval, no rate. */
+	assert_float_equal(id->sample_rate_hz, 0.0, 0.0);
+	assert_float_equal(id->update_interval_s, 0.002, 1e-15);
 	assert_float_equal(id->accuracy_pct, 0.1, 1e-12);
 	/* dI = 2.5 uV / 10 mOhm = 0.25 mA, coarser ABI quantum 1 mA;
 	 * dV = 1.25 mV: 12 * 0.001 + 0.5 * 0.00125 = 0.012625 W. */
@@ -226,6 +231,19 @@ static void stale_readings_counted(void **state)
 	assert_int_equal(json_integer_value(json_object_get(r1, "distinct_updates")), 1);
 	assert_true(json_is_true(json_object_get(r0, "total_input")));
 	assert_true(ergon_issue_has(inst->issues, "instrument.stale_readings"));
+	/* The identity states the measured distinct-update rate: VDD_SOC
+	 * updated once (no rate), so VDD_IN's, (4 - 1) updates over the span
+	 * its (40 - 1) reads took: 3/39 of its read rate, exactly. */
+	double rr = json_real_value(json_object_get(r0, "read_rate_hz"));
+	assert_true(rr > 0.0);
+	assert_true(fabs(inst->identity.distinct_rate_hz / rr - 3.0 / 39.0) < 1e-12);
+	json_t *idj = ergon_instrument_identity_json(inst);
+	assert_float_equal(json_real_value(json_object_get(idj, "distinct_update_rate_hz")),
+			   inst->identity.distinct_rate_hz, 0.0);
+	assert_float_equal(json_real_value(json_object_get(idj, "update_interval_s")), 0.001,
+			   1e-15);
+	assert_float_equal(json_real_value(json_object_get(idj, "sample_rate_hz")), 0.0, 0.0);
+	json_decref(idj);
 	json_decref(st);
 	ergon_instrument_close(inst);
 	ts_tmpdir_remove(root);

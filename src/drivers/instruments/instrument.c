@@ -296,6 +296,10 @@ json_t *ergon_instrument_identity_json(const struct ergon_instrument *inst)
 	if (o == NULL)
 		return NULL;
 	json_object_set_new(o, "floor_w", json_real(id->floor_w));
+	if (id->update_interval_s > 0.0)
+		json_object_set_new(o, "update_interval_s", json_real(id->update_interval_s));
+	if (id->distinct_rate_hz > 0.0)
+		json_object_set_new(o, "distinct_update_rate_hz", json_real(id->distinct_rate_hz));
 	json_t *rating = ergon_rating_to_json(&id->rating);
 	json_object_set_new(o, "rating", rating ? rating : json_null());
 	json_object_set_new(o, "sysfs_root",

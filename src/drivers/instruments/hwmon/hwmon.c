@@ -258,7 +258,9 @@ static void fill_identity(struct ergon_instrument *inst, struct hwmon_priv *p,
 	id->accuracy_pct = 0.0;
 	id->resolution_w = 0.0;
 	id->resolution_j = 0.0;
-	id->sample_rate_hz = 0.0;
+	id->sample_rate_hz = 0.0; /* hwmon states an update interval, not a rate */
+	id->update_interval_s = 0.0;
+	id->distinct_rate_hz = 0.0;
 	id->averaging_period_s = 0.0;
 	int has_energy = 0;
 	size_t mo = 0, no = 0;
@@ -286,11 +288,12 @@ static void fill_identity(struct ergon_instrument *inst, struct hwmon_priv *p,
 		if (r->chip->gain_error_pct > id->accuracy_pct)
 			id->accuracy_pct = r->chip->gain_error_pct;
 		track_max(&p->rail[i], &first[i]);
-		if (r->update_interval_s > 0.0) {
-			double hz = 1.0 / r->update_interval_s;
-			if (id->sample_rate_hz == 0.0 || hz < id->sample_rate_hz)
-				id->sample_rate_hz = hz;
-		}
+		/* update_interval is the driver's nominal interval (the
+		 * method's "~1 ms"), not a rate the readings reach: the
+		 * identity states it as an interval (the slowest rail's), and
+		 * the measured distinct-update rate when the run stops. */
+		if (r->update_interval_s > id->update_interval_s)
+			id->update_interval_s = r->update_interval_s;
 		if (r->energy_path[0])
 			has_energy = 1;
 		int w = snprintf(id->notes + no, sizeof(id->notes) - no,
@@ -473,6 +476,15 @@ static int hwmon_stop(struct ergon_instrument *inst, struct ergon_err *err)
 	struct hwmon_priv *p = inst->priv;
 	/* The floor covers every reading of the run, not the one at open. */
 	inst->identity.resolution_w = resolution_w(p);
+	/* What the readings resolved: the slowest rail's distinct updates/s. */
+	inst->identity.distinct_rate_hz = 0.0;
+	for (int i = 0; i < p->n; i++) {
+		const struct hwmon_state *s = &p->rail[i];
+		double hz = rate_hz(s->distinct, s->last_t_s - s->first_t_s);
+		if (hz > 0.0 &&
+		    (inst->identity.distinct_rate_hz == 0.0 || hz < inst->identity.distinct_rate_hz))
+			inst->identity.distinct_rate_hz = hz;
+	}
 	for (int i = 0; i < p->n; i++) {
 		struct hwmon_state *s = &p->rail[i];
 		if (s->reads < 20 || (double)s->distinct >= HWMON_STALE_SHARE * (double)s->reads)
