@@ -142,8 +142,10 @@ for ex in parse_hpx analyze_jls run_session; do
 done
 if [ "$ex_ok" = 1 ]; then
   # 1. parse an HPX log: the layers and cycles of the reference parser's output.
-  if LD_LIBRARY_PATH=$libdir "$TMP/parse_hpx" "$FX/hpx/basic.hpx.txt" median >"$TMP/parse_hpx.out" 2>&1 &&
-     python3 - "$TMP/parse_hpx.out" "$FX/hpx/basic.median.expected.json" <<'PY'
+  # parse_hpx_ok OUT [wrote]: every layer's op and cycles as the reference
+  # parser's; with "wrote", the summary was written and its verdict valid.
+  parse_hpx_ok() {
+    python3 - "$1" "$FX/hpx/basic.median.expected.json" "${2:-}" <<'PY'
 import json, sys
 out = open(sys.argv[1]).read().split("\n")
 ref = json.load(open(sys.argv[2]))["result"]["layers"]
@@ -154,9 +156,20 @@ for g, r in zip(got, ref):
     assert g[1] == str(r["id"]) and g[2] == r["op"], (g, r)
     assert cyc and float(cyc[0][7:]) == r["cycles"], (g, r["cycles"])
 assert "complete yes" in out, out
+if sys.argv[3] == "wrote":
+    assert any(l.startswith("wrote ") and l.endswith("verdict valid") for l in out), out
 PY
+  }
+  if LD_LIBRARY_PATH=$libdir "$TMP/parse_hpx" "$FX/hpx/basic.hpx.txt" median >"$TMP/parse_hpx.out" 2>&1 &&
+     parse_hpx_ok "$TMP/parse_hpx.out"
   then ok "example parse_hpx: every layer's op and cycles as the reference parser's (basic.hpx.txt, median)"
   else bad "example parse_hpx"; cat "$TMP/parse_hpx.out"; fi
+  # The same through ergon_hpx_parse_run (summary.json written, the typed
+  # result read back from it).
+  if LD_LIBRARY_PATH=$libdir "$TMP/parse_hpx" "$FX/hpx/basic.hpx.txt" median "$TMP/parse_hpx_out" \
+       >"$TMP/parse_hpx2.out" 2>&1 && parse_hpx_ok "$TMP/parse_hpx2.out" wrote
+  then ok "example parse_hpx OUTDIR: ergon_hpx_parse_run's typed layers as the reference parser's, verdict valid"
+  else bad "example parse_hpx OUTDIR"; cat "$TMP/parse_hpx2.out"; fi
   # 2. analyze a JLS recording: the gated window as the reference JLS
   # library computed it (energy, charge, duration, means; relative 1e-9).
   if LD_LIBRARY_PATH=$libdir "$TMP/analyze_jls" "$FX/jls/shared_basic.jls" "$TMP/an" >"$TMP/analyze_jls.out" 2>&1 &&
