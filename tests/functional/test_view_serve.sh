@@ -17,13 +17,17 @@ SIM=${ERGON_BUILD_DIR:?}/ergon_ppk2_sim
 REF=${ERGON_SHARED_DIR:?}/tools/jls-ref
 [ -x "$REF/jls_dump" ] || { bad "$REF/jls_dump is missing (../shared/tools/jls-ref)"; finish; }
 
-coproc SIMP { exec "$SIM" --current-a 0.001 --burst-a 0.005 --gate-at-start \
-  --gate-delay-s 0.5 --gate-s 1.0 --fast; }
-read -r port <&"${SIMP[0]}"
-"$E" record --instrument "ppk2:$port" --instrument-opt vdd_mv=3000 --duration-s 2.5 \
-  --out "$TMP/a.jls" >"$TMP/rec.out" 2>"$TMP/rec.err" || { bad "ergon record"; cat "$TMP/rec.err"; }
-kill "$SIMP_PID" 2>/dev/null
-wait "$SIMP_PID" 2>/dev/null
+record() { # record OUT DURATION_S: the PPK2 simulator, gate high for [0.5, 1.5) s at 5 mA
+  coproc SIMP { exec "$SIM" --current-a 0.001 --burst-a 0.005 --gate-at-start \
+    --gate-delay-s 0.5 --gate-s 1.0 --fast; }
+  local pid=$SIMP_PID port
+  read -r port <&"${SIMP[0]}"
+  "$E" record --instrument "ppk2:$port" --instrument-opt vdd_mv=3000 --duration-s "$2" \
+    --out "$1" >"$TMP/rec.out" 2>"$TMP/rec.err" || { bad "ergon record $1"; cat "$TMP/rec.err"; }
+  kill "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+}
+record "$TMP/a.jls" 2.5
 # The samples as the reference library reads them: current (1), power (3).
 "$REF/jls_dump" "$TMP/a.jls" 1 250000 >"$TMP/current.txt" 2>/dev/null
 "$REF/jls_dump" "$TMP/a.jls" 3 250000 >"$TMP/power.txt" 2>/dev/null
@@ -126,6 +130,23 @@ for path in ["/nope", "/index.html", "/../../../etc/passwd", "/%2e%2e/%2e%2e/etc
 for m in ["POST", "PUT", "DELETE", "PATCH", "OPTIONS"]:
     st, h, data = req("/api/info?" + T, m, b"x" * 10 if m in ("POST", "PUT") else None)
     check(st == 405 and h.get("allow") == "GET, HEAD", "%s /api/info: 405 with Allow: GET, HEAD (%d, %s)" % (m, st, h.get("allow")))
+# Bytes that are not UTF-8 in the path and a parameter: quoted as \xNN, never a 500.
+def raw(line):
+    s = socket.create_connection((host, port), timeout=60)
+    s.sendall(line + b"\r\nHost: x\r\nConnection: close\r\n\r\n")
+    got = b""
+    while True:
+        b = s.recv(65536)
+        if not b:
+            break
+        got += b
+    s.close()
+    head, _, body = got.partition(b"\r\n\r\n")
+    return int(head.split()[1]), body
+st, body = raw(b"GET /\xc9\xff?" + T.encode() + b" HTTP/1.1")
+check(st == 404 and "\\xc9" in err(body), "a path of bytes that are not UTF-8: 404 quoting them as \\xNN (%d: %s)" % (st, err(body)[:60]))
+st, body = raw(b"GET /api/tile?" + T.encode() + b"&rec=0&level=0&count=1&start=%c9 HTTP/1.1")
+check(st == 400 and "\\xc9" in err(body), "a parameter of bytes that are not UTF-8: 400 quoting them (%d: %s)" % (st, err(body)[:60]))
 st, h, data = req("/api/info?" + T, "HEAD")
 check(st == 200 and data == b"", "HEAD /api/info: 200, no body")
 
@@ -337,7 +358,86 @@ wait "$SERVER" && ok "--serve --json: SIGINT, exit 0" || bad "--serve --json: ex
 python3 -c 'import json,sys; l=[json.loads(x) for x in open(sys.argv[1])]; sys.exit(0 if any("stopped (SIGINT)" in x.get("note", {}).get("message", "") for x in l) else 1)' "$TMP/json.err" &&
   ok "--serve --json: the stop is a JSON note on stderr" || { bad "--serve --json: stderr"; cat "$TMP/json.err"; }
 
-# 12. Usage.
+# 12. The served page's bins from the recording's summary levels (no
+# sample streamed) when a level is as fine as the bins streaming would
+# make: a 2.5037 s PPK2 recording (250370 samples) with --max-bins 300
+# embeds level 1 (1000 samples an entry: 250 whole entries and a last bin
+# of 370 samples from the samples), which must equal what `ergon view
+# --out --max-bins 300` computes from every sample. The reference fixture
+# summarises its line in other entries (1024, 20480 samples) than its
+# current (128, 2560): it is streamed (--max-bins 200: 40 bins of 10000),
+# checked against the samples (jls_dump) and its expected gate edges.
+record "$TMP/b.jls" 2.5037
+"$REF/jls_dump" "$FIX.jls" 1 400000 >"$TMP/fix_current.txt" 2>/dev/null
+expect 0 "the written page with --max-bins 300" -- "$E" view "$TMP/b.jls" --max-bins 300 --out "$TMP/written.html"
+start_server lv1 "$TMP/b.jls" --max-bins 300
+URL_A=$URL SERVER_A=$SERVER
+start_server lv2 "$FIX.jls" --max-bins 200
+python3 - "$URL_A" "$URL" "$TMP/written.html" "$TMP/fix_current.txt" "$FIX.expected.json" <<'EOF2' || fails=$((fails + 1))
+import base64, json, re, struct, sys, urllib.request
+url_a, url_f, written, cur_path, exp_path = sys.argv[1:6]
+bad = 0
+def check(cond, what):
+    global bad
+    print(("ok   - " if cond else "FAIL - ") + what)
+    bad += 0 if cond else 1
+def data_of(html):
+    return json.loads(re.search(r'<script type="application/json" id="ergon-view-data">(.*?)</script>', html, re.S).group(1))
+def f32(b):
+    raw = base64.b64decode(b)
+    return list(struct.unpack("<%df" % (len(raw) // 4), raw))
+def r32(x):
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+served = data_of(urllib.request.urlopen(url_a).read().decode())["recordings"][0]
+ref = data_of(open(written).read())["recordings"][0]
+check(served["samples"] == ref["samples"] == 250370, "the recording holds 250370 samples (%s)" % served["samples"])
+check(served["bins_from"] == {"source": "summary level", "level": 1, "entry_samples": 1000},
+      "--max-bins 300: the served page's bins are level 1's entries (%s)" % served["bins_from"])
+check(served["bin_samples"] == ref["bin_samples"] == 1000 and served["bins"] == ref["bins"] == 251,
+      "251 bins of 1000 samples (the last of 370), as the written page (%s, %s)" % (served["bins"], ref["bins"]))
+same = True
+worst = 0.0
+for a, b in zip(served["signals"], ref["signals"]):
+    same &= f32(a["min"]) == f32(b["min"]) and f32(a["max"]) == f32(b["max"])
+    for x, y in zip(f32(a["mean"]), f32(b["mean"])):
+        worst = max(worst, abs(x - y) / abs(y))
+check(same, "every bin's min and max = the written page's (from every sample), the last bin's too")
+check(worst <= 1e-6, "every bin's mean = the written page's to 1e-6 (worst %.2g)" % worst)
+check([l["bins"] for l in served["lines"]] == [l["bins"] for l in ref["lines"]] and
+      served["lines"][0]["first_rise_index"] == ref["lines"][0]["first_rise_index"] == 50000,
+      "the lines' bins and gpi[0]'s first rise (50000) = the written page's")
+check(served.get("finite_sparse") == ref.get("finite_sparse") == [], "every bin full of finite samples, as written")
+check(all(s["lost_samples"] is None for s in served["signals"]), "lost samples: not known from the levels (null), not 0")
+
+fix = data_of(urllib.request.urlopen(url_f).read().decode())["recordings"][0]
+exp = json.load(open(exp_path))
+cur = [float(x) for x in open(cur_path)]
+check(fix["bins_from"] == {"source": "samples"} and fix["bins"] == 40 and fix["bin_samples"] == 10000,
+      "reference file, --max-bins 200: streamed (its line's entries differ), 40 bins of 10000 (%s, %s)" % (fix["bins_from"], fix["bins"]))
+s = fix["signals"][0]
+mn, mx, me = f32(s["min"]), f32(s["max"]), f32(s["mean"])
+exact, worst = True, 0.0
+for i in range(40):
+    x = cur[i * 10000:(i + 1) * 10000]
+    exact &= mn[i] == r32(min(x)) and mx[i] == r32(max(x))
+    worst = max(worst, abs(me[i] - sum(x) / len(x)) / abs(sum(x) / len(x)))
+check(exact and worst <= 1e-6, "every bin = min/mean/max of its samples (mean worst %.2g)" % worst)
+hi = list(zip(exp["edges"]["rising"], exp["edges"]["falling"]))
+want = []
+for i in range(40):
+    a, b = i * 10000, (i + 1) * 10000
+    h = any(r < b and f > a for r, f in hi)
+    l = any(not any(r <= k < f for r, f in hi) for k in (a, b - 1)) or any(a < f < b or a < r < b for r, f in hi)
+    want.append((1 if l else 0) | (2 if h else 0))
+got = list(base64.b64decode(fix["lines"][0]["bins"]))
+check(got == want, "gpi[0]'s bins = the expected edges' (%d of 40 differ)" % sum(1 for p, q in zip(got, want) if p != q))
+check(fix["lines"][0]["first_rise_index"] == exp["edges"]["rising"][0] == 40000, "gpi[0]'s first rise = the first expected edge, 40000 (%s)" % fix["lines"][0]["first_rise_index"])
+sys.exit(1 if bad else 0)
+EOF2
+kill -INT "$SERVER" "$SERVER_A"
+wait "$SERVER" && wait "$SERVER_A" && ok "both servers stopped: exit 0" || bad "a server did not exit 0"
+
+# 13. Usage.
 expect 2 "--serve with --out" -- "$E" view "$TMP/a.jls" --serve --out "$TMP/x.html"
 expect 2 "--port without --serve" -- "$E" view "$TMP/a.jls" --port 8080 --out "$TMP/x.html"
 expect 2 "--port 0" -- "$E" view "$TMP/a.jls" --serve --port 0

@@ -2,9 +2,14 @@
  * the streaming merge, and the gated engine and power section behind it.
  * Properties: streamed blocks are contiguous and in order (each starts where
  * the last ended), the engine counted exactly the samples streamed, and the
- * result's invariants hold (fuzz_props.h). */
+ * result's invariants hold (fuzz_props.h). The level index of `ergon view
+ * --serve` (ergon/jls_levels.h) on the same bytes: every level it offers
+ * can be read at its first and last entries (the bytes do not change, so
+ * a read fails only on a CRC the index did not check), entry sizes grow
+ * with the level, and a read past a level's end is refused. */
 #include "ergon/analyze.h"
 #include "ergon/jls.h"
+#include "ergon/jls_levels.h"
 #include "fuzz_props.h"
 
 #include <stdint.h>
@@ -42,6 +47,36 @@ static int feed(void *ctx, const struct ergon_jls_block *b, struct ergon_err *er
 	if (rc == 0)
 		c->streamed += b->n;
 	return rc;
+}
+
+static void check_levels(struct ergon_jls_reader *r)
+{
+	static const char *const names[] = {"current", "voltage", "power", "gpi[0]"};
+	struct ergon_jls_levels *l = NULL;
+	struct ergon_err err = {0};
+	if (ergon_jls_levels_open(r, names, 4, &l, &err) != 0)
+		return;
+	for (size_t k = 0; k < 4; k++) {
+		unsigned depth = ergon_jls_levels_depth(l, k);
+		FUZZ_REQUIRE(depth <= ERGON_JLS_LEVELS_MAX);
+		uint64_t prev = 0;
+		for (unsigned v = 0; v < depth; v++) {
+			uint64_t es = ergon_jls_levels_entry_samples(l, k, v);
+			uint64_t n = ergon_jls_levels_entries(l, k, v);
+			FUZZ_REQUIRE(es > prev && n > 0);
+			prev = es;
+			struct ergon_jls_entry e[8];
+			size_t m = n < 8 ? (size_t)n : 8;
+			int rc = ergon_jls_levels_read(l, k, v, 0, m, e, &err);
+			FUZZ_REQUIRE(rc == 0 || rc == ERGON_EVERIFY || rc == ERGON_EIO);
+			rc = ergon_jls_levels_read(l, k, v, n - m, m, e, &err);
+			FUZZ_REQUIRE(rc == 0 || rc == ERGON_EVERIFY || rc == ERGON_EIO);
+			/* Past the end is refused, never read. */
+			FUZZ_REQUIRE(ergon_jls_levels_read(l, k, v, n, 1, e, &err) == ERGON_ERANGE);
+		}
+		FUZZ_REQUIRE(ergon_jls_levels_entries(l, k, depth) == 0);
+	}
+	ergon_jls_levels_free(l);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -92,6 +127,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		ergon_gated_free(g);
 	}
+	check_levels(r);
 	ergon_jls_reader_free(r);
 	return 0;
 }

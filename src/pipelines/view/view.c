@@ -225,13 +225,46 @@ static void summary_overlays(json_t *rec, const struct ergon_view_input *in, con
 	}
 }
 
+/* The default fill: every sample streamed once into the bins engine. */
+int view_stream_fill(void *ctx, struct ergon_jls_reader *r, const char *const *lines,
+		     size_t n_lines, uint64_t max_bins, struct ergon_bins *b, struct ergon_err *err)
+{
+	(void)ctx;
+	struct stream_ctx s;
+	memset(&s, 0, sizeof(s));
+	struct ergon_bins_config bc = {
+	    .bin_samples = 1,
+	    .max_bins = max_bins,
+	    .n_f32 = VIEW_F32,
+	    .n_lines = n_lines,
+	    .coarsen = 10,
+	};
+	int rc = ergon_bins_init(&s.bins, &bc, err);
+	if (rc == 0 &&
+	    (rc = ergon_jls_reader_stream_lines(r, lines, n_lines, on_block, &s, err)) == 0)
+		rc = ergon_bins_finish(&s.bins, err);
+	free(s.power);
+	if (rc) {
+		ergon_bins_cleanup(&s.bins);
+		return rc;
+	}
+	*b = s.bins;
+	return 0;
+}
+
 int view_recording(const struct ergon_view_input *in, const struct ergon_view_options *o,
 		   json_t **out, struct ergon_err *err)
 {
+	return view_recording_with(in, o, view_stream_fill, NULL, out, err);
+}
+
+int view_recording_with(const struct ergon_view_input *in, const struct ergon_view_options *o,
+			view_fill_fn fill, void *fill_ctx, json_t **out, struct ergon_err *err)
+{
 	*out = NULL;
 	struct ergon_jls_reader *r = NULL;
-	struct stream_ctx s;
-	memset(&s, 0, sizeof(s));
+	struct ergon_bins bins;
+	memset(&bins, 0, sizeof(bins));
 	json_t *rec = NULL;
 	char note[ERGON_ERR_MSG_MAX] = "";
 	json_t *sum = NULL;
@@ -257,20 +290,11 @@ int view_recording(const struct ergon_view_input *in, const struct ergon_view_op
 			n_lines++;
 		}
 	}
-	struct ergon_bins_config bc = {
-	    .bin_samples = 1,
-	    .max_bins = o->max_bins ? o->max_bins : ERGON_VIEW_MAX_BINS_DEFAULT,
-	    .n_f32 = VIEW_F32,
-	    .n_lines = n_lines,
-	    .coarsen = 10,
-	};
-	if ((rc = ergon_bins_init(&s.bins, &bc, err)) != 0)
-		goto out;
-	if ((rc = ergon_jls_reader_stream_lines(r, lines, n_lines, on_block, &s, err)) != 0 ||
-	    (rc = ergon_bins_finish(&s.bins, err)) != 0)
+	if ((rc = fill(fill_ctx, r, lines, n_lines,
+		       o->max_bins ? o->max_bins : ERGON_VIEW_MAX_BINS_DEFAULT, &bins, err)) != 0)
 		goto out;
 	double fs = (double)ergon_jls_reader_sample_rate(r);
-	const struct ergon_bins *b = &s.bins;
+	const struct ergon_bins *b = &bins;
 	if (b->samples == 0) {
 		rc = ergon_err_set(err, ERGON_EPARSE, "%s: the recording holds no sample",
 				   in->jls_path);
@@ -339,8 +363,7 @@ int view_recording(const struct ergon_view_input *in, const struct ergon_view_op
 out:
 	json_decref(sum);
 	json_decref(rec);
-	ergon_bins_cleanup(&s.bins);
-	free(s.power);
+	ergon_bins_cleanup(&bins);
 	ergon_jls_reader_free(r);
 	return rc;
 }

@@ -27,6 +27,20 @@ int view_b64_set(json_t *obj, const char *key, const void *data, size_t n, struc
 int view_recording(const struct ergon_view_input *in, const struct ergon_view_options *o,
 		   json_t **out, struct ergon_err *err);
 
+/* Fills *b with a recording's bins, at most max_bins of them, for the n
+ * lines named (their order): b is the caller's to ergon_bins_cleanup. */
+typedef int (*view_fill_fn)(void *ctx, struct ergon_jls_reader *r, const char *const *lines,
+			    size_t n_lines, uint64_t max_bins, struct ergon_bins *b,
+			    struct ergon_err *err);
+/* The fill of view_recording: every sample streamed once (ctx unused). */
+int view_stream_fill(void *ctx, struct ergon_jls_reader *r, const char *const *lines,
+		     size_t n_lines, uint64_t max_bins, struct ergon_bins *b,
+		     struct ergon_err *err);
+/* view_recording with the bins made by fill (view_recording streams every
+ * sample; the server reads them from the recording's summary levels). */
+int view_recording_with(const struct ergon_view_input *in, const struct ergon_view_options *o,
+			view_fill_fn fill, void *fill_ctx, json_t **out, struct ergon_err *err);
+
 /* The page around the data object (view_page.c). */
 int view_page(json_t *data, const struct ergon_view_options *o, char **html, size_t *len,
 	      struct ergon_err *err);

@@ -10,7 +10,9 @@
  * read, and every answer is bounded (ERGON_VIEW_TILE_MAX entries, a fixed
  * amount of work for a range's figures). The HTTP daemon is view_http.c. */
 #include "../common/common.h"
+#include "ergon/bins.h"
 #include "ergon/jls_levels.h"
+#include "ergon/utf8.h"
 #include "view_internal.h"
 
 #include <inttypes.h>
@@ -108,6 +110,190 @@ static int srec_open(struct srec *R, const char *path, struct ergon_err *err)
 	return 0;
 }
 
+/* --- the page's bins from the recording's summary levels ----------------- */
+
+/* Candidate bins scanned sample by sample for a line's first rising edge;
+ * past that the page is told there is none (no alignment on it). */
+#define RISE_SCANS_MAX 8u
+
+struct lfill {
+	const struct srec *R;
+	struct ergon_jls_entry *e; /* ERGON_VIEW_TILE_MAX */
+	int used;		   /* the bins came from a summary level */
+	unsigned level;
+	uint64_t entry_samples;
+};
+
+/* Samples [a, b) of signal k folded into one bin's min, max, sum and
+ * finite count (level 0, read in pieces). */
+static int fold(struct lfill *f, size_t k, uint64_t a, uint64_t b, double *sum, uint64_t *n,
+		float *mn, float *mx, uint8_t *code, struct ergon_err *err)
+{
+	while (a < b) {
+		size_t m = (size_t)(b - a < ERGON_VIEW_TILE_MAX ? b - a : ERGON_VIEW_TILE_MAX);
+		int rc = ergon_jls_levels_read(f->R->lv, k, 0, a, m, f->e, err);
+		if (rc)
+			return rc;
+		for (size_t i = 0; i < m; i++) {
+			float x = f->e[i].mean;
+			if (code != NULL) {
+				*code |= (uint8_t)(x > 0.5f ? ERGON_BINS_HIGH : ERGON_BINS_LOW);
+				continue;
+			}
+			if (!isfinite(x))
+				continue;
+			*sum += x;
+			(*n)++;
+			if (x < *mn)
+				*mn = x;
+			if (x > *mx)
+				*mx = x;
+		}
+		a += m;
+	}
+	return 0;
+}
+
+/* The first rising edge of line k (a high sample after a low one) from its
+ * bins' codes: the first bins that can hold one are scanned sample by
+ * sample. -1 when none is found within RISE_SCANS_MAX bins. */
+static int first_rise(struct lfill *f, size_t k, const uint8_t *codes, size_t nb, uint64_t es,
+		      uint64_t N, int64_t *out, struct ergon_err *err)
+{
+	*out = -1;
+	unsigned scans = 0;
+	for (size_t c = 0; c < nb && scans < RISE_SCANS_MAX; c++) {
+		if (!(codes[c] & ERGON_BINS_HIGH) ||
+		    !((codes[c] & ERGON_BINS_LOW) || (c > 0 && (codes[c - 1] & ERGON_BINS_LOW))))
+			continue;
+		scans++;
+		uint64_t a = c > 0 ? c * es - 1 : 0, b = (c + 1) * es < N ? (c + 1) * es : N;
+		int prev = -1;
+		while (a < b) {
+			size_t m =
+			    (size_t)(b - a < ERGON_VIEW_TILE_MAX ? b - a : ERGON_VIEW_TILE_MAX);
+			int rc = ergon_jls_levels_read(f->R->lv, k, 0, a, m, f->e, err);
+			if (rc)
+				return rc;
+			for (size_t i = 0; i < m; i++) {
+				int hi = f->e[i].mean > 0.5f;
+				if (prev == 0 && hi) {
+					*out = (int64_t)(a + i);
+					return 0;
+				}
+				prev = hi;
+			}
+			a += m;
+		}
+	}
+	return 0;
+}
+
+/* view_fill_fn: the bins are the entries of the finest summary level that
+ * gives at most max_bins of them (the last bin, past the level's last
+ * whole entry, from the samples), read from the levels index instead of
+ * streaming every sample, when that level is as fine as the bins
+ * streaming would make; else (a short recording, no such level, no power
+ * signal, lines read in other entries) every sample is streamed as for
+ * --out. An entry's finite count is not stored: a bin counts all of
+ * its samples, none when its mean is NaN, and the lost samples are not
+ * known (the page's data says null). */
+static int levels_fill(void *ctx, struct ergon_jls_reader *r, const char *const *lines,
+		       size_t n_lines, uint64_t max_bins, struct ergon_bins *b,
+		       struct ergon_err *err)
+{
+	struct lfill *f = ctx;
+	const struct srec *R = f->R;
+	uint64_t N = R->samples;
+	/* The bin size streaming would end with (bins engine, x10 steps):
+	 * a level is used only when it is as fine, so serving never shows
+	 * coarser bins than the written page would. */
+	uint64_t sb = 1;
+	while ((N + sb - 1) / sb > max_bins && sb <= UINT64_MAX / 10)
+		sb *= 10;
+	unsigned v = 0;
+	for (unsigned w = 1; w < R->depth && v == 0; w++) {
+		uint64_t es = ergon_jls_levels_entry_samples(R->lv, VIEW_CURRENT, w);
+		int ok = es <= sb && es <= UINT32_MAX && (N + es - 1) / es <= max_bins &&
+			 common_entries(R, w) >= N / es && R->has_power && n_lines == R->n_lines;
+		for (size_t k = 0; ok && k < n_lines; k++)
+			ok = strcmp(lines[k], R->lines[k]) == 0 &&
+			     ergon_jls_levels_entry_samples(R->lv, SIG_LINES0 + k, w) == es &&
+			     ergon_jls_levels_entries(R->lv, SIG_LINES0 + k, w) >= N / es &&
+			     ergon_jls_levels_entries(R->lv, SIG_LINES0 + k, 0) >= N;
+		if (ok)
+			v = w;
+	}
+	if (v == 0)
+		return view_stream_fill(NULL, r, lines, n_lines, max_bins, b, err);
+	uint64_t es = ergon_jls_levels_entry_samples(R->lv, VIEW_CURRENT, v);
+	size_t full = (size_t)(N / es), nb = (size_t)((N + es - 1) / es);
+	memset(b, 0, sizeof(*b));
+	b->cfg = (struct ergon_bins_config){
+	    .bin_samples = es, .max_bins = max_bins, .n_f32 = VIEW_F32, .n_lines = n_lines};
+	b->n_bins = nb;
+	b->samples = N;
+	b->bin_samples = es;
+	int rc = 0;
+	for (size_t k = 0; k < VIEW_F32 && rc == 0; k++) {
+		b->min[k] = malloc(nb * sizeof(float));
+		b->max[k] = malloc(nb * sizeof(float));
+		b->mean[k] = malloc(nb * sizeof(float));
+		b->finite[k] = malloc(nb * sizeof(uint32_t));
+		if (!b->min[k] || !b->max[k] || !b->mean[k] || !b->finite[k])
+			rc = ergon_err_set(err, ERGON_ENOMEM, "view: out of memory");
+		for (size_t i = 0; i < full && rc == 0; i += ERGON_VIEW_TILE_MAX) {
+			size_t m = full - i < ERGON_VIEW_TILE_MAX ? full - i : ERGON_VIEW_TILE_MAX;
+			rc = ergon_jls_levels_read(R->lv, k, v, i, m, f->e, err);
+			for (size_t j = 0; j < m && rc == 0; j++) {
+				b->min[k][i + j] = f->e[j].min;
+				b->max[k][i + j] = f->e[j].max;
+				b->mean[k][i + j] = f->e[j].mean;
+				b->finite[k][i + j] = isfinite(f->e[j].mean) ? (uint32_t)es : 0;
+			}
+		}
+		if (rc == 0 && nb > full) {
+			double sum = 0;
+			uint64_t n = 0;
+			float mn = INFINITY, mx = -INFINITY;
+			rc = fold(f, k, (uint64_t)full * es, N, &sum, &n, &mn, &mx, NULL, err);
+			b->min[k][full] = n ? mn : NAN;
+			b->max[k][full] = n ? mx : NAN;
+			b->mean[k][full] = n ? (float)(sum / (double)n) : NAN;
+			b->finite[k][full] = (uint32_t)n;
+		}
+	}
+	for (size_t k = 0; k < n_lines && rc == 0; k++) {
+		size_t sk = SIG_LINES0 + k;
+		b->lines[k] = calloc(nb, 1);
+		if (b->lines[k] == NULL) {
+			rc = ergon_err_set(err, ERGON_ENOMEM, "view: out of memory");
+			break;
+		}
+		for (size_t i = 0; i < full && rc == 0; i += ERGON_VIEW_TILE_MAX) {
+			size_t m = full - i < ERGON_VIEW_TILE_MAX ? full - i : ERGON_VIEW_TILE_MAX;
+			rc = ergon_jls_levels_read(R->lv, sk, v, i, m, f->e, err);
+			for (size_t j = 0; j < m && rc == 0; j++)
+				b->lines[k][i + j] =
+				    (uint8_t)((f->e[j].min < 0.5f ? ERGON_BINS_LOW : 0) |
+					      (f->e[j].max > 0.5f ? ERGON_BINS_HIGH : 0));
+		}
+		if (rc == 0 && nb > full)
+			rc = fold(f, sk, (uint64_t)full * es, N, NULL, NULL, NULL, NULL,
+				  &b->lines[k][full], err);
+		if (rc == 0)
+			rc = first_rise(f, sk, b->lines[k], nb, es, N, &b->first_rise[k], err);
+	}
+	if (rc) {
+		ergon_bins_cleanup(b);
+		return rc;
+	}
+	f->used = 1;
+	f->level = v;
+	f->entry_samples = es;
+	return 0;
+}
+
 static json_t *levels_json(const struct srec *R)
 {
 	json_t *a = json_array();
@@ -151,10 +337,25 @@ int view_served_open(const struct ergon_view_input *in, size_t n,
 		struct srec *R = &s->rec[i];
 		s->n = i + 1;
 		json_t *rec = NULL;
+		struct lfill lf = {.R = R, .e = s->buf[0]};
 		if ((rc = srec_open(R, in[i].jls_path, err)) != 0 ||
-		    (rc = view_recording(&in[i], o, &rec, err)) != 0)
+		    (rc = view_recording_with(&in[i], o, levels_fill, &lf, &rec, err)) != 0)
 			goto fail;
 		json_object_set_new(rec, "levels", levels_json(R));
+		if (lf.used) {
+			/* Made from a summary level: lost samples are not counted. */
+			json_object_set_new(rec, "bins_from",
+					    json_pack("{s:s,s:i,s:I}", "source", "summary level",
+						      "level", (int)lf.level, "entry_samples",
+						      (json_int_t)lf.entry_samples));
+			size_t k;
+			json_t *sg;
+			json_array_foreach(json_object_get(rec, "signals"), k, sg)
+			    json_object_set_new(sg, "lost_samples", json_null());
+		} else {
+			json_object_set_new(rec, "bins_from",
+					    json_pack("{s:s}", "source", "samples"));
+		}
 		json_array_append_new(json_object_get(data, "recordings"), rec);
 		json_t *ri = json_pack("{s:s,s:I,s:f,s:b,s:o}", "path", in[i].jls_path, "samples",
 				       (json_int_t)R->samples, "sample_rate_hz", R->fs,
@@ -238,7 +439,11 @@ __attribute__((format(printf, 3, 4))) static void reply_error(struct view_reply 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	reply_json(r, status, json_pack("{s:i,s:s}", "status", (int)status, "error", msg));
+	/* Messages quote the request (method, path, values): bytes that are
+	 * not UTF-8 are written as \xNN, or the JSON could not be made. */
+	char text[4 * sizeof msg];
+	ergon_utf8_escape(msg, text, sizeof text);
+	reply_json(r, status, json_pack("{s:i,s:s}", "status", (int)status, "error", text));
 }
 
 /* --- parameters ---------------------------------------------------------- */
