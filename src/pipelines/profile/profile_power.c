@@ -631,6 +631,21 @@ void prof_power(struct prof_run *r, const struct prof_plan *plan, const struct p
 	 * CLEAN_INFER_AVG_US (unknown without it: the target is the fallback). */
 	int known = pmu_ok && pmu->clean_infer_avg_us > 0;
 	double window_s = (double)cfg->profiling.window_target_ms * 1e-3;
+	/* Auto: the firmware stops at window_max inferences even before the
+	 * target time, and runs at least window_min (target/src/window.c), so
+	 * with the PMU stage's timing the plan clamps the window the same way. */
+	const char *clamp = NULL;
+	if (cfg->profiling.window_mode == ERGON_WINDOW_AUTO && known) {
+		double lo = (double)cfg->profiling.window_min * pmu->clean_infer_avg_us * 1e-6;
+		double hi = (double)cfg->profiling.window_max * pmu->clean_infer_avg_us * 1e-6;
+		if (window_s > hi) {
+			window_s = hi;
+			clamp = "profiling.window_max";
+		} else if (window_s < lo) {
+			window_s = lo;
+			clamp = "profiling.window_min";
+		}
+	}
 	if (cfg->profiling.window_mode == ERGON_WINDOW_FIXED && known) {
 		window_s = (double)cfg->profiling.iterations * pmu->clean_infer_avg_us * 1e-6;
 		if (window_s <= FIXED_WINDOW_WARN_S)
@@ -820,6 +835,9 @@ void prof_power(struct prof_run *r, const struct prof_plan *plan, const struct p
 				    : json_null(),
 			      "window_target_ms", (json_int_t)cfg->profiling.window_target_ms,
 			      "planned_window_s", window_s));
+		/* Which bound decided the auto window (null: the target time). */
+		json_object_set_new(json_object_get(sec, "power_plan"), "clamped_by",
+				    clamp ? json_string(clamp) : json_null());
 		if (terminal)
 			json_object_set(sec, "terminal_record", terminal);
 		if (internal)
