@@ -34,6 +34,9 @@ extern "C" {
 /* The fewest points of a segment: one point alone is an outlier, not a
  * level. */
 #define ERGON_CP_MIN_SEGMENT 2
+/* Values and uncertainties beyond this in magnitude are refused (a square
+ * beyond it leaves a double's range). */
+#define ERGON_CP_MAX_ABS 1e150
 /* The most points one history may hold. */
 #define ERGON_CP_MAX_POINTS 1000000
 

@@ -132,11 +132,14 @@ struct ergon_window_figures {
 /* Thresholds of docs/POWER_CHECKS.md that live outside one function
  * (unit/test_pins_docs checks each against the number the doc states):
  * - the gate's minimum window and glitch floor when none is given (1 s);
+ * - the rate raw samples are reduced to packets at by default (1 kHz);
  * - a distribution's cap (16 Mi packets, 4.6 hours at 1 kHz); beyond it
  *   the percentiles use the first packets only;
  * - a --stats-rate-hz that contradicts a packet's span by more than
  *   1 % + 1 us is refused. */
 #define ERGON_GATE_MIN_WINDOW_S 1.0
+/* Raw samples are reduced to packets at this rate unless one is given. */
+#define ERGON_GATED_RAW_RATE_DEFAULT_HZ 1000.0
 #define ERGON_GATED_DIST_MAX (1u << 24)
 #define ERGON_STATS_RATE_REL 0.01
 #define ERGON_STATS_RATE_ABS_S 1e-6

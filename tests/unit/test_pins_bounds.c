@@ -125,6 +125,38 @@ static int parse_stats(const char *text, int strict, double rate_hz, struct ergo
 	return rc;
 }
 
+/* POWER_CHECKS.md: for raw input --stats-rate-hz is the rate samples are
+ * reduced to packets at (default 1000). 100 samples at 10 kHz (10 ms),
+ * no rate given: 10 packets of 1 ms (mutant raw_rate_default_doubled
+ * gives 20 of 0.5 ms). */
+static void raw_packets_default_1_kHz(void **state)
+{
+	(void)state;
+	char *text = ts_strf("t_s,current_a,voltage_v\n");
+	for (int k = 0; k < 100; k++) {
+		char *n = ts_strf("%s%.4f,0.01,1.8\n", text, k * 1e-4);
+		free(text);
+		text = n;
+	}
+	struct ergon_gated_config cfg = {.min_window_s = 0.001};
+	struct ergon_gated *g;
+	struct ergon_err err = {0};
+	assert_int_equal(ergon_gated_new(&cfg, &g, &err), 0);
+	struct ergon_power_csv *p = NULL;
+	struct ergon_power_sink sink;
+	ergon_power_sink_gated(g, &sink);
+	assert_int_equal(ergon_power_csv_new(ERGON_POWER_CSV_RAW, &sink, 0, "r.csv", &p, &err), 0);
+	assert_int_equal(ergon_power_csv_feed(p, text, strlen(text), &err), 0);
+	assert_int_equal(ergon_power_csv_end(p, &err), 0);
+	ergon_power_csv_free(p);
+	const struct ergon_gated_result *res;
+	assert_int_equal(ergon_gated_finish(g, &res, &err), 0);
+	assert_int_equal(res->packets, 10);
+	assert_true(fabs(res->stats_period_s - 0.001) < 1e-12);
+	ergon_gated_free(g);
+	free(text);
+}
+
 /* Twenty 10 ms packets, the gate high for packets 5..16 (0.12 s); a
  * column of the caller's choosing per packet. */
 static char *stats_text(const char *header, char *(*row)(int k, double t0, double t1, int gate))
@@ -339,6 +371,7 @@ int main(void)
 	    cmocka_unit_test(reverse_packets_beyond_50_mA),
 	    cmocka_unit_test(stats_rate_one_percent),
 	    cmocka_unit_test(hpx_line_of_max_bytes),
+	    cmocka_unit_test(raw_packets_default_1_kHz),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

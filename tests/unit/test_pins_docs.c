@@ -261,6 +261,8 @@ static void reader_limits(void **state)
 		 2);
 	EQ(sr[0] / 100, ERGON_STATS_RATE_REL);
 	EQ(sr[1] * 1e-6, ERGON_STATS_RATE_ABS_S);
+	EQ(pnum("the rate samples are reduced to packets at (default #)"),
+	   ERGON_GATED_RAW_RATE_DEFAULT_HZ);
 }
 
 /* "Sign and time checks": the thresholds of include/ergon/plausible.h
@@ -593,6 +595,56 @@ static void kernels_limits(void **state)
 	EQ(mnum("a tensor over # Mi elements)") * 1024 * 1024, ERGON_KERNELS_ELEMS_MAX);
 }
 
+/* A power of ten written with superscript digits ("10¹⁵⁰") right after
+ * `lead` in METHOD.md: its exponent. */
+static int superscript_exponent(const char *lead)
+{
+	const char *p = strstr(method_md, lead);
+	if (p == NULL)
+		fail_msg("docs/METHOD.md no longer states \"%s\"", lead);
+	p += strlen(lead);
+	static const char *const sup[10] = {"⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"};
+	int e = 0, nd = 0;
+	for (;;) {
+		int d = -1;
+		for (int k = 0; k < 10; k++)
+			if (strncmp(p, sup[k], strlen(sup[k])) == 0) {
+				d = k;
+				p += strlen(sup[k]);
+				break;
+			}
+		if (d < 0)
+			break;
+		e = 10 * e + d;
+		nd++;
+	}
+	if (nd == 0)
+		fail_msg("docs/METHOD.md: no exponent after \"%s\"", lead);
+	return e;
+}
+
+/* Change points: values or uncertainties beyond 10^E in magnitude are
+ * refused, at it accepted. */
+static void changepoint_magnitude_bound(void **state)
+{
+	(void)state;
+	int e = superscript_exponent("values or uncertainties beyond 10");
+	double lim = pow(10.0, e);
+	EQ(lim, ERGON_CP_MAX_ABS);
+	double x[4] = {0, 0, 0, lim}, s[4] = {1, 1, 1, 1};
+	struct ergon_cp_result r;
+	struct ergon_err err = {0};
+	assert_int_equal(ergon_changepoints(x, s, 4, 0, &r, &err), 0);
+	free(r.seg);
+	x[3] = nextafter(lim, INFINITY);
+	assert_int_equal(ergon_changepoints(x, s, 4, 0, &r, &err), ERGON_EUSAGE);
+	x[3] = 0;
+	s[2] = nextafter(lim, INFINITY);
+	err = (struct ergon_err){0};
+	assert_int_equal(ergon_changepoints(x, s, 4, 0, &r, &err), ERGON_EUSAGE);
+	assert_non_null(strstr(err.msg, "uncertainty"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -613,6 +665,7 @@ int main(void)
 	    cmocka_unit_test(statistics_thresholds),
 	    cmocka_unit_test(changepoint_scatter),
 	    cmocka_unit_test(kernels_limits),
+	    cmocka_unit_test(changepoint_magnitude_bound),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -243,9 +243,9 @@ int ergon_gated_new(const struct ergon_gated_config *cfg, struct ergon_gated **o
 		ergon_rating_init(&g->rating, ERGON_RATING_NONE);
 	g->cfg.rating = NULL;
 	if (!(g->cfg.stats_rate_hz > 0))
-		g->cfg.stats_rate_hz = 1000.0;
+		g->cfg.stats_rate_hz = ERGON_GATED_RAW_RATE_DEFAULT_HZ;
 	if (!(g->cfg.min_window_s > 0))
-		g->cfg.min_window_s = 1.0;
+		g->cfg.min_window_s = ERGON_GATE_MIN_WINDOW_S;
 	struct acc *accs[3] = {&g->win, &g->whole, &g->gated};
 	for (size_t k = 0; k < 3; k++) {
 		accs[k]->di.max = cfg->distribution_max;
