@@ -42,8 +42,7 @@ grep -q "sustained   : THROTTLED" "$out/summary.txt" ||
 # A warning in the summary, in one line each (the report's issues hold the
 # whole message and the fix).
 if grep -q "run.sampler_gap" "$out/summary.txt"; then
-  echo "note: run.sampler_gap: this machine was busy and the sampler fell behind for a"
-  echo "      moment; every figure was still published (exit 0). On an idle machine it reads valid."
+  echo "note: run.sampler_gap means this machine was busy and the sampler fell behind for a moment; every figure was still published (exit 0), and on an idle machine the run reads valid."
 fi
 step "2/4 ergon verify: the report checks itself" "The report_id is the sha256 of the report's content, and every figure is
 recomputed from the series the report carries."
