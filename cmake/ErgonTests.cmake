@@ -205,6 +205,9 @@ set_tests_properties(functional/test_reliab_faultinj_verify PROPERTIES TIMEOUT 1
 # Every virtual-bench scenario through `ergon profile` (issue 17 adds rows): minutes on a
 # loaded 2-vCPU machine under ASan.
 set_tests_properties(functional/test_profile_sim PROPERTIES TIMEOUT 900)
+# Every command of README.md and docs/USAGE.md (QEMU firmware builds and runs
+# among them): minutes on a loaded 2-vCPU machine under ASan.
+set_tests_properties(functional/test_doc_commands PROPERTIES TIMEOUT 1500)
 # Reads ergon's recordings (millions of samples) with the reference JLS readers.
 set_tests_properties(functional/test_jls_reference_readers PROPERTIES TIMEOUT 900)
 

@@ -584,6 +584,9 @@ static int run(int argc, char **argv)
 					      strerror(errno));
 				return ergon_cli_fail("db", &err);
 			}
+			/* "run/" is the folder run: its files are run/x.json,
+			 * not run//x.json (a missing one is named as given). */
+			cli_dir(pos[k]);
 		}
 	char def[ERGON_DB_TARGET_MAX];
 	if (!target) {
