@@ -129,7 +129,11 @@ struct ergon_config {
 		int mode;	   /* enum ergon_cfg_power_mode */
 		int firmware;	   /* enum ergon_cfg_firmware */
 		double duration_s; /* NaN = auto (ergon_config_power_duration_s) */
-		double io_voltage;
+		double io_voltage;   /* the target's I/O (logic) voltage: gate, state, GO levels */
+		/* The measured rail's voltage, for a meter that does not measure
+		 * voltage (a PPK2 in ampere mode) and for the plan's estimates;
+		 * NaN until resolved, then power.io_voltage unless set. */
+		double rail_voltage;
 		uint64_t sync_gpio_pin;
 		uint64_t state_gpio_pin;
 		uint64_t go_gpio_pin;

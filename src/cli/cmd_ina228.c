@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The rail of a board as a profile run would use it (power.io_voltage
- * after the board registry and rules). */
+/* The rail of a board as a profile run would use it (power.rail_voltage,
+ * power.io_voltage unless set, after the board registry and rules). */
 static int board_rail(const char *board, double *rail_v, const char **from, char *name, size_t cap,
 		      struct ergon_err *err)
 {
@@ -29,7 +29,7 @@ static int board_rail(const char *board, double *rail_v, const char **from, char
 		rc = ergon_config_resolve(&cfg, err);
 	if (!rc) {
 		int vi = ergon_config_key_index("power.io_voltage");
-		*rail_v = cfg.power.io_voltage;
+		*rail_v = cfg.power.rail_voltage;
 		*from = vi >= 0 ? ergon_config_origin_name(cfg.origin[vi]) : "default";
 		snprintf(name, cap, "%s", cfg.board->name);
 	}

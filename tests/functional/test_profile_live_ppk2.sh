@@ -9,8 +9,11 @@
 # firmware's window in device time, counted in samples from the stream's
 # first one (--gate-at-start: the simulated target's reset): D0 (the gate)
 # is high for stream samples 100,000 .. 219,999 (1.0 s after the reset,
-# 1.2 s long), at 30 mA; 4 mA otherwise. The rail is 3.3 V
-# (power.io_voltage). For a synthetic instrument the raw live capture
+# 1.2 s long), at 30 mA; 4 mA otherwise. The rail is 3.3 V: in case 1
+# power.rail_voltage, beside a 1.8 V power.io_voltage (the target's I/O
+# level, which power and energy must not use); in the other cases
+# power.io_voltage, which stands for the rail when power.rail_voltage is
+# not set. For a synthetic instrument the raw live capture
 # takes the reset and its 60 ms grace on the samples' clock too
 # (profile_live.c packet_clock): stream samples 0 .. 5,998 end before
 # 6,000 / 100 kHz = 60 ms and are discarded, sample 5,999 is the first fed.
@@ -64,7 +67,8 @@ ppk2=(--power --set power.driver=ppk2 --set power.io_voltage=3.3)
 
 # --- 1. a gated window end to end ---------------------------------------------
 start_sim --fast --gate-at-start --gate-delay-s 1.0 --gate-s 1.2
-"$bin" profile "$tmp/fw" "${board[@]}" "${ppk2[@]}" --power-serial "$PORT" --out "$tmp/pp" \
+"$bin" profile "$tmp/fw" "${board[@]}" --power --set power.driver=ppk2 --set power.io_voltage=1.8 \
+	--set power.rail_voltage=3.3 --power-serial "$PORT" --out "$tmp/pp" \
 	>"$tmp/out" 2>"$tmp/err.pp"
 rc=$?
 stop_sim
@@ -109,7 +113,7 @@ if fed != 220000 - 5999 + 1: errs.append("samples_fed %r, by hand 214002" % fed)
 w = p.get("whole_capture_window", {})
 if w.get("samples") != fed: errs.append("whole window %r samples, fed %r" % (w.get("samples"), fed))
 if lc.get("gate_rises") != 1: errs.append("rises %r" % lc.get("gate_rises"))
-if lc.get("rail_voltage", {}).get("v") != 3.3: errs.append("rail %r" % lc.get("rail_voltage"))
+if lc.get("rail_voltage", {}).get("v") != 3.3 or lc["rail_voltage"].get("from") != "power.rail_voltage": errs.append("rail %r" % lc.get("rail_voltage"))
 if "applied" not in lc.get("identity", {}).get("notes", ""): errs.append("identity: spike filter not named")
 if not (s.get("gate_only") is True and s.get("lockstep") is False): errs.append("sync %r" % s)
 if p.get("integrity") != "valid": errs.append("integrity %r %r" % (p.get("integrity"), [i["code"] for i in d.get("issues", [])]))
@@ -158,6 +162,7 @@ n = lc.get("samples_fed", 0)
 # All 50,000 were read before SIGINT: 5,999 in the grace, the rest fed.
 if lc.get("samples_discarded") != 5999 or n != 50000 - 5999: errs.append("fed %r, discarded %r; want 44001 and 5999" % (n, lc.get("samples_discarded")))
 if w.get("samples") != n: errs.append("whole window %r samples, fed %r" % (w.get("samples"), n))
+if lc.get("rail_voltage") != {"v": 3.3, "from": "power.io_voltage (power.rail_voltage not set)", "note": lc.get("rail_voltage", {}).get("note")}: errs.append("rail %r" % lc.get("rail_voltage"))
 # Kept figures, by hand: n samples of I_lo at 3.3 V.
 i_lo = 9252 * 4 * 1.8 / 163840 / 101.65
 want = n * 1e-5 * i_lo * 3.3
@@ -212,6 +217,24 @@ if errs:
 PY
 	ok "unplug: everything measured kept, marked, the open window said"
 else bad "unplug: summary"; fi
+
+# --- 4. the gate never rises: the timeout names the logic level -----------------
+# No gate at all; power.duration_s 1 bounds the wait (on the samples' clock
+# for the simulator). The message must send the user to the wire and to
+# the logic reference (issue 37: it said nothing of Vref or io_voltage).
+start_sim --fast --period-s 0
+"$bin" profile "$tmp/fw" "${board[@]}" "${ppk2[@]}" --set power.duration_s=1 --power-serial "$PORT" \
+	--out "$tmp/ng" >"$tmp/out" 2>"$tmp/err.ng"
+rc=$?
+stop_sim
+if [ $rc -ne 0 ] && grep -q "no gate window of at least" "$tmp/err.ng" &&
+	grep -q "power.io_voltage 3.3 V" "$tmp/err.ng" && grep -q "VCC pin" "$tmp/err.ng" &&
+	grep -q "target pin 5 -> instrument D0" "$tmp/err.ng"; then
+	ok "no gate: exit $rc, the hint names the wire, power.io_voltage and the PPK2's VCC reference"
+else
+	bad "no gate: exit $rc"
+	cat "$tmp/err.ng"
+fi
 
 if grep -l "Sanitizer" "$tmp"/err.* >/dev/null 2>&1; then bad "sanitizer report"; fi
 [ $fails -eq 0 ] || exit 1

@@ -105,6 +105,8 @@ const struct cfg_key ergon_cfg_keys[] = {
     E("power.firmware", power.firmware, firmwares, "dedicated"),
     OD("power.duration_s", power.duration_s, 0.1, 86400.0, "null"),
     D("power.io_voltage", power.io_voltage, 1.0, 5.0, "1.8"),
+    /* A PPK2 measures rails of 0.8..5 V; null: power.io_voltage. */
+    OD("power.rail_voltage", power.rail_voltage, 0.8, 5.0, "null"),
     U("power.sync_gpio_pin", power.sync_gpio_pin, 0, 255, "0"),
     U("power.state_gpio_pin", power.state_gpio_pin, 0, 255, "0"),
     U("power.go_gpio_pin", power.go_gpio_pin, 0, 255, "0"),

@@ -349,6 +349,16 @@ static int apply_rules(struct ergon_config *cfg)
 			     : "no sync pin: not a gated capture");
 	}
 
+	/* The measured rail is the target's I/O rail unless it is named. */
+	size_t irv = K("power.rail_voltage");
+	if (isnan(cfg->power.rail_voltage)) {
+		cfg->power.rail_voltage = cfg->power.io_voltage;
+		note(cfg, irv, ERGON_CFG_RULE,
+		     "auto: power.io_voltage (%.3g V): the measured rail is the I/O rail unless "
+		     "power.rail_voltage names it",
+		     cfg->power.io_voltage);
+	}
+
 	size_t idur = K("power.duration_s");
 	if (isnan(cfg->power.duration_s))
 		snprintf(

@@ -73,7 +73,7 @@ static json_t *live_json(const struct ergon_live_config *lc, const struct ergon_
 static json_t *live_raw_json(const struct ergon_live_config *lc,
 			     const struct ergon_live_raw_result *res, const char *spec,
 			     const struct ergon_instrument *inst, double stats_rate_hz,
-			     double vdd_v)
+			     double vdd_v, const char *rail_from)
 {
 	json_t *o = json_pack(
 	    "{s:s,s:s,s:s,s:b,s:b,s:f,s:b,s:s,s:I,s:f,s:f,s:I,s:I,s:I,s:I,s:I}", "instrument", spec,
@@ -88,24 +88,35 @@ static json_t *live_raw_json(const struct ergon_live_config *lc,
 	if (o && vdd_v > 0)
 		json_object_set_new(
 		    o, "rail_voltage",
-		    json_pack("{s:f,s:s,s:s}", "v", vdd_v, "from", "power.io_voltage", "note",
+		    json_pack("{s:f,s:s,s:s}", "v", vdd_v, "from", rail_from, "note",
 			      "a PPK2 in ampere mode does not measure voltage: power and "
 			      "energy use this stated rail voltage"));
 	return o;
 }
 
+/* Where the measured rail's voltage came from: power.rail_voltage when it
+ * is set, else power.io_voltage (the config rule). */
+static const char *rail_from(const struct ergon_config *cfg)
+{
+	int i = ergon_config_key_index("power.rail_voltage");
+	return i >= 0 && cfg->origin[i] == ERGON_CFG_RULE
+		   ? "power.io_voltage (power.rail_voltage not set)"
+		   : "power.rail_voltage";
+}
+
 /* power.driver ppk2: the PPK2 in ampere mode (in series with the board's
- * supply) on the rail power.io_voltage states. */
+ * supply) on the rail power.rail_voltage states (power.io_voltage when it
+ * is not set: config resolve). */
 static int open_ppk2(const char *spec, const struct ergon_config *cfg,
 		     struct ergon_instrument **inst, struct ergon_err *err)
 {
 	char vdd[32];
-	long mv = lround(cfg->power.io_voltage * 1000.0);
+	long mv = lround(cfg->power.rail_voltage * 1000.0);
 	if (mv < 800 || mv > 5000)
 		return ergon_err_set(err, ERGON_ECONFIG,
-				     "power.io_voltage %.3f V: a PPK2 works on 0.8..5 V rails; "
-				     "set power.io_voltage to the voltage of the measured rail",
-				     cfg->power.io_voltage);
+				     "%s %.3f V: a PPK2 works on 0.8..5 V rails; set "
+				     "power.rail_voltage to the voltage of the measured rail",
+				     rail_from(cfg), cfg->power.rail_voltage);
 	snprintf(vdd, sizeof vdd, "vdd_mv=%ld", mv);
 	const char *kv[] = {vdd, "mode=ampere", NULL};
 	struct ergon_instrument_options o = {.kv = kv};
@@ -231,17 +242,23 @@ int prof_live_capture(struct prof_run *r, const char *dir, const char *image, do
 	if (inst && flashed)
 		*live_out =
 		    raw ? live_raw_json(&lcfg, &rres, spec, inst, (double)cfg->power.stats_rate_hz,
-					cfg->power.io_voltage)
+					cfg->power.rail_voltage, rail_from(cfg))
 			: live_json(&lcfg, &res, spec, inst);
 	if (!rc && end == ERGON_LIVE_TIMEOUT)
 		rc = ergon_err_set(
 		    err, ERGON_ETIMEDOUT,
 		    "power stage: %s: no gate window of at least %.1f s closed within "
 		    "%.1f s (%llu %s seen); check the gate wire (target pin "
-		    "%llu -> instrument %s%llu) or raise power.duration_s",
+		    "%llu -> instrument %s%llu), that the instrument's logic reference "
+		    "matches the target's I/O voltage (power.io_voltage %.2g V: %s), "
+		    "or raise power.duration_s",
 		    spec, LIVE_MIN_WINDOW_S, lcfg.timeout_s, fed, raw ? "samples" : "packets",
 		    (unsigned long long)cfg->power.sync_gpio_pin, raw ? "D" : "INPUT",
-		    (unsigned long long)cfg->power.sync_input_index);
+		    (unsigned long long)cfg->power.sync_input_index, cfg->power.io_voltage,
+		    raw ? "a PPK2's logic port reads D0-D7 against its VCC pin, which must be "
+			  "wired to the target's I/O rail"
+			: "a gate that swings below the Joulescope's I/O reference voltage "
+			  "(Vref) never reads high");
 	if (!rc && end == ERGON_LIVE_SIGNAL)
 		rc = ERGON_EINTR;
 	if (!rc && !prof_interrupted(r)) {

@@ -139,7 +139,7 @@ static json_t *power_estimate(const struct ergon_config *cfg, const json_t *mode
 	int have_rating = 0;
 	const char *rating_from;
 	struct ergon_gated_plan gp = {.current_a = NAN,
-				      .voltage_v = cfg->power.io_voltage,
+				      .voltage_v = cfg->power.rail_voltage,
 				      .window_s = NAN,
 				      .edge_s = NAN,
 				      .energy_lsb_j = NAN};
