@@ -395,7 +395,7 @@ static int run(int argc, char **argv)
 	cli_init(&p, "profile", argc, argv);
 	int clean = 0;
 	while (cli_next(&p)) {
-		const char *set_kv = NULL, *power_serial = NULL;
+		const char *set_kv = NULL, *power_serial = NULL, *alias = NULL;
 		if (cli_flag(&p, "--power", &power)) {
 		} else if (cli_flag(&p, "--dry-run", &dry)) {
 		} else if (cli_flag(&p, "--layer-energy", &layer_energy)) {
@@ -422,6 +422,24 @@ static int run(int argc, char **argv)
 				snprintf(power_serial_kv, sizeof power_serial_kv, "power.serial=%s",
 					 power_serial);
 				sets[nsets++] = power_serial_kv;
+			}
+		} else if (cli_str(&p, "--power-firmware", &alias)) {
+			/* The method's flag: --set power.firmware=dedicated|shared. */
+			static char fw_kv[96];
+			if (alias && nsets == MAX_SETS)
+				cli_error(&p, "more than %d --set options", MAX_SETS);
+			else if (alias) {
+				snprintf(fw_kv, sizeof fw_kv, "power.firmware=%.64s", alias);
+				sets[nsets++] = fw_kv;
+			}
+		} else if (cli_str(&p, "--jlink-serial", &alias)) {
+			/* The method's flag: --set target.jlink_serial=SN. */
+			static char jl_kv[160];
+			if (alias && nsets == MAX_SETS)
+				cli_error(&p, "more than %d --set options", MAX_SETS);
+			else if (alias) {
+				snprintf(jl_kv, sizeof jl_kv, "target.jlink_serial=%.128s", alias);
+				sets[nsets++] = jl_kv;
 			}
 		} else if (cli_num(&p, "--max-uncertainty-pct", CLI_GT, 0, 1e6, &max_u_pct)) {
 			/* Same as --set power.max_uncertainty_pct=P (run's and
@@ -735,6 +753,7 @@ const struct ergon_cli_command ergon_cli_cmd_profile = {
 	    "         [--out DIR] [--force] [--clean] [--rtt-port PORT] [--json] [--sign KEY]\n"
 	    "         [--power-serial SERIAL] [--transport rtt|uart] [--no-cache] [--quiet]\n"
 	    "         [--layer-energy] [--max-uncertainty-pct P]\n"
+	    "         [--power-firmware dedicated|shared] [--jlink-serial SN]\n"
 	    "       ergon profile MODEL.tflite --board sim [--power [--layer-energy]] ...\n\n"
 	    "Resolves the configuration (defaults < board < INA228 preset < --config file <\n"
 	    "command line; then the rules: docs/internals/config.md), plans the counter\n"
@@ -784,6 +803,8 @@ const struct ergon_cli_command ergon_cli_cmd_profile = {
 	    "inference; docs/UNCERTAINTY.md): one whose expanded uncertainty (k = 2) is\n"
 	    "above P %, or whose budget is incomplete, raises\n"
 	    "power.uncertainty_above_limit (an error, exit 1); the figure stays.\n"
+	    "--power-firmware dedicated|shared (= --set power.firmware=...) and\n"
+	    "--jlink-serial SN (= --set target.jlink_serial=SN) are the method's flags.\n"
 	    "--json prints the summary on stdout instead of the tables. --sign KEY (ergon\n"
 	    "keygen) signs DIR/summary.json; the key is loaded before anything runs.\n"
 	    "On a terminal a progress line shows each stage's steps (firmware, start,\n"

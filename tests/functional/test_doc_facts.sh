@@ -3,12 +3,13 @@
 # each other and against what ergon does (issue 37, "stale docs"): each
 # fact is run (a --dry-run of the plan) and then looked for, in its own
 # words, in every place that states it; a place that says the opposite
-# fails. Three facts:
+# fails. Four facts:
 #  1. power.driver: ppk2 in `profile` runs gate-only, and a forced
 #     power.lockstep: true is refused (profile --help, docs/USAGE.md).
 #  2. jlink performs the SWPOI write of power.reset_strategy
 #     debug_reset+swpoi_reset (docs/internals/config.md, docs/USAGE.md).
 #  3. power_cycle is refused on a probe lifecycle (docs/internals/config.md).
+#  4. the method's flags --power-firmware and --jlink-serial set their keys.
 . "$(dirname "$0")/run_lib.sh"
 : "${ERGON_SOURCE_DIR:?}"
 E=$ERGON_BIN
@@ -81,4 +82,13 @@ expect 2 "jlink with power_cycle is refused" -- "$E" profile "$TMP/fw" --board a
   --set power.reset_strategy=power_cycle --dry-run
 contains "$ERR" "power_cycle cannot act on the jlink lifecycle" "the refusal names the lifecycle"
 contains "$c" '`power_cycle` is refused (no power switch)' "config.md: power_cycle refused"
+
+# 4. The method's flags --power-firmware and --jlink-serial set their keys
+#    (and are checked as the keys are).
+expect 0 "--power-firmware shared --jlink-serial 000123456" -- "$E" profile "$TMP/fw" "${board[@]}" \
+  --power-firmware shared --jlink-serial 000123456 --dry-run
+contains "$OUT" "power.firmware                       shared                     command line" "power.firmware from the flag"
+contains "$OUT" "target.jlink_serial                  000123456" "target.jlink_serial from the flag"
+expect 2 "--power-firmware bogus is refused" -- "$E" profile "$TMP/fw" "${board[@]}" --power-firmware bogus --dry-run
+contains "$ERR" "use one of dedicated, shared" "the refusal lists the values"
 finish
