@@ -661,6 +661,12 @@ static int run(int argc, char **argv)
 		json_decref(model_json);
 		ergon_cli_config_print_issues(stderr, "profile", &cfg);
 		ergon_config_cleanup(&cfg);
+		/* --json: a non-zero exit comes with its error line. */
+		if (refused && as_json)
+			return cli_report_error("profile", ERGON_EXIT_MEASUREMENT, "EREFUSED",
+						"the plan cannot meet power.max_uncertainty_pct "
+						"(plan.power.uncertainty_estimate says why)",
+						0);
 		return refused ? ERGON_EXIT_MEASUREMENT : ERGON_EXIT_OK;
 	}
 	ergon_cli_config_print_issues(stderr, "profile", &cfg);

@@ -505,6 +505,12 @@ static int dry_run(const struct ergon_run_config *cfg, int as_json)
 		printf("verdict     : %s\n", json_string_value(json_object_get(est, "verdict")));
 	}
 	json_decref(plan);
+	/* --json: a non-zero exit comes with its error line. */
+	if (refused && as_json)
+		return cli_report_error("run", ERGON_EXIT_MEASUREMENT, "EREFUSED",
+					"the plan cannot meet --max-uncertainty-pct "
+					"(the document's uncertainty_estimate says why)",
+					0);
 	return refused ? ERGON_EXIT_MEASUREMENT : ERGON_EXIT_OK;
 }
 
