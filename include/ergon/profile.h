@@ -71,7 +71,9 @@ struct ergon_profile_progress {
 	const char *stage;	   /* "pmu", "power", "outputs" */
 	const char *step;	   /* "firmware" (program or, on the sim, build the image),
 				    * "start" (reset the target), "capture" (read its stream),
-				    * "pass" (a PMU counter pass began), "analysis", "writing" */
+				    * "pass" (a PMU counter pass began), "repetition" (--repeat:
+				    * a power repetition began, detail "k/N"), "analysis",
+				    * "writing" */
 	const char *detail;	   /* the image, the preset, ...; may be NULL */
 	unsigned pass;		   /* step "pass": this pass, 1-based */
 	unsigned passes;	   /* the plan's counter passes (0: unknown) */
@@ -98,11 +100,24 @@ struct ergon_profile_opts {
 	 * edges by layer into power.layers[] (docs/METHOD.md, "Energy per
 	 * layer"); on the virtual bench only, for now. */
 	int layer_energy;
+	/* --repeat N (issue 31): the power stage's whole capture N times (the
+	 * PMU stage once); summary.json keeps each repetition
+	 * (repetitions[]) and the repeat statistics of the power figures
+	 * (repeat.figures.power.*, what ergon compare's Welch test reads).
+	 * 0 or 1: once. At most ERGON_PROFILE_REPEAT_MAX. */
+	unsigned repeat;
+	/* With repeat: the PMU stage too, in every repetition (ergon validate
+	 * --repeat: each repetition the whole profile), its figures in
+	 * repeat.figures.profile.* (total_cycles, meta.clean_infer_avg_us,
+	 * meta.clean_infer_avg_cycles). */
+	int repeat_pmu;
 	/* Called at every step of every stage; NULL: none. Borrowed pointers,
 	 * valid during the call. */
 	void (*progress)(void *ctx, const struct ergon_profile_progress *p);
 	void *progress_ctx;
 };
+
+#define ERGON_PROFILE_REPEAT_MAX 100
 
 /* How a stage of the profile ended (summary.json "stages"). */
 enum ergon_profile_stage_status {

@@ -61,6 +61,12 @@ struct ergon_validate_opts {
 	struct ergon_db *db;		    /* ingest every summary.json here; NULL: none */
 	unsigned write_flags;		    /* ERGON_WRITE_FORCE: replace earlier outputs */
 	int no_cache; /* qemu-an547: build the firmware without the object cache */
+	/* --repeat N (issue 31): each model's whole profile (the PMU stage and,
+	 * with power, the power stage) N times into one summary.json
+	 * (repetitions[], repeat.figures: ergon profile's repeat_pmu), so that
+	 * the regression check (ergon compare's Welch test) has the
+	 * run-to-run spread with 3 or more on each side. 0 or 1: once. */
+	unsigned repeat;
 	volatile sig_atomic_t *interrupted; /* stop after the model running now */
 	/* Called before each model's checks that take time (may be NULL):
 	 * model i (0-based) of n, and the check that runs now ("profile",

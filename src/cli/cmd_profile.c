@@ -224,6 +224,54 @@ static void print_layer_energy(const json_t *pw, int utf8)
 	       "measured\n");
 }
 
+/* --repeat: each power figure over the repetitions (repeat.figures.power):
+ * mean +- the half-width of its 95 % interval, sd, median and its
+ * interval, in the figure's unit. */
+static void print_repeat(const json_t *rep)
+{
+	if (!json_is_object(rep))
+		return;
+	const json_t *w = json_object_get(rep, "withheld");
+	printf("repeat     : %lld of %lld repetitions (%s)%s%s\n",
+	       (long long)json_integer_value(json_object_get(rep, "completed")),
+	       (long long)json_integer_value(json_object_get(rep, "planned")),
+	       json_string_value(json_object_get(rep, "what")), json_is_string(w) ? ": " : "",
+	       json_is_string(w) ? json_string_value(w) : "");
+	const json_t *figs = json_object_get(json_object_get(rep, "figures"), "power");
+	const char *k;
+	const json_t *o;
+	const char *pm = cli_sym("±", "+/-");
+	json_object_foreach((json_t *)figs, k, o)
+	{
+		(void)k;
+		const json_t *mean = json_object_get(o, "mean");
+		if (!json_is_number(mean)) {
+			printf("  %-22s withheld in every repetition\n",
+			       json_string_value(json_object_get(o, "name")));
+			continue;
+		}
+		double m = json_number_value(mean);
+		double f = fabs(m) >= 1 || m == 0 ? 1
+			   : fabs(m) >= 1e-3	  ? 1e-3
+			   : fabs(m) >= 1e-6	  ? 1e-6
+						  : 1e-9;
+		const char *unit = json_string_value(json_object_get(o, "unit"));
+		int si = unit && (strcmp(unit, "J") == 0 || strcmp(unit, "W") == 0 ||
+				  strcmp(unit, "A") == 0);
+		if (!si)
+			f = 1;
+		const char *pfx = f == 1 ? "" : f == 1e-3 ? "m" : f == 1e-6 ? "u" : "n";
+		double lo = json_number_value(json_object_get(o, "ci_lo"));
+		double hi = json_number_value(json_object_get(o, "ci_hi"));
+		printf("  %-22s %.6g %s %.3g %s%s (95 %%, n = %lld), sd %.3g, median %.6g\n",
+		       json_string_value(json_object_get(o, "name")), m / f, pm, (hi - lo) / 2 / f,
+		       pfx, unit ? unit : "",
+		       (long long)json_integer_value(json_object_get(o, "n")),
+		       json_number_value(json_object_get(o, "sd")) / f,
+		       json_number_value(json_object_get(o, "median")) / f);
+	}
+}
+
 /* The terminal summary: stages, layers, the Power table, and what kind of
  * result this is (the virtual bench and QEMU are not measurements). The
  * verdict and the energy per inference are the typed result's (res). */
@@ -326,6 +374,7 @@ static void print_result(const json_t *summary, const struct ergon_profile_resul
 			}
 		}
 		print_layer_energy(pw, utf8);
+		print_repeat(json_object_get(summary, "repeat"));
 		/* Internal mode: the calibration the firmware's record names,
 		 * verbatim (power.ina228.calibration_id built into it). */
 		const json_t *ods = json_object_get(pw, "on_device_summary");
@@ -389,7 +438,7 @@ static int run(int argc, char **argv)
 	int power = 0, dry = 0, layer_energy = 0;
 	unsigned flags = 0, rtt_port = 0;
 	int force = 0, as_json = 0, no_cache = 0;
-	long port = 0;
+	long port = 0, repeat = 0;
 	double max_u_pct = 0;
 	struct cli_parser p;
 	cli_init(&p, "profile", argc, argv);
@@ -452,6 +501,7 @@ static int run(int argc, char **argv)
 					 "power.max_uncertainty_pct=%.17g", max_u_pct);
 				sets[nsets++] = max_u_kv;
 			}
+		} else if (cli_long(&p, "--repeat", 1, ERGON_PROFILE_REPEAT_MAX, &repeat)) {
 		} else if (cli_str(&p, "--set", &set_kv)) {
 			if (set_kv && nsets == MAX_SETS)
 				cli_error(&p, "more than %d --set options", MAX_SETS);
@@ -561,6 +611,14 @@ static int run(int argc, char **argv)
 		if (rc)
 			goto fail;
 		fwdir = NULL;
+	}
+	if (repeat > 1 && !cfg.power.enabled) {
+		rc =
+		    ergon_err_set(&err, ERGON_EUSAGE,
+				  "--repeat %ld repeats the power stage (the PMU stage runs once): "
+				  "add --power",
+				  repeat);
+		goto fail;
 	}
 	if (layer_energy && !power && !scenario) {
 		rc = ergon_err_set(&err, ERGON_EUSAGE,
@@ -688,7 +746,8 @@ static int run(int argc, char **argv)
 					.rtt_port = rtt_port,
 					.interrupted = &interrupted,
 					.model = model_json,
-					.layer_energy = layer_energy};
+					.layer_energy = layer_energy,
+					.repeat = repeat > 1 ? (unsigned)repeat : 1u};
 	/* On a terminal, every step of every stage while it runs (one line,
 	 * redrawn, cleared when the stages end). */
 	struct timespec t0;
@@ -758,7 +817,7 @@ const struct ergon_cli_command ergon_cli_cmd_profile = {
 	    "         [--set KEY=VALUE ...] [--power] [--sim-scenario NAME] [--dry-run]\n"
 	    "         [--out DIR] [--force] [--clean] [--rtt-port PORT] [--json] [--sign KEY]\n"
 	    "         [--power-serial SERIAL] [--transport rtt|uart] [--no-cache] [--quiet]\n"
-	    "         [--layer-energy] [--max-uncertainty-pct P]\n"
+	    "         [--layer-energy] [--max-uncertainty-pct P] [--repeat N]\n"
 	    "         [--power-firmware dedicated|shared] [--jlink-serial SN]\n"
 	    "       ergon profile MODEL.tflite --board sim [--power [--layer-energy]] ...\n\n"
 	    "Resolves the configuration (defaults < board < INA228 preset < --config file <\n"
@@ -804,6 +863,11 @@ const struct ergon_cli_command ergon_cli_cmd_profile = {
 	    "marker edges: power.layers[] in summary.json, DIR/detailed/layer_energy.csv\n"
 	    "and a table of the costliest layers (docs/METHOD.md, Energy per layer).\n"
 	    "MODEL.tflite with --board sim runs that model on the virtual bench.\n"
+	    "--repeat N (with --power; 1..100): the power stage's whole capture N times,\n"
+	    "the PMU stage once; summary.json keeps each repetition (repetitions[], the\n"
+	    "first is \"power\") and each power figure's mean, sd, 95 % interval (Student\n"
+	    "t) and median with its interval (repeat.figures.power); ergon compare calls\n"
+	    "a difference only with 3 or more repetitions a side (docs/COMPARE.md).\n"
 	    "--max-uncertainty-pct P (= --set power.max_uncertainty_pct=P): the gate on\n"
 	    "the power stage's budgeted figures (energy, charge, mean power, energy per\n"
 	    "inference; docs/UNCERTAINTY.md): one whose expanded uncertainty (k = 2) is\n"

@@ -10,6 +10,7 @@
 #include "cli_opts.h"
 #include "cli_reliab.h"
 #include "ergon/db.h"
+#include "ergon/profile.h"
 #include "ergon/validate.h"
 
 #include <signal.h>
@@ -54,7 +55,7 @@ static int run(int argc, char **argv)
 	const char *target = NULL, *fwdir = NULL;
 	int power = 0, force = 0, json = 0, no_cache = 0;
 	double threshold = VALIDATE_THRESHOLD_PCT;
-	long rtt_port = 0;
+	long rtt_port = 0, repeat = 0;
 	struct cli_parser p;
 	cli_init(&p, "validate", argc, argv);
 	while (cli_next(&p)) {
@@ -70,6 +71,7 @@ static int run(int argc, char **argv)
 		} else if (cli_outdir(&p, "--out", &out)) {
 		} else if (cli_flag(&p, "--force", &force)) {
 		} else if (cli_flag(&p, "--json", &json)) {
+		} else if (cli_long(&p, "--repeat", 1, ERGON_PROFILE_REPEAT_MAX, &repeat)) {
 		} else if (cli_flag(&p, "--no-cache", &no_cache)) {
 		} else {
 			cli_unknown(&p);
@@ -95,6 +97,7 @@ static int run(int argc, char **argv)
 					.db = db,
 					.write_flags = force ? 1u : 0u, /* ERGON_WRITE_FORCE */
 					.no_cache = no_cache,
+					.repeat = repeat > 1 ? (unsigned)repeat : 1u,
 					.interrupted = &interrupted,
 					.progress = progress,
 					.progress_ctx = &models_t0};
@@ -143,7 +146,7 @@ const struct ergon_cli_command ergon_cli_cmd_validate = {
     .help = "Usage: ergon validate --board sim|qemu-an547|BOARD --models DIR --junit-xml FILE\n"
 	    "                      --out DIR [--firmware-dir FWDIR [--rtt-port PORT]] [--power]\n"
 	    "                      [--baseline DIR|DB] [--threshold PCT] [--db PATH|URL]\n"
-	    "                      [--force] [--json] [--no-cache]\n\n"
+	    "                      [--force] [--json] [--no-cache] [--repeat N]\n\n"
 	    "Profiles every DIR/*.tflite on the board into OUT/MODEL/: on qemu-an547\n"
 	    "ergon builds the firmware with the model (ergon profile MODEL.tflite); on sim\n"
 	    "the virtual bench runs the model in-process (synthetic: simulated board and\n"
@@ -160,7 +163,12 @@ const struct ergon_cli_command ergon_cli_cmd_validate = {
 	    "summary.json is ingested (a check of its own). On qemu-an547 the firmware's\n"
 	    "objects come from the firmware object cache when built before\n"
 	    "($XDG_CACHE_HOME/ergon, else ~/.cache/ergon; docs/internals/fw_cache.md);\n"
-	    "--no-cache compiles every object and neither reads nor writes the cache.\n\n"
+	    "--no-cache compiles every object and neither reads nor writes the cache.\n"
+	    "--repeat N (1..100) profiles each model N times, each repetition the whole\n"
+	    "profile (the PMU stage and, with --power, the power stage), into one\n"
+	    "summary.json with every repetition and each figure's mean, sd and 95 %\n"
+	    "interval (repeat.figures); the regression check needs 3 or more on both\n"
+	    "sides (ergon compare's Welch test), else it fails with \"no verdict\".\n\n"
 	    "FILE gets JUnit XML: one <testsuite> per model, one <testcase> per check; a\n"
 	    "profile that cannot run is an <error> and its checks are <skipped> with the\n"
 	    "reason (docs/VALIDATE.md).\n\n"

@@ -119,6 +119,19 @@ struct ergon_fw_build {
  * failed compile or link the tool's output is in b->log. */
 int ergon_fw_compile(struct ergon_fw_build *b, struct ergon_err *err);
 
+/* ---- Repeats at the artifact edge (repeat_json.c; docs/METHOD.md,
+ * "Repeats"). ---- */
+
+/* One figure over n repetitions: {name, unit, values[], u[], n (the finite
+ * values), mean, sd, sem, df, t, ci_lo, ci_hi (Student t, 95 %), median,
+ * median_lo, median_hi, median_coverage (distribution-free), min, max,
+ * u_instrument (the mean of the repetitions' ± when every one states it),
+ * spread_to_instrument (sd / u_instrument)}. v and u hold n entries, NaN
+ * where a repetition has none (u may be NULL). New reference; NULL with
+ * err set on failure. The shape `ergon compare` reads (repeat.figures). */
+json_t *ergon_repeat_figure_json(const char *name, const char *unit, const double *v,
+				 const double *u, size_t n, struct ergon_err *err);
+
 /* ---- Uncertainty budgets at the artifact edge (budget_json.c): a budget
  * (ergon/budget.h) as JSON, back, and checked against its own terms
  * (verify). docs/UNCERTAINTY.md names every field. ---- */

@@ -22,6 +22,7 @@
 #include "ergon/reserve.h"
 #include "ergon/verdict.h"
 #include "ergon/wire.h"
+#include "pipelines/common/common.h"
 #include "profile_internal.h"
 
 #include <stdio.h>
@@ -263,36 +264,108 @@ int ergon_profile_run(const struct ergon_profile_opts *o, struct ergon_profile_r
 	 * power stage's end, and each stage's own (docs/REPORT_FORMAT.md). */
 	struct ergon_mtime mt_all, mt_stage;
 	ergon_mtime_start(&mt_all);
-	/* 3. pmu. */
-	r.passes = plan.passes;
+	/* 3. pmu, then 4. power: once, or --repeat N times, each repetition
+	 * the power stage's whole capture (the first is the summary's
+	 * "power"); with repeat_pmu the PMU stage too (the first's profile is
+	 * the summary's). One pass of the flow: each stage's call appears
+	 * once (scripts/check_flow.py). */
 	r.stages = cfg->power.enabled ? 3 : 2;
-	r.stage = "pmu";
-	r.stage_no = 1;
-	struct prof_pmu pmu;
-	ergon_mtime_start(&mt_stage);
-	prof_pmu(&r, &plan, pmu_stage, &pmu);
-	ergon_mtime_end(&mt_stage);
-	json_object_set_new(pmu_stage, "measurement_time", ergon_mtime_json(&mt_stage));
-	stage_record(&r, pmu_stage, pmu.status, &pmu.err);
-	r.pass = r.passes = 0;
-	/* 4. power. */
+	struct prof_pmu pmu = {0};
 	struct prof_power pw = {0};
-	if (cfg->power.enabled) {
-		r.stage = "power";
-		r.stage_no = 2;
-		if (prof_interrupted(&r)) {
-			stage_record(&r, pow_stage, PROF_INTERRUPTED, NULL);
-		} else {
-			ergon_mtime_start(&mt_stage);
-			prof_power(&r, &plan, &pmu, pow_stage, &pw);
-			ergon_mtime_end(&mt_stage);
-			json_object_set_new(pow_stage, "measurement_time",
-					    ergon_mtime_json(&mt_stage));
-			stage_record(&r, pow_stage, pw.status, &pw.err);
+	unsigned nrep = o->repeat > 1 ? o->repeat : 1;
+	json_t *reps = nrep > 1 ? json_array() : NULL;
+	for (unsigned k = 1; k <= nrep; k++) {
+		char rk[32];
+		snprintf(rk, sizeof rk, "%u/%u", k, nrep);
+		json_t *entry = reps ? json_pack("{s:I}", "index", (json_int_t)k) : NULL;
+		if (k == 1 || o->repeat_pmu) {
+			/* The PMU stage: the first is the summary's. */
+			struct prof_pmu pk = {0};
+			json_t *st =
+			    k == 1 ? pmu_stage
+				   : json_pack("{s:s,s:s}", "name", "pmu", "status", "not_run");
+			r.rep = k == 1 ? 0 : k;
+			r.reps = nrep;
+			r.passes = plan.passes;
+			r.stage = "pmu";
+			r.stage_no = 1;
+			if (k > 1)
+				prof_progress(&r, "repetition", rk);
+			if (k > 1 && prof_interrupted(&r)) {
+				stage_record(&r, st, PROF_INTERRUPTED, NULL);
+			} else {
+				ergon_mtime_start(&mt_stage);
+				prof_pmu(&r, &plan, st, &pk);
+				ergon_mtime_end(&mt_stage);
+				json_object_set_new(st, "measurement_time",
+						    ergon_mtime_json(&mt_stage));
+				stage_record(&r, st, pk.status, &pk.err);
+			}
+			r.pass = r.passes = 0;
+			if (entry && o->repeat_pmu)
+				json_object_set_new(
+				    entry, "pmu",
+				    json_pack(
+					"{s:O,s:O*,s:O*,s:O*,s:O*}", "status",
+					json_object_get(st, "status"), "measurement_time",
+					json_object_get(st, "measurement_time"), "total_cycles",
+					ergon_jpath(pk.profile, "total_cycles"),
+					"clean_infer_avg_us",
+					ergon_jpath(pk.profile, "meta.clean_infer_avg_us"),
+					"clean_infer_avg_cycles",
+					ergon_jpath(pk.profile, "meta.clean_infer_avg_cycles")));
+			if (k == 1) {
+				pmu = pk;
+			} else {
+				json_decref(st);
+				json_decref(pk.profile);
+				json_decref(pk.device_clean);
+			}
 		}
+		r.rep = k;
+		if (cfg->power.enabled) {
+			r.stage = "power";
+			r.stage_no = 2;
+			json_t *st =
+			    k == 1 ? pow_stage
+				   : json_pack("{s:s,s:s}", "name", "power", "status", "not_run");
+			struct prof_power pk = {0};
+			if (nrep > 1)
+				prof_progress(&r, "repetition", rk);
+			if (prof_interrupted(&r)) {
+				stage_record(&r, st, PROF_INTERRUPTED, NULL);
+			} else {
+				ergon_mtime_start(&mt_stage);
+				prof_power(&r, &plan, &pmu, st, &pk);
+				ergon_mtime_end(&mt_stage);
+				json_object_set_new(st, "measurement_time",
+						    ergon_mtime_json(&mt_stage));
+				stage_record(&r, st, pk.status, &pk.err);
+			}
+			if (entry)
+				json_object_update_new(
+				    entry,
+				    json_pack("{s:O,s:O*,s:O}", "status",
+					      json_object_get(st, "status"), "measurement_time",
+					      json_object_get(st, "measurement_time"), "power",
+					      pk.section ? pk.section : json_null()));
+			if (k == 1)
+				pw = pk;
+			else
+				json_decref(pk.section);
+			if (st != pow_stage)
+				json_decref(st);
+		}
+		if (entry)
+			json_array_append_new(reps, entry);
+		if (r.interrupted)
+			break;
 	}
 	ergon_mtime_end(&mt_all);
 	json_object_set_new(art, "measurement_time", ergon_mtime_json(&mt_all));
+	/* What the outputs stage folds into repetitions[] and repeat. */
+	r.repetitions = reps;
+	r.planned = nrep;
 	/* 5. outputs. */
 	rc = prof_outputs(&r, &plan, &pmu, &pw, art, stages, pmu_stage, pow_stage, &slot, err);
 	ergon_out_release(&slot);
@@ -309,6 +382,7 @@ int ergon_profile_run(const struct ergon_profile_opts *o, struct ergon_profile_r
 	json_decref(plan.json);
 	json_decref(pmu.profile);
 	json_decref(pmu.device_clean);
+	json_decref(reps);
 	json_decref(pw.section);
 	json_decref(r.issues);
 	return rc;

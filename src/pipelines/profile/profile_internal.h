@@ -60,6 +60,13 @@ struct prof_run {
 	 * the power section's budgets use it. */
 	struct ergon_rating live_rating;
 	int have_live_rating;
+	/* --repeat: the power stage's repetition (1-based) of reps; with
+	 * reps > 1 each writes into DIR/power/rep-K. */
+	unsigned rep, reps;
+	/* --repeat: each repetition's entry (borrowed from ergon_profile_run;
+	 * NULL: not repeated) and the planned count, for the outputs. */
+	json_t *repetitions;
+	unsigned planned;
 };
 
 /* What a stage ended with; profile.c records it in the stage's entry of
@@ -218,7 +225,10 @@ static inline int prof_stage_end(const struct prof_run *r, int rc, const struct 
 static inline int prof_stage_dir(struct prof_run *r, const char *name, char *dir, size_t cap,
 				 struct ergon_err *err)
 {
-	if ((size_t)snprintf(dir, cap, "%s/%s", r->o->out_dir, name) >= cap)
+	int n = r->reps > 1 && r->rep > 0
+		    ? snprintf(dir, cap, "%s/%s/rep-%u", r->o->out_dir, name, r->rep)
+		    : snprintf(dir, cap, "%s/%s", r->o->out_dir, name);
+	if (n < 0 || (size_t)n >= cap)
 		return ergon_err_set(err, ERGON_ETOOBIG, "--out %s: path too long", r->o->out_dir);
 	return ergon_mkdir_p(dir, err);
 }

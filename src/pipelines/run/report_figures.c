@@ -1636,15 +1636,10 @@ static void tag_issues(json_t *dst, json_t *src, size_t i, size_t n)
 static json_t *figure_stats(const struct ergon_run_figure *f, json_t *const *views, size_t n,
 			    struct ergon_err *err)
 {
-	json_t *vals = json_array(), *us = json_array();
-	double *v = malloc((n ? n : 1) * sizeof *v);
-	double usum = 0;
-	size_t m = 0, nu = 0;
-	int all_u = 1;
-	if (v == NULL || vals == NULL || us == NULL) {
+	double *v = malloc((n ? n : 1) * sizeof *v), *u = malloc((n ? n : 1) * sizeof *u);
+	if (v == NULL || u == NULL) {
 		free(v);
-		json_decref(vals);
-		json_decref(us);
+		free(u);
 		ergon_err_set(err, ERGON_ENOMEM, "out of memory");
 		return NULL;
 	}
@@ -1653,45 +1648,12 @@ static json_t *figure_stats(const struct ergon_run_figure *f, json_t *const *vie
 		snprintf(path, sizeof path, "figures.%s", f->key);
 		const json_t *jv = ergon_jpath(views[i], path);
 		const json_t *ju = f->u_key ? ergon_jpath(views[i], f->u_key) : NULL;
-		double x = json_is_number(jv) ? json_number_value(jv) : NAN;
-		double u = json_is_number(ju) ? json_number_value(ju) : NAN;
-		json_array_append_new(vals, ergon_jnum(x));
-		json_array_append_new(us, ergon_jnum(u));
-		if (!isfinite(x))
-			continue;
-		v[m++] = x;
-		if (isfinite(u)) {
-			usum += u;
-			nu++;
-		} else {
-			all_u = 0;
-		}
+		v[i] = json_is_number(jv) ? json_number_value(jv) : NAN;
+		u[i] = json_is_number(ju) ? json_number_value(ju) : NAN;
 	}
-	json_t *o = json_pack("{s:s, s:s, s:o, s:o, s:I}", "name", f->name, "unit", f->unit,
-			      "values", vals, "u", us, "n", (json_int_t)m);
-	if (m == 0) {
-		free(v);
-		return o;
-	}
-	struct ergon_summary st;
-	int rc = ergon_summary_of(v, m, &st, err);
+	json_t *o = ergon_repeat_figure_json(f->name, f->unit, v, u, n, err);
 	free(v);
-	if (rc) {
-		json_decref(o);
-		return NULL;
-	}
-	double ui = all_u && nu == m ? usum / (double)nu : NAN;
-	json_t *add = json_pack(
-	    "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "mean",
-	    ergon_jnum(st.mean), "sd", ergon_jnum(st.sd), "sem", ergon_jnum(st.sem), "df",
-	    ergon_jnum(st.df), "t", ergon_jnum(st.t), "ci_lo", ergon_jnum(st.ci_lo), "ci_hi",
-	    ergon_jnum(st.ci_hi), "median", ergon_jnum(st.median), "median_lo",
-	    ergon_jnum(st.median_lo), "median_hi", ergon_jnum(st.median_hi), "median_coverage",
-	    ergon_jnum(st.median_coverage), "u_instrument", ergon_jnum(ui), "spread_to_instrument",
-	    ergon_jnum(isfinite(ui) && ui > 0 ? st.sd / ui : NAN), "min", ergon_jnum(st.min));
-	json_object_set_new(add, "max", ergon_jnum(st.max));
-	json_object_update(o, add);
-	json_decref(add);
+	free(u);
 	return o;
 }
 

@@ -452,7 +452,9 @@ static int model_profile(const struct ergon_validate_opts *o, const struct model
 						.out_dir = out,
 						.write_flags = o->write_flags,
 						.interrupted = o->interrupted,
-						.model = *model};
+						.model = *model,
+						.repeat = o->repeat > 1 ? o->repeat : 1u,
+						.repeat_pmu = o->repeat > 1};
 		rc = ergon_profile_run(&po, NULL, summary, e);
 	}
 	ergon_config_cleanup(&cfg);
