@@ -90,10 +90,18 @@ static void analyze_fixture_with_facts(void **state)
 	char *csvp = ts_strf("%s/detailed/power_summary.csv", out);
 	char *csv = ts_read_file(csvp, NULL);
 	assert_non_null(csv);
-	assert_true(strncmp(csv, "scope,metric,value\n", 19) == 0);
-	assert_non_null(strstr(csv, "window_1,start_index,100000\n"));
-	assert_non_null(strstr(csv, "window_1,end_index,300000\n"));
-	assert_non_null(strstr(csv, "whole_capture_window,samples,400000\n"));
+	/* One row per window and the whole-capture row, a column per metric. */
+	assert_true(strncmp(csv, "scope,", 6) == 0);
+	const char *cells[][3] = {{"window_1", "start_index", "100000"},
+				  {"window_1", "end_index", "300000"},
+				  {"whole_capture_window", "samples", "400000"}};
+	for (size_t k = 0; k < sizeof cells / sizeof cells[0]; k++) {
+		char *v = ts_csv_cell(csv, cells[k][0], cells[k][1]);
+		assert_non_null(v);
+		assert_string_equal(v, cells[k][2]);
+		free(v);
+	}
+	assert_null(ts_csv_cell(csv, "window_2", "start_index"));
 	/* Running again into the same folder is refused without --force. */
 	char *se2 = NULL;
 	rc = ts_run_ergon(NULL, &se2, "analyze", "--jls", jls, "--out", out, NULL);

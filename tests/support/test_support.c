@@ -197,3 +197,55 @@ int ts_make_short_report(const char *path)
 	free(err);
 	return rc;
 }
+
+/* The index-th comma-separated field of line [p, end): start and length. */
+static int csv_nth(const char *p, const char *end, int index, const char **f, size_t *n)
+{
+	for (int i = 0; p <= end; i++) {
+		const char *c = memchr(p, ',', (size_t)(end - p));
+		const char *e = c ? c : end;
+		if (i == index) {
+			*f = p;
+			*n = (size_t)(e - p);
+			return 0;
+		}
+		if (c == NULL)
+			break;
+		p = c + 1;
+	}
+	return -1;
+}
+
+char *ts_csv_cell(const char *csv, const char *row, const char *col)
+{
+	const char *hend = strchr(csv, '\n');
+	if (hend == NULL)
+		return NULL;
+	int ci = -1;
+	const char *f;
+	size_t n;
+	for (int i = 0; csv_nth(csv, hend, i, &f, &n) == 0; i++)
+		if (n == strlen(col) && strncmp(f, col, n) == 0) {
+			ci = i;
+			break;
+		}
+	if (ci < 0)
+		return NULL;
+	for (const char *l = hend + 1; *l; ) {
+		const char *le = strchr(l, '\n');
+		if (le == NULL)
+			le = l + strlen(l);
+		if (csv_nth(l, le, 0, &f, &n) == 0 && n == strlen(row) && strncmp(f, row, n) == 0) {
+			if (csv_nth(l, le, ci, &f, &n) != 0)
+				return NULL;
+			char *out = malloc(n + 1);
+			if (out) {
+				memcpy(out, f, n);
+				out[n] = '\0';
+			}
+			return out;
+		}
+		l = *le ? le + 1 : le;
+	}
+	return NULL;
+}

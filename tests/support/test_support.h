@@ -27,6 +27,10 @@ int ts_run_ergon_argv(char **out, char **errout, const char *const *argv);
 int ts_make_short_report(const char *path);
 /* Read a whole file (malloc'd, NUL-terminated). NULL on failure. */
 char *ts_read_file(const char *path, size_t *len);
+/* The cell of a CSV with a header row (no quoted fields): the row whose
+ * first field is row, the column named col; a malloc'd copy, NULL when
+ * either is absent. */
+char *ts_csv_cell(const char *csv, const char *row, const char *col);
 /* Write a whole file; 0 on success. */
 int ts_write_file(const char *path, const void *data, size_t len);
 /* snprintf into a malloc'd string. */

@@ -478,13 +478,24 @@ static void energy_per_inference_published(void **state)
 	assert_true(fabs(ipj - 100.0 / e_j) < 1e-9);
 	assert_true(json_is_true(json_object_get(sec, "gated_vs_whole_current_ok")));
 	assert_true(json_number_value(json_object_get(sec, "gated_window_duration_ratio")) == 1.0);
-	/* The CSV has a window block and the whole-capture block. */
+	/* The CSV has a window row and the whole-capture row. */
 	char *csv = NULL;
 	size_t len = 0;
 	assert_int_equal(ergon_power_csv_render(sec, &csv, &len, &err), 0);
-	assert_non_null(strstr(csv, "scope,metric,value\n"));
-	assert_non_null(strstr(csv, "window_1,energy_j,0.018"));
-	assert_non_null(strstr(csv, "whole_capture_window,duration_s,6\n"));
+	assert_true(strncmp(csv, "scope,", 6) == 0);
+	char *cell = ts_csv_cell(csv, "window_1", "energy_j");
+	assert_non_null(cell);
+	assert_true(strncmp(cell, "0.018", 5) == 0);
+	free(cell);
+	cell = ts_csv_cell(csv, "whole_capture_window", "duration_s");
+	assert_non_null(cell);
+	assert_string_equal(cell, "6");
+	free(cell);
+	/* Two rows under the header, no more. */
+	size_t lines = 0;
+	for (const char *c = csv; *c; c++)
+		lines += *c == '\n';
+	assert_int_equal(lines, 3);
 	free(csv);
 	/* The table: ASCII when not a TTY, box drawing otherwise. */
 	char *t = NULL;

@@ -578,37 +578,113 @@ static void tprintf(struct text *t, const char *fmt, ...)
 	}
 }
 
-static void csv_block(struct text *t, const char *scope, const json_t *o)
+/* One CSV field (RFC 4180: quoted when it holds a comma, a quote or a line
+ * break; a quote doubled). */
+static void csv_field(struct text *t, const char *v)
 {
-	const char *k;
-	json_t *v;
-	json_object_foreach((json_t *)o, k, v)
-	{
-		if (json_is_number(v))
-			tprintf(t, "%s,%s,%.17g\n", scope, k, json_number_value(v));
-		else if (json_is_string(v))
-			tprintf(t, "%s,%s,%s\n", scope, k, json_string_value(v));
-		else if (json_is_null(v))
-			tprintf(t, "%s,%s,\n", scope, k);
+	if (strpbrk(v, ",\"\r\n") == NULL) {
+		tprintf(t, "%s", v);
+		return;
 	}
+	tprintf(t, "\"");
+	for (const char *c = v; *c; c++)
+		tprintf(t, *c == '"' ? "\"\"" : "%c", *c);
+	tprintf(t, "\"");
 }
 
+/* The columns: every scalar (number, string, null) key of the windows and
+ * of the whole-capture window, in order of first appearance. */
+static int csv_columns(const json_t *wins, const json_t *whole, json_t *cols)
+{
+	const json_t *rows[2] = {wins, NULL};
+	json_t *one = json_array();
+	if (one == NULL)
+		return -1;
+	if (whole)
+		json_array_append(one, (json_t *)whole);
+	rows[1] = one;
+	for (int r = 0; r < 2; r++) {
+		size_t i;
+		json_t *w;
+		json_array_foreach(rows[r], i, w)
+		{
+			const char *k;
+			json_t *v;
+			json_object_foreach(w, k, v)
+			{
+				if (!(json_is_number(v) || json_is_string(v) || json_is_null(v)))
+					continue;
+				size_t j;
+				json_t *c;
+				int seen = 0;
+				json_array_foreach(cols, j, c)
+				{
+					if (strcmp(json_string_value(c), k) == 0)
+						seen = 1;
+				}
+				if (!seen && json_array_append_new(cols, json_string(k)) != 0) {
+					json_decref(one);
+					return -1;
+				}
+			}
+		}
+	}
+	json_decref(one);
+	return 0;
+}
+
+static void csv_row(struct text *t, const char *scope, const json_t *o, const json_t *cols)
+{
+	csv_field(t, scope);
+	size_t j;
+	json_t *c;
+	json_array_foreach(cols, j, c)
+	{
+		const json_t *v = json_object_get(o, json_string_value(c));
+		tprintf(t, ",");
+		if (json_is_number(v))
+			tprintf(t, "%.17g", json_number_value(v));
+		else if (json_is_string(v))
+			csv_field(t, json_string_value(v));
+	}
+	tprintf(t, "\n");
+}
+
+/* detailed/power_summary.csv as the method writes it: one row per gated
+ * window (scope window_1, window_2, ...) and the whole-capture row
+ * (scope whole_capture_window), a column per metric (every scalar field of
+ * the windows: ergon's extra fields are kept as columns); empty where a
+ * row has no such field or it is null. */
 int ergon_power_csv_render(const json_t *power, char **out, size_t *len, struct ergon_err *err)
 {
 	struct text t = {0};
-	tprintf(&t, "scope,metric,value\n");
 	const json_t *wins = json_object_get(power, "windows");
+	const json_t *whole = json_object_get(power, "whole_capture_window");
+	json_t *cols = json_array();
+	if (cols == NULL || csv_columns(wins, json_is_object(whole) ? whole : NULL, cols) != 0) {
+		json_decref(cols);
+		return ergon_err_set(err, ERGON_ENOMEM, "power CSV: out of memory");
+	}
+	tprintf(&t, "scope");
+	size_t j;
+	json_t *c;
+	json_array_foreach(cols, j, c)
+	{
+		tprintf(&t, ",");
+		csv_field(&t, json_string_value(c));
+	}
+	tprintf(&t, "\n");
 	size_t i;
 	json_t *w;
 	json_array_foreach(wins, i, w)
 	{
 		char scope[32];
 		snprintf(scope, sizeof(scope), "window_%zu", i + 1);
-		csv_block(&t, scope, w);
+		csv_row(&t, scope, w, cols);
 	}
-	const json_t *whole = json_object_get(power, "whole_capture_window");
-	if (whole)
-		csv_block(&t, "whole_capture_window", whole);
+	if (json_is_object(whole))
+		csv_row(&t, "whole_capture_window", whole, cols);
+	json_decref(cols);
 	if (t.oom) {
 		free(t.s);
 		return ergon_err_set(err, ERGON_ENOMEM, "power CSV: out of memory");
