@@ -105,12 +105,27 @@ ERGON_API int ergon_kernels_stats(const double *v, size_t n, double *min, double
 ERGON_API int ergon_kernels_median_ci(const double *v, size_t n, double *lo, double *hi,
 				      double *coverage, struct ergon_err *err);
 
+/* valid_for_regression (docs/METHOD.md, "Kernels"): a (case, impl) may
+ * be called a regression only when its output matched the reference, it
+ * was timed with at least ERGON_KERNELS_VALID_MIN_N samples (the least n
+ * whose median interval reaches 95 % coverage), its median is > 0 and the
+ * wider side of the median's interval [lo, hi] is at most
+ * ERGON_KERNELS_VALID_CI_PCT % of the median. Returns 1 (valid) or 0 and
+ * writes why into reason (cap bytes, NUL-terminated; may be NULL). */
+#define ERGON_KERNELS_VALID_MIN_N 6
+#define ERGON_KERNELS_VALID_CI_PCT 5.0
+ERGON_API int ergon_kernels_regression_valid(int correct, int timed, size_t n, double median,
+					     double lo, double hi, char *reason, size_t cap);
+/* The rule above in words (the artifact's kernels.regression_rule). */
+ERGON_API const char *ergon_kernels_regression_rule(void);
+
 /* exp(mean(log r)) of n ratios (each > 0). */
 ERGON_API int ergon_kernels_geomean(const double *r, size_t n, double *out, struct ergon_err *err);
 
-/* The "kernels" section: baseline, cases[] {case, impls[] {impl, correct,
- * timed, n, min, median, mean, median_ci {lo, hi, coverage}
- * (ergon_kernels_median_ci)}, speedups[] {impl, baseline_mean,
+/* The "kernels" section: baseline, regression_rule, cases[] {case, impls[]
+ * {impl, correct, timed, n, min, median, mean, median_ci {lo, hi, coverage}
+ * (ergon_kernels_median_ci), valid_for_regression, regression_reason
+ * (ergon_kernels_regression_valid)}, speedups[] {impl, baseline_mean,
  * candidate_mean, speedup}}, geomean[] {impl, cases, speedup, note},
  * failures[] {case, impl}. baseline: the implementation ratios are taken
  * against ("ref" when NULL); unit labels the counts. Caller owns

@@ -45,6 +45,11 @@ struct ergon_kernel_impl_result {
 	/* Over the repetitions' medians (two or more repetitions, else
 	 * NaN): their standard deviation and the 95 % interval of their mean. */
 	double repeat_sd, repeat_ci_lo, repeat_ci_hi;
+	/* ergon_kernels_regression_valid: the artifact's own verdict, or, in
+	 * an artifact written before it existed, the rule applied here to the
+	 * stated n, median and interval; and why. */
+	int valid_for_regression;
+	char regression_reason[ERGON_KERNELS_NOTE_MAX + 1];
 };
 
 /* One case (one kernel on one workload): its implementations in the
@@ -96,6 +101,13 @@ ERGON_API void ergon_kernels_summary_cleanup(struct ergon_kernels_summary *s);
 ERGON_API int ergon_kernels_csv_render(const json_t *section, char **out, size_t *len,
 				       struct ergon_err *err);
 
+/* case_summary.csv of a section: one row per case and implementation,
+ * case,impl,correct,timed,n,median,median_ci_lo,median_ci_hi,
+ * speedup_vs_baseline,valid_for_regression,reason (empty cells where not
+ * timed or, for speedup, the baseline itself). Caller frees *out. */
+ERGON_API int ergon_kernels_case_summary_render(const json_t *section, char **out, size_t *len,
+						struct ergon_err *err);
+
 /* The terminal table of a section: ergon_kernels_summary_read, then
  * ergon_kernels_summary_table. Caller frees *out. */
 ERGON_API int ergon_kernels_table_render(const json_t *section, char **out, struct ergon_err *err);
@@ -112,7 +124,8 @@ ERGON_API int ergon_kernels_summary_table(const struct ergon_kernels_summary *s,
 ERGON_API int ergon_kernels_report(const char *path, const char *baseline, const char *unit,
 				   json_t **artifact, struct ergon_err *err);
 
-/* Write DIR/kernels.json (sealed, digested), DIR/kernels.csv, when
+/* Write DIR/kernels.json (sealed, digested), DIR/kernels.csv,
+ * DIR/case_summary.csv (ergon_kernels_case_summary_render), when
  * samples is not NULL DIR/samples.csv (every sample, in the samples CSV
  * format, so `ergon kernels report` re-reads it), and, when table is not
  * NULL, set *table to the terminal text (caller frees). Every file is

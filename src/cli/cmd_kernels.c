@@ -95,7 +95,8 @@ static int report(struct cli_parser *p)
 	if (out == NULL)
 		return rc;
 	if (!json)
-		printf("wrote %s/kernels.json and %s/kernels.csv\n", out, out);
+		printf("wrote %s/kernels.json, %s/kernels.csv and %s/case_summary.csv\n", out,
+		       out, out);
 	int src = sign_written(sign_key, out, &skey);
 	return src ? src : rc;
 }
@@ -243,8 +244,9 @@ static int run_cmd(struct cli_parser *p)
 		jrc = cli_print_json(art);
 	} else {
 		fputs(table, stdout);
-		printf("wrote %s/kernels.json, %s/kernels.csv and %s/samples.csv\n", out, out,
-		       out);
+		printf("wrote %s/kernels.json, %s/kernels.csv, %s/case_summary.csv and "
+		       "%s/samples.csv\n",
+		       out, out, out, out);
 	}
 	json_decref(art);
 	free(table);
@@ -291,14 +293,19 @@ const struct ergon_cli_command ergon_cli_cmd_kernels = {
 	    "(> 1: faster) with both counts; the geometric mean of the speedups over\n"
 	    "the cases, which is not a model latency.\n"
 	    "\n"
+	    "Each case and implementation states valid_for_regression: correct, timed\n"
+	    "with n >= 6 and the wider side of the median's interval at most 5 % of\n"
+	    "the median (the table's regr column, case_summary.csv); ergon compare\n"
+	    "calls a regression only where both sides are valid.\n"
+	    "\n"
 	    "Options:\n"
 	    "  --board NAME       run: where to run: host (wall-clock ns) or qemu-an547\n"
 	    "                     (the emulated Cortex-M55 under -icount: checks on the\n"
 	    "                     target, counts are emulated instructions, not cycles;\n"
 	    "                     firmware and logs in DIR/firmware)\n"
-	    "  --out DIR          run: write kernels.json, kernels.csv and samples.csv;\n"
-	    "                     report: kernels.json (ergon.kernels, digested) and\n"
-	    "                     kernels.csv\n"
+	    "  --out DIR          run: write kernels.json, kernels.csv, case_summary.csv\n"
+	    "                     and samples.csv; report: kernels.json (ergon.kernels,\n"
+	    "                     digested), kernels.csv and case_summary.csv\n"
 	    "  --shapes FILE      run: the cases, one per line\n"
 	    "  --from-model FILE  run: the cases of an int8 TFLite model's layers\n"
 	    "  --suite LIST       run: conv, dwconv and/or fc (default: all three)\n"

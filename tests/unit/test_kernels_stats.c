@@ -348,6 +348,28 @@ static void repetitions_and_outliers(void **state)
 		"repetition: 'x'");
 }
 
+/* valid_for_regression's rule at its edges, by hand: n 6 valid and 5 not;
+ * the wider side 5 of a median 100 (5 %) valid, 5.01 not; a median of 0,
+ * a failed or untimed case never. */
+static void regression_rule_edges(void **state)
+{
+	(void)state;
+	char why[256];
+	assert_int_equal(ergon_kernels_regression_valid(1, 1, 6, 100, 95, 105, why, sizeof why), 1);
+	assert_true(strncmp(why, "valid: correct, n = 6", 21) == 0);
+	assert_int_equal(ergon_kernels_regression_valid(1, 1, 5, 100, 100, 100, why, sizeof why), 0);
+	assert_true(strstr(why, "n = 5 < 6") != NULL);
+	/* Asymmetric: the wider side decides (lo 99.5 is 0.5 %, hi 5.01 %). */
+	assert_int_equal(ergon_kernels_regression_valid(1, 1, 50, 100, 99.5, 105.01, why, sizeof why), 0);
+	assert_true(strstr(why, "+/-5.01 %") != NULL);
+	assert_int_equal(ergon_kernels_regression_valid(1, 1, 50, 100, 94.99, 100, NULL, 0), 0);
+	assert_int_equal(ergon_kernels_regression_valid(1, 1, 50, 0, 0, 0, NULL, 0), 0);
+	assert_int_equal(ergon_kernels_regression_valid(0, 0, 0, NAN, NAN, NAN, why, sizeof why), 0);
+	assert_true(strncmp(why, "not correct", 11) == 0);
+	assert_int_equal(ergon_kernels_regression_valid(1, 0, 0, NAN, NAN, NAN, why, sizeof why), 0);
+	assert_true(strncmp(why, "not timed", 9) == 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -355,6 +377,7 @@ int main(void)
 	    cmocka_unit_test(wraparound_and_overhead),	cmocka_unit_test(bad_input),
 	    cmocka_unit_test(baseline_absent),		cmocka_unit_test(csv_view),
 	    cmocka_unit_test(median_interval_by_hand),	cmocka_unit_test(repetitions_and_outliers),
+	    cmocka_unit_test(regression_rule_edges),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

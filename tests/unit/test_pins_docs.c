@@ -593,6 +593,9 @@ static void kernels_limits(void **state)
 	   ERGON_KERNELS_OVERHEAD_READS);
 	EQ(mnum("(a dimension outside 1..#,"), ERGON_KERNELS_DIM_MAX);
 	EQ(mnum("a tensor over # Mi elements)") * 1024 * 1024, ERGON_KERNELS_ELEMS_MAX);
+	/* valid_for_regression's rule. */
+	EQ(mnum("with at least # samples (the least n"), ERGON_KERNELS_VALID_MIN_N);
+	EQ(mnum("is at most # % of the median (a narrower"), ERGON_KERNELS_VALID_CI_PCT);
 }
 
 /* A power of ten written with superscript digits ("10¹⁵⁰") right after

@@ -5,6 +5,8 @@
 #include "ergon/stats.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -264,6 +266,67 @@ int ergon_kernels_geomean(const double *r, size_t n, double *out, struct ergon_e
 	return 0;
 }
 
+static const char REGRESSION_RULE[] =
+    "valid_for_regression: the output matched the reference, the case was timed with at "
+    "least 6 samples (the least n whose median interval reaches 95 % coverage), the median "
+    "is > 0 and the wider side of the median's interval is at most 5 % of the median; "
+    "ergon compare calls a regression only where both sides are valid";
+
+const char *ergon_kernels_regression_rule(void)
+{
+	return REGRESSION_RULE;
+}
+
+static void say(char *reason, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void say(char *reason, size_t cap, const char *fmt, ...)
+{
+	if (reason == NULL || cap == 0)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(reason, cap, fmt, ap);
+	va_end(ap);
+}
+
+int ergon_kernels_regression_valid(int correct, int timed, size_t n, double median, double lo,
+				   double hi, char *reason, size_t cap)
+{
+	if (!correct) {
+		say(reason, cap, "not correct: the output differs from the reference");
+		return 0;
+	}
+	if (!timed || n == 0) {
+		say(reason, cap, "not timed: no timed samples");
+		return 0;
+	}
+	if (n < ERGON_KERNELS_VALID_MIN_N) {
+		say(reason, cap,
+		    "n = %zu < %d: the median's interval does not reach 95 %% coverage", n,
+		    ERGON_KERNELS_VALID_MIN_N);
+		return 0;
+	}
+	if (!(isfinite(median) && median > 0)) {
+		say(reason, cap, "median %g is not > 0: no relative interval", median);
+		return 0;
+	}
+	if (!(isfinite(lo) && isfinite(hi) && lo <= median && hi >= median)) {
+		say(reason, cap, "the median's interval is not stated");
+		return 0;
+	}
+	double pct = 100.0 * fmax(median - lo, hi - median) / median;
+	if (pct > ERGON_KERNELS_VALID_CI_PCT) {
+		say(reason, cap,
+		    "the median's interval is +/-%.3g %% of the median (wider side), more than "
+		    "%.3g %%",
+		    pct, ERGON_KERNELS_VALID_CI_PCT);
+		return 0;
+	}
+	say(reason, cap, "valid: correct, n = %zu, the median's interval +/-%.3g %% of the median (<= %.3g %%)",
+	    n, pct, ERGON_KERNELS_VALID_CI_PCT);
+	return 1;
+}
+
 static const char GEOMEAN_NOTE[] =
     "geometric mean of the per-case speedups (each case weighs the same); not a model "
     "latency and not a speedup of any one model";
@@ -369,13 +432,17 @@ static int impl_json(const struct kimpl *m, json_t *arr, double *mean_out, struc
 	*mean_out = NAN;
 	json_object_set_new(o, "impl", json_string(m->name));
 	json_object_set_new(o, "correct", json_boolean(!m->failed));
-	if (m->failed) {
+	char reason[256];
+	if (m->failed || m->n == 0) {
 		json_object_set_new(o, "timed", json_false());
 		json_object_set_new(o, "why",
-				    json_string("output differs from the reference: not timed"));
-	} else if (m->n == 0) {
-		json_object_set_new(o, "timed", json_false());
-		json_object_set_new(o, "why", json_string("no timed samples"));
+				    json_string(m->failed
+						    ? "output differs from the reference: not timed"
+						    : "no timed samples"));
+		ergon_kernels_regression_valid(!m->failed, 0, 0, NAN, NAN, NAN, reason,
+					       sizeof reason);
+		json_object_set_new(o, "valid_for_regression", json_false());
+		json_object_set_new(o, "regression_reason", json_string(reason));
 	} else {
 		double mn, md, me;
 		int rc = ergon_kernels_stats(m->v, m->n, &mn, &md, &me, err);
@@ -397,6 +464,10 @@ static int impl_json(const struct kimpl *m, json_t *arr, double *mean_out, struc
 		json_object_set_new(
 		    o, "median_ci",
 		    json_pack("{s:f, s:f, s:f}", "lo", lo, "hi", hi, "coverage", cov));
+		int valid = ergon_kernels_regression_valid(1, 1, m->n, md, lo, hi, reason,
+							   sizeof reason);
+		json_object_set_new(o, "valid_for_regression", json_boolean(valid));
+		json_object_set_new(o, "regression_reason", json_string(reason));
 		rc = distribution_json(m, o, md, lo, hi, cov, me, err);
 		if (rc == 0)
 			rc = repeat_json(m, o, err);
@@ -448,6 +519,7 @@ int ergon_kernels_summarize(const struct ergon_kernels_data *d, const char *base
 	json_object_set_new(sec, "speedup_definition",
 			    json_string("baseline mean / candidate mean; > 1 means the "
 					"candidate is faster"));
+	json_object_set_new(sec, "regression_rule", json_string(REGRESSION_RULE));
 	json_object_set_new(sec, "cases", cases);
 	json_object_set_new(sec, "failures", fails);
 	for (size_t i = 0; i < d->n_cases; i++) {

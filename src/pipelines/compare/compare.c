@@ -764,6 +764,10 @@ int ergon_compare_text(const json_t *result, char **out, struct ergon_err *err)
 					ergon_dynbuf_adds(&b, "; no spread on either side");
 				ergon_dynbuf_addf(&b, ": %s\n",
 						  json_string_value(json_object_get(v, "verdict")));
+				const char *rn =
+				    json_string_value(json_object_get(v, "regression_note"));
+				if (rn != NULL)
+					ergon_dynbuf_addf(&b, "      %s\n", rn);
 			}
 		}
 		ergon_dynbuf_adds(&b, "  (* counts for the regression verdict; ± is the "

@@ -136,6 +136,27 @@ static void kernels_sample(const json_t *m, double v, double u, struct cmp_sampl
 	cmp_sample_of(&v, &u, 1, out);
 }
 
+/* Whether one side may be called a regression: the artifact's own
+ * valid_for_regression, or, in an artifact written before it existed, the
+ * rule (ergon_kernels_regression_valid) applied to what it states. */
+static int side_valid(const json_t *m)
+{
+	const json_t *v = json_object_get(m, "valid_for_regression");
+	if (json_is_boolean(v))
+		return json_is_true(v);
+	const json_t *ci = json_object_get(m, "median_ci");
+	const json_t *n = json_object_get(m, "n");
+	const json_t *md = json_object_get(m, "median");
+	const json_t *lo = json_object_get(ci, "lo"), *hi = json_object_get(ci, "hi");
+	double nn = json_is_number(n) ? json_number_value(n) : 0;
+	return ergon_kernels_regression_valid(
+	    json_is_true(json_object_get(m, "correct")), json_is_true(json_object_get(m, "timed")),
+	    nn >= 1 && nn <= ERGON_KERNELS_MAX_SAMPLES ? (size_t)nn : 0,
+	    json_is_number(md) ? json_number_value(md) : NAN,
+	    json_is_number(lo) ? json_number_value(lo) : NAN,
+	    json_is_number(hi) ? json_number_value(hi) : NAN, NULL, 0);
+}
+
 json_t *cmp_kernels_rows(const json_t *const *a, const char *const *labels, size_t n,
 			 double threshold_pct, json_t *regressed, json_t *result,
 			 size_t *spread_unknown)
@@ -198,8 +219,30 @@ json_t *cmp_kernels_rows(const json_t *const *a, const char *const *labels, size
 		}
 		char fig[2 * ERGON_KERNELS_NAME_MAX + 32];
 		snprintf(fig, sizeof fig, "%s [%s] median", name, impl);
-		json_t *vs =
-		    cmp_versus(fig, -1, 1, smp, n, threshold_pct, regressed, spread_unknown);
+		/* A regression is called only where both sides are valid for
+		 * regression (docs/METHOD.md, "Kernels"); the verdict stays. */
+		json_t *found = json_array();
+		json_t *vs = cmp_versus(fig, -1, 1, smp, n, threshold_pct, found, spread_unknown);
+		size_t f;
+		json_t *r;
+		json_array_foreach(found, f, r)
+		{
+			json_int_t i = json_integer_value(json_object_get(r, "artifact"));
+			if (i >= 1 && (size_t)i < n && side_valid(m[0]) && side_valid(m[i]))
+				json_array_append(regressed, r);
+		}
+		json_decref(found);
+		for (size_t i = 1; i < n; i++) {
+			json_t *o = json_array_get(vs, i - 1);
+			int both = m[i] != NULL && side_valid(m[0]) && side_valid(m[i]);
+			json_object_set_new(o, "valid_for_regression", json_boolean(both));
+			if (!both && m[i] != NULL)
+				json_object_set_new(
+				    o, "regression_note",
+				    json_string("not assessed as a regression: not valid for "
+						"regression on both sides (kernels.cases[].impls[]."
+						"regression_reason)"));
+		}
 		json_array_append_new(rows,
 				      json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:o, s:o}",
 						"name", fig, "case", name, "impl", impl, "path",

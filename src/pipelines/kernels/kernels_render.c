@@ -72,20 +72,73 @@ int ergon_kernels_csv_render(const json_t *section, char **out, size_t *len, str
 	return finish(&b, out, len, err);
 }
 
+/* A CSV cell: quoted when it holds a comma, a quote or a line break. */
+static void csv_cell(struct ergon_dynbuf *b, const char *v)
+{
+	if (strpbrk(v, ",\"\r\n") == NULL) {
+		ergon_dynbuf_adds(b, v);
+		return;
+	}
+	ergon_dynbuf_adds(b, "\"");
+	for (const char *p = v; *p; p++)
+		ergon_dynbuf_addf(b, *p == '"' ? "\"\"" : "%c", *p);
+	ergon_dynbuf_adds(b, "\"");
+}
+
+int ergon_kernels_case_summary_render(const json_t *section, char **out, size_t *len,
+				      struct ergon_err *err)
+{
+	struct ergon_kernels_summary s;
+	int rc = ergon_kernels_summary_read(section, &s, err);
+	if (rc != 0) {
+		ergon_kernels_summary_cleanup(&s);
+		return rc;
+	}
+	struct ergon_dynbuf b;
+	ergon_dynbuf_init(&b, RENDER_MAX);
+	ergon_dynbuf_adds(&b, "case,impl,correct,timed,n,median,median_ci_lo,median_ci_hi,"
+			      "speedup_vs_baseline,valid_for_regression,reason\n");
+	for (size_t i = 0; i < s.n_cases; i++) {
+		const struct ergon_kernel_case_result *c = &s.cases[i];
+		for (size_t k = 0; k < c->n_impls; k++) {
+			const struct ergon_kernel_impl_result *m = &c->impls[k];
+			csv_cell(&b, c->name);
+			ergon_dynbuf_adds(&b, ",");
+			csv_cell(&b, m->impl);
+			ergon_dynbuf_addf(&b, ",%s,%s,", m->correct ? "pass" : "fail",
+					  m->timed ? "yes" : "no");
+			if (m->timed)
+				ergon_dynbuf_addf(&b, "%zu,%.17g,%.17g,%.17g,", m->n, m->median,
+						  m->ci_lo, m->ci_hi);
+			else
+				ergon_dynbuf_adds(&b, ",,,,");
+			if (m->has_speedup && !isnan(m->speedup))
+				ergon_dynbuf_addf(&b, "%.17g", m->speedup);
+			ergon_dynbuf_addf(&b, ",%s,", m->valid_for_regression ? "yes" : "no");
+			csv_cell(&b, m->regression_reason);
+			ergon_dynbuf_adds(&b, "\n");
+		}
+	}
+	ergon_kernels_summary_cleanup(&s);
+	return finish(&b, out, len, err);
+}
+
 int ergon_kernels_summary_table(const struct ergon_kernels_summary *s, char **out,
 				struct ergon_err *err)
 {
 	struct ergon_dynbuf b;
 	size_t len;
 	ergon_dynbuf_init(&b, RENDER_MAX);
-	ergon_dynbuf_addf(&b, "%-34s %-6s %-7s %8s %14s %14s %14s %14s %9s\n", "case", "impl",
-			  "correct", "n", "min", "median", "mean", "baseline mean", "speedup");
+	ergon_dynbuf_addf(&b, "%-34s %-6s %-7s %-5s %8s %14s %14s %14s %14s %9s\n", "case", "impl",
+			  "correct", "regr", "n", "min", "median", "mean", "baseline mean",
+			  "speedup");
 	for (size_t i = 0; i < s->n_cases; i++) {
 		const struct ergon_kernel_case_result *c = &s->cases[i];
 		for (size_t k = 0; k < c->n_impls; k++) {
 			const struct ergon_kernel_impl_result *m = &c->impls[k];
-			ergon_dynbuf_addf(&b, "%-34s %-6s %-7s ", c->name, m->impl,
-					  m->correct ? "pass" : "FAIL");
+			ergon_dynbuf_addf(&b, "%-34s %-6s %-7s %-5s ", c->name, m->impl,
+					  m->correct ? "pass" : "FAIL",
+					  m->valid_for_regression ? "yes" : "no");
 			if (!m->timed) {
 				ergon_dynbuf_addf(&b, "%8s  (%s)\n", "-", m->why);
 				continue;
@@ -113,6 +166,20 @@ int ergon_kernels_summary_table(const struct ergon_kernels_summary *s, char **ou
 				  s->n_failures);
 	if (s->overhead_note[0])
 		ergon_dynbuf_addf(&b, "timing-read overhead: %s\n", s->overhead_note);
+	/* regr: valid_for_regression (ergon_kernels_regression_valid); why
+	 * each timed one that is not. */
+	ergon_dynbuf_addf(&b,
+			  "regr: valid for regression (correct, n >= %d, the median's interval "
+			  "within +/-%.3g %% of the median); ergon compare calls a regression "
+			  "only where both sides are\n",
+			  ERGON_KERNELS_VALID_MIN_N, ERGON_KERNELS_VALID_CI_PCT);
+	for (size_t i = 0; i < s->n_cases; i++)
+		for (size_t k = 0; k < s->cases[i].n_impls; k++) {
+			const struct ergon_kernel_impl_result *m = &s->cases[i].impls[k];
+			if (m->timed && !m->valid_for_regression)
+				ergon_dynbuf_addf(&b, "%s [%s]: not valid for regression: %s\n",
+						  s->cases[i].name, m->impl, m->regression_reason);
+		}
 	/* Where outliers pull the mean away from the median, and the
 	 * repetitions' medians (kernels run --repeat). */
 	for (size_t i = 0; i < s->n_cases; i++) {
@@ -222,6 +289,22 @@ static int impl_read(const json_t *c, const json_t *m, size_t k, struct ergon_ke
 	const json_t *out = json_object_get(m, "outliers");
 	r->outliers_low = count_of(out, "low");
 	r->outliers_high = count_of(out, "high");
+	/* The artifact's verdict; the rule applied to what it states when it
+	 * was written before the field existed. */
+	const json_t *vr = json_object_get(m, "valid_for_regression");
+	char reason[ERGON_KERNELS_NOTE_MAX + 1];
+	int valid = ergon_kernels_regression_valid(r->correct, r->timed, r->n, r->median,
+						   r->ci_lo, r->ci_hi, reason, sizeof reason);
+	if (json_is_boolean(vr)) {
+		r->valid_for_regression = json_is_true(vr);
+		rc = text_of(m, "regression_reason", r->regression_reason, ERGON_KERNELS_NOTE_MAX,
+			     "cases[].impls", k, err);
+		if (rc != 0)
+			return rc;
+	} else {
+		r->valid_for_regression = valid;
+		memcpy(r->regression_reason, reason, strlen(reason) + 1);
+	}
 	return r->timed ? 0 : text_of(m, "why", r->why, ERGON_KERNELS_NOTE_MAX, "cases[].impls", k, err);
 }
 

@@ -81,14 +81,19 @@ int ergon_kernels_write(json_t *artifact, const char *dir, unsigned flags, const
 		*table = NULL;
 	if (snprintf(path, sizeof path, "%s/kernels.json", dir) >= (int)sizeof path)
 		return ergon_err_set(err, ERGON_ETOOBIG, "--out %s: the path is too long", dir);
-	char csv_path[4096];
+	char csv_path[4096], sum_path[4096];
+	char *sum = NULL;
+	size_t sum_len = 0;
 	snprintf(csv_path, sizeof csv_path, "%s/kernels.csv", dir);
+	snprintf(sum_path, sizeof sum_path, "%s/case_summary.csv", dir);
 	rc = ergon_mkdir_p(dir, err);
-	/* Both files or neither: check both before writing the first. */
+	/* Every file or none: check them all before writing the first. */
 	if (rc == 0)
 		rc = ergon_file_check_writable(path, flags, err);
 	if (rc == 0)
 		rc = ergon_file_check_writable(csv_path, flags, err);
+	if (rc == 0)
+		rc = ergon_file_check_writable(sum_path, flags, err);
 	snprintf(samples_path, sizeof samples_path, "%s/samples.csv", dir);
 	if (rc == 0 && samples != NULL)
 		rc = ergon_file_check_writable(samples_path, flags, err);
@@ -98,11 +103,16 @@ int ergon_kernels_write(json_t *artifact, const char *dir, unsigned flags, const
 	if (rc == 0)
 		rc = ergon_kernels_csv_render(sec, &csv, &len, err);
 	if (rc == 0)
+		rc = ergon_kernels_case_summary_render(sec, &sum, &sum_len, err);
+	if (rc == 0)
 		rc = ergon_artifact_write(artifact, path, flags, err);
 	if (rc == 0)
 		rc = ergon_file_write_atomic(csv_path, csv, len, flags, err);
+	if (rc == 0)
+		rc = ergon_file_write_atomic(sum_path, sum, sum_len, flags, err);
 	if (rc == 0 && table != NULL)
 		rc = ergon_kernels_table_render(sec, table, err);
 	free(csv);
+	free(sum);
 	return rc;
 }
