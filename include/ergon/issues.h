@@ -81,6 +81,8 @@ enum ergon_integrity {
 	  "a preset appeared twice; the later data replaced the earlier")                          \
 	X("pmu.iter_order", ERGON_SEV_WARNING, "iteration numbers repeat or go backwards")         \
 	X("pmu.restart", ERGON_SEV_WARNING, "a second HPX_START: the target restarted mid-stream") \
+	X("pmu.clean_trace_mismatch", ERGON_SEV_WARNING,                                           \
+	  "the clean-window trace's HPX_CLEAN_ITER lines do not count to CLEAN_INFER_COUNT")       \
 	X("pmu.target_dropped", ERGON_SEV_WARNING,                                                 \
 	  "the target reported bytes its RTT buffer dropped (drop mode): rows are missing")        \
 	X("pmu.unit_missing", ERGON_SEV_INFO,                                                      \

@@ -903,7 +903,8 @@ static int run_flow(const struct scenario *sc, struct sim_board *b, const struct
 			       .window_max = b->o.window_max,
 			       .iterations = b->o.iterations,
 			       .rate_probe_us = 1000,
-			       .drain_wait_max_us = 1000},
+			       .drain_wait_max_us = 1000,
+			       .trace = b->o.clean_window_trace != 0},
 		    .clock_note = "virtual bench: simulated time",
 		};
 		if (m != NULL) {

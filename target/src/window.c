@@ -151,8 +151,7 @@ int ert_window_run(const struct ert_hal *hal, const struct ert_window_config *cf
 		}
 #ifndef ERT_POWER_BUILD
 		if (cfg->trace && trace_out != NULL)
-			(void)ert_hpx_heartbeat(trace_out, HPX_HB_CLEAN_ITER, HPX_HB_KEY_ITERS,
-						r.completed);
+			(void)ert_hpx_meta_u(trace_out, HPX_KEY_CLEAN_ITER, r.completed);
 #else
 		(void)trace_out;
 #endif

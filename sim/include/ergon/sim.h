@@ -134,6 +134,9 @@ struct ergon_sim_options {
 	 * scenarios' own 2), every N operators, every M ms of the window clock
 	 * (target.heartbeat.every_n_ops / every_ms). */
 	uint32_t heartbeat_every_iters, heartbeat_every_ops, heartbeat_every_ms;
+	/* profiling.clean_window_trace: the profile flow's clean window
+	 * prints HPX_CLEAN_ITER=<n> after each inference (0: off). */
+	int clean_window_trace;
 	/* The firmware's calibration id (power.ina228.calibration_id; not
 	 * owned, NULL or "": none). The scenarios' own: "sim-bench". */
 	const char *calibration_id;

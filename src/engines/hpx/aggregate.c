@@ -1386,6 +1386,35 @@ static void stream_issues(const struct ergon_hpx_parser *p, const struct agg_tot
 				     "before the restart is kept",
 				     HPX_TOK_START, (unsigned long long)p->restarts.lines[0]);
 	}
+	/* The clean-window trace (HPX_CLEAN_TRACE=1): one HPX_CLEAN_ITER=<n>
+	 * line per clean inference, n counting from 1; the host counts them
+	 * against CLEAN_INFER_COUNT (the firmware's own count). */
+	const struct hpx_meta *tr = meta_wire(p, HPX_KEY_CLEAN_TRACE);
+	const struct hpx_meta *cc = meta_wire(p, HPX_KEY_CLEAN_INFER_COUNT);
+	int traced = tr != NULL && tr->vlen == 1 && tr->value[0] == '1';
+	if (traced || p->clean_iter_lines > 0) {
+		char *endp = NULL;
+		unsigned long long want = cc ? strtoull(cc->value, &endp, 10) : 0;
+		int have_count = cc != NULL && endp != cc->value && *endp == '\0';
+		if (!have_count || want != p->clean_iter_lines || p->clean_iter_out_of_seq > 0) {
+			struct ergon_issue_field f[] = {
+			    ERGON_ISSUE_INT("trace_lines", (int64_t)p->clean_iter_lines),
+			    ERGON_ISSUE_INT("clean_infer_count",
+					    have_count ? (int64_t)want : (int64_t)-1),
+			    ERGON_ISSUE_INT("out_of_sequence", (int64_t)p->clean_iter_out_of_seq),
+			    ERGON_ISSUE_INT("first_out_of_sequence_line",
+					    (int64_t)p->clean_iter_first_bad_line)};
+			ergon_issue_list_add(
+			    issues, "pmu.clean_trace_mismatch", f, 4,
+			    "the clean-window trace printed %llu HPX_%s lines (%llu out of "
+			    "sequence) where HPX_%s says %s%s: trace lines were lost or the "
+			    "count is wrong, so the window's count is not confirmed",
+			    (unsigned long long)p->clean_iter_lines, HPX_KEY_CLEAN_ITER,
+			    (unsigned long long)p->clean_iter_out_of_seq, HPX_KEY_CLEAN_INFER_COUNT,
+			    have_count ? cc->value : "nothing",
+			    traced ? "" : " (and HPX_CLEAN_TRACE is not 1)");
+		}
+	}
 	if (p->target_drops.count) {
 		nl = noted(&p->target_drops, lines);
 		struct ergon_issue_field f[] = {

@@ -223,6 +223,9 @@ struct ergon_hpx_parser {
 	struct hpx_noted neg_cells;
 	/* `HPX_HEARTBEAT rtt_dropped bytes=N` reports and their sum. */
 	struct hpx_noted target_drops;
+	/* HPX_CLEAN_ITER=<n> trace lines (profiling.clean_window_trace): how
+	 * many, and those whose n was not their position (first line kept). */
+	uint64_t clean_iter_lines, clean_iter_out_of_seq, clean_iter_first_bad_line;
 	uint64_t target_dropped_bytes;
 	char bad_rows_detail[96];
 	char dup_preset_name[128];

@@ -281,6 +281,18 @@ static int meta_set(struct ergon_hpx_parser *p, const char *key, size_t klen, co
 		lower[i] = (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
 	}
 	lower[klen] = '\0';
+	if (strcmp(lower, "clean_iter") == 0) {
+		/* The clean-window trace: the n-th line says n. */
+		p->clean_iter_lines++;
+		uint64_t v = 0;
+		size_t d = 0;
+		while (d < vlen && d < 19 && val[d] >= '0' && val[d] <= '9')
+			v = v * 10u + (uint64_t)(val[d++] - '0');
+		if (d == 0 || d != vlen || v != p->clean_iter_lines) {
+			if (p->clean_iter_out_of_seq++ == 0)
+				p->clean_iter_first_bad_line = lineno;
+		}
+	}
 	struct hpx_meta *m = NULL;
 	for (size_t i = 0; i < p->nmeta; i++) {
 		if (strcmp(p->meta[i].key, lower) == 0) {

@@ -307,6 +307,19 @@ static int config_acts(const struct ergon_config *cfg, json_t *plan, json_t *iss
 		how = pname[0] == 'p' ? "RTT through `pyocd gdbserver` on a free loopback port"
 				      : "RTT through the Black Magic Probe's GDB serial port";
 	}
+	/* The clean-window trace is a property of the firmware: the virtual
+	 * bench's is configured per run; ergon's an547 firmware has no trace
+	 * build, so the key would be ignored there; a board's own firmware
+	 * decides (CLEAN_TRACE in its stream) and the host checks whatever it
+	 * prints (pmu.clean_trace_mismatch). */
+	if (lc == ERGON_LIFECYCLE_QEMU && cfg->profiling.clean_window_trace &&
+	    explicit_key(cfg, "profiling.clean_window_trace", &where))
+		return ergon_err_set(err, ERGON_ECONFIG,
+				     "%s: profiling.clean_window_trace cannot act on qemu-an547: the "
+				     "an547 firmware ergon builds has no trace build (the emulated "
+				     "window's count needs no trace: QEMU loses no line); set it "
+				     "false, or use --board sim to see the trace",
+				     where);
 	int tr_explicit = explicit_key(cfg, "target.transport", &where);
 	if (!tr_explicit)
 		where = "target.transport";

@@ -396,6 +396,7 @@ void ergon_profile_sim_options(const struct ergon_config *cfg, struct ergon_sim_
 	    isfinite(cfg->power.ina228.max_current_a) && cfg->power.ina228.max_current_a > 0
 		? cfg->power.ina228.max_current_a
 		: d.max_current_a;
+	o->clean_window_trace = cfg->profiling.clean_window_trace != 0;
 	o->heartbeat_every_iters = 0; /* the configuration speaks in ops and ms */
 	o->heartbeat_every_ops = u32(cfg->target.heartbeat.every_n_ops);
 	o->heartbeat_every_ms = u32(cfg->target.heartbeat.every_ms);

@@ -104,9 +104,11 @@
 #define HPX_KEY_CLEAN_TOTAL_CYCLES "CLEAN_INFER_TOTAL_CYCLES"
 #define HPX_KEY_CLEAN_AVG_CYCLES "CLEAN_INFER_AVG_CYCLES"
 #define HPX_KEY_DRAIN_TIMED_OUT "DRAIN_TIMED_OUT"
-/* "1": a heartbeat line per clean iteration (perturbs the window). */
+/* "1": the firmware printed HPX_CLEAN_ITER=<n> after each clean iteration
+ * n = 1, 2, ... (the method's trace; it perturbs the window), so the host
+ * can count the lines against CLEAN_INFER_COUNT. */
 #define HPX_KEY_CLEAN_TRACE "CLEAN_TRACE"
-#define HPX_HB_CLEAN_ITER "clean_iter"
+#define HPX_KEY_CLEAN_ITER "CLEAN_ITER"
 /* HPX_PROFILED_INFER_<suffix> (prefix above). */
 #define HPX_KEY_PROFILED_COUNT_SUFFIX "COUNT"
 #define HPX_KEY_PROFILED_TOTAL_US_SUFFIX "TOTAL_US"
