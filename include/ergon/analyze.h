@@ -141,6 +141,15 @@ struct ergon_analyze_options {
 	double shunt_ohms;
 	const char *const *rating_kv;
 	double max_uncertainty_pct;
+	/* Energy per layer (docs/METHOD.md, "Energy per layer"): the marker
+	 * line's digital input (when has_marker_input; needs jls_path) and the profile
+	 * summary whose profile.layers[] the firmware's marker plan came from
+	 * (layers_path; the plan is made again at the recording's rate).
+	 * Adds power.layers[], power.layer_energy and
+	 * detailed/layer_energy.csv. */
+	int has_marker_input;
+	unsigned marker_input_index;
+	const char *layers_path;
 };
 
 /* Analyse and write summary.json + detailed/power_summary.csv. *power

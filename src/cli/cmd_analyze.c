@@ -41,6 +41,10 @@ static int run(int argc, char **argv)
 				      &o.recording_provenance)) {
 		} else if (cli_long(&p, "--sync-input-index", 0, 31, &idx)) {
 			o.sync_input_index = (unsigned)idx;
+		} else if (cli_long(&p, "--marker-input-index", 0, 31, &idx)) {
+			o.marker_input_index = (unsigned)idx;
+			o.has_marker_input = 1;
+		} else if (cli_str(&p, "--layers", &o.layers_path)) {
 		} else if (cli_num(&p, "--stats-rate-hz", CLI_GE, 1, 1e6, &o.stats_rate_hz)) {
 		} else if (cli_num(&p, "--min-window-s", CLI_GE, 1e-6, 1e6, &o.min_window_s)) {
 		} else if (cli_str(&p, "--meter", &o.meter)) {
@@ -103,6 +107,7 @@ const struct ergon_cli_command ergon_cli_cmd_analyze = {
 	    "                     [--min-window-s S] [--recording-provenance measured|synthetic]\n"
 	    "                     [--meter MODEL] [--shunt-ohms R] [--rating KEY=VALUE ...]\n"
 	    "                     [--max-uncertainty-pct P]\n"
+	    "                     [--marker-input-index N --layers SUMMARY.json]\n"
 	    "                     --out DIR [--force] [--clean] [--json] [--sign KEY]\n\n"
 	    "Finds the gate windows (digital input N, INPUT0 by default, or the start_s,end_s\n"
 	    "lines of --markers), ignores gates shorter than --min-window-s (1 s) as glitches,\n"
@@ -126,6 +131,14 @@ const struct ergon_cli_command ergon_cli_cmd_analyze = {
 	    "states is unknown: the budget is incomplete. --max-uncertainty-pct P: a\n"
 	    "figure above P % (k = 2), or with an incomplete budget, raises\n"
 	    "power.uncertainty_above_limit (an error, exit 1); the figure stays.\n\n"
+	    "Energy per layer (docs/METHOD.md): --marker-input-index N names the digital\n"
+	    "line of the firmware's layer markers (PPK2 D1 = 1) in a JLS recording whose\n"
+	    "gate is on --sync-input-index; --layers SUMMARY.json is the summary of the\n"
+	    "`ergon profile MODEL --layer-energy` run whose layers were marked (its\n"
+	    "profile.layers[]: op names, cycles; the marker plan is made again at the\n"
+	    "recording's rate). Adds power.layers[], power.layer_energy and\n"
+	    "DIR/detailed/layer_energy.csv; with --facts the layers' sum is checked\n"
+	    "against the energy per inference and the cycle-split estimate is shown.\n\n"
 	    "CSV forms: --stats columns t_start_s,t_end_s,i_avg_a[,i_std_a,i_min_a,i_max_a,\n"
 	    "v_avg_v,...,p_avg_w,...,charge_c,energy_j,sample_id,digital]; --raw columns\n"
 	    "t_s,current_a,voltage_v[,power_w,digital], uniformly sampled.\n"
@@ -134,7 +147,9 @@ const struct ergon_cli_command ergon_cli_cmd_analyze = {
 	    "that contradicts it is refused (exit 2).\n\n"
 	    "Examples:\n"
 	    "  ergon analyze --jls capture.jls --facts facts.json --out run1\n"
-	    "  ergon analyze --stats packets.csv --sync-input-index 1 --out run2\n",
+	    "  ergon analyze --stats packets.csv --sync-input-index 1 --out run2\n"
+	    "  ergon analyze --jls marked.jls --marker-input-index 1 \\\n"
+	    "      --layers prof/summary.json --facts facts.json --out run3\n",
     .run = run,
     .exits = {[0] = "every figure was published (without --facts no per-inference figure is asked for)",
 	      [1] = "a check failed (an error issue, e.g. power.window_observer_mismatch; summary.json "

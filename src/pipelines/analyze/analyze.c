@@ -9,6 +9,7 @@
 #include "ergon/mtime.h"
 #include "ergon/fileio.h"
 #include "ergon/instrument.h"
+#include "ergon/layer_energy.h"
 #include "ergon/jls.h"
 #include "ergon/power_csv.h"
 #include "ergon/reserve.h"
@@ -29,6 +30,45 @@ static int feed_jls(void *ctx, const struct ergon_jls_block *b, struct ergon_err
 {
 	return ergon_gated_push_raw(ctx, b->current_a, b->voltage_v, b->power_w, b->gate_bits,
 				    b->gate_bit0, b->n, err);
+}
+
+/* A recording with a layer-marker line: the gate (line 0) into the gated
+ * engine, gate and marker (lines 0 and 1, as bits 0 and 1) into the layer
+ * engine. */
+struct jls_layers_feed {
+	struct ergon_gated *g;
+	struct ergon_layers *L;
+	uint8_t *digital;
+	size_t cap;
+	const char *path;
+	unsigned marker_index;
+};
+
+static int feed_jls_layers(void *ctx, const struct ergon_jls_block *b, struct ergon_err *err)
+{
+	struct jls_layers_feed *f = ctx;
+	int rc = ergon_gated_push_raw(f->g, b->current_a, b->voltage_v, b->power_w, b->line_bits[0],
+				      b->line_bit0[0], b->n, err);
+	if (rc)
+		return rc;
+	if (b->n > f->cap) {
+		uint8_t *d = realloc(f->digital, b->n);
+		if (d == NULL)
+			return ergon_err_set(err, ERGON_ENOMEM, "%s: out of memory", f->path);
+		f->digital = d;
+		f->cap = b->n;
+	}
+	for (size_t j = 0; j < b->n; j++) {
+		unsigned v = 0;
+		for (unsigned k = 0; k < 2; k++) {
+			const uint8_t *bits = b->line_bits[k];
+			size_t at = b->line_bit0[k] + j;
+			if (bits != NULL && (((unsigned)bits[at / 8] >> (at % 8)) & 1u))
+				v |= 1u << k;
+		}
+		f->digital[j] = (uint8_t)v;
+	}
+	return ergon_layers_push(f->L, b->current_a, b->voltage_v, NAN, f->digital, b->n, err);
 }
 
 static int sink_packets(void *ctx, const struct ergon_stats_packet *p, size_t n,
@@ -212,6 +252,36 @@ static char *path_join(const char *dir, const char *rel)
 	return s;
 }
 
+/* The layer engine's result into the power section: power.layers[],
+ * power.layer_energy, their issues; the sum checked against the energy per
+ * inference when the section publishes it (--facts). */
+static int analyze_layers(struct ergon_layers *L, const struct ergon_layer_plan *plan,
+			  json_t *section, const struct ergon_analyze_options *o,
+			  struct ergon_err *err)
+{
+	const struct ergon_layers_result *res = NULL;
+	int rc = ergon_layers_finish(L, &res, err);
+	if (rc)
+		return rc;
+	struct ergon_power_summary ps;
+	ergon_power_summary_read(section, &ps);
+	double epi_j = ps.energy_per_inference_j;
+	char meter[200];
+	snprintf(meter, sizeof meter, "the recording %s (gate gpi[%u], markers gpi[%u])",
+		 o->jls_path, o->sync_input_index, o->marker_input_index);
+	rc = ergon_layers_section(res, plan, epi_j, ps.energy_per_inference_u_j, meter, section,
+				  NULL, err);
+	if (rc)
+		return rc;
+	json_t *meta = json_object_get(section, "layer_energy");
+	json_object_set_new(meta, "plan_from", json_string(o->layers_path));
+	json_object_set_new(
+	    meta, "sum_checked",
+	    json_string(isfinite(epi_j) ? "against the energy per inference"
+					: "not checked: no energy per inference (give --facts)"));
+	return rc;
+}
+
 int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **table,
 		      struct ergon_power_summary *power, json_t **summary, struct ergon_err *err)
 {
@@ -240,22 +310,72 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 	char rating_from[200];
 	struct ergon_err jls_open_err = {0};
 	struct ergon_out_slot slot = {.fd = -1, .lock_fd = -1};
+	char *lay_text = NULL, *lay_csv_path = NULL;
+	json_t *lay_doc = NULL;
+	struct ergon_layer_plan plan = {0};
+	struct ergon_layers *L = NULL;
+	struct jls_layers_feed lf = {0};
+	char marker_sig[16];
 
 	if (o->out_dir == NULL)
 		return ergon_err_set(err, ERGON_EUSAGE, "an output folder is required (--out DIR)");
 	if (inputs > 1)
 		return ergon_err_set(err, ERGON_EUSAGE,
 				     "give one recording: --jls, --stats or --raw, not several");
-	if (o->facts_path) {
-		rc = ergon_power_facts_load(o->facts_path, &facts, err);
+	int want_layers = o->has_marker_input || o->layers_path != NULL;
+	if (want_layers && (!o->has_marker_input || o->layers_path == NULL))
+		return ergon_err_set(
+		    err, ERGON_EUSAGE,
+		    "energy per layer needs both --marker-input-index N (the marker "
+		    "line's digital input) and --layers SUMMARY.json (the profile "
+		    "whose layers were marked)");
+	if (want_layers && (o->jls_path == NULL || o->markers_path != NULL))
+		return ergon_err_set(err, ERGON_EUSAGE,
+				     "--marker-input-index needs a JLS recording (--jls) with the "
+				     "gate on a digital line (not --markers): markers need raw "
+				     "samples and the gate line");
+	if (want_layers && o->marker_input_index == o->sync_input_index)
+		return ergon_err_set(err, ERGON_EUSAGE,
+				     "--marker-input-index %u is the gate's line "
+				     "(--sync-input-index); the markers need their own line",
+				     o->marker_input_index);
+	if (want_layers) {
+		size_t len = 0;
+		json_error_t je;
+		rc = ergon_file_read_all(o->layers_path, MARKERS_MAX_BYTES, &lay_text, &len, err);
 		if (rc)
 			return rc;
+		lay_doc = json_loadb(lay_text, len, 0, &je);
+		free(lay_text);
+		lay_text = NULL;
+		if (lay_doc == NULL)
+			return ergon_err_set(err, ERGON_EPARSE,
+					     "--layers %s: line %d: %s; give the summary.json of "
+					     "`ergon profile MODEL --layer-energy`",
+					     o->layers_path, je.line, je.text);
+		if (!json_is_array(
+			json_object_get(json_object_get(lay_doc, "profile"), "layers"))) {
+			json_decref(lay_doc);
+			return ergon_err_set(err, ERGON_EPARSE,
+					     "--layers %s: no profile.layers[]; give the "
+					     "summary.json of `ergon profile MODEL --layer-energy`",
+					     o->layers_path);
+		}
+	}
+	if (o->facts_path) {
+		rc = ergon_power_facts_load(o->facts_path, &facts, err);
+		if (rc) {
+			json_decref(lay_doc);
+			return rc;
+		}
 		have_facts = 1;
 	}
-	if (inputs == 0 && !(have_facts && facts.internal))
+	if (inputs == 0 && !(have_facts && facts.internal)) {
+		json_decref(lay_doc);
 		return ergon_err_set(err, ERGON_EUSAGE,
 				     "no recording: give --jls FILE.jls, --stats FILE.csv or --raw "
 				     "FILE.csv (or --facts with an internal INA228 record)");
+	}
 	sum_path = path_join(o->out_dir, "summary.json");
 	csv_path = path_join(o->out_dir, "detailed/power_summary.csv");
 	if (sum_path == NULL || csv_path == NULL) {
@@ -264,6 +384,11 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 	}
 	/* Refuse before reading a large recording, not after. */
 	rc = ergon_file_check_writable(csv_path, wflags, err);
+	if (rc == 0 && lay_doc != NULL) {
+		lay_csv_path = path_join(o->out_dir, "detailed/layer_energy.csv");
+		rc = lay_csv_path ? ergon_file_check_writable(lay_csv_path, wflags, err)
+				  : ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+	}
 	if (rc == 0) /* summary.json: its place and space, held to the end */
 		rc = ergon_out_reserve(&slot, sum_path, ANALYZE_SUMMARY_RESERVE_BYTES, wflags, err);
 	if (rc)
@@ -339,11 +464,47 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 					    o->jls_path);
 				}
 			}
+			if (rc == 0 && lay_doc != NULL) {
+				snprintf(marker_sig, sizeof marker_sig, "gpi[%u]",
+					 o->marker_input_index);
+				if (ergon_jls_reader_signal(jr, marker_sig) == NULL) {
+					rc = ergon_err_set(
+					    err, ERGON_EUSAGE,
+					    "%s: no digital signal %s for --marker-input-index "
+					    "%u; record the marker line (ergon record keeps D0-D7 "
+					    "of a PPK2)",
+					    o->jls_path, marker_sig, o->marker_input_index);
+					goto out;
+				}
+				double hz = (double)ergon_jls_reader_sample_rate(jr);
+				rc = ergon_layer_plan_from_profile(
+				    json_object_get(lay_doc, "profile"), hz, o->layers_path, &plan,
+				    err);
+				struct ergon_layers_config lc = {
+				    .sample_rate_hz = hz,
+				    .gate_bit = 0,
+				    .marker_bit = 1,
+				    .segments = plan.n_segments,
+				    .inferences = have_facts ? facts.clean_infer_count : 0,
+				    .rating = have_rating ? &rating : NULL};
+				if (rc == 0)
+					rc = ergon_layers_new(&lc, &L, err);
+				if (rc)
+					goto out;
+			}
 			if (rc == 0) {
 				char gate[16];
 				snprintf(gate, sizeof(gate), "gpi[%u]", o->sync_input_index);
-				rc = ergon_jls_reader_stream(jr, nmarkers ? NULL : gate, feed_jls,
-							     g, err);
+				if (L != NULL) {
+					const char *lines[2] = {gate, marker_sig};
+					lf = (struct jls_layers_feed){
+					    .g = g, .L = L, .path = o->jls_path};
+					rc = ergon_jls_reader_stream_lines(
+					    jr, lines, 2, feed_jls_layers, &lf, err);
+				} else {
+					rc = ergon_jls_reader_stream(jr, nmarkers ? NULL : gate,
+								     feed_jls, g, err);
+				}
 			}
 			for (size_t i = 0; rc == 0 && i < ergon_jls_reader_warnings(jr)->n; i++)
 				rc = issue_copy(&warnings, &ergon_jls_reader_warnings(jr)->items[i],
@@ -401,6 +562,15 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 				    json_string(rating_from));
 	if (rc)
 		goto out;
+	if (L != NULL && fault_code == NULL) {
+		rc = analyze_layers(L, &plan, section, o, err);
+		if (rc)
+			goto out;
+	} else if (L != NULL) {
+		json_object_set_new(section, "layer_energy",
+				    json_pack("{s:s, s:s}", "measured", "no", "why",
+					      "the recording's content is unusable (see issues)"));
+	}
 	art = ergon_artifact_new("ergon.profile", 1, ERGON_PROV_REPLAYED);
 	if (art == NULL) {
 		rc = ergon_err_set(err, ERGON_ENOMEM, "out of memory");
@@ -477,6 +647,14 @@ int ergon_analyze_run(const struct ergon_analyze_options *o, int utf8, char **ta
 		rc = ergon_power_table_render(section, utf8, table, err);
 	if (rc == 0)
 		rc = ergon_file_write_atomic(csv_path, csv, csv_len, wflags, err);
+	if (rc == 0 && lay_csv_path != NULL && json_is_array(json_object_get(section, "layers"))) {
+		char *lcsv = NULL;
+		size_t llen = 0;
+		rc = ergon_layers_csv(json_object_get(section, "layers"), &lcsv, &llen, err);
+		if (rc == 0)
+			rc = ergon_file_write_atomic(lay_csv_path, lcsv, llen, wflags, err);
+		free(lcsv);
+	}
 	if (rc == 0) {
 		char *text = NULL;
 		size_t len = 0;
@@ -505,5 +683,10 @@ out:
 	free(csv);
 	free(sum_path);
 	free(csv_path);
+	free(lay_csv_path);
+	free(lf.digital);
+	ergon_layers_free(L);
+	ergon_layer_plan_free(&plan);
+	json_decref(lay_doc);
 	return rc;
 }

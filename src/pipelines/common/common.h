@@ -180,6 +180,37 @@ json_t *ergon_layers_json(const struct ergon_layers_result *res, const struct er
  * layers' cycles, every entry "kind": "estimated" (new reference; null
  * when the cycles or epi_j are unknown). */
 json_t *ergon_layers_estimate_json(const struct ergon_layer_model *m, double epi_j);
+/* The marker plan of a run: the model's layers (op names borrowed from a
+ * profile JSON's layers[]), their cycles and expected time, and the
+ * segments the markers cut an inference into (ergon_layers_plan at
+ * rate_hz). */
+struct ergon_layer_plan {
+	int on;
+	size_t n_layers;
+	const char **op;
+	double *cycles;
+	double *layer_s;
+	size_t *seg_first;
+	size_t n_segments;
+	uint32_t mask[8];
+	double rate_hz;
+};
+/* The plan from a profile section (summary.json's "profile": layers[] with
+ * op, cycles or counters.window_us, meta.system_clock_hz); ERGON_EUSAGE
+ * when it has no layers, the message starting with what ("--layer-energy:
+ * the PMU stage"). lp borrows the op strings from profile. */
+int ergon_layer_plan_from_profile(const json_t *profile, double rate_hz, const char *what,
+				  struct ergon_layer_plan *lp, struct ergon_err *err);
+void ergon_layer_plan_free(struct ergon_layer_plan *lp);
+/* The layer engine's result into the power section sec: the sum checked
+ * against the gated energy per inference epi_j (with the section's bound
+ * epi_u_j, a rectangular half-width; NaN epi_j: not checked), then
+ * power.layers[] and power.layer_energy (meter names the meter), and the
+ * engine's and the check's issues appended to sec's "issues" and to
+ * extra_issues (may be NULL). ERGON_ENOMEM only. */
+int ergon_layers_section(const struct ergon_layers_result *res, const struct ergon_layer_plan *plan,
+			 double epi_j, double epi_u_j, const char *meter, json_t *sec,
+			 json_t *extra_issues, struct ergon_err *err);
 /* detailed/layer_energy.csv from power.layers[] (*text malloc'd). */
 int ergon_layers_csv(const json_t *layers, char **text, size_t *len, struct ergon_err *err);
 

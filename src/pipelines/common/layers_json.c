@@ -208,3 +208,99 @@ int ergon_layers_csv(const json_t *layers, char **text, size_t *len, struct ergo
 	*text = ergon_dynbuf_take(&b, len);
 	return 0;
 }
+
+void ergon_layer_plan_free(struct ergon_layer_plan *lp)
+{
+	if (lp == NULL)
+		return;
+	free(lp->op);
+	free(lp->cycles);
+	free(lp->layer_s);
+	free(lp->seg_first);
+	memset(lp, 0, sizeof *lp);
+}
+
+int ergon_layer_plan_from_profile(const json_t *profile, double rate_hz, const char *what,
+				  struct ergon_layer_plan *lp, struct ergon_err *err)
+{
+	memset(lp, 0, sizeof *lp);
+	const json_t *layers = json_object_get(profile, "layers");
+	size_t n = json_array_size(layers);
+	if (n == 0)
+		return ergon_err_set(err, ERGON_EUSAGE,
+				     "%s reported no layers, so there is nothing to mark; it needs "
+				     "the profile build's per-layer rows",
+				     what);
+	double hz =
+	    json_number_value(json_object_get(json_object_get(profile, "meta"), "system_clock_hz"));
+	lp->op = calloc(n, sizeof *lp->op);
+	lp->cycles = calloc(n, sizeof *lp->cycles);
+	lp->layer_s = calloc(n, sizeof *lp->layer_s);
+	lp->seg_first = calloc(n, sizeof *lp->seg_first);
+	if (!lp->op || !lp->cycles || !lp->layer_s || !lp->seg_first) {
+		ergon_layer_plan_free(lp);
+		return ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+	}
+	lp->n_layers = n;
+	for (size_t i = 0; i < n; i++) {
+		const json_t *l = json_array_get(layers, i);
+		lp->op[i] = json_string_value(json_object_get(l, "op"));
+		double c = json_number_value(json_object_get(l, "cycles"));
+		double us =
+		    json_number_value(json_object_get(json_object_get(l, "counters"), "window_us"));
+		lp->cycles[i] = c > 0 ? c : NAN;
+		/* The cycles at the core clock are finer than the window clock's
+		 * microseconds; either is an expectation, the markers measure. */
+		lp->layer_s[i] = c > 0 && hz > 0 ? c / hz : us > 0 ? us * 1e-6 : 0.0;
+	}
+	lp->rate_hz = rate_hz;
+	ergon_layers_plan(lp->layer_s, n, rate_hz, ERGON_LAYERS_MIN_SAMPLES, lp->mask,
+			  lp->seg_first, &lp->n_segments);
+	lp->on = lp->n_segments > 0;
+	return 0;
+}
+
+int ergon_layers_section(const struct ergon_layers_result *res, const struct ergon_layer_plan *plan,
+			 double epi_j, double epi_u_j, const char *meter, json_t *sec,
+			 json_t *extra_issues, struct ergon_err *err)
+{
+	/* The sum against the gated energy per inference, whose bound the
+	 * power section states (a rectangular half-width). */
+	struct ergon_issue_list il = {0};
+	struct ergon_budget eb;
+	ergon_budget_init(&eb, epi_j, "J");
+	if (isfinite(epi_u_j))
+		ergon_budget_add(&eb, "energy per inference bound", epi_u_j, ERGON_DIST_RECT, 0,
+				 "%s",
+				 "the power section's uncertainty of the energy per inference");
+	ergon_budget_close(&eb);
+	ergon_layers_check_sum(res, epi_j, &eb, &il);
+	struct ergon_layer_model m = {.n_layers = plan->n_layers,
+				      .op = plan->op,
+				      .cycles = plan->cycles,
+				      .seg_first = plan->seg_first,
+				      .n_segments = plan->n_segments};
+	json_t *meta = NULL;
+	json_t *arr = ergon_layers_json(res, &m, epi_j, &meta);
+	json_t *a = json_array();
+	int rc = arr && meta && a ? 0 : ERGON_ENOMEM;
+	if (rc == 0) {
+		json_object_set_new(meta, "meter", json_string(meter));
+		json_object_set_new(sec, "layers", arr);
+		json_object_set_new(sec, "layer_energy", meta);
+		arr = meta = NULL;
+		rc = ergon_issue_list_to_json(&res->issues, a);
+	}
+	if (rc == 0)
+		rc = ergon_issue_list_to_json(&il, a);
+	if (rc == 0) {
+		if (extra_issues != NULL)
+			json_array_extend(extra_issues, a);
+		json_array_extend(json_object_get(sec, "issues"), a);
+	}
+	json_decref(arr);
+	json_decref(meta);
+	json_decref(a);
+	ergon_issue_list_cleanup(&il);
+	return rc ? ergon_err_set(err, ERGON_ENOMEM, "out of memory") : 0;
+}

@@ -373,76 +373,10 @@ static void live_partial(struct prof_run *r, struct ergon_gated *g, double min_w
 
 /* The virtual bench's raw meter: a PPK2's 100 kSPS. */
 #define SIM_RAW_RATE_HZ 100000.0
+/* Who reports no layers, in the plan's message. */
+#define LAYER_PLAN_WHAT "--layer-energy: the PMU stage"
 
-/* The marker plan of a run: the model's layers (op names borrowed from
- * the PMU stage's profile JSON), their cycles and expected time, and the
- * segments the markers cut an inference into. */
-struct prof_layers {
-	int on;
-	size_t n_layers;
-	const char **op;
-	double *cycles;
-	double *layer_s;
-	size_t *seg_first;
-	size_t n_segments;
-	uint32_t mask[8];
-	double rate_hz;
-};
-
-/* The virtual bench's raw meter: a PPK2's 100 kSPS. */
-
-static void prof_layers_free(struct prof_layers *lp)
-{
-	if (lp == NULL)
-		return;
-	free(lp->op);
-	free(lp->cycles);
-	free(lp->layer_s);
-	free(lp->seg_first);
-	memset(lp, 0, sizeof *lp);
-}
-
-static int prof_layers_plan(const json_t *profile, double rate_hz, struct prof_layers *lp,
-		     struct ergon_err *err)
-{
-	memset(lp, 0, sizeof *lp);
-	const json_t *layers = json_object_get(profile, "layers");
-	size_t n = json_array_size(layers);
-	if (n == 0)
-		return ergon_err_set(err, ERGON_EUSAGE,
-				     "--layer-energy: the PMU stage reported no layers, so there "
-				     "is nothing to mark; it needs the profile build's per-layer "
-				     "rows");
-	double hz = json_number_value(
-	    json_object_get(json_object_get(profile, "meta"), "system_clock_hz"));
-	lp->op = calloc(n, sizeof *lp->op);
-	lp->cycles = calloc(n, sizeof *lp->cycles);
-	lp->layer_s = calloc(n, sizeof *lp->layer_s);
-	lp->seg_first = calloc(n, sizeof *lp->seg_first);
-	if (!lp->op || !lp->cycles || !lp->layer_s || !lp->seg_first) {
-		prof_layers_free(lp);
-		return ergon_err_set(err, ERGON_ENOMEM, "out of memory");
-	}
-	lp->n_layers = n;
-	for (size_t i = 0; i < n; i++) {
-		const json_t *l = json_array_get(layers, i);
-		lp->op[i] = json_string_value(json_object_get(l, "op"));
-		double c = json_number_value(json_object_get(l, "cycles"));
-		double us = json_number_value(
-		    json_object_get(json_object_get(l, "counters"), "window_us"));
-		lp->cycles[i] = c > 0 ? c : NAN;
-		/* The cycles at the core clock are finer than the window clock's
-		 * microseconds; either is an expectation, the markers measure. */
-		lp->layer_s[i] = c > 0 && hz > 0 ? c / hz : us > 0 ? us * 1e-6 : 0.0;
-	}
-	lp->rate_hz = rate_hz;
-	ergon_layers_plan(lp->layer_s, n, rate_hz, ERGON_LAYERS_MIN_SAMPLES, lp->mask,
-			  lp->seg_first, &lp->n_segments);
-	lp->on = lp->n_segments > 0;
-	return 0;
-}
-
-static void prof_layers_sim_options(const struct prof_layers *lp, struct ergon_sim_options *so)
+static void prof_layers_sim_options(const struct ergon_layer_plan *lp, struct ergon_sim_options *so)
 {
 	if (!lp->on)
 		return;
@@ -454,17 +388,17 @@ static void prof_layers_sim_options(const struct prof_layers *lp, struct ergon_s
 
 static void prof_layers_estimate_only(const json_t *profile, json_t *sec, const char *why)
 {
-	struct prof_layers lp;
+	struct ergon_layer_plan lp;
 	struct ergon_err e = {0};
 	double epi = json_is_number(json_object_get(sec, "energy_per_inference_j"))
 			 ? json_number_value(json_object_get(sec, "energy_per_inference_j"))
 			 : NAN;
 	json_t *est = json_null();
-	if (prof_layers_plan(profile, 1.0, &lp, &e) == 0) {
+	if (ergon_layer_plan_from_profile(profile, 1.0, LAYER_PLAN_WHAT, &lp, &e) == 0) {
 		struct ergon_layer_model m = {.n_layers = lp.n_layers, .op = lp.op, .cycles = lp.cycles};
 		est = ergon_layers_estimate_json(&m, epi);
 	}
-	prof_layers_free(&lp);
+	ergon_layer_plan_free(&lp);
 	json_object_set_new(sec, "layers_estimated", est ? est : json_null());
 	json_object_set_new(sec, "layer_energy",
 			    json_pack("{s:s, s:s}", "measured", "no", "why", why));
@@ -497,9 +431,10 @@ static void sim_rating(struct ergon_rating *r)
 			"the virtual bench's clock is the simulation's own: no drift");
 }
 
-static int prof_layers_analyze_sim(const struct prof_layers *lp, const struct ergon_sim_result *s,
-			    uint64_t inferences, double epi_j, double epi_u_j, json_t *sec,
-			    json_t *issues, struct ergon_err *err)
+static int prof_layers_analyze_sim(const struct ergon_layer_plan *lp,
+				   const struct ergon_sim_result *s, uint64_t inferences,
+				   double epi_j, double epi_u_j, json_t *sec, json_t *issues,
+				   struct ergon_err *err)
 {
 	if (!lp->on || s == NULL || s->n_raw == 0)
 		return 0;
@@ -519,51 +454,11 @@ static int prof_layers_analyze_sim(const struct prof_layers *lp, const struct er
 				       err);
 	if (!rc)
 		rc = ergon_layers_finish(L, &res, err);
-	struct ergon_issue_list il = {0};
-	if (!rc) {
-		/* The sum against the gated energy per inference, whose bound
-		 * the power section states (a rectangular half-width). */
-		struct ergon_budget eb;
-		ergon_budget_init(&eb, epi_j, "J");
-		if (isfinite(epi_u_j))
-			ergon_budget_add(&eb, "energy per inference bound", epi_u_j, ERGON_DIST_RECT,
-					 0, "%s", "the power section's uncertainty of the energy per "
-						  "inference");
-		ergon_budget_close(&eb);
-		ergon_layers_check_sum(res, epi_j, &eb, &il);
-		struct ergon_layer_model m = {.n_layers = lp->n_layers,
-					      .op = lp->op,
-					      .cycles = lp->cycles,
-					      .seg_first = lp->seg_first,
-					      .n_segments = lp->n_segments};
-		json_t *meta = NULL;
-		json_t *arr = ergon_layers_json(res, &m, epi_j, &meta);
-		if (arr == NULL || meta == NULL) {
-			json_decref(arr);
-			json_decref(meta);
-			rc = ergon_err_set(err, ERGON_ENOMEM, "out of memory");
-		} else {
-			json_object_set_new(meta, "meter",
-					    json_string("the virtual bench's raw meter (100 kSPS, "
-							"D0 gate, D1 marker)"));
-			json_object_set_new(sec, "layers", arr);
-			json_object_set_new(sec, "layer_energy", meta);
-		}
-	}
-	if (!rc) {
-		json_t *a = json_array();
-		rc = a ? ergon_issue_list_to_json(&res->issues, a) : ERGON_ENOMEM;
-		if (!rc)
-			rc = ergon_issue_list_to_json(&il, a);
-		if (!rc) {
-			json_array_extend(issues, a);
-			json_array_extend(json_object_get(sec, "issues"), a);
-		} else {
-			ergon_err_set(err, rc, "out of memory");
-		}
-		json_decref(a);
-	}
-	ergon_issue_list_cleanup(&il);
+	if (!rc)
+		rc = ergon_layers_section(res, lp, epi_j, epi_u_j,
+					  "the virtual bench's raw meter (100 kSPS, D0 gate, D1 "
+					  "marker)",
+					  sec, issues, err);
 	ergon_layers_free(L);
 	return rc;
 }
@@ -695,7 +590,7 @@ void prof_power(struct prof_run *r, const struct prof_plan *plan, const struct p
 	json_t *live_facts = NULL;
 	/* --layer-energy (or a marker scenario): the marker plan from the PMU
 	 * stage's layers, which the bench's firmware and meter get. */
-	struct prof_layers lp = {0};
+	struct ergon_layer_plan lp = {0};
 	const char *no_markers = NULL;
 	struct ergon_sim_options so = plan->sim;
 	if (!rc && (r->o->layer_energy || (r->sim && ergon_sim_scenario_markers(r->o->sim_scenario)))) {
@@ -709,7 +604,8 @@ void prof_power(struct prof_run *r, const struct prof_plan *plan, const struct p
 					    json_string("not measured: the PMU stage gave no layers "
 							"to plan the markers from"));
 		} else {
-			rc = prof_layers_plan(pmu->profile, prof_layers_sim_rate_hz(), &lp, &e);
+			rc = ergon_layer_plan_from_profile(pmu->profile, prof_layers_sim_rate_hz(),
+							   LAYER_PLAN_WHAT, &lp, &e);
 			if (!rc)
 				prof_layers_sim_options(&lp, &so);
 		}
@@ -885,5 +781,5 @@ void prof_power(struct prof_run *r, const struct prof_plan *plan, const struct p
 	ergon_gated_free(g);
 	ergon_hpx_parser_free(p);
 	ergon_hpx_capture_result_cleanup(&cap);
-	prof_layers_free(&lp);
+	ergon_layer_plan_free(&lp);
 }

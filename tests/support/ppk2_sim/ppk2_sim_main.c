@@ -6,6 +6,8 @@
  *                  [--disconnect-after N] [--r-zero] [--garbled] [--fast]
  *                  [--gate-at-start --gate-delay-s D --gate-s W
  *                   [--unplug-in-gate F]] [--drained-file FILE]
+ *                  [--layers-a A1,.. --layer-samples N1,.. [--inferences N]
+ *                   [--marker-line M]]
  *
  * Prints the pty path on stdout (one line), then serves until SIGTERM,
  * SIGINT or stdin closing. The waveform: --current-a at rest and
@@ -25,7 +27,16 @@
  * --drained-file FILE (with --samples N) creates FILE once all N samples
  * were sent and the host has read every byte of them: a test's cue that
  * the host holds the whole stream.
- * window (0 < F < 1), wherever the window falls. */
+ * window (0 < F < 1), wherever the window falls.
+ * --layers-a A1,A2,... --layer-samples N1,N2,... [--inferences N]
+ * [--marker-line M] (with --gate-at-start): an inference of layers as
+ * firmware with a layer-marker line draws it (docs/METHOD.md, "Energy per
+ * layer"). The gate is high for 100 + N x P + 100 samples (P = the sum of
+ * the layers' samples; --gate-s is ignored): 100 samples at --burst-a,
+ * then N inferences back to back, layer j drawing Aj for Nj samples, then
+ * 100 samples at --burst-a. Logic line M (default 1 = D1) is low before
+ * the gate and toggles at the first sample of every layer and once more at
+ * the first sample after the last inference: N x layers + 1 edges. */
 #include "ts_ppk2_sim.h"
 
 #include <math.h>
@@ -36,6 +47,11 @@
 #include <sys/select.h>
 #include <unistd.h>
 
+/* Layers of a simulated inference at most, and the samples at --burst-a
+ * before the first and after the last inference inside the gate. */
+#define LAYERS_MAX 16
+#define LAYER_LEAD 100u
+
 struct wave {
 	double rest_a, burst_a, period_s, duty;
 	int line;
@@ -44,6 +60,12 @@ struct wave {
 	int triggered;	    /* the stream's first sample was made */
 	uint64_t k_trig;    /* its device index */
 	double unplug_frac; /* --unplug-in-gate */
+	/* --layers-a/--layer-samples: the inference inside the gate */
+	double layer_a[LAYERS_MAX];
+	uint64_t layer_n[LAYERS_MAX];
+	size_t n_layers, n_layer_n;
+	uint64_t inferences, period; /* period: the layers' samples summed */
+	int marker_line;
 };
 
 static volatile sig_atomic_t stop;
@@ -67,6 +89,30 @@ static int gate_high(const struct wave *w, uint64_t k)
 	return per > 0 && k % per < hi;
 }
 
+/* Sample k's place among the layers: -1 before the first inference (or no
+ * layers), else the marker toggles at or before k; *layer gets the layer
+ * drawing at k (-1 outside the inferences). */
+static int64_t layer_at(const struct wave *w, uint64_t k, int *layer)
+{
+	*layer = -1;
+	if (w->n_layers == 0 || !w->triggered)
+		return -1;
+	uint64_t a = w->k_trig + (uint64_t)(w->delay_s * 100000.0 + 0.5) + LAYER_LEAD;
+	if (k < a)
+		return -1;
+	uint64_t off = k - a, i = off / w->period;
+	if (i >= w->inferences)
+		return (int64_t)(w->inferences * w->n_layers + 1);
+	uint64_t r = off % w->period;
+	size_t j = 0;
+	while (r >= w->layer_n[j]) {
+		r -= w->layer_n[j];
+		j++;
+	}
+	*layer = (int)j;
+	return (int64_t)(i * w->n_layers + j + 1);
+}
+
 static double cur(uint64_t k, void *ctx)
 {
 	struct wave *w = ctx;
@@ -74,13 +120,35 @@ static double cur(uint64_t k, void *ctx)
 		w->k_trig = k;
 		w->triggered = 1;
 	}
+	int layer = -1;
+	(void)layer_at(w, k, &layer);
+	if (layer >= 0)
+		return w->layer_a[layer];
 	return gate_high(w, k) ? w->burst_a : w->rest_a;
 }
 
 static uint8_t logic(uint64_t k, void *ctx)
 {
 	const struct wave *w = ctx;
-	return (uint8_t)(gate_high(w, k) ? 1u << w->line : 0u);
+	int layer = -1;
+	int64_t toggles = layer_at(w, k, &layer);
+	unsigned m = toggles > 0 && (toggles & 1) ? 1u << w->marker_line : 0u;
+	return (uint8_t)((gate_high(w, k) ? 1u << w->line : 0u) | m);
+}
+
+/* "1,2.5,3" into v[0..*n) (at most LAYERS_MAX); -1 when not numbers. */
+static int num_list(const char *s, double *v, size_t *n)
+{
+	*n = 0;
+	while (*s) {
+		char *end = NULL;
+		double d = strtod(s, &end);
+		if (end == s || *n >= LAYERS_MAX || (*end != ',' && *end != '\0'))
+			return -1;
+		v[(*n)++] = d;
+		s = *end ? end + 1 : end;
+	}
+	return *n > 0 ? 0 : -1;
 }
 
 static int num(const char *s, double *out)
@@ -92,8 +160,14 @@ static int num(const char *s, double *out)
 
 int main(int argc, char **argv)
 {
-	struct wave w = {
-	    .rest_a = 0.001, .burst_a = 0.010, .period_s = 2.0, .duty = 0.5, .line = 0};
+	struct wave w = {.rest_a = 0.001,
+			 .burst_a = 0.010,
+			 .period_s = 2.0,
+			 .duty = 0.5,
+			 .line = 0,
+			 .inferences = 1,
+			 .marker_line = 1};
+	double ln[LAYERS_MAX];
 	struct ts_ppk2_sim_cfg cfg = {.current_a = cur, .logic = logic, .ctx = &w, .realtime = 1};
 	const char *drained_file = NULL;
 	static char garbled[] = "Calibrated: 1\nR0 1031.64\nEND\n";
@@ -131,6 +205,18 @@ int main(int argc, char **argv)
 			}
 			cfg.gap_at[cfg.n_gaps] = (uint64_t)at;
 			cfg.gap_len[cfg.n_gaps++] = (uint64_t)len;
+		} else if (strcmp(a, "--layers-a") == 0) {
+			if (num_list(v, w.layer_a, &w.n_layers)) {
+				fprintf(stderr,
+					"ergon_ppk2_sim: --layers-a A1,A2,... (at most %d)\n",
+					LAYERS_MAX);
+				return 2;
+			}
+		} else if (strcmp(a, "--layer-samples") == 0) {
+			if (num_list(v, ln, &w.n_layer_n)) {
+				fprintf(stderr, "ergon_ppk2_sim: --layer-samples N1,N2,...\n");
+				return 2;
+			}
 		} else if (num(v, &d) != 0) {
 			fprintf(stderr, "ergon_ppk2_sim: %s %s: not a number\n", a, v);
 			return 2;
@@ -148,6 +234,10 @@ int main(int argc, char **argv)
 			w.width_s = d;
 		} else if (strcmp(a, "--unplug-in-gate") == 0) {
 			w.unplug_frac = d;
+		} else if (strcmp(a, "--inferences") == 0) {
+			w.inferences = (uint64_t)d;
+		} else if (strcmp(a, "--marker-line") == 0) {
+			w.marker_line = (int)d & 7;
 		} else if (strcmp(a, "--duty") == 0) {
 			w.duty = d;
 		} else if (strcmp(a, "--samples") == 0) {
@@ -159,6 +249,23 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		i += takes;
+	}
+	if (w.n_layers || w.n_layer_n) {
+		int okl = w.at_start && w.n_layers == w.n_layer_n && w.inferences > 0 &&
+			  w.marker_line != w.line;
+		for (size_t j = 0; okl && j < w.n_layer_n; j++) {
+			okl = ln[j] >= 1;
+			w.layer_n[j] = (uint64_t)ln[j];
+			w.period += w.layer_n[j];
+		}
+		if (!okl) {
+			fprintf(stderr,
+				"ergon_ppk2_sim: --layers-a and --layer-samples need "
+				"--gate-at-start, one count (>= 1) per current, "
+				"--inferences >= 1 and a marker line other than the gate's\n");
+			return 2;
+		}
+		w.width_s = (double)(2u * LAYER_LEAD + w.inferences * w.period) / 100000.0;
 	}
 	if (w.unplug_frac > 0) {
 		if (!w.at_start || !(w.unplug_frac < 1)) {
