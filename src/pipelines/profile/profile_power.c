@@ -666,6 +666,30 @@ void prof_power(struct prof_run *r, const struct prof_plan *plan, const struct p
 	}
 	const struct ergon_gated_result *gres = NULL;
 	const struct ergon_sim_result *s = r->sim && lc ? ergon_lifecycle_sim_result(lc) : NULL;
+	/* power.duration_s on the virtual bench, whose board runs on its own
+	 * clock (faster than real time, so the host's timeouts never fire): the
+	 * capture keeps what a real one of duration_s would, from the reset on
+	 * the bench's clock. External: the meter's packets up to duration_s (a
+	 * window still open then is unterminated, as on a board); internal: a
+	 * record that arrives after duration_s is a timeout. */
+	size_t sim_packets = s != NULL ? s->n_js : 0;
+	if (!rc && s != NULL && isfinite(duration_s)) {
+		double t0 = s->n_js > 0 ? s->stats[0].t_start_s : 0.0;
+		while (sim_packets > 0 && s->stats[sim_packets - 1].t_end_s - t0 > duration_s)
+			sim_packets--;
+		json_object_set_new(
+		    stage, "bench_capture",
+		    json_pack("{s:f,s:I,s:I,s:s}", "duration_s", duration_s, "packets_kept",
+			      (json_int_t)sim_packets, "packets_after_duration",
+			      (json_int_t)(s->n_js - sim_packets), "clock", "virtual_bench"));
+		if (internal && s->host_envelope_s > duration_s)
+			rc = ergon_err_set(&e, ERGON_ETIMEDOUT,
+					   "power stage: the terminal record arrived %.3f s after the "
+					   "start on the bench's clock, after power.duration_s %.3f s: "
+					   "a capture of that length would have ended without it; "
+					   "raise power.duration_s or leave it auto",
+					   s->host_envelope_s, duration_s);
+	}
 	if (!rc && internal) {
 		/* The virtual bench's host is timed on the bench's own clock
 		 * (its board runs faster than real time). */
@@ -690,7 +714,7 @@ void prof_power(struct prof_run *r, const struct prof_plan *plan, const struct p
 						.rating = have_rating ? &rating : NULL};
 		rc = ergon_gated_new(&gc, &g, &e);
 		if (!rc)
-			rc = ergon_gated_push_packets(g, s->stats, s->n_js, &e);
+			rc = ergon_gated_push_packets(g, s->stats, sim_packets, &e);
 		if (!rc)
 			rc = ergon_gated_finish(g, &gres, &e);
 		json_t *rec = NULL;
