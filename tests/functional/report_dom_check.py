@@ -35,6 +35,7 @@ class Dom(HTMLParser):
         self.cell = None
         self.selfcheck = None
         self.external = []
+        self.xcat = None  # the text of a category name under a plot's axis
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -47,7 +48,7 @@ class Dom(HTMLParser):
             self.fig = a["id"]
         if tag == "svg" and a.get("class") == "plot":
             self.plot = {"series": int(a["data-series"]), "points": int(a["data-points"]),
-                         "elems": []}
+                         "elems": [], "xcat": []}
             self.plots[self.fig] = self.plot
         if self.plot is not None and "series" in a.get("class", "").split():
             if tag == "path":
@@ -56,12 +57,17 @@ class Dom(HTMLParser):
                 pts = a.get("points", "").split()
                 count = len(pts)
             self.plot["elems"].append((tag, a.get("class"), int(a["data-n"]), count))
+        if self.plot is not None and tag == "text" and "xcat" in a.get("class", "").split():
+            self.xcat = ""
         if tag == "td" and "data-path" in a and "data-value" in a:
             self.cell = [self.section, a["data-path"], a["data-value"], ""]
         if tag == "div" and a.get("id") == "ergon-selfcheck":
             self.selfcheck = a
 
     def handle_endtag(self, tag):
+        if tag == "text" and self.xcat is not None:
+            self.plot["xcat"].append(self.xcat)
+            self.xcat = None
         if tag == "svg":
             self.plot = None
         if tag == "td" and self.cell is not None:
@@ -69,6 +75,8 @@ class Dom(HTMLParser):
             self.cell = None
 
     def handle_data(self, data):
+        if self.xcat is not None:
+            self.xcat += data
         if self.cell is not None:
             self.cell[3] += data
 
@@ -129,10 +137,38 @@ def run_plots(pre, s, fig):
     return exp
 
 
+def layer_energy_plot(pre, power):
+    """The energy-per-layer chart: {id: (series, points, names)}; names are
+    the category labels in the order drawn, costliest first (power.layers[]
+    measured, else power.layers_estimated), read here from the artifact."""
+    meas = power.get("layers") or []
+    layers = meas or power.get("layers_estimated") or []
+    num = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    energies = [l.get("energy_j") for l in layers]
+    if not layers or not any(num(e) and e > 0 for e in energies):
+        return {}
+    order = sorted(range(len(layers)),
+                   key=lambda k: (-(energies[k] if num(energies[k]) else -math.inf), k))
+    names = []
+    for k in order:
+        l = layers[k]
+        i0, i1 = l["index"], l.get("last_index", l["index"])
+        names.append("%s %s" % ("%d-%d" % (i0, i1) if i1 > i0 else "%d" % i0, l.get("op") or "?"))
+    n_est = sum(1 for l in meas if num((l.get("estimated_energy") or {}).get("energy_j")))
+    pts = sum(1 for e in energies if num(e))
+    if meas and n_est:
+        return {pre + "layer-energy": (2, pts + n_est, names)}
+    return {pre + "layer-energy": (1, pts, names)}
+
+
 def expected_plots(i, art, jls_samples):
-    """{plot id: (series, points or None)} implied by the artifact."""
+    """{plot id: (series, points or None[, category names])} implied by the
+    artifact."""
     exp = {}
     pre = "a%d-" % i
+    if art.get("schema") == "ergon.profile" and isinstance(art.get("power"), dict) and \
+            isinstance(art["power"].get("measurement_scope"), str):
+        exp.update(layer_energy_plot(pre, art["power"]))
     if art.get("schema") == "ergon.report" and "repetitions" in art:
         # A repeated run: each repetition's plots, ids a<i*1000+k>-...
         figs = art.get("figures", {}).get("repetitions", [])
@@ -218,7 +254,8 @@ def main():
         checked += 1
     plots = 0
     for i, (art, jls) in enumerate(arts):
-        for pid, (ns, npts) in expected_plots(i, art, jls).items():
+        for pid, want in expected_plots(i, art, jls).items():
+            ns, npts = want[0], want[1]
             p = dom.plots.get(pid)
             if p is None:
                 bad.append("plot %s missing" % pid)
@@ -229,6 +266,8 @@ def main():
                            (pid, p["series"], len(p["elems"]), ns))
             if npts is not None and p["points"] != npts:
                 bad.append("plot %s: %d points, expected %d" % (pid, p["points"], npts))
+            if len(want) > 2 and p["xcat"] != want[2]:
+                bad.append("plot %s: categories %s, expected %s" % (pid, p["xcat"], want[2]))
             for tag, cls, n, count in p["elems"]:
                 if n != count:
                     bad.append("plot %s: %s.%s says %d points, holds %d" % (pid, tag, cls, n, count))

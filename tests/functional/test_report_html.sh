@@ -25,7 +25,7 @@ expect 0 "run" -- "$E" run --device d --workload builtin:spin --idle-s 0.3 --win
   --instrument-opt throttle_s=0.6 --out "$TMP/run.json"
 expect 0 "analyze" -- "$E" analyze --jls "$JLS" --out "$TMP/an"
 expect 0 "profile" -- "$E" profile --board sim --sim-scenario pmu_presets --out "$TMP/prof"
-expect 0 "profile with power" -- "$E" profile --board sim --power --out "$TMP/profpow"
+expect 0 "profile with power and layer energy" -- "$E" profile --board sim --power --layer-energy --out "$TMP/profpow"
 # A run report decimated in the report itself (envelope in the plot).
 expect 0 "decimated run" -- "$E" run --device d --workload builtin:spin --idle-s 0.5 --windows 2 --window-s 1 \
   --sample-hz 5000 --max-embedded-samples 3000 --out "$TMP/dec.json"

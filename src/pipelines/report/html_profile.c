@@ -475,6 +475,158 @@ out:
 	json_decref(names);
 }
 
+/* Energy per layer (power.layers[], issue 33): the measured layers sorted
+ * by their energy, costliest first, named by index and op, the measured
+ * mean with its expanded uncertainty beside the cycle-split estimate
+ * (labelled estimated), and the same as a table whose cells the page's
+ * self-check ties to the artifact. Without markers (power.layers_estimated
+ * only) the estimate alone, and the caption says nothing was measured. */
+static void layer_energy_part(struct ergon_dynbuf *b, const struct html_doc *d, const json_t *pw)
+{
+	const json_t *meas = json_object_get(pw, "layers");
+	const json_t *est_only = json_object_get(pw, "layers_estimated");
+	int measured = json_array_size(meas) > 0;
+	const json_t *layers = measured ? meas : est_only;
+	size_t nl = json_array_size(layers);
+	if (nl == 0)
+		return;
+	const char *base = measured ? "power.layers" : "power.layers_estimated";
+	double *x = calloc(nl, sizeof(double)), *w = calloc(nl, sizeof(double));
+	double *y = calloc(nl, sizeof(double)), *lo = calloc(nl, sizeof(double));
+	double *hi = calloc(nl, sizeof(double));
+	struct layer_rank *rank = calloc(nl, sizeof *rank);
+	char **labels = calloc(nl, sizeof *labels);
+	if (!x || !w || !y || !lo || !hi || !rank || !labels)
+		goto out;
+	double top = 0;
+	size_t n_est = 0;
+	for (size_t i = 0; i < nl; i++) {
+		const json_t *l = json_array_get(layers, i);
+		double e = hd_num(l, "energy_j"), u = hd_num(l, "energy_U_j");
+		double es = hd_num(json_object_get(l, "estimated_energy"), "energy_j");
+		rank[i].i = i;
+		rank[i].key = isfinite(e) ? e : -INFINITY;
+		top = fmax(top, isfinite(e) ? e + (isfinite(u) ? u : 0) : 0);
+		top = fmax(top, isfinite(es) ? es : 0);
+		n_est += measured && isfinite(es);
+	}
+	qsort(rank, nl, sizeof *rank, by_key_desc);
+	ergon_dynbuf_addf(b,
+			  "<h3>Energy per layer</h3>\n<table class=\"wide\" "
+			  "data-layer-energy=\"%s\"><caption>%s</caption><tr><th>layer</th>"
+			  "<th>op</th><th>energy</th>",
+			  measured ? "measured" : "estimated",
+			  measured ? "energy per layer and inference, measured between the "
+				     "marker edges, costliest first"
+				   : "energy per layer and inference, ESTIMATED (the cycle split; "
+				     "no markers, nothing measured per layer)");
+	if (measured)
+		ergon_dynbuf_adds(b, "<th>U (k = 2)</th><th>estimated</th><th>measured / "
+				     "estimated</th><th>duration</th><th>share</th>");
+	ergon_dynbuf_adds(b, "</tr>\n");
+	for (size_t r = 0; r < nl; r++) {
+		size_t i = rank[r].i;
+		const json_t *l = json_array_get(layers, i);
+		long long i0 = (long long)json_integer_value(json_object_get(l, "index"));
+		long long i1 = json_is_integer(json_object_get(l, "last_index"))
+				   ? (long long)json_integer_value(json_object_get(l, "last_index"))
+				   : i0;
+		const char *op = json_string_value(json_object_get(l, "op"));
+		char nm[160], idx[48], path[128];
+		if (i1 > i0)
+			snprintf(idx, sizeof idx, "%lld-%lld", i0, i1);
+		else
+			snprintf(idx, sizeof idx, "%lld", i0);
+		snprintf(nm, sizeof nm, "%s %s", idx, op ? op : "?");
+		labels[r] = strdup(nm);
+		ergon_dynbuf_addf(b, "<tr data-rank=\"%zu\"><td>%s</td><td>", r, idx);
+		ergon_html_escape(b, op ? op : "?");
+		ergon_dynbuf_adds(b, "</td>");
+		snprintf(path, sizeof path, "%s[%zu].energy_j", base, i);
+		hd_figure_cell(b, path, json_object_get(l, "energy_j"), "J");
+		if (measured) {
+			const json_t *est = json_object_get(l, "estimated_energy");
+			snprintf(path, sizeof path, "%s[%zu].energy_U_j", base, i);
+			hd_figure_cell(b, path, json_object_get(l, "energy_U_j"), "J");
+			snprintf(path, sizeof path, "%s[%zu].estimated_energy.energy_j", base, i);
+			hd_figure_cell(b, path, json_object_get(est, "energy_j"), "J");
+			snprintf(path, sizeof path,
+				 "%s[%zu].estimated_energy.measured_over_estimated", base, i);
+			hd_figure_cell(b, path, json_object_get(est, "measured_over_estimated"),
+				       "");
+			snprintf(path, sizeof path, "%s[%zu].duration_s", base, i);
+			hd_figure_cell(b, path, json_object_get(l, "duration_s"), "s");
+			snprintf(path, sizeof path, "%s[%zu].share", base, i);
+			hd_figure_cell(b, path, json_object_get(l, "share"), "");
+		}
+		ergon_dynbuf_adds(b, "</tr>\n");
+		/* The chart in µJ: bars left (measured) and right (estimate). */
+		double e = hd_num(l, "energy_j"), u = hd_num(l, "energy_U_j");
+		x[r] = (double)r - 0.4;
+		w[r] = measured ? 0.4 : 0.8;
+		y[r] = e * 1e6;
+		lo[r] = isfinite(u) ? (e - u) * 1e6 : NAN;
+		hi[r] = isfinite(u) ? (e + u) * 1e6 : NAN;
+	}
+	ergon_dynbuf_adds(b, "</table>\n");
+	if (!(top > 0))
+		goto out;
+	struct hp_plot pl;
+	char id[96];
+	hd_id(id, sizeof id, d, "layer-energy");
+	hp_begin(&pl, id, -0.5, (double)nl - 0.5, 0, top * 1e6 * 1.05);
+	hp_bars(&pl, x, w, y, nl, measured ? "s0" : "s1",
+		measured ? "measured (mean over inferences)" : "estimated (cycle split)");
+	if (measured) {
+		for (size_t r = 0; r < nl; r++)
+			x[r] += 0.4 * 0.5;
+		hp_errbars(&pl, x, lo, hi, nl, "s0", "measured ± U (k = 2)");
+		if (n_est > 0) {
+			for (size_t r = 0; r < nl; r++) {
+				const json_t *l = json_array_get(layers, rank[r].i);
+				x[r] = (double)r;
+				y[r] = hd_num(json_object_get(l, "estimated_energy"), "energy_j") *
+				       1e6;
+			}
+			hp_bars(&pl, x, w, y, nl, "s1", "estimated (cycle split)");
+		}
+	}
+	size_t step = nl * 13 > 800 ? (nl * 13 + 799) / 800 : 1;
+	for (size_t r = 0; r < nl; r++)
+		if (r % step != 0) {
+			free(labels[r]);
+			labels[r] = NULL;
+		}
+	hp_xcategories(&pl, (const char *const *)labels, nl);
+	char cap[400], every[64] = "";
+	if (step > 1)
+		snprintf(every, sizeof every, " (here every %zuth; all in the table)", step);
+	snprintf(cap, sizeof cap,
+		 measured
+		     ? "%zu layers (merged ones as first-last), sorted by measured energy "
+		       "(largest first), named by index and op%s; left bar: measured between "
+		       "the marker edges with its U; right bar: the energy per inference split "
+		       "by the PMU cycles, estimated."
+		     : "%zu layers sorted by the estimate (largest first)%s: the energy per "
+		       "inference split by the PMU cycles, ESTIMATED; nothing was measured per "
+		       "layer (no markers).",
+		 nl, every);
+	hp_end(&pl, b,
+	       measured ? "Energy per layer, measured beside estimated"
+			: "Energy per layer, estimated only",
+	       "layer (index and op)", "energy per inference (µJ)", cap);
+out:
+	for (size_t i = 0; labels && i < nl; i++)
+		free(labels[i]);
+	free(labels);
+	free(rank);
+	free(x);
+	free(w);
+	free(y);
+	free(lo);
+	free(hi);
+}
+
 static void profile_part(struct ergon_dynbuf *b, const struct html_doc *d)
 {
 	const json_t *p = json_object_get(d->a, "profile");
@@ -544,6 +696,7 @@ int hd_profile_section(struct ergon_dynbuf *b, struct html_doc *d, struct ergon_
 			ergon_dynbuf_adds(b, "</div>\n");
 		}
 		window_table(b, pw);
+		layer_energy_part(b, d, pw);
 		if (d->jls_path) {
 			if (d->jls_note[0]) {
 				ergon_dynbuf_adds(b,
