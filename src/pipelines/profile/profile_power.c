@@ -669,11 +669,14 @@ void prof_power(struct prof_run *r, const struct prof_plan *plan, const struct p
 	/* power.duration_s on the virtual bench, whose board runs on its own
 	 * clock (faster than real time, so the host's timeouts never fire): the
 	 * capture keeps what a real one of duration_s would, from the reset on
-	 * the bench's clock. External: the meter's packets up to duration_s (a
+	 * the bench's clock, when the key is set (the auto value follows the
+	 * plan, which the bench's clock faults scenarios outrun on purpose to
+	 * show their own checks). External: the meter's packets up to duration_s (a
 	 * window still open then is unterminated, as on a board); internal: a
 	 * record that arrives after duration_s is a timeout. */
 	size_t sim_packets = s != NULL ? s->n_js : 0;
-	if (!rc && s != NULL && isfinite(duration_s)) {
+	if (!rc && s != NULL && isfinite(duration_s) &&
+	    (dorigin == ERGON_CFG_FILE || dorigin == ERGON_CFG_CLI)) {
 		double t0 = s->n_js > 0 ? s->stats[0].t_start_s : 0.0;
 		while (sim_packets > 0 && s->stats[sim_packets - 1].t_end_s - t0 > duration_s)
 			sim_packets--;
