@@ -129,9 +129,12 @@ ERGON_API int ergon_layers_finish(struct ergon_layers *L, const struct ergon_lay
 
 /* The sum over the layers against the gated energy per inference
  * (epi_j with its budget, NULL: unbudgeted): power.layers_sum_mismatch
- * into issues when |sum + unmarked - epi| exceeds the two expanded
- * uncertainties combined in quadrature (an incomplete budget uses its
- * known part). Returns 1 when they disagree, 0 when they agree. */
+ * into issues when |sum - epi| exceeds the two expanded uncertainties
+ * combined in quadrature (an incomplete budget uses its known part). The
+ * unmarked energy is not added: sum + unmarked is the gate's energy per
+ * inference by construction, so only the sum alone can disagree (a large
+ * unmarked share shows here). Returns 1 when they disagree, 0 when they
+ * agree. */
 ERGON_API int ergon_layers_check_sum(const struct ergon_layers_result *res, double epi_j,
 				     const struct ergon_budget *epi_budget,
 				     struct ergon_issue_list *issues);

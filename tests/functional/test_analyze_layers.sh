@@ -97,6 +97,36 @@ assert len(p["layers"]) == 3 and all(e["estimated_energy"] is None for e in p["l
 assert p["layer_energy"]["sum_checked"].startswith("not checked"), p["layer_energy"]["sum_checked"]
 PY
 
+# A missed marker toggle (the 17th: inference 5's second layer, counting
+# from 0): that inference shows 2 edges, is dropped and counted; the layers
+# fold the other 19, by hand as above.
+coproc SIMP { exec "$SIM" --current-a 0.001 --burst-a 0.002 --gate-at-start --gate-delay-s 0.2 \
+  --fast --layers-a 0.006,0.004,0.005 --layer-samples 300,200,150 --inferences 20 --marker-skip 17; }
+read -r PORT <&"${SIMP[0]}"
+expect 0 "record a run with a missed marker" -- "$ERGON_BIN" record --instrument "ppk2:$PORT" \
+  --instrument-opt vdd_mv=3000 --duration-s 0.5 --out "$TMP/skip.jls"
+kill "$SIMP_PID" 2>/dev/null; wait "$SIMP_PID" 2>/dev/null
+expect 0 "analyze the run with a missed marker" -- "$ERGON_BIN" analyze --jls "$TMP/skip.jls" \
+  --marker-input-index 1 --layers "$TMP/prof.json" --facts "$TMP/facts.json" \
+  --min-window-s 0.05 "${RATE[@]}" --out "$TMP/skip"
+python3 - "$TMP/skip/summary.json" <<'PY' && ok "a missed edge: one inference dropped, 19 by hand" || bad "missed edge"
+import json, sys
+p = json.load(open(sys.argv[1]))["power"]
+L, m = p["layers"], p["layer_energy"]
+assert m["inferences"] == {"expected": 20, "used": 19, "dropped": 1, "lost": 0}, m["inferences"]
+assert m["edges"] == 60, m["edges"]
+drop = [i for i in p["issues"] if i["code"] == "power.layers_inferences_dropped"]
+assert len(drop) == 1 and drop[0]["context"]["first_dropped"] == 5 and \
+    drop[0]["context"]["first_dropped_edges"] == 2, drop
+q = lambda i: round(i * 101.65 * 163840 / 7.2) * 7.2 / 163840 / 101.65
+V, rate, n = 3.0, 1e5, 19
+I, S = [q(0.006), q(0.004), q(0.005)], [300, 200, 150]
+prev = [(q(0.002) + (n - 1) * I[2]) / n, I[0], I[1]]
+for j, e in enumerate(L):
+    hand = V / rate * ((S[j] - 0.5) * I[j] + 0.5 * prev[j])
+    assert abs(e["energy_j"] - hand) <= 1e-6 * hand and e["inferences_used"] == 19, (j, e["energy_j"], hand)
+PY
+
 # The marker line on the gate's line, or on a line that is only low: the
 # first refused; the second folds no inference and says so.
 expect 2 "marker on the gate's line" -- "$ERGON_BIN" analyze --jls "$TMP/r.jls" \

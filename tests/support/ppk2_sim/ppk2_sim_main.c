@@ -7,7 +7,7 @@
  *                  [--gate-at-start --gate-delay-s D --gate-s W
  *                   [--unplug-in-gate F]] [--drained-file FILE]
  *                  [--layers-a A1,.. --layer-samples N1,.. [--inferences N]
- *                   [--marker-line M]]
+ *                   [--marker-line M] [--marker-skip K]]
  *
  * Prints the pty path on stdout (one line), then serves until SIGTERM,
  * SIGINT or stdin closing. The waveform: --current-a at rest and
@@ -36,7 +36,9 @@
  * then N inferences back to back, layer j drawing Aj for Nj samples, then
  * 100 samples at --burst-a. Logic line M (default 1 = D1) is low before
  * the gate and toggles at the first sample of every layer and once more at
- * the first sample after the last inference: N x layers + 1 edges. */
+ * the first sample after the last inference: N x layers + 1 edges.
+ * --marker-skip K leaves out the K-th of those toggles (1 = the first), as
+ * firmware that missed one: that inference shows one edge fewer. */
 #include "ts_ppk2_sim.h"
 
 #include <math.h>
@@ -66,6 +68,7 @@ struct wave {
 	size_t n_layers, n_layer_n;
 	uint64_t inferences, period; /* period: the layers' samples summed */
 	int marker_line;
+	int64_t marker_skip; /* --marker-skip: the toggle left out; 0 none */
 };
 
 static volatile sig_atomic_t stop;
@@ -132,6 +135,8 @@ static uint8_t logic(uint64_t k, void *ctx)
 	const struct wave *w = ctx;
 	int layer = -1;
 	int64_t toggles = layer_at(w, k, &layer);
+	if (w->marker_skip > 0 && toggles >= w->marker_skip)
+		toggles--;
 	unsigned m = toggles > 0 && (toggles & 1) ? 1u << w->marker_line : 0u;
 	return (uint8_t)((gate_high(w, k) ? 1u << w->line : 0u) | m);
 }
@@ -236,6 +241,8 @@ int main(int argc, char **argv)
 			w.unplug_frac = d;
 		} else if (strcmp(a, "--inferences") == 0) {
 			w.inferences = (uint64_t)d;
+		} else if (strcmp(a, "--marker-skip") == 0) {
+			w.marker_skip = (int64_t)d;
 		} else if (strcmp(a, "--marker-line") == 0) {
 			w.marker_line = (int)d & 7;
 		} else if (strcmp(a, "--duty") == 0) {
