@@ -52,6 +52,19 @@ browse "$TMP/multi.html" multi
 python3 "$HERE/report_dom_check.py" "$TMP/multi.dom" "$TMP/an/summary.json:$JLS_N" "$TMP/prof/summary.json" \
   "$TMP/profpow/summary.json" "$TMP/dec.json" && ok "multi: DOM equals the artifacts" || bad "multi: DOM check"
 grep -q 'data-points' "$TMP/multi.dom" && ok "multi: plots present" || bad "multi: no plots"
+# Energy per layer without markers (the on-board INA228): the cycle-split
+# estimate alone, one series, captioned as not measured (the DOM check
+# computes its bars and their order from power.layers_estimated).
+expect 0 "profile, estimate-only layers" -- "$E" profile --board sim --sim-scenario baseline_ina228 \
+  --layer-energy --out "$TMP/est" --quiet
+expect 0 "report estimate-only layers" -- "$E" report "$TMP/est/summary.json" --out "$TMP/est.html"
+browse "$TMP/est.html" est
+python3 "$HERE/report_dom_check.py" "$TMP/est.dom" "$TMP/est/summary.json" && ok "estimate-only: DOM equals the artifact" ||
+  bad "estimate-only: DOM check"
+grep -q 'id="a0-layer-energy"' "$TMP/est.dom" && grep -q 'data-layer-energy="estimated"' "$TMP/est.dom" &&
+  ! grep -q 'measured (mean over inferences)' "$TMP/est.dom" && ok "estimate-only: labelled estimated, nothing measured" ||
+  bad "estimate-only: labels"
+grep -q 'data-layer-energy="measured"' "$TMP/multi.dom" && ok "multi: measured layers drawn" || bad "multi: no measured layers"
 
 # A comparison (ergon.compare) and an energy model.
 # One profile a side: no verdict on the figures (exit 4), the artifact is
