@@ -7,6 +7,7 @@
  * instructions, never cycles (docs/METHOD.md, "Kernels"). */
 #include "kernels_qemu.h"
 
+#include "ergon/elf32.h"
 #include "ergon/ert_kblob.h"
 #include "ergon/fileio.h"
 #include "ergon/lifecycle.h"
@@ -185,6 +186,84 @@ static int build_fw(const char *dir, int no_cache, char *elf, size_t elf_cap, js
 	    "models no memory timing, so placement does not change the counts there");
 	if (*build == NULL)
 		return ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+	return 0;
+}
+
+static uint32_t get_word(const struct ergon_dynbuf *b, size_t word)
+{
+	if ((word + 1u) * 4u > b->len)
+		return 0;
+	const unsigned char *p = (const unsigned char *)b->p + word * 4u;
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static json_t *place_json(const struct ergon_elf32_place *pl, const char *memory)
+{
+	char hex[16];
+	snprintf(hex, sizeof hex, "0x%08x", (unsigned)pl->addr);
+	return json_pack("{s:s, s:I, s:s, s:I, s:s}", "section", pl->section, "addr",
+			 (json_int_t)pl->addr, "addr_hex", hex, "size", (json_int_t)pl->size,
+			 "memory", memory);
+}
+
+/* Where the linked kernel firmware put code, data and scratch, read from
+ * the ELF's own section headers and symbol table (src/core/elf32.c), and
+ * where the case blob put the output buffer the kernels write. */
+static int placement_json(const char *elf, const struct ergon_dynbuf *blob, json_t **out,
+			  struct ergon_err *err)
+{
+	static const struct {
+		const char *key, *section, *memory;
+	} secs[] = {{"code", ".text", "ITCM"},
+		    {"data", ".data", "DTCM (its initial image in ITCM)"},
+		    {"bss", ".bss", "DTCM"},
+		    {"stack", ".stack", "DTCM"}};
+	char *img = NULL;
+	size_t len = 0;
+	struct ergon_elf32_place pl;
+	int rc = ergon_file_read_all(elf, 64u * 1024u * 1024u, &img, &len, err);
+	if (rc)
+		return rc;
+	json_t *o = json_object();
+	json_object_set_new(
+	    o, "tool",
+	    json_string("ergon's ELF32 reader (src/core/elf32.c): the section headers and symbol "
+			"table of the linked ELF (the same figures as arm-none-eabi-readelf -S "
+			"and arm-none-eabi-nm -S)"));
+	for (size_t i = 0; rc == 0 && i < sizeof secs / sizeof secs[0]; i++) {
+		rc = ergon_elf32_section(img, len, elf, secs[i].section, &pl, err);
+		if (rc == 0)
+			json_object_set_new(o, secs[i].key, place_json(&pl, secs[i].memory));
+	}
+	/* The Helium conv's im2col column, the one scratch buffer the kernels
+	 * keep in the image (REF uses none). */
+	if (rc == 0)
+		rc = ergon_elf32_symbol(img, len, elf, "col", &pl, err);
+	if (rc == 0) {
+		json_t *sc = place_json(&pl, "DTCM");
+		json_object_set_new(sc, "symbol", json_string("col"));
+		json_object_set_new(
+		    sc, "what",
+		    json_string("the Helium conv's im2col column (target/src/tfl_mve_conv.c); "
+				"the REF kernels use no scratch"));
+		json_object_set_new(o, "scratch", sc);
+		uint32_t off = get_word(blob, KB_SCRATCH);
+		char hex[16];
+		snprintf(hex, sizeof hex, "0x%08x", (unsigned)(ERT_KBLOB_ADDR + off));
+		json_object_set_new(
+		    o, "output_buffer",
+		    json_pack("{s:I, s:s, s:I, s:s, s:s}", "addr",
+			      (json_int_t)(ERT_KBLOB_ADDR + (uint64_t)off), "addr_hex", hex,
+			      "size", (json_int_t)get_word(blob, KB_SCRATCH_BYTES), "memory",
+			      "DDR (after the case blob)", "from",
+			      "the case blob's KB_SCRATCH and KB_SCRATCH_BYTES words"));
+	}
+	free(img);
+	if (rc) {
+		json_decref(o);
+		return rc;
+	}
+	*out = o;
 	return 0;
 }
 
@@ -475,8 +554,12 @@ int ergon_kernels_qemu(struct kcase *cases, size_t n, const struct ergon_kernels
 		goto cleanup;
 	char blob_sha[65];
 	rc = ergon_fw_sha256_file(blob_path, blob_sha, err);
+	json_t *placement = NULL;
+	if (!rc)
+		rc = placement_json(elf, &blob, &placement, err);
 	if (rc)
 		goto cleanup;
+	json_object_set_new(build, "placement", placement);
 	snprintf(loader, sizeof loader, "loader,file=%s,addr=0x%08x", blob_path, ERT_KBLOB_ADDR);
 	snprintf(log, sizeof log, "%s/qemu-kernels.log", dir);
 	remove(log);
