@@ -151,6 +151,11 @@ struct ergon_config {
 		struct {
 			char board[64];	   /* preset: mikroe-power-monitor-click, adafruit-ina228 */
 			double shunt_ohms; /* NaN = not set (no default, on purpose) */
+			/* The fitted shunt's tolerance (%), temperature coefficient
+			 * (ppm/degC) and how far its temperature may be from where its
+			 * value holds (degC): budget terms (docs/UNCERTAINTY.md); NaN
+			 * = not stated, the term is unknown (never zero). */
+			double shunt_tolerance_pct, shunt_tempco_ppm_per_c, shunt_temp_span_c;
 			double max_current_a;
 			uint64_t i2c_iom;
 			uint64_t i2c_address;

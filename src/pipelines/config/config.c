@@ -122,6 +122,11 @@ const struct cfg_key ergon_cfg_keys[] = {
     OD("power.max_uncertainty_pct", power.max_uncertainty_pct, 1e-6, 1e6, "null"),
     S("power.ina228.board", power.ina228.board, ina228_boards, ""),
     OD("power.ina228.shunt_ohms", power.ina228.shunt_ohms, 1e-6, 1000.0, "null"),
+    /* The shunt's budget terms (docs/UNCERTAINTY.md): unset = unknown. */
+    OD("power.ina228.shunt_tolerance_pct", power.ina228.shunt_tolerance_pct, 0.0, 100.0, "null"),
+    OD("power.ina228.shunt_tempco_ppm_per_c", power.ina228.shunt_tempco_ppm_per_c, 0.0, 1e5,
+       "null"),
+    OD("power.ina228.shunt_temp_span_c", power.ina228.shunt_temp_span_c, 0.0, 500.0, "null"),
     D("power.ina228.max_current_a", power.ina228.max_current_a, 1e-6, 100.0, "0.5"),
     U("power.ina228.i2c_iom", power.ina228.i2c_iom, 0, 7, "1"),
     /* INA228 datasheet table "Address Pins and Target Addresses": A0/A1

@@ -97,6 +97,12 @@ struct prof_plan {
 int prof_plan(const struct ergon_config *cfg, const struct ergon_profile_opts *o,
 	      const json_t *model, struct prof_plan *out, struct ergon_err *err);
 
+/* The INA228's rating with power.ina228.shunt_ohms and the shunt's
+ * stated terms (power.ina228.shunt_tolerance_pct, shunt_tempco_ppm_per_c,
+ * shunt_temp_span_c; unset stays unknown): what the plan's estimate and
+ * the power stage's budgets use. 0, or -1 when there is no rating. */
+int prof_ina228_rating(const struct ergon_config *cfg, struct ergon_rating *r);
+
 /* 2. Configuration that must act (profile_accept.c): the transport and
  * reset the lifecycle really uses, named in the plan (plan.transport,
  * plan.reset); ERGON_ECONFIG naming the key and the reason for an

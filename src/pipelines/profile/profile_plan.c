@@ -157,7 +157,7 @@ static json_t *power_estimate(const struct ergon_config *cfg, const json_t *mode
 		gp.window_s = (double)cfg->profiling.window_target_ms * 1e-3;
 	if (internal) {
 		have_rating =
-		    ergon_rating_for_model("INA228", cfg->power.ina228.shunt_ohms, &rating) == 0;
+		    prof_ina228_rating(cfg, &rating) == 0;
 		rating_from = "the INA228 datasheet's figures (ratings.c) with "
 			      "power.ina228.shunt_ohms";
 		struct ert_ina228_plan ip;
@@ -361,6 +361,31 @@ static uint32_t u32(uint64_t v)
 static uint8_t pin8(uint64_t v)
 {
 	return v > 255u ? 255u : (uint8_t)v;
+}
+
+int prof_ina228_rating(const struct ergon_config *cfg, struct ergon_rating *r)
+{
+	if (ergon_rating_for_model("INA228", cfg->power.ina228.shunt_ohms, r) != 0)
+		return -1;
+	static const char *const keys[][2] = {
+	    {"power.ina228.shunt_tolerance_pct", "shunt_tolerance_pct"},
+	    {"power.ina228.shunt_tempco_ppm_per_c", "shunt_tempco_ppm_per_c"},
+	    {"power.ina228.shunt_temp_span_c", "shunt_temp_span_c"}};
+	const double v[] = {cfg->power.ina228.shunt_tolerance_pct,
+			    cfg->power.ina228.shunt_tempco_ppm_per_c,
+			    cfg->power.ina228.shunt_temp_span_c};
+	for (size_t k = 0; k < 3; k++) {
+		if (!isfinite(v[k]))
+			continue;
+		char val[40], who[96];
+		snprintf(val, sizeof val, "%.17g", v[k]);
+		snprintf(who, sizeof who, "%s", keys[k][0]);
+		/* The key's range was checked when it was set. */
+		struct ergon_err e = {0};
+		if (ergon_rating_override(r, keys[k][1], val, who, &e) != 0)
+			return -1;
+	}
+	return 0;
 }
 
 void ergon_profile_sim_options(const struct ergon_config *cfg, struct ergon_sim_options *o)

@@ -264,7 +264,7 @@ static int power_rating(const struct prof_run *r, int internal, struct ergon_rat
 	*from = "none: the instrument states no rating known to ergon";
 	if (internal) {
 		struct ert_ina228_plan plan;
-		if (ergon_rating_for_model("INA228", cfg->power.ina228.shunt_ohms, rating) != 0)
+		if (prof_ina228_rating(cfg, rating) != 0)
 			return 0;
 		if (ert_ina228_plan(cfg->power.ina228.shunt_ohms, cfg->power.ina228.max_current_a,
 				    &plan) == 0) {
@@ -275,7 +275,8 @@ static int power_rating(const struct prof_run *r, int internal, struct ergon_rat
 		 * conversion_time x averaging (INA228 datasheet, ADC_CONFIG). */
 		bo->cycle_s = 3.0 * (double)cfg->power.ina228.conversion_time_us *
 			      (double)cfg->power.ina228.averaging_count * 1e-6;
-		*from = "the INA228 datasheet's figures (ratings.c) with power.ina228.shunt_ohms";
+		*from = "the INA228 datasheet's figures (ratings.c) with power.ina228.shunt_ohms "
+			"and the shunt's stated terms (power.ina228.shunt_*)";
 	} else if (r->sim) {
 		if (ergon_rating_for_model("VBENCH", NAN, rating) != 0)
 			return 0;
