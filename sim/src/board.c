@@ -516,8 +516,9 @@ static int hal_gpio_get(void *ctx, uint8_t pin, int *high)
 static int hal_i2c_read(void *ctx, uint8_t addr7, uint8_t reg, uint8_t *data, size_t len)
 {
 	struct sim_board *b = ctx;
-	if (addr7 != b->o.ina228_board_addr7)
-		return -1; /* NACK: no device answers at that address */
+	/* NACK: no device answers at that address, or on that I2C master. */
+	if (addr7 != b->o.ina228_board_addr7 || b->o.ina228_iom != b->o.ina228_board_iom)
+		return -1;
 	/* 400 kHz I2C: ~25 µs per byte plus address and register. */
 	spend_idle_ns(b, 25000u * (uint64_t)(len + 2));
 	if (b->f.energy_read_nack && reg == ERT_INA228_REG_ENERGY)
@@ -528,7 +529,7 @@ static int hal_i2c_read(void *ctx, uint8_t addr7, uint8_t reg, uint8_t *data, si
 static int hal_i2c_write(void *ctx, uint8_t addr7, uint8_t reg, const uint8_t *data, size_t len)
 {
 	struct sim_board *b = ctx;
-	if (addr7 != b->o.ina228_board_addr7)
+	if (addr7 != b->o.ina228_board_addr7 || b->o.ina228_iom != b->o.ina228_board_iom)
 		return -1;
 	spend_idle_ns(b, 25000u * (uint64_t)(len + 2));
 	if (b->f.shunt_cal_nack && reg == ERT_INA228_REG_SHUNT_CAL)
@@ -999,6 +1000,8 @@ void ergon_sim_options_default(struct ergon_sim_options *o)
 	    .lockstep = -1,
 	    .ina228_addr7 = SIM_INA228_ADDR,
 	    .ina228_board_addr7 = SIM_INA228_ADDR,
+	    .ina228_iom = ERGON_SIM_INA228_IOM,
+	    .ina228_board_iom = ERGON_SIM_INA228_IOM,
 	    .shunt_ohms = SIM_SHUNT_OHMS,
 	    .max_current_a = SIM_MAX_CURRENT_A,
 	    .conv_time_us = 50,

@@ -128,6 +128,10 @@ struct ergon_sim_options {
 	int lockstep;			     /* the firmware waits for GO (state and go pins) */
 	uint8_t ina228_addr7;		     /* the firmware's configured address */
 	uint8_t ina228_board_addr7;	     /* where the chip on the board answers */
+	/* The I2C master (IOM) the firmware drives (power.ina228.i2c_iom)
+	 * and the one the bench's INA228 is wired to (ERGON_SIM_INA228_IOM):
+	 * on another IOM nothing answers (a NACK at ina228_init). */
+	uint8_t ina228_iom, ina228_board_iom;
 	double shunt_ohms, max_current_a;    /* the firmware's calibration = the fitted shunt */
 	uint32_t conv_time_us, averages;
 	/* Profile flow heartbeats (0 = off): every N iterations (the
@@ -169,6 +173,8 @@ struct ergon_sim_options {
 };
 
 #define ERGON_SIM_MARKER_PIN 6
+/* The bench's INA228 is on I2C master 1 (power.ina228.i2c_iom's default). */
+#define ERGON_SIM_INA228_IOM 1
 #define ERGON_SIM_MARKER_NS 250u
 #define ERGON_SIM_RAW_MAX ((size_t)32 << 20)
 

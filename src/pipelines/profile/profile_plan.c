@@ -406,6 +406,7 @@ void ergon_profile_sim_options(const struct ergon_config *cfg, struct ergon_sim_
 	o->lockstep = cfg->power.lockstep == 1;
 	o->ina228_addr7 =
 	    cfg->power.ina228.i2c_address > 0x7F ? 0xFF : (uint8_t)cfg->power.ina228.i2c_address;
+	o->ina228_iom = cfg->power.ina228.i2c_iom > 7 ? 0xFF : (uint8_t)cfg->power.ina228.i2c_iom;
 	if (strcmp(cfg->power.ina228.board, "mikroe-power-monitor-click") == 0)
 		o->ina228_board_addr7 = 0x4A; /* strapped on the Click */
 	else if (strcmp(cfg->power.ina228.board, "adafruit-ina228") == 0)
