@@ -23,6 +23,7 @@
 #include "ergon/db_types.h"
 #include "ergon/doctor.h"
 #include "ergon/dynbuf.h"
+#include "ergon/elf32.h"
 #include "ergon/error.h"
 #include "ergon/figures.h"
 #include "ergon/fileio.h"

@@ -90,6 +90,10 @@ struct prof_plan {
 	 * 1 when the gate (power.max_uncertainty_pct) cannot be met, and why. */
 	int u_refused;
 	char u_why[700];
+	/* The on-board INA228's rating (internal mode's budgets), from
+	 * prof_ina228_rating; have_ina228_rating 0: none. */
+	struct ergon_rating ina228_rating;
+	int have_ina228_rating;
 };
 /* o may be NULL (the plan alone, without a run): no images then. model
  * (may be NULL): the .tflite a run on the virtual bench runs (its currents
@@ -97,11 +101,6 @@ struct prof_plan {
 int prof_plan(const struct ergon_config *cfg, const struct ergon_profile_opts *o,
 	      const json_t *model, struct prof_plan *out, struct ergon_err *err);
 
-/* The INA228's rating with power.ina228.shunt_ohms and the shunt's
- * stated terms (power.ina228.shunt_tolerance_pct, shunt_tempco_ppm_per_c,
- * shunt_temp_span_c; unset stays unknown): what the plan's estimate and
- * the power stage's budgets use. 0, or -1 when there is no rating. */
-int prof_ina228_rating(const struct ergon_config *cfg, struct ergon_rating *r);
 
 /* 2. Configuration that must act (profile_accept.c): the transport and
  * reset the lifecycle really uses, named in the plan (plan.transport,

@@ -123,6 +123,36 @@ static json_t *origin_of(const struct ergon_config *cfg, const char *key)
 			 "where", cfg->where[i], "note", cfg->note[i]);
 }
 
+/* The INA228's rating with power.ina228.shunt_ohms and the shunt's
+ * stated terms (power.ina228.shunt_tolerance_pct, shunt_tempco_ppm_per_c,
+ * shunt_temp_span_c; unset stays unknown): what the plan's estimate and
+ * (through prof_plan.ina228_rating) the power stage's budgets use. 0, or
+ * -1 when there is no rating. */
+static int prof_ina228_rating(const struct ergon_config *cfg, struct ergon_rating *r)
+{
+	if (ergon_rating_for_model("INA228", cfg->power.ina228.shunt_ohms, r) != 0)
+		return -1;
+	static const char *const keys[][2] = {
+	    {"power.ina228.shunt_tolerance_pct", "shunt_tolerance_pct"},
+	    {"power.ina228.shunt_tempco_ppm_per_c", "shunt_tempco_ppm_per_c"},
+	    {"power.ina228.shunt_temp_span_c", "shunt_temp_span_c"}};
+	const double v[] = {cfg->power.ina228.shunt_tolerance_pct,
+			    cfg->power.ina228.shunt_tempco_ppm_per_c,
+			    cfg->power.ina228.shunt_temp_span_c};
+	for (size_t k = 0; k < 3; k++) {
+		if (!isfinite(v[k]))
+			continue;
+		char val[40], who[96];
+		snprintf(val, sizeof val, "%.17g", v[k]);
+		snprintf(who, sizeof who, "%s", keys[k][0]);
+		/* The key's range was checked when it was set. */
+		struct ergon_err e = {0};
+		if (ergon_rating_override(r, keys[k][1], val, who, &e) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Can this meter resolve it? The power stage's budget estimate before a
  * second is measured (docs/UNCERTAINTY.md, "Before measuring"): the
  * rating the stage will budget with, the current the bench (or nothing,
@@ -243,6 +273,7 @@ int prof_plan(const struct ergon_config *cfg, const struct ergon_profile_opts *o
 	      const json_t *model, struct prof_plan *out, struct ergon_err *err)
 {
 	*out = (struct prof_plan){0};
+	out->have_ina228_rating = prof_ina228_rating(cfg, &out->ina228_rating) == 0;
 	struct ergon_pmu_plan pp = {0};
 	/* "default" is the CPU preset (heliaPROFILER's `cpu: default`). */
 	const char *item = strcmp(cfg->profiling.pmu_counters_cpu, "default") == 0
@@ -361,31 +392,6 @@ static uint32_t u32(uint64_t v)
 static uint8_t pin8(uint64_t v)
 {
 	return v > 255u ? 255u : (uint8_t)v;
-}
-
-int prof_ina228_rating(const struct ergon_config *cfg, struct ergon_rating *r)
-{
-	if (ergon_rating_for_model("INA228", cfg->power.ina228.shunt_ohms, r) != 0)
-		return -1;
-	static const char *const keys[][2] = {
-	    {"power.ina228.shunt_tolerance_pct", "shunt_tolerance_pct"},
-	    {"power.ina228.shunt_tempco_ppm_per_c", "shunt_tempco_ppm_per_c"},
-	    {"power.ina228.shunt_temp_span_c", "shunt_temp_span_c"}};
-	const double v[] = {cfg->power.ina228.shunt_tolerance_pct,
-			    cfg->power.ina228.shunt_tempco_ppm_per_c,
-			    cfg->power.ina228.shunt_temp_span_c};
-	for (size_t k = 0; k < 3; k++) {
-		if (!isfinite(v[k]))
-			continue;
-		char val[40], who[96];
-		snprintf(val, sizeof val, "%.17g", v[k]);
-		snprintf(who, sizeof who, "%s", keys[k][0]);
-		/* The key's range was checked when it was set. */
-		struct ergon_err e = {0};
-		if (ergon_rating_override(r, keys[k][1], val, who, &e) != 0)
-			return -1;
-	}
-	return 0;
 }
 
 void ergon_profile_sim_options(const struct ergon_config *cfg, struct ergon_sim_options *o)

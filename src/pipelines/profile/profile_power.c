@@ -253,8 +253,9 @@ static void ina228_init_hint(struct prof_run *r, const json_t *terminal)
  * shunt (and its ENERGY/CHARGE steps and conversion cycle in *bo), or the
  * live instrument's identity. 0 when there is none (the rated terms are
  * then unknown and the budgets incomplete). */
-static int power_rating(const struct prof_run *r, int internal, struct ergon_rating *rating,
-			struct ergon_power_budget_opts *bo, const char **from)
+static int power_rating(const struct prof_run *r, const struct prof_plan *pl, int internal,
+			struct ergon_rating *rating, struct ergon_power_budget_opts *bo,
+			const char **from)
 {
 	const struct ergon_config *cfg = r->o->cfg;
 	bo->energy_lsb_j = bo->charge_lsb_c = bo->cycle_s = NAN;
@@ -264,8 +265,9 @@ static int power_rating(const struct prof_run *r, int internal, struct ergon_rat
 	*from = "none: the instrument states no rating known to ergon";
 	if (internal) {
 		struct ert_ina228_plan plan;
-		if (prof_ina228_rating(cfg, rating) != 0)
+		if (!pl->have_ina228_rating)
 			return 0;
+		*rating = pl->ina228_rating;
 		if (ert_ina228_plan(cfg->power.ina228.shunt_ohms, cfg->power.ina228.max_current_a,
 				    &plan) == 0) {
 			bo->energy_lsb_j = plan.energy_lsb_j;
@@ -708,7 +710,7 @@ void prof_power(struct prof_run *r, const struct prof_plan *plan, const struct p
 	struct ergon_rating rating;
 	struct ergon_power_budget_opts bo;
 	const char *rating_from = NULL;
-	int have_rating = power_rating(r, internal, &rating, &bo, &rating_from);
+	int have_rating = power_rating(r, plan, internal, &rating, &bo, &rating_from);
 	if (!rc && !internal && s != NULL) {
 		/* The simulated Joulescope's statistics packets are the stream. */
 		struct ergon_gated_config gc = {.min_window_s = min_window_s,
