@@ -105,7 +105,7 @@ int ergon_elf32_section(const void *buf, size_t len, const char *what, const cha
 	struct elf e;
 	int rc = elf_open(&e, buf, len, what, err);
 	for (uint32_t i = 0; rc == 0 && i < e.shnum; i++) {
-		const char *s;
+		const char *s = NULL;
 		if ((rc = str_at(&e, e.shstrndx, u32(shdr(&e, i)), &s, err)) != 0)
 			break;
 		if (strcmp(s, name) == 0) {
@@ -138,7 +138,7 @@ int ergon_elf32_symbol(const void *buf, size_t len, const char *what, const char
 		for (uint32_t k = 0; k < size / SYM_SIZE; k++) {
 			const uint8_t *sym = e.p + off + (size_t)k * SYM_SIZE;
 			unsigned type = sym[12] & 0xfu;
-			const char *s;
+			const char *s = NULL;
 			if (type != STT_OBJECT && type != STT_FUNC)
 				continue;
 			if ((rc = str_at(&e, link, u32(sym), &s, err)) != 0)
