@@ -37,6 +37,10 @@ extern "C" {
 /* Values and uncertainties beyond this in magnitude are refused (a square
  * beyond it leaves a double's range). */
 #define ERGON_CP_MAX_ABS 1e150
+/* Values other than 0 below this in magnitude are refused: their
+ * segment's standard error (the scatter over up to 10^100 weights) would
+ * fall below a double's range and read 0. */
+#define ERGON_CP_MIN_ABS 1e-150
 /* The most points one history may hold. */
 #define ERGON_CP_MAX_POINTS 1000000
 

@@ -65,10 +65,12 @@ int ergon_changepoints(const double *x, const double *s, size_t n, double alpha,
 	/* Beyond 1e150 a square is out of a double's range: no figure ergon
 	 * measures comes near it. */
 	for (size_t i = 0; i < n; i++) {
-		if (!isfinite(x[i]) || fabs(x[i]) > ERGON_CP_MAX_ABS)
+		if (!isfinite(x[i]) || fabs(x[i]) > ERGON_CP_MAX_ABS ||
+		    (x[i] != 0 && fabs(x[i]) < ERGON_CP_MIN_ABS))
 			return ergon_err_set(err, ERGON_EUSAGE,
 					     "changes: point %zu is %g; a finite number of at "
-					     "most 1e150 in magnitude is needed",
+					     "most 1e150 in magnitude, and 0 or at least 1e-150, "
+					     "is needed",
 					     i, x[i]);
 		if (s && isfinite(s[i]) && s[i] > ERGON_CP_MAX_ABS)
 			return ergon_err_set(err, ERGON_EUSAGE,

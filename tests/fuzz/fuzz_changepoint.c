@@ -5,7 +5,8 @@
  * bit 1: the points are small steps (each byte / 16, many ties and level
  * shifts) rather than raw 8-byte doubles (NaN, infinities, huge values).
  * Properties, checked independently of the engine's own arithmetic:
- *  - a refusal only for a non-finite or too large value or uncertainty;
+ *  - a refusal only for a non-finite or too large value or uncertainty, or
+ *    a value other than 0 below 1e-150 in magnitude;
  *  - otherwise the segments are contiguous, cover every point in order,
  *    each of at least 2 points when there is more than one;
  *  - each segment's mean is finite and between its points' least and
@@ -49,6 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				s[i] = NAN;
 		}
 		refusable |= !isfinite(x[i]) || fabs(x[i]) > 1e150 ||
+			     (x[i] != 0 && fabs(x[i]) < 1e-150) ||
 			     (stated && isfinite(s[i]) && s[i] > 1e150);
 	}
 	struct ergon_cp_result r;

@@ -646,6 +646,19 @@ static void changepoint_magnitude_bound(void **state)
 	err = (struct ergon_err){0};
 	assert_int_equal(ergon_changepoints(x, s, 4, 0, &r, &err), ERGON_EUSAGE);
 	assert_non_null(strstr(err.msg, "uncertainty"));
+	/* And values other than 0 below 10^-E: refused, at it accepted, 0
+	 * always accepted (a subnormal's standard error read 0: found by
+	 * fuzz_changepoint). */
+	e = superscript_exponent("values other than 0 below 10⁻");
+	double low = pow(10.0, -e);
+	EQ(low, ERGON_CP_MIN_ABS);
+	double y[4] = {0, 0, low, -low}, t[4] = {1, 1, 1, 1};
+	assert_int_equal(ergon_changepoints(y, t, 4, 0, &r, &err), 0);
+	free(r.seg);
+	y[2] = nextafter(low, 0);
+	err = (struct ergon_err){0};
+	assert_int_equal(ergon_changepoints(y, t, 4, 0, &r, &err), ERGON_EUSAGE);
+	assert_non_null(strstr(err.msg, "point 2"));
 }
 
 int main(void)
