@@ -235,3 +235,9 @@ endif()
 if(TEST functional/test_db_diskfull)
   set_tests_properties(functional/test_db_diskfull PROPERTIES TIMEOUT 1200)
 endif()
+
+# The interpreter's kernel paths on the four models, on the target runtime
+# alone: unit/test_tfl_neon_qemu.sh compares this native build's outputs
+# with the same program cross-built for AArch64 and run under qemu-aarch64.
+add_executable(ergon_tfl_paths_check ${CMAKE_SOURCE_DIR}/tests/support/tfl_check/tfl_paths_check.c)
+target_link_libraries(ergon_tfl_paths_check PRIVATE ert_host)

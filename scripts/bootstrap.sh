@@ -20,6 +20,7 @@ PACKAGES=(
   libxml2-utils                   # xmllint: ergon validate's JUnit XML checked against tests/functional/junit.xsd
   procps                          # pgrep: test_run_faults.sh waits for the hanging invocation's child
   libmicrohttpd-dev               # ergon view --serve: the HTTP server on 127.0.0.1 (optional at build time)
+  gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user  # the interpreter's NEON path, cross-built and run under qemu-aarch64 (unit/test_tfl_neon_qemu)
 )
 
 # Node for the browser tests of `ergon view` (tests/browser: playwright-core

@@ -129,13 +129,14 @@ int32_t tfl_round_f(double v);
 void tfl_softmax_row_s8(const int8_t *in, int8_t *out, int32_t depth, int32_t mult,
 			int32_t left_shift, int32_t diff_min);
 
-/* ---- host kernel paths (tfl_kern.c, port/x86_64/tfl_kern_x86.c) ----- */
+/* ---- host kernel paths (tfl_kern.c, port/x86_64/tfl_kern_x86.c,
+ * port/aarch64/tfl_kern_neon.c) -------------------------------------- */
 
 /* Host builds (anything but an M-profile core) have stack and a vector
  * unit to spare: CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED and ADD take
  * blocked paths there whose inner loops (struct tfl_kern) exist in
  * portable C and, where built and supported by the CPU, in SSE4.1, AVX2
- * ... variants chosen at run time; every variant gives the same bytes.
+ * or NEON variants chosen at run time; every variant gives the same bytes.
  * M-profile builds keep the int8 loops and tfl_mbqm. */
 #if !defined(__ARM_ARCH_PROFILE) || __ARM_ARCH_PROFILE != 'M'
 #define TFL_HOST_FAST 1
@@ -255,6 +256,9 @@ extern const struct tfl_kern tfl_kern_sse41, tfl_kern_avx2;
 /* 1 when the CPU (and the OS, for AVX state) runs the path. */
 int tfl_x86_has_sse41(void);
 int tfl_x86_has_avx2(void);
+#endif
+#if defined(ERT_TFL_SIMD_AARCH64) && ERT_TFL_SIMD_AARCH64
+extern const struct tfl_kern tfl_kern_neon;
 #endif
 #endif
 

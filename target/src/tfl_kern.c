@@ -1,7 +1,7 @@
 /* Host kernel paths of the TFLite interpreter: the requantization blocks
  * (struct tfl_rq), the portable C inner loops (tfl_kern_portable), and the
  * run-time choice among them and the SIMD ones a port adds
- * (port/x86_64/tfl_kern_x86.c). The packed-filter workspace is in
+ * (port/x86_64/tfl_kern_x86.c, port/aarch64/tfl_kern_neon.c). The packed-filter workspace is in
  * tfl_invoke.c (it calls the kernels' packing). Written so that a compiler vectorizes the
  * portable loops too: int16 pairs of taps, int32 accumulators in blocks
  * of 8 channels, the requantization on each finished block. Nothing here
@@ -240,6 +240,11 @@ static const struct tfl_kern *kern_for(int simd)
 		return tfl_x86_has_avx2()    ? &tfl_kern_avx2
 		       : tfl_x86_has_sse41() ? &tfl_kern_sse41
 					     : &tfl_kern_portable;
+#elif defined(ERT_TFL_SIMD_AARCH64) && ERT_TFL_SIMD_AARCH64
+	/* Advanced SIMD is in every AArch64 Linux target: no CPU check. */
+	case ERT_TFL_SIMD_NEON:
+	case ERT_TFL_SIMD_AUTO:
+		return &tfl_kern_neon;
 #else
 	case ERT_TFL_SIMD_AUTO:
 		return &tfl_kern_portable;

@@ -40,7 +40,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (ert_tfl_bind(&model, arena, model.arena_bytes, &err) != 0)
 				abort();
 			static const enum ert_tfl_simd paths[] = {
-			    ERT_TFL_SIMD_PORTABLE, ERT_TFL_SIMD_SSE41, ERT_TFL_SIMD_AVX2};
+			    ERT_TFL_SIMD_PORTABLE, ERT_TFL_SIMD_SSE41, ERT_TFL_SIMD_AVX2,
+			    ERT_TFL_SIMD_NEON};
 			uint32_t plen = ert_tfl_pack_bytes(&model);
 			uint8_t *pack =
 			    plen <= (8u << 20) ? aligned_alloc(32, (plen + 32) & ~31u) : NULL;

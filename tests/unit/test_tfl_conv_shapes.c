@@ -7,8 +7,11 @@
  * per-tensor scales, activation clamps and channel counts on either side
  * of the kernels' vector widths (4, 8, 16) and requantization blocks
  * (TFL_RQ_N). Every host kernel path the build and the CPU have (portable,
- * SSE4.1, AVX2), with filters packed per call and packed once
- * (ert_tfl_pack's layout), must give the reference's bytes. */
+ * SSE4.1, AVX2, NEON), with filters packed per call and packed once
+ * (ert_tfl_pack's layout), must give the reference's bytes. The last test
+ * prints a digest of every reference output: unit/test_tfl_neon_qemu.sh
+ * runs this file cross-built for AArch64 and compares it with this
+ * build's. */
 #include "../../target/src/tfl_internal.h"
 #include "test_support.h"
 
@@ -36,10 +39,11 @@ struct shape {
 
 #if TFL_HOST_FAST
 /* The kernel paths this build and CPU run. */
-static int n_paths(const struct tfl_kern *k[3])
+#define MAX_PATHS 4
+static int n_paths(const struct tfl_kern *k[MAX_PATHS])
 {
-	static const enum ert_tfl_simd ids[] = {ERT_TFL_SIMD_PORTABLE, ERT_TFL_SIMD_SSE41,
-						ERT_TFL_SIMD_AVX2};
+	static const enum ert_tfl_simd ids[MAX_PATHS] = {ERT_TFL_SIMD_PORTABLE, ERT_TFL_SIMD_SSE41,
+							 ERT_TFL_SIMD_AVX2, ERT_TFL_SIMD_NEON};
 	int n = 0;
 	for (unsigned i = 0; i < sizeof ids / sizeof ids[0]; i++)
 		if (ert_tfl_simd_available(ids[i]))
@@ -47,6 +51,19 @@ static int n_paths(const struct tfl_kern *k[3])
 	return n;
 }
 #endif
+
+/* FNV-1a 64 over every reference output, in the order the tests make
+ * them (printed by the last test). */
+static uint64_t ref_fnv = 0xcbf29ce484222325ull;
+static long ref_bytes;
+static void ref_digest(const int8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		ref_fnv ^= (uint8_t)p[i];
+		ref_fnv *= 0x100000001b3ull;
+	}
+	ref_bytes += (long)n;
+}
 
 static int8_t clamp_requant(int32_t acc, const struct tfl_conv_args *a, int32_t oc)
 {
@@ -227,7 +244,7 @@ static void check_one(struct shape *s, int depthwise, const char *what, int done
 static void check_paths(struct shape *s, int depthwise, int done)
 {
 #if TFL_HOST_FAST
-	const struct tfl_kern *k[3];
+	const struct tfl_kern *k[MAX_PATHS];
 	const int np = n_paths(k);
 	const int64_t need =
 	    depthwise ? tfl_dwconv_pack(&s->a, 0, s->a.out_c, (s->a.out_c + 15) & ~15, NULL)
@@ -266,6 +283,7 @@ static void run_shapes(int depthwise)
 		if (!make(s, depthwise))
 			continue;
 		reference(s, depthwise);
+		ref_digest(s->want, out_bytes(&s->a));
 		check_paths(s, depthwise, done);
 		done++;
 	}
@@ -304,6 +322,7 @@ static void wide_channels(void **state)
 		a->out_w = (a->in_w + 2 * a->pad_w - a->f_w) / a->stride_w + 1;
 		assert_true(fill(s, cases[i].dw));
 		reference(s, cases[i].dw);
+		ref_digest(s->want, out_bytes(&s->a));
 		check_paths(s, cases[i].dw, (int)i);
 	}
 	free(s);
@@ -395,7 +414,7 @@ static void requant_paths_match_mbqm(void **state)
 				 tfl_rq_one(acc, mult, left, right, mask, mask >> 1),
 				 tfl_mbqm(acc, mult, shift));
 	}
-	const struct tfl_kern *k[3];
+	const struct tfl_kern *k[MAX_PATHS];
 	const int np = n_paths(k);
 	static struct tfl_rq rq;
 	static int32_t bias[TFL_RQ_N], mult[TFL_RQ_N], shift[TFL_RQ_N];
@@ -411,6 +430,7 @@ static void requant_paths_match_mbqm(void **state)
 			int64_t v = (int64_t)tfl_mbqm(bias[c], mult[c], shift[c]) + off;
 			want[c] = (int8_t)(v < lo ? lo : v > hi ? hi : v);
 		}
+		ref_digest(want, (size_t)n);
 		assert_true(tfl_rq_fill(&rq, bias, NULL, 0, mult, shift, 1, 0, n, off, lo, hi));
 		for (int i = 0; i < np; i++) {
 			memset(out, 0x5a, sizeof out);
@@ -438,7 +458,7 @@ static void fc_random_shapes(void **state)
 	(void)state;
 	struct shape *s = calloc(1, sizeof *s);
 	assert_non_null(s);
-	const struct tfl_kern *k[3];
+	const struct tfl_kern *k[MAX_PATHS];
 	const int np = n_paths(k);
 	for (int t = 0; t < 300; t++) {
 		struct tfl_fc_args a = {0};
@@ -488,6 +508,7 @@ static void fc_random_shapes(void **state)
 				v = v < a.act_min ? a.act_min : v > a.act_max ? a.act_max : v;
 				s->want[b * a.units + u] = (int8_t)v;
 			}
+		ref_digest(s->want, (size_t)(a.batches * a.units));
 		for (int i = 0; i <= np; i++) {
 			a.kern = i < np ? k[i] : NULL;
 			memset(s->out, 0x55, sizeof s->out);
@@ -508,7 +529,7 @@ static void fc_random_shapes(void **state)
 static void add_random(void **state)
 {
 	(void)state;
-	const struct tfl_kern *k[3];
+	const struct tfl_kern *k[MAX_PATHS];
 	const int np = n_paths(k);
 	static int8_t x[4096], y[4096], out[4096], want[4096];
 	for (int t = 0; t < 400; t++) {
@@ -540,6 +561,7 @@ static void add_random(void **state)
 			v = v < p.act_min ? p.act_min : v > p.act_max ? p.act_max : v;
 			want[i] = (int8_t)v;
 		}
+		ref_digest(want, (size_t)n);
 		for (int i = 0; i < np; i++) {
 			memset(out, 0x55, sizeof out);
 			k[i]->add(x, y, n, &p, out);
@@ -565,6 +587,30 @@ static void depthwise_random_shapes(void **state)
 	run_shapes(1);
 }
 
+/* The digest of every reference output above, and the paths that met it:
+ * the same shapes and the same bytes on every architecture. */
+static void reference_digest(void **state)
+{
+	(void)state;
+	assert_true(ref_bytes > 0);
+	int np = 1;
+	const char *names = "portable";
+#if TFL_HOST_FAST
+	const struct tfl_kern *k[MAX_PATHS];
+	np = n_paths(k);
+	static char buf[64];
+	buf[0] = '\0';
+	for (int i = 0; i < np; i++) {
+		strcat(buf, i ? "," : "");
+		strcat(buf, k[i]->name);
+	}
+	names = buf;
+#endif
+	print_message("reference outputs: fnv1a64 %016llx over %ld bytes; paths %s\n",
+		      (unsigned long long)ref_fnv, ref_bytes, names);
+	(void)np;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -577,6 +623,7 @@ int main(void)
 		cmocka_unit_test(conv_random_shapes),
 		cmocka_unit_test(depthwise_random_shapes),
 		cmocka_unit_test(wide_channels),
+		cmocka_unit_test(reference_digest),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,7 @@
 /* The four MLPerf Tiny models through every host kernel path the build and
- * the CPU have (portable, SSE4.1, AVX2; ERGON_TFL_SIMD's values), with the
+ * the CPU have (portable, SSE4.1, AVX2, NEON; ERGON_TFL_SIMD's values; on
+ * x86-64 the NEON path is refused here and unit/test_tfl_neon_qemu runs it
+ * under qemu-aarch64), with the
  * filters packed once (as ergon_model_open does) and packed per invoke:
  * the output of every operator, on the ten inputs of the LiteRT oracle,
  * must be the bytes recorded from the interpreter before the kernel paths
@@ -43,7 +45,7 @@ static void every_path_gives_the_recorded_bytes(void **state)
 	char *text = ts_read_file(refs, NULL);
 	assert_non_null(text);
 	static const enum ert_tfl_simd paths[] = {ERT_TFL_SIMD_PORTABLE, ERT_TFL_SIMD_SSE41,
-						  ERT_TFL_SIMD_AVX2};
+						  ERT_TFL_SIMD_AVX2, ERT_TFL_SIMD_NEON};
 	struct ergon_model *m = NULL;
 	char loaded[96] = "";
 	static struct digests d;
@@ -147,11 +149,24 @@ static void env_picks_the_path(void **state)
 	assert_null(m);
 	assert_non_null(strstr(err.msg, "ERGON_TFL_SIMD=avx3: unknown kernel path"));
 	assert_non_null(strstr(err.msg, "auto, portable"));
+	/* A known path this build or CPU lacks (NEON on x86-64, the x86
+	 * paths on AArch64) is refused as such, not run as another. */
+	const char *absent = !ert_tfl_simd_available(ERT_TFL_SIMD_NEON)	  ? "neon"
+			     : !ert_tfl_simd_available(ERT_TFL_SIMD_AVX2) ? "avx2"
+									  : NULL;
+	if (absent != NULL) {
+		struct ergon_err err2 = {0};
+		setenv("ERGON_TFL_SIMD", absent, 1);
+		assert_int_equal(ergon_model_open(path, &m, &err2), ERGON_EUSAGE);
+		assert_null(m);
+		assert_non_null(strstr(err2.msg, "kernel path not in this build or CPU"));
+	}
 	unsetenv("ERGON_TFL_SIMD");
 	assert_int_equal(ergon_model_open(path, &m, &err), 0);
 	/* auto: the best path this CPU runs. */
 	const char *want = ert_tfl_simd_available(ERT_TFL_SIMD_AVX2)	? "avx2"
 			   : ert_tfl_simd_available(ERT_TFL_SIMD_SSE41) ? "sse4.1"
+			   : ert_tfl_simd_available(ERT_TFL_SIMD_NEON)	? "neon"
 									: "portable";
 	assert_string_equal(ert_tfl_simd_name(ergon_model_tfl(m)), want);
 	ergon_model_free(m);

@@ -47,7 +47,8 @@ static int simd_path(const char *name)
 	} names[] = {{"auto", ERT_TFL_SIMD_AUTO},
 		     {"portable", ERT_TFL_SIMD_PORTABLE},
 		     {"sse4.1", ERT_TFL_SIMD_SSE41},
-		     {"avx2", ERT_TFL_SIMD_AVX2}};
+		     {"avx2", ERT_TFL_SIMD_AVX2},
+		     {"neon", ERT_TFL_SIMD_NEON}};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (strcmp(name, names[i].name) == 0)
 			return (int)names[i].path;
@@ -112,7 +113,7 @@ int ergon_model_open(const char *path, struct ergon_model **out, struct ergon_er
 		goto fail;
 	}
 	/* ERGON_TFL_SIMD: the interpreter's kernel path (auto, portable,
-	 * sse4.1, avx2); every path gives the same bytes. */
+	 * sse4.1, avx2, neon); every path gives the same bytes. */
 	const char *simd = getenv("ERGON_TFL_SIMD");
 	if (simd != NULL && simd[0] != '\0') {
 		int path_id = simd_path(simd);
@@ -122,6 +123,8 @@ int ergon_model_open(const char *path, struct ergon_model **out, struct ergon_er
 				strcat(have, ", sse4.1");
 			if (ert_tfl_simd_available(ERT_TFL_SIMD_AVX2))
 				strcat(have, ", avx2");
+			if (ert_tfl_simd_available(ERT_TFL_SIMD_NEON))
+				strcat(have, ", neon");
 			rc = ergon_err_set(err, ERGON_EUSAGE,
 					   "ERGON_TFL_SIMD=%s: %s; this build and CPU have: %s",
 					   simd,

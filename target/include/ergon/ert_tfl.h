@@ -193,13 +193,14 @@ enum ert_tfl_simd {
 	ERT_TFL_SIMD_PORTABLE = 1, /* portable C only */
 	ERT_TFL_SIMD_SSE41 = 2,	   /* x86-64 SSE4.1 */
 	ERT_TFL_SIMD_AVX2 = 3,	   /* x86-64 AVX2 */
+	ERT_TFL_SIMD_NEON = 4,	   /* AArch64 Advanced SIMD */
 };
 /* Choose the path of m's next invokes. Returns 0, or ERT_TFL_E_UNSUPPORTED
  * (m unchanged) when the build or the CPU lacks it. */
 int ert_tfl_simd_set(struct ert_tfl_model *m, enum ert_tfl_simd path);
 /* 1 when the build and the CPU run the path, else 0. */
 int ert_tfl_simd_available(enum ert_tfl_simd path);
-/* The path m's invokes take: "portable", "sse4.1", "avx2". */
+/* The path m's invokes take: "portable", "sse4.1", "avx2", "neon". */
 const char *ert_tfl_simd_name(const struct ert_tfl_model *m);
 /* Bytes of the host workspace in which ert_tfl_pack keeps m's filters in
  * the kernels' layout (about twice the CONV_2D and DEPTHWISE_CONV_2D
