@@ -119,6 +119,9 @@ struct ergon_config {
 		uint64_t window_max;
 		int clean_window_probe; /* enum ergon_cfg_probe */
 		int clean_window_trace;
+		/* HPX_CLEAN_WINDOW_ATTACH_WAIT_MS: the longest the clean window
+		 * waits for the transport to drain before it opens. */
+		uint64_t clean_window_attach_wait_ms;
 		int aggregation; /* enum ergon_cfg_aggregation */
 		int extreme_mode;
 		int force_shared_sram;

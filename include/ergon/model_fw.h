@@ -29,11 +29,19 @@ enum ergon_model_fw_flags {
 	/* Compile every object; neither read nor write the firmware object
 	 * cache ($XDG_CACHE_HOME/ergon, docs/internals/fw_cache.md). */
 	ERGON_MODEL_FW_NO_CACHE = 1u << 0,
+	/* profiling.extreme_mode: the model's weights and arena in the TCMs
+	 * (-DERT_MEM_EXTREME=1; the build record proves it from the ELF). */
+	ERGON_MODEL_FW_EXTREME_MODE = 1u << 1,
+	/* profiling.force_shared_sram: the arena in the shared system SRAM
+	 * (ISRAM, 0x21000000; -DERT_MEM_SHARED_SRAM=1). Not with the above. */
+	ERGON_MODEL_FW_SHARED_SRAM = 1u << 2,
 };
 
 /* The an547 memory the firmware links into (target/port/an547/an547.ld). */
 #define ERGON_AN547_ITCM_BYTES (512u * 1024u)
 #define ERGON_AN547_DTCM_BYTES (512u * 1024u)
+/* The shared system SRAM (ISRAM0 + ISRAM1 at 0x21000000). */
+#define ERGON_AN547_ISRAM_BYTES (2048u * 1024u)
 
 /* Build one firmware into dir (created) as ergon_an547_<kind>.elf with its
  * .map, embedding the model and `input` (input 0's bytes). A model that

@@ -287,6 +287,11 @@ static void advance(struct sim_board *b, uint64_t dt_ns)
 {
 	double idle_a = b->f.idle_a > 0.0 ? b->f.idle_a : SIM_IDLE_A;
 	double i_a = b->busy ? (b->op_a > 0 ? b->op_a : SIM_ACTIVE_A) : idle_a;
+	/* The shared SRAM's static current (ergon_sim_options.memory_mode). */
+	if (b->o.memory_mode == 1)
+		i_a -= ERGON_SIM_SSRAM_HALF_A;
+	else if (b->o.memory_mode == 2)
+		i_a += ERGON_SIM_SSRAM_HALF_A;
 	while (dt_ns > 0) {
 		/* Step to the next packet boundary so INPUT0 is sampled finely
 		 * enough to see 20 µs glitches (1 µs steps inside). */
@@ -904,7 +909,8 @@ static int run_flow(const struct scenario *sc, struct sim_board *b, const struct
 			       .window_max = b->o.window_max,
 			       .iterations = b->o.iterations,
 			       .rate_probe_us = 1000,
-			       .drain_wait_max_us = 1000,
+			       .drain_wait_max_us =
+				   b->o.attach_wait_set ? b->o.attach_wait_ms * 1000u : 1000u,
 			       .trace = b->o.clean_window_trace != 0},
 		    .clock_note = "virtual bench: simulated time",
 		};
@@ -952,7 +958,9 @@ static int run_flow(const struct scenario *sc, struct sim_board *b, const struct
 		       .window_min = b->o.window_min,
 		       .window_max = b->o.window_max,
 		       .iterations = b->o.iterations,
-		       .rate_probe_us = 1000},
+		       .rate_probe_us = 1000,
+		       .busy_loop = b->o.busy_loop_us > 0,
+		       .busy_loop_us = b->o.busy_loop_us},
 	    .sync = {.gate_pin = b->o.gate_pin},
 	    /* A bystander INA228: the firmware reads its on-board chip while
 	     * the host's meter on the gate owns the figures. */

@@ -674,10 +674,17 @@ static int run(int argc, char **argv)
 			rc = ergon_model_fw_prepare_profile(
 			    model_path, mdir,
 			    cfg.power.enabled && cfg.power.firmware == ERGON_FIRMWARE_DEDICATED,
-			    no_cache ? ERGON_MODEL_FW_NO_CACHE : 0u, &model_json, &err);
+			    (no_cache ? ERGON_MODEL_FW_NO_CACHE : 0u) |
+				(cfg.profiling.extreme_mode ? ERGON_MODEL_FW_EXTREME_MODE : 0u) |
+				(cfg.profiling.force_shared_sram ? ERGON_MODEL_FW_SHARED_SRAM : 0u),
+			    &model_json, &err);
 			cli_ticker_stop();
 			if (rc)
 				goto fail;
+		} else if ((rc = ergon_model_fw_prepare_profile(model_path, NULL, 0, 0u,
+								&model_json, &err)) != 0) {
+			/* The dry run's plan: the model, nothing built. */
+			goto fail;
 		}
 		fwdir = mdir;
 	}

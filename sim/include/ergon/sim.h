@@ -170,7 +170,28 @@ struct ergon_sim_options {
 	/* The raw meter's rate (0: none): a whole divisor of 1 GHz in ns
 	 * (100,000 for a PPK2). At most ERGON_SIM_RAW_MAX samples are kept. */
 	double raw_rate_hz;
+	/* profiling.extreme_mode / force_shared_sram: the bench's shared SRAM.
+	 * 0: half of it powered, as the board leaves it (its static current,
+	 * ERGON_SIM_SSRAM_HALF_A, is part of the bench's 1 and 5 mA); 1
+	 * (extreme mode): powered down, that current leaves every state; 2
+	 * (force_shared_sram): the whole array retained, as much again. */
+	int memory_mode;
+	/* profiling.clean_window_probe busy_loop: the power boot's clean
+	 * window spins busy_loop_us per count (the profile boot's inference
+	 * time) instead of running inferences; 0: inferences. */
+	uint32_t busy_loop_us;
+	/* HPX_CLEAN_WINDOW_ATTACH_WAIT_MS: the longest the profile boot's
+	 * clean window waits for the transport to drain before it opens
+	 * (profiling.clean_window_attach_wait_ms; 0: no wait) when
+	 * attach_wait_set, else the scenarios' 1 ms. */
+	int attach_wait_set;
+	uint32_t attach_wait_ms;
 };
+
+/* The bench's shared SRAM's static current, half of the array (a model of
+ * cost, not a measurement): extreme mode takes it off every state,
+ * force_shared_sram adds it again. */
+#define ERGON_SIM_SSRAM_HALF_A 0.0001
 
 #define ERGON_SIM_MARKER_PIN 6
 /* The bench's INA228 is on I2C master 1 (power.ina228.i2c_iom's default). */

@@ -119,6 +119,23 @@ struct ergon_fw_build {
  * failed compile or link the tool's output is in b->log. */
 int ergon_fw_compile(struct ergon_fw_build *b, struct ergon_err *err);
 
+/* ---- Memory placement of the an547 model firmware (fw_memory.c;
+ * profiling.extreme_mode, profiling.force_shared_sram). ---- */
+enum ergon_fw_memory_mode {
+	ERGON_FW_MEMORY_DEFAULT = 0,
+	ERGON_FW_MEMORY_EXTREME,     /* weights and arena in the TCMs */
+	ERGON_FW_MEMORY_SHARED_SRAM, /* the arena in the shared system SRAM */
+};
+/* The compiler define of a mode (NULL for the default): a model-unit
+ * define, so the object cache keys on it. */
+const char *ergon_fw_memory_define(enum ergon_fw_memory_mode mode);
+/* Where the linked image elf placed `arena` and `ert_model_data`, read
+ * from its symbol table: *out (new reference) {mode, define, arena,
+ * weights}, each {section, addr, size, region}. ERGON_EPARSE, naming both
+ * addresses, when the placement is not the one the mode requires. */
+int ergon_fw_memory_record(const char *elf, enum ergon_fw_memory_mode mode, json_t **out,
+			   struct ergon_err *err);
+
 /* ---- Repeats at the artifact edge (repeat_json.c; docs/METHOD.md,
  * "Repeats"). ---- */
 

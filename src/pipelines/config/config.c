@@ -96,6 +96,9 @@ const struct cfg_key ergon_cfg_keys[] = {
     U("profiling.window_max", profiling.window_max, 1, 1000000000, "500000"),
     E("profiling.clean_window_probe", profiling.clean_window_probe, probes, "infer"),
     B("profiling.clean_window_trace", profiling.clean_window_trace, "false"),
+    /* The method's HPX_CLEAN_WINDOW_ATTACH_WAIT_MS (1 s); at most a minute. */
+    U("profiling.clean_window_attach_wait_ms", profiling.clean_window_attach_wait_ms, 0, 60000,
+      "1000"),
     E("profiling.aggregation", profiling.aggregation, aggregations, "median"),
     B("profiling.extreme_mode", profiling.extreme_mode, "false"),
     B("profiling.force_shared_sram", profiling.force_shared_sram, "false"),

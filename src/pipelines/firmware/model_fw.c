@@ -32,13 +32,29 @@ static const char *kind_name(enum ergon_model_fw_kind k)
 					   : "infer";
 }
 
-static int fit_check(const struct ergon_model *m, size_t input_len, struct ergon_err *err)
+static enum ergon_fw_memory_mode memory_mode(unsigned flags)
+{
+	return (flags & ERGON_MODEL_FW_SHARED_SRAM) ? ERGON_FW_MEMORY_SHARED_SRAM
+	       : (flags & ERGON_MODEL_FW_EXTREME_MODE) ? ERGON_FW_MEMORY_EXTREME
+						       : ERGON_FW_MEMORY_DEFAULT;
+}
+
+static int fit_check(const struct ergon_model *m, size_t input_len, unsigned flags,
+		     struct ergon_err *err)
 {
 	const struct ert_tfl_model *t = ergon_model_tfl(m);
 	size_t len = 0;
 	(void)ergon_model_bytes(m, &len);
 	uint64_t flash = (uint64_t)len + input_len + FW_CODE_RESERVE;
-	uint64_t ram = (uint64_t)t->arena_bytes + sizeof(struct ert_tfl_model) + FW_RAM_RESERVE;
+	/* force_shared_sram: the arena is in the 2 MiB shared SRAM, not DTCM. */
+	int shared = memory_mode(flags) == ERGON_FW_MEMORY_SHARED_SRAM;
+	if (shared && t->arena_bytes > ERGON_AN547_ISRAM_BYTES)
+		return ergon_err_set(err, ERGON_ETOOBIG,
+				     "%s does not fit the an547 firmware with force_shared_sram: "
+				     "its %u-byte arena exceeds the 2 MiB shared SRAM",
+				     ergon_model_path(m), (unsigned)t->arena_bytes);
+	uint64_t ram = (shared ? 0u : (uint64_t)t->arena_bytes) + sizeof(struct ert_tfl_model) +
+		       FW_RAM_RESERVE;
 	if (flash > ERGON_AN547_ITCM_BYTES)
 		return ergon_err_set(err, ERGON_ETOOBIG,
 				     "%s does not fit the an547 firmware: the model (%zu bytes), "
@@ -79,7 +95,11 @@ int ergon_model_fw_build(const struct ergon_model *m, const char *dir,
 	char dflag[64];
 	size_t mlen = 0;
 	const uint8_t *mbytes = ergon_model_bytes(m, &mlen);
-	int rc = fit_check(m, input_len, err);
+	if ((flags & ERGON_MODEL_FW_EXTREME_MODE) && (flags & ERGON_MODEL_FW_SHARED_SRAM))
+		return ergon_err_set(err, ERGON_EUSAGE,
+				     "extreme_mode and force_shared_sram pull the shared SRAM "
+				     "opposite ways; build with one of them");
+	int rc = fit_check(m, input_len, flags, err);
 	if (!rc)
 		rc = ergon_mkdir_p(dir, err);
 	if (rc)
@@ -105,7 +125,9 @@ int ergon_model_fw_build(const struct ergon_model *m, const char *dir,
 		 " * embedded in the an547 %s firmware; assembled in their folder. */\n"
 		 "\t.section .rodata.ert_model, \"a\"\n\t.balign 16\n"
 		 "\t.global ert_model_data\n\t.global ert_model_end\n"
+		 "\t.type ert_model_data, %%object\n"
 		 "ert_model_data:\n\t.incbin \"model.tflite\"\nert_model_end:\n"
+		 "\t.size ert_model_data, ert_model_end - ert_model_data\n"
 		 "\t.balign 16\n\t.global ert_input_data\n\t.global ert_input_end\n"
 		 "ert_input_data:\n\t.incbin \"%s\"\nert_input_end:\n",
 		 kn, input_name);
@@ -127,7 +149,7 @@ int ergon_model_fw_build(const struct ergon_model *m, const char *dir,
 				     kernels);
 	/* Only the interpreter's main file uses the arena's size: every other
 	 * object is the same for every model. */
-	const char *model_defines[2] = {dflag, NULL};
+	const char *model_defines[3] = {dflag, ergon_fw_memory_define(memory_mode(flags)), NULL};
 	const char *defines[4] = {NULL, NULL, NULL, NULL};
 	int nd = 0;
 	if (kind == ERGON_MODEL_FW_POWER)
@@ -170,6 +192,10 @@ int ergon_model_fw_build(const struct ergon_model *m, const char *dir,
 		free(text);
 		goto out;
 	}
+	json_t *memory = NULL;
+	rc = ergon_fw_memory_record(fb.elf, memory_mode(flags), &memory, err);
+	if (rc)
+		goto out;
 	char model_sha[65];
 	sha256_hex(mbytes, mlen, model_sha);
 	json_t *b = json_pack(
@@ -179,6 +205,10 @@ int ergon_model_fw_build(const struct ergon_model *m, const char *dir,
 	    "link_map_sha256", fb.map_sha256, "model_sha256", model_sha, "model_bytes",
 	    (json_int_t)mlen, "input_bytes", (json_int_t)input_len, "arena_bytes",
 	    (json_int_t)ergon_model_tfl(m)->arena_bytes);
+	if (b != NULL)
+		json_object_set_new(b, "memory", memory);
+	else
+		json_decref(memory);
 	fb.command = NULL; /* moved into b */
 	fb.compile = NULL;
 	if (b == NULL) {

@@ -46,7 +46,7 @@ int ergon_profile_plan_model(const struct ergon_config *cfg, const json_t *model
 	/* The transport and reset steps as the lifecycle carries them out
 	 * (--dry-run shows them; a value that cannot act is refused here). */
 	if (!rc)
-		rc = prof_accept(cfg, plan.json, NULL, NULL, err);
+		rc = prof_accept(cfg, model, plan.json, NULL, NULL, err);
 	if (rc) {
 		json_decref(plan.json);
 		return rc;
@@ -215,7 +215,7 @@ int ergon_profile_run(const struct ergon_profile_opts *o, struct ergon_profile_r
 
 	r.issues = json_deep_copy(cfg->issues);
 	/* 2. accept (with the run's issues). */
-	rc = prof_accept(cfg, plan.json, r.issues, &r.lo, err);
+	rc = prof_accept(cfg, o->model, plan.json, r.issues, &r.lo, err);
 	if (rc) {
 		json_decref(plan.json);
 		json_decref(r.issues);

@@ -279,6 +279,56 @@ static int stats_rate_acts(const struct ergon_config *cfg, struct ergon_err *err
 	return 0;
 }
 
+/* profiling.extreme_mode / force_shared_sram (docs/internals/config.md,
+ * rule 5) act where ergon builds the firmware or models the board: the
+ * an547 model firmware (a define and its arena's placement, the build
+ * record proves where it landed) and the virtual bench (the shared SRAM's
+ * static current). A firmware ergon did not build keeps the placement it
+ * was linked with: the key is refused there rather than recorded as if it
+ * had acted. plan.memory says which and how. */
+static int memory_acts(const struct ergon_config *cfg, const json_t *model, json_t *plan,
+		       struct ergon_err *err)
+{
+	const char *key = cfg->profiling.extreme_mode	   ? "profiling.extreme_mode"
+			  : cfg->profiling.force_shared_sram ? "profiling.force_shared_sram"
+							     : NULL;
+	const char *how = "the firmware's own placement (neither key set)";
+	int lc = cfg->target.lifecycle;
+	if (key != NULL && lc == ERGON_LIFECYCLE_SIM)
+		how = cfg->profiling.extreme_mode
+			  ? "the virtual bench powers its shared SRAM down: its static "
+			    "current (ERGON_SIM_SSRAM_HALF_A) leaves every state"
+			  : "the virtual bench retains its whole shared SRAM: twice its "
+			    "static current (ERGON_SIM_SSRAM_HALF_A more) in every state";
+	else if (key != NULL && lc == ERGON_LIFECYCLE_QEMU && model != NULL)
+		how = cfg->profiling.extreme_mode
+			  ? "ergon's an547 model firmware: -DERT_MEM_EXTREME=1, weights and "
+			    "arena in the TCMs (build record memory, read from the ELF)"
+			  : "ergon's an547 model firmware: -DERT_MEM_SHARED_SRAM=1, the arena "
+			    "in the shared SRAM at 0x21000000 (build record memory, read from "
+			    "the ELF)";
+	else if (key != NULL) {
+		const char *where = key;
+		(void)explicit_key(cfg, key, &where);
+		return ergon_err_set(
+		    err, ERGON_ECONFIG,
+		    "%s: %s cannot act on board %s: it is a choice of the firmware's build "
+		    "(where the model's weights and arena are linked, which parts of the "
+		    "shared SRAM the firmware powers), and ergon builds the firmware only for "
+		    "a .tflite model on qemu-an547 (FIRMWARE_DIR's images keep the placement "
+		    "they were linked with); build your firmware with it and leave the key "
+		    "false, or run `ergon profile MODEL.tflite --board qemu-an547`, or --board sim",
+		    where, key, cfg->board ? cfg->board->name : "(none)");
+	}
+	json_object_set_new(plan, "memory",
+			    json_pack("{s:s,s:s}", "mode",
+				      key == NULL ? "default"
+				      : cfg->profiling.extreme_mode ? "extreme_mode"
+								    : "force_shared_sram",
+				      "how", how));
+	return 0;
+}
+
 static int config_acts(const struct ergon_config *cfg, json_t *plan, json_t *issues,
 		       struct ergon_err *err)
 {
@@ -319,6 +369,18 @@ static int config_acts(const struct ergon_config *cfg, json_t *plan, json_t *iss
 				     "an547 firmware ergon builds has no trace build (the emulated "
 				     "window's count needs no trace: QEMU loses no line); set it "
 				     "false, or use --board sim to see the trace",
+				     where);
+	/* The attach wait's bound is built into ergon's an547 firmware (2 ms:
+	 * QEMU's UART drains as it is written); the virtual bench takes it per
+	 * run and a board's firmware is built with its own. */
+	if (lc == ERGON_LIFECYCLE_QEMU &&
+	    explicit_key(cfg, "profiling.clean_window_attach_wait_ms", &where))
+		return ergon_err_set(err, ERGON_ECONFIG,
+				     "%s: profiling.clean_window_attach_wait_ms cannot act on "
+				     "qemu-an547: ergon's an547 firmware is built with a 2 ms "
+				     "bound (QEMU's UART drains as it is written, so a longer "
+				     "wait would end at the same point); remove the key, or use "
+				     "--board sim to see the wait on the bench's clock",
 				     where);
 	int tr_explicit = explicit_key(cfg, "target.transport", &where);
 	if (!tr_explicit)
@@ -428,10 +490,12 @@ static int config_acts(const struct ergon_config *cfg, json_t *plan, json_t *iss
 	return plan_reset(plan, issues, rname, steps, missing, lname, emu_step, err);
 }
 
-int prof_accept(const struct ergon_config *cfg, json_t *plan, json_t *issues,
-		struct ergon_lifecycle_opts *lo, struct ergon_err *err)
+int prof_accept(const struct ergon_config *cfg, const json_t *model, json_t *plan,
+		json_t *issues, struct ergon_lifecycle_opts *lo, struct ergon_err *err)
 {
-	int rc = config_acts(cfg, plan, issues, err);
+	int rc = memory_acts(cfg, model, plan, err);
+	if (!rc)
+		rc = config_acts(cfg, plan, issues, err);
 	if (rc == 0 && lo != NULL)
 		lifecycle_opts(cfg, lo);
 	return rc;

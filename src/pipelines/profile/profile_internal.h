@@ -109,9 +109,12 @@ int prof_plan(const struct ergon_config *cfg, const struct ergon_profile_opts *o
  * performed becomes profile.reset_step_not_performed in issues (NULL:
  * none; the plan fields come out the same). lo (may be NULL) gets the
  * lifecycle options the configuration gives: board, probe, stream,
- * reset strategy and its SWPOI write, serial port. */
-int prof_accept(const struct ergon_config *cfg, json_t *plan, json_t *issues,
-		struct ergon_lifecycle_opts *lo, struct ergon_err *err);
+ * reset strategy and its SWPOI write, serial port. model (may be NULL):
+ * the .tflite run's document; on qemu-an547 it means ergon builds the
+ * firmware, where profiling.extreme_mode / force_shared_sram act
+ * (plan.memory). */
+int prof_accept(const struct ergon_config *cfg, const json_t *model, json_t *plan,
+		json_t *issues, struct ergon_lifecycle_opts *lo, struct ergon_err *err);
 
 /* 3. The PMU stage (profile_pmu.c). */
 struct prof_pmu {

@@ -429,6 +429,11 @@ void ergon_profile_sim_options(const struct ergon_config *cfg, struct ergon_sim_
 		? cfg->power.ina228.max_current_a
 		: d.max_current_a;
 	o->clean_window_trace = cfg->profiling.clean_window_trace != 0;
+	o->attach_wait_set = 1;
+	o->attach_wait_ms = u32(cfg->profiling.clean_window_attach_wait_ms);
+	o->memory_mode = cfg->profiling.extreme_mode	    ? 1
+			 : cfg->profiling.force_shared_sram ? 2
+							    : 0;
 	o->heartbeat_every_iters = 0; /* the configuration speaks in ops and ms */
 	o->heartbeat_every_ops = u32(cfg->target.heartbeat.every_n_ops);
 	o->heartbeat_every_ms = u32(cfg->target.heartbeat.every_ms);

@@ -613,6 +613,23 @@ void prof_power(struct prof_run *r, const struct prof_plan *plan, const struct p
 				prof_layers_sim_options(&lp, &so);
 		}
 	}
+	/* profiling.clean_window_probe busy_loop on the virtual bench: its
+	 * power boot spins the profile boot's inference time per count
+	 * instead of running inferences (target/src/window.c). */
+	uint32_t busy_loop_us = 0;
+	if (!rc && cfg->profiling.clean_window_probe == ERGON_CFG_PROBE_BUSY_LOOP && r->sim) {
+		if (pmu_ok && pmu->clean_infer_avg_us >= 1.0 && pmu->clean_infer_avg_us < 4e9)
+			busy_loop_us = (uint32_t)llround(pmu->clean_infer_avg_us);
+		json_object_set_new(
+		    stage, "clean_window_probe",
+		    busy_loop_us > 0
+			? json_pack("{s:s,s:I,s:s}", "kind", "busy_loop", "busy_loop_us",
+				    (json_int_t)busy_loop_us, "from",
+				    "the profile boot's CLEAN_INFER_AVG_US")
+			: json_pack("{s:s,s:s}", "kind", "infer", "why",
+				    "busy_loop needs the profile boot's inference time, which "
+				    "the PMU stage did not give: the window ran inferences"));
+	}
 	/* Internal mode's host envelope: from starting the power build to
 	 * collecting its record (window_clock_ceiling bounds the firmware's
 	 * window by it). */
@@ -630,7 +647,9 @@ void prof_power(struct prof_run *r, const struct prof_plan *plan, const struct p
 				      prof_planned_window_hb_s(cfg, pmu->clean_infer_avg_us));
 		struct ergon_lifecycle_opts lo = r->lo;
 		lo.work_dir = dir;
-		if (r->sim && lp.on)
+		if (r->sim && busy_loop_us > 0)
+			so.busy_loop_us = busy_loop_us;
+		if (r->sim && (lp.on || busy_loop_us > 0))
 			lo.sim_options = &so;
 		rc = ergon_hpx_capture_boot(&to, &lo, image, p, &cap, &lc, &e);
 	}
@@ -650,7 +669,8 @@ void prof_power(struct prof_run *r, const struct prof_plan *plan, const struct p
 	if (!rc)
 		rc = prof_terminal_facts(p, pmu->clean_infer_avg_us,
 					 cfg->profiling.clean_window_probe ==
-					     ERGON_CFG_PROBE_BUSY_LOOP,
+						 ERGON_CFG_PROBE_BUSY_LOOP &&
+					     (!r->sim || busy_loop_us > 0),
 					 internal, &facts, &terminal, &e);
 	if (!rc)
 		facts.zero_time_inference = pmu->clean_zero_time;

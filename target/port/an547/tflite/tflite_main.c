@@ -28,7 +28,22 @@ extern const uint8_t ert_input_end[];
 
 static struct ert_hal hal;
 static struct ert_tfl_model model;
+/* Where the arena lives (profiling.extreme_mode / force_shared_sram, built
+ * by ergon with one of the two defines; docs/internals/config.md rule 5):
+ * extreme mode keeps the model's weights (.rodata, ITCM) and the arena in
+ * the TCMs, as the method requires before it powers the shared SRAM down;
+ * force_shared_sram places the arena in the SSE-300's shared system SRAM
+ * (ISRAM0/1 at 0x21000000, an547.ld's .ert_shared_sram) and the firmware
+ * writes it whole at boot, as the method powers and retains that array. */
+#if defined(ERT_MEM_EXTREME) && defined(ERT_MEM_SHARED_SRAM)
+#error "ERT_MEM_EXTREME and ERT_MEM_SHARED_SRAM pull the shared SRAM opposite ways"
+#elif defined(ERT_MEM_SHARED_SRAM)
+static uint8_t arena[ERT_MODEL_ARENA_BYTES] __attribute__((section(".ert_shared_sram"), aligned(16)));
+#elif defined(ERT_MEM_EXTREME)
+static uint8_t arena[ERT_MODEL_ARENA_BYTES] __attribute__((section(".bss.ert_tcm_arena"), aligned(16)));
+#else
 static uint8_t arena[ERT_MODEL_ARENA_BYTES] __attribute__((aligned(16)));
+#endif
 
 static int infer(void *user)
 {
@@ -106,6 +121,11 @@ static const struct ert_power_config power_cfg = {
 int main(void)
 {
 	an547_hal_init(&hal);
+#ifdef ERT_MEM_SHARED_SRAM
+	/* A NOLOAD section: nothing zeroes it; write the array whole. */
+	for (uint32_t i = 0; i < (uint32_t)sizeof arena; i++)
+		arena[i] = 0;
+#endif
 	struct ert_tfl_err err;
 	uint32_t model_len = (uint32_t)(ert_model_end - ert_model_data);
 	int rc = ert_tfl_load(&model, ert_model_data, model_len, &err);
