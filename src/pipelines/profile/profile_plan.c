@@ -418,7 +418,7 @@ void ergon_profile_sim_options(const struct ergon_config *cfg, struct ergon_sim_
 	else if (strcmp(cfg->power.ina228.board, "adafruit-ina228") == 0)
 		o->ina228_board_addr7 = 0x40;
 	else
-		o->ina228_board_addr7 = o->ina228_addr7;
+		o->ina228_board_addr7 = d.ina228_board_addr7; /* the bench's own strap, 0x40 */
 	/* External mode may leave the shunt unset: the firmware does not
 	 * touch the INA228 then, the default only keeps the model defined. */
 	o->shunt_ohms = isfinite(cfg->power.ina228.shunt_ohms) && cfg->power.ina228.shunt_ohms > 0
