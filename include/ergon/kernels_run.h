@@ -16,6 +16,22 @@ extern "C" {
  * note); a longer one is refused (ERGON_EPARSE), never cut. */
 #define ERGON_KERNELS_NOTE_MAX 255
 
+/* The most PMU events of one kernels run (the kernel firmware's 8 passes
+ * of 4; ergon/ert_kblob.h). */
+#define ERGON_KERNELS_MAX_PMU_EVENTS 32
+
+enum ergon_kernel_pmu_state {
+	ERGON_KERNEL_PMU_NONE = 0,    /* not counted (the implementation was not timed) */
+	ERGON_KERNEL_PMU_COUNTED,     /* count holds the event's count in one run */
+	ERGON_KERNEL_PMU_UNSUPPORTED, /* no PMU counts on the board (QEMU, the host) */
+	ERGON_KERNEL_PMU_OVERFLOW,    /* a chained pair overflowed: no exact count */
+};
+
+struct ergon_kernel_pmu_count {
+	enum ergon_kernel_pmu_state state;
+	unsigned long long count; /* ERGON_KERNEL_PMU_COUNTED only */
+};
+
 /* One implementation of one case, typed. */
 struct ergon_kernel_impl_result {
 	char impl[ERGON_KERNELS_NAME_MAX + 1];
@@ -50,6 +66,9 @@ struct ergon_kernel_impl_result {
 	 * stated n, median and interval; and why. */
 	int valid_for_regression;
 	char regression_reason[ERGON_KERNELS_NOTE_MAX + 1];
+	/* kernels run --pmu-counters: one entry per event of the summary's
+	 * pmu_events[], in that order. */
+	struct ergon_kernel_pmu_count pmu[ERGON_KERNELS_MAX_PMU_EVENTS];
 };
 
 /* One case (one kernel on one workload): its implementations in the
@@ -83,6 +102,12 @@ struct ergon_kernels_summary {
 	size_t n_failures; /* implementations that failed correctness (not timed) */
 	/* How the timing read's own cost is treated ("" when not stated). */
 	char overhead_note[ERGON_KERNELS_NOTE_MAX + 1];
+	/* kernels run --pmu-counters (n_pmu_events 0: none asked): the
+	 * events, whether the board's PMU counted them, and why not. */
+	char pmu_events[ERGON_KERNELS_MAX_PMU_EVENTS][ERGON_KERNELS_NAME_MAX + 1];
+	size_t n_pmu_events;
+	int pmu_counted;
+	char pmu_why[ERGON_KERNELS_NOTE_MAX + 1];
 };
 
 /* The statistics of a "kernels" section (ergon_kernels_summarize made it;
@@ -104,7 +129,10 @@ ERGON_API int ergon_kernels_csv_render(const json_t *section, char **out, size_t
 /* case_summary.csv of a section: one row per case and implementation,
  * case,impl,correct,timed,n,median,median_ci_lo,median_ci_hi,
  * speedup_vs_baseline,valid_for_regression,reason (empty cells where not
- * timed or, for speedup, the baseline itself). Caller frees *out. */
+ * timed or, for speedup, the baseline itself), then one column per PMU
+ * event of the section (kernels run --pmu-counters; the event's catalog
+ * name): the count, "overflow", "unsupported", or empty where not
+ * counted. Caller frees *out. */
 ERGON_API int ergon_kernels_case_summary_render(const json_t *section, char **out, size_t *len,
 						struct ergon_err *err);
 
@@ -167,6 +195,13 @@ struct ergon_kernels_run_options {
 	 * timing), with its name; NULL: none. For a progress line. */
 	void (*progress)(void *ctx, size_t i, size_t n, const char *case_name);
 	void *progress_ctx;
+	/* PMU events per case (--pmu-counters): comma-separated catalog names
+	 * or sets (ergon_pmu_plan; `ergon counters list`), planned into passes
+	 * of four, one extra run of each case per pass where a PMU counts;
+	 * "none": no events; NULL: the method's five events on qemu-an547,
+	 * none on the host. Where no PMU counts (QEMU, the host) every
+	 * requested event is reported "unsupported" with the reason, never 0. */
+	const char *pmu_counters;
 };
 
 /* `ergon kernels run`: build the cases, check each implementation's

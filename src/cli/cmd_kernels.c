@@ -158,6 +158,7 @@ static int run_cmd(struct cli_parser *p)
 		} else if (cli_str(p, "--shapes", &o.shapes_path)) {
 		} else if (cli_str(p, "--from-model", &o.model_path)) {
 		} else if (cli_str(p, "--impl", &o.impls)) {
+		} else if (cli_str(p, "--pmu-counters", &o.pmu_counters)) {
 		} else if (cli_long(p, "--iterations", 1, 1000000, &o.iterations)) {
 		} else if (cli_long(p, "--warmup", 0, 1000000, &o.warmup)) {
 		} else if (cli_long(p, "--repeat", 1, ERGON_KERNELS_MAX_REPEAT, &o.repeat)) {
@@ -274,6 +275,7 @@ const struct ergon_cli_command ergon_cli_cmd_kernels = {
     .help = "Usage: ergon kernels run --board host|qemu-an547 --out DIR\n"
 	    "                         (--shapes FILE | --from-model MODEL.tflite)\n"
 	    "                         [--suite conv,dwconv,fc] [--impl ref,mve]\n"
+	    "                         [--pmu-counters EV[,EV...]|none]\n"
 	    "                         [--iterations N] [--warmup N] [--repeat N] [--force]\n"
 	    "                         [--clean] [--sign KEY] [--no-cache] [--quiet] [--json]\n"
 	    "       ergon kernels report SAMPLES.csv [--out DIR] [--baseline IMPL]\n"
@@ -313,6 +315,14 @@ const struct ergon_cli_command ergon_cli_cmd_kernels = {
 	    "  --suite LIST       run: conv, dwconv and/or fc (default: all three)\n"
 	    "  --impl LIST        run: implementations to time: ref, mve (Helium;\n"
 	    "                     qemu-an547 only) (default ref)\n"
+	    "  --pmu-counters LIST  run: PMU events per case and implementation (names or\n"
+	    "                     sets of `ergon counters list`, comma-separated; none:\n"
+	    "                     no events), planned into passes of 4 counters, one\n"
+	    "                     extra run of each case per pass where a PMU counts;\n"
+	    "                     where none does (qemu-an547, host) each event is\n"
+	    "                     reported unsupported with the reason, never 0\n"
+	    "                     (default: the method's five MVE/instruction events on\n"
+	    "                     qemu-an547, none on host)\n"
 	    "  --iterations N     run: timed iterations per case, 1..1000000 (100)\n"
 	    "  --warmup N         run: untimed iterations, 0..1000000 (5)\n"
 	    "  --repeat N         run: repeat the whole measurement of every case N times\n"

@@ -54,6 +54,11 @@ uint32_t ert_counters_cyccnt(const struct ert_counters *c)
 	return *c->regs->dwt_cyccnt;
 }
 
+uint32_t ert_counters_ccntr(const struct ert_counters *c)
+{
+	return c->have_pmu ? c->regs->pmu[ERT_PMU_CCNTR] : 0u;
+}
+
 int ert_counters_pass(struct ert_counters *c, const uint16_t *events, unsigned n)
 {
 	if (!c->have_pmu || c->n_pairs == 0)

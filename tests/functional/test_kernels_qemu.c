@@ -96,6 +96,20 @@ static void every_path_bit_exact_on_target(void **state)
 	    "emulated_instructions");
 	const json_t *pmu = json_object_get(art, "pmu");
 	assert_string_equal(json_string_value(json_object_get(pmu, "status")), "unsupported");
+	/* The method's five events by default, each "unsupported" per case
+	 * and implementation (QEMU models no PMU), never a count. */
+	assert_int_equal(json_array_size(json_object_get(pmu, "events")), 5);
+	const json_t *kc = json_object_get(json_object_get(art, "kernels"), "cases");
+	for (size_t i = 0; i < json_array_size(kc); i++) {
+		const json_t *im = json_object_get(json_array_get(kc, i), "impls");
+		for (size_t k = 0; k < json_array_size(im); k++) {
+			const json_t *p = json_object_get(json_array_get(im, k), "pmu");
+			assert_int_equal(json_object_size(p), 5);
+			assert_string_equal(
+			    json_string_value(json_object_get(p, "ARM_PMU_MVE_INT_MAC_RETIRED")),
+			    "unsupported");
+		}
+	}
 	/* No invented PMU count in any workload record. */
 	const json_t *wl = json_object_get(art, "workloads");
 	for (size_t i = 0; i < json_array_size(wl); i++)
@@ -206,8 +220,9 @@ static void fc_offsets_per_tensor(void **state)
 	ergon_dynbuf_init(&samples, 1u << 20);
 	json_t *info = NULL;
 	const char *unit = NULL;
-	int rc = ergon_kernels_qemu(c, 1, &o, KQ_IMPL_REF | KQ_IMPL_MVE, d, &samples, &info, &unit,
-				    &err);
+	struct ergon_pmu_plan plan = {0};
+	int rc = ergon_kernels_qemu(c, 1, &o, KQ_IMPL_REF | KQ_IMPL_MVE, &plan, d, &samples, &info,
+				    &unit, &err);
 	if (rc != 0)
 		fail_msg("%s", err.msg);
 	assert_non_null(strstr(samples.p, "fc_fzp,ref,pass,"));

@@ -83,4 +83,32 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["spread_un
   ok "no figure without a verdict" || bad "spread unknown in a repeated comparison"
 expect 2 "--repeat 0" -- "$ERGON_BIN" kernels run --board host --shapes "$TMP/s.txt" --repeat 0 --out "$TMP/x"
 expect 2 "--repeat 101" -- "$ERGON_BIN" kernels run --board host --shapes "$TMP/s.txt" --repeat 101 --out "$TMP/x"
+# --pmu-counters on the host: every requested event of every case is
+# "unsupported" with the reason (the host reads no PMU), never 0; a column
+# per event in case_summary.csv; a typo refused with the nearest name.
+expect 0 "--pmu-counters on host" -- "$ERGON_BIN" kernels run --board host --shapes "$TMP/s.txt" \
+  --suite fc --iterations 2 --pmu-counters INST_RETIRED,MVE_PRED,cpu_cycles --out "$TMP/pmu"
+contains "$OUT" "PMU counters ARM_PMU_CPU_CYCLES, ARM_PMU_INST_RETIRED, ARM_PMU_MVE_PRED: unsupported (the host build" "table says unsupported and why"
+head -1 "$TMP/pmu/case_summary.csv" | grep -q ',reason,ARM_PMU_CPU_CYCLES,ARM_PMU_INST_RETIRED,ARM_PMU_MVE_PRED$' &&
+  ok "a case_summary.csv column per event" || bad "case_summary header: $(head -1 "$TMP/pmu/case_summary.csv")"
+[ "$(grep -c ',unsupported,unsupported,unsupported$' "$TMP/pmu/case_summary.csv")" = 1 ] &&
+  ok "the fc case's three events unsupported" || bad "case_summary rows: $(cat "$TMP/pmu/case_summary.csv")"
+python3 - "$TMP/pmu/kernels.json" <<'PY' && ok "artifact: unsupported per case, no count" || bad "kernels.json pmu"
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["pmu"]
+assert p["status"] == "unsupported" and "host" in p["why"], p
+assert p["events"] == ["ARM_PMU_CPU_CYCLES", "ARM_PMU_INST_RETIRED", "ARM_PMU_MVE_PRED"], p
+assert [x["name"] for x in p["passes"]] == ["cpu_0", "mve_0"], p["passes"]
+for c in d["kernels"]["cases"]:
+    for m in c["impls"]:
+        assert set(m["pmu"].values()) == {"unsupported"}, m["pmu"]
+PY
+expect 2 "unknown PMU event" -- "$ERGON_BIN" kernels run --board host --shapes "$TMP/s.txt" \
+  --pmu-counters INST_RETIRD --out "$TMP/pmu2"
+contains "$ERR" "--pmu-counters: unknown PMU counter 'INST_RETIRD'; nearest: ARM_PMU_INST_RETIRED" "nearest name"
+[ ! -e "$TMP/pmu2/kernels.json" ] && ok "nothing measured or written" || bad "kernels.json written"
+expect 0 "no --pmu-counters on host: no PMU columns" -- "$ERGON_BIN" kernels run --board host \
+  --shapes "$TMP/s.txt" --suite fc --iterations 2 --out "$TMP/nopmu"
+head -1 "$TMP/nopmu/case_summary.csv" | grep -q ',reason$' && ok "header ends at reason" || bad "header"
 finish

@@ -26,11 +26,6 @@
 /* 32 MHz SysTick ticks -> instructions at -icount shift=4 (16 ns each):
  * 31.25 ns / 16 ns = 125/64 instructions per tick. */
 #define TICK_INSTR (125.0 / 64.0)
-/* The PMU events asked for on a board (planned into passes). */
-static const char *const PMU_ITEMS[] = {"INST_RETIRED", "MVE_INST_RETIRED",
-					"MVE_STALL_RESOURCE_MEM", "MVE_PRED",
-					"MVE_INT_MAC_RETIRED"};
-
 static uint32_t align16(size_t v)
 {
 	return (uint32_t)((v + 15u) & ~(size_t)15u);
@@ -68,6 +63,20 @@ static size_t filter_bytes(const struct kcase *c)
 	if (c->kind == KC_DWCONV)
 		return (size_t)a->f_h * (size_t)a->f_w * (size_t)a->out_c;
 	return (size_t)c->fc.units * (size_t)c->fc.accum;
+}
+
+void kq_pmu_header(const struct ergon_pmu_plan *plan, uint32_t *hdr)
+{
+	memset(hdr, 0, KB_HEADER_WORDS * sizeof *hdr);
+	size_t np = plan->npasses < ERT_KBLOB_MAX_PASSES ? plan->npasses : ERT_KBLOB_MAX_PASSES;
+	hdr[KB_N_PASSES] = (uint32_t)np;
+	hdr[KB_PMU_CYCLES] = plan->cycles ? 1u : 0u;
+	for (size_t ps = 0; ps < np; ps++) {
+		hdr[KB_PASS_N + ps] = (uint32_t)plan->passes[ps].nevents;
+		for (size_t k = 0; k < plan->passes[ps].nevents; k++)
+			hdr[KB_EVENTS + ps * ERT_KBLOB_PASS_EVENTS + k] =
+			    plan->passes[ps].events[k]->id;
+	}
 }
 
 /* The blob (ergon/ert_kblob.h); the caller frees b. */
@@ -133,17 +142,15 @@ static int build_blob(struct kcase *cases, size_t n, const struct ergon_kernels_
 	set_word(b, KB_ITERATIONS, (uint32_t)o->iterations);
 	set_word(b, KB_WARMUP, (uint32_t)o->warmup);
 	set_word(b, KB_IMPLS, impls);
-	set_word(b, KB_N_PASSES, (uint32_t)plan->npasses);
 	set_word(b, KB_BYTES, bytes);
 	set_word(b, KB_SCRATCH, bytes);
 	set_word(b, KB_SCRATCH_BYTES, out_max);
 	set_word(b, KB_INJECT, o->inject_mismatch ? 1u : 0u);
-	for (size_t ps = 0; ps < plan->npasses; ps++) {
-		set_word(b, KB_PASS_N + ps, (uint32_t)plan->passes[ps].nevents);
-		for (size_t k = 0; k < plan->passes[ps].nevents; k++)
-			set_word(b, KB_EVENTS + ps * ERT_KBLOB_PASS_EVENTS + k,
-				 plan->passes[ps].events[k]->id);
-	}
+	uint32_t hdr[KB_HEADER_WORDS];
+	kq_pmu_header(plan, hdr);
+	set_word(b, KB_N_PASSES, hdr[KB_N_PASSES]);
+	for (size_t k = KB_PMU_CYCLES; k < KB_HEADER_WORDS; k++)
+		set_word(b, k, hdr[k]);
 	if (b->err != 0 || (uint64_t)bytes + out_max > ERT_KBLOB_MAX_BYTES)
 		return ergon_err_set(err, ERGON_ETOOBIG,
 				     "kernels: the %zu cases need more than the %u MiB the "
@@ -505,11 +512,11 @@ int ergon_kernels_qemu_parse(const char *log, const char *text, size_t len, stru
 }
 
 int ergon_kernels_qemu(struct kcase *cases, size_t n, const struct ergon_kernels_run_options *o,
-		       unsigned impls, struct ergon_kernels_data *d, struct ergon_dynbuf *samples,
-		       json_t **info, const char **unit, struct ergon_err *err)
+		       unsigned impls, const struct ergon_pmu_plan *plan,
+		       struct ergon_kernels_data *d, struct ergon_dynbuf *samples, json_t **info,
+		       const char **unit, struct ergon_err *err)
 {
 	struct ergon_dynbuf blob;
-	struct ergon_pmu_plan plan = {0};
 	json_t *build = NULL;
 	char *text = NULL;
 	char dir[1024], resolved[PATH_MAX], blob_path[PATH_MAX], elf[PATH_MAX], log[PATH_MAX],
@@ -540,11 +547,10 @@ int ergon_kernels_qemu(struct kcase *cases, size_t n, const struct ergon_kernels
 				   dir);
 		goto cleanup;
 	}
-	rc = ergon_pmu_plan(PMU_ITEMS, sizeof PMU_ITEMS / sizeof PMU_ITEMS[0], &plan, err);
-	if (!rc && plan.npasses > ERT_KBLOB_MAX_PASSES)
+	if (plan->npasses > ERT_KBLOB_MAX_PASSES)
 		rc = ergon_err_set(err, ERGON_ETOOBIG, "kernels: too many PMU passes");
 	if (!rc)
-		rc = build_blob(cases, n, o, impls, &plan, &blob, err);
+		rc = build_blob(cases, n, o, impls, plan, &blob, err);
 	snprintf(blob_path, sizeof blob_path, "%s/cases.bin", dir);
 	if (!rc)
 		rc = ergon_file_write_atomic(blob_path, blob.p, blob.len, ERGON_WRITE_FORCE, err);
@@ -580,10 +586,6 @@ int ergon_kernels_qemu(struct kcase *cases, size_t n, const struct ergon_kernels
 	if (rc)
 		goto cleanup;
 	*unit = ps.dwt ? "cycles" : "emulated_instructions";
-	json_t *events = json_array();
-	for (size_t i = 0; i < plan.npasses; i++)
-		for (size_t k = 0; k < plan.passes[i].nevents; k++)
-			json_array_append_new(events, json_string(plan.passes[i].events[k]->name));
 	json_t *argv_json = json_array();
 	for (size_t i = 0; argv[i] != NULL; i++)
 		json_array_append_new(argv_json, json_string(argv[i]));
@@ -592,7 +594,7 @@ int ergon_kernels_qemu(struct kcase *cases, size_t n, const struct ergon_kernels
 				      "bytes", (json_int_t)blob.len, "loaded_at", "0x60000000"));
 	json_object_set_new(build, "qemu_command", argv_json);
 	*info = json_pack(
-	    "{s:o, s:s, s:s, s:f, s:I, s:{s:o, s:s, s:s}}", "build", build, "counter",
+	    "{s:o, s:s, s:s, s:f, s:I, s:{s:b, s:s}}", "build", build, "counter",
 	    ps.dwt ? "DWT CYCCNT (seen to advance)"
 		   : "SysTick (32 MHz, 24-bit, extended by its 1 ms interrupt) under QEMU "
 		     "-icount " ERGON_QEMU_ICOUNT_ARG,
@@ -603,10 +605,7 @@ int ergon_kernels_qemu(struct kcase *cases, size_t n, const struct ergon_kernels
 		     "Cortex-M55 cycles (QEMU models no pipeline, no memory timing, no MVE "
 		     "beat overlap); resolution ~2 instructions",
 	    "tick_to_unit", ps.dwt ? 1.0 : TICK_INSTR, "overhead_raw", (json_int_t)ps.overhead,
-	    "pmu", "events", events, "status",
-	    ps.pmu ? "counted on the target (per case and implementation in workloads[].pmu)"
-		   : "unsupported",
-	    "why",
+	    "pmu", "counted", ps.pmu ? 1 : 0, "why",
 	    ps.pmu ? "the PMU cycle counter advanced"
 		   : "the Armv8.1-M PMU cycle counter did not advance: QEMU's mps3-an547 does "
 		     "not model the PMU (nor DWT CYCCNT); no count is reported, never 0");
@@ -615,7 +614,6 @@ int ergon_kernels_qemu(struct kcase *cases, size_t n, const struct ergon_kernels
 		rc = ergon_err_set(err, ERGON_ENOMEM, "kernels: out of memory");
 cleanup:
 	ergon_dynbuf_free(&blob);
-	ergon_pmu_plan_cleanup(&plan);
 	json_decref(build);
 	free(text);
 	return rc;

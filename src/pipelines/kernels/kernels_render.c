@@ -85,6 +85,52 @@ static void csv_cell(struct ergon_dynbuf *b, const char *v)
 	ergon_dynbuf_adds(b, "\"");
 }
 
+/* A PMU count as a cell: the count, overflow, unsupported, or nothing. */
+static void pmu_cell(struct ergon_dynbuf *b, const struct ergon_kernel_pmu_count *c,
+		     const char *sep)
+{
+	ergon_dynbuf_adds(b, sep);
+	if (c->state == ERGON_KERNEL_PMU_COUNTED)
+		ergon_dynbuf_addf(b, "%llu", c->count);
+	else if (c->state == ERGON_KERNEL_PMU_OVERFLOW)
+		ergon_dynbuf_adds(b, "overflow");
+	else if (c->state == ERGON_KERNEL_PMU_UNSUPPORTED)
+		ergon_dynbuf_adds(b, "unsupported");
+}
+
+/* The PMU part of the terminal table: the counts of each case and
+ * implementation, or one line saying why there are none. */
+static void pmu_table(struct ergon_dynbuf *b, const struct ergon_kernels_summary *s)
+{
+	if (s->n_pmu_events == 0)
+		return;
+	if (!s->pmu_counted) {
+		ergon_dynbuf_adds(b, "PMU counters ");
+		for (size_t e = 0; e < s->n_pmu_events; e++)
+			ergon_dynbuf_addf(b, "%s%s", e ? ", " : "", s->pmu_events[e]);
+		ergon_dynbuf_addf(b, ": unsupported (%s); no count is reported\n", s->pmu_why);
+		return;
+	}
+	ergon_dynbuf_adds(b, "PMU counts of one run per pass (ARM_PMU_ names without the "
+			     "prefix; overflow: a chained pair overflowed, no exact count):\n");
+	for (size_t i = 0; i < s->n_cases; i++)
+		for (size_t k = 0; k < s->cases[i].n_impls; k++) {
+			const struct ergon_kernel_impl_result *m = &s->cases[i].impls[k];
+			ergon_dynbuf_addf(b, "  %s [%s]:", s->cases[i].name, m->impl);
+			for (size_t e = 0; e < s->n_pmu_events; e++) {
+				const char *nm = s->pmu_events[e];
+				if (strncmp(nm, "ARM_PMU_", 8) == 0)
+					nm += 8;
+				ergon_dynbuf_addf(b, " %s=", nm);
+				if (m->pmu[e].state == ERGON_KERNEL_PMU_NONE)
+					ergon_dynbuf_adds(b, "-");
+				else
+					pmu_cell(b, &m->pmu[e], "");
+			}
+			ergon_dynbuf_adds(b, "\n");
+		}
+}
+
 int ergon_kernels_case_summary_render(const json_t *section, char **out, size_t *len,
 				      struct ergon_err *err)
 {
@@ -97,7 +143,12 @@ int ergon_kernels_case_summary_render(const json_t *section, char **out, size_t 
 	struct ergon_dynbuf b;
 	ergon_dynbuf_init(&b, RENDER_MAX);
 	ergon_dynbuf_adds(&b, "case,impl,correct,timed,n,median,median_ci_lo,median_ci_hi,"
-			      "speedup_vs_baseline,valid_for_regression,reason\n");
+			      "speedup_vs_baseline,valid_for_regression,reason");
+	for (size_t e = 0; e < s.n_pmu_events; e++) {
+		ergon_dynbuf_adds(&b, ",");
+		csv_cell(&b, s.pmu_events[e]);
+	}
+	ergon_dynbuf_adds(&b, "\n");
 	for (size_t i = 0; i < s.n_cases; i++) {
 		const struct ergon_kernel_case_result *c = &s.cases[i];
 		for (size_t k = 0; k < c->n_impls; k++) {
@@ -116,6 +167,8 @@ int ergon_kernels_case_summary_render(const json_t *section, char **out, size_t 
 				ergon_dynbuf_addf(&b, "%.17g", m->speedup);
 			ergon_dynbuf_addf(&b, ",%s,", m->valid_for_regression ? "yes" : "no");
 			csv_cell(&b, m->regression_reason);
+			for (size_t e = 0; e < s.n_pmu_events; e++)
+				pmu_cell(&b, &m->pmu[e], ",");
 			ergon_dynbuf_adds(&b, "\n");
 		}
 	}
@@ -166,6 +219,7 @@ int ergon_kernels_summary_table(const struct ergon_kernels_summary *s, char **ou
 				  s->n_failures);
 	if (s->overhead_note[0])
 		ergon_dynbuf_addf(&b, "timing-read overhead: %s\n", s->overhead_note);
+	pmu_table(&b, s);
 	/* regr: valid_for_regression (ergon_kernels_regression_valid); why
 	 * each timed one that is not. */
 	ergon_dynbuf_addf(&b,
@@ -253,6 +307,28 @@ static size_t count_of(const json_t *o, const char *k)
 	return n >= 0 && n <= (double)ERGON_KERNELS_MAX_SAMPLES ? (size_t)n : 0;
 }
 
+/* The implementation's "pmu" entry of each of the section's events. */
+static void pmu_read(const json_t *m, const struct ergon_kernels_summary *s,
+		     struct ergon_kernel_impl_result *r)
+{
+	const json_t *pmu = json_object_get(m, "pmu");
+	for (size_t e = 0; e < s->n_pmu_events; e++) {
+		const json_t *v = json_object_get(pmu, s->pmu_events[e]);
+		const char *t = json_string_value(v);
+		struct ergon_kernel_pmu_count *c = &r->pmu[e];
+		if (json_is_integer(v) && json_integer_value(v) >= 0) {
+			c->state = ERGON_KERNEL_PMU_COUNTED;
+			c->count = (unsigned long long)json_integer_value(v);
+		} else if (t != NULL && strncmp(t, "overflow", 8) == 0) {
+			c->state = ERGON_KERNEL_PMU_OVERFLOW;
+		} else if (t != NULL && strcmp(t, "unsupported") == 0) {
+			c->state = ERGON_KERNEL_PMU_UNSUPPORTED;
+		} else {
+			c->state = ERGON_KERNEL_PMU_NONE;
+		}
+	}
+}
+
 static int impl_read(const json_t *c, const json_t *m, size_t k, struct ergon_kernel_impl_result *r,
 		     struct ergon_err *err)
 {
@@ -322,6 +398,27 @@ int ergon_kernels_summary_read(const json_t *section, struct ergon_kernels_summa
 	if (rc == 0 && nc > ERGON_KERNELS_MAX_CASES)
 		rc = ergon_err_set(err, ERGON_EPARSE, "kernels section: %zu cases, at most %d", nc,
 				   ERGON_KERNELS_MAX_CASES);
+	const json_t *pe = json_object_get(section, "pmu_events");
+	if (rc == 0 && json_array_size(pe) > ERGON_KERNELS_MAX_PMU_EVENTS)
+		rc = ergon_err_set(err, ERGON_EPARSE, "kernels section: %zu pmu_events, at most %d",
+				   json_array_size(pe), ERGON_KERNELS_MAX_PMU_EVENTS);
+	for (size_t e = 0; rc == 0 && e < json_array_size(pe); e++) {
+		const char *v = json_string_value(json_array_get(pe, e));
+		if (v == NULL || strlen(v) > ERGON_KERNELS_NAME_MAX)
+			rc = ergon_err_set(err, ERGON_EPARSE,
+					   "kernels section: pmu_events[%zu] is not a name of at "
+					   "most %d bytes",
+					   e, ERGON_KERNELS_NAME_MAX);
+		else
+			memcpy(out->pmu_events[e], v, strlen(v) + 1);
+		out->n_pmu_events = rc == 0 ? e + 1 : out->n_pmu_events;
+	}
+	if (rc == 0 && out->n_pmu_events > 0) {
+		const char *st = json_string_value(json_object_get(section, "pmu_status"));
+		out->pmu_counted = st != NULL && strcmp(st, "counted") == 0;
+		rc = text_of(section, "pmu_why", out->pmu_why, ERGON_KERNELS_NOTE_MAX, "section", 0,
+			     err);
+	}
 	if (rc == 0 && nc > 0 && (out->cases = calloc(nc, sizeof *out->cases)) == NULL)
 		rc = ergon_err_set(err, ERGON_ENOMEM, "kernels: out of memory");
 	for (size_t i = 0; rc == 0 && i < nc; i++) {
@@ -338,6 +435,7 @@ int ergon_kernels_summary_read(const json_t *section, struct ergon_kernels_summa
 					  i, json_array_size(im), ERGON_KERNELS_MAX_IMPLS);
 		for (size_t k = 0; rc == 0 && k < json_array_size(im); k++) {
 			rc = impl_read(c, json_array_get(im, k), k, &cr->impls[k], err);
+			pmu_read(json_array_get(im, k), out, &cr->impls[k]);
 			cr->n_impls = k + 1;
 		}
 	}

@@ -12,6 +12,8 @@
 #include "ergon/model.h"
 #include "kernels_qemu.h"
 
+#include "ergon/ert_kblob.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -272,8 +274,8 @@ static json_t *impl_record(const struct kcase *c, unsigned impls)
 
 /* The qemu-an547 board: checks and counts on the emulated Cortex-M55. */
 static int run_qemu(struct kcase *cases, size_t n, const struct ergon_kernels_run_options *o,
-		    unsigned impls, struct ergon_kernels_data *d, struct ergon_dynbuf *samples,
-		    json_t **art_out, struct ergon_err *err)
+		    unsigned impls, const struct ergon_pmu_plan *plan, struct ergon_kernels_data *d,
+		    struct ergon_dynbuf *samples, json_t **art_out, struct ergon_err *err)
 {
 	json_t *info = NULL, *sec = NULL;
 	const char *unit = NULL;
@@ -282,7 +284,7 @@ static int run_qemu(struct kcase *cases, size_t n, const struct ergon_kernels_ru
 		json_object_set_new(cases[i].record, "implementations",
 				    impl_record(&cases[i], impls));
 	}
-	int rc = ergon_kernels_qemu(cases, n, o, impls, d, samples, &info, &unit, err);
+	int rc = ergon_kernels_qemu(cases, n, o, impls, plan, d, samples, &info, &unit, err);
 	if (rc == 0 && ergon_dynbuf_error(samples) != 0)
 		rc = ergon_err_set(err, ergon_dynbuf_error(samples),
 				   "kernels: the samples do not fit in memory");
@@ -339,10 +341,72 @@ static int run_qemu(struct kcase *cases, size_t n, const struct ergon_kernels_ru
 	return 0;
 }
 
+/* What --board qemu-an547 asks for without --pmu-counters (the method's
+ * events for the Helium kernels). */
+static const char *const DEFAULT_ITEMS[] = {"INST_RETIRED", "MVE_INST_RETIRED",
+					    "MVE_STALL_RESOURCE_MEM", "MVE_PRED",
+					    "MVE_INT_MAC_RETIRED"};
+#define PMU_ITEMS_MAX 64u
+
+int kpmu_request(const char *list, int qemu, struct ergon_pmu_plan *plan, struct ergon_err *err)
+{
+	memset(plan, 0, sizeof *plan);
+	if (list == NULL && qemu)
+		return ergon_pmu_plan(DEFAULT_ITEMS, sizeof DEFAULT_ITEMS / sizeof DEFAULT_ITEMS[0],
+				      plan, err);
+	if (list == NULL || strcmp(list, "none") == 0)
+		return 0;
+	char *copy = strdup(list);
+	const char *items[PMU_ITEMS_MAX];
+	size_t n = 0;
+	int rc = 0;
+	if (copy == NULL)
+		return ergon_err_set(err, ERGON_ENOMEM, "kernels: out of memory");
+	char *p = copy;
+	for (;;) {
+		char *comma = strchr(p, ',');
+		if (comma != NULL)
+			*comma = '\0';
+		if (*p == '\0') {
+			rc = ergon_err_set(err, ERGON_EUSAGE,
+					   "--pmu-counters '%s': an empty name; give event names "
+					   "separated by commas (ergon counters list), or none",
+					   list);
+			break;
+		}
+		if (n == PMU_ITEMS_MAX) {
+			rc = ergon_err_set(err, ERGON_EUSAGE, "--pmu-counters: more than %u names",
+					   PMU_ITEMS_MAX);
+			break;
+		}
+		items[n++] = p;
+		if (comma == NULL)
+			break;
+		p = comma + 1;
+	}
+	if (rc == 0) {
+		struct ergon_err e = {0};
+		rc = ergon_pmu_plan(items, n, plan, &e);
+		if (rc)
+			ergon_err_set(err, rc, "--pmu-counters: %s", e.msg);
+	}
+	if (rc == 0 && plan->npasses > ERT_KBLOB_MAX_PASSES) {
+		rc = ergon_err_set(err, ERGON_EUSAGE,
+				   "--pmu-counters: the events need %zu passes; the kernel "
+				   "firmware runs at most %u (up to %u events per pass, grouped "
+				   "cpu/memory/mve): ask fewer, or run twice",
+				   plan->npasses, ERT_KBLOB_MAX_PASSES, ERT_KBLOB_PASS_EVENTS);
+		ergon_pmu_plan_cleanup(plan);
+	}
+	free(copy);
+	return rc;
+}
+
 /* The options: the board (host or qemu-an547), the counts, the
- * implementations, exactly one source of cases. */
+ * implementations, the PMU events (planned into *plan), exactly one
+ * source of cases. */
 static int check_options(const struct ergon_kernels_run_options *o, int *qemu, unsigned *impls,
-			 struct ergon_err *err)
+			 struct ergon_pmu_plan *plan, struct ergon_err *err)
 {
 	*qemu = o->board != NULL && strcmp(o->board, "qemu-an547") == 0;
 	if (o->board == NULL || (!*qemu && strcmp(o->board, "host") != 0))
@@ -357,6 +421,8 @@ static int check_options(const struct ergon_kernels_run_options *o, int *qemu, u
 		return ergon_err_set(err, ERGON_ERANGE, "--repeat %ld: must be 1..%d", o->repeat,
 				     ERGON_KERNELS_MAX_REPEAT);
 	int rc = impl_list(o, *qemu, impls, err);
+	if (rc == 0)
+		rc = kpmu_request(o->pmu_counters, *qemu, plan, err);
 	if (rc != 0)
 		return rc;
 	if ((o->shapes_path == NULL) == (o->model_path == NULL))
@@ -396,6 +462,30 @@ static int build_cases(const struct ergon_kernels_run_options *o, struct kcase *
 	return rc;
 }
 
+/* The requested PMU events' counts per case and implementation
+ * (kernels_pmu.c): counted where the firmware's PMU counted (run_qemu
+ * left {counted, why} in art's "pmu"), else each one "unsupported" with
+ * the board's reason. With repetitions, the counts are the last
+ * repetition's. */
+static int attach_pmu(json_t *art, json_t *sec, const struct kcase *cases, size_t n,
+		      const struct ergon_pmu_plan *plan, const char *requested,
+		      struct ergon_err *err)
+{
+	const json_t *fw = json_object_get(art, "pmu");
+	const int counted = json_is_true(json_object_get(fw, "counted"));
+	const char *why = json_string_value(json_object_get(fw, "why"));
+	char *why_copy = strdup(why ? why
+				    : "the host build runs on this machine's CPU, whose counters "
+				      "ergon does not read: the Armv8.1-M PMU events are a "
+				      "Cortex-M55's (run --board qemu-an547 or on a board)");
+	if (why_copy == NULL)
+		return ergon_err_set(err, ERGON_ENOMEM, "kernels: out of memory");
+	json_object_del(art, "pmu");
+	int rc = kpmu_attach(art, sec, cases, n, plan, requested, counted, why_copy, err);
+	free(why_copy);
+	return rc;
+}
+
 /* `ergon kernels run`, its stages in order: the options, the cases,
  * correctness then timing on the board (run_host | run_qemu, which make
  * the artifact's board part), the artifact's cases and samples. */
@@ -410,12 +500,13 @@ int ergon_kernels_run(const struct ergon_kernels_run_options *o, json_t **artifa
 	char *text = NULL;
 	uint64_t *raw = NULL;
 	struct ergon_dynbuf samples;
+	struct ergon_pmu_plan plan = {0};
 	int qemu = 0;
 	unsigned impls = 0;
 	ergon_dynbuf_init(&samples, 512u * 1024u * 1024u);
 	*artifact = NULL;
 	*samples_out = NULL;
-	int rc = check_options(o, &qemu, &impls, err);
+	int rc = check_options(o, &qemu, &impls, &plan, err);
 	if (rc == 0)
 		rc = build_cases(o, &cases, &n, &refused, &text, &model, err);
 	if (rc == 0)
@@ -452,7 +543,7 @@ int ergon_kernels_run(const struct ergon_kernels_run_options *o, json_t **artifa
 		json_t *ref_r = r == 1 ? refused : json_array();
 		rc = ergon_kernels_data_new(&dr, err);
 		if (rc == 0)
-			rc = qemu ? run_qemu(cases, n, o, impls, dr, &sr, &ar, err)
+			rc = qemu ? run_qemu(cases, n, o, impls, &plan, dr, &sr, &ar, err)
 				  : run_host(cases, n, o, dr, &sr, ref_r, raw, &ar, err);
 		if (rc == 0 && reps > 1)
 			rc = ergon_kernels_data_merge(d, dr, (unsigned)r, err);
@@ -502,6 +593,9 @@ int ergon_kernels_run(const struct ergon_kernels_run_options *o, json_t **artifa
 		json_array_append(wl, cases[i].record);
 	json_object_set_new(art, "workloads", wl);
 	json_object_set(art, "refused", refused);
+	rc = attach_pmu(art, sec, cases, n, &plan, o->pmu_counters, err);
+	if (rc != 0)
+		goto cleanup;
 	json_object_set_new(art, "kernels", sec);
 	sec = NULL;
 	*samples_out = ergon_dynbuf_take(&samples, samples_len);
@@ -519,6 +613,7 @@ cleanup:
 	ergon_kernels_data_free(d);
 	kcases_free(cases, n);
 	ergon_model_free(model);
+	ergon_pmu_plan_cleanup(&plan);
 	free(text);
 	free(raw);
 	return rc;

@@ -63,6 +63,10 @@ int ert_counters_start(struct ert_counters *c, const struct ert_counters_regs *r
 
 uint32_t ert_counters_cyccnt(const struct ert_counters *c);
 
+/* The PMU cycle counter (PMU_CCNTR, 32 bits, started by
+ * ert_counters_start); 0 without a PMU (callers check have_pmu). */
+uint32_t ert_counters_ccntr(const struct ert_counters *c);
+
 /* Cycles from a to b read from a 32-bit counter: b - a mod 2^32, exact for
  * spans shorter than 2^32 cycles (one wrap). */
 static inline uint32_t ert_counters_span(uint32_t a, uint32_t b)

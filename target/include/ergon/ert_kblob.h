@@ -7,7 +7,7 @@
 
 #define ERT_KBLOB_ADDR 0x60000000u
 #define ERT_KBLOB_MAGIC 0x4B475245u /* "ERGK" */
-#define ERT_KBLOB_VERSION 1u
+#define ERT_KBLOB_VERSION 2u	    /* 2: KB_PMU_CYCLES */
 #define ERT_KBLOB_MAX_BYTES (256u * 1024u * 1024u)
 #define ERT_KBLOB_MAX_CASES 1024u
 #define ERT_KBLOB_MAX_PASSES 8u
@@ -25,8 +25,9 @@ enum {
 	KB_BYTES,
 	KB_SCRATCH, /* offset of the firmware's output buffer */
 	KB_SCRATCH_BYTES,
-	KB_INJECT, /* test builds: 1 = corrupt one byte of case 0's ref output */
-	KB_PASS_N, /* ERT_KBLOB_MAX_PASSES words: events in each pass */
+	KB_INJECT,     /* test builds: 1 = corrupt one byte of case 0's ref output */
+	KB_PMU_CYCLES, /* 1: ARM_PMU_CPU_CYCLES asked, read from CCNTR across pass 0 */
+	KB_PASS_N,     /* ERT_KBLOB_MAX_PASSES words: events in each pass */
 	KB_EVENTS = KB_PASS_N + ERT_KBLOB_MAX_PASSES, /* passes x 4 event ids */
 	KB_CASES = KB_EVENTS + ERT_KBLOB_MAX_PASSES * ERT_KBLOB_PASS_EVENTS,
 	KB_HEADER_WORDS = KB_CASES

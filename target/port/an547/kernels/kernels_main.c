@@ -9,8 +9,8 @@
  * when it advances (a board), else the SysTick tick count extended by its
  * 1 ms interrupt (QEMU, where under -icount time is derived from the
  * instruction count, so the host reports emulated instructions, not
- * cycles). PMU events run in extra passes where a PMU counts; otherwise
- * they are reported unsupported.
+ * cycles). PMU events run in extra passes where a PMU counts
+ * (ergon/ert_kpmu.h); otherwise the host reports them unsupported.
  *
  * UART lines: ERGON_KBEGIN, ERGON_KCHECK, ERGON_KS (one sample),
  * ERGON_KPMU, ERGON_KEND; exit 0, or 30 + reason for a bad blob. */
@@ -19,6 +19,7 @@
 #include "ergon/ert_counters.h"
 #include "ergon/ert_fmt.h"
 #include "ergon/ert_kblob.h"
+#include "ergon/ert_kpmu.h"
 
 static struct ert_hal hal;
 static struct ert_counters counters;
@@ -142,6 +143,30 @@ static void head(const char *tag, uint32_t idx, int mve)
 	ert_buf_str(&line, mve ? " mve " : " ref ");
 }
 
+/* One kernel run for the PMU passes (ergon/ert_kpmu.h). */
+struct run_ctx {
+	const struct kcase *c;
+	int mve;
+};
+
+static void prepare_run(void *ctx)
+{
+	const struct run_ctx *r = ctx;
+	clear_out(r->c);
+}
+
+static void run_once(void *ctx)
+{
+	const struct run_ctx *r = ctx;
+	run(r->c, r->mve);
+}
+
+static void flush_ctx(void *ctx)
+{
+	(void)ctx;
+	flush_line();
+}
+
 /* Check, warm up, time and count one case with one implementation. */
 static void measure(const uint32_t *w, uint32_t idx, const struct kcase *c, int mve)
 {
@@ -177,31 +202,10 @@ static void measure(const uint32_t *w, uint32_t idx, const struct kcase *c, int 
 		ert_buf_u64(&line, count_span(t0, t1));
 		flush_line();
 	}
-	for (uint32_t pass = 0; pass < w[KB_N_PASSES] && counters.have_pmu; pass++) {
-		const uint32_t n = w[KB_PASS_N + pass];
-		uint16_t ev[ERT_KBLOB_PASS_EVENTS];
-		for (uint32_t k = 0; k < n && k < ERT_KBLOB_PASS_EVENTS; k++)
-			ev[k] = (uint16_t)w[KB_EVENTS + pass * ERT_KBLOB_PASS_EVENTS + k];
-		clear_out(c);
-		int rc = ert_counters_pass(&counters, ev, n);
-		run(c, mve);
-		uint32_t got[ERT_KBLOB_PASS_EVENTS];
-		int ovf = 0;
-		if (rc == ERT_CNT_OK)
-			rc = ert_counters_read(&counters, got, &ovf);
-		for (uint32_t k = 0; k < n && k < ERT_KBLOB_PASS_EVENTS; k++) {
-			head("ERGON_KPMU", idx, mve);
-			ert_buf_u64(&line, ev[k]);
-			ert_buf_char(&line, ' ');
-			if (rc != ERT_CNT_OK)
-				ert_buf_str(&line, "unsupported");
-			else if (ovf)
-				ert_buf_str(&line, "overflow");
-			else
-				ert_buf_u64(&line, got[k]);
-			flush_line();
-		}
-	}
+	struct run_ctx rc = {c, mve};
+	const struct ert_kpmu_io io = {
+	    .prepare = prepare_run, .run = run_once, .ctx = &rc, .line = &line, .flush = flush_ctx};
+	(void)ert_kpmu_measure(&counters, w, idx, mve, &io);
 }
 
 int main(void)
