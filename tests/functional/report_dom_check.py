@@ -9,6 +9,9 @@ For section a<i> (the i-th artifact):
   - every table cell with data-path/data-value holds exactly the artifact's
     value at that path, and its text shows it (4 significant digits, SI
     prefix parsed here independently);
+  - every text cell with data-text-path shows exactly the artifact's value
+    at that path: the string itself, yes/no for a boolean, an integer in
+    full;
   - the page's own self-check ran and says ok;
   - the plots exist with the number of series and points the artifact
     implies (computed here from the artifact's arrays).
@@ -33,6 +36,8 @@ class Dom(HTMLParser):
         self.fig = None
         self.plot = None
         self.cell = None
+        self.tcells = []  # (section, path, text)
+        self.tcell = None
         self.selfcheck = None
         self.external = []
         self.xcat = None  # the text of a category name under a plot's axis
@@ -61,6 +66,8 @@ class Dom(HTMLParser):
             self.xcat = ""
         if tag == "td" and "data-path" in a and "data-value" in a:
             self.cell = [self.section, a["data-path"], a["data-value"], ""]
+        if tag == "td" and "data-text-path" in a:
+            self.tcell = [self.section, a["data-text-path"], ""]
         if tag == "div" and a.get("id") == "ergon-selfcheck":
             self.selfcheck = a
 
@@ -73,12 +80,17 @@ class Dom(HTMLParser):
         if tag == "td" and self.cell is not None:
             self.cells.append(tuple(self.cell))
             self.cell = None
+        if tag == "td" and self.tcell is not None:
+            self.tcells.append(tuple(self.tcell))
+            self.tcell = None
 
     def handle_data(self, data):
         if self.xcat is not None:
             self.xcat += data
         if self.cell is not None:
             self.cell[3] += data
+        if self.tcell is not None:
+            self.tcell[2] += data
 
 
 def jpath(root, path):
@@ -252,6 +264,18 @@ def main():
         if not math.isclose(x, want, rel_tol=6e-4, abs_tol=0):
             bad.append("%s %s: shows %r for %r" % (section, path, text, want))
         checked += 1
+    texts = 0
+    for section, path, text in dom.tcells:
+        want = jpath(arts[int(section[1:])][0], path)
+        if isinstance(want, bool):
+            want = "yes" if want else "no"
+        elif isinstance(want, int):
+            want = "%d" % want
+        if not isinstance(want, str):
+            bad.append("%s %s: the artifact holds %r" % (section, path, want))
+        elif text != want:
+            bad.append("%s %s: shows %r, artifact %r" % (section, path, text, want))
+        texts += 1
     plots = 0
     for i, (art, jls) in enumerate(arts):
         for pid, want in expected_plots(i, art, jls).items():
@@ -273,7 +297,8 @@ def main():
                     bad.append("plot %s: %s.%s says %d points, holds %d" % (pid, tag, cls, n, count))
     for b in bad:
         print("FAIL -", b)
-    print("checked %d figure cells and %d plots against %d artifacts" % (checked, plots, len(arts)))
+    print("checked %d figure cells, %d text cells and %d plots against %d artifacts" %
+          (checked, texts, plots, len(arts)))
     if checked == 0:
         print("FAIL - no figure cells at all")
         return 1

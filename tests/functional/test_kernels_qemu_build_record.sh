@@ -6,8 +6,11 @@
 # arm-none-eabi-size -A and arm-none-eabi-nm -S of the same ELF (ergon reads
 # the ELF itself); the output buffer worked out by hand: after the case blob
 # in DDR (0x60000000 + the blob's size rounded up to 16) and as large as the
-# largest output, conv c1's 8 x 8 x 8 = 512 bytes. Needs arm-none-eabi-gcc
-# and qemu-system-arm (scripts/bootstrap.sh).
+# largest output, conv c1's 8 x 8 x 8 = 512 bytes. Then `ergon report` of
+# the artifact in headless Chromium: the placement table and the regr
+# column, every cell equal to the artifact (report_dom_check.py reads the
+# JSON itself). Needs arm-none-eabi-gcc, qemu-system-arm and chromium
+# (scripts/bootstrap.sh).
 . "$(dirname "$0")/run_lib.sh"
 command -v arm-none-eabi-gcc >/dev/null || { bad "arm-none-eabi-gcc missing (scripts/bootstrap.sh)"; finish; }
 command -v qemu-system-arm >/dev/null || { bad "qemu-system-arm missing (scripts/bootstrap.sh)"; finish; }
@@ -49,4 +52,27 @@ assert p["scratch"]["section"] == ".bss" and bss[0] <= p["scratch"]["addr"] < bs
 o = p["output_buffer"]
 assert o["addr"] == 0x60000000 + (blob_bytes + 15) // 16 * 16 and o["size"] == 8 * 8 * 8, (o, blob_bytes)
 PY
+
+command -v chromium >/dev/null || { bad "chromium missing (scripts/bootstrap.sh)"; finish; }
+HERE=$(cd "$(dirname "$0")" && pwd)
+SHOTS=${ERGON_BUILD_DIR:?}/test-artifacts/kernels_qemu_build_record
+mkdir -p "$SHOTS"
+. "$HERE/browse_lib.sh"
+expect 0 "report of the qemu-an547 artifact" -- "$ERGON_BIN" report "$TMP/k/kernels.json" --out "$TMP/k.html"
+browse "$TMP/k.html" kq
+python3 "$HERE/report_dom_check.py" "$TMP/kq.dom" "$TMP/k/kernels.json" >"$TMP/dom.txt" &&
+  ok "report: every cell equals the artifact" || { bad "report: DOM check"; cat "$TMP/dom.txt"; }
+# The placement rows: code, data, bss, stack with section, address, size and
+# memory; scratch with its symbol too; the output buffer with address, size
+# and memory: 4 x 4 + 5 + 3 = 24 cells, each checked above.
+n=$(grep -o 'data-text-path="build.placement\.[a-z_]*\.[a-z_]*"' "$TMP/kq.dom" | wc -l)
+[ "$n" = 24 ] && ok "report: the placement table (24 cells)" || bad "report: $n placement cells, wanted 24"
+grep -q 'data-text-path="build.placement.scratch.symbol">col<' "$TMP/kq.dom" &&
+  ok "report: the scratch column named" || bad "report: no scratch symbol"
+# regr: 2 cases x ref,mve; 3 iterations are too few (n >= 6), so "no".
+[ "$(grep -o 'valid_for_regression">no<' "$TMP/kq.dom" | wc -l)" = 4 ] &&
+  ok "report: regr no for the 4 pairs (n = 3 < 6)" || bad "report: regr cells"
+# PMU: the five default events, unsupported on QEMU, per pair: 20 cells.
+[ "$(grep -o '\.pmu\.ARM_PMU_[A-Z_]*">unsupported<' "$TMP/kq.dom" | wc -l)" = 20 ] &&
+  ok "report: PMU unsupported per case, impl and event" || bad "report: PMU cells"
 finish

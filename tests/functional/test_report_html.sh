@@ -101,6 +101,16 @@ grep -q 'id="a0-kernels-speedup"' "$TMP/kernels.dom" && bad "kernels: a speedup 
 contains "$(cat "$TMP/kernels.dom")" "1 of 4 case/implementation pairs differ from the reference and were NOT timed: y [mve]" \
   "kernels: the correctness failure leads the section"
 contains "$(cat "$TMP/kernels.dom")" 'data-kind="kernels"' "kernels: the section says its kind"
+# regr beside every implementation: the verdict and its reason, each cell
+# equal to the artifact (the DOM check above); one pair per case/impl of the
+# three artifacts' kernels sections (2 + 4), counted here from the JSON.
+want=$(python3 -c 'import json,sys; print(sum(len(c["impls"]) for f in sys.argv[1:] for c in json.load(open(f))["kernels"]["cases"]))' \
+  "$TMP/kr/kernels.json" "$TMP/ks/kernels.json")
+got=$(grep -o 'data-text-path="kernels.cases\[[0-9]*\].impls\[[0-9]*\].valid_for_regression"' "$TMP/kernels.dom" | wc -l)
+[ "$got" = "$want" ] && [ "$want" = 6 ] && ok "kernels: a regr cell per case and implementation ($got)" ||
+  bad "kernels: $got regr cells, $want pairs"
+grep -q 'data-text-path="kernels.cases\[0\].impls\[0\].regression_reason"' "$TMP/kernels.dom" &&
+  ok "kernels: the regression reason beside it" || bad "kernels: no regression reason cell"
 
 # Truncated: the first 60 % of the file. Tampered: one figure changed.
 head -c $(( $(stat -c %s "$TMP/run.json") * 6 / 10 )) "$TMP/run.json" >"$TMP/trunc.json"

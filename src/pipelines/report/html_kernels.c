@@ -4,7 +4,9 @@
  * interval)/mean in the artifact's unit, the speedups with both means
  * beside them, the geometric means with their note, the refused cases,
  * timing and build, and two bar charts: the median per case and the
- * speedup per case. */
+ * speedup per case. Beside each implementation its regression verdict
+ * (regr, valid_for_regression and why); the --pmu-counters counts; where
+ * the firmware put code, data and scratch (build.placement). */
 #include "pipelines/report/report_internal.h"
 #include "pipelines/common/common.h"
 
@@ -20,6 +22,33 @@ static void text_td(struct ergon_dynbuf *b, const char *s)
 {
 	ergon_dynbuf_adds(b, "<td>");
 	ergon_html_escape(b, s ? s : "—");
+	ergon_dynbuf_adds(b, "</td>");
+}
+
+/* A text cell the browser test compares with the artifact: data-text-path
+ * names the member; the text is the string, "yes"/"no" for a boolean, the
+ * integer in full (an address or a size is never rounded). "—" without a
+ * path where the artifact has nothing there. */
+static void path_td(struct ergon_dynbuf *b, const char *path, const json_t *v)
+{
+	char num[32];
+	const char *t = NULL;
+	if (json_is_string(v))
+		t = json_string_value(v);
+	else if (json_is_boolean(v))
+		t = json_is_true(v) ? "yes" : "no";
+	else if (json_is_integer(v)) {
+		snprintf(num, sizeof num, "%lld", (long long)json_integer_value(v));
+		t = num;
+	}
+	if (t == NULL) {
+		ergon_dynbuf_adds(b, "<td class=\"na\">—</td>");
+		return;
+	}
+	ergon_dynbuf_adds(b, "<td class=\"text\" data-text-path=\"");
+	ergon_html_escape(b, path);
+	ergon_dynbuf_adds(b, "\">");
+	ergon_html_escape(b, t);
 	ergon_dynbuf_adds(b, "</td>");
 }
 
@@ -79,7 +108,9 @@ static void cases_table(struct ergon_dynbuf *b, const json_t *sec)
 			     "<tr><th>case</th><th>impl</th><th>correct</th><th>n</th><th>min</th>"
 			     "<th>median</th><th>interval low</th><th>interval high</th>"
 			     "<th>coverage</th><th>mean</th><th>speedup</th><th>baseline mean</th>"
-			     "<th>candidate mean</th></tr>\n");
+			     "<th>candidate mean</th><th title=\"valid_for_regression: correct, "
+			     "timed with n &gt;= 6, the median's interval within 5 % of the "
+			     "median\">regr</th><th>regression reason</th></tr>\n");
 	size_t i, k, rows = 0, total = 0;
 	const json_t *c, *m;
 	json_array_foreach(json_object_get(sec, "cases"), i, c)
@@ -125,6 +156,13 @@ static void cases_table(struct ergon_dynbuf *b, const json_t *sec)
 				snprintf(path, sizeof path, "kernels.cases[%zu].speedups[%zu].%s",
 					 i, si, sk[q]);
 				hd_figure_cell(b, path, sp ? json_object_get(sp, sk[q]) : NULL, "");
+			}
+			static const char *const rk[] = {"valid_for_regression",
+							 "regression_reason"};
+			for (size_t q = 0; q < 2; q++) {
+				snprintf(path, sizeof path, "kernels.cases[%zu].impls[%zu].%s", i,
+					 k, rk[q]);
+				path_td(b, path, json_object_get(m, rk[q]));
 			}
 			ergon_dynbuf_adds(b, "</tr>\n");
 		}
@@ -293,6 +331,87 @@ out:
 	json_decref(names);
 }
 
+/* Where the kernel firmware put code, data and scratch (build.placement,
+ * read from the ELF by ergon; qemu-an547 only): one row per region. */
+static void placement_table(struct ergon_dynbuf *b, const json_t *pl)
+{
+	if (!json_is_object(pl))
+		return;
+	ergon_dynbuf_adds(b, "<table class=\"kv\"><caption>placement (");
+	ergon_html_escape(b, json_string_value(json_object_get(pl, "tool")));
+	ergon_dynbuf_adds(b, ")</caption><tr><th>region</th><th>section</th><th>symbol</th>"
+			     "<th>address</th><th>size (bytes)</th><th>memory</th></tr>\n");
+	const char *key;
+	const json_t *r;
+	json_object_foreach((json_t *)pl, key, r)
+	{
+		if (!json_is_object(r))
+			continue;
+		char path[160];
+		static const char *const cols[] = {"section", "symbol", "addr_hex", "size",
+						   "memory"};
+		ergon_dynbuf_adds(b, "<tr>");
+		text_td(b, key);
+		for (size_t q = 0; q < 5; q++) {
+			snprintf(path, sizeof path, "build.placement.%s.%s", key, cols[q]);
+			path_td(b, path, json_object_get(r, cols[q]));
+		}
+		ergon_dynbuf_adds(b, "</tr>\n");
+	}
+	ergon_dynbuf_adds(b, "</table>\n");
+}
+
+/* The --pmu-counters counts per case and implementation, or why none. */
+static void pmu_table(struct ergon_dynbuf *b, const json_t *sec)
+{
+	const json_t *ev = json_object_get(sec, "pmu_events");
+	if (json_array_size(ev) == 0)
+		return;
+	const char *status = json_string_value(json_object_get(sec, "pmu_status"));
+	ergon_dynbuf_adds(b, "<div class=\"scroll\"><table class=\"wide\"><caption>PMU events "
+			     "of one run per pass (");
+	ergon_html_escape(b, status ? status : "?");
+	ergon_dynbuf_adds(b, ": ");
+	ergon_html_escape(b, json_string_value(json_object_get(sec, "pmu_why")));
+	ergon_dynbuf_adds(b, ")</caption><tr><th>case</th><th>impl</th>");
+	size_t e, i, k;
+	const json_t *x, *c, *m;
+	json_array_foreach(ev, e, x)
+	{
+		ergon_dynbuf_adds(b, "<th>");
+		ergon_html_escape(b, json_string_value(x));
+		ergon_dynbuf_adds(b, "</th>");
+	}
+	ergon_dynbuf_adds(b, "</tr>\n");
+	size_t rows = 0;
+	json_array_foreach(json_object_get(sec, "cases"), i, c)
+	{
+		json_array_foreach(json_object_get(c, "impls"), k, m)
+		{
+			if (rows++ >= KERNEL_ROWS_MAX)
+				continue;
+			ergon_dynbuf_adds(b, "<tr>");
+			text_td(b, json_string_value(json_object_get(c, "case")));
+			text_td(b, json_string_value(json_object_get(m, "impl")));
+			const json_t *pmu = json_object_get(m, "pmu");
+			json_array_foreach(ev, e, x)
+			{
+				const char *name = json_string_value(x);
+				char path[320];
+				snprintf(path, sizeof path, "kernels.cases[%zu].impls[%zu].pmu.%s",
+					 i, k, name ? name : "");
+				const json_t *v = name ? json_object_get(pmu, name) : NULL;
+				if (json_is_number(v))
+					hd_figure_cell(b, path, v, "");
+				else
+					path_td(b, path, v);
+			}
+			ergon_dynbuf_adds(b, "</tr>\n");
+		}
+	}
+	ergon_dynbuf_adds(b, "</table></div>\n");
+}
+
 void hd_kernels_section(struct ergon_dynbuf *b, const struct html_doc *d)
 {
 	const json_t *sec = json_object_get(d->a, "kernels");
@@ -308,10 +427,12 @@ void hd_kernels_section(struct ergon_dynbuf *b, const struct html_doc *d)
 	}
 	ergon_dynbuf_adds(b, "</p>\n");
 	cases_table(b, sec);
+	pmu_table(b, sec);
 	geomean_table(b, sec);
 	chart(b, d, sec, "median");
 	chart(b, d, sec, "speedup");
 	refused_table(b, json_object_get(d->a, "refused"));
+	placement_table(b, json_object_get(json_object_get(d->a, "build"), "placement"));
 	ergon_dynbuf_adds(b, "<div class=\"grid\">");
 	hd_kv_table(b, json_object_get(d->a, "timing"), "timing");
 	hd_kv_table(b, json_object_get(d->a, "build"), "build");
