@@ -878,7 +878,9 @@ static int run_flow(const struct scenario *sc, struct sim_board *b, const struct
 {
 	struct sim_model *m = b->model;
 	const struct ert_workload work = {m ? sim_infer_model : sim_infer, b};
-	if (sc->flow == ERGON_SIM_FLOW_PROFILE) {
+	/* The shared power firmware is the profile build (sim.h). */
+	int shared = b->o.shared_power && sc->flow == ERGON_SIM_FLOW_POWER_EXTERNAL;
+	if (sc->flow == ERGON_SIM_FLOW_PROFILE || shared) {
 		static struct ert_layers layers;
 		/* Two passes, as the host's pass plan would split them. */
 		static const struct ert_preset presets[2] = {
@@ -911,8 +913,9 @@ static int run_flow(const struct scenario *sc, struct sim_board *b, const struct
 			       .rate_probe_us = 1000,
 			       .drain_wait_max_us =
 				   b->o.attach_wait_set ? b->o.attach_wait_ms * 1000u : 1000u,
-			       .trace = b->o.clean_window_trace != 0},
+			       .trace = b->o.clean_window_trace != 0 || shared},
 		    .clock_note = "virtual bench: simulated time",
+		    .window_gate_pin = shared ? b->o.gate_pin : 0,
 		};
 		if (m != NULL) {
 			/* As the model firmware does: output 0 of a first

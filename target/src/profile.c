@@ -250,15 +250,41 @@ static int run_pass(struct ert_hpx *e, const struct ert_hal *hal,
 	return rc;
 }
 
+struct window_gate {
+	const struct ert_hal *hal;
+	uint8_t pin;
+};
+
+static int window_gate_set(void *user, int level)
+{
+	const struct window_gate *g = user;
+	return g->hal->gpio_set(g->hal->ctx, g->pin, level) == 0 ? ERT_OK : ERT_E_GPIO;
+}
+
+static int window_gate_open(void *user)
+{
+	return window_gate_set(user, 1);
+}
+
+static int window_gate_close(void *user)
+{
+	return window_gate_set(user, 0);
+}
+
 static int clean_window(struct ert_hpx *e, const struct ert_hal *hal,
 			const struct ert_profile_config *cfg, const struct ert_workload *work,
 			struct ert_profile_stats *st)
 {
+	/* The shared power firmware's gate around the window (none: 0). */
+	struct window_gate g = {hal, cfg->window_gate_pin};
+	const struct ert_window_edges edges = {window_gate_open, window_gate_close, &g};
+	const struct ert_window_edges *ep =
+	    cfg->window_gate_pin > 0 && hal->gpio_set != NULL ? &edges : NULL;
 	struct ert_window_result *w = &st->window;
 	int rc = ert_hpx_heartbeat(e, HPX_HB_CLEAN_WINDOW_BEGIN, NULL, 0);
 	if (rc != ERT_OK)
 		return rc;
-	rc = ert_window_run(hal, &cfg->window, work, NULL, w, cfg->window.trace ? e : NULL);
+	rc = ert_window_run(hal, &cfg->window, work, ep, w, cfg->window.trace ? e : NULL);
 	if (rc != ERT_OK)
 		return rc;
 	rc = ert_hpx_heartbeat(e, HPX_HB_CLEAN_WINDOW_END, HPX_HB_KEY_ITERS, w->completed);

@@ -11,6 +11,8 @@
 #    the profile boot's inference time per count instead of inferring.
 #  - profiling.clean_window_attach_wait_ms: the bench's clean window waits
 #    at most that long (0: no wait, and no CLEAN_ATTACH_WAIT_US line).
+#  - power.firmware: shared: the bench runs the profile build in the power
+#    stage, and the estimate x count band decides.
 . "$(dirname "$0")/run_lib.sh"
 M=${ERGON_SHARED_DIR:?}/fixtures/models
 E=$ERGON_BIN
@@ -96,6 +98,41 @@ p = d["stages"]["power"]["clean_window_probe"]
 assert p == {"kind": "busy_loop", "busy_loop_us": 1000, "from": "the profile boot's CLEAN_INFER_AVG_US"}, p
 g = d["power"]["gate_duration_integrity"]
 assert abs(g["tolerance_s"] - 0.25 * 5.0) < 1e-9 and g["valid"] is True, g
+PY
+
+# power.firmware: shared on the bench: the power boot is the profile build
+# (the instrumented firmware). Its clean window raises the gate and prints
+# HPX_CLEAN_ITER=<n> on the live 1 MBd wire inside it (10 us a byte at the
+# idle 1 mA), and it leaves no terminal record, so the count is its own
+# stream's and the checks compare the gate with count x the profile boot's
+# 1000 us (the no-firmware-window band: 10 %). By hand: the window ends at
+# the first n whose inferences and earlier lines reach 5 s; the gate spans
+# every line, so the ratio is ~1.2, outside the band: withheld.
+expect 4 "sim: power.firmware shared (per-inference withheld)" -- "$E" profile --board sim --power \
+  --set power.firmware=shared --out "$TMP/sh"
+python3 - "$TMP/sh/summary.json" <<'PY' && ok "shared: the bench's truth lands where the band rule says" || bad "shared firmware"
+import json, sys
+d = json.load(open(sys.argv[1])); p = d["power"]
+t = e = 0.0; n = 0
+while True:
+    n += 1
+    L = len("HPX_CLEAN_ITER=%d\n" % n)
+    check = t + 1e-3                     # the window clock, read before the line
+    t += 1e-3 + L * 10e-6                # the inference, then the line
+    e += 1.8 * (5e-3 * 1e-3 + 1e-3 * L * 10e-6)
+    if check >= 5.0:
+        break
+assert p["inference_count"] == n, (p["inference_count"], n)
+assert abs(p["gated_duration_s"] - t) <= 2e-3, (p["gated_duration_s"], t)  # 2 packets at 1 kHz
+assert abs(p["energy_j"] - e) <= 1e-3 * e, (p["energy_j"], e)
+g = p["gate_duration_integrity"]
+assert g["valid"] is False and abs(g["expected_s"] - n * 1e-3) < 1e-9, g
+assert abs(g["tolerance_s"] - 0.10 * n * 1e-3) < 1e-9 and g["ratio"] > 1.10, g
+assert p["energy_per_inference_j"] is None and "reference_check_failed" in p["per_inference_omitted_reasons"]
+assert d["stages"]["power"]["firmware"] == {"kind": "shared", "transport_contamination": True}
+assert p["terminal"]["status"] == "none" if p.get("terminal") else True
+codes = {i["code"] for i in d["issues"]}
+assert {"profile.firmware_shared", "power.gate_duration_mismatch"} <= codes, codes
 PY
 
 # The attach wait: 0 = no wait (the window prints no CLEAN_ATTACH_WAIT_US).

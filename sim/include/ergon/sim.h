@@ -186,6 +186,12 @@ struct ergon_sim_options {
 	 * attach_wait_set, else the scenarios' 1 ms. */
 	int attach_wait_set;
 	uint32_t attach_wait_ms;
+	/* power.firmware: shared: a power flow boots the profile build (the
+	 * instrumented firmware) instead of the dedicated power build: its
+	 * clean window raises the gate pin, prints its per-inference trace on
+	 * the live transport inside the window (the build's traffic: 10 us a
+	 * byte at the idle current) and leaves no terminal record. */
+	int shared_power;
 };
 
 /* The bench's shared SRAM's static current, half of the array (a model of

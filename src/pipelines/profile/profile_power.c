@@ -466,6 +466,29 @@ static int prof_layers_analyze_sim(const struct ergon_layer_plan *lp,
 	return rc;
 }
 
+/* The shared (instrumented) power firmware leaves no terminal record: the
+ * count of the window its gate spanned is its own stream's
+ * CLEAN_INFER_COUNT, and the checks compare the gate with that count x the
+ * profile boot's CLEAN_INFER_AVG_US (the no-firmware-window band,
+ * docs/POWER_CHECKS.md), which the build's transport traffic inside the
+ * window can push out of the band. */
+static void shared_count(struct ergon_hpx_parser *p, struct ergon_power_facts *facts)
+{
+	struct ergon_pmu_result *res = NULL;
+	struct ergon_err e = {0};
+	if (ergon_hpx_parser_result(p, ERGON_HPX_AGG_MEDIAN, 0, &res, &e) != 0)
+		return;
+	for (size_t i = 0; i < res->nmeta; i++)
+		if (strcmp(res->meta[i].key, "clean_infer_count") == 0 &&
+		    res->meta[i].value.kind == ERGON_PMU_INT && res->meta[i].value.i > 0) {
+			facts->have_clean_count = 1;
+			facts->clean_infer_count = (uint64_t)res->meta[i].value.i;
+			snprintf(facts->clean_count_source, sizeof facts->clean_count_source, "%s",
+				 "shared_boot");
+		}
+	ergon_pmu_result_free(res);
+}
+
 void prof_power(struct prof_run *r, const struct prof_plan *plan, const struct prof_pmu *pmu,
 		json_t *stage, struct prof_power *out)
 {
@@ -649,7 +672,11 @@ void prof_power(struct prof_run *r, const struct prof_plan *plan, const struct p
 		lo.work_dir = dir;
 		if (r->sim && busy_loop_us > 0)
 			so.busy_loop_us = busy_loop_us;
-		if (r->sim && (lp.on || busy_loop_us > 0))
+		/* power.firmware: shared on the bench: the profile build runs
+		 * the power boot (its gate around the clean window, its trace on
+		 * the live wire inside it, no terminal record). */
+		so.shared_power = shared;
+		if (r->sim && (lp.on || busy_loop_us > 0 || shared))
 			lo.sim_options = &so;
 		rc = ergon_hpx_capture_boot(&to, &lo, image, p, &cap, &lc, &e);
 	}
@@ -687,6 +714,8 @@ void prof_power(struct prof_run *r, const struct prof_plan *plan, const struct p
 				 "profile_boot");
 		}
 	}
+	if (!rc && shared && facts.terminal.status == ERGON_TERMINAL_NONE && !facts.have_clean_count)
+		shared_count(p, &facts);
 	const struct ergon_gated_result *gres = NULL;
 	const struct ergon_sim_result *s = r->sim && lc ? ergon_lifecycle_sim_result(lc) : NULL;
 	/* power.duration_s on the virtual bench, whose board runs on its own

@@ -48,6 +48,11 @@ struct ert_profile_config {
 	const char *clock_note;		     /* port's note on the clocks (may be NULL) */
 	const struct ert_meta_u *extra_meta; /* emitted after the standard keys */
 	unsigned n_extra_meta;
+	/* The shared (instrumented) power firmware (power.firmware: shared):
+	 * the clean window raises this pin while it runs, as the power build
+	 * raises its gate, with the profile build's transport still live
+	 * (0: no gate). */
+	uint8_t window_gate_pin;
 };
 
 struct ert_profile_stats {
