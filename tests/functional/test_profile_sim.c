@@ -618,7 +618,12 @@ static void shared_firmware_recorded(void **state)
 	char *so = NULL, *se = NULL;
 	int rc = ts_run_ergon(&so, &se, "profile", "--board", "sim", "--power", "--set",
 			      "power.firmware=shared", "--out", out, NULL);
-	assert_int_equal(rc, 0);
+	/* Exit 4: the bench runs the profile build in the power stage, whose
+	 * trace on the wire stretches the gate ~20 % past count x the
+	 * reference, outside the no-firmware-window band: the per-inference
+	 * figures are withheld (functional/test_bench_memory_probe has the
+	 * figures by hand). */
+	assert_int_equal(rc, 4);
 	json_t *s = load_summary(out);
 	assert_true(has_code(json_object_get(s, "issues"), "profile.firmware_shared"));
 	json_t *fw = json_object_get(json_object_get(s, "power"), "firmware");
