@@ -161,8 +161,8 @@ struct tfl_rq {
 	int32_t mask[TFL_RQ_N]; /* 2^rsh - 1 */
 	int32_t thr[TFL_RQ_N];	/* mask >> 1 */
 	/* The portable path's block form in double precision (tfl_kern.c):
-	 * m2 = mult * 2^lsh, r2 = 2^-rsh, lim the largest |acc| whose product
-	 * with m2 stays below 2^52. */
+	 * m2 = mult * 2^lsh * 2^-31, r2 = 2^-rsh, lim the largest |acc|
+	 * whose product with mult * 2^lsh stays below 2^52. */
 	double m2[TFL_RQ_N], r2[TFL_RQ_N];
 	int32_t lim[TFL_RQ_N];
 	int32_t n, out_offset, act_min, act_max;

@@ -8,6 +8,8 @@
  * on an M-profile build (the firmware keeps its int8 loops). */
 #include "tfl_internal.h"
 
+#include <float.h>
+
 #if TFL_HOST_FAST
 
 static int rq_params(int32_t mult, int32_t shift, int32_t *lsh, int32_t *rsh)
@@ -43,7 +45,7 @@ int tfl_rq_fill(struct tfl_rq *rq, const int32_t *bias, const int32_t *fsum, int
 		rq->mask[c] = (int32_t)(((uint32_t)1 << rsh) - 1u);
 		rq->thr[c] = rq->mask[c] >> 1;
 		const int64_t m2 = (int64_t)mult[k] * ((int64_t)1 << lsh);
-		rq->m2[c] = (double)m2;
+		rq->m2[c] = (double)m2 * 0x1p-31;
 		rq->r2[c] = 1.0 / (double)((int64_t)1 << rsh);
 		/* Exact integer division: lim * m2 <= 2^52 - 1. */
 		const int64_t lim = m2 == 0 ? INT32_MAX : (((int64_t)1 << 52) - 1) / m2;
@@ -89,41 +91,61 @@ static inline int8_t rq_store(const struct tfl_rq *rq, int32_t c, int32_t acc)
 	return (int8_t)v;
 }
 
-/* acc[c] + rq->init[c] requantized for c < rq->n, in blocks the compiler
- * vectorizes: in double precision, which gives tfl_rq_one's integers
- * whenever |acc * m2| < 2^52 (every product, sum, power-of-two scaling and
- * truncation is then exact): t = ab + nudge is an integer below 2^53;
- * t * 2^-31 truncated toward zero is SaturatingRoundingDoublingHighMul;
- * h * 2^-rsh has at most 31 significant bits, so adding +-0.5 and
- * truncating rounds half away from zero, as RoundingDivideByPOT. A block
- * with a value out of that range takes tfl_rq_one. */
+/* Round-to-nearest of a double below 2^51 in magnitude without a branch
+ * or an instruction SSE2 lacks: adding 1.5 * 2^52 leaves no bit below 1,
+ * taking it away again is exact. It needs doubles evaluated as doubles
+ * (FLT_EVAL_METHOD 0: SSE2, NEON; not x87, where every block takes
+ * tfl_rq_one), the default rounding mode and no -ffast-math. */
+#define RQ_MAGIC 0x1.8p52
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+#define RQ_DOUBLE_OK 1
+#else
+#define RQ_DOUBLE_OK 0
+#endif
+
+/* acc[k] + rq->init[c0 + k] requantized for k < n (channels c0 + k), in
+ * a loop the compiler vectorizes: in double precision, which gives
+ * tfl_rq_one's integers whenever |acc * mult * 2^lsh| < 2^52 (rq->lim;
+ * every product, sum and power-of-two scaling below is then exact). With
+ * ab = acc * mult * 2^lsh / 2^31 (rq->m2 holds mult * 2^lsh * 2^-31), a
+ * multiple of 2^-31 below 2^21:
+ *   h = floor(ab + 1/2), SaturatingRoundingDoublingHighMul as tfl_rq_one
+ *       writes it, is the nearest integer to ab + 2^-32 (which is exact,
+ *       and never a tie);
+ *   r = RoundingDivideByPOT(h, rsh) is the nearest integer to (h +
+ *       copysign(1/4, h)) * 2^-rsh: h * 2^-rsh is a multiple of 2^-rsh, so
+ *       the quarter step moves only the ties (exactly .5), away from zero.
+ * A block with a value out of that range takes tfl_rq_one. */
+static void requant_block(const int32_t *acc, const struct tfl_rq *rq, int32_t c0, int32_t n,
+			  int8_t *o)
+{
+	int32_t v[64];
+	int32_t bad = 0;
+	for (int32_t k = 0; k < n; k++) {
+		v[k] = (int32_t)((uint32_t)acc[k] + (uint32_t)rq->init[c0 + k]);
+		bad |= (v[k] > rq->lim[c0 + k]) | (v[k] < -rq->lim[c0 + k]);
+	}
+	if (bad || !RQ_DOUBLE_OK) {
+		for (int32_t k = 0; k < n; k++)
+			o[k] = rq_store(rq, c0 + k, v[k]);
+		return;
+	}
+	for (int32_t k = 0; k < n; k++) {
+		const double ab = (double)v[k] * rq->m2[c0 + k];
+		const double h = (ab + 0x1p-32 + RQ_MAGIC) - RQ_MAGIC;
+		const double x = (h + __builtin_copysign(0.25, h)) * rq->r2[c0 + k];
+		int32_t r = (int32_t)((x + RQ_MAGIC) - RQ_MAGIC) + rq->out_offset;
+		r = r < rq->act_min ? rq->act_min : r;
+		r = r > rq->act_max ? rq->act_max : r;
+		o[k] = (int8_t)r;
+	}
+}
+
 static void requant_portable(const int32_t *acc, const struct tfl_rq *rq, int8_t *o)
 {
 	enum { blk = 64 };
-	for (int32_t c0 = 0; c0 < rq->n; c0 += blk) {
-		const int32_t n = rq->n - c0 < blk ? rq->n - c0 : blk;
-		int32_t v[blk];
-		int32_t bad = 0;
-		for (int32_t k = 0; k < n; k++) {
-			v[k] = (int32_t)((uint32_t)acc[c0 + k] + (uint32_t)rq->init[c0 + k]);
-			bad |= (v[k] > rq->lim[c0 + k]) | (v[k] < -rq->lim[c0 + k]);
-		}
-		if (bad) {
-			for (int32_t k = 0; k < n; k++)
-				o[c0 + k] = rq_store(rq, c0 + k, v[k]);
-			continue;
-		}
-		for (int32_t k = 0; k < n; k++) {
-			const double ab = (double)v[k] * rq->m2[c0 + k];
-			const double t = ab + (ab >= 0 ? 0x1p30 : 1.0 - 0x1p30);
-			const double h = (double)(int32_t)(t * 0x1p-31);
-			const double x = h * rq->r2[c0 + k];
-			int32_t r = (int32_t)(x + (x >= 0 ? 0.5 : -0.5)) + rq->out_offset;
-			r = r < rq->act_min ? rq->act_min : r;
-			r = r > rq->act_max ? rq->act_max : r;
-			o[c0 + k] = (int8_t)r;
-		}
-	}
+	for (int32_t c0 = 0; c0 < rq->n; c0 += blk)
+		requant_block(acc + c0, rq, c0, rq->n - c0 < blk ? rq->n - c0 : blk, o + c0);
 }
 
 /* Four rows' dot products with one input run x of n elements (rows nf
@@ -166,6 +188,25 @@ static void gemm_portable(const int16_t *a, int32_t lda, int32_t rows, const int
 	}
 }
 
+/* The sums of a block of DW_C channels from c of one output pixel into
+ * s[0 .. nc - 1], in int32 lanes that stay in registers across the taps
+ * (|x * f| <= 16384: each product is an int16, pmullw). */
+#define DW_C 16
+static inline __attribute__((always_inline)) void dw_sums(const int8_t *const *x, int64_t xo,
+							  const int8_t *f8, int32_t f8stride,
+							  int32_t taps, int32_t c, int32_t nc,
+							  int32_t *s)
+{
+	int32_t v[DW_C] = {0};
+	for (int32_t t = 0; t < taps; t++) {
+		const int8_t *xt = x[t] + xo + c, *ft = f8 + (int64_t)t * f8stride + c;
+		for (int32_t j = 0; j < nc; j++)
+			v[j] += (int16_t)(xt[j] * ft[j]);
+	}
+	for (int32_t j = 0; j < nc; j++)
+		s[j] = v[j];
+}
+
 static void dw_portable(const int8_t *const *x, int32_t tp2, int32_t xstep, const int16_t *f,
 			int32_t fstride, const int8_t *f8, int32_t f8stride, int32_t taps,
 			int32_t ow, const struct tfl_rq *rq, int8_t *out, int32_t ldo)
@@ -176,14 +217,13 @@ static void dw_portable(const int8_t *const *x, int32_t tp2, int32_t xstep, cons
 	int32_t s[TFL_RQ_N];
 	for (int32_t ox = 0; ox < ow; ox++) {
 		const int64_t xo = (int64_t)ox * xstep;
-		for (int32_t c = 0; c < rq->n; c++)
-			s[c] = 0;
-		for (int32_t t = 0; t < taps; t++) {
-			const int8_t *xt = x[t] + xo, *ft = f8 + (int64_t)t * f8stride;
-			/* |x * f| <= 16384: the product is an int16 (pmullw). */
-			for (int32_t c = 0; c < rq->n; c++)
-				s[c] += (int16_t)(xt[c] * ft[c]);
-		}
+		int32_t c = 0;
+		/* Whole blocks with a constant width (the compiler keeps the
+		 * sums in vector registers), then the rest. */
+		for (; c + DW_C <= rq->n; c += DW_C)
+			dw_sums(x, xo, f8, f8stride, taps, c, DW_C, s + c);
+		if (c < rq->n)
+			dw_sums(x, xo, f8, f8stride, taps, c, rq->n - c, s + c);
 		requant_portable(s, rq, out + (int64_t)ox * ldo);
 	}
 }
