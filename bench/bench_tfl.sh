@@ -13,6 +13,8 @@
 # the repository root (node_modules/ is git-ignored; nothing is fetched at
 # run time).
 #   bench/bench_tfl.sh [BUILD] [N] [ROUNDS] [BASE_BUILD]
+# BASE_TFL_SIMD=portable (say) runs the baseline build on that kernel path
+# (ERGON_TFL_SIMD), to compare a portable path with the one before it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-rel}
@@ -31,7 +33,8 @@ for r in $(seq 1 "$rounds"); do
     ERGON_TFL_SIMD=portable "$build/bench/bench_tfl_models" -n "$n" "$f" |
       sed "s/^ergon/$r portable/" >>"$out/inner"
     if [ -n "$base" ]; then
-      "$base/bench/bench_tfl_models" -n "$n" "$f" | sed "s/^ergon/$r base/" >>"$out/inner"
+      ERGON_TFL_SIMD=${BASE_TFL_SIMD:-} "$base/bench/bench_tfl_models" -n "$n" "$f" |
+        sed "s/^ergon/$r base/" >>"$out/inner"
     fi
     node bench/bench_litert.mjs "$n" "$f" | sed "s/^litert/$r litert/" >>"$out/inner"
   done
@@ -44,7 +47,7 @@ for r in $(seq 1 "$rounds"); do
       bin="$build/ergon"
       env=()
       [ "$v" = portable ] && env=(ERGON_TFL_SIMD=portable)
-      [ "$v" = base ] && bin="$base/ergon"
+      [ "$v" = base ] && bin="$base/ergon" && env=(ERGON_TFL_SIMD=${BASE_TFL_SIMD:-})
       rm -f "$out/run.json"
       # Under load a run may be judged NOT VALID (exit 1); its report still
       # holds every invocation's latency.
