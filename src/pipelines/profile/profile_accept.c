@@ -329,6 +329,92 @@ static int memory_acts(const struct ergon_config *cfg, const json_t *model, json
 	return 0;
 }
 
+/* Keys that have nothing to act on here (issue 37's key walk,
+ * functional/test_key_walk): an explicit value is refused with the reason
+ * rather than accepted and ignored. lname: the lifecycle's name. */
+static int nothing_to_act_on(const struct ergon_config *cfg, const char *lname,
+			     struct ergon_err *err)
+{
+	int lc = cfg->target.lifecycle;
+	int sim = lc == ERGON_LIFECYCLE_SIM;
+	int probe = (lc == ERGON_LIFECYCLE_JLINK || lc == ERGON_LIFECYCLE_OPENOCD) &&
+		    strcmp(lname, "pyocd") != 0 && strcmp(lname, "bmp") != 0;
+	int serial = cfg->target.transport == ERGON_TRANSPORT_UART ||
+		     cfg->target.transport == ERGON_TRANSPORT_USB_CDC;
+	const char *where = NULL;
+	const char *key = NULL, *why = NULL, *fix = NULL;
+	if (explicit_key(cfg, "profiling.per_layer", &where) && !cfg->profiling.per_layer) {
+		key = "profiling.per_layer";
+		why = "ergon-target's profile flow times every layer on every board (the "
+		      "per-layer table is what the PMU stage reports); a flow without the layer "
+		      "hooks is not built";
+		fix = "leave it true";
+	} else if (explicit_key(cfg, "output.format", &where) &&
+		   cfg->output.format != ERGON_FORMAT_CSV) {
+		key = "output.format";
+		why = "ergon writes summary.json (JSON) beside profile_results.csv on every "
+		      "run; a results file in another format is not written";
+		fix = "leave it csv and read summary.json";
+	} else if (explicit_key(cfg, "target.jlink_serial", &where) && cfg->target.jlink_serial[0] &&
+		   !(lc == ERGON_LIFECYCLE_JLINK && strcmp(lname, "jlink") == 0)) {
+		key = "target.jlink_serial";
+		why = "it selects a J-Link probe by its serial number, and this lifecycle "
+		      "drives no J-Link";
+		fix = "remove it, or use a board on the jlink lifecycle";
+	} else if (explicit_key(cfg, "target.usb_port", &where) && cfg->target.usb_port[0] &&
+		   !(probe && serial)) {
+		key = "target.usb_port";
+		why = "it is the target's serial port, read only with target.transport uart or "
+		      "usb_cdc on the jlink or openocd lifecycle";
+		fix = "remove it, or set target.transport: uart on a probe lifecycle";
+	} else if (sim && explicit_key(cfg, "target.probe", &where) && cfg->target.probe[0]) {
+		key = "target.probe";
+		why = "it names a GDB server or probe to read RTT through, and the virtual bench "
+		      "has one wire of its own";
+		fix = "remove it for --board sim";
+	} else if (sim && (explicit_key(cfg, "target.heartbeat.host_timeout_s", &where) ||
+			   explicit_key(cfg, "target.heartbeat.overall_timeout_s", &where))) {
+		key = explicit_key(cfg, "target.heartbeat.host_timeout_s", &where)
+			  ? "target.heartbeat.host_timeout_s"
+			  : "target.heartbeat.overall_timeout_s";
+		(void)explicit_key(cfg, key, &where);
+		why = "it bounds the host's wait for the target on the wall clock, and the "
+		      "virtual bench hands its stream over whole (nothing is waited for)";
+		fix = "remove it for --board sim (power.duration_s bounds a bench capture on its "
+		      "own clock)";
+	} else if (sim && explicit_key(cfg, "power.io_voltage", &where) &&
+		   cfg->power.io_voltage != 1.8) {
+		key = "power.io_voltage";
+		why = "the virtual bench's I/O and its meter's logic reference are fixed at 1.8 V";
+		fix = "remove it for --board sim";
+	} else if (sim && explicit_key(cfg, "power.rail_voltage", &where)) {
+		key = "power.rail_voltage";
+		why = "the bench's simulated meter measures its own rail's voltage (1.8 V); the "
+		      "key is for a meter that measures current only (a PPK2)";
+		fix = "remove it for --board sim";
+	} else if (sim && ((explicit_key(cfg, "power.state_input_index", &where) &&
+			    cfg->power.state_input_index != 1) ||
+			   (explicit_key(cfg, "power.go_output_index", &where) &&
+			    cfg->power.go_output_index != 0))) {
+		key = cfg->power.state_input_index != 1 ? "power.state_input_index"
+							: "power.go_output_index";
+		(void)explicit_key(cfg, key, &where);
+		why = "the virtual bench's host watches the state pin and raises GO itself, on "
+		      "the bench's own wires (input 1, output 0)";
+		fix = "remove it for --board sim";
+	} else if (sim && explicit_key(cfg, "power.ina228.i2c_speed_hz", &where) &&
+		   cfg->power.ina228.i2c_speed_hz != 400000) {
+		key = "power.ina228.i2c_speed_hz";
+		why = "the virtual bench's I2C bus runs at 400 kHz (25 us a byte) whatever the "
+		      "firmware asks";
+		fix = "remove it for --board sim";
+	}
+	if (key == NULL)
+		return 0;
+	return ergon_err_set(err, ERGON_ECONFIG, "%s: %s cannot act on the %s lifecycle (board %s): %s; %s",
+			     where, key, lname, cfg->board ? cfg->board->name : "(none)", why, fix);
+}
+
 static int config_acts(const struct ergon_config *cfg, json_t *plan, json_t *issues,
 		       struct ergon_err *err)
 {
@@ -357,6 +443,9 @@ static int config_acts(const struct ergon_config *cfg, json_t *plan, json_t *iss
 		how = pname[0] == 'p' ? "RTT through `pyocd gdbserver` on a free loopback port"
 				      : "RTT through the Black Magic Probe's GDB serial port";
 	}
+	int nrc = nothing_to_act_on(cfg, lname, err);
+	if (nrc)
+		return nrc;
 	/* The clean-window trace is a property of the firmware: the virtual
 	 * bench's is configured per run; ergon's an547 firmware has no trace
 	 * build, so the key would be ignored there; a board's own firmware

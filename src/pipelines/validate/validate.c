@@ -441,7 +441,13 @@ static int model_profile(const struct ergon_validate_opts *o, const struct model
 	if (rc == 0)
 		rc = ergon_model_fw_prepare_profile(m->path, sim || o->firmware_dir ? NULL : fwdir,
 						    need_power,
-						    o->no_cache ? ERGON_MODEL_FW_NO_CACHE : 0u,
+						    (o->no_cache ? ERGON_MODEL_FW_NO_CACHE : 0u) |
+							(cfg.profiling.extreme_mode
+							     ? ERGON_MODEL_FW_EXTREME_MODE
+							     : 0u) |
+							(cfg.profiling.force_shared_sram
+							     ? ERGON_MODEL_FW_SHARED_SRAM
+							     : 0u),
 						    model, e);
 	if (rc == 0 && !sim)
 		rc = ergon_profile_firmware_find(fwdir, need_power, &fw, e);
