@@ -22,7 +22,7 @@ shared=${ERGON_SHARED_DIR:?}
 sysroot=/usr/aarch64-linux-gnu
 
 missing=""
-for tool in aarch64-linux-gnu-gcc aarch64-linux-gnu-ar qemu-aarch64; do
+for tool in aarch64-linux-gnu-gcc aarch64-linux-gnu-ar aarch64-linux-gnu-nm qemu-aarch64; do
 	command -v "$tool" >/dev/null 2>&1 || missing="$missing $tool"
 done
 [ -d "$sysroot/lib" ] || missing="$missing $sysroot (libc6-dev-arm64-cross)"
