@@ -74,6 +74,14 @@ struct ergon_run_config {
 	 * uncertainty exceeds it (or whose budget is incomplete) raises
 	 * run.uncertainty_above_limit; 0 = no gate. */
 	double max_uncertainty_pct;
+	/* --trim-s (the Jetson method): when trim is nonzero, the report
+	 * states plan.trim_s and its figures.duty_cycle: each load window less
+	 * trim_s seconds at both ends (the first window's start is the
+	 * warm-up) before the duty-cycle formulas; with repeat, also
+	 * figures.repeat.duty_cycle, the formulas applied to the averages over
+	 * the repetitions. 0 <= 2 x trim_s < the window's length. */
+	int trim;
+	double trim_s;
 };
 
 /* A figure of a run that ergon states statistics for over repetitions and

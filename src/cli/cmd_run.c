@@ -175,6 +175,40 @@ static double prefix_of(double v, double u, const char **p)
 
 /* One figure's repeat statistics (figures.repeat.figures.KEY), in the
  * unit the single-run summary uses. */
+/* --trim-s: the Jetson method's duty-cycle figures (figures.duty_cycle or
+ * figures.repeat.duty_cycle), as the report states them; nothing when the
+ * report has none. */
+static void print_duty(const json_t *dc, const char *label, int unrated)
+{
+	if (!json_is_object(dc))
+		return;
+	const json_t *w = json_object_get(dc, "withheld");
+	if (json_is_string(w)) {
+		printf("%s: trim %g s: WITHHELD, %s\n", label, num(dc, "trim_s"),
+		       json_string_value(w));
+		return;
+	}
+	const char *p;
+	double sc = prefix_of(num(dc, "total_j"), NAN, &p);
+	char t[96], a[96];
+	if (unrated) {
+		snprintf(t, sizeof t, "%.2f %sJ %s unrated", num(dc, "total_j") / sc, p,
+			 cli_sym("±", "+/-"));
+		snprintf(a, sizeof a, "%.2f %sJ %s unrated", num(dc, "above_idle_j") / sc, p,
+			 cli_sym("±", "+/-"));
+	} else {
+		snprintf(t, sizeof t, "%.2f %sJ %s %.2f %sJ", num(dc, "total_j") / sc, p,
+			 cli_sym("±", "+/-"), num(dc, "total_u_j") / sc, p);
+		snprintf(a, sizeof a, "%.2f %sJ %s %.2f %sJ", num(dc, "above_idle_j") / sc, p,
+			 cli_sym("±", "+/-"), num(dc, "above_idle_u_j") / sc, p);
+	}
+	printf("%s: trim %g s at each window's ends: D %.3f (%s), load %.4g W, %.4g ops/s, "
+	       "energy/op %s total, %s above idle\n",
+	       label, num(dc, "trim_s"), num(dc, "duty_cycle"),
+	       json_string_value(json_object_get(dc, "formula")), num(dc, "load_power_w"),
+	       num(dc, "achieved_ops_per_s"), t, a);
+}
+
 static void print_repeat_row(const json_t *per, const char *key, const char *label, int unrated)
 {
 	char group[32];
@@ -255,6 +289,8 @@ static void print_repeated(const json_t *r)
 				printf(" withheld");
 		}
 		printf("\n");
+		print_duty(json_object_get(json_object_get(fig, "repeat"), "duty_cycle"),
+			   "duty cycle (means)", unrated);
 	}
 	/* Latency distributions whose mean the outliers pull. */
 	size_t k, skewed = 0;
@@ -399,6 +435,7 @@ static void print_summary(const json_t *r, const struct ergon_run_result *res)
 		} else {
 			printf("energy/op   : WITHHELD (see issues in the report)\n");
 		}
+		print_duty(json_object_get(fig, "duty_cycle"), "duty cycle  ", unrated);
 		char p50[48], p95[48], p99[48];
 		si(p50, sizeof(p50), f->latency_p50_s, NAN, "s", 1, 0);
 		si(p95, sizeof(p95), f->latency_p95_s, NAN, "s", 1, 0);
@@ -585,6 +622,8 @@ static int run(int argc, char **argv)
 			cfg.repeat = (size_t)repeat;
 		} else if (cli_num(&p, "--max-uncertainty-pct", CLI_GT, 0, 1e6,
 				   &cfg.max_uncertainty_pct)) {
+		} else if (cli_num(&p, "--trim-s", CLI_GE, 0, 1e6, &cfg.trim_s)) {
+			cfg.trim = 1;
 		} else if (cli_long(&p, "--max-embedded-samples", 2, 1L << 40, &maxemb)) {
 			cfg.max_embedded_samples = (size_t)maxemb;
 		} else if (cli_str(&p, "--out", &cfg.out_path)) {
@@ -730,6 +769,12 @@ const struct ergon_cli_command ergon_cli_cmd_run = {
 	    "                           every figure's values, mean, sd, 95 % interval of\n"
 	    "                           the mean (Student t) and median interval; ergon\n"
 	    "                           compare needs 3 or more to judge a difference\n"
+	    "  --trim-s S               the Jetson method's duty-cycle figures\n"
+	    "                           (figures.duty_cycle): each load window less S\n"
+	    "                           seconds at both ends (warm-up and window edges)\n"
+	    "                           before the formulas; with --repeat, the formulas\n"
+	    "                           on the averages over the repetitions\n"
+	    "                           (figures.repeat.duty_cycle); 0 <= 2 S < --window-s\n"
 	    "  --max-embedded-samples N decimate the embedded power series above N (per\n"
 	    "                           repetition)\n"
 	    "  --max-uncertainty-pct P  the gate: a figure whose expanded uncertainty\n"
@@ -767,10 +812,11 @@ const struct ergon_cli_command ergon_cli_cmd_run = {
 	    "  ergon run --device pi5 --instrument replay:bench.csv --provenance measured \\\n"
 	    "      --workload builtin:spin --idle-s 2 --windows 2 --window-s 3 --out r.json\n",
     .run = run,
-    .exits = {[0] = "the run completed and every figure was derived (a THROTTLED run too)",
-	      [1] = "interrupted, incomplete or a failed check (the report is kept and its issues say "
-	      "why), or refused",
-	      [3] = "the instrument, the workload or --out failed",
-	      [4] = "the report was written without its headline figures (several rails, none the "
-	      "module's total input: run.no_total_rail)"},
+    .exits =
+	{[0] = "the run completed and every figure was derived (a THROTTLED run too)",
+	 [1] = "interrupted, incomplete or a failed check (the report is kept and its issues say "
+	       "why), or refused",
+	 [3] = "the instrument, the workload or --out failed",
+	 [4] = "the report was written without its headline figures (several rails, none the "
+	       "module's total input: run.no_total_rail)"},
 };

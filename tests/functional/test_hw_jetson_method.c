@@ -63,6 +63,10 @@
 struct sim {
 	const char *root;
 	int periodic;
+	/* The trimmed case: 3000 mA (15 W) in each load window's first and
+	 * last quarter (window phase < 1/4 or > 3/4), mid_ma between. */
+	int edges;
+	long long mid_ma;
 	long long ma; /* what the tree holds now */
 	struct ts_sim_clock clk;
 };
@@ -72,6 +76,10 @@ static long long script_ma(const struct sim *s, double t)
 {
 	if (t < 1.0)
 		return 1000;
+	if (s->edges) {
+		double ph = fmod(t - 1.0, 1.0); /* exact: t is dyadic */
+		return ph < 0.25 || ph > 0.75 ? 3000 : s->mid_ma;
+	}
 	if (!s->periodic)
 		return 2000;
 	double ph = fmod((t - 1.0) * 1024.0, 32.0); /* exact: t is dyadic */
@@ -90,11 +98,16 @@ static void sim_update(void *ctx, double before_s)
 	}
 }
 
-static json_t *run_case_kv(int periodic, const char *const *kv, struct ergon_session_result *res)
+/* One run on the simulated clock; trim (the trimmed case: edges script,
+ * --trim-s 0.25) with invocations of lat_s and mid_ma in the windows'
+ * middle halves. */
+static json_t *run_sim(int periodic, const char *const *kv, int trim, double lat_trim_s,
+		       long long mid_ma, struct ergon_session_result *res)
 {
 	char *root = ts_tmpdir();
 	assert_int_equal(fs_orin_nx(root, 0), 0);
-	struct sim s = {.root = root, .periodic = periodic, .ma = 1000};
+	struct sim s = {
+	    .root = root, .periodic = periodic, .ma = 1000, .edges = trim, .mid_ma = mid_ma};
 	s.clk = (struct ts_sim_clock){.on_advance = sim_update, .ctx = &s};
 	ts_sim_clock_install(&s.clk);
 	struct ergon_instrument_options io = {.sysfs_root = root, .kv = kv};
@@ -102,7 +115,7 @@ static json_t *run_case_kv(int periodic, const char *const *kv, struct ergon_ses
 	struct ergon_err err = {0};
 	if (ergon_instrument_open("hwmon:VDD_IN", &io, &inst, &err))
 		fail_msg("hwmon:VDD_IN: %s", err.msg);
-	double lat_s = periodic ? 1.0 / 2048 : 1.0 / 128;
+	double lat_s = trim ? lat_trim_s : periodic ? 1.0 / 2048 : 1.0 / 128;
 	struct ergon_workload wl = {.driver = &ts_sim_workload, .priv = &lat_s};
 	strcpy(wl.description, "simulated fixed-latency work");
 	struct ergon_run_config cfg = {
@@ -119,6 +132,8 @@ static json_t *run_case_kv(int periodic, const char *const *kv, struct ergon_ses
 	    .throttle_threshold = 0.15,
 	    .throttle_windows = 2,
 	    .ambient_c = NAN,
+	    .trim = trim,
+	    .trim_s = 0.25,
 	};
 	if (ergon_session_run(&cfg.session, inst, &wl, res, &err))
 		fail_msg("session: %s", err.msg);
@@ -130,6 +145,11 @@ static json_t *run_case_kv(int periodic, const char *const *kv, struct ergon_ses
 	ts_tmpdir_remove(root);
 	free(root);
 	return rep;
+}
+
+static json_t *run_case_kv(int periodic, const char *const *kv, struct ergon_session_result *res)
+{
+	return run_sim(periodic, kv, 0, 0, 0, res);
 }
 
 static json_t *run_case(int periodic, struct ergon_session_result *res)
@@ -305,6 +325,117 @@ static void periodic_32hz(void **state)
 	ergon_session_result_cleanup(&res);
 }
 
+/* --trim-s 0.25 (the Jetson method's duty-cycle figures), saturated, 128 Hz
+ * sampler, invocations of 1/128 s back to back from t = 1 s, windows
+ * [1, 2), [2, 3), [3, 4). VDD_IN 3000 mA (15 W) in each window's first and
+ * last quarter, 2000 mA (10 W) in [w + 1/4, w + 3/4] (both ends
+ * included). Kept: [1.25, 1.75], [2.25, 2.75], [3.25, 3.75], 1.5 s.
+ *   Samples in a kept part: 1 + j/128 for j = 32..96 (and +128, +256),
+ *   65 each, all at 10 W: load power 10 W exactly.
+ *   Operations wholly inside: starts 1 + k/128 >= 1.25 and ends
+ *   1 + (k + 1)/128 <= 1.75, k = 32..95: 64 per window, 192 in all;
+ *   rate 192 / 1.5 s = 128 /s; mean latency 1/128 s.
+ *   Saturated: E/op = 10 W x 1/128 s = 0.078125 J, above idle
+ *   (10 - 5) / 128 = 0.0390625 J; duty cycle 1.
+ * Untrimmed, the 15 W edges are in the load's mean, so its E/op is
+ * larger: the trimming is what changes the figure. */
+static void trimmed_duty_cycle(void **state)
+{
+	(void)state;
+	struct ergon_session_result res;
+	json_t *rep = run_sim(0, NULL, 1, 1.0 / 128, 2000, &res);
+	check_common(rep, &res);
+	TS_ASSERT_EXACT(ts_json_num(rep, "plan", "trim_s"), 0.25);
+	const json_t *edges = json_object_get(json_object_get(rep, "series"), "window_edges_s");
+	assert_int_equal(json_array_size(edges), 4);
+	for (size_t w = 0; w < 4; w++)
+		TS_ASSERT_EXACT(json_number_value(json_array_get(edges, w)), 1.0 + (double)w);
+	const json_t *fig = json_object_get(rep, "figures");
+	const json_t *dc = json_object_get(fig, "duty_cycle");
+	if (!json_is_object(dc) || json_object_get(dc, "withheld"))
+		fail_msg("duty_cycle: %s", json_dumps(dc, 0));
+	TS_ASSERT_EXACT(ts_json_num(dc, "trim_s", NULL), 0.25);
+	TS_ASSERT_EXACT(ts_json_num(dc, "kept_s", NULL), 1.5);
+	assert_int_equal(json_integer_value(json_object_get(dc, "kept_intervals")), 3);
+	assert_int_equal(json_integer_value(json_object_get(dc, "samples")), 3 * 65);
+	TS_ASSERT_EXACT(ts_json_num(dc, "load_power_w", NULL), 10.0);
+	TS_ASSERT_EXACT(ts_json_num(dc, "idle_power_w", NULL), 5.0);
+	assert_int_equal(json_integer_value(json_object_get(dc, "operations")), 192);
+	TS_ASSERT_EXACT(ts_json_num(dc, "achieved_ops_per_s", NULL), 128.0);
+	TS_ASSERT_EXACT(ts_json_num(dc, "latency_mean_s", NULL), 1.0 / 128);
+	TS_ASSERT_EXACT(ts_json_num(dc, "duty_cycle", NULL), 1.0);
+	assert_string_equal(json_string_value(json_object_get(dc, "formula")), "saturated");
+	TS_ASSERT_EXACT(ts_json_num(dc, "total_j", NULL), 0.078125);
+	TS_ASSERT_EXACT(ts_json_num(dc, "above_idle_j", NULL), 0.0390625);
+	assert_true(ts_json_num(fig, "energy_per_op", "total_j") > 0.078125 * 1.1);
+	json_decref(rep);
+	ergon_session_result_cleanup(&res);
+}
+
+/* --trim-s with two repetitions: the one above (10 W, 1/128 s) and one at
+ * 2400 mA (12 W) with invocations of 1/64 s (k = 16..47 wholly inside a
+ * kept part: 32 per window, 96 in all, 64 /s). The method averages the
+ * inputs over the repetitions and applies the formula once:
+ *   mean load 11 W, mean idle 5 W, mean latency (1/128 + 1/64) / 2 =
+ *   3/256 s, mean rate 96 /s; saturated: 11 x 3/256 = 33/256 J =
+ *   0.12890625 J, above idle 6 x 3/256 = 18/256 J = 0.0703125 J,
+ * where the mean of the two repetitions' results would be (10/128 +
+ * 12/64) / 2 = 0.1328125 J. The repeated report is assembled here as
+ * ergon run assembles it (the first's shared members, each repetition's
+ * own under repetitions[]). */
+static void trimmed_average_over_repeats(void **state)
+{
+	(void)state;
+	struct ergon_session_result r1, r2;
+	json_t *a = run_sim(0, NULL, 1, 1.0 / 128, 2000, &r1);
+	json_t *b = run_sim(0, NULL, 1, 1.0 / 64, 2400, &r2);
+	TS_ASSERT_EXACT(ts_json_num(json_object_get(b, "figures"), "duty_cycle", "load_power_w"),
+			12.0);
+	TS_ASSERT_EXACT(
+	    ts_json_num(json_object_get(b, "figures"), "duty_cycle", "achieved_ops_per_s"), 64.0);
+	json_t *r = json_deep_copy(a);
+	json_object_del(r, "figures");
+	json_t *reps = json_array();
+	static const char *const own[] = {"measurement_time", "status",	 "stop_reason",
+					  "session",	      "sampler", "uncertainty_model",
+					  "series",	      NULL};
+	const json_t *singles[2] = {a, b};
+	for (size_t i = 0; i < 2; i++) {
+		json_t *o = json_pack("{s:I}", "index", (json_int_t)(i + 1));
+		for (size_t k = 0; own[k]; k++)
+			json_object_set(o, own[k], json_object_get(singles[i], own[k]));
+		json_array_append_new(reps, o);
+	}
+	json_object_set_new(r, "repetitions", reps);
+	json_object_set_new(r, "repeat", json_pack("{s:i, s:i}", "planned", 2, "completed", 2));
+	json_t *fig = NULL, *issues = NULL;
+	struct ergon_err err = {0};
+	if (ergon_report_compute_figures(r, &fig, &issues, &err) != 0)
+		fail_msg("%s", err.msg);
+	const json_t *dc = json_object_get(json_object_get(fig, "repeat"), "duty_cycle");
+	if (!json_is_object(dc) || json_object_get(dc, "withheld"))
+		fail_msg("repeat.duty_cycle: %s", json_dumps(dc, 0));
+	assert_int_equal(json_integer_value(json_object_get(dc, "n")), 2);
+	TS_ASSERT_EXACT(ts_json_num(dc, "load_power_w", NULL), 11.0);
+	TS_ASSERT_EXACT(ts_json_num(dc, "idle_power_w", NULL), 5.0);
+	TS_ASSERT_EXACT(ts_json_num(dc, "latency_mean_s", NULL), 3.0 / 256);
+	TS_ASSERT_EXACT(ts_json_num(dc, "achieved_ops_per_s", NULL), 96.0);
+	assert_string_equal(json_string_value(json_object_get(dc, "formula")), "saturated");
+	TS_ASSERT_EXACT(ts_json_num(dc, "total_j", NULL), 33.0 / 256);
+	TS_ASSERT_EXACT(ts_json_num(dc, "above_idle_j", NULL), 18.0 / 256);
+	/* Each repetition keeps its own trimmed figures. */
+	TS_ASSERT_EXACT(ts_json_num(json_array_get(json_object_get(fig, "repetitions"), 1),
+				    "duty_cycle", "total_j"),
+			12.0 / 64);
+	json_decref(fig);
+	json_decref(issues);
+	json_decref(r);
+	json_decref(a);
+	json_decref(b);
+	ergon_session_result_cleanup(&r1);
+	ergon_session_result_cleanup(&r2);
+}
+
 /* The seam is narrow: a threaded sampler cannot run on a clock that only
  * the measuring thread advances, and the session says so. */
 static void threaded_refused_on_simulated_clock(void **state)
@@ -335,6 +466,8 @@ int main(void)
 	    cmocka_unit_test(saturated),
 	    cmocka_unit_test(ina3221_budget_by_hand),
 	    cmocka_unit_test(periodic_32hz),
+	    cmocka_unit_test(trimmed_duty_cycle),
+	    cmocka_unit_test(trimmed_average_over_repeats),
 	    cmocka_unit_test(threaded_refused_on_simulated_clock),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

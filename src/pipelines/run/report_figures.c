@@ -999,6 +999,113 @@ static json_t *eop_block(const struct power *pw, size_t n_ok, const struct share
 	return o;
 }
 
+/* The Jetson method's duty-cycle figures (ergon run --trim-s S;
+ * docs/METHOD.md, "Trimmed duty-cycle figures"): each load window loses S
+ * seconds at its start (the first window's is the warm-up) and S at its
+ * end; over what is kept, the load's mean power (its energy over the kept
+ * samples' span, per kept interval, summed), the operations that started
+ * and ended inside a kept interval, their rate over the kept time and
+ * their mean latency; then the formulas of "Energy per operation" with
+ * the untrimmed idle floor. An object with "withheld" when nothing is
+ * kept or a kept interval has fewer than 2 samples. */
+static int duty_block(const struct power *pw, const struct series *s, size_t n_ok,
+		      const struct shared *sh, const char *prefix, double trim_s, int periodic,
+		      double release_hz, double lq, json_t **out, struct ergon_err *err)
+{
+	size_t nw = s->n_edges > 0 ? s->n_edges - 1 : 0;
+	double kept_s = 0, e_j = 0, u_j = 0, span_s = 0, lat_sum = 0;
+	size_t kept = 0, n_samples = 0, ops = 0;
+	const char *why = NULL;
+	int rc = 0;
+	*out = NULL;
+	for (size_t w = 0; w < nw && why == NULL; w++) {
+		double a = s->edges[w] + trim_s, b = s->edges[w + 1] - trim_s;
+		if (!(b > a))
+			continue;
+		struct ergon_energy e;
+		const char *m;
+		if ((rc = phase_energy(&pw->s, prefix, a, b, sh->um, "trimmed load", &e, &m, err)))
+			return rc;
+		if (e.n_samples < 2) {
+			why = "a kept part of a window holds fewer than 2 samples";
+			break;
+		}
+		kept++;
+		kept_s += b - a;
+		e_j += e.energy_j;
+		u_j += e.u_j;
+		span_s += e.span_s;
+		n_samples += e.n_samples;
+	}
+	if (why == NULL && kept == 0)
+		why = "every window is shorter than twice trim_s: nothing is kept";
+	if (why == NULL) {
+		/* The operations wholly inside a kept interval (edges ascend). */
+		struct inv_iter it;
+		double lat, end;
+		int got = 0;
+		size_t w = 0;
+		rc = inv_open(&it, s, n_ok, 1, err);
+		while (rc == 0 && (got = inv_next(&it, &lat, &end, err)) == 1) {
+			double start = end - lat;
+			while (w < nw && start >= s->edges[w + 1] - trim_s)
+				w++;
+			if (w < nw && start >= s->edges[w] + trim_s &&
+			    end <= s->edges[w + 1] - trim_s) {
+				ops++;
+				lat_sum += lat;
+			}
+		}
+		inv_close(&it);
+		if (rc == 0 && got < 0)
+			rc = got;
+		if (rc)
+			return rc;
+		if (ops == 0)
+			why = "no operation started and ended inside a kept part of a window";
+	}
+	if (why != NULL) {
+		*out = json_pack("{s:f, s:s}", "trim_s", trim_s, "withheld", why);
+		return *out ? 0 : ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+	}
+	struct ergon_eop_input in = {
+	    .periodic = periodic,
+	    .release_hz = release_hz,
+	    .achieved_ops_per_s = (double)ops / kept_s,
+	    .latency_mean_s = lat_sum / (double)ops,
+	    .latency_quantum_s = lq,
+	    .load_power_w = e_j / span_s,
+	    .load_power_u_w = u_j / span_s,
+	    .idle_power_w = pw->idle.mean_power_w,
+	    .idle_power_u_w = pw->idle.mean_power_u_w,
+	};
+	struct ergon_eop eop;
+	struct ergon_err e2 = {0};
+	if (!pw->energy_ok || ergon_energy_per_op(&in, &eop, &e2) != 0) {
+		*out = json_pack("{s:f, s:s}", "trim_s", trim_s, "withheld",
+				 pw->energy_ok ? e2.msg : "the phases' energies are withheld");
+		return *out ? 0 : ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+	}
+	*out = json_pack(
+	    "{s:f, s:I, s:f, s:I, s:I, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:s, s:s, s:o, "
+	    "s:o, s:o, s:o, s:s}",
+	    "trim_s", trim_s, "kept_intervals", (json_int_t)kept, "kept_s", kept_s, "windows",
+	    (json_int_t)nw, "samples", (json_int_t)n_samples, "load_power_w",
+	    ergon_jnum(in.load_power_w), "load_power_u_w", ergon_jnum(in.load_power_u_w),
+	    "idle_power_w", ergon_jnum(in.idle_power_w), "idle_power_u_w",
+	    ergon_jnum(in.idle_power_u_w), "operations", (json_int_t)ops, "achieved_ops_per_s",
+	    ergon_jnum(in.achieved_ops_per_s), "latency_mean_s", ergon_jnum(in.latency_mean_s),
+	    "duty_cycle", ergon_jnum(eop.duty_cycle), "formula",
+	    eop.formula == ERGON_EOP_PERIODIC ? "periodic" : "saturated", "reason", eop.reason,
+	    "total_j", ergon_jnum(eop.total_j), "total_u_j", ergon_jnum(eop.total_u_j),
+	    "above_idle_j", ergon_jnum(eop.above_idle_j), "above_idle_u_j",
+	    ergon_jnum(eop.above_idle_u_j), "method",
+	    "each window less trim_s at both ends; load power = the kept samples' energy "
+	    "over their span; operations wholly inside a kept part; rate over the kept "
+	    "time; idle floor untrimmed");
+	return *out ? 0 : ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+}
+
 /* The gate (--max-uncertainty-pct): a budgeted figure whose relative
  * expanded uncertainty exceeds P, or whose budget is incomplete, raises
  * run.uncertainty_above_limit; the figure stays. */
@@ -1483,6 +1590,30 @@ static int single_figures(const json_t *r, struct ergon_jcs_stream_result *pk, j
 	if ((rc = ergon_jnumber(r, "uncertainty_model.latency_quantum_s", &lq, err)))
 		goto out;
 	size_t nwin = s.n_edges > 0 ? s.n_edges - 1 : 0;
+	/* --trim-s: the duty-cycle figures of the headline series, trimmed
+	 * (only in reports that state plan.trim_s). */
+	const json_t *trimj = ergon_jpath(r, "plan.trim_s");
+	if (trimj != NULL && !json_is_null(trimj)) {
+		double trim_s = json_number_value(trimj);
+		if (!json_is_number(trimj) || !(trim_s >= 0) || !isfinite(trim_s)) {
+			rc = ergon_err_set(err, ERGON_EVERIFY,
+					   "field plan.trim_s: seconds >= 0 or null");
+			goto out;
+		}
+		json_t *dc = NULL;
+		if (head >= 0) {
+			char prefix[48] = "series";
+			if (multi)
+				snprintf(prefix, sizeof prefix, "series.rails[%d]", head);
+			if ((rc = duty_block(&pw[head], &s, n_ok, &sh, prefix, trim_s, periodic,
+					     release_hz, lq, &dc, err)))
+				goto out;
+		} else {
+			dc = json_pack("{s:f, s:s}", "trim_s", trim_s, "withheld",
+				       "no total input rail: no headline");
+		}
+		json_object_set_new(fig, "duty_cycle", dc);
+	}
 	if (!multi) {
 		struct ergon_budget tb, ab;
 		json_t *eop = eop_block(&pw[0], n_ok, &sh, &lat, periodic, release_hz, lq, s.edges,
@@ -1657,6 +1788,75 @@ static json_t *figure_stats(const struct ergon_run_figure *f, json_t *const *vie
 	return o;
 }
 
+/* The Jetson method with repeats (--trim-s, --repeat N): the mean over
+ * the repetitions of each input of the duty-cycle formulas (each
+ * repetition's figures.duty_cycle: load and idle power, achieved rate,
+ * mean latency, and their ±), and the formulas applied once to those
+ * means; not the mean of each repetition's energy per operation. Withheld
+ * when a repetition withheld its own. */
+static int repeat_duty(json_t *const *views, size_t n, double trim_s, json_t **out,
+		       struct ergon_err *err)
+{
+	static const char *const keys[] = {"load_power_w",	 "load_power_u_w",
+					   "idle_power_w",	 "idle_power_u_w",
+					   "achieved_ops_per_s", "latency_mean_s"};
+	double sum[6] = {0};
+	*out = NULL;
+	for (size_t i = 0; i < n; i++) {
+		const json_t *dc = ergon_jpath(views[i], "figures.duty_cycle");
+		for (size_t k = 0; k < 6; k++) {
+			const json_t *v = json_object_get(dc, keys[k]);
+			if (!json_is_number(v)) {
+				*out = json_pack("{s:f, s:I, s:s}", "trim_s", trim_s, "n",
+						 (json_int_t)n, "withheld",
+						 "a repetition's trimmed duty-cycle figures are "
+						 "withheld (see figures.repetitions[].duty_cycle)");
+				return *out ? 0 : ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+			}
+			sum[k] += json_number_value(v);
+		}
+	}
+	double m[6];
+	for (size_t k = 0; k < 6; k++)
+		m[k] = sum[k] / (double)n;
+	const json_t *v0 = views[0];
+	const char *mode = json_string_value(ergon_jpath(v0, "mode.kind"));
+	const json_t *rh = ergon_jpath(v0, "mode.release_hz");
+	const json_t *lq = ergon_jpath(v0, "uncertainty_model.latency_quantum_s");
+	struct ergon_eop_input in = {
+	    .periodic = mode && strcmp(mode, "periodic") == 0,
+	    .release_hz = json_is_number(rh) ? json_number_value(rh) : 0,
+	    .achieved_ops_per_s = m[4],
+	    .latency_mean_s = m[5],
+	    .latency_quantum_s = json_is_number(lq) ? json_number_value(lq) : 0,
+	    .load_power_w = m[0],
+	    .load_power_u_w = m[1],
+	    .idle_power_w = m[2],
+	    .idle_power_u_w = m[3],
+	};
+	struct ergon_eop eop;
+	struct ergon_err e2 = {0};
+	if (ergon_energy_per_op(&in, &eop, &e2) != 0) {
+		*out = json_pack("{s:f, s:I, s:s}", "trim_s", trim_s, "n", (json_int_t)n,
+				 "withheld", e2.msg);
+		return *out ? 0 : ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+	}
+	*out = json_pack(
+	    "{s:f, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:s, s:o, s:o, s:o, s:o, s:s}",
+	    "trim_s", trim_s, "n", (json_int_t)n, "load_power_w", ergon_jnum(m[0]),
+	    "load_power_u_w", ergon_jnum(m[1]), "idle_power_w", ergon_jnum(m[2]), "idle_power_u_w",
+	    ergon_jnum(m[3]), "achieved_ops_per_s", ergon_jnum(m[4]), "latency_mean_s",
+	    ergon_jnum(m[5]), "duty_cycle", ergon_jnum(eop.duty_cycle), "formula",
+	    eop.formula == ERGON_EOP_PERIODIC ? "periodic" : "saturated", "reason", eop.reason,
+	    "total_j", ergon_jnum(eop.total_j), "total_u_j", ergon_jnum(eop.total_u_j),
+	    "above_idle_j", ergon_jnum(eop.above_idle_j), "above_idle_u_j",
+	    ergon_jnum(eop.above_idle_u_j), "method",
+	    "the formulas applied to the means over the repetitions of each repetition's "
+	    "trimmed inputs (figures.repetitions[].duty_cycle), not the mean of their "
+	    "results; each ± is the mean of the repetitions' ±");
+	return *out ? 0 : ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+}
+
 static int repeated_figures(const json_t *r, struct ergon_jcs_stream_result *pk,
 			    json_t **figures_out, json_t **issues_out, struct ergon_err *err)
 {
@@ -1761,6 +1961,15 @@ static int repeated_figures(const json_t *r, struct ergon_jcs_stream_result *pk,
 			}
 		}
 		json_object_set_new(parent, dot ? dot + 1 : key, o);
+	}
+	/* --trim-s with repetitions: the duty-cycle formulas applied to the
+	 * averages over the repetitions of their inputs. */
+	const json_t *trimj = ergon_jpath(views[0], "plan.trim_s");
+	if (json_is_number(trimj)) {
+		json_t *avg = NULL;
+		if ((rc = repeat_duty(views, n, json_number_value(trimj), &avg, err)))
+			goto out;
+		json_object_set_new(json_object_get(fig, "repeat"), "duty_cycle", avg);
 	}
 out:
 	for (size_t i = 0; views && i < n; i++)

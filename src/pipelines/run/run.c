@@ -425,6 +425,9 @@ static int report_build(const struct ergon_run_config *cfg, const struct ergon_i
 	json_object_set_new(json_object_get(rep, "plan"), "max_uncertainty_pct",
 			    cfg->max_uncertainty_pct > 0 ? json_real(cfg->max_uncertainty_pct)
 							 : json_null());
+	/* Only when asked, so that reports without it verify as before. */
+	if (cfg->trim)
+		json_object_set_new(json_object_get(rep, "plan"), "trim_s", json_real(cfg->trim_s));
 	int verdict = 0;
 	json_t *est = plan_estimate(cfg, id, &verdict);
 	json_object_set_new(json_object_get(rep, "plan"), "uncertainty_estimate",
@@ -934,6 +937,12 @@ int ergon_run(const struct ergon_run_config *cfg, struct ergon_run_result *res_o
 	if (cfg->repeat > ERGON_RUN_REPEAT_MAX)
 		return ergon_err_set(err, ERGON_EUSAGE, "--repeat %zu: at most %d repetitions",
 				     cfg->repeat, ERGON_RUN_REPEAT_MAX);
+	if (cfg->trim && !(cfg->trim_s >= 0 && 2.0 * cfg->trim_s < cfg->session.window_s))
+		return ergon_err_set(
+		    err, ERGON_EUSAGE,
+		    "--trim-s %g: each window loses trim_s at both ends, so it must "
+		    "be >= 0 and under half of --window-s %g; nothing was measured",
+		    cfg->trim_s, cfg->session.window_s);
 	int rc = ergon_file_check_writable(cfg->out_path, cfg->write_flags, err);
 	if (rc)
 		return rc;
