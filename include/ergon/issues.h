@@ -83,6 +83,8 @@ enum ergon_integrity {
 	X("pmu.restart", ERGON_SEV_WARNING, "a second HPX_START: the target restarted mid-stream") \
 	X("pmu.clean_trace_mismatch", ERGON_SEV_WARNING,                                           \
 	  "the clean-window trace's HPX_CLEAN_ITER lines do not count to CLEAN_INFER_COUNT")       \
+	X("pmu.attach_wait_exceeded", ERGON_SEV_WARNING,                                           \
+	  "the clean window waited longer than profiling.clean_window_attach_wait_ms")             \
 	X("pmu.target_dropped", ERGON_SEV_WARNING,                                                 \
 	  "the target reported bytes its RTT buffer dropped (drop mode): rows are missing")        \
 	X("pmu.unit_missing", ERGON_SEV_INFO,                                                      \

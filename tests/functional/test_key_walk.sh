@@ -57,7 +57,6 @@ def context(k):
 # reason, then removed from here. The walk fails when one of these starts
 # to act (the list must stay true) and when any other key is ignored.
 GAPS = {
-    "profiling.clean_window_attach_wait_ms": "the bench's UART is drained when the window opens: a longer bound waits 0 us either way",
     "power.ina228.board": "the preset moves the firmware's address and the bench's strap together: the same run",
 }
 

@@ -249,6 +249,25 @@ has "$tmp/j2/summary.json" "profile.no_start_sentinel" "no-start issue"
 has "$tmp/j2/summary.json" "capture.timeout" "capture timed out"
 has "$tmp/j2/pmu/capture.log" "bootloader v1 waiting" "raw log kept"
 
+# --- the attach wait: a firmware built with a longer bound (issue 37) --------
+# The bench's stream edited to say its clean window waited 5000 us for the
+# transport: over a key of 2 ms (+ one 100 us poll step) the host says the
+# firmware was built with a longer HPX_CLEAN_WINDOW_ATTACH_WAIT_MS; a key of
+# 5 ms (5000 us) holds it.
+sed 's/^HPX_CLEAN_ATTACH_WAIT_US=0$/HPX_CLEAN_ATTACH_WAIT_US=5000/' "$stream" >"$tmp/wait5ms.log"
+has "$tmp/wait5ms.log" "^HPX_CLEAN_ATTACH_WAIT_US=5000$" "edited stream waits 5000 us"
+FAKE_RTT_FILE="$tmp/wait5ms.log" FAKE_RTT_MODE=replay "$bin" profile "$tmp/fw" \
+	--board apollo510_evb --rtt-port $port --set profiling.clean_window_attach_wait_ms=2 \
+	--out "$tmp/jw2" >"$tmp/out" 2>"$tmp/err"
+has "$tmp/jw2/summary.json" '"pmu.attach_wait_exceeded"' "2 ms bound: pmu.attach_wait_exceeded"
+has "$tmp/jw2/summary.json" 'waited 5000 us for its transport before the clean window, more than profiling.clean_window_attach_wait_ms 2 ms' "the message names the wait and the key"
+FAKE_RTT_FILE="$tmp/wait5ms.log" FAKE_RTT_MODE=replay "$bin" profile "$tmp/fw" \
+	--board apollo510_evb --rtt-port $port --set profiling.clean_window_attach_wait_ms=5 \
+	--out "$tmp/jw5" >"$tmp/out" 2>"$tmp/err"
+if grep -q 'pmu.attach_wait_exceeded' "$tmp/jw5/summary.json"; then bad "5 ms bound: flagged"
+else ok "5 ms bound holds a 5000 us wait"; fi
+has "$tmp/jw5/summary.json" '"within_bound": true' "stages.pmu.attach_wait records the check"
+
 # --- a hostile stream: random bytes, no sentinel, no newline discipline ------
 head -c 300000 /dev/urandom >"$tmp/garbage.bin"
 FAKE_RTT_FILE="$tmp/garbage.bin" FAKE_RTT_MODE=replay "$bin" profile "$tmp/fw" \

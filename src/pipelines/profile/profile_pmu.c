@@ -100,6 +100,41 @@ static void clean_window_checks(struct prof_run *r, const struct ergon_pmu_resul
 	}
 }
 
+/* The clean window's drain wait polls every 100 us (target/src/window.c):
+ * a wait may pass its bound by one step. */
+#define ATTACH_POLL_US 100u
+
+/* profiling.clean_window_attach_wait_ms (the method's
+ * HPX_CLEAN_WINDOW_ATTACH_WAIT_MS): the longest the clean window may wait
+ * for the transport before it opens. The virtual bench's firmware takes it
+ * per run; a board's firmware is built with its own bound, which the host
+ * holds to the key: a longer wait (CLEAN_ATTACH_WAIT_US) means the
+ * firmware was built with a longer one. stages.pmu.attach_wait records
+ * the check. */
+static void attach_wait_check(struct prof_run *r, const struct ergon_pmu_result *res,
+			      json_t *stage)
+{
+	const struct ergon_config *cfg = r->o->cfg;
+	const struct ergon_pmu_value *v = meta_get(res, "clean_attach_wait_us");
+	uint64_t bound_ms = cfg->profiling.clean_window_attach_wait_ms;
+	int64_t waited = v != NULL && v->kind == ERGON_PMU_INT ? v->i : -1;
+	int within = waited < 0 || (uint64_t)waited <= bound_ms * 1000u + ATTACH_POLL_US;
+	json_object_set_new(stage, "attach_wait",
+			    json_pack("{s:I,s:o,s:b}", "bound_ms", (json_int_t)bound_ms, "waited_us",
+				      waited >= 0 ? json_integer(waited) : json_null(),
+				      "within_bound", within));
+	if (!within)
+		ergon_issue_add(r->issues, "pmu.attach_wait_exceeded",
+				json_pack("{s:I,s:I}", "waited_us", (json_int_t)waited,
+					  "bound_ms", (json_int_t)bound_ms),
+				"the firmware waited %lld us for its transport before the clean "
+				"window, more than profiling.clean_window_attach_wait_ms %llu ms "
+				"(+%u us, one poll step): it was built with a longer "
+				"HPX_CLEAN_WINDOW_ATTACH_WAIT_MS; rebuild it with the key's value, "
+				"or raise the key to the firmware's",
+				(long long)waited, (unsigned long long)bound_ms, ATTACH_POLL_US);
+}
+
 void prof_pmu(struct prof_run *r, const struct prof_plan *plan, json_t *stage, struct prof_pmu *out)
 {
 	const struct ergon_config *cfg = r->o->cfg;
@@ -164,6 +199,8 @@ void prof_pmu(struct prof_run *r, const struct prof_plan *plan, json_t *stage, s
 	/* The clean-window reference the power checks compare against, from
 	 * the typed result. */
 	clean_window_checks(r, res, out);
+	if (res != NULL)
+		attach_wait_check(r, res, stage);
 	double avg;
 	if (meta_number(res, "clean_infer_avg_us", &avg))
 		out->clean_infer_avg_us = avg;
