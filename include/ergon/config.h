@@ -143,6 +143,9 @@ struct ergon_config {
 		uint64_t sync_input_index;
 		uint64_t state_input_index;
 		uint64_t go_output_index;
+		/* The meter's input carrying the layer-marker line
+		 * (--layer-energy with a live PPK2; docs/METHOD.md). */
+		uint64_t marker_input_index;
 		int lockstep; /* -1 auto until resolved, then 0 or 1 */
 		uint64_t stats_rate_hz;
 		int reset_strategy; /* enum ergon_cfg_reset */

@@ -120,6 +120,13 @@ ERGON_API int ergon_layers_push(struct ergon_layers *L, const float *current_a,
 				const float *voltage_v, double voltage_const_v,
 				const uint8_t *digital, size_t n, struct ergon_err *err);
 
+/* The window's inference count once it is known, before finish (a live
+ * capture reads the firmware's record only after the window): replaces
+ * the config's. ERGON_EUSAGE after finish or beyond
+ * ERGON_LAYERS_MAX_INFERENCES. */
+ERGON_API int ergon_layers_set_inferences(struct ergon_layers *L, uint64_t inferences,
+					  struct ergon_err *err);
+
 /* End of the stream: fold, merge, budget. *out stays valid until the
  * engine is freed. Issues: power.layers_inferences_dropped,
  * power.layers_unresolved, power.layers_none (no inference folded: no

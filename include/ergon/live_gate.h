@@ -46,6 +46,14 @@ struct ergon_live_config {
 	 * raw capture (live_raw.h) reads it the same way with samples: the
 	 * first sample is the reset, the grace is counted in samples. */
 	int packet_clock;
+	/* Raw captures only (live_raw.h; NULL: none): every block of samples
+	 * fed to the engine is also handed here as it is fed, with each
+	 * sample's whole digital byte (inputs 0-7; a lost sample holds the
+	 * last level, its current and voltage NaN), e.g. for the layer
+	 * engine's marker line. A non-zero return stops the capture with it. */
+	int (*raw_tap)(void *ctx, const float *current_a, const float *voltage_v,
+		       const uint8_t *digital, size_t n, struct ergon_err *err);
+	void *raw_tap_ctx;
 };
 
 enum ergon_live_end {

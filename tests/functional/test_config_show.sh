@@ -28,11 +28,11 @@ YML
 
 "$bin" config show --config "$tmp/ergon.yml" --set profiling.warmup=9 >"$tmp/out" 2>"$tmp/err"
 check "show exits 0" test $? -eq 0
-# One line per key: 57 keys (issue 7's sections + target.probe, issue 18,
+# One line per key: 58 keys (issue 7's sections + target.probe, issue 18,
 # power.max_uncertainty_pct and the three power.ina228.shunt_* terms, issue
 # 32, power.rail_voltage and profiling.clean_window_attach_wait_ms, issue
-# 37) + the board line + the header.
-check "every key listed" test "$(wc -l <"$tmp/out")" -eq 59
+# 37, power.marker_input_index, issue 33) + the board line + the header.
+check "every key listed" test "$(wc -l <"$tmp/out")" -eq 60
 check "file value and place" grep -qE '^profiling.iterations +250 +config file +.*ergon.yml:4:15' "$tmp/out"
 check "command line value" grep -qE '^profiling.warmup +9 +command line +--set profiling.warmup=9' "$tmp/out"
 check "default value" grep -qE '^profiling.aggregation +median +default' "$tmp/out"

@@ -88,6 +88,7 @@ static void defaults_match_issue(void **state)
 	assert_int_equal(cfg.power.sync_input_index, 0);
 	assert_int_equal(cfg.power.state_input_index, 1);
 	assert_int_equal(cfg.power.go_output_index, 0);
+	assert_int_equal(cfg.power.marker_input_index, 1);
 	assert_int_equal(cfg.power.lockstep, -1);
 	assert_int_equal(cfg.power.stats_rate_hz, 1000);
 	assert_int_equal(cfg.power.reset_strategy, ERGON_RESET_AUTO);

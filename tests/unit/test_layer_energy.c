@@ -170,6 +170,37 @@ static void clean_window(void **state)
 	ergon_layers_free(L);
 }
 
+/* The count given after the samples (a live capture reads the record
+ * after the window) replaces the config's: an engine made with a wrong
+ * count of 5 and told 4 once the samples are in folds the 4 inferences of
+ * clean_window exactly as that test's engine does; none after finish, nor
+ * beyond the limit. */
+static void count_after_the_samples(void **state)
+{
+	(void)state;
+	static struct sig s;
+	build(&s, 4, -1, -1, 0);
+	struct ergon_layers_config c = {
+	    .sample_rate_hz = RATE, .gate_bit = 0, .marker_bit = 1, .segments = 3, .inferences = 5};
+	struct ergon_err err = {0};
+	struct ergon_layers *L = NULL;
+	assert_int_equal(ergon_layers_new(&c, &L, &err), 0);
+	assert_int_equal(ergon_layers_push(L, s.i, NULL, V, s.d, s.n, &err), 0);
+	assert_int_equal(ergon_layers_set_inferences(L, ERGON_LAYERS_MAX_INFERENCES + 1ull, &err),
+			 ERGON_EUSAGE);
+	assert_int_equal(ergon_layers_set_inferences(L, 4, &err), 0);
+	const struct ergon_layers_result *r = NULL;
+	assert_int_equal(ergon_layers_finish(L, &r, &err), 0);
+	assert_int_equal(r->inferences_expected, 4);
+	assert_int_equal(r->inferences_used, 4);
+	assert_int_equal(r->inferences_lost, 0);
+	assert_int_equal(r->issues.n, 0);
+	assert_true(NEAR(r->layers[1].energy_mean_j, 1220e-9));
+	assert_true(NEAR(r->layers[2].energy_mean_j, 2990e-9));
+	assert_int_equal(ergon_layers_set_inferences(L, 4, &err), ERGON_EUSAGE);
+	ergon_layers_free(L);
+}
+
 static void missing_edge_drops_one(void **state)
 {
 	(void)state;
@@ -373,7 +404,7 @@ static void bad_config(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(clean_window),	     cmocka_unit_test(missing_edge_drops_one),
+	    cmocka_unit_test(clean_window), cmocka_unit_test(count_after_the_samples),	     cmocka_unit_test(missing_edge_drops_one),
 	    cmocka_unit_test(extra_edge_drops_one),  cmocka_unit_test(short_layer_merged),
 	    cmocka_unit_test(no_gate),		     cmocka_unit_test(sum_check),
 	    cmocka_unit_test(plan_groups_short_layers), cmocka_unit_test(bad_config),

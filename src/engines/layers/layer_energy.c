@@ -102,6 +102,20 @@ int ergon_layers_new(const struct ergon_layers_config *cfg, struct ergon_layers 
 	return 0;
 }
 
+int ergon_layers_set_inferences(struct ergon_layers *L, uint64_t inferences,
+				struct ergon_err *err)
+{
+	if (L->finished)
+		return ergon_err_set(err, ERGON_EUSAGE,
+				     "layer energy: the inference count given after finish");
+	if (inferences > ERGON_LAYERS_MAX_INFERENCES)
+		return ergon_err_set(err, ERGON_EUSAGE,
+				     "layer energy: %llu inferences; at most %u are folded",
+				     (unsigned long long)inferences, ERGON_LAYERS_MAX_INFERENCES);
+	L->cfg.inferences = inferences;
+	return 0;
+}
+
 void ergon_layers_free(struct ergon_layers *L)
 {
 	if (L == NULL)

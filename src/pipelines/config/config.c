@@ -116,6 +116,9 @@ const struct cfg_key ergon_cfg_keys[] = {
     U("power.sync_input_index", power.sync_input_index, 0, 7, "0"),
     U("power.state_input_index", power.state_input_index, 0, 7, "1"),
     U("power.go_output_index", power.go_output_index, 0, 7, "0"),
+    /* The meter's digital input the layer-marker line is wired to
+     * (--layer-energy on a live PPK2: D1 by default, beside the gate). */
+    U("power.marker_input_index", power.marker_input_index, 0, 7, "1"),
     {"power.lockstep", KT_TRIBOOL, OFF(power.lockstep), 0, 0, 0, 0, 0, NULL, NULL, 0, "null"},
     U("power.stats_rate_hz", power.stats_rate_hz, 1, 2000000, "1000"),
     E("power.reset_strategy", power.reset_strategy, resets, "auto"),

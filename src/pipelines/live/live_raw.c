@@ -42,6 +42,8 @@ struct lraw {
 	uint64_t min_high; /* samples a high must last to close a window */
 	float cur[STAGE], volt[STAGE];
 	uint8_t bits[STAGE / 8];
+	uint8_t digital[STAGE]; /* every input, for cfg->raw_tap */
+	uint8_t last_digital;
 	size_t n;
 };
 
@@ -72,14 +74,19 @@ static int flush(struct lraw *l, struct ergon_err *err)
 	if (l->n == 0)
 		return 0;
 	int rc = ergon_gated_push_raw(l->g, l->cur, l->volt, NULL, l->bits, 0, l->n, err);
+	if (rc == 0 && l->c->raw_tap)
+		rc = l->c->raw_tap(l->c->raw_tap_ctx, l->cur, l->volt, l->digital, l->n, err);
 	l->n = 0;
 	return rc;
 }
 
-/* One sample (or a lost one: NaN) at index l->next with gate level high. */
-static int put(struct lraw *l, float i_a, float v_v, int high, struct ergon_err *err)
+/* One sample (or a lost one: NaN) at index l->next with its inputs d. */
+static int put(struct lraw *l, float i_a, float v_v, uint8_t d, struct ergon_err *err)
 {
+	int high = (int)(((unsigned)d >> l->c->sync_input_index) & 1u);
 	size_t k = l->n;
+	l->digital[k] = d;
+	l->last_digital = d;
 	if ((k & 7u) == 0)
 		l->bits[k >> 3] = 0;
 	l->cur[k] = i_a;
@@ -146,14 +153,14 @@ static int take(struct lraw *l, const struct ergon_sample *s, struct ergon_err *
 	 * invented inside a gap). */
 	while (rc == 0 && l->next < idx) {
 		l->res->samples_lost++;
-		rc = put(l, NAN, NAN, l->level, err);
+		rc = put(l, NAN, NAN, l->last_digital, err);
 	}
 	if (rc)
 		return rc;
 	float i = (s->fields & ERGON_F_CURRENT) ? (float)s->current_a : NAN;
 	float v = (s->fields & ERGON_F_VOLTAGE) ? (float)s->voltage_v : NAN;
 	uint32_t d = (s->fields & ERGON_F_DIGITAL) ? s->digital : 0;
-	return put(l, i, v, (int)((d >> l->c->sync_input_index) & 1u), err);
+	return put(l, i, v, (uint8_t)d, err);
 }
 
 int ergon_live_raw_capture(struct ergon_instrument *inst, const struct ergon_live_config *cfg,

@@ -215,7 +215,7 @@ int ergon_profile_run(const struct ergon_profile_opts *o, struct ergon_profile_r
 
 	r.issues = json_deep_copy(cfg->issues);
 	/* 2. accept (with the run's issues). */
-	rc = prof_accept(cfg, o->model, plan.json, r.issues, &r.lo, err);
+	rc = prof_accept_run(cfg, o->model, o->layer_energy, plan.json, r.issues, &r.lo, err);
 	if (rc) {
 		json_decref(plan.json);
 		json_decref(r.issues);

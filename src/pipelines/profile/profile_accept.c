@@ -422,6 +422,16 @@ static int config_acts(const struct ergon_config *cfg, json_t *plan, json_t *iss
 	if (src)
 		return src;
 	const char *where = NULL;
+	/* The virtual bench's meter carries its markers on D1 by construction
+	 * (ERGON_SIM_MARKER_PIN), so another input would be ignored there. */
+	if (cfg->target.lifecycle == ERGON_LIFECYCLE_SIM && cfg->power.marker_input_index != 1 &&
+	    explicit_key(cfg, "power.marker_input_index", &where))
+		return ergon_err_set(err, ERGON_ECONFIG,
+				     "%s: power.marker_input_index %llu cannot act on the virtual "
+				     "bench: its meter carries the layer markers on D1 (input 1); "
+				     "leave it unset or 1 there (it names the live PPK2's input on "
+				     "a real board)",
+				     where, (unsigned long long)cfg->power.marker_input_index);
 	const char *how = NULL, *refuse = NULL;
 	int lc = cfg->target.lifecycle;
 	const char *lname = lc == ERGON_LIFECYCLE_JLINK	    ? "jlink"
@@ -579,6 +589,51 @@ static int config_acts(const struct ergon_config *cfg, json_t *plan, json_t *iss
 	return plan_reset(plan, issues, rname, steps, missing, lname, emu_step, err);
 }
 
+/* --layer-energy on a real board with a live meter: ERGON_ECONFIG when
+ * the marker line cannot be taken (a Joulescope: its bridge streams no raw
+ * samples, and lock-step holds INPUT1; a PPK2 with the markers on the
+ * gate's input), naming the reason and the fix; else
+ * plan.power.layer_markers says which inputs carry what. */
+static int accept_layers(const struct ergon_config *cfg, int layer_energy, json_t *plan,
+			 struct ergon_err *err)
+{
+	if (!layer_energy || !cfg->power.enabled || cfg->power.mode == ERGON_POWER_INTERNAL ||
+	    cfg->target.lifecycle == ERGON_LIFECYCLE_SIM || !prof_live_driver(cfg))
+		return 0;
+	const char *where = NULL;
+	unsigned mk = (unsigned)cfg->power.marker_input_index;
+	if (!explicit_key(cfg, "power.marker_input_index", &where))
+		where = "power.marker_input_index";
+	if (strcmp(cfg->power.driver, "joulescope") == 0) {
+		int clash = cfg->power.lockstep == 1 && mk == cfg->power.state_input_index;
+		return ergon_err_set(
+		    err, ERGON_ECONFIG,
+		    "--layer-energy with power.driver joulescope: %s"
+		    "the live Joulescope path streams statistics packets (power.stats_rate_hz), "
+		    "which carry one input level per packet, and marker edges need raw samples, "
+		    "which ergon's Joulescope bridge does not stream yet; measure the layers "
+		    "from a separate gate-only run of the same power build (power.lockstep: "
+		    "false; gate on INPUT0, markers on INPUT1) recorded at 1 MSPS with the "
+		    "Joulescope UI, then `ergon analyze --jls RUN.jls --marker-input-index 1 "
+		    "--layers SUMMARY.json` (this profile's summary.json), or use a PPK2 "
+		    "(power.driver ppk2, markers on D1)",
+		    clash ? "lock-step reads READY on INPUT1 (power.state_input_index), the "
+			    "marker line's input, so the markers need a gate-only run; and "
+			  : "");
+	}
+	if (mk == cfg->power.sync_input_index)
+		return ergon_err_set(err, ERGON_ECONFIG,
+				     "%s: power.marker_input_index %u is the gate's input "
+				     "(power.sync_input_index); wire the layer-marker line to "
+				     "another PPK2 logic input and name it (D1 by default)",
+				     where, mk);
+	json_object_set_new(json_object_get(plan, "power"), "layer_markers",
+			    json_pack("{s:s, s:I, s:I}", "meter", cfg->power.driver,
+				      "gate_input_index", (json_int_t)cfg->power.sync_input_index,
+				      "marker_input_index", (json_int_t)mk));
+	return 0;
+}
+
 int prof_accept(const struct ergon_config *cfg, const json_t *model, json_t *plan,
 		json_t *issues, struct ergon_lifecycle_opts *lo, struct ergon_err *err)
 {
@@ -588,4 +643,12 @@ int prof_accept(const struct ergon_config *cfg, const json_t *model, json_t *pla
 	if (rc == 0 && lo != NULL)
 		lifecycle_opts(cfg, lo);
 	return rc;
+}
+
+int prof_accept_run(const struct ergon_config *cfg, const json_t *model, int layer_energy,
+		    json_t *plan, json_t *issues, struct ergon_lifecycle_opts *lo,
+		    struct ergon_err *err)
+{
+	int rc = prof_accept(cfg, model, plan, issues, lo, err);
+	return rc ? rc : accept_layers(cfg, layer_energy, plan, err);
 }

@@ -25,7 +25,9 @@
 #include "ergon/fileio.h"
 #include "ergon/hpx.h"
 #include "ergon/hpx_capture.h"
+#include "ergon/layer_energy.h"
 #include "ergon/lifecycle.h"
+#include "pipelines/common/common.h"
 #include "ergon/profile.h"
 #include "ergon/rating.h"
 #include "ergon/sim.h"
@@ -115,6 +117,10 @@ int prof_plan(const struct ergon_config *cfg, const struct ergon_profile_opts *o
  * (plan.memory). */
 int prof_accept(const struct ergon_config *cfg, const json_t *model, json_t *plan,
 		json_t *issues, struct ergon_lifecycle_opts *lo, struct ergon_err *err);
+/* The same, and --layer-energy's marker line (layer_energy: the flag). */
+int prof_accept_run(const struct ergon_config *cfg, const json_t *model, int layer_energy,
+		    json_t *plan, json_t *issues, struct ergon_lifecycle_opts *lo,
+		    struct ergon_err *err);
 
 /* 3. The PMU stage (profile_pmu.c). */
 struct prof_pmu {
@@ -154,10 +160,33 @@ int prof_terminal_facts(struct ergon_hpx_parser *p, double clean_infer_avg_us, i
  * engine fed with the window (caller finishes and frees), *live_out the
  * capture's facts (caller decrefs); both may be set when rc != 0. */
 struct ergon_gated;
+/* --layer-energy on a live raw meter (a PPK2): the marker line on input
+ * marker_input_index beside the gate, fed to the layer engine sample by
+ * sample as the gated engine gets them. The capture plans the markers
+ * from profile at the meter's rate (plan) and makes the engine (L); a
+ * layer engine that refused a sample (a lost one: NaN) stops taking
+ * samples, failed is 1 with why in err, and the gated capture goes on.
+ * Owned members: prof_live_layers_cleanup. */
+struct prof_live_layers {
+	const json_t *profile; /* the PMU stage's profile section (borrowed) */
+	unsigned marker_input_index;
+	struct ergon_layer_plan plan;
+	struct ergon_layers *L;
+	int failed;
+	struct ergon_err err;
+};
+static inline void prof_live_layers_cleanup(struct prof_live_layers *ly)
+{
+	ergon_layers_free(ly->L);
+	ly->L = NULL;
+	ergon_layer_plan_free(&ly->plan);
+}
+/* ly: NULL without --layer-energy. */
 int prof_live_capture(struct prof_run *r, const char *dir, const char *image, double duration_s,
 		      double window_hb_s, struct ergon_hpx_parser *p,
 		      struct ergon_hpx_capture_result *cap, struct ergon_lifecycle **lc_out,
-		      struct ergon_gated **g_out, json_t **live_out, struct ergon_err *err);
+		      struct ergon_gated **g_out, json_t **live_out, struct prof_live_layers *ly,
+		      struct ergon_err *err);
 
 /* 5. The outputs (profile_outputs.c): summary.json from the stages'
  * results into art (stages: its "stages" object, for the two stages'

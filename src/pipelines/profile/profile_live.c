@@ -20,6 +20,7 @@
 #include "ergon/bridge.h"
 #include "ergon/gated.h"
 #include "ergon/instrument.h"
+#include "ergon/layer_energy.h"
 #include "ergon/live_gate.h"
 #include "ergon/live_raw.h"
 #include "profile_internal.h"
@@ -154,10 +155,50 @@ static int open_bridge_powered(const char *spec, const struct ergon_config *cfg,
 	return rc;
 }
 
+/* ---- --layer-energy: the marker line beside the gate (a raw meter) ---- */
+
+#define LIVE_LAYER_PLAN_WHAT "--layer-energy: the PMU stage"
+
+/* The capture's raw_tap: every block the gated engine gets, into the
+ * layer engine too. A sample it refuses (a lost one is NaN: the method
+ * needs every sample) stops the layers, not the capture. */
+static int layers_tap(void *ctx, const float *current_a, const float *voltage_v,
+		      const uint8_t *digital, size_t n, struct ergon_err *err)
+{
+	(void)err;
+	struct prof_live_layers *ly = ctx;
+	if (ly->failed || ly->L == NULL)
+		return 0;
+	if (ergon_layers_push(ly->L, current_a, voltage_v, NAN, digital, n, &ly->err) != 0)
+		ly->failed = 1;
+	return 0;
+}
+
+/* The marker plan from the PMU stage's layers at the meter's rate (the
+ * plan the power build's markers follow at that rate) and a layer engine
+ * for the capture: the gate on power.sync_input_index, the markers on
+ * power.marker_input_index, the meter's rating. */
+static int layers_begin(struct prof_run *r, struct prof_live_layers *ly, double rate_hz,
+			struct ergon_err *err)
+{
+	const struct ergon_config *cfg = r->o->cfg;
+	int rc = ergon_layer_plan_from_profile(ly->profile, rate_hz, LIVE_LAYER_PLAN_WHAT,
+					       &ly->plan, err);
+	if (rc)
+		return rc;
+	struct ergon_layers_config c = {.sample_rate_hz = rate_hz,
+					.gate_bit = (unsigned)cfg->power.sync_input_index,
+					.marker_bit = ly->marker_input_index,
+					.segments = ly->plan.n_segments,
+					.rating = r->have_live_rating ? &r->live_rating : NULL};
+	return ergon_layers_new(&c, &ly->L, err);
+}
+
 int prof_live_capture(struct prof_run *r, const char *dir, const char *image, double duration_s,
 		      double window_hb_s, struct ergon_hpx_parser *p,
 		      struct ergon_hpx_capture_result *cap, struct ergon_lifecycle **lc_out,
-		      struct ergon_gated **g_out, json_t **live_out, struct ergon_err *err)
+		      struct ergon_gated **g_out, json_t **live_out, struct prof_live_layers *ly,
+		      struct ergon_err *err)
 {
 	const struct ergon_config *cfg = r->o->cfg;
 	*g_out = NULL;
@@ -205,6 +246,10 @@ int prof_live_capture(struct prof_run *r, const char *dir, const char *image, do
 					.rating = r->have_live_rating ? &r->live_rating : NULL};
 	if (!rc)
 		rc = ergon_gated_new(&gc, &g, err);
+	/* The layer engine at the PPK2's own rate (the plan stage refused
+	 * --layer-energy for any other live meter). */
+	if (!rc && ly != NULL && raw && inst != NULL)
+		rc = layers_begin(r, ly, inst->identity.sample_rate_hz, err);
 	struct reset_ctx rctx = {.r = r, .lc = lc};
 	/* Duration bounds the whole capture; the window's end stops it. */
 	struct ergon_live_config lcfg = {
@@ -228,6 +273,8 @@ int prof_live_capture(struct prof_run *r, const char *dir, const char *image, do
 	     * one keeps the host clock (a real reset takes the probe's
 	     * seconds while the stream already runs). */
 	    .packet_clock = inst != NULL && inst->identity.provenance == ERGON_PROV_SYNTHETIC,
+	    .raw_tap = ly != NULL && ly->L != NULL ? layers_tap : NULL,
+	    .raw_tap_ctx = ly,
 	};
 	struct ergon_live_result res = {0};
 	struct ergon_live_raw_result rres = {0};

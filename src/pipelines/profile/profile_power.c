@@ -489,6 +489,58 @@ static void shared_count(struct ergon_hpx_parser *p, struct ergon_power_facts *f
 	ergon_pmu_result_free(res);
 }
 
+/* A number of the power section, NaN when it has none. */
+static double sec_num(const json_t *sec, const char *key)
+{
+	const json_t *v = json_object_get(sec, key);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* The live PPK2's layer engine (fed by the capture) into power.layers[]
+ * and power.layer_energy: the firmware's count, the sum against the
+ * gated energy per inference, and what the marker's cost needs. A layer
+ * engine that stopped (a lost sample) says why, with the estimate. */
+static int prof_layers_analyze_live(const struct ergon_config *cfg, struct prof_live_layers *ly,
+				    uint64_t inferences, json_t *sec, json_t *issues,
+				    struct ergon_err *err)
+{
+	const struct ergon_layers_result *res = NULL;
+	int rc = 0;
+	if (ly->L == NULL || ly->failed) {
+		char why[1200];
+		snprintf(why, sizeof why,
+			 "not measured: %s; shown: the cycle split of the energy per inference, "
+			 "an estimate",
+			 ly->failed ? ly->err.msg : "the meter gave no samples");
+		prof_layers_estimate_only(ly->profile, sec, why);
+		return 0;
+	}
+	rc = ergon_layers_set_inferences(ly->L, inferences, err);
+	if (!rc)
+		rc = ergon_layers_finish(ly->L, &res, err);
+	char meter[200];
+	snprintf(meter, sizeof meter, "the live PPK2 (%.0f SPS, gate D%u, markers D%u)",
+		 ly->plan.rate_hz, (unsigned)cfg->power.sync_input_index, ly->marker_input_index);
+	if (!rc)
+		rc = ergon_layers_section(res, &ly->plan, sec_num(sec, "energy_per_inference_j"),
+					  sec_num(sec, "energy_per_inference_uncertainty_j"), meter,
+					  sec, issues, err);
+	json_t *meta = json_object_get(sec, "layer_energy");
+	if (!rc && json_is_object(meta)) {
+		json_object_set_new(meta, "marker_input_index",
+				    json_integer((json_int_t)ly->marker_input_index));
+		json_object_set_new(
+		    meta, "marker_cost",
+		    json_pack("{s:s, s:s}", "measured", "no", "why",
+			      "one live run flashes one power build: the marker's own cost "
+			      "needs an unmarked run of the same build (its markers compiled "
+			      "out, ERT_LAYER_MARKERS=0) whose energy_per_inference_j is "
+			      "compared with this run's (`ergon compare`); on the virtual bench "
+			      "it is 2.25 nJ a toggle (docs/METHOD.md)"));
+	}
+	return rc;
+}
+
 void prof_power(struct prof_run *r, const struct prof_plan *plan, const struct prof_pmu *pmu,
 		json_t *stage, struct prof_power *out)
 {
@@ -619,12 +671,28 @@ void prof_power(struct prof_run *r, const struct prof_plan *plan, const struct p
 	struct ergon_layer_plan lp = {0};
 	const char *no_markers = NULL;
 	struct ergon_sim_options so = plan->sim;
+	/* A live PPK2 takes the marker line beside the gate (profile_live.c):
+	 * the plan is made at the meter's rate once it is open. */
+	struct prof_live_layers ly = {.marker_input_index = (unsigned)cfg->power.marker_input_index};
+	int live_layers = 0;
 	if (!rc && (r->o->layer_energy || (r->sim && ergon_sim_scenario_markers(r->o->sim_scenario)))) {
-		if (!r->sim || internal) {
-			no_markers = "not measured: --layer-energy measures on the virtual bench's "
-				     "external meter only, for now; shown: the cycle split of the "
-				     "energy per inference, an estimate";
+		int ppk2 = live && !internal && strcmp(cfg->power.driver, "ppk2") == 0;
+		if ((!r->sim && !ppk2) || internal) {
+			no_markers = internal
+					 ? "not measured: the on-board INA228 (internal mode) gives one "
+					   "energy per window, no marker line; shown: the cycle split "
+					   "of the energy per inference, an estimate"
+					 : "not measured: --layer-energy measures with the virtual "
+					   "bench's meter or a live PPK2 (power.driver ppk2); shown: "
+					   "the cycle split of the energy per inference, an estimate";
 			json_object_set_new(stage, "layer_energy", json_string(no_markers));
+		} else if ((!pmu_ok || pmu->profile == NULL) && ppk2) {
+			no_markers = "not measured: the PMU stage gave no layers to plan the markers "
+				     "from";
+			json_object_set_new(stage, "layer_energy", json_string(no_markers));
+		} else if (ppk2) {
+			ly.profile = pmu->profile;
+			live_layers = 1;
 		} else if (!pmu_ok || pmu->profile == NULL) {
 			json_object_set_new(stage, "layer_energy",
 					    json_string("not measured: the PMU stage gave no layers "
@@ -661,7 +729,7 @@ void prof_power(struct prof_run *r, const struct prof_plan *plan, const struct p
 		prof_progress(r, "capture", "live: program, reset, READY, GO, the gated window");
 		rc = prof_live_capture(r, dir, image, duration_s,
 				       prof_planned_window_hb_s(cfg, pmu->clean_infer_avg_us), p,
-				       &cap, &lc, &g, &live_facts, &e);
+				       &cap, &lc, &g, &live_facts, live_layers ? &ly : NULL, &e);
 	} else if (!rc) {
 		/* The power build prints nothing from boot to its record: the
 		 * heartbeat bound must cover the whole planned run. */
@@ -827,6 +895,13 @@ void prof_power(struct prof_run *r, const struct prof_plan *plan, const struct p
 		add_uncertainty(r, sec, internal);
 		if (no_markers != NULL && pmu_ok && pmu->profile != NULL)
 			prof_layers_estimate_only(pmu->profile, sec, no_markers);
+		if (live_layers) {
+			prof_progress(r, "analysis", "energy per layer");
+			rc = prof_layers_analyze_live(
+			    cfg, &ly,
+			    (uint64_t)json_integer_value(json_object_get(sec, "inference_count")),
+			    sec, r->issues, &e);
+		}
 		if (lp.on) {
 			prof_progress(r, "analysis", "energy per layer");
 			rc = prof_layers_analyze_sim(
@@ -861,4 +936,5 @@ void prof_power(struct prof_run *r, const struct prof_plan *plan, const struct p
 	ergon_hpx_parser_free(p);
 	ergon_hpx_capture_result_cleanup(&cap);
 	ergon_layer_plan_free(&lp);
+	prof_live_layers_cleanup(&ly);
 }

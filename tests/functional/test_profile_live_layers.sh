@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# `ergon profile --power --layer-energy` on a real board with a live PPK2
+# (issue 33): the marker line on D1 beside the gate on D0, fed to the layer
+# engine sample by sample as the gated engine gets them
+# (src/pipelines/profile/profile_live.c). The board is the fake J-Link bench
+# of tests/support/live_bench/fake_jlink_bench.sh (1200 inferences of 1 ms;
+# its PMU stage's three layers, CONV_2D 48,000 + DEPTHWISE_CONV_2D 24,000 +
+# FULLY_CONNECTED 24,000 cycles at 96 MHz, i.e. 50 + 25 + 25 samples at
+# 100 kSPS, so the marker plan marks all three); the meter is the PPK2
+# protocol simulator, unpaced, drawing 1200 marked inferences of those
+# three layers at 6, 4 and 5 mA inside a gate that rises 1 s after the
+# stream's first sample (100 samples at 2 mA before and after them; 1 mA
+# outside the gate). Every expected figure is computed here from the
+# simulator's configured currents and timing (the hand model of
+# test_analyze_layers.sh), not taken from ergon; then the same signal is
+# recorded with `ergon record` and analysed with `ergon analyze
+# --marker-input-index 1 --layers`, and the two paths must give the same
+# layers. The refusals: a Joulescope (its bridge streams no raw samples;
+# with lock-step INPUT1 is READY) and a PPK2 with the markers on the gate's
+# input, each before anything is flashed.
+set -u
+bin=${ERGON_BIN:?ERGON_BIN not set}
+src=${ERGON_SOURCE_DIR:?ERGON_SOURCE_DIR not set}
+SIM=${ERGON_BUILD_DIR:?ERGON_BUILD_DIR not set}/ergon_ppk2_sim
+if ! command -v python3 >/dev/null; then
+	echo "FAIL: python3 is needed for the fake RTT server"
+	exit 1
+fi
+tmp=$(mktemp -d)
+SIMPID=
+trap '[ -n "$SIMPID" ] && kill "$SIMPID" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
+fails=0
+ok() { echo "ok   - $*"; }
+bad() { echo "FAIL - $*"; fails=$((fails + 1)); }
+. "$src/tests/support/live_bench/fake_jlink_bench.sh"
+live_bench_setup || bad "virtual bench reference run (1200 inferences)"
+
+sim_args=(--current-a 0.001 --burst-a 0.002 --fast --gate-at-start --gate-delay-s 1.0
+	--layers-a 0.006,0.004,0.005 --layer-samples 50,25,25 --inferences 1200)
+start_sim() { # start_sim ARGS...: sets SIMPID and PORT
+	coproc SIMP { exec "$SIM" "$@"; }
+	SIMPID=$SIMP_PID
+	read -r PORT <&"${SIMP[0]}"
+}
+stop_sim() {
+	kill "$SIMPID" 2>/dev/null
+	wait "$SIMPID" 2>/dev/null
+	SIMPID=
+}
+ppk2=(--power --layer-energy --set power.driver=ppk2 --set power.io_voltage=3.0)
+
+# --- 1. the live path --------------------------------------------------------
+start_sim "${sim_args[@]}"
+"$bin" profile "$tmp/fw" "${board[@]}" "${ppk2[@]}" --power-serial "$PORT" --out "$tmp/pp" \
+	>"$tmp/out.pp" 2>"$tmp/err.pp"
+rc=$?
+stop_sim
+if [ $rc -eq 0 ]; then ok "live PPK2 profile with --layer-energy (exit 0)"; else
+	bad "live PPK2 profile with --layer-energy: exit $rc"
+	cat "$tmp/err.pp"
+fi
+# The hand model, shared by both paths' checks.
+cat >"$tmp/hand.py" <<'PY'
+# The PPK2's current as the driver decodes it: range 1 (101.65 ohm) for
+# 1..6 mA, 14-bit steps of 4 x 1.8 / 163840 V, identity calibration.
+q = lambda i: round(i * 101.65 * 163840 / 7.2) * 7.2 / 163840 / 101.65
+V, rate, n = 3.0, 1e5, 1200
+I, S = [q(0.006), q(0.004), q(0.005)], [50, 25, 25]
+# Each edge sits mid-way through the sample before the first one showing
+# the new level: a layer gets half a sample of the layer before it and
+# loses half a sample of its own. Layer 0's first inference follows the
+# 2 mA lead-in, the others the 5 mA layer.
+prev = [(q(0.002) + (n - 1) * I[2]) / n, I[0], I[1]]
+hand = [V / rate * ((S[j] - 0.5) * I[j] + 0.5 * prev[j]) for j in range(3)]
+truth = [V / rate * S[j] * I[j] for j in range(3)]
+# The gate's energy per inference: the layers plus the 200 lead/tail
+# samples at 2 mA (less the lead-in's last half sample, inside the first
+# edge, plus the last layer's last half sample, after the final edge).
+unmarked = V / rate * (199.5 * q(0.002) + 0.5 * I[2]) / n
+PY
+if python3 - "$tmp/pp/summary.json" "$tmp/pp/detailed/layer_energy.csv" "$tmp/hand.py" <<'PY'; then
+import csv, json, sys
+exec(open(sys.argv[3]).read())
+d = json.load(open(sys.argv[1]))
+p = d["power"]
+L, m = p.get("layers"), p.get("layer_energy", {})
+errs = []
+if not L or [e["op"] for e in L] != ["CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"]:
+    print("layers %r, layer_energy %r" % (L, m)); sys.exit(1)
+for j, e in enumerate(L):
+    if abs(e["energy_j"] - hand[j]) > 1e-6 * hand[j]: errs.append("layer %d: %r, by hand %r" % (j, e["energy_j"], hand[j]))
+    # The layer's own energy inside its stated U: the known part, since a
+    # PPK2 states no rated gain (the budget is incomplete, and says so).
+    if e["energy_U_j"] is not None or e["budget"]["complete"]: errs.append("layer %d: a complete budget from an unrated PPK2: %r" % (j, e["budget"]))
+    if not abs(e["energy_j"] - truth[j]) <= e["energy_U_known_j"]: errs.append("layer %d: truth %r outside %r +- %r" % (j, truth[j], e["energy_j"], e["energy_U_known_j"]))
+    if abs(e["duration_s"] - S[j] / rate) > 1e-9: errs.append("layer %d duration %r" % (j, e["duration_s"]))
+    if e["inferences_used"] != n or e["kind"] != "measured": errs.append("layer %d: %r" % (j, e))
+    if not (e.get("estimated_energy") or {}).get("kind") == "estimated": errs.append("layer %d: no estimate beside it" % j)
+if m.get("inferences") != {"expected": 1200, "used": 1200, "dropped": 0, "lost": 0}: errs.append("inferences %r" % m.get("inferences"))
+if m.get("edges") != 3 * n + 1 or m.get("marked_segments") != 3: errs.append("edges %r segments %r" % (m.get("edges"), m.get("marked_segments")))
+if m.get("marker_input_index") != 1 or "markers D1" not in m.get("meter", "") or "gate D0" not in m.get("meter", ""): errs.append("meter %r" % m.get("meter"))
+if (m.get("marker_cost") or {}).get("measured") != "no" or "unmarked run" not in m["marker_cost"].get("why", ""): errs.append("marker cost %r" % m.get("marker_cost"))
+epi = p.get("energy_per_inference_j")
+if not isinstance(epi, float) or abs(m["sum_j"] + m["unmarked_j"] - epi) > 1e-7 * epi: errs.append("sum %r + unmarked %r vs epi %r" % (m.get("sum_j"), m.get("unmarked_j"), epi))
+if abs(m.get("unmarked_j", 0) - unmarked) > 1e-6 * unmarked: errs.append("unmarked %r, by hand %r" % (m.get("unmarked_j"), unmarked))
+codes = [i["code"] for i in d.get("issues", [])]
+for c in ("power.layers_sum_mismatch", "power.layers_inferences_dropped", "power.layers_none"):
+    if c in codes: errs.append("issue %s" % c)
+if m.get("costliest") != [0, 2, 1]: errs.append("costliest %r" % m.get("costliest"))
+plan = d.get("plan", {}).get("power", {}).get("layer_markers")
+if plan != {"meter": "ppk2", "gate_input_index": 0, "marker_input_index": 1}: errs.append("plan %r" % plan)
+if d.get("provenance", {}).get("kind") != "synthetic": errs.append("provenance %r" % d.get("provenance"))
+rows = list(csv.DictReader(open(sys.argv[2])))
+if [r["op"] for r in rows] != [e["op"] for e in L]: errs.append("csv %r" % rows)
+if errs:
+    print("\n".join(errs)); sys.exit(1)
+PY
+	ok "live: each layer within 1e-6 of the hand model, its own energy inside U, 3601 edges, the sum checked"
+else bad "live: layers"; fi
+grep -q "CONV_2D" "$tmp/out.pp" && ok "the terminal table names the layers" ||
+	bad "no layer table on the terminal"
+
+# --- 2. the same signal recorded, then analysed -------------------------------
+start_sim "${sim_args[@]}"
+"$bin" record --instrument "ppk2:$PORT" --instrument-opt vdd_mv=3000 --duration-s 2.4 \
+	--out "$tmp/r.jls" >"$tmp/out.rec" 2>"$tmp/err.rec" || {
+	bad "record the marked signal"
+	cat "$tmp/err.rec"
+}
+stop_sim
+cat >"$tmp/facts.json" <<'J'
+{"clean_infer_count": 1200, "clean_infer_avg_us": 1000, "probe_kind": "infer",
+ "terminal": {"version": 1, "status": "ok", "requested_count": 1200,
+   "completed_count": 1200, "elapsed_us": 1202000, "gate_asserted": true,
+   "gate_lowered": true, "final_phase": "complete", "error_code": 0}}
+J
+"$bin" analyze --jls "$tmp/r.jls" --marker-input-index 1 --layers "$tmp/pp/summary.json" \
+	--facts "$tmp/facts.json" --out "$tmp/a" >"$tmp/out.a" 2>"$tmp/err.a"
+rc=$?
+if [ $rc -eq 0 ]; then ok "analyze the recording (exit 0)"; else
+	bad "analyze the recording: exit $rc"
+	cat "$tmp/err.a"
+fi
+if python3 - "$tmp/pp/summary.json" "$tmp/a/summary.json" "$tmp/hand.py" <<'PY'; then
+import json, sys
+exec(open(sys.argv[3]).read())
+live = json.load(open(sys.argv[1]))["power"]
+rec = json.load(open(sys.argv[2]))["power"]
+errs = []
+a, b = live.get("layers") or [], rec.get("layers") or []
+if [(e["index"], e["last_index"], e["op"]) for e in a] != [(e["index"], e["last_index"], e["op"]) for e in b] or len(a) != 3:
+    errs.append("layers differ: %r vs %r" % (a, b))
+for j, (x, y) in enumerate(zip(a, b)):
+    # The same samples in both: the sums differ only in float rounding.
+    for k in ("energy_j", "median_energy_j", "duration_s", "power_w"):
+        if abs(x[k] - y[k]) > 1e-9 * abs(y[k]): errs.append("layer %d %s: live %r, recording %r" % (j, k, x[k], y[k]))
+    if abs(y["energy_j"] - hand[j]) > 1e-6 * hand[j]: errs.append("recording layer %d: %r, by hand %r" % (j, y["energy_j"], hand[j]))
+    if x["inferences_used"] != y["inferences_used"]: errs.append("layer %d inferences" % j)
+for k in ("inferences", "edges", "marked_segments"):
+    if live["layer_energy"].get(k) != rec["layer_energy"].get(k): errs.append("%s: %r vs %r" % (k, live["layer_energy"].get(k), rec["layer_energy"].get(k)))
+if errs:
+    print("\n".join(errs)); sys.exit(1)
+PY
+	ok "record + analyze of the same signal gives the live path's layers"
+else bad "live against record + analyze"; fi
+
+# --- 3. refusals, before anything is flashed ----------------------------------
+: >"$tmp/jlink.calls"
+"$bin" profile "$tmp/fw" "${board[@]}" --power --layer-energy --set power.driver=joulescope \
+	--out "$tmp/js" >"$tmp/out.js" 2>"$tmp/err.js"
+rc=$?
+if [ $rc -eq 2 ] && grep -q "does not stream yet" "$tmp/err.js" &&
+	grep -q "lock-step reads READY on INPUT1" "$tmp/err.js" &&
+	grep -q "power.lockstep: false" "$tmp/err.js" && grep -q -- "--marker-input-index 1" "$tmp/err.js" &&
+	! grep -q loadfile "$tmp/jlink.calls"; then
+	ok "Joulescope with lock-step: refused (exit 2), INPUT1 and the fix named, nothing flashed"
+else
+	bad "Joulescope with lock-step: exit $rc"
+	cat "$tmp/err.js"
+fi
+"$bin" profile "$tmp/fw" "${board[@]}" --power --layer-energy --set power.driver=joulescope \
+	--set power.lockstep=false --out "$tmp/js2" >"$tmp/out.js2" 2>"$tmp/err.js2"
+rc=$?
+if [ $rc -eq 2 ] && grep -q "does not stream yet" "$tmp/err.js2" &&
+	! grep -q "lock-step reads READY" "$tmp/err.js2"; then
+	ok "Joulescope gate-only: refused (exit 2): statistics packets lose marker edges"
+else
+	bad "Joulescope gate-only: exit $rc"
+	cat "$tmp/err.js2"
+fi
+"$bin" profile "$tmp/fw" "${board[@]}" "${ppk2[@]}" --set power.marker_input_index=0 \
+	--power-serial /dev/null --out "$tmp/same" >"$tmp/out.same" 2>"$tmp/err.same"
+rc=$?
+if [ $rc -eq 2 ] && grep -q "power.marker_input_index 0 is the gate's input" "$tmp/err.same" &&
+	! grep -q loadfile "$tmp/jlink.calls"; then
+	ok "PPK2 markers on the gate's input: refused (exit 2)"
+else
+	bad "markers on the gate's input: exit $rc"
+	cat "$tmp/err.same"
+fi
+
+if grep -l "Sanitizer" "$tmp"/err.* >/dev/null 2>&1; then bad "sanitizer report"; fi
+[ $fails -eq 0 ] || exit 1
