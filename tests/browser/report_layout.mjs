@@ -46,6 +46,16 @@ try {
           .filter((t) => !t.getAttribute('text-anchor') || t.getAttribute('text-anchor') === 'middle')
           .map((t) => ({ text: t.textContent, x: (box(t).x0 + box(t).x1) / 2 })),
         xcats: [...svg.querySelectorAll('text.xcat')].map((t) => t.textContent),
+        // Each category name as placed: its anchor (x, y), its rotation
+        // and its box before the rotation (getBBox, the font's line box),
+        // all in the SVG's own units, so that overlap is decided in the
+        // names' rotated frame, not from their axis-aligned page boxes.
+        xcat_boxes: [...svg.querySelectorAll('text.xcat')].map((t) => {
+          const b = t.getBBox();
+          const m = /rotate\((-?[0-9.]+)/.exec(t.getAttribute('transform') || '');
+          return { text: t.textContent, x: +t.getAttribute('x'), y: +t.getAttribute('y'),
+            angle: m ? +m[1] : 0, bx: b.x, by: b.y, bw: b.width, bh: b.height };
+        }),
         labels: [...svg.querySelectorAll('text.marklabel, text.spanlabel')]
           .filter((t) => t.getAttribute('display') !== 'none')
           .map((t) => ({ text: t.textContent, ...box(t) })),

@@ -540,6 +540,29 @@ void hp_discard(struct hp_plot *p)
 	ergon_dynbuf_free(&p->xcat);
 }
 
+/* The names are slanted 40 degrees: two of them k categories apart are
+ * k x (a category's width) x sin(40 deg) apart across their baselines,
+ * which must hold one line of the tick font (11 px; Chromium's box of a
+ * name is 13.2 px high: tests/functional/test_report_layer_chart.sh). */
+#define XCAT_LINE_PX 14.0
+#define SIN_40_DEG 0.6427876096865394
+
+size_t hp_xcat_step(const struct hp_plot *p, size_t n)
+{
+	double cat = n > 0 ? fabs(px(p, 1.0) - px(p, 0.0)) : PW;
+	if (!(cat > 0))
+		return n > 0 ? n : 1;
+	double k = ceil(XCAT_LINE_PX / (cat * SIN_40_DEG) - 1e-9);
+	return k <= 1 ? 1 : k >= (double)(n > 0 ? n : 1) ? (n > 0 ? n : 1) : (size_t)k;
+}
+
+const char *hp_ordinal_suffix(size_t k)
+{
+	if (k % 100 >= 11 && k % 100 <= 13)
+		return "th";
+	return k % 10 == 1 ? "st" : k % 10 == 2 ? "nd" : k % 10 == 3 ? "rd" : "th";
+}
+
 void hp_xcategories(struct hp_plot *p, const char *const *names, size_t n)
 {
 	double longest = 0;

@@ -440,8 +440,8 @@ static void group_chart(struct ergon_dynbuf *b, const struct html_doc *d, const 
 		hd_label(label, sizeof label, cn);
 		hp_bars(&pl, x, w, y, nl, cls, label);
 	}
-	/* Every layer named when they fit (about 13 px each), else every k-th. */
-	size_t step = nl * 13 > 800 ? (nl * 13 + 799) / 800 : 1;
+	/* Every layer named when the names fit, else every k-th. */
+	size_t step = hp_xcat_step(&pl, nl);
 	for (size_t r = 0; r < nl; r += step) {
 		const json_t *l = json_array_get(layers, rank[r].i);
 		const char *op = json_string_value(json_object_get(l, "op"));
@@ -455,7 +455,8 @@ static void group_chart(struct ergon_dynbuf *b, const struct html_doc *d, const 
 		 group);
 	char cap[500], every[64] = "";
 	if (step > 1)
-		snprintf(every, sizeof every, " (here every %zuth; all in the table)", step);
+		snprintf(every, sizeof every, " (here every %zu%s; all in the table)", step,
+			 hp_ordinal_suffix(step));
 	snprintf(cap, sizeof cap,
 		 "%zu layers, sorted by %s (largest first), named by id and op%s; bar height = "
 		 "the layer's share of the counter's total over all layers.%s",
@@ -591,7 +592,7 @@ static void layer_energy_part(struct ergon_dynbuf *b, const struct html_doc *d, 
 			hp_bars(&pl, x, w, y, nl, "s1", "estimated (cycle split)");
 		}
 	}
-	size_t step = nl * 13 > 800 ? (nl * 13 + 799) / 800 : 1;
+	size_t step = hp_xcat_step(&pl, nl);
 	for (size_t r = 0; r < nl; r++)
 		if (r % step != 0) {
 			free(labels[r]);
@@ -600,7 +601,8 @@ static void layer_energy_part(struct ergon_dynbuf *b, const struct html_doc *d, 
 	hp_xcategories(&pl, (const char *const *)labels, nl);
 	char cap[400], every[64] = "";
 	if (step > 1)
-		snprintf(every, sizeof every, " (here every %zuth; all in the table)", step);
+		snprintf(every, sizeof every, " (here every %zu%s; all in the table)", step,
+			 hp_ordinal_suffix(step));
 	snprintf(cap, sizeof cap,
 		 measured
 		     ? "%zu layers (merged ones as first-last), sorted by measured energy "

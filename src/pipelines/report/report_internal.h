@@ -87,6 +87,11 @@ int hp_logx(struct hp_plot *p);
  * name is written under its position, slanted, in place of the numeric
  * ticks; the SVG grows to hold the longest. */
 void hp_xcategories(struct hp_plot *p, const char *const *names, size_t n);
+/* Name every k-th of the n categories at 0..n-1 so that no two names
+ * overlap: the smallest such k (1: every one), from the plot's x range. */
+size_t hp_xcat_step(const struct hp_plot *p, size_t n);
+/* k's English ordinal suffix ("st", "nd", "rd", "th"), for captions. */
+const char *hp_ordinal_suffix(size_t k);
 /* Step line (a gate signal, a CDF). */
 void hp_steps(struct hp_plot *p, const double *x, const double *y, size_t n, const char *cls,
 	      const char *label);
