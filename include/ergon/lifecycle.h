@@ -66,6 +66,9 @@ struct ergon_lifecycle_opts {
 	 * swpoi_addr through the probe (ERGON_SWPOI_* below); swpoi_addr 0:
 	 * the SoC has none known, and a swpoi strategy is refused. */
 	unsigned long swpoi_addr, swpoi_value;
+	/* QEMU: the machine (-M) of the board's port (its descriptor's
+	 * run.machine, docs/internals/ports.md); "": mps3-an547. */
+	char qemu_machine[32];
 };
 
 /* Ambiq Apollo3/4/5 RSTGEN: SWPOI (software POI reset) is the register at
@@ -135,11 +138,14 @@ ergon_lifecycle_sim_result(const struct ergon_lifecycle *lc);
  * the firmware's clock is T * 1000 / 2^shift emulated instructions. */
 #define ERGON_QEMU_ICOUNT_SHIFT 4
 #define ERGON_QEMU_ICOUNT_ARG "shift=4,sleep=off,align=off"
-/* The head of every qemu-system-arm command line for the an547: machine,
- * no display or monitor, semihosting (the firmware's exit code), -icount. */
-#define ERGON_QEMU_AN547_ARGV                                                    \
-	"qemu-system-arm", "-M", "mps3-an547", "-nographic", "-monitor", "none", \
+/* The head of every qemu-system-arm command line: the machine (an emulated
+ * port's run.machine, docs/internals/ports.md), no display or monitor,
+ * semihosting (the firmware's exit code), -icount. */
+#define ERGON_QEMU_ARGV(machine)                                                          \
+	"qemu-system-arm", "-M", (machine), "-nographic", "-monitor", "none",            \
 	    "-semihosting-config", "enable=on,target=native", "-icount", ERGON_QEMU_ICOUNT_ARG
+/* The same for the an547 (qemu-an547, the kernel firmware). */
+#define ERGON_QEMU_AN547_ARGV ERGON_QEMU_ARGV("mps3-an547")
 
 /* Shared by the process-driving drivers (lifecycle_proc.c). Run argv to
  * completion with stdout/stderr to log_path; ERGON_EDEVICE on a non-zero

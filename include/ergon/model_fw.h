@@ -1,8 +1,9 @@
-/* Firmware with a TFLite model embedded, for the emulated Cortex-M55 (QEMU
- * mps3-an547): built with arm-none-eabi-gcc from ergon-target's sources
- * (the same interpreter as the host's), checked to fit the board's memory
- * before compiling, and described (compiler, flags, ELF sha256, link map)
- * beside the results.
+/* Firmware with a TFLite model embedded, for any board with a port in
+ * ergon-target (target/port/<port>/port.json, docs/internals/ports.md;
+ * qemu-an547 is the first): built with arm-none-eabi-gcc from
+ * ergon-target's sources (the same interpreter as the host's), checked to
+ * fit the port's memory before compiling, and described (port, compiler,
+ * flags, ELF sha256, link map) beside the results.
  */
 #ifndef ERGON_MODEL_FW_H
 #define ERGON_MODEL_FW_H
@@ -37,15 +38,21 @@ enum ergon_model_fw_flags {
 	ERGON_MODEL_FW_SHARED_SRAM = 1u << 2,
 };
 
-/* The an547 memory the firmware links into (target/port/an547/an547.ld). */
-#define ERGON_AN547_ITCM_BYTES (512u * 1024u)
-#define ERGON_AN547_DTCM_BYTES (512u * 1024u)
-/* The shared system SRAM (ISRAM0 + ISRAM1 at 0x21000000). */
-#define ERGON_AN547_ISRAM_BYTES (2048u * 1024u)
+/* 0 when board has a port in ergon-target, and *port (when port is not
+ * NULL; new reference, caller decrefs) its summary {port, board, title,
+ * cpu, validation{status, note}, descriptor, descriptor_sha256, run}.
+ * ERGON_EUSAGE naming the board, that it has no port, and how to write one
+ * (docs/internals/ports.md); ERGON_ECONFIG naming the descriptor, the
+ * field and the fix when a descriptor under target/port/ is invalid. */
+ERGON_API int ergon_model_fw_board_check(const char *board, json_t **port,
+					 struct ergon_err *err);
 
-/* Build one firmware into dir (created) as ergon_an547_<kind>.elf with its
- * .map, embedding the model and `input` (input 0's bytes). A model that
- * cannot fit is refused before compiling (ERGON_ETOOBIG, with the sizes).
+/* Build one firmware for board (NULL: qemu-an547) into dir (created) as
+ * ergon_<port>_<kind>.elf with its .map, embedding the model and `input`
+ * (input 0's bytes). A board without a port is refused as
+ * ergon_model_fw_board_check says. A model that cannot fit the port's
+ * memory (its descriptor's memory.code and memory.ram budgets) is refused
+ * before compiling (ERGON_ETOOBIG, with the sizes).
  * The objects that do not depend on the model come from the firmware
  * object cache when they were built before with the same toolchain, flags
  * and sources, the model's own ones when this model was (flags:
@@ -55,27 +62,31 @@ enum ergon_model_fw_flags {
  * sha256): a new reference, caller decrefs; it is also written to
  * dir/build-<kind>.json. The target sources are ERGON_TARGET_DIR
  * (environment) or the source tree ergon was built from. */
-ERGON_API int ergon_model_fw_build(const struct ergon_model *m, const char *dir,
+ERGON_API int ergon_model_fw_build(const struct ergon_model *m, const char *board, const char *dir,
 				   enum ergon_model_fw_kind kind, const uint8_t *input,
 				   size_t input_len, unsigned flags, json_t **build,
 				   struct ergon_err *err);
 
-/* Build the infer firmware in work_dir and run it under qemu-system-arm
+/* Build the infer firmware of an emulated board (NULL: qemu-an547) in
+ * work_dir and run it under qemu-system-arm -M <the port's run.machine>
  * (-icount); *out (malloc'd, caller frees) receives output 0's bytes as the
- * emulated Cortex-M55 computed them. */
-ERGON_API int ergon_model_fw_infer_qemu(const struct ergon_model *m, const uint8_t *input,
-					size_t input_len, const char *work_dir, unsigned flags,
-					uint8_t **out, size_t *out_len, struct ergon_err *err);
+ * emulated core computed them. A real board's port is refused
+ * (ERGON_EUSAGE). */
+ERGON_API int ergon_model_fw_infer_qemu(const struct ergon_model *m, const char *board,
+					const uint8_t *input, size_t input_len,
+					const char *work_dir, unsigned flags, uint8_t **out,
+					size_t *out_len, struct ergon_err *err);
 
-/* For `ergon profile MODEL.tflite --board qemu-an547`: open the model at
- * path, run the host interpreter on the deterministic input pattern "xs1",
- * build the profile firmware (and the power build when with_power) with
+/* For `ergon profile MODEL.tflite --board B`: open the model at path, run
+ * the host interpreter on the deterministic input pattern "xs1", build
+ * board B's profile firmware (and the power build when with_power) with
  * that input embedded into fw_dir, and describe it all in *model (new
  * reference: the ergon_profile_opts.model object). fw_dir NULL builds
  * nothing ("builds": []): the virtual bench (--board sim) runs the model
- * in-process, and a real board runs the user's own firmware. */
-ERGON_API int ergon_model_fw_prepare_profile(const char *path, const char *fw_dir, int with_power,
-					     unsigned flags, json_t **model, struct ergon_err *err);
+ * in-process, and a real board may run the user's own firmware. */
+ERGON_API int ergon_model_fw_prepare_profile(const char *path, const char *board,
+					     const char *fw_dir, int with_power, unsigned flags,
+					     json_t **model, struct ergon_err *err);
 
 
 #ifdef __cplusplus

@@ -58,8 +58,9 @@ struct ergon_model_infer_opts {
 	const char *model_path;
 	const char *input_path;
 	const char *out_path; /* checked writable before the model is read */
-	int on_qemu;	      /* 0: the host interpreter; 1: the qemu-an547 firmware, whose
-				 build, build record and QEMU log stay in OUT.an547/ */
+	int on_qemu;	      /* 0: the host interpreter; 1: an emulated board's firmware
+				 (board), whose build, build record and QEMU log stay in
+				 OUT.<board less its "qemu-">/ (OUT.an547/) */
 	int force;	      /* overwrite out_path */
 	int no_cache;	      /* qemu: build without the firmware object cache */
 	/* The top_k classes of output 0 by score (0: none), written to
@@ -67,6 +68,9 @@ struct ergon_model_infer_opts {
 	size_t top_k;
 	struct ergon_model_score *top;
 	size_t *n_top;
+	/* on_qemu: the emulated board (a port run under QEMU,
+	 * docs/internals/ports.md); NULL: qemu-an547. */
+	const char *board;
 };
 /* One element of output 0: its index, the raw value and the dequantized
  * score (scale * (raw - zero_point); int8/uint8/int16/int32 outputs with

@@ -4,6 +4,7 @@
 #include "cli_opts.h"
 #include "config_print.h"
 #include "ergon/config.h"
+#include "ergon/model_fw.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -85,10 +86,35 @@ fail:
 	return ergon_cli_fail("config", &err);
 }
 
+/* Board i's port in ergon-target ({port, validation, ...}) into *port,
+ * or NULL when it has none; a broken descriptor fails. */
+static int board_port(const char *name, json_t **port, struct ergon_err *err)
+{
+	struct ergon_err e = {0};
+	int rc = ergon_model_fw_board_check(name, port, &e);
+	if (rc == ERGON_EUSAGE) /* no port: the message says how to write one */
+		return 0;
+	if (rc)
+		*err = e;
+	return rc;
+}
+
 static int boards(int json)
 {
 	size_t n;
 	const struct ergon_board *b = ergon_boards(&n);
+	struct ergon_err err = {0};
+	json_t *ports = json_array();
+	int rc = ports ? 0 : ergon_err_set(&err, ERGON_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n && !rc; i++) {
+		json_t *p = NULL;
+		rc = board_port(b[i].name, &p, &err);
+		json_array_append_new(ports, p ? p : json_null());
+	}
+	if (rc) {
+		json_decref(ports);
+		return ergon_cli_fail("config", &err);
+	}
 	if (json) {
 		json_t *a = json_array();
 		for (size_t i = 0; a && i < n; i++) {
@@ -99,23 +125,37 @@ static int boards(int json)
 					    (json_int_t)b[i].go_gpio_pin)
 				: json_null();
 			json_array_append_new(
-			    a, json_pack("{s:s, s:s, s:o, s:s}", "board", b[i].name, "soc", b[i].soc,
-					 "gpio", pins, "reset_default",
-					 b[i].apollo5_family ? "debug_reset+swpoi_reset" : "auto"));
+			    a, json_pack("{s:s, s:s, s:o, s:s, s:O}", "board", b[i].name, "soc",
+					 b[i].soc, "gpio", pins, "reset_default",
+					 b[i].apollo5_family ? "debug_reset+swpoi_reset" : "auto",
+					 "port", json_array_get(ports, i)));
 		}
+		json_decref(ports);
 		return cli_json_doc("config", json_pack("{s:o}", "boards", a));
 	}
-	printf("%-24s %-40s %-14s %s\n", "board", "soc", "sync/state/go", "reset default");
+	printf("%-24s %-40s %-14s %-24s %s\n", "board", "soc", "sync/state/go", "reset default",
+	       "port (docs/internals/ports.md)");
 	for (size_t i = 0; i < n; i++) {
-		char pins[32];
+		char pins[32], port[96];
+		const json_t *p = json_array_get(ports, i);
 		if (b[i].wiring_registered)
 			snprintf(pins, sizeof(pins), "%u/%u/%u", b[i].sync_gpio_pin,
 				 b[i].state_gpio_pin, b[i].go_gpio_pin);
 		else
 			snprintf(pins, sizeof(pins), "(must be set)");
-		printf("%-24s %-40s %-14s %s\n", b[i].name, b[i].soc, pins,
-		       b[i].apollo5_family ? "debug_reset+swpoi_reset" : "auto");
+		/* The validation status goes with the port everywhere: an
+		 * unvalidated one is never shown as if it had run. */
+		if (json_is_object(p))
+			snprintf(port, sizeof port, "%s (%s)",
+				 json_string_value(json_object_get(p, "port")),
+				 json_string_value(json_object_get(
+				     json_object_get(p, "validation"), "status")));
+		else
+			snprintf(port, sizeof port, "-");
+		printf("%-24s %-40s %-14s %-24s %s\n", b[i].name, b[i].soc, pins,
+		       b[i].apollo5_family ? "debug_reset+swpoi_reset" : "auto", port);
 	}
+	json_decref(ports);
 	return ERGON_EXIT_OK;
 }
 

@@ -89,7 +89,7 @@ static int info(struct cli_parser *p)
 
 static int infer(struct cli_parser *p)
 {
-	static const char *const boards[] = {"host", "qemu-an547", NULL};
+	static const char *const boards[] = {"host", "qemu-an547", "qemu-an505", NULL};
 	const char *path = NULL, *in_path = NULL, *out_path = NULL, *board = "host";
 	int force = 0, json = 0, no_cache = 0;
 	int clean = 0;
@@ -112,7 +112,7 @@ static int infer(struct cli_parser *p)
 	    cli_require(p, "--out", out_path))
 		return p->rc;
 	ergon_cli_stale_report("model", out_path, clean);
-	int on_qemu = strcmp(board, "qemu-an547") == 0;
+	int on_qemu = strcmp(board, "host") != 0;
 	struct ergon_err err = {0};
 	size_t out_len = 0, n_top = 0;
 	struct ergon_model_score top[1000];
@@ -126,14 +126,17 @@ static int infer(struct cli_parser *p)
 	    .on_qemu = on_qemu,
 	    .force = force,
 	    .no_cache = no_cache,
+	    .board = board,
 	};
 	if (on_qemu)
-		cli_ticker_start("ergon model: building the qemu-an547 firmware and running it");
+		cli_ticker_start("ergon model: building the firmware and running it under QEMU");
 	int rc = ergon_model_infer_run(&io, &out_len, &err);
 	cli_ticker_stop();
 	if (rc)
 		return ergon_cli_fail("model", &err);
-	const char *where = on_qemu ? "qemu-an547 firmware" : "host interpreter";
+	char where[96];
+	snprintf(where, sizeof where, "%s%s", on_qemu ? board : "host interpreter",
+		 on_qemu ? " firmware" : "");
 	if (json) {
 		json_t *a = json_array();
 		for (size_t i = 0; a && i < n_top; i++)
@@ -179,7 +182,8 @@ const struct ergon_cli_command ergon_cli_cmd_model = {
     .summary = "describe or run an int8 TFLite model (ergon-target's interpreter)",
     .help =
 	"Usage: ergon model infer MODEL.tflite --input IN.bin --out OUT.bin\n"
-	"                         [--board host|qemu-an547] [--top K] [--force] [--clean]\n"
+	"                         [--board host|qemu-an547|qemu-an505] [--top K] [--force]\n"
+	"                         [--clean]\n"
 	"                         [--json] [--no-cache]\n"
 	"       ergon model info MODEL.tflite [--json]\n\n"
 	"infer: IN.bin holds the raw bytes of input 0 (its size must match the\n"
@@ -190,7 +194,9 @@ const struct ergon_cli_command ergon_cli_cmd_model = {
 	"qemu-an547 builds the Cortex-M55 firmware with the model and input\n"
 	"embedded (arm-none-eabi-gcc, the same interpreter sources) and runs it\n"
 	"under qemu-system-arm; the firmware, its build record (compiler, flags,\n"
-	"ELF sha256, link map) and QEMU's log stay in OUT.bin.an547/. Objects built\n"
+	"ELF sha256, link map) and QEMU's log stay in OUT.bin.an547/. qemu-an505\n"
+	"does the same on the Cortex-M33 port (reference kernels; OUT.bin.an505/;\n"
+	"docs/internals/ports.md). Objects built\n"
 	"before with the same toolchain, flags and sources come from the firmware\n"
 	"object cache ($XDG_CACHE_HOME/ergon, else ~/.cache/ergon); --no-cache\n"
 	"compiles every one and neither reads nor writes the cache. --json prints\n"

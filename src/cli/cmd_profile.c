@@ -285,9 +285,13 @@ static void print_result(const json_t *summary, const struct ergon_profile_resul
 	if (lc && strcmp(lc, "sim") == 0)
 		printf("result     : SYNTHETIC - the virtual bench (simulated board and "
 		       "instrument), not a measurement\n");
-	else if (lc && strcmp(lc, "qemu") == 0)
-		printf("result     : EMULATED - QEMU mps3-an547 (no cycle counter, no power "
-		       "rail), not a measurement of hardware\n");
+	else if (lc && strcmp(lc, "qemu") == 0) {
+		const char *soc = json_string_value(
+		    json_object_get(json_object_get(prov, "target"), "soc"));
+		printf("result     : EMULATED - %s (no cycle counter, no power "
+		       "rail), not a measurement of hardware\n",
+		       soc ? soc : "QEMU");
+	}
 	else if (kind)
 		printf("result     : %s\n", kind);
 	const json_t *stages = json_object_get(summary, "stages");
@@ -592,7 +596,8 @@ static int run(int argc, char **argv)
 		goto fail;
 	int sim = cfg.target.lifecycle == ERGON_LIFECYCLE_SIM;
 	char qdir[PATH_MAX];
-	if (!sim && !fwdir && cfg.target.lifecycle == ERGON_LIFECYCLE_QEMU &&
+	/* The prebuilt images next to ergon are the an547's. */
+	if (!sim && !fwdir && strcmp(cfg.board->name, "qemu-an547") == 0 &&
 	    default_qemu_firmware(qdir, sizeof qdir) == 0)
 		fwdir = qdir;
 	if (!sim && !fwdir) {
@@ -607,7 +612,7 @@ static int run(int argc, char **argv)
 	if (sim && fwdir && stat(fwdir, &sst) == 0 && S_ISREG(sst.st_mode)) {
 		/* ergon profile MODEL.tflite --board sim: the virtual firmware
 		 * runs the model (no firmware is built). */
-		rc = ergon_model_fw_prepare_profile(fwdir, NULL, 0, 0u, &model_json, &err);
+		rc = ergon_model_fw_prepare_profile(fwdir, cfg.board->name, NULL, 0, 0u, &model_json, &err);
 		if (rc)
 			goto fail;
 		fwdir = NULL;
@@ -639,16 +644,10 @@ static int run(int argc, char **argv)
 	const char *model_path = NULL;
 	if (!sim && fwdir && stat(fwdir, &mst) == 0 && S_ISREG(mst.st_mode)) {
 		model_path = fwdir;
-		if (cfg.target.lifecycle != ERGON_LIFECYCLE_QEMU) {
-			rc =
-			    ergon_err_set(&err, ERGON_EUSAGE,
-					  "%s: ergon builds model firmware for --board qemu-an547 "
-					  "only; for board %s link ergon-target's interpreter into "
-					  "your firmware (docs/internals/tflite.md) and give its "
-					  "FIRMWARE_DIR",
-					  model_path, cfg.board->name);
+		/* A board without a port in ergon-target is refused, with
+		 * how to write one. */
+		if ((rc = ergon_model_fw_board_check(cfg.board->name, NULL, &err)) != 0)
 			goto fail;
-		}
 		if (cfg.target.transport == ERGON_TRANSPORT_RTT) {
 			rc =
 			    ergon_err_set(&err, ERGON_EUSAGE,
@@ -668,11 +667,11 @@ static int run(int argc, char **argv)
 			goto fail;
 		ergon_model_info_release(&mi);
 		if (!dry) {
-			cli_note("profile", "building the an547 firmware for %s in %s", model_path,
-				 mdir);
-			cli_ticker_start("ergon profile: building the an547 firmware");
+			cli_note("profile", "building the %s firmware for %s in %s",
+				 cfg.board->name, model_path, mdir);
+			cli_ticker_start("ergon profile: building the firmware");
 			rc = ergon_model_fw_prepare_profile(
-			    model_path, mdir,
+			    model_path, cfg.board->name, mdir,
 			    cfg.power.enabled && cfg.power.firmware == ERGON_FIRMWARE_DEDICATED,
 			    (no_cache ? ERGON_MODEL_FW_NO_CACHE : 0u) |
 				(cfg.profiling.extreme_mode ? ERGON_MODEL_FW_EXTREME_MODE : 0u) |

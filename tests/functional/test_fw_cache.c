@@ -86,7 +86,7 @@ static struct tally build(unsigned flags, const uint8_t *in)
 	snprintf(t.folder, sizeof t.folder, "%s/b%02d", dir, ++build_no);
 	json_t *b = NULL;
 	struct ergon_err err = {0};
-	if (ergon_model_fw_build(model, t.folder, ERGON_MODEL_FW_PROFILE, in ? in : input,
+	if (ergon_model_fw_build(model, "qemu-an547", t.folder, ERGON_MODEL_FW_PROFILE, in ? in : input,
 				 sizeof input, flags, &b, &err) != 0)
 		fail_msg("build %d: %s", build_no, err.msg);
 	tally_of(b, &t);
@@ -294,7 +294,7 @@ static void concurrent_builders(void **state)
 			json_t *b = NULL;
 			struct ergon_err err = {0};
 			char *folder = ts_strf("%s/b%02d", dir, base + k + 1);
-			int rc = ergon_model_fw_build(model, folder, ERGON_MODEL_FW_PROFILE, input,
+			int rc = ergon_model_fw_build(model, "qemu-an547", folder, ERGON_MODEL_FW_PROFILE, input,
 						      sizeof input, 0, &b, &err);
 			if (rc)
 				fprintf(stderr, "builder %d: %s\n", k, err.msg);

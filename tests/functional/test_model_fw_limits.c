@@ -61,7 +61,7 @@ static void too_big_for_flash(void **state)
 	json_t *build = NULL;
 	struct ergon_err err = {0};
 	char *fw = ts_strf("%s/fw", dir);
-	assert_int_equal(ergon_model_fw_build(m, fw, ERGON_MODEL_FW_PROFILE, in, 16, 0, &build, &err),
+	assert_int_equal(ergon_model_fw_build(m, "qemu-an547", fw, ERGON_MODEL_FW_PROFILE, in, 16, 0, &build, &err),
 			 ERGON_ETOOBIG);
 	assert_null(build);
 	char *want = ts_strf("the model (%zu bytes)", mlen);
@@ -93,7 +93,7 @@ static void arena_too_big_for_ram(void **state)
 	struct ergon_err err = {0};
 	char *fw = ts_strf("%s/fw", dir);
 	assert_int_equal(
-	    ergon_model_fw_build(m, fw, ERGON_MODEL_FW_PROFILE, in, 150000, 0, &build, &err),
+	    ergon_model_fw_build(m, "qemu-an547", fw, ERGON_MODEL_FW_PROFILE, in, 150000, 0, &build, &err),
 	    ERGON_ETOOBIG);
 	if (strstr(err.msg, "its 750000-byte arena") == NULL ||
 	    strstr(err.msg, "512 KiB DTCM (524288 bytes)") == NULL)

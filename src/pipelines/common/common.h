@@ -9,8 +9,11 @@
  *   jpath.c     JSON access with dotted field paths (the artifact readers:
  *               run, verify, compare, report)
  *   markup.c    HTML / XML text escaping (report, validate's JUnit XML)
- *   fw_build.c  building an an547 (Cortex-M55) firmware with
+ *   fw_build.c  building a ported board's firmware with
  *               arm-none-eabi-gcc (firmware/model_fw.c, kernels/kernels_qemu.c)
+ *   fw_port.c   the board ports: target/port/<port>/port.json, what the host
+ *               needs to build and run firmware for a board
+ *               (docs/internals/ports.md)
  *   fw_cache.c  the compiled objects kept between builds, keyed by what made
  *               them (docs/internals/fw_cache.md)
  *   verdict.c   the verdict of each kind of artifact (public: ergon/verdict.h)
@@ -29,6 +32,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* --- JSON with field paths (jpath.c) --------------------------------------- */
 
@@ -65,7 +69,96 @@ int ergon_summary_recording_identify(const char *path, json_t *rec, struct ergon
 int ergon_summary_recording_check(const json_t *summary, const char *summary_name,
 				  const char *jls_path, struct ergon_err *err);
 
-/* --- the an547 firmware build (fw_build.c) --------------------------------- */
+/* --- board ports (fw_port.c; docs/internals/ports.md) ---------------------- */
+
+#define ERGON_FW_PORT_SCHEMA "ergon-port/1"
+#define ERGON_FW_PORT_NAME_MAX 64
+#define ERGON_FW_PORT_PATH_MAX 160
+#define ERGON_FW_PORT_LIST_MAX 16
+
+enum ergon_fw_port_validation {
+	ERGON_FW_PORT_EMULATED = 1,    /* run under QEMU, never on the board */
+	ERGON_FW_PORT_HARDWARE = 2,    /* run on the real board */
+	ERGON_FW_PORT_UNVALIDATED = 3, /* written from documentation, never run */
+};
+/* A HAL feature: none (the entry is NULL), probed (present on the core,
+ * used only when seen to count), present. */
+enum ergon_fw_port_feature {
+	ERGON_FW_PORT_NONE = 1,
+	ERGON_FW_PORT_PROBED = 2,
+	ERGON_FW_PORT_PRESENT = 3,
+};
+enum ergon_fw_port_run { ERGON_FW_PORT_RUN_QEMU = 1, ERGON_FW_PORT_RUN_PROBE = 2 };
+enum ergon_fw_port_transport { ERGON_FW_PORT_UART = 1, ERGON_FW_PORT_RTT = 2 };
+#define ERGON_FW_PORT_KERNELS_REF 1u
+#define ERGON_FW_PORT_KERNELS_MVE 2u
+#define ERGON_FW_PORT_MODE_EXTREME 1u     /* profiling.extreme_mode */
+#define ERGON_FW_PORT_MODE_SHARED_SRAM 2u /* profiling.force_shared_sram */
+
+/* "emulated", "hardware", "unvalidated" (index: validation - 1). */
+extern const char *const ergon_fw_port_validation_names[];
+/* "none", "probed", "present" (index: feature - 1). */
+extern const char *const ergon_fw_port_feature_names[];
+
+/* One port's descriptor, every field checked. Paths are relative to
+ * ergon-target's root (target/). */
+struct ergon_fw_port {
+	char file[PATH_MAX]; /* the descriptor, for messages */
+	char sha256[65];     /* of its bytes: part of every object's cache key */
+	char name[ERGON_FW_PORT_NAME_MAX];  /* its folder under target/port/ */
+	char board[ERGON_FW_PORT_NAME_MAX]; /* the board it builds for */
+	char title[128];
+	int validation; /* enum ergon_fw_port_validation */
+	char validation_note[512];
+	char cpu[32];
+	char cpu_flags[ERGON_FW_PORT_LIST_MAX][ERGON_FW_PORT_PATH_MAX];
+	int n_cpu_flags;
+	char include_dirs[ERGON_FW_PORT_LIST_MAX][ERGON_FW_PORT_PATH_MAX];
+	int n_include_dirs;
+	char sources[ERGON_FW_PORT_LIST_MAX][ERGON_FW_PORT_PATH_MAX]; /* HAL, startup */
+	int n_sources;
+	char model_main[ERGON_FW_PORT_PATH_MAX];   /* the model firmware's main */
+	char kernels_main[ERGON_FW_PORT_PATH_MAX]; /* the kernel firmware's; "" none */
+	char linker_script[ERGON_FW_PORT_PATH_MAX];
+	char code_region[ERGON_FW_PORT_NAME_MAX], ram_region[ERGON_FW_PORT_NAME_MAX];
+	uint32_t code_bytes, code_reserve_bytes; /* the fit check's budgets */
+	uint32_t ram_bytes, ram_reserve_bytes;
+	/* memory.shared_sram (shared_bytes 0: none), and the placements the
+	 * port's model main offers (ERGON_FW_PORT_MODE_*: memory_modes). */
+	char shared_region[ERGON_FW_PORT_NAME_MAX];
+	uint32_t shared_bytes, shared_reserve_bytes;
+	unsigned memory_modes;
+	unsigned tfl_kernels; /* ERGON_FW_PORT_KERNELS_* */
+	int transport;	      /* enum ergon_fw_port_transport */
+	uint32_t core_clock_hz;
+	int cycle_counter, pmu; /* enum ergon_fw_port_feature */
+	uint32_t gate_pin, state_pin, go_pin, max_gpio_pin;
+	int ina228_i2c;
+	int run; /* enum ergon_fw_port_run */
+	char qemu_machine[32];
+};
+
+/* Parse a descriptor's bytes (file names it in messages) into *p. 0, or
+ * ERGON_ECONFIG naming the file, the field and the fix. Touches no file. */
+int ergon_fw_port_parse(const char *text, size_t len, const char *file, struct ergon_fw_port *p,
+			struct ergon_err *err);
+/* Read tdir/port/<dir>/port.json, parse it, and check that its name is the
+ * folder's and that every file it names exists. */
+int ergon_fw_port_load(const char *tdir, const char *dir, struct ergon_fw_port *p,
+		       struct ergon_err *err);
+/* Every port under tdir/port/ (folders with a port.json; others, such as
+ * the host's SIMD folders, are not board ports), by folder name. *out is
+ * malloc'ed (caller frees); an invalid descriptor fails the listing. */
+int ergon_fw_port_list(const char *tdir, struct ergon_fw_port **out, size_t *n,
+		       struct ergon_err *err);
+/* The port of board in ergon_fw_target_dir(): *found 0 when it has none. */
+int ergon_fw_port_find(const char *board, struct ergon_fw_port *p, int *found,
+		       struct ergon_err *err);
+/* {port, board, title, cpu, validation{status, note}, descriptor,
+ * descriptor_sha256, run}: for build records. New reference or NULL. */
+json_t *ergon_fw_port_json(const struct ergon_fw_port *p);
+
+/* --- the firmware build (fw_build.c) --------------------------------------- */
 
 /* target/ of the source tree (ERGON_TARGET_DIR overrides). Static string. */
 const char *ergon_fw_target_dir(void);
@@ -87,19 +180,20 @@ int ergon_fw_list_sources(const char *src, int power, char **out, int *n, int ca
 /* Lower-case hex SHA-256 of a file (at most 256 MiB). */
 int ergon_fw_sha256_file(const char *path, char hex[65], struct ergon_err *err);
 
-/* One firmware: all of target/src (less the emitter and the profile flow
- * when power), the an547 port files named, and the model's data. */
+/* One firmware of a port: all of target/src (less the emitter and the
+ * profile flow when power), the port's sources, the program's main and
+ * the model's data. */
 struct ergon_fw_build {
-	const char *dir;	    /* absolute build folder (exists) */
-	const char *name;	    /* ergon_an547_<name>.elf, .map, build-<name>.log */
-	int power;		    /* the power build's sources */
-	const char *const *defines; /* -D flags of every unit, NULL-terminated; or NULL */
-	const char *const *port;    /* files under target/port/an547/, NULL-terminated */
-	/* The model: model_unit (one of port) also gets model_defines (the
-	 * arena size); model_data is a file in dir (the generated assembly,
-	 * assembled with dir as the working folder) that pulls in the files
-	 * model_files (in dir, NULL-terminated). NULL: none. */
-	const char *model_unit;
+	const struct ergon_fw_port *port; /* flags, sources, linker script */
+	const char *dir;		  /* absolute build folder (exists) */
+	const char *name;		  /* ergon_<port>_<name>.elf, .map, build-<name>.log */
+	int power;			  /* the power build's sources */
+	const char *const *defines;	  /* -D flags of every unit, NULL-terminated; or NULL */
+	const char *main;		  /* the program's main, under target/ (after the port's) */
+	/* The model: main also gets model_defines (the arena size);
+	 * model_data is a file in dir (the generated assembly, assembled with
+	 * dir as the working folder) that pulls in the files model_files (in
+	 * dir, NULL-terminated). NULL: none. */
 	const char *const *model_defines;
 	const char *model_data;
 	const char *const *model_files;
@@ -112,10 +206,11 @@ struct ergon_fw_build {
 	json_t *compile;    /* the units, their flags, objects and cache use (caller decrefs) */
 };
 
-/* Compile each unit (flags as target/CMakeLists.txt: -mcpu=cortex-m55
- * -O2, freestanding, -Werror), up to one compiler per CPU at once, each
- * object from the cache when it is there (and stored in it when built),
- * and link them (-nostdlib, gc-sections, a link map) in b->dir. On a
+/* Compile each unit (the port's cpu_flags, then -O2, freestanding,
+ * -Werror as target/CMakeLists.txt), up to one compiler per CPU at once,
+ * each object from the cache when it is there (and stored in it when
+ * built; the key covers the port's descriptor), and link them (-nostdlib,
+ * the port's linker script, gc-sections, a link map) in b->dir. On a
  * failed compile or link the tool's output is in b->log. */
 int ergon_fw_compile(struct ergon_fw_build *b, struct ergon_err *err);
 

@@ -1,8 +1,10 @@
-/* Building an an547 (Cortex-M55) firmware with arm-none-eabi-gcc: the
+/* Building a ported board's firmware with arm-none-eabi-gcc: the
  * toolchain queries, the target sources, the compile of each unit (in
  * parallel, through the object cache of fw_cache.c) and the link, shared
  * by the model firmware (firmware/model_fw.c) and the kernel firmware
- * (kernels/kernels_qemu.c); declared in common.h.
+ * (kernels/kernels_qemu.c); declared in common.h. What differs between
+ * boards (the core's flags, the port's sources, the linker script) comes
+ * from the port's descriptor (fw_port.c, docs/internals/ports.md).
  *
  * Every unit is compiled with the build folder as the working directory
  * and the target tree and that folder mapped away (-ffile-prefix-map), so
@@ -47,11 +49,11 @@
 #define TREE_DEPTH_MAX 8
 #define TREE_NAMES_MAX 512 /* entries of one folder of it */
 
-static const char *const flags[] = {"-mcpu=cortex-m55", "-mthumb",   "-mfloat-abi=hard",
-				    "-std=c11",		"-O2",	     "-g",
-				    "-ffreestanding",	"-nostdinc", "-ffunction-sections",
-				    "-fdata-sections",	"-Wall",     "-Wextra",
-				    "-Wconversion",	"-Werror"};
+/* Every unit's flags after the port's machine flags (cpu_flags). */
+static const char *const flags[] = {"-std=c11",		 "-O2",		    "-g",
+				    "-ffreestanding",	 "-nostdinc",	    "-ffunction-sections",
+				    "-fdata-sections",	 "-Wall",	    "-Wextra",
+				    "-Wconversion",	 "-Werror"};
 #define NFLAGS (sizeof flags / sizeof flags[0])
 
 /* snprintf into a path buffer; ERGON_ETOOBIG (naming the start of the
@@ -409,6 +411,35 @@ static int hash_tree(crypto_hash_sha256_state *h, const char *root, const char *
 
 /* ---- one firmware ----------------------------------------------------- */
 
+/* The folders hashed for the objects' keys, in a fixed order: include/,
+ * src/, then port/<x> of every file the port names, each once. */
+static size_t tree_parts(const struct ergon_fw_build *b, char (*parts)[ERGON_FW_PORT_PATH_MAX],
+			 size_t cap)
+{
+	size_t n = 0;
+	snprintf(parts[n++], ERGON_FW_PORT_PATH_MAX, "include");
+	snprintf(parts[n++], ERGON_FW_PORT_PATH_MAX, "src");
+	const struct ergon_fw_port *p = b->port;
+	for (int i = 0; i < p->n_include_dirs + p->n_sources + 2 && n < cap; i++) {
+		const char *f = i < p->n_include_dirs ? p->include_dirs[i]
+				: i < p->n_include_dirs + p->n_sources
+				    ? p->sources[i - p->n_include_dirs]
+				: i == p->n_include_dirs + p->n_sources ? b->main
+									: p->linker_script;
+		/* port/<x>: the first two components (a file elsewhere in
+		 * the tree is under include/ or src/, hashed already). */
+		if (strncmp(f, "port/", 5) != 0)
+			continue;
+		size_t l = 5 + strcspn(f + 5, "/");
+		size_t k = 0;
+		while (k < n && !(strlen(parts[k]) == l && strncmp(parts[k], f, l) == 0))
+			k++;
+		if (k == n)
+			snprintf(parts[n++], ERGON_FW_PORT_PATH_MAX, "%.*s", (int)l, f);
+	}
+	return n;
+}
+
 struct unit {
 	char src[PATH_MAX];	/* absolute */
 	char rel[PATH_MAX];	/* for the record: target/src/x.c, or the file in dir */
@@ -481,6 +512,9 @@ static int unit_key(struct compile *c, size_t i, const char *toolchain, const ch
 	static const char tag[] = "ergon-fw-object 1";
 	crypto_hash_sha256_update(&h, (const unsigned char *)tag, sizeof tag);
 	crypto_hash_sha256_update(&h, (const unsigned char *)toolchain, 65);
+	/* The port's descriptor: a changed descriptor is a different build
+	 * even where the flags it gives are the same. */
+	crypto_hash_sha256_update(&h, (const unsigned char *)c->b->port->sha256, 65);
 	for (int k = 0; k < n; k++) {
 		/* The maps only take the two folders out of the object; their
 		 * order follows which path is longer, the key must not. */
@@ -626,20 +660,22 @@ static int link_fw(struct ergon_fw_build *b, const struct compile *c, const char
 	char *args[MAX_ARGS + UNITS_MAX] = {0};
 	int n = 0, rc = 0;
 	args[n++] = strdup(ARM_GCC);
+	for (int i = 0; i < b->port->n_cpu_flags; i++)
+		args[n++] = strdup(b->port->cpu_flags[i]);
 	for (size_t i = 0; i < NFLAGS; i++)
 		args[n++] = strdup(flags[i]);
 	for (size_t i = 0; i < c->n; i++)
 		args[n++] = strdup(c->u[i].obj);
 	args[n++] = strdup("-nostdlib");
 	args[n++] = strdup("-T");
-	if (asprintf(&args[n++], "%s/port/an547/an547.ld", tdir) < 0)
+	if (asprintf(&args[n++], "%s/%s", tdir, b->port->linker_script) < 0)
 		args[n - 1] = NULL;
 	args[n++] = strdup("-Wl,--gc-sections");
 	args[n++] = strdup("-lgcc");
-	if (asprintf(&args[n++], "-Wl,-Map=ergon_an547_%s.map", b->name) < 0)
+	if (asprintf(&args[n++], "-Wl,-Map=ergon_%s_%s.map", b->port->name, b->name) < 0)
 		args[n - 1] = NULL;
 	args[n++] = strdup("-o");
-	if (asprintf(&args[n++], "ergon_an547_%s.elf", b->name) < 0)
+	if (asprintf(&args[n++], "ergon_%s_%s.elf", b->port->name, b->name) < 0)
 		args[n - 1] = NULL;
 	for (int i = 0; i < n; i++)
 		if (args[i] == NULL)
@@ -697,22 +733,27 @@ int ergon_fw_compile(struct ergon_fw_build *b, struct ergon_err *err)
 		rc = ergon_mkdir_p(objdir, err);
 	if (rc)
 		goto out;
-	snprintf(b->elf, sizeof b->elf, "%s/ergon_an547_%s.elf", b->dir, b->name);
-	snprintf(b->map, sizeof b->map, "%s/ergon_an547_%s.map", b->dir, b->name);
+	snprintf(b->elf, sizeof b->elf, "%s/ergon_%s_%s.elf", b->dir, b->port->name, b->name);
+	snprintf(b->map, sizeof b->map, "%s/ergon_%s_%s.map", b->dir, b->port->name, b->name);
 	snprintf(b->log, sizeof b->log, "%s/build-%s.log", b->dir, b->name);
 
-	/* The flags of every unit, as target/CMakeLists.txt; the tree and this
-	 * folder mapped away (the longer path last: GCC tries the maps from
-	 * the last, and one folder may be inside the other). */
+	/* The flags of every unit, as target/CMakeLists.txt: the port's
+	 * machine flags first, then ergon's; the tree and this folder mapped
+	 * away (the longer path last: GCC tries the maps from the last, and
+	 * one folder may be inside the other). */
 	int k = 0;
 	c->argv[k++] = strdup(ARM_GCC);
+	for (int i = 0; i < b->port->n_cpu_flags; i++)
+		c->argv[k++] = strdup(b->port->cpu_flags[i]);
 	for (size_t i = 0; i < NFLAGS; i++)
 		c->argv[k++] = strdup(flags[i]);
 	c->argv[k++] = strdup("-isystem");
 	c->argv[k++] = strdup(inc);
-	if (asprintf(&c->argv[k++], "-I%s/include", tdir) < 0 ||
-	    asprintf(&c->argv[k++], "-I%s/port/an547", tdir) < 0)
+	if (asprintf(&c->argv[k++], "-I%s/include", tdir) < 0)
 		c->argv[k - 1] = NULL;
+	for (int i = 0; i < b->port->n_include_dirs; i++)
+		if (asprintf(&c->argv[k++], "-I%s/%s", tdir, b->port->include_dirs[i]) < 0)
+			c->argv[k - 1] = NULL;
 	/* -ffile-prefix-map for the compiler proper, -fdebug-prefix-map also
 	 * for the assembler (GCC hands it to `as` for a .S file, whose line
 	 * table would name this folder otherwise). */
@@ -734,21 +775,22 @@ int ergon_fw_compile(struct ergon_fw_build *b, struct ergon_err *err)
 		}
 
 	/* The units, in the order of the link line: the sorted target
-	 * sources, the port files as given, the model's data. */
+	 * sources, the port's sources as its descriptor lists them, the
+	 * program's main, the model's data. */
 	for (int i = 0; i < n_src && !rc; i++) {
 		char rel[PATH_MAX];
 		rc = pathf(err, rel, sizeof rel, "target/src/%s", strrchr(srcs[i], '/') + 1);
 		if (!rc)
 			rc = add_unit(c, srcs[i], rel, 0, 0, err);
 	}
-	for (size_t i = 0; b->port[i] != NULL && !rc; i++) {
+	for (int i = 0; i <= b->port->n_sources && !rc; i++) {
+		const char *f = i < b->port->n_sources ? b->port->sources[i] : b->main;
 		char src[PATH_MAX], rel[PATH_MAX];
-		rc = pathf(err, src, sizeof src, "%s/port/an547/%s", tdir, b->port[i]);
+		rc = pathf(err, src, sizeof src, "%s/%s", tdir, f);
 		if (!rc)
-			rc = pathf(err, rel, sizeof rel, "target/port/an547/%s", b->port[i]);
+			rc = pathf(err, rel, sizeof rel, "target/%s", f);
 		if (!rc)
-			rc = add_unit(c, src, rel,
-				      b->model_unit && strcmp(b->port[i], b->model_unit) == 0, 0, err);
+			rc = add_unit(c, src, rel, i == b->port->n_sources, 0, err);
 	}
 	if (b->model_data && !rc) {
 		char src[PATH_MAX];
@@ -783,8 +825,11 @@ int ergon_fw_compile(struct ergon_fw_build *b, struct ergon_err *err)
 		crypto_hash_sha256_state h;
 		crypto_hash_sha256_init(&h);
 		size_t total = 0;
-		static const char *const parts[] = {"include", "src", "port/an547"};
-		for (size_t i = 0; i < 3 && !rc; i++)
+		/* The runtime, and every folder of target/port/ the port draws
+		 * on (its own and any it shares sources with). */
+		char parts[2 + 2 * ERGON_FW_PORT_LIST_MAX + 3][ERGON_FW_PORT_PATH_MAX];
+		size_t np = tree_parts(b, parts, sizeof parts / sizeof parts[0]);
+		for (size_t i = 0; i < np && !rc; i++)
 			rc = hash_tree(&h, tdir, parts[i], 0, &total, err);
 		unsigned char d[crypto_hash_sha256_BYTES];
 		crypto_hash_sha256_final(&h, d);

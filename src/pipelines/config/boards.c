@@ -36,6 +36,10 @@ static const struct ergon_board boards[] = {
      * gdbstub. */
     {"qemu-an547", "Cortex-M55 (QEMU mps3-an547)", 0, 1, 0, 0, 0, ERGON_LIFECYCLE_QEMU, NULL, NULL,
      "uart"},
+    /* Emulated Cortex-M33 (Armv8.0-M: no PMU, no Helium): the second port
+     * (target/port/an505/), UART0 only. */
+    {"qemu-an505", "Cortex-M33 (QEMU mps2-an505)", 0, 1, 0, 0, 0, ERGON_LIFECYCLE_QEMU, NULL, NULL,
+     "uart"},
 };
 
 const struct ergon_board *ergon_boards(size_t *count)

@@ -1,7 +1,9 @@
-/* firmware/: an547 firmware with a TFLite model embedded.
+/* firmware/: a ported board's firmware with a TFLite model embedded.
  *
- * Building the an547 firmware with a model embedded, and running its infer
- * build under QEMU (include/ergon/model_fw.h). The compiler runs through
+ * Building the firmware of any board with a port in ergon-target
+ * (target/port/<port>/port.json, docs/internals/ports.md) with a model
+ * embedded, and running its infer build under QEMU for an emulated port
+ * (include/ergon/model_fw.h). The compiler runs through
  * ergon_lifecycle_run_tool (bounded time, output to a log beside the ELF). */
 #include "ergon/model_fw.h"
 
@@ -18,12 +20,6 @@
 #include <sys/stat.h>
 
 #define QEMU_TIMEOUT_S 600.0
-/* Firmware code and constant data besides the model (measured: ~32 KiB at
- * -O2 for the profile build), kept with margin for the fit check. */
-#define FW_CODE_RESERVE (64u * 1024u)
-/* DTCM besides the arena and the model tables: the UART stream buffer
- * (48 KiB), the stack (16 KiB) and the layer records. */
-#define FW_RAM_RESERVE (48u * 1024u + 16u * 1024u + 8u * 1024u)
 
 static const char *kind_name(enum ergon_model_fw_kind k)
 {
@@ -39,40 +35,75 @@ static enum ergon_fw_memory_mode memory_mode(unsigned flags)
 						       : ERGON_FW_MEMORY_DEFAULT;
 }
 
-static int fit_check(const struct ergon_model *m, size_t input_len, unsigned flags,
-		     struct ergon_err *err)
+/* The budgets are the port's (memory.code / memory.ram of its descriptor):
+ * the reserve is the firmware's own code, or its buffers and stack. */
+static int fit_check(const struct ergon_model *m, const struct ergon_fw_port *p, size_t input_len,
+		     unsigned flags, struct ergon_err *err)
 {
 	const struct ert_tfl_model *t = ergon_model_tfl(m);
 	size_t len = 0;
 	(void)ergon_model_bytes(m, &len);
-	uint64_t flash = (uint64_t)len + input_len + FW_CODE_RESERVE;
-	/* force_shared_sram: the arena is in the 2 MiB shared SRAM, not DTCM. */
+	uint64_t flash = (uint64_t)len + input_len + p->code_reserve_bytes;
+	/* force_shared_sram: the arena is in the port's shared SRAM, not its RAM. */
 	int shared = memory_mode(flags) == ERGON_FW_MEMORY_SHARED_SRAM;
-	if (shared && t->arena_bytes > ERGON_AN547_ISRAM_BYTES)
+	if (shared && t->arena_bytes > p->shared_bytes)
 		return ergon_err_set(err, ERGON_ETOOBIG,
-				     "%s does not fit the an547 firmware with force_shared_sram: "
-				     "its %u-byte arena exceeds the 2 MiB shared SRAM",
-				     ergon_model_path(m), (unsigned)t->arena_bytes);
+				     "%s does not fit the %s firmware with force_shared_sram: "
+				     "its %u-byte arena exceeds the %u KiB shared SRAM (%s)",
+				     ergon_model_path(m), p->name, (unsigned)t->arena_bytes,
+				     p->shared_bytes / 1024u, p->shared_region);
 	uint64_t ram = (shared ? 0u : (uint64_t)t->arena_bytes) + sizeof(struct ert_tfl_model) +
-		       FW_RAM_RESERVE;
-	if (flash > ERGON_AN547_ITCM_BYTES)
+		       p->ram_reserve_bytes;
+	if (flash > p->code_bytes)
 		return ergon_err_set(err, ERGON_ETOOBIG,
-				     "%s does not fit the an547 firmware: the model (%zu bytes), "
+				     "%s does not fit the %s firmware: the model (%zu bytes), "
 				     "its input (%zu) and ~%u bytes of code need %llu bytes of the "
-				     "512 KiB ITCM (%u bytes), %llu too many; use a smaller model "
+				     "%u KiB %s (%u bytes), %llu too many; use a smaller model "
 				     "or a board port with more flash",
-				     ergon_model_path(m), len, input_len, FW_CODE_RESERVE,
-				     (unsigned long long)flash, ERGON_AN547_ITCM_BYTES,
-				     (unsigned long long)(flash - ERGON_AN547_ITCM_BYTES));
-	if (ram > ERGON_AN547_DTCM_BYTES)
+				     ergon_model_path(m), p->name, len, input_len,
+				     p->code_reserve_bytes, (unsigned long long)flash,
+				     p->code_bytes / 1024u, p->code_region, p->code_bytes,
+				     (unsigned long long)(flash - p->code_bytes));
+	if (ram > p->ram_bytes)
 		return ergon_err_set(err, ERGON_ETOOBIG,
-				     "%s does not fit the an547 firmware: its %u-byte arena, the "
+				     "%s does not fit the %s firmware: its %u-byte arena, the "
 				     "interpreter's tables (%zu) and the firmware's buffers (%u) "
-				     "need %llu bytes of the 512 KiB DTCM (%u bytes)",
-				     ergon_model_path(m), (unsigned)t->arena_bytes,
-				     sizeof(struct ert_tfl_model), FW_RAM_RESERVE,
-				     (unsigned long long)ram, ERGON_AN547_DTCM_BYTES);
+				     "need %llu bytes of the %u KiB %s (%u bytes)",
+				     ergon_model_path(m), p->name, (unsigned)t->arena_bytes,
+				     sizeof(struct ert_tfl_model), p->ram_reserve_bytes,
+				     (unsigned long long)ram, p->ram_bytes / 1024u, p->ram_region,
+				     p->ram_bytes);
 	return 0;
+}
+
+/* The port of board into *p; a board without one is refused with the way
+ * to write one. */
+static int board_port(const char *board, struct ergon_fw_port *p, struct ergon_err *err)
+{
+	int found = 0;
+	int rc = ergon_fw_port_find(board, p, &found, err);
+	if (!rc && !found)
+		rc = ergon_err_set(err, ERGON_EUSAGE,
+				   "board %s has no port in ergon-target (no target/port/*/port.json "
+				   "names it), so ergon cannot build its firmware from a model; "
+				   "write one as docs/internals/ports.md says, or build the "
+				   "firmware yourself and give its FIRMWARE_DIR",
+				   board);
+	return rc;
+}
+
+int ergon_model_fw_board_check(const char *board, json_t **port, struct ergon_err *err)
+{
+	struct ergon_fw_port *p = malloc(sizeof *p);
+	if (port)
+		*port = NULL;
+	if (p == NULL)
+		return ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+	int rc = board_port(board, p, err);
+	if (!rc && port && (*port = ergon_fw_port_json(p)) == NULL)
+		rc = ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+	free(p);
+	return rc;
 }
 
 /* Lowercase hex SHA-256 of p[0..n) into hex (65 bytes with the NUL). */
@@ -84,11 +115,29 @@ static void sha256_hex(const uint8_t *p, size_t n, char hex[65])
 		snprintf(hex + 2 * i, 3, "%02x", h[i]);
 }
 
-int ergon_model_fw_build(const struct ergon_model *m, const char *dir,
+static int model_fw_build(const struct ergon_model *m, const struct ergon_fw_port *port,
+			  const char *dir, enum ergon_model_fw_kind kind, const uint8_t *input,
+			  size_t input_len, unsigned flags, json_t **build, struct ergon_err *err);
+
+int ergon_model_fw_build(const struct ergon_model *m, const char *board, const char *dir,
 			 enum ergon_model_fw_kind kind, const uint8_t *input, size_t input_len,
 			 unsigned flags, json_t **build, struct ergon_err *err)
 {
 	*build = NULL;
+	struct ergon_fw_port *port = malloc(sizeof *port);
+	if (port == NULL)
+		return ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+	int rc = board_port(board ? board : "qemu-an547", port, err);
+	if (!rc)
+		rc = model_fw_build(m, port, dir, kind, input, input_len, flags, build, err);
+	free(port);
+	return rc;
+}
+
+static int model_fw_build(const struct ergon_model *m, const struct ergon_fw_port *port,
+			  const char *dir, enum ergon_model_fw_kind kind, const uint8_t *input,
+			  size_t input_len, unsigned flags, json_t **build, struct ergon_err *err)
+{
 	const char *kn = kind_name(kind);
 	char path[PATH_MAX];
 	char absdir[1024], resolved[PATH_MAX], tmp[PATH_MAX * 2];
@@ -99,7 +148,18 @@ int ergon_model_fw_build(const struct ergon_model *m, const char *dir,
 		return ergon_err_set(err, ERGON_EUSAGE,
 				     "extreme_mode and force_shared_sram pull the shared SRAM "
 				     "opposite ways; build with one of them");
-	int rc = fit_check(m, input_len, flags, err);
+	/* A placement the port does not offer is refused, never ignored. */
+	enum ergon_fw_memory_mode mode = memory_mode(flags);
+	if (mode != ERGON_FW_MEMORY_DEFAULT &&
+	    !(port->memory_modes & (mode == ERGON_FW_MEMORY_EXTREME ? ERGON_FW_PORT_MODE_EXTREME
+								   : ERGON_FW_PORT_MODE_SHARED_SRAM)))
+		return ergon_err_set(err, ERGON_EUSAGE,
+				     "profiling.%s: the %s port (board %s) has no such placement "
+				     "(its descriptor's memory_modes, %s); unset the key",
+				     mode == ERGON_FW_MEMORY_EXTREME ? "extreme_mode"
+								     : "force_shared_sram",
+				     port->name, port->board, port->file);
+	int rc = fit_check(m, port, input_len, flags, err);
 	if (!rc)
 		rc = ergon_mkdir_p(dir, err);
 	if (rc)
@@ -122,7 +182,7 @@ int ergon_model_fw_build(const struct ergon_model *m, const char *dir,
 		rc = ergon_file_write_atomic(path, input, input_len, ERGON_WRITE_FORCE, err);
 	snprintf(tmp, sizeof tmp,
 		 "/* Generated by ergon (src/pipelines/firmware/model_fw.c): the model and input\n"
-		 " * embedded in the an547 %s firmware; assembled in their folder. */\n"
+		 " * embedded in the %s %s firmware; assembled in their folder. */\n"
 		 "\t.section .rodata.ert_model, \"a\"\n\t.balign 16\n"
 		 "\t.global ert_model_data\n\t.global ert_model_end\n"
 		 "\t.type ert_model_data, %%object\n"
@@ -130,7 +190,7 @@ int ergon_model_fw_build(const struct ergon_model *m, const char *dir,
 		 "\t.size ert_model_data, ert_model_end - ert_model_data\n"
 		 "\t.balign 16\n\t.global ert_input_data\n\t.global ert_input_end\n"
 		 "ert_input_data:\n\t.incbin \"%s\"\nert_input_end:\n",
-		 kn, input_name);
+		 port->name, kn, input_name);
 	char asm_name[32], asm_path[PATH_MAX];
 	snprintf(asm_name, sizeof asm_name, "model_data_%s.S", kn);
 	snprintf(asm_path, sizeof asm_path, "%s/%s", absdir, asm_name);
@@ -147,6 +207,11 @@ int ergon_model_fw_build(const struct ergon_model *m, const char *dir,
 		return ergon_err_set(err, ERGON_EUSAGE,
 				     "ERGON_TFL_KERNELS=%s: unknown kernel set (ref or mve)",
 				     kernels);
+	if (strcmp(kernels, "mve") == 0 && !(port->tfl_kernels & ERGON_FW_PORT_KERNELS_MVE))
+		return ergon_err_set(err, ERGON_EUSAGE,
+				     "ERGON_TFL_KERNELS=mve: board %s's core (%s) has no Helium "
+				     "(its port, %s, lists tfl_kernels ref only); unset it",
+				     port->board, port->cpu, port->file);
 	/* Only the interpreter's main file uses the arena's size: every other
 	 * object is the same for every model. */
 	const char *model_defines[3] = {dflag, ergon_fw_memory_define(memory_mode(flags)), NULL};
@@ -158,15 +223,13 @@ int ergon_model_fw_build(const struct ergon_model *m, const char *dir,
 		defines[nd++] = "-DERT_TFL_INFER_BUILD=1";
 	if (strcmp(kernels, "mve") == 0)
 		defines[nd++] = "-DERT_TFL_MVE=1";
-	static const char *const port[] = {"port.c", "libc_min.c", "startup.S",
-					   "tflite/tflite_main.c", NULL};
 	const char *model_files[3] = {"model.tflite", input_name, NULL};
-	struct ergon_fw_build fb = {.dir = absdir,
+	struct ergon_fw_build fb = {.port = port,
+				    .dir = absdir,
 				    .name = kn,
 				    .power = kind == ERGON_MODEL_FW_POWER,
 				    .defines = defines,
-				    .port = port,
-				    .model_unit = "tflite/tflite_main.c",
+				    .main = port->model_main,
 				    .model_defines = model_defines,
 				    .model_data = asm_name,
 				    .model_files = model_files,
@@ -183,24 +246,28 @@ int ergon_model_fw_build(const struct ergon_model *m, const char *dir,
 			size_t l = p ? strcspn(p, "\n") : 0;
 			struct ergon_err e3 = {0};
 			ergon_err_set(&e3, ERGON_ETOOBIG,
-				      "%s does not fit the an547 firmware: the linker says '%.*s' "
+				      "%s does not fit the %s firmware: the linker says '%.*s' "
 				      "(%s)",
-				      ergon_model_path(m), (int)l, p ? p : "", fb.log);
+				      ergon_model_path(m), port->name, (int)l, p ? p : "", fb.log);
 			*err = e3;
 			rc = ERGON_ETOOBIG;
 		}
 		free(text);
 		goto out;
 	}
+	/* The placement record reads the an547's memory map (fw_memory.c):
+	 * for a port that offers the placements (memory_modes). */
 	json_t *memory = NULL;
-	rc = ergon_fw_memory_record(fb.elf, memory_mode(flags), &memory, err);
+	rc = port->memory_modes ? ergon_fw_memory_record(fb.elf, memory_mode(flags), &memory, err)
+				: 0;
 	if (rc)
 		goto out;
 	char model_sha[65];
 	sha256_hex(mbytes, mlen, model_sha);
 	json_t *b = json_pack(
-	    "{s:s,s:s,s:s,s:s,s:o,s:o,s:s,s:s,s:s,s:s,s:s,s:I,s:I,s:I}", "kind", kn, "board",
-	    "qemu-an547", "kernels", kernels, "compiler", fb.compiler, "command", fb.command,
+	    "{s:s,s:s,s:o,s:s,s:s,s:o,s:o,s:s,s:s,s:s,s:s,s:s,s:I,s:I,s:I}", "kind", kn, "board",
+	    port->board, "port", ergon_fw_port_json(port), "kernels", kernels, "compiler",
+	    fb.compiler, "command", fb.command,
 	    "compile", fb.compile, "elf", fb.elf, "elf_sha256", fb.elf_sha256, "link_map", fb.map,
 	    "link_map_sha256", fb.map_sha256, "model_sha256", model_sha, "model_bytes",
 	    (json_int_t)mlen, "input_bytes", (json_int_t)input_len, "arena_bytes",
@@ -239,25 +306,35 @@ static int hexval(char c)
 	return -1;
 }
 
-int ergon_model_fw_infer_qemu(const struct ergon_model *m, const uint8_t *input, size_t input_len,
-			      const char *work_dir, unsigned flags, uint8_t **out, size_t *out_len,
-			      struct ergon_err *err)
+int ergon_model_fw_infer_qemu(const struct ergon_model *m, const char *board, const uint8_t *input,
+			      size_t input_len, const char *work_dir, unsigned flags, uint8_t **out,
+			      size_t *out_len, struct ergon_err *err)
 {
 	*out = NULL;
 	*out_len = 0;
 	json_t *build = NULL;
-	int rc =
-	    ergon_model_fw_build(m, work_dir, ERGON_MODEL_FW_INFER, input, input_len, flags, &build,
-				 err);
+	char *text = NULL;
+	board = board ? board : "qemu-an547";
+	struct ergon_fw_port *port = malloc(sizeof *port);
+	int rc = port ? board_port(board, port, err)
+		      : ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+	if (!rc && port->run != ERGON_FW_PORT_RUN_QEMU)
+		rc = ergon_err_set(err, ERGON_EUSAGE,
+				   "board %s is a real board (its port %s runs through a probe): "
+				   "ergon runs the infer firmware under QEMU only; pick an emulated "
+				   "board (`ergon config boards`)",
+				   board, port->name);
+	if (!rc)
+		rc = model_fw_build(m, port, work_dir, ERGON_MODEL_FW_INFER, input, input_len, flags,
+				    &build, err);
 	if (rc)
-		return rc;
+		goto done;
 	const char *elf = json_string_value(json_object_get(build, "elf"));
 	char log[PATH_MAX];
 	snprintf(log, sizeof log, "%s/qemu-infer.log", work_dir);
 	remove(log);
-	const char *argv[] = {ERGON_QEMU_AN547_ARGV, "-kernel", elf, NULL};
+	const char *argv[] = {ERGON_QEMU_ARGV(port->qemu_machine), "-kernel", elf, NULL};
 	rc = ergon_lifecycle_run_tool(argv, log, QEMU_TIMEOUT_S, err);
-	char *text = NULL;
 	size_t tl = 0;
 	struct ergon_err e2 = {0};
 	int have_log = ergon_file_read_all(log, 16u << 20, &text, &tl, &e2) == 0;
@@ -265,9 +342,9 @@ int ergon_model_fw_infer_qemu(const struct ergon_model *m, const uint8_t *input,
 	if (errline != NULL) {
 		size_t l = strcspn(errline, "\n");
 		rc = ergon_err_set(err, ERGON_EDEVICE,
-				   "%s on qemu-an547: the firmware refused the "
+				   "%s on %s: the firmware refused the "
 				   "model: %.*s",
-				   ergon_model_path(m), (int)l, errline + 16);
+				   ergon_model_path(m), board, (int)l, errline + 16);
 	} else if (rc == 0) {
 		const char *p = have_log ? strstr(text, "ERGON_TFL_OUTPUT ") : NULL;
 		uint32_t want = 0;
@@ -285,21 +362,24 @@ int ergon_model_fw_infer_qemu(const struct ergon_model *m, const uint8_t *input,
 			free(o);
 			rc =
 			    ergon_err_set(err, ERGON_EDEVICE,
-					  "%s on qemu-an547: expected %u output bytes on the UART, "
+					  "%s on %s: expected %u output bytes on the UART, "
 					  "got %zu; QEMU's output is in %s",
-					  ergon_model_path(m), (unsigned)want, k, log);
+					  ergon_model_path(m), board, (unsigned)want, k, log);
 		} else {
 			*out = o;
 			*out_len = k;
 		}
 	}
+done:
 	free(text);
+	free(port);
 	json_decref(build);
 	return rc;
 }
 
-int ergon_model_fw_prepare_profile(const char *path, const char *fw_dir, int with_power,
-				   unsigned flags, json_t **model, struct ergon_err *err)
+int ergon_model_fw_prepare_profile(const char *path, const char *board, const char *fw_dir,
+				   int with_power, unsigned flags, json_t **model,
+				   struct ergon_err *err)
 {
 	*model = NULL;
 	struct ergon_model *m = NULL;
@@ -329,16 +409,16 @@ int ergon_model_fw_prepare_profile(const char *path, const char *fw_dir, int wit
 	snprintf(fnv, sizeof fnv, "%016llx", (unsigned long long)ergon_model_fnv1a64(out, out_len));
 	/* No folder: the virtual bench runs the model itself (nothing built). */
 	rc = fw_dir
-		 ? ergon_model_fw_build(m, fw_dir, ERGON_MODEL_FW_PROFILE, input, in_len, flags, &b,
-					err)
+		 ? ergon_model_fw_build(m, board, fw_dir, ERGON_MODEL_FW_PROFILE, input, in_len,
+					flags, &b, err)
 		 : 0;
 	if (rc)
 		goto out;
 	if (fw_dir)
 		json_array_append_new(builds, b);
 	if (fw_dir && with_power) {
-		rc = ergon_model_fw_build(m, fw_dir, ERGON_MODEL_FW_POWER, input, in_len, flags, &b,
-					  err);
+		rc = ergon_model_fw_build(m, board, fw_dir, ERGON_MODEL_FW_POWER, input, in_len,
+					  flags, &b, err);
 		if (rc)
 			goto out;
 		json_array_append_new(builds, b);

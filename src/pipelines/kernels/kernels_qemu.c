@@ -164,11 +164,22 @@ static int build_blob(struct kcase *cases, size_t n, const struct ergon_kernels_
 static int build_fw(const char *dir, int no_cache, char *elf, size_t elf_cap, json_t **build,
 		    struct ergon_err *err)
 {
-	static const char *const port[] = {"port.c", "libc_min.c", "startup.S",
-					   "kernels/kernels_main.c", NULL};
-	struct ergon_fw_build fb = {
-	    .dir = dir, .name = "kernels", .port = port, .no_cache = no_cache};
-	int rc = ergon_fw_compile(&fb, err);
+	/* The kernel firmware is the an547's (its DDR blob loader, its PMU). */
+	struct ergon_fw_port *port = malloc(sizeof *port);
+	if (port == NULL)
+		return ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+	int rc = ergon_fw_port_load(ergon_fw_target_dir(), "an547", port, err);
+	if (!rc && port->kernels_main[0] == '\0')
+		rc = ergon_err_set(err, ERGON_ECONFIG,
+				   "%s: kernels_main: missing; the kernel firmware needs it", port->file);
+	struct ergon_fw_build fb = {.port = port,
+				    .dir = dir,
+				    .name = "kernels",
+				    .main = port->kernels_main,
+				    .no_cache = no_cache};
+	if (!rc)
+		rc = ergon_fw_compile(&fb, err);
+	free(port);
 	if (rc) {
 		struct ergon_err e2 = {0};
 		ergon_err_set(&e2, rc, "%s (the compiler's output is in %s)", err->msg, fb.log);

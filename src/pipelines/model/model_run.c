@@ -209,15 +209,17 @@ int ergon_model_infer_run(const struct ergon_model_infer_opts *o, size_t *out_le
 		out = ergon_model_output(m, out_len);
 	} else if (!rc) {
 		/* The firmware, its build record and QEMU's log stay beside
-		 * the output (OUT.bin.an547/). */
+		 * the output (OUT.bin.an547/ for qemu-an547). */
+		const char *board = o->board ? o->board : "qemu-an547";
+		const char *sfx = strncmp(board, "qemu-", 5) == 0 ? board + 5 : board;
 		char work[4096];
-		int l = snprintf(work, sizeof work, "%s.an547", o->out_path);
+		int l = snprintf(work, sizeof work, "%s.%s", o->out_path, sfx);
 		if (l < 0 || (size_t)l >= sizeof work)
 			rc = ergon_err_set(err, ERGON_EUSAGE,
 					   "--out %s: the path is too long (at most %zu bytes)",
-					   o->out_path, sizeof work - 7);
+					   o->out_path, sizeof work - 2 - strlen(sfx));
 		else
-			rc = ergon_model_fw_infer_qemu(m, (const uint8_t *)in, in_len, work,
+			rc = ergon_model_fw_infer_qemu(m, board, (const uint8_t *)in, in_len, work,
 						       o->no_cache ? ERGON_MODEL_FW_NO_CACHE : 0u,
 						       &qemu_out, out_len, err);
 		out = qemu_out;

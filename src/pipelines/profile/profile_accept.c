@@ -8,10 +8,12 @@
 #include "ergon/lifecycle.h"
 #include "ergon/sim.h"
 #include "profile_internal.h"
+#include "pipelines/common/common.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const transport_names[] = {"rtt", "uart", "usb_cdc", "swo"};
@@ -642,6 +644,16 @@ int prof_accept(const struct ergon_config *cfg, const json_t *model, json_t *pla
 		rc = config_acts(cfg, plan, issues, err);
 	if (rc == 0 && lo != NULL)
 		lifecycle_opts(cfg, lo);
+	/* An emulated board runs on its port's QEMU machine. */
+	if (rc == 0 && lo != NULL && cfg->target.lifecycle == ERGON_LIFECYCLE_QEMU) {
+		struct ergon_fw_port *p = malloc(sizeof *p);
+		int found = 0;
+		rc = p ? ergon_fw_port_find(cfg->board->name, p, &found, err)
+		       : ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+		if (rc == 0 && found && p->run == ERGON_FW_PORT_RUN_QEMU)
+			snprintf(lo->qemu_machine, sizeof lo->qemu_machine, "%s", p->qemu_machine);
+		free(p);
+	}
 	return rc;
 }
 

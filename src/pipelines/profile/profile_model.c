@@ -103,12 +103,15 @@ static void emulated_instructions(struct prof_run *r, json_t *profile)
 		total += n;
 	}
 	char note[400];
+	/* The core: the board's SoC name up to its " (QEMU ...)". */
+	const char *soc = r->o->cfg->board->soc;
 	snprintf(note, sizeof note,
 		 "QEMU -icount shift=%d: every emulated instruction advances virtual time by %u "
 		 "ns, so a layer's window of T us (the firmware's SysTick clock) is T x %.1f "
 		 "emulated instructions, +/- %.1f (the clock's 1 us step); includes the layer "
-		 "hooks. Emulated instructions, not Cortex-M55 cycles.",
-		 ERGON_QEMU_ICOUNT_SHIFT, 1u << ERGON_QEMU_ICOUNT_SHIFT, per_us, per_us);
+		 "hooks. Emulated instructions, not %.*s cycles.",
+		 ERGON_QEMU_ICOUNT_SHIFT, 1u << ERGON_QEMU_ICOUNT_SHIFT, per_us, per_us,
+		 (int)strcspn(soc, " ("), soc);
 	json_object_set_new(profile, "emulated_instruction_count",
 			    json_pack("{s:s,s:f,s:f,s:I,s:s}", "label",
 				      "pmu.emulated_instruction_count", "per_window_us", per_us,

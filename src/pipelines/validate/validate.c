@@ -439,7 +439,7 @@ static int model_profile(const struct ergon_validate_opts *o, const struct model
 		snprintf(fwdir, sizeof fwdir, "%s/%s", o->firmware_dir, m->name);
 	rc = ergon_mkdir_p(out, e);
 	if (rc == 0)
-		rc = ergon_model_fw_prepare_profile(m->path, sim || o->firmware_dir ? NULL : fwdir,
+		rc = ergon_model_fw_prepare_profile(m->path, cfg.board->name, sim || o->firmware_dir ? NULL : fwdir,
 						    need_power,
 						    (o->no_cache ? ERGON_MODEL_FW_NO_CACHE : 0u) |
 							(cfg.profiling.extreme_mode

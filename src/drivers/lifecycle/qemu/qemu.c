@@ -24,6 +24,7 @@ struct ergon_lifecycle {
 	char elf[1024];
 	char sock[1100];
 	char log[1100];
+	char machine[32];   /* -M */
 	char gdb_host[256]; /* RTT_GDB: the gdbstub's host and port */
 	unsigned gdb_port;
 	int rtt;
@@ -79,6 +80,8 @@ static int q_open(const struct ergon_lifecycle_opts *o, struct ergon_lifecycle *
 	if (lc == NULL)
 		return ergon_err_set(err, ERGON_ENOMEM, "qemu: out of memory");
 	snprintf(lc->work_dir, sizeof lc->work_dir, "%s", o->work_dir);
+	snprintf(lc->machine, sizeof lc->machine, "%s",
+		 o->qemu_machine[0] ? o->qemu_machine : "mps3-an547");
 	lc->start_timeout_s = o->start_timeout_s > 0 ? o->start_timeout_s : 10.0;
 	lc->rtt = o->stream == ERGON_LC_STREAM_RTT_GDB;
 	snprintf(lc->gdb_host, sizeof lc->gdb_host, "127.0.0.1");
@@ -105,7 +108,8 @@ static int q_reset_gdb(struct ergon_lifecycle *lc, struct ergon_err *err)
 	char gdb[300];
 	snprintf(gdb, sizeof gdb, "tcp:%s:%u", lc->gdb_host, lc->gdb_port);
 	const char *argv[] = {
-	    ERGON_QEMU_AN547_ARGV, "-serial", "null", "-gdb", gdb, "-S", "-kernel", lc->elf, NULL};
+	    ERGON_QEMU_ARGV(lc->machine), "-serial", "null", "-gdb", gdb, "-S", "-kernel", lc->elf,
+	    NULL};
 	int rc = ergon_lifecycle_spawn(argv, lc->log, &lc->pid, err);
 	if (rc)
 		return rc;
@@ -151,8 +155,8 @@ static int q_reset(struct ergon_lifecycle *lc, struct ergon_err *err)
 		return q_reset_gdb(lc, err);
 	char chardev[1200];
 	snprintf(chardev, sizeof chardev, "socket,id=u0,path=%s,server=on,wait=on", lc->sock);
-	const char *argv[] = {ERGON_QEMU_AN547_ARGV, "-chardev", chardev, "-serial",
-			      "chardev:u0",	     "-kernel",	 lc->elf, NULL};
+	const char *argv[] = {ERGON_QEMU_ARGV(lc->machine), "-chardev", chardev, "-serial",
+			      "chardev:u0", "-kernel", lc->elf, NULL};
 	int rc = ergon_lifecycle_spawn(argv, lc->log, &lc->pid, err);
 	if (rc)
 		return rc;
