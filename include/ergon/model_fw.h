@@ -40,7 +40,8 @@ enum ergon_model_fw_flags {
 
 /* 0 when board has a port in ergon-target, and *port (when port is not
  * NULL; new reference, caller decrefs) its summary {port, board, title,
- * cpu, validation{status, note}, descriptor, descriptor_sha256, run}.
+ * cpu, validation{status, note}, descriptor, descriptor_sha256, run (the
+ * QEMU machine, or "probe"), transport (uart or rtt)}.
  * ERGON_EUSAGE naming the board, that it has no port, and how to write one
  * (docs/internals/ports.md); ERGON_ECONFIG naming the descriptor, the
  * field and the fix when a descriptor under target/port/ is invalid. */

@@ -638,25 +638,41 @@ static int run(int argc, char **argv)
 		goto fail;
 	}
 	/* A .tflite model instead of a firmware folder: build the firmware
-	 * with it embedded (an547 only), then profile that. */
+	 * with it embedded (a board with a port), then profile that. */
 	struct stat mst;
 	char mdir[PATH_MAX];
 	const char *model_path = NULL;
+	char port_transport[8] = "";
 	if (!sim && fwdir && stat(fwdir, &mst) == 0 && S_ISREG(mst.st_mode)) {
 		model_path = fwdir;
 		/* A board without a port in ergon-target is refused, with
 		 * how to write one. */
-		if ((rc = ergon_model_fw_board_check(cfg.board->name, NULL, &err)) != 0)
+		json_t *port = NULL;
+		if ((rc = ergon_model_fw_board_check(cfg.board->name, &port, &err)) != 0)
 			goto fail;
-		if (cfg.target.transport == ERGON_TRANSPORT_RTT) {
+		/* A port that never ran on its board says so before anything. */
+		const char *vs = json_string_value(
+		    json_object_get(json_object_get(port, "validation"), "status"));
+		if (vs && strcmp(vs, "unvalidated") == 0)
+			cli_note("profile",
+				 "warning: the port %s of board %s is unvalidated: %s; its "
+				 "results are a hypothesis until the port has run on the board",
+				 json_string_value(json_object_get(port, "port")), cfg.board->name,
+				 json_string_value(json_object_get(
+				     json_object_get(port, "validation"), "note")));
+		snprintf(port_transport, sizeof port_transport, "%s",
+			 json_string_value(json_object_get(port, "transport")));
+		json_decref(port);
+		if (cfg.target.transport == ERGON_TRANSPORT_RTT &&
+		    strcmp(port_transport, "rtt") != 0) {
 			rc =
 			    ergon_err_set(&err, ERGON_EUSAGE,
-					  "%s: ergon builds model firmware with UART0 only; "
-					  "target.transport rtt with a .tflite model is not built "
-					  "yet: drop --transport rtt (the results are identical on "
-					  "QEMU), or build an RTT firmware yourself and give its "
-					  "FIRMWARE_DIR",
-					  model_path);
+					  "%s: the %s port's model firmware speaks UART0 only "
+					  "(its hal.transport); target.transport rtt with a "
+					  ".tflite model is not built for it: drop --transport rtt "
+					  "(the results are identical on QEMU), or build an RTT "
+					  "firmware yourself and give its FIRMWARE_DIR",
+					  model_path, cfg.board->name);
 			goto fail;
 		}
 		snprintf(mdir, sizeof mdir, "%s/firmware", cfg.output.dir);
@@ -845,8 +861,11 @@ const struct ergon_cli_command ergon_cli_cmd_profile = {
 	    "FIRMWARE_DIR holds the builds: a file named *profile* and one named *power*\n"
 	    "(.elf, .axf, .bin or .hex). Without FIRMWARE_DIR and --board the virtual bench\n"
 	    "(--board sim) runs; --board qemu-an547 uses the an547 builds next to ergon.\n"
-	    "A MODEL.tflite instead of FIRMWARE_DIR (--board qemu-an547) builds the an547\n"
-	    "firmware with the model into DIR/firmware; objects built before with the same\n"
+	    "A MODEL.tflite instead of FIRMWARE_DIR builds the board's firmware (the\n"
+	    "profile build, and the power build with --power) with the model into\n"
+	    "DIR/firmware, for a board with a port in ergon-target (qemu-an547,\n"
+	    "qemu-an505; `ergon config boards`; docs/internals/ports.md; a board\n"
+	    "without one is refused); objects built before with the same\n"
 	    "toolchain, flags and sources (and model) come from the firmware object cache\n"
 	    "($XDG_CACHE_HOME/ergon, else ~/.cache/ergon; docs/internals/fw_cache.md);\n"
 	    "--no-cache compiles every object and neither reads nor writes the cache.\n"

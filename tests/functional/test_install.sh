@@ -230,6 +230,15 @@ if cmake -S "$CONS/target" -B "$TMP/tg" -G Ninja -DCMAKE_PREFIX_PATH="$P" -DCMAK
   out=$("$TMP/tg/fw_power") && [ "$out" = "vbus_uv(5120)=1000000" ] && ok "power build: $out" || bad "power build printed '$out'"
 else bad "find_package(ergon-target)"; tail -30 "$TMP/tg.log"; fi
 
+# The board ports' descriptors come with the target tree, and ergon reads
+# them from the installed copy (docs/internals/ports.md).
+for f in port/an547/port.json port/an505/port.json port/common/model_main.c; do
+  [ -f "$P/share/ergon-target/$f" ] && ok "installed share/ergon-target/$f" || bad "missing share/ergon-target/$f"
+done
+ERGON_TARGET_DIR=$P/share/ergon-target "$ERGON_BIN" config boards >"$TMP/boards.out" 2>&1 &&
+  grep -qE '^qemu-an505 .* an505 \(emulated\)$' "$TMP/boards.out" &&
+  ok "config boards reads the installed ports" || bad "config boards on the installed tree: $(cat "$TMP/boards.out")"
+
 # Man pages: one per subcommand, and man renders them.
 for c in $("$ERGON_BIN" __complete commands); do
   [ -f "$P/share/man/man1/ergon-$c.1" ] || bad "no man page for ergon $c"
@@ -244,8 +253,11 @@ out=$(PATH=$P/bin:$PATH bash -c '. "$1"; COMP_WORDS=(ergon ver); COMP_CWORD=1; _
 [ "$out" = "verify" ] && ok "bash completes 'ergon ver' to verify" || bad "bash completion gave '$out'"
 out=$(PATH=$P/bin:$PATH bash -c '. "$1"; COMP_WORDS=(ergon run --idle); COMP_CWORD=2; _ergon; echo "${COMPREPLY[@]}"' _ "$P/share/bash-completion/completions/ergon")
 [ "$out" = "--idle-s" ] && ok "bash completes 'ergon run --idle' to --idle-s" || bad "bash option completion gave '$out'"
-out=$(PATH=$P/bin:$PATH bash -c '. "$1"; COMP_WORDS=(ergon profile --board qemu); COMP_CWORD=3; _ergon; echo "${COMPREPLY[@]}"' _ "$P/share/bash-completion/completions/ergon")
+out=$(PATH=$P/bin:$PATH bash -c '. "$1"; COMP_WORDS=(ergon profile --board qemu-an54); COMP_CWORD=3; _ergon; echo "${COMPREPLY[@]}"' _ "$P/share/bash-completion/completions/ergon")
 [ "$out" = "qemu-an547" ] && ok "bash completes a board" || bad "bash board completion gave '$out'"
+# Both emulated boards of the registry (src/pipelines/config/boards.c).
+out=$(PATH=$P/bin:$PATH bash -c '. "$1"; COMP_WORDS=(ergon profile --board qemu); COMP_CWORD=3; _ergon; echo "${COMPREPLY[@]}"' _ "$P/share/bash-completion/completions/ergon")
+[ "$out" = "qemu-an547 qemu-an505" ] && ok "bash completes both QEMU boards" || bad "bash board completion gave '$out'"
 if command -v zsh >/dev/null; then
   zsh -n "$P/share/zsh/site-functions/_ergon" && ok "zsh completion parses" || bad "zsh completion syntax"
   # Loaded into a zsh with compinit, the function is defined for ergon.

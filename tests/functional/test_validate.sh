@@ -139,7 +139,7 @@ contains "$(message "$TMP/j4.xml" kws_ref_model integrity)" "profile.power_unobs
 # 5. Refused before anything is built.
 # (--board sim now runs the models: tests/functional/test_validate_boards.sh.)
 expect 2 "--firmware-dir on qemu-an547 is refused" -- "$E" validate --board qemu-an547 --firmware-dir "$TMP" --models "$M" --junit-xml "$TMP/x.xml" --out "$TMP/x"
-contains "$ERR" "it builds the an547 firmware" "says ergon builds it"
+contains "$ERR" "it builds the board's firmware from its port" "says ergon builds it"
 expect 2 "a folder without models" -- "$E" validate --board qemu-an547 --models "$TMP/base" --junit-xml "$TMP/x.xml" --out "$TMP/x"
 contains "$ERR" "no .tflite files" "says so"
 expect 3 "a missing baseline" -- "$E" validate --board qemu-an547 --models "$M" --baseline "$TMP/nope" --junit-xml "$TMP/x.xml" --out "$TMP/x"

@@ -3,7 +3,7 @@
  * descriptor's bytes. Properties: it answers ok or ERGON_ECONFIG naming
  * the file (never another code, never a crash); an accepted descriptor
  * holds only what the reader promises: every text NUL-terminated inside
- * its buffer, the paths relative with no "..", machine flags only, each
+ * its buffer, the paths relative with no ".." component, machine flags only, each
  * reserve below its memory, the pins within max_pin, the ref kernels, a
  * QEMU port 'emulated' and a probe port not, and parsing it again gives
  * the same result. */
@@ -18,9 +18,18 @@ static int bounded(const char *s, size_t cap)
 	return memchr(s, '\0', cap) != NULL;
 }
 
+/* Relative, and no component is "." or ".." (a name such as "a..c" is). */
 static int rel_path(const char *s)
 {
-	return s[0] != '/' && strstr(s, "..") == NULL;
+	if (s[0] == '/' || s[0] == '\0')
+		return 0;
+	for (const char *c = s; *c;) {
+		size_t l = strcspn(c, "/");
+		if (l == 0 || (l == 1 && c[0] == '.') || (l == 2 && c[0] == '.' && c[1] == '.'))
+			return 0;
+		c += l + (c[l] == '/');
+	}
+	return 1;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -161,6 +161,10 @@ static void bad_fields_are_refused_by_name(void **state)
 	    {"\"toolchain\": \"arm-none-eabi-gcc\"", "\"toolchain\": \"clang\"", "toolchain",
 	     "arm-none-eabi-gcc only"},
 	    {"{\n  \"schema\"", "{\"schema\": 1,\n  \"schema\"", "not valid JSON", "duplicate"},
+	    {"\"cpu\":", "\"defines\": [\"-DX=1=2\"], \"cpu\":", "defines",
+	     "not -DNAME or -DNAME=VALUE"},
+	    {"\"cpu\":", "\"defines\": [\"-include x.h\"], \"cpu\":", "defines",
+	     "not -DNAME or -DNAME=VALUE"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char *text = mutated(cases[i].from, cases[i].to);

@@ -113,6 +113,8 @@ struct ergon_fw_port {
 	char cpu[32];
 	char cpu_flags[ERGON_FW_PORT_LIST_MAX][ERGON_FW_PORT_PATH_MAX];
 	int n_cpu_flags;
+	char defines[ERGON_FW_PORT_LIST_MAX][ERGON_FW_PORT_PATH_MAX]; /* -D of every unit */
+	int n_defines;
 	char include_dirs[ERGON_FW_PORT_LIST_MAX][ERGON_FW_PORT_PATH_MAX];
 	int n_include_dirs;
 	char sources[ERGON_FW_PORT_LIST_MAX][ERGON_FW_PORT_PATH_MAX]; /* HAL, startup */
@@ -155,7 +157,8 @@ int ergon_fw_port_list(const char *tdir, struct ergon_fw_port **out, size_t *n,
 int ergon_fw_port_find(const char *board, struct ergon_fw_port *p, int *found,
 		       struct ergon_err *err);
 /* {port, board, title, cpu, validation{status, note}, descriptor,
- * descriptor_sha256, run}: for build records. New reference or NULL. */
+ * descriptor_sha256, run, transport}: for build records. New reference or
+ * NULL. */
 json_t *ergon_fw_port_json(const struct ergon_fw_port *p);
 
 /* --- the firmware build (fw_build.c) --------------------------------------- */
@@ -189,8 +192,8 @@ struct ergon_fw_build {
 	const char *name;		  /* ergon_<port>_<name>.elf, .map, build-<name>.log */
 	int power;			  /* the power build's sources */
 	const char *const *defines;	  /* -D flags of every unit, NULL-terminated; or NULL */
-	const char *main;		  /* the program's main, under target/ (after the port's) */
-	/* The model: main also gets model_defines (the arena size);
+	const char *main_src;		  /* the program's main, under target/ (after the port's) */
+	/* The model: main_src also gets model_defines (the arena size);
 	 * model_data is a file in dir (the generated assembly, assembled with
 	 * dir as the working folder) that pulls in the files model_files (in
 	 * dir, NULL-terminated). NULL: none. */

@@ -424,7 +424,7 @@ static size_t tree_parts(const struct ergon_fw_build *b, char (*parts)[ERGON_FW_
 		const char *f = i < p->n_include_dirs ? p->include_dirs[i]
 				: i < p->n_include_dirs + p->n_sources
 				    ? p->sources[i - p->n_include_dirs]
-				: i == p->n_include_dirs + p->n_sources ? b->main
+				: i == p->n_include_dirs + p->n_sources ? b->main_src
 									: p->linker_script;
 		/* port/<x>: the first two components (a file elsewhere in
 		 * the tree is under include/ or src/, hashed already). */
@@ -765,8 +765,10 @@ int ergon_fw_compile(struct ergon_fw_build *b, struct ergon_err *err)
 		    asprintf(&c->argv[k++], "%s=%s=%s", maps[m], tlong ? tdir : b->dir,
 			     tlong ? "target" : ".") < 0)
 			c->argv[k - 1] = NULL;
-	for (size_t i = 0; b->defines != NULL && b->defines[i] != NULL && k < MAX_ARGS - 24; i++)
+	for (size_t i = 0; b->defines != NULL && b->defines[i] != NULL && k < MAX_ARGS - 40; i++)
 		c->argv[k++] = strdup(b->defines[i]);
+	for (int i = 0; i < b->port->n_defines; i++)
+		c->argv[k++] = strdup(b->port->defines[i]);
 	c->argc = k;
 	for (int i = 0; i < k; i++)
 		if (c->argv[i] == NULL) {
@@ -784,7 +786,7 @@ int ergon_fw_compile(struct ergon_fw_build *b, struct ergon_err *err)
 			rc = add_unit(c, srcs[i], rel, 0, 0, err);
 	}
 	for (int i = 0; i <= b->port->n_sources && !rc; i++) {
-		const char *f = i < b->port->n_sources ? b->port->sources[i] : b->main;
+		const char *f = i < b->port->n_sources ? b->port->sources[i] : b->main_src;
 		char src[PATH_MAX], rel[PATH_MAX];
 		rc = pathf(err, src, sizeof src, "%s/%s", tdir, f);
 		if (!rc)

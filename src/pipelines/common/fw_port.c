@@ -36,7 +36,7 @@
 static const char *const top_keys[] = {"schema",	"port",	      "board",	  "title",
 				       "validation",	"toolchain",  "cpu",	  "cpu_flags",
 				       "include_dirs", "sources",    "model_main", "kernels_main",
-				       "memory_modes",
+				       "memory_modes", "defines",
 				       "linker_script", "memory",   "tfl_kernels", "hal",
 				       "run",		NULL};
 
@@ -437,6 +437,19 @@ int ergon_fw_port_parse(const char *text, size_t len, const char *file, struct e
 				 "-mfpu= or -march= flags only",
 				 p->cpu_flags[i]);
 	if (!rc)
+		rc = get_list(root, "defines", "defines", 0, 0, p->defines, ERGON_FW_PORT_LIST_MAX,
+			      &p->n_defines, file, err);
+	/* -DNAME or -DNAME=VALUE of letters, digits and _: the port's own
+	 * switches (such as its transport), nothing else. */
+	for (int i = 0; i < p->n_defines && !rc; i++) {
+		const char *d = p->defines[i];
+		size_t l = strcspn(d + 2, "=");
+		if (strncmp(d, "-D", 2) != 0 || l == 0 || (d[2] >= '0' && d[2] <= '9') ||
+		    !name_ok(d + 2, "_=") || strchr(d + 2 + l + (d[2 + l] == '='), '=') != NULL)
+			rc = bad(err, file, "defines",
+				 "'%s' is not -DNAME or -DNAME=VALUE (letters, digits and _)", d);
+	}
+	if (!rc)
 		rc = get_list(root, "include_dirs", "include_dirs", 1, 1, p->include_dirs,
 			      ERGON_FW_PORT_LIST_MAX, &p->n_include_dirs, file, err);
 	if (!rc)
@@ -663,9 +676,11 @@ int ergon_fw_port_find(const char *board, struct ergon_fw_port *p, int *found,
 
 json_t *ergon_fw_port_json(const struct ergon_fw_port *p)
 {
-	return json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s}, s:s, s:s, s:s}", "port", p->name,
-			 "board", p->board, "title", p->title, "cpu", p->cpu, "validation",
-			 "status", ergon_fw_port_validation_names[p->validation - 1], "note",
+	return json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s}, s:s, s:s, s:s, s:s}", "port",
+			 p->name, "board", p->board, "title", p->title, "cpu", p->cpu,
+			 "validation", "status",
+			 ergon_fw_port_validation_names[p->validation - 1], "note",
 			 p->validation_note, "descriptor", p->file, "descriptor_sha256", p->sha256,
-			 "run", p->run == ERGON_FW_PORT_RUN_QEMU ? p->qemu_machine : "probe");
+			 "run", p->run == ERGON_FW_PORT_RUN_QEMU ? p->qemu_machine : "probe",
+			 "transport", p->transport == ERGON_FW_PORT_RTT ? "rtt" : "uart");
 }

@@ -84,7 +84,7 @@ static int board_port(const char *board, struct ergon_fw_port *p, struct ergon_e
 	int rc = ergon_fw_port_find(board, p, &found, err);
 	if (!rc && !found)
 		rc = ergon_err_set(err, ERGON_EUSAGE,
-				   "board %s has no port in ergon-target (no target/port/*/port.json "
+				   "board %s has no port in ergon-target (no target/port/<port>/port.json "
 				   "names it), so ergon cannot build its firmware from a model; "
 				   "write one as docs/internals/ports.md says, or build the "
 				   "firmware yourself and give its FIRMWARE_DIR",
@@ -229,7 +229,7 @@ static int model_fw_build(const struct ergon_model *m, const struct ergon_fw_por
 				    .name = kn,
 				    .power = kind == ERGON_MODEL_FW_POWER,
 				    .defines = defines,
-				    .main = port->model_main,
+				    .main_src = port->model_main,
 				    .model_defines = model_defines,
 				    .model_data = asm_name,
 				    .model_files = model_files,

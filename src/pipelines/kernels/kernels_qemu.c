@@ -175,7 +175,7 @@ static int build_fw(const char *dir, int no_cache, char *elf, size_t elf_cap, js
 	struct ergon_fw_build fb = {.port = port,
 				    .dir = dir,
 				    .name = "kernels",
-				    .main = port->kernels_main,
+				    .main_src = port->kernels_main,
 				    .no_cache = no_cache};
 	if (!rc)
 		rc = ergon_fw_compile(&fb, err);

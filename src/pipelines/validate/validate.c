@@ -225,13 +225,13 @@ static int model_config(const struct ergon_validate_opts *o, const char *out_dir
 				   o->firmware_dir, o->board,
 				   cfg->target.lifecycle == ERGON_LIFECYCLE_SIM
 				       ? "the virtual bench runs it in-process"
-				       : "it builds the an547 firmware");
+				       : "it builds the board's firmware from its port");
 	else if (rc == 0 && !own && !o->firmware_dir)
 		rc = ergon_err_set(err, ERGON_EUSAGE,
 				   "--board %s: ergon cannot build firmware for this board; give "
 				   "--firmware-dir DIR with DIR/MODEL/ holding your profile (and "
 				   "power) build of each model (docs/VALIDATE.md), or use --board "
-				   "sim or qemu-an547",
+				   "sim, qemu-an547 or qemu-an505",
 				   o->board);
 	if (rc)
 		ergon_config_cleanup(cfg);
