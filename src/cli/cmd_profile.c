@@ -696,8 +696,8 @@ static int run(int argc, char **argv)
 			cli_ticker_stop();
 			if (rc)
 				goto fail;
-		} else if ((rc = ergon_model_fw_prepare_profile(model_path, NULL, 0, 0u,
-								&model_json, &err)) != 0) {
+		} else if ((rc = ergon_model_fw_prepare_profile(model_path, cfg.board->name, NULL,
+								0, 0u, &model_json, &err)) != 0) {
 			/* The dry run's plan: the model, nothing built. */
 			goto fail;
 		}

@@ -61,6 +61,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_REQUIRE(p.gate_pin <= p.max_gpio_pin && p.state_pin <= p.max_gpio_pin &&
 		     p.go_pin <= p.max_gpio_pin);
 	FUZZ_REQUIRE(p.tfl_kernels & ERGON_FW_PORT_KERNELS_REF);
+	FUZZ_REQUIRE(!(p.memory_modes & ERGON_FW_PORT_MODE_SHARED_SRAM) || p.shared_bytes > 0);
+	FUZZ_REQUIRE(p.shared_bytes == 0 || p.shared_reserve_bytes < p.shared_bytes);
 	FUZZ_REQUIRE((p.run == ERGON_FW_PORT_RUN_QEMU) == (p.validation == ERGON_FW_PORT_EMULATED));
 	FUZZ_REQUIRE(p.run != ERGON_FW_PORT_RUN_QEMU || p.qemu_machine[0]);
 	FUZZ_REQUIRE(strlen(p.sha256) == 64);

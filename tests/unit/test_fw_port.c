@@ -65,6 +65,10 @@ static void an547_is_the_first_port(void **state)
 	/* 48 KiB UART buffer + 16 KiB stack + 8 KiB layer records. */
 	assert_int_equal(p.ram_reserve_bytes, 48u * 1024u + 16u * 1024u + 8u * 1024u);
 	assert_true(p.tfl_kernels & ERGON_FW_PORT_KERNELS_MVE);
+	/* ISRAM 2 MiB at 0x21000000 (an547.ld): force_shared_sram's arena. */
+	assert_int_equal(p.shared_bytes, ld_length(p.linker_script, "ISRAM ("));
+	assert_int_equal(p.memory_modes,
+			 ERGON_FW_PORT_MODE_EXTREME | ERGON_FW_PORT_MODE_SHARED_SRAM);
 	assert_int_equal(p.pmu, ERGON_FW_PORT_PROBED);
 	assert_int_equal(p.core_clock_hz, 32000000u);
 }
@@ -89,6 +93,7 @@ static void an505_is_an_m33_without_pmu(void **state)
 	assert_int_equal(p.ram_bytes, 2u * 1024u * 1024u);
 	assert_int_equal(p.core_clock_hz, 20000000u);
 	assert_int_equal(p.max_gpio_pin, 2u);
+	assert_int_equal(p.memory_modes, 0u); /* no TCMs, no shared SRAM */
 }
 
 static void only_folders_with_a_descriptor_are_ports(void **state)
@@ -161,6 +166,9 @@ static void bad_fields_are_refused_by_name(void **state)
 	    {"\"toolchain\": \"arm-none-eabi-gcc\"", "\"toolchain\": \"clang\"", "toolchain",
 	     "arm-none-eabi-gcc only"},
 	    {"{\n  \"schema\"", "{\"schema\": 1,\n  \"schema\"", "not valid JSON", "duplicate"},
+	    {"\"extreme\", ", "\"tcm\", ", "memory_modes", "not extreme or shared_sram"},
+	    {",\n    \"shared_sram\": {\"region\": \"ISRAM\", \"bytes\": 2097152, \"reserve_bytes\": 0}",
+	     "", "memory_modes", "shared_sram needs memory.shared_sram"},
 	    {"\"cpu\":", "\"defines\": [\"-DX=1=2\"], \"cpu\":", "defines",
 	     "not -DNAME or -DNAME=VALUE"},
 	    {"\"cpu\":", "\"defines\": [\"-include x.h\"], \"cpu\":", "defines",
