@@ -71,6 +71,18 @@ static int default_qemu_firmware(char *dir, size_t cap)
 	return access(dir, R_OK) == 0 ? 0 : -1;
 }
 
+/* True unless board has a port whose QEMU machine is not mps3-an547. */
+static int runs_an547(const char *board)
+{
+	json_t *port = NULL;
+	struct ergon_err e = {0};
+	int rc = ergon_model_fw_board_check(board, &port, &e);
+	const char *run = json_string_value(json_object_get(port, "run"));
+	int an547 = rc != 0 || run == NULL || strcmp(run, "mps3-an547") == 0;
+	json_decref(port);
+	return an547;
+}
+
 static void print_layers(const json_t *summary)
 {
 	const json_t *profile = json_object_get(summary, "profile");
@@ -596,9 +608,11 @@ static int run(int argc, char **argv)
 		goto fail;
 	int sim = cfg.target.lifecycle == ERGON_LIFECYCLE_SIM;
 	char qdir[PATH_MAX];
-	/* The prebuilt images next to ergon are the an547's. */
-	if (!sim && !fwdir && strcmp(cfg.board->name, "qemu-an547") == 0 &&
-	    default_qemu_firmware(qdir, sizeof qdir) == 0)
+	/* The prebuilt images next to ergon are the an547's: for a board
+	 * whose QEMU machine is the an547 (its port's run), or that has no
+	 * port of its own (another board run on the qemu lifecycle). */
+	if (!sim && !fwdir && cfg.target.lifecycle == ERGON_LIFECYCLE_QEMU &&
+	    runs_an547(cfg.board->name) && default_qemu_firmware(qdir, sizeof qdir) == 0)
 		fwdir = qdir;
 	if (!sim && !fwdir) {
 		rc =

@@ -296,19 +296,40 @@ static int memory_acts(const struct ergon_config *cfg, const json_t *model, json
 							     : NULL;
 	const char *how = "the firmware's own placement (neither key set)";
 	int lc = cfg->target.lifecycle;
+	/* With a model, ergon builds the board's firmware from its port: the
+	 * key acts when the port offers the placement (memory_modes). */
+	char buf[320];
+	int offered = 0, rc = 0;
+	if (key != NULL && model != NULL && lc != ERGON_LIFECYCLE_SIM && cfg->board != NULL) {
+		struct ergon_fw_port *p = malloc(sizeof *p);
+		int found = 0;
+		rc = p ? ergon_fw_port_find(cfg->board->name, p, &found, err)
+		       : ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+		offered = !rc && found &&
+			  (p->memory_modes & (cfg->profiling.extreme_mode
+						  ? ERGON_FW_PORT_MODE_EXTREME
+						  : ERGON_FW_PORT_MODE_SHARED_SRAM));
+		if (offered)
+			snprintf(buf, sizeof buf,
+				 cfg->profiling.extreme_mode
+				     ? "ergon's %s model firmware: -DERT_MEM_EXTREME=1, weights and "
+				       "arena in the TCMs (build record memory, read from the ELF)"
+				     : "ergon's %s model firmware: -DERT_MEM_SHARED_SRAM=1, the arena "
+				       "in the shared SRAM (%s, build record memory, read from "
+				       "the ELF)",
+				 p->name, p->shared_region);
+		free(p);
+		if (rc)
+			return rc;
+	}
 	if (key != NULL && lc == ERGON_LIFECYCLE_SIM)
 		how = cfg->profiling.extreme_mode
 			  ? "the virtual bench powers its shared SRAM down: its static "
 			    "current (ERGON_SIM_SSRAM_HALF_A) leaves every state"
 			  : "the virtual bench retains its whole shared SRAM: twice its "
 			    "static current (ERGON_SIM_SSRAM_HALF_A more) in every state";
-	else if (key != NULL && lc == ERGON_LIFECYCLE_QEMU && model != NULL)
-		how = cfg->profiling.extreme_mode
-			  ? "ergon's an547 model firmware: -DERT_MEM_EXTREME=1, weights and "
-			    "arena in the TCMs (build record memory, read from the ELF)"
-			  : "ergon's an547 model firmware: -DERT_MEM_SHARED_SRAM=1, the arena "
-			    "in the shared SRAM at 0x21000000 (build record memory, read from "
-			    "the ELF)";
+	else if (key != NULL && offered)
+		how = buf;
 	else if (key != NULL) {
 		const char *where = key;
 		(void)explicit_key(cfg, key, &where);
@@ -317,9 +338,11 @@ static int memory_acts(const struct ergon_config *cfg, const json_t *model, json
 		    "%s: %s cannot act on board %s: it is a choice of the firmware's build "
 		    "(where the model's weights and arena are linked, which parts of the "
 		    "shared SRAM the firmware powers), and ergon builds the firmware only for "
-		    "a .tflite model on qemu-an547 (FIRMWARE_DIR's images keep the placement "
-		    "they were linked with); build your firmware with it and leave the key "
-		    "false, or run `ergon profile MODEL.tflite --board qemu-an547`, or --board sim",
+		    "a .tflite model on a board whose port offers the placement (its "
+		    "descriptor's memory_modes: qemu-an547; docs/internals/ports.md); "
+		    "FIRMWARE_DIR's images keep the placement they were linked with; build your "
+		    "firmware with it and leave the key false, or run `ergon profile "
+		    "MODEL.tflite --board qemu-an547`, or --board sim",
 		    where, key, cfg->board ? cfg->board->name : "(none)");
 	}
 	json_object_set_new(plan, "memory",
