@@ -21,6 +21,16 @@ int an547_have_pmu(void);
  * follows the emulated instruction count). */
 uint64_t an547_systick_ticks(void);
 
+/* The power builds' layer-marker line (ert_power_config.marker; docs/METHOD.md,
+ * "Energy per layer"): FPGAIO LED1 (pin 2), beside the gate on LED0, when the
+ * runtime has markers (ERT_LAYER_MARKERS, ert_layer.h), so that a real MPS3
+ * toggles it at every layer's start inside the clean window for a meter's
+ * second input. Under QEMU the register is modelled but no meter watches
+ * it: nothing there observes the edges. -DERT_AN547_MARKER_PIN=0: no line. */
+#ifndef ERT_AN547_MARKER_PIN
+#define ERT_AN547_MARKER_PIN (ERT_LAYER_MARKERS ? 2u : 0u)
+#endif
+
 /* The example int8 network (netdemo.c). */
 int netdemo_infer(void *user);
 /* Predicted class of the last inference and a checksum of its output. */

@@ -51,7 +51,8 @@ static struct ert_profile_config profile_cfg = {
 static const struct ert_power_config power_cfg = {
     .warmup = 2,
     .window = {.mode = ERT_WINDOW_FIXED, .iterations = 50},
-    .sync = {.gate_pin = 1}, /* FPGAIO LED0 */
+    .sync = {.gate_pin = 1},		     /* FPGAIO LED0 */
+    .marker = {.pin = ERT_AN547_MARKER_PIN}, /* LED1 (an547.h) */
     .source = ERT_SOURCE_EXTERNAL,
     .calibration_id = 0,
 };
