@@ -19,6 +19,9 @@ done
 contains "$OUT" "counts in emulated_instructions" "table says emulated instructions"
 contains "$OUT" "geometric mean of mve speedups over 10 cases" "geometric mean over the 10 layers"
 contains "$OUT" "not a model latency" "geometric mean is not a model latency"
+contains "$OUT" "ergon compare calls a regression only where both sides are valid" "regr legend is a whole sentence"
+[ "$(grep -o 'no count is reported' <<<"$OUT" | wc -l)" = 1 ] && ok "the PMU line says 'no count is reported' once" ||
+  bad "PMU line: $(grep 'PMU counters' <<<"$OUT")"
 cmp -s "$TMP/k1/samples.csv" "$TMP/k2/samples.csv" && ok "every count identical across two runs" ||
   bad "counts differ between two runs: $(diff "$TMP/k1/samples.csv" "$TMP/k2/samples.csv" | head -4)"
 [ "$(grep -c ',pass,' "$TMP/k1/samples.csv")" = 60 ] && ok "10 cases x 2 impls x 3 samples, all pass" ||

@@ -132,6 +132,7 @@ static void refused_lines_do_not_stop_the_run(void **state)
 	char *p = shapes_file(dir, "conv z in=0x4x4 out_c=2 filter=1x1 pad=same\n"
 				   "conv r in=4x4x4 out_c=2 filter=1x1 pad=reflect\n"
 				   "conv s in=4x4x4 out_c=2 filter=1x1 stride=0x1 pad=same\n"
+				   "conv f in=4x4x4 out_c=2 filter=3x3x4 pad=same\n"
 				   "dwconv ok in=7x5x3 mult=2 filter=3x3 pad=valid\n");
 	struct ergon_kernels_run_options o = {.board = "host", .shapes_path = p, .iterations = 2};
 	json_t *art = NULL;
@@ -140,12 +141,15 @@ static void refused_lines_do_not_stop_the_run(void **state)
 	struct ergon_err err = {0};
 	assert_int_equal(ergon_kernels_run(&o, &art, &samples, &len, &err), 0);
 	const json_t *ref = json_object_get(art, "refused");
-	assert_int_equal(json_array_size(ref), 3);
+	assert_int_equal(json_array_size(ref), 4);
 	assert_int_equal(json_integer_value(json_object_get(json_array_get(ref, 1), "line")), 2);
 	assert_non_null(strstr(json_string_value(json_object_get(json_array_get(ref, 1), "why")),
 			       "padding 'reflect' is not supported"));
 	assert_non_null(strstr(json_string_value(json_object_get(json_array_get(ref, 2), "why")),
-			       "stride=0x1"));
+			       "stride=0x1: write stride=HxW, each an integer in 1..4096"));
+	/* A filter given as HxWxC: the error shows the form filter takes. */
+	assert_non_null(strstr(json_string_value(json_object_get(json_array_get(ref, 3), "why")),
+			       "filter=3x3x4: write filter=HxW, each an integer in 1..4096"));
 	assert_true(json_is_true(json_object_get(impl0(art, 0), "correct")));
 	/* The workload record of the dwconv: 7x5 valid 3x3 -> 5x3, 6 channels. */
 	const json_t *w = json_array_get(json_object_get(art, "workloads"), 0);

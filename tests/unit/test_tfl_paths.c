@@ -149,6 +149,9 @@ static void env_picks_the_path(void **state)
 	assert_null(m);
 	assert_non_null(strstr(err.msg, "ERGON_TFL_SIMD=avx3: unknown kernel path"));
 	assert_non_null(strstr(err.msg, "auto, portable"));
+	/* ... and the fix: one of those, or unset (the fastest). */
+	assert_non_null(strstr(err.msg, "(set one of them, or unset ERGON_TFL_SIMD for the "
+					"fastest; docs/USAGE.md section 4)"));
 	/* A known path this build or CPU lacks (NEON on x86-64, the x86
 	 * paths on AArch64) is refused as such, not run as another. */
 	const char *absent = !ert_tfl_simd_available(ERT_TFL_SIMD_NEON)	  ? "neon"

@@ -126,7 +126,9 @@ int ergon_model_open(const char *path, struct ergon_model **out, struct ergon_er
 			if (ert_tfl_simd_available(ERT_TFL_SIMD_NEON))
 				strcat(have, ", neon");
 			rc = ergon_err_set(err, ERGON_EUSAGE,
-					   "ERGON_TFL_SIMD=%s: %s; this build and CPU have: %s",
+					   "ERGON_TFL_SIMD=%s: %s; this build and CPU have: %s "
+					   "(set one of them, or unset ERGON_TFL_SIMD for the "
+					   "fastest; docs/USAGE.md section 4)",
 					   simd,
 					   path_id < 0 ? "unknown kernel path"
 						       : "kernel path not in this build or CPU",

@@ -234,12 +234,21 @@ static int parse_spec(char *line, struct spec *sp, char *why, size_t cap)
 			snprintf(why, cap, "unknown key '%.32s'", k);
 			return -1;
 		}
+		if (bad == 2) {
+			snprintf(why, cap, "%s=%.32s: relu or none", k, v);
+			return -1;
+		}
 		if (bad) {
+			/* The form this key takes: in is HxWxC, filter, stride
+			 * and dil HxW, the counts one integer. */
+			const char *form = strcmp(k, "in") == 0 ? "HxWxC"
+					   : (strcmp(k, "filter") == 0 || strcmp(k, "stride") == 0 ||
+					      strcmp(k, "dil") == 0)
+					       ? "HxW"
+					       : "N";
 			snprintf(why, cap,
-				 bad == 2 ? "%s=%.32s: relu or none"
-					  : "%s=%.32s: each dimension an integer in 1..4096 "
-					    "(AxB or AxBxC)",
-				 k, v);
+				 "%s=%.32s: write %s=%s, each an integer in 1..4096", k, v, k,
+				 form);
 			return -1;
 		}
 	}

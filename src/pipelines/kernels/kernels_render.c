@@ -225,7 +225,7 @@ int ergon_kernels_summary_table(const struct ergon_kernels_summary *s, char **ou
 	ergon_dynbuf_addf(&b,
 			  "regr: valid for regression (correct, n >= %d, the median's interval "
 			  "within +/-%.3g %% of the median); ergon compare calls a regression "
-			  "only where both sides are\n",
+			  "only where both sides are valid\n",
 			  ERGON_KERNELS_VALID_MIN_N, ERGON_KERNELS_VALID_CI_PCT);
 	for (size_t i = 0; i < s->n_cases; i++)
 		for (size_t k = 0; k < s->cases[i].n_impls; k++) {
