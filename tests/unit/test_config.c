@@ -705,6 +705,16 @@ static void format_lists_every_key(void **state)
 	const char *o = strstr(one, "config file");
 	const char *w = strstr(one, "t.yml:2:15");
 	assert_true(v && o && w && v < o && o < w);
+	/* The values line up under "value", also past the longest key
+	 * (profiling.clean_window_attach_wait_ms, 37 bytes: its default 1000
+	 * once ran into the key). */
+	const char *hdr = strstr(t, "\nkey ");
+	assert_non_null(hdr);
+	size_t col = (size_t)(strstr(hdr, "value") - (hdr + 1));
+	const char *aw = strstr(t, "\nprofiling.clean_window_attach_wait_ms ");
+	assert_non_null(aw);
+	assert_memory_equal(aw + 1 + col, "1000 ", 5);
+	assert_int_equal(aw[col], ' ');
 	free(t);
 }
 

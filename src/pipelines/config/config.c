@@ -588,12 +588,18 @@ char *ergon_config_format(const struct ergon_config *cfg)
 	ergon_dynbuf_init(&b, (size_t)1 << 24);
 	if (cfg->board)
 		ergon_dynbuf_addf(&b, "board       : %s (%s)\n", cfg->board->name, cfg->board->soc);
-	ergon_dynbuf_addf(&b, "%-36s %-26s %-13s %s\n", "key", "value", "origin", "from");
+	/* The key column is as wide as the longest key, so that the values
+	 * line up (profiling.clean_window_attach_wait_ms is 37 bytes). */
+	int kw = 36;
+	for (size_t i = 0; i < ergon_cfg_nkeys; i++)
+		if ((int)strlen(ergon_cfg_keys[i].name) > kw)
+			kw = (int)strlen(ergon_cfg_keys[i].name);
+	ergon_dynbuf_addf(&b, "%-*s %-26s %-13s %s\n", kw, "key", "value", "origin", "from");
 	for (size_t i = 0; i < ergon_cfg_nkeys; i++) {
 		char v[1100];
 		ergon_config_value_text(cfg, i, v, sizeof(v));
 		const char *where = cfg->where[i];
-		ergon_dynbuf_addf(&b, "%-36s %-26s %-13s %s%s%s\n", ergon_cfg_keys[i].name,
+		ergon_dynbuf_addf(&b, "%-*s %-26s %-13s %s%s%s\n", kw, ergon_cfg_keys[i].name,
 				  v[0] ? v : "\"\"", ergon_config_origin_name(cfg->origin[i]), where,
 				  cfg->note[i][0] && where[0] ? "; " : "", cfg->note[i]);
 	}
