@@ -87,8 +87,8 @@ contains "$c" '`power_cycle` is refused (no power switch)' "config.md: power_cyc
 #    (and are checked as the keys are).
 expect 0 "--power-firmware shared --jlink-serial 000123456" -- "$E" profile "$TMP/fw" "${board[@]}" \
   --power-firmware shared --jlink-serial 000123456 --dry-run
-contains "$OUT" "power.firmware                       shared                     command line" "power.firmware from the flag"
-contains "$OUT" "target.jlink_serial                  000123456" "target.jlink_serial from the flag"
+contains "$OUT" "power.firmware                        shared                     command line" "power.firmware from the flag"
+contains "$OUT" "target.jlink_serial                   000123456" "target.jlink_serial from the flag"
 expect 2 "--power-firmware bogus is refused" -- "$E" profile "$TMP/fw" "${board[@]}" --power-firmware bogus --dry-run
 contains "$ERR" "use one of dedicated, shared" "the refusal lists the values"
 finish
