@@ -818,5 +818,6 @@ const struct ergon_cli_command ergon_cli_cmd_run = {
 	       "why), or refused",
 	 [3] = "the instrument, the workload or --out failed",
 	 [4] = "the report was written without its headline figures (several rails, none the "
-	       "module's total input: run.no_total_rail)"},
+	       "module's total input: run.no_total_rail), or without the trimmed duty-cycle "
+	       "figures --trim-s asked for (figures.duty_cycle says why)"},
 };

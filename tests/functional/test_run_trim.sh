@@ -51,5 +51,14 @@ expect 2 "--trim-s leaving nothing of a window" -- "$ERGON_BIN" run --device ori
   --out "$TMP/x.json"
 contains "$ERR" "--trim-s 0.25: each window loses trim_s at both ends" "says why"
 [ ! -e "$TMP/x.json" ] && ok "nothing written" || bad "a report was written"
+# 0.5 s windows less 0.24 s at both ends keep 0.02 s, under one 5 Hz sample
+# period: the block is withheld with the reason and the run is degraded
+# (exit 4, docs/USAGE.md "Exit codes"), not valid.
+expect 4 "--trim-s keeping fewer than 2 samples of a window" -- "$ERGON_BIN" run --device orin \
+  --instrument hwmon:VDD_IN --sysfs-root "$R" --workload builtin:spin --idle-s 0.3 --windows 2 \
+  --window-s 0.5 --trim-s 0.24 --sample-hz 5 --out "$TMP/w.json"
+contains "$OUT$ERR" "trimmed duty-cycle figures (--trim-s) withheld: a kept part of a window holds fewer than 2 samples" "says which figures and why"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['figures']['duty_cycle']; assert d['withheld'].startswith('a kept part'), d" "$TMP/w.json" &&
+  ok "figures.duty_cycle withheld in the report" || bad "figures.duty_cycle not withheld"
 expect 2 "negative --trim-s" -- "$ERGON_BIN" run --device orin --workload builtin:spin --trim-s -1 --out "$TMP/y.json"
 finish

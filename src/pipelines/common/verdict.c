@@ -103,6 +103,20 @@ static int power_withheld(struct ergon_verdict *v, const json_t *power, int expe
 	return 0;
 }
 
+/* --trim-s asked for the trimmed duty-cycle figures (plan.trim_s): when
+ * their block (figures.duty_cycle, or figures.repeat.duty_cycle for a
+ * repeated run) is withheld, the run is degraded like any withheld figure. */
+static void trim_withheld(const json_t *report, const json_t *dc, struct ergon_verdict *v)
+{
+	if (v->kind != ERGON_VERDICT_VALID ||
+	    !json_is_number(json_object_get(json_object_get(report, "plan"), "trim_s")))
+		return;
+	const char *w = json_string_value(json_object_get(dc, "withheld"));
+	if (w != NULL)
+		set(v, ERGON_VERDICT_DEGRADED, "trimmed duty-cycle figures (--trim-s) withheld: %s",
+		    w);
+}
+
 void ergon_verdict_run(const json_t *report, struct ergon_verdict *v)
 {
 	valid(v);
@@ -135,6 +149,8 @@ void ergon_verdict_run(const json_t *report, struct ergon_verdict *v)
 			    "energy per operation in %lld of %zu repetitions (see each "
 			    "repetition's issues)",
 			    (long long)n, json_array_size(reps));
+		trim_withheld(report, json_object_get(json_object_get(fig, "repeat"), "duty_cycle"),
+			      v);
 		return;
 	}
 	if (!json_is_object(json_object_get(fig, "energy_per_op"))) {
@@ -150,6 +166,7 @@ void ergon_verdict_run(const json_t *report, struct ergon_verdict *v)
 		set(v, ERGON_VERDICT_DEGRADED, "no energy per operation (%s)",
 		    list[0] ? list : "no issue says why");
 	}
+	trim_withheld(report, json_object_get(fig, "duty_cycle"), v);
 }
 
 void ergon_verdict_profile(const json_t *summary, struct ergon_verdict *v)
