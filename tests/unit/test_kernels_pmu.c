@@ -343,6 +343,12 @@ static void names_checked(void **state)
 	assert_non_null(strstr(err.msg, "an empty name"));
 	memset(&err, 0, sizeof err);
 	assert_int_equal(kpmu_request("CHAIN", 0, &plan, &err), ERGON_EUSAGE);
+	/* none with names: refused as such, not as an unknown counter 'none'. */
+	memset(&err, 0, sizeof err);
+	assert_int_equal(kpmu_request("none,INST_RETIRED", 0, &plan, &err), ERGON_EUSAGE);
+	assert_non_null(strstr(err.msg, "--pmu-counters 'none,INST_RETIRED': none means no "
+					"events and stands alone"));
+	assert_null(strstr(err.msg, "unknown PMU counter"));
 	/* none: nothing asked; NULL: the method's five on qemu-an547, none
 	 * on the host. */
 	assert_int_equal(kpmu_request("none", 1, &plan, &err), 0);

@@ -379,6 +379,13 @@ int kpmu_request(const char *list, int qemu, struct ergon_pmu_plan *plan, struct
 					   PMU_ITEMS_MAX);
 			break;
 		}
+		if (strcmp(p, "none") == 0) {
+			rc = ergon_err_set(err, ERGON_EUSAGE,
+					   "--pmu-counters '%s': none means no events and stands "
+					   "alone; give either none or event names",
+					   list);
+			break;
+		}
 		items[n++] = p;
 		if (comma == NULL)
 			break;
