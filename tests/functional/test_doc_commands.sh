@@ -71,7 +71,7 @@ for i in range(8000): print('%.4f,5.0,%.4f' % (i * 0.001, 0.2 if i < 300 else 0.
   printf '#!/bin/sh\nexit 0\n' >"$W/infer" && chmod +x "$W/infer"
   printf 'import os, sys\nos.execvp(sys.executable, [sys.executable, "%s", "--realtime"] + sys.argv[1:])\n' \
     "$ERGON_SOURCE_DIR/tests/support/bridge_fake.py" >"$W/my_meter.py"
-  printf 'fc first accum=33 units=5\nconv second in=9x9x4 filter=3x3x4 stride=1x1 pad=same\n' >"$W/my_shapes.txt"
+  printf 'fc first accum=33 units=5\nconv second in=9x9x4 out_c=8 filter=3x3 stride=1x1 pad=same\n' >"$W/my_shapes.txt"
   printf 'target:\n  board: sim\n' >"$W/ergon.yml"
   # Kernel samples "measured elsewhere" (a host run's, by the names used).
   (cd "$W" && "$ERGON_BIN" kernels run --board host --shapes my_shapes.txt --iterations 5 --out ks >/dev/null 2>&1) &&
