@@ -59,6 +59,10 @@ struct ergon_layers_config {
 	 * 0.05. Steady inferences are the method's assumption. */
 	double period_tolerance;
 	const struct ergon_rating *rating; /* the meter's (copied); NULL: unrated */
+	/* What one sample is, in the budget's and the issues' words (e.g.
+	 * "statistics packet" when a meter's packets are the samples); NULL:
+	 * "sample". Borrowed: must outlive the engine. */
+	const char *sample_name;
 };
 
 /* One resolved layer, or several merged: segments first..last. */

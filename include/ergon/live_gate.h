@@ -54,6 +54,15 @@ struct ergon_live_config {
 	int (*raw_tap)(void *ctx, const float *current_a, const float *voltage_v,
 		       const uint8_t *digital, size_t n, struct ergon_err *err);
 	void *raw_tap_ctx;
+	/* Statistics-packet captures only (this header's capture; NULL:
+	 * none): every block of packets fed to the gated engine is also
+	 * handed here as it is fed (after the reset grace), e.g. for the
+	 * layer engine's marker line on a Joulescope's INPUT1 (each packet's
+	 * `digital`: the inputs' levels at its middle sample). A non-zero
+	 * return stops the capture with it. */
+	int (*packet_tap)(void *ctx, const struct ergon_stats_packet *p, size_t n,
+			  struct ergon_err *err);
+	void *packet_tap_ctx;
 };
 
 enum ergon_live_end {

@@ -226,6 +226,11 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static const char *sample_name(const struct ergon_layers *L)
+{
+	return L->cfg.sample_name != NULL ? L->cfg.sample_name : "sample";
+}
+
 /* The budget of `count` inferences' energy between edges a[i] and b[i]
  * (sum e_j), as the gated engine budgets a gated window, then per
  * inference (/ count) with the spread over inferences added. */
@@ -270,10 +275,10 @@ static void budget_span(const struct ergon_layers *L, const size_t *a, const siz
 			snprintf(out->term[i].name, sizeof out->term[i].name, "%s",
 				 "marker edges");
 			snprintf(out->term[i].source, sizeof out->term[i].source,
-				 "each of the layer's two marker edges within half a sample "
-				 "(%.6g s) of the middle of the sample it fell in, at that "
-				 "sample's energy; added linearly over the %zu inferences",
-				 L->dt_s, count);
+				 "each of the layer's two marker edges within half a %s "
+				 "(%.6g s) of the middle of the %s it fell in, at that "
+				 "%s's energy; added linearly over the %zu inferences",
+				 sample_name(L), L->dt_s, sample_name(L), sample_name(L), count);
 		}
 	ergon_budget_close(out);
 	ergon_budget_scale(out, 1.0 / (double)count, "J");
@@ -452,9 +457,10 @@ static int fold(struct ergon_layers *L, const size_t *starts, size_t K, struct e
 		    ERGON_ISSUE_REAL("min_samples", L->cfg.min_samples)};
 		ergon_issue_list_add(
 		    &R->issues, "power.layers_unresolved", fl, 4,
-		    "marked segments %zu..%zu each span fewer than %g samples at %g Hz: "
-		    "measured together (%g samples), not one by one",
-		    f->first, f->last, L->cfg.min_samples, L->cfg.sample_rate_hz, f->samples);
+		    "marked segments %zu..%zu each span fewer than %g %ss at %g Hz: "
+		    "measured together (%g %ss), not one by one",
+		    f->first, f->last, L->cfg.min_samples, sample_name(L), L->cfg.sample_rate_hz,
+		    f->samples, sample_name(L));
 	}
 out:
 	free(med);

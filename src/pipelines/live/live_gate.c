@@ -71,6 +71,8 @@ static int feed(struct live *l, struct ergon_instrument *inst, const struct ergo
 	}
 	if (n > first) {
 		int rc = ergon_gated_push_packets(l->g, p + first, n - first, err);
+		if (rc == 0 && c->packet_tap)
+			rc = c->packet_tap(c->packet_tap_ctx, p + first, n - first, err);
 		if (rc)
 			return rc;
 		l->res->packets_fed += n - first;

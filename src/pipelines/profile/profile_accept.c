@@ -615,9 +615,9 @@ static int config_acts(const struct ergon_config *cfg, json_t *plan, json_t *iss
 }
 
 /* --layer-energy on a real board with a live meter: ERGON_ECONFIG when
- * the marker line cannot be taken (a Joulescope: its bridge streams no raw
- * samples, and lock-step holds INPUT1; a PPK2 with the markers on the
- * gate's input), naming the reason and the fix; else
+ * the marker line cannot be taken (a Joulescope with lock-step on, which
+ * holds INPUT1 for READY, or with the markers on another input than
+ * INPUT1; markers on the gate's input), naming the reason and the fix; else
  * plan.power.layer_markers says which inputs carry what. */
 static int accept_layers(const struct ergon_config *cfg, int layer_energy, json_t *plan,
 			 struct ergon_err *err)
@@ -629,28 +629,30 @@ static int accept_layers(const struct ergon_config *cfg, int layer_energy, json_
 	unsigned mk = (unsigned)cfg->power.marker_input_index;
 	if (!explicit_key(cfg, "power.marker_input_index", &where))
 		where = "power.marker_input_index";
-	if (strcmp(cfg->power.driver, "joulescope") == 0) {
-		int clash = cfg->power.lockstep == 1 && mk == cfg->power.state_input_index;
+	int js = strcmp(cfg->power.driver, "joulescope") == 0;
+	if (js && cfg->power.lockstep == 1)
 		return ergon_err_set(
 		    err, ERGON_ECONFIG,
-		    "--layer-energy with power.driver joulescope: %s"
-		    "the live Joulescope path streams statistics packets (power.stats_rate_hz), "
-		    "which carry one input level per packet, and marker edges need raw samples, "
-		    "which ergon's Joulescope bridge does not stream yet; measure the layers "
-		    "from a separate gate-only run of the same power build (power.lockstep: "
-		    "false; gate on INPUT0, markers on INPUT1) recorded at 1 MSPS with the "
-		    "Joulescope UI, then `ergon analyze --jls RUN.jls --marker-input-index 1 "
-		    "--layers SUMMARY.json` (this profile's summary.json), or use a PPK2 "
-		    "(power.driver ppk2, markers on D1)",
-		    clash ? "lock-step reads READY on INPUT1 (power.state_input_index), the "
-			    "marker line's input, so the markers need a gate-only run; and "
-			  : "");
-	}
+		    "--layer-energy with power.driver joulescope and lock-step on: lock-step "
+		    "reads READY on INPUT1 (power.state_input_index), the marker line's input, "
+		    "and a JS220 has two inputs; set power.lockstep: false (gate on INPUT0, "
+		    "markers on INPUT1, taken from the statistics packets at "
+		    "power.stats_rate_hz), or measure the layers from a separate gate-only run "
+		    "of the same power build recorded at 1 MSPS with the Joulescope UI, then "
+		    "`ergon analyze --jls RUN.jls --marker-input-index 1 --layers SUMMARY.json` "
+		    "(this profile's summary.json)");
+	if (js && mk != 1)
+		return ergon_err_set(err, ERGON_ECONFIG,
+				     "%s: power.marker_input_index %u with power.driver joulescope: "
+				     "a JS220's statistics packets carry INPUT0 (the gate) and "
+				     "INPUT1; wire the layer-marker line to INPUT1 and set "
+				     "power.marker_input_index: 1",
+				     where, mk);
 	if (mk == cfg->power.sync_input_index)
 		return ergon_err_set(err, ERGON_ECONFIG,
 				     "%s: power.marker_input_index %u is the gate's input "
 				     "(power.sync_input_index); wire the layer-marker line to "
-				     "another PPK2 logic input and name it (D1 by default)",
+				     "another logic input and name it (D1 / INPUT1 by default)",
 				     where, mk);
 	json_object_set_new(json_object_get(plan, "power"), "layer_markers",
 			    json_pack("{s:s, s:I, s:I}", "meter", cfg->power.driver,

@@ -160,9 +160,10 @@ int prof_terminal_facts(struct ergon_hpx_parser *p, double clean_infer_avg_us, i
  * engine fed with the window (caller finishes and frees), *live_out the
  * capture's facts (caller decrefs); both may be set when rc != 0. */
 struct ergon_gated;
-/* --layer-energy on a live raw meter (a PPK2): the marker line on input
+/* --layer-energy on a live meter: the marker line on input
  * marker_input_index beside the gate, fed to the layer engine sample by
- * sample as the gated engine gets them. The capture plans the markers
+ * sample as the gated engine gets them (a PPK2's raw samples; a
+ * Joulescope's statistics packets, one packet one sample, lock-step off). The capture plans the markers
  * from profile at the meter's rate (plan) and makes the engine (L); a
  * layer engine that refused a sample (a lost one: NaN) stops taking
  * samples, failed is 1 with why in err, and the gated capture goes on.
@@ -174,6 +175,12 @@ struct prof_live_layers {
 	struct ergon_layers *L;
 	int failed;
 	struct ergon_err err;
+	/* A Joulescope: its statistics packets are the engine's samples, at
+	 * packet_rate_hz (0: a raw meter). */
+	double packet_rate_hz;
+	int have_prev;
+	double prev_t_end_s, prev_energy_j;
+	int prev_acc;
 };
 static inline void prof_live_layers_cleanup(struct prof_live_layers *ly)
 {

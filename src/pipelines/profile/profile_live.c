@@ -155,7 +155,7 @@ static int open_bridge_powered(const char *spec, const struct ergon_config *cfg,
 	return rc;
 }
 
-/* ---- --layer-energy: the marker line beside the gate (a raw meter) ---- */
+/* ---- --layer-energy: the marker line beside the gate ---- */
 
 #define LIVE_LAYER_PLAN_WHAT "--layer-energy: the PMU stage"
 
@@ -170,6 +170,62 @@ static int layers_tap(void *ctx, const float *current_a, const float *voltage_v,
 	if (ly->failed || ly->L == NULL)
 		return 0;
 	if (ergon_layers_push(ly->L, current_a, voltage_v, NAN, digital, n, &ly->err) != 0)
+		ly->failed = 1;
+	return 0;
+}
+
+/* The capture's packet_tap (a Joulescope, lock-step off): each
+ * statistics packet is one sample of the layer engine at
+ * power.stats_rate_hz, its digital inputs the packet's (the levels at its
+ * middle sample), its energy the one the gated engine takes (the
+ * accumulators' step when the packet and the one before carry them, else
+ * mean power x span) given as the packet's mean current at the voltage
+ * that makes current x voltage that energy's power. A lost packet (a hole
+ * in the spans) or a packet without a number stops the layers, not the
+ * capture: the edges would be misplaced. */
+#define PACKET_BLOCK 256
+static int layers_packet_tap(void *ctx, const struct ergon_stats_packet *p, size_t n,
+			     struct ergon_err *err)
+{
+	(void)err;
+	struct prof_live_layers *ly = ctx;
+	float cur[PACKET_BLOCK], volt[PACKET_BLOCK];
+	uint8_t dig[PACKET_BLOCK];
+	size_t m = 0;
+	for (size_t k = 0; k < n && !ly->failed && ly->L != NULL; k++) {
+		const struct ergon_stats_packet *q = &p[k];
+		double span = q->t_end_s - q->t_start_s;
+		if (ly->have_prev && q->t_start_s > ly->prev_t_end_s + 0.5 / ly->packet_rate_hz) {
+			ly->failed = 1;
+			ergon_err_set(&ly->err, ERGON_EPARSE,
+				      "statistics packets %.9g..%.9g s are missing (a hole in "
+				      "the stream): the marker edges after it cannot be placed",
+				      ly->prev_t_end_s, q->t_start_s);
+			break;
+		}
+		int acc = (q->fields & ERGON_PKT_ACCUM) && isfinite(q->energy_j);
+		double pw = (q->fields & ERGON_PKT_POWER)     ? q->p_avg_w
+			    : (q->fields & ERGON_PKT_VOLTAGE) ? q->i_avg_a * q->v_avg_v
+							      : NAN;
+		if (acc && ly->have_prev && ly->prev_acc && span > 0)
+			pw = (q->energy_j - ly->prev_energy_j) / span;
+		ly->have_prev = 1;
+		ly->prev_acc = acc;
+		ly->prev_energy_j = q->energy_j;
+		ly->prev_t_end_s = q->t_end_s;
+		double i = q->i_avg_a;
+		double v = fabs(i) > 0 ? pw / i : (q->fields & ERGON_PKT_VOLTAGE) ? q->v_avg_v : NAN;
+		cur[m] = (float)i;
+		volt[m] = (float)v;
+		dig[m] = (uint8_t)(q->digital & 0xffu);
+		if (++m == PACKET_BLOCK || k + 1 == n) {
+			if (ergon_layers_push(ly->L, cur, volt, NAN, dig, m, &ly->err) != 0)
+				ly->failed = 1;
+			m = 0;
+		}
+	}
+	if (m > 0 && !ly->failed && ly->L != NULL &&
+	    ergon_layers_push(ly->L, cur, volt, NAN, dig, m, &ly->err) != 0)
 		ly->failed = 1;
 	return 0;
 }
@@ -190,7 +246,9 @@ static int layers_begin(struct prof_run *r, struct prof_live_layers *ly, double 
 					.gate_bit = (unsigned)cfg->power.sync_input_index,
 					.marker_bit = ly->marker_input_index,
 					.segments = ly->plan.n_segments,
-					.rating = r->have_live_rating ? &r->live_rating : NULL};
+					.rating = r->have_live_rating ? &r->live_rating : NULL,
+					.sample_name = ly->packet_rate_hz > 0 ? "statistics packet"
+									      : NULL};
 	return ergon_layers_new(&c, &ly->L, err);
 }
 
@@ -246,10 +304,16 @@ int prof_live_capture(struct prof_run *r, const char *dir, const char *image, do
 					.rating = r->have_live_rating ? &r->live_rating : NULL};
 	if (!rc)
 		rc = ergon_gated_new(&gc, &g, err);
-	/* The layer engine at the PPK2's own rate (the plan stage refused
-	 * --layer-energy for any other live meter). */
+	/* The layer engine at the PPK2's own rate, or at a Joulescope's
+	 * packet rate (the accept stage refused it with lock-step on, where
+	 * INPUT1 is READY). */
 	if (!rc && ly != NULL && raw && inst != NULL)
 		rc = layers_begin(r, ly, inst->identity.sample_rate_hz, err);
+	if (!rc && ly != NULL && !raw && inst != NULL && cfg->power.lockstep != 1 &&
+	    caps.stats_rate_hz > 0) {
+		ly->packet_rate_hz = caps.stats_rate_hz;
+		rc = layers_begin(r, ly, caps.stats_rate_hz, err);
+	}
 	struct reset_ctx rctx = {.r = r, .lc = lc};
 	/* Duration bounds the whole capture; the window's end stops it. */
 	struct ergon_live_config lcfg = {
@@ -273,8 +337,10 @@ int prof_live_capture(struct prof_run *r, const char *dir, const char *image, do
 	     * one keeps the host clock (a real reset takes the probe's
 	     * seconds while the stream already runs). */
 	    .packet_clock = inst != NULL && inst->identity.provenance == ERGON_PROV_SYNTHETIC,
-	    .raw_tap = ly != NULL && ly->L != NULL ? layers_tap : NULL,
+	    .raw_tap = raw && ly != NULL && ly->L != NULL ? layers_tap : NULL,
 	    .raw_tap_ctx = ly,
+	    .packet_tap = !raw && ly != NULL && ly->L != NULL ? layers_packet_tap : NULL,
+	    .packet_tap_ctx = ly,
 	};
 	struct ergon_live_result res = {0};
 	struct ergon_live_raw_result rres = {0};

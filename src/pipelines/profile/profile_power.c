@@ -518,9 +518,18 @@ static int prof_layers_analyze_live(const struct ergon_config *cfg, struct prof_
 	rc = ergon_layers_set_inferences(ly->L, inferences, err);
 	if (!rc)
 		rc = ergon_layers_finish(ly->L, &res, err);
-	char meter[200];
-	snprintf(meter, sizeof meter, "the live PPK2 (%.0f SPS, gate D%u, markers D%u)",
-		 ly->plan.rate_hz, (unsigned)cfg->power.sync_input_index, ly->marker_input_index);
+	char meter[400];
+	if (ly->packet_rate_hz > 0)
+		snprintf(meter, sizeof meter,
+			 "the live Joulescope's statistics packets (power.stats_rate_hz %.0f/s, "
+			 "gate INPUT%u, markers INPUT%u; each packet one sample: an edge is placed "
+			 "to one packet, %.6g s)",
+			 ly->plan.rate_hz, (unsigned)cfg->power.sync_input_index,
+			 ly->marker_input_index, 1.0 / ly->plan.rate_hz);
+	else
+		snprintf(meter, sizeof meter, "the live PPK2 (%.0f SPS, gate D%u, markers D%u)",
+			 ly->plan.rate_hz, (unsigned)cfg->power.sync_input_index,
+			 ly->marker_input_index);
 	if (!rc)
 		rc = ergon_layers_section(res, &ly->plan, sec_num(sec, "energy_per_inference_j"),
 					  sec_num(sec, "energy_per_inference_uncertainty_j"), meter,
@@ -537,6 +546,32 @@ static int prof_layers_analyze_live(const struct ergon_config *cfg, struct prof_
 			      "out, ERT_LAYER_MARKERS=0) whose energy_per_inference_j is "
 			      "compared with this run's (`ergon compare`); on the virtual bench "
 			      "it is 2.25 nJ a toggle (docs/METHOD.md)"));
+		/* A layer too short at the packet rate: the reason names the
+		 * rate and what a JS220 can give. */
+		json_t *un = json_object_get(meta, "unresolved"), *u;
+		size_t ui;
+		json_array_foreach(un, ui, u)
+		{
+			const char *why = json_string_value(json_object_get(u, "reason"));
+			if (ly->packet_rate_hz > 0 && why != NULL)
+				json_object_set_new(
+				    u, "reason",
+				    json_sprintf("%s (each statistics packet is one sample at "
+						 "power.stats_rate_hz %.0f/s; raise it to resolve "
+						 "shorter layers: a JS220 gives up to 100000/s)",
+						 why, ly->plan.rate_hz));
+		}
+		if (ly->packet_rate_hz > 0)
+			json_object_set_new(
+			    meta, "resolution",
+			    json_sprintf("each statistics packet is one sample: a marker edge is "
+					 "placed to one packet (1/power.stats_rate_hz = %.6g s), and a "
+					 "layer shorter than %g packets (%.6g s) is measured with its "
+					 "neighbours (power.layers_unresolved); raise "
+					 "power.stats_rate_hz to resolve shorter layers (a JS220 gives "
+					 "up to 100000/s)",
+					 1.0 / ly->plan.rate_hz, ERGON_LAYERS_MIN_SAMPLES,
+					 ERGON_LAYERS_MIN_SAMPLES / ly->plan.rate_hz));
 	}
 	return rc;
 }
@@ -676,7 +711,11 @@ void prof_power(struct prof_run *r, const struct prof_plan *plan, const struct p
 	struct prof_live_layers ly = {.marker_input_index = (unsigned)cfg->power.marker_input_index};
 	int live_layers = 0;
 	if (!rc && (r->o->layer_energy || (r->sim && ergon_sim_scenario_markers(r->o->sim_scenario)))) {
-		int ppk2 = live && !internal && strcmp(cfg->power.driver, "ppk2") == 0;
+		/* A live meter with the marker line: a PPK2, or a Joulescope
+		 * with lock-step off (accept_layers refused it with lock-step on). */
+		int ppk2 = live && !internal &&
+			   (strcmp(cfg->power.driver, "ppk2") == 0 ||
+			    (strcmp(cfg->power.driver, "joulescope") == 0 && cfg->power.lockstep != 1));
 		if ((!r->sim && !ppk2) || internal) {
 			no_markers = internal
 					 ? "not measured: the on-board INA228 (internal mode) gives one "

@@ -18,6 +18,13 @@ min,max}, accumulators.{charge,energy}) and simulates a JS220:
   s/gpi/0/!data and s/gpi/1/!data (u1, 8 samples per byte, little-endian
   bit order) once s/gpi/N/ctrl is on, one block per statistics packet with
   the packet's sample ids; input snapshots s/gpi/+/!req -> s/gpi/+/!value;
+- with "layers" set ({"lead_s", "layer_s": [...], "layer_a": [...],
+  "inferences"}): layer-marked inferences inside the first gate window, as
+  the power firmware with markers draws them: from lead_s after the gate's
+  rise, `inferences` back-to-back inferences of the listed layers, the
+  current layer_a[j] during layer j (active_a in the rest of the gate),
+  and INPUT1 the layer-marker line instead of the state line: it toggles
+  at the start of every layer and once after the last inference;
 - dropped sample ids: the packets listed in drop_packets never arrive;
 - an unplug after unplug_after_s: statistics stop, '@/!remove' subscribers
   are called, later publishes raise; or, with unplug_open_s, that long (host
@@ -69,6 +76,7 @@ _DEFAULTS = {
     "go_gate_delay_s": None,
     "pace": True,
     "unplug_open_s": None,
+    "layers": None,
 }
 
 
@@ -124,9 +132,94 @@ class _Device:
             n += 1
         return out
 
+    def layer_plan(self):
+        """With "layers": (start sample of the first inference, layer lengths
+        in samples, their currents, inferences); None without."""
+        ly = self.cfg["layers"]
+        if not ly:
+            return None
+        f = self.freq
+        if self.cfg["go_gate_delay_s"] is not None:
+            if self.go_window is None:
+                return None
+            g0 = self.go_window[0]
+        else:
+            g0 = int(round(self.cfg["first_gate_s"] * f))
+        return (g0 + int(round(ly["lead_s"] * f)),
+                [int(round(x * f)) for x in ly["layer_s"]], ly["layer_a"], ly["inferences"])
+
+    def marker_intervals(self, a, b):
+        """The marker line's high intervals over samples [a, b) (it starts low
+        and toggles at each layer's start and after the last inference)."""
+        lp = self.layer_plan()
+        if lp is None:
+            return []
+        t0, ls, _, n = lp
+        per = sum(ls)
+        toggles = []
+        for k in range(max(0, (a - t0) // per - 1) if a > t0 else 0, n):
+            s0 = t0 + k * per
+            if s0 >= b:
+                break
+            if s0 + per < a:
+                continue
+            c = s0
+            for x in ls:
+                toggles.append(c)
+                c += x
+        end = t0 + n * per
+        if a <= end + 1 and end < b:
+            toggles.append(end)
+        # The level at a: toggles before a, counted arithmetically.
+        before = 0
+        if a > t0:
+            k = min((a - t0) // per, n)
+            before = k * len(ls)
+            c = t0 + k * per
+            if k < n:
+                for x in ls:
+                    if c < a:
+                        before += 1
+                    c += x
+            elif end < a:
+                before += 1
+        toggles = [x for x in toggles if a <= x < b]
+        out, level, start = [], before % 2, a
+        for x in toggles:
+            if level:
+                out.append((start, x))
+            level ^= 1
+            start = x
+        if level:
+            out.append((start, b))
+        return out
+
+    def mean_current(self, a, b, high):
+        """The mean current over samples [a, b), `high` of them in the gate."""
+        c = self.cfg
+        base = c["idle_a"] + (c["active_a"] - c["idle_a"]) * high / (b - a)
+        lp = self.layer_plan()
+        if lp is None:
+            return base
+        t0, ls, la, n = lp
+        per = sum(ls)
+        q = 0.0
+        k = max(0, (a - t0) // per) if a > t0 else 0
+        while k < n and t0 + k * per < b:
+            s = t0 + k * per
+            for x, cur in zip(ls, la):
+                lo, hi = max(s, a), min(s + x, b)
+                if hi > lo:  # a layer in place of the gate's active_a
+                    q += (cur - c["active_a"]) * (hi - lo)
+                s += x
+            k += 1
+        return base + q / (b - a)
+
     def level_bits(self, index, a, b):
         """Input `index` over samples [a, b): (bytes packed LSB first, high count)."""
-        if index == 1:
+        if index == 1 and self.cfg["layers"]:
+            iv = self.marker_intervals(a, b)
+        elif index == 1:
             r = int(round(self.cfg["ready_s"] * self.freq))
             iv = [(r, b)] if r < b else []
         else:
@@ -190,7 +283,7 @@ class _Device:
                     return
                 gbits, high = self.level_bits(0, a, b)
                 # The packet's mean current: the high fraction at active_a.
-                i = c["idle_a"] + (c["active_a"] - c["idle_a"]) * high / spp
+                i = self.mean_current(a, b, high)
                 v = c["voltage_v"]
                 charge += i * span_s
                 energy += i * v * span_s
