@@ -722,7 +722,8 @@ void prof_power(struct prof_run *r, const struct prof_plan *plan, const struct p
 					   "energy per window, no marker line; shown: the cycle split "
 					   "of the energy per inference, an estimate"
 					 : "not measured: --layer-energy measures with the virtual "
-					   "bench's meter or a live PPK2 (power.driver ppk2); shown: "
+					   "bench's meter, a live PPK2 (power.driver ppk2) or a live "
+					   "Joulescope with power.lockstep: false; shown: "
 					   "the cycle split of the energy per inference, an estimate";
 			json_object_set_new(stage, "layer_energy", json_string(no_markers));
 		} else if ((!pmu_ok || pmu->profile == NULL) && ppk2) {
