@@ -426,6 +426,25 @@ int ergon_power_section_ex(const struct ergon_gated_result *res, double min_wind
 	} else {
 		v.omit_per_inference = 1;
 	}
+	/* profiling.clean_window_probe busy_loop: the window spun a delay per
+	 * count and ran no inference, so its energy per count is published as
+	 * that (power.busy_loop) and never as an energy per inference: the
+	 * per-inference figures are withheld with the probe as the reason. */
+	json_t *busy = NULL;
+	if (f->probe_kind == ERGON_PROBE_BUSY_LOOP) {
+		busy = json_pack("{s:o,s:o,s:o,s:s}", "counts",
+				 count ? json_integer((json_int_t)count) : json_null(),
+				 "energy_per_count_j", num(epi), "loop_us",
+				 f->clean_infer_avg_us > 0 ? json_real(f->clean_infer_avg_us)
+							   : json_null(),
+				 "note",
+				 "the window spun loop_us per count instead of inferring: "
+				 "no inference ran, per-inference figures withheld");
+		epi = ipj = NAN;
+		if (v.nreasons < ERGON_POWER_REASONS_MAX)
+			v.reasons[v.nreasons++] = "busy_loop_probe";
+		v.omit_per_inference = 1;
+	}
 	/* The budgets, before the integrity: the gate's issue is an error. */
 	json_t *unc =
 	    bo ? power_budgets(res, f, bo, &fig, &v, &gv, count, !v.omit_per_inference, issues)
@@ -450,7 +469,7 @@ int ergon_power_section_ex(const struct ergon_gated_result *res, double min_wind
 	json_object_set_new(p, "energy_per_inference_j", num(epi));
 	json_object_set_new(p, "inferences_per_joule", num(ipj));
 	json_object_set_new(p, "inference_count",
-			    count ? json_integer((json_int_t)count) : json_null());
+			    count && busy == NULL ? json_integer((json_int_t)count) : json_null());
 	json_object_set_new(p, "gated_window_count",
 			    json_integer(res ? (json_int_t)res->window_count : 0));
 	json_object_set_new(p, "gated_window_expected_duration_s",
@@ -482,6 +501,8 @@ int ergon_power_section_ex(const struct ergon_gated_result *res, double min_wind
 	json_object_set_new(p, "short_gate_pulses_ignored",
 			    json_integer(res ? (json_int_t)res->short_gate_pulses_ignored : 0));
 	json_object_set_new(p, "per_inference_metrics_omitted", json_boolean(v.omit_per_inference));
+	if (busy != NULL)
+		json_object_set_new(p, "busy_loop", busy);
 	json_t *reasons = json_array();
 	for (size_t k = 0; reasons && k < v.nreasons; k++)
 		json_array_append_new(reasons, json_string(v.reasons[k]));
@@ -806,7 +827,19 @@ int ergon_power_table_render(const json_t *power, int utf8, char **out, struct e
 			continue;
 		}
 		const json_t *v = json_object_get(power, rows[r].key);
-		if (r == 4 && json_is_true(json_object_get(power, "per_inference_metrics_omitted")))
+		const json_t *busy = json_object_get(power, "busy_loop");
+		if (r == 5 && json_is_object(busy))
+			snprintf(vals[r], sizeof(vals[r]), "withheld: busy_loop probe, no inference ran");
+		else if (r == 4 && json_is_object(busy)) {
+			/* The probe's own figure, under its own name. */
+			const json_t *n = json_object_get(busy, "counts");
+			const json_t *ec = json_object_get(busy, "energy_per_count_j");
+			char each[64];
+			si(each, sizeof each, json_is_number(ec) ? json_number_value(ec) : NAN, "J",
+			   utf8);
+			snprintf(vals[r], sizeof(vals[r]), "none; %.0f busy-loop counts, %s each",
+				 json_is_number(n) ? json_number_value(n) : 0.0, each);
+		} else if (r == 4 && json_is_true(json_object_get(power, "per_inference_metrics_omitted")))
 			snprintf(vals[r], sizeof(vals[r]), "withheld");
 		else if (rows[r].unit == NULL && json_is_number(v))
 			snprintf(vals[r], sizeof(vals[r]), "%.0f", json_number_value(v));
