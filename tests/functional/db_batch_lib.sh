@@ -17,7 +17,7 @@
 E=$ERGON_BIN
 A=$TMP/art
 mkdir -p "$A"
-TINY=(--workload builtin:spin,iters=2000000 --idle-s 0.1 --windows 2 --window-s 0.2 --sample-hz 20)
+TINY=(--workload builtin:spin,iters=2000000 --idle-s 0.2 --windows 2 --window-s 0.2 --sample-hz 50)
 for d in one b1 b2; do
   "$E" run --device "$d" "${TINY[@]}" --out "$A/$d.json" >/dev/null || bad "run $d"
 done
