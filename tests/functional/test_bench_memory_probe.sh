@@ -156,5 +156,19 @@ expect 0 "sim: attach wait default" -- "$E" profile --board sim --out "$TMP/a1"
 contains "$(cat "$TMP/a1/pmu/capture.log")" "HPX_CLEAN_ATTACH_WAIT_US=0" "default: the wait ran (the bench's wire is drained)"
 expect 2 "qemu-an547: attach wait refused" -- "$E" profile "$M/kws_ref_model.tflite" --board qemu-an547 \
   --set profiling.clean_window_attach_wait_ms=500 --dry-run
-contains "$ERR" "profiling.clean_window_attach_wait_ms cannot act on qemu-an547" "qemu attach-wait refusal"
+contains "$ERR" "profiling.clean_window_attach_wait_ms 500 cannot act on qemu-an547" "qemu attach-wait refusal"
+contains "$ERR" "set it to 2 or remove the key (the firmware's 2 ms always applies)" "qemu attach-wait refusal names the bound"
+# 2 ms is the an547 firmware's own bound (target/port/an547: drain_wait_max_us
+# 2000): accepted, and the host holds the firmware's reported wait to it.
+if command -v qemu-system-arm >/dev/null; then
+  expect 0 "qemu-an547: attach wait 2 (the firmware's own bound)" -- "$E" profile "$M/kws_ref_model.tflite" --board qemu-an547 \
+    --set profiling.clean_window_attach_wait_ms=2 --out "$TMP/q2"
+  python3 - "$TMP/q2/summary.json" <<'PY' && ok "qemu attach wait 2: bound_ms 2, within bound" || bad "qemu attach wait 2 record"
+import json, sys
+a = json.load(open(sys.argv[1]))["stages"]["pmu"]["attach_wait"]
+assert a["bound_ms"] == 2 and a["within_bound"] is True, a
+PY
+else
+  bad "qemu-system-arm missing (scripts/bootstrap.sh)"
+fi
 finish

@@ -99,6 +99,10 @@ static const char *name_of(const char *const *names, size_t n, int v)
 	return v >= 0 && (size_t)v < n ? names[v] : "unknown";
 }
 
+/* The drain wait's bound ergon's an547 firmware is built with
+ * (target/port/an547/main.c, tflite_main.c: drain_wait_max_us 2000). */
+#define AN547_ATTACH_WAIT_MS 2u
+
 static int explicit_key(const struct ergon_config *cfg, const char *key, const char **where)
 {
 	int i = ergon_config_key_index(key);
@@ -494,18 +498,25 @@ static int config_acts(const struct ergon_config *cfg, json_t *plan, json_t *iss
 				     "window's count needs no trace: QEMU loses no line); set it "
 				     "false, or use --board sim to see the trace",
 				     where);
-	/* The attach wait's bound is built into ergon's an547 firmware (2 ms:
-	 * QEMU's UART drains as it is written); the virtual bench takes it per
-	 * run and a board's firmware is built with its own. */
+	/* The attach wait's bound is built into ergon's an547 firmware
+	 * (drain_wait_max_us 2000 in target/port/an547: QEMU's UART drains as
+	 * it is written); the virtual bench takes it per run and a board's
+	 * firmware is built with its own. The firmware's own value is
+	 * accepted: it is what runs. */
 	if (lc == ERGON_LIFECYCLE_QEMU &&
-	    explicit_key(cfg, "profiling.clean_window_attach_wait_ms", &where))
+	    explicit_key(cfg, "profiling.clean_window_attach_wait_ms", &where) &&
+	    cfg->profiling.clean_window_attach_wait_ms != AN547_ATTACH_WAIT_MS)
 		return ergon_err_set(err, ERGON_ECONFIG,
-				     "%s: profiling.clean_window_attach_wait_ms cannot act on "
-				     "qemu-an547: ergon's an547 firmware is built with a 2 ms "
+				     "%s: profiling.clean_window_attach_wait_ms %llu cannot act on "
+				     "qemu-an547: ergon's an547 firmware is built with a %u ms "
 				     "bound (QEMU's UART drains as it is written, so a longer "
-				     "wait would end at the same point); remove the key, or use "
+				     "wait would end at the same point); set it to %u or remove "
+				     "the key (the firmware's %u ms always applies), or use "
 				     "--board sim to see the wait on the bench's clock",
-				     where);
+				     where,
+				     (unsigned long long)cfg->profiling.clean_window_attach_wait_ms,
+				     AN547_ATTACH_WAIT_MS, AN547_ATTACH_WAIT_MS,
+				     AN547_ATTACH_WAIT_MS);
 	int tr_explicit = explicit_key(cfg, "target.transport", &where);
 	if (!tr_explicit)
 		where = "target.transport";
