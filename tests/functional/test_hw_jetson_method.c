@@ -98,6 +98,10 @@ static void sim_update(void *ctx, double before_s)
 	}
 }
 
+/* Moves the last window's start to 0.25 s before its end (0 leaves the
+ * edges as the session recorded them): a window shorter than 2 trim_s. */
+static int shorten_last_window;
+
 /* One run on the simulated clock; trim (the trimmed case: edges script,
  * --trim-s 0.25) with invocations of lat_s and mid_ma in the windows'
  * middle halves. */
@@ -137,6 +141,10 @@ static json_t *run_sim(int periodic, const char *const *kv, int trim, double lat
 	};
 	if (ergon_session_run(&cfg.session, inst, &wl, res, &err))
 		fail_msg("session: %s", err.msg);
+	if (shorten_last_window) {
+		size_t n = res->windows_completed;
+		res->window_edges_s[n - 1] = res->window_edges_s[n] - 0.25;
+	}
 	json_t *rep = NULL;
 	if (ergon_report_build(&cfg, inst, &wl, res, &rep, &err))
 		fail_msg("report: %s", err.msg);
@@ -357,6 +365,8 @@ static void trimmed_duty_cycle(void **state)
 	TS_ASSERT_EXACT(ts_json_num(dc, "trim_s", NULL), 0.25);
 	TS_ASSERT_EXACT(ts_json_num(dc, "kept_s", NULL), 1.5);
 	assert_int_equal(json_integer_value(json_object_get(dc, "kept_intervals")), 3);
+	assert_true(json_is_integer(json_object_get(dc, "windows_without_kept_part")));
+	assert_int_equal(json_integer_value(json_object_get(dc, "windows_without_kept_part")), 0);
 	assert_int_equal(json_integer_value(json_object_get(dc, "samples")), 3 * 65);
 	TS_ASSERT_EXACT(ts_json_num(dc, "load_power_w", NULL), 10.0);
 	TS_ASSERT_EXACT(ts_json_num(dc, "idle_power_w", NULL), 5.0);
@@ -368,6 +378,30 @@ static void trimmed_duty_cycle(void **state)
 	TS_ASSERT_EXACT(ts_json_num(dc, "total_j", NULL), 0.078125);
 	TS_ASSERT_EXACT(ts_json_num(dc, "above_idle_j", NULL), 0.0390625);
 	assert_true(ts_json_num(fig, "energy_per_op", "total_j") > 0.078125 * 1.1);
+	json_decref(rep);
+	ergon_session_result_cleanup(&res);
+}
+
+/* A window shorter than 2 trim_s keeps nothing and is counted, not
+ * dropped silently: edges 1, 2, 3.75, 4 with trim 0.25 keep
+ * [1.25, 1.75] and [2.25, 3.5] (0.5 + 1.25 = 1.75 s, 2 kept intervals);
+ * the 0.25 s window [3.75, 4] keeps nothing: windows_without_kept_part 1
+ * of 3 windows. */
+static void trimmed_short_window_counted(void **state)
+{
+	(void)state;
+	struct ergon_session_result res;
+	shorten_last_window = 1;
+	json_t *rep = run_sim(0, NULL, 1, 1.0 / 128, 2000, &res);
+	shorten_last_window = 0;
+	const json_t *dc = json_object_get(json_object_get(rep, "figures"), "duty_cycle");
+	if (!json_is_object(dc) || json_object_get(dc, "withheld"))
+		fail_msg("duty_cycle: %s", json_dumps(dc, 0));
+	assert_int_equal(json_integer_value(json_object_get(dc, "windows")), 3);
+	assert_int_equal(json_integer_value(json_object_get(dc, "kept_intervals")), 2);
+	TS_ASSERT_EXACT(ts_json_num(dc, "kept_s", NULL), 1.75);
+	assert_true(json_is_integer(json_object_get(dc, "windows_without_kept_part")));
+	assert_int_equal(json_integer_value(json_object_get(dc, "windows_without_kept_part")), 1);
 	json_decref(rep);
 	ergon_session_result_cleanup(&res);
 }
@@ -467,6 +501,7 @@ int main(void)
 	    cmocka_unit_test(ina3221_budget_by_hand),
 	    cmocka_unit_test(periodic_32hz),
 	    cmocka_unit_test(trimmed_duty_cycle),
+	    cmocka_unit_test(trimmed_short_window_counted),
 	    cmocka_unit_test(trimmed_average_over_repeats),
 	    cmocka_unit_test(threaded_refused_on_simulated_clock),
 	};

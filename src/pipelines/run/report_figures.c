@@ -1014,14 +1014,19 @@ static int duty_block(const struct power *pw, const struct series *s, size_t n_o
 {
 	size_t nw = s->n_edges > 0 ? s->n_edges - 1 : 0;
 	double kept_s = 0, e_j = 0, u_j = 0, span_s = 0, lat_sum = 0;
-	size_t kept = 0, n_samples = 0, ops = 0;
+	size_t kept = 0, n_samples = 0, ops = 0, no_kept = 0;
 	const char *why = NULL;
 	int rc = 0;
 	*out = NULL;
 	for (size_t w = 0; w < nw && why == NULL; w++) {
 		double a = s->edges[w] + trim_s, b = s->edges[w + 1] - trim_s;
-		if (!(b > a))
+		if (!(b > a)) {
+			/* A window that ran shorter than 2 trim_s (its edges are
+			 * where it really started and stopped) keeps nothing:
+			 * counted, never silently dropped. */
+			no_kept++;
 			continue;
+		}
 		struct ergon_energy e;
 		const char *m;
 		if ((rc = phase_energy(&pw->s, prefix, a, b, sh->um, "trimmed load", &e, &m, err)))
@@ -1065,7 +1070,8 @@ static int duty_block(const struct power *pw, const struct series *s, size_t n_o
 			why = "no operation started and ended inside a kept part of a window";
 	}
 	if (why != NULL) {
-		*out = json_pack("{s:f, s:s}", "trim_s", trim_s, "withheld", why);
+		*out = json_pack("{s:f, s:s, s:I}", "trim_s", trim_s, "withheld", why,
+				 "windows_without_kept_part", (json_int_t)no_kept);
 		return *out ? 0 : ergon_err_set(err, ERGON_ENOMEM, "out of memory");
 	}
 	struct ergon_eop_input in = {
@@ -1103,6 +1109,8 @@ static int duty_block(const struct power *pw, const struct series *s, size_t n_o
 	    "each window less trim_s at both ends; load power = the kept samples' energy "
 	    "over their span; operations wholly inside a kept part; rate over the kept "
 	    "time; idle floor untrimmed");
+	if (*out != NULL)
+		json_object_set_new(*out, "windows_without_kept_part", json_integer((json_int_t)no_kept));
 	return *out ? 0 : ergon_err_set(err, ERGON_ENOMEM, "out of memory");
 }
 
