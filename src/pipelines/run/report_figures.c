@@ -1008,6 +1008,30 @@ static json_t *eop_block(const struct power *pw, size_t n_ok, const struct share
  * their mean latency; then the formulas of "Energy per operation" with
  * the untrimmed idle floor. An object with "withheld" when nothing is
  * kept or a kept interval has fewer than 2 samples. */
+/* Adds the duty-cycle formula's result to *out, as both trimmed blocks (one
+ * run's and the average over repeats) state it; on failure (*out NULL when
+ * given: out of memory) *out is released and NULL. */
+static int trimmed_eop_fields(json_t **out, const struct ergon_eop *eop, struct ergon_err *err)
+{
+	json_t *o = *out;
+	json_t *f = o ? json_pack("{s:o, s:s, s:s, s:o, s:o, s:o, s:o}", "duty_cycle",
+				  ergon_jnum(eop->duty_cycle), "formula",
+				  eop->formula == ERGON_EOP_PERIODIC ? "periodic" : "saturated",
+				  "reason", eop->reason, "total_j", ergon_jnum(eop->total_j),
+				  "total_u_j", ergon_jnum(eop->total_u_j), "above_idle_j",
+				  ergon_jnum(eop->above_idle_j), "above_idle_u_j",
+				  ergon_jnum(eop->above_idle_u_j))
+		      : NULL;
+	if (f == NULL || json_object_update(o, f) != 0) {
+		json_decref(f);
+		json_decref(o);
+		*out = NULL;
+		return ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+	}
+	json_decref(f);
+	return 0;
+}
+
 static int duty_block(const struct power *pw, const struct series *s, size_t n_ok,
 		      const struct shared *sh, const char *prefix, double trim_s, int periodic,
 		      double release_hz, double lq, json_t **out, struct ergon_err *err)
@@ -1093,25 +1117,19 @@ static int duty_block(const struct power *pw, const struct series *s, size_t n_o
 		return *out ? 0 : ergon_err_set(err, ERGON_ENOMEM, "out of memory");
 	}
 	*out = json_pack(
-	    "{s:f, s:I, s:f, s:I, s:I, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:s, s:s, s:o, "
-	    "s:o, s:o, s:o, s:s}",
-	    "trim_s", trim_s, "kept_intervals", (json_int_t)kept, "kept_s", kept_s, "windows",
+	    "{s:f, s:I, s:f, s:I, s:I, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:s, s:I}", "trim_s",
+	    trim_s, "kept_intervals", (json_int_t)kept, "kept_s", kept_s, "windows",
 	    (json_int_t)nw, "samples", (json_int_t)n_samples, "load_power_w",
 	    ergon_jnum(in.load_power_w), "load_power_u_w", ergon_jnum(in.load_power_u_w),
 	    "idle_power_w", ergon_jnum(in.idle_power_w), "idle_power_u_w",
 	    ergon_jnum(in.idle_power_u_w), "operations", (json_int_t)ops, "achieved_ops_per_s",
 	    ergon_jnum(in.achieved_ops_per_s), "latency_mean_s", ergon_jnum(in.latency_mean_s),
-	    "duty_cycle", ergon_jnum(eop.duty_cycle), "formula",
-	    eop.formula == ERGON_EOP_PERIODIC ? "periodic" : "saturated", "reason", eop.reason,
-	    "total_j", ergon_jnum(eop.total_j), "total_u_j", ergon_jnum(eop.total_u_j),
-	    "above_idle_j", ergon_jnum(eop.above_idle_j), "above_idle_u_j",
-	    ergon_jnum(eop.above_idle_u_j), "method",
+	    "method",
 	    "each window less trim_s at both ends; load power = the kept samples' energy "
 	    "over their span; operations wholly inside a kept part; rate over the kept "
-	    "time; idle floor untrimmed");
-	if (*out != NULL)
-		json_object_set_new(*out, "windows_without_kept_part", json_integer((json_int_t)no_kept));
-	return *out ? 0 : ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+	    "time; idle floor untrimmed",
+	    "windows_without_kept_part", (json_int_t)no_kept);
+	return trimmed_eop_fields(out, &eop, err);
 }
 
 /* The gate (--max-uncertainty-pct): a budgeted figure whose relative
@@ -1850,19 +1868,14 @@ static int repeat_duty(json_t *const *views, size_t n, double trim_s, json_t **o
 		return *out ? 0 : ergon_err_set(err, ERGON_ENOMEM, "out of memory");
 	}
 	*out = json_pack(
-	    "{s:f, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:s, s:o, s:o, s:o, s:o, s:s}",
-	    "trim_s", trim_s, "n", (json_int_t)n, "load_power_w", ergon_jnum(m[0]),
-	    "load_power_u_w", ergon_jnum(m[1]), "idle_power_w", ergon_jnum(m[2]), "idle_power_u_w",
-	    ergon_jnum(m[3]), "achieved_ops_per_s", ergon_jnum(m[4]), "latency_mean_s",
-	    ergon_jnum(m[5]), "duty_cycle", ergon_jnum(eop.duty_cycle), "formula",
-	    eop.formula == ERGON_EOP_PERIODIC ? "periodic" : "saturated", "reason", eop.reason,
-	    "total_j", ergon_jnum(eop.total_j), "total_u_j", ergon_jnum(eop.total_u_j),
-	    "above_idle_j", ergon_jnum(eop.above_idle_j), "above_idle_u_j",
-	    ergon_jnum(eop.above_idle_u_j), "method",
+	    "{s:f, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:s}", "trim_s", trim_s, "n",
+	    (json_int_t)n, "load_power_w", ergon_jnum(m[0]), "load_power_u_w", ergon_jnum(m[1]),
+	    "idle_power_w", ergon_jnum(m[2]), "idle_power_u_w", ergon_jnum(m[3]),
+	    "achieved_ops_per_s", ergon_jnum(m[4]), "latency_mean_s", ergon_jnum(m[5]), "method",
 	    "the formulas applied to the means over the repetitions of each repetition's "
 	    "trimmed inputs (figures.repetitions[].duty_cycle), not the mean of their "
 	    "results; each ± is the mean of the repetitions' ±");
-	return *out ? 0 : ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+	return trimmed_eop_fields(out, &eop, err);
 }
 
 static int repeated_figures(const json_t *r, struct ergon_jcs_stream_result *pk,
