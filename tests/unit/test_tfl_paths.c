@@ -144,6 +144,40 @@ static void env_picks_the_path(void **state)
 	assert_string_equal(ert_tfl_simd_name(ergon_model_tfl(m)), "portable");
 	ergon_model_free(m);
 	m = NULL;
+	/* The case does not matter: PORTABLE is the portable path, and the
+	 * instruction sets as they are written (NEON, AVX2, SSE4.1) are the
+	 * paths they name, present or refused as absent like the lower case. */
+	setenv("ERGON_TFL_SIMD", "PORTABLE", 1);
+	assert_int_equal(ergon_model_open(path, &m, &err), 0);
+	assert_string_equal(ert_tfl_simd_name(ergon_model_tfl(m)), "portable");
+	ergon_model_free(m);
+	m = NULL;
+	static const struct {
+		const char *upper;
+		enum ert_tfl_simd path;
+		const char *name;
+	} upper[] = {{"NEON", ERT_TFL_SIMD_NEON, "neon"},
+		     {"AVX2", ERT_TFL_SIMD_AVX2, "avx2"},
+		     {"SSE4.1", ERT_TFL_SIMD_SSE41, "sse4.1"},
+		     {"Auto", ERT_TFL_SIMD_AUTO, NULL}};
+	for (size_t i = 0; i < sizeof upper / sizeof upper[0]; i++) {
+		struct ergon_err e = {0};
+		setenv("ERGON_TFL_SIMD", upper[i].upper, 1);
+		int rc = ergon_model_open(path, &m, &e);
+		if (upper[i].path == ERT_TFL_SIMD_AUTO || ert_tfl_simd_available(upper[i].path)) {
+			assert_int_equal(rc, 0);
+			if (upper[i].name != NULL)
+				assert_string_equal(ert_tfl_simd_name(ergon_model_tfl(m)),
+						    upper[i].name);
+			ergon_model_free(m);
+			m = NULL;
+		} else {
+			assert_int_equal(rc, ERGON_EUSAGE);
+			assert_null(m);
+			assert_non_null(strstr(e.msg, "kernel path not in this build or CPU"));
+			assert_null(strstr(e.msg, "unknown kernel path"));
+		}
+	}
 	setenv("ERGON_TFL_SIMD", "avx3", 1);
 	assert_int_equal(ergon_model_open(path, &m, &err), ERGON_EUSAGE);
 	assert_null(m);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 struct ergon_model {
 	char *path;
@@ -37,8 +38,10 @@ static int map_code(int tfl_rc)
 	}
 }
 
-/* ERGON_TFL_SIMD's values: ert_tfl_simd_name's names and "auto"; -1 for
- * anything else. */
+/* ERGON_TFL_SIMD's values: ert_tfl_simd_name's names and "auto", in any
+ * case (NEON, AVX2 and SSE4.1 are how the instruction sets are written, so
+ * an upper-case spelling is read as the path it names); -1 for anything
+ * else. */
 static int simd_path(const char *name)
 {
 	static const struct {
@@ -50,7 +53,7 @@ static int simd_path(const char *name)
 		     {"avx2", ERT_TFL_SIMD_AVX2},
 		     {"neon", ERT_TFL_SIMD_NEON}};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-		if (strcmp(name, names[i].name) == 0)
+		if (strcasecmp(name, names[i].name) == 0)
 			return (int)names[i].path;
 	return -1;
 }
