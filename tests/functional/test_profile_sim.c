@@ -632,9 +632,36 @@ static void shared_firmware_recorded(void **state)
 	assert_string_equal(
 	    json_string_value(json_object_get(json_object_get(s, "power"), "power_firmware")),
 	    "shared");
+	/* The shared build is the profile build: it never raises READY
+	 * (target/src/profile.c has no handshake), so the bench's wired state
+	 * and go pins do not turn lock-step on, and nothing says READY was
+	 * missed: the wire is not at fault (ready_wire_open shows the issue
+	 * where it is). */
+	assert_false(has_code(json_object_get(s, "issues"), "profile.ready_not_observed"));
+	json_t *sync = json_object_get(json_object_get(s, "power"), "sync");
+	assert_true(json_is_false(json_object_get(sync, "lockstep")));
+	assert_true(json_is_null(json_object_get(sync, "ready_observed")));
+	const char *why = json_string_value(json_object_get(
+	    json_object_get(json_object_get(json_object_get(s, "plan"), "power"), "lockstep_from"),
+	    "note"));
+	assert_non_null(why);
+	assert_non_null(strstr(why, "no READY/GO handshake"));
 	json_decref(s);
 	free(so);
 	free(se);
+	/* Forced, lock-step would wait for a READY that never comes: refused
+	 * before anything runs, naming both keys and the fix. */
+	char *out2 = ts_strf("%s/b", dir);
+	rc = ts_run_ergon(&so, &se, "profile", "--board", "sim", "--power", "--set",
+			  "power.firmware=shared", "--set", "power.lockstep=true", "--out", out2, NULL);
+	assert_int_equal(rc, 2);
+	assert_non_null(strstr(se, "power.lockstep: true with power.firmware: shared"));
+	assert_non_null(strstr(se, "set power.lockstep: false"));
+	struct stat st;
+	assert_int_not_equal(stat(out2, &st), 0);
+	free(so);
+	free(se);
+	free(out2);
 	ts_tmpdir_remove(dir);
 	free(dir);
 	free(out);

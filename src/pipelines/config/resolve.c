@@ -285,6 +285,19 @@ static int check_rules(struct ergon_config *cfg, struct ergon_err *err)
 		    from(cfg, il), (unsigned long long)cfg->power.state_gpio_pin,
 		    from(cfg, K("power.state_gpio_pin")),
 		    (unsigned long long)cfg->power.go_gpio_pin, from(cfg, K("power.go_gpio_pin")));
+	/* The shared power firmware is the profile build, whose flow has no
+	 * READY/GO handshake (target/src/profile.c drives the gate only): a
+	 * forced lock-step would wait for a READY that is never raised. */
+	if (cfg->power.lockstep == 1 && cfg->power.enabled &&
+	    cfg->power.mode == ERGON_POWER_EXTERNAL && cfg->power.firmware == ERGON_FIRMWARE_SHARED)
+		return ergon_err_set(
+		    err, ERGON_ECONFIG,
+		    "%s: power.lockstep: true with power.firmware: shared (%s): the shared "
+		    "power firmware is the profile build, which raises the gate but never "
+		    "READY and never waits for GO, so lock-step cannot run; set "
+		    "power.lockstep: false (or leave it auto) for a gate-only run, or use "
+		    "the dedicated power build (power.firmware: dedicated) for lock-step",
+		    from(cfg, il), from(cfg, K("power.firmware")));
 	/* A PPK2's D0-D7 are logic inputs: nothing on it can raise GO, so a
 	 * forced lock-step would wait for a GO that never comes. */
 	if (cfg->power.lockstep == 1 && cfg->power.enabled &&
@@ -338,12 +351,18 @@ static int apply_rules(struct ergon_config *cfg)
 		int pins = cfg->power.state_gpio_pin > 0 && cfg->power.go_gpio_pin > 0;
 		/* A PPK2 has no outputs to set GO with: gate-only. */
 		int no_go = strcmp(cfg->power.driver, "ppk2") == 0;
-		cfg->power.lockstep = gated && pins && !no_go;
+		/* The shared power firmware (the profile build) has no
+		 * handshake: it never raises READY. */
+		int shared = cfg->power.firmware == ERGON_FIRMWARE_SHARED;
+		cfg->power.lockstep = gated && pins && !no_go && !shared;
 		note(cfg, il, ERGON_CFG_RULE, "auto: %s",
 		     cfg->power.lockstep   ? "state and go pins > 0 in a gated external capture"
 		     : !cfg->power.enabled ? "power is not enabled"
 		     : gated && pins && no_go
 			 ? "power.driver ppk2 has no outputs for GO: the run is gate-only"
+		     : gated && pins && shared
+			 ? "power.firmware shared is the profile build, which has no READY/GO "
+			   "handshake: the run is gate-only"
 		     : cfg->power.mode == ERGON_POWER_INTERNAL ? "internal mode never enables it"
 		     : !pins				       ? "state or go pin is 0 (not wired)"
 			     : "no sync pin: not a gated capture");
