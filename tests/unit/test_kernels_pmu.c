@@ -349,6 +349,30 @@ static void names_checked(void **state)
 	assert_non_null(strstr(err.msg, "--pmu-counters 'none,INST_RETIRED': none means no "
 					"events and stands alone"));
 	assert_null(strstr(err.msg, "unknown PMU counter"));
+	/* mve:all is the catalog's 34 mve events (ergon counters list): 4 a
+	 * pass, ceil(34 / 4) = 9 passes, one more than the kernel firmware's
+	 * 8. On qemu-an547 the firmware is the limit; the host runs no
+	 * firmware and counts nothing, and its message says that instead. */
+	memset(&err, 0, sizeof err);
+	assert_int_equal(kpmu_request("mve:all", 1, &plan, &err), ERGON_EUSAGE);
+	assert_non_null(strstr(err.msg, "--pmu-counters: the events need 9 passes; the "
+					"kernel firmware runs at most 8 (up to 4 events per pass"));
+	assert_int_equal(plan.npasses, 0);
+	memset(&err, 0, sizeof err);
+	assert_int_equal(kpmu_request("mve:all", 0, &plan, &err), ERGON_EUSAGE);
+	assert_non_null(strstr(err.msg, "--pmu-counters: the events need 9 passes; --board "
+					"host counts no PMU event"));
+	assert_non_null(strstr(err.msg, "at most the 8 passes (up to 4 events per pass"));
+	assert_non_null(strstr(err.msg, "ask fewer, or run twice"));
+	assert_null(strstr(err.msg, "the kernel firmware runs at most"));
+	assert_int_equal(plan.npasses, 0);
+	/* Up to 8 is taken: the catalog's 24 cpu events less CHAIN (not
+	 * requestable) and CPU_CYCLES (the cycle counter, no slot) are 22,
+	 * ceil(22 / 4) = 6 passes; memory's set of 4 one more: 7. */
+	memset(&err, 0, sizeof err);
+	assert_int_equal(kpmu_request("cpu:all,memory", 0, &plan, &err), 0);
+	assert_int_equal(plan.npasses, 7);
+	ergon_pmu_plan_cleanup(&plan);
 	/* none: nothing asked; NULL: the method's five on qemu-an547, none
 	 * on the host. */
 	assert_int_equal(kpmu_request("none", 1, &plan, &err), 0);

@@ -397,12 +397,29 @@ int kpmu_request(const char *list, int qemu, struct ergon_pmu_plan *plan, struct
 		if (rc)
 			ergon_err_set(err, rc, "--pmu-counters: %s", e.msg);
 	}
+	/* The limit is the kernel firmware's (its case blob has room for
+	 * ERT_KBLOB_MAX_PASSES passes). The host counts no event, so nothing
+	 * on it runs passes; it keeps the same limit so that a request it
+	 * takes also runs on qemu-an547 or a board, and the message says so
+	 * rather than blaming a firmware the host does not run. */
 	if (rc == 0 && plan->npasses > ERT_KBLOB_MAX_PASSES) {
-		rc = ergon_err_set(err, ERGON_EUSAGE,
-				   "--pmu-counters: the events need %zu passes; the kernel "
-				   "firmware runs at most %u (up to %u events per pass, grouped "
-				   "cpu/memory/mve): ask fewer, or run twice",
-				   plan->npasses, ERT_KBLOB_MAX_PASSES, ERT_KBLOB_PASS_EVENTS);
+		if (qemu)
+			rc = ergon_err_set(err, ERGON_EUSAGE,
+					   "--pmu-counters: the events need %zu passes; the "
+					   "kernel firmware runs at most %u (up to %u events per "
+					   "pass, grouped cpu/memory/mve): ask fewer, or run twice",
+					   plan->npasses, ERT_KBLOB_MAX_PASSES,
+					   ERT_KBLOB_PASS_EVENTS);
+		else
+			rc = ergon_err_set(
+			    err, ERGON_EUSAGE,
+			    "--pmu-counters: the events need %zu passes; --board host counts "
+			    "no PMU event (each would be reported unsupported: ergon reads no "
+			    "counter of the host's CPU), and takes at most the %u passes (up "
+			    "to %u events per pass, grouped cpu/memory/mve) that the kernel "
+			    "firmware of --board qemu-an547 or a board runs, so the same "
+			    "request runs there: ask fewer, or run twice",
+			    plan->npasses, ERT_KBLOB_MAX_PASSES, ERT_KBLOB_PASS_EVENTS);
 		ergon_pmu_plan_cleanup(plan);
 	}
 	free(copy);
