@@ -365,6 +365,13 @@ struct ergon_power_verdict {
 	struct ergon_power_ceiling ceiling;
 };
 
+/* The issue codes that can decide the per-inference reason `reason` (a
+ * string of ergon_power_verdict.reasons, as per_inference_omitted_reasons
+ * holds it): a NULL-terminated static list, or NULL for a reason that no
+ * issue decides (no_clean_inference_count, busy_loop_probe) or an unknown
+ * one. Which of them a run raised is in its issues list. */
+ERGON_API const char *const *ergon_power_reason_issues(const char *reason);
+
 /* Observer check: |gate_s - elapsed_s| <= 1% of elapsed + allowance, where
  * allowance = 2 stats packets (an edge may land anywhere in the packet and
  * poll period at each end). Returns 1 when they agree. */

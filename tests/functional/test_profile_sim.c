@@ -653,7 +653,8 @@ static void shared_firmware_recorded(void **state)
 	 * before anything runs, naming both keys and the fix. */
 	char *out2 = ts_strf("%s/b", dir);
 	rc = ts_run_ergon(&so, &se, "profile", "--board", "sim", "--power", "--set",
-			  "power.firmware=shared", "--set", "power.lockstep=true", "--out", out2, NULL);
+			  "power.firmware=shared", "--set", "power.lockstep=true", "--out", out2,
+			  NULL);
 	assert_int_equal(rc, 2);
 	assert_non_null(strstr(se, "power.lockstep: true with power.firmware: shared"));
 	assert_non_null(strstr(se, "set power.lockstep: false"));

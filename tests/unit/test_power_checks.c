@@ -195,6 +195,14 @@ static void reference_check_without_firmware_window(void **state)
 	assert_true(ergon_issue_has(is, "power.gate_duration_mismatch"));
 	assert_true(v.suspect);
 	assert_true(v.omit_per_inference);
+	/* The reason names the issue that decided it (its code without
+	 * "power."), and the lookup gives that code back. */
+	assert_int_equal(v.nreasons, 1);
+	assert_string_equal(v.reasons[0], "gate_duration_mismatch");
+	const char *const *codes = ergon_power_reason_issues(v.reasons[0]);
+	assert_non_null(codes);
+	assert_string_equal(codes[0], "power.gate_duration_mismatch");
+	assert_null(codes[1]);
 	done(is, &v);
 	/* Busy loop: 25 % of 5.000 s = 1.25 s. */
 	f.probe_kind = ERGON_PROBE_BUSY_LOOP;
@@ -639,12 +647,48 @@ static void clean_window_clock_rate_low(void **state)
 	json_decref(is);
 }
 
+/* Every reason the checks can give that an issue decides maps to
+ * registered codes, so the terminal's withheld line and
+ * per_inference_omitted_issues name codes docs/ISSUES.md lists; the
+ * reasons no issue decides map to none. */
+static void reasons_name_registered_codes(void **state)
+{
+	(void)state;
+	static const char *const decided[] = {"window_clock_frozen",
+					      "ina228_measurement_failed",
+					      "terminal_failed_or_incomplete",
+					      "device_timing_corrupt",
+					      "multiple_gate_windows",
+					      "gate_below_minimum",
+					      "window_observer_mismatch",
+					      "gate_duration_mismatch",
+					      "no_gate_window",
+					      "accumulator_inconsistent",
+					      "recording_implausible"};
+	for (size_t i = 0; i < sizeof decided / sizeof decided[0]; i++) {
+		const char *const *c = ergon_power_reason_issues(decided[i]);
+		if (c == NULL || c[0] == NULL)
+			fail_msg("reason %s names no issue", decided[i]);
+		for (size_t j = 0; c[j] != NULL; j++)
+			if (ergon_issue_severity(c[j]) == 0)
+				fail_msg("reason %s: %s is not a registered code", decided[i],
+					 c[j]);
+	}
+	assert_string_equal(ergon_power_reason_issues("multiple_gate_windows")[0],
+			    "power.multiple_gate_windows");
+	assert_null(ergon_power_reason_issues("no_clean_inference_count"));
+	assert_null(ergon_power_reason_issues("busy_loop_probe"));
+	assert_null(ergon_power_reason_issues("reference_check_failed"));
+	assert_null(ergon_power_reason_issues(NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(observer_mismatch_trigger_and_near_miss),
 	    cmocka_unit_test(reference_drift_and_mismatch_with_observer),
 	    cmocka_unit_test(reference_check_without_firmware_window),
+	    cmocka_unit_test(reasons_name_registered_codes),
 	    cmocka_unit_test(reference_tolerance_regimes),
 	    cmocka_unit_test(gated_vs_whole_current),
 	    cmocka_unit_test(suspect_terminal_and_zero_time),

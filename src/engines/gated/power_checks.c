@@ -26,6 +26,36 @@ static void reason(struct ergon_power_verdict *v, const char *why)
 		v->reasons[v->nreasons++] = why;
 }
 
+/* Each per-inference reason and the issue codes that can decide it
+ * (docs/POWER_CHECKS.md, "Why per-inference figures are withheld"). A
+ * reason decided by one issue is that issue's code without "power.". */
+static const struct {
+	const char *reason;
+	const char *codes[5];
+} reason_issues[] = {
+    {"window_clock_frozen", {"power.window_clock_frozen"}},
+    {"ina228_measurement_failed",
+     {"power.ina228_failed", "power.zero_energy_and_charge", "power.zero_charge",
+      "power.accumulator_overflow"}},
+    {"terminal_failed_or_incomplete", {"power.terminal_incomplete"}},
+    {"device_timing_corrupt", {"power.device_timing_corrupt"}},
+    {"multiple_gate_windows", {"power.multiple_gate_windows"}},
+    {"gate_below_minimum", {"power.gate_below_minimum"}},
+    {"window_observer_mismatch", {"power.window_observer_mismatch"}},
+    {"gate_duration_mismatch", {"power.gate_duration_mismatch"}},
+    {"no_gate_window", {"power.observation_degraded"}},
+    {"accumulator_inconsistent", {"power.accumulator_inconsistent"}},
+    {"recording_implausible", {"power.negative_energy", "power.reverse_current", "power.time_gap"}},
+};
+
+const char *const *ergon_power_reason_issues(const char *why)
+{
+	for (size_t i = 0; why != NULL && i < sizeof reason_issues / sizeof reason_issues[0]; i++)
+		if (strcmp(reason_issues[i].reason, why) == 0)
+			return reason_issues[i].codes;
+	return NULL;
+}
+
 int ergon_power_observer_agrees(double gate_s, double elapsed_s, double stats_period_s,
 				double *allowance_s)
 {
@@ -378,7 +408,7 @@ int ergon_power_evaluate(const struct ergon_power_facts *f, const struct ergon_p
 					    "more than %.6f s and no firmware window arbitrates",
 					    gv->gate_s, v->expected_s, tol);
 					v->suspect = 1;
-					reason(v, "reference_check_failed");
+					reason(v, "gate_duration_mismatch");
 				}
 			}
 		}

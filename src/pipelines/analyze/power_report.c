@@ -507,6 +507,17 @@ int ergon_power_section_ex(const struct ergon_gated_result *res, double min_wind
 	for (size_t k = 0; reasons && k < v.nreasons; k++)
 		json_array_append_new(reasons, json_string(v.reasons[k]));
 	json_object_set_new(p, "per_inference_omitted_reasons", reasons);
+	/* The issues of this section that decided those reasons, by code, so
+	 * that a reader finds each in docs/ISSUES.md (a code belongs to one
+	 * reason, so none is listed twice). */
+	json_t *deciding = json_array();
+	for (size_t k = 0; deciding && k < v.nreasons; k++) {
+		const char *const *c = ergon_power_reason_issues(v.reasons[k]);
+		for (size_t j = 0; c != NULL && c[j] != NULL; j++)
+			if (ergon_issue_has(issues, c[j]))
+				json_array_append_new(deciding, json_string(c[j]));
+	}
+	json_object_set_new(p, "per_inference_omitted_issues", deciding);
 	json_object_set_new(p, "terminal", terminal_json(&f->terminal));
 	/* The profile boot's clean-window figures, heliaPROFILER's names
 	 * (`ergon profile` sets them from the profile boot's stream). */

@@ -2,6 +2,7 @@
  * that decides valid / degraded / invalid, from typed fields. */
 #include "ergon/verdict.h"
 
+#include "ergon/gated.h"
 #include "ergon/issues.h"
 
 #include <stdarg.h>
@@ -63,21 +64,35 @@ static int failed(struct ergon_verdict *v, const json_t *a, const json_t *b)
 	return 0;
 }
 
-/* The reasons array of a power section, "a, b", into out. */
+/* The reasons array of a power section into out, each reason followed by
+ * the codes of the section's issues that decided it ("gate_duration_mismatch:
+ * power.gate_duration_mismatch; no_clean_inference_count"), so the line
+ * names what docs/ISSUES.md explains. */
 static void reasons(const json_t *power, char *out, size_t cap)
 {
 	size_t len = 0, i;
-	const json_t *x;
+	const json_t *x, *issues = json_object_get(power, "issues");
 	out[0] = '\0';
 	json_array_foreach(json_object_get(power, "per_inference_omitted_reasons"), i, x)
 	{
 		const char *r = json_string_value(x);
 		if (r == NULL)
 			continue;
-		int n = snprintf(out + len, cap - len, "%s%s", len ? ", " : "", r);
+		int n = snprintf(out + len, cap - len, "%s%s", len ? "; " : "", r);
 		if (n < 0 || (size_t)n >= cap - len)
 			return;
 		len += (size_t)n;
+		const char *const *c = ergon_power_reason_issues(r);
+		int first = 1;
+		for (size_t j = 0; c != NULL && c[j] != NULL; j++) {
+			if (!ergon_issue_has(issues, c[j]))
+				continue;
+			n = snprintf(out + len, cap - len, "%s%s", first ? ": " : ", ", c[j]);
+			if (n < 0 || (size_t)n >= cap - len)
+				return;
+			len += (size_t)n;
+			first = 0;
+		}
 	}
 }
 
