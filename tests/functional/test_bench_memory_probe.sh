@@ -48,6 +48,16 @@ contains "$ERR" "profiling.extreme_mode cannot act on board apollo510_evb: it is
 expect 2 "qemu-an547 FIRMWARE_DIR: force_shared_sram refused" -- "$E" profile "$TMP/fw" \
   --board qemu-an547 --set profiling.force_shared_sram=true --dry-run
 contains "$ERR" "FIRMWARE_DIR's images keep the placement they were linked with" "qemu folder refusal says why"
+# Without a key the plan says the folder's placement is not known (ergon
+# applied none); with a model ergon builds, the default placement is its own.
+expect 0 "qemu-an547 FIRMWARE_DIR: plan.memory not known" -- "$E" profile "$TMP/fw" \
+  --board qemu-an547 --dry-run --json
+python3 -c "import json,sys; m=json.loads(sys.argv[1])['plan']['memory']; assert m['mode']=='not_known' and m['applied'] is False and 'did not build' in m['how'], m" "$OUT" &&
+  ok "FIRMWARE_DIR: plan.memory mode not_known, applied false" || bad "FIRMWARE_DIR plan.memory: $OUT"
+expect 0 "qemu-an547 model: plan.memory default, applied" -- "$E" profile "$M/kws_ref_model.tflite" \
+  --board qemu-an547 --dry-run --json
+python3 -c "import json,sys; m=json.loads(sys.argv[1])['plan']['memory']; assert m['mode']=='default' and m['applied'] is True, m" "$OUT" &&
+  ok "model: plan.memory mode default, applied true" || bad "model plan.memory: $OUT"
 
 # ergon's an547 model firmware: the define and the placement, read back
 # from the ELF by the build record and checked here with nm.

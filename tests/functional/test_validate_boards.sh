@@ -160,6 +160,11 @@ t = s["provenance"]["target"]
 assert t["lifecycle"] == "jlink" and t["hardware"] is True, t
 assert "not yet been run on hardware" in s["provenance"]["note"]
 assert s["correctness"]["bit_exact"] is True
+# ergon did not build FIRMWARE_DIR's images: the memory placement is the
+# firmware's own, not one ergon applied (nor a "default" it cannot know).
+m = s["plan"]["memory"]
+assert m["mode"] == "not_known" and m["applied"] is False, m
+assert "ergon did not build this firmware" in m["how"], m
 PY
 # The firmware answers with another model's output: correctness fails.
 rm -f "$TMP/m5/ad01_int8.tflite"

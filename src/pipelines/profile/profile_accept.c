@@ -292,19 +292,33 @@ static int stats_rate_acts(const struct ergon_config *cfg, struct ergon_err *err
  * static current). A firmware ergon did not build keeps the placement it
  * was linked with: the key is refused there rather than recorded as if it
  * had acted. plan.memory says which and how. */
-static int memory_acts(const struct ergon_config *cfg, const json_t *model, json_t *plan,
-		       struct ergon_err *err)
+static int memory_acts(const struct ergon_config *cfg, const json_t *model, int plan_only,
+		       json_t *plan, struct ergon_err *err)
 {
 	const char *key = cfg->profiling.extreme_mode	   ? "profiling.extreme_mode"
 			  : cfg->profiling.force_shared_sram ? "profiling.force_shared_sram"
 							     : NULL;
-	const char *how = "the firmware's own placement (neither key set)";
 	int lc = cfg->target.lifecycle;
+	/* Whether ergon builds the firmware: with a model on a board's port,
+	 * the build record lists the images it built (a dry run's plan is
+	 * made before the build). A model beside a firmware folder (ergon
+	 * validate --firmware-dir: the model is there for the correctness
+	 * check) comes with no build: the images are the user's. */
+	int built = model != NULL && lc != ERGON_LIFECYCLE_SIM &&
+		    (plan_only || json_array_size(json_object_get(model, "builds")) > 0);
+	const char *how =
+	    lc == ERGON_LIFECYCLE_SIM
+		? "the virtual bench's default: half its shared SRAM retained (neither key set)"
+	    : built ? "ergon's model firmware's default placement (neither key set; the build "
+		      "record's memory says where it landed)"
+		    : "not known: ergon did not build this firmware for the run (a firmware "
+		      "folder), so it applied no placement; the images keep the one they were "
+		      "linked with";
 	/* With a model, ergon builds the board's firmware from its port: the
 	 * key acts when the port offers the placement (memory_modes). */
 	char buf[320];
 	int offered = 0, rc = 0;
-	if (key != NULL && model != NULL && lc != ERGON_LIFECYCLE_SIM && cfg->board != NULL) {
+	if (key != NULL && built && cfg->board != NULL) {
 		struct ergon_fw_port *p = malloc(sizeof *p);
 		int found = 0;
 		rc = p ? ergon_fw_port_find(cfg->board->name, p, &found, err)
@@ -349,12 +363,17 @@ static int memory_acts(const struct ergon_config *cfg, const json_t *model, json
 		    "MODEL.tflite --board qemu-an547`, or --board sim",
 		    where, key, cfg->board ? cfg->board->name : "(none)");
 	}
+	/* applied: ergon built or models the firmware, so the mode is the
+	 * one it placed; otherwise the placement is the firmware's own and
+	 * not known here. */
+	int applied = lc == ERGON_LIFECYCLE_SIM || built;
 	json_object_set_new(plan, "memory",
-			    json_pack("{s:s,s:s}", "mode",
-				      key == NULL ? "default"
+			    json_pack("{s:s,s:b,s:s}", "mode",
+				      !applied			    ? "not_known"
+				      : key == NULL		    ? "default"
 				      : cfg->profiling.extreme_mode ? "extreme_mode"
 								    : "force_shared_sram",
-				      "how", how));
+				      "applied", applied, "how", how));
 	return 0;
 }
 
@@ -675,7 +694,9 @@ static int accept_layers(const struct ergon_config *cfg, int layer_energy, json_
 int prof_accept(const struct ergon_config *cfg, const json_t *model, json_t *plan,
 		json_t *issues, struct ergon_lifecycle_opts *lo, struct ergon_err *err)
 {
-	int rc = memory_acts(cfg, model, plan, err);
+	/* No lifecycle options: ergon_profile_plan_model's plan (a dry run),
+	 * made before ergon builds the model's firmware. */
+	int rc = memory_acts(cfg, model, lo == NULL, plan, err);
 	if (!rc)
 		rc = config_acts(cfg, plan, issues, err);
 	if (rc == 0 && lo != NULL)
