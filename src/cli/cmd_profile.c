@@ -676,17 +676,33 @@ static int run(int argc, char **argv)
 				     json_object_get(port, "validation"), "note")));
 		snprintf(port_transport, sizeof port_transport, "%s",
 			 json_string_value(json_object_get(port, "transport")));
+		char port_name[64];
+		snprintf(port_name, sizeof port_name, "%s",
+			 json_string_value(json_object_get(port, "port")));
 		json_decref(port);
 		if (cfg.target.transport == ERGON_TRANSPORT_RTT &&
 		    strcmp(port_transport, "rtt") != 0) {
-			rc =
-			    ergon_err_set(&err, ERGON_EUSAGE,
-					  "%s: the %s port's model firmware speaks UART0 only "
-					  "(its hal.transport); target.transport rtt with a "
-					  ".tflite model is not built for it: drop --transport rtt "
-					  "(the results are identical on QEMU), or build an RTT "
-					  "firmware yourself and give its FIRMWARE_DIR",
-					  model_path, cfg.board->name);
+			/* The model build takes the port's hal.transport; an RTT
+			 * build of a model is not made (the an547's RTT image next
+			 * to ergon is its own workload's, not a model's). */
+			int ti = ergon_config_key_index("target.transport");
+			rc = ergon_err_set(
+			    &err, ERGON_EUSAGE,
+			    "%s: target.transport rtt (%s) cannot act with a .tflite model on "
+			    "board %s: ergon builds the model's firmware from port %s for its "
+			    "hal.transport, %s, only%s; set target.transport: uart (drop "
+			    "--transport rtt), or build the model's profile firmware with RTT "
+			    "yourself and give its folder, holding a *profile*rtt* image, as "
+			    "FIRMWARE_DIR",
+			    model_path,
+			    ti >= 0 && cfg.where[ti][0] ? cfg.where[ti]
+							: ergon_config_origin_name(cfg.origin[ti]),
+			    cfg.board->name, port_name, port_transport,
+			    cfg.target.lifecycle == ERGON_LIFECYCLE_QEMU &&
+				    runs_an547(cfg.board->name)
+				? " (the an547 RTT image next to ergon runs ergon's own "
+				  "workload, not a model)"
+				: "");
 			goto fail;
 		}
 		snprintf(mdir, sizeof mdir, "%s/firmware", cfg.output.dir);
@@ -895,7 +911,9 @@ const struct ergon_cli_command ergon_cli_cmd_profile = {
 	    "the stream through it; target.probe: gdb://HOST:PORT reads RTT through that\n"
 	    "GDB server instead (OpenOCD, pyOCD, JLinkGDBServer); target.probe:\n"
 	    "pyocd[:UID] or bmp:/dev/ttyACM0 flashes, resets and reads RTT through pyOCD\n"
-	    "or a Black Magic Probe.\n"
+	    "or a Black Magic Probe. A .tflite model's firmware is built for its port's\n"
+	    "hal.transport (uart on qemu-an547 and qemu-an505): rtt with a model is refused\n"
+	    "there (set uart, or give your own RTT build as FIRMWARE_DIR).\n"
 	    "--layer-energy (with --power; the virtual bench, or a real board with a live\n"
 	    "PPK2 or a Joulescope with power.lockstep: false, its packets at\n"
 	    "power.stats_rate_hz as samples: markers on power.marker_input_index, D1 or\n"

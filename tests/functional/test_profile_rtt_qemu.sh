@@ -132,14 +132,24 @@ check "swo on QEMU: names what QEMU carries" grep -q "the QEMU lifecycle carries
 check "unknown transport: exit 2" test $? -eq 2
 check "unknown transport: suggests rtt" grep -q "rtt" "$tmp/o"
 
-# A .tflite model: ergon builds only UART firmware for it; refused before
-# building anything.
+# A .tflite model: ergon builds the model's firmware for its port's
+# hal.transport (uart on both QEMU ports; the an547's RTT image next to
+# ergon runs its own workload), so rtt is refused before building anything,
+# naming the key's origin, the port and both fixes.
 model=${ERGON_SHARED_DIR:-/nonexistent}/fixtures/models/ad01_int8.tflite
 if [ -f "$model" ]; then
 	"$bin" profile "$model" --board qemu-an547 --transport rtt --out "$tmp/x6" >"$tmp/o" 2>&1
 	check "model + rtt: exit 2" test $? -eq 2
-	check "model + rtt: says what is not built" grep -q "target.transport rtt with a .tflite model is not built" "$tmp/o"
+	check "model + rtt: says why (port an547, hal.transport uart)" \
+		grep -q "target.transport rtt (--set target.transport=rtt) cannot act with a .tflite model on board qemu-an547: ergon builds the model's firmware from port an547 for its hal.transport, uart, only (the an547 RTT image next to ergon runs ergon's own workload, not a model)" "$tmp/o"
+	check "model + rtt: names both fixes" \
+		grep -q "set target.transport: uart (drop --transport rtt), or build the model's profile firmware with RTT yourself and give its folder, holding a \*profile\*rtt\* image, as FIRMWARE_DIR" "$tmp/o"
 	check "model + rtt: nothing built" test ! -e "$tmp/x6/firmware"
+	"$bin" profile "$model" --board qemu-an505 --set target.transport=rtt --out "$tmp/x7" >"$tmp/o" 2>&1
+	check "an505 model + rtt: exit 2" test $? -eq 2
+	check "an505 model + rtt: port an505, no an547 image named" \
+		grep -q "on board qemu-an505: ergon builds the model's firmware from port an505 for its hal.transport, uart, only; set target.transport: uart" "$tmp/o"
+	check "an505 model + rtt: nothing built" test ! -e "$tmp/x7/firmware"
 else
 	echo "FAIL: $model is missing (the shared fixtures)"
 	fails=$((fails + 1))
