@@ -6,6 +6,7 @@
 #include "ergon/parse.h"
 #include "ergon/suggest.h"
 
+#include <float.h>
 #include <langinfo.h>
 #include <math.h>
 #include <stdarg.h>
@@ -235,12 +236,22 @@ int cli_num(struct cli_parser *p, const char *name, enum cli_rule rule, double l
 		return 1;
 	double d = NAN;
 	struct ergon_err e = {0};
-	int ok = ergon_parse_double(v, name, &d, &e) == 0 && isfinite(d) &&
-		 (rule == CLI_GT ? d > lo : d >= lo) && d <= hi;
+	int prc = ergon_parse_double(v, name, &d, &e);
+	int ok = prc == 0 && isfinite(d) && (rule == CLI_GT ? d > lo : d >= lo) && d <= hi;
 	if (!ok) {
 		char r[96];
 		rule_text(r, sizeof(r), rule, lo, hi, 0);
-		cli_error(p, "%s '%s': must be %s", name, v, r);
+		/* An underflow (1e-400) is not taken as the 0 or denormal strtod
+		 * makes of it, even where 0 is in the range: the text says
+		 * otherwise. */
+		if (prc == ERGON_ERANGE)
+			cli_error(p,
+				  "%s '%s': must be %s; it underflows (a magnitude under "
+				  "%.17g, the smallest normal double, reads as 0 or a "
+				  "denormal, not as the value written)",
+				  name, v, r, DBL_MIN);
+		else
+			cli_error(p, "%s '%s': must be %s", name, v, r);
 		return 1;
 	}
 	*dst = d;

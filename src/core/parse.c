@@ -2,6 +2,7 @@
 #include "ergon/parse.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +22,15 @@ int ergon_parse_double_n(const char *s, size_t len, double *out)
 	char *end = NULL;
 	errno = 0;
 	double v = strtod(buf, &end);
-	if (end != buf + len || (errno == ERANGE && isfinite(v) && v != 0))
+	if (end != buf + len)
 		return ERGON_EPARSE;
+	/* A magnitude under DBL_MIN underflows: strtod gives 0 (1e-400) or a
+	 * denormal with fewer digits than written (1e-310), both with ERANGE.
+	 * Either would be taken as a value the text does not say (1e-400 as
+	 * 0), so both are refused; an exact zero (0e-500) sets no ERANGE. An
+	 * overflow gives +-Inf, which the caller refuses as not finite. */
+	if ((errno == ERANGE && isfinite(v)) || fpclassify(v) == FP_SUBNORMAL)
+		return ERGON_ERANGE;
 	*out = v;
 	return 0;
 }
@@ -30,7 +38,14 @@ int ergon_parse_double_n(const char *s, size_t len, double *out)
 int ergon_parse_double(const char *s, const char *what, double *out, struct ergon_err *err)
 {
 	double v;
-	if (s == NULL || ergon_parse_double_n(s, strlen(s), &v) || !isfinite(v))
+	int rc = s != NULL ? ergon_parse_double_n(s, strlen(s), &v) : ERGON_EPARSE;
+	if (rc == ERGON_ERANGE)
+		return ergon_err_set(err, ERGON_ERANGE,
+				     "%s: '%s' underflows: its magnitude is under %.17g (DBL_MIN, "
+				     "the smallest normal double), so it would be read as 0 or a "
+				     "denormal; write 0 or a value of at least that magnitude",
+				     what, s, DBL_MIN);
+	if (rc != 0 || !isfinite(v))
 		return ergon_err_set(err, ERGON_EPARSE, "%s: '%s' is not a finite number", what,
 				     s ? s : "");
 	*out = v;

@@ -68,6 +68,18 @@ expect 2 "--idle-s 0" -- "$E" run --device d --workload builtin:spin --out "$TMP
 contains "$ERR" "--idle-s '0': must be a number in (0, 1e+06]" "idle-s rule"
 expect 2 "--window-s -5" -- "$E" run --device d --workload builtin:spin --out "$TMP/x.json" --window-s -5
 contains "$ERR" "--window-s '-5': must be a number in (0, 1e+06]" "window-s: the same rule and form"
+# An underflow (1e-400: strtod gives 0; 1e-310: a denormal; both under
+# DBL_MIN = 2.2250738585072014e-308) is refused with the range, even where
+# 0 is in it (--trim-s), not read as 0; an exact 0e-500 is 0.
+expect 2 "--trim-s 1e-400" -- "$E" run --device d --workload builtin:spin --out "$TMP/x.json" --trim-s 1e-400
+contains "$ERR" "--trim-s '1e-400': must be a number in [0, 1e+06]; it underflows (a magnitude under 2.2250738585072014e-308" "trim-s underflow refused with the range"
+expect 2 "--sample-hz 1e-310" -- "$E" run --device d --workload builtin:spin --out "$TMP/x.json" --sample-hz 1e-310
+contains "$ERR" "--sample-hz '1e-310': must be a number in (0, 1e+06]; it underflows" "sample-hz denormal refused"
+expect 2 "--window-s -1e-400" -- "$E" run --device d --workload builtin:spin --out "$TMP/x.json" --window-s -1e-400
+contains "$ERR" "--window-s '-1e-400': must be a number in (0, 1e+06]; it underflows" "window-s underflow refused"
+expect 2 "--instrument-opt noise_w=1e-400" -- "$E" run --device d --workload builtin:spin --out "$TMP/x.json" --instrument synthetic --instrument-opt noise_w=1e-400
+contains "$ERR" "--instrument-opt noise_w: '1e-400' underflows: its magnitude is under 2.2250738585072014e-308" "instrument-opt: the shared parser refuses the underflow"
+expect 0 "--trim-s 0e-500 --dry-run" -- "$E" run --device d --workload builtin:spin --out "$TMP/x.json" --trim-s 0e-500 --dry-run
 expect 2 "--windows 1.5" -- "$E" run --device d --workload builtin:spin --out "$TMP/x.json" --windows 1.5
 contains "$ERR" "--windows '1.5': must be an integer in [1, 100000]" "integer rule"
 expect 2 "--min-window-s abc" -- "$E" analyze --out "$TMP/a" --jls x --min-window-s abc

@@ -214,6 +214,22 @@ static void yaml_type_errors(void **state)
 	assert_int_equal(load("power:\n  io_voltage: 12\n"), ERGON_ECONFIG);
 	expect_msg("out of range; use a value in [1, 5]");
 	ergon_err_clear(&err);
+	/* 1e-400 underflows (strtod gives 0, under DBL_MIN =
+	 * 2.2250738585072014e-308) and 1e-310 is a denormal: refused with the
+	 * key's range, though 0 is in [0, 100]; an exact 0e-500 is 0. */
+	assert_int_equal(load("power:\n  ina228:\n    shunt_tolerance_pct: 1e-400\n"),
+			 ERGON_ECONFIG);
+	expect_msg("power.ina228.shunt_tolerance_pct: 1e-400 underflows (a magnitude under "
+		   "2.2250738585072014e-308");
+	expect_msg("use a value in [0, 100]");
+	ergon_err_clear(&err);
+	assert_int_equal(load("power:\n  ina228:\n    shunt_tolerance_pct: 1e-310\n"),
+			 ERGON_ECONFIG);
+	expect_msg("shunt_tolerance_pct: 1e-310 underflows");
+	ergon_err_clear(&err);
+	assert_int_equal(load("power:\n  ina228:\n    shunt_tolerance_pct: 0e-500\n"), 0);
+	assert_true(cfg.power.ina228.shunt_tolerance_pct == 0.0);
+	ergon_err_clear(&err);
 	/* 0x4A is the Click's address; 0x50 is outside INA228's 0x40..0x4F. */
 	assert_int_equal(load("power:\n  ina228:\n    i2c_address: 0x50\n"), ERGON_ECONFIG);
 	expect_msg("[0x40, 0x4F]");

@@ -66,6 +66,13 @@ static void bad_files_name_line_and_column(void **state)
 	expect_error("t_s,voltage_v,current_a\n0,5,1\n0.1,5\n", "rec.csv:3:");
 	expect_error("t_s,voltage_v\n0,5\n", "lacks column current_a");
 	expect_error("t_s,voltage_v,current_a\n0,5,1x\n0.1,5,1\n", "rec.csv:2:5: '1x'");
+	/* 1e-400 A is under DBL_MIN (2.2250738585072014e-308): strtod reads 0,
+	 * a reading the file does not hold; refused as such, as the denormal
+	 * 1e-310 is, with its place. */
+	expect_error("t_s,voltage_v,current_a\n0,5,1e-400\n0.1,5,1\n",
+		     "rec.csv:2:5: '1e-400' underflows");
+	expect_error("t_s,voltage_v,current_a\n0,5,1\n0.1,1e-310,1\n",
+		     "rec.csv:3:5: '1e-310' underflows");
 	expect_error("", "empty recording");
 	expect_error("t_s,voltage_v,current_a\n0,5,1\n", "fewer than 2 samples");
 }

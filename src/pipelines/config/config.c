@@ -8,6 +8,8 @@
 
 #include "pipelines/config/config_internal.h"
 
+#include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -284,9 +286,14 @@ static int parse_double(const char *t, double *out)
 		if (!((*p >= '0' && *p <= '9') || *p == '.' || *p == '-' || *p == 'e' ||
 		      *p == 'E' || *p == '+'))
 			return -1;
+	errno = 0;
 	double v = strtod(t, &end);
 	if (end == t || *end != '\0' || !isfinite(v))
 		return -1;
+	/* A magnitude under DBL_MIN underflows to 0 or a denormal (ERANGE):
+	 * refused (-2), not taken as a value the text does not say. */
+	if (errno == ERANGE || fpclassify(v) == FP_SUBNORMAL)
+		return -2;
 	*out = v;
 	return 0;
 }
@@ -364,7 +371,14 @@ int ergon_cfg_apply(struct ergon_config *cfg, size_t i, const char *text, int qu
 			*(double *)base = NAN;
 			break;
 		}
-		if (quoted || parse_double(text, &v) != 0)
+		int prc = quoted ? -1 : parse_double(text, &v);
+		if (prc == -2)
+			return ergon_err_set(err, ERGON_ECONFIG,
+					     "%s: %s: %.64s underflows (a magnitude under %.17g, "
+					     "the smallest normal double, reads as 0 or a "
+					     "denormal); use a value in [%g, %g]",
+					     where, k->name, text, DBL_MIN, k->dmin, k->dmax);
+		if (prc != 0)
 			return ergon_err_set(err, ERGON_ECONFIG,
 					     "%s: %s: '%.64s' is not a number; write a decimal "
 					     "number without quotes%s",

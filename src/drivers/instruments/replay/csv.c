@@ -178,7 +178,16 @@ int ergon_replay_parse(const char *path, const char *text, size_t len, struct re
 							     "header columns",
 							     path, lineno, column, ncols);
 				double v;
-				if (ergon_parse_double_n(f, (size_t)(fe - f), &v))
+				int prc = ergon_parse_double_n(f, (size_t)(fe - f), &v);
+				if (prc == ERGON_ERANGE)
+					return ergon_err_set(
+					    err, ERGON_EPARSE,
+					    "%s:%zu:%zu: '%.*s' underflows (a magnitude under "
+					    "2.2250738585072014e-308, read as 0 or a denormal); "
+					    "write 0 or the value to a resolution a double holds",
+					    path, lineno, column,
+					    (int)((fe - f) > 40 ? 40 : (fe - f)), f);
+				if (prc)
 					return ergon_err_set(
 					    err, ERGON_EPARSE, "%s:%zu:%zu: '%.*s' is not a number",
 					    path, lineno, column,
