@@ -30,11 +30,13 @@ enum ergon_model_fw_flags {
 	/* Compile every object; neither read nor write the firmware object
 	 * cache ($XDG_CACHE_HOME/ergon, docs/internals/fw_cache.md). */
 	ERGON_MODEL_FW_NO_CACHE = 1u << 0,
-	/* profiling.extreme_mode: the model's weights and arena in the TCMs
-	 * (-DERT_MEM_EXTREME=1; the build record proves it from the ELF). */
+	/* profiling.extreme_mode: the model's weights and arena in the port's
+	 * memory.code / memory.ram (the an547's TCMs; -DERT_MEM_EXTREME=1; the
+	 * build record proves it from the ELF and the link map). */
 	ERGON_MODEL_FW_EXTREME_MODE = 1u << 1,
-	/* profiling.force_shared_sram: the arena in the shared system SRAM
-	 * (ISRAM, 0x21000000; -DERT_MEM_SHARED_SRAM=1). Not with the above. */
+	/* profiling.force_shared_sram: the arena in the port's
+	 * memory.shared_sram (the an547's ISRAM at 0x21000000;
+	 * -DERT_MEM_SHARED_SRAM=1). Not with the above. */
 	ERGON_MODEL_FW_SHARED_SRAM = 1u << 2,
 };
 
@@ -60,7 +62,8 @@ ERGON_API int ergon_model_fw_board_check(const char *board, json_t **port,
  * ERGON_MODEL_FW_NO_CACHE). *build receives the provenance (compiler
  * version, the link's and the compile's commands, every object with its
  * sha256 and whether it came from the cache, ELF sha256, map path and
- * sha256): a new reference, caller decrefs; it is also written to
+ * sha256, and where the arena and the weights were placed: memory,
+ * docs/internals/ports.md "The placement record"): a new reference, caller decrefs; it is also written to
  * dir/build-<kind>.json. The target sources are ERGON_TARGET_DIR
  * (environment) or the source tree ergon was built from. */
 ERGON_API int ergon_model_fw_build(const struct ergon_model *m, const char *board, const char *dir,

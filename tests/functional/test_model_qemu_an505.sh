@@ -44,6 +44,26 @@ assert s["provenance"]["target"]["soc"] == "Cortex-M33 (QEMU mps2-an505)"
 e = s["profile"]["emulated_instruction_count"]
 assert "not Cortex-M33 cycles" in e["basis"], e["basis"]
 PY
+# The build record's placement (fw_memory.c): the an505's regions, not the
+# an547's. By hand from target/port/an505/an505.ld: CODE 4 MiB at
+# 0x10000000 (to 0x10400000), RAM 2 MiB at 0x38000000 (to 0x38200000); the
+# addresses and sizes are arm-none-eabi-nm's.
+python3 - "$TMP/p/summary.json" <<'PY' && ok "build record memory: the arena in RAM, the weights in CODE (an505.ld, nm)" || bad "an505 build record memory"
+import json, subprocess, sys
+b = json.load(open(sys.argv[1]))["model"]["builds"][0]
+mem = b["memory"]
+syms = {}
+for line in subprocess.run(["arm-none-eabi-nm", "-S", b["elf"]], capture_output=True, text=True).stdout.splitlines():
+    f = line.split()
+    if len(f) == 4: syms[f[3]] = (int(f[0], 16), int(f[1], 16))
+arena, weights = syms["arena"], syms["ert_model_data"]
+assert mem["mode"] == "default" and mem["define"] is None, mem
+assert (mem["arena"]["addr"], mem["arena"]["size"]) == arena, (mem, arena)
+assert (mem["weights"]["addr"], mem["weights"]["size"]) == weights, (mem, weights)
+assert 0x38000000 <= arena[0] and arena[0] + arena[1] <= 0x38200000, hex(arena[0])
+assert 0x10000000 <= weights[0] and weights[0] + weights[1] <= 0x10400000, hex(weights[0])
+assert mem["arena"]["region"] == "RAM" and mem["weights"]["region"] == "CODE", mem
+PY
 # The ELF is a Cortex-M33 image at the AN505's Secure code alias.
 elf=$TMP/p/firmware/ergon_an505_profile.elf
 readelf -h "$elf" 2>/dev/null | grep -q "Entry point address: *0x100" &&

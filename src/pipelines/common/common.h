@@ -217,22 +217,45 @@ struct ergon_fw_build {
  * failed compile or link the tool's output is in b->log. */
 int ergon_fw_compile(struct ergon_fw_build *b, struct ergon_err *err);
 
-/* ---- Memory placement of the an547 model firmware (fw_memory.c;
- * profiling.extreme_mode, profiling.force_shared_sram). ---- */
+/* ---- Memory placement of a model firmware (fw_memory.c;
+ * profiling.extreme_mode, profiling.force_shared_sram;
+ * docs/internals/ports.md, "The placement record"). ---- */
 enum ergon_fw_memory_mode {
 	ERGON_FW_MEMORY_DEFAULT = 0,
-	ERGON_FW_MEMORY_EXTREME,     /* weights and arena in the TCMs */
-	ERGON_FW_MEMORY_SHARED_SRAM, /* the arena in the shared system SRAM */
+	ERGON_FW_MEMORY_EXTREME,     /* weights and arena in memory.code / memory.ram */
+	ERGON_FW_MEMORY_SHARED_SRAM, /* the arena in memory.shared_sram */
 };
 /* The compiler define of a mode (NULL for the default): a model-unit
  * define, so the object cache keys on it. */
 const char *ergon_fw_memory_define(enum ergon_fw_memory_mode mode);
+
+#define ERGON_FW_MAP_REGIONS_MAX 32
+/* One MEMORY region of a link, as GNU ld's link map states it. */
+struct ergon_fw_map_region {
+	char name[ERGON_FW_PORT_NAME_MAX];
+	uint32_t origin, length_bytes;
+};
+/* The "Memory Configuration" table of a GNU ld link map (text, len bytes;
+ * what names it in errors): the regions of the linker script's MEMORY in
+ * its order, less ld's own *default*, into out[0..*n) (at most cap).
+ * ERGON_EPARSE naming what and the line when there is no such table, a
+ * row is not NAME 0xORIGIN 0xLENGTH [ATTRIBUTES], a name is too long, a
+ * region is empty or ends beyond 4 GiB, or there are more than cap rows.
+ * Touches no file. */
+int ergon_fw_map_regions(const char *text, size_t len, const char *what,
+			 struct ergon_fw_map_region *out, int cap, int *n, struct ergon_err *err);
 /* Where the linked image elf placed `arena` and `ert_model_data`, read
- * from its symbol table: *out (new reference) {mode, define, arena,
- * weights}, each {section, addr, size, region}. ERGON_EPARSE, naming both
- * addresses, when the placement is not the one the mode requires. */
-int ergon_fw_memory_record(const char *elf, enum ergon_fw_memory_mode mode, json_t **out,
-			   struct ergon_err *err);
+ * from its symbol table, and the region each lies in: the port's regions
+ * (its descriptor's memory.code, memory.ram, memory.shared_sram) at the
+ * origins and lengths that the link map map states. *out (new reference)
+ * {mode, define, arena, weights}, each {section, addr, size, region}.
+ * ERGON_ECONFIG naming the descriptor and the field when a region it
+ * names is not one of the link's or its bytes are not the link's length,
+ * or when the mode needs what the descriptor lacks (memory_modes,
+ * memory.shared_sram); ERGON_EPARSE, naming both addresses, when the
+ * placement is not the one the mode requires. */
+int ergon_fw_memory_record(const struct ergon_fw_port *port, const char *elf, const char *map,
+			   enum ergon_fw_memory_mode mode, json_t **out, struct ergon_err *err);
 
 /* ---- Repeats at the artifact edge (repeat_json.c; docs/METHOD.md,
  * "Repeats"). ---- */

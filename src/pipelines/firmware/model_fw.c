@@ -255,11 +255,10 @@ static int model_fw_build(const struct ergon_model *m, const struct ergon_fw_por
 		free(text);
 		goto out;
 	}
-	/* The placement record reads the an547's memory map (fw_memory.c):
-	 * for a port that offers the placements (memory_modes). */
+	/* The placement record: the port's regions where the link map puts
+	 * them, and the ELF's arena and weights in them (fw_memory.c). */
 	json_t *memory = NULL;
-	rc = port->memory_modes ? ergon_fw_memory_record(fb.elf, memory_mode(flags), &memory, err)
-				: 0;
+	rc = ergon_fw_memory_record(port, fb.elf, fb.map, memory_mode(flags), &memory, err);
 	if (rc)
 		goto out;
 	char model_sha[65];
