@@ -8,54 +8,26 @@
  * survives one wrap. */
 #include "ergon/ert_counters.h"
 #include "test_support.h"
+#include "ts_pmu_fake.h"
 
-#include <string.h>
-
-static uint32_t demcr, dwt_ctrl, dwt_cyccnt;
-static uint32_t pmu[ERT_PMU_WORDS];
-static struct ert_counters_regs regs;
-static int hardware_counts; /* 0: QEMU-like, the counters never move */
-
-static void fake_reset(uint32_t ctrl, uint32_t pmu_type, int counts)
-{
-	demcr = 0;
-	dwt_ctrl = ctrl;
-	dwt_cyccnt = 0xDEADu;
-	memset(pmu, 0, sizeof pmu);
-	pmu[ERT_PMU_TYPE] = pmu_type;
-	hardware_counts = counts;
-	regs.demcr = &demcr;
-	regs.dwt_ctrl = &dwt_ctrl;
-	regs.dwt_cyccnt = &dwt_cyccnt;
-	regs.pmu = pmu;
-}
-
-/* The "hardware": CYCCNT moves only with TRCENA and CYCCNTENA set, the PMU
- * cycle counter only with CTRL.E and CNTENSET bit 31. */
-static void fake_spin(void *ctx)
-{
-	(void)ctx;
-	if (!hardware_counts)
-		return;
-	if ((demcr & (1u << 24)) && (dwt_ctrl & 1u))
-		dwt_cyccnt += 100u;
-	if ((pmu[ERT_PMU_CTRL] & 1u) && (pmu[ERT_PMU_CNTENSET] & (1u << 31)))
-		pmu[ERT_PMU_CCNTR] += 100u;
-}
+/* The register fake (tests/support/ts_pmu_fake.c): the "hardware" moves
+ * CYCCNT only with TRCENA and CYCCNTENA set, the PMU cycle counter only
+ * with CTRL.E and CNTENSET bit 31. */
+static struct ts_pmu_fake fk;
 
 static void board_enables_dwt_and_pmu(void **state)
 {
 	(void)state;
 	struct ert_counters c;
-	fake_reset(0x40000000u, 8u, 1); /* NUMCOMP in the high bits; 8 event counters */
-	assert_int_equal(ert_counters_start(&c, &regs, fake_spin, NULL), ERT_CNT_OK);
-	assert_true(demcr & (1u << 24));
-	assert_true(dwt_ctrl & 1u);
-	assert_int_equal(dwt_cyccnt, 100u); /* reset to 0, then one spin */
+	ts_pmu_fake_reset(&fk, 0x40000000u, 8u, 1); /* NUMCOMP in the high bits; 8 event counters */
+	assert_int_equal(ert_counters_start(&c, &fk.regs, ts_pmu_fake_spin, &fk), ERT_CNT_OK);
+	assert_true(fk.demcr & (1u << 24));
+	assert_true(fk.dwt_ctrl & 1u);
+	assert_int_equal(fk.dwt_cyccnt, 100u); /* reset to 0, then one spin */
 	assert_int_equal(c.have_cyccnt, 1);
 	assert_int_equal(c.have_pmu, 1);
 	assert_int_equal(c.n_pairs, 4u); /* 8 counters / 2 per chained pair */
-	assert_true(pmu[ERT_PMU_CTRL] & 0x5u);
+	assert_true(fk.pmu[ERT_PMU_CTRL] & 0x5u);
 	assert_int_equal(ert_counters_cyccnt(&c), 100u);
 }
 
@@ -63,20 +35,20 @@ static void nocyccnt_is_unsupported(void **state)
 {
 	(void)state;
 	struct ert_counters c;
-	fake_reset(1u << 25, 8u, 1);
-	ert_counters_start(&c, &regs, fake_spin, NULL);
+	ts_pmu_fake_reset(&fk, 1u << 25, 8u, 1);
+	ert_counters_start(&c, &fk.regs, ts_pmu_fake_spin, &fk);
 	assert_int_equal(c.have_cyccnt, 0);
-	assert_int_equal(dwt_cyccnt, 0xDEADu); /* never written */
-	assert_int_equal(dwt_ctrl & 1u, 0u);
+	assert_int_equal(fk.dwt_cyccnt, 0xDEADu); /* never written */
+	assert_int_equal(fk.dwt_ctrl & 1u, 0u);
 }
 
 static void qemu_like_core_reports_unsupported(void **state)
 {
 	(void)state;
 	struct ert_counters c;
-	fake_reset(0, 8u, 0);
-	dwt_cyccnt = 0;
-	ert_counters_start(&c, &regs, fake_spin, NULL);
+	ts_pmu_fake_reset(&fk, 0, 8u, 0);
+	fk.dwt_cyccnt = 0;
+	ert_counters_start(&c, &fk.regs, ts_pmu_fake_spin, &fk);
 	assert_int_equal(c.have_cyccnt, 0);
 	assert_int_equal(c.have_pmu, 0);
 	assert_int_equal(c.n_pairs, 0u);
@@ -92,32 +64,32 @@ static void pass_programs_chained_pairs(void **state)
 {
 	(void)state;
 	struct ert_counters c;
-	fake_reset(0, 8u, 1);
-	ert_counters_start(&c, &regs, fake_spin, NULL);
+	ts_pmu_fake_reset(&fk, 0, 8u, 1);
+	ert_counters_start(&c, &fk.regs, ts_pmu_fake_spin, &fk);
 	/* ARM_PMU_MVE_INST_RETIRED, ARM_PMU_MVE_STALL_RESOURCE_MEM, ARM_PMU_MVE_PRED
 	 * (CMSIS pmu_armv8.h / Cortex-M55 TRM event numbers). */
 	const uint16_t ev[3] = {0x0200u, 0x02CEu, 0x02B8u};
-	pmu[ERT_PMU_CTRL] = 1u;
+	fk.pmu[ERT_PMU_CTRL] = 1u;
 	assert_int_equal(ert_counters_pass(&c, ev, 3), ERT_CNT_OK);
-	assert_int_equal(pmu[ERT_PMU_EVTYPER(0)], 0x0200u);
-	assert_int_equal(pmu[ERT_PMU_EVTYPER(1)], 0x001Eu);
-	assert_int_equal(pmu[ERT_PMU_EVTYPER(2)], 0x02CEu);
-	assert_int_equal(pmu[ERT_PMU_EVTYPER(3)], 0x001Eu);
-	assert_int_equal(pmu[ERT_PMU_EVTYPER(4)], 0x02B8u);
-	assert_int_equal(pmu[ERT_PMU_EVTYPER(5)], 0x001Eu);
-	assert_int_equal(pmu[ERT_PMU_EVTYPER(6)], 0u);
-	assert_int_equal(pmu[ERT_PMU_CNTENSET], 0x3Fu); /* counters 0..5 */
-	assert_int_equal(pmu[ERT_PMU_CNTENCLR], 0xFFu); /* all 8 stopped first */
-	assert_int_equal(pmu[ERT_PMU_OVSCLR], 0xFFu);
-	assert_int_equal(pmu[ERT_PMU_CTRL], 0x3u); /* E kept, P (reset) set */
+	assert_int_equal(fk.pmu[ERT_PMU_EVTYPER(0)], 0x0200u);
+	assert_int_equal(fk.pmu[ERT_PMU_EVTYPER(1)], 0x001Eu);
+	assert_int_equal(fk.pmu[ERT_PMU_EVTYPER(2)], 0x02CEu);
+	assert_int_equal(fk.pmu[ERT_PMU_EVTYPER(3)], 0x001Eu);
+	assert_int_equal(fk.pmu[ERT_PMU_EVTYPER(4)], 0x02B8u);
+	assert_int_equal(fk.pmu[ERT_PMU_EVTYPER(5)], 0x001Eu);
+	assert_int_equal(fk.pmu[ERT_PMU_EVTYPER(6)], 0u);
+	assert_int_equal(fk.pmu[ERT_PMU_CNTENSET], 0x3Fu); /* counters 0..5 */
+	assert_int_equal(fk.pmu[ERT_PMU_CNTENCLR], 0xFFu); /* all 8 stopped first */
+	assert_int_equal(fk.pmu[ERT_PMU_OVSCLR], 0xFFu);
+	assert_int_equal(fk.pmu[ERT_PMU_CTRL], 0x3u); /* E kept, P (reset) set */
 	/* The counters after the kernel: pair 0 = 0x0005:0x1234, pair 1 =
 	 * 0x0000:0xFFFF, pair 2 = 0x0001:0x0000 with its high half overflowed. */
-	pmu[ERT_PMU_EVCNTR(0)] = 0x1234u;
-	pmu[ERT_PMU_EVCNTR(1)] = 0x0005u;
-	pmu[ERT_PMU_EVCNTR(2)] = 0xFFFFu;
-	pmu[ERT_PMU_EVCNTR(3)] = 0x0000u;
-	pmu[ERT_PMU_EVCNTR(4)] = 0x0000u;
-	pmu[ERT_PMU_EVCNTR(5)] = 0x0001u;
+	fk.pmu[ERT_PMU_EVCNTR(0)] = 0x1234u;
+	fk.pmu[ERT_PMU_EVCNTR(1)] = 0x0005u;
+	fk.pmu[ERT_PMU_EVCNTR(2)] = 0xFFFFu;
+	fk.pmu[ERT_PMU_EVCNTR(3)] = 0x0000u;
+	fk.pmu[ERT_PMU_EVCNTR(4)] = 0x0000u;
+	fk.pmu[ERT_PMU_EVCNTR(5)] = 0x0001u;
 	uint32_t counts[3];
 	int ovf = -1;
 	assert_int_equal(ert_counters_read(&c, counts, &ovf), ERT_CNT_OK);
@@ -125,7 +97,7 @@ static void pass_programs_chained_pairs(void **state)
 	assert_int_equal(counts[1], 65535u);
 	assert_int_equal(counts[2], 65536u);
 	assert_int_equal(ovf, 0);
-	pmu[ERT_PMU_OVSSET] = 1u << 5;
+	fk.pmu[ERT_PMU_OVSSET] = 1u << 5;
 	assert_int_equal(ert_counters_read(&c, counts, &ovf), ERT_CNT_OK);
 	assert_int_equal(ovf, 1);
 }
@@ -134,12 +106,12 @@ static void too_many_events_refused(void **state)
 {
 	(void)state;
 	struct ert_counters c;
-	fake_reset(0, 4u, 1); /* 4 counters: 2 pairs */
-	ert_counters_start(&c, &regs, fake_spin, NULL);
+	ts_pmu_fake_reset(&fk, 0, 4u, 1); /* 4 counters: 2 pairs */
+	ert_counters_start(&c, &fk.regs, ts_pmu_fake_spin, &fk);
 	assert_int_equal(c.n_pairs, 2u);
 	const uint16_t ev[3] = {0x0200u, 0x02CEu, 0x02B8u};
 	assert_int_equal(ert_counters_pass(&c, ev, 3), ERT_CNT_E_CONFIG);
-	assert_int_equal(pmu[ERT_PMU_EVTYPER(0)], 0u);
+	assert_int_equal(fk.pmu[ERT_PMU_EVTYPER(0)], 0u);
 }
 
 static void span_survives_one_wrap(void **state)

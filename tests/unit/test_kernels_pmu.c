@@ -15,38 +15,15 @@
 #include "ergon/ert_kpmu.h"
 #include "pipelines/kernels/kernels_qemu.h"
 #include "test_support.h"
+#include "ts_pmu_fake.h"
 
 #include <string.h>
 
 /* ---- the register fake ------------------------------------------- */
 
-static uint32_t demcr, dwt_ctrl, dwt_cyccnt;
-static uint32_t pmu[ERT_PMU_WORDS];
-static struct ert_counters_regs regs;
-static int hw_counts;
-
-static void fake_reset(int counts)
-{
-	demcr = dwt_ctrl = dwt_cyccnt = 0;
-	memset(pmu, 0, sizeof pmu);
-	pmu[ERT_PMU_TYPE] = 8u; /* eight event counters: four chained pairs */
-	hw_counts = counts;
-	regs.demcr = &demcr;
-	regs.dwt_ctrl = &dwt_ctrl;
-	regs.dwt_cyccnt = &dwt_cyccnt;
-	regs.pmu = pmu;
-}
-
-static void fake_spin(void *ctx)
-{
-	(void)ctx;
-	if (!hw_counts)
-		return;
-	if ((demcr & (1u << 24)) && (dwt_ctrl & 1u))
-		dwt_cyccnt += 100u;
-	if (pmu[ERT_PMU_CTRL] & 1u)
-		pmu[ERT_PMU_CCNTR] += 100u;
-}
+/* The registers, and the start probe's spin, are tests/support/ts_pmu_fake.c;
+ * what a kernel run counts is below (fake_run). */
+static struct ts_pmu_fake fk;
 
 /* What the "hardware" counts in one run of case c, implementation mve, for
  * event ev (ids from CMSIS pmu_armv8.h), chosen here. */
@@ -83,25 +60,25 @@ static void fake_run(void *ctx)
 {
 	struct fake_run *r = ctx;
 	r->runs++;
-	if (pmu[ERT_PMU_CTRL] & 2u) {
+	if (fk.pmu[ERT_PMU_CTRL] & 2u) {
 		for (unsigned i = 0; i < 8u; i++)
-			pmu[ERT_PMU_EVCNTR(i)] = 0;
-		pmu[ERT_PMU_OVSSET] = 0;
-		pmu[ERT_PMU_CTRL] &= ~2u;
+			fk.pmu[ERT_PMU_EVCNTR(i)] = 0;
+		fk.pmu[ERT_PMU_OVSSET] = 0;
+		fk.pmu[ERT_PMU_CTRL] &= ~2u;
 	}
 	for (unsigned i = 0; i < 4u; i++) {
-		if (!(pmu[ERT_PMU_CNTENSET] & (1u << (2u * i))))
+		if (!(fk.pmu[ERT_PMU_CNTENSET] & (1u << (2u * i))))
 			continue;
-		assert_int_equal(pmu[ERT_PMU_EVTYPER(2u * i + 1u)], ERT_PMU_EVENT_CHAIN);
-		uint64_t v = ((uint64_t)pmu[ERT_PMU_EVCNTR(2u * i + 1u)] << 16 |
-			      pmu[ERT_PMU_EVCNTR(2u * i)]) +
-			     told(r->c, r->mve, pmu[ERT_PMU_EVTYPER(2u * i)]);
+		assert_int_equal(fk.pmu[ERT_PMU_EVTYPER(2u * i + 1u)], ERT_PMU_EVENT_CHAIN);
+		uint64_t v = ((uint64_t)fk.pmu[ERT_PMU_EVCNTR(2u * i + 1u)] << 16 |
+			      fk.pmu[ERT_PMU_EVCNTR(2u * i)]) +
+			     told(r->c, r->mve, fk.pmu[ERT_PMU_EVTYPER(2u * i)]);
 		if (v > 0xFFFFFFFFull)
-			pmu[ERT_PMU_OVSSET] |= 1u << (2u * i + 1u);
-		pmu[ERT_PMU_EVCNTR(2u * i)] = (uint32_t)(v & 0xFFFFu);
-		pmu[ERT_PMU_EVCNTR(2u * i + 1u)] = (uint32_t)((v >> 16) & 0xFFFFu);
+			fk.pmu[ERT_PMU_OVSSET] |= 1u << (2u * i + 1u);
+		fk.pmu[ERT_PMU_EVCNTR(2u * i)] = (uint32_t)(v & 0xFFFFu);
+		fk.pmu[ERT_PMU_EVCNTR(2u * i + 1u)] = (uint32_t)((v >> 16) & 0xFFFFu);
 	}
-	pmu[ERT_PMU_CCNTR] += told_cycles(r->c, r->mve);
+	fk.pmu[ERT_PMU_CCNTR] += told_cycles(r->c, r->mve);
 }
 
 /* ---- the firmware's lines ------------------------------------------ */
@@ -141,9 +118,9 @@ static void board_path(int pmu_present, struct ergon_pmu_plan *plan, json_t **se
 	assert_int_equal(kpmu_request(ASKED, 1, plan, &err), 0);
 	uint32_t w[KB_HEADER_WORDS];
 	kq_pmu_header(plan, w);
-	fake_reset(pmu_present);
+	ts_pmu_fake_reset(&fk, 0, 8u, pmu_present); /* eight event counters: four chained pairs */
 	struct ert_counters c;
-	ert_counters_start(&c, &regs, fake_spin, NULL);
+	ert_counters_start(&c, &fk.regs, ts_pmu_fake_spin, &fk);
 	ergon_dynbuf_init(&uart, 1u << 20);
 	ert_buf_init(&line, line_mem, sizeof line_mem);
 	ergon_dynbuf_addf(&uart, "ERGON_KBEGIN counter=dwt_cyccnt pmu=%d pairs=%u cases=2\n",
