@@ -38,6 +38,8 @@ Validated against ergon's stub pyjoulescope_driver only
 (tests/support/pyjoulescope_stub): never run against a real Joulescope.
 """
 import argparse
+import array
+import base64
 import bisect
 import collections
 import json
@@ -62,6 +64,22 @@ _out_lock = threading.Lock()
 _stats_written = [0.0]
 # Packets wait at most this long (host seconds) for the input streams.
 INPUT_WAIT_S = 2.0
+# Statistics go to ergon in stats_block messages (docs/BRIDGE.md): at most
+# BLOCK_MAX packets, sent once full or once the first has waited BLOCK_HOLD_S
+# (host seconds). One JSON line per packet costs ~18 us of Python here,
+# more than the 10 us a packet has at 100000/s (docs/PERFORMANCE.md).
+BLOCK_MAX = 1000
+BLOCK_HOLD_S = 0.02
+# Falling behind: packets that reach this bridge this much later than the
+# sample clock says (host seconds, less the time ergon kept its writes
+# waiting) mean this host cannot keep up with the rate; the vendor's
+# queue would soon drop samples. The bridge stops with an error naming a
+# rate it can sustain, before the measurement window is lost.
+LAG_MAX_S = 1.0
+LAG_EVERY = 64  # packets between two looks at the lag
+# (name in the vendor's signals, name in the protocol) in the protocol's order.
+SIGNALS = (("current", "i", "a"), ("voltage", "v", "v"), ("power", "p", "w"))
+STATS = ("avg", "std", "min", "max")
 
 
 class InputTrack:
@@ -100,7 +118,12 @@ class InputTrack:
         return self.end is not None and sid < self.end
 
     def level_at(self, sid):
-        k = bisect.bisect_right(self.edges, (sid, 2)) - 1
+        e = self.edges
+        if not e:
+            return self.first
+        if sid >= e[-1][0]:  # the usual case: past the last edge
+            return e[-1][1]
+        k = bisect.bisect_right(e, (sid, 2)) - 1
         return self.edges[k][1] if k >= 0 else self.first
 
     def prune(self, low):
@@ -113,13 +136,45 @@ class InputTrack:
             del self.edges[:k]
 
 
+# Host seconds the writes of statistics waited for ergon to read (a full
+# pipe): not this bridge falling behind. Set under _out_lock.
+_write_wait_s = [0.0]
+
+
 def send(obj):
     line = json.dumps(obj, allow_nan=False, separators=(",", ":"))
+    send_line(line, obj.get("type") == "stats")
+
+
+def send_line(line, stats):
+    """Write one protocol line (without its newline)."""
     with _out_lock:
+        t = time.monotonic()
         sys.stdout.write(line + "\n")
         sys.stdout.flush()
-        if obj.get("type") == "stats":
-            _stats_written[0] = time.monotonic()
+        if stats:
+            _stats_written[0] = now = time.monotonic()
+            _write_wait_s[0] += now - t
+
+
+def b64_array(code, xs):
+    """base64 of xs as a little-endian array of `code` (array module type)."""
+    a = array.array(code, xs)
+    if sys.byteorder == "big":
+        a.byteswap()
+    return base64.b64encode(a.tobytes()).decode("ascii")
+
+
+# A u32 array type: 'I' is 4 bytes on the hosts Python runs on; 'L' else.
+U32 = "I" if array.array("I").itemsize == 4 else "L"
+
+
+def sustainable_rates(model, measured_hz):
+    """The largest rate the model gives at or below 80 % of measured_hz
+    (20 % headroom), or None."""
+    base, n_min = (2e6, 20) if model == "js110" else (1e6, 10)
+    ok = [r for r in whole_rates(base, n_min) if r <= 0.8 * measured_hz]
+    return ok[-1] if ok else None
 
 
 def stats_silence_s(last_received):
@@ -203,13 +258,58 @@ class Bridge:
         # The statistics carry no inputs: packets wait here until both input
         # streams cover their middle sample id.
         self.lock = threading.Lock()
-        self.pending = collections.deque()  # (msg, host time it arrived)
+        # (sample id, count, t_start, t_end, values, host time it arrived)
+        self.pending = collections.deque()
         self.tracks = [InputTrack(), InputTrack()]
+        self.covered = -1  # sample ids below this: every input stream covers
+        self.blocks = args.stats_format == "block"
+        # The fields this stream carries (the first packet's): their
+        # protocol names and a getter of their values from a value dict.
+        self.getter = None
+        self.names = ()
+        # The block being filled: rows (t_start, t_end, values..., digital).
+        self.block = []
+        self.block_first = None  # (sample id, count, shape) of its first packet
+        self.block_t = 0.0  # host time its first row was added
+        # Falling behind: the first packet's host time and sample id.
+        self.realtime = not getattr(driver, "ergon_stub_unpaced", False)
+        self.lag_t0 = None
+        self.lag_n = LAG_EVERY - 1  # the first packet starts the clock
+        self.lag_s0 = 0
+        self.lag_wait0 = 0.0
 
     # --- callbacks: on the driver's thread --------------------------------
     def on_stats(self, topic, value):
         with self.lock:  # so that no packet follows the ack of stop
             self._on_stats(value)
+
+    def _set_shape(self, value):
+        """Take the fields a value dict carries (in protocol order) as this
+        stream's, and make their getter: one expression of subscripts
+        (compiled once, from this file's own names), since a packet has
+        10 us at 100000/s."""
+        sig = value["signals"]
+        shape, names = [], []
+        for name, pre, unit in SIGNALS:
+            for stat in STATS:
+                if sig.get(name, {}).get(stat, {}).get("value") is not None:
+                    shape.append('s["%s"]["%s"]["value"]' % (name, stat))
+                    names.append("%s_%s_%s" % (pre, stat, unit))
+        acc = value.get("accumulators", {})
+        if "charge" in acc and "energy" in acc:
+            shape += ['a["charge"]["value"]', 'a["energy"]["value"]']
+            names += ["charge_c", "energy_j"]
+        self.names = tuple(names)
+        self.getter = eval("lambda s, a: (%s,)" % ", ".join(shape), {})
+
+    def _values(self, value):
+        """The packet's values in self.names' order (the fields are the first
+        packet's; a packet that lacks one of them sets them anew)."""
+        try:
+            return self.getter(value["signals"], value.get("accumulators"))
+        except (KeyError, TypeError):
+            self._set_shape(value)
+            return self.getter(value["signals"], value.get("accumulators"))
 
     def _on_stats(self, value):
         if not self.streaming:
@@ -217,38 +317,70 @@ class Bridge:
         try:
             t = value["time"]
             s0, s1 = t["samples"]["value"]
-            freq = float(t["sample_freq"]["value"])
+            freq = t["sample_freq"]["value"]
             t0, t1 = t["range"]["value"]
-            sig = value["signals"]
+            if self.getter is None:
+                self._set_shape(value)
+            vals = self._values(value)
             # Sample ids in the unit the hello announced (base_hz).
-            k = self.base_hz / freq
-            msg = {"type": "stats", "sample_id": int(round(s0 * k)),
-                   "sample_count": max(1, int(round((s1 - s0) * k))),
-                   "t_start_s": float(t0), "t_end_s": float(t1)}
-            for name, pre, unit in (("current", "i", "a"), ("voltage", "v", "v"),
-                                    ("power", "p", "w")):
-                for stat in ("avg", "std", "min", "max"):
-                    x = sig.get(name, {}).get(stat, {}).get("value")
-                    if x is not None:
-                        msg["%s_%s_%s" % (pre, stat, unit)] = float(x)
-            acc = value.get("accumulators", {})
-            if "charge" in acc and "energy" in acc:
-                msg["charge_c"] = float(acc["charge"]["value"])
-                msg["energy_j"] = float(acc["energy"]["value"])
-        except (KeyError, TypeError, ValueError) as e:
+            if freq == self.base_hz:
+                sid, cnt = int(round(s0)), max(1, int(round(s1 - s0)))
+            else:
+                k = self.base_hz / freq
+                sid, cnt = int(round(s0 * k)), max(1, int(round((s1 - s0) * k)))
+            t0, t1 = float(t0), float(t1)
+            total = sum(vals, t0 + t1)  # not finite: some value is not
+        except (KeyError, TypeError, ValueError, IndexError) as e:
             fatal("joulescope: statistics value of unexpected shape (%s); this bridge "
                   "was written for pyjoulescope_driver's s/stats/value dict" % e, 1)
             return
-        finite = [k for k, v in msg.items() if isinstance(v, float) and not math.isfinite(v)]
-        if finite:
+        if total - total != 0.0 and not all(math.isfinite(x) for x in vals + (t0, t1)):
             # A packet the instrument could not measure: lost, not invented.
-            send({"type": "dropped", "sample_id": msg["sample_id"],
-                  "count": msg["sample_count"]})
+            self.emit_block()
+            send({"type": "dropped", "sample_id": sid, "count": cnt})
             return
-        self.last_stats = time.monotonic()
-        self.pending.append((msg, self.last_stats))
+        now = self.last_stats = time.monotonic()
+        self.lag_n += 1
+        if self.lag_n >= LAG_EVERY and self.realtime:
+            self.lag_n = 0
+            self.check_lag(now, sid + cnt)
+        mid = sid + cnt / 2.0
+        if not self.pending and mid < self.covered and self.blocks:
+            # The usual case: the inputs already cover it, nothing waits.
+            a, b = self.tracks
+            self.add_row(sid, cnt, t0, t1, vals, a.level_at(mid) | b.level_at(mid) << 1, now)
+            return
+        self.pending.append((sid, cnt, t0, t1, vals, now))
         self.flush(False)
 
+    def check_lag(self, now, sid_end):
+        """Stop, naming a rate this host sustains, once packets arrive
+        LAG_MAX_S later than the sample clock says (less the time ergon kept
+        the writes waiting: a reset that pauses its reads is not this
+        bridge falling behind)."""
+        wait = _write_wait_s[0]
+        if self.lag_t0 is None:
+            self.lag_t0, self.lag_s0, self.lag_wait0 = now, sid_end, wait
+            return
+        host_s = now - self.lag_t0 - (wait - self.lag_wait0)
+        sample_s = (sid_end - self.lag_s0) / self.base_hz
+        if host_s - sample_s <= LAG_MAX_S:
+            return
+        measured = self.rate * sample_s / host_s if host_s > 0 else 0.0
+        ok = sustainable_rates(self.model, measured)
+        self.fail("joulescope: falling behind: at %g statistics packets a second this host "
+                  "handled %.0f a second (the packets reached the bridge %.1f s behind the "
+                  "%s's clock after %.1f s); the vendor's queue would drop samples. Lower "
+                  "power.stats_rate_hz (or --instrument-opt stats_rate_hz) to %s"
+                  % (self.rate, measured, host_s - sample_s, self.model.upper(), host_s,
+                     "%d or less (the fastest this %s gives at 80 %% of what was handled)"
+                     % (ok, self.model.upper()) if ok else "a rate this host sustains"))
+
+    def fail(self, message):
+        """Send the packets whose inputs are known, then the error, and exit
+        (called with self.lock held or from the main loop)."""
+        self.flush(False, emit=True)
+        fatal(message, 1)
     def on_gpi(self, topic, value):
         with self.lock:
             self.gpi = int(value)
@@ -269,29 +401,88 @@ class Bridge:
         with self.lock:
             if n < len(self.tracks):
                 self.tracks[n].add(sid * k, step, data)
+                ends = [t.end for t in self.tracks]
+                self.covered = -1 if None in ends else min(ends)
                 self.flush(False)
 
-    def flush(self, final):
+    def flush(self, final, emit=None):
         """Send the packets whose middle sample both input streams cover
         (all of them when final: an input not covered reads as its last
-        level). Called with self.lock held."""
+        level); the block goes once full or old, or when emit or final.
+        Called with self.lock held."""
+        tracks = self.tracks
         while self.pending:
-            m = self.pending[0][0]
-            mid = m["sample_id"] + m["sample_count"] / 2.0
-            if not final and not all(t.covers(mid) for t in self.tracks):
-                return
-            m["digital"] = sum(t.level_at(mid) << i for i, t in enumerate(self.tracks))
-            send(m)
+            sid, cnt, t0, t1, vals, now = self.pending[0]
+            mid = sid + cnt / 2.0
+            if not final and not mid < self.covered:
+                break
+            dig = 0
+            for i, t in enumerate(tracks):
+                dig |= t.level_at(mid) << i
             self.pending.popleft()
-        low = None
-        if self.pending:
-            m = self.pending[0][0]
-            low = m["sample_id"]
+            if self.blocks:
+                self.add_row(sid, cnt, t0, t1, vals, dig, now)
+            else:
+                self.send_stats_line(sid, cnt, t0, t1, vals, dig)
+        if self.block and (final or emit):
+            self.emit_block()
+        if not self.blocks:
+            self.prune()
+
+    def prune(self):
+        low = self.pending[0][0] if self.pending else None
         for t in self.tracks:
             t.prune(low)
 
+    def send_stats_line(self, sid, cnt, t0, t1, vals, dig):
+        """One packet as one `stats` line (--stats-format line)."""
+        msg = {"type": "stats", "sample_id": sid, "sample_count": cnt,
+               "t_start_s": t0, "t_end_s": t1}
+        for name, x in zip(self.names, vals):
+            msg[name] = float(x)
+        msg["digital"] = dig
+        send(msg)
+
+    def add_row(self, sid, cnt, t0, t1, vals, dig, now):
+        """Add a packet (arrived at host time now) to the block; one that
+        does not follow on (a gap in sample ids, another count or other
+        fields) starts a new block. A block goes once full or once its
+        first packet is BLOCK_HOLD_S old."""
+        block = self.block
+        if block:
+            f_sid, f_cnt, f_names = self.block_first
+            if (cnt != f_cnt or f_names is not self.names or
+                    sid != f_sid + f_cnt * len(block)):
+                self.emit_block()
+                block = self.block
+        if not block:
+            self.block_first = (sid, cnt, self.names)
+            self.block_t = now
+        block.append((t0, t1) + vals + (dig,))
+        if len(block) >= BLOCK_MAX or now - self.block_t >= BLOCK_HOLD_S:
+            self.emit_block()
+
+    def emit_block(self):
+        """Send the block as one stats_block line (docs/BRIDGE.md): float64
+        and u32 little-endian arrays in base64. Called with self.lock held."""
+        rows = self.block
+        if not rows:
+            return
+        sid, cnt, names = self.block_first
+        cols = list(zip(*rows))
+        parts = ['{"type":"stats_block","sample_id":%d,"sample_count":%d,"n":%d' %
+                 (sid, cnt, len(rows)),
+                 ',"t_start_s":"%s","t_end_s":"%s"' % (b64_array("d", cols[0]),
+                                                       b64_array("d", cols[1]))]
+        for j, name in enumerate(names):
+            parts.append(',"%s":"%s"' % (name, b64_array("d", cols[2 + j])))
+        parts.append(',"digital":"%s"}' % b64_array(U32, cols[-1]))
+        self.block = []
+        send_line("".join(parts), True)
+        self.prune()
+
     def oldest_wait_s(self, now):
-        return now - self.pending[0][1] if self.pending else 0.0
+        return now - self.pending[0][5] if self.pending else 0.0
 
     def on_remove(self, topic, value):
         if value == self.path or (isinstance(value, str) and value.startswith(self.path)):
@@ -423,12 +614,17 @@ class Bridge:
             if kind in ("eof", "bad"):
                 return 0 if kind == "eof" else 1
             if kind == "removed":
-                fatal("joulescope: the Joulescope %s was unplugged" % self.path, 1)
+                with self.lock:
+                    self.fail("joulescope: the Joulescope %s was unplugged" % self.path)
             now = time.monotonic()
+            with self.lock:
+                if self.block and now - self.block_t >= BLOCK_HOLD_S:
+                    self.emit_block()
             silent = stats_silence_s(self.last_stats) if self.streaming else None
             if silent is not None and silent > 1.0 + 2.0 / self.rate:
-                fatal("joulescope: no statistics from %s for %.1f s (unplugged or USB "
-                      "stalled?)" % (self.path, silent), 1)
+                with self.lock:
+                    self.fail("joulescope: no statistics from %s for %.1f s (unplugged or "
+                              "USB stalled?)" % (self.path, silent))
             with self.lock:
                 wait = self.oldest_wait_s(now)
             if self.streaming and wait > INPUT_WAIT_S:
@@ -450,6 +646,9 @@ def main():
     ap.add_argument("--stats-rate", type=float, default=0.0,
                     help="statistics per second (JS220 default 1000; JS110 default 2)")
     ap.add_argument("--heartbeat-s", type=float, default=2.0)
+    ap.add_argument("--stats-format", choices=("block", "line"), default="block",
+                    help="statistics as stats_block messages (default; ergon from 0.1 "
+                         "with issue 33's bridge work) or one stats line per packet")
     args = ap.parse_args()
     try:
         import pyjoulescope_driver

@@ -101,7 +101,7 @@ endforeach()
 # fewer seeds than the target's minimum (ERGON_FUZZ_MIN_SEEDS_<name>, set
 # here to the seeds committed; 1 for a target not listed).
 set(ERGON_FUZZ_MIN_SEEDS_fuzz_artifact 5)
-set(ERGON_FUZZ_MIN_SEEDS_fuzz_bridge 6)
+set(ERGON_FUZZ_MIN_SEEDS_fuzz_bridge 7)
 set(ERGON_FUZZ_MIN_SEEDS_fuzz_compare 3)
 set(ERGON_FUZZ_MIN_SEEDS_fuzz_config 7)
 set(ERGON_FUZZ_MIN_SEEDS_fuzz_fw_map 8)

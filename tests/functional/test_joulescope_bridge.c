@@ -436,6 +436,57 @@ static void test_stats_rate(void **state)
 	assert_int_equal(ergon_instrument_open("joulescope", &obig, &inst, &err), ERGON_ERANGE);
 }
 
+/* A host too slow for the rate: the stub paced to the host's clock at
+ * 100000 packets a second (10 samples of 1 MHz), but delivering at most
+ * 20000 a second, as a vendor's queue fills when the host cannot keep up.
+ * The bridge sees the packets fall behind the sample clock and stops
+ * with an error before the window is lost: it names power.stats_rate_hz
+ * and a rate the JS220 gives (1,000,000 / N, whole) at or below 80 % of
+ * what was handled: at most 20000 a second, plus the burst with which the
+ * stub catches up when its first packet went late (a queue draining), so
+ * the rate named is at most 20000 (how much less depends on the host's
+ * load), never the 100000 asked for. It comes
+ * after the bound of 1 s of lag (at 20000 of 100000 a second: 1.25 s of
+ * host time, 0.25 s of the sample clock), and the packets before it are
+ * kept. */
+static void test_falling_behind(void **state)
+{
+	(void)state;
+	setenv("ERGON_JS_STUB", "{\"pace\":true,\"max_deliver_hz\":20000,\"first_gate_s\":1e9}",
+	       1);
+	unlink(stub_log);
+	const char *kv[] = {"stats_rate_hz=100000", NULL};
+	struct ergon_instrument_options o = {.kv = kv};
+	struct ergon_instrument *inst = NULL;
+	struct ergon_err err = {0};
+	assert_int_equal(ergon_instrument_open("joulescope", &o, &inst, &err), 0);
+	assert_int_equal(ergon_instrument_start(inst, &err), 0);
+	struct ergon_stats_packet *p = NULL;
+	size_t n = 0;
+	int rc = collect(inst, 60.0, &p, &n, &err);
+	if (rc != ERGON_EDEVICE || strstr(err.msg, "joulescope: falling behind") == NULL ||
+	    strstr(err.msg, "power.stats_rate_hz") == NULL ||
+	    strstr(err.msg, "at 100000 statistics packets a second") == NULL)
+		fail_msg("rc %d: %s", rc, err.msg);
+	const char *at = strstr(err.msg, ") to ");
+	assert_non_null(at);
+	long named = strtol(at + 5, NULL, 10);
+	if (!(named > 0 && named <= 20000 && 1000000 % named == 0))
+		fail_msg("the rate named, %ld, is not a JS220 rate at or below 20000: %s", named,
+			 err.msg);
+	/* The sample clock had run about 0.25 s (25,000 packets) when the lag
+	 * passed 1 s; what arrived before the error is kept, contiguous. */
+	assert_true(n > 1000);
+	for (size_t i = 1; i < n; i++)
+		if (p[i].sample_id != p[i - 1].sample_id + 10)
+			fail_msg("packet %zu: sample id %llu after %llu", i,
+				 (unsigned long long)p[i].sample_id,
+				 (unsigned long long)p[i - 1].sample_id);
+	ergon_instrument_stop(inst, &(struct ergon_err){0});
+	ergon_instrument_close(inst);
+	free(p);
+}
+
 /* The range-mode publishes in the stub's log ("auto" = passthrough on,
  * "off" = off), in order, as one string: "auto,auto,off". */
 static char *range_publishes(const char *topic_tail)
@@ -576,6 +627,7 @@ int main(void)
 	    cmocka_unit_test(test_js110),
 	    cmocka_unit_test(test_power_on),
 	    cmocka_unit_test(test_stats_rate),
+	    cmocka_unit_test(test_falling_behind),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

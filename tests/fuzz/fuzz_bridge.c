@@ -5,6 +5,7 @@
  * past a buffer (ASan) or leak. */
 #include "drivers/instruments/bridge/bridge_wire.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (r == 0 && m.type == BRIDGE_MSG_STATS &&
 			    !(m.stats.t_end_s > m.stats.t_start_s))
 				abort();
+			/* A block: 1..max packets, consecutive, each one passing
+			 * a stats line's checks. */
+			if (r == 0 && m.type == BRIDGE_MSG_STATS_BLOCK) {
+				if (m.block.n == 0 || m.block.n > ERGON_BRIDGE_BLOCK_MAX ||
+				    m.block.p == NULL || m.block.sample_count == 0)
+					abort();
+				for (size_t k = 0; k < m.block.n; k++)
+					if (!(m.block.p[k].t_end_s > m.block.p[k].t_start_s) ||
+					    !isfinite(m.block.p[k].i_avg_a) ||
+					    (k > 0 && m.block.p[k].sample_id !=
+							  m.block.p[k - 1].sample_id +
+							      m.block.sample_count))
+						abort();
+			}
 			bridge_msg_cleanup(&m);
 		}
 	}

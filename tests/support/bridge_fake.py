@@ -11,7 +11,10 @@ Faults: --garbage-after N, --nan-after N, --stall-after N, --exit-after N,
 --huge-line-after N (a 2 MiB line), --stderr-flood BYTES
 (with --status S), --error-after N, --gap-at N (--gap-len K packets),
 --no-hello, --devices A,B (no --serial: error listing them), --raw (raw
-blocks instead of statistics), --realtime (pace packets to the host clock,
+blocks instead of statistics), --block N (statistics as stats_block
+messages of up to N packets; a gap, a stop or the last packet sends the
+block early), --time-back-at N (packet N starts 0.5 ms before packet N-1
+ended), --realtime (pace packets to the host clock,
 clock host_monotonic), --quit-status S (exit status after quit).
 
 --lockstep simulates a target in lock-step instead: its reset is the
@@ -46,6 +49,25 @@ def send(obj, allow_nan=False):
     sys.stdout.flush()
 
 
+BLOCK_FIELDS = ("t_start_s", "t_end_s", "i_avg_a", "i_std_a", "i_min_a", "i_max_a", "v_avg_v",
+                "p_avg_w", "charge_c", "energy_j")
+
+
+def send_block(pk):
+    """The stats messages in pk as one stats_block (docs/BRIDGE.md): float64
+    and u32 little-endian arrays in base64; empties pk."""
+    if not pk:
+        return
+    msg = {"type": "stats_block", "sample_id": pk[0]["sample_id"],
+           "sample_count": pk[0]["sample_count"], "n": len(pk)}
+    for f in BLOCK_FIELDS:
+        msg[f] = base64.b64encode(struct.pack("<%dd" % len(pk), *[p[f] for p in pk])).decode()
+    msg["digital"] = base64.b64encode(
+        struct.pack("<%dI" % len(pk), *[p["digital"] for p in pk])).decode()
+    send(msg)
+    del pk[:]
+
+
 def main():
     ap = argparse.ArgumentParser()
     # --stats-rate: the joulescope driver passes the rate asked for (issue 29).
@@ -70,6 +92,8 @@ def main():
     ap.add_argument("--lockstep", action="store_true")
     ap.add_argument("--no-ready", action="store_true")
     ap.add_argument("--stderr-flood", type=int, default=0, help="bytes to stderr at start")
+    ap.add_argument("--block", type=int, default=0)
+    ap.add_argument("--time-back-at", type=int, default=-1)
     a = ap.parse_args()
 
     if a.no_hello:
@@ -109,6 +133,7 @@ def main():
     last_hb = time.monotonic()
     stdin = sys.stdin.fileno()
     buf = b""
+    pk = []  # --block: the stats waiting to go as one stats_block
     while True:
         r, _, _ = select.select([stdin], [], [], 0.002)
         if r:
@@ -126,6 +151,7 @@ def main():
                     send({"type": "ack", "id": cid, "ok": True})
                 elif c == "stop":
                     streaming = False
+                    send_block(pk)
                     send({"type": "ack", "id": cid, "ok": True})
                 elif c == "gpo":
                     if cmd.get("set", 0) & 1 and t_go is None:
@@ -173,6 +199,7 @@ def main():
                 send({"type": "error", "message": "fake: the device was unplugged"})
                 sys.exit(1)
             if k == a.gap_at:
+                send_block(pk)
                 sid += a.gap_len * spp  # these samples never arrive
             i, dig = current_a(k), (k // 100) % 2
             if a.lockstep:
@@ -193,12 +220,21 @@ def main():
                       "voltage_v": base64.b64encode(struct.pack("<%df" % n, *([V] * n))).decode(),
                       "digital": base64.b64encode(bytes([(k // 100) % 2] * n)).decode()})
             else:
-                send({"type": "stats", "sample_id": sid, "sample_count": spp,
-                      "t_start_s": ts, "t_end_s": ts + dt, "i_avg_a": i, "i_std_a": 0.0,
-                      "i_min_a": i, "i_max_a": i, "v_avg_v": V, "p_avg_w": i * V,
-                      "charge_c": charge, "energy_j": energy, "digital": dig})
+                if k == a.time_back_at:
+                    ts -= 0.0005
+                msg = {"type": "stats", "sample_id": sid, "sample_count": spp,
+                       "t_start_s": ts, "t_end_s": ts + dt, "i_avg_a": i, "i_std_a": 0.0,
+                       "i_min_a": i, "i_max_a": i, "v_avg_v": V, "p_avg_w": i * V,
+                       "charge_c": charge, "energy_j": energy, "digital": dig}
+                if a.block:
+                    pk.append(msg)
+                    if len(pk) >= a.block or k + 1 == a.packets:
+                        send_block(pk)
+                else:
+                    send(msg)
             sid += spp
             k += 1
+        send_block(pk)  # what is due goes now
 
 
 if __name__ == "__main__":

@@ -143,6 +143,101 @@ static void test_wire_raw_base64(void **state)
 	bridge_msg_cleanup(&m);
 }
 
+/* A stats_block of two packets, every array written by hand: float64
+ * little-endian 0.5 = 3fe0000000000000 -> bytes 00 00 00 00 00 00 e0 3f,
+ * 1.0 = 3ff0..., 1.5 = 3ff8..., 2.0 = 4000..., 0.25 = 3fd0...; base64 of
+ * the 16 bytes of two of them (checked with Python's struct + base64, not
+ * with ergon). */
+#define B64_05_10 "AAAAAAAA4D8AAAAAAADwPw=="
+#define B64_10_15 "AAAAAAAA8D8AAAAAAAD4Pw=="
+#define B64_10_20 "AAAAAAAA8D8AAAAAAAAAQA=="
+#define B64_025_025 "AAAAAAAA0D8AAAAAAADQPw=="
+#define B64_10_NAN "AAAAAAAA8D8AAAAAAAD4fw==" /* 1.0, then 7ff8... = NaN */
+#define B64_10_10 "AAAAAAAA8D8AAAAAAADwPw=="
+#define BLOCK_HEAD "{\"type\":\"stats_block\",\"sample_id\":1000,\"sample_count\":10,\"n\":2,"
+
+static void test_wire_stats_block(void **state)
+{
+	(void)state;
+	const char *l = BLOCK_HEAD "\"t_start_s\":\"" B64_05_10 "\",\"t_end_s\":\"" B64_10_15
+				   "\",\"i_avg_a\":\"" B64_10_20 "\",\"i_min_a\":\"" B64_025_025
+				   "\",\"i_max_a\":\"" B64_10_20 "\",\"v_avg_v\":\"" B64_10_20
+				   "\",\"charge_c\":\"" B64_05_10 "\",\"energy_j\":\"" B64_10_15
+				   "\",\"digital\":\"AQAAAAIAAAA=\"}"; /* u32 1, 2 */
+	struct bridge_msg m;
+	struct ergon_err err = {0};
+	if (bridge_wire_decode(l, strlen(l), 0, 1, &m, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(m.type, BRIDGE_MSG_STATS_BLOCK);
+	assert_int_equal(m.block.n, 2);
+	assert_int_equal(m.block.sample_count, 10);
+	const struct ergon_stats_packet *p = m.block.p;
+	assert_int_equal(p[0].sample_id, 1000);
+	assert_int_equal(p[1].sample_id, 1010);
+	assert_true(p[0].t_start_s == 0.5 && p[1].t_start_s == 1.0);
+	assert_true(p[0].t_end_s == 1.0 && p[1].t_end_s == 1.5);
+	assert_true(p[0].i_avg_a == 1.0 && p[1].i_avg_a == 2.0);
+	assert_true(p[1].i_min_a == 0.25 && p[1].i_max_a == 2.0 && p[1].v_avg_v == 2.0);
+	assert_true(p[1].charge_c == 1.0 && p[1].energy_j == 1.5);
+	assert_int_equal(p[0].digital, 1);
+	assert_int_equal(p[1].digital, 2);
+	assert_int_equal(p[1].fields, ERGON_PKT_VOLTAGE | ERGON_PKT_ACCUM | ERGON_PKT_DIGITAL |
+					  ERGON_PKT_MINMAX);
+	bridge_msg_cleanup(&m);
+	bridge_msg_cleanup(&m); /* twice is safe */
+	/* The least: times and the average current, no digital. */
+	const char *l2 = BLOCK_HEAD "\"t_start_s\":\"" B64_05_10 "\",\"t_end_s\":\"" B64_10_15
+				    "\",\"i_avg_a\":\"" B64_10_20 "\"}";
+	assert_int_equal(bridge_wire_decode(l2, strlen(l2), 0, 1, &m, &err), 0);
+	assert_int_equal(m.block.p[1].fields, 0);
+	bridge_msg_cleanup(&m);
+}
+
+static void test_wire_stats_block_errors(void **state)
+{
+	(void)state;
+	struct {
+		const char *line, *want;
+	} cases[] = {
+	    {BLOCK_HEAD "\"t_start_s\":\"" B64_05_10 "\",\"t_end_s\":\"" B64_10_15
+			"\",\"i_avg_a\":\"" B64_10_NAN "\"}",
+	     "stats_block.i_avg_a: packet 1 is NaN"},
+	    {BLOCK_HEAD "\"t_start_s\":\"" B64_05_10 "\",\"t_end_s\":\"" B64_10_10
+			"\",\"i_avg_a\":\"" B64_10_20 "\"}",
+	     "stats_block.t_end_s: packet 1: 1 is not after t_start_s 1"},
+	    {BLOCK_HEAD "\"t_start_s\":\"" B64_05_10 "\",\"t_end_s\":\"" B64_10_15
+			"\",\"i_avg_a\":\"AAAA\"}",
+	     "does not hold 2 float64 (16 bytes, 24 characters padded)"},
+	    {BLOCK_HEAD "\"t_start_s\":\"" B64_05_10 "\",\"t_end_s\":\"" B64_10_15 "\"}",
+	     "stats_block.i_avg_a: missing (required)"},
+	    {BLOCK_HEAD "\"t_start_s\":\"" B64_05_10 "\",\"t_end_s\":\"" B64_10_15
+			"\",\"i_avg_a\":\"" B64_10_20 "\",\"i_min_a\":\"" B64_10_20 "\"}",
+	     "i_min_a and i_max_a come as a pair"},
+	    {BLOCK_HEAD "\"t_start_s\":\"" B64_05_10 "\",\"t_end_s\":\"" B64_10_15
+			"\",\"i_avg_a\":\"" B64_10_20 "\",\"v_std_v\":\"" B64_10_20 "\"}",
+	     "v_avg_v: missing while other v_* fields are present"},
+	    {BLOCK_HEAD "\"t_start_s\":\"" B64_05_10 "\",\"t_end_s\":\"" B64_10_15
+			"\",\"i_avg_a\":\"" B64_10_20 "\",\"digital\":\"AQAA\"}",
+	     "does not hold 2 u32"},
+	    {BLOCK_HEAD "\"t_start_s\":\"" B64_05_10 "\",\"t_end_s\":\"" B64_10_15
+			"\",\"i_avg_a\":\"" B64_10_20 "\",\"sample_rate_hz\":1}",
+	     "stats_block.sample_rate_hz: unknown field"},
+	    {"{\"type\":\"stats_block\",\"sample_id\":0,\"sample_count\":10,\"n\":4097}",
+	     "stats_block.n: expected an integer in 0..4096"},
+	    {"{\"type\":\"stats_block\",\"sample_id\":0,\"sample_count\":0,\"n\":1}",
+	     "a packet covers at least one sample"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct bridge_msg m;
+		struct ergon_err err = {0};
+		int rc = bridge_wire_decode(cases[i].line, strlen(cases[i].line), 0, 1, &m, &err);
+		bridge_msg_cleanup(&m);
+		if (rc != ERGON_EPARSE || strstr(err.msg, cases[i].want) == NULL)
+			fail_msg("case %zu: rc %d, message '%s', wanted '%s'", i, rc, err.msg,
+				 cases[i].want);
+	}
+}
+
 static void test_lines_split_and_limit(void **state)
 {
 	(void)state;
@@ -334,6 +429,68 @@ static void test_gap_reported(void **state)
 	ergon_instrument_close(inst);
 }
 
+/* The same waveform as test_packets_by_hand, sent in stats_block messages
+ * of up to 32 packets (the fake sends at most 50 at a time, so blocks of
+ * 32 and 18), with a gap of 5 packets at packet 150: the same values by
+ * hand, the gap reported as from stats lines. */
+static void test_packets_in_blocks(void **state)
+{
+	(void)state;
+	struct ergon_instrument *inst = NULL;
+	struct ergon_err err = {0};
+	assert_int_equal(open_fake("--packets 300 --block 32 --gap-at 150", &inst, &err), 0);
+	assert_int_equal(ergon_instrument_start(inst, &err), 0);
+	static struct ergon_stats_packet p[300];
+	size_t got = 0;
+	assert_int_equal(read_n(inst, p, 300, &got, &err), 0);
+	assert_int_equal(p[0].sample_id, 0);
+	assert_int_equal(p[149].sample_id, 149000);
+	assert_int_equal(p[150].sample_id, 155000); /* 5 packets of 1000 samples skipped */
+	assert_true(fabs(p[0].i_avg_a - 0.010) < 1e-12);
+	assert_true(fabs(p[150].i_avg_a - 0.020) < 1e-12);
+	assert_true(fabs(p[150].v_avg_v - 3.3) < 1e-12);
+	assert_int_equal(p[50].digital, 0);
+	assert_int_equal(p[150].digital, 1);
+	assert_int_equal(p[0].fields,
+			 ERGON_PKT_VOLTAGE | ERGON_PKT_POWER | ERGON_PKT_ACCUM | ERGON_PKT_DIGITAL |
+			     ERGON_PKT_MINMAX);
+	/* 100 ms at 10 mA, 100 ms at 20 mA, 100 ms at 10 mA: 4 mC, 13.2 mJ
+	 * (the gap loses no charge: the fake integrates its own packets). */
+	assert_true(fabs(p[299].charge_c - 0.004) < 1e-9);
+	assert_true(fabs(p[299].energy_j - 0.0132) < 1e-9);
+	assert_true(fabs((p[149].t_end_s - p[0].t_end_s) - 0.149) < 1e-9);
+	json_t *iss = json_array_get(inst->issues, 0);
+	assert_non_null(iss);
+	assert_string_equal(json_string_value(json_object_get(iss, "code")),
+			    "instrument.bridge_samples_dropped");
+	json_t *ctx = json_object_get(iss, "context");
+	assert_int_equal(json_integer_value(json_object_get(ctx, "first_sample_id")), 150000);
+	assert_int_equal(json_integer_value(json_object_get(ctx, "samples")), 5000);
+	assert_int_equal(ergon_instrument_stop(inst, &err), 0);
+	ergon_instrument_close(inst);
+}
+
+/* Time going backwards inside a block: the packets before it arrive, then
+ * the error naming the packet in its block (packet 20 is the 21st of the
+ * first block of 32). */
+static void test_block_time_backwards(void **state)
+{
+	(void)state;
+	struct ergon_instrument *inst = NULL;
+	struct ergon_err err = {0};
+	assert_int_equal(open_fake("--packets 100 --block 32 --time-back-at 20", &inst, &err), 0);
+	assert_int_equal(ergon_instrument_start(inst, &err), 0);
+	static struct ergon_stats_packet p[100];
+	size_t got = 0;
+	int rc = read_n(inst, p, 100, &got, &err);
+	if (rc != ERGON_EPARSE || got != 20 ||
+	    strstr(err.msg, "(packet 20 of its stats_block) is before the previous packet's end") ==
+		NULL)
+		fail_msg("rc %d after %zu packets: %s", rc, got, err.msg);
+	ergon_instrument_stop(inst, &(struct ergon_err){0});
+	ergon_instrument_close(inst);
+}
+
 /* A fault after 20 packets: the 20 arrive, then the error with want. */
 static void fault_case(const char *args, int want_rc, const char *want1, const char *want2)
 {
@@ -468,12 +625,16 @@ int main(void)
 	    cmocka_unit_test(test_wire_nan_names_offset),
 	    cmocka_unit_test(test_wire_errors),
 	    cmocka_unit_test(test_wire_raw_base64),
+	    cmocka_unit_test(test_wire_stats_block),
+	    cmocka_unit_test(test_wire_stats_block_errors),
 	    cmocka_unit_test(test_lines_split_and_limit),
 	    cmocka_unit_test(test_packets_by_hand),
 	    cmocka_unit_test(test_samples_stream),
 	    cmocka_unit_test(test_raw_blocks),
 	    cmocka_unit_test(test_raw_gated),
 	    cmocka_unit_test(test_gap_reported),
+	    cmocka_unit_test(test_packets_in_blocks),
+	    cmocka_unit_test(test_block_time_backwards),
 	    cmocka_unit_test(test_fault_garbage),
 	    cmocka_unit_test(test_fault_nan),
 	    cmocka_unit_test(test_fault_stall),

@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #define READ_CHUNK ERGON_BRIDGE_APPEND_MAX
-#define QUEUE_MAX ((size_t)1 << 18)  /* packets held for a slow reader: 262 s at 1 kHz */
+#define QUEUE_MAX ((size_t)1 << 18)  /* packets held for a slow reader: 262 s at 1 kHz, 2.6 s at 100 kHz */
 #define RQUEUE_MAX ((size_t)1 << 22) /* raw samples held */
 #define ERRTAIL 1024
 #define CLOSE_GRACE_S 2.0
@@ -203,11 +203,18 @@ static size_t ring_take(struct ring *r, void *out, size_t cap)
 	return n;
 }
 
+/* Statistics packets one read can bring: a held partial line (at most
+ * ERGON_BRIDGE_LINE_MAX) completed by one read, every packet at least 32
+ * bytes (a stats_block's three required float64 in base64; a stats line
+ * takes more than 80). */
+#define PUMP_PACKETS_MAX ((ERGON_BRIDGE_LINE_MAX + READ_CHUNK) / 32)
+
 /* A full queue stops reading from the bridge (it then blocks on its
  * writes), which is back-pressure, not a stall. */
 static int queue_full(const struct bridge *b)
 {
-	return b->q.len + 1 >= QUEUE_MAX || b->rq.len + ERGON_BRIDGE_RAW_MAX >= RQUEUE_MAX;
+	return b->q.len + PUMP_PACKETS_MAX >= QUEUE_MAX ||
+	       b->rq.len + ERGON_BRIDGE_RAW_MAX >= RQUEUE_MAX;
 }
 
 /* --- messages ---------------------------------------------------------- */
@@ -254,18 +261,24 @@ static int check_ids(struct bridge *b, uint64_t first, uint64_t count, uint64_t 
 	return 0;
 }
 
-static void on_stats(struct bridge *b, struct bridge_msg *m, uint64_t line_no, uint64_t offset)
+/* One statistics packet, from a stats line or a stats_block (block_k: the
+ * packet's index in its block, -1 for a line). Returns -1 once it failed. */
+static int on_packet(struct bridge *b, const struct ergon_stats_packet *in, uint64_t count,
+		     long block_k, uint64_t line_no, uint64_t offset)
 {
-	struct ergon_stats_packet p = m->stats;
-	if (check_ids(b, p.sample_id, m->sample_count, line_no, offset))
-		return;
+	struct ergon_stats_packet p = *in;
+	if (check_ids(b, p.sample_id, count, line_no, offset))
+		return -1;
 	if (b->have_prev_t && p.t_start_s < b->prev_t_end_s - 1e-9) {
+		char where[64] = "";
+		if (block_k >= 0)
+			snprintf(where, sizeof(where), " (packet %ld of its stats_block)", block_k);
 		fail(b, ERGON_EPARSE, 1,
-		     "bridge: stdout byte %llu (line %llu): stats.t_start_s %.9g is before the "
+		     "bridge: stdout byte %llu (line %llu): stats.t_start_s %.9g%s is before the "
 		     "previous packet's end %.9g; time must not go backwards",
-		     (unsigned long long)offset, (unsigned long long)line_no, p.t_start_s,
+		     (unsigned long long)offset, (unsigned long long)line_no, p.t_start_s, where,
 		     b->prev_t_end_s);
-		return;
+		return -1;
 	}
 	b->prev_t_end_s = p.t_end_s;
 	b->have_prev_t = 1;
@@ -276,10 +289,25 @@ static void on_stats(struct bridge *b, struct bridge_msg *m, uint64_t line_no, u
 	p.t_start_s = map_t(b, p.t_start_s);
 	p.t_end_s = map_t(b, p.t_end_s);
 	int rc = ring_push(&b->q, &p);
-	if (rc)
+	if (rc) {
 		fail(b, rc, 1, "%s: the packet queue is full (%zu packets); read faster", b->label,
 		     QUEUE_MAX);
+		return -1;
+	}
 	b->packets++;
+	return 0;
+}
+
+static void on_stats(struct bridge *b, struct bridge_msg *m, uint64_t line_no, uint64_t offset)
+{
+	if (m->type == BRIDGE_MSG_STATS) {
+		(void)on_packet(b, &m->stats, m->sample_count, -1, line_no, offset);
+		return;
+	}
+	/* A stats_block: its packets one by one, through the same checks. */
+	for (size_t k = 0; k < m->block.n; k++)
+		if (on_packet(b, &m->block.p[k], m->block.sample_count, (long)k, line_no, offset))
+			return;
 }
 
 static void on_raw(struct bridge *b, struct bridge_msg *m, uint64_t line_no, uint64_t offset)
@@ -382,11 +410,15 @@ static void on_line(struct bridge *b, const char *line, size_t len, uint64_t off
 		b->have_hello = 1;
 		break;
 	case BRIDGE_MSG_STATS:
+	case BRIDGE_MSG_STATS_BLOCK:
 	case BRIDGE_MSG_RAW: {
-		const char *kind = m.type == BRIDGE_MSG_STATS ? "stats" : "raw";
+		int is_stats = m.type != BRIDGE_MSG_RAW;
+		const char *kind = m.type == BRIDGE_MSG_STATS	    ? "stats"
+				   : m.type == BRIDGE_MSG_STATS_BLOCK ? "stats_block"
+								      : "raw";
 		if (b->stopped || b->stopping) {
-			/* A packet in flight when stop was sent: counted, not used. */
-			b->late_ignored++;
+			/* Packets in flight when stop was sent: counted, not used. */
+			b->late_ignored += m.type == BRIDGE_MSG_STATS_BLOCK ? m.block.n : 1;
 			break;
 		}
 		if (!b->started) {
@@ -398,16 +430,16 @@ static void on_line(struct bridge *b, const char *line, size_t len, uint64_t off
 			    b->label);
 			break;
 		}
-		if (!(m.type == BRIDGE_MSG_STATS ? b->hello.stream_stats : b->hello.stream_raw)) {
+		if (!(is_stats ? b->hello.stream_stats : b->hello.stream_raw)) {
 			fail(
 			    b, ERGON_EPARSE, 1,
 			    "bridge: stdout byte %llu (line %llu): %s sent but the hello's streams "
 			    "do not list \"%s\" (%s)",
-			    (unsigned long long)offset, (unsigned long long)line_no, kind, kind,
-			    b->label);
+			    (unsigned long long)offset, (unsigned long long)line_no, kind,
+			    is_stats ? "stats" : "raw", b->label);
 			break;
 		}
-		if (m.type == BRIDGE_MSG_STATS)
+		if (is_stats)
 			on_stats(b, &m, line_no, offset);
 		else
 			on_raw(b, &m, line_no, offset);

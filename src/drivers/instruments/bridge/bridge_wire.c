@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,38 +201,63 @@ static long b64_decode(const char *s, size_t n, uint8_t *out, size_t want)
 	return 0;
 }
 
+/* A base64 string of exactly nbytes bytes; *out (malloc'd, owned by the
+ * caller) stays NULL when the field is absent. what names the content for
+ * messages ("float32", "float64", "u32"); n is the element count. */
+static int get_b64(const struct wctx *c, json_t *o, const char *k, int required, size_t n,
+		   size_t width, const char *what, uint8_t **out)
+{
+	json_t *v = json_object_get(o, k);
+	*out = NULL;
+	if (v == NULL)
+		return required ? FAIL_FIELD(c, k, "missing (required)") : 0;
+	if (!json_is_string(v))
+		return FAIL_FIELD(c, k, "expected a base64 string of %zu little-endian %s", n,
+				  what);
+	uint8_t *bytes = malloc(n * width);
+	if (bytes == NULL)
+		return ergon_err_set(c->err, ERGON_ENOMEM, "bridge: out of memory");
+	long bad = b64_decode(json_string_value(v), json_string_length(v), bytes, n * width);
+	int rc = 0;
+	if (bad < 0)
+		rc = FAIL_FIELD(c, k,
+				"base64 of %zu characters does not hold %zu %s (%zu bytes, %zu "
+				"characters padded)",
+				json_string_length(v), n, what, n * width, (n * width + 2) / 3 * 4);
+	else if (bad > 0)
+		rc = FAIL_FIELD(c, k, "character %ld is not base64", bad);
+	if (rc) {
+		free(bytes);
+		return rc;
+	}
+	*out = bytes;
+	return 0;
+}
+
+/* Little-endian by definition of the protocol, whatever the host. */
+static uint64_t le_u64(const uint8_t *b, size_t width)
+{
+	uint64_t w = 0;
+	for (size_t i = 0; i < width; i++)
+		w |= (uint64_t)b[i] << (8 * i);
+	return w;
+}
+
 /* A base64 float32 array of n samples, finite only. *out owned by caller. */
 static int get_f32(const struct wctx *c, json_t *o, const char *k, int required, size_t n,
 		   float **out)
 {
-	json_t *v = json_object_get(o, k);
-	if (v == NULL)
-		return required ? FAIL_FIELD(c, k, "missing (required)") : 0;
-	if (!json_is_string(v))
-		return FAIL_FIELD(c, k, "expected a base64 string of %zu little-endian float32", n);
-	uint8_t *bytes = malloc(n * 4);
+	uint8_t *bytes = NULL;
+	int rc = get_b64(c, o, k, required, n, 4, "float32", &bytes);
+	if (rc || bytes == NULL)
+		return rc;
 	float *f = malloc(n * sizeof(float));
-	int rc = 0;
-	if (bytes == NULL || f == NULL) {
+	if (f == NULL) {
 		rc = ergon_err_set(c->err, ERGON_ENOMEM, "bridge: out of memory");
 		goto done;
 	}
-	long bad = b64_decode(json_string_value(v), json_string_length(v), bytes, n * 4);
-	if (bad < 0) {
-		rc = FAIL_FIELD(c, k,
-				"base64 of %zu characters does not hold %zu float32 (%zu "
-				"bytes, %zu characters padded)",
-				json_string_length(v), n, n * 4, (n * 4 + 2) / 3 * 4);
-		goto done;
-	}
-	if (bad > 0) {
-		rc = FAIL_FIELD(c, k, "character %ld is not base64", bad);
-		goto done;
-	}
 	for (size_t i = 0; i < n; i++) {
-		/* Little-endian by definition of the protocol, whatever the host. */
-		uint32_t w = (uint32_t)bytes[4 * i] | (uint32_t)bytes[4 * i + 1] << 8 |
-			     (uint32_t)bytes[4 * i + 2] << 16 | (uint32_t)bytes[4 * i + 3] << 24;
+		uint32_t w = (uint32_t)le_u64(bytes + 4 * i, 4);
 		memcpy(&f[i], &w, sizeof(w));
 		if (!isfinite(f[i])) {
 			rc = FAIL_FIELD(c, k, "sample %zu is %s (NaN and infinities are refused)",
@@ -401,6 +427,121 @@ static int decode_stats(const struct wctx *c, json_t *o, struct bridge_msg *m)
 	return 0;
 }
 
+/* A stats_block's float64 field: packet k's value goes to the double at
+ * byte offset off of p[k]. *present says whether the field was there. */
+static int block_f64(const struct wctx *c, json_t *o, const char *k, int required,
+		     struct bridge_stats_block *b, size_t off, int *present)
+{
+	uint8_t *bytes = NULL;
+	int rc = get_b64(c, o, k, required, b->n, 8, "float64", &bytes);
+	if (present)
+		*present = bytes != NULL;
+	if (rc || bytes == NULL)
+		return rc;
+	for (size_t i = 0; i < b->n; i++) {
+		uint64_t w = le_u64(bytes + 8 * i, 8);
+		double d;
+		memcpy(&d, &w, sizeof(d));
+		if (!isfinite(d)) {
+			rc = FAIL_FIELD(c, k,
+					"packet %zu is %s (NaN and infinities are refused; send a "
+					"packet that has no value as dropped)",
+					i, isnan(d) ? "NaN" : "infinite");
+			break;
+		}
+		memcpy((unsigned char *)&b->p[i] + off, &d, sizeof(d));
+	}
+	free(bytes);
+	return rc;
+}
+
+static int decode_stats_block(const struct wctx *c, json_t *o, struct bridge_msg *m)
+{
+	static const char *const keys[] = {
+	    "type",	"sample_id", "sample_count", "n",	 "t_start_s", "t_end_s",
+	    "i_avg_a", "i_std_a",   "i_min_a",	     "i_max_a",	 "v_avg_v",   "v_std_v",
+	    "v_min_v", "v_max_v",   "p_avg_w",	     "p_std_w",	 "p_min_w",   "p_max_w",
+	    "charge_c", "energy_j", "digital",	     NULL};
+	/* Every optional float64 field and where it goes; a group's other
+	 * fields need its first (as in a stats line). */
+	static const struct {
+		const char *name;
+		size_t off;
+		int group; /* 0 current, 1 voltage, 2 power, 3 accumulators */
+	} opt[] = {
+	    {"i_std_a", offsetof(struct ergon_stats_packet, i_std_a), 0},
+	    {"i_min_a", offsetof(struct ergon_stats_packet, i_min_a), 0},
+	    {"i_max_a", offsetof(struct ergon_stats_packet, i_max_a), 0},
+	    {"v_avg_v", offsetof(struct ergon_stats_packet, v_avg_v), 1},
+	    {"v_std_v", offsetof(struct ergon_stats_packet, v_std_v), 1},
+	    {"v_min_v", offsetof(struct ergon_stats_packet, v_min_v), 1},
+	    {"v_max_v", offsetof(struct ergon_stats_packet, v_max_v), 1},
+	    {"p_avg_w", offsetof(struct ergon_stats_packet, p_avg_w), 2},
+	    {"p_std_w", offsetof(struct ergon_stats_packet, p_std_w), 2},
+	    {"p_min_w", offsetof(struct ergon_stats_packet, p_min_w), 2},
+	    {"p_max_w", offsetof(struct ergon_stats_packet, p_max_w), 2},
+	    {"charge_c", offsetof(struct ergon_stats_packet, charge_c), 3},
+	    {"energy_j", offsetof(struct ergon_stats_packet, energy_j), 3},
+	};
+	struct bridge_stats_block *b = &m->block;
+	uint64_t first = 0, n = 0;
+	int has[sizeof(opt) / sizeof(opt[0])] = {0};
+	int rc = check_keys(c, o, keys);
+	if (rc || (rc = get_uint(c, o, "sample_id", 1, UINT64_MAX >> 2, &first, NULL)) ||
+	    (rc = get_uint(c, o, "sample_count", 1, UINT32_MAX, &b->sample_count, NULL)) ||
+	    (rc = get_uint(c, o, "n", 1, ERGON_BRIDGE_BLOCK_MAX, &n, NULL)))
+		return rc;
+	if (b->sample_count == 0)
+		return FAIL_FIELD(c, "sample_count", "a packet covers at least one sample");
+	if (n == 0)
+		return FAIL_FIELD(c, "n", "a block holds 1..%d packets", ERGON_BRIDGE_BLOCK_MAX);
+	b->n = (size_t)n;
+	b->p = calloc(b->n, sizeof(*b->p));
+	if (b->p == NULL)
+		return ergon_err_set(c->err, ERGON_ENOMEM, "bridge: out of memory");
+	if ((rc = block_f64(c, o, "t_start_s", 1, b, offsetof(struct ergon_stats_packet, t_start_s),
+			    NULL)) ||
+	    (rc = block_f64(c, o, "t_end_s", 1, b, offsetof(struct ergon_stats_packet, t_end_s),
+			    NULL)) ||
+	    (rc = block_f64(c, o, "i_avg_a", 1, b, offsetof(struct ergon_stats_packet, i_avg_a),
+			    NULL)))
+		return rc;
+	for (size_t i = 0; i < sizeof(opt) / sizeof(opt[0]); i++)
+		if ((rc = block_f64(c, o, opt[i].name, 0, b, opt[i].off, &has[i])))
+			return rc;
+	/* The pairs and groups of a stats line: i_min_a with i_max_a, the
+	 * accumulators together, v_* and p_* only with their average. */
+	if (has[1] != has[2])
+		return FAIL_FIELD(c, has[1] ? "i_min_a" : "i_max_a",
+				  "i_min_a and i_max_a come as a pair");
+	if (has[11] != has[12])
+		return FAIL_FIELD(c, has[11] ? "charge_c" : "energy_j",
+				  "the accumulators come as a pair (charge_c and energy_j)");
+	if (!has[3] && (has[4] || has[5] || has[6]))
+		return FAIL_FIELD(c, "v_avg_v", "missing while other v_* fields are present");
+	if (!has[7] && (has[8] || has[9] || has[10]))
+		return FAIL_FIELD(c, "p_avg_w", "missing while other p_* fields are present");
+	uint8_t *dig = NULL;
+	if ((rc = get_b64(c, o, "digital", 0, b->n, 4, "u32", &dig)))
+		return rc;
+	unsigned fields = (has[3] ? ERGON_PKT_VOLTAGE : 0u) | (has[7] ? ERGON_PKT_POWER : 0u) |
+			  (has[11] ? ERGON_PKT_ACCUM : 0u) | (dig ? ERGON_PKT_DIGITAL : 0u) |
+			  (has[1] ? ERGON_PKT_MINMAX : 0u);
+	for (size_t k = 0; k < b->n; k++) {
+		struct ergon_stats_packet *p = &b->p[k];
+		if (!(p->t_end_s > p->t_start_s)) {
+			rc = FAIL_FIELD(c, "t_end_s", "packet %zu: %.9g is not after t_start_s %.9g",
+					k, p->t_end_s, p->t_start_s);
+			break;
+		}
+		p->sample_id = first + (uint64_t)k * b->sample_count;
+		p->digital = dig ? (uint32_t)le_u64(dig + 4 * k, 4) : 0;
+		p->fields = fields;
+	}
+	free(dig);
+	return rc;
+}
+
 static int decode_raw(const struct wctx *c, json_t *o, struct bridge_msg *m)
 {
 	static const char *const keys[] = {"type",	"sample_id", "t_s",	"n", "current_a",
@@ -502,6 +643,7 @@ int bridge_wire_decode(const char *line, size_t len, uint64_t offset, uint64_t l
 	    {"raw", BRIDGE_MSG_RAW},	     {"gpi", BRIDGE_MSG_GPI},
 	    {"ack", BRIDGE_MSG_ACK},	     {"heartbeat", BRIDGE_MSG_HEARTBEAT},
 	    {"dropped", BRIDGE_MSG_DROPPED}, {"error", BRIDGE_MSG_ERROR},
+	    {"stats_block", BRIDGE_MSG_STATS_BLOCK},
 	};
 	struct wctx c = {line, len, offset, line_no, NULL, err};
 	memset(m, 0, sizeof(*m));
@@ -540,8 +682,8 @@ int bridge_wire_decode(const char *line, size_t len, uint64_t offset, uint64_t l
 			m->type = types[i].type, c.type = types[i].name;
 	if (m->type == BRIDGE_MSG_NONE) {
 		rc = FAIL_FIELD(&c, "type",
-				"'%.40s' is not a message type (hello, stats, raw, gpi, ack, "
-				"heartbeat, dropped, error)",
+				"'%.40s' is not a message type (hello, stats, stats_block, raw, gpi, "
+				"ack, heartbeat, dropped, error)",
 				t);
 		goto done;
 	}
@@ -549,6 +691,8 @@ int bridge_wire_decode(const char *line, size_t len, uint64_t offset, uint64_t l
 		rc = decode_hello(&c, o, &m->hello);
 	else if (m->type == BRIDGE_MSG_STATS)
 		rc = decode_stats(&c, o, m);
+	else if (m->type == BRIDGE_MSG_STATS_BLOCK)
+		rc = decode_stats_block(&c, o, m);
 	else if (m->type == BRIDGE_MSG_RAW)
 		rc = decode_raw(&c, o, m);
 	else
@@ -564,8 +708,10 @@ void bridge_msg_cleanup(struct bridge_msg *m)
 	free(m->raw.voltage_v);
 	free(m->raw.power_w);
 	free(m->raw.digital);
+	free(m->block.p);
 	m->raw.current_a = m->raw.voltage_v = m->raw.power_w = NULL;
 	m->raw.digital = NULL;
+	m->block.p = NULL;
 }
 
 /* --- lines ------------------------------------------------------------- */

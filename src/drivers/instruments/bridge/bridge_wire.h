@@ -16,6 +16,10 @@
 #define ERGON_BRIDGE_RAW_MAX 65536		/* samples in one raw block */
 #define ERGON_BRIDGE_IO_MAX 32			/* inputs / outputs */
 #define ERGON_BRIDGE_APPEND_MAX 65536		/* bytes given to bridge_lines_append at once */
+/* Statistics packets in one stats_block: with every field (16 float64 and
+ * the u32 inputs, base64) 4096 packets are about 720 KB, under the line
+ * limit. */
+#define ERGON_BRIDGE_BLOCK_MAX 4096
 
 enum bridge_msg_type {
 	BRIDGE_MSG_NONE = 0,
@@ -27,6 +31,7 @@ enum bridge_msg_type {
 	BRIDGE_MSG_HEARTBEAT,
 	BRIDGE_MSG_DROPPED,
 	BRIDGE_MSG_ERROR,
+	BRIDGE_MSG_STATS_BLOCK,
 };
 
 struct bridge_hello {
@@ -54,12 +59,23 @@ struct bridge_raw {
 	uint8_t *digital;			/* may be NULL */
 };
 
+/* A stats_block: n consecutive statistics packets of sample_count samples
+ * each, packet k starting at sample_id + k * sample_count. The packets are
+ * owned by the message (bridge_msg_cleanup); each has its sample_id set and
+ * passed the same checks as a stats line. */
+struct bridge_stats_block {
+	uint64_t sample_count;
+	size_t n;
+	struct ergon_stats_packet *p;
+};
+
 struct bridge_msg {
 	int type; /* enum bridge_msg_type */
 	struct bridge_hello hello;
 	struct ergon_stats_packet stats;
 	uint64_t sample_count; /* stats: samples the packet covers */
 	struct bridge_raw raw;
+	struct bridge_stats_block block;
 	int has_id;
 	uint64_t id; /* ack, gpi */
 	int ok;	     /* ack */

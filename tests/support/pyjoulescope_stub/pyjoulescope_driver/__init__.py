@@ -26,6 +26,10 @@ min,max}, accumulators.{charge,energy}) and simulates a JS220:
   and INPUT1 the layer-marker line instead of the state line: it toggles
   at the start of every layer and once after the last inference;
 - dropped sample ids: the packets listed in drop_packets never arrive;
+- a host too slow for the rate: with "pace" on, max_deliver_hz caps how
+  many packets a second reach the bridge while the sample clock runs on
+  (a vendor's queue filling up), so that the bridge's falling-behind check
+  fires however fast the host is;
 - an unplug after unplug_after_s: statistics stop, '@/!remove' subscribers
   are called, later publishes raise; or, with unplug_open_s, that long (host
   seconds) after the device was opened, streaming or not (a Joulescope
@@ -38,7 +42,8 @@ test's expected figures are exact. Only the pacing (how fast packets are
 delivered) follows the host's clock, and with "pace": false not even that:
 packets are delivered as fast as the consumer takes them (the bridge's
 writes block on a full pipe), so no part of a test depends on the host's
-clock or load.
+clock or load. The Driver then says so (ergon_stub_unpaced), and the
+bridge does not compare its sample clock with the host's.
 
 A device path with "/js110/" simulates a JS110 instead: sensor-side
 statistics on s/sstats/value at a fixed 2 Hz from open (no standard
@@ -77,6 +82,7 @@ _DEFAULTS = {
     "pace": True,
     "unplug_open_s": None,
     "layers": None,
+    "max_deliver_hz": None,
 }
 
 
@@ -138,6 +144,13 @@ class _Device:
         ly = self.cfg["layers"]
         if not ly:
             return None
+        # Computed once per gate window (it is asked twice a packet).
+        key = (self.go_window, self.freq)
+        if getattr(self, "_plan_key", None) != key:
+            self._plan_key, self._plan = key, self._layer_plan(ly)
+        return self._plan
+
+    def _layer_plan(self, ly):
         f = self.freq
         if self.cfg["go_gate_delay_s"] is not None:
             if self.go_window is None:
@@ -272,9 +285,12 @@ class _Device:
         running = (lambda: self.sstats_on) if sensor_side else (lambda: self.ctrl)
         unplug = None if c["unplug_after_s"] is None else int(round(c["unplug_after_s"] * freq))
         paced = c["pace"]
+        cap_hz = c["max_deliver_hz"]
         while running() and not self.unplugged:
             # Unpaced: a batch at a time, as fast as the bridge takes them.
             due = int((time.monotonic() - t0) / span_s) if paced else k + 64
+            if paced and cap_hz:
+                due = min(due, int((time.monotonic() - t0) * cap_hz))
             while k < due and running():
                 a, b = k * spp, (k + 1) * spp
                 if unplug is not None and a >= unplug:
@@ -309,7 +325,8 @@ class _Device:
                             del sig["std"]
                     self.driver._deliver(topic, value)
                 k += 1
-            time.sleep(0.005 if paced else 0)
+            if paced:  # unpaced, the GIL's switch interval lets the others run
+                time.sleep(0.005)
 
 
 def _sig(avg, units):
@@ -345,6 +362,8 @@ class Driver:
         self._open = {}
         self._log = os.environ.get("ERGON_JS_STUB_LOG")
         self.log_level = "off"
+        # Not the vendor's: the simulated clock does not follow the host's.
+        self.ergon_stub_unpaced = not self._cfg["pace"]
 
     def __enter__(self):
         return self
