@@ -34,6 +34,15 @@ clock (libjsdrv documents both as sample ids of the device). The `gpi`
 command (a snapshot) is s/gpi/+/!req -> s/gpi/+/!value on both (on a JS110
 from pyjoulescope_driver 1.1.4, which added it).
 
+Statistics go out as stats_block messages (docs/BRIDGE.md: up to 1000
+packets a line, float64 columns in base64), since a JSON line per packet
+costs more than the 10 us a packet has at 100000/s; --stats-format line
+sends one stats line per packet. A host too slow for the rate is named:
+once packets reach this bridge more than LAG_MAX_S behind the sample
+clock (less the time ergon kept its writes waiting), it stops with an
+error naming power.stats_rate_hz and a rate the model gives at 80 % of
+what was handled (not with the stub unpaced, whose clock is not real).
+
 Validated against ergon's stub pyjoulescope_driver only
 (tests/support/pyjoulescope_stub): never run against a real Joulescope.
 """
@@ -647,8 +656,8 @@ def main():
                     help="statistics per second (JS220 default 1000; JS110 default 2)")
     ap.add_argument("--heartbeat-s", type=float, default=2.0)
     ap.add_argument("--stats-format", choices=("block", "line"), default="block",
-                    help="statistics as stats_block messages (default; ergon from 0.1 "
-                         "with issue 33's bridge work) or one stats line per packet")
+                    help="statistics as stats_block messages (default) or one stats "
+                         "line per packet (for an ergon that does not know stats_block)")
     args = ap.parse_args()
     try:
         import pyjoulescope_driver

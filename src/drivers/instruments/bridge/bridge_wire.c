@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+int bridge_wire_no_fast;
+
 struct wctx {
 	const char *line;
 	size_t len;
@@ -155,19 +157,23 @@ static int check_keys(const struct wctx *c, json_t *o, const char *const *known)
 
 /* --- base64 ---------------------------------------------------------------- */
 
+/* The value of a base64 character, -1 for any other byte (a table, value
+ * + 1, so that every byte not listed is 0: the statistics blocks of issue
+ * 33 decode ~170 characters a packet). */
 static int b64_val(unsigned char ch)
 {
-	if (ch >= 'A' && ch <= 'Z')
-		return ch - 'A';
-	if (ch >= 'a' && ch <= 'z')
-		return ch - 'a' + 26;
-	if (ch >= '0' && ch <= '9')
-		return ch - '0' + 52;
-	if (ch == '+')
-		return 62;
-	if (ch == '/')
-		return 63;
-	return -1;
+	static const unsigned char tab[256] = {
+	    ['A'] = 1, ['B'] = 2, ['C'] = 3, ['D'] = 4, ['E'] = 5, ['F'] = 6, ['G'] = 7,
+	    ['H'] = 8, ['I'] = 9, ['J'] = 10, ['K'] = 11, ['L'] = 12, ['M'] = 13, ['N'] = 14,
+	    ['O'] = 15, ['P'] = 16, ['Q'] = 17, ['R'] = 18, ['S'] = 19, ['T'] = 20, ['U'] = 21,
+	    ['V'] = 22, ['W'] = 23, ['X'] = 24, ['Y'] = 25, ['Z'] = 26, ['a'] = 27, ['b'] = 28,
+	    ['c'] = 29, ['d'] = 30, ['e'] = 31, ['f'] = 32, ['g'] = 33, ['h'] = 34, ['i'] = 35,
+	    ['j'] = 36, ['k'] = 37, ['l'] = 38, ['m'] = 39, ['n'] = 40, ['o'] = 41, ['p'] = 42,
+	    ['q'] = 43, ['r'] = 44, ['s'] = 45, ['t'] = 46, ['u'] = 47, ['v'] = 48, ['w'] = 49,
+	    ['x'] = 50, ['y'] = 51, ['z'] = 52, ['0'] = 53, ['1'] = 54, ['2'] = 55, ['3'] = 56,
+	    ['4'] = 57, ['5'] = 58, ['6'] = 59, ['7'] = 60, ['8'] = 61, ['9'] = 62, ['+'] = 63,
+	    ['/'] = 64};
+	return (int)tab[ch] - 1;
 }
 
 /* Decode standard padded base64 of exactly `want` bytes into out. Returns
@@ -427,66 +433,126 @@ static int decode_stats(const struct wctx *c, json_t *o, struct bridge_msg *m)
 	return 0;
 }
 
-/* A stats_block's float64 field: packet k's value goes to the double at
- * byte offset off of p[k]. *present says whether the field was there. */
-static int block_f64(const struct wctx *c, json_t *o, const char *k, int required,
-		     struct bridge_stats_block *b, size_t off, int *present)
+/* --- stats_block ---------------------------------------------------------- */
+
+/* A stats_block's fields: the scalars, then its columns in protocol order
+ * (float64 columns, where each goes in a packet and its group, then the
+ * u32 digital column). */
+#define BLK_SCALARS 4 /* type, sample_id, sample_count, n */
+#define BLK_F64 16
+#define BLK_COLS (BLK_F64 + 1)
+#define BLK_KEYS (BLK_SCALARS + BLK_COLS)
+static const char *const blk_keys[BLK_KEYS + 1] = {
+    "type",	"sample_id", "sample_count", "n",	 "t_start_s", "t_end_s",
+    "i_avg_a",	"i_std_a",   "i_min_a",	     "i_max_a",	 "v_avg_v",   "v_std_v",
+    "v_min_v",	"v_max_v",   "p_avg_w",	     "p_std_w",	 "p_min_w",   "p_max_w",
+    "charge_c", "energy_j",  "digital",	     NULL};
+static const size_t blk_off[BLK_F64] = {
+    offsetof(struct ergon_stats_packet, t_start_s), offsetof(struct ergon_stats_packet, t_end_s),
+    offsetof(struct ergon_stats_packet, i_avg_a),   offsetof(struct ergon_stats_packet, i_std_a),
+    offsetof(struct ergon_stats_packet, i_min_a),   offsetof(struct ergon_stats_packet, i_max_a),
+    offsetof(struct ergon_stats_packet, v_avg_v),   offsetof(struct ergon_stats_packet, v_std_v),
+    offsetof(struct ergon_stats_packet, v_min_v),   offsetof(struct ergon_stats_packet, v_max_v),
+    offsetof(struct ergon_stats_packet, p_avg_w),   offsetof(struct ergon_stats_packet, p_std_w),
+    offsetof(struct ergon_stats_packet, p_min_w),   offsetof(struct ergon_stats_packet, p_max_w),
+    offsetof(struct ergon_stats_packet, charge_c),  offsetof(struct ergon_stats_packet, energy_j)};
+
+/* One column's base64 text (s NULL: absent). */
+struct blk_col {
+	const char *s;
+	size_t len;
+};
+
+/* Decode the columns into b->n packets from sample id first (b->p
+ * allocated here, owned by the message): the checks of a stats line. */
+static int block_fill(const struct wctx *c, struct bridge_stats_block *b, uint64_t first,
+		      const struct blk_col col[BLK_COLS])
 {
-	uint8_t *bytes = NULL;
-	int rc = get_b64(c, o, k, required, b->n, 8, "float64", &bytes);
-	if (present)
-		*present = bytes != NULL;
-	if (rc || bytes == NULL)
-		return rc;
-	for (size_t i = 0; i < b->n; i++) {
-		uint64_t w = le_u64(bytes + 8 * i, 8);
-		double d;
-		memcpy(&d, &w, sizeof(d));
-		if (!isfinite(d)) {
-			rc = FAIL_FIELD(c, k,
-					"packet %zu is %s (NaN and infinities are refused; send a "
-					"packet that has no value as dropped)",
-					i, isnan(d) ? "NaN" : "infinite");
+	const char *const *name = blk_keys + BLK_SCALARS;
+	for (int i = 0; i < 3; i++)
+		if (col[i].s == NULL)
+			return FAIL_FIELD(c, name[i], "missing (required)");
+	/* The pairs and groups of a stats line: i_min_a with i_max_a, the
+	 * accumulators together, v_* and p_* only with their average. */
+	int has[BLK_COLS];
+	for (int i = 0; i < BLK_COLS; i++)
+		has[i] = col[i].s != NULL;
+	if (has[4] != has[5])
+		return FAIL_FIELD(c, has[4] ? "i_min_a" : "i_max_a",
+				  "i_min_a and i_max_a come as a pair");
+	if (has[14] != has[15])
+		return FAIL_FIELD(c, has[14] ? "charge_c" : "energy_j",
+				  "the accumulators come as a pair (charge_c and energy_j)");
+	if (!has[6] && (has[7] || has[8] || has[9]))
+		return FAIL_FIELD(c, "v_avg_v", "missing while other v_* fields are present");
+	if (!has[10] && (has[11] || has[12] || has[13]))
+		return FAIL_FIELD(c, "p_avg_w", "missing while other p_* fields are present");
+	b->p = calloc(b->n, sizeof(*b->p));
+	uint8_t *bytes = malloc(b->n * 8);
+	int rc = 0;
+	if (b->p == NULL || bytes == NULL) {
+		rc = ergon_err_set(c->err, ERGON_ENOMEM, "bridge: out of memory");
+		goto done;
+	}
+	for (int i = 0; i < BLK_COLS && rc == 0; i++) {
+		if (!has[i])
+			continue;
+		size_t width = i < BLK_F64 ? 8 : 4;
+		const char *what = i < BLK_F64 ? "float64" : "u32";
+		long bad = b64_decode(col[i].s, col[i].len, bytes, b->n * width);
+		if (bad < 0) {
+			rc = FAIL_FIELD(c, name[i],
+					"base64 of %zu characters does not hold %zu %s (%zu bytes, "
+					"%zu characters padded)",
+					col[i].len, b->n, what, b->n * width,
+					(b->n * width + 2) / 3 * 4);
 			break;
 		}
-		memcpy((unsigned char *)&b->p[i] + off, &d, sizeof(d));
+		if (bad > 0) {
+			rc = FAIL_FIELD(c, name[i], "character %ld is not base64", bad);
+			break;
+		}
+		for (size_t k = 0; k < b->n; k++) {
+			if (i == BLK_F64) {
+				b->p[k].digital = (uint32_t)le_u64(bytes + 4 * k, 4);
+				continue;
+			}
+			uint64_t w = le_u64(bytes + 8 * k, 8);
+			double d;
+			memcpy(&d, &w, sizeof(d));
+			if (!isfinite(d)) {
+				rc = FAIL_FIELD(c, name[i],
+						"packet %zu is %s (NaN and infinities are refused; "
+						"send a packet that has no value as dropped)",
+						k, isnan(d) ? "NaN" : "infinite");
+				break;
+			}
+			memcpy((unsigned char *)&b->p[k] + blk_off[i], &d, sizeof(d));
+		}
 	}
+	unsigned fields = (has[6] ? ERGON_PKT_VOLTAGE : 0u) | (has[10] ? ERGON_PKT_POWER : 0u) |
+			  (has[14] ? ERGON_PKT_ACCUM : 0u) | (has[BLK_F64] ? ERGON_PKT_DIGITAL : 0u) |
+			  (has[4] ? ERGON_PKT_MINMAX : 0u);
+	for (size_t k = 0; k < b->n && rc == 0; k++) {
+		struct ergon_stats_packet *p = &b->p[k];
+		if (!(p->t_end_s > p->t_start_s)) {
+			rc = FAIL_FIELD(c, "t_end_s", "packet %zu: %.9g is not after t_start_s %.9g",
+					k, p->t_end_s, p->t_start_s);
+			break;
+		}
+		p->sample_id = first + (uint64_t)k * b->sample_count;
+		p->fields = fields;
+	}
+done:
 	free(bytes);
 	return rc;
 }
 
 static int decode_stats_block(const struct wctx *c, json_t *o, struct bridge_msg *m)
 {
-	static const char *const keys[] = {
-	    "type",	"sample_id", "sample_count", "n",	 "t_start_s", "t_end_s",
-	    "i_avg_a", "i_std_a",   "i_min_a",	     "i_max_a",	 "v_avg_v",   "v_std_v",
-	    "v_min_v", "v_max_v",   "p_avg_w",	     "p_std_w",	 "p_min_w",   "p_max_w",
-	    "charge_c", "energy_j", "digital",	     NULL};
-	/* Every optional float64 field and where it goes; a group's other
-	 * fields need its first (as in a stats line). */
-	static const struct {
-		const char *name;
-		size_t off;
-		int group; /* 0 current, 1 voltage, 2 power, 3 accumulators */
-	} opt[] = {
-	    {"i_std_a", offsetof(struct ergon_stats_packet, i_std_a), 0},
-	    {"i_min_a", offsetof(struct ergon_stats_packet, i_min_a), 0},
-	    {"i_max_a", offsetof(struct ergon_stats_packet, i_max_a), 0},
-	    {"v_avg_v", offsetof(struct ergon_stats_packet, v_avg_v), 1},
-	    {"v_std_v", offsetof(struct ergon_stats_packet, v_std_v), 1},
-	    {"v_min_v", offsetof(struct ergon_stats_packet, v_min_v), 1},
-	    {"v_max_v", offsetof(struct ergon_stats_packet, v_max_v), 1},
-	    {"p_avg_w", offsetof(struct ergon_stats_packet, p_avg_w), 2},
-	    {"p_std_w", offsetof(struct ergon_stats_packet, p_std_w), 2},
-	    {"p_min_w", offsetof(struct ergon_stats_packet, p_min_w), 2},
-	    {"p_max_w", offsetof(struct ergon_stats_packet, p_max_w), 2},
-	    {"charge_c", offsetof(struct ergon_stats_packet, charge_c), 3},
-	    {"energy_j", offsetof(struct ergon_stats_packet, energy_j), 3},
-	};
 	struct bridge_stats_block *b = &m->block;
 	uint64_t first = 0, n = 0;
-	int has[sizeof(opt) / sizeof(opt[0])] = {0};
-	int rc = check_keys(c, o, keys);
+	int rc = check_keys(c, o, blk_keys);
 	if (rc || (rc = get_uint(c, o, "sample_id", 1, UINT64_MAX >> 2, &first, NULL)) ||
 	    (rc = get_uint(c, o, "sample_count", 1, UINT32_MAX, &b->sample_count, NULL)) ||
 	    (rc = get_uint(c, o, "n", 1, ERGON_BRIDGE_BLOCK_MAX, &n, NULL)))
@@ -496,50 +562,100 @@ static int decode_stats_block(const struct wctx *c, json_t *o, struct bridge_msg
 	if (n == 0)
 		return FAIL_FIELD(c, "n", "a block holds 1..%d packets", ERGON_BRIDGE_BLOCK_MAX);
 	b->n = (size_t)n;
-	b->p = calloc(b->n, sizeof(*b->p));
-	if (b->p == NULL)
-		return ergon_err_set(c->err, ERGON_ENOMEM, "bridge: out of memory");
-	if ((rc = block_f64(c, o, "t_start_s", 1, b, offsetof(struct ergon_stats_packet, t_start_s),
-			    NULL)) ||
-	    (rc = block_f64(c, o, "t_end_s", 1, b, offsetof(struct ergon_stats_packet, t_end_s),
-			    NULL)) ||
-	    (rc = block_f64(c, o, "i_avg_a", 1, b, offsetof(struct ergon_stats_packet, i_avg_a),
-			    NULL)))
-		return rc;
-	for (size_t i = 0; i < sizeof(opt) / sizeof(opt[0]); i++)
-		if ((rc = block_f64(c, o, opt[i].name, 0, b, opt[i].off, &has[i])))
-			return rc;
-	/* The pairs and groups of a stats line: i_min_a with i_max_a, the
-	 * accumulators together, v_* and p_* only with their average. */
-	if (has[1] != has[2])
-		return FAIL_FIELD(c, has[1] ? "i_min_a" : "i_max_a",
-				  "i_min_a and i_max_a come as a pair");
-	if (has[11] != has[12])
-		return FAIL_FIELD(c, has[11] ? "charge_c" : "energy_j",
-				  "the accumulators come as a pair (charge_c and energy_j)");
-	if (!has[3] && (has[4] || has[5] || has[6]))
-		return FAIL_FIELD(c, "v_avg_v", "missing while other v_* fields are present");
-	if (!has[7] && (has[8] || has[9] || has[10]))
-		return FAIL_FIELD(c, "p_avg_w", "missing while other p_* fields are present");
-	uint8_t *dig = NULL;
-	if ((rc = get_b64(c, o, "digital", 0, b->n, 4, "u32", &dig)))
-		return rc;
-	unsigned fields = (has[3] ? ERGON_PKT_VOLTAGE : 0u) | (has[7] ? ERGON_PKT_POWER : 0u) |
-			  (has[11] ? ERGON_PKT_ACCUM : 0u) | (dig ? ERGON_PKT_DIGITAL : 0u) |
-			  (has[1] ? ERGON_PKT_MINMAX : 0u);
-	for (size_t k = 0; k < b->n; k++) {
-		struct ergon_stats_packet *p = &b->p[k];
-		if (!(p->t_end_s > p->t_start_s)) {
-			rc = FAIL_FIELD(c, "t_end_s", "packet %zu: %.9g is not after t_start_s %.9g",
-					k, p->t_end_s, p->t_start_s);
-			break;
-		}
-		p->sample_id = first + (uint64_t)k * b->sample_count;
-		p->digital = dig ? (uint32_t)le_u64(dig + 4 * k, 4) : 0;
-		p->fields = fields;
+	struct blk_col col[BLK_COLS] = {{0}};
+	for (int i = 0; i < BLK_COLS; i++) {
+		const char *k = blk_keys[BLK_SCALARS + i];
+		json_t *v = json_object_get(o, k);
+		if (v == NULL)
+			continue;
+		if (!json_is_string(v))
+			return FAIL_FIELD(c, k, "expected a base64 string of %zu little-endian %s",
+					  b->n, i < BLK_F64 ? "float64" : "u32");
+		col[i] = (struct blk_col){json_string_value(v), json_string_length(v)};
 	}
-	free(dig);
-	return rc;
+	return block_fill(c, b, first, col);
+}
+
+/* The fast path of a stats_block (issue 33: 100000 packets a second): the
+ * line as the Joulescope bridge writes it, read without jansson (whose
+ * string parsing costs ~5 us a packet). It accepts only the plain form: no
+ * whitespace, integers for the scalars, strings of base64 characters for
+ * the columns, every key known and once, nothing after the object, and
+ * values that pass every check. Anything else returns 0 with m untouched,
+ * and the general path decodes the line (or names what is wrong). 1:
+ * decoded. */
+static int fast_stats_block(const char *line, size_t len, uint64_t offset, uint64_t line_no,
+			    struct bridge_msg *m)
+{
+	static const char b64ok[256] = {
+	    ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1,
+	    ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1,
+	    ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1,
+	    ['Y'] = 1, ['Z'] = 1, ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1,
+	    ['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1,
+	    ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1,
+	    ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1, ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1,
+	    ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1, ['+'] = 1, ['/'] = 1,
+	    ['='] = 1};
+	static const char head[] = "{\"type\":\"stats_block\"";
+	size_t i = sizeof(head) - 1;
+	if (len < i + 1 || memcmp(line, head, i) != 0)
+		return 0;
+	struct blk_col col[BLK_COLS] = {{0}};
+	uint64_t num[BLK_SCALARS] = {0};
+	int seen[BLK_KEYS] = {1}; /* type */
+	while (i < len && line[i] == ',') {
+		i++;
+		if (i >= len || line[i] != '"')
+			return 0;
+		size_t k0 = ++i;
+		while (i < len && ((line[i] >= 'a' && line[i] <= 'z') || line[i] == '_'))
+			i++;
+		if (i + 1 >= len || line[i] != '"' || line[i + 1] != ':')
+			return 0;
+		int key = -1;
+		for (int k = 1; k < BLK_KEYS && key < 0; k++)
+			if (strlen(blk_keys[k]) == i - k0 && memcmp(blk_keys[k], line + k0, i - k0) == 0)
+				key = k;
+		if (key < 0 || seen[key])
+			return 0;
+		seen[key] = 1;
+		i += 2;
+		if (key < BLK_SCALARS) { /* a JSON integer: 0 or [1-9][0-9]*, at most 2^62 */
+			uint64_t v = 0;
+			size_t d0 = i;
+			while (i < len && line[i] >= '0' && line[i] <= '9' && i - d0 < 19)
+				v = v * 10 + (uint64_t)(line[i++] - '0');
+			if (i == d0 || (line[d0] == '0' && i - d0 > 1) || v > (UINT64_MAX >> 2) ||
+			    (i < len && line[i] >= '0' && line[i] <= '9'))
+				return 0;
+			num[key] = v;
+		} else {
+			if (i >= len || line[i] != '"')
+				return 0;
+			size_t s0 = ++i;
+			while (i < len && b64ok[(unsigned char)line[i]])
+				i++;
+			if (i >= len || line[i] != '"')
+				return 0;
+			col[key - BLK_SCALARS] = (struct blk_col){line + s0, i - s0};
+			i++;
+		}
+	}
+	if (i + 1 != len || line[i] != '}' || !seen[1] || !seen[2] || !seen[3] || num[2] == 0 ||
+	    num[2] > UINT32_MAX || num[3] == 0 || num[3] > ERGON_BRIDGE_BLOCK_MAX)
+		return 0;
+	struct ergon_err quiet = {0};
+	struct wctx c = {line, len, offset, line_no, "stats_block", &quiet};
+	m->type = BRIDGE_MSG_STATS_BLOCK;
+	m->block.sample_count = num[2];
+	m->block.n = (size_t)num[3];
+	if (block_fill(&c, &m->block, num[1], col) != 0) {
+		free(m->block.p);
+		memset(m, 0, sizeof(*m));
+		return 0;
+	}
+	return 1;
 }
 
 static int decode_raw(const struct wctx *c, json_t *o, struct bridge_msg *m)
@@ -653,6 +769,8 @@ int bridge_wire_decode(const char *line, size_t len, uint64_t offset, uint64_t l
 				     "%zu bytes; split raw blocks into smaller ones",
 				     (unsigned long long)offset, (unsigned long long)line_no,
 				     ERGON_BRIDGE_LINE_MAX);
+	if (!bridge_wire_no_fast && fast_stats_block(line, len, offset, line_no, m))
+		return 0;
 	json_error_t je;
 	json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
 	int rc = 0;

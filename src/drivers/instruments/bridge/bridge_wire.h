@@ -94,6 +94,9 @@ struct bridge_msg {
 int bridge_wire_decode(const char *line, size_t len, uint64_t offset, uint64_t line_no,
 		       struct bridge_msg *m, struct ergon_err *err);
 void bridge_msg_cleanup(struct bridge_msg *m);
+/* Non-zero: every line through jansson, no stats_block fast path (for the
+ * fuzzer's and the benchmark's comparisons of the two; 0 by default). */
+extern int bridge_wire_no_fast;
 
 /* The line splitter: bytes in, complete lines out, bounded. */
 struct bridge_lines {
