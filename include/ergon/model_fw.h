@@ -71,6 +71,28 @@ ERGON_API int ergon_model_fw_build(const struct ergon_model *m, const char *boar
 				   size_t input_len, unsigned flags, json_t **build,
 				   struct ergon_err *err);
 
+/* The layer-marker mask of a power build (ert_marker_config.mask: bit
+ * i % 32 of word i / 32 marks layer i; all zero: every layer; layers from
+ * 256 on are never marked), and where it came from for the build record. */
+#define ERGON_MODEL_FW_MARKER_WORDS 8
+struct ergon_model_fw_marker {
+	uint32_t mask[ERGON_MODEL_FW_MARKER_WORDS];
+	const char *from; /* e.g. "the marker plan at 100000 Hz"; borrowed */
+};
+
+/* Build board's power firmware of the model at path into fw_dir, as
+ * ergon_model_fw_prepare_profile does (the same input pattern, the same
+ * flags), its marker line following marker's mask (compiled into the
+ * model main as -DERT_MODEL_MARKER_MASK=w0,..,w7; only that object
+ * changes, the rest comes from the firmware cache). marker NULL: no
+ * mask, every layer marked. Replaces fw_dir's power ELF and
+ * build-power.json, whose "marker" says the pin, the mask, its define and
+ * initializer and where it came from. *build: new reference, caller
+ * decrefs. Errors as ergon_model_fw_build. */
+ERGON_API int ergon_model_fw_build_power(const char *path, const char *board, const char *fw_dir,
+					 unsigned flags, const struct ergon_model_fw_marker *marker,
+					 json_t **build, struct ergon_err *err);
+
 /* Build the infer firmware of an emulated board (NULL: qemu-an547) in
  * work_dir and run it under qemu-system-arm -M <the port's run.machine>
  * (-icount); *out (malloc'd, caller frees) receives output 0's bytes as the

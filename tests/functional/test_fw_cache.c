@@ -27,7 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define PORT_UNITS 4 /* port.c libc_min.c startup.S tflite/tflite_main.c */
+#define PORT_UNITS 4 /* port.c libc_min.c startup.S common/model_main.c */
 
 static char *dir;      /* this test's scratch folder */
 static char *cache;    /* XDG_CACHE_HOME */

@@ -71,6 +71,7 @@ static void an547_is_the_first_port(void **state)
 			 ERGON_FW_PORT_MODE_EXTREME | ERGON_FW_PORT_MODE_SHARED_SRAM);
 	assert_int_equal(p.pmu, ERGON_FW_PORT_PROBED);
 	assert_int_equal(p.core_clock_hz, 32000000u);
+	assert_int_equal(p.marker_pin, 2u); /* FPGAIO LED1 (an547.h) */
 }
 
 static void an505_is_an_m33_without_pmu(void **state)
@@ -93,6 +94,9 @@ static void an505_is_an_m33_without_pmu(void **state)
 	assert_int_equal(p.ram_bytes, 2u * 1024u * 1024u);
 	assert_int_equal(p.core_clock_hz, 20000000u);
 	assert_int_equal(p.max_gpio_pin, 2u);
+	/* The MPS2's two user LEDs: LED0 the gate, LED1 the layer marker. */
+	assert_int_equal(p.gate_pin, 1u);
+	assert_int_equal(p.marker_pin, 2u);
 	assert_int_equal(p.memory_modes, 0u); /* no TCMs, no shared SRAM */
 }
 
@@ -149,6 +153,9 @@ static void bad_fields_are_refused_by_name(void **state)
 	    {"\"reserve_bytes\": 65536", "\"reserve_bytes\": 600000", "memory.code.reserve_bytes",
 	     "is not below memory.code.bytes"},
 	    {"\"gate\": 1", "\"gate\": 9", "hal.gpio.gate", "above hal.gpio.max_pin"},
+	    {"\"marker\": 2", "\"marker\": 9", "hal.gpio.marker", "above hal.gpio.max_pin"},
+	    {"\"marker\": 2", "\"marker\": 1", "hal.gpio.marker", "also hal.gpio.gate"},
+	    {"\"marker\": 2", "\"marker\": -1", "hal.gpio.marker", "out of range"},
 	    {"\"pmu\": \"probed\"", "\"pmu\": 1", "hal.pmu", "must be one of none, probed, present"},
 	    {"\"ina228_i2c\": false", "\"ina228_i2c\": \"no\"", "hal.ina228_i2c",
 	     "must be true or false"},

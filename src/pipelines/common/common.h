@@ -135,6 +135,9 @@ struct ergon_fw_port {
 	uint32_t core_clock_hz;
 	int cycle_counter, pmu; /* enum ergon_fw_port_feature */
 	uint32_t gate_pin, state_pin, go_pin, max_gpio_pin;
+	/* hal.gpio.marker: the power build's layer-marker line (0: none;
+	 * optional in the descriptor, 0 when absent). */
+	uint32_t marker_pin;
 	int ina228_i2c;
 	int run; /* enum ergon_fw_port_run */
 	char qemu_machine[32];
@@ -304,6 +307,9 @@ struct ergon_layer_model {
 	const double *cycles;
 	const size_t *seg_first;
 	size_t n_segments;
+	/* The rate the marker plan was made at (0: the samples' own): a
+	 * layer left out is named with the rate that left it out. */
+	double plan_rate_hz;
 };
 struct ergon_layers_result;
 /* power.layers[] (new reference; NULL out of memory): per resolved layer
@@ -340,6 +346,20 @@ struct ergon_layer_plan {
 int ergon_layer_plan_from_profile(const json_t *profile, double rate_hz, const char *what,
 				  struct ergon_layer_plan *lp, struct ergon_err *err);
 void ergon_layer_plan_free(struct ergon_layer_plan *lp);
+/* A marker mask (ert_marker_config.mask, 8 words) as the power build's
+ * define, "-DERT_MODEL_MARKER_MASK=0x00000005,0x00000000,..." (the model
+ * main's, target/port/common/model_main.c), and as the C initializer of
+ * its mask, "{0x00000005, 0x00000000, ...}", for a user's own power build.
+ * Truncated to cap (the sizes below always fit). */
+#define ERGON_MARKER_DEFINE_MAX 128
+#define ERGON_MARKER_INIT_MAX 128
+void ergon_marker_mask_define(const uint32_t mask[8], char *out, size_t cap);
+void ergon_marker_mask_initializer(const uint32_t mask[8], char *out, size_t cap);
+/* The marker plan as JSON: {mask: [8 x "0x%08x"], segments, first_layers
+ * (each segment's first layer), left_out (the layers not marked, merged
+ * with the one before), rate_hz (the rate it was planned at), min_samples,
+ * define, initializer, from}. from: where it came from (borrowed). */
+json_t *ergon_layer_plan_json(const struct ergon_layer_plan *lp, const char *from);
 /* The layer engine's result into the power section sec: the sum checked
  * against the gated energy per inference epi_j (with the section's bound
  * epi_u_j, a rectangular half-width; NaN epi_j: not checked), then

@@ -1,8 +1,9 @@
 /* Where a model firmware placed its arena and weights (common/).
  *
  * profiling.extreme_mode and profiling.force_shared_sram reach a port's
- * model firmware as a define (ERT_MEM_EXTREME / ERT_MEM_SHARED_SRAM, the
- * an547's target/port/an547/tflite/tflite_main.c) and a linker placement
+ * model firmware as a define (ERT_MEM_EXTREME / ERT_MEM_SHARED_SRAM,
+ * target/port/common/model_main.c, in the sections the port's ert_port.h
+ * names) and a linker placement
  * (an547.ld's .ert_shared_sram in the shared system SRAM). This reads the
  * linked ELF's own symbol table (src/core/elf32.c) to say where the arena
  * and the model's weights landed, and names the region each lies in: the

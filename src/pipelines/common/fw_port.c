@@ -317,7 +317,7 @@ static int parse_hal(const json_t *root, struct ergon_fw_port *p, const char *fi
 	static const char *const hkeys[] = {"transport",     "core_clock_hz", "cycle_counter",
 					    "pmu",	     "gpio",	      "ina228_i2c",
 					    NULL};
-	static const char *const gkeys[] = {"gate", "state", "go", "max_pin", NULL};
+	static const char *const gkeys[] = {"gate", "state", "go", "max_pin", "marker", NULL};
 	int rc = 0;
 	const json_t *h = get_obj(root, "hal", hkeys, file, err, &rc);
 	if (!rc)
@@ -361,6 +361,21 @@ static int parse_hal(const json_t *root, struct ergon_fw_port *p, const char *fi
 				 "pin %u is above hal.gpio.max_pin (%u): the HAL has pins 1..%u",
 				 *pins[i], p->max_gpio_pin, p->max_gpio_pin);
 	}
+	/* The layer-marker line (optional: 0, none): a pin of its own, since
+	 * it toggles inside the gate (docs/METHOD.md, "Energy per layer"). */
+	if (!rc && json_object_get(g, "marker") != NULL)
+		rc = get_uint(g, "marker", "hal.gpio.marker", 0, 255, &p->marker_pin, file, err);
+	if (!rc && p->marker_pin > p->max_gpio_pin)
+		rc = bad(err, file, "hal.gpio.marker",
+			 "pin %u is above hal.gpio.max_pin (%u): the HAL has pins 1..%u",
+			 p->marker_pin, p->max_gpio_pin, p->max_gpio_pin);
+	for (int i = 0; i < 3 && !rc && p->marker_pin != 0; i++)
+		if (*pins[i] == p->marker_pin)
+			rc = bad(err, file, "hal.gpio.marker",
+				 "pin %u is also hal.gpio.%s: the marker line toggles inside the "
+				 "gate and needs a pin of its own; give another pin or 0 (no "
+				 "marker line)",
+				 p->marker_pin, gkeys[i]);
 	return rc;
 }
 

@@ -85,7 +85,10 @@ json_t *ergon_layers_json(const struct ergon_layers_result *res, const struct er
 				snprintf(why, sizeof why,
 					 "not marked: the marker plan found it too short for %g "
 					 "samples at %g Hz; measured with layer %zu",
-					 res->min_samples, res->sample_rate_hz, l0);
+					 res->min_samples,
+					 m->plan_rate_hz > 0 ? m->plan_rate_hz
+							     : res->sample_rate_hz,
+					 l0);
 			else
 				snprintf(why, sizeof why,
 					 "marked, but its segment spanned fewer than %g samples "
@@ -209,6 +212,48 @@ int ergon_layers_csv(const json_t *layers, char **text, size_t *len, struct ergo
 	return 0;
 }
 
+void ergon_marker_mask_define(const uint32_t mask[8], char *out, size_t cap)
+{
+	int o = snprintf(out, cap, "-DERT_MODEL_MARKER_MASK=");
+	for (size_t w = 0; w < 8 && o > 0 && (size_t)o < cap; w++)
+		o +=
+		    snprintf(out + o, cap - (size_t)o, "%s0x%08x", w ? "," : "", (unsigned)mask[w]);
+}
+
+void ergon_marker_mask_initializer(const uint32_t mask[8], char *out, size_t cap)
+{
+	int o = snprintf(out, cap, "{");
+	for (size_t w = 0; w < 8 && o > 0 && (size_t)o < cap; w++)
+		o += snprintf(out + o, cap - (size_t)o, "%s0x%08x", w ? ", " : "",
+			      (unsigned)mask[w]);
+	if (o > 0 && (size_t)o < cap)
+		snprintf(out + o, cap - (size_t)o, "}");
+}
+
+json_t *ergon_layer_plan_json(const struct ergon_layer_plan *lp, const char *from)
+{
+	char def[ERGON_MARKER_DEFINE_MAX], init[ERGON_MARKER_INIT_MAX];
+	ergon_marker_mask_define(lp->mask, def, sizeof def);
+	ergon_marker_mask_initializer(lp->mask, init, sizeof init);
+	json_t *words = json_array(), *first = json_array(), *left = json_array();
+	for (size_t w = 0; w < 8; w++)
+		json_array_append_new(words, json_sprintf("0x%08x", (unsigned)lp->mask[w]));
+	size_t s = 0;
+	for (size_t l = 0; l < lp->n_layers; l++) {
+		if (s < lp->n_segments && lp->seg_first[s] == l) {
+			json_array_append_new(first, json_integer((json_int_t)l));
+			s++;
+		} else {
+			json_array_append_new(left, json_integer((json_int_t)l));
+		}
+	}
+	return json_pack("{s:o,s:I,s:I,s:o,s:o,s:f,s:f,s:s,s:s,s:s}", "mask", words, "layers",
+			 (json_int_t)lp->n_layers, "segments", (json_int_t)lp->n_segments,
+			 "first_layers", first, "left_out", left, "rate_hz", lp->rate_hz,
+			 "min_samples", ERGON_LAYERS_MIN_SAMPLES, "define", def, "initializer",
+			 init, "from", from);
+}
+
 void ergon_layer_plan_free(struct ergon_layer_plan *lp)
 {
 	if (lp == NULL)
@@ -279,7 +324,8 @@ int ergon_layers_section(const struct ergon_layers_result *res, const struct erg
 				      .op = plan->op,
 				      .cycles = plan->cycles,
 				      .seg_first = plan->seg_first,
-				      .n_segments = plan->n_segments};
+				      .n_segments = plan->n_segments,
+				      .plan_rate_hz = plan->rate_hz};
 	json_t *meta = NULL;
 	json_t *arr = ergon_layers_json(res, &m, epi_j, &meta);
 	json_t *a = json_array();

@@ -117,7 +117,8 @@ static void sha256_hex(const uint8_t *p, size_t n, char hex[65])
 
 static int model_fw_build(const struct ergon_model *m, const struct ergon_fw_port *port,
 			  const char *dir, enum ergon_model_fw_kind kind, const uint8_t *input,
-			  size_t input_len, unsigned flags, json_t **build, struct ergon_err *err);
+			  size_t input_len, unsigned flags, const struct ergon_model_fw_marker *mk,
+			  json_t **build, struct ergon_err *err);
 
 int ergon_model_fw_build(const struct ergon_model *m, const char *board, const char *dir,
 			 enum ergon_model_fw_kind kind, const uint8_t *input, size_t input_len,
@@ -129,14 +130,50 @@ int ergon_model_fw_build(const struct ergon_model *m, const char *board, const c
 		return ergon_err_set(err, ERGON_ENOMEM, "out of memory");
 	int rc = board_port(board ? board : "qemu-an547", port, err);
 	if (!rc)
-		rc = model_fw_build(m, port, dir, kind, input, input_len, flags, build, err);
+		rc = model_fw_build(m, port, dir, kind, input, input_len, flags, NULL, build, err);
 	free(port);
 	return rc;
 }
 
+/* The power build's marker record and defines: the descriptor's marker
+ * pin always (one truth for ergon's builds: the port's ert_port.h default
+ * only serves a user's own build), the mask when one is given. pin_def and
+ * mask_def receive the -D flags (mask_def "" when none). */
+static json_t *marker_record(const struct ergon_fw_port *port,
+			     const struct ergon_model_fw_marker *mk, char *pin_def, size_t pin_cap,
+			     char *mask_def, size_t mask_cap)
+{
+	uint32_t zero[ERGON_MODEL_FW_MARKER_WORDS] = {0};
+	const uint32_t *mask = mk != NULL ? mk->mask : zero;
+	snprintf(pin_def, pin_cap, "-DERT_PORT_MARKER_PIN=%uu", (unsigned)port->marker_pin);
+	mask_def[0] = '\0';
+	char init[ERGON_MARKER_INIT_MAX];
+	ergon_marker_mask_initializer(mask, init, sizeof init);
+	if (mk != NULL)
+		ergon_marker_mask_define(mk->mask, mask_def, mask_cap);
+	json_t *words = json_array();
+	int any = 0;
+	for (size_t w = 0; w < ERGON_MODEL_FW_MARKER_WORDS; w++) {
+		json_array_append_new(words, json_sprintf("0x%08x", (unsigned)mask[w]));
+		any |= mask[w] != 0;
+	}
+	return json_pack("{s:I,s:o,s:s,s:s?,s:s,s:s}", "pin", (json_int_t)port->marker_pin, "mask",
+			 words, "marks",
+			 port->marker_pin == 0 ? "nothing: the port has no marker line (its "
+						 "descriptor's hal.gpio.marker is 0)"
+			 : any		       ? "the layers whose bit is set (a left-out layer is "
+						 "measured with the marked one before it)"
+					       : "every layer (an all-zero mask)",
+			 "define", mask_def[0] ? mask_def : NULL, "initializer", init, "from",
+			 mk != NULL && mk->from != NULL
+			     ? mk->from
+			     : "the default: no marker plan (every layer marked)");
+}
+
 static int model_fw_build(const struct ergon_model *m, const struct ergon_fw_port *port,
 			  const char *dir, enum ergon_model_fw_kind kind, const uint8_t *input,
-			  size_t input_len, unsigned flags, json_t **build, struct ergon_err *err)
+			  size_t input_len, unsigned flags, const struct ergon_model_fw_marker *mk,
+			  json_t **build, struct ergon_err *err)
 {
 	const char *kn = kind_name(kind);
 	char path[PATH_MAX];
@@ -212,9 +249,25 @@ static int model_fw_build(const struct ergon_model *m, const struct ergon_fw_por
 				     "ERGON_TFL_KERNELS=mve: board %s's core (%s) has no Helium "
 				     "(its port, %s, lists tfl_kernels ref only); unset it",
 				     port->board, port->cpu, port->file);
-	/* Only the interpreter's main file uses the arena's size: every other
-	 * object is the same for every model. */
-	const char *model_defines[3] = {dflag, ergon_fw_memory_define(memory_mode(flags)), NULL};
+	/* Only the interpreter's main file uses the arena's size, the marker
+	 * pin and mask: every other object is the same for every model (a new
+	 * marker plan recompiles the main alone). */
+	char pin_def[48], mask_def[ERGON_MARKER_DEFINE_MAX];
+	json_t *marker =
+	    kind == ERGON_MODEL_FW_POWER
+		? marker_record(port, mk, pin_def, sizeof pin_def, mask_def, sizeof mask_def)
+		: NULL;
+	if (kind == ERGON_MODEL_FW_POWER && marker == NULL)
+		return ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+	const char *model_defines[5] = {dflag, NULL, NULL, NULL, NULL};
+	int nm = 1;
+	if (ergon_fw_memory_define(memory_mode(flags)) != NULL)
+		model_defines[nm++] = ergon_fw_memory_define(memory_mode(flags));
+	if (marker != NULL) {
+		model_defines[nm++] = pin_def;
+		if (mask_def[0])
+			model_defines[nm++] = mask_def;
+	}
 	const char *defines[4] = {NULL, NULL, NULL, NULL};
 	int nd = 0;
 	if (kind == ERGON_MODEL_FW_POWER)
@@ -271,10 +324,15 @@ static int model_fw_build(const struct ergon_model *m, const struct ergon_fw_por
 	    "link_map_sha256", fb.map_sha256, "model_sha256", model_sha, "model_bytes",
 	    (json_int_t)mlen, "input_bytes", (json_int_t)input_len, "arena_bytes",
 	    (json_int_t)ergon_model_tfl(m)->arena_bytes);
-	if (b != NULL)
+	if (b != NULL) {
 		json_object_set_new(b, "memory", memory);
-	else
+		if (marker != NULL)
+			json_object_set_new(b, "marker", marker);
+	} else {
 		json_decref(memory);
+		json_decref(marker);
+	}
+	marker = NULL;
 	fb.command = NULL; /* moved into b */
 	fb.compile = NULL;
 	if (b == NULL) {
@@ -291,6 +349,7 @@ static int model_fw_build(const struct ergon_model *m, const struct ergon_fw_por
 	else
 		*build = b;
 out:
+	json_decref(marker);
 	json_decref(fb.command);
 	json_decref(fb.compile);
 	return rc;
@@ -325,7 +384,7 @@ int ergon_model_fw_infer_qemu(const struct ergon_model *m, const char *board, co
 				   board, port->name);
 	if (!rc)
 		rc = model_fw_build(m, port, work_dir, ERGON_MODEL_FW_INFER, input, input_len, flags,
-				    &build, err);
+				    NULL, &build, err);
 	if (rc)
 		goto done;
 	const char *elf = json_string_value(json_object_get(build, "elf"));
@@ -373,6 +432,34 @@ done:
 	free(text);
 	free(port);
 	json_decref(build);
+	return rc;
+}
+
+int ergon_model_fw_build_power(const char *path, const char *board, const char *fw_dir,
+			       unsigned flags, const struct ergon_model_fw_marker *marker,
+			       json_t **build, struct ergon_err *err)
+{
+	*build = NULL;
+	struct ergon_model *m = NULL;
+	uint8_t *input = NULL;
+	struct ergon_fw_port *port = malloc(sizeof *port);
+	int rc = port ? ergon_model_open(path, &m, err)
+		      : ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+	uint32_t in_len = 0;
+	if (!rc) {
+		(void)ert_tfl_input(ergon_model_tfl(m), 0, &in_len);
+		input = malloc(in_len > 0 ? in_len : 1);
+		rc = input ? ergon_model_pattern("xs1", input, in_len, err)
+			   : ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+	}
+	if (!rc)
+		rc = board_port(board ? board : "qemu-an547", port, err);
+	if (!rc)
+		rc = model_fw_build(m, port, fw_dir, ERGON_MODEL_FW_POWER, input, in_len, flags,
+				    marker, build, err);
+	free(input);
+	free(port);
+	ergon_model_free(m);
 	return rc;
 }
 

@@ -100,7 +100,7 @@ static const char *name_of(const char *const *names, size_t n, int v)
 }
 
 /* The drain wait's bound ergon's an547 firmware is built with
- * (target/port/an547/main.c, tflite_main.c: drain_wait_max_us 2000). */
+ * (target/port/an547/main.c, port/common/model_main.c: drain_wait_max_us 2000). */
 #define AN547_ATTACH_WAIT_MS 2u
 
 static int explicit_key(const struct ergon_config *cfg, const char *key, const char **where)

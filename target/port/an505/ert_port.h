@@ -1,5 +1,6 @@
 /* What the board-independent firmware mains (port/common/) need of this
- * port (docs/internals/ports.md): fill the HAL, name the clock. */
+ * port (docs/internals/ports.md): fill the HAL, name the clock, the power
+ * build's gate and marker pins. */
 #ifndef ERT_PORT_H
 #define ERT_PORT_H
 
@@ -16,5 +17,12 @@ void ert_port_hal_init(struct ert_hal *hal);
 	"is instruction-derived, not Cortex-M33 cycles"
 /* The power build's gate: FPGAIO LED0. */
 #define ERT_PORT_GATE_PIN 1u
+/* The power build's layer-marker line (ert_power_config.marker; docs/METHOD.md,
+ * "Energy per layer"): FPGAIO LED1 (pin 2), the MPS2's second user LED
+ * (AN505 application note, FPGAIO LED register bits 0..1), the descriptor's
+ * hal.gpio.marker. 0: no line. */
+#ifndef ERT_PORT_MARKER_PIN
+#define ERT_PORT_MARKER_PIN (ERT_LAYER_MARKERS ? 2u : 0u)
+#endif
 
 #endif

@@ -1,26 +1,26 @@
 /* The board-independent model firmware: an int8 TFLite model embedded at
  * build time runs on any port that provides ert_port.h (its HAL, its clock
- * note, its gate pin; docs/internals/ports.md). ergon builds it
- * (src/pipelines/firmware/model_fw.c) for a port whose descriptor names
- * this file as model_main. The an547 keeps its own copy of this program
- * (port/an547/tflite/tflite_main.c), older than this one, so that its
- * firmware stays byte-identical. The model and the input come from
- * model_data.S (.incbin), the arena size from -DERT_MODEL_ARENA_BYTES.
- * Three builds:
+ * note, its gate and marker pins, its arena sections; docs/internals/ports.md).
+ * ergon builds it (src/pipelines/firmware/model_fw.c) for a port whose
+ * descriptor names this file as model_main (every port does). The model and
+ * the input come from model_data.S (.incbin), the arena size from
+ * -DERT_MODEL_ARENA_BYTES. Three builds:
  *   profile (default): the profile flow over the model's real layers, with
  *       the output of a first inference as HPX_MODEL_OUTPUT_* metadata for
  *       the host's bit-exactness check;
- *   power (ERT_POWER_BUILD): the gated power window, no transport;
+ *   power (ERT_POWER_BUILD): the gated power window, no transport, the
+ *       layer-marker line on ERT_PORT_MARKER_PIN toggled at the start of the
+ *       layers -DERT_MODEL_MARKER_MASK=w0,..,w7 marks (default: every layer);
  *   infer (ERT_TFL_INFER_BUILD): one inference, "ERGON_TFL_OUTPUT <hex>".
  * Exit codes through semihosting: 0 ok, 10 + |status| on a runtime failure,
  * 40 + |ert_tfl status| when the model is refused (the message goes to the
  * UART first). */
-#include "ert_port.h"
 #include "ergon/ert_fmt.h"
 #include "ergon/ert_layer.h"
 #include "ergon/ert_power.h"
 #include "ergon/ert_profile.h"
 #include "ergon/ert_tfl.h"
+#include "ert_port.h"
 
 #ifndef ERT_MODEL_ARENA_BYTES
 #error "build with -DERT_MODEL_ARENA_BYTES=<the model's arena size>"
@@ -33,7 +33,31 @@ extern const uint8_t ert_input_end[];
 
 static struct ert_hal hal;
 static struct ert_tfl_model model;
+/* Where the arena lives (profiling.extreme_mode / force_shared_sram, built
+ * by ergon with one of the two defines for a port whose descriptor offers
+ * them in memory_modes; docs/internals/config.md rule 5): extreme mode
+ * keeps the model's weights (.rodata) and the arena in the TCMs, as the
+ * method requires before it powers the shared SRAM down; force_shared_sram
+ * places the arena in the port's shared system SRAM and the firmware writes
+ * it whole at boot, as the method powers and retains that array. The
+ * sections are the port's (ert_port.h, its linker script). */
+#if defined(ERT_MEM_EXTREME) && defined(ERT_MEM_SHARED_SRAM)
+#error "ERT_MEM_EXTREME and ERT_MEM_SHARED_SRAM pull the shared SRAM opposite ways"
+#elif defined(ERT_MEM_SHARED_SRAM)
+#ifndef ERT_PORT_SHARED_SRAM_SECTION
+#error "ERT_MEM_SHARED_SRAM: this port's ert_port.h names no ERT_PORT_SHARED_SRAM_SECTION"
+#endif
+static uint8_t arena[ERT_MODEL_ARENA_BYTES]
+    __attribute__((section(ERT_PORT_SHARED_SRAM_SECTION), aligned(16)));
+#elif defined(ERT_MEM_EXTREME)
+#ifndef ERT_PORT_TCM_ARENA_SECTION
+#error "ERT_MEM_EXTREME: this port's ert_port.h names no ERT_PORT_TCM_ARENA_SECTION"
+#endif
+static uint8_t arena[ERT_MODEL_ARENA_BYTES]
+    __attribute__((section(ERT_PORT_TCM_ARENA_SECTION), aligned(16)));
+#else
 static uint8_t arena[ERT_MODEL_ARENA_BYTES] __attribute__((aligned(16)));
+#endif
 
 static int infer(void *user)
 {
@@ -98,10 +122,26 @@ static struct ert_profile_config profile_cfg = {
 };
 #endif
 #ifdef ERT_POWER_BUILD
-static const struct ert_power_config power_cfg = {
+/* The layers whose start toggles the marker line (ert_marker_config.mask:
+ * bit i % 32 of word i / 32 for layer i; all zero: every layer). ergon
+ * builds it from the host's marker plan (--layer-energy with a live meter:
+ * the layers too short for the meter's rate are left out and measured with
+ * the marked one before them); a user's own build puts the initializer
+ * `ergon profile` prints (docs/METHOD.md, "Energy per layer"). At most
+ * ERT_MARKER_MASK_WORDS words: more do not compile. */
+#ifndef ERT_MODEL_MARKER_MASK
+#define ERT_MODEL_MARKER_MASK 0
+#endif
+#ifndef ERT_PORT_MARKER_PIN
+#define ERT_PORT_MARKER_PIN 0u /* a port without a marker line */
+#endif
+/* Not static: a test reads the mask the image carries from the ELF's
+ * symbol (tests/functional/test_profile_marker_plan.sh). */
+const struct ert_power_config ert_model_power_cfg = {
     .warmup = 1,
     .window = {.mode = ERT_WINDOW_FIXED, .iterations = 5},
     .sync = {.gate_pin = ERT_PORT_GATE_PIN},
+    .marker = {.pin = ERT_PORT_MARKER_PIN, .mask = {ERT_MODEL_MARKER_MASK}},
     .source = ERT_SOURCE_EXTERNAL,
     .calibration_id = 0,
 };
@@ -110,6 +150,11 @@ static const struct ert_power_config power_cfg = {
 int main(void)
 {
 	ert_port_hal_init(&hal);
+#ifdef ERT_MEM_SHARED_SRAM
+	/* A NOLOAD section: nothing zeroes it; write the array whole. */
+	for (uint32_t i = 0; i < (uint32_t)sizeof arena; i++)
+		arena[i] = 0;
+#endif
 	struct ert_tfl_err err;
 	uint32_t model_len = (uint32_t)(ert_model_end - ert_model_data);
 	int rc = ert_tfl_load(&model, ert_model_data, model_len, &err);
@@ -164,7 +209,7 @@ int main(void)
 	return rc == ERT_OK ? 0 : 10 - rc;
 #else
 	const struct ert_workload work = {infer, 0};
-	rc = ert_power_run(&hal, &power_cfg, &work);
+	rc = ert_power_run(&hal, &ert_model_power_cfg, &work);
 	return rc == ERT_OK ? 0 : 10 - rc;
 #endif
 }
