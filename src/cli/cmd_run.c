@@ -207,11 +207,17 @@ static void print_duty(const json_t *dc, const char *label, int unrated)
 	       label, num(dc, "trim_s"), num(dc, "duty_cycle"),
 	       json_string_value(json_object_get(dc, "formula")), num(dc, "load_power_w"),
 	       num(dc, "achieved_ops_per_s"), t, a);
-	double nk = num(dc, "windows_without_kept_part");
-	if (nk > 0)
+	/* The average over repeats states the sum over the repetitions and no
+	 * window total of its own. */
+	double nk = num(dc, "windows_without_kept_part"), nw = num(dc, "windows");
+	if (nk > 0 && isfinite(nw))
 		printf("%*s  %.0f of %.0f window(s) shorter than twice the trim kept nothing "
 		       "(windows_without_kept_part)\n",
-		       (int)strlen(label), "", nk, num(dc, "windows"));
+		       (int)strlen(label), "", nk, nw);
+	else if (nk > 0)
+		printf("%*s  %.0f window(s) of the repetitions shorter than twice the trim kept "
+		       "nothing (windows_without_kept_part)\n",
+		       (int)strlen(label), "", nk);
 }
 
 static void print_repeat_row(const json_t *per, const char *key, const char *label, int unrated)

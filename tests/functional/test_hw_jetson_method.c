@@ -406,6 +406,34 @@ static void trimmed_short_window_counted(void **state)
 	ergon_session_result_cleanup(&res);
 }
 
+/* The figures of a repeated report assembled as ergon run assembles it
+ * (the first's shared members, each repetition's own under
+ * repetitions[]) from single runs; the caller frees both. */
+static json_t *repeated_figures_of(const json_t *const *singles, size_t n, json_t **issues)
+{
+	json_t *r = json_deep_copy(singles[0]);
+	json_object_del(r, "figures");
+	json_t *reps = json_array();
+	static const char *const own[] = {"measurement_time", "status",	 "stop_reason",
+					  "session",	      "sampler", "uncertainty_model",
+					  "series",	      NULL};
+	for (size_t i = 0; i < n; i++) {
+		json_t *o = json_pack("{s:I}", "index", (json_int_t)(i + 1));
+		for (size_t k = 0; own[k]; k++)
+			json_object_set(o, own[k], json_object_get(singles[i], own[k]));
+		json_array_append_new(reps, o);
+	}
+	json_object_set_new(r, "repetitions", reps);
+	json_object_set_new(r, "repeat", json_pack("{s:I, s:I}", "planned", (json_int_t)n,
+						   "completed", (json_int_t)n));
+	json_t *fig = NULL;
+	struct ergon_err err = {0};
+	if (ergon_report_compute_figures(r, &fig, issues, &err) != 0)
+		fail_msg("%s", err.msg);
+	json_decref(r);
+	return fig;
+}
+
 /* --trim-s with two repetitions: the one above (10 W, 1/128 s) and one at
  * 2400 mA (12 W) with invocations of 1/64 s (k = 16..47 wholly inside a
  * kept part: 32 per window, 96 in all, 64 /s). The method averages the
@@ -427,25 +455,9 @@ static void trimmed_average_over_repeats(void **state)
 			12.0);
 	TS_ASSERT_EXACT(
 	    ts_json_num(json_object_get(b, "figures"), "duty_cycle", "achieved_ops_per_s"), 64.0);
-	json_t *r = json_deep_copy(a);
-	json_object_del(r, "figures");
-	json_t *reps = json_array();
-	static const char *const own[] = {"measurement_time", "status",	 "stop_reason",
-					  "session",	      "sampler", "uncertainty_model",
-					  "series",	      NULL};
 	const json_t *singles[2] = {a, b};
-	for (size_t i = 0; i < 2; i++) {
-		json_t *o = json_pack("{s:I}", "index", (json_int_t)(i + 1));
-		for (size_t k = 0; own[k]; k++)
-			json_object_set(o, own[k], json_object_get(singles[i], own[k]));
-		json_array_append_new(reps, o);
-	}
-	json_object_set_new(r, "repetitions", reps);
-	json_object_set_new(r, "repeat", json_pack("{s:i, s:i}", "planned", 2, "completed", 2));
-	json_t *fig = NULL, *issues = NULL;
-	struct ergon_err err = {0};
-	if (ergon_report_compute_figures(r, &fig, &issues, &err) != 0)
-		fail_msg("%s", err.msg);
+	json_t *issues = NULL;
+	json_t *fig = repeated_figures_of(singles, 2, &issues);
 	const json_t *dc = json_object_get(json_object_get(fig, "repeat"), "duty_cycle");
 	if (!json_is_object(dc) || json_object_get(dc, "withheld"))
 		fail_msg("repeat.duty_cycle: %s", json_dumps(dc, 0));
@@ -461,9 +473,69 @@ static void trimmed_average_over_repeats(void **state)
 	TS_ASSERT_EXACT(ts_json_num(json_array_get(json_object_get(fig, "repetitions"), 1),
 				    "duty_cycle", "total_j"),
 			12.0 / 64);
+	/* No window of either repetition is shorter than 2 trim_s. */
+	assert_true(json_is_integer(json_object_get(dc, "windows_without_kept_part")));
+	assert_int_equal(json_integer_value(json_object_get(dc, "windows_without_kept_part")), 0);
 	json_decref(fig);
 	json_decref(issues);
-	json_decref(r);
+	json_decref(a);
+	json_decref(b);
+	ergon_session_result_cleanup(&r1);
+	ergon_session_result_cleanup(&r2);
+}
+
+/* figures.repeat.duty_cycle counts the windows that kept nothing over
+ * all the repetitions, as figures.duty_cycle counts one run's: both
+ * repetitions with their last window cut to 0.25 s (edges 1, 2, 3.75, 4,
+ * trim 0.25: 1 of 3 windows keeps nothing, trimmed_short_window_counted)
+ * give 1 + 1 = 2 (their mean would be 1). When a repetition withholds
+ * its block the average is withheld and the sum still stated: the first
+ * repetition's edges set to 1, 1.3, 1.801, 4 make window 1 (0.3 s)
+ * keep nothing and window 2 keep [1.55, 1.551], 1 ms, under one 1/128 s
+ * sample period: withheld with 1 window without a kept part; with the
+ * second's 1, the sum is 2. */
+static void trimmed_repeat_counts_short_windows(void **state)
+{
+	(void)state;
+	struct ergon_session_result r1, r2;
+	shorten_last_window = 1;
+	json_t *a = run_sim(0, NULL, 1, 1.0 / 128, 2000, &r1);
+	json_t *b = run_sim(0, NULL, 1, 1.0 / 64, 2400, &r2);
+	shorten_last_window = 0;
+	const json_t *singles[2] = {a, b};
+	json_t *issues = NULL;
+	json_t *fig = repeated_figures_of(singles, 2, &issues);
+	const json_t *dc = json_object_get(json_object_get(fig, "repeat"), "duty_cycle");
+	if (!json_is_object(dc) || json_object_get(dc, "withheld"))
+		fail_msg("repeat.duty_cycle: %s", json_dumps(dc, 0));
+	for (size_t i = 0; i < 2; i++) {
+		const json_t *di =
+		    json_object_get(json_array_get(json_object_get(fig, "repetitions"), i), "duty_cycle");
+		assert_int_equal(json_integer_value(json_object_get(di, "windows_without_kept_part")),
+				 1);
+	}
+	assert_true(json_is_integer(json_object_get(dc, "windows_without_kept_part")));
+	assert_int_equal(json_integer_value(json_object_get(dc, "windows_without_kept_part")), 2);
+	json_decref(fig);
+	json_decref(issues);
+	/* The withheld case. */
+	json_t *edges = json_object_get(json_object_get(a, "series"), "window_edges_s");
+	TS_ASSERT_EXACT(json_number_value(json_array_get(edges, 0)), 1.0);
+	TS_ASSERT_EXACT(json_number_value(json_array_get(edges, 3)), 4.0);
+	json_array_set_new(edges, 1, json_real(1.3));
+	json_array_set_new(edges, 2, json_real(1.801));
+	fig = repeated_figures_of(singles, 2, &issues);
+	const json_t *d1 =
+	    json_object_get(json_array_get(json_object_get(fig, "repetitions"), 0), "duty_cycle");
+	assert_non_null(strstr(json_string_value(json_object_get(d1, "withheld")),
+			       "fewer than 2 samples"));
+	assert_int_equal(json_integer_value(json_object_get(d1, "windows_without_kept_part")), 1);
+	dc = json_object_get(json_object_get(fig, "repeat"), "duty_cycle");
+	assert_non_null(json_object_get(dc, "withheld"));
+	assert_true(json_is_integer(json_object_get(dc, "windows_without_kept_part")));
+	assert_int_equal(json_integer_value(json_object_get(dc, "windows_without_kept_part")), 2);
+	json_decref(fig);
+	json_decref(issues);
 	json_decref(a);
 	json_decref(b);
 	ergon_session_result_cleanup(&r1);
@@ -503,6 +575,7 @@ int main(void)
 	    cmocka_unit_test(trimmed_duty_cycle),
 	    cmocka_unit_test(trimmed_short_window_counted),
 	    cmocka_unit_test(trimmed_average_over_repeats),
+	    cmocka_unit_test(trimmed_repeat_counts_short_windows),
 	    cmocka_unit_test(threaded_refused_on_simulated_clock),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -43,6 +43,12 @@ for i, f in enumerate(reps):
     assert abs(d["load_power_w"] - 5.0) < 1e-9 and abs(d["idle_power_w"] - 5.0) < 1e-9, d
     assert abs(d["total_j"] - d["load_power_w"] * d["latency_mean_s"]) <= 1e-12 * d["total_j"], d
 a = r["figures"]["repeat"]["duty_cycle"]
+# the windows that kept nothing, summed over the repetitions, from each
+# repetition's recorded edges (not from its block)
+short_all = sum(1 for i in range(2)
+                for e in [r["repetitions"][i]["series"]["window_edges_s"]]
+                for w in range(len(e) - 1) if not e[w + 1] - e[w] > 0.2)
+assert a["windows_without_kept_part"] == short_all, (a, short_all)
 for k in ("load_power_w", "idle_power_w", "achieved_ops_per_s", "latency_mean_s"):
     m = (reps[0]["duty_cycle"][k] + reps[1]["duty_cycle"][k]) / 2
     assert abs(a[k] - m) <= 1e-12 * abs(m), (k, a[k], m)

@@ -1112,8 +1112,9 @@ static int duty_block(const struct power *pw, const struct series *s, size_t n_o
 	struct ergon_eop eop;
 	struct ergon_err e2 = {0};
 	if (!pw->energy_ok || ergon_energy_per_op(&in, &eop, &e2) != 0) {
-		*out = json_pack("{s:f, s:s}", "trim_s", trim_s, "withheld",
-				 pw->energy_ok ? e2.msg : "the phases' energies are withheld");
+		*out = json_pack("{s:f, s:s, s:I}", "trim_s", trim_s, "withheld",
+				 pw->energy_ok ? e2.msg : "the phases' energies are withheld",
+				 "windows_without_kept_part", (json_int_t)no_kept);
 		return *out ? 0 : ergon_err_set(err, ERGON_ENOMEM, "out of memory");
 	}
 	*out = json_pack(
@@ -1814,12 +1815,36 @@ static json_t *figure_stats(const struct ergon_run_figure *f, json_t *const *vie
 	return o;
 }
 
+/* The sum over the repetitions of their windows_without_kept_part (every
+ * window that kept nothing, in whichever repetition), added to o; not
+ * added when a repetition's block lacks the count (a report written
+ * before it existed): no partial sum is stated as the total. Takes o;
+ * NULL when o is NULL or out of memory. */
+static json_t *repeat_no_kept(json_t *o, json_t *const *views, size_t n)
+{
+	json_int_t no_kept = 0;
+	for (size_t i = 0; i < n; i++) {
+		const json_t *c =
+		    ergon_jpath(views[i], "figures.duty_cycle.windows_without_kept_part");
+		if (!json_is_integer(c))
+			return o;
+		no_kept += json_integer_value(c);
+	}
+	if (o != NULL &&
+	    json_object_set_new(o, "windows_without_kept_part", json_integer(no_kept)) != 0) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
 /* The Jetson method with repeats (--trim-s, --repeat N): the mean over
  * the repetitions of each input of the duty-cycle formulas (each
  * repetition's figures.duty_cycle: load and idle power, achieved rate,
  * mean latency, and their ±), and the formulas applied once to those
  * means; not the mean of each repetition's energy per operation. Withheld
- * when a repetition withheld its own. */
+ * when a repetition withheld its own. Either way it states the windows
+ * that kept nothing, summed over the repetitions. */
 static int repeat_duty(json_t *const *views, size_t n, double trim_s, json_t **out,
 		       struct ergon_err *err)
 {
@@ -1833,10 +1858,12 @@ static int repeat_duty(json_t *const *views, size_t n, double trim_s, json_t **o
 		for (size_t k = 0; k < 6; k++) {
 			const json_t *v = json_object_get(dc, keys[k]);
 			if (!json_is_number(v)) {
-				*out = json_pack("{s:f, s:I, s:s}", "trim_s", trim_s, "n",
-						 (json_int_t)n, "withheld",
-						 "a repetition's trimmed duty-cycle figures are "
-						 "withheld (see figures.repetitions[].duty_cycle)");
+				*out = repeat_no_kept(
+				    json_pack("{s:f, s:I, s:s}", "trim_s", trim_s, "n",
+					      (json_int_t)n, "withheld",
+					      "a repetition's trimmed duty-cycle figures are "
+					      "withheld (see figures.repetitions[].duty_cycle)"),
+				    views, n);
 				return *out ? 0 : ergon_err_set(err, ERGON_ENOMEM, "out of memory");
 			}
 			sum[k] += json_number_value(v);
@@ -1863,18 +1890,21 @@ static int repeat_duty(json_t *const *views, size_t n, double trim_s, json_t **o
 	struct ergon_eop eop;
 	struct ergon_err e2 = {0};
 	if (ergon_energy_per_op(&in, &eop, &e2) != 0) {
-		*out = json_pack("{s:f, s:I, s:s}", "trim_s", trim_s, "n", (json_int_t)n,
-				 "withheld", e2.msg);
+		*out = repeat_no_kept(json_pack("{s:f, s:I, s:s}", "trim_s", trim_s, "n",
+						(json_int_t)n, "withheld", e2.msg),
+				      views, n);
 		return *out ? 0 : ergon_err_set(err, ERGON_ENOMEM, "out of memory");
 	}
-	*out = json_pack(
-	    "{s:f, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:s}", "trim_s", trim_s, "n",
-	    (json_int_t)n, "load_power_w", ergon_jnum(m[0]), "load_power_u_w", ergon_jnum(m[1]),
-	    "idle_power_w", ergon_jnum(m[2]), "idle_power_u_w", ergon_jnum(m[3]),
-	    "achieved_ops_per_s", ergon_jnum(m[4]), "latency_mean_s", ergon_jnum(m[5]), "method",
-	    "the formulas applied to the means over the repetitions of each repetition's "
-	    "trimmed inputs (figures.repetitions[].duty_cycle), not the mean of their "
-	    "results; each ± is the mean of the repetitions' ±");
+	*out = repeat_no_kept(
+	    json_pack("{s:f, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:s}", "trim_s", trim_s, "n",
+		      (json_int_t)n, "load_power_w", ergon_jnum(m[0]), "load_power_u_w",
+		      ergon_jnum(m[1]), "idle_power_w", ergon_jnum(m[2]), "idle_power_u_w",
+		      ergon_jnum(m[3]), "achieved_ops_per_s", ergon_jnum(m[4]), "latency_mean_s",
+		      ergon_jnum(m[5]), "method",
+		      "the formulas applied to the means over the repetitions of each repetition's "
+		      "trimmed inputs (figures.repetitions[].duty_cycle), not the mean of their "
+		      "results; each ± is the mean of the repetitions' ±"),
+	    views, n);
 	return trimmed_eop_fields(out, &eop, err);
 }
 
