@@ -39,9 +39,11 @@ packets a line, float64 columns in base64), since a JSON line per packet
 costs more than the 10 us a packet has at 100000/s; --stats-format line
 sends one stats line per packet. A host too slow for the rate is named:
 once packets reach this bridge more than LAG_MAX_S behind the sample
-clock (less the time ergon kept its writes waiting), it stops with an
-error naming power.stats_rate_hz and a rate the model gives at 80 % of
-what was handled (not with the stub unpaced, whose clock is not real).
+clock, or the vendor's queue drops packets (a sample-id gap) after the
+host took under 90 % of the rate for DROP_MIN_S (time ergon kept the
+writes waiting is not counted), it stops with an error naming
+power.stats_rate_hz and a rate the model gives at 80 % of what was taken
+(not with the stub unpaced, whose clock is not real).
 
 Validated against ergon's stub pyjoulescope_driver only
 (tests/support/pyjoulescope_stub): never run against a real Joulescope.
@@ -86,6 +88,10 @@ BLOCK_HOLD_S = 0.02
 # rate it can sustain, before the measurement window is lost.
 LAG_MAX_S = 1.0
 LAG_EVERY = 64  # packets between two looks at the lag
+# A gap in sample ids after at least this long (host seconds) in which the
+# host took under 90 % of the rate is the vendor's queue dropping what this
+# host did not take.
+DROP_MIN_S = 0.2
 # (name in the vendor's signals, name in the protocol) in the protocol's order.
 SIGNALS = (("current", "i", "a"), ("voltage", "v", "v"), ("power", "p", "w"))
 STATS = ("avg", "std", "min", "max")
@@ -284,6 +290,9 @@ class Bridge:
         self.realtime = not getattr(driver, "ergon_stub_unpaced", False)
         self.lag_t0 = None
         self.lag_n = LAG_EVERY - 1  # the first packet starts the clock
+        self.n_recv = 0  # packets since the first
+        self.next_sid = -1  # the sample id after the last packet
+        self.prev_now = 0.0  # the host time the last packet arrived
         self.lag_s0 = 0
         self.lag_wait0 = 0.0
 
@@ -349,10 +358,16 @@ class Bridge:
             send({"type": "dropped", "sample_id": sid, "count": cnt})
             return
         now = self.last_stats = time.monotonic()
-        self.lag_n += 1
-        if self.lag_n >= LAG_EVERY and self.realtime:
-            self.lag_n = 0
-            self.check_lag(now, sid + cnt)
+        if self.realtime:
+            if sid > self.next_sid >= 0:
+                self.check_drop(sid)
+            self.n_recv += 1
+            self.lag_n += 1
+            if self.lag_n >= LAG_EVERY:
+                self.lag_n = 0
+                self.check_lag(now, sid + cnt)
+            self.prev_now = now
+        self.next_sid = sid + cnt
         mid = sid + cnt / 2.0
         if not self.pending and mid < self.covered and self.blocks:
             # The usual case: the inputs already cover it, nothing waits.
@@ -362,27 +377,47 @@ class Bridge:
         self.pending.append((sid, cnt, t0, t1, vals, now))
         self.flush(False)
 
-    def check_lag(self, now, sid_end):
-        """Stop, naming a rate this host sustains, once packets arrive
-        LAG_MAX_S later than the sample clock says (less the time ergon kept
-        the writes waiting: a reset that pauses its reads is not this
-        bridge falling behind)."""
+    def lag(self, now, sid_end):
+        """(host seconds, sample-clock seconds) since the first packet, for a
+        packet ending at sid_end that arrived at now; the host's less the
+        time ergon kept the writes waiting (a reset that pauses its reads is
+        not this bridge falling behind). None before the first look."""
         wait = _write_wait_s[0]
         if self.lag_t0 is None:
             self.lag_t0, self.lag_s0, self.lag_wait0 = now, sid_end, wait
-            return
-        host_s = now - self.lag_t0 - (wait - self.lag_wait0)
-        sample_s = (sid_end - self.lag_s0) / self.base_hz
-        if host_s - sample_s <= LAG_MAX_S:
-            return
-        measured = self.rate * sample_s / host_s if host_s > 0 else 0.0
+            self.n_recv = 0
+            return None
+        return (now - self.lag_t0 - (wait - self.lag_wait0),
+                (sid_end - self.lag_s0) / self.base_hz)
+
+    def check_lag(self, now, sid_end):
+        """Stop, naming a rate this host sustains, once packets arrive
+        LAG_MAX_S later than the sample clock says."""
+        hs = self.lag(now, sid_end)
+        if hs is not None and hs[0] - hs[1] > LAG_MAX_S:
+            self.behind(hs, "the vendor's queue would drop samples")
+
+    def check_drop(self, sid):
+        """A gap in sample ids: the vendor's queue dropped packets. This
+        host's doing when it took fewer than 90 % of the rate's packets a
+        second (over at least DROP_MIN_S); then stop as check_lag does. A
+        gap while keeping up (USB) is left to ergon
+        (instrument.bridge_samples_dropped)."""
+        hs = self.lag(self.prev_now, self.next_sid) if self.lag_t0 is not None else None
+        if hs is not None and hs[0] >= DROP_MIN_S and self.n_recv < 0.9 * self.rate * hs[0]:
+            self.behind(hs, "the vendor's queue dropped samples from sample id %d (%d "
+                        "samples)" % (self.next_sid, sid - self.next_sid))
+
+    def behind(self, hs, what):
+        host_s, sample_s = hs
+        measured = self.n_recv / host_s if host_s > 0 else 0.0
         ok = sustainable_rates(self.model, measured)
         self.fail("joulescope: falling behind: at %g statistics packets a second this host "
-                  "handled %.0f a second (the packets reached the bridge %.1f s behind the "
-                  "%s's clock after %.1f s); the vendor's queue would drop samples. Lower "
-                  "power.stats_rate_hz (or --instrument-opt stats_rate_hz) to %s"
-                  % (self.rate, measured, host_s - sample_s, self.model.upper(), host_s,
-                     "%d or less (the fastest this %s gives at 80 %% of what was handled)"
+                  "took %.0f a second over %.1f s (the packets reached the bridge %.2f s "
+                  "behind the %s's clock); %s. Lower power.stats_rate_hz (or "
+                  "--instrument-opt stats_rate_hz) to %s"
+                  % (self.rate, measured, host_s, host_s - sample_s, self.model.upper(), what,
+                     "%d or less (the fastest this %s gives at 80 %% of what was taken)"
                      % (ok, self.model.upper()) if ok else "a rate this host sustains"))
 
     def fail(self, message):

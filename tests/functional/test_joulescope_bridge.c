@@ -438,22 +438,18 @@ static void test_stats_rate(void **state)
 
 /* A host too slow for the rate: the stub paced to the host's clock at
  * 100000 packets a second (10 samples of 1 MHz), but delivering at most
- * 20000 a second, as a vendor's queue fills when the host cannot keep up.
- * The bridge sees the packets fall behind the sample clock and stops
- * with an error before the window is lost: it names power.stats_rate_hz
- * and a rate the JS220 gives (1,000,000 / N, whole) at or below 80 % of
- * what was handled: at most 20000 a second, plus the burst with which the
- * stub catches up when its first packet went late (a queue draining), so
- * the rate named is at most 20000 (how much less depends on the host's
- * load), never the 100000 asked for. It comes
- * after the bound of 1 s of lag (at 20000 of 100000 a second: 1.25 s of
- * host time, 0.25 s of the sample clock), and the packets before it are
- * kept. */
-static void test_falling_behind(void **state)
+ * 20000 a second, as when the host cannot keep up. The bridge stops with
+ * an error before the window is lost, naming power.stats_rate_hz and a
+ * rate the JS220 gives (1,000,000 / N, whole) at or below 80 % of what it
+ * took: at most 20000 a second, plus the burst with which the stub catches
+ * up when its first packet went late, so the rate named is at most 20000
+ * (how much less depends on the host's load), never the 100000 asked for.
+ * The packets before it are kept. Returns them (*n), and the issues in
+ * *iss (a reference the caller drops). */
+static struct ergon_stats_packet *falling_behind(const char *stub_json, const char *want,
+						 size_t *n, json_t **iss)
 {
-	(void)state;
-	setenv("ERGON_JS_STUB", "{\"pace\":true,\"max_deliver_hz\":20000,\"first_gate_s\":1e9}",
-	       1);
+	setenv("ERGON_JS_STUB", stub_json, 1);
 	unlink(stub_log);
 	const char *kv[] = {"stats_rate_hz=100000", NULL};
 	struct ergon_instrument_options o = {.kv = kv};
@@ -462,10 +458,9 @@ static void test_falling_behind(void **state)
 	assert_int_equal(ergon_instrument_open("joulescope", &o, &inst, &err), 0);
 	assert_int_equal(ergon_instrument_start(inst, &err), 0);
 	struct ergon_stats_packet *p = NULL;
-	size_t n = 0;
-	int rc = collect(inst, 60.0, &p, &n, &err);
+	int rc = collect(inst, 60.0, &p, n, &err);
 	if (rc != ERGON_EDEVICE || strstr(err.msg, "joulescope: falling behind") == NULL ||
-	    strstr(err.msg, "power.stats_rate_hz") == NULL ||
+	    strstr(err.msg, want) == NULL || strstr(err.msg, "power.stats_rate_hz") == NULL ||
 	    strstr(err.msg, "at 100000 statistics packets a second") == NULL)
 		fail_msg("rc %d: %s", rc, err.msg);
 	const char *at = strstr(err.msg, ") to ");
@@ -474,16 +469,50 @@ static void test_falling_behind(void **state)
 	if (!(named > 0 && named <= 20000 && 1000000 % named == 0))
 		fail_msg("the rate named, %ld, is not a JS220 rate at or below 20000: %s", named,
 			 err.msg);
-	/* The sample clock had run about 0.25 s (25,000 packets) when the lag
-	 * passed 1 s; what arrived before the error is kept, contiguous. */
+	ergon_instrument_stop(inst, &(struct ergon_err){0});
+	*iss = json_incref(inst->issues);
+	ergon_instrument_close(inst);
+	return p;
+}
+
+/* The vendor's queue holds the packets: once they reach the bridge 1 s
+ * behind the sample clock (at 20000 of 100000 a second: after 1.25 s of
+ * host time, 0.25 s of the sample clock), the bridge stops; no packet was
+ * lost before. */
+static void test_falling_behind_lag(void **state)
+{
+	(void)state;
+	size_t n = 0;
+	json_t *iss = NULL;
+	struct ergon_stats_packet *p =
+	    falling_behind("{\"pace\":true,\"max_deliver_hz\":20000,\"first_gate_s\":1e9}",
+			   "the vendor's queue would drop samples", &n, &iss);
 	assert_true(n > 1000);
 	for (size_t i = 1; i < n; i++)
 		if (p[i].sample_id != p[i - 1].sample_id + 10)
 			fail_msg("packet %zu: sample id %llu after %llu", i,
 				 (unsigned long long)p[i].sample_id,
 				 (unsigned long long)p[i - 1].sample_id);
-	ergon_instrument_stop(inst, &(struct ergon_err){0});
-	ergon_instrument_close(inst);
+	assert_false(ergon_issue_has(iss, "instrument.bridge_samples_dropped"));
+	json_decref(iss);
+	free(p);
+}
+
+/* The vendor's queue holds 5000 packets (50 ms) and drops the oldest
+ * beyond: the sample ids jump long before 1 s of lag. The bridge takes a
+ * gap after 0.2 s at under 90 % of the rate as its own doing and stops,
+ * naming the drop (gaps in the first 0.2 s, if the host's timing gave
+ * any, are ergon's instrument.bridge_samples_dropped). */
+static void test_falling_behind_drops(void **state)
+{
+	(void)state;
+	size_t n = 0;
+	json_t *iss = NULL;
+	struct ergon_stats_packet *p = falling_behind(
+	    "{\"pace\":true,\"max_deliver_hz\":20000,\"queue_max\":5000,\"first_gate_s\":1e9}",
+	    "the vendor's queue dropped samples from sample id ", &n, &iss);
+	assert_true(n > 1000);
+	json_decref(iss);
 	free(p);
 }
 
@@ -627,7 +656,8 @@ int main(void)
 	    cmocka_unit_test(test_js110),
 	    cmocka_unit_test(test_power_on),
 	    cmocka_unit_test(test_stats_rate),
-	    cmocka_unit_test(test_falling_behind),
+	    cmocka_unit_test(test_falling_behind_lag),
+	    cmocka_unit_test(test_falling_behind_drops),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

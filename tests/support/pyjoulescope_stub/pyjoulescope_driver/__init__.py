@@ -29,7 +29,9 @@ min,max}, accumulators.{charge,energy}) and simulates a JS220:
 - a host too slow for the rate: with "pace" on, max_deliver_hz caps how
   many packets a second reach the bridge while the sample clock runs on
   (a vendor's queue filling up), so that the bridge's falling-behind check
-  fires however fast the host is;
+  fires however fast the host is; queue_max (packets) then drops the
+  oldest packets waiting beyond it, as the vendor's queue would (their
+  charge is not in the accumulators: a test of the drop only);
 - an unplug after unplug_after_s: statistics stop, '@/!remove' subscribers
   are called, later publishes raise; or, with unplug_open_s, that long (host
   seconds) after the device was opened, streaming or not (a Joulescope
@@ -83,6 +85,7 @@ _DEFAULTS = {
     "unplug_open_s": None,
     "layers": None,
     "max_deliver_hz": None,
+    "queue_max": None,
 }
 
 
@@ -286,11 +289,16 @@ class _Device:
         unplug = None if c["unplug_after_s"] is None else int(round(c["unplug_after_s"] * freq))
         paced = c["pace"]
         cap_hz = c["max_deliver_hz"]
+        sent = 0
         while running() and not self.unplugged:
             # Unpaced: a batch at a time, as fast as the bridge takes them.
             due = int((time.monotonic() - t0) / span_s) if paced else k + 64
             if paced and cap_hz:
-                due = min(due, int((time.monotonic() - t0) * cap_hz))
+                # k counts the packets made (delivered or dropped), sent
+                # those delivered; the oldest beyond queue_max are dropped.
+                if c["queue_max"] is not None and due - k > c["queue_max"]:
+                    k = due - c["queue_max"]
+                due = min(due, k + max(0, int((time.monotonic() - t0) * cap_hz) - sent))
             while k < due and running():
                 a, b = k * spp, (k + 1) * spp
                 if unplug is not None and a >= unplug:
@@ -320,6 +328,7 @@ class _Device:
                                  "sample_rate": freq, "decimate_factor": 1,
                                  "data": bits})
                     value = _stats_value(sid, spp, freq, i, v, charge, energy)
+                    sent += 1
                     if sensor_side:
                         for sig in value["signals"].values():
                             del sig["std"]
