@@ -38,12 +38,17 @@ enum ergon_model_fw_flags {
 	 * memory.shared_sram (the an547's ISRAM at 0x21000000;
 	 * -DERT_MEM_SHARED_SRAM=1). Not with the above. */
 	ERGON_MODEL_FW_SHARED_SRAM = 1u << 2,
+	/* target.transport rtt: the profile build speaks RTT with the port's
+	 * rtt_defines (an image named ergon_PORT_profile_rtt.elf); refused for
+	 * a port that has none and whose hal.transport is uart. */
+	ERGON_MODEL_FW_RTT = 1u << 3,
 };
 
 /* 0 when board has a port in ergon-target, and *port (when port is not
  * NULL; new reference, caller decrefs) its summary {port, board, title,
  * cpu, validation{status, note}, descriptor, descriptor_sha256, run (the
- * QEMU machine, or "probe"), transport (uart or rtt)}.
+ * QEMU machine, or "probe"), transport (uart or rtt), rtt_build (whether a
+ * model's profile build can speak RTT: hal.transport rtt, or rtt_defines)}.
  * ERGON_EUSAGE naming the board, that it has no port, and how to write one
  * (docs/internals/ports.md); ERGON_ECONFIG naming the descriptor, the
  * field and the fix when a descriptor under target/port/ is invalid. */

@@ -679,30 +679,25 @@ static int run(int argc, char **argv)
 		char port_name[64];
 		snprintf(port_name, sizeof port_name, "%s",
 			 json_string_value(json_object_get(port, "port")));
+		int rtt_build = json_is_true(json_object_get(port, "rtt_build"));
 		json_decref(port);
-		if (cfg.target.transport == ERGON_TRANSPORT_RTT &&
-		    strcmp(port_transport, "rtt") != 0) {
-			/* The model build takes the port's hal.transport; an RTT
-			 * build of a model is not made (the an547's RTT image next
-			 * to ergon is its own workload's, not a model's). */
+		if (cfg.target.transport == ERGON_TRANSPORT_RTT && !rtt_build) {
+			/* The model build takes the port's hal.transport, or RTT
+			 * through its descriptor's rtt_defines; this port has
+			 * neither. */
 			int ti = ergon_config_key_index("target.transport");
 			rc = ergon_err_set(
 			    &err, ERGON_EUSAGE,
 			    "%s: target.transport rtt (%s) cannot act with a .tflite model on "
 			    "board %s: ergon builds the model's firmware from port %s for its "
-			    "hal.transport, %s, only%s; set target.transport: uart (drop "
-			    "--transport rtt), or build the model's profile firmware with RTT "
-			    "yourself and give its folder, holding a *profile*rtt* image, as "
-			    "FIRMWARE_DIR",
+			    "hal.transport, %s, only (the descriptor has no rtt_defines); set "
+			    "target.transport: uart (drop --transport rtt), or build the model's "
+			    "profile firmware with RTT yourself and give its folder, holding a "
+			    "*profile*rtt* image, as FIRMWARE_DIR",
 			    model_path,
 			    ti >= 0 && cfg.where[ti][0] ? cfg.where[ti]
 							: ergon_config_origin_name(cfg.origin[ti]),
-			    cfg.board->name, port_name, port_transport,
-			    cfg.target.lifecycle == ERGON_LIFECYCLE_QEMU &&
-				    runs_an547(cfg.board->name)
-				? " (the an547 RTT image next to ergon runs ergon's own "
-				  "workload, not a model)"
-				: "");
+			    cfg.board->name, port_name, port_transport);
 			goto fail;
 		}
 		snprintf(mdir, sizeof mdir, "%s/firmware", cfg.output.dir);
@@ -721,7 +716,8 @@ static int run(int argc, char **argv)
 			    cfg.power.enabled && cfg.power.firmware == ERGON_FIRMWARE_DEDICATED,
 			    (no_cache ? ERGON_MODEL_FW_NO_CACHE : 0u) |
 				(cfg.profiling.extreme_mode ? ERGON_MODEL_FW_EXTREME_MODE : 0u) |
-				(cfg.profiling.force_shared_sram ? ERGON_MODEL_FW_SHARED_SRAM : 0u),
+				(cfg.profiling.force_shared_sram ? ERGON_MODEL_FW_SHARED_SRAM : 0u) |
+				(cfg.target.transport == ERGON_TRANSPORT_RTT ? ERGON_MODEL_FW_RTT : 0u),
 			    &model_json, &err);
 			cli_ticker_stop();
 			if (rc)
@@ -911,9 +907,9 @@ const struct ergon_cli_command ergon_cli_cmd_profile = {
 	    "the stream through it; target.probe: gdb://HOST:PORT reads RTT through that\n"
 	    "GDB server instead (OpenOCD, pyOCD, JLinkGDBServer); target.probe:\n"
 	    "pyocd[:UID] or bmp:/dev/ttyACM0 flashes, resets and reads RTT through pyOCD\n"
-	    "or a Black Magic Probe. A .tflite model's firmware is built for its port's\n"
-	    "hal.transport (uart on qemu-an547 and qemu-an505): rtt with a model is refused\n"
-	    "there (set uart, or give your own RTT build as FIRMWARE_DIR).\n"
+	    "or a Black Magic Probe. With a .tflite model, rtt builds the model's profile\n"
+	    "firmware with its port's RTT switch (descriptor rtt_defines: qemu-an547); a\n"
+	    "port without one (qemu-an505) refuses it.\n"
 	    "--layer-energy (with --power; the virtual bench, or a real board with a live\n"
 	    "PPK2 or a Joulescope with power.lockstep: false, its packets at\n"
 	    "power.stats_rate_hz as samples: markers on power.marker_input_index, D1 or\n"

@@ -132,23 +132,65 @@ check "swo on QEMU: names what QEMU carries" grep -q "the QEMU lifecycle carries
 check "unknown transport: exit 2" test $? -eq 2
 check "unknown transport: suggests rtt" grep -q "rtt" "$tmp/o"
 
-# A .tflite model: ergon builds the model's firmware for its port's
-# hal.transport (uart on both QEMU ports; the an547's RTT image next to
-# ergon runs its own workload), so rtt is refused before building anything,
-# naming the key's origin, the port and both fixes.
+# A .tflite model over RTT: the an547's descriptor names its RTT switch
+# (rtt_defines: -DERT_AN547_RTT=1), so ergon builds the model's profile
+# firmware with it (ergon_an547_profile_rtt.elf, the name the finder takes
+# for rtt) and reads the whole PMU stage through QEMU's gdbstub. Checked
+# against what does not come from that run: the host interpreter's output
+# (correctness bit-exact), the ELF's RTT control block (nm), and the UART
+# build's run of the same model (same layers; each layer's median window
+# within 1 emulated us: under -icount the staging buffer's flush to the
+# RTT ring costs other instructions than its write to UART0, and with a
+# model's longer stream a flush lands inside a profiled iteration).
+# The an505's descriptor has no rtt_defines: refused before building.
 model=${ERGON_SHARED_DIR:-/nonexistent}/fixtures/models/ad01_int8.tflite
 if [ -f "$model" ]; then
-	"$bin" profile "$model" --board qemu-an547 --transport rtt --out "$tmp/x6" >"$tmp/o" 2>&1
-	check "model + rtt: exit 2" test $? -eq 2
-	check "model + rtt: says why (port an547, hal.transport uart)" \
-		grep -q "target.transport rtt (--set target.transport=rtt) cannot act with a .tflite model on board qemu-an547: ergon builds the model's firmware from port an547 for its hal.transport, uart, only (the an547 RTT image next to ergon runs ergon's own workload, not a model)" "$tmp/o"
-	check "model + rtt: names both fixes" \
-		grep -q "set target.transport: uart (drop --transport rtt), or build the model's profile firmware with RTT yourself and give its folder, holding a \*profile\*rtt\* image, as FIRMWARE_DIR" "$tmp/o"
-	check "model + rtt: nothing built" test ! -e "$tmp/x6/firmware"
+	"$bin" profile "$model" --board qemu-an547 --transport rtt --out "$tmp/m6" >"$tmp/o" 2>&1
+	check "model + rtt: exit 0 ($(tail -3 "$tmp/o"))" test $? -eq 0
+	"$bin" profile "$model" --board qemu-an547 --out "$tmp/m6u" >"$tmp/ou" 2>&1
+	check "model + uart: exit 0 ($(tail -3 "$tmp/ou"))" test $? -eq 0
+	check "model + rtt: the RTT build" test -f "$tmp/m6/firmware/ergon_an547_profile_rtt.elf"
+	check "model + rtt: no UART build" test ! -e "$tmp/m6/firmware/ergon_an547_profile.elf"
+	if command -v arm-none-eabi-nm >/dev/null; then
+		check "model + rtt: the ELF holds the RTT control block" \
+			grep -q " _SEGGER_RTT$" <(arm-none-eabi-nm "$tmp/m6/firmware/ergon_an547_profile_rtt.elf")
+		check "model + uart: the UART ELF has none" \
+			test -z "$(arm-none-eabi-nm "$tmp/m6u/firmware/ergon_an547_profile.elf" | grep " _SEGGER_RTT$")"
+	else
+		echo "FAIL: arm-none-eabi-nm missing (scripts/bootstrap.sh)"
+		fails=$((fails + 1))
+	fi
+	python3 - "$tmp/m6/summary.json" "$tmp/m6u/summary.json" <<'PY'
+import json, sys
+r, u = (json.load(open(p)) for p in sys.argv[1:3])
+bad = []
+def want(c, what):
+    if not c:
+        bad.append(what)
+want(r["stages"]["pmu"]["capture"]["link"]["kind"] == "rtt_gdb", "rtt: the PMU stage read RTT through the gdbstub")
+want(r["correctness"]["bit_exact"] is True, "rtt: output bit-exact with the host interpreter")
+b = r["model"]["builds"][0]
+want(b["kind"] == "profile" and b["transport"] == "rtt", "rtt: build record kind profile, transport rtt")
+want("-DERT_AN547_RTT=1" in b["compile"]["command"], "rtt: compiled with the descriptor's rtt_defines")
+want(b["port"]["rtt_build"] is True, "rtt: the port says it has an RTT build")
+ub = u["model"]["builds"][0]
+want(ub["transport"] == "uart" and "-DERT_AN547_RTT=1" not in ub["compile"]["command"], "uart: no RTT define")
+rl, ul = r["profile"]["layers"], u["profile"]["layers"]
+want([l["op"] for l in rl] == [l["op"] for l in ul] and len(rl) == 10, "same 10 layers")
+for a, c in zip(rl, ul):
+    want(abs(a["counters"]["window_us"] - c["counters"]["window_us"]) <= 1.0,
+         "layer %d: %s vs %s us" % (a["id"], a["counters"]["window_us"], c["counters"]["window_us"]))
+for x in bad:
+    print("FAIL:", x)
+sys.exit(1 if bad else 0)
+PY
+	check "model over RTT equals the model over UART" test $? -eq 0
 	"$bin" profile "$model" --board qemu-an505 --set target.transport=rtt --out "$tmp/x7" >"$tmp/o" 2>&1
 	check "an505 model + rtt: exit 2" test $? -eq 2
-	check "an505 model + rtt: port an505, no an547 image named" \
-		grep -q "on board qemu-an505: ergon builds the model's firmware from port an505 for its hal.transport, uart, only; set target.transport: uart" "$tmp/o"
+	check "an505 model + rtt: says why (port an505, hal.transport uart, no rtt_defines)" \
+		grep -q "target.transport rtt (--set target.transport=rtt) cannot act with a .tflite model on board qemu-an505: ergon builds the model's firmware from port an505 for its hal.transport, uart, only (the descriptor has no rtt_defines)" "$tmp/o"
+	check "an505 model + rtt: names both fixes" \
+		grep -q "set target.transport: uart (drop --transport rtt), or build the model's profile firmware with RTT yourself and give its folder, holding a \*profile\*rtt\* image, as FIRMWARE_DIR" "$tmp/o"
 	check "an505 model + rtt: nothing built" test ! -e "$tmp/x7/firmware"
 else
 	echo "FAIL: $model is missing (the shared fixtures)"

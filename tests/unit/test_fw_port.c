@@ -72,6 +72,18 @@ static void an547_is_the_first_port(void **state)
 	assert_int_equal(p.pmu, ERGON_FW_PORT_PROBED);
 	assert_int_equal(p.core_clock_hz, 32000000u);
 	assert_int_equal(p.marker_pin, 2u); /* FPGAIO LED1 (an547.h) */
+	/* UART0 by default; its RTT build is port.c's ERT_AN547_RTT switch
+	 * (the one target/CMakeLists.txt builds ergon_an547_profile_rtt.elf
+	 * with), so a model's profile build can speak RTT too. */
+	assert_int_equal(p.transport, ERGON_FW_PORT_UART);
+	assert_int_equal(p.n_rtt_defines, 1);
+	assert_string_equal(p.rtt_defines[0], "-DERT_AN547_RTT=1");
+	char *port_c = ts_strf("%s/port/an547/port.c", tdir());
+	char *src = ts_read_file(port_c, NULL);
+	assert_non_null(src);
+	assert_non_null(strstr(src, "#if !defined(ERT_POWER_BUILD) && defined(ERT_AN547_RTT)"));
+	free(src);
+	free(port_c);
 }
 
 static void an505_is_an_m33_without_pmu(void **state)
@@ -98,6 +110,7 @@ static void an505_is_an_m33_without_pmu(void **state)
 	assert_int_equal(p.gate_pin, 1u);
 	assert_int_equal(p.marker_pin, 2u);
 	assert_int_equal(p.memory_modes, 0u); /* no TCMs, no shared SRAM */
+	assert_int_equal(p.n_rtt_defines, 0); /* UART only */
 }
 
 static void only_folders_with_a_descriptor_are_ports(void **state)
@@ -180,6 +193,10 @@ static void bad_fields_are_refused_by_name(void **state)
 	     "not -DNAME or -DNAME=VALUE"},
 	    {"\"cpu\":", "\"defines\": [\"-include x.h\"], \"cpu\":", "defines",
 	     "not -DNAME or -DNAME=VALUE"},
+	    {"\"-DERT_AN547_RTT=1\"", "\"-DERT_AN547_RTT=1\", \"-O0\"", "rtt_defines",
+	     "not -DNAME or -DNAME=VALUE"},
+	    {"\"rtt_defines\": [\"-DERT_AN547_RTT=1\"]", "\"rtt_defines\": \"-DERT_AN547_RTT=1\"",
+	     "rtt_defines", ""},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char *text = mutated(cases[i].from, cases[i].to);

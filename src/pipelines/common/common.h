@@ -115,6 +115,11 @@ struct ergon_fw_port {
 	int n_cpu_flags;
 	char defines[ERGON_FW_PORT_LIST_MAX][ERGON_FW_PORT_PATH_MAX]; /* -D of every unit */
 	int n_defines;
+	/* rtt_defines: the -D that make the port's RTT build of a model's
+	 * profile firmware (target.transport rtt where hal.transport is
+	 * uart); none: the port builds a model for hal.transport only. */
+	char rtt_defines[ERGON_FW_PORT_LIST_MAX][ERGON_FW_PORT_PATH_MAX];
+	int n_rtt_defines;
 	char include_dirs[ERGON_FW_PORT_LIST_MAX][ERGON_FW_PORT_PATH_MAX];
 	int n_include_dirs;
 	char sources[ERGON_FW_PORT_LIST_MAX][ERGON_FW_PORT_PATH_MAX]; /* HAL, startup */

@@ -36,7 +36,7 @@
 static const char *const top_keys[] = {"schema",	"port",	      "board",	  "title",
 				       "validation",	"toolchain",  "cpu",	  "cpu_flags",
 				       "include_dirs", "sources",    "model_main", "kernels_main",
-				       "memory_modes", "defines",
+				       "memory_modes", "defines",	"rtt_defines",
 				       "linker_script", "memory",   "tfl_kernels", "hal",
 				       "run",		NULL};
 
@@ -159,6 +159,23 @@ static int get_path(const json_t *o, const char *key, const char *field, int opt
 }
 
 /* An array of strings (1..max entries; paths when is_path) into rows. */
+/* -DNAME or -DNAME=VALUE of letters, digits and _: the port's own
+ * switches (such as its transport), nothing else. */
+static int define_check(char (*d)[ERGON_FW_PORT_PATH_MAX], int n, const char *field,
+			const char *file, struct ergon_err *err)
+{
+	for (int i = 0; i < n; i++) {
+		size_t l = strcspn(d[i] + 2, "=");
+		if (strncmp(d[i], "-D", 2) != 0 || l == 0 || (d[i][2] >= '0' && d[i][2] <= '9') ||
+		    !name_ok(d[i] + 2, "_=") ||
+		    strchr(d[i] + 2 + l + (d[i][2 + l] == '='), '=') != NULL)
+			return bad(err, file, field,
+				   "'%s' is not -DNAME or -DNAME=VALUE (letters, digits and _)",
+				   d[i]);
+	}
+	return 0;
+}
+
 static int get_list(const json_t *o, const char *key, const char *field, int is_path, int min,
 		    char (*rows)[ERGON_FW_PORT_PATH_MAX], int max, int *n, const char *file,
 		    struct ergon_err *err)
@@ -454,16 +471,13 @@ int ergon_fw_port_parse(const char *text, size_t len, const char *file, struct e
 	if (!rc)
 		rc = get_list(root, "defines", "defines", 0, 0, p->defines, ERGON_FW_PORT_LIST_MAX,
 			      &p->n_defines, file, err);
-	/* -DNAME or -DNAME=VALUE of letters, digits and _: the port's own
-	 * switches (such as its transport), nothing else. */
-	for (int i = 0; i < p->n_defines && !rc; i++) {
-		const char *d = p->defines[i];
-		size_t l = strcspn(d + 2, "=");
-		if (strncmp(d, "-D", 2) != 0 || l == 0 || (d[2] >= '0' && d[2] <= '9') ||
-		    !name_ok(d + 2, "_=") || strchr(d + 2 + l + (d[2 + l] == '='), '=') != NULL)
-			rc = bad(err, file, "defines",
-				 "'%s' is not -DNAME or -DNAME=VALUE (letters, digits and _)", d);
-	}
+	if (!rc)
+		rc = define_check(p->defines, p->n_defines, "defines", file, err);
+	if (!rc)
+		rc = get_list(root, "rtt_defines", "rtt_defines", 0, 0, p->rtt_defines,
+			      ERGON_FW_PORT_LIST_MAX, &p->n_rtt_defines, file, err);
+	if (!rc)
+		rc = define_check(p->rtt_defines, p->n_rtt_defines, "rtt_defines", file, err);
 	if (!rc)
 		rc = get_list(root, "include_dirs", "include_dirs", 1, 1, p->include_dirs,
 			      ERGON_FW_PORT_LIST_MAX, &p->n_include_dirs, file, err);
@@ -691,11 +705,12 @@ int ergon_fw_port_find(const char *board, struct ergon_fw_port *p, int *found,
 
 json_t *ergon_fw_port_json(const struct ergon_fw_port *p)
 {
-	return json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s}, s:s, s:s, s:s, s:s}", "port",
+	return json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s}, s:s, s:s, s:s, s:s, s:b}", "port",
 			 p->name, "board", p->board, "title", p->title, "cpu", p->cpu,
 			 "validation", "status",
 			 ergon_fw_port_validation_names[p->validation - 1], "note",
 			 p->validation_note, "descriptor", p->file, "descriptor_sha256", p->sha256,
 			 "run", p->run == ERGON_FW_PORT_RUN_QEMU ? p->qemu_machine : "probe",
-			 "transport", p->transport == ERGON_FW_PORT_RTT ? "rtt" : "uart");
+			 "transport", p->transport == ERGON_FW_PORT_RTT ? "rtt" : "uart", "rtt_build",
+			 p->transport == ERGON_FW_PORT_RTT || p->n_rtt_defines > 0);
 }

@@ -175,7 +175,17 @@ static int model_fw_build(const struct ergon_model *m, const struct ergon_fw_por
 			  size_t input_len, unsigned flags, const struct ergon_model_fw_marker *mk,
 			  json_t **build, struct ergon_err *err)
 {
-	const char *kn = kind_name(kind);
+	/* The RTT profile build has its own name, the one the firmware
+	 * finder takes for target.transport rtt on QEMU (*profile*rtt*). */
+	int rtt = kind == ERGON_MODEL_FW_PROFILE && (flags & ERGON_MODEL_FW_RTT) &&
+		  port->transport != ERGON_FW_PORT_RTT;
+	const char *kn = rtt ? "profile_rtt" : kind_name(kind);
+	if (rtt && port->n_rtt_defines == 0)
+		return ergon_err_set(err, ERGON_EUSAGE,
+				     "target.transport rtt: the %s port (board %s) has no RTT "
+				     "build of a model (its descriptor %s has hal.transport uart "
+				     "and no rtt_defines); set target.transport: uart",
+				     port->name, port->board, port->file);
 	char path[PATH_MAX];
 	char absdir[1024], resolved[PATH_MAX], tmp[PATH_MAX * 2];
 	char dflag[64];
@@ -268,8 +278,10 @@ static int model_fw_build(const struct ergon_model *m, const struct ergon_fw_por
 		if (mask_def[0])
 			model_defines[nm++] = mask_def;
 	}
-	const char *defines[4] = {NULL, NULL, NULL, NULL};
+	const char *defines[4 + ERGON_FW_PORT_LIST_MAX] = {NULL};
 	int nd = 0;
+	for (int i = 0; rtt && i < port->n_rtt_defines; i++)
+		defines[nd++] = port->rtt_defines[i];
 	if (kind == ERGON_MODEL_FW_POWER)
 		defines[nd++] = "-DERT_POWER_BUILD=1";
 	if (kind == ERGON_MODEL_FW_INFER)
@@ -317,8 +329,8 @@ static int model_fw_build(const struct ergon_model *m, const struct ergon_fw_por
 	char model_sha[65];
 	sha256_hex(mbytes, mlen, model_sha);
 	json_t *b = json_pack(
-	    "{s:s,s:s,s:o,s:s,s:s,s:o,s:o,s:s,s:s,s:s,s:s,s:s,s:I,s:I,s:I}", "kind", kn, "board",
-	    port->board, "port", ergon_fw_port_json(port), "kernels", kernels, "compiler",
+	    "{s:s,s:s,s:o,s:s,s:s,s:o,s:o,s:s,s:s,s:s,s:s,s:s,s:I,s:I,s:I}", "kind",
+	    kind_name(kind), "board", port->board, "port", ergon_fw_port_json(port), "kernels", kernels, "compiler",
 	    fb.compiler, "command", fb.command,
 	    "compile", fb.compile, "elf", fb.elf, "elf_sha256", fb.elf_sha256, "link_map", fb.map,
 	    "link_map_sha256", fb.map_sha256, "model_sha256", model_sha, "model_bytes",
@@ -328,6 +340,12 @@ static int model_fw_build(const struct ergon_model *m, const struct ergon_fw_por
 		json_object_set_new(b, "memory", memory);
 		if (marker != NULL)
 			json_object_set_new(b, "marker", marker);
+		/* The stream's link: the port's hal.transport, or RTT through its
+		 * rtt_defines (target.transport rtt). */
+		json_object_set_new(b, "transport",
+				    json_string(rtt || port->transport == ERGON_FW_PORT_RTT
+						    ? "rtt"
+						    : "uart"));
 	} else {
 		json_decref(memory);
 		json_decref(marker);
