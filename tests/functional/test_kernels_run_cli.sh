@@ -46,6 +46,28 @@ contains "$ERR" "no Helium (MVE)" "says why"
 expect 2 "unknown board" -- "$ERGON_BIN" kernels run --board qemu-an574 \
   --shapes "$TMP/s.txt" --out "$TMP/q"
 contains "$ERR" "unknown board (host, qemu-an547)" "names the boards"
+# A known board is refused for what it lacks, not as unknown: qemu-an505
+# has a port whose descriptor has no kernels_main (no kernel firmware);
+# apollo510_evb has no port at all.
+expect 2 "qemu-an505: no kernel firmware" -- "$ERGON_BIN" kernels run --board qemu-an505 \
+  --shapes "$TMP/s.txt" --out "$TMP/q"
+contains "$ERR" "--board qemu-an505: its port (" "names the port"
+contains "$ERR" "target/port/an505/port.json) has no kernel firmware: the descriptor has no kernels_main; run --board qemu-an547 (Cortex-M55 under QEMU) or --board host, or give the port a kernels_main (docs/internals/ports.md)" "says why and the fix"
+case "$ERR" in *"unknown board"*) bad "an505 called unknown: $ERR" ;; *) ok "an505 not called unknown" ;; esac
+[ ! -e "$TMP/q/kernels.json" ] && ok "an505: no kernels.json written" || bad "an505: kernels.json was written"
+expect 2 "a board without a port" -- "$ERGON_BIN" kernels run --board apollo510_evb \
+  --shapes "$TMP/s.txt" --out "$TMP/q"
+contains "$ERR" "--board apollo510_evb: no port in ergon-target" "no port: says so"
+case "$ERR" in *"unknown board"*) bad "apollo510_evb called unknown: $ERR" ;; *) ok "apollo510_evb not called unknown" ;; esac
+# A port that names a kernels_main on another board still cannot load the
+# cases (only the AN547's DDR has the loader): a copy of target/ whose an505
+# descriptor names the an547's kernels_main.
+cp -r "$(dirname "$0")/../../target" "$TMP/tgt"
+sed -i 's|"model_main": "port/common/model_main.c",|&\n  "kernels_main": "port/an547/kernels/kernels_main.c",|' "$TMP/tgt/port/an505/port.json"
+grep -q kernels_main "$TMP/tgt/port/an505/port.json" && ok "an505 copy names a kernels_main" || bad "sed did not add kernels_main"
+expect 2 "an505 with a kernels_main" -- env ERGON_TARGET_DIR="$TMP/tgt" "$ERGON_BIN" kernels run \
+  --board qemu-an505 --shapes "$TMP/s.txt" --out "$TMP/q"
+contains "$ERR" "names a kernels_main, but ergon kernels run loads the cases only into the AN547's DDR under QEMU" "says where the cases load"
 expect 2 "unknown implementation" -- "$ERGON_BIN" kernels run --board host \
   --shapes "$TMP/s.txt" --impl ref,neon --out "$TMP/q2"
 contains "$ERR" "--impl neon: unknown implementation (ref, mve)" "names the implementations"

@@ -7,10 +7,12 @@
 
 #include "engines/kernels/kernels_internal.h"
 #include "ergon/artifact.h"
+#include "ergon/config.h"
 #include "ergon/dynbuf.h"
 #include "ergon/fileio.h"
 #include "ergon/model.h"
 #include "kernels_qemu.h"
+#include "pipelines/common/common.h"
 
 #include "ergon/ert_kblob.h"
 
@@ -426,6 +428,47 @@ int kpmu_request(const char *list, int qemu, struct ergon_pmu_plan *plan, struct
 	return rc;
 }
 
+/* Why --board B, not host or qemu-an547, cannot run the kernels, told by
+ * what ergon knows of B: a board with a port in ergon-target whose
+ * descriptor has no kernels_main (qemu-an505) has no kernel firmware; one
+ * whose port has it still runs only where the case blob's loader is (the
+ * AN547's DDR, kernels_qemu.c); a board of the registry without a port
+ * has nothing to build; anything else is unknown. */
+static int board_refused(const char *board, struct ergon_err *err)
+{
+	struct ergon_fw_port *port = malloc(sizeof *port);
+	int found = 0;
+	struct ergon_err e2 = {0};
+	if (port != NULL && ergon_fw_port_find(board, port, &found, &e2) != 0)
+		found = 0; /* the ports cannot be read: say what the registry knows */
+	int rc;
+	if (found && port->kernels_main[0] == '\0')
+		rc = ergon_err_set(
+		    err, ERGON_EUSAGE,
+		    "--board %s: its port (%s) has no kernel firmware: the descriptor has no "
+		    "kernels_main; run --board qemu-an547 (Cortex-M55 under QEMU) or --board "
+		    "host, or give the port a kernels_main (docs/internals/ports.md)",
+		    board, port->file);
+	else if (found)
+		rc = ergon_err_set(err, ERGON_EUSAGE,
+				   "--board %s: its port (%s) names a kernels_main, but ergon kernels "
+				   "run loads the cases only into the AN547's DDR under QEMU; run "
+				   "--board qemu-an547 or --board host",
+				   board, port->file);
+	else if (ergon_board_find(board) != NULL)
+		rc = ergon_err_set(err, ERGON_EUSAGE,
+				   "--board %s: no port in ergon-target (ergon config boards, the "
+				   "port column), so no kernel firmware to build; run --board "
+				   "qemu-an547 or --board host, or measure on the board and give "
+				   "the samples to ergon kernels report",
+				   board);
+	else
+		rc = ergon_err_set(err, ERGON_EUSAGE, "--board %s: unknown board (host, qemu-an547)",
+				   board);
+	free(port);
+	return rc;
+}
+
 /* The options: the board (host or qemu-an547), the counts, the
  * implementations, the PMU events (planned into *plan), exactly one
  * source of cases. */
@@ -433,10 +476,11 @@ static int check_options(const struct ergon_kernels_run_options *o, int *qemu, u
 			 struct ergon_pmu_plan *plan, struct ergon_err *err)
 {
 	*qemu = o->board != NULL && strcmp(o->board, "qemu-an547") == 0;
-	if (o->board == NULL || (!*qemu && strcmp(o->board, "host") != 0))
+	if (o->board == NULL)
 		return ergon_err_set(err, ERGON_EUSAGE,
-				     "--board %s: unknown board (host, qemu-an547)",
-				     o->board ? o->board : "(none)");
+				     "--board (none): unknown board (host, qemu-an547)");
+	if (!*qemu && strcmp(o->board, "host") != 0)
+		return board_refused(o->board, err);
 	if (o->iterations < 1 || o->iterations > ITER_MAX || o->warmup < 0 || o->warmup > ITER_MAX)
 		return ergon_err_set(err, ERGON_ERANGE,
 				     "--iterations must be 1..%ld and the warm-up 0..%ld", ITER_MAX,
