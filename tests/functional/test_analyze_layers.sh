@@ -38,29 +38,27 @@ expect 0 "analyze with the marker line" -- "$ERGON_BIN" analyze --jls "$TMP/r.jl
   --marker-input-index 1 --layers "$TMP/prof.json" --facts "$TMP/facts.json" \
   --min-window-s 0.05 "${RATE[@]}" --out "$TMP/a"
 python3 - "$TMP/a/summary.json" "$TMP/a/detailed/layer_energy.csv" <<'PY' && ok "layers by hand" || bad "layers by hand"
-import csv, json, sys
+import csv, json, os, sys
+sys.path.insert(0, os.environ["ERGON_SOURCE_DIR"] + "/tests/support/live_bench")
+from ppk2_hand import decoded as q, layers, unmarked as unmarked_j
 p = json.load(open(sys.argv[1]))["power"]
 L, m = p["layers"], p["layer_energy"]
-# The PPK2's current as the driver decodes it: range 1 (101.65 ohm) for
-# 2..6 mA, 14-bit steps of 4 x 1.8 / 163840 V, identity calibration.
-q = lambda i: round(i * 101.65 * 163840 / 7.2) * 7.2 / 163840 / 101.65
+# The PPK2's current as the driver decodes it (range 1, 101.65 ohm, for
+# 2..6 mA) and the layer model of tests/support/live_bench/ppk2_hand.py:
+# each edge mid-way through the sample before the first one showing the
+# new level; layer 0's first inference follows the 2 mA lead-in.
 V, rate, n = 3.0, 1e5, 20
 I, S = [q(0.006), q(0.004), q(0.005)], [300, 200, 150]
-# Each edge sits mid-way through the sample before the first one showing
-# the new level: a layer gets half a sample of the layer before it and
-# loses half a sample of its own. Layer 0's first inference follows the
-# 2 mA lead-in, the others the 5 mA layer.
-prev = [(q(0.002) + (n - 1) * I[2]) / n, I[0], I[1]]
+hand, truth = layers(V, rate, n, I, S, q(0.002))
 # The plan marks layer 0, then the first layer that starts once the marked
 # span has lasted 10 samples: RESHAPE (at FULLY_CONNECTED's start), not
 # FULLY_CONNECTED, which is measured with it.
 assert [e["op"] for e in L] == ["CONV_2D", "DEPTHWISE_CONV_2D", "RESHAPE + FULLY_CONNECTED"], [e["op"] for e in L]
 assert [(e["index"], e["last_index"]) for e in L] == [(0, 0), (1, 1), (2, 3)]
 for j, e in enumerate(L):
-    hand = V / rate * ((S[j] - 0.5) * I[j] + 0.5 * prev[j])
-    assert abs(e["energy_j"] - hand) <= 1e-6 * hand, (j, e["energy_j"], hand)
-    truth = V / rate * S[j] * I[j]   # the layer's own energy
-    assert e["budget"]["complete"] and abs(e["energy_j"] - truth) <= e["energy_U_j"], (j, truth, e["energy_U_j"])
+    assert abs(e["energy_j"] - hand[j]) <= 1e-6 * hand[j], (j, e["energy_j"], hand[j])
+    # truth: the layer's own energy
+    assert e["budget"]["complete"] and abs(e["energy_j"] - truth[j]) <= e["energy_U_j"], (j, truth[j], e["energy_U_j"])
     assert abs(e["duration_s"] - S[j] / rate) <= 1e-9, e["duration_s"]
     assert e["inferences_used"] == n and e["kind"] == "measured"
 # The estimate: the energy per inference split by the cycles.
@@ -78,7 +76,7 @@ assert m["sum_checked"] == "against the energy per inference"
 # sample, inside the first edge, plus the last layer's last half sample,
 # after the final edge).
 assert abs(m["sum_j"] + m["unmarked_j"] - epi) <= 1e-7 * epi, (m["sum_j"], m["unmarked_j"], epi)
-unmarked = V / rate * (199.5 * q(0.002) + 0.5 * I[2]) / n
+unmarked = unmarked_j(V, rate, n, q(0.002), I[2])
 assert abs(m["unmarked_j"] - unmarked) <= 1e-6 * unmarked, (m["unmarked_j"], unmarked)
 codes = [i["code"] for i in p["issues"]]
 assert "power.layers_sum_mismatch" not in codes and "power.layers_inferences_dropped" not in codes, codes
@@ -110,7 +108,9 @@ expect 0 "analyze the run with a missed marker" -- "$ERGON_BIN" analyze --jls "$
   --marker-input-index 1 --layers "$TMP/prof.json" --facts "$TMP/facts.json" \
   --min-window-s 0.05 "${RATE[@]}" --out "$TMP/skip"
 python3 - "$TMP/skip/summary.json" <<'PY' && ok "a missed edge: one inference dropped, 19 by hand" || bad "missed edge"
-import json, sys
+import json, os, sys
+sys.path.insert(0, os.environ["ERGON_SOURCE_DIR"] + "/tests/support/live_bench")
+from ppk2_hand import decoded as q, layers
 p = json.load(open(sys.argv[1]))["power"]
 L, m = p["layers"], p["layer_energy"]
 assert m["inferences"] == {"expected": 20, "used": 19, "dropped": 1, "lost": 0}, m["inferences"]
@@ -118,13 +118,11 @@ assert m["edges"] == 60, m["edges"]
 drop = [i for i in p["issues"] if i["code"] == "power.layers_inferences_dropped"]
 assert len(drop) == 1 and drop[0]["context"]["first_dropped"] == 5 and \
     drop[0]["context"]["first_dropped_edges"] == 2, drop
-q = lambda i: round(i * 101.65 * 163840 / 7.2) * 7.2 / 163840 / 101.65
 V, rate, n = 3.0, 1e5, 19
 I, S = [q(0.006), q(0.004), q(0.005)], [300, 200, 150]
-prev = [(q(0.002) + (n - 1) * I[2]) / n, I[0], I[1]]
+hand, _ = layers(V, rate, n, I, S, q(0.002))
 for j, e in enumerate(L):
-    hand = V / rate * ((S[j] - 0.5) * I[j] + 0.5 * prev[j])
-    assert abs(e["energy_j"] - hand) <= 1e-6 * hand and e["inferences_used"] == 19, (j, e["energy_j"], hand)
+    assert abs(e["energy_j"] - hand[j]) <= 1e-6 * hand[j] and e["inferences_used"] == 19, (j, e["energy_j"], hand[j])
 PY
 
 # The marker line on the gate's line, or on a line that is only low: the

@@ -40,20 +40,7 @@
 #    the streamed inputs (s/gpi/N/!data), so the window is 1200 packets
 #    whatever the host's load. By hand: 0.030 x 3.3 x 1.2 / 1200 = 9.9e-5 J
 #    per inference (exact to rounding), stated uncertainty 1.65e-7 J as in 1.
-set -u
-bin=${ERGON_BIN:?ERGON_BIN not set}
-src=${ERGON_SOURCE_DIR:?ERGON_SOURCE_DIR not set}
-if ! command -v python3 >/dev/null; then
-	echo "FAIL: python3 is needed for the fake RTT server and the Joulescope bridge"
-	exit 1
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-ok() { echo "ok   - $*"; }
-bad() { echo "FAIL - $*"; fails=$((fails + 1)); }
-. "$src/tests/support/live_bench/fake_jlink_bench.sh"
-live_bench_setup || bad "virtual bench reference run (1200 inferences)"
+. "${ERGON_SOURCE_DIR:?ERGON_SOURCE_DIR not set}/tests/support/live_bench/live_test_head.sh"
 
 cat >"$tmp/lockstep_bridge.py" <<EOF2
 import os, sys

@@ -22,35 +22,10 @@
 # with lock-step (INPUT1 is READY) or with the markers off INPUT1, and a
 # PPK2 with the markers on the gate's input, each before anything is
 # flashed.
-set -u
-bin=${ERGON_BIN:?ERGON_BIN not set}
-src=${ERGON_SOURCE_DIR:?ERGON_SOURCE_DIR not set}
-SIM=${ERGON_BUILD_DIR:?ERGON_BUILD_DIR not set}/ergon_ppk2_sim
-if ! command -v python3 >/dev/null; then
-	echo "FAIL: python3 is needed for the fake RTT server"
-	exit 1
-fi
-tmp=$(mktemp -d)
-SIMPID=
-trap '[ -n "$SIMPID" ] && kill "$SIMPID" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
-fails=0
-ok() { echo "ok   - $*"; }
-bad() { echo "FAIL - $*"; fails=$((fails + 1)); }
-. "$src/tests/support/live_bench/fake_jlink_bench.sh"
-live_bench_setup || bad "virtual bench reference run (1200 inferences)"
+. "${ERGON_SOURCE_DIR:?ERGON_SOURCE_DIR not set}/tests/support/live_bench/live_test_head.sh"
 
 sim_args=(--current-a 0.001 --burst-a 0.002 --fast --gate-at-start --gate-delay-s 1.0
 	--layers-a 0.006,0.004,0.005 --layer-samples 50,25,25 --inferences 1200)
-start_sim() { # start_sim ARGS...: sets SIMPID and PORT
-	coproc SIMP { exec "$SIM" "$@"; }
-	SIMPID=$SIMP_PID
-	read -r PORT <&"${SIMP[0]}"
-}
-stop_sim() {
-	kill "$SIMPID" 2>/dev/null
-	wait "$SIMPID" 2>/dev/null
-	SIMPID=
-}
 ppk2=(--power --layer-energy --set power.driver=ppk2 --set power.io_voltage=3.0)
 
 # --- 1. the live path --------------------------------------------------------
@@ -63,24 +38,17 @@ if [ $rc -eq 0 ]; then ok "live PPK2 profile with --layer-energy (exit 0)"; else
 	bad "live PPK2 profile with --layer-energy: exit $rc"
 	cat "$tmp/err.pp"
 fi
-# The hand model, shared by both paths' checks.
+# The hand model, shared by both paths' checks (tests/support/live_bench/
+# ppk2_hand.py): the PPK2's decoded currents, 1200 inferences of 50, 25 and
+# 25 samples at 100 kSPS on 3.0 V after the 2 mA lead-in.
 cat >"$tmp/hand.py" <<'PY'
-# The PPK2's current as the driver decodes it: range 1 (101.65 ohm) for
-# 1..6 mA, 14-bit steps of 4 x 1.8 / 163840 V, identity calibration.
-q = lambda i: round(i * 101.65 * 163840 / 7.2) * 7.2 / 163840 / 101.65
+import os, sys
+sys.path.insert(0, os.environ["ERGON_SOURCE_DIR"] + "/tests/support/live_bench")
+from ppk2_hand import decoded as q, layers, unmarked as unmarked_j
 V, rate, n = 3.0, 1e5, 1200
 I, S = [q(0.006), q(0.004), q(0.005)], [50, 25, 25]
-# Each edge sits mid-way through the sample before the first one showing
-# the new level: a layer gets half a sample of the layer before it and
-# loses half a sample of its own. Layer 0's first inference follows the
-# 2 mA lead-in, the others the 5 mA layer.
-prev = [(q(0.002) + (n - 1) * I[2]) / n, I[0], I[1]]
-hand = [V / rate * ((S[j] - 0.5) * I[j] + 0.5 * prev[j]) for j in range(3)]
-truth = [V / rate * S[j] * I[j] for j in range(3)]
-# The gate's energy per inference: the layers plus the 200 lead/tail
-# samples at 2 mA (less the lead-in's last half sample, inside the first
-# edge, plus the last layer's last half sample, after the final edge).
-unmarked = V / rate * (199.5 * q(0.002) + 0.5 * I[2]) / n
+hand, truth = layers(V, rate, n, I, S, q(0.002))
+unmarked = unmarked_j(V, rate, n, q(0.002), I[2])
 PY
 if python3 - "$tmp/pp/summary.json" "$tmp/pp/detailed/layer_energy.csv" "$tmp/hand.py" <<'PY'; then
 import csv, json, sys
@@ -197,19 +165,19 @@ if [ $rc -eq 0 ]; then ok "live Joulescope (lock-step off) with --layer-energy (
 	cat "$tmp/err.jsl"
 fi
 if python3 - "$tmp/jsl/summary.json" <<'PY'; then
-import json, sys
+import json, os, sys
+sys.path.insert(0, os.environ["ERGON_SOURCE_DIR"] + "/tests/support/live_bench")
+from ppk2_hand import layers, unmarked as unmarked_j
 d = json.load(open(sys.argv[1]))
 p = d["power"]
 L, m = p.get("layers"), p.get("layer_energy", {})
+# The same layer model with packets as samples (each edge placed mid-way
+# through the packet before the first one showing the new level) and the
+# stub's exact currents: no ADC steps between them and the packets.
 V, rate, n = 3.0, 1e5, 1200
 I, S = [0.006, 0.004, 0.005], [50, 25, 25]
-# Each edge placed mid-way through the packet before the first one showing
-# the new level: a layer gets half a packet of the layer before it and
-# loses half a packet of its own (the lead-in's 2 mA before the first).
-prev = [(0.002 + (n - 1) * I[2]) / n, I[0], I[1]]
-hand = [V / rate * ((S[j] - 0.5) * I[j] + 0.5 * prev[j]) for j in range(3)]
-truth = [V / rate * S[j] * I[j] for j in range(3)]
-unmarked = V / rate * (199.5 * 0.002 + 0.5 * I[2]) / n
+hand, truth = layers(V, rate, n, I, S, 0.002)
+unmarked = unmarked_j(V, rate, n, 0.002, I[2])
 errs = []
 if not L or [e["op"] for e in L] != ["CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"]:
     print("layers %r, layer_energy %r" % (L, m)); sys.exit(1)

@@ -36,37 +36,14 @@
 # Then: Ctrl-C (SIGINT) in the middle of the live capture keeps what was
 # captured, marked partial, exit 1 (docs/USAGE.md, section 6); an unplug
 # inside the window keeps it too, marked, with instrument.disconnected.
-set -u
-bin=${ERGON_BIN:?ERGON_BIN not set}
-src=${ERGON_SOURCE_DIR:?ERGON_SOURCE_DIR not set}
-SIM=${ERGON_BUILD_DIR:?ERGON_BUILD_DIR not set}/ergon_ppk2_sim
-if ! command -v python3 >/dev/null; then
-	echo "FAIL: python3 is needed for the fake RTT server"
-	exit 1
-fi
-tmp=$(mktemp -d)
-SIMPID=
-trap '[ -n "$SIMPID" ] && kill "$SIMPID" 2>/dev/null; rm -rf "$tmp"' EXIT
-fails=0
-ok() { echo "ok   - $*"; }
-bad() { echo "FAIL - $*"; fails=$((fails + 1)); }
-. "$src/tests/support/live_bench/fake_jlink_bench.sh"
-live_bench_setup || bad "virtual bench reference run (1200 inferences)"
+. "${ERGON_SOURCE_DIR:?ERGON_SOURCE_DIR not set}/tests/support/live_bench/live_test_head.sh"
 
-start_sim() { # start_sim ARGS...: sets SIMPID and PORT
-	coproc SIMP { exec "$SIM" --current-a 0.004 --burst-a 0.030 "$@"; }
-	SIMPID=$SIMP_PID
-	read -r PORT <&"${SIMP[0]}"
-}
-stop_sim() {
-	kill "$SIMPID" 2>/dev/null
-	wait "$SIMPID" 2>/dev/null
-	SIMPID=
-}
+# The simulated rail: 4 mA outside the gate, 30 mA inside it.
+lvl=(--current-a 0.004 --burst-a 0.030)
 ppk2=(--power --set power.driver=ppk2 --set power.io_voltage=3.3)
 
 # --- 1. a gated window end to end ---------------------------------------------
-start_sim --fast --gate-at-start --gate-delay-s 1.0 --gate-s 1.2
+start_sim "${lvl[@]}" --fast --gate-at-start --gate-delay-s 1.0 --gate-s 1.2
 "$bin" profile "$tmp/fw" "${board[@]}" --power --set power.driver=ppk2 --set power.io_voltage=1.8 \
 	--set power.rail_voltage=3.3 --power-serial "$PORT" --out "$tmp/pp" \
 	>"$tmp/out" 2>"$tmp/err.pp"
@@ -77,15 +54,13 @@ if [ $rc -eq 0 ]; then ok "ppk2 live profile run (exit 0)"; else
 	cat "$tmp/err.pp"
 fi
 if python3 - "$tmp/pp/summary.json" "ppk2:$PORT" <<'PY'; then
-import json, sys
+import json, os, sys
+sys.path.insert(0, os.environ["ERGON_SOURCE_DIR"] + "/tests/support/live_bench")
+from ppk2_hand import RANGE1_OHM, RANGE2_OHM, raw_current, switch_filtered
 d = json.load(open(sys.argv[1]))
 p = d.get("power") or {}
-step = 4 * 1.8 / 163840
-i_hi, i_lo = 6929 * step / 10.15, 9252 * step / 101.65
-y, filt = i_lo, []
-for _ in range(3):
-    y = 0.18 * i_hi + 0.82 * y
-    filt.append(y)
+i_hi, i_lo = raw_current(6929, RANGE2_OHM), raw_current(9252, RANGE1_OHM)
+filt = switch_filtered(i_lo, i_hi)
 hand = 3.3 * 1e-5 * (sum(filt) + (120000 - 3) * i_hi) / 1200
 truth = 0.030 * 3.3 * 1.2 / 1200
 u_hand = 2 * 0.001 * i_hi * 3.3 / 1200
@@ -132,7 +107,7 @@ grep -q "CMD loadfile $tmp/fw/app_power.elf" "$tmp/jlink.calls" && ok "the power
 # pauses, and says once ergon has read every one of them (--drained-file);
 # then SIGINT. The wait for that cue is bounded (60 s) but nothing is
 # asserted about how long it took.
-start_sim --fast --period-s 0 --samples 50000 --drained-file "$tmp/drained"
+start_sim "${lvl[@]}" --fast --period-s 0 --samples 50000 --drained-file "$tmp/drained"
 "$bin" profile "$tmp/fw" "${board[@]}" "${ppk2[@]}" --power-serial "$PORT" --out "$tmp/int" \
 	>"$tmp/out" 2>"$tmp/err.int" &
 pid=$!
@@ -147,7 +122,9 @@ if [ $rc -eq 1 ]; then ok "Ctrl-C: exit 1 (interrupted, as documented)"; else
 	cat "$tmp/err.int"
 fi
 if python3 - "$tmp/int/summary.json" <<'PY'; then
-import json, sys
+import json, os, sys
+sys.path.insert(0, os.environ["ERGON_SOURCE_DIR"] + "/tests/support/live_bench")
+from ppk2_hand import RANGE1_OHM, raw_current
 d = json.load(open(sys.argv[1]))
 p = d.get("power") or {}
 lc = p.get("live_capture", {})
@@ -164,7 +141,7 @@ if lc.get("samples_discarded") != 5999 or n != 50000 - 5999: errs.append("fed %r
 if w.get("samples") != n: errs.append("whole window %r samples, fed %r" % (w.get("samples"), n))
 if lc.get("rail_voltage") != {"v": 3.3, "from": "power.io_voltage (power.rail_voltage not set)", "note": lc.get("rail_voltage", {}).get("note")}: errs.append("rail %r" % lc.get("rail_voltage"))
 # Kept figures, by hand: n samples of I_lo at 3.3 V.
-i_lo = 9252 * 4 * 1.8 / 163840 / 101.65
+i_lo = raw_current(9252, RANGE1_OHM)
 want = n * 1e-5 * i_lo * 3.3
 if not abs(w.get("energy_j", 0) - want) <= 1e-6 * want: errs.append("whole energy %r, by hand %r" % (w.get("energy_j"), want))
 if errs:
@@ -177,7 +154,7 @@ else bad "Ctrl-C: summary"; fi
 # Halfway through the window (--unplug-in-gate 0.5): the simulator sends
 # stream samples 0 .. 159,999 (1.0 s + 0.6 s), waits until ergon has read
 # them, and unplugs.
-start_sim --fast --gate-at-start --gate-delay-s 1.0 --gate-s 1.2 --unplug-in-gate 0.5
+start_sim "${lvl[@]}" --fast --gate-at-start --gate-delay-s 1.0 --gate-s 1.2 --unplug-in-gate 0.5
 "$bin" profile "$tmp/fw" "${board[@]}" "${ppk2[@]}" --power-serial "$PORT" --out "$tmp/up" \
 	>"$tmp/out" 2>"$tmp/err.up"
 rc=$?
@@ -189,7 +166,9 @@ else
 	cat "$tmp/err.up"
 fi
 if python3 - "$tmp/up/summary.json" <<'PY'; then
-import json, sys
+import json, os, sys
+sys.path.insert(0, os.environ["ERGON_SOURCE_DIR"] + "/tests/support/live_bench")
+from ppk2_hand import RANGE1_OHM, RANGE2_OHM, raw_current, switch_filtered
 d = json.load(open(sys.argv[1]))
 p = d.get("power") or {}
 lc = p.get("live_capture", {})
@@ -203,11 +182,8 @@ if lc.get("end") != "instrument_failed": errs.append("live end %r" % lc.get("end
 fed = lc.get("samples_fed", 0)
 if fed != 160000 - 5999 or lc.get("samples_discarded") != 5999: errs.append("samples_fed %r, discarded %r: want 154001 and 5999" % (fed, lc.get("samples_discarded")))
 w = p.get("whole_capture_window", {})
-i_hi, i_lo = 6929 * 4 * 1.8 / 163840 / 10.15, 9252 * 4 * 1.8 / 163840 / 101.65
-y, filt = i_lo, 0.0
-for _ in range(3):
-    y = 0.18 * i_hi + 0.82 * y
-    filt += y
+i_hi, i_lo = raw_current(6929, RANGE2_OHM), raw_current(9252, RANGE1_OHM)
+filt = sum(switch_filtered(i_lo, i_hi))
 want = 3.3 * 1e-5 * ((100000 - 5999) * i_lo + filt + (60000 - 3) * i_hi)
 if not abs(w.get("energy_j", 0) - want) <= 1e-6 * want: errs.append("whole energy %r, by hand %r" % (w.get("energy_j"), want))
 if p.get("whole_capture_window", {}).get("samples") != lc.get("samples_fed"): errs.append("whole %r" % p.get("whole_capture_window"))
@@ -222,7 +198,7 @@ else bad "unplug: summary"; fi
 # No gate at all; power.duration_s 1 bounds the wait (on the samples' clock
 # for the simulator). The message must send the user to the wire and to
 # the logic reference (issue 37: it said nothing of Vref or io_voltage).
-start_sim --fast --period-s 0
+start_sim "${lvl[@]}" --fast --period-s 0
 "$bin" profile "$tmp/fw" "${board[@]}" "${ppk2[@]}" --set power.duration_s=1 --power-serial "$PORT" \
 	--out "$tmp/ng" >"$tmp/out" 2>"$tmp/err.ng"
 rc=$?

@@ -9,21 +9,7 @@
 # 0x1B: Apollo5 SoC datasheet), after the power build was flashed. With
 # power.reset_strategy=debug_reset the same run must hold no SWPOI write,
 # so the check cannot pass on a lifecycle that always writes it.
-set -u
-bin=${ERGON_BIN:?ERGON_BIN not set}
-src=${ERGON_SOURCE_DIR:?ERGON_SOURCE_DIR not set}
-if ! command -v python3 >/dev/null; then
-	echo "FAIL: python3 is needed for the fake servers and the bridge"
-	exit 1
-fi
-tmp=$(mktemp -d)
-cleanup() { rm -rf "$tmp"; }
-trap cleanup EXIT
-fails=0
-ok() { echo "ok   - $*"; }
-bad() { echo "FAIL - $*"; fails=$((fails + 1)); }
-. "$src/tests/support/live_bench/fake_jlink_bench.sh"
-live_bench_setup || bad "virtual bench reference run (1200 inferences)"
+. "${ERGON_SOURCE_DIR:?ERGON_SOURCE_DIR not set}/tests/support/live_bench/live_test_head.sh"
 cat >"$tmp/lockstep_bridge.py" <<EOF2
 import os, sys
 os.execvp(sys.executable, [sys.executable, "$src/tests/support/bridge_fake.py",
