@@ -216,6 +216,9 @@ enum ergon_integrity {
 	X("power.layers_sum_mismatch", ERGON_SEV_WARNING,                                          \
 	  "the layers' energies do not sum to the energy per inference within their "              \
 	  "uncertainties")                                                                         \
+	X("power.layers_mask_mismatch", ERGON_SEV_WARNING,                                         \
+	  "inferences showed another number of marker edges than the marker plan's mask expects "  \
+	  "(a power build with another mask)")                                                     \
 	/* --- profile: clean-window checks --- */                                                 \
 	X("profile.clean_window_stalled", ERGON_SEV_WARNING,                                       \
 	  "clean-window iterations stalled or partial")                                            \

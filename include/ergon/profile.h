@@ -80,6 +80,16 @@ struct ergon_profile_progress {
 	unsigned stage_no, stages; /* this stage, 1-based, of the stages that run */
 };
 
+/* The images are ergon's own build of a model (ergon profile MODEL.tflite
+ * --board B --power): what the power stage needs to build the power image
+ * again. Borrowed strings. */
+struct ergon_profile_fw_build {
+	const char *model_path; /* the .tflite */
+	const char *board;	/* the board with a port (ergon_model_fw_board_check) */
+	const char *dir;	/* the folder the images were built in */
+	unsigned flags;		/* ERGON_MODEL_FW_* (ergon/model_fw.h) */
+};
+
 struct ergon_profile_opts {
 	const struct ergon_config *cfg;		 /* resolved */
 	const struct ergon_profile_firmware *fw; /* NULL for the sim lifecycle */
@@ -98,8 +108,17 @@ struct ergon_profile_opts {
 	/* --layer-energy: the power stage marks the layers (a marker plan from
 	 * the PMU stage's layers) and folds the energy between the marker
 	 * edges by layer into power.layers[] (docs/METHOD.md, "Energy per
-	 * layer"); on the virtual bench only, for now. */
+	 * layer"): on the virtual bench, with a live PPK2, or a live
+	 * Joulescope with lock-step off. */
 	int layer_energy;
+	/* The images are ergon's build of o->model (NULL: the user's
+	 * FIRMWARE_DIR). With layer_energy and a live meter, the power stage
+	 * makes the marker plan from the PMU stage's layers at the meter's
+	 * rate and builds the power image again with the plan's mask
+	 * (ergon_model_fw_build_power) before flashing it; without it, the
+	 * plan's mask and the initializer for the user's own power build are
+	 * in power.marker_plan. */
+	const struct ergon_profile_fw_build *fw_build;
 	/* --repeat N (issue 31): the power stage's whole capture N times (the
 	 * PMU stage once); summary.json keeps each repetition
 	 * (repetitions[]) and the repeat statistics of the power figures

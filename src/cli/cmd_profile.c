@@ -181,6 +181,51 @@ static const char *verdict_stage(const json_t *issues)
 	return owner;
 }
 
+/* --layer-energy with the user's power build (FIRMWARE_DIR): the mask the
+ * marker plan needs it to carry (stages.power.marker_plan). */
+static void note_marker_plan(const json_t *summary)
+{
+	const json_t *mp = json_object_get(
+	    json_object_get(json_object_get(summary, "stages"), "power"), "marker_plan");
+	const char *by =
+	    json_string_value(json_object_get(json_object_get(mp, "power_image"), "built_by"));
+	if (by == NULL || strncmp(by, "the user", 8) != 0)
+		return;
+	if (json_array_size(json_object_get(mp, "left_out")) == 0) {
+		cli_note(
+		    "profile",
+		    "the marker plan marks every layer (%lld of %lld at %.0f/s): a power build "
+		    "that marks every layer (ert_power_config.marker.mask all zero, the "
+		    "default) matches it",
+		    (long long)json_integer_value(json_object_get(mp, "segments")),
+		    (long long)json_integer_value(json_object_get(mp, "layers")),
+		    json_number_value(json_object_get(mp, "rate_hz")));
+		return;
+	}
+	char left[160] = "";
+	size_t i, o = 0;
+	const json_t *v;
+	json_array_foreach(json_object_get(mp, "left_out"), i, v)
+	{
+		int w = snprintf(left + o, sizeof left - o, "%s%lld", i ? ", " : "",
+				 (long long)json_integer_value(v));
+		if (w < 0 || (size_t)w >= sizeof left - o) {
+			snprintf(left + (o < sizeof left - 4 ? o : sizeof left - 4), 4, "...");
+			break;
+		}
+		o += (size_t)w;
+	}
+	cli_note("profile",
+		 "the marker plan (%lld segments of %lld layers at %.0f/s; layers left out: %s) "
+		 "needs the power build to carry its mask: ert_power_config.marker.mask = %s "
+		 "(ergon-target's model main: %s); stages.power.marker_plan in summary.json",
+		 (long long)json_integer_value(json_object_get(mp, "segments")),
+		 (long long)json_integer_value(json_object_get(mp, "layers")),
+		 json_number_value(json_object_get(mp, "rate_hz")), left,
+		 json_string_value(json_object_get(mp, "initializer")),
+		 json_string_value(json_object_get(mp, "define")));
+}
+
 /* --layer-energy: the costliest layers (power.layer_energy.costliest). */
 static void print_layer_energy(const json_t *pw, int utf8)
 {
@@ -655,6 +700,9 @@ static int run(int argc, char **argv)
 	 * with it embedded (a board with a port), then profile that. */
 	struct stat mst;
 	char mdir[PATH_MAX];
+	/* The images are ergon's build of the model: the power stage may
+	 * build the power image again (the marker plan's mask). */
+	struct ergon_profile_fw_build fw_build = {0};
 	const char *model_path = NULL;
 	char port_transport[8] = "";
 	if (!sim && fwdir && stat(fwdir, &mst) == 0 && S_ISREG(mst.st_mode)) {
@@ -707,6 +755,14 @@ static int run(int argc, char **argv)
 		if ((rc = ergon_model_info_load(model_path, &mi, &err)) != 0)
 			goto fail;
 		ergon_model_info_release(&mi);
+		fw_build = (struct ergon_profile_fw_build){
+		    .model_path = model_path,
+		    .board = cfg.board->name,
+		    .dir = mdir,
+		    .flags = (no_cache ? ERGON_MODEL_FW_NO_CACHE : 0u) |
+			     (cfg.profiling.extreme_mode ? ERGON_MODEL_FW_EXTREME_MODE : 0u) |
+			     (cfg.profiling.force_shared_sram ? ERGON_MODEL_FW_SHARED_SRAM : 0u) |
+			     (cfg.target.transport == ERGON_TRANSPORT_RTT ? ERGON_MODEL_FW_RTT : 0u)};
 		if (!dry) {
 			cli_note("profile", "building the %s firmware for %s in %s",
 				 cfg.board->name, model_path, mdir);
@@ -714,11 +770,7 @@ static int run(int argc, char **argv)
 			rc = ergon_model_fw_prepare_profile(
 			    model_path, cfg.board->name, mdir,
 			    cfg.power.enabled && cfg.power.firmware == ERGON_FIRMWARE_DEDICATED,
-			    (no_cache ? ERGON_MODEL_FW_NO_CACHE : 0u) |
-				(cfg.profiling.extreme_mode ? ERGON_MODEL_FW_EXTREME_MODE : 0u) |
-				(cfg.profiling.force_shared_sram ? ERGON_MODEL_FW_SHARED_SRAM : 0u) |
-				(cfg.target.transport == ERGON_TRANSPORT_RTT ? ERGON_MODEL_FW_RTT : 0u),
-			    &model_json, &err);
+			    fw_build.flags, &model_json, &err);
 			cli_ticker_stop();
 			if (rc)
 				goto fail;
@@ -756,8 +808,14 @@ static int run(int argc, char **argv)
 			printf("plan:\n%s\n", s ? s : "(out of memory)");
 			free(s);
 			if (model_path)
-				printf("firmware: built from %s into %s when the run starts\n",
-				       model_path, mdir);
+				printf(
+				    "firmware: built from %s into %s when the run starts%s\n",
+				    model_path, mdir,
+				    layer_energy && cfg.power.firmware == ERGON_FIRMWARE_DEDICATED
+					? "; with --layer-energy and a live meter, the power "
+					  "build again after the PMU stage, carrying the marker "
+					  "plan's mask (the PMU stage's layers at the meter's rate)"
+					: "");
 			else if (!sim)
 				printf("firmware: profile %s; power %s\n", fw.profile,
 				       fw.power[0] ? fw.power : "(not needed)");
@@ -795,6 +853,7 @@ static int run(int argc, char **argv)
 					.interrupted = &interrupted,
 					.model = model_json,
 					.layer_energy = layer_energy,
+					.fw_build = model_path ? &fw_build : NULL,
 					.repeat = repeat > 1 ? (unsigned)repeat : 1u};
 	/* On a terminal, every step of every stage while it runs (one line,
 	 * redrawn, cleared when the stages end). */
@@ -823,6 +882,8 @@ static int run(int argc, char **argv)
 		print_result(summary, &res);
 	size_t i;
 	json_t *issue;
+	if (!as_json)
+		note_marker_plan(summary);
 	json_array_foreach(json_object_get(summary, "issues"), i, issue)
 	{
 		/* The configuration's own issues were printed before the run

@@ -83,12 +83,13 @@ json_t *ergon_layers_json(const struct ergon_layers_result *res, const struct er
 			char why[300];
 			if (unmarked)
 				snprintf(why, sizeof why,
-					 "not marked: the marker plan found it too short for %g "
-					 "samples at %g Hz; measured with layer %zu",
-					 res->min_samples,
+					 "not marked: the marker plan at %g Hz keeps every marked "
+					 "segment at least %g samples long, and the segment from "
+					 "layer %zu (or this layer alone) was shorter; measured "
+					 "with layer %zu",
 					 m->plan_rate_hz > 0 ? m->plan_rate_hz
 							     : res->sample_rate_hz,
-					 l0);
+					 res->min_samples, l0, l0);
 			else
 				snprintf(why, sizeof why,
 					 "marked, but its segment spanned fewer than %g samples "

@@ -219,6 +219,7 @@ int ergon_profile_run(const struct ergon_profile_opts *o, struct ergon_profile_r
 	if (rc) {
 		json_decref(plan.json);
 		json_decref(r.issues);
+		json_decref(r.power_build);
 		ergon_out_release(&slot);
 		return rc;
 	}
@@ -248,6 +249,7 @@ int ergon_profile_run(const struct ergon_profile_opts *o, struct ergon_profile_r
 		json_decref(pow_stage);
 		json_decref(plan.json);
 		json_decref(r.issues);
+		json_decref(r.power_build);
 		ergon_out_release(&slot);
 		return ergon_err_set(err, ERGON_ENOMEM, "profile: out of memory");
 	}
@@ -385,5 +387,6 @@ int ergon_profile_run(const struct ergon_profile_opts *o, struct ergon_profile_r
 	json_decref(reps);
 	json_decref(pw.section);
 	json_decref(r.issues);
+	json_decref(r.power_build);
 	return rc;
 }

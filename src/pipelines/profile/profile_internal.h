@@ -69,6 +69,10 @@ struct prof_run {
 	 * NULL: not repeated) and the planned count, for the outputs. */
 	json_t *repetitions;
 	unsigned planned;
+	/* --layer-energy with ergon's own images: the power build made again
+	 * with the marker plan's mask (its build record; owned), which the
+	 * summary's model.builds shows in place of the first one. */
+	json_t *power_build;
 };
 
 /* What a stage ended with; profile.c records it in the stage's entry of
@@ -178,6 +182,12 @@ struct prof_live_layers {
 	/* A Joulescope: its statistics packets are the engine's samples, at
 	 * packet_rate_hz (0: a raw meter). */
 	double packet_rate_hz;
+	/* The rate the opened meter gives (the engine's); the plan's is
+	 * plan.rate_hz, made before the meter opened. */
+	double meter_rate_hz;
+	/* The image to flash when the power build was made again with the
+	 * plan's mask ("" otherwise). */
+	char image[PATH_MAX];
 	int have_prev;
 	double prev_t_end_s, prev_energy_j;
 	int prev_acc;
@@ -188,6 +198,19 @@ static inline void prof_live_layers_cleanup(struct prof_live_layers *ly)
 	ly->L = NULL;
 	ergon_layer_plan_free(&ly->plan);
 }
+/* The rate a live meter will give, known before it opens: the PPK2's
+ * fixed 100 kSPS (drivers/instruments/ppk2/ppk2.h, PPK2_SAMPLE_RATE_HZ), a
+ * Joulescope's power.stats_rate_hz (its statistics packets are the layer
+ * engine's samples). */
+#define PROF_PPK2_RATE_HZ 100000.0
+/* --layer-energy with a live meter, before it opens: the marker plan from
+ * the PMU stage's layers (ly->profile) at that rate into ly->plan and
+ * stage's "marker_plan" (the mask, its define and initializer, where it
+ * came from, which mask the power image carries); with ergon's own images
+ * (o->fw_build) the power image built again with the plan's mask
+ * (ly->image, r->power_build). A failed build fails the stage. */
+int prof_live_layers_plan(struct prof_run *r, struct prof_live_layers *ly, json_t *stage,
+			  struct ergon_err *err);
 /* ly: NULL without --layer-energy. */
 int prof_live_capture(struct prof_run *r, const char *dir, const char *image, double duration_s,
 		      double window_hb_s, struct ergon_hpx_parser *p,

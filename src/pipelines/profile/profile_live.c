@@ -23,6 +23,7 @@
 #include "ergon/layer_energy.h"
 #include "ergon/live_gate.h"
 #include "ergon/live_raw.h"
+#include "ergon/model_fw.h"
 #include "profile_internal.h"
 
 #include <math.h>
@@ -230,18 +231,99 @@ static int layers_packet_tap(void *ctx, const struct ergon_stats_packet *p, size
 	return 0;
 }
 
-/* The marker plan from the PMU stage's layers at the meter's rate (the
- * plan the power build's markers follow at that rate) and a layer engine
- * for the capture: the gate on power.sync_input_index, the markers on
- * power.marker_input_index, the meter's rating. */
-static int layers_begin(struct prof_run *r, struct prof_live_layers *ly, double rate_hz,
-			struct ergon_err *err)
+int prof_live_layers_plan(struct prof_run *r, struct prof_live_layers *ly, json_t *stage,
+			  struct ergon_err *err)
 {
 	const struct ergon_config *cfg = r->o->cfg;
+	const struct ergon_profile_fw_build *fb = r->o->fw_build;
+	int ppk2 = strcmp(cfg->power.driver, "ppk2") == 0;
+	double rate_hz = ppk2 ? PROF_PPK2_RATE_HZ : (double)cfg->power.stats_rate_hz;
+	ly->image[0] = '\0';
 	int rc = ergon_layer_plan_from_profile(ly->profile, rate_hz, LIVE_LAYER_PLAN_WHAT,
 					       &ly->plan, err);
 	if (rc)
 		return rc;
+	char from[200];
+	snprintf(from, sizeof from,
+		 "the marker plan: the PMU stage's %zu layers at %.0f %s (%s), each marked "
+		 "segment at least %g samples",
+		 ly->plan.n_layers, rate_hz, ppk2 ? "samples/s" : "packets/s",
+		 ppk2 ? "the PPK2's fixed rate" : "power.stats_rate_hz", ERGON_LAYERS_MIN_SAMPLES);
+	json_t *mp = ergon_layer_plan_json(&ly->plan, from);
+	if (mp == NULL)
+		return ergon_err_set(err, ERGON_ENOMEM, "out of memory");
+	json_object_set_new(stage, "marker_plan", mp);
+	if (fb != NULL && cfg->power.firmware == ERGON_FIRMWARE_SHARED) {
+		/* The shared image is the profile build: it has no marker line,
+		 * and the run asked for that image, not another. */
+		json_object_set_new(
+		    mp, "power_image",
+		    json_pack("{s:s, s:s}", "built_by", "ergon (power.firmware: shared)", "carries",
+			      "no marker line: the shared image is the profile build, which marks "
+			      "no layer; use power.firmware: dedicated"));
+		return 0;
+	}
+	if (fb == NULL) {
+		/* The user's images: ergon cannot see which mask their power
+		 * build carries; it says which one the plan needs. */
+		json_object_set_new(
+		    mp, "power_image",
+		    json_pack("{s:s, s:s}", "built_by", "the user (FIRMWARE_DIR)", "carries",
+			      "unknown to ergon: the power build must carry this plan's mask "
+			      "(its ert_power_config.marker.mask = initializer, or a model main "
+			      "built with define); one that marks every layer (mask all zero) "
+			      "matches only when left_out is empty"));
+		return 0;
+	}
+	struct ergon_model_fw_marker mk = {.from = from};
+	memcpy(mk.mask, ly->plan.mask, sizeof mk.mask);
+	prof_progress(r, "firmware", "the power build again, with the marker plan's mask");
+	json_t *b = NULL;
+	rc =
+	    ergon_model_fw_build_power(fb->model_path, fb->board, fb->dir, fb->flags, &mk, &b, err);
+	if (rc) {
+		json_decref(b);
+		return rc;
+	}
+	if (json_integer_value(json_object_get(json_object_get(b, "marker"), "pin")) == 0) {
+		rc = ergon_err_set(
+		    err, ERGON_EUSAGE,
+		    "--layer-energy: board %s's port has no layer-marker line (its "
+		    "descriptor's hal.gpio.marker is 0 or absent), so its power image "
+		    "marks no layer; give the port a marker pin (docs/internals/ports.md) "
+		    "or drop --layer-energy",
+		    fb->board);
+		json_decref(b);
+		return rc;
+	}
+	const char *elf = json_string_value(json_object_get(b, "elf"));
+	snprintf(ly->image, sizeof ly->image, "%s", elf ? elf : "");
+	json_object_set_new(mp, "power_image",
+			    json_pack("{s:s, s:s, s:O, s:O, s:s?}", "built_by",
+				      "ergon, after the PMU stage", "carries", "this plan's mask",
+				      "elf", json_object_get(b, "elf"), "elf_sha256",
+				      json_object_get(b, "elf_sha256"), "build_record",
+				      "build-power.json beside the ELF"));
+	json_decref(r->power_build);
+	r->power_build = b;
+	return 0;
+}
+
+/* A layer engine for the capture at the opened meter's rate, on the
+ * segments the plan made before it opened (the power image's, when ergon
+ * built it with the plan's mask): the gate on power.sync_input_index, the
+ * markers on power.marker_input_index, the meter's rating. A meter whose
+ * rate differs from the plan's keeps those segments; a segment too short
+ * at the real rate comes out unresolved, with the reason. */
+static int layers_begin(struct prof_run *r, struct prof_live_layers *ly, double rate_hz,
+			struct ergon_err *err)
+{
+	const struct ergon_config *cfg = r->o->cfg;
+	if (!ly->plan.on)
+		return ergon_err_set(err, ERGON_EUSAGE,
+				     "%s: no marker plan was made before the meter opened",
+				     LIVE_LAYER_PLAN_WHAT);
+	ly->meter_rate_hz = rate_hz;
 	struct ergon_layers_config c = {.sample_rate_hz = rate_hz,
 					.gate_bit = (unsigned)cfg->power.sync_input_index,
 					.marker_bit = ly->marker_input_index,

@@ -126,7 +126,20 @@ void prof_model_annotate(struct prof_run *r, json_t *art, json_t *profile, json_
 	const json_t *model = r->o->model;
 	if (model == NULL)
 		return;
-	json_object_set_new(art, "model", json_deep_copy(model));
+	json_t *copy = json_deep_copy(model);
+	/* The power build ergon made again with the marker plan's mask
+	 * replaces the first one (the image the power stage flashed). */
+	json_t *b;
+	size_t i;
+	json_array_foreach(json_object_get(copy, "builds"), i, b)
+	{
+		const char *kind = json_string_value(json_object_get(b, "kind"));
+		if (r->power_build != NULL && kind != NULL && strcmp(kind, "power") == 0) {
+			json_array_set(json_object_get(copy, "builds"), i, r->power_build);
+			break;
+		}
+	}
+	json_object_set_new(art, "model", copy);
 	if (strcmp(json_string_value(json_object_get(pmu_stage, "status")), "ok") != 0)
 		return;
 	correctness(r, art, model, pmu_stage);

@@ -496,6 +496,48 @@ static double sec_num(const json_t *sec, const char *key)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+/* Inferences dropped for another number of marker edges than the plan's
+ * segments: power.layers_mask_mismatch names the mask the plan expected
+ * and what the firmware marked as far as the edges tell (the first dropped
+ * inference's count; a build that marks every layer shows one edge per
+ * layer), and the fix for a user's own power build. */
+static void mask_mismatch_issue(const struct prof_live_layers *ly,
+				const struct ergon_layers_result *res, json_t *sec, json_t *issues)
+{
+	char def[ERGON_MARKER_DEFINE_MAX], init[ERGON_MARKER_INIT_MAX];
+	ergon_marker_mask_define(ly->plan.mask, def, sizeof def);
+	ergon_marker_mask_initializer(ly->plan.mask, init, sizeof init);
+	size_t marked_layers = ly->plan.n_layers < 256 ? ly->plan.n_layers : 256;
+	char seen[300];
+	if (res->first_dropped_edges == marked_layers ||
+	    res->first_dropped_edges == marked_layers + 1)
+		snprintf(seen, sizeof seen,
+			 "%llu, one per layer: the power build marks every layer (a mask of all "
+			 "zero)",
+			 (unsigned long long)res->first_dropped_edges);
+	else
+		snprintf(seen, sizeof seen, "%llu (a missed or extra edge, or another mask)",
+			 (unsigned long long)res->first_dropped_edges);
+	json_t *a = json_array();
+	ergon_issue_add(
+	    a, "power.layers_mask_mismatch",
+	    json_pack("{s:I, s:I, s:I, s:s, s:s}", "segments_expected",
+		      (json_int_t)ly->plan.n_segments, "first_dropped_edges",
+		      (json_int_t)res->first_dropped_edges, "layers", (json_int_t)ly->plan.n_layers,
+		      "expected_define", def, "expected_initializer", init),
+	    "the marker plan expected %zu marker edges per inference (its mask %s marks %zu of "
+	    "the %zu layers); the first dropped inference showed %s. %s",
+	    ly->plan.n_segments, init, ly->plan.n_segments, ly->plan.n_layers, seen,
+	    ly->image[0] ? "The power image ergon built carries the plan's mask, so the edges "
+			   "themselves disagree: check the marker wire and its logic level"
+			 : "Build the power image with this mask: ert_power_config.marker.mask = "
+			   "the initializer above (a model main: the define in "
+			   "power.marker_plan)");
+	json_array_extend(issues, a);
+	json_array_extend(json_object_get(sec, "issues"), a);
+	json_decref(a);
+}
+
 /* The live PPK2's layer engine (fed by the capture) into power.layers[]
  * and power.layer_energy: the firmware's count, the sum against the
  * gated energy per inference, and what the marker's cost needs. A layer
@@ -524,20 +566,42 @@ static int prof_layers_analyze_live(const struct ergon_config *cfg, struct prof_
 			 "the live Joulescope's statistics packets (power.stats_rate_hz %.0f/s, "
 			 "gate INPUT%u, markers INPUT%u; each packet one sample: an edge is placed "
 			 "to one packet, %.6g s)",
-			 ly->plan.rate_hz, (unsigned)cfg->power.sync_input_index,
-			 ly->marker_input_index, 1.0 / ly->plan.rate_hz);
+			 ly->meter_rate_hz, (unsigned)cfg->power.sync_input_index,
+			 ly->marker_input_index, 1.0 / ly->meter_rate_hz);
 	else
 		snprintf(meter, sizeof meter, "the live PPK2 (%.0f SPS, gate D%u, markers D%u)",
-			 ly->plan.rate_hz, (unsigned)cfg->power.sync_input_index,
+			 ly->meter_rate_hz, (unsigned)cfg->power.sync_input_index,
 			 ly->marker_input_index);
 	if (!rc)
 		rc = ergon_layers_section(res, &ly->plan, sec_num(sec, "energy_per_inference_j"),
 					  sec_num(sec, "energy_per_inference_uncertainty_j"), meter,
 					  sec, issues, err);
+	if (!rc && res->inferences_dropped > 0)
+		mask_mismatch_issue(ly, res, sec, issues);
 	json_t *meta = json_object_get(sec, "layer_energy");
 	if (!rc && json_is_object(meta)) {
 		json_object_set_new(meta, "marker_input_index",
 				    json_integer((json_int_t)ly->marker_input_index));
+		/* The plan the segments are (made before the meter opened) and
+		 * the rate the meter gave. */
+		char def[ERGON_MARKER_DEFINE_MAX];
+		ergon_marker_mask_define(ly->plan.mask, def, sizeof def);
+		json_object_set_new(meta, "marker_plan",
+				    json_pack("{s:f, s:s, s:s}", "rate_hz", ly->plan.rate_hz,
+					      "define", def, "power_image",
+					      ly->image[0] ? "carries this mask (ergon built it)"
+							   : "the user's (FIRMWARE_DIR): its mask "
+							     "unknown to ergon"));
+		if (fabs(ly->meter_rate_hz - ly->plan.rate_hz) > 1e-9 * ly->plan.rate_hz)
+			json_object_set_new(
+			    meta, "rate_note",
+			    json_sprintf("the marker plan (the power image's mask) was made at "
+					 "%.9g/s before the meter opened; the meter gave %.9g/s: "
+					 "the segments stay the plan's, and one shorter than %g "
+					 "samples at the meter's rate is measured with its "
+					 "neighbours (power.layers_unresolved)",
+					 ly->plan.rate_hz, ly->meter_rate_hz,
+					 ERGON_LAYERS_MIN_SAMPLES));
 		json_object_set_new(
 		    meta, "marker_cost",
 		    json_pack("{s:s, s:s}", "measured", "no", "why",
@@ -559,19 +623,20 @@ static int prof_layers_analyze_live(const struct ergon_config *cfg, struct prof_
 				    json_sprintf("%s (each statistics packet is one sample at "
 						 "power.stats_rate_hz %.0f/s; raise it to resolve "
 						 "shorter layers: a JS220 gives up to 100000/s)",
-						 why, ly->plan.rate_hz));
+						 why, ly->meter_rate_hz));
 		}
 		if (ly->packet_rate_hz > 0)
 			json_object_set_new(
 			    meta, "resolution",
-			    json_sprintf("each statistics packet is one sample: a marker edge is "
-					 "placed to one packet (1/power.stats_rate_hz = %.6g s), and a "
-					 "layer shorter than %g packets (%.6g s) is measured with its "
-					 "neighbours (power.layers_unresolved); raise "
-					 "power.stats_rate_hz to resolve shorter layers (a JS220 gives "
-					 "up to 100000/s)",
-					 1.0 / ly->plan.rate_hz, ERGON_LAYERS_MIN_SAMPLES,
-					 ERGON_LAYERS_MIN_SAMPLES / ly->plan.rate_hz));
+			    json_sprintf(
+				"each statistics packet is one sample: a marker edge is "
+				"placed to one packet (1/power.stats_rate_hz = %.6g s), and a "
+				"layer shorter than %g packets (%.6g s) is measured with its "
+				"neighbours (power.layers_unresolved); raise "
+				"power.stats_rate_hz to resolve shorter layers (a JS220 gives "
+				"up to 100000/s)",
+				1.0 / ly->meter_rate_hz, ERGON_LAYERS_MIN_SAMPLES,
+				ERGON_LAYERS_MIN_SAMPLES / ly->meter_rate_hz));
 	}
 	return rc;
 }
@@ -692,7 +757,7 @@ void prof_power(struct prof_run *r, const struct prof_plan *plan, const struct p
 					    json_string(ergon_config_origin_name(dorigin)));
 		json_object_set_new(pp, "estimated_runtime_s", json_real(est_s));
 	}
-	const char *image = plan->power_image;
+	const char *image = plan->power_image; /* or the one built with the marker plan */
 	json_object_set_new(stage, "image", json_string(image));
 	if (!rc)
 		rc = prof_stage_dir(r, "power", dir, sizeof dir, &e);
@@ -733,6 +798,14 @@ void prof_power(struct prof_run *r, const struct prof_plan *plan, const struct p
 		} else if (ppk2) {
 			ly.profile = pmu->profile;
 			live_layers = 1;
+			/* The plan before the meter opens, at the rate it will
+			 * give; ergon's own power image is built again with its
+			 * mask, so that the firmware marks what the host folds. */
+			rc = prof_live_layers_plan(r, &ly, stage, &e);
+			if (!rc && ly.image[0]) {
+				image = ly.image;
+				json_object_set_new(stage, "image", json_string(image));
+			}
 		} else if (!pmu_ok || pmu->profile == NULL) {
 			json_object_set_new(stage, "layer_energy",
 					    json_string("not measured: the PMU stage gave no layers "

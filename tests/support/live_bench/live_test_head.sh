@@ -1,6 +1,7 @@
 # The common head of the live-bench tests (sourced by
 # tests/functional/test_profile_live.sh, test_profile_live_ppk2.sh,
-# test_profile_live_layers.sh and test_profile_live_swpoi.sh; not a test
+# test_profile_live_layers.sh, test_profile_live_swpoi.sh and
+# test_profile_marker_plan.sh; not a test
 # itself): bin and src from ERGON_BIN and ERGON_SOURCE_DIR, python3 (the
 # fake RTT server, the bridges), a temporary folder $tmp removed on exit
 # (kept when KEEP is set, to look at), the ok / bad reporters counting

@@ -1,6 +1,7 @@
 """Hand models shared by the PPK2 and marker-line tests (imported by the
 Python checks of tests/functional/test_profile_live_ppk2.sh,
-test_profile_live_layers.sh and test_analyze_layers.sh; not ergon's code,
+test_profile_live_layers.sh, test_analyze_layers.sh and
+test_profile_marker_plan.sh; not ergon's code,
 and nothing here reads ergon's output).
 
 The PPK2's current as ergon's driver decodes it under the identity

@@ -7,7 +7,7 @@
  *                  [--gate-at-start --gate-delay-s D --gate-s W
  *                   [--unplug-in-gate F]] [--drained-file FILE]
  *                  [--layers-a A1,.. --layer-samples N1,.. [--inferences N]
- *                   [--marker-line M] [--marker-skip K]]
+ *                   [--marker-line M] [--marker-skip K] [--marker-mask B]]
  *
  * Prints the pty path on stdout (one line), then serves until SIGTERM,
  * SIGINT or stdin closing. The waveform: --current-a at rest and
@@ -38,7 +38,12 @@
  * the gate and toggles at the first sample of every layer and once more at
  * the first sample after the last inference: N x layers + 1 edges.
  * --marker-skip K leaves out the K-th of those toggles (1 = the first), as
- * firmware that missed one: that inference shows one edge fewer. */
+ * firmware that missed one: that inference shows one edge fewer.
+ * --marker-mask B marks only the layers whose bit is set in B (bit j:
+ * layer j; 0, the default: every layer), as firmware built with that
+ * ert_marker_config.mask: a layer left out draws its current without an
+ * edge at its start, so an inference shows one edge per marked layer and
+ * the window N x marked + 1. */
 #include "ts_ppk2_sim.h"
 
 #include <math.h>
@@ -69,6 +74,7 @@ struct wave {
 	uint64_t inferences, period; /* period: the layers' samples summed */
 	int marker_line;
 	int64_t marker_skip; /* --marker-skip: the toggle left out; 0 none */
+	uint32_t marker_mask; /* --marker-mask: the layers marked; 0 every one */
 };
 
 static volatile sig_atomic_t stop;
@@ -104,8 +110,12 @@ static int64_t layer_at(const struct wave *w, uint64_t k, int *layer)
 	if (k < a)
 		return -1;
 	uint64_t off = k - a, i = off / w->period;
-	if (i >= w->inferences)
-		return (int64_t)(w->inferences * w->n_layers + 1);
+	if (i >= w->inferences) {
+		uint64_t per = 0;
+		for (size_t q = 0; q < w->n_layers; q++)
+			per += w->marker_mask == 0 ? 1u : (w->marker_mask >> q) & 1u;
+		return (int64_t)(w->inferences * per + 1);
+	}
 	uint64_t r = off % w->period;
 	size_t j = 0;
 	while (r >= w->layer_n[j]) {
@@ -113,7 +123,16 @@ static int64_t layer_at(const struct wave *w, uint64_t k, int *layer)
 		j++;
 	}
 	*layer = (int)j;
-	return (int64_t)(i * w->n_layers + j + 1);
+	if (w->marker_mask == 0)
+		return (int64_t)(i * w->n_layers + j + 1);
+	/* Only the marked layers toggle: those up to j in this inference. */
+	uint64_t per = 0, upto = 0;
+	for (size_t q = 0; q < w->n_layers; q++) {
+		unsigned on = (w->marker_mask >> q) & 1u;
+		per += on;
+		upto += q <= j ? on : 0u;
+	}
+	return (int64_t)(i * per + upto);
 }
 
 static double cur(uint64_t k, void *ctx)
@@ -243,6 +262,8 @@ int main(int argc, char **argv)
 			w.inferences = (uint64_t)d;
 		} else if (strcmp(a, "--marker-skip") == 0) {
 			w.marker_skip = (int64_t)d;
+		} else if (strcmp(a, "--marker-mask") == 0) {
+			w.marker_mask = (uint32_t)d;
 		} else if (strcmp(a, "--marker-line") == 0) {
 			w.marker_line = (int)d & 7;
 		} else if (strcmp(a, "--duty") == 0) {
