@@ -50,6 +50,14 @@ enum { ERGON_PROFILE_FW_ANY = 0, ERGON_PROFILE_FW_UART = 1, ERGON_PROFILE_FW_RTT
 ERGON_API int ergon_profile_firmware_find_link(const char *dir, int need_power, int link,
 					       struct ergon_profile_firmware *fw,
 					       struct ergon_err *err);
+/* The binaries ergon itself just built for a model: the "elf" of the
+ * profile and power entries of model.builds (ergon_model_fw_prepare_profile's
+ * record), never a search of the folder, where an image left by an earlier
+ * run into the same OUT (another board's, with --force) would sort first.
+ * need_power: the power build is required. */
+ERGON_API int ergon_profile_firmware_built(const json_t *model, int need_power,
+					   struct ergon_profile_firmware *fw,
+					   struct ergon_err *err);
 /* The link a resolved configuration needs from the firmware (QEMU: the
  * build's transport; other lifecycles: any). */
 ERGON_API int ergon_profile_firmware_link(const struct ergon_config *cfg);

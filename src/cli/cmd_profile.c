@@ -784,8 +784,13 @@ static int run(int argc, char **argv)
 	if (!sim && !(dry && model_path)) {
 		int need_power =
 		    cfg.power.enabled && cfg.power.firmware == ERGON_FIRMWARE_DEDICATED;
-		if ((rc = ergon_profile_firmware_find_link(
-			 fwdir, need_power, ergon_profile_firmware_link(&cfg), &fw, &err)) != 0)
+		/* ergon's own build: the images it just made, not a search of
+		 * OUT/firmware, which may hold an earlier run's (--force). */
+		rc = model_path
+			 ? ergon_profile_firmware_built(model_json, need_power, &fw, &err)
+			 : ergon_profile_firmware_find_link(
+			       fwdir, need_power, ergon_profile_firmware_link(&cfg), &fw, &err);
+		if (rc != 0)
 			goto fail;
 	}
 	if (dry) {

@@ -104,6 +104,33 @@ int ergon_profile_firmware_find(const char *dir, int need_power, struct ergon_pr
 	return ergon_profile_firmware_find_link(dir, need_power, ERGON_PROFILE_FW_ANY, fw, err);
 }
 
+int ergon_profile_firmware_built(const json_t *model, int need_power,
+				 struct ergon_profile_firmware *fw, struct ergon_err *err)
+{
+	*fw = (struct ergon_profile_firmware){0};
+	const json_t *builds = json_object_get(model, "builds");
+	size_t i;
+	const json_t *b;
+	json_array_foreach(builds, i, b)
+	{
+		const char *kind = json_string_value(json_object_get(b, "kind"));
+		const char *elf = json_string_value(json_object_get(b, "elf"));
+		char *slot = kind && strcmp(kind, "profile") == 0 ? fw->profile
+			     : kind && strcmp(kind, "power") == 0 ? fw->power
+								  : NULL;
+		if (slot == NULL || elf == NULL)
+			continue;
+		if (strlen(elf) >= ERGON_PROFILE_PATH_MAX)
+			return ergon_err_set(err, ERGON_ETOOBIG, "%s: path too long", elf);
+		snprintf(slot, ERGON_PROFILE_PATH_MAX, "%s", elf);
+	}
+	if (!fw->profile[0] || (need_power && !fw->power[0]))
+		return ergon_err_set(err, ERGON_ENOENT,
+				     "the model's build record has no %s image (model.builds)",
+				     fw->profile[0] ? "power" : "profile");
+	return 0;
+}
+
 int ergon_profile_firmware_link(const struct ergon_config *cfg)
 {
 	/* Only QEMU's link is fixed by the build (UART0 or the RTT ring); a

@@ -449,8 +449,11 @@ static int model_profile(const struct ergon_validate_opts *o, const struct model
 							     ? ERGON_MODEL_FW_SHARED_SRAM
 							     : 0u),
 						    model, e);
+	/* ergon's own build: its images, not a search of a folder an earlier
+	 * run may have left other images in; a --firmware-dir: the search. */
 	if (rc == 0 && !sim)
-		rc = ergon_profile_firmware_find(fwdir, need_power, &fw, e);
+		rc = o->firmware_dir ? ergon_profile_firmware_find(fwdir, need_power, &fw, e)
+				     : ergon_profile_firmware_built(*model, need_power, &fw, e);
 	if (rc == 0) {
 		struct ergon_profile_opts po = {.cfg = &cfg,
 						.fw = sim ? NULL : &fw,
