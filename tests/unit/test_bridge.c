@@ -243,9 +243,23 @@ static void test_wire_stats_block_errors(void **state)
 			"\",\"i_avg_a\":\"" B64_10_20 "\",\"sample_rate_hz\":1}",
 	     "stats_block.sample_rate_hz: unknown field"},
 	    {"{\"type\":\"stats_block\",\"sample_id\":0,\"sample_count\":10,\"n\":4097}",
-	     "stats_block.n: expected an integer in 0..4096"},
+	     "stats_block.n: a block holds 1..4096 packets"},
+	    {"{\"type\":\"raw\",\"sample_id\":0,\"t_s\":0,\"n\":65537,\"current_a\":\"AAAA\"}",
+	     "raw.n: a block holds 1..65536 samples"},
+	    {"{\"type\":\"stats_block\",\"sample_id\":0,\"sample_count\":10,\"n\":0}",
+	     "stats_block.n: a block holds 1..4096 packets"},
 	    {"{\"type\":\"stats_block\",\"sample_id\":0,\"sample_count\":0,\"n\":1}",
 	     "a packet covers at least one sample"},
+	    /* The plain form the fast path reads, with a column twice: refused
+	     * as jansson refuses it, never the last copy's values. */
+	    {BLOCK_HEAD "\"t_start_s\":\"" B64_05_10 "\",\"t_end_s\":\"" B64_10_15
+			"\",\"i_avg_a\":\"" B64_10_20 "\",\"i_avg_a\":\"" B64_05_10 "\"}",
+	     "duplicate object key"},
+	    /* A leading zero is not JSON (RFC 8259 section 6), on either path. */
+	    {"{\"type\":\"stats_block\",\"sample_id\":01000,\"sample_count\":10,\"n\":2,"
+	     "\"t_start_s\":\"" B64_05_10 "\",\"t_end_s\":\"" B64_10_15
+	     "\",\"i_avg_a\":\"" B64_10_20 "\"}",
+	     "not a JSON object"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct bridge_msg m;

@@ -555,11 +555,12 @@ static int decode_stats_block(const struct wctx *c, json_t *o, struct bridge_msg
 	int rc = check_keys(c, o, blk_keys);
 	if (rc || (rc = get_uint(c, o, "sample_id", 1, UINT64_MAX >> 2, &first, NULL)) ||
 	    (rc = get_uint(c, o, "sample_count", 1, UINT32_MAX, &b->sample_count, NULL)) ||
-	    (rc = get_uint(c, o, "n", 1, ERGON_BRIDGE_BLOCK_MAX, &n, NULL)))
+	    (rc = get_uint(c, o, "n", 1, UINT64_MAX >> 2, &n, NULL)))
 		return rc;
 	if (b->sample_count == 0)
 		return FAIL_FIELD(c, "sample_count", "a packet covers at least one sample");
-	if (n == 0)
+	/* One range in the message, 0 and 4097 alike (docs/BRIDGE.md). */
+	if (n == 0 || n > ERGON_BRIDGE_BLOCK_MAX)
 		return FAIL_FIELD(c, "n", "a block holds 1..%d packets", ERGON_BRIDGE_BLOCK_MAX);
 	b->n = (size_t)n;
 	struct blk_col col[BLK_COLS] = {{0}};
@@ -667,9 +668,9 @@ static int decode_raw(const struct wctx *c, json_t *o, struct bridge_msg *m)
 	int rc = check_keys(c, o, keys);
 	if (rc || (rc = get_uint(c, o, "sample_id", 1, UINT64_MAX >> 2, &r->sample_id, NULL)) ||
 	    (rc = get_num(c, o, "t_s", 1, &r->t_s, NULL)) ||
-	    (rc = get_uint(c, o, "n", 1, ERGON_BRIDGE_RAW_MAX, &n, NULL)))
+	    (rc = get_uint(c, o, "n", 1, UINT64_MAX >> 2, &n, NULL)))
 		return rc;
-	if (n == 0)
+	if (n == 0 || n > ERGON_BRIDGE_RAW_MAX)
 		return FAIL_FIELD(c, "n", "a block holds 1..%d samples", ERGON_BRIDGE_RAW_MAX);
 	r->n = (size_t)n;
 	if ((rc = get_f32(c, o, "current_a", 1, r->n, &r->current_a)) ||
