@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 /* The terminal table, from the typed statistics of the artifact's
  * "kernels" section as written. Caller frees *table. */
@@ -188,6 +190,8 @@ static int run_cmd(struct cli_parser *p)
 	/* Refuse an unwritable or existing output before measuring anything. */
 	char path[4096];
 	snprintf(path, sizeof path, "%s/kernels.json", out);
+	struct stat ost;
+	int out_was_there = stat(out, &ost) == 0;
 	if (ergon_mkdir_p(out, &err) != 0 || ergon_file_check_writable(path, flags, &err) != 0) {
 		ergon_secret_key_wipe(&skey);
 		return ergon_cli_fail("kernels", &err);
@@ -212,6 +216,14 @@ static int run_cmd(struct cli_parser *p)
 	if (o.progress != NULL)
 		cli_progress_clear();
 	if (krc != 0) {
+		/* A refusal (a board without kernel firmware, too many PMU
+		 * passes) leaves no empty folder behind; what a failed build
+		 * or run wrote there (its logs) keeps it, as rmdir leaves a
+		 * folder that is not empty. */
+		if (!out_was_there) {
+			(void)rmdir(fw_dir);
+			(void)rmdir(out);
+		}
 		ergon_secret_key_wipe(&skey);
 		return ergon_cli_fail("kernels", &err);
 	}

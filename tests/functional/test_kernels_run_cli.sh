@@ -54,7 +54,8 @@ expect 2 "qemu-an505: no kernel firmware" -- "$ERGON_BIN" kernels run --board qe
 contains "$ERR" "--board qemu-an505: its port (" "names the port"
 contains "$ERR" "target/port/an505/port.json) has no kernel firmware: the descriptor has no kernels_main; run --board qemu-an547 (Cortex-M55 under QEMU) or --board host, or give the port a kernels_main (docs/internals/ports.md)" "says why and the fix"
 case "$ERR" in *"unknown board"*) bad "an505 called unknown: $ERR" ;; *) ok "an505 not called unknown" ;; esac
-[ ! -e "$TMP/q/kernels.json" ] && ok "an505: no kernels.json written" || bad "an505: kernels.json was written"
+[ ! -e "$TMP/q" ] && ok "an505: no kernels.json written, no empty --out folder left" ||
+  bad "an505: $TMP/q was left behind ($(ls -A "$TMP/q"))"
 expect 2 "a board without a port" -- "$ERGON_BIN" kernels run --board apollo510_evb \
   --shapes "$TMP/s.txt" --out "$TMP/q"
 contains "$ERR" "--board apollo510_evb: no port in ergon-target" "no port: says so"
@@ -129,7 +130,7 @@ PY
 expect 2 "unknown PMU event" -- "$ERGON_BIN" kernels run --board host --shapes "$TMP/s.txt" \
   --pmu-counters INST_RETIRD --out "$TMP/pmu2"
 contains "$ERR" "--pmu-counters: unknown PMU counter 'INST_RETIRD'; nearest: ARM_PMU_INST_RETIRED" "nearest name"
-[ ! -e "$TMP/pmu2/kernels.json" ] && ok "nothing measured or written" || bad "kernels.json written"
+[ ! -e "$TMP/pmu2" ] && ok "nothing measured or written, no empty --out folder" || bad "$TMP/pmu2 left behind"
 expect 0 "no --pmu-counters on host: no PMU columns" -- "$ERGON_BIN" kernels run --board host \
   --shapes "$TMP/s.txt" --suite fc --iterations 2 --out "$TMP/nopmu"
 head -1 "$TMP/nopmu/case_summary.csv" | grep -q ',reason$' && ok "header ends at reason" || bad "header"
