@@ -83,6 +83,10 @@ ERGON_API int ergon_model_fw_build(const struct ergon_model *m, const char *boar
 struct ergon_model_fw_marker {
 	uint32_t mask[ERGON_MODEL_FW_MARKER_WORDS];
 	const char *from; /* e.g. "the marker plan at 100000 Hz"; borrowed */
+	/* Nonzero: the same image with no marker line (-DERT_PORT_MARKER_PIN=0u
+	 * whatever the port's descriptor says; the mask is kept, so only the
+	 * toggles go): the unmarked run that measures the marker's own cost. */
+	int no_line;
 };
 
 /* Build board's power firmware of the model at path into fw_dir, as

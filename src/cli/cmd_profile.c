@@ -279,6 +279,20 @@ static void print_layer_energy(const json_t *pw, int utf8)
 		       json_number_value(json_object_get(meta, "sample_rate_hz")));
 	printf("  estimated: the energy per inference split by the PMU stage's cycles, not "
 	       "measured\n");
+	/* The marker's own cost (power.layer_energy.marker_cost). */
+	const json_t *mc = json_object_get(meta, "marker_cost");
+	const char *mm = json_string_value(json_object_get(mc, "measured"));
+	if (mm != NULL && strcmp(mm, "yes") == 0)
+		printf(
+		    "  marker cost: %.4f uJ %s %.4f per inference (%.4g nJ a toggle; marked %.4f "
+		    "uJ, unmarked %.4f uJ per inference)\n",
+		    json_number_value(json_object_get(mc, "cost_j")) * 1e6, utf8 ? "±" : "+/-",
+		    json_number_value(json_object_get(mc, "cost_U_j")) * 1e6,
+		    json_number_value(json_object_get(mc, "per_toggle_j")) * 1e9,
+		    json_number_value(json_object_get(mc, "marked_epi_j")) * 1e6,
+		    json_number_value(json_object_get(mc, "unmarked_epi_j")) * 1e6);
+	else if (mm != NULL)
+		printf("  marker cost: %s\n", json_string_value(json_object_get(mc, "why")));
 }
 
 /* --repeat: each power figure over the repetitions (repeat.figures.power):

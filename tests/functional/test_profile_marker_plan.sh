@@ -35,7 +35,16 @@
 # withheld): two measured rows, CONV_2D and DEPTHWISE_CONV_2D +
 # FULLY_CONNECTED, each equal to the simulator's hand model within 1e-6,
 # 1200 of 1200 inferences, 2 x 1200 + 1 edges, layer 2 unresolved with the
-# plan's reason. Then a FIRMWARE_DIR user whose power build marks every
+# plan's reason. The marker's own cost (the power stage's second, unmarked
+# run: the same image built with marker pin 0, flashed, a second gated
+# capture into power/unmarked/; the simulator re-arms its window at that
+# AverageStart, --rearm, and draws it without edges, --unmarked-from 2):
+# 0 within its stated U when a toggle costs nothing; with --toggle-a 4 mA
+# (each toggle's sample draws 4 mA more, marked run only) equal to the hand
+# value from the simulator's currents within its stated U; a second run
+# that fails (the simulated PPK2 unplugs at the second AverageStart,
+# --fail-start 2) leaves measured "no" with its reason and the marked
+# figures as they were. Then a FIRMWARE_DIR user whose power build marks every
 # layer (the simulator without --marker-mask): every inference is dropped,
 # and power.layers_mask_mismatch names the plan's 2 edges against the 3
 # seen (one per layer) with the initializer {0x00000003, 0x00000000, ...};
@@ -81,7 +90,11 @@ MASK_DEF="-DERT_MODEL_MARKER_MASK=0x00000003$(printf ',0x00000000%.0s' 1 2 3 4 5
 MASK_INIT="{0x00000003$(printf ', 0x00000000%.0s' 1 2 3 4 5 6 7)}"
 
 # --- 1. ergon's own images: the power image carries the plan's mask --------
-start_sim "${sim_args[@]}" --marker-mask 3
+# The power stage then runs the unmarked image too (the marker's cost): the
+# simulator re-arms its window at that second AverageStart and draws it
+# without marker edges; toggles cost nothing here (no --toggle-a), so the
+# cost is 0 within its uncertainty.
+start_sim "${sim_args[@]}" --marker-mask 3 --rearm --unmarked-from 2
 "$bin" profile "$M" "${board[@]}" "${ppk2[@]}" --power-serial "$PORT" --out "$tmp/mp" \
 	>"$tmp/out.mp" 2>"$tmp/err.mp"
 rc=$?
@@ -184,6 +197,84 @@ PY
 	ok "layer figures out (1200/1200, 2401 edges): CONV_2D and DEPTHWISE+FC within 1e-6 of the hand model, layer 2 unresolved with the plan's reason" ||
 	bad "layer figures against the hand model"
 
+python3 - "$tmp/mp/summary.json" "$fw" <<'PY' &&
+import json, sys
+d = json.load(open(sys.argv[1]))
+mc = d["power"]["layer_energy"]["marker_cost"]
+assert mc["measured"] == "yes", mc
+assert abs(mc["cost_j"]) <= mc["cost_U_j"] and mc["cost_U_j"] > 0, mc
+assert [r["run"] for r in mc["runs"]] == ["marked", "unmarked"], mc["runs"]
+u = mc["runs"][1]
+assert u["image"] == sys.argv[2] + "/unmarked/ergon_testboard_power.elf", u["image"]
+b = json.load(open(sys.argv[2] + "/unmarked/build-power.json"))
+assert b["marker"]["pin"] == 0 and b["marker"]["mask"] == ["0x00000003"] + ["0x00000000"] * 7, b["marker"]
+units = [x for x in b["compile"]["units"] if x.get("defines")]
+assert len(units) == 1 and "-DERT_PORT_MARKER_PIN=0u" in units[0]["defines"], units
+assert u["elf_sha256"] == b["elf_sha256"], u
+PY
+	ok "marker cost, toggles free: measured, 0 within its uncertainty; the unmarked image has pin 0 and the same mask" ||
+	bad "marker cost (toggles free)"
+grep -q "CMD loadfile $fw/unmarked/ergon_testboard_power.elf" "$tmp/jlink.calls" &&
+	[ -s "$tmp/mp/power/unmarked/capture.log" ] &&
+	ok "the unmarked image was flashed after the marked one; power/unmarked/capture.log written" ||
+	bad "unmarked image not flashed: $(grep loadfile "$tmp/jlink.calls")"
+grep -q "marker cost: .* a toggle" "$tmp/out.mp" && ok "the terminal gives the marker's cost" ||
+	bad "no marker cost line on the terminal"
+
+# --- 1b. the marker's cost: each toggle draws 4 mA more for its sample -----
+# Layers of 2, 1 and 1.5 mA here, so that every sample, a toggle's
+# included (at most 6 mA), stays on the PPK2's range 1 (up to ~7 mA): no
+# range switch, whose spike filter would smear the toggle samples. Hand
+# value: the marked window has N x 2 + 1 toggles (layers 0 and 1 of each
+# inference, one after the last), each one sample (10 us) at I + 4 mA
+# instead of I (2 mA at layer 0's start, 1 mA at layer 1's, the 2 mA tail
+# after the last inference), as the PPK2 decodes each (ppk2_hand.py); the
+# unmarked window is the same without them. Cost per inference =
+# V / rate x (N (q(2+4) - q(2) + q(1+4) - q(1)) + q(2+4) - q(2)) / N.
+start_sim --current-a 0.001 --burst-a 0.002 --fast --gate-at-start --gate-delay-s 1.0 \
+	--layers-a 0.002,0.001,0.0015 --layer-samples 50,5,45 --inferences 1200 \
+	--marker-mask 3 --rearm --unmarked-from 2 --toggle-a 0.004
+"$bin" profile "$M" "${board[@]}" "${ppk2[@]}" --power-serial "$PORT" --out "$tmp/mc" \
+	>"$tmp/out.mc" 2>"$tmp/err.mc"
+stop_sim
+python3 - "$tmp/mc/summary.json" "$tmp/hand.py" <<'PY' &&
+import json, sys
+exec(open(sys.argv[2]).read())
+x = 0.004
+cost = V / rate * (n * (q(0.002 + x) - q(0.002) + q(0.001 + x) - q(0.001))
+                   + q(0.002 + x) - q(0.002)) / n
+d = json.load(open(sys.argv[1]))
+mc = d["power"]["layer_energy"]["marker_cost"]
+assert mc["measured"] == "yes", mc
+assert abs(mc["cost_j"] - cost) <= mc["cost_U_j"], (mc["cost_j"], cost, mc["cost_U_j"])
+assert mc["cost_U_j"] < cost / 2, (mc["cost_U_j"], cost)
+assert abs(mc["cost_j"] - (mc["marked_epi_j"] - mc["unmarked_epi_j"])) <= 1e-12, mc
+tpi = (2 * n + 1) / n
+assert abs(mc["per_toggle_j"] - mc["cost_j"] / tpi) <= 1e-9 * abs(mc["cost_j"]), mc
+assert mc["runs"][1]["issues"] == [] or all(i["severity"] != "error" for i in mc["runs"][1]["issues"]), mc["runs"][1]
+import sys as _s; _s.stderr.write("cost %.6g J (hand %.6g J) +- %.3g J, %.6g J a toggle" % (mc["cost_j"], cost, mc["cost_U_j"], mc["per_toggle_j"]) + "\n")
+PY
+	ok "marker cost with 4 mA a toggle: within its stated uncertainty of the hand value" ||
+	{ bad "marker cost against the hand value"; tail -5 "$tmp/err.mc"; }
+
+# --- 1c. the unmarked run fails: measured "no" with the reason -------------
+start_sim "${sim_args[@]}" --marker-mask 3 --rearm --unmarked-from 2 --fail-start 2
+"$bin" profile "$M" "${board[@]}" "${ppk2[@]}" --power-serial "$PORT" --out "$tmp/mf" \
+	>"$tmp/out.mf" 2>"$tmp/err.mf"
+stop_sim
+python3 - "$tmp/mf/summary.json" <<'PY' &&
+import json, sys
+d = json.load(open(sys.argv[1]))
+mc = d["power"]["layer_energy"]["marker_cost"]
+assert mc["measured"] == "no" and "unmarked run failed" in mc["why"], mc
+for k in ("cost_j", "cost_U_j", "per_toggle_j", "unmarked_epi_j"):
+    assert k not in mc, (k, mc)
+assert d["stages"]["power"]["status"] == "ok", d["stages"]["power"]
+assert len(d["power"]["layers"]) == 2, d["power"]["layers"]
+PY
+	ok "the unmarked run unplugged: marker_cost measured no with its reason, the marked figures kept" ||
+	{ bad "a failing unmarked run"; tail -5 "$tmp/err.mf"; }
+
 # --- 2. a FIRMWARE_DIR user whose power build marks every layer -----------
 : >"$tmp/jlink.calls"
 start_sim "${sim_args[@]}"
@@ -207,6 +298,8 @@ msg, ctx = iss[0]["message"], iss[0]["context"]
 assert ctx["segments_expected"] == 2 and ctx["first_dropped_edges"] == 3, ctx
 assert ctx["expected_initializer"] == init and ctx["expected_define"] == define, ctx
 assert "marks every layer" in msg and init in msg, msg
+mc = m["marker_cost"]
+assert mc["measured"] == "no" and "FIRMWARE_DIR" in mc["why"] and "-DERT_PORT_MARKER_PIN=0u" in mc["why"], mc
 PY
 	ok "FIRMWARE_DIR marking every layer: all inferences dropped, power.layers_mask_mismatch names 2 expected vs 3 seen and the initializer" ||
 	{ bad "FIRMWARE_DIR mismatch"; tail -5 "$tmp/err.ud"; }

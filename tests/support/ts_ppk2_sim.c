@@ -177,6 +177,8 @@ static void handle_cmds(struct ts_ppk2_sim *s, const uint8_t *b, size_t n, size_
 			s->streaming = 1;
 			s->t_start_s = now_s();
 			s->k_start = s->k;
+			if (s->cfg.on_start)
+				s->cfg.on_start(s->k, s->cfg.ctx);
 			break;
 		case 0x07:
 			s->st.stops++;

@@ -28,6 +28,11 @@ struct ts_ppk2_sim_cfg {
 	int (*range)(uint64_t k, void *ctx);	 /* NULL: the finest range that holds I */
 	uint8_t (*logic)(uint64_t k, void *ctx); /* NULL: 0 */
 	void *ctx;
+	/* Called at every AverageStart with the next sample's device index
+	 * (NULL: none), on the simulator's thread under its lock: for a
+	 * waveform that starts again with each capture. It may call
+	 * ts_ppk2_sim_disconnect_at (atomic), nothing that takes the lock. */
+	void (*on_start)(uint64_t k, void *ctx);
 	uint64_t samples;		   /* then the stream pauses (0 = unlimited) */
 	uint64_t gap_at[TS_PPK2_GAPS_MAX]; /* samples gap_at[i] .. + gap_len[i] - 1 are not sent */
 	uint64_t gap_len[TS_PPK2_GAPS_MAX];

@@ -145,7 +145,9 @@ static json_t *marker_record(const struct ergon_fw_port *port,
 {
 	uint32_t zero[ERGON_MODEL_FW_MARKER_WORDS] = {0};
 	const uint32_t *mask = mk != NULL ? mk->mask : zero;
-	snprintf(pin_def, pin_cap, "-DERT_PORT_MARKER_PIN=%uu", (unsigned)port->marker_pin);
+	/* no_line: the marker's cost run, the pin overridden to none. */
+	unsigned pin = mk != NULL && mk->no_line ? 0u : (unsigned)port->marker_pin;
+	snprintf(pin_def, pin_cap, "-DERT_PORT_MARKER_PIN=%uu", pin);
 	mask_def[0] = '\0';
 	char init[ERGON_MARKER_INIT_MAX];
 	ergon_marker_mask_initializer(mask, init, sizeof init);
@@ -157,17 +159,18 @@ static json_t *marker_record(const struct ergon_fw_port *port,
 		json_array_append_new(words, json_sprintf("0x%08x", (unsigned)mask[w]));
 		any |= mask[w] != 0;
 	}
-	return json_pack("{s:I,s:o,s:s,s:s?,s:s,s:s}", "pin", (json_int_t)port->marker_pin, "mask",
-			 words, "marks",
-			 port->marker_pin == 0 ? "nothing: the port has no marker line (its "
-						 "descriptor's hal.gpio.marker is 0)"
-			 : any		       ? "the layers whose bit is set (a left-out layer is "
-						 "measured with the marked one before it)"
-					       : "every layer (an all-zero mask)",
-			 "define", mask_def[0] ? mask_def : NULL, "initializer", init, "from",
-			 mk != NULL && mk->from != NULL
-			     ? mk->from
-			     : "the default: no marker plan (every layer marked)");
+	return json_pack(
+	    "{s:I,s:o,s:s,s:s?,s:s,s:s}", "pin", (json_int_t)pin, "mask", words, "marks",
+	    mk != NULL && mk->no_line ? "nothing: the marker line is compiled out (pin 0) for the "
+					"marker's cost run; the mask is kept"
+	    : pin == 0		      ? "nothing: the port has no marker line (its "
+					"descriptor's hal.gpio.marker is 0)"
+	    : any		      ? "the layers whose bit is set (a left-out layer is "
+					"measured with the marked one before it)"
+				      : "every layer (an all-zero mask)",
+	    "define", mask_def[0] ? mask_def : NULL, "initializer", init, "from",
+	    mk != NULL && mk->from != NULL ? mk->from
+					   : "the default: no marker plan (every layer marked)");
 }
 
 static int model_fw_build(const struct ergon_model *m, const struct ergon_fw_port *port,

@@ -6,17 +6,20 @@
  * record is the measurement (on_device_summary). */
 #include "ergon/analyze.h"
 #include "ergon/ert_ina228_math.h"
+#include "ergon/fileio.h"
 #include "ergon/gated.h"
 #include "ergon/hpx_report.h"
 #include "ergon/issues.h"
 #include "ergon/jls_writer.h"
-#include "ergon/session.h"
 #include "ergon/layer_energy.h"
+#include "ergon/model_fw.h"
+#include "ergon/session.h"
 #include "ergon/sim.h"
 #include "ergon/wire.h"
 #include "pipelines/common/common.h"
 #include "profile_internal.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -602,14 +605,22 @@ static int prof_layers_analyze_live(const struct ergon_config *cfg, struct prof_
 					 "neighbours (power.layers_unresolved)",
 					 ly->plan.rate_hz, ly->meter_rate_hz,
 					 ERGON_LAYERS_MIN_SAMPLES));
+		/* With ergon's images the power stage replaces this with the
+		 * unmarked run's comparison (marker_cost below). */
 		json_object_set_new(
 		    meta, "marker_cost",
-		    json_pack("{s:s, s:s}", "measured", "no", "why",
-			      "one live run flashes one power build: the marker's own cost "
-			      "needs an unmarked run of the same build (its markers compiled "
-			      "out, ERT_LAYER_MARKERS=0) whose energy_per_inference_j is "
-			      "compared with this run's (`ergon compare`); on the virtual bench "
-			      "it is 2.25 nJ a toggle (docs/METHOD.md)"));
+		    json_pack(
+			"{s:s, s:s}", "measured", "no", "why",
+			ly->image[0]
+			    ? "the unmarked run did not take place"
+			    : "the power image is the user's (FIRMWARE_DIR): ergon cannot "
+			      "build it without its marker line; to measure the marker's "
+			      "cost, build the same power image with -DERT_PORT_MARKER_PIN=0u "
+			      "(or ERT_LAYER_MARKERS=0: the markers compiled out), run it "
+			      "with the same config and compare its energy_per_inference_j "
+			      "with this run's (`ergon compare`): an unmarked run of the same "
+			      "build; on the virtual bench it is 2.25 nJ a toggle "
+			      "(docs/METHOD.md)"));
 		/* A layer too short at the packet rate: the reason names the
 		 * rate and what a JS220 can give. */
 		json_t *un = json_object_get(meta, "unresolved"), *u;
@@ -639,6 +650,172 @@ static int prof_layers_analyze_live(const struct ergon_config *cfg, struct prof_
 				ERGON_LAYERS_MIN_SAMPLES / ly->meter_rate_hz));
 	}
 	return rc;
+}
+
+/* --layer-energy with ergon's images on a live meter: the marker's own
+ * cost (issue 33, docs/METHOD.md "The marker's cost"). The same power
+ * image (the plan's mask) is built again with its marker line compiled out
+ * (pin 0: the firmware cache makes it one object), flashed, and captured
+ * once more, gated, with no layer tap, into DIR/unmarked/; its energy per
+ * inference goes through the same power-section analysis as the marked
+ * run's. marker_cost = marked - unmarked, its uncertainty both runs' stated
+ * ones in quadrature, per toggle over the marked run's edges per inference.
+ * A second run that fails or whose figures are withheld leaves
+ * measured: "no" with the reason: never a guessed number. The unmarked
+ * run's issues stay in its record (runs[1].issues): they say nothing of
+ * the marked run's figures. Returns the new marker_cost object (NULL: out
+ * of memory). */
+static json_t *marker_cost_no(json_t *runs, const char *why)
+{
+	return json_pack("{s:s, s:s, s:o}", "measured", "no", "why", why, "runs", runs);
+}
+
+static json_t *marker_cost(struct prof_run *r, const struct prof_plan *plan,
+			   const struct prof_live_layers *ly, const char *dir, double duration_s,
+			   double hb_s, const struct prof_pmu *pmu, const json_t *sec)
+{
+	const struct ergon_profile_fw_build *fb = r->o->fw_build;
+	double m_epi = sec_num(sec, "energy_per_inference_j");
+	double m_u = sec_num(sec, "energy_per_inference_uncertainty_j");
+	double n_inf = sec_num(sec, "inference_count");
+	json_t *runs = json_pack(
+	    "[{s:s, s:s, s:o, s:o, s:s}]", "run", "marked", "image", ly->image,
+	    "energy_per_inference_j", isfinite(m_epi) ? json_real(m_epi) : json_null(),
+	    "uncertainty_j", isfinite(m_u) ? json_real(m_u) : json_null(), "log", "capture.log");
+	if (runs == NULL)
+		return NULL;
+	if (!isfinite(m_epi) || !isfinite(m_u) || !(n_inf > 0))
+		return marker_cost_no(runs, "not measured: the marked run's energy per inference "
+					    "or its uncertainty is withheld (power."
+					    "per_inference_omitted_reasons), so there is nothing "
+					    "to compare an unmarked run with");
+	struct ergon_err e = {0};
+	char udir[PATH_MAX], fwdir[PATH_MAX], why[1200];
+	int n1 = snprintf(udir, sizeof udir, "%s/unmarked", dir);
+	int n2 = snprintf(fwdir, sizeof fwdir, "%s/unmarked", fb->dir);
+	int rc = n1 < 0 || (size_t)n1 >= sizeof udir || n2 < 0 || (size_t)n2 >= sizeof fwdir
+		     ? ergon_err_set(&e, ERGON_ETOOBIG, "%s/unmarked: path too long", dir)
+		     : ergon_mkdir_p(udir, &e);
+	struct ergon_model_fw_marker mk = {
+	    .from = "the marker plan's mask, the marker line compiled out (the marker's cost run)",
+	    .no_line = 1};
+	memcpy(mk.mask, ly->plan.mask, sizeof mk.mask);
+	json_t *b = NULL, *live = NULL, *terminal = NULL, *usec = NULL;
+	struct ergon_hpx_parser *p = NULL;
+	struct ergon_hpx_capture_result cap = {0};
+	struct ergon_lifecycle *lc = NULL;
+	struct ergon_gated *g = NULL;
+	const struct ergon_gated_result *gres = NULL;
+	/* The unmarked run's issues apart from the marked run's. */
+	json_t *saved_issues = r->issues, *uissues = json_array();
+	json_t *urun = json_pack("{s:s, s:s}", "run", "unmarked", "log", "unmarked/capture.log");
+	json_t *out = NULL;
+	if (uissues == NULL || urun == NULL) {
+		json_decref(uissues);
+		json_decref(urun);
+		json_decref(runs);
+		return NULL;
+	}
+	r->issues = uissues;
+	if (!rc) {
+		prof_progress(r, "firmware", "the power build without its marker line (its cost)");
+		rc = ergon_model_fw_build_power(fb->model_path, fb->board, fwdir, fb->flags, &mk,
+						&b, &e);
+	}
+	const char *elf = json_string_value(json_object_get(b, "elf"));
+	if (!rc) {
+		json_object_set_new(urun, "image", json_string(elf ? elf : ""));
+		json_object_set(urun, "elf_sha256", json_object_get(b, "elf_sha256"));
+		rc = ergon_hpx_parser_new(NULL, &p, &e);
+	}
+	if (!rc) {
+		prof_progress(r, "capture", "live: the unmarked image, the gated window again");
+		rc = prof_live_capture(r, udir, elf ? elf : "", duration_s, hb_s, p, &cap, &lc, &g,
+				       &live, NULL, &e);
+	}
+	if (cap.issues)
+		json_array_extend(uissues, cap.issues);
+	if (!rc) {
+		int frc = ergon_hpx_parser_finish(p, &e);
+		rc = frc < 0 ? frc : 0;
+	}
+	struct ergon_power_facts facts;
+	if (!rc)
+		rc = prof_terminal_facts(p, pmu->clean_infer_avg_us, 0, 0, &facts, &terminal, &e);
+	if (!rc) {
+		facts.zero_time_inference = pmu->clean_zero_time;
+		facts.terminal_expected = 1;
+		rc = g != NULL ? ergon_gated_finish(g, &gres, &e)
+			       : ergon_err_set(&e, ERGON_EUSAGE, "no gated capture");
+	}
+	struct ergon_rating rating;
+	struct ergon_power_budget_opts bo;
+	const char *rating_from = NULL;
+	if (!rc) {
+		(void)power_rating(r, plan, 0, &rating, &bo, &rating_from);
+		rc = ergon_power_section_ex(gres, BENCH_MIN_WINDOW_S, &facts, NULL, &bo, &usec, &e);
+	}
+	if (!rc)
+		add_uncertainty(r, usec, 0);
+	r->issues = saved_issues;
+	if (lc)
+		r->drv->close(lc);
+	double u_epi = sec_num(usec, "energy_per_inference_j");
+	double u_u = sec_num(usec, "energy_per_inference_uncertainty_j");
+	json_object_set_new(urun, "energy_per_inference_j",
+			    isfinite(u_epi) ? json_real(u_epi) : json_null());
+	json_object_set_new(urun, "uncertainty_j", isfinite(u_u) ? json_real(u_u) : json_null());
+	if (usec != NULL) {
+		json_object_set(urun, "inference_count", json_object_get(usec, "inference_count"));
+		json_object_set(urun, "per_inference_omitted_reasons",
+				json_object_get(usec, "per_inference_omitted_reasons"));
+		json_array_extend(uissues, json_object_get(usec, "issues"));
+	}
+	if (live)
+		json_object_set(urun, "live_capture", live);
+	json_object_set(urun, "issues", uissues);
+	json_array_append(runs, urun);
+	if (rc) {
+		snprintf(why, sizeof why,
+			 "not measured: the unmarked run failed: %s (its record: "
+			 "runs[1], power/unmarked/capture.log)",
+			 e.msg[0] ? e.msg : ergon_strerror(rc));
+		out = marker_cost_no(runs, why);
+	} else if (!isfinite(u_epi) || !isfinite(u_u)) {
+		out =
+		    marker_cost_no(runs, "not measured: the unmarked run's energy per inference or "
+					 "its uncertainty is withheld (runs[1]."
+					 "per_inference_omitted_reasons and issues)");
+	} else {
+		double cost = m_epi - u_epi, cost_u = sqrt(m_u * m_u + u_u * u_u);
+		/* Toggles per inference: the marked run's edges over its
+		 * inferences (segments + 1/N: one more closes the window). */
+		json_t *meta = json_object_get(sec, "layer_energy");
+		double edges = sec_num(meta, "edges");
+		double tpi = isfinite(edges) && edges > 0
+				 ? edges / n_inf
+				 : (double)ly->plan.n_segments + 1.0 / n_inf;
+		out = json_pack("{s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:s, s:o}", "measured", "yes",
+				"marked_epi_j", m_epi, "unmarked_epi_j", u_epi, "cost_j", cost,
+				"cost_U_j", cost_u, "per_toggle_j", cost / tpi,
+				"toggles_per_inference", tpi, "method",
+				"a marked and an unmarked run of the same power build (the same "
+				"mask, the marker pin 0 in the second), each gated energy per "
+				"inference with its stated uncertainty: cost = marked - unmarked, "
+				"cost_U = both uncertainties in quadrature, per toggle = cost over "
+				"the marked run's edges per inference",
+				"runs", runs);
+	}
+	json_decref(urun);
+	json_decref(uissues);
+	json_decref(b);
+	json_decref(live);
+	json_decref(terminal);
+	json_decref(usec);
+	ergon_gated_free(g);
+	ergon_hpx_parser_free(p);
+	ergon_hpx_capture_result_cleanup(&cap);
+	return out;
 }
 
 void prof_power(struct prof_run *r, const struct prof_plan *plan, const struct prof_pmu *pmu,
@@ -1014,6 +1191,18 @@ void prof_power(struct prof_run *r, const struct prof_plan *plan, const struct p
 			    cfg, &ly,
 			    (uint64_t)json_integer_value(json_object_get(sec, "inference_count")),
 			    sec, r->issues, &e);
+			json_t *meta = json_object_get(sec, "layer_energy");
+			if (!rc && ly.image[0] && json_is_object(meta) && !prof_interrupted(r)) {
+				prof_progress(r, "analysis", "the marker's cost: an unmarked run");
+				json_t *mc = marker_cost(
+				    r, plan, &ly, dir, duration_s,
+				    prof_planned_window_hb_s(cfg, pmu->clean_infer_avg_us), pmu,
+				    sec);
+				if (mc == NULL)
+					rc = ergon_err_set(&e, ERGON_ENOMEM, "out of memory");
+				else
+					json_object_set_new(meta, "marker_cost", mc);
+			}
 		}
 		if (lp.on) {
 			prof_progress(r, "analysis", "energy per layer");

@@ -7,7 +7,9 @@
  *                  [--gate-at-start --gate-delay-s D --gate-s W
  *                   [--unplug-in-gate F]] [--drained-file FILE]
  *                  [--layers-a A1,.. --layer-samples N1,.. [--inferences N]
- *                   [--marker-line M] [--marker-skip K] [--marker-mask B]]
+ *                   [--marker-line M] [--marker-skip K] [--marker-mask B]
+ *                   [--toggle-a A]] [--rearm [--unmarked-from N]
+ *                   [--fail-start N]]
  *
  * Prints the pty path on stdout (one line), then serves until SIGTERM,
  * SIGINT or stdin closing. The waveform: --current-a at rest and
@@ -43,7 +45,18 @@
  * layer j; 0, the default: every layer), as firmware built with that
  * ert_marker_config.mask: a layer left out draws its current without an
  * edge at its start, so an inference shows one edge per marked layer and
- * the window N x marked + 1. */
+ * the window N x marked + 1.
+ * --toggle-a A: the sample at which the marker line toggles draws A more
+ * (the marker's own cost, as a GPIO write and its hook cost on a board):
+ * a window's marker cost is A x its toggles x one sample.
+ * --rearm (with --gate-at-start): every AverageStart is a new reset of the
+ * simulated target: the window (and the layers) are placed again from
+ * that start's first sample, as a second capture of a reflashed board
+ * sees them. --unmarked-from N: from the N-th AverageStart on (1 = the
+ * first) the firmware is the unmarked build (its marker line compiled
+ * out): the same currents, no toggle and no --toggle-a. --fail-start N:
+ * the simulated PPK2 unplugs at the N-th AverageStart (the host's capture
+ * fails before a sample arrives). */
 #include "ts_ppk2_sim.h"
 
 #include <math.h>
@@ -75,6 +88,11 @@ struct wave {
 	int marker_line;
 	int64_t marker_skip; /* --marker-skip: the toggle left out; 0 none */
 	uint32_t marker_mask; /* --marker-mask: the layers marked; 0 every one */
+	double toggle_a;      /* --toggle-a: extra current at a toggle's sample */
+	int rearm;	      /* --rearm */
+	unsigned starts;      /* AverageStarts seen */
+	unsigned unmarked_from, fail_start; /* --unmarked-from, --fail-start; 0 never */
+	struct ts_ppk2_sim *sim;
 };
 
 static volatile sig_atomic_t stop;
@@ -135,6 +153,35 @@ static int64_t layer_at(const struct wave *w, uint64_t k, int *layer)
 	return (int64_t)(i * per + upto);
 }
 
+/* The capture's firmware has no marker line (--unmarked-from). */
+static int unmarked(const struct wave *w)
+{
+	return w->unmarked_from > 0 && w->starts >= w->unmarked_from;
+}
+
+/* The marker toggles at or before sample k (firmware that missed one
+ * included); <= 0: none yet. */
+static int64_t toggles_at(const struct wave *w, uint64_t k)
+{
+	int layer = -1;
+	int64_t t = layer_at(w, k, &layer);
+	if (w->marker_skip > 0 && t >= w->marker_skip)
+		t--;
+	return t;
+}
+
+static void on_start(uint64_t k, void *ctx)
+{
+	struct wave *w = ctx;
+	w->starts++;
+	if (w->rearm && w->at_start) {
+		w->k_trig = k;
+		w->triggered = 1;
+	}
+	if (w->fail_start > 0 && w->starts == w->fail_start && w->sim != NULL)
+		ts_ppk2_sim_disconnect_at(w->sim, 1);
+}
+
 static double cur(uint64_t k, void *ctx)
 {
 	struct wave *w = ctx;
@@ -144,18 +191,19 @@ static double cur(uint64_t k, void *ctx)
 	}
 	int layer = -1;
 	(void)layer_at(w, k, &layer);
+	double extra = 0;
+	if (w->toggle_a != 0 && !unmarked(w) && k > 0 && toggles_at(w, k) != toggles_at(w, k - 1) &&
+	    toggles_at(w, k) > 0)
+		extra = w->toggle_a;
 	if (layer >= 0)
-		return w->layer_a[layer];
-	return gate_high(w, k) ? w->burst_a : w->rest_a;
+		return w->layer_a[layer] + extra;
+	return (gate_high(w, k) ? w->burst_a : w->rest_a) + extra;
 }
 
 static uint8_t logic(uint64_t k, void *ctx)
 {
 	const struct wave *w = ctx;
-	int layer = -1;
-	int64_t toggles = layer_at(w, k, &layer);
-	if (w->marker_skip > 0 && toggles >= w->marker_skip)
-		toggles--;
+	int64_t toggles = unmarked(w) ? 0 : toggles_at(w, k);
 	unsigned m = toggles > 0 && (toggles & 1) ? 1u << w->marker_line : 0u;
 	return (uint8_t)((gate_high(w, k) ? 1u << w->line : 0u) | m);
 }
@@ -192,7 +240,8 @@ int main(int argc, char **argv)
 			 .inferences = 1,
 			 .marker_line = 1};
 	double ln[LAYERS_MAX];
-	struct ts_ppk2_sim_cfg cfg = {.current_a = cur, .logic = logic, .ctx = &w, .realtime = 1};
+	struct ts_ppk2_sim_cfg cfg = {
+	    .current_a = cur, .logic = logic, .on_start = on_start, .ctx = &w, .realtime = 1};
 	const char *drained_file = NULL;
 	static char garbled[] = "Calibrated: 1\nR0 1031.64\nEND\n";
 	const double rzero[5] = {0, 0, 0, 0, 0};
@@ -211,6 +260,9 @@ int main(int argc, char **argv)
 			takes = 0;
 		} else if (strcmp(a, "--gate-at-start") == 0) {
 			w.at_start = 1;
+			takes = 0;
+		} else if (strcmp(a, "--rearm") == 0) {
+			w.rearm = 1;
 			takes = 0;
 		} else if (v == NULL) {
 			fprintf(stderr, "ergon_ppk2_sim: %s needs a value\n", a);
@@ -264,6 +316,12 @@ int main(int argc, char **argv)
 			w.marker_skip = (int64_t)d;
 		} else if (strcmp(a, "--marker-mask") == 0) {
 			w.marker_mask = (uint32_t)d;
+		} else if (strcmp(a, "--toggle-a") == 0) {
+			w.toggle_a = d;
+		} else if (strcmp(a, "--unmarked-from") == 0) {
+			w.unmarked_from = (unsigned)d;
+		} else if (strcmp(a, "--fail-start") == 0) {
+			w.fail_start = (unsigned)d;
 		} else if (strcmp(a, "--marker-line") == 0) {
 			w.marker_line = (int)d & 7;
 		} else if (strcmp(a, "--duty") == 0) {
@@ -295,6 +353,10 @@ int main(int argc, char **argv)
 		}
 		w.width_s = (double)(2u * LAYER_LEAD + w.inferences * w.period) / 100000.0;
 	}
+	if ((w.unmarked_from > 0 || w.fail_start > 0) && !w.rearm) {
+		fprintf(stderr, "ergon_ppk2_sim: --unmarked-from and --fail-start need --rearm\n");
+		return 2;
+	}
 	if (w.unplug_frac > 0) {
 		if (!w.at_start || !(w.unplug_frac < 1)) {
 			fprintf(stderr, "ergon_ppk2_sim: --unplug-in-gate F needs --gate-at-start "
@@ -308,6 +370,7 @@ int main(int argc, char **argv)
 	}
 	const char *path = NULL;
 	struct ts_ppk2_sim *s = ts_ppk2_sim_start(&cfg, &path);
+	w.sim = s; /* before any AverageStart: the host has not the path yet */
 	if (s == NULL) {
 		perror("ergon_ppk2_sim: cannot start");
 		return 1;
