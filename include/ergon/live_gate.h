@@ -28,7 +28,7 @@ struct ergon_live_config {
 	int lockstep;		    /* wait for READY, then set GO */
 	double reset_grace_s;	    /* packets ending this soon after the reset are discarded */
 	double ready_timeout_s;	    /* lockstep: READY within this after the grace; 0 = 5 s */
-	double timeout_s;	    /* the whole capture; 0 = 60 s */
+	double timeout_s;	    /* the whole capture; 0 = 60 s (packet_clock: below) */
 	double min_window_s;	    /* a high shorter than this closes no window; 0 = 1 s */
 	size_t windows;		    /* stop once this many windows closed; 0 = 1 */
 	/* Reset the target once the stream runs (NULL: no reset). */
@@ -41,8 +41,11 @@ struct ergon_live_config {
 	 * reset), "now" is the end of the latest packet. For a bridge on an
 	 * instrument clock that delivers faster than real time (a simulator,
 	 * a replay), where the host clock says nothing about the target; every
-	 * decision then follows from the stream alone. timeout_s stays on the
-	 * host clock (a stream that stops must still end the capture). The
+	 * decision then follows from the stream alone, timeout_s included:
+	 * the capture ends once the packets cover timeout_s after the reset,
+	 * however slowly a loaded host takes them, or once no packet came
+	 * for timeout_s host seconds (a stream that stops; a bridge that
+	 * stops writing altogether fails the read at its heartbeat bound). The
 	 * raw capture (live_raw.h) reads it the same way with samples: the
 	 * first sample is the reset, the grace is counted in samples. */
 	int packet_clock;

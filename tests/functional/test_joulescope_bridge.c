@@ -14,6 +14,7 @@
 #include "ergon/gated.h"
 #include "ergon/instrument.h"
 #include "ergon/issues.h"
+#include "ergon/live_gate.h"
 #include "test_support.h"
 
 #include <errno.h>
@@ -446,8 +447,8 @@ static void test_stats_rate(void **state)
  * (how much less depends on the host's load), never the 100000 asked for.
  * The packets before it are kept. Returns them (*n), and the issues in
  * *iss (a reference the caller drops). */
-static struct ergon_stats_packet *falling_behind(const char *stub_json, const char *want,
-						 size_t *n, json_t **iss)
+static struct ergon_stats_packet *falling_behind(const char *stub_json, const char *want, size_t *n,
+						 json_t **iss)
 {
 	setenv("ERGON_JS_STUB", stub_json, 1);
 	unlink(stub_log);
@@ -514,6 +515,89 @@ static void test_falling_behind_drops(void **state)
 	assert_true(n > 1000);
 	json_decref(iss);
 	free(p);
+}
+
+/* A probe's reset that takes the host this long (seconds). */
+static int slow_reset(void *ctx, struct ergon_err *err)
+{
+	(void)err;
+	double s = *(const double *)ctx;
+	nanosleep(&(struct timespec){(time_t)s, (long)((s - (double)(time_t)s) * 1e9)}, NULL);
+	return 0;
+}
+
+/* A live gated capture (gate-only; on the packets' clock as `ergon
+ * profile` takes a synthetic instrument, or on the host's as a measured
+ * one) of the stub configured by stub_json (ERGON_JS_STUB as is) at kv's
+ * options, with a capture bound of timeout_s and a reset of reset_s host
+ * seconds (0: none). It must close one window of 1.2 s at 30 mA, 3.3 V
+ * (WINDOW_J) with no sample lost. */
+static void live_window(const char *stub_json, const char *const *kv, int packet_clock,
+			double timeout_s, double reset_s)
+{
+	setenv("ERGON_JS_STUB", stub_json, 1);
+	unlink(stub_log);
+	struct ergon_instrument_options o = {.kv = kv};
+	struct ergon_instrument *inst = NULL;
+	struct ergon_gated *g = NULL;
+	struct ergon_gated_config gc = {.min_window_s = 1.0};
+	struct ergon_err err = {0};
+	assert_int_equal(ergon_instrument_open("joulescope", &o, &inst, &err), 0);
+	assert_int_equal(inst->identity.provenance, ERGON_PROV_SYNTHETIC);
+	assert_int_equal(ergon_gated_new(&gc, &g, &err), 0);
+	struct ergon_live_config cfg = {.reset_grace_s = 0.01,
+					.timeout_s = timeout_s,
+					.min_window_s = 1.0,
+					.windows = 1,
+					.reset = reset_s > 0 ? slow_reset : NULL,
+					.reset_ctx = &reset_s,
+					.packet_clock = packet_clock};
+	struct ergon_live_result res;
+	int rc = ergon_live_gated_capture(inst, &cfg, g, &res, &err);
+	if (rc)
+		fail_msg("capture: %s", err.msg);
+	assert_int_equal(res.end, ERGON_LIVE_WINDOWS);
+	char *iss = json_dumps(inst->issues, JSON_COMPACT);
+	if (strstr(iss, "instrument.bridge_samples_dropped"))
+		fail_msg("samples were lost: %s", iss);
+	free(iss);
+	const struct ergon_gated_result *gr = NULL;
+	assert_int_equal(ergon_gated_finish(g, &gr, &err), 0);
+	assert_int_equal(gr->window_count, 1);
+	if (fabs(gr->windows[0].energy_j - WINDOW_J) > 1e-9 * WINDOW_J ||
+	    fabs(gr->windows[0].duration_s - 1.2) > 1e-9)
+		fail_msg("window %.12g J over %.12g s, by hand %.12g J over 1.2 s",
+			 gr->windows[0].energy_j, gr->windows[0].duration_s, WINDOW_J);
+	ergon_gated_free(g);
+	ergon_instrument_close(inst);
+}
+
+/* A host too starved of CPU to take the stream quickly: the stub unpaced
+ * at 1000 packets a second of its clock, delivered at most 500 a second of
+ * the host's. The window (0.3 .. 1.5 s of the stream) closes at 1.5 s of
+ * the stream, inside the capture's bound of 2 s on the packets' clock,
+ * although taking it costs the host at least 3 s. */
+static void test_live_starved_host(void **state)
+{
+	(void)state;
+	live_window("{\"pace\":false,\"max_deliver_hz\":500,\"first_gate_s\":0.3,"
+		    "\"gate_s\":1.2,\"period_s\":100}",
+		    NULL, 1, 2.0, 0);
+}
+
+/* A measured Joulescope (the host's clock) whose vendor queue holds 400
+ * packets (0.2 s at 2000 a second: the stub paced to the host's clock);
+ * the probe's reset takes 2 s, ten times that. The capture keeps reading
+ * while the reset runs, so the queue never overflows: no sample is lost,
+ * and the window (3.0 .. 4.2 s of the stream, after the reset and its
+ * grace) holds its hand value. */
+static void test_live_reset_drains(void **state)
+{
+	(void)state;
+	const char *kv[] = {"stats_rate_hz=2000", NULL};
+	live_window("{\"pace\":true,\"max_deliver_hz\":1e9,\"queue_max\":400,"
+		    "\"first_gate_s\":3.0,\"gate_s\":1.2,\"period_s\":100}",
+		    kv, 0, 20, 2.0);
 }
 
 /* The range-mode publishes in the stub's log ("auto" = passthrough on,
@@ -658,6 +742,8 @@ int main(void)
 	    cmocka_unit_test(test_stats_rate),
 	    cmocka_unit_test(test_falling_behind_lag),
 	    cmocka_unit_test(test_falling_behind_drops),
+	    cmocka_unit_test(test_live_starved_host),
+	    cmocka_unit_test(test_live_reset_drains),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

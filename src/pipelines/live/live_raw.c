@@ -3,8 +3,9 @@
  * they arrive, lost samples as NaN, until the expected windows have closed. */
 #include "ergon/live_raw.h"
 
+#include "live_internal.h"
+
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -15,13 +16,6 @@
 /* A jump longer than this is a clock fault, not a counter gap: filling it
  * with NaN would push gigabytes. */
 #define GAP_MAX_S 10.0
-
-static double mono_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 struct lraw {
 	const struct ergon_live_config *c;
@@ -46,28 +40,6 @@ struct lraw {
 	uint8_t last_digital;
 	size_t n;
 };
-
-struct reset_job {
-	const struct ergon_live_config *c;
-	pthread_t thread;
-	pthread_mutex_t mu;
-	int done, rc;
-	double t_done_s;
-	struct ergon_err err;
-};
-
-static void *reset_main(void *arg)
-{
-	struct reset_job *j = arg;
-	int rc = j->c->reset(j->c->reset_ctx, &j->err);
-	double t = mono_s();
-	pthread_mutex_lock(&j->mu);
-	j->rc = rc;
-	j->t_done_s = t;
-	j->done = 1;
-	pthread_mutex_unlock(&j->mu);
-	return NULL;
-}
 
 static int flush(struct lraw *l, struct ergon_err *err)
 {
@@ -163,6 +135,27 @@ static int take(struct lraw *l, const struct ergon_sample *s, struct ergon_err *
 	return put(l, i, v, (uint8_t)d, err);
 }
 
+/* Draining while the reset runs (live_reset_draining): what arrives is
+ * taken as usual until the windows closed, and read but not fed after. */
+struct raw_drain {
+	struct lraw *l;
+	struct ergon_instrument *inst;
+	struct ergon_sample *buf;
+	struct ergon_err *ierr, *err;
+	size_t want;
+	int irc, rc;
+};
+
+static int raw_drain(void *ctx)
+{
+	struct raw_drain *d = ctx;
+	size_t n = 0;
+	d->irc = ergon_instrument_read(d->inst, d->buf, READ_BATCH, &n, d->ierr);
+	for (size_t k = 0; k < n && d->rc == 0 && d->l->res->windows_closed < d->want; k++)
+		d->rc = take(d->l, &d->buf[k], d->err);
+	return d->irc;
+}
+
 int ergon_live_raw_capture(struct ergon_instrument *inst, const struct ergon_live_config *cfg,
 			   struct ergon_gated *g, struct ergon_live_raw_result *res,
 			   struct ergon_err *err)
@@ -211,7 +204,7 @@ int ergon_live_raw_capture(struct ergon_instrument *inst, const struct ergon_liv
 	rc = ergon_instrument_start(inst, err);
 	if (rc)
 		goto out;
-	double t0 = mono_s();
+	double t0 = live_now_s();
 	struct ergon_err ierr = {0};
 	int irc = 0;
 	/* The reset runs on its own thread while this one keeps reading: a
@@ -224,38 +217,20 @@ int ergon_live_raw_capture(struct ergon_instrument *inst, const struct ergon_liv
 	 * while the host's reset still runs; once the windows closed the
 	 * instrument is still drained, but nothing more is fed. */
 	l->t_keep_s = t0 + cfg->reset_grace_s;
+	struct raw_drain d = {
+	    .l = l, .inst = inst, .buf = buf, .ierr = &ierr, .want = want, .err = err};
 	if (cfg->reset) {
-		struct reset_job job = {.c = cfg};
-		pthread_mutex_init(&job.mu, NULL);
 		if (!cfg->packet_clock)
 			l->t_keep_s = INFINITY;
-		if (pthread_create(&job.thread, NULL, reset_main, &job) != 0) {
-			rc = ergon_err_set(err, ERGON_ENOMEM,
-					   "live capture: cannot start the reset thread");
-		} else {
-			for (;;) {
-				pthread_mutex_lock(&job.mu);
-				int done = job.done;
-				pthread_mutex_unlock(&job.mu);
-				if (done)
-					break;
-				size_t n = 0;
-				if (irc == 0)
-					irc =
-					    ergon_instrument_read(inst, buf, READ_BATCH, &n, &ierr);
-				else
-					nanosleep(&(struct timespec){0, 10000000}, NULL);
-				for (size_t k = 0; k < n && rc == 0 && res->windows_closed < want;
-				     k++)
-					rc = take(l, &buf[k], err);
-			}
-			pthread_join(job.thread, NULL);
-			if (!cfg->packet_clock)
-				l->t_keep_s = job.t_done_s + cfg->reset_grace_s;
-			if (rc == 0 && job.rc)
-				rc = ergon_err_set(err, job.rc, "%s", job.err.msg);
-		}
-		pthread_mutex_destroy(&job.mu);
+		struct ergon_err rerr = {0};
+		double t_done_s = 0;
+		int rrc = live_reset_draining(cfg, raw_drain, &d, &t_done_s, &rerr);
+		if (!cfg->packet_clock)
+			l->t_keep_s = t_done_s + cfg->reset_grace_s;
+		rc = d.rc;
+		irc = d.irc;
+		if (rc == 0 && rrc)
+			rc = ergon_err_set(err, rrc, "%s", rerr.msg);
 	}
 	if (rc == 0 && irc)
 		res->instrument_failed = 1;
@@ -275,7 +250,7 @@ int ergon_live_raw_capture(struct ergon_instrument *inst, const struct ergon_liv
 			res->end = ERGON_LIVE_WINDOWS;
 		else if (cfg->stop && *cfg->stop)
 			res->end = ERGON_LIVE_SIGNAL;
-		else if (mono_s() - t0 > timeout_s)
+		else if (live_now_s() - t0 > timeout_s)
 			res->end = ERGON_LIVE_TIMEOUT;
 		if (res->end)
 			break;

@@ -26,12 +26,14 @@ min,max}, accumulators.{charge,energy}) and simulates a JS220:
   and INPUT1 the layer-marker line instead of the state line: it toggles
   at the start of every layer and once after the last inference;
 - dropped sample ids: the packets listed in drop_packets never arrive;
-- a host too slow for the rate: with "pace" on, max_deliver_hz caps how
+- a host too slow for the rate: max_deliver_hz caps how
   many packets a second reach the bridge while the sample clock runs on
   (a vendor's queue filling up), so that the bridge's falling-behind check
   fires however fast the host is; queue_max (packets) then drops the
   oldest packets waiting beyond it, as the vendor's queue would (their
-  charge is not in the accumulators: a test of the drop only);
+  charge is not in the accumulators: a test of the drop only); with
+  "pace" off, max_deliver_hz only slows the delivery (a consumer starved
+  of CPU) and the sample clock waits for it;
 - an unplug after unplug_after_s: statistics stop, '@/!remove' subscribers
   are called, later publishes raise; or, with unplug_open_s, that long (host
   seconds) after the device was opened, streaming or not (a Joulescope
@@ -293,10 +295,12 @@ class _Device:
         while running() and not self.unplugged:
             # Unpaced: a batch at a time, as fast as the bridge takes them.
             due = int((time.monotonic() - t0) / span_s) if paced else k + 64
-            if paced and cap_hz:
+            if cap_hz:
                 # k counts the packets made (delivered or dropped), sent
                 # those delivered; the oldest beyond queue_max are dropped.
-                if c["queue_max"] is not None and due - k > c["queue_max"]:
+                # Unpaced, the cap only slows the delivery (a host starved
+                # of CPU): nothing is dropped, the sample clock waits.
+                if paced and c["queue_max"] is not None and due - k > c["queue_max"]:
                     k = due - c["queue_max"]
                 due = min(due, k + max(0, int((time.monotonic() - t0) * cap_hz) - sent))
             while k < due and running():
@@ -334,7 +338,9 @@ class _Device:
                             del sig["std"]
                     self.driver._deliver(topic, value)
                 k += 1
-            if paced:  # unpaced, the GIL's switch interval lets the others run
+            if paced or (cap_hz and k >= due):
+                # Unpaced and uncapped, the GIL's switch interval lets the
+                # others run.
                 time.sleep(0.005)
 
 
