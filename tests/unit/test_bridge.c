@@ -530,7 +530,18 @@ static void test_block_time_backwards(void **state)
 {
 	(void)state;
 	fault_case("--packets 100 --block 32 --time-back-at 20", ERGON_EPARSE,
-		   "(packet 20 of its stats_block) is before the previous packet's end", NULL);
+		   "stats_block.t_start_s",
+		   "(packet 20 of its stats_block) is before the previous packet's end");
+}
+
+/* The same in stats lines (packet 20 of 1 ms packets starts 0.5 ms early:
+ * 0.0195 s, after the previous end 0.020 s): the message names the stats
+ * field, no block. */
+static void test_line_time_backwards(void **state)
+{
+	(void)state;
+	fault_case("--packets 100 --time-back-at 20", ERGON_EPARSE,
+		   "): stats.t_start_s 0.0195 is before the previous packet's end 0.02;", NULL);
 }
 
 static void test_fault_garbage(void **state)
@@ -659,6 +670,7 @@ int main(void)
 	    cmocka_unit_test(test_gap_reported),
 	    cmocka_unit_test(test_packets_in_blocks),
 	    cmocka_unit_test(test_block_time_backwards),
+	    cmocka_unit_test(test_line_time_backwards),
 	    cmocka_unit_test(test_fault_garbage),
 	    cmocka_unit_test(test_fault_nan),
 	    cmocka_unit_test(test_fault_stall),

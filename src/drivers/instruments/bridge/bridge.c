@@ -274,10 +274,10 @@ static int on_packet(struct bridge *b, const struct ergon_stats_packet *in, uint
 		if (block_k >= 0)
 			snprintf(where, sizeof(where), " (packet %ld of its stats_block)", block_k);
 		fail(b, ERGON_EPARSE, 1,
-		     "bridge: stdout byte %llu (line %llu): stats.t_start_s %.9g%s is before the "
+		     "bridge: stdout byte %llu (line %llu): %s.t_start_s %.9g%s is before the "
 		     "previous packet's end %.9g; time must not go backwards",
-		     (unsigned long long)offset, (unsigned long long)line_no, p.t_start_s, where,
-		     b->prev_t_end_s);
+		     (unsigned long long)offset, (unsigned long long)line_no,
+		     block_k >= 0 ? "stats_block" : "stats", p.t_start_s, where, b->prev_t_end_s);
 		return -1;
 	}
 	b->prev_t_end_s = p.t_end_s;
