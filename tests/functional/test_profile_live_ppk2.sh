@@ -205,8 +205,9 @@ rc=$?
 stop_sim
 if [ $rc -ne 0 ] && grep -q "no gate window of at least" "$tmp/err.ng" &&
 	grep -q "power.io_voltage 3.3 V" "$tmp/err.ng" && grep -q "VCC pin" "$tmp/err.ng" &&
-	grep -q "target pin 5 -> instrument D0" "$tmp/err.ng"; then
-	ok "no gate: exit $rc, the hint names the wire, power.io_voltage and the PPK2's VCC reference"
+	grep -q "target pin 5 -> instrument D0" "$tmp/err.ng" &&
+	grep -q "within 11.0 s of the synthetic instrument's own clock" "$tmp/err.ng"; then
+	ok "no gate: exit $rc, the hint names the wire, power.io_voltage, the PPK2's VCC reference and the simulator's clock"
 else
 	bad "no gate: exit $rc"
 	cat "$tmp/err.ng"

@@ -443,11 +443,15 @@ int prof_live_capture(struct prof_run *r, const char *dir, const char *image, do
 		rc = ergon_err_set(
 		    err, ERGON_ETIMEDOUT,
 		    "power stage: %s: no gate window of at least %.1f s closed within "
-		    "%.1f s (%llu %s seen); check the gate wire (target pin "
+		    "%.1f s%s (%llu %s seen); check the gate wire (target pin "
 		    "%llu -> instrument %s%llu), that the instrument's logic reference "
 		    "matches the target's I/O voltage (power.io_voltage %.2g V: %s), "
 		    "or raise power.duration_s",
-		    spec, LIVE_MIN_WINDOW_S, lcfg.timeout_s, fed, raw ? "samples" : "packets",
+		    spec, LIVE_MIN_WINDOW_S, lcfg.timeout_s,
+		    lcfg.packet_clock ? " of the synthetic instrument's own clock (or nothing "
+					"came for that long)"
+				      : "",
+		    fed, raw ? "samples" : "packets",
 		    (unsigned long long)cfg->power.sync_gpio_pin, raw ? "D" : "INPUT",
 		    (unsigned long long)cfg->power.sync_input_index, cfg->power.io_voltage,
 		    raw ? "a PPK2's logic port reads D0-D7 against its VCC pin, which must be "
