@@ -14,7 +14,8 @@ Faults: --garbage-after N, --nan-after N, --stall-after N, --exit-after N,
 blocks instead of statistics), --block N (statistics as stats_block
 messages of up to N packets; a gap, a stop or the last packet sends the
 block early), --time-back-at N (packet N starts 0.5 ms before packet N-1
-ended), --realtime (pace packets to the host clock,
+ended), --set-at N --set F=X[,F=X] (packet N's fields F take the values
+X, e.g. an impossible i_min_a), --realtime (pace packets to the host clock,
 clock host_monotonic), --quit-status S (exit status after quit).
 
 --lockstep simulates a target in lock-step instead: its reset is the
@@ -94,6 +95,8 @@ def main():
     ap.add_argument("--stderr-flood", type=int, default=0, help="bytes to stderr at start")
     ap.add_argument("--block", type=int, default=0)
     ap.add_argument("--time-back-at", type=int, default=-1)
+    ap.add_argument("--set-at", type=int, default=-1)
+    ap.add_argument("--set", default="")
     a = ap.parse_args()
 
     if a.no_hello:
@@ -226,6 +229,10 @@ def main():
                        "t_start_s": ts, "t_end_s": ts + dt, "i_avg_a": i, "i_std_a": 0.0,
                        "i_min_a": i, "i_max_a": i, "v_avg_v": V, "p_avg_w": i * V,
                        "charge_c": charge, "energy_j": energy, "digital": dig}
+                if k == a.set_at:
+                    for kv in a.set.split(","):
+                        f, x = kv.split("=")
+                        msg[f] = float(x)
                 if a.block:
                     pk.append(msg)
                     if len(pk) >= a.block or k + 1 == a.packets:

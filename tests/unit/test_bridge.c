@@ -544,6 +544,92 @@ static void test_line_time_backwards(void **state)
 		   "): stats.t_start_s 0.0195 is before the previous packet's end 0.02;", NULL);
 }
 
+/* Impossible statistics (docs/BRIDGE.md, "Statistics that cannot be") in
+ * packet 20 (sample_id 20000; 10 mA, resolution_a 1e-9 in the fake's
+ * hello): refused like time going backwards, naming the packet, the field
+ * and the values. Tolerances by hand: 1e-6 * max(|min|, |max|) + 1e-9. */
+static void test_stats_min_above_max(void **state)
+{
+	(void)state;
+	fault_case("--packets 100 --set-at 20 --set i_min_a=0.02,i_max_a=0.005", ERGON_EPARSE,
+		   "): stats (sample_id 20000): i_min_a 0.02 is above i_max_a 0.005; "
+		   "fix the bridge (docs/BRIDGE.md)",
+		   NULL);
+	fault_case("--packets 100 --block 32 --set-at 20 --set i_min_a=0.02,i_max_a=0.005",
+		   ERGON_EPARSE,
+		   "): stats_block packet 20 (sample_id 20000): i_min_a 0.02 is above i_max_a 0.005;",
+		   "fix the bridge (docs/BRIDGE.md)");
+}
+
+/* The average 0.01 A above the maximum 0.0099 A: the tolerance is
+ * 1e-6 * 0.0099 + 1e-9 = 1.09e-08 A. Below the minimum 0.0101 A: the
+ * tolerance is 1e-6 * 0.02 + 1e-9 = 2.1e-08 A. */
+static void test_stats_avg_outside(void **state)
+{
+	(void)state;
+	fault_case("--packets 100 --set-at 20 --set i_min_a=0.009,i_max_a=0.0099", ERGON_EPARSE,
+		   "stats (sample_id 20000): i_avg_a 0.01 is outside [i_min_a 0.009, i_max_a 0.0099] "
+		   "by more than the rounding tolerance 1.09e-08",
+		   "fix the bridge (docs/BRIDGE.md)");
+	fault_case("--packets 100 --block 32 --set-at 20 --set i_min_a=0.0101,i_max_a=0.02",
+		   ERGON_EPARSE,
+		   "stats_block packet 20 (sample_id 20000): i_avg_a 0.01 is outside [i_min_a "
+		   "0.0101, i_max_a 0.02] by more than the rounding tolerance 2.1e-08",
+		   NULL);
+	/* Just past the bound: 0.01 - 0.009999985 = 1.5e-08 > 1.0999985e-08. */
+	fault_case("--packets 100 --block 32 --set-at 20 --set i_min_a=0.009,i_max_a=0.009999985",
+		   ERGON_EPARSE, "i_avg_a 0.01 is outside [i_min_a 0.009, i_max_a 0.009999985]",
+		   NULL);
+}
+
+static void test_stats_std_negative(void **state)
+{
+	(void)state;
+	fault_case("--packets 100 --set-at 20 --set i_std_a=-0.001", ERGON_EPARSE,
+		   "stats (sample_id 20000): i_std_a -0.001 is not a standard deviation "
+		   "(negative or NaN); fix the bridge (docs/BRIDGE.md)",
+		   NULL);
+	fault_case("--packets 100 --block 32 --set-at 20 --set i_std_a=-0.001", ERGON_EPARSE,
+		   "stats_block packet 20 (sample_id 20000): i_std_a -0.001 is not a standard",
+		   NULL);
+	/* Power: p_avg_w 0.033 W (10 mA at 3.3 V), p_std_w given negative. */
+	fault_case("--packets 100 --set-at 20 --set p_std_w=-1e-06", ERGON_EPARSE,
+		   "stats (sample_id 20000): p_std_w -1e-06 is not a standard deviation", NULL);
+	/* Power min/max: 0.033 W above p_max_w 0.032 W (tolerance 1e-6 * 0.032 +
+	 * resolution_w 3.3e-9 = 3.53e-08 W). */
+	fault_case("--packets 100 --set-at 20 --set p_min_w=0.03,p_max_w=0.032", ERGON_EPARSE,
+		   "p_avg_w 0.033 is outside [p_min_w 0.03, p_max_w 0.032] by more than the rounding "
+		   "tolerance 3.53e-08",
+		   NULL);
+}
+
+/* Within the tolerance: the average 0.01 A is 1e-08 A above i_max_a
+ * 0.00999999 A, less than 1e-6 * 0.00999999 + 1e-9 = 1.099999e-08 A; the
+ * packet arrives as sent. Every other packet has min = avg = max exactly. */
+static void test_stats_within_tolerance(void **state)
+{
+	(void)state;
+	const char *args[] = {"--packets 100 --set-at 20 --set i_min_a=0.009,i_max_a=0.00999999",
+			      "--packets 100 --block 32 --set-at 20 --set "
+			      "i_min_a=0.009,i_max_a=0.00999999"};
+	for (int a = 0; a < 2; a++) {
+		struct ergon_instrument *inst = NULL;
+		struct ergon_err err = {0};
+		assert_int_equal(open_fake(args[a], &inst, &err), 0);
+		assert_int_equal(ergon_instrument_start(inst, &err), 0);
+		static struct ergon_stats_packet p[100];
+		size_t got = 0;
+		if (read_n(inst, p, 100, &got, &err))
+			fail_msg("%s: %s", args[a], err.msg);
+		assert_int_equal(got, 100);
+		assert_true(p[20].i_max_a == 0.00999999 && p[20].i_min_a == 0.009);
+		assert_true(p[20].i_avg_a == 0.01);
+		assert_true(p[21].i_min_a == 0.01 && p[21].i_avg_a == 0.01 && p[21].i_max_a == 0.01);
+		ergon_instrument_stop(inst, &(struct ergon_err){0});
+		ergon_instrument_close(inst);
+	}
+}
+
 static void test_fault_garbage(void **state)
 {
 	(void)state;
@@ -671,6 +757,10 @@ int main(void)
 	    cmocka_unit_test(test_packets_in_blocks),
 	    cmocka_unit_test(test_block_time_backwards),
 	    cmocka_unit_test(test_line_time_backwards),
+	    cmocka_unit_test(test_stats_min_above_max),
+	    cmocka_unit_test(test_stats_avg_outside),
+	    cmocka_unit_test(test_stats_std_negative),
+	    cmocka_unit_test(test_stats_within_tolerance),
 	    cmocka_unit_test(test_fault_garbage),
 	    cmocka_unit_test(test_fault_nan),
 	    cmocka_unit_test(test_fault_stall),

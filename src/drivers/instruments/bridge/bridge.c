@@ -261,6 +261,72 @@ static int check_ids(struct bridge *b, uint64_t first, uint64_t count, uint64_t 
 	return 0;
 }
 
+/* A packet's statistics must be possible (docs/BRIDGE.md, "Statistics that
+ * cannot be"): min <= max, the average within [min, max] give or take a
+ * rounding tolerance of 1e-6 of the larger magnitude plus the hello's
+ * resolution (resolution_a for i_*, resolution_w for p_*, none for v_*),
+ * and no negative standard deviation. min and max feed the uncertainty
+ * bound and the peak (engines/gated), so an impossible pair would leave
+ * ergon as a figure. v_min_v/v_max_v and p_min_w/p_max_w carry no presence
+ * flag: both 0 reads as "not sent". Returns -1 once it failed. */
+static int check_group(struct bridge *b, const char *pkt, const char *g, const char *unit,
+		       double avg, double std, double mn, double mx, int has_minmax, double res,
+		       uint64_t line_no, uint64_t offset)
+{
+	if (!(std >= 0)) {
+		fail(b, ERGON_EPARSE, 1,
+		     "bridge: stdout byte %llu (line %llu): %s: %s_std_%s %.9g is not a standard "
+		     "deviation (negative or NaN); fix the bridge (docs/BRIDGE.md)",
+		     (unsigned long long)offset, (unsigned long long)line_no, pkt, g, unit, std);
+		return -1;
+	}
+	if (!has_minmax)
+		return 0;
+	if (mn > mx) {
+		fail(b, ERGON_EPARSE, 1,
+		     "bridge: stdout byte %llu (line %llu): %s: %s_min_%s %.9g is above %s_max_%s "
+		     "%.9g; fix the bridge (docs/BRIDGE.md)",
+		     (unsigned long long)offset, (unsigned long long)line_no, pkt, g, unit, mn, g,
+		     unit, mx);
+		return -1;
+	}
+	double tol = 1e-6 * fmax(fabs(mn), fabs(mx)) + res;
+	if (avg < mn - tol || avg > mx + tol) {
+		fail(b, ERGON_EPARSE, 1,
+		     "bridge: stdout byte %llu (line %llu): %s: %s_avg_%s %.9g is outside "
+		     "[%s_min_%s %.9g, %s_max_%s %.9g] by more than the rounding tolerance %.3g "
+		     "(1e-6 of the larger magnitude plus the hello's resolution); fix the bridge "
+		     "(docs/BRIDGE.md)",
+		     (unsigned long long)offset, (unsigned long long)line_no, pkt, g, unit, avg, g,
+		     unit, mn, g, unit, mx, tol);
+		return -1;
+	}
+	return 0;
+}
+
+static int check_stats(struct bridge *b, const struct ergon_stats_packet *p, long block_k,
+		       uint64_t line_no, uint64_t offset)
+{
+	char pkt[96];
+	if (block_k >= 0)
+		snprintf(pkt, sizeof(pkt), "stats_block packet %ld (sample_id %llu)", block_k,
+			 (unsigned long long)p->sample_id);
+	else
+		snprintf(pkt, sizeof(pkt), "stats (sample_id %llu)",
+			 (unsigned long long)p->sample_id);
+	int mm = (p->fields & ERGON_PKT_MINMAX) != 0;
+	if (check_group(b, pkt, "i", "a", p->i_avg_a, p->i_std_a, p->i_min_a, p->i_max_a, mm,
+			b->hello.resolution_a, line_no, offset))
+		return -1;
+	if (check_group(b, pkt, "v", "v", p->v_avg_v, p->v_std_v, p->v_min_v, p->v_max_v,
+			(p->fields & ERGON_PKT_VOLTAGE) && (p->v_min_v != 0 || p->v_max_v != 0),
+			0.0, line_no, offset))
+		return -1;
+	return check_group(b, pkt, "p", "w", p->p_avg_w, p->p_std_w, p->p_min_w, p->p_max_w,
+			   (p->fields & ERGON_PKT_POWER) && (p->p_min_w != 0 || p->p_max_w != 0),
+			   b->hello.resolution_w, line_no, offset);
+}
+
 /* One statistics packet, from a stats line or a stats_block (block_k: the
  * packet's index in its block, -1 for a line). Returns -1 once it failed. */
 static int on_packet(struct bridge *b, const struct ergon_stats_packet *in, uint64_t count,
@@ -280,6 +346,8 @@ static int on_packet(struct bridge *b, const struct ergon_stats_packet *in, uint
 		     block_k >= 0 ? "stats_block" : "stats", p.t_start_s, where, b->prev_t_end_s);
 		return -1;
 	}
+	if (check_stats(b, &p, block_k, line_no, offset))
+		return -1;
 	b->prev_t_end_s = p.t_end_s;
 	b->have_prev_t = 1;
 	if (!b->have_offset && !b->hello.clock_host) {
