@@ -74,4 +74,37 @@ expect() {
 expect "profile.c -> a.c -> h.c -> a.c -> profile.c -> b.c -> h.c -> b.c -> profile.c -> b.c -> profile.c"
 expect "src/pipelines/profile/b.c: stage_b() reaches back into h.c: helper()"
 expect "src/pipelines/profile/b.c: stage_b() climbs back up into profile.c: prof_note()"
+
+# A stage that calls down into a file of its own twice (only it enters
+# that file, as the power stage does with profile_live.c) reads top down;
+# the same file entered from a second stage still reaches back (above).
+cat >"$t/src/pipelines/profile/b.c" <<'C'
+int stage_b(void)
+{
+	return 2;
+}
+C
+cat >"$t/src/pipelines/profile/a.c" <<'C'
+int helper(void);
+int stage_a(void)
+{
+	return helper() + helper();
+}
+C
+cat >"$t/src/pipelines/profile/profile.c" <<'C'
+#include "ergon/profile.h"
+int stage_a(void);
+int stage_b(void);
+int ergon_profile_run(void)
+{
+	return stage_a() + stage_b();
+}
+C
+set +e
+out=$(python3 "$chk" --trace "$t")
+rc=$?
+set -e
+printf '%s\n' "$out"
+[ "$rc" -eq 0 ] || { echo "expected exit 0 on a stage calling its own file twice, got $rc"; exit 1; }
+expect "profile.c -> a.c -> h.c -> a.c -> h.c -> a.c -> profile.c -> b.c -> profile.c"
 echo "test_flow: ok"
