@@ -235,7 +235,7 @@ static int port_regions(const struct ergon_fw_port *port, const char *map,
 		r[*nr].size = mr[k].length_bytes;
 		r[*nr].role = want[w].role;
 		snprintf(r[*nr].name, sizeof r[*nr].name,
-			 want[w].role == ROLE_SHARED ? "%s (shared SRAM)" : "%s", mr[k].name);
+			 want[w].role == ROLE_SHARED ? "%.63s (shared SRAM)" : "%.63s", mr[k].name);
 		(*nr)++;
 	}
 	for (int i = 0; i < nm; i++)
@@ -244,7 +244,7 @@ static int port_regions(const struct ergon_fw_port *port, const char *map,
 			r[*nr].size = mr[i].length_bytes;
 			r[*nr].role = ROLE_OTHER;
 			snprintf(r[*nr].name, sizeof r[*nr].name,
-				 "%s (a region of the link that the port's memory does not name)",
+				 "%.63s (a region of the link that the port's memory does not name)",
 				 mr[i].name);
 			(*nr)++;
 		}
