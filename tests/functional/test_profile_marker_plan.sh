@@ -68,20 +68,8 @@ sed -i -e 's/^1,DEPTHWISE_CONV_2D,250,24000,0$/1,DEPTHWISE_CONV_2D,50,4800,0/' \
 	ok "the replayed PMU stream's $n_dw inferences now say 48000 + 4800 + 43200 cycles" ||
 	bad "could not edit the PMU stream's rows ($n_dw)"
 
-# The port for apollo510_evb (test_profile_port_power.sh's).
-cp -r "$src/target" "$tmp/target"
-mkdir -p "$tmp/target/port/testboard"
-python3 - "$tmp/target/port" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1] + "/an547/port.json"))
-d.update(port="testboard", board="apollo510_evb", title="test port (an547 sources)",
-         validation={"status": "unvalidated",
-                     "note": "made by test_profile_marker_plan.sh; never run on hardware"},
-         run={"kind": "probe"}, defines=["-DERT_AN547_RTT=1"])
-d["hal"]["transport"] = "rtt"
-json.dump(d, open(sys.argv[1] + "/testboard/port.json", "w"), indent=1)
-PY
-export ERGON_TARGET_DIR=$tmp/target
+# The port for apollo510_evb (fake_jlink_bench.sh: live_bench_test_port).
+live_bench_test_port test_profile_marker_plan.sh || bad "the test port"
 
 sim_args=(--current-a 0.001 --burst-a 0.002 --fast --gate-at-start --gate-delay-s 1.0
 	--layers-a 0.006,0.004,0.005 --layer-samples 50,5,45 --inferences 1200)

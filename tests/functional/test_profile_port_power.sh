@@ -21,21 +21,8 @@ command -v arm-none-eabi-gcc >/dev/null || { echo "FAIL: arm-none-eabi-gcc is re
 live_bench_setup || bad "virtual bench reference run (1200 inferences)"
 M=$ERGON_SHARED_DIR/fixtures/models/kws_ref_model.tflite
 
-# A port for apollo510_evb: the an547's files (its RTT build, the J-Link's
-# transport) under a probe lifecycle.
-cp -r "$src/target" "$tmp/target"
-mkdir -p "$tmp/target/port/testboard"
-python3 - "$tmp/target/port" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1] + "/an547/port.json"))
-d.update(port="testboard", board="apollo510_evb", title="test port (an547 sources)",
-         validation={"status": "unvalidated",
-                     "note": "made by test_profile_port_power.sh; never run on hardware"},
-         run={"kind": "probe"}, defines=["-DERT_AN547_RTT=1"])
-d["hal"]["transport"] = "rtt"  # the an547's RTT build (port/an547/port.c)
-json.dump(d, open(sys.argv[1] + "/testboard/port.json", "w"), indent=1)
-PY
-export ERGON_TARGET_DIR=$tmp/target
+# A port for apollo510_evb (fake_jlink_bench.sh: live_bench_test_port).
+live_bench_test_port test_profile_port_power.sh || bad "the test port"
 cat >"$tmp/lockstep_bridge.py" <<EOF2
 import os, sys
 os.execvp(sys.executable, [sys.executable, "$src/tests/support/bridge_fake.py",

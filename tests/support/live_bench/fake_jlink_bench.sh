@@ -55,3 +55,23 @@ EOF2
 		--set power.sync_gpio_pin=5 --set power.state_gpio_pin=6 --set power.go_gpio_pin=7
 		--set power.mode=external --set power.firmware=dedicated "${fixed[@]}")
 }
+
+# live_bench_test_port MADE_BY: a port for apollo510_evb in a copy of
+# ergon-target at $tmp/target (exported as ERGON_TARGET_DIR): the an547's
+# files (its RTT build, the J-Link's transport) under a probe lifecycle,
+# validation 'unvalidated' with a note naming the test MADE_BY.
+live_bench_test_port() {
+	cp -r "$src/target" "$tmp/target" || return 1
+	mkdir -p "$tmp/target/port/testboard"
+	python3 - "$tmp/target/port" "$1" <<'PY' || return 1
+import json, sys
+d = json.load(open(sys.argv[1] + "/an547/port.json"))
+d.update(port="testboard", board="apollo510_evb", title="test port (an547 sources)",
+         validation={"status": "unvalidated",
+                     "note": "made by %s; never run on hardware" % sys.argv[2]},
+         run={"kind": "probe"}, defines=["-DERT_AN547_RTT=1"])
+d["hal"]["transport"] = "rtt"  # the an547's RTT build (port/an547/port.c)
+json.dump(d, open(sys.argv[1] + "/testboard/port.json", "w"), indent=1)
+PY
+	export ERGON_TARGET_DIR=$tmp/target
+}
