@@ -51,6 +51,17 @@ static int read_n(struct ergon_instrument *inst, struct ergon_stats_packet *out,
 	return 0;
 }
 
+/* Open the fake bridge with args, start it and read n packets into p
+ * (read_n's result; open and start must succeed). */
+static int start_read(const char *args, struct ergon_instrument **inst,
+		      struct ergon_stats_packet *p, size_t n, size_t *got, struct ergon_err *err)
+{
+	assert_int_equal(open_fake(args, inst, err), 0);
+	assert_int_equal(ergon_instrument_start(*inst, err), 0);
+	*got = 0;
+	return read_n(*inst, p, n, got, err);
+}
+
 /* --- the wire decoder ----------------------------------------------------- */
 
 static const char hello[] =
@@ -459,11 +470,9 @@ static void test_gap_reported(void **state)
 	(void)state;
 	struct ergon_instrument *inst = NULL;
 	struct ergon_err err = {0};
-	assert_int_equal(open_fake("--packets 40 --gap-at 10 --gap-len 5", &inst, &err), 0);
-	assert_int_equal(ergon_instrument_start(inst, &err), 0);
 	static struct ergon_stats_packet p[40];
 	size_t got = 0;
-	assert_int_equal(read_n(inst, p, 40, &got, &err), 0);
+	assert_int_equal(start_read("--packets 40 --gap-at 10 --gap-len 5", &inst, p, 40, &got, &err), 0);
 	assert_int_equal(p[10].sample_id, 15000); /* 5 packets of 1000 samples skipped */
 	assert_gap(inst, 10000, 5000);
 	ergon_instrument_stop(inst, &err);
@@ -479,11 +488,10 @@ static void test_packets_in_blocks(void **state)
 	(void)state;
 	struct ergon_instrument *inst = NULL;
 	struct ergon_err err = {0};
-	assert_int_equal(open_fake("--packets 300 --block 32 --gap-at 150", &inst, &err), 0);
-	assert_int_equal(ergon_instrument_start(inst, &err), 0);
 	static struct ergon_stats_packet p[300];
 	size_t got = 0;
-	assert_int_equal(read_n(inst, p, 300, &got, &err), 0);
+	assert_int_equal(
+	    start_read("--packets 300 --block 32 --gap-at 150", &inst, p, 300, &got, &err), 0);
 	assert_int_equal(p[0].sample_id, 0);
 	assert_int_equal(p[149].sample_id, 149000);
 	assert_int_equal(p[150].sample_id, 155000); /* 5 packets of 1000 samples skipped */
@@ -510,11 +518,9 @@ static void fault_case(const char *args, int want_rc, const char *want1, const c
 {
 	struct ergon_instrument *inst = NULL;
 	struct ergon_err err = {0};
-	assert_int_equal(open_fake(args, &inst, &err), 0);
-	assert_int_equal(ergon_instrument_start(inst, &err), 0);
 	static struct ergon_stats_packet p[100];
 	size_t got = 0;
-	int rc = read_n(inst, p, 100, &got, &err);
+	int rc = start_read(args, &inst, p, 100, &got, &err);
 	if (rc != want_rc || got != 20 || strstr(err.msg, want1) == NULL ||
 	    (want2 && strstr(err.msg, want2) == NULL))
 		fail_msg("%s: rc %d (wanted %d) after %zu packets (wanted 20): %s", args, rc,
@@ -615,11 +621,9 @@ static void test_stats_within_tolerance(void **state)
 	for (int a = 0; a < 2; a++) {
 		struct ergon_instrument *inst = NULL;
 		struct ergon_err err = {0};
-		assert_int_equal(open_fake(args[a], &inst, &err), 0);
-		assert_int_equal(ergon_instrument_start(inst, &err), 0);
 		static struct ergon_stats_packet p[100];
 		size_t got = 0;
-		if (read_n(inst, p, 100, &got, &err))
+		if (start_read(args[a], &inst, p, 100, &got, &err))
 			fail_msg("%s: %s", args[a], err.msg);
 		assert_int_equal(got, 100);
 		assert_true(p[20].i_max_a == 0.00999999 && p[20].i_min_a == 0.009);
@@ -676,11 +680,9 @@ static void test_stderr_flood(void **state)
 	(void)state;
 	struct ergon_instrument *inst = NULL;
 	struct ergon_err err = {0};
-	assert_int_equal(open_fake("--packets 10 --stderr-flood 10000000", &inst, &err), 0);
-	assert_int_equal(ergon_instrument_start(inst, &err), 0);
 	static struct ergon_stats_packet p[10];
 	size_t got = 0;
-	assert_int_equal(read_n(inst, p, 10, &got, &err), 0);
+	assert_int_equal(start_read("--packets 10 --stderr-flood 10000000", &inst, p, 10, &got, &err), 0);
 	assert_int_equal(ergon_instrument_stop(inst, &err), 0);
 	ergon_instrument_close(inst);
 }
@@ -713,11 +715,9 @@ static void test_quit_status(void **state)
 	(void)state;
 	struct ergon_instrument *inst = NULL;
 	struct ergon_err err = {0};
-	assert_int_equal(open_fake("--packets 5 --quit-status 4", &inst, &err), 0);
-	assert_int_equal(ergon_instrument_start(inst, &err), 0);
 	static struct ergon_stats_packet p[5];
 	size_t got = 0;
-	assert_int_equal(read_n(inst, p, 5, &got, &err), 0);
+	assert_int_equal(start_read("--packets 5 --quit-status 4", &inst, p, 5, &got, &err), 0);
 	assert_int_equal(ergon_instrument_stop(inst, &err), 0);
 	assert_true(ergon_issue_has(inst->issues, "instrument.bridge_exit_status"));
 	json_t *ctx = json_object_get(json_array_get(inst->issues, 0), "context");
